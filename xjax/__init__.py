@@ -1,0 +1,32 @@
+"""xjax: JAX's programming model (jit, grad, vmap, ...) re-implemented on XLA.
+
+    import xjax as jax
+    import xjax.numpy as jnp
+"""
+from xjax._src.config import config, disable_jit
+from xjax._src.array import Array
+from xjax._src.jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct
+from xjax._src.api import (jvp, linearize, vjp, grad, value_and_grad, vmap, device_put,
+                           device_get, block_until_ready)
+from xjax._src.backend.runtime import (devices, local_devices, default_backend)
+from xjax._src.lax.lax import stop_gradient  # noqa: F401
+from xjax import numpy, lax, tree_util, tree, dtypes, errors  # noqa: F401
+from xjax._src.dtypes import float0  # noqa: F401
+
+__version__ = "0.1.0"
+
+
+def device_count(backend=None) -> int:
+  return len(devices(backend))
+
+
+def local_device_count(backend=None) -> int:
+  return len(local_devices(backend))
+
+
+def process_index() -> int:
+  return 0
+
+
+def process_count() -> int:
+  return 1

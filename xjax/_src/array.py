@@ -1,0 +1,239 @@
+"""``xjax.Array``: an immutable array backed by one device buffer.
+
+Operators and most methods are attached by ``xjax._src.numpy.array_methods`` (they
+delegate to ``xjax.numpy``) and are shared with tracers.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src import dtypes
+from xjax._src.backend import runtime
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.trace import _immutable_message
+from xjax._src.core import values
+
+
+class Array:
+  """An immutable n-dimensional array on a device (``jax.Array``)."""
+  __slots__ = ("_buf", "aval", "_committed", "_npy", "__weakref__")
+  __array_priority__ = 100
+
+  def __init__(self, *args, **kwargs) -> None:
+    raise TypeError("xjax.Array cannot be constructed directly; use xjax.numpy.asarray "
+                    "or xjax.device_put.")
+
+  @classmethod
+  def _from_buffer(cls, buf, aval: ShapedArray, committed: bool = False) -> "Array":
+    self = object.__new__(cls)
+    self._buf = buf
+    self.aval = aval
+    self._committed = committed
+    self._npy = None
+    return self
+
+  # -- static facts ----------------------------------------------------------------------
+  @property
+  def shape(self) -> tuple:
+    return self.aval.shape
+
+  @property
+  def dtype(self) -> np.dtype:
+    return self.aval.dtype
+
+  @property
+  def ndim(self) -> int:
+    return len(self.aval.shape)
+
+  @property
+  def size(self) -> int:
+    return self.aval.size
+
+  @property
+  def weak_type(self) -> bool:
+    return self.aval.weak_type
+
+  @property
+  def itemsize(self) -> int:
+    return self.aval.dtype.itemsize
+
+  @property
+  def nbytes(self) -> int:
+    return self.size * self.itemsize
+
+  @property
+  def committed(self) -> bool:
+    return self._committed
+
+  # -- host values -----------------------------------------------------------------------
+  def _value(self) -> np.ndarray:
+    if self._npy is None:
+      self._check_alive()
+      value = runtime.to_host(self._buf)
+      if value.dtype != self.aval.dtype:
+        value = value.astype(self.aval.dtype)
+      value.flags.writeable = False
+      self._npy = value
+    return self._npy
+
+  def _check_alive(self) -> None:
+    if self._buf.is_deleted():
+      raise RuntimeError("Array has been deleted (its buffer was freed by .delete() or "
+                         "donated to a jitted computation with donate_argnums).")
+
+  def __array__(self, dtype=None, copy=None):
+    value = self._value()
+    if copy:
+      return np.array(value, dtype=dtype, copy=True)
+    return value if dtype is None else value.astype(dtype, copy=False)
+
+  def item(self, *args):
+    return self._value().item(*args)
+
+  def tolist(self):
+    return self._value().tolist()
+
+  def __bool__(self) -> bool:
+    return bool(self._value())
+
+  def __int__(self) -> int:
+    return int(self._value())
+
+  def __float__(self) -> float:
+    return float(self._value())
+
+  def __complex__(self) -> complex:
+    return complex(self._value())
+
+  def __index__(self) -> int:
+    if not dtypes.is_integer(self.dtype) and self.dtype != np.bool_:
+      raise TypeError(f"only integer arrays can be used as an index, got {self.dtype}")
+    return self._value().__index__() if self.ndim == 0 else operator_index_error(self)
+
+  def __len__(self) -> int:
+    if not self.aval.shape:
+      raise TypeError("len() of unsized object")
+    return self.aval.shape[0]
+
+  def __iter__(self):
+    if not self.aval.shape:
+      raise TypeError("iteration over a 0-d array")
+    from xjax._src.numpy.array_methods import unstack_rows
+    return iter(unstack_rows(self))
+
+  def __hash__(self):
+    raise TypeError("unhashable type: 'Array'. Arrays are mutable-looking buffers and are "
+                    "not hashable; use a tuple or a NumPy scalar as a dict key or static "
+                    "argument.")
+
+  def __setitem__(self, idx, value):
+    raise TypeError(_immutable_message(type(self).__name__))
+
+  def __reduce__(self):
+    return (_reconstruct, (np.asarray(self._value()), self.aval.weak_type))
+
+  def __copy__(self) -> "Array":
+    return self
+
+  def __deepcopy__(self, memo) -> "Array":
+    return self
+
+  # -- printing --------------------------------------------------------------------------
+  def __repr__(self) -> str:
+    if self.is_deleted():
+      return f"Array(<deleted>, shape={self.shape}, dtype={self.dtype.name})"
+    prefix = "Array("
+    value = self._value()
+    if value.size == 0 and value.ndim > 0:
+      body = f"[], shape={self.shape}"
+    else:
+      body = np.array2string(value, prefix=prefix, separator=", ", suffix=",")
+    weak = ", weak_type=True" if self.aval.weak_type else ""
+    return f"{prefix}{body}, dtype={self.dtype.name}{weak})"
+
+  def __str__(self) -> str:
+    return str(self._value())
+
+  def __format__(self, spec) -> str:
+    if self.ndim == 0:
+      return format(self._value()[()], spec)
+    return format(str(self), spec)
+
+  # -- devices and lifetime --------------------------------------------------------------
+  def devices(self) -> set:
+    return {runtime.buf_device(self._buf)}
+
+  @property
+  def device(self):
+    return runtime.buf_device(self._buf)
+
+  @property
+  def sharding(self):
+    from xjax._src.sharding import SingleDeviceSharding
+    return SingleDeviceSharding(self.device)
+
+  def block_until_ready(self) -> "Array":
+    self._check_alive()
+    self._buf.block_until_ready()
+    return self
+
+  def is_ready(self) -> bool:
+    return self._buf.is_ready()
+
+  def delete(self) -> None:
+    self._buf.delete()
+    self._npy = None
+
+  def is_deleted(self) -> bool:
+    return self._buf.is_deleted()
+
+  def copy_to_host_async(self) -> None:
+    self._check_alive()
+
+  def unsafe_buffer_pointer(self) -> int:
+    return self._buf.unsafe_buffer_pointer()
+
+  @property
+  def is_fully_addressable(self) -> bool:
+    return True
+
+  @property
+  def is_fully_replicated(self) -> bool:
+    return True
+
+  @property
+  def addressable_shards(self) -> list:
+    return [_Shard(self)]
+
+
+class _Shard:
+  __slots__ = ("data", "device", "index")
+
+  def __init__(self, arr: Array) -> None:
+    self.data = arr
+    self.device = arr.device
+    self.index = tuple(slice(None) for _ in arr.shape)
+
+
+def operator_index_error(arr):
+  raise TypeError("only integer scalar arrays can be converted to a scalar index")
+
+
+def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:
+  return make_array(value, weak_type=weak_type)
+
+
+def make_array(value, device=None, committed: bool = False, weak_type: bool | None = None,
+               dtype=None) -> Array:
+  """A new Array holding a copy of a host value (Python scalar or NumPy array)."""
+  aval = values.get_aval(value)
+  if dtype is not None:
+    aval = ShapedArray(aval.shape, dtypes.canonicalize_dtype(dtype), aval.weak_type)
+  if weak_type is not None:
+    aval = aval.update(weak_type=weak_type)
+  host = np.asarray(value, dtype=aval.dtype)
+  device = runtime.default_device() if device is None else device
+  return Array._from_buffer(runtime.put(host, device), aval, committed)
+
+
+values.pytype_aval_mappings[Array] = lambda x: x.aval

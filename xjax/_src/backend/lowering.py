@@ -1,0 +1,291 @@
+"""Lowering jaxprs to StableHLO, as MLIR text in the generic operation syntax.
+
+``lower_module`` turns a jaxpr into a module whose public ``main`` takes the jaxpr's
+constvars and invars.  Each equation is handed to its primitive's ``lowering`` rule with a
+``LoweringContext``; rules emit operations with ``ctx.op`` and return SSA names.  Sub-jaxprs
+of call primitives become private functions, emitted once per distinct jaxpr.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from xjax._src import dtypes
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
+
+_MLIR_ELEMENT = {
+    np.dtype(np.bool_): "i1",
+    np.dtype(np.int8): "i8", np.dtype(np.int16): "i16", np.dtype(np.int32): "i32",
+    np.dtype(np.int64): "i64",
+    np.dtype(np.uint8): "ui8", np.dtype(np.uint16): "ui16", np.dtype(np.uint32): "ui32",
+    np.dtype(np.uint64): "ui64",
+    np.dtype(np.float16): "f16", np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
+    np.dtype(np.complex64): "complex<f32>", np.dtype(np.complex128): "complex<f64>",
+}
+
+
+def _register_ml_dtypes() -> None:
+  import ml_dtypes
+  names = {"bfloat16": "bf16", "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2",
+           "float8_e4m3b11fnuz": "f8E4M3B11FNUZ", "float8_e4m3fnuz": "f8E4M3FNUZ",
+           "float8_e5m2fnuz": "f8E5M2FNUZ", "float8_e3m4": "f8E3M4", "float8_e4m3": "f8E4M3",
+           "int4": "i4", "uint4": "ui4", "int2": "i2", "uint2": "ui2"}
+  for name, mlir in names.items():
+    if hasattr(ml_dtypes, name):
+      _MLIR_ELEMENT[np.dtype(getattr(ml_dtypes, name))] = mlir
+  _MLIR_ELEMENT[np.dtype(dtypes.float0)] = "i1"
+
+
+_register_ml_dtypes()
+
+
+def element_type(dtype) -> str:
+  try:
+    return _MLIR_ELEMENT[np.dtype(dtype)]
+  except KeyError:
+    raise TypeError(f"xjax cannot lower arrays of dtype {dtype}") from None
+
+
+def tensor_type(aval: ShapedArray) -> str:
+  dims = "".join(f"{d}x" for d in aval.shape)
+  return f"tensor<{dims}{element_type(aval.dtype)}>"
+
+
+def dense_attr(value: np.ndarray, aval: ShapedArray) -> str:
+  """A ``dense<...>`` attribute holding ``value`` bit-exactly."""
+  value = np.asarray(value)
+  if aval.dtype == dtypes.float0:
+    value = np.zeros(aval.shape, np.bool_)
+  else:
+    value = np.asarray(value, dtype=aval.dtype)
+  if value.dtype == np.bool_:
+    if value.size and (value.all() or not value.any()):
+      return f"dense<{'true' if value.flat[0] else 'false'}> : {tensor_type(aval)}"
+    body = ", ".join("true" if v else "false" for v in value.ravel())
+    return f"dense<[{body}]> : {_flat_tensor(aval)}" if value.ndim <= 1 else (
+        f"dense<{_nested(value)}> : {tensor_type(aval)}")
+  if value.size and (value == value.flat[0]).all() and not _has_nan(value):
+    raw = value.ravel()[:1].tobytes().hex().upper()
+    return f'dense<"0x{raw}"> : {tensor_type(aval)}'
+  raw = np.ascontiguousarray(value).tobytes().hex().upper()
+  return f'dense<"0x{raw}"> : {tensor_type(aval)}'
+
+
+def _has_nan(value: np.ndarray) -> bool:
+  return value.dtype.kind in "fc" and bool(np.isnan(value).any())
+
+
+def _flat_tensor(aval: ShapedArray) -> str:
+  return tensor_type(aval)
+
+
+def _nested(value: np.ndarray) -> str:
+  if value.ndim == 0:
+    return "true" if value else "false"
+  return "[" + ", ".join(_nested(v) for v in value) + "]"
+
+
+def i64_array(values: Sequence[int]) -> str:
+  return f"array<i64: {', '.join(str(int(v)) for v in values)}>" if len(values) else "array<i64>"
+
+
+def bool_array(values: Sequence[bool]) -> str:
+  body = ", ".join("true" if v else "false" for v in values)
+  return f"array<i1: {body}>" if len(values) else "array<i1>"
+
+
+def dense_i64(values: Sequence[int], shape=None) -> str:
+  values = [int(v) for v in values]
+  shape = (len(values),) if shape is None else shape
+  dims = "x".join(str(d) for d in shape)
+  body = ", ".join(str(v) for v in values)
+  return f"dense<[{body}]> : tensor<{dims}xi64>" if values else f"dense<> : tensor<{dims}xi64>"
+
+
+class Module:
+  """Collects the functions of one module."""
+
+  def __init__(self, name: str) -> None:
+    self.name = name
+    self.functions: list[str] = []
+    self._fn_names: dict[int, str] = {}
+    self._keepalive: list[Any] = []
+    self._taken: set[str] = {"main"}
+
+  def function_for(self, jaxpr: ClosedJaxpr | Jaxpr, name: str) -> str:
+    """Emits ``jaxpr`` as a private function once; returns its symbol name."""
+    key = id(jaxpr)
+    fn = self._fn_names.get(key)
+    if fn is None:
+      fn = _unique(_sanitize(name), self._taken)
+      self._fn_names[key] = fn
+      self._keepalive.append(jaxpr)
+      if isinstance(jaxpr, ClosedJaxpr):
+        jaxpr, consts = jaxpr.jaxpr, jaxpr.consts
+      else:
+        consts = ()
+      self.functions.append(_lower_function(self, fn, jaxpr, consts, public=False))
+    return fn
+
+  def text(self) -> str:
+    body = "\n".join(self.functions)
+    return (f"module @{_sanitize(self.name)} attributes {{mhlo.num_partitions = 1 : i32, "
+            f"mhlo.num_replicas = 1 : i32}} {{\n{body}\n}}\n")
+
+
+def _sanitize(name: str) -> str:
+  out = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+  return out if out and not out[0].isdigit() else f"f_{out}"
+
+
+def _unique(name: str, taken: set[str]) -> str:
+  candidate, i = name, 0
+  while candidate in taken:
+    i += 1
+    candidate = f"{name}_{i}"
+  taken.add(candidate)
+  return candidate
+
+
+class LoweringContext:
+  """What a lowering rule sees: the module, the avals of the equation, and ``op``."""
+
+  def __init__(self, module: Module, lines: list[str], counter: list[int], indent: str) -> None:
+    self.module = module
+    self.lines = lines
+    self._counter = counter
+    self.indent = indent
+    self.avals_in: Sequence[ShapedArray] = ()
+    self.avals_out: Sequence[ShapedArray] = ()
+
+  def fresh(self) -> str:
+    self._counter[0] += 1
+    return f"%{self._counter[0]}"
+
+  def op(self, name: str, operands: Sequence[str], out_avals, attrs: dict | None = None,
+         regions: Sequence[str] = (), in_avals=None):
+    """Emits one operation; returns its result name (a list when out_avals is a list)."""
+    single = isinstance(out_avals, ShapedArray)
+    outs = [out_avals] if single else list(out_avals)
+    in_types = ", ".join(tensor_type(a) for a in (in_avals if in_avals is not None
+                                                  else self._operand_avals(operands)))
+    out_types = ", ".join(tensor_type(a) for a in outs)
+    attr_text = ""
+    if attrs:
+      attr_text = " {" + ", ".join(f"{k} = {v}" for k, v in attrs.items()) + "}"
+    region_text = ""
+    if regions:
+      region_text = " (" + ", ".join(regions) + ")"
+    res = self.fresh()
+    lhs = f"{res}:{len(outs)} = " if len(outs) > 1 else (f"{res} = " if outs else "")
+    out_sig = f"({out_types})" if len(outs) != 1 else out_types
+    self.lines.append(f'{self.indent}{lhs}"{name}"({", ".join(operands)}){region_text}'
+                      f'{attr_text} : ({in_types}) -> {out_sig}')
+    names = [f"{res}#{i}" for i in range(len(outs))] if len(outs) > 1 else [res] * len(outs)
+    for n, a in zip(names, outs):
+      self._types[n] = a
+    return names[0] if single else names
+
+  @property
+  def _types(self) -> dict:
+    return self.module.__dict__.setdefault("_ssa_types", {})
+
+  def _operand_avals(self, operands):
+    return [self._types[o] for o in operands]
+
+  def aval_of(self, ssa: str) -> ShapedArray:
+    return self._types[ssa]
+
+  def declare(self, ssa: str, aval: ShapedArray) -> None:
+    self._types[ssa] = aval
+
+  def constant(self, value, aval: ShapedArray) -> str:
+    return self.op("stablehlo.constant", [], aval, {"value": dense_attr(value, aval)})
+
+  def region(self, arg_avals: Sequence[ShapedArray],
+             body: Callable[["LoweringContext", list[str]], Sequence[str]],
+             terminator: str = "stablehlo.return") -> str:
+    """A one-block region ``({ ^bb0(args): ... terminator(results) })``."""
+    lines: list[str] = []
+    sub = LoweringContext(self.module, lines, self._counter, self.indent + "  ")
+    args = []
+    for a in arg_avals:
+      name = sub.fresh().replace("%", "%arg")
+      sub.declare(name, a)
+      args.append(name)
+    results = list(body(sub, args))
+    res_types = ", ".join(tensor_type(sub.aval_of(r)) for r in results)
+    lines.append(f'{sub.indent}"{terminator}"({", ".join(results)}) : ({res_types}) -> ()')
+    sig = ", ".join(f"{n}: {tensor_type(a)}" for n, a in zip(args, arg_avals))
+    return "{\n" + f"{self.indent}^bb0({sig}):\n" + "\n".join(lines) + f"\n{self.indent}}}"
+
+  def lower_jaxpr(self, jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[str]) -> list[str]:
+    """Emits ``jaxpr``'s equations inline; consts are concrete values or SSA names."""
+    return _lower_eqns(self, jaxpr, consts, args)
+
+  def call(self, closed: ClosedJaxpr | Jaxpr, name: str, args: Sequence[str]) -> list[str]:
+    fn = self.module.function_for(closed, name)
+    jaxpr = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+    outs = list(jaxpr.out_avals)
+    res = self.op("func.call", args, outs, {"callee": f"@{fn}"})
+    return res
+
+
+def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
+  env: dict = {}
+  for v, c in zip(jaxpr.constvars, consts):
+    env[v] = c if isinstance(c, str) else ctx.constant(np.asarray(c), v.aval)
+  for v, a in zip(jaxpr.invars, args):
+    env[v] = a
+
+  def read(atom):
+    if type(atom) is Literal:
+      return ctx.constant(atom.val, atom.aval)
+    return env[atom]
+
+  for eqn in jaxpr.eqns:
+    prim = eqn.primitive
+    if prim.lowering is None:
+      raise NotImplementedError(f"xjax has no lowering for the primitive '{prim.name}'")
+    ctx.avals_in = [a.aval for a in eqn.invars]
+    ctx.avals_out = [v.aval for v in eqn.outvars]
+    operands = [read(a) for a in eqn.invars]
+    out = prim.lowering(ctx, *operands, **eqn.params)
+    outs = out if prim.multiple_results else [out]
+    for v, o in zip(eqn.outvars, outs):
+      env[v] = o
+  return [read(a) for a in jaxpr.outvars]
+
+
+def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: bool,
+                    const_args: bool = False) -> str:
+  lines: list[str] = []
+  ctx = LoweringContext(module, lines, module.__dict__.setdefault("_counter", [0]), "    ")
+  params = list(jaxpr.constvars) + list(jaxpr.invars) if const_args else list(jaxpr.invars)
+  arg_names = []
+  for i, v in enumerate(params):
+    n = f"%arg{module.__dict__.setdefault('_argc', [0])[0]}"
+    module._argc[0] += 1
+    ctx.declare(n, v.aval)
+    arg_names.append(n)
+  if const_args:
+    const_ssa = arg_names[:len(jaxpr.constvars)]
+    outs = _lower_eqns(ctx, jaxpr, const_ssa, arg_names[len(jaxpr.constvars):])
+  else:
+    outs = _lower_eqns(ctx, jaxpr, consts, arg_names)
+  out_types = ", ".join(tensor_type(a) for a in jaxpr.out_avals)
+  lines.append(f"    func.return {', '.join(outs)} : {out_types}" if outs else "    func.return")
+  sig = ", ".join(f"{n}: {tensor_type(v.aval)}" for n, v in zip(arg_names, params))
+  visibility = "public" if public else "private"
+  return (f"  func.func {visibility} @{name}({sig}) -> ({out_types}) {{\n" + "\n".join(lines)
+          + "\n  }")
+
+
+def lower_module(jaxpr: Jaxpr, name: str) -> str:
+  """A module whose ``main`` takes the jaxpr's constvars, then its invars."""
+  module = Module(f"jit_{name}")
+  main = _lower_function(module, "main", jaxpr, (), public=True, const_args=True)
+  module.functions.insert(0, main)
+  return module.text()

@@ -1,0 +1,268 @@
+"""The XLA runtime: the only module that imports jaxlib.
+
+It owns the PJRT clients and exposes what the rest of xjax needs: devices, host<->device
+transfer, compiling StableHLO text, and executing.  Everything else (tracing, caching,
+dispatch) is xjax's own.  Written to tolerate jaxlib 0.10.x (CPU) and 0.11.x (GPU plugin).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from functools import lru_cache
+from typing import Sequence
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np
+from jaxlib import xla_client as _xc
+
+from xjax._src.config import config
+
+logger = logging.getLogger("xjax")
+
+Device = _xc.Device
+DeviceBuffer = _xc.ArrayImpl
+XlaRuntimeError = _xc.XlaRuntimeError
+
+_lock = threading.Lock()
+_backends: dict[str, object] = {}
+_default_platform: list[str] = []
+
+_PLATFORM_ALIASES = {"gpu": "cuda", "cuda": "cuda", "rocm": "rocm", "cpu": "cpu", "tpu": "tpu"}
+
+
+def _num_cpu_devices() -> int:
+  n = config.read("jax_num_cpu_devices")
+  if n is not None and n > 0:
+    return n
+  flags = os.environ.get("XLA_FLAGS", "")
+  for flag in flags.split():
+    if flag.startswith("--xla_force_host_platform_device_count="):
+      return int(flag.split("=", 1)[1])
+  return 1
+
+
+def _make_cpu():
+  return _xc.make_cpu_client(asynchronous=True, num_devices=_num_cpu_devices())
+
+
+def _make_gpu():
+  """A CUDA client through the jax_cuda*_plugin PJRT plugin, when one is installed."""
+  import importlib
+  for mod_name in ("jax_cuda13_plugin", "jax_cuda12_plugin"):
+    try:
+      plugin = importlib.import_module(mod_name)
+    except ImportError:
+      continue
+    path = os.path.join(os.path.dirname(plugin.__file__), "xla_cuda_plugin.so")
+    if not os.path.exists(path):
+      path = getattr(plugin, "_get_library_path", lambda: path)()
+    if not _xc.pjrt_plugin_loaded("cuda"):
+      _xc.load_pjrt_plugin_dynamically("cuda", path)
+    if not _xc.pjrt_plugin_initialized("cuda"):
+      _xc.initialize_pjrt_plugin("cuda")
+    options = {}
+    if hasattr(_xc, "generate_pjrt_gpu_plugin_options"):
+      options = _xc.generate_pjrt_gpu_plugin_options()
+    return _xc.make_c_api_client("cuda", options, None)
+  raise RuntimeError("no CUDA PJRT plugin (jax-cuda12-plugin or jax-cuda13-plugin) is installed")
+
+
+_FACTORIES = {"cpu": _make_cpu, "cuda": _make_gpu}
+
+
+def _requested_platforms() -> list[str]:
+  requested = config.read("jax_platforms")
+  if not requested:
+    return []
+  out = []
+  for name in str(requested).split(","):
+    name = name.strip().lower()
+    if not name:
+      continue
+    if name not in _PLATFORM_ALIASES:
+      raise RuntimeError(f"Unknown backend '{name}' in jax_platforms; "
+                         f"known platforms are cpu, cuda (gpu), rocm, tpu.")
+    out.append(_PLATFORM_ALIASES[name])
+  return out
+
+
+def _initialize() -> None:
+  if _default_platform:
+    return
+  requested = _requested_platforms()
+  errors = []
+  for name in requested or ["cuda", "cpu"]:
+    factory = _FACTORIES.get(name)
+    if factory is None:
+      errors.append(f"{name}: not supported by xjax")
+      continue
+    try:
+      _backends[name] = factory()
+    except Exception as e:  # an absent plugin is normal; report only if nothing works
+      errors.append(f"{name}: {e}")
+      if requested:
+        raise RuntimeError(f"Unable to initialize backend '{name}': {e}") from e
+  if not _backends:
+    raise RuntimeError("Unable to initialize any XLA backend: " + "; ".join(errors))
+  order = requested or ["cuda", "cpu"]
+  _default_platform.append(next(p for p in order if p in _backends))
+
+
+def backend(platform: str | None = None):
+  """The PJRT client for ``platform`` (default: the highest-priority one available)."""
+  if not _default_platform:
+    with _lock:
+      _initialize()
+  if platform is None:
+    return _backends[_default_platform[0]]
+  name = _PLATFORM_ALIASES.get(platform.lower(), platform.lower())
+  if name not in _backends:
+    if name in _FACTORIES and not _requested_platforms():
+      try:
+        with _lock:
+          _backends[name] = _FACTORIES[name]()
+      except Exception as e:
+        raise RuntimeError(f"Backend '{platform}' failed to initialize: {e}") from e
+    else:
+      raise RuntimeError(f"Unknown backend {platform}. Available: {sorted(_backends)}")
+  return _backends[name]
+
+
+def default_backend() -> str:
+  platform = backend().platform
+  return "gpu" if platform in ("cuda", "rocm") else platform
+
+
+def devices(platform: str | None = None) -> list:
+  return list(backend(platform).devices())
+
+
+def local_devices(platform: str | None = None) -> list:
+  return list(backend(platform).local_devices())
+
+
+@lru_cache(maxsize=None)
+def default_device():
+  return backend().devices()[0]
+
+
+def reset_backends() -> None:
+  """Forgets the clients (used when jax_platforms or the CPU device count changes)."""
+  _backends.clear()
+  _default_platform.clear()
+  default_device.cache_clear()
+  _shardings.clear()
+
+
+# ---------------------------------------------------------------------------------------
+# Buffers
+
+class _Placement(_xc.SingleDeviceSharding):
+  """The minimal single-device sharding jaxlib needs to create and wrap buffers."""
+
+  def _to_xla_hlo_sharding(self, ndim):
+    return _xc.HloSharding.replicate()
+
+  @property
+  def _device_assignment(self):
+    return (self._device,)
+
+  is_fully_replicated = True
+  is_fully_addressable = True
+  num_devices = 1
+
+  @property
+  def memory_kind(self):
+    return None
+
+  def shard_shape(self, shape):
+    return shape
+
+  @property
+  def device_set(self):
+    return {self._device}
+
+
+_shardings: dict = {}
+
+
+def _placement(device) -> _Placement:
+  s = _shardings.get(device)
+  if s is None:
+    s = _shardings[device] = _Placement(device)
+  return s
+
+
+class _HostAval:
+  __slots__ = ("shape", "dtype", "weak_type", "ndim")
+
+  def __init__(self, shape, dtype) -> None:
+    self.shape = shape
+    self.dtype = dtype
+    self.weak_type = False
+    self.ndim = len(shape)
+
+
+def put(value: np.ndarray, device) -> DeviceBuffer:
+  """Copies a host array to ``device`` (asynchronously)."""
+  value = np.asarray(value)
+  if not value.flags.c_contiguous:
+    value = np.ascontiguousarray(value)
+  aval = _HostAval(value.shape, value.dtype)
+  return _xc.batched_device_put(aval, _placement(device), [value], [device], True,
+                                enable_x64=True)
+
+
+def copy_to_device(buf: DeviceBuffer, device) -> DeviceBuffer:
+  if buf_device(buf) == device:
+    return buf
+  return put(np.asarray(buf), device)
+
+
+def to_host(buf: DeviceBuffer) -> np.ndarray:
+  return np.asarray(buf)
+
+
+def buf_device(buf: DeviceBuffer):
+  return buf._sharding._device
+
+
+def block_until_ready(bufs: Sequence[DeviceBuffer]) -> None:
+  for b in bufs:
+    b.block_until_ready()
+
+
+# ---------------------------------------------------------------------------------------
+# Compilation and execution
+
+class Executable:
+  """A compiled program on one device; ``run`` takes and returns device buffers."""
+  __slots__ = ("_loaded", "device", "text")
+
+  def __init__(self, loaded, device, text: str) -> None:
+    self._loaded = loaded
+    self.device = device
+    self.text = text
+
+  def run(self, bufs: Sequence[DeviceBuffer]) -> list[DeviceBuffer]:
+    return self._loaded.execute(bufs)
+
+  def hlo_text(self) -> str:
+    return self._loaded.get_hlo_text()
+
+  def cost_analysis(self):
+    return self._loaded.cost_analysis()
+
+
+def compile(module_text: str, device, name: str = "") -> Executable:
+  """Compiles a StableHLO module (MLIR text) for one device."""
+  client = device.client
+  if config.read("jax_log_compiles"):
+    logger.warning("Compiling %s for device %s", name or "module", device)
+  options = _xc.CompileOptions()
+  options.num_replicas = 1
+  options.num_partitions = 1
+  loaded = client.compile_and_load(module_text, _xc.DeviceList((device,)), options)
+  return Executable(loaded, device, module_text)

@@ -1,0 +1,105 @@
+"""Global configuration flags (``xjax.config``), mirroring JAX's ``jax.config``.
+
+Flags are read from the environment at import (``JAX_ENABLE_X64=1``) and changed with
+``config.update(name, value)`` or the context managers of the same name.  Flags that
+change what tracing produces are part of every jit cache key (``trace_state_key``).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Any, Callable
+
+
+def _bool_env(name: str, default: bool) -> bool:
+  value = os.environ.get(name)
+  if value is None:
+    return default
+  return value.strip().lower() in ("1", "true", "t", "yes", "y", "on")
+
+
+class Config:
+  """Holds the flag values; ``update`` validates the name."""
+
+  def __init__(self) -> None:
+    self._values: dict[str, Any] = {}
+    self._affects_tracing: set[str] = set()
+    self._listeners: dict[str, list[Callable[[Any], None]]] = {}
+    self._trace_key: tuple = ()
+
+  def define(self, name: str, default: Any, affects_tracing: bool = False) -> None:
+    self._values[name] = default
+    if affects_tracing:
+      self._affects_tracing.add(name)
+    self._refresh_trace_key()
+
+  def update(self, name: str, value: Any) -> None:
+    if name not in self._values:
+      raise AttributeError(f"Unrecognized config option: {name}")
+    self._values[name] = value
+    self._refresh_trace_key()
+    for listener in self._listeners.get(name, ()):
+      listener(value)
+
+  def on_change(self, name: str, listener: Callable[[Any], None]) -> None:
+    self._listeners.setdefault(name, []).append(listener)
+
+  def read(self, name: str) -> Any:
+    return self._values[name]
+
+  def __getattr__(self, name: str) -> Any:
+    values = self.__dict__.get("_values", {})
+    if name in values:
+      return values[name]
+    raise AttributeError(f"Unrecognized config option: {name}")
+
+  def _refresh_trace_key(self) -> None:
+    self._trace_key = tuple((n, self._values[n]) for n in sorted(self._affects_tracing))
+
+  def trace_state_key(self) -> tuple:
+    """The flag values that change what tracing produces (part of jit cache keys)."""
+    return self._trace_key
+
+  @contextlib.contextmanager
+  def _override(self, name: str, value: Any):
+    old = self._values[name]
+    self.update(name, value)
+    try:
+      yield
+    finally:
+      self.update(name, old)
+
+
+config = Config()
+config.define("jax_enable_x64", _bool_env("JAX_ENABLE_X64", False), affects_tracing=True)
+config.define("jax_disable_jit", _bool_env("JAX_DISABLE_JIT", False))
+config.define("jax_log_compiles", _bool_env("JAX_LOG_COMPILES", False))
+config.define("jax_platforms", os.environ.get("JAX_PLATFORMS") or os.environ.get("JAX_PLATFORM_NAME"))
+config.define("jax_numpy_rank_promotion", os.environ.get("JAX_NUMPY_RANK_PROMOTION", "allow"),
+              affects_tracing=True)
+config.define("jax_default_matmul_precision", None, affects_tracing=True)
+config.define("jax_debug_nans", _bool_env("JAX_DEBUG_NANS", False))
+config.define("jax_debug_infs", _bool_env("JAX_DEBUG_INFS", False))
+config.define("jax_num_cpu_devices", int(os.environ.get("JAX_NUM_CPU_DEVICES", "-1")))
+config.define("jax_compilation_cache_dir", os.environ.get("JAX_COMPILATION_CACHE_DIR"))
+config.define("jax_default_prng_impl", "threefry2x32", affects_tracing=True)
+config.define("jax_threefry_partitionable", True, affects_tracing=True)
+config.define("jax_numpy_dtype_promotion", "standard", affects_tracing=True)
+
+
+def enable_x64() -> bool:
+  return config._values["jax_enable_x64"]
+
+
+def enable_x64_context(value: bool = True):
+  """Context manager that sets ``jax_enable_x64`` (``jax.experimental.enable_x64``)."""
+  return config._override("jax_enable_x64", value)
+
+
+def disable_jit(disable: bool = True):
+  """Context manager that runs jitted functions op by op (``jax.disable_jit``)."""
+  return config._override("jax_disable_jit", disable)
+
+
+def log_compiles(value: bool = True):
+  return config._override("jax_log_compiles", value)

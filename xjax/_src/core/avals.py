@@ -1,0 +1,62 @@
+"""Abstract values: what tracing knows about an array (shape, dtype, weak type)."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src import dtypes
+
+
+class ShapedArray:
+  """The abstract value of an array: a static shape, a dtype and a weak-type flag.
+
+  Weak types mark values that came from Python scalars; they give way to the other
+  operand's dtype in promotion (``x_f16 + 1.0`` stays float16).
+  """
+  __slots__ = ("shape", "dtype", "weak_type", "_hash")
+
+  def __init__(self, shape, dtype, weak_type: bool = False) -> None:
+    self.shape = tuple(shape)
+    self.dtype = np.dtype(dtype)
+    self.weak_type = bool(weak_type)
+    self._hash = hash((self.shape, self.dtype, self.weak_type))
+
+  @property
+  def ndim(self) -> int:
+    return len(self.shape)
+
+  @property
+  def size(self) -> int:
+    return int(np.prod(self.shape, dtype=np.int64))
+
+  def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
+    return ShapedArray(self.shape if shape is None else shape,
+                       self.dtype if dtype is None else dtype,
+                       self.weak_type if weak_type is None else weak_type)
+
+  def strip_weak_type(self) -> "ShapedArray":
+    return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
+
+  def __eq__(self, other) -> bool:
+    return (type(other) is ShapedArray and self.shape == other.shape
+            and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+  def __hash__(self) -> int:
+    return self._hash
+
+  def str_short(self, short_dtypes: bool = True) -> str:
+    """``f32[3,4]`` (jaxpr binders) or ``float32[3,4]``."""
+    name = dtypes.short_name(self.dtype) if short_dtypes else self.dtype.name
+    return f"{name}[{','.join(map(str, self.shape))}]"
+
+  def __repr__(self) -> str:
+    weak = ", weak_type=True" if self.weak_type else ""
+    return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
+
+  __str__ = __repr__
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+  """The aval of a tangent or cotangent: float0 for integer and boolean primals (as JAX)."""
+  if dtypes.is_inexact(aval.dtype):
+    return aval
+  return ShapedArray(aval.shape, dtypes.float0, False)

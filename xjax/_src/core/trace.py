@@ -1,0 +1,268 @@
+"""Primitives, traces and tracers: the interpreter machinery every transformation uses.
+
+A transformation is a ``Trace``.  ``prim.bind(*args)`` hands the primitive to the current
+trace, which interprets it (evaluate, record, differentiate, batch).  A trace that needs
+to compute on its inputs' underlying values does so with its *parent* trace current, so
+transformations nest without a global level counter ("stackless" design).
+"""
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from xjax._src import errors
+from xjax._src.core.avals import ShapedArray
+
+
+class Primitive:
+  """A named operation.  Its rules live beside its definition in ``xjax/_src/lax``.
+
+  - ``abstract_eval(*avals, **params)``: output aval(s); raises on bad input.
+  - ``lowering(ctx, *operands, **params)``: emits StableHLO (see backend/lowering.py).
+  - ``jvp(primals, tangents, **params)``: (primal_out, tangent_out); tangents may be Zero.
+  - ``transpose(cts, *args, **params)``: cotangents of the linear (UndefinedPrimal) args.
+  - ``batch(args, dims, **params)``: (out, out_dim) for vmap.
+  - ``impl``: eager evaluation; by default a compiled one-primitive program.
+  - ``partial_eval``: optional rule for higher-order primitives (known/unknown split).
+  """
+  multiple_results = False
+
+  def __init__(self, name: str, multiple_results: bool = False) -> None:
+    self.name = name
+    self.multiple_results = multiple_results
+    self.abstract_eval: Callable | None = None
+    self.lowering: Callable | None = None
+    self.jvp: Callable | None = None
+    self.transpose: Callable | None = None
+    self.batch: Callable | None = None
+    self.impl: Callable | None = None
+    self.partial_eval: Callable | None = None
+    self.dce: Callable | None = None
+    self.effects: Callable | None = None   # params -> set of effects of one equation
+
+  def bind(self, *args, **params):
+    return _ctx.trace.process_primitive(self, args, params)
+
+  def bind_with_trace(self, trace: "Trace", args, params):
+    return trace.process_primitive(self, args, params)
+
+  def __repr__(self) -> str:
+    return self.name
+
+
+# ---------------------------------------------------------------------------------------
+# Traces
+
+class Trace:
+  """An interpreter for primitives.  Subclasses implement ``process_primitive``."""
+  __slots__ = ("parent", "alive", "__weakref__")
+
+  def __init__(self, parent: "Trace | None" = None) -> None:
+    self.parent = parent
+    self.alive = True
+
+  def process_primitive(self, prim: Primitive, args: Sequence[Any], params: dict):
+    raise NotImplementedError(type(self).__name__)
+
+  def invalidate(self) -> None:
+    self.alive = False
+
+  def __repr__(self) -> str:
+    return type(self).__name__
+
+
+class _TraceContext(threading.local):
+  def __init__(self) -> None:
+    self.trace: Trace = eval_trace
+
+
+@contextmanager
+def set_current_trace(trace: Trace):
+  ctx = _ctx
+  prev = ctx.trace
+  ctx.trace = trace
+  try:
+    yield trace
+  finally:
+    ctx.trace = prev
+
+
+@contextmanager
+def new_trace(trace: Trace):
+  """Makes ``trace`` current for the block, then marks it dead so leaked tracers error."""
+  ctx = _ctx
+  prev = ctx.trace
+  ctx.trace = trace
+  try:
+    yield trace
+  finally:
+    ctx.trace = prev
+    trace.invalidate()
+
+
+def current_trace() -> Trace:
+  return _ctx.trace
+
+
+# ---------------------------------------------------------------------------------------
+# Tracers
+
+class Tracer:
+  """A stand-in for an array while a transformation runs.
+
+  Tracers share ``Array``'s operators and methods (attached by xjax.numpy), so user code
+  cannot tell them apart except where JAX says it can: printing, and conversion to Python
+  or NumPy values, which needs a concrete value.
+  """
+  __slots__ = ("_trace",)
+  __array_priority__ = 1000
+
+  @property
+  def aval(self) -> ShapedArray:
+    raise NotImplementedError
+
+  def to_concrete_value(self):
+    """The concrete value this tracer stands for, or None when it is abstract."""
+    return None
+
+  # -- static facts ----------------------------------------------------------------------
+  @property
+  def shape(self):
+    return self.aval.shape
+
+  @property
+  def dtype(self):
+    return self.aval.dtype
+
+  @property
+  def ndim(self):
+    return self.aval.ndim
+
+  @property
+  def size(self):
+    return self.aval.size
+
+  @property
+  def weak_type(self):
+    return self.aval.weak_type
+
+  def __len__(self) -> int:
+    if not self.aval.shape:
+      raise TypeError("len() of unsized object")
+    return self.aval.shape[0]
+
+  # -- conversions to Python values need a concrete value --------------------------------
+  def _concrete_or_raise(self, error_cls):
+    value = self.to_concrete_value()
+    if value is None:
+      raise error_cls(self, _describe_tracer(self))
+    return value
+
+  def __bool__(self) -> bool:
+    return bool(self._concrete_or_raise(errors.TracerBoolConversionError))
+
+  def __int__(self) -> int:
+    return int(self._concrete_or_raise(errors.ConcretizationTypeError))
+
+  def __float__(self) -> float:
+    return float(self._concrete_or_raise(errors.ConcretizationTypeError))
+
+  def __complex__(self) -> complex:
+    return complex(self._concrete_or_raise(errors.ConcretizationTypeError))
+
+  def __index__(self) -> int:
+    return self._concrete_or_raise(errors.TracerIntegerConversionError).__index__()
+
+  def __array__(self, dtype=None, copy=None):
+    value = self.to_concrete_value()
+    if value is None:
+      raise errors.TracerArrayConversionError(self, _describe_tracer(self))
+    return np.asarray(value, dtype=dtype)
+
+  def item(self, *args):
+    return self._concrete_or_raise(errors.ConcretizationTypeError).item(*args)
+
+  def tolist(self):
+    return np.asarray(self._concrete_or_raise(errors.ConcretizationTypeError)).tolist()
+
+  def __hash__(self):
+    raise TypeError(f"unhashable type: {type(self).__name__}. Traced arrays are not "
+                    "hashable; to use a value as a dict key or static argument, pass a "
+                    "Python or NumPy value instead.")
+
+  def __setitem__(self, idx, value):
+    raise TypeError(_immutable_message(type(self).__name__))
+
+  def __iter__(self):
+    if not self.aval.shape:
+      raise TypeError("iteration over a 0-d array")
+    return (self[i] for i in range(self.aval.shape[0]))
+
+  def __repr__(self) -> str:
+    return f"Traced<{self.aval!r}>with<{self._trace!r}>"
+
+  def __str__(self) -> str:
+    return repr(self)
+
+  def __format__(self, spec) -> str:
+    return repr(self)
+
+  def __reduce__(self):
+    raise TypeError("Tracers cannot be pickled; pickle concrete arrays outside "
+                    "transformations instead.")
+
+  def __copy__(self):
+    return self
+
+  def __deepcopy__(self, memo):
+    return self
+
+
+def _immutable_message(type_name: str) -> str:
+  return (f"'{type_name}' object does not support item assignment. JAX arrays are "
+          "immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another "
+          ".at[] method: https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+def _describe_tracer(tracer: Tracer) -> str:
+  describe = getattr(tracer._trace, "describe_tracer", None)
+  try:
+    return describe(tracer) if describe is not None else ""
+  except Exception:  # describing is best effort; never mask the real error
+    return ""
+
+
+def is_tracer(x) -> bool:
+  return isinstance(x, Tracer)
+
+
+# ---------------------------------------------------------------------------------------
+# Eager evaluation
+
+class EvalTrace(Trace):
+  """The bottom trace: runs each primitive at once (``impl``) on concrete values."""
+  __slots__ = ()
+
+  def process_primitive(self, prim, args, params):
+    for x in args:
+      if isinstance(x, Tracer):
+        raise escaped_tracer_error(x, prim)
+    return prim.impl(*args, **params)
+
+  def invalidate(self) -> None:  # the eval trace lives forever
+    pass
+
+
+def escaped_tracer_error(tracer: Tracer, prim: Primitive | None = None):
+  where = f" while evaluating {prim.name}" if prim is not None else ""
+  state = "has finished" if not tracer._trace.alive else "is not active here"
+  return errors.UnexpectedTracerError(
+      f"Encountered an unexpected tracer{where}: {tracer!r}. The transformation that "
+      f"created it ({tracer._trace!r}) {state}.")
+
+
+eval_trace = EvalTrace()
+_ctx = _TraceContext()

@@ -1,0 +1,96 @@
+"""Abstract values of concrete inputs: Python scalars, NumPy arrays, xjax Arrays."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from xjax._src import dtypes
+from xjax._src.config import enable_x64
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.trace import Tracer
+
+# type -> function(value) -> ShapedArray.  xjax.Array registers itself here.
+pytype_aval_mappings: dict[type, Callable[[Any], ShapedArray]] = {}
+
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _int_aval(x: int) -> ShapedArray:
+  if enable_x64():
+    if not _INT64_MIN <= x <= _INT64_MAX:
+      raise OverflowError(f"Python int {x} too large to convert to int64")
+    return _WEAK_I64
+  if not _INT32_MIN <= x <= _INT32_MAX:
+    raise OverflowError(f"Python int {x} too large to convert to int32")
+  return _WEAK_I32
+
+
+_WEAK_I32 = ShapedArray((), np.int32, True)
+_WEAK_I64 = ShapedArray((), np.int64, True)
+_BOOL = ShapedArray((), np.bool_, False)
+
+
+def _scalar_aval(weak_dtype32, weak_dtype64):
+  a32 = ShapedArray((), weak_dtype32, True)
+  a64 = ShapedArray((), weak_dtype64, True)
+  return lambda x: a64 if enable_x64() else a32
+
+
+def _numpy_aval(x) -> ShapedArray:
+  dt = x.dtype
+  if dt.kind in "OUSVMm" and dt != dtypes.float0:
+    raise TypeError(f"Value of type {type(x).__name__} with dtype {dt} is not a valid JAX "
+                    "type: xjax arrays hold booleans and numbers only.")
+  return ShapedArray(x.shape, dtypes.canonicalize_dtype(dt), False)
+
+
+pytype_aval_mappings.update({
+    bool: lambda x: _BOOL,
+    int: _int_aval,
+    float: _scalar_aval(np.float32, np.float64),
+    complex: _scalar_aval(np.complex64, np.complex128),
+    np.ndarray: _numpy_aval,
+})
+for _t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+           np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
+           dtypes.bfloat16):
+  pytype_aval_mappings[_t] = _numpy_aval
+
+
+def get_aval(x) -> ShapedArray:
+  """The abstract value of any input xjax accepts; TypeError for anything else."""
+  if isinstance(x, Tracer):
+    return x.aval
+  handler = pytype_aval_mappings.get(type(x))
+  if handler is not None:
+    return handler(x)
+  for t in type(x).__mro__[1:]:
+    handler = pytype_aval_mappings.get(t)
+    if handler is not None:
+      pytype_aval_mappings[type(x)] = handler
+      return handler(x)
+  if isinstance(x, np.generic):
+    return _numpy_aval(x)
+  if hasattr(x, "__jax_array__"):
+    return get_aval(x.__jax_array__())
+  raise TypeError(f"Value {_short_repr(x)} of type {type(x)} is not a valid JAX type")
+
+
+def is_valid_value(x) -> bool:
+  try:
+    get_aval(x)
+    return True
+  except (TypeError, OverflowError):
+    return False
+
+
+def _short_repr(x) -> str:
+  r = repr(x)
+  return r if len(r) < 80 else r[:77] + "..."
+
+
+def to_numpy(x, aval: ShapedArray) -> np.ndarray:
+  """Host value of a concrete Python scalar or NumPy input, in its canonical dtype."""
+  return np.asarray(x, dtype=aval.dtype)

@@ -1,0 +1,144 @@
+"""Running programs: eager primitives and compiled jaxprs, with their executable caches.
+
+Eager evaluation of a primitive compiles a one-primitive program through the primitive's
+lowering rule and caches it by (primitive, params, input avals, device).  Compiled jaxprs
+(jit) are cached by the caller; this module turns values into buffers, picks the device
+(computation follows committed data) and wraps results as Arrays.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from xjax._src.array import Array
+from xjax._src.backend import lowering, runtime
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from xjax._src.core.values import get_aval
+
+
+# ---------------------------------------------------------------------------------------
+# Devices and buffers
+
+def pick_device(args: Sequence[Any]):
+  """(device, committed): the committed device of the inputs, else the default device."""
+  device = None
+  for x in args:
+    if type(x) is Array and x._committed:
+      d = x.device
+      if device is None:
+        device = d
+      elif d != device:
+        raise ValueError(
+            "Received incompatible devices for jitted computation. Got argument committed "
+            f"to {device} and argument committed to {d}. Move them to one device with "
+            "xjax.device_put first.")
+  if device is None:
+    return runtime.default_device(), False
+  return device, True
+
+
+_SCALAR_BUFFERS: dict = {}
+
+
+def to_buffer(x, aval: ShapedArray, device):
+  """The device buffer for an input value (Arrays are used in place when possible)."""
+  if type(x) is Array:
+    x._check_alive()
+    buf = x._buf
+    if runtime.buf_device(buf) != device:
+      buf = runtime.copy_to_device(buf, device)
+    return buf
+  if isinstance(x, (bool, int, float, complex)):
+    key = (type(x), repr(x), aval.dtype, device)
+    buf = _SCALAR_BUFFERS.get(key)
+    if buf is None:
+      if len(_SCALAR_BUFFERS) > 4096:
+        _SCALAR_BUFFERS.clear()
+      buf = _SCALAR_BUFFERS[key] = runtime.put(np.asarray(x, aval.dtype), device)
+    return buf
+  if isinstance(x, Array):  # subclasses
+    return x._buf
+  return runtime.put(np.asarray(x, dtype=aval.dtype), device)
+
+
+def wrap_outputs(bufs, out_avals, committed: bool) -> list[Array]:
+  make = Array._from_buffer
+  return [make(b, a, committed) for b, a in zip(bufs, out_avals)]
+
+
+# ---------------------------------------------------------------------------------------
+# Eager primitives
+
+_primitive_cache: dict = {}
+
+
+def params_key(params: dict) -> tuple:
+  return tuple(sorted(params.items(), key=lambda kv: kv[0]))
+
+
+def apply_primitive(prim, *args, **params):
+  """Evaluates one primitive now, through a cached one-primitive compiled program."""
+  avals = tuple(get_aval(x) for x in args)
+  device, committed = pick_device(args)
+  try:
+    key = (prim, avals, params_key(params), device)
+    entry = _primitive_cache.get(key)
+  except TypeError:  # unhashable params: compile without caching
+    key, entry = None, None
+  if entry is None:
+    entry = _compile_primitive(prim, avals, params, device)
+    if key is not None:
+      _primitive_cache[key] = entry
+  exe, out_avals = entry
+  bufs = [to_buffer(x, a, device) for x, a in zip(args, avals)]
+  outs = wrap_outputs(exe.run(bufs), out_avals, committed)
+  return outs if prim.multiple_results else outs[0]
+
+
+def _compile_primitive(prim, avals, params, device):
+  out = prim.abstract_eval(*avals, **params)
+  out_avals = list(out) if prim.multiple_results else [out]
+  invars = [Var(a) for a in avals]
+  outvars = [Var(a) for a in out_avals]
+  jaxpr = Jaxpr((), invars, outvars, [JaxprEqn(prim, invars, outvars, params)])
+  text = lowering.lower_module(jaxpr, prim.name)
+  return runtime.compile(text, device, prim.name), out_avals
+
+
+# ---------------------------------------------------------------------------------------
+# Compiled jaxprs
+
+class CompiledJaxpr:
+  """A ClosedJaxpr compiled for one device; consts are passed as leading arguments."""
+  __slots__ = ("executable", "out_avals", "const_bufs", "device", "text")
+
+  def __init__(self, closed: ClosedJaxpr, device, name: str) -> None:
+    self.text = lowering.lower_module(closed.jaxpr, name)
+    self.executable = runtime.compile(self.text, device, name)
+    self.out_avals = closed.out_avals
+    self.device = device
+    self.const_bufs = [to_buffer(c, v.aval, device)
+                       for c, v in zip(closed.consts, closed.jaxpr.constvars)]
+
+  def __call__(self, args: Sequence[Any], avals: Sequence[ShapedArray], committed: bool):
+    device = self.device
+    bufs = self.const_bufs + [to_buffer(x, a, device) for x, a in zip(args, avals)]
+    return wrap_outputs(self.executable.run(bufs), self.out_avals, committed)
+
+
+_jaxpr_cache: dict = {}
+
+
+def run_closed_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], name: str = "jaxpr") -> list:
+  """Compiles (once per jaxpr, device) and runs a closed jaxpr on concrete values."""
+  avals = [get_aval(x) for x in args]
+  device, committed = pick_device(args)
+  key = (id(closed), device)
+  entry = _jaxpr_cache.get(key)
+  if entry is None or entry[0]() is not closed:
+    import weakref
+    entry = (weakref.ref(closed), CompiledJaxpr(closed, device, name))
+    _jaxpr_cache[key] = entry
+  return entry[1](args, avals, committed)

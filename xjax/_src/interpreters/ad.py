@@ -1,0 +1,395 @@
+"""Automatic differentiation: the JVP trace, partial evaluation, linearize and transpose.
+
+Forward mode is ``JVPTrace``: each value carries (primal, tangent) and each primitive's
+``jvp`` rule maps them.  Reverse mode is linearize-then-transpose: JVP under a
+``PartialEvalTrace`` evaluates everything that depends only on primals (on the parent
+trace) and records the tangent computation as a linear jaxpr; ``backward_pass`` runs that
+jaxpr backwards with each linear primitive's ``transpose`` rule.  Zeros are symbolic.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from xjax._src import dtypes
+from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
+from xjax._src.core.trace import (Trace, Tracer, current_trace, new_trace,
+                                  set_current_trace)
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
+
+
+class Zero:
+  """A symbolic zero tangent/cotangent of a given aval."""
+  __slots__ = ("aval",)
+
+  def __init__(self, aval: ShapedArray) -> None:
+    self.aval = aval
+
+  @staticmethod
+  def like(x) -> "Zero":
+    return Zero(tangent_aval(get_aval(x)))
+
+  def __repr__(self) -> str:
+    return f"Zero({self.aval.str_short()})"
+
+
+def zeros_of(aval: ShapedArray):
+  """A concrete (or traced) zero array of ``aval``."""
+  from xjax._src.lax import lax
+  if aval.dtype == dtypes.float0:
+    return np.zeros(aval.shape, dtypes.float0)
+  return lax.full(aval.shape, 0, aval.dtype)
+
+
+def instantiate(t):
+  return zeros_of(t.aval) if type(t) is Zero else t
+
+
+def add_tangents(a, b):
+  if type(a) is Zero:
+    return b
+  if type(b) is Zero:
+    return a
+  from xjax._src.lax import lax
+  return lax.add_any(a, b)
+
+
+# ---------------------------------------------------------------------------------------
+# Forward mode
+
+class JVPTracer(Tracer):
+  __slots__ = ("primal", "tangent")
+
+  def __init__(self, trace: "JVPTrace", primal, tangent) -> None:
+    self._trace = trace
+    self.primal = primal
+    self.tangent = tangent
+
+  @property
+  def aval(self) -> ShapedArray:
+    return get_aval(self.primal)
+
+  def to_concrete_value(self):
+    p = self.primal
+    if isinstance(p, Tracer):
+      return p.to_concrete_value()
+    return np.asarray(p)
+
+
+class JVPTrace(Trace):
+  __slots__ = ()
+
+  def __repr__(self) -> str:
+    return "JVPTrace"
+
+  def lift(self, x):
+    if isinstance(x, JVPTracer) and x._trace is self:
+      return x.primal, x.tangent
+    return x, Zero.like(x)
+
+  def process_primitive(self, prim, args, params):
+    primals, tangents = zip(*map(self.lift, args)) if args else ((), ())
+    if all(type(t) is Zero for t in tangents):
+      with set_current_trace(self.parent):
+        return prim.bind(*primals, **params)
+    if prim.jvp is None:
+      raise NotImplementedError(f"Differentiation rule for '{prim.name}' not implemented")
+    with set_current_trace(self.parent):
+      out, out_t = prim.jvp(primals, tangents, **params)
+    if prim.multiple_results:
+      return [self.wrap(p, t) for p, t in zip(out, out_t)]
+    return self.wrap(out, out_t)
+
+  def wrap(self, primal, tangent):
+    if type(tangent) is Zero:
+      return JVPTracer(self, primal, tangent)
+    return JVPTracer(self, primal, tangent)
+
+
+def jvp_flat(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
+  """Runs ``fun(*primals)`` forward-differentiated; returns (out_primals, out_tangents)."""
+  trace = JVPTrace(current_trace())
+  with new_trace(trace):
+    ins = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    outs = fun(*ins)
+    pairs = [trace.lift(o) for o in outs]
+  return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+# ---------------------------------------------------------------------------------------
+# Partial evaluation
+
+class PartialEvalTrace(StagingTrace):
+  """Evaluates what is known (on the parent trace) and stages the rest into a jaxpr.
+
+  Unknown values are this trace's tracers; everything else is known.  Known inputs of a
+  staged equation become constvars: the residuals of the linear jaxpr.
+  """
+  __slots__ = ()
+
+  def __repr__(self) -> str:
+    return "JaxprTrace"
+
+  def is_unknown(self, x) -> bool:
+    return isinstance(x, Tracer) and x._trace is self
+
+  def process_primitive(self, prim, args, params):
+    if not any(isinstance(x, Tracer) and x._trace is self for x in args):
+      with set_current_trace(self.parent):
+        return prim.bind(*args, **params)
+    if prim.partial_eval is not None:
+      return prim.partial_eval(self, args, params)
+    return super().process_primitive(prim, args, params)
+
+  def stage(self, prim, args, params):
+    """Records ``prim`` regardless of which inputs are known."""
+    return StagingTrace.process_primitive(self, prim, args, params)
+
+
+def linearize_flat(fun: Callable, primals: Sequence[Any]):
+  """(out_primals, linear ClosedJaxpr taking input tangents to output tangents)."""
+  pe = PartialEvalTrace(parent=current_trace())
+  jvp_trace = JVPTrace(pe)
+  with new_trace(pe):
+    tangents_in = [pe.new_arg(tangent_aval(get_aval(p))) for p in primals]
+    with new_trace(jvp_trace):
+      ins = [JVPTracer(jvp_trace, p, t) for p, t in zip(primals, tangents_in)]
+      outs = fun(*ins)
+      pairs = [jvp_trace.lift(o) for o in outs]
+    out_primals = [p for p, _ in pairs]
+    for p in out_primals:
+      if pe.is_unknown(p):
+        raise TypeError("linearize: a primal output depends on a tangent; a primitive's "
+                        "JVP rule mixes primal and tangent values")
+    out_tangents = [_instantiate_for_staging(t) for _, t in pairs]
+    linear = pe.to_closed_jaxpr(out_tangents)
+  return out_primals, linear
+
+
+def _instantiate_for_staging(t):
+  return zeros_of(t.aval) if type(t) is Zero else t
+
+
+def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns: Sequence[bool],
+                       instantiate: bool | Sequence[bool] = False):
+  """Splits ``closed`` into a known jaxpr and an unknown one.
+
+  Returns (known, unknown, out_unknowns, num_residuals): ``known`` maps the known inputs to
+  the known outputs followed by residuals; ``unknown`` maps residuals followed by the
+  unknown inputs to the unknown outputs.
+  """
+  n_out = len(closed.out_avals)
+  inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
+  known_avals = [a for a, u in zip(closed.in_avals, unknowns) if not u]
+  unknown_avals = [a for a, u in zip(closed.in_avals, unknowns) if u]
+  result = {}
+
+  def known_fun(*known_args):
+    pe = PartialEvalTrace(parent=current_trace())
+    with new_trace(pe):
+      unknown_args = [pe.new_arg(a) for a in unknown_avals]
+      it_k, it_u = iter(known_args), iter(unknown_args)
+      args = [next(it_u) if u else next(it_k) for u in unknowns]
+      outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+      out_unknowns = [pe.is_unknown(o) or i for o, i in zip(outs, inst)]
+      unknown_outs = [o for o, u in zip(outs, out_unknowns) if u]
+      staged = pe.to_closed_jaxpr(unknown_outs)
+    residuals = staged.consts
+    jaxpr = staged.jaxpr
+    unknown_jaxpr = Jaxpr((), jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns,
+                          jaxpr.effects)
+    result["unknown"] = ClosedJaxpr(unknown_jaxpr, ())
+    result["out_unknowns"] = out_unknowns
+    result["num_res"] = len(residuals)
+    known_outs = [o for o, u in zip(outs, out_unknowns) if not u]
+    return known_outs + list(residuals)
+
+  known = trace_to_jaxpr(known_fun, known_avals)
+  return known, result["unknown"], result["out_unknowns"], result["num_res"]
+
+
+# ---------------------------------------------------------------------------------------
+# Transposition
+
+class UndefinedPrimal:
+  """A linear input of a transpose rule: only its aval is known."""
+  __slots__ = ("aval",)
+
+  def __init__(self, aval: ShapedArray) -> None:
+    self.aval = aval
+
+  def __repr__(self) -> str:
+    return f"UndefinedPrimal({self.aval.str_short()})"
+
+
+def is_undefined(x) -> bool:
+  return type(x) is UndefinedPrimal
+
+
+def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
+                  cts_out: Sequence[Any]) -> list:
+  """Transposes ``jaxpr`` w.r.t. its UndefinedPrimal args; returns their cotangents.
+
+  Equations whose inputs are all defined are evaluated forward first; the rest are
+  linear and are transposed in reverse order with each primitive's ``transpose`` rule.
+  """
+  primal_env: dict[Var, Any] = {}
+  for v, c in zip(jaxpr.constvars, consts):
+    primal_env[v] = c
+  for v, a in zip(jaxpr.invars, args):
+    primal_env[v] = a
+
+  def read_primal(atom):
+    if type(atom) is Literal:
+      return atom.val
+    return primal_env.get(atom, UndefinedPrimal(atom.aval))
+
+  linear_eqns = []
+  for eqn in jaxpr.eqns:
+    ins = [read_primal(a) for a in eqn.invars]
+    if any(is_undefined(x) for x in ins):
+      linear_eqns.append(eqn)
+      continue
+    outs = eqn.primitive.bind(*ins, **eqn.params)
+    outs = outs if eqn.primitive.multiple_results else [outs]
+    for v, o in zip(eqn.outvars, outs):
+      primal_env[v] = o
+
+  ct_env: dict[Var, Any] = {}
+
+  def write_ct(atom, ct):
+    if type(atom) is Literal or ct is None or type(ct) is Zero:
+      return
+    prev = ct_env.get(atom)
+    ct_env[atom] = ct if prev is None else add_tangents(prev, ct)
+
+  for v, ct in zip(jaxpr.outvars, cts_out):
+    write_ct(v, ct)
+
+  for eqn in reversed(linear_eqns):
+    prim = eqn.primitive
+    cts = [ct_env.pop(v, None) for v in eqn.outvars]
+    if all(c is None for c in cts):
+      continue
+    cts = [Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(eqn.outvars, cts)]
+    if prim.transpose is None:
+      raise NotImplementedError(
+          f"Transpose rule (for reverse-mode differentiation) for '{prim.name}' "
+          "not implemented")
+    ins = [read_primal(a) for a in eqn.invars]
+    cts_in = prim.transpose(cts if prim.multiple_results else cts[0], *ins, **eqn.params)
+    for atom, x, ct in zip(eqn.invars, ins, cts_in):
+      if is_undefined(x):
+        write_ct(atom, ct)
+
+  out = []
+  for v, a in zip(jaxpr.invars, args):
+    if is_undefined(a):
+      ct = ct_env.get(v)
+      out.append(Zero(a.aval) if ct is None else ct)
+    else:
+      out.append(None)
+  return out
+
+
+def transpose_closed_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool]) -> ClosedJaxpr:
+  """A jaxpr mapping (non-linear inputs, output cotangents) to the linear inputs' cotangents."""
+  in_avals = closed.in_avals
+  nonlin_avals = [a for a, l in zip(in_avals, linear) if not l]
+  ct_avals = [tangent_aval(a) for a in closed.out_avals]
+
+  def fun(*args):
+    nonlin, cts = args[:len(nonlin_avals)], args[len(nonlin_avals):]
+    it = iter(nonlin)
+    prim_args = [UndefinedPrimal(a) if l else next(it) for a, l in zip(in_avals, linear)]
+    cts_in = backward_pass(closed.jaxpr, closed.consts, prim_args, cts)
+    return [instantiate(c) for c, l in zip(cts_in, linear) if l]
+
+  return trace_to_jaxpr(fun, nonlin_avals + ct_avals)
+
+
+def jvp_closed_jaxpr(closed: ClosedJaxpr, nonzeros: Sequence[bool],
+                     instantiate_out: bool | Sequence[bool] = True):
+  """A jaxpr mapping (primals, nonzero tangents) to (primal outs, tangent outs).
+
+  Returns (jaxpr, out_nonzeros).  With ``instantiate_out`` every tangent output is present.
+  """
+  in_avals = closed.in_avals
+  tan_avals = [tangent_aval(a) for a, nz in zip(in_avals, nonzeros) if nz]
+  n = len(in_avals)
+  n_out = len(closed.out_avals)
+  inst = [instantiate_out] * n_out if isinstance(instantiate_out, bool) else instantiate_out
+  result = {}
+
+  def fun(*args):
+    primals, tans = args[:n], iter(args[n:])
+    tangents = [next(tans) if nz else Zero(tangent_aval(a))
+                for a, nz in zip(in_avals, nonzeros)]
+    out_p, out_t = jvp_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+                            primals, tangents)
+    nz_out = [type(t) is not Zero or i for t, i in zip(out_t, inst)]
+    result["nz"] = nz_out
+    return list(out_p) + [instantiate(t) for t, nz in zip(out_t, nz_out) if nz]
+
+  jaxpr = trace_to_jaxpr(fun, list(in_avals) + tan_avals)
+  return jaxpr, result["nz"]
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers for writing rules
+
+def defjvp(prim, *rules) -> None:
+  """Per-argument JVP rules ``rule(tangent, *primals, **params) -> tangent contribution``.
+
+  ``None`` marks an argument that is not differentiable (its tangent is ignored).
+  """
+  def jvp(primals, tangents, **params):
+    out = prim.bind(*primals, **params)
+    acc = None
+    for rule, t in zip(rules, tangents):
+      if rule is None or type(t) is Zero:
+        continue
+      contribution = rule(t, *primals, **params)
+      acc = contribution if acc is None else add_tangents(acc, contribution)
+    return out, (Zero(tangent_aval(get_aval(out))) if acc is None else acc)
+  prim.jvp = jvp
+
+
+def defjvp2(prim, *rules) -> None:
+  """Like ``defjvp``, but each rule also receives the primal output first:
+  ``rule(tangent, out, *primals, **params)``."""
+  def jvp(primals, tangents, **params):
+    out = prim.bind(*primals, **params)
+    acc = None
+    for rule, t in zip(rules, tangents):
+      if rule is None or type(t) is Zero:
+        continue
+      contribution = rule(t, out, *primals, **params)
+      acc = contribution if acc is None else add_tangents(acc, contribution)
+    return out, (Zero(tangent_aval(get_aval(out))) if acc is None else acc)
+  prim.jvp = jvp
+
+
+def deflinear(prim, transpose_rule) -> None:
+  """A primitive linear in all its inputs: the JVP applies the primitive to the tangents."""
+  def jvp(primals, tangents, **params):
+    out = prim.bind(*primals, **params)
+    if all(type(t) is Zero for t in tangents):
+      return out, Zero(tangent_aval(get_aval(out)))
+    ts = [instantiate(t) for t in tangents]
+    return out, prim.bind(*ts, **params)
+  prim.jvp = jvp
+  prim.transpose = transpose_rule
+
+
+def zero_jvp(prim) -> None:
+  """A primitive with zero derivative everywhere (comparisons, integer ops, ...)."""
+  def jvp(primals, tangents, **params):
+    out = prim.bind(*primals, **params)
+    if prim.multiple_results:
+      return out, [Zero(tangent_aval(get_aval(o))) for o in out]
+    return out, Zero(tangent_aval(get_aval(out)))
+  prim.jvp = jvp

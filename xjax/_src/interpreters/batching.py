@@ -1,0 +1,144 @@
+"""Vectorization: the batching trace behind ``vmap``.
+
+Each value carries (value, batch dimension or ``None`` when unbatched).  A primitive with a
+batched input runs its ``batch`` rule, ``rule(axis, args, dims, **params) -> (out, out_dim)``,
+which should keep batch dimensions where they are when it can.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from xjax._src.core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters.staging import trace_to_jaxpr
+
+not_mapped = None
+
+
+class AxisData:
+  """The vmapped axis: its size and (optional) name for collectives."""
+  __slots__ = ("size", "name")
+
+  def __init__(self, size: int, name) -> None:
+    self.size = size
+    self.name = name
+
+
+class BatchTracer(Tracer):
+  __slots__ = ("val", "bdim")
+
+  def __init__(self, trace: "BatchTrace", val, bdim) -> None:
+    self._trace = trace
+    self.val = val
+    self.bdim = bdim
+
+  @property
+  def aval(self) -> ShapedArray:
+    aval = get_aval(self.val)
+    if self.bdim is None:
+      return aval
+    shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
+    return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+
+class BatchTrace(Trace):
+  __slots__ = ("axis",)
+
+  def __init__(self, parent: Trace, axis: AxisData) -> None:
+    super().__init__(parent)
+    self.axis = axis
+
+  def __repr__(self) -> str:
+    return "BatchTrace"
+
+  def lift(self, x):
+    if isinstance(x, BatchTracer) and x._trace is self:
+      return x.val, x.bdim
+    return x, None
+
+  def process_primitive(self, prim, args, params):
+    vals, dims = zip(*map(self.lift, args)) if args else ((), ())
+    handles_axis = getattr(prim, "is_collective", False) and _names_axis(params, self.axis.name)
+    if all(d is None for d in dims) and not handles_axis:
+      with set_current_trace(self.parent):
+        return prim.bind(*vals, **params)
+    if prim.batch is None:
+      raise NotImplementedError(f"Batching rule for '{prim.name}' not implemented")
+    with set_current_trace(self.parent):
+      out, out_dim = prim.batch(self.axis, list(vals), list(dims), **params)
+    if prim.multiple_results:
+      return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
+    return BatchTracer(self, out, out_dim)
+
+
+def _names_axis(params, name) -> bool:
+  names = params.get("axis_name")
+  if name is None or names is None:
+    return False
+  names = names if isinstance(names, tuple) else (names,)
+  return name in names
+
+
+def batch_flat(fun: Callable, args: Sequence[Any], in_dims: Sequence, axis: AxisData,
+               out_dims_fn: Callable[[int], Sequence] | None = None):
+  """Runs ``fun`` on batched ``args``; returns (outs, out_dims) with dims as produced."""
+  trace = BatchTrace(current_trace(), axis)
+  with new_trace(trace):
+    ins = [x if d is None else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
+    outs = fun(*ins)
+    pairs = [trace.lift(o) for o in outs]
+  return [v for v, _ in pairs], [d for _, d in pairs]
+
+
+# ---------------------------------------------------------------------------------------
+# Helpers for rules
+
+def moveaxis(x, src: int, dst: int):
+  from xjax._src.lax import lax
+  if src == dst:
+    return x
+  ndim = get_aval(x).ndim
+  perm = [i for i in range(ndim) if i != src]
+  perm.insert(dst, src)
+  return lax.transpose(x, perm)
+
+
+def bdim_to_front(x, bdim, size: int):
+  """``x`` with its batch dimension first (broadcast when unbatched)."""
+  from xjax._src.lax import lax
+  if bdim is None:
+    aval = get_aval(x)
+    return lax.broadcast_in_dim(x, (size,) + aval.shape, tuple(range(1, aval.ndim + 1)))
+  return moveaxis(x, bdim, 0)
+
+
+def matchaxis(x, src, dst, size: int):
+  """Moves (or broadcasts, when unbatched) ``x``'s batch dimension to ``dst``."""
+  if src is None:
+    return moveaxis(bdim_to_front(x, None, size), 0, dst)
+  return moveaxis(x, src, dst)
+
+
+def batch_closed_jaxpr(closed: ClosedJaxpr, axis: AxisData, in_batched: Sequence[bool],
+                       instantiate: bool | Sequence[bool] = False):
+  """A jaxpr over inputs batched at dimension 0 (where ``in_batched``); outputs batched
+  at 0 where the returned flags say so (always, where ``instantiate``)."""
+  n_out = len(closed.out_avals)
+  inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
+  avals = [ShapedArray((axis.size,) + a.shape, a.dtype, a.weak_type) if b else a
+           for a, b in zip(closed.in_avals, in_batched)]
+  result = {}
+
+  def fun(*args):
+    dims = [0 if b else None for b in in_batched]
+    outs, out_dims = batch_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+                                args, dims, axis)
+    batched = [d is not None or i for d, i in zip(out_dims, inst)]
+    result["batched"] = batched
+    return [matchaxis(o, d, 0, axis.size) if b else o
+            for o, d, b in zip(outs, out_dims, batched)]
+
+  jaxpr = trace_to_jaxpr(fun, avals)
+  return jaxpr, result["batched"]

@@ -1,0 +1,492 @@
+"""``jit``: trace once per signature, compile with XLA, and dispatch fast.
+
+A call flattens its arguments, computes a signature (tree structure, avals with weak types,
+static values, tracing-relevant config) and looks it up.  At the top level a hit executes
+the cached executable directly.  Under another transformation, jit binds the ``jit`` call
+primitive, whose rules (below) transform the traced jaxpr, so jit composes with everything.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import weakref
+from typing import Any, Callable, Sequence
+
+from xjax._src import tree_util
+from xjax._src.config import config
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, closed_with_consts_as_args
+from xjax._src.core.trace import Primitive, Tracer, current_trace, eval_trace
+from xjax._src.core.values import get_aval, pytype_aval_mappings
+from xjax._src import dispatch
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.interpreters.staging import DebugInfo, fun_name, fun_source, trace_to_jaxpr
+from xjax._src.array import Array
+
+
+# ---------------------------------------------------------------------------------------
+# Argument handling shared by jit, make_jaxpr and eval_shape
+
+def _normalize_static(fun, static_argnums, static_argnames):
+  if static_argnums is None:
+    static_argnums = ()
+  elif isinstance(static_argnums, int):
+    static_argnums = (static_argnums,)
+  static_argnums = tuple(int(i) for i in static_argnums)
+  if static_argnames is None:
+    static_argnames = ()
+  elif isinstance(static_argnames, str):
+    static_argnames = (static_argnames,)
+  static_argnames = tuple(static_argnames)
+  try:
+    sig = inspect.signature(fun)
+  except (TypeError, ValueError):
+    sig = None
+  if sig is not None:
+    params = list(sig.parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = set(static_argnames)
+    for i in static_argnums:
+      if -len(positional) <= i < len(positional):
+        p = positional[i]
+        if p.kind == p.POSITIONAL_OR_KEYWORD:
+          names.add(p.name)
+    nums = set(static_argnums)
+    for name in static_argnames:
+      for idx, p in enumerate(positional):
+        if p.name == name:
+          nums.add(idx)
+    static_argnames = tuple(sorted(names))
+    static_argnums = tuple(sorted(nums))
+  return static_argnums, static_argnames, sig
+
+
+def _arg_names(sig, args, kwargs) -> list[str]:
+  """Human names for the flattened dynamic arguments (used in error messages)."""
+  names = []
+  params = list(sig.parameters.values()) if sig is not None else []
+  for i, a in enumerate(args):
+    base = params[i].name if i < len(params) and params[i].kind in (
+        params[i].POSITIONAL_ONLY, params[i].POSITIONAL_OR_KEYWORD) else f"args[{i}]"
+    for path, _ in tree_util.tree_flatten_with_path(a)[0]:
+      names.append(base + tree_util.keystr(path))
+  for k in sorted(kwargs):
+    for path, _ in tree_util.tree_flatten_with_path(kwargs[k])[0]:
+      names.append(k + tree_util.keystr(path))
+  return names
+
+
+def _check_hashable(value, where: str):
+  try:
+    hash(value)
+  except TypeError as e:
+    raise ValueError(
+        f"Non-hashable static arguments are not supported. An error occurred while trying "
+        f"to hash an object of type {type(value)}, {value!r}. The error was:\n{e}\n"
+        f"(static argument {where}: mark only hashable values such as Python scalars, "
+        "strings and tuples as static, or pass arrays as regular arguments.)") from None
+
+
+def _valid_leaf_aval(leaf, fun, name: str) -> ShapedArray:
+  try:
+    return get_aval(leaf)
+  except TypeError:
+    raise TypeError(
+        f"Error interpreting argument to {fun_name(fun)} as an abstract array. The "
+        f"problematic value is of type {type(leaf)} and was passed to the function at path "
+        f"{name}.\nThis typically means that a jit-wrapped function was called with a "
+        f"non-array argument, and this argument was not marked as static using the "
+        f"static_argnums or static_argnames parameters of jax.jit.\n"
+        f"Argument '{leaf!r}' of type {type(leaf)} is not a valid JAX type.") from None
+
+
+class _Split:
+  """Dynamic leaves and the static part of one call."""
+  __slots__ = ("dyn_args", "dyn_kwargs", "static_key", "rebuild")
+
+
+def _split_args(args, kwargs, static_argnums, static_argnames):
+  n = len(args)
+  static_pos = {i % n for i in static_argnums if -n <= i < n} if static_argnums else ()
+  if static_pos:
+    dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
+    statics = tuple((i, args[i]) for i in sorted(static_pos))
+  else:
+    dyn_args, statics = args, ()
+  if static_argnames and kwargs:
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
+    static_kw = tuple(sorted((k, v) for k, v in kwargs.items() if k in static_argnames))
+  else:
+    dyn_kwargs, static_kw = kwargs, ()
+  return dyn_args, dyn_kwargs, statics, static_kw
+
+
+def _rebuild_call(fun, n_args, statics, static_kw):
+  """fun taking (dyn_args, dyn_kwargs) and re-inserting the static values."""
+  def call(dyn_args, dyn_kwargs):
+    args = list(dyn_args)
+    for i, v in statics:
+      args.insert(i, v)
+    kwargs = dict(dyn_kwargs)
+    kwargs.update(static_kw)
+    return fun(*args, **kwargs)
+  return call
+
+
+def _trace_flat(call, in_tree, in_avals, debug):
+  """Traces call(*unflattened) to a ClosedJaxpr and the output tree."""
+  out_tree_box = []
+
+  def flat_fun(*leaves):
+    dyn_args, dyn_kwargs = tree_util.tree_unflatten(in_tree, leaves)
+    out = call(dyn_args, dyn_kwargs)
+    out_leaves, out_tree = tree_util.tree_flatten(out)
+    out_tree_box.append(out_tree)
+    for leaf in out_leaves:
+      if not isinstance(leaf, Tracer):
+        try:
+          get_aval(leaf)
+        except TypeError:
+          raise TypeError(f"{debug.func_name} returned a value of type {type(leaf)}, which "
+                          "is not a valid JAX type; return arrays, scalars or pytrees of "
+                          "them.") from None
+    return out_leaves
+
+  closed = trace_to_jaxpr(flat_fun, in_avals, debug)
+  return closed, out_tree_box[0]
+
+
+# ---------------------------------------------------------------------------------------
+# The jit call primitive
+
+def _jit_abstract_eval(*avals, jaxpr, name, **_):
+  return jaxpr.out_avals
+
+
+def _jit_impl(*args, jaxpr, name, **_):
+  return dispatch.run_closed_jaxpr(jaxpr, args, name)
+
+
+def _jit_lowering(ctx, *args, jaxpr, name, **_):
+  return ctx.call(jaxpr, name, list(args))
+
+
+def _jit_jvp(primals, tangents, *, jaxpr, name, **_):
+  nonzeros = [type(t) is not Zero for t in tangents]
+  jvp_jaxpr, out_nz = ad.jvp_closed_jaxpr(jaxpr, nonzeros, instantiate_out=False)
+  nz_tangents = [t for t in tangents if type(t) is not Zero]
+  outs = jit_p.bind(*primals, *nz_tangents, jaxpr=jvp_jaxpr, name=name)
+  n = len(jaxpr.out_avals)
+  out_primals, nz_out_t = outs[:n], iter(outs[n:])
+  out_tangents = [next(nz_out_t) if nz else Zero(ad.tangent_aval(a))
+                  for nz, a in zip(out_nz, jaxpr.out_avals)]
+  return out_primals, out_tangents
+
+
+def _jit_partial_eval(trace, args, params):
+  jaxpr, name = params["jaxpr"], params["name"]
+  unknowns = [trace.is_unknown(x) for x in args]
+  known, unknown, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr, unknowns)
+  known_args = [x for x, u in zip(args, unknowns) if not u]
+  known_outs = jit_p.bind(*_hoist(known, known_args), jaxpr=_hoisted(known), name=name)
+  n_known = len(known_outs) - num_res
+  residuals = known_outs[n_known:]
+  unknown_args = [x for x, u in zip(args, unknowns) if u]
+  staged = trace.stage(jit_p, list(residuals) + unknown_args,
+                       dict(jaxpr=unknown, name=name))
+  it_k, it_u = iter(known_outs[:n_known]), iter(staged)
+  return [next(it_u) if u else next(it_k) for u in out_unknowns]
+
+
+def _hoisted(closed: ClosedJaxpr) -> ClosedJaxpr:
+  jaxpr, _ = closed_with_consts_as_args(closed)
+  return ClosedJaxpr(jaxpr, ()) if closed.consts else closed
+
+
+def _hoist(closed: ClosedJaxpr, args):
+  return list(closed.consts) + list(args)
+
+
+def _jit_transpose(cts, *args, jaxpr, name, **_):
+  linear = [ad.is_undefined(x) for x in args]
+  ct_jaxpr = ad.transpose_closed_jaxpr(jaxpr, linear)
+  nonlin = [x for x in args if not ad.is_undefined(x)]
+  cts = [ad.instantiate(c) for c in cts]
+  outs = jit_p.bind(*_hoist(ct_jaxpr, nonlin + cts), jaxpr=_hoisted(ct_jaxpr),
+                    name=f"transpose_{name}")
+  it = iter(outs)
+  return [next(it) if l else None for l in linear]
+
+
+def _jit_batch(axis, args, dims, *, jaxpr, name, **_):
+  in_batched = [d is not None for d in dims]
+  args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
+  batched, out_batched = batching.batch_closed_jaxpr(jaxpr, axis, in_batched)
+  outs = jit_p.bind(*_hoist(batched, args), jaxpr=_hoisted(batched), name=name)
+  return outs, [0 if b else None for b in out_batched]
+
+
+jit_p = Primitive("jit", multiple_results=True)
+jit_p.abstract_eval = _jit_abstract_eval
+jit_p.impl = _jit_impl
+jit_p.lowering = _jit_lowering
+jit_p.jvp = _jit_jvp
+jit_p.partial_eval = _jit_partial_eval
+jit_p.transpose = _jit_transpose
+jit_p.batch = _jit_batch
+
+
+# ---------------------------------------------------------------------------------------
+# The user-facing wrapper
+
+class _CacheEntry:
+  __slots__ = ("closed", "call_jaxpr", "out_tree", "compiled", "in_avals")
+
+  def __init__(self, closed: ClosedJaxpr, out_tree, in_avals) -> None:
+    self.closed = closed
+    self.call_jaxpr = _hoisted(closed)
+    self.out_tree = out_tree
+    self.compiled: dict = {}
+    self.in_avals = in_avals
+
+
+class Jitted:
+  """The callable ``jit(fun)`` returns."""
+
+  def __init__(self, fun: Callable, static_argnums, static_argnames, donate_argnums,
+               donate_argnames, keep_unused, inline) -> None:
+    if not callable(fun):
+      raise TypeError(f"Expected a callable value, got {fun!r}")
+    self.fun = fun
+    self._static_argnums, self._static_argnames, self._sig = _normalize_static(
+        fun, static_argnums, static_argnames)
+    self._cache: dict = {}
+    self._name = fun_name(fun)
+    self.donate_argnums = donate_argnums
+    functools.update_wrapper(self, fun, updated=())
+
+  def __get__(self, obj, objtype=None):
+    if obj is None:
+      return self
+    return functools.partial(self, obj)
+
+  def __repr__(self) -> str:
+    return f"<PjitFunction of {self.fun!r}>"
+
+  # -- signature and tracing ---------------------------------------------------------------
+  def _entry(self, args, kwargs):
+    dyn_args, dyn_kwargs, statics, static_kw = _split_args(
+        args, kwargs, self._static_argnums, self._static_argnames)
+    leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+    avals = []
+    for leaf in leaves:
+      handler = None if isinstance(leaf, Tracer) else pytype_aval_mappings.get(type(leaf))
+      avals.append(handler(leaf) if handler is not None else None)
+    if None in avals:
+      names = None
+      for i, leaf in enumerate(leaves):
+        if avals[i] is None:
+          if isinstance(leaf, Tracer):
+            avals[i] = leaf.aval
+          else:
+            if names is None:
+              names = _arg_names(self._sig, dyn_args, dyn_kwargs)
+            avals[i] = _valid_leaf_aval(leaf, self.fun, names[i] if i < len(names) else "?")
+    avals = tuple(avals)
+    try:
+      key = (in_tree, avals, statics, static_kw, config.trace_state_key())
+      entry = self._cache.get(key)
+    except TypeError:
+      for i, v in statics:
+        _check_hashable(v, f"at position {i}")
+      for k, v in static_kw:
+        _check_hashable(v, f"'{k}'")
+      raise
+    if entry is None:
+      debug = DebugInfo(self._name, fun_source(self.fun),
+                        _arg_names(self._sig, dyn_args, dyn_kwargs))
+      call = _rebuild_call(self.fun, len(args), statics, static_kw)
+      closed, out_tree = _trace_flat(call, in_tree, avals, debug)
+      entry = _CacheEntry(closed, out_tree, avals)
+      self._cache[key] = entry
+    return entry, leaves, avals
+
+  def __call__(self, *args, **kwargs):
+    if config.read("jax_disable_jit"):
+      return self.fun(*args, **kwargs)
+    entry, leaves, avals = self._entry(args, kwargs)
+    if current_trace() is eval_trace:
+      device, committed = dispatch.pick_device(leaves)
+      compiled = entry.compiled.get(device)
+      if compiled is None:
+        compiled = entry.compiled[device] = dispatch.CompiledJaxpr(entry.closed, device,
+                                                                   self._name)
+      outs = compiled(leaves, avals, committed)
+    else:
+      outs = jit_p.bind(*entry.closed.consts, *leaves, jaxpr=entry.call_jaxpr,
+                        name=self._name)
+    return tree_util.tree_unflatten(entry.out_tree, outs)
+
+  # -- AOT ---------------------------------------------------------------------------------
+  def trace(self, *args, **kwargs) -> "Traced":
+    entry, leaves, avals = self._entry(args, kwargs)
+    return Traced(self, entry)
+
+  def lower(self, *args, **kwargs) -> "Lowered":
+    return self.trace(*args, **kwargs).lower()
+
+  def eval_shape(self, *args, **kwargs):
+    entry, _, _ = self._entry(args, kwargs)
+    return tree_util.tree_unflatten(
+        entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                         for a in entry.closed.out_avals])
+
+  def clear_cache(self) -> None:
+    self._cache.clear()
+
+  def _cache_size(self) -> int:
+    return len(self._cache)
+
+
+class Traced:
+  def __init__(self, jitted: Jitted, entry: _CacheEntry) -> None:
+    self._jitted = jitted
+    self._entry = entry
+    self.jaxpr = entry.closed
+    self.out_info = tree_util.tree_unflatten(
+        entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in entry.closed.out_avals])
+
+  def lower(self) -> "Lowered":
+    return Lowered(self._jitted, self._entry)
+
+
+class Lowered:
+  """The StableHLO of a jitted function for given argument types."""
+
+  def __init__(self, jitted: Jitted, entry: _CacheEntry) -> None:
+    from xjax._src.backend import lowering
+    self._jitted = jitted
+    self._entry = entry
+    self._text = lowering.lower_module(entry.closed.jaxpr, jitted._name)
+
+  def as_text(self, dialect: str | None = None, debug_info: bool = False) -> str:
+    return self._text
+
+  def compiler_ir(self, dialect: str | None = None) -> str:
+    return self._text
+
+  def compile(self) -> "Compiled":
+    from xjax._src.backend import runtime
+    device = runtime.default_device()
+    compiled = self._entry.compiled.get(device)
+    if compiled is None:
+      compiled = self._entry.compiled[device] = dispatch.CompiledJaxpr(
+          self._entry.closed, device, self._jitted._name)
+    return Compiled(self._jitted, self._entry, compiled)
+
+
+class Compiled:
+  def __init__(self, jitted, entry, compiled) -> None:
+    self._jitted = jitted
+    self._entry = entry
+    self._compiled = compiled
+
+  def as_text(self) -> str:
+    return self._compiled.executable.hlo_text()
+
+  def cost_analysis(self):
+    return self._compiled.executable.cost_analysis()
+
+  def __call__(self, *args, **kwargs):
+    entry, leaves, avals = self._jitted._entry(args, kwargs)
+    if entry is not self._entry:
+      raise TypeError("Compiled function called with arguments whose types differ from "
+                      "those it was lowered for; call .lower(...) again for the new types.")
+    outs = self._compiled(leaves, avals, dispatch.pick_device(leaves)[1])
+    return tree_util.tree_unflatten(entry.out_tree, outs)
+
+
+def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=None,
+        donate_argnums=None, donate_argnames=None, keep_unused: bool = False, device=None,
+        backend=None, inline: bool = False, in_shardings=None, out_shardings=None,
+        abstracted_axes=None, compiler_options=None):
+  """Compiles ``fun`` with XLA; traced once per distinct argument signature."""
+  if fun is None:
+    return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
+                         donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                         keep_unused=keep_unused, inline=inline)
+  return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                keep_unused, inline)
+
+
+# ---------------------------------------------------------------------------------------
+# make_jaxpr and eval_shape
+
+class ShapeDtypeStruct:
+  """A shape and dtype standing in for an array (eval_shape, AOT lowering)."""
+  __slots__ = ("shape", "dtype", "weak_type", "sharding")
+
+  def __init__(self, shape, dtype, *, weak_type: bool = False, sharding=None) -> None:
+    from xjax._src import dtypes
+    self.shape = tuple(shape)
+    self.dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype))
+    self.weak_type = weak_type
+    self.sharding = sharding
+
+  @property
+  def ndim(self) -> int:
+    return len(self.shape)
+
+  @property
+  def size(self) -> int:
+    import math
+    return math.prod(self.shape)
+
+  def __repr__(self) -> str:
+    weak = ", weak_type=True" if self.weak_type else ""
+    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+  def __eq__(self, other) -> bool:
+    return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+            and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+  def __hash__(self) -> int:
+    return hash((self.shape, self.dtype, self.weak_type))
+
+
+pytype_aval_mappings[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype, s.weak_type)
+
+
+def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False,
+               abstracted_axes=None):
+  """``make_jaxpr(f)(*args)`` returns the ClosedJaxpr of ``f`` traced at ``args``' types."""
+  static_argnums_n, static_argnames, sig = _normalize_static(fun, static_argnums, None)
+
+  @functools.wraps(fun)
+  def make(*args, **kwargs):
+    dyn_args, dyn_kwargs, statics, static_kw = _split_args(args, kwargs, static_argnums_n, ())
+    leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+    names = _arg_names(sig, dyn_args, dyn_kwargs)
+    avals = [leaf.aval if isinstance(leaf, Tracer) else _valid_leaf_aval(leaf, fun, n)
+             for leaf, n in zip(leaves, names + ["?"] * len(leaves))]
+    debug = DebugInfo(fun_name(fun), fun_source(fun), names)
+    call = _rebuild_call(fun, len(args), statics, static_kw)
+    closed, out_tree = _trace_flat(call, in_tree, avals, debug)
+    if return_shape:
+      shapes = tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
+          a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])
+      return closed, shapes
+    return closed
+  return make
+
+
+def eval_shape(fun: Callable, *args, **kwargs):
+  """Output shapes/dtypes of ``fun(*args)`` without running it (no FLOPs)."""
+  leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+  avals = [_valid_leaf_aval(x, fun, "?") if not isinstance(x, Tracer) else x.aval
+           for x in leaves]
+  debug = DebugInfo(fun_name(fun), fun_source(fun), [])
+  closed, out_tree = _trace_flat(lambda a, k: fun(*a, **k), in_tree, avals, debug)
+  return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
+      a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])

@@ -1,0 +1,782 @@
+"""Elementwise primitives: arithmetic, math functions, comparisons, bitwise, selection,
+conversion.  Each row of a table below is one primitive with its whole story.
+
+lax is strict: operands must share a dtype.  Shapes must be equal, except that rank-0
+operands and size-1 dimensions broadcast (as in JAX's lax).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src import dtypes
+from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.lax.utils import (any_dtype, broadcasting_shape, check_same_dtypes,
+                                 dtype_checker, standard_primitive)
+
+_float = dtype_checker("float")
+_inexact = dtype_checker("inexact")
+_number = dtype_checker("int", "inexact")
+_int = dtype_checker("int")
+_int_or_bool = dtype_checker("int", "bool")
+_complex = dtype_checker("complex")
+_ordered = dtype_checker("int", "float", "bool")
+
+
+# ---------------------------------------------------------------------------------------
+# Shared rules
+
+def _nary_abstract_eval(name, check, result_dtype=None):
+  def rule(*avals, **params):
+    check_same_dtypes(name, avals)
+    check(name, avals[0].dtype)
+    shape = broadcasting_shape(name, [a.shape for a in avals])
+    dtype = avals[0].dtype if result_dtype is None else result_dtype(avals[0].dtype)
+    weak = all(a.weak_type for a in avals) and result_dtype is None
+    return ShapedArray(shape, dtype, weak)
+  return rule
+
+
+def _lower_nary(op_name, attrs=None):
+  def lower(ctx, *operands, **params):
+    out = ctx.avals_out[0]
+    ops = [broadcast_operand(ctx, o, a, out.shape) for o, a in zip(operands, ctx.avals_in)]
+    in_avals = [a.update(shape=out.shape) for a in ctx.avals_in]
+    return ctx.op(op_name, ops, out, attrs(ctx, **params) if attrs else None, in_avals=in_avals)
+  return lower
+
+
+def broadcast_operand(ctx, operand, aval, shape):
+  """Lowers lax's implicit rank-0 / size-1 broadcasting."""
+  if aval.shape == tuple(shape):
+    return operand
+  from xjax._src.backend.lowering import i64_array
+  if aval.ndim == 0:
+    dims = []
+  else:
+    keep = [i for i, d in enumerate(aval.shape) if d == shape[i]]
+    if len(keep) != aval.ndim:  # size-1 dims: drop them first
+      squeezed = ShapedArray(tuple(aval.shape[i] for i in keep), aval.dtype)
+      operand = ctx.op("stablehlo.reshape", [operand], squeezed, in_avals=[aval])
+      aval = squeezed
+    dims = keep
+  out = ShapedArray(tuple(shape), aval.dtype)
+  return ctx.op("stablehlo.broadcast_in_dim", [operand], out,
+                {"broadcast_dimensions": i64_array(dims)}, in_avals=[aval])
+
+
+def elementwise_batch(prim):
+  def rule(axis, args, dims, **params):
+    vals, out_dim = broadcast_batched_args(args, dims, axis.size)
+    return prim.bind(*vals, **params), out_dim
+  return rule
+
+
+def broadcast_batched_args(args, dims, size):
+  """Aligns batch dims of elementwise operands; returns (args, out_dim)."""
+  from xjax._src.lax import shapes
+  avals = [get_aval(x) for x in args]
+  logical_ranks = [a.ndim - (d is not None) for a, d in zip(avals, dims)]
+  rank = max(logical_ranks)
+  batched_full = {d for d, r in zip(dims, logical_ranks) if d is not None and r == rank}
+  out_dim = batched_full.pop() if len(batched_full) == 1 else 0
+  out = []
+  for x, a, d, r in zip(args, avals, dims, logical_ranks):
+    if d is None:
+      if r == 0:
+        out.append(x)
+      else:
+        out.append(shapes.expand_dims(x, (out_dim,)))
+    elif r < rank:  # a batched rank-0 value meeting rank-k operands
+      x = batching.moveaxis(x, d, 0)
+      shape = [1] * (rank + 1)
+      shape[out_dim] = size
+      out.append(shapes.reshape(x, tuple(shape)))
+    else:
+      out.append(batching.moveaxis(x, d, out_dim))
+  return out, out_dim
+
+
+def unbroadcast(ct, aval: ShapedArray):
+  """Sums a cotangent down to ``aval``'s shape (undoing implicit broadcasting)."""
+  if type(ct) is Zero:
+    return Zero(aval)
+  ct_aval = get_aval(ct)
+  if ct_aval.shape == aval.shape:
+    return ct
+  from xjax._src.lax import reductions, shapes
+  if aval.ndim == 0:
+    return reductions.reduce_sum(ct, tuple(range(ct_aval.ndim)))
+  axes = tuple(i for i, (a, b) in enumerate(zip(aval.shape, ct_aval.shape)) if a != b)
+  return shapes.reshape(reductions.reduce_sum(ct, axes), aval.shape)
+
+
+def broadcast_to_aval(t, shape):
+  t_aval = get_aval(t)
+  if t_aval.shape == tuple(shape):
+    return t
+  from xjax._src.lax import shapes
+  if t_aval.ndim == 0:
+    return shapes.broadcast_in_dim(t, tuple(shape), ())
+  keep = tuple(i for i, d in enumerate(t_aval.shape) if d == shape[i])
+  squeezed = shapes.reshape(t, tuple(t_aval.shape[i] for i in keep))
+  return shapes.broadcast_in_dim(squeezed, tuple(shape), keep)
+
+
+def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None):
+  prim = standard_primitive(name, _nary_abstract_eval(name, check), _lower_nary(hlo))
+  prim.batch = elementwise_batch(prim)
+  if jvp is not None:
+    ad.defjvp(prim, jvp)
+  elif jvp2 is not None:
+    ad.defjvp2(prim, jvp2)
+  else:
+    ad.zero_jvp(prim)
+  return prim
+
+
+def _binary(name, hlo, check, jvps=None, result_dtype=None):
+  prim = standard_primitive(name, _nary_abstract_eval(name, check, result_dtype),
+                            _lower_nary(hlo))
+  prim.batch = elementwise_batch(prim)
+  if jvps is None:
+    ad.zero_jvp(prim)
+  else:
+    rules = [None if r is None else _broadcasting_jvp(r) for r in jvps]
+    ad.defjvp(prim, *rules)
+  return prim
+
+
+def _broadcasting_jvp(rule):
+  def jvp(t, *primals, **params):
+    shape = broadcasting_shape("jvp", [get_aval(p).shape for p in primals])
+    return broadcast_to_aval(rule(t, *primals, **params), shape)
+  return jvp
+
+
+# ---------------------------------------------------------------------------------------
+# Arithmetic
+
+add_p = _binary("add", "stablehlo.add", _number, [lambda t, x, y: t, lambda t, x, y: t])
+sub_p = _binary("sub", "stablehlo.subtract", _number, [lambda t, x, y: t, lambda t, x, y: neg(t)])
+mul_p = _binary("mul", "stablehlo.multiply", dtype_checker("int", "inexact", "bool"),
+                [lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t)])
+div_p = _binary("div", "stablehlo.divide", _number,
+                [lambda t, x, y: div(t, y), lambda t, x, y: mul(neg(t), div(div(x, y), y))])
+rem_p = _binary("rem", "stablehlo.remainder", _number,
+                [lambda t, x, y: t,
+                 lambda t, x, y: mul(neg(t), _trunc_div(x, y))])
+max_p = _binary("max", "stablehlo.maximum", dtype_checker("int", "inexact", "bool"),
+                [lambda t, x, y: mul(t, _tie_mask(x, y, False)),
+                 lambda t, x, y: mul(t, _tie_mask(y, x, False))])
+min_p = _binary("min", "stablehlo.minimum", dtype_checker("int", "inexact", "bool"),
+                [lambda t, x, y: mul(t, _tie_mask(x, y, True)),
+                 lambda t, x, y: mul(t, _tie_mask(y, x, True))])
+pow_p = _binary("pow", "stablehlo.power", _inexact,
+                [lambda t, x, y: mul(t, mul(y, pow(x, sub(y, _one(y))))),
+                 lambda t, x, y: mul(t, mul(log(_safe_base(x)), pow(x, y)))])
+atan2_p = _binary("atan2", "stablehlo.atan2", _float,
+                  [lambda t, x, y: mul(t, div(y, add(mul(x, x), mul(y, y)))),
+                   lambda t, x, y: mul(t, div(neg(x), add(mul(x, x), mul(y, y))))])
+nextafter_p = _binary("nextafter", "chlo.next_after", _float)
+
+neg_p = _unary("neg", "stablehlo.negate", _number, jvp=lambda t, x: neg(t))
+sign_p = _unary("sign", "stablehlo.sign", _number)
+floor_p = _unary("floor", "stablehlo.floor", _float)
+ceil_p = _unary("ceil", "stablehlo.ceil", _float)
+is_finite_p = standard_primitive(
+    "is_finite", lambda a: ShapedArray(a.shape, np.bool_, False) if _float("is_finite", a.dtype)
+    is None else None, _lower_nary("stablehlo.is_finite"))
+is_finite_p.batch = elementwise_batch(is_finite_p)
+ad.zero_jvp(is_finite_p)
+
+exp_p = _unary("exp", "stablehlo.exponential", jvp2=lambda t, y, x: mul(t, y))
+exp2_p = _unary("exp2", "chlo.exp2" , jvp2=lambda t, y, x: mul(t, mul(y, _const(x, np.log(2)))))
+log_p = _unary("log", "stablehlo.log", jvp=lambda t, x: div(t, x))
+expm1_p = _unary("expm1", "stablehlo.exponential_minus_one",
+                 jvp2=lambda t, y, x: mul(t, add(y, _one(y))))
+log1p_p = _unary("log1p", "stablehlo.log_plus_one", jvp=lambda t, x: div(t, add(x, _one(x))))
+tanh_p = _unary("tanh", "stablehlo.tanh", jvp2=lambda t, y, x: mul(t, sub(_one(y), mul(y, y))))
+logistic_p = _unary("logistic", "stablehlo.logistic",
+                    jvp2=lambda t, y, x: mul(t, mul(y, sub(_one(y), y))))
+sin_p = _unary("sin", "stablehlo.sine", jvp=lambda t, x: mul(t, cos(x)))
+cos_p = _unary("cos", "stablehlo.cosine", jvp=lambda t, x: neg(mul(t, sin(x))))
+tan_p = _unary("tan", "stablehlo.tan", jvp2=lambda t, y, x: mul(t, add(_one(y), mul(y, y))))
+asin_p = _unary("asin", "chlo.asin", jvp=lambda t, x: mul(t, rsqrt(sub(_one(x), mul(x, x)))))
+acos_p = _unary("acos", "chlo.acos",
+                jvp=lambda t, x: neg(mul(t, rsqrt(sub(_one(x), mul(x, x))))))
+atan_p = _unary("atan", "chlo.atan", jvp=lambda t, x: div(t, add(_one(x), mul(x, x))))
+sinh_p = _unary("sinh", "chlo.sinh", jvp=lambda t, x: mul(t, cosh(x)))
+cosh_p = _unary("cosh", "chlo.cosh", jvp=lambda t, x: mul(t, sinh(x)))
+asinh_p = _unary("asinh", "chlo.asinh", jvp=lambda t, x: mul(t, rsqrt(add(mul(x, x), _one(x)))))
+acosh_p = _unary("acosh", "chlo.acosh",
+                 jvp=lambda t, x: mul(t, rsqrt(mul(sub(x, _one(x)), add(x, _one(x))))))
+atanh_p = _unary("atanh", "chlo.atanh", jvp=lambda t, x: div(t, sub(_one(x), mul(x, x))))
+sqrt_p = _unary("sqrt", "stablehlo.sqrt", jvp2=lambda t, y, x: div(t, mul(_const(y, 2), y)))
+rsqrt_p = _unary("rsqrt", "stablehlo.rsqrt",
+                 jvp2=lambda t, y, x: mul(t, mul(_const(y, -0.5), div(y, x))))
+cbrt_p = _unary("cbrt", "stablehlo.cbrt",
+                jvp2=lambda t, y, x: mul(t, div(_const(y, 1 / 3), mul(y, y))))
+erf_p = _unary("erf", "chlo.erf", _float, jvp=lambda t, x: mul(
+    t, mul(_const(x, 2 / np.sqrt(np.pi)), exp(neg(mul(x, x))))))
+erfc_p = _unary("erfc", "chlo.erfc", _float, jvp=lambda t, x: mul(
+    t, mul(_const(x, -2 / np.sqrt(np.pi)), exp(neg(mul(x, x))))))
+erf_inv_p = _unary("erf_inv", "chlo.erf_inv", _float, jvp2=lambda t, y, x: mul(
+    t, mul(_const(y, np.sqrt(np.pi) / 2), exp(mul(y, y)))))
+lgamma_p = _unary("lgamma", "chlo.lgamma", _float, jvp=lambda t, x: mul(t, digamma(x)))
+digamma_p = _unary("digamma", "chlo.digamma", _float,
+                   jvp=lambda t, x: mul(t, polygamma(_one(x), x)))
+polygamma_p = _binary("polygamma", "chlo.polygamma", _float,
+                      [None, lambda t, m, x: mul(t, polygamma(add(m, _one(m)), x))])
+bessel_i0e_p = _unary("bessel_i0e", "chlo.bessel_i0e", _float, jvp2=lambda t, y, x: mul(
+    t, sub(bessel_i1e(x), mul(sign(x), y))))
+bessel_i1e_p = _unary("bessel_i1e", "chlo.bessel_i1e", _float, jvp2=lambda t, y, x: mul(
+    t, _bessel_i1e_deriv(y, x)))
+real_p = _unary("real", "stablehlo.real", _complex, jvp=lambda t, x: real(t))
+imag_p = _unary("imag", "stablehlo.imag", _complex, jvp=lambda t, x: imag(t))
+conj_p = _unary("conj", "chlo.conj", _complex, jvp=lambda t, x: conj(t))
+abs_p = _unary("abs", "stablehlo.abs", _number, jvp=lambda t, x: _abs_jvp(t, x))
+population_count_p = _unary("population_count", "stablehlo.popcnt", _int)
+clz_p = _unary("clz", "stablehlo.count_leading_zeros", _int)
+not_p = _unary("not", "stablehlo.not", _int_or_bool)
+and_p = _binary("and", "stablehlo.and", _int_or_bool)
+or_p = _binary("or", "stablehlo.or", _int_or_bool)
+xor_p = _binary("xor", "stablehlo.xor", _int_or_bool)
+shift_left_p = _binary("shift_left", "stablehlo.shift_left", _int)
+shift_right_arithmetic_p = _binary("shift_right_arithmetic", "stablehlo.shift_right_arithmetic",
+                                   _int)
+shift_right_logical_p = _binary("shift_right_logical", "stablehlo.shift_right_logical", _int)
+
+
+def _real_dtype(dtype):
+  return np.dtype(np.float64) if np.dtype(dtype) == np.complex128 else np.dtype(np.float32)
+
+
+# abs, real, imag of complex values are real-valued.
+for _p in (abs_p, real_p, imag_p):
+  _p.abstract_eval = (lambda name, check: lambda a: ShapedArray(
+      a.shape, _real_dtype(a.dtype) if dtypes.is_complex(a.dtype) else a.dtype, a.weak_type)
+      if check(name, a.dtype) is None else None)(_p.name, _number)
+
+complex_p = _binary("complex", "stablehlo.complex", _float,
+                    [lambda t, x, y: convert_element_type(t, _complex_dtype(x)),
+                     lambda t, x, y: mul(convert_element_type(t, _complex_dtype(y)),
+                                         _const_dtype(1j, _complex_dtype(y)))],
+                    result_dtype=lambda d: np.dtype(np.complex128 if d == np.float64
+                                                    else np.complex64))
+
+
+def _complex_dtype(x):
+  return np.dtype(np.complex128 if get_aval(x).dtype == np.float64 else np.complex64)
+
+
+# ---------------------------------------------------------------------------------------
+# Comparisons
+
+def _compare_lowering(direction):
+  def attrs(ctx, **params):
+    dtype = ctx.avals_in[0].dtype
+    if dtypes.is_inexact(dtype):
+      kind = "FLOAT"
+    elif dtype == np.bool_ or dtypes.is_unsigned(dtype):
+      kind = "UNSIGNED"
+    else:
+      kind = "SIGNED"
+    return {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+            "compare_type": f"#stablehlo<comparison_type {kind}>"}
+  return attrs
+
+
+def _comparison(name, direction, check=any_dtype):
+  def abstract_eval(*avals):
+    check_same_dtypes(name, avals)
+    check(name, avals[0].dtype)
+    return ShapedArray(broadcasting_shape(name, [a.shape for a in avals]), np.bool_, False)
+  prim = standard_primitive(name, abstract_eval,
+                            _lower_nary("stablehlo.compare", _compare_lowering(direction)))
+  prim.batch = elementwise_batch(prim)
+  ad.zero_jvp(prim)
+  return prim
+
+
+_no_complex = lambda name, dtype: _ordered(name, dtype)
+eq_p = _comparison("eq", "EQ")
+ne_p = _comparison("ne", "NE")
+lt_p = _comparison("lt", "LT", _no_complex)
+le_p = _comparison("le", "LE", _no_complex)
+gt_p = _comparison("gt", "GT", _no_complex)
+ge_p = _comparison("ge", "GE", _no_complex)
+
+
+# ---------------------------------------------------------------------------------------
+# Linear helpers for autodiff: add_any (tangent accumulation) and transposes
+
+add_any_p = standard_primitive("add_any", lambda x, y: x if x.dtype == y.dtype else (
+    check_same_dtypes("add_any", [x, y])), _lower_nary("stablehlo.add"))
+add_any_p.batch = elementwise_batch(add_any_p)
+ad.deflinear(add_any_p, lambda ct, x, y: [unbroadcast(ct, x.aval) if ad.is_undefined(x) else
+                                          None,
+                                          unbroadcast(ct, y.aval) if ad.is_undefined(y) else
+                                          None])
+
+
+def _add_transpose(ct, x, y):
+  return [unbroadcast(ct, x.aval) if ad.is_undefined(x) else None,
+          unbroadcast(ct, y.aval) if ad.is_undefined(y) else None]
+
+
+def _sub_transpose(ct, x, y):
+  if type(ct) is Zero:
+    return [None, None]
+  return [unbroadcast(ct, x.aval) if ad.is_undefined(x) else None,
+          unbroadcast(neg(ct), y.aval) if ad.is_undefined(y) else None]
+
+
+def _mul_transpose(ct, x, y):
+  if ad.is_undefined(x):
+    return [unbroadcast(mul(ct, y), x.aval), None]
+  return [None, unbroadcast(mul(x, ct), y.aval)]
+
+
+def _div_transpose(ct, x, y):
+  return [unbroadcast(div(ct, y), x.aval), None]
+
+
+add_p.transpose = _add_transpose
+sub_p.transpose = _sub_transpose
+mul_p.transpose = _mul_transpose
+div_p.transpose = _div_transpose
+neg_p.transpose = lambda ct, x: [neg(ct)]
+real_p.transpose = lambda ct, x: [complex(ct, _zeros_like_value(ct))]
+imag_p.transpose = lambda ct, x: [complex(_zeros_like_value(ct), neg(ct))]
+conj_p.transpose = lambda ct, x: [conj(ct)]
+complex_p.transpose = lambda ct, x, y: [
+    unbroadcast(real(ct), x.aval) if ad.is_undefined(x) else None,
+    unbroadcast(neg(imag(ct)), y.aval) if ad.is_undefined(y) else None]
+
+
+# ---------------------------------------------------------------------------------------
+# select_n, convert_element_type, integer_pow, clamp, copy
+
+def _select_n_abstract_eval(which, *cases):
+  if not cases:
+    raise TypeError("select_n must have at least one case")
+  if len({c.dtype for c in cases}) > 1:
+    got = ", ".join(c.dtype.name for c in cases)
+    raise TypeError(f"select_n cases must have the same dtypes, got [{got}].")
+  if len({c.shape for c in cases}) > 1:
+    got = ", ".join(str(c.shape) for c in cases)
+    raise TypeError(f"select_n cases must have the same shapes, got [{got}].")
+  if which.shape and which.shape != cases[0].shape:
+    raise TypeError("select_n `which` must be scalar or have the same shape as cases, got "
+                    f"`which` shape {which.shape} but case shape {cases[0].shape}.")
+  if which.dtype != np.bool_ and not dtypes.is_integer(which.dtype):
+    raise TypeError(f"select_n `which` must be boolean or integer type, got {which.dtype}.")
+  if which.dtype == np.bool_ and len(cases) > 2:
+    raise TypeError("select_n with boolean `which` cannot have more than two cases.")
+  return ShapedArray(cases[0].shape, cases[0].dtype, all(c.weak_type for c in cases))
+
+
+def _select_n_lowering(ctx, which, *cases):
+  which_aval = ctx.avals_in[0]
+  out = ctx.avals_out[0]
+
+  def select(lo, hi_cases):
+    # Bisect on the case index so n cases take log2(n) levels of selects.
+    if len(hi_cases) == 1:
+      return hi_cases[0]
+    mid = len(hi_cases) // 2
+    if which_aval.dtype == np.bool_:
+      pred = which
+    else:
+      pred_aval = ShapedArray(which_aval.shape, np.bool_)
+      bound = ctx.constant(np.asarray(lo + mid, which_aval.dtype),
+                           ShapedArray((), which_aval.dtype))
+      bound = broadcast_operand(ctx, bound, ShapedArray((), which_aval.dtype),
+                                which_aval.shape)
+      kind = "UNSIGNED" if dtypes.is_unsigned(which_aval.dtype) else "SIGNED"
+      pred = ctx.op("stablehlo.compare", [which, bound], pred_aval,
+                    {"comparison_direction": "#stablehlo<comparison_direction LT>",
+                     "compare_type": f"#stablehlo<comparison_type {kind}>"},
+                    in_avals=[which_aval, which_aval])
+    low = select(lo, hi_cases[:mid])
+    high = select(lo + mid, hi_cases[mid:])
+    if which_aval.dtype == np.bool_:
+      return ctx.op("stablehlo.select", [pred, high, low], out,
+                    in_avals=[ShapedArray(which_aval.shape, np.bool_), out, out])
+    return ctx.op("stablehlo.select", [pred, low, high], out,
+                  in_avals=[ShapedArray(which_aval.shape, np.bool_), out, out])
+
+  return select(0, list(cases))
+
+
+def _select_n_jvp(primals, tangents):
+  which, *cases = primals
+  out = select_n(which, *cases)
+  case_tangents = tangents[1:]
+  if all(type(t) is Zero for t in case_tangents):
+    return out, Zero(tangent_aval(get_aval(out)))
+  ts = [ad.zeros_of(get_aval(c)) if type(t) is Zero else t for c, t in
+        zip(cases, case_tangents)]
+  return out, select_n(which, *ts)
+
+
+def _select_n_transpose(ct, which, *cases):
+  if ad.is_undefined(which):
+    raise ValueError("select_n is not linear in its predicate")
+  if type(ct) is Zero:
+    return [None] + [None] * len(cases)
+  zeros = _zeros_like_value(ct)
+  outs = [None]
+  for i, c in enumerate(cases):
+    if ad.is_undefined(c):
+      branches = [zeros] * len(cases)
+      branches[i] = ct
+      outs.append(select_n(which, *branches))
+    else:
+      outs.append(None)
+  return outs
+
+
+def _select_n_batch(axis, args, dims):
+  which, *cases = args
+  which_dim, *case_dims = dims
+  which_aval = get_aval(which)
+  logical_which_rank = which_aval.ndim - (which_dim is not None)
+  case_rank = get_aval(cases[0]).ndim - (case_dims[0] is not None)
+  if logical_which_rank == 0 and which_dim is not None and case_rank > 0:
+    from xjax._src.lax import shapes
+    which = batching.moveaxis(which, which_dim, 0)
+    which = shapes.broadcast_in_dim(which, (axis.size,) + _logical_shape(cases, case_dims),
+                                    (0,))
+    which_dim = 0
+  vals, out_dim = broadcast_batched_args([which, *cases], [which_dim, *case_dims], axis.size)
+  shape = max((get_aval(v).shape for v in vals), key=len)
+  vals = [v if (i == 0 and get_aval(v).ndim == 0) else _broadcast_full(v, shape)
+          for i, v in enumerate(vals)]
+  return select_n(*vals), out_dim
+
+
+def _logical_shape(cases, dims):
+  for c, d in zip(cases, dims):
+    shape = get_aval(c).shape
+    if d is not None:
+      return shape[:d] + shape[d + 1:]
+  return get_aval(cases[0]).shape
+
+
+def _broadcast_full(v, shape):
+  if get_aval(v).shape == tuple(shape):
+    return v
+  return broadcast_to_aval(v, shape)
+
+
+select_n_p = standard_primitive("select_n", _select_n_abstract_eval, _select_n_lowering)
+select_n_p.jvp = _select_n_jvp
+select_n_p.transpose = _select_n_transpose
+select_n_p.batch = _select_n_batch
+
+
+def _convert_abstract_eval(operand, *, new_dtype, weak_type):
+  return ShapedArray(operand.shape, new_dtype, weak_type)
+
+
+def _convert_lowering(ctx, x, *, new_dtype, weak_type):
+  src, out = ctx.avals_in[0], ctx.avals_out[0]
+  if src.dtype == out.dtype:
+    return x
+  if out.dtype == np.bool_ and src.dtype != np.bool_:
+    zero = ctx.constant(np.zeros((), src.dtype), ShapedArray((), src.dtype))
+    zero = broadcast_operand(ctx, zero, ShapedArray((), src.dtype), src.shape)
+    kind = "FLOAT" if dtypes.is_inexact(src.dtype) else (
+        "UNSIGNED" if dtypes.is_unsigned(src.dtype) else "SIGNED")
+    return ctx.op("stablehlo.compare", [x, zero], out,
+                  {"comparison_direction": "#stablehlo<comparison_direction NE>",
+                   "compare_type": f"#stablehlo<comparison_type {kind}>"},
+                  in_avals=[src, src])
+  if dtypes.is_complex(src.dtype) and not dtypes.is_complex(out.dtype):
+    real_aval = ShapedArray(src.shape, _real_dtype(src.dtype))
+    x = ctx.op("stablehlo.real", [x], real_aval, in_avals=[src])
+    src = real_aval
+    if src.dtype == out.dtype:
+      return x
+  return ctx.op("stablehlo.convert", [x], out, in_avals=[src])
+
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
+  (x,), (t,) = primals, tangents
+  out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+  out_aval = get_aval(out)
+  if type(t) is Zero or not dtypes.is_inexact(new_dtype) or not dtypes.is_inexact(
+      get_aval(x).dtype):
+    return out, Zero(ad.tangent_aval(out_aval))
+  return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type):
+  if type(ct) is Zero:
+    return [Zero(x.aval)]
+  return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type)]
+
+
+def _convert_batch(axis, args, dims, **params):
+  return convert_element_type_p.bind(args[0], **params), dims[0]
+
+
+convert_element_type_p = standard_primitive("convert_element_type", _convert_abstract_eval,
+                                            _convert_lowering)
+convert_element_type_p.jvp = _convert_jvp
+convert_element_type_p.transpose = _convert_transpose
+convert_element_type_p.batch = _convert_batch
+
+
+def _integer_pow_abstract_eval(x, *, y):
+  _number("integer_pow", x.dtype)
+  if y < 0 and dtypes.is_integer(x.dtype):
+    raise TypeError("integer_pow with a negative exponent needs an inexact dtype, got "
+                    f"{x.dtype.name}")
+  return x
+
+
+def _integer_pow_lowering(ctx, x, *, y):
+  aval = ctx.avals_in[0]
+  if y == 0:
+    one = ctx.constant(np.ones((), aval.dtype), ShapedArray((), aval.dtype))
+    return broadcast_operand(ctx, one, ShapedArray((), aval.dtype), aval.shape)
+  acc, base, n = None, x, abs(y)
+  while n:  # square-and-multiply
+    if n & 1:
+      acc = base if acc is None else ctx.op("stablehlo.multiply", [acc, base], aval)
+    n >>= 1
+    if n:
+      base = ctx.op("stablehlo.multiply", [base, base], aval)
+  if y < 0:
+    one = ctx.constant(np.ones((), aval.dtype), ShapedArray((), aval.dtype))
+    one = broadcast_operand(ctx, one, ShapedArray((), aval.dtype), aval.shape)
+    acc = ctx.op("stablehlo.divide", [one, acc], aval)
+  return acc
+
+
+integer_pow_p = standard_primitive("integer_pow", _integer_pow_abstract_eval,
+                                   _integer_pow_lowering)
+integer_pow_p.batch = lambda axis, args, dims, y: (integer_pow(args[0], y), dims[0])
+ad.defjvp(integer_pow_p, lambda t, x, y: _zeros_like_value(t) if y == 0 else mul(
+    t, mul(_const(x, y), integer_pow(x, y - 1))))
+
+
+def _clamp_abstract_eval(lo, x, hi):
+  check_same_dtypes("clamp", [lo, x, hi])
+  for b, n in ((lo, "min"), (hi, "max")):
+    if b.shape and b.shape != x.shape:
+      raise TypeError(f"clamp requires {n} to be a scalar or have the same shape as the "
+                      f"operand, got {n} shape {b.shape} and operand shape {x.shape}.")
+  return x
+
+
+clamp_p = standard_primitive("clamp", _clamp_abstract_eval, _lower_nary("stablehlo.clamp"))
+def _clamp_bound_jvp(outside):
+  """Tangent of a clamp bound: flows where the operand lies beyond it."""
+  def jvp(t, lo, x, hi):
+    shape = get_aval(x).shape
+    t = broadcast_to_aval(t, shape)
+    return select_n(outside(lo, x, hi), _zeros_like_value(t), t)
+  return jvp
+
+
+ad.defjvp(clamp_p,
+          _clamp_bound_jvp(lambda lo, x, hi: gt(broadcast_to_aval(lo, get_aval(x).shape), x)),
+          lambda t, lo, x, hi: select_n(bitwise_and(gt(x, lo), lt(x, hi)),
+                                        _zeros_like_value(t), t),
+          _clamp_bound_jvp(lambda lo, x, hi: lt(broadcast_to_aval(hi, get_aval(x).shape), x)))
+
+
+def _clamp_batch(axis, args, dims):
+  lo, x, hi = args
+  ld, xd, hd = dims
+  size = axis.size
+  x = batching.bdim_to_front(x, xd, size)
+  lo = lo if (ld is None and get_aval(lo).ndim == 0) else batching.bdim_to_front(
+      broadcast_to_aval(lo, get_aval(x).shape[1:]) if ld is None else lo, ld, size)
+  hi = hi if (hd is None and get_aval(hi).ndim == 0) else batching.bdim_to_front(
+      broadcast_to_aval(hi, get_aval(x).shape[1:]) if hd is None else hi, hd, size)
+  lo = _broadcast_full(lo, get_aval(x).shape) if get_aval(lo).ndim else lo
+  hi = _broadcast_full(hi, get_aval(x).shape) if get_aval(hi).ndim else hi
+  return clamp(lo, x, hi), 0
+
+
+clamp_p.batch = _clamp_batch
+
+copy_p = standard_primitive("copy", lambda x: x, lambda ctx, x: x)
+copy_p.batch = lambda axis, args, dims: (copy_p.bind(args[0]), dims[0])
+ad.deflinear(copy_p, lambda ct, x: [ct])
+
+
+# ---------------------------------------------------------------------------------------
+# User-facing functions
+
+def _bind(prim):
+  def fn(*args):
+    return prim.bind(*args)
+  fn.__name__ = prim.name
+  fn.__qualname__ = prim.name
+  fn.__doc__ = f"Elementwise ``{prim.name}`` (lax: operands must share a dtype)."
+  return fn
+
+
+add = _bind(add_p)
+sub = _bind(sub_p)
+mul = _bind(mul_p)
+div = _bind(div_p)
+rem = _bind(rem_p)
+max = _bind(max_p)
+min = _bind(min_p)
+pow = _bind(pow_p)
+atan2 = _bind(atan2_p)
+nextafter = _bind(nextafter_p)
+neg = _bind(neg_p)
+sign = _bind(sign_p)
+floor = _bind(floor_p)
+ceil = _bind(ceil_p)
+is_finite = _bind(is_finite_p)
+exp = _bind(exp_p)
+exp2 = _bind(exp2_p)
+log = _bind(log_p)
+expm1 = _bind(expm1_p)
+log1p = _bind(log1p_p)
+tanh = _bind(tanh_p)
+logistic = _bind(logistic_p)
+sin = _bind(sin_p)
+cos = _bind(cos_p)
+tan = _bind(tan_p)
+asin = _bind(asin_p)
+acos = _bind(acos_p)
+atan = _bind(atan_p)
+sinh = _bind(sinh_p)
+cosh = _bind(cosh_p)
+asinh = _bind(asinh_p)
+acosh = _bind(acosh_p)
+atanh = _bind(atanh_p)
+sqrt = _bind(sqrt_p)
+rsqrt = _bind(rsqrt_p)
+cbrt = _bind(cbrt_p)
+erf = _bind(erf_p)
+erfc = _bind(erfc_p)
+erf_inv = _bind(erf_inv_p)
+lgamma = _bind(lgamma_p)
+digamma = _bind(digamma_p)
+polygamma = _bind(polygamma_p)
+bessel_i0e = _bind(bessel_i0e_p)
+bessel_i1e = _bind(bessel_i1e_p)
+real = _bind(real_p)
+imag = _bind(imag_p)
+conj = _bind(conj_p)
+complex = _bind(complex_p)
+abs = _bind(abs_p)
+population_count = _bind(population_count_p)
+clz = _bind(clz_p)
+bitwise_not = _bind(not_p)
+bitwise_and = _bind(and_p)
+bitwise_or = _bind(or_p)
+bitwise_xor = _bind(xor_p)
+shift_left = _bind(shift_left_p)
+shift_right_arithmetic = _bind(shift_right_arithmetic_p)
+shift_right_logical = _bind(shift_right_logical_p)
+eq = _bind(eq_p)
+ne = _bind(ne_p)
+lt = _bind(lt_p)
+le = _bind(le_p)
+gt = _bind(gt_p)
+ge = _bind(ge_p)
+add_any = _bind(add_any_p)
+clamp = _bind(clamp_p)
+logical_and = bitwise_and
+
+
+def select_n(which, *cases):
+  """``cases[which]`` elementwise; a boolean ``which`` picks cases[1] where True."""
+  return select_n_p.bind(which, *cases)
+
+
+def convert_element_type(operand, new_dtype, weak_type: bool = False):
+  """Casts ``operand`` to ``new_dtype`` (float->int truncates; NaN->int is 0 as in XLA)."""
+  new_dtype = dtypes.canonicalize_dtype(dtypes.dtype(new_dtype))
+  aval = get_aval(operand)
+  if aval.dtype == new_dtype and aval.weak_type == weak_type and not isinstance(
+      operand, (int, float, bool, builtins_complex)):
+    return operand
+  return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=bool(weak_type))
+
+
+builtins_complex = type(1j)
+
+
+def integer_pow(x, y: int):
+  return integer_pow_p.bind(x, y=int(y))
+
+
+def square(x):
+  return integer_pow(x, 2)
+
+
+# ---------------------------------------------------------------------------------------
+# Private helpers used by the rules above
+
+def _const(like, value):
+  return np.asarray(value, dtype=get_aval(like).dtype)[()]
+
+
+def _const_dtype(value, dtype):
+  return np.asarray(value, dtype=dtype)[()]
+
+
+def _one(like):
+  return _const(like, 1)
+
+
+def _zeros_like_value(x):
+  from xjax._src.lax import shapes
+  aval = get_aval(x)
+  return shapes.full(aval.shape, 0, aval.dtype)
+
+
+def _trunc_div(x, y):
+  q = div(x, y)
+  if dtypes.is_integer(get_aval(q).dtype):
+    return q
+  return select_n(lt(q, _const(q, 0)), floor(q), ceil(q))
+
+
+def _safe_base(x):
+  return select_n(eq(x, _const(x, 0)), x, _one(x))
+
+
+def _tie_mask(x, other, min_):
+  """1 where ``x`` is the selected value, 0.5 at ties (JAX splits max/min gradients)."""
+  from xjax._src.lax import shapes
+  shape = broadcasting_shape("max", [get_aval(x).shape, get_aval(other).shape])
+  x_b, o_b = broadcast_to_aval(x, shape), broadcast_to_aval(other, shape)
+  dtype = get_aval(x).dtype
+  one = shapes.full(shape, 1, dtype)
+  half = shapes.full(shape, 0.5, dtype)
+  zero = shapes.full(shape, 0, dtype)
+  wins = lt(o_b, x_b) if not min_ else lt(x_b, o_b)
+  return select_n(eq(x_b, o_b), select_n(wins, zero, one), half)
+
+
+def _abs_jvp(t, x):
+  aval = get_aval(x)
+  if dtypes.is_complex(aval.dtype):
+    y = abs(x)
+    safe = select_n(eq(y, _const_dtype(0, get_aval(y).dtype)), y,
+                    _const_dtype(1, get_aval(y).dtype))
+    return div(real(mul(conj(x), t)), safe)
+  return mul(t, select_n(ge(x, _const(x, 0)), _const(x, -1), _const(x, 1)))
+
+
+def _bessel_i1e_deriv(y, x):
+  safe_x = select_n(eq(x, _const(x, 0)), x, _one(x))
+  x_is_zero = eq(x, _const(x, 0))
+  d = sub(bessel_i0e(x), mul(y, add(sign(x), div(_one(x), safe_x))))
+  return select_n(x_is_zero, d, _const(x, 0.5))

@@ -1,0 +1,35 @@
+"""The ``xjax.lax`` namespace: strict, explicit operations over the primitives."""
+from __future__ import annotations
+
+from xjax._src.core.values import get_aval
+from xjax._src.lax.dot import dot, dot_general, dot_general_p
+from xjax._src.lax.elementwise import *  # noqa: F401,F403  (the elementwise functions)
+from xjax._src.lax.elementwise import convert_element_type, select_n
+from xjax._src.lax.reductions import (argmax, argmin, reduce_and, reduce_max, reduce_min,
+                                      reduce_or, reduce_prod, reduce_sum, reduce_xor)
+from xjax._src.lax.shapes import (broadcast, broadcast_in_dim, broadcasted_iota, concatenate,
+                                  dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
+                                  dynamic_update_index_in_dim, dynamic_update_slice,
+                                  dynamic_update_slice_in_dim, expand_dims, full,
+                                  index_in_dim, iota, pad, reshape, rev, slice, slice_in_dim,
+                                  squeeze, transpose)
+
+
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+  aval = get_aval(x)
+  dtype = aval.dtype if dtype is None else dtype
+  out = full(aval.shape if shape is None else shape, fill_value, dtype)
+  if dtype is aval.dtype and aval.weak_type:
+    out = convert_element_type(out, aval.dtype, weak_type=True)
+  return out
+
+
+def zeros_like_array(x):
+  return full_like(x, 0)
+
+
+def stop_gradient(x):
+  """The identity whose derivative is zero (pytrees allowed)."""
+  from xjax._src import tree_util
+  from xjax._src.lax.autodiff_helpers import stop_gradient_leaf
+  return tree_util.tree_map(stop_gradient_leaf, x)

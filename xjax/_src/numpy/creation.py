@@ -1,0 +1,166 @@
+"""Array creation: asarray/array, zeros/ones/full/empty (+ _like), arange."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src import dtypes
+from xjax._src.array import Array, make_array
+from xjax._src.core.trace import Tracer
+from xjax._src.core.values import get_aval
+from xjax._src.lax import lax
+
+
+def _requested_dtype(dtype, name):
+  if dtype is None:
+    return None
+  return dtypes.check_user_dtype_supported(dtype, name)
+
+
+def asarray(a, dtype=None, order=None, *, copy=None, device=None):
+  """Converts ``a`` to an Array (no copy when it already is one of the right dtype)."""
+  dt = _requested_dtype(dtype, "asarray")
+  if isinstance(a, (Array, Tracer)):
+    if dt is None or get_aval(a).dtype == dt:
+      return a
+    return lax.convert_element_type(a, dt)
+  return array(a, dtype=dtype, copy=copy, device=device)
+
+
+def array(object, dtype=None, copy=True, order="K", ndmin: int = 0, *, device=None):
+  """A new Array from a scalar, NumPy array, nested sequence, or Array/tracer."""
+  dt = _requested_dtype(dtype, "array")
+  if isinstance(object, (Array, Tracer)):
+    out = object if dt is None else lax.convert_element_type(object, dt)
+  elif isinstance(object, (list, tuple)) and _contains_traced(object):
+    from xjax._src.numpy.shaping import stack
+    out = stack([array(o, dtype=dtype) for o in object])
+  elif hasattr(object, "__jax_array__"):
+    return array(object.__jax_array__(), dtype=dtype, copy=copy, ndmin=ndmin)
+  else:
+    weak = isinstance(object, (int, float, complex)) and not isinstance(object, bool) and \
+        dt is None
+    if isinstance(object, (list, tuple)):
+      host = _host_from_sequence(object, dt)
+    else:
+      host = np.asarray(object)
+      if host.dtype.kind in "OUSV" and host.dtype != dtypes.float0:
+        raise TypeError(f"Value {object!r} of type {type(object)} is not a valid JAX type")
+    if dt is None:
+      if weak:
+        dt = get_aval(object).dtype
+      else:
+        dt = dtypes.canonicalize_dtype(host.dtype)
+    out = make_array(host.astype(dt, copy=False), dtype=dt, weak_type=weak)
+  if ndmin > get_aval(out).ndim:
+    out = lax.reshape(out, (1,) * (ndmin - get_aval(out).ndim) + get_aval(out).shape)
+  return out
+
+
+def _contains_traced(seq) -> bool:
+  for o in seq:
+    if isinstance(o, Tracer):
+      return True
+    if isinstance(o, (list, tuple)) and _contains_traced(o):
+      return True
+  return False
+
+
+def _host_from_sequence(seq, dt):
+  leaves = []
+
+  def collect(o):
+    if isinstance(o, (list, tuple)):
+      for v in o:
+        collect(v)
+    else:
+      leaves.append(o)
+  collect(seq)
+  if dt is None and leaves and not any(isinstance(v, (np.ndarray, np.generic, Array))
+                                       for v in leaves):
+    result = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
+    return np.asarray(_to_host(seq), dtype=result)
+  host = np.asarray(_to_host(seq))
+  if dt is None and leaves:
+    dt = dtypes.result_type(*[v if isinstance(v, (np.ndarray, np.generic, Array)) else v
+                              for v in leaves])
+    host = host.astype(dt)
+  return host
+
+
+def _to_host(o):
+  if isinstance(o, (list, tuple)):
+    return [_to_host(v) for v in o]
+  if isinstance(o, Array):
+    return np.asarray(o)
+  return o
+
+
+def full(shape, fill_value, dtype=None, *, device=None):
+  dt = _requested_dtype(dtype, "full")
+  shape = _shape(shape)
+  if get_aval(fill_value).shape:
+    from xjax._src.numpy.shaping import broadcast_to
+    value = asarray(fill_value, dtype=dt)
+    return broadcast_to(value, shape)
+  return lax.full(shape, fill_value, dt)
+
+
+def zeros(shape, dtype=None, *, device=None):
+  dt = _requested_dtype(dtype, "zeros") or dtypes.default_float_dtype()
+  return lax.full(_shape(shape), 0, dt)
+
+
+def ones(shape, dtype=None, *, device=None):
+  dt = _requested_dtype(dtype, "ones") or dtypes.default_float_dtype()
+  return lax.full(_shape(shape), 1, dt)
+
+
+def empty(shape, dtype=None, *, device=None):
+  return zeros(shape, dtype)
+
+
+def _like(name, value):
+  def fn(a, dtype=None, shape=None, *, device=None):
+    dt = _requested_dtype(dtype, name)
+    aval = get_aval(a)
+    shape = aval.shape if shape is None else _shape(shape)
+    return lax.full(shape, value, aval.dtype if dt is None else dt)
+  fn.__name__ = name
+  return fn
+
+
+zeros_like = _like("zeros_like", 0)
+ones_like = _like("ones_like", 1)
+empty_like = _like("empty_like", 0)
+
+
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+  dt = _requested_dtype(dtype, "full_like")
+  aval = get_aval(a)
+  shape = aval.shape if shape is None else _shape(shape)
+  return lax.full(shape, fill_value, aval.dtype if dt is None else dt)
+
+
+def _shape(shape) -> tuple:
+  import operator
+  if isinstance(shape, (list, tuple)):
+    return tuple(operator.index(d) for d in shape)
+  return (operator.index(shape),)
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None):
+  """Evenly spaced values; the bounds must be concrete (the length is static)."""
+  from xjax._src import core_concrete
+  start = core_concrete.concrete_or_error(start, "arange start")
+  stop = None if stop is None else core_concrete.concrete_or_error(stop, "arange stop")
+  step = None if step is None else core_concrete.concrete_or_error(step, "arange step")
+  dt = _requested_dtype(dtype, "arange")
+  if dt is None:
+    dt = dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
+    dt = dtypes.canonicalize_dtype(dt)
+  if stop is None and step is None:
+    n = int(np.ceil(start)) if not isinstance(start, int) else start
+    return lax.iota(dt, max(n, 0)) if dtypes.is_integer(dt) or dt == np.bool_ else \
+        lax.convert_element_type(lax.iota(np.int32, max(n, 0)), dt)
+  host = np.arange(start, stop, step, dtype=np.dtype(dt) if dtypes.is_integer(dt) else None)
+  return make_array(host.astype(dt))

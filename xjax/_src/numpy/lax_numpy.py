@@ -1,0 +1,83 @@
+"""The ``xjax.numpy`` namespace, assembled from its family modules."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src import dtypes as _dtypes
+from xjax._src.array import Array
+from xjax._src.core.values import get_aval
+from xjax._src.lax import lax
+from xjax._src.numpy.creation import (arange, array, asarray, empty, empty_like, full,
+                                      full_like, ones, ones_like, zeros, zeros_like)
+from xjax._src.numpy.linalg_basic import dot, matmul
+from xjax._src.numpy.reductions import (all, amax, amin, any, argmax, argmin, max, mean, min,
+                                        prod, std, sum, var)
+from xjax._src.numpy.shaping import (broadcast_arrays, broadcast_shapes, broadcast_to,
+                                     concatenate, expand_dims, ravel, reshape, squeeze, stack,
+                                     transpose)
+from xjax._src.numpy.ufuncs import *  # noqa: F401,F403
+from xjax._src.numpy.where import where
+
+ndarray = Array
+pi = np.pi
+e = np.e
+inf = np.inf
+nan = np.nan
+euler_gamma = np.euler_gamma
+newaxis = None
+
+promote_types = _dtypes.promote_types
+result_type = _dtypes.result_type
+issubdtype = _dtypes.issubdtype
+iinfo = _dtypes.iinfo
+finfo = _dtypes.finfo
+dtype = np.dtype
+
+bool_ = np.bool_
+int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
+uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
+float16, float32, float64 = np.float16, np.float32, np.float64
+bfloat16 = _dtypes.bfloat16
+complex64, complex128 = np.complex64, np.complex128
+generic, number, integer, signedinteger, unsignedinteger = (
+    np.generic, np.number, np.integer, np.signedinteger, np.unsignedinteger)
+inexact, floating, complexfloating = np.inexact, np.floating, np.complexfloating
+
+
+def real(x):
+  x = asarray(x)
+  return lax.real(x) if _dtypes.is_complex(get_aval(x).dtype) else x
+
+
+def imag(x):
+  x = asarray(x)
+  return lax.imag(x) if _dtypes.is_complex(get_aval(x).dtype) else zeros_like(x)
+
+
+def conjugate(x):
+  x = asarray(x)
+  return lax.conj(x) if _dtypes.is_complex(get_aval(x).dtype) else x
+
+
+conj = conjugate
+
+
+def swapaxes(a, axis1, axis2):
+  a = asarray(a)
+  nd = get_aval(a).ndim
+  perm = list(range(nd))
+  i, j = axis1 % nd, axis2 % nd
+  perm[i], perm[j] = perm[j], perm[i]
+  return lax.transpose(a, perm)
+
+
+def round(a, decimals=0, out=None):
+  a = asarray(a)
+  if not _dtypes.is_inexact(get_aval(a).dtype):
+    return a
+  if decimals == 0:
+    from xjax._src.lax.rounding import round_half_even
+    return round_half_even(a)
+  factor = np.asarray(10.0 ** decimals, get_aval(a).dtype)[()]
+  from xjax._src.lax.rounding import round_half_even
+  return lax.div(round_half_even(lax.mul(a, factor)), factor)

@@ -1,0 +1,182 @@
+"""Reductions: sum, prod, max, min, all, any, mean, var, std, argmax, argmin."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src import dtypes
+from xjax._src.core.values import get_aval
+from xjax._src.lax import lax
+from xjax._src.numpy.util import canonical_axis, check_arraylike
+
+
+def _axes(axis, ndim):
+  if axis is None:
+    return tuple(range(ndim))
+  if isinstance(axis, (tuple, list)):
+    axes = tuple(canonical_axis(a, ndim) for a in axis)
+    if len(set(axes)) != len(axes):
+      raise ValueError(f"duplicate value in 'axis': {axis}")
+    return axes
+  return (canonical_axis(axis, ndim),)
+
+
+def _keep(out, aval, axes, keepdims):
+  if not keepdims:
+    return out
+  shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
+  return lax.reshape(out, shape)
+
+
+def _check_out(out, name):
+  if out is not None:
+    raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported: xjax "
+                              "arrays are immutable. Use the returned value instead.")
+
+
+def _reduction(name, reduce_fn, identity_op, upcast_bool):
+  def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+         promote_integers=True):
+    _check_out(out, name)
+    check_arraylike(name, a)
+    aval = get_aval(a)
+    if dtype is not None:
+      dt = dtypes.check_user_dtype_supported(dtype, name)
+    elif upcast_bool and aval.dtype == np.bool_:
+      dt = dtypes.default_int_dtype()
+    elif upcast_bool and promote_integers and dtypes.is_integer(aval.dtype) and \
+        aval.dtype.itemsize < dtypes.default_int_dtype().itemsize:
+      dt = dtypes.default_uint_dtype() if dtypes.is_unsigned(aval.dtype) else \
+          dtypes.default_int_dtype()
+    else:
+      dt = aval.dtype
+    x = lax.convert_element_type(a, dt, aval.weak_type) if dt != aval.dtype else a
+    axes = _axes(axis, aval.ndim)
+    if where is not None:
+      from xjax._src.numpy.where import where as _where
+      from xjax._src.numpy.shaping import broadcast_to
+      ident = _identity_value(identity_op, dt)
+      x = _where(broadcast_to(where, aval.shape), x, ident)
+    if identity_op in ("max", "min") and initial is None and where is None:
+      for ax in axes:
+        if aval.shape[ax] == 0:
+          raise ValueError(f"zero-size array to reduction operation {name} which has no "
+                           "identity")
+    result = reduce_fn(x, axes)
+    if initial is not None:
+      from xjax._src.numpy import ufuncs
+      combine = {"add": ufuncs.add, "mul": ufuncs.multiply, "max": ufuncs.maximum,
+                 "min": ufuncs.minimum, "and": ufuncs.logical_and,
+                 "or": ufuncs.logical_or}[identity_op]
+      result = lax.convert_element_type(combine(result, initial), get_aval(result).dtype)
+    return _keep(result, aval, axes, keepdims)
+  fn.__name__ = name
+  return fn
+
+
+def _identity_value(op, dtype):
+  from xjax._src.lax.reductions import _identity
+  return _identity(op, dtype)[()]
+
+
+sum = _reduction("sum", lax.reduce_sum, "add", True)
+prod = _reduction("prod", lax.reduce_prod, "mul", True)
+max = _reduction("max", lax.reduce_max, "max", False)
+min = _reduction("min", lax.reduce_min, "min", False)
+amax, amin = max, min
+
+
+def _bool_reduction(name, reduce_fn, op):
+  def fn(a, axis=None, out=None, keepdims=False, *, where=None):
+    _check_out(out, name)
+    check_arraylike(name, a)
+    aval = get_aval(a)
+    x = a if aval.dtype == np.bool_ else lax.ne(a, np.zeros((), aval.dtype)[()])
+    axes = _axes(axis, aval.ndim)
+    if where is not None:
+      from xjax._src.numpy.where import where as _where
+      x = _where(where, x, op == "and")
+    return _keep(reduce_fn(x, axes), aval, axes, keepdims)
+  fn.__name__ = name
+  return fn
+
+
+all = _bool_reduction("all", lax.reduce_and, "and")
+any = _bool_reduction("any", lax.reduce_or, "or")
+
+
+def _count(aval, axes):
+  return int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+  _check_out(out, "mean")
+  check_arraylike("mean", a)
+  aval = get_aval(a)
+  axes = _axes(axis, aval.ndim)
+  if dtype is None:
+    dt = dtypes.to_inexact_dtype(aval.dtype)
+  else:
+    dt = dtypes.check_user_dtype_supported(dtype, "mean")
+  total = sum(a, axis=axes, dtype=dt, keepdims=keepdims, where=where)
+  if where is None:
+    n = _count(aval, axes)
+    return lax.div(total, np.asarray(n, get_aval(total).dtype)[()])
+  from xjax._src.numpy.shaping import broadcast_to
+  count = sum(broadcast_to(where, aval.shape), axis=axes, dtype=dt, keepdims=keepdims)
+  return lax.div(total, count)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        correction=None):
+  _check_out(out, "var")
+  check_arraylike("var", a)
+  if correction is not None:
+    ddof = correction
+  aval = get_aval(a)
+  axes = _axes(axis, aval.ndim)
+  dt = dtypes.to_inexact_dtype(aval.dtype) if dtype is None else \
+      dtypes.check_user_dtype_supported(dtype, "var")
+  x = lax.convert_element_type(a, dt, aval.weak_type)
+  centered = lax.sub(x, mean(x, axis=axes, keepdims=True, where=where))
+  if dtypes.is_complex(dt):
+    sq = lax.real(lax.mul(centered, lax.conj(centered)))
+  else:
+    sq = lax.mul(centered, centered)
+  if where is None:
+    n = _count(aval, axes)
+    total = sum(sq, axis=axes, keepdims=keepdims)
+    denom = np.asarray(n - ddof, get_aval(total).dtype)[()]
+    return lax.div(total, denom)
+  from xjax._src.numpy.shaping import broadcast_to
+  total = sum(sq, axis=axes, keepdims=keepdims, where=where)
+  count = sum(broadcast_to(where, aval.shape), axis=axes, keepdims=keepdims,
+              dtype=get_aval(total).dtype)
+  return lax.div(total, lax.sub(count, np.asarray(ddof, get_aval(total).dtype)[()]))
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        correction=None):
+  return lax.sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                      where=where, correction=correction))
+
+
+def _arg(name, fn):
+  def arg(a, axis=None, out=None, keepdims=False):
+    _check_out(out, name)
+    check_arraylike(name, a)
+    aval = get_aval(a)
+    if axis is None:
+      if aval.size == 0:
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+      flat = lax.reshape(a, (aval.size,))
+      out_ = fn(flat, 0, dtypes.default_int_dtype())
+      return lax.reshape(out_, (1,) * aval.ndim) if keepdims else out_
+    ax = canonical_axis(axis, aval.ndim)
+    out_ = fn(a, ax, dtypes.default_int_dtype())
+    return lax.expand_dims(out_, (ax,)) if keepdims else out_
+  arg.__name__ = name
+  return arg
+
+
+argmax = _arg("argmax", lax.argmax)
+argmin = _arg("argmin", lax.argmin)

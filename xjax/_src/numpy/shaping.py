@@ -1,0 +1,147 @@
+"""Shape manipulation: reshape, ravel, transpose, broadcasting, stacking."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from xjax._src.core.values import get_aval
+from xjax._src.lax import lax
+from xjax._src.numpy.util import canonical_axis, check_arraylike, promote_dtypes
+
+
+def _as_array(a):
+  from xjax._src.numpy.creation import asarray
+  return asarray(a)
+
+
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+  if shape is None:
+    shape = newshape
+  a = _as_array(a)
+  aval = get_aval(a)
+  if isinstance(shape, (int, np.integer)) or not isinstance(shape, (tuple, list)):
+    shape = (shape,)
+  try:
+    shape = [operator.index(d) for d in shape]
+  except TypeError:
+    from xjax._src import core_concrete
+    shape = [int(core_concrete.concrete_or_error(d, "shape")) for d in shape]
+  if shape.count(-1) > 1:
+    raise ValueError("can only specify one unknown dimension")
+  if -1 in shape:
+    known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+    if known == 0 or aval.size % known:
+      raise TypeError(f"cannot reshape array of shape {aval.shape} (size {aval.size}) into "
+                      f"shape {tuple(shape)}")
+    shape[shape.index(-1)] = aval.size // known
+  if int(np.prod(shape, dtype=np.int64)) != aval.size:
+    raise TypeError(f"cannot reshape array of shape {aval.shape} (size {aval.size}) into "
+                    f"shape {tuple(shape)} (size {int(np.prod(shape, dtype=np.int64))})")
+  if order == "F":
+    rev = tuple(reversed(range(aval.ndim)))
+    out = lax.reshape(lax.transpose(a, rev), tuple(reversed(shape)))
+    return lax.transpose(out, tuple(reversed(range(len(shape)))))
+  return lax.reshape(a, tuple(shape))
+
+
+def ravel(a, order="C"):
+  return reshape(a, (-1,), order=order)
+
+
+def transpose(a, axes=None):
+  a = _as_array(a)
+  nd = get_aval(a).ndim
+  if axes is None:
+    axes = tuple(reversed(range(nd)))
+  axes = tuple(canonical_axis(ax, nd) for ax in axes)
+  if sorted(axes) != list(range(nd)):
+    raise ValueError(f"axes {axes} don't match array of dimension {nd}")
+  return lax.transpose(a, axes)
+
+
+def broadcast_shapes(*shapes) -> tuple:
+  shapes = [tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes]
+  nd = max((len(s) for s in shapes), default=0)
+  out = []
+  for dims in zip(*[(1,) * (nd - len(s)) + s for s in shapes]):
+    sizes = {d for d in dims if d != 1}
+    if len(sizes) > 1:
+      raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+    out.append(sizes.pop() if sizes else 1)
+  return tuple(out)
+
+
+def broadcast_to(array, shape):
+  a = _as_array(array)
+  aval = get_aval(a)
+  shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+  if aval.shape == shape:
+    return a
+  nd = len(shape)
+  if aval.ndim > nd:
+    raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape="
+                     f"{aval.shape} shape={shape}")
+  lead = nd - aval.ndim
+  for i, d in enumerate(aval.shape):
+    if d != 1 and d != shape[lead + i]:
+      raise ValueError(f"Incompatible shapes for broadcasting: {aval.shape} and requested "
+                       f"shape {shape}")
+  keep = [i for i, d in enumerate(aval.shape) if d == shape[lead + i]]
+  squeezed = lax.reshape(a, tuple(aval.shape[i] for i in keep))
+  return lax.broadcast_in_dim(squeezed, shape, tuple(lead + i for i in keep))
+
+
+def broadcast_arrays(*args):
+  shapes = [get_aval(a).shape for a in args]
+  try:
+    shape = broadcast_shapes(*shapes)
+  except ValueError:
+    raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
+  return [broadcast_to(a, shape) for a in args]
+
+
+def expand_dims(a, axis):
+  a = _as_array(a)
+  axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+  return lax.expand_dims(a, axes)
+
+
+def squeeze(a, axis=None):
+  a = _as_array(a)
+  aval = get_aval(a)
+  if axis is None:
+    axes = tuple(i for i, d in enumerate(aval.shape) if d == 1)
+  else:
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+  return lax.squeeze(a, axes)
+
+
+def concatenate(arrays, axis=0, dtype=None):
+  if not isinstance(arrays, (list, tuple)) and get_aval(arrays).ndim:
+    arrays = [arrays[i] for i in range(get_aval(arrays).shape[0])]
+  if not arrays:
+    raise ValueError("Need at least one array to concatenate.")
+  arrays = [_as_array(a) for a in arrays]
+  if any(get_aval(a).ndim == 0 for a in arrays):
+    raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+  if axis is None:
+    arrays = [ravel(a) for a in arrays]
+    axis = 0
+  arrays = promote_dtypes(*arrays)
+  if dtype is not None:
+    arrays = [lax.convert_element_type(a, dtype) for a in arrays]
+  ax = canonical_axis(axis, get_aval(arrays[0]).ndim)
+  return lax.concatenate(arrays, ax)
+
+
+def stack(arrays, axis=0, out=None, dtype=None):
+  if not len(arrays):
+    raise ValueError("Need at least one array to stack.")
+  arrays = [_as_array(a) for a in arrays]
+  shapes = {get_aval(a).shape for a in arrays}
+  if len(shapes) > 1:
+    raise ValueError("All input arrays must have the same shape.")
+  nd = get_aval(arrays[0]).ndim + 1
+  ax = canonical_axis(axis, nd)
+  return concatenate([lax.expand_dims(a, (ax,)) for a in arrays], ax, dtype=dtype)

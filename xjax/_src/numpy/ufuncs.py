@@ -1,0 +1,223 @@
+"""NumPy's elementwise functions over lax, with NumPy broadcasting and JAX promotion."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src import dtypes
+from xjax._src.core.values import get_aval
+from xjax._src.lax import lax
+from xjax._src.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
+                                  promote_args_numeric)
+
+
+def _inexact_unary(name, op):
+  def fn(x, /):
+    (x,) = promote_args_inexact(name, x)
+    return op(x)
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = f"Elementwise {name} (integers are promoted to float), as numpy.{name}."
+  return fn
+
+
+def _binary(name, op, promote=promote_args):
+  def fn(x1, x2, /):
+    a, b = promote(name, x1, x2)
+    return op(a, b)
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = f"Elementwise {name} with NumPy broadcasting, as numpy.{name}."
+  return fn
+
+
+add = _binary("add", lambda a, b: lax.bitwise_or(a, b) if get_aval(a).dtype == np.bool_
+              else lax.add(a, b))
+subtract = _binary("subtract", lax.sub)
+multiply = _binary("multiply", lambda a, b: lax.bitwise_and(a, b)
+                   if get_aval(a).dtype == np.bool_ else lax.mul(a, b))
+true_divide = _binary("true_divide", lax.div, promote_args_inexact)
+divide = true_divide
+maximum = _binary("maximum", lax.max)
+minimum = _binary("minimum", lax.min)
+arctan2 = _binary("arctan2", lax.atan2, promote_args_inexact)
+equal = _binary("equal", lax.eq)
+not_equal = _binary("not_equal", lax.ne)
+less = _binary("less", lax.lt)
+less_equal = _binary("less_equal", lax.le)
+greater = _binary("greater", lax.gt)
+greater_equal = _binary("greater_equal", lax.ge)
+
+sin = _inexact_unary("sin", lax.sin)
+cos = _inexact_unary("cos", lax.cos)
+tan = _inexact_unary("tan", lax.tan)
+arcsin = _inexact_unary("arcsin", lax.asin)
+arccos = _inexact_unary("arccos", lax.acos)
+arctan = _inexact_unary("arctan", lax.atan)
+sinh = _inexact_unary("sinh", lax.sinh)
+cosh = _inexact_unary("cosh", lax.cosh)
+tanh = _inexact_unary("tanh", lax.tanh)
+arcsinh = _inexact_unary("arcsinh", lax.asinh)
+arccosh = _inexact_unary("arccosh", lax.acosh)
+arctanh = _inexact_unary("arctanh", lax.atanh)
+exp = _inexact_unary("exp", lax.exp)
+exp2 = _inexact_unary("exp2", lax.exp2)
+expm1 = _inexact_unary("expm1", lax.expm1)
+log = _inexact_unary("log", lax.log)
+log1p = _inexact_unary("log1p", lax.log1p)
+sqrt = _inexact_unary("sqrt", lax.sqrt)
+cbrt = _inexact_unary("cbrt", lax.cbrt)
+
+
+def negative(x, /):
+  (x,) = promote_args_numeric("negative", x)
+  return lax.neg(x)
+
+
+def positive(x, /):
+  (x,) = promote_args_numeric("positive", x)
+  return x
+
+
+def absolute(x, /):
+  check_arraylike("absolute", x)
+  aval = get_aval(x)
+  if dtypes.is_unsigned(aval.dtype) or aval.dtype == np.bool_:
+    return x if not isinstance(x, (int, float, bool)) else lax.convert_element_type(
+        x, aval.dtype, aval.weak_type)
+  return lax.abs(x)
+
+
+abs = absolute
+
+
+def sign(x, /):
+  (x,) = promote_args_numeric("sign", x)
+  return lax.sign(x)
+
+
+def square(x, /):
+  (x,) = promote_args_numeric("square", x)
+  return lax.integer_pow(x, 2)
+
+
+def reciprocal(x, /):
+  (x,) = promote_args_inexact("reciprocal", x)
+  return lax.integer_pow(x, -1)
+
+
+def floor_divide(x1, x2, /):
+  a, b = promote_args_numeric("floor_divide", x1, x2)
+  dtype = get_aval(a).dtype
+  if dtypes.is_integer(dtype):
+    if dtypes.is_unsigned(dtype):
+      return lax.div(a, b)
+    q = lax.div(a, b)
+    r = lax.rem(a, b)
+    zero = np.zeros((), dtype)[()]
+    adjust = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(b, zero)))
+    return lax.select_n(adjust, q, lax.sub(q, np.ones((), dtype)[()]))
+  return lax.floor(lax.div(a, b))
+
+
+def remainder(x1, x2, /):
+  a, b = promote_args_numeric("remainder", x1, x2)
+  dtype = get_aval(a).dtype
+  r = lax.rem(a, b)
+  if dtypes.is_unsigned(dtype):
+    return r
+  zero = np.zeros((), dtype)[()]
+  fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(b, zero)))
+  return lax.select_n(fix, r, lax.add(r, b))
+
+
+mod = remainder
+
+
+def power(x1, x2, /):
+  check_arraylike("power", x1, x2)
+  if isinstance(x2, int) and not isinstance(x2, bool):
+    (a,) = promote_args_numeric("power", x1)
+    if x2 >= 0 or dtypes.is_inexact(get_aval(a).dtype):
+      return lax.integer_pow(a, x2)
+  a, b = promote_args_numeric("power", x1, x2)
+  dtype = get_aval(a).dtype
+  if dtypes.is_integer(dtype):
+    return _integer_power(a, b)
+  return lax.pow(a, b)
+
+
+def _integer_power(a, b):
+  """Integer ** integer by repeated squaring over the bits of the exponent."""
+  dtype = get_aval(a).dtype
+  bits = dtype.itemsize * 8
+  acc = lax.full_like(a, 1)
+  base = a
+  e = b
+  one = np.ones((), dtype)[()]
+  zero = np.zeros((), dtype)[()]
+  for _ in range(bits):
+    bit = lax.ne(lax.bitwise_and(e, one), zero)
+    acc = lax.select_n(bit, acc, lax.mul(acc, base))
+    base = lax.mul(base, base)
+    e = lax.shift_right_logical(e, one)
+  return acc
+
+
+def logical_not(x, /):
+  check_arraylike("logical_not", x)
+  return lax.eq(x, np.zeros((), get_aval(x).dtype)[()]) if get_aval(x).dtype != np.bool_ \
+      else lax.bitwise_not(x)
+
+
+def _logical(name, op):
+  def fn(x1, x2, /):
+    check_arraylike(name, x1, x2)
+    a, b = (lax.ne(v, np.zeros((), get_aval(v).dtype)[()]) if get_aval(v).dtype != np.bool_
+            else v for v in (x1, x2))
+    from xjax._src.numpy.util import promote_shapes
+    a, b = promote_shapes(name, a, b)
+    return op(a, b)
+  fn.__name__ = name
+  return fn
+
+
+logical_and = _logical("logical_and", lax.bitwise_and)
+logical_or = _logical("logical_or", lax.bitwise_or)
+logical_xor = _logical("logical_xor", lax.bitwise_xor)
+
+
+def _bitwise(name, op):
+  def fn(x1, x2, /):
+    a, b = promote_args(name, x1, x2)
+    dtype = get_aval(a).dtype
+    if not (dtypes.is_integer(dtype) or dtype == np.bool_):
+      raise TypeError(f"{name} requires integer or boolean arguments, got {dtype}")
+    return op(a, b)
+  fn.__name__ = name
+  return fn
+
+
+bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", lax.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor)
+left_shift = _bitwise("left_shift", lax.shift_left)
+
+
+def right_shift(x1, x2, /):
+  a, b = promote_args("right_shift", x1, x2)
+  if dtypes.is_unsigned(get_aval(a).dtype):
+    return lax.shift_right_logical(a, b)
+  return lax.shift_right_arithmetic(a, b)
+
+
+def invert(x, /):
+  check_arraylike("invert", x)
+  return lax.bitwise_not(x)
+
+
+bitwise_not = invert
+bitwise_invert = invert
+
+
+def matmul(a, b, /, *, precision=None, preferred_element_type=None):
+  """Matrix product with NumPy's batch broadcasting."""
+  from xjax._src.numpy.linalg_basic import matmul as _matmul
+  return _matmul(a, b, precision=precision, preferred_element_type=preferred_element_type)

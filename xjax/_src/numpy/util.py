@@ -1,0 +1,103 @@
+"""Helpers shared by xjax.numpy: dtype promotion and NumPy-style rank promotion."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src import dtypes
+from xjax._src.config import config
+from xjax._src.core.trace import Tracer
+from xjax._src.core.values import get_aval
+from xjax._src.lax import lax
+from xjax._src.lax.utils import broadcasting_shape
+
+
+def check_arraylike(name: str, *args) -> None:
+  for i, a in enumerate(args):
+    if isinstance(a, (list, tuple)):
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} "
+                      f"at position {i}.")
+    try:
+      get_aval(a)
+    except TypeError:
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got "
+                      f"{type(a).__name__} at position {i}.") from None
+
+
+def promote_dtypes(*args):
+  """Converts args to their common JAX result dtype (weak types respected)."""
+  if len(args) < 2:
+    return list(args)
+  dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+  return [lax.convert_element_type(a, dtype, weak) for a in args]
+
+
+def promote_dtypes_inexact(*args):
+  dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+  dtype = dtypes.to_inexact_dtype(dtype)
+  return [lax.convert_element_type(a, dtype, weak) for a in args]
+
+
+def promote_dtypes_numeric(*args):
+  dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+  dtype = dtypes.to_numeric_dtype(dtype)
+  return [lax.convert_element_type(a, dtype, weak) for a in args]
+
+
+def promote_shapes(name: str, *args):
+  """Reshapes lower-rank operands with leading 1s (NumPy rank promotion)."""
+  if len(args) < 2:
+    return list(args)
+  shapes = [get_aval(a).shape for a in args]
+  nd = max(len(s) for s in shapes)
+  if all(len(s) in (0, nd) for s in shapes):
+    _check_broadcast(name, shapes)
+    return list(args)
+  mode = config.read("jax_numpy_rank_promotion")
+  if mode != "allow" and len({len(s) for s in shapes if s}) > 1:
+    msg = (f"Operands could not be broadcast together for {name} on shapes "
+           f"{' '.join(str(s) for s in shapes)} and with the config option "
+           f"jax_numpy_rank_promotion='{mode}'.")
+    if mode == "raise":
+      raise ValueError(msg)
+    import warnings
+    warnings.warn(msg)
+  _check_broadcast(name, shapes)
+  return [a if len(s) in (0, nd) else lax.reshape(a, (1,) * (nd - len(s)) + s)
+          for a, s in zip(args, shapes)]
+
+
+def _check_broadcast(name: str, shapes) -> None:
+  nd = max(len(s) for s in shapes)
+  padded = [(1,) * (nd - len(s)) + tuple(s) if s else () for s in shapes]
+  try:
+    broadcasting_shape(name, padded)
+  except TypeError:
+    raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                    f"{', '.join(str(tuple(s)) for s in shapes)}.") from None
+
+
+def promote_args(name: str, *args):
+  check_arraylike(name, *args)
+  return promote_shapes(name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(name: str, *args):
+  check_arraylike(name, *args)
+  return promote_shapes(name, *promote_dtypes_inexact(*args))
+
+
+def promote_args_numeric(name: str, *args):
+  check_arraylike(name, *args)
+  return promote_shapes(name, *promote_dtypes_numeric(*args))
+
+
+def is_traced(x) -> bool:
+  return isinstance(x, Tracer)
+
+
+def canonical_axis(axis, ndim: int, name: str = "axis") -> int:
+  import operator
+  axis = operator.index(axis)
+  if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+    raise np.exceptions.AxisError(axis, ndim)
+  return axis % ndim if ndim else 0

@@ -1,0 +1,5 @@
+"""Error classes (``jax.errors``)."""
+from xjax._src.errors import (ConcretizationTypeError, KeyReuseError,  # noqa: F401
+                              NonConcreteBooleanIndexError, TracerArrayConversionError,
+                              TracerBoolConversionError, TracerIntegerConversionError,
+                              UnexpectedTracerError, JAXTypeError, JAXIndexError)

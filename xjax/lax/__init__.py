@@ -1,0 +1,4 @@
+"""The strict, explicit layer beneath xjax.numpy (``from xjax import lax``)."""
+from xjax._src.lax.lax import *  # noqa: F401,F403
+from xjax._src.lax.lax import stop_gradient, full_like, zeros_like_array  # noqa: F401
+from xjax._src.lax.rounding import RoundingMethod, round  # noqa: F401
