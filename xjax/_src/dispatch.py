@@ -63,6 +63,22 @@ def to_buffer(x, aval: ShapedArray, device):
   return runtime.put(np.asarray(x, dtype=aval.dtype), device)
 
 
+_SCALAR_ARRAYS: dict = {}
+
+
+def scalar_array(value, dtype, weak_type: bool) -> Array:
+  """A cached 0-d Array for a host scalar (how Python scalars enter computations)."""
+  key = (type(value), repr(value), dtype, weak_type)
+  arr = _SCALAR_ARRAYS.get(key)
+  if arr is None or arr.is_deleted():
+    if len(_SCALAR_ARRAYS) > 4096:
+      _SCALAR_ARRAYS.clear()
+    host = np.asarray(value).astype(dtype)
+    buf = runtime.put(host, runtime.default_device())
+    arr = _SCALAR_ARRAYS[key] = Array._from_buffer(buf, ShapedArray((), dtype, weak_type))
+  return arr
+
+
 def wrap_outputs(bufs, out_avals, committed: bool) -> list[Array]:
   make = Array._from_buffer
   return [make(b, a, committed) for b, a in zip(bufs, out_avals)]

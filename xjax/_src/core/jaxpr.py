@@ -277,8 +277,8 @@ def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
   tail = f"in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}"
   if not eqns:
     return f"{head}  {tail}"
-  if len(eqns) == 1 and "\n" not in eqns[0]:
-    single = f"{head} {eqns[0].strip()} {tail}"
+  if all("\n" not in e for e in eqns):
+    single = f"{head} {'; '.join(e.strip() for e in eqns)} {tail}"
     if len(single) + indent <= 80:
       return single
   pad = " " * (indent + 2)

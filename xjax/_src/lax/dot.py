@@ -201,8 +201,11 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
   """General contraction: ``dimension_numbers = ((lhs_contract, rhs_contract),
   (lhs_batch, rhs_batch))``; output dims are batch, lhs free, rhs free."""
   dn = _canon(dimension_numbers)
-  pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(
-      dtypes.dtype(preferred_element_type))
+  if preferred_element_type is None:  # as JAX: the operands' common dtype, made explicit
+    dt = {get_aval(lhs).dtype, get_aval(rhs).dtype}
+    pet = dt.pop() if len(dt) == 1 else None
+  else:
+    pet = dtypes.canonicalize_dtype(dtypes.dtype(preferred_element_type))
   return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=_precision(precision),
                             preferred_element_type=pet, out_sharding=None)
 

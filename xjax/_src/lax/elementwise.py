@@ -700,16 +700,23 @@ def select_n(which, *cases):
 
 
 def convert_element_type(operand, new_dtype, weak_type: bool = False):
-  """Casts ``operand`` to ``new_dtype`` (float->int truncates; NaN->int is 0 as in XLA)."""
+  """Casts ``operand`` to ``new_dtype`` (float->int truncates; NaN->int is 0 as in XLA).
+
+  Host scalars are converted on the host (they stay literals in jaxprs, as in JAX).
+  """
   new_dtype = dtypes.canonicalize_dtype(dtypes.dtype(new_dtype))
+  weak_type = bool(weak_type)
+  if isinstance(operand, _HOST_SCALARS) or (isinstance(operand, np.ndarray)
+                                            and operand.ndim == 0):
+    from xjax._src.dispatch import scalar_array
+    return scalar_array(operand, new_dtype, weak_type)
   aval = get_aval(operand)
-  if aval.dtype == new_dtype and aval.weak_type == weak_type and not isinstance(
-      operand, (int, float, bool, builtins_complex)):
+  if aval.dtype == new_dtype and aval.weak_type == weak_type:
     return operand
-  return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=bool(weak_type))
+  return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
 
 
-builtins_complex = type(1j)
+_HOST_SCALARS = (bool, int, float, type(1j), np.generic)  # `complex` is lax.complex here
 
 
 def integer_pow(x, y: int):
