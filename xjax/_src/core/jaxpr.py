@@ -269,9 +269,7 @@ def _hidden_params(prim) -> frozenset:
 def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
   consts = " ".join(_binder(v, names) for v in jaxpr.constvars)
   ins = " ".join(_binder(v, names) for v in jaxpr.invars)
-  head = f"{{ lambda {consts}{' ' if consts else ''}; {ins}. let"
-  if not jaxpr.constvars:
-    head = f"{{ lambda ; {ins}. let"
+  head = f"{{ lambda {consts}; {ins}. let" if consts else f"{{ lambda ; {ins}. let"
   eqns = [pp_eqn(e, names, indent + 4) for e in jaxpr.eqns]
   outs = ", ".join(names(v) for v in jaxpr.outvars)
   tail = f"in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}"

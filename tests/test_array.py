@@ -1,0 +1,129 @@
+"""xjax.Array: attributes, conversions, operators, printing, immutability, lifetime."""
+import pickle
+
+import numpy as np
+import pytest
+
+import xjax as jax
+import xjax.numpy as jnp
+
+
+def test_attributes():
+  x = jnp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+  assert isinstance(x, jax.Array)
+  assert x.shape == (2, 3) and x.ndim == 2 and x.size == 6 and x.dtype == np.float32
+  assert not x.weak_type
+  np.testing.assert_array_equal(x.T, np.arange(6).reshape(2, 3).T)
+  assert len(x) == 2
+  assert [r.shape for r in x] == [(3,), (3,)]
+
+
+def test_conversions():
+  x = jnp.asarray(np.float32(2.5))
+  assert float(x) == 2.5 and int(x) == 2 and bool(x) and complex(x) == 2.5
+  assert x.item() == 2.5
+  assert jnp.arange(3).tolist() == [0, 1, 2]
+  np.testing.assert_array_equal(np.asarray(jnp.arange(3)), [0, 1, 2])
+  assert [1, 2, 3][jnp.asarray(1)] == 2
+  with pytest.raises(TypeError):
+    len(x)
+
+
+def test_operators_with_scalars_and_numpy_on_either_side():
+  x = jnp.asarray(np.array([1.0, 2.0, 3.0], np.float32))
+  n = np.array([1.0, 1.0, 1.0], np.float32)
+  np.testing.assert_allclose(x + 1, [2, 3, 4])
+  np.testing.assert_allclose(1 + x, [2, 3, 4])
+  np.testing.assert_allclose(2 * x - x / 2, [1.5, 3, 4.5])
+  np.testing.assert_allclose(x ** 2, [1, 4, 9])
+  np.testing.assert_allclose(n + x, [2, 3, 4])
+  assert isinstance(x + n, jax.Array)
+  np.testing.assert_array_equal(x > 1.5, [False, True, True])
+  np.testing.assert_array_equal(-x, [-1, -2, -3])
+  np.testing.assert_array_equal(jnp.arange(5) // 2, [0, 0, 1, 1, 2])
+  np.testing.assert_array_equal(jnp.arange(-3, 3) % 3, np.arange(-3, 3) % 3)
+  m = jnp.ones((2, 3)) @ jnp.ones((3, 4))
+  np.testing.assert_allclose(m, np.full((2, 4), 3.0))
+
+
+def test_python_scalars_are_weakly_typed():
+  assert repr(jnp.add(1, 1.0)) == "Array(2., dtype=float32, weak_type=True)"
+  h = jnp.asarray(np.ones(2, np.float16))
+  assert (h + 1.0).dtype == np.float16
+  i8 = jnp.asarray(np.ones(2, np.int8))
+  assert (i8 + 1).dtype == np.int8
+
+
+def test_repr_and_str():
+  assert repr(jnp.asarray(np.array([0.0, 1.0, 2.0], np.float32))) == \
+      "Array([0., 1., 2.], dtype=float32)"
+  assert repr(jnp.asarray(1.0)) == "Array(1., dtype=float32, weak_type=True)"
+  assert str(jnp.arange(3)) == "[0 1 2]"
+  assert f"{jnp.asarray(np.float32(0.5)):.2f}" == "0.50"
+
+
+def test_immutable_with_helpful_message():
+  x = jnp.arange(10)
+  with pytest.raises(TypeError, match=r"immutable.*x\.at\[idx\]\.set"):
+    x[0] = 10
+  y = x.at[0].set(10)
+  assert int(x[0]) == 0 and int(y[0]) == 10
+
+
+def test_not_hashable():
+  with pytest.raises(TypeError, match="unhashable"):
+    hash(jnp.ones(2))
+
+
+def test_astype_reshape_copy():
+  x = jnp.arange(6)
+  assert x.astype(jnp.float32).dtype == np.float32
+  assert x.reshape(2, 3).shape == (2, 3)
+  assert x.reshape((3, -1)).shape == (3, 2)
+  c = jnp.array(x, copy=True)
+  np.testing.assert_array_equal(c, x)
+
+
+def test_devices_block_and_delete():
+  x = jnp.ones(3)
+  assert x.devices() == {jax.devices()[0]}
+  assert x.device == jax.devices()[0]
+  assert x.block_until_ready() is x
+  x.delete()
+  assert x.is_deleted()
+  with pytest.raises(RuntimeError, match="deleted"):
+    np.asarray(x)
+
+
+def test_pickle_roundtrip():
+  x = jnp.asarray(np.arange(4, dtype=np.int16))
+  y = pickle.loads(pickle.dumps(x))
+  assert isinstance(y, jax.Array) and y.dtype == np.int16
+  np.testing.assert_array_equal(x, y)
+
+
+def test_default_dtypes_are_32_bit():
+  assert jnp.asarray(np.arange(3, dtype=np.int64)).dtype == np.int32
+  assert jnp.asarray(np.ones(2)).dtype == np.float32
+  assert jnp.asarray(1.0).dtype == np.float32
+
+
+def test_enable_x64():
+  jax.config.update("jax_enable_x64", True)
+  try:
+    assert jnp.asarray(np.ones(2)).dtype == np.float64
+    assert jnp.asarray(1).dtype == np.int64
+    assert jax.jit(lambda x: x * 2)(np.ones(2)).dtype == np.float64
+  finally:
+    jax.config.update("jax_enable_x64", False)
+  assert jnp.asarray(np.ones(2)).dtype == np.float32
+
+
+def test_devices_api():
+  assert jax.device_count() >= 1
+  assert jax.default_backend() == "cpu"
+  assert jax.local_devices()[0] == jax.devices()[0]
+  d = jax.device_put(np.ones(2))
+  assert isinstance(d, jax.Array) and not d.committed
+  c = jax.device_put(np.ones(2), jax.devices()[0])
+  assert c.committed

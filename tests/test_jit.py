@@ -1,0 +1,259 @@
+"""jit: caching, static arguments, side effects, pytrees, nesting, AOT, errors."""
+from functools import partial
+
+import numpy as np
+import pytest
+
+import xjax as jax
+import xjax.numpy as jnp
+from xjax import errors
+
+
+def test_jit_matches_eager_and_caches():
+  calls = []
+
+  def f(x, y):
+    calls.append(1)
+    return jnp.sin(x) * y + 2.0
+
+  jf = jax.jit(f)
+  x = np.linspace(0, 1, 5, dtype=np.float32)
+  y = np.float32(3)
+  np.testing.assert_allclose(jf(x, y), np.sin(x) * 3 + 2, rtol=1e-6)
+  jf(x + 1, y)
+  assert len(calls) == 1  # same signature: no retrace
+  jf(x[:3], y)
+  assert len(calls) == 2  # new shape: retrace
+
+
+def test_impure_function_side_effects_only_while_tracing(capsys):
+  # The FAQ's impure_func: the global is read once, at trace time.
+  state = {"y": 0}
+
+  def impure(x):
+    print("Inside:", state["y"])
+    return x + state["y"]
+
+  jf = jax.jit(impure)
+  results = []
+  for y in range(3):
+    state["y"] = y
+    results.append(int(jf(y)))
+  assert results == [0, 1, 2]
+  assert capsys.readouterr().out.count("Inside:") == 1
+
+
+def test_weak_type_is_part_of_the_signature():
+  calls = []
+
+  @jax.jit
+  def f(x):
+    calls.append(1)
+    return x * 2
+
+  assert f(1.0).weak_type
+  assert not f(np.float32(1)).weak_type
+  assert len(calls) == 2
+
+
+def test_static_argnums_and_argnames():
+  @partial(jax.jit, static_argnums=(1,))
+  def f(x, neg):
+    return -x if neg else x
+
+  assert int(f(1, True)) == -1
+  assert int(f(1, False)) == 1
+
+  @partial(jax.jit, static_argnames="neg")
+  def g(x, neg=False):
+    return -x if neg else x
+
+  assert int(g(2, neg=True)) == -2
+  assert int(g(2)) == 2
+
+  @partial(jax.jit, static_argnums=-1)
+  def h(x, n):
+    return x * n
+
+  assert int(h(3, 4)) == 12
+
+
+def test_unhashable_static_argument_is_a_clear_error():
+  f = jax.jit(lambda x, s: x, static_argnums=1)
+  with pytest.raises(ValueError, match="Non-hashable static arguments"):
+    f(1, [1, 2])
+
+
+def test_static_self_uses_hash_and_eq():
+  # FAQ strategy 2: with __hash__/__eq__ defined, a changed object retraces.
+  class C:
+    def __init__(self, mul):
+      self.mul = mul
+
+    @partial(jax.jit, static_argnums=0)
+    def calc(self, y):
+      return y * 2 if self.mul else y
+
+    def __hash__(self):
+      return hash(self.mul)
+
+    def __eq__(self, other):
+      return isinstance(other, C) and self.mul == other.mul
+
+  assert int(C(True).calc(3)) == 6
+  assert int(C(False).calc(3)) == 3
+
+
+def test_method_self_not_a_valid_type():
+  class C:
+    @jax.jit
+    def calc(self, y):
+      return y
+
+  with pytest.raises(TypeError, match="is not a valid JAX type"):
+    C().calc(3)
+
+
+def test_string_argument_names_argument():
+  with pytest.raises(TypeError, match="not a valid JAX type"):
+    jax.jit(lambda x: x)("hello")
+
+
+def test_pytree_arguments_and_results():
+  @jax.jit
+  def f(d, t):
+    return {"s": d["a"] + t[0], "p": (d["b"] * t[1], None)}
+
+  out = f({"a": 1.0, "b": np.arange(3.0)}, (2.0, 3.0))
+  assert float(out["s"]) == 3.0
+  np.testing.assert_allclose(out["p"][0], np.arange(3.0) * 3)
+  assert out["p"][1] is None
+
+
+def test_keyword_and_default_arguments():
+  @jax.jit
+  def f(x, y=2.0, *, z=3.0):
+    return x * y + z
+
+  assert float(f(1.0)) == 5.0
+  assert float(f(1.0, y=4.0, z=0.0)) == 4.0
+
+
+def test_nested_jit_and_jit_of_jit():
+  inner = jax.jit(lambda x: x * 2)
+  outer = jax.jit(lambda x: inner(x) + 1)
+  assert float(outer(3.0)) == 7.0
+  assert float(jax.jit(jax.jit(lambda x: x - 1))(3.0)) == 2.0
+  assert "jit" in str(jax.make_jaxpr(outer)(1.0))
+
+
+def test_closure_over_array_is_hoisted_not_inlined():
+  big = jnp.arange(1000.0)
+  f = jax.jit(lambda x: x + big)
+  text = f.lower(1.0).as_text()
+  assert "tensor<1000xf32>" in text.split("func.func public @main(")[1].split(")")[0]
+  np.testing.assert_allclose(f(1.0), np.arange(1000.0) + 1)
+
+
+def test_lower_and_compile():
+  f = jax.jit(lambda x: jnp.sin(x) + 1)
+  lowered = f.lower(np.ones(3, np.float32))
+  text = lowered.as_text()
+  assert "stablehlo.sine" in text and "func.func public @main" in text
+  compiled = lowered.compile()
+  np.testing.assert_allclose(compiled(np.zeros(3, np.float32)), np.ones(3))
+  assert "HloModule" in compiled.as_text()
+
+
+def test_eval_shape_and_shape_dtype_struct():
+  out = jax.eval_shape(lambda x, y: jnp.dot(x, y), jax.ShapeDtypeStruct((3, 4), jnp.float32),
+                       jax.ShapeDtypeStruct((4,), jnp.float32))
+  assert out.shape == (3,) and out.dtype == np.float32
+  out = jax.jit(lambda x: {"a": x.sum()}).eval_shape(np.ones((2, 2), np.float32))
+  assert out["a"].shape == ()
+
+
+def test_disable_jit_runs_python():
+  seen = []
+
+  @jax.jit
+  def f(x):
+    seen.append(type(x))
+    return x
+
+  with jax.disable_jit():
+    f(jnp.ones(2))
+  assert seen == [jax.Array]
+
+
+def test_log_compiles(caplog):
+  jax.config.update("jax_log_compiles", True)
+  try:
+    with caplog.at_level("WARNING", logger="xjax"):
+      jax.jit(lambda x: x * 7)(np.ones(7, np.int8))
+  finally:
+    jax.config.update("jax_log_compiles", False)
+  assert any("Compiling" in r.message for r in caplog.records)
+
+
+def test_tracer_printing_and_static_shape(capsys):
+  @jax.jit
+  def f(x):
+    print(x)
+    print(x.shape)
+    return x
+
+  f(np.ones((3, 4), np.float32))
+  out = capsys.readouterr().out
+  assert "Traced<ShapedArray(float32[3,4])>" in out
+  assert "(3, 4)" in out
+
+
+def test_control_flow_on_tracer_raises_concretization_errors():
+  @jax.jit
+  def f(x, neg):
+    return -x if neg else x
+
+  with pytest.raises(errors.TracerBoolConversionError) as info:
+    f(1, True)
+  assert isinstance(info.value, errors.ConcretizationTypeError)
+  msg = str(info.value)
+  assert "f" in msg and "neg" in msg and "static_argnums" in msg
+
+  with pytest.raises(errors.TracerIntegerConversionError):
+    jax.jit(lambda x: [1, 2, 3][x])(1)
+  with pytest.raises(errors.ConcretizationTypeError):
+    jax.jit(lambda x: float(x))(1.0)
+  with pytest.raises(errors.TracerArrayConversionError):
+    jax.jit(lambda x: np.asarray(x))(1.0)
+
+
+def test_reshape_with_traced_size_raises_concretization_error():
+  # "How to think in JAX": x.reshape(jnp.array(x.shape).prod()) fails, np.prod works.
+  x = jnp.ones((2, 3))
+  with pytest.raises(TypeError):
+    jax.jit(lambda x: x.reshape(jnp.array(x.shape).prod()))(x)
+  out = jax.jit(lambda x: x.reshape((np.prod(x.shape),)))(x)
+  assert out.shape == (6,)
+
+
+def test_escaped_tracer_raises_unexpected_tracer_error():
+  leaked = []
+
+  @jax.jit
+  def f(x):
+    leaked.append(x)
+    return x
+
+  f(1.0)
+  with pytest.raises(errors.UnexpectedTracerError):
+    jnp.sin(leaked[0])
+  with pytest.raises(errors.UnexpectedTracerError):
+    jax.jit(lambda y: y + leaked[0])(1.0)
+
+
+def test_bad_arguments_do_not_corrupt_cache():
+  f = jax.jit(lambda x: x + 1)
+  with pytest.raises(TypeError):
+    f(object())
+  assert float(f(1.0)) == 2.0
