@@ -48,9 +48,16 @@ def element_type(dtype) -> str:
     raise TypeError(f"xjax cannot lower arrays of dtype {dtype}") from None
 
 
+_TENSOR_TYPES: dict = {}
+
+
 def tensor_type(aval: ShapedArray) -> str:
-  dims = "".join(f"{d}x" for d in aval.shape)
-  return f"tensor<{dims}{element_type(aval.dtype)}>"
+  key = (aval.shape, aval.dtype)
+  text = _TENSOR_TYPES.get(key)
+  if text is None:
+    dims = "".join(f"{d}x" for d in aval.shape)
+    text = _TENSOR_TYPES[key] = f"tensor<{dims}{element_type(aval.dtype)}>"
+  return text
 
 
 def dense_attr(value: np.ndarray, aval: ShapedArray) -> str:
@@ -159,6 +166,7 @@ class LoweringContext:
     self.indent = indent
     self.avals_in: Sequence[ShapedArray] = ()
     self.avals_out: Sequence[ShapedArray] = ()
+    self.memo: dict = {}  # per-region cache of emitted values (constants, broadcasts)
 
   def fresh(self) -> str:
     self._counter[0] += 1
@@ -202,7 +210,14 @@ class LoweringContext:
     self._types[ssa] = aval
 
   def constant(self, value, aval: ShapedArray) -> str:
-    return self.op("stablehlo.constant", [], aval, {"value": dense_attr(value, aval)})
+    """A constant; equal constants in one region are emitted once."""
+    value = np.asarray(value)
+    key = ("constant", value.tobytes(), value.dtype, aval.shape, aval.dtype)
+    ssa = self.memo.get(key)
+    if ssa is None:
+      ssa = self.memo[key] = self.op("stablehlo.constant", [], aval,
+                                     {"value": dense_attr(value, aval)})
+    return ssa
 
   def region(self, arg_avals: Sequence[ShapedArray],
              body: Callable[["LoweringContext", list[str]], Sequence[str]],
@@ -212,7 +227,7 @@ class LoweringContext:
     sub = LoweringContext(self.module, lines, self._counter, self.indent + "  ")
     args = []
     for a in arg_avals:
-      name = sub.fresh().replace("%", "%arg")
+      name = sub.fresh().replace("%", "%rarg")
       sub.declare(name, a)
       args.append(name)
     results = list(body(sub, args))

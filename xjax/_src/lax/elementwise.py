@@ -6,6 +6,8 @@ operands and size-1 dimensions broadcast (as in JAX's lax).
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from xjax._src import dtypes
@@ -49,9 +51,16 @@ def _lower_nary(op_name, attrs=None):
 
 
 def broadcast_operand(ctx, operand, aval, shape):
-  """Lowers lax's implicit rank-0 / size-1 broadcasting."""
+  """Lowers lax's implicit rank-0 / size-1 broadcasting (each broadcast emitted once)."""
   if aval.shape == tuple(shape):
     return operand
+  key = ("broadcast", operand, tuple(shape))
+  if key not in ctx.memo:
+    ctx.memo[key] = _broadcast_operand(ctx, operand, aval, shape)
+  return ctx.memo[key]
+
+
+def _broadcast_operand(ctx, operand, aval, shape):
   from xjax._src.backend.lowering import i64_array
   if aval.ndim == 0:
     dims = []
@@ -79,7 +88,7 @@ def broadcast_batched_args(args, dims, size):
   from xjax._src.lax import shapes
   avals = [get_aval(x) for x in args]
   logical_ranks = [a.ndim - (d is not None) for a, d in zip(avals, dims)]
-  rank = max(logical_ranks)
+  rank = builtins.max(logical_ranks)
   batched_full = {d for d, r in zip(dims, logical_ranks) if d is not None and r == rank}
   out_dim = batched_full.pop() if len(batched_full) == 1 else 0
   out = []
@@ -453,7 +462,7 @@ def _select_n_batch(axis, args, dims):
                                     (0,))
     which_dim = 0
   vals, out_dim = broadcast_batched_args([which, *cases], [which_dim, *case_dims], axis.size)
-  shape = max((get_aval(v).shape for v in vals), key=len)
+  shape = builtins.max((get_aval(v).shape for v in vals), key=len)
   vals = [v if (i == 0 and get_aval(v).ndim == 0) else _broadcast_full(v, shape)
           for i, v in enumerate(vals)]
   return select_n(*vals), out_dim
@@ -545,7 +554,7 @@ def _integer_pow_lowering(ctx, x, *, y):
   if y == 0:
     one = ctx.constant(np.ones((), aval.dtype), ShapedArray((), aval.dtype))
     return broadcast_operand(ctx, one, ShapedArray((), aval.dtype), aval.shape)
-  acc, base, n = None, x, abs(y)
+  acc, base, n = None, x, builtins.abs(y)
   while n:  # square-and-multiply
     if n & 1:
       acc = base if acc is None else ctx.op("stablehlo.multiply", [acc, base], aval)

@@ -45,6 +45,17 @@ def check_same_dtypes(name: str, avals: Sequence[ShapedArray]) -> None:
 
 def broadcasting_shape(name: str, shapes: Sequence[tuple]) -> tuple:
   """lax's shape rule for n-ary elementwise ops: equal ranks (or rank 0), dims equal or 1."""
+  result = ()
+  for s in shapes:  # fast path: every shape equal (or rank 0)
+    if s:
+      if not result:
+        result = s
+      elif s != result:
+        return _broadcasting_shape(name, shapes)
+  return result
+
+
+def _broadcasting_shape(name: str, shapes: Sequence[tuple]) -> tuple:
   ranked = [s for s in shapes if len(s)]
   if not ranked:
     return ()

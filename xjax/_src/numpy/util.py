@@ -28,19 +28,26 @@ def promote_dtypes(*args):
   if len(args) < 2:
     return list(args)
   dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-  return [lax.convert_element_type(a, dtype, weak) for a in args]
+  return [_convert(a, dtype, weak) for a in args]
+
+
+def _convert(x, dtype, weak: bool):
+  aval = get_aval(x)
+  if aval.dtype == dtype and aval.weak_type == weak:
+    return x
+  return lax.convert_element_type(x, dtype, weak)
 
 
 def promote_dtypes_inexact(*args):
   dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
   dtype = dtypes.to_inexact_dtype(dtype)
-  return [lax.convert_element_type(a, dtype, weak) for a in args]
+  return [_convert(a, dtype, weak) for a in args]
 
 
 def promote_dtypes_numeric(*args):
   dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
   dtype = dtypes.to_numeric_dtype(dtype)
-  return [lax.convert_element_type(a, dtype, weak) for a in args]
+  return [_convert(a, dtype, weak) for a in args]
 
 
 def promote_shapes(name: str, *args):
@@ -48,6 +55,9 @@ def promote_shapes(name: str, *args):
   if len(args) < 2:
     return list(args)
   shapes = [get_aval(a).shape for a in args]
+  first = next((s for s in shapes if s), ())
+  if all(s == first or not s for s in shapes):
+    return list(args)
   nd = max(len(s) for s in shapes)
   if all(len(s) in (0, nd) for s in shapes):
     _check_broadcast(name, shapes)
