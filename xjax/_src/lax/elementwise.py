@@ -16,7 +16,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.lax.utils import (any_dtype, broadcasting_shape, check_same_dtypes,
-                                 dtype_checker, standard_primitive)
+                                 dtype_checker, lowering_from, standard_primitive)
 
 _float = dtype_checker("float")
 _inexact = dtype_checker("inexact")
@@ -202,7 +202,9 @@ is_finite_p.batch = elementwise_batch(is_finite_p)
 ad.zero_jvp(is_finite_p)
 
 exp_p = _unary("exp", "stablehlo.exponential", jvp2=lambda t, y, x: mul(t, y))
-exp2_p = _unary("exp2", "chlo.exp2" , jvp2=lambda t, y, x: mul(t, mul(y, _const(x, np.log(2)))))
+exp2_p = _unary("exp2", "stablehlo.exponential",
+                jvp2=lambda t, y, x: mul(t, mul(y, _const(x, np.log(2)))))
+exp2_p.lowering = lowering_from(lambda x: exp(mul(x, _const(x, np.log(2)))))
 log_p = _unary("log", "stablehlo.log", jvp=lambda t, x: div(t, x))
 expm1_p = _unary("expm1", "stablehlo.exponential_minus_one",
                  jvp2=lambda t, y, x: mul(t, add(y, _one(y))))
@@ -241,6 +243,7 @@ polygamma_p = _binary("polygamma", "chlo.polygamma", _float,
                       [None, lambda t, m, x: mul(t, polygamma(add(m, _one(m)), x))])
 bessel_i0e_p = _unary("bessel_i0e", "chlo.bessel_i0e", _float, jvp2=lambda t, y, x: mul(
     t, sub(bessel_i1e(x), mul(sign(x), y))))
+bessel_i0e_p.lowering = lowering_from(lambda x: _bessel_i0e_impl(x))
 bessel_i1e_p = _unary("bessel_i1e", "chlo.bessel_i1e", _float, jvp2=lambda t, y, x: mul(
     t, _bessel_i1e_deriv(y, x)))
 real_p = _unary("real", "stablehlo.real", _complex, jvp=lambda t, x: real(t))
@@ -764,8 +767,14 @@ def _trunc_div(x, y):
   return select_n(lt(q, _const(q, 0)), floor(q), ceil(q))
 
 
+def _full_like_value(x, value):
+  from xjax._src.lax import shapes
+  aval = get_aval(x)
+  return shapes.full(aval.shape, value, aval.dtype)
+
+
 def _safe_base(x):
-  return select_n(eq(x, _const(x, 0)), x, _one(x))
+  return select_n(eq(x, _const(x, 0)), x, _full_like_value(x, 1))
 
 
 def _tie_mask(x, other, min_):
@@ -788,11 +797,51 @@ def _abs_jvp(t, x):
     safe = select_n(eq(y, _const_dtype(0, get_aval(y).dtype)), y,
                     _const_dtype(1, get_aval(y).dtype))
     return div(real(mul(conj(x), t)), safe)
-  return mul(t, select_n(ge(x, _const(x, 0)), _const(x, -1), _const(x, 1)))
+  return mul(t, select_n(ge(x, _const(x, 0)), _full_like_value(x, -1),
+                         _full_like_value(x, 1)))
 
 
 def _bessel_i1e_deriv(y, x):
   safe_x = select_n(eq(x, _const(x, 0)), x, _one(x))
   x_is_zero = eq(x, _const(x, 0))
   d = sub(bessel_i0e(x), mul(y, add(sign(x), div(_one(x), safe_x))))
-  return select_n(x_is_zero, d, _const(x, 0.5))
+  return select_n(x_is_zero, d, _full_like_value(x, 0.5))
+
+
+# Chebyshev coefficients of exp(-|x|) I0(x) on [0, 8] and of sqrt(x) exp(-x) I0(x) on
+# (8, inf), as in the Cephes library (XLA has no i0e op).
+_I0E_A = (-4.41534164647933937950e-18, 3.33079451882223809783e-17, -2.43127984654795469359e-16,
+          1.71539128555513303061e-15, -1.16853328779934516808e-14, 7.67618549860493561688e-14,
+          -4.85644678311192946090e-13, 2.95505266312963983461e-12, -1.72682629144155570723e-11,
+          9.67580903537323691224e-11, -5.18979560163526290666e-10, 2.65982372468238665035e-09,
+          -1.30002500998624804212e-08, 6.04699502254191894932e-08, -2.67079385394061173391e-07,
+          1.11738753912010371815e-06, -4.41673835845875056359e-06, 1.64484480707288970893e-05,
+          -5.75419501008210370398e-05, 1.88502885095841655729e-04, -5.76375574538582365885e-04,
+          1.63947561694133579842e-03, -4.32430999505057594430e-03, 1.05464603945949983183e-02,
+          -2.37374148058994688156e-02, 4.93052842396707084878e-02, -9.49010970480476444210e-02,
+          1.71620901522208775349e-01, -3.04682672343198398683e-01, 6.76795274409476084995e-01)
+_I0E_B = (-7.23318048787475395456e-18, -4.83050448594418207126e-18, 4.46562142029675999901e-17,
+          3.46122286769746109310e-17, -2.82762398051658348494e-16, -3.42548561967721913462e-16,
+          1.77256013305652638360e-15, 3.81168066935262242075e-15, -9.55484669882830764870e-15,
+          -4.15056934728722208663e-14, 1.54008621752140982691e-14, 3.85277838274214270114e-13,
+          7.18012445138366623367e-13, -1.79417853150680611778e-12, -1.32158118404477131188e-11,
+          -3.14991652796324136454e-11, 1.18891471078464383424e-11, 4.94060238822496958910e-10,
+          3.39623202570838634515e-09, 2.26666899049817806459e-08, 2.04891858946906374183e-07,
+          2.89137052083475648297e-06, 6.88975834691682398426e-05, 3.36911647825569408990e-03,
+          8.04490411014108831608e-01)
+
+
+def _chebyshev(x, coeffs):
+  b0, b1, b2 = _const(x, coeffs[0]), _const(x, 0), _const(x, 0)
+  for c in coeffs[1:]:
+    b2, b1 = b1, b0
+    b0 = add(sub(mul(x, b1), b2), _const(x, c))
+  return mul(_const(x, 0.5), sub(b0, b2))
+
+
+def _bessel_i0e_impl(x):
+  z = abs(x)
+  small = _chebyshev(sub(mul(z, _const(z, 0.5)), _const(z, 2)), _I0E_A)
+  safe = max(z, _const(z, 8))
+  large = div(_chebyshev(sub(div(_const(z, 32), safe), _const(z, 2)), _I0E_B), sqrt(safe))
+  return select_n(le(z, _const(z, 8)), large, small)

@@ -99,3 +99,19 @@ def dtype_checker(*classes: str) -> Callable:
 
 
 any_dtype = lambda name, dtype: None
+
+
+def lowering_from(fn: Callable) -> Callable:
+  """A lowering rule that emits ``fn`` (written with lax functions) traced at the operands'
+  avals: for primitives XLA has no single op for."""
+  from xjax._src.interpreters.staging import trace_to_jaxpr
+
+  def lower(ctx, *operands, **params):
+    closed = trace_to_jaxpr(lambda *xs: _as_list(fn(*xs, **params)), list(ctx.avals_in))
+    outs = ctx.lower_jaxpr(closed.jaxpr, closed.consts, list(operands))
+    return outs if len(ctx.avals_out) != 1 else outs[0]
+  return lower
+
+
+def _as_list(out):
+  return list(out) if isinstance(out, (tuple, list)) else [out]

@@ -1,0 +1,150 @@
+"""lax elementwise primitives against NumPy/SciPy, eagerly and under jit."""
+import numpy as np
+import pytest
+import scipy.special
+
+import xjax as jax
+import xjax.numpy as jnp
+from xjax import lax
+
+rng = np.random.RandomState(0)
+F32 = rng.uniform(-2, 2, size=(3, 4)).astype(np.float32)
+POS = rng.uniform(0.1, 3, size=(3, 4)).astype(np.float32)
+UNIT = rng.uniform(-0.9, 0.9, size=(3, 4)).astype(np.float32)
+I32 = rng.randint(-50, 50, size=(3, 4)).astype(np.int32)
+NONZERO_I32 = np.where(I32 == 0, 7, I32).astype(np.int32)
+
+UNARY = [
+    ("neg", lax.neg, np.negative, F32), ("sign", lax.sign, np.sign, F32),
+    ("floor", lax.floor, np.floor, F32), ("ceil", lax.ceil, np.ceil, F32),
+    ("exp", lax.exp, np.exp, F32), ("exp2", lax.exp2, np.exp2, F32),
+    ("log", lax.log, np.log, POS), ("expm1", lax.expm1, np.expm1, F32),
+    ("log1p", lax.log1p, np.log1p, POS), ("tanh", lax.tanh, np.tanh, F32),
+    ("logistic", lax.logistic, scipy.special.expit, F32), ("sin", lax.sin, np.sin, F32),
+    ("cos", lax.cos, np.cos, F32), ("tan", lax.tan, np.tan, UNIT),
+    ("asin", lax.asin, np.arcsin, UNIT), ("acos", lax.acos, np.arccos, UNIT),
+    ("atan", lax.atan, np.arctan, F32), ("sinh", lax.sinh, np.sinh, F32),
+    ("cosh", lax.cosh, np.cosh, F32), ("asinh", lax.asinh, np.arcsinh, F32),
+    ("acosh", lax.acosh, np.arccosh, POS + 1), ("atanh", lax.atanh, np.arctanh, UNIT),
+    ("sqrt", lax.sqrt, np.sqrt, POS), ("rsqrt", lax.rsqrt, lambda x: 1 / np.sqrt(x), POS),
+    ("cbrt", lax.cbrt, np.cbrt, F32), ("erf", lax.erf, scipy.special.erf, F32),
+    ("erfc", lax.erfc, scipy.special.erfc, F32),
+    ("erf_inv", lax.erf_inv, scipy.special.erfinv, UNIT),
+    ("lgamma", lax.lgamma, scipy.special.gammaln, POS),
+    ("digamma", lax.digamma, scipy.special.digamma, POS),
+    ("bessel_i0e", lax.bessel_i0e, scipy.special.i0e, F32),
+    ("bessel_i1e", lax.bessel_i1e, scipy.special.i1e, F32),
+    ("abs_f", lax.abs, np.abs, F32), ("abs_i", lax.abs, np.abs, I32),
+    ("is_finite", lax.is_finite, np.isfinite, np.array([1.0, np.inf, np.nan], np.float32)),
+    ("not", lax.bitwise_not, np.invert, I32),
+    ("population_count", lax.population_count,
+     lambda x: np.array([bin(int(v) & 0xFFFFFFFF).count("1") for v in x.ravel()],
+                        np.int32).reshape(x.shape), I32),
+]
+
+
+@pytest.mark.parametrize("name,fn,ref,x", UNARY, ids=[u[0] for u in UNARY])
+def test_unary(name, fn, ref, x):
+  expected = ref(x)
+  np.testing.assert_allclose(fn(x), expected, rtol=2e-5, atol=2e-6)
+  np.testing.assert_allclose(jax.jit(fn)(x), expected, rtol=2e-5, atol=2e-6)
+  assert fn(x).dtype == np.asarray(expected).dtype or name in ("abs_i",)
+
+
+BINARY = [
+    ("add", lax.add, np.add, F32, POS), ("sub", lax.sub, np.subtract, F32, POS),
+    ("mul", lax.mul, np.multiply, F32, POS), ("div", lax.div, np.divide, F32, POS),
+    ("max", lax.max, np.maximum, F32, UNIT), ("min", lax.min, np.minimum, F32, UNIT),
+    ("pow", lax.pow, np.power, POS, F32), ("atan2", lax.atan2, np.arctan2, F32, UNIT),
+    ("rem", lax.rem, np.fmod, F32, POS), ("nextafter", lax.nextafter, np.nextafter, F32, POS),
+    ("and", lax.bitwise_and, np.bitwise_and, I32, NONZERO_I32),
+    ("or", lax.bitwise_or, np.bitwise_or, I32, NONZERO_I32),
+    ("xor", lax.bitwise_xor, np.bitwise_xor, I32, NONZERO_I32),
+    ("eq", lax.eq, np.equal, I32, NONZERO_I32), ("lt", lax.lt, np.less, F32, UNIT),
+    ("ge", lax.ge, np.greater_equal, F32, UNIT),
+]
+
+
+@pytest.mark.parametrize("name,fn,ref,x,y", BINARY, ids=[b[0] for b in BINARY])
+def test_binary(name, fn, ref, x, y):
+  np.testing.assert_allclose(fn(x, y), ref(x, y), rtol=2e-5, atol=2e-6)
+  np.testing.assert_allclose(jax.jit(fn)(x, y), ref(x, y), rtol=2e-5, atol=2e-6)
+
+
+def test_integer_division_has_c_semantics():
+  x = np.array([7, -7, 7, -7], np.int32)
+  y = np.array([2, 2, -2, -2], np.int32)
+  np.testing.assert_array_equal(lax.div(x, y), [3, -3, -3, 3])
+  np.testing.assert_array_equal(lax.rem(x, y), [1, -1, 1, -1])
+
+
+def test_integer_overflow_wraps():
+  x = np.array([2**31 - 1], np.int32)
+  np.testing.assert_array_equal(lax.add(x, np.int32(1)), [-2**31])
+
+
+def test_shifts():
+  x = np.array([1, -8, 16], np.int32)
+  s = np.array([1, 1, 2], np.int32)
+  np.testing.assert_array_equal(lax.shift_left(x, s), [2, -16, 64])
+  np.testing.assert_array_equal(lax.shift_right_arithmetic(x, s), [0, -4, 4])
+  np.testing.assert_array_equal(lax.shift_right_logical(x, s),
+                                (x.view(np.uint32) >> s.view(np.uint32)).view(np.int32))
+
+
+def test_scalar_and_size_one_broadcasting():
+  np.testing.assert_allclose(lax.add(F32, np.float32(1)), F32 + 1)
+  np.testing.assert_allclose(lax.mul(F32, F32[:1]), F32 * F32[:1])
+  with pytest.raises(TypeError, match="same number of dimensions"):
+    lax.add(F32, F32[0])
+
+
+def test_select_n():
+  which = F32 > 0
+  np.testing.assert_array_equal(lax.select_n(which, F32, POS), np.where(which, POS, F32))
+  idx = (np.arange(12).reshape(3, 4) % 3).astype(np.int32)
+  out = lax.select_n(idx, F32, POS, UNIT)
+  np.testing.assert_array_equal(out, np.choose(idx, [F32, POS, UNIT]))
+  np.testing.assert_array_equal(lax.select_n(np.bool_(True), F32, POS), POS)
+
+
+def test_convert_element_type():
+  x = np.array([1.7, -1.7, np.nan, 300.0], np.float32)
+  np.testing.assert_array_equal(lax.convert_element_type(x, jnp.int32)[:2], [1, -1])
+  np.testing.assert_array_equal(lax.convert_element_type(x, jnp.bool_), [True, True, True, True])
+  np.testing.assert_array_equal(lax.convert_element_type(np.array([1 + 2j], np.complex64),
+                                                         jnp.float32), [1.0])
+  assert lax.convert_element_type(1, jnp.float32).dtype == np.float32
+
+
+def test_integer_pow_and_clamp():
+  np.testing.assert_allclose(lax.integer_pow(F32, 3), F32 ** 3, rtol=1e-6)
+  np.testing.assert_allclose(lax.integer_pow(POS, -2), POS ** -2.0, rtol=1e-5)
+  np.testing.assert_array_equal(lax.clamp(np.float32(-0.5), F32, np.float32(0.5)),
+                                np.clip(F32, -0.5, 0.5))
+
+
+def test_complex_parts():
+  z = (F32 + 1j * POS).astype(np.complex64)
+  np.testing.assert_allclose(lax.real(z), F32)
+  np.testing.assert_allclose(lax.imag(z), POS)
+  np.testing.assert_allclose(lax.conj(z), np.conj(z))
+  np.testing.assert_allclose(lax.abs(z), np.abs(z), rtol=1e-6)
+  np.testing.assert_allclose(lax.complex(F32, POS), z)
+  assert lax.abs(z).dtype == np.float32
+
+
+def test_dtype_rules_reject_bad_input():
+  with pytest.raises(TypeError):
+    lax.sin(I32)
+  with pytest.raises(TypeError):
+    lax.bitwise_and(F32, F32)
+  with pytest.raises(TypeError, match="same dtypes"):
+    lax.add(F32, I32)
+
+
+def test_round():
+  x = np.array([0.5, 1.5, 2.5, -0.5, -1.5], np.float32)
+  np.testing.assert_array_equal(lax.round(x), [1, 2, 3, -1, -2])
+  np.testing.assert_array_equal(lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN),
+                                np.round(x))
