@@ -2,9 +2,22 @@
 from __future__ import annotations
 
 from xjax._src.core.values import get_aval
+from xjax._src.lax.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
 from xjax._src.lax.dot import dot, dot_general, dot_general_p
+from xjax._src.lax.misc import bitcast_convert_type, reduce, reduce_precision
+from xjax._src.lax.sorting import sort, sort_key_val, top_k
+from xjax._src.lax.windowed import (ConvDimensionNumbers, conv, conv_dimension_numbers,
+                                    conv_general_dilated, conv_transpose, padtype_to_pads,
+                                    reduce_window)
+from xjax._src.lax.control_flow import (associative_scan, cond, fori_loop, map, scan, switch,
+                                      while_loop)
 from xjax._src.lax.elementwise import *  # noqa: F401,F403  (the elementwise functions)
 from xjax._src.lax.elementwise import convert_element_type, select_n
+from xjax._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,  # noqa: F401
+                                          ScatterDimensionNumbers, gather, scatter,
+                                          scatter_add, scatter_max, scatter_min, scatter_mul)
+from xjax._src.lax.parallel import (all_gather, axis_index, pmax, pmean, pmin, ppermute,
+                                    psum)
 from xjax._src.lax.reductions import (argmax, argmin, reduce_and, reduce_max, reduce_min,
                                       reduce_or, reduce_prod, reduce_sum, reduce_xor)
 from xjax._src.lax.shapes import (broadcast, broadcast_in_dim, broadcasted_iota, concatenate,

@@ -38,6 +38,11 @@ def _astype(self, dtype, copy=False, device=None):
   return lax.convert_element_type(self, dtypes.check_user_dtype_supported(dtype, "astype"))
 
 
+def _copy(self, order=None):
+  from xjax._src.lax.elementwise import copy_p
+  return copy_p.bind(self)
+
+
 def _reshape(self, *shape, order="C", out_sharding=None):
   from xjax._src.numpy.shaping import reshape
   if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -78,7 +83,7 @@ def _install() -> None:
       "__rdivmod__": lambda self, o: (jnp.floor_divide(o, self), jnp.remainder(o, self)),
       "__getitem__": _getitem,
       "__round__": lambda self, ndigits=None: jnp.round(self, ndigits or 0),
-      "astype": _astype, "reshape": _reshape, "transpose": _transpose,
+      "astype": _astype, "copy": _copy, "reshape": _reshape, "transpose": _transpose,
       "T": property(lambda self: jnp.transpose(self)),
       "mT": property(lambda self: jnp.swapaxes(self, -1, -2)),
       "real": property(lambda self: jnp.real(self)),

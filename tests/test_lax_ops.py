@@ -1,0 +1,285 @@
+"""Cumulative ops, sort/top_k, conv, reduce_window, bitcast/reduce_precision/reduce."""
+import numpy as np
+import pytest
+import scipy.signal
+
+import xjax
+from xjax import lax
+from xjax._src.test_util import check_grads
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((3, 5)).astype(np.float32)
+TOL = dict(atol=2e-2, rtol=2e-2)
+
+
+# ---------------------------------------------------------------------------------------
+# cumulative
+
+def _np_cum(name, x, axis, reverse):
+  fn = {"cumsum": np.cumsum, "cumprod": np.cumprod, "cummax": np.maximum.accumulate,
+        "cummin": np.minimum.accumulate, "cumlogsumexp": np.logaddexp.accumulate}[name]
+  if reverse:
+    return np.flip(fn(np.flip(x, axis), axis=axis), axis)
+  return fn(x, axis=axis)
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"])
+@pytest.mark.parametrize("axis,reverse", [(0, False), (1, True)])
+def test_cumulative_values_and_grads(name, axis, reverse):
+  f = lambda x: getattr(lax, name)(x, axis=axis, reverse=reverse)
+  np.testing.assert_allclose(f(X), _np_cum(name, X, axis, reverse), rtol=1e-5, atol=1e-5)
+  check_grads(f, (X,), 1, **TOL)
+
+
+def test_cumulative_ints_vmap_and_errors():
+  a = np.array([[3, 1, 4], [1, 5, 9]], np.int32)
+  np.testing.assert_array_equal(lax.cumsum(a, 1), np.cumsum(a, 1))
+  np.testing.assert_array_equal(lax.cummax(a, 0, reverse=True), [[3, 5, 9], [1, 5, 9]])
+  out = xjax.vmap(lambda r: lax.cumprod(r, axis=0), in_axes=1)(X)
+  np.testing.assert_allclose(out, np.stack([np.cumprod(X[:, j]) for j in range(5)]), rtol=1e-5)
+  with pytest.raises(ValueError):
+    lax.cumsum(X, axis=2)
+  with pytest.raises(TypeError):
+    lax.cumlogsumexp(a, 0)
+
+
+def test_cumprod_grad_with_zero():
+  x = np.array([2., 0., 3., 4.], np.float32)
+  g = xjax.grad(lambda x: lax.cumprod(x, axis=0)[-1])(x)
+  np.testing.assert_allclose(g, [0., 24., 0., 0.])
+
+
+# ---------------------------------------------------------------------------------------
+# sort and top_k
+
+def test_sort_values_nan_and_signed_zero():
+  x = np.array([3., np.nan, -0., 1., 0., -2., -np.inf], np.float32)
+  out = np.asarray(lax.sort(x))
+  np.testing.assert_array_equal(out[:-1], [-np.inf, -2., 0., 0., 1., 3.])
+  assert np.isnan(out[-1])
+  np.testing.assert_array_equal(lax.sort(X, dimension=0), np.sort(X, 0))
+
+
+def test_sort_multi_operand_stable_and_keys():
+  k = np.array([2, 1, 2, 1, 0, 0], np.int32)
+  v = np.arange(6, dtype=np.float32)
+  sk, sv = lax.sort((k, v), num_keys=1)
+  order = np.argsort(k, kind="stable")
+  np.testing.assert_array_equal(sk, k[order])
+  np.testing.assert_array_equal(sv, v[order])
+  a = np.array([1, 0, 1, 0], np.int32)
+  b = np.array([4., 3., 2., 1.], np.float32)
+  sa, sb = lax.sort((a, b), num_keys=2)
+  np.testing.assert_array_equal(sa, [0, 0, 1, 1])
+  np.testing.assert_array_equal(sb, [1., 3., 2., 4.])
+
+
+def test_sort_grad_and_vmap():
+  f = lambda x: lax.sort(x, dimension=1)
+  check_grads(f, (X,), 1, **TOL)
+  w = np.arange(5, dtype=np.float32)
+  g = xjax.grad(lambda x: (lax.sort(x) * w).sum())(X[0])
+  np.testing.assert_allclose(g, w[np.argsort(np.argsort(X[0]))])
+  out = xjax.vmap(lambda c: lax.sort(c), in_axes=1, out_axes=1)(X)
+  np.testing.assert_array_equal(out, np.sort(X, 0))
+
+
+def test_top_k():
+  vals, idx = lax.top_k(X, 2)
+  order = np.argsort(-X, axis=1)[:, :2]
+  np.testing.assert_array_equal(idx, order)
+  assert idx.dtype == np.int32
+  np.testing.assert_allclose(vals, np.take_along_axis(X, order, 1))
+  check_grads(lambda x: lax.top_k(x, 2)[0], (X,), 1, **TOL)
+  out = xjax.vmap(lambda r: lax.top_k(r, 3)[0])(X)
+  np.testing.assert_allclose(out, np.stack([np.sort(r)[::-1][:3] for r in X]))
+  with pytest.raises(ValueError):
+    lax.top_k(X, 6)
+
+
+# ---------------------------------------------------------------------------------------
+# convolution
+
+def test_conv_seed_example():
+  x, y = np.array([1, 2, 1]), np.ones(10)
+  out = lax.conv_general_dilated(x.reshape(1, 1, 3).astype(float), y.reshape(1, 1, 10),
+                                 window_strides=(1,), padding=[(9, 9)])[0, 0]
+  np.testing.assert_allclose(out, [1, 3, 4, 4, 4, 4, 4, 4, 4, 4, 3, 1])
+  np.testing.assert_allclose(out, np.convolve(x, y))
+
+
+LHS = RNG.standard_normal((2, 4, 7, 6)).astype(np.float32)
+RHS = RNG.standard_normal((6, 4, 3, 2)).astype(np.float32)
+
+
+def _np_conv_nchw(lhs, rhs, stride=(1, 1), pads=((0, 0), (0, 0))):
+  lhs = np.pad(lhs, ((0, 0), (0, 0)) + tuple(pads))
+  out = np.stack([np.stack([sum(scipy.signal.correlate(lhs[n, c], rhs[o, c], mode="valid")
+                                for c in range(lhs.shape[1]))
+                            for o in range(rhs.shape[0])]) for n in range(lhs.shape[0])])
+  return out[:, :, ::stride[0], ::stride[1]]
+
+
+def test_conv_values_padding_strides_layouts():
+  out = lax.conv_general_dilated(LHS, RHS, (2, 1), [(1, 2), (0, 1)])
+  np.testing.assert_allclose(out, _np_conv_nchw(LHS, RHS, (2, 1), ((1, 2), (0, 1))),
+                             rtol=1e-4, atol=1e-4)
+  same = lax.conv_general_dilated(LHS, RHS, (1, 1), "SAME")
+  assert same.shape == (2, 6, 7, 6)
+  np.testing.assert_allclose(same, _np_conv_nchw(LHS, RHS, pads=((1, 1), (0, 1))),
+                             rtol=1e-4, atol=1e-4)
+  nhwc = lax.conv_general_dilated(LHS.transpose(0, 2, 3, 1), RHS.transpose(2, 3, 1, 0),
+                                  (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+  np.testing.assert_allclose(nhwc.transpose(0, 3, 1, 2), _np_conv_nchw(LHS, RHS),
+                             rtol=1e-4, atol=1e-4)
+
+
+def test_conv_dilation_and_groups():
+  # rhs dilation equals a kernel with zeros inserted.
+  dil = np.zeros((6, 4, 5, 2), np.float32)
+  dil[:, :, ::2] = RHS
+  out = lax.conv_general_dilated(LHS, RHS, (1, 1), "VALID", rhs_dilation=(2, 1))
+  np.testing.assert_allclose(out, _np_conv_nchw(LHS, dil), rtol=1e-4, atol=1e-4)
+  # lhs dilation equals an input with zeros inserted.
+  up = np.zeros((2, 4, 13, 6), np.float32)
+  up[:, :, ::2] = LHS
+  out = lax.conv_general_dilated(LHS, RHS, (1, 1), "VALID", lhs_dilation=(2, 1))
+  np.testing.assert_allclose(out, _np_conv_nchw(up, RHS), rtol=1e-4, atol=1e-4)
+  # feature groups: two independent halves.
+  r = RNG.standard_normal((6, 2, 3, 2)).astype(np.float32)
+  out = lax.conv_general_dilated(LHS, r, (1, 1), "VALID", feature_group_count=2)
+  ref = np.concatenate([_np_conv_nchw(LHS[:, :2], r[:3]), _np_conv_nchw(LHS[:, 2:], r[3:])], 1)
+  np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(window_strides=(2, 1), padding=[(1, 2), (0, 1)], lhs_dilation=(1, 2),
+         rhs_dilation=(2, 1)),
+    dict(window_strides=(1, 2), padding="SAME", feature_group_count=2),
+    dict(window_strides=(1, 1), padding="VALID", batch_group_count=2),
+])
+def test_conv_grads(kw):
+  l = LHS[:, :, :5, :4]
+  r = RHS[:, :2] if kw.get("feature_group_count") else (
+      RHS[:, :, :2] if kw.get("batch_group_count") else RHS)
+  check_grads(lambda a, b: lax.conv_general_dilated(a, b, **kw), (l, r), 1, **TOL)
+
+
+def test_conv_vmap():
+  f = lambda a, b: lax.conv_general_dilated(a, b, (1, 2), "SAME", rhs_dilation=(1, 2))
+  ls, rs = np.stack([LHS, 2 * LHS]), np.stack([RHS, RHS + 1])
+  for in_axes, args in (((0, 0), (ls, rs)), ((0, None), (ls, RHS)), ((None, 0), (LHS, rs))):
+    out = xjax.vmap(f, in_axes=in_axes)(*args)
+    ref = np.stack([f(args[0][i] if in_axes[0] == 0 else args[0],
+                      args[1][i] if in_axes[1] == 0 else args[1]) for i in range(2)])
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_conv_errors_and_dimension_numbers():
+  dn = lax.conv_dimension_numbers((1, 2, 3, 4), (5, 2, 1, 1), ("NHWC", "OIHW", "NCHW"))
+  assert dn == lax.ConvDimensionNumbers((0, 3, 1, 2), (0, 1, 2, 3), (0, 1, 2, 3))
+  with pytest.raises(TypeError):
+    lax.conv_general_dilated(LHS, RHS[:, :3], (1, 1), "VALID")
+  with pytest.raises(ValueError):
+    lax.conv_general_dilated(LHS, RHS, (1, 1), "FULL")
+
+
+def test_conv_transpose_is_gradient_of_conv():
+  # With transpose_kernel, conv_transpose equals the lhs-gradient of a strided conv.
+  x = RNG.standard_normal((1, 8, 8, 2)).astype(np.float32)
+  k = RNG.standard_normal((3, 3, 2, 4)).astype(np.float32)
+  dn = ("NHWC", "HWIO", "NHWC")
+  fwd = lambda x: lax.conv_general_dilated(x, k, (2, 2), "SAME", dimension_numbers=dn)
+  y, pullback = xjax.vjp(fwd, x)
+  ct = RNG.standard_normal(y.shape).astype(np.float32)
+  expected = pullback(ct)[0]
+  out = lax.conv_transpose(ct, k, (2, 2), "SAME", dimension_numbers=dn, transpose_kernel=True)
+  np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+
+
+# ---------------------------------------------------------------------------------------
+# reduce_window
+
+IMG = np.arange(20, dtype=np.float32).reshape(4, 5) * 0.37 % 3
+
+
+def _np_windows(x, op, w, s, pads, fill):
+  xp = np.pad(x, pads, constant_values=fill)
+  rows = range(0, xp.shape[0] - w[0] + 1, s[0])
+  cols = range(0, xp.shape[1] - w[1] + 1, s[1])
+  return np.array([[op(xp[i:i + w[0], j:j + w[1]]) for j in cols] for i in rows])
+
+
+def test_reduce_window_values():
+  out = lax.reduce_window(IMG, 0., lax.add, (2, 2), (1, 2), "SAME")
+  np.testing.assert_allclose(out, _np_windows(IMG, np.sum, (2, 2), (1, 2),
+                                              ((0, 1), (0, 1)), 0), rtol=1e-5)
+  out = lax.reduce_window(IMG, -np.inf, lax.max, (2, 3), (2, 1), [(1, 0), (1, 1)])
+  np.testing.assert_allclose(out, _np_windows(IMG, np.max, (2, 3), (2, 1),
+                                              ((1, 0), (1, 1)), -np.inf))
+  out = lax.reduce_window(IMG, np.inf, lax.min, (3, 1), (1, 1), "VALID")
+  np.testing.assert_allclose(out, _np_windows(IMG, np.min, (3, 1), (1, 1), ((0, 0),) * 2, 0))
+
+
+def test_reduce_window_dilations():
+  out = lax.reduce_window(IMG, 0., lax.add, (2, 2), (1, 1), "VALID", window_dilation=(2, 1))
+  ref = IMG[:-2, :-1] + IMG[2:, :-1] + IMG[:-2, 1:] + IMG[2:, 1:]
+  np.testing.assert_allclose(out, ref, rtol=1e-5)
+  up = np.zeros((7, 5), np.float32)
+  up[::2] = IMG
+  out = lax.reduce_window(IMG, 0., lax.add, (2, 1), (1, 1), "VALID", base_dilation=(2, 1))
+  np.testing.assert_allclose(out, up[:-1] + up[1:], rtol=1e-5)
+
+
+def test_reduce_window_grads_and_vmap():
+  x = RNG.standard_normal((4, 5)).astype(np.float32)
+  ssum = lambda x: lax.reduce_window(x, 0., lax.add, (2, 3), (2, 1), [(1, 0), (1, 1)],
+                                     (1, 2), (2, 1))
+  check_grads(ssum, (x,), 1, **TOL)
+  pool = lambda x: lax.reduce_window(x, -np.inf, lax.max, (2, 2), (1, 2), "SAME")
+  check_grads(pool, (x,), 1, **TOL)
+  mpool = lambda x: lax.reduce_window(x, np.inf, lax.min, (3, 2), (1, 1), "VALID")
+  check_grads(mpool, (x,), 1, **TOL)
+  xs = np.stack([x, -x])
+  np.testing.assert_allclose(xjax.vmap(pool)(xs), np.stack([pool(x), pool(-x)]))
+
+
+# ---------------------------------------------------------------------------------------
+# bitcast, reduce_precision, reduce
+
+def test_bitcast_convert_type():
+  x = np.array([1.0, -2.5, 3.14159], np.float32)
+  np.testing.assert_array_equal(lax.bitcast_convert_type(x, np.int32), x.view(np.int32))
+  b = lax.bitcast_convert_type(x, np.uint8)
+  np.testing.assert_array_equal(b, x.view(np.uint8).reshape(3, 4))
+  np.testing.assert_array_equal(lax.bitcast_convert_type(b, np.float32), x)
+  with pytest.raises(ValueError):
+    lax.bitcast_convert_type(np.zeros(3, np.uint8), np.float32)
+  out = xjax.vmap(lambda r: lax.bitcast_convert_type(r, np.float32), in_axes=1)(
+      x.view(np.uint8).reshape(3, 4).T)
+  np.testing.assert_array_equal(out, x)
+
+
+def test_reduce_precision():
+  x = RNG.standard_normal(8).astype(np.float32) * 100
+  np.testing.assert_array_equal(lax.reduce_precision(x, 5, 10),
+                                x.astype(np.float16).astype(np.float32))
+  g = xjax.grad(lambda x: lax.reduce_precision(x, 8, 7).sum())(x)
+  np.testing.assert_array_equal(g, np.ones(8))
+
+
+def test_reduce_with_python_computation():
+  a = np.arange(12., dtype=np.float32).reshape(3, 4)
+  sumsq = lambda acc, v: lax.add(acc, lax.mul(v, v))
+  np.testing.assert_allclose(lax.reduce(a, np.float32(1.), sumsq, (0,)), 1 + (a * a).sum(0))
+  s, m = lax.reduce((a, a * 2), (np.float32(0), np.float32(-np.inf)),
+                    lambda p, q: (lax.add(p[0], q[0]), lax.max(p[1], q[1])), (1,))
+  np.testing.assert_allclose(s, a.sum(1))
+  np.testing.assert_allclose(m, (2 * a).max(1))
+  out = xjax.vmap(lambda r: lax.reduce(r, np.float32(1.), sumsq, (0,)))(a)
+  np.testing.assert_allclose(out, [1 + (r * r).sum() for r in a])
+  np.testing.assert_allclose(xjax.jit(lambda r: lax.reduce(r, np.float32(1.), sumsq, (1,)))(a),
+                             1 + (a * a).sum(1))
+  # monoid computations with identity inits use the differentiable reductions
+  g = xjax.grad(lambda r: lax.reduce(r, np.float32(0), lax.add, (0, 1)))(a)
+  np.testing.assert_allclose(g, np.ones_like(a))

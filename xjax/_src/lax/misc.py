@@ -1,0 +1,175 @@
+"""Bit-level and generic reductions: bitcast_convert_type, reduce_precision and ``reduce``
+with a user computation traced to a jaxpr."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from xjax._src import dtypes, tree_util
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.staging import trace_to_jaxpr
+from xjax._src.lax.utils import dtype_checker, standard_primitive
+
+
+# ---------------------------------------------------------------------------------------
+# bitcast_convert_type
+
+def _bitcast_abstract_eval(x, *, new_dtype):
+  old_bits, new_bits = dtypes.itemsize_bits(x.dtype), dtypes.itemsize_bits(new_dtype)
+  if (x.dtype == np.bool_) != (np.dtype(new_dtype) == np.bool_):
+    raise TypeError("lax.bitcast_convert_type does not support bool")
+  if old_bits == new_bits:
+    shape = x.shape
+  elif old_bits > new_bits:
+    shape = x.shape + (old_bits // new_bits,)
+  else:
+    if not x.shape or x.shape[-1] != new_bits // old_bits:
+      raise ValueError(f"Attempting to convert array of shape {x.shape} from "
+                       f"{x.dtype.name} to {np.dtype(new_dtype).name}: the last dimension "
+                       f"must be {new_bits // old_bits}.")
+    shape = x.shape[:-1]
+  return ShapedArray(shape, new_dtype)
+
+
+def _bitcast_batch(axis, args, dims, *, new_dtype):
+  (x,), (d,) = args, dims
+  aval = get_aval(x)
+  if dtypes.itemsize_bits(new_dtype) > dtypes.itemsize_bits(aval.dtype) and d == aval.ndim - 1:
+    x, d = batching.moveaxis(x, d, 0), 0
+  return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), d
+
+
+bitcast_convert_type_p = standard_primitive(
+    "bitcast_convert_type", _bitcast_abstract_eval,
+    lambda ctx, x, *, new_dtype: ctx.op("stablehlo.bitcast_convert", [x], ctx.avals_out[0]))
+bitcast_convert_type_p.batch = _bitcast_batch
+ad.zero_jvp(bitcast_convert_type_p)
+
+
+def bitcast_convert_type(operand, new_dtype):
+  """Reinterprets the bits of ``operand`` as ``new_dtype`` (adding or removing a trailing
+  dimension when the widths differ)."""
+  return bitcast_convert_type_p.bind(operand, new_dtype=np.dtype(dtypes.dtype(new_dtype)))
+
+
+# ---------------------------------------------------------------------------------------
+# reduce_precision
+
+def _reduce_precision_abstract_eval(x, *, exponent_bits, mantissa_bits):
+  dtype_checker("float")("reduce_precision", x.dtype)
+  if exponent_bits < 1 or mantissa_bits < 0:
+    raise ValueError(f"reduce_precision: exponent_bits must be >= 1 and mantissa_bits >= 0, "
+                     f"got {exponent_bits} and {mantissa_bits}")
+  return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _reduce_precision_lowering(ctx, x, *, exponent_bits, mantissa_bits):
+  return ctx.op("stablehlo.reduce_precision", [x], ctx.avals_out[0],
+                {"exponent_bits": f"{exponent_bits} : i32",
+                 "mantissa_bits": f"{mantissa_bits} : i32"})
+
+
+reduce_precision_p = standard_primitive("reduce_precision", _reduce_precision_abstract_eval,
+                                        _reduce_precision_lowering)
+reduce_precision_p.batch = lambda axis, args, dims, **p: (reduce_precision_p.bind(args[0], **p),
+                                                           dims[0])
+ad.deflinear(reduce_precision_p, lambda ct, x, **p: [
+    ct if type(ct) is ad.Zero else reduce_precision_p.bind(ct, **p)])
+
+
+def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
+  """Rounds ``operand`` to a float format with the given exponent and mantissa bits."""
+  return reduce_precision_p.bind(operand, exponent_bits=int(exponent_bits),
+                                 mantissa_bits=int(mantissa_bits))
+
+
+# ---------------------------------------------------------------------------------------
+# reduce with a traced computation
+
+def _reduce_abstract_eval(*args, computation, dimensions):
+  n = len(args) // 2
+  operands, inits = args[:n], args[n:]
+  shape = operands[0].shape
+  for x, init in zip(operands, inits):
+    if x.shape != shape:
+      raise ValueError(f"reduce operands must have the same shape, got "
+                       f"{', '.join(str(o.shape) for o in operands)}")
+    if init.shape or init.dtype != x.dtype:
+      raise TypeError(f"reduce init values must be scalars of the operands' dtypes, got "
+                      f"{init.str_short()} for an operand of dtype {x.dtype.name}")
+  if any(not 0 <= d < len(shape) for d in dimensions) or len(set(dimensions)) != len(dimensions):
+    raise ValueError(f"reduce: invalid dimensions {dimensions} for operand shape {shape}")
+  out_shape = tuple(s for i, s in enumerate(shape) if i not in dimensions)
+  return [ShapedArray(out_shape, x.dtype) for x in operands]
+
+
+def _reduce_lowering(ctx, *args, computation, dimensions):
+  from xjax._src.lax.reductions import lower_reduce
+  n = len(args) // 2
+
+  def body(sub, accs, xs):
+    return sub.lower_jaxpr(computation.jaxpr, computation.consts, list(accs) + list(xs))
+  outs = lower_reduce(ctx, args[:n], args[n:], dimensions, body, list(ctx.avals_out))
+  return outs if isinstance(outs, list) else [outs]
+
+
+def _reduce_batch(axis, args, dims, *, computation, dimensions):
+  n = len(args) // 2
+  if any(d is not None for d in dims[n:]):
+    raise NotImplementedError("reduce with batched init values is not supported")
+  xs = [batching.matchaxis(x, d, 0, axis.size) for x, d in zip(args[:n], dims[:n])]
+  outs = reduce_p.bind(*xs, *args[n:], computation=computation,
+                       dimensions=tuple(d + 1 for d in dimensions))
+  return outs, [0] * n
+
+
+reduce_p = standard_primitive("reduce", _reduce_abstract_eval, _reduce_lowering,
+                              multiple_results=True)
+reduce_p.batch = _reduce_batch
+
+
+def _monoid_reduction(computation, init, aval):
+  """The dedicated (differentiable) reduction for lax.add/mul/max/min with its identity."""
+  from xjax._src.core.trace import Tracer
+  from xjax._src.lax import elementwise as ew
+  from xjax._src.lax import reductions as r
+  table = {ew.add: ("add", r.reduce_sum), ew.mul: ("mul", r.reduce_prod),
+           ew.max: ("max", r.reduce_max), ew.min: ("min", r.reduce_min)}
+  if computation not in table or isinstance(init, Tracer):
+    return None
+  name, fn = table[computation]
+  if not np.array_equal(np.asarray(init), r._identity(name, aval.dtype)):
+    return None
+  return fn
+
+
+def reduce(operands, init_values, computation, dimensions: Sequence[int]):
+  """Reduces ``operands`` (an array or a pytree of arrays) over ``dimensions`` with
+  ``computation(accumulators, values)``, starting from ``init_values``."""
+  flat_ops, tree = tree_util.tree_flatten(operands)
+  flat_inits, init_tree = tree_util.tree_flatten(init_values)
+  if tree != init_tree:
+    raise ValueError("reduce operands and init_values must have the same structure")
+  dims = tuple(int(d) for d in dimensions)
+  if len(flat_ops) == 1:
+    fn = _monoid_reduction(computation, flat_inits[0], get_aval(flat_ops[0]))
+    if fn is not None:
+      return tree_util.tree_unflatten(tree, [fn(flat_ops[0], dims)])
+  avals = [ShapedArray((), get_aval(x).dtype) for x in flat_ops]
+  n = len(flat_ops)
+
+  def flat_computation(*args):
+    out = computation(tree_util.tree_unflatten(tree, args[:n]),
+                      tree_util.tree_unflatten(tree, args[n:]))
+    out_flat, out_tree = tree_util.tree_flatten(out)
+    if out_tree != tree:
+      raise TypeError("reduce computation must return the structure of its operands")
+    return out_flat
+  jaxpr = trace_to_jaxpr(flat_computation, avals + avals)
+  from xjax._src.lax.elementwise import convert_element_type
+  inits = [convert_element_type(i, a.dtype) for i, a in zip(flat_inits, avals)]
+  outs = reduce_p.bind(*flat_ops, *inits, computation=jaxpr, dimensions=dims)
+  return tree_util.tree_unflatten(tree, outs)
