@@ -1,0 +1,276 @@
+"""NumPy indexing, .at[] updates, take/put, and the gather/scatter primitives: values
+against NumPy, gradients against finite differences, vmap against loops, jit against eager."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import errors, lax
+
+A = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+X = jnp.asarray(A)
+
+GETITEM_CASES = [
+    1, -1, (slice(None), 2), (-1, slice(None, None, -2)), (Ellipsis, None, 2),
+    (slice(3, 0, -1), slice(None), slice(1, 4, 2)), [0, 2], ([0, 2],),
+    (slice(None), [1, -1], [0, 4]),            # adjacent advanced: stay in place
+    ([0, 1], slice(None), [1, 2]),              # separated: block moves to front
+    (0, slice(None), [1, 2]),                   # int + array count as separated
+    (slice(None), 0, [1, 2]),                   # adjacent int + array
+    (np.array([[0], [2]]), None, [1, 2]),
+    (None, [[1]], Ellipsis, [2, 3]),
+    (A[:, 0, 0] > 10,), (A > 30,), (slice(1, None), np.array([True, False, True, True])),
+    (np.array([], np.int32),), (True,), (1, None, Ellipsis, None),
+]
+
+
+@pytest.mark.parametrize("idx", GETITEM_CASES, ids=repr)
+def test_getitem_matches_numpy(idx):
+  out = X[idx]
+  expected = A[idx]
+  assert out.shape == expected.shape
+  assert out.dtype == np.float32
+  np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+def test_getitem_int_dtype_and_array_indices():
+  a = np.arange(10, dtype=np.int32)
+  x = jnp.asarray(a)
+  i = np.array([3, -1, 0], np.int64)
+  out = x[jnp.asarray(i)]
+  assert out.dtype == np.int32
+  np.testing.assert_array_equal(np.asarray(out), a[i])
+  np.testing.assert_array_equal(np.asarray(x[np.uint8(4)]), a[4])
+
+
+def test_out_of_bounds_array_indices_clamp():
+  x = jnp.arange(5.0)
+  np.testing.assert_array_equal(np.asarray(x[jnp.array([10, -7])]), [4.0, 0.0])
+  assert np.isnan(np.asarray(x.at[jnp.array([10])].get(mode="fill"))).all()
+  assert int(jnp.arange(5).at[7].get(mode="fill")) == np.iinfo(np.int32).min
+  assert float(x.at[7].get(mode="fill", fill_value=-1.0)) == -1.0
+
+
+def test_jit_matches_eager_with_traced_indices():
+  f = lambda x, i, j: (x[i], x[:, j], x[i, 1:, j], x[j, None], x.at[j].get(mode="fill"))
+  i, j = jnp.asarray(-1), jnp.asarray(np.array([0, -2, 3]))
+  jitted, eager = xjax.jit(f)(X, i, j), f(X, i, j)
+  for got, want, ref in zip(jitted, eager, (A[-1], A[:, [0, -2, 3]], A[-1, 1:, [0, -2, 3]],
+                                            A[[0, -2, 2], None],  # 3 clamps to 2
+                                            np.concatenate([A[[0, -2]], np.full_like(A[:1],
+                                                                                   np.nan)]))):
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    np.testing.assert_array_equal(np.asarray(got), ref)
+  g = xjax.jit(lambda x, i: x[i, ::2])
+  np.testing.assert_array_equal(np.asarray(g(X, 2)), A[2, ::2])
+
+
+def test_index_errors():
+  x = jnp.arange(5.0)
+  with pytest.raises(errors.NonConcreteBooleanIndexError):
+    xjax.jit(lambda x: x[x < 0])(x)
+  with pytest.raises(IndexError, match="dynamic_slice"):
+    xjax.jit(lambda x, i: x[i:i + 2])(x, 1)
+  with pytest.raises(TypeError, match="integer or boolean"):
+    x[1.0]
+  with pytest.raises(TypeError, match="integer or boolean"):
+    x[jnp.array([1.0])]
+  with pytest.raises(IndexError, match="Too many indices"):
+    x[0, 0]
+  with pytest.raises(IndexError):
+    x[..., ...]
+  with pytest.raises(IndexError):
+    x[7]
+
+
+@pytest.mark.parametrize("idx", [1, (slice(None), [1, 1, 3]), (0, [0, 0], slice(None, None, -2)),
+                                 (Ellipsis, -1), (A[..., 0] > 20,), ([0, 2], None, 1)],
+                         ids=repr)
+def test_at_updates_match_numpy(idx):
+  shape = A[idx].shape
+  vals = np.random.RandomState(0).uniform(1, 2, shape).astype(np.float32)
+  exp = A.copy()
+  exp[idx] = vals
+  np.testing.assert_allclose(np.asarray(X.at[idx].set(vals)), exp)
+  for method, ufunc in [("add", np.add), ("multiply", np.multiply), ("min", np.minimum),
+                        ("max", np.maximum)]:
+    exp = A.copy()
+    flat = np.arange(A.size).reshape(A.shape)[idx]
+    ufunc.at(exp.reshape(-1), flat.reshape(-1), vals.reshape(-1))
+    np.testing.assert_allclose(np.asarray(getattr(X.at[idx], method)(vals)), exp, rtol=1e-6)
+  exp = A.copy()
+  np.subtract.at(exp.reshape(-1), np.arange(A.size).reshape(A.shape)[idx].reshape(-1),
+                 vals.reshape(-1))
+  np.testing.assert_allclose(np.asarray(X.at[idx].subtract(vals)), exp)
+
+
+def test_at_misc():
+  x = jnp.arange(5.0)
+  np.testing.assert_allclose(np.asarray(x.at[jnp.array([1, 1])].divide(2.0)),
+                             [0, 0.25, 2, 3, 4])
+  np.testing.assert_allclose(np.asarray(x.at[2:].power(2)), [0, 1, 4, 9, 16])
+  np.testing.assert_allclose(np.asarray(x.at[::2].apply(lambda v: -v)), [0, 1, -2, 3, -4])
+  xi = jnp.arange(5)
+  out = xi.at[jnp.array([1, 1])].add(2.7)          # cast to int32, duplicates accumulate
+  assert out.dtype == np.int32
+  np.testing.assert_array_equal(np.asarray(out), [0, 5, 2, 3, 4])
+  np.testing.assert_array_equal(np.asarray(x.at[jnp.array([7, -1])].set(9.0)), [0, 1, 2, 3, 9])
+  np.testing.assert_array_equal(np.asarray(x.at[7].set(9.0, mode="clip")), [0, 1, 2, 3, 9])
+  np.testing.assert_array_equal(np.asarray(x.at[:2].set(jnp.array([7.0]))), [7, 7, 2, 3, 4])
+  with pytest.raises(ValueError):
+    x.at[:2].set(jnp.ones(3))
+  b = jnp.zeros(3, bool).at[1].set(True)
+  np.testing.assert_array_equal(np.asarray(b), [False, True, False])
+  f = xjax.jit(lambda x, i, v: x.at[i].add(v))
+  np.testing.assert_array_equal(np.asarray(f(x, jnp.array([0, 0, 4]), 1.0)), [2, 1, 2, 3, 5])
+
+
+def test_take_take_along_axis_put_place():
+  a = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+  x = jnp.asarray(a)
+  i = np.array([[0, -1], [2, 1]])
+  for axis in (None, 0, 1, -1):
+    np.testing.assert_array_equal(np.asarray(jnp.take(x, i, axis=axis)), np.take(a, i, axis))
+  np.testing.assert_array_equal(np.asarray(jnp.take(x, [5, -9], axis=1, mode="clip")),
+                                np.take(a, [5, -9], axis=1, mode="clip"))
+  np.testing.assert_array_equal(np.asarray(jnp.take(x, [5, -9], axis=1, mode="wrap")),
+                                np.take(a, [5, -9], axis=1, mode="wrap"))
+  assert np.isnan(np.asarray(jnp.take(x, [7], axis=0))).all()
+  assert float(jnp.take(x, [7], fill_value=-3.0, axis=None)[0]) == 7.0
+  idx = np.argsort(-a, axis=1)
+  np.testing.assert_array_equal(np.asarray(jnp.take_along_axis(x, idx, axis=1)),
+                                np.take_along_axis(a, idx, axis=1))
+  idx0 = np.array([[2, 0, 1, 1]])
+  np.testing.assert_array_equal(np.asarray(jnp.take_along_axis(x, idx0, axis=0)),
+                                np.take_along_axis(a, idx0, axis=0))
+  exp = a.copy()
+  np.put(exp, [0, 5, -1], [9.0, 8.0])
+  np.testing.assert_array_equal(np.asarray(jnp.put(x, [0, 5, -1], [9.0, 8.0], inplace=False)),
+                                exp)
+  exp = a.copy()
+  np.put(exp, [40, -30], [1.0, 2.0], mode="clip")
+  np.testing.assert_array_equal(np.asarray(jnp.put(x, [40, -30], [1.0, 2.0], mode="clip",
+                                                   inplace=False)), exp)
+  with pytest.raises(ValueError, match="inplace"):
+    jnp.put(x, 0, 1.0)
+  exp = a.copy()
+  np.place(exp, a > 6, [-1.0, -2.0])
+  np.testing.assert_array_equal(np.asarray(jnp.place(x, a > 6, jnp.array([-1.0, -2.0]),
+                                                     inplace=False)), exp)
+
+
+# ----------------------------------------------------------------------------- lax level
+
+DN = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                start_index_map=(0,))
+SDN = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                  scatter_dims_to_operand_dims=(0,))
+M = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+IDX = np.array([[2], [0], [5]], np.int32)
+
+
+def test_lax_gather_modes():
+  x = jnp.asarray(M)
+  out = lax.gather(x, IDX, DN, (1, 4), mode="clip")
+  np.testing.assert_array_equal(np.asarray(out), M[[2, 0, 2]])
+  out = lax.gather(x, IDX, DN, (1, 4), mode=lax.GatherScatterMode.FILL_OR_DROP)
+  np.testing.assert_array_equal(np.asarray(out[:2]), M[[2, 0]])
+  assert np.isnan(np.asarray(out[2])).all()
+  # a window gather: 2x2 blocks at (row, col) starts
+  dn2 = lax.GatherDimensionNumbers(offset_dims=(1, 2), collapsed_slice_dims=(),
+                                   start_index_map=(0, 1))
+  starts = np.array([[0, 0], [1, 2]], np.int32)
+  out = lax.gather(x, starts, dn2, (2, 2), mode="clip")
+  np.testing.assert_array_equal(np.asarray(out), np.stack([M[0:2, 0:2], M[1:3, 2:4]]))
+
+
+def test_lax_scatters():
+  x = jnp.asarray(M)
+  u = np.full((3, 4), 5.0, np.float32)
+  np.testing.assert_array_equal(np.asarray(lax.scatter_add(x, IDX, u, SDN)),
+                                M + np.array([[5], [0], [5]]))  # index 5 dropped
+  np.testing.assert_array_equal(np.asarray(lax.scatter(x, IDX, u, SDN, mode="clip")),
+                                np.where(np.array([[1], [0], [1]]), 5.0, M))
+  for fn, op in [(lax.scatter_mul, np.multiply), (lax.scatter_min, np.minimum),
+                 (lax.scatter_max, np.maximum)]:
+    exp = M.copy()
+    exp[[2, 0]] = op(M[[2, 0]], 5.0)
+    np.testing.assert_array_equal(np.asarray(fn(x, IDX, u, SDN)), exp)
+
+
+def _fd_grad(f, x, eps=1e-3):
+  x = np.asarray(x, np.float64)
+  g = np.zeros_like(x)
+  for k in range(x.size):
+    d = np.zeros_like(x)
+    d.flat[k] = eps
+    g.flat[k] = (f(x + d) - f(x - d)) / (2 * eps)
+  return g
+
+
+def _check_grad(f, x):
+  got = np.asarray(xjax.grad(lambda v: f(v))(jnp.asarray(x, np.float32)))
+  fd = _fd_grad(lambda v: float(f(jnp.asarray(v, np.float32))), x)
+  np.testing.assert_allclose(got, fd, rtol=2e-2, atol=2e-2)
+
+
+def test_gradients_against_finite_differences():
+  rng = np.random.RandomState(1)
+  m = rng.uniform(-1, 1, (3, 4)).astype(np.float32)
+  u = rng.uniform(0.5, 1.5, (3, 4)).astype(np.float32)
+  idx = np.array([[2], [0], [2]], np.int32)
+  uniq = np.array([[2], [0], [1]], np.int32)
+  _check_grad(lambda v: (lax.gather(v, idx, DN, (1, 4), mode="clip") ** 2).sum(), m)
+  _check_grad(lambda v: (jnp.sin(v[[0, 2, 2], 1:]) * 3).sum(), m)
+  _check_grad(lambda v: (lax.scatter_add(v, idx, v * 2, SDN) ** 2).sum(), m)
+  _check_grad(lambda v: (lax.scatter(v, uniq, u * v, SDN) ** 2).sum(), m)
+  _check_grad(lambda v: (lax.scatter_mul(v, idx, u, SDN) ** 2).sum(), m)
+  _check_grad(lambda w: (lax.scatter_mul(jnp.asarray(m), uniq, w, SDN) ** 2).sum(), u)
+  _check_grad(lambda v: (lax.scatter_max(v, idx, u - 0.7, SDN) ** 2).sum(), m)
+  _check_grad(lambda w: (lax.scatter_min(jnp.asarray(m), idx, w - 1.2, SDN) ** 2).sum(), u)
+  _check_grad(lambda v: (v.at[1:, [0, 0, 3]].add(v[0, :3]) ** 2).sum(), m)
+
+
+def test_vmap_against_loops():
+  rng = np.random.RandomState(2)
+  xs = rng.normal(size=(4, 3, 4)).astype(np.float32)
+  ids = rng.randint(0, 3, (4, 3, 1)).astype(np.int32)
+  us = rng.normal(size=(4, 3, 4)).astype(np.float32)
+  g = lambda x, i: lax.gather(x, i, DN, (1, 4), mode="clip")
+  s = lambda x, i, u: lax.scatter_add(x, i, u, SDN)
+  for in_axes in [(0, 0), (0, None), (None, 0)]:
+    args = [xs if in_axes[0] == 0 else xs[0], ids if in_axes[1] == 0 else ids[0]]
+    out = xjax.vmap(g, in_axes)(*args)
+    loop = [g(*(a[k] if ax == 0 else a for a, ax in zip(args, in_axes))) for k in range(4)]
+    np.testing.assert_allclose(np.asarray(out), np.stack([np.asarray(o) for o in loop]))
+  for in_axes in [(0, 0, 0), (None, 0, 0), (0, None, None), (1, None, 0)]:
+    args = [xs, ids, us]
+    args = [(np.moveaxis(a, 0, ax) if ax is not None else a[0]) for a, ax in zip(args, in_axes)]
+    out = xjax.vmap(s, in_axes)(*args)
+    loop = [s(*(np.moveaxis(a, ax, 0)[k] if ax is not None else a
+                for a, ax in zip(args, in_axes))) for k in range(4)]
+    np.testing.assert_allclose(np.asarray(out), np.stack([np.asarray(o) for o in loop]),
+                               rtol=1e-6)
+  v = np.arange(5.0, dtype=np.float32)
+  ks = jnp.array([0, 3, 4])
+  out = xjax.vmap(lambda x, k: lax.dynamic_slice(x, (k,), (2,)), (None, 0))(v, ks)
+  np.testing.assert_array_equal(np.asarray(out), [[0, 1], [3, 4], [3, 4]])
+  out = xjax.vmap(lambda x, k: lax.dynamic_update_slice(x, jnp.ones(2), (k,)))(
+      jnp.zeros((3, 5)), ks)
+  np.testing.assert_array_equal(np.asarray(out), [[1, 1, 0, 0, 0], [0, 0, 0, 1, 1],
+                                                  [0, 0, 0, 1, 1]])
+  out = xjax.vmap(lambda x, i: x[i, ::-1])(jnp.asarray(xs), jnp.array([0, 2, -1, 1]))
+  np.testing.assert_array_equal(np.asarray(out),
+                                np.stack([xs[k, i, ::-1] for k, i in enumerate([0, 2, -1, 1])]))
+  out = xjax.vmap(lambda x, i: x.at[i].set(0.0))(jnp.asarray(xs), jnp.array([0, 2, -1, 1]))
+  exp = xs.copy()
+  for k, i in enumerate([0, 2, -1, 1]):
+    exp[k, i] = 0.0
+  np.testing.assert_array_equal(np.asarray(out), exp)
+
+
+def test_jit_gather_scatter_matches_eager():
+  x = jnp.asarray(M)
+  f = lambda x, i: (lax.gather(x, i, DN, (1, 4)), lax.scatter_max(x, i, x * 2, SDN))
+  for got, want in zip(xjax.jit(f)(x, IDX), f(x, IDX)):
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
