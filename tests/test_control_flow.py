@@ -1,0 +1,294 @@
+"""Structured control flow: cond/switch, while_loop/fori_loop, scan/map, associative_scan.
+
+Oracles: Python loops and NumPy for values, central finite differences for derivatives,
+Python loops over the batch for vmap, eager evaluation for jit.
+"""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+
+
+def fd(f, x, eps=1e-3):
+  x = np.asarray(x, np.float64)
+  g = np.zeros_like(x)
+  for i in np.ndindex(x.shape):
+    d = np.zeros_like(x)
+    d[i] = eps
+    g[i] = (float(f(jnp.asarray(x + d, np.float32))) -
+            float(f(jnp.asarray(x - d, np.float32)))) / (2 * eps)
+  return g
+
+
+# -- cond / switch ------------------------------------------------------------------------
+
+def _branchy(x):
+  return lax.cond(jnp.sum(x) > 0, lambda x: jnp.sin(x) * x, lambda x: x * x, x)
+
+
+def test_cond_values_eager_and_jit():
+  for x in [np.array([0.5, 1.0], np.float32), np.array([-2.0, 0.5], np.float32)]:
+    expect = np.sin(x) * x if x.sum() > 0 else x * x
+    np.testing.assert_allclose(_branchy(x), expect, rtol=1e-6)
+    np.testing.assert_allclose(xjax.jit(_branchy)(x), expect, rtol=1e-6)
+
+
+def test_cond_python_bool_calls_branch_and_pred_dtypes():
+  assert lax.cond(True, lambda: 1, lambda: 2) == 1
+  assert float(lax.cond(jnp.int32(3), lambda x: x + 1, lambda x: x - 1, 1.0)) == 2.0
+  assert float(lax.cond(jnp.float32(0), lambda x: x + 1, lambda x: x - 1, 1.0)) == 0.0
+  jaxpr = xjax.make_jaxpr(lambda p, x: lax.cond(p, lambda x: x * 2, lambda x: x - 1, x))(True, 1.)
+  assert sum(e.primitive.name == "cond" for e in jaxpr.eqns) == 1
+
+
+def test_cond_pytrees_and_closure():
+  c = jnp.arange(3.0)
+  out = xjax.jit(lambda p, t: lax.cond(p, lambda t: {"a": t[0] + c, "b": t[1]},
+                                       lambda t: {"a": t[0] - c, "b": t[1] * 2}, t))(
+      False, (jnp.ones(3), 2.0))
+  np.testing.assert_allclose(out["a"], 1 - np.arange(3.0))
+  assert float(out["b"]) == 4.0
+
+
+def test_cond_errors():
+  with pytest.raises(TypeError, match="true_fun and false_fun output must have identical"):
+    lax.cond(jnp.array(True), lambda x: x, lambda x: jnp.stack([x, x]), 1.0)
+  with pytest.raises(TypeError, match="f32\\[2\\]"):
+    lax.cond(jnp.array(True), lambda x: x, lambda x: jnp.stack([x, x]), 1.0)
+  with pytest.raises(TypeError, match="scalar"):
+    lax.cond(jnp.array([True, False]), lambda: 1., lambda: 2.)
+  with pytest.raises(TypeError):
+    lax.cond(jnp.array(True), 1, lambda: 2.)
+  with pytest.raises(TypeError):
+    lax.switch(0, [lambda: 1., 3])
+
+
+def test_switch_clamps_index():
+  branches = [lambda x: x, lambda x: x * 10, lambda x: -x]
+  f = xjax.jit(lambda i, x: lax.switch(i, branches, x))
+  for i, expect in [(-3, 2.), (0, 2.), (1, 20.), (2, -2.), (7, -2.)]:
+    assert float(lax.switch(i, branches, 2.)) == expect
+    assert float(f(i, 2.)) == expect
+
+
+def test_tracer_bool_message_mentions_cond():
+  with pytest.raises(xjax.errors.TracerBoolConversionError, match="lax.cond"):
+    xjax.jit(lambda x: x if x > 0 else -x)(1.0)
+
+
+def test_cond_grad_jvp_vs_finite_differences():
+  f = lambda x: jnp.sum(_branchy(x))
+  for x in [np.array([0.5, 1.0], np.float32), np.array([-2.0, 0.5], np.float32)]:
+    np.testing.assert_allclose(xjax.grad(f)(x), fd(f, x), rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(xjax.jit(xjax.grad(f))(x), fd(f, x), rtol=2e-3, atol=2e-3)
+    _, t = xjax.jvp(f, (jnp.asarray(x),), (jnp.ones(2),))
+    np.testing.assert_allclose(t, fd(f, x).sum(), rtol=2e-3)
+
+
+def test_switch_grad_with_closure():
+  w = jnp.float32(3.0)
+  f = lambda i, x: lax.switch(i, [lambda x: x * w, lambda x: jnp.sin(x), lambda x: x ** 3], x)
+  for i in range(3):
+    g = xjax.grad(lambda x: f(i, x))(0.7)
+    np.testing.assert_allclose(g, fd(lambda x: f(i, x), 0.7), rtol=2e-3)
+
+
+def test_vmap_cond_batched_and_unbatched_predicate():
+  ps = np.array([True, False, True])
+  xs = np.array([1.0, 2.0, 3.0], np.float32)
+  f = lambda p, x: lax.cond(p, lambda x: x * 2, lambda x: x - 1, x)
+  np.testing.assert_allclose(xjax.vmap(f)(ps, xs), [f(p, x) for p, x in zip(ps, xs)])
+  np.testing.assert_allclose(xjax.vmap(f, (None, 0))(jnp.array(False), xs), xs - 1)
+  g = lambda i, x: lax.switch(i, [lambda x: x, lambda x: x * 10, lambda x: -x], x)
+  idx = np.array([0, 2, 1])
+  np.testing.assert_allclose(xjax.vmap(g)(idx, xs), [g(i, x) for i, x in zip(idx, xs)])
+
+
+# -- while_loop / fori_loop ---------------------------------------------------------------
+
+def test_while_loop_values():
+  out = lax.while_loop(lambda c: c[0] < 10, lambda c: (c[0] + 1, c[1] * 2.), (0, 1.))
+  assert int(out[0]) == 10 and float(out[1]) == 1024.
+  f = xjax.jit(lambda n: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] + c[0]),
+                                        (0, 0)))
+  assert int(f(5)[1]) == sum(range(5))
+
+
+def test_while_loop_errors():
+  with pytest.raises(TypeError, match="boolean scalar"):
+    lax.while_loop(lambda c: c, lambda c: c, 1.0)
+  with pytest.raises(TypeError, match="identical types"):
+    lax.while_loop(lambda c: c < 1, lambda c: jnp.stack([c, c]), 1.0)
+
+
+def test_fori_loop_static_and_traced_bounds():
+  body = lambda i, x: x * 1.5 + i
+  expect = 1.0
+  for i in range(2, 7):
+    expect = expect * 1.5 + i
+  np.testing.assert_allclose(lax.fori_loop(2, 7, body, 1.0), expect, rtol=1e-6)
+  np.testing.assert_allclose(xjax.jit(lambda lo: lax.fori_loop(lo, 7, body, 1.0))(2), expect,
+                             rtol=1e-6)
+  jaxpr = xjax.make_jaxpr(lambda x: lax.fori_loop(0, 3, body, x))(1.0)
+  assert [e.primitive.name for e in jaxpr.eqns] == ["scan"]
+
+
+def test_long_fori_loop_is_small_and_compiles_fast():
+  import time
+  f = lambda n: xjax.jit(lambda x: lax.fori_loop(0, n, lambda i, x: x * 0.999 + 0.001, x))
+  jaxpr = xjax.make_jaxpr(lambda x: lax.fori_loop(0, 10000, lambda i, x: x * 0.5, x))(1.0)
+  assert len(jaxpr.eqns) == 1
+  t0 = time.perf_counter(); f(10)(jnp.float32(2.0)).block_until_ready()
+  t1 = time.perf_counter(); out = f(10000)(jnp.float32(2.0))
+  t2 = time.perf_counter()
+  assert (t2 - t1) < 5 * (t1 - t0) + 0.5
+  np.testing.assert_allclose(out, 1 + 0.999 ** 10000, rtol=1e-3)
+
+
+def test_fori_loop_grad_static_bounds():
+  f = lambda x: lax.fori_loop(0, 5, lambda i, x: jnp.sin(x) * 2.0, x)
+  np.testing.assert_allclose(xjax.grad(f)(0.3), fd(f, 0.3), rtol=2e-3)
+
+
+def test_while_jvp_and_reverse_mode_error():
+  f = lambda x: lax.while_loop(lambda c: c[0] < 4, lambda c: (c[0] + 1, jnp.sin(c[1])), (0, x))[1]
+  _, t = xjax.jvp(f, (0.3,), (1.0,))
+  np.testing.assert_allclose(t, fd(f, 0.3), rtol=2e-3)
+  with pytest.raises(ValueError, match="fori_loop with static"):
+    xjax.grad(f)(0.3)
+
+
+def test_vmap_while_batched_predicate():
+  f = lambda x: lax.while_loop(lambda c: c < 10., lambda c: c * 2., x)
+  xs = np.array([1.0, 3.0, 20.0], np.float32)
+  np.testing.assert_allclose(xjax.vmap(f)(xs), [f(x) for x in xs])
+  g = lambda n, x: lax.fori_loop(0, n, lambda i, x: x + i, x)
+  ns = np.array([1, 4, 0])
+  np.testing.assert_allclose(xjax.vmap(g, (0, None))(ns, 1.0), [g(n, 1.0) for n in ns])
+
+
+# -- scan / map ----------------------------------------------------------------------------
+
+def _np_scan(f, c, xs, reverse=False):
+  ys = [None] * len(xs)
+  order = range(len(xs))[::-1] if reverse else range(len(xs))
+  for i in order:
+    c, ys[i] = f(c, xs[i])
+  return c, np.stack(ys)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_values(reverse):
+  xs = np.arange(5.0, dtype=np.float32)
+  step = lambda c, x: (c * 0.5 + x, c * x)
+  c, ys = lax.scan(step, 1.0, xs, reverse=reverse)
+  ec, eys = _np_scan(step, 1.0, xs, reverse)
+  np.testing.assert_allclose(c, ec, rtol=1e-6)
+  np.testing.assert_allclose(ys, eys, rtol=1e-6)
+  c2, ys2 = xjax.jit(lambda xs: lax.scan(step, 1.0, xs, reverse=reverse))(xs)
+  np.testing.assert_allclose(ys2, ys, rtol=1e-6)
+
+
+def test_scan_pytrees_length_and_none_xs():
+  xs = {"a": np.ones((3, 2), np.float32), "b": np.arange(3, dtype=np.int32)}
+  (c0, c1), ys = lax.scan(lambda c, x: ((c[0] + x["a"], c[1] + x["b"]), (x["b"] * 2, None)),
+                          (jnp.zeros(2), 0), xs)
+  np.testing.assert_allclose(c0, [3., 3.])
+  assert int(c1) == 3 and ys[1] is None
+  np.testing.assert_array_equal(ys[0], [0, 2, 4])
+  c, ys = lax.scan(lambda c, _: (c + 1, c), 0, None, length=4)
+  assert int(c) == 4
+  np.testing.assert_array_equal(ys, [0, 1, 2, 3])
+
+
+def test_scan_errors():
+  with pytest.raises(ValueError, match="3, 4|different leading"):
+    lax.scan(lambda c, x: (c, x), 0., (jnp.ones(3), jnp.ones(4)))
+  with pytest.raises(ValueError, match="length"):
+    lax.scan(lambda c, x: (c, x), 0., jnp.ones(3), length=5)
+  with pytest.raises(TypeError, match=r"f32\[\].*\n.*f32\[3\]"):
+    lax.scan(lambda c, x: (c * jnp.ones(3), x), jnp.float32(0.), jnp.ones(3))
+
+
+def test_scan_jvp_and_grad_vs_finite_differences():
+  xs0 = np.linspace(-1, 1, 4).astype(np.float32)
+
+  def loss(w, xs):
+    c, ys = lax.scan(lambda c, x: (jnp.sin(c * w + x), c * x), 0.5, xs)
+    return c + jnp.sum(ys ** 2)
+  gw, gx = xjax.grad(loss, argnums=(0, 1))(1.3, xs0)
+  np.testing.assert_allclose(gw, fd(lambda w: loss(w, xs0), 1.3), rtol=3e-3)
+  np.testing.assert_allclose(gx, fd(lambda x: loss(1.3, x), xs0), rtol=3e-3, atol=1e-3)
+  np.testing.assert_allclose(xjax.jit(xjax.grad(loss))(1.3, xs0), gw, rtol=1e-5)
+  _, t = xjax.jvp(lambda w: loss(w, xs0), (1.3,), (1.0,))
+  np.testing.assert_allclose(t, gw, rtol=1e-4)
+
+
+def test_scan_grad_reverse_with_closure():
+  W = jnp.asarray(np.array([[0.5, -0.2], [0.1, 0.3]], np.float32))
+  xs = np.ones((3, 2), np.float32)
+
+  def loss(h0):
+    h, ys = lax.scan(lambda h, x: (jnp.tanh(W @ h + x),) * 2, h0, xs, reverse=True)
+    return jnp.sum(ys) + jnp.sum(h)
+  h0 = np.array([0.2, -0.4], np.float32)
+  np.testing.assert_allclose(xjax.grad(loss)(h0), fd(loss, h0), rtol=3e-3, atol=1e-3)
+
+
+def test_vmap_scan_vs_loop():
+  step = lambda c, x: (c * x + 1, jnp.sin(c))
+  cs = np.array([0.1, 0.5, 0.9], np.float32)
+  xs = np.linspace(0, 1, 12).reshape(3, 4).astype(np.float32)
+  f = lambda c, xs: lax.scan(step, c, xs)
+  bc, bys = xjax.vmap(f)(cs, xs)
+  for i in range(3):
+    c, ys = f(cs[i], xs[i])
+    np.testing.assert_allclose(bc[i], c, rtol=1e-6)
+    np.testing.assert_allclose(bys[i], ys, rtol=1e-6)
+  bc, _ = xjax.vmap(f, (0, None))(cs, xs[0])
+  np.testing.assert_allclose(bc, [f(c, xs[0])[0] for c in cs], rtol=1e-6)
+
+
+def test_map():
+  xs = np.arange(7.0, dtype=np.float32)
+  np.testing.assert_allclose(lax.map(lambda x: x ** 2, xs), xs ** 2)
+  np.testing.assert_allclose(lax.map(lambda x: x ** 2, xs, batch_size=3), xs ** 2)
+
+
+# -- associative_scan ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [1, 2, 5, 8])
+def test_associative_scan_cumsum(n):
+  x = np.arange(1.0, n + 1, dtype=np.float32)
+  np.testing.assert_allclose(lax.associative_scan(jnp.add, x), np.cumsum(x))
+  np.testing.assert_allclose(lax.associative_scan(jnp.add, x, reverse=True),
+                             np.cumsum(x[::-1])[::-1])
+
+
+def test_associative_scan_axis_pytree_and_grad():
+  x = np.arange(12.0, dtype=np.float32).reshape(3, 4) / 10
+  np.testing.assert_allclose(lax.associative_scan(jnp.multiply, x, axis=1),
+                             np.cumprod(x, axis=1), rtol=1e-6)
+  # Linear recurrence h_t = a_t h_{t-1} + b_t as an associative scan over pairs.
+  a = np.array([0.5, 0.9, 1.1, 0.3, 0.7], np.float32)
+  b = np.array([1.0, -1.0, 2.0, 0.5, 0.1], np.float32)
+  comb = lambda l, r: (l[0] * r[0], r[0] * l[1] + r[1])
+  _, h = lax.associative_scan(comb, (a, b))
+  expect, acc = [], 0.0
+  for ai, bi in zip(a, b):
+    acc = ai * acc + bi
+    expect.append(acc)
+  np.testing.assert_allclose(h, expect, rtol=1e-5)
+  f = lambda a: jnp.sum(lax.associative_scan(comb, (a, jnp.asarray(b)))[1])
+  np.testing.assert_allclose(xjax.grad(f)(a), fd(f, a), rtol=3e-3, atol=1e-3)
+
+
+def test_higher_order_derivatives_through_scan_and_cond():
+  x = jnp.array([1., 2., 3.])
+  f = lambda x: lax.scan(lambda c, x: (c * x, c), 1., x)[0]
+  np.testing.assert_allclose(xjax.jacrev(f)(x), [6., 3., 2.])
+  np.testing.assert_allclose(xjax.hessian(f)(x), [[0, 3, 2], [3, 0, 1], [2, 1, 0]])
+  g = lambda x: lax.cond(x[0] > 0, lambda x: jnp.sum(x ** 3), lambda x: -x[0], x)
+  np.testing.assert_allclose(xjax.hessian(g)(x), np.diag(6 * np.asarray(x)))

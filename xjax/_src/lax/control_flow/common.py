@@ -1,0 +1,73 @@
+"""Helpers shared by the control-flow primitives: tracing bodies once, with consts hoisted."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from xjax._src import tree_util
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args, eval_jaxpr
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters.staging import make_debug_info, trace_to_jaxpr
+
+
+def trace_hoisted(fun: Callable, avals: Sequence[ShapedArray], debug=None):
+  """Traces ``fun`` once; returns (ClosedJaxpr taking consts first, with no consts; consts)."""
+  closed = trace_to_jaxpr(fun, list(avals), debug)
+  jaxpr, consts = closed_with_consts_as_args(closed)
+  return ClosedJaxpr(jaxpr, ()), consts
+
+
+def hoist(closed: ClosedJaxpr):
+  jaxpr, consts = closed_with_consts_as_args(closed)
+  return ClosedJaxpr(jaxpr, ()), consts
+
+
+def call(closed: ClosedJaxpr, *args) -> list:
+  return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def trace_user_fun(fun: Callable, in_tree, avals: Sequence[ShapedArray]):
+  """Traces a user function of pytrees; returns (jaxpr, consts, out_tree)."""
+  out_tree = []
+
+  def flat(*leaves):
+    out = fun(*tree_util.tree_unflatten(in_tree, leaves))
+    out_leaves, tree = tree_util.tree_flatten(out)
+    out_tree.append(tree)
+    return out_leaves
+
+  jaxpr, consts = trace_hoisted(flat, avals, make_debug_info(fun, []))
+  return jaxpr, consts, out_tree[0]
+
+
+def avals_of(leaves) -> list[ShapedArray]:
+  return [get_aval(x) for x in leaves]
+
+
+def same_types(a: Sequence[ShapedArray], b: Sequence[ShapedArray]) -> bool:
+  return len(a) == len(b) and all(x.shape == y.shape and x.dtype == y.dtype
+                                  for x, y in zip(a, b))
+
+
+def describe(tree, avals: Sequence[ShapedArray]) -> str:
+  """A pytree of types, as ``tree_unflatten`` would show it: ``(f32[], f32[3])``."""
+  return str(tree_util.tree_unflatten(tree, [_Type(a) for a in avals]))
+
+
+class _Type:
+  __slots__ = ("aval",)
+
+  def __init__(self, aval) -> None:
+    self.aval = aval
+
+  def __repr__(self) -> str:
+    return self.aval.str_short()
+
+
+def split(xs: Sequence[Any], sizes: Sequence[int]) -> list[list]:
+  out, i = [], 0
+  for n in sizes:
+    out.append(list(xs[i:i + n]))
+    i += n
+  out.append(list(xs[i:]))
+  return out

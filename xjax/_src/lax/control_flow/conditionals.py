@@ -1,0 +1,242 @@
+"""``cond`` and ``switch``: the ``cond`` primitive, one jaxpr per branch, lowered to
+``stablehlo.case``."""
+from __future__ import annotations
+
+from functools import partial
+from typing import Callable, Sequence
+
+import numpy as np
+
+from xjax._src import dtypes, tree_util
+from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
+from xjax._src.core.trace import Primitive
+from xjax._src.core.values import get_aval
+from xjax._src.dispatch import apply_primitive
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.lax import elementwise as ew
+from xjax._src.lax import shapes
+from xjax._src.lax.control_flow.common import (avals_of, call, describe, hoist, same_types,
+                                               trace_hoisted, trace_user_fun)
+
+_I32 = ShapedArray((), np.dtype(np.int32))
+
+
+# ---------------------------------------------------------------------------------------
+# User API
+
+def switch(index, branches: Sequence[Callable], *operands):
+  """Applies ``branches[clamp(index, 0, len(branches) - 1)]`` to ``operands``."""
+  branches = list(branches) if not callable(branches) else branches
+  if callable(branches) or not branches:
+    raise TypeError("switch: branches argument should be a non-empty sequence of callables, "
+                    f"got {branches!r}")
+  for b in branches:
+    if not callable(b):
+      raise TypeError(f"switch: branches argument should be a sequence of callables, got {b!r}")
+  idx_aval = get_aval(index)
+  if idx_aval.shape:
+    raise TypeError(f"Branch index must be scalar, got {index!r} of shape {idx_aval.shape}.")
+  if not dtypes.is_integer(idx_aval.dtype):
+    raise TypeError(f"Index type must be an integer, got {idx_aval.dtype.name}.")
+  if len(branches) == 1:
+    return branches[0](*operands)
+  index = ew.convert_element_type(index, np.int32)
+  index = ew.clamp(np.int32(0), index, np.int32(len(branches) - 1))
+  names = [f"branches[{i}]" for i in range(len(branches))]
+  return _bind_cond(index, branches, operands, names)
+
+
+def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
+  """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged when traced."""
+  if not callable(true_fun) or not callable(false_fun):
+    raise TypeError("cond: true_fun and false_fun arguments should be callable.")
+  if isinstance(pred, bool):
+    return true_fun(*operands) if pred else false_fun(*operands)
+  aval = get_aval(pred)
+  if aval.shape:
+    raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.")
+  if aval.dtype != np.bool_:
+    pred = ew.ne(pred, ew.convert_element_type(np.zeros((), aval.dtype), aval.dtype))
+  index = ew.convert_element_type(pred, np.int32)
+  return _bind_cond(index, [false_fun, true_fun], operands, ["false_fun", "true_fun"])
+
+
+def _bind_cond(index, funs, operands, names):
+  leaves, in_tree = tree_util.tree_flatten(operands)
+  avals = avals_of(leaves)
+  traced = [trace_user_fun(lambda *a, f=f: f(*a), in_tree, avals) for f in funs]
+  first_jaxpr, _, first_tree = traced[0]
+  for (jaxpr, _, tree), name in zip(traced[1:], names[1:]):
+    if tree != first_tree or not same_types(jaxpr.out_avals, first_jaxpr.out_avals):
+      a = describe(first_tree, first_jaxpr.out_avals)
+      b = describe(tree, jaxpr.out_avals)
+      if len(funs) == 2:
+        msg = f"true_fun and false_fun output must have identical types, got {b} and {a}."
+      else:
+        msg = f"branches[0] and {name} outputs must have identical types, got {a} and {b}."
+      raise TypeError(msg)
+  branches, consts = _join_consts([j for j, _, _ in traced], [c for _, c, _ in traced])
+  outs = cond_p.bind(index, *consts, *leaves, branches=tuple(branches))
+  return tree_util.tree_unflatten(first_tree, outs)
+
+
+def _join_consts(jaxprs: Sequence[ClosedJaxpr], consts: Sequence[Sequence]):
+  """Branches whose leading consts differ become branches taking every branch's consts."""
+  all_consts = [c for cs in consts for c in cs]
+  sizes = [len(cs) for cs in consts]
+  out = []
+  for i, j in enumerate(jaxprs):
+    pre = [Var(get_aval(c)) for cs in consts[:i] for c in cs]
+    post = [Var(get_aval(c)) for cs in consts[i + 1:] for c in cs]
+    k = sizes[i]
+    jx = j.jaxpr
+    new = Jaxpr((), pre + jx.invars[:k] + post + jx.invars[k:], jx.outvars, jx.eqns, jx.effects)
+    out.append(ClosedJaxpr(new, ()))
+  return out, all_consts
+
+
+def _join_closed(closed: Sequence[ClosedJaxpr]):
+  hoisted = [hoist(c) for c in closed]
+  return _join_consts([h for h, _ in hoisted], [c for _, c in hoisted])
+
+
+# ---------------------------------------------------------------------------------------
+# The cond primitive: operands (index:i32[], *args); params branches (consts hoisted)
+
+def _cond_abstract_eval(index, *avals, branches):
+  if index.shape or index.dtype != np.int32:
+    raise TypeError(f"cond: index must be an int32 scalar, got {index.str_short()}")
+  return branches[0].out_avals
+
+
+def _cond_lowering(ctx, index, *args, branches):
+  out_avals = list(ctx.avals_out)
+
+  def region(br):
+    return ctx.region([], lambda sub, _: sub.lower_jaxpr(br.jaxpr, (), list(args)))
+  regions = [region(b) for b in branches]
+  outs = ctx.op("stablehlo.case", [index], out_avals, regions=regions, in_avals=[_I32])
+  return outs
+
+
+def _cond_jvp(primals, tangents, *, branches):
+  index, args = primals[0], primals[1:]
+  nz = [type(t) is not Zero for t in tangents[1:]]
+  out_nz = [False] * len(branches[0].out_avals)
+  for b in branches:
+    _, b_nz = ad.jvp_closed_jaxpr(b, nz, instantiate_out=False)
+    out_nz = [x or y for x, y in zip(out_nz, b_nz)]
+  jvps = [ad.jvp_closed_jaxpr(b, nz, instantiate_out=out_nz)[0] for b in branches]
+  new_branches, consts = _join_closed(jvps)
+  tans = [t for t in tangents[1:] if type(t) is not Zero]
+  outs = cond_p.bind(index, *consts, *args, *tans, branches=tuple(new_branches))
+  n = len(branches[0].out_avals)
+  it = iter(outs[n:])
+  out_t = [next(it) if z else Zero(tangent_aval(a))
+           for z, a in zip(out_nz, branches[0].out_avals)]
+  return outs[:n], out_t
+
+
+def _cond_partial_eval(trace, args, params):
+  branches = params["branches"]
+  index, ops = args[0], args[1:]
+  if trace.is_unknown(index):
+    return trace.stage(cond_p, args, params)
+  unknowns = [trace.is_unknown(x) for x in ops]
+  n_out = len(branches[0].out_avals)
+  out_uk = [False] * n_out
+  for b in branches:
+    _, _, b_uk, _ = ad.partial_eval_jaxpr(b, unknowns)
+    out_uk = [x or y for x, y in zip(out_uk, b_uk)]
+  splits = [ad.partial_eval_jaxpr(b, unknowns, instantiate=out_uk) for b in branches]
+  res_avals = [k.out_avals[len(k.out_avals) - nr:] for k, _, _, nr in splits]
+  all_res = [a for ra in res_avals for a in ra]
+  n_known_out = n_out - sum(out_uk)
+  known_avals = [get_aval(x) for x, u in zip(ops, unknowns) if not u]
+
+  def known_branch(i):
+    known = splits[i][0]
+
+    def fun(*xs):
+      outs = call(known, *xs)
+      res = outs[n_known_out:]
+      pieces = []
+      for j, ra in enumerate(res_avals):
+        pieces += res if j == i else [ad.zeros_of(a) for a in ra]
+      return outs[:n_known_out] + pieces
+    return trace_hoisted(fun, known_avals)
+
+  def unknown_branch(i):
+    unknown = splits[i][1]
+    uk_avals = [get_aval(x) for x, u in zip(ops, unknowns) if u]
+    start = sum(len(ra) for ra in res_avals[:i])
+
+    def fun(*xs):
+      res, rest = xs[:len(all_res)], xs[len(all_res):]
+      return call(unknown, *res[start:start + len(res_avals[i])], *rest)
+    return trace_hoisted(fun, all_res + uk_avals)
+
+  kb = [known_branch(i) for i in range(len(branches))]
+  known_branches, kconsts = _join_consts([j for j, _ in kb], [c for _, c in kb])
+  known_ops = [x for x, u in zip(ops, unknowns) if not u]
+  known_outs = cond_p.bind(index, *kconsts, *known_ops, branches=tuple(known_branches))
+  residuals = known_outs[n_known_out:]
+  ub = [unknown_branch(i) for i in range(len(branches))]
+  unknown_branches, uconsts = _join_consts([j for j, _ in ub], [c for _, c in ub])
+  uk_ops = [x for x, u in zip(ops, unknowns) if u]
+  staged = trace.stage(cond_p, [index, *uconsts, *residuals, *uk_ops],
+                       dict(branches=tuple(unknown_branches)))
+  it_k, it_u = iter(known_outs[:n_known_out]), iter(staged)
+  return [next(it_u) if u else next(it_k) for u in out_uk]
+
+
+def _cond_transpose(cts, index, *args, branches):
+  linear = [ad.is_undefined(x) for x in args]
+  nonlin = [x for x in args if not ad.is_undefined(x)]
+  cts = [ad.instantiate(c) for c in cts]
+  transposed = [ad.transpose_closed_jaxpr(b, linear) for b in branches]
+  new_branches, consts = _join_closed(transposed)
+  outs = cond_p.bind(index, *consts, *nonlin, *cts, branches=tuple(new_branches))
+  it = iter(outs)
+  return [None] + [next(it) if l else None for l in linear]
+
+
+def _cond_batch(axis, args, dims, *, branches):
+  index, ops = args[0], args[1:]
+  idx_dim, op_dims = dims[0], dims[1:]
+  if idx_dim is not None:
+    # A batched predicate: evaluate every branch, then select per lane.
+    ops = [batching.bdim_to_front(x, d, axis.size) for x, d in zip(ops, op_dims)]
+    index = batching.moveaxis(index, idx_dim, 0)
+    outs_per_branch = []
+    for b in branches:
+      bj, _ = batching.batch_closed_jaxpr(b, axis, [True] * len(ops), instantiate=True)
+      outs_per_branch.append(call(bj, *ops))
+    outs = []
+    for cases in zip(*outs_per_branch):
+      shape = get_aval(cases[0]).shape
+      which = shapes.broadcast_in_dim(index, shape, (0,))
+      outs.append(ew.select_n(which, *cases))
+    return outs, [0] * len(outs)
+  ops = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(ops, op_dims)]
+  in_b = [d is not None for d in op_dims]
+  out_b = [False] * len(branches[0].out_avals)
+  for b in branches:
+    _, bb = batching.batch_closed_jaxpr(b, axis, in_b)
+    out_b = [x or y for x, y in zip(out_b, bb)]
+  batched = [batching.batch_closed_jaxpr(b, axis, in_b, instantiate=out_b)[0] for b in branches]
+  new_branches, consts = _join_closed(batched)
+  outs = cond_p.bind(index, *consts, *ops, branches=tuple(new_branches))
+  return outs, [0 if b else None for b in out_b]
+
+
+cond_p = Primitive("cond", multiple_results=True)
+cond_p.abstract_eval = _cond_abstract_eval
+cond_p.lowering = _cond_lowering
+cond_p.impl = partial(apply_primitive, cond_p)
+cond_p.jvp = _cond_jvp
+cond_p.partial_eval = _cond_partial_eval
+cond_p.transpose = _cond_transpose
+cond_p.batch = _cond_batch

@@ -1,0 +1,546 @@
+"""Loops: ``while_loop`` and ``scan`` (with ``fori_loop`` and ``map`` built on them).
+
+``while`` carries (cond consts, body consts, carry) through ``stablehlo.while``.  ``scan``
+lowers to a while loop over an index that slices ``xs`` and stacks ``ys``; unlike ``while``
+it has partial-evaluation and transpose rules, so reverse-mode differentiation works.
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import Callable
+
+import numpy as np
+
+from xjax._src import dtypes, tree_util
+from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.trace import Primitive, Tracer
+from xjax._src.core.values import get_aval
+from xjax._src.dispatch import apply_primitive
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.lax import elementwise as ew
+from xjax._src.lax import reductions, shapes
+from xjax._src.lax.control_flow.common import (avals_of, call, describe, same_types, split,
+                                               trace_hoisted, trace_user_fun)
+
+
+# ---------------------------------------------------------------------------------------
+# User API
+
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
+  """Repeats ``val = body_fun(val)`` while ``cond_fun(val)``; returns the final ``val``."""
+  if not callable(cond_fun) or not callable(body_fun):
+    raise TypeError("while_loop: cond_fun and body_fun arguments should be callable.")
+  leaves, tree = tree_util.tree_flatten(init_val)
+  avals = avals_of(leaves)
+  arg_tree = tree_util.tree_structure((init_val,))
+  cond_j, cond_consts, cond_tree = trace_user_fun(cond_fun, arg_tree, avals)
+  if cond_tree.num_leaves != 1 or cond_j.out_avals[0].shape or (
+      cond_j.out_avals[0].dtype != np.bool_):
+    raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
+                    f"{describe(cond_tree, cond_j.out_avals)}.")
+  body_j, body_consts, body_tree = trace_user_fun(body_fun, arg_tree, avals)
+  _check_carry("body_fun", tree, avals, body_tree, body_j.out_avals)
+  outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_j,
+                      body_jaxpr=body_j, cond_nconsts=len(cond_consts),
+                      body_nconsts=len(body_consts))
+  return tree_util.tree_unflatten(tree, outs)
+
+
+def _check_carry(what, in_tree, in_avals, out_tree, out_avals):
+  if in_tree != out_tree or not same_types(in_avals, out_avals):
+    raise TypeError(f"{what} output and input must have identical types, got\n"
+                    f"input:  {describe(in_tree, in_avals)}\noutput: "
+                    f"{describe(out_tree, out_avals)}")
+
+
+def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
+  """``for i in range(lower, upper): val = body_fun(i, val)``.
+
+  Concrete bounds give a ``scan`` (reverse-mode differentiable); traced bounds a while loop.
+  """
+  if not callable(body_fun):
+    raise TypeError("fori_loop: body_fun argument should be callable.")
+  lo_c, hi_c = _concrete_int(lower), _concrete_int(upper)
+  if lo_c is not None and hi_c is not None:
+    dtype = _bound_dtype(lower, upper)
+
+    def step(carry, _):
+      i, val = carry
+      return (ew.add(i, ew.convert_element_type(np.ones((), dtype), dtype)),
+              body_fun(i, val)), None
+    start = ew.convert_element_type(np.asarray(lo_c, dtype), dtype)
+    (_, out), _ = scan(step, (start, init_val), None, length=max(hi_c - lo_c, 0),
+                       unroll=1 if unroll is None else unroll)
+    return out
+  dtype = _bound_dtype(lower, upper)
+  lower = ew.convert_element_type(lower, dtype)
+  upper = ew.convert_element_type(upper, dtype)
+
+  def body(carry):
+    i, hi, val = carry
+    return ew.add(i, ew.convert_element_type(np.ones((), dtype), dtype)), hi, body_fun(i, val)
+  _, _, out = while_loop(lambda c: ew.lt(c[0], c[1]), body, (lower, upper, init_val))
+  return out
+
+
+def _concrete_int(x):
+  if isinstance(x, Tracer):
+    return None
+  try:
+    return int(x)
+  except (TypeError, ValueError):
+    return None
+
+
+def _bound_dtype(lower, upper):
+  dts = [get_aval(b) for b in (lower, upper)]
+  strong = [a.dtype for a in dts if not a.weak_type]
+  dtype = strong[0] if strong else dts[0].dtype
+  if not dtypes.is_integer(dtype):
+    raise TypeError(f"fori_loop bounds must be integers, got {dtype.name}.")
+  return dtype
+
+
+def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False,
+         unroll: int | bool = 1, _split_transpose: bool = False):
+  """``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns (carry, stacked ys)."""
+  if not callable(f):
+    raise TypeError(f"scan: f argument should be a callable, got {f!r}")
+  xs_leaves, xs_tree = tree_util.tree_flatten(xs)
+  xs_avals = avals_of(xs_leaves)
+  lengths = []
+  for a in xs_avals:
+    if not a.shape:
+      raise ValueError(f"scan got value with no leading axis to scan over: {a.str_short()}.")
+    lengths.append(a.shape[0])
+  if length is not None:
+    length = int(length)
+    if any(n != length for n in lengths):
+      raise ValueError(f"scan got `length` argument of {length} which disagrees with leading "
+                       f"axis sizes {sorted(set(lengths))}.")
+  elif lengths:
+    if len(set(lengths)) > 1:
+      shown = ", ".join(str(n) for n in lengths)
+      raise ValueError("scan got values with different leading axis sizes: " + shown + ".")
+    length = lengths[0]
+  else:
+    raise ValueError("scan got no values to scan over and `length` not provided.")
+  carry_leaves, carry_tree = tree_util.tree_flatten(init)
+  carry_avals = avals_of(carry_leaves)
+  x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in xs_avals]
+  in_tree = tree_util.tree_structure((init, xs))
+  out_tree_box = []
+
+  def body(*leaves):
+    c, x = tree_util.tree_unflatten(in_tree, leaves)
+    carry_out, y = f(c, x)
+    c_leaves, c_tree = tree_util.tree_flatten(carry_out)
+    y_leaves, y_tree = tree_util.tree_flatten(y)
+    out_tree_box.append((c_tree, y_tree, len(c_leaves)))
+    return c_leaves + y_leaves
+
+  jaxpr, consts = trace_hoisted(body, carry_avals + x_avals)
+  c_tree, y_tree, n_c = out_tree_box[0]
+  _check_carry("scan body function carry", carry_tree, carry_avals, c_tree,
+               jaxpr.out_avals[:n_c])
+  unroll = int(length if unroll is True else (1 if unroll is False else unroll))
+  outs = scan_p.bind(*consts, *carry_leaves, *xs_leaves, jaxpr=jaxpr, num_consts=len(consts),
+                     num_carry=len(carry_leaves), length=length, reverse=bool(reverse),
+                     unroll=unroll)
+  return (tree_util.tree_unflatten(carry_tree, outs[:n_c]),
+          tree_util.tree_unflatten(y_tree, outs[n_c:]))
+
+
+def map(f: Callable, xs, *, batch_size: int | None = None):
+  """``stack([f(x) for x in xs])`` over the leading axis of pytree ``xs``, as a scan."""
+  if batch_size is None:
+    return scan(lambda _, x: ((), f(x)), (), xs)[1]
+  leaves, tree = tree_util.tree_flatten(xs)
+  n = get_aval(leaves[0]).shape[0]
+  nb, rem = divmod(n, batch_size)
+  from xjax._src.api import vmap
+  outs = None
+  if nb:
+    main = [shapes.reshape(shapes.slice_in_dim(x, 0, nb * batch_size),
+                           (nb, batch_size) + get_aval(x).shape[1:]) for x in leaves]
+    ys = scan(lambda _, x: ((), vmap(f)(tree_util.tree_unflatten(tree, x))), (), main)[1]
+    outs = tree_util.tree_map(
+        lambda y: shapes.reshape(y, (nb * batch_size,) + get_aval(y).shape[2:]), ys)
+  if rem:
+    tail = tree_util.tree_unflatten(tree, [shapes.slice_in_dim(x, nb * batch_size, n)
+                                           for x in leaves])
+    rest = vmap(f)(tail)
+    outs = rest if outs is None else tree_util.tree_map(
+        lambda a, b: shapes.concatenate([a, b], 0), outs, rest)
+  return outs
+
+
+# ---------------------------------------------------------------------------------------
+# The while primitive: operands (cond consts, body consts, carry)
+
+def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  return body_jaxpr.out_avals
+
+
+def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  avals = list(ctx.avals_in)
+  nc = cond_nconsts + body_nconsts
+
+  def cond_region(sub, xs):
+    cc, bc, carry = split(xs, [cond_nconsts, body_nconsts])
+    return sub.lower_jaxpr(cond_jaxpr.jaxpr, (), cc + carry)
+
+  def body_region(sub, xs):
+    cc, bc, carry = split(xs, [cond_nconsts, body_nconsts])
+    return xs[:nc] + sub.lower_jaxpr(body_jaxpr.jaxpr, (), bc + carry)
+
+  regions = [ctx.region(avals, cond_region), ctx.region(avals, body_region)]
+  outs = ctx.op("stablehlo.while", list(args), avals, regions=regions)
+  outs = [outs] if isinstance(outs, str) else outs
+  return outs[nc:]
+
+
+def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  cc, bc, carry = split(primals, [cond_nconsts, body_nconsts])
+  _, bc_t, carry_t = split(tangents, [cond_nconsts, body_nconsts])
+  bc_nz = [type(t) is not Zero for t in bc_t]
+  carry_nz = [type(t) is not Zero for t in carry_t]
+  while True:
+    _, out_nz = ad.jvp_closed_jaxpr(body_jaxpr, bc_nz + carry_nz, instantiate_out=carry_nz)
+    new = [a or b for a, b in zip(carry_nz, out_nz)]
+    if new == carry_nz:
+      break
+    carry_nz = new
+  body_jvp, _ = ad.jvp_closed_jaxpr(body_jaxpr, bc_nz + carry_nz, instantiate_out=carry_nz)
+  nb, n = len(bc), len(carry)
+  bct = [t for t, z in zip(bc_t, bc_nz) if z]
+  ct = [ad.instantiate(t) for t, z in zip(carry_t, carry_nz) if z]
+  n_bct, n_ct = len(bct), len(ct)
+  # New body: consts (bc, bct), carry (carry, ct).
+  b_avals = [get_aval(x) for x in [*bc, *bct, *carry, *ct]]
+
+  def body(*xs):
+    b, bt, c, t = split(xs, [nb, n_bct, n])[:4]
+    outs = call(body_jvp, *b, *c, *bt, *t)
+    return outs[:n] + outs[n:]
+  new_body, body_consts = trace_hoisted(body, b_avals)
+  c_avals = [get_aval(x) for x in [*cc, *carry, *ct]]
+  ncc = len(cc)
+
+  def cond(*xs):
+    return call(cond_jaxpr, *xs[:ncc + n])
+  new_cond, cond_consts = trace_hoisted(cond, c_avals)
+  outs = while_p.bind(*cond_consts, *cc, *body_consts, *bc, *bct, *carry, *ct,
+                      cond_jaxpr=new_cond, body_jaxpr=new_body,
+                      cond_nconsts=len(cond_consts) + ncc,
+                      body_nconsts=len(body_consts) + nb + n_bct)
+  out_p, out_t = outs[:n], iter(outs[n:])
+  return out_p, [next(out_t) if z else Zero(tangent_aval(get_aval(p)))
+                 for z, p in zip(carry_nz, out_p)]
+
+
+def _while_partial_eval(trace, args, params):
+  cond_jaxpr, body_jaxpr = params["cond_jaxpr"], params["body_jaxpr"]
+  ncc, nbc = params["cond_nconsts"], params["body_nconsts"]
+  cc, bc, carry = split(args, [ncc, nbc])
+  bc_uk = [trace.is_unknown(x) for x in bc]
+  carry_uk = [trace.is_unknown(x) for x in carry]
+  while True:
+    _, _, out_uk, _ = ad.partial_eval_jaxpr(body_jaxpr, bc_uk + carry_uk)
+    new = [a or b for a, b in zip(carry_uk, out_uk)]
+    if new == carry_uk:
+      break
+    carry_uk = new
+  cc_uk = [trace.is_unknown(x) for x in cc]
+  _, _, cond_uk, _ = ad.partial_eval_jaxpr(cond_jaxpr, cc_uk + carry_uk)
+  staged = trace.stage(while_p, list(args), params)
+  if cond_uk[0] or all(carry_uk):
+    return staged
+  # The known carries do not depend on unknown ones: compute them with a known loop.
+  body_known, _, _, _ = ad.partial_eval_jaxpr(body_jaxpr, bc_uk + carry_uk)
+  cond_known, _, _, _ = ad.partial_eval_jaxpr(cond_jaxpr, cc_uk + carry_uk)
+  kcc = [x for x, u in zip(cc, cc_uk) if not u]
+  kbc = [x for x, u in zip(bc, bc_uk) if not u]
+  kcarry = [x for x, u in zip(carry, carry_uk) if not u]
+  nk = len(kcarry)
+  new_cond, c_consts = trace_hoisted(lambda *xs: call(cond_known, *xs)[:1],
+                                     [get_aval(x) for x in kcc + kcarry])
+  new_body, b_consts = trace_hoisted(lambda *xs: call(body_known, *xs)[:nk],
+                                     [get_aval(x) for x in kbc + kcarry])
+  known = while_p.bind(*c_consts, *kcc, *b_consts, *kbc, *kcarry, cond_jaxpr=new_cond,
+                       body_jaxpr=new_body, cond_nconsts=len(c_consts) + len(kcc),
+                       body_nconsts=len(b_consts) + len(kbc))
+  it = iter(known)
+  return [s if u else next(it) for s, u in zip(staged, carry_uk)]
+
+
+def _while_transpose(cts, *args, **params):
+  raise ValueError("Reverse-mode differentiation does not work for lax.while_loop or "
+                   "lax.fori_loop with dynamic start/stop values. Try using lax.scan, or "
+                   "using fori_loop with static (Python int) start/stop values.")
+
+
+def _while_batch(axis, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+  size = axis.size
+  args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
+  cc, bc, carry = split(args, [cond_nconsts, body_nconsts])
+  ccd, bcd, cd = split([d is not None for d in dims], [cond_nconsts, body_nconsts])
+  carry_b = list(cd)
+  while True:
+    _, out_b = batching.batch_closed_jaxpr(body_jaxpr, axis, bcd + carry_b)
+    new = [a or b for a, b in zip(carry_b, out_b)]
+    if new == carry_b:
+      break
+    carry_b = new
+  _, pred_b = batching.batch_closed_jaxpr(cond_jaxpr, axis, ccd + carry_b)
+  if pred_b[0]:
+    carry_b = [True] * len(carry)
+  carry = [batching.bdim_to_front(x, None, size) if b and not d else x
+           for x, b, d in zip(carry, carry_b, cd)]
+  body_b, _ = batching.batch_closed_jaxpr(body_jaxpr, axis, bcd + carry_b, instantiate=carry_b)
+  cond_b, _ = batching.batch_closed_jaxpr(cond_jaxpr, axis, ccd + carry_b,
+                                          instantiate=pred_b[0])
+  ncc, nbc, n = len(cc), len(bc), len(carry)
+  c_avals = [get_aval(x) for x in cc + carry]
+  b_avals = [get_aval(x) for x in bc + carry]
+  if not pred_b[0]:
+    new_cond, c_consts = trace_hoisted(lambda *xs: call(cond_b, *xs), c_avals)
+    new_body, b_consts = trace_hoisted(lambda *xs: call(body_b, *xs), b_avals)
+  else:
+    # Run until every lane is done; finished lanes keep their carry.
+    def cond(*xs):
+      return [reductions.reduce_or(call(cond_b, *xs)[0], (0,))]
+
+    def body(*xs):
+      ccs, rest = xs[:ncc], xs[ncc:]
+      bcs, c = rest[:nbc], rest[nbc:]
+      pred = call(cond_b, *ccs, *c)[0]
+      new = call(body_b, *bcs, *c)
+      return [ew.select_n(shapes.broadcast_in_dim(pred, get_aval(o).shape, (0,)), old, o)
+              for old, o in zip(c, new)]
+    new_cond, c_consts = trace_hoisted(cond, c_avals)
+    new_body, b_consts = trace_hoisted(body, [get_aval(x) for x in cc + bc + carry])
+    b_consts = b_consts + cc
+  outs = while_p.bind(*c_consts, *cc, *b_consts, *bc, *carry, cond_jaxpr=new_cond,
+                      body_jaxpr=new_body, cond_nconsts=len(c_consts) + ncc,
+                      body_nconsts=len(b_consts) + nbc)
+  return outs, [0 if b else None for b in carry_b]
+
+
+while_p = Primitive("while", multiple_results=True)
+while_p.abstract_eval = _while_abstract_eval
+while_p.lowering = _while_lowering
+while_p.impl = partial(apply_primitive, while_p)
+while_p.jvp = _while_jvp
+while_p.partial_eval = _while_partial_eval
+while_p.transpose = _while_transpose
+while_p.batch = _while_batch
+
+
+# ---------------------------------------------------------------------------------------
+# The scan primitive: operands (consts, carry, xs); the body maps (consts, carry, x) to
+# (carry, y)
+
+def _scan_abstract_eval(*avals, jaxpr, num_consts, num_carry, length, reverse, unroll):
+  outs = jaxpr.out_avals
+  return list(outs[:num_carry]) + [ShapedArray((length,) + a.shape, a.dtype, a.weak_type)
+                                   for a in outs[num_carry:]]
+
+
+def _scan_as_while(*args, jaxpr, num_consts, num_carry, length, reverse, unroll):
+  """Scan in terms of while_loop, dynamic slicing and dynamic updates."""
+  consts, init, xs = split(args, [num_consts, num_carry])
+  ys0 = [shapes.full((length,) + a.shape, 0, a.dtype) for a in jaxpr.out_avals[num_carry:]]
+
+  def body(state):
+    i, carry, ys = state
+    idx = ew.sub(np.int32(length - 1), i) if reverse else i
+    x = [shapes.dynamic_index_in_dim(a, idx, 0, keepdims=False) for a in xs]
+    outs = call(jaxpr, *consts, *carry, *x)
+    ys = [shapes.dynamic_update_index_in_dim(y, o, idx, 0)
+          for y, o in zip(ys, outs[num_carry:])]
+    return ew.add(i, np.int32(1)), outs[:num_carry], ys
+
+  start = ew.convert_element_type(np.int32(0), np.int32)
+  _, carry, ys = while_loop(lambda s: ew.lt(s[0], np.int32(length)), body, (start, init, ys0))
+  return list(carry) + list(ys)
+
+
+def _scan_lowering(ctx, *args, **params):
+  from xjax._src.interpreters.staging import trace_to_jaxpr
+  closed = trace_to_jaxpr(lambda *xs: _scan_as_while(*xs, **params), list(ctx.avals_in))
+  return ctx.lower_jaxpr(closed.jaxpr, closed.consts, list(args))
+
+
+def _scan_params(params, **updates):
+  new = dict(params)
+  new.update(updates)
+  return new
+
+
+def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse, unroll):
+  nc, n = num_consts, num_carry
+  consts, carry, xs = split(primals, [nc, n])
+  c_t, carry_t, xs_t = split(tangents, [nc, n])
+  const_nz = [type(t) is not Zero for t in c_t]
+  xs_nz = [type(t) is not Zero for t in xs_t]
+  carry_nz = [type(t) is not Zero for t in carry_t]
+  n_ys = len(jaxpr.out_avals) - n
+  while True:
+    _, out_nz = ad.jvp_closed_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
+                                    instantiate_out=carry_nz + [False] * n_ys)
+    new = [a or b for a, b in zip(carry_nz, out_nz[:n])]
+    if new == carry_nz:
+      break
+    carry_nz = new
+  jvp_j, out_nz = ad.jvp_closed_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
+                                      instantiate_out=carry_nz + [False] * n_ys)
+  ys_nz = out_nz[n:]
+  ct = [t for t, z in zip(c_t, const_nz) if z]
+  cat = [ad.instantiate(t) for t, z in zip(carry_t, carry_nz) if z]
+  xt = [t for t, z in zip(xs_t, xs_nz) if z]
+  nx = len(xs)
+  avals = [get_aval(v) for v in consts + ct + carry + cat] + [
+      ShapedArray(a.shape, a.dtype, a.weak_type) for a in jaxpr.in_avals[nc + n:]] + [
+      tangent_aval(a) for a, z in zip(jaxpr.in_avals[nc + n:], xs_nz) if z]
+  n_ct, n_cat = len(ct), len(cat)
+
+  def body(*args):
+    c, cdot, ca, cadot, x, xdot = split(args, [nc, n_ct, n, n_cat, nx])
+    outs = call(jvp_j, *c, *ca, *x, *cdot, *cadot, *xdot)
+    p, t = outs[:n + n_ys], outs[n + n_ys:]
+    n_cat_out = sum(carry_nz)
+    return p[:n] + t[:n_cat_out] + p[n:] + t[n_cat_out:]
+  new_j, hoisted = trace_hoisted(body, avals)
+  outs = scan_p.bind(*hoisted, *consts, *ct, *carry, *cat, *xs, *xt, jaxpr=new_j,
+                     num_consts=len(hoisted) + nc + n_ct, num_carry=n + n_cat,
+                     length=length, reverse=reverse, unroll=unroll)
+  carry_p, carry_tn, ys_p, ys_tn = split(outs, [n, n_cat, n_ys])[:4]
+  it_c, it_y = iter(carry_tn), iter(ys_tn)
+  out_avals = _scan_abstract_eval(jaxpr=jaxpr, num_consts=nc, num_carry=n, length=length,
+                                  reverse=reverse, unroll=unroll)
+  tans = [next(it_c) if z else Zero(tangent_aval(a))
+          for z, a in zip(carry_nz, out_avals[:n])]
+  tans += [next(it_y) if z else Zero(tangent_aval(a)) for z, a in zip(ys_nz, out_avals[n:])]
+  return carry_p + ys_p, tans
+
+
+def _scan_partial_eval(trace, args, params):
+  jaxpr, nc, n = params["jaxpr"], params["num_consts"], params["num_carry"]
+  consts, carry, xs = split(args, [nc, n])
+  const_uk = [trace.is_unknown(x) for x in consts]
+  xs_uk = [trace.is_unknown(x) for x in xs]
+  carry_uk = [trace.is_unknown(x) for x in carry]
+  n_ys = len(jaxpr.out_avals) - n
+  while True:
+    _, _, out_uk, _ = ad.partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk,
+                                            instantiate=carry_uk + [False] * n_ys)
+    new = [a or b for a, b in zip(carry_uk, out_uk[:n])]
+    if new == carry_uk:
+      break
+    carry_uk = new
+  unknowns = const_uk + carry_uk + xs_uk
+  known_j, unknown_j, out_uk, num_res = ad.partial_eval_jaxpr(
+      jaxpr, unknowns, instantiate=carry_uk + [False] * n_ys)
+  # Known scan: residuals come out stacked, as extra ys.
+  kj, kconsts = trace_hoisted(lambda *xs_: call(known_j, *xs_), known_j.in_avals)
+  k_args = [x for x, u in zip(args, unknowns) if not u]
+  n_kc = sum(not u for u in const_uk)
+  n_kcarry = sum(not u for u in carry_uk)
+  known_outs = scan_p.bind(*kconsts, *k_args, **_scan_params(
+      params, jaxpr=kj, num_consts=len(kconsts) + n_kc, num_carry=n_kcarry))
+  residuals = known_outs[len(known_outs) - num_res:]
+  known_outs = known_outs[:len(known_outs) - num_res]
+  # Unknown scan: consumes the residuals as xs.
+  res_avals = unknown_j.in_avals[:num_res]
+  uk_consts = [x for x, u in zip(consts, const_uk) if u]
+  uk_carry = [x for x, u in zip(carry, carry_uk) if u]
+  uk_xs = [x for x, u in zip(xs, xs_uk) if u]
+  n_uc, n_ucarry = len(uk_consts), len(uk_carry)
+  avals = [get_aval(x) for x in uk_consts + uk_carry] + list(res_avals) + [
+      a for a, u in zip(jaxpr.in_avals[nc + n:], xs_uk) if u]
+
+  def unknown_body(*a):
+    c, ca, r, x = split(a, [n_uc, n_ucarry, num_res])
+    return call(unknown_j, *r, *c, *ca, *x)
+  uj, uconsts = trace_hoisted(unknown_body, avals)
+  staged = trace.stage(scan_p, [*uconsts, *uk_consts, *uk_carry, *residuals, *uk_xs],
+                       _scan_params(params, jaxpr=uj, num_consts=len(uconsts) + n_uc,
+                                    num_carry=n_ucarry))
+  it_k, it_u = iter(known_outs), iter(staged)
+  return [next(it_u) if u else next(it_k) for u in out_uk]
+
+
+def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, unroll):
+  nc, n = num_consts, num_carry
+  consts, carry, xs = split(args, [nc, n])
+  const_lin = [ad.is_undefined(x) for x in consts]
+  xs_lin = [ad.is_undefined(x) for x in xs]
+  linear = const_lin + [True] * n + xs_lin
+  t_j = ad.transpose_closed_jaxpr(jaxpr, linear)
+  nl_consts = [x for x, l in zip(consts, const_lin) if not l]
+  nl_xs = [x for x, l in zip(xs, xs_lin) if not l]
+  lin_const_avals = [tangent_aval(a) for a, l in zip(jaxpr.in_avals[:nc], const_lin) if l]
+  ct_carry = [ad.instantiate(c) for c in cts[:n]]
+  ct_ys = [ad.instantiate(c) for c in cts[n:]]
+  acc0 = [ad.zeros_of(a) for a in lin_const_avals]
+  n_nlc, n_acc, n_nlx = len(nl_consts), len(acc0), len(nl_xs)
+  avals = [get_aval(x) for x in nl_consts + acc0 + ct_carry] + [
+      ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in map_avals(nl_xs + ct_ys)]
+
+  def body(*a):
+    c, acc, ctc, x, cty = split(a, [n_nlc, n_acc, n, n_nlx])
+    outs = call(t_j, *c, *x, *ctc, *cty)
+    d_consts, d_carry, d_xs = split(outs, [n_acc, n])
+    return [ad.add_tangents(p, q) for p, q in zip(acc, d_consts)] + d_carry + d_xs
+  tj, hoisted = trace_hoisted(body, avals)
+  outs = scan_p.bind(*hoisted, *nl_consts, *acc0, *ct_carry, *nl_xs, *ct_ys, jaxpr=tj,
+                     num_consts=len(hoisted) + n_nlc, num_carry=n_acc + n, length=length,
+                     reverse=not reverse, unroll=unroll)
+  d_consts, d_carry, d_xs = split(outs, [n_acc, n])
+  it_c, it_x = iter(d_consts), iter(d_xs)
+  return ([next(it_c) if l else None for l in const_lin] + d_carry +
+          [next(it_x) if l else None for l in xs_lin])
+
+
+def map_avals(xs):
+  return [get_aval(x) for x in xs]
+
+
+def _scan_batch(axis, args, dims, *, jaxpr, num_consts, num_carry, length, reverse, unroll):
+  nc, n = num_consts, num_carry
+  size = axis.size
+  consts, carry, xs = split(args, [nc, n])
+  cd, cad, xd = split(dims, [nc, n])
+  consts = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(consts, cd)]
+  xs = [batching.moveaxis(x, d, 1) if d is not None else x for x, d in zip(xs, xd)]
+  const_b = [d is not None for d in cd]
+  xs_b = [d is not None for d in xd]
+  carry_b = [d is not None for d in cad]
+  n_ys = len(jaxpr.out_avals) - n
+  while True:
+    _, out_b = batching.batch_closed_jaxpr(jaxpr, axis, const_b + carry_b + xs_b,
+                                           instantiate=carry_b + [False] * n_ys)
+    new = [a or b for a, b in zip(carry_b, out_b[:n])]
+    if new == carry_b:
+      break
+    carry_b = new
+  bj, out_b = batching.batch_closed_jaxpr(jaxpr, axis, const_b + carry_b + xs_b,
+                                          instantiate=carry_b + [False] * n_ys)
+  carry = [batching.matchaxis(x, d, 0, size) if b else x
+           for x, d, b in zip(carry, cad, carry_b)]
+  hj, hoisted = trace_hoisted(lambda *a: call(bj, *a), bj.in_avals)
+  outs = scan_p.bind(*hoisted, *consts, *carry, *xs, jaxpr=hj, num_consts=len(hoisted) + nc,
+                     num_carry=n, length=length, reverse=reverse, unroll=unroll)
+  return outs, [0 if b else None for b in out_b[:n]] + [1 if b else None for b in out_b[n:]]
+
+
+scan_p = Primitive("scan", multiple_results=True)
+scan_p.abstract_eval = _scan_abstract_eval
+scan_p.lowering = _scan_lowering
+scan_p.impl = partial(apply_primitive, scan_p)
+scan_p.jvp = _scan_jvp
+scan_p.partial_eval = _scan_partial_eval
+scan_p.transpose = _scan_transpose
+scan_p.batch = _scan_batch
