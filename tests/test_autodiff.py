@@ -1,0 +1,287 @@
+"""Automatic differentiation: grad/jvp/vjp composition, Jacobians, custom rules, remat."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+from xjax.test_util import check_grads
+
+X = np.array([0.3, 0.7, 1.2], np.float32)
+Y = np.array([1.1, 0.4, 0.9], np.float32)
+M = np.array([[0.5, -0.2, 0.8], [0.1, 0.9, -0.4]], np.float32)
+
+
+# ---------------------------------------------------------------------------------------
+# Composition
+
+def test_grad_of_grad_of_grad():
+  assert np.isclose(xjax.grad(xjax.grad(xjax.grad(jnp.sin)))(1.0), -np.cos(1.0), atol=1e-6)
+
+
+def test_jvp_of_grad():
+  p, t = xjax.jvp(xjax.grad(jnp.sin), (1.0,), (2.0,))
+  np.testing.assert_allclose([p, t], [np.cos(1.0), -2 * np.sin(1.0)], rtol=1e-6)
+
+
+def test_grad_jit_and_jit_grad():
+  f = lambda x: x * jnp.sin(x)
+  want = np.sin(1.0) + np.cos(1.0)
+  assert np.isclose(xjax.grad(xjax.jit(f))(1.0), want)
+  assert np.isclose(xjax.jit(xjax.grad(f))(1.0), want)
+  assert np.isclose(xjax.jit(xjax.grad(xjax.jit(xjax.grad(f))))(1.0),
+                    2 * np.cos(1.0) - np.sin(1.0))
+
+
+def test_pytrees_and_argnums():
+  f = lambda d, y: d["a"] * d["b"][0] * y
+  g = xjax.grad(f)({"a": 2.0, "b": [3.0]}, 5.0)
+  assert g["a"] == 15.0 and g["b"][0] == 10.0
+  g0, g1 = xjax.grad(f, argnums=(0, 1))({"a": 2.0, "b": [3.0]}, 5.0)
+  assert g0["a"] == 15.0 and g1 == 6.0
+  assert xjax.grad(f, argnums=1)({"a": 2.0, "b": [3.0]}, 5.0) == 6.0
+  out, vjp_fun = xjax.vjp(lambda x: {"s": jnp.sin(x), "c": [jnp.cos(x)]}, X)
+  (ct,) = vjp_fun({"s": np.ones(3, np.float32), "c": [np.ones(3, np.float32)]})
+  np.testing.assert_allclose(ct, np.cos(X) - np.sin(X), rtol=1e-6)
+
+
+def test_has_aux_returns_plain_values():
+  g, aux = xjax.grad(lambda x: (x * x, {"y": x + 1}), has_aux=True)(2.0)
+  assert g == 4.0 and aux["y"] == 3.0
+  (v, aux), g = xjax.value_and_grad(lambda x: (x * x, x * 3), has_aux=True)(2.0)
+  assert (v, aux, g) == (4.0, 6.0, 4.0)
+  p, t, aux = xjax.jvp(lambda x: (x * x, x), (2.0,), (1.0,), has_aux=True)
+  assert (p, t, aux) == (4.0, 4.0, 2.0)
+  assert xjax.jit(xjax.grad(lambda x: (x * x, x), has_aux=True))(2.0) == (4.0, 2.0)
+
+
+def test_allow_int_gives_float0():
+  gx, gi = xjax.grad(lambda x, i: x * i, argnums=(0, 1), allow_int=True)(1.0, 2)
+  assert gx == 2.0
+  assert gi.dtype == xjax.dtypes.float0 and gi.shape == ()
+
+
+def test_holomorphic():
+  g = xjax.grad(lambda z: z * z, holomorphic=True)(1.0 + 2.0j)
+  assert np.isclose(g, 2 + 4j)
+  with pytest.raises(TypeError):
+    xjax.grad(lambda z: z * z, holomorphic=True)(1.0)
+
+
+def test_python_control_flow():
+  f = lambda x, y: x / y if y >= 1. else 0.
+  assert xjax.grad(f)(3., 2.) == 0.5
+  with pytest.raises(xjax.errors.ConcretizationTypeError):
+    xjax.jit(xjax.grad(f))(3., 2.)
+
+
+# ---------------------------------------------------------------------------------------
+# JAX conventions at non-smooth points
+
+def test_nonsmooth_conventions():
+  assert xjax.grad(abs)(0.) == 1.0
+  assert xjax.grad(lambda x: jnp.maximum(x, x))(1.0) == 1.0
+  np.testing.assert_allclose(xjax.grad(lambda x: jnp.maximum(x, 1.0))(1.0), 0.5)
+  nan = xjax.grad(lambda x: jnp.where(x > 0., jnp.log(x), 0.))(0.)
+  assert np.isnan(nan)
+  safe = xjax.grad(lambda x: jnp.where(x > 0., jnp.log(jnp.where(x > 0., x, 1.)), 0.))(0.)
+  assert safe == 0.0
+  step = xjax.grad(lambda x: (x > 0).astype(float).sum())(X)
+  np.testing.assert_array_equal(step, np.zeros(3))
+  np.testing.assert_array_equal(xjax.grad(lambda x: jnp.argmax(x).astype(jnp.float32))(X),
+                                np.zeros(3))
+
+
+# ---------------------------------------------------------------------------------------
+# Errors
+
+def test_errors():
+  with pytest.raises(TypeError, match="jacrev"):
+    xjax.grad(lambda x: x)(X)
+  with pytest.raises(TypeError, match="allow_int"):
+    xjax.grad(lambda i: i * 1.0)(2)
+  _, pullback = xjax.vjp(jnp.sin, X)
+  with pytest.raises(ValueError, match=r"\(2,\).*\(3,\)"):
+    pullback(np.ones(2, np.float32))
+
+
+# ---------------------------------------------------------------------------------------
+# Jacobians
+
+def _fd_jac(f, x, eps=1e-3):
+  x = np.asarray(x, np.float64)
+  cols = []
+  for i in range(x.size):
+    e = np.zeros_like(x).ravel(); e[i] = eps; e = e.reshape(x.shape)
+    cols.append((np.asarray(f((x + e).astype(np.float32)), np.float64)
+                 - np.asarray(f((x - e).astype(np.float32)))) / (2 * eps))
+  return np.stack(cols, -1).reshape(np.shape(f(x.astype(np.float32))) + x.shape)
+
+
+def test_jacobians_and_hessian():
+  f = lambda x: jnp.sin(M @ x) * x[:2]
+  want = _fd_jac(f, X)
+  np.testing.assert_allclose(xjax.jacfwd(f)(X), want, atol=2e-3)
+  np.testing.assert_allclose(xjax.jacrev(f)(X), want, atol=2e-3)
+  np.testing.assert_allclose(xjax.jacobian(f)(X), want, atol=2e-3)
+  h = xjax.hessian(lambda x: jnp.sum(x ** 3))(X)
+  np.testing.assert_allclose(h, np.diag(6 * X), rtol=1e-5)
+  ja, jb = xjax.jacrev(lambda a, b: a * b, argnums=(0, 1))(X, Y)
+  np.testing.assert_allclose(ja, np.diag(Y)); np.testing.assert_allclose(jb, np.diag(X))
+  jt = xjax.jacfwd(lambda d: {"o": d["x"] * 2})({"x": X})
+  np.testing.assert_allclose(jt["o"]["x"], 2 * np.eye(3))
+  j, aux = xjax.jacfwd(lambda x: (x * 2, 7.0), has_aux=True)(X)
+  np.testing.assert_allclose(j, 2 * np.eye(3)); assert aux == 7.0
+  np.testing.assert_allclose(xjax.jit(xjax.jacrev(f))(X), want, atol=2e-3)
+
+
+def test_linear_transpose():
+  f_t = xjax.linear_transpose(lambda x: M @ x, X)
+  (ct,) = f_t(np.ones(2, np.float32))
+  np.testing.assert_allclose(ct, M.sum(0), rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------
+# custom_jvp / custom_vjp
+
+def test_custom_jvp():
+  @xjax.custom_jvp
+  def f(x, y):
+    return jnp.sin(x) * y
+
+  @f.defjvp
+  def f_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    return f(x, y), 10 * jnp.cos(x) * y * tx + jnp.sin(x) * ty
+
+  assert np.isclose(xjax.grad(f)(1.0, 2.0), 20 * np.cos(1.0))
+  assert np.isclose(xjax.jit(xjax.grad(f))(1.0, 2.0), 20 * np.cos(1.0))
+  assert np.isclose(xjax.grad(xjax.jit(f))(1.0, 2.0), 20 * np.cos(1.0))
+  np.testing.assert_allclose(xjax.vmap(xjax.grad(f))(X, Y), 10 * np.cos(X) * Y, rtol=1e-5)
+  np.testing.assert_allclose(xjax.grad(lambda x: xjax.vmap(f)(x, Y).sum())(X),
+                             10 * np.cos(X) * Y, rtol=1e-5)
+  assert np.isclose(f(1.0, 2.0), np.sin(1.0) * 2)
+  # second order through the rule
+  assert np.isclose(xjax.grad(xjax.grad(f))(1.0, 2.0), -20 * np.sin(1.0))
+
+
+def test_custom_jvp_defjvps_and_nondiff():
+  g = xjax.custom_jvp(lambda x: jnp.exp(x))
+  g.defjvps(lambda t, ans, x: 3 * t)
+  assert xjax.grad(g)(0.5) == 3.0
+
+  @xjax.custom_jvp
+  def clip_grad(scale, x):
+    return x
+
+  clip_grad = xjax.custom_jvp(lambda scale, x: x, nondiff_argnums=(0,))
+  clip_grad.defjvp(lambda scale, p, t: (p[0], scale * t[0]))
+  assert xjax.grad(lambda x: clip_grad(4.0, x))(1.0) == 4.0
+
+
+def test_custom_vjp():
+  @xjax.custom_vjp
+  def f(x, y):
+    return x * y
+
+  def fwd(x, y):
+    return f(x, y), (x, y)
+
+  def bwd(res, g):
+    x, y = res
+    return 10 * y * g, None
+
+  f.defvjp(fwd, bwd)
+  assert f(2.0, 3.0) == 6.0
+  assert xjax.grad(f)(2.0, 3.0) == 30.0
+  assert xjax.grad(f, 1)(2.0, 3.0) == 0.0
+  assert xjax.jit(xjax.grad(f))(2.0, 3.0) == 30.0
+  assert xjax.grad(xjax.jit(f))(2.0, 3.0) == 30.0
+  np.testing.assert_allclose(xjax.vmap(xjax.grad(f))(X, Y), 10 * Y, rtol=1e-6)
+  np.testing.assert_allclose(xjax.grad(lambda x: xjax.vmap(f)(x, Y).sum())(X), 10 * Y,
+                             rtol=1e-6)
+  with pytest.raises(TypeError, match="forward-mode"):
+    xjax.jvp(f, (1.0, 2.0), (1.0, 1.0))
+
+
+def test_custom_vjp_nondiff_and_clip_gradient():
+  f = xjax.custom_vjp(lambda lo, x: x, nondiff_argnums=(0,))
+  f.defvjp(lambda lo, x: (x, None), lambda lo, _, g: (jnp.maximum(g, lo),))
+  assert xjax.grad(lambda x: 0.5 * f(1.0, x))(3.0) == 1.0
+  assert xjax.grad(lambda x: 2.0 * f(1.0, x))(3.0) == 2.0
+
+
+# ---------------------------------------------------------------------------------------
+# checkpoint / remat
+
+def test_checkpoint_recomputes_in_backward_pass():
+  f = xjax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
+  want = np.cos(np.sin(1.0)) * np.cos(1.0)
+  assert np.isclose(xjax.grad(f)(1.0), want)
+  assert np.isclose(xjax.jit(xjax.grad(f))(1.0), want)
+  np.testing.assert_allclose(xjax.vmap(xjax.grad(f))(X), np.cos(np.sin(X)) * np.cos(X),
+                             rtol=1e-6)
+  assert xjax.remat is xjax.checkpoint
+  jaxpr = xjax.make_jaxpr(xjax.grad(f))(1.0)
+  remats = [e for e in jaxpr.jaxpr.eqns if e.primitive.name == "checkpoint"]
+  backward = remats[-1].params["jaxpr"].jaxpr
+  # the backward (unknown) jaxpr takes only the input and a cotangent and recomputes sin
+  assert len(remats[-1].invars) == 2
+  assert sum(e.primitive.name == "sin" for e in backward.eqns) == 2
+  check_grads(f, (X,), 2)
+
+
+# ---------------------------------------------------------------------------------------
+# check_grads over primitives
+
+UNARY = {
+    "sin": lax.sin, "cos": lax.cos, "tanh": lax.tanh, "exp": lax.exp, "log": lax.log,
+    "sqrt": lax.sqrt, "logistic": lax.logistic, "erf": lax.erf,
+    "convert": lambda x: lax.convert_element_type(x, np.float32) * 2,
+    "reshape": lambda x: lax.reshape(x, (3, 1)) * x,
+    "broadcast": lambda x: lax.broadcast_in_dim(x, (2, 3), (1,)) * x,
+    "reduce_sum": lambda x: lax.reduce_sum(x * x, (0,)),
+    "reduce_max": lambda x: lax.reduce_max(x * x, (0,)),
+    "reduce_prod": lambda x: lax.reduce_prod(x, (0,)),
+    "slice": lambda x: lax.slice(x * x, (1,), (3,)),
+    "pad": lambda x: lax.pad(x * x, np.float32(0), [(1, 2, 1)]),
+    "concatenate": lambda x: lax.concatenate([x * x, jnp.sin(x)], 0),
+    "dynamic_slice": lambda x: lax.dynamic_slice(x * x, (1,), (2,)),
+    "dynamic_update_slice": lambda x: lax.dynamic_update_slice(x * x, jnp.sin(x[:2]), (1,)),
+    "transpose": lambda x: lax.transpose(lax.reshape(x, (1, 3)) * x, (1, 0)),
+    "where": lambda x: jnp.where(x > 0.5, jnp.sin(x), x * x),
+}
+
+BINARY = {
+    "pow": lax.pow, "div": lax.div, "atan2": lax.atan2, "max": lax.max, "min": lax.min,
+    "mul": lax.mul,
+    "dot_general": lambda x, y: lax.dot_general(lax.reshape(x, (3, 1)) * y,
+                                                lax.reshape(y, (3, 1)) * x,
+                                                (((0,), (0,)), ((), ()))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_check_grads_unary(name):
+  check_grads(UNARY[name], (X,), 2)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_check_grads_binary(name):
+  check_grads(BINARY[name], (X, Y), 2)
+
+
+def test_check_grads_detects_wrong_rule():
+  f = xjax.custom_jvp(jnp.sin)
+  f.defjvps(lambda t, ans, x: 2 * t)
+  with pytest.raises(AssertionError):
+    check_grads(f, (X,), 1, modes=("fwd",))
+
+
+def test_abs_vector_and_pow_zero_base():
+  np.testing.assert_allclose(xjax.grad(lambda x: jnp.sum(jnp.abs(x)))(np.array([-1., 0., 2.],
+                                                                            np.float32)),
+                             [-1., 1., 1.])
+  np.testing.assert_allclose(xjax.grad(lambda y: lax.pow(np.zeros(3, np.float32), y).sum())(Y),
+                             np.zeros(3))

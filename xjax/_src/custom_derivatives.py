@@ -1,0 +1,336 @@
+"""``custom_jvp`` and ``custom_vjp``: user-defined derivative rules.
+
+Calling a decorated function traces it to a jaxpr and binds a call primitive
+(``custom_jvp_call`` / ``custom_vjp_call``) that carries the user's rules as flat Python
+callables.  Evaluation, lowering and batching treat the call like ``jit``; the JVP rule
+runs the user's rule instead of differentiating the body.  For ``custom_vjp`` the JVP rule
+runs ``fwd`` and emits ``custom_lin``, a primitive linear in the tangents whose transpose
+rule runs ``bwd``.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Callable
+
+from xjax._src import dispatch, dtypes, tree_util
+from xjax._src.array import Array, make_array
+from xjax._src.core.avals import tangent_aval
+from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args
+from xjax._src.core.trace import Primitive, Tracer
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.interpreters.staging import fun_name, trace_to_jaxpr
+
+
+# ---------------------------------------------------------------------------------------
+# Shared plumbing
+
+def _resolve_args(fun, args, kwargs):
+  if not kwargs:
+    return tuple(args)
+  bound = inspect.signature(fun).bind(*args, **kwargs)
+  bound.apply_defaults()
+  return tuple(bound.args)
+
+
+def _split_nondiff(args, nondiff_argnums):
+  n = len(args)
+  nondiff = sorted({i % n for i in nondiff_argnums})
+  statics = [args[i] for i in nondiff]
+  dyn = tuple(a for i, a in enumerate(args) if i not in nondiff)
+  return nondiff, statics, dyn
+
+
+def _merge(nondiff, statics, dyn):
+  out, it = list(dyn), iter(zip(nondiff, statics))
+  for i, v in it:
+    out.insert(i, v)
+  return out
+
+
+def _as_array(x):
+  return x if isinstance(x, (Array, Tracer)) else make_array(x)
+
+
+def _trace_call(fun, nondiff, statics, dyn):
+  """(hoisted jaxpr, consts, in_tree, leaves, out_tree box) for fun at ``dyn``."""
+  leaves, in_tree = tree_util.tree_flatten(dyn)
+  leaves = [_as_array(x) for x in leaves]
+  out_tree = []
+
+  def flat(*xs):
+    out = fun(*_merge(nondiff, statics, tree_util.tree_unflatten(in_tree, xs)))
+    out_leaves, tree = tree_util.tree_flatten(out)
+    out_tree.append(tree)
+    return [_as_array(o) for o in out_leaves]
+
+  closed = trace_to_jaxpr(flat, [get_aval(x) for x in leaves])
+  jaxpr, consts = closed_with_consts_as_args(closed)
+  return ClosedJaxpr(jaxpr, ()), consts, in_tree, leaves, out_tree[0]
+
+
+def _check_closure_tangents(tangents, num_consts, kind):
+  if any(type(t) is not Zero for t in tangents[:num_consts]):
+    raise TypeError(f"Detected differentiation of a {kind} function with respect to a "
+                    "closed-over value. That isn't supported because the custom rule only "
+                    "specifies how to differentiate with respect to explicit input "
+                    "parameters; pass the value as an argument instead.")
+
+
+def _flat_tangents(tree, expected_tree, avals, what):
+  leaves, t = tree_util.tree_flatten(tree, is_leaf=lambda x: x is None)
+  if t != expected_tree:
+    raise TypeError(f"{what} must produce a value with the same pytree structure as the "
+                    f"primal output; expected {expected_tree}, got {t}.")
+  out = []
+  for x, a in zip(leaves, avals):
+    ta = tangent_aval(a)
+    if x is None or type(x) is Zero:
+      out.append(ad.zeros_of(ta))
+      continue
+    xa = get_aval(x)
+    if xa.shape != ta.shape:
+      raise ValueError(f"{what} produced an output of shape {xa.shape} where shape "
+                       f"{ta.shape} was expected (the primal output's shape).")
+    out.append(x if ta.dtype == dtypes.float0 else _as_array(x))
+  return out
+
+
+def _call_abstract_eval(*avals, call_jaxpr, **_):
+  return call_jaxpr.out_avals
+
+
+def _call_impl(*args, call_jaxpr, name, **_):
+  return dispatch.run_closed_jaxpr(call_jaxpr, args, name)
+
+
+def _call_lowering(ctx, *args, call_jaxpr, name, **_):
+  return ctx.call(call_jaxpr, name, list(args))
+
+
+def _batch_flat_fn(fn, axis, in_batched):
+  """``fn(*flat)`` made to take args batched at 0 (where ``in_batched``); outputs at 0."""
+  def batched(*xs):
+    outs, dims = batching.batch_flat(lambda *ys: fn(*ys), xs,
+                                     [0 if b else None for b in in_batched], axis)
+    return [batching.matchaxis(o, d, 0, axis.size) for o, d in zip(outs, dims)]
+  return batched
+
+
+def _batch_call(prim, axis, args, dims, params, rebatch):
+  in_batched = [d is not None for d in dims]
+  args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
+  batched, _ = batching.batch_closed_jaxpr(params["call_jaxpr"], axis, in_batched,
+                                           instantiate=True)
+  new = dict(params, call_jaxpr=batched, **rebatch(in_batched))
+  outs = prim.bind(*args, **new)
+  return outs, [0] * len(outs)
+
+
+# ---------------------------------------------------------------------------------------
+# custom_jvp
+
+class custom_jvp:
+  """A function with a custom JVP rule, set with ``defjvp`` or ``defjvps``."""
+
+  def __init__(self, fun: Callable, nondiff_argnums=()) -> None:
+    functools.update_wrapper(self, fun)
+    self.fun = fun
+    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.jvp = None
+
+  def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+    """``jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)``."""
+    self.jvp = jvp
+    return jvp
+
+  def defjvps(self, *jvps) -> None:
+    """One rule per argument: ``rule(tangent, primal_out, *primals) -> contribution``."""
+    def jvp(primals, tangents):
+      out = self(*primals)
+      parts = [f(t, out, *primals) for f, t in zip(jvps, tangents) if f is not None]
+      if not parts:
+        return out, tree_util.tree_map(lambda o: ad.zeros_of(tangent_aval(get_aval(o))), out)
+      return out, functools.reduce(
+          lambda a, b: tree_util.tree_map(lambda x, y: x + y, a, b), parts)
+    self.defjvp(jvp)
+
+  def __call__(self, *args, **kwargs):
+    if self.jvp is None:
+      raise AttributeError(f"No JVP defined for custom_jvp function {fun_name(self.fun)} "
+                           "using defjvp.")
+    args = _resolve_args(self.fun, args, kwargs)
+    nondiff, statics, dyn = _split_nondiff(args, self.nondiff_argnums)
+    call_jaxpr, consts, in_tree, leaves, out_tree = _trace_call(self.fun, nondiff, statics,
+                                                                dyn)
+    rule = self.jvp
+
+    def jvp_flat(primals, tangents):
+      p = tree_util.tree_unflatten(in_tree, primals)
+      t = tree_util.tree_unflatten(in_tree, tangents)
+      res = rule(*statics, tuple(p), tuple(t))
+      if not isinstance(res, (tuple, list)) or len(res) != 2:
+        raise TypeError("Custom JVP rule must return a pair (primal_out, tangent_out); got "
+                        f"{type(res).__name__}.")
+      out_p = [_as_array(o) for o in tree_util.tree_leaves(res[0])]
+      out_avals = call_jaxpr.out_avals
+      return out_p, _flat_tangents(res[1], out_tree, out_avals, "Custom JVP rule")
+
+    outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, jvp=jvp_flat,
+                                  num_consts=len(consts), name=fun_name(self.fun))
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name):
+  _check_closure_tangents(tangents, num_consts, "custom_jvp")
+  ps = list(primals[num_consts:])
+  ts = [ad.instantiate(t) for t in tangents[num_consts:]]
+  return jvp(ps, ts)
+
+
+def _custom_jvp_batch(axis, args, dims, **params):
+  k = params["num_consts"]
+
+  def rebatch(in_batched):
+    rule, nb = params["jvp"], in_batched[k:]
+
+    def jvp(primals, tangents):
+      n = len(primals)
+      outs = _batch_flat_fn(lambda *xs: _concat(*rule(list(xs[:n]), list(xs[n:]))),
+                            axis, nb + nb)(*primals, *tangents)
+      return outs[:len(outs) // 2], outs[len(outs) // 2:]
+    return dict(jvp=jvp)
+  return _batch_call(custom_jvp_call_p, axis, args, dims, params, rebatch)
+
+
+def _concat(a, b):
+  return list(a) + list(b)
+
+
+custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+custom_jvp_call_p.abstract_eval = _call_abstract_eval
+custom_jvp_call_p.impl = _call_impl
+custom_jvp_call_p.lowering = _call_lowering
+custom_jvp_call_p.jvp = _custom_jvp_jvp
+custom_jvp_call_p.batch = _custom_jvp_batch
+
+
+# ---------------------------------------------------------------------------------------
+# custom_vjp
+
+class custom_vjp:
+  """A function with a custom VJP, set with ``defvjp(fwd, bwd)``.
+
+  ``fwd(*args) -> (out, residuals)`` and ``bwd(*nondiff_args, residuals, out_cotangent)
+  -> tuple of input cotangents`` (one per differentiable argument, ``None`` for zero).
+  """
+
+  def __init__(self, fun: Callable, nondiff_argnums=()) -> None:
+    functools.update_wrapper(self, fun)
+    self.fun = fun
+    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.fwd = self.bwd = None
+
+  def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
+    self.fwd, self.bwd = fwd, bwd
+
+  def __call__(self, *args, **kwargs):
+    if self.fwd is None:
+      raise AttributeError(f"No VJP defined for custom_vjp function {fun_name(self.fun)} "
+                           "using defvjp.")
+    args = _resolve_args(self.fun, args, kwargs)
+    nondiff, statics, dyn = _split_nondiff(args, self.nondiff_argnums)
+    call_jaxpr, consts, in_tree, leaves, out_tree = _trace_call(self.fun, nondiff, statics,
+                                                                dyn)
+    fwd, bwd, name = self.fwd, self.bwd, fun_name(self.fun)
+    in_avals = [get_aval(x) for x in leaves]
+
+    def fwd_flat(*primals):
+      res = fwd(*_merge(nondiff, statics, tree_util.tree_unflatten(in_tree, primals)))
+      if not isinstance(res, (tuple, list)) or len(res) != 2:
+        raise TypeError(f"Custom VJP fwd rule {fun_name(fwd)} must return a pair "
+                        f"(output, residuals); got {type(res).__name__}.")
+      out, tree = tree_util.tree_flatten(res[0])
+      if tree != out_tree:
+        raise TypeError(f"Custom VJP fwd rule {fun_name(fwd)} must produce an output with "
+                        f"the same structure as the custom_vjp function; expected "
+                        f"{out_tree}, got {tree}.")
+      res_leaves, res_tree = tree_util.tree_flatten(res[1])
+      return [_as_array(o) for o in out], [_as_array(r) for r in res_leaves], res_tree
+
+    def bwd_flat(res_tree, res, cts):
+      r = tree_util.tree_unflatten(res_tree, res)
+      g = tree_util.tree_unflatten(out_tree, cts)
+      cts_in = bwd(*statics, r, g)
+      if not isinstance(cts_in, (tuple, list)) or len(cts_in) != len(dyn):
+        raise TypeError(f"Custom VJP bwd rule {fun_name(bwd)} must produce a tuple with one "
+                        f"entry per differentiable argument ({len(dyn)}); got {cts_in!r:.80}")
+      return _flat_tangents(tuple(cts_in), in_tree, in_avals, "Custom VJP bwd rule")
+
+    outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, fwd=fwd_flat,
+                                  bwd=bwd_flat, num_consts=len(consts), name=name)
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name):
+  _check_closure_tangents(tangents, num_consts, "custom_vjp")
+  outs, res, res_tree = fwd(*primals[num_consts:])
+  ts = [ad.instantiate(t) for t in tangents[num_consts:]]
+  out_avals = [tangent_aval(get_aval(o)) for o in outs]
+  tans = custom_lin_p.bind(*res, *ts, num_res=len(res), res_tree=res_tree, bwd=bwd,
+                           out_avals=tuple(out_avals))
+  return outs, tans
+
+
+def _custom_vjp_batch(axis, args, dims, **params):
+  k = params["num_consts"]
+
+  def rebatch(in_batched):
+    fwd, bwd = params["fwd"], params["bwd"]
+    box = {}
+
+    def fwd_b(*primals):
+      def f(*xs):
+        outs, res, box["tree"] = fwd(*xs)
+        box["n"] = len(outs)
+        return outs + res
+      both = _batch_flat_fn(f, axis, in_batched[k:])(*primals)
+      return both[:box["n"]], both[box["n"]:], box["tree"]
+
+    def bwd_b(res_tree, res, cts):
+      return _batch_flat_fn(lambda *xs: bwd(res_tree, xs[:len(res)], xs[len(res):]), axis,
+                            [True] * (len(res) + len(cts)))(*res, *cts)
+    return dict(fwd=fwd_b, bwd=bwd_b)
+  return _batch_call(custom_vjp_call_p, axis, args, dims, params, rebatch)
+
+
+custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+custom_vjp_call_p.abstract_eval = _call_abstract_eval
+custom_vjp_call_p.impl = _call_impl
+custom_vjp_call_p.lowering = _call_lowering
+custom_vjp_call_p.jvp = _custom_vjp_jvp
+custom_vjp_call_p.batch = _custom_vjp_batch
+
+
+# custom_lin: the linear tangent map of a custom_vjp function, transposed by running bwd.
+
+def _custom_lin_abstract_eval(*avals, out_avals, **_):
+  return list(out_avals)
+
+
+def _custom_lin_impl(*args, **_):
+  raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+def _custom_lin_transpose(cts, *args, num_res, res_tree, bwd, out_avals):
+  res = list(args[:num_res])
+  cts = [ad.instantiate(c) for c in cts]
+  return [None] * num_res + list(bwd(res_tree, res, cts))
+
+
+custom_lin_p = Primitive("custom_lin", multiple_results=True)
+custom_lin_p.abstract_eval = _custom_lin_abstract_eval
+custom_lin_p.impl = _custom_lin_impl
+custom_lin_p.transpose = _custom_lin_transpose
