@@ -6,10 +6,12 @@ which should keep batch dimensions where they are when it can.
 """
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
 from typing import Any, Callable, Sequence
 
 from xjax._src.core.avals import ShapedArray
-from xjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from xjax._src.core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.staging import trace_to_jaxpr
@@ -60,7 +62,7 @@ class BatchTrace(Trace):
 
   def process_primitive(self, prim, args, params):
     vals, dims = zip(*map(self.lift, args)) if args else ((), ())
-    handles_axis = getattr(prim, "is_collective", False) and _names_axis(params, self.axis.name)
+    handles_axis = self.axis.name is not None and _uses_axis(prim, params, self.axis.name)
     if all(d is None for d in dims) and not handles_axis:
       with set_current_trace(self.parent):
         return prim.bind(*vals, **params)
@@ -73,19 +75,50 @@ class BatchTrace(Trace):
     return BatchTracer(self, out, out_dim)
 
 
-def _names_axis(params, name) -> bool:
-  names = params.get("axis_name")
-  if name is None or names is None:
-    return False
-  names = names if isinstance(names, tuple) else (names,)
-  return name in names
+def _uses_axis(prim, params, name) -> bool:
+  """Whether ``prim`` (or a jaxpr among its params) runs a collective over axis ``name``."""
+  if getattr(prim, "is_collective", False):
+    names = params.get("axis_name")
+    return name in (names if isinstance(names, tuple) else (names,))
+  for p in params.values():
+    for jaxpr in (p if isinstance(p, (tuple, list)) else (p,)):
+      jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+      if isinstance(jaxpr, Jaxpr) and any(_uses_axis(e.primitive, e.params, name)
+                                          for e in jaxpr.eqns):
+        return True
+  return False
 
 
-def batch_flat(fun: Callable, args: Sequence[Any], in_dims: Sequence, axis: AxisData,
-               out_dims_fn: Callable[[int], Sequence] | None = None):
+class _AxisEnv(threading.local):
+  def __init__(self) -> None:
+    self.sizes: list[tuple[Any, int]] = []
+
+
+_axis_env = _AxisEnv()
+
+
+@contextmanager
+def _bound_axis(axis: AxisData):
+  """Makes ``axis``'s name known (to ``axis_size``) while a function is batched over it."""
+  _axis_env.sizes.append((axis.name, axis.size))
+  try:
+    yield
+  finally:
+    _axis_env.sizes.pop()
+
+
+def axis_size(name) -> int:
+  """The size of the innermost vmapped axis called ``name``; NameError if none is."""
+  for bound, size in reversed(_axis_env.sizes):
+    if name is not None and bound == name:
+      return size
+  raise NameError(f"unbound axis name: {name}")
+
+
+def batch_flat(fun: Callable, args: Sequence[Any], in_dims: Sequence, axis: AxisData):
   """Runs ``fun`` on batched ``args``; returns (outs, out_dims) with dims as produced."""
   trace = BatchTrace(current_trace(), axis)
-  with new_trace(trace):
+  with new_trace(trace), _bound_axis(axis):
     ins = [x if d is None else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
     outs = fun(*ins)
     pairs = [trace.lift(o) for o in outs]

@@ -1,0 +1,269 @@
+"""vmap against Python loops: batching rules, in/out axes, composition with jit and grad,
+collectives over named axes, and error messages."""
+import numpy as np
+import pytest
+
+import xjax as jax
+import xjax.numpy as jnp
+from xjax import lax
+
+rng = np.random.RandomState(0)
+X = rng.randn(3, 4).astype(np.float32)
+Y = rng.randn(4, 3).astype(np.float32)
+A = rng.randn(5, 3, 4).astype(np.float32)
+B = rng.randn(5, 4, 2).astype(np.float32)
+T = rng.randn(2, 3, 4).astype(np.float32)
+
+
+def loop(f, in_axes, *args):
+  """The oracle: apply ``f`` to each slice and stack the results along axis 0."""
+  n = next(a.shape[ax] for a, ax in zip(args, in_axes) if ax is not None)
+  outs = [np.asarray(f(*[a if ax is None else np.take(a, i, axis=ax)
+                         for a, ax in zip(args, in_axes)])) for i in range(n)]
+  return np.stack(outs)
+
+
+def check(f, in_axes, *args, tol=1e-5):
+  got = jax.vmap(f, in_axes)(*args)
+  np.testing.assert_allclose(np.asarray(got), loop(f, in_axes, *args), rtol=tol, atol=tol)
+
+
+DN = (((2,), (1,)), ((0,), (0,)))
+C = rng.randn(5, 2, 3, 4).astype(np.float32)
+D = rng.randn(5, 2, 4, 6).astype(np.float32)
+
+CASES = {
+    "add": (lambda a, b: a + b, (0, 1), X, Y),
+    "add_unbatched": (lambda a, b: a + b, (0, None), X, Y[:, 0]),
+    "mul_scalar": (lambda a, b: a * b + 1, (0, None), X, np.float32(2)),
+    "batched_scalar": (lambda a, b: a * b, (None, 0), X[0], X[:, 0]),
+    "lax_rank0": (lambda a, b: lax.add(a, b), (None, 0), X, X[:, 0]),
+    "where": (lambda a, b: jnp.where(a > 0, a, b), (0, 1), X, Y),
+    "where_unbatched": (lambda a, b: jnp.where(a > 0, a, b), (0, None), X, Y[:, 0]),
+    "select_n": (lambda p, a, b: lax.select_n(p, a, b), (0, None, 1), X > 0, X[0], Y),
+    "convert": (lambda a: a.astype(jnp.int32), (1,), X * 3),
+    "broadcast_in_dim": (lambda a: lax.broadcast_in_dim(a, (2, 3), (1,)), (1,), X),
+    "broadcast_scalar": (lambda a: lax.broadcast_in_dim(a, (2, 3), ()), (0,), X[:, 0]),
+    "reshape": (lambda a: a.reshape(2, 2), (0,), X),
+    "reshape_flat": (lambda a: a.reshape(-1), (1,), T),
+    "transpose": (lambda a: a.T, (1,), T),
+    "sum": (lambda a: a.sum(), (1,), X),
+    "sum_axis": (lambda a: jnp.sum(a, axis=0), (2,), T),
+    "max_axis": (lambda a: jnp.max(a, axis=1), (1,), T),
+    "prod": (lambda a: lax.reduce_prod(a, (0,)), (0,), T),
+    "argmax": (lambda a: jnp.argmax(a), (1,), X),
+    "argmax_axis": (lambda a: jnp.argmax(a, axis=0), (1,), T),
+    "dot_bb": (jnp.dot, (0, 0), A, B),
+    "dot_bu": (jnp.dot, (0, None), A, B[0]),
+    "dot_ub": (jnp.dot, (None, 0), A[0], B),
+    "dot_moved": (jnp.dot, (1, 2), np.moveaxis(A, 0, 1), np.moveaxis(B, 0, 2)),
+    "matvec": (jnp.matmul, (0, 0), A[:, 0], B),
+    "vecdot": (jnp.dot, (0, 1), A[:, 0], A[:, 0].T),
+    "vecdot_unbatched": (jnp.dot, (0, None), A[:, 0], A[0, 0]),
+    "dot_general_bb": (lambda a, b: lax.dot_general(a, b, DN), (0, 0), C, D),
+    "dot_general_bu": (lambda a, b: lax.dot_general(a, b, DN), (0, None), C, D[0]),
+    "dot_general_ub": (lambda a, b: lax.dot_general(a, b, DN), (None, 0), C[0], D),
+    "dot_general_moved": (lambda a, b: lax.dot_general(a, b, DN), (3, 2),
+                          np.moveaxis(C, 0, 3), np.moveaxis(D, 0, 2)),
+    "dot_general_batch_after_contract": (
+        lambda a, b: lax.dot_general(a, b, (((2,), (0,)), ((1,), (1,)))), (3, 0),
+        rng.randn(3, 2, 5, 4).astype(np.float32), rng.randn(4, 5, 2, 3).astype(np.float32)),
+    "dot_general_lhs_only": (
+        lambda a, b: lax.dot_general(a, b, (((0,), (2,)), ((2,), (1,)))), (1, None),
+        rng.randn(4, 3, 5, 2).astype(np.float32), rng.randn(7, 2, 4).astype(np.float32)),
+    "einsum_like": (lambda a, b: lax.dot_general(a, b, (((1,), (0,)), ((), ()))), (2, None),
+                    T, Y.T),
+    "slice": (lambda a: a[1:3], (1,), X),
+    "strided_slice": (lambda a: lax.slice(a, (1,), (3,), (2,)), (1,), X),
+    "pad": (lambda a: lax.pad(a, np.float32(0), ((1, 2, 1),)), (1,), X),
+    "pad_batched_value": (lambda a, v: lax.pad(a, v, ((1, -1, 1),)), (1, 0), X, X[0]),
+    "pad_only_value": (lambda a, v: lax.pad(a, v, ((1, 2, 0),)), (None, 0), X[0], X[0]),
+    "concatenate": (lambda a, b: jnp.concatenate([a, b]), (0, None), X, Y[:, 0]),
+    "concatenate_bb": (lambda a, b: jnp.concatenate([a, b]), (0, 1), X, Y),
+    "dynamic_slice": (lambda a: lax.dynamic_slice(a, (1,), (2,)), (1,), X),
+    "dynamic_update_slice": (lambda a, u: lax.dynamic_update_slice(a, u, (1,)), (1, None),
+                             X, np.ones(2, np.float32)),
+    "dynamic_update_slice_bb": (lambda a, u: lax.dynamic_update_slice(a, u, (1,)), (1, 0),
+                                X, Y[:, :2]),
+    "arange_inside": (lambda a: a * jnp.arange(3.), (1,), X),
+    "integer_pow": (lambda a: lax.integer_pow(a, 3), (1,), X),
+    "integer_pow_neg": (lambda a: lax.integer_pow(a, -2), (1,), X),
+    "clamp": (lambda a: lax.clamp(np.float32(-.5), a, np.float32(.5)), (1,), X),
+    "clamp_batched_bound": (lambda lo, a: lax.clamp(lo, a, np.float32(.5)), (0, 1),
+                            np.full(4, -.2, np.float32), X),
+    "rev": (lambda a: lax.rev(a, (0,)), (1,), X),
+    "jit_inside": (jax.jit(lambda a, b: a @ b), (0, None), A, B[0]),
+    "jit_inside_closure": (lambda a, b: jax.jit(lambda u, v: jnp.sin(u) @ v)(a, b), (0, 0),
+                           A, B),
+    "nested": (lambda a: jax.vmap(lambda r: r.sum() * r, 1)(a), (0,), T),
+    "per_example_grad": (jax.grad(lambda w, x: jnp.sum(jnp.tanh(w * x))), (None, 0), X[0], X),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_against_loop(name):
+  f, in_axes, *args = CASES[name]
+  check(f, in_axes, *args)
+
+
+def test_seed_grads():
+  step = jax.vmap(jax.grad(lambda x: (x > 0).astype(float)))(jnp.array([-1., -.5, 0., .5, 1.]))
+  np.testing.assert_array_equal(np.asarray(step), np.zeros(5))
+  xs = np.array([-10., -1., 0., 1., 10.], np.float32)
+  sig = jax.vmap(jax.grad(lambda x: 1 / (1 + jnp.exp(-x))))(xs)
+  s = 1 / (1 + np.exp(-xs))
+  np.testing.assert_allclose(np.asarray(sig), s * (1 - s), rtol=1e-4, atol=1e-6)
+  np.testing.assert_allclose(np.asarray(sig), [0., .2, .25, .2, 0.], atol=5e-3)
+
+
+def test_grad_of_vmap_and_jit_of_vmap():
+  f = lambda w: jax.vmap(lambda r: jnp.sum(jnp.sin(r * w)))(X).sum()
+  np.testing.assert_allclose(np.asarray(jax.grad(f)(X[0])),
+                             (X * np.cos(X * X[0])).sum(0), rtol=1e-5)
+  out = jax.jit(jax.vmap(lambda a, b: a @ b, (0, None)))(A, B[0])
+  np.testing.assert_allclose(np.asarray(out), A @ B[0], rtol=1e-5)
+
+
+def test_nested_different_axes():
+  f = lambda a, b: a * b.sum()
+  got = jax.vmap(jax.vmap(f, (0, None)), (2, 0))(T, Y)
+  want = np.stack([np.stack([T[i, :, j] * Y[j].sum() for i in range(2)]) for j in range(4)])
+  np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
+
+
+def test_axes_specs():
+  np.testing.assert_allclose(np.asarray(jax.vmap(lambda a: a, -1)(X)), X.T)
+  np.testing.assert_allclose(np.asarray(jax.vmap(lambda a: a * 2, out_axes=-1)(X)), 2 * X.T)
+  d = jax.vmap(lambda d: d["a"] + d["b"], ({"a": 0, "b": None},))({"a": X, "b": X[0]})
+  np.testing.assert_allclose(np.asarray(d), X + X[0])
+  lst = jax.vmap(lambda l: l[0] * l[1], ([1, 0],))([X.T, X])
+  np.testing.assert_allclose(np.asarray(lst), X * X)
+  out = jax.vmap(lambda a: {"p": a, "q": (a, a * 2)}, out_axes={"p": 1, "q": 0})(X)
+  np.testing.assert_allclose(np.asarray(out["p"]), X.T)
+  np.testing.assert_allclose(np.asarray(out["q"][1]), 2 * X)
+  unb = jax.vmap(lambda a, b: b * 2, (0, None), out_axes=None)(X, Y)
+  np.testing.assert_allclose(np.asarray(unb), 2 * Y)
+  assert jax.vmap(lambda a: 3)(X).tolist() == [3, 3, 3]
+  sized = jax.vmap(lambda a: a + 1, in_axes=None, axis_size=3)(X[0])
+  np.testing.assert_allclose(np.asarray(sized), np.broadcast_to(X[0] + 1, (3, 4)))
+  kw = jax.vmap(lambda a, b=None: a - b)(X, b=X[::-1])
+  np.testing.assert_allclose(np.asarray(kw), X - X[::-1])
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: jax.vmap(lambda a, b: a, (0, 1))(X, X),
+     r"inconsistent sizes(.|\n)*axis 0 of argument a .* size 3(.|\n)*axis 1 of argument b "),
+    (lambda: jax.vmap(lambda a, b=0: a)(X, b=Y), r"kwargs\['b'\]"),
+    (lambda: jax.vmap(lambda a: a, axis_size=5)(X), "axis_size"),
+    (lambda: jax.vmap(lambda a: a, 2)(X), "axis 2.*argument a"),
+    (lambda: jax.vmap(lambda a, b: a, (0,))(X, Y), "len.in_axes.=1"),
+    (lambda: jax.vmap(lambda a: a, ({"a": 0},))((X,)), r"in_axes\[0\] \(argument a\)"),
+    (lambda: jax.vmap(lambda a: a, out_axes=None)(X), "out_axes.*None"),
+    (lambda: jax.vmap(lambda a: a, out_axes=3)(X), "out of bounds"),
+    (lambda: jax.vmap(lambda a: a, None)(X), "axis_size"),
+    (lambda: jax.vmap(lambda a: a)(1.0), "rank should be at least 1"),
+])
+def test_errors(call, match):
+  with pytest.raises(ValueError, match=match):
+    call()
+
+
+def test_bad_axis_type():
+  with pytest.raises(TypeError, match="in_axes"):
+    jax.vmap(lambda a: a, ("a",))
+
+
+# ---------------------------------------------------------------------------------------
+# Collectives
+
+def named(f, **kw):
+  return jax.vmap(f, axis_name="i", **kw)
+
+
+def test_reducing_collectives():
+  np.testing.assert_allclose(np.asarray(named(lambda a: lax.psum(a, "i"))(X)),
+                             np.broadcast_to(X.sum(0), X.shape), rtol=1e-5)
+  np.testing.assert_allclose(np.asarray(named(lambda a: lax.psum(a, "i"), out_axes=None)(X)),
+                             X.sum(0), rtol=1e-5)
+  np.testing.assert_allclose(np.asarray(named(lambda a: a / lax.psum(a, "i"), in_axes=1)(X)),
+                             (X / X.sum(1, keepdims=True)).T, rtol=1e-5)
+  np.testing.assert_allclose(
+      np.asarray(named(lambda a, b: lax.psum(b, "i"), in_axes=(0, None))(X, X[0])),
+      np.broadcast_to(3 * X[0], X.shape), rtol=1e-5)
+  np.testing.assert_allclose(np.asarray(named(lambda a: lax.pmean(a, "i"))(X)),
+                             np.broadcast_to(X.mean(0), X.shape), rtol=1e-5)
+  np.testing.assert_allclose(np.asarray(named(lambda a: lax.pmax(a, "i"))(X)),
+                             np.broadcast_to(X.max(0), X.shape))
+  np.testing.assert_allclose(np.asarray(named(lambda a: lax.pmin(a, "i"))(X)),
+                             np.broadcast_to(X.min(0), X.shape))
+  tree = named(lambda a: lax.psum({"u": a, "v": 2 * a}, "i"))(X)
+  np.testing.assert_allclose(np.asarray(tree["v"][0]), 2 * X.sum(0), rtol=1e-5)
+
+
+def test_index_gather_permute():
+  idx = named(lambda a: a * lax.axis_index("i"))(X)
+  np.testing.assert_allclose(np.asarray(idx), X * np.arange(3)[:, None])
+  g = named(lambda a: lax.all_gather(a, "i"))(X)
+  np.testing.assert_allclose(np.asarray(g), np.broadcast_to(X, (3, 3, 4)))
+  g1 = named(lambda a: lax.all_gather(a, "i", axis=1))(X)
+  np.testing.assert_allclose(np.asarray(g1), np.broadcast_to(X.T, (3, 4, 3)))
+  gt = named(lambda a: lax.all_gather(a, "i", tiled=True))(X)
+  np.testing.assert_allclose(np.asarray(gt), np.broadcast_to(X.ravel(), (3, 12)))
+  p = named(lambda a: lax.ppermute(a, "i", [(0, 1), (1, 2), (2, 0)]))(X)
+  np.testing.assert_allclose(np.asarray(p), X[[2, 0, 1]])
+  part = named(lambda a: lax.ppermute(a, "i", [(0, 1)]))(X)
+  np.testing.assert_allclose(np.asarray(part), np.stack([0 * X[0], X[0], 0 * X[0]]))
+
+
+def test_nested_named_axes():
+  outer = lambda f: jax.vmap(lambda r: jax.vmap(f, axis_name="j")(r), axis_name="i")(X)
+  np.testing.assert_allclose(np.asarray(outer(lambda a: lax.psum(a, "i"))),
+                             np.broadcast_to(X.sum(0), X.shape), rtol=1e-5)
+  np.testing.assert_allclose(np.asarray(outer(lambda a: lax.psum(a, "j"))),
+                             np.broadcast_to(X.sum(1, keepdims=True), X.shape), rtol=1e-5)
+  np.testing.assert_allclose(np.asarray(outer(lambda a: lax.psum(a, ("i", "j")))),
+                             np.full(X.shape, X.sum()), rtol=1e-5)
+  np.testing.assert_allclose(np.asarray(outer(lambda a: a + lax.axis_index("i"))),
+                             X + np.arange(3)[:, None])
+  np.testing.assert_allclose(np.asarray(outer(lambda a: lax.pmax(a, "i"))),
+                             np.broadcast_to(X.max(0), X.shape))
+  g = outer(lambda a: lax.all_gather(a, "i"))
+  np.testing.assert_allclose(np.asarray(g), np.broadcast_to(X.T[None, :, :], (3, 4, 3)))
+
+
+def test_collectives_with_jit_and_grad():
+  want = X / X.sum(0)
+  f = lambda a: a / lax.psum(a, "i")
+  np.testing.assert_allclose(np.asarray(named(jax.jit(f))(X)), want, rtol=1e-5)
+  np.testing.assert_allclose(np.asarray(jax.jit(named(f))(X)), want, rtol=1e-5)
+  unb = named(lambda a, b: jax.jit(lambda c: lax.psum(c, "i"))(b), in_axes=(0, None))(X, X[0])
+  np.testing.assert_allclose(np.asarray(unb), np.broadcast_to(3 * X[0], X.shape), rtol=1e-5)
+  idx = named(lambda a: jax.jit(lambda: lax.axis_index("i"))())(X)
+  assert np.asarray(idx).tolist() == [0, 1, 2]
+  # JAX's convention: psum transposes to psum, so d/da_i sum(a_i * pmean(a)) = mean + sum/n
+  per_example = named(jax.grad(lambda a: jnp.sum(a * lax.pmean(a, "i"))))(X)
+  np.testing.assert_allclose(np.asarray(per_example),
+                             np.broadcast_to(X.mean(0) + X.sum(0) / 3, X.shape), rtol=1e-5)
+  # d/dz_k of sum_i sum_j (z_ij / s_j)^2 with s = sum_i z_i, by central differences
+  loss = lambda z: named(lambda a: jnp.sum((a / lax.psum(a, "i")) ** 2))(z).sum()
+  z = (X + 3).astype(np.float64)
+  np_loss = lambda z: ((z / z.sum(0)) ** 2).sum()
+  eps = 1e-3
+  fd = np.zeros_like(z)
+  for k in np.ndindex(z.shape):
+    e = np.zeros_like(z)
+    e[k] = eps
+    fd[k] = (np_loss(z + e) - np_loss(z - e)) / (2 * eps)
+  np.testing.assert_allclose(np.asarray(jax.grad(loss)(X + 3)), fd, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: lax.psum(X, "i"),
+    lambda: lax.axis_index("i"),
+    lambda: lax.all_gather(X, "i"),
+    lambda: named(lambda a: lax.psum(a, "k"))(X),
+    lambda: jax.jit(lambda a: lax.pmax(a, "i"))(X),
+])
+def test_unbound_axis_name(call):
+  with pytest.raises(NameError, match="unbound axis name"):
+    call()
