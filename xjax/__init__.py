@@ -10,6 +10,9 @@ from xjax._src.api import (jvp, linearize, vjp, grad, value_and_grad, vmap, devi
                            device_get, block_until_ready)
 from xjax._src.backend.runtime import (devices, local_devices, default_backend)
 from xjax._src.lax.lax import stop_gradient  # noqa: F401
+from xjax._src.ad_api import jacfwd, jacrev, jacobian, hessian, linear_transpose  # noqa: F401
+from xjax._src.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from xjax._src.checkpoint import checkpoint, remat  # noqa: F401
 from xjax import numpy, lax, tree_util, tree, dtypes, errors  # noqa: F401
 from xjax._src.dtypes import float0  # noqa: F401
 

@@ -3,6 +3,7 @@ device helpers.  (jit, make_jaxpr and eval_shape live in jit.py.)"""
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -18,14 +19,33 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 
 
-def _flat_fun(fun, in_tree, out_tree_box):
+def _flat_fun(fun, in_tree, out_tree_box, aux_box=None):
+  """Flat version of ``fun``; with ``aux_box`` (has_aux) the aux leaves follow the outputs
+  as extra outputs, so transformations return them as plain (primal) values."""
   def flat(*leaves):
     args = tree_util.tree_unflatten(in_tree, leaves)
     out = fun(*args)
+    aux_leaves = []
+    if aux_box is not None:
+      if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError("A function with has_aux=True must return a pair (output, aux); "
+                        f"got {type(out).__name__}.")
+      out, aux = out
+      aux_leaves, aux_tree = tree_util.tree_flatten(aux)
+      aux_box.append((aux_tree, len(aux_leaves)))
     leaves_out, tree = tree_util.tree_flatten(out)
     out_tree_box.append(tree)
-    return leaves_out
+    return leaves_out + [_as_value(a) for a in aux_leaves]
   return flat
+
+
+def _split_aux_outs(outs, aux_box):
+  """(outputs, aux pytree or None) from a ``_flat_fun`` result."""
+  if not aux_box:
+    return list(outs), None
+  aux_tree, n = aux_box[0]
+  k = len(outs) - n
+  return list(outs[:k]), tree_util.tree_unflatten(aux_tree, list(outs[k:]))
 
 
 def _as_value(x):
@@ -60,39 +80,27 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
                       "equal, or in case of int/bool primal dtype the tangent dtype must be "
                       f"float0.Got primal dtype {pa.dtype} and so expected tangent dtype "
                       f"{expected.dtype}, but got tangent dtype {ta.dtype} instead.")
-  box = []
-  fun_ = (lambda *a: _split_aux(fun(*a), box)) if has_aux else fun
+  aux_box = [] if has_aux else None
   out_box = []
-  out_p, out_t = ad.jvp_flat(_flat_fun(fun_, p_tree, out_box),
+  out_p, out_t = ad.jvp_flat(_flat_fun(fun, p_tree, out_box, aux_box),
                              [_as_value(p) for p in p_leaves], list(t_leaves))
-  out_t = [ad.instantiate(t) for t in out_t]
+  out_p, aux = _split_aux_outs(out_p, aux_box)
+  out_t = [ad.instantiate(t) for t in out_t[:len(out_p)]]
   primal_out = tree_util.tree_unflatten(out_box[0], out_p)
   tangent_out = tree_util.tree_unflatten(out_box[0], out_t)
   if has_aux:
-    return primal_out, tangent_out, box[0]
+    return primal_out, tangent_out, aux
   return primal_out, tangent_out
-
-
-def _split_aux(out, box):
-  if not isinstance(out, (tuple, list)) or len(out) != 2:
-    raise TypeError("A function with has_aux=True must return a pair (output, aux); got "
-                    f"{type(out).__name__}.")
-  box.append(_stop_aux(out[1]))
-  return out[0]
-
-
-def _stop_aux(aux):
-  return aux
 
 
 def linearize(fun: Callable, *primals, has_aux: bool = False):
   """(fun(*primals), f_jvp) where f_jvp evaluates the JVP's linear map at new tangents."""
   p_leaves, p_tree = tree_util.tree_flatten(primals)
-  box = []
-  fun_ = (lambda *a: _split_aux(fun(*a), box)) if has_aux else fun
+  aux_box = [] if has_aux else None
   out_box = []
-  out_p, linear = ad.linearize_flat(_flat_fun(fun_, p_tree, out_box),
+  out_p, linear = ad.linearize_flat(_flat_fun(fun, p_tree, out_box, aux_box),
                                     [_as_value(p) for p in p_leaves])
+  out_p, aux = _split_aux_outs(out_p, aux_box)
   out_tree = out_box[0]
   in_avals = [tangent_aval(get_aval(p)) for p in p_leaves]
 
@@ -107,11 +115,11 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
         raise ValueError(f"linearized function called with tangent of type "
                          f"{ta.str_short()} where {a.str_short()} was expected")
     outs = eval_jaxpr(linear.jaxpr, linear.consts, *t_leaves)
-    return tree_util.tree_unflatten(out_tree, outs)
+    return tree_util.tree_unflatten(out_tree, outs[:len(out_p)])
 
   primal_out = tree_util.tree_unflatten(out_tree, out_p)
   if has_aux:
-    return primal_out, f_jvp, box[0]
+    return primal_out, f_jvp, aux
   return primal_out, f_jvp
 
 
@@ -123,11 +131,11 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
   p_leaves, p_tree = tree_util.tree_flatten(primals)
   for i, p in enumerate(p_leaves):
     get_aval(p)  # validates the input type
-  box = []
-  fun_ = (lambda *a: _split_aux(fun(*a), box)) if has_aux else fun
+  aux_box = [] if has_aux else None
   out_box = []
-  out_p, linear = ad.linearize_flat(_flat_fun(fun_, p_tree, out_box),
+  out_p, linear = ad.linearize_flat(_flat_fun(fun, p_tree, out_box, aux_box),
                                     [_as_value(p) for p in p_leaves])
+  out_p, aux = _split_aux_outs(out_p, aux_box)
   out_tree = out_box[0]
   in_avals = [get_aval(p) for p in p_leaves]
   out_avals = [get_aval(o) for o in out_p]
@@ -154,20 +162,24 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
                          f"not the expected tangent type ({expected.dtype}) of corresponding "
                          f"primal output with dtype {a.dtype}.")
     lin_args = [ad.UndefinedPrimal(tangent_aval(a)) for a in in_avals]
-    cts_in = ad.backward_pass(linear.jaxpr, linear.consts, lin_args, ct_leaves)
+    aux_cts = [Zero(o.aval) for o in linear.jaxpr.outvars[len(ct_leaves):]]
+    cts_in = ad.backward_pass(linear.jaxpr, linear.consts, lin_args, ct_leaves + aux_cts)
     out = []
     for c, a in zip(cts_in, in_avals):
       t = tangent_aval(a)
       if type(c) is Zero or c is None:
         out.append(np.zeros(t.shape, t.dtype) if t.dtype == dtypes.float0 else
                    ad.zeros_of(t))
+      elif get_aval(c).weak_type != t.weak_type and get_aval(c).dtype == t.dtype:
+        from xjax._src.lax import lax
+        out.append(lax.convert_element_type(c, t.dtype, weak_type=t.weak_type))
       else:
         out.append(c)
     return tree_util.tree_unflatten(p_tree, out)
 
   primal_out = tree_util.tree_unflatten(out_tree, out_p)
   if has_aux:
-    return primal_out, vjp_fun, box[0]
+    return primal_out, vjp_fun, aux
   return primal_out, vjp_fun
 
 
@@ -177,8 +189,6 @@ def _check_grad_input(x, name, allow_int, holomorphic):
     if not dtypes.is_complex(aval.dtype):
       raise TypeError(f"grad with holomorphic=True requires inputs with complex dtype, but "
                       f"got {aval.dtype.name}.")
-  elif dtypes.is_complex(aval.dtype) and False:
-    pass
   elif not dtypes.is_inexact(aval.dtype) and not allow_int:
     raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that is a "
                     f"sub-dtype of np.inexact), but got {aval.dtype.name}. If you want to use "
@@ -266,34 +276,58 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
 # ---------------------------------------------------------------------------------------
 # vmap
 
+def _check_axes_spec(kind, axes):
+  leaves = tree_util.tree_leaves(axes, is_leaf=lambda x: x is None)
+  if not all(a is None or (isinstance(a, int) and not isinstance(a, bool)) for a in leaves):
+    raise TypeError(f"vmap {kind} must be an int, None, or (nested) container with those "
+                    f"types as leaves, but got {axes}.")
+
+
 def _flatten_axes(name, tree, axes, kind="in_axes"):
-  """Broadcasts an axes prefix tree to the leaves of ``tree``."""
-  leaves_proxy = tree_util.tree_map(lambda _: object(), tree)
+  """The axis (int or None) for each leaf of ``tree``, broadcasting the prefix tree ``axes``."""
+  if axes is None or isinstance(axes, int):
+    return [axes] * len(tree_util.tree_leaves(tree))
+  structure = tree_util.tree_structure(axes, is_leaf=lambda x: x is None)
   try:
-    if axes is None or isinstance(axes, int):
-      return [axes] * len(tree_util.tree_leaves(tree))
-    axes_leaves = tree_util.tree_flatten(axes, is_leaf=lambda x: x is None)[0]
-    structure = tree_util.tree_structure(axes, is_leaf=lambda x: x is None)
     subtrees = structure.flatten_up_to(tree)
-  except (ValueError, TypeError) as e:
+  except (ValueError, TypeError):
     raise ValueError(f"{name} {kind} specification must be a tree prefix of the "
                      f"corresponding value, got specification {axes} for value tree "
                      f"{tree_util.tree_structure(tree)}.") from None
-  out = []
-  for ax, sub in zip(axes_leaves, subtrees):
-    if ax is not None and not isinstance(ax, int):
-      raise ValueError(f"{name} {kind} must be an int, None, or a (nested) container with "
-                       f"those types as leaves, but got {ax}.")
-    out.extend([ax] * len(tree_util.tree_leaves(sub)))
-  del leaves_proxy
-  return out
+  axes_leaves = tree_util.tree_leaves(axes, is_leaf=lambda x: x is None)
+  return [ax for ax, sub in zip(axes_leaves, subtrees)
+          for _ in range(len(tree_util.tree_leaves(sub)))]
+
+
+def _arg_names(fun, n: int) -> list[str]:
+  """Names of the first ``n`` positional parameters of ``fun`` (``args[i]`` if unknown)."""
+  try:
+    params = [p.name for p in inspect.signature(fun).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+  except (TypeError, ValueError):
+    params = []
+  return [params[i] if i < len(params) else f"args[{i}]" for i in range(n)]
+
+
+def _leaf_names(fun, args, kwargs):
+  """Readable names for the leaves of (args, kwargs): ``argument x['a']``, ``kwargs['b']``."""
+  params = _arg_names(fun, len(args))
+  names = []
+  for path, _ in tree_util.tree_flatten_with_path(tuple(args))[0]:
+    names.append(f"argument {params[path[0].idx]}{tree_util.keystr(path[1:])}")
+  for path, _ in tree_util.tree_flatten_with_path(kwargs)[0]:
+    names.append(f"kwargs{tree_util.keystr(path)}")
+  return names
 
 
 def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
          spmd_axis_name=None):
-  """Vectorizes ``fun`` over the ``in_axes`` of its arguments."""
+  """Vectorizes ``fun`` over the ``in_axes`` of its arguments (keyword arguments are mapped
+  over axis 0), stacking the results along ``out_axes``."""
   if isinstance(in_axes, list):
     in_axes = tuple(in_axes)
+  _check_axes_spec("in_axes", in_axes)
+  _check_axes_spec("out_axes", out_axes)
 
   @functools.wraps(fun)
   def vmapped(*args, **kwargs):
@@ -301,74 +335,73 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
       raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
                        f"corresponding to the positional arguments passed to the function, "
                        f"but got len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+    if not args and not kwargs and axis_size is None:
+      raise ValueError("vmap wrapped function must be passed at least one argument "
+                       "containing an array or axis_size must be specified, got empty "
+                       "*args=() and **kwargs={}")
     leaves, in_tree = tree_util.tree_flatten(args)
-    axes = _flatten_axes("vmap", args, in_axes if isinstance(in_axes, tuple) or
-                         in_axes is None or isinstance(in_axes, int) else in_axes)
-    if kwargs:
-      kw_leaves, kw_tree = tree_util.tree_flatten(kwargs)
+    kw_leaves, kw_tree = tree_util.tree_flatten(kwargs)
+    if isinstance(in_axes, tuple):
+      axes = [ax for i, (name, arg, spec) in enumerate(
+                  zip(_arg_names(fun, len(args)), args, in_axes))
+              for ax in _flatten_axes("vmap", arg, spec, f"in_axes[{i}] (argument {name})")]
     else:
-      kw_leaves, kw_tree = [], None
-    sizes = {}
+      axes = _flatten_axes("vmap", args, in_axes)
+    axes += [0] * len(kw_leaves)
+    all_leaves = [_as_value(x) for x in leaves + kw_leaves]
+    names = _leaf_names(fun, args, kwargs)
     dims = []
-    for i, (x, ax) in enumerate(zip(leaves, axes)):
+    for x, ax, name in zip(all_leaves, axes, names):
       aval = get_aval(x)
-      if ax is None:
-        dims.append(None)
-        continue
-      if not -aval.ndim <= ax < aval.ndim:
+      if ax is not None and not -aval.ndim <= ax < aval.ndim:
         raise ValueError(f"vmap was requested to map its argument along axis {ax}, which "
                          f"implies that its rank should be at least {max(ax + 1, -ax)}, but "
-                         f"is only {aval.ndim} (its shape is {aval.shape})")
-      d = ax % aval.ndim
-      dims.append(d)
-      sizes.setdefault(aval.shape[d], []).append(i)
-    for x in kw_leaves:
-      aval = get_aval(x)
-      if not aval.ndim:
-        raise ValueError("vmap maps keyword arguments along axis 0; got a scalar keyword "
-                         "argument")
-      sizes.setdefault(aval.shape[0], []).append(-1)
+                         f"is only {aval.ndim} (its shape is {aval.shape}) for {name}")
+      dims.append(None if ax is None else ax % aval.ndim)
+    mapped = [(name, d, get_aval(x)) for x, d, name in zip(all_leaves, dims, names)
+              if d is not None]
+    sizes = {a.shape[d] for _, d, a in mapped}
+    if axis_size is not None:
+      sizes.add(int(axis_size))
     if len(sizes) > 1:
-      lines = [f"  argument {i} (axis {ax}) has size {get_aval(x).shape[ax % get_aval(x).ndim]}"
-               for i, (x, ax) in enumerate(zip(leaves, axes)) if ax is not None]
+      lines = ([f"  * the `axis_size` argument was {axis_size};"] if axis_size is not None
+               else [])
+      lines += [f"  * axis {d} of {name} of type {a.str_short()} has size {a.shape[d]};"
+                for name, d, a in mapped]
       raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
                        + "\n".join(lines))
     if not sizes:
-      if axis_size is None:
-        raise ValueError("vmap must have at least one non-None value in in_axes, or "
-                         "axis_size must be given")
-      size = int(axis_size)
-    else:
-      size = next(iter(sizes))
-      if axis_size is not None and axis_size != size:
-        raise ValueError(f"vmap got axis_size={axis_size} but the mapped arguments have "
-                         f"size {size}")
+      raise ValueError("vmap must have at least one non-None value in in_axes or axis_size "
+                       "must be specified")
+    size = sizes.pop()
     out_box = []
     n_pos = len(leaves)
 
-    def flat(*all_leaves):
-      a = tree_util.tree_unflatten(in_tree, all_leaves[:n_pos])
-      kw = tree_util.tree_unflatten(kw_tree, all_leaves[n_pos:]) if kw_tree else {}
-      out = fun(*a, **kw)
+    def flat(*xs):
+      out = fun(*tree_util.tree_unflatten(in_tree, xs[:n_pos]),
+                **tree_util.tree_unflatten(kw_tree, xs[n_pos:]))
       out_leaves, tree = tree_util.tree_flatten(out)
-      out_box.append(tree)
-      return out_leaves
+      out_box.append((out, tree))
+      return [_as_value(o) for o in out_leaves]
 
     axis = batching.AxisData(size, axis_name)
-    outs, out_dims = batching.batch_flat(flat, [_as_value(x) for x in leaves] + kw_leaves,
-                                         dims + [0] * len(kw_leaves), axis)
-    out_tree = out_box[0]
-    out_spec = _flatten_axes("vmap", tree_util.tree_unflatten(out_tree, outs), out_axes,
-                             "out_axes")
+    outs, out_dims = batching.batch_flat(flat, all_leaves, dims, axis)
+    out_value, out_tree = out_box[0]
+    out_spec = _flatten_axes("vmap", out_value, out_axes, "out_axes")
+    out_paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(out_value)[0]]
     results = []
-    for o, d, want in zip(outs, out_dims, out_spec):
+    for o, d, want, path in zip(outs, out_dims, out_spec, out_paths):
       if want is None:
         if d is not None:
-          raise ValueError("vmap has mapped output but out_axes is None")
+          raise ValueError(f"at vmap out_axes{path}, got axis spec None but output was "
+                           f"batched on axis {d}")
         results.append(o)
         continue
-      ndim_out = get_aval(o).ndim + (d is None)
-      results.append(batching.matchaxis(o, d, want % ndim_out, size))
+      ndim = get_aval(o).ndim + (d is None)
+      if not -ndim <= want < ndim:
+        raise ValueError(f"vmap out_axes{path}: axis {want} is out of bounds for an output "
+                         f"of rank {ndim} (including the mapped axis)")
+      results.append(batching.matchaxis(o, d, want % ndim, size))
     return tree_util.tree_unflatten(out_tree, results)
   return vmapped
 

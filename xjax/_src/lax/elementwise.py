@@ -325,7 +325,8 @@ ge_p = _comparison("ge", "GE", _no_complex)
 # ---------------------------------------------------------------------------------------
 # Linear helpers for autodiff: add_any (tangent accumulation) and transposes
 
-add_any_p = standard_primitive("add_any", lambda x, y: x if x.dtype == y.dtype else (
+add_any_p = standard_primitive("add_any", lambda x, y: (x if x.ndim >= y.ndim else y)
+                               if x.dtype == y.dtype else (
     check_same_dtypes("add_any", [x, y])), _lower_nary("stablehlo.add"))
 add_any_p.batch = elementwise_batch(add_any_p)
 ad.deflinear(add_any_p, lambda ct, x, y: [unbroadcast(ct, x.aval) if ad.is_undefined(x) else

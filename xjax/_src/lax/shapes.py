@@ -499,9 +499,18 @@ def _pad_transpose(ct, x, pv, *, padding_config):
 
 def _pad_batch(axis, args, dims, *, padding_config):
   (x, pv), (xd, pvd) = args, dims
-  if pvd is not None:
-    raise NotImplementedError("vmap of pad with a batched padding value is not supported; "
-                              "use jnp.where to apply a per-example padding value")
+  if pvd is not None:  # pad with zeros, then select the per-example value where padded
+    from xjax._src.lax.elementwise import select_n
+    x = batching.bdim_to_front(x, xd, axis.size)
+    aval = get_aval(x)
+    cfg = [(0, 0, 0)] + list(padding_config)
+    out = pad(x, full((), 0, aval.dtype), cfg)
+    shape = get_aval(out).shape
+    inside = pad(full(aval.shape[1:], True, np.bool_), full((), False, np.bool_),
+                 padding_config)
+    inside = broadcast_in_dim(inside, shape, tuple(range(1, len(shape))))
+    pv = broadcast_in_dim(batching.moveaxis(pv, pvd, 0), shape, (0,))
+    return select_n(inside, pv, out), 0
   cfg = list(padding_config)
   cfg.insert(xd, (0, 0, 0))
   return pad(x, pv, cfg), xd
