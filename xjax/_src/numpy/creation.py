@@ -164,3 +164,71 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
         lax.convert_element_type(lax.iota(np.int32, max(n, 0)), dt)
   host = np.arange(start, stop, step, dtype=np.dtype(dt) if dtypes.is_integer(dt) else None)
   return make_array(host.astype(dt))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+  """``num`` evenly spaced samples over [start, stop] (num must be static)."""
+  from xjax._src import core_concrete
+  from xjax._src.numpy.shaping import broadcast_arrays, moveaxis
+  from xjax._src.numpy.util import canonical_axis
+  num = core_concrete.concrete_or_error(num, "'num' argument of jnp.linspace")
+  num = int(num)
+  if num < 0:
+    raise ValueError(f"Number of samples, {num}, must be non-negative.")
+  dt = _requested_dtype(dtype, "linspace")
+  start, stop = asarray(start), asarray(stop)
+  comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
+  out_dt = dt or comp
+  start = lax.convert_element_type(start, comp)
+  stop = lax.convert_element_type(stop, comp)
+  start, stop = broadcast_arrays(start, stop)
+  bshape = get_aval(start).shape
+  div = (num - 1) if endpoint else num
+  delta = lax.sub(stop, start)
+  iota = lax.convert_element_type(lax.iota(np.int32, num), comp)
+  shape = (num,) + bshape
+  iota = lax.broadcast_in_dim(iota, shape, (0,))
+  s = lax.broadcast_in_dim(start, shape, tuple(range(1, len(shape))))
+  d = lax.broadcast_in_dim(delta, shape, tuple(range(1, len(shape))))
+  if div > 0:
+    step = lax.div(d, np.asarray(div, comp)[()])
+    out = lax.add(s, lax.mul(iota, step))
+    if endpoint and num > 1:
+      e = lax.broadcast_in_dim(stop, (1,) + bshape, tuple(range(1, len(shape))))
+      out = lax.concatenate([lax.slice_in_dim(out, 0, num - 1, axis=0), e], 0)
+  else:
+    step = lax.full_like(d, np.nan)
+    out = s
+  if dtypes.is_integer(out_dt):
+    out = lax.floor(out)
+  out = lax.convert_element_type(out, out_dt)
+  out = moveaxis(out, 0, canonical_axis(axis, len(shape)))
+  if retstep:
+    return out, lax.index_in_dim(step, 0, 0, keepdims=False)
+  return out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+  """``base ** linspace(start, stop)``."""
+  dt = _requested_dtype(dtype, "logspace")
+  comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
+  lin = linspace(start, stop, num, endpoint=endpoint, dtype=comp, axis=axis)
+  from xjax._src.numpy.ufuncs import power
+  out = power(lax.convert_element_type(asarray(base), comp), lin)
+  return lax.convert_element_type(out, dt or comp)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+  """Samples evenly spaced on a log scale, from start to stop (same sign)."""
+  from xjax._src.numpy.math_extra import log10
+  from xjax._src.numpy.ufuncs import power, sign, absolute, multiply
+  dt = _requested_dtype(dtype, "geomspace")
+  comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
+  start = lax.convert_element_type(asarray(start), comp)
+  stop = lax.convert_element_type(asarray(stop), comp)
+  sgn = sign(start)
+  lin = linspace(log10(absolute(start)), log10(absolute(stop)), num, endpoint=endpoint,
+                 axis=axis)
+  out = multiply(sgn, power(np.asarray(10.0, comp)[()], lin))
+  return lax.convert_element_type(out, dt or comp)

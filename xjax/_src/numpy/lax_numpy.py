@@ -17,6 +17,33 @@ from xjax._src.numpy.shaping import (broadcast_arrays, broadcast_shapes, broadca
                                      transpose)
 from xjax._src.numpy.ufuncs import *  # noqa: F401,F403
 from xjax._src.numpy.where import where
+from xjax._src.numpy.math_extra import *  # noqa: F401,F403
+from xjax._src.numpy.math_extra import divmod  # noqa: F401
+from xjax._src.numpy.creation import geomspace, linspace, logspace
+from xjax._src.numpy.matrices import (diag, diagflat, diagonal, eye, identity, meshgrid, trace,
+                                      tri, tril, triu)
+from xjax._src.numpy.shaping import moveaxis
+from xjax._src.numpy.rearrange import (array_split, atleast_1d, atleast_2d, atleast_3d,
+                                       column_stack, dsplit, dstack, flip, fliplr, flipud,
+                                       hsplit, hstack, repeat, roll, rot90, row_stack, split,
+                                       tile, vsplit, vstack)
+from xjax._src.numpy.padding import pad
+from xjax._src.numpy.cumulative import (cumprod, cumproduct, cumsum, cumulative_prod,
+                                        cumulative_sum, nancumprod, nancumsum)
+from xjax._src.numpy.sorting import argsort, lexsort, searchsorted, sort
+from xjax._src.numpy.searching import (argwhere, count_nonzero, flatnonzero, nonzero, unique,
+                                       unique_values)
+from xjax._src.numpy.statistics import (average, median, nanargmax, nanargmin, nanmax,
+                                        nanmean, nanmedian, nanmin, nanpercentile, nanprod,
+                                        nanquantile, nanstd, nansum, nanvar, percentile, ptp,
+                                        quantile)
+from xjax._src.numpy.linalg_basic import (cross, inner, kron, outer, tensordot, vdot, vecdot)
+from xjax._src.numpy.einsum import einsum
+from xjax._src.numpy.numeric import (allclose, array_equal, array_equiv, bincount, convolve,
+                                     correlate, diff, digitize, ediff1d, gradient, histogram,
+                                     histogram_bin_edges, interp, isclose, polyval,
+                                     ravel_multi_index, trapezoid, unravel_index)
+from xjax._src.numpy.indexing import place, put, take, take_along_axis  # noqa: F401
 
 ndarray = Array
 pi = np.pi
@@ -81,3 +108,6 @@ def round(a, decimals=0, out=None):
   factor = np.asarray(10.0 ** decimals, get_aval(a).dtype)[()]
   from xjax._src.lax.rounding import round_half_even
   return lax.div(round_half_even(lax.mul(a, factor)), factor)
+
+
+around = round

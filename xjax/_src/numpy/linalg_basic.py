@@ -56,3 +56,111 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
   contract_b = 0 if len(sb) == 1 else len(sb) - 2
   return lax.dot_general(a, b, (((len(sa) - 1,), (contract_b,)), ((), ())),
                          precision=precision, preferred_element_type=preferred_element_type)
+
+
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+  """Dot product of the flattened arrays, conjugating the first."""
+  from xjax._src.numpy.shaping import ravel
+  from xjax._src.numpy.lax_numpy import conjugate
+  return dot(conjugate(ravel(a)), ravel(b), precision=precision,
+             preferred_element_type=preferred_element_type)
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+  """Conjugated dot product along ``axis`` with batch broadcasting."""
+  from xjax._src.numpy.lax_numpy import conjugate
+  from xjax._src.numpy.shaping import moveaxis
+  a, b = promote_dtypes(x1, x2)
+  a, b = moveaxis(a, axis, -1), moveaxis(b, axis, -1)
+  from xjax._src.numpy.shaping import expand_dims
+  out = matmul(expand_dims(conjugate(a), -2), expand_dims(b, -1), precision=precision,
+               preferred_element_type=preferred_element_type)
+  return lax.reshape(out, get_aval(out).shape[:-2])
+
+
+def inner(a, b, *, precision=None, preferred_element_type=None):
+  """Sum product over the last axes of a and b."""
+  check_arraylike("inner", a, b)
+  a, b = promote_dtypes(a, b)
+  if not get_aval(a).ndim or not get_aval(b).ndim:
+    return lax.mul(a, b)
+  return tensordot(a, b, (-1, -1), precision=precision,
+                   preferred_element_type=preferred_element_type)
+
+
+def outer(a, b, out=None):
+  """Outer product of the flattened inputs."""
+  from xjax._src.numpy.shaping import ravel
+  from xjax._src.numpy.ufuncs import multiply
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
+  a, b = ravel(a), ravel(b)
+  return multiply(lax.reshape(a, (get_aval(a).shape[0], 1)), b)
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+  """Sum products over the given axes (an int N: last N of a with first N of b)."""
+  from xjax._src.numpy.util import canonical_axis
+  import operator
+  check_arraylike("tensordot", a, b)
+  a, b = promote_dtypes(a, b)
+  na, nb = get_aval(a).ndim, get_aval(b).ndim
+  if isinstance(axes, (list, tuple)) and len(axes) == 2:
+    ax_a, ax_b = axes
+    ax_a = ax_a if isinstance(ax_a, (list, tuple)) else (ax_a,)
+    ax_b = ax_b if isinstance(ax_b, (list, tuple)) else (ax_b,)
+    if len(ax_a) != len(ax_b):
+      raise TypeError("tensordot requires axes lists to have equal length, got "
+                      f"{ax_a} and {ax_b}.")
+  else:
+    try:
+      n = operator.index(axes)
+    except TypeError:
+      raise TypeError(f"tensordot axes argument must be an int or a pair of sequences, "
+                      f"got {axes}") from None
+    if n > min(na, nb):
+      raise TypeError(f"Number of tensordot axes (axes {n}) exceeds input ranks "
+                      f"({na} and {nb})")
+    ax_a, ax_b = tuple(range(na - n, na)), tuple(range(n))
+  ax_a = tuple(canonical_axis(x, na) for x in ax_a)
+  ax_b = tuple(canonical_axis(x, nb) for x in ax_b)
+  return lax.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision=precision,
+                         preferred_element_type=preferred_element_type)
+
+
+def kron(a, b):
+  """Kronecker product."""
+  from xjax._src.numpy.ufuncs import multiply
+  a, b = promote_dtypes(a, b)
+  sa, sb = get_aval(a).shape, get_aval(b).shape
+  nd = max(len(sa), len(sb))
+  sa, sb = (1,) * (nd - len(sa)) + sa, (1,) * (nd - len(sb)) + sb
+  a = lax.reshape(a, tuple(x for d in sa for x in (d, 1)))
+  b = lax.reshape(b, tuple(x for d in sb for x in (1, d)))
+  return lax.reshape(multiply(a, b), tuple(x * y for x, y in zip(sa, sb)))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+  """Cross product of 2- or 3-vectors."""
+  from xjax._src.numpy.shaping import moveaxis, broadcast_arrays, stack
+  from xjax._src.numpy.ufuncs import subtract, multiply
+  if axis is not None:
+    axisa = axisb = axisc = axis
+  a, b = promote_dtypes(a, b)
+  a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+  if get_aval(a).shape[-1] not in (2, 3) or get_aval(b).shape[-1] not in (2, 3):
+    raise ValueError("Dimension must be either 2 or 3 for cross product")
+
+  def comp(x, i):
+    return lax.index_in_dim(x, i, get_aval(x).ndim - 1, keepdims=False) \
+        if i < get_aval(x).shape[-1] else lax.full_like(
+            lax.index_in_dim(x, 0, get_aval(x).ndim - 1, keepdims=False), 0)
+  a0, a1, a2 = (comp(a, i) for i in range(3))
+  b0, b1, b2 = (comp(b, i) for i in range(3))
+  c2 = subtract(multiply(a0, b1), multiply(a1, b0))
+  if get_aval(a).shape[-1] == 2 and get_aval(b).shape[-1] == 2:
+    return c2
+  c0 = subtract(multiply(a1, b2), multiply(a2, b1))
+  c1 = subtract(multiply(a2, b0), multiply(a0, b2))
+  c = stack(broadcast_arrays(c0, c1, c2), axis=-1)
+  return moveaxis(c, -1, axisc)

@@ -145,3 +145,20 @@ def stack(arrays, axis=0, out=None, dtype=None):
   nd = get_aval(arrays[0]).ndim + 1
   ax = canonical_axis(axis, nd)
   return concatenate([lax.expand_dims(a, (ax,)) for a in arrays], ax, dtype=dtype)
+
+
+def moveaxis(a, source, destination):
+  """Moves axes ``source`` to positions ``destination`` (others keep their order)."""
+  a = _as_array(a)
+  nd = get_aval(a).ndim
+  src = source if isinstance(source, (tuple, list)) else (source,)
+  dst = destination if isinstance(destination, (tuple, list)) else (destination,)
+  if len(src) != len(dst):
+    raise ValueError("Inconsistent number of elements: "
+                     f"{len(src)} vs {len(dst)}")
+  src = [canonical_axis(s, nd) for s in src]
+  dst = [canonical_axis(d, nd) for d in dst]
+  perm = [i for i in range(nd) if i not in src]
+  for d, s in sorted(zip(dst, src)):
+    perm.insert(d, s)
+  return a if perm == list(range(nd)) else lax.transpose(a, tuple(perm))

@@ -1,0 +1,301 @@
+"""More elementwise math: rounding, float classification, log/exp variants, clip."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src import dtypes
+from xjax._src.core.values import get_aval
+from xjax._src.lax import lax
+from xjax._src.numpy import ufuncs
+from xjax._src.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
+                                  promote_args_numeric)
+
+
+def _c(x, value):
+  """``value`` as a scalar of x's dtype."""
+  return np.asarray(value, get_aval(x).dtype)[()]
+
+
+def _where(c, a, b):
+  from xjax._src.numpy.where import where
+  return where(c, a, b)
+
+
+def _is_float(x) -> bool:
+  return dtypes.is_inexact(get_aval(x).dtype)
+
+
+def _rounding(name, op):
+  def fn(x, /):
+    (x,) = promote_args_numeric(name, x)
+    return op(x) if _is_float(x) else x
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = f"Elementwise {name}; integers are returned unchanged, as numpy.{name}."
+  return fn
+
+
+floor = _rounding("floor", lax.floor)
+ceil = _rounding("ceil", lax.ceil)
+
+
+def _trunc(x):
+  return lax.select_n(lax.lt(x, _c(x, 0)), lax.floor(x), lax.ceil(x))
+
+
+trunc = _rounding("trunc", _trunc)
+fix = trunc
+
+
+def rint(x, /):
+  """Round to the nearest integer, ties to even (integers become floats)."""
+  from xjax._src.lax.rounding import round_half_even
+  (x,) = promote_args_inexact("rint", x)
+  return round_half_even(x)
+
+
+def fabs(x, /):
+  (x,) = promote_args_inexact("fabs", x)
+  return lax.abs(x)
+
+
+def fmod(x1, x2, /):
+  """Remainder with the sign of the dividend (C fmod)."""
+  a, b = promote_args_numeric("fmod", x1, x2)
+  return lax.rem(a, b)
+
+
+def _log_base(name, base):
+  def fn(x, /):
+    (x,) = promote_args_inexact(name, x)
+    return lax.div(lax.log(x), lax.log(_c(x, base)))
+  fn.__name__ = fn.__qualname__ = name
+  return fn
+
+
+log2 = _log_base("log2", 2.0)
+log10 = _log_base("log10", 10.0)
+
+
+def deg2rad(x, /):
+  (x,) = promote_args_inexact("deg2rad", x)
+  return lax.mul(x, _c(x, np.pi / 180))
+
+
+def rad2deg(x, /):
+  (x,) = promote_args_inexact("rad2deg", x)
+  return lax.mul(x, _c(x, 180 / np.pi))
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def hypot(x1, x2, /):
+  """sqrt(x1**2 + x2**2) without undue overflow."""
+  a, b = promote_args_inexact("hypot", x1, x2)
+  a, b = lax.abs(a), lax.abs(b)
+  hi, lo = lax.max(a, b), lax.min(a, b)
+  safe = lax.select_n(lax.eq(hi, _c(hi, 0)), hi, lax.full_like(hi, 1))
+  r = lax.mul(hi, lax.sqrt(lax.add(_c(hi, 1), lax.integer_pow(lax.div(lo, safe), 2))))
+  r = lax.select_n(lax.eq(hi, _c(hi, 0)), r, hi)
+  return lax.select_n(isinf(hi), r, hi)
+
+
+def logaddexp(x1, x2, /):
+  """log(exp(x1) + exp(x2)), computed stably."""
+  a, b = promote_args_inexact("logaddexp", x1, x2)
+  hi = lax.max(a, b)
+  delta = lax.sub(a, b)
+  out = lax.add(hi, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+  return lax.select_n(isnan(delta), out, lax.add(a, b))
+
+
+def logaddexp2(x1, x2, /):
+  """log2(2**x1 + 2**x2), computed stably."""
+  a, b = promote_args_inexact("logaddexp2", x1, x2)
+  hi = lax.max(a, b)
+  delta = lax.sub(a, b)
+  tail = lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), _c(a, np.log(2)))
+  return lax.select_n(isnan(delta), lax.add(hi, tail), lax.add(a, b))
+
+
+def sinc(x, /):
+  """sin(pi x) / (pi x), with sinc(0) = 1."""
+  (x,) = promote_args_inexact("sinc", x)
+  zero = lax.eq(x, _c(x, 0))
+  pix = lax.mul(lax.select_n(zero, x, lax.full_like(x, 1)), _c(x, np.pi))
+  return lax.select_n(zero, lax.div(lax.sin(pix), pix), lax.full_like(x, 1))
+
+
+def heaviside(x1, x2, /):
+  a, b = promote_args_inexact("heaviside", x1, x2)
+  from xjax._src.numpy.shaping import broadcast_arrays
+  a, b = broadcast_arrays(a, b)
+  pos = lax.select_n(lax.gt(a, _c(a, 0)), b, lax.full_like(a, 1))
+  return lax.select_n(lax.lt(a, _c(a, 0)), pos, lax.full_like(a, 0))
+
+
+def signbit(x, /):
+  """True where the sign bit is set (including -0.0)."""
+  check_arraylike("signbit", x)
+  dt = get_aval(x).dtype
+  if dt == np.bool_ or dtypes.is_unsigned(dt):
+    return lax.full_like(x, False, np.bool_)
+  if dtypes.is_integer(dt):
+    return lax.lt(x, _c(x, 0))
+  if dtypes.is_complex(dt):
+    raise ValueError("jnp.signbit is not well defined for complex values")
+  neg_zero = lax.bitwise_and(lax.eq(x, _c(x, 0)), lax.lt(lax.div(_c(x, 1), x), _c(x, 0)))
+  return lax.bitwise_or(lax.lt(x, _c(x, 0)), neg_zero)
+
+
+def copysign(x1, x2, /):
+  a, b = promote_args_inexact("copysign", x1, x2)
+  if dtypes.is_complex(get_aval(a).dtype):
+    raise TypeError("copysign does not support complex-valued inputs")
+  from xjax._src.numpy.shaping import broadcast_arrays
+  a, b = broadcast_arrays(a, b)
+  return lax.select_n(signbit(b), lax.abs(a), lax.neg(lax.abs(a)))
+
+
+def nextafter(x1, x2, /):
+  a, b = promote_args_inexact("nextafter", x1, x2)
+  return lax.nextafter(a, b)
+
+
+def _classify(name, float_fn, int_value):
+  def fn(x, /):
+    check_arraylike(name, x)
+    dt = get_aval(x).dtype
+    if dtypes.is_complex(dt):
+      return float_fn(lax.real(x), lax.imag(x))
+    if not dtypes.is_inexact(dt):
+      return lax.full_like(x, int_value, np.bool_)
+    return float_fn(x, None)
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = f"Elementwise test, as numpy.{name}."
+  return fn
+
+
+def _or(f):
+  return lambda re, im: f(re) if im is None else lax.bitwise_or(f(re), f(im))
+
+
+isnan = _classify("isnan", _or(lambda v: lax.ne(v, v)), False)
+isinf = _classify("isinf", _or(lambda v: lax.eq(lax.abs(v), _c(v, np.inf))), False)
+isfinite = _classify("isfinite", lambda re, im: lax.is_finite(re) if im is None else
+                     lax.bitwise_and(lax.is_finite(re), lax.is_finite(im)), True)
+
+
+def isposinf(x, /):
+  check_arraylike("isposinf", x)
+  if dtypes.is_complex(get_aval(x).dtype):
+    raise ValueError("isposinf does not support complex inputs")
+  if not _is_float(x):
+    return lax.full_like(x, False, np.bool_)
+  return lax.eq(x, _c(x, np.inf))
+
+
+def isneginf(x, /):
+  check_arraylike("isneginf", x)
+  if dtypes.is_complex(get_aval(x).dtype):
+    raise ValueError("isneginf does not support complex inputs")
+  if not _is_float(x):
+    return lax.full_like(x, False, np.bool_)
+  return lax.eq(x, _c(x, -np.inf))
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+  """Replaces NaN by ``nan`` and infinities by ``posinf``/``neginf`` (default: dtype max/min)."""
+  from xjax._src.numpy.creation import asarray
+  x = asarray(x)
+  dt = get_aval(x).dtype
+  if not dtypes.is_inexact(dt):
+    return x
+  if dtypes.is_complex(dt):
+    re = nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf)
+    im = nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf)
+    return lax.complex(re, im)
+  info = dtypes.finfo(dt)
+  posinf = info.max if posinf is None else posinf
+  neginf = info.min if neginf is None else neginf
+  out = lax.select_n(isnan(x), x, lax.full_like(x, nan))
+  out = lax.select_n(isposinf(out), out, lax.full_like(x, posinf))
+  return lax.select_n(isneginf(out), out, lax.full_like(x, neginf))
+
+
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+  """Limits values to [min, max] (either bound may be None)."""
+  if arr is None:
+    arr = a
+  min = a_min if min is None else min
+  max = a_max if max is None else max
+  check_arraylike("clip", arr)
+  if min is not None:
+    arr = ufuncs.maximum(min, arr)
+  if max is not None:
+    arr = ufuncs.minimum(max, arr)
+  from xjax._src.numpy.creation import asarray
+  return asarray(arr)
+
+
+def float_power(x1, x2, /):
+  a, b = promote_args_inexact("float_power", x1, x2)
+  return lax.pow(a, b)
+
+
+def ldexp(x1, x2, /):
+  """x1 * 2**x2 (x2 must be an integer)."""
+  check_arraylike("ldexp", x1, x2)
+  if not dtypes.is_integer(get_aval(x2).dtype):
+    raise ValueError(f"ldexp: x2 must be an integer, got {get_aval(x2).dtype}")
+  (a,) = promote_args_inexact("ldexp", x1)
+  b = lax.convert_element_type(x2, get_aval(a).dtype)
+  a, b = promote_args("ldexp", a, b)
+  return lax.mul(a, lax.exp2(b))
+
+
+def modf(x, /, out=None):
+  """(fractional part, integral part), both with x's sign."""
+  (x,) = promote_args_inexact("modf", x)
+  whole = _trunc(x)
+  return lax.sub(x, whole), whole
+
+
+def divmod(x1, x2, /):
+  return ufuncs.floor_divide(x1, x2), ufuncs.remainder(x1, x2)
+
+
+def i0(x):
+  """Modified Bessel function of the first kind, order 0."""
+  (x,) = promote_args_inexact("i0", x)
+  return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+
+
+def _euclid_steps(dtype) -> int:
+  return 2 * 8 * np.dtype(dtype).itemsize
+
+
+def gcd(x1, x2, /):
+  """Greatest common divisor (Euclid's algorithm, unrolled for the integer width)."""
+  a, b = promote_args_numeric("gcd", x1, x2)
+  if not dtypes.is_integer(get_aval(a).dtype):
+    raise ValueError("Arguments to jax.numpy.gcd must be integers.")
+  from xjax._src.numpy.shaping import broadcast_arrays
+  a, b = broadcast_arrays(ufuncs.absolute(a), ufuncs.absolute(b))
+  zero, one = _c(a, 0), _c(a, 1)
+  for _ in range(_euclid_steps(get_aval(a).dtype)):
+    done = lax.eq(b, zero)
+    r = lax.rem(a, lax.select_n(done, b, lax.full_like(b, one)))
+    a, b = lax.select_n(done, b, a), lax.select_n(done, r, b)
+  return a
+
+
+def lcm(x1, x2, /):
+  a, b = promote_args_numeric("lcm", x1, x2)
+  if not dtypes.is_integer(get_aval(a).dtype):
+    raise ValueError("Arguments to jax.numpy.lcm must be integers.")
+  g = gcd(a, b)
+  zero = lax.eq(g, _c(g, 0))
+  safe = lax.select_n(zero, g, lax.full_like(g, 1))
+  out = ufuncs.multiply(ufuncs.absolute(a), lax.div(ufuncs.absolute(b), safe))
+  return lax.select_n(zero, out, lax.full_like(out, 0))

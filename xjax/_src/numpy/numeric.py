@@ -1,0 +1,379 @@
+"""Numeric helpers: comparisons (isclose/allclose/array_equal), diff/gradient/trapezoid,
+interp, polyval, counting (bincount/histogram/digitize), convolve/correlate, index math."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from xjax._src import core_concrete, dtypes
+from xjax._src.core.values import get_aval
+from xjax._src.lax import lax
+from xjax._src.numpy import reductions as red
+from xjax._src.numpy import ufuncs
+from xjax._src.numpy.creation import asarray
+from xjax._src.numpy.util import (canonical_axis, check_arraylike, promote_args_inexact,
+                                  promote_dtypes_inexact)
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+  """|a - b| <= atol + rtol * |b|, elementwise (infinities equal only to themselves)."""
+  from xjax._src.numpy.util import promote_args
+  a, b = promote_args("isclose", a, b)
+  dt = get_aval(a).dtype
+  if not dtypes.is_inexact(dt):
+    return ufuncs.equal(a, b)
+  if dt == np.bool_:
+    return ufuncs.equal(a, b)
+  rdt = dtypes.to_inexact_dtype(dt) if not dtypes.is_complex(dt) else \
+      np.dtype(np.float32 if dt == np.complex64 else np.float64)
+  rtol = np.asarray(rtol, rdt)[()]
+  atol = np.asarray(atol, rdt)[()]
+  out = ufuncs.less_equal(lax.abs(ufuncs.subtract(a, b)),
+                          lax.add(atol, lax.mul(rtol, lax.abs(b))))
+  from xjax._src.numpy.math_extra import isinf, isnan
+  inf_a, inf_b = isinf(a), isinf(b)
+  any_inf = ufuncs.logical_or(inf_a, inf_b)
+  both_same_inf = ufuncs.logical_and(ufuncs.logical_and(inf_a, inf_b), ufuncs.equal(a, b))
+  out = ufuncs.logical_and(out, ufuncs.logical_not(any_inf))
+  out = ufuncs.logical_or(out, both_same_inf)
+  if equal_nan:
+    out = ufuncs.logical_or(out, ufuncs.logical_and(isnan(a), isnan(b)))
+  return out
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+  return red.all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan=False):
+  """True if the shapes match and all elements are equal."""
+  a1, a2 = asarray(a1), asarray(a2)
+  if get_aval(a1).shape != get_aval(a2).shape:
+    return asarray(False)
+  eq = ufuncs.equal(a1, a2)
+  if equal_nan:
+    from xjax._src.numpy.math_extra import isnan
+    eq = ufuncs.logical_or(eq, ufuncs.logical_and(isnan(a1), isnan(a2)))
+  return red.all(eq)
+
+
+def array_equiv(a1, a2):
+  """True if a1 and a2 broadcast together and are equal."""
+  from xjax._src.numpy.shaping import broadcast_shapes
+  a1, a2 = asarray(a1), asarray(a2)
+  try:
+    broadcast_shapes(get_aval(a1).shape, get_aval(a2).shape)
+  except ValueError:
+    return asarray(False)
+  return red.all(ufuncs.equal(a1, a2))
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+  """n-th discrete difference along ``axis``."""
+  check_arraylike("diff", a)
+  a = asarray(a)
+  nd = get_aval(a).ndim
+  if nd == 0:
+    raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
+  n = operator.index(n)
+  if n < 0:
+    raise ValueError(f"order must be non-negative but got {n}")
+  axis = canonical_axis(axis, nd)
+  from xjax._src.numpy.shaping import broadcast_to, concatenate
+  parts = []
+  for extra in (prepend, append):
+    if extra is None:
+      parts.append(None)
+      continue
+    extra = asarray(extra)
+    if get_aval(extra).ndim == 0:
+      shape = list(get_aval(a).shape)
+      shape[axis] = 1
+      extra = broadcast_to(extra, tuple(shape))
+    parts.append(extra)
+  if parts[0] is not None or parts[1] is not None:
+    a = concatenate([p for p in (parts[0], a, parts[1]) if p is not None], axis=axis)
+  is_bool = get_aval(a).dtype == np.bool_
+  for _ in range(n):
+    size = get_aval(a).shape[axis]
+    hi = lax.slice_in_dim(a, 1, max(size, 1), axis=axis)
+    lo = lax.slice_in_dim(a, 0, max(size - 1, 0), axis=axis)
+    a = ufuncs.not_equal(hi, lo) if is_bool else ufuncs.subtract(hi, lo)
+  return a
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+  from xjax._src.numpy.shaping import concatenate, ravel
+  out = diff(ravel(asarray(ary)))
+  parts = [ravel(asarray(to_begin, get_aval(out).dtype))] if to_begin is not None else []
+  parts.append(out)
+  if to_end is not None:
+    parts.append(ravel(asarray(to_end, get_aval(out).dtype)))
+  return concatenate(parts) if len(parts) > 1 else out
+
+
+def gradient(f, *varargs, axis=None, edge_order=None):
+  """Central differences inside, one-sided at the edges (uniform or coordinate spacing)."""
+  if edge_order not in (None, 1):
+    raise NotImplementedError("jnp.gradient supports only edge_order=1.")
+  (f,) = promote_args_inexact("gradient", f)
+  nd = get_aval(f).ndim
+  axes = tuple(range(nd)) if axis is None else tuple(
+      canonical_axis(x, nd) for x in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+  if len(varargs) == 0:
+    spacing = [1.0] * len(axes)
+  elif len(varargs) == 1:
+    spacing = list(varargs) * len(axes)
+  else:
+    spacing = list(varargs)
+  if len(spacing) != len(axes):
+    raise TypeError("Invalid number of spacing arguments to gradient")
+  outs = []
+  for ax, h in zip(axes, spacing):
+    n = get_aval(f).shape[ax]
+    if n < 2:
+      raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+                       "least 2 elements are required.")
+    sl = lambda s, e: lax.slice_in_dim(f, s, e, axis=ax)
+    h = asarray(h)
+    if get_aval(h).ndim == 0:
+      inner = ufuncs.divide(ufuncs.subtract(sl(2, n), sl(0, n - 2)), ufuncs.multiply(2, h))
+      first = ufuncs.divide(ufuncs.subtract(sl(1, 2), sl(0, 1)), h)
+      last = ufuncs.divide(ufuncs.subtract(sl(n - 1, n), sl(n - 2, n - 1)), h)
+    else:
+      dx = diff(h)
+      shape = [1] * nd
+      shape[ax] = n - 1
+      dx = lax.reshape(lax.convert_element_type(dx, get_aval(f).dtype), tuple(shape))
+      d0 = lax.slice_in_dim(dx, 0, n - 2, axis=ax)
+      d1 = lax.slice_in_dim(dx, 1, n - 1, axis=ax)
+      a = ufuncs.divide(ufuncs.negative(d1), ufuncs.multiply(d0, ufuncs.add(d0, d1)))
+      b = ufuncs.divide(ufuncs.subtract(d1, d0), ufuncs.multiply(d0, d1))
+      c = ufuncs.divide(d0, ufuncs.multiply(d1, ufuncs.add(d0, d1)))
+      inner = ufuncs.add(ufuncs.add(ufuncs.multiply(a, sl(0, n - 2)),
+                                    ufuncs.multiply(b, sl(1, n - 1))),
+                         ufuncs.multiply(c, sl(2, n)))
+      first = ufuncs.divide(ufuncs.subtract(sl(1, 2), sl(0, 1)),
+                            lax.slice_in_dim(dx, 0, 1, axis=ax))
+      last = ufuncs.divide(ufuncs.subtract(sl(n - 1, n), sl(n - 2, n - 1)),
+                           lax.slice_in_dim(dx, n - 2, n - 1, axis=ax))
+    outs.append(lax.concatenate([first, inner, last], ax))
+  return outs[0] if len(outs) == 1 else outs
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+  """Integral of y by the trapezoidal rule along ``axis``."""
+  from xjax._src.numpy.shaping import moveaxis
+  if x is None:
+    (y,) = promote_args_inexact("trapezoid", y)
+    y = moveaxis(y, axis, -1)
+    n = get_aval(y).shape[-1]
+    s = ufuncs.add(lax.slice_in_dim(y, 1, n, axis=-1 % get_aval(y).ndim),
+                   lax.slice_in_dim(y, 0, max(n - 1, 0), axis=get_aval(y).ndim - 1))
+    return ufuncs.multiply(ufuncs.multiply(dx, 0.5), red.sum(s, axis=-1))
+  y, x = promote_args_inexact("trapezoid", y, x)
+  y = moveaxis(y, axis, -1)
+  x = moveaxis(x, axis, -1) if get_aval(x).ndim > 1 else x
+  d = diff(x, axis=-1)
+  n = get_aval(y).shape[-1]
+  ax = get_aval(y).ndim - 1
+  s = ufuncs.add(lax.slice_in_dim(y, 1, n, axis=ax), lax.slice_in_dim(y, 0, max(n - 1, 0),
+                                                                      axis=ax))
+  return ufuncs.multiply(0.5, red.sum(ufuncs.multiply(d, s), axis=-1))
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+  """Piecewise-linear interpolation of (xp, fp) at x (xp increasing)."""
+  from xjax._src.numpy.sorting import searchsorted
+  from xjax._src.numpy.rearrange import _take_along
+  if period is not None:
+    raise NotImplementedError("jnp.interp with period= is not supported yet.")
+  check_arraylike("interp", x, xp, fp)
+  x, xp, fp = promote_dtypes_inexact(x, xp, fp)
+  n = get_aval(xp).shape[0]
+  if get_aval(xp).ndim != 1 or get_aval(fp).shape != (n,):
+    raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+  shape = get_aval(x).shape
+  from xjax._src.numpy.shaping import ravel
+  xf = ravel(x)
+  i = lax.clamp(np.int32(1), lax.convert_element_type(
+      searchsorted(xp, xf, side="right"), np.int32), np.int32(max(n - 1, 1)))
+  x0 = _take_along(xp, lax.sub(i, np.int32(1)), 0)
+  x1 = _take_along(xp, i, 0)
+  f0 = _take_along(fp, lax.sub(i, np.int32(1)), 0)
+  f1 = _take_along(fp, i, 0)
+  dx = lax.sub(x1, x0)
+  t = lax.div(lax.sub(xf, x0), lax.select_n(lax.eq(dx, lax.full_like(dx, 0)), dx,
+                                            lax.full_like(dx, 1)))
+  out = lax.add(f0, lax.mul(t, lax.sub(f1, f0)))
+  out = lax.select_n(lax.eq(dx, lax.full_like(dx, 0)), out, f1)
+  lo = lax.index_in_dim(fp, 0, 0, keepdims=False) if left is None else left
+  hi = lax.index_in_dim(fp, n - 1, 0, keepdims=False) if right is None else right
+  from xjax._src.numpy.where import where
+  out = where(ufuncs.less(xf, lax.index_in_dim(xp, 0, 0, keepdims=False)), lo, out)
+  out = where(ufuncs.greater(xf, lax.index_in_dim(xp, n - 1, 0, keepdims=False)), hi, out)
+  return lax.reshape(lax.convert_element_type(out, get_aval(x).dtype), shape)
+
+
+def polyval(p, x, *, unroll=16):
+  """Evaluates the polynomial with coefficients ``p`` (highest degree first) at x."""
+  from xjax._src.numpy.util import promote_dtypes
+  check_arraylike("polyval", p, x)
+  p, x = promote_dtypes(p, x)
+  if get_aval(p).ndim != 1:
+    raise ValueError("polyval: p must be one-dimensional")
+  y = lax.full_like(x, 0)
+  for i in range(get_aval(p).shape[0]):
+    y = ufuncs.add(ufuncs.multiply(y, x), lax.index_in_dim(p, i, 0, keepdims=False))
+  return y
+
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+  """Counts of each non-negative integer in x (``length`` static under jit)."""
+  x = asarray(x)
+  if not (dtypes.is_integer(get_aval(x).dtype) or get_aval(x).dtype == np.bool_):
+    raise TypeError(f"x argument to bincount must have an integer type; got {get_aval(x).dtype}")
+  if get_aval(x).ndim != 1:
+    raise ValueError("only 1-dimensional input supported for bincount.")
+  if length is None:
+    host = np.asarray(core_concrete.concrete_or_error(
+        x, "argument of jnp.bincount(). The length argument must be specified (length=) "
+        "to use jnp.bincount within JAX transformations"))
+    length = max(int(minlength), int(host.max()) + 1 if host.size else 0)
+  n = get_aval(x).shape[0]
+  xi = lax.convert_element_type(x, np.int32)
+  hit = lax.eq(lax.broadcast_in_dim(xi, (length, n), (1,)),
+               lax.broadcasted_iota(np.int32, (length, n), 0))
+  if weights is None:
+    return lax.reduce_sum(lax.convert_element_type(hit, dtypes.default_int_dtype()), (1,))
+  w = asarray(weights)
+  wb = lax.broadcast_in_dim(w, (length, n), (1,))
+  return lax.reduce_sum(lax.select_n(hit, lax.full_like(wb, 0), wb), (1,))
+
+
+def digitize(x, bins, right=False):
+  """Index of the bin each x falls in (bins increasing or decreasing)."""
+  from xjax._src.numpy.sorting import searchsorted
+  x, bins = asarray(x), asarray(bins)
+  if get_aval(bins).ndim != 1:
+    raise ValueError(f"digitize: bins must be a 1-dimensional array; got {bins}")
+  side = "left" if right else "right"
+  host = None
+  try:
+    host = np.asarray(core_concrete.concrete_or_error(bins, "bins"))
+  except Exception:  # traced bins: assume increasing
+    pass
+  if host is not None and host.size > 1 and host[-1] < host[0]:
+    n = host.size
+    out = searchsorted(lax.rev(bins, (0,)), x, side=side)
+    return lax.sub(np.asarray(n, get_aval(out).dtype)[()], out)
+  return searchsorted(bins, x, side=side)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+  from xjax._src.numpy.creation import linspace
+  a = asarray(a)
+  if np.ndim(bins) == 1:
+    return asarray(bins)
+  dt = dtypes.to_inexact_dtype(get_aval(a).dtype)
+  if range is None:
+    lo, hi = red.min(a), red.max(a)
+  else:
+    lo, hi = asarray(range[0], dt), asarray(range[1], dt)
+  hi = lax.select_n(lax.eq(lo, hi), hi, lax.add(hi, np.asarray(1, get_aval(hi).dtype)[()]))
+  return linspace(lo, hi, operator.index(bins) + 1, dtype=dt)
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):
+  """Counts (or weighted sums) of ``a`` in ``bins`` and the bin edges."""
+  from xjax._src.numpy.sorting import searchsorted
+  from xjax._src.numpy.shaping import ravel
+  edges = histogram_bin_edges(a, bins, range, weights)
+  a = ravel(asarray(a))
+  nb = get_aval(edges).shape[0] - 1
+  idx = searchsorted(edges, a, side="right")
+  last = lax.index_in_dim(edges, nb, 0, keepdims=False)
+  idx = lax.select_n(ufuncs.equal(a, last), idx, lax.full_like(idx, nb))
+  w = lax.full_like(a, 1, dtypes.to_inexact_dtype(get_aval(a).dtype)) if weights is None \
+      else ravel(asarray(weights))
+  counts = bincount(idx, w, length=nb + 2)
+  counts = lax.slice_in_dim(counts, 1, nb + 1)
+  if density:
+    widths = diff(edges)
+    counts = ufuncs.divide(ufuncs.divide(counts, widths), red.sum(counts))
+  return counts, edges
+
+
+def _conv_full(a, v):
+  n, m = get_aval(a).shape[0], get_aval(v).shape[0]
+  rows = []
+  for j in range(m):
+    rows.append(lax.pad(lax.mul(a, lax.index_in_dim(v, j, 0, keepdims=False)),
+                        np.zeros((), get_aval(a).dtype)[()], [(j, m - 1 - j, 0)]))
+  total = rows[0]
+  for r in rows[1:]:
+    total = lax.add(total, r)
+  return total
+
+
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+  """Discrete linear convolution of two 1-D arrays."""
+  from xjax._src.numpy.util import promote_dtypes
+  a, v = promote_dtypes(asarray(a), asarray(v))
+  if get_aval(a).ndim != 1 or get_aval(v).ndim != 1:
+    raise ValueError("convolve() only support 1-dimensional inputs.")
+  n, m = get_aval(a).shape[0], get_aval(v).shape[0]
+  if n == 0 or m == 0:
+    raise ValueError("convolve: inputs cannot be empty")
+  if n < m:
+    a, v, n, m = v, a, m, n
+  full = _conv_full(a, v)
+  if mode == "full":
+    return full
+  if mode == "same":
+    start = (m - 1) // 2
+    return lax.slice_in_dim(full, start, start + n)
+  if mode == "valid":
+    return lax.slice_in_dim(full, m - 1, n)
+  raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode!r}")
+
+
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+  """Cross-correlation of two 1-D arrays: convolve(a, conj(v)[::-1])."""
+  from xjax._src.numpy.lax_numpy import conjugate
+  return convolve(a, lax.rev(conjugate(asarray(v)), (0,)), mode)
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+  """Flat indices from a tuple of coordinate arrays (mode 'clip' or 'wrap' under jit)."""
+  if order != "C":
+    raise NotImplementedError("ravel_multi_index supports only order='C'.")
+  idx = [asarray(i) for i in multi_index]
+  if len(idx) != len(dims):
+    raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+  out = None
+  for i, d in zip(idx, dims):
+    i = lax.convert_element_type(i, dtypes.default_int_dtype())
+    if mode == "clip":
+      i = ufuncs.minimum(ufuncs.maximum(i, 0), d - 1)
+    elif mode == "wrap":
+      i = ufuncs.remainder(i, d)
+    elif mode == "raise":
+      host = np.asarray(core_concrete.concrete_or_error(
+          i, "multi_index argument of jnp.ravel_multi_index(); use mode='clip' or 'wrap' "
+          "under JAX transformations"))
+      if (host < 0).any() or (host >= d).any():
+        raise ValueError("invalid entry in coordinates array")
+    out = i if out is None else ufuncs.add(ufuncs.multiply(out, d), i)
+  return out
+
+
+def unravel_index(indices, shape):
+  """Tuple of coordinate arrays for flat ``indices`` into ``shape`` (clipped)."""
+  from xjax._src.numpy.searching import _unravel
+  indices = asarray(indices)
+  size = int(np.prod(shape, dtype=np.int64))
+  idx = ufuncs.minimum(ufuncs.maximum(indices, -size), size - 1) if size else indices
+  idx = ufuncs.remainder(idx, size) if size else idx
+  return tuple(_unravel(idx, tuple(shape)))

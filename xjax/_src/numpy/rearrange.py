@@ -1,0 +1,237 @@
+"""Rearranging arrays: atleast_nd, *stack, split, tile, repeat, flip, rot90, roll, pad."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from xjax._src import core_concrete
+from xjax._src.core.values import get_aval
+from xjax._src.lax import lax
+from xjax._src.numpy.creation import asarray
+from xjax._src.numpy.shaping import concatenate, moveaxis, ravel, reshape
+from xjax._src.numpy.util import canonical_axis
+
+
+def _atleast(nd, arys, shape_fn):
+  out = []
+  for a in arys:
+    a = asarray(a)
+    s = get_aval(a).shape
+    out.append(a if len(s) >= nd else lax.reshape(a, shape_fn(s)))
+  return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*arys):
+  return _atleast(1, arys, lambda s: (1,))
+
+
+def atleast_2d(*arys):
+  return _atleast(2, arys, lambda s: (1,) * (2 - len(s)) + s)
+
+
+def atleast_3d(*arys):
+  return _atleast(3, arys, lambda s: (1, 1, 1) if not s else (1,) + s + (1,) if len(s) == 1
+                  else s + (1,))
+
+
+def _seq(tup):
+  return [tup[i] for i in range(get_aval(tup).shape[0])] if not isinstance(
+      tup, (list, tuple)) else list(tup)
+
+
+def vstack(tup, dtype=None):
+  return concatenate([atleast_2d(a) for a in _seq(tup)], axis=0, dtype=dtype)
+
+
+row_stack = vstack
+
+
+def hstack(tup, dtype=None):
+  arrs = [atleast_1d(a) for a in _seq(tup)]
+  return concatenate(arrs, axis=0 if get_aval(arrs[0]).ndim == 1 else 1, dtype=dtype)
+
+
+def dstack(tup, dtype=None):
+  return concatenate([atleast_3d(a) for a in _seq(tup)], axis=2, dtype=dtype)
+
+
+def column_stack(tup):
+  arrs = []
+  for a in _seq(tup):
+    a = asarray(a)
+    arrs.append(lax.reshape(a, get_aval(a).shape + (1,)) if get_aval(a).ndim < 2 else a)
+  return concatenate(arrs, axis=1)
+
+
+def _split(name, ary, indices_or_sections, axis, exact):
+  ary = asarray(ary)
+  aval = get_aval(ary)
+  axis = canonical_axis(axis, aval.ndim)
+  size = aval.shape[axis]
+  if isinstance(indices_or_sections, (tuple, list)) or np.ndim(indices_or_sections) == 1:
+    bounds = [int(core_concrete.concrete_or_error(i, f"{name} indices"))
+              for i in indices_or_sections]
+    bounds = [0] + [min(max(b if b >= 0 else b + size, 0), size) for b in bounds] + [size]
+  else:
+    n = operator.index(core_concrete.concrete_or_error(indices_or_sections,
+                                                       f"{name} sections"))
+    if n <= 0:
+      raise ValueError("number sections must be larger than 0.")
+    if exact and size % n:
+      raise ValueError("array split does not result in an equal division")
+    q, r = divmod(size, n)
+    sizes = [q + 1] * r + [q] * (n - r)
+    bounds = [0] + list(np.cumsum(sizes))
+  return [lax.slice_in_dim(ary, int(s), int(max(s, e)), axis=axis)
+          for s, e in zip(bounds[:-1], bounds[1:])]
+
+
+def split(ary, indices_or_sections, axis=0):
+  """Splits into equal sections or at the given indices."""
+  return _split("split", ary, indices_or_sections, axis, True)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+  """Like split, but sections may differ in size by one."""
+  return _split("array_split", ary, indices_or_sections, axis, False)
+
+
+def vsplit(ary, indices_or_sections):
+  return split(ary, indices_or_sections, axis=0)
+
+
+def hsplit(ary, indices_or_sections):
+  ary = asarray(ary)
+  return split(ary, indices_or_sections, axis=0 if get_aval(ary).ndim == 1 else 1)
+
+
+def dsplit(ary, indices_or_sections):
+  return split(ary, indices_or_sections, axis=2)
+
+
+def tile(A, reps):
+  """Repeats the whole array ``reps`` times along each axis."""
+  A = asarray(A)
+  reps = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
+  reps = tuple(operator.index(r) for r in reps)
+  shape = get_aval(A).shape
+  nd = max(len(reps), len(shape))
+  reps = (1,) * (nd - len(reps)) + reps
+  shape = (1,) * (nd - len(shape)) + shape
+  A = lax.reshape(A, shape)
+  big = tuple(x for r, d in zip(reps, shape) for x in (r, d))
+  out = lax.broadcast_in_dim(A, big, tuple(range(1, 2 * nd, 2)))
+  return lax.reshape(out, tuple(r * d for r, d in zip(reps, shape)))
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+  """Repeats each element; ``repeats`` must be concrete unless total_repeat_length is set."""
+  a = asarray(a)
+  if axis is None:
+    a, axis = ravel(a), 0
+  aval = get_aval(a)
+  axis = canonical_axis(axis, aval.ndim)
+  n = aval.shape[axis]
+  if np.ndim(repeats) == 0 and not hasattr(repeats, "aval"):
+    r = operator.index(core_concrete.concrete_or_error(repeats, "repeats"))
+    if total_repeat_length is None or total_repeat_length == n * r:
+      x = moveaxis(a, axis, -1)
+      s = get_aval(x).shape
+      x = lax.broadcast_in_dim(x, s + (r,), tuple(range(len(s))))
+      return moveaxis(lax.reshape(x, s[:-1] + (n * r,)), -1, axis)
+  if total_repeat_length is None:
+    counts = np.broadcast_to(
+        np.asarray(core_concrete.concrete_or_error(repeats, "repeats (or pass "
+                                                   "total_repeat_length=)")), (n,))
+    source = lax.convert_element_type(
+        asarray(np.repeat(np.arange(n, dtype=np.int32), counts)), np.int32)
+  else:
+    from xjax._src.numpy.cumulative import cumsum
+    from xjax._src.numpy.shaping import broadcast_to
+    counts = broadcast_to(lax.convert_element_type(asarray(repeats), np.int32), (n,))
+    ends = cumsum(counts)
+    pos = lax.iota(np.int32, total_repeat_length)
+    source = lax.reduce_sum(lax.convert_element_type(
+        lax.ge(lax.broadcast_in_dim(pos, (total_repeat_length, n), (0,)),
+               lax.broadcast_in_dim(ends, (total_repeat_length, n), (1,))), np.int32), (1,))
+    source = lax.min(source, np.int32(max(n - 1, 0)))
+  return _take_along(a, source, axis)
+
+
+def _take_along(a, idx, axis):
+  """``a`` indexed along ``axis`` by the int32 vector ``idx`` (one-hot select and sum)."""
+  x = moveaxis(a, axis, -1)
+  s = get_aval(x).shape
+  n, m = s[-1], get_aval(idx).shape[0]
+  onehot = lax.eq(lax.broadcast_in_dim(idx, (m, n), (0,)),
+                  lax.broadcasted_iota(np.int32, (m, n), 1))
+  big = s[:-1] + (m, n)
+  xb = lax.broadcast_in_dim(x, big, tuple(range(len(s) - 1)) + (len(s),))
+  mask = lax.broadcast_in_dim(onehot, big, (len(s) - 1, len(s)))
+  picked = lax.select_n(mask, lax.full_like(xb, 0), xb)
+  if get_aval(picked).dtype == np.bool_:
+    out = lax.reduce_or(picked, (len(s),))
+  else:
+    out = lax.reduce_sum(picked, (len(s),))
+  return moveaxis(out, -1, axis)
+
+
+def flip(m, axis=None):
+  """Reverses the order of elements along the given axes (all by default)."""
+  m = asarray(m)
+  nd = get_aval(m).ndim
+  if axis is None:
+    axes = tuple(range(nd))
+  else:
+    axes = tuple(canonical_axis(a, nd) for a in (axis if isinstance(axis, (tuple, list))
+                                                 else (axis,)))
+  return lax.rev(m, axes) if axes else m
+
+
+def fliplr(m):
+  return flip(m, 1)
+
+
+def flipud(m):
+  return flip(m, 0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+  """Rotates by 90 degrees k times in the plane of ``axes``."""
+  m = asarray(m)
+  nd = get_aval(m).ndim
+  a0, a1 = (canonical_axis(a, nd) for a in axes)
+  if a0 == a1:
+    raise ValueError("Axes must be different")
+  k = operator.index(k) % 4
+  if k == 0:
+    return m
+  if k == 2:
+    return flip(m, (a0, a1))
+  perm = list(range(nd))
+  perm[a0], perm[a1] = perm[a1], perm[a0]
+  if k == 1:
+    return lax.transpose(flip(m, a1), perm)
+  return flip(lax.transpose(m, perm), a1)
+
+
+def roll(a, shift, axis=None):
+  """Cyclically shifts elements (static shifts)."""
+  a = asarray(a)
+  if axis is None:
+    return reshape(roll(ravel(a), shift, 0), get_aval(a).shape)
+  shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+  axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+  shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
+  nd = get_aval(a).ndim
+  for s, ax in zip(shifts.ravel(), axes.ravel()):
+    ax = canonical_axis(int(ax), nd)
+    n = get_aval(a).shape[ax]
+    if n == 0:
+      continue
+    s = int(core_concrete.concrete_or_error(s, "roll shift")) % n
+    if s:
+      a = lax.concatenate([lax.slice_in_dim(a, n - s, n, axis=ax),
+                           lax.slice_in_dim(a, 0, n - s, axis=ax)], ax)
+  return a

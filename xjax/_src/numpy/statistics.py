@@ -1,0 +1,261 @@
+"""NaN-aware reductions, order statistics (median/percentile/quantile), average, ptp."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src import dtypes
+from xjax._src.core.values import get_aval
+from xjax._src.lax import lax
+from xjax._src.numpy import reductions as red
+from xjax._src.numpy.creation import asarray
+from xjax._src.numpy.util import canonical_axis, check_arraylike
+
+
+def _isnan(x):
+  return lax.ne(x, x)
+
+
+def _replace_nan(a, value):
+  a = asarray(a)
+  if not dtypes.is_inexact(get_aval(a).dtype):
+    return a
+  return lax.select_n(_isnan(a), a, lax.full_like(a, value))
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+  return red.sum(_replace_nan(a, 0), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                 initial=initial, where=where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+  return red.prod(_replace_nan(a, 1), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                  initial=initial, where=where)
+
+
+def _nan_extreme(name, reduce, fill):
+  def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    red._check_out(out, name)
+    a = asarray(a)
+    if not dtypes.is_inexact(get_aval(a).dtype):
+      return reduce(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
+    out_ = reduce(_replace_nan(a, fill), axis=axis, keepdims=keepdims, initial=initial,
+                  where=where)
+    all_nan = red.all(_isnan(a), axis=axis, keepdims=keepdims)
+    return lax.select_n(all_nan, out_, lax.full_like(out_, np.nan))
+  fn.__name__ = name
+  return fn
+
+
+nanmax = _nan_extreme("nanmax", red.max, -np.inf)
+nanmin = _nan_extreme("nanmin", red.min, np.inf)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+  red._check_out(out, "nanmean")
+  a = asarray(a)
+  if not dtypes.is_inexact(get_aval(a).dtype):
+    return red.mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+  ok = lax.bitwise_not(_isnan(a))
+  if where is not None:
+    from xjax._src.numpy.shaping import broadcast_to
+    ok = lax.bitwise_and(ok, broadcast_to(asarray(where), get_aval(a).shape))
+  total = red.sum(_replace_nan(a, 0), axis=axis, dtype=dtype, keepdims=keepdims, where=ok)
+  count = red.sum(ok, axis=axis, dtype=get_aval(total).dtype, keepdims=keepdims)
+  return lax.div(total, count)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+  red._check_out(out, "nanvar")
+  a = asarray(a)
+  if not dtypes.is_inexact(get_aval(a).dtype):
+    return red.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where)
+  mu = nanmean(a, axis=axis, dtype=dtype, keepdims=True, where=where)
+  c = lax.sub(lax.convert_element_type(a, get_aval(mu).dtype), mu)
+  sq = lax.real(lax.mul(c, lax.conj(c))) if dtypes.is_complex(get_aval(c).dtype) else \
+      lax.mul(c, c)
+  ok = lax.bitwise_not(_isnan(a))
+  total = red.sum(_replace_nan(sq, 0), axis=axis, keepdims=keepdims)
+  count = red.sum(ok, axis=axis, dtype=get_aval(total).dtype, keepdims=keepdims)
+  return lax.div(total, lax.sub(count, np.asarray(ddof, get_aval(total).dtype)[()]))
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+  return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                         where=where))
+
+
+def _nanarg(name, arg, fill):
+  def fn(a, axis=None, out=None, keepdims=False):
+    red._check_out(out, name)
+    a = asarray(a)
+    if not dtypes.is_inexact(get_aval(a).dtype):
+      return arg(a, axis=axis, keepdims=keepdims)
+    nan_mask = _isnan(a)
+    res = arg(_replace_nan(a, fill), axis=axis, keepdims=keepdims)
+    all_nan = red.all(nan_mask, axis=axis, keepdims=keepdims)
+    return lax.select_n(all_nan, res, lax.full_like(res, -1))
+  fn.__name__ = name
+  return fn
+
+
+nanargmax = _nanarg("nanargmax", red.argmax, -np.inf)
+nanargmin = _nanarg("nanargmin", red.argmin, np.inf)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+  """Range (max - min) along ``axis``."""
+  red._check_out(out, "ptp")
+  return lax.sub(red.max(a, axis=axis, keepdims=keepdims),
+                 red.min(a, axis=axis, keepdims=keepdims))
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+  """Weighted mean along ``axis``."""
+  from xjax._src.numpy.util import promote_dtypes_inexact
+  check_arraylike("average", a)
+  a = asarray(a)
+  if weights is None:
+    avg = red.mean(a, axis=axis, keepdims=keepdims)
+    n = get_aval(a).size // max(get_aval(avg).size, 1) if get_aval(a).size else 0
+    wsum = lax.full_like(avg, n)
+  else:
+    a, w = promote_dtypes_inexact(a, asarray(weights))
+    sa, sw = get_aval(a).shape, get_aval(w).shape
+    if sa != sw:
+      if axis is None:
+        raise ValueError("Axis must be specified when shapes of a and weights differ.")
+      if len(sw) != 1:
+        raise ValueError("1D weights expected when shapes of a and weights differ.")
+      ax = canonical_axis(axis, len(sa))
+      if sw[0] != sa[ax]:
+        raise ValueError("Length of weights not compatible with specified axis.")
+      w = lax.broadcast_in_dim(w, sa, (ax,))
+    wsum = red.sum(w, axis=axis, keepdims=keepdims)
+    avg = lax.div(red.sum(lax.mul(a, w), axis=axis, keepdims=keepdims), wsum)
+  if returned:
+    return avg, wsum
+  return avg
+
+
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, interpolation=None):
+  """q-th quantiles (q in [0, 1]) along ``axis``."""
+  return _quantile("quantile", a, q, axis, out, method if interpolation is None
+                   else interpolation, keepdims, squash_nans=False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, interpolation=None):
+  return _quantile("nanquantile", a, q, axis, out, method if interpolation is None
+                   else interpolation, keepdims, squash_nans=True)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, interpolation=None):
+  """q-th percentiles (q in [0, 100]) along ``axis``."""
+  q = lax.div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
+  return quantile(a, q, axis, out, overwrite_input, method, keepdims,
+                  interpolation=interpolation)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, interpolation=None):
+  q = lax.div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
+  return nanquantile(a, q, axis, out, overwrite_input, method, keepdims,
+                     interpolation=interpolation)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+  return quantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+  return nanquantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
+
+
+def _as_float(q, a):
+  from xjax._src.numpy.util import promote_dtypes_inexact
+  return promote_dtypes_inexact(asarray(q), asarray(a))[0]
+
+
+def _quantile(name, a, q, axis, out, method, keepdims, squash_nans):
+  from xjax._src.numpy.sorting import sort
+  from xjax._src.numpy.shaping import moveaxis, reshape
+  from xjax._src.numpy.util import promote_dtypes_inexact
+  red._check_out(out, name)
+  if method not in _METHODS:
+    raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}")
+  a, q = promote_dtypes_inexact(asarray(a), asarray(q))
+  aval = get_aval(a)
+  if get_aval(q).ndim > 1:
+    raise ValueError(f"q must be have rank <= 1, got shape {get_aval(q).shape}")
+  if axis is None:
+    axes = tuple(range(aval.ndim))
+  else:
+    axes = tuple(canonical_axis(x, aval.ndim) for x in
+                 (axis if isinstance(axis, (tuple, list)) else (axis,)))
+  rest = [i for i in range(aval.ndim) if i not in axes]
+  x = lax.transpose(a, tuple(rest) + axes)
+  x = reshape(x, tuple(aval.shape[i] for i in rest) + (-1,))
+  n = get_aval(x).shape[-1]
+  x = sort(x, axis=-1)
+  dt = get_aval(x).dtype
+  if squash_nans:
+    count = red.sum(lax.bitwise_not(_isnan(x)), axis=-1, keepdims=True, dtype=dt)
+  else:
+    count = lax.full(get_aval(x).shape[:-1] + (1,), n, dt)
+  qs = q if get_aval(q).ndim else lax.reshape(q, (1,))
+  nq = get_aval(qs).shape[0]
+  lead = get_aval(x).shape[:-1]
+  pos = lax.mul(lax.broadcast_in_dim(qs, lead + (nq,), (len(lead),)),
+                lax.sub(count, np.asarray(1, dt)[()]))
+  pos = lax.max(pos, np.asarray(0, dt)[()])
+  lo, hi = lax.floor(pos), lax.ceil(pos)
+  if method == "lower":
+    idx_pairs = [(lo, None)]
+  elif method == "higher":
+    idx_pairs = [(hi, None)]
+  elif method == "nearest":
+    from xjax._src.lax.rounding import round_half_even
+    idx_pairs = [(round_half_even(pos), None)]
+  else:
+    idx_pairs = [(lo, hi)]
+  vals = []
+  for idx in idx_pairs[0]:
+    if idx is None:
+      continue
+    vals.append(_gather_last(x, idx))
+  if len(vals) == 1:
+    res = vals[0]
+  elif method == "midpoint":
+    res = lax.mul(lax.add(vals[0], vals[1]), np.asarray(0.5, dt)[()])
+  else:
+    frac = lax.sub(pos, lo)
+    res = lax.add(vals[0], lax.mul(frac, lax.sub(vals[1], vals[0])))
+  if not squash_nans:
+    has_nan = red.any(_isnan(x), axis=-1, keepdims=True)
+    res = lax.select_n(lax.broadcast_in_dim(has_nan, get_aval(res).shape,
+                                            tuple(range(len(lead) + 1))),
+                       res, lax.full_like(res, np.nan))
+  res = moveaxis(res, -1, 0)
+  if keepdims:
+    shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
+    res = lax.reshape(res, (nq,) + shape)
+  if not get_aval(q).ndim:
+    res = lax.squeeze(res, (0,))
+  return res
+
+
+def _gather_last(x, idx):
+  """x[..., idx[..., k]] for float indices ``idx`` of shape lead + (k,)."""
+  lead, n = get_aval(x).shape[:-1], get_aval(x).shape[-1]
+  k = get_aval(idx).shape[-1]
+  big = lead + (k, n)
+  i = lax.convert_element_type(idx, np.int32)
+  hit = lax.eq(lax.broadcast_in_dim(i, big, tuple(range(len(lead) + 1))),
+               lax.broadcasted_iota(np.int32, big, len(lead) + 1))
+  xb = lax.broadcast_in_dim(x, big, tuple(range(len(lead))) + (len(lead) + 1,))
+  return lax.reduce_sum(lax.select_n(hit, lax.full_like(xb, 0), xb), (len(lead) + 1,))
