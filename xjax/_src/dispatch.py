@@ -120,7 +120,7 @@ def _compile_primitive(prim, avals, params, device):
   outvars = [Var(a) for a in out_avals]
   jaxpr = Jaxpr((), invars, outvars, [JaxprEqn(prim, invars, outvars, params)])
   text = lowering.lower_module(jaxpr, prim.name)
-  return runtime.compile(text, device, prim.name), out_avals
+  return runtime.compile(text, device, prim.name, out_avals), out_avals
 
 
 # ---------------------------------------------------------------------------------------
@@ -132,7 +132,7 @@ class CompiledJaxpr:
 
   def __init__(self, closed: ClosedJaxpr, device, name: str) -> None:
     self.text = lowering.lower_module(closed.jaxpr, name)
-    self.executable = runtime.compile(self.text, device, name)
+    self.executable = runtime.compile(self.text, device, name, closed.out_avals)
     self.out_avals = closed.out_avals
     self.device = device
     self.const_bufs = [to_buffer(c, v.aval, device)

@@ -239,14 +239,23 @@ def block_until_ready(bufs: Sequence[DeviceBuffer]) -> None:
 
 class Executable:
   """A compiled program on one device; ``run`` takes and returns device buffers."""
-  __slots__ = ("_loaded", "device", "text")
+  __slots__ = ("_loaded", "device", "text", "_handlers")
 
-  def __init__(self, loaded, device, text: str) -> None:
+  def __init__(self, loaded, device, text: str, out_avals) -> None:
     self._loaded = loaded
     self.device = device
     self.text = text
+    # C++ result handlers wrap outputs without a round trip through Python (~4 us per
+    # call instead of ~50 us for disassemble_into_single_device_arrays).
+    placement = _placement(device)
+    try:
+      self._handlers = [_xc.array_result_handler(a, placement, True, True) for a in out_avals]
+    except (AttributeError, TypeError):
+      self._handlers = None
 
   def run(self, bufs: Sequence[DeviceBuffer]) -> list[DeviceBuffer]:
+    if self._handlers is not None:
+      return self._loaded.execute_sharded(bufs).consume_with_handlers(self._handlers)
     return self._loaded.execute(bufs)
 
   def hlo_text(self) -> str:
@@ -256,7 +265,7 @@ class Executable:
     return self._loaded.cost_analysis()
 
 
-def compile(module_text: str, device, name: str = "") -> Executable:
+def compile(module_text: str, device, name: str, out_avals) -> Executable:
   """Compiles a StableHLO module (MLIR text) for one device."""
   client = device.client
   if config.read("jax_log_compiles"):
@@ -265,4 +274,4 @@ def compile(module_text: str, device, name: str = "") -> Executable:
   options.num_replicas = 1
   options.num_partitions = 1
   loaded = client.compile_and_load(module_text, _xc.DeviceList((device,)), options)
-  return Executable(loaded, device, module_text)
+  return Executable(loaded, device, module_text, out_avals)
