@@ -91,6 +91,8 @@ _primitive_cache: dict = {}
 
 
 def params_key(params: dict) -> tuple:
+  if len(params) < 2:
+    return tuple(params.items())
   return tuple(sorted(params.items(), key=lambda kv: kv[0]))
 
 

@@ -134,12 +134,28 @@ def _rebuild_call(fun, n_args, statics, static_kw):
   return call
 
 
+def flatten_call(args: tuple, kwargs: dict):
+  """(leaves, in_tree) of a call's dynamic arguments; kwargs-free calls skip the dict."""
+  if kwargs:
+    leaves, tree = tree_util.tree_flatten((args, kwargs))
+    return leaves, (True, tree)
+  leaves, tree = tree_util.tree_flatten(args)
+  return leaves, (False, tree)
+
+
+def unflatten_call(in_tree, leaves) -> tuple[tuple, dict]:
+  has_kwargs, tree = in_tree
+  if has_kwargs:
+    return tree_util.tree_unflatten(tree, leaves)
+  return tree_util.tree_unflatten(tree, leaves), {}
+
+
 def _trace_flat(call, in_tree, in_avals, debug):
   """Traces call(*unflattened) to a ClosedJaxpr and the output tree."""
   out_tree_box = []
 
   def flat_fun(*leaves):
-    dyn_args, dyn_kwargs = tree_util.tree_unflatten(in_tree, leaves)
+    dyn_args, dyn_kwargs = unflatten_call(in_tree, leaves)
     out = call(dyn_args, dyn_kwargs)
     out_leaves, out_tree = tree_util.tree_flatten(out)
     out_tree_box.append(out_tree)
@@ -278,7 +294,7 @@ class Jitted:
   def _entry(self, args, kwargs):
     dyn_args, dyn_kwargs, statics, static_kw = _split_args(
         args, kwargs, self._static_argnums, self._static_argnames)
-    leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+    leaves, in_tree = flatten_call(dyn_args, dyn_kwargs)
     avals = []
     for leaf in leaves:
       handler = None if isinstance(leaf, Tracer) else pytype_aval_mappings.get(type(leaf))
@@ -466,7 +482,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
   @functools.wraps(fun)
   def make(*args, **kwargs):
     dyn_args, dyn_kwargs, statics, static_kw = _split_args(args, kwargs, static_argnums_n, ())
-    leaves, in_tree = tree_util.tree_flatten((dyn_args, dyn_kwargs))
+    leaves, in_tree = flatten_call(dyn_args, dyn_kwargs)
     names = _arg_names(sig, dyn_args, dyn_kwargs)
     avals = [leaf.aval if isinstance(leaf, Tracer) else _valid_leaf_aval(leaf, fun, n)
              for leaf, n in zip(leaves, names + ["?"] * len(leaves))]
@@ -483,7 +499,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
 
 def eval_shape(fun: Callable, *args, **kwargs):
   """Output shapes/dtypes of ``fun(*args)`` without running it (no FLOPs)."""
-  leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+  leaves, in_tree = flatten_call(args, kwargs)
   avals = [_valid_leaf_aval(x, fun, "?") if not isinstance(x, Tracer) else x.aval
            for x in leaves]
   debug = DebugInfo(fun_name(fun), fun_source(fun), [])

@@ -4,11 +4,15 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src import dtypes
+from xjax._src.array import Array
 from xjax._src.config import config
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
 from xjax._src.lax.utils import broadcasting_shape
+
+
+_ARRAY_TYPES = (Array, Tracer)
 
 
 def check_arraylike(name: str, *args) -> None:
@@ -92,6 +96,9 @@ def promote_args(name: str, *args):
 
 
 def promote_args_inexact(name: str, *args):
+  if len(args) == 1 and isinstance(args[0], _ARRAY_TYPES) and dtypes.is_inexact(
+      args[0].dtype):  # fast path: one floating array needs no promotion
+    return list(args)
   check_arraylike(name, *args)
   return promote_shapes(name, *promote_dtypes_inexact(*args))
 
