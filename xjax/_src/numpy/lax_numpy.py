@@ -39,6 +39,9 @@ from xjax._src.numpy.statistics import (average, median, nanargmax, nanargmin, n
                                         quantile)
 from xjax._src.numpy.linalg_basic import (cross, inner, kron, outer, tensordot, vdot, vecdot)
 from xjax._src.numpy.einsum import einsum
+from xjax._src.numpy.polynomial import polyadd, polyder, polyint, polymul, polysub, vander
+from xjax._src.numpy.rearrange import (append, diag_indices, indices, select, tril_indices,
+                                       triu_indices)
 from xjax._src.numpy.numeric import (allclose, array_equal, array_equiv, bincount, convolve,
                                      correlate, diff, digitize, ediff1d, gradient, histogram,
                                      histogram_bin_edges, interp, isclose, polyval,

@@ -235,3 +235,58 @@ def roll(a, shift, axis=None):
       a = lax.concatenate([lax.slice_in_dim(a, n - s, n, axis=ax),
                            lax.slice_in_dim(a, 0, n - s, axis=ax)], ax)
   return a
+
+
+def append(arr, values, axis=None):
+  """``arr`` with ``values`` concatenated at the end (flattened when axis is None)."""
+  if axis is None:
+    return concatenate([ravel(asarray(arr)), ravel(asarray(values))], 0)
+  return concatenate([arr, values], axis=axis)
+
+
+def select(condlist, choicelist, default=0):
+  """Per element, the choice for the first true condition (else ``default``)."""
+  from xjax._src.numpy.where import where
+  if len(condlist) != len(choicelist):
+    raise ValueError("condlist must have length equal to choicelist "
+                     f"({len(condlist)} vs {len(choicelist)})")
+  if not condlist:
+    raise ValueError("condlist must be non-empty")
+  out = default
+  for cond, choice in reversed(list(zip(condlist, choicelist))):
+    out = where(cond, choice, out)
+  return out
+
+
+def _host_indices(fn, *args):
+  return tuple(asarray(i.astype(np.int32)) for i in fn(*args))
+
+
+def tril_indices(n, k=0, m=None):
+  return _host_indices(np.tril_indices, n, k, m)
+
+
+def triu_indices(n, k=0, m=None):
+  return _host_indices(np.triu_indices, n, k, m)
+
+
+def diag_indices(n, ndim=2):
+  return _host_indices(np.diag_indices, n, ndim)
+
+
+def indices(dimensions, dtype=None, sparse=False):
+  """Grid of index arrays for ``dimensions`` (stacked unless ``sparse``)."""
+  from xjax._src import dtypes
+  dt = dtypes.check_user_dtype_supported(dtype or dtypes.default_int_dtype(), "indices")
+  dims = tuple(dimensions)
+  outs = []
+  for i, d in enumerate(dims):
+    if sparse:
+      shape = tuple(d if j == i else 1 for j in range(len(dims)))
+      outs.append(lax.broadcasted_iota(dt, shape, i))
+    else:
+      outs.append(lax.broadcasted_iota(dt, dims, i))
+  if sparse:
+    return tuple(outs)
+  from xjax._src.numpy.shaping import stack
+  return stack(outs) if outs else lax.full((0,), 0, dt)

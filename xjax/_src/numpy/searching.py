@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src import core_concrete, dtypes
-from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.lax import cumulative as lax_cum
 from xjax._src.lax import lax
