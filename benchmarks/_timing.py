@@ -1,7 +1,11 @@
 """Small timing helpers shared by the benchmark scripts (not a test)."""
 from __future__ import annotations
 
+import os
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 
 def best_of(fn, repeat: int = 5, number: int = 100) -> float:
@@ -30,6 +34,19 @@ def reference_jax():
     return jax, jnp
   except ImportError:
     return None
+
+
+def implementations():
+  """[(label, jax-like module, numpy module, lax module)]: xjax, then JAX if importable."""
+  import xjax
+  import xjax.numpy as xnp
+  from xjax import lax as xlax
+  out = [("xjax", xjax, xnp, xlax)]
+  ref = reference_jax()
+  if ref:
+    from jax import lax
+    out.append(("jax", ref[0], ref[1], lax))
+  return out
 
 
 def report(name: str, ours: float, numpy_time: float | None = None,
