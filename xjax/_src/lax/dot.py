@@ -68,6 +68,10 @@ def _dot_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_elem
     ra2 = ra.update(dtype=out.dtype)
     rhs = ctx.op("stablehlo.convert", [rhs], ra2, in_avals=[ra])
     ra = ra2
+  if all(la.shape[d] == 1 for d in lc) and out.dtype != np.bool_:
+    lhs, la, lb = _drop_dims(ctx, lhs, la, lc, lb)
+    rhs, ra, rb = _drop_dims(ctx, rhs, ra, rc, rb)
+    return _outer_product_lowering(ctx, lhs, rhs, la, ra, lb, rb, out)
   attr = (f"#stablehlo.dot<lhs_batching_dimensions = {_dims_list(lb)}, "
           f"rhs_batching_dimensions = {_dims_list(rb)}, "
           f"lhs_contracting_dimensions = {_dims_list(lc)}, "
@@ -77,6 +81,39 @@ def _dot_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_elem
   prec = f"[#stablehlo<precision {p}>, #stablehlo<precision {p}>]"
   return ctx.op("stablehlo.dot_general", [lhs, rhs], out,
                 {"dot_dimension_numbers": attr, "precision_config": prec}, in_avals=[la, ra])
+
+
+def _drop_dims(ctx, x, aval, drop, batch):
+  """Reshapes away size-1 contracting dims; renumbers the batch dims."""
+  if not drop:
+    return x, aval, batch
+  keep = [i for i in range(aval.ndim) if i not in drop]
+  new = ShapedArray(tuple(aval.shape[i] for i in keep), aval.dtype)
+  x = ctx.op("stablehlo.reshape", [x], new, in_avals=[aval])
+  return x, new, [keep.index(b) for b in batch]
+
+
+def _outer_product_lowering(ctx, lhs, rhs, la, ra, lb, rb, out):
+  """A dot_general without contraction (or contracting only size-1 dims) is an outer
+  product, possibly batched: emitted as a broadcast multiply, since XLA's CPU dot emitter
+  is several times slower for it (vmap of grad makes these from every matmul)."""
+  from xjax._src.backend.lowering import i64_array
+  nb = len(lb)
+  lfree = [i for i in range(la.ndim) if i not in lb]
+  rfree = [i for i in range(ra.ndim) if i not in rb]
+
+  def place(x, aval, batch, free, first_free):
+    perm = list(batch) + free
+    if perm != list(range(aval.ndim)):
+      aval = ShapedArray(tuple(aval.shape[p] for p in perm), aval.dtype)
+      x = ctx.op("stablehlo.transpose", [x], aval, {"permutation": i64_array(perm)})
+    dims = list(range(nb)) + list(range(first_free, first_free + len(free)))
+    return ctx.op("stablehlo.broadcast_in_dim", [x], out,
+                  {"broadcast_dimensions": i64_array(dims)}, in_avals=[aval])
+
+  a = place(lhs, la, lb, lfree, nb)
+  b = place(rhs, ra, rb, rfree, nb + len(lfree))
+  return ctx.op("stablehlo.multiply", [a, b], out)
 
 
 def _ranges_like(*xs):
@@ -106,8 +143,15 @@ def _dot_transpose_lhs(ct, x, y, *, dimension_numbers, precision, preferred_elem
   dims = ((ans_y, y_kept), (ans_batch, y_batch))
   x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
   out_axes = np.argsort(list(x_batch) + x_kept + x_contract_sorted_by_y)
-  out = dot_general_p.bind(ct, y, dimension_numbers=_canon(dims), precision=precision,
-                           preferred_element_type=None, out_sharding=None)
+  swapped_axes = np.argsort(list(x_batch) + x_contract_sorted_by_y + x_kept)
+  kw = dict(precision=precision, preferred_element_type=None, out_sharding=None)
+  if list(out_axes) != sorted(out_axes) and list(swapped_axes) == sorted(swapped_axes):
+    # dot(y, ct) already yields x's dimension order: no transpose needed.
+    swapped_dims = ((y_kept, ans_y), (y_batch, ans_batch))
+    out = dot_general_p.bind(y, ct, dimension_numbers=_canon(swapped_dims), **kw)
+    out_axes = swapped_axes
+  else:
+    out = dot_general_p.bind(ct, y, dimension_numbers=_canon(dims), **kw)
   from xjax._src.lax.elementwise import convert_element_type
   out = shapes.transpose(out, tuple(int(a) for a in out_axes))
   if get_aval(out).dtype != x_aval.dtype:
