@@ -292,3 +292,28 @@ def test_higher_order_derivatives_through_scan_and_cond():
   np.testing.assert_allclose(xjax.hessian(f)(x), [[0, 3, 2], [3, 0, 1], [2, 1, 0]])
   g = lambda x: lax.cond(x[0] > 0, lambda x: jnp.sum(x ** 3), lambda x: -x[0], x)
   np.testing.assert_allclose(xjax.hessian(g)(x), np.diag(6 * np.asarray(x)))
+
+
+@pytest.mark.parametrize("unroll", [1, 3, 4, 10, 20, True])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_unroll_matches_python_loop(unroll, reverse):
+  xs = np.arange(10.0, dtype=np.float32)
+  order = xs[::-1] if reverse else xs
+  c, ys = np.float32(1.0), []
+  for x in order:
+    ys.append(c + x)
+    c = c * np.float32(0.9) + x
+  ys = ys[::-1] if reverse else ys
+  f = lambda c, x: (c * 0.9 + x, c + x)
+  out = xjax.jit(lambda xs: lax.scan(f, 1.0, xs, unroll=unroll, reverse=reverse))(xs)
+  np.testing.assert_allclose(out[0], c, rtol=1e-5)
+  np.testing.assert_allclose(out[1], ys, rtol=1e-5)
+
+
+def test_scan_full_unroll_has_no_loop():
+  f = lambda c, x: (c + x, c)
+  xs = np.ones(5, np.float32)
+  assert "stablehlo.while" not in xjax.jit(lambda xs: lax.scan(f, 0.0, xs, unroll=5)).lower(
+      xs).as_text()
+  assert "stablehlo.while" in xjax.jit(lambda xs: lax.scan(f, 0.0, xs, unroll=2)).lower(
+      xs).as_text()

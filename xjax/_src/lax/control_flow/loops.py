@@ -40,11 +40,28 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
     raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
                     f"{describe(cond_tree, cond_j.out_avals)}.")
   body_j, body_consts, body_tree = trace_user_fun(body_fun, arg_tree, avals)
+  if body_tree == tree and _promote_weak_carry(leaves, avals, body_j.out_avals):
+    init_val = tree_util.tree_unflatten(tree, leaves)
+    return while_loop(cond_fun, body_fun, init_val)
   _check_carry("body_fun", tree, avals, body_tree, body_j.out_avals)
   outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_j,
                       body_jaxpr=body_j, cond_nconsts=len(cond_consts),
                       body_nconsts=len(body_consts))
   return tree_util.tree_unflatten(tree, outs)
+
+
+def _promote_weak_carry(leaves, in_avals, out_avals) -> bool:
+  """Weakly typed carry inits the body strengthens become strong ``out.dtype`` (in place).
+
+  Returns whether any did, so the caller retraces with the promoted inits.
+  """
+  changed = False
+  for k, (a, b) in enumerate(zip(in_avals, out_avals)):
+    if a.weak_type and a.shape == b.shape and (a.dtype != b.dtype or not b.weak_type):
+      leaves[k] = ew.convert_element_type(leaves[k], b.dtype, False)
+      changed = True
+  return changed
+
 
 
 def _check_carry(what, in_tree, in_avals, out_tree, out_avals):
@@ -62,24 +79,23 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
   if not callable(body_fun):
     raise TypeError("fori_loop: body_fun argument should be callable.")
   lo_c, hi_c = _concrete_int(lower), _concrete_int(upper)
+  dtype = _bound_dtype(lower, upper)
+  weak = get_aval(lower).weak_type  # the index is as weak as ``lower``
+  one = ew.convert_element_type(np.ones((), dtype), dtype, weak)
   if lo_c is not None and hi_c is not None:
-    dtype = _bound_dtype(lower, upper)
-
     def step(carry, _):
       i, val = carry
-      return (ew.add(i, ew.convert_element_type(np.ones((), dtype), dtype)),
-              body_fun(i, val)), None
-    start = ew.convert_element_type(np.asarray(lo_c, dtype), dtype)
+      return (ew.add(i, one), body_fun(i, val)), None
+    start = ew.convert_element_type(np.asarray(lo_c, dtype), dtype, weak)
     (_, out), _ = scan(step, (start, init_val), None, length=max(hi_c - lo_c, 0),
                        unroll=1 if unroll is None else unroll)
     return out
-  dtype = _bound_dtype(lower, upper)
-  lower = ew.convert_element_type(lower, dtype)
-  upper = ew.convert_element_type(upper, dtype)
+  lower = ew.convert_element_type(lower, dtype, weak)
+  upper = ew.convert_element_type(upper, dtype, weak)
 
   def body(carry):
     i, hi, val = carry
-    return ew.add(i, ew.convert_element_type(np.ones((), dtype), dtype)), hi, body_fun(i, val)
+    return ew.add(i, one), hi, body_fun(i, val)
   _, _, out = while_loop(lambda c: ew.lt(c[0], c[1]), body, (lower, upper, init_val))
   return out
 
@@ -142,6 +158,10 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
 
   jaxpr, consts = trace_hoisted(body, carry_avals + x_avals)
   c_tree, y_tree, n_c = out_tree_box[0]
+  if c_tree == carry_tree and _promote_weak_carry(carry_leaves, carry_avals,
+                                                  jaxpr.out_avals[:n_c]):
+    return scan(f, tree_util.tree_unflatten(carry_tree, carry_leaves), xs, length, reverse,
+                unroll)
   _check_carry("scan body function carry", carry_tree, carry_avals, c_tree,
                jaxpr.out_avals[:n_c])
   unroll = int(length if unroll is True else (1 if unroll is False else unroll))
@@ -349,21 +369,39 @@ def _scan_abstract_eval(*avals, jaxpr, num_consts, num_carry, length, reverse, u
 
 
 def _scan_as_while(*args, jaxpr, num_consts, num_carry, length, reverse, unroll):
-  """Scan in terms of while_loop, dynamic slicing and dynamic updates."""
+  """Scan in terms of while_loop, dynamic slicing and dynamic updates.
+
+  ``unroll`` steps are inlined per loop iteration; the ``length % unroll`` remaining steps
+  follow the loop (with ``unroll >= length`` there is no loop at all).
+  """
   consts, init, xs = split(args, [num_consts, num_carry])
   ys0 = [shapes.full((length,) + a.shape, 0, a.dtype) for a in jaxpr.out_avals[num_carry:]]
+  unroll = max(1, min(int(unroll), length))
 
-  def body(state):
-    i, carry, ys = state
-    idx = ew.sub(np.int32(length - 1), i) if reverse else i
+  def step(k, carry, ys):
+    idx = ew.sub(np.int32(length - 1), k) if reverse else k
     x = [shapes.dynamic_index_in_dim(a, idx, 0, keepdims=False) for a in xs]
     outs = call(jaxpr, *consts, *carry, *x)
     ys = [shapes.dynamic_update_index_in_dim(y, o, idx, 0)
           for y, o in zip(ys, outs[num_carry:])]
-    return ew.add(i, np.int32(1)), outs[:num_carry], ys
+    return outs[:num_carry], ys
 
-  start = ew.convert_element_type(np.int32(0), np.int32)
-  _, carry, ys = while_loop(lambda s: ew.lt(s[0], np.int32(length)), body, (start, init, ys0))
+  def block(state):
+    i, carry, ys = state
+    for j in range(unroll):
+      carry, ys = step(ew.add(i, np.int32(j)), carry, ys)
+    return ew.add(i, np.int32(unroll)), carry, ys
+
+  looped = (length // unroll) * unroll
+  carry, ys = list(init), ys0
+  if looped > unroll:
+    start = ew.convert_element_type(np.int32(0), np.int32)
+    _, carry, ys = while_loop(lambda s: ew.lt(s[0], np.int32(looped)), block,
+                              (start, carry, ys))
+  elif looped:
+    _, carry, ys = block((np.int32(0), carry, ys))
+  for k in range(looped, length):
+    carry, ys = step(np.int32(k), carry, ys)
   return list(carry) + list(ys)
 
 
