@@ -283,3 +283,13 @@ def test_reduce_with_python_computation():
   # monoid computations with identity inits use the differentiable reductions
   g = xjax.grad(lambda r: lax.reduce(r, np.float32(0), lax.add, (0, 1)))(a)
   np.testing.assert_allclose(g, np.ones_like(a))
+
+
+def test_generic_reduce_is_differentiable():
+  x = np.arange(3.0, dtype=np.float32)
+  # A non-associative computation: JAX differentiates the pairwise tree it reduces by.
+  g = xjax.grad(lambda x: lax.reduce(x, 0.0, lambda a, b: a * b + a, (0,)))(x)
+  np.testing.assert_allclose(g, [6.0, 0.0, 0.0])
+  m = np.arange(1.0, 7.0, dtype=np.float32).reshape(2, 3)
+  g = xjax.grad(lambda m: lax.reduce(m, 1.0, lambda a, b: a * b, (0,)).sum())(m)
+  np.testing.assert_allclose(g, [[4.0, 5.0, 6.0], [1.0, 2.0, 3.0]])

@@ -267,3 +267,15 @@ def test_collectives_with_jit_and_grad():
 def test_unbound_axis_name(call):
   with pytest.raises(NameError, match="unbound axis name"):
     call()
+
+
+def test_all_gather_is_differentiable():
+  # Each member's cotangent sums over the members (as JAX): d/dv_i = size * w_i.
+  x = jnp.arange(3.0)
+  w = jnp.arange(3.0) + 1
+  g = jax.vmap(jax.grad(lambda v: (lax.all_gather(v, "i") * w).sum()), axis_name="i")(x)
+  np.testing.assert_allclose(g, [3.0, 6.0, 9.0])
+  y = jnp.arange(6.0).reshape(3, 2)
+  g = jax.vmap(jax.grad(lambda v: (lax.all_gather(v, "i", tiled=True) * jnp.arange(6.0)).sum()),
+               axis_name="i")(y)
+  np.testing.assert_allclose(g, 3 * np.arange(6.0).reshape(3, 2))

@@ -126,9 +126,51 @@ def _reduce_batch(axis, args, dims, *, computation, dimensions):
   return outs, [0] * n
 
 
+def _reduce_jvp(primals, tangents, *, computation, dimensions):
+  """Differentiates a generic reduce as a pairwise tree of ``computation`` applications
+  (padded with the init values), which JVP can see through, as JAX does."""
+  from xjax._src.core.jaxpr import eval_jaxpr
+  from xjax._src.lax import shapes
+  n = len(primals) // 2
+  xs, inits = list(primals[:n]), list(primals[n:])
+  txs = [ad.instantiate(t) for t in tangents[:n]]
+  tinits = [ad.instantiate(t) for t in tangents[n:]]
+  shape = get_aval(xs[0]).shape
+  rest = [i for i in range(len(shape)) if i not in dimensions]
+  rest_shape = tuple(shape[i] for i in rest)
+  count = int(np.prod([shape[d] for d in dimensions], dtype=np.int64))
+
+  def rows(x):
+    return shapes.reshape(shapes.transpose(x, tuple(dimensions) + tuple(rest)),
+                          (count,) + rest_shape)
+
+  def fill(v, k):
+    return shapes.broadcast_in_dim(v, (k,) + rest_shape, ())
+
+  xs, txs = [rows(x) for x in xs], [rows(t) for t in txs]
+  if count == 0:
+    return ([shapes.broadcast_in_dim(i, rest_shape, ()) for i in inits],
+            [shapes.broadcast_in_dim(t, rest_shape, ()) for t in tinits])
+  combine = lambda *args: eval_jaxpr(computation.jaxpr, computation.consts, *args)
+  while count > 1:
+    if count % 2:
+      xs = [shapes.concatenate([x, fill(i, 1)], 0) for x, i in zip(xs, inits)]
+      txs = [shapes.concatenate([t, fill(ti, 1)], 0) for t, ti in zip(txs, tinits)]
+      count += 1
+    half = count // 2
+    evens = lambda vs: [shapes.slice_in_dim(v, 0, count, 2, 0) for v in vs]
+    odds = lambda vs: [shapes.slice_in_dim(v, 1, count, 2, 0) for v in vs]
+    xs, txs = ad.jvp_flat(combine, evens(xs) + odds(xs), evens(txs) + odds(txs))
+    txs = [ad.instantiate(t) for t in txs]
+    count = half
+  return ([shapes.reshape(x, rest_shape) for x in xs],
+          [shapes.reshape(t, rest_shape) for t in txs])
+
+
 reduce_p = standard_primitive("reduce", _reduce_abstract_eval, _reduce_lowering,
                               multiple_results=True)
 reduce_p.batch = _reduce_batch
+reduce_p.jvp = _reduce_jvp
 
 
 def _monoid_reduction(computation, init, aval):

@@ -160,8 +160,22 @@ def _all_gather_batch(bt_axis, args, dims, *, axis_name, axis, axis_size, tiled)
   return stacked, None
 
 
+def _all_gather_transpose(ct, x, *, axis_name, axis, axis_size, tiled):
+  """Each member's cotangent is its own block of the sum of all members' cotangents."""
+  if type(ct) is ad.Zero:
+    return [ad.Zero(x.aval)]
+  total = psum_p.bind(ct, axis_name=axis_name)
+  index = axis_index_p.bind(axis_name=axis_name)
+  if tiled:
+    block = x.aval.shape[axis]
+    start = elementwise.mul(index, np.int32(block))
+    return [shapes.dynamic_slice_in_dim(total, start, block, axis)]
+  return [shapes.dynamic_index_in_dim(total, index, axis, keepdims=False)]
+
+
 all_gather_p = _collective("all_gather", _all_gather_abstract_eval)
 all_gather_p.batch = _all_gather_batch
+ad.deflinear(all_gather_p, _all_gather_transpose)
 
 
 def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
