@@ -222,7 +222,10 @@ def copy_to_device(buf: DeviceBuffer, device) -> DeviceBuffer:
 
 
 def to_host(buf: DeviceBuffer) -> np.ndarray:
-  return np.asarray(buf)
+  value = np.asarray(buf)
+  if value.dtype == object:  # ml_dtypes element types (bfloat16, ...) need the direct path
+    value = buf._single_device_array_to_np_array_did_copy()[0]
+  return value
 
 
 def buf_device(buf: DeviceBuffer):

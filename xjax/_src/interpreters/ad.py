@@ -41,7 +41,8 @@ def zeros_of(aval: ShapedArray):
   from xjax._src.lax import lax
   if aval.dtype == dtypes.float0:
     return np.zeros(aval.shape, dtypes.float0)
-  return lax.full(aval.shape, 0, aval.dtype)
+  zeros = lax.full(aval.shape, 0, aval.dtype)
+  return lax.convert_element_type(zeros, aval.dtype, True) if aval.weak_type else zeros
 
 
 def instantiate(t):

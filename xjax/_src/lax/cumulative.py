@@ -1,7 +1,7 @@
 """Cumulative reductions along one axis: cumsum, cumprod, cummax, cummin, cumlogsumexp.
 
 Each lowers to a ``stablehlo.reduce_window`` whose window spans the whole axis, padded
-by ``n - 1`` on the low side (high side when reversed).
+by ``n - 1`` on the low side (high side when reversed); an empty axis lowers to the operand.
 """
 from __future__ import annotations
 
@@ -47,6 +47,8 @@ def _lowering(op):
   def lower(ctx, x, *, axis, reverse):
     aval = ctx.avals_out[0]
     n = aval.shape[axis]
+    if n == 0:  # StableHLO rejects a zero-sized window; the empty operand is the result
+      return x
     scalar = ShapedArray((), aval.dtype)
     ident = (np.array(-np.inf, aval.dtype) if op == "logaddexp"
              else _identity(op, aval.dtype))

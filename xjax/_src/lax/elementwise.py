@@ -36,8 +36,7 @@ def _nary_abstract_eval(name, check, result_dtype=None):
     check(name, avals[0].dtype)
     shape = broadcasting_shape(name, [a.shape for a in avals])
     dtype = avals[0].dtype if result_dtype is None else result_dtype(avals[0].dtype)
-    weak = all(a.weak_type for a in avals) and result_dtype is None
-    return ShapedArray(shape, dtype, weak)
+    return ShapedArray(shape, dtype, all(a.weak_type for a in avals))
   return rule
 
 
@@ -196,7 +195,7 @@ sign_p = _unary("sign", "stablehlo.sign", _number)
 floor_p = _unary("floor", "stablehlo.floor", _float)
 ceil_p = _unary("ceil", "stablehlo.ceil", _float)
 is_finite_p = standard_primitive(
-    "is_finite", lambda a: ShapedArray(a.shape, np.bool_, False) if _float("is_finite", a.dtype)
+    "is_finite", lambda a: ShapedArray(a.shape, np.bool_, a.weak_type) if _float("is_finite", a.dtype)
     is None else None, _lower_nary("stablehlo.is_finite"))
 is_finite_p.batch = elementwise_batch(is_finite_p)
 ad.zero_jvp(is_finite_p)
@@ -305,7 +304,8 @@ def _comparison(name, direction, check=any_dtype):
   def abstract_eval(*avals):
     check_same_dtypes(name, avals)
     check(name, avals[0].dtype)
-    return ShapedArray(broadcasting_shape(name, [a.shape for a in avals]), np.bool_, False)
+    return ShapedArray(broadcasting_shape(name, [a.shape for a in avals]), np.bool_,
+                       all(a.weak_type for a in avals))
   prim = standard_primitive(name, abstract_eval,
                             _lower_nary("stablehlo.compare", _compare_lowering(direction)))
   prim.batch = elementwise_batch(prim)

@@ -221,7 +221,8 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
 # scatter family
 
 _COMBINE = {"scatter": None, "scatter_add": "stablehlo.add", "scatter_mul": "stablehlo.multiply",
-            "scatter_min": "stablehlo.minimum", "scatter_max": "stablehlo.maximum"}
+            "scatter_min": "stablehlo.minimum", "scatter_max": "stablehlo.maximum",
+            "scatter_sub": "stablehlo.subtract"}
 _BOOL_COMBINE = {"stablehlo.add": "stablehlo.or", "stablehlo.multiply": "stablehlo.and"}
 
 

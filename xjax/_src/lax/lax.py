@@ -20,6 +20,9 @@ from xjax._src.lax.parallel import (all_gather, axis_index, pmax, pmean, pmin, p
                                     psum)
 from xjax._src.lax.reductions import (argmax, argmin, reduce_and, reduce_max, reduce_min,
                                       reduce_or, reduce_prod, reduce_sum, reduce_xor)
+from xjax._src.lax.primitives import *  # noqa: F401,F403  (the *_p primitive objects)
+from xjax._src.lax.extra_prims import mulhi, optimization_barrier, scatter_sub, square  # noqa: F401
+from xjax._src.lax.convenience import *  # noqa: F401,F403  (shape, conv and identity helpers)
 from xjax._src.lax.shapes import (broadcast, broadcast_in_dim, broadcasted_iota, concatenate,
                                   dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
                                   dynamic_update_index_in_dim, dynamic_update_slice,

@@ -23,7 +23,7 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     if dt is None or get_aval(a).dtype == dt:
       return a
     return lax.convert_element_type(a, dt)
-  return array(a, dtype=dtype, copy=copy, device=device)
+  return array(a, dtype=dt, copy=copy, device=device)
 
 
 def array(object, dtype=None, copy=True, order="K", ndmin: int = 0, *, device=None):
@@ -43,7 +43,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0, *, device=No
       host = _host_from_sequence(object, dt)
     else:
       host = np.asarray(object)
-      if host.dtype.kind in "OUSV" and host.dtype != dtypes.float0:
+      if (host.dtype.kind in "OUSV" and host.dtype != dtypes.float0
+          and not dtypes.is_inexact(host.dtype)):
         raise TypeError(f"Value {object!r} of type {type(object)} is not a valid JAX type")
     if dt is None:
       if weak:

@@ -34,8 +34,6 @@ def _cumulative(name, prim, nan_ident=None):
       x = lax.select_n(lax.ne(x, x), x, lax.full_like(x, nan_ident))
     if aval.ndim == 0:
       x = lax.reshape(x, (1,))
-    if get_aval(x).shape[axis] == 0:
-      return x
     return prim(x, axis)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Cumulative {name.replace('nan', '')[3:]} along ``axis`` (flattened if None)."

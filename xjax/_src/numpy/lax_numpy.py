@@ -47,6 +47,11 @@ from xjax._src.numpy.numeric import (allclose, array_equal, array_equiv, bincoun
                                      histogram_bin_edges, interp, isclose, polyval,
                                      ravel_multi_index, trapezoid, unravel_index)
 from xjax._src.numpy.indexing import place, put, take, take_along_axis  # noqa: F401
+from xjax._src.numpy.functional import apply_along_axis, apply_over_axes
+from xjax._src.numpy.sorting import argpartition, partition
+from xjax._src.numpy.statistics import corrcoef, cov
+from xjax._src.numpy.api_names import *  # noqa: F401,F403  (NumPy 2 aliases, set ops, ...)
+from xjax._src.numpy.numeric import histogram2d, histogramdd
 
 ndarray = Array
 pi = np.pi
@@ -63,12 +68,10 @@ iinfo = _dtypes.iinfo
 finfo = _dtypes.finfo
 dtype = np.dtype
 
-bool_ = np.bool_
-int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
-uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
-float16, float32, float64 = np.float16, np.float32, np.float64
-bfloat16 = _dtypes.bfloat16
-complex64, complex128 = np.complex64, np.complex128
+from xjax._src.numpy.scalar_types import (bfloat16, bool_, cdouble, complex64, complex128,
+                                          complex_, csingle, double, float16, float32,
+                                          float64, float_, int8, int16, int32, int64, int_,
+                                          single, uint, uint8, uint16, uint32, uint64)
 generic, number, integer, signedinteger, unsignedinteger = (
     np.generic, np.number, np.integer, np.signedinteger, np.unsignedinteger)
 inexact, floating, complexfloating = np.inexact, np.floating, np.complexfloating

@@ -254,6 +254,30 @@ def ldexp(x1, x2, /):
   return lax.mul(a, lax.exp2(b))
 
 
+def frexp(x, /):
+  """(mantissa, exponent) with x == mantissa * 2**exponent and 0.5 <= |mantissa| < 1."""
+  check_arraylike("frexp", x)
+  (x,) = promote_args_inexact("frexp", x)
+  dt = get_aval(x).dtype
+  if dtypes.is_complex(dt):
+    raise TypeError("frexp does not support complex-valued inputs")
+  info = dtypes.finfo(dt)
+  bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
+  nmant, bias = int(info.nmant), int(info.maxexp) - 1
+  sub = lax.lt(lax.abs(x), _c(x, info.smallest_normal))
+  xs = _where(sub, lax.mul(x, _c(x, 2.0 ** (nmant + 1))), x)
+  u = lax.bitcast_convert_type(xs, bits)
+  field_mask = np.asarray((1 << (dt.itemsize * 8 - 1 - nmant)) - 1, bits)[()]
+  field = lax.bitwise_and(lax.shift_right_logical(u, np.asarray(nmant, bits)[()]), field_mask)
+  exp = lax.sub(lax.convert_element_type(field, np.int32), np.int32(bias - 1))
+  exp = _where(sub, lax.sub(exp, np.int32(nmant + 1)), exp)
+  keep = np.asarray(~(int(field_mask) << nmant) & ((1 << (dt.itemsize * 8)) - 1), bits)[()]
+  mant_bits = lax.bitwise_or(lax.bitwise_and(u, keep), np.asarray((bias - 1) << nmant, bits)[()])
+  mant = lax.bitcast_convert_type(mant_bits, dt)
+  special = lax.bitwise_or(lax.eq(x, _c(x, 0)), lax.bitwise_not(lax.is_finite(x)))
+  return _where(special, x, mant), _where(special, lax.full_like(exp, 0), exp)
+
+
 def modf(x, /, out=None):
   """(fractional part, integral part), both with x's sign."""
   (x,) = promote_args_inexact("modf", x)

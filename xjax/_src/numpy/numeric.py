@@ -292,9 +292,7 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
   edges = histogram_bin_edges(a, bins, range, weights)
   a = ravel(asarray(a))
   nb = get_aval(edges).shape[0] - 1
-  idx = searchsorted(edges, a, side="right")
-  last = lax.index_in_dim(edges, nb, 0, keepdims=False)
-  idx = lax.select_n(ufuncs.equal(a, last), idx, lax.full_like(idx, nb))
+  idx = _bin_index(a, edges)
   w = lax.full_like(a, 1, dtypes.to_inexact_dtype(get_aval(a).dtype)) if weights is None \
       else ravel(asarray(weights))
   counts = bincount(idx, w, length=nb + 2)
@@ -305,44 +303,107 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
   return counts, edges
 
 
-def _conv_full(a, v):
+def _bin_index(a, edges):
+  """1 + the bin of each ``a`` (0 below, nb + 1 above; the last edge is in the last bin)."""
+  from xjax._src.numpy.sorting import searchsorted
+  nb = get_aval(edges).shape[0] - 1
+  idx = searchsorted(edges, a, side="right")
+  last = lax.index_in_dim(edges, nb, 0, keepdims=False)
+  return lax.select_n(ufuncs.equal(a, last), idx, lax.full_like(idx, nb))
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):
+  """D-dimensional histogram of the (N, D) ``sample``: counts and the per-axis edges."""
+  from xjax._src.numpy.shaping import ravel, reshape
+  check_arraylike("histogramdd", sample)
+  sample = asarray(sample)
+  if get_aval(sample).ndim != 2:
+    raise ValueError(f"histogramdd: sample must be 2-dimensional, got shape "
+                     f"{get_aval(sample).shape}")
+  n, d = get_aval(sample).shape
+  bins_seq = [bins] * d if isinstance(bins, int) else list(bins)
+  range_seq = [None] * d if range is None else list(range)
+  if len(bins_seq) != d or len(range_seq) != d:
+    raise ValueError("histogramdd: bins and range must have one entry per sample dimension")
+  edges, flat, nbins = [], None, []
+  for i, (b, rng) in enumerate(zip(bins_seq, range_seq)):
+    col = lax.index_in_dim(sample, i, 1, keepdims=False)
+    e = histogram_bin_edges(col, b, rng, weights)
+    edges.append(e)
+    nbins.append(get_aval(e).shape[0] + 1)
+    idx = _bin_index(col, e)
+    flat = idx if flat is None else lax.add(lax.mul(flat, np.asarray(
+        nbins[-1], get_aval(flat).dtype)[()]), idx)
+  dt = dtypes.to_inexact_dtype(get_aval(sample).dtype)
+  w = lax.full((n,), 1, dt) if weights is None else ravel(asarray(weights))
+  counts = reshape(bincount(flat, w, length=int(np.prod(nbins))), tuple(nbins))
+  for i, nb in enumerate(nbins):
+    counts = lax.slice_in_dim(counts, 1, nb - 1, axis=i)
+  if density:
+    counts = ufuncs.divide(counts, red.sum(counts))
+    for i, e in enumerate(edges):
+      shape = [1] * d
+      shape[i] = get_aval(e).shape[0] - 1
+      counts = ufuncs.divide(counts, reshape(diff(e), tuple(shape)))
+  return counts, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
+  """2-D histogram of points (x, y): counts, x edges and y edges."""
+  from xjax._src.numpy.shaping import stack
+  check_arraylike("histogram2d", x, y)
+  if not isinstance(bins, int) and np.ndim(bins) == 1 and len(bins) != 2:
+    bins = [bins, bins]  # one edge array for both axes
+  counts, (ex, ey) = histogramdd(stack([asarray(x), asarray(y)], axis=1), bins, range,
+                                 weights, density)
+  return counts, ex, ey
+
+
+def _conv(name, a, v, mode, flip, precision, preferred_element_type):
+  """1-D convolution (``flip``) or cross-correlation via ``lax.conv_general_dilated``."""
+  from xjax._src.numpy.util import promote_dtypes
+  from xjax._src.lax.windowed import conv_general_dilated
+  check_arraylike(name, a, v)
+  a, v = promote_dtypes(asarray(a), asarray(v))
+  if get_aval(a).ndim != 1 or get_aval(v).ndim != 1:
+    raise ValueError(f"{name}() only support 1-dimensional inputs.")
   n, m = get_aval(a).shape[0], get_aval(v).shape[0]
-  rows = []
-  for j in range(m):
-    rows.append(lax.pad(lax.mul(a, lax.index_in_dim(v, j, 0, keepdims=False)),
-                        np.zeros((), get_aval(a).dtype)[()], [(j, m - 1 - j, 0)]))
-  total = rows[0]
-  for r in rows[1:]:
-    total = lax.add(total, r)
-  return total
+  if n == 0 or m == 0:
+    raise ValueError(f"{name}: inputs cannot be empty, got shapes {(n,)} and {(m,)}.")
+  swap = n < m
+  if swap:
+    a, v, n, m = v, a, m, n
+  if not flip and dtypes.is_complex(get_aval(v).dtype):
+    v = lax.conj(v)
+  if flip:
+    v = lax.rev(v, (0,))
+  if mode == "full":
+    pad = (m - 1, m - 1)
+  elif mode == "same":
+    pad = (m // 2, m - m // 2 - 1)
+  elif mode == "valid":
+    pad = (0, 0)
+  else:
+    raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode!r}")
+  out = conv_general_dilated(lax.reshape(a, (1, 1, n)), lax.reshape(v, (1, 1, m)), (1,),
+                             [pad], precision=precision,
+                             preferred_element_type=preferred_element_type)
+  out = lax.reshape(out, (get_aval(out).shape[-1],))
+  if swap and not flip:
+    out = lax.rev(out, (0,))
+    if dtypes.is_complex(get_aval(out).dtype):
+      out = lax.conj(out)
+  return out
 
 
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
   """Discrete linear convolution of two 1-D arrays."""
-  from xjax._src.numpy.util import promote_dtypes
-  a, v = promote_dtypes(asarray(a), asarray(v))
-  if get_aval(a).ndim != 1 or get_aval(v).ndim != 1:
-    raise ValueError("convolve() only support 1-dimensional inputs.")
-  n, m = get_aval(a).shape[0], get_aval(v).shape[0]
-  if n == 0 or m == 0:
-    raise ValueError("convolve: inputs cannot be empty")
-  if n < m:
-    a, v, n, m = v, a, m, n
-  full = _conv_full(a, v)
-  if mode == "full":
-    return full
-  if mode == "same":
-    start = (m - 1) // 2
-    return lax.slice_in_dim(full, start, start + n)
-  if mode == "valid":
-    return lax.slice_in_dim(full, m - 1, n)
-  raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode!r}")
+  return _conv("convolve", a, v, mode, True, precision, preferred_element_type)
 
 
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
-  """Cross-correlation of two 1-D arrays: convolve(a, conj(v)[::-1])."""
-  from xjax._src.numpy.lax_numpy import conjugate
-  return convolve(a, lax.rev(conjugate(asarray(v)), (0,)), mode)
+  """Cross-correlation of two 1-D arrays: sum_n a[n + k] * conj(v[n])."""
+  return _conv("correlate", a, v, mode, False, precision, preferred_element_type)
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):

@@ -150,31 +150,21 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     from xjax._src.numpy.cumulative import cumsum
     from xjax._src.numpy.shaping import broadcast_to
     counts = broadcast_to(lax.convert_element_type(asarray(repeats), np.int32), (n,))
-    ends = cumsum(counts)
-    pos = lax.iota(np.int32, total_repeat_length)
-    source = lax.reduce_sum(lax.convert_element_type(
-        lax.ge(lax.broadcast_in_dim(pos, (total_repeat_length, n), (0,)),
-               lax.broadcast_in_dim(ends, (total_repeat_length, n), (1,))), np.int32), (1,))
-    source = lax.min(source, np.int32(max(n - 1, 0)))
+    ends = lax.slice_in_dim(cumsum(counts), 0, max(n - 1, 0))
+    # Source index of output slot p = number of segment ends <= p (a scatter-add + cumsum).
+    marks = lax.full((total_repeat_length,), 0, np.int32).at[ends].add(1, mode="drop")
+    source = cumsum(marks) if total_repeat_length else marks
   return _take_along(a, source, axis)
 
 
 def _take_along(a, idx, axis):
-  """``a`` indexed along ``axis`` by the int32 vector ``idx`` (one-hot select and sum)."""
-  x = moveaxis(a, axis, -1)
-  s = get_aval(x).shape
-  n, m = s[-1], get_aval(idx).shape[0]
-  onehot = lax.eq(lax.broadcast_in_dim(idx, (m, n), (0,)),
-                  lax.broadcasted_iota(np.int32, (m, n), 1))
-  big = s[:-1] + (m, n)
-  xb = lax.broadcast_in_dim(x, big, tuple(range(len(s) - 1)) + (len(s),))
-  mask = lax.broadcast_in_dim(onehot, big, (len(s) - 1, len(s)))
-  picked = lax.select_n(mask, lax.full_like(xb, 0), xb)
-  if get_aval(picked).dtype == np.bool_:
-    out = lax.reduce_or(picked, (len(s),))
-  else:
-    out = lax.reduce_sum(picked, (len(s),))
-  return moveaxis(out, -1, axis)
+  """``a`` gathered along ``axis`` at the int vector ``idx`` (clamped into range)."""
+  from xjax._src.numpy.indexing import take
+  shape = get_aval(a).shape
+  if shape[axis] == 0:
+    out_shape = shape[:axis] + get_aval(idx).shape + shape[axis + 1:]
+    return lax.full(out_shape, 0, get_aval(a).dtype)
+  return take(a, idx, axis=axis, mode="clip")
 
 
 def flip(m, axis=None):

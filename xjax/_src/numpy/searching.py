@@ -30,16 +30,14 @@ def _compact(mask, size):
   """Positions of the first ``size`` True entries of 1-D ``mask`` and a validity mask."""
   n = get_aval(mask).shape[0]
   idt = dtypes.default_int_dtype()
-  rank = lax_cum.cumsum(lax.convert_element_type(mask, idt), 0) if n else \
-      lax.full((0,), 0, idt)
-  slots = lax.broadcasted_iota(idt, (size, n), 0)
-  hit = lax.bitwise_and(lax.eq(lax.broadcast_in_dim(rank, (size, n), (1,)),
-                               lax.add(slots, np.asarray(1, idt)[()])),
-                        lax.broadcast_in_dim(mask, (size, n), (1,)))
-  pos = lax.reduce_sum(lax.select_n(hit, lax.full((size, n), 0, idt),
-                                    lax.broadcasted_iota(idt, (size, n), 1)), (1,))
-  valid = lax.reduce_or(hit, (1,))
-  return pos, valid
+  if n == 0:
+    return lax.full((size,), 0, idt), lax.full((size,), False, np.bool_)
+  rank = lax_cum.cumsum(lax.convert_element_type(mask, idt), 0)
+  # Entry i goes to slot rank[i] - 1 when it is True; others aim past the end and drop.
+  slot = lax.select_n(mask, lax.full((n,), size, idt), lax.sub(rank, np.asarray(1, idt)[()]))
+  pos = lax.full((size,), 0, idt).at[slot].set(lax.iota(idt, n), mode="drop")
+  total = lax.index_in_dim(rank, n - 1, 0, keepdims=False)
+  return pos, lax.lt(lax.iota(idt, size), total)
 
 
 def nonzero(a, *, size=None, fill_value=None):
@@ -93,21 +91,22 @@ def count_nonzero(a, axis=None, keepdims=False):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, size=None, fill_value=None, sorted=True):
-  """Sorted unique elements (flattened); with ``size=``, padded with ``fill_value``."""
-  if axis is not None:
-    raise NotImplementedError("jnp.unique with axis= is not supported yet.")
-  ar = ravel(asarray(ar))
-  if size is None:
+  """Sorted unique elements (flattened unless ``axis``); with ``size=``, padded with
+  ``fill_value``. Index/inverse/count outputs and ``axis`` need a concrete input."""
+  check_arraylike("unique", ar)
+  ar = asarray(ar)
+  if size is None or axis is not None or return_index or return_inverse or return_counts:
     host = _concrete(ar, "unique")
     res = np.unique(host, return_index=return_index, return_inverse=return_inverse,
-                    return_counts=return_counts, equal_nan=equal_nan)
+                    return_counts=return_counts, axis=axis, equal_nan=equal_nan)
     if not isinstance(res, tuple):
-      return asarray(res)
+      res = (res,)
     vals = [asarray(res[0])] + [asarray(r.astype(dtypes.default_int_dtype()))
                                 for r in res[1:]]
-    return tuple(vals)
-  if return_index or return_inverse or return_counts:
-    raise NotImplementedError("jnp.unique with size= supports only the values output yet.")
+    if size is not None:
+      vals = _pad_unique(vals, axis, int(size), fill_value, return_index, return_inverse)
+    return tuple(vals) if len(vals) > 1 else vals[0]
+  ar = ravel(ar)
   from xjax._src.numpy.sorting import sort
   s = sort(ar)
   n = get_aval(s).shape[0]
@@ -125,6 +124,29 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
   vals = _take_along(s, lax.convert_element_type(pos, np.int32), 0)
   fill = lax.index_in_dim(s, 0, 0, keepdims=False) if fill_value is None else fill_value
   return lax.select_n(valid, _broadcast(fill, vals), vals)
+
+
+def _pad_unique(vals, axis, size, fill_value, return_index, return_inverse):
+  """Host-computed unique outputs cut or padded to ``size`` along the unique axis: values
+  with ``fill_value`` (default: the first unique), indices with the first index, counts
+  with 0."""
+  from xjax._src.numpy.padding import pad
+  out = []
+  for k, v in enumerate(vals):
+    ax = 0 if k or axis is None else axis
+    n = get_aval(v).shape[ax]
+    if (return_inverse and k == 1 + bool(return_index)) or n == 0:
+      out.append(v)
+    elif n >= size:
+      out.append(lax.slice_in_dim(v, 0, size, axis=ax))
+    elif (k == 0 and fill_value is None) or (k == 1 and return_index):
+      first = lax.slice_in_dim(v, 0, 1, axis=ax)
+      out.append(lax.concatenate([v] + [first] * (size - n), ax))
+    else:
+      widths = [(0, 0)] * get_aval(v).ndim
+      widths[ax] = (0, size - n)
+      out.append(pad(v, widths, constant_values=fill_value if k == 0 else 0))
+  return out
 
 
 def _broadcast(fill, like):

@@ -91,3 +91,24 @@ def searchsorted(a, v, side="left", sorter=None, *, method=None):
   before = _less(ab, vb) if side == "left" else lax.bitwise_not(_less(vb, ab))
   return lax.reduce_sum(lax.convert_element_type(before, dtypes.default_int_dtype()),
                         (len(vs),))
+
+
+def _kth(name, kth, n):
+  kth = int(kth)
+  if not -n <= kth < n:
+    raise ValueError(f"{name}: kth {kth} is out of bounds for an axis of size {n}")
+  return kth
+
+
+def partition(a, kth, axis=-1):
+  """A partition of ``a`` around its ``kth`` element along ``axis`` (here: a full sort)."""
+  a, axis = _prepare("partition", a, axis)
+  _kth("partition", kth, get_aval(a).shape[axis])
+  return sort(a, axis)
+
+
+def argpartition(a, kth, axis=-1):
+  """Indices that partition ``a`` around its ``kth`` element (here: a stable argsort)."""
+  a, axis = _prepare("argpartition", a, axis)
+  _kth("argpartition", kth, get_aval(a).shape[axis])
+  return argsort(a, axis)

@@ -251,11 +251,82 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans):
 
 def _gather_last(x, idx):
   """x[..., idx[..., k]] for float indices ``idx`` of shape lead + (k,)."""
-  lead, n = get_aval(x).shape[:-1], get_aval(x).shape[-1]
-  k = get_aval(idx).shape[-1]
-  big = lead + (k, n)
-  i = lax.convert_element_type(idx, np.int32)
-  hit = lax.eq(lax.broadcast_in_dim(i, big, tuple(range(len(lead) + 1))),
-               lax.broadcasted_iota(np.int32, big, len(lead) + 1))
-  xb = lax.broadcast_in_dim(x, big, tuple(range(len(lead))) + (len(lead) + 1,))
-  return lax.reduce_sum(lax.select_n(hit, lax.full_like(xb, 0), xb), (len(lead) + 1,))
+  from xjax._src.numpy.indexing import take_along_axis
+  if get_aval(x).shape[-1] == 0:
+    return lax.full(get_aval(idx).shape, 0, get_aval(x).dtype)
+  return take_along_axis(x, lax.convert_element_type(idx, np.int32), -1, mode="clip")
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+  """Covariance matrix of the variables in the rows (columns if not ``rowvar``) of ``m``."""
+  from xjax._src.numpy.linalg_basic import dot
+  from xjax._src.numpy.rearrange import atleast_2d
+  from xjax._src.numpy.shaping import concatenate, squeeze
+  from xjax._src.numpy.util import promote_dtypes_inexact
+  from xjax._src.numpy import ufuncs
+  if ddof is not None and ddof != int(ddof):
+    raise ValueError("ddof must be an integer")
+  check_arraylike("cov", m)
+  m = asarray(m)
+  if get_aval(m).ndim > 2:
+    raise ValueError("m has more than 2 dimensions")
+  X = atleast_2d(m)
+  if not rowvar and get_aval(X).shape[0] != 1:
+    X = X.T
+  if get_aval(X).shape[0] == 0:
+    return lax.full((0, 0), np.nan, dtypes.to_inexact_dtype(get_aval(X).dtype))
+  if y is not None:
+    y = atleast_2d(asarray(y))
+    if not rowvar and get_aval(y).shape[0] != 1:
+      y = y.T
+    X = concatenate((X, y), axis=0)
+  (X,) = promote_dtypes_inexact(X)
+  if ddof is None:
+    ddof = 0 if bias else 1
+  n = get_aval(X).shape[1]
+  w = None
+  if fweights is not None:
+    w = asarray(fweights)
+    if get_aval(w).ndim != 1 or get_aval(w).shape[0] != n:
+      raise ValueError("fweights must be 1-D with one weight per observation")
+  if aweights is not None:
+    aw = asarray(aweights)
+    if get_aval(aw).ndim != 1 or get_aval(aw).shape[0] != n:
+      raise ValueError("aweights must be 1-D with one weight per observation")
+    w = aw if w is None else ufuncs.multiply(w, aw)
+  if w is None:
+    avg = red.mean(X, axis=1)
+    w_sum = np.asarray(n, get_aval(X).dtype)[()]
+    fact = n - ddof
+  else:
+    avg, w_sum = average(X, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    if ddof == 0:
+      fact = w_sum
+    elif aweights is None:
+      fact = ufuncs.subtract(w_sum, ddof)
+    else:
+      fact = ufuncs.subtract(w_sum, ufuncs.divide(
+          ufuncs.multiply(ddof, red.sum(ufuncs.multiply(w, aw))), w_sum))
+  X = ufuncs.subtract(X, avg[:, None])
+  X_T = X.T if w is None else ufuncs.multiply(X, w).T
+  if dtypes.is_complex(get_aval(X_T).dtype):
+    X_T = lax.conj(X_T)
+  c = ufuncs.true_divide(dot(X, X_T), fact)
+  return squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True):
+  """Pearson correlation coefficients (``cov`` normalized; real parts clipped to [-1, 1])."""
+  from xjax._src.numpy import ufuncs
+  from xjax._src.numpy.math_extra import clip
+  from xjax._src.numpy.matrices import diag
+  c = cov(x, y, rowvar)
+  if get_aval(c).ndim == 0:
+    return ufuncs.divide(c, c)
+  d = diag(c)
+  stddev = ufuncs.sqrt(lax.real(d) if dtypes.is_complex(get_aval(d).dtype) else d)
+  c = ufuncs.divide(ufuncs.divide(c, stddev[:, None]), stddev[None, :])
+  if dtypes.is_complex(get_aval(c).dtype):
+    return lax.complex(clip(lax.real(c), -1, 1), clip(lax.imag(c), -1, 1))
+  return clip(c, -1, 1)

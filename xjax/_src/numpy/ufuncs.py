@@ -1,13 +1,15 @@
 """NumPy's elementwise functions over lax, with NumPy broadcasting and JAX promotion."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
-from xjax._src.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
-                                  promote_args_numeric)
+from xjax._src.numpy.util import (check_arraylike, is_traced, promote_args, promote_args_inexact,
+                                  promote_args_numeric, promote_shapes)
 
 
 def _inexact_unary(name, op):
@@ -67,13 +69,17 @@ cbrt = _inexact_unary("cbrt", lax.cbrt)
 
 
 def negative(x, /):
+  check_arraylike("negative", x)
+  if get_aval(x).dtype == np.bool_:
+    raise TypeError("negative does not accept dtype bool.")
   (x,) = promote_args_numeric("negative", x)
   return lax.neg(x)
 
 
 def positive(x, /):
-  (x,) = promote_args_numeric("positive", x)
-  return x
+  check_arraylike("positive", x)
+  aval = get_aval(x)
+  return lax.convert_element_type(x, aval.dtype, aval.weak_type)
 
 
 def absolute(x, /):
@@ -106,6 +112,8 @@ def reciprocal(x, /):
 def floor_divide(x1, x2, /):
   a, b = promote_args_numeric("floor_divide", x1, x2)
   dtype = get_aval(a).dtype
+  if dtypes.is_complex(dtype):
+    raise TypeError("floor_divide does not support complex-valued inputs")
   if dtypes.is_integer(dtype):
     if dtypes.is_unsigned(dtype):
       return lax.div(a, b)
@@ -120,6 +128,8 @@ def floor_divide(x1, x2, /):
 def remainder(x1, x2, /):
   a, b = promote_args_numeric("remainder", x1, x2)
   dtype = get_aval(a).dtype
+  if dtypes.is_complex(dtype):
+    raise TypeError("remainder does not support complex-valued inputs")
   r = lax.rem(a, b)
   if dtypes.is_unsigned(dtype):
     return r
@@ -133,27 +143,36 @@ mod = remainder
 
 def power(x1, x2, /):
   check_arraylike("power", x1, x2)
-  if isinstance(x2, int) and not isinstance(x2, bool):
-    (a,) = promote_args_numeric("power", x1)
-    if x2 >= 0 or dtypes.is_inexact(get_aval(a).dtype):
-      return lax.integer_pow(a, x2)
+  if not is_traced(x2):
+    try:
+      exponent = operator.index(x2)
+    except TypeError:
+      pass
+    else:
+      (a,) = promote_args_numeric("power", x1)
+      return lax.integer_pow(a, exponent)
+  x1, x2 = promote_shapes("power", x1, x2)
   a, b = promote_args_numeric("power", x1, x2)
   dtype = get_aval(a).dtype
-  if dtypes.is_integer(dtype):
+  if dtypes.is_integer(dtype) or dtype == np.bool_:
     return _integer_power(a, b)
+  d1, d2 = get_aval(x1).dtype, get_aval(x2).dtype
+  if dtypes.is_inexact(d1) and dtypes.is_integer(d2):
+    # An integer exponent keeps the base's dtype; weak only when both are.
+    (a,) = promote_args_numeric("power", x1)
+    b = lax.convert_element_type(x2, d1, get_aval(x2).weak_type)
   return lax.pow(a, b)
 
 
 def _integer_power(a, b):
-  """Integer ** integer by repeated squaring over the bits of the exponent."""
+  """Integer ** integer by squaring over the exponent's low 6 bits (larger overflows)."""
   dtype = get_aval(a).dtype
-  bits = dtype.itemsize * 8
-  acc = lax.full_like(a, 1)
-  base = a
-  e = b
   one = np.ones((), dtype)[()]
   zero = np.zeros((), dtype)[()]
-  for _ in range(bits):
+  acc = lax.convert_element_type(
+      lax.bitwise_not(lax.bitwise_and(lax.eq(a, zero), lax.ne(b, zero))), dtype)
+  base, e = a, b
+  for _ in range(6):
     bit = lax.ne(lax.bitwise_and(e, one), zero)
     acc = lax.select_n(bit, acc, lax.mul(acc, base))
     base = lax.mul(base, base)

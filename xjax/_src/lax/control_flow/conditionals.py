@@ -52,8 +52,6 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
   """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged when traced."""
   if not callable(true_fun) or not callable(false_fun):
     raise TypeError("cond: true_fun and false_fun arguments should be callable.")
-  if isinstance(pred, bool):
-    return true_fun(*operands) if pred else false_fun(*operands)
   aval = get_aval(pred)
   if aval.shape:
     raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.")

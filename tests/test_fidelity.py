@@ -1,0 +1,80 @@
+"""Dtype, weak-type and error-class fidelity of common user programs (values observed in JAX)."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+
+
+def check(x, value, dtype, weak):
+  assert x.dtype == np.dtype(dtype), x.dtype
+  assert x.aval.weak_type == weak, x.aval.weak_type
+  np.testing.assert_array_equal(np.asarray(x), value)
+
+
+def test_comparisons_keep_weak_type():
+  check(jnp.array([1, -2, 3]) < 2.5, [True, True, False], np.bool_, True)
+  check(jnp.array([1, 2, 3]) == 2, [False, True, False], np.bool_, False)
+  check(jnp.equal(3, 2), False, np.bool_, True)
+  check(jnp.isnan(2.5), False, np.bool_, True)
+  check(jnp.isfinite(2.5), True, np.bool_, True)
+  check(lax.is_finite(1.0), True, np.bool_, True)
+
+
+def test_power_dtypes_and_errors():
+  check(2 ** jnp.array([1, -2, 3]), [2, 0, 8], np.int32, False)
+  check(2.5 ** jnp.array([1, 2]), [2.5, 6.25], np.float32, False)
+  check(True ** jnp.array([1, 2], jnp.uint8), [1, 1], np.uint8, False)
+  check(jnp.array([1, 2, 3], jnp.uint8) ** np.int64(2), [1, 4, 9], np.uint8, False)
+  check(jnp.array([0, 3]) ** jnp.array([0, 64]), [1, 1], np.int32, False)
+  check(jnp.array([2., 3.], jnp.bfloat16) ** jnp.array([2, 3]), [4, 27], jnp.bfloat16, False)
+  with pytest.raises(TypeError):
+    jnp.power(2, -1)
+  with pytest.raises(TypeError):
+    jnp.array(2) ** -1
+
+
+def test_complex_remainder_is_type_error():
+  with pytest.raises(TypeError):
+    jnp.array([1, -2, 3]) % 1j
+  with pytest.raises(TypeError):
+    1j // jnp.array([1.5])
+
+
+def test_bool_negative_and_positive():
+  with pytest.raises(TypeError):
+    -jnp.array([True, False])
+  check(+jnp.array([True, False]), [True, False], np.bool_, False)
+  check(jnp.positive(2.5), 2.5, np.float32, True)
+
+
+def test_cond_always_traces_both_branches():
+  check(lax.cond(True, lambda: 1, lambda: 2), 1, np.int32, True)
+  check(lax.cond(False, lambda x: x, lambda x: -x, 2), -2, np.int32, True)
+  with pytest.raises(TypeError):
+    lax.cond(True, lambda: 1, lambda: 2.0)
+  with pytest.raises(TypeError):
+    lax.cond(True, lambda x: (x, x), lambda x: x, 2.0)
+
+
+def test_loop_weak_carry_promotion():
+  check(lax.fori_loop(0, 3, lambda i, c: c + i, 0), 3, np.int32, True)
+  check(lax.fori_loop(0, 3, lambda i, c: c + 1.5, 0), 4.5, np.float32, False)
+  check(lax.fori_loop(0, jnp.array(3), lambda i, c: c + i, 0), 3, np.int32, True)
+  check(lax.while_loop(lambda c: c < 10, lambda c: c * 2.0, 1), 16., np.float32, False)
+  c, ys = lax.scan(lambda c, x: (c + x, c), 0, jnp.arange(3.))
+  check(c, 3., np.float32, False)
+  check(ys, [0., 0., 1.], np.float32, False)
+  c, _ = lax.scan(lambda c, x: (c + x, c * x), 0, jnp.arange(3))
+  check(c, 3, np.int32, False)
+  with pytest.raises(TypeError):
+    lax.fori_loop(0, 3, lambda i, c: c + 1.5, jnp.int32(0))
+
+
+def test_zero_gradients_keep_weak_type():
+  check(xjax.grad(lambda x: 1.0)(2.0), 0., np.float32, True)
+  check(xjax.grad(lambda x: jnp.round(x))(1.3), 0., np.float32, True)
+  check(xjax.grad(lambda x: x ** 0)(0.), 0., np.float32, True)
+  _, t = xjax.jvp(lambda x: 1.0, (1.0,), (1.0,))
+  check(t, 0., np.float32, True)

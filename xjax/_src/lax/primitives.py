@@ -1,0 +1,23 @@
+"""The primitive objects, exported under JAX's ``lax.*_p`` names."""
+from xjax._src.lax.control_flow import cond_p, scan_p, while_p  # noqa: F401
+from xjax._src.lax.cumulative import (cumlogsumexp_p, cummax_p, cummin_p,  # noqa: F401
+                                      cumprod_p, cumsum_p)
+from xjax._src.lax.extra_prims import (mulhi_p, optimization_barrier_p,  # noqa: F401
+                                       scatter_sub_p, square_p)
+from xjax._src.lax.gather_scatter import (gather_p, scatter_add_p, scatter_max_p,  # noqa: F401
+                                          scatter_min_p, scatter_mul_p, scatter_p)
+from xjax._src.lax.misc import (bitcast_convert_type_p, reduce_p,  # noqa: F401
+                                reduce_precision_p)
+from xjax._src.lax.parallel import (all_gather_p, axis_index_p, pmax_p, pmin_p,  # noqa: F401
+                                    ppermute_p, psum_p)
+from xjax._src.lax.reductions import (argmax_p, argmin_p, reduce_and_p,  # noqa: F401
+                                      reduce_max_p, reduce_min_p, reduce_or_p,
+                                      reduce_prod_p, reduce_sum_p, reduce_xor_p)
+from xjax._src.lax.rounding import round_p  # noqa: F401
+from xjax._src.lax.shapes import (broadcast_in_dim_p, concatenate_p,  # noqa: F401
+                                  dynamic_slice_p, dynamic_update_slice_p, iota_p, pad_p,
+                                  reshape_p, rev_p, slice_p, transpose_p)
+from xjax._src.lax.sorting import sort_p, top_k_p  # noqa: F401
+from xjax._src.lax.windowed import (conv_general_dilated_p,  # noqa: F401
+                                    reduce_window_max_p, reduce_window_min_p,
+                                    reduce_window_sum_p)
