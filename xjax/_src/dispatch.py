@@ -79,11 +79,6 @@ def scalar_array(value, dtype, weak_type: bool) -> Array:
   return arr
 
 
-def wrap_outputs(bufs, out_avals, committed: bool) -> list[Array]:
-  make = Array._from_buffer
-  return [make(b, a, committed) for b, a in zip(bufs, out_avals)]
-
-
 # ---------------------------------------------------------------------------------------
 # Eager primitives
 
@@ -98,7 +93,7 @@ def params_key(params: dict) -> tuple:
 
 def apply_primitive(prim, *args, **params):
   """Evaluates one primitive now, through a cached one-primitive compiled program."""
-  avals = tuple(get_aval(x) for x in args)
+  avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
   device, committed = pick_device(args)
   try:
     key = (prim, avals, params_key(params), device)
@@ -110,9 +105,21 @@ def apply_primitive(prim, *args, **params):
     if key is not None:
       _primitive_cache[key] = entry
   exe, out_avals = entry
-  bufs = [to_buffer(x, a, device) for x, a in zip(args, avals)]
-  outs = wrap_outputs(exe.run(bufs), out_avals, committed)
-  return outs if prim.multiple_results else outs[0]
+  if committed or device != runtime.default_device():
+    bufs = [to_buffer(x, a, device) for x, a in zip(args, avals)]
+  else:  # uncommitted arrays already live on the default device
+    bufs = [x._buf if type(x) is Array else to_buffer(x, a, device)
+            for x, a in zip(args, avals)]
+  try:
+    outs = exe.run(bufs)
+  except Exception:
+    for x in args:  # a deleted input gets the clearer error
+      if type(x) is Array:
+        x._check_alive()
+    raise
+  make = Array._from_buffer
+  results = [make(b, a, committed) for b, a in zip(outs, out_avals)]
+  return results if prim.multiple_results else results[0]
 
 
 def _compile_primitive(prim, avals, params, device):
@@ -130,20 +137,36 @@ def _compile_primitive(prim, avals, params, device):
 
 class CompiledJaxpr:
   """A ClosedJaxpr compiled for one device; consts are passed as leading arguments."""
-  __slots__ = ("executable", "out_avals", "const_bufs", "device", "text")
+  __slots__ = ("executable", "out_avals", "const_bufs", "device", "text", "_on_default")
 
   def __init__(self, closed: ClosedJaxpr, device, name: str) -> None:
     self.text = lowering.lower_module(closed.jaxpr, name)
     self.executable = runtime.compile(self.text, device, name, closed.out_avals)
     self.out_avals = closed.out_avals
     self.device = device
+    self._on_default = device == runtime.default_device()
     self.const_bufs = [to_buffer(c, v.aval, device)
                        for c, v in zip(closed.consts, closed.jaxpr.constvars)]
 
   def __call__(self, args: Sequence[Any], avals: Sequence[ShapedArray], committed: bool):
     device = self.device
-    bufs = self.const_bufs + [to_buffer(x, a, device) for x, a in zip(args, avals)]
-    return wrap_outputs(self.executable.run(bufs), self.out_avals, committed)
+    bufs = list(self.const_bufs)
+    on_default = self._on_default
+    for x, a in zip(args, avals):
+      # Uncommitted arrays live on the default device: use their buffers as they are.
+      if on_default and type(x) is Array and not x._committed:
+        bufs.append(x._buf)
+      else:
+        bufs.append(to_buffer(x, a, device))
+    try:
+      outs = self.executable.run(bufs)
+    except Exception:
+      for x in args:  # a deleted (e.g. donated) input gets the clearer error
+        if type(x) is Array:
+          x._check_alive()
+      raise
+    make = Array._from_buffer
+    return [make(b, a, committed) for b, a in zip(outs, self.out_avals)]
 
 
 _jaxpr_cache: dict = {}

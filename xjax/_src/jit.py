@@ -292,11 +292,19 @@ class Jitted:
 
   # -- signature and tracing ---------------------------------------------------------------
   def _entry(self, args, kwargs):
-    dyn_args, dyn_kwargs, statics, static_kw = _split_args(
-        args, kwargs, self._static_argnums, self._static_argnames)
-    leaves, in_tree = flatten_call(dyn_args, dyn_kwargs)
+    if kwargs or self._static_argnums:
+      dyn_args, dyn_kwargs, statics, static_kw = _split_args(
+          args, kwargs, self._static_argnums, self._static_argnames)
+      leaves, in_tree = flatten_call(dyn_args, dyn_kwargs)
+    else:  # the common case: positional, dynamic arguments only
+      dyn_args, dyn_kwargs, statics, static_kw = args, {}, (), ()
+      leaves, tree = tree_util.tree_flatten(args)
+      in_tree = (False, tree)
     avals = []
     for leaf in leaves:
+      if type(leaf) is Array:
+        avals.append(leaf.aval)
+        continue
       handler = None if isinstance(leaf, Tracer) else pytype_aval_mappings.get(type(leaf))
       avals.append(handler(leaf) if handler is not None else None)
     if None in avals:
@@ -311,7 +319,7 @@ class Jitted:
             avals[i] = _valid_leaf_aval(leaf, self.fun, names[i] if i < len(names) else "?")
     avals = tuple(avals)
     try:
-      key = (in_tree, avals, statics, static_kw, config.trace_state_key())
+      key = (in_tree, avals, statics, static_kw, config._trace_key)
       entry = self._cache.get(key)
     except TypeError:
       for i, v in statics:
@@ -329,7 +337,7 @@ class Jitted:
     return entry, leaves, avals
 
   def __call__(self, *args, **kwargs):
-    if config.read("jax_disable_jit"):
+    if config._values["jax_disable_jit"]:
       return self.fun(*args, **kwargs)
     entry, leaves, avals = self._entry(args, kwargs)
     if current_trace() is eval_trace:
