@@ -33,6 +33,9 @@ def test_set_ops_eager():
                        np.intersect1d(A, B, return_indices=True)):
     check(got, want, np.int32)
   assert jnp.setdiff1d(np.array([1., 2.], np.float32), np.array([1])).dtype == np.float32
+  assert jnp.intersect1d(A[:1], B[:1]).shape == (0,)        # empty results
+  assert jnp.setxor1d(A[:1], A[:1]).shape == (0,)
+  assert jnp.compress(np.array([0]), A[:1]).shape == (0,)
 
 
 def test_set_ops_size_under_jit():
@@ -147,11 +150,13 @@ def test_delete_insert_resize():
   check(jnp.insert(np.arange(5), np.array([1, 3]), np.array([9, 8])),
         np.insert(np.arange(5), [1, 3], [9, 8]))
   check(jnp.insert(a, 1, 7, axis=1), np.insert(a, 1, 7, axis=1))
-  check(jnp.insert(a, 1, np.array([7, 8]), axis=0), np.insert(a, 1, [7, 8], axis=0))
+  check(jnp.insert(a, 1, np.array([7, 8, 9]), axis=0), np.insert(a, 1, [7, 8, 9], axis=0))
+  check(jnp.insert(a, np.array([1]), np.array([[7], [8]]), axis=1),
+        np.insert(a, [1], [[7], [8]], axis=1))
   check(jnp.insert(np.arange(3), 1, 9.7), np.insert(np.arange(3), 1, 9.7))
   check(jnp.resize(np.arange(3), (2, 4)), np.resize(np.arange(3), (2, 4)))
   assert jnp.rollaxis(np.ones((2, 3, 4)), 2).shape == np.rollaxis(np.ones((2, 3, 4)), 2).shape
-  assert jnp.rollaxis(np.ones((2, 3, 4)), 0, 3).shape == (3, 2, 4)
+  assert jnp.rollaxis(np.ones((2, 3, 4)), 0, 3).shape == (3, 4, 2)
   t = np.array([0, 0, 1, 2, 0])
   check(jnp.trim_zeros(t), np.trim_zeros(t))
   check(jnp.trim_zeros(t, "f"), np.trim_zeros(t, "f"))
@@ -272,3 +277,34 @@ def test_printoptions():
   with jnp.printoptions(precision=2):
     assert jnp.get_printoptions()["precision"] == 2
   assert jnp.get_printoptions()["precision"] == np.get_printoptions()["precision"]
+
+
+def test_frompyfunc_ufunc():
+  u = jnp.frompyfunc(lambda x, y: x * y + 1, 2, 1, identity=0)
+  nu = np.frompyfunc(lambda x, y: x * y + 1, 2, 1, identity=0)
+  a = np.arange(1, 5)
+  assert isinstance(u, jnp.ufunc) and (u.nin, u.nout, u.identity) == (2, 1, 0)
+  check(u(a, 2), nu(a, 2).astype(int))
+  check(u.outer(a[:2], a), nu.outer(a[:2], a).astype(int))
+  check(u.reduce(a.reshape(2, 2), axis=1), nu.reduce(a.reshape(2, 2), axis=1).astype(int))
+  check(u.reduce(a, initial=3), nu.reduce(a, initial=3))
+  check(u.accumulate(a), nu.accumulate(a).astype(int))
+  check(u.at(a, np.array([0, 0]), 5, inplace=False), [31, 2, 3, 4])
+  check(u.reduce(np.zeros((0,), np.float32)), 0.)
+
+
+def test_host_io(tmp_path):
+  import io
+  check(jnp.frombuffer(np.arange(3, dtype=np.int32).tobytes(), dtype=jnp.int32), [0, 1, 2],
+        np.int32)
+  check(jnp.fromstring("1 2.5", sep=" "), [1., 2.5], np.float32)
+  buf = io.BytesIO()
+  jnp.save(buf, jnp.arange(3.))
+  buf.seek(0)
+  loaded = jnp.load(buf)
+  assert isinstance(loaded, jnp.ndarray)
+  check(loaded, [0., 1., 2.], np.float32)
+  with pytest.raises(NotImplementedError):
+    jnp.fromiter(iter([1, 2]), float)
+  assert jnp.array_str(jnp.array([1.5])) == "[1.5]"
+  assert jnp.object_ is np.object_ and jnp.ComplexWarning is np.exceptions.ComplexWarning

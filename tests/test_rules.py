@@ -12,6 +12,9 @@ NO_JVP = {
     "axis_index": "takes no operands",
     "pmax": "not differentiable in JAX either",
     "pmin": "not differentiable in JAX either",
+    "igamma_grad_a": "not differentiable in JAX either",
+    "random_gamma_grad": "not differentiable in JAX either",
+    "zeta": "not differentiable in JAX either",
     "custom_lin": "internal: only appears in linear jaxprs, which are transposed",
 }
 NO_BATCH = {

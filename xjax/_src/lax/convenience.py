@@ -209,14 +209,21 @@ def batch_matmul(lhs, rhs, precision=None):
 def scatter_apply(operand, scatter_indices, func: Callable, dimension_numbers, *,
                   update_shape=(), indices_are_sorted=False, unique_indices=False,
                   mode=None):
-  """Applies ``func`` to the entries of ``operand`` that the scatter addresses."""
-  update_shape = tuple(update_shape)
+  """Applies ``func`` to each entry of ``operand`` the scatter addresses, once per time
+  it is addressed (``update_shape`` is the shape of the scatter's updates)."""
+  from xjax._src.lax.control_flow import while_loop
+  from xjax._src.lax.reductions import reduce_max
   aval = get_aval(operand)
-  unit = shapes.full(update_shape, 1, np.int32)
-  hit = gs.scatter(shapes.full(aval.shape, 0, np.int32), scatter_indices, unit,
-                   dimension_numbers, indices_are_sorted=indices_are_sorted,
-                   unique_indices=unique_indices, mode=mode)
-  return ew.select_n(ew.convert_element_type(hit, np.bool_), operand, func(operand))
+  hits = gs.scatter_add(shapes.full(aval.shape, 0, np.int32), scatter_indices,
+                        shapes.full(tuple(update_shape), 1, np.int32), dimension_numbers,
+                        indices_are_sorted=indices_are_sorted,
+                        unique_indices=unique_indices, mode=mode)
+  rounds = reduce_max(hits, tuple(range(aval.ndim))) if aval.ndim else hits
+
+  def body(carry):
+    i, x = carry
+    return ew.add(i, np.int32(1)), ew.select_n(ew.lt(i, hits), x, func(x))
+  return while_loop(lambda c: ew.lt(c[0], rounds), body, (np.int32(0), operand))[1]
 
 
 def _top_k_along(operand, k: int, dimension: int):

@@ -23,6 +23,11 @@ from xjax._src.lax.reductions import (argmax, argmin, reduce_and, reduce_max, re
 from xjax._src.lax.primitives import *  # noqa: F401,F403  (the *_p primitive objects)
 from xjax._src.lax.extra_prims import mulhi, optimization_barrier, scatter_sub, square  # noqa: F401
 from xjax._src.lax.convenience import *  # noqa: F401,F403  (shape, conv and identity helpers)
+from xjax._src.lax.special import (betainc, igamma, igamma_grad_a,  # noqa: F401
+                                   igamma_grad_a_p, igamma_p, igammac, igammac_p,
+                                   random_gamma_grad, regularized_incomplete_beta_p, zeta,
+                                   zeta_p)
+from xjax._src.lax.linear_solve import custom_linear_solve, custom_root, linear_solve_p  # noqa: F401
 from xjax._src.lax.shapes import (broadcast, broadcast_in_dim, broadcasted_iota, concatenate,
                                   dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
                                   dynamic_update_index_in_dim, dynamic_update_slice,

@@ -186,7 +186,7 @@ def custom_root(f: Callable, initial_guess: Any, solve: Callable, tangent_solve:
     sol = tree_util.tree_map(stop_gradient_leaf, sol)
     _, f_dot = jvp(lambda c: f_of(c, sol), (cs,), (dcs,))
     lin = lambda v: jvp(lambda x: f_of(cs, x), (sol,), (v,))[1]
-    dx = custom_linear_solve(lin, f_dot, lambda g, y: tangent_solve(g, y))
+    dx = tangent_solve(lin, f_dot)
     return sol, tree_util.tree_map(ew.neg, dx)
 
   root.defjvp(root_jvp)

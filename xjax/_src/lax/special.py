@@ -178,7 +178,7 @@ def _random_gamma_grad_impl(a, x):
   return ew.neg(div(_igamma_grad_a_impl(a, x), _dp_dx(a, x)))
 
 
-def _special(name, impl, nargs=2):
+def _special(name, impl):
   prim = standard_primitive(name, ew._nary_abstract_eval(name, _float),
                             lowering_from(_prepared(impl)))
   prim.batch = ew.elementwise_batch(prim)

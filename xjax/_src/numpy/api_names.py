@@ -17,6 +17,10 @@ from xjax._src.numpy.arrayops import (block, choose, compress, delete, diag_indi
 from xjax._src.numpy.func_extra import (einsum_path, fromfunction, get_printoptions,
                                         packbits, piecewise, poly, polydiv, printoptions,
                                         set_printoptions, unpackbits, unwrap, vectorize)
+from xjax._src.numpy.host_io import (ComplexWarning, array_repr, array_str, character,
+                                     flexible, frombuffer, fromfile, fromiter, fromstring,
+                                     load, object_, save, savez)
+from xjax._src.numpy.ufunc_class import frompyfunc, ufunc
 
 __all__ = [
     "intersect1d", "isin", "setdiff1d", "setxor1d", "union1d", "unique_all", "unique_counts",
@@ -31,5 +35,7 @@ __all__ = [
     "put_along_axis", "resize", "rollaxis", "tril_indices_from", "trim_zeros",
     "triu_indices_from", "einsum_path", "fromfunction", "get_printoptions", "packbits",
     "piecewise", "poly", "polydiv", "printoptions", "set_printoptions", "unpackbits",
-    "unwrap", "vectorize",
+    "unwrap", "vectorize", "ComplexWarning", "array_repr", "array_str", "character",
+    "flexible", "frombuffer", "fromfile", "fromiter", "fromstring", "load", "object_",
+    "save", "savez", "frompyfunc", "ufunc",
 ]

@@ -15,7 +15,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.numpy.creation import asarray
-from xjax._src.numpy.searching import _compact
+from xjax._src.numpy.setops import _compact
 from xjax._src.numpy.util import canonical_axis, check_arraylike, is_traced
 
 

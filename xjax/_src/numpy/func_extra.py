@@ -12,7 +12,8 @@ from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.numpy.creation import asarray
-from xjax._src.numpy.util import canonical_axis, check_arraylike, promote_args_inexact
+from xjax._src.numpy.util import (canonical_axis, check_arraylike, promote_args_inexact,
+                                  promote_dtypes_inexact)
 
 printoptions = np.printoptions
 get_printoptions = np.get_printoptions
@@ -138,7 +139,7 @@ def polydiv(u, v, *, trim_leading_zeros=False):
   """Quotient and remainder of polynomial division ``u / v`` (remainder as long as ``u``,
   unless ``trim_leading_zeros``, which needs concrete values)."""
   check_arraylike("polydiv", u, v)
-  u, v = promote_args_inexact("polydiv", u, v)
+  u, v = promote_dtypes_inexact(asarray(u), asarray(v))
   m, n = u.shape[0] - 1, v.shape[0] - 1
   scale = 1.0 / v[0]
   q = jnp.zeros((max(m - n + 1, 1),), u.dtype)
@@ -158,7 +159,7 @@ def einsum_path(subscripts, /, *operands, optimize="auto"):
   """The pairwise contraction order for an einsum, with a printable report (NumPy's
   planner on the operands' shapes)."""
   if optimize in ("auto", True):
-    optimize = "greedy"
+    optimize = "optimal" if len(operands) <= 4 else "greedy"
   stand_ins = [np.broadcast_to(np.zeros((), get_aval(asarray(o)).dtype), np.shape(o))
                for o in operands]
   path, report = np.einsum_path(subscripts, *stand_ins, optimize=optimize)

@@ -12,7 +12,7 @@ from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.numpy.creation import asarray
 from xjax._src.numpy.util import (canonical_axis, check_arraylike, promote_args,
-                                  promote_args_inexact)
+                                  promote_args_inexact, promote_dtypes)
 
 acos = jnp.arccos
 acosh = jnp.arccosh
@@ -101,13 +101,15 @@ def unstack(x, /, *, axis=0):
 
 def vecmat(x1, x2, /):
   """conj(x1) (..., n) times x2 (..., n, m), batched."""
-  x1, x2 = promote_args("vecmat", x1, x2)
+  check_arraylike("vecmat", x1, x2)
+  x1, x2 = promote_dtypes(x1, x2)
   return jnp.sum(jnp.conjugate(x1)[..., :, None] * x2, axis=-2)
 
 
 def matvec(x1, x2, /):
   """x1 (..., m, n) times x2 (..., n), batched."""
-  x1, x2 = promote_args("matvec", x1, x2)
+  check_arraylike("matvec", x1, x2)
+  x1, x2 = promote_dtypes(x1, x2)
   return jnp.sum(x1 * x2[..., None, :], axis=-1)
 
 

@@ -17,7 +17,7 @@ from xjax._src.lax import cumulative as lax_cum
 from xjax._src.lax import lax
 from xjax._src.numpy.creation import asarray
 from xjax._src.numpy.rearrange import _take_along
-from xjax._src.numpy.searching import _compact
+from xjax._src.numpy.searching import _compact as _compact_nonempty
 from xjax._src.numpy.shaping import ravel
 from xjax._src.numpy.sorting import argsort, searchsorted
 from xjax._src.numpy.util import check_arraylike, promote_dtypes
@@ -42,6 +42,14 @@ class _UniqueInverseResult(NamedTuple):
 
 def _idx(x):
   return lax.convert_element_type(x, dtypes.default_int_dtype())
+
+
+def _compact(mask, size):
+  """Positions of the first ``size`` True entries of ``mask`` and their validity."""
+  if size == 0:
+    idt = dtypes.default_int_dtype()
+    return lax.full((0,), 0, idt), lax.full((0,), False, np.bool_)
+  return _compact_nonempty(mask, size)
 
 
 def _firsts(s):
