@@ -78,3 +78,12 @@ def test_zero_gradients_keep_weak_type():
   check(xjax.grad(lambda x: x ** 0)(0.), 0., np.float32, True)
   _, t = xjax.jvp(lambda x: 1.0, (1.0,), (1.0,))
   check(t, 0., np.float32, True)
+
+
+def test_at_divide_power_apply():
+  x = jnp.arange(4)
+  check(x.at[0].divide(2), [0., 1., 2., 3.], np.float32, False)
+  check(x.at[1:].divide(2), [0., 0.5, 1., 1.5], np.float32, False)
+  check(x.at[jnp.array([1, 1])].power(2), [0, 1, 2, 3], np.int32, False)
+  check(jnp.arange(1, 5).at[jnp.array([1, 1])].power(2), [1, 16, 3, 4], np.int32, False)
+  check(x.at[jnp.array([1, 1, 2])].apply(jnp.negative), [0, 1, -2, 3], np.int32, False)

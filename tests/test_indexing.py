@@ -12,7 +12,7 @@ X = jnp.asarray(A)
 
 GETITEM_CASES = [
     1, -1, (slice(None), 2), (-1, slice(None, None, -2)), (Ellipsis, None, 2),
-    (slice(3, 0, -1), slice(None), slice(1, 4, 2)), [0, 2], ([0, 2],),
+    (slice(3, 0, -1), slice(None), slice(1, 4, 2)), np.array([0, 2]), ([0, 2],),
     (slice(None), [1, -1], [0, 4]),            # adjacent advanced: stay in place
     ([0, 1], slice(None), [1, 2]),              # separated: block moves to front
     (0, slice(None), [1, 2]),                   # int + array count as separated
@@ -80,7 +80,21 @@ def test_index_errors():
   with pytest.raises(IndexError):
     x[..., ...]
   with pytest.raises(IndexError):
-    x[7]
+    jnp.zeros((0,))[0]
+  with pytest.raises(TypeError, match="non-tuple sequence"):
+    x[[0, 1]]
+  with pytest.raises(IndexError, match="boolean index did not match"):
+    x[np.array([True, False])]
+
+
+def test_out_of_bounds_static_ints_clamp():
+  x = jnp.arange(12).reshape(3, 4)
+  np.testing.assert_array_equal(np.asarray(x[3]), [8, 9, 10, 11])
+  np.testing.assert_array_equal(np.asarray(x[-4]), [0, 1, 2, 3])
+  np.testing.assert_array_equal(np.asarray(x[:, 7]), [3, 7, 11])
+  assert int(x[1, -9]) == 4 and int(x.at[10, 0].get()) == 8
+  assert int(xjax.jit(lambda v: v[5])(jnp.arange(3))) == 2
+  assert x[False].shape == (0, 3, 4) and x[(),].shape == (0, 4)
 
 
 @pytest.mark.parametrize("idx", [1, (slice(None), [1, 1, 3]), (0, [0, 0], slice(None, None, -2)),

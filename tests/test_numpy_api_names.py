@@ -230,6 +230,13 @@ def test_vectorize():
   dot = jnp.vectorize(lambda a, b: jnp.sum(a * b), signature="(n),(n)->()")
   x = np.arange(12, dtype=np.float32).reshape(4, 3)
   check(dot(x, x[0]), x @ x[0])
+  check(xjax.jit(dot)(x, x[0]), x @ x[0])
+  with pytest.raises(ValueError):
+    dot(x, np.ones(4, np.float32))
+  two = jnp.vectorize(lambda a: (a * 2, a.sum()), signature="(n)->(n),()")
+  doubled, sums = two(x)
+  check(doubled, x * 2)
+  check(sums, x.sum(1))
   g = jnp.vectorize(lambda a, p: a ** p, excluded={1})
   check(g(np.arange(3.), 2), np.arange(3.) ** 2)
 

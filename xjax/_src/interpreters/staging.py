@@ -44,6 +44,9 @@ def make_debug_info(fun, arg_names: Sequence[str]) -> DebugInfo:
   return DebugInfo(fun_name(fun), fun_source(fun), arg_names)
 
 
+_NO_EFFECTS = frozenset()
+
+
 class StagingTracer(Tracer):
   __slots__ = ("var",)
 
@@ -105,10 +108,10 @@ class StagingTrace(Trace):
     out = prim.abstract_eval(*[a.aval for a in atoms], **params)
     out_avals = out if prim.multiple_results else [out]
     outvars = [Var(a) for a in out_avals]
-    effects = prim.effects(**params) if prim.effects is not None else frozenset()
+    effects = _NO_EFFECTS if prim.effects is None else frozenset(prim.effects(**params))
     if effects:
       self.effects |= effects
-    self.eqns.append(JaxprEqn(prim, atoms, outvars, params, frozenset(effects)))
+    self.eqns.append(JaxprEqn(prim, atoms, outvars, params, effects))
     tracers = [StagingTracer(self, v) for v in outvars]
     return tracers if prim.multiple_results else tracers[0]
 

@@ -90,11 +90,15 @@ DTYPE_CLASSES = {
 def dtype_checker(*classes: str) -> Callable:
   tests = [DTYPE_CLASSES[c] for c in classes]
   description = " or ".join(classes)
+  accepted: set = set()  # dtypes already checked (this runs for every traced operation)
 
   def check(name: str, dtype) -> None:
+    if dtype in accepted:
+      return
     if not any(t(dtype) for t in tests):
       raise TypeError(f"{name} does not accept dtype {dtype_name(dtype)}. "
                       f"Accepted dtypes are subtypes of {description}.")
+    accepted.add(dtype)
   return check
 
 

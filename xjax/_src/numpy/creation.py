@@ -125,7 +125,9 @@ def _like(name, value):
     dt = _requested_dtype(dtype, name)
     aval = get_aval(a)
     shape = aval.shape if shape is None else _shape(shape)
-    return lax.full(shape, value, aval.dtype if dt is None else dt)
+    if dt is None:  # keeps a's weak type
+      return lax.full_like(a, value, shape=shape)
+    return lax.full(shape, value, dt)
   fn.__name__ = name
   return fn
 
@@ -139,7 +141,9 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
   dt = _requested_dtype(dtype, "full_like")
   aval = get_aval(a)
   shape = aval.shape if shape is None else _shape(shape)
-  return lax.full(shape, fill_value, aval.dtype if dt is None else dt)
+  if dt is None:  # keeps a's weak type
+    return lax.full_like(a, fill_value, shape=shape)
+  return lax.full(shape, fill_value, dt)
 
 
 def _shape(shape) -> tuple:

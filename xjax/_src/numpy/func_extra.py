@@ -201,11 +201,15 @@ class vectorize:
       if len(core_in) != len(arrays):
         raise TypeError(f"wrong number of positional arguments: expected {len(core_in)}, "
                         f"got {len(arrays)}")
-    loops = []
+    loops, sizes = [], {}
     for x, core in zip(arrays, core_in):
       if x.ndim < len(core):
         raise ValueError(f"input with shape {x.shape} does not have enough dimensions for "
                          f"its core dimensions {core}")
+      for name, d in zip(core, x.shape[x.ndim - len(core):]):
+        if sizes.setdefault(name, d) != d:
+          raise ValueError(f"inconsistent size for core dimension {name!r}: {d} vs "
+                           f"{sizes[name]}")
       loops.append(x.shape[:x.ndim - len(core)])
     loop = jnp.broadcast_shapes(*loops) if loops else ()
     arrays = [jnp.broadcast_to(x, loop + x.shape[x.ndim - len(core):])

@@ -24,13 +24,25 @@ def getitem(x, idx):
 def rewriting_take(x, idx, mode=None, fill_value=None, indices_are_sorted=False,
                    unique_indices=False):
   aval = get_aval(x)
-  entries = _expand(aval, idx)
+  if isinstance(idx, list):
+    raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "
+                    "allowed; use `arr[array(seq)]` instead of `arr[seq]`.")
+  entries, empty = _expand(aval, idx)
   advanced = [k for k, e in enumerate(entries) if _is_array_index(e)]
   if not advanced and mode is None:
-    return _static_take(x, aval, entries)
-  mode = gs.GatherScatterMode.from_any(mode) if mode is not None else gs.GatherScatterMode.CLIP
-  return _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted,
-                      unique_indices)
+    out, new_axes = _static_take(x, aval, entries)
+  else:
+    mode = (gs.GatherScatterMode.from_any(mode) if mode is not None
+            else gs.GatherScatterMode.CLIP)
+    out, new_axes = _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted,
+                                 unique_indices)
+  if new_axes:
+    out = lax.expand_dims(out, new_axes)
+  for rank in empty:  # a scalar False index adds an axis of length 0
+    d = new_axes[rank]
+    shape = get_aval(out).shape
+    out = lax.slice(out, [0] * len(shape), shape[:d] + (0,) + shape[d + 1:])
+  return out
 
 
 def _is_array_index(e) -> bool:
@@ -38,12 +50,13 @@ def _is_array_index(e) -> bool:
 
 
 def _expand(aval, idx) -> list:
-  """The index as a list of None / slice / int / integer array, one real entry per dim."""
+  """The index as a list of None / slice / int / integer array, one real entry per dim,
+  and the ranks (among the None entries) of the scalar ``False`` indices."""
   if not isinstance(idx, tuple):
     idx = (idx,)
-  entries = []
+  entries, empty = [], []
   for pos, i in enumerate(idx):
-    if isinstance(i, list):
+    if isinstance(i, (list, tuple)):
       i = np.asarray(i) if i else np.zeros((0,), np.int32)
     if isinstance(i, slice):
       for b in (i.start, i.stop, i.step):
@@ -54,14 +67,22 @@ def _expand(aval, idx) -> list:
                              "lax.dynamic_slice_in_dim with a static size.")
           raise TypeError(f"slice indices must be integers or None, got {b!r}")
       entries.append(i)
-    elif isinstance(i, (bool, np.bool_)):
+    elif isinstance(i, bool):
       if not i:
-        raise IndexError("indexing with a scalar False (an empty new axis) is not supported")
-      entries.append(None)  # NumPy: x[True] adds an axis of length 1
+        empty.append(sum(e is None for e in entries))
+      entries.append(None)  # NumPy: x[True] adds an axis of length 1, x[False] of 0
     elif i is None or i is Ellipsis or isinstance(i, (int, np.integer)):
       entries.append(i)
     else:
-      entries.extend(_array_entries(i))
+      new = _array_entries(i)
+      mask_shape = np.shape(i) if get_aval(i).dtype == np.bool_ else None
+      dim = sum(_consumed(e) for e in entries)
+      if (mask_shape and Ellipsis not in entries
+          and tuple(aval.shape[dim:dim + len(mask_shape)]) != mask_shape):
+        raise IndexError(f"boolean index did not match shape of indexed array in index "
+                         f"{pos}: got {mask_shape}, expected "
+                         f"{tuple(aval.shape[dim:dim + len(mask_shape)])}")
+      entries.extend(new)
   if sum(e is Ellipsis for e in entries) > 1:
     raise IndexError("an index can only have a single ellipsis ('...')")
   n_real = sum(_consumed(e) for e in entries)
@@ -74,7 +95,7 @@ def _expand(aval, idx) -> list:
     entries = entries[:pos] + fill + entries[pos + 1:]
   else:
     entries = entries + fill
-  return entries
+  return entries, empty
 
 
 def _consumed(e) -> int:
@@ -126,9 +147,9 @@ def _static_take(x, aval, entries):
       out_pos += 1
     else:
       k = operator.index(e)
-      if not -size <= k < size:
-        raise IndexError(f"index {k} is out of bounds for axis {dim} with size {size}")
-      k %= size
+      if not size:
+        raise IndexError(f"index {k} is out of bounds for axis {dim} with size 0")
+      k = min(max(k, -size), size - 1) % size  # out-of-bounds indices are clamped
       starts.append(k), limits.append(k + 1), strides.append(1)
       squeeze_dims.append(dim)
     dim += 1
@@ -137,9 +158,7 @@ def _static_take(x, aval, entries):
     out = lax.rev(out, flips)
   if squeeze_dims:
     out = lax.squeeze(out, squeeze_dims)
-  if new_axes:
-    out = lax.expand_dims(out, new_axes)
-  return out
+  return out, new_axes
 
 
 def _slice_bounds(e: slice, size: int):
@@ -206,8 +225,7 @@ def _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted, unique_
                     indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
   else:
     out = sliced
-  new_axes = [k for k, kind in enumerate(out_kinds) if kind is None]
-  return lax.expand_dims(out, new_axes) if new_axes else out
+  return out, [k for k, kind in enumerate(out_kinds) if kind is None]
 
 
 def _normalize(i, size: int):
@@ -271,13 +289,16 @@ class IndexUpdateRef:
 
   def divide(self, values, **kw):
     from xjax._src.numpy import ufuncs
-    if not dtypes.is_inexact(get_aval(self.array).dtype):
-      return self.apply(lambda v: ufuncs.divide(v, values), **kw)
-    return self.multiply(ufuncs.reciprocal(values), **kw)
+    return ufuncs.divide(self.array, self._factors(values, kw))
 
   def power(self, values, **kw):
     from xjax._src.numpy import ufuncs
-    return self.apply(lambda v: ufuncs.power(v, values), **kw)
+    return ufuncs.power(self.array, self._factors(values, kw))
+
+  def _factors(self, values, kw):
+    """Ones, times ``values`` at every (possibly repeated) indexed position."""
+    ones = lax.full(get_aval(self.array).shape, 1, get_aval(self.array).dtype)
+    return _scatter_update(ones, self.index, values, gs.scatter_mul, **kw)
 
   def min(self, values, **kw):
     return _scatter_update(self.array, self.index, values, gs.scatter_min, **kw)
@@ -286,9 +307,13 @@ class IndexUpdateRef:
     return _scatter_update(self.array, self.index, values, gs.scatter_max, **kw)
 
   def apply(self, func, **kw):
-    """``func`` applied once to every indexed element (duplicates are applied once)."""
-    current = rewriting_take(self.array, self.index, mode="clip")
-    return _scatter_update(self.array, self.index, func(current), gs.scatter, **kw)
+    """``func`` applied to every indexed element, once per time it is indexed."""
+    from xjax._src.lax.convenience import scatter_apply
+
+    def scatter_fn(x, indices, updates, dn, **kw):
+      return scatter_apply(x, indices, func, dn, update_shape=get_aval(updates).shape, **kw)
+    return _scatter_update(self.array, self.index, np.zeros((), get_aval(self.array).dtype),
+                           scatter_fn, **kw)
 
 
 def _scatter_update(x, idx, values, scatter_fn, *, negate=False, indices_are_sorted=False,

@@ -12,8 +12,10 @@ from xjax._src.numpy.util import (check_arraylike, promote_args, promote_args_in
 
 
 def _c(x, value):
-  """``value`` as a scalar of x's dtype."""
-  return np.asarray(value, get_aval(x).dtype)[()]
+  """``value`` as a scalar of x's dtype, weakly typed (a Python scalar) where x is."""
+  aval = get_aval(x)
+  c = np.asarray(value, aval.dtype)[()]
+  return c.item() if aval.weak_type else c
 
 
 def _where(c, a, b):
@@ -141,7 +143,7 @@ def signbit(x, /):
   if dt == np.bool_ or dtypes.is_unsigned(dt):
     return lax.full_like(x, False, np.bool_)
   if dtypes.is_integer(dt):
-    return lax.lt(x, _c(x, 0))
+    return lax.lt(x, np.zeros((), dt)[()])
   if dtypes.is_complex(dt):
     raise ValueError("jnp.signbit is not well defined for complex values")
   neg_zero = lax.bitwise_and(lax.eq(x, _c(x, 0)), lax.lt(lax.div(_c(x, 1), x), _c(x, 0)))
@@ -168,7 +170,7 @@ def _classify(name, float_fn, int_value):
     dt = get_aval(x).dtype
     if dtypes.is_complex(dt):
       return float_fn(lax.real(x), lax.imag(x))
-    if not dtypes.is_inexact(dt):
+    if not dtypes.is_inexact(dt) and int_value is not None:
       return lax.full_like(x, int_value, np.bool_)
     return float_fn(x, None)
   fn.__name__ = fn.__qualname__ = name
@@ -180,7 +182,7 @@ def _or(f):
   return lambda re, im: f(re) if im is None else lax.bitwise_or(f(re), f(im))
 
 
-isnan = _classify("isnan", _or(lambda v: lax.ne(v, v)), False)
+isnan = _classify("isnan", _or(lambda v: lax.ne(v, v)), None)
 isinf = _classify("isinf", _or(lambda v: lax.eq(lax.abs(v), _c(v, np.inf))), False)
 isfinite = _classify("isfinite", lambda re, im: lax.is_finite(re) if im is None else
                      lax.bitwise_and(lax.is_finite(re), lax.is_finite(im)), True)

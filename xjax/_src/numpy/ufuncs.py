@@ -180,17 +180,22 @@ def _integer_power(a, b):
   return acc
 
 
+def _zero(x):
+  """A zero of x's dtype, weakly typed (a Python scalar) where x is."""
+  aval = get_aval(x)
+  z = np.zeros((), aval.dtype)[()]
+  return z.item() if aval.weak_type else z
+
+
 def logical_not(x, /):
   check_arraylike("logical_not", x)
-  return lax.eq(x, np.zeros((), get_aval(x).dtype)[()]) if get_aval(x).dtype != np.bool_ \
-      else lax.bitwise_not(x)
+  return lax.eq(x, _zero(x)) if get_aval(x).dtype != np.bool_ else lax.bitwise_not(x)
 
 
 def _logical(name, op):
   def fn(x1, x2, /):
     check_arraylike(name, x1, x2)
-    a, b = (lax.ne(v, np.zeros((), get_aval(v).dtype)[()]) if get_aval(v).dtype != np.bool_
-            else v for v in (x1, x2))
+    a, b = (lax.ne(v, _zero(v)) if get_aval(v).dtype != np.bool_ else v for v in (x1, x2))
     from xjax._src.numpy.util import promote_shapes
     a, b = promote_shapes(name, a, b)
     return op(a, b)

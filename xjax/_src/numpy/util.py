@@ -90,22 +90,53 @@ def _check_broadcast(name: str, shapes) -> None:
                     f"{', '.join(str(tuple(s)) for s in shapes)}.") from None
 
 
+def _arraylike_avals(name: str, args) -> list:
+  avals = []
+  for i, a in enumerate(args):
+    if isinstance(a, _ARRAY_TYPES):
+      avals.append(a.aval)
+      continue
+    if isinstance(a, (list, tuple)):
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} "
+                      f"at position {i}.")
+    try:
+      avals.append(get_aval(a))
+    except TypeError:
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got "
+                      f"{type(a).__name__} at position {i}.") from None
+  return avals
+
+
+def _promote(name: str, args, to_kind=None) -> list:
+  """Dtype promotion (weak types respected; ``to_kind`` may adjust the result dtype), then
+  NumPy rank promotion.  Each argument's aval is computed once: this runs for every op."""
+  avals = _arraylike_avals(name, args)
+  dtype, weak = dtypes.result_type(*avals, return_weak_type_flag=True)
+  if to_kind is not None:
+    dtype = to_kind(dtype)
+  out = [a if (v.dtype == dtype and v.weak_type == weak)
+         else lax.convert_element_type(a, dtype, weak) for a, v in zip(args, avals)]
+  if len(out) < 2:
+    return out
+  first = next((v.shape for v in avals if v.shape), ())
+  if all(v.shape == first or not v.shape for v in avals):
+    return out
+  return promote_shapes(name, *out)
+
+
 def promote_args(name: str, *args):
-  check_arraylike(name, *args)
-  return promote_shapes(name, *promote_dtypes(*args))
+  return _promote(name, args)
 
 
 def promote_args_inexact(name: str, *args):
   if len(args) == 1 and isinstance(args[0], _ARRAY_TYPES) and dtypes.is_inexact(
       args[0].dtype):  # fast path: one floating array needs no promotion
     return list(args)
-  check_arraylike(name, *args)
-  return promote_shapes(name, *promote_dtypes_inexact(*args))
+  return _promote(name, args, dtypes.to_inexact_dtype)
 
 
 def promote_args_numeric(name: str, *args):
-  check_arraylike(name, *args)
-  return promote_shapes(name, *promote_dtypes_numeric(*args))
+  return _promote(name, args, dtypes.to_numeric_dtype)
 
 
 def is_traced(x) -> bool:
