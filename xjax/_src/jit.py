@@ -267,6 +267,28 @@ class _CacheEntry:
     self.in_avals = in_avals
 
 
+# Traces and executables are shared by every jit of the same function with the same
+# options (as in JAX), so re-wrapping a function with jit inside a loop does not retrace.
+_function_caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _shared_cache(fun, options: tuple) -> dict:
+  try:
+    per_fun = _function_caches.get(fun)
+    if per_fun is None:
+      per_fun = _function_caches[fun] = {}
+  except TypeError:  # not weak-referenceable (or unhashable): a private cache
+    return {}
+  cache = per_fun.get(options)
+  if cache is None:
+    cache = per_fun[options] = {}
+  return cache
+
+
+def _hashable(x):
+  return tuple(x) if isinstance(x, list) else x
+
+
 class Jitted:
   """The callable ``jit(fun)`` returns."""
 
@@ -277,9 +299,10 @@ class Jitted:
     self.fun = fun
     self._static_argnums, self._static_argnames, self._sig = _normalize_static(
         fun, static_argnums, static_argnames)
-    self._cache: dict = {}
-    self._name = fun_name(fun)
     self.donate_argnums = donate_argnums
+    self._cache = _shared_cache(fun, (self._static_argnums, self._static_argnames,
+                                      _hashable(donate_argnums), _hashable(donate_argnames)))
+    self._name = fun_name(fun)
     functools.update_wrapper(self, fun, updated=())
 
   def __get__(self, obj, objtype=None):
