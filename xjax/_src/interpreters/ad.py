@@ -18,7 +18,7 @@ from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
 from xjax._src.core.trace import (Trace, Tracer, current_trace, new_trace,
                                   set_current_trace)
 from xjax._src.core.values import get_aval
-from xjax._src.interpreters.staging import StagingTrace, trace_to_jaxpr
+from xjax._src.interpreters.staging import DynamicJaxprTrace, trace_to_jaxpr
 
 
 class Zero:
@@ -123,7 +123,7 @@ def jvp_flat(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
 # ---------------------------------------------------------------------------------------
 # Partial evaluation
 
-class PartialEvalTrace(StagingTrace):
+class PartialEvalTrace(DynamicJaxprTrace):
   """Evaluates what is known (on the parent trace) and stages the rest into a jaxpr.
 
   Unknown values are this trace's tracers; everything else is known.  Known inputs of a
@@ -147,7 +147,7 @@ class PartialEvalTrace(StagingTrace):
 
   def stage(self, prim, args, params):
     """Records ``prim`` regardless of which inputs are known."""
-    return StagingTrace.process_primitive(self, prim, args, params)
+    return DynamicJaxprTrace.process_primitive(self, prim, args, params)
 
 
 def linearize_flat(fun: Callable, primals: Sequence[Any]):

@@ -47,10 +47,10 @@ def make_debug_info(fun, arg_names: Sequence[str]) -> DebugInfo:
 _NO_EFFECTS = frozenset()
 
 
-class StagingTracer(Tracer):
+class DynamicJaxprTracer(Tracer):
   __slots__ = ("var",)
 
-  def __init__(self, trace: "StagingTrace", var: Var) -> None:
+  def __init__(self, trace: "DynamicJaxprTrace", var: Var) -> None:
     self._trace = trace
     self.var = var
 
@@ -59,7 +59,7 @@ class StagingTracer(Tracer):
     return self.var.aval
 
 
-class StagingTrace(Trace):
+class DynamicJaxprTrace(Trace):
   """Records each primitive as an equation.  Values from outside become constants.
 
   Python and NumPy scalars become literals; other values (concrete arrays, or tracers of
@@ -79,10 +79,10 @@ class StagingTrace(Trace):
   def __repr__(self) -> str:
     return "DynamicJaxprTrace"
 
-  def new_arg(self, aval: ShapedArray) -> StagingTracer:
+  def new_arg(self, aval: ShapedArray) -> DynamicJaxprTracer:
     var = Var(aval)
     self.invars.append(var)
-    return StagingTracer(self, var)
+    return DynamicJaxprTracer(self, var)
 
   def to_atom(self, x):
     if isinstance(x, Tracer):
@@ -112,7 +112,7 @@ class StagingTrace(Trace):
     if effects:
       self.effects |= effects
     self.eqns.append(JaxprEqn(prim, atoms, outvars, params, effects))
-    tracers = [StagingTracer(self, v) for v in outvars]
+    tracers = [DynamicJaxprTracer(self, v) for v in outvars]
     return tracers if prim.multiple_results else tracers[0]
 
   def to_closed_jaxpr(self, outs: Sequence[Any]) -> ClosedJaxpr:
@@ -123,7 +123,7 @@ class StagingTrace(Trace):
     return ClosedJaxpr(jaxpr, consts)
 
   # -- error messages ----------------------------------------------------------------------
-  def describe_tracer(self, tracer: StagingTracer) -> str:
+  def describe_tracer(self, tracer: DynamicJaxprTracer) -> str:
     info = self.debug_info
     if info is None:
       return ""
@@ -163,7 +163,7 @@ class StagingTrace(Trace):
 def trace_to_jaxpr(fun: Callable, in_avals: Sequence[ShapedArray],
                    debug_info: DebugInfo | None = None) -> tuple[ClosedJaxpr, Any]:
   """Traces ``fun(*tracers) -> list of outputs`` to a ClosedJaxpr."""
-  trace = StagingTrace(debug_info)
+  trace = DynamicJaxprTrace(debug_info)
   with new_trace(trace):
     args = [trace.new_arg(a) for a in in_avals]
     outs = fun(*args)

@@ -37,12 +37,13 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0, *, device=No
   elif hasattr(object, "__jax_array__"):
     return array(object.__jax_array__(), dtype=dtype, copy=copy, ndmin=ndmin)
   else:
-    weak = isinstance(object, (int, float, complex)) and not isinstance(object, bool) and \
-        dt is None
+    if object is None:
+      raise ValueError("None is not a valid value for jnp.array")
+    weak = type(object) in (int, float, complex) and dt is None
     if isinstance(object, (list, tuple)):
       host = _host_from_sequence(object, dt)
-    else:
-      host = np.asarray(object)
+    else:  # a Python int out of dt's range raises OverflowError
+      host = np.asarray(object, dt if type(object) is int else None)
       if (host.dtype.kind in "OUSV" and host.dtype != dtypes.float0
           and not dtypes.is_inexact(host.dtype)):
         raise TypeError(f"Value {object!r} of type {type(object)} is not a valid JAX type")
@@ -80,6 +81,8 @@ def _host_from_sequence(seq, dt):
                                        for v in leaves):
     result = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
     return np.asarray(_to_host(seq), dtype=result)
+  if dt is not None:
+    return np.asarray(_to_host(seq), dtype=dt)
   host = np.asarray(_to_host(seq))
   if dt is None and leaves:
     dt = dtypes.result_type(*[v if isinstance(v, (np.ndarray, np.generic, Array)) else v
@@ -156,16 +159,18 @@ def _shape(shape) -> tuple:
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
   """Evenly spaced values; the bounds must be concrete (the length is static)."""
   from xjax._src import core_concrete
-  start = core_concrete.concrete_or_error(start, "arange start")
-  stop = None if stop is None else core_concrete.concrete_or_error(stop, "arange stop")
-  step = None if step is None else core_concrete.concrete_or_error(step, "arange step")
   dt = _requested_dtype(dtype, "arange")
   if dt is None:
     dt = dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
     dt = dtypes.canonicalize_dtype(dt)
+  if dt == np.bool_:
+    raise TypeError("arange does not accept dtype bool")
+  start = core_concrete.concrete_or_error(start, "arange start")
+  stop = None if stop is None else core_concrete.concrete_or_error(stop, "arange stop")
+  step = None if step is None else core_concrete.concrete_or_error(step, "arange step")
   if stop is None and step is None:
     n = int(np.ceil(start)) if not isinstance(start, int) else start
-    return lax.iota(dt, max(n, 0)) if dtypes.is_integer(dt) or dt == np.bool_ else \
+    return lax.iota(dt, max(n, 0)) if dtypes.is_integer(dt) else \
         lax.convert_element_type(lax.iota(np.int32, max(n, 0)), dt)
   host = np.arange(start, stop, step, dtype=np.dtype(dt) if dtypes.is_integer(dt) else None)
   return make_array(host.astype(dt))

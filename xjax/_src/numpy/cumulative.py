@@ -29,12 +29,14 @@ def _cumulative(name, prim, nan_ident=None):
     aval = get_aval(a)
     axis = canonical_axis(axis, aval.ndim)
     dt = _accum_dtype(aval.dtype, dtype, name)
-    x = lax.convert_element_type(a, dt, aval.weak_type) if dt != aval.dtype else a
+    acc = dtypes.default_int_dtype() if dt == np.bool_ else dt  # bool: accumulate as int
+    x = lax.convert_element_type(a, acc, False)
     if nan_ident is not None and dtypes.is_inexact(dt):
       x = lax.select_n(lax.ne(x, x), x, lax.full_like(x, nan_ident))
     if aval.ndim == 0:
       x = lax.reshape(x, (1,))
-    return prim(x, axis)
+    out = prim(x, axis)
+    return lax.convert_element_type(out, dt) if acc != dt else out
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Cumulative {name.replace('nan', '')[3:]} along ``axis`` (flattened if None)."
   return fn

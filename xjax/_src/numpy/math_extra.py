@@ -12,10 +12,14 @@ from xjax._src.numpy.util import (check_arraylike, promote_args, promote_args_in
 
 
 def _c(x, value):
+  """``value`` as a (strongly typed) scalar of x's dtype."""
+  return np.asarray(value, get_aval(x).dtype)[()]
+
+
+def _wc(x, value):
   """``value`` as a scalar of x's dtype, weakly typed (a Python scalar) where x is."""
-  aval = get_aval(x)
-  c = np.asarray(value, aval.dtype)[()]
-  return c.item() if aval.weak_type else c
+  c = _c(x, value)
+  return c.item() if get_aval(x).weak_type else c
 
 
 def _where(c, a, b):
@@ -63,6 +67,8 @@ def fabs(x, /):
 def fmod(x1, x2, /):
   """Remainder with the sign of the dividend (C fmod)."""
   a, b = promote_args_numeric("fmod", x1, x2)
+  if dtypes.is_integer(get_aval(b).dtype):  # x fmod 0 is 0 for integers
+    b = lax.select_n(lax.eq(b, _c(b, 0)), b, lax.full_like(b, 1))
   return lax.rem(a, b)
 
 
@@ -80,12 +86,12 @@ log10 = _log_base("log10", 10.0)
 
 def deg2rad(x, /):
   (x,) = promote_args_inexact("deg2rad", x)
-  return lax.mul(x, _c(x, np.pi / 180))
+  return lax.mul(x, _wc(x, np.pi / 180))
 
 
 def rad2deg(x, /):
   (x,) = promote_args_inexact("rad2deg", x)
-  return lax.mul(x, _c(x, 180 / np.pi))
+  return lax.mul(x, _wc(x, 180 / np.pi))
 
 
 radians, degrees = deg2rad, rad2deg
@@ -97,7 +103,7 @@ def hypot(x1, x2, /):
   a, b = lax.abs(a), lax.abs(b)
   hi, lo = lax.max(a, b), lax.min(a, b)
   safe = lax.select_n(lax.eq(hi, _c(hi, 0)), hi, lax.full_like(hi, 1))
-  r = lax.mul(hi, lax.sqrt(lax.add(_c(hi, 1), lax.integer_pow(lax.div(lo, safe), 2))))
+  r = lax.mul(hi, lax.sqrt(lax.add(_wc(hi, 1), lax.integer_pow(lax.div(lo, safe), 2))))
   r = lax.select_n(lax.eq(hi, _c(hi, 0)), r, hi)
   return lax.select_n(isinf(hi), r, hi)
 
@@ -124,7 +130,7 @@ def sinc(x, /):
   """sin(pi x) / (pi x), with sinc(0) = 1."""
   (x,) = promote_args_inexact("sinc", x)
   zero = lax.eq(x, _c(x, 0))
-  pix = lax.mul(lax.select_n(zero, x, lax.full_like(x, 1)), _c(x, np.pi))
+  pix = lax.mul(lax.select_n(zero, x, lax.full_like(x, 1)), _wc(x, np.pi))
   return lax.select_n(zero, lax.div(lax.sin(pix), pix), lax.full_like(x, 1))
 
 
@@ -143,7 +149,7 @@ def signbit(x, /):
   if dt == np.bool_ or dtypes.is_unsigned(dt):
     return lax.full_like(x, False, np.bool_)
   if dtypes.is_integer(dt):
-    return lax.lt(x, np.zeros((), dt)[()])
+    return lax.lt(x, _c(x, 0))
   if dtypes.is_complex(dt):
     raise ValueError("jnp.signbit is not well defined for complex values")
   neg_zero = lax.bitwise_and(lax.eq(x, _c(x, 0)), lax.lt(lax.div(_c(x, 1), x), _c(x, 0)))
@@ -220,9 +226,10 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
   info = dtypes.finfo(dt)
   posinf = info.max if posinf is None else posinf
   neginf = info.min if neginf is None else neginf
-  out = lax.select_n(isnan(x), x, lax.full_like(x, nan))
-  out = lax.select_n(isposinf(out), out, lax.full_like(x, posinf))
-  return lax.select_n(isneginf(out), out, lax.full_like(x, neginf))
+  shape = get_aval(x).shape
+  out = lax.select_n(isnan(x), x, lax.full(shape, nan, dt))
+  out = lax.select_n(isposinf(out), out, lax.full(shape, posinf, dt))
+  return lax.select_n(isneginf(out), out, lax.full(shape, neginf, dt))
 
 
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):

@@ -210,7 +210,7 @@ def angle(z, deg=False):
   if dtypes.is_complex(get_aval(z).dtype):
     out = lax.atan2(lax.imag(z), lax.real(z))
   else:
-    out = lax.atan2(jnp.zeros_like(z), z)
+    out = lax.atan2(jnp.zeros_like(z, get_aval(z).dtype), z)
   return jnp.rad2deg(out) if deg else out
 
 

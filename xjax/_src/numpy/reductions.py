@@ -49,7 +49,7 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool):
           dtypes.default_int_dtype()
     else:
       dt = aval.dtype
-    x = lax.convert_element_type(a, dt, aval.weak_type) if dt != aval.dtype else a
+    x = lax.convert_element_type(a, dt, False)  # reductions are strongly typed
     axes = _axes(axis, aval.ndim)
     if where is not None:
       from xjax._src.numpy.where import where as _where
@@ -136,7 +136,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
   axes = _axes(axis, aval.ndim)
   dt = dtypes.to_inexact_dtype(aval.dtype) if dtype is None else \
       dtypes.check_user_dtype_supported(dtype, "var")
-  x = lax.convert_element_type(a, dt, aval.weak_type)
+  if not dtypes.is_inexact(dt):  # as JAX: computed in (weakly typed) float
+    return lax.convert_element_type(
+        var(a, axis, None, None, ddof, keepdims, where=where), dtypes.default_float_dtype(),
+        True)
+  x = lax.convert_element_type(a, dt, False)
   centered = lax.sub(x, mean(x, axis=axes, keepdims=True, where=where))
   if dtypes.is_complex(dt):
     sq = lax.real(lax.mul(centered, lax.conj(centered)))
@@ -156,6 +160,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
+  if dtype is not None and not dtypes.is_inexact(dtypes.check_user_dtype_supported(dtype,
+                                                                                   "std")):
+    raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
   return lax.sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                       where=where, correction=correction))
 

@@ -42,10 +42,23 @@ minimum = _binary("minimum", lax.min)
 arctan2 = _binary("arctan2", lax.atan2, promote_args_inexact)
 equal = _binary("equal", lax.eq)
 not_equal = _binary("not_equal", lax.ne)
-less = _binary("less", lax.lt)
-less_equal = _binary("less_equal", lax.le)
-greater = _binary("greater", lax.gt)
-greater_equal = _binary("greater_equal", lax.ge)
+
+
+def _ordering(name, op, ties):
+  """An order comparison; complex numbers compare lexicographically (real, then imag)."""
+  def compare(a, b):
+    if not dtypes.is_complex(get_aval(a).dtype):
+      return op(a, b)
+    ra, rb = lax.real(a), lax.real(b)
+    tie = lax.bitwise_and(lax.eq(ra, rb), ties(lax.imag(a), lax.imag(b)))
+    return lax.bitwise_or(op(ra, rb), tie)
+  return _binary(name, compare)
+
+
+less = _ordering("less", lax.lt, lax.lt)
+less_equal = _ordering("less_equal", lax.lt, lax.le)
+greater = _ordering("greater", lax.gt, lax.gt)
+greater_equal = _ordering("greater_equal", lax.gt, lax.ge)
 
 sin = _inexact_unary("sin", lax.sin)
 cos = _inexact_unary("cos", lax.cos)
@@ -117,11 +130,10 @@ def floor_divide(x1, x2, /):
   if dtypes.is_integer(dtype):
     if dtypes.is_unsigned(dtype):
       return lax.div(a, b)
-    q = lax.div(a, b)
-    r = lax.rem(a, b)
-    zero = np.zeros((), dtype)[()]
-    adjust = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(b, zero)))
-    return lax.select_n(adjust, q, lax.sub(q, np.ones((), dtype)[()]))
+    q = lax.div(a, b)  # truncates; one less where the signs differ and it is inexact
+    adjust = lax.bitwise_and(lax.ne(lax.rem(a, b), _zero(a)),
+                             lax.ne(lax.sign(a), lax.sign(b)))
+    return lax.select_n(adjust, q, lax.sub(q, _const(q, 1)))
   return lax.floor(lax.div(a, b))
 
 
@@ -130,10 +142,12 @@ def remainder(x1, x2, /):
   dtype = get_aval(a).dtype
   if dtypes.is_complex(dtype):
     raise TypeError("remainder does not support complex-valued inputs")
+  if dtypes.is_integer(dtype):  # x % 0 is 0 for integers
+    b = lax.select_n(lax.eq(b, _zero(b)), b, lax.full_like(b, 1))
   r = lax.rem(a, b)
   if dtypes.is_unsigned(dtype):
     return r
-  zero = np.zeros((), dtype)[()]
+  zero = _zero(r)
   fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(b, zero)))
   return lax.select_n(fix, r, lax.add(r, b))
 
@@ -180,11 +194,15 @@ def _integer_power(a, b):
   return acc
 
 
-def _zero(x):
-  """A zero of x's dtype, weakly typed (a Python scalar) where x is."""
+def _const(x, value):
+  """``value`` as a scalar of x's dtype, weakly typed (a Python scalar) where x is."""
   aval = get_aval(x)
-  z = np.zeros((), aval.dtype)[()]
-  return z.item() if aval.weak_type else z
+  c = np.asarray(value, aval.dtype)[()]
+  return c.item() if aval.weak_type else c
+
+
+def _zero(x):
+  return _const(x, 0)
 
 
 def logical_not(x, /):
@@ -222,11 +240,23 @@ def _bitwise(name, op):
 bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
 bitwise_or = _bitwise("bitwise_or", lax.bitwise_or)
 bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor)
-left_shift = _bitwise("left_shift", lax.shift_left)
+
+
+def _shift_args(name, x1, x2):
+  """Promoted shift operands; booleans shift as int32."""
+  a, b = promote_args(name, x1, x2)
+  if get_aval(a).dtype == np.bool_:
+    a, b = (lax.convert_element_type(v, np.int32) for v in (a, b))
+  return a, b
+
+
+def left_shift(x1, x2, /):
+  a, b = _shift_args("left_shift", x1, x2)
+  return _bitwise("left_shift", lax.shift_left)(a, b)
 
 
 def right_shift(x1, x2, /):
-  a, b = promote_args("right_shift", x1, x2)
+  a, b = _shift_args("right_shift", x1, x2)
   if dtypes.is_unsigned(get_aval(a).dtype):
     return lax.shift_right_logical(a, b)
   return lax.shift_right_arithmetic(a, b)
