@@ -68,7 +68,10 @@ _SCALAR_ARRAYS: dict = {}
 
 def scalar_array(value, dtype, weak_type: bool) -> Array:
   """A cached 0-d Array for a host scalar (how Python scalars enter computations)."""
-  key = (type(value), repr(value), dtype, weak_type)
+  if type(value) is float and value == value and value != 0.0:
+    key = (float, value, dtype, weak_type)  # fast; NaN and -0.0 need repr to be told apart
+  else:
+    key = (type(value), repr(value), dtype, weak_type)
   arr = _SCALAR_ARRAYS.get(key)
   if arr is None or arr.is_deleted():
     if len(_SCALAR_ARRAYS) > 4096:

@@ -15,6 +15,7 @@ from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
+from xjax._src.dispatch import scalar_array
 from xjax._src.lax.utils import (any_dtype, broadcasting_shape, check_same_dtypes,
                                  dtype_checker, lowering_from, standard_primitive)
 
@@ -192,6 +193,17 @@ nextafter_p = _binary("nextafter", "chlo.next_after", _float)
 
 neg_p = _unary("neg", "stablehlo.negate", _number, jvp=lambda t, x: neg(t))
 sign_p = _unary("sign", "stablehlo.sign", _number)
+_sign_unsigned = lowering_from(lambda x: convert_element_type(ne(x, _const(x, 0)), x.dtype))
+
+
+def _lower_sign(ctx, x):
+  """stablehlo.sign takes no unsigned integers: those lower to ``x != 0``."""
+  if dtypes.is_unsigned(ctx.avals_in[0].dtype):
+    return _sign_unsigned(ctx, x)
+  return _lower_nary("stablehlo.sign")(ctx, x)
+
+
+sign_p.lowering = _lower_sign
 floor_p = _unary("floor", "stablehlo.floor", _float)
 ceil_p = _unary("ceil", "stablehlo.ceil", _float)
 is_finite_p = standard_primitive(
@@ -717,11 +729,12 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
 
   Host scalars are converted on the host (they stay literals in jaxprs, as in JAX).
   """
-  new_dtype = dtypes.canonicalize_dtype(dtypes.dtype(new_dtype))
+  if type(new_dtype) is not np.dtype:
+    new_dtype = dtypes.dtype(new_dtype)
+  new_dtype = dtypes.canonicalize_dtype(new_dtype)
   weak_type = bool(weak_type)
   if isinstance(operand, _HOST_SCALARS) or (isinstance(operand, np.ndarray)
                                             and operand.ndim == 0):
-    from xjax._src.dispatch import scalar_array
     return scalar_array(operand, new_dtype, weak_type)
   aval = get_aval(operand)
   if aval.dtype == new_dtype and aval.weak_type == weak_type:
