@@ -1,0 +1,87 @@
+"""jnp.polyfit (Householder least squares in lax ops) against NumPy, under jit and grad."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+
+X = np.linspace(-1, 2, 9).astype(np.float32)
+Y = np.sin(2 * X) + 0.1 * X ** 3
+Y2 = np.stack([Y, np.cos(X)], axis=1)
+W = np.linspace(0.5, 2, 9).astype(np.float32)
+
+
+def _np(x, *args, **kw):
+  return np.polyfit(np.asarray(x, np.float64), *args, **kw)
+
+
+@pytest.mark.parametrize("deg", [0, 1, 3])
+@pytest.mark.parametrize("y", [Y, Y2], ids=["1d", "2d"])
+def test_coefficients_match_numpy(deg, y):
+  got = jnp.polyfit(X, y, deg)
+  assert got.dtype == np.float32 and got.shape == _np(X, y, deg).shape
+  np.testing.assert_allclose(got, _np(X, y, deg), rtol=2e-4, atol=2e-4)
+
+
+def test_weights_and_jit():
+  f = xjax.jit(lambda x, y, w: jnp.polyfit(x, y, 2, w=w))
+  np.testing.assert_allclose(f(X, Y2, W), _np(X, Y2.astype(np.float64), 2, w=W),
+                             rtol=2e-4, atol=2e-4)
+
+
+@pytest.mark.parametrize("y", [Y, Y2], ids=["1d", "2d"])
+def test_full_outputs(y):
+  c, res, rank, sv, rcond = jnp.polyfit(X, y, 3, full=True)
+  ec, eres, erank, esv, ercond = _np(X, y.astype(np.float64), 3, full=True)
+  np.testing.assert_allclose(c, ec, rtol=2e-4, atol=2e-4)
+  np.testing.assert_allclose(res, eres, rtol=2e-3, atol=1e-5)
+  assert rank.dtype == np.int32 and int(rank) == erank
+  np.testing.assert_allclose(sv, esv, rtol=1e-4)
+  assert rcond.dtype == np.float32 and float(rcond) == pytest.approx(9 * np.finfo(np.float32).eps)
+
+
+def test_full_singular_values_underdetermined():
+  _, _, rank, sv, _ = jnp.polyfit(X[:4], Y[:4], 6, full=True)
+  _, _, erank, esv, _ = _np(X[:4], Y[:4].astype(np.float64), 6, full=True)
+  assert sv.shape == (4,) and int(rank) == erank
+  np.testing.assert_allclose(sv, esv, rtol=1e-3)
+
+
+@pytest.mark.parametrize("cov", [True, "unscaled"])
+@pytest.mark.parametrize("y", [Y, Y2], ids=["1d", "2d"])
+def test_covariance(cov, y):
+  c, v = jnp.polyfit(X, y, 2, cov=cov, w=W)
+  ec, ev = _np(X, y.astype(np.float64), 2, cov=cov, w=W)
+  assert v.shape == ev.shape
+  np.testing.assert_allclose(c, ec, rtol=2e-4, atol=2e-4)
+  np.testing.assert_allclose(v, ev, rtol=2e-3, atol=1e-6)
+
+
+def test_grad_matches_finite_differences():
+  f = lambda x, y: jnp.sum(jnp.polyfit(x, y, 2) * np.array([1., -2., 0.5], np.float32))
+  gx, gy = xjax.grad(f, argnums=(0, 1))(X, Y)
+  eps = 1e-3
+  for arr, g, i in [(X, gx, 0), (Y, gy, 1)]:
+    fd = np.zeros(arr.shape)
+    for k in range(arr.size):
+      up, dn = arr.astype(np.float64).copy(), arr.astype(np.float64).copy()
+      up[k] += eps
+      dn[k] -= eps
+      args_up, args_dn = [X, Y], [X, Y]
+      args_up[i], args_dn[i] = up, dn
+      fd[k] = (_np(args_up[0], args_up[1], 2) - _np(args_dn[0], args_dn[1], 2)) @ \
+          np.array([1., -2., 0.5]) / (2 * eps)
+    np.testing.assert_allclose(g, fd, rtol=2e-2, atol=2e-3)
+
+
+def test_errors():
+  with pytest.raises(ValueError):
+    jnp.polyfit(X, Y, -1)
+  with pytest.raises(TypeError):
+    jnp.polyfit(X[:, None], Y, 1)
+  with pytest.raises(TypeError):
+    jnp.polyfit(X, Y[:3], 1)
+  with pytest.raises(TypeError):
+    jnp.polyfit(X, Y, 1, w=np.ones(3))
+  with pytest.raises(ValueError):
+    jnp.polyfit(X[:2], Y[:2], 3, cov=True)
