@@ -87,3 +87,53 @@ def test_at_divide_power_apply():
   check(x.at[jnp.array([1, 1])].power(2), [0, 1, 2, 3], np.int32, False)
   check(jnp.arange(1, 5).at[jnp.array([1, 1])].power(2), [1, 16, 3, 4], np.int32, False)
   check(x.at[jnp.array([1, 1, 2])].apply(jnp.negative), [0, 1, -2, 3], np.int32, False)
+
+
+def test_integer_division_by_zero():
+  x = jnp.array([1, -2, 3, -7, 0])
+  check(x // 0, [-2, -2, -2, -2, -1], np.int32, False)
+  check(x % 0, [0, 0, 0, 0, 0], np.int32, False)
+  check(jnp.fmod(x, 0), [0, 0, 0, 0, 0], np.int32, False)
+  check(jnp.array([1, 2], jnp.uint8) % jnp.uint8(0), [0, 0], np.uint8, False)
+  check(jnp.array([-7, 7]) // jnp.array([2, -2]), [-4, -4], np.int32, False)
+  check(jnp.array([-7, 7]) % jnp.array([2, -2]), [1, -1], np.int32, False)
+
+
+def test_python_scalar_weak_types():
+  check(jnp.deg2rad(2), np.float32(np.pi / 90), np.float32, True)
+  check(jnp.hypot(3, 4), 5.0, np.float32, True)
+  check(jnp.floor_divide(3, 2), 1, np.int32, True)
+  check(jnp.logical_not(2), False, np.bool_, True)
+  check(jnp.isnan(2), False, np.bool_, True)
+  check(jnp.isinf(2), False, np.bool_, False)
+  check(jnp.ones_like(1.0), 1.0, np.float32, True)
+  check(jnp.zeros_like(1.0, dtype=float), 0.0, np.float32, False)
+  check(jnp.floor(2), 2, np.int32, True)
+  check(jnp.floor(jnp.array([True])), [True], np.bool_, False)
+  check(jnp.rint(2), 2.0, np.float32, False)
+  check(jnp.rint(2.5), 2.0, np.float32, True)
+  check(jnp.log2(2), 1.0, np.float32, False)
+  check(jnp.sum(2.0), 2.0, np.float32, False)
+  check(jnp.cumsum(2), [2], np.int32, False)
+  check(jnp.array_equal(3., 3.), True, np.bool_, False)
+  check(jnp.array(np.float64(2.0)), 2.0, np.float32, False)
+  check(jnp.array([True, False]) // 2, [0, 0], np.int32, True)
+
+
+def test_dtype_edge_cases():
+  check(jnp.sign(jnp.array([0, 3], jnp.uint8)), [0, 1], np.uint8, False)
+  check(jnp.cumsum(jnp.arange(4), dtype=bool), [False, True, True, True], np.bool_, False)
+  check(jnp.arange(jnp.int8(3)), [0, 1, 2], np.int8, False)
+  check(jnp.array([1, -2, 3]) < 1j, [False, True, False], np.bool_, True)
+  check(jnp.array([1 + 1j, 2]) > jnp.array([1, 2], jnp.float16), [True, False], np.bool_,
+        False)
+  check(jnp.array([True, False]) << True, [2, 0], np.int32, False)
+  for bad, err in [(lambda: jnp.round(jnp.array([True])), ValueError),
+                   (lambda: jnp.sign(True), TypeError),
+                   (lambda: jnp.std(jnp.arange(4), dtype=int), ValueError),
+                   (lambda: jnp.arange(3, dtype=bool), TypeError),
+                   (lambda: jnp.array(None), ValueError),
+                   (lambda: jnp.uint8(300), OverflowError),
+                   (lambda: jnp.array([-1], jnp.uint32), OverflowError)]:
+    with pytest.raises(err):
+      bad()

@@ -31,11 +31,14 @@ def _flat_fun(fun, in_tree, out_tree_box, aux_box=None):
         raise TypeError("A function with has_aux=True must return a pair (output, aux); "
                         f"got {type(out).__name__}.")
       out, aux = out
-      aux_leaves, aux_tree = tree_util.tree_flatten(aux)
-      aux_box.append((aux_tree, len(aux_leaves)))
+      leaves, aux_tree = tree_util.tree_flatten(aux)
+      # only arrays are outputs; other aux values (Python objects) pass through unchanged
+      fixed = [None if isinstance(a, (Array, Tracer)) else (a,) for a in leaves]
+      aux_box.append((aux_tree, fixed))
+      aux_leaves = [a for a, f in zip(leaves, fixed) if f is None]
     leaves_out, tree = tree_util.tree_flatten(out)
     out_tree_box.append(tree)
-    return leaves_out + [_as_value(a) for a in aux_leaves]
+    return leaves_out + aux_leaves
   return flat
 
 
@@ -43,9 +46,11 @@ def _split_aux_outs(outs, aux_box):
   """(outputs, aux pytree or None) from a ``_flat_fun`` result."""
   if not aux_box:
     return list(outs), None
-  aux_tree, n = aux_box[0]
-  k = len(outs) - n
-  return list(outs[:k]), tree_util.tree_unflatten(aux_tree, list(outs[k:]))
+  aux_tree, fixed = aux_box[0]
+  k = len(outs) - sum(f is None for f in fixed)
+  traced = iter(outs[k:])
+  leaves = [next(traced) if f is None else f[0] for f in fixed]
+  return list(outs[:k]), tree_util.tree_unflatten(aux_tree, leaves)
 
 
 def _as_value(x):
@@ -57,6 +62,15 @@ def _as_value(x):
 
 # ---------------------------------------------------------------------------------------
 # Forward mode
+
+def _match_weak_type(t, primal_aval):
+  """A tangent takes its (same-dtype) primal's weak type."""
+  ta = get_aval(t)
+  if ta.dtype == primal_aval.dtype and ta.weak_type != primal_aval.weak_type:
+    from xjax._src.lax import lax
+    return lax.convert_element_type(t, ta.dtype, weak_type=primal_aval.weak_type)
+  return t
+
 
 def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
   """(fun(*primals), the directional derivative along ``tangents``)."""
@@ -80,10 +94,11 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
                       "equal, or in case of int/bool primal dtype the tangent dtype must be "
                       f"float0.Got primal dtype {pa.dtype} and so expected tangent dtype "
                       f"{expected.dtype}, but got tangent dtype {ta.dtype} instead.")
+  t_leaves = [_match_weak_type(t, get_aval(p)) for p, t in zip(p_leaves, t_leaves)]
   aux_box = [] if has_aux else None
   out_box = []
   out_p, out_t = ad.jvp_flat(_flat_fun(fun, p_tree, out_box, aux_box),
-                             [_as_value(p) for p in p_leaves], list(t_leaves))
+                             [_as_value(p) for p in p_leaves], t_leaves)
   out_p, aux = _split_aux_outs(out_p, aux_box)
   out_t = [ad.instantiate(t) for t in out_t[:len(out_p)]]
   primal_out = tree_util.tree_unflatten(out_box[0], out_p)

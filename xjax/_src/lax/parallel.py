@@ -181,8 +181,9 @@ ad.deflinear(all_gather_p, _all_gather_transpose)
 def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
   """Gathers ``x`` (a pytree) from every member of the named axis, stacked along ``axis``
   (concatenated along it when ``tiled``)."""
-  if len(_names(axis_name)) != 1:
-    raise NotImplementedError("all_gather over several axis names at once is not supported")
+  names = _names(axis_name)
+  if len(names) > 1:
+    return tree_util.tree_map(lambda leaf: _gather_many(leaf, names, axis, tiled), x)
 
   def gather(leaf):
     aval = get_aval(leaf)
@@ -194,6 +195,23 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
     return all_gather_p.bind(leaf, axis_name=axis_name, axis=axis % rank, axis_size=size,
                              tiled=tiled)
   return tree_util.tree_map(gather, x)
+
+
+def _gather_many(leaf, names, axis, tiled):
+  """Gathers over several axis names as over their product, the first name major: one
+  stacked gather per name (last name first), then the new axes merged into one."""
+  aval = get_aval(leaf)
+  rank = aval.ndim + (0 if tiled else 1)
+  if not -rank <= axis < rank:
+    raise ValueError(f"all_gather: axis {axis} is out of bounds for an operand of rank "
+                     f"{aval.ndim}{'' if tiled else ' (plus the gathered axis)'}")
+  axis %= rank
+  for name in reversed(names):
+    leaf = all_gather(leaf, name, axis=axis)
+  shape = get_aval(leaf).shape
+  merged = len(names) + (1 if tiled else 0)
+  size = int(np.prod(shape[axis:axis + merged], dtype=np.int64))
+  return shapes.reshape(leaf, shape[:axis] + (size,) + shape[axis + merged:])
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Windowed primitives: reduce_window (sum/max/min) and convolutions."""
+"""Windowed primitives: reduce_window (sum/max/min and generic) and convolutions."""
 from __future__ import annotations
 
 import builtins
@@ -556,14 +556,14 @@ def _window_params(operand, window_dimensions, window_strides, padding, base_dil
 
 def reduce_window(operand, init_value, computation, window_dimensions, window_strides,
                   padding, base_dilation=None, window_dilation=None):
-  """Reduces each window with ``computation`` (``lax.add``, ``lax.max`` or ``lax.min``),
-  combined with ``init_value``."""
+  """Reduces each window of ``operand`` (an array or a pytree of arrays) with
+  ``computation(accumulators, values)``, starting from ``init_value``."""
   from xjax._src.lax import elementwise as ew
   prims = {ew.add: reduce_window_sum_p, ew.max: reduce_window_max_p,
            ew.min: reduce_window_min_p}
-  if computation not in prims:
-    raise NotImplementedError("xjax reduce_window supports lax.add, lax.max and lax.min "
-                              "computations")
+  if computation not in prims or not _is_leaf(operand):
+    return _generic_reduce_window(operand, init_value, computation, window_dimensions,
+                                  window_strides, padding, base_dilation, window_dilation)
   params = _window_params(operand, window_dimensions, window_strides, padding, base_dilation,
                           window_dilation)
   out = prims[computation].bind(operand, **params)
@@ -576,3 +576,124 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
       return out
     init = init.astype(get_aval(out).dtype)
   return computation(out, init)
+
+
+def _is_leaf(x):
+  from xjax._src import tree_util
+  return tree_util.tree_structure(x) == tree_util.tree_structure(0)
+
+
+# ---------------------------------------------------------------------------------------
+# reduce_window with an arbitrary computation, traced to a jaxpr on scalars
+
+def _grw_abstract_eval(*args, computation, window_dimensions, window_strides, padding,
+                       base_dilation, window_dilation):
+  n = len(args) // 2
+  operands, inits = args[:n], args[n:]
+  if any(x.shape != operands[0].shape for x in operands):
+    raise ValueError("reduce_window operands must have the same shape, got "
+                     f"{', '.join(str(x.shape) for x in operands)}")
+  if any(i.shape or i.dtype != x.dtype for x, i in zip(operands, inits)):
+    raise TypeError("reduce_window got inconsistent dtypes for operands and init_values: "
+                    f"got operand dtypes {[x.dtype.name for x in operands]} and init_value "
+                    f"dtypes {[i.dtype.name for i in inits]}.")
+  shape = _window_shape("reduce_window", operands[0], window_dimensions, window_strides,
+                        padding, base_dilation, window_dilation)
+  return [ShapedArray(shape, x.dtype) for x in operands]
+
+
+def _grw_lowering(ctx, *args, computation, **params):
+  n = len(args) // 2
+
+  def body(sub, accs, xs):
+    return sub.lower_jaxpr(computation.jaxpr, computation.consts, list(accs) + list(xs))
+  return lower_reduce_window(ctx, args[:n], args[n:], body, list(ctx.avals_out), **params)
+
+
+def _grw_batch(axis, args, dims, *, computation, **params):
+  from xjax._src.interpreters import batching
+  n = len(args) // 2
+  if any(d is not None for d in dims[n:]):
+    raise NotImplementedError("reduce_window batching is not implemented for initial values")
+  xs = [batching.matchaxis(x, d, 0, axis.size) for x, d in zip(args[:n], dims[:n])]
+  front = {"window_dimensions": 1, "window_strides": 1, "padding": (0, 0),
+           "base_dilation": 1, "window_dilation": 1}
+  params = {k: (front[k],) + tuple(v) for k, v in params.items()}
+  outs = reduce_window_p.bind(*xs, *args[n:], computation=computation, **params)
+  return outs, [0] * n
+
+
+def _grw_jvp(primals, tangents, *, computation, **params):
+  """Reduces (primal, tangent) pairs jointly with the JVP of ``computation``."""
+  from xjax._src.core.jaxpr import eval_jaxpr
+  from xjax._src.interpreters.staging import trace_to_jaxpr
+  n = len(primals) // 2
+  if any(type(t) is not Zero for t in tangents[n:]):
+    raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
+  avals = [ShapedArray((), get_aval(x).dtype) for x in primals[:n]]
+  diff = [dtypes.is_inexact(a.dtype) for a in avals]
+  t_avals = [a for a, d in zip(avals, diff) if d]
+  k = len(t_avals)
+
+  def tangents_of(ts):
+    it = iter(ts)
+    return [next(it) if d else Zero(ad.tangent_aval(a)) for a, d in zip(avals, diff)]
+
+  def joint(*args):
+    acc_p, acc_t = args[:n], args[n:n + k]
+    x_p, x_t = args[n + k:2 * n + k], args[2 * n + k:]
+    out_p, out_t = ad.jvp_flat(lambda *a: eval_jaxpr(computation.jaxpr, computation.consts, *a),
+                               list(acc_p) + list(x_p),
+                               tangents_of(acc_t) + tangents_of(x_t))
+    return list(out_p) + [ad.instantiate(t) for t, d in zip(out_t, diff) if d]
+  jaxpr = trace_to_jaxpr(joint, avals + t_avals + avals + t_avals)
+  tans = [ad.instantiate(t) for t, d in zip(tangents[:n], diff) if d]
+  zeros = [np.zeros((), a.dtype)[()] for a in t_avals]
+  outs = reduce_window_p.bind(*primals[:n], *tans, *primals[n:], *zeros, computation=jaxpr,
+                              **params)
+  it = iter(outs[n:])
+  return outs[:n], [next(it) if d else Zero(ad.tangent_aval(get_aval(o)))
+                    for o, d in zip(outs[:n], diff)]
+
+
+reduce_window_p = standard_primitive("reduce_window", _grw_abstract_eval, _grw_lowering,
+                                     multiple_results=True)
+reduce_window_p.batch = _grw_batch
+reduce_window_p.jvp = _grw_jvp
+
+
+def _init_like(init, dtype):
+  """Python scalars take the operand's dtype when they fit its kind, as weak types do."""
+  if isinstance(init, (bool, int, float, complex)) and not isinstance(init, np.generic):
+    kinds = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}[type(init)]
+    if np.dtype(dtype).kind in kinds:
+      return np.asarray(init, dtype)[()]
+  return init
+
+
+def _generic_reduce_window(operand, init_value, computation, window_dimensions,
+                           window_strides, padding, base_dilation, window_dilation):
+  from xjax._src import tree_util
+  flat_ops, tree = tree_util.tree_flatten(operand)
+  flat_inits, init_tree = tree_util.tree_flatten(init_value)
+  if tree != init_tree:
+    raise ValueError("Operands must have the same tree structure as init_values: "
+                     f"{tree} vs. {init_tree}")
+  n = len(flat_ops)
+  avals = [ShapedArray((), get_aval(x).dtype) for x in flat_ops]
+  inits = [_init_like(i, a.dtype) for i, a in zip(flat_inits, avals)]
+
+  def flat_computation(*args):
+    out = computation(tree_util.tree_unflatten(tree, args[:n]),
+                      tree_util.tree_unflatten(tree, args[n:]))
+    out_flat, out_tree = tree_util.tree_flatten(out)
+    if out_tree != tree:
+      raise ValueError("reduce_window output must have the same tree structure as the "
+                       f"operands {tree} vs. {out_tree}")
+    return out_flat
+  from xjax._src.interpreters.staging import trace_to_jaxpr
+  jaxpr = trace_to_jaxpr(flat_computation, avals + avals)
+  params = _window_params(flat_ops[0], window_dimensions, window_strides, padding,
+                          base_dilation, window_dilation)
+  outs = reduce_window_p.bind(*flat_ops, *inits, computation=jaxpr, **params)
+  return tree_util.tree_unflatten(tree, outs)

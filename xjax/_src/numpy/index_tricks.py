@@ -45,7 +45,8 @@ ogrid.__doc__ = "Open (sparse) multi-dimensional 'meshgrid' built from slices."
 
 class _Concat:
   """Concatenation of slices, scalars and arrays along an axis; a leading string
-  ``'axis[,ndmin[,trans1d]]'`` sets the axis, minimum rank and where 1-D items go."""
+  ``'axis[,ndmin[,trans1d]]'`` sets the axis, minimum rank and where 1-D items go, and
+  ``'r'`` / ``'c'`` make a flat result a row / column."""
 
   def __init__(self, axis: int, ndmin: int, trans1d: int):
     self.defaults = (axis, ndmin, trans1d)
@@ -53,10 +54,12 @@ class _Concat:
   def __getitem__(self, key):
     key = key if isinstance(key, tuple) else (key,)
     axis, ndmin, trans1d = self.defaults
-    if key and isinstance(key[0], str):
-      spec, key = key[0], key[1:]
-      if spec in ("r", "c"):
-        raise NotImplementedError("matrix outputs ('r'/'c' directives) are not supported.")
+    matrix = None
+    spec = key[0] if key and isinstance(key[0], str) else None
+    key = key[1:] if spec is not None else key
+    if spec in ("r", "c"):
+      matrix = 0 if spec == "r" else 1
+    elif spec is not None:
       try:
         parts = [int(p) for p in spec.split(",")]
       except ValueError:
@@ -68,7 +71,9 @@ class _Concat:
       items.append(self._shape(arr, ndmin, trans1d))
     if not items:
       return jnp.array([])
-    return jnp.concatenate(items, axis=axis)
+    out = jnp.concatenate(items, axis=axis)
+    # 'r' / 'c': a flat result becomes a row (1, n) or a column (n, 1)
+    return jnp.expand_dims(out, matrix) if matrix is not None and out.ndim == 1 else out
 
   @staticmethod
   def _shape(arr, ndmin, trans1d):

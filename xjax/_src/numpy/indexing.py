@@ -219,7 +219,9 @@ def _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted, unique_
             for v in adv_vals]
     indices = cols[0] if len(cols) == 1 else lax.concatenate(cols, len(bshape))
     offset_dims = tuple(k for k, kind in enumerate(no_none) if kind != "adv")
-    sizes = tuple(1 if d in adv_dims else n for d, n in enumerate(shape))
+    sizes = tuple(min(n, 1) if d in adv_dims else n for d, n in enumerate(shape))
+    if 0 in [sizes[d] for d in adv_dims] and np.prod(bshape) != 0:
+      raise TypeError(f"index out of bounds for an axis of size 0 (shape {aval.shape})")
     dn = gs.GatherDimensionNumbers(offset_dims, tuple(adv_dims), tuple(adv_dims))
     out = gs.gather(sliced, indices, dn, sizes, mode=mode, fill_value=fill_value,
                     indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)

@@ -40,6 +40,7 @@ from xjax._src.numpy.statistics import (average, median, nanargmax, nanargmin, n
 from xjax._src.numpy.linalg_basic import (cross, inner, kron, outer, tensordot, vdot, vecdot)
 from xjax._src.numpy.einsum import einsum
 from xjax._src.numpy.polynomial import polyadd, polyder, polyint, polymul, polysub, vander
+from xjax._src.numpy.lstsq_small import polyfit
 from xjax._src.numpy.rearrange import (append, diag_indices, indices, select, tril_indices,
                                        triu_indices)
 from xjax._src.numpy.numeric import (allclose, array_equal, array_equiv, bincount, convolve,
@@ -99,14 +100,20 @@ def swapaxes(a, axis1, axis2):
   a = asarray(a)
   nd = get_aval(a).ndim
   perm = list(range(nd))
-  i, j = axis1 % nd, axis2 % nd
+  from xjax._src.numpy.util import canonical_axis
+  i, j = (canonical_axis(ax, nd, error=IndexError) for ax in (axis1, axis2))
   perm[i], perm[j] = perm[j], perm[i]
   return lax.transpose(a, perm)
 
 
 def round(a, decimals=0, out=None):
   a = asarray(a)
-  if not _dtypes.is_inexact(get_aval(a).dtype):
+  dt = get_aval(a).dtype
+  if dt == np.bool_:
+    raise ValueError("round does not accept boolean inputs")
+  if not _dtypes.is_inexact(dt):
+    if decimals < 0:
+      raise NotImplementedError("integer round is not implemented for decimals < 0")
     return a
   if decimals == 0:
     from xjax._src.lax.rounding import round_half_even

@@ -33,10 +33,13 @@ def _is_float(x) -> bool:
 
 def _rounding(name, op):
   def fn(x, /):
-    (x,) = promote_args_numeric(name, x)
+    from xjax._src.numpy.creation import asarray
+    check_arraylike(name, x)
+    x = asarray(x)
     return op(x) if _is_float(x) else x
   fn.__name__ = fn.__qualname__ = name
-  fn.__doc__ = f"Elementwise {name}; integers are returned unchanged, as numpy.{name}."
+  fn.__doc__ = (f"Elementwise {name}; integers and booleans are returned unchanged, as "
+                f"numpy.{name}.")
   return fn
 
 
@@ -55,7 +58,11 @@ fix = trunc
 def rint(x, /):
   """Round to the nearest integer, ties to even (integers become floats)."""
   from xjax._src.lax.rounding import round_half_even
+  check_arraylike("rint", x)
+  integral = not dtypes.is_inexact(dtypes.dtype(x))
   (x,) = promote_args_inexact("rint", x)
+  if integral:  # integers become strongly typed floats
+    x = lax.convert_element_type(x, get_aval(x).dtype, False)
   return round_half_even(x)
 
 

@@ -22,9 +22,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
   a, b = promote_args("isclose", a, b)
   dt = get_aval(a).dtype
   if not dtypes.is_inexact(dt):
-    return ufuncs.equal(a, b)
-  if dt == np.bool_:
-    return ufuncs.equal(a, b)
+    return lax.convert_element_type(ufuncs.equal(a, b), np.bool_, False)
   rdt = dtypes.to_inexact_dtype(dt) if not dtypes.is_complex(dt) else \
       np.dtype(np.float32 if dt == np.complex64 else np.float64)
   rtol = np.asarray(rtol, rdt)[()]
@@ -184,19 +182,34 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
-  """Piecewise-linear interpolation of (xp, fp) at x (xp increasing)."""
+  """Piecewise-linear interpolation of (xp, fp) at x (xp increasing, or periodic)."""
   from xjax._src.numpy.sorting import searchsorted
   from xjax._src.numpy.rearrange import _take_along
-  if period is not None:
-    raise NotImplementedError("jnp.interp with period= is not supported yet.")
+  from xjax._src.numpy.shaping import ravel
+  from xjax._src.numpy.where import where
   check_arraylike("interp", x, xp, fp)
+  for name, side in (("left", left), ("right", right)):
+    if isinstance(side, str) and side != "extrapolate":
+      raise ValueError(f"the only valid string value of `{name}` is 'extrapolate', "
+                       f"but got: {side!r}")
   x, xp, fp = promote_dtypes_inexact(x, xp, fp)
-  n = get_aval(xp).shape[0]
+  if get_aval(x).dtype.kind == "c":
+    raise ValueError("jnp.interp: complex x values not supported.")
+  n = get_aval(xp).shape[0] if get_aval(xp).ndim else 0
   if get_aval(xp).ndim != 1 or get_aval(fp).shape != (n,):
     raise ValueError("xp and fp must be one-dimensional arrays of equal size")
   shape = get_aval(x).shape
-  from xjax._src.numpy.shaping import ravel
   xf = ravel(x)
+  if period is not None:
+    if np.ndim(period) != 0:
+      raise ValueError(f"period must be a scalar; got {period}")
+    period = ufuncs.abs(asarray(period, get_aval(x).dtype))
+    xf = ufuncs.remainder(xf, period)
+    xp, fp = lax.sort_key_val(ufuncs.remainder(xp, period), fp)
+    xp = lax.concatenate([ufuncs.subtract(lax.slice_in_dim(xp, n - 1, n), period), xp,
+                          ufuncs.add(lax.slice_in_dim(xp, 0, 1), period)], 0)
+    fp = lax.concatenate([lax.slice_in_dim(fp, n - 1, n), fp, lax.slice_in_dim(fp, 0, 1)], 0)
+    n += 2
   i = lax.clamp(np.int32(1), lax.convert_element_type(
       searchsorted(xp, xf, side="right"), np.int32), np.int32(max(n - 1, 1)))
   x0 = _take_along(xp, lax.sub(i, np.int32(1)), 0)
@@ -208,11 +221,12 @@ def interp(x, xp, fp, left=None, right=None, period=None):
                                             lax.full_like(dx, 1)))
   out = lax.add(f0, lax.mul(t, lax.sub(f1, f0)))
   out = lax.select_n(lax.eq(dx, lax.full_like(dx, 0)), out, f1)
-  lo = lax.index_in_dim(fp, 0, 0, keepdims=False) if left is None else left
-  hi = lax.index_in_dim(fp, n - 1, 0, keepdims=False) if right is None else right
-  from xjax._src.numpy.where import where
-  out = where(ufuncs.less(xf, lax.index_in_dim(xp, 0, 0, keepdims=False)), lo, out)
-  out = where(ufuncs.greater(xf, lax.index_in_dim(xp, n - 1, 0, keepdims=False)), hi, out)
+  if period is None and not isinstance(left, str):
+    lo = lax.index_in_dim(fp, 0, 0, keepdims=False) if left is None else left
+    out = where(ufuncs.less(xf, lax.index_in_dim(xp, 0, 0, keepdims=False)), lo, out)
+  if period is None and not isinstance(right, str):
+    hi = lax.index_in_dim(fp, n - 1, 0, keepdims=False) if right is None else right
+    out = where(ufuncs.greater(xf, lax.index_in_dim(xp, n - 1, 0, keepdims=False)), hi, out)
   return lax.reshape(lax.convert_element_type(out, get_aval(x).dtype), shape)
 
 
@@ -407,14 +421,16 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-  """Flat indices from a tuple of coordinate arrays (mode 'clip' or 'wrap' under jit)."""
-  if order != "C":
-    raise NotImplementedError("ravel_multi_index supports only order='C'.")
+  """Flat C- or F-order indices from a tuple of coordinate arrays (mode 'clip' or 'wrap'
+  under jit)."""
+  if order not in ("C", "F"):
+    raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
   idx = [asarray(i) for i in multi_index]
   if len(idx) != len(dims):
     raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+  pairs = list(zip(idx, dims))
   out = None
-  for i, d in zip(idx, dims):
+  for i, d in (pairs if order == "C" else pairs[::-1]):
     i = lax.convert_element_type(i, dtypes.default_int_dtype())
     if mode == "clip":
       i = ufuncs.minimum(ufuncs.maximum(i, 0), d - 1)

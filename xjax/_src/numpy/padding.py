@@ -9,8 +9,11 @@ from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
 from xjax._src.numpy.creation import asarray
 
-_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "linear_ramp", "maximum",
-          "minimum", "mean", "empty")
+_MODE_KWARGS = {"constant": ("constant_values",), "empty": (), "edge": (), "wrap": (),
+                "reflect": ("reflect_type",), "symmetric": ("reflect_type",),
+                "linear_ramp": ("end_values",), "maximum": ("stat_length",),
+                "minimum": ("stat_length",), "mean": ("stat_length",),
+                "median": ("stat_length",)}
 
 
 def _widths(pad_width, nd):
@@ -54,9 +57,15 @@ def _index_pad(x, ax, lo, hi, mode):
 def pad(array, pad_width, mode="constant", **kwargs):
   """Pads ``array`` by ``pad_width`` per axis in the given NumPy ``mode``."""
   if callable(mode):
-    raise NotImplementedError("jnp.pad with a callable mode is not supported.")
-  if mode not in _MODES:
-    raise ValueError(f"Unimplemented padding mode '{mode}' for np.pad.")
+    return _func_pad(asarray(array), pad_width, mode, kwargs)
+  if mode not in _MODE_KWARGS:
+    raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
+  unsupported = set(kwargs) - set(_MODE_KWARGS[mode])
+  if unsupported:
+    raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+  reflect_type = kwargs.get("reflect_type", "even")
+  if reflect_type not in ("even", "odd"):
+    raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
   x = asarray(array)
   aval = get_aval(x)
   nd = aval.ndim
@@ -70,8 +79,6 @@ def pad(array, pad_width, mode="constant", **kwargs):
       else:
         x = _concat_const(x, ax, lo, hi, vlo, vhi)
     return x
-  if kwargs.get("reflect_type", "even") != "even":
-    raise NotImplementedError("jnp.pad with reflect_type='odd' is not supported.")
   for ax, (lo, hi) in enumerate(widths):
     if not lo and not hi:
       continue
@@ -79,12 +86,45 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if size == 0:
       raise ValueError(f"can't extend empty axis {ax} using modes other than 'constant' "
                        "or 'empty'")
-    if mode in ("maximum", "minimum", "mean"):
+    if mode in ("maximum", "minimum", "mean", "median"):
       x = _stat_pad(x, ax, lo, hi, mode, kwargs.get("stat_length"))
     elif mode == "linear_ramp":
       x = _ramp_pad(x, ax, lo, hi, _per_axis(kwargs.get("end_values", 0), nd)[ax])
+    elif reflect_type == "odd":
+      x = _odd_reflect_pad(x, ax, lo, hi, mode)
     else:
       x = _index_pad(x, ax, lo, hi, mode)
+  return x
+
+
+def _func_pad(x, pad_width, func, kwargs):
+  """Zero-pads, then lets ``func(vector, (lo, hi), axis, kwargs)`` refill each 1-D line."""
+  from xjax._src.numpy.functional import apply_along_axis
+  widths = _widths(pad_width, get_aval(x).ndim)
+  x = lax.pad(x, np.zeros((), get_aval(x).dtype)[()], [(lo, hi, 0) for lo, hi in widths])
+  for ax, w in enumerate(widths):
+    x = apply_along_axis(func, ax, x, w, ax, kwargs)
+  return x
+
+
+def _odd_reflect_pad(x, ax, lo, hi, mode):
+  """Reflection about the edge value (2 * edge - mirror image), chained past one period."""
+  size = get_aval(x).shape[ax]
+  offset = 1 if mode == "reflect" and size > 1 else 0
+  for before, n in ((True, lo), (False, hi)):
+    while n > 0:
+      cur = get_aval(x).shape[ax]
+      k = min(n, size - offset)
+      n -= k
+      if before:
+        edge, piece = _sl(x, ax, 0, 1), _sl(x, ax, offset, offset + k)
+      else:
+        edge, piece = _sl(x, ax, cur - 1, cur), _sl(x, ax, cur - k - offset, cur - offset)
+      piece = lax.rev(piece, (ax,))
+      shape = get_aval(piece).shape
+      edge = lax.broadcast_in_dim(edge, shape, tuple(range(len(shape))))
+      piece = lax.sub(lax.add(edge, edge), piece)
+      x = lax.concatenate([piece, x] if before else [x, piece], ax)
   return x
 
 
@@ -102,13 +142,14 @@ def _stat_pad(x, ax, lo, hi, mode, stat_length):
   from xjax._src.numpy import reductions as red
   size = get_aval(x).shape[ax]
   lengths = _per_axis(size if stat_length is None else stat_length, get_aval(x).ndim)[ax]
-  fn = {"maximum": red.max, "minimum": red.min, "mean": red.mean}[mode]
+  from xjax._src.numpy.statistics import median
+  fn = {"maximum": red.max, "minimum": red.min, "mean": red.mean, "median": median}[mode]
   parts = []
   for side, n in ((0, lo), (1, hi)):
     k = min(operator.index(lengths[side]), size)
     src = _sl(x, ax, 0, k) if side == 0 else _sl(x, ax, size - k, size)
     stat = fn(src, axis=ax, keepdims=True)
-    if mode == "mean" and get_aval(stat).dtype != get_aval(x).dtype:
+    if mode in ("mean", "median") and get_aval(stat).dtype != get_aval(x).dtype:
       from xjax._src.lax.rounding import round_half_even
       stat = lax.convert_element_type(round_half_even(stat), get_aval(x).dtype)
     shape = list(get_aval(x).shape)

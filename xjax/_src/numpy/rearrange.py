@@ -67,7 +67,7 @@ def column_stack(tup):
 def _split(name, ary, indices_or_sections, axis, exact):
   ary = asarray(ary)
   aval = get_aval(ary)
-  axis = canonical_axis(axis, aval.ndim)
+  axis = canonical_axis(axis, aval.ndim, error=IndexError)
   size = aval.shape[axis]
   if isinstance(indices_or_sections, (tuple, list)) or np.ndim(indices_or_sections) == 1:
     bounds = [int(core_concrete.concrete_or_error(i, f"{name} indices"))

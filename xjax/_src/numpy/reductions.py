@@ -9,15 +9,15 @@ from xjax._src.lax import lax
 from xjax._src.numpy.util import canonical_axis, check_arraylike
 
 
-def _axes(axis, ndim):
+def _axes(axis, ndim, error=ValueError):
   if axis is None:
     return tuple(range(ndim))
   if isinstance(axis, (tuple, list)):
-    axes = tuple(canonical_axis(a, ndim) for a in axis)
+    axes = tuple(canonical_axis(a, ndim, error=error) for a in axis)
     if len(set(axes)) != len(axes):
       raise ValueError(f"duplicate value in 'axis': {axis}")
     return axes
-  return (canonical_axis(axis, ndim),)
+  return (canonical_axis(axis, ndim, error=error),)
 
 
 def _keep(out, aval, axes, keepdims):
@@ -90,7 +90,8 @@ def _bool_reduction(name, reduce_fn, op):
     _check_out(out, name)
     check_arraylike(name, a)
     aval = get_aval(a)
-    x = a if aval.dtype == np.bool_ else lax.ne(a, np.zeros((), aval.dtype)[()])
+    x = lax.convert_element_type(a, np.bool_, False) if aval.dtype == np.bool_ else \
+        lax.ne(a, np.zeros((), aval.dtype)[()])
     axes = _axes(axis, aval.ndim)
     if where is not None:
       from xjax._src.numpy.where import where as _where
@@ -112,7 +113,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
   _check_out(out, "mean")
   check_arraylike("mean", a)
   aval = get_aval(a)
-  axes = _axes(axis, aval.ndim)
+  axes = _axes(axis, aval.ndim, IndexError)
   if dtype is None:
     dt = dtypes.to_inexact_dtype(aval.dtype)
   else:
@@ -133,9 +134,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
   if correction is not None:
     ddof = correction
   aval = get_aval(a)
-  axes = _axes(axis, aval.ndim)
+  axes = _axes(axis, aval.ndim, IndexError)
   dt = dtypes.to_inexact_dtype(aval.dtype) if dtype is None else \
       dtypes.check_user_dtype_supported(dtype, "var")
+  if dt == np.bool_:
+    raise TypeError("var does not accept dtype bool")
   if not dtypes.is_inexact(dt):  # as JAX: computed in (weakly typed) float
     return lax.convert_element_type(
         var(a, axis, None, None, ddof, keepdims, where=where), dtypes.default_float_dtype(),
@@ -178,7 +181,7 @@ def _arg(name, fn):
       flat = lax.reshape(a, (aval.size,))
       out_ = fn(flat, 0, dtypes.default_int_dtype())
       return lax.reshape(out_, (1,) * aval.ndim) if keepdims else out_
-    ax = canonical_axis(axis, aval.ndim)
+    ax = canonical_axis(axis, aval.ndim, error=IndexError)
     out_ = fn(a, ax, dtypes.default_int_dtype())
     return lax.expand_dims(out_, (ax,)) if keepdims else out_
   arg.__name__ = name

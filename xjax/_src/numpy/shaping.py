@@ -28,7 +28,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     from xjax._src import core_concrete
     shape = [int(core_concrete.concrete_or_error(d, "shape")) for d in shape]
   if shape.count(-1) > 1:
-    raise ValueError("can only specify one unknown dimension")
+    raise TypeError("can only specify one unknown dimension")
   if -1 in shape:
     known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
     if known == 0 or aval.size % known:
@@ -56,7 +56,7 @@ def transpose(a, axes=None):
     axes = tuple(reversed(range(nd)))
   axes = tuple(canonical_axis(ax, nd) for ax in axes)
   if sorted(axes) != list(range(nd)):
-    raise ValueError(f"axes {axes} don't match array of dimension {nd}")
+    raise TypeError(f"axes {axes} don't match array of dimension {nd}")
   return lax.transpose(a, axes)
 
 
@@ -122,6 +122,7 @@ def concatenate(arrays, axis=0, dtype=None):
     arrays = [arrays[i] for i in range(get_aval(arrays).shape[0])]
   if not arrays:
     raise ValueError("Need at least one array to concatenate.")
+  check_arraylike("concatenate", *arrays)
   arrays = [_as_array(a) for a in arrays]
   if any(get_aval(a).ndim == 0 for a in arrays):
     raise ValueError("Zero-dimensional arrays cannot be concatenated.")

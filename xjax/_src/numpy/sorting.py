@@ -19,7 +19,7 @@ def _prepare(name, a, axis):
     return ravel(a), 0
   aval = get_aval(a)
   if aval.ndim == 0:
-    raise np.exceptions.AxisError(axis, 0)
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension 0")
   return a, canonical_axis(axis, aval.ndim)
 
 

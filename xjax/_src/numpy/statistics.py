@@ -114,6 +114,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
   from xjax._src.numpy.util import promote_dtypes_inexact
   check_arraylike("average", a)
   a = asarray(a)
+  red._axes(axis, get_aval(a).ndim)  # an out-of-bounds axis is a ValueError here
   if weights is None:
     avg = red.mean(a, axis=axis, keepdims=keepdims)
     n = get_aval(a).size // max(get_aval(avg).size, 1) if get_aval(a).size else 0

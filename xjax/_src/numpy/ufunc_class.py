@@ -47,18 +47,26 @@ class ufunc:
              where=None):
     """Left fold of ``self`` along ``axis`` (all axes, flattened, when None)."""
     self._binary("reduce")
-    if out is not None or where is not None:
-      raise NotImplementedError("ufunc.reduce: the out and where arguments are not "
-                                "supported.")
+    if out is not None:
+      raise NotImplementedError(f"out argument of {self.__name__}.reduce()")
     a = asarray(a, dtype=dtype)
+    if where is not None:
+      where = asarray(where)
+      if self.identity is None and initial is None:
+        raise ValueError(f"reduction operation {self.__name__!r} does not have an identity, "
+                         "so to use a where mask one has to specify 'initial'.")
+      if where.dtype != bool:
+        raise ValueError(f"where argument must have dtype=bool; got dtype={where.dtype}")
+      where = jnp.broadcast_to(where, a.shape)
     if axis is None:
-      flat = a.ravel()
-      res = self.reduce(flat, 0, initial=initial)
+      res = self.reduce(a.ravel(), 0, initial=initial,
+                        where=None if where is None else where.ravel())
       return res.reshape((1,) * a.ndim) if keepdims else res
     axis = canonical_axis(axis, a.ndim)
     x = jnp.moveaxis(a, axis, 0)
+    mask = None if where is None else jnp.moveaxis(where, axis, 0)
     n = x.shape[0]
-    start = initial if initial is not None or n else self.identity
+    start = initial if initial is not None or (n and mask is None) else self.identity
     if start is None and n == 0:
       raise ValueError(f"zero-size array to reduction operation {self.__name__} which has "
                        "no identity")
@@ -67,14 +75,15 @@ class ufunc:
     else:
       acc, first = jnp.broadcast_to(asarray(start, x.dtype), x.shape[1:]), 0
     for i in range(first, n):
-      acc = self(acc, x[i])
+      step = self(acc, x[i])
+      acc = step if mask is None else jnp.where(mask[i], step, acc)
     return jnp.expand_dims(acc, axis) if keepdims else acc
 
   def accumulate(self, a, axis=0, dtype=None, out=None):
     """Running left fold of ``self`` along ``axis``."""
     self._binary("accumulate")
     if out is not None:
-      raise NotImplementedError("ufunc.accumulate: the out argument is not supported.")
+      raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
     a = asarray(a, dtype=dtype)
     axis = canonical_axis(axis, a.ndim)
     x = jnp.moveaxis(a, axis, 0)

@@ -48,7 +48,7 @@ def _ordering(name, op, ties):
   """An order comparison; complex numbers compare lexicographically (real, then imag)."""
   def compare(a, b):
     if not dtypes.is_complex(get_aval(a).dtype):
-      return op(a, b)
+      return ties(a, b)
     ra, rb = lax.real(a), lax.real(b)
     tie = lax.bitwise_and(lax.eq(ra, rb), ties(lax.imag(a), lax.imag(b)))
     return lax.bitwise_or(op(ra, rb), tie)
@@ -108,6 +108,9 @@ abs = absolute
 
 
 def sign(x, /):
+  check_arraylike("sign", x)
+  if dtypes.dtype(x) == np.bool_:
+    raise TypeError("sign does not accept booleans")
   (x,) = promote_args_numeric("sign", x)
   return lax.sign(x)
 

@@ -143,9 +143,10 @@ def is_traced(x) -> bool:
   return isinstance(x, Tracer)
 
 
-def canonical_axis(axis, ndim: int, name: str = "axis") -> int:
+def canonical_axis(axis, ndim: int, name: str = "axis", error=ValueError) -> int:
+  """``axis`` in [0, ndim); out of bounds raises ``error`` (JAX's class varies by function)."""
   import operator
   axis = operator.index(axis)
   if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
-    raise np.exceptions.AxisError(axis, ndim)
+    raise error(f"{name} {axis} is out of bounds for array of dimension {ndim}")
   return axis % ndim if ndim else 0

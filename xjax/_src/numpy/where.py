@@ -14,7 +14,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     from xjax._src.numpy.searching import nonzero
     return nonzero(condition, size=size, fill_value=fill_value)
   if x is None or y is None:
-    raise ValueError("Either both or neither of the x and y arguments should be provided "
+    raise TypeError("Either both or neither of the x and y arguments should be provided "
                      "to jax.numpy.where.")
   check_arraylike("where", condition, x, y)
   cond = condition if get_aval(condition).dtype == np.bool_ else lax.ne(

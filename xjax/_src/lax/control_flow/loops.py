@@ -81,6 +81,8 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
   lo_c, hi_c = _concrete_int(lower), _concrete_int(upper)
   dtype = _bound_dtype(lower, upper)
   weak = get_aval(lower).weak_type  # the index is as weak as ``lower``
+  if lo_c is not None and hi_c is not None:  # concrete bounds act as Python ints
+    dtype, weak = dtypes.default_int_dtype(), True
   one = ew.convert_element_type(np.ones((), dtype), dtype, weak)
   if lo_c is not None and hi_c is not None:
     def step(carry, _):
@@ -113,8 +115,9 @@ def _bound_dtype(lower, upper):
   dts = [get_aval(b) for b in (lower, upper)]
   strong = [a.dtype for a in dts if not a.weak_type]
   dtype = strong[0] if strong else dts[0].dtype
-  if not dtypes.is_integer(dtype):
-    raise TypeError(f"fori_loop bounds must be integers, got {dtype.name}.")
+  if not all(dtypes.is_integer(a.dtype) for a in dts) or len(set(strong)) > 1:
+    raise TypeError("lower and upper arguments to fori_loop must have equal integer types, "
+                    f"got {dts[0].dtype.name} and {dts[1].dtype.name}")
   return dtype
 
 
