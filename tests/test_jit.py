@@ -257,3 +257,24 @@ def test_bad_arguments_do_not_corrupt_cache():
   with pytest.raises(TypeError):
     f(object())
   assert float(f(1.0)) == 2.0
+
+
+def test_debug_nans_raises_floating_point_error():
+  jax.config.update("jax_debug_nans", True)
+  try:
+    with pytest.raises(FloatingPointError, match="nan"):
+      jnp.log(-1.0)
+    with pytest.raises(FloatingPointError, match="nan"):
+      jax.jit(lambda x: jnp.sqrt(x))(-1.0)
+  finally:
+    jax.config.update("jax_debug_nans", False)
+  assert np.isnan(float(jnp.log(-1.0)))
+
+
+def test_common_config_options_are_accepted():
+  jax.config.update("jax_traceback_filtering", "off")
+  jax.config.update("jax_platform_name", "cpu")
+  assert jax.config.jax_traceback_filtering == "off"
+  with pytest.raises(AttributeError):
+    jax.config.update("jax_not_an_option", 1)
+  jax.config.update("jax_traceback_filtering", "auto")

@@ -74,7 +74,8 @@ config = Config()
 config.define("jax_enable_x64", _bool_env("JAX_ENABLE_X64", False), affects_tracing=True)
 config.define("jax_disable_jit", _bool_env("JAX_DISABLE_JIT", False))
 config.define("jax_log_compiles", _bool_env("JAX_LOG_COMPILES", False))
-config.define("jax_platforms", os.environ.get("JAX_PLATFORMS") or os.environ.get("JAX_PLATFORM_NAME"))
+config.define("jax_platforms", os.environ.get("JAX_PLATFORMS"))
+config.define("jax_platform_name", os.environ.get("JAX_PLATFORM_NAME", ""))
 config.define("jax_numpy_rank_promotion", os.environ.get("JAX_NUMPY_RANK_PROMOTION", "allow"),
               affects_tracing=True)
 config.define("jax_default_matmul_precision", None, affects_tracing=True)
@@ -85,6 +86,26 @@ config.define("jax_compilation_cache_dir", os.environ.get("JAX_COMPILATION_CACHE
 config.define("jax_default_prng_impl", "threefry2x32", affects_tracing=True)
 config.define("jax_threefry_partitionable", True, affects_tracing=True)
 config.define("jax_numpy_dtype_promotion", "standard", affects_tracing=True)
+
+# Options JAX programs commonly set that do not change xjax's results: accepted (with
+# JAX's defaults) so such programs run; docs/differences.md lists them.
+for _name, _default in {
+    "jax_traceback_filtering": "auto", "jax_check_tracer_leaks": False,
+    "jax_enable_checks": False, "jax_persistent_cache_min_compile_time_secs": 1.0,
+    "jax_persistent_cache_min_entry_size_bytes": 0, "jax_enable_compilation_cache": True,
+    "jax_explain_cache_misses": False, "jax_compilation_cache_max_size": -1,
+    "jax_softmax_custom_jvp": False, "jax_debug_key_reuse": False,
+    "jax_enable_custom_prng": False, "jax_random_seed_offset": 0, "jax_transfer_guard": None,
+    "jax_transfer_guard_host_to_device": None, "jax_transfer_guard_device_to_host": None,
+    "jax_transfer_guard_device_to_device": None, "jax_cpu_enable_async_dispatch": True,
+    "jax_logging_level": "NOTSET", "jax_allow_f16_reductions": True,
+    "jax_use_shardy_partitioner": True, "jax_traceback_in_locations_limit": 100,
+    "jax_include_full_tracebacks_in_locations": True, "jax_pprint_use_color": True,
+    "jax_dump_ir_to": "", "jax_optimization_level": "UNKNOWN",
+    "jax_memory_fitting_level": "O2", "jax_check_static_indices": False,
+    "jax_high_dynamic_range_gumbel": False, "jax_default_device": None,
+}.items():
+  config.define(_name, _default)
 
 
 def enable_x64() -> bool:

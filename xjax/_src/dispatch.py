@@ -11,7 +11,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from xjax._src import dtypes
 from xjax._src.array import Array
+from xjax._src.config import config
 from xjax._src.backend import lowering, runtime
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
@@ -88,6 +90,25 @@ def scalar_array(value, dtype, weak_type: bool) -> Array:
 _primitive_cache: dict = {}
 
 
+# ---------------------------------------------------------------------------------------
+# jax_debug_nans / jax_debug_infs: check every result on the host (slow; for debugging)
+
+_debug = {"nans": config.read("jax_debug_nans"), "infs": config.read("jax_debug_infs")}
+config.on_change("jax_debug_nans", lambda v: _debug.__setitem__("nans", bool(v)))
+config.on_change("jax_debug_infs", lambda v: _debug.__setitem__("infs", bool(v)))
+
+
+def check_special_values(name: str, outs) -> None:
+  for out in outs:
+    if not dtypes.is_inexact(out.dtype):
+      continue
+    value = np.asarray(out)
+    if _debug["nans"] and np.isnan(value).any():
+      raise FloatingPointError(f"invalid value (nan) encountered in {name}")
+    if _debug["infs"] and np.isinf(value).any():
+      raise FloatingPointError(f"divide by zero (inf) encountered in {name}")
+
+
 def params_key(params: dict) -> tuple:
   if len(params) < 2:
     return tuple(params.items())
@@ -122,6 +143,8 @@ def apply_primitive(prim, *args, **params):
     raise
   make = Array._from_buffer
   results = [make(b, a, committed) for b, a in zip(outs, out_avals)]
+  if _debug["nans"] or _debug["infs"]:
+    check_special_values(prim.name, results)
   return results if prim.multiple_results else results[0]
 
 
@@ -140,9 +163,11 @@ def _compile_primitive(prim, avals, params, device):
 
 class CompiledJaxpr:
   """A ClosedJaxpr compiled for one device; consts are passed as leading arguments."""
-  __slots__ = ("executable", "out_avals", "const_bufs", "device", "text", "_on_default")
+  __slots__ = ("executable", "out_avals", "const_bufs", "device", "text", "_on_default",
+               "name")
 
   def __init__(self, closed: ClosedJaxpr, device, name: str) -> None:
+    self.name = name
     self.text = lowering.lower_module(closed.jaxpr, name)
     self.executable = runtime.compile(self.text, device, name, closed.out_avals)
     self.out_avals = closed.out_avals
@@ -169,7 +194,10 @@ class CompiledJaxpr:
           x._check_alive()
       raise
     make = Array._from_buffer
-    return [make(b, a, committed) for b, a in zip(outs, self.out_avals)]
+    results = [make(b, a, committed) for b, a in zip(outs, self.out_avals)]
+    if _debug["nans"] or _debug["infs"]:
+      check_special_values(self.name, results)
+    return results
 
 
 _jaxpr_cache: dict = {}

@@ -73,7 +73,7 @@ _FACTORIES = {"cpu": _make_cpu, "cuda": _make_gpu}
 
 
 def _requested_platforms() -> list[str]:
-  requested = config.read("jax_platforms")
+  requested = config.read("jax_platforms") or config.read("jax_platform_name")
   if not requested:
     return []
   out = []
