@@ -4,7 +4,7 @@
     import xjax.numpy as jnp
 """
 from xjax._src.config import config, disable_jit
-from xjax._src.array import Array
+from xjax._src.basearray import Array
 from xjax._src.jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct
 from xjax._src.api import (jvp, linearize, vjp, grad, value_and_grad, vmap, device_put,
                            device_get, block_until_ready)

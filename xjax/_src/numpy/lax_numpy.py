@@ -5,6 +5,7 @@ import numpy as np
 
 from xjax._src import dtypes as _dtypes
 from xjax._src.array import Array
+from xjax._src.basearray import Array as _PublicArray
 from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
 from xjax._src.numpy.creation import (arange, array, asarray, empty, empty_like, full,
@@ -54,7 +55,7 @@ from xjax._src.numpy.statistics import corrcoef, cov
 from xjax._src.numpy.api_names import *  # noqa: F401,F403  (NumPy 2 aliases, set ops, ...)
 from xjax._src.numpy.numeric import histogram2d, histogramdd
 
-ndarray = Array
+ndarray = _PublicArray
 pi = np.pi
 e = np.e
 inf = np.inf
