@@ -137,3 +137,50 @@ def test_dtype_edge_cases():
                    (lambda: jnp.array([-1], jnp.uint32), OverflowError)]:
     with pytest.raises(err):
       bad()
+
+
+def test_error_classes():
+  x = jnp.arange(6).reshape(2, 3)
+  for bad, err in [(lambda: jnp.sum(x, axis=2), ValueError),
+                   (lambda: jnp.mean(x, axis=2), IndexError),
+                   (lambda: jnp.argmax(x, axis=2), IndexError),
+                   (lambda: jnp.where(jnp.array([True]), 1), TypeError),
+                   (lambda: x.reshape(-1, -1), TypeError),
+                   (lambda: jnp.transpose(x, (0, 0)), TypeError),
+                   (lambda: jnp.concatenate([[1, 2], [3.]]), TypeError),
+                   (lambda: lax.reshape(jnp.arange(6), (2, 4)), ValueError),
+                   (lambda: lax.reshape(x, (3, 2), dimensions=(1,)), TypeError),
+                   (lambda: lax.dot(jnp.ones(3), jnp.ones(4)), ValueError),
+                   (lambda: lax.dynamic_slice(jnp.arange(5), (1, 2), (2,)), ValueError),
+                   (lambda: lax.dynamic_slice(jnp.arange(5), (1.0,), (2,)), TypeError),
+                   (lambda: lax.switch(0, []), ValueError),
+                   (lambda: xjax.grad(1), TypeError),
+                   (lambda: xjax.jit(lambda v: v, static_argnums=3), ValueError),
+                   (lambda: lax.fori_loop(0, 3.0, lambda i, c: c + i, 0), TypeError)]:
+    with pytest.raises(err) as info:
+      bad()
+    assert not isinstance(info.value, np.exceptions.AxisError)
+
+
+def test_lax_conversions_and_mixed_dot():
+  check(lax.dot(jnp.ones(3), jnp.ones(3, int)), 3.0, np.float32, False)
+  check(lax.convert_element_type(jnp.nan, jnp.int32), 0, np.int32, False)
+  check(lax.convert_element_type(1e20, jnp.uint8), 255, np.uint8, False)
+  check(lax.fori_loop(jnp.int8(0), 3, lambda i, c: c + i, 0), 3, np.int32, True)
+
+
+def test_autodiff_weak_types_and_aux():
+  _, t = xjax.jvp(lambda x: x * 2, (1.0,), (jnp.float32(1),))
+  check(t, 2.0, np.float32, True)
+  check(xjax.jacfwd(lambda x: x ** 2)(2.0), 4.0, np.float32, True)
+  (v, aux), g = xjax.value_and_grad(lambda x: (x ** 2, (1, "a")), has_aux=True)(3.0)
+  assert aux == (1, "a") and type(aux[0]) is int
+  check(g, 6.0, np.float32, True)
+
+
+def test_cond_weak_join_pow_and_explicit_dtype():
+  check(lax.cond(True, lambda x: x, lambda x: jnp.float32(x), 2.0), 2.0, np.float32, False)
+  check(lax.cond(True, lambda: jnp.float32(1), lambda: 2.0), 1.0, np.float32, True)
+  check(jnp.asarray(jnp.asarray(2.0), jnp.float32), 2.0, np.float32, False)
+  check(lax.pow(2.0, 3), 8.0, np.float32, True)
+  check(lax.pow(jnp.array([2.0, 3.0]), jnp.array([1, 2])), [2.0, 9.0], np.float32, False)

@@ -7,7 +7,7 @@ from typing import Callable
 import numpy as np
 
 from xjax._src import dtypes, tree_util
-from xjax._src.api import jvp, vjp, vmap
+from xjax._src.api import _check_callable, jvp, vjp, vmap
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 
@@ -64,6 +64,7 @@ def _check_inputs(dyn, holomorphic, allow_int, name):
 
 def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
   """The Jacobian of ``fun`` by forward mode (one JVP per input element, vmapped)."""
+  _check_callable(fun)
   nums, multiple = _argnums(argnums)
 
   @functools.wraps(fun)
@@ -99,6 +100,7 @@ def _split_in(j, leaves, sizes, in_tree, multiple):
 def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
            allow_int: bool = False):
   """The Jacobian of ``fun`` by reverse mode (one VJP per output element, vmapped)."""
+  _check_callable(fun)
   nums, multiple = _argnums(argnums)
 
   @functools.wraps(fun)

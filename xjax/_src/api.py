@@ -19,6 +19,11 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 
 
+def _check_callable(fun):
+  if not callable(fun):
+    raise TypeError(f"Expected a callable value, got {fun!r}")
+
+
 def _flat_fun(fun, in_tree, out_tree_box, aux_box=None):
   """Flat version of ``fun``; with ``aux_box`` (has_aux) the aux leaves follow the outputs
   as extra outputs, so transformations return them as plain (primal) values."""
@@ -74,6 +79,7 @@ def _match_weak_type(t, primal_aval):
 
 def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
   """(fun(*primals), the directional derivative along ``tangents``)."""
+  _check_callable(fun)
   if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
     raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
                     f"{type(primals).__name__} and {type(tangents).__name__}.")
@@ -110,6 +116,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
 
 def linearize(fun: Callable, *primals, has_aux: bool = False):
   """(fun(*primals), f_jvp) where f_jvp evaluates the JVP's linear map at new tangents."""
+  _check_callable(fun)
   p_leaves, p_tree = tree_util.tree_flatten(primals)
   aux_box = [] if has_aux else None
   out_box = []
@@ -143,6 +150,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
 
 def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
   """(fun(*primals), vjp_fun) where vjp_fun maps output cotangents to input cotangents."""
+  _check_callable(fun)
   p_leaves, p_tree = tree_util.tree_flatten(primals)
   for i, p in enumerate(p_leaves):
     get_aval(p)  # validates the input type
@@ -231,6 +239,7 @@ def _check_scalar_output(out, name, holomorphic):
 def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False,
                    holomorphic: bool = False, allow_int: bool = False, reduce_axes=()):
   """A function returning (fun(*args), gradient of fun w.r.t. the ``argnums`` args)."""
+  _check_callable(fun)
   multiple = isinstance(argnums, (tuple, list))
   nums = tuple(argnums) if multiple else (argnums,)
   name = "grad"
@@ -339,6 +348,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
          spmd_axis_name=None):
   """Vectorizes ``fun`` over the ``in_axes`` of its arguments (keyword arguments are mapped
   over axis 0), stacking the results along ``out_axes``."""
+  _check_callable(fun)
   if isinstance(in_axes, list):
     in_axes = tuple(in_axes)
   _check_axes_spec("in_axes", in_axes)

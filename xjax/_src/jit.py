@@ -46,6 +46,11 @@ def _normalize_static(fun, static_argnums, static_argnames):
   if sig is not None:
     params = list(sig.parameters.values())
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if not any(p.kind == p.VAR_POSITIONAL for p in params):
+      for i in static_argnums:
+        if not -len(positional) <= i < len(positional):
+          raise ValueError(f"Jitted function has static_argnums={static_argnums}, but only "
+                           f"accepts {len(positional)} positional arguments.")
     names = set(static_argnames)
     for i in static_argnums:
       if -len(positional) <= i < len(positional):

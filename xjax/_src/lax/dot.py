@@ -246,8 +246,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
   (lhs_batch, rhs_batch))``; output dims are batch, lhs free, rhs free."""
   dn = _canon(dimension_numbers)
   if preferred_element_type is None:  # as JAX: the operands' common dtype, made explicit
-    dt = {get_aval(lhs).dtype, get_aval(rhs).dtype}
-    pet = dt.pop() if len(dt) == 1 else None
+    pet = dtypes.promote_types(get_aval(lhs).dtype, get_aval(rhs).dtype)
   else:
     pet = dtypes.canonicalize_dtype(dtypes.dtype(preferred_element_type))
   return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=_precision(precision),
@@ -268,5 +267,8 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None
   if not (1 <= la.ndim <= 2 and 1 <= ra.ndim <= 2):
     raise TypeError(f"dot only supports rank 1 or 2 operands, got shapes {la.shape} and "
                     f"{ra.shape}; use dot_general or jnp.matmul.")
+  if la.shape[-1] != ra.shape[0]:
+    raise ValueError(f"jax.lax.dot: incompatible shapes for dot: got {la.shape} and "
+                     f"{ra.shape}.")
   dn = (((la.ndim - 1,), (0,)), ((), ()))
   return dot_general(lhs, rhs, dn, precision, preferred_element_type)

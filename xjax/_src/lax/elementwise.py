@@ -588,7 +588,7 @@ integer_pow_p = standard_primitive("integer_pow", _integer_pow_abstract_eval,
                                    _integer_pow_lowering)
 integer_pow_p.batch = lambda axis, args, dims, y: (integer_pow(args[0], y), dims[0])
 ad.defjvp(integer_pow_p, lambda t, x, y: _zeros_like_value(t) if y == 0 else mul(
-    t, mul(_const(x, y), integer_pow(x, y - 1))))
+    t, mul(_weak_const(x, y), integer_pow(x, y - 1))))
 
 
 def _clamp_abstract_eval(lo, x, hi):
@@ -657,7 +657,16 @@ div = _bind(div_p)
 rem = _bind(rem_p)
 max = _bind(max_p)
 min = _bind(min_p)
-pow = _bind(pow_p)
+
+
+def pow(x, y):
+  """Elementwise ``x ** y``; an integer ``y`` with an inexact ``x`` is cast to x's dtype."""
+  xa, ya = get_aval(x), get_aval(y)
+  if dtypes.is_inexact(xa.dtype) and dtypes.is_integer(ya.dtype):
+    y = convert_element_type(y, xa.dtype, ya.weak_type)
+  return pow_p.bind(x, y)
+
+
 atan2 = _bind(atan2_p)
 nextafter = _bind(nextafter_p)
 neg = _bind(neg_p)
@@ -735,6 +744,8 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
   weak_type = bool(weak_type)
   if isinstance(operand, _HOST_SCALARS) or (isinstance(operand, np.ndarray)
                                             and operand.ndim == 0):
+    if np.asarray(operand).dtype.kind == "f" and dtypes.is_integer(new_dtype):
+      operand = _saturating_int(float(operand), new_dtype)
     return scalar_array(operand, new_dtype, weak_type)
   aval = get_aval(operand)
   if aval.dtype == new_dtype and aval.weak_type == weak_type:
@@ -743,6 +754,14 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
 
 
 _HOST_SCALARS = (bool, int, float, type(1j), np.generic)  # `complex` is lax.complex here
+
+
+def _saturating_int(v: float, dtype) -> int:
+  """A float converted to an integer dtype as XLA does: truncated, saturated, NaN -> 0."""
+  info = np.iinfo(dtype)
+  if np.isnan(v):
+    return 0
+  return info.max if v >= info.max else info.min if v <= info.min else int(v)
 
 
 def integer_pow(x, y: int):
@@ -758,6 +777,12 @@ def square(x):
 
 def _const(like, value):
   return np.asarray(value, dtype=get_aval(like).dtype)[()]
+
+
+def _weak_const(like, value):
+  """``_const``, but weakly typed (a Python scalar) where ``like`` is."""
+  c = _const(like, value)
+  return c.item() if get_aval(like).weak_type else c
 
 
 def _const_dtype(value, dtype):

@@ -128,7 +128,7 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 
 def _reshape_abstract_eval(x, *, new_sizes, dimensions):
   if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
-    raise TypeError(f"reshape total size must be unchanged, got new_sizes {new_sizes} (of "
+    raise ValueError(f"reshape total size must be unchanged, got new_sizes {new_sizes} (of "
                     f"total size {int(np.prod(new_sizes, dtype=np.int64))}) for shape "
                     f"{x.shape} (of total size {x.size}).")
   return ShapedArray(new_sizes, x.dtype, x.weak_type)
@@ -171,6 +171,9 @@ def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None 
                            (new_sizes,), "reshape")
   dims = None if dimensions is None else tuple(int(d) for d in dimensions)
   aval = get_aval(operand)
+  if dims is not None and sorted(dims) != list(range(aval.ndim)):
+    raise TypeError(f"reshape dimensions must be a permutation of operand dimensions, got "
+                    f"dimensions {dims} for shape {aval.shape}.")
   if dims is not None and dims == tuple(range(aval.ndim)):
     dims = None
   if aval.shape == new_sizes and dims is None and not isinstance(
@@ -643,13 +646,20 @@ dynamic_update_slice_p.transpose = _dynamic_update_slice_transpose
 dynamic_update_slice_p.batch = _dynamic_update_slice_batch
 
 
-def _index_scalars(start_indices):
+def _index_scalars(start_indices, name, operand):
   from xjax._src.lax.elementwise import convert_element_type
+  shape = get_aval(operand).shape
+  if len(start_indices) != len(shape):
+    raise ValueError(f"Length of slice indices must match number of operand dimensions "
+                     f"({len(start_indices)} vs {shape})")
   out = []
   for i in start_indices:
     aval = get_aval(i)
     if aval.shape:
       raise TypeError(f"start indices must be scalars, got shape {aval.shape}")
+    if not dtypes.is_integer(aval.dtype):
+      raise TypeError(f"index arguments to {name} must be integers of the same type, got: "
+                      f"{aval.dtype.name}")
     if isinstance(i, (int, np.integer)):
       out.append(np.asarray(i, np.int32)[()] if -2**31 <= int(i) < 2**31 else
                  np.asarray(i, np.int64)[()])
@@ -665,12 +675,12 @@ def _index_scalars(start_indices):
 
 def dynamic_slice(operand, start_indices, slice_sizes):
   sizes = _shape_tuple(slice_sizes, "dynamic_slice")
-  idxs = _index_scalars(start_indices)
+  idxs = _index_scalars(start_indices, "dynamic_slice", operand)
   return dynamic_slice_p.bind(operand, *idxs, slice_sizes=sizes)
 
 
 def dynamic_update_slice(operand, update, start_indices):
-  idxs = _index_scalars(start_indices)
+  idxs = _index_scalars(start_indices, "dynamic_update_slice", operand)
   return dynamic_update_slice_p.bind(operand, update, *idxs)
 
 

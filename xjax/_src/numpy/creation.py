@@ -20,9 +20,9 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   """Converts ``a`` to an Array (no copy when it already is one of the right dtype)."""
   dt = _requested_dtype(dtype, "asarray")
   if isinstance(a, (Array, Tracer)):
-    if dt is None or get_aval(a).dtype == dt:
+    if dt is None or (get_aval(a).dtype == dt and not get_aval(a).weak_type):
       return a
-    return lax.convert_element_type(a, dt)
+    return lax.convert_element_type(a, dt)  # an explicit dtype makes it strongly typed
   return array(a, dtype=dt, copy=copy, device=device)
 
 
@@ -34,6 +34,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0, *, device=No
   elif isinstance(object, (list, tuple)) and _contains_traced(object):
     from xjax._src.numpy.shaping import stack
     out = stack([array(o, dtype=dtype) for o in object])
+    out = lax.convert_element_type(out, get_aval(out).dtype, False)  # sequences are strong
   elif hasattr(object, "__jax_array__"):
     return array(object.__jax_array__(), dtype=dtype, copy=copy, ndmin=ndmin)
   else:

@@ -279,7 +279,7 @@ def float_power(x1, x2, /):
 def ldexp(x1, x2, /):
   """x1 * 2**x2 (x2 must be an integer)."""
   check_arraylike("ldexp", x1, x2)
-  if not dtypes.is_integer(get_aval(x2).dtype):
+  if not (dtypes.is_integer(get_aval(x2).dtype) or get_aval(x2).dtype == np.bool_):
     raise ValueError(f"ldexp: x2 must be an integer, got {get_aval(x2).dtype}")
   (a,) = promote_args_inexact("ldexp", x1)
   b = lax.convert_element_type(x2, get_aval(a).dtype)
@@ -334,8 +334,10 @@ def _euclid_steps(dtype) -> int:
 
 def gcd(x1, x2, /):
   """Greatest common divisor (Euclid's algorithm, unrolled for the integer width)."""
+  check_arraylike("gcd", x1, x2)
   a, b = promote_args_numeric("gcd", x1, x2)
-  if not dtypes.is_integer(get_aval(a).dtype):
+  if np.bool_ in (dtypes.dtype(x1), dtypes.dtype(x2)) or not dtypes.is_integer(
+      get_aval(a).dtype):
     raise ValueError("Arguments to jax.numpy.gcd must be integers.")
   from xjax._src.numpy.shaping import broadcast_arrays
   a, b = broadcast_arrays(ufuncs.absolute(a), ufuncs.absolute(b))
@@ -348,8 +350,10 @@ def gcd(x1, x2, /):
 
 
 def lcm(x1, x2, /):
+  check_arraylike("lcm", x1, x2)
   a, b = promote_args_numeric("lcm", x1, x2)
-  if not dtypes.is_integer(get_aval(a).dtype):
+  if np.bool_ in (dtypes.dtype(x1), dtypes.dtype(x2)) or not dtypes.is_integer(
+      get_aval(a).dtype):
     raise ValueError("Arguments to jax.numpy.lcm must be integers.")
   g = gcd(a, b)
   zero = lax.eq(g, _c(g, 0))

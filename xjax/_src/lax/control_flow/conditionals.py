@@ -29,7 +29,9 @@ _I32 = ShapedArray((), np.dtype(np.int32))
 def switch(index, branches: Sequence[Callable], *operands):
   """Applies ``branches[clamp(index, 0, len(branches) - 1)]`` to ``operands``."""
   branches = list(branches) if not callable(branches) else branches
-  if callable(branches) or not branches:
+  if not callable(branches) and not branches:
+    raise ValueError("Empty branch sequence")
+  if callable(branches):
     raise TypeError("switch: branches argument should be a non-empty sequence of callables, "
                     f"got {branches!r}")
   for b in branches:
