@@ -315,3 +315,18 @@ def test_host_io(tmp_path):
     jnp.fromiter(iter([1, 2]), float)
   assert jnp.array_str(jnp.array([1.5])) == "[1.5]"
   assert jnp.object_ is np.object_ and jnp.ComplexWarning is np.exceptions.ComplexWarning
+
+
+def test_binary_functions_are_ufunc_objects():
+  assert isinstance(jnp.add, jnp.ufunc) and repr(jnp.add) == "<jnp.ufunc 'add'>"
+  assert (jnp.add.identity, jnp.multiply.identity, jnp.maximum.identity) == (0, 1, None)
+  m = jnp.arange(6).reshape(2, 3)
+  np.testing.assert_array_equal(jnp.add.reduce(m), [3, 5, 7])
+  np.testing.assert_array_equal(jnp.add.accumulate(jnp.arange(4)), [0, 1, 3, 6])
+  np.testing.assert_array_equal(jnp.multiply.outer(jnp.arange(2), jnp.arange(3)),
+                                np.multiply.outer(np.arange(2), np.arange(3)))
+  np.testing.assert_array_equal(jnp.add.at(jnp.zeros(3), jnp.array([0, 0]), 1.0,
+                                           inplace=False), [2.0, 0.0, 0.0])
+  np.testing.assert_array_equal(jnp.maximum.reduce(m, axis=1), [2, 5])
+  assert int(jnp.subtract.reduce(jnp.arange(4))) == -6
+  assert not bool(jnp.logical_and.reduce(jnp.array([True, False])))

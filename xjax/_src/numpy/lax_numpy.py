@@ -125,3 +125,9 @@ def round(a, decimals=0, out=None):
 
 
 around = round
+
+# Last: the functions JAX exposes as jnp.ufunc objects replace their plain versions.
+from xjax._src.numpy.ufunc_objects import (add, bitwise_and, bitwise_or,  # noqa: E402,F401
+                                           bitwise_xor, logaddexp, logaddexp2, logical_and,
+                                           logical_or, logical_xor, maximum, minimum, multiply,
+                                           negative, subtract)

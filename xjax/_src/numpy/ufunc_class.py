@@ -15,18 +15,25 @@ from xjax._src.numpy.util import canonical_axis
 class ufunc:
   """A universal function built from ``func`` taking ``nin`` scalars to ``nout`` results."""
 
-  def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None):
+  def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None,
+               call=None, reduce=None, accumulate=None, at=None):
     self._func = func
     self.nin, self.nout = int(nin), int(nout)
     self.nargs = self.nin if nargs is None else nargs
     self.identity = identity
     self.__name__ = name or getattr(func, "__name__", "ufunc")
-    self._vectorized = vectorize(func)
+    self.__doc__ = getattr(func, "__doc__", None)
+    # ``call`` is an already-broadcasting implementation (jnp.add's own function); the
+    # other overrides are efficient implementations of the methods (sum for add.reduce).
+    self._vectorized = call if call is not None else vectorize(func)
+    self._reduce, self._accumulate, self._at = reduce, accumulate, at
 
   def __repr__(self):
     return f"<jnp.ufunc '{self.__name__}'>"
 
-  def __call__(self, *args):
+  def __call__(self, *args, **kwargs):
+    if kwargs:
+      return self._vectorized(*args, **kwargs)
     if len(args) != self.nin:
       raise TypeError(f"{self.__name__}() takes {self.nin} positional argument(s) but "
                       f"{len(args)} were given")
@@ -49,6 +56,8 @@ class ufunc:
     self._binary("reduce")
     if out is not None:
       raise NotImplementedError(f"out argument of {self.__name__}.reduce()")
+    if self._reduce is not None and where is None:
+      return self._reduce(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial)
     a = asarray(a, dtype=dtype)
     if where is not None:
       where = asarray(where)
@@ -84,6 +93,8 @@ class ufunc:
     self._binary("accumulate")
     if out is not None:
       raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
+    if self._accumulate is not None:
+      return self._accumulate(a, axis=axis, dtype=dtype)
     a = asarray(a, dtype=dtype)
     axis = canonical_axis(axis, a.ndim)
     x = jnp.moveaxis(a, axis, 0)
@@ -100,6 +111,8 @@ class ufunc:
     if inplace:
       raise NotImplementedError("jax.numpy.ufunc.at cannot modify arrays in-place, because "
                                 "JAX arrays are immutable. Pass inplace=False.")
+    if self._at is not None:
+      return self._at(asarray(a), indices, b)
     a = asarray(a)
     idx = asarray(indices).ravel()
     n = idx.shape[0]
