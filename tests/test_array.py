@@ -127,3 +127,11 @@ def test_devices_api():
   assert isinstance(d, jax.Array) and not d.committed
   c = jax.device_put(np.ones(2), jax.devices()[0])
   assert c.committed
+
+
+def test_sharding_of_a_single_device_array():
+  x = jnp.ones(2)
+  assert x.sharding == jax.sharding.SingleDeviceSharding(jax.devices()[0])
+  assert x.sharding.device_set == {jax.devices()[0]}
+  with pytest.raises(TypeError, match="scalar"):
+    [1, 2][jnp.ones(2, jnp.int32)]

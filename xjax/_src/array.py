@@ -108,7 +108,9 @@ class Array:
   def __index__(self) -> int:
     if not dtypes.is_integer(self.dtype) and self.dtype != np.bool_:
       raise TypeError(f"only integer arrays can be used as an index, got {self.dtype}")
-    return self._value().__index__() if self.ndim == 0 else operator_index_error(self)
+    if self.ndim:
+      raise TypeError("only integer scalar arrays can be converted to a scalar index")
+    return self._value().__index__()
 
   def __len__(self) -> int:
     if not self.aval.shape:
@@ -188,7 +190,8 @@ class Array:
     return self._buf.is_deleted()
 
   def copy_to_host_async(self) -> None:
-    self._check_alive()
+    """Starts the device-to-host copy that ``np.asarray`` will wait for."""
+    self._value()
 
   def unsafe_buffer_pointer(self) -> int:
     return self._buf.unsafe_buffer_pointer()
@@ -213,10 +216,6 @@ class _Shard:
     self.data = arr
     self.device = arr.device
     self.index = tuple(slice(None) for _ in arr.shape)
-
-
-def operator_index_error(arr):
-  raise TypeError("only integer scalar arrays can be converted to a scalar index")
 
 
 def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:
