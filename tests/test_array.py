@@ -135,3 +135,14 @@ def test_sharding_of_a_single_device_array():
   assert x.sharding.device_set == {jax.devices()[0]}
   with pytest.raises(TypeError, match="scalar"):
     [1, 2][jnp.ones(2, jnp.int32)]
+
+
+def test_view_tobytes_and_sizes():
+  x = jnp.arange(4, dtype=jnp.int32)
+  ref = np.arange(4, dtype=np.int32)
+  np.testing.assert_array_equal(x.view(jnp.uint8), ref.view(np.uint8))
+  np.testing.assert_array_equal(x.view(jnp.uint8).view(jnp.int32), ref)
+  np.testing.assert_array_equal(x.view(jnp.float32), ref.view(np.float32))
+  assert x.tobytes() == ref.tobytes()
+  assert (x.nbytes, x.itemsize) == (16, 4)
+  assert jax.jit(lambda v: v * v.nbytes)(x)[1] == 16

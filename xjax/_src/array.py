@@ -193,6 +193,18 @@ class Array:
     """Starts the device-to-host copy that ``np.asarray`` will wait for."""
     self._value()
 
+  def on_device_size_in_bytes(self) -> int:
+    return self._buf.on_device_size_in_bytes()
+
+  def addressable_data(self, index: int) -> "Array":
+    if index != 0:
+      raise IndexError(f"addressable_data index {index} out of range: the array has one shard")
+    return self
+
+  @property
+  def global_shards(self) -> list:
+    return self.addressable_shards
+
   def unsafe_buffer_pointer(self) -> int:
     return self._buf.unsafe_buffer_pointer()
 

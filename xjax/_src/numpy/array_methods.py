@@ -38,6 +38,36 @@ def _astype(self, dtype, copy=False, device=None):
   return lax.convert_element_type(self, dtypes.check_user_dtype_supported(dtype, "astype"))
 
 
+def _view(self, dtype=None, type=None):
+  """The same bits as ``dtype`` (the last axis rescales when the item size changes)."""
+  from xjax._src import dtypes
+  if type is not None:
+    raise NotImplementedError("`type` argument of array.view() is not supported.")
+  if dtype is None:
+    return self
+  dtype = dtypes.dtype(dtype)
+  old, new = self.dtype.itemsize, dtype.itemsize
+  if self.dtype == np.bool_ or dtype == np.bool_:
+    as_u8 = lambda x: lax.convert_element_type(x, np.uint8)
+    if self.dtype == np.bool_:
+      return _view(as_u8(self), dtype)
+    return lax.ne(_view(self, np.uint8), np.uint8(0))
+  if old == new:
+    return lax.bitcast_convert_type(self, dtype)
+  if not self.ndim or (self.shape[-1] * old) % new:
+    raise ValueError("When changing to a larger dtype, its size must be a divisor of the "
+                     "total size in bytes of the last axis of the array.")
+  if old > new:
+    out = lax.bitcast_convert_type(self, dtype)  # adds a trailing axis of old // new
+    return lax.reshape(out, self.shape[:-1] + (self.shape[-1] * (old // new),))
+  grouped = lax.reshape(self, self.shape[:-1] + (self.shape[-1] * old // new, new // old))
+  return lax.bitcast_convert_type(grouped, dtype)
+
+
+def _tobytes(self, order="C"):
+  return np.asarray(self).tobytes(order=order)
+
+
 def _copy(self, order=None):
   from xjax._src.lax.elementwise import copy_p
   return copy_p.bind(self)
@@ -83,7 +113,9 @@ def _install() -> None:
       "__rdivmod__": lambda self, o: (jnp.floor_divide(o, self), jnp.remainder(o, self)),
       "__getitem__": _getitem,
       "__round__": lambda self, ndigits=None: jnp.round(self, ndigits or 0),
-      "astype": _astype, "copy": _copy, "reshape": _reshape, "transpose": _transpose,
+      "astype": _astype, "copy": _copy, "view": _view, "tobytes": _tobytes,
+      "itemsize": property(lambda self: self.dtype.itemsize),
+      "nbytes": property(lambda self: self.size * self.dtype.itemsize), "reshape": _reshape, "transpose": _transpose,
       "T": property(lambda self: jnp.transpose(self)),
       "mT": property(lambda self: jnp.swapaxes(self, -1, -2)),
       "real": property(lambda self: jnp.real(self)),
@@ -95,7 +127,7 @@ def _install() -> None:
              "argmin", "ravel", "flatten", "squeeze", "swapaxes", "cumsum", "cumprod",
              "clip", "conj", "conjugate", "dot", "round", "sort", "argsort", "nonzero",
              "repeat", "take", "trace", "diagonal", "ptp", "searchsorted", "choose",
-             "compress", "item"]
+             "compress", "item", "argpartition"]
   for name in methods:
     fn = getattr(jnp, name if name != "flatten" else "ravel", None)
     if fn is not None and name != "item":
