@@ -279,3 +279,14 @@ def test_all_gather_is_differentiable():
   g = jax.vmap(jax.grad(lambda v: (lax.all_gather(v, "i", tiled=True) * jnp.arange(6.0)).sum()),
                axis_name="i")(y)
   np.testing.assert_allclose(g, 3 * np.arange(6.0).reshape(3, 2))
+
+
+@pytest.mark.parametrize("in_axes", [0, 1, 2])
+def test_sort_and_concatenate_keep_batch_axis(in_axes):
+  x = np.random.RandomState(0).randn(3, 4, 5).astype(np.float32)
+  f = lambda v: jnp.concatenate([jnp.sort(v, 0), v], 1)
+  got = jax.vmap(f, in_axes=in_axes)(x)
+  want = np.stack([f(np.take(x, i, in_axes)) for i in range(x.shape[in_axes])])
+  np.testing.assert_allclose(got, want)
+  eqns = jax.make_jaxpr(jax.vmap(f, in_axes=in_axes, out_axes=in_axes))(x).eqns
+  assert [e.primitive.name for e in eqns].count("transpose") == 0

@@ -422,8 +422,10 @@ def _concatenate_transpose(ct, *xs, dimension):
 
 
 def _concatenate_batch(axis, args, dims, *, dimension):
-  xs = [batching.bdim_to_front(x, d, axis.size) for x, d in zip(args, dims)]
-  return concatenate(xs, dimension + 1), 0
+  # Keep the batch dimension where the first batched operand has it.
+  bdim = next(d for d in dims if d is not None)
+  xs = [batching.matchaxis(x, d, bdim, axis.size) for x, d in zip(args, dims)]
+  return concatenate(xs, dimension + (dimension >= bdim)), bdim
 
 
 concatenate_p = standard_primitive(

@@ -125,9 +125,12 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
 
 
 def _sort_batch(axis, args, dims, *, dimension, is_stable, num_keys):
-  xs = [batching.matchaxis(x, d, 0, axis.size) for x, d in zip(args, dims)]
-  outs = sort_p.bind(*xs, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
-  return outs, [0] * len(outs)
+  # Keep the batch dimension where the (first) batched operand has it.
+  bdim = next(d for d in dims if d is not None)
+  xs = [batching.matchaxis(x, d, bdim, axis.size) for x, d in zip(args, dims)]
+  new_dim = dimension + (dimension >= bdim)
+  outs = sort_p.bind(*xs, dimension=new_dim, is_stable=is_stable, num_keys=num_keys)
+  return outs, [bdim] * len(outs)
 
 
 sort_p = standard_primitive("sort", _sort_abstract_eval, _sort_lowering, multiple_results=True)
