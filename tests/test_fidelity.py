@@ -184,3 +184,66 @@ def test_cond_weak_join_pow_and_explicit_dtype():
   check(jnp.asarray(jnp.asarray(2.0), jnp.float32), 2.0, np.float32, False)
   check(lax.pow(2.0, 3), 8.0, np.float32, True)
   check(lax.pow(jnp.array([2.0, 3.0]), jnp.array([1, 2])), [2.0, 9.0], np.float32, False)
+
+
+def test_round3_dtypes_errors_and_namespaces():
+  check(jnp.convolve(jnp.arange(5), jnp.array([1, 2]), mode="valid"), [1, 4, 7, 10],
+        np.float32, False)
+  with pytest.raises(ValueError):
+    jnp.max(jnp.ones(3), where=jnp.ones(3, bool))
+  check(jnp.max(jnp.ones(3), where=jnp.ones(3, bool), initial=0.0), 1.0, np.float32, False)
+  for f in (float, int, complex):
+    with pytest.raises(TypeError):
+      f(jnp.arange(3))
+  with pytest.raises(TypeError):
+    f"{jnp.arange(3):.2f}"
+  assert f"{jnp.arange(2)}" == "[0 1]"
+  for fn in (lambda x: jnp.zeros(x), lambda x: jnp.ones(4).reshape(x, -1)):
+    with pytest.raises(TypeError) as e:
+      xjax.jit(fn)(2)
+    assert type(e.value) is TypeError
+  check(xjax.nn.tanh(0.0), 0.0, np.float32, True)
+  assert xjax.checkpoint_policies.nothing_saveable() is False
+  g = xjax.grad(lambda w: jnp.sum(xjax.checkpoint(
+      jnp.sin, policy=xjax.checkpoint_policies.dots_saveable)(w)))(jnp.zeros(2))
+  np.testing.assert_allclose(g, [1.0, 1.0])
+  assert xjax.named_call(lambda x: x * 2, name="f")(3.0) == 6.0
+  y, t = xjax.jvp(lambda x: x * 2, (jnp.arange(3),), (np.zeros(3, xjax.dtypes.float0),))
+  check(y, [0, 2, 4], np.int32, False)
+  assert t.dtype == xjax.dtypes.float0 and t.shape == (3,)
+
+
+def test_round3_make_jaxpr_text():
+  text = str(xjax.make_jaxpr(xjax.grad(lambda x: jnp.sin(x) ** 2))(1.0))
+  assert text == """{ lambda ; a:f32[]. let
+    b:f32[] = sin a
+    c:f32[] = cos a
+    _:f32[] = integer_pow[y=2] b
+    d:f32[] = mul 2.0:f32[] b
+    e:f32[] = mul 1.0:f32[] d
+    f:f32[] = mul e c
+  in (f,) }"""
+  text = str(xjax.make_jaxpr(lambda x: lax.switch(0, [jnp.sin, jnp.cos], x))(1.0))
+  assert """    c:f32[] = cond[
+      branches=(
+        { lambda ; d:f32[]. let e:f32[] = sin d in (e,) }
+        { lambda ; f:f32[]. let g:f32[] = cos f in (g,) }
+      )
+    ] b a""" in text
+  text = str(xjax.make_jaxpr(lambda x: lax.scan(lambda c, y: (c + y, c * 2), 0.0, x))(
+      jnp.ones(3)))
+  assert "      jaxpr={ lambda ; d:f32[] e:f32[]. let\n          f:f32[]" in text
+  assert str(xjax.make_jaxpr(lambda x: (lax.dot_general(x, x, (((1,), (1,)), ((0,), (0,)))),
+                                        jnp.max(x, axis=1, keepdims=True)))(jnp.ones((2, 2)))) == \
+      """{ lambda ; a:f32[2,2]. let
+    b:f32[2] = dot_general[
+      dimension_numbers=(([1], [1]), ([0], [0]))
+      preferred_element_type=float32
+    ] a a
+    c:f32[2] = reduce_max[axes=(1,)] a
+    d:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] c
+  in (b, d) }"""
+  text = str(xjax.make_jaxpr(lambda x: x[1:, 0])(jnp.ones((3, 3))))
+  assert "slice[limit_indices=(3, 1) start_indices=(1, 0) strides=None] a\n" in text
+  text = str(xjax.make_jaxpr(lambda x: xjax.jit(jnp.cos)(x))(1.0))
+  assert "jit[\n      name=cos\n      jaxpr={" in text

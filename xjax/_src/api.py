@@ -100,7 +100,8 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
                       "equal, or in case of int/bool primal dtype the tangent dtype must be "
                       f"float0.Got primal dtype {pa.dtype} and so expected tangent dtype "
                       f"{expected.dtype}, but got tangent dtype {ta.dtype} instead.")
-  t_leaves = [_match_weak_type(t, get_aval(p)) for p, t in zip(p_leaves, t_leaves)]
+  t_leaves = [ad.Zero(tangent_aval(get_aval(p))) if get_aval(t).dtype == dtypes.float0 else
+              _match_weak_type(t, get_aval(p)) for p, t in zip(p_leaves, t_leaves)]
   aux_box = [] if has_aux else None
   out_box = []
   out_p, out_t = ad.jvp_flat(_flat_fun(fun, p_tree, out_box, aux_box),
@@ -268,19 +269,13 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False,
     else:
       out, f_vjp = vjp(partial_fun, *dyn)
     _check_scalar_output(out, name, holomorphic)
-    one = np.ones((), get_aval(out).dtype)
-    grads = f_vjp(make_array(one) if not isinstance(out, Tracer) else
-                  _ones_like(out))
+    out_aval = get_aval(out)
+    grads = f_vjp(make_array(np.ones((), out_aval.dtype), weak_type=out_aval.weak_type))
     g = grads if multiple else grads[0]
     if has_aux:
       return (out, aux), g
     return out, g
   return vg
-
-
-def _ones_like(x):
-  from xjax._src.lax import lax
-  return lax.full_like(x, 1)
 
 
 def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,

@@ -96,13 +96,21 @@ class Array:
   def __bool__(self) -> bool:
     return bool(self._value())
 
+  def _check_scalar(self) -> None:
+    if self.ndim:
+      raise TypeError("Only scalar arrays can be converted to Python scalars; "
+                      f"got arr.ndim={self.ndim}")
+
   def __int__(self) -> int:
+    self._check_scalar()
     return int(self._value())
 
   def __float__(self) -> float:
+    self._check_scalar()
     return float(self._value())
 
   def __complex__(self) -> complex:
+    self._check_scalar()
     return complex(self._value())
 
   def __index__(self) -> int:
@@ -159,7 +167,9 @@ class Array:
   def __format__(self, spec) -> str:
     if self.ndim == 0:
       return format(self._value()[()], spec)
-    return format(str(self), spec)
+    if spec:
+      raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
+    return str(self)
 
   # -- devices and lifetime --------------------------------------------------------------
   def devices(self) -> set:

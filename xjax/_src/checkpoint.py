@@ -55,6 +55,12 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy=None,
 remat = checkpoint
 
 
+def named_call(fun: Callable, *, name: str | None = None) -> Callable:
+  """``fun`` unchanged in value; JAX uses ``name`` only to label its staged computation."""
+  del name
+  return functools.wraps(fun)(lambda *args, **kwargs: fun(*args, **kwargs))
+
+
 def _abstract_eval(*avals, jaxpr, **_):
   return jaxpr.out_avals
 

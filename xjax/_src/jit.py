@@ -249,6 +249,7 @@ def _jit_batch(axis, args, dims, *, jaxpr, name, **_):
 
 
 jit_p = Primitive("jit", multiple_results=True)
+jit_p.pp_params = lambda p: sorted(p.items(), key=lambda kv: kv[0] != "name")
 jit_p.abstract_eval = _jit_abstract_eval
 jit_p.impl = _jit_impl
 jit_p.lowering = _jit_lowering

@@ -236,24 +236,32 @@ def _format_param(value, names, indent: int) -> str:
     return np.dtype(value).name
   if isinstance(value, (tuple, list)) and any(isinstance(v, (ClosedJaxpr, Jaxpr))
                                               for v in value):
-    inner = " ".join(_format_param(v, names, indent) for v in value)
-    return f"({inner})"
+    parts = [_format_param(v, names, indent + 2) for v in value]
+    one_line = f"({' '.join(parts)})"
+    if "\n" not in one_line and indent + len(one_line) <= 80:
+      return one_line
+    pad = " " * (indent + 2)
+    return "\n".join(["(", *(pad + p for p in parts), " " * indent + ")"])
   if callable(value) and hasattr(value, "__name__"):
     return value.__name__
   return str(value)
 
 
-def pp_eqn(eqn: JaxprEqn, names: _Names, indent: int) -> str:
+def pp_eqn(eqn: JaxprEqn, names: _Names, indent: int, used=None) -> str:
+  """One equation; outputs not in ``used`` (when given) print as ``_``, as in JAX."""
   pad = " " * indent
-  outs = " ".join(_binder(v, names) for v in eqn.outvars)
+  outs = " ".join(_binder(v, names) if used is None or v in used else
+                  f"_:{v.aval.str_short()}" for v in eqn.outvars)
   ins = " ".join(names(v) for v in eqn.invars)
   shown = {k: v for k, v in eqn.params.items() if k not in _hidden_params(eqn.primitive)}
+  custom = getattr(eqn.primitive, "pp_params", None)
+  shown = custom(shown) if custom else sorted(shown.items())
   if not shown:
     return f"{pad}{outs} = {eqn.primitive.name} {ins}".rstrip()
-  items = [(k, _format_param(v, names, indent + 4)) for k, v in sorted(shown.items())]
+  items = [(k, _format_param(v, names, indent + 2)) for k, v in shown]
   one_line = " ".join(f"{k}={v}" for k, v in items)
   head = f"{pad}{outs} = {eqn.primitive.name}"
-  if "\n" not in one_line and len(head) + len(one_line) + len(ins) + 4 <= 80:
+  if "\n" not in one_line and len(head) + len(one_line) + len(ins) + 3 <= 80:
     return f"{head}[{one_line}] {ins}".rstrip()
   lines = [f"{head}["]
   for k, v in items:
@@ -264,13 +272,17 @@ def pp_eqn(eqn: JaxprEqn, names: _Names, indent: int) -> str:
 
 def _hidden_params(prim) -> frozenset:
   return getattr(prim, "hidden_params", frozenset())
+# A primitive may also define ``pp_params(shown: dict) -> list[(name, value)]`` to order or
+# reformat its printed params (the default: ``sorted(shown.items())``).
 
 
 def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
   consts = " ".join(_binder(v, names) for v in jaxpr.constvars)
   ins = " ".join(_binder(v, names) for v in jaxpr.invars)
   head = f"{{ lambda {consts}; {ins}. let" if consts else f"{{ lambda ; {ins}. let"
-  eqns = [pp_eqn(e, names, indent + 4) for e in jaxpr.eqns]
+  used = {v for e in jaxpr.eqns for v in e.invars if type(v) is not Literal}
+  used.update(v for v in jaxpr.outvars if type(v) is not Literal)
+  eqns = [pp_eqn(e, names, indent + 4, used) for e in jaxpr.eqns]
   outs = ", ".join(names(v) for v in jaxpr.outvars)
   tail = f"in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}"
   if not eqns:

@@ -235,6 +235,16 @@ def _dot_batch(axis, args, dims, *, dimension_numbers, precision, preferred_elem
 
 dot_general_p = standard_primitive("dot_general", _dot_abstract_eval, _dot_lowering)
 dot_general_p.hidden_params = frozenset({"out_sharding", "precision"})
+
+
+def _dot_pp_params(params):
+  """As JAX prints them: dimension numbers as lists, e.g. ``(([1], [0]), ([], []))``."""
+  (lc, rc), (lb, rb) = params["dimension_numbers"]
+  dn = f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
+  return sorted({**params, "dimension_numbers": dn}.items())
+
+
+dot_general_p.pp_params = _dot_pp_params
 dot_general_p.jvp = _dot_jvp
 dot_general_p.transpose = _dot_transpose
 dot_general_p.batch = _dot_batch

@@ -588,7 +588,7 @@ integer_pow_p = standard_primitive("integer_pow", _integer_pow_abstract_eval,
                                    _integer_pow_lowering)
 integer_pow_p.batch = lambda axis, args, dims, y: (integer_pow(args[0], y), dims[0])
 ad.defjvp(integer_pow_p, lambda t, x, y: _zeros_like_value(t) if y == 0 else mul(
-    t, mul(_weak_const(x, y), integer_pow(x, y - 1))))
+    t, mul(_weak_const(x, y), x if y == 2 else integer_pow(x, y - 1))))
 
 
 def _clamp_abstract_eval(lo, x, hi):

@@ -85,11 +85,11 @@ def _monoid_lowering(op):
 
 
 def _reduce_batch(prim):
-  def rule(axis, args, dims, *, axes, out_sharding=None):
+  def rule(axis, args, dims, *, axes, **params):
     (x,), (d,) = args, dims
     new_axes = tuple(a + (a >= d) for a in axes)
     out_dim = d - sum(a < d for a in axes)
-    return prim.bind(x, axes=new_axes, out_sharding=None), out_dim
+    return prim.bind(x, axes=new_axes, **params), out_dim
   return rule
 
 
@@ -126,7 +126,7 @@ def _chooser_jvp(prim):
   """Gradient of max/min reductions: split equally among the tied locations (as JAX)."""
   def jvp(primals, tangents, *, axes, out_sharding=None):
     (x,), (t,) = primals, tangents
-    out = prim.bind(x, axes=axes, out_sharding=None)
+    out = prim.bind(x, axes=axes)
     if type(t) is Zero:
       return out, Zero(tangent_aval(get_aval(out)))
     shape = get_aval(x).shape
@@ -144,7 +144,7 @@ reduce_min_p.jvp = _chooser_jvp(reduce_min_p)
 
 def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
   (x,), (t,) = primals, tangents
-  out = reduce_prod_p.bind(x, axes=axes, out_sharding=None)
+  out = reduce_prod_p.bind(x, axes=axes)
   if type(t) is Zero:
     return out, Zero(tangent_aval(get_aval(out)))
   # d prod = sum_i t_i * prod_{j != i} x_j, computed without dividing by x (zeros safe):
@@ -181,27 +181,27 @@ def reduce_sum(operand, axes: Sequence[int], out_sharding=None):
 
 
 def reduce_prod(operand, axes: Sequence[int], out_sharding=None):
-  return reduce_prod_p.bind(operand, axes=_axes(operand, axes), out_sharding=None)
+  return reduce_prod_p.bind(operand, axes=_axes(operand, axes))
 
 
 def reduce_max(operand, axes: Sequence[int], out_sharding=None):
-  return reduce_max_p.bind(operand, axes=_axes(operand, axes), out_sharding=None)
+  return reduce_max_p.bind(operand, axes=_axes(operand, axes))
 
 
 def reduce_min(operand, axes: Sequence[int], out_sharding=None):
-  return reduce_min_p.bind(operand, axes=_axes(operand, axes), out_sharding=None)
+  return reduce_min_p.bind(operand, axes=_axes(operand, axes))
 
 
 def reduce_and(operand, axes: Sequence[int], out_sharding=None):
-  return reduce_and_p.bind(operand, axes=_axes(operand, axes), out_sharding=None)
+  return reduce_and_p.bind(operand, axes=_axes(operand, axes))
 
 
 def reduce_or(operand, axes: Sequence[int], out_sharding=None):
-  return reduce_or_p.bind(operand, axes=_axes(operand, axes), out_sharding=None)
+  return reduce_or_p.bind(operand, axes=_axes(operand, axes))
 
 
 def reduce_xor(operand, axes: Sequence[int], out_sharding=None):
-  return reduce_xor_p.bind(operand, axes=_axes(operand, axes), out_sharding=None)
+  return reduce_xor_p.bind(operand, axes=_axes(operand, axes))
 
 
 # ---------------------------------------------------------------------------------------

@@ -81,7 +81,8 @@ broadcast_in_dim_p = standard_primitive(
     lambda ctx, x, *, shape, broadcast_dimensions: ctx.op(
         "stablehlo.broadcast_in_dim", [x], ctx.avals_out[0],
         {"broadcast_dimensions": i64_array(broadcast_dimensions)}))
-broadcast_in_dim_p.hidden_params = frozenset({"shape", "broadcast_dimensions", "sharding"})
+broadcast_in_dim_p.hidden_params = frozenset({"shape", "sharding"})
+broadcast_in_dim_p.pp_params = lambda p: [(k, v) for k, v in sorted(p.items()) if v != ()]
 ad.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 broadcast_in_dim_p.batch = _broadcast_in_dim_batch
 
@@ -234,7 +235,8 @@ def expand_dims(array, dimensions: Sequence[int]):
   shape = list(aval.shape)
   for d in dims:
     shape.insert(d, 1)
-  return reshape(array, tuple(shape))
+  kept = tuple(i for i in range(ndim_out) if i not in dims)
+  return broadcast_in_dim(array, tuple(shape), kept)
 
 
 def _canonical_axis(axis: int, ndim: int, name: str) -> int:

@@ -152,9 +152,13 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
 
 def _shape(shape) -> tuple:
   import operator
-  if isinstance(shape, (list, tuple)):
-    return tuple(operator.index(d) for d in shape)
-  return (operator.index(shape),)
+  dims = shape if isinstance(shape, (list, tuple)) else (shape,)
+  try:
+    return tuple(operator.index(d) for d in dims)
+  except TypeError:
+    raise TypeError("Shapes must be 1D sequences of concrete values of integer type, got "
+                    f"{shape}. Shapes are static under jit: use Python ints (e.g. from "
+                    "x.shape or static_argnums), not traced values.") from None
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None):

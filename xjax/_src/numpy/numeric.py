@@ -375,10 +375,11 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
 
 def _conv(name, a, v, mode, flip, precision, preferred_element_type):
   """1-D convolution (``flip``) or cross-correlation via ``lax.conv_general_dilated``."""
-  from xjax._src.numpy.util import promote_dtypes
+  from xjax._src.numpy.util import promote_dtypes, promote_dtypes_inexact
   from xjax._src.lax.windowed import conv_general_dilated
   check_arraylike(name, a, v)
-  a, v = promote_dtypes(asarray(a), asarray(v))
+  promote = promote_dtypes if preferred_element_type is not None else promote_dtypes_inexact
+  a, v = promote(asarray(a), asarray(v))
   if get_aval(a).ndim != 1 or get_aval(v).ndim != 1:
     raise ValueError(f"{name}() only support 1-dimensional inputs.")
   n, m = get_aval(a).shape[0], get_aval(v).shape[0]

@@ -23,8 +23,7 @@ def _axes(axis, ndim, error=ValueError):
 def _keep(out, aval, axes, keepdims):
   if not keepdims:
     return out
-  shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
-  return lax.reshape(out, shape)
+  return lax.expand_dims(out, tuple(sorted(axes)))
 
 
 def _check_out(out, name):
@@ -54,6 +53,9 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool):
     if where is not None:
       from xjax._src.numpy.where import where as _where
       from xjax._src.numpy.shaping import broadcast_to
+      if identity_op in ("max", "min") and initial is None:
+        raise ValueError(f"reduction operation {name} does not have an identity, so to use "
+                         "a where mask one has to specify 'initial'")
       ident = _identity_value(identity_op, dt)
       x = _where(broadcast_to(where, aval.shape), x, ident)
     if identity_op in ("max", "min") and initial is None and where is None:

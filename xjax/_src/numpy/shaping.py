@@ -25,8 +25,9 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
   try:
     shape = [operator.index(d) for d in shape]
   except TypeError:
-    from xjax._src import core_concrete
-    shape = [int(core_concrete.concrete_or_error(d, "shape")) for d in shape]
+    raise TypeError("Shapes must be 1D sequences of concrete values of integer type, got "
+                    f"{tuple(shape)}. Shapes are static under jit: use Python ints "
+                    "(e.g. from x.shape or static_argnums), not traced values.") from None
   if shape.count(-1) > 1:
     raise TypeError("can only specify one unknown dimension")
   if -1 in shape:
