@@ -247,3 +247,74 @@ def test_round3_make_jaxpr_text():
   assert "slice[limit_indices=(3, 1) start_indices=(1, 0) strides=None] a\n" in text
   text = str(xjax.make_jaxpr(lambda x: xjax.jit(jnp.cos)(x))(1.0))
   assert "jit[\n      name=cos\n      jaxpr={" in text
+
+
+def test_round4_numpy_stats_and_sets():
+  x = jnp.arange(4.0)
+  check(jnp.quantile(x, 0.5, method="nearest"), 1.0, np.float32, False)  # ties go low
+  check(jnp.quantile(jnp.arange(6.0), 0.5, method="nearest"), 2.0, np.float32, False)
+  h, _, _ = jnp.histogram2d(x, x, bins=2)
+  check(h, [[2, 0], [0, 2]], np.int32, False)
+  h, _, _ = jnp.histogram2d(x, x, bins=2, density=True)
+  assert h.dtype == np.float32
+  check(jnp.searchsorted(jnp.array([1, 3, 3, 5]), jnp.array([3, 4]), side="right"), [3, 3],
+        np.int32, False)
+  a, b = jnp.ones((2, 3)), jnp.ones((3, 4))
+  check(jnp.einsum(a, [0, 1], b, [1, 2], [0, 2]), np.full((2, 4), 3.0), np.float32, False)
+  check(jnp.einsum(a, [Ellipsis, 1], [Ellipsis]), [3.0, 3.0], np.float32, False)
+  z = jnp.array([1 + 2j, -3 + 0.5j, 1 + 1j], jnp.complex64)
+  check(jnp.sort(z), [-3 + 0.5j, 1 + 1j, 1 + 2j], np.complex64, False)
+  check(jnp.log10(jnp.array([0j, -1 + 0j])),
+        np.array([complex(-np.inf, 0), 1.3643764j], np.complex64),
+        np.complex64, False)
+  assert isinstance(lax.top_k(jnp.arange(3.0), 1), list)
+  a, b = jnp.array([1.0, np.nan, np.nan, 2.0]), jnp.array([np.nan, 2.0, 3.0])
+  np.testing.assert_array_equal(jnp.union1d(a, b), [1, 2, 3, np.nan])  # one NaN, as in JAX
+  np.testing.assert_array_equal(jnp.setdiff1d(a, b), [1, np.nan])
+
+
+def test_round4_lax_fidelity():
+  x = jnp.arange(20.0).reshape(4, 5)
+  check(lax.dynamic_slice(x, (-1, -10), (2, 2)), [[10, 11], [15, 16]], np.float32, False)
+  check(xjax.jit(lambda i: lax.dynamic_slice(x[0], (i,), (2,)))(-1), [3, 4], np.float32, False)
+  with pytest.raises(TypeError):
+    lax.dynamic_slice(x, (jnp.int32(1), jnp.uint8(1)), (1, 1))
+  with pytest.raises(ValueError):
+    lax.conv_general_dilated(jnp.ones((1, 1, 5)), jnp.ones((1, 1, 3)), (1,), "VALID",
+                             lhs_dilation=(2,))
+  dn = lax.GatherDimensionNumbers((), (0,), (0,))
+  out = xjax.vmap(lambda o: lax.gather(o, jnp.array([[1], [0]]), dn, (1,)))(x[:3, :2])
+  check(out, [[1, 0], [6, 5], [11, 10]], np.float32, False)
+  a = jnp.array([1 + 1j, 2 + 0j, jnp.nan + 0j])
+  b = jnp.array([1 + 2j, 1 + 5j, 1 + 0j])
+  check(lax.max(a, b), [1 + 2j, 2, 1], np.complex64, False)
+  check(lax.min(a, b), [1 + 1j, 1 + 5j, 1], np.complex64, False)
+  check(jnp.max(jnp.array([1 + 1j, 1 + 5j, 0.5 + 9j])), 1 + 5j, np.complex64, False)
+  assert xjax.grad(jnp.fmax, (0, 1))(0.0, 0.0) == (0.0, 1.0)
+  with pytest.raises(IndexError):
+    lax.scan(lambda c, x: (c, x), 0.0, jnp.float32(1.0))
+
+
+def test_round4_control_flow_weak_types():
+  c, ys = lax.scan(lambda c, x: (c * x, c), 1.0, jnp.arange(1.0, 4.0))
+  check(c, 6.0, np.float32, False)
+  check(ys, [1, 1, 2], np.float32, True)
+  assert lax.scan(lambda c, x: (c, x), 1.5, jnp.arange(2.0))[0] == 1.5
+  assert type(lax.scan(lambda c, x: (c, x), 1.5, jnp.arange(2.0))[0]) is float
+  assert type(lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, c[1]), (0, 2.5))[1]) is float
+  lims = jnp.array([2, 3])
+  out = xjax.vmap(lambda l: lax.fori_loop(0, l, lambda i, c: c + 1, 0))(lims)
+  check(out, [2, 3], np.int32, True)
+  check(xjax.vmap(lambda l: lax.cond(l > 2, lambda: 1, lambda: 2))(lims), [2, 1], np.int32, True)
+  check(xjax.vmap(lambda v: lax.psum(1, "i"), axis_name="i")(jnp.ones(3)), [3, 3, 3],
+        np.int32, True)
+  r = xjax.vmap(lambda x: (x, 5.0), out_axes=(0, None))(jnp.ones(2))
+  assert type(r[1]) is float
+
+
+def test_round4_array_repr_layout():
+  assert repr(jnp.linspace(0, 1, 5)) == "Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)"
+  with np.printoptions(precision=5):
+    assert repr(jnp.linspace(0, 1, 7)) == (
+        "Array([0.     , 0.16667, 0.33333, 0.5    , 0.66667, 0.83333, 1.     ],      "
+        "dtype=float32)")

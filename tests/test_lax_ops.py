@@ -143,7 +143,7 @@ def test_conv_dilation_and_groups():
   # lhs dilation equals an input with zeros inserted.
   up = np.zeros((2, 4, 13, 6), np.float32)
   up[:, :, ::2] = LHS
-  out = lax.conv_general_dilated(LHS, RHS, (1, 1), "VALID", lhs_dilation=(2, 1))
+  out = lax.conv_general_dilated(LHS, RHS, (1, 1), ((0, 0), (0, 0)), lhs_dilation=(2, 1))
   np.testing.assert_allclose(out, _np_conv_nchw(up, RHS), rtol=1e-4, atol=1e-4)
   # feature groups: two independent halves.
   r = RNG.standard_normal((6, 2, 3, 2)).astype(np.float32)

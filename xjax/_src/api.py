@@ -409,13 +409,15 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     out_value, out_tree = out_box[0]
     out_spec = _flatten_axes("vmap", out_value, out_axes, "out_axes")
     out_paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(out_value)[0]]
+    raw = tree_util.tree_leaves(out_value)
     results = []
-    for o, d, want, path in zip(outs, out_dims, out_spec, out_paths):
+    for o, d, want, path, r in zip(outs, out_dims, out_spec, out_paths, raw):
       if want is None:
         if d is not None:
           raise ValueError(f"at vmap out_axes{path}, got axis spec None but output was "
                            f"batched on axis {d}")
-        results.append(o)
+        # unmapped non-array outputs (Python / NumPy scalars) come back as they were
+        results.append(r if isinstance(r, (bool, int, float, complex, np.generic)) else o)
         continue
       ndim = get_aval(o).ndim + (d is None)
       if not -ndim <= want < ndim:

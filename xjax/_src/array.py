@@ -158,8 +158,14 @@ class Array:
       body = f"[], shape={self.shape}"
     else:
       body = np.array2string(value, prefix=prefix, separator=", ", suffix=",")
-    weak = ", weak_type=True" if self.aval.weak_type else ""
-    return f"{prefix}{body}, dtype={self.dtype.name}{weak})"
+    dtype_str = f"dtype={self.dtype.name}"
+    if self.aval.weak_type:
+      dtype_str += ", weak_type=True"
+    # JAX's layout: a dtype that would overflow the last line is set off by wide spacing
+    last_line_len = len(body) - body.rfind("\n") + 1
+    too_long = last_line_len + len(dtype_str) + 1 > np.get_printoptions()["linewidth"]
+    sep = " " * len(prefix) if too_long else " "
+    return f"{prefix}{body},{sep}{dtype_str})"
 
   def __str__(self) -> str:
     return str(self._value())

@@ -183,6 +183,41 @@ max_p = _binary("max", "stablehlo.maximum", dtype_checker("int", "inexact", "boo
 min_p = _binary("min", "stablehlo.minimum", dtype_checker("int", "inexact", "bool"),
                 [lambda t, x, y: mul(t, _tie_mask(x, y, True)),
                  lambda t, x, y: mul(t, _tie_mask(y, x, True))])
+
+
+def lower_complex_minmax(ctx, x, y, aval, direction):
+  """Complex max ("GT") / min ("LT") ordered by (real, imag), as in JAX (XLA's own
+  complex maximum looks at the real part only)."""
+  full = ShapedArray(aval.shape, aval.dtype)
+  part = ShapedArray(aval.shape, np.finfo(aval.dtype).dtype)
+  pred = ShapedArray(aval.shape, np.dtype(np.bool_))
+  re = [ctx.op("stablehlo.real", [v], part, in_avals=[full]) for v in (x, y)]
+  im = [ctx.op("stablehlo.imag", [v], part, in_avals=[full]) for v in (x, y)]
+
+  def cmp(a, b, d):
+    return ctx.op("stablehlo.compare", [a, b], pred,
+                  {"comparison_direction": f"#stablehlo<comparison_direction {d}>"},
+                  in_avals=[part, part])
+  pick = ctx.op("stablehlo.select", [cmp(*re, "EQ"), cmp(*im, direction),
+                                     cmp(*re, direction)], pred, in_avals=[pred] * 3)
+  return ctx.op("stablehlo.select", [pick, x, y], full, in_avals=[pred, full, full])
+
+
+def _minmax_lowering(hlo, direction):
+  default = _lower_nary(hlo)
+
+  def lower(ctx, x, y):
+    out = ctx.avals_out[0]
+    if not dtypes.is_complex(out.dtype):
+      return default(ctx, x, y)
+    x, y = [broadcast_operand(ctx, o, a, out.shape) for o, a in zip((x, y), ctx.avals_in)]
+    return lower_complex_minmax(ctx, x, y, out, direction)
+  return lower
+
+
+max_p.lowering = _minmax_lowering("stablehlo.maximum", "GT")
+min_p.lowering = _minmax_lowering("stablehlo.minimum", "LT")
+
 pow_p = _binary("pow", "stablehlo.power", _inexact,
                 [lambda t, x, y: mul(t, mul(y, pow(x, sub(y, _one(y))))),
                  lambda t, x, y: mul(t, mul(log(_safe_base(x)), pow(x, y)))])
@@ -478,7 +513,7 @@ def _select_n_batch(axis, args, dims):
                                     (0,))
     which_dim = 0
   vals, out_dim = broadcast_batched_args([which, *cases], [which_dim, *case_dims], axis.size)
-  shape = builtins.max((get_aval(v).shape for v in vals), key=len)
+  shape = np.broadcast_shapes(*(get_aval(v).shape for v in vals))
   vals = [v if (i == 0 and get_aval(v).ndim == 0) else _broadcast_full(v, shape)
           for i, v in enumerate(vals)]
   return select_n(*vals), out_dim

@@ -67,7 +67,9 @@ def _reducer_batch(prim, reduce, scale_unbatched):
 
 
 def _psum_unbatched(x, size):
-  return elementwise.mul(x, np.array(size, get_aval(x).dtype))
+  aval = get_aval(x)
+  return elementwise.mul(x, elementwise.convert_element_type(np.array(size, aval.dtype),
+                                                             aval.dtype, aval.weak_type))
 
 
 def _psum_transpose(ct, x, *, axis_name):

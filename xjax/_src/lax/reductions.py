@@ -79,6 +79,10 @@ def _monoid_lowering(op):
     hlo = _HLO_OPS[op]
 
     def body(sub, accs, xs):
+      if op in ("max", "min") and dtypes.is_complex(out.dtype):
+        from xjax._src.lax.elementwise import lower_complex_minmax
+        return [lower_complex_minmax(sub, accs[0], xs[0], scalar,
+                                     "GT" if op == "max" else "LT")]
       return [sub.op(hlo, [accs[0], xs[0]], scalar)]
     return lower_reduce(ctx, [x], [init], axes, body, [out])[0]
   return lower

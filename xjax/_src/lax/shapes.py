@@ -656,24 +656,36 @@ def _index_scalars(start_indices, name, operand):
   if len(start_indices) != len(shape):
     raise ValueError(f"Length of slice indices must match number of operand dimensions "
                      f"({len(start_indices)} vs {shape})")
-  out = []
-  for i in start_indices:
+  from xjax._src.lax.elementwise import add, lt, select_n
+  out, strong = [], []
+  for i, dim in zip(start_indices, shape):
     aval = get_aval(i)
     if aval.shape:
       raise TypeError(f"start indices must be scalars, got shape {aval.shape}")
     if not dtypes.is_integer(aval.dtype):
       raise TypeError(f"index arguments to {name} must be integers of the same type, got: "
                       f"{aval.dtype.name}")
-    if isinstance(i, (int, np.integer)):
-      out.append(np.asarray(i, np.int32)[()] if -2**31 <= int(i) < 2**31 else
+    if isinstance(i, (int, np.integer)):  # negative indices count from the end
+      i = int(i) + dim if int(i) < 0 else int(i)
+      out.append(np.asarray(i, np.int32)[()] if -2**31 <= i < 2**31 else
                  np.asarray(i, np.int64)[()])
-    elif aval.weak_type or aval.dtype == np.bool_:
-      out.append(convert_element_type(i, np.int32))
+      continue
+    if aval.weak_type:
+      i = convert_element_type(i, np.int32)
     else:
-      out.append(i)
+      strong.append(aval.dtype)
+    if dtypes.is_integer(get_aval(i).dtype) and not dtypes.is_unsigned(get_aval(i).dtype):
+      dt = get_aval(i).dtype
+      i = select_n(lt(i, np.zeros((), dt)), i, add(i, np.asarray(dim, dt)))
+    out.append(i)
+  if len(set(strong)) > 1 or np.dtype(np.bool_) in strong:
+    names = ", ".join(dict.fromkeys(np.dtype(d).name for d in strong))
+    raise TypeError(f"index arguments to {name} must be integers of the same type, got: "
+                    f"{names}")
   if len({get_aval(i).dtype for i in out}) > 1:
-    out = [convert_element_type(i, np.int64 if any(get_aval(j).dtype == np.int64 for j in out)
-                                else np.int32) for i in out]
+    target = strong[0] if strong else (
+        np.int64 if any(get_aval(j).dtype == np.int64 for j in out) else np.int32)
+    out = [convert_element_type(i, target) for i in out]
   return out
 
 

@@ -46,8 +46,17 @@ def _canonical_float(sub, x, aval):
 
 def _lex_less(sub, pairs, avals, direction="LT"):
   """Lexicographic comparison of key pairs ``[(a0, b0), (a1, b1), ...]``."""
+  expanded = []
+  for (a, b), aval in zip(pairs, avals):
+    if dtypes.is_complex(aval.dtype):  # complex keys order by (real, imag)
+      part = ShapedArray((), np.finfo(aval.dtype).dtype)
+      for name in ("stablehlo.real", "stablehlo.imag"):
+        expanded.append(((sub.op(name, [a], part, in_avals=[aval]),
+                          sub.op(name, [b], part, in_avals=[aval])), part))
+    else:
+      expanded.append(((a, b), aval))
   result = None
-  for (a, b), aval in reversed(list(zip(pairs, avals))):
+  for (a, b), aval in reversed(expanded):
     if dtypes.is_inexact(aval.dtype):
       a, b = _canonical_float(sub, a, aval), _canonical_float(sub, b, aval)
     less = _compare(sub, a, b, direction, aval)
@@ -86,9 +95,6 @@ def _sort_abstract_eval(*xs, dimension, is_stable, num_keys):
   if not 1 <= num_keys <= len(xs):
     raise ValueError(f"sort: num_keys={num_keys} must be between 1 and the number of "
                      f"operands ({len(xs)})")
-  for x in xs[:num_keys]:
-    if dtypes.is_complex(x.dtype):
-      raise TypeError("sort does not support complex keys in xjax")
   return [ShapedArray(x.shape, x.dtype, x.weak_type) for x in xs]
 
 
@@ -213,4 +219,4 @@ def top_k(operand, k: int):
   k = int(k)
   if k < 0:
     raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
-  return tuple(top_k_p.bind(operand, k=k))
+  return list(top_k_p.bind(operand, k=k))  # a list, as in JAX

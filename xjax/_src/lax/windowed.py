@@ -344,6 +344,9 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
   lhs_dil = _tuple_or_ones(lhs_dilation, ns, "lhs_dilation")
   rhs_dil = _tuple_or_ones(rhs_dilation, ns, "rhs_dilation")
   if isinstance(padding, str):
+    if any(r != 1 for r in lhs_dil):
+      raise ValueError("conv_general_dilated: string padding is not supported together "
+                       "with lhs_dilation; give explicit padding or use conv_transpose")
     in_shape = [_dilate(la.shape[d], r) for d, r in zip(dn.lhs_spec[2:], lhs_dil)]
     win = [_dilate(ra.shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dil)]
     padding = padtype_to_pads(in_shape, win, strides, padding)

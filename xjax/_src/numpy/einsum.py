@@ -1,6 +1,7 @@
 """einsum: subscript parsing, greedy pairwise contraction order, dot_general per pair."""
 from __future__ import annotations
 
+import operator
 import string
 
 import numpy as np
@@ -80,13 +81,29 @@ def _contract(x, tx, y, ty, keep, precision, pet):
   return out, term
 
 
+def _from_sublists(args):
+  """Converts the interleaved ``(op, sublist, op, sublist, ..., [out])`` form."""
+  def term(sub):
+    try:
+      return "".join("..." if i is Ellipsis else string.ascii_letters[operator.index(i)]
+                     for i in sub)
+    except (TypeError, IndexError):
+      raise TypeError(f"einsum: invalid subscript list {sub!r}") from None
+
+  out = term(args[-1]) if len(args) % 2 else None
+  args = args[:len(args) - len(args) % 2]
+  ops, subs = args[0::2], [term(t) for t in args[1::2]]
+  spec = ",".join(subs) + ("" if out is None else "->" + out)
+  return spec, ops
+
+
 def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
            preferred_element_type=None):
   """Einstein summation over ``operands`` as described by ``subscripts``."""
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
   if not isinstance(subscripts, str):
-    raise TypeError("einsum: only the string subscripts form is supported.")
+    subscripts, operands = _from_sublists((subscripts,) + operands)
   ops = promote_dtypes(*[asarray(o) for o in operands])
   terms, out_term = _parse(subscripts, [get_aval(o).shape for o in ops])
   sizes = {}

@@ -83,7 +83,11 @@ def fmod(x1, x2, /):
 def _log_base(name, base):
   def fn(x, /):
     (x,) = promote_args_inexact(name, x)
-    return lax.div(lax.log(x), lax.log(_c(x, base)))
+    out = lax.log(x)
+    if dtypes.is_complex(get_aval(x).dtype):  # scale each part by the real 1 / log(base)
+      scale = np.asarray(1 / np.log(base), np.finfo(get_aval(x).dtype).dtype)[()]
+      return lax.complex(lax.mul(lax.real(out), scale), lax.mul(lax.imag(out), scale))
+    return lax.div(out, lax.log(_c(x, base)))
   fn.__name__ = fn.__qualname__ = name
   return fn
 

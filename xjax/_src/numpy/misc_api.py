@@ -179,19 +179,22 @@ def bitwise_count(x, /):
   return lax.convert_element_type(lax.population_count(jnp.abs(x)), np.uint8)
 
 
-def _nan_pick(name, op):
+def _nan_pick(name, op, better):
   def fn(x1, x2):
     x1, x2 = promote_args(name, x1, x2)
     if not dtypes.is_inexact(get_aval(x1).dtype):
       return op(x1, x2)
-    return jnp.where(jnp.isnan(x1), x2, jnp.where(jnp.isnan(x2), x1, op(x1, x2)))
+    if dtypes.is_complex(get_aval(x1).dtype):
+      return jnp.where(jnp.isnan(x1), x2, jnp.where(jnp.isnan(x2), x1, op(x1, x2)))
+    # ties pick x2 (which decides where the gradient goes, as in JAX)
+    return jnp.where(lax.bitwise_or(better(x1, x2), jnp.isnan(x2)), x1, x2)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Elementwise {op.__name__} ignoring NaNs (NaN only where both are)."
   return fn
 
 
-fmax = _nan_pick("fmax", jnp.maximum)
-fmin = _nan_pick("fmin", jnp.minimum)
+fmax = _nan_pick("fmax", jnp.maximum, lax.gt)
+fmin = _nan_pick("fmin", jnp.minimum, lax.lt)
 
 
 def spacing(x, /):

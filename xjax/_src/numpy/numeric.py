@@ -334,7 +334,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
   if get_aval(sample).ndim != 2:
     raise ValueError(f"histogramdd: sample must be 2-dimensional, got shape "
                      f"{get_aval(sample).shape}")
-  n, d = get_aval(sample).shape
+  d = get_aval(sample).shape[1]
   bins_seq = [bins] * d if isinstance(bins, int) else list(bins)
   range_seq = [None] * d if range is None else list(range)
   if len(bins_seq) != d or len(range_seq) != d:
@@ -348,8 +348,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
     idx = _bin_index(col, e)
     flat = idx if flat is None else lax.add(lax.mul(flat, np.asarray(
         nbins[-1], get_aval(flat).dtype)[()]), idx)
-  dt = dtypes.to_inexact_dtype(get_aval(sample).dtype)
-  w = lax.full((n,), 1, dt) if weights is None else ravel(asarray(weights))
+  w = None if weights is None else ravel(asarray(weights))
   counts = reshape(bincount(flat, w, length=int(np.prod(nbins))), tuple(nbins))
   for i, nb in enumerate(nbins):
     counts = lax.slice_in_dim(counts, 1, nb - 1, axis=i)

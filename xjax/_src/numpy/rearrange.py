@@ -249,7 +249,8 @@ def select(condlist, choicelist, default=0):
 
 
 def _host_indices(fn, *args):
-  return tuple(asarray(i.astype(np.int32)) for i in fn(*args))
+  from xjax._src import dtypes
+  return tuple(asarray(i.astype(dtypes.default_int_dtype())) for i in fn(*args))
 
 
 def tril_indices(n, k=0, m=None):

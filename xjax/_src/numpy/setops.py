@@ -52,12 +52,17 @@ def _compact(mask, size):
   return _compact_nonempty(mask, size)
 
 
-def _firsts(s):
-  """True where sorted 1-D ``s`` starts a new run of equal values."""
+def _firsts(s, equal_nan=False):
+  """True where sorted 1-D ``s`` starts a new run of equal values (NaNs forming one run
+  with ``equal_nan``)."""
   n = get_aval(s).shape[0]
   if n == 0:
     return lax.full((0,), True, np.bool_)
-  diff = lax.ne(lax.slice_in_dim(s, 1, n), lax.slice_in_dim(s, 0, n - 1))
+  nxt, prev = lax.slice_in_dim(s, 1, n), lax.slice_in_dim(s, 0, n - 1)
+  diff = lax.ne(nxt, prev)
+  if equal_nan and dtypes.is_inexact(get_aval(s).dtype):
+    both_nan = lax.bitwise_and(lax.ne(nxt, nxt), lax.ne(prev, prev))
+    diff = lax.bitwise_and(diff, lax.bitwise_not(both_nan))
   return lax.concatenate([lax.full((1,), True, np.bool_), diff], 0)
 
 
@@ -117,7 +122,7 @@ def _sorted(name, *arrays):
 def union1d(ar1, ar2, *, size=None, fill_value=None):
   """Sorted unique values found in either input."""
   _, s = _sorted("union1d", ar1, ar2)
-  return _select("union1d", s, _firsts(s), size, fill_value)
+  return _select("union1d", s, _firsts(s, equal_nan=True), size, fill_value)
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
@@ -125,7 +130,7 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
   check_arraylike("setdiff1d", ar1, ar2)
   a, b = promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2)))
   s = _gather(a, argsort(a))
-  keep = lax.bitwise_and(_firsts(s), isin(s, b, invert=True))
+  keep = lax.bitwise_and(_firsts(s, equal_nan=True), isin(s, b, invert=True))
   return _select("setdiff1d", s, keep, size, fill_value, default_first=False)
 
 

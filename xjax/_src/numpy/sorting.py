@@ -89,8 +89,9 @@ def searchsorted(a, v, side="left", sorter=None, *, method=None):
   ab = lax.broadcast_in_dim(a, big, (len(vs),))
   vb = lax.broadcast_in_dim(v, big, tuple(range(len(vs))))
   before = _less(ab, vb) if side == "left" else lax.bitwise_not(_less(vb, ab))
-  return lax.reduce_sum(lax.convert_element_type(before, dtypes.default_int_dtype()),
-                        (len(vs),))
+  # int32 indices even in x64 mode, as in JAX
+  idt = np.int32 if n < 2**31 else dtypes.default_int_dtype()
+  return lax.reduce_sum(lax.convert_element_type(before, idt), (len(vs),))
 
 
 def _kth(name, kth, n):

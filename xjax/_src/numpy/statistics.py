@@ -220,8 +220,9 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans):
   elif method == "higher":
     idx_pairs = [(hi, None)]
   elif method == "nearest":
-    from xjax._src.lax.rounding import round_half_even
-    idx_pairs = [(round_half_even(pos), None)]
+    # ties go to the lower neighbour, as in JAX
+    idx_pairs = [(lax.select(lax.le(lax.sub(pos, lo), np.asarray(0.5, dt)[()]),
+                             lo, hi), None)]
   else:
     idx_pairs = [(lo, hi)]
   vals = []

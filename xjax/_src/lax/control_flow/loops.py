@@ -47,17 +47,28 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
   outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_j,
                       body_jaxpr=body_j, cond_nconsts=len(cond_consts),
                       body_nconsts=len(body_consts))
+  outs = _forward_unchanged(body_j, len(body_consts), leaves, outs)
   return tree_util.tree_unflatten(tree, outs)
 
 
-def _promote_weak_carry(leaves, in_avals, out_avals) -> bool:
-  """Weakly typed carry inits the body strengthens become strong ``out.dtype`` (in place).
+def _forward_unchanged(body, nconsts, init_leaves, outs):
+  """Carries the body passes through untouched come back as the init values themselves
+  (Python scalars stay Python scalars, as in JAX)."""
+  invars, outvars = body.jaxpr.invars[nconsts:], body.jaxpr.outvars
+  return [x if i < len(outvars) and outvars[i] is invars[i] else o
+          for i, (x, o) in enumerate(zip(init_leaves, outs))] + list(outs[len(init_leaves):])
+
+
+def _promote_weak_carry(leaves, in_avals, out_avals, dtype_only=False) -> bool:
+  """Weakly typed carry inits the body strengthens become strong ``out.dtype`` (in place);
+  with ``dtype_only`` (scan, as in JAX) only those whose dtype changes.
 
   Returns whether any did, so the caller retraces with the promoted inits.
   """
   changed = False
   for k, (a, b) in enumerate(zip(in_avals, out_avals)):
-    if a.weak_type and a.shape == b.shape and (a.dtype != b.dtype or not b.weak_type):
+    if a.weak_type and a.shape == b.shape and (
+        a.dtype != b.dtype or not (b.weak_type or dtype_only)):
       leaves[k] = ew.convert_element_type(leaves[k], b.dtype, False)
       changed = True
   return changed
@@ -131,7 +142,7 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
   lengths = []
   for a in xs_avals:
     if not a.shape:
-      raise ValueError(f"scan got value with no leading axis to scan over: {a.str_short()}.")
+      raise IndexError(f"scan got value with no leading axis to scan over: {a.str_short()}.")
     lengths.append(a.shape[0])
   if length is not None:
     length = int(length)
@@ -162,7 +173,7 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
   jaxpr, consts = trace_hoisted(body, carry_avals + x_avals)
   c_tree, y_tree, n_c = out_tree_box[0]
   if c_tree == carry_tree and _promote_weak_carry(carry_leaves, carry_avals,
-                                                  jaxpr.out_avals[:n_c]):
+                                                  jaxpr.out_avals[:n_c], dtype_only=True):
     return scan(f, tree_util.tree_unflatten(carry_tree, carry_leaves), xs, length, reverse,
                 unroll)
   _check_carry("scan body function carry", carry_tree, carry_avals, c_tree,
@@ -171,7 +182,8 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
   outs = scan_p.bind(*consts, *carry_leaves, *xs_leaves, jaxpr=jaxpr, num_consts=len(consts),
                      num_carry=len(carry_leaves), length=length, reverse=bool(reverse),
                      unroll=unroll)
-  return (tree_util.tree_unflatten(carry_tree, outs[:n_c]),
+  carry = _forward_unchanged(jaxpr, len(consts), carry_leaves, outs[:n_c])
+  return (tree_util.tree_unflatten(carry_tree, carry),
           tree_util.tree_unflatten(y_tree, outs[n_c:]))
 
 
