@@ -318,3 +318,9 @@ def test_round4_array_repr_layout():
     assert repr(jnp.linspace(0, 1, 7)) == (
         "Array([0.     , 0.16667, 0.33333, 0.5    , 0.66667, 0.83333, 1.     ],      "
         "dtype=float32)")
+
+
+def test_round4_jit_rejects_unknown_static_argnames():
+  with pytest.raises(ValueError):
+    xjax.jit(lambda x: x, static_argnames="y")
+  assert xjax.jit(lambda x, **kw: x, static_argnames="z")(1.0) == 1.0

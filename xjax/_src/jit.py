@@ -51,6 +51,12 @@ def _normalize_static(fun, static_argnums, static_argnames):
         if not -len(positional) <= i < len(positional):
           raise ValueError(f"Jitted function has static_argnums={static_argnums}, but only "
                            f"accepts {len(positional)} positional arguments.")
+    if not any(p.kind == p.VAR_KEYWORD for p in params):
+      known = {p.name for p in params if p.kind != p.POSITIONAL_ONLY}
+      invalid = set(static_argnames) - known
+      if invalid:
+        raise ValueError(f"Jitted function has invalid argnames {invalid} in "
+                         "static_argnames. Function does not take these args.")
     names = set(static_argnames)
     for i in static_argnums:
       if -len(positional) <= i < len(positional):
