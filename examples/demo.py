@@ -7,7 +7,9 @@ import xjax as jax
 import xjax.numpy as jnp
 from xjax import lax
 
-print("jnp mirrors NumPy:", jnp.linspace(0, 1, 5) if hasattr(jnp, "linspace") else jnp.arange(5))
+x_np = np.linspace(0, 10, 5)
+print("jnp mirrors NumPy:", np.allclose(2 * np.sin(x_np) * np.cos(x_np),
+                                        2 * jnp.sin(jnp.linspace(0, 10, 5)) * jnp.cos(jnp.linspace(0, 10, 5)), atol=1e-6))
 x = jnp.arange(10)
 try:
   x[0] = 10
@@ -53,3 +55,16 @@ print("static_argnums:", g(1, True), g(1, False))
 print("grad through Python control flow:", jax.grad(lambda x, y: x / y if y >= 1. else 0.)(3., 2.))
 print("per-example gradients with vmap(grad):",
       jax.vmap(jax.grad(lambda x: jnp.sin(x) * x))(jnp.arange(3.0)))
+print("sigmoid gradients:", jax.vmap(jax.grad(jax.nn.sigmoid))(jnp.array([-10.0, -1.0, 0.0, 1.0, 10.0])))
+
+
+def get_negatives(x):
+  return x[x < 0]
+
+
+try:
+  jax.jit(get_negatives)(jnp.array([-1.0, 2.0]))
+except IndexError as e:
+  print("boolean masks need concrete values under jit:", type(e).__name__)
+print("structured control flow: fori_loop sum =",
+      lax.fori_loop(0, 10, lambda i, acc: acc + i, 0))
