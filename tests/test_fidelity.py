@@ -324,3 +324,102 @@ def test_round4_jit_rejects_unknown_static_argnames():
   with pytest.raises(ValueError):
     xjax.jit(lambda x: x, static_argnames="y")
   assert xjax.jit(lambda x, **kw: x, static_argnames="z")(1.0) == 1.0
+
+
+def test_round5_empty_edges():
+  check(jnp.diff(jnp.zeros((0,))), np.zeros(0), np.float32, False)
+  check(jnp.diff(jnp.array([1, 2, 4]), n=5), np.zeros(0), np.int32, False)
+  check(jnp.diagonal(jnp.ones((2, 3)), offset=5), np.zeros(0), np.float32, False)
+  (idx,) = jnp.nonzero(jnp.array([0, 1, 2]), size=0)
+  check(idx, np.zeros(0), np.int32, False)
+  with pytest.raises(IndexError):
+    jnp.take(jnp.zeros((0,)), jnp.array([0]))
+  with pytest.raises(TypeError):
+    jnp.median(jnp.zeros((0,)))
+  check(jnp.quantile(jnp.zeros((0, 3)), 0.5, axis=1), np.zeros(0), np.float32, False)
+  for bad in ([2, 10], [4, 2], [-1]):
+    with pytest.raises(ValueError):
+      jnp.split(jnp.arange(6), bad)
+  parts = jnp.split(jnp.arange(6), [2, 6])
+  assert [p.shape for p in parts] == [(2,), (4,), (0,)]
+
+
+def test_round5_var_degrees_of_freedom_and_int_dtype():
+  check(jnp.var(jnp.array([1.0, 2.0]), ddof=2), np.nan, np.float32, False)
+  check(jnp.std(jnp.array([1.0, 2.0]), ddof=3), np.nan, np.float32, False)
+  check(jnp.var(jnp.array([1.0, 2.0]), ddof=2, where=jnp.array([True, True])), np.nan,
+        np.float32, False)
+  check(jnp.nanvar(jnp.array([1.0, 2.0]), ddof=2), np.nan, np.float32, False)
+  # an integer dtype computes in integers, then gives a weakly typed float
+  check(jnp.var(jnp.array([1, 2]), dtype=jnp.int32), 0.0, np.float32, True)
+  check(jnp.var(jnp.array([1, 4]), dtype=jnp.int32), 2.0, np.float32, True)
+  check(jnp.var(jnp.array([1.0, 2, 3, 7]), dtype=jnp.int32), 5.0, np.float32, True)
+
+
+def test_round5_max_has_no_dtype_and_complex_order_errors():
+  with pytest.raises(TypeError):
+    jnp.max(jnp.array([1, 2]), dtype=jnp.float32)
+  check(jnp.max(jnp.array([[1, 5], [3, 2]]), 0, None, True), [[3, 5]], np.int32, False)
+  check(jnp.maximum.reduce(jnp.array([1, 3, 2])), 3, np.int32, False)
+  with pytest.raises(TypeError):
+    jnp.argmax(jnp.array([1 + 2j, 2 + 0j]))
+  with pytest.raises(ValueError):
+    jnp.clip(jnp.array([1 + 2j]), 0, 1)
+  check(jnp.round(jnp.array([1.5 + 2.5j])), [2 + 2j], np.complex64, False)
+
+
+def test_round5_nan_sign_and_softmax_edges():
+  check(jnp.signbit(jnp.array([-0.0, 0.0, -np.nan, np.nan, -1.0])),
+        [True, False, True, False, True], np.bool_, False)
+  check(jnp.geomspace(0, 100, 3), [np.nan] * 3, np.float32, False)
+  check(jnp.geomspace(-1, -100, 3), [-1, -10, -100], np.float32, False)
+  check(xjax.nn.softmax(jnp.array([np.inf, 1.0])), [np.nan, np.nan], np.float32, False)
+  check(xjax.nn.log_softmax(jnp.array([np.inf, 1.0])), [np.nan, np.nan], np.float32, False)
+  check(xjax.nn.softmax(jnp.array([-np.inf, 1.0]), where=jnp.array([False, False])), [0, 0],
+        np.float32, False)
+
+
+def test_round5_misc_edge_errors_and_values():
+  with pytest.raises(ValueError):
+    jnp.cumulative_sum(jnp.array(3))
+  with pytest.raises(ValueError):
+    jnp.compress(jnp.array([True, False, True, True]), jnp.array([1, 2, 3]))
+  check(jnp.compress(jnp.array([True, False, True, False]), jnp.array([1, 2, 3])), [1, 3],
+        np.int32, False)
+  with pytest.raises(IndexError):
+    jnp.ones((0,)).at[0].set(1)
+  check(jnp.ones((0,)).at[jnp.array([0])].set(1), np.zeros(0), np.float32, False)
+  check(jnp.zeros((3, 0)).at[0].set(1), np.zeros((3, 0)), np.float32, False)
+  check(jnp.arange(4)[1:3:jnp.array(1)], [1, 2], np.int32, False)
+  check(jnp.hypot(jnp.array([np.nan, -np.inf, 3.0]), jnp.array([np.inf, np.nan, 4.0])),
+        [np.inf, np.inf, 5], np.float32, False)
+  check(jnp.heaviside(jnp.array([-1.0, 0.0, np.nan]), 0.5), [0, 0.5, np.nan], np.float32,
+        False)
+
+
+def test_round5_lax_edge_errors():
+  for f in (lambda: lax.abs(jnp.array([1], jnp.uint8)), lambda: lax.imag(jnp.array([1])),
+            lambda: lax.real(jnp.array([1.0])), lambda: lax.iota(jnp.bool_, 2),
+            lambda: lax.rev(jnp.arange(3), (1,)),
+            lambda: lax.concatenate([jnp.array(1.0), jnp.array(2.0)], 0)):
+    with pytest.raises(TypeError):
+      f()
+  for f in (lambda: lax.select_n(jnp.array([0])),
+            lambda: lax.reduce_sum(jnp.ones((2, 3)), (2,)),
+            lambda: lax.argmax(jnp.array([1.0, 2.0]), 1, jnp.int32),
+            lambda: lax.top_k(jnp.array(1.0), 1),
+            lambda: lax.expand_dims(jnp.ones(2), (0, 0)),
+            lambda: lax.concatenate([], 0),
+            lambda: lax.conv(jnp.ones((1, 1, 4)), jnp.ones((1, 2, 2)), (1,), "VALID")):
+    with pytest.raises(ValueError):
+      f()
+
+
+def test_round5_lax_edge_values():
+  check(lax.conj(jnp.array([1.0])), [1 + 0j], np.complex64, False)
+  dn = lax.GatherDimensionNumbers((), (0,), (0,))
+  # a bare lax.gather promises in-bounds indices: the backend clamps
+  check(lax.gather(jnp.arange(5.0), jnp.array([[7]]), dn, (1,)), [4.0], np.float32, False)
+  check(lax.igamma(jnp.array([0.0, 0.0]), jnp.array([1.0, 0.0])), [1, np.nan], np.float32,
+        False)
+  check(lax.igammac(jnp.array([0.0]), jnp.array([0.0])), [np.nan], np.float32, False)

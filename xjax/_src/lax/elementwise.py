@@ -312,11 +312,12 @@ def _real_dtype(dtype):
   return np.dtype(np.float64) if np.dtype(dtype) == np.complex128 else np.dtype(np.float32)
 
 
-# abs, real, imag of complex values are real-valued.
-for _p in (abs_p, real_p, imag_p):
+# abs, real, imag of complex values are real-valued; abs takes no unsigned or bool input.
+_signed_or_inexact = dtype_checker("signed", "inexact")
+for _p, _check in ((abs_p, _signed_or_inexact), (real_p, _complex), (imag_p, _complex)):
   _p.abstract_eval = (lambda name, check: lambda a: ShapedArray(
       a.shape, _real_dtype(a.dtype) if dtypes.is_complex(a.dtype) else a.dtype, a.weak_type)
-      if check(name, a.dtype) is None else None)(_p.name, _number)
+      if check(name, a.dtype) is None else None)(_p.name, _check)
 
 complex_p = _binary("complex", "stablehlo.complex", _float,
                     [lambda t, x, y: convert_element_type(t, _complex_dtype(x)),
@@ -740,7 +741,15 @@ bessel_i0e = _bind(bessel_i0e_p)
 bessel_i1e = _bind(bessel_i1e_p)
 real = _bind(real_p)
 imag = _bind(imag_p)
-conj = _bind(conj_p)
+
+
+def conj(x):
+  """Elementwise complex conjugate; a float32/float64 input gives ``x + 0j`` (as JAX)."""
+  if get_aval(x).dtype in (np.float32, np.float64):
+    return complex(x, _zeros_like_value(x))
+  return conj_p.bind(x)
+
+
 complex = _bind(complex_p)
 abs = _bind(abs_p)
 population_count = _bind(population_count_p)
@@ -765,6 +774,8 @@ logical_and = bitwise_and
 
 def select_n(which, *cases):
   """``cases[which]`` elementwise; a boolean ``which`` picks cases[1] where True."""
+  if not cases:
+    raise ValueError("select_n() must have at least one case")
   return select_n_p.bind(which, *cases)
 
 

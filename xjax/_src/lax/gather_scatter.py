@@ -200,7 +200,9 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
   """Gathers slices of ``operand`` of ``slice_sizes`` starting at ``start_indices``."""
   dn = _tuples(dimension_numbers)
   slice_sizes = tuple(int(s) for s in slice_sizes)
-  mode = GatherScatterMode.from_any(mode)
+  # as JAX, a bare lax.gather promises in-bounds indices (the backend clamps)
+  mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else \
+      GatherScatterMode.from_any(mode)
   params = dict(dimension_numbers=dn, slice_sizes=slice_sizes,
                 indices_are_sorted=bool(indices_are_sorted),
                 unique_indices=bool(unique_indices), fill_value=None)

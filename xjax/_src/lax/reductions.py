@@ -177,6 +177,10 @@ reduce_prod_p.jvp = _reduce_prod_jvp
 
 def _axes(operand, axes) -> tuple:
   ndim = get_aval(operand).ndim
+  for a in axes:
+    if not -ndim <= int(a) < ndim:
+      raise ValueError(f"reduction axes {tuple(axes)} contains out-of-bounds indices for "
+                       f"{get_aval(operand).str_short()}.")
   return tuple(int(a) % ndim if ndim else int(a) for a in axes)
 
 
@@ -217,6 +221,8 @@ def _arg_abstract_eval(name):
       raise TypeError(f"{name} index_dtype must be an integer type, got {index_dtype}")
     if len(axes) != 1:
       raise ValueError(f"{name} takes exactly one axis, got {axes}")
+    if not 0 <= axes[0] < x.ndim:
+      raise ValueError(f"Invalid axis {axes[0]} for operand shape {x.shape}")
     if x.shape[axes[0]] == 0:
       raise ValueError(f"{name} of an empty dimension: axis {axes[0]} of shape {x.shape} "
                        "has size 0.")

@@ -232,6 +232,8 @@ def expand_dims(array, dimensions: Sequence[int]):
   aval = get_aval(array)
   ndim_out = aval.ndim + len(dimensions)
   dims = sorted(_canonical_axis(d, ndim_out, "expand_dims") for d in dimensions)
+  if len(set(dims)) != len(dims):
+    raise ValueError(f"repeated axis in lax.expand_dims: {tuple(dimensions)}")
   shape = list(aval.shape)
   for d in dims:
     shape.insert(d, 1)
@@ -260,7 +262,13 @@ rev_p.batch = lambda axis, args, dims, *, dimensions: (
 
 
 def rev(operand, dimensions: Sequence[int]):
-  return rev_p.bind(operand, dimensions=tuple(int(d) for d in dimensions))
+  dims, nd = tuple(int(d) for d in dimensions), get_aval(operand).ndim
+  if len(set(dims)) != len(dims):
+    raise TypeError(f"rev dimensions must be unique, got {dims}.")
+  if not all(0 <= d < nd for d in dims):
+    raise TypeError(f"rev dimensions must all be less than operand ndim, got dimensions "
+                    f"{dims} for operand ndim {nd}.")
+  return rev_p.bind(operand, dimensions=dims)
 
 
 # ---------------------------------------------------------------------------------------
@@ -287,6 +295,9 @@ def iota(dtype, size: int, *, sharding=None):
 
 def broadcasted_iota(dtype, shape, dimension: int, *, sharding=None):
   dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype))
+  if dtype == np.bool_:
+    raise TypeError("iota does not accept dtype bool. Accepted dtypes are subtypes of "
+                    "integer, floating, complexfloating.")
   shape = _shape_tuple(shape, "broadcasted_iota")
   return iota_p.bind(dtype=dtype, shape=shape, dimension=int(dimension), sharding=None)
 
@@ -395,7 +406,7 @@ def _concatenate_abstract_eval(*xs, dimension):
     raise TypeError("Cannot concatenate arrays with different dtypes: "
                     f"{', '.join(x.dtype.name for x in xs)}.")
   nd = xs[0].ndim
-  if not 0 <= dimension < max(nd, 1):
+  if not 0 <= dimension < nd:
     raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for shapes "
                     f"{', '.join(str(x.shape) for x in xs)}.")
   for x in xs:
@@ -440,6 +451,8 @@ concatenate_p.batch = _concatenate_batch
 
 def concatenate(operands: Sequence, dimension: int):
   operands = list(operands)
+  if not operands:
+    raise ValueError("concatenate requires a non-empty sequence of arrays")
   if len(operands) == 1:
     return operands[0]
   return concatenate_p.bind(*operands, dimension=int(dimension))

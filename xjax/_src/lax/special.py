@@ -152,14 +152,14 @@ def _igamma_impl(a, x):
   frac, (p, _), (q, _), bad, x0, a0, xinf = _igamma_parts(a, x)
   out = _where(frac, sub(_c(q, 1), q), p)
   out = _where(ew.bitwise_or(a0, xinf), _c(out, 1), _where(x0, _c(out, 0), out))
-  return _where(bad, _c(out, np.nan), out)
+  return _where(ew.bitwise_or(bad, ew.bitwise_and(a0, x0)), _c(out, np.nan), out)
 
 
 def _igammac_impl(a, x):
   frac, (p, _), (q, _), bad, x0, a0, xinf = _igamma_parts(a, x)
   out = _where(frac, q, sub(_c(p, 1), p))
   out = _where(ew.bitwise_or(a0, xinf), _c(out, 0), _where(x0, _c(out, 1), out))
-  return _where(bad, _c(out, np.nan), out)
+  return _where(ew.bitwise_or(bad, ew.bitwise_and(a0, x0)), _c(out, np.nan), out)
 
 
 def _igamma_grad_a_impl(a, x):

@@ -130,11 +130,11 @@ def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
     raise ValueError("conv_general_dilated requires positive feature_group_count and "
                      "batch_group_count, at most one of them > 1.")
   if c % fgc or c // fgc != i:
-    raise TypeError(f"conv_general_dilated lhs feature dimension size ({c}) divided by "
+    raise ValueError(f"conv_general_dilated lhs feature dimension size ({c}) divided by "
                     f"feature_group_count ({fgc}) must equal the rhs input feature dimension "
                     f"size ({i}).")
   if o % fgc or o % bgc or n % bgc:
-    raise TypeError(f"conv_general_dilated rhs output feature dimension size ({o}) and lhs "
+    raise ValueError(f"conv_general_dilated rhs output feature dimension size ({o}) and lhs "
                     f"batch size ({n}) must be multiples of the group counts.")
   spatial = []
   for k in range(ns):

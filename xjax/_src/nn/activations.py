@@ -139,7 +139,7 @@ def _reduce_max_stopped(x, axis, where, initial):
 def log_softmax(x, axis=-1, where=None):
   """x - logsumexp(x) along ``axis``."""
   (x,) = _inexact(x)
-  shifted = x - _reduce_max_stopped(x, axis, where, -np.inf)
+  shifted = x - lax.stop_gradient(jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True))
   exp = jnp.exp(shifted) if where is None else jnp.where(where, jnp.exp(shifted), 0)
   out = shifted - jnp.log(jnp.sum(exp, axis, keepdims=True))
   return out if where is None else jnp.where(where, out, -np.inf)
@@ -148,10 +148,13 @@ def log_softmax(x, axis=-1, where=None):
 def softmax(x, axis=-1, where=None):
   """exp(x) / sum(exp(x)) along ``axis`` (a smooth argmax)."""
   (x,) = _inexact(x)
-  unnormalized = jnp.exp(x - _reduce_max_stopped(x, axis, where, -np.inf))
-  if where is not None:
-    unnormalized = jnp.where(where, unnormalized, 0.0)
-  return unnormalized / jnp.sum(unnormalized, axis, keepdims=True)
+  # as JAX: a non-finite max is not zeroed here, so an inf input gives NaNs
+  unnormalized = jnp.exp(x - lax.stop_gradient(jnp.max(x, axis, where=where, initial=-np.inf,
+                                                        keepdims=True)))
+  if where is None:
+    return unnormalized / jnp.sum(unnormalized, axis, keepdims=True)
+  unnormalized = jnp.where(where, unnormalized, 0.0)
+  return jnp.where(where, unnormalized / jnp.sum(unnormalized, axis, keepdims=True), 0.0)
 
 
 def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False,

@@ -63,6 +63,8 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
   axis = canonical_axis(0 if axis is None else axis, get_aval(a).ndim)
   n, m = get_aval(a).shape[axis], get_aval(cond).shape[0]
   cond = cond != 0
+  if m > n and not is_traced(cond) and _host(cond, "condition")[n:].any():
+    raise ValueError("condition contains entries that are out of bounds")
   cond = cond[:n] if m >= n else jnp.concatenate([cond, jnp.zeros(n - m, bool)])
   if size is None:
     size = int(_host(cond, "condition argument of jnp.compress").sum())

@@ -237,13 +237,14 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
   """Samples evenly spaced on a log scale, from start to stop (same sign)."""
   from xjax._src.numpy.math_extra import log10
-  from xjax._src.numpy.ufuncs import power, sign, absolute, multiply
+  from xjax._src.numpy.ufuncs import power, sign, multiply
   dt = _requested_dtype(dtype, "geomspace")
   comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
   start = lax.convert_element_type(asarray(start), comp)
   stop = lax.convert_element_type(asarray(stop), comp)
   sgn = sign(start)
-  lin = linspace(log10(absolute(start)), log10(absolute(stop)), num, endpoint=endpoint,
+  # dividing by the sign (not abs) makes a zero start NaN throughout, as in JAX
+  lin = linspace(log10(lax.div(start, sgn)), log10(lax.div(stop, sgn)), num, endpoint=endpoint,
                  axis=axis)
   out = multiply(sgn, power(np.asarray(10.0, comp)[()], lin))
   return lax.convert_element_type(out, dt or comp)

@@ -53,6 +53,9 @@ def _cumulative_std(name, base):
   def fn(x, /, *, axis=None, dtype=None, include_initial=False):
     x = asarray(x)
     nd = get_aval(x).ndim
+    if nd == 0:
+      raise ValueError(f"The input must be non-scalar to take a {name.replace('_', ' ')}, "
+                       "however a scalar value or scalar array was given.")
     if axis is None:
       if nd > 1:
         raise ValueError(f"{name}: axis must be specified for arrays of ndim > 1")

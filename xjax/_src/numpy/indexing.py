@@ -49,6 +49,14 @@ def _is_array_index(e) -> bool:
   return not (e is None or isinstance(e, slice) or isinstance(e, (int, np.integer)))
 
 
+def _concrete_bound(b):
+  """A concrete 0-d integer array slice bound as an int (as JAX accepts); else ``b``."""
+  if hasattr(b, "aval") and not isinstance(b, Tracer) and b.aval.ndim == 0 and \
+      np.issubdtype(b.aval.dtype, np.integer):
+    return int(b)
+  return b
+
+
 def _expand(aval, idx) -> list:
   """The index as a list of None / slice / int / integer array, one real entry per dim,
   and the ranks (among the None entries) of the scalar ``False`` indices."""
@@ -59,6 +67,7 @@ def _expand(aval, idx) -> list:
     if isinstance(i, (list, tuple)):
       i = np.asarray(i) if i else np.zeros((0,), np.int32)
     if isinstance(i, slice):
+      i = slice(*(_concrete_bound(b) for b in (i.start, i.stop, i.step)))
       for b in (i.start, i.stop, i.step):
         if b is not None and not isinstance(b, (int, np.integer)):
           if isinstance(b, Tracer) or hasattr(b, "aval"):
@@ -325,6 +334,12 @@ def _scatter_update(x, idx, values, scatter_fn, *, negate=False, indices_are_sor
   from xjax._src.numpy.shaping import broadcast_to
   aval = get_aval(x)
   mode = gs.GatherScatterMode.from_any(mode)
+  if aval.size == 0:  # nothing to update, but (as JAX) a static integer index is checked
+    try:
+      rewriting_take(x, idx)
+    except TypeError:  # an array index into an empty axis: no error on update
+      pass
+    return x
   flat_dt = np.int32 if aval.size < 2**31 else np.int64
   ids = lax.reshape(lax.iota(flat_dt, max(aval.size, 0)), aval.shape)
   pos_mode = gs.GatherScatterMode.CLIP if mode is gs.GatherScatterMode.CLIP else _FILL
@@ -387,6 +402,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
   if not dtypes.is_integer(get_aval(indices).dtype):
     raise TypeError("take: indices must be integers, got "
                     f"{get_aval(indices).dtype.name}")
+  if get_aval(a).shape[axis] == 0 and get_aval(indices).size != 0:
+    raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
   indices, mode = _index_mode(indices, get_aval(a).shape[axis], mode)
   return rewriting_take(a, (slice(None),) * axis + (indices,), mode=mode,
                         fill_value=fill_value, indices_are_sorted=indices_are_sorted,

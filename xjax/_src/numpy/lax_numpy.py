@@ -116,6 +116,8 @@ def round(a, decimals=0, out=None):
     if decimals < 0:
       raise NotImplementedError("integer round is not implemented for decimals < 0")
     return a
+  if _dtypes.is_complex(dt):  # as JAX: real and imaginary parts rounded separately
+    return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
   if decimals == 0:
     from xjax._src.lax.rounding import round_half_even
     return round_half_even(a)

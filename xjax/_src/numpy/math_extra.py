@@ -117,7 +117,8 @@ def hypot(x1, x2, /):
   safe = lax.select_n(lax.eq(hi, _c(hi, 0)), hi, lax.full_like(hi, 1))
   r = lax.mul(hi, lax.sqrt(lax.add(_wc(hi, 1), lax.integer_pow(lax.div(lo, safe), 2))))
   r = lax.select_n(lax.eq(hi, _c(hi, 0)), r, hi)
-  return lax.select_n(isinf(hi), r, hi)
+  # an infinite side wins over a NaN one, as in C's hypot
+  return lax.select_n(lax.bitwise_or(isinf(a), isinf(b)), r, lax.full_like(r, np.inf))
 
 
 def logaddexp(x1, x2, /):
@@ -167,7 +168,8 @@ def heaviside(x1, x2, /):
   from xjax._src.numpy.shaping import broadcast_arrays
   a, b = broadcast_arrays(a, b)
   pos = lax.select_n(lax.gt(a, _c(a, 0)), b, lax.full_like(a, 1))
-  return lax.select_n(lax.lt(a, _c(a, 0)), pos, lax.full_like(a, 0))
+  out = lax.select_n(lax.lt(a, _c(a, 0)), pos, lax.full_like(a, 0))
+  return lax.select_n(lax.ne(a, a), out, a)  # NaN stays NaN
 
 
 def signbit(x, /):
@@ -180,8 +182,9 @@ def signbit(x, /):
     return lax.lt(x, _c(x, 0))
   if dtypes.is_complex(dt):
     raise ValueError("jnp.signbit is not well defined for complex values")
-  neg_zero = lax.bitwise_and(lax.eq(x, _c(x, 0)), lax.lt(lax.div(_c(x, 1), x), _c(x, 0)))
-  return lax.bitwise_or(lax.lt(x, _c(x, 0)), neg_zero)
+  # the sign bit itself, so -0.0 and negative NaNs count as in JAX
+  bits = lax.bitcast_convert_type(x, np.dtype(f"int{8 * np.dtype(dt).itemsize}"))
+  return lax.lt(bits, lax.full_like(bits, 0))
 
 
 def copysign(x1, x2, /):
@@ -267,11 +270,15 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
   min = a_min if min is None else min
   max = a_max if max is None else max
   check_arraylike("clip", arr)
+  from xjax._src.numpy.creation import asarray
+  if any(v is not None and dtypes.is_complex(get_aval(asarray(v)).dtype)
+         for v in (arr, min, max)):
+    raise ValueError("Clip received a complex value either through the input or the "
+                     "min/max keywords. Complex values have no ordering and cannot be clipped.")
   if min is not None:
     arr = ufuncs.maximum(min, arr)
   if max is not None:
     arr = ufuncs.minimum(max, arr)
-  from xjax._src.numpy.creation import asarray
   return asarray(arr)
 
 

@@ -77,7 +77,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
   *batch, n, m = get_aval(a).shape
   offset = operator.index(offset)
   length = max(0, min(n + min(offset, 0), m - max(offset, 0)))
-  r0, c0 = max(-offset, 0), max(offset, 0)
+  r0, c0 = min(max(-offset, 0), n), min(max(offset, 0), m)
   a = lax.slice(a, (0,) * len(batch) + (r0, c0),
                 tuple(batch) + (r0 + length, c0 + length))
   mask = lax.broadcast_in_dim(_mask(length, length, 0, lax.eq), get_aval(a).shape,

@@ -95,7 +95,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
   is_bool = get_aval(a).dtype == np.bool_
   for _ in range(n):
     size = get_aval(a).shape[axis]
-    hi = lax.slice_in_dim(a, 1, max(size, 1), axis=axis)
+    hi = lax.slice_in_dim(a, min(size, 1), size, axis=axis)
     lo = lax.slice_in_dim(a, 0, max(size - 1, 0), axis=axis)
     a = ufuncs.not_equal(hi, lo) if is_bool else ufuncs.subtract(hi, lo)
   return a

@@ -72,7 +72,10 @@ def _split(name, ary, indices_or_sections, axis, exact):
   if isinstance(indices_or_sections, (tuple, list)) or np.ndim(indices_or_sections) == 1:
     bounds = [int(core_concrete.concrete_or_error(i, f"{name} indices"))
               for i in indices_or_sections]
-    bounds = [0] + [min(max(b if b >= 0 else b + size, 0), size) for b in bounds] + [size]
+    bounds = [0] + bounds + [size]
+    sizes = [e - s for s, e in zip(bounds[:-1], bounds[1:])]
+    if any(d < 0 for d in sizes):  # as JAX: indices are neither wrapped nor clipped
+      raise ValueError(f"Sizes passed to {name} must be nonnegative, got {sizes}")
   else:
     n = operator.index(core_concrete.concrete_or_error(indices_or_sections,
                                                        f"{name} sections"))
@@ -83,7 +86,7 @@ def _split(name, ary, indices_or_sections, axis, exact):
     q, r = divmod(size, n)
     sizes = [q + 1] * r + [q] * (n - r)
     bounds = [0] + list(np.cumsum(sizes))
-  return [lax.slice_in_dim(ary, int(s), int(max(s, e)), axis=axis)
+  return [lax.slice_in_dim(ary, int(s), int(e), axis=axis)
           for s, e in zip(bounds[:-1], bounds[1:])]
 
 

@@ -82,8 +82,18 @@ def _identity_value(op, dtype):
 
 sum = _reduction("sum", lax.reduce_sum, "add", True)
 prod = _reduction("prod", lax.reduce_prod, "mul", True)
-max = _reduction("max", lax.reduce_max, "max", False)
-min = _reduction("min", lax.reduce_min, "min", False)
+
+
+def _without_dtype(red):
+  """max/min take no ``dtype`` (as in JAX), so their positional order differs from sum's."""
+  def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return red(a, axis, None, out, keepdims, initial, where)
+  fn.__name__ = red.__name__
+  return fn
+
+
+max = _without_dtype(_reduction("max", lax.reduce_max, "max", False))
+min = _without_dtype(_reduction("min", lax.reduce_min, "min", False))
 amax, amin = max, min
 
 
@@ -141,26 +151,25 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
       dtypes.check_user_dtype_supported(dtype, "var")
   if dt == np.bool_:
     raise TypeError("var does not accept dtype bool")
-  if not dtypes.is_inexact(dt):  # as JAX: computed in (weakly typed) float
-    return lax.convert_element_type(
-        var(a, axis, None, None, ddof, keepdims, where=where), dtypes.default_float_dtype(),
-        True)
   x = lax.convert_element_type(a, dt, False)
-  centered = lax.sub(x, mean(x, axis=axes, keepdims=True, where=where))
+  centered = lax.sub(x, mean(x, axis=axes, dtype=dt, keepdims=True, where=where))
   if dtypes.is_complex(dt):
     sq = lax.real(lax.mul(centered, lax.conj(centered)))
   else:
     sq = lax.mul(centered, centered)
-  if where is None:
-    n = _count(aval, axes)
-    total = sum(sq, axis=axes, keepdims=keepdims)
-    denom = np.asarray(n - ddof, get_aval(total).dtype)[()]
-    return lax.div(total, denom)
-  from xjax._src.numpy.shaping import broadcast_to
   total = sum(sq, axis=axes, keepdims=keepdims, where=where)
-  count = sum(broadcast_to(where, aval.shape), axis=axes, keepdims=keepdims,
-              dtype=get_aval(total).dtype)
-  return lax.div(total, lax.sub(count, np.asarray(ddof, get_aval(total).dtype)[()]))
+  tdt = get_aval(total).dtype
+  if where is None:
+    denom = lax.full_like(total, _count(aval, axes) - ddof)
+  else:
+    from xjax._src.numpy.shaping import broadcast_to
+    count = sum(broadcast_to(where, aval.shape), axis=axes, keepdims=keepdims, dtype=tdt)
+    denom = lax.sub(count, np.asarray(ddof, tdt)[()])
+  out = lax.div(total, denom)
+  if not dtypes.is_inexact(dt):  # as JAX: integer arithmetic, then a weakly typed float
+    return lax.convert_element_type(out, dtypes.default_float_dtype(), True)
+  # no degrees of freedom left: NaN (as JAX), not +-inf
+  return lax.select_n(lax.gt(denom, lax.full_like(denom, 0)), lax.full_like(out, np.nan), out)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
@@ -177,6 +186,8 @@ def _arg(name, fn):
     _check_out(out, name)
     check_arraylike(name, a)
     aval = get_aval(a)
+    if dtypes.is_complex(aval.dtype):
+      raise TypeError(f"{name} does not accept complex inputs: complex numbers have no order")
     if axis is None:
       if aval.size == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence")

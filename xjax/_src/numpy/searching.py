@@ -30,7 +30,7 @@ def _compact(mask, size):
   """Positions of the first ``size`` True entries of 1-D ``mask`` and a validity mask."""
   n = get_aval(mask).shape[0]
   idt = dtypes.default_int_dtype()
-  if n == 0:
+  if n == 0 or size == 0:
     return lax.full((size,), 0, idt), lax.full((size,), False, np.bool_)
   rank = lax_cum.cumsum(lax.convert_element_type(mask, idt), 0)
   # Entry i goes to slot rank[i] - 1 when it is True; others aim past the end and drop.

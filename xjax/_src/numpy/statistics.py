@@ -76,7 +76,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
   ok = lax.bitwise_not(_isnan(a))
   total = red.sum(_replace_nan(sq, 0), axis=axis, keepdims=keepdims)
   count = red.sum(ok, axis=axis, dtype=get_aval(total).dtype, keepdims=keepdims)
-  return lax.div(total, lax.sub(count, np.asarray(ddof, get_aval(total).dtype)[()]))
+  denom = lax.sub(count, np.asarray(ddof, get_aval(total).dtype)[()])
+  return lax.select_n(lax.gt(denom, lax.full_like(denom, 0)), lax.full_like(total, np.nan),
+                      lax.div(total, denom))
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
@@ -200,8 +202,11 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans):
                  (axis if isinstance(axis, (tuple, list)) else (axis,)))
   rest = [i for i in range(aval.ndim) if i not in axes]
   x = lax.transpose(a, tuple(rest) + axes)
-  x = reshape(x, tuple(aval.shape[i] for i in rest) + (-1,))
+  x = reshape(x, tuple(aval.shape[i] for i in rest) +
+              (int(np.prod([aval.shape[i] for i in axes], dtype=np.int64)),))
   n = get_aval(x).shape[-1]
+  if n == 0 and get_aval(x).size == 0 and int(np.prod(get_aval(x).shape[:-1])) != 0:
+    raise TypeError(f"{name}: cannot take a quantile over an empty axis")
   x = sort(x, axis=-1)
   dt = get_aval(x).dtype
   if squash_nans:

@@ -11,7 +11,9 @@ from xjax._src.numpy.ufunc_class import ufunc
 def _reduction(fn):
   def reduce(a, axis=0, dtype=None, keepdims=False, initial=None):
     kwargs = {} if initial is None else {"initial": initial}
-    return fn(a, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
+    if dtype is not None:  # max/min take no dtype
+      kwargs["dtype"] = dtype
+    return fn(a, axis=axis, keepdims=keepdims, **kwargs)
   return reduce
 
 
