@@ -423,3 +423,9 @@ def test_round5_lax_edge_values():
   check(lax.igamma(jnp.array([0.0, 0.0]), jnp.array([1.0, 0.0])), [1, np.nan], np.float32,
         False)
   check(lax.igammac(jnp.array([0.0]), jnp.array([0.0])), [np.nan], np.float32, False)
+
+
+def test_round5_argmax_axis_of_scalar_is_index_error():
+  with pytest.raises(IndexError):
+    jnp.argmax(jnp.array(2.0), axis=0)
+  check(jnp.argmax(jnp.array(2.0)), 0, np.int32, False)

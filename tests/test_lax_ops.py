@@ -178,7 +178,7 @@ def test_conv_vmap():
 def test_conv_errors_and_dimension_numbers():
   dn = lax.conv_dimension_numbers((1, 2, 3, 4), (5, 2, 1, 1), ("NHWC", "OIHW", "NCHW"))
   assert dn == lax.ConvDimensionNumbers((0, 3, 1, 2), (0, 1, 2, 3), (0, 1, 2, 3))
-  with pytest.raises(TypeError):
+  with pytest.raises(ValueError):
     lax.conv_general_dilated(LHS, RHS[:, :3], (1, 1), "VALID")
   with pytest.raises(ValueError):
     lax.conv_general_dilated(LHS, RHS, (1, 1), "FULL")

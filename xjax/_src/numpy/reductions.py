@@ -194,6 +194,8 @@ def _arg(name, fn):
       flat = lax.reshape(a, (aval.size,))
       out_ = fn(flat, 0, dtypes.default_int_dtype())
       return lax.reshape(out_, (1,) * aval.ndim) if keepdims else out_
+    if aval.ndim == 0:
+      raise IndexError(f"{name}: axis {axis} is out of bounds for array of dimension 0")
     ax = canonical_axis(axis, aval.ndim, error=IndexError)
     out_ = fn(a, ax, dtypes.default_int_dtype())
     return lax.expand_dims(out_, (ax,)) if keepdims else out_
