@@ -12,7 +12,7 @@ from typing import Callable
 from xjax._src import dispatch, tree_util
 from xjax._src.array import Array, make_array
 from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args, eval_jaxpr
-from xjax._src.core.trace import Primitive, Tracer
+from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -59,18 +59,6 @@ def named_call(fun: Callable, *, name: str | None = None) -> Callable:
   """``fun`` unchanged in value; JAX uses ``name`` only to label its staged computation."""
   del name
   return functools.wraps(fun)(lambda *args, **kwargs: fun(*args, **kwargs))
-
-
-def _abstract_eval(*avals, jaxpr, **_):
-  return jaxpr.out_avals
-
-
-def _impl(*args, jaxpr, name, **_):
-  return dispatch.run_closed_jaxpr(jaxpr, args, name)
-
-
-def _lowering(ctx, *args, jaxpr, name, **_):
-  return ctx.call(jaxpr, name, list(args))
 
 
 def _jvp(primals, tangents, *, jaxpr, **params):
@@ -133,10 +121,7 @@ def _batch(axis, args, dims, *, jaxpr, **params):
   return outs, [0 if b else None for b in out_batched]
 
 
-checkpoint_p = Primitive("checkpoint", multiple_results=True)
-checkpoint_p.abstract_eval = _abstract_eval
-checkpoint_p.impl = _impl
-checkpoint_p.lowering = _lowering
+checkpoint_p = dispatch.call_primitive("checkpoint")
 checkpoint_p.jvp = _jvp
 checkpoint_p.partial_eval = _partial_eval
 checkpoint_p.transpose = _transpose

@@ -98,18 +98,6 @@ def _flat_tangents(tree, expected_tree, avals, what):
   return out
 
 
-def _call_abstract_eval(*avals, call_jaxpr, **_):
-  return call_jaxpr.out_avals
-
-
-def _call_impl(*args, call_jaxpr, name, **_):
-  return dispatch.run_closed_jaxpr(call_jaxpr, args, name)
-
-
-def _call_lowering(ctx, *args, call_jaxpr, name, **_):
-  return ctx.call(call_jaxpr, name, list(args))
-
-
 def _batch_flat_fn(fn, axis, in_batched):
   """``fn(*flat)`` made to take args batched at 0 (where ``in_batched``); outputs at 0."""
   def batched(*xs):
@@ -209,10 +197,7 @@ def _concat(a, b):
   return list(a) + list(b)
 
 
-custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
-custom_jvp_call_p.abstract_eval = _call_abstract_eval
-custom_jvp_call_p.impl = _call_impl
-custom_jvp_call_p.lowering = _call_lowering
+custom_jvp_call_p = dispatch.call_primitive("custom_jvp_call", "call_jaxpr")
 custom_jvp_call_p.jvp = _custom_jvp_jvp
 custom_jvp_call_p.batch = _custom_jvp_batch
 
@@ -306,10 +291,7 @@ def _custom_vjp_batch(axis, args, dims, **params):
   return _batch_call(custom_vjp_call_p, axis, args, dims, params, rebatch)
 
 
-custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
-custom_vjp_call_p.abstract_eval = _call_abstract_eval
-custom_vjp_call_p.impl = _call_impl
-custom_vjp_call_p.lowering = _call_lowering
+custom_vjp_call_p = dispatch.call_primitive("custom_vjp_call", "call_jaxpr")
 custom_vjp_call_p.jvp = _custom_vjp_jvp
 custom_vjp_call_p.batch = _custom_vjp_batch
 

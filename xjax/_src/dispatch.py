@@ -17,6 +17,7 @@ from xjax._src.config import config
 from xjax._src.backend import lowering, runtime
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
 
 
@@ -201,6 +202,19 @@ class CompiledJaxpr:
 
 
 _jaxpr_cache: dict = {}
+
+
+def call_primitive(name: str, jaxpr_param: str = "jaxpr") -> Primitive:
+  """A primitive that calls the closed jaxpr in its ``jaxpr_param`` parameter on its
+  operands: the shape rule, eager evaluation (compiled once per jaxpr) and lowering (a
+  private function call) shared by jit, checkpoint and the custom-derivative calls."""
+  prim = Primitive(name, multiple_results=True)
+  prim.abstract_eval = lambda *avals, **params: params[jaxpr_param].out_avals
+  prim.impl = lambda *args, **params: run_closed_jaxpr(
+      params[jaxpr_param], args, params.get("name", name))
+  prim.lowering = lambda ctx, *args, **params: ctx.call(
+      params[jaxpr_param], params.get("name", name), list(args))
+  return prim
 
 
 def run_closed_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], name: str = "jaxpr") -> list:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import functools
 import inspect
 import weakref
-from typing import Any, Callable, Sequence
+from typing import Callable
 
 from xjax._src import tree_util
 from xjax._src.config import config
 from xjax._src.core.avals import ShapedArray
-from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, closed_with_consts_as_args
-from xjax._src.core.trace import Primitive, Tracer, current_trace, eval_trace
+from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args
+from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src import dispatch
 from xjax._src.interpreters import ad, batching
@@ -187,18 +187,6 @@ def _trace_flat(call, in_tree, in_avals, debug):
 # ---------------------------------------------------------------------------------------
 # The jit call primitive
 
-def _jit_abstract_eval(*avals, jaxpr, name, **_):
-  return jaxpr.out_avals
-
-
-def _jit_impl(*args, jaxpr, name, **_):
-  return dispatch.run_closed_jaxpr(jaxpr, args, name)
-
-
-def _jit_lowering(ctx, *args, jaxpr, name, **_):
-  return ctx.call(jaxpr, name, list(args))
-
-
 def _jit_jvp(primals, tangents, *, jaxpr, name, **_):
   nonzeros = [type(t) is not Zero for t in tangents]
   jvp_jaxpr, out_nz = ad.jvp_closed_jaxpr(jaxpr, nonzeros, instantiate_out=False)
@@ -254,11 +242,8 @@ def _jit_batch(axis, args, dims, *, jaxpr, name, **_):
   return outs, [0 if b else None for b in out_batched]
 
 
-jit_p = Primitive("jit", multiple_results=True)
+jit_p = dispatch.call_primitive("jit")
 jit_p.pp_params = lambda p: sorted(p.items(), key=lambda kv: kv[0] != "name")
-jit_p.abstract_eval = _jit_abstract_eval
-jit_p.impl = _jit_impl
-jit_p.lowering = _jit_lowering
 jit_p.jvp = _jit_jvp
 jit_p.partial_eval = _jit_partial_eval
 jit_p.transpose = _jit_transpose

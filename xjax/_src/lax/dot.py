@@ -1,7 +1,6 @@
 """``dot_general``: contractions with batch dimensions (matmul, einsum, tensordot)."""
 from __future__ import annotations
 
-from typing import Sequence
 
 import numpy as np
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import enum
 
 from xjax._src.interpreters import ad
-from xjax._src.lax.elementwise import elementwise_batch, _lower_nary, _nary_abstract_eval
+from xjax._src.lax.elementwise import elementwise_batch, _nary_abstract_eval
 from xjax._src.lax.utils import dtype_checker, standard_primitive
 
 

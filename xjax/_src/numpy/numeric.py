@@ -301,7 +301,6 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
 
 def histogram(a, bins=10, range=None, weights=None, density=None):
   """Counts (or weighted sums) of ``a`` in ``bins`` and the bin edges."""
-  from xjax._src.numpy.sorting import searchsorted
   from xjax._src.numpy.shaping import ravel
   edges = histogram_bin_edges(a, bins, range, weights)
   a = ravel(asarray(a))

@@ -1,7 +1,6 @@
 """Helpers shared by xjax.numpy: dtype promotion and NumPy-style rank promotion."""
 from __future__ import annotations
 
-import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.array import Array

@@ -251,7 +251,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
   nb, n = len(bc), len(carry)
   bct = [t for t, z in zip(bc_t, bc_nz) if z]
   ct = [ad.instantiate(t) for t, z in zip(carry_t, carry_nz) if z]
-  n_bct, n_ct = len(bct), len(ct)
+  n_bct = len(bct)
   # New body: consts (bc, bct), carry (carry, ct).
   b_avals = [get_aval(x) for x in [*bc, *bct, *carry, *ct]]
 
@@ -336,7 +336,7 @@ def _while_batch(axis, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body
   body_b, _ = batching.batch_closed_jaxpr(body_jaxpr, axis, bcd + carry_b, instantiate=carry_b)
   cond_b, _ = batching.batch_closed_jaxpr(cond_jaxpr, axis, ccd + carry_b,
                                           instantiate=pred_b[0])
-  ncc, nbc, n = len(cc), len(bc), len(carry)
+  ncc, nbc = len(cc), len(bc)
   c_avals = [get_aval(x) for x in cc + carry]
   b_avals = [get_aval(x) for x in bc + carry]
   if not pred_b[0]:
