@@ -1,7 +1,11 @@
-"""Neural-network helpers (``jax.nn``): activation functions and the softmax family."""
-from xjax._src.nn.activations import (celu, elu, gelu, glu, hard_sigmoid, hard_silu,  # noqa
-                                      hard_swish, hard_tanh, leaky_relu, log_sigmoid,
-                                      log_softmax, logsumexp, mish, one_hot, relu, relu6,
-                                      selu, sigmoid, silu, soft_sign, softmax, softplus,
-                                      sparse_plus, squareplus, standardize, swish)
+"""Neural-network helpers (``jax.nn``): activations, the softmax family, one_hot and
+dot-product attention."""
+from xjax._src.nn.activations import (  # noqa: F401
+    celu, elu, gelu, glu, hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity, leaky_relu,
+    log1mexp, log_sigmoid, mish, relu, relu6, selu, sigmoid, silu, soft_sign, softplus,
+    sparse_plus, sparse_sigmoid, squareplus, swish)
+from xjax._src.nn.attention import dot_product_attention  # noqa: F401
+from xjax._src.nn.one_hot import one_hot  # noqa: F401
+from xjax._src.nn.softmax import log_softmax, logmeanexp, softmax, standardize  # noqa: F401
 from xjax._src.numpy.ufuncs import tanh  # noqa: F401
+from xjax._src.scipy.special.log_sum_exp import logsumexp  # noqa: F401

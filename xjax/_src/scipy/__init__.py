@@ -1,0 +1,1 @@
+"""Implementations behind ``xjax.scipy``: one package or module per SciPy submodule."""

@@ -1,0 +1,1 @@
+"""``jax.scipy.special`` implementations, split by family of functions."""

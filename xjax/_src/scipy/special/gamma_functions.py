@@ -1,0 +1,177 @@
+"""The gamma family: gamma, its logarithm, sign and derivatives, the incomplete gamma
+and beta functions, and the combinatorial functions built on them."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from xjax._src import dtypes
+from xjax._src.core.values import get_aval
+from xjax._src.custom_derivatives import custom_jvp
+from xjax._src.lax import lax
+from xjax._src.numpy import lax_numpy as jnp
+from xjax._src.numpy.util import promote_args_inexact
+
+
+def _real_only(name, x):
+  if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):
+    raise ValueError(f"{name} does not support complex-valued inputs.")
+
+
+def gammaln(x):
+  """log|Gamma(x)|."""
+  (x,) = promote_args_inexact("gammaln", x)
+  return lax.lgamma(x)
+
+
+def gammasgn(x):
+  """The sign of Gamma(x): NaN at the poles, -inf and NaN; -1 at -0."""
+  (x,) = promote_args_inexact("gammasgn", x)
+  _real_only("gammasgn", x)
+  floor_x = lax.floor(x)
+  neg = x < 0
+  nan = (neg & (x == floor_x)) | jnp.isnan(x)
+  minus = (neg & (jnp.fmod(floor_x, 2) != 0)) | ((x == 0) & jnp.signbit(x))
+  return jnp.where(nan, np.nan, jnp.where(minus, -1.0, 1.0)).astype(x.dtype)
+
+
+def loggamma(x):
+  """log(Gamma(x)) on the principal branch: NaN for real x <= 0."""
+  (x,) = promote_args_inexact("loggamma", x)
+  _real_only("loggamma", x)
+  return jnp.where(x > 0, lax.lgamma(x), np.nan)
+
+
+def gamma(x):
+  """Gamma(x) = gammasgn(x) * exp(gammaln(x))."""
+  (x,) = promote_args_inexact("gamma", x)
+  _real_only("gamma", x)
+  return gammasgn(x) * lax.exp(lax.lgamma(x))
+
+
+def betaln(a, b):
+  """log|B(a, b)|."""
+  a, b = promote_args_inexact("betaln", a, b)
+  return _betaln(a, b)
+
+
+def _betaln(a, b):
+  # for large arguments the three lgamma terms cancel: use the Stirling form there
+  small, big = jnp.minimum(a, b), jnp.maximum(a, b)
+  stirling = (big > 8) & (small > 8)
+  sa = jnp.where(stirling, small, 10.0)
+  sb = jnp.where(stirling, big, 10.0)
+  direct = lax.lgamma(a) + lax.lgamma(b) - lax.lgamma(a + b)
+  return jnp.where(stirling, _betaln_stirling(sa, sb), direct)
+
+
+def _stirling_correction(x):
+  """lgamma(x) - [(x - 1/2) log x - x + log(2 pi)/2] for x > 8 (asymptotic series)."""
+  r = 1.0 / (x * x)
+  series = 1 / 12 + r * (-1 / 360 + r * (1 / 1260 + r * (-1 / 1680 + r * (1 / 1188))))
+  return series / x
+
+
+def _betaln_stirling(a, b):
+  s = a + b
+  corr = _stirling_correction(a) + _stirling_correction(b) - _stirling_correction(s)
+  return (0.5 * np.log(2 * np.pi) - 0.5 * jnp.log(b) + (a - 0.5) * jnp.log(a / s)
+          - b * jnp.log1p(a / b) + corr)
+
+
+def beta(a, b):
+  """B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)."""
+  a, b = promote_args_inexact("beta", a, b)
+  _real_only("beta", a)
+  sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
+  return sign * lax.exp(_betaln(a, b))
+
+
+def betainc(a, b, x):
+  """The regularized incomplete beta function I_x(a, b)."""
+  a, b, x = promote_args_inexact("betainc", a, b, x)
+  _real_only("betainc", x)
+  return lax.betainc(a, b, x)
+
+
+def digamma(x):
+  """The logarithmic derivative of Gamma."""
+  (x,) = promote_args_inexact("digamma", x)
+  return lax.digamma(x)
+
+
+def polygamma(n, x):
+  """The n-th derivative of digamma (n a non-negative integer)."""
+  if not dtypes.issubdtype(get_aval(n).dtype if hasattr(n, "dtype") else
+                           np.asarray(n).dtype, np.integer):
+    raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype "
+                     f"{np.result_type(n)}.")
+  n_arr, x = promote_args_inexact("polygamma", n, x)
+  return lax.polygamma(n_arr, x)
+
+
+def gammainc(a, x):
+  """The regularized lower incomplete gamma function P(a, x)."""
+  a, x = promote_args_inexact("gammainc", a, x)
+  return lax.igamma(a, x)
+
+
+def gammaincc(a, x):
+  """The regularized upper incomplete gamma function Q(a, x)."""
+  a, x = promote_args_inexact("gammaincc", a, x)
+  return lax.igammac(a, x)
+
+
+def multigammaln(a, d):
+  """The log of the multivariate gamma function of dimension ``d`` (a static int)."""
+  d = operator.index(d) if not hasattr(d, "shape") else _concrete_int(d)
+  (a,) = promote_args_inexact("multigammaln", a)
+  constant = 0.25 * d * (d - 1) * np.log(np.pi)
+  offsets = jnp.arange(d, dtype=a.dtype) / 2
+  terms = lax.lgamma(jnp.expand_dims(a, -1) - offsets)
+  return jnp.sum(terms, axis=-1) + jnp.asarray(constant, a.dtype)
+
+
+def _concrete_int(d):
+  try:
+    return operator.index(np.asarray(d).item())
+  except Exception:
+    raise TypeError("multigammaln: the dimension `d` must be a concrete integer, got "
+                    f"{d!r}.") from None
+
+
+def factorial(n, exact: bool = False):
+  """n! as a float (Gamma(n + 1)); 0 for n < 0."""
+  if exact:
+    raise NotImplementedError("factorial with exact=True")
+  (n,) = promote_args_inexact("factorial", n)
+  return jnp.where(n < 0, 0, lax.exp(lax.lgamma(n + 1)))
+
+
+def comb(N, k, *, repetition: bool = False):
+  """N choose k as a float; 0 outside 0 <= k <= N."""
+  if repetition:
+    return jnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
+  N, k = promote_args_inexact("comb", N, k)
+  ok = (k <= N) & (N >= 0) & (k >= 0)
+  sN, sk = jnp.where(ok, N, 0.0), jnp.where(ok, k, 0.0)
+  out = lax.exp(lax.lgamma(sN + 1) - lax.lgamma(sk + 1) - lax.lgamma(sN + 1 - sk))
+  return jnp.where(ok, out, 0.0)
+
+
+@custom_jvp
+def _poch(z, m):
+  sign = gammasgn(z + m) * gammasgn(z)
+  out = sign * lax.exp(lax.lgamma(z + m) - lax.lgamma(z))
+  return jnp.where(m == 0, jnp.ones_like(out), out)
+
+
+_poch.defjvps(lambda g, ans, z, m: g * ans * (lax.digamma(z + m) - lax.digamma(z)),
+              lambda g, ans, z, m: g * ans * lax.digamma(z + m))
+
+
+def poch(z, m):
+  """The rising factorial Gamma(z + m) / Gamma(z)."""
+  z, m = promote_args_inexact("poch", z, m)
+  return _poch(z, m)
