@@ -14,7 +14,7 @@ from xjax._src.ad_api import jacfwd, jacrev, jacobian, hessian, linear_transpose
 from xjax._src.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from xjax._src.checkpoint import checkpoint, remat, named_call  # noqa: F401
 from xjax._src import checkpoint_policies  # noqa: F401
-from xjax import numpy, lax, tree_util, tree, dtypes, errors, core, nn, sharding  # noqa: F401
+from xjax import numpy, lax, tree_util, tree, dtypes, errors, core, nn, sharding, random  # noqa: F401
 from xjax._src.dtypes import float0  # noqa: F401
 
 __version__ = "0.1.0"

@@ -3,6 +3,8 @@ from xjax._src.dtypes import (
     TypePromotionError as TypePromotionError,
     bfloat16 as bfloat16,
     canonicalize_dtype as canonicalize_dtype,
+    extended as extended,
+    prng_key as prng_key,
     finfo as finfo,
     float0 as float0,
     iinfo as iinfo,

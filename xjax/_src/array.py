@@ -67,6 +67,11 @@ class Array:
 
   # -- host values -----------------------------------------------------------------------
   def _value(self) -> np.ndarray:
+    if dtypes.is_extended(self.aval.dtype):
+      raise TypeError(
+          f"xjax array with {self.aval.dtype} dtype (an array of PRNG keys) cannot be "
+          "converted to a NumPy array or Python value. Use xjax.random.key_data(arr) to get "
+          "the underlying uint32 array.")
     if self._npy is None:
       self._check_alive()
       value = runtime.to_host(self._buf)
@@ -75,6 +80,11 @@ class Array:
       value.flags.writeable = False
       self._npy = value
     return self._npy
+
+  def _physical_value(self) -> np.ndarray:
+    """The stored host data: for PRNG keys, the uint32 array holding them."""
+    self._check_alive()
+    return runtime.to_host(self._buf)
 
   def _check_alive(self) -> None:
     if self._buf.is_deleted():
@@ -152,6 +162,9 @@ class Array:
   def __repr__(self) -> str:
     if self.is_deleted():
       return f"Array(<deleted>, shape={self.shape}, dtype={self.dtype.name})"
+    if dtypes.is_extended(self.dtype):  # PRNG keys: show the data they are stored as
+      return (f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n"
+              f"{self._physical_value()}")
     prefix = "Array("
     value = self._value()
     if value.size == 0 and value.ndim > 0:
@@ -168,6 +181,8 @@ class Array:
     return f"{prefix}{body},{sep}{dtype_str})"
 
   def __str__(self) -> str:
+    if dtypes.is_extended(self.dtype):
+      return repr(self)
     return str(self._value())
 
   def __format__(self, spec) -> str:

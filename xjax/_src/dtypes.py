@@ -79,6 +79,46 @@ iinfo = ml_dtypes.iinfo  # like np.iinfo, also for int4 & co.
 finfo = ml_dtypes.finfo  # like np.finfo, also for bfloat16 and the float8 types
 
 
+# ---------------------------------------------------------------------------------------------
+# Extended dtypes: elements that are not numbers (PRNG keys), stored as arrays of numbers
+# ---------------------------------------------------------------------------------------------
+
+class extended(np.generic):
+  """Scalar class of every extended dtype (``jax.dtypes.extended``)."""
+
+
+class prng_key(extended):
+  """Scalar class of PRNG key dtypes (``jax.dtypes.prng_key``)."""
+
+
+class ExtendedDType:
+  """A dtype whose elements are stored as ``physical_shape``-shaped arrays of
+  ``physical_dtype``: an array of logical shape ``s`` is held as one of shape
+  ``s + physical_shape``. Subclasses set ``type`` (a subclass of ``extended``) and ``name``."""
+  type: type = extended
+  name: str = "extended"
+  physical_shape: tuple = ()
+  physical_dtype: np.dtype = np.dtype(np.uint32)
+  kind = "V"
+
+  def full(self, shape: tuple, fill_value):
+    """An array of ``shape`` of this dtype: what ``lax.full`` does for extended dtypes."""
+    raise NotImplementedError(f"lax.full of dtype {self.name}")
+
+  @property
+  def itemsize(self) -> int:
+    return int(np.prod(self.physical_shape, dtype=np.int64)) * self.physical_dtype.itemsize
+
+  def __repr__(self) -> str:
+    return self.name
+
+  __str__ = __repr__
+
+
+def is_extended(dtype: Any) -> bool:
+  return isinstance(dtype, ExtendedDType)
+
+
 class TypePromotionError(ValueError):
   """Two dtypes have no implicit promotion (narrow types, or the 'strict' promotion mode)."""
 
@@ -96,8 +136,12 @@ def _canonicalize(dtype: Any, x64: bool) -> np.dtype:
 def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> np.dtype:
   """The dtype xjax uses for ``dtype``: 64-bit types become 32-bit unless x64 is enabled.
 
-  ``allow_extended_dtype`` is accepted for JAX compatibility; xjax has no extended dtypes.
+  Extended dtypes (PRNG keys) are returned as they are when ``allow_extended_dtype``.
   """
+  if isinstance(dtype, ExtendedDType):
+    if allow_extended_dtype:
+      return dtype
+    raise TypeError(f"dtype {dtype} is an extended dtype, not a numeric one")
   return _canonicalize(dtype, enable_x64())
 
 
@@ -119,7 +163,9 @@ def default_complex_dtype() -> np.dtype:
 
 def _category(dtype: Any) -> type | None:
   cat = _CATEGORY.get(dtype)
-  return cat if cat is not None else _CATEGORY.get(np.dtype(dtype))
+  if cat is not None or isinstance(dtype, ExtendedDType):
+    return cat
+  return _CATEGORY.get(np.dtype(dtype))
 
 
 def is_bool(dtype: Any) -> bool:
@@ -207,6 +253,8 @@ def short_name(dtype: Any) -> str:
   """The jaxpr printer's name: 'f32', 'bf16', 'i8', 'u4' (uint4), 'c64', 'f8_e4m3fn', 'bool'."""
   name = _SHORT_NAMES.get(dtype)
   if name is None:
+    if isinstance(dtype, ExtendedDType):
+      return dtype.name
     dt = np.dtype(dtype)
     name = _SHORT_NAMES.get(dt, dt.name)
   return name
@@ -240,6 +288,8 @@ def _specifier_dtype(x: Any) -> np.dtype:
     scalar = python_scalar_dtypes.get(x)
     if scalar is not None:
       return scalar
+  if isinstance(x, ExtendedDType):
+    return x
   return np.dtype(x)
 
 
@@ -249,10 +299,10 @@ def _value_dtype(x: Any) -> np.dtype | None:
   dt = python_scalar_dtypes.get(type(x))
   if dt is not None:
     return dt
-  if isinstance(x, (type, np.dtype, str)) or x is None:
+  if isinstance(x, (type, np.dtype, str, ExtendedDType)) or x is None:
     return None
   dt = getattr(x, "dtype", None)
-  if isinstance(dt, np.dtype):
+  if isinstance(dt, (np.dtype, ExtendedDType)):
     return dt
   for typ in (bool, int, float, complex):  # subclasses of the Python scalar types
     if isinstance(x, typ):
@@ -268,6 +318,8 @@ def dtype(x: Any, canonicalize: bool = False) -> np.dtype:
   if is_spec:
     dt = _specifier_dtype(x)
   if dt not in _SUPPORTED:
+    if isinstance(dt, ExtendedDType):
+      return dt
     raise _unsupported(dt, x)
   if canonicalize:
     canonical = canonicalize_dtype(dt)
@@ -403,6 +455,8 @@ def _result(x64: bool, strict: bool, dts: tuple, weaks: tuple) -> tuple[np.dtype
   dts = tuple(dt if x64 else _X64_OFF.get(dt, dt) for dt in dts)
   for dt in dts:
     if dt not in _SUPPORTED:
+      if isinstance(dt, ExtendedDType):
+        return _extended_result(dts)
       raise _unsupported(dt)
   if len(dts) == 1:
     out, weak = dts[0], weaks[0]
@@ -421,6 +475,16 @@ def _result(x64: bool, strict: bool, dts: tuple, weaks: tuple) -> tuple[np.dtype
   if weak:  # weak values have their kind's default width
     out = _DEFAULT_64[category]
   return (out if x64 else _X64_OFF.get(out, out)), weak
+
+
+def _extended_result(dts: tuple) -> tuple[ExtendedDType, bool]:
+  """Extended dtypes promote only with themselves: keys and numbers never mix."""
+  if len(set(dts)) != 1:
+    names = ", ".join(str(dt) for dt in dts)
+    raise TypeError(f"xjax.numpy operations do not accept dtypes {names} together: "
+                    "PRNG keys are not numbers. Use random.key_data(key) for the raw "
+                    "uint32 data of a key.")
+  return dts[0], False
 
 
 _RESULT_CACHE: dict[tuple, tuple[np.dtype, bool]] = {}
@@ -496,11 +560,17 @@ def _scalar_class(x: Any) -> type | np.dtype:
   they are; anything else as its dtype."""
   if isinstance(x, type) and issubclass(x, np.generic) and x not in _SUPPORTED_SCALAR_TYPES:
     return x
+  if isinstance(x, ExtendedDType):
+    return x
   return _specifier_dtype(x)
 
 
 @functools.lru_cache(maxsize=None)
 def _issubdtype(a: type | np.dtype, b: type | np.dtype) -> bool:
+  if isinstance(a, ExtendedDType) or isinstance(b, ExtendedDType):
+    if isinstance(b, type):
+      return issubclass(a.type, b)
+    return a == b
   if isinstance(b, np.dtype):
     return isinstance(a, np.dtype) and a == b
   if not isinstance(a, np.dtype):

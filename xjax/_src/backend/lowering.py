@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from xjax._src import dtypes
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
 
 _MLIR_ELEMENT = {
@@ -55,8 +55,9 @@ def tensor_type(aval: ShapedArray) -> str:
   key = (aval.shape, aval.dtype)
   text = _TENSOR_TYPES.get(key)
   if text is None:
-    dims = "".join(f"{d}x" for d in aval.shape)
-    text = _TENSOR_TYPES[key] = f"tensor<{dims}{element_type(aval.dtype)}>"
+    stored = physical_aval(aval)  # PRNG keys are stored as uint32 arrays
+    dims = "".join(f"{d}x" for d in stored.shape)
+    text = _TENSOR_TYPES[key] = f"tensor<{dims}{element_type(stored.dtype)}>"
   return text
 
 
@@ -251,7 +252,12 @@ class LoweringContext:
 def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
   env: dict = {}
   for v, c in zip(jaxpr.constvars, consts):
-    env[v] = c if isinstance(c, str) else ctx.constant(np.asarray(c), v.aval)
+    if isinstance(c, str):
+      env[v] = c
+    elif dtypes.is_extended(v.aval.dtype):  # a key array: embed its stored uint32 data
+      env[v] = ctx.constant(c._physical_value(), physical_aval(v.aval))
+    else:
+      env[v] = ctx.constant(np.asarray(c), v.aval)
   for v, a in zip(jaxpr.invars, args):
     env[v] = a
 
@@ -267,11 +273,18 @@ def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
     ctx.avals_in = [a.aval for a in eqn.invars]
     ctx.avals_out = [v.aval for v in eqn.outvars]
     operands = [read(a) for a in eqn.invars]
-    out = prim.lowering(ctx, *operands, **eqn.params)
+    lowering = prim.lowering
+    if prim.physical_lowering is not None and _has_extended(ctx.avals_in, ctx.avals_out):
+      lowering = prim.physical_lowering
+    out = lowering(ctx, *operands, **eqn.params)
     outs = out if prim.multiple_results else [out]
     for v, o in zip(eqn.outvars, outs):
       env[v] = o
   return [read(a) for a in jaxpr.outvars]
+
+
+def _has_extended(avals_in, avals_out) -> bool:
+  return any(dtypes.is_extended(a.dtype) for a in (*avals_in, *avals_out))
 
 
 def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: bool,

@@ -18,6 +18,7 @@ import numpy as np
 from jaxlib import xla_client as _xc
 
 from xjax._src.config import config
+from xjax._src.core.avals import physical_aval
 
 logger = logging.getLogger("xjax")
 
@@ -252,7 +253,8 @@ class Executable:
     # call instead of ~50 us for disassemble_into_single_device_arrays).
     placement = _placement(device)
     try:
-      self._handlers = [_xc.array_result_handler(a, placement, True, True) for a in out_avals]
+      self._handlers = [_xc.array_result_handler(physical_aval(a), placement, True, True)
+                        for a in out_avals]
     except (AttributeError, TypeError):
       self._handlers = None
 

@@ -16,7 +16,7 @@ class ShapedArray:
 
   def __init__(self, shape, dtype, weak_type: bool = False) -> None:
     self.shape = tuple(shape)
-    self.dtype = np.dtype(dtype)
+    self.dtype = dtype if isinstance(dtype, (np.dtype, dtypes.ExtendedDType)) else np.dtype(dtype)
     self.weak_type = bool(weak_type)
     self._hash = hash((self.shape, self.dtype, self.weak_type))
 
@@ -53,6 +53,15 @@ class ShapedArray:
     return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
 
   __str__ = __repr__
+
+
+def physical_aval(aval: ShapedArray) -> ShapedArray:
+  """How an array is stored: extended dtypes (PRNG keys) as arrays of their physical dtype
+  with trailing dimensions; other avals as they are."""
+  dt = aval.dtype
+  if not isinstance(dt, dtypes.ExtendedDType):
+    return aval
+  return ShapedArray(aval.shape + dt.physical_shape, dt.physical_dtype)
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:

@@ -27,6 +27,9 @@ class Primitive:
   - ``batch(args, dims, **params)``: (out, out_dim) for vmap.
   - ``impl``: eager evaluation; by default a compiled one-primitive program.
   - ``partial_eval``: optional rule for higher-order primitives (known/unknown split).
+  - ``physical_lowering``: the lowering used when an operand or result has an extended
+    dtype (PRNG keys), for structural primitives whose attributes name dimensions: keys
+    are stored with trailing dimensions (see ``core.avals.physical_aval``).
   """
   multiple_results = False
 
@@ -40,6 +43,7 @@ class Primitive:
     self.batch: Callable | None = None
     self.impl: Callable | None = None
     self.partial_eval: Callable | None = None
+    self.physical_lowering: Callable | None = None
     self.dce: Callable | None = None
     self.effects: Callable | None = None   # params -> set of effects of one equation
 

@@ -11,7 +11,7 @@ import builtins
 import numpy as np
 
 from xjax._src import dtypes
-from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.avals import ShapedArray, physical_aval, tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -473,6 +473,16 @@ def _select_n_lowering(ctx, which, *cases):
   return select(0, list(cases))
 
 
+def _select_n_physical_lowering(ctx, which, *cases):
+  """Selecting PRNG keys: an array predicate is broadcast over the keys' stored dims."""
+  which_aval = ctx.avals_in[0]
+  if which_aval.ndim:
+    stored = physical_aval(ctx.avals_out[0])
+    which = _broadcast_operand(ctx, which, which_aval, stored.shape)
+    ctx.avals_in = [which_aval.update(shape=stored.shape), *ctx.avals_in[1:]]
+  return _select_n_lowering(ctx, which, *cases)
+
+
 def _select_n_jvp(primals, tangents):
   which, *cases = primals
   out = select_n(which, *cases)
@@ -535,6 +545,7 @@ def _broadcast_full(v, shape):
 
 
 select_n_p = standard_primitive("select_n", _select_n_abstract_eval, _select_n_lowering)
+select_n_p.physical_lowering = _select_n_physical_lowering
 select_n_p.jvp = _select_n_jvp
 select_n_p.transpose = _select_n_transpose
 select_n_p.batch = _select_n_batch

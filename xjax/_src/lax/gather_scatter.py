@@ -17,7 +17,7 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.lax import elementwise as ew
 from xjax._src.lax import shapes
-from xjax._src.lax.utils import standard_primitive
+from xjax._src.lax.utils import standard_primitive, stored_dims
 
 
 class GatherDimensionNumbers(NamedTuple):
@@ -165,6 +165,20 @@ gather_p = standard_primitive("gather", _gather_abstract_eval, _gather_lowering)
 gather_p.jvp = _gather_jvp
 gather_p.transpose = _gather_transpose
 gather_p.batch = _gather_batch
+
+
+def _gather_physical_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
+                              **params):
+  """Gathers of PRNG keys: each key's stored trailing dims become trailing offset dims."""
+  extra = stored_dims(ctx.avals_in[0])
+  out_ndim = ctx.avals_out[0].ndim
+  dn = dimension_numbers._replace(
+      offset_dims=(*dimension_numbers.offset_dims, *range(out_ndim, out_ndim + len(extra))))
+  return _gather_lowering(ctx, operand, indices, dimension_numbers=dn,
+                          slice_sizes=(*slice_sizes, *extra), **params)
+
+
+gather_p.physical_lowering = _gather_physical_lowering
 
 
 def default_fill_value(dtype):

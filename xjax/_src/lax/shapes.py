@@ -12,7 +12,22 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.lax.utils import standard_primitive
+from xjax._src.lax.utils import standard_primitive, stored_dims
+
+
+# Extended dtypes (PRNG keys) are stored with trailing dimensions; the physical lowerings
+# below extend dimension-naming attributes over them.
+
+def _with_stored_dims(dims: Sequence[int], aval: ShapedArray) -> tuple:
+  """``dims`` (a permutation or list of result dims) followed by the stored trailing dims."""
+  return (*dims, *range(aval.ndim, aval.ndim + len(stored_dims(aval))))
+
+
+def _zero_indices(ctx, idxs: Sequence[str], aval: ShapedArray) -> list[str]:
+  """Start indices for the stored trailing dims of a dynamic slice (zeros)."""
+  dt = ctx.avals_in[-1].dtype if idxs else np.dtype(np.int32)
+  zero = ctx.constant(np.zeros((), dt), ShapedArray((), dt))
+  return [*idxs, *[zero] * len(stored_dims(aval))]
 
 
 def _shape_tuple(shape, name: str) -> tuple:
@@ -81,6 +96,10 @@ broadcast_in_dim_p = standard_primitive(
     lambda ctx, x, *, shape, broadcast_dimensions: ctx.op(
         "stablehlo.broadcast_in_dim", [x], ctx.avals_out[0],
         {"broadcast_dimensions": i64_array(broadcast_dimensions)}))
+broadcast_in_dim_p.physical_lowering = (
+    lambda ctx, x, *, shape, broadcast_dimensions: broadcast_in_dim_p.lowering(
+        ctx, x, shape=shape, broadcast_dimensions=(
+            *broadcast_dimensions, *_with_stored_dims((), ctx.avals_out[0]))))
 broadcast_in_dim_p.hidden_params = frozenset({"shape", "sharding"})
 broadcast_in_dim_p.pp_params = lambda p: [(k, v) for k, v in sorted(p.items()) if v != ()]
 ad.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
@@ -119,7 +138,10 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
     dtype = get_aval(fill_value).dtype
   else:
     weak = False
-    dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype))
+    dtype = dtypes.dtype(dtype)
+    if dtypes.is_extended(dtype):  # e.g. zero PRNG keys for a scan's stacked outputs
+      return dtype.full(shape, fill_value)
+    dtype = dtypes.canonicalize_dtype(dtype)
   value = convert_element_type(fill_value, dtype, weak)
   return broadcast_in_dim(value, shape, ())
 
@@ -197,6 +219,8 @@ transpose_p = standard_primitive(
     "transpose", _transpose_abstract_eval,
     lambda ctx, x, *, permutation: ctx.op("stablehlo.transpose", [x], ctx.avals_out[0],
                                           {"permutation": i64_array(permutation)}))
+transpose_p.physical_lowering = lambda ctx, x, *, permutation: transpose_p.lowering(
+    ctx, x, permutation=_with_stored_dims(permutation, ctx.avals_in[0]))
 ad.deflinear(transpose_p, lambda ct, x, *, permutation: [
     Zero(x.aval) if type(ct) is Zero else transpose(ct, tuple(np.argsort(permutation)))])
 transpose_p.batch = lambda axis, args, dims, *, permutation: (
@@ -358,6 +382,10 @@ def _slice_batch(axis, args, dims, *, start_indices, limit_indices, strides):
 slice_p = standard_primitive("slice", _slice_abstract_eval, _slice_lowering)
 ad.deflinear(slice_p, _slice_transpose)
 slice_p.batch = _slice_batch
+slice_p.physical_lowering = lambda ctx, x, *, start_indices, limit_indices, strides: (
+    _slice_lowering(ctx, x, start_indices=(*start_indices, *[0] * len(stored_dims(ctx.avals_in[0]))),
+                    limit_indices=(*limit_indices, *stored_dims(ctx.avals_in[0])),
+                    strides=strides and (*strides, *[1] * len(stored_dims(ctx.avals_in[0])))))
 
 
 def slice(operand, start_indices, limit_indices, strides=None):
@@ -605,6 +633,9 @@ dynamic_slice_p = standard_primitive(
 dynamic_slice_p.jvp = _dynamic_slice_jvp
 dynamic_slice_p.transpose = _dynamic_slice_transpose
 dynamic_slice_p.batch = _dynamic_slice_batch
+dynamic_slice_p.physical_lowering = lambda ctx, x, *idxs, slice_sizes: dynamic_slice_p.lowering(
+    ctx, x, *_zero_indices(ctx, idxs, ctx.avals_in[0]),
+    slice_sizes=(*slice_sizes, *stored_dims(ctx.avals_in[0])))
 
 
 def _dynamic_update_slice_abstract_eval(x, update, *idxs):
@@ -661,6 +692,8 @@ dynamic_update_slice_p = standard_primitive(
 dynamic_update_slice_p.jvp = _dynamic_update_slice_jvp
 dynamic_update_slice_p.transpose = _dynamic_update_slice_transpose
 dynamic_update_slice_p.batch = _dynamic_update_slice_batch
+dynamic_update_slice_p.physical_lowering = lambda ctx, x, upd, *idxs: (
+    dynamic_update_slice_p.lowering(ctx, x, upd, *_zero_indices(ctx, idxs, ctx.avals_in[0])))
 
 
 def _index_scalars(start_indices, name, operand):

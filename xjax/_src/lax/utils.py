@@ -7,7 +7,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from xjax._src import dtypes
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.trace import Primitive
 from xjax._src.dispatch import apply_primitive
 
@@ -20,6 +20,12 @@ def standard_primitive(name: str, abstract_eval: Callable, lowering: Callable,
   prim.lowering = lowering
   prim.impl = partial(apply_primitive, prim)
   return prim
+
+
+def stored_dims(aval: ShapedArray) -> tuple:
+  """The trailing dimensions with which values of ``aval`` are stored: the physical shape of
+  an extended dtype (a PRNG key's ``(2,)``), ``()`` for numbers."""
+  return aval.dtype.physical_shape if dtypes.is_extended(aval.dtype) else ()
 
 
 def hlo_op(op_name: str, attrs: Callable[..., dict] | None = None):
@@ -107,13 +113,16 @@ any_dtype = lambda name, dtype: None
 
 def lowering_from(fn: Callable) -> Callable:
   """A lowering rule that emits ``fn`` (written with lax functions) traced at the operands'
-  avals: for primitives XLA has no single op for."""
+  avals: for primitives XLA has no single op for. Operands of extended dtype (PRNG keys)
+  reach ``fn`` as the arrays that store them."""
   from xjax._src.interpreters.staging import trace_to_jaxpr
 
   def lower(ctx, *operands, **params):
-    closed = trace_to_jaxpr(lambda *xs: _as_list(fn(*xs, **params)), list(ctx.avals_in))
+    avals = [physical_aval(a) for a in ctx.avals_in]
+    single = len(ctx.avals_out) == 1  # read first: lowering fn's equations reuses ctx
+    closed = trace_to_jaxpr(lambda *xs: _as_list(fn(*xs, **params)), avals)
     outs = ctx.lower_jaxpr(closed.jaxpr, closed.consts, list(operands))
-    return outs if len(ctx.avals_out) != 1 else outs[0]
+    return outs[0] if single else outs
   return lower
 
 

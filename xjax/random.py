@@ -1,0 +1,9 @@
+"""Pseudo-random numbers with explicit keys (``jax.random``), bit for bit with JAX.
+
+    key = xjax.random.key(0)
+    key, subkey = xjax.random.split(key)
+    x = xjax.random.normal(subkey, (3,))
+"""
+from xjax._src.random.keys import (PRNGKey, bits, clone, fold_in, key, key_data,  # noqa: F401
+                                   key_dtype, key_impl, split, wrap_key_data)
+from xjax._src.random.continuous import normal, uniform  # noqa: F401
