@@ -653,8 +653,8 @@ def test_check_user_dtype_supported():
 
 def test_public_module_mirrors_jax_dtypes():
   assert sorted(n for n in dir(xjax.dtypes) if not n.startswith("_")) == [
-      "TypePromotionError", "bfloat16", "canonicalize_dtype", "finfo", "float0", "iinfo",
-      "issubdtype", "itemsize_bits", "result_type", "scalar_type_of"]
+      "TypePromotionError", "bfloat16", "canonicalize_dtype", "extended", "finfo", "float0",
+      "iinfo", "issubdtype", "itemsize_bits", "prng_key", "result_type", "scalar_type_of"]
   assert xjax.dtypes.bfloat16 is ml_dtypes.bfloat16
   assert issubclass(xjax.dtypes.TypePromotionError, ValueError)
 

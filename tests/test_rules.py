@@ -10,6 +10,7 @@ from xjax._src.core.trace import Primitive
 NO_JVP = {
     "iota": "takes no operands, so it never has a tangent",
     "axis_index": "takes no operands",
+    "iota_2x32_shape": "takes no operands (the PRNG's counters)",
     "pmax": "not differentiable in JAX either",
     "pmin": "not differentiable in JAX either",
     "igamma_grad_a": "not differentiable in JAX either",
@@ -19,6 +20,7 @@ NO_JVP = {
 }
 NO_BATCH = {
     "iota": "takes no operands, so it is never batched",
+    "iota_2x32_shape": "takes no operands, so it is never batched",
     "custom_lin": "internal: only appears in linear jaxprs",
 }
 NO_LOWERING = {"custom_lin": "internal: transposed away before lowering"}
