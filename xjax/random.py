@@ -6,4 +6,7 @@
 """
 from xjax._src.random.keys import (PRNGKey, bits, clone, fold_in, key, key_data,  # noqa: F401
                                    key_dtype, key_impl, split, wrap_key_data)
-from xjax._src.random.continuous import normal, uniform  # noqa: F401
+from xjax._src.random.continuous import (cauchy, double_sided_maxwell, exponential,  # noqa: F401
+                                         gumbel, laplace, logistic, lognormal, maxwell,
+                                         normal, pareto, rayleigh, triangular,
+                                         truncated_normal, uniform, wald, weibull_min)

@@ -85,6 +85,7 @@ config.define("jax_num_cpu_devices", int(os.environ.get("JAX_NUM_CPU_DEVICES", "
 config.define("jax_compilation_cache_dir", os.environ.get("JAX_COMPILATION_CACHE_DIR"))
 config.define("jax_default_prng_impl", "threefry2x32", affects_tracing=True)
 config.define("jax_threefry_partitionable", True, affects_tracing=True)
+config.define("jax_use_high_dynamic_range_gumbel", False, affects_tracing=True)
 config.define("jax_numpy_dtype_promotion", "standard", affects_tracing=True)
 
 # Options JAX programs commonly set that do not change xjax's results: accepted (with
