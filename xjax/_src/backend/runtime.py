@@ -280,3 +280,31 @@ def compile(module_text: str, device, name: str, out_avals) -> Executable:
   options.num_partitions = 1
   loaded = client.compile_and_load(module_text, _xc.DeviceList((device,)), options)
   return Executable(loaded, device, module_text, out_avals)
+
+
+# ---------------------------------------------------------------------------------------
+# LAPACK kernels (XLA FFI custom-call targets for the CPU, shipped with jaxlib)
+
+_lapack_targets: list = []
+
+
+def lapack_targets() -> frozenset:
+  """The names of jaxlib's LAPACK kernels (``lapack_spotrf_ffi``, ...), registered with
+  XLA on first use; empty when this jaxlib has none."""
+  if not _lapack_targets:
+    with _lock:
+      if not _lapack_targets:
+        _lapack_targets.append(_register_lapack())
+  return _lapack_targets[0]
+
+
+def _register_lapack() -> frozenset:
+  try:
+    from jaxlib.cpu import _lapack
+  except ImportError:
+    return frozenset()
+  _lapack.initialize()  # binds the kernels to SciPy's LAPACK
+  kernels = _lapack.registrations()
+  for name, capsule in kernels.items():
+    _xc.register_custom_call_target(name, capsule, "cpu", api_version=1)
+  return frozenset(kernels)
