@@ -15,7 +15,7 @@ from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
 from xjax._src.lax import lax
 from xjax._src.lax.linalg import lapack
-from xjax._src.lax.linalg.matrices import (eye, matmul, nan_where_failed, permutation_matrix,
+from xjax._src.lax.linalg.matrices import (eye, matmul, mT, nan_where_failed, permutation_matrix,
                                            tril, triu)
 from xjax._src.lax.linalg.rules import check_matrix, linalg_primitive, lower_fn, lowering
 from xjax._src.lax.linalg.triangular_solve import triangular_solve
@@ -164,3 +164,25 @@ lu_p.jvp = _jvp
 def lu(x):
   """``(lu, pivots, permutation)`` of each matrix of ``x`` (see the module docstring)."""
   return tuple(lu_p.bind(x))
+
+
+def lu_solve(a, b, trans: int = 0):
+  """Solves ``a x = b`` (``trans=0``), ``a^T x = b`` (1) or ``a^H x = b`` (2) for matrix
+  right-hand sides ``b`` of shape ``(..., n, k)`` with the batch dimensions of ``a``."""
+  factors, _, perm = lu(a)
+  return solve_factored(factors, perm, b, trans)
+
+
+def solve_factored(factors, perm, b, trans: int = 0):
+  """``lu_solve`` given ``lu``'s packed factors and permutation."""
+  p = permutation_matrix(perm, b.dtype)
+  if trans == 0:
+    y = triangular_solve(factors, matmul(p, b), left_side=True, lower=True,
+                         unit_diagonal=True)
+    return triangular_solve(factors, y, left_side=True, lower=False)
+  conj = trans == 2
+  z = triangular_solve(factors, b, left_side=True, lower=False, transpose_a=True,
+                       conjugate_a=conj)
+  w = triangular_solve(factors, z, left_side=True, lower=True, transpose_a=True,
+                       conjugate_a=conj, unit_diagonal=True)
+  return matmul(mT(p), w)
