@@ -1,0 +1,276 @@
+"""xjax.random keys and the continuous samplers: bits against the reference JAX, typed keys
+through every transformation, errors, and distributions against SciPy."""
+import contextlib
+
+import numpy as np
+import pytest
+import scipy.stats
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax, random as R
+from xjax._src.config import config
+
+from random_reference_values import CASES, EXPECTED
+
+
+@contextlib.contextmanager
+def x64(enabled=True):
+  old = config.read("jax_enable_x64")
+  config.update("jax_enable_x64", enabled)
+  try:
+    yield
+  finally:
+    config.update("jax_enable_x64", old)
+
+
+def assert_within_ulp(got, want, ulps=1):
+  got = np.asarray(got)
+  want = np.asarray(want, dtype=got.dtype)
+  if got.dtype.kind == "f" or got.dtype.name == "bfloat16":
+    spacing = np.abs(np.spacing(want.astype(np.float64).astype(got.dtype)).astype(np.float64))
+    diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
+    assert (diff <= ulps * spacing).all(), (got, want)
+  else:
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_same_bits_as_reference(name):
+  ctx = x64() if name.startswith("x64_") else contextlib.nullcontext()
+  with ctx:
+    expected = EXPECTED[name]
+    if expected[0] == "error":
+      with pytest.raises(getattr(__builtins__, expected[1], None) or Exception) as info:
+        np.asarray(eval(CASES[name]))
+      assert type(info.value).__name__ == expected[1]
+      return
+    dtype, shape, values = expected
+    got = eval(CASES[name])
+    assert str(np.asarray(got).dtype) == dtype
+    assert np.shape(got) == shape
+    assert_within_ulp(got, values)
+
+
+def test_jit_matches_eager():
+  key = R.key(3)
+  for fn in (lambda k: R.key_data(R.split(k, 5)), lambda k: R.key_data(R.fold_in(k, 9)),
+             lambda k: R.bits(k, (4, 3)), lambda k: R.uniform(k, (7,)),
+             lambda k: R.normal(k, (2, 5)), lambda k: R.gumbel(k, (3,)),
+             lambda k: R.truncated_normal(k, -0.5, 0.5, (4,))):
+    np.testing.assert_array_equal(xjax.jit(fn)(key), fn(key))
+
+
+# ---------------------------------------------------------------------------------------
+# Typed keys
+
+def test_typed_key_dtype_and_printing():
+  key = R.key(0)
+  assert key.shape == () and key.ndim == 0 and str(key.dtype) == "key<fry>"
+  assert jnp.issubdtype(key.dtype, xjax.dtypes.prng_key)
+  assert jnp.issubdtype(key.dtype, xjax.dtypes.extended)
+  assert not jnp.issubdtype(key.dtype, jnp.floating)
+  assert repr(key) == "Array((), dtype=key<fry>) overlaying:\n[0 0]"
+  assert str(key) == repr(key)
+  assert R.key_impl(key) == "threefry2x32"
+  assert R.key_dtype() == key.dtype
+  assert R.key_data(R.split(key, 3)).shape == (3, 2)
+
+
+def test_typed_key_jaxprs_match_jax():
+  text = str(xjax.make_jaxpr(lambda k: R.split(k))(R.key(0)))
+  assert text == ("{ lambda ; a:key<fry>[]. let\n    b:key<fry>[2] = random_split[shape=(2,)] a\n"
+                  "  in (b,) }")
+  text = str(xjax.make_jaxpr(lambda k: R.split(k))(R.PRNGKey(0)))
+  assert "random_wrap[impl=fry] a" in text and "d:u32[2,2] = random_unwrap c" in text
+  text = str(xjax.make_jaxpr(lambda s: R.key(s))(1))
+  assert "b:key<fry>[] = random_seed[impl=fry] a" in text
+
+
+def _data(keys):
+  return np.asarray(R.key_data(keys))
+
+
+def test_typed_keys_survive_structural_operations():
+  key = R.key(0)
+  keys = R.split(key, 4)
+  data = _data(keys)
+  np.testing.assert_array_equal(_data(keys[2]), data[2])
+  np.testing.assert_array_equal(_data(keys[1:3]), data[1:3])
+  np.testing.assert_array_equal(_data(keys[::-1]), data[::-1])
+  np.testing.assert_array_equal(_data(keys[jnp.array([0, 2])]), data[[0, 2]])
+  np.testing.assert_array_equal(_data(jnp.stack([keys[1], keys[0]])), data[[1, 0]])
+  np.testing.assert_array_equal(_data(jnp.concatenate([keys, keys])), np.concatenate([data, data]))
+  np.testing.assert_array_equal(_data(keys.reshape(2, 2).T), data.reshape(2, 2, 2).transpose(1, 0, 2))
+  mask = jnp.array([True, False, True, False])
+  np.testing.assert_array_equal(_data(jnp.where(mask, keys, keys[::-1])),
+                                np.where(mask[:, None], data, data[::-1]))
+  np.testing.assert_array_equal(_data(lax.cond(False, lambda: keys[0], lambda: keys[3])), data[3])
+  np.testing.assert_array_equal(_data(xjax.jit(lambda ks, i: ks[i])(keys, 2)), data[2])
+  first, second = R.split(key)
+  np.testing.assert_array_equal(_data(second), _data(R.split(key))[1])
+  leaves = xjax.tree_util.tree_leaves({"k": key})
+  assert len(leaves) == 1 and leaves[0] is key
+
+
+def test_typed_keys_through_control_flow_and_vmap():
+  keys = R.split(R.key(1), 4)
+  total, outs = lax.scan(lambda c, k: (c + R.normal(k), R.split(k)[0]), 0., keys)
+  expected = sum(float(R.normal(k)) for k in keys)
+  np.testing.assert_allclose(total, expected, rtol=1e-6)
+  np.testing.assert_array_equal(_data(outs), np.stack([_data(R.split(k)[0]) for k in keys]))
+  final = lax.fori_loop(0, 3, lambda i, k: R.split(k)[0], keys[0])
+  manual = keys[0]
+  for _ in range(3):
+    manual = R.split(manual)[0]
+  np.testing.assert_array_equal(_data(final), _data(manual))
+  k_while = lax.while_loop(lambda c: c[1] < 2, lambda c: (R.fold_in(c[0], c[1]), c[1] + 1),
+                           (keys[0], 0))[0]
+  np.testing.assert_array_equal(_data(k_while), _data(R.fold_in(R.fold_in(keys[0], 0), 1)))
+
+
+def test_vmap_over_keys_equals_loop():
+  keys = R.split(R.key(0), 8)
+  batched = xjax.vmap(lambda k: R.normal(k, (3,)))(keys)
+  looped = np.stack([np.asarray(R.normal(k, (3,))) for k in keys])
+  np.testing.assert_array_equal(batched, looped)
+  legacy = R.split(R.PRNGKey(0), 8)
+  np.testing.assert_array_equal(xjax.vmap(lambda k: R.uniform(k))(legacy),
+                                [R.uniform(k) for k in legacy])
+  np.testing.assert_array_equal(_data(xjax.vmap(R.split)(keys)),
+                                np.stack([_data(R.split(k)) for k in keys]))
+  folded = xjax.vmap(R.fold_in, (None, 0))(keys[0], jnp.arange(3))
+  np.testing.assert_array_equal(_data(folded), np.stack([_data(R.fold_in(keys[0], i))
+                                                         for i in range(3)]))
+  seeds = jnp.arange(3)
+  np.testing.assert_array_equal(xjax.vmap(R.PRNGKey)(seeds), [R.PRNGKey(i) for i in range(3)])
+  np.testing.assert_array_equal(_data(xjax.vmap(R.key)(seeds)),
+                                np.stack([_data(R.key(i)) for i in range(3)]))
+  bits = xjax.vmap(xjax.vmap(lambda k: R.bits(k, (2,))), in_axes=1)(keys.reshape(2, 4))
+  assert bits.shape == (4, 2, 2)
+  np.testing.assert_array_equal(bits[1, 1], R.bits(keys[5], (2,)))
+
+
+def test_key_data_round_trip_and_wrap():
+  keys = R.split(R.key(5), 3)
+  again = R.wrap_key_data(R.key_data(keys))
+  np.testing.assert_array_equal(_data(again), _data(keys))
+  legacy = R.PRNGKey(5)
+  np.testing.assert_array_equal(R.key_data(legacy), legacy)
+  assert R.clone(keys) is keys
+
+
+# ---------------------------------------------------------------------------------------
+# Gradients of reparameterised samplers
+
+def _finite_difference(f, x, eps=1e-3):
+  return (f(x + eps) - f(x - eps)) / (2 * eps)
+
+
+def test_grad_through_uniform_bounds_and_normal():
+  key = R.key(2)
+  f = lambda lo, hi: R.uniform(key, (5,), minval=lo, maxval=hi).sum()
+  g_lo, g_hi = xjax.grad(f, argnums=(0, 1))(1., 3.)
+  u = np.asarray(R.uniform(key, (5,)))
+  np.testing.assert_allclose(g_hi, u.sum(), rtol=1e-5)
+  np.testing.assert_allclose(g_lo, (1 - u).sum(), rtol=1e-5)
+  loc_scale = lambda s: (2. + s * R.normal(key, (4,))).sum()
+  np.testing.assert_allclose(xjax.grad(loc_scale)(1.5), np.asarray(R.normal(key, (4,))).sum(),
+                             rtol=1e-5)
+
+
+def test_grad_of_truncated_normal_bounds_matches_finite_differences():
+  key = R.key(4)
+  with x64():
+    f = lambda lo: R.truncated_normal(key, lo, 1.5, (6,)).sum()
+    np.testing.assert_allclose(xjax.grad(f)(-0.5), _finite_difference(f, -0.5, 1e-5), rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------------------
+# Bad input
+
+@pytest.mark.parametrize("bad_key, error", [
+    (1.0, TypeError), (np.zeros(3, np.uint32), TypeError), (np.zeros(2, np.float32), TypeError),
+    (np.zeros((2, 2), np.uint32), ValueError)])
+def test_bad_keys(bad_key, error):
+  with pytest.raises(error, match="key"):
+    R.normal(bad_key)
+
+
+def test_bad_seeds_and_arguments():
+  with pytest.raises(OverflowError):
+    R.PRNGKey(2**64)
+  with pytest.raises(TypeError, match="integer"):
+    R.PRNGKey(1.5)
+  with pytest.raises(TypeError, match="scalar seed"):
+    R.key(jnp.arange(2))
+  with pytest.raises(TypeError, match="fold_in accepts a scalar"):
+    R.fold_in(R.key(0), jnp.arange(2))
+  with pytest.raises(ValueError, match="unsigned"):
+    R.bits(R.key(0), dtype=jnp.int32)
+  with pytest.raises(ValueError, match="float"):
+    R.uniform(R.key(0), dtype=jnp.int32)
+  with pytest.raises(ValueError, match=r"shape argument.*\(3,\)"):
+    R.uniform(R.key(0), (3,), minval=jnp.zeros(4))
+  with pytest.raises(ValueError, match="mode"):
+    R.gumbel(R.key(0), mode="fast")
+  with pytest.raises(ValueError, match="unrecognized PRNG"):
+    R.key(0, impl="nonsense")
+
+
+def test_keys_are_not_numbers():
+  key = R.key(0)
+  with pytest.raises(TypeError, match="key<fry>"):
+    key + 1
+  with pytest.raises(TypeError, match="key_data"):
+    np.asarray(key)
+
+
+def test_nan_parameters_propagate():
+  out = R.truncated_normal(R.key(0), jnp.nan, 1., (3,))
+  assert np.isnan(np.asarray(out)).all()
+  assert np.isnan(np.asarray(R.pareto(R.key(0), jnp.nan, (2,)))).all()
+
+
+# ---------------------------------------------------------------------------------------
+# Distributions (KS tests against SciPy)
+
+N = 4000
+
+
+class _DoubleSidedMaxwell:
+  """A Maxwell (chi with 3 degrees of freedom) magnitude with a fair random sign."""
+
+  def __init__(self, loc, scale):
+    self.loc, self.scale = loc, scale
+
+  def cdf(self, x):
+    z = (np.asarray(x) - self.loc) / self.scale
+    return 0.5 + np.sign(z) * 0.5 * scipy.stats.chi(3).cdf(np.abs(z))
+
+DISTRIBUTIONS = [
+    (lambda k: R.uniform(k, (N,)), scipy.stats.uniform()),
+    (lambda k: R.uniform(k, (N,), minval=-2., maxval=3.), scipy.stats.uniform(-2., 5.)),
+    (lambda k: R.normal(k, (N,)), scipy.stats.norm()),
+    (lambda k: R.truncated_normal(k, -1., 2., (N,)), scipy.stats.truncnorm(-1., 2.)),
+    (lambda k: R.exponential(k, (N,)), scipy.stats.expon()),
+    (lambda k: R.laplace(k, (N,)), scipy.stats.laplace()),
+    (lambda k: R.logistic(k, (N,)), scipy.stats.logistic()),
+    (lambda k: R.cauchy(k, (N,)), scipy.stats.cauchy()),
+    (lambda k: R.gumbel(k, (N,)), scipy.stats.gumbel_r()),
+    (lambda k: R.gumbel(k, (N,), mode="highest"), scipy.stats.gumbel_r()),
+    (lambda k: R.maxwell(k, (N,)), scipy.stats.maxwell()),
+    (lambda k: R.double_sided_maxwell(k, 1., 2., (N,)), _DoubleSidedMaxwell(1., 2.)),
+    (lambda k: R.pareto(k, 3., (N,)), scipy.stats.pareto(3.)),
+    (lambda k: R.rayleigh(k, 2., (N,)), scipy.stats.rayleigh(scale=2.)),
+    (lambda k: R.wald(k, 1.5, (N,)), scipy.stats.invgauss(1.5)),
+    (lambda k: R.lognormal(k, 0.5, (N,)), scipy.stats.lognorm(0.5)),
+    (lambda k: R.triangular(k, 0., 0.3, 1., (N,)), scipy.stats.triang(0.3)),
+    (lambda k: R.weibull_min(k, 2., 1.5, (N,)), scipy.stats.weibull_min(1.5, scale=2.)),
+]
+
+
+@pytest.mark.parametrize("sample, dist", DISTRIBUTIONS)
+def test_distribution_matches_scipy(sample, dist):
+  x = np.asarray(sample(R.key(123)), np.float64)
+  assert scipy.stats.kstest(x, dist.cdf).pvalue > 1e-3
