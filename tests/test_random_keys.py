@@ -274,3 +274,13 @@ DISTRIBUTIONS = [
 def test_distribution_matches_scipy(sample, dist):
   x = np.asarray(sample(R.key(123)), np.float64)
   assert scipy.stats.kstest(x, dist.cdf).pvalue > 1e-3
+
+
+def test_key_equality_compares_stored_words():
+  key = R.key(0)
+  keys = R.split(key, 4)
+  assert bool(key == key) and not bool(key != key)
+  np.testing.assert_array_equal(keys == keys[0], [True, False, False, False])
+  np.testing.assert_array_equal(keys != keys[1], [True, False, True, True])
+  assert bool(R.wrap_key_data(R.key_data(key)) == key)
+  np.testing.assert_array_equal(xjax.jit(lambda a, b: a == b)(keys, keys[::-1]), [False] * 4)

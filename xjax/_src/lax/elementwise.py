@@ -361,9 +361,30 @@ def _comparison(name, direction, check=any_dtype):
   return prim
 
 
+def _stored_keys_compare(prim, any_word: bool):
+  """Comparing PRNG keys: compare their stored words, then combine over each key's words
+  (equal keys agree in every word; unequal keys differ in some word)."""
+  def compare_words(x, y):
+    from xjax._src.lax.reductions import reduce_and, reduce_or
+    shape = np.broadcast_shapes(get_aval(x).shape, get_aval(y).shape)
+    x, y = (_broadcast_stored(v, shape) for v in (x, y))
+    return (reduce_or if any_word else reduce_and)(prim.bind(x, y), (len(shape) - 1,))
+  return lowering_from(compare_words)
+
+
+def _broadcast_stored(x, shape):
+  from xjax._src.lax.shapes import broadcast_in_dim
+  aval = get_aval(x)
+  if aval.shape == shape:
+    return x
+  return broadcast_in_dim(x, shape, tuple(range(len(shape) - aval.ndim, len(shape))))
+
+
 _no_complex = lambda name, dtype: _ordered(name, dtype)
 eq_p = _comparison("eq", "EQ")
 ne_p = _comparison("ne", "NE")
+eq_p.physical_lowering = _stored_keys_compare(eq_p, any_word=False)
+ne_p.physical_lowering = _stored_keys_compare(ne_p, any_word=True)
 lt_p = _comparison("lt", "LT", _no_complex)
 le_p = _comparison("le", "LE", _no_complex)
 gt_p = _comparison("gt", "GT", _no_complex)
