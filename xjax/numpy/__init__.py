@@ -7,3 +7,4 @@ from xjax._src.numpy import array_methods as _array_methods
 _array_methods._install()
 del _array_methods
 from xjax.numpy import fft  # noqa: E402,F401
+from xjax.numpy import linalg  # noqa: E402,F401
