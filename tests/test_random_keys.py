@@ -284,3 +284,31 @@ def test_key_equality_compares_stored_words():
   np.testing.assert_array_equal(keys != keys[1], [True, False, True, True])
   assert bool(R.wrap_key_data(R.key_data(key)) == key)
   np.testing.assert_array_equal(xjax.jit(lambda a, b: a == b)(keys, keys[::-1]), [False] * 4)
+
+
+@contextlib.contextmanager
+def flag(name, value):
+  old = config.read(name)
+  config.update(name, value)
+  try:
+    yield
+  finally:
+    config.update(name, old)
+
+
+def test_prng_configuration_flags():
+  with flag("jax_random_seed_offset", 3):
+    np.testing.assert_array_equal(R.PRNGKey(0), [0, 3])  # as JAX: the seed is offset
+  with flag("jax_legacy_prng_key", "error"), pytest.raises(ValueError, match="Legacy"):
+    R.split(R.PRNGKey(0))
+  with flag("jax_legacy_prng_key", "warn"), pytest.warns(UserWarning, match="Legacy"):
+    R.split(R.PRNGKey(0))
+  with flag("jax_enable_custom_prng", True):
+    assert str(R.PRNGKey(0).dtype) == "key<fry>"
+  with flag("jax_high_dynamic_range_gumbel", True):
+    np.testing.assert_array_equal(R.gumbel(R.key(42), (4,)),
+                                  R.gumbel(R.key(42), (4,), mode="high"))
+  for name, value in (("jax_threefry_partitionable", False), ("jax_debug_key_reuse", True)):
+    with pytest.raises(NotImplementedError, match=name):
+      config.update(name, value)
+    assert config.read(name) == (not value)

@@ -25,17 +25,24 @@ class Config:
     self._values: dict[str, Any] = {}
     self._affects_tracing: set[str] = set()
     self._listeners: dict[str, list[Callable[[Any], None]]] = {}
+    self._validators: dict[str, Callable[[Any], None]] = {}
     self._trace_key: tuple = ()
 
-  def define(self, name: str, default: Any, affects_tracing: bool = False) -> None:
+  def define(self, name: str, default: Any, affects_tracing: bool = False,
+             validator: Callable[[Any], None] | None = None) -> None:
+    """A flag; ``validator(value)`` raises for values xjax cannot honour."""
     self._values[name] = default
     if affects_tracing:
       self._affects_tracing.add(name)
+    if validator is not None:
+      self._validators[name] = validator
     self._refresh_trace_key()
 
   def update(self, name: str, value: Any) -> None:
     if name not in self._values:
       raise AttributeError(f"Unrecognized config option: {name}")
+    if name in self._validators:
+      self._validators[name](value)
     self._values[name] = value
     self._refresh_trace_key()
     for listener in self._listeners.get(name, ()):
@@ -84,8 +91,23 @@ config.define("jax_debug_infs", _bool_env("JAX_DEBUG_INFS", False))
 config.define("jax_num_cpu_devices", int(os.environ.get("JAX_NUM_CPU_DEVICES", "-1")))
 config.define("jax_compilation_cache_dir", os.environ.get("JAX_COMPILATION_CACHE_DIR"))
 config.define("jax_default_prng_impl", "threefry2x32", affects_tracing=True)
-config.define("jax_threefry_partitionable", True, affects_tracing=True)
-config.define("jax_use_high_dynamic_range_gumbel", False, affects_tracing=True)
+def _only(name: str, supported: Any, why: str) -> Callable[[Any], None]:
+  def validate(value: Any) -> None:
+    if value != supported:
+      raise NotImplementedError(f"xjax does not support {name}={value!r}: {why} "
+                                "(see docs/differences.md).")
+  return validate
+
+
+config.define("jax_threefry_partitionable", True, affects_tracing=True, validator=_only(
+    "jax_threefry_partitionable", True,
+    "keys and bits follow the partitionable counter scheme, JAX's default"))
+config.define("jax_debug_key_reuse", False, validator=_only(
+    "jax_debug_key_reuse", False, "xjax does not check for reused PRNG keys"))
+config.define("jax_high_dynamic_range_gumbel", False, affects_tracing=True)
+config.define("jax_random_seed_offset", 0, affects_tracing=True)
+config.define("jax_legacy_prng_key", "allow", affects_tracing=True)
+config.define("jax_enable_custom_prng", False, affects_tracing=True)
 config.define("jax_numpy_dtype_promotion", "standard", affects_tracing=True)
 
 # Options JAX programs commonly set that do not change xjax's results: accepted (with
@@ -95,8 +117,7 @@ for _name, _default in {
     "jax_enable_checks": False, "jax_persistent_cache_min_compile_time_secs": 1.0,
     "jax_persistent_cache_min_entry_size_bytes": 0, "jax_enable_compilation_cache": True,
     "jax_explain_cache_misses": False, "jax_compilation_cache_max_size": -1,
-    "jax_softmax_custom_jvp": False, "jax_debug_key_reuse": False,
-    "jax_enable_custom_prng": False, "jax_random_seed_offset": 0, "jax_transfer_guard": None,
+    "jax_softmax_custom_jvp": False, "jax_transfer_guard": None,
     "jax_transfer_guard_host_to_device": None, "jax_transfer_guard_device_to_host": None,
     "jax_transfer_guard_device_to_device": None, "jax_cpu_enable_async_dispatch": True,
     "jax_logging_level": "NOTSET", "jax_allow_f16_reductions": True,
@@ -104,7 +125,7 @@ for _name, _default in {
     "jax_include_full_tracebacks_in_locations": True, "jax_pprint_use_color": True,
     "jax_dump_ir_to": "", "jax_optimization_level": "UNKNOWN",
     "jax_memory_fitting_level": "O2", "jax_check_static_indices": False,
-    "jax_high_dynamic_range_gumbel": False, "jax_default_device": None,
+    "jax_default_device": None,
 }.items():
   config.define(_name, _default)
 

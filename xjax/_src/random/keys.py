@@ -8,6 +8,7 @@ the kind of key it was given, as in JAX.
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import Sequence
 
 import numpy as np
@@ -68,6 +69,7 @@ def check_prng_key(name: str, key, *, allow_batched: bool = False):
     typed, wrapped = key, False
   else:
     typed, wrapped = wrap_key_data(key, impl=default_prng_impl()), True
+    _legacy_key_used()
   if not allow_batched and typed.ndim:
     raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                      f"{np.shape(key)} != (). Use xjax.vmap for batching.")
@@ -88,9 +90,30 @@ def _check_key_data(impl: PRNGImpl, data) -> None:
                     f"dtype={data.dtype}. {_HOW_TO_MAKE}")
 
 
+_LEGACY_MESSAGE = ("Legacy uint32 key array passed as key to xjax.random function. Please "
+                   "create keys using xjax.random.key(). If use of a raw key array was "
+                   'intended, set jax_legacy_prng_key="allow".')
+
+
+def _legacy_key_used() -> None:
+  """What ``jax_legacy_prng_key`` (allow/warn/error) and ``jax_enable_custom_prng`` say
+  about a raw uint32 key."""
+  mode = config.read("jax_legacy_prng_key")
+  if mode == "error":
+    raise ValueError(_LEGACY_MESSAGE)
+  if mode == "warn":
+    warnings.warn(_LEGACY_MESSAGE, stacklevel=3)
+  elif config.read("jax_enable_custom_prng"):
+    warnings.warn("Raw arrays as random keys to xjax.random functions are deprecated. "
+                  "Assuming valid threefry2x32 key for now.", FutureWarning, stacklevel=3)
+
+
 def _returned(wrapped: bool, keys):
-  """Keys in the kind the caller gave: legacy uint32 data if it gave legacy keys."""
-  return prng.random_unwrap_p.bind(keys) if wrapped else keys
+  """Keys in the kind the caller gave: legacy uint32 data if it gave legacy keys (typed
+  keys always under ``jax_enable_custom_prng``)."""
+  if wrapped and not config.read("jax_enable_custom_prng"):
+    return prng.random_unwrap_p.bind(keys)
+  return keys
 
 
 # ---------------------------------------------------------------------------------------
@@ -112,6 +135,9 @@ def _seed_keys(ctor: str, seed, impl: PRNGImpl):
     seed = jnp.asarray(np.int64(seed))
   else:
     seed = jnp.asarray(seed)
+  offset = config.read("jax_random_seed_offset")
+  if offset:
+    seed = seed + offset
   return prng.random_seed_p.bind(seed, impl=impl)
 
 
@@ -127,7 +153,7 @@ def key(seed, *, impl=None, dtype=None):
 
 def PRNGKey(seed, *, impl=None):
   """A legacy PRNG key: the ``uint32[2]`` data of ``key(seed)``."""
-  return prng.random_unwrap_p.bind(_seed_keys("PRNGKey", seed, resolve_prng_impl(impl)))
+  return _returned(True, _seed_keys("PRNGKey", seed, resolve_prng_impl(impl)))
 
 
 def _shape_arg(name: str, shape) -> tuple:
