@@ -312,3 +312,31 @@ def test_prng_configuration_flags():
     with pytest.raises(NotImplementedError, match=name):
       config.update(name, value)
     assert config.read(name) == (not value)
+
+
+# ---------------------------------------------------------------------------------------
+# Multivariate samplers
+
+def test_multivariate_normal_moments_and_methods():
+  mean = np.array([1., -2., 0.5])
+  cov = np.array([[2., 0.6, 0.2], [0.6, 1., 0.3], [0.2, 0.3, 0.5]])
+  for method in ("cholesky", "eigh", "svd"):
+    x = np.asarray(R.multivariate_normal(R.key(8), mean, cov, (20000,), method=method))
+    np.testing.assert_allclose(x.mean(0), mean, atol=0.05)
+    np.testing.assert_allclose(np.cov(x.T), cov, atol=0.08)
+  with pytest.raises(ValueError, match="method"):
+    R.multivariate_normal(R.key(0), mean, cov, method="lu")
+  with pytest.raises(ValueError, match=r"cov.shape == \(..., n, n\)"):
+    R.multivariate_normal(R.key(0), mean, np.eye(2))
+  batched = xjax.vmap(lambda k: R.multivariate_normal(k, mean, cov))(R.split(R.key(1), 3))
+  np.testing.assert_array_equal(batched[2], R.multivariate_normal(R.split(R.key(1), 3)[2],
+                                                                  mean, cov))
+
+
+def test_orthogonal_matrices():
+  q = np.asarray(R.orthogonal(R.key(0), 4, (3,)), np.float64)
+  np.testing.assert_allclose(q @ np.swapaxes(q, -1, -2), np.broadcast_to(np.eye(4), (3, 4, 4)),
+                             atol=1e-5)
+  wide = np.asarray(R.orthogonal(R.key(0), 2, m=5), np.float64)
+  assert wide.shape == (2, 5)
+  np.testing.assert_allclose(wide @ wide.T, np.eye(2), atol=1e-5)

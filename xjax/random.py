@@ -10,3 +10,6 @@ from xjax._src.random.continuous import (cauchy, double_sided_maxwell, exponenti
                                          gumbel, laplace, logistic, lognormal, maxwell,
                                          normal, pareto, rayleigh, triangular,
                                          truncated_normal, uniform, wald, weibull_min)
+from xjax._src.random.multivariate import multivariate_normal, orthogonal  # noqa: F401
+from xjax._src.random.gamma import (ball, beta, chisquare, dirichlet, f, gamma,  # noqa: F401
+                                    generalized_normal, loggamma, random_gamma_p, t)
