@@ -122,13 +122,16 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
 
 
 def poly(seq_of_zeros):
-  """Coefficients of the monic polynomial with the given 1-D sequence of roots."""
+  """Coefficients of the monic polynomial with the given 1-D sequence of roots, or of the
+  characteristic polynomial of a square matrix."""
   check_arraylike("poly", seq_of_zeros)
   (roots,) = promote_args_inexact("poly", seq_of_zeros)
   roots = jnp.atleast_1d(roots)
-  if roots.ndim != 1:
-    raise NotImplementedError("jnp.poly of a matrix (its eigenvalues) is not supported; "
-                              "pass a 1-D sequence of roots.")
+  if roots.ndim == 2 and roots.shape[0] == roots.shape[1] and roots.shape[0] > 0:
+    from xjax._src.numpy.linalg import eigvals
+    roots = eigvals(roots)
+  elif roots.ndim != 1:
+    raise ValueError("input must be 1d or non-empty square 2d array.")
   coeffs = jnp.ones((1,), roots.dtype)
   for i in range(roots.shape[0]):
     coeffs = jnp.convolve(coeffs, jnp.stack([jnp.ones((), roots.dtype), -roots[i]]))

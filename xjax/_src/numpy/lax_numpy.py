@@ -42,6 +42,7 @@ from xjax._src.numpy.linalg_basic import (cross, inner, kron, outer, tensordot, 
 from xjax._src.numpy.einsum import einsum
 from xjax._src.numpy.polynomial import polyadd, polyder, polyint, polymul, polysub, vander
 from xjax._src.numpy.lstsq_small import polyfit
+from xjax._src.numpy.linalg_roots import roots  # noqa: E402
 from xjax._src.numpy.rearrange import (append, diag_indices, indices, select, tril_indices,
                                        triu_indices)
 from xjax._src.numpy.numeric import (allclose, array_equal, array_equiv, bincount, convolve,

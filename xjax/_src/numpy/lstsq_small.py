@@ -1,7 +1,8 @@
-"""Small dense least squares in lax ops (Householder QR, one-sided Jacobi), and ``polyfit``.
+"""``polyfit``: least squares by QR (``lax.linalg.qr``) with rank-revealing back
+substitution; singular values from ``lax.linalg.svd``.
 
-Everything is written with static shapes (masks instead of shrinking slices) and
-``fori_loop`` over columns, so it works under ``jit`` and is reverse differentiable.
+Static shapes throughout (masks instead of shrinking slices), so it works under ``jit``
+and is reverse differentiable.
 """
 from __future__ import annotations
 
@@ -11,50 +12,20 @@ import numpy as np
 
 from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
+from xjax._src.lax import linalg as lax_linalg
+from xjax._src.lax.linalg.matrices import mH
 from xjax._src.numpy import ufuncs
 from xjax._src.numpy.creation import asarray
 from xjax._src.numpy.linalg_basic import matmul
 from xjax._src.numpy.polynomial import vander
 from xjax._src.numpy.reductions import max as _max, sum as _sum
-from xjax._src.numpy.sorting import sort
 from xjax._src.numpy.util import check_arraylike, promote_dtypes_inexact
 from xjax._src.numpy.where import where
 
-_JACOBI_SWEEPS = 16
-
-
-def _column(a, j):
-  return lax.dynamic_slice_in_dim(a, j, 1, 1)[:, 0]
-
-
-def _safe_norm(v, axis=None):
-  """Euclidean norm with a finite derivative at zero."""
-  sq = _sum(v * v, axis=axis)
-  nonzero = sq > 0
-  return where(nonzero, ufuncs.sqrt(where(nonzero, sq, 1)), 0)
-
-
 def householder_qr(a, b):
-  """Reduce ``a`` (m, n) to upper-triangular ``R`` and apply the same reflections to ``b``.
-
-  Returns ``(R, Q^T b)`` where ``R`` is ``a`` overwritten (zero below the diagonal).
-  """
-  m, n = get_aval(a).shape
-  rows = lax.iota(np.int32, m)
-
-  def step(j, carry):
-    a, b = carry
-    x = where(rows >= j, _column(a, j), 0)
-    xj = _sum(where(rows == j, x, 0))
-    alpha = -where(xj >= 0, 1, -1).astype(x.dtype) * _safe_norm(x)
-    v = x - where(rows == j, alpha, 0)
-    vnorm = _safe_norm(v)
-    v = v / where(vnorm > 0, vnorm, 1)
-    a = a - 2 * v[:, None] * matmul(v, a)[None, :]
-    b = b - 2 * v[:, None] * matmul(v, b)[None, :]
-    return a, b
-
-  return lax.fori_loop(0, min(m, n), step, (a, b))
+  """``(R, Q^H b)`` of the reduced QR decomposition of ``a`` (m, n)."""
+  q, r = lax_linalg.qr(a, full_matrices=False)
+  return r, matmul(mH(q), b)
 
 
 def back_substitute(r, b, keep):
@@ -89,33 +60,6 @@ def _square_r(r, n):
   if m >= n:
     return r[:n]
   return lax.pad(r, np.zeros((), get_aval(r).dtype)[()], [(0, n - m, 0), (0, 0, 0)])
-
-
-def singular_values(w):
-  """Singular values of ``w`` (p, q) with p >= q, descending, by one-sided Jacobi rotations."""
-  q = get_aval(w).shape[1]
-  pairs = [(i, j) for i in range(q) for j in range(i + 1, q)]
-  if pairs:
-    ps = asarray(np.array([i for i, _ in pairs], np.int32))
-    qs = asarray(np.array([j for _, j in pairs], np.int32))
-
-    def rotate(k, w):
-      k = k % len(pairs)
-      i = lax.dynamic_index_in_dim(ps, k, keepdims=False)
-      j = lax.dynamic_index_in_dim(qs, k, keepdims=False)
-      wi, wj = _column(w, i), _column(w, j)
-      alpha, beta, gamma = _sum(wi * wi), _sum(wj * wj), _sum(wi * wj)
-      rot = ufuncs.abs(gamma) > 0
-      zeta = (beta - alpha) / (2 * where(rot, gamma, 1))
-      sign = where(zeta >= 0, 1, -1).astype(zeta.dtype)
-      t = where(rot, sign / (ufuncs.abs(zeta) + ufuncs.sqrt(1 + zeta * zeta)), 0)
-      c = 1 / ufuncs.sqrt(1 + t * t)
-      s = c * t
-      w = lax.dynamic_update_slice_in_dim(w, (c * wi - s * wj)[:, None], i, 1)
-      return lax.dynamic_update_slice_in_dim(w, (s * wi + c * wj)[:, None], j, 1)
-
-    w = lax.fori_loop(0, _JACOBI_SWEEPS * len(pairs), rotate, w)
-  return sort(_safe_norm(w, axis=0))[::-1]
 
 
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
@@ -164,7 +108,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 
   if full:
     k = min(m, order)
-    s = singular_values(lax.transpose(r[:k], (1, 0)))
+    s = lax_linalg.svd(r[:k], compute_uv=False)
     rank = _sum(s > rcond * s[0]).astype(np.int32)
     return coef, resids, rank, s, asarray(rcond)
   if cov:
