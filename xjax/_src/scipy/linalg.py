@@ -1,0 +1,366 @@
+"""``jax.scipy.linalg``: SciPy's linear algebra over ``lax.linalg`` and ``jnp.linalg``."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src import dtypes
+from xjax._src.lax import lax
+from xjax._src.lax import linalg as lax_linalg
+from xjax._src.lax.linalg.lu import solve_factored
+from xjax._src.numpy import lax_numpy as jnp
+from xjax._src.numpy import linalg as jnp_linalg
+from xjax._src.numpy.util import check_arraylike, promote_dtypes_inexact
+
+
+def _inexact(name, *args):
+  check_arraylike(f"jax.scipy.linalg.{name}", *args)
+  return promote_dtypes_inexact(*(jnp.asarray(a) for a in args))
+
+
+def _square(name, a):
+  (a,) = _inexact(name, a)
+  if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+    raise ValueError(f"jax.scipy.linalg.{name}: expected a (batch of) square matrices, got "
+                     f"shape {a.shape}.")
+  return a
+
+
+def _H(x):
+  return jnp.conj(jnp.swapaxes(x, -1, -2))
+
+
+# -- triangular and Cholesky ---------------------------------------------------------------
+
+def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = False,
+                     overwrite_b: bool = False, debug=None, check_finite: bool = True):
+  """Solves ``op(a) x = b`` for triangular ``a``; ``trans`` is 0/'N', 1/'T' or 2/'C'."""
+  a, b = _inexact("solve_triangular", a, b)
+  kind = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}.get(trans)
+  if kind is None:
+    raise ValueError(f"Invalid 'trans' value {trans!r}; expected 0, 1, 2, 'N', 'T' or 'C'.")
+  return lax_linalg.triangular_solve(a, b, left_side=True, lower=lower,
+                                     transpose_a=kind > 0, conjugate_a=kind == 2,
+                                     unit_diagonal=unit_diagonal)
+
+
+def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+  """The Cholesky factor (upper unless ``lower``)."""
+  return jnp_linalg.cholesky(a, upper=not lower)
+
+
+def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+  """``(c, lower)`` for ``cho_solve``."""
+  return cholesky(a, lower=lower), lower
+
+
+def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = True):
+  """Solves ``a x = b`` given ``cho_factor(a)``."""
+  c, lower = c_and_lower
+  c, b = _inexact("cho_solve", c, b)
+  vec = b.ndim == c.ndim - 1
+  if vec:
+    b = b[..., None]
+  kw = dict(left_side=True, lower=lower)
+  y = lax_linalg.triangular_solve(c, b, transpose_a=not lower, conjugate_a=not lower, **kw)
+  x = lax_linalg.triangular_solve(c, y, transpose_a=lower, conjugate_a=lower, **kw)
+  return x[..., 0] if vec else x
+
+
+# -- LU ------------------------------------------------------------------------------------
+
+def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+  """``(p, l, u)`` with ``a = p @ l @ u`` (or ``(p @ l, u)`` when ``permute_l``)."""
+  (a,) = _inexact("lu", a)
+  factors, _, perm = lax_linalg.lu(a)
+  m, n = a.shape[-2:]
+  k = min(m, n)
+  l = jnp.tril(factors[..., :, :k], -1) + jnp.eye(m, k, dtype=a.dtype)
+  u = jnp.triu(factors[..., :k, :])
+  p = jnp.swapaxes(jnp.eye(m, dtype=a.dtype)[perm], -1, -2)
+  if permute_l:
+    return jnp.matmul(p, l), u
+  return p, l, u
+
+
+def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
+  """``(lu, piv)``: packed factors and LAPACK-style (0-based) row swaps."""
+  a = _square("lu_factor", a)
+  factors, pivots, _ = lax_linalg.lu(a)
+  return factors, pivots
+
+
+def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False,
+             check_finite: bool = True):
+  """Solves ``a x = b`` (``trans`` 0), ``a^T x = b`` (1) or ``a^H x = b`` (2)."""
+  factors, pivots = lu_and_piv
+  factors, b = _inexact("lu_solve", factors, b)
+  perm = lax_linalg.lu_pivots_to_permutation(pivots, factors.shape[-1])
+  vec = b.ndim == 1
+  if vec:
+    b = b[:, None]
+  batch = jnp.broadcast_shapes(factors.shape[:-2], b.shape[:-2])
+  x = solve_factored(jnp.broadcast_to(factors, batch + factors.shape[-2:]),
+                     jnp.broadcast_to(perm, batch + perm.shape[-1:]),
+                     jnp.broadcast_to(b, batch + b.shape[-2:]), trans)
+  return x[..., 0] if vec else x
+
+
+# -- decompositions ------------------------------------------------------------------------
+
+def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: bool = False,
+       check_finite: bool = True):
+  """``(q, r)`` (``mode`` "full" or "economic"), ``(r,)`` for "r", ``r`` for "raw"."""
+  if pivoting:
+    raise NotImplementedError("jax.scipy.linalg.qr: pivoting=True is not supported.")
+  (a,) = _inexact("qr", a)
+  if mode not in ("full", "economic", "r"):
+    raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+  q, r = lax_linalg.qr(a, full_matrices=mode != "economic")
+  return (r,) if mode == "r" else (q, r)
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
+        check_finite: bool = True, lapack_driver: str = "gesdd"):
+  """``(u, s, vh)`` or ``s``."""
+  return jnp_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
+         overwrite_b: bool = False, type: int = 1, check_finite: bool = True,
+         subset_by_index=None, subset_by_value=None, driver=None):
+  """``(w, v)`` (or ``w``) of a Hermitian matrix; ``subset_by_index=(lo, hi)`` inclusive."""
+  if b is not None:
+    raise NotImplementedError("Only the b=None case of eigh is implemented")
+  if type != 1:
+    raise NotImplementedError("Only the type=1 case of eigh is implemented.")
+  if subset_by_value is not None:
+    raise NotImplementedError("subset_by_value is not supported")
+  a = _square("eigh", a)
+  subset = None if subset_by_index is None else (int(subset_by_index[0]),
+                                                 int(subset_by_index[1]) + 1)
+  v, w = lax_linalg.eigh(a, lower=lower, subset_by_index=subset)
+  return w if eigvals_only else (w, v)
+
+
+def schur(a, output: str = "real"):
+  """``(T, Z)`` with ``a = Z T Z^H``; ``output`` "real" (quasi-triangular) or "complex"."""
+  if output not in ("real", "complex"):
+    raise ValueError(f"Expected 'output' to be either 'real' or 'complex', got {output=}.")
+  a = _square("schur", a)
+  if output == "complex":
+    a = a.astype(dtypes.to_complex_dtype(a.dtype))
+  return lax_linalg.schur(a)
+
+
+def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True):
+  """The upper Hessenberg form ``h`` of ``a`` (and ``q`` with ``a = q h q^H``)."""
+  a = _square("hessenberg", a)
+  packed, taus = lax_linalg.hessenberg(a)
+  h = jnp.triu(packed, -1)
+  if not calc_q:
+    return h
+  n = a.shape[-1]
+  if n <= 1:
+    return h, jnp.broadcast_to(jnp.eye(n, dtype=a.dtype), a.shape)
+  sub = lax_linalg.householder_product(packed[..., 1:, :-1], taus)
+  q = jnp.zeros(a.shape, a.dtype).at[..., 0, 0].set(1).at[..., 1:, 1:].set(sub)
+  return h, q
+
+
+def polar(a, side: str = "right", *, method: str = "svd", eps=None, max_iterations=None):
+  """``(u, p)``: unitary ``u`` and positive semidefinite ``p`` with ``a = u p`` (right) or
+  ``a = p u`` (left), from the SVD."""
+  if side not in ("right", "left"):
+    raise ValueError(f"side={side!r} is not a valid side; expected 'right' or 'left'.")
+  (a,) = _inexact("polar", a)
+  u, s, vh = lax_linalg.svd(a, full_matrices=False)
+  unitary = jnp.matmul(u, vh)
+  if side == "right":
+    p = jnp.matmul(_H(vh) * s.astype(a.dtype)[..., None, :], vh)
+  else:
+    p = jnp.matmul(u * s.astype(a.dtype)[..., None, :], _H(u))
+  return unitary, p
+
+
+# -- solve, inv, det -----------------------------------------------------------------------
+
+def inv(a, overwrite_a: bool = False, check_finite: bool = True):
+  return jnp_linalg.inv(a)
+
+
+def det(a, overwrite_a: bool = False, check_finite: bool = True):
+  return jnp_linalg.det(a)
+
+
+def solve(a, b, lower: bool = False, overwrite_a: bool = False, overwrite_b: bool = False,
+          debug: bool = False, check_finite: bool = True, assume_a: str = "gen"):
+  """Solves ``a x = b``; ``assume_a="pos"`` uses a Cholesky factorization."""
+  if assume_a not in ("gen", "general", "sym", "symmetric", "her", "hermitian", "pos",
+                      "positive definite"):
+    raise ValueError(f"Expected assume_a to be one of 'gen', 'sym', 'her' or 'pos', got "
+                     f"{assume_a!r}.")
+  a, b = _inexact("solve", a, b)
+  if assume_a in ("pos", "positive definite"):
+    factor = jnp_linalg.cholesky(a if lower else _H(a), symmetrize_input=False)
+    return cho_solve((factor, True), b)
+  if b.ndim == a.ndim - 1:
+    return jnp_linalg.solve(a, b[..., None])[..., 0]
+  return jnp_linalg.solve(a, b)
+
+
+# -- matrix functions ----------------------------------------------------------------------
+
+_PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
+           129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
+           40840800., 960960., 16380., 182., 1.)
+_THETA13 = 5.371920351148152
+
+
+def _expm_pade13(a):
+  """``exp(a)`` by scaling by ``2^-s``, the [13/13] Padé approximant and squaring."""
+  n = a.shape[-1]
+  ident = jnp.broadcast_to(jnp.eye(n, dtype=a.dtype), a.shape)
+  norm1 = jnp.max(jnp.sum(jnp.abs(a), axis=-2), axis=-1)
+  s = jnp.maximum(0, jnp.ceil(jnp.log2(norm1 / _THETA13)))
+  s = jnp.where(jnp.isfinite(s), s, 0).astype(np.int32)
+  a = a / (2.0 ** s).astype(a.dtype)[..., None, None]
+  b = _PADE13
+  a2 = jnp.matmul(a, a)
+  a4 = jnp.matmul(a2, a2)
+  a6 = jnp.matmul(a4, a2)
+  u = jnp.matmul(a, jnp.matmul(a6, b[13] * a6 + b[11] * a4 + b[9] * a2)
+                 + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * ident)
+  v = jnp.matmul(a6, b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 \
+      + b[2] * a2 + b[0] * ident
+  r = jnp_linalg.solve(v - u, v + u)
+
+  def square(i, r):
+    return jnp.where((i < s)[..., None, None], jnp.matmul(r, r), r)
+  return lax.fori_loop(0, 64, square, r)
+
+
+def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
+  """The matrix exponential (Padé approximation with scaling and squaring)."""
+  A = _square("expm", A)
+  return _expm_pade13(A)
+
+
+def expm_frechet(A, E, *, method=None, compute_expm: bool = True):
+  """The Fréchet derivative of ``expm`` at ``A`` in direction ``E`` (and ``expm(A)``),
+  from the exponential of the block matrix ``[[A, E], [0, A]]``."""
+  A, E = _inexact("expm_frechet", A, E)
+  if A.shape != E.shape or A.ndim != 2 or A.shape[0] != A.shape[1]:
+    raise ValueError(f"expm_frechet: expected square matrices of equal shape, got {A.shape} "
+                     f"and {E.shape}.")
+  if method not in (None, "SPS", "blockEnlarge"):
+    raise ValueError(f"Unknown expm_frechet method {method!r}")
+  n = A.shape[0]
+  big = jnp.block([[A, E], [jnp.zeros_like(A), A]])
+  out = _expm_pade13(big)
+  expm_a, frechet = out[:n, :n], out[:n, n:]
+  return (expm_a, frechet) if compute_expm else frechet
+
+
+def _upper_recurrence(t, diag, entry):
+  """The upper-triangular ``f`` with diagonal ``diag`` whose entries above it satisfy
+  ``f[i, j] = entry(t, f, i, j, sum_k ...)``, filled a superdiagonal at a time."""
+  n = t.shape[-1]
+  f = jnp.diag(diag)
+  rows = jnp.arange(n)
+
+  def diagonal_d(d, f):
+    i = rows
+    j = jnp.minimum(rows + d, n - 1)
+    valid = rows + d < n
+    new = entry(t, f, i, j)
+    return f.at[i, j].set(jnp.where(valid, new, f[i, j]))
+  return lax.fori_loop(1, n, diagonal_d, f)
+
+
+def _between(i, j, n):
+  """Mask ``[len(i), n]``: ``i < k < j``."""
+  k = jnp.arange(n)
+  return (k[None, :] > i[:, None]) & (k[None, :] < j[:, None])
+
+
+def _sqrtm_entry(t, r, i, j):
+  n = t.shape[-1]
+  mask = _between(i, j, n).astype(t.dtype)
+  s = jnp.sum(r[i, :] * mask * jnp.swapaxes(r[:, j], 0, 1), axis=-1)
+  denom = r[i, i] + r[j, j]
+  return jnp.where(denom == 0, 0, (t[i, j] - s) / jnp.where(denom == 0, 1, denom))
+
+
+def sqrtm(A, blocksize: int = 1):
+  """The principal matrix square root (complex), by the Schur method."""
+  if blocksize > 1:
+    raise NotImplementedError("Blocked version is not implemented yet.")
+  A = _square("sqrtm", A)
+  t, z = schur(A, output="complex")
+  r = _upper_recurrence(t, jnp.sqrt(jnp.diagonal(t)), _sqrtm_entry)
+  return jnp.matmul(jnp.matmul(z, r), _H(z))
+
+
+def funm(A, func, disp: bool = True):
+  """``func`` applied to a matrix by the Schur-Parlett recurrence (distinct eigenvalues)."""
+  A = _square("funm", A)
+  if A.ndim != 2:
+    raise ValueError(f"funm expects a 2-D matrix, got shape {A.shape}.")
+  t, z = schur(A, output="complex")
+  n = t.shape[-1]
+
+  def entry(t, f, i, j):
+    mask = _between(i, j, n).astype(t.dtype)
+    s = jnp.sum((f[i, :] * jnp.swapaxes(t[:, j], 0, 1)
+                 - t[i, :] * jnp.swapaxes(f[:, j], 0, 1)) * mask, axis=-1)
+    denom = t[i, i] - t[j, j]
+    num = t[i, j] * (f[i, i] - f[j, j]) + s
+    return jnp.where(denom == 0, 0, num / jnp.where(denom == 0, 1, denom))
+
+  f = _upper_recurrence(t, func(jnp.diagonal(t)).astype(t.dtype), entry)
+  out = jnp.matmul(jnp.matmul(z, f), _H(z))
+  if disp:
+    return out
+  return out, jnp.zeros((), dtypes.to_floating_dtype(A.dtype))
+
+
+# -- special matrices ----------------------------------------------------------------------
+
+def block_diag(*arrs):
+  """The block-diagonal matrix of the given (at most 2-D) arrays."""
+  if not arrs:
+    return jnp.zeros((1, 0))
+  arrs = [jnp.atleast_2d(jnp.asarray(a)) for a in arrs]
+  for a in arrs:
+    if a.ndim != 2:
+      raise ValueError(f"Arguments to jax.scipy.linalg.block_diag must have at most 2 "
+                       f"dimensions, got {a.ndim}")
+  arrs = promote_dtypes_inexact(*arrs) if any(dtypes.is_inexact(a.dtype) for a in arrs) \
+      else arrs
+  dt = jnp.result_type(*arrs)
+  cols = sum(a.shape[1] for a in arrs)
+  rows, c = [], 0
+  for a in arrs:
+    rows.append(jnp.pad(a.astype(dt), ((0, 0), (c, cols - c - a.shape[1]))))
+    c += a.shape[1]
+  return jnp.concatenate(rows, axis=0)
+
+
+def toeplitz(c, r=None):
+  """The Toeplitz matrix with first column ``c`` and first row ``r`` (default ``conj(c)``)."""
+  check_arraylike("toeplitz", c)
+  c = jnp.ravel(jnp.asarray(c))
+  r = jnp.conj(c) if r is None else jnp.ravel(jnp.asarray(r))
+  c, r = jnp.asarray(c), jnp.asarray(r)
+  dt = jnp.result_type(c, r)
+  vals = jnp.concatenate([r[1:][::-1], c]).astype(dt)  # index n-1 + i - j
+  i = jnp.arange(c.shape[0])[:, None]
+  j = jnp.arange(r.shape[0])[None, :]
+  return vals[r.shape[0] - 1 + i - j]
+
+
+def hilbert(n: int):
+  """The Hilbert matrix ``1 / (i + j + 1)``."""
+  a = jnp.arange(n, dtype=dtypes.default_float_dtype())
+  return 1.0 / (a[:, None] + a[None, :] + 1)
