@@ -1,6 +1,7 @@
 """xjax.random keys and the continuous samplers: bits against the reference JAX, typed keys
 through every transformation, errors, and distributions against SciPy."""
 import contextlib
+import pickle
 
 import numpy as np
 import pytest
@@ -111,6 +112,16 @@ def test_typed_keys_survive_structural_operations():
   np.testing.assert_array_equal(_data(second), _data(R.split(key))[1])
   leaves = xjax.tree_util.tree_leaves({"k": key})
   assert len(leaves) == 1 and leaves[0] is key
+  np.testing.assert_array_equal(_data(keys.at[1].set(key)), np.concatenate(
+      [data[:1], _data(key)[None], data[2:]]))
+  np.testing.assert_array_equal(_data(jnp.array([keys[3], keys[0]])), data[[3, 0]])
+  np.testing.assert_array_equal(_data(jnp.take(keys, jnp.array([2, 0]), axis=0)), data[[2, 0]])
+  np.testing.assert_array_equal(_data(pickle.loads(pickle.dumps(keys))), data)
+  np.testing.assert_array_equal(_data(jnp.zeros_like(keys)), np.zeros_like(data))
+  struct = xjax.eval_shape(lambda k: R.split(k), key)
+  assert struct.shape == (2,) and struct.dtype == key.dtype
+  with pytest.raises(ValueError, match="key<fry>"):
+    lax.convert_element_type(key, jnp.float32)
 
 
 def test_typed_keys_through_control_flow_and_vmap():
@@ -210,8 +221,10 @@ def test_bad_seeds_and_arguments():
     R.bits(R.key(0), dtype=jnp.int32)
   with pytest.raises(ValueError, match="float"):
     R.uniform(R.key(0), dtype=jnp.int32)
-  with pytest.raises(ValueError, match=r"shape argument.*\(3,\)"):
-    R.uniform(R.key(0), (3,), minval=jnp.zeros(4))
+  with pytest.raises(TypeError, match=r"shape \(4,\).*shape \(3,\)"):
+    R.uniform(R.key(0), (3,), minval=jnp.zeros(4))  # a TypeError in JAX too
+  with pytest.raises(ValueError, match="broadcast"):
+    R.pareto(R.key(0), jnp.ones(3), (2,))
   with pytest.raises(ValueError, match="mode"):
     R.gumbel(R.key(0), mode="fast")
   with pytest.raises(ValueError, match="unrecognized PRNG"):

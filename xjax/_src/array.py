@@ -150,6 +150,8 @@ class Array:
     raise TypeError(_immutable_message(type(self).__name__))
 
   def __reduce__(self):
+    if dtypes.is_extended(self.dtype):  # PRNG keys: their stored data and their dtype
+      return (_reconstruct_extended, (self._physical_value(), self.aval))
     return (_reconstruct, (np.asarray(self._value()), self.aval.weak_type))
 
   def __copy__(self) -> "Array":
@@ -263,6 +265,10 @@ class _Shard:
 
 def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:
   return make_array(value, weak_type=weak_type)
+
+
+def _reconstruct_extended(stored: np.ndarray, aval: ShapedArray) -> Array:
+  return Array._from_buffer(runtime.put(stored, runtime.default_device()), aval)
 
 
 def make_array(value, device=None, committed: bool = False, weak_type: bool | None = None,

@@ -474,7 +474,7 @@ class ShapeDtypeStruct:
   def __init__(self, shape, dtype, *, weak_type: bool = False, sharding=None) -> None:
     from xjax._src import dtypes
     self.shape = tuple(shape)
-    self.dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype))
+    self.dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype), allow_extended_dtype=True)
     self.weak_type = weak_type
     self.sharding = sharding
 

@@ -573,6 +573,10 @@ select_n_p.batch = _select_n_batch
 
 
 def _convert_abstract_eval(operand, *, new_dtype, weak_type):
+  if operand.dtype != new_dtype and (dtypes.is_extended(operand.dtype)
+                                     or dtypes.is_extended(new_dtype)):
+    raise ValueError(f"Cannot convert_element_type from {operand.dtype} to {new_dtype}"
+                     " (PRNG keys are not numbers: use random.key_data / wrap_key_data)")
   return ShapedArray(operand.shape, new_dtype, weak_type)
 
 

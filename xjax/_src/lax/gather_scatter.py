@@ -11,7 +11,7 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.backend.lowering import i64_array
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -220,7 +220,8 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
   params = dict(dimension_numbers=dn, slice_sizes=slice_sizes,
                 indices_are_sorted=bool(indices_are_sorted),
                 unique_indices=bool(unique_indices), fill_value=None)
-  if mode is not GatherScatterMode.FILL_OR_DROP:
+  if mode is not GatherScatterMode.FILL_OR_DROP or dtypes.is_extended(get_aval(operand).dtype):
+    # (PRNG keys have no fill value: out-of-bounds indices clamp)
     return gather_p.bind(operand, start_indices, mode=mode, **params)
   op_aval = get_aval(operand)
   out = gather_p.bind(operand, start_indices, mode=GatherScatterMode.CLIP, **params)
@@ -396,6 +397,20 @@ def _make_scatter(name):
 
 
 scatter_p = _make_scatter("scatter")
+
+
+def _scatter_physical_lowering(ctx, operand, indices, updates, *, dimension_numbers, **params):
+  """Writing PRNG keys: each key's stored trailing dims become trailing window dims."""
+  extra = len(stored_dims(ctx.avals_in[0]))
+  upd_ndim = ctx.avals_in[2].ndim
+  dn = dimension_numbers._replace(update_window_dims=(
+      *dimension_numbers.update_window_dims, *range(upd_ndim, upd_ndim + extra)))
+  ctx.avals_in = [physical_aval(ctx.avals_in[0]), ctx.avals_in[1],
+                  physical_aval(ctx.avals_in[2])]
+  return scatter_p.lowering(ctx, operand, indices, updates, dimension_numbers=dn, **params)
+
+
+scatter_p.physical_lowering = _scatter_physical_lowering
 scatter_add_p = _make_scatter("scatter_add")
 scatter_mul_p = _make_scatter("scatter_mul")
 scatter_min_p = _make_scatter("scatter_min")

@@ -31,10 +31,11 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0, *, device=No
   dt = _requested_dtype(dtype, "array")
   if isinstance(object, (Array, Tracer)):
     out = object if dt is None else lax.convert_element_type(object, dt)
-  elif isinstance(object, (list, tuple)) and _contains_traced(object):
+  elif isinstance(object, (list, tuple)) and _must_stack_on_device(object):
     from xjax._src.numpy.shaping import stack
     out = stack([array(o, dtype=dtype) for o in object])
-    out = lax.convert_element_type(out, get_aval(out).dtype, False)  # sequences are strong
+    if get_aval(out).weak_type:
+      out = lax.convert_element_type(out, get_aval(out).dtype, False)  # sequences are strong
   elif hasattr(object, "__jax_array__"):
     return array(object.__jax_array__(), dtype=dtype, copy=copy, ndmin=ndmin)
   else:
@@ -59,11 +60,12 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0, *, device=No
   return out
 
 
-def _contains_traced(seq) -> bool:
+def _must_stack_on_device(seq) -> bool:
+  """A sequence holding tracers or PRNG keys: values that have no host copy to build from."""
   for o in seq:
-    if isinstance(o, Tracer):
+    if isinstance(o, Tracer) or (isinstance(o, Array) and dtypes.is_extended(o.dtype)):
       return True
-    if isinstance(o, (list, tuple)) and _contains_traced(o):
+    if isinstance(o, (list, tuple)) and _must_stack_on_device(o):
       return True
   return False
 

@@ -16,7 +16,7 @@ from xjax._src.jit import jit
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.random import keys
-from xjax._src.random.sampler_args import (broadcast_shapes_or_shape, const, check_shape,
+from xjax._src.random.sampler_args import (broadcast_shapes_or_shape, const,
                                            float_dtype, shape_arg, single_key, to_rank)
 
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
@@ -31,7 +31,14 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
 
 @partial(jit, static_argnums=(3, 4))
 def _uniform(key, minval, maxval, shape, dtype):
-  check_shape("uniform", shape, np.shape(minval), np.shape(maxval))
+  for bound in (minval, maxval):
+    try:
+      ok = np.broadcast_shapes(np.shape(bound), shape) == shape
+    except ValueError:
+      ok = False
+    if not ok:  # a TypeError, as JAX's (from its lax.max)
+      raise TypeError(f"uniform: minval/maxval of shape {np.shape(bound)} do not broadcast "
+                      f"to the requested shape {shape}.")
   minval, maxval = (to_rank(v, dtype, len(shape)) for v in (minval, maxval))
   return lax.max(minval, lax.add(lax.mul(unit_floats(key, shape, dtype),
                                          lax.sub(maxval, minval)), minval))
