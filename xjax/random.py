@@ -13,3 +13,6 @@ from xjax._src.random.continuous import (cauchy, double_sided_maxwell, exponenti
 from xjax._src.random.multivariate import multivariate_normal, orthogonal  # noqa: F401
 from xjax._src.random.gamma import (ball, beta, chisquare, dirichlet, f, gamma,  # noqa: F401
                                     generalized_normal, loggamma, random_gamma_p, t)
+from xjax._src.random.discrete import (bernoulli, binomial, categorical, choice,  # noqa: F401
+                                       geometric, multinomial, permutation, poisson,
+                                       rademacher, randint)
