@@ -9,30 +9,30 @@ import numpy as np
 from xjax._src import dtypes
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.numpy.util import promote_args_inexact
+from xjax._src.scipy.arguments import inexact_arrays
 
 
 def i0e(x):
   """exp(-|x|) I0(x)."""
-  (x,) = promote_args_inexact("i0e", x)
+  (x,) = inexact_arrays("i0e", x)
   return lax.bessel_i0e(x)
 
 
 def i0(x):
   """The modified Bessel function of order 0."""
-  (x,) = promote_args_inexact("i0", x)
+  (x,) = inexact_arrays("i0", x)
   return jnp.exp(jnp.abs(x)) * lax.bessel_i0e(x)
 
 
 def i1e(x):
   """exp(-|x|) I1(x)."""
-  (x,) = promote_args_inexact("i1e", x)
+  (x,) = inexact_arrays("i1e", x)
   return lax.bessel_i1e(x)
 
 
 def i1(x):
   """The modified Bessel function of order 1."""
-  (x,) = promote_args_inexact("i1", x)
+  (x,) = inexact_arrays("i1", x)
   return jnp.exp(jnp.abs(x)) * lax.bessel_i1e(x)
 
 
@@ -48,7 +48,7 @@ def bessel_jn(z, *, v: int, n_iter: int = 50):
 
   The recurrence starts at order ``n_iter``, which must exceed |z| by a margin.
   """
-  (z,) = promote_args_inexact("bessel_jn", z)
+  (z,) = inexact_arrays("bessel_jn", z)
   if dtypes.issubdtype(z.dtype, np.complexfloating):
     raise ValueError("complex input not supported.")
   v = _concrete(operator.index, v, "Argument v of bessel_jn")

@@ -9,7 +9,7 @@ from xjax._src import dtypes
 from xjax._src.custom_derivatives import custom_jvp
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.numpy.util import promote_args_inexact
+from xjax._src.scipy.arguments import inexact_arrays
 
 _EULER = 0.5772156649015329
 
@@ -79,7 +79,7 @@ _expi.defjvps(lambda g, ans, x: g * jnp.exp(x) / x)
 
 def expi(x):
   """The exponential integral Ei(x)."""
-  (x,) = promote_args_inexact("expi", x)
+  (x,) = inexact_arrays("expi", x)
   return _expi(x)
 
 
@@ -96,7 +96,7 @@ _exp1.defjvps(lambda g, ans, x: -g * jnp.exp(-x) / x)
 
 def exp1(x):
   """The exponential integral E1(x) = integral_1^inf exp(-x t) / t dt."""
-  (x,) = promote_args_inexact("exp1", x)
+  (x,) = inexact_arrays("exp1", x)
   return _exp1(x)
 
 
@@ -135,7 +135,7 @@ def _expn_impl(n, x):
 
 def expn(n, x):
   """The generalized exponential integral E_n(x) for integer n >= 0, x >= 0."""
-  n, x = promote_args_inexact("expn", n, x)
+  n, x = inexact_arrays("expn", n, x)
   return _expn(n, x)
 
 
@@ -200,7 +200,7 @@ def _sici_jvp(primals, tangents):
 
 def sici(x):
   """The sine and cosine integrals (Si(x), Ci(x)); Ci uses |x|, as SciPy's real version."""
-  (x,) = promote_args_inexact("sici", x)
+  (x,) = inexact_arrays("sici", x)
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise ValueError("sici does not support complex-valued inputs.")
   return _sici(x)

@@ -9,7 +9,7 @@ from xjax._src import dtypes
 from xjax._src.custom_derivatives import custom_jvp
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.numpy.util import promote_args_inexact
+from xjax._src.scipy.arguments import inexact_arrays
 
 _SQRT_PI = np.sqrt(np.pi)
 
@@ -50,7 +50,7 @@ _wofz.defjvps(lambda g, w, z: g * (2j / _SQRT_PI - 2 * z * w))
 
 def wofz(z):
   """The Faddeeva function w(z) = exp(-z^2) erfc(-iz); complex output."""
-  (z,) = promote_args_inexact("wofz", z)
+  (z,) = inexact_arrays("wofz", z)
   if not dtypes.issubdtype(z.dtype, np.complexfloating):
     z = z.astype(dtypes.to_complex_dtype(z.dtype))
   return _wofz(z)
@@ -78,7 +78,7 @@ _erfcx.defjvps(lambda g, y, x: g * (2 * x * y - 2 / _SQRT_PI))
 
 def erfcx(x):
   """The scaled complementary error function exp(x^2) erfc(x)."""
-  (x,) = promote_args_inexact("erfcx", x)
+  (x,) = inexact_arrays("erfcx", x)
   return _erfcx(x)
 
 
@@ -124,7 +124,7 @@ _dawsn.defjvps(lambda g, y, x: g * (1 - 2 * x * y))
 
 def dawsn(x):
   """Dawson's integral exp(-x^2) * integral_0^x exp(t^2) dt."""
-  (x,) = promote_args_inexact("dawsn", x)
+  (x,) = inexact_arrays("dawsn", x)
   return _dawsn(x)
 
 
@@ -177,7 +177,7 @@ def _fresnel_jvp(primals, tangents):
 
 def fresnel(x):
   """The Fresnel integrals (S(x), C(x)) of sin and cos(pi t^2 / 2) from 0 to x."""
-  (x,) = promote_args_inexact("fresnel", x)
+  (x,) = inexact_arrays("fresnel", x)
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise ValueError("fresnel does not support complex-valued inputs.")
   return _fresnel(x)

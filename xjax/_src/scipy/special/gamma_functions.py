@@ -11,7 +11,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.custom_derivatives import custom_jvp
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.numpy.util import promote_args_inexact
+from xjax._src.scipy.arguments import inexact_arrays
 
 
 def _real_only(name, x):
@@ -21,13 +21,13 @@ def _real_only(name, x):
 
 def gammaln(x):
   """log|Gamma(x)|."""
-  (x,) = promote_args_inexact("gammaln", x)
+  (x,) = inexact_arrays("gammaln", x)
   return lax.lgamma(x)
 
 
 def gammasgn(x):
   """The sign of Gamma(x): NaN at the poles, -inf and NaN; -1 at -0."""
-  (x,) = promote_args_inexact("gammasgn", x)
+  (x,) = inexact_arrays("gammasgn", x)
   _real_only("gammasgn", x)
   floor_x = lax.floor(x)
   neg = x < 0
@@ -38,21 +38,21 @@ def gammasgn(x):
 
 def loggamma(x):
   """log(Gamma(x)) on the principal branch: NaN for real x <= 0."""
-  (x,) = promote_args_inexact("loggamma", x)
+  (x,) = inexact_arrays("loggamma", x)
   _real_only("loggamma", x)
   return jnp.where(x > 0, lax.lgamma(x), np.nan)
 
 
 def gamma(x):
   """Gamma(x) = gammasgn(x) * exp(gammaln(x))."""
-  (x,) = promote_args_inexact("gamma", x)
+  (x,) = inexact_arrays("gamma", x)
   _real_only("gamma", x)
   return gammasgn(x) * lax.exp(lax.lgamma(x))
 
 
 def betaln(a, b):
   """log|B(a, b)|."""
-  a, b = promote_args_inexact("betaln", a, b)
+  a, b = inexact_arrays("betaln", a, b)
   return _betaln(a, b)
 
 
@@ -82,7 +82,7 @@ def _betaln_stirling(a, b):
 
 def beta(a, b):
   """B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)."""
-  a, b = promote_args_inexact("beta", a, b)
+  a, b = inexact_arrays("beta", a, b)
   _real_only("beta", a)
   sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
   return sign * lax.exp(_betaln(a, b))
@@ -90,14 +90,14 @@ def beta(a, b):
 
 def betainc(a, b, x):
   """The regularized incomplete beta function I_x(a, b)."""
-  a, b, x = promote_args_inexact("betainc", a, b, x)
+  a, b, x = inexact_arrays("betainc", a, b, x)
   _real_only("betainc", x)
   return lax.betainc(a, b, x)
 
 
 def digamma(x):
   """The logarithmic derivative of Gamma."""
-  (x,) = promote_args_inexact("digamma", x)
+  (x,) = inexact_arrays("digamma", x)
   return lax.digamma(x)
 
 
@@ -107,26 +107,26 @@ def polygamma(n, x):
                            np.asarray(n).dtype, np.integer):
     raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype "
                      f"{np.result_type(n)}.")
-  n_arr, x = promote_args_inexact("polygamma", n, x)
+  n_arr, x = inexact_arrays("polygamma", n, x)
   return lax.polygamma(n_arr, x)
 
 
 def gammainc(a, x):
   """The regularized lower incomplete gamma function P(a, x)."""
-  a, x = promote_args_inexact("gammainc", a, x)
+  a, x = inexact_arrays("gammainc", a, x)
   return lax.igamma(a, x)
 
 
 def gammaincc(a, x):
   """The regularized upper incomplete gamma function Q(a, x)."""
-  a, x = promote_args_inexact("gammaincc", a, x)
+  a, x = inexact_arrays("gammaincc", a, x)
   return lax.igammac(a, x)
 
 
 def multigammaln(a, d):
   """The log of the multivariate gamma function of dimension ``d`` (a static int)."""
   d = operator.index(d) if not hasattr(d, "shape") else _concrete_int(d)
-  (a,) = promote_args_inexact("multigammaln", a)
+  (a,) = inexact_arrays("multigammaln", a)
   constant = 0.25 * d * (d - 1) * np.log(np.pi)
   offsets = jnp.arange(d, dtype=a.dtype) / 2
   terms = lax.lgamma(jnp.expand_dims(a, -1) - offsets)
@@ -145,7 +145,7 @@ def factorial(n, exact: bool = False):
   """n! as a float (Gamma(n + 1)); 0 for n < 0."""
   if exact:
     raise NotImplementedError("factorial with exact=True")
-  (n,) = promote_args_inexact("factorial", n)
+  (n,) = inexact_arrays("factorial", n)
   return jnp.where(n < 0, 0, lax.exp(lax.lgamma(n + 1)))
 
 
@@ -153,7 +153,7 @@ def comb(N, k, *, repetition: bool = False):
   """N choose k as a float; 0 outside 0 <= k <= N."""
   if repetition:
     return jnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
-  N, k = promote_args_inexact("comb", N, k)
+  N, k = inexact_arrays("comb", N, k)
   ok = (k <= N) & (N >= 0) & (k >= 0)
   sN, sk = jnp.where(ok, N, 0.0), jnp.where(ok, k, 0.0)
   out = lax.exp(lax.lgamma(sN + 1) - lax.lgamma(sk + 1) - lax.lgamma(sN + 1 - sk))
@@ -173,5 +173,5 @@ _poch.defjvps(lambda g, ans, z, m: g * ans * (lax.digamma(z + m) - lax.digamma(z
 
 def poch(z, m):
   """The rising factorial Gamma(z + m) / Gamma(z)."""
-  z, m = promote_args_inexact("poch", z, m)
+  z, m = inexact_arrays("poch", z, m)
   return _poch(z, m)

@@ -8,7 +8,7 @@ import numpy as np
 from xjax._src import dtypes
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.numpy.util import promote_args_inexact
+from xjax._src.scipy.arguments import inexact_arrays
 from xjax._src.scipy.special.gamma_functions import gamma
 
 _TERMS_1F1 = 300
@@ -40,7 +40,7 @@ def _hyp1f1_asymptotic(a, b, x, shift):
 
 def hyp1f1(a, b, x):
   """The confluent hypergeometric function 1F1(a; b; x) (1 where a == 0, as JAX)."""
-  a, b, x = promote_args_inexact("hyp1f1", a, b, x)
+  a, b, x = inexact_arrays("hyp1f1", a, b, x)
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise ValueError("hyp1f1 does not support complex-valued inputs.")
   neg = x < 0
@@ -75,7 +75,7 @@ def _hyp2f1_unit(a, b, c, x):
 
 def hyp2f1(a, b, c, x):
   """The Gauss hypergeometric function 2F1(a, b; c; x) for real x < 1 (and x == 1)."""
-  a, b, c, x = promote_args_inexact("hyp2f1", a, b, c, x)
+  a, b, c, x = inexact_arrays("hyp2f1", a, b, c, x)
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise ValueError("hyp2f1 does not support complex-valued inputs.")
   neg = x < 0

@@ -7,7 +7,7 @@ from xjax._src import dtypes
 from xjax._src.custom_derivatives import custom_jvp
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.numpy.util import promote_args_inexact
+from xjax._src.scipy.arguments import inexact_arrays
 
 
 def _x_times(log_fn):
@@ -35,13 +35,13 @@ _xlog1py.defjvp(lambda p, t: (_xlog1py(*p), (t[0] * lax.log1p(p[1]) + t[1] * p[0
 
 def xlogy(x, y):
   """x * log(y), 0 where x == 0."""
-  x, y = promote_args_inexact("xlogy", x, y)
+  x, y = inexact_arrays("xlogy", x, y)
   return _xlogy(x, y)
 
 
 def xlog1py(x, y):
   """x * log1p(y), 0 where x == 0."""
-  x, y = promote_args_inexact("xlog1py", x, y)
+  x, y = inexact_arrays("xlog1py", x, y)
   return _xlog1py(x, y)
 
 
@@ -55,7 +55,7 @@ _xlogx.defjvp(lambda p, t: (_xlogx(p[0]), t[0] * (lax.log(p[0]) + 1)))
 
 def entr(x):
   """-x log x for x >= 0, -inf for x < 0."""
-  (x,) = promote_args_inexact("entr", x)
+  (x,) = inexact_arrays("entr", x)
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise ValueError("entr does not support complex-valued inputs.")
   return jnp.where(x < 0, -np.inf, -_xlogx(x)).astype(x.dtype)
@@ -63,7 +63,7 @@ def entr(x):
 
 def rel_entr(p, q):
   """p log(p / q) for p, q > 0; 0 at p == 0 <= q; inf elsewhere."""
-  p, q = promote_args_inexact("rel_entr", p, q)
+  p, q = inexact_arrays("rel_entr", p, q)
   both = (p > 0) & (q > 0)
   safe_q = jnp.where(both, q, 1)
   out = _xlogy(p, p / safe_q)
@@ -72,7 +72,7 @@ def rel_entr(p, q):
 
 def kl_div(p, q):
   """p log(p / q) - p + q for p, q > 0; q at p == 0 <= q; inf elsewhere."""
-  p, q = promote_args_inexact("kl_div", p, q)
+  p, q = inexact_arrays("kl_div", p, q)
   both = (p > 0) & (q > 0)
   safe_q = jnp.where(both, q, 1)
   out = _xlogy(p, p / safe_q) - p + q

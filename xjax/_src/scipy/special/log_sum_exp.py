@@ -6,7 +6,7 @@ import numpy as np
 from xjax._src import dtypes
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.numpy.util import promote_args_inexact
+from xjax._src.scipy.arguments import inexact_arrays
 
 
 def _reduction_dims(ndim, axis):
@@ -34,10 +34,10 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
   if where is not None:
     a = jnp.where(where, a, 0)
   if b is not None:
-    a, b = promote_args_inexact("logsumexp", a, b)
+    a, b = inexact_arrays("logsumexp", a, b)
     a = jnp.where(b != 0, a, -np.inf)
   else:
-    (a,) = promote_args_inexact("logsumexp", a)
+    (a,) = inexact_arrays("logsumexp", a)
   dims = _reduction_dims(a.ndim, axis)
   complex_in = dtypes.issubdtype(a.dtype, np.complexfloating)
   amax = jnp.max(jnp.real(a), axis=dims, keepdims=keepdims, where=where, initial=-np.inf)

@@ -7,24 +7,24 @@ import numpy as np
 from xjax._src.custom_derivatives import custom_jvp
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.numpy.util import promote_args_inexact
+from xjax._src.scipy.arguments import inexact_arrays
 from xjax._src.scipy.special.faddeeva import _erfcx
 
 _LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
 
 
 def erf(x):
-  (x,) = promote_args_inexact("erf", x)
+  (x,) = inexact_arrays("erf", x)
   return lax.erf(x)
 
 
 def erfc(x):
-  (x,) = promote_args_inexact("erfc", x)
+  (x,) = inexact_arrays("erfc", x)
   return lax.erfc(x)
 
 
 def erfinv(x):
-  (x,) = promote_args_inexact("erfinv", x)
+  (x,) = inexact_arrays("erfinv", x)
   return lax.erf_inv(x)
 
 
@@ -35,10 +35,17 @@ def _ndtr(x):
                          jnp.where(w > 0, 2 - lax.erfc(z), lax.erfc(z)))
 
 
+def _float_input(x):
+  """``x`` as a float32/float64 array; other dtypes raise TypeError, as JAX."""
+  x = jnp.asarray(x)
+  if x.dtype not in _LOWER:
+    raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported types.")
+  return x
+
+
 def ndtr(x):
-  """The standard normal CDF."""
-  (x,) = promote_args_inexact("ndtr", x)
-  return _ndtr(x)
+  """The standard normal CDF (float32 and float64 only)."""
+  return _ndtr(_float_input(x))
 
 
 def _norm_logpdf(x):
@@ -82,10 +89,7 @@ def log_ndtr(x, series_order: int = 3):
     raise ValueError("series_order must be non-negative.")
   if series_order > 30:
     raise ValueError("series_order must be <= 30.")
-  x = jnp.asarray(x)
-  if x.dtype not in _LOWER:
-    raise TypeError(f"x.dtype={x.dtype} is not supported.")
-  return _log_ndtr(x, series_order)
+  return _log_ndtr(_float_input(x), series_order)
 
 
 def _log_ndtr(x, order):
@@ -110,8 +114,12 @@ def _ndtri_newton(q, steps):
 
 
 def ndtri(p):
-  """The inverse of the standard normal CDF."""
-  (p,) = promote_args_inexact("ndtri", p)
+  """The inverse of the standard normal CDF (float32 and float64 only)."""
+  return _ndtri(_float_input(p))
+
+
+@custom_jvp
+def _ndtri(p):
   upper = p > 0.5
   q = jnp.where(upper, 1 - p, p)
   central = q > 0.1
@@ -122,6 +130,9 @@ def ndtri(p):
   x = jnp.where(q == 0, -np.inf, x)
   x = jnp.where(upper, -x, x)
   return jnp.where((p < 0) | (p > 1) | jnp.isnan(p), np.nan, x).astype(p.dtype)
+
+
+_ndtri.defjvps(lambda g, x, p: g * np.sqrt(2 * np.pi) * jnp.exp(0.5 * x * x))
 
 
 # Owen's T: Gauss-Legendre quadrature of T(h, a) = 1/(2 pi) int_0^a exp(-h^2 (1+u^2)/2)/(1+u^2)
@@ -165,5 +176,5 @@ def _owens_t_jvp(primals, tangents):
 
 def owens_t(h, a):
   """Owen's T function T(h, a)."""
-  h, a = promote_args_inexact("owens_t", h, a)
+  h, a = inexact_arrays("owens_t", h, a)
   return _owens_t(h, a)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from xjax._src.custom_derivatives import custom_jvp
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.numpy.util import promote_args_inexact
+from xjax._src.scipy.arguments import inexact_arrays
 
 
 @custom_jvp
@@ -17,13 +17,13 @@ _logit.defjvps(lambda g, ans, x: g / (x * (1 - x)))
 
 def logit(x):
   """log(x / (1 - x)), the inverse of expit."""
-  (x,) = promote_args_inexact("logit", x)
+  (x,) = inexact_arrays("logit", x)
   return _logit(x)
 
 
 def expit(x):
   """The logistic sigmoid 1 / (1 + exp(-x))."""
-  (x,) = promote_args_inexact("expit", x)
+  (x,) = inexact_arrays("expit", x)
   return lax.logistic(x)
 
 
@@ -35,11 +35,11 @@ def _boxcox_of_log(log_x, lmbda):
 
 def boxcox(x, lmbda):
   """(x ** lmbda - 1) / lmbda, or log(x) where lmbda == 0."""
-  x, lmbda = promote_args_inexact("boxcox", x, lmbda)
+  x, lmbda = inexact_arrays("boxcox", x, lmbda)
   return _boxcox_of_log(jnp.log(x), lmbda)
 
 
 def boxcox1p(x, lmbda):
   """boxcox(1 + x, lmbda), accurate for small x."""
-  x, lmbda = promote_args_inexact("boxcox1p", x, lmbda)
+  x, lmbda = inexact_arrays("boxcox1p", x, lmbda)
   return _boxcox_of_log(jnp.log1p(x), lmbda)

@@ -12,7 +12,7 @@ from xjax._src.ad_api import jvp
 from xjax._src.custom_derivatives import custom_jvp
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.numpy.util import promote_args_inexact
+from xjax._src.scipy.arguments import inexact_arrays
 
 
 def _bernoulli_exact(n: int) -> list:
@@ -84,7 +84,7 @@ def zeta(x, q=None):
   if q is None:
     raise NotImplementedError("Riemann zeta function not implemented; pass q != None to "
                               "compute the Hurwitz Zeta function.")
-  x, q = promote_args_inexact("zeta", x, q)
+  x, q = inexact_arrays("zeta", x, q)
   return _zeta(x, q)
 
 
@@ -104,7 +104,7 @@ def _li2_nonpositive(w):
 
 def spence(x):
   """Spence's function integral_1^x log(t) / (1 - t) dt = Li2(1 - x); NaN for x < 0."""
-  (x,) = promote_args_inexact("spence", x)
+  (x,) = inexact_arrays("spence", x)
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise ValueError("spence does not support complex-valued inputs.")
   pi2_6 = np.pi ** 2 / 6

@@ -1,0 +1,1 @@
+"""``jax.scipy.stats`` implementations: one module per distribution, plus summaries."""

@@ -1,0 +1,33 @@
+"""The Bernoulli distribution."""
+import numpy as np
+
+from xjax._src.numpy import lax_numpy as jnp
+from xjax._src.scipy.arguments import inexact_arrays
+from xjax._src.scipy.special.information import xlog1py, xlogy
+
+
+def logpmf(k, p, loc=0):
+  k, p, loc = inexact_arrays("bernoulli.logpmf", k, p, loc)
+  x = k - loc
+  out = xlogy(x, p) + xlog1py(1 - x, -p)
+  return jnp.where((x < 0) | (x > 1), -np.inf, out)
+
+
+def pmf(k, p, loc=0):
+  return jnp.exp(logpmf(k, p, loc))
+
+
+def _bad_p(p):
+  return jnp.isnan(p) | (p < 0) | (p > 1)
+
+
+def cdf(k, p):
+  k, p = inexact_arrays("bernoulli.cdf", k, p)
+  out = jnp.where(k < 0, 0.0, jnp.where(k < 1, 1 - p, 1.0))
+  return jnp.where(_bad_p(p) | jnp.isnan(k), np.nan, out).astype(k.dtype)
+
+
+def ppf(q, p):
+  q, p = inexact_arrays("bernoulli.ppf", q, p)
+  out = jnp.where(q <= 1 - p, 0.0, 1.0)
+  return jnp.where(_bad_p(p) | jnp.isnan(q) | (q < 0) | (q > 1), np.nan, out).astype(q.dtype)

@@ -1,0 +1,2 @@
+"""The gamma distribution (``jax.scipy.stats.gamma``)."""
+from xjax._src.scipy.stats.gamma import cdf, logcdf, logpdf, logsf, pdf, sf  # noqa: F401

@@ -1,0 +1,2 @@
+"""The Laplace (double exponential) distribution (``jax.scipy.stats.laplace``)."""
+from xjax._src.scipy.stats.laplace import cdf, logpdf, pdf  # noqa: F401
