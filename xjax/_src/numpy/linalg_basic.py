@@ -71,8 +71,8 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
   from xjax._src.numpy.lax_numpy import conjugate
   from xjax._src.numpy.shaping import moveaxis
   a, b = promote_dtypes(x1, x2)
-  a, b = moveaxis(a, axis, -1), moveaxis(b, axis, -1)
-  from xjax._src.numpy.shaping import expand_dims
+  from xjax._src.numpy.shaping import broadcast_arrays, expand_dims
+  a, b = broadcast_arrays(moveaxis(a, axis, -1), moveaxis(b, axis, -1))
   out = matmul(expand_dims(conjugate(a), -2), expand_dims(b, -1), precision=precision,
                preferred_element_type=preferred_element_type)
   return lax.reshape(out, get_aval(out).shape[:-2])

@@ -1,0 +1,344 @@
+"""lax.linalg primitives and xjax.numpy.linalg: values against NumPy, reconstructions,
+gradients, vmap against loops, jit against eager, the HLO fallbacks, and bad input."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+from xjax._src.backend import runtime
+from xjax._src.lax.linalg import lapack
+from xjax.test_util import check_grads
+
+RNG = np.random.default_rng(0)
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+L = jnp.linalg
+
+
+@pytest.fixture
+def x64():
+  xjax.config.update("jax_enable_x64", True)
+  try:
+    yield
+  finally:
+    xjax.config.update("jax_enable_x64", False)
+
+
+def _rand(shape, dtype, rng=RNG):
+  x = rng.standard_normal(shape)
+  if np.dtype(dtype).kind == "c":
+    x = x + 1j * rng.standard_normal(shape)
+  return x.astype(dtype)
+
+
+def _spd(shape, dtype):
+  a = _rand(shape, dtype)
+  return (a @ np.conj(np.swapaxes(a, -1, -2)) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+
+
+def _tol(dtype):
+  return 1e-3 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-9
+
+
+def _close(x, y, dtype):
+  np.testing.assert_allclose(np.asarray(x), y, atol=_tol(dtype) * 10, rtol=_tol(dtype) * 10)
+
+
+def _H(x):
+  return np.conj(np.swapaxes(x, -1, -2))
+
+
+def test_jaxlib_exports_the_lapack_kernels_we_call():
+  # The facts the lowering relies on: jaxlib 0.10.2 registers these FFI targets.
+  names = runtime.lapack_targets()
+  for base in ("potrf", "getrf", "geqrf", "gesdd", "gesvd", "geev", "gees", "gehrd", "trsm",
+               "gtsv"):
+    for p in "sdcz":
+      assert f"lapack_{p}{base}_ffi" in names
+  for p in "sd":
+    assert {f"lapack_{p}syevd_ffi", f"lapack_{p}orgqr_ffi", f"lapack_{p}sytrd_ffi"} <= names
+  for p in "cz":
+    assert {f"lapack_{p}heevd_ffi", f"lapack_{p}ungqr_ffi", f"lapack_{p}hetrd_ffi"} <= names
+  text = xjax.jit(L.cholesky).lower(np.eye(3, dtype=np.float32)).as_text()
+  assert '"stablehlo.custom_call"' in text and "lapack_spotrf_ffi" in text
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_decompositions_reconstruct_in_every_dtype(dtype, x64):
+  a = _rand((2, 5, 5), dtype)
+  spd = _spd((2, 5, 5), dtype)
+  c = L.cholesky(spd)
+  assert c.dtype == dtype
+  _close(c, np.linalg.cholesky(spd), dtype)
+  _close(np.asarray(c) @ _H(np.asarray(c)), spd, dtype)
+  q, r = L.qr(a)
+  _close(np.asarray(q) @ np.asarray(r), a, dtype)
+  _close(np.triu(np.asarray(r)), r, dtype)
+  u, s, vh = L.svd(a, full_matrices=False)
+  _close((np.asarray(u) * np.asarray(s)[..., None, :]) @ np.asarray(vh), a, dtype)
+  _close(s, np.linalg.svd(a, compute_uv=False), dtype)
+  w, v = L.eigh(spd)
+  _close(w, np.linalg.eigvalsh(spd), dtype)
+  _close((np.asarray(v) * np.asarray(w)[..., None, :]) @ _H(np.asarray(v)), spd, dtype)
+  we, ve = L.eig(a)
+  _close(np.asarray(a) @ np.asarray(ve), np.asarray(ve) * np.asarray(we)[..., None, :], dtype)
+  _close(L.solve(a, a[..., :2]), np.linalg.solve(a, a[..., :2]), dtype)
+  _close(L.det(a), np.linalg.det(a), dtype)
+  _close(L.inv(a), np.linalg.inv(a), dtype)
+  sign, logdet = L.slogdet(a)
+  esign, elogdet = np.linalg.slogdet(a)
+  _close(sign, esign, dtype)
+  _close(logdet, elogdet, dtype)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (2, 4, 4)])
+def test_qr_and_svd_modes_match_numpy_shapes(shape):
+  a = _rand(shape, np.float32)
+  for mode in ("reduced", "complete"):
+    q, r = L.qr(a, mode=mode)
+    eq, er = np.linalg.qr(a, mode=mode)
+    assert q.shape == eq.shape and r.shape == er.shape
+    np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), a, atol=1e-5)
+  assert L.qr(a, mode="r").shape == np.linalg.qr(a, mode="r").shape
+  for full in (True, False):
+    u, s, vh = L.svd(a, full_matrices=full)
+    eu, _, evh = np.linalg.svd(a, full_matrices=full)
+    assert u.shape == eu.shape and vh.shape == evh.shape
+  lu, piv, perm = lax.linalg.lu(a)
+  m, n = shape[-2:]
+  k = min(m, n)
+  lu, perm = np.asarray(lu), np.asarray(perm)
+  lo = np.tril(lu, -1)[..., :, :k] + np.eye(m, k)
+  up = np.triu(lu)[..., :k, :]
+  np.testing.assert_allclose(np.take_along_axis(a, perm[..., None], -2), lo @ up, atol=1e-5)
+
+
+def test_ill_conditioned_and_singular_inputs():
+  h = 1 / (np.arange(8)[:, None] + np.arange(8)[None, :] + 1.0)  # Hilbert, cond ~ 1e10
+  xjax.config.update("jax_enable_x64", True)
+  try:
+    np.testing.assert_allclose(L.svdvals(h), np.linalg.svd(h, compute_uv=False), rtol=1e-6,
+                               atol=1e-16)
+    np.testing.assert_allclose(L.cond(h), np.linalg.cond(h), rtol=1e-3)
+    np.testing.assert_allclose(L.eigvalsh(h), np.linalg.eigvalsh(h), atol=1e-14)
+  finally:
+    xjax.config.update("jax_enable_x64", False)
+  sing = np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)
+  assert float(L.det(sing)) == 0.0
+  assert np.all(~np.isfinite(np.asarray(L.inv(sing))))
+  assert np.all(~np.isfinite(np.asarray(L.solve(sing, np.ones(2, np.float32)))))
+  assert np.isneginf(L.slogdet(sing).logabsdet) and float(L.slogdet(sing).sign) == 0
+  assert np.isnan(np.asarray(L.cholesky(-np.eye(3, dtype=np.float32)))).all()
+  # d det / dA is the adjugate, finite at a singular matrix (as in JAX).
+  np.testing.assert_allclose(xjax.grad(L.det)(sing), [[4, -2], [-2, 1]], atol=1e-5)
+
+
+@pytest.mark.slow
+def test_more_numpy_linalg_values():
+  a = _rand((3, 4, 4), np.float32)
+  spd = _spd((3, 4, 4), np.float32)
+  b = _rand((3, 4, 2), np.float32)
+  np.testing.assert_allclose(L.cholesky(spd, upper=True), np.linalg.cholesky(spd, upper=True),
+                             atol=1e-4)
+  np.testing.assert_allclose(L.svd(spd, hermitian=True).S,
+                             np.linalg.svd(spd, hermitian=True).S, rtol=1e-4)
+  np.testing.assert_allclose(L.pinv(a[0, :, :3]), np.linalg.pinv(a[0, :, :3]), atol=1e-4)
+  np.testing.assert_array_equal(L.matrix_rank(a), np.linalg.matrix_rank(a))
+  assert int(L.matrix_rank(np.ones((4, 4), np.float32))) == 1
+  x, res, rank, s = L.lstsq(a[0, :, :3], b[0])
+  ex, eres, erank, es = np.linalg.lstsq(a[0, :, :3], b[0])
+  np.testing.assert_allclose(x, ex, atol=1e-4)
+  np.testing.assert_allclose(res, eres, atol=1e-4)
+  assert int(rank) == erank
+  np.testing.assert_allclose(L.matrix_power(a, 3), np.linalg.matrix_power(a, 3), atol=1e-3)
+  np.testing.assert_allclose(L.matrix_power(spd[0], -2), np.linalg.matrix_power(spd[0], -2),
+                             atol=1e-5)
+  np.testing.assert_allclose(L.matrix_power(a, 0), np.broadcast_to(np.eye(4), a.shape))
+  np.testing.assert_allclose(L.eigvalsh(spd, UPLO="U"), np.linalg.eigvalsh(spd, UPLO="U"),
+                             rtol=1e-4)
+  np.testing.assert_allclose(np.sort_complex(np.asarray(L.eigvals(a[0]))),
+                             np.sort_complex(np.linalg.eigvals(a[0])), atol=1e-4)
+  chain = [a[0], a[1], a[2][:, :2]]
+  np.testing.assert_allclose(L.multi_dot(chain), np.linalg.multi_dot(chain), atol=1e-4)
+  t = _rand((4, 6, 24), np.float32)
+  np.testing.assert_allclose(L.tensorinv(t, ind=2), np.linalg.tensorinv(t, ind=2), atol=1e-2)
+  rhs = _rand((4, 6), np.float32)
+  np.testing.assert_allclose(L.tensorsolve(t, rhs), np.linalg.tensorsolve(t, rhs), atol=1e-2)
+  np.testing.assert_allclose(L.cross(a[0, :, :3], a[1, :, :3]),
+                             np.linalg.cross(a[0, :, :3], a[1, :, :3]),
+                             atol=1e-5)
+  np.testing.assert_allclose(L.diagonal(a, offset=1), np.linalg.diagonal(a, offset=1))
+  np.testing.assert_allclose(L.trace(a), np.linalg.trace(a), atol=1e-5)
+  np.testing.assert_allclose(L.outer(a[0, 0], a[0, 1]), np.linalg.outer(a[0, 0], a[0, 1]))
+  np.testing.assert_allclose(L.vecdot(a, b[..., :1].swapaxes(-1, -2)),
+                             np.linalg.vecdot(a, b[..., :1].swapaxes(-1, -2)), atol=1e-5)
+  np.testing.assert_allclose(L.matrix_transpose(a), np.linalg.matrix_transpose(a))
+  at = a.transpose(1, 2, 0)
+  np.testing.assert_allclose(L.tensordot(a, at, axes=2), np.linalg.tensordot(a, at, axes=2),
+                             atol=1e-4)
+  assert L.det(np.eye(3, dtype=np.int32)).dtype == np.float32
+
+
+@pytest.mark.parametrize("ord", [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_matrix_norms(ord, keepdims):
+  a = _rand((3, 4, 5), np.float32)
+  for axis in ((1, 2), (2, 0)):
+    np.testing.assert_allclose(L.norm(a, ord, axis, keepdims),
+                               np.linalg.norm(a, ord, axis, keepdims), rtol=1e-4)
+  if ord is not None:
+    np.testing.assert_allclose(L.matrix_norm(a, ord=ord, keepdims=keepdims),
+                               np.linalg.matrix_norm(a, ord=ord, keepdims=keepdims), rtol=1e-4)
+
+
+@pytest.mark.parametrize("ord", [None, 0, 1, -1, 2, 3, 0.5, np.inf, -np.inf])
+def test_vector_norms(ord):
+  a = _rand((3, 4), np.complex64)
+  np.testing.assert_allclose(L.norm(a, ord, axis=1, keepdims=True),
+                             np.linalg.norm(a, ord, axis=1, keepdims=True), rtol=1e-4)
+  o = 2 if ord is None else ord
+  np.testing.assert_allclose(L.vector_norm(a, ord=o), np.linalg.vector_norm(a, ord=o),
+                             rtol=1e-4)
+  np.testing.assert_allclose(L.norm(a), np.linalg.norm(a), rtol=1e-5)
+  np.testing.assert_allclose(L.norm(a[0], keepdims=True), np.linalg.norm(a[0], keepdims=True),
+                             rtol=1e-5)
+
+
+def test_solve_has_numpy2_batching_semantics():
+  a = _rand((2, 3, 3), np.float32)
+  np.testing.assert_allclose(L.solve(a, np.ones(3, np.float32)),
+                             np.linalg.solve(a, np.ones(3, np.float32)), atol=1e-4)
+  b = _rand((2, 3, 4), np.float32)
+  np.testing.assert_allclose(L.solve(a, b), np.linalg.solve(a, b), atol=1e-4)
+  b = _rand((5, 1, 3, 2), np.float32)  # batch dims broadcast
+  np.testing.assert_allclose(L.solve(a, b), np.linalg.solve(a, b), atol=1e-4)
+  with pytest.raises(ValueError):
+    L.solve(a, _rand((2, 3), np.float32))  # NumPy 2: a (2, 3) b is a stack of matrices
+
+
+@pytest.mark.slow
+def test_gradients():
+  a = _rand((4, 4), np.float32, np.random.default_rng(1))
+  spd = _spd((4, 4), np.float32)
+  b = _rand((4, 2), np.float32)
+  tol = dict(atol=3e-2, rtol=3e-2)
+  check_grads(lambda x: L.cholesky(x), (spd,), 2, **tol)
+  check_grads(L.solve, (a, b), 2, **tol)
+  check_grads(lambda x: L.eigh(x).eigenvalues, (spd,), 2, **tol)
+  check_grads(lambda x, y: lax.linalg.triangular_solve(x, y, left_side=True, lower=True),
+              (np.tril(a) + 4 * np.eye(4, dtype=np.float32), b), 1, **tol)
+  check_grads(L.inv, (spd,), 1, **tol)
+  check_grads(L.det, (a,), 1, **tol)
+  check_grads(lambda x: L.slogdet(x).logabsdet, (a,), 1, **tol)
+  check_grads(L.pinv, (a[:, :3],), 1, **tol)
+  check_grads(lambda x: jnp.abs(L.eigh(x).eigenvectors), (spd,), 1, **tol)
+  check_grads(L.svdvals, (a,), 1, **tol)
+  check_grads(lambda x: jnp.abs(L.svd(x, full_matrices=False).U), (a[:, :3],), 1, **tol)
+  check_grads(lambda x: jnp.abs(L.svd(x, full_matrices=False).Vh), (a[:3],), 1, **tol)
+  check_grads(lambda x: L.qr(x), (a[:, :3],), 1, **tol)
+  check_grads(lambda x: lax.linalg.lu(x)[0], (a,), 1, **tol)
+  check_grads(lambda x: jnp.real(L.eigvals(x)), (a,), 1, modes=("fwd",), **tol)
+
+
+@pytest.mark.slow
+def test_complex_gradients():
+  re, im = _rand((3, 3), np.float32), _rand((3, 3), np.float32)
+  spd = lambda r, i: (lambda z: z @ jnp.conj(z.T) + 3 * jnp.eye(3))(r + 1j * i)
+  tol = dict(atol=3e-2, rtol=3e-2)
+  check_grads(lambda r, i: (lambda c: (jnp.real(c), jnp.imag(c)))(L.cholesky(spd(r, i))),
+              (re, im), 1, **tol)
+  check_grads(lambda r, i: L.eigvalsh(spd(r, i)), (re, im), 1, **tol)
+  check_grads(lambda r, i: L.slogdet(r + 1j * i).logabsdet, (re, im), 1, **tol)
+
+
+def test_degenerate_gradients_are_finite():
+  # Repeated eigenvalues/singular values: JAX's rules give finite (zero-weighted) terms.
+  g = xjax.grad(lambda x: jnp.sum(L.eigh(x).eigenvalues ** 2))(np.eye(3, dtype=np.float32))
+  np.testing.assert_allclose(g, 2 * np.eye(3), atol=1e-5)
+  g = xjax.grad(lambda x: jnp.sum(L.svdvals(x)))(np.eye(3, dtype=np.float32))
+  np.testing.assert_allclose(g, np.eye(3), atol=1e-5)
+  with pytest.raises(NotImplementedError):
+    xjax.jvp(lambda x: L.svd(x, full_matrices=True), (np.eye(2, dtype=np.float32),),
+             (np.eye(2, dtype=np.float32),))
+  with pytest.raises(NotImplementedError, match="eigenvectors"):
+    xjax.jvp(lambda x: L.eig(x), (np.eye(2, dtype=np.float32),), (np.eye(2, dtype=np.float32),))
+
+
+def test_vmap_matches_loops_and_jit_matches_eager():
+  a = _rand((4, 3, 3), np.float32)
+  spd = _spd((4, 3, 3), np.float32)
+  b = _rand((4, 3), np.float32)
+  fns = [lambda x, y: L.solve(x, y), lambda x, y: L.cholesky(x @ x.T + 3 * jnp.eye(3)) @ y,
+         lambda x, y: L.eigh(x + x.T).eigenvalues + y, lambda x, y: L.svdvals(x) * y,
+         lambda x, y: L.qr(x).R @ y, lambda x, y: L.det(x) * y, lambda x, y: L.inv(x) @ y,
+         lambda x, y: lax.linalg.triangular_solve(jnp.tril(x) + 3 * jnp.eye(3), y,
+                                                  left_side=True, lower=True)]
+  for f in fns:
+    np.testing.assert_allclose(xjax.vmap(f)(a, b), np.stack([f(x, y) for x, y in zip(a, b)]),
+                               atol=1e-4, rtol=1e-4)
+    np.testing.assert_allclose(xjax.jit(f)(a[0], b[0]), f(a[0], b[0]), atol=1e-5, rtol=1e-5)
+  f = lambda y: L.solve(spd[0], y)  # only the right-hand side batched
+  np.testing.assert_allclose(xjax.vmap(f)(b), np.linalg.solve(spd[0], b.T).T, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["cholesky", "triangular_solve", "lu", "qr"])
+def test_hlo_fallbacks_match_lapack(name, monkeypatch):
+  a = _rand((2, 4, 4), np.float32)
+  spd = _spd((2, 4, 4), np.float32)
+  fns = {"cholesky": lambda: lax.linalg.cholesky(spd),
+         "triangular_solve": lambda: lax.linalg.triangular_solve(
+             np.tril(a) + 4 * np.eye(4, dtype=np.float32), a, left_side=True, lower=True),
+         "lu": lambda: lax.linalg.lu(a)[0], "qr": lambda: lax.linalg.qr(a)[1]}
+  f = xjax.jit(fns[name])
+  want = np.asarray(f())
+  monkeypatch.setattr(lapack, "available", lambda dtype: False)
+  f = xjax.jit(lambda: fns[name]() + 0)  # a new program, lowered without LAPACK
+  assert "lapack_" not in f.lower().as_text()
+  np.testing.assert_allclose(np.abs(f()), np.abs(want), atol=1e-5)
+
+
+def test_roots_poly_polyfit():
+  np.testing.assert_allclose(np.sort_complex(np.asarray(jnp.roots(np.array([1., -6, 11, -6])))),
+                             [1, 2, 3], atol=1e-4)
+  np.testing.assert_allclose(jnp.roots(np.array([0., 1, 2])), [-2], atol=1e-6)
+  out = xjax.jit(lambda p: jnp.roots(p, strip_zeros=False))(np.array([0., 1, 2]))
+  assert np.isnan(out[1]) and abs(out[0] + 2) < 1e-6
+  m = np.array([[1., 2], [3, 4]])
+  np.testing.assert_allclose(jnp.poly(m), np.poly(m), atol=1e-4)
+  x = np.linspace(0, 1, 10)
+  np.testing.assert_allclose(jnp.polyfit(x, x ** 2, 2), [1, 0, 0], atol=1e-4)
+
+
+def test_bad_input():
+  with pytest.raises(ValueError, match=r"\(3, 4\)"):
+    L.cholesky(np.ones((3, 4), np.float32))
+  with pytest.raises(ValueError, match=r"\(2, 3\)"):
+    L.inv(np.ones((2, 3), np.float32))
+  with pytest.raises(ValueError, match="at least 2 dimensions"):
+    L.eigh(np.ones(3, np.float32))
+  with pytest.raises(ValueError, match="at least 2 dimensions"):
+    lax.linalg.svd(np.ones(3, np.float32))
+  with pytest.raises(NotImplementedError, match="float16"):
+    L.cholesky(np.eye(3, dtype=np.float16))
+  with pytest.raises(ValueError, match="Unsupported QR decomposition mode"):
+    L.qr(np.eye(3), mode="raw")
+  with pytest.raises(ValueError, match="Invalid order"):
+    L.norm(np.ones((2, 2)), ord="bad", axis=(0, 1))
+  with pytest.raises(ValueError, match="UPLO"):
+    L.eigh(np.eye(2), UPLO="X")
+  assert L.cholesky(np.eye(2, dtype=np.int32)).dtype == np.float32
+
+
+def test_public_names_match_reference():
+  names = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
+           "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
+           "matrix_transpose", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve",
+           "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot",
+           "vector_norm"]
+  assert sorted(n for n in dir(jnp.linalg) if not n.startswith("_")) == names
+  assert type(L.svd(np.eye(2))).__name__ == "SVDResult"
+  assert L.eigh(np.eye(2))._fields == ("eigenvalues", "eigenvectors")
+  assert L.slogdet(np.eye(2))._fields == ("sign", "logabsdet")
+  for name in ("cholesky", "eig", "eigh", "hessenberg", "householder_product", "lu",
+               "lu_pivots_to_permutation", "qr", "schur", "svd", "triangular_solve"):
+    assert callable(getattr(lax.linalg, name)) and hasattr(lax.linalg, name + "_p")

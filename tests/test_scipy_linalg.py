@@ -1,0 +1,158 @@
+"""xjax.scipy.linalg against SciPy: values, reconstructions, gradients, jit, errors."""
+import numpy as np
+import pytest
+import scipy.linalg as sl
+
+import xjax
+import xjax.numpy as jnp
+import xjax.scipy.linalg as L
+from xjax.test_util import check_grads
+
+RNG = np.random.default_rng(0)
+A = RNG.standard_normal((4, 4))
+SPD = A @ A.T + np.eye(4)
+B = RNG.standard_normal((4, 2))
+
+
+def close(x, y, tol=1e-3):
+  np.testing.assert_allclose(np.asarray(x), np.asarray(y), atol=tol, rtol=tol)
+
+
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("trans", [0, 1, 2, "T", "C"])
+def test_solve_triangular(lower, trans):
+  t = np.tril(A) if lower else np.triu(A)
+  t = t + 4 * np.eye(4)
+  close(L.solve_triangular(t, B, trans=trans, lower=lower),
+        sl.solve_triangular(t, B, trans=trans, lower=lower))
+  close(L.solve_triangular(t, B[:, 0], trans=trans, lower=lower, unit_diagonal=True),
+        sl.solve_triangular(t, B[:, 0], trans=trans, lower=lower, unit_diagonal=True))
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_cholesky_family(lower):
+  close(L.cholesky(SPD, lower=lower), sl.cholesky(SPD, lower=lower))
+  close(L.cho_solve(L.cho_factor(SPD, lower=lower), B), sl.cho_solve(sl.cho_factor(SPD), B))
+  close(L.cho_solve(L.cho_factor(SPD, lower=lower), B[:, 0]), np.linalg.solve(SPD, B[:, 0]))
+  close(L.solve(SPD, B, assume_a="pos", lower=lower), np.linalg.solve(SPD, B))
+
+
+def test_lu_family():
+  p, l, u = L.lu(A)
+  ep, el, eu = sl.lu(A)
+  close(p, ep)
+  close(l, el)
+  close(u, eu)
+  pl, u = L.lu(A[:, :3], permute_l=True)
+  close(np.asarray(pl) @ np.asarray(u), A[:, :3])
+  factors = L.lu_factor(A)
+  np.testing.assert_array_equal(factors[1], sl.lu_factor(A)[1])
+  for trans in (0, 1, 2):
+    close(L.lu_solve(factors, B, trans=trans), sl.lu_solve(sl.lu_factor(A), B, trans=trans))
+  close(L.lu_solve(factors, B[:, 0]), np.linalg.solve(A, B[:, 0]))
+
+
+@pytest.mark.parametrize("mode", ["full", "economic", "r"])
+def test_qr_modes(mode):
+  got = L.qr(A[:, :3], mode=mode)
+  want = sl.qr(A[:, :3], mode=mode)
+  assert len(got) == len(want)
+  for g, w in zip(got, want):
+    assert g.shape == w.shape
+  if mode != "r":
+    close(np.asarray(got[0]) @ np.asarray(got[1]), A[:, :3])
+
+
+def test_decompositions():
+  u, s, vh = L.svd(A)
+  close(s, sl.svd(A, compute_uv=False))
+  close((np.asarray(u) * np.asarray(s)) @ np.asarray(vh), A)
+  close(L.eigh(SPD, eigvals_only=True), sl.eigh(SPD, eigvals_only=True))
+  close(L.eigh(SPD, eigvals_only=True, subset_by_index=(1, 2)),
+        sl.eigh(SPD, eigvals_only=True, subset_by_index=(1, 2)))
+  w, v = L.eigh(SPD, subset_by_index=(2, 3))
+  assert w.shape == (2,) and v.shape == (4, 2)
+  t, z = L.schur(A)
+  close(np.asarray(z) @ np.asarray(t) @ np.asarray(z).T, A)
+  assert np.abs(np.tril(np.asarray(t), -2)).max() == 0
+  t, z = L.schur(A, output="complex")
+  assert t.dtype == np.complex64
+  close(np.asarray(z) @ np.asarray(t) @ np.conj(np.asarray(z)).T, A)
+  h, q = L.hessenberg(A, calc_q=True)
+  close(h, sl.hessenberg(A))
+  close(np.asarray(q) @ np.asarray(h) @ np.asarray(q).T, A)
+  for side in ("right", "left"):
+    u, p = L.polar(A, side=side)
+    eu, ep = sl.polar(A, side=side)
+    close(u, eu)
+    close(p, ep)
+
+
+def test_inv_det_solve():
+  close(L.inv(A), sl.inv(A))
+  close(L.det(A), sl.det(A))
+  close(L.solve(A, B), sl.solve(A, B))
+  close(L.solve(A, B[:, 0]), sl.solve(A, B[:, 0]))
+  close(L.solve(SPD, B, assume_a="sym"), sl.solve(SPD, B, assume_a="sym"))
+
+
+@pytest.mark.parametrize("scale", [0.01, 1.0, 10.0])
+def test_expm_and_frechet(scale):
+  a = scale * A
+  want = sl.expm(a)
+  close(L.expm(a), want, 1e-3 * max(1, np.abs(want).max()))
+  e = RNG.standard_normal((4, 4))
+  got_e, got_f = L.expm_frechet(a, e)
+  want_e, want_f = sl.expm_frechet(a, e)
+  close(got_e, want_e, 2e-3 * max(1, np.abs(want_e).max()))
+  close(got_f, want_f, 2e-3 * max(1, np.abs(want_f).max()))
+  close(L.expm_frechet(a, e, compute_expm=False), want_f, 2e-3 * max(1, np.abs(want_f).max()))
+
+
+def test_expm_batched_jit_and_gradient():
+  a = 0.5 * RNG.standard_normal((3, 3, 3)).astype(np.float32)
+  np.testing.assert_allclose(xjax.jit(L.expm)(a), np.stack([sl.expm(x) for x in a]),
+                             atol=1e-4, rtol=1e-4)
+  check_grads(L.expm, (a[0],), 1, atol=3e-2, rtol=3e-2)
+
+
+def test_sqrtm_and_funm():
+  close(L.sqrtm(SPD), sl.sqrtm(SPD))
+  r = np.asarray(L.sqrtm(A))  # complex eigenvalues: the principal root, complex output
+  assert r.dtype == np.complex64
+  close(r @ r, A)
+  close(L.funm(SPD, jnp.exp), sl.expm(SPD), 1e-3 * np.abs(sl.expm(SPD)).max())
+  close(L.funm(A, jnp.sin), sl.funm(A, np.sin))
+
+
+def test_special_matrices():
+  close(L.block_diag(np.ones((2, 2)), 3 * np.ones((1, 3)), np.array(5.0)),
+        sl.block_diag(np.ones((2, 2)), 3 * np.ones((1, 3)), 5))
+  np.testing.assert_array_equal(L.toeplitz(np.array([1, 2, 3]), np.array([1, 4, 5, 6])),
+                                sl.toeplitz([1, 2, 3], [1, 4, 5, 6]))
+  close(L.toeplitz(np.array([1, 2 + 1j, 3])), sl.toeplitz([1, 2 + 1j, 3]))
+  close(L.hilbert(4), sl.hilbert(4))
+
+
+def test_public_names():
+  for name in ("block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm",
+               "expm_frechet", "funm", "hessenberg", "hilbert", "inv", "lu", "lu_factor",
+               "lu_solve", "polar", "qr", "schur", "solve", "solve_triangular", "sqrtm", "svd",
+               "toeplitz"):
+    assert callable(getattr(L, name)), name
+  assert xjax.scipy.linalg is L
+
+
+def test_bad_input():
+  with pytest.raises(ValueError, match=r"\(3, 4\)"):
+    L.expm(np.ones((3, 4)))
+  with pytest.raises(ValueError, match="trans"):
+    L.solve_triangular(A, B, trans=3)
+  with pytest.raises(ValueError, match="output"):
+    L.schur(A, output="bad")
+  with pytest.raises(ValueError, match="assume_a"):
+    L.solve(A, B, assume_a="banded")
+  with pytest.raises(NotImplementedError):
+    L.eigh(A, b=A)
+  with pytest.raises(ValueError, match="side"):
+    L.polar(A, side="up")
