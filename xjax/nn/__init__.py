@@ -9,3 +9,4 @@ from xjax._src.nn.one_hot import one_hot  # noqa: F401
 from xjax._src.nn.softmax import log_softmax, logmeanexp, softmax, standardize  # noqa: F401
 from xjax._src.numpy.ufuncs import tanh  # noqa: F401
 from xjax._src.scipy.special.log_sum_exp import logsumexp  # noqa: F401
+from xjax.nn import initializers  # noqa: F401,E402
