@@ -277,6 +277,11 @@ def test_vmap_matches_loops_and_jit_matches_eager():
     np.testing.assert_allclose(xjax.vmap(f)(a, b), np.stack([f(x, y) for x, y in zip(a, b)]),
                                atol=1e-4, rtol=1e-4)
     np.testing.assert_allclose(xjax.jit(f)(a[0], b[0]), f(a[0], b[0]), atol=1e-5, rtol=1e-5)
+  for f in (lambda x, y: jnp.sum(L.solve(x, y)), lambda x, y: L.det(x) + jnp.sum(y),
+            lambda x, y: jnp.sum(L.inv(x) @ y), lambda x, y: L.slogdet(x).logabsdet):
+    g = xjax.grad(lambda x: jnp.sum(xjax.vmap(f)(x, b)))(a)  # grad of vmap = loop of grads
+    np.testing.assert_allclose(g, np.stack([xjax.grad(f)(x, y) for x, y in zip(a, b)]),
+                               atol=1e-4, rtol=1e-4)
   f = lambda y: L.solve(spd[0], y)  # only the right-hand side batched
   np.testing.assert_allclose(xjax.vmap(f)(b), np.linalg.solve(spd[0], b.T).T, atol=1e-5)
 

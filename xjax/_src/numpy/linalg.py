@@ -17,7 +17,6 @@ from xjax._src.custom_derivatives import custom_jvp
 from xjax._src.lax import lax
 from xjax._src.lax import linalg as lax_linalg
 from xjax._src.lax.linalg.lu import solve_factored
-from xjax._src.lax.linear_solve import custom_linear_solve
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.numpy import linalg_basic
 from xjax._src.numpy.util import check_arraylike, promote_dtypes_inexact
@@ -143,14 +142,11 @@ def svdvals(x, /):
 
 # -- solving -------------------------------------------------------------------------------
 
-def _lu_solve_stopped(a, b):
-  """Solves ``a x = b`` (matrix ``b``) with gradients through ``a`` by implicit
-  differentiation (one LU of ``a``, reused by the transposed solve)."""
-  factors, _, perm = lax_linalg.lu(lax.stop_gradient(a))
-  return custom_linear_solve(
-      partial(jnp.matmul, a), b,
-      solve=lambda _, x: solve_factored(factors, perm, x, 0),
-      transpose_solve=lambda _, x: solve_factored(factors, perm, x, 1))
+def _lu_solve(a, b):
+  """Solves ``a x = b`` (matrix ``b``) by LU; derivatives flow through the factorization
+  (correct under ``vmap`` too, where a custom linear-solve rule would be bypassed)."""
+  factors, _, perm = lax_linalg.lu(a)
+  return solve_factored(factors, perm, b, 0)
 
 
 def solve(a, b):
@@ -173,14 +169,14 @@ def _solve_broadcast(a, b):
   batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
   a = jnp.broadcast_to(a, batch + a.shape[-2:])
   b = jnp.broadcast_to(b, batch + b.shape[-2:])
-  return _lu_solve_stopped(a, b)
+  return _lu_solve(a, b)
 
 
 def inv(a):
   """Matrix inverses (inf/nan for singular matrices)."""
   a = _matrix("inv", a)
   eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
-  return _lu_solve_stopped(a, eye)
+  return _lu_solve(a, eye)
 
 
 def _slogdet_lu(a):
