@@ -55,13 +55,17 @@ def bessel_jn(z, *, v: int, n_iter: int = 50):
   n_iter = _concrete(int, n_iter, "Argument n_iter of bessel_jn")
   upper, lower = jnp.zeros_like(z), jnp.full_like(z, 1e-16)
   values, norm = [], jnp.zeros_like(z)
-  # downward: J_{k-1} = (2k / z) J_k - J_{k+1}, started at k = n_iter
+  big = 1e15
+  # downward: J_{k-1} = (2k / z) J_k - J_{k+1}, started at k = n_iter, rescaled before the
+  # values overflow (only orders <= v are kept)
   for k in range(n_iter, -1, -1):
-    values.append(lower)
+    if k <= v:
+      values.append(lower)
     if k % 2 == 0:
       norm = norm + (2 * lower if k else lower)
     if k:
       upper, lower = lower, (2 * k / z) * lower - upper
-  orders = values[::-1][:v + 1]
-  out = jnp.stack(orders) / norm
-  return out
+      scale = jnp.where(jnp.abs(lower) > big, 1 / big, 1.0)
+      upper, lower, norm = upper * scale, lower * scale, norm * scale
+      values = [w * scale for w in values]
+  return jnp.stack(values[::-1]) / norm

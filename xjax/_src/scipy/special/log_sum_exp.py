@@ -34,6 +34,11 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
   if where is not None:
     a = jnp.where(where, a, 0)
   if b is not None:
+    try:
+      np.broadcast_shapes(np.shape(a), np.shape(b))
+    except ValueError:
+      raise ValueError(f"logsumexp: incompatible shapes for broadcasting `a` and `b`: "
+                       f"shapes=[{np.shape(a)}, {np.shape(b)}]") from None
     a, b = inexact_arrays("logsumexp", a, b)
     a = jnp.where(b != 0, a, -np.inf)
   else:

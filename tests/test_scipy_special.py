@@ -1,0 +1,224 @@
+"""xjax.scipy.special: values against SciPy (float32 and float64), edge values and
+weak types as JAX, custom derivatives (finite differences), vmap and jit compositions."""
+import numpy as np
+import pytest
+import scipy.special as ss
+
+import xjax as jax
+import xjax.numpy as jnp
+import xjax.scipy.special as xs
+from xjax.test_util import check_grads
+
+
+@pytest.fixture
+def x64():
+  jax.config.update("jax_enable_x64", True)
+  try:
+    yield
+  finally:
+    jax.config.update("jax_enable_x64", False)
+
+
+X = np.array([-30, -5.5, -1.5, -0.1, 1e-3, 0.3, 1.0, 2.0, 3.9, 4.5, 10.0, 45.0], np.float32)
+POS = np.array([1e-3, 0.1, 0.5, 1.0, 1.5, 2.5, 4.0, 7.5, 20.0, 45.0], np.float32)
+PROB = np.array([1e-6, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.999], np.float32)
+
+UNARY = [  # (name, inputs, rtol in float32)
+    ("gammaln", POS, 1e-5), ("digamma", POS, 2e-5), ("erf", X, 1e-6), ("erfc", X[3:], 2e-5),
+    ("erfinv", 2 * PROB - 1, 2e-5), ("erfcx", X, 2e-6), ("ndtr", X, 1e-5),
+    ("ndtri", PROB, 2e-5), ("log_ndtr", X, 2e-5), ("i0", X[1:-1], 2e-6), ("i0e", X, 2e-6),
+    ("i1", X[1:-1], 2e-6), ("i1e", X, 2e-6), ("expit", X, 1e-6), ("logit", PROB, 1e-5),
+    ("entr", POS, 2e-6), ("expi", X[:-1], 2e-5), ("exp1", POS, 2e-6), ("spence", POS, 1e-5),
+    ("dawsn", X, 2e-6), ("gamma", np.array([-2.5, -0.5, 0.3, 1.0, 4.5, 10.0], np.float32), 2e-5),
+    ("gammasgn", np.array([-2.5, -1.5, -0.5, 0.3, 1.0], np.float32), 0),
+    ("loggamma", POS, 1e-5), ("factorial", np.array([0, 1, 3.5, 10], np.float32), 1e-5),
+]
+
+
+@pytest.mark.parametrize("name,x,rtol", UNARY, ids=[u[0] for u in UNARY])
+def test_unary_against_scipy(name, x, rtol):
+  np.testing.assert_allclose(getattr(xs, name)(x), getattr(ss, name)(x), rtol=rtol, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["erfcx", "dawsn", "ndtri", "log_ndtr", "expi", "exp1",
+                                  "spence", "gammaln", "i1e"])
+def test_unary_float64_precision(name, x64):
+  x = {"ndtri": PROB, "spence": POS, "exp1": POS, "gammaln": POS}.get(name, X).astype(np.float64)
+  np.testing.assert_allclose(getattr(xs, name)(x), getattr(ss, name)(x), rtol=1e-12)
+
+
+def test_pairs_and_tuples_against_scipy():
+  s, c = xs.sici(X)
+  s2, c2 = ss.sici(X)
+  np.testing.assert_allclose(s, s2, rtol=2e-6)
+  np.testing.assert_allclose(c, c2, rtol=2e-6, atol=1e-7)
+  s, c = xs.fresnel(X[:-1])
+  s2, c2 = ss.fresnel(X[:-1])
+  np.testing.assert_allclose(s, s2, atol=1e-6)
+  np.testing.assert_allclose(c, c2, atol=1e-6)
+  z = np.array([1 + 1j, -2 + 0.5j, 0.1 - 3j, 10 + 10j, 5, -1e-3j, 3j], np.complex64)
+  w = xs.wofz(z)
+  assert w.dtype == np.complex64
+  np.testing.assert_allclose(w, ss.wofz(z), rtol=1e-6)
+  assert xs.wofz(np.float32(1.0)).dtype == np.complex64
+
+
+A = np.array([0.5, 1.0, 2.0, 3.3, 10.0, 0.1], np.float32)
+B = np.array([0.2, 1.5, 2.0, 0.7, 3.0, 5.0], np.float32)
+BINARY = [
+    ("xlogy", A, B, 1e-6), ("xlog1py", A, B, 1e-6), ("rel_entr", A, B, 1e-6),
+    ("kl_div", A, B, 1e-6), ("beta", A, B, 2e-5), ("betaln", A, B, 2e-5),
+    ("gammainc", A, B, 2e-5), ("gammaincc", A, B, 2e-5), ("poch", A, B, 2e-5),
+    ("comb", B * 3, A, 2e-5), ("zeta", A + 1.5, B, 2e-5), ("boxcox", B, A - 1, 2e-5),
+    ("boxcox1p", B, A - 1, 2e-5), ("owens_t", A - 1, B * 2, 2e-5),
+    ("expn", np.array([0, 1, 2, 3, 5, 10], np.float32), B, 2e-5),
+]
+
+
+@pytest.mark.parametrize("name,a,b,rtol", BINARY, ids=[u[0] for u in BINARY])
+def test_binary_against_scipy(name, a, b, rtol):
+  np.testing.assert_allclose(getattr(xs, name)(a, b), getattr(ss, name)(a, b), rtol=rtol,
+                             atol=1e-7)
+
+
+def test_ternary_and_integer_order_functions():
+  a, b, x = A, B + 0.5, np.array([0.1, 0.3, 0.5, 0.7, 0.9, 0.99], np.float32)
+  np.testing.assert_allclose(xs.betainc(a, b, x), ss.betainc(a, b, x), rtol=2e-5)
+  xx = np.array([0.5, -3.0, 10.0, 2.0, -20.0, 70.0], np.float32)
+  np.testing.assert_allclose(xs.hyp1f1(a, b, xx), ss.hyp1f1(a, b, xx), rtol=5e-5)
+  c = a + b + 0.5
+  zz = np.array([0.5, -3.0, 0.95, 0.2, -0.9, 0.99], np.float32)
+  np.testing.assert_allclose(xs.hyp2f1(a, b, c, zz), ss.hyp2f1(a, b, c, zz), rtol=5e-5)
+  n = np.array([0, 1, 2, 3])
+  np.testing.assert_allclose(xs.polygamma(n, A[:4]), ss.polygamma(n, A[:4]), rtol=2e-5)
+  np.testing.assert_allclose(xs.multigammaln(A + 2, 3), ss.multigammaln(A + 2, 3), rtol=2e-5)
+  np.testing.assert_allclose(xs.bernoulli(12), ss.bernoulli(12), rtol=1e-6, atol=1e-7)
+  z = np.array([0.5, 1.0, 3.0, 10.0], np.float32)
+  out = xs.bessel_jn(z, v=3)
+  assert out.shape == (4, 4)
+  np.testing.assert_allclose(out, np.stack([ss.jv(k, z) for k in range(4)]), atol=1e-5)
+  n, m = np.array([0, 1, 2, 3, 5]), np.array([0, -1, 2, -2, 3])
+  th, ph = np.linspace(0.1, 3.0, 5), np.linspace(0.0, 6.0, 5)
+  np.testing.assert_allclose(xs.sph_harm_y(n, m, th, ph), ss.sph_harm_y(n, m, th, ph),
+                             atol=1e-6)
+
+
+def test_edge_values_as_jax():
+  # literals taken from the reference JAX 0.10.2
+  inf, nan = np.inf, np.nan
+  np.testing.assert_array_equal(xs.gammasgn(np.array([-0.0, 0.0, -1.0, -inf, inf, nan])),
+                                [-1, 1, nan, nan, 1, nan])
+  np.testing.assert_array_equal(xs.xlogy(np.array([0.0, 0.0, 1.0]), np.array([0.0, nan, 0.0])),
+                                [0, nan, -inf])
+  np.testing.assert_array_equal(xs.xlog1py(0.0, -1.0), 0.0)
+  np.testing.assert_array_equal(xs.entr(np.array([-1.0, 0.0, inf])), [-inf, 0, -inf])
+  np.testing.assert_array_equal(xs.rel_entr(np.array([0.0, 1.0, 1.0]), np.array([0.0, 0.0, -1])),
+                                [0, inf, inf])
+  np.testing.assert_array_equal(xs.ndtri(np.array([0.0, 1.0, -0.5, 2.0])), [-inf, inf, nan, nan])
+  np.testing.assert_array_equal(xs.log_ndtr(np.array([-inf, inf])), [-inf, 0])
+  np.testing.assert_array_equal(xs.loggamma(np.array([-1.5, 0.0])), [nan, nan])
+  np.testing.assert_allclose(xs.factorial(np.array([-1.0, 0.0])), [0, 1], rtol=1e-6)
+  np.testing.assert_array_equal(xs.comb(np.array([3.0, 3.0]), np.array([4.0, -1.0])), [0, 0])
+  np.testing.assert_array_equal(xs.hyp1f1(0.0, 1.0, 5.0), 1.0)
+  np.testing.assert_allclose(xs.hyp1f1(2.0, 2.0, 1.5), np.exp(1.5), rtol=1e-6)
+  assert float(xs.spence(0.0)) == pytest.approx(np.pi ** 2 / 6)
+  assert np.isnan(xs.spence(-1.0))
+
+
+def test_dtypes_and_weak_types():
+  assert xs.gammaln(2.0).dtype == np.float32 and xs.gammaln(2.0).aval.weak_type
+  assert xs.erf(3).dtype == np.float32
+  assert xs.xlogy(np.float16(1), 2.0).dtype == np.float16
+  assert not xs.expit(np.float32(1)).aval.weak_type
+  with pytest.raises(TypeError, match="not supported"):
+    xs.ndtr(np.arange(3))
+  with pytest.raises(TypeError, match="series_order"):
+    xs.log_ndtr(1.0, series_order=1.5)
+  with pytest.raises(ValueError, match="series_order"):
+    xs.log_ndtr(1.0, series_order=31)
+  with pytest.raises(NotImplementedError, match="exact=True"):
+    xs.factorial(3, exact=True)
+  with pytest.raises(NotImplementedError, match="Riemann"):
+    xs.zeta(2.0)
+  with pytest.raises(ValueError, match="integer type"):
+    xs.polygamma(1.5, 2.0)
+  with pytest.raises(ValueError, match="complex"):
+    xs.gammasgn(1j)
+  with pytest.raises(NotImplementedError, match="diff_n"):
+    xs.sph_harm_y(1, 0, 0.5, 0.5, diff_n=1)
+
+
+def test_logsumexp():
+  rng = np.random.RandomState(0)
+  a = rng.randn(3, 4).astype(np.float32)
+  b = np.array([1.0, -1.0, 2.0, 0.5], np.float32)
+  np.testing.assert_allclose(xs.logsumexp(a), ss.logsumexp(a), rtol=1e-6)
+  np.testing.assert_allclose(xs.logsumexp(a, axis=1, keepdims=True),
+                             ss.logsumexp(a, axis=1, keepdims=True), rtol=1e-6)
+  out, sign = xs.logsumexp(a, axis=1, b=b, return_sign=True)
+  out2, sign2 = ss.logsumexp(a, axis=1, b=b, return_sign=True)
+  np.testing.assert_allclose(out, out2, rtol=1e-5)
+  np.testing.assert_array_equal(sign, sign2)
+  # a negative sum without return_sign is NaN (as JAX); where masks elements
+  assert np.isnan(xs.logsumexp(np.array([0.0, 1.0]), b=np.array([1.0, -2.0])))
+  np.testing.assert_allclose(xs.logsumexp(a, axis=1, where=a > 0),
+                             [ss.logsumexp(r[r > 0]) for r in a], rtol=1e-6)
+  assert xs.logsumexp(np.array([-np.inf, -np.inf])) == -np.inf
+  big = np.array([1e30, 1e30], np.float32)
+  np.testing.assert_allclose(xs.logsumexp(big), 1e30, rtol=1e-6)
+  with pytest.raises(ValueError, match="`a` and `b`"):
+    xs.logsumexp(a, b=np.ones(3))
+  # the max is held constant under differentiation: gradient is softmax
+  g = jax.grad(xs.logsumexp)(jnp.asarray(a[0]))
+  np.testing.assert_allclose(g, ss.softmax(a[0]), rtol=1e-6)
+  np.testing.assert_allclose(xs.softmax(a), ss.softmax(a), rtol=1e-6)
+  np.testing.assert_allclose(xs.log_softmax(a, axis=1), ss.log_softmax(a, axis=1), rtol=1e-5)
+
+
+def test_custom_derivatives_at_special_points():
+  # xlogy/xlog1py/entr: finite derivatives where x == 0
+  np.testing.assert_allclose(jax.grad(xs.xlogy, (0, 1))(0.0, 2.0), (np.log(2.0), 0.0))
+  np.testing.assert_allclose(jax.grad(xs.xlog1py, (0, 1))(0.0, 1.0), (np.log(2.0), 0.0))
+  np.testing.assert_allclose(jax.grad(xs.entr)(1.0), -1.0)
+  np.testing.assert_allclose(jax.grad(xs.logit)(0.25), 1 / (0.25 * 0.75), rtol=1e-6)
+  np.testing.assert_allclose(jax.grad(xs.erfcx)(2.0),
+                             2 * 2 * ss.erfcx(2.0) - 2 / np.sqrt(np.pi), rtol=1e-5)
+  np.testing.assert_allclose(jax.grad(xs.ndtri)(0.975), np.sqrt(2 * np.pi) *
+                             np.exp(0.5 * ss.ndtri(0.975) ** 2), rtol=1e-5)
+  np.testing.assert_allclose(jax.grad(xs.log_ndtr)(-30.0), 30 + 1 / 30 - 2 / 30 ** 3, rtol=1e-5)
+  dz = jax.grad(xs.zeta, (0, 1))(3.0, 2.0)
+  eps = 1e-6
+  np.testing.assert_allclose(dz, ((ss.zeta(3 + eps, 2) - ss.zeta(3 - eps, 2)) / (2 * eps),
+                                  -3 * ss.zeta(4.0, 2.0)), rtol=1e-4)
+
+
+GRADS = [
+    ("gammaln", (2.5,)), ("erfcx", (1.5,)), ("dawsn", (0.7,)), ("expi", (1.3,)),
+    ("exp1", (0.8,)), ("spence", (1.7,)), ("i0", (1.2,)), ("i1e", (0.9,)),
+    ("xlogy", (1.5, 2.5)), ("betaln", (1.5, 2.5)), ("poch", (1.5, 0.7)),
+    ("owens_t", (0.7, 0.4)), ("hyp1f1", (0.5, 1.5, 0.8)), ("log_ndtr", (-3.0,)),
+    ("gammainc", (1.5, 2.0)), ("kl_div", (0.5, 0.8)),
+]
+
+
+@pytest.mark.parametrize("name,args", GRADS, ids=[g[0] for g in GRADS])
+def test_check_grads(name, args, x64):
+  check_grads(getattr(xs, name), tuple(np.float64(a) for a in args), order=1, rtol=1e-5)
+
+
+def test_sici_fresnel_grads(x64):
+  check_grads(lambda x: xs.sici(x)[0] + 2 * xs.sici(x)[1], (np.float64(1.3),), order=1)
+  check_grads(lambda x: xs.fresnel(x)[0] - xs.fresnel(x)[1], (np.float64(1.7),), order=1)
+
+
+def test_vmap_and_jit_compositions():
+  a, b = jnp.asarray(A), jnp.asarray(B)
+  for f in (xs.gammainc, xs.owens_t, xs.xlogy, xs.poch):
+    loop = np.stack([f(x, y) for x, y in zip(A, B)])
+    np.testing.assert_allclose(jax.vmap(f)(a, b), loop, rtol=1e-5)
+    np.testing.assert_allclose(jax.jit(f)(a, b), f(a, b), rtol=1e-6)
+  rows = np.random.RandomState(1).randn(5, 7).astype(np.float32)
+  np.testing.assert_allclose(jax.vmap(xs.logsumexp)(rows), ss.logsumexp(rows, axis=1), rtol=1e-6)
+  np.testing.assert_allclose(jax.jit(xs.erfcx)(X), ss.erfcx(X), rtol=2e-6)
+  np.testing.assert_allclose(jax.jit(lambda z: xs.bessel_jn(z, v=2))(A[:3]),
+                             xs.bessel_jn(A[:3], v=2), rtol=1e-6)
