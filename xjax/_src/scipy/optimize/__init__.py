@@ -1,0 +1,1 @@
+"""``jax.scipy.optimize`` implementations: quasi-Newton minimizers and their line search."""
