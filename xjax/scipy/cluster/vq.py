@@ -1,0 +1,2 @@
+"""Vector quantization (``jax.scipy.cluster.vq``)."""
+from xjax._src.scipy.cluster import vq  # noqa: F401

@@ -1,0 +1,2 @@
+"""N-d image sampling (``jax.scipy.ndimage``)."""
+from xjax._src.scipy.ndimage import map_coordinates  # noqa: F401
