@@ -56,3 +56,114 @@ def test_one_hot_and_integer_inputs():
   with pytest.raises(TypeError):
     jax.nn.sigmoid(2)  # as JAX: logistic rejects integers
   assert jax.nn.hard_tanh(2).dtype == np.int32
+
+
+def test_new_activations_and_kinks():
+  x = jnp.asarray(X)
+  np.testing.assert_allclose(jax.nn.sparse_sigmoid(X), np.clip((X + 1) / 2, 0, 1))
+  np.testing.assert_allclose(jax.nn.log1mexp(np.array([1e-3, 0.5, 5.0], np.float32)),
+                             np.log(-np.expm1(-np.array([1e-3, 0.5, 5.0]))), rtol=1e-5)
+  np.testing.assert_array_equal(jax.nn.identity(X), X)
+  np.testing.assert_allclose(jax.nn.gelu(X, approximate=False),
+                             X * scipy.special.ndtr(X), rtol=1e-5, atol=1e-7)
+  np.testing.assert_allclose(jax.nn.selu(X), 1.0507009873554805 * np.where(
+      X > 0, X, 1.6732632423543772 * np.expm1(X)), rtol=1e-5)
+  np.testing.assert_allclose(jax.nn.celu(X, 2.0), np.maximum(X, 0) + 2 * np.expm1(
+      np.minimum(X, 0) / 2), rtol=1e-5)
+  # derivative conventions at the kinks: relu'(0) = 0, relu6'(0) = relu6'(6) = 0
+  g = jax.vmap(jax.grad(jax.nn.relu6))(jnp.asarray([0.0, 3.0, 6.0]))
+  np.testing.assert_array_equal(g, [0, 1, 0])
+  assert jax.grad(jax.nn.relu)(0.0) == 0
+  np.testing.assert_allclose(jax.grad(jax.nn.log1mexp)(1.0), 1 / np.expm1(1.0), rtol=1e-6)
+  # dtypes follow JAX: relu keeps integers, hard_tanh too; soft_sign divides to float
+  assert jax.nn.relu(jnp.arange(3)).dtype == jnp.int32
+  assert jax.nn.soft_sign(jnp.arange(3)).dtype == jnp.float32
+  assert jax.nn.sparse_plus(2.0).aval.weak_type
+  with pytest.raises(TypeError):
+    jax.nn.sigmoid(jnp.arange(3))
+  assert jax.vmap(jax.nn.silu)(x).shape == X.shape
+
+
+def test_softmax_where_logmeanexp_standardize():
+  rng = np.random.RandomState(0)
+  m = rng.randn(3, 4).astype(np.float32)
+  where = m > -0.5
+  out = jax.nn.softmax(m, where=where)
+  e = np.where(where, np.exp(m), 0)
+  np.testing.assert_allclose(out, e / e.sum(-1, keepdims=True), rtol=1e-6)
+  ls = jax.nn.log_softmax(m, axis=0, where=where)
+  assert np.all(np.isneginf(np.asarray(ls)[~where]))
+  np.testing.assert_allclose(jax.nn.logmeanexp(m, axis=1),
+                             scipy.special.logsumexp(m, axis=1) - np.log(4), rtol=1e-6)
+  for algorithm in ("fast", "stable"):
+    s = jax.nn.standardize(m, algorithm=algorithm)
+    np.testing.assert_allclose(s, (m - m.mean(-1, keepdims=True)) /
+                               np.sqrt(m.var(-1, keepdims=True) + 1e-5), rtol=1e-4, atol=1e-5)
+  with pytest.raises(ValueError, match="Unknown algorithm"):
+    jax.nn.standardize(m, algorithm="exact")
+  with pytest.raises(AssertionError):
+    jax.nn.glu(m[:, :3])
+
+
+def test_one_hot_options():
+  idx = np.array([[0, 3, 5], [-1, 1, 2]])
+  out = jax.nn.one_hot(idx, 4, axis=0, dtype=jnp.int8)
+  assert out.shape == (4, 2, 3) and out.dtype == jnp.int8
+  np.testing.assert_array_equal(np.moveaxis(np.asarray(out), 0, -1), np.eye(4)[idx.clip(0, 3)] *
+                                ((idx >= 0) & (idx < 4))[..., None])
+  assert jax.nn.one_hot(idx, 4, axis=-2).shape == (2, 4, 3)
+  assert jax.jit(lambda i: jax.nn.one_hot(i, 4))(idx).shape == (2, 3, 4)
+
+
+def _attention_reference(q, k, v, bias=None, mask=None, scale=None, causal=False):
+  b, t, n, h = q.shape
+  kv_heads = k.shape[2]
+  k = np.repeat(k, n // kv_heads, axis=2)
+  v = np.repeat(v, n // kv_heads, axis=2)
+  logits = np.einsum("btnh,bsnh->bnts", q, k) * (1 / np.sqrt(h) if scale is None else scale)
+  if bias is not None:
+    logits = logits + bias
+  keep = np.ones(logits.shape, bool)
+  if mask is not None:
+    keep &= mask
+  if causal:
+    keep &= np.tril(np.ones(logits.shape[-2:], bool))
+  logits = np.where(keep, logits, -1e30)
+  p = np.exp(logits - logits.max(-1, keepdims=True))
+  p /= p.sum(-1, keepdims=True)
+  return np.einsum("bnts,bsnh->btnh", p, v)
+
+
+def test_dot_product_attention():
+  rng = np.random.RandomState(1)
+  q = rng.randn(2, 5, 4, 8).astype(np.float32)
+  k, v = rng.randn(2, 6, 2, 8).astype(np.float32), rng.randn(2, 6, 2, 8).astype(np.float32)
+  bias = rng.randn(1, 4, 5, 6).astype(np.float32)
+  mask = rng.rand(2, 1, 5, 6) > 0.3
+  mask[..., 0] = True
+  dpa = jax.nn.dot_product_attention
+  np.testing.assert_allclose(dpa(q, k, v), _attention_reference(q, k, v), rtol=1e-4, atol=1e-5)
+  np.testing.assert_allclose(dpa(q, k, v, bias, mask, scale=0.3, implementation="xla"),
+                             _attention_reference(q, k, v, bias, mask, 0.3), rtol=1e-4,
+                             atol=1e-5)
+  np.testing.assert_allclose(dpa(q, k[:, :5], v[:, :5], is_causal=True),
+                             _attention_reference(q, k[:, :5], v[:, :5], causal=True),
+                             rtol=1e-4, atol=1e-5)
+  lengths = np.array([3, 5], np.int32)
+  out = dpa(q, k, v, query_seq_lengths=lengths, key_value_seq_lengths=np.array([4, 2], np.int32))
+  assert np.all(np.asarray(out)[0, 3:] == 0)
+  kv_mask = np.arange(6)[None, None, None, :] < np.array([4, 2])[:, None, None, None]
+  np.testing.assert_allclose(np.asarray(out)[1], _attention_reference(q, k, v, mask=kv_mask)[1],
+                             rtol=1e-4, atol=1e-5)
+  np.testing.assert_allclose(dpa(q[0], k[0], v[0]), _attention_reference(q, k, v)[0], rtol=1e-4,
+                             atol=1e-5)
+  out, lse = dpa(q, k, v, return_residual=True)
+  assert lse.shape == (2, 5, 4)
+  g = jax.grad(lambda qq: dpa(qq, k, v, is_causal=False).sum())(q)
+  assert g.shape == q.shape and np.isfinite(np.asarray(g)).all()
+  with pytest.raises(NotImplementedError, match="cudnn"):
+    dpa(q, k, v, implementation="cudnn")
+  with pytest.raises(ValueError, match="multiple of key/value heads"):
+    dpa(q[:, :, :3], k, v)
+  with pytest.raises(ValueError, match="mask dtype"):
+    dpa(q, k, v, mask=mask.astype(np.float32))

@@ -1,0 +1,117 @@
+"""xjax.scipy.stats: every distribution's functions against scipy.stats, JAX's edge
+conventions, mode/rankdata/sem, and jit/vmap/grad compositions."""
+import numpy as np
+import pytest
+import scipy.stats as ss
+
+import xjax as jax
+import xjax.scipy.stats as xs
+
+X = np.array([-2.0, -0.5, 0.0, 0.3, 0.7, 1.0, 1.5, 3.0, 10.0], np.float32)
+Q = np.array([0.01, 0.3, 0.5, 0.9, 0.999], np.float32)
+CONTINUOUS = [  # (name, shape parameters, x)
+    ("norm", (0.5, 2.0), X), ("cauchy", (0.5, 2.0), X), ("logistic", (0.5, 2.0), X),
+    ("laplace", (0.5, 2.0), X), ("uniform", (0.5, 2.0), X), ("expon", (0.5, 2.0), X),
+    ("gumbel_l", (0.5, 2.0), X), ("gumbel_r", (0.5, 2.0), X), ("beta", (2.0, 3.0), X / 10),
+    ("gamma", (2.5,), X), ("chi2", (3.0,), X), ("t", (4.0,), X), ("pareto", (2.0,), X),
+    ("gennorm", (1.5,), X), ("truncnorm", (-1.0, 2.0), X),
+]
+
+
+@pytest.mark.parametrize("name,params,x", CONTINUOUS, ids=[c[0] for c in CONTINUOUS])
+def test_continuous_against_scipy(name, params, x):
+  mod, ref = getattr(xs, name), getattr(ss, name)
+  for fn in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"):
+    if hasattr(mod, fn):
+      arg = Q if fn in ("ppf", "isf") else x
+      np.testing.assert_allclose(getattr(mod, fn)(arg, *params), getattr(ref, fn)(arg, *params),
+                                 rtol=5e-5, atol=1e-6, err_msg=f"{name}.{fn}")
+
+
+def test_discrete_against_scipy():
+  k = np.array([0, 1, 2, 3, 5, 10, -1], np.float32)
+  cases = [("poisson", "logpmf", (3.0,)), ("poisson", "cdf", (3.0,)),
+           ("binom", "logpmf", (10, 0.3)), ("betabinom", "logpmf", (10, 2.0, 3.0)),
+           ("nbinom", "logpmf", (5, 0.3)), ("geom", "logpmf", (0.3,)),
+           ("bernoulli", "logpmf", (0.3,)), ("bernoulli", "cdf", (0.3,)),
+           ("bernoulli", "ppf", (0.3,))]
+  for name, fn, params in cases:
+    arg = np.array([0.1, 0.7, 0.8], np.float32) if fn == "ppf" else k
+    np.testing.assert_allclose(getattr(getattr(xs, name), fn)(arg, *params),
+                               getattr(getattr(ss, name), fn)(arg, *params), rtol=2e-5,
+                               atol=1e-6, err_msg=f"{name}.{fn}")
+  mu = np.array([0.5, 5.0, 50.0, 500.0], np.float32)
+  np.testing.assert_allclose(xs.poisson.entropy(mu), ss.poisson.entropy(mu), rtol=1e-5)
+
+
+def test_circular_and_multivariate():
+  th = np.array([0.1, 1.0, 3.0, 6.0], np.float32)
+  np.testing.assert_allclose(xs.vonmises.logpdf(th, 2.0), ss.vonmises.logpdf(th, 2.0), rtol=1e-5)
+  np.testing.assert_allclose(xs.wrapcauchy.logpdf(th, 0.3), ss.wrapcauchy.logpdf(th, 0.3),
+                             rtol=1e-5)
+  alpha = np.array([1.0, 2.0, 3.0], np.float32)
+  x = np.array([[0.2, 0.3], [0.5, 0.1], [0.3, 0.6]], np.float32)
+  np.testing.assert_allclose(xs.dirichlet.logpdf(x, alpha), ss.dirichlet.logpdf(x, alpha),
+                             rtol=1e-5)
+  p = np.array([0.2, 0.3, 0.5], np.float32)
+  np.testing.assert_allclose(xs.multinomial.logpmf(np.array([1, 1, 3]), 5, p),
+                             ss.multinomial.logpmf([1, 1, 3], 5, p), rtol=1e-5)
+  cov = np.array([[2.0, 0.5], [0.5, 1.0]], np.float32)
+  mean = np.array([0.1, -0.2], np.float32)
+  pts = np.random.RandomState(0).randn(5, 2).astype(np.float32)
+  np.testing.assert_allclose(xs.multivariate_normal.logpdf(pts, mean, cov),
+                             ss.multivariate_normal.logpdf(pts, mean, cov), rtol=1e-5)
+  np.testing.assert_allclose(xs.multivariate_normal.pdf(pts, mean, cov),
+                             ss.multivariate_normal.pdf(pts, mean, cov), rtol=1e-5)
+
+
+def test_bad_input_and_edges():
+  # a covariance that is not positive definite gives NaN, not an exception (as JAX)
+  bad = np.array([[1.0, 2.0], [2.0, 1.0]], np.float32)
+  assert np.isnan(xs.multivariate_normal.logpdf(np.zeros((3, 2)), np.zeros(2), bad)).all()
+  with pytest.raises(ValueError, match="incompatible shapes"):
+    xs.multivariate_normal.logpdf(np.zeros(3), np.zeros(3), np.eye(2))
+  with pytest.raises(NotImplementedError, match="allow_singular"):
+    xs.multivariate_normal.logpdf(np.zeros(2), np.zeros(2), np.eye(2), allow_singular=True)
+  with pytest.raises(ValueError, match="one-dimensional"):
+    xs.dirichlet.logpdf(np.ones((2, 2)), np.ones((2, 2)))
+  with pytest.raises(ValueError, match="integer type"):
+    xs.multinomial.logpmf(np.array([1.0, 2.0]), 3, np.array([0.5, 0.5]))
+  with pytest.raises(ValueError, match="unknown method"):
+    xs.rankdata(np.arange(3), method="median")
+  with pytest.raises(ValueError, match="nan_policy"):
+    xs.mode(np.arange(3), nan_policy="skip")
+  # JAX's conventions outside the support and for invalid parameters
+  assert xs.beta.logpdf(1.5, 2.0, 3.0) == -np.inf
+  assert np.isnan(xs.beta.logpdf(0.5, -1.0, 3.0))
+  assert xs.poisson.logpmf(1.5, 2.0) == -np.inf
+  assert np.isnan(xs.gumbel_r.logpdf(0.0, 0.0, -1.0))
+  assert np.isnan(xs.expon.ppf(1.5))
+  assert xs.norm.logpdf(1.0).aval.weak_type
+
+
+def test_summaries():
+  d = np.array([[1, 2, 2, 3], [3, 3, 1, 1], [5, 4, 4, 4]], np.float32)
+  m = xs.mode(d, axis=1)
+  ref = ss.mode(d, axis=1)
+  np.testing.assert_array_equal(m.mode, ref.mode)
+  np.testing.assert_array_equal(m.count, ref.count)
+  np.testing.assert_array_equal(xs.mode(d, axis=None).mode, ss.mode(d, axis=None).mode)
+  for method in ("average", "min", "max", "dense", "ordinal"):
+    np.testing.assert_array_equal(xs.rankdata(d[0], method), ss.rankdata(d[0], method))
+  np.testing.assert_array_equal(xs.rankdata(d, axis=1), ss.rankdata(d, axis=1))
+  assert np.isnan(xs.rankdata(np.array([1.0, np.nan]))).all()
+  np.testing.assert_allclose(xs.sem(d, axis=1), ss.sem(d, axis=1), rtol=1e-6)
+  np.testing.assert_allclose(xs.sem(d, axis=None, ddof=0), ss.sem(d, axis=None, ddof=0),
+                             rtol=1e-6)
+
+
+def test_transformations():
+  x = jax.numpy.asarray(X)
+  loop = np.stack([xs.t.logpdf(v, 3.0) for v in X])
+  np.testing.assert_allclose(jax.vmap(lambda v: xs.t.logpdf(v, 3.0))(x), loop, rtol=1e-6)
+  np.testing.assert_allclose(jax.jit(xs.norm.logcdf)(x), xs.norm.logcdf(x), rtol=1e-6)
+  g = jax.vmap(jax.grad(xs.norm.logpdf))(x)
+  np.testing.assert_allclose(g, -X, rtol=1e-6)
+  g = jax.grad(xs.gamma.logpdf, 1)(2.0, 3.0)
+  np.testing.assert_allclose(g, np.log(2.0) - 0.9227843, rtol=1e-5)  # log x - digamma(a)
