@@ -333,14 +333,15 @@ def binomial(key, n, p, shape=None, dtype=None):
   if not dtypes.is_float(dtype):
     raise ValueError(f"dtype argument to `binomial` must be a float dtype, got {dtype}")
   shape = broadcast_shapes_or_shape("binomial", shape, n, p)
-  return _binomial(key, n, p, shape, dtype)
+  # the arithmetic is in p's (inexact) dtype; arrays of `shape` share one compiled body
+  prob, = promote_dtypes_inexact(jnp.asarray(p))
+  count, prob = (jnp.broadcast_to(lax.convert_element_type(v, prob.dtype), shape)
+                 for v in (n, prob))
+  return _binomial(key, count, prob, shape, dtype)
 
 
 @partial(jit, static_argnums=(3, 4))
-def _binomial(key, n, p, shape, dtype):
-  prob, = promote_dtypes_inexact(p)
-  count = jnp.broadcast_to(lax.convert_element_type(n, prob.dtype), shape)
-  prob = jnp.broadcast_to(prob, shape)
+def _binomial(key, count, prob, shape, dtype):
   p_lt_half = prob < 0.5
   q = lax.select(p_lt_half, prob, 1.0 - prob)  # sample the rarer outcome, flip at the end
   count_nan_or_neg = (count != count) | (count < 0.0)
@@ -453,13 +454,13 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     raise ValueError(f"multinomial: n of shape {np.shape(n)} does not broadcast to the batch "
                      f"shape {shape[:-1]} (the shape of p without its last axis, "
                      f"{shape[-1]} outcomes)")
-  return _multinomial(key, n, p, shape, dtype, unroll)
+  n = jnp.broadcast_to(lax.convert_element_type(n, p.dtype), shape[:-1])
+  return _multinomial(key, n, jnp.broadcast_to(p, shape), unroll).astype(dtype)
 
 
-@partial(jit, static_argnums=(3, 4, 5))
-def _multinomial(key, n, p, shape, dtype, unroll):
-  n = jnp.broadcast_to(n, shape[:-1])
-  p = jnp.moveaxis(jnp.broadcast_to(p, shape), -1, 0)
+@partial(jit, static_argnums=(3,))
+def _multinomial(key, n, p, unroll):
+  p = jnp.moveaxis(p, -1, 0)
   remaining = lax.cumsum(p, 0, reverse=True)
   ratios = p / jnp.where(remaining == 0, 1, remaining)  # P(outcome j | not any before j)
 
@@ -469,7 +470,7 @@ def _multinomial(key, n, p, shape, dtype, unroll):
     return remainder - count, count
 
   _, counts = lax.scan(draw, n, (ratios, keys.split(key, ratios.shape[0])), unroll=unroll)
-  return jnp.moveaxis(counts, 0, -1).astype(dtype)
+  return jnp.moveaxis(counts, 0, -1)
 
 
 # ---------------------------------------------------------------------------------------
