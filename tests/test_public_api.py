@@ -1,0 +1,69 @@
+"""Coverage of the reference JAX's public API (tests/data/jax_public_api.json, taken with
+tools/snapshot_public_api.py).  Prints the per-module table; fails when a name xjax had
+(tests/data/xjax_public_api_present.json) disappears.
+
+After adding names, record them:  .venv/bin/python tests/test_public_api.py --record
+"""
+import importlib
+import json
+import pathlib
+import sys
+
+DATA = pathlib.Path(__file__).resolve().parent / "data"
+SNAPSHOT = json.loads((DATA / "jax_public_api.json").read_text())["modules"]
+PRESENT_FILE = DATA / "xjax_public_api_present.json"
+
+
+def xjax_module_name(module: str) -> str:
+  return "x" + module
+
+
+def present_names(module: str) -> list[str]:
+  try:
+    mod = importlib.import_module(xjax_module_name(module))
+  except ImportError:
+    return []
+  return [n for n in SNAPSHOT[module] if hasattr(mod, n)]
+
+
+def coverage() -> dict[str, list[str]]:
+  return {m: present_names(m) for m in SNAPSHOT}
+
+
+def table(cov: dict[str, list[str]]) -> str:
+  rows = [f"{'module':40s} {'have':>5s} {'of':>5s}"]
+  for m, names in cov.items():
+    rows.append(f"{m:40s} {len(names):5d} {len(SNAPSHOT[m]):5d}")
+  have = sum(map(len, cov.values()))
+  total = sum(map(len, SNAPSHOT.values()))
+  rows.append(f"{'total':40s} {have:5d} {total:5d}")
+  return "\n".join(rows)
+
+
+def missing_markdown(cov: dict[str, list[str]]) -> str:
+  """The missing names per module, for docs/differences.md."""
+  lines = []
+  for m, names in cov.items():
+    gone = [n for n in SNAPSHOT[m] if n not in names]
+    if gone:
+      lines.append(f"- `{m}` ({len(gone)}): " + ", ".join(f"`{n}`" for n in gone))
+  return "\n".join(lines)
+
+
+def test_coverage_table_and_no_regressions():
+  cov = coverage()
+  print("\n" + table(cov))
+  recorded = json.loads(PRESENT_FILE.read_text())
+  lost = {m: sorted(set(names) - set(cov.get(m, ()))) for m, names in recorded.items()}
+  lost = {m: names for m, names in lost.items() if names}
+  assert not lost, f"public names that xjax had are gone: {lost}"
+
+
+if __name__ == "__main__":
+  cov = coverage()
+  print(table(cov))
+  if "--record" in sys.argv:
+    PRESENT_FILE.write_text(json.dumps(cov, indent=1) + "\n")
+    print(f"recorded {PRESENT_FILE}")
+  if "--missing" in sys.argv:
+    print(missing_markdown(cov))
