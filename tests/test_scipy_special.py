@@ -185,7 +185,7 @@ def test_custom_derivatives_at_special_points():
                              2 * 2 * ss.erfcx(2.0) - 2 / np.sqrt(np.pi), rtol=1e-5)
   np.testing.assert_allclose(jax.grad(xs.ndtri)(0.975), np.sqrt(2 * np.pi) *
                              np.exp(0.5 * ss.ndtri(0.975) ** 2), rtol=1e-5)
-  np.testing.assert_allclose(jax.grad(xs.log_ndtr)(-30.0), 30 + 1 / 30 - 2 / 30 ** 3, rtol=1e-5)
+  np.testing.assert_allclose(jax.grad(xs.log_ndtr)(-30.0), 30 + 1 / 30 - 2 / 30 ** 3, rtol=1e-4)
   dz = jax.grad(xs.zeta, (0, 1))(3.0, 2.0)
   eps = 1e-6
   np.testing.assert_allclose(dz, ((ss.zeta(3 + eps, 2) - ss.zeta(3 - eps, 2)) / (2 * eps),
