@@ -193,7 +193,7 @@ def test_custom_derivatives_at_special_points():
 
 
 GRADS = [
-    ("gammaln", (2.5,)), ("erfcx", (1.5,)), ("dawsn", (0.7,)), ("expi", (1.3,)),
+    ("gammaln", (2.5,)), ("erfcx", (1.5,)), ("dawsn", (0.7,)), ("expi", (-1.3,)),
     ("exp1", (0.8,)), ("spence", (1.7,)), ("i0", (1.2,)), ("i1e", (0.9,)),
     ("xlogy", (1.5, 2.5)), ("betaln", (1.5, 2.5)), ("poch", (1.5, 0.7)),
     ("owens_t", (0.7, 0.4)), ("hyp1f1", (0.5, 1.5, 0.8)), ("log_ndtr", (-3.0,)),
@@ -206,6 +206,7 @@ def test_check_grads(name, args, x64):
   check_grads(getattr(xs, name), tuple(np.float64(a) for a in args), order=1, rtol=1e-5)
 
 
+@pytest.mark.slow
 def test_sici_fresnel_grads(x64):
   check_grads(lambda x: xs.sici(x)[0] + 2 * xs.sici(x)[1], (np.float64(1.3),), order=1)
   check_grads(lambda x: xs.fresnel(x)[0] - xs.fresnel(x)[1], (np.float64(1.7),), order=1)
