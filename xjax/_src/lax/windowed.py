@@ -369,7 +369,7 @@ def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_ty
 def _conv_transpose_padding(k: int, s: int, padding: str):
   if padding == "SAME":
     total = k + s - 2
-    lo = -(-total // 2) if s > k - 1 else k - 1
+    lo = k - 1 if s > k - 1 else -(-total // 2)
   elif padding == "VALID":
     total = k + s - 2 + builtins.max(k - s, 0)
     lo = k - 1

@@ -1,0 +1,1 @@
+"""Small example libraries of JAX (`stax` layers, `optimizers`), with the same names."""
