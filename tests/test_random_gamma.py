@@ -73,31 +73,17 @@ CASES = {
     'ball_int_dtype': "R.ball(R.key(0), 3, dtype='int32')",
 }
 SLOW_CASES = {
-    'x64_dirichlet': 'R.dirichlet(R.key(3), np.array([0.2, 1., 5.]))',
-    'generalized_normal_f16': "R.generalized_normal(R.key(27), 2., (3,), 'float16')",
-    'beta_bf16': "R.beta(R.key(13), 2., 3., (3,), 'bfloat16')",
-    'gamma_scalar': 'R.gamma(R.key(0), 2.5)',
-    'gamma_bcast': 'R.gamma(R.key(3), np.array([0.5, 2., 5.]), (2, 3))',
     'gamma_legacy': 'R.gamma(R.PRNGKey(7), 1.2, (4,))',
-    'gamma_tiny_a': 'R.gamma(R.key(8), np.array([1e-3, 1e-2, 0.05]))',
     'gamma_empty': 'R.gamma(R.key(2), np.zeros((0, 3)))',
     'loggamma_edge': 'R.loggamma(R.key(2), np.array([0., -1., np.nan, np.inf, 1e-30]))',
-    'loggamma_f16': "R.loggamma(R.key(10), np.array([0.01, 0.5, 3.]), dtype='float16')",
     'loggamma_bf16': "R.loggamma(R.key(10), np.array([0.01, 0.5, 3.]), dtype='bfloat16')",
     'beta_arr': 'R.beta(R.key(12), np.array([0.1, 1., 5.]), np.array([[2.], [0.3]]))',
     'beta_f16': "R.beta(R.key(13), 2., 3., (3,), 'float16')",
     'dirichlet_batch': 'R.dirichlet(R.key(15), np.array([[0.1, 0.2], [3., 1.]]))',
-    'dirichlet_f16': "R.dirichlet(R.key(17), np.array([1., 2., 3.]), dtype='float16')",
     'chisquare_f16': "R.chisquare(R.key(19), 2.5, (3,), dtype='float16')",
     't_bf16': "R.t(R.key(21), 3., (3,), 'bfloat16')",
-    'f_arr': 'R.f(R.key(23), np.array([1., 5.]), np.array([2., 10.]))',
-    'ball_bf16': "R.ball(R.key(30), 2, 2, (2,), 'bfloat16')",
-    'x64_loggamma': 'R.loggamma(R.key(1), np.array([1e-3, 0.5, 3.]))',
     'x64_beta': 'R.beta(R.key(2), 0.5, 0.5, (3,))',
-    'x64_chisquare': 'R.chisquare(R.key(4), 2.5, (3,))',
     'x64_t': 'R.t(R.key(5), 3., (3,))',
-    'x64_f': 'R.f(R.key(6), 2., 9., (3,))',
-    'x64_generalized_normal': 'R.generalized_normal(R.key(7), 1.5, (3,))',
     'x64_ball': 'R.ball(R.key(8), 3, 2.5)',
 }
 # name -> (function of the parameter, parameter values as float32); the reference values
@@ -113,7 +99,6 @@ GRADS = {
                   [0.5, 1.0, 2.0]),
 }
 SLOW_GRADS = {
-    'beta_b': ('lambda b: R.beta(R.key(1), 1.5, b)', [0.7, 3.0]),
     'chisquare': ('lambda d: R.chisquare(R.key(3), d)', [1.0, 5.0]),
     't': ('lambda d: R.t(R.key(4), d)', [2.0, 9.0]),
 }
@@ -179,19 +164,10 @@ EXPECTED_CASES = {
     'ball_int_dtype': ('error', 'ValueError'),
 }
 EXPECTED_SLOW_CASES = {
-    'x64_dirichlet': ('float64', (3,), [0.18687012736239927, 0.10965452184971161, 0.703475350787889]),
-    'generalized_normal_f16': ('float16', (3,), [-0.20849609375, 0.1688232421875, 1.001953125]),
-    'beta_bf16': ('bfloat16', (3,), [0.26953125, 0.07177734375, 0.337890625]),
-    'gamma_scalar': ('float32', (), [2.0788419246673584]),
-    'gamma_bcast': ('float32', (2, 3), [
-        0.1346607506275177, 0.8083616495132446, 10.503719329833984, 0.40017539262771606,
-        0.13281935453414917, 3.895639419555664]),
     'gamma_legacy': ('float32', (4,), [
         1.1676464080810547, 0.3331558108329773, 0.3770681619644165, 2.4260692596435547]),
-    'gamma_tiny_a': ('float32', (3,), [0.0, 1.4507377724342173e-21, 4.3830088863883176e-11]),
     'gamma_empty': ('float32', (0, 3), []),
     'loggamma_edge': ('float32', (5,), [-inf, nan, nan, inf, -1.0437929750736875e+30]),
-    'loggamma_f16': ('float16', (3,), [-53.09375, -6.76171875, 0.4248046875]),
     'loggamma_bf16': ('bfloat16', (3,), [-177.0, -0.2578125, 0.21484375]),
     'beta_arr': ('float32', (2, 3), [
         9.111984411447338e-08, 0.030626483261585236, 0.9036179184913635, 0.6014881134033203,
@@ -199,19 +175,11 @@ EXPECTED_SLOW_CASES = {
     'beta_f16': ('float16', (3,), [0.60595703125, 0.1177978515625, 0.45263671875]),
     'dirichlet_batch': ('float32', (2, 2), [
         0.7295749187469482, 0.27042508125305176, 0.6000809073448181, 0.3999190330505371]),
-    'dirichlet_f16': ('float16', (3,), [0.0836181640625, 0.6103515625, 0.30615234375]),
     'chisquare_f16': ('float16', (3,), [2.89453125, 4.44921875, 2.509765625]),
     't_bf16': ('bfloat16', (3,), [1.3203125, 0.2734375, -2.015625]),
-    'f_arr': ('float32', (2,), [0.6312688589096069, 1.8541620969772339]),
-    'ball_bf16': ('bfloat16', (2, 2), [-0.59375, 0.1181640625, 0.13671875, -0.10888671875]),
-    'x64_loggamma': ('float64', (3,), [
-        -345.0760621739347, -0.11383468705046892, 0.7707606575724032]),
     'x64_beta': ('float64', (3,), [
         0.008699882392399499, 0.008931951684280638, 0.9999955940048575]),
-    'x64_chisquare': ('float64', (3,), [0.7757372917387839, 4.756075529514236, 0.4089612149429483]),
     'x64_t': ('float64', (3,), [-1.0148727019584332, 0.9226495719675372, 0.4655611214858358]),
-    'x64_f': ('float64', (3,), [0.43273207582841444, 1.042926514563856, 2.7367292716655194]),
-    'x64_generalized_normal': ('float64', (3,), [0.5439039346929253, 1.6858098474160517, -0.911702031002198]),
     'x64_ball': ('float64', (3,), [
         0.39717247994175187, -0.00385496926767287, 0.08333321502391562]),
 }
@@ -224,7 +192,6 @@ EXPECTED_GRADS = {
         0.21753866970539093, 0.10458960384130478, 0.06099887937307358],
     'dirichlet': [
         -0.12990544736385345, -0.3425546884536743, 0.16110524535179138],
-    'beta_b': [-0.5691616535186768, -0.034027379006147385],
     'chisquare': [0.61951744556427, 0.7087537050247192],
     't': [-0.12791505455970764, 0.009485968388617039],
 }
@@ -414,24 +381,17 @@ def test_vmap_over_parameters_equals_loop():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sampler", [
-    lambda k: R.loggamma(k, 0.5, (3,)), lambda k: R.beta(k, 2., 0.5, (3,)),
-    lambda k: R.dirichlet(k, jnp.array([0.5, 1., 2.])),
-    lambda k: R.chisquare(k, 3., (3,)), lambda k: R.t(k, 4., (3,)),
-    lambda k: R.f(k, 3., 7., (3,)), lambda k: R.generalized_normal(k, 1.5, (3,)),
-    lambda k: R.ball(k, 3, 2.)])
-def test_vmap_of_each_sampler_over_keys_equals_loop(sampler):
+    lambda k: R.beta(k, 2., 0.5, (3,)), lambda k: R.t(k, 4., (3,)), lambda k: R.ball(k, 3, 2.)])
+def test_vmap_of_more_samplers_over_keys_equals_loop(sampler):
   keys = R.split(R.key(1), 3)
   np.testing.assert_array_equal(xjax.vmap(sampler)(keys), _loop(sampler, keys))
 
 
 @pytest.mark.slow
-def test_vmap_over_keys_and_parameters_equals_loop():
-  keys, a = R.split(R.key(5), 3), np.array([[0.3, 2.], [1., 4.], [9., 0.7]], np.float32)
-  got = xjax.vmap(lambda k, x: R.beta(k, x, x[::-1]))(keys, a)
-  np.testing.assert_array_equal(got, _loop(lambda k, x: R.beta(k, x, x[::-1]), keys, a))
-  grads = xjax.vmap(xjax.grad(lambda x, k: R.gamma(k, x)), (0, 0))(a[:, 0], keys)
-  np.testing.assert_allclose(grads, _loop(xjax.grad(lambda x, k: R.gamma(k, x)), a[:, 0], keys),
-                             rtol=1e-6)
+def test_vmap_of_grad_over_keys_and_parameters_equals_loop():
+  keys, a = R.split(R.key(5), 3), np.array([0.3, 1., 9.], np.float32)
+  dgamma = xjax.grad(lambda x, k: R.gamma(k, x))
+  np.testing.assert_allclose(xjax.vmap(dgamma)(a, keys), _loop(dgamma, a, keys), rtol=1e-6)
 
 
 def test_jit_matches_eager():
