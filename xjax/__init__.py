@@ -16,6 +16,8 @@ from xjax._src.checkpoint import checkpoint, remat, named_call  # noqa: F401
 from xjax._src import checkpoint_policies  # noqa: F401
 from xjax import numpy, lax, tree_util, tree, dtypes, errors, core, nn, sharding, random  # noqa: F401
 from xjax._src.dtypes import float0  # noqa: F401
+from xjax._src.callback import pure_callback  # noqa: F401
+from xjax import debug, experimental  # noqa: F401
 
 __version__ = "0.1.0"
 
@@ -34,3 +36,15 @@ def process_index() -> int:
 
 def process_count() -> int:
   return 1
+
+
+# ---- more of JAX's top-level namespace (issue 19) ----
+from xjax._src.backend.runtime import Device  # noqa: E402,F401
+from xjax._src.closure_convert import closure_convert  # noqa: E402,F401
+from xjax._src.compile_time_eval import ensure_compile_time_eval  # noqa: E402,F401
+from xjax._src.custom_gradient import custom_gradient, fwd_and_bwd  # noqa: E402,F401
+from xjax._src.environment import (effects_barrier, host_count, host_id,  # noqa: E402,F401
+                                   host_ids, named_scope, print_environment_info,
+                                   process_indices, typeof)
+from xjax._src.config_states import STATES as _STATES, checking_leaks, transfer_guard  # noqa: E402,F401,E501
+globals().update(_STATES)

@@ -3,3 +3,4 @@ from xjax._src.errors import (ConcretizationTypeError, KeyReuseError,  # noqa: F
                               NonConcreteBooleanIndexError, TracerArrayConversionError,
                               TracerBoolConversionError, TracerIntegerConversionError,
                               UnexpectedTracerError, JAXTypeError, JAXIndexError)
+from xjax._src.backend.runtime import XlaRuntimeError as JaxRuntimeError  # noqa: F401,E402

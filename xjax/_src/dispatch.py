@@ -155,8 +155,9 @@ def _compile_primitive(prim, avals, params, device):
   invars = [Var(a) for a in avals]
   outvars = [Var(a) for a in out_avals]
   jaxpr = Jaxpr((), invars, outvars, [JaxprEqn(prim, invars, outvars, params)])
-  text = lowering.lower_module(jaxpr, prim.name)
-  return runtime.compile(text, device, prim.name, out_avals), out_avals
+  callbacks: list = []
+  text = lowering.lower_module(jaxpr, prim.name, callbacks)
+  return runtime.compile(text, device, prim.name, out_avals, callbacks), out_avals
 
 
 # ---------------------------------------------------------------------------------------
@@ -169,8 +170,9 @@ class CompiledJaxpr:
 
   def __init__(self, closed: ClosedJaxpr, device, name: str) -> None:
     self.name = name
-    self.text = lowering.lower_module(closed.jaxpr, name)
-    self.executable = runtime.compile(self.text, device, name, closed.out_avals)
+    callbacks: list = []
+    self.text = lowering.lower_module(closed.jaxpr, name, callbacks)
+    self.executable = runtime.compile(self.text, device, name, closed.out_avals, callbacks)
     self.out_avals = closed.out_avals
     self.device = device
     self._on_default = device == runtime.default_device()
@@ -214,6 +216,7 @@ def call_primitive(name: str, jaxpr_param: str = "jaxpr") -> Primitive:
       params[jaxpr_param], args, params.get("name", name))
   prim.lowering = lambda ctx, *args, **params: ctx.call(
       params[jaxpr_param], params.get("name", name), list(args))
+  prim.effects = lambda **params: params[jaxpr_param].effects
   return prim
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.avals import ShapedArray, physical_aval
+from xjax._src.core.effects import has_ordered
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
 
 _MLIR_ELEMENT = {
@@ -121,6 +122,12 @@ class Module:
     self._fn_names: dict[int, str] = {}
     self._keepalive: list[Any] = []
     self._taken: set[str] = {"main"}
+    self.host_callbacks: list[Callable] = []  # runtime.compile's host_callbacks
+
+  def add_host_callback(self, fn: Callable) -> int:
+    """The index by which the module's host-callback custom calls name ``fn``."""
+    self.host_callbacks.append(fn)
+    return len(self.host_callbacks) - 1
 
   def function_for(self, jaxpr: ClosedJaxpr | Jaxpr, name: str) -> str:
     """Emits ``jaxpr`` as a private function once; returns its symbol name."""
@@ -134,7 +141,8 @@ class Module:
         jaxpr, consts = jaxpr.jaxpr, jaxpr.consts
       else:
         consts = ()
-      self.functions.append(_lower_function(self, fn, jaxpr, consts, public=False))
+      self.functions.append(_lower_function(self, fn, jaxpr, consts, public=False,
+                                            takes_token=has_ordered(jaxpr.effects)))
     return fn
 
   def text(self) -> str:
@@ -168,6 +176,15 @@ class LoweringContext:
     self.avals_in: Sequence[ShapedArray] = ()
     self.avals_out: Sequence[ShapedArray] = ()
     self.memo: dict = {}  # per-region cache of emitted values (constants, broadcasts)
+    self.token: str | None = None  # orders the region's effectful operations
+
+  def effect_token(self) -> str:
+    """The token that the next effectful operation takes (and replaces with its own)."""
+    if self.token is None:
+      self.token = self.fresh()
+      self.lines.append(f'{self.indent}{self.token} = "stablehlo.after_all"() : '
+                        '() -> !stablehlo.token')
+    return self.token
 
   def fresh(self) -> str:
     self._counter[0] += 1
@@ -245,8 +262,25 @@ class LoweringContext:
     fn = self.module.function_for(closed, name)
     jaxpr = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
     outs = list(jaxpr.out_avals)
+    if has_ordered(jaxpr.effects):
+      return self._call_with_token(fn, args, outs)
     res = self.op("func.call", args, outs, {"callee": f"@{fn}"})
     return res
+
+  def _call_with_token(self, fn: str, args: Sequence[str], outs) -> list[str]:
+    """A call that threads this region's token through a function with ordered effects."""
+    token = self.effect_token()
+    in_types = ", ".join(["!stablehlo.token"] + [tensor_type(self.aval_of(a)) for a in args])
+    out_types = ", ".join(["!stablehlo.token"] + [tensor_type(a) for a in outs])
+    res = self.fresh()
+    self.lines.append(f'{self.indent}{res}:{len(outs) + 1} = "func.call"'
+                      f'({", ".join([token] + list(args))}) {{callee = @{fn}}} : '
+                      f'({in_types}) -> ({out_types})')
+    self.token = f"{res}#0"
+    names = [f"{res}#{i + 1}" for i in range(len(outs))]
+    for n, a in zip(names, outs):
+      self.declare(n, a)
+    return names
 
 
 def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
@@ -288,11 +322,16 @@ def _has_extended(avals_in, avals_out) -> bool:
 
 
 def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: bool,
-                    const_args: bool = False) -> str:
+                    const_args: bool = False, takes_token: bool = False) -> str:
+  """``takes_token``: the function takes a token first and returns the token its ordered
+  effects leave first, so they run in program order with the caller's."""
   lines: list[str] = []
   ctx = LoweringContext(module, lines, module.__dict__.setdefault("_counter", [0]), "    ")
   params = list(jaxpr.constvars) + list(jaxpr.invars) if const_args else list(jaxpr.invars)
   arg_names = []
+  token_param = None
+  if takes_token:
+    token_param = ctx.token = ctx.fresh().replace("%", "%tok")
   for i, v in enumerate(params):
     n = f"%arg{module.__dict__.setdefault('_argc', [0])[0]}"
     module._argc[0] += 1
@@ -304,16 +343,24 @@ def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: boo
   else:
     outs = _lower_eqns(ctx, jaxpr, consts, arg_names)
   out_types = ", ".join(tensor_type(a) for a in jaxpr.out_avals)
-  lines.append(f"    func.return {', '.join(outs)} : {out_types}" if outs else "    func.return")
   sig = ", ".join(f"{n}: {tensor_type(v.aval)}" for n, v in zip(arg_names, params))
+  if takes_token:
+    outs = [ctx.effect_token()] + outs
+    out_types = ", ".join(["!stablehlo.token"] + [tensor_type(a) for a in jaxpr.out_avals])
+    sig = ", ".join([f"{token_param}: !stablehlo.token"] + ([sig] if sig else []))
+  lines.append(f"    func.return {', '.join(outs)} : {out_types}" if outs else "    func.return")
   visibility = "public" if public else "private"
   return (f"  func.func {visibility} @{name}({sig}) -> ({out_types}) {{\n" + "\n".join(lines)
           + "\n  }")
 
 
-def lower_module(jaxpr: Jaxpr, name: str) -> str:
-  """A module whose ``main`` takes the jaxpr's constvars, then its invars."""
+def lower_module(jaxpr: Jaxpr, name: str, host_callbacks: list | None = None) -> str:
+  """A module whose ``main`` takes the jaxpr's constvars, then its invars.  The Python
+  callables its host callbacks run are appended to ``host_callbacks`` (pass them to
+  ``runtime.compile``)."""
   module = Module(f"jit_{name}")
   main = _lower_function(module, "main", jaxpr, (), public=True, const_args=True)
   module.functions.insert(0, main)
+  if host_callbacks is not None:
+    host_callbacks.extend(module.host_callbacks)
   return module.text()

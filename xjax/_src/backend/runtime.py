@@ -270,16 +270,98 @@ class Executable:
     return self._loaded.cost_analysis()
 
 
-def compile(module_text: str, device, name: str, out_avals) -> Executable:
-  """Compiles a StableHLO module (MLIR text) for one device."""
+def compile(module_text: str, device, name: str, out_avals,
+            host_callbacks: Sequence = ()) -> Executable:
+  """Compiles a StableHLO module (MLIR text) for one device.
+
+  ``host_callbacks[i]`` is the Python callable that the module's custom calls to
+  ``HOST_CALLBACK_TARGET`` with ``backend_config = {index = i : ui64}`` run (see
+  ``_compile_with_callbacks``)."""
   client = device.client
   if config.read("jax_log_compiles"):
     logger.warning("Compiling %s for device %s", name or "module", device)
   options = _xc.CompileOptions()
   options.num_replicas = 1
   options.num_partitions = 1
+  if host_callbacks:
+    return _compile_with_callbacks(client, module_text, device, options, out_avals,
+                                   host_callbacks)
   loaded = client.compile_and_load(module_text, _xc.DeviceList((device,)), options)
   return Executable(loaded, device, module_text, out_avals)
+
+
+# ---------------------------------------------------------------------------------------
+# Host callbacks: jaxlib's XLA FFI target runs Python callables from compiled code
+
+# The custom-call target (compiled into jaxlib, registered statically).  It calls
+# ``host_callbacks[index]`` with one NumPy array per operand (None for a token) and
+# expects a tuple with one array (or None for a token) per result.
+HOST_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
+_GPU_CALLBACK_TARGET = "xla_ffi_python_gpu_callback"
+
+_host_errors = threading.local()
+_mlir_context: list = []
+
+
+def _parse_module(text: str):
+  """``compile_and_load`` takes host callbacks only with a parsed MLIR module."""
+  from jaxlib.mlir import ir
+  if not _mlir_context:
+    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+    from jaxlib.mlir.dialects import chlo, stablehlo
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    ctx = ir.Context()
+    ctx.append_dialect_registry(registry)
+    ctx.load_all_available_dialects()
+    stablehlo.register_dialect(ctx)
+    chlo.register_dialect(ctx)
+    _mlir_context.append(ctx)
+  with _mlir_context[0]:
+    return ir.Module.parse(text)
+
+
+def _recording(fn):
+  """``fn``, remembering the exception it raises so the caller gets it as the cause."""
+  def call(*args):
+    try:
+      return fn(*args)
+    except BaseException as e:
+      _host_errors.error = e
+      raise
+  return call
+
+
+class _CallbackExecutable(Executable):
+  """An executable that runs host callbacks; their exceptions become the ``__cause__`` of
+  the JaxRuntimeError the execution raises."""
+  __slots__ = ("callbacks",)
+
+  def run(self, bufs):
+    _host_errors.error = None
+    try:
+      outs = Executable.run(self, bufs)
+      for b in outs:  # callbacks run (and fail) before the call returns, in call order
+        b.block_until_ready()
+      return outs
+    except XlaRuntimeError as err:
+      cause, _host_errors.error = _host_errors.error, None
+      if cause is not None:
+        raise err from cause
+      raise
+
+
+def _compile_with_callbacks(client, text, device, options, out_avals, callbacks):
+  if device.platform != "cpu":
+    text = text.replace(HOST_CALLBACK_TARGET, _GPU_CALLBACK_TARGET)
+  wrapped = [_recording(fn) for fn in callbacks]
+  with _lock:
+    module = _parse_module(text)
+  loaded = client.compile_and_load(module, _xc.DeviceList((device,)), options,
+                                   host_callbacks=wrapped)
+  exe = _CallbackExecutable(loaded, device, text, out_avals)
+  exe.callbacks = wrapped  # kept alive as long as the executable
+  return exe
 
 
 # ---------------------------------------------------------------------------------------

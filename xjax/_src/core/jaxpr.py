@@ -267,10 +267,11 @@ def pp_eqn(eqn: JaxprEqn, names: _Names, indent: int, used=None) -> str:
   custom = getattr(eqn.primitive, "pp_params", None)
   shown = custom(shown) if custom else sorted(shown.items())
   if not shown:
-    return f"{pad}{outs} = {eqn.primitive.name} {ins}".rstrip()
+    return f"{pad}{outs} = {eqn.primitive.name} {ins}".rstrip() if outs else (
+        f"{pad}{eqn.primitive.name} {ins}".rstrip())
   items = [(k, _format_param(v, names, indent + 2)) for k, v in shown]
   one_line = " ".join(f"{k}={v}" for k, v in items)
-  head = f"{pad}{outs} = {eqn.primitive.name}"
+  head = f"{pad}{outs} = {eqn.primitive.name}" if outs else f"{pad}{eqn.primitive.name}"
   if "\n" not in one_line and len(head) + len(one_line) + len(ins) + 3 <= 80:
     return f"{head}[{one_line}] {ins}".rstrip()
   lines = [f"{head}["]

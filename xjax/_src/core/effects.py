@@ -1,0 +1,28 @@
+"""Effects: what a primitive does besides computing its outputs.
+
+An equation's effects (``Primitive.effects(**params)``) are collected into its jaxpr's
+``effects``.  Effectful equations are never dropped as dead code; *ordered* ones also run in
+program order (the lowering threads a token through them, see backend/lowering.py).
+"""
+from __future__ import annotations
+
+
+class Effect:
+  __slots__ = ("name", "ordered")
+
+  def __init__(self, name: str, ordered: bool) -> None:
+    self.name = name
+    self.ordered = ordered
+
+  def __repr__(self) -> str:
+    return self.name
+
+
+debug_effect = Effect("Debug", ordered=False)
+ordered_debug_effect = Effect("OrderedDebug", ordered=True)
+io_effect = Effect("IO", ordered=False)
+ordered_io_effect = Effect("OrderedIO", ordered=True)
+
+
+def has_ordered(effects) -> bool:
+  return any(e.ordered for e in effects)
