@@ -1,12 +1,15 @@
-"""Direct (non-FFT) signal processing (``jax.scipy.signal``): N-d convolution and
-correlation as XLA convolutions, their 2-D forms, and detrending."""
+"""Convolution in ``jax.scipy.signal``: N-d convolution and correlation as XLA
+convolutions or through FFTs, their 2-D forms, and detrending."""
 from __future__ import annotations
 
 import numpy as np
 
+from xjax._src import dtypes
 from xjax._src.lax import lax
+from xjax._src.numpy import fft as jnp_fft
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.numpy.util import check_arraylike, promote_dtypes, promote_dtypes_inexact
+from xjax._src.numpy.util import (canonical_axis, check_arraylike, promote_dtypes,
+                                  promote_dtypes_inexact)
 
 _MODES = ("full", "same", "valid")
 
@@ -46,11 +49,13 @@ def _convolve_nd(in1, in2, mode, *, precision):
 
 
 def convolve(in1, in2, mode="full", method="auto", precision=None):
-  """N-d convolution of ``in1`` with ``in2`` (``method`` "auto"/"direct"; "fft" is
-  accepted and computed directly)."""
+  """N-d convolution of ``in1`` with ``in2`` (``method`` "auto"/"direct" as an XLA
+  convolution, "fft" through :func:`fftconvolve`)."""
   check_arraylike("convolve", in1, in2)
   if method not in ("auto", "direct", "fft"):
     raise ValueError(f"Got {method=}; expected 'auto', 'fft', or 'direct'.")
+  if method == "fft":
+    return fftconvolve(in1, in2, mode)
   return _convolve_nd(jnp.asarray(in1), jnp.asarray(in2), mode, precision=precision)
 
 
@@ -111,3 +116,48 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):
     slope = jnp.sum(t_c * (seg - seg.mean(0)), 0) / jnp.maximum(jnp.sum(t_c * t_c, 0), 1e-30)
     pieces.append(seg - seg.mean(0) - slope * t_c)
   return jnp.moveaxis(jnp.concatenate(pieces, 0), 0, axis)
+
+
+def _fft_convolve_axes(in1, in2, mode, axes):
+  """FFT convolution over ``axes``; the other axes (equal in both) are batch axes."""
+  s1 = [in1.shape[a] for a in axes]
+  s2 = [in2.shape[a] for a in axes]
+  if mode == "valid":
+    if not (all(a >= b for a, b in zip(s1, s2)) or all(a <= b for a, b in zip(s1, s2))):
+      raise ValueError("For 'valid' mode, One input must be at least as "
+                       "large as the other in every dimension.")
+    if all(a <= b for a, b in zip(s1, s2)):
+      in1, in2, s1, s2 = in2, in1, s2, s1
+  full = [a + b - 1 for a, b in zip(s1, s2)]
+  if all(a == 1 or b == 1 for a, b in zip(s1, s2)):
+    conv = in1 * in2
+  elif dtypes.issubdtype(in1.dtype, np.complexfloating):
+    conv = jnp_fft.ifftn(jnp_fft.fftn(in1, full, axes) * jnp_fft.fftn(in2, full, axes), full, axes)
+  else:
+    conv = jnp_fft.irfftn(jnp_fft.rfftn(in1, full, axes) * jnp_fft.rfftn(in2, full, axes),
+                          full, axes)
+  out = {"full": full, "same": s1, "valid": [a - b + 1 for a, b in zip(s1, s2)]}[mode]
+  starts = [0] * conv.ndim
+  sizes = list(conv.shape)
+  for ax, f, o in zip(axes, full, out):
+    starts[ax], sizes[ax] = (f - o) // 2, o
+  return lax.slice(conv, starts, [b + n for b, n in zip(starts, sizes)])
+
+
+def fftconvolve(in1, in2, mode="full", axes=None):
+  """N-d convolution through FFTs over ``axes`` (default all; other axes must match)."""
+  check_arraylike("fftconvolve", in1, in2)
+  in1, in2 = (jnp.asarray(v) for v in promote_dtypes_inexact(in1, in2))
+  if in1.ndim != in2.ndim:
+    raise ValueError("in1 and in2 should have the same dimensionality")
+  if mode not in _MODES:
+    raise ValueError("mode must be one of ['same', 'full', 'valid']")
+  if axes is None:
+    axes = tuple(range(in1.ndim))
+  else:
+    axes = tuple(canonical_axis(a, in1.ndim) for a in np.atleast_1d(axes).tolist())
+    mapped = sorted(set(range(in1.ndim)) - set(axes))
+    if any(in1.shape[i] != in2.shape[i] for i in mapped):
+      raise ValueError(f"mapped axes must have same shape; got {in1.shape=} {in2.shape=} "
+                       f"{axes=}")
+  return _fft_convolve_axes(in1, in2, mode, axes)

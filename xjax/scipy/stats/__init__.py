@@ -4,3 +4,4 @@ from xjax.scipy.stats import (  # noqa: F401
     geom, gumbel_l, gumbel_r, laplace, logistic, multinomial, multivariate_normal, nbinom,
     norm, pareto, poisson, t, truncnorm, uniform, vonmises, wrapcauchy)
 from xjax._src.scipy.stats.summaries import mode, rankdata, sem  # noqa: F401
+from xjax._src.scipy.stats.kde import gaussian_kde  # noqa: F401
