@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from xjax._src import dtypes
+from xjax._src import dtypes, errors
 from xjax._src.array import Array
 from xjax._src.config import config
 from xjax._src.backend import lowering, runtime
@@ -105,9 +105,11 @@ def check_special_values(name: str, outs) -> None:
       continue
     value = np.asarray(out)
     if _debug["nans"] and np.isnan(value).any():
-      raise FloatingPointError(f"invalid value (nan) encountered in {name}")
+      raise FloatingPointError(f"invalid value (nan) encountered in {name}\n"
+                               f"  at {errors.user_frame()}")
     if _debug["infs"] and np.isinf(value).any():
-      raise FloatingPointError(f"divide by zero (inf) encountered in {name}")
+      raise FloatingPointError(f"divide by zero (inf) encountered in {name}\n"
+                               f"  at {errors.user_frame()}")
 
 
 def params_key(params: dict) -> tuple:

@@ -5,6 +5,9 @@ Messages say what went wrong, where (the traced function and argument), and how 
 """
 from __future__ import annotations
 
+import os
+import sys
+
 _FAQ = "https://docs.jax.dev/en/latest/faq.html"
 _ERRORS_DOC = "https://docs.jax.dev/en/latest/errors.html"
 
@@ -84,7 +87,7 @@ class NonConcreteBooleanIndexError(JAXIndexError):
         f"See {_ERRORS_DOC}#jax.errors.NonConcreteBooleanIndexError")
 
 
-class UnexpectedTracerError(Exception):
+class UnexpectedTracerError(JAXTypeError):
   """A tracer outlived the transformation that created it (it 'leaked')."""
 
   def __init__(self, message: str) -> None:
@@ -95,7 +98,7 @@ class UnexpectedTracerError(Exception):
         f"See {_ERRORS_DOC}#jax.errors.UnexpectedTracerError")
 
 
-class KeyReuseError(RuntimeError):
+class KeyReuseError(JAXTypeError):
   """A PRNG key was used twice (only with key-reuse checking enabled)."""
 
 
@@ -104,3 +107,43 @@ def _tracer_repr(tracer) -> str:
     return repr(tracer)
   except Exception:  # a broken repr must not hide the real error
     return "<tracer>"
+
+
+# ---------------------------------------------------------------------------------------
+# Where the user is: frames outside the xjax package
+
+_XJAX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _is_ours(filename: str) -> bool:
+  return filename.startswith(_XJAX_DIR)
+
+
+def user_frame(depth: int = 1) -> str:
+  """``file:line (function)`` of the innermost caller outside xjax."""
+  f = sys._getframe(depth)
+  while f is not None and _is_ours(f.f_code.co_filename):
+    f = f.f_back
+  if f is None:
+    return "<unknown>"
+  return f"{f.f_code.co_filename}:{f.f_lineno} ({f.f_code.co_name})"
+
+
+def filter_traceback(tb):
+  """``tb`` without xjax's own frames (``jax_traceback_filtering``), so the user sees
+  their code; unchanged when filtering is off or nothing of the user's would remain."""
+  from xjax._src.config import config
+  if config.read("jax_traceback_filtering") == "off":
+    return tb
+  kept = []
+  t = tb
+  while t is not None:
+    if not _is_ours(t.tb_frame.f_code.co_filename):
+      kept.append(t)
+    t = t.tb_next
+  if not kept:
+    return tb
+  out = None
+  for t in reversed(kept):
+    out = type(t)(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+  return out

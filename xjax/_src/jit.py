@@ -18,7 +18,8 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval, pytype_aval_mappings
-from xjax._src import dispatch
+from xjax._src import dispatch, retracing
+from xjax._src.errors import filter_traceback
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.staging import DebugInfo, fun_name, fun_source, trace_to_jaxpr
@@ -267,6 +268,7 @@ class _CacheEntry:
 # Traces and executables are shared by every jit of the same function with the same
 # options (as in JAX), so re-wrapping a function with jit inside a loop does not retrace.
 _function_caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_retrace_warned: set = set()  # caches already warned about retracing (ids)
 
 
 def _shared_cache(fun, options: tuple) -> dict:
@@ -350,6 +352,8 @@ class Jitted:
     if entry is None:
       debug = DebugInfo(self._name, fun_source(self.fun),
                         _arg_names(self._sig, dyn_args, dyn_kwargs))
+      retracing.explain(self._cache, key, self._name, debug.func_src, debug.arg_names,
+                        _retrace_warned)
       call = _rebuild_call(self.fun, len(args), statics, static_kw)
       closed, out_tree = _trace_flat(call, in_tree, avals, debug)
       entry = _CacheEntry(closed, out_tree, avals)
@@ -359,18 +363,37 @@ class Jitted:
   def __call__(self, *args, **kwargs):
     if config._values["jax_disable_jit"]:
       return self.fun(*args, **kwargs)
-    entry, leaves, avals = self._entry(args, kwargs)
-    if current_trace() is eval_trace:
-      device, committed = dispatch.pick_device(leaves)
-      compiled = entry.compiled.get(device)
-      if compiled is None:
-        compiled = entry.compiled[device] = dispatch.CompiledJaxpr(entry.closed, device,
-                                                                   self._name)
-      outs = compiled(leaves, avals, committed)
-    else:
-      outs = jit_p.bind(*entry.closed.consts, *leaves, jaxpr=entry.call_jaxpr,
-                        name=self._name)
+    try:
+      entry, leaves, avals = self._entry(args, kwargs)
+      if current_trace() is eval_trace:
+        device, committed = dispatch.pick_device(leaves)
+        compiled = entry.compiled.get(device)
+        if compiled is None:
+          compiled = entry.compiled[device] = dispatch.CompiledJaxpr(entry.closed, device,
+                                                                     self._name)
+        try:
+          outs = compiled(leaves, avals, committed)
+        except FloatingPointError as err:
+          self._rerun_deoptimized(err, args, kwargs)
+      else:
+        outs = jit_p.bind(*entry.closed.consts, *leaves, jaxpr=entry.call_jaxpr,
+                          name=self._name)
+    except Exception as e:  # the user sees their frames, not ours (jax_traceback_filtering)
+      raise e.with_traceback(filter_traceback(e.__traceback__))
     return tree_util.tree_unflatten(entry.out_tree, outs)
+
+  def _rerun_deoptimized(self, err: FloatingPointError, args, kwargs):
+    """jax_debug_nans/infs: a jitted result held a NaN/Inf; run the function op by op so
+    the error names the primitive that produced it and the user's line (as JAX does)."""
+    with config._override("jax_disable_jit", True):
+      self.fun(*args, **kwargs)  # raises FloatingPointError at the offending operation
+    kind = "nan" if "nan" in str(err) else "inf"
+    raise FloatingPointError(
+        f"invalid value ({kind}) encountered in jit({self._name}). Because jax_debug_nans "
+        "and/or jax_debug_infs is set, the de-optimized function (the function as if the "
+        "`jit` decorator were removed) was called to find the operation that produced it, "
+        "but it did not produce invalid values. This can come from `jit` optimizations, "
+        "or from nan/inf literals as inputs or outputs.") from err
 
   # -- AOT ---------------------------------------------------------------------------------
   def trace(self, *args, **kwargs) -> "Traced":

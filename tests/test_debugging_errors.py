@@ -1,0 +1,112 @@
+"""jax_debug_nans/infs, xjax.errors (names, bases, traceback filtering) and explanations of
+jit cache misses.  Expected classes and messages follow JAX 0.10.2."""
+import logging
+import traceback
+import warnings
+
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import errors
+from xjax._src.config import config
+
+
+@pytest.fixture
+def debug_nans():
+  with config._override("jax_debug_nans", True):
+    yield
+
+
+def test_debug_nans_under_jit_names_primitive_and_line(debug_nans):
+  @xjax.jit
+  def f(x):
+    y = x * 2
+    return jnp.log(y - 10)  # the offending line
+
+  with pytest.raises(FloatingPointError, match="invalid value \\(nan\\) encountered in log")\
+      as info:
+    f(1.0)
+  assert "test_debugging_errors.py" in str(info.value) and "(f)" in str(info.value)
+  assert float(f(10.0)) == pytest.approx(np.log(10.0))
+
+
+def test_debug_nans_eager_and_infs():
+  with config._override("jax_debug_nans", True):
+    with pytest.raises(FloatingPointError, match="nan"):
+      jnp.log(-1.0)
+  with config._override("jax_debug_infs", True):
+    with pytest.raises(FloatingPointError, match="inf"):
+      xjax.jit(lambda x: 1.0 / x)(jnp.zeros(()))
+
+
+def test_debug_nans_not_reproduced_op_by_op(debug_nans):
+  with pytest.raises(FloatingPointError, match="de-optimized function"):
+    xjax.jit(lambda x: x + jnp.nan)(1.0)
+
+
+@pytest.mark.parametrize("name,bases", [
+    ("JAXTypeError", (TypeError,)), ("JAXIndexError", (IndexError,)),
+    ("ConcretizationTypeError", (errors.JAXTypeError,)),
+    ("TracerBoolConversionError", (errors.ConcretizationTypeError,)),
+    ("TracerIntegerConversionError", (errors.JAXTypeError,)),
+    ("TracerArrayConversionError", (errors.JAXTypeError,)),
+    ("NonConcreteBooleanIndexError", (errors.JAXIndexError,)),
+    ("UnexpectedTracerError", (errors.JAXTypeError,)),
+    ("KeyReuseError", (errors.JAXTypeError,)),
+    ("JaxRuntimeError", (RuntimeError,)),
+])
+def test_error_classes_have_jax_bases(name, bases):
+  cls = getattr(errors, name)
+  assert all(issubclass(cls, b) for b in bases)
+
+
+def test_traceback_filtering_shows_user_frames():
+  @xjax.jit
+  def f(x):
+    if x > 0:
+      return x
+    return -x
+
+  with pytest.raises(errors.TracerBoolConversionError) as info:
+    f(1.0)
+  files = [fr.filename for fr in traceback.extract_tb(info.value.__traceback__)]
+  internal = [p for p in files if "/xjax/_src/" in p]
+  assert internal == [p for p in internal if p.endswith("jit.py")]  # only the re-raise
+  assert len(internal) <= 1
+  with config._override("jax_traceback_filtering", "off"):
+    with pytest.raises(errors.TracerBoolConversionError) as info:
+      xjax.jit(lambda x: bool(x))(1.0)
+    files = [fr.filename for fr in traceback.extract_tb(info.value.__traceback__)]
+    assert sum("/xjax/_src/" in p for p in files) > 3
+
+
+def test_explain_cache_misses_logs_the_changed_argument(caplog):
+  def f(x, n):
+    return x * n
+  g = xjax.jit(f, static_argnums=1)
+  with config._override("jax_explain_cache_misses", True), caplog.at_level(logging.WARNING,
+                                                                             "xjax"):
+    g(jnp.ones(2), 1)
+    g(jnp.ones(3), 1)
+    g(jnp.ones(3), 2)
+    g(jnp.ones(3, jnp.int32), 2)
+    g(jnp.ones(3), 2)  # a hit: nothing logged
+  msgs = [r.getMessage() for r in caplog.records]
+  assert len(msgs) == 4
+  assert "never seen function" in msgs[0] and "f defined at" in msgs[0]
+  assert "different input type at x, now f32[3] and before f32[2]" in msgs[1]
+  assert "different static argument at position 1, now 2 and before 1" in msgs[2]
+  assert "different input type at x, now i32[3] and before f32[3]" in msgs[3]
+
+
+def test_retrace_warning_once_after_threshold():
+  h = xjax.jit(lambda x, n: x * n, static_argnums=1)
+  with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    for i in range(25):
+      h(1.0, i)
+  ours = [x for x in w if "has been traced" in str(x.message)]
+  assert len(ours) == 1
+  assert "different static argument at position 1" in str(ours[0].message)
