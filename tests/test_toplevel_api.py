@@ -1,0 +1,102 @@
+"""Top-level names of `jax` added for issue 19: config states as context managers,
+custom_gradient, fwd_and_bwd, ensure_compile_time_eval, named_scope, typeof, process
+queries — checked against the reference's behaviour."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax.test_util import check_grads
+
+
+def test_config_states_as_context_managers():
+  assert xjax.enable_x64.value is False
+  with xjax.enable_x64(True):
+    assert xjax.enable_x64.value is True
+    assert jnp.ones(1).dtype == np.float64
+  assert jnp.ones(1).dtype == np.float32
+  with xjax.numpy_rank_promotion("raise"):
+    with pytest.raises(ValueError):
+      jnp.ones(3) + jnp.ones((2, 3))
+  with xjax.debug_nans(True):
+    with pytest.raises(FloatingPointError):
+      xjax.jit(jnp.log)(-1.)
+  assert xjax.debug_nans.value is False
+  with xjax.transfer_guard("allow"):
+    assert xjax.transfer_guard_host_to_device.value == "allow"
+  assert xjax.transfer_guard_host_to_device.value is None
+  with xjax.checking_leaks():
+    assert xjax.check_tracer_leaks.value is True
+  for name in ("log_compiles", "explain_cache_misses", "softmax_custom_jvp",
+               "default_matmul_precision", "numpy_dtype_promotion", "debug_infs"):
+    assert hasattr(getattr(xjax, name), "value")
+
+
+def test_custom_gradient():
+  @xjax.custom_gradient
+  def clipped_sin(x):
+    return jnp.sin(x), lambda g: (jnp.clip(g * jnp.cos(x), -0.5, 0.5),)
+  np.testing.assert_allclose(clipped_sin(1.), np.sin(1.))
+  np.testing.assert_allclose(xjax.grad(clipped_sin)(1.), 0.5)
+  np.testing.assert_allclose(xjax.grad(clipped_sin)(2.), np.cos(2.), rtol=1e-6)
+  np.testing.assert_allclose(xjax.jit(xjax.grad(clipped_sin))(2.), np.cos(2.), rtol=1e-6)
+  np.testing.assert_allclose(xjax.vmap(xjax.grad(clipped_sin))(jnp.array([1., 2.])),
+                             [0.5, np.cos(2.)], rtol=1e-6)
+
+  @xjax.custom_gradient
+  def two_args(x, y):
+    return x * y, lambda g: (g * y, g * x)
+  check_grads(two_args, (1.5, -2.), order=1, modes=("rev",), atol=1e-3, rtol=1e-3)
+
+
+def test_fwd_and_bwd():
+  x = W = ct = jnp.ones((4, 4))
+  fwd, bwd = xjax.fwd_and_bwd(lambda x, W: x @ W, argnums=(0, 1))
+  y, res = fwd(x, 2 * W)
+  np.testing.assert_allclose(y, 8 * np.ones((4, 4)))
+  cx, cW = bwd(res, ct)
+  np.testing.assert_allclose(cx, 8 * np.ones((4, 4)))
+  np.testing.assert_allclose(cW, 4 * np.ones((4, 4)))
+  fwd, bwd = xjax.fwd_and_bwd(lambda x: (jnp.sin(x), "aux"), argnums=0, has_aux=True,
+                              jitted=False)
+  y, res, aux = fwd(1.)
+  assert aux == "aux"
+  np.testing.assert_allclose(bwd(res, 1.), np.cos(1.), rtol=1e-6)
+
+
+def test_ensure_compile_time_eval():
+  seen = []
+
+  @xjax.jit
+  def f(x):
+    with xjax.ensure_compile_time_eval():
+      y = jnp.sin(3.)
+      seen.append(type(y))
+      z = x + 1            # traced inputs are still staged
+    return z + y
+  np.testing.assert_allclose(f(1.), 2 + np.sin(3.), rtol=1e-6)
+  assert seen[0] is type(jnp.ones(1))
+  assert int(xjax.jit(lambda: _static_len())()) == 3
+
+
+def _static_len():
+  with xjax.ensure_compile_time_eval():
+    n = int(jnp.sum(jnp.ones(3)))       # concrete: a Python int under jit
+  return jnp.asarray(n)
+
+
+def test_named_scope_typeof_and_process_queries():
+  with xjax.named_scope("layer1"):
+    assert "mul" in str(xjax.make_jaxpr(lambda x: x * 2)(1.))
+  with pytest.raises(TypeError, match="must be a string"):
+    with xjax.named_scope(3):
+      pass
+  t = xjax.typeof(jnp.ones((2, 3)))
+  assert t.shape == (2, 3) and t.dtype == np.float32
+  assert xjax.typeof(1.0).weak_type
+  assert xjax.host_count() == 1 and xjax.host_id() == 0
+  assert xjax.process_indices() == [0] and xjax.host_ids() == [0]
+  assert isinstance(xjax.devices()[0], xjax.Device)
+  xjax.effects_barrier()
+  info = xjax.print_environment_info(return_string=True)
+  assert "jaxlib" in info and "process_count: 1" in info
