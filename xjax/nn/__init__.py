@@ -10,3 +10,5 @@ from xjax._src.nn.softmax import log_softmax, logmeanexp, softmax, standardize  
 from xjax._src.numpy.ufuncs import tanh  # noqa: F401
 from xjax._src.scipy.special.log_sum_exp import logsumexp  # noqa: F401
 from xjax.nn import initializers  # noqa: F401,E402
+from xjax._src.nn.scaled_dot import (  # noqa: F401,E402
+    get_scaled_dot_general_config, scaled_dot_general, scaled_matmul)
