@@ -167,3 +167,41 @@ def test_dot_product_attention():
     dpa(q[:, :, :3], k, v)
   with pytest.raises(ValueError, match="mask dtype"):
     dpa(q, k, v, mask=mask.astype(np.float32))
+
+
+def test_scaled_matmul_and_scaled_dot_general():
+  # block scales multiply each block of 16 contraction elements
+  a, b = np.ones((1, 2, 32), np.float32), np.ones((1, 3, 32), np.float32)
+  sa = np.array([[[2.0, 1.0], [1.0, 1.0]]], np.float32)
+  sb = np.full((1, 3, 2), 0.5, np.float32)
+  out = jax.nn.scaled_matmul(a, b, sa, sb)
+  np.testing.assert_allclose(out, [[[24.0] * 3, [16.0] * 3]])
+  assert out.dtype == jnp.float32
+  with pytest.raises(ValueError, match="3-dimensional"):
+    jax.nn.scaled_matmul(a, b, sa[0], sb)
+  with pytest.raises(ValueError, match="matching batch"):
+    jax.nn.scaled_matmul(a, b[..., :16], sa, sb)
+  mx, nv = (jax.nn.get_scaled_dot_general_config(m) for m in ("mxfp8", "nvfp4"))
+  assert (mx.block_size, nv.block_size, mx.global_scale) == (32, 16, None)
+  np.testing.assert_array_equal(nv.global_scale, [1.0])
+  with pytest.raises(ValueError, match="Unsupported mode: x"):
+    jax.nn.get_scaled_dot_general_config("x")
+  rng = np.random.RandomState(0)
+  x, y = rng.randn(2, 8, 64).astype(np.float32), rng.randn(2, 32, 64).astype(np.float32)
+  dn = (((2,), (2,)), ((0,), (0,)))
+  exact = np.einsum("bmk,bnk->bmn", x, y)
+  np.testing.assert_allclose(jax.nn.scaled_dot_general(x, y, dn), exact, rtol=1e-5, atol=1e-5)
+  for cfg, tol in ((mx, 0.08), (nv, 0.35)):  # E4M3 / E2M1 quantisation error
+    got = jax.jit(lambda x, y: jax.nn.scaled_dot_general(x, y, dn, configs=[cfg] * 3))(x, y)
+    assert got.shape == (2, 8, 32) and got.dtype == jnp.float32
+    assert np.abs(np.asarray(got) - exact).max() < tol * np.abs(exact).max()
+  # exactly representable operands (powers of two) give the exact product and gradient
+  p, q = np.exp2(rng.randint(-3, 3, (2, 32, 64))).astype(np.float32), np.ones((2, 32, 64), np.float32)
+  f = lambda p, q: jax.nn.scaled_dot_general(p, q, dn, configs=[mx] * 3).sum()
+  np.testing.assert_allclose(f(p, q), np.einsum("bmk,bnk->bmn", p, q).sum(), rtol=1e-6)
+  gp, gq = jax.grad(f, argnums=(0, 1))(p, q)
+  np.testing.assert_allclose(gp, np.full_like(p, 32.0))
+  np.testing.assert_allclose(gq, np.broadcast_to(p.sum(1, keepdims=True), q.shape), rtol=0.07)
+  assert jax.nn.scaled_dot_general(x, y, dn, jnp.bfloat16, configs=[mx] * 3).dtype == jnp.bfloat16
+  with pytest.raises(TypeError, match="preferred_element_type"):
+    jax.nn.scaled_dot_general(x, y, dn, jnp.int32, configs=[mx] * 3)
