@@ -353,3 +353,10 @@ def test_orthogonal_matrices():
   wide = np.asarray(R.orthogonal(R.key(0), 2, m=5), np.float64)
   assert wide.shape == (2, 5)
   np.testing.assert_allclose(wide @ wide.T, np.eye(2), atol=1e-5)
+
+
+def test_negative_shapes_are_type_errors():
+  for make in (lambda: R.split(R.key(0), (-1,)), lambda: R.normal(R.key(0), (-2,)),
+               lambda: R.bits(R.key(0), (3, -1))):
+    with pytest.raises(TypeError, match="non-negative"):
+      make()

@@ -164,7 +164,7 @@ def _shape_arg(name: str, shape) -> tuple:
     raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
                     f"{shape}.") from None
   if any(d < 0 for d in dims):
-    raise ValueError(f"{name}: shape {dims} has a negative dimension.")
+    raise TypeError(f"{name}: shapes must have non-negative dimensions, got {dims}.")
   return dims
 
 
