@@ -121,6 +121,11 @@ def test_edge_values_as_jax():
   np.testing.assert_array_equal(xs.comb(np.array([3.0, 3.0]), np.array([4.0, -1.0])), [0, 0])
   np.testing.assert_array_equal(xs.hyp1f1(0.0, 1.0, 5.0), 1.0)
   np.testing.assert_allclose(xs.hyp1f1(2.0, 2.0, 1.5), np.exp(1.5), rtol=1e-6)
+  # expi/exp1: NaN (not SciPy's -inf/inf/0) at 0 and +-inf
+  np.testing.assert_array_equal(xs.expi(np.array([0.0, -0.0, inf, -inf, nan, -100.0])),
+                                [nan, nan, nan, nan, nan, -0.0])
+  np.testing.assert_array_equal(xs.exp1(np.array([0.0, -0.0, inf, -inf, -1.0, 1e4])),
+                                [inf, inf, nan, nan, nan, 0.0])
   assert float(xs.spence(0.0)) == pytest.approx(np.pi ** 2 / 6)
   assert np.isnan(xs.spence(-1.0))
 

@@ -69,9 +69,9 @@ def _expi(x):
   neg = x < 0
   ep = _ei_positive(jnp.where(pos, x, 1.0))
   en = -_e1(jnp.where(neg, -x, 1.0))
-  out = jnp.where(pos, ep, jnp.where(neg, en, -np.inf))
-  return jnp.where(jnp.isnan(x), x, jnp.where(x == np.inf, np.inf,
-                                                jnp.where(x == -np.inf, 0.0, out)))
+  # as JAX (unlike SciPy): NaN at 0 and at +-inf
+  out = jnp.where(pos, ep, jnp.where(neg, en, np.nan))
+  return jnp.where(jnp.isinf(x), np.nan, out)
 
 
 _expi.defjvps(lambda g, ans, x: g * jnp.exp(x) / x)
@@ -86,9 +86,9 @@ def expi(x):
 @custom_jvp
 def _exp1(x):
   pos = x > 0
-  out = _e1(jnp.where(pos, x, 1.0))
-  out = jnp.where(x == np.inf, 0.0, out)
-  return jnp.where(pos, out, jnp.where(x == 0, np.inf, np.nan))
+  out = _e1(jnp.where(pos & (x < np.inf), x, 1.0))
+  # as JAX (unlike SciPy): NaN at +inf
+  return jnp.where(pos & (x < np.inf), out, jnp.where(x == 0, np.inf, np.nan))
 
 
 _exp1.defjvps(lambda g, ans, x: -g * jnp.exp(-x) / x)
