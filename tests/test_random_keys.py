@@ -360,3 +360,11 @@ def test_negative_shapes_are_type_errors():
                lambda: R.bits(R.key(0), (3, -1))):
     with pytest.raises(TypeError, match="non-negative"):
       make()
+
+
+def test_samplers_do_not_trigger_the_retrace_warning():
+  import warnings
+  with warnings.catch_warnings():
+    warnings.simplefilter("error", RuntimeWarning)  # xjax's own jitted helpers are exempt
+    for n in range(1, 14):
+      R.uniform(R.key(0), (n,))

@@ -9,12 +9,14 @@ common silent performance bug in JAX code.  Runs only on cache misses.
 from __future__ import annotations
 
 import logging
+import os
 import warnings
 
 from xjax._src import errors
 from xjax._src.config import config
 
 logger = logging.getLogger("xjax")
+_XJAX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 config.define("xjax_retrace_warning_threshold", 10)
 
@@ -24,7 +26,8 @@ def explain(cache: dict, key: tuple, fun_name: str, fun_src: str, arg_names,
   """Called before tracing ``key`` (a miss); ``cache`` holds the keys traced before."""
   explain_on = config.read("jax_explain_cache_misses")
   threshold = config.read("xjax_retrace_warning_threshold")
-  retraced = threshold is not None and len(cache) >= threshold and id(cache) not in warned
+  retraced = (threshold is not None and len(cache) >= threshold and id(cache) not in warned
+              and not fun_src.startswith(_XJAX_DIR))  # xjax's own helpers retrace by design
   if not explain_on and not retraced:
     return
   reasons = _differences(cache, key, arg_names)
