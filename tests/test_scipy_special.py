@@ -126,12 +126,24 @@ def test_edge_values_as_jax():
                                 [nan, nan, nan, nan, nan, -0.0])
   np.testing.assert_array_equal(xs.exp1(np.array([0.0, -0.0, inf, -inf, -1.0, 1e4])),
                                 [inf, inf, nan, nan, nan, 0.0])
+  # betaln/beta with one huge argument: lgamma(a) + Stirling's lgamma(b) - lgamma(a + b)
+  np.testing.assert_allclose(xs.betaln(np.array([1e-30, 1e30, 0.5, 2.5], np.float32),
+                                       np.array([1e30, -2.5, 1e30, 1e30], np.float32)),
+                             [69.07755279541016, 172.63763427734375, -33.96641159057617,
+                              -172.40919494628906], rtol=1e-6)
+  np.testing.assert_allclose(xs.beta(np.float32(1e30), np.float32(0.5)), 1.7724536e-15, rtol=1e-5)
+  # betainc limits: x at 0/1 first, then a or b at 0, then a or b infinite
+  np.testing.assert_array_equal(
+      xs.betainc(np.array([0.0, inf, inf, inf, 0.5, 0.0]), np.array([0.5, inf, inf, 0.5, inf, inf]),
+                 np.array([0.0, 0.0, 1.0, 0.5, 0.5, 0.0])), [0, nan, nan, 0, 1, 0])
   assert float(xs.spence(0.0)) == pytest.approx(np.pi ** 2 / 6)
   assert np.isnan(xs.spence(-1.0))
 
 
 def test_dtypes_and_weak_types():
   assert xs.gammaln(2.0).dtype == np.float32 and xs.gammaln(2.0).aval.weak_type
+  for f, args in ((xs.entr, (2,)), (xs.betaln, (1.5, 1.5)), (xs.betainc, (1.5, 2, 0.5))):
+    assert f(*args).aval.weak_type, f
   assert xs.erf(3).dtype == np.float32
   assert xs.xlogy(np.float16(1), 2.0).dtype == np.float16
   assert not xs.expit(np.float32(1)).aval.weak_type

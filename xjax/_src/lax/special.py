@@ -256,8 +256,12 @@ def _betainc_impl(a, b, x):
   bad = ew.bitwise_or(ew.bitwise_or(lt(a, zero), lt(b, zero)),
                       ew.bitwise_or(lt(x, zero), gt(x, one)))
   bad = ew.bitwise_or(bad, ew.bitwise_or(ne(x, x), ew.bitwise_or(ne(a, a), ne(b, b))))
+  inf = _c(x, np.inf)
+  a_inf, b_inf = eq(a, inf), eq(b, inf)
   bad = ew.bitwise_or(bad, ew.bitwise_and(eq(a, zero), eq(b, zero)))
-  a0, b0 = eq(a, zero), eq(b, zero)
+  bad = ew.bitwise_or(bad, ew.bitwise_and(a_inf, b_inf))
+  # the limits, as JAX: x = 0 or 1 first, then a or b at 0, then a or b infinite
+  a0, b0 = ew.bitwise_or(eq(a, zero), b_inf), ew.bitwise_or(eq(b, zero), a_inf)
   x0, x1 = eq(x, zero), eq(x, one)
   special = ew.bitwise_or(ew.bitwise_or(bad, ew.bitwise_or(a0, b0)), ew.bitwise_or(x0, x1))
   a = _where(special, one, a)
@@ -268,7 +272,7 @@ def _betainc_impl(a, b, x):
   front = exp(sub(add(mul(sa, log(sx)), mul(sb, log1p(ew.neg(sx)))), _lbeta(sa, sb)))
   r = div(mul(front, _betacf(sa, sb, sx, ew.bitwise_not(special))), sa)
   out = _where(swap, sub(one, r), r)
-  out = _where(ew.bitwise_or(a0, x1), one, _where(ew.bitwise_or(b0, x0), zero, out))
+  out = _where(x0, zero, _where(x1, one, _where(a0, one, _where(b0, zero, out))))
   return _where(bad, _c(out, np.nan), out)
 
 

@@ -57,27 +57,26 @@ def betaln(a, b):
 
 
 def _betaln(a, b):
-  # for large arguments the three lgamma terms cancel: use the Stirling form there
-  small, big = jnp.minimum(a, b), jnp.maximum(a, b)
-  stirling = (big > 8) & (small > 8)
-  sa = jnp.where(stirling, small, 10.0)
-  sb = jnp.where(stirling, big, 10.0)
-  direct = lax.lgamma(a) + lax.lgamma(b) - lax.lgamma(a + b)
-  return jnp.where(stirling, _betaln_stirling(sa, sb), direct)
+  # as JAX: with a <= b, lgamma(a) + [lgamma(b) - lgamma(a + b)], the bracket in
+  # Stirling's form once b >= 8 (where the two lgammas would cancel)
+  a, b = jnp.minimum(a, b), jnp.maximum(a, b)
+  direct = lax.lgamma(a) + (lax.lgamma(b) - lax.lgamma(a + b))
+  bs = jnp.where(b < 8, 8.0, b)
+  return jnp.where(b < 8, direct, lax.lgamma(a) + _lgamma_difference(a, bs))
 
 
 def _stirling_correction(x):
-  """lgamma(x) - [(x - 1/2) log x - x + log(2 pi)/2] for x > 8 (asymptotic series)."""
+  """lgamma(x) - [(x - 1/2) log x - x + log(2 pi)/2] for x >= 8 (asymptotic series)."""
   r = 1.0 / (x * x)
   series = 1 / 12 + r * (-1 / 360 + r * (1 / 1260 + r * (-1 / 1680 + r * (1 / 1188))))
   return series / x
 
 
-def _betaln_stirling(a, b):
+def _lgamma_difference(a, b):
+  """lgamma(b) - lgamma(a + b) for b >= 8, by Stirling's series."""
   s = a + b
-  corr = _stirling_correction(a) + _stirling_correction(b) - _stirling_correction(s)
-  return (0.5 * np.log(2 * np.pi) - 0.5 * jnp.log(b) + (a - 0.5) * jnp.log(a / s)
-          - b * jnp.log1p(a / b) + corr)
+  corr = _stirling_correction(b) - _stirling_correction(s)
+  return corr - (b - 0.5) * jnp.log1p(a / b) - a * (jnp.log(s) - 1)
 
 
 def beta(a, b):

@@ -58,7 +58,7 @@ def entr(x):
   (x,) = inexact_arrays("entr", x)
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise ValueError("entr does not support complex-valued inputs.")
-  return jnp.where(x < 0, -np.inf, -_xlogx(x)).astype(x.dtype)
+  return jnp.where(x < 0, -np.inf, -_xlogx(x))
 
 
 def rel_entr(p, q):
