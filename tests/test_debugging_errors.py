@@ -110,3 +110,12 @@ def test_retrace_warning_once_after_threshold():
   ours = [x for x in w if "has been traced" in str(x.message)]
   assert len(ours) == 1
   assert "different static argument at position 1" in str(ours[0].message)
+
+
+def test_no_retrace_warning_for_xjax_internal_functions():
+  with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    key = xjax.random.key(0)
+    for n in range(1, 14):
+      xjax.random.normal(key, (n,))
+  assert not [x for x in w if "has been traced" in str(x.message)]
