@@ -244,3 +244,11 @@ def test_vmap_and_jit_compositions():
   np.testing.assert_allclose(jax.jit(xs.erfcx)(X), ss.erfcx(X), rtol=2e-6)
   np.testing.assert_allclose(jax.jit(lambda z: xs.bessel_jn(z, v=2))(A[:3]),
                              xs.bessel_jn(A[:3], v=2), rtol=1e-6)
+
+
+def test_hypergeometric_functions_broadcast_mixed_array_and_scalar_arguments():
+  a = jnp.array([0.5, 1.], jnp.float32)
+  np.testing.assert_allclose(xs.hyp1f1(a, 2., 0.3), ss.hyp1f1([0.5, 1.], 2., 0.3),
+                             rtol=1e-5)
+  np.testing.assert_allclose(xs.hyp2f1(a, 2., 3., 0.3),
+                             ss.hyp2f1([0.5, 1.], 2., 3., 0.3), rtol=1e-5)

@@ -40,7 +40,7 @@ def _hyp1f1_asymptotic(a, b, x, shift):
 
 def hyp1f1(a, b, x):
   """The confluent hypergeometric function 1F1(a; b; x) (1 where a == 0, as JAX)."""
-  a, b, x = inexact_arrays("hyp1f1", a, b, x)
+  a, b, x = jnp.broadcast_arrays(*inexact_arrays("hyp1f1", a, b, x))  # series carries one shape
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise ValueError("hyp1f1 does not support complex-valued inputs.")
   neg = x < 0
@@ -75,7 +75,7 @@ def _hyp2f1_unit(a, b, c, x):
 
 def hyp2f1(a, b, c, x):
   """The Gauss hypergeometric function 2F1(a, b; c; x) for real x < 1 (and x == 1)."""
-  a, b, c, x = inexact_arrays("hyp2f1", a, b, c, x)
+  a, b, c, x = jnp.broadcast_arrays(*inexact_arrays("hyp2f1", a, b, c, x))
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise ValueError("hyp2f1 does not support complex-valued inputs.")
   neg = x < 0
