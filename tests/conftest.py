@@ -1,3 +1,17 @@
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def x64():
+  """Runs a test with jax_enable_x64 on, and the default (off) afterwards."""
+  from xjax._src.config import config
+  config.update("jax_enable_x64", True)
+  try:
+    yield
+  finally:
+    config.update("jax_enable_x64", False)

@@ -41,15 +41,6 @@ def test_real_input_transforms(name, norm):
   np.testing.assert_allclose(got, getattr(np.fft, name)(X, norm=norm), atol=1e-4, rtol=1e-4)
 
 
-@pytest.fixture
-def x64():
-  xjax.config.update("jax_enable_x64", True)
-  try:
-    yield
-  finally:
-    xjax.config.update("jax_enable_x64", False)
-
-
 def test_float64_and_complex128_keep_precision(x64):
   got = jnp.fft.fft(Z)
   assert got.dtype == np.complex128

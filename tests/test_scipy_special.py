@@ -10,15 +10,6 @@ import xjax.scipy.special as xs
 from xjax.test_util import check_grads
 
 
-@pytest.fixture
-def x64():
-  jax.config.update("jax_enable_x64", True)
-  try:
-    yield
-  finally:
-    jax.config.update("jax_enable_x64", False)
-
-
 X = np.array([-30, -5.5, -1.5, -0.1, 1e-3, 0.3, 1.0, 2.0, 3.9, 4.5, 10.0, 45.0], np.float32)
 POS = np.array([1e-3, 0.1, 0.5, 1.0, 1.5, 2.5, 4.0, 7.5, 20.0, 45.0], np.float32)
 PROB = np.array([1e-6, 0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.999], np.float32)
