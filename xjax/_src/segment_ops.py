@@ -8,7 +8,7 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
-from xjax._src.core_concrete import concrete_or_error
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.lax import gather_scatter as gs
 from xjax._src.lax import lax
 from xjax._src.numpy import creation, reductions

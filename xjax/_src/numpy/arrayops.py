@@ -10,7 +10,9 @@ import operator
 
 import numpy as np
 
-from xjax._src import core_concrete, dtypes
+from xjax._src import dtypes
+
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
@@ -20,7 +22,7 @@ from xjax._src.numpy.util import canonical_axis, check_arraylike, is_traced
 
 
 def _host(x, what):
-  return np.asarray(core_concrete.concrete_or_error(x, what))
+  return np.asarray(concrete_or_error(x, what))
 
 
 def choose(a, choices, out=None, mode="raise"):

@@ -165,16 +165,16 @@ def _shape(shape) -> tuple:
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
   """Evenly spaced values; the bounds must be concrete (the length is static)."""
-  from xjax._src import core_concrete
+  from xjax._src.core.concrete import concrete_or_error
   dt = _requested_dtype(dtype, "arange")
   if dt is None:
     dt = dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
     dt = dtypes.canonicalize_dtype(dt)
   if dt == np.bool_:
     raise TypeError("arange does not accept dtype bool")
-  start = core_concrete.concrete_or_error(start, "arange start")
-  stop = None if stop is None else core_concrete.concrete_or_error(stop, "arange stop")
-  step = None if step is None else core_concrete.concrete_or_error(step, "arange step")
+  start = concrete_or_error(start, "arange start")
+  stop = None if stop is None else concrete_or_error(stop, "arange stop")
+  step = None if step is None else concrete_or_error(step, "arange step")
   if stop is None and step is None:
     n = int(np.ceil(start)) if not isinstance(start, int) else start
     return lax.iota(dt, max(n, 0)) if dtypes.is_integer(dt) else \
@@ -186,10 +186,10 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
              device=None):
   """``num`` evenly spaced samples over [start, stop] (num must be static)."""
-  from xjax._src import core_concrete
+  from xjax._src.core.concrete import concrete_or_error
   from xjax._src.numpy.shaping import broadcast_arrays, moveaxis
   from xjax._src.numpy.util import canonical_axis
-  num = core_concrete.concrete_or_error(num, "'num' argument of jnp.linspace")
+  num = concrete_or_error(num, "'num' argument of jnp.linspace")
   num = int(num)
   if num < 0:
     raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -238,7 +238,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
   """Samples evenly spaced on a log scale, from start to stop (same sign)."""
-  from xjax._src.numpy.math_extra import log10
+  from xjax._src.numpy.composed_math import log10
   from xjax._src.numpy.ufuncs import power, sign, multiply
   dt = _requested_dtype(dtype, "geomspace")
   comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))

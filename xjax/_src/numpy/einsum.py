@@ -149,3 +149,14 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
   if preferred_element_type is not None and len(ops) == 1:
     x = lax.convert_element_type(x, preferred_element_type)
   return lax.transpose(x, tuple(t.index(c) for c in out_term)) if t != out_term else x
+
+
+def einsum_path(subscripts, /, *operands, optimize="auto"):
+  """The pairwise contraction order for an einsum, with a printable report (NumPy's
+  planner on the operands' shapes)."""
+  if optimize in ("auto", True):
+    optimize = "optimal" if len(operands) <= 4 else "greedy"
+  stand_ins = [np.broadcast_to(np.zeros((), get_aval(asarray(o)).dtype), np.shape(o))
+               for o in operands]
+  path, report = np.einsum_path(subscripts, *stand_ins, optimize=optimize)
+  return [tuple(step) for step in path[1:]], report

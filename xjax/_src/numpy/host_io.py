@@ -47,3 +47,12 @@ def _impure(name):
 
 fromiter = _impure("fromiter")
 fromfile = _impure("fromfile")
+
+
+printoptions = np.printoptions
+
+
+get_printoptions = np.get_printoptions
+
+
+set_printoptions = np.set_printoptions

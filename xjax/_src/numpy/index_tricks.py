@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 
-from xjax._src import core_concrete, dtypes
+from xjax._src import dtypes
+
+
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
@@ -10,7 +13,7 @@ from xjax._src.numpy.creation import asarray
 
 
 def _static(x, what):
-  return core_concrete.concrete_or_error(x, what)
+  return concrete_or_error(x, what)
 
 
 def _range(s: slice):

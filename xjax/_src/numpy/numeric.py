@@ -1,14 +1,17 @@
 """Numeric helpers: comparisons (isclose/allclose/array_equal), diff/gradient/trapezoid,
-interp, polyval, counting (bincount/histogram/digitize), convolve/correlate, index math."""
+interp, unwrap, counting (bincount/histogram/digitize), convolve/correlate, index math."""
 from __future__ import annotations
 
 import operator
 
 import numpy as np
 
-from xjax._src import core_concrete, dtypes
+from xjax._src import dtypes
+
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
+from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.numpy import reductions as red
 from xjax._src.numpy import ufuncs
 from xjax._src.numpy.creation import asarray
@@ -29,7 +32,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
   atol = np.asarray(atol, rdt)[()]
   out = ufuncs.less_equal(lax.abs(ufuncs.subtract(a, b)),
                           lax.add(atol, lax.mul(rtol, lax.abs(b))))
-  from xjax._src.numpy.math_extra import isinf, isnan
+  from xjax._src.numpy.composed_math import isinf, isnan
   inf_a, inf_b = isinf(a), isinf(b)
   any_inf = ufuncs.logical_or(inf_a, inf_b)
   both_same_inf = ufuncs.logical_and(ufuncs.logical_and(inf_a, inf_b), ufuncs.equal(a, b))
@@ -51,7 +54,7 @@ def array_equal(a1, a2, equal_nan=False):
     return asarray(False)
   eq = ufuncs.equal(a1, a2)
   if equal_nan:
-    from xjax._src.numpy.math_extra import isnan
+    from xjax._src.numpy.composed_math import isnan
     eq = ufuncs.logical_or(eq, ufuncs.logical_and(isnan(a1), isnan(a2)))
   return red.all(eq)
 
@@ -230,19 +233,6 @@ def interp(x, xp, fp, left=None, right=None, period=None):
   return lax.reshape(lax.convert_element_type(out, get_aval(x).dtype), shape)
 
 
-def polyval(p, x, *, unroll=16):
-  """Evaluates the polynomial with coefficients ``p`` (highest degree first) at x."""
-  from xjax._src.numpy.util import promote_dtypes
-  check_arraylike("polyval", p, x)
-  p, x = promote_dtypes(p, x)
-  if get_aval(p).ndim != 1:
-    raise ValueError("polyval: p must be one-dimensional")
-  y = lax.full_like(x, 0)
-  for i in range(get_aval(p).shape[0]):
-    y = ufuncs.add(ufuncs.multiply(y, x), lax.index_in_dim(p, i, 0, keepdims=False))
-  return y
-
-
 def bincount(x, weights=None, minlength=0, *, length=None):
   """Counts of each non-negative integer in x (``length`` static under jit)."""
   x = asarray(x)
@@ -251,7 +241,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
   if get_aval(x).ndim != 1:
     raise ValueError("only 1-dimensional input supported for bincount.")
   if length is None:
-    host = np.asarray(core_concrete.concrete_or_error(
+    host = np.asarray(concrete_or_error(
         x, "argument of jnp.bincount(). The length argument must be specified (length=) "
         "to use jnp.bincount within JAX transformations"))
     length = max(int(minlength), int(host.max()) + 1 if host.size else 0)
@@ -275,7 +265,7 @@ def digitize(x, bins, right=False):
   side = "left" if right else "right"
   host = None
   try:
-    host = np.asarray(core_concrete.concrete_or_error(bins, "bins"))
+    host = np.asarray(concrete_or_error(bins, "bins"))
   except Exception:  # traced bins: assume increasing
     pass
   if host is not None and host.size > 1 and host[-1] < host[0]:
@@ -436,7 +426,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     elif mode == "wrap":
       i = ufuncs.remainder(i, d)
     elif mode == "raise":
-      host = np.asarray(core_concrete.concrete_or_error(
+      host = np.asarray(concrete_or_error(
           i, "multi_index argument of jnp.ravel_multi_index(); use mode='clip' or 'wrap' "
           "under JAX transformations"))
       if (host < 0).any() or (host >= d).any():
@@ -453,3 +443,21 @@ def unravel_index(indices, shape):
   idx = ufuncs.minimum(ufuncs.maximum(indices, -size), size - 1) if size else indices
   idx = ufuncs.remainder(idx, size) if size else idx
   return tuple(_unravel(idx, tuple(shape)))
+
+
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+  """``p`` with jumps larger than ``discont`` along ``axis`` replaced by their
+  ``period`` complement."""
+  check_arraylike("unwrap", p)
+  (p,) = promote_args_inexact("unwrap", p)
+  axis = canonical_axis(axis, p.ndim)
+  half = period / 2
+  discont = half if discont is None else discont
+  dd = jnp.diff(p, axis=axis)
+  ddmod = jnp.mod(dd + half, period) - half
+  ddmod = jnp.where((ddmod == -half) & (dd > 0), half, ddmod)
+  correct = jnp.where(jnp.abs(dd) < discont, 0, ddmod - dd)
+  head = lax.slice_in_dim(p, 0, 1, axis=axis)
+  rest = lax.slice_in_dim(p, 1, p.shape[axis], axis=axis)
+  return jnp.concatenate([head, rest + jnp.cumsum(correct, axis=axis)], axis=axis) \
+      .astype(p.dtype)

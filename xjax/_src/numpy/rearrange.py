@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 
-from xjax._src import core_concrete
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
 from xjax._src.numpy.creation import asarray
@@ -70,14 +70,14 @@ def _split(name, ary, indices_or_sections, axis, exact):
   axis = canonical_axis(axis, aval.ndim, error=IndexError)
   size = aval.shape[axis]
   if isinstance(indices_or_sections, (tuple, list)) or np.ndim(indices_or_sections) == 1:
-    bounds = [int(core_concrete.concrete_or_error(i, f"{name} indices"))
+    bounds = [int(concrete_or_error(i, f"{name} indices"))
               for i in indices_or_sections]
     bounds = [0] + bounds + [size]
     sizes = [e - s for s, e in zip(bounds[:-1], bounds[1:])]
     if any(d < 0 for d in sizes):  # as JAX: indices are neither wrapped nor clipped
       raise ValueError(f"Sizes passed to {name} must be nonnegative, got {sizes}")
   else:
-    n = operator.index(core_concrete.concrete_or_error(indices_or_sections,
+    n = operator.index(concrete_or_error(indices_or_sections,
                                                        f"{name} sections"))
     if n <= 0:
       raise ValueError("number sections must be larger than 0.")
@@ -137,7 +137,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
   axis = canonical_axis(axis, aval.ndim)
   n = aval.shape[axis]
   if np.ndim(repeats) == 0 and not hasattr(repeats, "aval"):
-    r = operator.index(core_concrete.concrete_or_error(repeats, "repeats"))
+    r = operator.index(concrete_or_error(repeats, "repeats"))
     if total_repeat_length is None or total_repeat_length == n * r:
       x = moveaxis(a, axis, -1)
       s = get_aval(x).shape
@@ -145,7 +145,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
       return moveaxis(lax.reshape(x, s[:-1] + (n * r,)), -1, axis)
   if total_repeat_length is None:
     counts = np.broadcast_to(
-        np.asarray(core_concrete.concrete_or_error(repeats, "repeats (or pass "
+        np.asarray(concrete_or_error(repeats, "repeats (or pass "
                                                    "total_repeat_length=)")), (n,))
     source = lax.convert_element_type(
         asarray(np.repeat(np.arange(n, dtype=np.int32), counts)), np.int32)
@@ -223,7 +223,7 @@ def roll(a, shift, axis=None):
     n = get_aval(a).shape[ax]
     if n == 0:
       continue
-    s = int(core_concrete.concrete_or_error(s, "roll shift")) % n
+    s = int(concrete_or_error(s, "roll shift")) % n
     if s:
       a = lax.concatenate([lax.slice_in_dim(a, n - s, n, axis=ax),
                            lax.slice_in_dim(a, 0, n - s, axis=ax)], ax)

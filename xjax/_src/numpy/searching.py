@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax._src import core_concrete, dtypes
+from xjax._src import dtypes
+
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.lax import cumulative as lax_cum
 from xjax._src.lax import lax
@@ -21,7 +23,7 @@ def _nonzero_mask(a):
 
 
 def _concrete(x, name):
-  return np.asarray(core_concrete.concrete_or_error(
+  return np.asarray(concrete_or_error(
       x, f"argument of jnp.{name}(). The size argument of jnp.{name} must be statically "
       f"specified to use jnp.{name} within JAX transformations; pass size="))
 
@@ -51,7 +53,7 @@ def nonzero(a, *, size=None, fill_value=None):
   if size is None:
     host = _concrete(a, "nonzero")
     return tuple(asarray(i.astype(dtypes.default_int_dtype())) for i in np.nonzero(host))
-  size = int(core_concrete.concrete_or_error(size, "size argument of jnp.nonzero"))
+  size = int(concrete_or_error(size, "size argument of jnp.nonzero"))
   pos, valid = _compact(ravel(_nonzero_mask(a)), size)
   coords = _unravel(pos, aval.shape)
   fills = fill_value if isinstance(fill_value, (tuple, list)) else \

@@ -11,7 +11,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from xjax._src import core_concrete, dtypes
+from xjax._src import dtypes
+
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.lax import cumulative as lax_cum
 from xjax._src.lax import lax
@@ -69,8 +71,8 @@ def _firsts(s, equal_nan=False):
 def _size(name, mask, size):
   """The static output size: ``size`` or, eagerly, the number of True entries of mask."""
   if size is not None:
-    return int(core_concrete.concrete_or_error(size, f"size argument of jnp.{name}"))
-  host = core_concrete.concrete_or_error(
+    return int(concrete_or_error(size, f"size argument of jnp.{name}"))
+  host = concrete_or_error(
       mask, f"argument of jnp.{name}(). The size argument of jnp.{name} must be statically "
       f"specified to use jnp.{name} within JAX transformations; pass size=")
   return int(np.sum(np.asarray(host)))

@@ -164,3 +164,12 @@ def moveaxis(a, source, destination):
   for d, s in sorted(zip(dst, src)):
     perm.insert(d, s)
   return a if perm == list(range(nd)) else lax.transpose(a, tuple(perm))
+
+
+def swapaxes(a, axis1, axis2):
+  a = _as_array(a)
+  nd = get_aval(a).ndim
+  perm = list(range(nd))
+  i, j = (canonical_axis(ax, nd, error=IndexError) for ax in (axis1, axis2))
+  perm[i], perm[j] = perm[j], perm[i]
+  return lax.transpose(a, perm)

@@ -113,3 +113,9 @@ def argpartition(a, kth, axis=-1):
   a, axis = _prepare("argpartition", a, axis)
   _kth("argpartition", kth, get_aval(a).shape[axis])
   return argsort(a, axis)
+
+
+def sort_complex(a):
+  """Sorted copy of ``a`` (by real, then imaginary part) as a complex array."""
+  a = sort(a)
+  return lax.convert_element_type(a, dtypes.to_complex_dtype(get_aval(a).dtype))

@@ -326,7 +326,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
 def corrcoef(x, y=None, rowvar=True):
   """Pearson correlation coefficients (``cov`` normalized; real parts clipped to [-1, 1])."""
   from xjax._src.numpy import ufuncs
-  from xjax._src.numpy.math_extra import clip
+  from xjax._src.numpy.composed_math import clip
   from xjax._src.numpy.matrices import diag
   c = cov(x, y, rowvar)
   if get_aval(c).ndim == 0:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.numpy.creation import asarray
-from xjax._src.numpy.func_extra import vectorize
+from xjax._src.numpy.functional import vectorize
 from xjax._src.numpy.util import canonical_axis
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax._src.numpy import cumulative, math_extra, reductions, ufuncs
+from xjax._src.numpy import composed_math, cumulative, reductions, ufuncs
 from xjax._src.numpy.ufunc_class import ufunc
 
 
@@ -49,6 +49,6 @@ logical_xor = _binary(ufuncs.logical_xor, False)
 bitwise_and = _binary(ufuncs.bitwise_and, -1)
 bitwise_or = _binary(ufuncs.bitwise_or, 0)
 bitwise_xor = _binary(ufuncs.bitwise_xor, 0)
-logaddexp = _binary(math_extra.logaddexp, -np.inf)
-logaddexp2 = _binary(math_extra.logaddexp2, -np.inf)
+logaddexp = _binary(composed_math.logaddexp, -np.inf)
+logaddexp2 = _binary(composed_math.logaddexp2, -np.inf)
 negative = ufunc(ufuncs.negative, 1, 1, name="negative", call=ufuncs.negative)

@@ -5,12 +5,14 @@ import operator
 
 import numpy as np
 
-from xjax._src import core_concrete, dtypes
+from xjax._src import dtypes
+
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.numpy import lax_numpy as jnp
 
 
 def _window(name, M, body):
-  M = operator.index(core_concrete.concrete_or_error(M, f"M argument of jnp.{name}"))
+  M = operator.index(concrete_or_error(M, f"M argument of jnp.{name}"))
   dt = dtypes.default_float_dtype()
   if M <= 1:
     return jnp.ones((max(M, 0),), dt)

@@ -7,7 +7,7 @@ from functools import partial
 import numpy as np
 
 from xjax._src import dtypes
-from xjax._src.core_concrete import concrete_or_error
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.jit import jit
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.numpy.util import promote_dtypes_inexact

@@ -1,4 +1,6 @@
-"""More elementwise math: rounding, float classification, log/exp variants, clip."""
+"""Elementwise functions composed of several lax operations: rounding, real/imag parts,
+float classification, log/exp variants, clip, nan-aware max/min, gcd/lcm (the one-primitive
+ufuncs are in ufuncs.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,9 +9,19 @@ from xjax._src import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.custom_derivatives import custom_jvp
 from xjax._src.lax import lax
+from xjax._src.lax.rounding import round_half_even
 from xjax._src.numpy import ufuncs
+from xjax._src.numpy.creation import asarray, zeros_like
 from xjax._src.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
                                   promote_args_numeric)
+from xjax._src.numpy.where import where
+
+__all__ = ["floor", "ceil", "trunc", "fix", "rint", "fabs", "fmod", "log2", "log10", "deg2rad",
+    "rad2deg", "radians", "degrees", "hypot", "logaddexp", "logaddexp2", "sinc", "heaviside",
+    "signbit", "copysign", "nextafter", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
+    "nan_to_num", "clip", "float_power", "ldexp", "frexp", "modf", "divmod", "i0", "gcd", "lcm",
+    "iscomplex", "isreal", "bitwise_count", "fmax", "fmin", "spacing", "angle", "real", "imag",
+    "conjugate", "conj", "round", "around"]
 
 
 def _c(x, value):
@@ -58,7 +70,6 @@ fix = trunc
 
 def rint(x, /):
   """Round to the nearest integer, ties to even (integers become floats)."""
-  from xjax._src.lax.rounding import round_half_even
   check_arraylike("rint", x)
   integral = not dtypes.is_inexact(dtypes.dtype(x))
   (x,) = promote_args_inexact("rint", x)
@@ -371,3 +382,99 @@ def lcm(x1, x2, /):
   safe = lax.select_n(zero, g, lax.full_like(g, 1))
   out = ufuncs.multiply(ufuncs.absolute(a), lax.div(ufuncs.absolute(b), safe))
   return lax.select_n(zero, out, lax.full_like(out, 0))
+
+
+def iscomplex(x):
+  return ufuncs.not_equal(imag(asarray(x)), 0)
+
+
+def isreal(x):
+  return ufuncs.equal(imag(asarray(x)), 0)
+
+
+def bitwise_count(x, /):
+  """Number of 1 bits in ``|x|``, as uint8."""
+  check_arraylike("bitwise_count", x)
+  x = asarray(x)
+  if not (dtypes.is_integer(get_aval(x).dtype) or get_aval(x).dtype == np.bool_):
+    raise TypeError(f"bitwise_count requires integer or boolean input, got "
+                    f"{get_aval(x).dtype}.")
+  return lax.convert_element_type(lax.population_count(ufuncs.abs(x)), np.uint8)
+
+
+def _nan_pick(name, op, better):
+  def fn(x1, x2):
+    x1, x2 = promote_args(name, x1, x2)
+    if not dtypes.is_inexact(get_aval(x1).dtype):
+      return op(x1, x2)
+    if dtypes.is_complex(get_aval(x1).dtype):
+      return where(isnan(x1), x2, where(isnan(x2), x1, op(x1, x2)))
+    # ties pick x2 (which decides where the gradient goes, as in JAX)
+    return where(lax.bitwise_or(better(x1, x2), isnan(x2)), x1, x2)
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = f"Elementwise {op.__name__} ignoring NaNs (NaN only where both are)."
+  return fn
+
+
+fmax = _nan_pick("fmax", ufuncs.maximum, lax.gt)
+
+
+fmin = _nan_pick("fmin", ufuncs.minimum, lax.lt)
+
+
+def spacing(x, /):
+  """Distance from ``x`` to the next representable number away from zero."""
+  (x,) = promote_args_inexact("spacing", x)
+  if dtypes.is_complex(get_aval(x).dtype):
+    raise ValueError("spacing is not defined for complex inputs.")
+  dt = get_aval(x).dtype
+  away = where(signbit(x), np.asarray(-np.inf, dt)[()], np.asarray(np.inf, dt)[()])
+  return where(isinf(x), np.asarray(np.nan, dt)[()], lax.sub(lax.nextafter(x, away), x))
+
+
+def angle(z, deg=False):
+  """Argument of complex ``z`` (radians, or degrees with ``deg``)."""
+  (z,) = promote_args_inexact("angle", z)
+  if dtypes.is_complex(get_aval(z).dtype):
+    out = lax.atan2(lax.imag(z), lax.real(z))
+  else:
+    out = lax.atan2(zeros_like(z, get_aval(z).dtype), z)
+  return rad2deg(out) if deg else out
+
+
+def real(x):
+  x = asarray(x)
+  return lax.real(x) if dtypes.is_complex(get_aval(x).dtype) else x
+
+
+def imag(x):
+  x = asarray(x)
+  return lax.imag(x) if dtypes.is_complex(get_aval(x).dtype) else zeros_like(x)
+
+
+def conjugate(x):
+  x = asarray(x)
+  return lax.conj(x) if dtypes.is_complex(get_aval(x).dtype) else x
+
+
+conj = conjugate
+
+
+def round(a, decimals=0, out=None):
+  a = asarray(a)
+  dt = get_aval(a).dtype
+  if dt == np.bool_:
+    raise ValueError("round does not accept boolean inputs")
+  if not dtypes.is_inexact(dt):
+    if decimals < 0:
+      raise NotImplementedError("integer round is not implemented for decimals < 0")
+    return a
+  if dtypes.is_complex(dt):  # as JAX: real and imaginary parts rounded separately
+    return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
+  if decimals == 0:
+    return round_half_even(a)
+  factor = np.asarray(10.0 ** decimals, get_aval(a).dtype)[()]
+  return lax.div(round_half_even(lax.mul(a, factor)), factor)
+
+
+around = round
