@@ -480,3 +480,22 @@ def batched_dynamic_update_slice(axis, x, xd, upd, ud, idxs, idims):
   indices = _stacked_indices(axis, idxs, idims)
   dn = ScatterDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(1, n + 1)), (0,), (0,))
   return scatter(x, indices, upd, dn, mode=GatherScatterMode.CLIP)
+
+
+# ---------------------------------------------------------------------------------------
+# scatter_sub: operand[idx] -= updates
+
+scatter_sub_p = _make_scatter("scatter_sub")
+scatter_sub_p.jvp = _linear_scatter_jvp(scatter_sub_p)
+_add_transpose = _scatter_transpose(is_add=True)
+
+
+def _scatter_sub_transpose(ct, x, i, u, **params):
+  ct_x, _, ct_u = _add_transpose(ct, x, i, u, **params)
+  if ct_u is not None and type(ct_u) is not Zero:
+    ct_u = ew.neg(ct_u)
+  return [ct_x, None, ct_u]
+
+
+scatter_sub_p.transpose = _scatter_sub_transpose
+scatter_sub = _scatter_fn(scatter_sub_p)

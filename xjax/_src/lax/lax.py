@@ -4,7 +4,8 @@ from __future__ import annotations
 from xjax._src.core.values import get_aval
 from xjax._src.lax.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
 from xjax._src.lax.dot import dot, dot_general, dot_general_p
-from xjax._src.lax.misc import bitcast_convert_type, reduce, reduce_precision
+from xjax._src.lax.bit_conversions import bitcast_convert_type, reduce_precision
+from xjax._src.lax.general_reduce import reduce
 from xjax._src.lax.sorting import sort, sort_key_val, top_k
 from xjax._src.lax.windowed import (ConvDimensionNumbers, conv, conv_dimension_numbers,
                                     conv_general_dilated, conv_transpose, padtype_to_pads,
@@ -15,13 +16,14 @@ from xjax._src.lax.elementwise import *  # noqa: F401,F403  (the elementwise fun
 from xjax._src.lax.elementwise import convert_element_type, select_n
 from xjax._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,  # noqa: F401
                                           ScatterDimensionNumbers, gather, scatter,
-                                          scatter_add, scatter_max, scatter_min, scatter_mul)
+                                          scatter_add, scatter_max, scatter_min, scatter_mul,
+                                          scatter_sub)
 from xjax._src.lax.parallel import (all_gather, axis_index, pmax, pmean, pmin, ppermute,
                                     psum)
 from xjax._src.lax.reductions import (argmax, argmin, reduce_and, reduce_max, reduce_min,
                                       reduce_or, reduce_prod, reduce_sum, reduce_xor)
 from xjax._src.lax.primitives import *  # noqa: F401,F403  (the *_p primitive objects)
-from xjax._src.lax.extra_prims import mulhi, optimization_barrier, scatter_sub, square  # noqa: F401
+from xjax._src.lax.optimization_barrier import optimization_barrier  # noqa: F401
 from xjax._src.lax.convenience import *  # noqa: F401,F403  (shape, conv and identity helpers)
 from xjax._src.lax.special import (betainc, igamma, igamma_grad_a,  # noqa: F401
                                    igamma_grad_a_p, igamma_p, igammac, igammac_p,

@@ -2,12 +2,12 @@
 from xjax._src.lax.control_flow import cond_p, scan_p, while_p  # noqa: F401
 from xjax._src.lax.cumulative import (cumlogsumexp_p, cummax_p, cummin_p,  # noqa: F401
                                       cumprod_p, cumsum_p)
-from xjax._src.lax.extra_prims import (mulhi_p, optimization_barrier_p,  # noqa: F401
-                                       scatter_sub_p, square_p)
+from xjax._src.lax.elementwise import mulhi_p, square_p  # noqa: F401
+from xjax._src.lax.bit_conversions import bitcast_convert_type_p, reduce_precision_p  # noqa: F401
 from xjax._src.lax.gather_scatter import (gather_p, scatter_add_p, scatter_max_p,  # noqa: F401
-                                          scatter_min_p, scatter_mul_p, scatter_p)
-from xjax._src.lax.misc import (bitcast_convert_type_p, reduce_p,  # noqa: F401
-                                reduce_precision_p)
+                                          scatter_min_p, scatter_mul_p, scatter_p, scatter_sub_p)
+from xjax._src.lax.general_reduce import reduce_p  # noqa: F401
+from xjax._src.lax.optimization_barrier import optimization_barrier_p  # noqa: F401
 from xjax._src.lax.parallel import (all_gather_p, axis_index_p, pmax_p, pmin_p,  # noqa: F401
                                     ppermute_p, psum_p)
 from xjax._src.lax.reductions import (argmax_p, argmin_p, reduce_and_p,  # noqa: F401
