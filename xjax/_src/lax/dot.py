@@ -1,6 +1,7 @@
 """``dot_general``: contractions with batch dimensions (matmul, einsum, tensordot)."""
 from __future__ import annotations
 
+import enum
 
 import numpy as np
 
@@ -281,3 +282,37 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None
                      f"{ra.shape}.")
   dn = (((la.ndim - 1,), (0,)), ((), ()))
   return dot_general(lhs, rhs, dn, precision, preferred_element_type)
+
+
+DotDimensionNumbers = tuple  # ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))
+
+
+class Precision(enum.Enum):
+  """Matmul/convolution precision: DEFAULT (fastest), HIGH, HIGHEST (most accurate)."""
+  DEFAULT = 0
+  HIGH = 1
+  HIGHEST = 2
+
+  @classmethod
+  def _missing_(cls, value):
+    names = {"default": cls.DEFAULT, "fastest": cls.DEFAULT, "bfloat16": cls.DEFAULT,
+             "high": cls.HIGH, "bfloat16_3x": cls.HIGH, "tensorfloat32": cls.HIGH,
+             "highest": cls.HIGHEST, "float32": cls.HIGHEST}
+    return names.get(value.lower()) if isinstance(value, str) else None
+
+  def __str__(self) -> str:
+    return self.name
+
+
+def batch_matmul(lhs, rhs, precision=None):
+  """Batched matrix product over all leading dimensions of equal-rank operands."""
+  la, ra = get_aval(lhs), get_aval(rhs)
+  if min(la.ndim, ra.ndim) < 2:
+    raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {la.ndim}, "
+                     f"{ra.ndim}")
+  if la.ndim != ra.ndim:
+    raise ValueError(f"Arguments to batch_matmul must have same ndim, got {la.ndim}, "
+                     f"{ra.ndim}")
+  batch = tuple(range(la.ndim - 2))
+  dn = (((la.ndim - 1,), (ra.ndim - 2,)), (batch, batch))
+  return dot_general(lhs, rhs, dn, precision=precision)

@@ -16,6 +16,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.dispatch import scalar_array
+from xjax._src.lax.shapes import broadcast_in_dim, broadcast_to_aval, expand_dims, full, reshape
 from xjax._src.lax.utils import (any_dtype, broadcasting_shape, check_same_dtypes,
                                  dtype_checker, lowering_from, standard_primitive)
 
@@ -85,7 +86,6 @@ def elementwise_batch(prim):
 
 def broadcast_batched_args(args, dims, size):
   """Aligns batch dims of elementwise operands; returns (args, out_dim)."""
-  from xjax._src.lax import shapes
   avals = [get_aval(x) for x in args]
   logical_ranks = [a.ndim - (d is not None) for a, d in zip(avals, dims)]
   rank = builtins.max(logical_ranks)
@@ -97,12 +97,12 @@ def broadcast_batched_args(args, dims, size):
       if r == 0:
         out.append(x)
       else:
-        out.append(shapes.expand_dims(x, (out_dim,)))
+        out.append(expand_dims(x, (out_dim,)))
     elif r < rank:  # a batched rank-0 value meeting rank-k operands
       x = batching.moveaxis(x, d, 0)
       shape = [1] * (rank + 1)
       shape[out_dim] = size
-      out.append(shapes.reshape(x, tuple(shape)))
+      out.append(reshape(x, tuple(shape)))
     else:
       out.append(batching.moveaxis(x, d, out_dim))
   return out, out_dim
@@ -115,23 +115,11 @@ def unbroadcast(ct, aval: ShapedArray):
   ct_aval = get_aval(ct)
   if ct_aval.shape == aval.shape:
     return ct
-  from xjax._src.lax import reductions, shapes
+  from xjax._src.lax import reductions
   if aval.ndim == 0:
     return reductions.reduce_sum(ct, tuple(range(ct_aval.ndim)))
   axes = tuple(i for i, (a, b) in enumerate(zip(aval.shape, ct_aval.shape)) if a != b)
-  return shapes.reshape(reductions.reduce_sum(ct, axes), aval.shape)
-
-
-def broadcast_to_aval(t, shape):
-  t_aval = get_aval(t)
-  if t_aval.shape == tuple(shape):
-    return t
-  from xjax._src.lax import shapes
-  if t_aval.ndim == 0:
-    return shapes.broadcast_in_dim(t, tuple(shape), ())
-  keep = tuple(i for i, d in enumerate(t_aval.shape) if d == shape[i])
-  squeezed = shapes.reshape(t, tuple(t_aval.shape[i] for i in keep))
-  return shapes.broadcast_in_dim(squeezed, tuple(shape), keep)
+  return reshape(reductions.reduce_sum(ct, axes), aval.shape)
 
 
 def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None):
@@ -539,9 +527,8 @@ def _select_n_batch(axis, args, dims):
   logical_which_rank = which_aval.ndim - (which_dim is not None)
   case_rank = get_aval(cases[0]).ndim - (case_dims[0] is not None)
   if logical_which_rank == 0 and which_dim is not None and case_rank > 0:
-    from xjax._src.lax import shapes
     which = batching.moveaxis(which, which_dim, 0)
-    which = shapes.broadcast_in_dim(which, (axis.size,) + _logical_shape(cases, case_dims),
+    which = broadcast_in_dim(which, (axis.size,) + _logical_shape(cases, case_dims),
                                     (0,))
     which_dim = 0
   vals, out_dim = broadcast_batched_args([which, *cases], [which_dim, *case_dims], axis.size)
@@ -928,9 +915,8 @@ def _one(like):
 
 
 def _zeros_like_value(x):
-  from xjax._src.lax import shapes
   aval = get_aval(x)
-  return shapes.full(aval.shape, 0, aval.dtype)
+  return full(aval.shape, 0, aval.dtype)
 
 
 def _trunc_div(x, y):
@@ -941,9 +927,8 @@ def _trunc_div(x, y):
 
 
 def _full_like_value(x, value):
-  from xjax._src.lax import shapes
   aval = get_aval(x)
-  return shapes.full(aval.shape, value, aval.dtype)
+  return full(aval.shape, value, aval.dtype)
 
 
 def _safe_base(x):
@@ -952,13 +937,12 @@ def _safe_base(x):
 
 def _tie_mask(x, other, min_):
   """1 where ``x`` is the selected value, 0.5 at ties (JAX splits max/min gradients)."""
-  from xjax._src.lax import shapes
   shape = broadcasting_shape("max", [get_aval(x).shape, get_aval(other).shape])
   x_b, o_b = broadcast_to_aval(x, shape), broadcast_to_aval(other, shape)
   dtype = get_aval(x).dtype
-  one = shapes.full(shape, 1, dtype)
-  half = shapes.full(shape, 0.5, dtype)
-  zero = shapes.full(shape, 0, dtype)
+  one = full(shape, 1, dtype)
+  half = full(shape, 0.5, dtype)
+  zero = full(shape, 0, dtype)
   wins = lt(o_b, x_b) if not min_ else lt(x_b, o_b)
   return select_n(eq(x_b, o_b), select_n(wins, zero, one), half)
 
@@ -1018,3 +1002,18 @@ def _bessel_i0e_impl(x):
   safe = max(z, _const(z, 8))
   large = div(_chebyshev(sub(div(_const(z, 32), safe), _const(z, 2)), _I0E_B), sqrt(safe))
   return select_n(le(z, _const(z, 8)), large, small)
+
+
+def reciprocal(x):
+  """Elementwise ``1 / x``."""
+  return integer_pow(x, -1)
+
+
+def select(pred, on_true, on_false):
+  """``on_true`` where ``pred`` else ``on_false`` (boolean ``pred``)."""
+  return select_n(pred, on_false, on_true)
+
+
+def dtype(x):
+  """The canonical dtype of a value or dtype specifier."""
+  return dtypes.dtype(x, canonicalize=True)

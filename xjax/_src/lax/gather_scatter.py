@@ -5,7 +5,7 @@ Indices always carry their index vector in the last dimension (``index_vector_di
 from __future__ import annotations
 
 import enum
-from typing import NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -499,3 +499,41 @@ def _scatter_sub_transpose(ct, x, i, u, **params):
 
 scatter_sub_p.transpose = _scatter_sub_transpose
 scatter_sub = _scatter_fn(scatter_sub_p)
+
+
+def index_take(src, idxs, axes: Sequence[int]):
+  """``src[idxs[0], :, idxs[1], ...]`` for index arrays taken along ``axes``: the result
+  is (num_indices, *remaining dimensions)."""
+  axes = tuple(int(a) for a in axes)
+  if len(idxs) != len(axes):
+    raise ValueError(f"index_take: got {len(idxs)} index arrays for {len(axes)} axes")
+  shape = get_aval(src).shape
+  cols = [shapes.reshape(i, (get_aval(i).size, 1)) for i in idxs]
+  dt = np.result_type(*[get_aval(c).dtype for c in cols])
+  indices = shapes.concatenate([ew.convert_element_type(c, dt) for c in cols], 1)
+  rest = tuple(d for d in range(len(shape)) if d not in axes)
+  dn = GatherDimensionNumbers(offset_dims=tuple(range(1, len(rest) + 1)),
+                                 collapsed_slice_dims=tuple(sorted(axes)),
+                                 start_index_map=axes)
+  sizes = tuple(1 if d in axes else shape[d] for d in range(len(shape)))
+  return gather(src, indices, dn, sizes, mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+def scatter_apply(operand, scatter_indices, func: Callable, dimension_numbers, *,
+                  update_shape=(), indices_are_sorted=False, unique_indices=False,
+                  mode=None):
+  """Applies ``func`` to each entry of ``operand`` the scatter addresses, once per time
+  it is addressed (``update_shape`` is the shape of the scatter's updates)."""
+  from xjax._src.lax.control_flow import while_loop
+  from xjax._src.lax.reductions import reduce_max
+  aval = get_aval(operand)
+  hits = scatter_add(shapes.full(aval.shape, 0, np.int32), scatter_indices,
+                        shapes.full(tuple(update_shape), 1, np.int32), dimension_numbers,
+                        indices_are_sorted=indices_are_sorted,
+                        unique_indices=unique_indices, mode=mode)
+  rounds = reduce_max(hits, tuple(range(aval.ndim))) if aval.ndim else hits
+
+  def body(carry):
+    i, x = carry
+    return ew.add(i, np.int32(1)), ew.select_n(ew.lt(i, hits), x, func(x))
+  return while_loop(lambda c: ew.lt(c[0], rounds), body, (np.int32(0), operand))[1]

@@ -3,39 +3,46 @@ from __future__ import annotations
 
 from xjax._src.core.values import get_aval
 from xjax._src.lax.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
-from xjax._src.lax.dot import dot, dot_general, dot_general_p
+from xjax._src.lax.dot import (DotDimensionNumbers, Precision, batch_matmul, dot,  # noqa: F401
+                              dot_general, dot_general_p)
 from xjax._src.lax.bit_conversions import bitcast_convert_type, reduce_precision
 from xjax._src.lax.general_reduce import reduce
-from xjax._src.lax.sorting import sort, sort_key_val, top_k
-from xjax._src.lax.windowed import (ConvDimensionNumbers, conv, conv_dimension_numbers,
-                                    conv_general_dilated, conv_transpose, padtype_to_pads,
-                                    reduce_window)
+from xjax._src.lax.sorting import approx_max_k, approx_min_k, sort, sort_key_val, top_k  # noqa: F401
+from xjax._src.lax.windowed import (ConvDimensionNumbers,  # noqa: F401
+                                    ConvGeneralDilatedDimensionNumbers, conv,
+                                    conv_dimension_numbers, conv_general_dilated,
+                                    conv_general_dilated_patches, conv_general_shape_tuple,
+                                    conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
+                                    conv_with_general_padding, padtype_to_pads, reduce_window,
+                                    reduce_window_shape_tuple)
 from xjax._src.lax.control_flow import (associative_scan, cond, fori_loop, map, scan, switch,
                                       while_loop)
 from xjax._src.lax.elementwise import *  # noqa: F401,F403  (the elementwise functions)
 from xjax._src.lax.elementwise import convert_element_type, select_n
 from xjax._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,  # noqa: F401
                                           ScatterDimensionNumbers, gather, scatter,
-                                          scatter_add, scatter_max, scatter_min, scatter_mul,
-                                          scatter_sub)
-from xjax._src.lax.parallel import (all_gather, axis_index, pmax, pmean, pmin, ppermute,
-                                    psum)
+                                          index_take, scatter_add, scatter_apply, scatter_max,
+                                          scatter_min, scatter_mul, scatter_sub)
+from xjax._src.lax.parallel import (all_gather, axis_index, axis_size, pmax, pmean,  # noqa: F401
+                                    pmin, ppermute, psum)
 from xjax._src.lax.reductions import (argmax, argmin, reduce_and, reduce_max, reduce_min,
                                       reduce_or, reduce_prod, reduce_sum, reduce_xor)
 from xjax._src.lax.primitives import *  # noqa: F401,F403  (the *_p primitive objects)
 from xjax._src.lax.optimization_barrier import optimization_barrier  # noqa: F401
-from xjax._src.lax.convenience import *  # noqa: F401,F403  (shape, conv and identity helpers)
+from xjax._src.lax.single_device import composite, platform_dependent, with_sharding_constraint  # noqa: F401
 from xjax._src.lax.special import (betainc, igamma, igamma_grad_a,  # noqa: F401
                                    igamma_grad_a_p, igamma_p, igammac, igammac_p,
                                    random_gamma_grad, regularized_incomplete_beta_p, zeta,
                                    zeta_p)
 from xjax._src.lax.linear_solve import custom_linear_solve, custom_root, linear_solve_p  # noqa: F401
-from xjax._src.lax.shapes import (broadcast, broadcast_in_dim, broadcasted_iota, concatenate,
-                                  dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,
-                                  dynamic_update_index_in_dim, dynamic_update_slice,
-                                  dynamic_update_slice_in_dim, expand_dims, full,
-                                  index_in_dim, iota, pad, reshape, rev, slice, slice_in_dim,
-                                  squeeze, transpose)
+from xjax._src.lax.shapes import (broadcast, broadcast_in_dim, broadcast_like,  # noqa: F401
+                                  broadcast_shapes, broadcast_to_rank, broadcasted_iota,
+                                  collapse, concatenate, dynamic_index_in_dim, dynamic_slice,
+                                  dynamic_slice_in_dim, dynamic_update_index_in_dim,
+                                  dynamic_update_slice, dynamic_update_slice_in_dim, empty,
+                                  expand_dims, full, index_in_dim, iota, pad, reshape, rev,
+                                  shape_as_value, slice, slice_in_dim, split, squeeze, stack,
+                                  tile, transpose, unstack)
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):

@@ -252,3 +252,9 @@ def ppermute(x, axis_name, perm):
     raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
   return tree_util.tree_map(lambda leaf: ppermute_p.bind(leaf, axis_name=axis_name,
                                                          perm=perm), x)
+
+
+def axis_size(axis_name):
+  """The size of the named (vmapped) axis ``axis_name``; a tuple of names multiplies."""
+  names = axis_name if isinstance(axis_name, (tuple, list)) else (axis_name,)
+  return int(np.prod([batching.axis_size(n) for n in names], dtype=np.int64))

@@ -2,6 +2,7 @@
 concatenate, pad, iota, dynamic_slice, dynamic_update_slice; and full / expand_dims."""
 from __future__ import annotations
 
+import builtins
 from typing import Sequence
 
 import numpy as np
@@ -243,7 +244,7 @@ def transpose(operand, permutation: Sequence[int]):
 
 def squeeze(array, dimensions: Sequence[int]):
   aval = get_aval(array)
-  dims = tuple(sorted(_canonical_axis(d, aval.ndim, "squeeze") for d in dimensions))
+  dims = tuple(sorted(normalize_axis(d, aval.ndim, "squeeze") for d in dimensions))
   for d in dims:
     if aval.shape[d] != 1:
       raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
@@ -255,7 +256,7 @@ def squeeze(array, dimensions: Sequence[int]):
 def expand_dims(array, dimensions: Sequence[int]):
   aval = get_aval(array)
   ndim_out = aval.ndim + len(dimensions)
-  dims = sorted(_canonical_axis(d, ndim_out, "expand_dims") for d in dimensions)
+  dims = sorted(normalize_axis(d, ndim_out, "expand_dims") for d in dimensions)
   if len(set(dims)) != len(dims):
     raise ValueError(f"repeated axis in lax.expand_dims: {tuple(dimensions)}")
   shape = list(aval.shape)
@@ -265,7 +266,7 @@ def expand_dims(array, dimensions: Sequence[int]):
   return broadcast_in_dim(array, tuple(shape), kept)
 
 
-def _canonical_axis(axis: int, ndim: int, name: str) -> int:
+def normalize_axis(axis: int, ndim: int, name: str) -> int:
   axis = operator_index(axis)
   if not -ndim <= axis < ndim:
     raise ValueError(f"{name}: axis {axis} is out of bounds for array of dimension {ndim}")
@@ -399,7 +400,7 @@ def slice(operand, start_indices, limit_indices, strides=None):
 
 def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int = 0):
   aval = get_aval(operand)
-  axis = _canonical_axis(axis, aval.ndim, "slice_in_dim")
+  axis = normalize_axis(axis, aval.ndim, "slice_in_dim")
   size = aval.shape[axis]
   start = 0 if start_index is None else int(start_index)
   limit = size if limit_index is None else int(limit_index)
@@ -414,7 +415,7 @@ def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int =
 
 def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
   aval = get_aval(operand)
-  axis = _canonical_axis(axis, aval.ndim, "index_in_dim")
+  axis = normalize_axis(axis, aval.ndim, "index_in_dim")
   size = aval.shape[axis]
   index = int(index)
   wrapped = index + size if index < 0 else index
@@ -748,7 +749,7 @@ def dynamic_update_slice(operand, update, start_indices):
 
 def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
   aval = get_aval(operand)
-  axis = _canonical_axis(axis, aval.ndim, "dynamic_slice_in_dim")
+  axis = normalize_axis(axis, aval.ndim, "dynamic_slice_in_dim")
   starts = [0] * aval.ndim
   starts[axis] = start_index
   sizes = list(aval.shape)
@@ -763,7 +764,7 @@ def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
   aval = get_aval(operand)
-  axis = _canonical_axis(axis, aval.ndim, "dynamic_update_slice_in_dim")
+  axis = normalize_axis(axis, aval.ndim, "dynamic_update_slice_in_dim")
   starts = [0] * aval.ndim
   starts[axis] = start_index
   return dynamic_update_slice(operand, update, starts)
@@ -771,7 +772,116 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
 
 def dynamic_update_index_in_dim(operand, update, index, axis: int):
   aval = get_aval(operand)
-  axis = _canonical_axis(axis, aval.ndim, "dynamic_update_index_in_dim")
+  axis = normalize_axis(axis, aval.ndim, "dynamic_update_index_in_dim")
   if get_aval(update).ndim == aval.ndim - 1:
     update = expand_dims(update, (axis,))
   return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+def broadcast_to_aval(t, shape):
+  """``t`` broadcast to ``shape``, where each of its dimensions is 1 or already matches."""
+  t_aval = get_aval(t)
+  if t_aval.shape == tuple(shape):
+    return t
+  if t_aval.ndim == 0:
+    return broadcast_in_dim(t, tuple(shape), ())
+  keep = tuple(i for i, d in enumerate(t_aval.shape) if d == shape[i])
+  squeezed = reshape(t, tuple(t_aval.shape[i] for i in keep))
+  return broadcast_in_dim(squeezed, tuple(shape), keep)
+
+
+def empty(shape, dtype, *, out_sharding=None):
+  """An array of ``shape`` and ``dtype`` whose contents are unspecified (zeros here)."""
+  return full(shape, 0, dtype)
+
+
+def shape_as_value(shape):
+  """``shape`` as an int32 array."""
+  from xjax._src.lax.elementwise import convert_element_type
+  return convert_element_type(np.asarray(shape, np.int32).reshape(-1), np.int32)
+
+
+def broadcast_shapes(*shapes_):
+  """The NumPy broadcast of ``shapes_`` (ValueError when incompatible)."""
+  shapes_ = [tuple(s) for s in shapes_]
+  if not shapes_:
+    return ()
+  rank = max(len(s) for s in shapes_)
+  padded = [(1,) * (rank - len(s)) + s for s in shapes_]
+  out = []
+  for dims in zip(*padded):
+    sizes = {d for d in dims if d != 1}
+    if len(sizes) > 1:
+      raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes_)}")
+    out.append(sizes.pop() if sizes else 1)
+  return tuple(out)
+
+
+def broadcast_to_rank(x, rank: int):
+  """Prepends size-1 dimensions so that ``x`` has at least ``rank`` dimensions."""
+  nd = get_aval(x).ndim
+  return x if nd >= rank else expand_dims(x, tuple(range(rank - nd)))
+
+
+def broadcast_like(arr, like_arr):
+  """``arr`` broadcast (NumPy-style) to the shape of ``like_arr``."""
+  a, like = get_aval(arr), get_aval(like_arr)
+  shape = broadcast_shapes(a.shape, like.shape)
+  x = broadcast_to_rank(arr, len(shape))
+  return broadcast_to_aval(x, shape)
+
+
+def tile(operand, reps: Sequence[int]):
+  """``operand`` repeated ``reps[i]`` times along each dimension ``i``."""
+  aval = get_aval(operand)
+  reps = tuple(int(r) for r in reps)
+  if len(reps) != aval.ndim:
+    raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
+                    f"and x.ndim={aval.ndim}.")
+  if any(r < 0 for r in reps):
+    raise ValueError(f"tile reps must be non-negative, got {reps}")
+  inter = tuple(d for r, s in zip(reps, aval.shape) for d in (r, s))
+  x = broadcast_in_dim(operand, inter, tuple(range(1, 2 * aval.ndim, 2)))
+  return reshape(x, tuple(r * s for r, s in zip(reps, aval.shape)))
+
+
+def split(operand, sizes: Sequence[int], axis: int = 0):
+  """Splits ``operand`` along ``axis`` into pieces of the given ``sizes``."""
+  aval = get_aval(operand)
+  axis = normalize_axis(axis, aval.ndim, "split")
+  sizes = [int(s) for s in sizes]
+  if sum(sizes) != aval.shape[axis] or any(s < 0 for s in sizes):
+    raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
+                     f"operand shape {list(aval.shape)}")
+  starts = np.cumsum([0] + sizes)
+  return [slice_in_dim(operand, int(a), int(a) + s, axis=axis)
+          for a, s in zip(starts, sizes)]
+
+
+def stack(operands: Sequence, axis: int = 0):
+  """Stacks equal-shaped ``operands`` along a new ``axis``."""
+  operands = list(operands)
+  if not operands:
+    raise ValueError("stack requires at least one operand")
+  nd = get_aval(operands[0]).ndim
+  axis = normalize_axis(axis, nd + 1, "stack")
+  return concatenate([expand_dims(x, (axis,)) for x in operands], axis)
+
+
+def unstack(x, axis: int = 0):
+  """The slices of ``x`` along ``axis``, as a tuple."""
+  aval = get_aval(x)
+  axis = normalize_axis(axis, aval.ndim, "unstack")
+  return tuple(index_in_dim(x, i, axis, keepdims=False)
+               for i in range(aval.shape[axis]))
+
+
+def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
+  """Merges dimensions ``[start_dimension, stop_dimension)`` into one."""
+  shape = get_aval(operand).shape
+  lo, hi, _ = builtins.slice(start_dimension, stop_dimension).indices(len(shape))
+  if hi < lo:
+    raise ValueError(f"Invalid dimension range passed to collapse: {shape}"
+                     f"[{start_dimension}:{stop_dimension}]")
+  size = int(np.prod(shape[lo:hi], dtype=np.int64))
+  return reshape(operand, shape[:lo] + (size,) + shape[hi:])

@@ -13,6 +13,7 @@ from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
+from xjax._src.lax.dot import Precision
 from xjax._src.lax.utils import standard_primitive
 
 
@@ -700,3 +701,97 @@ def _generic_reduce_window(operand, init_value, computation, window_dimensions,
                           base_dilation, window_dilation)
   outs = reduce_window_p.bind(*flat_ops, *inits, computation=jaxpr, **params)
   return tree_util.tree_unflatten(tree, outs)
+
+
+ConvGeneralDilatedDimensionNumbers = ConvDimensionNumbers
+
+
+def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
+  """Output shape of a convolution in (N, C, spatial...) layout."""
+  if isinstance(pads, str):
+    pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+  if len(pads) != len(lhs_shape) - 2:
+    raise TypeError(f"Wrong number of explicit pads for convolution: expected "
+                    f"{len(lhs_shape) - 2}, got {len(pads)}.")
+  spatial = tuple(max(0, (n + lo + hi - k) // s + 1) for n, k, s, (lo, hi)
+                  in zip(lhs_shape[2:], rhs_shape[2:], strides, pads))
+  return (lhs_shape[0] // batch_group_count, rhs_shape[0]) + spatial
+
+
+def _permuted(shape, spec):
+  return tuple(shape[i] for i in spec)
+
+
+def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
+                             dimension_numbers):
+  """Output shape of ``conv_general_dilated`` without dilation."""
+  dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+  lhs, rhs = _permuted(lhs_shape, dn.lhs_spec), _permuted(rhs_shape, dn.rhs_spec)
+  out = conv_shape_tuple(lhs, rhs, window_strides, padding)
+  return tuple(out[dn.out_spec.index(i)] for i in range(len(out)))
+
+
+def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
+                               dimension_numbers):
+  """Output shape of ``conv_transpose``."""
+  dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+  lhs, rhs = _permuted(lhs_shape, dn.lhs_spec), _permuted(rhs_shape, dn.rhs_spec)
+  if isinstance(padding, str):
+    if padding.upper() not in ("SAME", "VALID"):
+      raise ValueError(f"Unknown padding type: {padding}.")
+    same = padding.upper() == "SAME"
+    spatial = tuple(n * s if same else n * s + max(k - s, 0)
+                    for n, k, s in zip(lhs[2:], rhs[2:], window_strides))
+  else:
+    spatial = tuple((n - 1) * s + 1 + lo + hi - k + 1 for n, k, s, (lo, hi)
+                    in zip(lhs[2:], rhs[2:], window_strides, padding))
+  out = (lhs[0], rhs[0]) + spatial
+  return tuple(out[dn.out_spec.index(i)] for i in range(len(out)))
+
+
+def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
+                              base_dilation=None, window_dilation=None):
+  """Output shape of ``reduce_window``."""
+  n = len(operand_shape)
+  base = base_dilation or (1,) * n
+  wdil = window_dilation or (1,) * n
+  out = []
+  for d, w, s, (lo, hi), b, wd in zip(operand_shape, window_dimensions, window_strides,
+                                      padding, base, wdil):
+    size = (d - 1) * b + 1 + lo + hi
+    eff = (w - 1) * wd + 1
+    out.append(max(0, (size - eff) // s + 1))
+  return tuple(out)
+
+
+def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation,
+                              rhs_dilation, precision=None, preferred_element_type=None):
+  """``conv_general_dilated`` in the default (N, C, spatial...) layout."""
+  if isinstance(padding, str) and lhs_dilation is not None and any(
+      d != 1 for d in lhs_dilation):
+    raise ValueError("String padding is not implemented for transposed convolution using "
+                     "this op. Please either exactly specify the required padding or use "
+                     "conv_transpose.")
+  return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
+                              rhs_dilation=rhs_dilation, precision=precision,
+                              preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
+                                 lhs_dilation=None, rhs_dilation=None, dimension_numbers=None,
+                                 precision=None, preferred_element_type=None):
+  """The patches a convolution with ``filter_shape`` windows sees: features are ordered
+  (input channel, window position), channel-major."""
+  aval = get_aval(lhs)
+  nd = aval.ndim
+  filter_shape = tuple(int(f) for f in filter_shape)
+  dn = conv_dimension_numbers(aval.shape, (1,) * nd, dimension_numbers)
+  channels = aval.shape[dn.lhs_spec[1]]
+  window = int(np.prod(filter_shape, dtype=np.int64))
+  kernel = np.tile(np.eye(window, dtype=aval.dtype), (channels, 1))
+  kernel = kernel.reshape((channels * window, 1) + filter_shape)
+  dn = ConvDimensionNumbers(dn.lhs_spec, tuple(range(nd)), dn.out_spec)
+  return conv_general_dilated(lhs, kernel, window_strides, padding, lhs_dilation,
+                              rhs_dilation, dn, feature_group_count=channels,
+                              precision=Precision.HIGHEST if precision is None else precision,
+                              preferred_element_type=preferred_element_type)

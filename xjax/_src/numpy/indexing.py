@@ -319,7 +319,7 @@ class IndexUpdateRef:
 
   def apply(self, func, **kw):
     """``func`` applied to every indexed element, once per time it is indexed."""
-    from xjax._src.lax.convenience import scatter_apply
+    from xjax._src.lax.gather_scatter import scatter_apply
 
     def scatter_fn(x, indices, updates, dn, **kw):
       return scatter_apply(x, indices, func, dn, update_shape=get_aval(updates).shape, **kw)
