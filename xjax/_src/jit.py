@@ -245,6 +245,7 @@ def _jit_batch(axis, args, dims, *, jaxpr, name, **_):
 
 jit_p = dispatch.call_primitive("jit")
 jit_p.pp_params = lambda p: sorted(p.items(), key=lambda kv: kv[0] != "name")
+jit_p.pp_alias_jaxpr = "jaxpr"
 jit_p.jvp = _jit_jvp
 jit_p.partial_eval = _jit_partial_eval
 jit_p.transpose = _jit_transpose

@@ -52,7 +52,9 @@ class ShapedArray:
     weak = ", weak_type=True" if self.weak_type else ""
     return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
 
-  __str__ = __repr__
+  def __str__(self) -> str:
+    """``float32[3,4]``, with a leading ``~`` for a weak type (as JAX prints avals)."""
+    return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
 
 
 def physical_aval(aval: ShapedArray) -> ShapedArray:

@@ -219,6 +219,18 @@ class _Names:
       self.counter += 1
     return name
 
+  def suggest_like(self, for_vars, like_vars) -> None:
+    """Names the inner jaxpr's binders ``for_vars`` as the outer atoms ``like_vars``
+    they stand for (JAX prints a ``jit`` equation's jaxpr so); each outer var once."""
+    if len(for_vars) != len(like_vars):
+      return
+    taken = set()
+    for v, like in zip(for_vars, like_vars):
+      if (isinstance(like, Var) and not isinstance(like, DropVar) and like not in taken
+          and isinstance(v, Var) and v not in self.names):
+        taken.add(like)
+        self.names[v] = self(like)
+
 
 def _alphabetic(n: int) -> str:
   """0 -> a, 25 -> z, 26 -> ba: base-26 digits, as JAX names variables."""
@@ -235,11 +247,12 @@ def _binder(v, names) -> str:
   return f"{names(v)}:{v.aval.str_short()}"
 
 
-def _format_param(value, names, indent: int) -> str:
+def _format_param(value, names, indent: int, lead: int = 0) -> str:
+  """``value`` printed at ``indent``; ``lead`` characters precede it on its first line."""
   if isinstance(value, ClosedJaxpr):
-    return pp_jaxpr(value.jaxpr, names, indent)
+    return pp_jaxpr(value.jaxpr, names, indent, lead)
   if isinstance(value, Jaxpr):
-    return pp_jaxpr(value, names, indent)
+    return pp_jaxpr(value, names, indent, lead)
   if isinstance(value, np.dtype):
     return value.name
   if isinstance(value, type) and issubclass(value, np.generic):
@@ -269,7 +282,13 @@ def pp_eqn(eqn: JaxprEqn, names: _Names, indent: int, used=None) -> str:
   if not shown:
     return f"{pad}{outs} = {eqn.primitive.name} {ins}".rstrip() if outs else (
         f"{pad}{eqn.primitive.name} {ins}".rstrip())
-  items = [(k, _format_param(v, names, indent + 2)) for k, v in shown]
+  aliased = getattr(eqn.primitive, "pp_alias_jaxpr", None)
+  if aliased is not None:
+    inner = eqn.params[aliased]
+    inner = inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner
+    names.suggest_like(inner.invars, eqn.invars)
+    names.suggest_like(inner.outvars, eqn.outvars)
+  items = [(k, _format_param(v, names, indent + 2, len(k) + 1)) for k, v in shown]
   one_line = " ".join(f"{k}={v}" for k, v in items)
   head = f"{pad}{outs} = {eqn.primitive.name}" if outs else f"{pad}{eqn.primitive.name}"
   if "\n" not in one_line and len(head) + len(one_line) + len(ins) + 3 <= 80:
@@ -284,10 +303,12 @@ def pp_eqn(eqn: JaxprEqn, names: _Names, indent: int, used=None) -> str:
 def _hidden_params(prim) -> frozenset:
   return getattr(prim, "hidden_params", frozenset())
 # A primitive may also define ``pp_params(shown: dict) -> list[(name, value)]`` to order or
-# reformat its printed params (the default: ``sorted(shown.items())``).
+# reformat its printed params (the default: ``sorted(shown.items())``), and
+# ``pp_alias_jaxpr = "<param>"`` to print that sub-jaxpr's binders with the names of the
+# equation's own operands and results (JAX's printing of ``jit``).
 
 
-def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
+def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int, lead: int = 0) -> str:
   consts = " ".join(_binder(v, names) for v in jaxpr.constvars)
   ins = " ".join(_binder(v, names) for v in jaxpr.invars)
   head = f"{{ lambda {consts}; {ins}. let" if consts else f"{{ lambda ; {ins}. let"
@@ -300,7 +321,7 @@ def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int) -> str:
     return f"{head}  {tail}"
   if all("\n" not in e for e in eqns):
     single = f"{head} {'; '.join(e.strip() for e in eqns)} {tail}"
-    if len(single) + indent <= 80:
+    if len(single) + indent + lead <= 80:
       return single
   pad = " " * (indent + 2)
   return "\n".join([head, *eqns, f"{pad}{tail}"])

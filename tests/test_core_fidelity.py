@@ -1,0 +1,88 @@
+"""Core fidelity against JAX 0.10.2 (issue 16): weak types, low-precision accumulation,
+printed forms, API forms, static-argument keys, error classes, custom derivatives under
+eager transformations, vjp as a pytree.  Expected values were recorded on the reference."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+from xjax.core import ShapedArray
+
+
+def _weak(x) -> bool:
+  return x.aval.weak_type
+
+
+# ---------------------------------------------------------------------------------------
+# Printed forms (classes 3 and 10)
+
+def test_aval_str_and_repr():
+  a = ShapedArray((3, 4), np.float32)
+  w = ShapedArray((), np.float32, weak_type=True)
+  assert str(a) == "float32[3,4]"
+  assert repr(a) == "ShapedArray(float32[3,4])"
+  assert str(w) == "~float32[]"
+  assert repr(w) == "ShapedArray(float32[], weak_type=True)"
+  closed = xjax.make_jaxpr(lambda x, y: x + y)(jnp.ones((3, 4)), 1.0)
+  assert str(closed.in_avals) == ("[ShapedArray(float32[3,4]), "
+                                  "ShapedArray(float32[], weak_type=True)]")
+
+
+def test_inner_jit_jaxpr_names_its_binders_like_the_operands():
+  def f(x, y):
+    z = x * 3
+    w = xjax.jit(lambda a, b: (jnp.sin(a) * b, a + 1.0))(z, y)
+    return w[0] + w[1] + x
+  assert str(xjax.make_jaxpr(f)(1.0, 2.0)) == """\
+{ lambda ; a:f32[] b:f32[]. let
+    c:f32[] = mul a 3.0:f32[]
+    d:f32[] e:f32[] = jit[
+      name=<lambda>
+      jaxpr={ lambda ; c:f32[] b:f32[]. let
+          f:f32[] = sin c
+          d:f32[] = mul f b
+          e:f32[] = add c 1.0:f32[]
+        in (d, e) }
+    ] c b
+    g:f32[] = add d e
+    h:f32[] = add g a
+  in (h,) }"""
+
+  def g(x):
+    return xjax.jit(lambda a: xjax.jit(lambda b: b * 2 + 1)(a) - a)(x) * x
+  assert str(xjax.make_jaxpr(g)(1.0)) == """\
+{ lambda ; a:f32[]. let
+    b:f32[] = jit[
+      name=<lambda>
+      jaxpr={ lambda ; a:f32[]. let
+          c:f32[] = jit[
+            name=<lambda>
+            jaxpr={ lambda ; a:f32[]. let
+                d:f32[] = mul a 2.0:f32[]
+                c:f32[] = add d 1.0:f32[]
+              in (c,) }
+          ] a
+          b:f32[] = sub c a
+        in (b,) }
+    ] a
+    e:f32[] = mul b a
+  in (e,) }"""
+
+
+def test_param_jaxpr_line_width_counts_the_param_name():
+  f = lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.), (0, x))
+  assert str(xjax.make_jaxpr(f)(1.0)) == """\
+{ lambda ; a:f32[]. let
+    b:i32[] c:f32[] = while[
+      body_jaxpr={ lambda ; d:i32[] e:f32[]. let
+          f:i32[] = add d 1:i32[]
+          g:f32[] = mul e 2.0:f32[]
+        in (f, g) }
+      body_nconsts=0
+      cond_jaxpr={ lambda ; h:i32[] i:f32[]. let
+          j:bool[] = lt h 3:i32[]
+        in (j,) }
+      cond_nconsts=0
+    ] 0:i32[] a
+  in (b, c) }"""
