@@ -86,3 +86,60 @@ def test_param_jaxpr_line_width_counts_the_param_name():
       cond_nconsts=0
     ] 0:i32[] a
   in (b, c) }"""
+
+
+# ---------------------------------------------------------------------------------------
+# API forms (class 4) and static-argument keys (class 5)
+
+def test_cond_and_switch_accept_operand_keyword():
+  r = lax.cond(True, lambda x: x + 1, lambda x: x - 1, operand=2.0)
+  assert float(r) == 3.0 and _weak(r)
+  assert float(lax.switch(1, [lambda x: x, lambda x: x * 10], operand=2.0)) == 20.0
+  with pytest.raises(TypeError, match="operand"):
+    lax.cond(True, lambda x: x, lambda x: x, 1.0, operand=2.0)
+
+
+def test_compiled_is_called_without_its_static_arguments():
+  f = lambda x, n: x * n
+  c = xjax.jit(f, static_argnums=1).lower(jnp.ones(2), 3).compile()
+  np.testing.assert_array_equal(c(jnp.ones(2)), [3.0, 3.0])
+  c = xjax.jit(f, static_argnames="n").lower(jnp.ones(2), n=3).compile()
+  np.testing.assert_array_equal(c(jnp.ones(2)), [3.0, 3.0])
+  with pytest.raises(TypeError, match="pytree"):
+    xjax.jit(f, static_argnums=1).lower(jnp.ones(2), 3).compile()(jnp.ones(2), 3)
+  # the weak type of an argument is not part of the compiled signature (JAX 0.10.2)
+  c = xjax.jit(lambda x: x * 2).lower(1.0).compile()
+  for a in (2.0, jnp.float32(2.0), np.float32(2.0)):
+    out = c(a)
+    assert float(out) == 4.0 and _weak(out)
+  with pytest.raises(TypeError, match="Argument types differ"):
+    c(2)
+
+
+def test_numpy_dtype_promotion_strict_context():
+  with xjax.numpy_dtype_promotion("strict"):
+    assert (jnp.ones(2, jnp.float32) + 1.0).dtype == jnp.float32
+    with pytest.raises(xjax.dtypes.TypePromotionError) as e:
+      jnp.ones(2, jnp.float32) + jnp.ones(2, jnp.int32)
+    assert isinstance(e.value, ValueError)
+  assert (jnp.ones(2, jnp.int8) + jnp.ones(2, jnp.uint8)).dtype == jnp.int16
+
+
+def test_static_arguments_are_keyed_by_type_and_value():
+  traces = []
+
+  def f(x, s):
+    traces.append(s)
+    return x * s
+  g = xjax.jit(f, static_argnums=1)
+  dtypes_seen = [g(jnp.int32(1), s).dtype for s in (2, 2.0, True, 2)]
+  assert dtypes_seen == [jnp.int32, jnp.float32, jnp.int32, jnp.int32]
+  assert len(traces) == 3  # 2, 2.0 and True each traced once (JAX 0.10.2)
+  # only the top-level type counts: (2,) and (2.0,) are one key, as in JAX
+  traces.clear()
+  h = xjax.jit(lambda x, s: x, static_argnums=1)
+  for s in [(2,), (2.0,), (True,)]:
+    h(1.0, s)
+  k = xjax.jit(f, static_argnames="s")
+  assert [k(jnp.int32(1), s=s).dtype for s in (2, 2.0, True)] == [
+      jnp.int32, jnp.float32, jnp.int32]

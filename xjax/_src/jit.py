@@ -16,6 +16,7 @@ from xjax._src import tree_util
 from xjax._src.config import config
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args
+from xjax._src.core.jaxpr_cache import cached_on_jaxpr
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src import dispatch, retracing
@@ -111,6 +112,29 @@ def _valid_leaf_aval(leaf, fun, name: str) -> ShapedArray:
         f"non-array argument, and this argument was not marked as static using the "
         f"static_argnums or static_argnames parameters of jax.jit.\n"
         f"Argument '{leaf!r}' of type {type(leaf)} is not a valid JAX type.") from None
+
+
+class _Static:
+  """A static argument as a cache key: equal only to a value of the same type, so ``2``,
+  ``2.0`` and ``True`` (equal in Python) trace separately, as in JAX."""
+  __slots__ = ("value",)
+
+  def __init__(self, value) -> None:
+    self.value = value
+
+  def __eq__(self, other) -> bool:
+    return type(other) is _Static and type(self.value) is type(other.value) and (
+        self.value == other.value)
+
+  def __hash__(self) -> int:
+    return hash(self.value)
+
+  def __repr__(self) -> str:
+    return repr(self.value)
+
+
+def _static_key(statics) -> tuple:
+  return tuple((where, _Static(v)) for where, v in statics)
 
 
 class _Split:
@@ -216,8 +240,13 @@ def _jit_partial_eval(trace, args, params):
 
 
 def _hoisted(closed: ClosedJaxpr) -> ClosedJaxpr:
-  jaxpr, _ = closed_with_consts_as_args(closed)
-  return ClosedJaxpr(jaxpr, ()) if closed.consts else closed
+  """``closed`` taking its consts as leading arguments (the same object on every call)."""
+  return _consts_as_args(closed) if closed.consts else closed
+
+
+@cached_on_jaxpr()
+def _consts_as_args(closed: ClosedJaxpr) -> ClosedJaxpr:
+  return ClosedJaxpr(closed_with_consts_as_args(closed)[0], ())
 
 
 def _hoist(closed: ClosedJaxpr, args):
@@ -256,9 +285,10 @@ jit_p.batch = _jit_batch
 # The user-facing wrapper
 
 class _CacheEntry:
-  __slots__ = ("closed", "call_jaxpr", "out_tree", "compiled", "in_avals")
+  __slots__ = ("closed", "call_jaxpr", "out_tree", "compiled", "in_avals", "in_tree")
 
-  def __init__(self, closed: ClosedJaxpr, out_tree, in_avals) -> None:
+  def __init__(self, closed: ClosedJaxpr, out_tree, in_avals, in_tree=None) -> None:
+    self.in_tree = in_tree
     self.closed = closed
     self.call_jaxpr = _hoisted(closed)
     self.out_tree = out_tree
@@ -342,7 +372,8 @@ class Jitted:
             avals[i] = _valid_leaf_aval(leaf, self.fun, names[i] if i < len(names) else "?")
     avals = tuple(avals)
     try:
-      key = (in_tree, avals, statics, static_kw, config._trace_key)
+      key = (in_tree, avals, _static_key(statics) if statics else (),
+             _static_key(static_kw) if static_kw else (), config._trace_key)
       entry = self._cache.get(key)
     except TypeError:
       for i, v in statics:
@@ -357,7 +388,7 @@ class Jitted:
                         _retrace_warned)
       call = _rebuild_call(self.fun, len(args), statics, static_kw)
       closed, out_tree = _trace_flat(call, in_tree, avals, debug)
-      entry = _CacheEntry(closed, out_tree, avals)
+      entry = _CacheEntry(closed, out_tree, avals, in_tree)
       self._cache[key] = entry
     return entry, leaves, avals
 
@@ -467,11 +498,20 @@ class Compiled:
     return self._compiled.executable.cost_analysis()
 
   def __call__(self, *args, **kwargs):
-    entry, leaves, avals = self._jitted._entry(args, kwargs)
-    if entry is not self._entry:
-      raise TypeError("Compiled function called with arguments whose types differ from "
-                      "those it was lowered for; call .lower(...) again for the new types.")
-    outs = self._compiled(leaves, avals, dispatch.pick_device(leaves)[1])
+    """Runs on the dynamic arguments only: the static ones were fixed when lowering."""
+    entry = self._entry
+    leaves, in_tree = flatten_call(args, kwargs)
+    if in_tree != entry.in_tree:
+      raise TypeError("Function compiled with input pytree does not match the input pytree "
+                      f"it was called with: compiled for {entry.in_tree[1]}, called with "
+                      f"{in_tree[1]}. Pass only the non-static arguments.")
+    avals = tuple(get_aval(x) for x in leaves)
+    if [(a.shape, a.dtype) for a in avals] != [(a.shape, a.dtype) for a in entry.in_avals]:
+      raise TypeError(
+          "Argument types differ from the types for which this computation was compiled: "
+          f"called with {', '.join(map(str, avals))}; compiled for "
+          f"{', '.join(map(str, entry.in_avals))}. Call .lower(...) again for the new types.")
+    outs = self._compiled(leaves, entry.in_avals, dispatch.pick_device(leaves)[1])
     return tree_util.tree_unflatten(entry.out_tree, outs)
 
 

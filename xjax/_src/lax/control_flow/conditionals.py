@@ -2,7 +2,6 @@
 ``stablehlo.case``."""
 from __future__ import annotations
 
-from functools import partial
 from typing import Callable, Sequence
 
 import numpy as np
@@ -12,7 +11,6 @@ from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
-from xjax._src.dispatch import apply_primitive
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.lax import elementwise as ew
@@ -26,8 +24,22 @@ _I32 = ShapedArray((), np.dtype(np.int32))
 # ---------------------------------------------------------------------------------------
 # User API
 
-def switch(index, branches: Sequence[Callable], *operands):
+_NO_OPERAND = object()
+
+
+def _keyword_operand(operands: tuple, operand) -> tuple:
+  """The operands, also accepting JAX's older single ``operand=`` keyword form."""
+  if operand is _NO_OPERAND:
+    return operands
+  if operands:
+    raise TypeError("if 'operand' keyword is passed then no positional operands can be "
+                    f"passed, got operand={operand!r} and positional operands {operands}")
+  return (operand,)
+
+
+def switch(index, branches: Sequence[Callable], *operands, operand=_NO_OPERAND):
   """Applies ``branches[clamp(index, 0, len(branches) - 1)]`` to ``operands``."""
+  operands = _keyword_operand(operands, operand)
   branches = list(branches) if not callable(branches) else branches
   if not callable(branches) and not branches:
     raise ValueError("Empty branch sequence")
@@ -50,8 +62,9 @@ def switch(index, branches: Sequence[Callable], *operands):
   return _bind_cond(index, branches, operands, names)
 
 
-def cond(pred, true_fun: Callable, false_fun: Callable, *operands):
+def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_OPERAND):
   """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged when traced."""
+  operands = _keyword_operand(operands, operand)
   if not callable(true_fun) or not callable(false_fun):
     raise TypeError("cond: true_fun and false_fun arguments should be callable.")
   aval = get_aval(pred)
@@ -235,7 +248,6 @@ def _cond_batch(axis, args, dims, *, branches):
 cond_p = Primitive("cond", multiple_results=True)
 cond_p.abstract_eval = _cond_abstract_eval
 cond_p.lowering = _cond_lowering
-cond_p.impl = partial(apply_primitive, cond_p)
 cond_p.jvp = _cond_jvp
 cond_p.partial_eval = _cond_partial_eval
 cond_p.transpose = _cond_transpose
