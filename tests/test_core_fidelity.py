@@ -143,3 +143,37 @@ def test_static_arguments_are_keyed_by_type_and_value():
   k = xjax.jit(f, static_argnames="s")
   assert [k(jnp.int32(1), s=s).dtype for s in (2, 2.0, True)] == [
       jnp.int32, jnp.float32, jnp.int32]
+
+
+# ---------------------------------------------------------------------------------------
+# Low-precision accumulation (class 2)
+
+def test_float16_reductions_accumulate_in_float32():
+  x = jnp.asarray(np.full(10000, 60000, np.float16))
+  for fn, want in [(jnp.mean, 60000.0), (jnp.var, 0.0), (jnp.std, 0.0),
+                   (jnp.average, 60000.0), (jnp.sum, np.inf),  # the sum itself overflows
+                   (jnp.nanmean, np.inf)]:  # JAX's nanmean sums in float16
+    out = fn(x)
+    assert out.dtype == jnp.float16 and not _weak(out), fn
+    assert float(out) == want, fn
+  b = jnp.asarray(np.full(1000, 1.001), jnp.bfloat16)
+  assert b.sum().dtype == jnp.bfloat16 and float(b.sum()) == 1000.0
+  assert float(jnp.mean(b)) == 1.0
+  # an explicit dtype is the accumulation dtype
+  assert float(jnp.mean(x, dtype=jnp.float16)) == np.inf
+  assert jnp.var(x, dtype=jnp.float32).dtype == jnp.float32
+
+
+def test_float16_sum_jaxpr_converts_around_the_reduction():
+  x = jnp.ones(4, jnp.float16)
+  assert str(xjax.make_jaxpr(jnp.mean)(x)) == """\
+{ lambda ; a:f16[4]. let
+    b:f32[4] = convert_element_type[new_dtype=float32 weak_type=False] a
+    c:f32[] = reduce_sum[axes=(0,) out_sharding=None] b
+    d:f32[] = div c 4.0:f32[]
+    e:f16[] = convert_element_type[new_dtype=float16 weak_type=False] d
+  in (e,) }"""
+  prims = [e.primitive.name for e in xjax.make_jaxpr(jnp.prod)(x).jaxpr.eqns]
+  assert prims == ["convert_element_type", "reduce_prod", "convert_element_type"]
+  prims = [e.primitive.name for e in xjax.make_jaxpr(jnp.max)(x).jaxpr.eqns]
+  assert prims == ["reduce_max"]

@@ -135,12 +135,6 @@ class Array:
       raise TypeError("len() of unsized object")
     return self.aval.shape[0]
 
-  def __iter__(self):
-    if not self.aval.shape:
-      raise TypeError("iteration over a 0-d array")
-    from xjax._src.numpy.array_methods import unstack_rows
-    return iter(unstack_rows(self))
-
   def __hash__(self):
     raise TypeError("unhashable type: 'Array'. Arrays are mutable-looking buffers and are "
                     "not hashable; use a tuple or a NumPy scalar as a dict key or static "
@@ -285,3 +279,22 @@ def make_array(value, device=None, committed: bool = False, weak_type: bool | No
 
 
 values.pytype_aval_mappings[Array] = lambda x: x.aval
+
+
+_SCALAR_ARRAYS: dict = {}
+
+
+def scalar_array(value, dtype, weak_type: bool) -> Array:
+  """A cached 0-d Array for a host scalar (how Python scalars enter computations)."""
+  if type(value) is float and value == value and value != 0.0:
+    key = (float, value, dtype, weak_type)  # fast; NaN and -0.0 need repr to be told apart
+  else:
+    key = (type(value), repr(value), dtype, weak_type)
+  arr = _SCALAR_ARRAYS.get(key)
+  if arr is None or arr.is_deleted():
+    if len(_SCALAR_ARRAYS) > 4096:
+      _SCALAR_ARRAYS.clear()
+    host = np.asarray(value).astype(dtype)
+    buf = runtime.put(host, runtime.default_device())
+    arr = _SCALAR_ARRAYS[key] = Array._from_buffer(buf, ShapedArray((), dtype, weak_type))
+  return arr

@@ -66,25 +66,6 @@ def to_buffer(x, aval: ShapedArray, device):
   return runtime.put(np.asarray(x, dtype=aval.dtype), device)
 
 
-_SCALAR_ARRAYS: dict = {}
-
-
-def scalar_array(value, dtype, weak_type: bool) -> Array:
-  """A cached 0-d Array for a host scalar (how Python scalars enter computations)."""
-  if type(value) is float and value == value and value != 0.0:
-    key = (float, value, dtype, weak_type)  # fast; NaN and -0.0 need repr to be told apart
-  else:
-    key = (type(value), repr(value), dtype, weak_type)
-  arr = _SCALAR_ARRAYS.get(key)
-  if arr is None or arr.is_deleted():
-    if len(_SCALAR_ARRAYS) > 4096:
-      _SCALAR_ARRAYS.clear()
-    host = np.asarray(value).astype(dtype)
-    buf = runtime.put(host, runtime.default_device())
-    arr = _SCALAR_ARRAYS[key] = Array._from_buffer(buf, ShapedArray((), dtype, weak_type))
-  return arr
-
-
 # ---------------------------------------------------------------------------------------
 # Eager primitives
 
@@ -149,6 +130,9 @@ def apply_primitive(prim, *args, **params):
   if _debug["nans"] or _debug["infs"]:
     check_special_values(prim.name, results)
   return results if prim.multiple_results else results[0]
+
+
+Primitive.impl = apply_primitive  # every primitive's default eager evaluation
 
 
 def _compile_primitive(prim, avals, params, device):

@@ -25,13 +25,16 @@ class Primitive:
   - ``jvp(primals, tangents, **params)``: (primal_out, tangent_out); tangents may be Zero.
   - ``transpose(cts, *args, **params)``: cotangents of the linear (UndefinedPrimal) args.
   - ``batch(args, dims, **params)``: (out, out_dim) for vmap.
-  - ``impl``: eager evaluation; by default a compiled one-primitive program.
+  - ``impl``: eager evaluation.  The default, a compiled one-primitive program, is
+    installed on the class by the executor (``dispatch.py``), so primitive definitions
+    never import the executor; a primitive may set its own.
   - ``partial_eval``: optional rule for higher-order primitives (known/unknown split).
   - ``physical_lowering``: the lowering used when an operand or result has an extended
     dtype (PRNG keys), for structural primitives whose attributes name dimensions: keys
     are stored with trailing dimensions (see ``core.avals.physical_aval``).
   """
   multiple_results = False
+  impl: Callable  # see the docstring
 
   def __init__(self, name: str, multiple_results: bool = False) -> None:
     self.name = name
@@ -41,7 +44,6 @@ class Primitive:
     self.jvp: Callable | None = None
     self.transpose: Callable | None = None
     self.batch: Callable | None = None
-    self.impl: Callable | None = None
     self.partial_eval: Callable | None = None
     self.physical_lowering: Callable | None = None
     self.dce: Callable | None = None

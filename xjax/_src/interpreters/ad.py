@@ -18,6 +18,7 @@ from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
 from xjax._src.core.trace import (Trace, Tracer, current_trace, new_trace,
                                   set_current_trace)
 from xjax._src.core.values import get_aval
+from xjax._src.interpreters import array_builders as build
 from xjax._src.interpreters.staging import DynamicJaxprTrace, trace_to_jaxpr
 
 
@@ -38,11 +39,10 @@ class Zero:
 
 def zeros_of(aval: ShapedArray):
   """A concrete (or traced) zero array of ``aval``."""
-  from xjax._src.lax import lax
   if aval.dtype == dtypes.float0:
     return np.zeros(aval.shape, dtypes.float0)
-  zeros = lax.full(aval.shape, 0, aval.dtype)
-  return lax.convert_element_type(zeros, aval.dtype, True) if aval.weak_type else zeros
+  zeros = build.full(aval.shape, 0, aval.dtype)
+  return build.convert_element_type(zeros, aval.dtype, True) if aval.weak_type else zeros
 
 
 def instantiate(t):
@@ -54,8 +54,7 @@ def add_tangents(a, b):
     return b
   if type(b) is Zero:
     return a
-  from xjax._src.lax import lax
-  return lax.add_any(a, b)
+  return build.add_any(a, b)
 
 
 # ---------------------------------------------------------------------------------------

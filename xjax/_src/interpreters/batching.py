@@ -14,6 +14,7 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from xjax._src.core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace
 from xjax._src.core.values import get_aval
+from xjax._src.interpreters import array_builders as build
 from xjax._src.interpreters.staging import trace_to_jaxpr
 
 not_mapped = None
@@ -129,21 +130,19 @@ def batch_flat(fun: Callable, args: Sequence[Any], in_dims: Sequence, axis: Axis
 # Helpers for rules
 
 def moveaxis(x, src: int, dst: int):
-  from xjax._src.lax import lax
   if src == dst:
     return x
   ndim = get_aval(x).ndim
   perm = [i for i in range(ndim) if i != src]
   perm.insert(dst, src)
-  return lax.transpose(x, perm)
+  return build.transpose(x, perm)
 
 
 def bdim_to_front(x, bdim, size: int):
   """``x`` with its batch dimension first (broadcast when unbatched)."""
-  from xjax._src.lax import lax
   if bdim is None:
     aval = get_aval(x)
-    return lax.broadcast_in_dim(x, (size,) + aval.shape, tuple(range(1, aval.ndim + 1)))
+    return build.broadcast_in_dim(x, (size,) + aval.shape, tuple(range(1, aval.ndim + 1)))
   return moveaxis(x, bdim, 0)
 
 

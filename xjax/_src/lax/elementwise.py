@@ -11,11 +11,12 @@ import builtins
 import numpy as np
 
 from xjax._src import dtypes
+from xjax._src.array import scalar_array
 from xjax._src.core.avals import ShapedArray, physical_aval, tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters import array_builders as _array_builders  # (kept out of lax.*)
 from xjax._src.interpreters.ad import Zero
-from xjax._src.dispatch import scalar_array
 from xjax._src.lax.shapes import broadcast_in_dim, broadcast_to_aval, expand_dims, full, reshape
 from xjax._src.lax.utils import (any_dtype, broadcasting_shape, check_same_dtypes,
                                  dtype_checker, lowering_from, standard_primitive)
@@ -1017,3 +1018,8 @@ def select(pred, on_true, on_false):
 def dtype(x):
   """The canonical dtype of a value or dtype specifier."""
   return dtypes.dtype(x, canonicalize=True)
+
+
+# The interpreters build zeros, tangent sums and batch-axis moves with these.
+_array_builders.convert_element_type = convert_element_type
+_array_builders.add_any = add_any

@@ -14,10 +14,12 @@ from xjax._src.core.avals import tangent_aval
 from xjax._src.core.jaxpr import closed_with_consts_as_args, eval_jaxpr
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
+from xjax._src.custom_derivatives import custom_jvp
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.lax import elementwise as ew
+from xjax._src.lax.autodiff_helpers import stop_gradient_leaf
 
 _ROLES = ("matvec", "vecmat", "solve", "transpose_solve")
 
@@ -32,6 +34,28 @@ def _trace(fun, tree, avals):
                       f"not match the right-hand side's {tree}")
     return leaves
   return closed_with_consts_as_args(trace_to_jaxpr(flat, avals))
+
+
+def _transposed(jaxpr, consts, tree, avals):
+  """The transpose of the linear map ``jaxpr`` (consts first) on pytree ``tree``."""
+  def vecmat(y):
+    args = [*consts, *(ad.UndefinedPrimal(a) for a in avals)]
+    cts = ad.backward_pass(jaxpr, [], args, tree_util.tree_leaves(y))[len(consts):]
+    return tree_util.tree_unflatten(tree, [ad.instantiate(c) for c in cts])
+  return vecmat
+
+
+def _tangent(fun, primal, tangent):
+  """The tangent of ``fun``'s output at pytree ``primal`` along ``tangent``."""
+  leaves, tree = tree_util.tree_flatten(primal)
+  out_tree = []
+
+  def flat(*xs):
+    out, t = tree_util.tree_flatten(fun(tree_util.tree_unflatten(tree, list(xs))))
+    out_tree.append(t)
+    return out
+  _, tangents = ad.jvp_flat(flat, leaves, tree_util.tree_leaves(tangent))
+  return tree_util.tree_unflatten(out_tree[0], [ad.instantiate(t) for t in tangents])
 
 
 def _split(args, counts):
@@ -118,7 +142,6 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable,
   ``vecmat(x) = b``; ``symmetric=True`` uses ``solve`` for both.  With ``has_aux`` the
   solvers return ``(x, aux)`` and the result is ``(x, aux)``.
   """
-  from xjax._src.ad_api import linear_transpose
   leaves, tree = tree_util.tree_flatten(b)
   avals = [get_aval(x) for x in leaves]
   aux_box = []
@@ -140,8 +163,7 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable,
   if symmetric:
     vm, vm_consts, ts, ts_consts = mv, mv_consts, s, s_consts
   else:
-    vecmat_t = linear_transpose(matvec_fn, b)
-    vecmat = lambda y: vecmat_t(y)[0]
+    vecmat = _transposed(mv, mv_consts, tree, avals)
     vm, vm_consts = _trace(vecmat, tree, avals)
     ts, ts_consts = (None, []) if transpose_solve is None else _trace(
         solver(transpose_solve, vecmat), tree, avals)
@@ -156,9 +178,6 @@ def custom_root(f: Callable, initial_guess: Any, solve: Callable, tangent_solve:
                 has_aux: bool = False):
   """The root ``solve(f, initial_guess)`` of ``f``, differentiated implicitly: tangents
   solve the linearized ``f`` with ``tangent_solve(g, y)`` (which returns x with g(x) = y)."""
-  from xjax._src.api import jvp
-  from xjax._src.custom_derivatives import custom_jvp
-  from xjax._src.lax.autodiff_helpers import stop_gradient_leaf
   guess_leaves, tree = tree_util.tree_flatten(initial_guess)
   avals = [get_aval(x) for x in guess_leaves]
   closed = trace_to_jaxpr(
@@ -184,8 +203,8 @@ def custom_root(f: Callable, initial_guess: Any, solve: Callable, tangent_solve:
     dcs, _ = tangents
     sol = root(cs, guess)
     sol = tree_util.tree_map(stop_gradient_leaf, sol)
-    _, f_dot = jvp(lambda c: f_of(c, sol), (cs,), (dcs,))
-    lin = lambda v: jvp(lambda x: f_of(cs, x), (sol,), (v,))[1]
+    f_dot = _tangent(lambda c: f_of(c, sol), cs, dcs)
+    lin = lambda v: _tangent(lambda x: f_of(cs, x), sol, v)
     dx = tangent_solve(lin, f_dot)
     return sol, tree_util.tree_map(ew.neg, dx)
 

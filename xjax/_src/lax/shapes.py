@@ -11,7 +11,7 @@ from xjax._src import dtypes
 from xjax._src.backend.lowering import i64_array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
-from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters import ad, array_builders, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.lax.utils import standard_primitive, stored_dims
 
@@ -885,3 +885,9 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
                      f"[{start_dimension}:{stop_dimension}]")
   size = int(np.prod(shape[lo:hi], dtype=np.int64))
   return reshape(operand, shape[:lo] + (size,) + shape[hi:])
+
+
+# The interpreters build zeros, tangent sums and batch-axis moves with these.
+array_builders.full = full
+array_builders.transpose = transpose
+array_builders.broadcast_in_dim = broadcast_in_dim

@@ -1,7 +1,6 @@
 """Building blocks for defining primitives: one place for what every primitive shares."""
 from __future__ import annotations
 
-from functools import partial
 from typing import Callable, Sequence
 
 import numpy as np
@@ -9,7 +8,6 @@ import numpy as np
 from xjax._src import dtypes
 from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.trace import Primitive
-from xjax._src.dispatch import apply_primitive
 
 
 def standard_primitive(name: str, abstract_eval: Callable, lowering: Callable,
@@ -18,7 +16,6 @@ def standard_primitive(name: str, abstract_eval: Callable, lowering: Callable,
   prim = Primitive(name, multiple_results)
   prim.abstract_eval = abstract_eval
   prim.lowering = lowering
-  prim.impl = partial(apply_primitive, prim)
   return prim
 
 

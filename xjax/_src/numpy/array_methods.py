@@ -28,6 +28,12 @@ def unstack_rows(x):
   return [lax.index_in_dim(x, i, 0, keepdims=False) for i in range(n)]
 
 
+def _iter_rows(self):
+  if not self.aval.shape:
+    raise TypeError("iteration over a 0-d array")
+  return iter(unstack_rows(self))
+
+
 def _getitem(self, idx):
   from xjax._src.numpy.indexing import getitem
   return getitem(self, idx)
@@ -135,6 +141,7 @@ def _install() -> None:
   for cls in (Array, Tracer):
     for name, value in ops.items():
       setattr(cls, name, value)
+  Array.__iter__ = _iter_rows  # (tracers iterate by indexing, in core/trace.py)
   Tracer.__array_ufunc__ = None
 
 

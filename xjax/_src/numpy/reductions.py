@@ -32,7 +32,12 @@ def _check_out(out, name):
                               "arrays are immutable. Use the returned value instead.")
 
 
-def _reduction(name, reduce_fn, identity_op, upcast_bool):
+def _accumulation_dtype(dtype):
+  """float16/bfloat16 sums accumulate in float32 (then round once), as JAX."""
+  return np.dtype(np.float32) if dtype in (np.float16, dtypes.bfloat16) else dtype
+
+
+def _reduction(name, reduce_fn, identity_op, upcast_bool, upcast_f16=False):
   def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
     _check_out(out, name)
@@ -48,7 +53,9 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool):
           dtypes.default_int_dtype()
     else:
       dt = aval.dtype
-    x = lax.convert_element_type(a, dt, False)  # reductions are strongly typed
+    # an explicit dtype is the accumulation dtype too (as JAX)
+    ct = _accumulation_dtype(dt) if upcast_f16 and dtype is None else dt
+    x = lax.convert_element_type(a, ct, False)  # reductions are strongly typed
     axes = _axes(axis, aval.ndim)
     if where is not None:
       from xjax._src.numpy.where import where as _where
@@ -56,7 +63,7 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool):
       if identity_op in ("max", "min") and initial is None:
         raise ValueError(f"reduction operation {name} does not have an identity, so to use "
                          "a where mask one has to specify 'initial'")
-      ident = _identity_value(identity_op, dt)
+      ident = _identity_value(identity_op, ct)
       x = _where(broadcast_to(where, aval.shape), x, ident)
     if identity_op in ("max", "min") and initial is None and where is None:
       for ax in axes:
@@ -70,6 +77,8 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool):
                  "min": ufuncs.minimum, "and": ufuncs.logical_and,
                  "or": ufuncs.logical_or}[identity_op]
       result = lax.convert_element_type(combine(result, initial), get_aval(result).dtype)
+    if ct != dt:
+      result = lax.convert_element_type(result, dt, False)
     return _keep(result, aval, axes, keepdims)
   fn.__name__ = name
   return fn
@@ -80,8 +89,8 @@ def _identity_value(op, dtype):
   return _identity(op, dtype)[()]
 
 
-sum = _reduction("sum", lax.reduce_sum, "add", True)
-prod = _reduction("prod", lax.reduce_prod, "mul", True)
+sum = _reduction("sum", lax.reduce_sum, "add", True, upcast_f16=True)
+prod = _reduction("prod", lax.reduce_prod, "mul", True, upcast_f16=True)
 
 
 def _without_dtype(red):
@@ -130,13 +139,16 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     dt = dtypes.to_inexact_dtype(aval.dtype)
   else:
     dt = dtypes.check_user_dtype_supported(dtype, "mean")
-  total = sum(a, axis=axes, dtype=dt, keepdims=keepdims, where=where)
+  ct = _accumulation_dtype(dt) if dtype is None else dt
+  total = sum(a, axis=axes, dtype=ct, keepdims=keepdims, where=where)
   if where is None:
     n = _count(aval, axes)
-    return lax.div(total, np.asarray(n, get_aval(total).dtype)[()])
-  from xjax._src.numpy.shaping import broadcast_to
-  count = sum(broadcast_to(where, aval.shape), axis=axes, dtype=dt, keepdims=keepdims)
-  return lax.div(total, count)
+    out = lax.div(total, np.asarray(n, get_aval(total).dtype)[()])
+  else:
+    from xjax._src.numpy.shaping import broadcast_to
+    count = sum(broadcast_to(where, aval.shape), axis=axes, dtype=ct, keepdims=keepdims)
+    out = lax.div(total, count)
+  return out if ct == dt else lax.convert_element_type(out, dt, False)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
@@ -151,6 +163,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
       dtypes.check_user_dtype_supported(dtype, "var")
   if dt == np.bool_:
     raise TypeError("var does not accept dtype bool")
+  out_dt = dt
+  dt = _accumulation_dtype(dt)  # var always accumulates float16/bfloat16 in float32
   x = lax.convert_element_type(a, dt, False)
   centered = lax.sub(x, mean(x, axis=axes, dtype=dt, keepdims=True, where=where))
   if dtypes.is_complex(dt):
@@ -169,7 +183,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
   if not dtypes.is_inexact(dt):  # as JAX: integer arithmetic, then a weakly typed float
     return lax.convert_element_type(out, dtypes.default_float_dtype(), True)
   # no degrees of freedom left: NaN (as JAX), not +-inf
-  return lax.select_n(lax.gt(denom, lax.full_like(denom, 0)), lax.full_like(out, np.nan), out)
+  out = lax.select_n(lax.gt(denom, lax.full_like(denom, 0)), lax.full_like(out, np.nan), out)
+  return out if out_dt == dt else lax.convert_element_type(out, out_dt, False)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,

@@ -55,6 +55,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
   a = asarray(a)
   if not dtypes.is_inexact(get_aval(a).dtype):
     return red.mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+  if dtype is None:  # an explicit dtype: float16 accumulates in float16 here, as in JAX
+    dtype = get_aval(a).dtype
   ok = lax.bitwise_not(_isnan(a))
   if where is not None:
     from xjax._src.numpy.shaping import broadcast_to

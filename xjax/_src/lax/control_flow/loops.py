@@ -6,7 +6,6 @@ it has partial-evaluation and transpose rules, so reverse-mode differentiation w
 """
 from __future__ import annotations
 
-from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -15,7 +14,6 @@ from xjax._src import dtypes, tree_util
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.trace import Primitive, Tracer
 from xjax._src.core.values import get_aval
-from xjax._src.dispatch import apply_primitive
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.lax import elementwise as ew
@@ -187,6 +185,22 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
           tree_util.tree_unflatten(y_tree, outs[n_c:]))
 
 
+def _mapped(f: Callable, xs):
+  """``f`` vectorized over the leading axis of every leaf of ``xs`` (vmap's core)."""
+  leaves, tree = tree_util.tree_flatten(xs)
+  size = get_aval(leaves[0]).shape[0]
+  out_tree = []
+
+  def flat(*ls):
+    out, t = tree_util.tree_flatten(f(tree_util.tree_unflatten(tree, list(ls))))
+    out_tree.append(t)
+    return out
+  outs, dims = batching.batch_flat(flat, leaves, [0] * len(leaves),
+                                   batching.AxisData(size, None))
+  return tree_util.tree_unflatten(
+      out_tree[0], [batching.matchaxis(o, d, 0, size) for o, d in zip(outs, dims)])
+
+
 def map(f: Callable, xs, *, batch_size: int | None = None):
   """``stack([f(x) for x in xs])`` over the leading axis of pytree ``xs``, as a scan."""
   if batch_size is None:
@@ -194,18 +208,17 @@ def map(f: Callable, xs, *, batch_size: int | None = None):
   leaves, tree = tree_util.tree_flatten(xs)
   n = get_aval(leaves[0]).shape[0]
   nb, rem = divmod(n, batch_size)
-  from xjax._src.api import vmap
   outs = None
   if nb:
     main = [shapes.reshape(shapes.slice_in_dim(x, 0, nb * batch_size),
                            (nb, batch_size) + get_aval(x).shape[1:]) for x in leaves]
-    ys = scan(lambda _, x: ((), vmap(f)(tree_util.tree_unflatten(tree, x))), (), main)[1]
+    ys = scan(lambda _, x: ((), _mapped(f, tree_util.tree_unflatten(tree, x))), (), main)[1]
     outs = tree_util.tree_map(
         lambda y: shapes.reshape(y, (nb * batch_size,) + get_aval(y).shape[2:]), ys)
   if rem:
     tail = tree_util.tree_unflatten(tree, [shapes.slice_in_dim(x, nb * batch_size, n)
                                            for x in leaves])
-    rest = vmap(f)(tail)
+    rest = _mapped(f, tail)
     outs = rest if outs is None else tree_util.tree_map(
         lambda a, b: shapes.concatenate([a, b], 0), outs, rest)
   return outs
@@ -366,7 +379,6 @@ def _while_batch(axis, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body
 while_p = Primitive("while", multiple_results=True)
 while_p.abstract_eval = _while_abstract_eval
 while_p.lowering = _while_lowering
-while_p.impl = partial(apply_primitive, while_p)
 while_p.jvp = _while_jvp
 while_p.partial_eval = _while_partial_eval
 while_p.transpose = _while_transpose
@@ -592,7 +604,6 @@ def _scan_batch(axis, args, dims, *, jaxpr, num_consts, num_carry, length, rever
 scan_p = Primitive("scan", multiple_results=True)
 scan_p.abstract_eval = _scan_abstract_eval
 scan_p.lowering = _scan_lowering
-scan_p.impl = partial(apply_primitive, scan_p)
 scan_p.jvp = _scan_jvp
 scan_p.partial_eval = _scan_partial_eval
 scan_p.transpose = _scan_transpose
