@@ -177,3 +177,119 @@ def test_float16_sum_jaxpr_converts_around_the_reduction():
   assert prims == ["convert_element_type", "reduce_prod", "convert_element_type"]
   prims = [e.primitive.name for e in xjax.make_jaxpr(jnp.max)(x).jaxpr.eqns]
   assert prims == ["reduce_max"]
+
+
+# ---------------------------------------------------------------------------------------
+# Custom derivatives under eager transformations (class 8) and their rule checks (class 6)
+
+def _logged_custom_jvp():
+  log = []
+
+  @xjax.custom_jvp
+  def f(x):
+    log.append("primal")
+    return x if x > 0 else -x  # Python control flow: needs concrete values
+
+  @f.defjvp
+  def f_jvp(primals, tangents):
+    log.append("rule")
+    x, = primals
+    return f(x), (tangents[0] if x > 0 else -tangents[0])
+  return f, log
+
+
+def test_custom_jvp_rule_runs_on_concrete_values_under_eager_jvp_and_grad():
+  f, log = _logged_custom_jvp()
+  g = xjax.grad(f)(1.0)
+  assert float(g) == 1.0 and _weak(g)
+  assert log == ["rule", "primal"]  # JAX 0.10.2's order: the primal is not traced
+  log.clear()
+  assert float(xjax.grad(f)(-2.0)) == -1.0
+  log.clear()
+  p, t = xjax.jvp(f, (jnp.float32(3.0),), (jnp.float32(2.0),))
+  assert (float(p), float(t)) == (3.0, 2.0) and log == ["rule", "primal"]
+  log.clear()
+  assert float(xjax.grad(xjax.grad(lambda x: f(x) * x))(2.0)) == 2.0
+  log.clear()
+  assert float(xjax.linearize(f, 1.0)[1](1.0)) == 1.0 and log == ["rule", "primal"]
+
+
+def test_custom_jvp_side_effect_order_matches_jax():
+  log = []
+
+  @xjax.custom_jvp
+  def f(x):
+    log.append("primal")
+    return jnp.sin(x)
+  f.defjvp(lambda p, t: (log.append("rule"), (f(p[0]), jnp.cos(p[0]) * t[0]))[1])
+
+  def run(fn):
+    log.clear()
+    out = fn()
+    return np.asarray(out).tolist(), list(log)
+  s, c = 0.8414709568023682, 0.5403022766113281
+  assert run(lambda: f(1.0)) == (pytest.approx(s), ["primal"])
+  assert run(lambda: xjax.jit(f)(1.0)) == (pytest.approx(s), ["primal"])
+  assert run(lambda: xjax.grad(f)(1.0)) == (pytest.approx(c), ["rule", "primal"])
+  assert run(lambda: xjax.jit(xjax.grad(f))(1.0)) == (pytest.approx(c), ["rule", "primal"])
+  assert run(lambda: xjax.vmap(f)(jnp.ones(2)))[1] == ["primal"]
+  assert run(lambda: xjax.vmap(xjax.grad(f))(jnp.ones(2)))[1] == ["rule", "primal"]
+  assert run(lambda: xjax.grad(xjax.grad(f))(1.0)) == (pytest.approx(-s),
+                                                        ["rule", "rule", "primal"])
+  # a call on values the gradient does not flow through runs the function itself
+  assert run(lambda: xjax.grad(lambda y: f(2.0) * y)(1.0))[1] == ["primal"]
+
+
+def test_custom_vjp_fwd_and_bwd_run_on_concrete_values_under_eager_grad():
+  log = []
+
+  @xjax.custom_vjp
+  def f(x):
+    log.append("primal")
+    return x if x > 0 else -x
+
+  def fwd(x):
+    log.append("fwd")
+    return (x if x > 0 else -x), x
+
+  def bwd(r, g):
+    log.append("bwd")
+    return (g if r > 0 else -g,)
+  f.defvjp(fwd, bwd)
+  assert float(xjax.grad(f)(1.0)) == 1.0 and log == ["fwd", "bwd"]
+  log.clear()
+  assert float(xjax.grad(f)(-1.0)) == -1.0 and log == ["fwd", "bwd"]
+  with pytest.raises(TypeError, match="forward-mode"):
+    xjax.jvp(f, (jnp.float32(1.0),), (jnp.float32(1.0),))
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, xjax.jit])
+def test_custom_jvp_tangent_of_the_wrong_type_is_a_type_error(wrap):
+  @xjax.custom_jvp
+  def f(x):
+    return x * 2
+  f.defjvp(lambda p, t: (f(p[0]), jnp.ones(3)))
+  msg = (r"Custom JVP rule must produce primal and tangent outputs with corresponding shapes "
+         r"and dtypes. Expected float32\[\] \(tangent type of float32\[\]\) but got "
+         r"float32\[3\].")
+  with pytest.raises(TypeError, match=msg):
+    wrap(lambda x: xjax.jvp(f, (x,), (x,)))(jnp.float32(1.0))
+  with pytest.raises(TypeError, match="Custom JVP rule"):
+    xjax.grad(f)(1.0)
+
+  @xjax.custom_jvp
+  def g(x):
+    return x * 2
+  g.defjvp(lambda p, t: (g(p[0]), t[0].astype(jnp.float16)))
+  with pytest.raises(TypeError, match=r"but got float16\[\]"):
+    wrap(lambda x: xjax.jvp(g, (x,), (x,)))(jnp.float32(1.0))
+
+
+def test_custom_vjp_bwd_of_the_wrong_shape_is_a_value_error():
+  @xjax.custom_vjp
+  def v(x):
+    return x * 2
+  v.defvjp(lambda x: (x * 2, None), lambda r, g: (jnp.ones(3),))
+  with pytest.raises(ValueError, match=r"at output\[0\] the bwd rule produced an output of "
+                     r"type float32\[3\] corresponding to an input of type float32\[\]"):
+    xjax.grad(v)(1.0)

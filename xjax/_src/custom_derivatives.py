@@ -17,10 +17,12 @@ from xjax._src import dispatch, dtypes, tree_util
 from xjax._src.array import Array, make_array
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args
-from xjax._src.core.trace import Primitive, Tracer
+from xjax._src.core.trace import (Primitive, Tracer, current_trace, eval_trace,
+                                  set_current_trace)
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
-from xjax._src.interpreters.ad import Zero
+from xjax._src.interpreters.ad import JVPTrace, PartialEvalTrace, Zero
+from xjax._src.interpreters.batching import BatchTrace
 from xjax._src.interpreters.staging import fun_name, trace_to_jaxpr
 
 
@@ -71,6 +73,35 @@ def _trace_call(fun, nondiff, statics, dyn):
   return ClosedJaxpr(jaxpr, ()), consts, in_tree, leaves, out_tree[0]
 
 
+# Transformations that only pass a call on when none of its inputs are theirs.
+_PASS_THROUGH = (JVPTrace, PartialEvalTrace, BatchTrace)
+
+
+def _processing_trace(leaves):
+  """The trace that processes a custom-derivative call of ``leaves``: the current one,
+  skipping transformations that have no tracer among them (as JAX binds at the parent)."""
+  trace = current_trace()
+  while isinstance(trace, _PASS_THROUGH) and not any(
+      isinstance(x, Tracer) and x._trace is trace for x in leaves):
+    trace = trace.parent
+  return trace
+
+
+def _custom_call(prim, fun, args, dyn, params, trace_and_bind):
+  """Calls a custom-derivative function as JAX does.  On concrete inputs the function
+  just runs; under a JVP the rule runs on the primals (concrete when the JVP is eager), so
+  the function is not traced; any other trace stages the call (``trace_and_bind``)."""
+  leaves = tree_util.tree_leaves(dyn)
+  trace = _processing_trace(leaves)
+  with set_current_trace(trace):
+    if trace is eval_trace:
+      return fun(*args)
+    if isinstance(trace, JVPTrace):
+      return trace.process_primitive(prim, leaves, dict(params, call_jaxpr=None,
+                                                          num_consts=0))
+    return trace_and_bind()
+
+
 def _check_closure_tangents(tangents, num_consts, kind):
   if any(type(t) is not Zero for t in tangents[:num_consts]):
     raise TypeError(f"Detected differentiation of a {kind} function with respect to a "
@@ -85,15 +116,24 @@ def _flat_tangents(tree, expected_tree, avals, what):
     raise TypeError(f"{what} must produce a value with the same pytree structure as the "
                     f"primal output; expected {expected_tree}, got {t}.")
   out = []
-  for x, a in zip(leaves, avals):
+  for i, (x, a) in enumerate(zip(leaves, avals)):
     ta = tangent_aval(a)
     if x is None or type(x) is Zero:
       out.append(ad.zeros_of(ta))
       continue
     xa = get_aval(x)
-    if xa.shape != ta.shape:
-      raise ValueError(f"{what} produced an output of shape {xa.shape} where shape "
-                       f"{ta.shape} was expected (the primal output's shape).")
+    if what == "Custom JVP rule":
+      if (xa.shape, xa.dtype) != (ta.shape, ta.dtype):
+        raise TypeError(
+            "Custom JVP rule must produce primal and tangent outputs with corresponding "
+            f"shapes and dtypes. Expected {ta.str_short(False)} (tangent type of "
+            f"{a.str_short(False)}) but got {xa.str_short(False)}.")
+    elif xa.shape != ta.shape:
+      raise ValueError(
+          f"{what} must produce an output with the same type as the args tuple of the "
+          f"primal function, but at output[{i}] the bwd rule produced an output of type "
+          f"{xa.str_short(False)} corresponding to an input of type {a.str_short(False)}, "
+          "so the shapes do not match")
     out.append(x if ta.dtype == dtypes.float0 else _as_array(x))
   return out
 
@@ -151,9 +191,8 @@ class custom_jvp:
                            "using defjvp.")
     args = _resolve_args(self.fun, args, kwargs)
     nondiff, statics, dyn = _split_nondiff(args, self.nondiff_argnums)
-    call_jaxpr, consts, in_tree, leaves, out_tree = _trace_call(self.fun, nondiff, statics,
-                                                                dyn)
-    rule = self.jvp
+    in_tree = tree_util.tree_structure(dyn)
+    rule, name, out_trees = self.jvp, fun_name(self.fun), []
 
     def jvp_flat(primals, tangents):
       p = tree_util.tree_unflatten(in_tree, primals)
@@ -162,13 +201,28 @@ class custom_jvp:
       if not isinstance(res, (tuple, list)) or len(res) != 2:
         raise TypeError("Custom JVP rule must return a pair (primal_out, tangent_out); got "
                         f"{type(res).__name__}.")
-      out_p = [_as_array(o) for o in tree_util.tree_leaves(res[0])]
-      out_avals = call_jaxpr.out_avals
-      return out_p, _flat_tangents(res[1], out_tree, out_avals, "Custom JVP rule")
+      out_p, tree = tree_util.tree_flatten(res[0])
+      if not out_trees:  # not traced (an eager JVP): the rule gives the output structure
+        out_trees.append(tree)
+      elif tree != out_trees[0]:
+        raise TypeError("Custom JVP rule must produce primal outputs with the same pytree "
+                        f"structure as the custom_jvp function {name}: expected "
+                        f"{out_trees[0]}, got {tree}.")
+      out_p = [_as_array(o) for o in out_p]
+      return out_p, _flat_tangents(res[1], tree, [get_aval(o) for o in out_p],
+                                   "Custom JVP rule")
 
-    outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, jvp=jvp_flat,
-                                  num_consts=len(consts), name=fun_name(self.fun))
-    return tree_util.tree_unflatten(out_tree, outs)
+    def trace_and_bind():
+      call_jaxpr, consts, _, leaves, out_tree = _trace_call(self.fun, nondiff, statics, dyn)
+      out_trees.append(out_tree)
+      return custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, jvp=jvp_flat,
+                                    num_consts=len(consts), name=name)
+
+    outs = _custom_call(custom_jvp_call_p, self.fun, args, dyn,
+                        dict(jvp=jvp_flat, name=name), trace_and_bind)
+    if not out_trees:  # ran as a plain function on concrete inputs
+      return outs
+    return tree_util.tree_unflatten(out_trees[0], outs)
 
 
 def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name):
@@ -227,10 +281,9 @@ class custom_vjp:
                            "using defvjp.")
     args = _resolve_args(self.fun, args, kwargs)
     nondiff, statics, dyn = _split_nondiff(args, self.nondiff_argnums)
-    call_jaxpr, consts, in_tree, leaves, out_tree = _trace_call(self.fun, nondiff, statics,
-                                                                dyn)
-    fwd, bwd, name = self.fwd, self.bwd, fun_name(self.fun)
-    in_avals = [get_aval(x) for x in leaves]
+    in_tree = tree_util.tree_structure(dyn)
+    fwd, bwd, name, out_trees = self.fwd, self.bwd, fun_name(self.fun), []
+    in_avals = [get_aval(x) for x in tree_util.tree_leaves(dyn)]
 
     def fwd_flat(*primals):
       res = fwd(*_merge(nondiff, statics, tree_util.tree_unflatten(in_tree, primals)))
@@ -238,25 +291,35 @@ class custom_vjp:
         raise TypeError(f"Custom VJP fwd rule {fun_name(fwd)} must return a pair "
                         f"(output, residuals); got {type(res).__name__}.")
       out, tree = tree_util.tree_flatten(res[0])
-      if tree != out_tree:
+      if not out_trees:  # not traced (an eager JVP): fwd gives the output structure
+        out_trees.append(tree)
+      elif tree != out_trees[0]:
         raise TypeError(f"Custom VJP fwd rule {fun_name(fwd)} must produce an output with "
                         f"the same structure as the custom_vjp function; expected "
-                        f"{out_tree}, got {tree}.")
+                        f"{out_trees[0]}, got {tree}.")
       res_leaves, res_tree = tree_util.tree_flatten(res[1])
       return [_as_array(o) for o in out], [_as_array(r) for r in res_leaves], res_tree
 
     def bwd_flat(res_tree, res, cts):
       r = tree_util.tree_unflatten(res_tree, res)
-      g = tree_util.tree_unflatten(out_tree, cts)
+      g = tree_util.tree_unflatten(out_trees[0], cts)
       cts_in = bwd(*statics, r, g)
       if not isinstance(cts_in, (tuple, list)) or len(cts_in) != len(dyn):
         raise TypeError(f"Custom VJP bwd rule {fun_name(bwd)} must produce a tuple with one "
                         f"entry per differentiable argument ({len(dyn)}); got {cts_in!r:.80}")
       return _flat_tangents(tuple(cts_in), in_tree, in_avals, "Custom VJP bwd rule")
 
-    outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, fwd=fwd_flat,
-                                  bwd=bwd_flat, num_consts=len(consts), name=name)
-    return tree_util.tree_unflatten(out_tree, outs)
+    def trace_and_bind():
+      call_jaxpr, consts, _, leaves, out_tree = _trace_call(self.fun, nondiff, statics, dyn)
+      out_trees.append(out_tree)
+      return custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, fwd=fwd_flat,
+                                    bwd=bwd_flat, num_consts=len(consts), name=name)
+
+    outs = _custom_call(custom_vjp_call_p, self.fun, args, dyn,
+                        dict(fwd=fwd_flat, bwd=bwd_flat, name=name), trace_and_bind)
+    if not out_trees:  # ran as a plain function on concrete inputs
+      return outs
+    return tree_util.tree_unflatten(out_trees[0], outs)
 
 
 def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name):
