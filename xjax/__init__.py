@@ -6,8 +6,9 @@
 from xjax._src.config import config, disable_jit
 from xjax._src.basearray import Array
 from xjax._src.jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct
-from xjax._src.api import (jvp, linearize, vjp, grad, value_and_grad, vmap, device_put,
-                           device_get, block_until_ready)
+from xjax._src.api import jvp, linearize, vjp, grad, value_and_grad, vmap
+from xjax._src.placement import (device_put, device_get, block_until_ready,  # noqa: F401
+                                 default_device, live_arrays, clear_caches)
 from xjax._src.backend.runtime import (devices, local_devices, default_backend)
 from xjax._src.lax.lax import stop_gradient  # noqa: F401
 from xjax._src.ad_api import jacfwd, jacrev, jacobian, hessian, linear_transpose  # noqa: F401
@@ -28,6 +29,14 @@ def device_count(backend=None) -> int:
 
 def local_device_count(backend=None) -> int:
   return len(local_devices(backend))
+
+
+def copy_to_host_async(x):
+  """Starts copying every array in the pytree ``x`` to the host; returns ``x``."""
+  for leaf in tree_util.tree_leaves(x):
+    if isinstance(leaf, Array):
+      leaf.copy_to_host_async()
+  return x
 
 
 def process_index() -> int:

@@ -10,7 +10,6 @@ import numpy as np
 
 from xjax._src import dtypes, tree_util
 from xjax._src.array import Array, make_array
-from xjax._src.backend import runtime
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
@@ -427,42 +426,3 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     return tree_util.tree_unflatten(out_tree, results)
   return vmapped
 
-
-# ---------------------------------------------------------------------------------------
-# Devices
-
-def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
-  """Places ``x`` (a pytree) on ``device`` (committed) or the default device (uncommitted)."""
-  def put(leaf):
-    if isinstance(leaf, Tracer):
-      return leaf
-    if isinstance(leaf, Array):
-      if device is None:
-        return leaf
-      buf = runtime.copy_to_device(leaf._buf, _resolve_device(device))
-      return Array._from_buffer(buf, leaf.aval, True)
-    target = runtime.default_device() if device is None else _resolve_device(device)
-    return make_array(leaf, device=target, committed=device is not None)
-  return tree_util.tree_map(put, x)
-
-
-def _resolve_device(device):
-  if hasattr(device, "_device"):
-    return device._device
-  return device
-
-
-def device_get(x):
-  def get(leaf):
-    if isinstance(leaf, Array):
-      return np.asarray(leaf)
-    return leaf
-  return tree_util.tree_map(get, x)
-
-
-def block_until_ready(x):
-  def block(leaf):
-    if isinstance(leaf, Array):
-      leaf.block_until_ready()
-    return leaf
-  return tree_util.tree_map(block, x)

@@ -72,8 +72,8 @@ class Array:
           f"xjax array with {self.aval.dtype} dtype (an array of PRNG keys) cannot be "
           "converted to a NumPy array or Python value. Use xjax.random.key_data(arr) to get "
           "the underlying uint32 array.")
+    self._check_alive()  # also when a host copy is cached: a donated array is gone
     if self._npy is None:
-      self._check_alive()
       value = runtime.to_host(self._buf)
       if value.dtype != self.aval.dtype:
         value = value.astype(self.aval.dtype)
@@ -88,14 +88,20 @@ class Array:
 
   def _check_alive(self) -> None:
     if self._buf.is_deleted():
-      raise RuntimeError("Array has been deleted (its buffer was freed by .delete() or "
-                         "donated to a jitted computation with donate_argnums).")
+      raise RuntimeError(f"Array has been deleted with shape={self.aval.update(weak_type=False)}."
+                         " Its buffer was freed by .delete() or donated to a jitted "
+                         "computation (donate_argnums/donate_argnames).")
 
   def __array__(self, dtype=None, copy=None):
     value = self._value()
     if copy:
       return np.array(value, dtype=dtype, copy=True)
-    return value if dtype is None else value.astype(dtype, copy=False)
+    if dtype is None or np.dtype(dtype) == value.dtype:
+      return value
+    if copy is False:
+      raise ValueError("Unable to avoid copy while creating an array as requested: converting "
+                       f"{value.dtype} to {np.dtype(dtype)} copies. Pass copy=None to allow it.")
+    return value.astype(dtype)
 
   def item(self, *args):
     return self._value().item(*args)
@@ -149,15 +155,16 @@ class Array:
     return (_reconstruct, (np.asarray(self._value()), self.aval.weak_type))
 
   def __copy__(self) -> "Array":
-    return self
+    """A new Array with its own buffer on the same device (as JAX, not ``self``)."""
+    self._check_alive()
+    return Array._from_buffer(runtime.copy_buffer(self._buf), self.aval, self._committed)
 
   def __deepcopy__(self, memo) -> "Array":
-    return self
+    return self.__copy__()
 
   # -- printing --------------------------------------------------------------------------
   def __repr__(self) -> str:
-    if self.is_deleted():
-      return f"Array(<deleted>, shape={self.shape}, dtype={self.dtype.name})"
+    self._check_alive()
     if dtypes.is_extended(self.dtype):  # PRNG keys: show the data they are stored as
       return (f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n"
               f"{self._physical_value()}")
@@ -190,11 +197,18 @@ class Array:
 
   # -- devices and lifetime --------------------------------------------------------------
   def devices(self) -> set:
+    self._check_alive()
     return {runtime.buf_device(self._buf)}
 
   @property
   def device(self):
+    self._check_alive()
     return runtime.buf_device(self._buf)
+
+  def to_device(self, device, *, stream=None) -> "Array":
+    """A copy committed to ``device`` (the array API's ``to_device``)."""
+    from xjax._src.placement import device_put
+    return device_put(self, device)
 
   @property
   def sharding(self):
@@ -207,6 +221,7 @@ class Array:
     return self
 
   def is_ready(self) -> bool:
+    self._check_alive()
     return self._buf.is_ready()
 
   def delete(self) -> None:
@@ -217,8 +232,23 @@ class Array:
     return self._buf.is_deleted()
 
   def copy_to_host_async(self) -> None:
-    """Starts the device-to-host copy that ``np.asarray`` will wait for."""
-    self._value()
+    """Starts the device-to-host copy that ``np.asarray`` will then wait for."""
+    self._check_alive()
+    if self._npy is None and not dtypes.is_extended(self.aval.dtype):
+      runtime.copy_to_host_async(self._buf)
+
+  def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """A DLPack capsule viewing this array's buffer (no copy)."""
+    self._check_alive()
+    if dtypes.is_extended(self.aval.dtype):
+      raise TypeError(f"xjax arrays of {self.aval.dtype} (PRNG keys) cannot be exported with "
+                      "DLPack; export xjax.random.key_data(keys) instead.")
+    if copy:
+      return runtime.to_dlpack(runtime.copy_buffer(self._buf), stream)
+    return runtime.to_dlpack(self._buf, stream)
+
+  def __dlpack_device__(self) -> tuple:
+    return runtime.dlpack_device(self.device)
 
   def on_device_size_in_bytes(self) -> int:
     return self._buf.on_device_size_in_bytes()

@@ -48,6 +48,9 @@ class Config:
     for listener in self._listeners.get(name, ()):
       listener(value)
 
+  def add_validator(self, name: str, validator: Callable[[Any], None]) -> None:
+    self._validators[name] = validator
+
   def on_change(self, name: str, listener: Callable[[Any], None]) -> None:
     self._listeners.setdefault(name, []).append(listener)
 

@@ -7,6 +7,7 @@ lowering rule and caches it by (primitive, params, input avals, device).  Compil
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -24,22 +25,38 @@ from xjax._src.core.values import get_aval
 # ---------------------------------------------------------------------------------------
 # Devices and buffers
 
-def pick_device(args: Sequence[Any]):
+def pick_device(args: Sequence[Any], fun: str = "computation"):
   """(device, committed): the committed device of the inputs, else the default device."""
   device = None
-  for x in args:
+  for i, x in enumerate(args):
     if type(x) is Array and x._committed:
       d = x.device
       if device is None:
-        device = d
+        device, first = d, i
       elif d != device:
-        raise ValueError(
-            "Received incompatible devices for jitted computation. Got argument committed "
-            f"to {device} and argument committed to {d}. Move them to one device with "
-            "xjax.device_put first.")
+        raise IncompatibleDevicesError(args, first, i, fun)
   if device is None:
     return runtime.default_device(), False
   return device, True
+
+
+class IncompatibleDevicesError(ValueError):
+  """Arguments committed to different devices (JAX raises a ValueError)."""
+
+  def __init__(self, args, i: int, j: int, fun: str, names: Sequence[str] = ()) -> None:
+    self.args_, self.i, self.j, self.fun = args, i, j, fun
+
+    def describe(k):
+      name = names[k] if k < len(names) else f"args[{k}]"
+      x = args[k]
+      return (f"argument {name} of {fun} with shape {x.aval.update(weak_type=False)} and "
+              f"with device ids [{x.device.id}] on platform {x.device.platform.upper()}")
+    super().__init__(f"Received incompatible devices for jitted computation. Got "
+                     f"{describe(i)} and {describe(j)}. Move the arguments to one device "
+                     "with xjax.device_put, or leave them uncommitted.")
+
+  def with_names(self, names: Sequence[str]) -> "IncompatibleDevicesError":
+    return IncompatibleDevicesError(self.args_, self.i, self.j, self.fun, names)
 
 
 _SCALAR_BUFFERS: dict = {}
@@ -72,6 +89,13 @@ def to_buffer(x, aval: ShapedArray, device):
 _primitive_cache: dict = {}
 
 
+def clear_caches() -> None:
+  """Forgets compiled primitives and cached scalar buffers (part of ``xjax.clear_caches``;
+  compiled jaxprs are keyed weakly on their jaxprs and go with the jit caches)."""
+  _primitive_cache.clear()
+  _SCALAR_BUFFERS.clear()
+
+
 # ---------------------------------------------------------------------------------------
 # jax_debug_nans / jax_debug_infs: check every result on the host (slow; for debugging)
 
@@ -102,7 +126,7 @@ def params_key(params: dict) -> tuple:
 def apply_primitive(prim, *args, **params):
   """Evaluates one primitive now, through a cached one-primitive compiled program."""
   avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
-  device, committed = pick_device(args)
+  device, committed = pick_device(args, prim.name)
   try:
     key = (prim, avals, params_key(params), device)
     entry = _primitive_cache.get(key)
@@ -113,9 +137,9 @@ def apply_primitive(prim, *args, **params):
     if key is not None:
       _primitive_cache[key] = entry
   exe, out_avals = entry
-  if committed or device != runtime.default_device():
+  if committed or runtime.several_devices:
     bufs = [to_buffer(x, a, device) for x, a in zip(args, avals)]
-  else:  # uncommitted arrays already live on the default device
+  else:  # with one device every array is already on it
     bufs = [x._buf if type(x) is Array else to_buffer(x, a, device)
             for x, a in zip(args, avals)]
   try:
@@ -149,29 +173,69 @@ def _compile_primitive(prim, avals, params, device):
 # ---------------------------------------------------------------------------------------
 # Compiled jaxprs
 
-class CompiledJaxpr:
-  """A ClosedJaxpr compiled for one device; consts are passed as leading arguments."""
-  __slots__ = ("executable", "out_avals", "const_bufs", "device", "text", "_on_default",
-               "name")
+def donation_aliases(in_avals, donated, out_avals) -> list:
+  """For each input, the output its donated buffer will hold (or None).  As in JAX, the
+  k-th donated input of a (shape, dtype) goes to the k-th output of that (shape, dtype);
+  donations left over are reported in a UserWarning."""
+  free: dict = {}
+  for j, a in enumerate(out_avals):
+    free.setdefault((a.shape, a.dtype), []).append(j)
+  aliases, unused = [], []
+  for a, d in zip(in_avals, donated):
+    outs = free.get((a.shape, a.dtype)) if d else None
+    aliases.append(outs.pop(0) if outs else None)
+    if d and not outs and aliases[-1] is None:
+      unused.append(str(a))
+  if unused:
+    warnings.warn(f"Some donated buffers were not usable: {', '.join(unused)}.\nSee an "
+                  "explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+                  UserWarning, stacklevel=4)
+  return aliases
 
-  def __init__(self, closed: ClosedJaxpr, device, name: str) -> None:
+
+def _fresh_if_donated(args, avals, donated) -> list:
+  """Host values in donated positions get private buffers: the cached buffers of Python
+  scalars must outlive the call.  An Array donated twice in one call is an error."""
+  seen: dict = {}
+  for i, (x, d) in enumerate(zip(args, donated)):
+    if d and isinstance(x, Array):
+      if id(x._buf) in seen:
+        raise ValueError(f"The same buffer was donated twice in one call (flattened arguments "
+                         f"{seen[id(x._buf)]} and {i}): XLA cannot reuse one buffer for two "
+                         "outputs. Pass a copy (x.copy()) for one of them.")
+      seen[id(x._buf)] = i
+      x._npy = None  # a cached host view of the buffer would keep the runtime from reusing it
+  return [np.asarray(x, a.dtype) if d and not isinstance(x, Array) else x
+          for x, a, d in zip(args, avals, donated)]
+
+
+class CompiledJaxpr:
+  """A ClosedJaxpr compiled for one device; consts are passed as leading arguments.
+  ``donated`` (one flag per argument, or None) marks arguments whose buffers the
+  executable may reuse for outputs; the runtime then deletes them."""
+  __slots__ = ("executable", "out_avals", "const_bufs", "device", "text", "name", "donated")
+
+  def __init__(self, closed: ClosedJaxpr, device, name: str, donated=None) -> None:
     self.name = name
+    self.donated = donated
     callbacks: list = []
-    self.text = lowering.lower_module(closed.jaxpr, name, callbacks)
+    aliases = donated and donation_aliases(closed.in_avals, donated, closed.out_avals)
+    self.text = lowering.lower_module(closed.jaxpr, name, callbacks, aliases)
     self.executable = runtime.compile(self.text, device, name, closed.out_avals, callbacks)
     self.out_avals = closed.out_avals
     self.device = device
-    self._on_default = device == runtime.default_device()
     self.const_bufs = [to_buffer(c, v.aval, device)
                        for c, v in zip(closed.consts, closed.jaxpr.constvars)]
 
   def __call__(self, args: Sequence[Any], avals: Sequence[ShapedArray], committed: bool):
     device = self.device
     bufs = list(self.const_bufs)
-    on_default = self._on_default
+    one_device = not runtime.several_devices
+    if self.donated:
+      args = _fresh_if_donated(args, avals, self.donated)
     for x, a in zip(args, avals):
-      # Uncommitted arrays live on the default device: use their buffers as they are.
-      if on_default and type(x) is Array and not x._committed:
+      # With one device every array is already on it: use its buffer as it is.
+      if one_device and type(x) is Array:
         bufs.append(x._buf)
       else:
         bufs.append(to_buffer(x, a, device))

@@ -30,7 +30,9 @@ from xjax._src.array import Array
 # ---------------------------------------------------------------------------------------
 # Argument handling shared by jit, make_jaxpr and eval_shape
 
-def _normalize_static(fun, static_argnums, static_argnames):
+def _normalize_static(fun, static_argnums, static_argnames, kind: str = "static"):
+  """(argnums, argnames, signature) with each completed from the other through the
+  signature; ``kind`` ("static" or "donate") names the options in errors."""
   if static_argnums is None:
     static_argnums = ()
   elif isinstance(static_argnums, int):
@@ -51,14 +53,14 @@ def _normalize_static(fun, static_argnums, static_argnames):
     if not any(p.kind == p.VAR_POSITIONAL for p in params):
       for i in static_argnums:
         if not -len(positional) <= i < len(positional):
-          raise ValueError(f"Jitted function has static_argnums={static_argnums}, but only "
+          raise ValueError(f"Jitted function has {kind}_argnums={static_argnums}, but only "
                            f"accepts {len(positional)} positional arguments.")
     if not any(p.kind == p.VAR_KEYWORD for p in params):
       known = {p.name for p in params if p.kind != p.POSITIONAL_ONLY}
       invalid = set(static_argnames) - known
       if invalid:
         raise ValueError(f"Jitted function has invalid argnames {invalid} in "
-                         "static_argnames. Function does not take these args.")
+                         f"{kind}_argnames. Function does not take these args.")
     names = set(static_argnames)
     for i in static_argnums:
       if -len(positional) <= i < len(positional):
@@ -285,7 +287,7 @@ jit_p.batch = _jit_batch
 # The user-facing wrapper
 
 class _CacheEntry:
-  __slots__ = ("closed", "call_jaxpr", "out_tree", "compiled", "in_avals", "in_tree")
+  __slots__ = ("closed", "call_jaxpr", "out_tree", "compiled", "in_avals", "donated", "in_tree")
 
   def __init__(self, closed: ClosedJaxpr, out_tree, in_avals, in_tree=None) -> None:
     self.in_tree = in_tree
@@ -294,6 +296,7 @@ class _CacheEntry:
     self.out_tree = out_tree
     self.compiled: dict = {}
     self.in_avals = in_avals
+    self.donated = None  # one flag per argument leaf when some are donated
 
 
 # Traces and executables are shared by every jit of the same function with the same
@@ -330,6 +333,16 @@ class Jitted:
     self._static_argnums, self._static_argnames, self._sig = _normalize_static(
         fun, static_argnums, static_argnames)
     self.donate_argnums = donate_argnums
+    self._donate_argnums, self._donate_argnames, _ = _normalize_static(
+        fun, donate_argnums, donate_argnames, "donate")
+    both = set(self._static_argnames) & set(self._donate_argnames)
+    if both:
+      raise ValueError("static_argnames and donate_argnames cannot intersect. Argument names "
+                       f"{both} appear in both static_argnames and donate_argnames")
+    both = set(self._static_argnums) & set(self._donate_argnums)
+    if both:
+      raise ValueError("static_argnums and donate_argnums cannot intersect. Argument "
+                       f"positions {both} appear in both static_argnums and donate_argnums")
     self._cache = _shared_cache(fun, (self._static_argnums, self._static_argnames,
                                       _hashable(donate_argnums), _hashable(donate_argnames)))
     self._name = fun_name(fun)
@@ -359,7 +372,14 @@ class Jitted:
         avals.append(leaf.aval)
         continue
       handler = None if isinstance(leaf, Tracer) else pytype_aval_mappings.get(type(leaf))
-      avals.append(handler(leaf) if handler is not None else None)
+      try:
+        avals.append(handler(leaf) if handler is not None else None)
+      except OverflowError:
+        dyn = _split_args(args, kwargs, self._static_argnums, self._static_argnames)
+        name = _arg_names(self._sig, dyn[0], dyn[1])[len(avals)]
+        raise OverflowError(
+            "An overflow was encountered while parsing an argument to a jitted computation, "
+            f"whose argument path is {name}. Got {type(leaf)} with value {leaf}") from None
     if None in avals:
       names = None
       for i, leaf in enumerate(leaves):
@@ -389,8 +409,24 @@ class Jitted:
       call = _rebuild_call(self.fun, len(args), statics, static_kw)
       closed, out_tree = _trace_flat(call, in_tree, avals, debug)
       entry = _CacheEntry(closed, out_tree, avals, in_tree)
+      if self._donate_argnums or self._donate_argnames:
+        entry.donated = self._donated_leaves(args, kwargs)
       self._cache[key] = entry
     return entry, leaves, avals
+
+  def _donated_leaves(self, args, kwargs) -> tuple | None:
+    """One flag per dynamic argument leaf (in flattening order): is it donated?"""
+    n = len(args)
+    static = {i % n for i in self._static_argnums if -n <= i < n}
+    donate = {i % n for i in self._donate_argnums if -n <= i < n}
+    flags: list = []
+    for i, a in enumerate(args):
+      if i not in static:
+        flags += [i in donate] * len(tree_util.tree_leaves(a))
+    for k in sorted(kwargs):
+      if k not in self._static_argnames:
+        flags += [k in self._donate_argnames] * len(tree_util.tree_leaves(kwargs[k]))
+    return tuple(flags) if any(flags) else None
 
   def __call__(self, *args, **kwargs):
     if config._values["jax_disable_jit"]:
@@ -398,11 +434,15 @@ class Jitted:
     try:
       entry, leaves, avals = self._entry(args, kwargs)
       if current_trace() is eval_trace:
-        device, committed = dispatch.pick_device(leaves)
+        try:
+          device, committed = dispatch.pick_device(leaves, self._name)
+        except dispatch.IncompatibleDevicesError as err:
+          dyn = _split_args(args, kwargs, self._static_argnums, self._static_argnames)
+          raise err.with_names(_arg_names(self._sig, dyn[0], dyn[1])) from None
         compiled = entry.compiled.get(device)
         if compiled is None:
-          compiled = entry.compiled[device] = dispatch.CompiledJaxpr(entry.closed, device,
-                                                                     self._name)
+          compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
+              entry.closed, device, self._name, entry.donated)
         try:
           outs = compiled(leaves, avals, committed)
         except FloatingPointError as err:
@@ -467,7 +507,10 @@ class Lowered:
     from xjax._src.backend import lowering
     self._jitted = jitted
     self._entry = entry
-    self._text = lowering.lower_module(entry.closed.jaxpr, jitted._name)
+    closed = entry.closed
+    aliases = entry.donated and dispatch.donation_aliases(closed.in_avals, entry.donated,
+                                                          closed.out_avals)
+    self._text = lowering.lower_module(closed.jaxpr, jitted._name, aliases=aliases)
 
   def as_text(self, dialect: str | None = None, debug_info: bool = False) -> str:
     return self._text
@@ -481,7 +524,7 @@ class Lowered:
     compiled = self._entry.compiled.get(device)
     if compiled is None:
       compiled = self._entry.compiled[device] = dispatch.CompiledJaxpr(
-          self._entry.closed, device, self._jitted._name)
+          self._entry.closed, device, self._jitted._name, self._entry.donated)
     return Compiled(self._jitted, self._entry, compiled)
 
 

@@ -322,9 +322,11 @@ def _has_extended(avals_in, avals_out) -> bool:
 
 
 def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: bool,
-                    const_args: bool = False, takes_token: bool = False) -> str:
+                    const_args: bool = False, takes_token: bool = False,
+                    aliases=None) -> str:
   """``takes_token``: the function takes a token first and returns the token its ordered
-  effects leave first, so they run in program order with the caller's."""
+  effects leave first, so they run in program order with the caller's.  ``aliases[i]``:
+  the output that invar i's (donated) buffer may hold, or None."""
   lines: list[str] = []
   ctx = LoweringContext(module, lines, module.__dict__.setdefault("_counter", [0]), "    ")
   params = list(jaxpr.constvars) + list(jaxpr.invars) if const_args else list(jaxpr.invars)
@@ -343,7 +345,14 @@ def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: boo
   else:
     outs = _lower_eqns(ctx, jaxpr, consts, arg_names)
   out_types = ", ".join(tensor_type(a) for a in jaxpr.out_avals)
-  sig = ", ".join(f"{n}: {tensor_type(v.aval)}" for n, v in zip(arg_names, params))
+  attrs = [""] * len(params)
+  if aliases:
+    first = len(params) - len(jaxpr.invars)
+    for i, out in enumerate(aliases):
+      if out is not None:
+        attrs[first + i] = f" {{tf.aliasing_output = {out} : i32}}"
+  sig = ", ".join(f"{n}: {tensor_type(v.aval)}{attr}"
+                  for n, v, attr in zip(arg_names, params, attrs))
   if takes_token:
     outs = [ctx.effect_token()] + outs
     out_types = ", ".join(["!stablehlo.token"] + [tensor_type(a) for a in jaxpr.out_avals])
@@ -354,12 +363,15 @@ def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: boo
           + "\n  }")
 
 
-def lower_module(jaxpr: Jaxpr, name: str, host_callbacks: list | None = None) -> str:
+def lower_module(jaxpr: Jaxpr, name: str, host_callbacks: list | None = None,
+                 aliases=None) -> str:
   """A module whose ``main`` takes the jaxpr's constvars, then its invars.  The Python
   callables its host callbacks run are appended to ``host_callbacks`` (pass them to
-  ``runtime.compile``)."""
+  ``runtime.compile``).  ``aliases[i]`` names the output that invar i's donated buffer
+  holds (``tf.aliasing_output``), so XLA writes that output in place."""
   module = Module(f"jit_{name}")
-  main = _lower_function(module, "main", jaxpr, (), public=True, const_args=True)
+  main = _lower_function(module, "main", jaxpr, (), public=True, const_args=True,
+                         aliases=aliases)
   module.functions.insert(0, main)
   if host_callbacks is not None:
     host_callbacks.extend(module.host_callbacks)

@@ -6,6 +6,7 @@ dispatch) is xjax's own.  Written to tolerate jaxlib 0.10.x (CPU) and 0.11.x (GP
 """
 from __future__ import annotations
 
+import enum
 import logging
 import os
 import threading
@@ -109,6 +110,17 @@ def _initialize() -> None:
     raise RuntimeError("Unable to initialize any XLA backend: " + "; ".join(errors))
   order = requested or ["cuda", "cpu"]
   _default_platform.append(next(p for p in order if p in _backends))
+  _count_devices()
+
+
+# True once the initialized backends hold more than one device.  Dispatch reads it to skip
+# every placement check in the common single-device case.
+several_devices = False
+
+
+def _count_devices() -> None:
+  global several_devices
+  several_devices = sum(len(c.devices()) for c in _backends.values()) > 1
 
 
 def backend(platform: str | None = None):
@@ -124,6 +136,7 @@ def backend(platform: str | None = None):
       try:
         with _lock:
           _backends[name] = _FACTORIES[name]()
+          _count_devices()
       except Exception as e:
         raise RuntimeError(f"Backend '{platform}' failed to initialize: {e}") from e
     else:
@@ -146,15 +159,39 @@ def local_devices(platform: str | None = None) -> list:
 
 @lru_cache(maxsize=None)
 def default_device():
-  return backend().devices()[0]
+  """Where uncommitted data goes: ``jax_default_device`` (a device or a platform name) if
+  set, else the first device of the default backend."""
+  chosen = config.read("jax_default_device")
+  if chosen is None:
+    return backend().devices()[0]
+  if isinstance(chosen, str):
+    return backend(chosen).devices()[0]
+  return chosen
+
+
+def _check_default_device(value) -> None:
+  if value is not None and not isinstance(value, (str, Device)):
+    raise ValueError("jax_default_device must be a Device, a platform name such as 'cpu', "
+                     f"or None; got {value!r}")
+
+
+config.add_validator("jax_default_device", _check_default_device)
+config.on_change("jax_default_device", lambda _: default_device.cache_clear())
 
 
 def reset_backends() -> None:
   """Forgets the clients (used when jax_platforms or the CPU device count changes)."""
+  global several_devices
   _backends.clear()
   _default_platform.clear()
   default_device.cache_clear()
   _shardings.clear()
+  several_devices = False
+
+
+def live_buffers(platform: str | None = None) -> list:
+  """The runtime's live device buffers on ``platform``'s backend."""
+  return backend(platform).live_arrays()
 
 
 # ---------------------------------------------------------------------------------------
@@ -219,7 +256,81 @@ def put(value: np.ndarray, device) -> DeviceBuffer:
 def copy_to_device(buf: DeviceBuffer, device) -> DeviceBuffer:
   if buf_device(buf) == device:
     return buf
-  return put(np.asarray(buf), device)
+  return copy_to_devices([buf], [device])[0]
+
+
+def copy_to_devices(bufs: Sequence[DeviceBuffer], devices: Sequence) -> list:
+  """Copies each buffer to its device, device to device in one runtime call where the
+  clients agree (through the host otherwise)."""
+  out: list = [None] * len(bufs)
+  same = [i for i, (b, d) in enumerate(zip(bufs, devices)) if b.platform == d.platform]
+  if same:
+    copies = _xc.batched_copy_array_to_devices_with_sharding(
+        [bufs[i] for i in same], [_xc.DeviceList((devices[i],)) for i in same],
+        [_placement(devices[i]) for i in same],
+        [_xc.ArrayCopySemantics.ALWAYS_COPY] * len(same))
+    for i, c in zip(same, copies):
+      out[i] = c
+  for i, o in enumerate(out):
+    if o is None:
+      out[i] = put(to_host(bufs[i]), devices[i])
+  return out
+
+
+def copy_buffer(buf: DeviceBuffer) -> DeviceBuffer:
+  """A new buffer on the same device holding a copy of ``buf``."""
+  device = buf_device(buf)
+  return _xc.batched_copy_array_to_devices_with_sharding(
+      [buf], [_xc.DeviceList((device,))], [_placement(device)],
+      [_xc.ArrayCopySemantics.ALWAYS_COPY])[0]
+
+
+def copy_to_host_async(buf: DeviceBuffer) -> None:
+  buf._copy_single_device_array_to_host_async()
+
+
+# ---------------------------------------------------------------------------------------
+# DLPack
+
+class DLDeviceType(enum.IntEnum):
+  kDLCPU = 1
+  kDLCUDA = 2
+  kDLROCM = 10
+
+
+_DLPACK_TYPES = {"cpu": DLDeviceType.kDLCPU, "cuda": DLDeviceType.kDLCUDA,
+                 "rocm": DLDeviceType.kDLROCM}
+
+
+def dlpack_device(device) -> tuple:
+  """``__dlpack_device__``: (device type, index); CPU memory is one DLPack device."""
+  kind = _DLPACK_TYPES[device.platform]
+  return kind, 0 if kind == DLDeviceType.kDLCPU else device.local_hardware_id
+
+
+def device_for_dlpack(kind: int, index: int, platform_devices=None):
+  """The device of ours that a DLPack (type, index) pair names."""
+  platform = next((p for p, k in _DLPACK_TYPES.items() if k == kind), None)
+  if platform is None:
+    raise TypeError(f"DLPack device type {kind} is not supported by xjax (CPU, CUDA, ROCm)")
+  if platform == "cpu":
+    return default_device() if default_device().platform == "cpu" else devices("cpu")[0]
+  for d in devices(platform):
+    if d.local_hardware_id == index:
+      return d
+  raise ValueError(f"no {platform} device with hardware index {index}")
+
+
+def to_dlpack(buf: DeviceBuffer, stream=None):
+  """A DLPack capsule viewing ``buf`` (no copy)."""
+  return _xc._xla.buffer_to_dlpack_managed_tensor(buf, stream=stream)
+
+
+def from_dlpack(capsule, device, copy: bool | None = None, stream=None) -> DeviceBuffer:
+  """A buffer on ``device`` from a DLPack capsule: a view when the data is suitably aligned
+  and on that device (or ``copy=False`` demands one), else a copy."""
+  buf = _xc._xla.dlpack_managed_tensor_to_buffer(capsule, device, stream, copy)
+  return copy_buffer(buf) if copy else buf  # jaxlib views aligned data even with copy=True
 
 
 def to_host(buf: DeviceBuffer) -> np.ndarray:
@@ -283,6 +394,8 @@ def compile(module_text: str, device, name: str, out_avals,
   options = _xc.CompileOptions()
   options.num_replicas = 1
   options.num_partitions = 1
+  # Without an explicit assignment the executable runs on device 0 whatever DeviceList says.
+  options.device_assignment = _xc.DeviceAssignment.create(np.array([[device.id]]))
   if host_callbacks:
     return _compile_with_callbacks(client, module_text, device, options, out_avals,
                                    host_callbacks)

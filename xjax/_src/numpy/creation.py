@@ -1,6 +1,9 @@
 """Array creation: asarray/array, zeros/ones/full/empty (+ _like), arange."""
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 
 from xjax._src import dtypes
@@ -8,6 +11,26 @@ from xjax._src.array import Array, make_array
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
+
+
+def _placed(out, device):
+  """``out``, committed to ``device`` when one is given (the ``device=`` argument): made on
+  the default device, then moved, as in JAX."""
+  if device is None or isinstance(out, Tracer):
+    return out
+  from xjax._src.placement import device_put
+  return device_put(out, device)
+
+
+def _with_device(fn):
+  """``fn`` taking ``device=`` and placing its result there."""
+  @functools.wraps(fn)
+  def placed(*args, device=None, **kwargs):
+    return _placed(fn(*args, **kwargs), device)
+  sig = inspect.signature(fn)
+  placed.__signature__ = sig.replace(parameters=[*sig.parameters.values(), inspect.Parameter(
+      "device", inspect.Parameter.KEYWORD_ONLY, default=None)])
+  return placed
 
 
 def _requested_dtype(dtype, name):
@@ -21,12 +44,13 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   dt = _requested_dtype(dtype, "asarray")
   if isinstance(a, (Array, Tracer)):
     if dt is None or (get_aval(a).dtype == dt and not get_aval(a).weak_type):
-      return a
-    return lax.convert_element_type(a, dt)  # an explicit dtype makes it strongly typed
+      return _placed(a, device)
+    return _placed(lax.convert_element_type(a, dt), device)  # explicit dtype: strong type
   return array(a, dtype=dt, copy=copy, device=device)
 
 
-def array(object, dtype=None, copy=True, order="K", ndmin: int = 0, *, device=None):
+@_with_device
+def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
   """A new Array from a scalar, NumPy array, nested sequence, or Array/tracer."""
   dt = _requested_dtype(dtype, "array")
   if isinstance(object, (Array, Tracer)):
@@ -42,6 +66,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0, *, device=No
     if object is None:
       raise ValueError("None is not a valid value for jnp.array")
     weak = type(object) in (int, float, complex) and dt is None
+    if weak:
+      get_aval(object)  # a Python int outside the default integer's range: OverflowError
     if isinstance(object, (list, tuple)):
       host = _host_from_sequence(object, dt)
     else:  # a Python int out of dt's range raises OverflowError
@@ -102,7 +128,8 @@ def _to_host(o):
   return o
 
 
-def full(shape, fill_value, dtype=None, *, device=None):
+@_with_device
+def full(shape, fill_value, dtype=None):
   dt = _requested_dtype(dtype, "full")
   shape = _shape(shape)
   if get_aval(fill_value).shape:
@@ -112,28 +139,26 @@ def full(shape, fill_value, dtype=None, *, device=None):
   return lax.full(shape, fill_value, dt)
 
 
-def zeros(shape, dtype=None, *, device=None):
+@_with_device
+def zeros(shape, dtype=None):
   dt = _requested_dtype(dtype, "zeros") or dtypes.default_float_dtype()
   return lax.full(_shape(shape), 0, dt)
 
 
-def ones(shape, dtype=None, *, device=None):
+@_with_device
+def ones(shape, dtype=None):
   dt = _requested_dtype(dtype, "ones") or dtypes.default_float_dtype()
   return lax.full(_shape(shape), 1, dt)
 
 
-def empty(shape, dtype=None, *, device=None):
+@_with_device
+def empty(shape, dtype=None):
   return zeros(shape, dtype)
 
 
 def _like(name, value):
   def fn(a, dtype=None, shape=None, *, device=None):
-    dt = _requested_dtype(dtype, name)
-    aval = get_aval(a)
-    shape = aval.shape if shape is None else _shape(shape)
-    if dt is None:  # keeps a's weak type
-      return lax.full_like(a, value, shape=shape)
-    return lax.full(shape, value, dt)
+    return full_like(a, value, dtype, shape, device=device)
   fn.__name__ = name
   return fn
 
@@ -144,12 +169,15 @@ empty_like = _like("empty_like", 0)
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+  """An array like ``a``, on ``a``'s device when ``a`` is committed (as in JAX)."""
   dt = _requested_dtype(dtype, "full_like")
   aval = get_aval(a)
   shape = aval.shape if shape is None else _shape(shape)
+  if device is None and type(a) is Array and a.committed:
+    device = a.device
   if dt is None:  # keeps a's weak type
-    return lax.full_like(a, fill_value, shape=shape)
-  return lax.full(shape, fill_value, dt)
+    return _placed(lax.full_like(a, fill_value, shape=shape), device)
+  return _placed(lax.full(shape, fill_value, dt), device)
 
 
 def _shape(shape) -> tuple:
@@ -163,7 +191,8 @@ def _shape(shape) -> tuple:
                     "x.shape or static_argnums), not traced values.") from None
 
 
-def arange(start, stop=None, step=None, dtype=None, *, device=None):
+@_with_device
+def arange(start, stop=None, step=None, dtype=None):
   """Evenly spaced values; the bounds must be concrete (the length is static)."""
   from xjax._src.core.concrete import concrete_or_error
   dt = _requested_dtype(dtype, "arange")
@@ -183,8 +212,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
   return make_array(host.astype(dt))
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
-             device=None):
+@_with_device
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
   """``num`` evenly spaced samples over [start, stop] (num must be static)."""
   from xjax._src.core.concrete import concrete_or_error
   from xjax._src.numpy.shaping import broadcast_arrays, moveaxis

@@ -21,6 +21,7 @@ from xjax._src.numpy.where import where
 from xjax._src.numpy.composed_math import *  # noqa: F401,F403
 from xjax._src.numpy.composed_math import divmod  # noqa: F401
 from xjax._src.numpy.creation import geomspace, linspace, logspace
+from xjax._src.numpy.dlpack import from_dlpack  # noqa: F401
 from xjax._src.numpy.matrices import (diag, diagflat, diagonal, eye, identity, meshgrid, trace,
                                       tri, tril, triu)
 from xjax._src.numpy.shaping import moveaxis, swapaxes

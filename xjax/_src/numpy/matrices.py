@@ -20,6 +20,11 @@ def _mask(n, m, k, cmp):
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
   """Ones on the k-th diagonal of an N x M matrix."""
+  from xjax._src.numpy.creation import _placed
+  return _placed(_eye(N, M, k, dtype), device)
+
+
+def _eye(N, M, k, dtype):
   N = operator.index(N)
   M = N if M is None else operator.index(M)
   if N < 0 or M < 0:

@@ -1,0 +1,107 @@
+"""Data placement and lifetime: ``device_put``/``device_get``, ``default_device``,
+``block_until_ready``, ``live_arrays`` and ``clear_caches``.
+
+Arrays are *committed* to a device when placed there explicitly (``device_put(x, d)``,
+``device=``); computations follow committed data (see ``dispatch.pick_device``).  Host data
+and uncommitted arrays live on the default device.
+"""
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+
+from xjax._src import tree_util
+from xjax._src.array import Array, make_array
+from xjax._src.backend import runtime
+from xjax._src.config import config
+from xjax._src.core.trace import Tracer
+
+
+def resolve_device(device):
+  """The runtime device that a ``device=`` argument names (a Device or a single-device
+  Sharding); ValueError for anything else, or for a device no backend of ours owns."""
+  if isinstance(device, runtime.Device):
+    target = device
+  elif getattr(device, "_device", None) is not None:  # SingleDeviceSharding
+    target = device._device
+  else:
+    raise ValueError("`xjax.device_put` only accepts `None`, `xjax.sharding.Sharding`, "
+                     "`xjax.Device` or a pytree of these values. Received invalid value: "
+                     f"{device!r}")
+  if target not in runtime.devices(target.platform):
+    raise ValueError(f"{target!r} belongs to another runtime client than xjax's "
+                     f"{target.platform} backend; use a device from xjax.devices().")
+  return target
+
+
+def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
+  """Places the leaves of ``x`` on ``device``, committed; without a device, arrays stay
+  where they are and host values go uncommitted to the default device.  Arrays already on
+  other devices are copied device to device in one batched transfer."""
+  leaves, tree = tree_util.tree_flatten(x)
+  if device is None:
+    out = [leaf if isinstance(leaf, (Array, Tracer)) else make_array(leaf) for leaf in leaves]
+    return tree_util.tree_unflatten(tree, out)
+  target = resolve_device(device)
+  out = list(leaves)
+  moves = []
+  for i, leaf in enumerate(leaves):
+    if isinstance(leaf, Tracer):
+      continue
+    if isinstance(leaf, Array):
+      leaf._check_alive()
+      if leaf.device == target:
+        out[i] = Array._from_buffer(leaf._buf, leaf.aval, True)
+      else:
+        moves.append(i)
+    else:
+      out[i] = make_array(leaf, device=target, committed=True)
+  if moves:
+    copies = runtime.copy_to_devices([leaves[i]._buf for i in moves], [target] * len(moves))
+    for i, buf in zip(moves, copies):
+      out[i] = Array._from_buffer(buf, leaves[i].aval, True)
+      if donate:
+        leaves[i].delete()
+  return tree_util.tree_unflatten(tree, out)
+
+
+def device_get(x):
+  """The leaves of ``x`` as NumPy arrays (every copy to the host is started first)."""
+  leaves, tree = tree_util.tree_flatten(x)
+  for leaf in leaves:
+    if isinstance(leaf, Array):
+      leaf.copy_to_host_async()
+  return tree_util.tree_unflatten(
+      tree, [np.asarray(leaf) if isinstance(leaf, Array) else leaf for leaf in leaves])
+
+
+def block_until_ready(x):
+  """Waits until every array in ``x`` is computed; returns ``x``."""
+  for leaf in tree_util.tree_leaves(x):
+    if isinstance(leaf, Array):
+      leaf.block_until_ready()
+  return x
+
+
+def default_device(device):
+  """Context manager: uncommitted data and computations go to ``device`` (a Device or a
+  platform name) inside the block (``jax.default_device``)."""
+  return config._override("jax_default_device", device)
+
+
+def live_arrays(platform: str | None = None) -> list:
+  """The Arrays whose buffers are alive on ``platform``'s backend (default: the default
+  backend).  It walks the heap, so it is meant for debugging memory, not for hot loops."""
+  live = {id(b) for b in runtime.live_buffers(platform)}
+  return [o for o in gc.get_objects() if type(o) is Array and id(o._buf) in live]
+
+
+def clear_caches() -> None:
+  """Drops the compilation and tracing caches: every jitted function's traces and
+  executables, and the executables of eager primitives."""
+  from xjax._src import dispatch, jit
+  for per_function in list(jit._function_caches.values()):
+    for cache in per_function.values():
+      cache.clear()
+  dispatch.clear_caches()
