@@ -205,11 +205,6 @@ class Array:
     self._check_alive()
     return runtime.buf_device(self._buf)
 
-  def to_device(self, device, *, stream=None) -> "Array":
-    """A copy committed to ``device`` (the array API's ``to_device``)."""
-    from xjax._src.placement import device_put
-    return device_put(self, device)
-
   @property
   def sharding(self):
     from xjax._src.sharding import SingleDeviceSharding

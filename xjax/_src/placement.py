@@ -105,3 +105,11 @@ def clear_caches() -> None:
     for cache in per_function.values():
       cache.clear()
   dispatch.clear_caches()
+
+
+def _to_device(self, device, *, stream=None) -> Array:
+  """A copy committed to ``device`` (the array API's ``to_device``)."""
+  return device_put(self, device)
+
+
+Array.to_device = _to_device  # installed here: Array's layer sits below placement
