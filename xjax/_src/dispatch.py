@@ -18,6 +18,7 @@ from xjax._src.config import config
 from xjax._src.backend import lowering, runtime
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from xjax._src.core.jaxpr_cache import WeakLRU, bounded_put
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
 
@@ -87,6 +88,7 @@ def to_buffer(x, aval: ShapedArray, device):
 # Eager primitives
 
 _primitive_cache: dict = {}
+_PRIMITIVE_CACHE_SIZE = 8192  # executables; the oldest go first (control-flow params hold jaxprs)
 
 
 def clear_caches() -> None:
@@ -135,7 +137,7 @@ def apply_primitive(prim, *args, **params):
   if entry is None:
     entry = _compile_primitive(prim, avals, params, device)
     if key is not None:
-      _primitive_cache[key] = entry
+      bounded_put(_primitive_cache, key, entry, _PRIMITIVE_CACHE_SIZE)
   exe, out_avals = entry
   if committed or runtime.several_devices:
     bufs = [to_buffer(x, a, device) for x, a in zip(args, avals)]
@@ -253,7 +255,7 @@ class CompiledJaxpr:
     return results
 
 
-_jaxpr_cache: dict = {}
+_compiled_jaxprs = WeakLRU(per_owner=8)  # closed jaxpr -> {device: CompiledJaxpr}
 
 
 def call_primitive(name: str, jaxpr_param: str = "jaxpr") -> Primitive:
@@ -274,10 +276,8 @@ def run_closed_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], name: str = "jaxp
   """Compiles (once per jaxpr, device) and runs a closed jaxpr on concrete values."""
   avals = [get_aval(x) for x in args]
   device, committed = pick_device(args)
-  key = (id(closed), device)
-  entry = _jaxpr_cache.get(key)
-  if entry is None or entry[0]() is not closed:
-    import weakref
-    entry = (weakref.ref(closed), CompiledJaxpr(closed, device, name))
-    _jaxpr_cache[key] = entry
-  return entry[1](args, avals, committed)
+  compiled = _compiled_jaxprs.get(closed, device)
+  if compiled is None:
+    compiled = CompiledJaxpr(closed, device, name)
+    _compiled_jaxprs.put(closed, device, compiled)
+  return compiled(args, avals, committed)

@@ -14,6 +14,7 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.jaxpr_cache import cached_on_jaxpr
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
 from xjax._src.core.trace import (Trace, Tracer, current_trace, new_trace,
                                   set_current_trace)
@@ -173,6 +174,7 @@ def _instantiate_for_staging(t):
   return zeros_of(t.aval) if type(t) is Zero else t
 
 
+@cached_on_jaxpr()
 def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns: Sequence[bool],
                        instantiate: bool | Sequence[bool] = False):
   """Splits ``closed`` into a known jaxpr and an unknown one.
@@ -295,6 +297,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
   return out
 
 
+@cached_on_jaxpr()
 def transpose_closed_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool]) -> ClosedJaxpr:
   """A jaxpr mapping (non-linear inputs, output cotangents) to the linear inputs' cotangents."""
   in_avals = closed.in_avals
@@ -311,6 +314,7 @@ def transpose_closed_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool]) -> Close
   return trace_to_jaxpr(fun, nonlin_avals + ct_avals)
 
 
+@cached_on_jaxpr()
 def jvp_closed_jaxpr(closed: ClosedJaxpr, nonzeros: Sequence[bool],
                      instantiate_out: bool | Sequence[bool] = True):
   """A jaxpr mapping (primals, nonzero tangents) to (primal outs, tangent outs).

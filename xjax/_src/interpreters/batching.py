@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from xjax._src.core.jaxpr_cache import cached_on_jaxpr, frozen
 from xjax._src.core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import array_builders as build
@@ -153,6 +154,12 @@ def matchaxis(x, src, dst, size: int):
   return moveaxis(x, src, dst)
 
 
+def _batch_key(axis, in_batched, instantiate=False):
+  return (axis.size, axis.name, frozen(in_batched), frozen(instantiate),
+          tuple(_axis_env.sizes))
+
+
+@cached_on_jaxpr(_batch_key)
 def batch_closed_jaxpr(closed: ClosedJaxpr, axis: AxisData, in_batched: Sequence[bool],
                        instantiate: bool | Sequence[bool] = False):
   """A jaxpr over inputs batched at dimension 0 (where ``in_batched``); outputs batched

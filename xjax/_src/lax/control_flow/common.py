@@ -4,7 +4,10 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from xjax._src import tree_util
+from xjax._src.config import config
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.jaxpr_cache import WeakLRU, frozen
+from xjax._src.core.trace import Tracer
 from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args, eval_jaxpr
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.staging import make_debug_info, trace_to_jaxpr
@@ -17,9 +20,40 @@ def trace_hoisted(fun: Callable, avals: Sequence[ShapedArray], debug=None):
   return ClosedJaxpr(jaxpr, ()), consts
 
 
+# Traces reused while their owner lives: user functions (as JAX caches the bodies of
+# control flow by function identity) and the jaxprs that transformation rules build from
+# a primitive's jaxpr, so eager calls hit the executable caches.
+_traces = WeakLRU(per_owner=32)
+
+
+def cached_trace(owner, key, trace: Callable):
+  """``trace()`` -> (jaxpr, consts, ...), cached on ``owner`` (weakly) and ``key``, which
+  must name everything ``trace`` depends on besides ``owner``.  Results whose consts hold
+  tracers of an enclosing transformation are not cached."""
+  key = (frozen(key), config._trace_key)
+  try:
+    hit = _traces.get(owner, key)
+  except TypeError:  # owner not weakly referenceable, or key not hashable
+    return trace()
+  if hit is None:
+    hit = trace()
+    if not any(isinstance(c, Tracer) for c in hit[1]):
+      _traces.put(owner, key, hit)
+  return hit
+
+
+def trace_hoisted_for(owner, key, fun: Callable, avals: Sequence[ShapedArray]):
+  """``trace_hoisted(fun, avals)``, cached on ``owner`` and ``key`` (see ``cached_trace``)."""
+  avals = tuple(avals)
+  return cached_trace(owner, (key, avals), lambda: trace_hoisted(fun, avals))
+
+
 def hoist(closed: ClosedJaxpr):
-  jaxpr, consts = closed_with_consts_as_args(closed)
-  return ClosedJaxpr(jaxpr, ()), consts
+  """(``closed`` taking its consts first, its consts): the same jaxpr on every call."""
+  def split():
+    jaxpr, consts = closed_with_consts_as_args(closed)
+    return ClosedJaxpr(jaxpr, ()), consts
+  return cached_trace(closed, "hoist", split)
 
 
 def call(closed: ClosedJaxpr, *args) -> list:
@@ -27,7 +61,13 @@ def call(closed: ClosedJaxpr, *args) -> list:
 
 
 def trace_user_fun(fun: Callable, in_tree, avals: Sequence[ShapedArray]):
-  """Traces a user function of pytrees; returns (jaxpr, consts, out_tree)."""
+  """Traces a user function of pytrees; returns (jaxpr, consts, out_tree).  Traced once
+  per (function, argument types), as JAX does."""
+  avals = tuple(avals)
+  return cached_trace(fun, (in_tree, avals), lambda: _trace_user_fun(fun, in_tree, avals))
+
+
+def _trace_user_fun(fun: Callable, in_tree, avals: Sequence[ShapedArray]):
   out_tree = []
 
   def flat(*leaves):

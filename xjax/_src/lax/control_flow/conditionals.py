@@ -15,8 +15,8 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.lax import elementwise as ew
 from xjax._src.lax import shapes
-from xjax._src.lax.control_flow.common import (avals_of, call, describe, hoist, same_types,
-                                               trace_hoisted, trace_user_fun)
+from xjax._src.lax.control_flow.common import (avals_of, cached_trace, call, describe, hoist,
+                                               same_types, trace_hoisted_for, trace_user_fun)
 
 _I32 = ShapedArray((), np.dtype(np.int32))
 
@@ -79,7 +79,7 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_O
 def _bind_cond(index, funs, operands, names):
   leaves, in_tree = tree_util.tree_flatten(operands)
   avals = avals_of(leaves)
-  traced = [trace_user_fun(lambda *a, f=f: f(*a), in_tree, avals) for f in funs]
+  traced = [trace_user_fun(f, in_tree, avals) for f in funs]
   first_jaxpr, _, first_tree = traced[0]
   for (jaxpr, _, tree), name in zip(traced[1:], names[1:]):
     if tree != first_tree or not same_types(jaxpr.out_avals, first_jaxpr.out_avals):
@@ -96,18 +96,25 @@ def _bind_cond(index, funs, operands, names):
 
 
 def _join_consts(jaxprs: Sequence[ClosedJaxpr], consts: Sequence[Sequence]):
-  """Branches whose leading consts differ become branches taking every branch's consts."""
+  """Branches whose leading consts differ become branches taking every branch's consts
+  (the same jaxprs each time for the same branches and const types)."""
   all_consts = [c for cs in consts for c in cs]
-  sizes = [len(cs) for cs in consts]
+  const_avals = tuple(tuple(get_aval(c) for c in cs) for cs in consts)
+  joined, _ = cached_trace(jaxprs[0], ("join", tuple(jaxprs[1:]), const_avals),
+                           lambda: (_joined(jaxprs, const_avals), ()))
+  return joined, all_consts
+
+
+def _joined(jaxprs: Sequence[ClosedJaxpr], const_avals) -> list[ClosedJaxpr]:
   out = []
   for i, j in enumerate(jaxprs):
-    pre = [Var(get_aval(c)) for cs in consts[:i] for c in cs]
-    post = [Var(get_aval(c)) for cs in consts[i + 1:] for c in cs]
-    k = sizes[i]
+    pre = [Var(a) for avals in const_avals[:i] for a in avals]
+    post = [Var(a) for avals in const_avals[i + 1:] for a in avals]
+    k = len(const_avals[i])
     jx = j.jaxpr
     new = Jaxpr((), pre + jx.invars[:k] + post + jx.invars[k:], jx.outvars, jx.eqns, jx.effects)
     out.append(ClosedJaxpr(new, ()))
-  return out, all_consts
+  return out
 
 
 def _join_closed(closed: Sequence[ClosedJaxpr]):
@@ -179,7 +186,8 @@ def _cond_partial_eval(trace, args, params):
       for j, ra in enumerate(res_avals):
         pieces += res if j == i else [ad.zeros_of(a) for a in ra]
       return outs[:n_known_out] + pieces
-    return trace_hoisted(fun, known_avals)
+    key = ("cond_known", i, n_known_out, tuple(tuple(ra) for ra in res_avals))
+    return trace_hoisted_for(known, key, fun, known_avals)
 
   def unknown_branch(i):
     unknown = splits[i][1]
@@ -189,7 +197,8 @@ def _cond_partial_eval(trace, args, params):
     def fun(*xs):
       res, rest = xs[:len(all_res)], xs[len(all_res):]
       return call(unknown, *res[start:start + len(res_avals[i])], *rest)
-    return trace_hoisted(fun, all_res + uk_avals)
+    key = ("cond_unknown", start, len(res_avals[i]))
+    return trace_hoisted_for(unknown, key, fun, all_res + uk_avals)
 
   kb = [known_branch(i) for i in range(len(branches))]
   known_branches, kconsts = _join_consts([j for j, _ in kb], [c for _, c in kb])

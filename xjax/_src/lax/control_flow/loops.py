@@ -18,8 +18,9 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.lax import elementwise as ew
 from xjax._src.lax import reductions, shapes
-from xjax._src.lax.control_flow.common import (avals_of, call, describe, same_types, split,
-                                               trace_hoisted, trace_user_fun)
+from xjax._src.lax.control_flow.common import (avals_of, cached_trace, call, describe,
+                                               same_types, split, trace_hoisted,
+                                               trace_hoisted_for, trace_user_fun)
 
 
 # ---------------------------------------------------------------------------------------
@@ -98,8 +99,9 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
       i, val = carry
       return (ew.add(i, one), body_fun(i, val)), None
     start = ew.convert_element_type(np.asarray(lo_c, dtype), dtype, weak)
-    (_, out), _ = scan(step, (start, init_val), None, length=max(hi_c - lo_c, 0),
-                       unroll=1 if unroll is None else unroll)
+    # ``step`` is new on every call: its trace is cached on ``body_fun`` instead.
+    (_, out), _ = _scan(step, (start, init_val), None, max(hi_c - lo_c, 0), False,
+                        1 if unroll is None else unroll, (body_fun, ("fori", dtype, weak)))
     return out
   lower = ew.convert_element_type(lower, dtype, weak)
   upper = ew.convert_element_type(upper, dtype, weak)
@@ -133,6 +135,11 @@ def _bound_dtype(lower, upper):
 def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False,
          unroll: int | bool = 1, _split_transpose: bool = False):
   """``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns (carry, stacked ys)."""
+  return _scan(f, init, xs, length, reverse, unroll, (f, "scan"))
+
+
+def _scan(f: Callable, init, xs, length, reverse, unroll, cache_on: tuple):
+  """``scan``, with ``f``'s trace cached on ``cache_on`` = (owner, key): what ``f`` is."""
   if not callable(f):
     raise TypeError(f"scan: f argument should be a callable, got {f!r}")
   xs_leaves, xs_tree = tree_util.tree_flatten(xs)
@@ -158,22 +165,14 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
   carry_avals = avals_of(carry_leaves)
   x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in xs_avals]
   in_tree = tree_util.tree_structure((init, xs))
-  out_tree_box = []
-
-  def body(*leaves):
-    c, x = tree_util.tree_unflatten(in_tree, leaves)
-    carry_out, y = f(c, x)
-    c_leaves, c_tree = tree_util.tree_flatten(carry_out)
-    y_leaves, y_tree = tree_util.tree_flatten(y)
-    out_tree_box.append((c_tree, y_tree, len(c_leaves)))
-    return c_leaves + y_leaves
-
-  jaxpr, consts = trace_hoisted(body, carry_avals + x_avals)
-  c_tree, y_tree, n_c = out_tree_box[0]
+  body_avals = tuple(carry_avals + x_avals)
+  owner, what = cache_on
+  jaxpr, consts, (c_tree, y_tree, n_c) = cached_trace(
+      owner, (what, in_tree, body_avals), lambda: _trace_scan_body(f, in_tree, body_avals))
   if c_tree == carry_tree and _promote_weak_carry(carry_leaves, carry_avals,
                                                   jaxpr.out_avals[:n_c], dtype_only=True):
-    return scan(f, tree_util.tree_unflatten(carry_tree, carry_leaves), xs, length, reverse,
-                unroll)
+    return _scan(f, tree_util.tree_unflatten(carry_tree, carry_leaves), xs, length, reverse,
+                 unroll, cache_on)
   _check_carry("scan body function carry", carry_tree, carry_avals, c_tree,
                jaxpr.out_avals[:n_c])
   unroll = int(length if unroll is True else (1 if unroll is False else unroll))
@@ -199,6 +198,22 @@ def _mapped(f: Callable, xs):
                                    batching.AxisData(size, None))
   return tree_util.tree_unflatten(
       out_tree[0], [batching.matchaxis(o, d, 0, size) for o, d in zip(outs, dims)])
+
+
+def _trace_scan_body(f: Callable, in_tree, avals):
+  """(jaxpr, consts, (carry tree, y tree, number of carry leaves)) of ``f(carry, x)``."""
+  out_tree_box = []
+
+  def body(*leaves):
+    c, x = tree_util.tree_unflatten(in_tree, leaves)
+    carry_out, y = f(c, x)
+    c_leaves, c_tree = tree_util.tree_flatten(carry_out)
+    y_leaves, y_tree = tree_util.tree_flatten(y)
+    out_tree_box.append((c_tree, y_tree, len(c_leaves)))
+    return c_leaves + y_leaves
+
+  jaxpr, consts = trace_hoisted(body, avals)
+  return jaxpr, consts, out_tree_box[0]
 
 
 def map(f: Callable, xs, *, batch_size: int | None = None):
@@ -272,13 +287,14 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     b, bt, c, t = split(xs, [nb, n_bct, n])[:4]
     outs = call(body_jvp, *b, *c, *bt, *t)
     return outs[:n] + outs[n:]
-  new_body, body_consts = trace_hoisted(body, b_avals)
+  key = ("while_jvp", nb, n_bct, n)
+  new_body, body_consts = trace_hoisted_for(body_jvp, key, body, b_avals)
   c_avals = [get_aval(x) for x in [*cc, *carry, *ct]]
   ncc = len(cc)
 
   def cond(*xs):
     return call(cond_jaxpr, *xs[:ncc + n])
-  new_cond, cond_consts = trace_hoisted(cond, c_avals)
+  new_cond, cond_consts = trace_hoisted_for(cond_jaxpr, ("while_jvp", ncc, n), cond, c_avals)
   outs = while_p.bind(*cond_consts, *cc, *body_consts, *bc, *bct, *carry, *ct,
                       cond_jaxpr=new_cond, body_jaxpr=new_body,
                       cond_nconsts=len(cond_consts) + ncc,
@@ -312,10 +328,12 @@ def _while_partial_eval(trace, args, params):
   kbc = [x for x, u in zip(bc, bc_uk) if not u]
   kcarry = [x for x, u in zip(carry, carry_uk) if not u]
   nk = len(kcarry)
-  new_cond, c_consts = trace_hoisted(lambda *xs: call(cond_known, *xs)[:1],
-                                     [get_aval(x) for x in kcc + kcarry])
-  new_body, b_consts = trace_hoisted(lambda *xs: call(body_known, *xs)[:nk],
-                                     [get_aval(x) for x in kbc + kcarry])
+  new_cond, c_consts = trace_hoisted_for(cond_known, "while_known",
+                                         lambda *xs: call(cond_known, *xs)[:1],
+                                         [get_aval(x) for x in kcc + kcarry])
+  new_body, b_consts = trace_hoisted_for(body_known, ("while_known", nk),
+                                         lambda *xs: call(body_known, *xs)[:nk],
+                                         [get_aval(x) for x in kbc + kcarry])
   known = while_p.bind(*c_consts, *kcc, *b_consts, *kbc, *kcarry, cond_jaxpr=new_cond,
                        body_jaxpr=new_body, cond_nconsts=len(c_consts) + len(kcc),
                        body_nconsts=len(b_consts) + len(kbc))
@@ -353,8 +371,10 @@ def _while_batch(axis, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body
   c_avals = [get_aval(x) for x in cc + carry]
   b_avals = [get_aval(x) for x in bc + carry]
   if not pred_b[0]:
-    new_cond, c_consts = trace_hoisted(lambda *xs: call(cond_b, *xs), c_avals)
-    new_body, b_consts = trace_hoisted(lambda *xs: call(body_b, *xs), b_avals)
+    new_cond, c_consts = trace_hoisted_for(cond_b, "hoist", lambda *xs: call(cond_b, *xs),
+                                           c_avals)
+    new_body, b_consts = trace_hoisted_for(body_b, "hoist", lambda *xs: call(body_b, *xs),
+                                           b_avals)
   else:
     # Run until every lane is done; finished lanes keep their carry.
     def cond(*xs):
@@ -367,8 +387,9 @@ def _while_batch(axis, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body
       new = call(body_b, *bcs, *c)
       return [ew.select_n(shapes.broadcast_in_dim(pred, get_aval(o).shape, (0,)), old, o)
               for old, o in zip(c, new)]
-    new_cond, c_consts = trace_hoisted(cond, c_avals)
-    new_body, b_consts = trace_hoisted(body, [get_aval(x) for x in cc + bc + carry])
+    new_cond, c_consts = trace_hoisted_for(cond_b, "while_any_lane", cond, c_avals)
+    new_body, b_consts = trace_hoisted_for(body_b, ("while_any_lane", cond_b, ncc, nbc), body,
+                                           [get_aval(x) for x in cc + bc + carry])
     b_consts = b_consts + cc
   outs = while_p.bind(*c_consts, *cc, *b_consts, *bc, *carry, cond_jaxpr=new_cond,
                       body_jaxpr=new_body, cond_nconsts=len(c_consts) + ncc,
@@ -477,7 +498,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
     p, t = outs[:n + n_ys], outs[n + n_ys:]
     n_cat_out = sum(carry_nz)
     return p[:n] + t[:n_cat_out] + p[n:] + t[n_cat_out:]
-  new_j, hoisted = trace_hoisted(body, avals)
+  new_j, hoisted = trace_hoisted_for(jaxpr, ("jvp", nc, n, const_nz, carry_nz, xs_nz), body,
+                                     avals)
   outs = scan_p.bind(*hoisted, *consts, *ct, *carry, *cat, *xs, *xt, jaxpr=new_j,
                      num_consts=len(hoisted) + nc + n_ct, num_carry=n + n_cat,
                      length=length, reverse=reverse, unroll=unroll)
@@ -509,7 +531,8 @@ def _scan_partial_eval(trace, args, params):
   known_j, unknown_j, out_uk, num_res = ad.partial_eval_jaxpr(
       jaxpr, unknowns, instantiate=carry_uk + [False] * n_ys)
   # Known scan: residuals come out stacked, as extra ys.
-  kj, kconsts = trace_hoisted(lambda *xs_: call(known_j, *xs_), known_j.in_avals)
+  kj, kconsts = trace_hoisted_for(known_j, "hoist", lambda *xs_: call(known_j, *xs_),
+                                  known_j.in_avals)
   k_args = [x for x, u in zip(args, unknowns) if not u]
   n_kc = sum(not u for u in const_uk)
   n_kcarry = sum(not u for u in carry_uk)
@@ -529,7 +552,8 @@ def _scan_partial_eval(trace, args, params):
   def unknown_body(*a):
     c, ca, r, x = split(a, [n_uc, n_ucarry, num_res])
     return call(unknown_j, *r, *c, *ca, *x)
-  uj, uconsts = trace_hoisted(unknown_body, avals)
+  uj, uconsts = trace_hoisted_for(unknown_j, ("scan_unknown", n_uc, n_ucarry, num_res),
+                                  unknown_body, avals)
   staged = trace.stage(scan_p, [*uconsts, *uk_consts, *uk_carry, *residuals, *uk_xs],
                        _scan_params(params, jaxpr=uj, num_consts=len(uconsts) + n_uc,
                                     num_carry=n_ucarry))
@@ -559,7 +583,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     outs = call(t_j, *c, *x, *ctc, *cty)
     d_consts, d_carry, d_xs = split(outs, [n_acc, n])
     return [ad.add_tangents(p, q) for p, q in zip(acc, d_consts)] + d_carry + d_xs
-  tj, hoisted = trace_hoisted(body, avals)
+  tj, hoisted = trace_hoisted_for(t_j, ("scan_transpose", n_nlc, n_acc, n, n_nlx), body, avals)
   outs = scan_p.bind(*hoisted, *nl_consts, *acc0, *ct_carry, *nl_xs, *ct_ys, jaxpr=tj,
                      num_consts=len(hoisted) + n_nlc, num_carry=n_acc + n, length=length,
                      reverse=not reverse, unroll=unroll)
@@ -595,7 +619,7 @@ def _scan_batch(axis, args, dims, *, jaxpr, num_consts, num_carry, length, rever
                                           instantiate=carry_b + [False] * n_ys)
   carry = [batching.matchaxis(x, d, 0, size) if b else x
            for x, d, b in zip(carry, cad, carry_b)]
-  hj, hoisted = trace_hoisted(lambda *a: call(bj, *a), bj.in_avals)
+  hj, hoisted = trace_hoisted_for(bj, "hoist", lambda *a: call(bj, *a), bj.in_avals)
   outs = scan_p.bind(*hoisted, *consts, *carry, *xs, jaxpr=hj, num_consts=len(hoisted) + nc,
                      num_carry=n, length=length, reverse=reverse, unroll=unroll)
   return outs, [0 if b else None for b in out_b[:n]] + [1 if b else None for b in out_b[n:]]

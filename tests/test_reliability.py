@@ -1,0 +1,181 @@
+"""Reliability: transformations of jitted functions and control flow hit their caches,
+memory comes back, bad input raises JAX's error classes."""
+import gc
+
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+from xjax._src.backend import runtime
+from xjax._src.core import jaxpr_cache
+
+
+@pytest.fixture
+def compiles(monkeypatch):
+  """Counts XLA compilations."""
+  count = [0]
+  real = runtime.compile
+
+  def counting(*args, **kwargs):
+    count[0] += 1
+    return real(*args, **kwargs)
+  monkeypatch.setattr(runtime, "compile", counting)
+  return count
+
+
+def _steady(fn, x, calls=6):
+  """Calls ``fn(x)`` twice to warm up, then ``calls`` more; returns the last result and
+  the growth of (compilations, cached jaxpr transformations) over the later calls."""
+  fn(x)
+  fn(x)
+  before = jaxpr_cache.cache_size()
+  out = None
+  for _ in range(calls):
+    out = fn(x)
+  return out, jaxpr_cache.cache_size() - before
+
+
+# --- item 1: grad/vmap/jvp/linearize/vjp of jit and control flow reuse their work ------
+
+def test_grad_of_jit_traces_and_compiles_once(compiles):
+  traces = []
+
+  @xjax.jit
+  def f(x):
+    traces.append(1)
+    return jnp.sum(jnp.sin(x) * x)
+
+  x = np.linspace(0.0, 1.0, 5, dtype=np.float32)
+  g = xjax.grad(f)
+  g(x)
+  n_compiles = compiles[0]
+  out, grown = _steady(g, x)
+  assert len(traces) == 1
+  assert compiles[0] == n_compiles
+  assert grown == 0
+  np.testing.assert_allclose(out, np.cos(x) * x + np.sin(x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["vmap", "jvp", "vjp", "linearize"])
+def test_transformations_of_jit_reuse_executables(name, compiles):
+  @xjax.jit
+  def f(x):
+    return jnp.sum(jnp.sin(x) * x)
+
+  x = np.linspace(0.0, 1.0, 5, dtype=np.float32)
+  fn = {"vmap": lambda x: xjax.vmap(f)(np.stack([x, 2 * x])),
+        "jvp": lambda x: xjax.jvp(f, (x,), (np.ones_like(x),))[1],
+        "vjp": lambda x: xjax.vjp(f, x)[1](np.float32(1.0))[0],
+        "linearize": lambda x: xjax.linearize(f, x)[1](np.ones_like(x))}[name]
+  fn(x)
+  n = compiles[0]
+  out, grown = _steady(fn, x)
+  assert compiles[0] == n and grown == 0
+  expect = {"vmap": [np.sum(np.sin(x) * x), np.sum(np.sin(2 * x) * 2 * x)],
+            "jvp": np.sum(np.cos(x) * x + np.sin(x)),
+            "vjp": np.cos(x) * x + np.sin(x),
+            "linearize": np.sum(np.cos(x) * x + np.sin(x))}[name]
+  np.testing.assert_allclose(out, expect, rtol=1e-5)
+
+
+def _scan_f(x):
+  c, ys = lax.scan(lambda c, x: (c * 0.5 + jnp.sin(x), c), x[0], x)
+  return c + ys.sum()
+
+
+def _body(c, x):
+  return c * 0.5 + jnp.sin(x), c
+
+
+def _scan_named(x):
+  c, ys = lax.scan(_body, x[0], x)
+  return c + ys.sum()
+
+
+def _cond_f(x):
+  return lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x).sum()
+
+
+def _step(i, c):
+  return c * 1.5 + jnp.sin(c)
+
+
+def _fori_f(x):
+  return lax.fori_loop(0, 3, _step, x).sum()
+
+
+def _while_cond(c):
+  return c[0] < 3
+
+
+def _while_body(c):
+  return c[0] + 1, jnp.sin(c[1])
+
+
+def _while_f(x):
+  return lax.while_loop(_while_cond, _while_body, (0, x))[1]
+
+
+@pytest.mark.parametrize("name", ["grad_scan", "vmap_scan", "grad_cond", "jvp_cond",
+                                  "grad_fori", "vmap_while", "jvp_while"])
+def test_transformations_of_control_flow_reuse_executables(name, compiles):
+  x = np.linspace(0.1, 0.9, 4, dtype=np.float32)
+  fn = {"grad_scan": xjax.grad(_scan_named),
+        "vmap_scan": xjax.vmap(_scan_named),
+        "grad_cond": xjax.grad(_cond_f),
+        "jvp_cond": lambda x: xjax.jvp(_cond_f, (x,), (np.ones_like(x),))[1],
+        "grad_fori": xjax.grad(_fori_f),
+        "vmap_while": xjax.vmap(_while_f),
+        "jvp_while": lambda x: xjax.jvp(_while_f, (x,), (np.ones_like(x),))[1]}[name]
+  arg = np.stack([x, x + 1]) if name.startswith("vmap") else x
+  fn(arg)
+  n = compiles[0]
+  out, grown = _steady(fn, arg)
+  assert compiles[0] == n and grown == 0
+  eager = {"grad_scan": lambda x: xjax.grad(_scan_f)(x),
+           "vmap_scan": lambda x: np.stack([_scan_f(r) for r in x]),
+           "grad_cond": lambda x: np.cos(x),
+           "jvp_cond": lambda x: np.sum(np.cos(x)),
+           "grad_fori": lambda x: xjax.grad(lambda x: _fori_f(x))(x),
+           "vmap_while": lambda x: np.sin(np.sin(np.sin(x))),
+           "jvp_while": lambda x: np.cos(np.sin(np.sin(x))) * np.cos(np.sin(x)) * np.cos(x)}
+  np.testing.assert_allclose(out, eager[name](arg), rtol=1e-5)
+
+
+def test_control_flow_bodies_are_traced_once_per_function_as_in_jax():
+  traces = []
+
+  def body(c, x):
+    traces.append(1)
+    return c + x, c
+
+  for _ in range(3):
+    carry, _ = lax.scan(body, 0.0, jnp.arange(3.0))
+  assert float(carry) == 3.0 and len(traces) == 1
+  lax.scan(body, 0, jnp.arange(4))  # new argument types: traced again
+  assert len(traces) == 2
+
+
+def test_jaxpr_caches_die_with_the_function():
+  gc.collect()
+  start = jaxpr_cache.cache_size()
+  for i in range(5):
+    f = xjax.jit(lambda x, i=i: jnp.sum(jnp.sin(x) * i))
+    xjax.grad(f)(np.ones(3, np.float32))
+    xjax.vmap(f)(np.ones((2, 3), np.float32))
+  del f
+  gc.collect()
+  assert jaxpr_cache.cache_size() <= start
+
+
+def test_weak_lru_bounds_entries_per_owner():
+  table = jaxpr_cache.WeakLRU(per_owner=3)
+  owner = lax.scan  # any weakly referenceable object
+  for i in range(10):
+    table.put(owner, i, i)
+  assert table.size() == 3
+  assert table.get(owner, 9) == 9 and table.get(owner, 0) is None
+  with pytest.raises(TypeError):
+    table.get(1, 0)  # an int cannot be weakly referenced
