@@ -350,17 +350,23 @@ def i0(x):
   return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
 
 
+def _integer_operands(name: str, x1, x2):
+  """``x1``, ``x2`` promoted to a common integer dtype (ValueError for others and bool)."""
+  check_arraylike(name, x1, x2)
+  a, b = promote_args_numeric(name, x1, x2)
+  if np.bool_ in (dtypes.dtype(x1), dtypes.dtype(x2)) or not dtypes.is_integer(
+      get_aval(a).dtype):
+    raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
+  return a, b
+
+
 def _euclid_steps(dtype) -> int:
   return 2 * 8 * np.dtype(dtype).itemsize
 
 
 def gcd(x1, x2, /):
   """Greatest common divisor (Euclid's algorithm, unrolled for the integer width)."""
-  check_arraylike("gcd", x1, x2)
-  a, b = promote_args_numeric("gcd", x1, x2)
-  if np.bool_ in (dtypes.dtype(x1), dtypes.dtype(x2)) or not dtypes.is_integer(
-      get_aval(a).dtype):
-    raise ValueError("Arguments to jax.numpy.gcd must be integers.")
+  a, b = _integer_operands("gcd", x1, x2)
   from xjax._src.numpy.shaping import broadcast_arrays
   a, b = broadcast_arrays(ufuncs.absolute(a), ufuncs.absolute(b))
   zero, one = _c(a, 0), _c(a, 1)
@@ -372,11 +378,8 @@ def gcd(x1, x2, /):
 
 
 def lcm(x1, x2, /):
-  check_arraylike("lcm", x1, x2)
-  a, b = promote_args_numeric("lcm", x1, x2)
-  if np.bool_ in (dtypes.dtype(x1), dtypes.dtype(x2)) or not dtypes.is_integer(
-      get_aval(a).dtype):
-    raise ValueError("Arguments to jax.numpy.lcm must be integers.")
+  """Least common multiple (0 where either operand is 0)."""
+  a, b = _integer_operands("lcm", x1, x2)
   g = gcd(a, b)
   zero = lax.eq(g, _c(g, 0))
   safe = lax.select_n(zero, g, lax.full_like(g, 1))
