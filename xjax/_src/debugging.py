@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import string
 import sys
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -12,9 +12,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from xjax._src import dtypes
-from xjax._src.core.values import get_aval
 from xjax._src.custom_derivatives import custom_jvp
-from xjax._src.lax import lax
 from xjax._src.lax import linalg as lax_linalg
 from xjax._src.lax.linalg.lu import solve_factored
 from xjax._src.numpy import lax_numpy as jnp

@@ -16,7 +16,6 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.api import vmap
-from xjax._src.core.avals import ShapedArray
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.interpreters import ad, batching
 from xjax._src.jit import jit
