@@ -179,3 +179,34 @@ def test_weak_lru_bounds_entries_per_owner():
   assert table.get(owner, 9) == 9 and table.get(owner, 0) is None
   with pytest.raises(TypeError):
     table.get(1, 0)  # an int cannot be weakly referenced
+
+
+# --- item 2: memory comes back ---------------------------------------------------------
+
+def test_distinct_python_scalars_do_not_accumulate_device_buffers():
+  from xjax._src import array as array_module
+  from xjax._src import dispatch
+  x = jnp.ones(4)
+  for i in range(3 * array_module.SCALAR_CACHE_SIZE):
+    y = x * (float(i) + 0.25)
+  assert float(y[0]) == 3 * array_module.SCALAR_CACHE_SIZE - 1 + 0.25
+  assert len(array_module._SCALAR_ARRAYS) <= array_module.SCALAR_CACHE_SIZE
+  assert len(dispatch._SCALAR_BUFFERS) <= array_module.SCALAR_CACHE_SIZE
+
+
+def test_eager_ops_keep_no_python_memory():
+  import tracemalloc
+  x = jnp.ones(8)
+  for _ in range(200):
+    x = jnp.sin(x) * 0.5
+  gc.collect()
+  tracemalloc.start()
+  try:
+    before = tracemalloc.get_traced_memory()[0]
+    for _ in range(2000):
+      x = jnp.sin(x) * 0.5
+    gc.collect()
+    per_op = (tracemalloc.get_traced_memory()[0] - before) / 4000
+  finally:
+    tracemalloc.stop()
+  assert per_op < 8, f"{per_op:.1f} bytes kept per eager op"

@@ -12,6 +12,7 @@ from xjax._src.backend import runtime
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import _immutable_message
 from xjax._src.core import values
+from xjax._src.core.jaxpr_cache import bounded_put
 
 
 class Array:
@@ -307,6 +308,9 @@ values.pytype_aval_mappings[Array] = lambda x: x.aval
 
 
 _SCALAR_ARRAYS: dict = {}
+# Few: a loop over many distinct scalars must not keep a device buffer for each (small
+# long-lived allocations between large freed ones keep the allocator from returning memory).
+SCALAR_CACHE_SIZE = 256
 
 
 def scalar_array(value, dtype, weak_type: bool) -> Array:
@@ -317,9 +321,8 @@ def scalar_array(value, dtype, weak_type: bool) -> Array:
     key = (type(value), repr(value), dtype, weak_type)
   arr = _SCALAR_ARRAYS.get(key)
   if arr is None or arr.is_deleted():
-    if len(_SCALAR_ARRAYS) > 4096:
-      _SCALAR_ARRAYS.clear()
     host = np.asarray(value).astype(dtype)
     buf = runtime.put(host, runtime.default_device())
-    arr = _SCALAR_ARRAYS[key] = Array._from_buffer(buf, ShapedArray((), dtype, weak_type))
+    arr = Array._from_buffer(buf, ShapedArray((), dtype, weak_type))
+    bounded_put(_SCALAR_ARRAYS, key, arr, SCALAR_CACHE_SIZE)
   return arr

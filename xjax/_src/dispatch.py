@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from xjax._src import dtypes, errors
-from xjax._src.array import Array
+from xjax._src.array import SCALAR_CACHE_SIZE, Array
 from xjax._src.config import config
 from xjax._src.backend import lowering, runtime
 from xjax._src.core.avals import ShapedArray
@@ -75,9 +75,8 @@ def to_buffer(x, aval: ShapedArray, device):
     key = (type(x), repr(x), aval.dtype, device)
     buf = _SCALAR_BUFFERS.get(key)
     if buf is None:
-      if len(_SCALAR_BUFFERS) > 4096:
-        _SCALAR_BUFFERS.clear()
-      buf = _SCALAR_BUFFERS[key] = runtime.put(np.asarray(x, aval.dtype), device)
+      buf = runtime.put(np.asarray(x, aval.dtype), device)
+      bounded_put(_SCALAR_BUFFERS, key, buf, SCALAR_CACHE_SIZE)
     return buf
   if isinstance(x, Array):  # subclasses
     return x._buf

@@ -23,6 +23,10 @@ from xjax._src.core.avals import physical_aval
 
 logger = logging.getLogger("xjax")
 
+# jaxlib records a Python traceback with every execution; xjax reports errors through its
+# own frames, and with them each eager call kept ~72 bytes that were never returned.
+getattr(_xc._xla, "set_tracebacks_enabled", lambda enabled: None)(False)
+
 Device = _xc.Device
 DeviceBuffer = _xc.ArrayImpl
 XlaRuntimeError = _xc.XlaRuntimeError
