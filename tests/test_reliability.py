@@ -30,6 +30,7 @@ def _steady(fn, x, calls=6):
   the growth of (compilations, cached jaxpr transformations) over the later calls."""
   fn(x)
   fn(x)
+  gc.collect()  # jaxprs of earlier tests go now, not during the measured calls
   before = jaxpr_cache.cache_size()
   out = None
   for _ in range(calls):
@@ -54,7 +55,7 @@ def test_grad_of_jit_traces_and_compiles_once(compiles):
   out, grown = _steady(g, x)
   assert len(traces) == 1
   assert compiles[0] == n_compiles
-  assert grown == 0
+  assert grown <= 0
   np.testing.assert_allclose(out, np.cos(x) * x + np.sin(x), rtol=1e-6)
 
 
@@ -72,7 +73,7 @@ def test_transformations_of_jit_reuse_executables(name, compiles):
   fn(x)
   n = compiles[0]
   out, grown = _steady(fn, x)
-  assert compiles[0] == n and grown == 0
+  assert compiles[0] == n and grown <= 0
   expect = {"vmap": [np.sum(np.sin(x) * x), np.sum(np.sin(2 * x) * 2 * x)],
             "jvp": np.sum(np.cos(x) * x + np.sin(x)),
             "vjp": np.cos(x) * x + np.sin(x),
@@ -133,7 +134,7 @@ def test_transformations_of_control_flow_reuse_executables(name, compiles):
   fn(arg)
   n = compiles[0]
   out, grown = _steady(fn, arg)
-  assert compiles[0] == n and grown == 0
+  assert compiles[0] == n and grown <= 0
   eager = {"grad_scan": lambda x: xjax.grad(_scan_f)(x),
            "vmap_scan": lambda x: np.stack([_scan_f(r) for r in x]),
            "grad_cond": lambda x: np.cos(x),
@@ -210,3 +211,46 @@ def test_eager_ops_keep_no_python_memory():
   finally:
     tracemalloc.stop()
   assert per_op < 8, f"{per_op:.1f} bytes kept per eager op"
+
+
+# --- items 4 and 5: bad input raises JAX's class, in the user's terms --------------------
+
+@pytest.mark.parametrize("fn, cls, match", [
+    (lambda: lax.integer_pow(jnp.ones(3), 2.5), TypeError, "exponent y must be a Python integer"),
+    (lambda: jnp.array(2**40, dtype=jnp.int32), OverflowError, "int32"),
+    (lambda: jnp.float32("abc"), ValueError, "could not convert string to float"),
+    (lambda: xjax.device_put(jnp.ones(2), 3), ValueError, "only accepts"),
+    (lambda: jnp.zeros(2**63), TypeError, "64-bit signed integer"),
+    (lambda: jnp.tile(jnp.ones(3), (2, -1)), ValueError, "reps must be non-negative"),
+    (lambda: lax.slice(jnp.ones((3, 3)), (0,), (1,)), ValueError, "number of dimensions"),
+    (lambda: jnp.array([[1, 2], [3]]), ValueError, "inhomogeneous"),
+    (lambda: lax.fori_loop(0, 3.5, lambda i, c: c + i, 0.0), TypeError, "equal types"),
+])
+def test_bad_input_raises_the_reference_class(fn, cls, match):
+  with pytest.raises(cls, match=match):
+    fn()
+
+
+def test_scalar_type_parses_numeric_text():
+  assert float(jnp.float32("1.5")) == 1.5
+
+
+def test_fori_loop_with_float_bounds_runs_as_in_jax():
+  # JAX 0.10.2: concrete float bounds act as Python ints; the index is an integer.
+  out = lax.fori_loop(0.0, 3.0, lambda i, c: c + i, 0.0)
+  assert float(out) == 3.0
+
+
+def test_repr_of_deleted_array_raises_runtime_error():
+  a = jnp.ones(3)
+  a.delete()
+  with pytest.raises(RuntimeError, match="deleted"):
+    repr(a)
+
+
+def test_impossible_allocation_is_a_clear_memory_error_and_the_process_lives():
+  with pytest.raises(MemoryError, match=r"shape \(2147483648, 2147483648\).*bytes"):
+    jnp.ones((2**31, 2**31))
+  with pytest.raises(MemoryError):
+    xjax.jit(lambda x: jnp.broadcast_to(x, (2**31, 2**31)))(jnp.ones(1))
+  np.testing.assert_array_equal(jnp.ones(2) + 1, [2.0, 2.0])

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import math
+
 import numpy as np
 
 from xjax._src import dtypes
@@ -57,9 +59,24 @@ def tensor_type(aval: ShapedArray) -> str:
   text = _TENSOR_TYPES.get(key)
   if text is None:
     stored = physical_aval(aval)  # PRNG keys are stored as uint32 arrays
+    _check_addressable(stored)
     dims = "".join(f"{d}x" for d in stored.shape)
     text = _TENSOR_TYPES[key] = f"tensor<{dims}{element_type(stored.dtype)}>"
   return text
+
+
+_MAX_BYTES = 2**63 - 1  # XLA sizes buffers with int64 byte counts
+
+
+def _check_addressable(aval: ShapedArray) -> None:
+  """XLA aborts the process on an array whose size overflows its int64 byte count: raise
+  a MemoryError naming the shape instead (JAX aborts)."""
+  nbytes = math.prod(aval.shape) * np.dtype(aval.dtype).itemsize
+  if nbytes > _MAX_BYTES:
+    raise MemoryError(
+        f"Cannot create an array of shape {aval.shape} and dtype {np.dtype(aval.dtype).name}: "
+        f"it needs {nbytes:,} bytes, more than XLA can address (2**63 - 1 bytes). Use a "
+        "smaller shape.")
 
 
 def dense_attr(value: np.ndarray, aval: ShapedArray) -> str:

@@ -7,6 +7,7 @@ operands and size-1 dimensions broadcast (as in JAX's lax).
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -835,7 +836,12 @@ def _saturating_int(v: float, dtype) -> int:
 
 
 def integer_pow(x, y: int):
-  return integer_pow_p.bind(x, y=int(y))
+  try:
+    y = operator.index(y)
+  except TypeError:
+    raise TypeError(f"lax.integer_pow: the exponent y must be a Python integer, got {y!r} of "
+                    f"type {type(y).__name__}; use lax.pow for non-integer powers.") from None
+  return integer_pow_p.bind(x, y=y)
 
 
 # ---------------------------------------------------------------------------------------

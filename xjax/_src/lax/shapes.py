@@ -40,7 +40,13 @@ def _shape_tuple(shape, name: str) -> tuple:
                     f"values.\n{e}") from None
   if any(d < 0 for d in out):
     raise TypeError(f"{name}: shape dimensions must be non-negative, got {out}")
+  if any(d > _MAX_DIM for d in out):
+    raise TypeError(f"{name}: shape dimensions must fit in a 64-bit signed integer "
+                    f"(at most 2**63 - 1), got {out}")
   return out
+
+
+_MAX_DIM = 2**63 - 1
 
 
 def operator_index(d):
@@ -332,7 +338,7 @@ def broadcasted_iota(dtype, shape, dimension: int, *, sharding=None):
 
 def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
   if len(start_indices) != x.ndim or len(limit_indices) != x.ndim:
-    raise TypeError(f"slice start_indices and limit_indices must have length equal to the "
+    raise ValueError(f"slice start_indices and limit_indices must have length equal to the "
                     f"number of dimensions of the operand, got {start_indices}, "
                     f"{limit_indices} for operand shape {x.shape}.")
   strides = strides or (1,) * x.ndim

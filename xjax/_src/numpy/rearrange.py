@@ -118,6 +118,8 @@ def tile(A, reps):
   A = asarray(A)
   reps = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
   reps = tuple(operator.index(r) for r in reps)
+  if any(r < 0 for r in reps):
+    raise ValueError(f"jnp.tile: reps must be non-negative integers, got {reps}")
   shape = get_aval(A).shape
   nd = max(len(reps), len(shape))
   reps = (1,) * (nd - len(reps)) + reps

@@ -29,6 +29,8 @@ class _ScalarMeta(type):
 
   def __call__(cls, x):
     from xjax._src.numpy.creation import asarray
+    if isinstance(x, str):  # parsed as NumPy does: ValueError for text that is no number
+      x = np.array(x, dtype=cls.dtype)
     return asarray(x, dtype=cls.dtype)
 
   def __repr__(cls):

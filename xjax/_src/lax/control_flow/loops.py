@@ -123,13 +123,16 @@ def _concrete_int(x):
 
 
 def _bound_dtype(lower, upper):
-  dts = [get_aval(b) for b in (lower, upper)]
-  strong = [a.dtype for a in dts if not a.weak_type]
-  dtype = strong[0] if strong else dts[0].dtype
-  if not all(dtypes.is_integer(a.dtype) for a in dts) or len(set(strong)) > 1:
-    raise TypeError("lower and upper arguments to fori_loop must have equal integer types, "
-                    f"got {dts[0].dtype.name} and {dts[1].dtype.name}")
-  return dtype
+  """The loop index dtype: the bounds' common dtype, as JAX: equal dtypes, or signed
+  integers where a weakly typed bound takes the other's type."""
+  lo, hi = get_aval(lower), get_aval(upper)
+  if lo.dtype == hi.dtype:
+    return lo.dtype
+  if all(np.issubdtype(a.dtype, np.signedinteger) for a in (lo, hi)) and (
+      lo.weak_type != hi.weak_type):
+    return hi.dtype if lo.weak_type else lo.dtype
+  raise TypeError("lower and upper arguments to fori_loop must have equal types, "
+                  f"got {lo.dtype.name} and {hi.dtype.name}")
 
 
 def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False,
