@@ -293,3 +293,122 @@ def test_custom_vjp_bwd_of_the_wrong_shape_is_a_value_error():
   with pytest.raises(ValueError, match=r"at output\[0\] the bwd rule produced an output of "
                      r"type float32\[3\] corresponding to an input of type float32\[\]"):
     xjax.grad(v)(1.0)
+
+
+# ---------------------------------------------------------------------------------------
+# Weak types through transformations (class 1) and smaller API facts (class 11)
+
+def _kind(x):
+  """'float' for a Python float, else 'dtype' + '~' when weakly typed."""
+  if isinstance(x, float):
+    return "float"
+  return str(x.dtype) + ("~" if _weak(x) else "")
+
+
+def test_jvp_returns_inputs_passed_through_as_given():
+  p, t = xjax.jvp(lambda d: {"a": d["a"] * 2, "b": d["b"]}, ({"a": 1.0, "b": 2.0},),
+                  ({"a": 1.0, "b": 1.0},))
+  assert {k: _kind(v) for k, v in p.items()} == {"a": "float32~", "b": "float"}
+  assert {k: _kind(v) for k, v in t.items()} == {"a": "float32~", "b": "float"}
+  (p1, p2), (t1, t2) = xjax.jvp(lambda x, y: (x * y, x), (1.0, 2.0), (1.0, 1.0))
+  assert [_kind(v) for v in (p1, p2, t1, t2)] == ["float32~", "float", "float32~", "float"]
+  x = np.ones(2, np.float32)
+  p, t = xjax.jvp(lambda x: x, (x,), (x,))
+  assert p is x and t is x
+
+
+@pytest.mark.parametrize("fn, want", [
+    # reverse mode: the cotangent's weak type is what the backward pass computes (JAX 0.10.2)
+    (lambda: xjax.vjp(lambda x: x * 2, 1.0)[1](jnp.float32(2.0))[0], ("float32", 4.0)),
+    (lambda: xjax.vjp(lambda x: x * 2, jnp.float32(1.0))[1](2.0)[0], ("float32", 4.0)),
+    (lambda: xjax.grad(lambda x, y: x, argnums=1)(1.0, 2.0), ("float32~", 0.0)),
+    (lambda: xjax.grad(lambda x, y: x, argnums=1)(1.0, jnp.float32(2.0)), ("float32", 0.0)),
+    (lambda: xjax.grad(lambda c: jnp.where(c > 0, c, 0.))(2.0), ("float32~", 1.0)),
+    (lambda: xjax.grad(lambda c: jnp.maximum(c, 0.))(2.0), ("float32~", 1.0)),
+    (lambda: xjax.grad(jnp.abs)(2.0), ("float32~", 1.0)),
+    (lambda: xjax.grad(lambda c: jnp.exp(c) + jnp.log(c) + jnp.tanh(c))(2.0),
+     ("float32~", 7.959707260131836)),
+    (lambda: xjax.grad(xjax.nn.relu)(1.0), ("float32~", 1.0)),
+    (lambda: xjax.grad(xjax.nn.softplus)(1.0), ("float32~", 0.7310585379600525)),
+    (lambda: xjax.linear_transpose(lambda x: x * 2., 1.0)(3.0)[0], ("float32~", 6.0)),
+    (lambda: xjax.linear_transpose(lambda x: x * 2., 1.0)(jnp.float32(3.0))[0],
+     ("float32", 6.0)),
+    (lambda: xjax.jacfwd(lambda x: x * 2.)(1.0), ("float32~", 2.0)),
+    (lambda: xjax.jacrev(lambda x: x * 2.)(1.0), ("float32~", 2.0)),
+    (lambda: xjax.hessian(lambda x: x ** 3)(1.0), ("float32~", 6.0)),
+    # a complex input's gradient is strongly typed unless holomorphic (JAX 0.10.2)
+    (lambda: xjax.grad(lambda z: (z * z).real)(1.0 + 1j), ("complex64", 2 + 2j)),
+    (lambda: xjax.grad(lambda z: z * z, holomorphic=True)(1.0 + 1j), ("complex64~", 2 + 2j)),
+    (lambda: jnp.logaddexp(1.0, 2.0), ("float32~", 2.3132617473602295)),
+    (lambda: jnp.logaddexp2(1.0, 2.0), ("float32~", 2.5849623680114746)),
+    (lambda: jnp.logaddexp2(jnp.float32(1.0), 2.0), ("float32", 2.5849623680114746)),
+    (lambda: jnp.heaviside(1, 0.5), ("float32~", 1.0)),
+])
+def test_weak_types_through_transformations(fn, want):
+  out = fn()
+  assert _kind(out) == want[0]
+  np.testing.assert_allclose(np.asarray(out), want[1], rtol=1e-6)
+
+
+def test_logaddexp2_derivatives():
+  p, t = xjax.jvp(jnp.logaddexp2, (1.0, 2.0), (1.0, 1.0))
+  np.testing.assert_allclose([float(p), float(t)], [2.5849624, 1.0000001], rtol=1e-6)
+  g = xjax.grad(jnp.logaddexp2, (0, 1))(1.0, 2.0)
+  np.testing.assert_allclose(g, [0.33333337, 0.66666675], rtol=1e-6)
+  assert [float(v) for v in xjax.grad(jnp.logaddexp2, (0, 1))(1.0, 1.0)] == [0.5, 0.5]
+
+
+def test_shape_dtype_struct_like():
+  S = xjax.ShapeDtypeStruct
+  assert repr(S.like(jnp.ones(3))) == "ShapeDtypeStruct(shape=(3,), dtype=float32)"
+  assert repr(S.like(1.0)) == "ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)"
+  assert repr(S.like(np.ones((2, 2), np.int8))) == "ShapeDtypeStruct(shape=(2, 2), dtype=int8)"
+  assert S.like(S((2,), jnp.float16, weak_type=True)) == S((2,), jnp.float16, weak_type=True)
+  assert S.like(jnp.ones(3)).sharding is None  # uncommitted
+  with pytest.raises(TypeError):
+    S.like([1, 2])
+
+
+def test_jacobian_rebuilds_custom_pytrees_as_jax():
+  class P:
+    def __init__(self, a, b):
+      if a is None:
+        raise ValueError("no None")
+      self.a, self.b = a, b
+  xjax.tree_util.register_pytree_node(P, lambda p: ((p.a, p.b), None),
+                                      lambda aux, ch: P(*ch))
+  for jac in (xjax.jacobian, xjax.jacfwd):
+    with pytest.raises(ValueError, match="no None"):
+      jac(lambda p: p.a * p.b)(P(1.0, 2.0))
+  g = xjax.grad(lambda p: p.a * p.b)(P(1.0, 2.0))  # grad does not (as JAX)
+  assert (float(g.a), float(g.b)) == (2.0, 1.0)
+
+
+# ---------------------------------------------------------------------------------------
+# Error classes (class 6)
+
+@pytest.mark.parametrize("fn, msg", [
+    (lambda x: lax.reduce_sum(x, (-1,)), r"reduction axes \(-1,\) contains out-of-bounds "
+                                         r"indices for float32\[2,3\]\."),
+    (lambda x: lax.reduce_max(x, (-1,)), "out-of-bounds"),
+    (lambda x: lax.reduce_prod(x, (5,)), "out-of-bounds"),
+    (lambda x: lax.reduce(x, 0., lax.add, (-1,)), "out-of-bounds"),
+    (lambda x: lax.reduce_and(x > 0, (-1,)), "out-of-bounds"),
+    (lambda x: lax.argmax(x, -1, jnp.int32), r"Invalid axis -1 for operand shape \(2, 3\)"),
+    (lambda x: lax.cumsum(x, -1), "XLA operations do not allow negative axes"),
+    (lambda x: lax.cummax(x, -2), "XLA operations do not allow negative axes"),
+    (lambda x: lax.cumlogsumexp(x, -1), "XLA operations do not allow negative axes"),
+    (lambda x: lax.cumsum(x, 5), r"axis 5 is out of bounds for array of shape \(2, 3\)"),
+    (lambda x: lax.cumsum(x[0, 0], 0), r"axis 0 is out of bounds for array of shape \(\)"),
+])
+def test_lax_reductions_reject_negative_axes(fn, msg):
+  with pytest.raises(ValueError, match=msg):
+    fn(jnp.ones((2, 3)))
+  # jnp normalises negative axes
+  np.testing.assert_array_equal(jnp.cumsum(jnp.ones((2, 3)), -1)[:, -1], [3.0, 3.0])
+  np.testing.assert_array_equal(jnp.sum(jnp.ones((2, 3)), -1), [3.0, 3.0])
+
+
+def test_unexpected_tracer_error_is_a_type_error():
+  assert issubclass(xjax.errors.UnexpectedTracerError, xjax.errors.JAXTypeError)
+  assert issubclass(xjax.errors.UnexpectedTracerError, TypeError)

@@ -48,18 +48,23 @@ def _std_basis(leaves):
 
 
 def _check_inputs(dyn, holomorphic, allow_int, name):
-  for leaf in tree_util.tree_leaves(dyn):
-    aval = get_aval(leaf)
-    if holomorphic and not dtypes.is_complex(aval.dtype):
-      raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
-                      f"but got {aval.dtype.name}.")
-    if not holomorphic and not allow_int and not dtypes.is_float(aval.dtype):
-      kind = "complex" if dtypes.is_complex(aval.dtype) else "real"
-      raise TypeError(f"{name} requires real-valued inputs (input dtype that is a sub-dtype "
-                      f"of np.floating), but got {aval.dtype.name}. For holomorphic "
-                      "differentiation, pass holomorphic=True. For differentiating "
-                      f"non-holomorphic functions involving {kind} inputs, use jax.jvp or "
-                      "jax.vjp directly.")
+  # a tree_map (not a loop over leaves): JAX rebuilds the tree here, so a pytree whose
+  # unflatten rejects None raises the same error as in JAX
+  tree_util.tree_map(lambda leaf: _check_input(leaf, holomorphic, allow_int, name), dyn)
+
+
+def _check_input(leaf, holomorphic, allow_int, name):
+  aval = get_aval(leaf)
+  if holomorphic and not dtypes.is_complex(aval.dtype):
+    raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
+                    f"but got {aval.dtype.name}.")
+  if not holomorphic and not allow_int and not dtypes.is_float(aval.dtype):
+    kind = "complex" if dtypes.is_complex(aval.dtype) else "real"
+    raise TypeError(f"{name} requires real-valued inputs (input dtype that is a sub-dtype "
+                    f"of np.floating), but got {aval.dtype.name}. For holomorphic "
+                    "differentiation, pass holomorphic=True. For differentiating "
+                    f"non-holomorphic functions involving {kind} inputs, use jax.jvp or "
+                    "jax.vjp directly.")
 
 
 def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
@@ -77,12 +82,25 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
       return fun(*partial(*d))
 
     def push(*t):
-      return jvp(f, dyn, tree_util.tree_unflatten(in_tree, t), has_aux=has_aux)[1]
-    jac_t = vmap(push, out_axes=-1)(*basis)
-    out = tree_util.tree_map(lambda j: _split_in(j, leaves, sizes, in_tree, multiple),
-                             jac_t)
-    return (out, f(*dyn)[1]) if has_aux else out
+      return jvp(f, dyn, tree_util.tree_unflatten(in_tree, t), has_aux=has_aux)
+    res = vmap(push, out_axes=(None, -1, None) if has_aux else (None, -1))(*basis)
+    y, jac_t = res[0], res[1]
+    out = tree_util.tree_map(
+        lambda j, yl: tree_util.tree_map(lambda part: _possible_downcast(part, yl),
+                                         _split_in(j, leaves, sizes, in_tree, multiple)),
+        jac_t, y)
+    return (out, res[2]) if has_aux else out
   return jac
+
+
+def _possible_downcast(block, example):
+  """A Jacobian block in the dtype and weak type of the value it differentiates with
+  respect to (jacrev: the input; jacfwd: the output), as JAX."""
+  from xjax._src.lax import lax
+  ex = get_aval(example)
+  if dtypes.is_complex(get_aval(block).dtype) and not dtypes.is_complex(ex.dtype):
+    block = lax.real(block)
+  return lax.convert_element_type(block, ex.dtype, ex.weak_type)
 
 
 def _split_in(j, leaves, sizes, in_tree, multiple):
@@ -119,8 +137,9 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
     per_out, start = [], 0
     for yl, s in zip(y_leaves, sizes):
       yshape = get_aval(yl).shape
-      parts = [lax.reshape(lax.slice_in_dim(c, start, start + s, axis=0),
-                           yshape + get_aval(x).shape) for c, x in zip(cts, in_leaves)]
+      parts = [_possible_downcast(lax.reshape(lax.slice_in_dim(c, start, start + s, axis=0),
+                                              yshape + get_aval(x).shape), x)
+               for c, x in zip(cts, in_leaves)]
       t = tree_util.tree_unflatten(in_tree, parts)
       per_out.append(t if multiple else t[0])
       start += s

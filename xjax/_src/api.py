@@ -64,6 +64,13 @@ def _as_value(x):
   return make_array(x)
 
 
+def _forward_inputs(outs, values, originals):
+  """Outputs that are inputs passed through unchanged, as the caller gave them (a Python
+  or NumPy value stays one), as JAX's jvp and linearize return them."""
+  given = {id(v): p for v, p in zip(values, originals)}
+  return [given.get(id(o), o) for o in outs]
+
+
 # ---------------------------------------------------------------------------------------
 # Forward mode
 
@@ -103,9 +110,9 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
               _match_weak_type(t, get_aval(p)) for p, t in zip(p_leaves, t_leaves)]
   aux_box = [] if has_aux else None
   out_box = []
-  out_p, out_t = ad.jvp_flat(_flat_fun(fun, p_tree, out_box, aux_box),
-                             [_as_value(p) for p in p_leaves], t_leaves)
-  out_p, aux = _split_aux_outs(out_p, aux_box)
+  values = [_as_value(p) for p in p_leaves]
+  out_p, out_t = ad.jvp_flat(_flat_fun(fun, p_tree, out_box, aux_box), values, t_leaves)
+  out_p, aux = _split_aux_outs(_forward_inputs(out_p, values, p_leaves), aux_box)
   out_t = [ad.instantiate(t) for t in out_t[:len(out_p)]]
   primal_out = tree_util.tree_unflatten(out_box[0], out_p)
   tangent_out = tree_util.tree_unflatten(out_box[0], out_t)
@@ -120,9 +127,9 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
   p_leaves, p_tree = tree_util.tree_flatten(primals)
   aux_box = [] if has_aux else None
   out_box = []
-  out_p, linear = ad.linearize_flat(_flat_fun(fun, p_tree, out_box, aux_box),
-                                    [_as_value(p) for p in p_leaves])
-  out_p, aux = _split_aux_outs(out_p, aux_box)
+  values = [_as_value(p) for p in p_leaves]
+  out_p, linear = ad.linearize_flat(_flat_fun(fun, p_tree, out_box, aux_box), values)
+  out_p, aux = _split_aux_outs(_forward_inputs(out_p, values, p_leaves), aux_box)
   out_tree = out_box[0]
   in_avals = [tangent_aval(get_aval(p)) for p in p_leaves]
 
@@ -193,10 +200,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
       if type(c) is Zero or c is None:
         out.append(np.zeros(t.shape, t.dtype) if t.dtype == dtypes.float0 else
                    ad.zeros_of(t))
-      elif get_aval(c).weak_type != t.weak_type and get_aval(c).dtype == t.dtype:
-        from xjax._src.lax import lax
-        out.append(lax.convert_element_type(c, t.dtype, weak_type=t.weak_type))
-      else:
+      else:  # its weak type is what the backward pass computed (as JAX)
         out.append(c)
     return tree_util.tree_unflatten(p_tree, out)
 

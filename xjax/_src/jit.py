@@ -585,6 +585,14 @@ class ShapeDtypeStruct:
     self.weak_type = weak_type
     self.sharding = sharding
 
+  @classmethod
+  def like(cls, x) -> "ShapeDtypeStruct":
+    """The shape, dtype and weak type of ``x`` (an array, scalar or ShapeDtypeStruct),
+    with its sharding when it is committed to one."""
+    aval = get_aval(x)
+    sharding = getattr(x, "sharding", None) if getattr(x, "_committed", True) else None
+    return cls(aval.shape, aval.dtype, weak_type=aval.weak_type, sharding=sharding)
+
   @property
   def ndim(self) -> int:
     return len(self.shape)

@@ -159,7 +159,7 @@ def closed_with_consts_as_args(closed: ClosedJaxpr) -> tuple[Jaxpr, list]:
 # ---------------------------------------------------------------------------------------
 # Evaluation
 
-def _literal_value(lit: Literal):
+def literal_value(lit: Literal):
   """A literal's value; weakly typed literals become Python scalars so they stay weak."""
   if lit.aval.weak_type:
     from xjax._src.core.values import get_aval
@@ -181,7 +181,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args) -> list:
     env[v] = x
 
   def read(atom):
-    return _literal_value(atom) if type(atom) is Literal else env[atom]
+    return literal_value(atom) if type(atom) is Literal else env[atom]
 
   for eqn in jaxpr.eqns:
     ins = [read(a) for a in eqn.invars]

@@ -15,7 +15,7 @@ import numpy as np
 from xjax._src import dtypes
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.jaxpr_cache import cached_on_jaxpr
-from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr, literal_value
 from xjax._src.core.trace import (Trace, Tracer, current_trace, new_trace,
                                   set_current_trace)
 from xjax._src.core.values import get_aval
@@ -246,7 +246,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
 
   def read_primal(atom):
     if type(atom) is Literal:
-      return atom.val
+      return literal_value(atom)  # weakly typed literals stay weak
     return primal_env.get(atom, UndefinedPrimal(atom.aval))
 
   linear_eqns = []

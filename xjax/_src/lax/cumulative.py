@@ -136,13 +136,12 @@ cumlogsumexp_p.jvp = _formula_jvp(cumlogsumexp_p, _logaddexp)
 
 def _bind(prim):
   def fn(operand, axis: int = 0, reverse: bool = False):
-    ndim = get_aval(operand).ndim
-    if ndim == 0:
-      raise ValueError(f"{prim.name} requires an operand of rank >= 1, got a scalar")
-    if not -ndim <= axis < ndim:
-      raise ValueError(f"{prim.name}: axis {axis} is out of bounds for array of "
-                       f"dimension {ndim}")
-    return prim.bind(operand, axis=int(axis) % ndim, reverse=bool(reverse))
+    shape = get_aval(operand).shape
+    if axis < 0:  # lax is strict (as JAX); jnp normalises negative axes
+      raise ValueError("XLA operations do not allow negative axes")
+    if not axis < len(shape):
+      raise ValueError(f"axis {axis} is out of bounds for array of shape {shape}")
+    return prim.bind(operand, axis=int(axis), reverse=bool(reverse))
   fn.__name__ = prim.name
   fn.__doc__ = f"Cumulative ``{prim.name[3:]}`` along ``axis`` (from the end if ``reverse``)."
   return fn

@@ -421,8 +421,9 @@ sub_p.transpose = _sub_transpose
 mul_p.transpose = _mul_transpose
 div_p.transpose = _div_transpose
 neg_p.transpose = lambda ct, x: [neg(ct)]
-real_p.transpose = lambda ct, x: [complex(ct, _zeros_like_value(ct))]
-imag_p.transpose = lambda ct, x: [complex(_zeros_like_value(ct), neg(ct))]
+# (strong zeros: the cotangent of a complex input is strongly typed, as in JAX)
+real_p.transpose = lambda ct, x: [complex(ct, _strong_zeros(ct))]
+imag_p.transpose = lambda ct, x: [complex(_strong_zeros(ct), neg(ct))]
 conj_p.transpose = lambda ct, x: [conj(ct)]
 complex_p.transpose = lambda ct, x, y: [
     unbroadcast(real(ct), x.aval) if ad.is_undefined(x) else None,
@@ -649,7 +650,7 @@ integer_pow_p = standard_primitive("integer_pow", _integer_pow_abstract_eval,
                                    _integer_pow_lowering)
 integer_pow_p.batch = lambda axis, args, dims, y: (integer_pow(args[0], y), dims[0])
 ad.defjvp(integer_pow_p, lambda t, x, y: _zeros_like_value(t) if y == 0 else mul(
-    t, mul(_weak_const(x, y), x if y == 2 else integer_pow(x, y - 1))))
+    t, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1))))
 
 
 def _clamp_abstract_eval(lo, x, hi):
@@ -904,13 +905,11 @@ def mulhi(x, y, /):
 # Private helpers used by the rules above
 
 def _const(like, value):
-  return np.asarray(value, dtype=get_aval(like).dtype)[()]
-
-
-def _weak_const(like, value):
-  """``_const``, but weakly typed (a Python scalar) where ``like`` is."""
-  c = _const(like, value)
-  return c.item() if get_aval(like).weak_type else c
+  """``value`` as a scalar of ``like``'s type, weak type included (a Python scalar where
+  ``like`` is weak), as JAX's rules build constants with ``full_like``."""
+  aval = get_aval(like)
+  c = np.asarray(value, dtype=aval.dtype)[()]
+  return c.item() if aval.weak_type else c
 
 
 def _const_dtype(value, dtype):
@@ -922,8 +921,7 @@ def _one(like):
 
 
 def _zeros_like_value(x):
-  aval = get_aval(x)
-  return full(aval.shape, 0, aval.dtype)
+  return _full_like_value(x, 0)
 
 
 def _trunc_div(x, y):
@@ -933,9 +931,16 @@ def _trunc_div(x, y):
   return select_n(lt(q, _const(q, 0)), floor(q), ceil(q))
 
 
-def _full_like_value(x, value):
+def _strong_zeros(x):
   aval = get_aval(x)
-  return full(aval.shape, value, aval.dtype)
+  return full(aval.shape, 0, aval.dtype)
+
+
+def _full_like_value(x, value):
+  """``full_like``: the weak type of ``x`` included."""
+  aval = get_aval(x)
+  out = full(aval.shape, value, aval.dtype)
+  return convert_element_type(out, aval.dtype, weak_type=True) if aval.weak_type else out
 
 
 def _safe_base(x):
@@ -947,9 +952,9 @@ def _tie_mask(x, other, min_):
   shape = broadcasting_shape("max", [get_aval(x).shape, get_aval(other).shape])
   x_b, o_b = broadcast_to_aval(x, shape), broadcast_to_aval(other, shape)
   dtype = get_aval(x).dtype
-  one = full(shape, 1, dtype)
-  half = full(shape, 0.5, dtype)
-  zero = full(shape, 0, dtype)
+  weak = get_aval(x).weak_type and get_aval(other).weak_type  # as weak as max(x, other)
+  one, half, zero = (convert_element_type(full(shape, v, dtype), dtype, weak)
+                     for v in (1, 0.5, 0))
   wins = lt(o_b, x_b) if not min_ else lt(x_b, o_b)
   return select_n(eq(x_b, o_b), select_n(wins, zero, one), half)
 

@@ -176,12 +176,13 @@ reduce_prod_p.jvp = _reduce_prod_jvp
 
 
 def _axes(operand, axes) -> tuple:
-  ndim = get_aval(operand).ndim
-  for a in axes:
-    if not -ndim <= int(a) < ndim:
-      raise ValueError(f"reduction axes {tuple(axes)} contains out-of-bounds indices for "
-                       f"{get_aval(operand).str_short()}.")
-  return tuple(int(a) % ndim if ndim else int(a) for a in axes)
+  """``axes`` as ints; lax is strict (as JAX): negative axes are out of bounds too."""
+  aval = get_aval(operand)
+  axes = tuple(int(a) for a in axes)
+  if not all(0 <= a < aval.ndim for a in axes):
+    raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for "
+                     f"{aval.str_short(False)}.")
+  return axes
 
 
 def reduce_sum(operand, axes: Sequence[int], out_sharding=None):

@@ -162,8 +162,26 @@ def _logaddexp_jvp(primals, tangents):
 def logaddexp2(x1, x2, /):
   """log2(2**x1 + 2**x2), computed stably."""
   a, b = promote_args_inexact("logaddexp2", x1, x2)
-  ln2 = _c(a, np.log(2))
-  return lax.div(_logaddexp(lax.mul(a, ln2), lax.mul(b, ln2)), ln2)
+  return _logaddexp2(a, b)
+
+
+@custom_jvp
+def _logaddexp2(a, b):
+  hi = lax.max(a, b)
+  delta = lax.sub(a, b)
+  tail = lax.log1p(lax.exp2(lax.neg(lax.abs(delta))))
+  out = lax.add(hi, lax.mul(_wc(a, 1 / np.log(2)), tail))
+  return lax.select_n(isnan(delta), out, lax.add(a, b))
+
+
+@_logaddexp2.defjvp
+def _logaddexp2_jvp(primals, tangents):
+  # d/da = 2**(a - out) (NaN where both are -inf, as JAX)
+  a, b = primals
+  ta, tb = tangents
+  out = _logaddexp2(a, b)
+  return out, lax.add(lax.mul(ta, lax.exp2(lax.sub(a, out))),
+                      lax.mul(tb, lax.exp2(lax.sub(b, out))))
 
 
 def sinc(x, /):
