@@ -1,7 +1,7 @@
 """``stop_gradient``: a value that autodiff treats as a constant."""
 from __future__ import annotations
 
-from xjax._src import dtypes
+from xjax._src import dtypes, tree_util
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
@@ -24,3 +24,8 @@ def stop_gradient_leaf(x):
   if not isinstance(x, Tracer) or not dtypes.is_inexact(get_aval(x).dtype):
     return x
   return stop_gradient_p.bind(x)
+
+
+def stop_gradient(x):
+  """The identity whose derivative is zero (pytrees allowed)."""
+  return tree_util.tree_map(stop_gradient_leaf, x)

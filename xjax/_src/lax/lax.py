@@ -1,7 +1,4 @@
 """The ``xjax.lax`` namespace: strict, explicit operations over the primitives."""
-from __future__ import annotations
-
-from xjax._src.core.values import get_aval
 from xjax._src.lax.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
 from xjax._src.lax.dot import (DotDimensionNumbers, Precision, batch_matmul, dot,  # noqa: F401
                               dot_general, dot_general_p)
@@ -17,8 +14,31 @@ from xjax._src.lax.windowed import (ConvDimensionNumbers,  # noqa: F401
                                     reduce_window_shape_tuple)
 from xjax._src.lax.control_flow import (associative_scan, cond, fori_loop, map, scan, switch,
                                       while_loop)
-from xjax._src.lax.elementwise import *  # noqa: F401,F403  (the elementwise functions)
-from xjax._src.lax.elementwise import convert_element_type, select_n
+from xjax._src.lax.elementwise import (  # noqa: F401
+                                      abs, abs_p, acos, acos_p, acosh, acosh_p, add, add_p,
+                                      and_p, asin, asin_p, asinh, asinh_p, atan, atan2, atan2_p,
+                                      atan_p, atanh, atanh_p, bessel_i0e, bessel_i0e_p,
+                                      bessel_i1e, bessel_i1e_p, bitwise_and, bitwise_not,
+                                      bitwise_or, bitwise_xor, cbrt, cbrt_p, ceil, ceil_p,
+                                      clamp, clamp_p, clz, clz_p, complex, complex_p, conj,
+                                      conj_p, convert_element_type, convert_element_type_p,
+                                      copy_p, cos, cos_p, cosh, cosh_p, digamma, digamma_p, div,
+                                      div_p, dtype, eq, eq_p, erf, erf_inv, erf_inv_p, erf_p,
+                                      erfc, erfc_p, exp, exp2, exp2_p, exp_p, expm1, expm1_p,
+                                      floor, floor_p, ge, ge_p, gt, gt_p, imag, imag_p,
+                                      integer_pow, integer_pow_p, is_finite, is_finite_p, le,
+                                      le_p, lgamma, lgamma_p, log, log1p, log1p_p, log_p,
+                                      logistic, logistic_p, lt, lt_p, max, max_p, min, min_p,
+                                      mul, mul_p, mulhi, mulhi_p, ne, ne_p, neg, neg_p,
+                                      nextafter, nextafter_p, not_p, or_p, polygamma,
+                                      polygamma_p, population_count, population_count_p, pow,
+                                      pow_p, real, real_p, reciprocal, rem, rem_p, rsqrt,
+                                      rsqrt_p, select, select_n, select_n_p, shift_left,
+                                      shift_left_p, shift_right_arithmetic,
+                                      shift_right_arithmetic_p, shift_right_logical,
+                                      shift_right_logical_p, sign, sign_p, sin, sin_p, sinh,
+                                      sinh_p, sqrt, sqrt_p, square, square_p, sub, sub_p, tan,
+                                      tan_p, tanh, tanh_p, xor_p)
 from xjax._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,  # noqa: F401
                                           ScatterDimensionNumbers, gather, scatter,
                                           index_take, scatter_add, scatter_apply, scatter_max,
@@ -35,31 +55,12 @@ from xjax._src.lax.special import (betainc, igamma, igamma_grad_a,  # noqa: F401
                                    random_gamma_grad, regularized_incomplete_beta_p, zeta,
                                    zeta_p)
 from xjax._src.lax.linear_solve import custom_linear_solve, custom_root, linear_solve_p  # noqa: F401
+from xjax._src.lax.autodiff_helpers import stop_gradient  # noqa: F401
 from xjax._src.lax.shapes import (broadcast, broadcast_in_dim, broadcast_like,  # noqa: F401
                                   broadcast_shapes, broadcast_to_rank, broadcasted_iota,
                                   collapse, concatenate, dynamic_index_in_dim, dynamic_slice,
                                   dynamic_slice_in_dim, dynamic_update_index_in_dim,
                                   dynamic_update_slice, dynamic_update_slice_in_dim, empty,
-                                  expand_dims, full, index_in_dim, iota, pad, reshape, rev,
-                                  shape_as_value, slice, slice_in_dim, split, squeeze, stack,
-                                  tile, transpose, unstack)
-
-
-def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
-  aval = get_aval(x)
-  dtype = aval.dtype if dtype is None else dtype
-  out = full(aval.shape if shape is None else shape, fill_value, dtype)
-  if dtype is aval.dtype and aval.weak_type:
-    out = convert_element_type(out, aval.dtype, weak_type=True)
-  return out
-
-
-def zeros_like_array(x):
-  return full_like(x, 0)
-
-
-def stop_gradient(x):
-  """The identity whose derivative is zero (pytrees allowed)."""
-  from xjax._src import tree_util
-  from xjax._src.lax.autodiff_helpers import stop_gradient_leaf
-  return tree_util.tree_map(stop_gradient_leaf, x)
+                                  expand_dims, full, full_like, index_in_dim, iota, pad,
+                                  reshape, rev, shape_as_value, slice, slice_in_dim, split,
+                                  squeeze, stack, tile, transpose, unstack, zeros_like_array)

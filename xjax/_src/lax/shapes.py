@@ -897,3 +897,19 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
 array_builders.full = full
 array_builders.transpose = transpose
 array_builders.broadcast_in_dim = broadcast_in_dim
+
+
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+  """An array like ``x`` (its shape and dtype, unless given) filled with ``fill_value``."""
+  from xjax._src.lax.elementwise import convert_element_type
+  aval = get_aval(x)
+  dtype = aval.dtype if dtype is None else dtype
+  out = full(aval.shape if shape is None else shape, fill_value, dtype)
+  if dtype is aval.dtype and aval.weak_type:
+    out = convert_element_type(out, aval.dtype, weak_type=True)
+  return out
+
+
+def zeros_like_array(x):
+  """Zeros of ``x``'s shape and dtype."""
+  return full_like(x, 0)
