@@ -53,7 +53,37 @@ from xjax._src.numpy.indexing import place, put, take, take_along_axis  # noqa: 
 from xjax._src.numpy.functional import apply_along_axis, apply_over_axes
 from xjax._src.numpy.sorting import argpartition, partition
 from xjax._src.numpy.statistics import corrcoef, cov
-from xjax._src.numpy.api_names import *  # noqa: F401,F403  (NumPy 2 aliases, set ops, ...)
+# NumPy 2 aliases, set operations, introspection, windows, index tricks, host I/O
+from xjax._src.numpy.setops import (  # noqa: F401
+                                    intersect1d, isin, setdiff1d, setxor1d, union1d, unique_all,
+                                    unique_counts, unique_inverse)
+from xjax._src.numpy.array_api import (  # noqa: F401
+                                       acos, acosh, asin, asinh, astype, atan, atan2, atanh,
+                                       bitwise_left_shift, bitwise_right_shift, concat, copy,
+                                       matrix_transpose, matvec, permute_dims, pow, unstack, vecmat)
+from xjax._src.numpy.composed_math import (  # noqa: F401
+                                           angle, bitwise_count, fmax, fmin, iscomplex, isreal,
+                                           spacing)
+from xjax._src.numpy.introspection import (  # noqa: F401
+                                           can_cast, iscomplexobj, isdtype, isrealobj, isscalar,
+                                           iterable, ndim, shape, size)
+from xjax._src.numpy.sorting import sort_complex  # noqa: F401
+from xjax._src.numpy.windows import bartlett, blackman, hamming, hanning, kaiser  # noqa: F401
+from xjax._src.numpy.index_tricks import c_, index_exp, ix_, mgrid, ogrid, r_, s_  # noqa: F401
+from xjax._src.numpy.arrayops import (  # noqa: F401
+                                      block, choose, compress, delete, diag_indices_from, extract,
+                                      fill_diagonal, insert, mask_indices, put_along_axis, resize,
+                                      rollaxis, tril_indices_from, trim_zeros, triu_indices_from)
+from xjax._src.numpy.bit_packing import packbits, unpackbits  # noqa: F401
+from xjax._src.numpy.einsum import einsum_path  # noqa: F401
+from xjax._src.numpy.functional import fromfunction, piecewise, vectorize  # noqa: F401
+from xjax._src.numpy.host_io import get_printoptions, printoptions, set_printoptions  # noqa: F401
+from xjax._src.numpy.numeric import unwrap  # noqa: F401
+from xjax._src.numpy.host_io import (  # noqa: F401
+                                     ComplexWarning, array_repr, array_str, character, flexible,
+                                     frombuffer, fromfile, fromiter, fromstring, load, object_,
+                                     save, savez)
+from xjax._src.numpy.ufunc_class import frompyfunc, ufunc  # noqa: F401
 from xjax._src.numpy.numeric import histogram2d, histogramdd
 
 ndarray = _PublicArray
