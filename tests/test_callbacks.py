@@ -168,14 +168,19 @@ def test_unordered_io_callback_with_unused_result_is_not_removed():
   assert "has_side_effect = true" in f.lower(2.0).as_text()
 
 
-def test_io_callback_ordered_in_program_order_and_vmap():
-  log = []
-
+def _recorder(log):
+  """``rec(tag)``: a callback that logs (tag, value) and returns its argument."""
   def rec(tag):
     def cb(x):
       log.append((tag, float(x)))
       return np.asarray(x)
     return cb
+  return rec
+
+
+def test_io_callback_ordered_in_program_order_and_vmap():
+  log = []
+  rec = _recorder(log)
 
   @xjax.jit
   def f(x):
@@ -263,6 +268,104 @@ def test_debug_callback_program_order_and_nested_jit():
   for i in range(20):
     g(i)
   assert log == list(range(20))
+
+
+def _effects_in_control_flow(x):
+  """debug.print before, inside and after scan, while, cond, switch and fori_loops."""
+  xjax.debug.print("before {}", x, ordered=True)
+
+  def body(c, y):
+    xjax.debug.print("scan c={} y={}", c, y, ordered=True)
+    return c + y, c * y
+  c, _ = lax.scan(body, x, jnp.arange(3.0))
+  xjax.debug.print("mid {}", c, ordered=True)
+
+  def wb(v):
+    xjax.debug.print("while {}", v, ordered=True)
+    return v + 1
+  v = lax.while_loop(lambda v: v < 2, wb, 0)
+  xjax.debug.print("after while {}", v, ordered=True)
+  r = lax.cond(x > 0, lambda z: (xjax.debug.print("true {}", z, ordered=True), z + 1)[1],
+               lambda z: (xjax.debug.print("false {}", z, ordered=True), z - 1)[1], x)
+  xjax.debug.print("after cond {}", r, ordered=True)
+  s = lax.switch(2, [lambda z: z, lambda z: z,
+                     lambda z: (xjax.debug.print("sw {}", z, ordered=True), z)[1]], x)
+  k = lax.fori_loop(0, 2, lambda i, a: (xjax.debug.print("fori {} {}", i, a, ordered=True),
+                                        a + i)[1], 0.0)
+  k2 = lax.fori_loop(0, jnp.asarray(2), lambda i, a: (
+      xjax.debug.print("fori-dyn {} {}", i, a, ordered=True), a + i)[1], 0.0)
+  xjax.debug.print("end {} {} {}", s, k, k2, ordered=True)
+  return c + r
+
+
+# What the reference JAX 0.10.2 prints (eagerly, under jit, nested jit and jit of grad).
+_CONTROL_FLOW_LINES = [
+    "before 1.0", "scan c=1.0 y=0.0", "scan c=1.0 y=1.0", "scan c=2.0 y=2.0", "mid 4.0",
+    "while 0", "while 1", "after while 2", "true 1.0", "after cond 2.0", "sw 1.0",
+    "fori 0 0.0", "fori 1 0.0", "fori-dyn 0 0.0", "fori-dyn 1 0.0", "end 1.0 1.0 1.0"]
+
+
+@pytest.mark.parametrize("transform", [
+    lambda f: f, xjax.jit, lambda f: xjax.jit(lambda x: xjax.jit(f)(x) * 2),
+    lambda f: xjax.jit(xjax.grad(f)), xjax.grad])
+def test_debug_print_in_control_flow_keeps_program_order(capsys, transform):
+  transform(_effects_in_control_flow)(1.0)
+  assert capsys.readouterr().out.splitlines() == _CONTROL_FLOW_LINES
+
+
+def test_debug_print_in_control_flow_under_vmap(capsys):
+  xjax.jit(xjax.vmap(_effects_in_control_flow))(jnp.array([1.0, -1.0]))
+  assert capsys.readouterr().out.splitlines() == [  # as the reference prints
+      "before 1.0", "before -1.0", "scan c=1.0 y=0.0", "scan c=-1.0 y=0.0",
+      "scan c=1.0 y=1.0", "scan c=-1.0 y=1.0", "scan c=2.0 y=2.0", "scan c=0.0 y=2.0",
+      "mid 4.0", "mid 2.0", "while 0", "while 1", "after while 2", "false 1.0",
+      "false -1.0", "true 1.0", "true -1.0", "after cond 2.0", "after cond -2.0", "sw 1.0",
+      "sw -1.0", "fori 0 0.0", "fori 1 0.0", "fori-dyn 0 0.0", "fori-dyn 1 0.0",
+      "end 1.0 1.0 1.0", "end -1.0 1.0 1.0"]
+
+
+def test_ordered_io_callback_in_nested_loops_and_cond(capsys):
+  log = []
+  rec = _recorder(log)
+
+  def f(x):
+    x = io_callback(rec("pre"), sds(1.0), x, ordered=True)
+
+    def body(i, c):
+      c = io_callback(rec("body"), sds(1.0), c, ordered=True)
+      c = lax.fori_loop(0, 2, lambda j, d: (
+          xjax.debug.print("inner {} {}", i, j, ordered=True), d + 1.0)[1], c)
+      return lax.cond(i % 2 == 0, lambda c: c * 2, lambda c: (
+          xjax.debug.print("odd {}", c, ordered=True), c)[1], c)
+    y = lax.fori_loop(0, 3, body, x)
+    xjax.debug.print("post {}", y, ordered=True)
+    return y
+
+  assert float(xjax.jit(f)(1.0)) == 20.0
+  assert capsys.readouterr().out.splitlines() == [
+      "inner 0 0", "inner 0 1", "inner 1 0", "inner 1 1", "odd 8.0", "inner 2 0",
+      "inner 2 1", "post 20.0"]
+  assert log == [("pre", 1.0), ("body", 1.0), ("body", 6.0), ("body", 8.0)]
+
+
+def test_effects_in_while_cond_fun_and_no_token_without_effects(capsys):
+  def f(x):
+    def c(v):
+      xjax.debug.print("cond {}", v, ordered=True)
+      return v < 2
+
+    def b(v):
+      xjax.debug.print("body {}", v, ordered=True)
+      return v + 1
+    v = lax.while_loop(c, b, x)
+    xjax.debug.print("post {}", v, ordered=True)
+    return v
+  xjax.jit(f)(0)
+  assert capsys.readouterr().out.splitlines() == [
+      "cond 0", "body 0", "cond 1", "body 1", "cond 2", "post 2"]
+  pure = xjax.jit(lambda x: lax.cond(x > 0, lambda: lax.fori_loop(0, x, lambda i, c: c + i, x),
+                                     lambda: x))
+  assert "token" not in pure.lower(3).as_text()
 
 
 def test_debug_callback_static_leaves_and_eager():

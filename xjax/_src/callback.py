@@ -24,7 +24,7 @@ import numpy as np
 from xjax._src import dtypes, tree_util
 from xjax._src.array import Array
 from xjax._src.backend import runtime
-from xjax._src.backend.lowering import tensor_type
+from xjax._src.backend.lowering import TOKEN, tensor_type
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core import effects as fx
 from xjax._src.core.trace import Primitive
@@ -153,6 +153,7 @@ def emit_callback(ctx, callback: Callable, operands: Sequence[str], result_avals
   names = [f"{res}#{i}" for i in range(n)] if n > 1 else ([res] if n else [])
   if effectful:
     ctx.token, names = names[0], names[1:]
+    ctx.declare(ctx.token, TOKEN)
   for name, aval in zip(names, result_avals):
     ctx.declare(name, aval)
   return names

@@ -15,7 +15,6 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.avals import ShapedArray, physical_aval
-from xjax._src.core.effects import has_ordered
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
 
 _MLIR_ELEMENT = {
@@ -52,6 +51,19 @@ def element_type(dtype) -> str:
 
 
 _TENSOR_TYPES: dict = {}
+
+
+class _TokenType:
+  """The type of effect tokens: an operand or result type that ``tensor_type`` names, so
+  rules thread a token through ``op`` and ``region`` like any value."""
+  shape = dtype = "token"
+
+  def __repr__(self) -> str:
+    return "!stablehlo.token"
+
+
+TOKEN = _TokenType()
+_TENSOR_TYPES[(TOKEN.shape, TOKEN.dtype)] = "!stablehlo.token"
 
 
 def tensor_type(aval: ShapedArray) -> str:
@@ -159,7 +171,7 @@ class Module:
       else:
         consts = ()
       self.functions.append(_lower_function(self, fn, jaxpr, consts, public=False,
-                                            takes_token=has_ordered(jaxpr.effects)))
+                                            takes_token=bool(jaxpr.effects)))
     return fn
 
   def text(self) -> str:
@@ -199,9 +211,27 @@ class LoweringContext:
     """The token that the next effectful operation takes (and replaces with its own)."""
     if self.token is None:
       self.token = self.fresh()
+      self.declare(self.token, TOKEN)
       self.lines.append(f'{self.indent}{self.token} = "stablehlo.after_all"() : '
                         '() -> !stablehlo.token')
     return self.token
+
+  # A control-flow operation whose regions have effects threads the token: its operands
+  # and results, and its regions' arguments and results, are led by a token
+  # (``give_token`` adds it, ``take_token`` takes it as the current one), so the effects
+  # inside run in program order with those around it, once per iteration.
+
+  def give_token(self, effectful: bool, values: Sequence[str]) -> list[str]:
+    """``values``, led by this region's current token when ``effectful``."""
+    return [self.effect_token(), *values] if effectful else list(values)
+
+  def take_token(self, effectful: bool, values: Sequence[str]) -> list[str]:
+    """``values`` without their leading token, which becomes this region's current token
+    when ``effectful``."""
+    if not effectful:
+      return list(values)
+    self.token = values[0]
+    return list(values[1:])
 
   def fresh(self) -> str:
     self._counter[0] += 1
@@ -279,13 +309,13 @@ class LoweringContext:
     fn = self.module.function_for(closed, name)
     jaxpr = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
     outs = list(jaxpr.out_avals)
-    if has_ordered(jaxpr.effects):
+    if jaxpr.effects:
       return self._call_with_token(fn, args, outs)
     res = self.op("func.call", args, outs, {"callee": f"@{fn}"})
     return res
 
   def _call_with_token(self, fn: str, args: Sequence[str], outs) -> list[str]:
-    """A call that threads this region's token through a function with ordered effects."""
+    """A call that threads this region's token through a function with effects."""
     token = self.effect_token()
     in_types = ", ".join(["!stablehlo.token"] + [tensor_type(self.aval_of(a)) for a in args])
     out_types = ", ".join(["!stablehlo.token"] + [tensor_type(a) for a in outs])
@@ -294,6 +324,7 @@ class LoweringContext:
                       f'({", ".join([token] + list(args))}) {{callee = @{fn}}} : '
                       f'({in_types}) -> ({out_types})')
     self.token = f"{res}#0"
+    self.declare(self.token, TOKEN)
     names = [f"{res}#{i + 1}" for i in range(len(outs))]
     for n, a in zip(names, outs):
       self.declare(n, a)
@@ -341,7 +372,7 @@ def _has_extended(avals_in, avals_out) -> bool:
 def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: bool,
                     const_args: bool = False, takes_token: bool = False,
                     aliases=None) -> str:
-  """``takes_token``: the function takes a token first and returns the token its ordered
+  """``takes_token``: the function takes a token first and returns the token its
   effects leave first, so they run in program order with the caller's.  ``aliases[i]``:
   the output that invar i's (donated) buffer may hold, or None."""
   lines: list[str] = []
@@ -351,6 +382,7 @@ def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: boo
   token_param = None
   if takes_token:
     token_param = ctx.token = ctx.fresh().replace("%", "%tok")
+    ctx.declare(token_param, TOKEN)
   for i, v in enumerate(params):
     n = f"%arg{module.__dict__.setdefault('_argc', [0])[0]}"
     module._argc[0] += 1

@@ -7,6 +7,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from xjax._src import dtypes, tree_util
+from xjax._src.backend.lowering import TOKEN
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
 from xjax._src.core.trace import Primitive
@@ -132,13 +133,18 @@ def _cond_abstract_eval(index, *avals, branches):
 
 
 def _cond_lowering(ctx, index, *args, branches):
-  out_avals = list(ctx.avals_out)
+  effectful = any(b.effects for b in branches)  # the token is captured and returned first
+  out_avals = [TOKEN, *ctx.avals_out] if effectful else list(ctx.avals_out)
+  token = ctx.give_token(effectful, [])
 
   def region(br):
-    return ctx.region([], lambda sub, _: sub.lower_jaxpr(br.jaxpr, (), list(args)))
+    def body(sub, _):
+      sub.take_token(effectful, token)
+      return sub.give_token(effectful, sub.lower_jaxpr(br.jaxpr, (), list(args)))
+    return ctx.region([], body)
   regions = [region(b) for b in branches]
   outs = ctx.op("stablehlo.case", [index], out_avals, regions=regions, in_avals=[_I32])
-  return outs
+  return ctx.take_token(effectful, outs)
 
 
 def _cond_jvp(primals, tangents, *, branches):
@@ -257,6 +263,7 @@ def _cond_batch(axis, args, dims, *, branches):
 cond_p = Primitive("cond", multiple_results=True)
 cond_p.abstract_eval = _cond_abstract_eval
 cond_p.lowering = _cond_lowering
+cond_p.effects = lambda branches: frozenset().union(*(b.effects for b in branches))
 cond_p.jvp = _cond_jvp
 cond_p.partial_eval = _cond_partial_eval
 cond_p.transpose = _cond_transpose

@@ -1,8 +1,10 @@
 """Loops: ``while_loop`` and ``scan`` (with ``fori_loop`` and ``map`` built on them).
 
-``while`` carries (cond consts, body consts, carry) through ``stablehlo.while``.  ``scan``
-lowers to a while loop over an index that slices ``xs`` and stacks ``ys``; unlike ``while``
-it has partial-evaluation and transpose rules, so reverse-mode differentiation works.
+``while`` carries (cond consts, body consts, carry) through ``stablehlo.while``, led by the
+effect token when its bodies have effects (so they run in program order, once per
+iteration).  ``scan`` lowers to a while loop over an index that slices ``xs`` and stacks
+``ys``; unlike ``while`` it has partial-evaluation and transpose rules, so reverse-mode
+differentiation works.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Callable
 import numpy as np
 
 from xjax._src import dtypes, tree_util
+from xjax._src.backend.lowering import TOKEN
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.trace import Primitive, Tracer
 from xjax._src.core.values import get_aval
@@ -250,20 +253,23 @@ def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
 
 
 def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-  avals = list(ctx.avals_in)
   nc = cond_nconsts + body_nconsts
+  effectful = bool(cond_jaxpr.effects or body_jaxpr.effects)  # the token is carried first
+  avals = [TOKEN, *ctx.avals_in] if effectful else list(ctx.avals_in)
 
   def cond_region(sub, xs):
-    cc, bc, carry = split(xs, [cond_nconsts, body_nconsts])
+    cc, bc, carry = split(sub.take_token(effectful, xs), [cond_nconsts, body_nconsts])
     return sub.lower_jaxpr(cond_jaxpr.jaxpr, (), cc + carry)
 
   def body_region(sub, xs):
+    xs = sub.take_token(effectful, xs)
     cc, bc, carry = split(xs, [cond_nconsts, body_nconsts])
-    return xs[:nc] + sub.lower_jaxpr(body_jaxpr.jaxpr, (), bc + carry)
+    outs = sub.lower_jaxpr(body_jaxpr.jaxpr, (), bc + carry)
+    return sub.give_token(effectful, xs[:nc] + outs)
 
   regions = [ctx.region(avals, cond_region), ctx.region(avals, body_region)]
-  outs = ctx.op("stablehlo.while", list(args), avals, regions=regions)
-  outs = [outs] if isinstance(outs, str) else outs
+  outs = ctx.op("stablehlo.while", ctx.give_token(effectful, args), avals, regions=regions)
+  outs = ctx.take_token(effectful, [outs] if isinstance(outs, str) else outs)
   return outs[nc:]
 
 
@@ -403,6 +409,7 @@ def _while_batch(axis, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body
 while_p = Primitive("while", multiple_results=True)
 while_p.abstract_eval = _while_abstract_eval
 while_p.lowering = _while_lowering
+while_p.effects = lambda cond_jaxpr, body_jaxpr, **_: cond_jaxpr.effects | body_jaxpr.effects
 while_p.jvp = _while_jvp
 while_p.partial_eval = _while_partial_eval
 while_p.transpose = _while_transpose
@@ -631,6 +638,7 @@ def _scan_batch(axis, args, dims, *, jaxpr, num_consts, num_carry, length, rever
 scan_p = Primitive("scan", multiple_results=True)
 scan_p.abstract_eval = _scan_abstract_eval
 scan_p.lowering = _scan_lowering
+scan_p.effects = lambda jaxpr, **_: jaxpr.effects
 scan_p.jvp = _scan_jvp
 scan_p.partial_eval = _scan_partial_eval
 scan_p.transpose = _scan_transpose
