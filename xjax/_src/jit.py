@@ -139,11 +139,6 @@ def _static_key(statics) -> tuple:
   return tuple((where, _Static(v)) for where, v in statics)
 
 
-class _Split:
-  """Dynamic leaves and the static part of one call."""
-  __slots__ = ("dyn_args", "dyn_kwargs", "static_key", "rebuild")
-
-
 def _split_args(args, kwargs, static_argnums, static_argnames):
   n = len(args)
   static_pos = {i % n for i in static_argnums if -n <= i < n} if static_argnums else ()

@@ -183,16 +183,6 @@ config.add_validator("jax_default_device", _check_default_device)
 config.on_change("jax_default_device", lambda _: default_device.cache_clear())
 
 
-def reset_backends() -> None:
-  """Forgets the clients (used when jax_platforms or the CPU device count changes)."""
-  global several_devices
-  _backends.clear()
-  _default_platform.clear()
-  default_device.cache_clear()
-  _shardings.clear()
-  several_devices = False
-
-
 def live_buffers(platform: str | None = None) -> list:
   """The runtime's live device buffers on ``platform``'s backend."""
   return backend(platform).live_arrays()

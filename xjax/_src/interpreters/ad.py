@@ -101,13 +101,8 @@ class JVPTrace(Trace):
     with set_current_trace(self.parent):
       out, out_t = prim.jvp(primals, tangents, **params)
     if prim.multiple_results:
-      return [self.wrap(p, t) for p, t in zip(out, out_t)]
-    return self.wrap(out, out_t)
-
-  def wrap(self, primal, tangent):
-    if type(tangent) is Zero:
-      return JVPTracer(self, primal, tangent)
-    return JVPTracer(self, primal, tangent)
+      return [JVPTracer(self, p, t) for p, t in zip(out, out_t)]
+    return JVPTracer(self, out, out_t)
 
 
 def jvp_flat(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
