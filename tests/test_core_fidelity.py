@@ -412,3 +412,74 @@ def test_lax_reductions_reject_negative_axes(fn, msg):
 def test_unexpected_tracer_error_is_a_type_error():
   assert issubclass(xjax.errors.UnexpectedTracerError, xjax.errors.JAXTypeError)
   assert issubclass(xjax.errors.UnexpectedTracerError, TypeError)
+
+
+def test_fori_loop_unroll_needs_static_bounds():
+  f = lambda n: lax.fori_loop(0, n, lambda i, c: c + 1, 0, unroll=2)
+  with pytest.raises(ValueError, match="Can only use `unroll` in `fori_loop` if the loop "
+                     "bounds are statically known"):
+    xjax.jit(f)(3)
+  assert int(f(3)) == 3  # concrete bounds: unrolled scan
+  assert int(xjax.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c + 1, 0, unroll=1))(3)) == 3
+
+
+def test_python_conversions_of_tracers_follow_jax():
+  # float()/complex()/np.asarray()/tolist() never read a tracer's value; int() and astype do
+  for conv in (float, complex, lambda x: x.tolist()):
+    with pytest.raises(xjax.errors.ConcretizationTypeError):
+      xjax.grad(lambda x: conv(x) * x)(2.0)
+  with pytest.raises(xjax.errors.ConcretizationTypeError, match="astype"):
+    xjax.grad(lambda x: float(x) * x)(2.0)
+  with pytest.raises(xjax.errors.TracerArrayConversionError):
+    xjax.grad(lambda x: np.asarray(x) * x)(2.0)
+  assert float(xjax.grad(lambda x: int(x) * x)(2.0)) == 2.0
+  assert float(xjax.grad(lambda x: x.astype(jnp.float32) * x)(2.0)) == 4.0
+  # a NumPy function applied to a tracer tries to convert it
+  for fn in (np.sin, lambda x: np.add(x, 1)):
+    with pytest.raises(xjax.errors.TracerArrayConversionError, match=r"shape float32\[\]"):
+      xjax.vmap(fn)(jnp.ones(3))
+  # NumPy scalars and arrays still combine with tracers (the tracer's operator runs)
+  out = xjax.vmap(lambda x: np.float32(2) * x - np.ones(3, np.float32))(jnp.ones(2))
+  np.testing.assert_array_equal(out, np.ones((2, 3)))
+  with pytest.raises(TypeError, match="unsupported format string"):
+    xjax.jvp(lambda x: f"{x:.2f}", (jnp.float32(1.0),), (jnp.float32(1.0),))
+
+
+# ---------------------------------------------------------------------------------------
+# vjp's function is a pytree (class 9)
+
+def test_vjp_function_is_a_pytree_returned_from_jit():
+  f = lambda a: jnp.sin(a) * a
+  y, pullback = xjax.jit(lambda x: xjax.vjp(f, x))(jnp.ones(3))
+  assert isinstance(pullback, xjax.tree_util.Partial)
+  assert len(xjax.tree_util.tree_leaves(pullback)) > 0  # the residuals
+  x = jnp.arange(3.0)
+  y, pullback = xjax.jit(lambda x: xjax.vjp(f, x))(x)  # same trace, new residuals
+  (g,) = pullback(jnp.ones(3))
+  np.testing.assert_allclose(g, np.sin(np.arange(3.0)) + np.arange(3.0) * np.cos(
+      np.arange(3.0)), rtol=1e-6)
+  g = xjax.jit(lambda p, c: p(c))(pullback, jnp.ones(3))[0]  # and passed into one
+  np.testing.assert_allclose(g, np.sin(np.arange(3.0)) + np.arange(3.0) * np.cos(
+      np.arange(3.0)), rtol=1e-6)
+  closed = xjax.make_jaxpr(lambda x: xjax.vjp(f, x))(jnp.ones(3))
+  assert len(closed.out_avals) == 1 + len(xjax.tree_util.tree_leaves(pullback))
+  with pytest.raises(TypeError, match="exactly one argument"):
+    pullback(jnp.ones(3), jnp.ones(3))
+
+
+def test_array_of_tracers_converts_each_element_first():
+  closed = xjax.make_jaxpr(lambda x, y: jnp.array([x, y, 1.0]))(1.0, 2)
+  assert str(closed) == """\
+{ lambda ; a:f32[] b:i32[]. let
+    c:f32[] = convert_element_type[new_dtype=float32 weak_type=False] a
+    d:f32[1] = broadcast_in_dim c
+    e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b
+    f:f32[1] = broadcast_in_dim e
+    g:f32[1] = broadcast_in_dim 1.0:f32[]
+    h:f32[3] = concatenate[dimension=0] d f g
+  in (h,) }"""
+  out = xjax.jit(lambda x: jnp.array([x, jnp.float16(2)]))(1.0)
+  assert out.dtype == jnp.float16 and not _weak(out)
+  assert xjax.jit(lambda x: jnp.array([x] * 40))(1.0).shape == (40,)
+  k = xjax.random.key(0)
+  assert xjax.jit(lambda k: jnp.array([k, k]))(k).shape == (2,)

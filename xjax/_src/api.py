@@ -170,7 +170,28 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
   in_avals = [get_aval(p) for p in p_leaves]
   out_avals = [get_aval(o) for o in out_p]
 
-  def vjp_fun(*cts):
+  vjp_fun = tree_util.Partial(_Pullback(linear.jaxpr, p_tree, out_tree, in_avals, out_avals),
+                              *linear.consts)
+
+  primal_out = tree_util.tree_unflatten(out_tree, out_p)
+  if has_aux:
+    return primal_out, vjp_fun, aux
+  return primal_out, vjp_fun
+
+
+class _Pullback:
+  """The function ``vjp`` returns, as a ``Partial`` whose leaves are the residuals (so it
+  can be returned from a jitted function, as in JAX); this is its static part."""
+  __slots__ = ("jaxpr", "p_tree", "out_tree", "in_avals", "out_avals")
+
+  def __init__(self, jaxpr, p_tree, out_tree, in_avals, out_avals) -> None:
+    self.jaxpr, self.p_tree, self.out_tree = jaxpr, p_tree, out_tree
+    self.in_avals, self.out_avals = in_avals, out_avals
+
+  def __call__(self, *args):
+    n = len(self.jaxpr.constvars)
+    residuals, cts = args[:n], args[n:]
+    out_tree, out_avals, in_avals = self.out_tree, self.out_avals, self.in_avals
     ct = cts[0] if len(cts) == 1 else cts
     if len(cts) != 1:
       raise TypeError(f"The function returned by vjp takes exactly one argument (the "
@@ -192,8 +213,8 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
                          f"not the expected tangent type ({expected.dtype}) of corresponding "
                          f"primal output with dtype {a.dtype}.")
     lin_args = [ad.UndefinedPrimal(tangent_aval(a)) for a in in_avals]
-    aux_cts = [Zero(o.aval) for o in linear.jaxpr.outvars[len(ct_leaves):]]
-    cts_in = ad.backward_pass(linear.jaxpr, linear.consts, lin_args, ct_leaves + aux_cts)
+    aux_cts = [Zero(o.aval) for o in self.jaxpr.outvars[len(ct_leaves):]]
+    cts_in = ad.backward_pass(self.jaxpr, residuals, lin_args, ct_leaves + aux_cts)
     out = []
     for c, a in zip(cts_in, in_avals):
       t = tangent_aval(a)
@@ -202,12 +223,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
                    ad.zeros_of(t))
       else:  # its weak type is what the backward pass computed (as JAX)
         out.append(c)
-    return tree_util.tree_unflatten(p_tree, out)
-
-  primal_out = tree_util.tree_unflatten(out_tree, out_p)
-  if has_aux:
-    return primal_out, vjp_fun, aux
-  return primal_out, vjp_fun
+    return tree_util.tree_unflatten(self.p_tree, out)
 
 
 def _check_grad_input(x, name, allow_int, holomorphic):
@@ -342,6 +358,9 @@ def _leaf_names(fun, args, kwargs):
   return names
 
 
+_PY_SCALARS = (bool, int, float, complex, np.generic)
+
+
 def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
          spmd_axis_name=None):
   """Vectorizes ``fun`` over the ``in_axes`` of its arguments (keyword arguments are mapped
@@ -404,15 +423,16 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
       out = fun(*tree_util.tree_unflatten(in_tree, xs[:n_pos]),
                 **tree_util.tree_unflatten(kw_tree, xs[n_pos:]))
       out_leaves, tree = tree_util.tree_flatten(out)
-      out_box.append((out, tree))
+      # Python scalars are kept to come back as they were; no tracer outlives the trace.
+      out_box.append((tree, [o if isinstance(o, _PY_SCALARS) else None for o in out_leaves]))
       return [_as_value(o) for o in out_leaves]
 
     axis = batching.AxisData(size, axis_name)
     outs, out_dims = batching.batch_flat(flat, all_leaves, dims, axis)
-    out_value, out_tree = out_box[0]
+    out_tree, raw = out_box[0]
+    out_value = tree_util.tree_unflatten(out_tree, [0] * len(raw))  # the structure
     out_spec = _flatten_axes("vmap", out_value, out_axes, "out_axes")
     out_paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(out_value)[0]]
-    raw = tree_util.tree_leaves(out_value)
     results = []
     for o, d, want, path, r in zip(outs, out_dims, out_spec, out_paths, raw):
       if want is None:
@@ -420,7 +440,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
           raise ValueError(f"at vmap out_axes{path}, got axis spec None but output was "
                            f"batched on axis {d}")
         # unmapped non-array outputs (Python / NumPy scalars) come back as they were
-        results.append(r if isinstance(r, (bool, int, float, complex, np.generic)) else o)
+        results.append(o if r is None else r)
         continue
       ndim = get_aval(o).ndim + (d is None)
       if not -ndim <= want < ndim:

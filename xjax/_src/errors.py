@@ -40,7 +40,7 @@ class TracerBoolConversionError(ConcretizationTypeError):
     JAXTypeError.__init__(
         self,
         "Attempted boolean conversion of traced array with shape "
-        f"{tracer.aval.str_short()}.\n{context}"
+        f"{tracer.aval.str_short(False)}.\n{context}"
         "Python control flow (if, while, and/or) cannot depend on a traced value. Use "
         "jnp.where or lax.cond / lax.while_loop to branch on it, or make the argument "
         "static with static_argnums / static_argnames.\n"
@@ -53,7 +53,7 @@ class TracerIntegerConversionError(JAXTypeError):
   def __init__(self, tracer, context: str = "") -> None:
     super().__init__(
         "The __index__() method was called on traced array with shape "
-        f"{tracer.aval.str_short()}.\n{context}"
+        f"{tracer.aval.str_short(False)}.\n{context}"
         "A traced value cannot be used as a Python integer (a shape, an index into a "
         "Python list, a range bound). Make the argument static with static_argnums / "
         "static_argnames, or use lax.dynamic_slice / lax.dynamic_index_in_dim for indexing.\n"
@@ -66,7 +66,7 @@ class TracerArrayConversionError(JAXTypeError):
   def __init__(self, tracer, context: str = "") -> None:
     super().__init__(
         "The numpy.ndarray conversion method __array__() was called on traced array "
-        f"with shape {tracer.aval.str_short()}.\n{context}"
+        f"with shape {tracer.aval.str_short(False)}.\n{context}"
         "A tracer stands for every possible value of its shape and dtype, so it has no "
         "NumPy value. Use xjax.numpy instead of numpy inside transformed functions; to "
         "look at values at run time use xjax.debug.print, or xjax.pure_callback to call "

@@ -173,26 +173,25 @@ class Tracer:
   def __int__(self) -> int:
     return int(self._concrete_or_raise(errors.ConcretizationTypeError))
 
+  # float(), complex(), NumPy conversion and tolist() never read a tracer's concrete
+  # value, even under an eager grad (as JAX 0.10): astype or int() do where it is known.
   def __float__(self) -> float:
-    return float(self._concrete_or_raise(errors.ConcretizationTypeError))
+    raise errors.ConcretizationTypeError(self, _conversion_context(float))
 
   def __complex__(self) -> complex:
-    return complex(self._concrete_or_raise(errors.ConcretizationTypeError))
+    raise errors.ConcretizationTypeError(self, _conversion_context(complex))
 
   def __index__(self) -> int:
     return self._concrete_or_raise(errors.TracerIntegerConversionError).__index__()
 
   def __array__(self, dtype=None, copy=None):
-    value = self.to_concrete_value()
-    if value is None:
-      raise errors.TracerArrayConversionError(self, _describe_tracer(self))
-    return np.asarray(value, dtype=dtype)
+    raise errors.TracerArrayConversionError(self, _describe_tracer(self))
 
   def item(self, *args):
     return self._concrete_or_raise(errors.ConcretizationTypeError).item(*args)
 
   def tolist(self):
-    return np.asarray(self._concrete_or_raise(errors.ConcretizationTypeError)).tolist()
+    raise errors.ConcretizationTypeError(self, _describe_tracer(self))
 
   def __hash__(self):
     raise TypeError(f"unhashable type: {type(self).__name__}. Traced arrays are not "
@@ -214,6 +213,8 @@ class Tracer:
     return repr(self)
 
   def __format__(self, spec) -> str:
+    if spec:
+      raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
     return repr(self)
 
   def __reduce__(self):
@@ -231,6 +232,12 @@ def _immutable_message(type_name: str) -> str:
   return (f"'{type_name}' object does not support item assignment. JAX arrays are "
           "immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another "
           ".at[] method: https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+def _conversion_context(fun) -> str:
+  return (f"The problem arose with the `{fun.__name__}` function. If trying to convert the "
+          f"data type of a value, try using `x.astype({fun.__name__})` or "
+          f"`jnp.array(x, {fun.__name__})` instead.\n")
 
 
 def _describe_tracer(tracer: Tracer) -> str:

@@ -142,7 +142,6 @@ def _install() -> None:
     for name, value in ops.items():
       setattr(cls, name, value)
   Array.__iter__ = _iter_rows  # (tracers iterate by indexing, in core/trace.py)
-  Tracer.__array_ufunc__ = None
 
 
 def _method(fn):

@@ -6,7 +6,7 @@ import inspect
 
 import numpy as np
 
-from xjax._src import dtypes
+from xjax._src import dtypes, tree_util
 from xjax._src.array import Array, make_array
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
@@ -56,10 +56,14 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
   if isinstance(object, (Array, Tracer)):
     out = object if dt is None else lax.convert_element_type(object, dt)
   elif isinstance(object, (list, tuple)) and _must_stack_on_device(object):
-    from xjax._src.numpy.shaping import stack
-    out = stack([array(o, dtype=dtype) for o in object])
-    if get_aval(out).weak_type:
-      out = lax.convert_element_type(out, get_aval(out).dtype, False)  # sequences are strong
+    leaves = tree_util.tree_leaves(object)
+    if dt is None and not any(dtypes.is_extended(get_aval(x).dtype) for x in leaves):
+      dt = dtypes.canonicalize_dtype(dtypes.result_type(*leaves))
+    # each element converted to the sequence's dtype (strongly typed), then stacked, as JAX
+    parts = [lax.expand_dims(array(o, dtype=dt), (0,)) for o in object]
+    while len(parts) > 16:  # a tree of concatenations, as JAX (wide ones compile slowly)
+      parts = [lax.concatenate(parts[i:i + 16], 0) for i in range(0, len(parts), 16)]
+    out = lax.concatenate(parts, 0)
   elif hasattr(object, "__jax_array__"):
     return array(object.__jax_array__(), dtype=dtype, copy=copy, ndmin=ndmin)
   else:

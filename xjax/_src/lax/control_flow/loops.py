@@ -19,6 +19,7 @@ from xjax._src.core.trace import Primitive, Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
+from xjax._src.interpreters.staging import make_debug_info
 from xjax._src.lax import elementwise as ew
 from xjax._src.lax import reductions, shapes
 from xjax._src.lax.control_flow.common import (avals_of, cached_trace, call, describe,
@@ -106,6 +107,10 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
     (_, out), _ = _scan(step, (start, init_val), None, max(hi_c - lo_c, 0), False,
                         1 if unroll is None else unroll, (body_fun, ("fori", dtype, weak)))
     return out
+  if unroll is not None and unroll is not False and unroll != 1:
+    raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are statically "
+                     "known: pass Python ints (or concrete arrays) as lower and upper, or drop "
+                     "unroll.")
   lower = ew.convert_element_type(lower, dtype, weak)
   upper = ew.convert_element_type(upper, dtype, weak)
 
@@ -218,7 +223,7 @@ def _trace_scan_body(f: Callable, in_tree, avals):
     out_tree_box.append((c_tree, y_tree, len(c_leaves)))
     return c_leaves + y_leaves
 
-  jaxpr, consts = trace_hoisted(body, avals)
+  jaxpr, consts = trace_hoisted(body, avals, make_debug_info(f, []))
   return jaxpr, consts, out_tree_box[0]
 
 
