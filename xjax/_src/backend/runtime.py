@@ -10,14 +10,17 @@ import enum
 import logging
 import os
 import threading
+import time
 from functools import lru_cache
 from typing import Sequence
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np
+import jaxlib
 from jaxlib import xla_client as _xc
 
+from xjax._src.backend import compilation_cache
 from xjax._src.config import config
 from xjax._src.core.avals import physical_aval
 
@@ -29,6 +32,7 @@ getattr(_xc._xla, "set_tracebacks_enabled", lambda enabled: None)(False)
 
 Device = _xc.Device
 DeviceBuffer = _xc.ArrayImpl
+_JAXLIB_VERSION = f"{jaxlib.__version__}/{_xc._version}"
 XlaRuntimeError = _xc.XlaRuntimeError
 
 _lock = threading.Lock()
@@ -393,8 +397,30 @@ def compile(module_text: str, device, name: str, out_avals,
   if host_callbacks:
     return _compile_with_callbacks(client, module_text, device, options, out_avals,
                                    host_callbacks)
-  loaded = client.compile_and_load(module_text, _xc.DeviceList((device,)), options)
-  return Executable(loaded, device, module_text, out_avals)
+  return Executable(_load_or_compile(client, module_text, device, options), device,
+                    module_text, out_avals)
+
+
+def _load_or_compile(client, module_text: str, device, options):
+  """The executable from the persistent compilation cache, else compiled (and stored)."""
+  devices = _xc.DeviceList((device,))
+  entry = compilation_cache.key(module_text, device.platform, device.device_kind,
+                                str(device.id), _JAXLIB_VERSION,
+                                os.environ.get("XLA_FLAGS", "")) if (
+      compilation_cache.directory() is not None) else None
+  if entry is not None:
+    payload = compilation_cache.get(entry)
+    if payload is not None:
+      try:
+        return client.deserialize_executable(payload, devices, options)
+      except XlaRuntimeError:
+        compilation_cache.discard(entry)
+  start = time.perf_counter()
+  loaded = client.compile_and_load(module_text, devices, options)
+  if entry is not None and (time.perf_counter() - start
+                            >= config.read("jax_persistent_cache_min_compile_time_secs")):
+    compilation_cache.put(entry, client.serialize_executable(loaded))
+  return loaded
 
 
 # ---------------------------------------------------------------------------------------
