@@ -483,3 +483,38 @@ def test_array_of_tracers_converts_each_element_first():
   assert xjax.jit(lambda x: jnp.array([x] * 40))(1.0).shape == (40,)
   k = xjax.random.key(0)
   assert xjax.jit(lambda k: jnp.array([k, k]))(k).shape == (2,)
+
+
+# ---------------------------------------------------------------------------------------
+# Other instances found by differential sweeps against JAX 0.10.2
+
+@pytest.mark.parametrize("fn, want", [
+    (lambda: jnp.logical_and(True, 2), ("bool~", True)),
+    (lambda: jnp.logical_or(jnp.int32(3), 2.0), ("bool~", True)),
+    (lambda: jnp.logical_xor(jnp.array([1, 0]), jnp.array([1, 1])), ("bool", [False, True])),
+    (lambda: jnp.vdot(1.5, 2.5), ("float32~", 3.75)),
+    (lambda: jnp.dot(jnp.ravel(1.5), jnp.ravel(2.5)), ("float32~", 3.75)),
+    (lambda: jnp.gcd(True, 2), ("int32~", 1)),
+    (lambda: jnp.lcm(jnp.array([True]), jnp.array([4])), ("int32", [4])),
+    (lambda: jnp.unique(1.5), ("float32~", [1.5])),
+    (lambda: jnp.unique(jnp.float16(0.5)), ("float16", [0.5])),
+    (lambda: xjax.grad(lambda x: jnp.power(x, 0.7))(0.6), ("float32", 0.8159)),
+    (lambda: xjax.grad(lambda x: x ** 3.0)(0.6), ("float32", 1.08)),
+])
+def test_sweep_instances(fn, want):
+  out = fn()
+  assert _kind(out) == want[0]
+  np.testing.assert_allclose(np.asarray(out, np.float64), want[1], rtol=1e-4)
+
+
+def test_gcd_of_two_bools_is_an_error():
+  with pytest.raises(ValueError, match="must be integers"):
+    jnp.gcd(True, False)
+
+
+def test_histogram_of_a_constant_input_widens_the_range():
+  counts, edges = jnp.histogram(jnp.array([1, 1]))
+  np.testing.assert_allclose(edges, np.linspace(0.5, 1.5, 11), rtol=1e-6)
+  np.testing.assert_array_equal(counts, [0, 0, 0, 0, 0, 2, 0, 0, 0, 0])
+  counts, edges = jnp.histogram(1.5)
+  assert not _weak(counts) and float(edges[0]) == 1.0 and float(edges[-1]) == 2.0

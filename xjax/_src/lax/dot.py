@@ -46,7 +46,7 @@ def _dot_abstract_eval(lhs, rhs, *, dimension_numbers, precision, preferred_elem
   lfree = tuple(d for i, d in enumerate(lhs.shape) if i not in lc and i not in lb)
   rfree = tuple(d for i, d in enumerate(rhs.shape) if i not in rc and i not in rb)
   dtype = preferred_element_type if preferred_element_type is not None else lhs.dtype
-  weak = lhs.weak_type and rhs.weak_type and preferred_element_type is None
+  weak = lhs.weak_type and rhs.weak_type  # JAX's rule: whatever preferred_element_type is
   return ShapedArray(batch + lfree + rfree, dtype, weak)
 
 

@@ -209,7 +209,7 @@ max_p.lowering = _minmax_lowering("stablehlo.maximum", "GT")
 min_p.lowering = _minmax_lowering("stablehlo.minimum", "LT")
 
 pow_p = _binary("pow", "stablehlo.power", _inexact,
-                [lambda t, x, y: mul(t, mul(y, pow(x, sub(y, _one(y))))),
+                [lambda t, x, y: mul(t, _pow_jac_base(x, y)),
                  lambda t, x, y: mul(t, mul(log(_safe_base(x)), pow(x, y)))])
 atan2_p = _binary("atan2", "stablehlo.atan2", _float,
                   [lambda t, x, y: mul(t, div(y, add(mul(x, x), mul(y, y)))),
@@ -929,6 +929,14 @@ def _trunc_div(x, y):
   if dtypes.is_integer(get_aval(q).dtype):
     return q
   return select_n(lt(q, _const(q, 0)), floor(q), ceil(q))
+
+
+def _pow_jac_base(x, y):
+  """d pow(x, y) / dx on strongly typed operands (JAX's rule converts them, so the
+  derivative of a weakly typed base is strong)."""
+  dt = get_aval(x).dtype
+  x, y = convert_element_type(x, dt), convert_element_type(y, dt)
+  return mul(y, pow(x, sub(y, _one(y))))
 
 
 def _strong_zeros(x):

@@ -372,8 +372,7 @@ def _integer_operands(name: str, x1, x2):
   """``x1``, ``x2`` promoted to a common integer dtype (ValueError for others and bool)."""
   check_arraylike(name, x1, x2)
   a, b = promote_args_numeric(name, x1, x2)
-  if np.bool_ in (dtypes.dtype(x1), dtypes.dtype(x2)) or not dtypes.is_integer(
-      get_aval(a).dtype):
+  if not dtypes.is_integer(dtypes.result_type(x1, x2)):  # bool with an int is fine (JAX)
     raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
   return a, b
 

@@ -282,10 +282,13 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     return asarray(bins)
   dt = dtypes.to_inexact_dtype(get_aval(a).dtype)
   if range is None:
-    lo, hi = red.min(a), red.max(a)
+    lo, hi = (lax.convert_element_type(v, dt) for v in (red.min(a), red.max(a)))
   else:
     lo, hi = asarray(range[0], dt), asarray(range[1], dt)
-  hi = lax.select_n(lax.eq(lo, hi), hi, lax.add(hi, np.asarray(1, get_aval(hi).dtype)[()]))
+  # an empty range widens to [lo - 0.5, hi + 0.5], as NumPy and JAX
+  same, half = lax.eq(lo, hi), np.asarray(0.5, get_aval(hi).dtype)[()]
+  lo = lax.select_n(same, lo, lax.sub(lo, half))
+  hi = lax.select_n(same, hi, lax.add(hi, half))
   return linspace(lo, hi, operator.index(bins) + 1, dtype=dt)
 
 
@@ -296,8 +299,8 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
   a = ravel(asarray(a))
   nb = get_aval(edges).shape[0] - 1
   idx = _bin_index(a, edges)
-  w = lax.full_like(a, 1, dtypes.to_inexact_dtype(get_aval(a).dtype)) if weights is None \
-      else ravel(asarray(weights))
+  w = lax.full(get_aval(a).shape, 1, dtypes.to_inexact_dtype(get_aval(a).dtype)) \
+      if weights is None else ravel(asarray(weights))
   counts = bincount(idx, w, length=nb + 2)
   counts = lax.slice_in_dim(counts, 1, nb + 1)
   if density:

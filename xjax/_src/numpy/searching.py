@@ -103,8 +103,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                     return_counts=return_counts, axis=axis, equal_nan=equal_nan)
     if not isinstance(res, tuple):
       res = (res,)
-    vals = [asarray(res[0])] + [asarray(r.astype(dtypes.default_int_dtype()))
-                                for r in res[1:]]
+    aval = get_aval(ar)  # the values keep the input's dtype and weak type (as JAX)
+    vals = [lax.convert_element_type(asarray(res[0]), aval.dtype, aval.weak_type)] + [
+        asarray(r.astype(dtypes.default_int_dtype())) for r in res[1:]]
     if size is not None:
       vals = _pad_unique(vals, axis, int(size), fill_value, return_index, return_inverse)
     return tuple(vals) if len(vals) > 1 else vals[0]

@@ -215,10 +215,9 @@ def logical_not(x, /):
 
 def _logical(name, op):
   def fn(x1, x2, /):
-    check_arraylike(name, x1, x2)
-    a, b = (lax.ne(v, _zero(v)) if get_aval(v).dtype != np.bool_ else v for v in (x1, x2))
-    from xjax._src.numpy.util import promote_shapes
-    a, b = promote_shapes(name, a, b)
+    # promoted together first (as JAX), so Python scalars keep their weak type
+    a, b = (lax.ne(v, _zero(v)) if get_aval(v).dtype != np.bool_ else v
+            for v in promote_args(name, x1, x2))
     return op(a, b)
   fn.__name__ = name
   return fn
