@@ -119,7 +119,7 @@ def test_while_loop_values():
 def test_while_loop_errors():
   with pytest.raises(TypeError, match="boolean scalar"):
     lax.while_loop(lambda c: c, lambda c: c, 1.0)
-  with pytest.raises(TypeError, match="identical types"):
+  with pytest.raises(TypeError, match="must have equal types"):  # JAX's wording
     lax.while_loop(lambda c: c < 1, lambda c: jnp.stack([c, c]), 1.0)
 
 

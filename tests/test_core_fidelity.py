@@ -518,3 +518,15 @@ def test_histogram_of_a_constant_input_widens_the_range():
   np.testing.assert_array_equal(counts, [0, 0, 0, 0, 0, 2, 0, 0, 0, 0])
   counts, edges = jnp.histogram(1.5)
   assert not _weak(counts) and float(edges[0]) == 1.0 and float(edges[-1]) == 2.0
+
+
+def test_weak_carry_promotes_to_the_promotion_of_both_types():
+  body_int = lambda c, x: (c.astype(jnp.int32), x)
+  with pytest.raises(TypeError, match="carry"):
+    lax.scan(body_int, 0.0, jnp.ones(3))  # a weak float does not become an int (JAX)
+  with pytest.raises(TypeError, match="carry"):
+    lax.while_loop(lambda c: c < 3, lambda c: c.astype(jnp.int32), 0.0)
+  assert lax.scan(lambda c, x: (c + 1.5, x), 0, jnp.ones(3))[0].dtype == jnp.float32
+  assert lax.scan(lambda c, x: (c.astype(jnp.float16), x), 0.0, jnp.ones(3))[0].dtype == (
+      jnp.float16)
+  assert lax.while_loop(lambda c: c < 3, lambda c: c + 1.5, 0).dtype == jnp.float32

@@ -46,7 +46,7 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
   if body_tree == tree and _promote_weak_carry(leaves, avals, body_j.out_avals):
     init_val = tree_util.tree_unflatten(tree, leaves)
     return while_loop(cond_fun, body_fun, init_val)
-  _check_carry("body_fun", tree, avals, body_tree, body_j.out_avals)
+  _check_carry("while_loop body function", tree, avals, body_tree, body_j.out_avals)
   outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_j,
                       body_jaxpr=body_j, cond_nconsts=len(cond_consts),
                       body_nconsts=len(body_consts))
@@ -72,7 +72,9 @@ def _promote_weak_carry(leaves, in_avals, out_avals, dtype_only=False) -> bool:
   for k, (a, b) in enumerate(zip(in_avals, out_avals)):
     if a.weak_type and a.shape == b.shape and (
         a.dtype != b.dtype or not (b.weak_type or dtype_only)):
-      leaves[k] = ew.convert_element_type(leaves[k], b.dtype, False)
+      # to the promotion of both (as JAX): a weak float carry the body makes an int stays
+      # a float, and the body's carry types then disagree
+      leaves[k] = ew.convert_element_type(leaves[k], dtypes.result_type(a, b), False)
       changed = True
   return changed
 
@@ -80,9 +82,10 @@ def _promote_weak_carry(leaves, in_avals, out_avals, dtype_only=False) -> bool:
 
 def _check_carry(what, in_tree, in_avals, out_tree, out_avals):
   if in_tree != out_tree or not same_types(in_avals, out_avals):
-    raise TypeError(f"{what} output and input must have identical types, got\n"
-                    f"input:  {describe(in_tree, in_avals)}\noutput: "
-                    f"{describe(out_tree, out_avals)}")
+    raise TypeError(f"{what} carry input and carry output must have equal types, but "
+                    f"they differ:\ninput:  {describe(in_tree, in_avals)}\noutput: "
+                    f"{describe(out_tree, out_avals)}\nRevise the function so that all "
+                    "output types match the corresponding input types.")
 
 
 def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
@@ -184,7 +187,7 @@ def _scan(f: Callable, init, xs, length, reverse, unroll, cache_on: tuple):
                                                   jaxpr.out_avals[:n_c], dtype_only=True):
     return _scan(f, tree_util.tree_unflatten(carry_tree, carry_leaves), xs, length, reverse,
                  unroll, cache_on)
-  _check_carry("scan body function carry", carry_tree, carry_avals, c_tree,
+  _check_carry("scan body function", carry_tree, carry_avals, c_tree,
                jaxpr.out_avals[:n_c])
   unroll = int(length if unroll is True else (1 if unroll is False else unroll))
   outs = scan_p.bind(*consts, *carry_leaves, *xs_leaves, jaxpr=jaxpr, num_consts=len(consts),
