@@ -530,3 +530,29 @@ def test_weak_carry_promotes_to_the_promotion_of_both_types():
   assert lax.scan(lambda c, x: (c.astype(jnp.float16), x), 0.0, jnp.ones(3))[0].dtype == (
       jnp.float16)
   assert lax.while_loop(lambda c: c < 3, lambda c: c + 1.5, 0).dtype == jnp.float32
+
+
+def test_printed_forms_of_common_primitives():
+  closed = xjax.make_jaxpr(lambda a, b: lax.dot(a, b))(jnp.ones(3), jnp.ones(3, jnp.float16))
+  assert str(closed) == """\
+{ lambda ; a:f32[3] b:f16[3]. let
+    c:f32[] = dot_general[dimension_numbers=(([0], [0]), ([], []))] a b
+  in (c,) }"""
+  assert str(xjax.make_jaxpr(xjax.grad(xjax.nn.relu))(1.0)).endswith("""\
+    d:bool[] = gt a 0.0:f32[]
+    e:f32[] = select_n d 0.0:f32[] 1.0:f32[]
+  in (e,) }""")
+
+  @xjax.custom_vjp
+  def f(x):
+    return x * 2
+  f.defvjp(lambda x: (x * 2, None), lambda r, g: (g * 2,))
+  assert str(xjax.make_jaxpr(f)(1.0)) == """\
+{ lambda ; a:f32[]. let
+    b:f32[] = custom_vjp_call[
+      name=f
+      bwd=<lambda>
+      call_jaxpr={ lambda ; c:f32[]. let d:f32[] = mul c 2.0:f32[] in (d,) }
+      fwd=<lambda>
+    ] a
+  in (b,) }"""

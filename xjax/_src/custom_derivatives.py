@@ -218,6 +218,7 @@ class custom_jvp:
       return custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, jvp=jvp_flat,
                                     num_consts=len(consts), name=name)
 
+    jvp_flat.__name__ = fun_name(rule)  # printed in jaxprs as the user's rule
     outs = _custom_call(custom_jvp_call_p, self.fun, args, dyn,
                         dict(jvp=jvp_flat, name=name), trace_and_bind)
     if not out_trees:  # ran as a plain function on concrete inputs
@@ -253,6 +254,9 @@ def _concat(a, b):
 
 custom_jvp_call_p = dispatch.call_primitive("custom_jvp_call", "call_jaxpr")
 custom_jvp_call_p.jvp = _custom_jvp_jvp
+custom_jvp_call_p.hidden_params = frozenset({"num_consts"})
+custom_jvp_call_p.pp_params = lambda p: sorted(p.items(), key=lambda kv: (kv[0] != "name",
+                                                                           kv[0]))
 custom_jvp_call_p.batch = _custom_jvp_batch
 
 
@@ -315,6 +319,7 @@ class custom_vjp:
       return custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, fwd=fwd_flat,
                                     bwd=bwd_flat, num_consts=len(consts), name=name)
 
+    fwd_flat.__name__, bwd_flat.__name__ = fun_name(fwd), fun_name(bwd)  # as printed in JAX
     outs = _custom_call(custom_vjp_call_p, self.fun, args, dyn,
                         dict(fwd=fwd_flat, bwd=bwd_flat, name=name), trace_and_bind)
     if not out_trees:  # ran as a plain function on concrete inputs
@@ -356,6 +361,8 @@ def _custom_vjp_batch(axis, args, dims, **params):
 
 custom_vjp_call_p = dispatch.call_primitive("custom_vjp_call", "call_jaxpr")
 custom_vjp_call_p.jvp = _custom_vjp_jvp
+custom_vjp_call_p.hidden_params = frozenset({"num_consts"})
+custom_vjp_call_p.pp_params = custom_jvp_call_p.pp_params
 custom_vjp_call_p.batch = _custom_vjp_batch
 
 

@@ -42,8 +42,7 @@ def zeros_of(aval: ShapedArray):
   """A concrete (or traced) zero array of ``aval``."""
   if aval.dtype == dtypes.float0:
     return np.zeros(aval.shape, dtypes.float0)
-  zeros = build.full(aval.shape, 0, aval.dtype)
-  return build.convert_element_type(zeros, aval.dtype, True) if aval.weak_type else zeros
+  return build.full(aval.shape, build.convert_element_type(0, aval.dtype, aval.weak_type))
 
 
 def instantiate(t):

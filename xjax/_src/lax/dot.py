@@ -21,9 +21,6 @@ def _dims_list(dims) -> str:
 def _dot_abstract_eval(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
                        out_sharding=None):
   (lc, rc), (lb, rb) = dimension_numbers
-  if lhs.dtype != rhs.dtype and preferred_element_type is None:
-    raise TypeError("dot_general requires operands of the same dtype, got "
-                    f"{lhs.dtype.name} and {rhs.dtype.name}.")
   for name, dims, aval in (("lhs contracting", lc, lhs), ("rhs contracting", rc, rhs),
                            ("lhs batch", lb, lhs), ("rhs batch", rb, rhs)):
     if any(not 0 <= d < aval.ndim for d in dims):
@@ -45,7 +42,8 @@ def _dot_abstract_eval(lhs, rhs, *, dimension_numbers, precision, preferred_elem
   batch = tuple(lhs.shape[d] for d in lb)
   lfree = tuple(d for i, d in enumerate(lhs.shape) if i not in lc and i not in lb)
   rfree = tuple(d for i, d in enumerate(rhs.shape) if i not in rc and i not in rb)
-  dtype = preferred_element_type if preferred_element_type is not None else lhs.dtype
+  dtype = preferred_element_type if preferred_element_type is not None else (
+      dtypes.promote_types(lhs.dtype, rhs.dtype))  # mixed operands promote (as JAX)
   weak = lhs.weak_type and rhs.weak_type  # JAX's rule: whatever preferred_element_type is
   return ShapedArray(batch + lfree + rfree, dtype, weak)
 
@@ -241,7 +239,8 @@ def _dot_pp_params(params):
   """As JAX prints them: dimension numbers as lists, e.g. ``(([1], [0]), ([], []))``."""
   (lc, rc), (lb, rb) = params["dimension_numbers"]
   dn = f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
-  return sorted({**params, "dimension_numbers": dn}.items())
+  shown = {k: v for k, v in params.items() if v is not None}  # None params are not printed
+  return sorted({**shown, "dimension_numbers": dn}.items())
 
 
 dot_general_p.pp_params = _dot_pp_params
@@ -255,10 +254,8 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
   """General contraction: ``dimension_numbers = ((lhs_contract, rhs_contract),
   (lhs_batch, rhs_batch))``; output dims are batch, lhs free, rhs free."""
   dn = _canon(dimension_numbers)
-  if preferred_element_type is None:  # as JAX: the operands' common dtype, made explicit
-    pet = dtypes.promote_types(get_aval(lhs).dtype, get_aval(rhs).dtype)
-  else:
-    pet = dtypes.canonicalize_dtype(dtypes.dtype(preferred_element_type))
+  pet = None if preferred_element_type is None else (  # None stays None, as JAX prints it
+      dtypes.canonicalize_dtype(dtypes.dtype(preferred_element_type)))
   return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=_precision(precision),
                             preferred_element_type=pet, out_sharding=None)
 

@@ -945,10 +945,9 @@ def _strong_zeros(x):
 
 
 def _full_like_value(x, value):
-  """``full_like``: the weak type of ``x`` included."""
+  """``full_like``: the weak type of ``x`` included (a scalar stays a literal in jaxprs)."""
   aval = get_aval(x)
-  out = full(aval.shape, value, aval.dtype)
-  return convert_element_type(out, aval.dtype, weak_type=True) if aval.weak_type else out
+  return full(aval.shape, convert_element_type(value, aval.dtype, aval.weak_type))
 
 
 def _safe_base(x):

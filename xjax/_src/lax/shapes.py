@@ -903,11 +903,11 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
   """An array like ``x`` (its shape and dtype, unless given) filled with ``fill_value``."""
   from xjax._src.lax.elementwise import convert_element_type
   aval = get_aval(x)
-  dtype = aval.dtype if dtype is None else dtype
-  out = full(aval.shape if shape is None else shape, fill_value, dtype)
-  if dtype is aval.dtype and aval.weak_type:
-    out = convert_element_type(out, aval.dtype, weak_type=True)
-  return out
+  shape = aval.shape if shape is None else shape
+  if dtype is not None or not aval.weak_type:
+    return full(shape, fill_value, aval.dtype if dtype is None else dtype)
+  # weak: the fill converted first (on the host for a scalar: a weak literal, as JAX)
+  return full(shape, convert_element_type(fill_value, aval.dtype, True))
 
 
 def zeros_like_array(x):
