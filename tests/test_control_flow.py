@@ -237,6 +237,24 @@ def test_scan_grad_reverse_with_closure():
   np.testing.assert_allclose(xjax.grad(loss)(h0), fd(loss, h0), rtol=3e-3, atol=1e-3)
 
 
+def test_scan_grad_keeps_loop_constants_out_of_the_stacked_residuals():
+  # The weight matrix is a loop constant: reverse mode passes it to the backward scan as a
+  # const (as JAX does), not as a [T, H, H] stack of copies.
+  T, H = 6, 5
+  rng = np.random.RandomState(0)
+  W = rng.randn(H, H).astype(np.float32) * 0.3
+  xs = rng.randn(T, H).astype(np.float32)
+
+  def loss(W, xs):
+    h, ys = lax.scan(lambda h, x: (jnp.tanh(W @ h + x),) * 2, jnp.zeros(H), xs)
+    return jnp.sum(ys) + jnp.sum(h)
+  text = str(xjax.make_jaxpr(xjax.grad(loss))(W, xs))
+  assert f"f32[{T},{H},{H}]" not in text
+  g = xjax.grad(loss)(W, xs)
+  np.testing.assert_allclose(xjax.jit(xjax.grad(loss))(W, xs), g, rtol=1e-5)
+  np.testing.assert_allclose(g, fd(lambda w: loss(w, xs), W), rtol=3e-3, atol=1e-3)
+
+
 def test_vmap_scan_vs_loop():
   step = lambda c, x: (c * x + 1, jnp.sin(c))
   cs = np.array([0.1, 0.5, 0.9], np.float32)

@@ -15,6 +15,7 @@ import numpy as np
 from xjax._src import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
 from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.jaxpr import Var
 from xjax._src.core.trace import Primitive, Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
@@ -531,6 +532,22 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
   return carry_p + ys_p, tans
 
 
+def _invariant_residuals(known_j, num_res: int, known_consts) -> dict:
+  """{residual index: value} for the residual outputs of the known body that are loop
+  constants: one of its known consts passed through, or a constant of the body."""
+  jaxpr = known_j.jaxpr
+  sources = dict(zip(jaxpr.invars[:len(known_consts)], known_consts))
+  sources.update(zip(jaxpr.constvars, known_j.consts))
+  first = len(jaxpr.outvars) - num_res
+  return {i: sources[v] for i, v in enumerate(jaxpr.outvars[first:])
+          if isinstance(v, Var) and v in sources}
+
+
+def _drop(outs, first: int, invariant: dict) -> list:
+  """``outs`` without the residuals (counted from ``first``) that ``invariant`` forwards."""
+  return outs[:first] + [o for i, o in enumerate(outs[first:]) if i not in invariant]
+
+
 def _scan_partial_eval(trace, args, params):
   jaxpr, nc, n = params["jaxpr"], params["num_consts"], params["num_carry"]
   consts, carry, xs = split(args, [nc, n])
@@ -548,31 +565,42 @@ def _scan_partial_eval(trace, args, params):
   unknowns = const_uk + carry_uk + xs_uk
   known_j, unknown_j, out_uk, num_res = ad.partial_eval_jaxpr(
       jaxpr, unknowns, instantiate=carry_uk + [False] * n_ys)
-  # Known scan: residuals come out stacked, as extra ys.
-  kj, kconsts = trace_hoisted_for(known_j, "hoist", lambda *xs_: call(known_j, *xs_),
-                                  known_j.in_avals)
   k_args = [x for x, u in zip(args, unknowns) if not u]
   n_kc = sum(not u for u in const_uk)
   n_kcarry = sum(not u for u in carry_uk)
+  # Residuals that are loop constants (a known const, or a constant of the body) are
+  # passed to the unknown scan as consts; only the others are stacked per iteration.
+  invariant = _invariant_residuals(known_j, num_res, k_args[:n_kc])
+  kj, kconsts = trace_hoisted_for(
+      known_j, ("scan_known", tuple(invariant)),
+      lambda *xs_: _drop(call(known_j, *xs_), len(known_j.out_avals) - num_res, invariant),
+      known_j.in_avals)
   known_outs = scan_p.bind(*kconsts, *k_args, **_scan_params(
       params, jaxpr=kj, num_consts=len(kconsts) + n_kc, num_carry=n_kcarry))
-  residuals = known_outs[len(known_outs) - num_res:]
-  known_outs = known_outs[:len(known_outs) - num_res]
-  # Unknown scan: consumes the residuals as xs.
+  n_stacked = num_res - len(invariant)
+  stacked = known_outs[len(known_outs) - n_stacked:]
+  known_outs = known_outs[:len(known_outs) - n_stacked]
+  # Unknown scan: consumes the invariant residuals as consts, the others as xs.
   res_avals = unknown_j.in_avals[:num_res]
-  uk_consts = [x for x, u in zip(consts, const_uk) if u]
+  inv_vals = list(invariant.values())
+  uk_consts = [x for x, u in zip(consts, const_uk) if u] + inv_vals
   uk_carry = [x for x, u in zip(carry, carry_uk) if u]
   uk_xs = [x for x, u in zip(xs, xs_uk) if u]
   n_uc, n_ucarry = len(uk_consts), len(uk_carry)
-  avals = [get_aval(x) for x in uk_consts + uk_carry] + list(res_avals) + [
+  avals = [get_aval(x) for x in uk_consts + uk_carry] + [
+      a for i, a in enumerate(res_avals) if i not in invariant] + [
       a for a, u in zip(jaxpr.in_avals[nc + n:], xs_uk) if u]
 
   def unknown_body(*a):
-    c, ca, r, x = split(a, [n_uc, n_ucarry, num_res])
-    return call(unknown_j, *r, *c, *ca, *x)
-  uj, uconsts = trace_hoisted_for(unknown_j, ("scan_unknown", n_uc, n_ucarry, num_res),
-                                  unknown_body, avals)
-  staged = trace.stage(scan_p, [*uconsts, *uk_consts, *uk_carry, *residuals, *uk_xs],
+    c, ca, r, x = split(a, [n_uc, n_ucarry, n_stacked])
+    c, inv = c[:n_uc - len(inv_vals)], dict(zip(invariant, c[n_uc - len(inv_vals):]))
+    r = iter(r)
+    res = [inv[i] if i in invariant else next(r) for i in range(num_res)]
+    return call(unknown_j, *res, *c, *ca, *x)
+  uj, uconsts = trace_hoisted_for(
+      unknown_j, ("scan_unknown", n_uc, n_ucarry, num_res, tuple(invariant)), unknown_body,
+      avals)
+  staged = trace.stage(scan_p, [*uconsts, *uk_consts, *uk_carry, *stacked, *uk_xs],
                        _scan_params(params, jaxpr=uj, num_consts=len(uconsts) + n_uc,
                                     num_carry=n_ucarry))
   it_k, it_u = iter(known_outs), iter(staged)
