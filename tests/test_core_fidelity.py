@@ -556,3 +556,13 @@ def test_printed_forms_of_common_primitives():
       fwd=<lambda>
     ] a
   in (b,) }"""
+
+
+def test_jvp_of_stop_gradient_gives_an_array_of_zeros():
+  for f in (lax.stop_gradient, lambda x: lax.stop_gradient(x) * 2):
+    _, t = xjax.jvp(f, (1.0,), (1.0,))
+    assert _kind(t) == "float32~" and float(t) == 0.0
+  _, t = xjax.jvp(lax.stop_gradient, (jnp.float32(1.0),), (jnp.float32(1.0),))
+  assert _kind(t) == "float32" and float(t) == 0.0
+  _, t = xjax.jvp(lax.stop_gradient, (jnp.ones(2),), (jnp.ones(2),))
+  np.testing.assert_array_equal(t, [0.0, 0.0])

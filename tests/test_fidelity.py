@@ -236,10 +236,7 @@ def test_round3_make_jaxpr_text():
   assert str(xjax.make_jaxpr(lambda x: (lax.dot_general(x, x, (((1,), (1,)), ((0,), (0,)))),
                                         jnp.max(x, axis=1, keepdims=True)))(jnp.ones((2, 2)))) == \
       """{ lambda ; a:f32[2,2]. let
-    b:f32[2] = dot_general[
-      dimension_numbers=(([1], [1]), ([0], [0]))
-      preferred_element_type=float32
-    ] a a
+    b:f32[2] = dot_general[dimension_numbers=(([1], [1]), ([0], [0]))] a a
     c:f32[2] = reduce_max[axes=(1,)] a
     d:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] c
   in (b, d) }"""
