@@ -252,3 +252,38 @@ def test_custom_root():
   np.testing.assert_allclose(xjax.jvp(_sqrt, (2.,), (1.,))[1], 0.5 / np.sqrt(2.), rtol=1e-5)
   np.testing.assert_allclose(xjax.vmap(_sqrt)(jnp.array([4., 9.])), [2., 3.], rtol=1e-6)
   np.testing.assert_allclose(xjax.jit(xjax.grad(_sqrt))(4.), 0.25, rtol=1e-5)
+
+
+def test_squeeze_is_its_own_primitive():
+  x = np.arange(3, dtype=np.float32).reshape(1, 3, 1)
+  assert "squeeze[dimensions=(0, 2)]" in str(xjax.make_jaxpr(jnp.squeeze)(x))
+  np.testing.assert_array_equal(lax.squeeze(x, (-1, 0)), x.reshape(3))
+  assert lax.squeeze(x, ()) is x
+  with pytest.raises(ValueError, match="size not equal to one"):
+    lax.squeeze(np.ones((2, 3)), (0,))
+  xs = np.random.RandomState(0).randn(3, 4, 1).astype(np.float32)
+  np.testing.assert_allclose(xjax.vmap(lambda v: lax.squeeze(v, (1,)), in_axes=1)(xs),
+                             np.stack([xs[:, i, 0] for i in range(4)]))
+  check_grads(lambda v: lax.squeeze(v, (0, 2)) ** 2, (x + 1,), order=2)
+
+
+@pytest.mark.parametrize("sa,sb", [((3,), (3, 4)), ((4,), (3, 4, 2)), ((5, 2, 3), (3,)),
+                                   ((5, 2, 3), (3, 4)), ((1, 2, 3), (5, 3, 4)),
+                                   ((2, 1, 2, 3), (4, 3, 2)), ((3,), (3,))])
+def test_matmul_broadcasts_batches_without_copies(sa, sb):
+  # Vectors and size-1 or missing batch dimensions become free dimensions of dot_general
+  # (as JAX): no broadcast_in_dim materializes a batch.
+  rng = np.random.RandomState(0)
+  a, b = rng.randn(*sa).astype(np.float32), rng.randn(*sb).astype(np.float32)
+  np.testing.assert_allclose(jnp.matmul(a, b), np.matmul(a, b), rtol=1e-5, atol=1e-6)
+  text = str(xjax.make_jaxpr(jnp.matmul)(a, b))
+  assert "broadcast_in_dim" not in text and text.count("dot_general") == 1
+
+
+def test_matmul_of_mixed_precisions_contracts_without_converting():
+  a, b = np.ones((2, 3), np.float16), np.ones(3, np.float32)
+  text = str(xjax.make_jaxpr(jnp.matmul)(a, b))
+  assert "convert_element_type" not in text and "preferred_element_type=float32" in text
+  out = jnp.matmul(a, b)
+  assert out.dtype == np.float32 and not out.weak_type
+  np.testing.assert_array_equal(out, [3.0, 3.0])

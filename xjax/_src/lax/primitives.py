@@ -16,7 +16,7 @@ from xjax._src.lax.reductions import (argmax_p, argmin_p, reduce_and_p,  # noqa:
 from xjax._src.lax.rounding import round_p  # noqa: F401
 from xjax._src.lax.shapes import (broadcast_in_dim_p, concatenate_p,  # noqa: F401
                                   dynamic_slice_p, dynamic_update_slice_p, iota_p, pad_p,
-                                  reshape_p, rev_p, slice_p, transpose_p)
+                                  reshape_p, rev_p, slice_p, squeeze_p, transpose_p)
 from xjax._src.lax.sorting import sort_p, top_k_p  # noqa: F401
 from xjax._src.lax.windowed import (conv_general_dilated_p,  # noqa: F401
                                     reduce_window_max_p, reduce_window_min_p,

@@ -248,15 +248,39 @@ def transpose(operand, permutation: Sequence[int]):
   return transpose_p.bind(operand, permutation=permutation)
 
 
-def squeeze(array, dimensions: Sequence[int]):
-  aval = get_aval(array)
-  dims = tuple(sorted(normalize_axis(d, aval.ndim, "squeeze") for d in dimensions))
-  for d in dims:
-    if aval.shape[d] != 1:
+# ---------------------------------------------------------------------------------------
+# squeeze: drops size-1 dimensions (a reshape, kept as its own primitive as in JAX)
+
+def _squeeze_abstract_eval(x, *, dimensions):
+  for d in dimensions:
+    if x.shape[d] != 1:
       raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
-                       f"one, got shape={aval.shape} and dimensions={tuple(dimensions)}")
-  new = tuple(s for i, s in enumerate(aval.shape) if i not in dims)
-  return reshape(array, new)
+                       f"one, got shape={x.shape} and dimensions={dimensions}")
+  return x.update(shape=tuple(s for i, s in enumerate(x.shape) if i not in dimensions))
+
+
+def _squeeze_transpose(ct, x, *, dimensions):
+  return [Zero(x.aval) if type(ct) is Zero else reshape(ct, x.aval.shape)]
+
+
+def _squeeze_batch(axis, args, dims, *, dimensions):
+  (x,), (d,) = args, dims
+  x = batching.moveaxis(x, d, 0)
+  return squeeze(x, tuple(i + 1 for i in dimensions)), 0
+
+
+squeeze_p = standard_primitive(
+    "squeeze", _squeeze_abstract_eval,
+    lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", [x], ctx.avals_out[0]))
+ad.deflinear(squeeze_p, _squeeze_transpose)
+squeeze_p.batch = _squeeze_batch
+
+
+def squeeze(array, dimensions: Sequence[int]):
+  """``array`` without the size-1 ``dimensions``."""
+  ndim = get_aval(array).ndim
+  dims = tuple(sorted({normalize_axis(d, ndim, "squeeze") for d in dimensions}))
+  return squeeze_p.bind(array, dimensions=dims) if dims else array
 
 
 def expand_dims(array, dimensions: Sequence[int]):

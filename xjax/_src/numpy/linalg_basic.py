@@ -1,49 +1,67 @@
 """Products: dot, matmul (with batch broadcasting), vdot, inner, outer."""
 from __future__ import annotations
 
+import numpy as np
+
+from xjax._src import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
 from xjax._src.numpy.util import promote_dtypes, check_arraylike
 
 
 def matmul(a, b, /, *, precision=None, preferred_element_type=None):
+  """Matrix product with NumPy's rules for vectors and broadcast batch dimensions.
+
+  Nothing is broadcast in memory: a batch dimension of size 1 (or missing) on one side is a
+  free dimension of the other operand in ``dot_general``, and one transpose puts the
+  output dimensions in order.
+  """
   check_arraylike("matmul", a, b)
-  a, b = promote_dtypes(a, b)
   sa, sb = get_aval(a).shape, get_aval(b).shape
   if not sa or not sb:
     raise ValueError("matmul: Input operand does not have enough dimensions: scalars are "
                      "not allowed, use * instead.")
-  a_vec, b_vec = len(sa) == 1, len(sb) == 1
-  if a_vec:
-    a = lax.reshape(a, (1,) + sa)
-    sa = (1,) + sa
-  if b_vec:
-    b = lax.reshape(b, sb + (1,))
-    sb = sb + (1,)
-  if sa[-1] != sb[-2]:
+  out_dtype, out_weak = dtypes.result_type(a, b, return_weak_type_flag=True)
+  if preferred_element_type is None:
+    preferred_element_type = out_dtype
+  else:
+    out_dtype, out_weak = dtypes.dtype(preferred_element_type), False
+  a_mat, b_mat = len(sa) > 1, len(sb) > 1
+  if sa[-1] != sb[-2 if b_mat else 0]:
     raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
-                    f"got {(sa[-1],)} and {(sb[-2],)}.")
-  batch_a, batch_b = sa[:-2], sb[:-2]
-  nb = max(len(batch_a), len(batch_b))
-  batch_a = (1,) * (nb - len(batch_a)) + batch_a
-  batch_b = (1,) * (nb - len(batch_b)) + batch_b
-  batch = []
-  for x, y in zip(batch_a, batch_b):
-    if x != y and x != 1 and y != 1:
-      raise ValueError(f"matmul: incompatible batch dimensions {sa[:-2]} and {sb[:-2]}")
-    batch.append(max(x, y))
-  batch = tuple(batch)
-  a = lax.broadcast_in_dim(lax.reshape(a, batch_a + sa[-2:]), batch + sa[-2:],
-                           tuple(range(nb + 2))) if batch_a != batch else lax.reshape(
-      a, batch + sa[-2:])
-  b = lax.broadcast_in_dim(lax.reshape(b, batch_b + sb[-2:]), batch + sb[-2:],
-                           tuple(range(nb + 2))) if batch_b != batch else lax.reshape(
-      b, batch + sb[-2:])
-  bd = tuple(range(nb))
-  out = lax.dot_general(a, b, (((nb + 1,), (nb,)), (bd, bd)), precision=precision,
-                        preferred_element_type=preferred_element_type)
-  shape = batch + (() if a_vec else (sa[-2],)) + (() if b_vec else (sb[-1],))
-  return lax.reshape(out, shape)
+                    f"got {(sa[-1],)} and {(sb[-2 if b_mat else 0],)}.")
+  nb = max(len(sa) - 2, len(sb) - 2, 0)
+  batch_a = (None,) * (nb - max(len(sa) - 2, 0)) + sa[:-2]
+  batch_b = (None,) * (nb - max(len(sb) - 2, 0)) + sb[:-2]
+  squeeze_a, squeeze_b, dims_a, dims_b = [], [], [], []
+  out_batch, out_a, out_b = [], [], []  # output positions, in dot_general's order
+  for i, (da, db) in enumerate(zip(batch_a, batch_b)):
+    if da is None:
+      out_b.append(i)
+    elif db is None:
+      out_a.append(i)
+    elif da == 1:
+      out_b.append(i)
+      squeeze_a.append(len(out_batch) + len(out_a) + len(squeeze_a))
+    elif db == 1:
+      out_a.append(i)
+      squeeze_b.append(len(out_batch) + len(out_b) + len(squeeze_b))
+    elif da == db:
+      dims_a.append(len(out_batch) + len(out_a))
+      dims_b.append(len(out_batch) + len(out_b))
+      out_batch.append(i)
+    else:
+      raise ValueError(f"Incompatible shapes for matmul arguments: {sa} and {sb}")
+  if a_mat:
+    out_a.append(nb)
+  if b_mat:
+    out_b.append(nb + a_mat)
+  a, b = lax.squeeze(a, tuple(squeeze_a)), lax.squeeze(b, tuple(squeeze_b))
+  contract = ((get_aval(a).ndim - 1,), (get_aval(b).ndim - 1 - b_mat,))
+  out = lax.dot_general(a, b, (contract, (tuple(dims_a), tuple(dims_b))),
+                        precision=precision, preferred_element_type=preferred_element_type)
+  out = lax.transpose(out, tuple(int(i) for i in np.argsort(out_batch + out_a + out_b)))
+  return lax.convert_element_type(out, out_dtype, out_weak)
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None):
