@@ -566,3 +566,19 @@ def test_jvp_of_stop_gradient_gives_an_array_of_zeros():
   assert _kind(t) == "float32" and float(t) == 0.0
   _, t = xjax.jvp(lax.stop_gradient, (jnp.ones(2),), (jnp.ones(2),))
   np.testing.assert_array_equal(t, [0.0, 0.0])
+
+
+def test_float16_bessel_i0e_is_evaluated_in_float32():
+  x = np.linspace(-5, 5, 11).astype(np.float16)
+  want = [0.18359375, 0.20703125, 0.2430419921875, 0.30859375, 0.4658203125, 1.0,
+          0.4658203125, 0.30859375, 0.2430419921875, 0.20703125, 0.18359375]  # JAX 0.10.2
+  out = lax.bessel_i0e(jnp.asarray(x))
+  assert out.dtype == jnp.float16
+  assert np.asarray(out).tolist() == want
+  assert float(jnp.i0(jnp.float16(0.5))) == pytest.approx(1.063, abs=1e-3)
+
+
+def test_angle_of_a_real_scalar_is_default_float():
+  assert jnp.angle(jnp.float16(1)).dtype == jnp.float32  # as JAX 0.10.2
+  assert jnp.angle(jnp.array([1.0], jnp.float16)).dtype == jnp.float16
+  assert float(jnp.angle(jnp.bfloat16(-1))) == pytest.approx(np.pi)

@@ -1016,6 +1016,9 @@ def _chebyshev(x, coeffs):
 
 
 def _bessel_i0e_impl(x):
+  dt = get_aval(x).dtype
+  if dt in (np.float16, dtypes.bfloat16):  # evaluated in float32, as XLA's own expansion
+    return convert_element_type(_bessel_i0e_impl(convert_element_type(x, np.float32)), dt)
   z = abs(x)
   small = _chebyshev(sub(mul(z, _const(z, 0.5)), _const(z, 2)), _I0E_A)
   safe = max(z, _const(z, 8))

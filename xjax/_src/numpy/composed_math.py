@@ -455,6 +455,8 @@ def spacing(x, /):
 def angle(z, deg=False):
   """Argument of complex ``z`` (radians, or degrees with ``deg``)."""
   (z,) = promote_args_inexact("angle", z)
+  if get_aval(z).ndim == 0 and dtypes.is_float(get_aval(z).dtype):
+    z = lax.convert_element_type(z, dtypes.default_float_dtype())  # as JAX (and NumPy)
   if dtypes.is_complex(get_aval(z).dtype):
     out = lax.atan2(lax.imag(z), lax.real(z))
   else:
