@@ -582,3 +582,12 @@ def test_angle_of_a_real_scalar_is_default_float():
   assert jnp.angle(jnp.float16(1)).dtype == jnp.float32  # as JAX 0.10.2
   assert jnp.angle(jnp.array([1.0], jnp.float16)).dtype == jnp.float16
   assert float(jnp.angle(jnp.bfloat16(-1))) == pytest.approx(np.pi)
+
+
+def test_aux_outputs_that_are_inputs_come_back_as_given():
+  (v, aux), g = xjax.value_and_grad(lambda a: (a * a, {"x": a}), has_aux=True)(2.0)
+  assert isinstance(aux["x"], float) and _kind(v) == "float32~" and float(g) == 4.0
+  _, _, aux = xjax.vjp(lambda a: (a * 2, a), 1.0, has_aux=True)
+  assert isinstance(aux, float)
+  _, _, aux = xjax.jvp(lambda a: (a * 2, a), (1.0,), (1.0,), has_aux=True)
+  assert isinstance(aux, float)

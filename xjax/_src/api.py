@@ -163,9 +163,12 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     get_aval(p)  # validates the input type
   aux_box = [] if has_aux else None
   out_box = []
-  out_p, linear = ad.linearize_flat(_flat_fun(fun, p_tree, out_box, aux_box),
-                                    [_as_value(p) for p in p_leaves])
-  out_p, aux = _split_aux_outs(out_p, aux_box)
+  values = [_as_value(p) for p in p_leaves]
+  out_p, linear = ad.linearize_flat(_flat_fun(fun, p_tree, out_box, aux_box), values)
+  n_out = out_box[0].num_leaves
+  # aux outputs that are inputs come back as given (as JAX); primal outputs are arrays
+  out_p, aux = _split_aux_outs(out_p[:n_out] + _forward_inputs(out_p[n_out:], values,
+                                                               p_leaves), aux_box)
   out_tree = out_box[0]
   in_avals = [get_aval(p) for p in p_leaves]
   out_avals = [get_aval(o) for o in out_p]
