@@ -591,3 +591,19 @@ def test_aux_outputs_that_are_inputs_come_back_as_given():
   assert isinstance(aux, float)
   _, _, aux = xjax.jvp(lambda a: (a * 2, a), (1.0,), (1.0,), has_aux=True)
   assert isinstance(aux, float)
+
+
+def test_arange_is_an_iota_as_jax():
+  # values to the last bit of JAX 0.10.2's (start + step * iota in the working dtype)
+  for args in [(0., 1., 0.1), (-3, 3, 0.7), (10, 0, -1.5), (1.5, 10.2, 0.3)]:
+    start, stop, step = args
+    n = int(np.ceil((stop - start) / step))
+    want = np.float32(start) + np.float32(step) * np.arange(n, dtype=np.float32)
+    np.testing.assert_array_equal(jnp.arange(*args), want)
+  assert str(xjax.make_jaxpr(lambda: jnp.arange(1., 4.))()) == """\
+{ lambda ; . let
+    a:f32[3] = iota[dimension=0 dtype=float32 shape=(3,) sharding=None] 
+    b:f32[3] = add 1.0:f32[] a
+  in (b,) }"""
+  assert jnp.arange(0, 1, 0.1, dtype=jnp.float16).dtype == jnp.float16
+  assert jnp.arange(5, 2).shape == (0,)

@@ -292,11 +292,11 @@ def pp_eqn(eqn: JaxprEqn, names: _Names, indent: int, used=None) -> str:
   one_line = " ".join(f"{k}={v}" for k, v in items)
   head = f"{pad}{outs} = {eqn.primitive.name}" if outs else f"{pad}{eqn.primitive.name}"
   if "\n" not in one_line and len(head) + len(one_line) + len(ins) + 3 <= 80:
-    return f"{head}[{one_line}] {ins}".rstrip()
+    return f"{head}[{one_line}] {ins}"  # a trailing space when no operands, as JAX
   lines = [f"{head}["]
   for k, v in items:
     lines.append(f"{pad}  {k}={v.lstrip()}")
-  lines.append(f"{pad}] {ins}".rstrip())
+  lines.append(f"{pad}] {ins}")
   return "\n".join(lines)
 
 

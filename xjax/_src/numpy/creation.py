@@ -208,12 +208,20 @@ def arange(start, stop=None, step=None, dtype=None):
   start = concrete_or_error(start, "arange start")
   stop = None if stop is None else concrete_or_error(stop, "arange stop")
   step = None if step is None else concrete_or_error(step, "arange step")
-  if stop is None and step is None:
-    n = int(np.ceil(start)) if not isinstance(start, int) else start
-    return lax.iota(dt, max(n, 0)) if dtypes.is_integer(dt) else \
-        lax.convert_element_type(lax.iota(np.int32, max(n, 0)), dt)
-  host = np.arange(start, stop, step, dtype=np.dtype(dt) if dtypes.is_integer(dt) else None)
-  return make_array(host.astype(dt))
+  # JAX's formula: an iota in the result dtype, shifted and scaled on the device (float16
+  # and bfloat16 work in float32), so values match JAX to the last bit
+  if stop is None:
+    start, stop = 0, start
+  if step is not None:
+    work = np.float32 if dtypes.is_float(dt) and dtypes.finfo(dt).bits < 32 else dt
+    size = max(0, int(np.ceil((stop - start) / step)))
+    out = lax.add(lax.convert_element_type(start, work),
+                  lax.mul(lax.convert_element_type(step, work), lax.iota(work, size)))
+    return lax.convert_element_type(out, dt)
+  if start == 0:
+    return lax.iota(dt, max(0, int(np.ceil(stop))))
+  return lax.add(lax.convert_element_type(start, dt),
+                 lax.iota(dt, max(0, int(np.ceil(stop - start)))))
 
 
 @_with_device
