@@ -138,12 +138,18 @@ def logaddexp(x1, x2, /):
   return _logaddexp(a, b)
 
 
+def _log_add(a, b, exp, scale=None):
+  """max(a, b) + log1p(exp(-|a - b|)) (times ``scale``): log(exp(a) + exp(b)) in the base
+  of ``exp``, stably; a NaN difference (inf - inf, or a NaN) gives a + b."""
+  delta = lax.sub(a, b)
+  tail = lax.log1p(exp(lax.neg(lax.abs(delta))))
+  out = lax.add(lax.max(a, b), tail if scale is None else lax.mul(scale, tail))
+  return lax.select_n(isnan(delta), out, lax.add(a, b))
+
+
 @custom_jvp
 def _logaddexp(a, b):
-  hi = lax.max(a, b)
-  delta = lax.sub(a, b)
-  out = lax.add(hi, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-  return lax.select_n(isnan(delta), out, lax.add(a, b))
+  return _log_add(a, b, lax.exp)
 
 
 @_logaddexp.defjvp
@@ -167,11 +173,7 @@ def logaddexp2(x1, x2, /):
 
 @custom_jvp
 def _logaddexp2(a, b):
-  hi = lax.max(a, b)
-  delta = lax.sub(a, b)
-  tail = lax.log1p(lax.exp2(lax.neg(lax.abs(delta))))
-  out = lax.add(hi, lax.mul(_wc(a, 1 / np.log(2)), tail))
-  return lax.select_n(isnan(delta), out, lax.add(a, b))
+  return _log_add(a, b, lax.exp2, _wc(a, 1 / np.log(2)))
 
 
 @_logaddexp2.defjvp
