@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test bench
+.PHONY: setup demo test bench ecosystem
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,3 +20,7 @@ test: setup
 
 bench: setup
 	for f in benchmarks/*.py; do $(PY) $$f; done
+
+# optax's and chex's own test suites on xjax, in .ecosystem/venv (no `jax` there); not part of `make test`
+ecosystem:
+	$(PYTHON) tools/ecosystem.py

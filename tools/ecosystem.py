@@ -1,0 +1,202 @@
+"""Runs optax's and chex's own test suites on xjax, as a user without JAX would.
+
+    python tools/ecosystem.py                 # set up .ecosystem/venv (no `jax`), run both suites
+    python tools/ecosystem.py --lib chex -k asserts     # only chex files whose path has 'asserts'
+    python tools/ecosystem.py --report        # print the last results again
+    python tools/ecosystem.py --reference --venv DIR/venv --results DIR/results
+                                              # the same suites on the real JAX 0.10.2
+
+The environment gets the libraries with `pip install --no-deps` and their non-JAX
+dependencies, and xjax's working tree through a `.pth` file; it has no `jax` package.
+Each `*_test.py` file of the installed wheels runs in its own process (as chex's CI does)
+through the import redirection (`python -m xjax -m pytest FILE`), one after another, with
+a time limit per file. Per library it prints passed/failed/errored tests, the pass rate,
+the share of the reference's passing tests that pass (from tools/ecosystem_reference/),
+and the most common failure causes (exception type and first line of the message).
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+REFERENCE_PASSES = REPO / "tools" / "ecosystem_reference"
+LIBRARIES = {"optax": "optax==0.2.8", "chex": "chex==0.1.92"}
+# Installed without their dependencies (they all ask for `jax`).
+NO_DEPS = [*LIBRARIES.values(), "flax==0.12.8"]
+# What the libraries and their tests import besides JAX (flax: the parts linen needs).
+SUPPORT = ["absl-py", "toolz", "typing_extensions>=4.15", "pytest==9.2.0", "cloudpickle",
+           "dm-tree", "scikit-learn", "msgpack", "rich", "PyYAML", "treescope", "etils"]
+XJAX_RUNTIME = ["numpy==2.4.6", "jaxlib==0.10.2", "ml_dtypes==0.6.0", "scipy==1.17.1"]
+REFERENCE_RUNTIME = [*XJAX_RUNTIME, "jax==0.10.2", "opt_einsum"]
+
+
+def _pip(python: Path, *args: str) -> None:
+  subprocess.run([str(python), "-m", "pip", "install", "-q", *args], check=True)
+
+
+def site_packages(python: Path) -> Path:
+  out = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                       check=True, capture_output=True, text=True)
+  return Path(out.stdout.strip())
+
+
+def setup(venv: Path, reference: bool) -> Path:
+  """Creates the environment once (a marker file records what was installed)."""
+  python = venv / "bin" / "python"
+  wanted = json.dumps([reference, NO_DEPS, SUPPORT, REFERENCE_RUNTIME if reference else XJAX_RUNTIME])
+  marker = venv / ".ecosystem-installed"
+  if marker.exists() and marker.read_text() == wanted:
+    return python
+  if not python.exists():
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+  _pip(python, *(REFERENCE_RUNTIME if reference else XJAX_RUNTIME), *SUPPORT)
+  _pip(python, "--no-deps", *NO_DEPS)
+  if not reference:
+    (site_packages(python) / "xjax_working_tree.pth").write_text(str(REPO) + "\n")
+    probe = subprocess.run([str(python), "-c", "import importlib.util as u; print(u.find_spec('jax'))"],
+                           capture_output=True, text=True, check=True)
+    if probe.stdout.strip() != "None":
+      raise SystemExit(f"{venv} has a `jax` package; the xjax environment must not")
+  marker.write_text(wanted)
+  return python
+
+
+def test_files(python: Path, lib: str) -> dict[str, Path]:
+  """{path inside site-packages: path} of the library's test files."""
+  root = site_packages(python)
+  return {str(p.relative_to(root)): p for p in sorted((root / lib).rglob("*_test.py"))}
+
+
+def _cause(element) -> str:
+  """'ExceptionType: first line of message' for a junit <failure>/<error> element."""
+  lines = [ln[1:].strip() for ln in (element.text or "").splitlines() if ln.startswith("E ")]
+  for line in reversed(lines):       # collection errors carry no useful message attribute
+    head = line.split(":", 1)[0]
+    if head.replace(".", "").replace("_", "").isalnum() and head[:1].isupper() and ":" in line:
+      message = element.get("message") or ""
+      if element.tag == "failure" and message and not message.startswith("collection"):
+        return message.splitlines()[0][:160]
+      return line[:160]
+  return (element.get("message") or element.tag).splitlines()[0][:160]
+
+
+def parse_junit(path: Path) -> dict[str, list[str]]:
+  """{test id: [outcome, cause]} from a pytest junit file."""
+  results = {}
+  for case in ET.parse(path).getroot().iter("testcase"):
+    test_id = f"{case.get('classname')}::{case.get('name')}"
+    outcome, cause = "passed", ""
+    for child in case:
+      if child.tag in ("failure", "error"):
+        outcome, cause = ("failed" if child.tag == "failure" else "error"), _cause(child)
+        break
+      if child.tag == "skipped":
+        outcome = "skipped"
+    results[test_id] = [outcome, cause]
+  return results
+
+
+def run_file(python: Path, test_file: Path, reference: bool, timeout: float, work: Path) -> dict:
+  junit = work / "junit.xml"
+  junit.unlink(missing_ok=True)
+  ini = work / "pytest.ini"
+  ini.write_text("[pytest]\n")
+  front = [str(python)] if reference else [str(python), "-m", "xjax"]
+  command = [*front, "-m", "pytest", str(test_file), "-q", "-p", "no:cacheprovider",
+             "-c", str(ini), "--rootdir", str(test_file.parent), f"--junitxml={junit}"]
+  start = time.time()
+  process = subprocess.Popen(command, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             start_new_session=True, text=True)
+  try:
+    output, _ = process.communicate(timeout=timeout)
+    status = "ran"
+  except subprocess.TimeoutExpired:
+    os.killpg(process.pid, signal.SIGKILL)
+    output, _ = process.communicate()
+    status = "timeout"
+  tests = parse_junit(junit) if junit.exists() else {}
+  if not tests:
+    status = status if status == "timeout" else "crashed"
+    tail = [ln for ln in output.splitlines() if ln.strip()][-3:]
+    tests = {f"{test_file.name}::<file>": ["error", f"{status}: " + " | ".join(tail)[:160]]}
+  return {"status": status, "seconds": round(time.time() - start, 1), "tests": tests}
+
+
+def load_reference(lib: str) -> set[str] | None:
+  path = REFERENCE_PASSES / f"{lib}.txt"
+  return set(path.read_text().split("\n")) - {""} if path.exists() else None
+
+
+def report(lib: str, results: dict, top: int) -> None:
+  outcomes = collections.Counter()
+  causes = collections.Counter()
+  for file_result in results.values():
+    for outcome, cause in file_result["tests"].values():
+      outcomes[outcome] += 1
+      if outcome in ("failed", "error"):
+        causes[cause] += 1
+  ran = outcomes["passed"] + outcomes["failed"] + outcomes["error"]
+  rate = 100.0 * outcomes["passed"] / ran if ran else 0.0
+  print(f"\n== {lib}: {len(results)} files; {outcomes['passed']} passed, {outcomes['failed']} failed, "
+        f"{outcomes['error']} errored, {outcomes['skipped']} skipped; pass rate {rate:.1f}%")
+  reference = load_reference(lib)
+  if reference:
+    passed = {t for r in results.values() for t, (o, _) in r["tests"].items() if o == "passed"}
+    both = len(passed & reference)
+    print(f"   vs the reference JAX 0.10.2: {both} of its {len(reference)} passing tests pass "
+          f"({100.0 * both / len(reference):.1f}%)")
+  slow = [f"{Path(f).name} ({r['status']})" for f, r in results.items() if r["status"] != "ran"]
+  if slow:
+    print("   files that did not finish: " + ", ".join(slow))
+  for cause, count in causes.most_common(top):
+    print(f"   {count:5d}  {cause}")
+
+
+def main(argv=None) -> None:
+  parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+  parser.add_argument("--venv", type=Path, default=REPO / ".ecosystem" / "venv")
+  parser.add_argument("--results", type=Path, default=REPO / ".ecosystem" / "results")
+  parser.add_argument("--reference", action="store_true", help="run on the real JAX 0.10.2")
+  parser.add_argument("--lib", action="append", choices=sorted(LIBRARIES))
+  parser.add_argument("-k", dest="pattern", default="", help="only test files whose path has this")
+  parser.add_argument("--timeout", type=float, default=300.0, help="seconds per test file")
+  parser.add_argument("--top", type=int, default=15, help="failure causes to print")
+  parser.add_argument("--report", action="store_true", help="print the saved results only")
+  parser.add_argument("--write-reference", action="store_true",
+                      help="save the passing test ids as tools/ecosystem_reference/<lib>.txt")
+  args = parser.parse_args(argv)
+  libs = args.lib or sorted(LIBRARIES)
+  args.results.mkdir(parents=True, exist_ok=True)
+  python = None if args.report else setup(args.venv, args.reference)
+  for lib in libs:
+    saved = args.results / f"{lib}.json"
+    results = json.loads(saved.read_text()) if saved.exists() else {}
+    if python is not None:
+      work = args.results / "work"
+      work.mkdir(exist_ok=True)
+      for key, test_file in test_files(python, lib).items():
+        if args.pattern not in key:
+          continue
+        result = run_file(python, test_file, args.reference, args.timeout, work)
+        results[key] = result
+        counts = collections.Counter(o for o, _ in result["tests"].values())
+        print(f"{key}: {dict(counts)} in {result['seconds']} s ({result['status']})", flush=True)
+        saved.write_text(json.dumps(results, indent=0, sort_keys=True))
+    report(lib, results, args.top)
+    if args.write_reference:
+      REFERENCE_PASSES.mkdir(exist_ok=True)
+      passed = sorted(t for r in results.values() for t, (o, _) in r["tests"].items() if o == "passed")
+      (REFERENCE_PASSES / f"{lib}.txt").write_text("\n".join(passed) + "\n")
+
+
+if __name__ == "__main__":
+  main()
