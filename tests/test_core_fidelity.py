@@ -607,3 +607,13 @@ def test_arange_is_an_iota_as_jax():
   in (b,) }"""
   assert jnp.arange(0, 1, 0.1, dtype=jnp.float16).dtype == jnp.float16
   assert jnp.arange(5, 2).shape == (0,)
+
+
+def test_nan_to_num_types_as_jax():
+  g = xjax.grad(jnp.nan_to_num)(0.6)
+  assert _kind(g) == "float32~" and float(g) == 1.0
+  out = jnp.nan_to_num(1.5)
+  assert _kind(out) == "float32" and float(out) == 1.5
+  assert _kind(jnp.nan_to_num(2)) == "int32~"
+  np.testing.assert_array_equal(jnp.nan_to_num(jnp.array([np.nan, np.inf]), nan=1.0,
+                                               posinf=2.0), [1.0, 2.0])

@@ -288,10 +288,11 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
   info = dtypes.finfo(dt)
   posinf = info.max if posinf is None else posinf
   neginf = info.min if neginf is None else neginf
-  shape = get_aval(x).shape
-  out = lax.select_n(isnan(x), x, lax.full(shape, nan, dt))
-  out = lax.select_n(isposinf(out), out, lax.full(shape, posinf, dt))
-  return lax.select_n(isneginf(out), out, lax.full(shape, neginf, dt))
+  # jnp.where, as JAX: the strongly typed fills make the result strong (and its
+  # cotangent weak again through the conversion, for a weakly typed x)
+  out = _where(isnan(x), np.asarray(nan, dt), x)
+  out = _where(isposinf(out), np.asarray(posinf, dt), out)
+  return _where(isneginf(out), np.asarray(neginf, dt), out)
 
 
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
