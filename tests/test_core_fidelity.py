@@ -617,3 +617,14 @@ def test_nan_to_num_types_as_jax():
   assert _kind(jnp.nan_to_num(2)) == "int32~"
   np.testing.assert_array_equal(jnp.nan_to_num(jnp.array([np.nan, np.inf]), nan=1.0,
                                                posinf=2.0), [1.0, 2.0])
+
+
+def test_linearize_function_is_a_pytree_returned_from_jit():
+  f = lambda a: jnp.sin(a) * a
+  x = jnp.arange(3.0)
+  _, f_jvp = xjax.jit(lambda x: xjax.linearize(f, x))(x)
+  assert isinstance(f_jvp, xjax.tree_util.Partial)
+  np.testing.assert_allclose(f_jvp(jnp.ones(3)), np.sin(np.arange(3.0)) + np.arange(3.0) *
+                             np.cos(np.arange(3.0)), rtol=1e-6)
+  with pytest.raises(TypeError, match="inconsistent"):
+    f_jvp(jnp.ones(3), jnp.ones(3))

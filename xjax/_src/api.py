@@ -133,23 +133,37 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
   out_tree = out_box[0]
   in_avals = [tangent_aval(get_aval(p)) for p in p_leaves]
 
-  def f_jvp(*tangents):
-    t_leaves, t_tree = tree_util.tree_flatten(tangents)
-    if t_tree != p_tree:
-      raise TypeError(f"linearized function called on tangent values inconsistent with the "
-                      f"original primal values: expected structure {p_tree}, got {t_tree}")
-    for t, a in zip(t_leaves, in_avals):
-      ta = get_aval(t)
-      if ta.shape != a.shape or ta.dtype != a.dtype:
-        raise ValueError(f"linearized function called with tangent of type "
-                         f"{ta.str_short()} where {a.str_short()} was expected")
-    outs = eval_jaxpr(linear.jaxpr, linear.consts, *t_leaves)
-    return tree_util.tree_unflatten(out_tree, outs[:len(out_p)])
-
+  f_jvp = tree_util.Partial(_LinearMap(linear.jaxpr, p_tree, out_tree, in_avals),
+                            *linear.consts)
   primal_out = tree_util.tree_unflatten(out_tree, out_p)
   if has_aux:
     return primal_out, f_jvp, aux
   return primal_out, f_jvp
+
+
+class _LinearMap:
+  """The function ``linearize`` returns, as a ``Partial`` whose leaves are the residuals
+  (a pytree, as in JAX); this is its static part."""
+  __slots__ = ("jaxpr", "p_tree", "out_tree", "in_avals")
+
+  def __init__(self, jaxpr, p_tree, out_tree, in_avals) -> None:
+    self.jaxpr, self.p_tree, self.out_tree, self.in_avals = jaxpr, p_tree, out_tree, in_avals
+
+  def __call__(self, *args):
+    n = len(self.jaxpr.constvars)
+    residuals, tangents = args[:n], args[n:]
+    t_leaves, t_tree = tree_util.tree_flatten(tangents)
+    if t_tree != self.p_tree:
+      raise TypeError(f"linearized function called on tangent values inconsistent with the "
+                      f"original primal values: expected structure {self.p_tree}, got "
+                      f"{t_tree}")
+    for t, a in zip(t_leaves, self.in_avals):
+      ta = get_aval(t)
+      if ta.shape != a.shape or ta.dtype != a.dtype:
+        raise ValueError(f"linearized function called with tangent of type "
+                         f"{ta.str_short()} where {a.str_short()} was expected")
+    outs = eval_jaxpr(self.jaxpr, residuals, *t_leaves)
+    return tree_util.tree_unflatten(self.out_tree, outs[:self.out_tree.num_leaves])
 
 
 # ---------------------------------------------------------------------------------------
