@@ -119,3 +119,97 @@ def test_no_retrace_warning_for_xjax_internal_functions():
     for n in range(1, 14):
       xjax.random.normal(key, (n,))
   assert not [x for x in w if "has been traced" in str(x.message)]
+
+
+# ---------------------------------------------------------------------------------------
+# jax_check_tracer_leaks
+
+_stored = []
+
+
+def _leaky(x):
+  _stored.append(x)
+  return x * 2
+
+
+@pytest.mark.parametrize("name,run,trace", [
+    ("jit", lambda: xjax.jit(_leaky)(1.0), "DynamicJaxprTrace"),
+    ("make_jaxpr", lambda: xjax.make_jaxpr(_leaky)(1.0), "DynamicJaxprTrace"),
+    ("vmap", lambda: xjax.vmap(_leaky)(jnp.ones(2)), "BatchTrace"),
+    ("scan", lambda: xjax.lax.scan(lambda c, x: (_leaky(c), x), 1.0, jnp.ones(2)),
+     "DynamicJaxprTrace"),
+    ("cond", lambda: xjax.jit(lambda x: xjax.lax.cond(x > 0, _leaky, _leaky, x))(1.0),
+     "DynamicJaxprTrace"),
+])
+def test_check_tracer_leaks_raises_where_the_transformation_ends(name, run, trace):
+  _stored.clear()
+  with xjax.checking_leaks():
+    with pytest.raises(errors.UnexpectedTracerError, match=f"Leaked trace {trace}") as info:
+      run()
+  msg = str(info.value)
+  assert "float32[]" in msg and f"{__name__}._stored" in msg  # the aval and the holder
+  if trace == "DynamicJaxprTrace":
+    assert "_leaky" in msg or "<lambda>" in msg
+  _stored.clear()
+
+
+def test_check_tracer_leaks_off_and_clean_functions():
+  _stored.clear()
+  xjax.jit(_leaky)(1.0)  # off by default: the leak shows only when the tracer is used
+  with pytest.raises(errors.UnexpectedTracerError):
+    jnp.sin(_stored[0])
+  _stored.clear()
+  with xjax.checking_leaks():
+    assert float(xjax.jit(lambda x: jnp.sin(x + 1))(0.0)) == pytest.approx(np.sin(1.0))
+    np.testing.assert_allclose(xjax.vmap(lambda x: (x, 1.0))(jnp.ones(2))[0], [1., 1.])
+    assert float(xjax.grad(lambda x: xjax.lax.fori_loop(0, 3, lambda i, c: c * x, x))(2.0)) \
+        == 32.0
+    # grad, jvp and vjp are not checked, as in JAX.
+    xjax.grad(_leaky)(1.0)
+  _stored.clear()
+
+
+# ---------------------------------------------------------------------------------------
+# Traceback filtering at every transformation's entry point
+
+def _raises_in_user_code(x):
+  raise ValueError("user error")
+
+
+@pytest.mark.parametrize("run", [
+    lambda: xjax.grad(_raises_in_user_code)(1.0),
+    lambda: xjax.value_and_grad(_raises_in_user_code)(1.0),
+    lambda: xjax.vmap(_raises_in_user_code)(jnp.ones(2)),
+    lambda: xjax.jvp(_raises_in_user_code, (1.0,), (1.0,)),
+    lambda: xjax.vjp(_raises_in_user_code, 1.0),
+    lambda: xjax.linearize(_raises_in_user_code, 1.0),
+    lambda: xjax.jacfwd(_raises_in_user_code)(1.0),
+    lambda: xjax.hessian(_raises_in_user_code)(1.0),
+    lambda: xjax.make_jaxpr(_raises_in_user_code)(1.0),
+    lambda: xjax.eval_shape(_raises_in_user_code, 1.0),
+    lambda: xjax.grad(xjax.checkpoint(_raises_in_user_code))(1.0),
+    lambda: xjax.lax.scan(lambda c, x: (_raises_in_user_code(c), x), 1.0, jnp.ones(2)),
+    lambda: xjax.lax.cond(True, _raises_in_user_code, _raises_in_user_code, 1.0),
+    lambda: xjax.jit(xjax.grad(lambda x: xjax.vmap(_raises_in_user_code)(x).sum()))(
+        jnp.ones(2)),
+])
+def test_transformations_filter_tracebacks(run):
+  with pytest.raises(ValueError, match="user error") as info:
+    run()
+  frames = traceback.extract_tb(info.value.__traceback__)
+  assert [f for f in frames if "/xjax/" in f.filename] == []
+  assert frames[-1].name == "_raises_in_user_code"  # as the reference: the user's frame last
+  assert "removed its internal frames" in info.value.__notes__[0]
+  with config._override("jax_traceback_filtering", "off"):
+    with pytest.raises(ValueError) as info:
+      run()
+  assert any("/xjax/" in f.filename for f in traceback.extract_tb(info.value.__traceback__))
+
+
+def test_traceback_filtering_of_xjax_errors_keeps_the_users_line():
+  def f(x):
+    return jnp.ones(3) + jnp.ones(4) + x
+  with pytest.raises(TypeError) as info:
+    xjax.grad(f)(1.0)
+  frames = traceback.extract_tb(info.value.__traceback__)
+  assert frames[-1].name == "f" and [fr for fr in frames if "/xjax/" in fr.filename] == []

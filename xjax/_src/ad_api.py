@@ -7,6 +7,7 @@ from typing import Callable
 import numpy as np
 
 from xjax._src import dtypes, tree_util
+from xjax._src.errors import api_boundary
 from xjax._src.api import _check_callable, jvp, vjp, vmap
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
@@ -72,6 +73,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   _check_callable(fun)
   nums, multiple = _argnums(argnums)
 
+  @api_boundary
   @functools.wraps(fun)
   def jac(*args):
     dyn, partial = _dyn(args, nums)
@@ -121,6 +123,7 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   _check_callable(fun)
   nums, multiple = _argnums(argnums)
 
+  @api_boundary
   @functools.wraps(fun)
   def jac(*args):
     dyn, partial = _dyn(args, nums)

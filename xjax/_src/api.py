@@ -14,6 +14,7 @@ from xjax._src.core.avals import tangent_aval
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.core.jaxpr import eval_jaxpr
+from xjax._src.errors import api_boundary
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 
@@ -83,6 +84,7 @@ def _match_weak_type(t, primal_aval):
   return t
 
 
+@api_boundary
 def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
   """(fun(*primals), the directional derivative along ``tangents``)."""
   _check_callable(fun)
@@ -121,6 +123,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
   return primal_out, tangent_out
 
 
+@api_boundary
 def linearize(fun: Callable, *primals, has_aux: bool = False):
   """(fun(*primals), f_jvp) where f_jvp evaluates the JVP's linear map at new tangents."""
   _check_callable(fun)
@@ -169,6 +172,7 @@ class _LinearMap:
 # ---------------------------------------------------------------------------------------
 # Reverse mode
 
+@api_boundary
 def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
   """(fun(*primals), vjp_fun) where vjp_fun maps output cotangents to input cotangents."""
   _check_callable(fun)
@@ -281,6 +285,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False,
   nums = tuple(argnums) if multiple else (argnums,)
   name = "grad"
 
+  @api_boundary
   @functools.wraps(fun)
   def vg(*args, **kwargs):
     n = len(args)
@@ -319,6 +324,7 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
   """The gradient of scalar-valued ``fun`` w.r.t. its ``argnums`` arguments."""
   vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
+  @api_boundary
   @functools.wraps(fun)
   def g(*args, **kwargs):
     if has_aux:
@@ -388,6 +394,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
   _check_axes_spec("in_axes", in_axes)
   _check_axes_spec("out_axes", out_axes)
 
+  @api_boundary
   @functools.wraps(fun)
   def vmapped(*args, **kwargs):
     if isinstance(in_axes, tuple) and len(in_axes) != len(args):

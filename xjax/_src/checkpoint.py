@@ -10,6 +10,7 @@ import functools
 from typing import Callable
 
 from xjax._src import dispatch, tree_util
+from xjax._src.errors import api_boundary
 from xjax._src.array import Array, make_array
 from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args, eval_jaxpr
 from xjax._src.core.trace import Tracer
@@ -29,6 +30,7 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy=None,
   """``fun`` whose intermediates are recomputed, not stored, for reverse mode."""
   static = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
 
+  @api_boundary
   @functools.wraps(fun)
   def wrapped(*args):
     n = len(args)

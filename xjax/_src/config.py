@@ -112,6 +112,7 @@ config.define("jax_random_seed_offset", 0, affects_tracing=True)
 config.define("jax_legacy_prng_key", "allow", affects_tracing=True)
 config.define("jax_enable_custom_prng", False, affects_tracing=True)
 config.define("jax_numpy_dtype_promotion", "standard", affects_tracing=True)
+config.define("jax_check_tracer_leaks", False, affects_tracing=True)  # core/leaks.py
 
 # The persistent compilation cache (backend/compilation_cache.py). Unlike JAX it is on
 # without a directory being set, and caches every compile (JAX's minimum is 1 s).
@@ -123,7 +124,7 @@ config.define("jax_compilation_cache_max_size", -1)  # bytes; -1: xjax's default
 # Options JAX programs commonly set that do not change xjax's results: accepted (with
 # JAX's defaults) so such programs run; docs/differences.md lists them.
 for _name, _default in {
-    "jax_traceback_filtering": "auto", "jax_check_tracer_leaks": False,
+    "jax_traceback_filtering": "auto",
     "jax_enable_checks": False, "jax_explain_cache_misses": False,
     "jax_softmax_custom_jvp": False, "jax_transfer_guard": None,
     "jax_transfer_guard_host_to_device": None, "jax_transfer_guard_device_to_host": None,

@@ -14,6 +14,7 @@ import inspect
 from typing import Callable
 
 from xjax._src import dispatch, dtypes, tree_util
+from xjax._src.errors import api_boundary
 from xjax._src.array import Array, make_array
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args
@@ -185,6 +186,7 @@ class custom_jvp:
           lambda a, b: tree_util.tree_map(lambda x, y: x + y, a, b), parts)
     self.defjvp(jvp)
 
+  @api_boundary
   def __call__(self, *args, **kwargs):
     if self.jvp is None:
       raise AttributeError(f"No JVP defined for custom_jvp function {fun_name(self.fun)} "
@@ -279,6 +281,7 @@ class custom_vjp:
   def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
     self.fwd, self.bwd = fwd, bwd
 
+  @api_boundary
   def __call__(self, *args, **kwargs):
     if self.fwd is None:
       raise AttributeError(f"No VJP defined for custom_vjp function {fun_name(self.fun)} "
@@ -287,6 +290,7 @@ class custom_vjp:
     nondiff, statics, dyn = _split_nondiff(args, self.nondiff_argnums)
     in_tree = tree_util.tree_structure(dyn)
     fwd, bwd, name, out_trees = self.fwd, self.bwd, fun_name(self.fun), []
+    n_dyn = len(dyn)  # the rules live in jaxprs: they must not keep the (traced) arguments
     in_avals = [get_aval(x) for x in tree_util.tree_leaves(dyn)]
 
     def fwd_flat(*primals):
@@ -308,9 +312,9 @@ class custom_vjp:
       r = tree_util.tree_unflatten(res_tree, res)
       g = tree_util.tree_unflatten(out_trees[0], cts)
       cts_in = bwd(*statics, r, g)
-      if not isinstance(cts_in, (tuple, list)) or len(cts_in) != len(dyn):
+      if not isinstance(cts_in, (tuple, list)) or len(cts_in) != n_dyn:
         raise TypeError(f"Custom VJP bwd rule {fun_name(bwd)} must produce a tuple with one "
-                        f"entry per differentiable argument ({len(dyn)}); got {cts_in!r:.80}")
+                        f"entry per differentiable argument ({n_dyn}); got {cts_in!r:.80}")
       return _flat_tangents(tuple(cts_in), in_tree, in_avals, "Custom VJP bwd rule")
 
     def trace_and_bind():

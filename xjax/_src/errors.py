@@ -5,6 +5,7 @@ Messages say what went wrong, where (the traced function and argument), and how 
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -129,21 +130,43 @@ def user_frame(depth: int = 1) -> str:
   return f"{f.f_code.co_filename}:{f.f_lineno} ({f.f_code.co_name})"
 
 
-def filter_traceback(tb):
-  """``tb`` without xjax's own frames (``jax_traceback_filtering``), so the user sees
-  their code; unchanged when filtering is off or nothing of the user's would remain."""
+def api_boundary(fun):
+  """Wraps a transformation's entry point (``grad``, ``vmap``, ``jvp``, ``scan``, ...): an
+  exception leaving it carries a traceback without xjax's frames, as JAX's do."""
+  @functools.wraps(fun)
+  def filtered(*args, **kwargs):
+    try:
+      return fun(*args, **kwargs)
+    except Exception as e:
+      remove_internal_frames(e)
+      raise  # a bare raise keeps the traceback just set: this frame is not added back
+  return filtered
+
+
+_FILTERED_NOTE = ("--------------------\nxjax removed its internal frames from the traceback "
+                  "of this exception. Set xjax.config.update('jax_traceback_filtering', "
+                  "'off') to include them.")
+
+
+def remove_internal_frames(e: BaseException) -> None:
+  """Drops xjax's frames from ``e``'s traceback (``jax_traceback_filtering``), so the user
+  sees their code, and says so once in a note; call it in an ``except`` block, then
+  re-raise with a bare ``raise``."""
   from xjax._src.config import config
   if config.read("jax_traceback_filtering") == "off":
-    return tb
-  kept = []
-  t = tb
-  while t is not None:
-    if not _is_ours(t.tb_frame.f_code.co_filename):
-      kept.append(t)
-    t = t.tb_next
-  if not kept:
-    return tb
+    return
+  tb, kept, removed = e.__traceback__, [], False
+  while tb is not None:
+    if _is_ours(tb.tb_frame.f_code.co_filename):
+      removed = True
+    else:
+      kept.append(tb)
+    tb = tb.tb_next
+  if not removed:
+    return
   out = None
   for t in reversed(kept):
     out = type(t)(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
-  return out
+  e.with_traceback(out)
+  if _FILTERED_NOTE not in getattr(e, "__notes__", ()):
+    e.add_note(_FILTERED_NOTE)

@@ -20,7 +20,7 @@ from xjax._src.core.jaxpr_cache import cached_on_jaxpr
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src import dispatch, retracing
-from xjax._src.errors import filter_traceback
+from xjax._src.errors import api_boundary, remove_internal_frames
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.staging import DebugInfo, fun_name, fun_source, trace_to_jaxpr
@@ -446,7 +446,8 @@ class Jitted:
         outs = jit_p.bind(*entry.closed.consts, *leaves, jaxpr=entry.call_jaxpr,
                           name=self._name)
     except Exception as e:  # the user sees their frames, not ours (jax_traceback_filtering)
-      raise e.with_traceback(filter_traceback(e.__traceback__))
+      remove_internal_frames(e)
+      raise  # a bare raise does not add this frame back
     return tree_util.tree_unflatten(entry.out_tree, outs)
 
   def _rerun_deoptimized(self, err: FloatingPointError, args, kwargs):
@@ -617,6 +618,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
   """``make_jaxpr(f)(*args)`` returns the ClosedJaxpr of ``f`` traced at ``args``' types."""
   static_argnums_n, static_argnames, sig = _normalize_static(fun, static_argnums, None)
 
+  @api_boundary
   @functools.wraps(fun)
   def make(*args, **kwargs):
     dyn_args, dyn_kwargs, statics, static_kw = _split_args(args, kwargs, static_argnums_n, ())
@@ -635,6 +637,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
   return make
 
 
+@api_boundary
 def eval_shape(fun: Callable, *args, **kwargs):
   """Output shapes/dtypes of ``fun(*args)`` without running it (no FLOPs)."""
   leaves, in_tree = flatten_call(args, kwargs)

@@ -10,6 +10,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Sequence
 
+from xjax._src.core import leaks
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from xjax._src.core.jaxpr_cache import cached_on_jaxpr, frozen
@@ -124,6 +125,9 @@ def batch_flat(fun: Callable, args: Sequence[Any], in_dims: Sequence, axis: Axis
     ins = [x if d is None else BatchTracer(trace, x, d) for x, d in zip(args, in_dims)]
     outs = fun(*ins)
     pairs = [trace.lift(o) for o in outs]
+  if leaks.checking():
+    del ins, outs
+    leaks.check_no_leaks(trace, "vmap")
   return [v for v, _ in pairs], [d for _, d in pairs]
 
 

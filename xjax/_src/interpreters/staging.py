@@ -8,6 +8,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from xjax._src.core import leaks
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from xjax._src.core.trace import Trace, Tracer, escaped_tracer_error, new_trace
@@ -168,4 +169,9 @@ def trace_to_jaxpr(fun: Callable, in_avals: Sequence[ShapedArray],
     args = [trace.new_arg(a) for a in in_avals]
     outs = fun(*args)
     closed = trace.to_closed_jaxpr(outs)
+  if leaks.checking():
+    del args, outs
+    what = "staging" if debug_info is None else (
+        f"while tracing the function {debug_info.func_name} at {debug_info.func_src}")
+    leaks.check_no_leaks(trace, what)
   return closed

@@ -9,6 +9,7 @@ import numpy as np
 from xjax._src import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
 from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.errors import api_boundary
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
@@ -38,6 +39,7 @@ def _keyword_operand(operands: tuple, operand) -> tuple:
   return (operand,)
 
 
+@api_boundary
 def switch(index, branches: Sequence[Callable], *operands, operand=_NO_OPERAND):
   """Applies ``branches[clamp(index, 0, len(branches) - 1)]`` to ``operands``."""
   operands = _keyword_operand(operands, operand)
@@ -63,6 +65,7 @@ def switch(index, branches: Sequence[Callable], *operands, operand=_NO_OPERAND):
   return _bind_cond(index, branches, operands, names)
 
 
+@api_boundary
 def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_OPERAND):
   """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged when traced."""
   operands = _keyword_operand(operands, operand)

@@ -15,6 +15,7 @@ import numpy as np
 from xjax._src import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
 from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.errors import api_boundary
 from xjax._src.core.jaxpr import Var
 from xjax._src.core.trace import Primitive, Tracer
 from xjax._src.core.values import get_aval
@@ -31,6 +32,7 @@ from xjax._src.lax.control_flow.common import (avals_of, cached_trace, call, des
 # ---------------------------------------------------------------------------------------
 # User API
 
+@api_boundary
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
   """Repeats ``val = body_fun(val)`` while ``cond_fun(val)``; returns the final ``val``."""
   if not callable(cond_fun) or not callable(body_fun):
@@ -89,6 +91,7 @@ def _check_carry(what, in_tree, in_avals, out_tree, out_avals):
                     "output types match the corresponding input types.")
 
 
+@api_boundary
 def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
   """``for i in range(lower, upper): val = body_fun(i, val)``.
 
@@ -147,6 +150,7 @@ def _bound_dtype(lower, upper):
                   f"got {lo.dtype.name} and {hi.dtype.name}")
 
 
+@api_boundary
 def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False,
          unroll: int | bool = 1, _split_transpose: bool = False):
   """``carry, y = f(carry, x)`` over the leading axis of ``xs``; returns (carry, stacked ys)."""
@@ -231,6 +235,7 @@ def _trace_scan_body(f: Callable, in_tree, avals):
   return jaxpr, consts, out_tree_box[0]
 
 
+@api_boundary
 def map(f: Callable, xs, *, batch_size: int | None = None):
   """``stack([f(x) for x in xs])`` over the leading axis of pytree ``xs``, as a scan."""
   if batch_size is None:
