@@ -285,3 +285,13 @@ def test_abs_vector_and_pow_zero_base():
                              [-1., 1., 1.])
   np.testing.assert_allclose(xjax.grad(lambda y: lax.pow(np.zeros(3, np.float32), y).sum())(Y),
                              np.zeros(3))
+
+
+def test_grad_of_abs_of_complex_array():
+  z = jnp.array([1. + 2j, 0j, -3. + 0.5j], jnp.complex64)
+  expected = np.conj(np.asarray(z)) / np.maximum(np.abs(np.asarray(z)), 1e-30)
+  expected[1] = 0          # JAX 0.10.2: the derivative at 0 is 0
+  g = xjax.grad(lambda z: jnp.abs(z).sum())(z)
+  np.testing.assert_allclose(np.asarray(g), expected, rtol=1e-6)
+  np.testing.assert_allclose(np.asarray(xjax.jit(xjax.grad(lambda z: jnp.abs(z).sum()))(z)),
+                             expected, rtol=1e-6)

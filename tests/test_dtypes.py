@@ -668,3 +668,20 @@ def test_result_type_cache_respects_flag_changes():
   with flags(x64=False, promotion="strict"):
     with pytest.raises(dtypes.TypePromotionError):
       dtypes.result_type(*args)
+
+
+def test_scalar_types_compare_unequal():
+  # optax compares dtypes with `!=`; values as JAX 0.10.2
+  import xjax.numpy as jnp
+  assert (jnp.float32 != jnp.float16) is True
+  assert (jnp.float32 != jnp.float32) is False
+  assert (jnp.float32 != np.float32) is False
+  assert (jnp.float32 == "float32") is False
+
+
+def test_issubdtype_of_none_is_numpys_default_dtype():
+  # JAX 0.10.2 (as np.dtype(None)): None stands for float64
+  assert dtypes.issubdtype(None, np.floating)
+  assert not dtypes.issubdtype(None, np.integer)
+  assert dtypes.issubdtype(None, np.float64)
+  assert not dtypes.issubdtype(np.float32, None)

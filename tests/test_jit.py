@@ -278,3 +278,12 @@ def test_common_config_options_are_accepted():
   with pytest.raises(AttributeError):
     jax.config.update("jax_not_an_option", 1)
   jax.config.update("jax_traceback_filtering", "auto")
+
+
+def test_lowered_compiler_ir_dialects():
+  lowered = jax.jit(lambda x: x * 2).lower(jnp.ones(3))
+  hlo = lowered.compiler_ir(dialect="hlo").as_hlo_text()
+  assert hlo.startswith("HloModule") and "multiply" in hlo
+  assert "stablehlo.multiply" in str(lowered.compiler_ir())
+  with pytest.raises(ValueError, match="dialect"):
+    lowered.compiler_ir(dialect="x")

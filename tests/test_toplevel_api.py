@@ -100,3 +100,10 @@ def test_named_scope_typeof_and_process_queries():
   xjax.effects_barrier()
   info = xjax.print_environment_info(return_string=True)
   assert "jaxlib" in info and "process_count: 1" in info
+
+
+def test_devices_take_jax_keywords():
+  assert xjax.local_devices(backend="cpu") == xjax.devices(backend="cpu")
+  assert xjax.local_devices(process_index=0) == xjax.local_devices()
+  with pytest.raises(ValueError, match="process_index"):
+    xjax.local_devices(process_index=1)

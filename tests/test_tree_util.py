@@ -711,3 +711,14 @@ def test_tree_module_aliases():
     assert jtree.reduce is tu.tree_reduce and jtree.all is tu.tree_all
     assert jtree.transpose is tu.tree_transpose and jtree.broadcast is tu.tree_broadcast
     assert jtree.leaves({"a": collections.OrderedDict(b=1)}) == [1]
+
+
+def test_key_entries_take_their_field_by_name():
+  assert SequenceKey(idx=1) == SequenceKey(1) and str(SequenceKey(idx=1)) == "[1]"
+  assert DictKey(key="a") == DictKey("a") and str(DictKey(key="a")) == "['a']"
+  assert GetAttrKey(name="b").name == "b"
+  assert FlattenedIndexKey(key=2).key == 2
+  with pytest.raises(TypeError):
+    SequenceKey(key=1)
+  with pytest.raises(TypeError):
+    DictKey()

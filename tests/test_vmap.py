@@ -290,3 +290,10 @@ def test_sort_and_concatenate_keep_batch_axis(in_axes):
   np.testing.assert_allclose(got, want)
   eqns = jax.make_jaxpr(jax.vmap(f, in_axes=in_axes, out_axes=in_axes))(x).eqns
   assert [e.primitive.name for e in eqns].count("transpose") == 0
+
+
+def test_vmap_of_indexing_over_zero_members():
+  x, i = jnp.zeros((0, 3)), jnp.zeros(0, jnp.int32)
+  assert jax.vmap(lambda x, i: x[i])(x, i).shape == (0,)
+  assert jax.vmap(lambda x, i: lax.dynamic_slice(x, (i,), (2,)))(x, i).shape == (0, 2)
+  assert jax.jit(jax.vmap(lambda x, i: x[i]))(x, i).shape == (0,)

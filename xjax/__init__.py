@@ -28,7 +28,7 @@ def device_count(backend=None) -> int:
 
 
 def local_device_count(backend=None) -> int:
-  return len(local_devices(backend))
+  return len(local_devices(backend=backend))
 
 
 def copy_to_host_async(x):

@@ -562,6 +562,8 @@ def _scalar_class(x: Any) -> type | np.dtype:
     return x
   if isinstance(x, ExtendedDType):
     return x
+  if x is None:  # NumPy's default dtype, as np.dtype(None)
+    return np.dtype(np.float64)
   return _specifier_dtype(x)
 
 

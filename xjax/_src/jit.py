@@ -511,8 +511,15 @@ class Lowered:
   def as_text(self, dialect: str | None = None, debug_info: bool = False) -> str:
     return self._text
 
-  def compiler_ir(self, dialect: str | None = None) -> str:
-    return self._text
+  def compiler_ir(self, dialect: str | None = None):
+    """The module as jaxlib's MLIR ``ir.Module`` (``dialect='stablehlo'``, the default) or
+    as XLA's HLO computation (``dialect='hlo'``, printed by ``as_hlo_text()``)."""
+    from xjax._src.backend import runtime
+    if dialect in (None, "stablehlo"):
+      return runtime.mlir_module(self._text)
+    if dialect == "hlo":
+      return runtime.hlo_computation(self._text)
+    raise ValueError(f"compiler_ir: unknown dialect {dialect!r}; expected 'stablehlo' or 'hlo'")
 
   def compile(self) -> "Compiled":
     from xjax._src.backend import runtime

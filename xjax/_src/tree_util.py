@@ -31,8 +31,11 @@ class _KeyEntryBase:
     """An immutable, hashable key naming one child of a pytree node."""
     __slots__ = ("_v",)
 
-    def __init__(self, value: Any):
-        object.__setattr__(self, "_v", value)
+    def __init__(self, *args: Any, **kwargs: Any):
+        field = self.__match_args__[0]    # the one field, by position or by name
+        if len(args) + len(kwargs) != 1 or (kwargs and field not in kwargs):
+            raise TypeError(f"{type(self).__name__}() takes exactly one argument, {field!r}")
+        object.__setattr__(self, "_v", args[0] if args else kwargs[field])
 
     def __setattr__(self, name, value):
         raise AttributeError(f"{type(self).__name__} is immutable")

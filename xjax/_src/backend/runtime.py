@@ -152,17 +152,26 @@ def backend(platform: str | None = None):
   return _backends[name]
 
 
+_backend_of = backend   # for functions whose `backend` parameter (JAX's name) hides it
+
+
 def default_backend() -> str:
   platform = backend().platform
   return "gpu" if platform in ("cuda", "rocm") else platform
 
 
-def devices(platform: str | None = None) -> list:
-  return list(backend(platform).devices())
+def devices(backend: str | None = None) -> list:
+  return list(_backend_of(backend).devices())
 
 
-def local_devices(platform: str | None = None) -> list:
-  return list(backend(platform).local_devices())
+def local_devices(process_index: int | None = None, backend: str | None = None,
+                  host_id: int | None = None) -> list:
+  """This process's devices of ``backend`` (JAX's signature; one process here)."""
+  index = process_index if process_index is not None else host_id
+  if index not in (None, 0):
+    raise ValueError(f"local_devices: process_index {index} is out of range: this is process 0 "
+                     f"of 1")
+  return list(_backend_of(backend).local_devices())
 
 
 @lru_cache(maxsize=None)
@@ -452,6 +461,17 @@ def _parse_module(text: str):
     _mlir_context.append(ctx)
   with _mlir_context[0]:
     return ir.Module.parse(text)
+
+
+def mlir_module(text: str):
+  """The MLIR module (jaxlib's ``ir.Module``) of StableHLO text."""
+  return _parse_module(text)
+
+
+def hlo_computation(text: str):
+  """XLA's HLO computation of a StableHLO module (it prints with ``as_hlo_text()``)."""
+  return _xc._xla.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False,
+                                                      return_tuple=False)
 
 
 def _recording(fn):

@@ -970,8 +970,7 @@ def _abs_jvp(t, x):
   aval = get_aval(x)
   if dtypes.is_complex(aval.dtype):
     y = abs(x)
-    safe = select_n(eq(y, _const_dtype(0, get_aval(y).dtype)), y,
-                    _const_dtype(1, get_aval(y).dtype))
+    safe = select_n(eq(y, _const_dtype(0, get_aval(y).dtype)), y, _full_like_value(y, 1))
     return div(real(mul(conj(x), t)), safe)
   return mul(t, select_n(ge(x, _const(x, 0)), _full_like_value(x, -1),
                          _full_like_value(x, 1)))

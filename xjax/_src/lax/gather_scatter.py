@@ -99,6 +99,13 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
 
 def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
                      indices_are_sorted, unique_indices, mode, fill_value):
+  out = ctx.avals_out[0]
+  if out.size == 0 and not dtypes.is_extended(out.dtype):
+    # Nothing to gather (vmap over zero members); XLA would reject the size-1 slices of
+    # the empty batch dimension.
+    zero = ctx.constant(np.zeros((), out.dtype), ShapedArray((), out.dtype))
+    return ctx.op("stablehlo.broadcast_in_dim", [zero], out,
+                  {"broadcast_dimensions": i64_array(())})
   dn = dimension_numbers
   attr = _dims_attr("gather", {
       "offset_dims": dn.offset_dims, "collapsed_slice_dims": dn.collapsed_slice_dims,

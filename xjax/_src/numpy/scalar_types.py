@@ -19,7 +19,7 @@ class _ScalarMeta(type):
     return cls is other or cls.dtype.type == other
 
   def __ne__(cls, other):
-    return not cls.__eq__(other)
+    return not _ScalarMeta.__eq__(cls, other)
 
   def __hash__(cls):
     return hash(cls.dtype.type)
