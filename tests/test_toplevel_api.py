@@ -107,3 +107,21 @@ def test_devices_take_jax_keywords():
   assert xjax.local_devices(process_index=0) == xjax.local_devices()
   with pytest.raises(ValueError, match="process_index"):
     xjax.local_devices(process_index=1)
+
+
+def test_stages_custom_derivatives_and_dlpack_modules():
+  import xjax.custom_derivatives as cd
+  import xjax.dlpack
+  import xjax.stages
+  assert isinstance(xjax.jit(lambda x: x), xjax.stages.Wrapped)
+  assert not isinstance(lambda x: x, xjax.stages.Wrapped)  # as JAX: no trace/lower
+  info = xjax.stages.ArgInfo(xjax.ShapeDtypeStruct((2,), np.float32), donated=False)
+  assert (info.shape, info.dtype, info.donated) == ((2,), np.float32, False)
+  zeros = cd.zero_from_primal({"f": jnp.ones(2), "i": jnp.ones(3, np.int32)})
+  np.testing.assert_array_equal(zeros["f"], np.zeros(2, np.float32))
+  assert zeros["i"].dtype == xjax.dtypes.float0 and zeros["i"].shape == (3,)
+  with pytest.raises(NotImplementedError, match="symbolic_zeros"):
+    cd.zero_from_primal(jnp.ones(2), symbolic_zeros=True)
+  assert cd.custom_jvp is xjax.custom_jvp and cd.custom_vjp is xjax.custom_vjp
+  assert all(xjax.dlpack.is_supported_dtype(t) for t in (np.bool_, np.uint64, jnp.bfloat16))
+  np.testing.assert_array_equal(xjax.dlpack.from_dlpack(np.arange(3)), [0, 1, 2])

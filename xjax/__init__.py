@@ -19,6 +19,7 @@ from xjax import numpy, lax, tree_util, tree, dtypes, errors, core, nn, sharding
 from xjax._src.dtypes import float0  # noqa: F401
 from xjax._src.callback import pure_callback  # noqa: F401
 from xjax import debug, experimental  # noqa: F401
+from xjax import custom_derivatives, dlpack, stages  # noqa: F401,E402
 
 __version__ = "0.1.0"
 

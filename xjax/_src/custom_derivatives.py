@@ -390,3 +390,12 @@ custom_lin_p = Primitive("custom_lin", multiple_results=True)
 custom_lin_p.abstract_eval = _custom_lin_abstract_eval
 custom_lin_p.impl = _custom_lin_impl
 custom_lin_p.transpose = _custom_lin_transpose
+
+
+def zero_from_primal(val, symbolic_zeros: bool = False):
+  """Zero tangents for the pytree of primals ``val`` (float0 for integer primals)."""
+  if symbolic_zeros:
+    raise NotImplementedError("zero_from_primal(symbolic_zeros=True): xjax's custom "
+                              "derivative rules receive instantiated zeros (see "
+                              "docs/differences.md); use symbolic_zeros=False.")
+  return tree_util.tree_map(lambda x: ad.zeros_of(tangent_aval(get_aval(x))), val)
