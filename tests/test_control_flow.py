@@ -255,6 +255,16 @@ def test_scan_grad_keeps_loop_constants_out_of_the_stacked_residuals():
   np.testing.assert_allclose(g, fd(lambda w: loss(w, xs), W), rtol=3e-3, atol=1e-3)
 
 
+def test_scan_grad_passes_xs_residuals_without_restacking():
+  # A residual that is one of the scanned inputs is handed to the backward scan as it is
+  # (as JAX does), so the forward scan has no extra stacked output.
+  f = lambda c: lax.scan(lambda c, x: (c * x, c), c, jnp.arange(1.0, 4.0))[0]
+  jaxpr = xjax.make_jaxpr(xjax.grad(f))(2.0).jaxpr
+  forward = [e for e in jaxpr.eqns if e.primitive.name == "scan"][0]
+  assert len(forward.outvars) == 2
+  np.testing.assert_allclose(xjax.grad(f)(2.0), 6.0)
+
+
 def test_vmap_scan_vs_loop():
   step = lambda c, x: (c * x + 1, jnp.sin(c))
   cs = np.array([0.1, 0.5, 0.9], np.float32)

@@ -537,20 +537,23 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
   return carry_p + ys_p, tans
 
 
-def _invariant_residuals(known_j, num_res: int, known_consts) -> dict:
-  """{residual index: value} for the residual outputs of the known body that are loop
-  constants: one of its known consts passed through, or a constant of the body."""
+def _forwarded_residuals(known_j, num_res: int, k_args, n_kc: int, n_kcarry: int):
+  """The residual outputs of the known body that need not come out of the known scan, as
+  two {residual index: value} dicts: loop constants (a known const passed through, or a
+  constant of the body), and known xs passed through (already stacked)."""
   jaxpr = known_j.jaxpr
-  sources = dict(zip(jaxpr.invars[:len(known_consts)], known_consts))
-  sources.update(zip(jaxpr.constvars, known_j.consts))
-  first = len(jaxpr.outvars) - num_res
-  return {i: sources[v] for i, v in enumerate(jaxpr.outvars[first:])
-          if isinstance(v, Var) and v in sources}
+  consts = dict(zip(jaxpr.invars[:n_kc], k_args[:n_kc]))
+  consts.update(zip(jaxpr.constvars, known_j.consts))
+  xs = dict(zip(jaxpr.invars[n_kc + n_kcarry:], k_args[n_kc + n_kcarry:]))
+  res = list(enumerate(jaxpr.outvars[len(jaxpr.outvars) - num_res:]))
+  invariant = {i: consts[v] for i, v in res if isinstance(v, Var) and v in consts}
+  per_step = {i: xs[v] for i, v in res if isinstance(v, Var) and v in xs}
+  return invariant, per_step
 
 
-def _drop(outs, first: int, invariant: dict) -> list:
-  """``outs`` without the residuals (counted from ``first``) that ``invariant`` forwards."""
-  return outs[:first] + [o for i, o in enumerate(outs[first:]) if i not in invariant]
+def _drop(outs, first: int, forwarded) -> list:
+  """``outs`` without the residuals (counted from ``first``) in ``forwarded``."""
+  return outs[:first] + [o for i, o in enumerate(outs[first:]) if i not in forwarded]
 
 
 def _scan_partial_eval(trace, args, params):
@@ -573,18 +576,22 @@ def _scan_partial_eval(trace, args, params):
   k_args = [x for x, u in zip(args, unknowns) if not u]
   n_kc = sum(not u for u in const_uk)
   n_kcarry = sum(not u for u in carry_uk)
-  # Residuals that are loop constants (a known const, or a constant of the body) are
-  # passed to the unknown scan as consts; only the others are stacked per iteration.
-  invariant = _invariant_residuals(known_j, num_res, k_args[:n_kc])
+  # Residuals that are loop constants go to the unknown scan as consts, and those that
+  # are known xs are passed as they are: only the others are stacked by the known scan.
+  invariant, per_step = _forwarded_residuals(known_j, num_res, k_args, n_kc, n_kcarry)
+  forwarded = {**invariant, **per_step}
   kj, kconsts = trace_hoisted_for(
-      known_j, ("scan_known", tuple(invariant)),
-      lambda *xs_: _drop(call(known_j, *xs_), len(known_j.out_avals) - num_res, invariant),
+      known_j, ("scan_known", tuple(invariant), tuple(per_step)),
+      lambda *xs_: _drop(call(known_j, *xs_), len(known_j.out_avals) - num_res, forwarded),
       known_j.in_avals)
   known_outs = scan_p.bind(*kconsts, *k_args, **_scan_params(
       params, jaxpr=kj, num_consts=len(kconsts) + n_kc, num_carry=n_kcarry))
   n_stacked = num_res - len(invariant)
-  stacked = known_outs[len(known_outs) - n_stacked:]
-  known_outs = known_outs[:len(known_outs) - n_stacked]
+  n_from_scan = n_stacked - len(per_step)
+  from_scan = iter(known_outs[len(known_outs) - n_from_scan:])
+  known_outs = known_outs[:len(known_outs) - n_from_scan]
+  stacked = [per_step[i] if i in per_step else next(from_scan)
+             for i in range(num_res) if i not in invariant]
   # Unknown scan: consumes the invariant residuals as consts, the others as xs.
   res_avals = unknown_j.in_avals[:num_res]
   inv_vals = list(invariant.values())
