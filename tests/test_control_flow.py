@@ -345,3 +345,15 @@ def test_scan_full_unroll_has_no_loop():
       xs).as_text()
   assert "stablehlo.while" in xjax.jit(lambda xs: lax.scan(f, 0.0, xs, unroll=2)).lower(
       xs).as_text()
+
+
+def test_grad_through_a_loop_carry_is_strong_when_the_loop_makes_it_strong():
+  # A weak (Python-scalar) carry that the body makes strong gets a strong cotangent, as in
+  # JAX; outside loops the cotangent of a weak input stays weak.
+  scan_f = lambda c: lax.scan(lambda c, x: (c * x, c), c, jnp.arange(1.0, 4.0))[0]
+  fori_f = lambda c: lax.fori_loop(0, 3, lambda i, c: c * jnp.float32(2), c)
+  for f, expect in ((scan_f, 6.0), (fori_f, 8.0)):
+    g = xjax.grad(f)(2.0)
+    assert g.dtype == np.float32 and not g.weak_type
+    np.testing.assert_allclose(g, expect)
+  assert xjax.grad(lambda x: x * jnp.float32(2))(2.0).weak_type

@@ -640,6 +640,9 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     c, acc, ctc, x, cty = split(a, [n_nlc, n_acc, n, n_nlx])
     outs = call(t_j, *c, *x, *ctc, *cty)
     d_consts, d_carry, d_xs = split(outs, [n_acc, n])
+    # The carry keeps the cotangent's types (a weak primal carry gets a strong
+    # cotangent when the loop makes its value strong, as in JAX).
+    d_carry = [_like(d, get_aval(a)) for d, a in zip(d_carry, ctc)]
     return [ad.add_tangents(p, q) for p, q in zip(acc, d_consts)] + d_carry + d_xs
   tj, hoisted = trace_hoisted_for(t_j, ("scan_transpose", n_nlc, n_acc, n, n_nlx), body, avals)
   outs = scan_p.bind(*hoisted, *nl_consts, *acc0, *ct_carry, *nl_xs, *ct_ys, jaxpr=tj,
@@ -649,6 +652,14 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
   it_c, it_x = iter(d_consts), iter(d_xs)
   return ([next(it_c) if l else None for l in const_lin] + d_carry +
           [next(it_x) if l else None for l in xs_lin])
+
+
+def _like(x, aval):
+  """``x`` with ``aval``'s dtype and weak type."""
+  a = get_aval(x)
+  if a.dtype == aval.dtype and a.weak_type == aval.weak_type:
+    return x
+  return ew.convert_element_type(x, aval.dtype, aval.weak_type)
 
 
 def map_avals(xs):
