@@ -295,3 +295,13 @@ def test_grad_of_abs_of_complex_array():
   np.testing.assert_allclose(np.asarray(g), expected, rtol=1e-6)
   np.testing.assert_allclose(np.asarray(xjax.jit(xjax.grad(lambda z: jnp.abs(z).sum()))(z)),
                              expected, rtol=1e-6)
+
+
+def test_argnums_past_the_arguments_raise_the_reference_classes():
+  f = lambda x, y: x * y
+  with pytest.raises(TypeError, match="requires at least 3 positional arguments"):
+    xjax.grad(f, argnums=2)(1.0, 2.0)
+  for jac in (xjax.jacfwd, xjax.jacrev):
+    with pytest.raises(ValueError, match="got value 2 for len\\(args\\) == 2"):
+      jac(f, argnums=2)(1.0, 2.0)
+  np.testing.assert_allclose(xjax.jacrev(f, argnums=-1)(2.0, 3.0), 2.0)

@@ -8,29 +8,18 @@ import numpy as np
 
 from xjax._src import dtypes, tree_util
 from xjax._src.errors import api_boundary
-from xjax._src.api import _check_callable, jvp, vjp, vmap
+from xjax._src.api import _check_callable, argnums_tuple, jvp, select_args, vjp, vmap
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 
 
-def _argnums(argnums):
-  return (tuple(argnums), True) if isinstance(argnums, (tuple, list)) else ((argnums,), False)
-
-
-def _dyn(args, nums):
-  n = len(args)
-  for i in nums:
-    if not -n <= i < n:
-      raise TypeError(f"differentiating with respect to argnums={nums} requires at least "
-                      f"{max(nums) + 1} positional arguments, but got only {n}.")
-  idx = [i % n for i in nums]
-
-  def partial(*dyn):
-    full = list(args)
-    for i, v in zip(idx, dyn):
-      full[i] = v
-    return full
-  return tuple(args[i] for i in idx), partial
+def _index_error(argnums):
+  def out_of_range(n):
+    bad = next(i for i in argnums if not -n <= i < n)
+    return ValueError(f"Positional argument indices, e.g. for `static_argnums`, must have value "
+                      f"greater than or equal to -len(args) and less than len(args), but got "
+                      f"value {bad} for len(args) == {n}.")
+  return out_of_range
 
 
 def _std_basis(leaves):
@@ -71,17 +60,17 @@ def _check_input(leaf, holomorphic, allow_int, name):
 def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
   """The Jacobian of ``fun`` by forward mode (one JVP per input element, vmapped)."""
   _check_callable(fun)
-  nums, multiple = _argnums(argnums)
+  nums, multiple = argnums_tuple(argnums)
 
   @api_boundary
   @functools.wraps(fun)
   def jac(*args):
-    dyn, partial = _dyn(args, nums)
+    dyn, partial = select_args(args, nums, _index_error(nums))
     _check_inputs(dyn, holomorphic, False, "jacfwd")
     leaves, in_tree = tree_util.tree_flatten(dyn)
     basis, sizes = _std_basis(leaves)
     def f(*d):
-      return fun(*partial(*d))
+      return fun(*partial(d))
 
     def push(*t):
       return jvp(f, dyn, tree_util.tree_unflatten(in_tree, t), has_aux=has_aux)
@@ -121,14 +110,14 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
            allow_int: bool = False):
   """The Jacobian of ``fun`` by reverse mode (one VJP per output element, vmapped)."""
   _check_callable(fun)
-  nums, multiple = _argnums(argnums)
+  nums, multiple = argnums_tuple(argnums)
 
   @api_boundary
   @functools.wraps(fun)
   def jac(*args):
-    dyn, partial = _dyn(args, nums)
+    dyn, partial = select_args(args, nums, _index_error(nums))
     _check_inputs(dyn, holomorphic, allow_int, "jacrev")
-    res = vjp(lambda *d: fun(*partial(*d)), *dyn, has_aux=has_aux)
+    res = vjp(lambda *d: fun(*partial(d)), *dyn, has_aux=has_aux)
     y, pullback = res[0], res[1]
     y_leaves, y_tree = tree_util.tree_flatten(y)
     basis, sizes = _std_basis(y_leaves)

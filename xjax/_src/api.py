@@ -277,33 +277,50 @@ def _check_scalar_output(out, name, holomorphic):
                     "holomorphic functions involving complex outputs, use jax.vjp directly.")
 
 
+def argnums_tuple(argnums) -> tuple[tuple, bool]:
+  """(the argument indices, whether a sequence of them was given)."""
+  if isinstance(argnums, (tuple, list)):
+    return tuple(argnums), True
+  return (argnums,), False
+
+
+def select_args(args: tuple, nums: tuple, out_of_range: Callable):
+  """(the ``args`` at positions ``nums``, a function returning ``args`` with new values at
+  those positions); ``out_of_range(len(args))`` is raised for an index past the end."""
+  n = len(args)
+  if any(not -n <= i < n for i in nums):
+    raise out_of_range(n)
+  idx = [i % n for i in nums]
+
+  def with_dyn(values):
+    full = list(args)
+    for i, v in zip(idx, values):
+      full[i] = v
+    return full
+  return tuple(args[i] for i in idx), with_dyn
+
+
 def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False,
                    holomorphic: bool = False, allow_int: bool = False, reduce_axes=()):
   """A function returning (fun(*args), gradient of fun w.r.t. the ``argnums`` args)."""
   _check_callable(fun)
-  multiple = isinstance(argnums, (tuple, list))
-  nums = tuple(argnums) if multiple else (argnums,)
+  nums, multiple = argnums_tuple(argnums)
   name = "grad"
+
+  def too_few(n):
+    return TypeError(f"differentiating with respect to argnums={argnums} requires at least "
+                     f"{max(nums) + 1} positional arguments to be passed by the caller, but "
+                     f"got only {n} positional arguments.")
 
   @api_boundary
   @functools.wraps(fun)
   def vg(*args, **kwargs):
-    n = len(args)
-    for i in nums:
-      if not -n <= i < n:
-        raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
-                        f"least {max(nums) + 1} positional arguments to be passed by the "
-                        f"caller, but got only {n} positional arguments.")
-    idx = [i % n for i in nums]
-    dyn = tuple(args[i] for i in idx)
+    dyn, with_dyn = select_args(args, nums, too_few)
     for leaf in tree_util.tree_leaves(dyn):
       _check_grad_input(leaf, name, allow_int, holomorphic)
 
     def partial_fun(*dyn_args):
-      full = list(args)
-      for i, v in zip(idx, dyn_args):
-        full[i] = v
-      return fun(*full, **kwargs)
+      return fun(*with_dyn(dyn_args), **kwargs)
 
     if has_aux:
       out, f_vjp, aux = vjp(partial_fun, *dyn, has_aux=True)
