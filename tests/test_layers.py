@@ -20,12 +20,13 @@ LAYERS = [
                     "xjax._src.callback", "xjax._src.debugging"]),
     ("transformations", ["xjax._src.api", "xjax._src.ad_api", "xjax._src.jit",
                          "xjax._src.closure_convert", "xjax._src.custom_gradient",
-                         "xjax._src.placement", "xjax._src.stages"]),
+                         "xjax._src.placement", "xjax._src.stages", "xjax._src.checkify",
+                         "xjax._src.pmap"]),
     ("libraries", ["xjax._src.numpy", "xjax._src.random", "xjax._src.nn", "xjax._src.scipy",
                    "xjax._src.image", "xjax._src.ops", "xjax._src.flatten_util",
                    "xjax._src.ode", "xjax._src.segment_ops", "xjax._src.test_util"]),
     ("public modules", ["xjax", "xjax._src.example_libraries", "xjax._src.environment",
-                        "xjax._src.jax_alias"]),
+                        "xjax._src.jax_alias", "xjax._src.jax_private_compat"]),
 ]
 
 

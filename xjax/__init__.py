@@ -59,3 +59,4 @@ from xjax._src.environment import (effects_barrier, host_count, host_id,  # noqa
 from xjax._src.config_states import STATES as _STATES, checking_leaks, transfer_guard  # noqa: E402,F401,E501
 globals().update(_STATES)
 from xjax._src.jax_alias import install_as_jax  # noqa: E402,F401
+from xjax._src.pmap import pmap  # noqa: E402,F401

@@ -17,6 +17,7 @@ import types
 
 JAX_VERSION = "0.10.2"
 _DIFFERENCES = "docs/differences.md"
+_PRIVATE_COMPAT = "xjax._src.jax_private_compat"   # what `jax._src` names
 
 
 class _JaxModule(types.ModuleType):
@@ -24,6 +25,8 @@ class _JaxModule(types.ModuleType):
 
   def __getattr__(self, name):
     import xjax
+    if name == "_src":   # JAX's private modules: the compatibility package, not xjax's own
+      return importlib.import_module("jax._src")
     try:
       return getattr(xjax, name)
     except AttributeError:
@@ -65,11 +68,17 @@ class _JaxAliasFinder(importlib.abc.MetaPathFinder):
   def find_spec(self, fullname, path=None, target=None):
     if fullname != "jax" and not fullname.startswith("jax."):
       return None
-    xname = "x" + fullname
+    private = fullname == "jax._src" or fullname.startswith("jax._src.")
+    xname = _PRIVATE_COMPAT + fullname[len("jax._src"):] if private else "x" + fullname
     try:
       found = importlib.util.find_spec(xname)
     except ModuleNotFoundError:
       found = None
+    if found is None and private:
+      raise ModuleNotFoundError(
+          f"No module named '{fullname}': xjax's compatibility surface for JAX's private "
+          f"modules ({_PRIVATE_COMPAT}) does not provide it; see {_DIFFERENCES}, section "
+          f"'Compatibility surface: jax._src'", name=fullname)
     if found is None:
       raise ModuleNotFoundError(
           f"No module named '{fullname}': xjax, standing in for jax, has no module "

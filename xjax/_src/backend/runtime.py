@@ -406,8 +406,21 @@ def compile(module_text: str, device, name: str, out_avals,
   if host_callbacks:
     return _compile_with_callbacks(client, module_text, device, options, out_avals,
                                    host_callbacks)
-  return Executable(_load_or_compile(client, module_text, device, options), device,
-                    module_text, out_avals)
+  loaded = compile_hook[0](client, module_text, _xc.DeviceList((device,)), options, ())
+  return Executable(loaded, device, module_text, out_avals)
+
+
+def compile_and_load(client, module, devices, options, host_callbacks=()):
+  """XLA compilation of ``module`` for ``devices`` (a one-device list); without host
+  callbacks through the persistent compilation cache."""
+  if host_callbacks:
+    return client.compile_and_load(module, devices, options, host_callbacks=host_callbacks)
+  return _load_or_compile(client, module, devices[0], options)
+
+
+# Every compilation goes through compile_hook[0]; the `jax._src.compiler` compatibility module
+# replaces it with its `backend_compile_and_load`, which libraries wrap (chex).
+compile_hook = [compile_and_load]
 
 
 def _load_or_compile(client, module_text: str, device, options):
@@ -510,8 +523,7 @@ def _compile_with_callbacks(client, text, device, options, out_avals, callbacks)
   wrapped = [_recording(fn) for fn in callbacks]
   with _lock:
     module = _parse_module(text)
-  loaded = client.compile_and_load(module, _xc.DeviceList((device,)), options,
-                                   host_callbacks=wrapped)
+  loaded = compile_hook[0](client, module, _xc.DeviceList((device,)), options, wrapped)
   exe = _CallbackExecutable(loaded, device, text, out_avals)
   exe.callbacks = wrapped  # kept alive as long as the executable
   return exe

@@ -258,3 +258,76 @@ def axis_size(axis_name):
   """The size of the named (vmapped) axis ``axis_name``; a tuple of names multiplies."""
   names = axis_name if isinstance(axis_name, (tuple, list)) else (axis_name,)
   return int(np.prod([batching.axis_size(n) for n in names], dtype=np.int64))
+
+
+# ---------------------------------------------------------------------------------------
+# all_to_all: member j receives block j of every member's ``split_axis``, stacked along
+# ``concat_axis`` (concatenated there when ``tiled``).
+
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+  shape = list(x.shape)
+  if tiled:
+    shape[split_axis] //= axis_size
+    shape[concat_axis] *= axis_size
+  else:
+    del shape[split_axis]
+    shape.insert(concat_axis, axis_size)
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _all_to_all_batch(axis, args, dims, *, axis_name, split_axis, concat_axis, axis_size,
+                      tiled):
+  (x,), (d,) = args, dims
+  params = dict(axis_name=axis_name, axis_size=axis_size, tiled=tiled)
+  x = batching.bdim_to_front(x, d, axis.size)
+  if _rest(axis, axis_name) is None:  # another (outer) axis: per batch element
+    return all_to_all_p.bind(x, split_axis=split_axis + 1, concat_axis=concat_axis + 1,
+                             **params), 0
+  if _rest(axis, axis_name):
+    raise NotImplementedError("all_to_all over several axis names is not supported by xjax")
+  n, shape = axis.size, get_aval(x).shape          # x[i, ...]: member i's operand
+  if tiled:                                        # split_axis -> (block j, within-block)
+    shape = shape[:split_axis + 1] + (n, shape[split_axis + 1] // n) + shape[split_axis + 2:]
+    x = shapes.reshape(x, shape)
+  x = batching.moveaxis(x, split_axis + 1, 0)      # [j, i, rest...]
+  if not tiled:
+    return batching.moveaxis(x, 1, concat_axis + 1), 0
+  x = batching.moveaxis(x, 1, concat_axis + 1)     # i just before the concat axis: merge them
+  shape = get_aval(x).shape
+  merged = shape[:concat_axis + 1] + (n * shape[concat_axis + 2],) + shape[concat_axis + 3:]
+  return shapes.reshape(x, merged), 0
+
+
+def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
+  return [all_to_all_p.bind(ad.instantiate(ct), split_axis=concat_axis,
+                            concat_axis=split_axis, **params)]
+
+
+all_to_all_p = _collective("all_to_all", _all_to_all_abstract_eval)
+all_to_all_p.batch = _all_to_all_batch
+ad.deflinear(all_to_all_p, _all_to_all_transpose)
+
+
+def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_groups=None,
+               tiled: bool = False):
+  """Member j of the named axis receives block j of every member's ``split_axis`` of ``x``
+  (a pytree), stacked along ``concat_axis`` (concatenated along it when ``tiled``)."""
+  if axis_index_groups is not None:
+    raise NotImplementedError("all_to_all: axis_index_groups is not supported by xjax")
+
+  def one(leaf):
+    aval = get_aval(leaf)
+    size = axis_size(axis_name)
+    split, concat = split_axis % aval.ndim, concat_axis % aval.ndim
+    if aval.shape[split] % size if tiled else aval.shape[split] != size:
+      raise ValueError(f"all_to_all: the split axis {split_axis} has size {aval.shape[split]}, "
+                       f"which must {'be divisible by' if tiled else 'equal'} the size {size} of "
+                       f"axis {axis_name!r}")
+    return all_to_all_p.bind(leaf, axis_name=axis_name, split_axis=split, concat_axis=concat,
+                             axis_size=size, tiled=tiled)
+  return tree_util.tree_map(one, x)
+
+
+def pswapaxes(x, axis_name, axis: int, *, axis_index_groups=None):
+  """Swaps the named axis with positional axis ``axis`` of ``x``: ``all_to_all`` tiled on it."""
+  return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups, tiled=True)

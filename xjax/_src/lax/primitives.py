@@ -8,8 +8,8 @@ from xjax._src.lax.gather_scatter import (gather_p, scatter_add_p, scatter_max_p
                                           scatter_min_p, scatter_mul_p, scatter_p, scatter_sub_p)
 from xjax._src.lax.general_reduce import reduce_p  # noqa: F401
 from xjax._src.lax.optimization_barrier import optimization_barrier_p  # noqa: F401
-from xjax._src.lax.parallel import (all_gather_p, axis_index_p, pmax_p, pmin_p,  # noqa: F401
-                                    ppermute_p, psum_p)
+from xjax._src.lax.parallel import (all_gather_p, all_to_all_p, axis_index_p,  # noqa: F401
+                                    pmax_p, pmin_p, ppermute_p, psum_p)
 from xjax._src.lax.reductions import (argmax_p, argmin_p, reduce_and_p,  # noqa: F401
                                       reduce_max_p, reduce_min_p, reduce_or_p,
                                       reduce_prod_p, reduce_sum_p, reduce_xor_p)
