@@ -129,6 +129,21 @@ def i64_array(values: Sequence[int]) -> str:
   return f"array<i64: {', '.join(str(int(v)) for v in values)}>" if len(values) else "array<i64>"
 
 
+def compare_attributes(direction: str, dtype=None, total_order: bool = False) -> dict:
+  """The attributes of ``stablehlo.compare``: the direction and, given the operands'
+  ``dtype``, the comparison type (floats compare in total order when asked)."""
+  attrs = {"comparison_direction": f"#stablehlo<comparison_direction {direction}>"}
+  if dtype is not None:
+    if dtypes.is_inexact(dtype):
+      kind = "TOTALORDER" if total_order else "FLOAT"
+    elif dtype == np.bool_ or dtypes.is_unsigned(dtype):
+      kind = "UNSIGNED"
+    else:
+      kind = "SIGNED"
+    attrs["compare_type"] = f"#stablehlo<comparison_type {kind}>"
+  return attrs
+
+
 def bool_array(values: Sequence[bool]) -> str:
   body = ", ".join("true" if v else "false" for v in values)
   return f"array<i1: {body}>" if len(values) else "array<i1>"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xjax._src.backend.lowering import compare_attributes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
@@ -37,8 +38,7 @@ def _logaddexp_body(sub, a, b):
   r = sub.op("stablehlo.add", [m, sub.op("stablehlo.log_plus_one", [e], aval)], aval)
   b_ = ShapedArray((), np.bool_)
   ninf = sub.constant(np.array(-np.inf, aval.dtype), aval)
-  is_ninf = sub.op("stablehlo.compare", [m, ninf], b_,
-                   {"comparison_direction": "#stablehlo<comparison_direction EQ>"},
+  is_ninf = sub.op("stablehlo.compare", [m, ninf], b_, compare_attributes("EQ"),
                    in_avals=[aval, aval])
   return sub.op("stablehlo.select", [is_ninf, m, r], aval, in_avals=[b_, aval, aval])
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.array import scalar_array
+from xjax._src.backend.lowering import compare_attributes, i64_array
 from xjax._src.core.avals import ShapedArray, physical_aval, tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
@@ -64,7 +65,6 @@ def broadcast_operand(ctx, operand, aval, shape):
 
 
 def _broadcast_operand(ctx, operand, aval, shape):
-  from xjax._src.backend.lowering import i64_array
   if aval.ndim == 0:
     dims = []
   else:
@@ -185,8 +185,7 @@ def lower_complex_minmax(ctx, x, y, aval, direction):
   im = [ctx.op("stablehlo.imag", [v], part, in_avals=[full]) for v in (x, y)]
 
   def cmp(a, b, d):
-    return ctx.op("stablehlo.compare", [a, b], pred,
-                  {"comparison_direction": f"#stablehlo<comparison_direction {d}>"},
+    return ctx.op("stablehlo.compare", [a, b], pred, compare_attributes(d),
                   in_avals=[part, part])
   pick = ctx.op("stablehlo.select", [cmp(*re, "EQ"), cmp(*im, direction),
                                      cmp(*re, direction)], pred, in_avals=[pred] * 3)
@@ -325,17 +324,7 @@ def _complex_dtype(x):
 # Comparisons
 
 def _compare_lowering(direction):
-  def attrs(ctx, **params):
-    dtype = ctx.avals_in[0].dtype
-    if dtypes.is_inexact(dtype):
-      kind = "FLOAT"
-    elif dtype == np.bool_ or dtypes.is_unsigned(dtype):
-      kind = "UNSIGNED"
-    else:
-      kind = "SIGNED"
-    return {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
-            "compare_type": f"#stablehlo<comparison_type {kind}>"}
-  return attrs
+  return lambda ctx, **params: compare_attributes(direction, ctx.avals_in[0].dtype)
 
 
 def _comparison(name, direction, check=any_dtype):
@@ -469,10 +458,8 @@ def _select_n_lowering(ctx, which, *cases):
                            ShapedArray((), which_aval.dtype))
       bound = broadcast_operand(ctx, bound, ShapedArray((), which_aval.dtype),
                                 which_aval.shape)
-      kind = "UNSIGNED" if dtypes.is_unsigned(which_aval.dtype) else "SIGNED"
       pred = ctx.op("stablehlo.compare", [which, bound], pred_aval,
-                    {"comparison_direction": "#stablehlo<comparison_direction LT>",
-                     "compare_type": f"#stablehlo<comparison_type {kind}>"},
+                    compare_attributes("LT", which_aval.dtype),
                     in_avals=[which_aval, which_aval])
     low = select(lo, hi_cases[:mid])
     high = select(lo + mid, hi_cases[mid:])
@@ -577,11 +564,7 @@ def _convert_lowering(ctx, x, *, new_dtype, weak_type):
   if out.dtype == np.bool_ and src.dtype != np.bool_:
     zero = ctx.constant(np.zeros((), src.dtype), ShapedArray((), src.dtype))
     zero = broadcast_operand(ctx, zero, ShapedArray((), src.dtype), src.shape)
-    kind = "FLOAT" if dtypes.is_inexact(src.dtype) else (
-        "UNSIGNED" if dtypes.is_unsigned(src.dtype) else "SIGNED")
-    return ctx.op("stablehlo.compare", [x, zero], out,
-                  {"comparison_direction": "#stablehlo<comparison_direction NE>",
-                   "compare_type": f"#stablehlo<comparison_type {kind}>"},
+    return ctx.op("stablehlo.compare", [x, zero], out, compare_attributes("NE", src.dtype),
                   in_avals=[src, src])
   if dtypes.is_complex(src.dtype) and not dtypes.is_complex(out.dtype):
     real_aval = ShapedArray(src.shape, _real_dtype(src.dtype))

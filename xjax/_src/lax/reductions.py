@@ -6,7 +6,7 @@ from typing import Sequence
 import numpy as np
 
 from xjax._src import dtypes
-from xjax._src.backend.lowering import i64_array
+from xjax._src.backend.lowering import compare_attributes, i64_array
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
@@ -244,14 +244,10 @@ def _arg_lowering(is_max):
     init_v = ctx.constant(_identity("max" if is_max else "min", x_aval.dtype), vs)
     init_i = ctx.constant(np.zeros((), index_dtype), is_)
     inexact = dtypes.is_inexact(x_aval.dtype)
-    kind = "FLOAT" if inexact else ("UNSIGNED" if x_aval.dtype == np.bool_ or
-                                    dtypes.is_unsigned(x_aval.dtype) else "SIGNED")
     b = ShapedArray((), np.bool_)
 
-    def cmp(sub, a, c, direction, k=kind, aval=vs):
-      return sub.op("stablehlo.compare", [a, c], b,
-                    {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
-                     "compare_type": f"#stablehlo<comparison_type {k}>"},
+    def cmp(sub, a, c, direction, dtype=x_aval.dtype, aval=vs):
+      return sub.op("stablehlo.compare", [a, c], b, compare_attributes(direction, dtype),
                     in_avals=[aval, aval])
 
     def body(sub, accs, xs):
@@ -262,8 +258,7 @@ def _arg_lowering(is_max):
         a_nan = cmp(sub, av, av, "NE")
         pick = sub.op("stablehlo.or", [pick, a_nan], b)
       eq = cmp(sub, av, xv, "EQ")
-      lower_idx = cmp(sub, ai, xi, "LT", "SIGNED" if not dtypes.is_unsigned(index_dtype)
-                      else "UNSIGNED", is_)
+      lower_idx = cmp(sub, ai, xi, "LT", index_dtype, is_)
       tie = sub.op("stablehlo.and", [eq, lower_idx], b)
       pick = sub.op("stablehlo.or", [pick, tie], b)
       if inexact:  # a NaN candidate beats a non-NaN accumulator

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src import dtypes
+from xjax._src.backend.lowering import compare_attributes
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import batching
@@ -22,24 +23,17 @@ _BOOL = ShapedArray((), np.bool_)
 
 
 def _compare(sub, a, b, direction, aval):
-  dt = aval.dtype
-  if dtypes.is_inexact(dt):
-    kind = "TOTALORDER"
-  elif dt == np.bool_ or dtypes.is_unsigned(dt):
-    kind = "UNSIGNED"
-  else:
-    kind = "SIGNED"
   return sub.op("stablehlo.compare", [a, b], _BOOL,
-                {"comparison_direction": f"#stablehlo<comparison_direction {direction}>",
-                 "compare_type": f"#stablehlo<comparison_type {kind}>"}, in_avals=[aval, aval])
+                compare_attributes(direction, aval.dtype, total_order=True),
+                in_avals=[aval, aval])
 
 
 def _canonical_float(sub, x, aval):
   """Maps -0.0 to 0.0 and every NaN to the positive quiet NaN (which sorts last)."""
   zero = sub.constant(np.zeros((), aval.dtype), aval)
   nan = sub.constant(np.array(np.nan, aval.dtype), aval)
-  cmp = lambda a, b, d: sub.op("stablehlo.compare", [a, b], _BOOL, {
-      "comparison_direction": f"#stablehlo<comparison_direction {d}>"}, in_avals=[aval, aval])
+  cmp = lambda a, b, d: sub.op("stablehlo.compare", [a, b], _BOOL, compare_attributes(d),
+                               in_avals=[aval, aval])
   x = sub.op("stablehlo.select", [cmp(x, zero, "EQ"), zero, x], aval, in_avals=[_BOOL, aval, aval])
   return sub.op("stablehlo.select", [cmp(x, x, "NE"), nan, x], aval, in_avals=[_BOOL, aval, aval])
 

@@ -12,6 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from xjax._src.backend import runtime
+from xjax._src.backend.lowering import compare_attributes
 from xjax._src.core.avals import ShapedArray
 
 _PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
@@ -73,5 +74,4 @@ def info_ok(ctx, info: str, batch: tuple) -> str:
   aval = ShapedArray(batch, np.int32)
   zero = ctx.constant(np.zeros(batch, np.int32), aval)
   return ctx.op("stablehlo.compare", [info, zero], ShapedArray(batch, np.bool_),
-                {"comparison_direction": "#stablehlo<comparison_direction EQ>",
-                 "compare_type": "#stablehlo<comparison_type SIGNED>"}, in_avals=[aval, aval])
+                compare_attributes("EQ", np.int32), in_avals=[aval, aval])
