@@ -33,6 +33,9 @@ class ShapedArray:
                        self.dtype if dtype is None else dtype,
                        self.weak_type if weak_type is None else weak_type)
 
+  def to_tangent_aval(self) -> "ShapedArray":
+    return tangent_aval(self)
+
   def strip_weak_type(self) -> "ShapedArray":
     return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
 

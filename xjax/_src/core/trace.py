@@ -52,11 +52,52 @@ class Primitive:
   def bind(self, *args, **params):
     return _ctx.trace.process_primitive(self, args, params)
 
-  def bind_with_trace(self, trace: "Trace", args, params):
-    return trace.process_primitive(self, args, params)
+  # -- JAX's way of setting rules (``jax.extend.core.Primitive``) --------------------------
+  def def_impl(self, impl: Callable) -> Callable:
+    """Sets the eager evaluation rule, ``impl(*args, **params)``."""
+    self.impl = impl
+    return impl
+
+  def def_abstract_eval(self, abstract_eval: Callable) -> Callable:
+    """Sets the shape rule, ``abstract_eval(*avals, **params)`` returning ShapedArray(s);
+    a result of the wrong kind raises an error naming this primitive."""
+    self.abstract_eval = _checked_abstract_eval(self, abstract_eval)
+    return abstract_eval
+
+  def def_effectful_abstract_eval(self, effectful_abstract_eval: Callable) -> Callable:
+    """Sets a shape rule returning ``(avals, effects)``; xjax supports it for rules that
+    report no effects."""
+    self.abstract_eval = _checked_abstract_eval(
+        self, lambda *avals, **params: _no_effects(self, *effectful_abstract_eval(
+            *avals, **params)))
+    return effectful_abstract_eval
 
   def __repr__(self) -> str:
     return self.name
+
+
+def _checked_abstract_eval(prim: Primitive, rule: Callable) -> Callable:
+  def abstract_eval(*avals, **params):
+    out = rule(*avals, **params)
+    if prim.multiple_results:
+      ok = isinstance(out, (tuple, list)) and all(isinstance(a, ShapedArray) for a in out)
+      expected = "a sequence of ShapedArray (multiple_results=True)"
+    else:
+      ok = isinstance(out, ShapedArray)
+      expected = "a ShapedArray (set multiple_results=True to return several)"
+    if not ok:
+      raise TypeError(f"The abstract evaluation rule of primitive '{prim.name}' returned "
+                      f"{out!r}; expected {expected}.")
+    return out
+  return abstract_eval
+
+
+def _no_effects(prim: Primitive, avals, effects):
+  if effects:
+    raise NotImplementedError(
+        f"primitive '{prim.name}': xjax does not support effects declared by "
+        f"def_effectful_abstract_eval (got {set(effects)}); see docs/differences.md")
+  return avals
 
 
 # ---------------------------------------------------------------------------------------

@@ -34,6 +34,8 @@ class Zero:
   def like(x) -> "Zero":
     return Zero(tangent_aval(get_aval(x)))
 
+  from_primal_value = like   # JAX's name
+
   def __repr__(self) -> str:
     return f"Zero({self.aval.str_short()})"
 

@@ -6,8 +6,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from xjax._src import dtypes
-from xjax._src.core.avals import ShapedArray, physical_aval
+from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Primitive
+from xjax._src.interpreters.user_lowering import inline_traced
 
 
 def standard_primitive(name: str, abstract_eval: Callable, lowering: Callable,
@@ -112,13 +113,10 @@ def lowering_from(fn: Callable) -> Callable:
   """A lowering rule that emits ``fn`` (written with lax functions) traced at the operands'
   avals: for primitives XLA has no single op for. Operands of extended dtype (PRNG keys)
   reach ``fn`` as the arrays that store them."""
-  from xjax._src.interpreters.staging import trace_to_jaxpr
-
   def lower(ctx, *operands, **params):
-    avals = [physical_aval(a) for a in ctx.avals_in]
     single = len(ctx.avals_out) == 1  # read first: lowering fn's equations reuses ctx
-    closed = trace_to_jaxpr(lambda *xs: _as_list(fn(*xs, **params)), avals)
-    outs = ctx.lower_jaxpr(closed.jaxpr, closed.consts, list(operands))
+    outs = inline_traced(ctx, lambda *xs: _as_list(fn(*xs, **params)), ctx.avals_in,
+                         operands)
     return outs[0] if single else outs
   return lower
 

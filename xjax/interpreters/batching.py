@@ -1,0 +1,42 @@
+"""Vectorization extension points (``jax.interpreters.batching``).
+
+``primitive_batchers[p] = rule`` takes JAX's signature ``rule(batched_args, batch_dims,
+**params) -> (out, out_dim)`` and stores it, adapted, as ``p``'s batching rule;
+``fancy_primitive_batchers`` holds rules taking the axis first, ``rule(axis_data, args,
+dims, **params)``, which is xjax's own signature.
+"""
+from xjax._src.interpreters.batching import (AxisData, BatchTrace, BatchTracer,  # noqa: F401
+                                             matchaxis, moveaxis, not_mapped)
+from xjax._src.interpreters.batching import bdim_to_front as _bdim_to_front
+from xjax._src.interpreters.rule_registries import (RuleRegistry, batcher_from_slot,
+                                                    batcher_to_slot)
+from xjax._src.lax.elementwise import elementwise_batch
+
+primitive_batchers = RuleRegistry("batching.primitive_batchers", "batch", batcher_to_slot,
+                                  batcher_from_slot)
+fancy_primitive_batchers = RuleRegistry("batching.fancy_primitive_batchers", "batch")
+
+
+def bdim_at_front(x, bdim, size: int):
+  """``x`` with its batch dimension first (broadcast to ``size`` when unbatched)."""
+  return _bdim_to_front(x, bdim, size)
+
+
+def broadcast(x, size: int, axis: int, mesh_axis=None):
+  """``x`` broadcast along a new dimension ``axis`` of ``size``."""
+  return matchaxis(x, None, axis, size)
+
+
+def defvectorized(prim) -> None:
+  """A primitive that acts independently on every element along any leading dimension:
+  it is batched by applying it to the batched operands as they are."""
+  def batch(axis, args, dims, **params):
+    out_dim = next(d for d in dims if d is not None)
+    args = [matchaxis(x, d, out_dim, axis.size) for x, d in zip(args, dims)]
+    return prim.bind(*args, **params), out_dim
+  prim.batch = batch
+
+
+def defbroadcasting(prim) -> None:
+  """An elementwise primitive over operands of equal rank (or rank 0)."""
+  prim.batch = elementwise_batch(prim)
