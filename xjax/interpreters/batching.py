@@ -33,7 +33,8 @@ def defvectorized(prim) -> None:
   def batch(axis, args, dims, **params):
     out_dim = next(d for d in dims if d is not None)
     args = [matchaxis(x, d, out_dim, axis.size) for x, d in zip(args, dims)]
-    return prim.bind(*args, **params), out_dim
+    out = prim.bind(*args, **params)
+    return out, ([out_dim] * len(out) if prim.multiple_results else out_dim)
   prim.batch = batch
 
 

@@ -39,7 +39,6 @@ class Primitive:
   def __init__(self, name: str, multiple_results: bool = False) -> None:
     self.name = name
     self.multiple_results = multiple_results
-    self.abstract_eval: Callable | None = None
     self.lowering: Callable | None = None
     self.jvp: Callable | None = None
     self.transpose: Callable | None = None
@@ -51,6 +50,9 @@ class Primitive:
 
   def bind(self, *args, **params):
     return _ctx.trace.process_primitive(self, args, params)
+
+  def abstract_eval(self, *avals, **params):  # replaced by each primitive's shape rule
+    raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
 
   # -- JAX's way of setting rules (``jax.extend.core.Primitive``) --------------------------
   def def_impl(self, impl: Callable) -> Callable:

@@ -1,0 +1,324 @@
+"""Primitives defined the JAX way: ``xjax.extend.core.Primitive`` with rules written into the
+``xjax.interpreters`` registries, which are views onto xjax's own rule slots."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+from xjax.extend import core
+from xjax.interpreters import ad, batching, mlir, partial_eval
+
+
+# -- "fused multiply-add" written as a user would, after JAX's primitives tutorial --------
+
+fma_p = core.Primitive("fused_mul_add")
+
+
+def fma(a, b, c):
+  return fma_p.bind(a, b, c)
+
+
+@fma_p.def_impl
+def _fma_impl(a, b, c):  # eager evaluation with NumPy, as the tutorial does
+  return np.add(np.multiply(a, b), c)
+
+
+@fma_p.def_abstract_eval
+def _fma_abstract_eval(a, b, c):
+  assert a.shape == b.shape == c.shape
+  return core.ShapedArray(a.shape, a.dtype)
+
+
+mlir.register_lowering(fma_p, mlir.lower_fun(lambda a, b, c: a * b + c,
+                                             multiple_results=False))
+
+
+def _fma_jvp(primals, tangents):
+  a, b, c = primals
+  ta, tb, tc = (lax.zeros_like_array(a) if type(t) is ad.Zero else t for t in tangents)
+  # d(a*b + c) = ta*b + (a*tb + tc), each product again an fma
+  return fma(a, b, c), fma(ta, b, fma(a, tb, tc))
+
+
+ad.primitive_jvps[fma_p] = _fma_jvp
+
+
+def _fma_transpose(ct, a, b, c):
+  # linear in exactly one of a, b (the other is a known primal) and in c
+  if ad.is_undefined_primal(a):
+    ct_a = ad.Zero(a.aval) if type(ct) is ad.Zero else fma(ct, b, lax.zeros_like_array(b))
+    return ct_a, None, ct
+  ct_b = ad.Zero(b.aval) if type(ct) is ad.Zero else fma(a, ct, lax.zeros_like_array(a))
+  return None, ct_b, ct
+
+
+ad.primitive_transposes[fma_p] = _fma_transpose
+
+
+def _fma_batch(args, dims):
+  size = next(x.shape[d] for x, d in zip(args, dims) if d is not batching.not_mapped)
+  return fma(*(batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))), 0
+
+
+batching.primitive_batchers[fma_p] = _fma_batch
+
+A = np.array([1., 2., 3.], np.float32)
+B = np.array([4., -5., 6.], np.float32)
+C = np.array([.5, .25, -1.], np.float32)
+
+
+def test_eager_runs_the_impl():
+  out = fma(A, B, C)
+  np.testing.assert_allclose(out, A * B + C)
+  assert fma(2., 3., 10.) == 16.
+
+
+def test_jit_lowers_through_lower_fun():
+  out = xjax.jit(fma)(A, B, C)
+  assert isinstance(out, xjax.Array)
+  np.testing.assert_allclose(out, A * B + C)
+  text = xjax.jit(fma).lower(A, B, C).as_text()
+  assert "stablehlo.multiply" in text and "stablehlo.add" in text
+
+
+def test_prints_in_jaxprs():
+  text = str(xjax.make_jaxpr(fma)(A, B, C))
+  assert "d:f32[3] = fused_mul_add a b c" in text
+
+
+def test_jvp():
+  ta, tb, tc = np.float32(1), np.float32(2), np.float32(3)
+  out, t = xjax.jvp(fma, (A, B, C), (A * 0 + ta, B * 0 + tb, C * 0 + tc))
+  np.testing.assert_allclose(out, A * B + C)
+  np.testing.assert_allclose(t, ta * B + A * tb + tc)
+
+
+def test_grad_through_the_transpose():
+  f = lambda a, b, c: fma(a, b, c).sum()
+  ga, gb, gc = xjax.grad(f, argnums=(0, 1, 2))(A, B, C)
+  np.testing.assert_allclose(ga, B)
+  np.testing.assert_allclose(gb, A)
+  np.testing.assert_allclose(gc, np.ones(3))
+  square_plus = lambda x: fma(x, x, 2.)
+  assert xjax.grad(square_plus)(3.) == 6.
+  assert xjax.jit(xjax.grad(square_plus))(3.) == 6.
+  assert xjax.grad(xjax.grad(square_plus))(3.) == 2.
+
+
+def test_vmap_with_unbatched_operands():
+  out = xjax.vmap(fma, in_axes=(0, None, 1))(np.stack([A, B]), C, np.stack([A, C], 1))
+  np.testing.assert_allclose(out, np.stack([A * C + A, B * C + C]))
+
+
+def test_in_a_scan_body_and_its_gradient():
+  def run(c0):
+    return lax.scan(lambda c, x: (fma(c, x, 1.), c), c0, jnp.arange(1., 4.))
+
+  last, seen = run(1.)
+  np.testing.assert_allclose(seen, [1., 2., 5.])
+  assert last == 16.   # ((1*1 + 1)*2 + 1)*3 + 1
+  assert xjax.grad(lambda c: run(c)[0])(1.) == 6.   # 1 * 2 * 3
+  assert xjax.jit(lambda c: run(c)[0])(1.) == 16.
+
+
+# -- a primitive with several results --------------------------------------------------
+
+divmod_p = core.Primitive("float_divmod")
+divmod_p.multiple_results = True
+divmod_p.def_impl(lambda x, y: (np.floor_divide(x, y), np.mod(x, y)))
+divmod_p.def_abstract_eval(lambda x, y: [core.ShapedArray(x.shape, x.dtype)] * 2)
+mlir.register_lowering(divmod_p, mlir.lower_fun(
+    lambda x, y: (jnp.floor_divide(x, y), jnp.mod(x, y)), multiple_results=True))
+batching.defvectorized(divmod_p)
+
+
+def _divmod_jvp(primals, tangents):
+  x, y = primals
+  tx, ty = (ad.instantiate_zeros(t) for t in tangents)
+  q, r = divmod_p.bind(x, y)
+  return (q, r), (ad.Zero.from_primal_value(q), tx - q * ty)
+
+
+ad.primitive_jvps[divmod_p] = _divmod_jvp
+
+X = np.array([7., -7., 5.5], np.float32)
+Y = np.array([2., 2., 1.5], np.float32)
+
+
+def test_multiple_results_everywhere():
+  expect = (np.floor_divide(X, Y), np.mod(X, Y))
+  for f in (divmod_p.bind, xjax.jit(divmod_p.bind),
+            xjax.vmap(divmod_p.bind)):
+    q, r = f(X, Y)
+    np.testing.assert_allclose(q, expect[0])
+    np.testing.assert_allclose(r, expect[1])
+  grad_r = xjax.grad(lambda x: divmod_p.bind(x, Y)[1].sum())(X)
+  np.testing.assert_allclose(grad_r, np.ones(3))
+  assert "c:f32[3] d:f32[3] = float_divmod a b" in str(xjax.make_jaxpr(divmod_p.bind)(X, Y))
+
+
+# -- the registries are views onto xjax's own rules ------------------------------------
+
+def test_registries_round_trip_with_xjax_primitives():
+  assert ad.primitive_jvps[lax.sin_p] is lax.sin_p.jvp
+  assert ad.primitive_transposes[lax.neg_p] is lax.neg_p.transpose
+  assert lax.sin_p in batching.primitive_batchers
+  assert lax.sin_p not in ad.primitive_transposes
+  assert batching.fancy_primitive_batchers[lax.sin_p] is lax.sin_p.batch
+  # xjax's batching rule, read in JAX's signature, batches
+  out, dim = batching.primitive_batchers[lax.sin_p]((np.ones((2, 3), np.float32),), (1,))
+  np.testing.assert_allclose(out, np.sin(np.ones((2, 3))))
+  assert dim == 1
+  # rules written in JAX's signature read back as themselves and are the ones xjax uses
+  assert ad.primitive_jvps[fma_p] is _fma_jvp and fma_p.jvp is _fma_jvp
+  assert batching.primitive_batchers[fma_p] is _fma_batch and fma_p.batch is not None
+  with pytest.raises(KeyError):
+    ad.primitive_transposes[divmod_p]
+  assert ad.get_primitive_transpose(fma_p) is _fma_transpose
+  with pytest.raises(NotImplementedError, match="Transpose rule .* 'float_divmod'"):
+    ad.get_primitive_transpose(divmod_p)
+
+
+def test_deflinear_and_defbroadcasting():
+  double_p = core.Primitive("double")
+  double_p.def_abstract_eval(lambda x: x)
+  mlir.register_lowering(double_p, mlir.lower_fun(lambda x: x + x, multiple_results=False))
+  ad.deflinear(double_p, lambda ct: [double_p.bind(ct)])
+  batching.defvectorized(double_p)
+  assert xjax.grad(lambda x: double_p.bind(x) * x)(3.) == 12.
+  np.testing.assert_allclose(xjax.vmap(double_p.bind)(A), 2 * A)
+
+  hyp_p = core.Primitive("hypot2")
+  hyp_p.def_abstract_eval(lambda x, y: x)
+  mlir.register_lowering(hyp_p, mlir.lower_fun(lambda x, y: x * x + y * y,
+                                               multiple_results=False))
+  ad.defjvp(hyp_p, lambda g, x, y: 2 * x * g, lambda g, x, y: 2 * y * g)
+  batching.defbroadcasting(hyp_p)
+  np.testing.assert_allclose(xjax.vmap(hyp_p.bind, (0, None))(np.stack([A, B]), C),
+                             np.stack([A * A + C * C, B * B + C * C]))
+  assert xjax.grad(hyp_p.bind, argnums=1)(3., 4.) == 8.
+
+
+def test_partial_eval_trace_to_jaxpr_dynamic():
+  from xjax.extend import linear_util as lu
+  fun = lu.wrap_init(lambda x, y, *, k: [fma(x, y, x) * k], {"k": 2.})
+  aval = core.ShapedArray((3,), np.float32)
+  jaxpr, out_avals, consts = partial_eval.trace_to_jaxpr_dynamic(fun, [aval, aval])
+  assert out_avals == [aval] and consts == []
+  assert [e.primitive for e in jaxpr.eqns] == [fma_p, lax.mul_p]
+  np.testing.assert_allclose(core.jaxpr_as_fun(core.ClosedJaxpr(jaxpr, consts))(A, B)[0],
+                             (A * B + A) * 2)
+
+
+# -- bad input --------------------------------------------------------------------------
+
+def test_missing_rules_name_the_primitive():
+  p = core.Primitive("bare")
+  with pytest.raises(NotImplementedError, match="Abstract evaluation for 'bare'"):
+    xjax.jit(p.bind)(1.)
+  p.def_abstract_eval(lambda x: x)
+  with pytest.raises(NotImplementedError, match="lowering for the primitive 'bare'"):
+    xjax.jit(p.bind)(1.)
+  p.def_impl(lambda x: x)
+  with pytest.raises(NotImplementedError, match="Differentiation rule for 'bare'"):
+    xjax.grad(p.bind)(1.)
+  with pytest.raises(NotImplementedError, match="Batching rule for 'bare'"):
+    xjax.vmap(p.bind)(A)
+  with pytest.raises(NotImplementedError, match="Transpose rule .* for 'fused_mul_add'"):
+    ad.primitive_transposes.pop(fma_p)
+    try:
+      xjax.grad(lambda x: fma(x, 2., 1.))(1.)
+    finally:
+      ad.primitive_transposes[fma_p] = _fma_transpose
+
+
+def test_wrong_shape_rule_result_or_lowering_arity():
+  p = core.Primitive("bad_shape_rule")
+  p.def_abstract_eval(lambda x: (x.shape, x.dtype))
+  with pytest.raises(TypeError, match="'bad_shape_rule' returned .* expected a ShapedArray"):
+    xjax.make_jaxpr(p.bind)(1.)
+  q = core.Primitive("bad_lowering")
+  q.def_abstract_eval(lambda x: x)
+  mlir.register_lowering(q, mlir.lower_fun(lambda x: (x, x), multiple_results=True))
+  with pytest.raises(ValueError, match="'bad_lowering' returned 2 values; .* gives 1"):
+    xjax.jit(q.bind)(1.)
+
+
+def test_lowering_built_with_mlir_bindings_is_refused_clearly():
+  p = core.Primitive("bindings_add")
+  p.def_abstract_eval(lambda x, y: x)
+
+  def rule(ctx, x, y):  # what a rule building ops with hlo.AddOp looks like to xjax
+    return [AddOp(x, y).result]
+
+  class AddOp:
+    def __init__(self, x, y):
+      if not hasattr(x, "owner"):
+        raise TypeError("__init__(): incompatible function arguments")
+
+  mlir.register_lowering(p, rule)
+  with pytest.raises(NotImplementedError, match="'bindings_add' .* mlir.lower_fun"):
+    xjax.jit(p.bind)(1., 2.)
+
+
+def test_platform_specific_lowering():
+  p = core.Primitive("per_platform")
+  p.def_abstract_eval(lambda x: x)
+  mlir.register_lowering(p, mlir.lower_fun(lambda x: x + 1, multiple_results=False))
+  mlir.register_lowering(p, mlir.lower_fun(lambda x: x + 2, multiple_results=False),
+                         platform=xjax.default_backend() if xjax.default_backend() != "gpu"
+                         else "cuda")
+  mlir.register_lowering(p, mlir.lower_fun(lambda x: x + 3, multiple_results=False),
+                         platform="tpu")
+  assert xjax.jit(p.bind)(1.) == 3.
+
+
+# -- a library that defines its primitive at import, written against `jax` ---------------
+
+LIBRARY = textwrap.dedent("""
+    import jax, jax.numpy as jnp
+    from jax.extend import core
+    from jax.interpreters import ad, batching, mlir
+
+    cube_p = core.Primitive("cube")
+    cube_p.def_impl(lambda x: x * x * x)
+    cube_p.def_abstract_eval(lambda x: core.ShapedArray(x.shape, x.dtype))
+    mlir.register_lowering(cube_p, mlir.lower_fun(lambda x: x * x * x, multiple_results=False))
+    ad.defjvp(cube_p, lambda g, x: 3 * x * x * g)
+    batching.defvectorized(cube_p)
+
+    def cube(x):
+      return cube_p.bind(x)
+""")
+
+PROGRAM = textwrap.dedent("""
+    import xjax
+    xjax.install_as_jax()
+    import jax, jax.numpy as jnp
+    import cubelib
+    x = jnp.arange(1., 4.)
+    print("eager", cubelib.cube(x).tolist())
+    print("jit", jax.jit(cubelib.cube)(x).tolist())
+    print("grad", jax.grad(lambda x: cubelib.cube(x).sum())(x).tolist())
+    print("vmap", jax.vmap(cubelib.cube)(x).tolist())
+    print("same", jax.interpreters.ad.primitive_jvps[cubelib.cube_p] is cubelib.cube_p.jvp)
+""")
+
+
+def test_library_defining_a_primitive_at_import(tmp_path):
+  (tmp_path / "cubelib.py").write_text(LIBRARY)
+  (tmp_path / "prog.py").write_text(PROGRAM)
+  repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  env = dict(os.environ, PYTHONPATH=os.pathsep.join([repo, str(tmp_path)]))
+  out = subprocess.run([sys.executable, str(tmp_path / "prog.py")], capture_output=True,
+                       text=True, env=env, cwd=tmp_path, timeout=300)
+  assert out.returncode == 0, out.stderr
+  assert out.stdout.split("\n")[:5] == [
+      "eager [1.0, 8.0, 27.0]", "jit [1.0, 8.0, 27.0]", "grad [3.0, 12.0, 27.0]",
+      "vmap [1.0, 8.0, 27.0]", "same True"]
