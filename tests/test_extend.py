@@ -250,21 +250,37 @@ def test_wrong_shape_rule_result_or_lowering_arity():
     xjax.jit(q.bind)(1.)
 
 
-def test_lowering_built_with_mlir_bindings_is_refused_clearly():
-  p = core.Primitive("bindings_add")
-  p.def_abstract_eval(lambda x, y: x)
+def test_lowerings_built_with_the_mlir_bindings():
+  # facts about jaxlib's bindings this relies on: ops take values or single-result ops as
+  # operands, and a reduction's body is a block appended to its region
+  from jaxlib.mlir.dialects import stablehlo as hlo
+  ir = mlir.ir
+  fma2_p = core.Primitive("fma_by_bindings")
+  fma2_p.def_abstract_eval(lambda a, b, c: a)
+  mlir.register_lowering(fma2_p, lambda ctx, a, b, c: [hlo.AddOp(hlo.MulOp(a, b), c).result])
+  f = lambda x: fma2_p.bind(x, x, 1.) + fma2_p.bind(x, 2., x)
+  assert xjax.jit(f)(3.) == 19. and fma2_p.bind(3., 3., 1.) == 10.
+  text = xjax.jit(f).lower(3.).as_text()
+  assert text.count('"stablehlo.multiply"') == 2
 
-  def rule(ctx, x, y):  # what a rule building ops with hlo.AddOp looks like to xjax
-    return [AddOp(x, y).result]
+  total_p = core.Primitive("total_by_bindings")
+  total_p.def_abstract_eval(lambda x: core.ShapedArray((), x.dtype))
 
-  class AddOp:
-    def __init__(self, x, y):
-      if not hasattr(x, "owner"):
-        raise TypeError("__init__(): incompatible function arguments")
+  def total_lowering(ctx, x):
+    out_type = mlir.aval_to_ir_type(ctx.avals_out[0])
+    assert isinstance(out_type, ir.Type)
+    zero = mlir.ir_constant(np.zeros((), ctx.avals_in[0].dtype))
+    red = hlo.ReduceOp([out_type], [x], [zero], ir.DenseI64ArrayAttr.get(
+        list(range(len(ctx.avals_in[0].shape)))))
+    body = red.regions[0].blocks.append(out_type, out_type)
+    with ir.InsertionPoint(body):
+      hlo.ReturnOp([hlo.AddOp(*body.arguments).result])
+    return red.results
 
-  mlir.register_lowering(p, rule)
-  with pytest.raises(NotImplementedError, match="'bindings_add' .* mlir.lower_fun"):
-    xjax.jit(p.bind)(1., 2.)
+  mlir.register_lowering(total_p, total_lowering)
+  x = np.arange(12., dtype=np.float32).reshape(3, 4)
+  assert xjax.jit(lambda x: total_p.bind(x) * 2)(x) == 132.
+  assert total_p.bind(x) == 66.
 
 
 def test_platform_specific_lowering():

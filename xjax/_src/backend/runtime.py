@@ -7,12 +7,13 @@ dispatch) is xjax's own.  Written to tolerate jaxlib 0.10.x (CPU) and 0.11.x (GP
 from __future__ import annotations
 
 import enum
+import importlib
 import logging
 import os
 import threading
 import time
 from functools import lru_cache
-from typing import Sequence
+from typing import Callable, Sequence
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -461,6 +462,13 @@ _mlir_context: list = []
 def _parse_module(text: str):
   """``compile_and_load`` takes host callbacks only with a parsed MLIR module."""
   from jaxlib.mlir import ir
+  with _mlir_ctx():
+    return ir.Module.parse(text)
+
+
+def _mlir_ctx():
+  """jaxlib's MLIR context with the StableHLO and CHLO dialects loaded (made once)."""
+  from jaxlib.mlir import ir
   if not _mlir_context:
     from jaxlib.mlir._mlir_libs import _jax_mlir_ext
     from jaxlib.mlir.dialects import chlo, stablehlo
@@ -472,8 +480,43 @@ def _parse_module(text: str):
     stablehlo.register_dialect(ctx)
     chlo.register_dialect(ctx)
     _mlir_context.append(ctx)
-  with _mlir_context[0]:
-    return ir.Module.parse(text)
+  return _mlir_context[0]
+
+
+def mlir_bindings(name: str):
+  """A module of jaxlib's MLIR Python bindings (``"ir"``, ``"dialects.stablehlo"``, ...),
+  for lowering rules written with them; its context is made first."""
+  _mlir_ctx()
+  return importlib.import_module(f"jaxlib.mlir.{name}")
+
+
+def build_with_bindings(arg_types: Sequence[str], build: Callable) -> str:
+  """Runs ``build(arguments) -> results`` (values, ops or lists of them) with jaxlib's MLIR
+  Python bindings in a scratch function taking ``arg_types`` (type text), under that
+  context and an unknown location; returns the function printed in MLIR's generic form."""
+  from jaxlib.mlir import ir
+  from jaxlib.mlir.dialects import func
+  with _mlir_ctx(), ir.Location.unknown():
+    module = ir.Module.create()
+    types = [ir.Type.parse(t) for t in arg_types]
+    with ir.InsertionPoint(module.body):
+      fn = func.FuncOp("rule", (types, []))
+      block = fn.add_entry_block()
+    with ir.InsertionPoint(block):
+      results = _ir_values(ir, build(list(block.arguments)))
+      func.ReturnOp(results)
+    fn.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get(types, [r.type for r in results]))
+    return fn.operation.get_asm(print_generic_op_form=True)
+
+
+def _ir_values(ir, out) -> list:
+  """The values of a binding-built rule's results, flattened (ops give their results)."""
+  if isinstance(out, ir.Value):
+    return [out]
+  if isinstance(out, (ir.Operation, ir.OpView)):
+    return list(out.results)
+  return [v for o in out for v in _ir_values(ir, o)]
 
 
 def mlir_module(text: str):

@@ -2,14 +2,16 @@
 StableHLO-text lowering.
 
 A JAX lowering rule is ``rule(ctx, *operands, **params)`` returning one value per result;
-``ctx`` carries ``avals_in`` / ``avals_out``.  Here operands and results are the SSA names
-xjax's lowering emits, so rules built with ``lower_fun`` (trace a Python function and
-inline it), and rules that compose other rules or ``ir_constant``, work as they do in JAX.
-Rules that build operations with the MLIR Python bindings cannot: xjax never builds an
-in-memory MLIR module; such a rule raises NotImplementedError naming ``lower_fun``.
+``ctx`` carries ``avals_in`` / ``avals_out``.  A rule is first run on the SSA names xjax's
+lowering emits, so rules built with ``lower_fun`` (trace a Python function and inline it)
+and rules composing other rules or ``ir_constant`` emit text directly.  A rule that builds
+operations with the MLIR Python bindings (``hlo.AddOp(x, y)``) fails on names; it is then
+run on the arguments of a scratch function built with jaxlib's bindings, and the printed
+operations are spliced into the text with their values renamed.
 """
 from __future__ import annotations
 
+import re
 import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Sequence
@@ -74,18 +76,20 @@ def _matches(platform: str, current: str) -> bool:
 class _Current(threading.local):
   def __init__(self) -> None:
     self.ctx: LoweringRuleContext | None = None
+    self.bindings = False   # the rule runs on MLIR binding values, not SSA names
 
 
 _current = _Current()
 
 
 @contextmanager
-def _lowering_with(ctx: LoweringRuleContext):
-  prev, _current.ctx = _current.ctx, ctx
+def _lowering_with(ctx: LoweringRuleContext, bindings: bool = False):
+  prev = _current.ctx, _current.bindings
+  _current.ctx, _current.bindings = ctx, bindings
   try:
     yield
   finally:
-    _current.ctx = prev
+    _current.ctx, _current.bindings = prev
 
 
 def current_context(what: str) -> LoweringRuleContext:
@@ -124,6 +128,8 @@ def _adopted(xjax_rule: Callable) -> Callable:
 
 
 def _dispatching_lowering(prim: Primitive, rules: dict) -> Callable:
+  bindings_rules: set[int] = set()   # rules known to build with the MLIR bindings
+
   def lowering(ctx: lo.LoweringContext, *operands, **params):
     current = _platform()
     rule = next((r for p, r in rules.items() if p is not None and _matches(p, current)),
@@ -133,14 +139,21 @@ def _dispatching_lowering(prim: Primitive, rules: dict) -> Callable:
           f"MLIR translation rule for primitive '{prim.name}' not found for platform "
           f"{current}")
     jctx = LoweringRuleContext(ctx, prim, ctx.avals_in, ctx.avals_out)
-    with _lowering_with(jctx):
+    if id(rule) in bindings_rules:
+      outs = _lower_with_bindings(prim, rule, jctx, operands, params)
+    elif getattr(rule, "_xjax_lower_fun", False):
+      with _lowering_with(jctx):
+        outs = _results(prim, rule(jctx, *operands, **params), len(jctx.avals_out))
+    else:
+      saved = len(ctx.lines), dict(ctx.memo), ctx.token
       try:
-        out = rule(jctx, *operands, **params)
-      except (TypeError, AttributeError) as e:
-        if getattr(rule, "_xjax_lower_fun", False):
-          raise
-        raise _bindings_error(prim) from e
-    outs = _results(prim, out, len(jctx.avals_out))
+        with _lowering_with(jctx):
+          outs = _results(prim, rule(jctx, *operands, **params), len(jctx.avals_out))
+      except Exception:  # not a rule on SSA names: run it with the bindings
+        del ctx.lines[saved[0]:]
+        ctx.memo, ctx.token = saved[1], saved[2]
+        outs = _lower_with_bindings(prim, rule, jctx, operands, params)
+        bindings_rules.add(id(rule))
     return outs if prim.multiple_results else outs[0]
   return lowering
 
@@ -148,25 +161,54 @@ def _dispatching_lowering(prim: Primitive, rules: dict) -> Callable:
 def _results(prim: Primitive, out, n: int) -> list[str]:
   if isinstance(out, str):
     out = [out]
-  try:
-    outs = list(out)
-  except TypeError:
-    raise _bindings_error(prim) from None
-  outs = [o[0] if isinstance(o, (list, tuple)) and len(o) == 1 else o for o in outs]
+  outs = [o[0] if isinstance(o, (list, tuple)) and len(o) == 1 else o for o in out]
   if not all(isinstance(o, str) for o in outs):
-    raise _bindings_error(prim)
-  if len(outs) != n:
-    raise ValueError(f"The lowering rule of primitive '{prim.name}' returned {len(outs)} "
-                     f"values; its abstract evaluation gives {n} results")
+    raise TypeError(f"the lowering rule of '{prim.name}' returned values that are not "
+                    "xjax SSA names")
+  _check_count(prim, len(outs), n)
   return outs
 
 
-def _bindings_error(prim: Primitive) -> NotImplementedError:
-  return NotImplementedError(
-      f"The lowering rule registered for primitive '{prim.name}' builds MLIR operations "
-      "with the MLIR Python bindings (e.g. hlo.AddOp), which xjax does not support: xjax "
-      "lowers to StableHLO text. Register mlir.lower_fun(impl, multiple_results=...) "
-      "instead, with impl written with xjax.lax / xjax.numpy; see docs/differences.md.")
+def _check_count(prim: Primitive, got: int, n: int) -> None:
+  if got != n:
+    raise ValueError(f"The lowering rule of primitive '{prim.name}' returned {got} "
+                     f"values; its abstract evaluation gives {n} results")
+
+
+_SSA = re.compile(r"%[A-Za-z0-9_$.\-]+")
+
+
+def _lower_with_bindings(prim: Primitive, rule: Callable, jctx: LoweringRuleContext,
+                         operands: Sequence[str], params: dict) -> list[str]:
+  """Runs ``rule`` with jaxlib's MLIR bindings and splices the operations it built."""
+  ctx = jctx.ctx
+  arg_types = [lo.tensor_type(ctx.aval_of(o)) for o in operands]
+
+  def build(args):
+    with _lowering_with(jctx, bindings=True):
+      return rule(jctx, *args, **params)
+
+  text = runtime.build_with_bindings(arg_types, build)
+  lines = text.split("\n")
+  entry = next(i for i, l in enumerate(lines) if l.lstrip().startswith("^bb0"))
+  ret = max(i for i, l in enumerate(lines) if l.lstrip().startswith('"func.return"'))
+  prefix = ctx.fresh().replace("%", "%b")
+  names = {f"%arg{i}": o for i, o in enumerate(operands)}
+
+  def rename(m):
+    name = m.group(0)
+    if name not in names:
+      names[name] = f"{prefix}_{len(names)}"
+    return names[name]
+
+  for line in lines[entry + 1:ret]:
+    ctx.lines.append(ctx.indent + _SSA.sub(rename, line[2:]))
+  returned = lines[ret][lines[ret].index("(") + 1:lines[ret].index(")")]
+  outs = [_SSA.sub(rename, r.strip()) for r in returned.split(",") if r.strip()]
+  _check_count(prim, len(outs), len(jctx.avals_out))
+  for o, aval in zip(outs, jctx.avals_out):
+    ctx.declare(o, aval)
+  return outs
 
 
 # ---------------------------------------------------------------------------------------
@@ -195,21 +237,28 @@ def inline_traced(ctx: lo.LoweringContext, fn: Callable, avals_in: Sequence[Shap
 # ---------------------------------------------------------------------------------------
 # Types and constants
 
-def aval_to_ir_type(aval: ShapedArray) -> str:
-  """The StableHLO type of ``aval`` (xjax's types are text, e.g. ``tensor<3xf32>``)."""
-  return lo.tensor_type(aval)
+def aval_to_ir_type(aval: ShapedArray):
+  """The StableHLO type of ``aval``: type text (``tensor<3xf32>``), or an ``ir.Type`` while
+  a rule runs with the MLIR bindings."""
+  text = lo.tensor_type(aval)
+  return runtime.mlir_bindings("ir").Type.parse(text) if _current.bindings else text
 
 
-def aval_to_ir_types(aval: ShapedArray) -> tuple[str, ...]:
+def aval_to_ir_types(aval: ShapedArray) -> tuple:
   return (aval_to_ir_type(aval),)
 
 
-def ir_constant(val: Any) -> str:
+def ir_constant(val: Any):
   """A constant in the module being lowered (inside a lowering rule)."""
   ctx = current_context("ir_constant")
   value = np.asarray(val)
-  return ctx.ctx.constant(value, get_aval(value))
+  aval = get_aval(value)
+  if _current.bindings:
+    ir = runtime.mlir_bindings("ir")
+    hlo = runtime.mlir_bindings("dialects.stablehlo")
+    return hlo.ConstantOp(ir.Attribute.parse(lo.dense_attr(value, aval))).result
+  return ctx.ctx.constant(value, aval)
 
 
-def ir_constants(val: Any) -> list[str]:
+def ir_constants(val: Any) -> list:
   return [ir_constant(val)]
