@@ -205,6 +205,42 @@ def test_deflinear_and_defbroadcasting():
   assert xjax.grad(hyp_p.bind, argnums=1)(3., 4.) == 8.
 
 
+def test_defreducer():
+  sum_p = core.Primitive("my_sum")
+  sum_p.def_abstract_eval(lambda x, *, axes: core.ShapedArray(
+      tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype))
+  mlir.register_lowering(sum_p, mlir.lower_fun(lambda x, *, axes: x.sum(axes),
+                                               multiple_results=False))
+  batching.defreducer(sum_p)
+  x = np.arange(24., dtype=np.float32).reshape(2, 3, 4)
+  out = xjax.vmap(lambda x: sum_p.bind(x, axes=(1,)), in_axes=1)(x)
+  np.testing.assert_allclose(out, x.sum(2).T)
+
+
+def test_extend_core_helpers_and_random():
+  from xjax.extend import random as xrandom
+  aval = core.ShapedArray((2, 3), np.float32)
+  assert core.mapped_aval(3, 1, aval) == core.ShapedArray((2,), np.float32)
+  assert core.unmapped_aval(5, 0, aval) == core.ShapedArray((5, 2, 3), np.float32)
+  assert core.primal_dtype_to_tangent_dtype(np.int32) == xjax.dtypes.float0
+  assert core.concrete_or_error(int, jnp.float32(3.5)) == 3
+  with pytest.raises(xjax.errors.ConcretizationTypeError):
+    xjax.jit(lambda x: core.concrete_or_error(int, x, "the count"))(1.)
+  jaxpr = xjax.make_jaxpr(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x))(1.).jaxpr
+  assert len(list(core.subjaxprs(jaxpr))) == 2
+  assert core.primitives.sin_p is lax.sin_p and core.primitives.cond_p is lax.cond_p
+  # values from JAX 0.10.2's jax.extend.random.threefry_2x32
+  keys = (np.uint32(1), np.uint32(2))
+  np.testing.assert_array_equal(
+      xrandom.threefry_2x32(keys, np.arange(5, dtype=np.uint32)),
+      [2052595727, 3504730591, 2527474599, 1880214352, 1914734168])
+  np.testing.assert_array_equal(
+      xrandom.threefry_2x32(keys, np.arange(6, dtype=np.uint32).reshape(2, 3)),
+      [[2052595727, 3504730591, 1038787879], [1880214352, 1914734168, 1027009547]])
+  with pytest.raises(TypeError, match="uint32"):
+    xrandom.threefry_2x32((1, 2), np.arange(4, dtype=np.uint32))
+
+
 def test_partial_eval_trace_to_jaxpr_dynamic():
   from xjax.extend import linear_util as lu
   fun = lu.wrap_init(lambda x, y, *, k: [fma(x, y, x) * k], {"k": 2.})
@@ -270,8 +306,8 @@ def test_lowerings_built_with_the_mlir_bindings():
     out_type = mlir.aval_to_ir_type(ctx.avals_out[0])
     assert isinstance(out_type, ir.Type)
     zero = mlir.ir_constant(np.zeros((), ctx.avals_in[0].dtype))
-    red = hlo.ReduceOp([out_type], [x], [zero], ir.DenseI64ArrayAttr.get(
-        list(range(len(ctx.avals_in[0].shape)))))
+    red = hlo.ReduceOp([out_type], [x], [zero],
+                       mlir.dense_int_array(range(len(ctx.avals_in[0].shape))))
     body = red.regions[0].blocks.append(out_type, out_type)
     with ir.InsertionPoint(body):
       hlo.ReturnOp([hlo.AddOp(*body.arguments).result])

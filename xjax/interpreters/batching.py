@@ -41,3 +41,12 @@ def defvectorized(prim) -> None:
 def defbroadcasting(prim) -> None:
   """An elementwise primitive over operands of equal rank (or rank 0)."""
   prim.batch = elementwise_batch(prim)
+
+
+def defreducer(prim) -> None:
+  """A reduction over the dimensions in its ``axes`` parameter."""
+  def batch(axis, args, dims, *, axes, **params):
+    args = [_bdim_to_front(x, d, axis.size) for x, d in zip(args, dims)]
+    out = prim.bind(*args, axes=tuple(a + 1 for a in axes), **params)
+    return out, ([0] * len(out) if prim.multiple_results else 0)
+  prim.batch = batch

@@ -6,10 +6,43 @@ operations with the MLIR Python bindings (``ir``, jaxlib's ``stablehlo`` dialect
 binding values and their operations are spliced into the text.
 """
 from xjax._src.backend import runtime as _runtime
+from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters.user_lowering import (LoweringRuleContext,  # noqa: F401
                                                   ModuleContext, aval_to_ir_type,
                                                   aval_to_ir_types, ir_constant, ir_constants,
                                                   lower_fun, register_lowering)
+
+
+def dtype_to_ir_type(dtype):
+  """The StableHLO element type of ``dtype`` (text, or an ``ir.Type`` in a bindings rule)."""
+  text = aval_to_ir_type(ShapedArray((), dtype))
+  return text[len("tensor<"):-1] if isinstance(text, str) else text.element_type
+
+
+def flatten_ir_values(xs) -> list:
+  """Values nested in lists and tuples, flattened."""
+  return [v for x in xs for v in (flatten_ir_values(x) if isinstance(x, (list, tuple))
+                                  else [x])]
+
+
+flatten_ir_types = flatten_ir_values
+
+
+def i32_attr(i: int):
+  """An i32 attribute (for rules built with the MLIR bindings)."""
+  ir = _runtime.mlir_bindings("ir")
+  return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), i)
+
+
+def i64_attr(i: int):
+  """An i64 attribute (for rules built with the MLIR bindings)."""
+  ir = _runtime.mlir_bindings("ir")
+  return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
+
+
+def dense_int_array(xs):
+  """An ``array<i64: ...>`` attribute (for rules built with the MLIR bindings)."""
+  return _runtime.mlir_bindings("ir").DenseI64ArrayAttr.get([int(x) for x in xs])
 
 
 def __getattr__(name):

@@ -6,6 +6,8 @@ from xjax._src.core.values import get_aval
 from xjax._src.interpreters.ad import PartialEvalTrace as JaxprTrace  # noqa: F401
 from xjax._src.interpreters.staging import DynamicJaxprTracer, trace_to_jaxpr  # noqa: F401
 
+JaxprTracer = DynamicJaxprTracer   # partial evaluation's unknowns are staging tracers
+
 
 def trace_to_jaxpr_dynamic(fun, in_avals: Sequence[ShapedArray], **_):
   """Stages ``fun`` (a ``linear_util.WrappedFun`` or a callable returning a sequence) at

@@ -1,12 +1,85 @@
-"""``jax.extend.core``: primitives and the jaxpr IR."""
-from xjax._src.core.avals import ShapedArray  # noqa: F401
+"""``jax.extend.core``: primitives, the jaxpr IR, and the trace context."""
+from contextlib import contextmanager
+from typing import Any, Callable
+
+from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.concrete import concrete_or_error as _concrete
 from xjax._src.core.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn,  # noqa: F401
                                   Literal, Var, jaxpr_as_fun)
-from xjax._src.core.trace import Primitive, set_current_trace  # noqa: F401
-from xjax._src.core.trace import current_trace as find_top_trace  # noqa: F401
+from xjax._src.core.trace import (Primitive, current_trace, eval_trace,  # noqa: F401
+                                  set_current_trace)
+from xjax._src.core.values import is_valid_value
+from xjax._src.interpreters.staging import DebugInfo  # noqa: F401
 from xjax.extend.core import primitives  # noqa: F401
 
+no_effects = frozenset()
+find_top_trace = lambda args=(): current_trace()   # noqa: E731  (xjax's traces are dynamic)
 
-def new_jaxpr_eqn(invars, outvars, primitive, params, effects=frozenset(), source_info=None,
+
+@contextmanager
+def take_current_trace():
+  """The current trace, with the bottom (eager) trace current inside the block."""
+  trace = current_trace()
+  with set_current_trace(eval_trace):
+    yield trace
+
+
+def new_jaxpr_eqn(invars, outvars, primitive, params, effects=no_effects, source_info=None,
                   ctx=None) -> JaxprEqn:
-  return JaxprEqn(primitive, list(invars), list(outvars), dict(params), effects)
+  return JaxprEqn(primitive, list(invars), list(outvars), dict(params), effects, source_info)
+
+
+def gensym(suffix: str = "") -> Callable[[ShapedArray], Var]:
+  """A maker of fresh variables of a given aval."""
+  return Var
+
+
+def concrete_or_error(force: Callable | None, val: Any, context: str = ""):
+  """``force`` applied to ``val``'s concrete value; ConcretizationTypeError when traced."""
+  value = _concrete(val, context or "given")
+  return value if force is None else force(value)
+
+
+def valid_jaxtype(x) -> bool:
+  return is_valid_value(x)
+
+
+def primal_dtype_to_tangent_dtype(dtype):
+  return tangent_aval(ShapedArray((), dtype)).dtype
+
+
+def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
+  """``aval`` with its mapped dimension ``axis`` (of ``size``) removed."""
+  if axis is None:
+    return aval
+  if aval.shape[axis] != size:
+    raise ValueError(f"mapped_aval: axis {axis} of {aval} has size {aval.shape[axis]}, "
+                     f"not {size}")
+  return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
+
+
+def unmapped_aval(size: int, axis: int | None, aval: ShapedArray,
+                  explicit_mesh_axis=None) -> ShapedArray:
+  """``aval`` with a dimension of ``size`` inserted at ``axis``."""
+  if axis is None:
+    return aval
+  return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
+
+
+def jaxprs_in_params(params: dict) -> list:
+  """The jaxprs among an equation's parameters (directly, or in tuples)."""
+  out = []
+  for p in params.values():
+    for x in (p if isinstance(p, (tuple, list)) else (p,)):
+      if isinstance(x, ClosedJaxpr):
+        out.append(x.jaxpr)
+      elif isinstance(x, Jaxpr):
+        out.append(x)
+  return out
+
+
+def subjaxprs(jaxpr: Jaxpr):
+  """The jaxprs held by ``jaxpr``'s equations (not recursively)."""
+  for eqn in jaxpr.eqns:
+    yield from jaxprs_in_params(eqn.params)
+
