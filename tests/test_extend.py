@@ -229,6 +229,9 @@ def test_extend_core_helpers_and_random():
   jaxpr = xjax.make_jaxpr(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x))(1.).jaxpr
   assert len(list(core.subjaxprs(jaxpr))) == 2
   assert core.primitives.sin_p is lax.sin_p and core.primitives.cond_p is lax.cond_p
+  outside = core.get_opaque_trace_state()
+  assert outside == core.get_opaque_trace_state()
+  assert xjax.jit(lambda x: (core.get_opaque_trace_state() != outside) + x)(0) == 1
   # values from JAX 0.10.2's jax.extend.random.threefry_2x32
   keys = (np.uint32(1), np.uint32(2))
   np.testing.assert_array_equal(

@@ -1,4 +1,5 @@
 """``jax.extend.core``: primitives, the jaxpr IR, and the trace context."""
+import weakref
 from contextlib import contextmanager
 from typing import Any, Callable
 
@@ -22,6 +23,24 @@ def take_current_trace():
   trace = current_trace()
   with set_current_trace(eval_trace):
     yield trace
+
+
+class OpaqueTraceState:
+  """Which trace is current, comparable for equality (haiku checks that it is unchanged)."""
+  __slots__ = ("_trace",)
+
+  def __init__(self, trace) -> None:
+    self._trace = weakref.ref(trace)
+
+  def __eq__(self, other) -> bool:
+    return isinstance(other, OpaqueTraceState) and self._trace() is other._trace()
+
+  def __hash__(self) -> int:
+    return id(self._trace())
+
+
+def get_opaque_trace_state(convention=None) -> OpaqueTraceState:
+  return OpaqueTraceState(current_trace())
 
 
 def new_jaxpr_eqn(invars, outvars, primitive, params, effects=no_effects, source_info=None,
