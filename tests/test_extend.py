@@ -11,6 +11,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import lax
+from xjax.core import ShapedArray
 from xjax.extend import core
 from xjax.interpreters import ad, batching, mlir, partial_eval
 
@@ -32,7 +33,7 @@ def _fma_impl(a, b, c):  # eager evaluation with NumPy, as the tutorial does
 @fma_p.def_abstract_eval
 def _fma_abstract_eval(a, b, c):
   assert a.shape == b.shape == c.shape
-  return core.ShapedArray(a.shape, a.dtype)
+  return ShapedArray(a.shape, a.dtype)
 
 
 mlir.register_lowering(fma_p, mlir.lower_fun(lambda a, b, c: a * b + c,
@@ -132,7 +133,7 @@ def test_in_a_scan_body_and_its_gradient():
 divmod_p = core.Primitive("float_divmod")
 divmod_p.multiple_results = True
 divmod_p.def_impl(lambda x, y: (np.floor_divide(x, y), np.mod(x, y)))
-divmod_p.def_abstract_eval(lambda x, y: [core.ShapedArray(x.shape, x.dtype)] * 2)
+divmod_p.def_abstract_eval(lambda x, y: [ShapedArray(x.shape, x.dtype)] * 2)
 mlir.register_lowering(divmod_p, mlir.lower_fun(
     lambda x, y: (jnp.floor_divide(x, y), jnp.mod(x, y)), multiple_results=True))
 batching.defvectorized(divmod_p)
@@ -207,7 +208,7 @@ def test_deflinear_and_defbroadcasting():
 
 def test_defreducer():
   sum_p = core.Primitive("my_sum")
-  sum_p.def_abstract_eval(lambda x, *, axes: core.ShapedArray(
+  sum_p.def_abstract_eval(lambda x, *, axes: ShapedArray(
       tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype))
   mlir.register_lowering(sum_p, mlir.lower_fun(lambda x, *, axes: x.sum(axes),
                                                multiple_results=False))
@@ -219,9 +220,9 @@ def test_defreducer():
 
 def test_extend_core_helpers_and_random():
   from xjax.extend import random as xrandom
-  aval = core.ShapedArray((2, 3), np.float32)
-  assert core.mapped_aval(3, 1, aval) == core.ShapedArray((2,), np.float32)
-  assert core.unmapped_aval(5, 0, aval) == core.ShapedArray((5, 2, 3), np.float32)
+  aval = ShapedArray((2, 3), np.float32)
+  assert core.mapped_aval(3, 1, aval) == ShapedArray((2,), np.float32)
+  assert core.unmapped_aval(5, 0, aval) == ShapedArray((5, 2, 3), np.float32)
   assert core.primal_dtype_to_tangent_dtype(np.int32) == xjax.dtypes.float0
   assert core.concrete_or_error(int, jnp.float32(3.5)) == 3
   with pytest.raises(xjax.errors.ConcretizationTypeError):
@@ -247,7 +248,7 @@ def test_extend_core_helpers_and_random():
 def test_partial_eval_trace_to_jaxpr_dynamic():
   from xjax.extend import linear_util as lu
   fun = lu.wrap_init(lambda x, y, *, k: [fma(x, y, x) * k], {"k": 2.})
-  aval = core.ShapedArray((3,), np.float32)
+  aval = ShapedArray((3,), np.float32)
   jaxpr, out_avals, consts = partial_eval.trace_to_jaxpr_dynamic(fun, [aval, aval])
   assert out_avals == [aval] and consts == []
   assert [e.primitive for e in jaxpr.eqns] == [fma_p, lax.mul_p]
@@ -303,7 +304,7 @@ def test_lowerings_built_with_the_mlir_bindings():
   assert text.count('"stablehlo.multiply"') == 2
 
   total_p = core.Primitive("total_by_bindings")
-  total_p.def_abstract_eval(lambda x: core.ShapedArray((), x.dtype))
+  total_p.def_abstract_eval(lambda x: ShapedArray((), x.dtype))
 
   def total_lowering(ctx, x):
     out_type = mlir.aval_to_ir_type(ctx.avals_out[0])
@@ -343,7 +344,7 @@ LIBRARY = textwrap.dedent("""
 
     cube_p = core.Primitive("cube")
     cube_p.def_impl(lambda x: x * x * x)
-    cube_p.def_abstract_eval(lambda x: core.ShapedArray(x.shape, x.dtype))
+    cube_p.def_abstract_eval(lambda x: jax.core.ShapedArray(x.shape, x.dtype))
     mlir.register_lowering(cube_p, mlir.lower_fun(lambda x: x * x * x, multiple_results=False))
     ad.defjvp(cube_p, lambda g, x: 3 * x * x * g)
     batching.defvectorized(cube_p)
@@ -377,3 +378,24 @@ def test_library_defining_a_primitive_at_import(tmp_path):
   assert out.stdout.split("\n")[:5] == [
       "eager [1.0, 8.0, 27.0]", "jit [1.0, 8.0, 27.0]", "grad [3.0, 12.0, 27.0]",
       "vmap [1.0, 8.0, 27.0]", "same True"]
+
+
+def test_lower_fun_with_sub_jaxprs_and_effects():
+  # a lowering that calls a private function of the module (a jitted inner function) and
+  # one that prints: both inline correctly, in every module that uses them
+  inner = xjax.jit(lambda x: jnp.sin(x) * 2)
+  wrapped_p = core.Primitive("calls_jit")
+  wrapped_p.def_abstract_eval(lambda x: x)
+  mlir.register_lowering(wrapped_p, mlir.lower_fun(lambda x: inner(x) + 1,
+                                                   multiple_results=False))
+  once = np.sin(A) * 2 + 1
+  np.testing.assert_allclose(xjax.jit(wrapped_p.bind)(A), once, rtol=1e-6)
+  np.testing.assert_allclose(xjax.jit(lambda x: wrapped_p.bind(wrapped_p.bind(x)))(A),
+                             np.sin(once) * 2 + 1, rtol=1e-6)
+
+  printing_p = core.Primitive("prints")
+  printing_p.def_abstract_eval(lambda x: x)
+  mlir.register_lowering(printing_p, mlir.lower_fun(
+      lambda x: (xjax.debug.print("value {}", x), x * 3)[1], multiple_results=False))
+  np.testing.assert_allclose(xjax.jit(lambda x: printing_p.bind(x) + printing_p.bind(x))(A),
+                             6 * A)

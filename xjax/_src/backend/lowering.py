@@ -248,6 +248,10 @@ class LoweringContext:
     self.token = values[0]
     return list(values[1:])
 
+  def scratch(self) -> "LoweringContext":
+    """A context of this module emitting into its own (unindented) lines."""
+    return LoweringContext(self.module, [], self._counter, "")
+
   def fresh(self) -> str:
     self._counter[0] += 1
     return f"%{self._counter[0]}"

@@ -14,12 +14,13 @@ from __future__ import annotations
 import re
 import threading
 from contextlib import contextmanager
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
 from xjax._src.backend import lowering as lo
 from xjax._src.backend import runtime
+from xjax._src.config import config
 from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
@@ -128,7 +129,8 @@ def _adopted(xjax_rule: Callable) -> Callable:
 
 
 def _dispatching_lowering(prim: Primitive, rules: dict) -> Callable:
-  bindings_rules: set[int] = set()   # rules known to build with the MLIR bindings
+  bindings_rules: set = set()   # rules known to build with the MLIR bindings
+  built: dict = {}              # what they built, by rule, operand types and params
 
   def lowering(ctx: lo.LoweringContext, *operands, **params):
     current = _platform()
@@ -139,8 +141,8 @@ def _dispatching_lowering(prim: Primitive, rules: dict) -> Callable:
           f"MLIR translation rule for primitive '{prim.name}' not found for platform "
           f"{current}")
     jctx = LoweringRuleContext(ctx, prim, ctx.avals_in, ctx.avals_out)
-    if id(rule) in bindings_rules:
-      outs = _lower_with_bindings(prim, rule, jctx, operands, params)
+    if rule in bindings_rules:
+      outs = _lower_with_bindings(prim, rule, jctx, operands, params, built)
     elif getattr(rule, "_xjax_lower_fun", False):
       with _lowering_with(jctx):
         outs = _results(prim, rule(jctx, *operands, **params), len(jctx.avals_out))
@@ -152,8 +154,8 @@ def _dispatching_lowering(prim: Primitive, rules: dict) -> Callable:
       except Exception:  # not a rule on SSA names: run it with the bindings
         del ctx.lines[saved[0]:]
         ctx.memo, ctx.token = saved[1], saved[2]
-        outs = _lower_with_bindings(prim, rule, jctx, operands, params)
-        bindings_rules.add(id(rule))
+        outs = _lower_with_bindings(prim, rule, jctx, operands, params, built)
+        bindings_rules.add(rule)
     return outs if prim.multiple_results else outs[0]
   return lowering
 
@@ -178,22 +180,18 @@ def _check_count(prim: Primitive, got: int, n: int) -> None:
 _SSA = re.compile(r"%[A-Za-z0-9_$.\-]+")
 
 
-def _lower_with_bindings(prim: Primitive, rule: Callable, jctx: LoweringRuleContext,
-                         operands: Sequence[str], params: dict) -> list[str]:
-  """Runs ``rule`` with jaxlib's MLIR bindings and splices the operations it built."""
-  ctx = jctx.ctx
-  arg_types = [lo.tensor_type(ctx.aval_of(o)) for o in operands]
+class _Body(NamedTuple):
+  """Operations emitted once, to splice with their values renamed: their lines, the names
+  standing for the operands, and the names of the results."""
+  lines: list
+  args: list
+  returned: list
 
-  def build(args):
-    with _lowering_with(jctx, bindings=True):
-      return rule(jctx, *args, **params)
 
-  text = runtime.build_with_bindings(arg_types, build)
-  lines = text.split("\n")
-  entry = next(i for i, l in enumerate(lines) if l.lstrip().startswith("^bb0"))
-  ret = max(i for i, l in enumerate(lines) if l.lstrip().startswith('"func.return"'))
+def _splice(ctx: lo.LoweringContext, body: _Body, operands: Sequence[str],
+            avals_out: Sequence[ShapedArray]) -> list[str]:
   prefix = ctx.fresh().replace("%", "%b")
-  names = {f"%arg{i}": o for i, o in enumerate(operands)}
+  names = dict(zip(body.args, operands))
 
   def rename(m):
     name = m.group(0)
@@ -201,14 +199,63 @@ def _lower_with_bindings(prim: Primitive, rule: Callable, jctx: LoweringRuleCont
       names[name] = f"{prefix}_{len(names)}"
     return names[name]
 
-  for line in lines[entry + 1:ret]:
-    ctx.lines.append(ctx.indent + _SSA.sub(rename, line[2:]))
-  returned = lines[ret][lines[ret].index("(") + 1:lines[ret].index(")")]
-  outs = [_SSA.sub(rename, r.strip()) for r in returned.split(",") if r.strip()]
-  _check_count(prim, len(outs), len(jctx.avals_out))
-  for o, aval in zip(outs, jctx.avals_out):
+  for line in body.lines:
+    ctx.lines.append(ctx.indent + _SSA.sub(rename, line))
+  outs = [_SSA.sub(rename, r) for r in body.returned]
+  for o, aval in zip(outs, avals_out):
     ctx.declare(o, aval)
   return outs
+
+
+def _lower_with_bindings(prim: Primitive, rule: Callable, jctx: LoweringRuleContext,
+                         operands: Sequence[str], params: dict, built: dict) -> list[str]:
+  """Runs ``rule`` with jaxlib's MLIR bindings and splices the operations it built (once
+  per rule, operand types and params)."""
+  ctx = jctx.ctx
+  arg_types = tuple(lo.tensor_type(ctx.aval_of(o)) for o in operands)
+
+  def build():
+    def run(args):
+      with _lowering_with(jctx, bindings=True):
+        return rule(jctx, *args, **params)
+    lines, returned = _function_body(runtime.build_with_bindings(arg_types, run))
+    return _Body(lines, [f"%arg{i}" for i in range(len(operands))], returned)
+
+  body = cached(built, (rule, arg_types, tuple(jctx.avals_out), _params_key(params)), build)
+  _check_count(prim, len(body.returned), len(jctx.avals_out))
+  return _splice(ctx, body, operands, jctx.avals_out)
+
+
+def _function_body(text: str) -> tuple[list[str], list[str]]:
+  """The operation lines of a one-block function printed in generic form (indented from
+  its block) and the values it returns."""
+  lines = text.split("\n")
+  entry = next(i for i, l in enumerate(lines) if l.lstrip().startswith("^bb0"))
+  ret = max(i for i, l in enumerate(lines) if l.lstrip().startswith('"func.return"'))
+  returned = lines[ret][lines[ret].index("(") + 1:lines[ret].index(")")]
+  return ([l[2:] for l in lines[entry + 1:ret]],
+          [r.strip() for r in returned.split(",") if r.strip()])
+
+
+_CACHE_SIZE = 256
+
+
+def cached(cache: dict, key, make: Callable):
+  """``cache[key]``, made by ``make()`` when missing; ``make()`` itself when the key is
+  unhashable (params holding arrays).  The cache is emptied when full."""
+  try:
+    hit = cache.get(key)
+  except TypeError:
+    return make()
+  if hit is None:
+    if len(cache) >= _CACHE_SIZE:
+      cache.clear()
+    hit = cache[key] = make()
+  return hit
+
+
+def _params_key(params: dict) -> tuple:
+  return tuple(sorted(params.items())), config.trace_state_key()
 
 
 # ---------------------------------------------------------------------------------------
@@ -216,21 +263,57 @@ def _lower_with_bindings(prim: Primitive, rule: Callable, jctx: LoweringRuleCont
 
 def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:
   """A lowering rule that traces ``fun(*operands, **params)`` at the operands' avals and
-  inlines it; ``fun`` returns a sequence when ``multiple_results``."""
+  inlines it; ``fun`` returns a sequence when ``multiple_results``.  What it emits is kept
+  per avals and params, and spliced with its values renamed."""
+  emitted: dict = {}
+
   def rule(ctx, *operands, **params):
     xctx = ctx.ctx if isinstance(ctx, LoweringRuleContext) else ctx
-    one = (lambda *xs: [fun(*xs, **params)]) if not multiple_results else (
-        lambda *xs: list(fun(*xs, **params)))
-    return inline_traced(xctx, one, ctx.avals_in, operands)
+    avals, avals_out = tuple(ctx.avals_in), list(ctx.avals_out)
+    key = (avals, _params_key(params))
+    try:
+      body = emitted.get(key)
+    except TypeError:  # unhashable params
+      key, body = None, None
+    if body is None:
+      one = (lambda *xs: [fun(*xs, **params)]) if not multiple_results else (
+          lambda *xs: list(fun(*xs, **params)))
+      closed = trace_physical(one, avals)
+      if closed.effects:  # inline, so the effects take this region's token
+        return xctx.lower_jaxpr(closed.jaxpr, closed.consts, list(operands))
+      body, reusable = _emit(xctx, closed)
+      if reusable and key is not None:
+        cached(emitted, key, lambda: body)
+    return _splice(xctx, body, operands, avals_out)
   rule._xjax_lower_fun = True
   return rule
 
 
+def _emit(ctx: lo.LoweringContext, closed) -> tuple[_Body, bool]:
+  """``closed``'s operations emitted apart; whether they can be spliced into any module
+  (they call no function of this one and run no host callback)."""
+  module = ctx.module
+  n_functions, n_callbacks = len(module.functions), len(module.host_callbacks)
+  sub = ctx.scratch()
+  args = [f"%parg{i}" for i in range(len(closed.in_avals))]
+  for a, aval in zip(args, closed.in_avals):
+    sub.declare(a, aval)
+  returned = sub.lower_jaxpr(closed.jaxpr, closed.consts, args)
+  reusable = (len(module.functions) == n_functions
+              and len(module.host_callbacks) == n_callbacks)
+  return _Body(sub.lines, args, returned), reusable
+
+
+def trace_physical(fn: Callable, avals_in: Sequence[ShapedArray]):
+  """``fn`` (returning a list) traced at ``avals_in``; operands of extended dtype (PRNG
+  keys) reach ``fn`` as the arrays that store them."""
+  return trace_to_jaxpr(fn, [physical_aval(a) for a in avals_in])
+
+
 def inline_traced(ctx: lo.LoweringContext, fn: Callable, avals_in: Sequence[ShapedArray],
                   operands: Sequence[str]) -> list[str]:
-  """Emits ``fn`` (returning a list) traced at ``avals_in`` inline; its results' names.
-  Operands of extended dtype (PRNG keys) reach ``fn`` as the arrays that store them."""
-  closed = trace_to_jaxpr(fn, [physical_aval(a) for a in avals_in])
+  """Emits ``fn`` (returning a list) traced at ``avals_in`` inline; its results' names."""
+  closed = trace_physical(fn, avals_in)
   return ctx.lower_jaxpr(closed.jaxpr, closed.consts, list(operands))
 
 
