@@ -206,6 +206,33 @@ def test_deflinear_and_defbroadcasting():
   assert xjax.grad(hyp_p.bind, argnums=1)(3., 4.) == 8.
 
 
+def test_axis_primitive_batchers_as_equinox_registers_them():
+  def impl(x, y, *, k):
+    return [x * k + y, x - y]
+
+  pair_p = core.Primitive("scaled_pair")
+  pair_p.multiple_results = True
+  pair_p.def_impl(impl)
+  pair_p.def_abstract_eval(lambda x, y, *, k: [ShapedArray(x.shape, x.dtype)] * 2)
+  mlir.register_lowering(pair_p, mlir.lower_fun(impl, multiple_results=True))
+  seen = []
+
+  def batch_rule(axis_size, axis_name, trace_type, inputs, batch_axes, **params):
+    seen.append((axis_size, axis_name))
+    inputs = [batching.bdim_at_front(x, d, axis_size) for x, d in zip(inputs, batch_axes)]
+    return pair_p.bind(*inputs, **params), (0, 0)
+
+  batching.axis_primitive_batchers[pair_p] = batch_rule
+  assert batching.axis_primitive_batchers[pair_p] is batch_rule
+  x = np.arange(6., dtype=np.float32).reshape(2, 3)
+  a, b = xjax.vmap(lambda x, y: pair_p.bind(x, y, k=2.), (1, None), axis_name="i")(x, C[:2])
+  np.testing.assert_allclose(a, x.T * 2 + C[:2])
+  np.testing.assert_allclose(b, x.T - C[:2])
+  assert seen == [(3, "i")]
+  a, b = xjax.jit(lambda x: pair_p.bind(x, x, k=3.))(A)
+  np.testing.assert_allclose(a, A * 4)
+
+
 def test_defreducer():
   sum_p = core.Primitive("my_sum")
   sum_p.def_abstract_eval(lambda x, *, axes: ShapedArray(

@@ -3,18 +3,22 @@
 ``primitive_batchers[p] = rule`` takes JAX's signature ``rule(batched_args, batch_dims,
 **params) -> (out, out_dim)`` and stores it, adapted, as ``p``'s batching rule;
 ``fancy_primitive_batchers`` holds rules taking the axis first, ``rule(axis_data, args,
-dims, **params)``, which is xjax's own signature.
+dims, **params)``, which is xjax's own signature; ``axis_primitive_batchers`` rules take
+``(axis_size, axis_name, trace_type, batched_args, batch_dims, **params)``.
 """
 from xjax._src.interpreters.batching import (AxisData, BatchTrace, BatchTracer,  # noqa: F401
                                              matchaxis, moveaxis, not_mapped)
 from xjax._src.interpreters.batching import bdim_to_front as _bdim_to_front
-from xjax._src.interpreters.rule_registries import (RuleRegistry, batcher_from_slot,
+from xjax._src.interpreters.rule_registries import (RuleRegistry, axis_batcher_from_slot,
+                                                    axis_batcher_to_slot, batcher_from_slot,
                                                     batcher_to_slot)
 from xjax._src.lax.elementwise import elementwise_batch
 
 primitive_batchers = RuleRegistry("batching.primitive_batchers", "batch", batcher_to_slot,
                                   batcher_from_slot)
 fancy_primitive_batchers = RuleRegistry("batching.fancy_primitive_batchers", "batch")
+axis_primitive_batchers = RuleRegistry("batching.axis_primitive_batchers", "batch",
+                                       axis_batcher_to_slot, axis_batcher_from_slot)
 
 
 def bdim_at_front(x, bdim, size: int):

@@ -99,3 +99,19 @@ def axis_of(args, dims) -> AxisData:
     if d is not None:
       return AxisData(x.shape[d], None)
   raise ValueError("a batching rule was called with no batched argument")
+
+
+# -- batching with the axis spelled out (``batching.axis_primitive_batchers``):
+#    ``rule(axis_size, axis_name, trace_type, batched_args, batch_dims, **params)``
+
+def axis_batcher_to_slot(prim: Primitive, rule: Callable) -> Callable:
+  def batch(axis, args, dims, **params):
+    return rule(axis.size, axis.name, None, args, dims, **params)
+  return batch
+
+
+def axis_batcher_from_slot(prim: Primitive, slot: Callable) -> Callable:
+  def rule(axis_size, axis_name, trace_type, batched_args, batch_dims, **params):
+    return slot(AxisData(axis_size, axis_name), list(batched_args), list(batch_dims),
+                **params)
+  return rule
