@@ -51,6 +51,9 @@ class Primitive:
   def bind(self, *args, **params):
     return _ctx.trace.process_primitive(self, args, params)
 
+  def bind_with_trace(self, trace: "Trace", args, params):
+    return trace.process_primitive(self, args, params)
+
   def abstract_eval(self, *avals, **params):  # replaced by each primitive's shape rule
     raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
 
