@@ -205,3 +205,16 @@ def test_scaled_matmul_and_scaled_dot_general():
   assert jax.nn.scaled_dot_general(x, y, dn, jnp.bfloat16, configs=[mx] * 3).dtype == jnp.bfloat16
   with pytest.raises(TypeError, match="preferred_element_type"):
     jax.nn.scaled_dot_general(x, y, dn, jnp.int32, configs=[mx] * 3)
+
+
+def test_integer_inputs_follow_the_reference():
+  x = np.arange(-2, 2, dtype=np.int32)
+  out = jax.nn.gelu(x)
+  t = x.astype(np.float64)
+  expect = 0.5 * t * (1 + np.tanh(np.sqrt(2 / np.pi) * (t + 0.044715 * t ** 3)))
+  assert out.dtype == np.float32 and not out.weak_type
+  np.testing.assert_allclose(out, expect, rtol=1e-6, atol=1e-7)
+  np.testing.assert_allclose(jax.nn.gelu(1), 0.841192, rtol=1e-6)
+  for f in (jax.nn.hard_sigmoid, jax.nn.sparse_sigmoid):
+    assert f(x).weak_type  # an int array plus a Python float is weak, as in JAX
+  np.testing.assert_allclose(jax.nn.hard_sigmoid(x), (t + 3) / 6, rtol=1e-6)

@@ -243,3 +243,24 @@ def test_hypergeometric_functions_broadcast_mixed_array_and_scalar_arguments():
                              rtol=1e-5)
   np.testing.assert_allclose(xs.hyp2f1(a, 2., 3., 0.3),
                              ss.hyp2f1([0.5, 1.], 2., 3., 0.3), rtol=1e-5)
+
+
+def test_sweep_fixes_against_the_reference():
+  # Values, weak types and error classes recorded from JAX 0.10.2 (the reference).
+  p = np.array([np.inf, np.inf, 0.0, 0.0, 0.5], np.float32)
+  q = np.array([1e30, np.nan, -np.inf, np.nan, 2.0], np.float32)
+  np.testing.assert_allclose(xs.rel_entr(p, q), [np.nan, np.inf, np.inf, np.inf, -0.6931472],
+                             rtol=1e-6)
+  np.testing.assert_allclose(xs.kl_div(p, q), [np.nan, np.nan, np.nan, np.nan, 0.8068528],
+                             rtol=1e-6)
+  for f in (xs.rel_entr, xs.kl_div):
+    assert f(0.5, 2.0).weak_type
+  for f in (xs.spence, xs.ndtri, lambda x: jax.scipy.stats.norm.isf(x)):
+    with pytest.raises(TypeError, match="x.dtype=int32 is not supported"):
+      f(np.int32(1))
+  np.testing.assert_allclose(xs.multigammaln(3.0, 2.0), 1.5501953, rtol=1e-6)
+  np.testing.assert_allclose(xs.multigammaln(3.0, 2.5), 1.5501953, rtol=1e-6)
+  z = np.array([0.0, 0.5, 2.5], np.float32)
+  out = xs.bessel_jn(z, v=1)
+  assert not out.weak_type and not xs.bessel_jn(1.0, v=1).weak_type
+  np.testing.assert_allclose(out, [ss.jv(n, z) for n in range(2)], atol=1e-6)

@@ -115,3 +115,16 @@ def test_transformations():
   np.testing.assert_allclose(g, -X, rtol=1e-6)
   g = jax.grad(xs.gamma.logpdf, 1)(2.0, 3.0)
   np.testing.assert_allclose(g, np.log(2.0) - 0.9227843, rtol=1e-5)  # log x - digamma(a)
+
+
+def test_python_scalar_arguments_keep_weak_types_as_the_reference():
+  for value in (xs.bernoulli.cdf(0.5, 0.3), xs.bernoulli.ppf(0.5, 0.3),
+                xs.pareto.cdf(2.0, 1.5), xs.pareto.sf(2.0, 1.5), xs.pareto.logsf(2.0, 1.5),
+                xs.poisson.cdf(2.0, 1.5), xs.chi2.pdf(2.0, 3.0), xs.chi2.logpdf(2.0, 3.0),
+                xs.wrapcauchy.pdf(1.0, 0.5), xs.wrapcauchy.logpdf(1.0, 0.5)):
+    assert value.dtype == np.float32 and value.weak_type
+  q = np.array([0.2, 0.9], np.float32)
+  out = xs.bernoulli.ppf(q, 0.3)
+  assert not out.weak_type
+  np.testing.assert_array_equal(out, [0.0, 1.0])
+  np.testing.assert_allclose(xs.chi2.pdf(2.0, 3.0), ss.chi2.pdf(2.0, 3.0), rtol=1e-6)

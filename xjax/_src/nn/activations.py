@@ -7,7 +7,7 @@ import numpy as np
 from xjax._src.custom_derivatives import custom_jvp
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.numpy.util import check_arraylike
+from xjax._src.numpy.util import check_arraylike, promote_args_inexact
 
 
 def _arr(name, x):
@@ -45,7 +45,7 @@ def sigmoid(x):
 
 def sparse_sigmoid(x):
   """clip((x + 1) / 2, 0, 1): the derivative of sparse_plus."""
-  return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
+  return 0.5 * jnp.clip(_arr("sparse_sigmoid", x) + 1.0, 0.0, 2.0)
 
 
 def softplus(x):
@@ -87,7 +87,7 @@ swish = silu
 
 def hard_sigmoid(x):
   """relu6(x + 3) / 6."""
-  return relu6(x + 3.0) / 6.0
+  return relu6(_arr("hard_sigmoid", x) + 3.0) / 6.0
 
 
 def hard_silu(x):
@@ -137,7 +137,8 @@ def leaky_relu(x, negative_slope=1e-2):
 
 def gelu(x, approximate: bool = True):
   """Gaussian error linear unit (tanh approximation by default, as JAX)."""
-  x = _arr("gelu", x)
+  check_arraylike("gelu", x)
+  x = jnp.asarray(promote_args_inexact("gelu", x)[0])
   if approximate:
     c = np.sqrt(2 / np.pi).astype(x.dtype)
     return x * (0.5 * (1.0 + jnp.tanh(c * (x + 0.044715 * (x ** 3)))))

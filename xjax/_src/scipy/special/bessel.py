@@ -68,4 +68,7 @@ def bessel_jn(z, *, v: int, n_iter: int = 50):
       scale = jnp.where(jnp.abs(lower) > big, 1 / big, 1.0)
       upper, lower, norm = upper * scale, lower * scale, norm * scale
       values = [w * scale for w in values]
-  return jnp.stack(values[::-1]) / norm
+  out = jnp.stack(values[::-1]) / norm
+  at_zero = (jnp.arange(v + 1) == 0).reshape((v + 1,) + (1,) * z.ndim)  # J_0(0) = 1
+  out = jnp.where(z == 0, at_zero.astype(out.dtype), out)
+  return lax.convert_element_type(out, out.dtype, False)  # strongly typed, as JAX

@@ -2,7 +2,6 @@
 and beta functions, and the combinatorial functions built on them."""
 from __future__ import annotations
 
-import operator
 
 import numpy as np
 
@@ -124,7 +123,7 @@ def gammaincc(a, x):
 
 def multigammaln(a, d):
   """The log of the multivariate gamma function of dimension ``d`` (a static int)."""
-  d = operator.index(d) if not hasattr(d, "shape") else _concrete_int(d)
+  d = _concrete_int(d)
   (a,) = inexact_arrays("multigammaln", a)
   constant = 0.25 * d * (d - 1) * np.log(np.pi)
   offsets = jnp.arange(d, dtype=a.dtype) / 2
@@ -134,7 +133,7 @@ def multigammaln(a, d):
 
 def _concrete_int(d):
   try:
-    return operator.index(np.asarray(d).item())
+    return int(np.asarray(d).item())  # as JAX: a float d is truncated
   except Exception:
     raise TypeError("multigammaln: the dimension `d` must be a concrete integer, got "
                     f"{d!r}.") from None

@@ -62,18 +62,15 @@ def entr(x):
 
 
 def rel_entr(p, q):
-  """p log(p / q) for p, q > 0; 0 at p == 0 <= q; inf elsewhere."""
+  """p log(p / q) for p, q > 0 (as p log p - p log q); 0 at p == 0 <= q; inf elsewhere."""
   p, q = inexact_arrays("rel_entr", p, q)
   both = (p > 0) & (q > 0)
-  safe_q = jnp.where(both, q, 1)
-  out = _xlogy(p, p / safe_q)
-  return jnp.where(both, out, jnp.where((p == 0) & (q >= 0), 0, np.inf)).astype(p.dtype)
+  safe_p, safe_q = jnp.where(both, p, 1), jnp.where(both, q, 1)
+  out = _xlogx(safe_p) - _xlogy(safe_p, safe_q)
+  return jnp.where(both, out, jnp.where((p == 0) & (q >= 0), 0, np.inf))
 
 
 def kl_div(p, q):
-  """p log(p / q) - p + q for p, q > 0; q at p == 0 <= q; inf elsewhere."""
+  """rel_entr(p, q) - p + q."""
   p, q = inexact_arrays("kl_div", p, q)
-  both = (p > 0) & (q > 0)
-  safe_q = jnp.where(both, q, 1)
-  out = _xlogy(p, p / safe_q) - p + q
-  return jnp.where(both, out, jnp.where((p == 0) & (q >= 0), q, np.inf)).astype(p.dtype)
+  return rel_entr(p, q) - p + q

@@ -7,7 +7,7 @@ import numpy as np
 from xjax._src.custom_derivatives import custom_jvp
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.scipy.arguments import inexact_arrays
+from xjax._src.scipy.arguments import float_array, inexact_arrays
 from xjax._src.scipy.special.faddeeva import _erfcx
 
 _LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
@@ -35,17 +35,9 @@ def _ndtr(x):
                          jnp.where(w > 0, 2 - lax.erfc(z), lax.erfc(z)))
 
 
-def _float_input(x):
-  """``x`` as a float32/float64 array; other dtypes raise TypeError, as JAX."""
-  x = jnp.asarray(x)
-  if x.dtype not in _LOWER:
-    raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported types.")
-  return x
-
-
 def ndtr(x):
   """The standard normal CDF (float32 and float64 only)."""
-  return _ndtr(_float_input(x))
+  return _ndtr(float_array(x))
 
 
 def _norm_logpdf(x):
@@ -89,7 +81,7 @@ def log_ndtr(x, series_order: int = 3):
     raise ValueError("series_order must be non-negative.")
   if series_order > 30:
     raise ValueError("series_order must be <= 30.")
-  return _log_ndtr(_float_input(x), series_order)
+  return _log_ndtr(float_array(x), series_order)
 
 
 def _log_ndtr(x, order):
@@ -115,7 +107,7 @@ def _ndtri_newton(q, steps):
 
 def ndtri(p):
   """The inverse of the standard normal CDF (float32 and float64 only)."""
-  return _ndtri(_float_input(p))
+  return _ndtri(float_array(p))
 
 
 @custom_jvp

@@ -12,7 +12,7 @@ from xjax._src.ad_api import jvp
 from xjax._src.custom_derivatives import custom_jvp
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.scipy.arguments import inexact_arrays
+from xjax._src.scipy.arguments import float_array, inexact_arrays
 
 
 def _bernoulli_exact(n: int) -> list:
@@ -104,9 +104,9 @@ def _li2_nonpositive(w):
 
 def spence(x):
   """Spence's function integral_1^x log(t) / (1 - t) dt = Li2(1 - x); NaN for x < 0."""
-  (x,) = inexact_arrays("spence", x)
-  if dtypes.issubdtype(x.dtype, np.complexfloating):
+  if dtypes.issubdtype(jnp.asarray(x).dtype, np.complexfloating):
     raise ValueError("spence does not support complex-valued inputs.")
+  x = float_array(x)
   pi2_6 = np.pi ** 2 / 6
   y = 1 - x
   # y in [-1, 0] (1 <= x <= 2); y < -1 (x > 2); y in [0, 1/2] (1/2 <= x <= 1); y in (1/2, 1]

@@ -1,6 +1,7 @@
 """The Bernoulli distribution."""
 import numpy as np
 
+from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.scipy.arguments import inexact_arrays
 from xjax._src.scipy.special.information import xlog1py, xlogy
@@ -24,10 +25,11 @@ def _bad_p(p):
 def cdf(k, p):
   k, p = inexact_arrays("bernoulli.cdf", k, p)
   out = jnp.where(k < 0, 0.0, jnp.where(k < 1, 1 - p, 1.0))
-  return jnp.where(_bad_p(p) | jnp.isnan(k), np.nan, out).astype(k.dtype)
+  return jnp.where(_bad_p(p) | jnp.isnan(k), np.nan, out)
 
 
 def ppf(q, p):
   q, p = inexact_arrays("bernoulli.ppf", q, p)
   out = jnp.where(q <= 1 - p, 0.0, 1.0)
-  return jnp.where(_bad_p(p) | jnp.isnan(q) | (q < 0) | (q > 1), np.nan, out).astype(q.dtype)
+  out = jnp.where(_bad_p(p) | jnp.isnan(q) | (q < 0) | (q > 1), np.nan, out)
+  return lax.convert_element_type(out, q.dtype, q.weak_type)  # typed like q, as JAX

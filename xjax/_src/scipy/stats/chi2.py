@@ -1,16 +1,20 @@
 """The chi-squared distribution."""
+import math
+
 import numpy as np
 
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.scipy.arguments import inexact_arrays
 
+_LOG2 = math.log(2)  # a Python float: weak, as JAX's constants
+
 
 def logpdf(x, df, loc=0, scale=1):
   x, df, loc, scale = inexact_arrays("chi2.logpdf", x, df, loc, scale)
   y = (x - loc) / scale
   half = df / 2
-  out = (half - 1) * jnp.log(y) - y / 2 - (lax.lgamma(half) + np.log(2) * df / 2) - jnp.log(scale)
+  out = (half - 1) * jnp.log(y) - y / 2 - (lax.lgamma(half) + _LOG2 * df / 2) - jnp.log(scale)
   return jnp.where(x < loc, -np.inf, out)
 
 

@@ -41,5 +41,4 @@ def ppf(q, loc=0, scale=1):
 
 
 def isf(q, loc=0, scale=1):
-  (q,) = inexact_arrays("norm.isf", q)
-  return ppf(1 - q, loc, scale)
+  return ppf(1 - jnp.asarray(q), loc, scale)  # ndtri rejects integer q, as JAX

@@ -18,7 +18,7 @@ def pdf(x, b, loc=0, scale=1):
 def cdf(x, b, loc=0, scale=1):
   x, b, loc, scale = inexact_arrays("pareto.cdf", x, b, loc, scale)
   out = 1 - ((x - loc) / scale) ** (-b)
-  return jnp.where(x < loc + scale, 0.0, out).astype(x.dtype)
+  return jnp.where(x < loc + scale, 0.0, out)
 
 
 def logcdf(x, b, loc=0, scale=1):
@@ -30,7 +30,7 @@ def logcdf(x, b, loc=0, scale=1):
 def logsf(x, b, loc=0, scale=1):
   x, b, loc, scale = inexact_arrays("pareto.logsf", x, b, loc, scale)
   out = -b * jnp.log((x - loc) / scale)
-  return jnp.where(x < loc + scale, 0.0, out).astype(x.dtype)
+  return jnp.where(x < loc + scale, 0.0, out)
 
 
 def sf(x, b, loc=0, scale=1):

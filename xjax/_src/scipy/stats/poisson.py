@@ -21,7 +21,7 @@ def pmf(k, mu, loc=0):
 def cdf(k, mu, loc=0):
   k, mu, loc = inexact_arrays("poisson.cdf", k, mu, loc)
   x = k - loc
-  return jnp.where(x < 0, 0.0, lax.igammac(jnp.floor(1 + x), mu)).astype(k.dtype)
+  return jnp.where(x < 0, 0.0, lax.igammac(jnp.floor(1 + x), mu))
 
 
 def _entropy_by_sum(mu, terms, width):
