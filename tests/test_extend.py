@@ -426,3 +426,35 @@ def test_lower_fun_with_sub_jaxprs_and_effects():
       lambda x: (xjax.debug.print("value {}", x), x * 3)[1], multiple_results=False))
   np.testing.assert_allclose(xjax.jit(lambda x: printing_p.bind(x) + printing_p.bind(x))(A),
                              6 * A)
+
+
+def test_emit_python_callback_in_a_lowering_rule():
+  # as equinox's noinline does: the primitive's compiled form calls back into Python
+  host_p = core.Primitive("on_host")
+  host_p.def_impl(lambda x: np.cumsum(x))
+  host_p.def_abstract_eval(lambda x: x)
+  calls = []
+
+  def on_host(x):
+    calls.append(x.shape)
+    return (np.cumsum(x).astype(x.dtype),)
+
+  def lowering(ctx, x):
+    results, token, keepalive = mlir.emit_python_callback(
+        ctx, on_host, None, [x], ctx.avals_in, ctx.avals_out, has_side_effect=False)
+    ctx.module_context.add_keepalive(keepalive)
+    return results
+
+  mlir.register_lowering(host_p, lowering)
+  np.testing.assert_allclose(xjax.jit(lambda x: host_p.bind(x) * 2)(A), np.cumsum(A) * 2)
+  assert calls == [(3,)]
+
+
+def test_trace_main_identifies_the_transformation():
+  # equinox's filter_jvp: outputs that are tangents of *this* jvp have `_trace.main is main`
+  def f(x):
+    main = core.find_top_trace((x,)).main
+    y = x * 2
+    assert isinstance(y, ad.JVPTracer) and y._trace.main is main
+    return y
+  assert xjax.jvp(f, (1.,), (1.,)) == (2., 2.)

@@ -6,11 +6,13 @@ operations with the MLIR Python bindings (``ir``, jaxlib's ``stablehlo`` dialect
 binding values and their operations are spliced into the text.
 """
 from xjax._src.backend import runtime as _runtime
+from xjax._src.callback import emit_callback as _emit_callback
 from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters.user_lowering import (LoweringRuleContext,  # noqa: F401
                                                   ModuleContext, aval_to_ir_type,
                                                   aval_to_ir_types, ir_constant, ir_constants,
                                                   lower_fun, register_lowering)
+from xjax._src.interpreters.user_lowering import in_bindings_rule as _current_bindings
 
 
 def dtype_to_ir_type(dtype):
@@ -43,6 +45,24 @@ def i64_attr(i: int):
 def dense_int_array(xs):
   """An ``array<i64: ...>`` attribute (for rules built with the MLIR bindings)."""
   return _runtime.mlir_bindings("ir").DenseI64ArrayAttr.get([int(x) for x in xs])
+
+
+def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,
+                         has_side_effect: bool, partitioned: bool = False, sharding=None,
+                         **_):
+  """A host call of ``callback`` (NumPy arrays in, a sequence of arrays out) on
+  ``operands``; returns (results, token, keepalive) as JAX.  Effectful calls are ordered by
+  the region's token (``token`` is passed back unchanged)."""
+  if _current_bindings():
+    raise NotImplementedError("mlir.emit_python_callback is supported in lowering rules "
+                              "written on xjax's text values, not with the MLIR bindings")
+  xctx = ctx.ctx
+  saved, xctx.avals_in = xctx.avals_in, list(operand_avals)
+  try:
+    results = _emit_callback(xctx, callback, operands, list(result_avals), has_side_effect)
+  finally:
+    xctx.avals_in = saved
+  return results, token, None
 
 
 def __getattr__(name):

@@ -122,6 +122,11 @@ class Trace:
   def invalidate(self) -> None:
     self.alive = False
 
+  @property
+  def main(self) -> "Trace":
+    """What identifies this transformation (JAX's older API; ``x._trace.main is main``)."""
+    return self
+
   def __repr__(self) -> str:
     return type(self).__name__
 

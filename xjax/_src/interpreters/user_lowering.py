@@ -37,6 +37,10 @@ class ModuleContext:
   def platform(self) -> str:
     return self.platforms[0]
 
+  def add_keepalive(self, keepalive) -> None:
+    """Objects JAX keeps alive with the compiled module (xjax's host callbacks are kept by
+    the module itself)."""
+
 
 class LoweringRuleContext:
   """The context a JAX-style lowering rule receives (JAX's ``mlir.LoweringRuleContext``)."""
@@ -91,6 +95,11 @@ def _lowering_with(ctx: LoweringRuleContext, bindings: bool = False):
     yield
   finally:
     _current.ctx, _current.bindings = prev
+
+
+def in_bindings_rule() -> bool:
+  """Whether the running lowering rule works on MLIR binding values."""
+  return _current.bindings
 
 
 def current_context(what: str) -> LoweringRuleContext:
