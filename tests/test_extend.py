@@ -458,3 +458,22 @@ def test_trace_main_identifies_the_transformation():
     assert isinstance(y, ad.JVPTracer) and y._trace.main is main
     return y
   assert xjax.jvp(f, (1.,), (1.,)) == (2., 2.)
+
+
+def test_custom_jvp_function_on_tangents_in_a_jvp_rule():
+  # lineax's linear_solve_p: the JVP rule applies custom_jvp functions to tangents; in the
+  # linear part their bodies are inlined (the rule is not needed there), so grad works
+  @xjax.custom_jvp
+  def twice(x):
+    return x * 2
+  twice.defjvp(lambda p, t: (twice(p[0]), twice(t[0])))
+
+  p = core.Primitive("double_it")
+  p.def_impl(lambda x: x * 2)
+  p.def_abstract_eval(lambda x: x)
+  mlir.register_lowering(p, mlir.lower_fun(lambda x: x * 2, multiple_results=False))
+  ad.primitive_jvps[p] = lambda primals, tangents: (
+      p.bind(*primals), twice(ad.instantiate_zeros(tangents[0])))
+  assert xjax.grad(lambda x: p.bind(x) * 3)(1.) == 6.
+  assert xjax.jit(xjax.grad(lambda x: p.bind(x) * 3))(1.) == 6.
+  assert xjax.grad(lambda x: twice(x) * x)(3.) == 12.

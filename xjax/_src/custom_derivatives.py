@@ -17,7 +17,7 @@ from xjax._src import dispatch, dtypes, tree_util
 from xjax._src.errors import api_boundary
 from xjax._src.array import Array, make_array
 from xjax._src.core.avals import tangent_aval
-from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args
+from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args, eval_jaxpr
 from xjax._src.core.trace import (Primitive, Tracer, current_trace, eval_trace,
                                   set_current_trace)
 from xjax._src.core.values import get_aval
@@ -254,12 +254,20 @@ def _concat(a, b):
   return list(a) + list(b)
 
 
+def _custom_jvp_partial_eval(trace, args, params):
+  """With unknown inputs the call is part of a linear (tangent) computation, which is
+  never differentiated again: its body is staged inline and the rule dropped, as JAX."""
+  closed = params["call_jaxpr"]
+  return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
 custom_jvp_call_p = dispatch.call_primitive("custom_jvp_call", "call_jaxpr")
 custom_jvp_call_p.jvp = _custom_jvp_jvp
 custom_jvp_call_p.hidden_params = frozenset({"num_consts"})
 custom_jvp_call_p.pp_params = lambda p: sorted(p.items(), key=lambda kv: (kv[0] != "name",
                                                                            kv[0]))
 custom_jvp_call_p.batch = _custom_jvp_batch
+custom_jvp_call_p.partial_eval = _custom_jvp_partial_eval
 
 
 # ---------------------------------------------------------------------------------------
