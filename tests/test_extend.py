@@ -315,6 +315,11 @@ def test_wrong_shape_rule_result_or_lowering_arity():
   mlir.register_lowering(q, mlir.lower_fun(lambda x: (x, x), multiple_results=True))
   with pytest.raises(ValueError, match="'bad_lowering' returned 2 values; .* gives 1"):
     xjax.jit(q.bind)(1.)
+  r = core.Primitive("bad_rule_on_names")
+  r.def_abstract_eval(lambda x: x)
+  mlir.register_lowering(r, lambda ctx, x: [x, x])
+  with pytest.raises(ValueError, match="'bad_rule_on_names' returned 2 values; .* gives 1"):
+    xjax.jit(r.bind)(1.)
 
 
 def test_lowerings_built_with_the_mlir_bindings():

@@ -134,6 +134,7 @@ def _adopted(xjax_rule: Callable) -> Callable:
   def rule(ctx, *operands, **params):
     out = xjax_rule(ctx.ctx, *operands, **params)
     return out if isinstance(out, list) else [out]
+  rule._on_text = True
   return rule
 
 
@@ -152,19 +153,21 @@ def _dispatching_lowering(prim: Primitive, rules: dict) -> Callable:
     jctx = LoweringRuleContext(ctx, prim, ctx.avals_in, ctx.avals_out)
     if rule in bindings_rules:
       outs = _lower_with_bindings(prim, rule, jctx, operands, params, built)
-    elif getattr(rule, "_xjax_lower_fun", False):
+    elif getattr(rule, "_on_text", False):
       with _lowering_with(jctx):
         outs = _results(prim, rule(jctx, *operands, **params), len(jctx.avals_out))
     else:
       saved = len(ctx.lines), dict(ctx.memo), ctx.token
       try:
         with _lowering_with(jctx):
-          outs = _results(prim, rule(jctx, *operands, **params), len(jctx.avals_out))
+          out = rule(jctx, *operands, **params)
       except Exception:  # not a rule on SSA names: run it with the bindings
         del ctx.lines[saved[0]:]
         ctx.memo, ctx.token = saved[1], saved[2]
         outs = _lower_with_bindings(prim, rule, jctx, operands, params, built)
         bindings_rules.add(rule)
+      else:
+        outs = _results(prim, out, len(jctx.avals_out))
     return outs if prim.multiple_results else outs[0]
   return lowering
 
@@ -294,7 +297,7 @@ def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:
       if reusable and key is not None:
         cached(emitted, key, lambda: body)
     return _splice(xctx, body, operands, avals_out)
-  rule._xjax_lower_fun = True
+  rule._on_text = True   # runs on SSA names only
   return rule
 
 
