@@ -264,3 +264,11 @@ def test_sweep_fixes_against_the_reference():
   out = xs.bessel_jn(z, v=1)
   assert not out.weak_type and not xs.bessel_jn(1.0, v=1).weak_type
   np.testing.assert_allclose(out, [ss.jv(n, z) for n in range(2)], atol=1e-6)
+
+
+def test_incomplete_gamma_edges_follow_the_reference():
+  # Taken from JAX 0.10.2 (XLA's igamma): far tails are exact, a = 0 / inf as XLA has them.
+  a = np.array([0.5, 2.5, 0.0, 0.0, np.inf, np.inf, np.inf, np.inf], np.float32)
+  x = np.array([1e30, 1e30, 0.5, 2.5, 0.5, 1.0, 10.0, np.inf], np.float32)
+  np.testing.assert_array_equal(xs.gammainc(a, x), [1, 1, np.nan, 1, 0, np.nan, np.nan, 1])
+  np.testing.assert_array_equal(xs.gammaincc(a, x), [0, 0, 0, 0, 1, np.nan, np.nan, 0])

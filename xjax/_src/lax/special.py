@@ -128,45 +128,58 @@ def _igammac_fraction(a, x, active):
   out = _iterate(body, state, ew.bitwise_not(active))
   ans, dans = out[-2], out[-1]
   pre = exp(_log_prefactor(a, x))
-  return mul(ans, pre), mul(pre, add(dans, mul(ans, sub(log(x), digamma(a)))))
+  # Far in the tail the prefactor underflows to 0 while the fraction overflows: Q is 0.
+  tail = eq(pre, _c(pre, 0))
+  q = _where(tail, _c(pre, 0), mul(ans, pre))
+  dq = _where(tail, _c(pre, 0), mul(pre, add(dans, mul(ans, sub(log(x), digamma(a))))))
+  return q, dq
 
 
 def _igamma_parts(a, x):
-  """(use_fraction, (P, dP/da), (Q, dQ/da), nan mask, x == 0, a == 0, x == inf)."""
+  """(use_fraction, (P, dP/da), (Q, dQ/da), nan mask, x == 0, a == 0, x == inf, a == inf)."""
   zero = _c(x, 0)
   bad = ew.bitwise_or(ew.bitwise_or(lt(a, zero), lt(x, zero)),
                       ew.bitwise_or(ne(a, a), ne(x, x)))
-  bad = ew.bitwise_or(bad, eq(a, _c(a, np.inf)))
+  ainf = eq(a, _c(a, np.inf))
   special = ew.bitwise_or(ew.bitwise_or(bad, le(x, zero)), le(a, zero))
-  special = ew.bitwise_or(special, eq(x, _c(x, np.inf)))
+  special = ew.bitwise_or(ew.bitwise_or(special, eq(x, _c(x, np.inf))), ainf)
   frac = ew.bitwise_and(gt(x, _c(x, 1)), gt(x, a))
   safe_a = _where(special, _c(a, 1), a)
   safe_x = _where(special, _c(x, 1), x)
   ok = ew.bitwise_not(special)
   p = _igamma_series(safe_a, safe_x, ew.bitwise_and(ok, ew.bitwise_not(frac)))
   q = _igammac_fraction(safe_a, safe_x, ew.bitwise_and(ok, frac))
-  return frac, p, q, bad, eq(x, zero), eq(a, _c(a, 0)), eq(x, _c(x, np.inf))
+  return frac, p, q, bad, eq(x, zero), eq(a, _c(a, 0)), eq(x, _c(x, np.inf)), ainf
 
 
 def _igamma_impl(a, x):
-  frac, (p, _), (q, _), bad, x0, a0, xinf = _igamma_parts(a, x)
+  frac, (p, _), (q, _), bad, x0, a0, xinf, ainf = _igamma_parts(a, x)
   out = _where(frac, sub(_c(q, 1), q), p)
   out = _where(ew.bitwise_or(a0, xinf), _c(out, 1), _where(x0, _c(out, 0), out))
-  return _where(ew.bitwise_or(bad, ew.bitwise_and(a0, x0)), _c(out, np.nan), out)
+  out = _where(ew.bitwise_and(ainf, ew.bitwise_not(xinf)), _c(out, 0), out)
+  nan = ew.bitwise_or(ew.bitwise_and(a0, lt(x, _c(x, 1))), _infinite_a_nan(ainf, x, xinf))
+  return _where(ew.bitwise_or(bad, nan), _c(out, np.nan), out)
+
+
+def _infinite_a_nan(ainf, x, xinf):
+  """Where XLA's (so JAX's) incomplete gamma with a == inf is NaN: a finite x >= 1."""
+  return ew.bitwise_and(ainf, ew.bitwise_not(ew.bitwise_or(lt(x, _c(x, 1)), xinf)))
 
 
 def _igammac_impl(a, x):
-  frac, (p, _), (q, _), bad, x0, a0, xinf = _igamma_parts(a, x)
+  frac, (p, _), (q, _), bad, x0, a0, xinf, ainf = _igamma_parts(a, x)
   out = _where(frac, q, sub(_c(p, 1), p))
   out = _where(ew.bitwise_or(a0, xinf), _c(out, 0), _where(x0, _c(out, 1), out))
-  return _where(ew.bitwise_or(bad, ew.bitwise_and(a0, x0)), _c(out, np.nan), out)
+  out = _where(ew.bitwise_and(ainf, ew.bitwise_not(xinf)), _c(out, 1), out)
+  nan = ew.bitwise_or(ew.bitwise_and(a0, x0), _infinite_a_nan(ainf, x, xinf))
+  return _where(ew.bitwise_or(bad, nan), _c(out, np.nan), out)
 
 
 def _igamma_grad_a_impl(a, x):
-  frac, (_, dp), (_, dq), bad, x0, a0, xinf = _igamma_parts(a, x)
+  frac, (_, dp), (_, dq), bad, x0, a0, xinf, ainf = _igamma_parts(a, x)
   out = _where(frac, ew.neg(dq), dp)
   out = _where(ew.bitwise_or(x0, xinf), _c(out, 0), out)
-  return _where(ew.bitwise_or(bad, a0), _c(out, np.nan), out)
+  return _where(ew.bitwise_or(ew.bitwise_or(bad, a0), ainf), _c(out, np.nan), out)
 
 
 def _dp_dx(a, x):
