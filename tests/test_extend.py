@@ -283,6 +283,25 @@ def test_partial_eval_trace_to_jaxpr_dynamic():
                              (A * B + A) * 2)
 
 
+def test_partial_eval_trace_to_jaxpr_nounits():
+  known, aval = np.float32(3.), ShapedArray((3,), np.float32)
+
+  def f(k, u):
+    kk = jnp.sin(jnp.full((3,), k))   # known: computed now
+    return [kk, fma(u, kk, u), kk * 2]
+
+  pvals = [partial_eval.PartialVal.known(known), partial_eval.PartialVal.unknown(aval)]
+  jaxpr, out_pvals, consts = partial_eval.trace_to_jaxpr_nounits(f, pvals)
+  assert [pv.is_known() for pv in out_pvals] == [True, False, True]
+  np.testing.assert_allclose(out_pvals[0].get_known(), np.full(3, np.sin(known)))
+  assert out_pvals[1].get_aval() == aval
+  assert [e.primitive for e in jaxpr.eqns] == [fma_p]
+  out = core.jaxpr_as_fun(core.ClosedJaxpr(jaxpr, consts))(A)
+  np.testing.assert_allclose(out[0], A * np.sin(known) + A, rtol=1e-6)
+  _, out_pvals, _ = partial_eval.trace_to_jaxpr_nounits(f, pvals, instantiate=True)
+  assert not any(pv.is_known() for pv in out_pvals)
+
+
 # -- bad input --------------------------------------------------------------------------
 
 def test_missing_rules_name_the_primitive():

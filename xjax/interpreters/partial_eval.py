@@ -2,10 +2,12 @@
 from typing import Any, Sequence
 
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.trace import current_trace, new_trace
 from xjax._src.core.values import get_aval
-from xjax._src.interpreters.ad import PartialEvalTrace as JaxprTrace  # noqa: F401
+from xjax._src.interpreters.ad import PartialEvalTrace
 from xjax._src.interpreters.staging import DynamicJaxprTracer, trace_to_jaxpr  # noqa: F401
 
+JaxprTrace = PartialEvalTrace
 JaxprTracer = DynamicJaxprTracer   # partial evaluation's unknowns are staging tracers
 
 
@@ -39,3 +41,21 @@ class PartialVal(tuple):
 
   def get_aval(self):
     return self[0] if self[0] is not None else get_aval(self[1])
+
+
+def trace_to_jaxpr_nounits(fun, pvals: Sequence[PartialVal],
+                           instantiate: bool | Sequence[bool] = False):
+  """Runs ``fun`` on partially known inputs: what depends only on known ones is computed,
+  the rest staged.  Returns (jaxpr of the unknown part, whose constvars take ``consts``;
+  a PartialVal per output; consts), as JAX does."""
+  call = getattr(fun, "call_wrapped", fun)
+  trace = PartialEvalTrace(parent=current_trace())
+  with new_trace(trace):
+    args = [pv[1] if pv.is_known() else trace.new_arg(pv[0]) for pv in map(PartialVal, pvals)]
+    outs = list(call(*args))
+    inst = [instantiate] * len(outs) if isinstance(instantiate, bool) else list(instantiate)
+    unknown = [trace.is_unknown(o) or i for o, i in zip(outs, inst)]
+    out_pvals = [PartialVal.unknown(get_aval(o)) if u else PartialVal.known(o)
+                 for o, u in zip(outs, unknown)]
+    closed = trace.to_closed_jaxpr([o for o, u in zip(outs, unknown) if u])
+  return closed.jaxpr, out_pvals, list(closed.consts)
