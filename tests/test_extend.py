@@ -272,6 +272,43 @@ def test_extend_core_helpers_and_random():
     xrandom.threefry_2x32((1, 2), np.arange(4, dtype=np.uint32))
 
 
+def test_define_prng_impl():
+  from xjax.extend import random as xrandom
+  u = np.uint32
+
+  def seed(s):
+    s = lax.convert_element_type(s, np.uint32)
+    return jnp.stack([s * u(3) + u(1), s ^ u(0x5A5A)])
+
+  def split(k, shape):
+    i = jnp.arange(int(np.prod(shape)), dtype=np.uint32)
+    return jnp.stack([k[0] + i * u(7), k[1] * u(5) + i], axis=1).reshape(shape + (2,))
+
+  def bits(k, bit_width, shape):
+    i = jnp.arange(int(np.prod(shape)), dtype=np.uint32)
+    return (k[0] * u(2654435761) + i * k[1] + u(12345)).reshape(shape)
+
+  def fold_in(k, d):
+    return jnp.stack([k[0] ^ d, k[1] + d])
+
+  impl = xrandom.define_prng_impl(key_shape=(2,), seed=seed, split=split, random_bits=bits,
+                                  fold_in=fold_in, name="toy", tag="toy")
+  key = xjax.random.key(7, impl=impl)
+  keys = xjax.random.split(key, 3)
+  # the same implementation defined with JAX 0.10.2's jax.extend.random gives these
+  assert str(key.dtype) == "key<toy>"
+  assert xjax.random.key_data(key).tolist() == [22, 23133]
+  assert xjax.random.key_data(keys).tolist() == [[22, 115665], [29, 115666], [36, 115667]]
+  assert xjax.random.bits(keys[1], (4,)).tolist() == [3964205382, 3964321048, 3964436714,
+                                                      3964552380]
+  folded = xjax.vmap(lambda k: xjax.random.fold_in(k, 9))(keys)
+  assert xjax.random.key_data(folded).tolist() == [[31, 115674], [20, 115675], [45, 115676]]
+  assert xjax.jit(lambda k: xjax.random.bits(xjax.random.split(k, 2)[0], (3,)))(
+      key).tolist() == [2563024239, 2563139904, 2563255569]
+  np.testing.assert_allclose(xjax.random.uniform(keys[0], (2,)),
+                             [0.5967504978179932, 0.5967774391174316])
+
+
 def test_partial_eval_trace_to_jaxpr_dynamic():
   from xjax.extend import linear_util as lu
   fun = lu.wrap_init(lambda x, y, *, k: [fma(x, y, x) * k], {"k": 2.})

@@ -1,9 +1,12 @@
 """``jax.extend.random``: the PRNG primitive and implementations."""
+from typing import Callable
+
 import numpy as np
 
 from xjax import lax
 from xjax import numpy as jnp
-from xjax._src.random.prng import threefry_prng_impl  # noqa: F401
+from xjax._src.api import vmap
+from xjax._src.random.prng import PRNGImpl, threefry_prng_impl  # noqa: F401
 from xjax._src.random.threefry import threefry2x32_p  # noqa: F401
 
 _U32 = np.dtype(np.uint32)
@@ -29,3 +32,36 @@ def threefry_2x32(keypair, count):
   hi, lo = threefry2x32_p.bind(*words, flat[:half], flat[half:])
   out = jnp.concatenate([hi, lo])
   return (out[:-1] if odd else out).reshape(count.shape)
+
+
+def define_prng_impl(*, key_shape: tuple, seed: Callable, split: Callable,
+                     random_bits: Callable, fold_in: Callable, name: str = "<unnamed>",
+                     tag: str = "?") -> PRNGImpl:
+  """A PRNG implementation from functions on one key (an array of ``key_shape``):
+  ``seed(s)``, ``split(key, shape)``, ``random_bits(key, bit_width, shape)``,
+  ``fold_in(key, uint32)``; pass it as ``impl=`` to ``random.key`` and friends."""
+  key_shape = tuple(key_shape)
+
+  def over_keys(fn, keys, *rest):
+    """``fn`` on each key of ``keys`` (stored: trailing ``key_shape``)."""
+    for _ in range(keys.ndim - len(key_shape)):
+      fn = vmap(fn)
+    return fn(keys, *rest)
+
+  def fold_in_all(keys, msgs):
+    shape = np.broadcast_shapes(keys.shape[:keys.ndim - len(key_shape)], msgs.shape)
+    keys = jnp.broadcast_to(keys, shape + key_shape)
+    return over_keys(fold_in, keys, jnp.broadcast_to(msgs, shape))
+
+  def seed_all(seeds):
+    fn = seed
+    for _ in range(seeds.ndim):
+      fn = vmap(fn)
+    return fn(seeds)
+
+  return PRNGImpl(
+      key_shape=key_shape, seed=seed_all,
+      split=lambda keys, shape: over_keys(lambda k: split(k, tuple(shape)), keys),
+      random_bits=lambda keys, bit_width, shape: over_keys(
+          lambda k: random_bits(k, bit_width, tuple(shape)), keys),
+      fold_in=fold_in_all, name=name, tag=tag)
