@@ -6,7 +6,9 @@ import numpy as np
 from xjax import lax
 from xjax import numpy as jnp
 from xjax._src.api import vmap
+from xjax._src.random.keys import key as _key
 from xjax._src.random.prng import PRNGImpl, threefry_prng_impl  # noqa: F401
+from xjax._src.random.prng import random_seed_p
 from xjax._src.random.threefry import threefry2x32_p  # noqa: F401
 
 _U32 = np.dtype(np.uint32)
@@ -65,3 +67,13 @@ def define_prng_impl(*, key_shape: tuple, seed: Callable, split: Callable,
       random_bits=lambda keys, bit_width, shape: over_keys(
           lambda k: random_bits(k, bit_width, tuple(shape)), keys),
       fold_in=fold_in_all, name=name, tag=tag)
+
+
+def seed_with_impl(impl: PRNGImpl, seed):
+  """A key of ``impl`` from an integer seed (``random.key(seed, impl=impl)``)."""
+  return _key(seed, impl=impl)
+
+
+def random_seed(seeds, impl: PRNGImpl):
+  """Keys of ``impl``, one per integer in ``seeds``."""
+  return random_seed_p.bind(jnp.asarray(seeds), impl=impl)
