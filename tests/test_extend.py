@@ -350,7 +350,7 @@ def test_missing_rules_name_the_primitive():
   with pytest.raises(NotImplementedError, match="Abstract evaluation for 'bare'"):
     xjax.jit(p.bind)(1.)
   p.def_abstract_eval(lambda x: x)
-  with pytest.raises(NotImplementedError, match="lowering for the primitive 'bare'"):
+  with pytest.raises(NotImplementedError, match="MLIR translation rule for primitive 'bare' not found"):
     xjax.jit(p.bind)(1.)
   p.def_impl(lambda x: x)
   with pytest.raises(NotImplementedError, match="Differentiation rule for 'bare'"):

@@ -370,7 +370,10 @@ def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
   for eqn in jaxpr.eqns:
     prim = eqn.primitive
     if prim.lowering is None:
-      raise NotImplementedError(f"xjax has no lowering for the primitive '{prim.name}'")
+      raise NotImplementedError(
+          f"MLIR translation rule for primitive '{prim.name}' not found (a primitive defined "
+          "with xjax.extend registers one with xjax.interpreters.mlir.register_lowering, "
+          "e.g. mlir.lower_fun(impl))")
     ctx.avals_in = [a.aval for a in eqn.invars]
     ctx.avals_out = [v.aval for v in eqn.outvars]
     operands = [read(a) for a in eqn.invars]
