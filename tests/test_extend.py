@@ -270,6 +270,10 @@ def test_extend_core_helpers_and_random():
       [[2052595727, 3504730591, 1038787879], [1880214352, 1914734168, 1027009547]])
   with pytest.raises(TypeError, match="uint32"):
     xrandom.threefry_2x32((1, 2), np.arange(4, dtype=np.uint32))
+  from xjax.extend import backend
+  client = backend.get_backend()
+  assert backend.backends()[client.platform] is client
+  assert backend.get_default_device() == xjax.devices()[0]
   key = xrandom.seed_with_impl(xrandom.threefry_prng_impl, 5)
   assert str(key.dtype) == "key<fry>" and xjax.random.key_data(key).tolist() == [0, 5]
   keys = xrandom.random_seed(jnp.arange(2), xrandom.threefry_prng_impl)
