@@ -257,6 +257,14 @@ def test_extend_core_helpers_and_random():
   jaxpr = xjax.make_jaxpr(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x))(1.).jaxpr
   assert len(list(core.subjaxprs(jaxpr))) == 2
   assert core.primitives.sin_p is lax.sin_p and core.primitives.cond_p is lax.cond_p
+  assert not core.unsafe_am_i_under_a_jit_DO_NOT_USE()
+  assert xjax.jit(lambda x: x + core.unsafe_am_i_under_a_jit_DO_NOT_USE())(0) == 1
+  assert xjax.vmap(lambda x: x + core.unsafe_am_i_under_a_vmap_DO_NOT_USE())(A).tolist() == [
+      2., 3., 4.]
+  names = []
+  xjax.vmap(lambda x: names.append(core.unsafe_get_axis_names_DO_NOT_USE()) or x,
+            axis_name="rows")(A)
+  assert names == [["rows"]]
   outside = core.get_opaque_trace_state()
   assert outside == core.get_opaque_trace_state()
   assert xjax.jit(lambda x: (core.get_opaque_trace_state() != outside) + x)(0) == 1

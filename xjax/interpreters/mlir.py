@@ -69,3 +69,7 @@ def __getattr__(name):
   if name == "ir":   # jaxlib's MLIR bindings, loaded when first asked for
     return _runtime.mlir_bindings("ir")
   raise AttributeError(f"module 'xjax.interpreters.mlir' has no attribute '{name}'")
+
+
+def __dir__():
+  return sorted([*globals(), "ir"])

@@ -118,6 +118,11 @@ def axis_size(name) -> int:
   raise NameError(f"unbound axis name: {name}")
 
 
+def axis_names() -> list:
+  """The names of the vmapped axes now bound, outermost first."""
+  return [name for name, _ in _axis_env.sizes if name is not None]
+
+
 def batch_flat(fun: Callable, args: Sequence[Any], in_dims: Sequence, axis: AxisData):
   """Runs ``fun`` on batched ``args``; returns (outs, out_dims) with dims as produced."""
   trace = BatchTrace(current_trace(), axis)

@@ -10,11 +10,33 @@ from xjax._src.core.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn,  # noqa
 from xjax._src.core.trace import (Primitive, current_trace, eval_trace,  # noqa: F401
                                   set_current_trace)
 from xjax._src.core.values import is_valid_value
-from xjax._src.interpreters.staging import DebugInfo  # noqa: F401
+from xjax._src.interpreters import batching as _batching
+from xjax._src.interpreters.staging import DebugInfo, DynamicJaxprTrace  # noqa: F401
 from xjax.extend.core import primitives  # noqa: F401
 
 no_effects = frozenset()
 find_top_trace = lambda args=(): current_trace()   # noqa: E731  (xjax's traces are dynamic)
+
+
+def _active_traces():
+  trace = current_trace()
+  while trace is not None:
+    yield trace
+    trace = trace.parent
+
+
+def unsafe_am_i_under_a_jit_DO_NOT_USE() -> bool:
+  """Whether a staging trace (jit, make_jaxpr, a control-flow body) is active."""
+  return any(isinstance(t, DynamicJaxprTrace) for t in _active_traces())
+
+
+def unsafe_am_i_under_a_vmap_DO_NOT_USE() -> bool:
+  return any(isinstance(t, _batching.BatchTrace) for t in _active_traces())
+
+
+def unsafe_get_axis_names_DO_NOT_USE() -> list:
+  """The names of the vmapped axes now bound."""
+  return _batching.axis_names()
 
 
 @contextmanager
