@@ -259,6 +259,7 @@ def test_extend_core_helpers_and_random():
   assert core.primitives.sin_p is lax.sin_p and core.primitives.cond_p is lax.cond_p
   assert not core.unsafe_am_i_under_a_jit_DO_NOT_USE()
   assert xjax.jit(lambda x: x + core.unsafe_am_i_under_a_jit_DO_NOT_USE())(0) == 1
+  assert xjax.grad(lambda x: x * (1 + core.unsafe_am_i_under_a_jit_DO_NOT_USE()))(1.) == 1.
   assert xjax.vmap(lambda x: x + core.unsafe_am_i_under_a_vmap_DO_NOT_USE())(A).tolist() == [
       2., 3., 4.]
   names = []

@@ -27,7 +27,7 @@ def _active_traces():
 
 def unsafe_am_i_under_a_jit_DO_NOT_USE() -> bool:
   """Whether a staging trace (jit, make_jaxpr, a control-flow body) is active."""
-  return any(isinstance(t, DynamicJaxprTrace) for t in _active_traces())
+  return any(type(t) is DynamicJaxprTrace for t in _active_traces())  # not linearize's
 
 
 def unsafe_am_i_under_a_vmap_DO_NOT_USE() -> bool:
