@@ -276,13 +276,13 @@ def pp_eqn(eqn: JaxprEqn, names: _Names, indent: int, used=None) -> str:
   outs = " ".join(_binder(v, names) if used is None or v in used else
                   f"_:{v.aval.str_short()}" for v in eqn.outvars)
   ins = " ".join(names(v) for v in eqn.invars)
-  shown = {k: v for k, v in eqn.params.items() if k not in _hidden_params(eqn.primitive)}
-  custom = getattr(eqn.primitive, "pp_params", None)
+  shown = {k: v for k, v in eqn.params.items() if k not in eqn.primitive.hidden_params}
+  custom = eqn.primitive.pp_params
   shown = custom(shown) if custom else sorted(shown.items())
   if not shown:
     return f"{pad}{outs} = {eqn.primitive.name} {ins}".rstrip() if outs else (
         f"{pad}{eqn.primitive.name} {ins}".rstrip())
-  aliased = getattr(eqn.primitive, "pp_alias_jaxpr", None)
+  aliased = eqn.primitive.pp_alias_jaxpr
   if aliased is not None:
     inner = eqn.params[aliased]
     inner = inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner
@@ -300,12 +300,10 @@ def pp_eqn(eqn: JaxprEqn, names: _Names, indent: int, used=None) -> str:
   return "\n".join(lines)
 
 
-def _hidden_params(prim) -> frozenset:
-  return getattr(prim, "hidden_params", frozenset())
-# A primitive may also define ``pp_params(shown: dict) -> list[(name, value)]`` to order or
-# reformat its printed params (the default: ``sorted(shown.items())``), and
-# ``pp_alias_jaxpr = "<param>"`` to print that sub-jaxpr's binders with the names of the
-# equation's own operands and results (JAX's printing of ``jit``).
+# A primitive's ``pp_params(shown: dict) -> list[(name, value)]`` orders or reformats its
+# printed params (the default: ``sorted(shown.items())``), and ``pp_alias_jaxpr = "<param>"``
+# prints that sub-jaxpr's binders with the names of the equation's own operands and results
+# (JAX's printing of ``jit``).
 
 
 def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int, lead: int = 0) -> str:

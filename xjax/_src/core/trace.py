@@ -45,8 +45,11 @@ class Primitive:
     self.batch: Callable | None = None
     self.partial_eval: Callable | None = None
     self.physical_lowering: Callable | None = None
-    self.dce: Callable | None = None
     self.effects: Callable | None = None   # params -> set of effects of one equation
+    self.pp_params: Callable | None = None  # params -> the (name, value) pairs printed
+    self.hidden_params: frozenset = frozenset()  # params the jaxpr printer leaves out
+    self.pp_alias_jaxpr: str | None = None  # a jaxpr param printed with the eqn's names
+    self.is_collective = False  # binds to a named axis (batching runs it unbatched too)
 
   def bind(self, *args, **params):
     return _ctx.trace.process_primitive(self, args, params)

@@ -80,7 +80,7 @@ class BatchTrace(Trace):
 
 def _uses_axis(prim, params, name) -> bool:
   """Whether ``prim`` (or a jaxpr among its params) runs a collective over axis ``name``."""
-  if getattr(prim, "is_collective", False):
+  if prim.is_collective:
     names = params.get("axis_name")
     return name in (names if isinstance(names, tuple) else (names,))
   for p in params.values():
