@@ -1,9 +1,9 @@
 """Primitives defined the JAX way: ``xjax.extend.core.Primitive`` with rules written into the
 ``xjax.interpreters`` registries, which are views onto xjax's own rule slots."""
 import os
+import pathlib
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -14,6 +14,8 @@ from xjax import lax
 from xjax.core import ShapedArray
 from xjax.extend import core
 from xjax.interpreters import ad, batching, mlir, partial_eval
+
+DATA = pathlib.Path(__file__).resolve().parent / "data"  # programs written against jax
 
 
 # -- "fused multiply-add" written as a user would, after JAX's primitives tutorial --------
@@ -442,34 +444,9 @@ def test_platform_specific_lowering():
 
 # -- a library that defines its primitive at import, written against `jax` ---------------
 
-LIBRARY = textwrap.dedent("""
-    import jax, jax.numpy as jnp
-    from jax.extend import core
-    from jax.interpreters import ad, batching, mlir
+LIBRARY = (DATA / "library_defining_a_primitive.txt").read_text()
 
-    cube_p = core.Primitive("cube")
-    cube_p.def_impl(lambda x: x * x * x)
-    cube_p.def_abstract_eval(lambda x: jax.core.ShapedArray(x.shape, x.dtype))
-    mlir.register_lowering(cube_p, mlir.lower_fun(lambda x: x * x * x, multiple_results=False))
-    ad.defjvp(cube_p, lambda g, x: 3 * x * x * g)
-    batching.defvectorized(cube_p)
-
-    def cube(x):
-      return cube_p.bind(x)
-""")
-
-PROGRAM = textwrap.dedent("""
-    import xjax
-    xjax.install_as_jax()
-    import jax, jax.numpy as jnp
-    import cubelib
-    x = jnp.arange(1., 4.)
-    print("eager", cubelib.cube(x).tolist())
-    print("jit", jax.jit(cubelib.cube)(x).tolist())
-    print("grad", jax.grad(lambda x: cubelib.cube(x).sum())(x).tolist())
-    print("vmap", jax.vmap(cubelib.cube)(x).tolist())
-    print("same", jax.interpreters.ad.primitive_jvps[cubelib.cube_p] is cubelib.cube_p.jvp)
-""")
+PROGRAM = (DATA / "program_using_that_library.txt").read_text()
 
 
 def test_library_defining_a_primitive_at_import(tmp_path):
