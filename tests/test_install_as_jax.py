@@ -51,3 +51,37 @@ def test_private_jax_names_map_to_the_compatibility_package(tmp_path):
   assert "compiled via jax._src.compiler True" in out
   assert "backends ['cpu']" in out
   assert "missing module True" in out and "missing name True" in out
+
+
+def test_libraries_register_their_frames_for_filtering(tmp_path):
+  # flax and equinox call jax._src.traceback_util.register_exclusion at import: their frames
+  # are then left out of filtered tracebacks together with xjax's.
+  import importlib
+  import sys
+  import xjax
+  from xjax._src import errors
+  traceback_util = importlib.import_module("xjax._src.jax_private_compat.traceback_util")
+  lib = tmp_path / "somelib"
+  lib.mkdir()
+  (lib / "layer.py").write_text("def apply(x):\n  raise ValueError('bad input')\n")
+  sys.path.insert(0, str(tmp_path))
+  before = list(errors.excluded_paths)
+  try:
+    import somelib.layer
+    traceback_util.register_exclusion(str(lib))
+    assert traceback_util._exclude_paths is errors.excluded_paths
+    try:
+      xjax.grad(lambda x: somelib.layer.apply(x))(1.0)
+    except ValueError as e:
+      files = []
+      tb = e.__traceback__
+      while tb is not None:
+        files.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    assert not any(f.startswith(str(lib)) for f in files) and __file__ in files
+    assert traceback_util.path_starts_with(str(lib / "layer.py"), str(lib))
+  finally:
+    errors.excluded_paths[:] = before
+    sys.path.remove(str(tmp_path))
+    sys.modules.pop("somelib.layer", None)
+    sys.modules.pop("somelib", None)

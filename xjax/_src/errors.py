@@ -115,9 +115,13 @@ def _tracer_repr(tracer) -> str:
 
 _XJAX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
+# Source folders whose frames tracebacks leave out: xjax's own, and any a library registers
+# (``jax._src.traceback_util.register_exclusion``, as flax and equinox do).
+excluded_paths: list[str] = [_XJAX_DIR]
+
 
 def _is_ours(filename: str) -> bool:
-  return filename.startswith(_XJAX_DIR)
+  return filename.startswith(tuple(excluded_paths))
 
 
 def user_frame(depth: int = 1) -> str:
