@@ -16,6 +16,7 @@ from xjax._src.array import Array, make_array
 from xjax._src.backend import runtime
 from xjax._src.config import config
 from xjax._src.core.trace import Tracer
+from xjax._src.sharding import AxisType, Mesh, NamedSharding
 
 
 def resolve_device(device):
@@ -25,6 +26,13 @@ def resolve_device(device):
     target = device
   elif getattr(device, "_device", None) is not None:  # SingleDeviceSharding
     target = device._device
+  elif isinstance(device, NamedSharding) and isinstance(device.mesh, Mesh):
+    if device.mesh.size != 1:
+      raise NotImplementedError(
+          f"placing an array on {device.mesh.size} devices with {device!r}: xjax does not "
+          "split arrays over several devices yet (see docs/differences.md); use a mesh of "
+          "one device, or device_put to one device.")
+    target = device.mesh.devices.flat[0]
   else:
     raise ValueError("`xjax.device_put` only accepts `None`, `xjax.sharding.Sharding`, "
                      "`xjax.Device` or a pytree of these values. Received invalid value: "
@@ -113,3 +121,16 @@ def _to_device(self, device, *, stream=None) -> Array:
 
 
 Array.to_device = _to_device  # installed here: Array's layer sits below placement
+
+
+def make_mesh(axis_shapes, axis_names, *, devices=None, axis_types=None) -> Mesh:
+  """A mesh of ``axis_shapes`` over the first devices (all of them must be used up)."""
+  axis_shapes = tuple(int(s) for s in axis_shapes)
+  devices = list(runtime.devices() if devices is None else devices)
+  size = int(np.prod(axis_shapes, dtype=np.int64))
+  if size != len(devices):
+    raise ValueError(f"Number of devices {len(devices)} must equal the product of "
+                     f"mesh_shape {axis_shapes}")
+  if axis_types is None:
+    axis_types = (AxisType.Explicit,) * len(axis_shapes)
+  return Mesh(np.array(devices, dtype=object).reshape(axis_shapes), axis_names, axis_types)

@@ -1,5 +1,13 @@
-"""Shardings: how an array is laid out over devices.  Single-device placement for now."""
+"""Shardings: how an array is laid out over devices (single-device placement for now), and
+the meshes and partition specs that describe layouts over several."""
 from __future__ import annotations
+
+import collections
+import enum
+import math
+import threading
+
+import numpy as np
 
 
 class Sharding:
@@ -54,3 +62,210 @@ class SingleDeviceSharding(Sharding):
 
   def __repr__(self) -> str:
     return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+
+
+# ---------------------------------------------------------------------------------------
+# Meshes and named shardings: the descriptions JAX code builds and inspects.  Computation
+# with an array split over several devices is not supported yet (placement refuses such a
+# sharding); on one device, or with every dimension replicated, they describe what xjax does.
+
+class AxisType(enum.Enum):
+  """How a mesh axis is partitioned: by the compiler, explicitly in types, or by hand."""
+  Auto = enum.auto()
+  Explicit = enum.auto()
+  Manual = enum.auto()
+
+  def __repr__(self) -> str:
+    return self.name
+
+
+class PartitionSpec:
+  """For each array dimension, the mesh axis (or tuple of axes) it is split over, or None."""
+  __slots__ = ("_parts",)
+
+  def __init__(self, *parts) -> None:
+    self._parts = tuple(parts)
+
+  def __getitem__(self, i):
+    return self._parts[i]
+
+  def __len__(self) -> int:
+    return len(self._parts)
+
+  def __iter__(self):
+    return iter(self._parts)
+
+  def __eq__(self, other) -> bool:
+    return isinstance(other, PartitionSpec) and other._parts == self._parts
+
+  def __hash__(self) -> int:
+    return hash(("PartitionSpec", self._parts))
+
+  def __repr__(self) -> str:
+    inner = ", ".join(map(repr, self._parts))
+    return f"P({inner}{',' if len(self._parts) == 1 else ''})"
+
+
+def _axis_types(axis_types, n: int) -> tuple:
+  if axis_types is None:
+    return (AxisType.Auto,) * n
+  types = tuple(axis_types) if isinstance(axis_types, (tuple, list)) else (axis_types,) * n
+  if len(types) != n:
+    raise ValueError(f"Number of axis_types {len(types)} must match the number of mesh "
+                     f"axes {n}.")
+  return types
+
+
+class _MeshShape:
+  """What concrete and abstract meshes share: named axes with sizes and types."""
+  axis_names: tuple
+  axis_sizes: tuple
+  axis_types: tuple
+
+  @property
+  def shape(self) -> dict:
+    return collections.OrderedDict(zip(self.axis_names, self.axis_sizes))
+
+  @property
+  def size(self) -> int:
+    return int(math.prod(self.axis_sizes))
+
+  @property
+  def empty(self) -> bool:
+    return not self.axis_names
+
+  @property
+  def are_all_axes_explicit(self) -> bool:
+    return bool(self.axis_types) and all(t is AxisType.Explicit for t in self.axis_types)
+
+  def _short(self) -> str:
+    axes = ", ".join(f"{n!r}: {s}" for n, s in zip(self.axis_names, self.axis_sizes))
+    return f"{axes or '()'}, axis_types={self.axis_types!r}"
+
+
+class AbstractMesh(_MeshShape):
+  """A mesh's axis names, sizes and types, without devices."""
+
+  def __init__(self, axis_sizes, axis_names, axis_types=None) -> None:
+    self.axis_sizes, self.axis_names = tuple(axis_sizes), tuple(axis_names)
+    if len(self.axis_sizes) != len(self.axis_names):
+      raise ValueError("AbstractMesh needs one size per axis name.")
+    self.axis_types = _axis_types(axis_types, len(self.axis_names))
+
+  @property
+  def abstract_mesh(self) -> "AbstractMesh":
+    return self
+
+  def __eq__(self, other) -> bool:
+    return (isinstance(other, AbstractMesh) and other.axis_sizes == self.axis_sizes
+            and other.axis_names == self.axis_names and other.axis_types == self.axis_types)
+
+  def __hash__(self) -> int:
+    return hash((self.axis_sizes, self.axis_names, self.axis_types))
+
+  def __repr__(self) -> str:
+    return f"AbstractMesh({self._short()})"
+
+
+class Mesh(_MeshShape):
+  """An array of devices whose dimensions are named mesh axes."""
+
+  def __init__(self, devices, axis_names, axis_types=None) -> None:
+    self.devices = np.asarray(devices, dtype=object)
+    self.axis_names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+    if self.devices.ndim != len(self.axis_names):
+      raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to equal "
+                       f"the length of its second argument (`axis_names`), but got "
+                       f"devices.ndim == {self.devices.ndim} and len(axis_names) == "
+                       f"{len(self.axis_names)}.")
+    self.axis_sizes = self.devices.shape
+    self.axis_types = _axis_types(axis_types, len(self.axis_names))
+
+  @property
+  def abstract_mesh(self) -> AbstractMesh:
+    return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+
+  @property
+  def device_ids(self) -> np.ndarray:
+    return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
+
+  def __eq__(self, other) -> bool:
+    return (isinstance(other, Mesh) and other.axis_names == self.axis_names
+            and other.axis_types == self.axis_types and other.devices.shape == self.devices.shape
+            and all(a == b for a, b in zip(other.devices.flat, self.devices.flat)))
+
+  def __hash__(self) -> int:
+    return hash((self.axis_names, self.axis_types, tuple(self.devices.flat)))
+
+  def __enter__(self) -> "Mesh":
+    _mesh_stack().append(self)
+    return self
+
+  def __exit__(self, *exc) -> None:
+    _mesh_stack().pop()
+
+  def __repr__(self) -> str:
+    return (f"Mesh(axis_sizes={self.axis_sizes!r}, axis_names={self.axis_names!r}, "
+            f"axis_types={self.axis_types!r})")
+
+
+_MESHES = threading.local()
+_NO_MESH = AbstractMesh((), ())
+
+
+def _mesh_stack() -> list:
+  """This thread's ``with mesh:`` blocks, innermost last."""
+  if not hasattr(_MESHES, "stack"):
+    _MESHES.stack = []
+  return _MESHES.stack
+
+
+def get_abstract_mesh() -> AbstractMesh:
+  """The abstract mesh of the innermost ``with mesh:`` block (an empty one outside)."""
+  stack = _mesh_stack()
+  return stack[-1].abstract_mesh if stack else _NO_MESH
+
+
+class NamedSharding(Sharding):
+  """An array laid out over a mesh: ``spec`` names the mesh axes each dimension is split on."""
+
+  def __init__(self, mesh, spec, *, memory_kind=None) -> None:
+    if not isinstance(spec, PartitionSpec):
+      raise TypeError(f"NamedSharding's spec must be a PartitionSpec, got {spec!r}")
+    self.mesh, self.spec = mesh, spec
+    self._memory_kind = memory_kind
+
+  @property
+  def device_set(self) -> set:
+    if isinstance(self.mesh, AbstractMesh):
+      raise ValueError("a NamedSharding over an AbstractMesh has no devices")
+    return set(self.mesh.devices.flat)
+
+  @property
+  def is_fully_replicated(self) -> bool:
+    sizes = dict(zip(self.mesh.axis_names, self.mesh.axis_sizes))
+    names = [n for p in self.spec if p is not None
+             for n in (p if isinstance(p, tuple) else (p,))]
+    return all(sizes.get(n, 1) == 1 for n in names)
+
+  @property
+  def memory_kind(self):
+    return self._memory_kind
+
+  def __eq__(self, other) -> bool:
+    return (isinstance(other, NamedSharding) and other.mesh == self.mesh
+            and other.spec == self.spec)
+
+  def __hash__(self) -> int:
+    return hash((self.mesh, self.spec))
+
+  def __repr__(self) -> str:
+    if isinstance(self.mesh, AbstractMesh):
+      return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
+    return (f"NamedSharding(mesh=Mesh({self.mesh._short()}), spec={self.spec!r}, "
+            f"memory_kind=device)")
+
+
+def replicated_type_sharding(ndim: int) -> NamedSharding:
+  """The sharding in the type of an array that is not split (``jax.typeof(x).sharding``)."""
+  return NamedSharding(_NO_MESH, PartitionSpec(*([None] * ndim)))

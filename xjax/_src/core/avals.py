@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src import dtypes
+from xjax._src.sharding import replicated_type_sharding
 
 
 class ShapedArray:
@@ -27,6 +28,11 @@ class ShapedArray:
   @property
   def size(self) -> int:
     return int(np.prod(self.shape, dtype=np.int64))
+
+  @property
+  def sharding(self):
+    """The sharding in the array's type: not split over any mesh axis."""
+    return replicated_type_sharding(len(self.shape))
 
   def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
     return ShapedArray(self.shape if shape is None else shape,

@@ -1,0 +1,48 @@
+"""Meshes, partition specs and named shardings (``xjax.sharding``): the descriptions JAX code
+builds and inspects, with the reprs and answers of JAX 0.10.2 (taken from the reference)."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax.sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec as P
+
+
+def test_partition_specs():
+  assert repr(P()) == "P()" and repr(P("x")) == "P('x',)"
+  assert repr(P("x", ("a", "b"), None)) == "P('x', ('a', 'b'), None)"
+  assert P("x") == P("x") and P("x", None) != P("x") and P("x") != ("x",)
+  assert len(P("x", None)) == 2 and P("x")[0] == "x" and xjax.P is P
+
+
+def test_the_sharding_in_an_arrays_type_is_replicated():
+  s = xjax.typeof(jnp.ones((2, 3))).sharding
+  assert repr(s) == "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None, None))"
+  assert s.mesh.empty and not s.mesh.are_all_axes_explicit and s.mesh.size == 1
+
+
+def test_meshes():
+  m = xjax.make_mesh((1,), ("x",))
+  assert repr(m) == "Mesh(axis_sizes=(1,), axis_names=('x',), axis_types=(Explicit,))"
+  assert m.are_all_axes_explicit and dict(m.shape) == {"x": 1} and m.size == 1
+  auto = Mesh(np.array(xjax.devices()).reshape(1), ("x",))
+  assert auto.axis_types == (AxisType.Auto,) and not auto.are_all_axes_explicit
+  assert repr(auto.abstract_mesh) == "AbstractMesh('x': 1, axis_types=(Auto,))"
+  assert repr(AbstractMesh((2,), ("x",))) == "AbstractMesh('x': 2, axis_types=(Auto,))"
+  with auto:
+    assert xjax.sharding.get_abstract_mesh() == auto.abstract_mesh
+  assert xjax.sharding.get_abstract_mesh().empty
+  with pytest.raises(ValueError, match="must equal the product"):
+    xjax.make_mesh((2,), ("x",))
+
+
+def test_named_shardings_and_placement():
+  m = xjax.make_mesh((1,), ("x",))
+  s = NamedSharding(m, P("x"))
+  assert repr(s) == ("NamedSharding(mesh=Mesh('x': 1, axis_types=(Explicit,)), spec=P('x',), "
+                     "memory_kind=device)")
+  assert s.device_set == {xjax.devices()[0]} and s.is_fully_replicated
+  assert s == NamedSharding(m, P("x")) and hash(s) == hash(NamedSharding(m, P("x")))
+  y = xjax.device_put(np.arange(4.0), s)
+  np.testing.assert_array_equal(y, np.arange(4.0))
+  assert y.committed and y.devices() == {xjax.devices()[0]}
