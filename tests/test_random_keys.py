@@ -368,3 +368,16 @@ def test_samplers_do_not_trigger_the_retrace_warning():
     warnings.simplefilter("error", RuntimeWarning)  # xjax's own jitted helpers are exempt
     for n in range(1, 14):
       R.uniform(R.key(0), (n,))
+
+
+def test_keys_convert_only_to_their_own_dtype():
+  # As JAX 0.10.2: astype to the key's own dtype is the identity (optax's accumulation does
+  # it on key-holding states); any other conversion is a ValueError.
+  k = R.key(0)
+  w = jnp.where(True, k, k)
+  assert jnp.astype(w, k.dtype).dtype == k.dtype and w.astype(k.dtype).dtype == k.dtype
+  assert xjax.jit(lambda k: k.astype(k.dtype))(k).dtype == k.dtype
+  with pytest.raises(ValueError, match="Cannot convert_element_type from key<fry> to float32"):
+    jnp.astype(w, "float32")
+  with pytest.raises(ValueError, match="from float32 to key<fry>"):
+    lax.convert_element_type(jnp.ones(2), k.dtype)

@@ -361,6 +361,8 @@ def check_user_dtype_supported(dtype: Any, fun_name: str | None = None) -> np.dt
   """
   if dtype is None:
     return None
+  if isinstance(dtype, ExtendedDType):  # typed PRNG keys: conversions check them
+    return dtype
   if _is_weak_scalar_type(dtype) or dtype is bool:  # Python types: their default, silently
     return canonicalize_dtype(python_scalar_dtypes[dtype])
   found = _user_dtype(dtype, enable_x64())

@@ -793,6 +793,9 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
 
   Host scalars are converted on the host (they stay literals in jaxprs, as in JAX).
   """
+  if isinstance(new_dtype, dtypes.ExtendedDType) or isinstance(
+      getattr(operand, "dtype", None), dtypes.ExtendedDType):
+    return _convert_extended(operand, new_dtype)
   if type(new_dtype) is not np.dtype:
     new_dtype = dtypes.dtype(new_dtype)
   new_dtype = dtypes.canonicalize_dtype(new_dtype)
@@ -809,6 +812,15 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
 
 
 _HOST_SCALARS = (bool, int, float, type(1j), np.generic)  # `complex` is lax.complex here
+
+
+def _convert_extended(operand, new_dtype):
+  """Typed keys convert only to their own dtype (a no-op), as in JAX."""
+  src = get_aval(operand).dtype
+  dst = new_dtype if isinstance(new_dtype, dtypes.ExtendedDType) else dtypes.dtype(new_dtype)
+  if src != dst:
+    raise ValueError(f"Cannot convert_element_type from {src} to {dst}")
+  return operand
 
 
 def _saturating_int(v: float, dtype) -> int:
