@@ -722,3 +722,11 @@ def test_key_entries_take_their_field_by_name():
     SequenceKey(key=1)
   with pytest.raises(TypeError):
     DictKey()
+
+
+def test_flatten_up_to_dict_mismatch_starts_with_jaxs_wording():
+    # optax's tests match on JAX's "Dict key mismatch" (from PyTreeDef.flatten_up_to).
+    treedef = tu.tree_structure({"a": 1})
+    with pytest.raises(ValueError, match=r"^Dict key mismatch; expected keys: \['a'\]; "
+                                         r"present keys: \['a', 'b'\]\. flatten_up_to"):
+        treedef.flatten_up_to({"a": 1, "b": 2})

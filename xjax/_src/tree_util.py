@@ -606,7 +606,11 @@ class _Mismatch(Exception):
         elif node is _DICT and type(self.value) is dict:
             diff = set(self.spec[1]).symmetric_difference(self.value)
             msg += f" Keys in only one of them: {sorted(diff, key=repr)}."
+            if what.startswith("flatten_up_to"):  # JAX's wording first: code matches on it
+                msg = (f"Dict key mismatch; expected keys: {list(self.spec[1])}; "
+                       f"present keys: {sorted(self.value, key=repr)}. {msg}")
         return msg
+
 
 
 def _describe(node: _Node, aux, n: int) -> str:
