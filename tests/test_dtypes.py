@@ -685,3 +685,16 @@ def test_issubdtype_of_none_is_numpys_default_dtype():
   assert not dtypes.issubdtype(None, np.integer)
   assert dtypes.issubdtype(None, np.float64)
   assert not dtypes.issubdtype(np.float32, None)
+
+
+def test_narrow_storage_types_are_numpy_scalar_types():
+  # jnp.float8_* / int4 / uint4 ... (ml_dtypes), as JAX: dtype specifiers and constructors.
+  import xjax
+  import xjax.numpy as jnp
+  assert jnp.float8_e4m3fn.dtype == np.dtype(ml_dtypes.float8_e4m3fn)
+  x = jnp.float8_e4m3fn(1.5)
+  assert x.dtype == ml_dtypes.float8_e4m3fn and float(x) == 1.5
+  assert jnp.zeros(2, jnp.float8_e5m2).dtype == ml_dtypes.float8_e5m2
+  y = jnp.uint4(5) + jnp.uint4(2)
+  assert y.dtype == ml_dtypes.uint4 and int(y) == 7
+  assert int(xjax.jit(lambda v: v * 2)(jnp.int4(3))) == 6

@@ -5,6 +5,9 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
+import pytest
+
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 # The program is kept as text (not a .py file): xjax's own tree never imports `jax`; only
@@ -85,3 +88,20 @@ def test_libraries_register_their_frames_for_filtering(tmp_path):
     sys.path.remove(str(tmp_path))
     sys.modules.pop("somelib.layer", None)
     sys.modules.pop("somelib", None)
+
+
+def test_private_core_and_dtypes_modules():
+  import importlib
+  import ml_dtypes
+  import xjax
+  core = importlib.import_module("xjax._src.jax_private_compat.core")
+  dts = importlib.import_module("xjax._src.jax_private_compat.dtypes")
+  assert core.trace_state_clean()
+  seen = []
+  xjax.jit(lambda x: seen.append(core.trace_state_clean()) or x)(1.0)
+  assert seen == [False]
+  assert core.ShapedArray is xjax.core.ShapedArray
+  assert dts.supports_inf(np.float32) and dts.supports_inf(ml_dtypes.float8_e5m2)
+  assert not dts.supports_inf(ml_dtypes.float8_e4m3fn)
+  with pytest.raises(AttributeError, match="jax._src.core"):
+    core.no_such_name

@@ -46,3 +46,19 @@ def test_named_shardings_and_placement():
   y = xjax.device_put(np.arange(4.0), s)
   np.testing.assert_array_equal(y, np.arange(4.0))
   assert y.committed and y.devices() == {xjax.devices()[0]}
+
+
+def test_layouts_and_formats():
+  from xjax.experimental.layout import Format, Layout, with_layout_constraint
+  s = xjax.sharding.SingleDeviceSharding(xjax.devices()[0])
+  f = Format(Layout((1, 0)), s)
+  assert repr(f) == ("Format(layout=Layout(major_to_minor=(1, 0), tiling=None, "
+                     "sub_byte_element_size_in_bits=0), sharding=SingleDeviceSharding("
+                     "device=CpuDevice(id=0), memory_kind=device))")
+  assert Format() == Format() and Layout((0,)) == Layout((0,))
+  assert hash(Layout((0,))) == hash(Layout((0,)))
+  with pytest.raises(ValueError, match="Sharding has to be concrete"):
+    Format(Layout((1, 0)))
+  x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+  np.testing.assert_array_equal(
+      xjax.jit(lambda x: with_layout_constraint(x, Layout((0, 1))))(x), x)

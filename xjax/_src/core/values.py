@@ -40,7 +40,8 @@ def _scalar_aval(weak_dtype32, weak_dtype64):
 
 def _numpy_aval(x) -> ShapedArray:
   dt = x.dtype
-  if dt.kind in "OUSVMm" and dt != dtypes.float0 and not dtypes.is_inexact(dt):
+  if (dt.kind in "OUSVMm" and dt != dtypes.float0
+      and not (dtypes.is_inexact(dt) or dtypes.is_integer(dt))):  # ml_dtypes' narrow types
     raise TypeError(f"Value of type {type(x).__name__} with dtype {dt} is not a valid JAX "
                     "type: xjax arrays hold booleans and numbers only.")
   return ShapedArray(x.shape, dtypes.canonicalize_dtype(dt), False)

@@ -77,7 +77,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
     else:  # a Python int out of dt's range raises OverflowError
       host = np.asarray(object, dt if type(object) is int else None)
       if (host.dtype.kind in "OUSV" and host.dtype != dtypes.float0
-          and not dtypes.is_inexact(host.dtype)):
+          and not (dtypes.is_inexact(host.dtype) or dtypes.is_integer(host.dtype))):
         raise TypeError(f"Value {object!r} of type {type(object)} is not a valid JAX type")
     if dt is None:
       if weak:

@@ -101,10 +101,13 @@ iinfo = _dtypes.iinfo
 finfo = _dtypes.finfo
 dtype = np.dtype
 
-from xjax._src.numpy.scalar_types import (bfloat16, bool_, cdouble, complex64, complex128,
-                                          complex_, csingle, double, float16, float32,
-                                          float64, float_, int8, int16, int32, int64, int_,
-                                          single, uint, uint8, uint16, uint32, uint64)
+from xjax._src.numpy.scalar_types import (bfloat16, bool_, cdouble, complex128, complex64, complex_,
+                                          csingle, double, float16, float32, float4_e2m1fn, float64,
+                                          float6_e2m3fn, float6_e3m2fn, float8_e3m4, float8_e4m3,
+                                          float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz,
+                                          float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, float_,
+                                          int1, int16, int2, int32, int4, int64, int8, int_, single,
+                                          uint, uint1, uint16, uint2, uint32, uint4, uint64, uint8)
 generic, number, integer, signedinteger, unsignedinteger = (
     np.generic, np.number, np.integer, np.signedinteger, np.unsignedinteger)
 inexact, floating, complexfloating = np.inexact, np.floating, np.complexfloating

@@ -7,6 +7,7 @@ checks against NumPy scalars), and calling it makes an xjax array of that dtype:
 """
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from xjax._src import dtypes
@@ -58,6 +59,24 @@ float16 = _make("float16", np.float16)
 float32 = _make("float32", np.float32)
 float64 = _make("float64", np.float64)
 bfloat16 = _make("bfloat16", dtypes.bfloat16)
+# Narrow storage types (ml_dtypes): they convert and compute, but never promote implicitly.
+float4_e2m1fn = _make("float4_e2m1fn", ml_dtypes.float4_e2m1fn)
+float6_e2m3fn = _make("float6_e2m3fn", ml_dtypes.float6_e2m3fn)
+float6_e3m2fn = _make("float6_e3m2fn", ml_dtypes.float6_e3m2fn)
+float8_e3m4 = _make("float8_e3m4", ml_dtypes.float8_e3m4)
+float8_e4m3 = _make("float8_e4m3", ml_dtypes.float8_e4m3)
+float8_e4m3b11fnuz = _make("float8_e4m3b11fnuz", ml_dtypes.float8_e4m3b11fnuz)
+float8_e4m3fn = _make("float8_e4m3fn", ml_dtypes.float8_e4m3fn)
+float8_e4m3fnuz = _make("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz)
+float8_e5m2 = _make("float8_e5m2", ml_dtypes.float8_e5m2)
+float8_e5m2fnuz = _make("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz)
+float8_e8m0fnu = _make("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu)
+int1 = _make("int1", ml_dtypes.int1)
+int2 = _make("int2", ml_dtypes.int2)
+int4 = _make("int4", ml_dtypes.int4)
+uint1 = _make("uint1", ml_dtypes.uint1)
+uint2 = _make("uint2", ml_dtypes.uint2)
+uint4 = _make("uint4", ml_dtypes.uint4)
 complex64 = _make("complex64", np.complex64)
 complex128 = _make("complex128", np.complex128)
 

@@ -1,0 +1,2 @@
+"""Array memory layouts (``jax.experimental.layout``)."""
+from xjax._src.layout import Format, Layout, with_layout_constraint  # noqa: F401
