@@ -34,7 +34,8 @@ LIBRARIES = {"optax": "optax==0.2.8", "chex": "chex==0.1.92"}
 NO_DEPS = [*LIBRARIES.values(), "flax==0.12.8"]
 # What the libraries and their tests import besides JAX (flax: the parts linen needs).
 SUPPORT = ["absl-py", "toolz", "typing_extensions>=4.15", "pytest==9.2.0", "cloudpickle",
-           "dm-tree", "scikit-learn", "msgpack", "rich", "PyYAML", "treescope", "etils"]
+           "dm-tree", "scikit-learn", "msgpack", "rich", "PyYAML", "treescope", "etils",
+           "opt_einsum"]
 XJAX_RUNTIME = ["numpy==2.4.6", "jaxlib==0.10.2", "ml_dtypes==0.6.0", "scipy==1.17.1"]
 REFERENCE_RUNTIME = [*XJAX_RUNTIME, "jax==0.10.2", "opt_einsum"]
 
