@@ -105,3 +105,17 @@ def test_private_core_and_dtypes_modules():
   assert not dts.supports_inf(ml_dtypes.float8_e4m3fn)
   with pytest.raises(AttributeError, match="jax._src.core"):
     core.no_such_name
+
+
+def test_private_dispatch_module_waits_for_effects():
+  # equinox calls jax._src.dispatch.wait_for_tokens() before reading callback output; xjax's
+  # computations with host callbacks have finished when their results are returned.
+  import importlib
+  import xjax
+  dispatch = importlib.import_module("xjax._src.jax_private_compat.dispatch")
+  seen = []
+  xjax.jit(lambda x: xjax.debug.callback(lambda v: seen.append(float(v)), x) or x)(2.0)
+  dispatch.wait_for_tokens()
+  assert seen == [2.0]
+  with pytest.raises(AttributeError, match="jax._src.dispatch"):
+    dispatch.apply_primitive
