@@ -119,3 +119,13 @@ def test_private_dispatch_module_waits_for_effects():
   assert seen == [2.0]
   with pytest.raises(AttributeError, match="jax._src.dispatch"):
     dispatch.apply_primitive
+
+
+def test_private_flatten_util_module():
+  import importlib
+  import xjax.flatten_util
+  flat = importlib.import_module("xjax._src.jax_private_compat.flatten_util")
+  assert flat.ravel_pytree is xjax.flatten_util.ravel_pytree
+  vec, unravel = flat.ravel_pytree({"a": np.ones(2, np.float32), "b": np.float32(3)})
+  np.testing.assert_array_equal(vec, [1, 1, 3])
+  np.testing.assert_array_equal(unravel(vec)["a"], [1, 1])
