@@ -256,22 +256,21 @@ isfinite = _classify("isfinite", lambda re, im: lax.is_finite(re) if im is None 
                      lax.bitwise_and(lax.is_finite(re), lax.is_finite(im)), True)
 
 
-def isposinf(x, /):
-  check_arraylike("isposinf", x)
-  if dtypes.is_complex(get_aval(x).dtype):
-    raise ValueError("isposinf does not support complex inputs")
-  if not _is_float(x):
-    return lax.full_like(x, False, np.bool_)
-  return lax.eq(x, _c(x, np.inf))
+def _is_inf_of_sign(name: str, inf: float):
+  def fn(x, /):
+    check_arraylike(name, x)
+    if dtypes.is_complex(get_aval(x).dtype):
+      raise ValueError(f"{name} does not support complex inputs")
+    if not _is_float(x):
+      return lax.full_like(x, False, np.bool_)
+    return lax.eq(x, _c(x, inf))
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = f"Elementwise x == {inf} (False for non-float inputs)."
+  return fn
 
 
-def isneginf(x, /):
-  check_arraylike("isneginf", x)
-  if dtypes.is_complex(get_aval(x).dtype):
-    raise ValueError("isneginf does not support complex inputs")
-  if not _is_float(x):
-    return lax.full_like(x, False, np.bool_)
-  return lax.eq(x, _c(x, -np.inf))
+isposinf = _is_inf_of_sign("isposinf", np.inf)
+isneginf = _is_inf_of_sign("isneginf", -np.inf)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
