@@ -27,6 +27,8 @@ class Config:
     self._listeners: dict[str, list[Callable[[Any], None]]] = {}
     self._validators: dict[str, Callable[[Any], None]] = {}
     self._trace_key: tuple = ()
+    self._trace_token = 0  # a small int naming the current _trace_key (cheap to hash)
+    self._trace_tokens: dict[tuple, int] = {}
 
   def define(self, name: str, default: Any, affects_tracing: bool = False,
              validator: Callable[[Any], None] | None = None) -> None:
@@ -65,6 +67,7 @@ class Config:
 
   def _refresh_trace_key(self) -> None:
     self._trace_key = tuple((n, self._values[n]) for n in sorted(self._affects_tracing))
+    self._trace_token = self._trace_tokens.setdefault(self._trace_key, len(self._trace_tokens))
 
   def trace_state_key(self) -> tuple:
     """The flag values that change what tracing produces (part of jit cache keys)."""

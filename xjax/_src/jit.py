@@ -16,8 +16,9 @@ from xjax._src import tree_util
 from xjax._src.config import config
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args
-from xjax._src.core.jaxpr_cache import cached_on_jaxpr
-from xjax._src.core.trace import Tracer, current_trace, eval_trace
+from xjax._src.backend import runtime
+from xjax._src.core.jaxpr_cache import bounded_put, cached_on_jaxpr
+from xjax._src.core.trace import Primitive, Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src import dispatch, retracing
 from xjax._src.errors import api_boundary, remove_internal_frames
@@ -278,6 +279,32 @@ jit_p.transpose = _jit_transpose
 jit_p.batch = _jit_batch
 
 
+@cached_on_jaxpr()
+def _closed(jaxpr) -> ClosedJaxpr:
+  return ClosedJaxpr(jaxpr, ())
+
+
+def _jax_call_primitive(name: str, closed_of: Callable) -> Primitive:
+  """JAX's plain call primitives (`closed_call_p`: a ClosedJaxpr in `call_jaxpr`; `call_p`:
+  a Jaxpr without constants there): they run the jaxpr, and a transformation of one gives a
+  `jit` call of the transformed jaxpr (xjax itself stages neither)."""
+  prim = Primitive(name, multiple_results=True)
+  jit_params = lambda p: dict(jaxpr=closed_of(p["call_jaxpr"]), name=name)
+  prim.abstract_eval = lambda *avals, **p: jit_p.abstract_eval(*avals, **jit_params(p))
+  prim.impl = lambda *args, **p: jit_p.impl(*args, **jit_params(p))
+  prim.lowering = lambda ctx, *args, **p: jit_p.lowering(ctx, *args, **jit_params(p))
+  prim.effects = lambda **p: jit_p.effects(**jit_params(p))
+  prim.jvp = lambda primals, tangents, **p: _jit_jvp(primals, tangents, **jit_params(p))
+  prim.partial_eval = lambda trace, args, p: _jit_partial_eval(trace, args, jit_params(p))
+  prim.transpose = lambda cts, *args, **p: _jit_transpose(cts, *args, **jit_params(p))
+  prim.batch = lambda axis, args, dims, **p: _jit_batch(axis, args, dims, **jit_params(p))
+  return prim
+
+
+closed_call_p = _jax_call_primitive("closed_call", lambda closed: closed)
+call_p = _jax_call_primitive("call", _closed)
+
+
 # ---------------------------------------------------------------------------------------
 # The user-facing wrapper
 
@@ -300,17 +327,56 @@ _function_caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _retrace_warned: set = set()  # caches already warned about retracing (ids)
 
 
-def _shared_cache(fun, options: tuple) -> dict:
+# jit's fast path is off while jit is disabled or results are checked for NaN/Inf.
+_FAST_FLAGS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs")
+_FAST_ENTRIES = 64  # signatures per jitted function on the fast path
+
+
+def _plain_dispatch_now() -> bool:
+  return not any(config.read(name) for name in _FAST_FLAGS)
+
+
+_plain_dispatch = [_plain_dispatch_now()]
+for _flag in _FAST_FLAGS:
+  config.on_change(_flag, lambda _: _plain_dispatch.__setitem__(0, _plain_dispatch_now()))
+
+
+def _fast_signature(args: tuple):
+  """``(key, leaves)`` naming a call on the fast path, or None when an argument leaf is not an
+  uncommitted Array.  Flat argument tuples skip pytree flattening."""
+  key: list = [len(args)]
+  for x in args:
+    if type(x) is not Array or x._committed:
+      break
+    key.append(x.aval)
+  else:
+    key.append(config._trace_token)
+    return tuple(key), args
+  leaves, tree = tree_util.tree_flatten(args)
+  key = [tree]
+  for x in leaves:
+    if type(x) is not Array or x._committed:
+      return None
+    key.append(x.aval)
+  key.append(config._trace_token)
+  return tuple(key), leaves
+
+
+_LEAF_TREE = tree_util.tree_structure(0)
+
+
+def _shared_cache(fun, options: tuple) -> tuple[dict, dict]:
+  """(traces, fast-path table) of ``fun`` jitted with ``options``."""
   try:
     per_fun = _function_caches.get(fun)
     if per_fun is None:
       per_fun = _function_caches[fun] = {}
   except TypeError:  # not weak-referenceable (or unhashable): a private cache
-    return {}
-  cache = per_fun.get(options)
-  if cache is None:
-    cache = per_fun[options] = {}
-  return cache
+    return {}, {}
+  caches = per_fun.get(options)
+  if caches is None:
+    caches = per_fun[options] = ({}, {})
+  return caches
 
 
 def _hashable(x):
@@ -338,8 +404,10 @@ class Jitted:
     if both:
       raise ValueError("static_argnums and donate_argnums cannot intersect. Argument "
                        f"positions {both} appear in both static_argnums and donate_argnums")
-    self._cache = _shared_cache(fun, (self._static_argnums, self._static_argnames,
-                                      _hashable(donate_argnums), _hashable(donate_argnames)))
+    # _fast: (treedef or argument count, *avals, trace token) -> (CompiledJaxpr, out tree)
+    self._cache, self._fast = _shared_cache(fun, (
+        self._static_argnums, self._static_argnames, _hashable(donate_argnums),
+        _hashable(donate_argnames)))
     self._name = fun_name(fun)
     functools.update_wrapper(self, fun, updated=())
 
@@ -424,30 +492,48 @@ class Jitted:
     return tuple(flags) if any(flags) else None
 
   def __call__(self, *args, **kwargs):
-    if config._values["jax_disable_jit"]:
-      return self.fun(*args, **kwargs)
     try:
-      entry, leaves, avals = self._entry(args, kwargs)
-      if current_trace() is eval_trace:
-        try:
-          device, committed = dispatch.pick_device(leaves, self._name)
-        except dispatch.IncompatibleDevicesError as err:
-          dyn = _split_args(args, kwargs, self._static_argnums, self._static_argnames)
-          raise err.with_names(_arg_names(self._sig, dyn[0], dyn[1])) from None
-        compiled = entry.compiled.get(device)
-        if compiled is None:
-          compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
-              entry.closed, device, self._name, entry.donated)
-        try:
-          outs = compiled(leaves, avals, committed)
-        except FloatingPointError as err:
-          self._rerun_deoptimized(err, args, kwargs)
-      else:
-        outs = jit_p.bind(*entry.closed.consts, *leaves, jaxpr=entry.call_jaxpr,
-                          name=self._name)
+      if self._fast and not kwargs and _plain_dispatch[0] and current_trace() is eval_trace:
+        # The fast path: uncommitted Arrays on the only device, a signature seen before.
+        signature = _fast_signature(args)
+        hit = signature and self._fast.get(signature[0])
+        if hit and not runtime.several_devices:
+          compiled, out_tree = hit
+          outs = compiled.run_uncommitted(signature[1])
+          return outs[0] if out_tree is None else tree_util.tree_unflatten(out_tree, outs)
+      if not config._values["jax_disable_jit"]:
+        return self._call(args, kwargs)
     except Exception as e:  # the user sees their frames, not ours (jax_traceback_filtering)
       remove_internal_frames(e)
       raise  # a bare raise does not add this frame back
+    return self.fun(*args, **kwargs)
+
+  def _call(self, args, kwargs):
+    entry, leaves, avals = self._entry(args, kwargs)
+    if current_trace() is eval_trace:
+      try:
+        device, committed = dispatch.pick_device(leaves, self._name)
+      except dispatch.IncompatibleDevicesError as err:
+        dyn = _split_args(args, kwargs, self._static_argnums, self._static_argnames)
+        raise err.with_names(_arg_names(self._sig, dyn[0], dyn[1])) from None
+      compiled = entry.compiled.get(device)
+      if compiled is None:
+        compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
+            entry.closed, device, self._name, entry.donated)
+      if (not kwargs and not entry.donated and not self._static_argnums
+          and not runtime.several_devices and _plain_dispatch[0]):
+        signature = _fast_signature(args)
+        if signature:
+          single = entry.out_tree == _LEAF_TREE
+          bounded_put(self._fast, signature[0],
+                      (compiled, None if single else entry.out_tree), _FAST_ENTRIES)
+      try:
+        outs = compiled(leaves, avals, committed)
+      except FloatingPointError as err:
+        self._rerun_deoptimized(err, args, kwargs)
+    else:
+      outs = jit_p.bind(*entry.closed.consts, *leaves, jaxpr=entry.call_jaxpr,
+                        name=self._name)
     return tree_util.tree_unflatten(entry.out_tree, outs)
 
   def _rerun_deoptimized(self, err: FloatingPointError, args, kwargs):
@@ -479,6 +565,7 @@ class Jitted:
 
   def clear_cache(self) -> None:
     self._cache.clear()
+    self._fast.clear()
 
   def _cache_size(self) -> int:
     return len(self._cache)

@@ -110,8 +110,9 @@ def clear_caches() -> None:
   executables, and the executables of eager primitives."""
   from xjax._src import dispatch, jit
   for per_function in list(jit._function_caches.values()):
-    for cache in per_function.values():
-      cache.clear()
+    for traces, fast_path in per_function.values():
+      traces.clear()
+      fast_path.clear()
   dispatch.clear_caches()
 
 
