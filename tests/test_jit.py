@@ -287,3 +287,42 @@ def test_lowered_compiler_ir_dialects():
   assert "stablehlo.multiply" in str(lowered.compiler_ir())
   with pytest.raises(ValueError, match="dialect"):
     lowered.compiler_ir(dialect="x")
+
+
+def test_repeated_calls_take_the_fast_path_and_stay_correct():
+  traces = []
+
+  def f(a, tree):
+    traces.append(1)
+    return a * 2 + tree["b"][0], {"sum": a.sum()}
+
+  g = jax.jit(f)
+  x, b = jnp.arange(3.0), jnp.ones(3)
+  for _ in range(3):  # the second and third calls run without retracing or re-flattening
+    out, aux = g(x, {"b": [b]})
+  assert len(traces) == 1
+  np.testing.assert_array_equal(out, [1.0, 3.0, 5.0])
+  assert float(aux["sum"]) == 3.0
+  g(jnp.arange(4.0), {"b": [jnp.ones(4)]})  # a new shape is a new signature
+  assert len(traces) == 2
+  jax.clear_caches()  # forgets the fast path's table too
+  g(x, {"b": [b]})
+  assert len(traces) == 3
+
+
+def test_fast_path_respects_config_and_deleted_inputs():
+  g = jax.jit(lambda a: a + 1)
+  x = jnp.arange(3)
+  g(x), g(x)
+  with jax.disable_jit():
+    assert g(x).dtype == jnp.int32
+  with jax.debug_nans(True):
+    with pytest.raises(FloatingPointError):
+      jax.jit(lambda a: jnp.log(a - 1))(jnp.zeros(2))
+  y = jnp.arange(3)
+  g(y), g(y)
+  y.delete()
+  with pytest.raises(RuntimeError, match="deleted"):
+    g(y)
+  committed = jax.device_put(x, jax.devices()[0])
+  assert g(committed).committed and not g(x).committed
