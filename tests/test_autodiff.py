@@ -305,3 +305,34 @@ def test_argnums_past_the_arguments_raise_the_reference_classes():
     with pytest.raises(ValueError, match="got value 2 for len\\(args\\) == 2"):
       jac(f, argnums=2)(1.0, 2.0)
   np.testing.assert_allclose(xjax.jacrev(f, argnums=-1)(2.0, 3.0), 2.0)
+
+
+# Tangents of elementwise primitives, bit for bit as JAX 0.10.2 computes them (the same
+# formula in the same order of operations): a sampler's trajectory depends on every bit.
+_JVP_X = np.linspace(0.05, 0.95, 7).astype(np.float32)
+_JVP_Y = np.linspace(1.3, 3.1, 7).astype(np.float32)
+_JVP_T = np.linspace(-1.7, 2.3, 7).astype(np.float32)
+_JVP_REFERENCE = {
+    'tanh': [-1.6957571506500244, -0.9930776953697205, -0.3251788914203644, 0.235934317111969, 0.6507536768913269, 0.9131232500076294, 1.041258454322815],
+    'sqrt': [-3.8013157844543457, -1.155301809310913, -0.30988988280296326, 0.2121320366859436, 0.5995011925697327, 0.9130610823631287, 1.1798750162124634],
+    'cbrt': [-4.175235748291016, -1.0071614980697632, -0.2460961788892746, 0.1587401032447815, 0.4294176697731018, 0.6317718029022217, 0.7933366298675537],
+    'atanh': [-1.7042608261108398, -1.0763888359069824, -0.4178537428379059, 0.40000003576278687, 1.6738815307617188, 4.537037372589111, 23.589736938476562],
+    'erf': [-1.9134551286697388, -1.1202726364135742, -0.36603739857673645, 0.2636348009109497, 0.7148952484130859, 0.9718100428581238, 1.0525243282318115],
+    'erfc': [1.9134551286697388, 1.1202726364135742, 0.36603739857673645, -0.2636348009109497, -0.7148952484130859, -0.9718100428581238, -1.0525243282318115],
+    'erf_inv': [-1.5095508098602295, -0.9456336498260498, -0.3601861894130707, 0.33377549052238464, 1.3258378505706787, 3.2904624938964844, 13.913451194763184],
+    'exp2': [-1.2199047803878784, -0.8227575421333313, -0.3239346444606781, 0.29407745599746704, 1.0514088869094849, 1.9711710214614868, 3.0798656940460205],
+    'acosh': [-2.0465598106384277, -0.8273286819458008, -0.22696097195148468, 0.1530931144952774, 0.42188790440559387, 0.6245205998420715, 0.7838379144668579],
+    'div': [-1.2573965787887573, -0.5651041269302368, -0.15743306279182434, 0.10537190735340118, 0.286133348941803, 0.4166666269302368, 0.5145681500434875],
+    'igamma': [-0.7335082292556763, -0.3604936897754669, -0.10443837195634842, 0.07188425213098526, 0.19893860816955566, 0.29295432567596436, 0.36342501640319824],
+}
+_JVP_CASES = {name: (lambda f: lambda: xjax.jvp(f, (_JVP_X,), (_JVP_T,))[1])(getattr(lax, name))
+              for name in ["tanh", "sqrt", "cbrt", "atanh", "erf", "erfc", "erf_inv", "exp2"]}
+_JVP_CASES["acosh"] = lambda: xjax.jvp(lax.acosh, (_JVP_Y,), (_JVP_T,))[1]
+_JVP_CASES["div"] = lambda: xjax.jvp(lax.div, (_JVP_X, _JVP_Y), (_JVP_T, _JVP_T))[1]
+_JVP_CASES["igamma"] = lambda: xjax.jvp(lambda b: lax.igamma(_JVP_Y, b), (_JVP_X,), (_JVP_T,))[1]
+
+
+@pytest.mark.parametrize("name", sorted(_JVP_REFERENCE))
+def test_elementwise_tangents_are_bit_identical_to_the_reference(name):
+  got = np.asarray(_JVP_CASES[name]())
+  np.testing.assert_array_equal(got, np.asarray(_JVP_REFERENCE[name], np.float32))

@@ -357,3 +357,14 @@ def test_grad_through_a_loop_carry_is_strong_when_the_loop_makes_it_strong():
     assert g.dtype == np.float32 and not g.weak_type
     np.testing.assert_allclose(g, expect)
   assert xjax.grad(lambda x: x * jnp.float32(2))(2.0).weak_type
+
+
+def test_cond_older_five_argument_form():
+  # cond(pred, true_operand, true_fun, false_operand, false_fun), as numpyro calls it;
+  # values from JAX 0.10.2.
+  assert float(lax.cond(True, 1.0, lambda x: x + 1, 2.0, lambda x: x * 10)) == 2.0
+  assert float(lax.cond(False, 1.0, lambda x: x + 1, 2.0, lambda x: x * 10)) == 20.0
+  f = xjax.jit(lambda p: lax.cond(p, 1.0, lambda x: x + 1, 2.0, lambda x: x * 10))
+  assert float(f(False)) == 20.0
+  with pytest.raises(TypeError, match="lax.cond: true_fun and false_fun arguments should be"):
+    lax.cond(True, 1.0, lambda x: x + 1, 2.0, 5)

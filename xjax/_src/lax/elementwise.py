@@ -163,7 +163,8 @@ sub_p = _binary("sub", "stablehlo.subtract", _number, [lambda t, x, y: t, lambda
 mul_p = _binary("mul", "stablehlo.multiply", dtype_checker("int", "inexact", "bool"),
                 [lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t)])
 div_p = _binary("div", "stablehlo.divide", _number,
-                [lambda t, x, y: div(t, y), lambda t, x, y: mul(neg(t), div(div(x, y), y))])
+                [lambda t, x, y: div(t, y),
+                 lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2))])
 rem_p = _binary("rem", "stablehlo.remainder", _number,
                 [lambda t, x, y: t,
                  lambda t, x, y: mul(neg(t), _trunc_div(x, y))])
@@ -238,13 +239,14 @@ ad.zero_jvp(is_finite_p)
 
 exp_p = _unary("exp", "stablehlo.exponential", jvp2=lambda t, y, x: mul(t, y))
 exp2_p = _unary("exp2", "stablehlo.exponential",
-                jvp2=lambda t, y, x: mul(t, mul(y, _const(x, np.log(2)))))
+                jvp2=lambda t, y, x: mul(log(_const(y, 2)), mul(t, y)))
 exp2_p.lowering = lowering_from(lambda x: exp(mul(x, _const(x, np.log(2)))))
 log_p = _unary("log", "stablehlo.log", jvp=lambda t, x: div(t, x))
 expm1_p = _unary("expm1", "stablehlo.exponential_minus_one",
                  jvp2=lambda t, y, x: mul(t, add(y, _one(y))))
 log1p_p = _unary("log1p", "stablehlo.log_plus_one", jvp=lambda t, x: div(t, add(x, _one(x))))
-tanh_p = _unary("tanh", "stablehlo.tanh", jvp2=lambda t, y, x: mul(t, sub(_one(y), mul(y, y))))
+tanh_p = _unary("tanh", "stablehlo.tanh",
+                 jvp2=lambda t, y, x: mul(add(t, mul(t, y)), sub(_one(y), y)))
 logistic_p = _unary("logistic", "stablehlo.logistic",
                     jvp2=lambda t, y, x: mul(t, mul(y, sub(_one(y), y))))
 sin_p = _unary("sin", "stablehlo.sine", jvp=lambda t, x: mul(t, cos(x)))
@@ -258,19 +260,20 @@ sinh_p = _unary("sinh", "chlo.sinh", jvp=lambda t, x: mul(t, cosh(x)))
 cosh_p = _unary("cosh", "chlo.cosh", jvp=lambda t, x: mul(t, sinh(x)))
 asinh_p = _unary("asinh", "chlo.asinh", jvp=lambda t, x: mul(t, rsqrt(add(mul(x, x), _one(x)))))
 acosh_p = _unary("acosh", "chlo.acosh",
-                 jvp=lambda t, x: mul(t, rsqrt(mul(sub(x, _one(x)), add(x, _one(x))))))
-atanh_p = _unary("atanh", "chlo.atanh", jvp=lambda t, x: div(t, sub(_one(x), mul(x, x))))
-sqrt_p = _unary("sqrt", "stablehlo.sqrt", jvp2=lambda t, y, x: div(t, mul(_const(y, 2), y)))
+                 jvp=lambda t, x: mul(t, rsqrt(sub(mul(x, x), _one(x)))))
+atanh_p = _unary("atanh", "chlo.atanh", jvp=lambda t, x: mul(
+    integer_pow(add(_one(x), x), -1), div(t, sub(_one(x), x))))
+sqrt_p = _unary("sqrt", "stablehlo.sqrt", jvp2=lambda t, y, x: mul(t, div(_const(y, 0.5), y)))
 rsqrt_p = _unary("rsqrt", "stablehlo.rsqrt",
                  jvp2=lambda t, y, x: mul(t, mul(_const(y, -0.5), div(y, x))))
 cbrt_p = _unary("cbrt", "stablehlo.cbrt",
-                jvp2=lambda t, y, x: mul(t, div(_const(y, 1 / 3), mul(y, y))))
+                jvp2=lambda t, y, x: mul(t, mul(_const(y, 1 / 3), integer_pow(y, -2))))
 erf_p = _unary("erf", "chlo.erf", _float, jvp=lambda t, x: mul(
-    t, mul(_const(x, 2 / np.sqrt(np.pi)), exp(neg(mul(x, x))))))
+    _const(x, 2 / np.sqrt(np.pi)), mul(t, exp(neg(mul(x, x))))))
 erfc_p = _unary("erfc", "chlo.erfc", _float, jvp=lambda t, x: mul(
-    t, mul(_const(x, -2 / np.sqrt(np.pi)), exp(neg(mul(x, x))))))
+    _const(x, -2 / np.sqrt(np.pi)), mul(t, exp(neg(mul(x, x))))))
 erf_inv_p = _unary("erf_inv", "chlo.erf_inv", _float, jvp2=lambda t, y, x: mul(
-    t, mul(_const(y, np.sqrt(np.pi) / 2), exp(mul(y, y)))))
+    _const(y, np.sqrt(np.pi) / 2), mul(t, exp(mul(y, y)))))
 lgamma_p = _unary("lgamma", "chlo.lgamma", _float, jvp=lambda t, x: mul(t, digamma(x)))
 digamma_p = _unary("digamma", "chlo.digamma", _float,
                    jvp=lambda t, x: mul(t, polygamma(_one(x), x)))

@@ -184,7 +184,7 @@ def _igamma_grad_a_impl(a, x):
 
 def _dp_dx(a, x):
   """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)."""
-  return exp(sub(sub(mul(sub(a, _c(a, 1)), log(x)), x), lgamma(a)))
+  return exp(sub(add(ew.neg(x), mul(sub(a, _c(a, 1)), log(x))), lgamma(a)))
 
 
 def _random_gamma_grad_impl(a, x):

@@ -3,7 +3,7 @@ from xjax.lax import *  # noqa: F401,F403  (the lax.*_p primitives)
 from xjax._src.checkpoint import checkpoint_p as remat_p  # noqa: F401
 from xjax._src.custom_derivatives import (custom_jvp_call_p, custom_lin_p,  # noqa: F401
                                           custom_vjp_call_p)
-from xjax._src.jit import jit_p  # noqa: F401
+from xjax._src.jit import call_p, closed_call_p, jit_p  # noqa: F401
 from xjax._src.lax.elementwise import add_any_p as add_jaxvals_p  # noqa: F401
 from xjax._src.random.prng import (random_bits_p, random_fold_in_p, random_seed_p,  # noqa: F401
                                    random_split_p, random_unwrap_p, random_wrap_p)

@@ -68,9 +68,14 @@ def switch(index, branches: Sequence[Callable], *operands, operand=_NO_OPERAND):
 @api_boundary
 def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_OPERAND):
   """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged when traced."""
+  if (not callable(true_fun) and callable(false_fun) and len(operands) == 2
+      and callable(operands[1]) and operand is _NO_OPERAND):
+    # The older form cond(pred, true_operand, true_fun, false_operand, false_fun).
+    true_x, true_f, false_x, false_f = true_fun, false_fun, *operands
+    return cond(pred, lambda xs: true_f(xs[0]), lambda xs: false_f(xs[1]), (true_x, false_x))
   operands = _keyword_operand(operands, operand)
   if not callable(true_fun) or not callable(false_fun):
-    raise TypeError("cond: true_fun and false_fun arguments should be callable.")
+    raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
   aval = get_aval(pred)
   if aval.shape:
     raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.")
