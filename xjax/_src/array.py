@@ -13,6 +13,7 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import _immutable_message
 from xjax._src.core import values
 from xjax._src.core.jaxpr_cache import bounded_put
+from xjax._src.sharding import SingleDeviceSharding
 
 
 class Array:
@@ -158,6 +159,9 @@ class Array:
   def __copy__(self) -> "Array":
     """A new Array with its own buffer on the same device (as JAX, not ``self``)."""
     self._check_alive()
+    if runtime.is_spread(self._buf):
+      return Array._from_buffer(runtime.put_sharded(self._physical_value(), self.sharding,
+                                                    self.weak_type), self.aval, True)
     return Array._from_buffer(runtime.copy_buffer(self._buf), self.aval, self._committed)
 
   def __deepcopy__(self, memo) -> "Array":
@@ -199,16 +203,22 @@ class Array:
   # -- devices and lifetime --------------------------------------------------------------
   def devices(self) -> set:
     self._check_alive()
+    if runtime.is_spread(self._buf):
+      return set(self.sharding.device_set)
     return {runtime.buf_device(self._buf)}
 
   @property
   def device(self):
+    """The array's device; for an array over several devices, its sharding (as JAX)."""
     self._check_alive()
+    if runtime.is_spread(self._buf):
+      return self.sharding
     return runtime.buf_device(self._buf)
 
   @property
   def sharding(self):
-    from xjax._src.sharding import SingleDeviceSharding
+    if runtime.is_spread(self._buf):
+      return runtime.buf_sharding(self._buf)
     return SingleDeviceSharding(self.device)
 
   def block_until_ready(self) -> "Array":
@@ -250,9 +260,11 @@ class Array:
     return self._buf.on_device_size_in_bytes()
 
   def addressable_data(self, index: int) -> "Array":
-    if index != 0:
-      raise IndexError(f"addressable_data index {index} out of range: the array has one shard")
-    return self
+    shards = self.addressable_shards
+    if not -len(shards) <= index < len(shards):
+      raise IndexError(f"addressable_data index {index} out of range: the array has "
+                       f"{len(shards)} shard(s)")
+    return shards[index].data
 
   @property
   def global_shards(self) -> list:
@@ -267,20 +279,37 @@ class Array:
 
   @property
   def is_fully_replicated(self) -> bool:
-    return True
+    return self.sharding.is_fully_replicated
 
   @property
   def addressable_shards(self) -> list:
-    return [_Shard(self)]
+    """Each device's piece: its device, its index into the array, and its data."""
+    self._check_alive()
+    if not runtime.is_spread(self._buf):
+      return [Shard(self.device, tuple(slice(None) for _ in self.shape), 0, self)]
+    sharding = self.sharding
+    index = sharding.devices_indices_map(self.shape)
+    aval = self.aval.update(shape=sharding.shard_shape(self.shape))
+    seen: dict = {}
+    out = []
+    for buf in runtime.shards(self._buf):
+      device = runtime.buf_device(buf)
+      key = repr(index[device])
+      replica = seen[key] = seen.get(key, -1) + 1
+      out.append(Shard(device, index[device], replica, Array._from_buffer(buf, aval, True)))
+    return out
 
 
-class _Shard:
-  __slots__ = ("data", "device", "index")
+class Shard:
+  """One device's piece of an Array (``jax.Shard``)."""
+  __slots__ = ("device", "index", "replica_id", "data")
 
-  def __init__(self, arr: Array) -> None:
-    self.data = arr
-    self.device = arr.device
-    self.index = tuple(slice(None) for _ in arr.shape)
+  def __init__(self, device, index: tuple, replica_id: int, data: Array) -> None:
+    self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+  def __repr__(self) -> str:
+    return (f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, "
+            f"data={self.data})")
 
 
 def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:

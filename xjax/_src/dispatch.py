@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from xjax._src import dtypes, errors
+from xjax._src import dtypes, errors, spmd
 from xjax._src.array import SCALAR_CACHE_SIZE, Array
 from xjax._src.config import config
 from xjax._src.backend import lowering, runtime
@@ -126,6 +126,8 @@ def params_key(params: dict) -> tuple:
 
 def apply_primitive(prim, *args, **params):
   """Evaluates one primitive now, through a cached one-primitive compiled program."""
+  if runtime.several_devices and _any_spread(args):
+    return spmd.apply_primitive(prim, args, params)
   avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
   device, committed = pick_device(args, prim.name)
   try:
@@ -158,6 +160,11 @@ def apply_primitive(prim, *args, **params):
 
 
 Primitive.impl = apply_primitive  # every primitive's default eager evaluation
+
+
+def _any_spread(args) -> bool:
+  """Whether an input is laid out over several devices (the program then runs on all)."""
+  return any(type(x) is Array and runtime.is_spread(x._buf) for x in args)
 
 
 def _compile_primitive(prim, avals, params, device):
@@ -286,6 +293,10 @@ def call_primitive(name: str, jaxpr_param: str = "jaxpr") -> Primitive:
 
 def run_closed_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], name: str = "jaxpr") -> list:
   """Compiles (once per jaxpr, device) and runs a closed jaxpr on concrete values."""
+  if runtime.several_devices:
+    mesh = spmd.call_mesh(closed, args)
+    if mesh is not None:
+      return spmd.run_jaxpr(closed, args, mesh, name)
   avals = [get_aval(x) for x in args]
   device, committed = pick_device(args)
   compiled = _compiled_jaxprs.get(closed, device)

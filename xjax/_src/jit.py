@@ -20,7 +20,8 @@ from xjax._src.backend import runtime
 from xjax._src.core.jaxpr_cache import bounded_put, cached_on_jaxpr
 from xjax._src.core.trace import Primitive, Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval, pytype_aval_mappings
-from xjax._src import dispatch, retracing
+from xjax._src import dispatch, retracing, spmd
+from xjax._src.sharding import NamedSharding, Sharding
 from xjax._src.errors import api_boundary, remove_internal_frames
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -306,6 +307,35 @@ call_p = _jax_call_primitive("call", _closed)
 
 
 # ---------------------------------------------------------------------------------------
+# Shardings given to jit: a sharding (or None) for every leaf below it
+
+def _per_arg(shardings, n: int) -> list:
+  """One entry of ``in_shardings`` per positional argument."""
+  if shardings is None or isinstance(shardings, Sharding):
+    return [shardings] * n
+  shardings = list(shardings)
+  if len(shardings) != n:
+    raise ValueError(f"jit in_shardings has {len(shardings)} entries but the function was "
+                     f"called with {n} positional arguments; give one sharding (or None) "
+                     "per argument, or a single sharding for all.")
+  return shardings
+
+
+def _broadcast_prefix(shardings, tree, what: str) -> list:
+  """``shardings`` (a pytree prefix of ``tree``) as one entry per leaf of ``tree``."""
+  n = len(tree_util.tree_leaves(tree))
+  if shardings is None or isinstance(shardings, Sharding):
+    return [shardings] * n
+  flat = tree_util.tree_leaves(shardings, is_leaf=lambda s: s is None)
+  if len(flat) == n:
+    return flat
+  if isinstance(tree, (tuple, list)) and len(shardings) == len(tree):
+    return [s for sub, t in zip(shardings, tree) for s in _broadcast_prefix(sub, t, what)]
+  raise ValueError(f"jit {what} ({shardings!r}) is not a pytree prefix of the values it "
+                   f"describes ({n} leaves).")
+
+
+# ---------------------------------------------------------------------------------------
 # The user-facing wrapper
 
 class _CacheEntry:
@@ -387,10 +417,13 @@ class Jitted:
   """The callable ``jit(fun)`` returns."""
 
   def __init__(self, fun: Callable, static_argnums, static_argnames, donate_argnums,
-               donate_argnames, keep_unused, inline) -> None:
+               donate_argnames, keep_unused, inline, in_shardings=None,
+               out_shardings=None) -> None:
     if not callable(fun):
       raise TypeError(f"Expected a callable value, got {fun!r}")
     self.fun = fun
+    self._shardings = (in_shardings, out_shardings) if (
+        in_shardings is not None or out_shardings is not None) else None
     self._static_argnums, self._static_argnames, self._sig = _normalize_static(
         fun, static_argnums, static_argnames)
     self.donate_argnums = donate_argnums
@@ -407,7 +440,7 @@ class Jitted:
     # _fast: (treedef or argument count, *avals, trace token) -> (CompiledJaxpr, out tree)
     self._cache, self._fast = _shared_cache(fun, (
         self._static_argnums, self._static_argnames, _hashable(donate_argnums),
-        _hashable(donate_argnames)))
+        _hashable(donate_argnames), id(self) if self._shardings else None))
     self._name = fun_name(fun)
     functools.update_wrapper(self, fun, updated=())
 
@@ -510,7 +543,10 @@ class Jitted:
 
   def _call(self, args, kwargs):
     entry, leaves, avals = self._entry(args, kwargs)
-    if current_trace() is eval_trace:
+    if current_trace() is eval_trace and runtime.several_devices and (
+        self._shardings or spmd.call_mesh(entry.closed, leaves)):
+      outs = self._call_spread(entry, leaves, args)
+    elif current_trace() is eval_trace:
       try:
         device, committed = dispatch.pick_device(leaves, self._name)
       except dispatch.IncompatibleDevicesError as err:
@@ -536,6 +572,38 @@ class Jitted:
                         name=self._name)
     return tree_util.tree_unflatten(entry.out_tree, outs)
 
+  def _spread_layouts(self, entry, leaves, args):
+    """(mesh, input shardings, output shardings) of a call over several devices; the
+    mesh is None when everything is on one device."""
+    ins, outs = self._shardings or (None, None)
+    in_flat = [s for a, s in zip(args, _per_arg(ins, len(args)))
+               for s in _broadcast_prefix(s, a, "in_shardings")]
+    in_flat += [None] * (len(leaves) - len(in_flat))
+    in_flat = [s if s is not None else spmd.in_layout(x) for s, x in zip(in_flat, leaves)]
+    out_flat = _broadcast_prefix(outs, tree_util.tree_unflatten(
+        entry.out_tree, [0] * len(entry.closed.out_avals)), "out_shardings")
+    named = [s.mesh for s in in_flat + out_flat if isinstance(s, NamedSharding)]
+    mesh = spmd.common_mesh([*named, spmd.call_mesh(entry.closed, leaves)], "jit")
+    for s, a in zip(in_flat, entry.in_avals):
+      if isinstance(s, NamedSharding):
+        s.check_shape(a.shape, "value")
+    for s, a in zip(out_flat, entry.closed.out_avals):
+      if isinstance(s, NamedSharding):
+        s.check_shape(a.shape, "output")
+    return mesh, in_flat, out_flat
+
+  def _call_spread(self, entry, leaves, args):
+    """A call whose inputs, shardings or equations span several devices."""
+    mesh, ins, outs = self._spread_layouts(entry, leaves, args)
+    if mesh is None:  # shardings of one device
+      device, committed = dispatch.pick_device(leaves, self._name)
+      compiled = entry.compiled.get(device)
+      if compiled is None:
+        compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
+            entry.closed, device, self._name, entry.donated)
+      return compiled(leaves, entry.in_avals, committed)
+    return spmd.run_jaxpr(entry.closed, leaves, mesh, self._name, ins, outs)
+
   def _rerun_deoptimized(self, err: FloatingPointError, args, kwargs):
     """jax_debug_nans/infs: a jitted result held a NaN/Inf; run the function op by op so
     the error names the primitive that produced it and the user's line (as JAX does)."""
@@ -552,7 +620,7 @@ class Jitted:
   # -- AOT ---------------------------------------------------------------------------------
   def trace(self, *args, **kwargs) -> "Traced":
     entry, leaves, avals = self._entry(args, kwargs)
-    return Traced(self, entry)
+    return Traced(self, entry, leaves, args)
 
   def lower(self, *args, **kwargs) -> "Lowered":
     return self.trace(*args, **kwargs).lower()
@@ -572,28 +640,33 @@ class Jitted:
 
 
 class Traced:
-  def __init__(self, jitted: Jitted, entry: _CacheEntry) -> None:
+  def __init__(self, jitted: Jitted, entry: _CacheEntry, leaves=(), args=()) -> None:
     self._jitted = jitted
     self._entry = entry
+    self._leaves, self._args = leaves, args
     self.jaxpr = entry.closed
     self.out_info = tree_util.tree_unflatten(
         entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in entry.closed.out_avals])
 
   def lower(self) -> "Lowered":
-    return Lowered(self._jitted, self._entry)
+    return Lowered(self._jitted, self._entry, self._leaves, self._args)
 
 
 class Lowered:
   """The StableHLO of a jitted function for given argument types."""
 
-  def __init__(self, jitted: Jitted, entry: _CacheEntry) -> None:
+  def __init__(self, jitted: Jitted, entry: _CacheEntry, leaves=(), args=()) -> None:
     from xjax._src.backend import lowering
     self._jitted = jitted
     self._entry = entry
     closed = entry.closed
     aliases = entry.donated and dispatch.donation_aliases(closed.in_avals, entry.donated,
                                                           closed.out_avals)
-    self._text = lowering.lower_module(closed.jaxpr, jitted._name, aliases=aliases)
+    spread = runtime.several_devices and jitted._spread_layouts(entry, leaves, args)
+    if spread and spread[0] is not None:
+      self._text = spmd.lower(closed, *spread, jitted._name)
+    else:
+      self._text = lowering.lower_module(closed.jaxpr, jitted._name, aliases=aliases)
 
   def as_text(self, dialect: str | None = None, debug_info: bool = False) -> str:
     return self._text
@@ -656,9 +729,10 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
   if fun is None:
     return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
                          donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-                         keep_unused=keep_unused, inline=inline)
+                         keep_unused=keep_unused, inline=inline, in_shardings=in_shardings,
+                         out_shardings=out_shardings)
   return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                keep_unused, inline)
+                keep_unused, inline, in_shardings, out_shardings)
 
 
 # ---------------------------------------------------------------------------------------

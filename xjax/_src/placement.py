@@ -16,7 +16,8 @@ from xjax._src.array import Array, make_array
 from xjax._src.backend import runtime
 from xjax._src.config import config
 from xjax._src.core.trace import Tracer
-from xjax._src.sharding import AxisType, Mesh, NamedSharding
+from xjax._src import spmd
+from xjax._src.sharding import AxisType, IndivisibleError, Mesh, NamedSharding, Sharding
 
 
 def resolve_device(device):
@@ -27,11 +28,6 @@ def resolve_device(device):
   elif getattr(device, "_device", None) is not None:  # SingleDeviceSharding
     target = device._device
   elif isinstance(device, NamedSharding) and isinstance(device.mesh, Mesh):
-    if device.mesh.size != 1:
-      raise NotImplementedError(
-          f"placing an array on {device.mesh.size} devices with {device!r}: xjax does not "
-          "split arrays over several devices yet (see docs/differences.md); use a mesh of "
-          "one device, or device_put to one device.")
     target = device.mesh.devices.flat[0]
   else:
     raise ValueError("`xjax.device_put` only accepts `None`, `xjax.sharding.Sharding`, "
@@ -51,6 +47,8 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
   if device is None:
     out = [leaf if isinstance(leaf, (Array, Tracer)) else make_array(leaf) for leaf in leaves]
     return tree_util.tree_unflatten(tree, out)
+  if isinstance(device, Sharding) and len(device.device_set) > 1:
+    return tree_util.tree_unflatten(tree, [_put_spread(leaf, device) for leaf in leaves])
   target = resolve_device(device)
   out = list(leaves)
   moves = []
@@ -72,6 +70,20 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
       if donate:
         leaves[i].delete()
   return tree_util.tree_unflatten(tree, out)
+
+
+def _put_spread(leaf, sharding):
+  """``leaf`` laid out over the devices of ``sharding`` (a constraint when traced)."""
+  if isinstance(leaf, Tracer):
+    from xjax._src.lax.sharding_constraint import with_sharding_constraint
+    return with_sharding_constraint(leaf, sharding)
+  try:
+    return spmd.put(leaf, sharding)
+  except IndivisibleError:
+    raise
+  except ValueError as e:
+    raise ValueError(f"One of device_put args is incompatible with its sharding annotation "
+                     f"{sharding!r}: {e}") from None
 
 
 def device_get(x):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import enum
+import itertools
 import math
 import threading
 
@@ -226,6 +227,17 @@ def get_abstract_mesh() -> AbstractMesh:
   return stack[-1].abstract_mesh if stack else _NO_MESH
 
 
+def spec_axes(part) -> tuple:
+  """The mesh axes one entry of a PartitionSpec names (None: none)."""
+  if part is None:
+    return ()
+  return tuple(part) if isinstance(part, (tuple, list)) else (part,)
+
+
+class IndivisibleError(ValueError):
+  """A sharded dimension is not a multiple of the number of its shards."""
+
+
 class NamedSharding(Sharding):
   """An array laid out over a mesh: ``spec`` names the mesh axes each dimension is split on."""
 
@@ -234,6 +246,52 @@ class NamedSharding(Sharding):
       raise TypeError(f"NamedSharding's spec must be a PartitionSpec, got {spec!r}")
     self.mesh, self.spec = mesh, spec
     self._memory_kind = memory_kind
+    seen: set = set()
+    for part in spec:
+      for name in spec_axes(part):
+        if name not in mesh.axis_names:
+          raise ValueError(f"Resource axis: {name} of {spec!r} is not found in mesh: "
+                           f"{mesh.axis_names}.")
+        if name in seen:
+          raise ValueError(f"A single NamedSharding spec specification can map every mesh "
+                           f"axis to at most one positional dimension, but {spec!r} has "
+                           f"duplicate entries for `{name}`")
+        seen.add(name)
+
+  def check_shape(self, shape, what: str = "value") -> None:
+    """ValueError unless this sharding can lay out an array of ``shape``."""
+    if len(self.spec) > len(shape):
+      raise ValueError(f"Sharding {self!r} is only valid for values of rank at least "
+                       f"{len(self.spec)}, but was applied to a {what} of rank {len(shape)}.")
+    factors = self.tiling(len(shape)).dims[:len(shape)]
+    for d, (n, f) in enumerate(zip(shape, factors)):
+      if n % f:
+        raise IndivisibleError(
+            f"Sharding {self!r} implies that array axis {d} is partitioned {f} times, but "
+            f"the dimension size is {n} (full shape: {tuple(shape)}, per-dimension tiling "
+            f"factors: {list(factors)} should evenly divide the shape)")
+
+  def tiling(self, ndim: int) -> "Tiling":
+    """How the mesh's devices tile an array of rank ``ndim``."""
+    sizes = dict(zip(self.mesh.axis_names, self.mesh.axis_sizes))
+    dim_axes = [spec_axes(p) for p in self.spec] + [()] * (ndim - len(self.spec))
+    used = [a for axes in dim_axes for a in axes]
+    rest = [a for a in self.mesh.axis_names if a not in used]
+    order = [self.mesh.axis_names.index(a) for a in used + rest]
+    devices = np.transpose(self.mesh.devices, order).reshape(-1)
+    dims = tuple(int(math.prod(sizes[a] for a in axes)) for axes in dim_axes)
+    return Tiling(dims, tuple(devices), int(math.prod(sizes[a] for a in rest)))
+
+  def devices_indices_map(self, global_shape) -> dict:
+    return self.tiling(len(global_shape)).indices(global_shape)
+
+  def shard_shape(self, global_shape) -> tuple:
+    dims = self.tiling(len(global_shape)).dims
+    return tuple(n // f for n, f in zip(global_shape, dims))
+
+  @property
+  def num_devices(self) -> int:
+    return self.mesh.size
 
   @property
   def device_set(self) -> set:
@@ -269,3 +327,95 @@ class NamedSharding(Sharding):
 def replicated_type_sharding(ndim: int) -> NamedSharding:
   """The sharding in the type of an array that is not split (``jax.typeof(x).sharding``)."""
   return NamedSharding(_NO_MESH, PartitionSpec(*([None] * ndim)))
+
+
+class Tiling:
+  """An array's layout as XLA's HLO sharding describes it: ``dims[d]`` tiles along
+  dimension d, each tile held by ``replicas`` devices; ``devices`` lists them tile by tile
+  (row-major), the replicas of a tile together."""
+  __slots__ = ("dims", "devices", "replicas")
+
+  def __init__(self, dims, devices, replicas: int = 1) -> None:
+    self.dims, self.devices, self.replicas = tuple(dims), tuple(devices), replicas
+
+  def __eq__(self, other) -> bool:
+    return (isinstance(other, Tiling) and (self.dims, self.replicas) == (other.dims,
+                                                                         other.replicas)
+            and all(a == b for a, b in zip(self.devices, other.devices)))
+
+  @property
+  def is_replicated(self) -> bool:
+    return all(d == 1 for d in self.dims)
+
+  def indices(self, shape) -> dict:
+    """Each device's index (a tuple of slices) into an array of ``shape``."""
+    grid = np.empty(len(self.devices), dtype=object)
+    grid[:] = self.devices
+    grid = grid.reshape(self.dims + (self.replicas,))
+    out = {}
+    for pos in np.ndindex(grid.shape):
+      index = tuple(slice(None) if f == 1 else slice(i * (n // f), (i + 1) * (n // f))
+                    for i, n, f in zip(pos, shape, self.dims))
+      out[grid[pos]] = index
+    return out
+
+  def hlo_text(self, logical: dict) -> str:
+    """XLA's HLO sharding text, devices named by their place ``logical[d]`` in the
+    program's device assignment."""
+    if self.is_replicated:
+      return "{replicated}"
+    ids = ",".join(str(logical[d]) for d in self.devices)
+    if self.replicas > 1:
+      dims = ",".join(map(str, self.dims + (self.replicas,)))
+      return f"{{devices=[{dims}]{ids} last_tile_dim_replicate}}"
+    return f"{{devices=[{','.join(map(str, self.dims))}]{ids}}}"
+
+
+class TiledSharding(Sharding):
+  """A layout over several devices that no mesh spec describes (from XLA's propagation)."""
+
+  def __init__(self, tiling: Tiling) -> None:
+    self._tiling = tiling
+
+  @property
+  def device_set(self) -> set:
+    return set(self._tiling.devices)
+
+  @property
+  def is_fully_replicated(self) -> bool:
+    return self._tiling.is_replicated
+
+  def tiling(self, ndim: int) -> Tiling:
+    return self._tiling
+
+  def devices_indices_map(self, global_shape) -> dict:
+    return self._tiling.indices(global_shape)
+
+  def shard_shape(self, global_shape) -> tuple:
+    return tuple(n // f for n, f in zip(global_shape, self._tiling.dims))
+
+  def __eq__(self, other) -> bool:
+    return isinstance(other, TiledSharding) and other._tiling == self._tiling
+
+  def __hash__(self) -> int:
+    return hash((self._tiling.dims, self._tiling.replicas))
+
+  def __repr__(self) -> str:
+    return (f"TiledSharding(tiles={list(self._tiling.dims)}, replicas="
+            f"{self._tiling.replicas}, devices={[d.id for d in self._tiling.devices]})")
+
+
+def sharding_from_tiling(tiling: Tiling, mesh, ndim: int) -> Sharding:
+  """The NamedSharding over ``mesh`` with this tiling (trailing Nones dropped from the
+  spec), else a TiledSharding."""
+  axes = [a for a, n in zip(mesh.axis_names, mesh.axis_sizes) if n > 1]
+  for choice in itertools.product(range(ndim + 1), repeat=len(axes)):
+    parts = [tuple(a for a, c in zip(axes, choice) if c == d) for d in range(ndim)]
+    while parts and not parts[-1]:
+      parts.pop()
+    spec = PartitionSpec(*(None if not p else p[0] if len(p) == 1 else p for p in parts))
+    candidate = NamedSharding(mesh, spec)
+    if tiling.is_replicated and candidate.is_fully_replicated or (
+        candidate.tiling(ndim) == tiling):
+      return candidate
+  return TiledSharding(tiling)

@@ -167,6 +167,16 @@ class Module:
     self._keepalive: list[Any] = []
     self._taken: set[str] = {"main"}
     self.host_callbacks: list[Callable] = []  # runtime.compile's host_callbacks
+    # SPMD programs: each device's place in the device assignment (partition id), the
+    # meshes of the enclosing manual (shard_map) regions, innermost last, and the last
+    # channel id handed to a collective.
+    self.logical: dict = {}
+    self.manual: list = []
+    self.channels = 0
+
+  def next_channel(self) -> int:
+    self.channels += 1
+    return self.channels
 
   def add_host_callback(self, fn: Callable) -> int:
     """The index by which the module's host-callback custom calls name ``fn``."""
@@ -191,7 +201,8 @@ class Module:
 
   def text(self) -> str:
     body = "\n".join(self.functions)
-    return (f"module @{_sanitize(self.name)} attributes {{mhlo.num_partitions = 1 : i32, "
+    return (f"module @{_sanitize(self.name)} attributes {{mhlo.num_partitions = "
+            f"{max(len(self.logical), 1)} : i32, "
             f"mhlo.num_replicas = 1 : i32}} {{\n{body}\n}}\n")
 
 
@@ -391,12 +402,26 @@ def _has_extended(avals_in, avals_out) -> bool:
   return any(dtypes.is_extended(a.dtype) for a in (*avals_in, *avals_out))
 
 
+class SpmdLayout:
+  """How a program is partitioned: ``logical`` maps each device to its partition id;
+  ``in_texts``/``out_texts`` give each parameter (constvars first) and result its HLO
+  sharding text, or None to let XLA choose."""
+
+  def __init__(self, logical: dict, in_texts, out_texts) -> None:
+    self.logical, self.in_texts, self.out_texts = logical, list(in_texts), list(out_texts)
+
+
+def _sharding_attr(text) -> str:
+  return f'mhlo.sharding = "{text}"' if text is not None else ""
+
+
 def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: bool,
                     const_args: bool = False, takes_token: bool = False,
-                    aliases=None) -> str:
+                    aliases=None, layout: SpmdLayout | None = None) -> str:
   """``takes_token``: the function takes a token first and returns the token its
   effects leave first, so they run in program order with the caller's.  ``aliases[i]``:
-  the output that invar i's (donated) buffer may hold, or None."""
+  the output that invar i's (donated) buffer may hold, or None.  ``layout``: the
+  shardings of ``main``'s parameters and results."""
   lines: list[str] = []
   ctx = LoweringContext(module, lines, module.__dict__.setdefault("_counter", [0]), "    ")
   params = list(jaxpr.constvars) + list(jaxpr.invars) if const_args else list(jaxpr.invars)
@@ -416,33 +441,44 @@ def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: boo
   else:
     outs = _lower_eqns(ctx, jaxpr, consts, arg_names)
   out_types = ", ".join(tensor_type(a) for a in jaxpr.out_avals)
-  attrs = [""] * len(params)
+  result_sig = out_types
+  attrs = [[] for _ in params]
   if aliases:
     first = len(params) - len(jaxpr.invars)
     for i, out in enumerate(aliases):
       if out is not None:
-        attrs[first + i] = f" {{tf.aliasing_output = {out} : i32}}"
-  sig = ", ".join(f"{n}: {tensor_type(v.aval)}{attr}"
+        attrs[first + i].append(f"tf.aliasing_output = {out} : i32")
+  if layout is not None:
+    for a, text in zip(attrs, layout.in_texts):
+      a.append(_sharding_attr(text))
+    result_sig = ", ".join(f"{tensor_type(a)} {{{_sharding_attr(t)}}}" if t else tensor_type(a)
+                           for a, t in zip(jaxpr.out_avals, layout.out_texts))
+  sig = ", ".join(f"{n}: {tensor_type(v.aval)}" + (
+                      f" {{{', '.join(x for x in attr if x)}}}" if any(attr) else "")
                   for n, v, attr in zip(arg_names, params, attrs))
   if takes_token:
     outs = [ctx.effect_token()] + outs
-    out_types = ", ".join(["!stablehlo.token"] + [tensor_type(a) for a in jaxpr.out_avals])
+    out_types = result_sig = ", ".join(["!stablehlo.token"]
+                                       + [tensor_type(a) for a in jaxpr.out_avals])
     sig = ", ".join([f"{token_param}: !stablehlo.token"] + ([sig] if sig else []))
   lines.append(f"    func.return {', '.join(outs)} : {out_types}" if outs else "    func.return")
   visibility = "public" if public else "private"
-  return (f"  func.func {visibility} @{name}({sig}) -> ({out_types}) {{\n" + "\n".join(lines)
+  return (f"  func.func {visibility} @{name}({sig}) -> ({result_sig}) {{\n" + "\n".join(lines)
           + "\n  }")
 
 
 def lower_module(jaxpr: Jaxpr, name: str, host_callbacks: list | None = None,
-                 aliases=None) -> str:
+                 aliases=None, layout: SpmdLayout | None = None) -> str:
   """A module whose ``main`` takes the jaxpr's constvars, then its invars.  The Python
   callables its host callbacks run are appended to ``host_callbacks`` (pass them to
   ``runtime.compile``).  ``aliases[i]`` names the output that invar i's donated buffer
-  holds (``tf.aliasing_output``), so XLA writes that output in place."""
+  holds (``tf.aliasing_output``), so XLA writes that output in place.  With a ``layout``
+  the module is an SPMD program over its devices."""
   module = Module(f"jit_{name}")
+  if layout is not None:
+    module.logical = layout.logical
   main = _lower_function(module, "main", jaxpr, (), public=True, const_args=True,
-                         aliases=aliases)
+                         aliases=aliases, layout=layout)
   module.functions.insert(0, main)
   if host_callbacks is not None:
     host_callbacks.extend(module.host_callbacks)

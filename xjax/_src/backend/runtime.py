@@ -294,7 +294,101 @@ def copy_buffer(buf: DeviceBuffer) -> DeviceBuffer:
 
 
 def copy_to_host_async(buf: DeviceBuffer) -> None:
-  buf._copy_single_device_array_to_host_async()
+  if is_spread(buf):
+    for shard in buf._arrays:
+      shard._copy_single_device_array_to_host_async()
+  else:
+    buf._copy_single_device_array_to_host_async()
+
+
+# ---------------------------------------------------------------------------------------
+# Buffers over several devices: one jaxlib array holding a shard per device, laid out as
+# xjax's sharding (``described``) says.  ``devices`` (sorted by id) is the device
+# assignment of the programs that use it; HLO shardings name devices by place in it.
+
+class _Spread(_xc.GSPMDSharding):
+  """jaxlib's GSPMD sharding with what the runtime asks of it."""
+
+  def _to_xla_hlo_sharding(self, ndim):
+    return self._hlo_sharding
+
+  @property
+  def _device_assignment(self):
+    return tuple(self._devices)
+
+  is_fully_addressable = True
+
+  @property
+  def is_fully_replicated(self):
+    return self._hlo_sharding.is_replicated()
+
+  @property
+  def memory_kind(self):
+    return None
+
+  def shard_shape(self, shape):
+    return self.described.shard_shape(shape)
+
+  @property
+  def num_devices(self):
+    return len(self._devices)
+
+  @property
+  def device_set(self):
+    return set(self._devices)
+
+
+_spreads: dict = {}
+
+
+def spread(described, ndim: int) -> _Spread:
+  """The runtime sharding of arrays laid out as ``described`` (an xjax Sharding)."""
+  key = (described, ndim)
+  s = _spreads.get(key)
+  if s is None:
+    devices = sorted(described.device_set, key=lambda d: d.id)
+    logical = {d: i for i, d in enumerate(devices)}
+    text = described.tiling(ndim).hlo_text(logical)
+    s = _Spread(_xc.DeviceList(tuple(devices)), _xc.HloSharding.from_string(text))
+    s.described = described
+    _spreads[key] = s
+  return s
+
+
+def is_spread(buf) -> bool:
+  return type(buf._sharding) is _Spread
+
+
+def buf_sharding(buf):
+  """xjax's sharding of a buffer over several devices."""
+  return buf._sharding.described
+
+
+def shards(buf) -> list:
+  """The one-device buffers of a buffer over several devices, in device-id order."""
+  return list(buf._arrays)
+
+
+def put_sharded(value: np.ndarray, described, weak_type: bool = False) -> DeviceBuffer:
+  """Copies a host array to the devices of ``described``, each getting its shard."""
+  value = np.asarray(value)
+  placement = spread(described, value.ndim)
+  index = described.devices_indices_map(value.shape)
+  devices = list(placement._devices)
+  pieces = [np.ascontiguousarray(value[index[d]]) for d in devices]
+  aval = _HostAval(value.shape, value.dtype)
+  aval.weak_type = weak_type
+  return _xc.batched_device_put(aval, placement, pieces, devices, True, enable_x64=True)
+
+
+def _assemble(buf) -> np.ndarray:
+  shape = tuple(buf.aval.shape)
+  parts = [(s._sharding._device, to_host(s)) for s in buf._arrays]
+  index = buf._sharding.described.devices_indices_map(shape)
+  out = np.empty(shape, parts[0][1].dtype)
+  for device, part in parts:
+    out[index[device]] = part
+  return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -342,6 +436,8 @@ def from_dlpack(capsule, device, copy: bool | None = None, stream=None) -> Devic
 
 
 def to_host(buf: DeviceBuffer) -> np.ndarray:
+  if type(buf._sharding) is _Spread:
+    return _assemble(buf)
   value = np.asarray(buf)
   if value.dtype == object:  # ml_dtypes element types (bfloat16, ...) need the direct path
     value = buf._single_device_array_to_np_array_did_copy()[0]
@@ -409,6 +505,66 @@ def compile(module_text: str, device, name: str, out_avals,
                                    host_callbacks)
   loaded = compile_hook[0](client, module_text, _xc.DeviceList((device,)), options, ())
   return Executable(loaded, device, module_text, out_avals)
+
+
+class SpmdExecutable:
+  """A program partitioned by XLA over several devices (``devices``, in the order of the
+  program's device assignment); ``run`` takes and returns buffers over those devices."""
+  __slots__ = ("_loaded", "devices", "text", "_handlers", "in_tilings", "out_tilings")
+
+  def __init__(self, loaded, devices, text: str, in_avals, out_avals) -> None:
+    self._loaded, self.devices, self.text = loaded, tuple(devices), text
+    self.in_tilings = [self._tiling(op, a.ndim)
+                       for op, a in zip(loaded.get_parameter_shardings(), in_avals)]
+    self.out_tilings = [self._tiling(op, a.ndim)
+                        for op, a in zip(loaded.get_output_shardings(), out_avals)]
+    self._handlers = None
+
+  def _tiling(self, op_sharding, ndim: int):
+    from xjax._src.sharding import Tiling
+    hlo = _xc.HloSharding.from_proto(op_sharding)
+    if hlo.is_replicated() or hlo.is_maximal() or not ndim:
+      return Tiling((1,) * ndim, self.devices, len(self.devices))
+    dims = list(hlo.tile_assignment_dimensions())
+    devices = tuple(self.devices[i] for i in hlo.tile_assignment_devices())
+    return Tiling(dims[:ndim], devices, int(np.prod(dims[ndim:], dtype=np.int64)))
+
+  def set_outputs(self, out_avals, described) -> None:
+    """How outputs are wrapped: each laid out as its xjax sharding in ``described``."""
+    self._handlers = [_xc.array_result_handler(physical_aval(a), spread(s, a.ndim), True, True)
+                      for a, s in zip(out_avals, described)]
+
+  def run(self, bufs: Sequence[DeviceBuffer]) -> list[DeviceBuffer]:
+    return self._loaded.execute_sharded(bufs).consume_with_handlers(self._handlers)
+
+  def hlo_text(self) -> str:
+    return self._loaded.get_hlo_text()
+
+  def cost_analysis(self):
+    return self._loaded.cost_analysis()
+
+
+def compile_spmd(module_text: str, devices: Sequence, name: str, in_avals, out_avals,
+                 choose_in: Sequence[bool], choose_out: Sequence[bool]) -> SpmdExecutable:
+  """Compiles a StableHLO module with XLA's SPMD partitioner: one partition per device,
+  ``devices`` giving the device of each partition id.  XLA picks the layouts of the
+  parameters and results flagged in ``choose_in``/``choose_out`` (see ``in_tilings``,
+  ``out_tilings``)."""
+  devices = list(devices)
+  client = devices[0].client
+  if config.read("jax_log_compiles"):
+    logger.warning("Compiling %s for devices %s", name or "module", devices)
+  options = _xc.CompileOptions()
+  options.num_replicas = 1
+  options.num_partitions = len(devices)
+  build = options.executable_build_options
+  build.use_spmd_partitioning = True
+  build.allow_spmd_sharding_propagation_to_parameters = list(choose_in) or [False]
+  build.allow_spmd_sharding_propagation_to_output = list(choose_out) or [False]
+  options.device_assignment = _xc.DeviceAssignment.create(
+      np.array([[d.id for d in devices]]))
+  loaded = client.compile_and_load(module_text, _xc.DeviceList(tuple(devices)), options)
+  return SpmdExecutable(loaded, devices, module_text, in_avals, out_avals)
 
 
 def compile_and_load(client, module, devices, options, host_callbacks=()):

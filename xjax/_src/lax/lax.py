@@ -49,7 +49,8 @@ from xjax._src.lax.reductions import (argmax, argmin, reduce_and, reduce_max, re
                                       reduce_or, reduce_prod, reduce_sum, reduce_xor)
 from xjax._src.lax.primitives import *  # noqa: F401,F403  (the *_p primitive objects)
 from xjax._src.lax.optimization_barrier import optimization_barrier  # noqa: F401
-from xjax._src.lax.single_device import composite, platform_dependent, with_sharding_constraint  # noqa: F401
+from xjax._src.lax.single_device import composite, platform_dependent  # noqa: F401
+from xjax._src.lax.sharding_constraint import with_sharding_constraint  # noqa: F401
 from xjax._src.lax.special import (betainc, igamma, igamma_grad_a,  # noqa: F401
                                    igamma_grad_a_p, igamma_p, igammac, igammac_p,
                                    random_gamma_grad, regularized_incomplete_beta_p, zeta,

@@ -1,13 +1,8 @@
-"""Multi-device lax operations as they behave on one device: sharding constraints are the
-identity, platform_dependent picks the CPU branch, composites call their decomposition."""
+"""lax operations as they behave on one CPU device: platform_dependent picks the CPU
+branch, composites call their decomposition."""
 from __future__ import annotations
 
 from typing import Callable
-
-
-def with_sharding_constraint(x, shardings):
-  """The identity: with one device there is nothing to constrain."""
-  return x
 
 
 def platform_dependent(*args, default=None, **per_platform):

@@ -1,0 +1,147 @@
+"""Arrays over several devices and jit with shardings (4 CPU devices; run by
+tests/test_sharded_jit.py in a subprocess).  Expected layouts, values and messages are
+those of JAX 0.10.2 with Auto mesh axes."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+from xjax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+if xjax.device_count() < 4:
+  pytest.skip("needs 4 CPU devices (run through tests/test_sharded_jit.py)",
+              allow_module_level=True)
+
+d = xjax.devices()
+mesh = Mesh(np.array(d).reshape(2, 2), ("x", "y"))
+X = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+
+
+def named(*spec):
+  return NamedSharding(mesh, P(*spec))
+
+
+def test_device_put_splits_into_shards():
+  x = xjax.device_put(X, named("x"))
+  assert x.sharding == named("x") and not x.is_fully_replicated and x.committed
+  assert x.devices() == set(d) and x.device == x.sharding
+  shards = x.addressable_shards
+  assert [s.device for s in shards] == d
+  assert [s.index for s in shards] == [(slice(0, 2), slice(None))] * 2 + [
+      (slice(2, 4), slice(None))] * 2
+  assert [s.replica_id for s in shards] == [0, 1, 0, 1]
+  np.testing.assert_array_equal(shards[2].data, X[2:4])
+  assert shards[2].data.sharding == xjax.sharding.SingleDeviceSharding(d[2])
+  np.testing.assert_array_equal(np.asarray(x), X)
+  assert repr(x) == repr(jnp.asarray(X))
+  assert x.sharding.shard_shape((4, 4)) == (2, 4)
+  assert x.sharding.devices_indices_map((4, 2))[d[3]] == (slice(2, 4), slice(None))
+
+
+def test_two_axis_layout_and_indexing():
+  x = xjax.device_put(X, named("x", "y"))
+  assert [s.index for s in x.addressable_shards][1] == (slice(0, 2), slice(2, 4))
+  np.testing.assert_array_equal(x[1], X[1])
+  np.testing.assert_array_equal(x[:, 3], X[:, 3])
+  assert float(x[3, 2]) == 14.0 and x.tolist() == X.tolist()
+  y = xjax.device_put(X, named(("x", "y")))
+  assert [s.index[0] for s in y.addressable_shards] == [slice(i, i + 1) for i in range(4)]
+
+
+def test_eager_ops_keep_the_layout():
+  x = xjax.device_put(X, named("x"))
+  for out in (x * 2, x + x, jnp.sin(x), x + jnp.ones((4, 4))):
+    assert out.sharding == named("x") and out.committed
+  np.testing.assert_allclose(x * 2 + jnp.ones((4, 4)), X * 2 + 1)
+  total = jnp.sum(x)
+  assert float(total) == 120.0 and total.sharding == NamedSharding(mesh, P())
+
+
+def test_jit_follows_input_layout():
+  x = xjax.device_put(X, named("x"))
+  out = xjax.jit(lambda a: a @ a.T)(x)
+  assert out.sharding == named("x")
+  np.testing.assert_allclose(out, X @ X.T)
+  red = xjax.jit(lambda a: a.sum(0))(x)
+  assert red.sharding == NamedSharding(mesh, P())
+  np.testing.assert_allclose(red, X.sum(0))
+
+
+def test_jit_in_and_out_shardings():
+  s = named("x", None)
+  f = xjax.jit(lambda a: jnp.sin(a) @ a.T, in_shardings=s, out_shardings=named(None, "y"))
+  text = f.lower(X).as_text()
+  assert "mhlo.num_partitions = 4" in text
+  assert 'mhlo.sharding = "{devices=[2,1,2]0,1,2,3 last_tile_dim_replicate}"' in text
+  assert 'mhlo.sharding = "{devices=[1,2,2]0,2,1,3 last_tile_dim_replicate}"' in text
+  out = f(X)  # host data is laid out as in_shardings says
+  assert out.sharding == named(None, "y")
+  np.testing.assert_allclose(out, np.sin(X) @ X.T, rtol=1e-6)
+  g = xjax.jit(lambda a, b: (a + b, a - b), in_shardings=(named("x"), None),
+               out_shardings=(named("y"), None))
+  s1, s2 = g(X, np.ones((4, 4), np.float32))
+  assert s1.sharding == named("y")
+  np.testing.assert_allclose(s2, X - 1)
+
+
+def test_with_sharding_constraint():
+  x = xjax.device_put(X, named("x"))
+  g = xjax.jit(lambda a: lax.with_sharding_constraint(a * 2, named("y")))
+  text = g.lower(x).as_text()
+  assert ('"stablehlo.custom_call"(%3) {call_target_name = "Sharding", mhlo.sharding = '
+          '"{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}"}') in text
+  out = g(x)
+  assert out.sharding == named("y")
+  np.testing.assert_allclose(out, X * 2)
+  eager = lax.with_sharding_constraint(jnp.ones((4, 4)), named(None, "y"))
+  assert eager.sharding == named(None, "y")
+  grad = xjax.grad(lambda a: g(a).sum())(x)
+  np.testing.assert_allclose(grad, np.full((4, 4), 2.0))
+  batched = xjax.vmap(lambda a: lax.with_sharding_constraint(a, named("x")))(jnp.ones((3, 4)))
+  assert batched.sharding == named(None, "x")
+  with mesh:
+    inside = xjax.jit(lambda a: lax.with_sharding_constraint(a, P("y")))(jnp.ones(4))
+  assert inside.sharding == named("y")
+
+
+@pytest.mark.parametrize("spec,shape,error,message", [
+    (P("z"), (4,), ValueError, r"Resource axis: z of P\('z',\) is not found in mesh: "
+                               r"\('x', 'y'\)\."),
+    (P("x"), (3,), ValueError, r"implies that array axis 0 is partitioned 2 times, but the "
+                               r"dimension size is 3 \(full shape: \(3,\), per-dimension "
+                               r"tiling factors: \[2\] should evenly divide the shape\)"),
+    (P("x", "y"), (4,), ValueError, r"One of device_put args is incompatible with its "
+                                    r"sharding annotation .* is only valid for values of rank "
+                                    r"at least 2, but was applied to a value of rank 1\."),
+    (P(("x", "y")), (6,), ValueError, r"partitioned 4 times, but the dimension size is 6"),
+])
+def test_mesh_and_spec_mismatches(spec, shape, error, message):
+  with pytest.raises(error, match=message):
+    xjax.device_put(jnp.zeros(shape), NamedSharding(mesh, spec))
+
+
+def test_jit_checks_shardings_against_shapes():
+  with pytest.raises(ValueError, match="partitioned 2 times, but the dimension size is 3"):
+    xjax.jit(lambda a: a, in_shardings=named("x"))(jnp.zeros(3))
+  with pytest.raises(ValueError, match="duplicate entries for `x`"):
+    named("x", "x")
+  other = Mesh(np.array(d[:2]), ("i",))
+  a = xjax.device_put(np.ones(4, np.float32), NamedSharding(other, P("i")))
+  b = xjax.device_put(np.ones(4, np.float32), named("x"))
+  with pytest.raises(ValueError, match=r"incompatible devices .* \[0, 1\] .* \[0, 1, 2, 3\]"):
+    a + b
+
+
+def test_resharding_and_copies():
+  import copy
+  x = xjax.device_put(X, named("x"))
+  y = xjax.device_put(x, named(None, "y"))
+  assert y.sharding == named(None, "y")
+  np.testing.assert_array_equal(y, X)
+  z = copy.copy(x)
+  assert z.sharding == x.sharding and z is not x
+  back = xjax.device_put(x, d[1])
+  assert back.devices() == {d[1]}
+  np.testing.assert_array_equal(back, X)
+  np.testing.assert_array_equal(xjax.device_get(x), X)
