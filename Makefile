@@ -2,12 +2,12 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test bench ecosystem
+.PHONY: setup demo test bench docs ecosystem
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test]"
+	$(PY) -m pip install -q -e ".[test,docs]"
 	touch $@
 
 setup: $(VENV)/.installed
@@ -17,6 +17,10 @@ demo: setup
 
 test: setup
 	$(PY) -m pytest -q -n 2 tests
+
+# the documentation site (guide, API reference from docstrings) in build/docs; warnings are errors
+docs: setup
+	$(PY) -m mkdocs build --strict
 
 bench: setup
 	for f in benchmarks/*.py; do $(PY) $$f; done

@@ -1,0 +1,22 @@
+"""The documentation site builds with warnings as errors (`make docs`), when MkDocs is installed
+(the `docs` extra, which `make test` installs)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.mark.slow
+def test_docs_build_strict(tmp_path):
+  pytest.importorskip("mkdocs")
+  pytest.importorskip("mkdocstrings_handlers.python")
+  out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+  assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-5000:]
+  for page in ("index.html", "guide/thinking/index.html", "api/numpy/index.html"):
+    assert (tmp_path / page).is_file(), page
+  numpy_page = (tmp_path / "api/numpy/index.html").read_text()
+  assert 'id="xjax.numpy.where"' in numpy_page and 'id="xjax.numpy.sin"' in numpy_page
