@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test,docs]"
+	$(PY) -m pip install -q -e ".[test,docs,examples]"
 	touch $@
 
 setup: $(VENV)/.installed
@@ -25,6 +25,8 @@ docs: setup
 bench: setup
 	for f in benchmarks/*.py; do $(PY) $$f; done
 
-# optax's and chex's own test suites on xjax, in .ecosystem/venv (no `jax` there); not part of `make test`
+# optax's and chex's own test suites on xjax, in .ecosystem/venv (no `jax` there), then the
+# libraries' quickstarts (tests/test_ecosystem_quickstarts.py, skipped by `make test`'s venv)
 ecosystem:
 	$(PYTHON) tools/ecosystem.py
+	.ecosystem/venv/bin/python -m xjax -m pytest -q -p no:cacheprovider tests/test_ecosystem_quickstarts.py

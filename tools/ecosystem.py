@@ -1,5 +1,8 @@
 """Runs optax's and chex's own test suites on xjax, as a user without JAX would.
 
+(The same environment also holds the libraries whose README quickstarts
+tests/test_ecosystem_quickstarts.py runs; `make ecosystem` runs those after the suites.)
+
     python tools/ecosystem.py                 # set up .ecosystem/venv (no `jax`), run both suites
     python tools/ecosystem.py --lib chex -k asserts     # only chex files whose path has 'asserts'
     python tools/ecosystem.py --report        # print the last results again
@@ -30,12 +33,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE_PASSES = REPO / "tools" / "ecosystem_reference"
 LIBRARIES = {"optax": "optax==0.2.8", "chex": "chex==0.1.92"}
+# The libraries whose quickstarts tests/test_ecosystem_quickstarts.py runs.
+QUICKSTART_LIBRARIES = ["numpyro==0.22.0", "blackjax==1.7.1", "equinox==0.13.8", "diffrax==0.7.2",
+                        "optimistix==0.1.0", "lineax==0.1.1", "tinygp==0.3.1", "dm-haiku==0.0.17",
+                        "distrax==0.1.9", "tfp-nightly==0.26.0.dev20261027", "jaxopt==0.8.5",
+                        "jraph==0.0.6.dev0", "jaxtyping==0.3.11"]
 # Installed without their dependencies (they all ask for `jax`).
-NO_DEPS = [*LIBRARIES.values(), "flax==0.12.8"]
-# What the libraries and their tests import besides JAX (flax: the parts linen needs).
+NO_DEPS = [*LIBRARIES.values(), "flax==0.12.8", *QUICKSTART_LIBRARIES]
+# What the libraries and their tests import besides JAX (flax: the parts linen needs; then
+# what the quickstart libraries need: numpyro, blackjax, equinox/diffrax, haiku, tfp).
 SUPPORT = ["absl-py", "toolz", "typing_extensions>=4.15", "pytest==9.2.0", "cloudpickle",
            "dm-tree", "scikit-learn", "msgpack", "rich", "PyYAML", "treescope", "etils",
-           "opt_einsum"]
+           "opt_einsum", "multipledispatch", "tqdm", "fastprogress", "wadler_lindig",
+           "typeguard", "jmp", "tabulate", "decorator", "gast"]
 XJAX_RUNTIME = ["numpy==2.4.6", "jaxlib==0.10.2", "ml_dtypes==0.6.0", "scipy==1.17.1"]
 REFERENCE_RUNTIME = [*XJAX_RUNTIME, "jax==0.10.2", "opt_einsum"]
 
