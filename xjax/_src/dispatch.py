@@ -260,15 +260,17 @@ class CompiledJaxpr:
       check_special_values(self.name, results)
     return results
 
-  def run_uncommitted(self, arrays: Sequence[Array]) -> list:
-    """The fast path of ``__call__`` for uncommitted Arrays on the only device, with no
-    donation and no NaN/Inf checking (the caller makes sure of all three)."""
-    bufs = [x._buf for x in arrays]
+  def run_uncommitted(self, args: Sequence[Any]) -> list:
+    """The fast path of ``__call__`` for uncommitted Arrays and Python scalars on the only
+    device, with no donation and no NaN/Inf checking (the caller makes sure of all three)."""
+    bufs = [x._buf if type(x) is Array else to_buffer(x, get_aval(x), self.device)
+            for x in args]
     try:
       outs = self.executable.run([*self.const_bufs, *bufs] if self.const_bufs else bufs)
     except Exception:
-      for x in arrays:
-        x._check_alive()
+      for x in args:
+        if type(x) is Array:
+          x._check_alive()
       raise
     make = Array._from_buffer
     return [make(b, a) for b, a in zip(outs, self.out_avals)]

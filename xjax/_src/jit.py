@@ -18,7 +18,7 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args
 from xjax._src.backend import runtime
 from xjax._src.core.jaxpr_cache import bounded_put, cached_on_jaxpr
-from xjax._src.core.trace import Primitive, Tracer, current_trace, eval_trace
+from xjax._src.core.trace import Primitive, Tracer, current_trace, escaped_tracer_error, eval_trace
 from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src import dispatch, retracing, spmd
 from xjax._src.sharding import NamedSharding, Sharding
@@ -94,11 +94,15 @@ def _arg_names(sig, args, kwargs) -> list[str]:
   return names
 
 
+class NonHashableStaticError(ValueError):
+  """A static argument that cannot be hashed (JAX raises a ValueError)."""
+
+
 def _check_hashable(value, where: str):
   try:
     hash(value)
   except TypeError as e:
-    raise ValueError(
+    raise NonHashableStaticError(
         f"Non-hashable static arguments are not supported. An error occurred while trying "
         f"to hash an object of type {type(value)}, {value!r}. The error was:\n{e}\n"
         f"(static argument {where}: mark only hashable values such as Python scalars, "
@@ -373,23 +377,33 @@ for _flag in _FAST_FLAGS:
 
 def _fast_signature(args: tuple):
   """``(key, leaves)`` naming a call on the fast path, or None when an argument leaf is not an
-  uncommitted Array.  Flat argument tuples skip pytree flattening."""
-  key: list = [len(args)]
-  for x in args:
-    if type(x) is not Array or x._committed:
-      break
-    key.append(x.aval)
-  else:
-    key.append(config._trace_token)
-    return tuple(key), args
+  uncommitted Array or a Python scalar.  Flat argument tuples skip pytree flattening."""
+  key = _fast_key(args, len(args))
+  if key is not None:
+    return key, args
   leaves, tree = tree_util.tree_flatten(args)
-  key = [tree]
+  key = _fast_key(leaves, tree)
+  return None if key is None else (key, leaves)
+
+
+def _fast_key(leaves, head) -> tuple | None:
+  key = [head]
   for x in leaves:
-    if type(x) is not Array or x._committed:
+    kind = type(x)
+    if kind is Array:
+      if x._committed:
+        return None
+      key.append(x.aval)
+    elif kind in _SCALAR_TYPES and (kind is not int or _INT32_MIN <= x <= _INT32_MAX):
+      key.append(kind)  # a Python scalar's aval follows from its type (and the x64 flag)
+    else:
       return None
-    key.append(x.aval)
   key.append(config._trace_token)
-  return tuple(key), leaves
+  return tuple(key)
+
+
+_SCALAR_TYPES = (bool, int, float, complex)
+_INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1  # larger ints take the checked path
 
 
 _LEAF_TREE = tree_util.tree_structure(0)
@@ -543,6 +557,10 @@ class Jitted:
 
   def _call(self, args, kwargs):
     entry, leaves, avals = self._entry(args, kwargs)
+    if current_trace() is eval_trace:
+      for x in leaves:
+        if isinstance(x, Tracer):  # leaked from a transformation that has ended
+          raise escaped_tracer_error(x)
     if current_trace() is eval_trace and runtime.several_devices and (
         self._shardings or spmd.call_mesh(entry.closed, leaves)):
       outs = self._call_spread(entry, leaves, args)
@@ -733,6 +751,26 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
                          out_shardings=out_shardings)
   return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                 keep_unused, inline, in_shardings, out_shardings)
+
+
+def compiled_when_eager(fun: Callable | None = None, *, static_argnames=()):
+  """``fun``, a library function built from primitives, run as one compiled program per
+  argument signature when called on concrete values (as JAX jits its ``jax.numpy``), and
+  inline when traced, so jaxprs show its primitives.  A non-hashable value for a static
+  parameter runs it op by op instead."""
+  if fun is None:
+    return functools.partial(compiled_when_eager, static_argnames=static_argnames)
+  jitted = Jitted(fun, None, static_argnames, None, None, False, False)
+
+  @functools.wraps(fun)
+  def call(*args, **kwargs):
+    if current_trace() is eval_trace:
+      try:
+        return jitted(*args, **kwargs)
+      except NonHashableStaticError:
+        pass
+    return fun(*args, **kwargs)
+  return call
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,10 +1,13 @@
 """Reductions: sum, prod, max, min, all, any, mean, var, std, argmax, argmin."""
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy.util import canonical_axis, check_arraylike
 
@@ -89,8 +92,17 @@ def _identity_value(op, dtype):
   return _identity(op, dtype)[()]
 
 
-sum = _reduction("sum", lax.reduce_sum, "add", True, upcast_f16=True)
-prod = _reduction("prod", lax.reduce_prod, "mul", True, upcast_f16=True)
+_STATIC = ("axis", "dtype", "out", "keepdims", "ddof", "correction", "promote_integers")
+
+
+def _compiled(fn):
+  """``fn`` run as one program per signature when eager; its non-array parameters static."""
+  params = inspect.signature(fn).parameters
+  return compiled_when_eager(fn, static_argnames=tuple(p for p in _STATIC if p in params))
+
+
+sum = _compiled(_reduction("sum", lax.reduce_sum, "add", True, upcast_f16=True))
+prod = _compiled(_reduction("prod", lax.reduce_prod, "mul", True, upcast_f16=True))
 
 
 def _without_dtype(red):
@@ -101,8 +113,8 @@ def _without_dtype(red):
   return fn
 
 
-max = _without_dtype(_reduction("max", lax.reduce_max, "max", False))
-min = _without_dtype(_reduction("min", lax.reduce_min, "min", False))
+max = _compiled(_without_dtype(_reduction("max", lax.reduce_max, "max", False)))
+min = _compiled(_without_dtype(_reduction("min", lax.reduce_min, "min", False)))
 amax, amin = max, min
 
 
@@ -122,14 +134,15 @@ def _bool_reduction(name, reduce_fn, op):
   return fn
 
 
-all = _bool_reduction("all", lax.reduce_and, "and")
-any = _bool_reduction("any", lax.reduce_or, "or")
+all = _compiled(_bool_reduction("all", lax.reduce_and, "and"))
+any = _compiled(_bool_reduction("any", lax.reduce_or, "or"))
 
 
 def _count(aval, axes):
   return int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
 
 
+@_compiled
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
   _check_out(out, "mean")
   check_arraylike("mean", a)
@@ -151,6 +164,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
   return out if ct == dt else lax.convert_element_type(out, dt, False)
 
 
+@_compiled
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
   _check_out(out, "var")
@@ -187,6 +201,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
   return out if out_dt == dt else lax.convert_element_type(out, out_dt, False)
 
 
+@_compiled
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
   if dtype is not None and not dtypes.is_inexact(dtypes.check_user_dtype_supported(dtype,
@@ -218,5 +233,5 @@ def _arg(name, fn):
   return arg
 
 
-argmax = _arg("argmax", lax.argmax)
-argmin = _arg("argmin", lax.argmin)
+argmax = _compiled(_arg("argmax", lax.argmax))
+argmin = _compiled(_arg("argmin", lax.argmin))

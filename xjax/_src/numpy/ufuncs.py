@@ -7,6 +7,7 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy.util import (check_arraylike, is_traced, promote_args, promote_args_inexact,
                                   promote_args_numeric, promote_shapes)
@@ -18,7 +19,7 @@ def _inexact_unary(name, op):
     return op(x)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Elementwise {name} (integers are promoted to float), as numpy.{name}."
-  return fn
+  return compiled_when_eager(fn)
 
 
 def _binary(name, op, promote=promote_args):
@@ -27,7 +28,7 @@ def _binary(name, op, promote=promote_args):
     return op(a, b)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Elementwise {name} with NumPy broadcasting, as numpy.{name}."
-  return fn
+  return compiled_when_eager(fn)
 
 
 add = _binary("add", lambda a, b: lax.bitwise_or(a, b) if get_aval(a).dtype == np.bool_
@@ -81,6 +82,7 @@ sqrt = _inexact_unary("sqrt", lax.sqrt)
 cbrt = _inexact_unary("cbrt", lax.cbrt)
 
 
+@compiled_when_eager
 def negative(x, /):
   check_arraylike("negative", x)
   if get_aval(x).dtype == np.bool_:
@@ -89,12 +91,14 @@ def negative(x, /):
   return lax.neg(x)
 
 
+@compiled_when_eager
 def positive(x, /):
   check_arraylike("positive", x)
   aval = get_aval(x)
   return lax.convert_element_type(x, aval.dtype, aval.weak_type)
 
 
+@compiled_when_eager
 def absolute(x, /):
   check_arraylike("absolute", x)
   aval = get_aval(x)
@@ -107,6 +111,7 @@ def absolute(x, /):
 abs = absolute
 
 
+@compiled_when_eager
 def sign(x, /):
   check_arraylike("sign", x)
   if dtypes.dtype(x) == np.bool_:
@@ -115,16 +120,19 @@ def sign(x, /):
   return lax.sign(x)
 
 
+@compiled_when_eager
 def square(x, /):
   (x,) = promote_args_numeric("square", x)
   return lax.integer_pow(x, 2)
 
 
+@compiled_when_eager
 def reciprocal(x, /):
   (x,) = promote_args_inexact("reciprocal", x)
   return lax.integer_pow(x, -1)
 
 
+@compiled_when_eager
 def floor_divide(x1, x2, /):
   a, b = promote_args_numeric("floor_divide", x1, x2)
   dtype = get_aval(a).dtype
@@ -140,6 +148,7 @@ def floor_divide(x1, x2, /):
   return lax.floor(lax.div(a, b))
 
 
+@compiled_when_eager
 def remainder(x1, x2, /):
   a, b = promote_args_numeric("remainder", x1, x2)
   dtype = get_aval(a).dtype
@@ -208,6 +217,7 @@ def _zero(x):
   return _const(x, 0)
 
 
+@compiled_when_eager
 def logical_not(x, /):
   check_arraylike("logical_not", x)
   return lax.eq(x, _zero(x)) if get_aval(x).dtype != np.bool_ else lax.bitwise_not(x)
@@ -220,7 +230,7 @@ def _logical(name, op):
             for v in promote_args(name, x1, x2))
     return op(a, b)
   fn.__name__ = name
-  return fn
+  return compiled_when_eager(fn)
 
 
 logical_and = _logical("logical_and", lax.bitwise_and)
@@ -236,7 +246,7 @@ def _bitwise(name, op):
       raise TypeError(f"{name} requires integer or boolean arguments, got {dtype}")
     return op(a, b)
   fn.__name__ = name
-  return fn
+  return compiled_when_eager(fn)
 
 
 bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
@@ -252,11 +262,13 @@ def _shift_args(name, x1, x2):
   return a, b
 
 
+@compiled_when_eager
 def left_shift(x1, x2, /):
   a, b = _shift_args("left_shift", x1, x2)
   return _bitwise("left_shift", lax.shift_left)(a, b)
 
 
+@compiled_when_eager
 def right_shift(x1, x2, /):
   a, b = _shift_args("right_shift", x1, x2)
   if dtypes.is_unsigned(get_aval(a).dtype):
@@ -264,6 +276,7 @@ def right_shift(x1, x2, /):
   return lax.shift_right_arithmetic(a, b)
 
 
+@compiled_when_eager
 def invert(x, /):
   check_arraylike("invert", x)
   return lax.bitwise_not(x)
