@@ -62,4 +62,5 @@ from xjax._src.config_states import STATES as _STATES, checking_leaks, transfer_
 globals().update(_STATES)
 from xjax._src.jax_alias import install_as_jax  # noqa: E402,F401
 from xjax._src.pmap import pmap  # noqa: E402,F401
+from xjax._src.lax.shard_map import shard_map  # noqa: E402,F401
 from xjax import interpreters  # noqa: E402,F401  (jax.interpreters is imported with jax)

@@ -1,20 +1,28 @@
-"""``pmap`` on one device: a compiled ``vmap`` with the named axis.
+"""``pmap``: one SPMD program over the local devices, one member of the mapped axis each.
 
-The mapped axis may be no larger than the number of devices (JAX's check), and collectives
-over ``axis_name`` give JAX's values; but the members run together on one device (the results
-are not sharded over several devices).  Real multi-device pmap belongs to the parallel issue;
-see docs/differences.md.
+``pmap(f)`` is a jitted ``shard_map`` over a one-axis mesh of the first ``n`` devices (``n``
+the mapped size): each device receives its slice of the mapped axis (moved to the front),
+runs ``f`` on it, and the results are joined along ``out_axes``.  Collectives over
+``axis_name`` are XLA collectives among the devices.  Results are Arrays split over the
+devices (``NamedSharding(Mesh(devices, (axis_name,)), P(axis_name))``).
 """
 from __future__ import annotations
 
 import functools
 from typing import Callable
 
+import numpy as np
+
 from xjax._src import tree_util
-from xjax._src.api import vmap
 from xjax._src.backend import runtime
 from xjax._src.core.values import get_aval
+from xjax._src.interpreters import batching
 from xjax._src.jit import jit
+from xjax._src.lax import shapes
+from xjax._src.lax.shard_map import shard_map
+from xjax._src.sharding import Mesh, PartitionSpec
+
+_ANONYMOUS = "_internal_pmap_axis_name"
 
 
 def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
@@ -23,38 +31,122 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
   """Maps ``fun`` over axis ``in_axes`` of its arguments, one member per device."""
   static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) else (
       tuple(static_broadcasted_argnums))
-  available = len(devices) if devices is not None else len(runtime.local_devices(backend=backend))
+  name = _ANONYMOUS if axis_name is None else axis_name
+  pool = list(devices) if devices is not None else runtime.local_devices(backend=backend)
 
   @functools.wraps(fun)
-  def mapped(*args, **kwargs):
+  def mapped(*args):
     dyn = [a for i, a in enumerate(args) if i not in static]
     axes = in_axes
     if isinstance(in_axes, (tuple, list)) and static:
       axes = tuple(ax for i, ax in enumerate(in_axes) if i not in static)
-    size = axis_size if axis_size is not None else _mapped_size(dyn, axes, kwargs)
-    if size > available:
+    per_leaf = _leaf_axes(dyn, axes)
+    sizes = {get_aval(x).shape[a] for x, a in zip(tree_util.tree_leaves(dyn), per_leaf)
+             if a is not None}
+    if len(sizes) > 1:
+      raise ValueError(f"pmap got inconsistent sizes for array axes to be mapped: "
+                       f"{sorted(sizes)}; every mapped axis must have the same size.")
+    size = axis_size if axis_size is not None else _mapped_size(dyn, per_leaf)
+    if size > len(pool):
       raise ValueError(f"compiling computation that requires {size} logical devices, but only "
-                       f"{available} XLA devices are available (num_replicas={size})")
-
-    def body(*dyn_args, **kw):
-      it = iter(dyn_args)
-      full = [args[i] if i in static else next(it) for i in range(len(args))]
-      return fun(*full, **kw)
-    inner = vmap(body, in_axes=axes, out_axes=out_axes, axis_name=axis_name, axis_size=size)
-    return jit(inner)(*dyn, **kwargs)
+                       f"{len(pool)} XLA devices are available (num_replicas={size})")
+    mesh = Mesh(np.array(pool[:size], dtype=object), (name,))
+    return _compiled(fun, args, static, axes, out_axes, mesh, name)(*dyn)
   return mapped
 
 
-def _mapped_size(args, in_axes, kwargs) -> int:
+@functools.lru_cache(maxsize=256)
+def _program(fun, statics, static_pos, n_args, axes, out_axes, mesh, name):
+  """The jitted shard_map for one function, static arguments and mesh."""
+  static_values = dict(zip(static_pos, statics))
+
+  def body(*dyn_args):
+    it = iter(dyn_args)
+    return fun(*[static_values[i].value if i in static_values else next(it)
+                 for i in range(n_args)])
+
+  def program(*dyn_args):
+    leaves, tree = tree_util.tree_flatten(dyn_args)
+    leaf_axes = _leaf_axes(list(dyn_args), _unhash(axes))
+    fronted = [x if a is None else batching.moveaxis(x, a, 0) for x, a in zip(leaves, leaf_axes)]
+    specs = [PartitionSpec() if a is None else PartitionSpec(name) for a in leaf_axes]
+
+    def per_device(*blocks):
+      ins = [b if a is None else shapes.reshape(b, get_aval(b).shape[1:])
+             for b, a in zip(blocks, leaf_axes)]
+      out = body(*tree_util.tree_unflatten(tree, ins))
+      out_leaves, out_tree = tree_util.tree_flatten(out)
+      flat_axes = _out_leaf_axes(out, _unhash(out_axes))
+      box.append((out_tree, flat_axes))
+      return [o if a is None else shapes.reshape(o, (1,) + get_aval(o).shape)
+              for o, a in zip(out_leaves, flat_axes)]
+
+    box: list = []
+
+    def out_specs():  # known once the body is traced: out_axes follow its outputs
+      return [PartitionSpec() if a is None else PartitionSpec(name) for a in box[0][1]]
+
+    outs = shard_map(per_device, mesh=mesh, in_specs=tuple(specs), out_specs=out_specs,
+                     check_vma=False)(*fronted)
+    out_tree, flat_axes = box[0]
+    outs = [o if a is None else batching.moveaxis(o, 0, a) for o, a in zip(outs, flat_axes)]
+    return tree_util.tree_unflatten(out_tree, outs)
+  return jit(program)
+
+
+class _Static:
+  __slots__ = ("value",)
+
+  def __init__(self, value) -> None:
+    self.value = value
+
+  def __eq__(self, other) -> bool:
+    return isinstance(other, _Static) and self.value == other.value
+
+  def __hash__(self) -> int:
+    return hash(self.value)
+
+
+def _hashable(tree):
+  return (tree_util.tree_structure(tree, is_leaf=lambda x: x is None),
+          tuple(tree_util.tree_leaves(tree, is_leaf=lambda x: x is None)))
+
+
+def _unhash(pair):
+  return tree_util.tree_unflatten(*pair)
+
+
+def _compiled(fun, args, static, axes, out_axes, mesh, name):
+  statics = tuple(_Static(args[i]) for i in static if i < len(args))
+  return _program(fun, statics, tuple(i for i in static if i < len(args)), len(args),
+                  _hashable(axes), _hashable(out_axes), mesh, name)
+
+
+def _leaf_axes(args, in_axes) -> list:
+  """The mapped axis of every leaf of ``args`` (None: broadcast), normalized."""
   axes = in_axes if isinstance(in_axes, (tuple, list)) else [in_axes] * len(args)
-  for arg, ax in [*zip(args, axes), *((v, 0) for v in kwargs.values())]:
-    for leaf, leaf_ax in zip(tree_util.tree_leaves(arg), _broadcast(ax, arg)):
-      if leaf_ax is not None:
-        return get_aval(leaf).shape[leaf_ax]
+  out = []
+  for arg, ax in zip(args, axes):
+    leaves = tree_util.tree_leaves(arg)
+    flat = [ax] * len(leaves) if isinstance(ax, int) or ax is None else (
+        tree_util.tree_leaves(ax, is_leaf=lambda x: x is None))
+    out += [None if a is None else a % get_aval(x).ndim for x, a in zip(leaves, flat)]
+  return out
+
+
+def _out_leaf_axes(out, out_axes) -> list:
+  leaves = tree_util.tree_leaves(out)
+  if isinstance(out_axes, int) or out_axes is None:
+    return [out_axes] * len(leaves)
+  flat = []
+  for sub, ax in zip(out if isinstance(out, (tuple, list)) else [out],
+                     out_axes if isinstance(out_axes, (tuple, list)) else [out_axes]):
+    flat += [ax] * len(tree_util.tree_leaves(sub))
+  return flat
+
+
+def _mapped_size(args, leaf_axes) -> int:
+  for leaf, ax in zip(tree_util.tree_leaves(args), leaf_axes):
+    if ax is not None:
+      return get_aval(leaf).shape[ax]
   raise ValueError("pmap needs at least one mapped argument (or axis_size)")
-
-
-def _broadcast(ax, arg) -> list:
-  if isinstance(ax, int) or ax is None:
-    return [ax] * len(tree_util.tree_leaves(arg))
-  return tree_util.tree_leaves(ax, is_leaf=lambda x: x is None)  # a pytree of axes

@@ -1,10 +1,13 @@
 """Collective primitives over named axes: psum, pmean, pmax, pmin, all_gather, axis_index,
-ppermute.
+ppermute, pshuffle, all_to_all, psum_scatter.
 
-A named axis comes from ``vmap(..., axis_name=...)``.  Each primitive is marked
-``is_collective``, so the batching trace owning the axis runs its batch rule even when the
-operand is unbatched; the rule computes the collective over the batch dimension.  Outside
-such a trace the axis name is unbound, and evaluation raises ``NameError`` as JAX does.
+A named axis comes from ``vmap(..., axis_name=...)`` or from the mesh of a ``shard_map``
+(and ``pmap``, built on it).  Each primitive is marked ``is_collective``, so the batching
+trace owning a vmapped axis runs its batch rule even when the operand is unbatched; the rule
+computes the collective over the batch dimension.  Inside a shard_map body the primitives
+lower to XLA's collectives (``all_reduce``, ``all_gather``, ``collective_permute``,
+``all_to_all``, ``reduce_scatter``) over the devices that differ only along the named mesh
+axes.  Elsewhere the axis name is unbound, and evaluation raises ``NameError`` as JAX does.
 """
 from __future__ import annotations
 
@@ -26,13 +29,66 @@ def _unbound(*_, axis_name, **__):
   raise NameError(f"unbound axis name: {_names(axis_name)[0]}")
 
 
-def _collective(name: str, abstract_eval) -> Primitive:
+def _collective(name: str, abstract_eval, lowering=None) -> Primitive:
   prim = Primitive(name)
   prim.is_collective = True
   prim.abstract_eval = abstract_eval
   prim.impl = _unbound
-  prim.lowering = lambda ctx, *args, **params: _unbound(**params)
+  prim.lowering = lowering or (lambda ctx, *args, **params: _unbound(**params))
   return prim
+
+
+# ---------------------------------------------------------------------------------------
+# Lowering inside a shard_map body: the module's innermost manual mesh binds the names.
+
+def _mesh_positions(ctx, axis_name):
+  """(mesh, the partition ids of its devices with the named axes last, group size)."""
+  names = _names(axis_name)
+  mesh = ctx.module.manual[-1] if ctx.module.manual else None
+  for n in names:
+    if mesh is None or n not in mesh.axis_names:
+      raise NameError(f"unbound axis name: {n}")
+  ids = np.vectorize(ctx.module.logical.__getitem__, otypes=[np.int64])(mesh.devices)
+  rest = [i for i, a in enumerate(mesh.axis_names) if a not in names]
+  ids = np.transpose(ids, rest + [mesh.axis_names.index(n) for n in names])
+  size = int(np.prod([mesh.shape[n] for n in names], dtype=np.int64))
+  return mesh, ids.reshape(-1, size), size
+
+
+def _group_attrs(ctx, axis_name) -> dict:
+  _, groups, _ = _mesh_positions(ctx, axis_name)
+  rows = ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups)
+  return {"channel_handle": f"#stablehlo.channel_handle<handle = {ctx.module.next_channel()}, "
+                            "type = 1>",
+          "replica_groups": f"dense<[{rows}]> : tensor<{groups.shape[0]}x{groups.shape[1]}xi64>",
+          "use_global_device_ids": "unit"}
+
+
+def _reducer(op: str):
+  def region(ctx, aval):
+    scalar = ShapedArray((), aval.dtype)
+    return ctx.region([scalar, scalar], lambda sub, a: [sub.op(op, a, scalar)])
+  return region
+
+
+def _all_reduce_lowering(op: str):
+  def lowering(ctx, x, *, axis_name):
+    aval = ctx.avals_out[0]
+    return ctx.op("stablehlo.all_reduce", [x], aval, _group_attrs(ctx, axis_name),
+                  regions=[_reducer(op)(ctx, aval)])
+  return lowering
+
+
+def _reshape(ctx, x, shape):
+  aval = ctx.aval_of(x)
+  return ctx.op("stablehlo.reshape", [x], ShapedArray(tuple(shape), aval.dtype))
+
+
+def _transpose(ctx, x, perm):
+  aval = ctx.aval_of(x)
+  shape = tuple(aval.shape[p] for p in perm)
+  return ctx.op("stablehlo.transpose", [x], ShapedArray(shape, aval.dtype),
+                {"permutation": f"array<i64: {', '.join(map(str, perm))}>"})
 
 
 def _same_aval(x, **_):
@@ -76,14 +132,14 @@ def _psum_transpose(ct, x, *, axis_name):
   return [psum_p.bind(ad.instantiate(ct), axis_name=axis_name)]
 
 
-psum_p = _collective("psum", _same_aval)
+psum_p = _collective("psum", _same_aval, _all_reduce_lowering("stablehlo.add"))
 ad.deflinear(psum_p, _psum_transpose)
 psum_p.batch = _reducer_batch(psum_p, reductions.reduce_sum,
                               _psum_unbatched)
-pmax_p = _collective("pmax", _same_aval)
+pmax_p = _collective("pmax", _same_aval, _all_reduce_lowering("stablehlo.maximum"))
 pmax_p.batch = _reducer_batch(pmax_p, reductions.reduce_max,
                               lambda x, _: x)
-pmin_p = _collective("pmin", _same_aval)
+pmin_p = _collective("pmin", _same_aval, _all_reduce_lowering("stablehlo.minimum"))
 pmin_p.batch = _reducer_batch(pmin_p, reductions.reduce_min,
                               lambda x, _: x)
 
@@ -127,7 +183,22 @@ def _axis_index_batch(axis, args, dims, *, axis_name):
   return shapes.iota(np.int32, axis.size), 0
 
 
-axis_index_p = _collective("axis_index", _axis_index_abstract_eval)
+def _axis_index_lowering(ctx, *, axis_name):
+  """This device's position along the axes: a table indexed by the partition id."""
+  mesh, groups, size = _mesh_positions(ctx, axis_name)
+  table = np.zeros(groups.size, np.int32)
+  for g in groups:
+    table[g] = np.arange(size, dtype=np.int32)
+  i32 = ShapedArray((), np.dtype(np.int32))
+  pid = ctx.op("stablehlo.partition_id", [], ShapedArray((), np.dtype(np.uint32)))
+  pid = ctx.op("stablehlo.convert", [pid], i32)
+  const = ctx.constant(table, ShapedArray(table.shape, table.dtype))
+  one = ctx.op("stablehlo.dynamic_slice", [const, pid], ShapedArray((1,), table.dtype),
+               {"slice_sizes": "array<i64: 1>"})
+  return _reshape(ctx, one, ())
+
+
+axis_index_p = _collective("axis_index", _axis_index_abstract_eval, _axis_index_lowering)
 axis_index_p.batch = _axis_index_batch
 
 
@@ -175,7 +246,15 @@ def _all_gather_transpose(ct, x, *, axis_name, axis, axis_size, tiled):
   return [shapes.dynamic_index_in_dim(total, index, axis, keepdims=False)]
 
 
-all_gather_p = _collective("all_gather", _all_gather_abstract_eval)
+def _all_gather_lowering(ctx, x, *, axis_name, axis, axis_size, tiled):
+  aval = ctx.aval_of(x)
+  if not tiled:  # gather blocks of one along a new axis
+    x = _reshape(ctx, x, aval.shape[:axis] + (1,) + aval.shape[axis:])
+  attrs = {"all_gather_dim": f"{axis} : i64", **_group_attrs(ctx, axis_name)}
+  return ctx.op("stablehlo.all_gather", [x], ctx.avals_out[0], attrs)
+
+
+all_gather_p = _collective("all_gather", _all_gather_abstract_eval, _all_gather_lowering)
 all_gather_p.batch = _all_gather_batch
 ad.deflinear(all_gather_p, _all_gather_transpose)
 
@@ -238,7 +317,17 @@ def _ppermute_transpose(ct, x, *, axis_name, perm):
   return [ppermute_p.bind(ad.instantiate(ct), axis_name=axis_name, perm=inverse)]
 
 
-ppermute_p = _collective("ppermute", _same_aval)
+def _ppermute_lowering(ctx, x, *, axis_name, perm):
+  _, groups, _ = _mesh_positions(ctx, axis_name)
+  pairs = [(g[s], g[t]) for g in groups for s, t in perm]
+  attrs = _group_attrs(ctx, axis_name)
+  body = ", ".join(f"[{s}, {t}]" for s, t in pairs)
+  return ctx.op("stablehlo.collective_permute", [x], ctx.avals_out[0],
+                {"channel_handle": attrs["channel_handle"],
+                 "source_target_pairs": f"dense<[{body}]> : tensor<{len(pairs)}x2xi64>"})
+
+
+ppermute_p = _collective("ppermute", _same_aval, _ppermute_lowering)
 ad.deflinear(ppermute_p, _ppermute_transpose)
 ppermute_p.batch = _ppermute_batch
 
@@ -252,6 +341,14 @@ def ppermute(x, axis_name, perm):
     raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
   return tree_util.tree_map(lambda leaf: ppermute_p.bind(leaf, axis_name=axis_name,
                                                          perm=perm), x)
+
+
+def pshuffle(x, axis_name, perm):
+  """Member i of the named axis receives member ``perm[i]``'s ``x`` (a pytree)."""
+  perm = [int(p) for p in perm]
+  if sorted(perm) != list(range(len(perm))):
+    raise ValueError(f"`perm` does not represent a permutation: {perm}")
+  return ppermute(x, axis_name, [(src, dst) for dst, src in enumerate(perm)])
 
 
 def axis_size(axis_name):
@@ -303,7 +400,30 @@ def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
                             concat_axis=split_axis, **params)]
 
 
-all_to_all_p = _collective("all_to_all", _all_to_all_abstract_eval)
+def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+  attrs = _group_attrs(ctx, axis_name)
+  del attrs["use_global_device_ids"]
+  if tiled:
+    return ctx.op("stablehlo.all_to_all", [x], ctx.avals_out[0], {
+        "split_dimension": f"{split_axis} : i64", "concat_dimension": f"{concat_axis} : i64",
+        "split_count": f"{axis_size} : i64", **attrs})
+  # Untiled: the members' blocks arrive along a new leading axis, which moves to concat_axis.
+  shape = ctx.aval_of(x).shape
+  x = _reshape(ctx, x, (1,) + shape)
+  gathered = list((axis_size,) + shape)
+  gathered[split_axis + 1] = 1
+  dtype = ctx.avals_out[0].dtype
+  x = ctx.op("stablehlo.all_to_all", [x], ShapedArray(tuple(gathered), dtype), {
+      "split_dimension": f"{split_axis + 1} : i64", "concat_dimension": "0 : i64",
+      "split_count": f"{axis_size} : i64", **attrs})
+  del gathered[split_axis + 1]
+  x = _reshape(ctx, x, gathered)
+  perm = list(range(1, len(gathered)))
+  perm.insert(concat_axis, 0)
+  return _transpose(ctx, x, perm)
+
+
+all_to_all_p = _collective("all_to_all", _all_to_all_abstract_eval, _all_to_all_lowering)
 all_to_all_p.batch = _all_to_all_batch
 ad.deflinear(all_to_all_p, _all_to_all_transpose)
 
@@ -331,3 +451,74 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
 def pswapaxes(x, axis_name, axis: int, *, axis_index_groups=None):
   """Swaps the named axis with positional axis ``axis`` of ``x``: ``all_to_all`` tiled on it."""
   return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups, tiled=True)
+
+
+# ---------------------------------------------------------------------------------------
+# psum_scatter: member j receives block j (along ``scatter_dimension``) of the sum of all
+# members' values.
+
+def _psum_scatter_abstract_eval(x, *, axis_name, scatter_dimension, axis_size, tiled):
+  shape = list(x.shape)
+  if tiled:
+    shape[scatter_dimension] //= axis_size
+  else:
+    del shape[scatter_dimension]
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _psum_scatter_batch(axis, args, dims, *, axis_name, scatter_dimension, axis_size, tiled):
+  (x,), (d,) = args, dims
+  params = dict(axis_name=axis_name, axis_size=axis_size, tiled=tiled)
+  if _rest(axis, axis_name) is None:  # another (outer) axis: per batch element
+    x = batching.bdim_to_front(x, d, axis.size)
+    return psum_scatter_p.bind(x, scatter_dimension=scatter_dimension + 1, **params), 0
+  if _rest(axis, axis_name):
+    raise NotImplementedError("psum_scatter over several axis names is not supported by xjax")
+  total = reductions.reduce_sum(x, (d,)) if d is not None else _psum_unbatched(x, axis.size)
+  shape = get_aval(total).shape
+  if tiled:  # split the scatter dimension into (member, block) and lead with the member
+    n = axis.size
+    total = shapes.reshape(total, shape[:scatter_dimension] + (n, shape[scatter_dimension] // n)
+                           + shape[scatter_dimension + 1:])
+  return batching.moveaxis(total, scatter_dimension, 0), 0
+
+
+def _psum_scatter_transpose(ct, x, *, axis_name, scatter_dimension, axis_size, tiled):
+  return [all_gather_p.bind(ad.instantiate(ct), axis_name=axis_name, axis=scatter_dimension,
+                            axis_size=axis_size, tiled=tiled)]
+
+
+def _psum_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_size, tiled):
+  aval = ctx.aval_of(x)
+  shape = list(aval.shape)
+  shape[scatter_dimension] //= axis_size
+  out = ctx.op("stablehlo.reduce_scatter", [x], ShapedArray(tuple(shape), aval.dtype), {
+      "scatter_dimension": f"{scatter_dimension} : i64", **_group_attrs(ctx, axis_name)},
+      regions=[_reducer("stablehlo.add")(ctx, aval)])
+  return out if tiled else _reshape(ctx, out, ctx.avals_out[0].shape)
+
+
+psum_scatter_p = _collective("reduce_scatter", _psum_scatter_abstract_eval,
+                             _psum_scatter_lowering)
+psum_scatter_p.batch = _psum_scatter_batch
+ad.deflinear(psum_scatter_p, _psum_scatter_transpose)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=None,
+                 tiled: bool = False):
+  """Sums ``x`` (a pytree) over the named axis; member j keeps block j of the sum along
+  ``scatter_dimension`` (of size the axis size, or a multiple of it when ``tiled``)."""
+  if axis_index_groups is not None:
+    raise NotImplementedError("psum_scatter: axis_index_groups is not supported by xjax")
+
+  def one(leaf):
+    aval = get_aval(leaf)
+    size = axis_size(axis_name)
+    dim = scatter_dimension % aval.ndim
+    if aval.shape[dim] % size if tiled else aval.shape[dim] != size:
+      raise ValueError(f"psum_scatter: dimension {scatter_dimension} has size "
+                       f"{aval.shape[dim]}, which must {'be divisible by' if tiled else 'equal'}"
+                       f" the size {size} of axis {axis_name!r}")
+    return psum_scatter_p.bind(leaf, axis_name=axis_name, scatter_dimension=dim,
+                               axis_size=size, tiled=tiled)
+  return tree_util.tree_map(one, x)

@@ -1,0 +1,140 @@
+"""pmap and shard_map over 4 CPU devices, with XLA collectives (run by tests/test_pmap.py
+and tests/test_shard_map.py in a subprocess).  Expected values, layouts and messages are
+those of JAX 0.10.2."""
+import numpy as np
+import pytest
+
+import xjax as jax
+import xjax.numpy as jnp
+from xjax import lax, shard_map
+from xjax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+if jax.device_count() < 4:
+  pytest.skip("needs 4 CPU devices (run through tests/test_pmap.py)", allow_module_level=True)
+
+mesh = Mesh(np.array(jax.devices()).reshape(2, 2), ("x", "y"))
+X = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+A = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+
+
+def _lists(outs):
+  return [np.asarray(o).tolist() for o in outs]
+
+
+def test_pmap_collectives():
+  pm = jax.pmap(lambda a: (
+      lax.psum(a, "i"), lax.pmean(a, "i"), lax.axis_index("i"), lax.all_gather(a, "i"),
+      lax.ppermute(a, "i", [(i, (i + 1) % 4) for i in range(4)]),
+      lax.pshuffle(a, "i", [3, 2, 1, 0]),
+      lax.psum_scatter(jnp.arange(8.0).reshape(4, 2) * a[0], "i"),
+      lax.all_to_all(jnp.arange(8.0).reshape(4, 2) + a[0], "i", 0, 0)), axis_name="i")
+  rows = [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0]]
+  assert _lists(pm(A)) == [
+      [[12.0, 16.0]] * 4, [[3.0, 4.0]] * 4, [0, 1, 2, 3], [rows] * 4,
+      [[6.0, 7.0], [0.0, 1.0], [2.0, 3.0], [4.0, 5.0]],
+      [[6.0, 7.0], [4.0, 5.0], [2.0, 3.0], [0.0, 1.0]],
+      [[0.0, 12.0], [24.0, 36.0], [48.0, 60.0], [72.0, 84.0]],
+      [[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0]],
+       [[2.0, 3.0], [4.0, 5.0], [6.0, 7.0], [8.0, 9.0]],
+       [[4.0, 5.0], [6.0, 7.0], [8.0, 9.0], [10.0, 11.0]],
+       [[6.0, 7.0], [8.0, 9.0], [10.0, 11.0], [12.0, 13.0]]]]
+
+
+def test_pmap_results_are_split_over_the_devices():
+  out = jax.pmap(lambda a: a * 2)(A)
+  np.testing.assert_array_equal(out, A * 2)
+  pmesh = Mesh(np.array(jax.devices()), ("_internal_pmap_axis_name",))
+  assert out.sharding == NamedSharding(pmesh, P("_internal_pmap_axis_name"))
+  assert [s.device for s in out.addressable_shards] == jax.devices()
+  np.testing.assert_array_equal(out[2], A[2] * 2)
+  assert "Array([[ 0.,  2.]," in repr(out)
+
+
+def test_pmap_composes_with_grad_jit_vmap():
+  grads = jax.pmap(jax.grad(lambda w, x: lax.pmean(((w * x) ** 2).sum(), "i")),
+                   axis_name="i", in_axes=(None, 0))(np.ones(2, np.float32), A)
+  np.testing.assert_allclose(grads, [[0, 2], [8, 18], [32, 50], [72, 98]])
+  f = jax.pmap(lambda a: jax.vmap(lambda r: lax.psum(r, "i") * r)(a), axis_name="i")
+  B = np.arange(24.0, dtype=np.float32).reshape(4, 3, 2)
+  np.testing.assert_allclose(f(B), B.sum(0) * B)
+  jitted = jax.jit(lambda a: jax.pmap(lambda r: lax.psum(r, "i"), axis_name="i")(a) + 1)
+  np.testing.assert_allclose(jitted(A), np.broadcast_to(A.sum(0) + 1, (4, 2)))
+  inner_jit = jax.pmap(jax.jit(lambda r: jnp.sin(r)))
+  np.testing.assert_allclose(inner_jit(A), np.sin(A), rtol=1e-6)
+  total = jax.grad(lambda a: jax.pmap(lambda r: (r ** 2).sum())(a).sum())(A)
+  np.testing.assert_allclose(total, 2 * A)
+
+
+def test_pmap_axes_statics_and_sizes():
+  out = jax.pmap(lambda a, b, k: a * k + b, in_axes=(1, None), static_broadcasted_argnums=2,
+                 out_axes=1)(A.T, np.ones(1, np.float32), 3.0)
+  np.testing.assert_allclose(out, (A * 3 + 1).T)
+  two = jax.pmap(lambda a: lax.psum(a, "i"), axis_name="i")(A[:2])
+  np.testing.assert_allclose(two, [[2.0, 4.0]] * 2)
+  assert two.devices() == set(jax.devices()[:2])
+  with pytest.raises(ValueError, match="requires 5 logical devices, but only 4"):
+    jax.pmap(lambda a: a)(np.ones((5, 2)))
+  with pytest.raises(ValueError, match=r"inconsistent sizes for array axes to be mapped"):
+    jax.pmap(lambda a, b: a + b)(np.ones((4, 2)), np.ones((3, 2)))
+  with pytest.raises(NameError, match="unbound axis name: j"):
+    jax.pmap(lambda a: lax.psum(a, "j"), axis_name="i")(A)
+
+
+def test_shard_map_psum_and_grad():
+  f = shard_map(lambda a, w: lax.psum((a * w).sum(), ("x", "y")), mesh=mesh,
+                in_specs=(P("x", "y"), P()), out_specs=P())
+  assert float(f(X, 2.0)) == 240.0
+  ga, gw = jax.grad(f, argnums=(0, 1))(X, 2.0)
+  np.testing.assert_array_equal(ga, np.full((4, 4), 2.0))
+  assert float(gw) == 120.0
+  text = jax.jit(f).lower(X, 2.0).as_text()
+  for piece in ('call_target_name = "SPMDFullToShardShape", mhlo.sharding = "{manual}"',
+                'mhlo.sharding = "{devices=[2,2]0,1,2,3}"', '"stablehlo.all_reduce"',
+                "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>"):
+    assert piece in text
+
+
+def test_shard_map_collectives_over_one_mesh_axis():
+  g = shard_map(lambda a: (
+      lax.all_gather(a, "x", tiled=True), lax.axis_index("y") + 0 * a[:1, :1],
+      lax.ppermute(a, "x", [(0, 1), (1, 0)]),
+      lax.psum_scatter(a, "y", scatter_dimension=1, tiled=True),
+      lax.all_to_all(a, "y", 0, 1, tiled=True), lax.pmax(a, "x")),
+      mesh=mesh, check_vma=False, in_specs=P("x", "y"),
+      out_specs=(P(None, "y"), P("x", "y"), P("x", "y"), P("x", "y"), P("x", "y"),
+                 P(None, "y")))
+  assert _lists(g(X)) == [
+      X.tolist(), [[0.0, 1.0], [0.0, 1.0]],
+      [[8.0, 9.0, 10.0, 11.0], [12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0],
+       [4.0, 5.0, 6.0, 7.0]],
+      [[2.0, 4.0], [10.0, 12.0], [18.0, 20.0], [26.0, 28.0]],
+      [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0]],
+      [[8.0, 9.0, 10.0, 11.0], [12.0, 13.0, 14.0, 15.0]]]
+
+
+def test_shard_map_layout_jvp_vmap_and_experimental_name():
+  from xjax.experimental.shard_map import shard_map as old_name
+  f = old_name(lambda a: jnp.sin(a) * 2, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+  out = f(X)
+  assert out.sharding == NamedSharding(mesh, P("x"))
+  np.testing.assert_allclose(out, np.sin(X) * 2, rtol=1e-6)
+  _, tangent = jax.jvp(f, (X,), (np.ones_like(X),))
+  np.testing.assert_allclose(tangent, 2 * np.cos(X), rtol=1e-6)
+  batched = jax.vmap(f)(np.stack([X, X + 1]))
+  np.testing.assert_allclose(batched, np.sin(np.stack([X, X + 1])) * 2, rtol=1e-6)
+
+
+def test_shard_map_errors():
+  msg = (r"out_specs is P\(\) which implies that the corresponding output value is only "
+         r"varying across mesh axes \{\} and not \{x\}")
+  with pytest.raises(ValueError, match=msg):
+    shard_map(lambda a: a, mesh=mesh, in_specs=P("x"), out_specs=P())(X)
+  out = shard_map(lambda a: a, mesh=mesh, in_specs=P("x"), out_specs=P(), check_vma=False)(X)
+  assert out.shape == (2, 4)
+  with pytest.raises(ValueError, match=r"maps array axis 0 \(of size 3\) to mesh axes \('x',\) "
+                                       r"\(of size 2\), but 2 does not evenly divide 3"):
+    shard_map(lambda a: a, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(np.ones(3))
+  with pytest.raises(ValueError, match="in_specs refers to 'z'"):
+    shard_map(lambda a: a, mesh=mesh, in_specs=P("z"), out_specs=P("x"))(X)
+  with pytest.raises(NameError, match="unbound axis name: q"):
+    shard_map(lambda a: lax.psum(a, "q"), mesh=mesh, in_specs=P("x"), out_specs=P("x"))(X)
