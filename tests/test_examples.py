@@ -1,0 +1,58 @@
+"""Each program in examples/ runs in its smoke mode, reaches its goal, and draws its PNG when
+matplotlib is installed; without matplotlib, `--plot` fails with a one-line message."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = os.path.join(ROOT, "examples")
+
+# example -> (pattern of its summary line, a check on the numbers it captures)
+GOALS = {
+  "mlp_classifier.py": (r"training accuracy ([\d.]+)", lambda acc: float(acc) >= 0.9),
+  "rnn_scan.py": (r"error ([\d.]+) -> test ([\d.]+)", lambda a, b: float(b) < 0.1 * float(a)),
+  "gaussian_process.py": (r"inside the data: ([\d.]+)", lambda err: float(err) < 0.3),
+  "ode_gradients.py": (r"stiffness ([\d.]+) \(true 2.0\), damping ([\d.]+)",
+                       lambda k, c: abs(float(k) - 2.0) < 0.2 and abs(float(c) - 0.3) < 0.05),
+  "convnet_step.py": (r"test accuracy ([\d.]+)", lambda acc: float(acc) >= 0.9),
+}
+
+
+def _run(args, **kw):
+  return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
+                        timeout=300, **kw)
+
+
+def _has_matplotlib():
+  try:
+    import matplotlib  # noqa: F401
+    return True
+  except ImportError:
+    return False
+
+
+@pytest.mark.parametrize("name", sorted(GOALS))
+def test_example_smoke_run(name, tmp_path):
+  png = tmp_path / "out.png"
+  args = [os.path.join(EXAMPLES, name), "--smoke"] + (["--plot", str(png)] if _has_matplotlib() else [])
+  out = _run(args)
+  assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
+  pattern, goal = GOALS[name]
+  found = re.search(pattern, out.stdout)
+  assert found and goal(*found.groups()), out.stdout
+  if _has_matplotlib():
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_without_matplotlib_is_a_one_line_message(tmp_path):
+  hide = ("import runpy, sys; sys.modules['matplotlib'] = None; sys.path.insert(0, sys.argv[1]); "
+          "sys.argv = sys.argv[2:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+  out = _run(["-c", hide, EXAMPLES, os.path.join(EXAMPLES, "mlp_classifier.py"), "--smoke",
+              "--plot", str(tmp_path / "out.png")])
+  assert out.returncode == 1
+  assert out.stdout == ""
+  assert out.stderr.strip().splitlines() == [
+    "--plot needs matplotlib, which is not installed: pip install matplotlib (or pip install -e '.[examples]')"]
