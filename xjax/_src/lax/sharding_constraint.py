@@ -65,17 +65,19 @@ def _named(sharding) -> NamedSharding | None:
 
 
 def with_sharding_constraint(x, shardings):
-  """``x`` (a pytree) laid out as ``shardings`` (one, or a pytree prefix of ``x``)."""
+  """``x`` (a pytree) laid out as ``shardings`` (one, or a pytree matching ``x``; None
+  leaves it unconstrained)."""
   leaves, tree = tree_util.tree_flatten(x)
-  if isinstance(shardings, (Sharding, PartitionSpec)):
+  if shardings is None or isinstance(shardings, (Sharding, PartitionSpec)):
     flat = [shardings] * len(leaves)
   else:
-    flat = tree_util.tree_leaves(shardings, is_leaf=lambda s: isinstance(s, PartitionSpec))
+    flat = tree_util.tree_leaves(shardings, is_leaf=lambda s: s is None or isinstance(
+        s, PartitionSpec))
     if len(flat) != len(leaves):
       raise ValueError(f"with_sharding_constraint: {len(flat)} shardings for {len(leaves)} "
                        "arrays; give one sharding or a pytree matching x.")
   out = []
   for leaf, s in zip(leaves, flat):
-    named = _named(s)
+    named = None if s is None else _named(s)
     out.append(leaf if named is None else sharding_constraint_p.bind(leaf, sharding=named))
   return tree_util.tree_unflatten(tree, out)
