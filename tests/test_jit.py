@@ -326,3 +326,19 @@ def test_fast_path_respects_config_and_deleted_inputs():
     g(y)
   committed = jax.device_put(x, jax.devices()[0])
   assert g(committed).committed and not g(x).committed
+
+
+def test_jitted_function_reports_the_wrapped_signature():
+  import inspect
+
+  def foo(x, y=1):
+    return x * y
+  assert str(inspect.signature(jax.jit(foo), follow_wrapped=False)) == "(x, y=1)"
+
+
+def test_pmap_maps_keyword_arguments_over_their_leading_axis():
+  def foo(x, y=1.0):
+    return x * y
+  out = jax.pmap(foo)(jnp.ones((1, 2)), y=jnp.full((1,), 2.0))
+  np.testing.assert_array_equal(out, [[2.0, 2.0]])
+  assert out.shape == (1, 2)

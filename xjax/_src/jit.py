@@ -457,6 +457,8 @@ class Jitted:
         _hashable(donate_argnames), id(self) if self._shardings else None))
     self._name = fun_name(fun)
     functools.update_wrapper(self, fun, updated=())
+    if self._sig is not None:  # inspect would take the object for a builtin (it has __get__)
+      self.__signature__ = self._sig
 
   def __get__(self, obj, objtype=None):
     if obj is None:

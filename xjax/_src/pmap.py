@@ -35,7 +35,13 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
   pool = list(devices) if devices is not None else runtime.local_devices(backend=backend)
 
   @functools.wraps(fun)
-  def mapped(*args):
+  def mapped(*args, **kwargs):
+    if kwargs:  # keyword arguments are mapped over their leading axis, as in JAX
+      axes = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
+      return run(_WithKeywords(fun), (*args, kwargs), (*axes, 0))
+    return run(fun, args, in_axes)
+
+  def run(fun, args, in_axes):
     dyn = [a for i, a in enumerate(args) if i not in static]
     axes = in_axes
     if isinstance(in_axes, (tuple, list)) and static:
@@ -92,6 +98,23 @@ def _program(fun, statics, static_pos, n_args, axes, out_axes, mesh, name):
     outs = [o if a is None else batching.moveaxis(o, 0, a) for o, a in zip(outs, flat_axes)]
     return tree_util.tree_unflatten(out_tree, outs)
   return jit(program)
+
+
+class _WithKeywords:
+  """``fun`` called with its last positional argument (a dict) spread as keywords."""
+  __slots__ = ("fun",)
+
+  def __init__(self, fun) -> None:
+    self.fun = fun
+
+  def __call__(self, *args):
+    return self.fun(*args[:-1], **args[-1])
+
+  def __eq__(self, other) -> bool:
+    return isinstance(other, _WithKeywords) and self.fun == other.fun
+
+  def __hash__(self) -> int:
+    return hash(self.fun)
 
 
 class _Static:
