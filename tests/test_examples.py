@@ -56,3 +56,16 @@ def test_plot_without_matplotlib_is_a_one_line_message(tmp_path):
   assert out.stdout == ""
   assert out.stderr.strip().splitlines() == [
     "--plot needs matplotlib, which is not installed: pip install matplotlib (or pip install -e '.[examples]')"]
+
+
+def test_demo_quick():
+  """`make demo` in its quick mode: both tables and the showcase, with the seeds' outcomes."""
+  out = _run([os.path.join(EXAMPLES, "demo.py"), "--quick"])
+  assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
+  text = out.stdout
+  assert re.search(r"global read \+ print \(FAQ\) +\[0, 2, 4\], printed 3x +\[0, 1, 2\], printed 1x", text)
+  assert re.search(r"log\(exp\(100\.\)\) +inf +100\.0", text)
+  assert re.search(r"x\[x < 0\] +\[-1\.5 -0\.5\] +NonConcreteBooleanIndexError", text)
+  assert "jit vs eager" in text and "jit vs NumPy" in text
+  assert len(re.findall(r"\d+\.\dx +\d+\.\dx\n", text)) == 6
+  assert "input deleted=True" in text and "-> [3. 2. 1.]" in text
