@@ -145,3 +145,90 @@ def test_resharding_and_copies():
   assert back.devices() == {d[1]}
   np.testing.assert_array_equal(back, X)
   np.testing.assert_array_equal(xjax.device_get(x), X)
+
+
+def test_make_array_from_callback():
+  calls = []
+
+  def cb(index):
+    calls.append(index)
+    return X[index]
+  a = xjax.make_array_from_callback((4, 4), named("x"), cb)
+  assert a.sharding == named("x") and a.dtype == np.float32 and not a.weak_type and a.committed
+  assert calls == [(slice(0, 2), slice(None))] * 2 + [(slice(2, 4), slice(None))] * 2
+  assert [(s.device.id, s.replica_id) for s in a.addressable_shards] == [(0, 0), (1, 1), (2, 0),
+                                                                          (3, 1)]
+  np.testing.assert_array_equal(a, X)
+  b = xjax.make_array_from_callback((), named(), lambda i: 3.0)  # Python scalars: canonical
+  assert repr(b) == "Array(3., dtype=float32)" and b.sharding == named()
+  c = xjax.make_array_from_callback((4,), named("y"), lambda i: np.arange(4)[i])
+  assert repr(c) == "Array([0, 1, 2, 3], dtype=int32)"
+  one = xjax.make_array_from_callback((4, 4), xjax.sharding.SingleDeviceSharding(d[1]), cb)
+  assert one.devices() == {d[1]} and one.committed
+  back = xjax.make_array_from_callback((4, 4), named("x", "y"), lambda i: a[i])
+  np.testing.assert_array_equal(back, X)
+  assert xjax.make_array_from_callback((4, 4), named("x"), cb, dtype=np.float32).dtype == np.float32
+
+
+def test_make_array_from_callback_errors():
+  with pytest.raises(ValueError, match=r"Expected shard shape \(2, 4\) doesn't match the single "
+                                       r"device array shape \(4, 4\). Shape of Array is "
+                                       r"float32\[4,4\] with sharding NamedSharding"):
+    xjax.make_array_from_callback((4, 4), named("x"), lambda i: X)
+  with pytest.raises(ValueError, match="partitioned 2 times, but the dimension size is 3"):
+    xjax.make_array_from_callback((3, 4), named("x"), lambda i: X[i])
+  with pytest.raises(ValueError, match=r"If `dtype` is provided to "
+                                       r"`xjax.make_array_from_callback`, it must match"):
+    xjax.make_array_from_callback((4, 4), named("x"), lambda i: X[i], dtype=np.int32)
+  with pytest.raises(TypeError, match="sharding should be an instance of `xjax.sharding`"):
+    xjax.make_array_from_callback((4, 4), d[0], lambda i: X[i])
+  with pytest.raises(xjax.errors.UnexpectedTracerError, match="traced context"):
+    xjax.jit(lambda t: xjax.make_array_from_callback((4,), named("x"), lambda i: t[i]))(
+        jnp.ones(4))
+
+
+def test_make_array_from_single_device_arrays():
+  s = named("x")
+  index = s.devices_indices_map((4, 4))
+  pieces = [xjax.device_put(X[index[dev]], dev) for dev in d]
+  g = xjax.make_array_from_single_device_arrays((4, 4), s, pieces[::-1])  # any order
+  assert g.sharding == s and g.committed
+  np.testing.assert_array_equal(g, X)
+  assert (g.addressable_shards[2].data.unsafe_buffer_pointer()
+          == pieces[2].unsafe_buffer_pointer())  # the pieces' buffers, not copies
+  np.testing.assert_array_equal(g * 2, X * 2)
+  other = NamedSharding(Mesh(np.array(d[:2]), ("i",)), P("i"))
+  with pytest.raises(ValueError, match=r"Expected 4 per-device arrays \(this is how many "
+                                       r"devices are addressable by the sharding\), but got 3"):
+    xjax.make_array_from_single_device_arrays((4, 4), s, pieces[:3])
+  with pytest.raises(ValueError, match=r"must be from distinct devices, but got device IDs "
+                                       r"\[0, 0, 0, 0\]"):
+    xjax.make_array_from_single_device_arrays((4, 4), s, [pieces[0]] * 4)
+  with pytest.raises(ValueError, match=r"Expected shard shape \(2, 4\) doesn't match the "
+                                       r"single device array shape \(3, 4\)"):
+    xjax.make_array_from_single_device_arrays((4, 4), s, [xjax.device_put(X[:3], v) for v in d])
+  with pytest.raises(TypeError, match="Unsupported type for elements in `arrays`: <class "
+                                      "'numpy.ndarray'>"):
+    xjax.make_array_from_single_device_arrays((4, 4), s, [np.ones((2, 4))] * 4)
+  with pytest.raises(ValueError, match=r"Sharding contains devices \{0, 1\} that are not "
+                                       r"present in per-device arrays. Per-device arrays "
+                                       r"contain devices \{2, 3\}"):
+    xjax.make_array_from_single_device_arrays((4, 2), other, [
+        xjax.device_put(np.ones((2, 2), np.float32), v) for v in d[2:]])
+
+
+def test_make_array_from_process_local_data_one_process():
+  assert xjax.process_count() == 1 and xjax.process_index() == 0
+  assert xjax.local_devices() == d and xjax.local_devices(process_index=0) == d
+  h = xjax.make_array_from_process_local_data(named("x"), X)
+  assert h.sharding == named("x")
+  np.testing.assert_array_equal(h, X)
+  assert xjax.make_array_from_process_local_data(named("x"), X, (4, 4)).shape == (4, 4)
+  tree = xjax.make_array_from_process_local_data(named("x"), {"a": X, "b": X[:2]})
+  assert tree["b"].sharding == named("x")
+  with pytest.raises(ValueError, match=r"on a single process, global_shape should be None or "
+                                       r"equal to local_data.shape.Got global_shape=\(8, 4\) "
+                                       r"and local_data.shape=\(4, 4\)."):
+    xjax.make_array_from_process_local_data(named("x"), X, (8, 4))
+  with pytest.raises(ValueError, match="partitioned 2 times, but the dimension size is 3"):
+    xjax.make_array_from_process_local_data(named("x"), X[:3])

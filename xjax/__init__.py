@@ -10,6 +10,10 @@ from xjax._src.api import jvp, linearize, vjp, grad, value_and_grad, vmap
 from xjax._src.placement import (device_put, device_get, block_until_ready,  # noqa: F401
                                  default_device, live_arrays, clear_caches)
 from xjax._src.backend.runtime import (devices, local_devices, default_backend)
+from xjax._src.backend import runtime as _runtime
+from xjax._src.global_arrays import (make_array_from_callback,  # noqa: F401
+                                     make_array_from_process_local_data,
+                                     make_array_from_single_device_arrays)
 from xjax._src.lax.lax import stop_gradient  # noqa: F401
 from xjax._src.ad_api import jacfwd, jacrev, jacobian, hessian, linear_transpose  # noqa: F401
 from xjax._src.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
@@ -42,12 +46,14 @@ def copy_to_host_async(x):
   return x
 
 
-def process_index() -> int:
-  return 0
+def process_index(backend=None) -> int:
+  """This process's index in a distributed run (``xjax.distributed.initialize``); 0 alone."""
+  return _runtime.process_index(backend)
 
 
-def process_count() -> int:
-  return 1
+def process_count(backend=None) -> int:
+  """How many processes take part in the run; 1 alone."""
+  return _runtime.process_count(backend)
 
 
 # ---- more of JAX's top-level namespace (issue 19) ----

@@ -13,8 +13,8 @@ from xjax._src.core.values import get_aval
 
 
 def process_indices(backend=None) -> list[int]:
-  """The indices of the processes taking part (xjax runs one process)."""
-  return [0]
+  """The indices of the processes taking part."""
+  return runtime.process_indices(backend)
 
 
 def host_count(backend=None) -> int:
@@ -24,7 +24,7 @@ def host_count(backend=None) -> int:
 
 def host_id(backend=None) -> int:
   """Old name of ``process_index``."""
-  return 0
+  return runtime.process_index(backend)
 
 
 def host_ids(backend=None) -> list[int]:

@@ -167,12 +167,30 @@ def devices(backend: str | None = None) -> list:
 
 def local_devices(process_index: int | None = None, backend: str | None = None,
                   host_id: int | None = None) -> list:
-  """This process's devices of ``backend`` (JAX's signature; one process here)."""
+  """The devices of process ``process_index`` (default: this one) on ``backend``."""
   index = process_index if process_index is not None else host_id
-  if index not in (None, 0):
-    raise ValueError(f"local_devices: process_index {index} is out of range: this is process 0 "
-                     f"of 1")
-  return list(_backend_of(backend).local_devices())
+  client = _backend_of(backend)
+  if index is None:
+    return list(client.local_devices())
+  count = process_count(backend)
+  if not 0 <= index < count:
+    raise ValueError(f"local_devices: process_index {index} is out of range: there are "
+                     f"{count} process(es)")
+  return [d for d in client.devices() if d.process_index == index]
+
+
+def process_index(backend: str | None = None) -> int:
+  """This process's index among the processes of a distributed run (0 alone)."""
+  return _backend_of(backend).process_index()
+
+
+def process_indices(backend: str | None = None) -> list:
+  """The indices of every process whose devices ``backend`` sees."""
+  return sorted({d.process_index for d in _backend_of(backend).devices()})
+
+
+def process_count(backend: str | None = None) -> int:
+  return len(process_indices(backend))
 
 
 @lru_cache(maxsize=None)
@@ -379,6 +397,13 @@ def put_sharded(value: np.ndarray, described, weak_type: bool = False) -> Device
   aval = _HostAval(value.shape, value.dtype)
   aval.weak_type = weak_type
   return _xc.batched_device_put(aval, placement, pieces, devices, True, enable_x64=True)
+
+
+def assemble(bufs: Sequence[DeviceBuffer], described, shape, dtype) -> DeviceBuffer:
+  """One buffer over several devices from this process's one-device buffers ``bufs`` (in
+  device-id order), laid out as ``described``; the buffers become its shards as they are."""
+  aval = _HostAval(tuple(shape), np.dtype(dtype))
+  return _xc.ArrayImpl(aval, spread(described, len(shape)), list(bufs), True, True)
 
 
 def _assemble(buf) -> np.ndarray:
