@@ -342,3 +342,14 @@ def test_pmap_maps_keyword_arguments_over_their_leading_axis():
   out = jax.pmap(foo)(jnp.ones((1, 2)), y=jnp.full((1,), 2.0))
   np.testing.assert_array_equal(out, [[2.0, 2.0]])
   assert out.shape == (1, 2)
+
+
+def test_pmap_of_a_scalar_over_axis_0_is_a_value_error():
+  with pytest.raises(ValueError, match="in_axes=None"):
+    jax.pmap(lambda x, m: x * m)(jnp.ones((1, 2)), 100)
+
+
+def test_pmap_runs_with_jit_disabled():
+  with jax.disable_jit():
+    out = jax.pmap(lambda x: jax.lax.psum(x, "i") * 2, axis_name="i")(jnp.ones((1, 3)))
+  np.testing.assert_array_equal(out, [[2.0, 2.0, 2.0]])

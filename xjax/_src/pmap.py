@@ -153,7 +153,13 @@ def _leaf_axes(args, in_axes) -> list:
     leaves = tree_util.tree_leaves(arg)
     flat = [ax] * len(leaves) if isinstance(ax, int) or ax is None else (
         tree_util.tree_leaves(ax, is_leaf=lambda x: x is None))
-    out += [None if a is None else a % get_aval(x).ndim for x, a in zip(leaves, flat)]
+    for x, a in zip(leaves, flat):
+      ndim = get_aval(x).ndim
+      if a is not None and not -ndim <= a < ndim:
+        raise ValueError(f"pmap was asked to map an argument over axis {a}, which needs rank "
+                         f"at least {a + 1 if a >= 0 else -a}, but the argument has shape "
+                         f"{get_aval(x).shape}. Pass in_axes=None for it to broadcast it.")
+      out.append(None if a is None else a % ndim)
   return out
 
 

@@ -17,7 +17,7 @@ import functools
 import math
 from typing import Callable
 
-from xjax._src import spmd, tree_util
+from xjax._src import dispatch, spmd, tree_util
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args, eval_jaxpr
 from xjax._src.core.trace import Primitive
@@ -59,6 +59,8 @@ def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma):
 
 
 def _impl(*args, **params):
+  if params["mesh"].size == 1:  # one device: compiled as under jit
+    return dispatch.apply_primitive(shard_map_p, *args, **params)
   return spmd.apply_primitive(shard_map_p, args, params, mesh=params["mesh"])
 
 
