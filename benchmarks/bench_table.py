@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import numpy as np
 
 from _timing import best_of, implementations
+from bench_autodiff import mlp, mlp_data
 
 
 def rnn_grad(jax, jnp, lax):
@@ -34,21 +35,8 @@ def rnn_grad(jax, jnp, lax):
 
 
 def mlp_grad(jax, jnp, lax):
-  rng = np.random.RandomState(0)
-  sizes = [512, 512, 512, 512, 1]
-  params = [(jnp.asarray(rng.randn(a, b).astype(np.float32) / np.sqrt(a)),
-             jnp.zeros(b, jnp.float32)) for a, b in zip([512] + sizes[:-1], sizes)]
-  x = jnp.asarray(rng.randn(256, 512).astype(np.float32))
-  y = jnp.asarray(rng.randn(256, 1).astype(np.float32))
-
-  def loss(params, x, y):
-    h = x
-    for w, b in params[:-1]:
-      h = jnp.tanh(h @ w + b)
-    w, b = params[-1]
-    return jnp.mean((h @ w + b - y) ** 2)
-
-  g = jax.jit(jax.grad(loss))
+  params, x, y = mlp_data(jnp)
+  g = jax.jit(jax.grad(mlp(jnp)))
   return lambda: jax.block_until_ready(g(params, x, y)), 20
 
 
