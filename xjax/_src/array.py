@@ -275,7 +275,7 @@ class Array:
 
   @property
   def is_fully_addressable(self) -> bool:
-    return True
+    return self._buf._sharding.is_fully_addressable
 
   @property
   def is_fully_replicated(self) -> bool:

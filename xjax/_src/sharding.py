@@ -24,7 +24,9 @@ class Sharding:
 
   @property
   def is_fully_addressable(self) -> bool:
-    return True
+    """Whether this process holds every device (false in a multi-process run's global
+    layouts)."""
+    return all(d.process_index == d.client.process_index() for d in self.device_set)
 
   @property
   def memory_kind(self):

@@ -55,7 +55,71 @@ def _num_cpu_devices() -> int:
 
 
 def _make_cpu():
-  return _xc.make_cpu_client(asynchronous=True, num_devices=_num_cpu_devices())
+  client = _distributed.get("client")
+  if client is None:
+    return _xc.make_cpu_client(asynchronous=True, num_devices=_num_cpu_devices())
+  return _xc.make_cpu_client(
+      asynchronous=True, num_devices=_num_cpu_devices(), distributed_client=client,
+      node_id=_distributed["process_id"], num_nodes=_distributed["num_processes"],
+      collectives=_xc._xla.make_gloo_tcp_collectives(distributed_client=client))
+
+
+# ---------------------------------------------------------------------------------------
+# The distributed runtime: process 0 runs the coordination service; every process connects
+# a client to it, and the CPU client made afterwards sees every process's devices and runs
+# collectives between processes with gloo over TCP.
+
+_distributed: dict = {}
+
+
+def backends_initialized() -> bool:
+  return bool(_default_platform)
+
+
+def _peer_error(*status) -> None:
+  """Replaces the runtime's default reaction to a dead peer (terminating the process)."""
+  logger.error("xjax.distributed: the coordination service reported an error: %s", status)
+
+
+def connect_distributed(address: str, bind_address: str, num_processes: int, process_id: int,
+                        timeout: int, heartbeat_timeout: int, shutdown_timeout: int) -> None:
+  """Joins the run coordinated at ``address`` (starting its service in process 0); raises
+  TimeoutError when the processes have not all joined within ``timeout`` seconds."""
+  service = None
+  if process_id == 0:
+    service = _xc._xla.get_distributed_runtime_service(
+        bind_address, num_processes, heartbeat_timeout=heartbeat_timeout,
+        shutdown_timeout=shutdown_timeout)
+  client = _xc._xla.get_distributed_runtime_client(
+      address, process_id, init_timeout=timeout, heartbeat_timeout=heartbeat_timeout,
+      shutdown_timeout=shutdown_timeout, missed_heartbeat_callback=_peer_error,
+      shutdown_on_destruction=False)
+  try:
+    client.connect()
+  except Exception as e:
+    if service is not None:
+      service.shutdown()
+    raise TimeoutError(
+        f"xjax.distributed.initialize: process {process_id} of {num_processes} could not join "
+        f"the run coordinated at {address} within initialization_timeout={timeout}s ({e}). "
+        f"Check that process 0 runs and listens on {address}, and that all {num_processes} "
+        f"processes start.") from None
+  _distributed.update(service=service, client=client, process_id=process_id,
+                      num_processes=num_processes, address=address)
+
+
+def disconnect_distributed() -> None:
+  """Leaves the distributed run (waiting for the other processes to leave too)."""
+  client, service = _distributed.pop("client", None), _distributed.pop("service", None)
+  _distributed.clear()
+  if client is not None:
+    client.shutdown()
+  if service is not None:
+    service.shutdown()
+
+
+def distributed_connected() -> bool:
+  return "client" in _distributed
 
 
 def _make_gpu():
@@ -334,7 +398,7 @@ class _Spread(_xc.GSPMDSharding):
   def _device_assignment(self):
     return tuple(self._devices)
 
-  is_fully_addressable = True
+  is_fully_addressable = True  # set per instance by spread()
 
   @property
   def is_fully_replicated(self):
@@ -369,6 +433,7 @@ def spread(described, ndim: int) -> _Spread:
     text = described.tiling(ndim).hlo_text(logical)
     s = _Spread(_xc.DeviceList(tuple(devices)), _xc.HloSharding.from_string(text))
     s.described = described
+    s.is_fully_addressable = all(d.process_index == d.client.process_index() for d in devices)
     _spreads[key] = s
   return s
 
@@ -392,7 +457,7 @@ def put_sharded(value: np.ndarray, described, weak_type: bool = False) -> Device
   value = np.asarray(value)
   placement = spread(described, value.ndim)
   index = described.devices_indices_map(value.shape)
-  devices = list(placement._devices)
+  devices = [d for d in placement._devices if d.process_index == d.client.process_index()]
   pieces = [np.ascontiguousarray(value[index[d]]) for d in devices]
   aval = _HostAval(value.shape, value.dtype)
   aval.weak_type = weak_type
@@ -407,6 +472,10 @@ def assemble(bufs: Sequence[DeviceBuffer], described, shape, dtype) -> DeviceBuf
 
 
 def _assemble(buf) -> np.ndarray:
+  if not buf._sharding.is_fully_addressable:
+    raise RuntimeError("Fetching value for `xjax.Array` that spans non-addressable (non "
+                       "process local) devices is not possible. Use the `.addressable_shards` "
+                       "of the Array to inspect this process's shards.")
   shape = tuple(buf.aval.shape)
   parts = [(s._sharding._device, to_host(s)) for s in buf._arrays]
   index = buf._sharding.described.devices_indices_map(shape)

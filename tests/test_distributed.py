@@ -1,0 +1,93 @@
+"""xjax.distributed: two processes on 127.0.0.1 (tests/distributed_worker.py) join through
+XLA's coordination service and sum across each other with gloo; a process whose peers never
+come gets a TimeoutError naming the coordinator.  Every process is bounded in time and
+killed if it overruns."""
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _free_port() -> int:
+  with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))
+    return s.getsockname()[1]
+
+
+def _env(devices: int) -> dict:
+  env = {k: v for k, v in os.environ.items() if k not in ("JAX_NUM_CPU_DEVICES", "XLA_FLAGS")}
+  env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
+  return env
+
+
+def _run_all(commands, timeout: float) -> list:
+  """Runs the commands at once; returns (returncode, output) of each, killing them all when
+  the slowest overruns ``timeout``."""
+  procs = [subprocess.Popen(c, cwd=ROOT, env=_env(2), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True) for c in commands]
+  deadline = time.monotonic() + timeout
+  out = []
+  try:
+    for p in procs:
+      text, _ = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
+      out.append((p.returncode, text))
+  finally:
+    for p in procs:
+      if p.poll() is None:
+        p.kill()
+        p.wait()
+  return out
+
+
+def test_two_processes_share_devices_and_sum():
+  port = _free_port()
+  worker = os.path.join(ROOT, "tests", "distributed_worker.py")
+  results = _run_all([[sys.executable, worker, str(port), str(i)] for i in (0, 1)], 120)
+  for code, text in results:
+    assert code == 0, text[-3000:]
+    for line in ("devices ok", "sharded jit psum ok", "shard_map psum ok", "shutdown ok"):
+      assert line in text, text[-3000:]
+
+
+JOIN_ALONE = """
+import time, xjax
+start = time.monotonic()
+try:
+  xjax.distributed.initialize("127.0.0.1:{port}", num_processes=2, process_id={pid},
+                              initialization_timeout=2)
+except TimeoutError as e:
+  assert "127.0.0.1:{port}" in str(e) and "initialization_timeout=2" in str(e), e
+  assert not xjax.distributed.is_initialized()
+  print("timed out after", round(time.monotonic() - start), "s")
+"""
+
+
+@pytest.mark.slow  # ~8 s each: gRPC waits at least that long before giving up
+@pytest.mark.parametrize("pid", [0, 1])  # 0: serves, nobody joins; 1: nobody serves
+def test_a_process_that_cannot_join_times_out(pid):
+  port = _free_port()
+  [(code, text)] = _run_all([[sys.executable, "-c", JOIN_ALONE.format(port=port, pid=pid)]],
+                            60)
+  assert code == 0 and "timed out after" in text, text[-3000:]
+
+
+def test_initialize_checks_its_arguments():
+  code = """
+import pytest, xjax
+with pytest.raises(ValueError, match="process_id < num_processes. Got process_id=2"):
+  xjax.distributed.initialize("127.0.0.1:1", num_processes=2, process_id=2)
+with pytest.raises(TypeError, match="process_id must be a nonnegative int"):
+  xjax.distributed.initialize("127.0.0.1:1", num_processes=2, process_id="0")
+xjax.devices()
+with pytest.raises(RuntimeError, match="must be called before any xjax calls"):
+  xjax.distributed.initialize("127.0.0.1:1", num_processes=2, process_id=0)
+xjax.distributed.shutdown()  # nothing to shut down
+print("checked")
+"""
+  [(rc, text)] = _run_all([[sys.executable, "-c", code]], 60)
+  assert rc == 0 and "checked" in text, text[-3000:]
