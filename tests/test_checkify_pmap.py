@@ -73,3 +73,13 @@ def test_pmap_on_one_device():
                                                                     ).tolist() == [[3., 3.]] * n
   with pytest.raises(ValueError, match="logical devices"):
     jax.pmap(lambda v: v)(jnp.arange(n + 1.))
+
+
+def test_check_message_formats_its_arguments_as_arrays():
+  # Expected text from JAX 0.10.2: arguments stay Arrays, so reprs inside containers show them.
+  def f(x):
+    checkify.check(x > 5, "bad {x} {y} {z:.2f} {d}", x=x, y=jnp.ones(2), z=x, d={"b": x})
+    return x
+  err, _ = checkify.checkify(f)(jnp.float32(1.0))
+  assert err.get() == ("bad 1.0 [1. 1.] 1.00 {'b': Array(1., dtype=float32)} "
+                       "(`check` failed)")

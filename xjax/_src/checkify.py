@@ -75,7 +75,7 @@ def _format(message: str, fmt_tree, fmt_leaves) -> str:
 
 def _check_impl(pred, *fmt_leaves, message, fmt_tree):
   if not bool(np.all(np.asarray(pred))):
-    raise JaxRuntimeError(_format(message, fmt_tree, [np.asarray(x) for x in fmt_leaves]))
+    raise JaxRuntimeError(_format(message, fmt_tree, fmt_leaves))
   return []
 
 
@@ -165,7 +165,7 @@ class Error:
       return None
     (category, message, fmt_tree), payload = first
     if category is FailedCheckError:
-      return _format(message, fmt_tree, [np.asarray(x) for x in payload])
+      return _format(message, fmt_tree, payload)
     return message
 
   def get_exception(self) -> JaxException | None:

@@ -363,7 +363,9 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
     def body(*blocks):
       out = f(*tree_util.tree_unflatten(in_tree, blocks))
       out_leaves, out_tree = tree_util.tree_flatten(out)
-      out_tree_box.append((out, out_tree))
+      # (the outputs' structure, with avals for leaves: keeping tracers would leak them)
+      skeleton = tree_util.tree_unflatten(out_tree, [get_aval(o) for o in out_leaves])
+      out_tree_box.append((skeleton, out_tree))
       return out_leaves
 
     def specs_out(out_avals):
