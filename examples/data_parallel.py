@@ -1,16 +1,34 @@
 """Data-parallel training of a small MLP over 4 CPU devices, three ways, with the same loss
 curve: on one device, with ``pmap`` (gradients averaged by ``lax.pmean``), and with ``jit``
-over a batch split across a mesh (XLA's partitioner inserts the reduction).
+over a batch split across a mesh (XLA's partitioner inserts the reduction).  With
+``--processes 2`` the sharded jit also runs over 2 processes of 2 devices each, joined by
+``xjax.distributed`` on 127.0.0.1, each process feeding its half of every batch.
 
-    python examples/data_parallel.py
+    python examples/data_parallel.py [--processes 2]
 """
+import argparse
+import os
+import socket
+import subprocess
+import sys
+
 import numpy as np
 
 import xjax as jax
 import xjax.numpy as jnp
 from xjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-jax.config.update("jax_num_cpu_devices", 4)
+parser = argparse.ArgumentParser()
+parser.add_argument("--processes", type=int, default=1)
+parser.add_argument("--port", type=int)          # set for the processes it starts
+parser.add_argument("--process-id", type=int)
+args = parser.parse_args()
+if args.process_id is not None:
+  jax.config.update("jax_num_cpu_devices", 4 // args.processes)
+  jax.distributed.initialize(f"127.0.0.1:{args.port}", args.processes, args.process_id,
+                             initialization_timeout=60)
+else:
+  jax.config.update("jax_num_cpu_devices", 4)
 
 N_DEV, BATCH, STEPS, LR = 4, 64, 20, 0.1
 
@@ -63,6 +81,11 @@ def train(kind: str) -> list:
       params, value = step_one_device(params, x, y)
     elif kind == "pmap":
       params, value = step_pmap(params, x.reshape(N_DEV, -1, 8), y.reshape(N_DEV, -1, 1))
+    elif kind == "processes":  # each process holds its rows of the batch
+      rows = slice(jax.process_index() * BATCH // jax.process_count(),
+                   (jax.process_index() + 1) * BATCH // jax.process_count())
+      params, value = step_one_device(
+          params, *jax.make_array_from_process_local_data(split, (x[rows], y[rows])))
     else:  # sharded jit: the batch is split over the mesh, the parameters replicated
       params, value = step_one_device(params, jax.device_put(x, split),
                                       jax.device_put(y, split))
@@ -70,11 +93,38 @@ def train(kind: str) -> list:
   return curve
 
 
-if __name__ == "__main__":
+def train_in_processes(n: int) -> list:
+  """Starts ``n`` copies of this script as the processes of one run; process 0's curve."""
+  with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+  procs = [subprocess.Popen([sys.executable, __file__, "--processes", str(n), "--port",
+                             str(port), "--process-id", str(i)], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "XLA_FLAGS": ""}) for i in range(n)]
+  try:
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+  finally:
+    for p in procs:
+      if p.poll() is None:
+        p.kill()
+  if any(p.returncode for p in procs):
+    raise RuntimeError("a training process failed:\n" + "\n".join(outs))
+  line = next(l for l in outs[0].splitlines() if l.startswith("curve:"))  # gloo prints too
+  return [float(v) for v in line.split()[1:]]
+
+
+if args.process_id is not None:  # one process of a run started by train_in_processes
+  print("curve:", " ".join(repr(v) for v in train("processes")))
+  jax.distributed.shutdown()
+elif __name__ == "__main__":
   curves = {kind: train(kind) for kind in ("one device", "pmap", "sharded jit")}
+  if args.processes > 1:
+    curves[f"{args.processes} processes"] = train_in_processes(args.processes)
   for kind, curve in curves.items():
     print(f"{kind:12s}", " ".join(f"{v:.5f}" for v in curve[::4]))
   reference = np.array(curves["one device"])
-  for kind in ("pmap", "sharded jit"):
+  for kind in list(curves)[1:]:
     np.testing.assert_allclose(curves[kind], reference, rtol=1e-4, atol=1e-6)
-  print("same loss curve on 1 and 4 devices")
+  print("same loss curve on 1 and 4 devices" + (f" and {args.processes} processes"
+                                                  if args.processes > 1 else ""))

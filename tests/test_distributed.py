@@ -91,3 +91,10 @@ print("checked")
 """
   [(rc, text)] = _run_all([[sys.executable, "-c", code]], 60)
   assert rc == 0 and "checked" in text, text[-3000:]
+
+
+@pytest.mark.slow  # ~10 s: trains the example's MLP three ways and in 2 processes
+def test_data_parallel_example_gives_the_same_curve_in_two_processes():
+  [(code, text)] = _run_all([[sys.executable, "examples/data_parallel.py", "--processes",
+                              "2"]], 240)
+  assert code == 0 and "same loss curve on 1 and 4 devices and 2 processes" in text, text[-3000:]

@@ -260,12 +260,12 @@ def process_count(backend: str | None = None) -> int:
 @lru_cache(maxsize=None)
 def default_device():
   """Where uncommitted data goes: ``jax_default_device`` (a device or a platform name) if
-  set, else the first device of the default backend."""
+  set, else this process's first device of the default backend."""
   chosen = config.read("jax_default_device")
   if chosen is None:
-    return backend().devices()[0]
+    return backend().local_devices()[0]
   if isinstance(chosen, str):
-    return backend(chosen).devices()[0]
+    return backend(chosen).local_devices()[0]
   return chosen
 
 
@@ -472,6 +472,8 @@ def assemble(bufs: Sequence[DeviceBuffer], described, shape, dtype) -> DeviceBuf
 
 
 def _assemble(buf) -> np.ndarray:
+  if buf._sharding.is_fully_replicated:  # every shard is the whole array
+    return to_host(buf._arrays[0])
   if not buf._sharding.is_fully_addressable:
     raise RuntimeError("Fetching value for `xjax.Array` that spans non-addressable (non "
                        "process local) devices is not possible. Use the `.addressable_shards` "
