@@ -336,3 +336,122 @@ _JVP_CASES["igamma"] = lambda: xjax.jvp(lambda b: lax.igamma(_JVP_Y, b), (_JVP_X
 def test_elementwise_tangents_are_bit_identical_to_the_reference(name):
   got = np.asarray(_JVP_CASES[name]())
   np.testing.assert_array_equal(got, np.asarray(_JVP_REFERENCE[name], np.float32))
+
+
+# ---------------------------------------------------------------------------------------
+# Custom rules with symbolic zeros, and what rules receive (equinox's filter_custom_jvp/vjp
+# and diffrax's checkpointed loops rely on these); expectations as JAX 0.10.2 shows them.
+
+def _symbolic_vjp(seen):
+  @xjax.custom_vjp
+  def f(x, y):
+    return x * y
+
+  def fwd(x, y):
+    seen.append(("fwd", type(x).__name__, x.perturbed, y.perturbed))
+    return x.value * y.value, (x.value, y.value)
+
+  def bwd(res, g):
+    seen.append(("bwd", type(g).__name__))
+    return (g * res[1], None)
+  f.defvjp(fwd, bwd, symbolic_zeros=True)
+  return f
+
+
+def test_custom_vjp_symbolic_zeros_tell_fwd_what_is_perturbed():
+  seen = []
+  f = _symbolic_vjp(seen)
+  assert float(xjax.grad(f)(2., 3.)) == 3.0
+  assert seen == [("fwd", "CustomVJPPrimal", True, False), ("bwd", "Array")]
+  seen.clear()
+  assert float(xjax.grad(lambda x: f(x, x))(2.)) == 2.0   # bwd's None: a zero
+  assert seen[0][2:] == (True, True)
+  assert float(xjax.jit(xjax.grad(lambda x: f(x, 3.)))(2.)) == 3.0
+  np.testing.assert_array_equal(xjax.vmap(xjax.grad(f))(jnp.ones(2), jnp.full(2, 3.)), [3, 3])
+
+
+def test_custom_vjp_symbolic_zero_cotangents_and_outputs():
+  seen = []
+
+  @xjax.custom_vjp
+  def h(x):
+    return x, 2 * x
+
+  def hb(res, g):
+    seen.append([type(c).__name__ for c in g])
+    return (xjax.custom_derivatives.SymbolicZero(xjax.core.ShapedArray((), np.float32)),)
+  h.defvjp(lambda x: ((x.value, 2 * x.value), None), hb, symbolic_zeros=True)
+  assert float(xjax.grad(lambda x: h(x)[0])(2.)) == 0.0
+  assert seen == [["Array", "SymbolicZero"]]
+
+
+def test_custom_jvp_symbolic_zeros_reach_the_rule_and_may_be_returned():
+  seen = []
+
+  @xjax.custom_jvp
+  def k(x, y):
+    return x * y
+
+  def rule(p, t):
+    seen.append(tuple(type(x).__name__ == "SymbolicZero" for x in t))
+    zero = isinstance(t[0], xjax.custom_derivatives.SymbolicZero)
+    return k(*p), t[0] if zero else t[0] * p[1]
+  k.defjvp(rule, symbolic_zeros=True)
+  assert float(xjax.grad(k)(2., 3.)) == 3.0
+  assert float(xjax.grad(k, argnums=1)(2., 3.)) == 0.0
+  assert float(xjax.jit(xjax.grad(k, argnums=1))(2., 3.)) == 0.0
+  np.testing.assert_array_equal(xjax.vmap(xjax.grad(k))(jnp.ones(2), jnp.ones(2)), [1, 1])
+  assert seen[:2] == [(False, True), (True, False)] and seen[-1] == (False, True)
+  # explicit tangents are values, not symbolic zeros
+  assert xjax.jvp(k, (2., 3.), (1., 0.))[1] == 3.0 and seen[-1] == (False, False)
+
+
+def test_custom_rules_see_closed_over_scalars_as_arrays_and_python_residuals_as_given():
+  seen = []
+
+  @xjax.custom_vjp
+  def f(x, n, b):
+    return x * n
+
+  def fwd(x, n, b):
+    seen.append((type(n).__name__, n.shape, n.dtype, b.dtype))
+    return x * n, (x, True, 3, None, 2.5)
+
+  def bwd(res, g):
+    seen.append(tuple(type(r).__name__ for r in res[1:]))
+    return (g, None, None)
+  f.defvjp(fwd, bwd)
+  n0, b0 = jnp.array(3), jnp.array(True)
+  # grad of a jit: the jaxpr's scalar literals are evaluated again under the JVP
+  assert float(xjax.grad(xjax.jit(lambda x: f(x, n0, b0)))(2.)) == 1.0
+  assert seen[0] == ("Array", (), np.int32, np.bool_)
+  assert seen[-1] == ("bool", "int", "NoneType", "float")
+
+
+def test_custom_call_with_only_zero_tangents_runs_below_the_jvp():
+  @xjax.custom_jvp
+  def probe(x):
+    return 2 * x
+  probe.defjvp(lambda p, t: (probe(p[0]), 2 * t[0]))
+  c = jnp.float32(2.)
+
+  def f(x):   # the cond output carries a symbolic zero tangent into the custom call
+    return probe(lax.cond(x > 0, lambda x: (x, c), lambda x: (x, c), x)[1]) + x
+  y, lin = xjax.linearize(f, 1.0)
+  assert (float(y), float(lin(1.0))) == (5.0, 1.0)
+
+
+def test_custom_vjp_bwd_may_give_none_for_a_whole_argument_subtree():
+  @xjax.custom_vjp
+  def f(x, aux):
+    return x * aux["a"] + aux["b"][0]
+  f.defvjp(lambda x, aux: (f(x, aux), aux["a"]), lambda a, g: (g * a, None))
+  aux = {"a": jnp.float32(3.), "b": [jnp.float32(1.), None]}
+  assert float(xjax.grad(f)(2., aux)) == 3.0
+
+
+def test_jit_closing_over_a_float0_array():
+  # float0 values (integer tangents) have no data; XLA receives them as booleans
+  z = np.zeros((3,), xjax.dtypes.float0)
+  out = xjax.jit(lambda x: (x * 2, z))(1.)
+  assert out[1].dtype == xjax.dtypes.float0 and out[1].shape == (3,)

@@ -70,3 +70,78 @@ def test_numpyro_svi():
                              [70.18645477294922, 68.58502197265625, 56.05068588256836,
                               31.909500122070312], rtol=1e-6)
   np.testing.assert_allclose(result.params["mu_auto_loc"], 0.29630497097969055, rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------
+# blackjax 1.7.1: NUTS with fixed parameters, then window adaptation and NUTS
+
+def _needs_shard_map():
+  import xjax
+  return pytest.mark.xfail(not hasattr(xjax, "shard_map"), strict=True,
+                           reason="blackjax imports jax.shard_map (sharding issue 20)")
+
+
+@_needs_shard_map()
+def test_blackjax_nuts_with_window_adaptation():
+  blackjax, jax, stats = library("blackjax", "jax", "jax.scipy.stats")
+  jnp = jax.numpy
+  observed = np.random.default_rng(0).normal(10, 20, size=200).astype(np.float32)
+
+  def logdensity_fn(x):
+    return jnp.sum(stats.norm.logpdf(observed, x["loc"], x["scale"]))
+
+  nuts = blackjax.nuts(logdensity_fn, 1e-3, jnp.array([1., 1.]))
+  state = nuts.init({"loc": 1., "scale": 2.})
+  step = jax.jit(nuts.step)
+  for i in range(5):
+    state, _ = step(jax.random.fold_in(jax.random.key(0), i), state)
+  np.testing.assert_allclose([state.position["loc"], state.position["scale"], state.logdensity],
+                             [2.5780961513519287, 22.1468563079834, -890.8435668945312],
+                             rtol=1e-6)
+
+  warmup = blackjax.window_adaptation(blackjax.nuts, logdensity_fn)
+  (state, parameters), _ = warmup.run(jax.random.key(1), {"loc": 1., "scale": 2.}, num_steps=30)
+  np.testing.assert_allclose(parameters["step_size"], 0.43930160999298096, rtol=1e-5)
+  np.testing.assert_allclose(parameters["inverse_mass_matrix"],
+                             [12.981510162353516, 26.54950714111328], rtol=1e-5)
+  kernel = jax.jit(blackjax.nuts(logdensity_fn, **parameters).step)
+  samples = []
+  for i in range(5):
+    state, _ = kernel(jax.random.fold_in(jax.random.key(2), i), state)
+    samples.append([state.position["loc"], state.position["scale"]])
+  np.testing.assert_allclose(samples, [[10.122549057006836, 18.40203094482422],
+                                       [10.122549057006836, 18.40203094482422],
+                                       [9.378641128540039, 19.731590270996094],
+                                       [9.378641128540039, 19.731590270996094],
+                                       [13.665613174438477, 19.41929054260254]], rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------------------
+# diffrax 0.7.2: an adaptive Tsit5 solve of Lotka-Volterra, and a gradient through it
+
+def test_diffrax_adaptive_tsit5_and_its_gradient():
+  diffrax, jax = library("diffrax", "jax")
+  jnp = jax.numpy
+
+  def vector_field(t, y, args):
+    prey, predator = y
+    a, b, c, d = args
+    return jnp.stack([a * prey - b * prey * predator, -c * predator + d * prey * predator])
+
+  def solve(args):
+    return diffrax.diffeqsolve(
+        diffrax.ODETerm(vector_field), diffrax.Tsit5(), t0=0., t1=10., dt0=0.1,
+        y0=jnp.array([10., 10.]), args=args,
+        stepsize_controller=diffrax.PIDController(rtol=1e-5, atol=1e-5),
+        saveat=diffrax.SaveAt(ts=jnp.linspace(0., 10., 5)))
+
+  args = jnp.array([0.1, 0.02, 0.4, 0.02])
+  sol = jax.jit(solve)(args)
+  np.testing.assert_allclose(sol.ys, [[10.0, 10.0], [8.70911693572998, 5.821189880371094],
+                                      [8.953412055969238, 3.315065860748291],
+                                      [10.112727165222168, 1.9579057693481445],
+                                      [12.008075714111328, 1.248466968536377]], rtol=1e-6)
+  assert (int(sol.stats["num_steps"]), int(sol.stats["num_accepted_steps"])) == (7, 7)
+  grad = jax.jit(jax.grad(lambda a: solve(a).ys[-1].sum()))(args)
+  np.testing.assert_allclose(grad, [116.29618835449219, -450.3654479980469,
+                                    19.741539001464844, -175.22296142578125], rtol=1e-5)

@@ -208,6 +208,27 @@ def test_deflinear_and_defbroadcasting():
   assert xjax.grad(hyp_p.bind, argnums=1)(3., 4.) == 8.
 
 
+def test_lower_fun_rules_nested_inside_each_other():
+  # equinox's primitives lower through lower_fun and bind each other: the inner rule's
+  # emitted arguments must not retype the outer rule's (a diffrax solve under grad).
+  pick_p = core.Primitive("pick_row")
+  pick_p.def_abstract_eval(lambda pred, x, y: y)
+  mlir.register_lowering(pick_p, mlir.lower_fun(lambda pred, x, y: lax.select(
+      lax.broadcast(pred, y.shape), x, y), multiple_results=False))
+  outer_p = core.Primitive("update_row")
+  outer_p.def_abstract_eval(lambda pred, table, row, i: table)
+
+  def outer(pred, table, row, i):
+    new = pick_p.bind(pred, row, table[i])
+    return table.at[i].set(new * 2) + table
+  mlir.register_lowering(outer_p, mlir.lower_fun(outer, multiple_results=False))
+  table, row = np.arange(14, dtype=np.float32).reshape(7, 2), np.array([10, 20], np.float32)
+  got = xjax.jit(outer_p.bind)(True, table, row, 3)
+  want = table + table
+  want[3] = table[3] + 2 * row
+  np.testing.assert_array_equal(got, want)
+
+
 def test_axis_primitive_batchers_as_equinox_registers_them():
   def impl(x, y, *, k):
     return [x * k + y, x - y]

@@ -129,3 +129,27 @@ def test_private_flatten_util_module():
   vec, unravel = flat.ravel_pytree({"a": np.ones(2, np.float32), "b": np.float32(3)})
   np.testing.assert_array_equal(vec, [1, 1, 3])
   np.testing.assert_array_equal(unravel(vec)["a"], [1, 1])
+
+
+def test_private_ad_util_stop_gradient_takes_a_transpose_rule():
+  # lineax registers a transpose rule for jax._src.ad_util.stop_gradient_p, so that linear
+  # solves transpose through its stop_gradient calls; the rule must reach xjax's primitive.
+  import importlib
+  import xjax
+  import xjax.extend.core.primitives as primitives
+  from xjax.interpreters import ad
+  ad_util = importlib.import_module("xjax._src.jax_private_compat.ad_util")
+  assert ad_util.stop_gradient_p is primitives.stop_gradient_p
+  assert "stop_gradient" in str(xjax.make_jaxpr(xjax.lax.stop_gradient)(1.0))
+  with pytest.raises(AttributeError, match="jax._src.ad_util"):
+    ad_util.add_jaxvals_p
+  previous = ad.primitive_transposes.get(ad_util.stop_gradient_p)
+  ad.primitive_transposes[ad_util.stop_gradient_p] = lambda ct, x: (ct,)
+  try:
+    t = xjax.linear_transpose(lambda x: 2.0 * ad_util.stop_gradient_p.bind(x), 1.0)
+    assert float(t(1.0)[0]) == 2.0
+  finally:
+    if previous is None:
+      del ad.primitive_transposes[ad_util.stop_gradient_p]
+    else:
+      ad.primitive_transposes[ad_util.stop_gradient_p] = previous

@@ -120,8 +120,10 @@ def test_stages_custom_derivatives_and_dlpack_modules():
   zeros = cd.zero_from_primal({"f": jnp.ones(2), "i": jnp.ones(3, np.int32)})
   np.testing.assert_array_equal(zeros["f"], np.zeros(2, np.float32))
   assert zeros["i"].dtype == xjax.dtypes.float0 and zeros["i"].shape == (3,)
-  with pytest.raises(NotImplementedError, match="symbolic_zeros"):
-    cd.zero_from_primal(jnp.ones(2), symbolic_zeros=True)
+  symbolic = cd.zero_from_primal({"f": jnp.ones(2), "i": jnp.ones(3, np.int32)},
+                                 symbolic_zeros=True)
+  assert repr(symbolic["f"]) == "SymbolicZero" and symbolic["f"].shape == (2,)
+  assert symbolic["i"].dtype == xjax.dtypes.float0
   assert cd.custom_jvp is xjax.custom_jvp and cd.custom_vjp is xjax.custom_vjp
   assert all(xjax.dlpack.is_supported_dtype(t) for t in (np.bool_, np.uint64, jnp.bfloat16))
   np.testing.assert_array_equal(xjax.dlpack.from_dlpack(np.arange(3)), [0, 1, 2])

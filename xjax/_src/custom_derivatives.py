@@ -57,6 +57,9 @@ def _as_array(x):
   return x if isinstance(x, (Array, Tracer)) else make_array(x)
 
 
+_PY_SCALARS = (bool, int, float, complex)
+
+
 def _trace_call(fun, nondiff, statics, dyn):
   """(hoisted jaxpr, consts, in_tree, leaves, out_tree box) for fun at ``dyn``."""
   leaves, in_tree = tree_util.tree_flatten(dyn)
@@ -88,12 +91,18 @@ def _processing_trace(leaves):
   return trace
 
 
-def _custom_call(prim, fun, args, dyn, params, trace_and_bind):
+def _custom_call(prim, fun, args, dyn, params, trace_and_bind, recall):
   """Calls a custom-derivative function as JAX does.  On concrete inputs the function
   just runs; under a JVP the rule runs on the primals (concrete when the JVP is eager), so
-  the function is not traced; any other trace stages the call (``trace_and_bind``)."""
+  the function is not traced; any other trace stages the call (``trace_and_bind``).  A
+  JVP whose tracers among the inputs all carry zero tangents leaves the call to the
+  transformation below it, on the primals (``recall``: the custom function itself)."""
   leaves = tree_util.tree_leaves(dyn)
   trace = _processing_trace(leaves)
+  if isinstance(trace, JVPTrace) and all(type(trace.lift(x)[1]) is Zero for x in leaves):
+    primal = lambda x: trace.lift(x)[0] if isinstance(x, Tracer) and x._trace is trace else x
+    with set_current_trace(trace.parent):
+      return recall(*tree_util.tree_map(primal, args))
   with set_current_trace(trace):
     if trace is eval_trace:
       return fun(*args)
@@ -101,6 +110,61 @@ def _custom_call(prim, fun, args, dyn, params, trace_and_bind):
       return trace.process_primitive(prim, leaves, dict(params, call_jaxpr=None,
                                                           num_consts=0))
     return trace_and_bind()
+
+
+class SymbolicZero:
+  """A zero tangent (or cotangent) handed to a rule defined with ``symbolic_zeros=True``:
+  it carries the value's type (``aval``, and through it ``shape``, ``dtype``, ...) instead
+  of an array of zeros."""
+
+  def __init__(self, aval) -> None:
+    self.aval = aval
+
+  def __repr__(self) -> str:
+    return "SymbolicZero"
+
+  def __getattr__(self, name):
+    if name == "aval":     # not set yet (copying, unpickling)
+      raise AttributeError(name)
+    return getattr(self.aval, name)
+
+  @staticmethod
+  def from_primal_value(val) -> "SymbolicZero":
+    return SymbolicZero(tangent_aval(get_aval(val)))
+
+
+class CustomVJPPrimal:
+  """A primal handed to a ``custom_vjp`` forward rule defined with ``symbolic_zeros=True``:
+  its ``value``, and whether it is ``perturbed`` (has a nonzero tangent)."""
+  __slots__ = ("value", "perturbed")
+
+  def __init__(self, value, perturbed: bool) -> None:
+    self.value = value
+    self.perturbed = perturbed
+
+  def __repr__(self) -> str:
+    return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
+def custom_vjp_primal_tree_values(tree):
+  """The values of a pytree of ``CustomVJPPrimal`` records (their perturbation dropped)."""
+  return tree_util.tree_map(lambda x: x.value if isinstance(x, CustomVJPPrimal) else x, tree,
+                            is_leaf=lambda x: isinstance(x, CustomVJPPrimal))
+
+
+def _rule_zeros(tangents, symbolic: bool) -> list:
+  """Tangents as a rule sees them: symbolic zeros as ``SymbolicZero`` records when it was
+  defined with ``symbolic_zeros=True``, else as arrays of zeros."""
+  if symbolic:
+    return [SymbolicZero(t.aval) if type(t) is Zero else t for t in tangents]
+  return [ad.instantiate(t) for t in tangents]
+
+
+def _rule_primals(primals) -> list:
+  """Primals as a rule sees them: arrays.  A jaxpr re-evaluated under a transformation
+  (a jit's body under grad) hands its scalar literals over as Python or NumPy scalars;
+  the rule gets them as the arrays they were (JAX passes closed-over arrays as tracers)."""
+  return [_as_array(p) for p in primals]
 
 
 def _check_closure_tangents(tangents, num_consts, kind):
@@ -111,16 +175,38 @@ def _check_closure_tangents(tangents, num_consts, kind):
                     "parameters; pass the value as an argument instead.")
 
 
+def _leaves_up_to(treedef, x) -> list | None:
+  """``x``'s parts at the leaves of ``treedef`` (None where it does not fit it); a None
+  in ``x`` stands for zeros of the whole subtree below it, as JAX allows in rules."""
+  if treedef.node_data() is None:   # a leaf
+    return [x]
+  if x is None:
+    return [None] * treedef.num_leaves
+  kids, node = tree_util.tree_flatten(x, is_leaf=lambda y: y is not x)
+  children = treedef.children()
+  if node.node_data() != treedef.node_data() or len(kids) != len(children):
+    return None
+  out = []
+  for child, kid in zip(children, kids):
+    part = _leaves_up_to(child, kid)
+    if part is None:
+      return None
+    out += part
+  return out
+
+
 def _flat_tangents(tree, expected_tree, avals, what):
-  leaves, t = tree_util.tree_flatten(tree, is_leaf=lambda x: x is None)
-  if t != expected_tree:
+  leaves = _leaves_up_to(expected_tree, tree)
+  if leaves is None or not all(
+      x is None or tree_util.tree_structure(x).node_data() is None for x in leaves):
+    t = tree_util.tree_structure(tree, is_leaf=lambda x: x is None)
     raise TypeError(f"{what} must produce a value with the same pytree structure as the "
                     f"primal output; expected {expected_tree}, got {t}.")
   out = []
   for i, (x, a) in enumerate(zip(leaves, avals)):
     ta = tangent_aval(a)
-    if x is None or type(x) is Zero:
-      out.append(ad.zeros_of(ta))
+    if x is None or type(x) in (Zero, SymbolicZero):
+      out.append(Zero(ta))     # stays symbolic, as JAX keeps a rule's zero outputs
       continue
     xa = get_aval(x)
     if what == "Custom JVP rule":
@@ -169,10 +255,13 @@ class custom_jvp:
     self.fun = fun
     self.nondiff_argnums = tuple(nondiff_argnums)
     self.jvp = None
+    self.symbolic_zeros = False
 
   def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
-    """``jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)``."""
+    """``jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)``; with
+    ``symbolic_zeros`` the zero tangents reach it as ``SymbolicZero`` records."""
     self.jvp = jvp
+    self.symbolic_zeros = symbolic_zeros
     return jvp
 
   def defjvps(self, *jvps) -> None:
@@ -195,10 +284,11 @@ class custom_jvp:
     nondiff, statics, dyn = _split_nondiff(args, self.nondiff_argnums)
     in_tree = tree_util.tree_structure(dyn)
     rule, name, out_trees = self.jvp, fun_name(self.fun), []
+    symbolic = self.symbolic_zeros
 
-    def jvp_flat(primals, tangents):
+    def jvp_flat(primals, tangents):  # tangents: arrays or symbolic Zeros
       p = tree_util.tree_unflatten(in_tree, primals)
-      t = tree_util.tree_unflatten(in_tree, tangents)
+      t = tree_util.tree_unflatten(in_tree, _rule_zeros(tangents, symbolic))
       res = rule(*statics, tuple(p), tuple(t))
       if not isinstance(res, (tuple, list)) or len(res) != 2:
         raise TypeError("Custom JVP rule must return a pair (primal_out, tangent_out); got "
@@ -222,7 +312,7 @@ class custom_jvp:
 
     jvp_flat.__name__ = fun_name(rule)  # printed in jaxprs as the user's rule
     outs = _custom_call(custom_jvp_call_p, self.fun, args, dyn,
-                        dict(jvp=jvp_flat, name=name), trace_and_bind)
+                        dict(jvp=jvp_flat, name=name), trace_and_bind, self)
     if not out_trees:  # ran as a plain function on concrete inputs
       return outs
     return tree_util.tree_unflatten(out_trees[0], outs)
@@ -230,9 +320,7 @@ class custom_jvp:
 
 def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name):
   _check_closure_tangents(tangents, num_consts, "custom_jvp")
-  ps = list(primals[num_consts:])
-  ts = [ad.instantiate(t) for t in tangents[num_consts:]]
-  return jvp(ps, ts)
+  return jvp(_rule_primals(primals[num_consts:]), list(tangents[num_consts:]))
 
 
 def _custom_jvp_batch(axis, args, dims, **params):
@@ -242,9 +330,17 @@ def _custom_jvp_batch(axis, args, dims, **params):
     rule, nb = params["jvp"], in_batched[k:]
 
     def jvp(primals, tangents):
-      n = len(primals)
-      outs = _batch_flat_fn(lambda *xs: _concat(*rule(list(xs[:n]), list(xs[n:]))),
-                            axis, nb + nb)(*primals, *tangents)
+      # Symbolic zero tangents stay symbolic (of the per-member type) inside the batch.
+      n, zero = len(primals), [type(t) is Zero for t in tangents]
+
+      def rule_flat(*xs):
+        it = iter(xs[n:])
+        ts = [Zero.like(p) if z else next(it) for p, z in zip(xs[:n], zero)]
+        out_p, out_t = rule(list(xs[:n]), ts)
+        return _concat(out_p, [ad.instantiate(t) for t in out_t])
+      nz = [t for t, z in zip(tangents, zero) if not z]
+      nz_batched = [b for b, z in zip(nb, zero) if not z]
+      outs = _batch_flat_fn(rule_flat, axis, nb + nz_batched)(*primals, *nz)
       return outs[:len(outs) // 2], outs[len(outs) // 2:]
     return dict(jvp=jvp)
   return _batch_call(custom_jvp_call_p, axis, args, dims, params, rebatch)
@@ -285,9 +381,13 @@ class custom_vjp:
     self.fun = fun
     self.nondiff_argnums = tuple(nondiff_argnums)
     self.fwd = self.bwd = None
+    self.symbolic_zeros = False
 
   def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
+    """With ``symbolic_zeros``, ``fwd`` receives each primal as a ``CustomVJPPrimal``
+    (value, perturbed) and ``bwd`` the zero output cotangents as ``SymbolicZero``s."""
     self.fwd, self.bwd = fwd, bwd
+    self.symbolic_zeros = symbolic_zeros
 
   @api_boundary
   def __call__(self, *args, **kwargs):
@@ -300,8 +400,11 @@ class custom_vjp:
     fwd, bwd, name, out_trees = self.fwd, self.bwd, fun_name(self.fun), []
     n_dyn = len(dyn)  # the rules live in jaxprs: they must not keep the (traced) arguments
     in_avals = [get_aval(x) for x in tree_util.tree_leaves(dyn)]
+    symbolic = self.symbolic_zeros
 
-    def fwd_flat(*primals):
+    def fwd_flat(perturbed, *primals):
+      if symbolic:
+        primals = [CustomVJPPrimal(p, d) for p, d in zip(primals, perturbed)]
       res = fwd(*_merge(nondiff, statics, tree_util.tree_unflatten(in_tree, primals)))
       if not isinstance(res, (tuple, list)) or len(res) != 2:
         raise TypeError(f"Custom VJP fwd rule {fun_name(fwd)} must return a pair "
@@ -314,11 +417,19 @@ class custom_vjp:
                         f"the same structure as the custom_vjp function; expected "
                         f"{out_trees[0]}, got {tree}.")
       res_leaves, res_tree = tree_util.tree_flatten(res[1])
-      return [_as_array(o) for o in out], [_as_array(r) for r in res_leaves], res_tree
+      # Python scalars among the residuals reach bwd as they are (as in JAX); arrays are
+      # carried to it as values of the computation.
+      scalars = tuple((i, r) for i, r in enumerate(res_leaves) if type(r) in _PY_SCALARS)
+      arrays = [_as_array(r) for r in res_leaves if type(r) not in _PY_SCALARS]
+      return [_as_array(o) for o in out], arrays, (res_tree, scalars)
 
-    def bwd_flat(res_tree, res, cts):
+    def bwd_flat(res_tree, res, cts):  # cts: arrays or symbolic Zeros
+      res_tree, scalars = res_tree
+      res = list(res)
+      for i, r in scalars:
+        res.insert(i, r)
       r = tree_util.tree_unflatten(res_tree, res)
-      g = tree_util.tree_unflatten(out_trees[0], cts)
+      g = tree_util.tree_unflatten(out_trees[0], _rule_zeros(cts, symbolic))
       cts_in = bwd(*statics, r, g)
       if not isinstance(cts_in, (tuple, list)) or len(cts_in) != n_dyn:
         raise TypeError(f"Custom VJP bwd rule {fun_name(bwd)} must produce a tuple with one "
@@ -333,7 +444,7 @@ class custom_vjp:
 
     fwd_flat.__name__, bwd_flat.__name__ = fun_name(fwd), fun_name(bwd)  # as printed in JAX
     outs = _custom_call(custom_vjp_call_p, self.fun, args, dyn,
-                        dict(fwd=fwd_flat, bwd=bwd_flat, name=name), trace_and_bind)
+                        dict(fwd=fwd_flat, bwd=bwd_flat, name=name), trace_and_bind, self)
     if not out_trees:  # ran as a plain function on concrete inputs
       return outs
     return tree_util.tree_unflatten(out_trees[0], outs)
@@ -341,7 +452,8 @@ class custom_vjp:
 
 def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name):
   _check_closure_tangents(tangents, num_consts, "custom_vjp")
-  outs, res, res_tree = fwd(*primals[num_consts:])
+  perturbed = [type(t) is not Zero for t in tangents[num_consts:]]
+  outs, res, res_tree = fwd(perturbed, *_rule_primals(primals[num_consts:]))
   ts = [ad.instantiate(t) for t in tangents[num_consts:]]
   out_avals = [tangent_aval(get_aval(o)) for o in outs]
   tans = custom_lin_p.bind(*res, *ts, num_res=len(res), res_tree=res_tree, bwd=bwd,
@@ -356,16 +468,18 @@ def _custom_vjp_batch(axis, args, dims, **params):
     fwd, bwd = params["fwd"], params["bwd"]
     box = {}
 
-    def fwd_b(*primals):
+    def fwd_b(perturbed, *primals):
       def f(*xs):
-        outs, res, box["tree"] = fwd(*xs)
+        outs, res, box["tree"] = fwd(perturbed, *xs)
         box["n"] = len(outs)
         return outs + res
       both = _batch_flat_fn(f, axis, in_batched[k:])(*primals)
       return both[:box["n"]], both[box["n"]:], box["tree"]
 
     def bwd_b(res_tree, res, cts):
-      return _batch_flat_fn(lambda *xs: bwd(res_tree, xs[:len(res)], xs[len(res):]), axis,
+      cts = [ad.instantiate(c) for c in cts]
+      return _batch_flat_fn(lambda *xs: [ad.instantiate(c) for c in bwd(
+          res_tree, xs[:len(res)], xs[len(res):])], axis,
                             [True] * (len(res) + len(cts)))(*res, *cts)
     return dict(fwd=fwd_b, bwd=bwd_b)
   return _batch_call(custom_vjp_call_p, axis, args, dims, params, rebatch)
@@ -389,9 +503,7 @@ def _custom_lin_impl(*args, **_):
 
 
 def _custom_lin_transpose(cts, *args, num_res, res_tree, bwd, out_avals):
-  res = list(args[:num_res])
-  cts = [ad.instantiate(c) for c in cts]
-  return [None] * num_res + list(bwd(res_tree, res, cts))
+  return [None] * num_res + list(bwd(res_tree, list(args[:num_res]), list(cts)))
 
 
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
@@ -401,9 +513,8 @@ custom_lin_p.transpose = _custom_lin_transpose
 
 
 def zero_from_primal(val, symbolic_zeros: bool = False):
-  """Zero tangents for the pytree of primals ``val`` (float0 for integer primals)."""
+  """Zero tangents for the pytree of primals ``val`` (float0 for integer primals), as
+  ``SymbolicZero`` records when ``symbolic_zeros``."""
   if symbolic_zeros:
-    raise NotImplementedError("zero_from_primal(symbolic_zeros=True): xjax's custom "
-                              "derivative rules receive instantiated zeros (see "
-                              "docs/differences.md); use symbolic_zeros=False.")
+    return tree_util.tree_map(SymbolicZero.from_primal_value, val)
   return tree_util.tree_map(lambda x: ad.zeros_of(tangent_aval(get_aval(x))), val)

@@ -307,7 +307,8 @@ def _emit(ctx: lo.LoweringContext, closed) -> tuple[_Body, bool]:
   module = ctx.module
   n_functions, n_callbacks = len(module.functions), len(module.host_callbacks)
   sub = ctx.scratch()
-  args = [f"%parg{i}" for i in range(len(closed.in_avals))]
+  # Unique names: a rule emitted inside another's body must not retype the outer's arguments.
+  args = [sub.fresh().replace("%", "%parg") for _ in closed.in_avals]
   for a, aval in zip(args, closed.in_avals):
     sub.declare(a, aval)
   returned = sub.lower_jaxpr(closed.jaxpr, closed.consts, args)
