@@ -34,18 +34,26 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
   name = _ANONYMOUS if axis_name is None else axis_name
   pool = list(devices) if devices is not None else runtime.local_devices(backend=backend)
 
+  meshes: dict = {}  # size -> Mesh of the first `size` devices of the pool
+  hashed: dict = {}  # (keywords given, argument count) -> (dynamic axes, their hashable form)
+  hashed_out = _hashable(out_axes)
+
   @functools.wraps(fun)
   def mapped(*args, **kwargs):
     if kwargs:  # keyword arguments are mapped over their leading axis, as in JAX
       axes = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
-      return run(_WithKeywords(fun), (*args, kwargs), (*axes, 0))
-    return run(fun, args, in_axes)
+      return run(_WithKeywords(fun), (*args, kwargs), (*axes, 0), True)
+    return run(fun, args, in_axes, False)
 
-  def run(fun, args, in_axes):
+  def run(fun, args, in_axes, keywords):
     dyn = [a for i, a in enumerate(args) if i not in static]
-    axes = in_axes
-    if isinstance(in_axes, (tuple, list)) and static:
-      axes = tuple(ax for i, ax in enumerate(in_axes) if i not in static)
+    memo = hashed.get((keywords, len(args)))
+    if memo is None:
+      axes = in_axes
+      if isinstance(in_axes, (tuple, list)) and static:
+        axes = tuple(ax for i, ax in enumerate(in_axes) if i not in static)
+      memo = hashed[keywords, len(args)] = (axes, _hashable(axes))
+    axes, axes_key = memo
     per_leaf = _leaf_axes(dyn, axes)
     sizes = {get_aval(x).shape[a] for x, a in zip(tree_util.tree_leaves(dyn), per_leaf)
              if a is not None}
@@ -56,8 +64,10 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
     if size > len(pool):
       raise ValueError(f"compiling computation that requires {size} logical devices, but only "
                        f"{len(pool)} XLA devices are available (num_replicas={size})")
-    mesh = Mesh(np.array(pool[:size], dtype=object), (name,))
-    return _compiled(fun, args, static, axes, out_axes, mesh, name)(*dyn)
+    mesh = meshes.get(size)
+    if mesh is None:
+      mesh = meshes[size] = Mesh(np.array(pool[:size], dtype=object), (name,))
+    return _compiled(fun, args, static, axes_key, hashed_out, mesh, name)(*dyn)
   return mapped
 
 
@@ -139,10 +149,10 @@ def _unhash(pair):
   return tree_util.tree_unflatten(*pair)
 
 
-def _compiled(fun, args, static, axes, out_axes, mesh, name):
+def _compiled(fun, args, static, axes_key, out_axes_key, mesh, name):
   statics = tuple(_Static(args[i]) for i in static if i < len(args))
   return _program(fun, statics, tuple(i for i in static if i < len(args)), len(args),
-                  _hashable(axes), _hashable(out_axes), mesh, name)
+                  axes_key, out_axes_key, mesh, name)
 
 
 def _leaf_axes(args, in_axes) -> list:
