@@ -83,6 +83,9 @@ with pytest.raises(ValueError, match="process_id < num_processes. Got process_id
   xjax.distributed.initialize("127.0.0.1:1", num_processes=2, process_id=2)
 with pytest.raises(TypeError, match="process_id must be a nonnegative int"):
   xjax.distributed.initialize("127.0.0.1:1", num_processes=2, process_id="0")
+with pytest.raises(NotImplementedError, match="local_device_ids is not supported"):
+  xjax.distributed.initialize("127.0.0.1:1", num_processes=2, process_id=0,
+                              local_device_ids=[0])
 xjax.devices()
 with pytest.raises(RuntimeError, match="must be called before any xjax calls"):
   xjax.distributed.initialize("127.0.0.1:1", num_processes=2, process_id=0)

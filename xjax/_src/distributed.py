@@ -28,6 +28,12 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
   if cluster_detection_method not in (None, "deactivate"):
     raise ValueError(f"cluster_detection_method={cluster_detection_method!r}: xjax detects no "
                      "clusters; pass coordinator_address, num_processes and process_id.")
+  for option, value in (("local_device_ids", local_device_ids), ("slice_index", slice_index),
+                        ("partition_index", partition_index)):
+    if value is not None:
+      raise NotImplementedError(
+          f"xjax.distributed.initialize: {option} is not supported (xjax runs one CPU client "
+          "per process over all of its devices); leave it unset. See docs/differences.md.")
   if coordinator_address is None:
     raise ValueError("coordinator_address should be defined.")
   if num_processes is None:
