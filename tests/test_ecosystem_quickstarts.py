@@ -75,13 +75,6 @@ def test_numpyro_svi():
 # ---------------------------------------------------------------------------------------
 # blackjax 1.7.1: NUTS with fixed parameters, then window adaptation and NUTS
 
-def _needs_shard_map():
-  import xjax
-  return pytest.mark.xfail(not hasattr(xjax, "shard_map"), strict=True,
-                           reason="blackjax imports jax.shard_map (sharding issue 20)")
-
-
-@_needs_shard_map()
 def test_blackjax_nuts_with_window_adaptation():
   blackjax, jax, stats = library("blackjax", "jax", "jax.scipy.stats")
   jnp = jax.numpy
@@ -145,3 +138,46 @@ def test_diffrax_adaptive_tsit5_and_its_gradient():
   grad = jax.jit(jax.grad(lambda a: solve(a).ys[-1].sum()))(args)
   np.testing.assert_allclose(grad, [116.29618835449219, -450.3654479980469,
                                     19.741539001464844, -175.22296142578125], rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------------------
+# optimistix 0.1.0 / lineax 0.1.1: a Newton root find, a BFGS minimisation and its
+# derivative in a parameter, least squares by QR, Cholesky, and a gradient through a solve
+
+def test_optimistix_and_lineax():
+  optx, lx, jax = library("optimistix", "lineax", "jax")
+  jnp, jr = jax.numpy, jax.random
+
+  def fn(y, args):
+    a, b = y
+    return jnp.tanh(b.sum() + 1) - a, a ** 2 - jnp.sinh(b) + args
+
+  sol = optx.root_find(fn, optx.Newton(rtol=1e-6, atol=1e-6), (jnp.array(0.), jnp.zeros(2)),
+                       args=0.5)
+  np.testing.assert_allclose(sol.value[0], 0.9977047443389893, rtol=1e-6)
+  np.testing.assert_allclose(sol.value[1], [1.1922171115875244] * 2, rtol=1e-6)
+  assert int(sol.stats["num_steps"]) == 7
+
+  def minimum(scale):
+    objective = lambda y, a: jnp.sum(10 * (y[1:] - y[:-1] ** 2) ** 2 + (a - y[:-1]) ** 2)
+    return optx.minimise(objective, optx.BFGS(rtol=1e-6, atol=1e-6), jnp.zeros(3),
+                         args=scale).value
+  np.testing.assert_allclose(jax.jit(minimum)(1.5), [1.2656445503234863, 1.5925936698913574,
+                                                     2.5363523960113525], rtol=1e-5)
+  np.testing.assert_allclose(jax.jacfwd(minimum)(1.5), [0.47089576721191406, 1.1745169162750244,
+                                                        3.7410566806793213], rtol=1e-4)
+
+  mk, vk = jr.split(jr.PRNGKey(0))
+  matrix, vector = jr.normal(mk, (10, 8)), jr.normal(vk, (10,))
+  x = lx.linear_solve(lx.MatrixLinearOperator(matrix), vector, solver=lx.QR()).value
+  np.testing.assert_allclose(x, [-0.9001689553260803, 0.014176682569086552, 1.1072425842285156,
+                                 -0.11275369673967361, 0.5766700506210327, 0.30868738889694214,
+                                 0.6622522473335266, 0.4402996897697449], rtol=1e-5)
+  spd = matrix.T @ matrix + jnp.eye(8)
+  y = lx.linear_solve(lx.MatrixLinearOperator(spd, lx.positive_semidefinite_tag), vector[:8],
+                      solver=lx.Cholesky()).value
+  np.testing.assert_allclose(y[:4], [-0.3461509346961975, -0.27098798751831055,
+                                     0.11205585300922394, -0.04896552488207817], rtol=1e-5)
+  g = jax.grad(lambda m: lx.linear_solve(lx.MatrixLinearOperator(m), vector[:8]).value.sum())(spd)
+  np.testing.assert_allclose(g[0, :4], [-0.006533888168632984, -0.0051151239313185215,
+                                        0.002115147653967142, -0.0009242651285603642], rtol=1e-4)

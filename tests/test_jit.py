@@ -353,3 +353,12 @@ def test_pmap_runs_with_jit_disabled():
   with jax.disable_jit():
     out = jax.pmap(lambda x: jax.lax.psum(x, "i") * 2, axis_name="i")(jnp.ones((1, 3)))
   np.testing.assert_array_equal(out, [[2.0, 2.0, 2.0]])
+
+
+def test_eval_shape_returns_shape_dtype_structs_it_is_given():
+  # equinox's filter_closure_convert evaluates the shape of a function returning them
+  s = jax.ShapeDtypeStruct((), np.float32)
+  assert jax.eval_shape(lambda: s) == s
+  out = jax.eval_shape(lambda x: (x, jax.ShapeDtypeStruct((3,), np.bool_)), 1)
+  assert out == (jax.ShapeDtypeStruct((), np.int32, weak_type=True),
+                 jax.ShapeDtypeStruct((3,), np.bool_))

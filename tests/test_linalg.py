@@ -318,7 +318,7 @@ def test_bad_input():
   with pytest.raises(NotImplementedError, match="float16"):
     L.cholesky(np.eye(3, dtype=np.float16))
   with pytest.raises(ValueError, match="Unsupported QR decomposition mode"):
-    L.qr(np.eye(3), mode="raw")
+    L.qr(np.eye(3), mode="bogus")
   with pytest.raises(ValueError, match="Invalid order"):
     L.norm(np.ones((2, 2)), ord="bad", axis=(0, 1))
   with pytest.raises(ValueError, match="UPLO"):
@@ -339,3 +339,40 @@ def test_public_names_match_reference():
   for name in ("cholesky", "eig", "eigh", "hessenberg", "householder_product", "lu",
                "lu_pivots_to_permutation", "qr", "schur", "svd", "triangular_solve"):
     assert callable(getattr(lax.linalg, name)) and hasattr(lax.linalg, name + "_p")
+
+
+# jnp.linalg.qr(mode="raw") (LAPACK's packed factorization) and lax.linalg.ormqr (products
+# with its Q), as lineax's QR solver uses them; values from JAX 0.10.2 (LAPACK on the CPU).
+_RAW_A = np.random.RandomState(0).randn(5, 3).astype(np.float32)
+_RAW_H = [[-3.1279258728027344, 0.45807501673698425, 0.19421353936195374, 0.0839330181479454,
+           0.15556849539279938],
+          [-1.5661612749099731, -1.1195979118347168, -0.25557613372802734,
+           -0.010062851011753082, -0.08829521387815475],
+          [-0.11938339471817017, 1.1980544328689575, 1.6691299676895142, -0.5000306367874146,
+           -0.013686275109648705]]
+_RAW_TAUS = [1.5639687776565552, 1.8635571002960205, 1.5997209548950195]
+
+
+def test_qr_raw_mode_and_ormqr():
+  h, taus = jnp.linalg.qr(_RAW_A, mode="raw")
+  np.testing.assert_allclose(h, _RAW_H, rtol=1e-6, atol=1e-7)
+  np.testing.assert_allclose(taus, _RAW_TAUS, rtol=1e-6)
+  c = np.arange(10, dtype=np.float32).reshape(5, 2)
+  qc = lax.linalg.ormqr(h.mT, taus, c)
+  np.testing.assert_allclose(qc, [[-4.3976545333862305, -5.209436893463135],
+                                  [-1.0693764686584473, -2.464749574661255],
+                                  [1.991255521774292, 2.2615549564361572],
+                                  [6.353687286376953, 7.606354236602783],
+                                  [7.428501129150391, 8.295512199401855]], rtol=1e-6)
+  qtc = lax.linalg.ormqr(h.mT, taus, c, transpose=True)
+  np.testing.assert_allclose(qtc[:2], [[-5.381851673126221, -7.340551376342773],
+                                       [3.0917344093322754, 3.7040653228759766]], rtol=1e-6)
+  q, _ = jnp.linalg.qr(_RAW_A, mode="complete")
+  np.testing.assert_allclose(lax.linalg.ormqr(h.mT, taus, c.T, left=False), c.T @ q,
+                             rtol=1e-5, atol=1e-5)
+  np.testing.assert_allclose(xjax.vmap(lambda a: jnp.linalg.qr(a, mode="raw")[1])(
+      np.stack([_RAW_A, _RAW_A])), [_RAW_TAUS] * 2, rtol=1e-6)
+  with pytest.raises(NotImplementedError, match="geqrf"):
+    xjax.grad(lambda a: jnp.linalg.qr(a, mode="raw")[0].sum())(_RAW_A)
+  with pytest.raises(ValueError, match="ormqr"):
+    lax.linalg.ormqr(h.mT, taus, np.ones((4, 2), np.float32))

@@ -852,6 +852,9 @@ def eval_shape(fun: Callable, *args, **kwargs):
   avals = [_valid_leaf_aval(x, fun, "?") if not isinstance(x, Tracer) else x.aval
            for x in leaves]
   debug = DebugInfo(fun_name(fun), fun_source(fun), [])
-  closed, out_tree = _trace_flat(lambda a, k: fun(*a, **k), in_tree, avals, debug)
+  # A ShapeDtypeStruct in the output has no value: it stands for itself (as in JAX).
+  shaped = lambda x: ad.zeros_of(get_aval(x)) if isinstance(x, ShapeDtypeStruct) else x
+  closed, out_tree = _trace_flat(lambda a, k: tree_util.tree_map(shaped, fun(*a, **k)),
+                                 in_tree, avals, debug)
   return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
       a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])

@@ -2,5 +2,6 @@
 from xjax._src.lax.linalg import (cholesky, cholesky_p, eig, eig_p, eigh, eigh_p,  # noqa: F401
                                   hessenberg, hessenberg_p, householder_product,
                                   householder_product_p, lu, lu_p, lu_pivots_to_permutation,
-                                  lu_pivots_to_permutation_p, qr, qr_p, schur, schur_p, svd,
+                                  lu_pivots_to_permutation_p, ormqr, ormqr_p, qr, qr_p,
+                                  schur, schur_p, svd,
                                   svd_p, triangular_solve, triangular_solve_p)

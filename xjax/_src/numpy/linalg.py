@@ -78,10 +78,14 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
 
 
 def qr(a, mode: str = "reduced"):
-  """QR decomposition; ``mode`` is "reduced", "complete" or "r"."""
+  """QR decomposition; ``mode`` is "reduced", "complete", "r" or "raw" (LAPACK's packed
+  reflectors, transposed, and their scale factors)."""
   a = _matrix("qr", a, square=False)
-  if mode not in ("reduced", "complete", "r"):
+  if mode not in ("reduced", "complete", "r", "raw"):
     raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+  if mode == "raw":
+    packed, taus = lax_linalg.geqrf(a)
+    return jnp.matrix_transpose(packed), taus
   q, r = lax_linalg.qr(a, full_matrices=mode == "complete")
   return r if mode == "r" else QRResult(q, r)
 

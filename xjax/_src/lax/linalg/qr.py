@@ -210,3 +210,74 @@ def qr(x, *, full_matrices: bool = True):
   (..., m, min(m, n))."""
   q, r = qr_p.bind(x, full_matrices=bool(full_matrices))
   return q, r
+
+
+# -- geqrf and ormqr: the packed factorization, and products with its Q ----------------------
+
+def _geqrf_abstract_eval(a):
+  check_matrix("geqrf", a, square=False)
+  *batch, m, n = a.shape
+  return [ShapedArray(a.shape, a.dtype), ShapedArray(tuple(batch) + (min(m, n),), a.dtype)]
+
+
+def _geqrf_kernel(ctx, a):
+  aval, t_aval = ctx.avals_out
+  return lapack.call(ctx, lapack.target("geqrf", aval.dtype), [a], [aval], [aval, t_aval],
+                     {}, [True], [True, False])
+
+
+geqrf_p = linalg_primitive("geqrf", _geqrf_abstract_eval,
+                           lowering(_geqrf_kernel, lambda a: list(geqrf_hlo(a)), "geqrf"))
+
+
+def geqrf(a):
+  """LAPACK's QR factorization: ``(R with the Householder reflectors below it, taus)``
+  (what ``jnp.linalg.qr(mode="raw")`` returns, transposed)."""
+  packed, taus = geqrf_p.bind(a)
+  return packed, taus
+
+
+def _ormqr_abstract_eval(a, taus, c, *, left, transpose):
+  check_matrix("ormqr", a, square=False)
+  m = a.shape[-2]
+  side = c.shape[-2] if left else c.shape[-1]
+  if c.ndim != a.ndim or side != m or taus.shape[-1] > min(a.shape[-2:]) or \
+      len({a.dtype, taus.dtype, c.dtype}) != 1:
+    raise ValueError(f"ormqr: a (..., m, n), taus (..., k) with k <= min(m, n) and c with m "
+                     f"{'rows' if left else 'columns'}, all of one dtype; got {a.str_short()}, "
+                     f"{taus.str_short()} and {c.str_short()}.")
+  return ShapedArray(c.shape, c.dtype)
+
+
+def _ormqr_fn(a, taus, c, *, left, transpose):
+  """``Q c`` (``Q^H c`` when ``transpose``; ``c Q`` / ``c Q^H`` when not ``left``), with Q
+  the m x m product of the reflectors (the columns past ``a``'s are identity)."""
+  m, n = a.shape
+  if n < m:
+    a = lax.pad(a, np.zeros((), a.dtype)[()], [(0, 0, 0), (0, m - n, 0)])
+  elif n > m:
+    a = lax.slice_in_dim(a, 0, m, axis=1)
+  q = householder_product(a, taus)
+  if transpose:
+    q = mH(q)
+  return [matmul(q, c) if left else matmul(c, q)]
+
+
+def _ormqr_kernel(ctx, a, taus, c, *, left, transpose):
+  a_aval, t_aval, c_aval = ctx.avals_in
+  base = "unmqr" if dtypes.is_complex(a_aval.dtype) else "ormqr"
+  return lapack.call(ctx, lapack.target(base, a_aval.dtype), [a, taus, c],
+                     [a_aval, t_aval, c_aval], [c_aval],
+                     {"left": str(left).lower(), "transpose": str(transpose).lower()},
+                     [True, False, True], [True])[0]
+
+
+ormqr_p = linalg_primitive("ormqr", _ormqr_abstract_eval,
+                           lowering(_ormqr_kernel, _ormqr_fn, "ormqr", multiple_results=False),
+                           multiple_results=False)
+
+
+def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
+  """``c`` multiplied by the Q of a ``geqrf`` factorization (``a``, ``taus``): ``Q c``,
+  ``Q^H c`` (``transpose``), ``c Q`` or ``c Q^H`` (not ``left``)."""
+  return ormqr_p.bind(a, taus, c, left=bool(left), transpose=bool(transpose))
