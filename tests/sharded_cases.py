@@ -232,3 +232,28 @@ def test_make_array_from_process_local_data_one_process():
     xjax.make_array_from_process_local_data(named("x"), X, (8, 4))
   with pytest.raises(ValueError, match="partitioned 2 times, but the dimension size is 3"):
     xjax.make_array_from_process_local_data(named("x"), X[:3])
+
+
+def test_visualize_array_sharding_draws_jax_pictures(capsys):
+  # Pictures printed by JAX 0.10.2 (plain text, as when stdout is not a terminal).
+  x = xjax.device_put(jnp.zeros((8, 8)), NamedSharding(mesh, P("x", "y")))
+  xjax.debug.visualize_array_sharding(x)
+  y = xjax.device_put(jnp.zeros(8), NamedSharding(mesh, P("y")))
+  xjax.debug.visualize_array_sharding(y)
+  assert capsys.readouterr().out == (
+      "┌──────────┬──────────┐\n"
+      "│          │          │\n"
+      "│  CPU 0   │  CPU 1   │\n"
+      "│          │          │\n"
+      "│          │          │\n"
+      "├──────────┼──────────┤\n"
+      "│          │          │\n"
+      "│  CPU 2   │  CPU 3   │\n"
+      "│          │          │\n"
+      "│          │          │\n"
+      "└──────────┴──────────┘\n"
+      "┌───────┬───────┐\n"
+      "│CPU 0,2│CPU 1,3│\n"
+      "└───────┴───────┘\n")
+  with pytest.raises(ValueError, match="only works for shapes with 1 and 2 dimensions"):
+    xjax.debug.visualize_array_sharding(jnp.zeros((2, 2, 2)))

@@ -4,4 +4,4 @@ from multi_device_run import run_cases
 
 
 def test_sharded_cases():
-  assert run_cases("tests/sharded_cases.py") == 16
+  assert run_cases("tests/sharded_cases.py") == 17
