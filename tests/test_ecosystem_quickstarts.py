@@ -181,3 +181,43 @@ def test_optimistix_and_lineax():
   g = jax.grad(lambda m: lx.linear_solve(lx.MatrixLinearOperator(m), vector[:8]).value.sum())(spd)
   np.testing.assert_allclose(g[0, :4], [-0.006533888168632984, -0.0051151239313185215,
                                         0.002115147653967142, -0.0009242651285603642], rtol=1e-4)
+
+
+# ---------------------------------------------------------------------------------------
+# tinygp 0.3.1: a Matern-5/2 Gaussian process in float64 (log likelihood, conditioning,
+# gradient of the likelihood in the hyperparameters, a sample)
+
+def test_tinygp_gaussian_process():
+  tinygp, jax = library("tinygp", "jax")
+  jnp = jax.numpy
+  jax.config.update("jax_enable_x64", True)
+  try:
+    random = np.random.default_rng(42)
+    t = np.sort(np.append(random.uniform(0, 3.8, 28), random.uniform(5.5, 10, 18)))
+    yerr = random.uniform(0.08, 0.22, len(t))
+    y = 0.2 * (t - 5) + np.sin(3 * t + 0.1 * (t - 5) ** 2) + yerr * random.normal(size=len(t))
+
+    def build(params):
+      kernel = jnp.exp(params["log_amp"]) * tinygp.kernels.Matern52(
+          scale=jnp.exp(params["log_scale"]))
+      return tinygp.GaussianProcess(kernel, t, diag=yerr ** 2, mean=params["mean"])
+
+    params = {"log_amp": np.log(1.5), "log_scale": np.log(1.5), "mean": 0.1}
+    gp = build(params)
+    np.testing.assert_allclose(gp.log_probability(y), -46.04186728837164, rtol=1e-12)
+    _, cond = gp.condition(y, np.linspace(0, 10, 5))
+    np.testing.assert_allclose(cond.loc, [-0.3292151269907294, 0.418139568098409,
+                                          -1.2615603305518774, -0.26514245681027016,
+                                          1.3193850202538777], rtol=1e-12)
+    np.testing.assert_allclose(cond.variance, [0.028148917491455983, 0.00438205168383532,
+                                               0.308923282486782, 0.00544408755668635,
+                                               0.04831931835473413], rtol=1e-10)
+    grad = jax.jit(jax.grad(lambda p: -build(p).log_probability(y)))(params)
+    np.testing.assert_allclose([grad["log_amp"], grad["log_scale"], grad["mean"]],
+                               [-40.54863366307417, 162.26271693559312, -0.33050011136225166],
+                               rtol=1e-12)
+    np.testing.assert_allclose(gp.sample(jax.random.PRNGKey(0))[:3],
+                               [-0.15361407705068317, -0.30429069331786207,
+                                0.16102323459856696], rtol=1e-10)
+  finally:
+    jax.config.update("jax_enable_x64", False)

@@ -12,7 +12,7 @@ LAYERS = [
     ("foundations", ["xjax._src.config", "xjax._src.config_states", "xjax._src.dtypes",
                      "xjax._src.errors", "xjax._src.retracing", "xjax._src.tree_util",
                      "xjax._src.sharding", "xjax._src.layout",
-                     "xjax._src.checkpoint_policies"]),
+                     "xjax._src.checkpoint_policies", "xjax._src.wrapping"]),
     ("core", ["xjax._src.core", "xjax._src.compile_time_eval"]),
     ("backend", ["xjax._src.backend"]),
     ("arrays and execution", ["xjax._src.array", "xjax._src.basearray", "xjax._src.dispatch",

@@ -297,3 +297,18 @@ def test_vmap_of_indexing_over_zero_members():
   assert jax.vmap(lambda x, i: x[i])(x, i).shape == (0,)
   assert jax.vmap(lambda x, i: lax.dynamic_slice(x, (i,), (2,)))(x, i).shape == (0, 2)
   assert jax.jit(jax.vmap(lambda x, i: x[i]))(x, i).shape == (0,)
+
+
+def test_transformations_wrap_callables_whose_name_is_not_a_string():
+  # an equinox Module's __name__ can be a field placeholder (tinygp's mean functions)
+  class Scaled:
+    __name__ = property(lambda self: 3)
+
+    def __call__(self, x):
+      return 2 * x
+  f = Scaled()
+  np.testing.assert_array_equal(jax.vmap(f)(np.ones(2, np.float32)), [2, 2])
+  assert float(jax.grad(f)(1.)) == 2.0
+  assert float(jax.jacfwd(f)(1.)) == 2.0
+  assert float(jax.checkpoint(f)(1.)) == 2.0
+  np.testing.assert_array_equal(jnp.vectorize(f)(np.ones(2, np.float32)), [2, 2])

@@ -1,7 +1,6 @@
 """Jacobians, Hessians and ``linear_transpose``, built on jvp/vjp and vmap."""
 from __future__ import annotations
 
-import functools
 from typing import Callable
 
 import numpy as np
@@ -11,6 +10,7 @@ from xjax._src.errors import api_boundary
 from xjax._src.api import _check_callable, argnums_tuple, jvp, select_args, vjp, vmap
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
+from xjax._src.wrapping import wraps
 
 
 def _index_error(argnums):
@@ -63,7 +63,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   nums, multiple = argnums_tuple(argnums)
 
   @api_boundary
-  @functools.wraps(fun)
+  @wraps(fun)
   def jac(*args):
     dyn, partial = select_args(args, nums, _index_error(nums))
     _check_inputs(dyn, holomorphic, False, "jacfwd")
@@ -113,7 +113,7 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   nums, multiple = argnums_tuple(argnums)
 
   @api_boundary
-  @functools.wraps(fun)
+  @wraps(fun)
   def jac(*args):
     dyn, partial = select_args(args, nums, _index_error(nums))
     _check_inputs(dyn, holomorphic, allow_int, "jacrev")

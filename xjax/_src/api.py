@@ -2,7 +2,6 @@
 device helpers.  (jit, make_jaxpr and eval_shape live in jit.py.)"""
 from __future__ import annotations
 
-import functools
 import inspect
 from typing import Callable
 
@@ -17,6 +16,7 @@ from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.errors import api_boundary
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
+from xjax._src.wrapping import wraps
 
 
 def _check_callable(fun):
@@ -313,7 +313,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False,
                      f"got only {n} positional arguments.")
 
   @api_boundary
-  @functools.wraps(fun)
+  @wraps(fun)
   def vg(*args, **kwargs):
     dyn, with_dyn = select_args(args, nums, too_few)
     for leaf in tree_util.tree_leaves(dyn):
@@ -342,7 +342,7 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
   vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
   @api_boundary
-  @functools.wraps(fun)
+  @wraps(fun)
   def g(*args, **kwargs):
     if has_aux:
       (_, aux), gr = vg(*args, **kwargs)
@@ -412,7 +412,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
   _check_axes_spec("out_axes", out_axes)
 
   @api_boundary
-  @functools.wraps(fun)
+  @wraps(fun)
   def vmapped(*args, **kwargs):
     if isinstance(in_axes, tuple) and len(in_axes) != len(args):
       raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "

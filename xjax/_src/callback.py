@@ -15,7 +15,6 @@ the callable runs at once.  Callables receive xjax Arrays, as JAX's do.
 """
 from __future__ import annotations
 
-import functools
 import traceback
 from typing import Any, Callable, Sequence
 
@@ -29,6 +28,7 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core import effects as fx
 from xjax._src.core.trace import Primitive
 from xjax._src.interpreters import batching
+from xjax._src.wrapping import wraps
 
 _VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
                  "legacy_vectorized", None)
@@ -344,7 +344,7 @@ debug_callback_p.batch = _debug_batch
 
 
 def _returning_nothing(fn: Callable) -> Callable:
-  @functools.wraps(fn)
+  @wraps(fn)
   def call(*args, **kwargs):
     fn(*args, **kwargs)
     return ()

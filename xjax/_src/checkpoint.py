@@ -6,7 +6,6 @@ no intermediate values: the known part yields only the known outputs, and the st
 """
 from __future__ import annotations
 
-import functools
 from typing import Callable
 
 from xjax._src import dispatch, tree_util
@@ -18,6 +17,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.staging import fun_name, trace_to_jaxpr
+from xjax._src.wrapping import wraps
 
 
 def _hoist(closed: ClosedJaxpr):
@@ -31,7 +31,7 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy=None,
   static = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
 
   @api_boundary
-  @functools.wraps(fun)
+  @wraps(fun)
   def wrapped(*args):
     n = len(args)
     st = {i % n for i in static}
@@ -60,7 +60,7 @@ remat = checkpoint
 def named_call(fun: Callable, *, name: str | None = None) -> Callable:
   """``fun`` unchanged in value; JAX uses ``name`` only to label its staged computation."""
   del name
-  return functools.wraps(fun)(lambda *args, **kwargs: fun(*args, **kwargs))
+  return wraps(fun)(lambda *args, **kwargs: fun(*args, **kwargs))
 
 
 def _jvp(primals, tangents, *, jaxpr, **params):

@@ -25,6 +25,7 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import JVPTrace, PartialEvalTrace, Zero
 from xjax._src.interpreters.batching import BatchTrace
 from xjax._src.interpreters.staging import fun_name, trace_to_jaxpr
+from xjax._src.wrapping import update_wrapper
 
 
 # ---------------------------------------------------------------------------------------
@@ -251,7 +252,7 @@ class custom_jvp:
   """A function with a custom JVP rule, set with ``defjvp`` or ``defjvps``."""
 
   def __init__(self, fun: Callable, nondiff_argnums=()) -> None:
-    functools.update_wrapper(self, fun)
+    update_wrapper(self, fun)
     self.fun = fun
     self.nondiff_argnums = tuple(nondiff_argnums)
     self.jvp = None
@@ -377,7 +378,7 @@ class custom_vjp:
   """
 
   def __init__(self, fun: Callable, nondiff_argnums=()) -> None:
-    functools.update_wrapper(self, fun)
+    update_wrapper(self, fun)
     self.fun = fun
     self.nondiff_argnums = tuple(nondiff_argnums)
     self.fwd = self.bwd = None

@@ -2,7 +2,6 @@
 (reusable forward and backward passes)."""
 from __future__ import annotations
 
-import functools
 import operator
 from typing import Callable, Sequence
 
@@ -11,6 +10,7 @@ from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.custom_derivatives import custom_vjp
 from xjax._src.jit import jit, make_jaxpr
 from xjax._src.tree_util import register_pytree_node, tree_flatten, tree_unflatten
+from xjax._src.wrapping import wraps
 
 
 class _StagedRule:
@@ -46,7 +46,7 @@ def custom_gradient(fun: Callable) -> Callable:
     cts = rule(ct)
     return tuple(cts) if isinstance(cts, (tuple, list)) else (cts,)
   wrapped.defvjp(fwd, bwd)
-  return functools.wraps(fun)(lambda *args: wrapped(*args))
+  return wraps(fun)(lambda *args: wrapped(*args))
 
 
 def fwd_and_bwd(fun: Callable, argnums: int | Sequence[int], has_aux: bool = False,

@@ -27,6 +27,7 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.staging import DebugInfo, fun_name, fun_source, trace_to_jaxpr
 from xjax._src.array import Array
+from xjax._src.wrapping import update_wrapper, wraps
 
 
 # ---------------------------------------------------------------------------------------
@@ -456,7 +457,7 @@ class Jitted:
         self._static_argnums, self._static_argnames, _hashable(donate_argnums),
         _hashable(donate_argnames), id(self) if self._shardings else None))
     self._name = fun_name(fun)
-    functools.update_wrapper(self, fun, updated=())
+    update_wrapper(self, fun, updated=())
     if self._sig is not None:  # inspect would take the object for a builtin (it has __get__)
       self.__signature__ = self._sig
 
@@ -764,7 +765,7 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=()):
     return functools.partial(compiled_when_eager, static_argnames=static_argnames)
   jitted = Jitted(fun, None, static_argnames, None, None, False, False)
 
-  @functools.wraps(fun)
+  @wraps(fun)
   def call(*args, **kwargs):
     if current_trace() is eval_trace:
       try:
@@ -827,7 +828,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
   static_argnums_n, static_argnames, sig = _normalize_static(fun, static_argnums, None)
 
   @api_boundary
-  @functools.wraps(fun)
+  @wraps(fun)
   def make(*args, **kwargs):
     dyn_args, dyn_kwargs, statics, static_kw = _split_args(args, kwargs, static_argnums_n, ())
     leaves, in_tree = flatten_call(dyn_args, dyn_kwargs)

@@ -21,6 +21,7 @@ from xjax._src.jit import jit
 from xjax._src.lax import shapes
 from xjax._src.lax.shard_map import shard_map
 from xjax._src.sharding import Mesh, PartitionSpec
+from xjax._src.wrapping import wraps
 
 _ANONYMOUS = "_internal_pmap_axis_name"
 
@@ -38,7 +39,7 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
   hashed: dict = {}  # (keywords given, argument count) -> (dynamic axes, their hashable form)
   hashed_out = _hashable(out_axes)
 
-  @functools.wraps(fun)
+  @wraps(fun)
   def mapped(*args, **kwargs):
     if kwargs:  # keyword arguments are mapped over their leading axis, as in JAX
       axes = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)

@@ -2,7 +2,6 @@
 fromfunction, piecewise and vectorize (NumPy's generalized-ufunc signatures over vmap)."""
 from __future__ import annotations
 
-import functools
 import re
 
 from xjax._src import dtypes
@@ -12,6 +11,7 @@ from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.core.values import get_aval
 from xjax._src.numpy.creation import asarray
 from xjax._src.numpy.util import canonical_axis, check_arraylike
+from xjax._src.wrapping import update_wrapper
 
 
 def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
@@ -103,7 +103,7 @@ class vectorize:
     self.pyfunc = pyfunc
     self.excluded = excluded
     self.signature = signature
-    functools.update_wrapper(self, pyfunc)
+    update_wrapper(self, pyfunc)
 
   def __call__(self, *args, **kwargs):
     from xjax._src.api import vmap
