@@ -138,3 +138,9 @@ def test_shard_map_errors():
     shard_map(lambda a: a, mesh=mesh, in_specs=P("z"), out_specs=P("x"))(X)
   with pytest.raises(NameError, match="unbound axis name: q"):
     shard_map(lambda a: lax.psum(a, "q"), mesh=mesh, in_specs=P("x"), out_specs=P("x"))(X)
+
+
+def test_nested_pmap_is_a_value_error_as_in_jax():
+  inner = jax.pmap(lambda x: lax.psum(x, "j"), axis_name="j")
+  with pytest.raises(ValueError, match="context mesh"):
+    jax.pmap(inner, axis_name="i")(jnp.arange(4.0).reshape(2, 2))

@@ -4,4 +4,4 @@ from multi_device_run import run_cases
 
 
 def test_parallel_cases():
-  assert run_cases("tests/parallel_cases.py") == 8
+  assert run_cases("tests/parallel_cases.py") == 9

@@ -272,18 +272,22 @@ def _named(spec) -> list:
 
 class _bound_axes:
   """Binds the mesh axes as names for collectives (``axis_size``) while tracing a body."""
+  meshes: list = []  # the meshes of the bodies being traced, innermost last
 
   def __init__(self, mesh: Mesh) -> None:
+    self._mesh = mesh
     self._contexts = [batching._bound_axis(batching.AxisData(n, a))
                       for a, n in zip(mesh.axis_names, mesh.axis_sizes)]
 
   def __enter__(self):
+    _bound_axes.meshes.append(self._mesh)
     for c in self._contexts:
       c.__enter__()
 
   def __exit__(self, *exc):
     for c in reversed(self._contexts):
       c.__exit__(*exc)
+    _bound_axes.meshes.pop()
 
 
 # ---------------------------------------------------------------------------------------
@@ -353,6 +357,10 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
 
   @functools.wraps(f)
   def mapped(*args):
+    if _bound_axes.meshes and _bound_axes.meshes[-1] != mesh:  # (a pmap inside a pmap, too)
+      raise ValueError(f"shard_map inside the body of a shard_map over another mesh: the "
+                       f"context mesh {_bound_axes.meshes[-1]} should match the mesh passed "
+                       f"to shard_map {mesh}.")
     leaves, in_tree = tree_util.tree_flatten(args)
     specs = _specs_for(in_specs if in_specs is not None else PartitionSpec(), args,
                        "in_specs")
