@@ -22,6 +22,8 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--processes", type=int, default=1)
 parser.add_argument("--port", type=int)          # set for the processes it starts
 parser.add_argument("--process-id", type=int)
+parser.add_argument("--smoke", action="store_true", help="fewer steps (for tests)")
+parser.add_argument("--plot", metavar="OUT.png", help="save the loss curves (needs matplotlib)")
 args = parser.parse_args()
 if args.process_id is not None:
   jax.config.update("jax_num_cpu_devices", 4 // args.processes)
@@ -30,7 +32,7 @@ if args.process_id is not None:
 else:
   jax.config.update("jax_num_cpu_devices", 4)
 
-N_DEV, BATCH, STEPS, LR = 4, 64, 20, 0.1
+N_DEV, BATCH, STEPS, LR = 4, 64, 8 if args.smoke else 20, 0.1
 
 
 def init(key):
@@ -99,7 +101,8 @@ def train_in_processes(n: int) -> list:
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
   procs = [subprocess.Popen([sys.executable, __file__, "--processes", str(n), "--port",
-                             str(port), "--process-id", str(i)], stdout=subprocess.PIPE,
+                             str(port), "--process-id", str(i)] + ["--smoke"] * args.smoke,
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True,
                             env={**os.environ, "XLA_FLAGS": ""}) for i in range(n)]
   try:
@@ -128,3 +131,11 @@ elif __name__ == "__main__":
     np.testing.assert_allclose(curves[kind], reference, rtol=1e-4, atol=1e-6)
   print("same loss curve on 1 and 4 devices" + (f" and {args.processes} processes"
                                                   if args.processes > 1 else ""))
+  if args.plot:
+    from example_cli import pyplot, save
+    fig, ax = pyplot().subplots(figsize=(5, 3.5))
+    for kind, curve in curves.items():
+      ax.plot(curve, label=kind, linestyle="--" if kind != "one device" else "-")
+    ax.set(xlabel="step", ylabel="loss", title="data-parallel MLP: the same curve")
+    ax.legend()
+    save(fig, args.plot)
