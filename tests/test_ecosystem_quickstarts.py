@@ -221,3 +221,39 @@ def test_tinygp_gaussian_process():
                                 0.16102323459856696], rtol=1e-10)
   finally:
     jax.config.update("jax_enable_x64", False)
+
+
+# ---------------------------------------------------------------------------------------
+# flax 0.12.8 linen: an MLP trained with optax's adam under jit
+# (flax.nnx does not import: it builds on jax.experimental.hijax and jax.Ref, which xjax
+# does not have; see docs/differences.md)
+
+def test_flax_linen_mlp_with_optax():
+  nn, optax, jax = library("flax.linen", "optax", "jax")
+  jnp = jax.numpy
+
+  class MLP(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+      return nn.Dense(1)(nn.relu(nn.Dense(16)(x)))
+
+  x = jax.random.normal(jax.random.key(0), (32, 4))
+  y = jnp.sin(x.sum(1, keepdims=True))
+  model = MLP()
+  params = model.init(jax.random.key(1), x)
+  tx = optax.adam(1e-2)
+  opt_state = tx.init(params)
+
+  @jax.jit
+  def step(params, opt_state):
+    loss, g = jax.value_and_grad(lambda p: jnp.mean((model.apply(p, x) - y) ** 2))(params)
+    updates, opt_state = tx.update(g, opt_state)
+    return optax.apply_updates(params, updates), opt_state, loss
+
+  losses = []
+  for _ in range(20):
+    params, opt_state, loss = step(params, opt_state)
+    losses.append(float(loss))
+  np.testing.assert_allclose([losses[0], losses[9], losses[19]],
+                             [0.8128836154937744, 0.37166720628738403, 0.25876492261886597],
+                             rtol=1e-6)
