@@ -257,3 +257,36 @@ def test_flax_linen_mlp_with_optax():
   np.testing.assert_allclose([losses[0], losses[9], losses[19]],
                              [0.8128836154937744, 0.37166720628738403, 0.25876492261886597],
                              rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------
+# dm-haiku 0.0.17: transform/apply of an MLP, its gradient under jit, BatchNorm state,
+# dropout with an rng
+
+def test_haiku_transform_apply():
+  hk, jax = library("haiku", "jax")
+  jnp = jax.numpy
+  net = hk.without_apply_rng(hk.transform(lambda x: hk.nets.MLP([16, 1])(x)))
+  x = jax.random.normal(jax.random.key(0), (8, 4))
+  params = net.init(jax.random.PRNGKey(42), x)
+  assert sorted((k, v["w"].shape) for k, v in params.items()) == [
+      ("mlp/~/linear_0", (4, 16)), ("mlp/~/linear_1", (16, 1))]
+  np.testing.assert_allclose(net.apply(params, x)[:3, 0], [
+      -0.042945802211761475, -0.17293007671833038, 0.057693541049957275], rtol=1e-6)
+  g = jax.jit(jax.grad(lambda p: jnp.mean(net.apply(p, x) ** 2)))(params)
+  np.testing.assert_allclose([g["mlp/~/linear_0"]["w"].sum(), g["mlp/~/linear_1"]["b"][0]],
+                             [0.04941814765334129, 0.09304947406053543], rtol=1e-5)
+
+  def batchnormed(x):
+    bn = hk.BatchNorm(create_scale=True, create_offset=True, decay_rate=0.9)
+    return bn(hk.Linear(3)(x), is_training=True)
+  stateful = hk.transform_with_state(batchnormed)
+  p, s = stateful.init(jax.random.PRNGKey(1), x)
+  out, s2 = stateful.apply(p, s, None, x)
+  np.testing.assert_allclose(out[0], [-0.5205609202384949, 1.3886897563934326,
+                                      -0.2748478949069977], rtol=1e-5)
+  np.testing.assert_allclose(np.ravel(jax.tree.leaves(s2)[0])[:3], [
+      -0.31265103816986084, -0.040975138545036316, -0.08053310215473175], rtol=1e-5)
+  dropout = hk.transform(lambda x: hk.dropout(hk.next_rng_key(), 0.5, x))
+  np.testing.assert_allclose(dropout.apply({}, jax.random.PRNGKey(3), x)[0],
+                             [3.24528431892395, 0.0, -0.8671888709068298, 0.0], rtol=1e-6)

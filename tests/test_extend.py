@@ -553,3 +553,20 @@ def test_custom_jvp_function_on_tangents_in_a_jvp_rule():
   assert xjax.grad(lambda x: p.bind(x) * 3)(1.) == 6.
   assert xjax.jit(xjax.grad(lambda x: p.bind(x) * 3))(1.) == 6.
   assert xjax.grad(lambda x: twice(x) * x)(3.) == 12.
+
+
+def test_linear_util_transformation_and_core_atom():
+  # haiku's to_dot defines its interpreter with lu.transformation; jaxpr tooling types
+  # operands as jax.core.Atom
+  import xjax.core
+  import xjax.extend.linear_util as lu
+
+  @lu.transformation
+  def doubled_inputs(scale, *args):
+    out = yield [scale * a for a in args], {}
+    yield [o + 1 for o in out]
+
+  f = lu.wrap_init(lambda x, y: [x * y])
+  assert doubled_inputs(f, 2.0).call_wrapped(1.0, 3.0) == [13.0]
+  jaxpr = xjax.make_jaxpr(lambda x: x + 1.0)(1.0).jaxpr
+  assert all(isinstance(a, xjax.core.Atom) for a in jaxpr.eqns[0].invars)

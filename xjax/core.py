@@ -6,3 +6,4 @@ from xjax._src.core.trace import Primitive, Trace, Tracer  # noqa: F401
 from xjax._src.core.values import get_aval  # noqa: F401
 
 AbstractValue = ShapedArray
+Atom = Var | Literal   # what an equation's operand is

@@ -31,3 +31,18 @@ class WrappedFun:
 
 def wrap_init(f: Callable, params=None, *, debug_info=None) -> WrappedFun:
   return WrappedFun(f, tuple(sorted((params or {}).items())), debug_info)
+
+
+def transformation(gen: Callable) -> Callable:
+  """A transformation of wrapped functions written as a generator: ``gen(*gen_args,
+  *args)`` yields the ``(args, kwargs)`` to call the wrapped function with, is sent its
+  result, and yields the transformed result.  ``gen(f, *gen_args)`` is the wrapped
+  function transformed."""
+  def transform(f: WrappedFun, *gen_args) -> WrappedFun:
+    def run(*args, **kwargs):
+      steps = gen(*gen_args, *args, **kwargs)
+      inner_args, inner_kwargs = next(steps)
+      return steps.send(f.call_wrapped(*inner_args, **inner_kwargs))
+    run.__name__ = f.__name__
+    return WrappedFun(run, (), f.debug_info)
+  return transform
