@@ -358,6 +358,20 @@ def test_logaddexp2_derivatives():
   assert [float(v) for v in xjax.grad(jnp.logaddexp2, (0, 1))(1.0, 1.0)] == [0.5, 0.5]
 
 
+@pytest.mark.parametrize("fn", ["logaddexp", "logaddexp2"])
+def test_logaddexp_derivatives_at_infinities_and_nan(fn):
+  # d/da = base**(a - out) with +inf read as 0, as JAX 0.10.2 computes them
+  want = {"logaddexp": [[1.0, 2.7182817459106445], [2.7182817459106445, 1.0], [0.0, 1.0],
+                        [np.nan, np.nan], [1.0, 1.0], [0.5, 0.5], [np.nan, np.nan]],
+          "logaddexp2": [[1.0, 2.0], [2.0, 1.0], [0.0, 1.0], [np.nan, np.nan], [1.0, 1.0],
+                         [0.5, 0.5], [np.nan, np.nan]]}[fn]
+  inf = np.inf
+  points = [(inf, 1.), (1., inf), (-inf, 1.), (-inf, -inf), (inf, inf), (2., 2.), (np.nan, 1.)]
+  got = [[float(g) for g in xjax.grad(getattr(jnp, fn), (0, 1))(np.float32(a), np.float32(b))]
+         for a, b in points]
+  np.testing.assert_array_equal(got, want)
+
+
 def test_shape_dtype_struct_like():
   S = xjax.ShapeDtypeStruct
   assert repr(S.like(jnp.ones(3))) == "ShapeDtypeStruct(shape=(3,), dtype=float32)"

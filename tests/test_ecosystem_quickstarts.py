@@ -290,3 +290,34 @@ def test_haiku_transform_apply():
   dropout = hk.transform(lambda x: hk.dropout(hk.next_rng_key(), 0.5, x))
   np.testing.assert_allclose(dropout.apply({}, jax.random.PRNGKey(3), x)[0],
                              [3.24528431892395, 0.0, -0.8671888709068298, 0.0], rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------
+# jaxopt 0.8.5: L-BFGS and gradient descent on a regularised logistic regression, implicit
+# differentiation of the solution, bisection
+
+def test_jaxopt_solvers_and_implicit_differentiation():
+  jaxopt, jax = library("jaxopt", "jax")
+  jnp = jax.numpy
+  x = np.random.default_rng(0).normal(size=(50, 5)).astype(np.float32)
+  y = (x @ np.array([1., -2., 0.5, 0., 1.], np.float32) > 0).astype(np.float32)
+
+  def loss(w, l2reg):
+    logits = x @ w
+    return jnp.mean(jnp.logaddexp(0., logits) - y * logits) + 0.5 * l2reg * jnp.sum(w ** 2)
+
+  res = jaxopt.LBFGS(fun=loss, maxiter=50).run(jnp.zeros(5), l2reg=0.1)
+  np.testing.assert_allclose(res.params, [0.19530372321605682, -1.2180134057998657,
+                                          0.49957039952278137, -0.208225816488266,
+                                          0.4867969751358032], rtol=1e-5)
+  assert int(res.state.iter_num) == 5
+  gd = jaxopt.GradientDescent(fun=loss, maxiter=30, stepsize=0.5).run(jnp.zeros(5), l2reg=0.1)
+  np.testing.assert_allclose(gd.params, [0.19029881060123444, -1.2175999879837036,
+                                         0.5008900761604309, -0.20946656167507172,
+                                         0.4900266230106354], rtol=1e-5)
+  dw = jax.jacobian(lambda l: jaxopt.LBFGS(fun=loss, maxiter=50, tol=1e-6).run(
+      jnp.zeros(5), l2reg=l).params)(0.1)
+  np.testing.assert_allclose(dw, [-1.41566002368927, 5.77769136428833, -2.5157361030578613,
+                                  0.7165907621383667, -2.2650301456451416], rtol=1e-4)
+  root = jaxopt.Bisection(optimality_fun=lambda v: v ** 3 - 2., lower=0., upper=2.).run().params
+  np.testing.assert_allclose(root, 1.2599220275878906, rtol=1e-6)

@@ -141,9 +141,10 @@ def logaddexp(x1, x2, /):
 def _log_add(a, b, exp, scale=None):
   """max(a, b) + log1p(exp(-|a - b|)) (times ``scale``): log(exp(a) + exp(b)) in the base
   of ``exp``, stably; a NaN difference (inf - inf, or a NaN) gives a + b."""
+  amax = lax.max(a, b)
   delta = lax.sub(a, b)
   tail = lax.log1p(exp(lax.neg(lax.abs(delta))))
-  out = lax.add(lax.max(a, b), tail if scale is None else lax.mul(scale, tail))
+  out = lax.add(amax, tail if scale is None else lax.mul(scale, tail))
   return lax.select_n(isnan(delta), out, lax.add(a, b))
 
 
@@ -152,17 +153,24 @@ def _logaddexp(a, b):
   return _log_add(a, b, lax.exp)
 
 
-@_logaddexp.defjvp
-def _logaddexp_jvp(primals, tangents):
-  # d/da = exp(a - out): smooth everywhere, 1/2 each at a == b (as JAX).
+def _finite_above(x):
+  """``x`` with +inf replaced by 0 (so that ``a - out`` is defined where ``out`` is +inf)."""
+  return lax.select_n(isposinf(x), x, lax.full_like(x, 0))
+
+
+def _log_add_jvp(log_add, exp, primals, tangents):
+  # d/da = exp(a - out), with +inf read as 0 on both sides (as JAX): 1/2 each at a == b,
+  # 1 for an infinite side.
   a, b = primals
   ta, tb = tangents
-  out = _logaddexp(a, b)
-  wa = lax.exp(lax.sub(a, out))
-  wb = lax.exp(lax.sub(b, out))
-  wa = lax.select_n(isnan(wa), wa, lax.full_like(wa, 0))
-  wb = lax.select_n(isnan(wb), wb, lax.full_like(wb, 0))
-  return out, lax.add(lax.mul(ta, wa), lax.mul(tb, wb))
+  out = log_add(a, b)
+  weight = lambda x: exp(lax.sub(_finite_above(x), _finite_above(out)))
+  return out, lax.add(lax.mul(ta, weight(a)), lax.mul(tb, weight(b)))
+
+
+@_logaddexp.defjvp
+def _logaddexp_jvp(primals, tangents):
+  return _log_add_jvp(_logaddexp, lax.exp, primals, tangents)
 
 
 def logaddexp2(x1, x2, /):
@@ -178,12 +186,7 @@ def _logaddexp2(a, b):
 
 @_logaddexp2.defjvp
 def _logaddexp2_jvp(primals, tangents):
-  # d/da = 2**(a - out) (NaN where both are -inf, as JAX)
-  a, b = primals
-  ta, tb = tangents
-  out = _logaddexp2(a, b)
-  return out, lax.add(lax.mul(ta, lax.exp2(lax.sub(a, out))),
-                      lax.mul(tb, lax.exp2(lax.sub(b, out))))
+  return _log_add_jvp(_logaddexp2, lax.exp2, primals, tangents)
 
 
 def sinc(x, /):
