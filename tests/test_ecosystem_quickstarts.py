@@ -321,3 +321,34 @@ def test_jaxopt_solvers_and_implicit_differentiation():
                                   0.7165907621383667, -2.2650301456451416], rtol=1e-4)
   root = jaxopt.Bisection(optimality_fun=lambda v: v ** 3 - 2., lower=0., upper=2.).run().params
   np.testing.assert_allclose(root, 1.2599220275878906, rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------
+# jraph 0.0.6.dev0: a graph convolution (segment sums), its gradient, batching graphs
+
+def test_jraph_gcn():
+  jraph, jax = library("jraph", "jax")
+  jnp = jax.numpy
+  nodes = jnp.arange(12., dtype=jnp.float32).reshape(4, 3) / 10
+  senders, receivers = jnp.array([0, 1, 2, 3, 0]), jnp.array([1, 2, 3, 0, 2])
+  graph = jraph.GraphsTuple(nodes=nodes, edges=None, senders=senders, receivers=receivers,
+                            n_node=jnp.array([4]), n_edge=jnp.array([5]), globals=None)
+  w = jax.random.normal(jax.random.key(0), (3, 2))
+
+  def net(w, graph):
+    gcn = jraph.GraphConvolution(update_node_fn=lambda n: n @ w, add_self_edges=True)
+    return gcn(graph).nodes
+  np.testing.assert_allclose(net(w, graph), [[0.6069180965423584, 0.25483110547065735],
+                                             [0.19737648963928223, -0.03753633052110672],
+                                             [0.4922228753566742, 0.12548846006393433],
+                                             [1.0157127380371094, 0.5286390781402588]],
+                             rtol=1e-6)
+  grad = jax.jit(jax.grad(lambda w: jnp.sum(net(w, graph) ** 2)))(w)
+  np.testing.assert_allclose(grad, [[2.4907166957855225, 1.1032605171203613],
+                                    [2.953153610229492, 1.277317762374878],
+                                    [3.415590286254883, 1.4513752460479736]], rtol=1e-6)
+  batched = jraph.batch([graph, graph])
+  np.testing.assert_array_equal(batched.n_node, [4, 4])
+  np.testing.assert_allclose(net(w, batched).sum(), 6.367304801940918, rtol=1e-6)
+  np.testing.assert_allclose(jraph.segment_mean(nodes[:, 0], receivers[:4], 4),
+                             [0.9000000357627869, 0.0, 0.30000001192092896, 0.6000000238418579])
