@@ -352,3 +352,34 @@ def test_jraph_gcn():
   np.testing.assert_allclose(net(w, batched).sum(), 6.367304801940918, rtol=1e-6)
   np.testing.assert_allclose(jraph.segment_mean(nodes[:, 0], receivers[:4], 4),
                              [0.9000000357627869, 0.0, 0.30000001192092896, 0.6000000238418579])
+
+
+# ---------------------------------------------------------------------------------------
+# distrax 0.1.9 (on tfp-nightly's JAX backend): sampling, log densities, KL, a transformed
+# distribution through a bijector chain, a gradient, a categorical
+
+def test_distrax_distributions_and_bijectors():
+  distrax, jax = library("distrax", "jax")
+  jnp = jax.numpy
+  key = jax.random.PRNGKey(1234)
+  mu, sigma = jnp.array([-1., 0., 1.]), jnp.array([0.1, 0.2, 0.3])
+  dist = distrax.MultivariateNormalDiag(mu, sigma)
+  samples = dist.sample(seed=key)
+  np.testing.assert_allclose(samples, [-0.8896898627281189, 0.17261245846748352,
+                                       0.898395299911499], rtol=1e-6)
+  np.testing.assert_allclose(dist.log_prob(samples), 1.3209729194641113, rtol=1e-6)
+  np.testing.assert_allclose(dist.entropy(), -0.8591804504394531, rtol=1e-6)
+  np.testing.assert_allclose(dist.kl_divergence(distrax.MultivariateNormalDiag(mu + 1, sigma * 2)),
+                             17.96833038330078, rtol=1e-6)
+  flow = distrax.Transformed(distrax.Normal(0., 1.),
+                             distrax.Chain([distrax.ScalarAffine(1., 2.), distrax.Tanh()]))
+  x, lp = flow.sample_and_log_prob(seed=key, sample_shape=(3,))
+  np.testing.assert_allclose(x, [2.6032209396362305, 2.3956642150878906, 0.34739887714385986],
+                             rtol=1e-6)
+  np.testing.assert_allclose(lp, [-1.1916608810424805, -1.3171037435531616,
+                                  -1.5568609237670898], rtol=1e-6)
+  assert float(jax.grad(lambda m: distrax.Normal(m, 1.).log_prob(2.))(0.5)) == 1.5
+  cat = distrax.Categorical(logits=jnp.array([0.1, 0.5, -0.2]))
+  np.testing.assert_array_equal(cat.sample(seed=key, sample_shape=(5,)), [1, 0, 0, 1, 1])
+  np.testing.assert_allclose(cat.probs, [0.30934441089630127, 0.46148762106895447,
+                                         0.22916798293590546], rtol=1e-6)

@@ -570,3 +570,26 @@ def test_linear_util_transformation_and_core_atom():
   assert doubled_inputs(f, 2.0).call_wrapped(1.0, 3.0) == [13.0]
   jaxpr = xjax.make_jaxpr(lambda x: x + 1.0)(1.0).jaxpr
   assert all(isinstance(a, xjax.core.Atom) for a in jaxpr.eqns[0].invars)
+
+
+def test_canonicalize_dtype_handlers_and_pytype_aval_mappings_take_new_array_types():
+  # tensorflow_probability's JAX backend registers its ndarray subclass in both at import
+  import xjax.core
+  from xjax.interpreters import xla
+
+  class Variable(np.ndarray):
+    pass
+  calls = []
+
+  def handler(x):
+    calls.append(type(x).__name__)
+    return xla.canonicalize_dtype_handlers[np.ndarray](x)
+  xla.canonicalize_dtype_handlers[Variable] = handler
+  xjax.core.pytype_aval_mappings[Variable] = xjax.core.pytype_aval_mappings[np.ndarray]
+  try:
+    v = np.arange(3.0).view(Variable)
+    out = xjax.jit(lambda x: x + 1)(v)
+    np.testing.assert_array_equal(out, [1, 2, 3])
+    assert out.dtype == np.float32 and calls == ["Variable"]
+  finally:
+    del xla.canonicalize_dtype_handlers[Variable], xjax.core.pytype_aval_mappings[Variable]

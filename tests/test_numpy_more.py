@@ -162,3 +162,17 @@ def test_histogram2d_and_dd():
   check(h, rh)
   for r, e in zip(edges, redges):
     check(r, e)
+
+
+def test_axis_arguments_take_any_sequence_of_axes():
+  # JAX reads axis= as one index or any iterable of them (distrax passes a range)
+  x = jnp.ones((2, 1, 3))
+  assert jnp.sum(x, axis=range(2)).shape == (3,)
+  assert jnp.mean(x, axis=range(2)).shape == (3,)
+  assert jnp.expand_dims(x, range(2)).shape == (1, 1, 2, 1, 3)
+  assert jnp.expand_dims(x, np.array([0, 1])).shape == (1, 1, 2, 1, 3)
+  assert jnp.squeeze(x, axis=range(1, 2)).shape == (2, 3)
+  assert jnp.flip(x, axis=range(2)).shape == (2, 1, 3)
+  assert jnp.sum(x, axis=np.int64(1)).shape == (2, 3)
+  with pytest.raises(ValueError, match="duplicate value in 'axis'"):
+    jnp.sum(x, axis=(0, 0))

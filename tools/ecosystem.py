@@ -45,7 +45,7 @@ NO_DEPS = [*LIBRARIES.values(), "flax==0.12.8", *QUICKSTART_LIBRARIES]
 SUPPORT = ["absl-py", "toolz", "typing_extensions>=4.15", "pytest==9.2.0", "cloudpickle",
            "dm-tree", "scikit-learn", "msgpack", "rich", "PyYAML", "treescope", "etils",
            "opt_einsum", "multipledispatch", "tqdm", "fastprogress", "wadler_lindig",
-           "typeguard", "jmp", "tabulate", "decorator", "gast"]
+           "typeguard", "jmp", "tabulate", "decorator", "gast", "six"]
 XJAX_RUNTIME = ["numpy==2.4.6", "jaxlib==0.10.2", "ml_dtypes==0.6.0", "scipy==1.17.1"]
 REFERENCE_RUNTIME = [*XJAX_RUNTIME, "jax==0.10.2", "opt_einsum"]
 

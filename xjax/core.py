@@ -3,7 +3,7 @@ from xjax._src.core.avals import ShapedArray  # noqa: F401
 from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var,  # noqa: F401
                                   eval_jaxpr, jaxpr_as_fun)
 from xjax._src.core.trace import Primitive, Trace, Tracer  # noqa: F401
-from xjax._src.core.values import get_aval  # noqa: F401
+from xjax._src.core.values import get_aval, pytype_aval_mappings  # noqa: F401
 
 AbstractValue = ShapedArray
 Atom = Var | Literal   # what an equation's operand is

@@ -63,6 +63,16 @@ class IncompatibleDevicesError(ValueError):
 _SCALAR_BUFFERS: dict = {}
 
 
+def _canonical_ndarray(x):
+  return np.asarray(x, dtypes.canonicalize_dtype(x.dtype))
+
+
+# How a host value of each type takes its canonical dtype before it is put on a device
+# (JAX's `jax.interpreters.xla.canonicalize_dtype_handlers`): libraries register their own
+# array types here (TFP's NumpyVariable, an ndarray subclass).
+canonicalize_dtype_handlers: dict = {np.ndarray: _canonical_ndarray}
+
+
 def to_buffer(x, aval: ShapedArray, device):
   """The device buffer for an input value (Arrays are used in place when possible)."""
   if type(x) is Array:
@@ -82,6 +92,9 @@ def to_buffer(x, aval: ShapedArray, device):
     return x._buf
   if aval.dtype == dtypes.float0:   # no data: XLA holds float0 values as booleans
     return runtime.put(np.zeros(aval.shape, np.bool_), device)
+  handler = canonicalize_dtype_handlers.get(type(x))
+  if handler is not None:
+    x = handler(x)
   return runtime.put(np.asarray(x, dtype=aval.dtype), device)
 
 

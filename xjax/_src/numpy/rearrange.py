@@ -10,7 +10,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
 from xjax._src.numpy.creation import asarray
 from xjax._src.numpy.shaping import concatenate, moveaxis, ravel, reshape
-from xjax._src.numpy.util import canonical_axis
+from xjax._src.numpy.util import canonical_axis, index_tuple
 
 
 def _atleast(nd, arys, shape_fn):
@@ -179,8 +179,7 @@ def flip(m, axis=None):
   if axis is None:
     axes = tuple(range(nd))
   else:
-    axes = tuple(canonical_axis(a, nd) for a in (axis if isinstance(axis, (tuple, list))
-                                                 else (axis,)))
+    axes = tuple(canonical_axis(a, nd) for a in index_tuple(axis))
   return lax.rev(m, axes) if axes else m
 
 

@@ -9,18 +9,16 @@ from xjax._src import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
-from xjax._src.numpy.util import canonical_axis, check_arraylike
+from xjax._src.numpy.util import canonical_axis, check_arraylike, index_tuple
 
 
 def _axes(axis, ndim, error=ValueError):
   if axis is None:
     return tuple(range(ndim))
-  if isinstance(axis, (tuple, list)):
-    axes = tuple(canonical_axis(a, ndim, error=error) for a in axis)
-    if len(set(axes)) != len(axes):
-      raise ValueError(f"duplicate value in 'axis': {axis}")
-    return axes
-  return (canonical_axis(axis, ndim, error=error),)
+  axes = tuple(canonical_axis(a, ndim, error=error) for a in index_tuple(axis))
+  if len(set(axes)) != len(axes):
+    raise ValueError(f"duplicate value in 'axis': {axis}")
+  return axes
 
 
 def _keep(out, aval, axes, keepdims):

@@ -7,7 +7,8 @@ import numpy as np
 
 from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
-from xjax._src.numpy.util import canonical_axis, check_arraylike, promote_dtypes
+from xjax._src.numpy.util import (canonical_axis, check_arraylike, index_tuple,
+                                  promote_dtypes)
 
 
 def _as_array(a):
@@ -104,8 +105,7 @@ def broadcast_arrays(*args):
 
 def expand_dims(a, axis):
   a = _as_array(a)
-  axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-  return lax.expand_dims(a, axes)
+  return lax.expand_dims(a, index_tuple(axis))
 
 
 def squeeze(a, axis=None):
@@ -114,7 +114,7 @@ def squeeze(a, axis=None):
   if axis is None:
     axes = tuple(i for i, d in enumerate(aval.shape) if d == 1)
   else:
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = index_tuple(axis)
   return lax.squeeze(a, axes)
 
 

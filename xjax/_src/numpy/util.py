@@ -1,6 +1,7 @@
 """Helpers shared by xjax.numpy: dtype promotion and NumPy-style rank promotion."""
 from __future__ import annotations
 
+import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.array import Array
@@ -149,3 +150,13 @@ def canonical_axis(axis, ndim: int, name: str = "axis", error=ValueError) -> int
   if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
     raise error(f"{name} {axis} is out of bounds for array of dimension {ndim}")
   return axis % ndim if ndim else 0
+
+
+def index_tuple(axis) -> tuple:
+  """One axis or any iterable of axes (a tuple, list, range, array) as a tuple, as JAX
+  reads its ``axis`` arguments."""
+  import operator
+  if isinstance(axis, (tuple, list, range)) or (hasattr(axis, "__iter__")
+                                                and np.ndim(axis) > 0):
+    return tuple(axis)
+  return (operator.index(axis),)
