@@ -383,3 +383,54 @@ def test_distrax_distributions_and_bijectors():
   np.testing.assert_array_equal(cat.sample(seed=key, sample_shape=(5,)), [1, 0, 0, 1, 1])
   np.testing.assert_allclose(cat.probs, [0.30934441089630127, 0.46148762106895447,
                                          0.22916798293590546], rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------
+# equinox 0.13.8: an MLP trained with filter_jit / filter_value_and_grad
+
+def test_equinox_mlp():
+  eqx, jax = library("equinox", "jax")
+  jnp = jax.numpy
+  mkey, dkey = jax.random.split(jax.random.PRNGKey(0))
+  model = eqx.nn.MLP(in_size=2, out_size=1, width_size=8, depth=2, key=mkey)
+  x = jax.random.normal(dkey, (16, 2))
+  y = jnp.sin(x[:, :1])
+
+  @eqx.filter_jit
+  def step(model):
+    loss, grads = eqx.filter_value_and_grad(
+        lambda m: jnp.mean((jax.vmap(m)(x) - y) ** 2))(model)
+    return loss, eqx.apply_updates(model, jax.tree.map(lambda g: -0.1 * g, grads))
+
+  losses = []
+  for _ in range(10):
+    loss, model = step(model)
+    losses.append(float(loss))
+  np.testing.assert_allclose([losses[0], losses[4], losses[9]],
+                             [0.29802435636520386, 0.24692176282405853, 0.20200727880001068],
+                             rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------
+# jaxtyping 0.3.11: shape-annotated array types checked by isinstance under jaxtyped
+
+def test_jaxtyping_shape_checks():
+  jaxtyping, jax = library("jaxtyping", "jax")
+  jnp = jax.numpy
+  Array, Float, Int, Shaped = jaxtyping.Array, jaxtyping.Float, jaxtyping.Int, jaxtyping.Shaped
+
+  def matmul(x, y):
+    with jaxtyping.jaxtyped("context"):
+      assert isinstance(x, Float[Array, "dim1 dim2"])
+      assert isinstance(y, Float[Array, "dim2 dim3"])
+      out = x @ y
+      assert isinstance(out, Float[Array, "dim1 dim3"])
+      return out
+  assert matmul(jnp.ones((2, 3)), jnp.ones((3, 4))).shape == (2, 4)
+  with pytest.raises(AssertionError):
+    matmul(jnp.ones((2, 3)), jnp.ones((4, 4)))
+  assert jax.jit(matmul)(jnp.ones((2, 3)), jnp.ones((3, 4))).shape == (2, 4)
+  assert isinstance(jnp.zeros(3, jnp.int32), Int[Array, "3"])
+  assert not isinstance(jnp.zeros(3), Int[Array, "3"])
+  assert isinstance(jnp.zeros((2, 3)), Shaped[Array, "_ 3"])
+  assert isinstance({"a": jnp.ones(2)}, jaxtyping.PyTree[Float[Array, "2"]])

@@ -16,6 +16,8 @@ NO_JVP = {
     "igamma_grad_a": "not differentiable in JAX either",
     "random_gamma_grad": "not differentiable in JAX either",
     "zeta": "not differentiable in JAX either",
+    "geqrf": "not differentiable in JAX either (qr is)",
+    "ormqr": "not differentiable in JAX either",
     "custom_lin": "internal: only appears in linear jaxprs, which are transposed",
 }
 NO_BATCH = {

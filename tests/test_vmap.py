@@ -312,3 +312,20 @@ def test_transformations_wrap_callables_whose_name_is_not_a_string():
   assert float(jax.jacfwd(f)(1.)) == 2.0
   assert float(jax.checkpoint(f)(1.)) == 2.0
   np.testing.assert_array_equal(jnp.vectorize(f)(np.ones(2, np.float32)), [2, 2])
+
+
+def test_elementwise_batching_puts_the_batch_dim_first_as_jax():
+  # JAX moves a batched operand's dim to the front when operands disagree (and gives
+  # unbatched ones a leading 1): the layout decides XLA's summation order downstream,
+  # so equinox's vmapped MLP gradients match JAX's bit for bit only with the same layout.
+  text = str(jax.make_jaxpr(jax.vmap(lambda a, b: a + b, (1, None)))(
+      jnp.ones((4, 3)), jnp.ones(4)))
+  assert "transpose[permutation=(1, 0)] a" in text and "f32[1,4] = broadcast_in_dim" in text
+  text = str(jax.make_jaxpr(jax.vmap(lambda a, b: lax.add(a, b), (0, 0)))(
+      jnp.ones((3,)), jnp.ones((3, 4))))
+  assert "f32[3,1] = broadcast_in_dim" in text
+  same = str(jax.make_jaxpr(jax.vmap(lambda a, b: a + b, (1, 1)))(
+      jnp.ones((4, 3)), jnp.ones((4, 3))))
+  assert same.count("transpose") == 1   # only the result, to out_axes=0
+  out = jax.vmap(lambda a, b: a * b, (1, None), 0)(jnp.arange(12.).reshape(4, 3), jnp.arange(4.))
+  np.testing.assert_array_equal(out, (np.arange(12.).reshape(4, 3) * np.arange(4.)[:, None]).T)

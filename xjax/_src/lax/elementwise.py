@@ -81,33 +81,28 @@ def _broadcast_operand(ctx, operand, aval, shape):
 
 def elementwise_batch(prim):
   def rule(axis, args, dims, **params):
-    vals, out_dim = broadcast_batched_args(args, dims, axis.size)
+    vals, out_dim = broadcast_batched_args(args, dims)
     return prim.bind(*vals, **params), out_dim
   return rule
 
 
-def broadcast_batched_args(args, dims, size):
-  """Aligns batch dims of elementwise operands; returns (args, out_dim)."""
+def broadcast_batched_args(args, dims):
+  """Aligns batch dims of elementwise operands as JAX does; returns (args, out_dim).
+
+  Operands of one shape batched at one dim (beside unbatched scalars) pass as they are.
+  Otherwise each batched operand gets its batch dim in front, each unbatched one a leading
+  1, and a batched lower-rank value trailing 1s; the result is batched at 0.  (Where the
+  batch dim sits decides the layout, hence XLA's summation order in later reductions.)"""
   avals = [get_aval(x) for x in args]
-  logical_ranks = [a.ndim - (d is not None) for a, d in zip(avals, dims)]
-  rank = builtins.max(logical_ranks)
-  batched_full = {d for d, r in zip(dims, logical_ranks) if d is not None and r == rank}
-  out_dim = batched_full.pop() if len(batched_full) == 1 else 0
-  out = []
-  for x, a, d, r in zip(args, avals, dims, logical_ranks):
-    if d is None:
-      if r == 0:
-        out.append(x)
-      else:
-        out.append(expand_dims(x, (out_dim,)))
-    elif r < rank:  # a batched rank-0 value meeting rank-k operands
-      x = batching.moveaxis(x, d, 0)
-      shape = [1] * (rank + 1)
-      shape[out_dim] = size
-      out.append(reshape(x, tuple(shape)))
-    else:
-      out.append(batching.moveaxis(x, d, out_dim))
-  return out, out_dim
+  shape, dim = next((a.shape, d) for a, d in zip(avals, dims) if d is not None)
+  if all(a.shape == shape and d == dim for a, d in zip(avals, dims) if a.ndim):
+    return list(args), dim
+  out = [x if a.ndim == 0 else batching.moveaxis(x, d, 0) if d is not None
+         else expand_dims(x, (0,)) for x, a, d in zip(args, avals, dims)]
+  rank = builtins.max(get_aval(x).ndim for x in out)
+  out = [x if d is None or get_aval(x).ndim == rank
+         else expand_dims(x, tuple(range(get_aval(x).ndim, rank))) for x, d in zip(out, dims)]
+  return out, 0
 
 
 def unbroadcast(ct, aval: ShapedArray):
@@ -524,7 +519,7 @@ def _select_n_batch(axis, args, dims):
     which = broadcast_in_dim(which, (axis.size,) + _logical_shape(cases, case_dims),
                                     (0,))
     which_dim = 0
-  vals, out_dim = broadcast_batched_args([which, *cases], [which_dim, *case_dims], axis.size)
+  vals, out_dim = broadcast_batched_args([which, *cases], [which_dim, *case_dims])
   shape = np.broadcast_shapes(*(get_aval(v).shape for v in vals))
   vals = [v if (i == 0 and get_aval(v).ndim == 0) else _broadcast_full(v, shape)
           for i, v in enumerate(vals)]
