@@ -362,3 +362,13 @@ def test_eval_shape_returns_shape_dtype_structs_it_is_given():
   out = jax.eval_shape(lambda x: (x, jax.ShapeDtypeStruct((3,), np.bool_)), 1)
   assert out == (jax.ShapeDtypeStruct((), np.int32, weak_type=True),
                  jax.ShapeDtypeStruct((3,), np.bool_))
+
+
+def test_small_closed_over_constants_are_written_into_the_module():
+  # as JAX writes constants: XLA folds them (numpyro's jitted gradients match JAX's bits)
+  small, mask = np.arange(1, 9, dtype=np.float32), jnp.ones(8, bool)
+  f = jax.jit(lambda x: jnp.where(mask, x / small, 0.0))
+  text = f.lower(np.ones(8, np.float32)).as_text()
+  params = text.split("func.func public @main(")[1].split(")")[0]
+  assert params.count("%arg") == 1 and "stablehlo.constant" in text
+  np.testing.assert_array_equal(f(np.ones(8, np.float32)), 1 / small)

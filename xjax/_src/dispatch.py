@@ -232,8 +232,25 @@ def _fresh_if_donated(args, avals, donated) -> list:
           for x, a, d in zip(args, avals, donated)]
 
 
+# Small closed-over constants are written into the module, as JAX writes its constants:
+# XLA then optimizes with their values known (an all-true mask folds away), and results
+# agree with JAX's to the last bit.  Larger ones are passed as arguments, so that big
+# closed-over arrays are not baked into (and recompiled with) the program.
+EMBEDDED_CONST_MAX_BYTES = 1024
+
+
+def embedded_consts(closed: ClosedJaxpr) -> dict:
+  """``{constvar index: value}`` of the consts a module holds as constants: NumPy values
+  and arrays (not PRNG keys) of at most EMBEDDED_CONST_MAX_BYTES."""
+  return {i: c for i, (c, v) in enumerate(zip(closed.consts, closed.jaxpr.constvars))
+          if isinstance(c, (np.ndarray, np.generic, Array))
+          and not dtypes.is_extended(v.aval.dtype)
+          and v.aval.size * np.dtype(v.aval.dtype).itemsize <= EMBEDDED_CONST_MAX_BYTES}
+
+
 class CompiledJaxpr:
-  """A ClosedJaxpr compiled for one device; consts are passed as leading arguments.
+  """A ClosedJaxpr compiled for one device; consts are passed as leading arguments, but
+  for small host constants, which the module holds (``embedded_consts``).
   ``donated`` (one flag per argument, or None) marks arguments whose buffers the
   executable may reuse for outputs; the runtime then deletes them."""
   __slots__ = ("executable", "out_avals", "const_bufs", "device", "text", "name", "donated")
@@ -243,12 +260,15 @@ class CompiledJaxpr:
     self.donated = donated
     callbacks: list = []
     aliases = donated and donation_aliases(closed.in_avals, donated, closed.out_avals)
-    self.text = lowering.lower_module(closed.jaxpr, name, callbacks, aliases)
+    embedded = embedded_consts(closed)
+    self.text = lowering.lower_module(closed.jaxpr, name, callbacks, aliases,
+                                      embedded=embedded)
     self.executable = runtime.compile(self.text, device, name, closed.out_avals, callbacks)
     self.out_avals = closed.out_avals
     self.device = device
-    self.const_bufs = [to_buffer(c, v.aval, device)
-                       for c, v in zip(closed.consts, closed.jaxpr.constvars)]
+    self.const_bufs = [to_buffer(c, v.aval, device) for i, (c, v) in
+                       enumerate(zip(closed.consts, closed.jaxpr.constvars))
+                       if i not in embedded]
 
   def __call__(self, args: Sequence[Any], avals: Sequence[ShapedArray], committed: bool):
     device = self.device

@@ -687,7 +687,8 @@ class Lowered:
     if spread and spread[0] is not None:
       self._text = spmd.lower(closed, *spread, jitted._name)
     else:
-      self._text = lowering.lower_module(closed.jaxpr, jitted._name, aliases=aliases)
+      self._text = lowering.lower_module(closed.jaxpr, jitted._name, aliases=aliases,
+                                         embedded=dispatch.embedded_consts(closed))
 
   def as_text(self, dialect: str | None = None, debug_info: bool = False) -> str:
     return self._text

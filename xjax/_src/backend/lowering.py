@@ -417,14 +417,21 @@ def _sharding_attr(text) -> str:
 
 def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: bool,
                     const_args: bool = False, takes_token: bool = False,
-                    aliases=None, layout: SpmdLayout | None = None) -> str:
+                    aliases=None, layout: SpmdLayout | None = None,
+                    embedded: dict | None = None) -> str:
   """``takes_token``: the function takes a token first and returns the token its
   effects leave first, so they run in program order with the caller's.  ``aliases[i]``:
   the output that invar i's (donated) buffer may hold, or None.  ``layout``: the
-  shardings of ``main``'s parameters and results."""
+  shardings of ``main``'s parameters and results.  ``embedded[i]``: the value of
+  constvar i, written into the function as a constant instead of taken as a parameter."""
   lines: list[str] = []
   ctx = LoweringContext(module, lines, module.__dict__.setdefault("_counter", [0]), "    ")
-  params = list(jaxpr.constvars) + list(jaxpr.invars) if const_args else list(jaxpr.invars)
+  embedded = embedded or {}
+  if const_args:
+    params = [v for i, v in enumerate(jaxpr.constvars) if i not in embedded]
+    params += list(jaxpr.invars)
+  else:
+    params = list(jaxpr.invars)
   arg_names = []
   token_param = None
   if takes_token:
@@ -436,8 +443,10 @@ def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: boo
     ctx.declare(n, v.aval)
     arg_names.append(n)
   if const_args:
-    const_ssa = arg_names[:len(jaxpr.constvars)]
-    outs = _lower_eqns(ctx, jaxpr, const_ssa, arg_names[len(jaxpr.constvars):])
+    names = iter(arg_names)
+    const_ssa = [ctx.constant(embedded[i], v.aval) if i in embedded else next(names)
+                 for i, v in enumerate(jaxpr.constvars)]
+    outs = _lower_eqns(ctx, jaxpr, const_ssa, list(names))
   else:
     outs = _lower_eqns(ctx, jaxpr, consts, arg_names)
   out_types = ", ".join(tensor_type(a) for a in jaxpr.out_avals)
@@ -468,17 +477,19 @@ def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: boo
 
 
 def lower_module(jaxpr: Jaxpr, name: str, host_callbacks: list | None = None,
-                 aliases=None, layout: SpmdLayout | None = None) -> str:
+                 aliases=None, layout: SpmdLayout | None = None,
+                 embedded: dict | None = None) -> str:
   """A module whose ``main`` takes the jaxpr's constvars, then its invars.  The Python
   callables its host callbacks run are appended to ``host_callbacks`` (pass them to
   ``runtime.compile``).  ``aliases[i]`` names the output that invar i's donated buffer
   holds (``tf.aliasing_output``), so XLA writes that output in place.  With a ``layout``
-  the module is an SPMD program over its devices."""
+  the module is an SPMD program over its devices.  ``embedded[i]`` is the value of
+  constvar i when it is written into the module rather than taken as a parameter."""
   module = Module(f"jit_{name}")
   if layout is not None:
     module.logical = layout.logical
   main = _lower_function(module, "main", jaxpr, (), public=True, const_args=True,
-                         aliases=aliases, layout=layout)
+                         aliases=aliases, layout=layout, embedded=embedded)
   module.functions.insert(0, main)
   if host_callbacks is not None:
     host_callbacks.extend(module.host_callbacks)
