@@ -28,6 +28,15 @@ def library(*names):
   return [importlib.import_module(name) for name in names]
 
 
+def training_losses(step, state, steps: int) -> list[float]:
+  """The losses of ``steps`` training steps ``state, loss = step(state)``."""
+  losses = []
+  for _ in range(steps):
+    state, loss = step(state)
+    losses.append(float(loss))
+  return losses
+
+
 # ---------------------------------------------------------------------------------------
 # numpyro 0.22.0: eight schools with NUTS, and SVI with an AutoNormal guide
 
@@ -245,15 +254,13 @@ def test_flax_linen_mlp_with_optax():
   opt_state = tx.init(params)
 
   @jax.jit
-  def step(params, opt_state):
+  def step(state):
+    params, opt_state = state
     loss, g = jax.value_and_grad(lambda p: jnp.mean((model.apply(p, x) - y) ** 2))(params)
     updates, opt_state = tx.update(g, opt_state)
-    return optax.apply_updates(params, updates), opt_state, loss
+    return (optax.apply_updates(params, updates), opt_state), loss
 
-  losses = []
-  for _ in range(20):
-    params, opt_state, loss = step(params, opt_state)
-    losses.append(float(loss))
+  losses = training_losses(step, (params, opt_state), 20)
   np.testing.assert_allclose([losses[0], losses[9], losses[19]],
                              [0.8128836154937744, 0.37166720628738403, 0.25876492261886597],
                              rtol=1e-6)
@@ -400,12 +407,9 @@ def test_equinox_mlp():
   def step(model):
     loss, grads = eqx.filter_value_and_grad(
         lambda m: jnp.mean((jax.vmap(m)(x) - y) ** 2))(model)
-    return loss, eqx.apply_updates(model, jax.tree.map(lambda g: -0.1 * g, grads))
+    return eqx.apply_updates(model, jax.tree.map(lambda g: -0.1 * g, grads)), loss
 
-  losses = []
-  for _ in range(10):
-    loss, model = step(model)
-    losses.append(float(loss))
+  losses = training_losses(step, model, 10)
   np.testing.assert_allclose([losses[0], losses[4], losses[9]],
                              [0.29802435636520386, 0.24692176282405853, 0.20200727880001068],
                              rtol=1e-6)
