@@ -18,6 +18,7 @@ import math
 from typing import Callable
 
 from xjax._src import dispatch, spmd, tree_util
+from xjax._src.wrapping import wraps
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args, eval_jaxpr
 from xjax._src.core.trace import Primitive
@@ -355,7 +356,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
                               "naming a subset of them is not supported.")
   fun_name = getattr(f, "__name__", repr(f))
 
-  @functools.wraps(f)
+  @wraps(f)
   def mapped(*args):
     if _bound_axes.meshes and _bound_axes.meshes[-1] != mesh:  # (a pmap inside a pmap, too)
       raise ValueError(f"shard_map inside the body of a shard_map over another mesh: the "
