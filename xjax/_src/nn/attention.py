@@ -37,8 +37,9 @@ def _combined_mask(shape, mask, is_causal, q_lengths, kv_lengths, window):
   """The boolean mask (broadcastable to B N T S) of logits that take part, or None."""
   _, _, t, s = shape
   parts = [] if mask is None else [mask]
-  q_pos = jnp.arange(t)[:, None]
-  k_pos = jnp.arange(s)[None, :]
+  if is_causal or window is not None:
+    q_pos = jnp.arange(t)[:, None]
+    k_pos = jnp.arange(s)[None, :]
   if is_causal:
     parts.append((q_pos >= k_pos)[None, None])
   if window is not None:
