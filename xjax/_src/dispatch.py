@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from xjax._src import dtypes, errors, spmd
+from xjax._src import dtypes, errors, spmd, tree_util
 from xjax._src.array import SCALAR_CACHE_SIZE, Array
 from xjax._src.config import config
 from xjax._src.backend import lowering, runtime
@@ -295,20 +295,44 @@ class CompiledJaxpr:
       check_special_values(self.name, results)
     return results
 
-  def run_uncommitted(self, args: Sequence[Any]) -> list:
-    """The fast path of ``__call__`` for uncommitted Arrays and Python scalars on the only
-    device, with no donation and no NaN/Inf checking (the caller makes sure of all three)."""
-    bufs = [x._buf if type(x) is Array else to_buffer(x, get_aval(x), self.device)
-            for x in args]
+
+class UncommittedCall:
+  """jit's cached fast path: ``compiled`` run on uncommitted Arrays and Python scalars on
+  the only device, with no donation and no NaN/Inf checking (the caller makes sure of all
+  three), every lookup done once.  The results come unflattened with ``out_tree`` (None:
+  the single result itself)."""
+  __slots__ = ("_execute", "_handlers", "_run", "_out_avals", "_const_bufs", "_device",
+               "_out_tree")
+
+  def __init__(self, compiled: CompiledJaxpr, out_tree) -> None:
+    executable = compiled.executable
+    self._run = executable.run
+    self._execute, self._handlers = executable.run_parts() or (None, None)
+    self._out_avals = compiled.out_avals
+    self._const_bufs = compiled.const_bufs
+    self._device = compiled.device
+    self._out_tree = out_tree
+
+  def __call__(self, args: Sequence[Any]):
+    device = self._device
+    bufs = [x._buf if type(x) is Array else to_buffer(x, get_aval(x), device) for x in args]
+    if self._const_bufs:
+      bufs = [*self._const_bufs, *bufs]
     try:
-      outs = self.executable.run([*self.const_bufs, *bufs] if self.const_bufs else bufs)
+      if self._execute is None:
+        outs = self._run(bufs)
+      else:  # Executable.run, inlined: this is the hot path
+        outs = self._execute(bufs).consume_with_handlers(self._handlers)
     except Exception:
-      for x in args:
+      for x in args:  # a deleted input gets the clearer error
         if type(x) is Array:
           x._check_alive()
       raise
     make = Array._from_buffer
-    return [make(b, a) for b, a in zip(outs, self.out_avals)]
+    if self._out_tree is None:
+      return make(outs[0], self._out_avals[0])
+    return tree_util.tree_unflatten(
+        self._out_tree, [make(b, a) for b, a in zip(outs, self._out_avals)])
 
 
 _compiled_jaxprs = WeakLRU(per_owner=8)  # closed jaxpr -> {device: CompiledJaxpr}

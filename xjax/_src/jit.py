@@ -452,7 +452,7 @@ class Jitted:
     if both:
       raise ValueError("static_argnums and donate_argnums cannot intersect. Argument "
                        f"positions {both} appear in both static_argnums and donate_argnums")
-    # _fast: (treedef or argument count, *avals, trace token) -> (CompiledJaxpr, out tree)
+    # _fast: (treedef or argument count, *avals, trace token) -> dispatch.UncommittedCall
     self._cache, self._fast = _shared_cache(fun, (
         self._static_argnums, self._static_argnames, _hashable(donate_argnums),
         _hashable(donate_argnames), id(self) if self._shardings else None))
@@ -543,14 +543,19 @@ class Jitted:
 
   def __call__(self, *args, **kwargs):
     try:
-      if self._fast and not kwargs and _plain_dispatch[0] and current_trace() is eval_trace:
+      fast = self._fast
+      if fast and not kwargs and _plain_dispatch[0] and current_trace() is eval_trace:
         # The fast path: uncommitted Arrays on the only device, a signature seen before.
-        signature = _fast_signature(args)
-        hit = signature and self._fast.get(signature[0])
-        if hit and not runtime.several_devices:
-          compiled, out_tree = hit
-          outs = compiled.run_uncommitted(signature[1])
-          return outs[0] if out_tree is None else tree_util.tree_unflatten(out_tree, outs)
+        key = _fast_key(args, len(args))
+        if key is not None:
+          hit = fast.get(key)
+          if hit is not None and not runtime.several_devices:
+            return hit(args)
+        else:
+          signature = _fast_signature(args)
+          hit = signature and fast.get(signature[0])
+          if hit and not runtime.several_devices:
+            return hit(signature[1])
       if not config._values["jax_disable_jit"]:
         return self._call(args, kwargs)
     except Exception as e:  # the user sees their frames, not ours (jax_traceback_filtering)
@@ -582,8 +587,8 @@ class Jitted:
         signature = _fast_signature(args)
         if signature:
           single = entry.out_tree == _LEAF_TREE
-          bounded_put(self._fast, signature[0],
-                      (compiled, None if single else entry.out_tree), _FAST_ENTRIES)
+          bounded_put(self._fast, signature[0], dispatch.UncommittedCall(
+              compiled, None if single else entry.out_tree), _FAST_ENTRIES)
       try:
         outs = compiled(leaves, avals, committed)
       except FloatingPointError as err:

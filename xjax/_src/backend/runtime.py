@@ -574,6 +574,11 @@ class Executable:
       return self._loaded.execute_sharded(bufs).consume_with_handlers(self._handlers)
     return self._loaded.execute(bufs)
 
+  def run_parts(self):
+    """``(execute, handlers)`` such that ``execute(bufs).consume_with_handlers(handlers)``
+    is ``run(bufs)``, for a hot path to inline; None where ``run`` has no handlers."""
+    return None if self._handlers is None else (self._loaded.execute_sharded, self._handlers)
+
   def hlo_text(self) -> str:
     return self._loaded.get_hlo_text()
 
