@@ -380,8 +380,11 @@ def _fast_signature(args: tuple):
   """``(key, leaves)`` naming a call on the fast path, or None when an argument leaf is not an
   uncommitted Array or a Python scalar.  Flat argument tuples skip pytree flattening."""
   key = _fast_key(args, len(args))
-  if key is not None:
-    return key, args
+  return (key, args) if key is not None else _fast_tree_signature(args)
+
+
+def _fast_tree_signature(args: tuple):
+  """``_fast_signature`` of arguments that are not all leaves."""
   leaves, tree = tree_util.tree_flatten(args)
   key = _fast_key(leaves, tree)
   return None if key is None else (key, leaves)
@@ -552,7 +555,7 @@ class Jitted:
           if hit is not None and not runtime.several_devices:
             return hit(args)
         else:
-          signature = _fast_signature(args)
+          signature = _fast_tree_signature(args)
           hit = signature and fast.get(signature[0])
           if hit and not runtime.several_devices:
             return hit(signature[1])
