@@ -19,11 +19,13 @@ NO_JVP = {
     "geqrf": "not differentiable in JAX either (qr is)",
     "ormqr": "not differentiable in JAX either",
     "custom_lin": "internal: only appears in linear jaxprs, which are transposed",
+    "rng_uniform": "stateful random numbers: not differentiable in JAX either",
 }
 NO_BATCH = {
     "iota": "takes no operands, so it is never batched",
     "iota_2x32_shape": "takes no operands, so it is never batched",
     "custom_lin": "internal: only appears in linear jaxprs",
+    "rng_uniform": "stateful random numbers: no batching rule in JAX either",
 }
 NO_LOWERING = {"custom_lin": "internal: transposed away before lowering"}
 

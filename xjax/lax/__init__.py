@@ -5,3 +5,5 @@ from xjax._src.lax.autodiff_helpers import stop_gradient_p  # noqa: F401
 from xjax._src.lax.rounding import RoundingMethod, round  # noqa: F401
 from xjax._src.lax.fft import FftType, fft, fft_p  # noqa: F401
 from xjax.lax import linalg  # noqa: E402,F401
+from xjax._src.lax.rng import (RandomAlgorithm, rng_bit_generator,  # noqa: F401
+                               rng_bit_generator_p, rng_uniform, rng_uniform_p)
