@@ -7,3 +7,6 @@ from xjax._src.lax.fft import FftType, fft, fft_p  # noqa: F401
 from xjax.lax import linalg  # noqa: E402,F401
 from xjax._src.lax.rng import (RandomAlgorithm, rng_bit_generator,  # noqa: F401
                                rng_bit_generator_p, rng_uniform, rng_uniform_p)
+from xjax._src.lax.dot_algorithms import (DotAlgorithm, DotAlgorithmPreset,  # noqa: F401
+                                          PrecisionLike)
+from xjax._src.lax.accuracy import AccuracyMode, Tolerance  # noqa: F401

@@ -6,11 +6,14 @@ import enum
 import numpy as np
 
 from xjax._src import dtypes
+from xjax._src.backend import runtime
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.lax import shapes
+from xjax._src.lax import dot_algorithms, shapes
+from xjax._src.lax.dot_algorithms import (DotAlgorithm, DotAlgorithmPreset,  # noqa: F401
+                                          PrecisionLike)
 from xjax._src.lax.utils import standard_primitive
 
 
@@ -57,28 +60,41 @@ def _dot_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_elem
                   out_sharding=None):
   (lc, rc), (lb, rb) = dimension_numbers
   la, ra = ctx.avals_in
-  out = ctx.avals_out[0]
-  if la.dtype != out.dtype:
-    la2 = la.update(dtype=out.dtype)
-    lhs = ctx.op("stablehlo.convert", [lhs], la2, in_avals=[la])
-    la = la2
-  if ra.dtype != out.dtype:
-    ra2 = ra.update(dtype=out.dtype)
-    rhs = ctx.op("stablehlo.convert", [rhs], ra2, in_avals=[ra])
-    ra = ra2
-  if all(la.shape[d] == 1 for d in lc) and out.dtype != np.bool_:
+  out = final = ctx.avals_out[0]
+  lhs_type = rhs_type = out.dtype
+  algorithm = None
+  if dot_algorithms.is_algorithm(precision):  # operands in the algorithm's types
+    lhs_type, rhs_type, acc = dot_algorithms.compute_types(
+        precision, la.dtype, ra.dtype, out.dtype, runtime.default_backend())
+    out = out.update(dtype=acc)
+    algorithm = dot_algorithms.algorithm_attr(precision, lhs_type, rhs_type)
+  lhs, la = _convert(ctx, lhs, la, lhs_type)
+  rhs, ra = _convert(ctx, rhs, ra, rhs_type)
+  if all(la.shape[d] == 1 for d in lc) and out.dtype != np.bool_ and la.dtype == ra.dtype:
     lhs, la, lb = _drop_dims(ctx, lhs, la, lc, lb)
     rhs, ra, rb = _drop_dims(ctx, rhs, ra, rc, rb)
-    return _outer_product_lowering(ctx, lhs, rhs, la, ra, lb, rb, out)
-  attr = (f"#stablehlo.dot<lhs_batching_dimensions = {_dims_list(lb)}, "
-          f"rhs_batching_dimensions = {_dims_list(rb)}, "
-          f"lhs_contracting_dimensions = {_dims_list(lc)}, "
-          f"rhs_contracting_dimensions = {_dims_list(rc)}>")
-  p = precision if not isinstance(precision, tuple) else precision[0]
-  p = _PRECISION.get(str(p).split(".")[-1] if p is not None else None, "DEFAULT")
-  prec = f"[#stablehlo<precision {p}>, #stablehlo<precision {p}>]"
-  return ctx.op("stablehlo.dot_general", [lhs, rhs], out,
-                {"dot_dimension_numbers": attr, "precision_config": prec}, in_avals=[la, ra])
+    result = _outer_product_lowering(ctx, lhs, rhs, la, ra, lb, rb, out)
+  else:
+    attr = (f"#stablehlo.dot<lhs_batching_dimensions = {_dims_list(lb)}, "
+            f"rhs_batching_dimensions = {_dims_list(rb)}, "
+            f"lhs_contracting_dimensions = {_dims_list(lc)}, "
+            f"rhs_contracting_dimensions = {_dims_list(rc)}>")
+    p = precision if not isinstance(precision, tuple) else precision[0]
+    p = _PRECISION.get(str(p).split(".")[-1] if p is not None else None, "DEFAULT")
+    attrs = {"dot_dimension_numbers": attr,
+             "precision_config": f"[#stablehlo<precision {p}>, #stablehlo<precision {p}>]"}
+    if algorithm is not None:
+      attrs["algorithm"] = algorithm
+    result = ctx.op("stablehlo.dot_general", [lhs, rhs], out, attrs, in_avals=[la, ra])
+  return _convert(ctx, result, out, final.dtype)[0]
+
+
+def _convert(ctx, x, aval, dtype):
+  """``x`` (of ``aval``) converted to ``dtype``, and its new aval."""
+  if aval.dtype == dtype:
+    return x, aval
+  new = aval.update(dtype=dtype)
+  return ctx.op("stablehlo.convert", [x], new, in_avals=[aval]), new
 
 
 def _drop_dims(ctx, x, aval, drop, batch):
@@ -232,14 +248,19 @@ def _dot_batch(axis, args, dims, *, dimension_numbers, precision, preferred_elem
 
 
 dot_general_p = standard_primitive("dot_general", _dot_abstract_eval, _dot_lowering)
-dot_general_p.hidden_params = frozenset({"out_sharding", "precision"})
+dot_general_p.hidden_params = frozenset({"out_sharding"})
 
 
 def _dot_pp_params(params):
-  """As JAX prints them: dimension numbers as lists, e.g. ``(([1], [0]), ([], []))``."""
+  """As JAX prints them: dimension numbers as lists, e.g. ``(([1], [0]), ([], []))``,
+  precisions as a pair of ``Precision``s or the algorithm."""
   (lc, rc), (lb, rb) = params["dimension_numbers"]
   dn = f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
   shown = {k: v for k, v in params.items() if v is not None}  # None params are not printed
+  p = shown.get("precision")
+  if p is not None and not dot_algorithms.is_algorithm(p):
+    pair = p if isinstance(p, tuple) else (p, p)
+    shown["precision"] = "(" + ", ".join(f"Precision.{Precision(q)}" for q in pair) + ")"
   return sorted({**shown, "dimension_numbers": dn}.items())
 
 
@@ -261,11 +282,35 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
 
 
 def _precision(precision):
-  if precision is None:
-    return None
-  if isinstance(precision, (tuple, list)):
-    return tuple(str(p) for p in precision)
-  return str(precision)
+  """The ``precision`` parameter: None, a Precision name or a pair of them, or a dot
+  algorithm (``DotAlgorithm``, ``DotAlgorithmPreset`` or a preset's name)."""
+  if precision is None or dot_algorithms.is_algorithm(precision):
+    return precision
+  if isinstance(precision, Precision):
+    return str(precision)
+  if isinstance(precision, str):
+    if precision in _PRECISION_STRINGS:
+      return precision
+    if precision in DotAlgorithmPreset.__members__:
+      return DotAlgorithmPreset[precision]
+  elif isinstance(precision, (tuple, list)) and len(precision) == 2:
+    if all(isinstance(p, Precision) for p in precision):
+      return tuple(str(p) for p in precision)
+    if all(isinstance(p, str) for p in precision):
+      bad = [p for p in precision if p not in _PRECISION_STRINGS]
+      if not bad:
+        return tuple(str(Precision(p)) for p in precision)
+      precision = bad[0]
+  raise ValueError(
+      "Precision argument must be one of:\n- None,\n"
+      f"- a string in {list(_PRECISION_STRINGS)},\n"
+      "- a lax.Precision value,\n- a tuple of two lax.Precision values or strings,\n"
+      "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n"
+      f"- a lax.DotAlgorithm value;\nbut got {precision}.")
+
+
+_PRECISION_STRINGS = ("highest", "float32", "high", "bfloat16_3x", "tensorfloat32", "default",
+                      "bfloat16", "fastest")
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):

@@ -19,6 +19,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters import array_builders as _array_builders  # (kept out of lax.*)
 from xjax._src.interpreters.ad import Zero
+from xjax._src.lax.accuracy import accuracy_attrs, check_accuracy
 from xjax._src.lax.shapes import broadcast_in_dim, broadcast_to_aval, expand_dims, full, reshape
 from xjax._src.lax.utils import (any_dtype, broadcasting_shape, check_same_dtypes,
                                  dtype_checker, lowering_from, standard_primitive)
@@ -120,12 +121,15 @@ def unbroadcast(ct, aval: ShapedArray):
 
 
 def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None):
-  prim = standard_primitive(name, _nary_abstract_eval(name, check), _lower_nary(hlo))
+  """A unary primitive; the transcendental ones also take an ``accuracy`` parameter
+  (lowered as the op's ``result_accuracy``; derivatives ignore it, as in JAX)."""
+  prim = standard_primitive(name, _nary_abstract_eval(name, check),
+                            _lower_nary(hlo, accuracy_attrs))
   prim.batch = elementwise_batch(prim)
   if jvp is not None:
-    ad.defjvp(prim, jvp)
+    ad.defjvp(prim, lambda t, x, **_: jvp(t, x))
   elif jvp2 is not None:
-    ad.defjvp2(prim, jvp2)
+    ad.defjvp2(prim, lambda t, y, x, **_: jvp2(t, y, x))
   else:
     ad.zero_jvp(prim)
   return prim
@@ -235,7 +239,8 @@ ad.zero_jvp(is_finite_p)
 exp_p = _unary("exp", "stablehlo.exponential", jvp2=lambda t, y, x: mul(t, y))
 exp2_p = _unary("exp2", "stablehlo.exponential",
                 jvp2=lambda t, y, x: mul(log(_const(y, 2)), mul(t, y)))
-exp2_p.lowering = lowering_from(lambda x: exp(mul(x, _const(x, np.log(2)))))
+exp2_p.lowering = lowering_from(
+    lambda x, accuracy=None: exp(mul(x, _const(x, np.log(2))), accuracy=accuracy))
 log_p = _unary("log", "stablehlo.log", jvp=lambda t, x: div(t, x))
 expm1_p = _unary("expm1", "stablehlo.exponential_minus_one",
                  jvp2=lambda t, y, x: mul(t, add(y, _one(y))))
@@ -717,16 +722,30 @@ sign = _bind(sign_p)
 floor = _bind(floor_p)
 ceil = _bind(ceil_p)
 is_finite = _bind(is_finite_p)
-exp = _bind(exp_p)
-exp2 = _bind(exp2_p)
-log = _bind(log_p)
-expm1 = _bind(expm1_p)
-log1p = _bind(log1p_p)
-tanh = _bind(tanh_p)
-logistic = _bind(logistic_p)
-sin = _bind(sin_p)
-cos = _bind(cos_p)
-tan = _bind(tan_p)
+
+
+def _bind_accurate(prim):
+  """The user function of a transcendental primitive: ``f(x, *, accuracy=None)``."""
+  def fn(x, *, accuracy=None):
+    if accuracy is None:
+      return prim.bind(x)
+    return prim.bind(x, accuracy=check_accuracy(accuracy))
+  fn.__name__ = fn.__qualname__ = prim.name
+  fn.__doc__ = (f"Elementwise ``{prim.name}``; ``accuracy`` (a lax.Tolerance or "
+                "lax.AccuracyMode) selects the implementation.")
+  return fn
+
+
+exp = _bind_accurate(exp_p)
+exp2 = _bind_accurate(exp2_p)
+log = _bind_accurate(log_p)
+expm1 = _bind_accurate(expm1_p)
+log1p = _bind_accurate(log1p_p)
+tanh = _bind_accurate(tanh_p)
+logistic = _bind_accurate(logistic_p)
+sin = _bind_accurate(sin_p)
+cos = _bind_accurate(cos_p)
+tan = _bind_accurate(tan_p)
 asin = _bind(asin_p)
 acos = _bind(acos_p)
 atan = _bind(atan_p)
@@ -735,9 +754,9 @@ cosh = _bind(cosh_p)
 asinh = _bind(asinh_p)
 acosh = _bind(acosh_p)
 atanh = _bind(atanh_p)
-sqrt = _bind(sqrt_p)
-rsqrt = _bind(rsqrt_p)
-cbrt = _bind(cbrt_p)
+sqrt = _bind_accurate(sqrt_p)
+rsqrt = _bind_accurate(rsqrt_p)
+cbrt = _bind_accurate(cbrt_p)
 erf = _bind(erf_p)
 erfc = _bind(erfc_p)
 erf_inv = _bind(erf_inv_p)
