@@ -20,7 +20,7 @@ from xjax._src.backend import runtime
 from xjax._src.core.jaxpr_cache import bounded_put, cached_on_jaxpr
 from xjax._src.core.trace import Primitive, Tracer, current_trace, escaped_tracer_error, eval_trace
 from xjax._src.core.values import get_aval, pytype_aval_mappings
-from xjax._src import dispatch, retracing, spmd
+from xjax._src import dispatch, monitoring, retracing, spmd
 from xjax._src.sharding import NamedSharding, Sharding
 from xjax._src.errors import api_boundary, remove_internal_frames
 from xjax._src.interpreters import ad, batching
@@ -209,7 +209,11 @@ def _trace_flat(call, in_tree, in_avals, debug):
                           "them.") from None
     return out_leaves
 
-  closed = trace_to_jaxpr(flat_fun, in_avals, debug)
+  if current_trace() is eval_trace:  # a top-level trace, timed as JAX does
+    with monitoring.timed(monitoring.JAXPR_TRACE_EVENT, debug.func_name):
+      closed = trace_to_jaxpr(flat_fun, in_avals, debug)
+  else:
+    closed = trace_to_jaxpr(flat_fun, in_avals, debug)
   return closed, out_tree_box[0]
 
 

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from xjax._src import dtypes
+from xjax._src import dtypes, monitoring
 from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
 
@@ -485,12 +485,13 @@ def lower_module(jaxpr: Jaxpr, name: str, host_callbacks: list | None = None,
   holds (``tf.aliasing_output``), so XLA writes that output in place.  With a ``layout``
   the module is an SPMD program over its devices.  ``embedded[i]`` is the value of
   constvar i when it is written into the module rather than taken as a parameter."""
-  module = Module(f"jit_{name}")
-  if layout is not None:
-    module.logical = layout.logical
-  main = _lower_function(module, "main", jaxpr, (), public=True, const_args=True,
-                         aliases=aliases, layout=layout, embedded=embedded)
-  module.functions.insert(0, main)
-  if host_callbacks is not None:
-    host_callbacks.extend(module.host_callbacks)
-  return module.text()
+  with monitoring.timed(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, f"jit({name})"):
+    module = Module(f"jit_{name}")
+    if layout is not None:
+      module.logical = layout.logical
+    main = _lower_function(module, "main", jaxpr, (), public=True, const_args=True,
+                           aliases=aliases, layout=layout, embedded=embedded)
+    module.functions.insert(0, main)
+    if host_callbacks is not None:
+      host_callbacks.extend(module.host_callbacks)
+    return module.text()

@@ -22,6 +22,7 @@ import jaxlib
 from jaxlib import xla_client as _xc
 
 from xjax._src.backend import compilation_cache
+from xjax._src import monitoring
 from xjax._src.config import config
 from xjax._src.core.avals import physical_aval
 
@@ -601,10 +602,11 @@ def compile(module_text: str, device, name: str, out_avals,
   options.num_partitions = 1
   # Without an explicit assignment the executable runs on device 0 whatever DeviceList says.
   options.device_assignment = _xc.DeviceAssignment.create(np.array([[device.id]]))
-  if host_callbacks:
-    return _compile_with_callbacks(client, module_text, device, options, out_avals,
-                                   host_callbacks)
-  loaded = compile_hook[0](client, module_text, _xc.DeviceList((device,)), options, ())
+  with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"):
+    if host_callbacks:
+      return _compile_with_callbacks(client, module_text, device, options, out_avals,
+                                     host_callbacks)
+    loaded = compile_hook[0](client, module_text, _xc.DeviceList((device,)), options, ())
   return Executable(loaded, device, module_text, out_avals)
 
 
@@ -664,7 +666,8 @@ def compile_spmd(module_text: str, devices: Sequence, name: str, in_avals, out_a
   build.allow_spmd_sharding_propagation_to_output = list(choose_out) or [False]
   options.device_assignment = _xc.DeviceAssignment.create(
       np.array([[d.id for d in devices]]))
-  loaded = client.compile_and_load(module_text, _xc.DeviceList(tuple(devices)), options)
+  with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"):
+    loaded = client.compile_and_load(module_text, _xc.DeviceList(tuple(devices)), options)
   return SpmdExecutable(loaded, devices, module_text, in_avals, out_avals)
 
 
