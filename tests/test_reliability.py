@@ -182,6 +182,57 @@ def test_weak_lru_bounds_entries_per_owner():
     table.get(1, 0)  # an int cannot be weakly referenced
 
 
+@pytest.fixture
+def small_budget(monkeypatch):
+  """The executable budget shrunk to 3 programs and 64 KiB of constants."""
+  from xjax._src.backend.executable_budget import budget
+  monkeypatch.setattr(budget, "max_entries", 3)
+  monkeypatch.setattr(budget, "max_bytes", 1 << 16)
+  return budget
+
+
+def test_the_budget_unloads_least_recently_used_programs_and_reloads_them(
+    small_budget, compiles):
+  fs = [xjax.jit(lambda x, i=i: x * i + 1) for i in range(6)]
+  x = jnp.arange(4.0)
+  start = compiles[0]
+  for i, f in enumerate(fs):
+    np.testing.assert_allclose(f(x), np.arange(4.0) * i + 1)
+  assert small_budget.stats()[0] <= 3 and compiles[0] - start == 6
+  hot = fs[5]
+  for _ in range(3):  # hot keeps running while others are compiled: it stays loaded
+    hot(x)
+    for i in range(3):
+      xjax.jit(lambda x, i=i: x - i)(x)
+  before = compiles[0]
+  np.testing.assert_allclose(hot(x), np.arange(4.0) * 5 + 1)
+  assert compiles[0] == before
+  np.testing.assert_allclose(fs[0](x), np.arange(4.0) * 0 + 1)  # unloaded: compiled again
+  assert compiles[0] == before + 1
+  assert small_budget.stats()[0] <= 3
+
+
+def test_the_budget_bounds_bytes_of_constants_held(small_budget):
+  consts = [np.full(4096, float(i), np.float32) for i in range(8)]  # 16 KiB each
+  fs = [xjax.jit(lambda x, c=c: x + c) for c in consts]
+  x = jnp.ones(4096)
+  for f in fs:
+    f(x)
+  assert small_budget.stats()[1] <= 1 << 16
+  for i, f in enumerate(fs):  # every program still gives its value, reloaded or not
+    assert float(f(x)[7]) == i + 1
+
+
+def test_one_function_keeps_a_bounded_number_of_traces(monkeypatch):
+  from xjax._src import jit as jit_module
+  monkeypatch.setattr(jit_module, "_TRACES_PER_FUNCTION", 4)
+  f = xjax.jit(lambda x: x * 2)
+  for n in range(1, 13):
+    assert float(f(jnp.ones(n))[0]) == 2.0
+  assert f._cache_size() == 4
+  assert float(f(jnp.ones(1))[0]) == 2.0  # traced again
+
+
 # --- item 2: memory comes back ---------------------------------------------------------
 
 def test_distinct_python_scalars_do_not_accumulate_device_buffers():

@@ -8,6 +8,7 @@ lowering rule and caches it by (primitive, params, input avals, device).  Compil
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -19,6 +20,7 @@ from xjax._src.backend import lowering, runtime
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from xjax._src.core.jaxpr_cache import WeakLRU, bounded_put
+from xjax._src.backend.executable_budget import budget
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
 
@@ -252,25 +254,68 @@ class CompiledJaxpr:
   """A ClosedJaxpr compiled for one device; consts are passed as leading arguments, but
   for small host constants, which the module holds (``embedded_consts``).
   ``donated`` (one flag per argument, or None) marks arguments whose buffers the
-  executable may reuse for outputs; the runtime then deletes them."""
-  __slots__ = ("executable", "out_avals", "const_bufs", "device", "text", "name", "donated")
+  executable may reuse for outputs; the runtime then deletes them.  The executable budget
+  may unload it (``unload``); it is then compiled again when next called."""
+  __slots__ = ("closed", "executable", "out_avals", "const_bufs", "device", "text", "name",
+               "donated", "nbytes", "used", "_views", "__weakref__")
 
   def __init__(self, closed: ClosedJaxpr, device, name: str, donated=None) -> None:
+    self.closed = closed
     self.name = name
     self.donated = donated
-    callbacks: list = []
-    aliases = donated and donation_aliases(closed.in_avals, donated, closed.out_avals)
-    embedded = embedded_consts(closed)
-    self.text = lowering.lower_module(closed.jaxpr, name, callbacks, aliases,
-                                      embedded=embedded)
-    self.executable = runtime.compile(self.text, device, name, closed.out_avals, callbacks)
     self.out_avals = closed.out_avals
     self.device = device
+    self._views: list = []  # weak references to the UncommittedCalls running it
+    self._load()
+
+  def _load(self) -> None:
+    closed, device = self.closed, self.device
+    callbacks: list = []
+    aliases = self.donated and donation_aliases(closed.in_avals, self.donated,
+                                                closed.out_avals)
+    embedded = embedded_consts(closed)
+    self.text = lowering.lower_module(closed.jaxpr, self.name, callbacks, aliases,
+                                      embedded=embedded)
+    self.executable = runtime.compile(self.text, device, self.name, closed.out_avals,
+                                      callbacks)
     self.const_bufs = [to_buffer(c, v.aval, device) for i, (c, v) in
                        enumerate(zip(closed.consts, closed.jaxpr.constvars))
                        if i not in embedded]
+    self.nbytes = sum(v.aval.size * np.dtype(v.aval.dtype).itemsize for i, v in
+                      enumerate(closed.jaxpr.constvars) if i not in embedded)
+    self.used = True
+    budget.admit(self)
+
+  def loaded(self) -> "CompiledJaxpr":
+    """This program, compiled again first if the budget unloaded it."""
+    if self.executable is None:
+      self._load()
+    return self
+
+  def take_used(self) -> bool:
+    """Whether it ran since the budget last asked."""
+    used = self.used or any(v is not None and v.used for v in (r() for r in self._views))
+    self.used = False
+    for view in (r() for r in self._views):
+      if view is not None:
+        view.used = False
+    return used
+
+  def unload(self) -> None:
+    """Drops the executable and constant buffers (the budget's eviction)."""
+    self.executable = self.const_bufs = self.text = None
+    for view in (r() for r in self._views):
+      if view is not None:
+        view.unbind()
+    self._views = []
+
+  def attach(self, view) -> None:
+    self._views = [r for r in self._views if r() is not None] + [weakref.ref(view)]
 
   def __call__(self, args: Sequence[Any], avals: Sequence[ShapedArray], committed: bool):
+    if self.executable is None:
+      self._load()
+    self.used = True
     device = self.device
     bufs = list(self.const_bufs)
     one_device = not runtime.several_devices
@@ -301,26 +346,38 @@ class UncommittedCall:
   the only device, with no donation and no NaN/Inf checking (the caller makes sure of all
   three), every lookup done once.  The results come unflattened with ``out_tree`` (None:
   the single result itself)."""
-  __slots__ = ("_execute", "_handlers", "_run", "_out_avals", "_const_bufs", "_device",
-               "_out_tree")
+  __slots__ = ("_compiled", "_execute", "_handlers", "_out_avals", "_const_bufs", "_device",
+               "_out_tree", "used", "__weakref__")
 
   def __init__(self, compiled: CompiledJaxpr, out_tree) -> None:
-    executable = compiled.executable
-    self._run = executable.run
-    self._execute, self._handlers = executable.run_parts() or (None, None)
+    self._compiled = compiled
     self._out_avals = compiled.out_avals
-    self._const_bufs = compiled.const_bufs
     self._device = compiled.device
     self._out_tree = out_tree
+    self.used = True
+    self._bind()
+
+  def _bind(self) -> None:
+    compiled = self._compiled.loaded()
+    self._const_bufs = compiled.const_bufs
+    self._execute, self._handlers = compiled.executable.run_parts() or (None, None)
+    compiled.attach(self)
+
+  def unbind(self) -> None:
+    """Forgets the executable the budget unloaded (the next call loads it again)."""
+    self._execute = self._const_bufs = None
 
   def __call__(self, args: Sequence[Any]):
+    if self._const_bufs is None:  # unloaded by the budget
+      self._bind()
+    self.used = True
     device = self._device
     bufs = [x._buf if type(x) is Array else to_buffer(x, get_aval(x), device) for x in args]
     if self._const_bufs:
       bufs = [*self._const_bufs, *bufs]
     try:
       if self._execute is None:
-        outs = self._run(bufs)
+        outs = self._compiled.executable.run(bufs)
       else:  # Executable.run, inlined: this is the hot path
         outs = self._execute(bufs).consume_with_handlers(self._handlers)
     except Exception:

@@ -369,6 +369,7 @@ _retrace_warned: set = set()  # caches already warned about retracing (ids)
 # jit's fast path is off while jit is disabled or results are checked for NaN/Inf.
 _FAST_FLAGS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs")
 _FAST_ENTRIES = 64  # signatures per jitted function on the fast path
+_TRACES_PER_FUNCTION = 1024  # the oldest trace goes first (its program with it)
 
 
 def _plain_dispatch_now() -> bool:
@@ -531,7 +532,7 @@ class Jitted:
       entry = _CacheEntry(closed, out_tree, avals, in_tree)
       if self._donate_argnums or self._donate_argnames:
         entry.donated = self._donated_leaves(args, kwargs)
-      self._cache[key] = entry
+      bounded_put(self._cache, key, entry, _TRACES_PER_FUNCTION)
     return entry, leaves, avals
 
   def _donated_leaves(self, args, kwargs) -> tuple | None:
@@ -732,10 +733,10 @@ class Compiled:
     self._compiled = compiled
 
   def as_text(self) -> str:
-    return self._compiled.executable.hlo_text()
+    return self._compiled.loaded().executable.hlo_text()
 
   def cost_analysis(self):
-    return self._compiled.executable.cost_analysis()
+    return self._compiled.loaded().executable.cost_analysis()
 
   def __call__(self, *args, **kwargs):
     """Runs on the dynamic arguments only: the static ones were fixed when lowering."""
