@@ -326,18 +326,19 @@ def _complex_dtype(x):
 # ---------------------------------------------------------------------------------------
 # Comparisons
 
-def _compare_lowering(direction):
-  return lambda ctx, **params: compare_attributes(direction, ctx.avals_in[0].dtype)
+def _compare_lowering(direction, total_order):
+  return lambda ctx, **params: compare_attributes(direction, ctx.avals_in[0].dtype,
+                                                  total_order)
 
 
-def _comparison(name, direction, check=any_dtype):
+def _comparison(name, direction, check=any_dtype, total_order=False):
   def abstract_eval(*avals):
     check_same_dtypes(name, avals)
     check(name, avals[0].dtype)
     return ShapedArray(broadcasting_shape(name, [a.shape for a in avals]), np.bool_,
                        all(a.weak_type for a in avals))
-  prim = standard_primitive(name, abstract_eval,
-                            _lower_nary("stablehlo.compare", _compare_lowering(direction)))
+  prim = standard_primitive(name, abstract_eval, _lower_nary(
+      "stablehlo.compare", _compare_lowering(direction, total_order)))
   prim.batch = elementwise_batch(prim)
   ad.zero_jvp(prim)
   return prim
@@ -371,6 +372,10 @@ lt_p = _comparison("lt", "LT", _no_complex)
 le_p = _comparison("le", "LE", _no_complex)
 gt_p = _comparison("gt", "GT", _no_complex)
 ge_p = _comparison("ge", "GE", _no_complex)
+# Floats compared in IEEE total order: -NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN.
+eq_to_p = _comparison("eq_to", "EQ", _no_complex, total_order=True)
+le_to_p = _comparison("le_to", "LE", _no_complex, total_order=True)
+lt_to_p = _comparison("lt_to", "LT", _no_complex, total_order=True)
 
 
 # ---------------------------------------------------------------------------------------

@@ -64,5 +64,6 @@ from xjax._src.lax.shapes import (broadcast, broadcast_in_dim, broadcast_like,  
                                   dynamic_slice_in_dim, dynamic_update_index_in_dim,
                                   dynamic_update_slice, dynamic_update_slice_in_dim, empty,
                                   expand_dims, full, full_like, index_in_dim, iota, pad,
-                                  reshape, rev, shape_as_value, slice, slice_in_dim, split,
-                                  squeeze, stack, tile, transpose, unstack, zeros_like_array)
+                                  reshape, rev, shape_as_value, slice, slice_in_dim,
+                                  squeeze, transpose, zeros_like_array)
+from xjax._src.lax.stacking import split, stack, tile, unstack  # noqa: F401

@@ -2,7 +2,7 @@
 from xjax._src.lax.control_flow import cond_p, scan_p, while_p  # noqa: F401
 from xjax._src.lax.cumulative import (cumlogsumexp_p, cummax_p, cummin_p,  # noqa: F401
                                       cumprod_p, cumsum_p)
-from xjax._src.lax.elementwise import mulhi_p, square_p  # noqa: F401
+from xjax._src.lax.elementwise import eq_to_p, le_to_p, lt_to_p, mulhi_p, square_p  # noqa: F401
 from xjax._src.lax.bit_conversions import bitcast_convert_type_p, reduce_precision_p  # noqa: F401
 from xjax._src.lax.gather_scatter import (gather_p, scatter_add_p, scatter_max_p,  # noqa: F401
                                           scatter_min_p, scatter_mul_p, scatter_p, scatter_sub_p)
@@ -17,7 +17,9 @@ from xjax._src.lax.rounding import round_p  # noqa: F401
 from xjax._src.lax.shapes import (broadcast_in_dim_p, concatenate_p,  # noqa: F401
                                   dynamic_slice_p, dynamic_update_slice_p, iota_p, pad_p,
                                   reshape_p, rev_p, slice_p, squeeze_p, transpose_p)
+from xjax._src.lax.sharding_constraint import sharding_constraint_p  # noqa: F401
 from xjax._src.lax.sorting import sort_p, top_k_p  # noqa: F401
+from xjax._src.lax.stacking import split_p, stack_p, tile_p, unstack_p  # noqa: F401
 from xjax._src.lax.windowed import (conv_general_dilated_p,  # noqa: F401
                                     reduce_window_max_p, reduce_window_min_p,
-                                    reduce_window_sum_p)
+                                    reduce_window_p, reduce_window_sum_p)

@@ -861,51 +861,6 @@ def broadcast_like(arr, like_arr):
   return broadcast_to_aval(x, shape)
 
 
-def tile(operand, reps: Sequence[int]):
-  """``operand`` repeated ``reps[i]`` times along each dimension ``i``."""
-  aval = get_aval(operand)
-  reps = tuple(int(r) for r in reps)
-  if len(reps) != aval.ndim:
-    raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
-                    f"and x.ndim={aval.ndim}.")
-  if any(r < 0 for r in reps):
-    raise ValueError(f"tile reps must be non-negative, got {reps}")
-  inter = tuple(d for r, s in zip(reps, aval.shape) for d in (r, s))
-  x = broadcast_in_dim(operand, inter, tuple(range(1, 2 * aval.ndim, 2)))
-  return reshape(x, tuple(r * s for r, s in zip(reps, aval.shape)))
-
-
-def split(operand, sizes: Sequence[int], axis: int = 0):
-  """Splits ``operand`` along ``axis`` into pieces of the given ``sizes``."""
-  aval = get_aval(operand)
-  axis = normalize_axis(axis, aval.ndim, "split")
-  sizes = [int(s) for s in sizes]
-  if sum(sizes) != aval.shape[axis] or any(s < 0 for s in sizes):
-    raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
-                     f"operand shape {list(aval.shape)}")
-  starts = np.cumsum([0] + sizes)
-  return [slice_in_dim(operand, int(a), int(a) + s, axis=axis)
-          for a, s in zip(starts, sizes)]
-
-
-def stack(operands: Sequence, axis: int = 0):
-  """Stacks equal-shaped ``operands`` along a new ``axis``."""
-  operands = list(operands)
-  if not operands:
-    raise ValueError("stack requires at least one operand")
-  nd = get_aval(operands[0]).ndim
-  axis = normalize_axis(axis, nd + 1, "stack")
-  return concatenate([expand_dims(x, (axis,)) for x in operands], axis)
-
-
-def unstack(x, axis: int = 0):
-  """The slices of ``x`` along ``axis``, as a tuple."""
-  aval = get_aval(x)
-  axis = normalize_axis(axis, aval.ndim, "unstack")
-  return tuple(index_in_dim(x, i, axis, keepdims=False)
-               for i in range(aval.shape[axis]))
-
-
 def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
   """Merges dimensions ``[start_dimension, stop_dimension)`` into one."""
   shape = get_aval(operand).shape
