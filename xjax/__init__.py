@@ -71,4 +71,4 @@ from xjax._src.jax_alias import install_as_jax  # noqa: E402,F401
 from xjax._src.pmap import pmap  # noqa: E402,F401
 from xjax._src.lax.shard_map import shard_map  # noqa: E402,F401
 from xjax import interpreters  # noqa: E402,F401  (jax.interpreters is imported with jax)
-from xjax import monitoring  # noqa: E402,F401
+from xjax import monitoring, profiler  # noqa: E402,F401

@@ -20,6 +20,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import numpy as np
 import jaxlib
 from jaxlib import xla_client as _xc
+from jaxlib import _profile_data as profile_data, _profiler as profiler  # noqa: F401
 
 from xjax._src.backend import compilation_cache
 from xjax._src import monitoring
@@ -858,3 +859,14 @@ def _register_lapack() -> frozenset:
   for name, capsule in kernels.items():
     _xc.register_custom_call_target(name, capsule, "cpu", api_version=1)
   return frozenset(kernels)
+
+
+# ---------------------------------------------------------------------------------------
+# The runtime's profiler: sessions that record host and device activity and write XSpace
+# traces (``ProfilerSession``), ``TraceMe`` annotations, the profiler server, and the
+# reader of recorded traces (``profile_data``), imported above.
+
+
+def heap_profile(platform: str | None = None) -> bytes:
+  """The client's device memory as a pprof protocol buffer (uncompressed)."""
+  return backend(platform).heap_profile()
