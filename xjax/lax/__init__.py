@@ -10,3 +10,5 @@ from xjax._src.lax.rng import (RandomAlgorithm, rng_bit_generator,  # noqa: F401
 from xjax._src.lax.dot_algorithms import (DotAlgorithm, DotAlgorithmPreset,  # noqa: F401
                                           PrecisionLike)
 from xjax._src.lax.accuracy import AccuracyMode, Tolerance  # noqa: F401
+from xjax._src.lax.ragged_dot import (RaggedDotDimensionNumbers, ragged_dot,  # noqa: F401
+                                      ragged_dot_general)
