@@ -1,5 +1,6 @@
 """Linear-algebra primitives on xjax arrays (``jax.lax.linalg``)."""
-from xjax._src.lax.linalg import (cholesky, cholesky_p, eig, eig_p, eigh, eigh_p,  # noqa: F401
+from xjax._src.lax.linalg import (EigImplementation, EighImplementation,  # noqa: F401
+                                  SvdAlgorithm, cholesky, cholesky_p, eig, eig_p, eigh, eigh_p,
                                   hessenberg, hessenberg_p, householder_product,
                                   householder_product_p, lu, lu_p, lu_pivots_to_permutation,
                                   lu_pivots_to_permutation_p, ormqr, ormqr_p, qr, qr_p,

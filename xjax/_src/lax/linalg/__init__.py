@@ -1,12 +1,12 @@
 """Linear-algebra primitives (``xjax.lax.linalg``): factorizations and triangular solves."""
 from xjax._src.lax.linalg.cholesky import cholesky, cholesky_p  # noqa: F401
-from xjax._src.lax.linalg.eig import eig, eig_p  # noqa: F401
-from xjax._src.lax.linalg.eigh import eigh, eigh_p  # noqa: F401
+from xjax._src.lax.linalg.eig import EigImplementation, eig, eig_p  # noqa: F401
+from xjax._src.lax.linalg.eigh import EighImplementation, eigh, eigh_p  # noqa: F401
 from xjax._src.lax.linalg.lu import (lu, lu_p, lu_pivots_to_permutation,  # noqa: F401
                                      lu_pivots_to_permutation_p)
 from xjax._src.lax.linalg.qr import (geqrf, geqrf_p, householder_product,  # noqa: F401
                                      householder_product_p, ormqr, ormqr_p, qr, qr_p)
 from xjax._src.lax.linalg.schur import hessenberg, hessenberg_p, schur, schur_p  # noqa: F401
-from xjax._src.lax.linalg.svd import svd, svd_p  # noqa: F401
+from xjax._src.lax.linalg.svd import SvdAlgorithm, svd, svd_p  # noqa: F401
 from xjax._src.lax.linalg.triangular_solve import (triangular_solve,  # noqa: F401
                                                    triangular_solve_p)
