@@ -8,7 +8,8 @@ from xjax._src.lax.sorting import approx_max_k, approx_min_k, sort, sort_key_val
 from xjax._src.lax.windowed import (ConvDimensionNumbers,  # noqa: F401
                                     ConvGeneralDilatedDimensionNumbers, conv,
                                     conv_dimension_numbers, conv_general_dilated,
-                                    conv_general_dilated_patches, conv_general_shape_tuple,
+                                    conv_general_dilated_local, conv_general_dilated_patches,
+                                    conv_general_permutations, conv_general_shape_tuple,
                                     conv_shape_tuple, conv_transpose, conv_transpose_shape_tuple,
                                     conv_with_general_padding, padtype_to_pads, reduce_window,
                                     reduce_window_shape_tuple)

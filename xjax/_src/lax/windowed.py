@@ -74,17 +74,32 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimen
 
 
 def _specs_from_strings(nd, lhs, rhs, out) -> ConvDimensionNumbers:
-  for s, (a, b) in ((lhs, "NC"), (rhs, "OI"), (out, "NC")):
-    if len(s) != nd or a not in s or b not in s or len(set(s)) != nd:
-      raise TypeError(f"convolution dimension_numbers spec {s!r} must have {nd} distinct "
-                      f"characters including {a!r} and {b!r}")
+  for i, s in enumerate((lhs, rhs, out)):
+    if len(s) != nd:
+      raise TypeError(f"convolution dimension_numbers[{i}] {s!r} must have {nd} characters, "
+                      "one per operand dimension")
+  return ConvDimensionNumbers(*conv_general_permutations((lhs, rhs, out)))
+
+
+def conv_general_permutations(dimension_numbers) -> tuple:
+  """The dimension permutations of string specs like ``('NHWC', 'HWIO', 'NHWC')``:
+  (batch, feature, spatial...) of lhs and out and (out feature, in feature, spatial...)
+  of rhs, spatial dimensions in the rhs spec's order."""
+  lhs, rhs, out = dimension_numbers
+  for i, (a, b) in enumerate(("NC", "OI", "NC")):
+    spec = dimension_numbers[i]
+    if not spec.count(a) == spec.count(b) == 1:
+      raise TypeError(f"convolution dimension_numbers[{i}] must contain the characters "
+                      f"'{a}' and '{b}' exactly once, got {spec}.")
+    if len(spec) != len(set(spec)):
+      raise TypeError(f"convolution dimension_numbers[{i}] cannot have duplicate characters, "
+                      f"got {spec}.")
   spatial = [c for c in rhs if c not in "OI"]
-  if sorted(c for c in lhs if c not in "NC") != sorted(spatial) or \
-      sorted(c for c in out if c not in "NC") != sorted(spatial):
-    raise TypeError(f"convolution dimension_numbers {(lhs, rhs, out)} have inconsistent "
-                    "spatial dimensions")
+  if not set(lhs) - set("NC") == set(spatial) == set(out) - set("NC"):
+    raise TypeError("convolution dimension_numbers elements must each have the same set of "
+                    f"spatial characters, got {tuple(dimension_numbers)}.")
   make = lambda s, a, b: (s.index(a), s.index(b)) + tuple(s.index(c) for c in spatial)
-  return ConvDimensionNumbers(make(lhs, "N", "C"), make(rhs, "O", "I"), make(out, "N", "C"))
+  return make(lhs, "N", "C"), make(rhs, "O", "I"), make(out, "N", "C")
 
 
 def _dilate(size: int, d: int) -> int:
@@ -775,6 +790,34 @@ def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation,
   return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=lhs_dilation,
                               rhs_dilation=rhs_dilation, precision=precision,
                               preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
+                               lhs_dilation=None, rhs_dilation=None, dimension_numbers=None,
+                               precision=None):
+  """A locally connected (unshared) convolution: a separate kernel at each output position.
+  ``rhs``'s spatial dimensions are the output's; its ``I`` dimension holds the input
+  channels and window positions (channel-major), as ``conv_general_dilated_patches``."""
+  from xjax._src.lax.dot import _precision, dot_general
+  from xjax._src.lax.shapes import transpose
+  p = _precision(precision)
+  if p is not None and not isinstance(p, (str, tuple)):
+    raise ValueError(f"Unsupported precision for conv_general_dilated_local: {precision}")
+  patches = conv_general_dilated_patches(
+      lhs, filter_shape, window_strides, padding, lhs_dilation, rhs_dilation,
+      dimension_numbers, precision=p if not isinstance(p, tuple) else p[0])
+  filter_shape = tuple(int(f) for f in filter_shape)
+  _, rhs_spec, out_spec = conv_dimension_numbers(get_aval(lhs).shape, (1, 1) + filter_shape,
+                                                 dimension_numbers)
+  out_spatial = list(out_spec[2:])  # contract features; the spatial dims are batch dims
+  rhs_spatial = [rhs_spec[2:][i] for i in np.argsort(out_spatial)]
+  dn = (([out_spec[1]], [rhs_spec[1]]), (sorted(out_spatial), rhs_spatial))
+  out = dot_general(patches, rhs, dn, precision=precision)  # [spatial..., N, O]
+  nd = len(out_spec)
+  order = list(range(nd - 2))
+  for dst, src in sorted(zip(out_spec[:2], (nd - 2, nd - 1))):
+    order.insert(dst, src)
+  return transpose(out, tuple(order))
 
 
 def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
