@@ -18,14 +18,17 @@ NO_JVP = {
     "zeta": "not differentiable in JAX either",
     "geqrf": "not differentiable in JAX either (qr is)",
     "ormqr": "not differentiable in JAX either",
+    "tridiagonal": "not differentiable in JAX either",
     "custom_lin": "internal: only appears in linear jaxprs, which are transposed",
     "rng_uniform": "stateful random numbers: not differentiable in JAX either",
+    "select_and_scatter": "jaxpr-parameterized selection: no JVP rule in JAX either",
 }
 NO_BATCH = {
     "iota": "takes no operands, so it is never batched",
     "iota_2x32_shape": "takes no operands, so it is never batched",
     "custom_lin": "internal: only appears in linear jaxprs",
     "rng_uniform": "stateful random numbers: no batching rule in JAX either",
+    "select_and_scatter": "jaxpr-parameterized selection: no batching rule in JAX either",
 }
 NO_LOWERING = {"custom_lin": "internal: transposed away before lowering"}
 

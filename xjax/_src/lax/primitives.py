@@ -17,6 +17,8 @@ from xjax._src.lax.rounding import round_p  # noqa: F401
 from xjax._src.lax.shapes import (broadcast_in_dim_p, concatenate_p,  # noqa: F401
                                   dynamic_slice_p, dynamic_update_slice_p, iota_p, pad_p,
                                   reshape_p, rev_p, slice_p, squeeze_p, transpose_p)
+from xjax._src.lax.select_and_scatter import (select_and_gather_add_p,  # noqa: F401
+                                              select_and_scatter_add_p, select_and_scatter_p)
 from xjax._src.lax.sharding_constraint import sharding_constraint_p  # noqa: F401
 from xjax._src.lax.sorting import sort_p, top_k_p  # noqa: F401
 from xjax._src.lax.stacking import split_p, stack_p, tile_p, unstack_p  # noqa: F401

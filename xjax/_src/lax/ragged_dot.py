@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from xjax._src import dtypes
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import UndefinedPrimal, Zero
@@ -209,7 +209,7 @@ def _jvp(primals, tangents, **params):
   if type(ty) is not Zero:
     term = ragged_dot_general_p.bind(x, ty, gs, **params)
     acc = term if acc is None else ad.add_tangents(acc, term)
-  return out, acc if acc is not None else Zero(ad.tangent_aval(get_aval(out)))
+  return out, acc if acc is not None else Zero(tangent_aval(get_aval(out)))
 
 
 def _transpose(ct, x, y, gs, *, ragged_dot_dimension_numbers, precision,
