@@ -5,4 +5,5 @@ from xjax._src.lax.linalg import (EigImplementation, EighImplementation,  # noqa
                                   householder_product_p, lu, lu_p, lu_pivots_to_permutation,
                                   lu_pivots_to_permutation_p, ormqr, ormqr_p, qr, qr_p,
                                   schur, schur_p, svd,
-                                  svd_p, triangular_solve, triangular_solve_p)
+                                  svd_p, triangular_solve, triangular_solve_p, tridiagonal,
+                                  tridiagonal_p, tridiagonal_solve, tridiagonal_solve_p)

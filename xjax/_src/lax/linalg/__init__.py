@@ -8,5 +8,7 @@ from xjax._src.lax.linalg.qr import (geqrf, geqrf_p, householder_product,  # noq
                                      householder_product_p, ormqr, ormqr_p, qr, qr_p)
 from xjax._src.lax.linalg.schur import hessenberg, hessenberg_p, schur, schur_p  # noqa: F401
 from xjax._src.lax.linalg.svd import SvdAlgorithm, svd, svd_p  # noqa: F401
+from xjax._src.lax.linalg.tridiagonal import (tridiagonal, tridiagonal_p,  # noqa: F401
+                                              tridiagonal_solve, tridiagonal_solve_p)
 from xjax._src.lax.linalg.triangular_solve import (triangular_solve,  # noqa: F401
                                                    triangular_solve_p)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from xjax._src import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import batching
@@ -21,6 +22,24 @@ def check_matrix(name: str, aval: ShapedArray, square: bool = True) -> None:
     raise ValueError(f"{name}: argument must be a batch of square matrices, got shape "
                      f"{aval.shape}.")
   lapack.check_dtype(name, aval.dtype)
+
+
+def check_operands(name: str, avals: Sequence[ShapedArray], ranks: Sequence[int],
+                   complex_ok: bool = True) -> None:
+  """JAX's operand checks of a linear-algebra primitive: floating (or complex) dtypes, all
+  equal, and at least the given ranks."""
+  accepted = "floating, complexfloating" if complex_ok else "floating"
+  for i, a in enumerate(avals):
+    if not (dtypes.is_float(a.dtype) or (complex_ok and dtypes.is_complex(a.dtype))):
+      raise TypeError(f"{name} does not accept dtype {a.dtype.name} at position {i}. "
+                      f"Accepted dtypes at position {i} are subtypes of {accepted}.")
+  if len({a.dtype for a in avals}) > 1:
+    raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                    f"{', '.join(a.dtype.name for a in avals)}.")
+  for i, (a, r) in enumerate(zip(avals, ranks)):
+    if a.ndim < r:
+      raise TypeError(f"Input {i} to {name} must have rank at least {r}, but got "
+                      f"shape={a.shape}")
 
 
 def lower_fn(ctx, fn: Callable, operands: Sequence[str],
