@@ -265,6 +265,22 @@ def test_scan_grad_passes_xs_residuals_without_restacking():
   np.testing.assert_allclose(xjax.grad(f)(2.0), 6.0)
 
 
+def test_cond_grad_branches_share_residual_slots_of_one_type():
+  # Branch residuals are joined by type, as in JAX: sin/cos's three f32[16] residuals and
+  # tanh's three share three outputs (not 2 + 3 of them, each padded with zeros).
+  W, x = jnp.ones((16, 16)) * 0.1, jnp.linspace(-1.0, 1.0, 16)
+
+  def loss(W, x, flip):
+    branch = lambda f: (lambda W, x: f(W @ x))
+    return lax.cond(flip, branch(jnp.tanh), branch(jnp.sin), W, x).sum()
+  jaxpr = xjax.make_jaxpr(xjax.grad(loss))(W, x, True).jaxpr
+  forward = [e for e in jaxpr.eqns if e.primitive.name == "cond"][0]
+  assert len(forward.outvars) == 1 + 3
+  for flip in (True, False):
+    g = xjax.grad(loss)(W, x, flip)
+    np.testing.assert_allclose(g, fd(lambda w: loss(w, x, flip), W), rtol=3e-3, atol=1e-3)
+
+
 def test_vmap_scan_vs_loop():
   step = lambda c, x: (c * x + 1, jnp.sin(c))
   cs = np.array([0.1, 0.5, 0.9], np.float32)

@@ -173,6 +173,26 @@ def _cond_jvp(primals, tangents, *, branches):
   return outs[:n], out_t
 
 
+def _shared_residual_slots(res_avals: Sequence[Sequence[ShapedArray]]):
+  """One residual list for every branch, as JAX joins them: each type gets as many slots
+  as the branch needing the most of it (a branch fills the slots it does not use with
+  zeros).  Returns (slot avals, per branch the slot of each of its residuals)."""
+  slots: list = []
+  where = []
+  for avals in res_avals:
+    taken: set = set()
+    mine = []
+    for a in avals:
+      s = next((s for s, b in enumerate(slots) if b == a and s not in taken), None)
+      if s is None:
+        slots.append(a)
+        s = len(slots) - 1
+      taken.add(s)
+      mine.append(s)
+    where.append(tuple(mine))
+  return slots, where
+
+
 def _cond_partial_eval(trace, args, params):
   branches = params["branches"]
   index, ops = args[0], args[1:]
@@ -185,8 +205,8 @@ def _cond_partial_eval(trace, args, params):
     _, _, b_uk, _ = ad.partial_eval_jaxpr(b, unknowns)
     out_uk = [x or y for x, y in zip(out_uk, b_uk)]
   splits = [ad.partial_eval_jaxpr(b, unknowns, instantiate=out_uk) for b in branches]
-  res_avals = [k.out_avals[len(k.out_avals) - nr:] for k, _, _, nr in splits]
-  all_res = [a for ra in res_avals for a in ra]
+  slots, where = _shared_residual_slots(
+      [k.out_avals[len(k.out_avals) - nr:] for k, _, _, nr in splits])
   n_known_out = n_out - sum(out_uk)
   known_avals = [get_aval(x) for x, u in zip(ops, unknowns) if not u]
 
@@ -195,24 +215,21 @@ def _cond_partial_eval(trace, args, params):
 
     def fun(*xs):
       outs = call(known, *xs)
-      res = outs[n_known_out:]
-      pieces = []
-      for j, ra in enumerate(res_avals):
-        pieces += res if j == i else [ad.zeros_of(a) for a in ra]
-      return outs[:n_known_out] + pieces
-    key = ("cond_known", i, n_known_out, tuple(tuple(ra) for ra in res_avals))
+      filled = dict(zip(where[i], outs[n_known_out:]))
+      return outs[:n_known_out] + [filled[s] if s in filled else ad.zeros_of(a)
+                                   for s, a in enumerate(slots)]
+    key = ("cond_known", n_known_out, tuple(slots), where[i])
     return trace_hoisted_for(known, key, fun, known_avals)
 
   def unknown_branch(i):
     unknown = splits[i][1]
     uk_avals = [get_aval(x) for x, u in zip(ops, unknowns) if u]
-    start = sum(len(ra) for ra in res_avals[:i])
 
     def fun(*xs):
-      res, rest = xs[:len(all_res)], xs[len(all_res):]
-      return call(unknown, *res[start:start + len(res_avals[i])], *rest)
-    key = ("cond_unknown", start, len(res_avals[i]))
-    return trace_hoisted_for(unknown, key, fun, all_res + uk_avals)
+      res, rest = xs[:len(slots)], xs[len(slots):]
+      return call(unknown, *[res[s] for s in where[i]], *rest)
+    key = ("cond_unknown", tuple(slots), where[i])
+    return trace_hoisted_for(unknown, key, fun, slots + uk_avals)
 
   kb = [known_branch(i) for i in range(len(branches))]
   known_branches, kconsts = _join_consts([j for j, _ in kb], [c for _, c in kb])
