@@ -9,6 +9,12 @@ import atexit
 import os
 
 from xjax._src.backend import runtime
+from xjax._src.config import _bool_env, config
+
+# As JAX: a preemption notice to any process lets all agree on a step to save at
+# (``multihost_utils.reached_preemption_sync_point``).
+config.define("jax_enable_preemption_service",
+              _bool_env("JAX_ENABLE_PREEMPTION_SERVICE", True))
 
 
 def initialize(coordinator_address: str | None = None, num_processes: int | None = None,
@@ -56,7 +62,8 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
       "JAX_COORDINATOR_BIND_ADDRESS", "[::]:" + coordinator_address.rsplit(":", 1)[1])
   runtime.connect_distributed(coordinator_address, bind, num_processes, process_id,
                               int(initialization_timeout), int(heartbeat_timeout_seconds),
-                              int(shutdown_timeout_seconds))
+                              int(shutdown_timeout_seconds),
+                              config.read("jax_enable_preemption_service"))
   atexit.register(shutdown)
 
 

@@ -211,6 +211,9 @@ class Mesh(_MeshShape):
     return (f"Mesh(axis_sizes={self.axis_sizes!r}, axis_names={self.axis_names!r}, "
             f"axis_types={self.axis_types!r})")
 
+  def __str__(self) -> str:  # as JAX prints a mesh in a jaxpr's parameters
+    return f"Mesh({self._short()})"
+
 
 _MESHES = threading.local()
 _NO_MESH = AbstractMesh((), ())

@@ -84,9 +84,12 @@ def _peer_error(*status) -> None:
 
 
 def connect_distributed(address: str, bind_address: str, num_processes: int, process_id: int,
-                        timeout: int, heartbeat_timeout: int, shutdown_timeout: int) -> None:
+                        timeout: int, heartbeat_timeout: int, shutdown_timeout: int,
+                        preemption_service: bool = False) -> None:
   """Joins the run coordinated at ``address`` (starting its service in process 0); raises
-  TimeoutError when the processes have not all joined within ``timeout`` seconds."""
+  TimeoutError when the processes have not all joined within ``timeout`` seconds.  With
+  ``preemption_service`` a preemption notice (SIGTERM) to any process starts the protocol
+  that agrees on a step at which all can save (``reached_preemption_sync_point``)."""
   service = None
   if process_id == 0:
     service = _xc._xla.get_distributed_runtime_service(
@@ -106,14 +109,21 @@ def connect_distributed(address: str, bind_address: str, num_processes: int, pro
         f"the run coordinated at {address} within initialization_timeout={timeout}s ({e}). "
         f"Check that process 0 runs and listens on {address}, and that all {num_processes} "
         f"processes start.") from None
+  preemption = None
+  if preemption_service:
+    preemption = _xc._xla.create_preemption_sync_manager()
+    preemption.initialize(client)
   _distributed.update(service=service, client=client, process_id=process_id,
-                      num_processes=num_processes, address=address)
+                      num_processes=num_processes, address=address, preemption=preemption)
 
 
 def disconnect_distributed() -> None:
   """Leaves the distributed run (waiting for the other processes to leave too)."""
   client, service = _distributed.pop("client", None), _distributed.pop("service", None)
+  preemption = _distributed.pop("preemption", None)
   _distributed.clear()
+  if preemption is not None:  # it uses the client: it goes first
+    preemption.shutdown()
   if client is not None:
     client.shutdown()
   if service is not None:
@@ -122,6 +132,23 @@ def disconnect_distributed() -> None:
 
 def distributed_connected() -> bool:
   return "client" in _distributed
+
+
+def live_processes(process_ids) -> dict:
+  """The listed processes that the coordination service sees alive, each with its
+  incarnation (which changes when a process restarts)."""
+  return _distributed["client"].get_live_nodes(list(process_ids))
+
+
+def reached_preemption_sync_point(step_id: int) -> bool:
+  """Whether every process has reached the step agreed on after a preemption notice
+  (False alone, or before any notice)."""
+  if "client" not in _distributed:
+    return False
+  if _distributed["preemption"] is None:
+    raise RuntimeError("Preemption sync manager has not been initialized. Make sure the "
+                       "'jax_enable_preemption_service' config is enabled.")
+  return _distributed["preemption"].reached_sync_point(step_id)
 
 
 def _make_gpu():
