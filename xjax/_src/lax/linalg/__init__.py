@@ -1,5 +1,6 @@
 """Linear-algebra primitives (``xjax.lax.linalg``): factorizations and triangular solves."""
-from xjax._src.lax.linalg.cholesky import cholesky, cholesky_p  # noqa: F401
+from xjax._src.lax.linalg.cholesky import (cholesky, cholesky_p, cholesky_update,  # noqa: F401
+                                           cholesky_update_p)
 from xjax._src.lax.linalg.eig import EigImplementation, eig, eig_p  # noqa: F401
 from xjax._src.lax.linalg.eigh import EighImplementation, eigh, eigh_p  # noqa: F401
 from xjax._src.lax.linalg.lu import (lu, lu_p, lu_pivots_to_permutation,  # noqa: F401
@@ -8,6 +9,8 @@ from xjax._src.lax.linalg.qr import (geqrf, geqrf_p, householder_product,  # noq
                                      householder_product_p, ormqr, ormqr_p, qr, qr_p)
 from xjax._src.lax.linalg.schur import hessenberg, hessenberg_p, schur, schur_p  # noqa: F401
 from xjax._src.lax.linalg.svd import SvdAlgorithm, svd, svd_p  # noqa: F401
+from xjax._src.lax.linalg.symmetric_product import (symmetric_product,  # noqa: F401
+                                                    symmetric_product_p)
 from xjax._src.lax.linalg.tridiagonal import (tridiagonal, tridiagonal_p,  # noqa: F401
                                               tridiagonal_solve, tridiagonal_solve_p)
 from xjax._src.lax.linalg.triangular_solve import (triangular_solve,  # noqa: F401
