@@ -818,6 +818,14 @@ def hlo_computation(text: str):
                                                       return_tuple=False)
 
 
+def approx_top_k_output_size(input_size: int, rank: int, k: int, recall_target: float,
+                             input_size_override: int) -> int:
+  """The reduction-dimension size of XLA's ApproxTopK results left unaggregated."""
+  from jaxlib import _jax
+  return int(_jax.approx_top_k_reduction_output_size(
+      input_size, rank, k, recall_target, False, input_size_override)[0])
+
+
 def _recording(fn):
   """``fn``, remembering the exception it raises so the caller gets it as the cause."""
   def call(*args):

@@ -4,7 +4,8 @@ from xjax._src.lax.dot import (DotDimensionNumbers, Precision, batch_matmul, dot
                               dot_general, dot_general_p)
 from xjax._src.lax.bit_conversions import bitcast_convert_type, reduce_precision
 from xjax._src.lax.general_reduce import reduce
-from xjax._src.lax.sorting import approx_max_k, approx_min_k, sort, sort_key_val, top_k  # noqa: F401
+from xjax._src.lax.approx_top_k import approx_max_k, approx_min_k  # noqa: F401
+from xjax._src.lax.sorting import sort, sort_key_val, top_k  # noqa: F401
 from xjax._src.lax.windowed import (ConvDimensionNumbers,  # noqa: F401
                                     ConvGeneralDilatedDimensionNumbers, conv,
                                     conv_dimension_numbers, conv_general_dilated,

@@ -214,26 +214,3 @@ def top_k(operand, k: int):
   if k < 0:
     raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
   return list(top_k_p.bind(operand, k=k))  # a list, as in JAX
-
-
-def _top_k_along(operand, k: int, dimension: int):
-  aval = get_aval(operand)
-  dimension = shapes.normalize_axis(dimension, aval.ndim, "approx_top_k")
-  if k > aval.shape[dimension]:
-    raise ValueError(f"k must be smaller than the size of reduction_dim "
-                     f"{aval.shape[dimension]}, got {k}")
-  vals, idx = top_k(batching.moveaxis(operand, dimension, aval.ndim - 1), k)
-  return batching.moveaxis(vals, aval.ndim - 1, dimension), batching.moveaxis(idx, aval.ndim - 1, dimension)
-
-
-def approx_max_k(operand, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
-                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True):
-  """The ``k`` largest values and their indices along a dimension (computed exactly)."""
-  return _top_k_along(operand, k, reduction_dimension)
-
-
-def approx_min_k(operand, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,
-                 reduction_input_size_override: int = -1, aggregate_to_topk: bool = True):
-  """The ``k`` smallest values and their indices along a dimension (computed exactly)."""
-  vals, idx = _top_k_along(ew.neg(operand), k, reduction_dimension)
-  return ew.neg(vals), idx
