@@ -18,7 +18,7 @@ from xjax._src.lax.lax import stop_gradient  # noqa: F401
 from xjax._src.ad_api import jacfwd, jacrev, jacobian, hessian, linear_transpose  # noqa: F401
 from xjax._src.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from xjax._src.checkpoint import checkpoint, remat, named_call  # noqa: F401
-from xjax._src import checkpoint_policies  # noqa: F401
+from xjax._src.checkpoint_policies import checkpoint_policies  # noqa: F401
 from xjax import numpy, lax, tree_util, tree, dtypes, errors, core, nn, sharding, random  # noqa: F401
 from xjax._src.dtypes import float0  # noqa: F401
 from xjax._src.callback import pure_callback  # noqa: F401

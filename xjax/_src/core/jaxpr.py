@@ -7,6 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from xjax._src import dtypes
+from xjax._src.core import source_info
 from xjax._src.core.avals import ShapedArray
 
 _var_ids = itertools.count()
@@ -185,7 +186,11 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args) -> list:
 
   for eqn in jaxpr.eqns:
     ins = [read(a) for a in eqn.invars]
-    outs = eqn.primitive.bind(*ins, **eqn.params)
+    if source_info.active:
+      with source_info.inherited(eqn.source_info):
+        outs = eqn.primitive.bind(*ins, **eqn.params)
+    else:
+      outs = eqn.primitive.bind(*ins, **eqn.params)
     if eqn.primitive.multiple_results:
       for v, x in zip(eqn.outvars, outs):
         env[v] = x

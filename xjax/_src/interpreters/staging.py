@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from xjax._src.core import leaks
+from xjax._src.core import leaks, source_info
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 from xjax._src.core.trace import Trace, Tracer, escaped_tracer_error, new_trace
@@ -112,7 +112,8 @@ class DynamicJaxprTrace(Trace):
     effects = _NO_EFFECTS if prim.effects is None else frozenset(prim.effects(**params))
     if effects:
       self.effects |= effects
-    self.eqns.append(JaxprEqn(prim, atoms, outvars, params, effects))
+    self.eqns.append(JaxprEqn(prim, atoms, outvars, params, effects,
+                              source_info.current() if source_info.active else None))
     tracers = [DynamicJaxprTracer(self, v) for v in outvars]
     return tracers if prim.multiple_results else tracers[0]
 
