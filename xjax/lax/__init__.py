@@ -12,3 +12,4 @@ from xjax._src.lax.dot_algorithms import (DotAlgorithm, DotAlgorithmPreset,  # n
 from xjax._src.lax.accuracy import AccuracyMode, Tolerance  # noqa: F401
 from xjax._src.lax.ragged_dot import (RaggedDotDimensionNumbers, ragged_dot,  # noqa: F401
                                       ragged_dot_general)
+from xjax._src.lax.trace_markers import dce_sink, stage  # noqa: F401

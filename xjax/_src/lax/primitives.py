@@ -26,3 +26,4 @@ from xjax._src.lax.stacking import split_p, stack_p, tile_p, unstack_p  # noqa: 
 from xjax._src.lax.windowed import (conv_general_dilated_p,  # noqa: F401
                                     reduce_window_max_p, reduce_window_min_p,
                                     reduce_window_p, reduce_window_sum_p)
+from xjax._src.lax.trace_markers import dce_sink_p, stage_p  # noqa: F401
