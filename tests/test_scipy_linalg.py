@@ -81,8 +81,8 @@ def test_decompositions():
   h, q = L.hessenberg(A, calc_q=True)
   close(h, sl.hessenberg(A))
   close(np.asarray(q) @ np.asarray(h) @ np.asarray(q).T, A)
-  for side in ("right", "left"):
-    u, p = L.polar(A, side=side)
+  for side, method in (("right", "qdwh"), ("right", "svd"), ("left", "svd")):
+    u, p = L.polar(A, side=side, method=method)
     eu, ep = sl.polar(A, side=side)
     close(u, eu)
     close(p, ep)

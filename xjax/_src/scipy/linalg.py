@@ -168,12 +168,29 @@ def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False,
   return h, q
 
 
-def polar(a, side: str = "right", *, method: str = "svd", eps=None, max_iterations=None):
+def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterations=None):
   """``(u, p)``: unitary ``u`` and positive semidefinite ``p`` with ``a = u p`` (right) or
-  ``a = p u`` (left), from the SVD."""
+  ``a = p u`` (left), by QDWH (tall matrices on the right, wide ones on the left) or from
+  the SVD (``method="svd"``)."""
   if side not in ("right", "left"):
-    raise ValueError(f"side={side!r} is not a valid side; expected 'right' or 'left'.")
+    raise ValueError("The argument `side` must be either 'right' or 'left'.")
   (a,) = _inexact("polar", a)
+  if a.ndim < 2:
+    raise ValueError("The input `a` must be at least a 2-D array.")
+  if method == "qdwh":
+    m, n = a.shape[-2:]
+    if (m >= n) != (side == "right"):
+      raise NotImplementedError("method='qdwh' computes right polar decompositions of "
+                                "matrices with m >= n and left ones of matrices with m < n; "
+                                f"got shape {a.shape} with side={side!r}.")
+    if side == "right":
+      fn, signature = (lambda x: _qdwh_polar(x, eps, max_iterations)), "(m,n)->(m,n),(n,n)"
+    else:
+      fn, signature = (lambda x: tuple(map(_H, _qdwh_polar(_H(x), eps, max_iterations))),
+                       "(m,n)->(m,n),(m,m)")
+    return jnp.vectorize(fn, signature=signature)(a)
+  if method != "svd":
+    raise ValueError(f"Unknown polar decomposition method {method}.")
   u, s, vh = lax_linalg.svd(a, full_matrices=False)
   unitary = jnp.matmul(u, vh)
   if side == "right":
@@ -181,6 +198,11 @@ def polar(a, side: str = "right", *, method: str = "svd", eps=None, max_iteratio
   else:
     p = jnp.matmul(u * s.astype(a.dtype)[..., None, :], _H(u))
   return unitary, p
+
+
+def _qdwh_polar(x, eps=None, max_iterations=None):
+  u, p, _, _ = lax_linalg.qdwh(x, eps=eps, max_iterations=max_iterations)
+  return u, p
 
 
 # -- solve, inv, det -----------------------------------------------------------------------
