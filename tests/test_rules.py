@@ -29,6 +29,7 @@ NO_BATCH = {
     "custom_lin": "internal: only appears in linear jaxprs",
     "rng_uniform": "stateful random numbers: no batching rule in JAX either",
     "select_and_scatter": "jaxpr-parameterized selection: no batching rule in JAX either",
+    "create_token": "takes no operands, so it is never batched",
 }
 NO_LOWERING = {"custom_lin": "internal: transposed away before lowering"}
 

@@ -13,3 +13,5 @@ from xjax._src.lax.accuracy import AccuracyMode, Tolerance  # noqa: F401
 from xjax._src.lax.ragged_dot import (RaggedDotDimensionNumbers, ragged_dot,  # noqa: F401
                                       ragged_dot_general)
 from xjax._src.lax.trace_markers import dce_sink, stage  # noqa: F401
+from xjax._src.lax.tokens import (after_all, after_all_p, create_token,  # noqa: F401
+                                  create_token_p)
