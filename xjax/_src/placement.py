@@ -16,6 +16,7 @@ from xjax._src.array import Array, make_array
 from xjax._src.backend import runtime
 from xjax._src.config import config
 from xjax._src.core.trace import Tracer
+from xjax._src.lax.device_put import ArrayCopySemantics, copy_semantics, device_put_p
 from xjax._src import spmd
 from xjax._src.sharding import AxisType, IndivisibleError, Mesh, NamedSharding, Sharding
 
@@ -44,10 +45,16 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
   where they are and host values go uncommitted to the default device.  Arrays already on
   other devices are copied device to device in one batched transfer."""
   leaves, tree = tree_util.tree_flatten(x)
-  if device is None:
-    out = [leaf if isinstance(leaf, (Array, Tracer)) else make_array(leaf) for leaf in leaves]
+  spread = isinstance(device, Sharding) and len(device.device_set) > 1
+  if not spread and any(isinstance(leaf, Tracer) for leaf in leaves):  # staged, as JAX
+    n = len(leaves)
+    out = device_put_p.bind(*leaves, devices=(device,) * n, srcs=(src,) * n,
+                            copy_semantics=(copy_semantics(donate, may_alias),) * n)
     return tree_util.tree_unflatten(tree, out)
-  if isinstance(device, Sharding) and len(device.device_set) > 1:
+  if device is None:
+    out = [leaf if isinstance(leaf, Array) else make_array(leaf) for leaf in leaves]
+    return tree_util.tree_unflatten(tree, out)
+  if spread:
     return tree_util.tree_unflatten(tree, [_put_spread(leaf, device) for leaf in leaves])
   target = resolve_device(device)
   out = list(leaves)
@@ -70,6 +77,16 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
       if donate:
         leaves[i].delete()
   return tree_util.tree_unflatten(tree, out)
+
+
+def _device_put_impl(*xs, devices, srcs, copy_semantics):
+  """``device_put_p`` on concrete values: each placed as ``device_put`` places it."""
+  return [device_put(x, d, src=s, donate=c is ArrayCopySemantics.DONATE_INPUT,
+                     may_alias=c is not ArrayCopySemantics.ALWAYS_COPY)
+          for x, d, s, c in zip(xs, devices, srcs, copy_semantics)]
+
+
+device_put_p.impl = _device_put_impl
 
 
 def _put_spread(leaf, sharding):
