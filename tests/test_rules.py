@@ -22,6 +22,7 @@ NO_JVP = {
     "custom_lin": "internal: only appears in linear jaxprs, which are transposed",
     "rng_uniform": "stateful random numbers: not differentiable in JAX either",
     "select_and_scatter": "jaxpr-parameterized selection: no JVP rule in JAX either",
+    "scaled_dot": "not differentiable in JAX either",
 }
 NO_BATCH = {
     "iota": "takes no operands, so it is never batched",

@@ -15,3 +15,4 @@ from xjax._src.lax.ragged_dot import (RaggedDotDimensionNumbers, ragged_dot,  # 
 from xjax._src.lax.trace_markers import dce_sink, stage  # noqa: F401
 from xjax._src.lax.tokens import (after_all, after_all_p, create_token,  # noqa: F401
                                   create_token_p)
+from xjax._src.lax.scaled_dot import scaled_dot  # noqa: F401

@@ -28,3 +28,4 @@ from xjax._src.lax.windowed import (conv_general_dilated_p,  # noqa: F401
                                     reduce_window_max_p, reduce_window_min_p,
                                     reduce_window_p, reduce_window_sum_p)
 from xjax._src.lax.trace_markers import dce_sink_p, stage_p  # noqa: F401
+from xjax._src.lax.scaled_dot import scaled_dot_p  # noqa: F401
