@@ -46,8 +46,8 @@ from xjax._src.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterM
                                           index_take, scatter_add, scatter_apply, scatter_max,
                                           scatter_min, scatter_mul, scatter_sub)
 from xjax._src.lax.parallel import (all_gather, all_to_all, axis_index, axis_size,  # noqa: F401
-                                    pmax, pmean, pmin, ppermute, pshuffle, psum, psum_scatter,
-                                    pswapaxes)
+                                    pcast, pmax, pmean, pmin, ppermute, pshuffle, psum,
+                                    psum_scatter, pswapaxes)
 from xjax._src.lax.reductions import (argmax, argmin, reduce_and, reduce_max, reduce_min,
                                       reduce_or, reduce_prod, reduce_sum, reduce_xor)
 from xjax._src.lax.primitives import *  # noqa: F401,F403  (the *_p primitive objects)

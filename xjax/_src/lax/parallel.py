@@ -522,3 +522,26 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
     return psum_scatter_p.bind(leaf, axis_name=axis_name, scatter_dimension=dim,
                                axis_size=size, tiled=tiled)
   return tree_util.tree_map(one, x)
+
+
+# ---------------------------------------------------------------------------------------
+# pcast: JAX's cast between the varying-manual-axes types of shard_map values. xjax's
+# shard_map does not type values by the axes they vary over, so the cast to 'varying' (the
+# one JAX computes on CPU, leaving values unchanged) is the identity.
+
+_PCAST_TARGETS = ("reduced", "unreduced", "varying")
+
+
+def pcast(x, axis_name, *, to: str):
+  """``x`` (a pytree) cast to vary over ``axis_name`` (values unchanged)."""
+  if isinstance(axis_name, (set, frozenset)):
+    raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
+  if not axis_name:
+    return x
+  if to not in _PCAST_TARGETS:
+    raise ValueError("Got unexpected `to` value. Allowed `to` values are: "
+                     f"{set(_PCAST_TARGETS)}")
+  if to != "varying":
+    raise NotImplementedError(f"pcast to {to!r}: xjax has no reduced/unreduced sharding "
+                              "types; only to='varying' is supported.")
+  return x
