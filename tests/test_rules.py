@@ -31,6 +31,7 @@ NO_BATCH = {
     "rng_uniform": "stateful random numbers: no batching rule in JAX either",
     "select_and_scatter": "jaxpr-parameterized selection: no batching rule in JAX either",
     "create_token": "takes no operands, so it is never batched",
+    "linear_call": "no batching rule in JAX either (vmap raises NotImplementedError)",
 }
 NO_LOWERING = {"custom_lin": "internal: transposed away before lowering"}
 

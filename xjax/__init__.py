@@ -23,7 +23,7 @@ from xjax import numpy, lax, tree_util, tree, dtypes, errors, core, nn, sharding
 from xjax._src.dtypes import float0  # noqa: F401
 from xjax._src.callback import pure_callback  # noqa: F401
 from xjax import debug, distributed, experimental  # noqa: F401
-from xjax import custom_derivatives, dlpack, stages  # noqa: F401,E402
+from xjax import custom_batching, custom_derivatives, dlpack, stages  # noqa: F401,E402
 from xjax._src.placement import make_mesh  # noqa: F401,E402
 from xjax._src.sharding import NamedSharding, PartitionSpec as P  # noqa: F401,E402
 from xjax._src.array import Shard  # noqa: F401,E402

@@ -20,6 +20,7 @@ from xjax._src.array import Array, make_array
 from xjax._src.core.effects import debug_effect, ordered_debug_effect
 from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var,
                                   closed_with_consts_as_args, eval_jaxpr)
+from xjax._src.core.dce import dce_jaxpr
 from xjax._src.core.jaxpr_cache import cached_on_jaxpr
 from xjax._src.core.trace import Primitive, Tracer, set_current_trace
 from xjax._src.core.values import get_aval
@@ -280,13 +281,13 @@ def _split(closed: ClosedJaxpr, unknowns: tuple, policy) -> _Split:
 
   staged, staged_consts = _hoist(trace_to_jaxpr(
       backward, list(recompute_closed.in_avals) + unknown_avals))
-  staged, used = _dce(staged, [True] * len(staged.out_avals))
+  staged, used = dce_jaxpr(staged, [True] * len(staged.out_avals))
   nc = len(staged_consts)
   staged_consts = [c for c, u in zip(staged_consts, used[:nc]) if u]
   used_saved = used[nc:nc + n_saved]
   used_known = used[nc + n_saved:nc + n_saved + len(known_inputs)]
   saved_values = [v for v, u in zip(saved_values, used_saved) if u]
-  forward, _ = _dce(ClosedJaxpr(
+  forward, _ = dce_jaxpr(ClosedJaxpr(
       Jaxpr(kj.constvars, kj.invars, kj.outvars[:n_known] + saved_values, kj.eqns, kj.effects),
       known.consts), [True] * (n_known + len(saved_values)))
   forward = ClosedJaxpr(_with_reduced_precision(forward.jaxpr, set(saved_values)), known.consts)
@@ -319,23 +320,6 @@ def _recomputation(jaxpr: Jaxpr, needed, policy):
       order[v] = len(jaxpr.invars) + i
   return ([e for e in jaxpr.eqns if id(e) in rerun],
           sorted(saved, key=lambda v: order.get(v, -1)))
-
-
-def _dce(closed: ClosedJaxpr, used_outputs) -> tuple[ClosedJaxpr, list[bool]]:
-  """Drops equations without effects whose outputs nothing uses; returns the jaxpr (with
-  the used outputs) and which inputs it still reads."""
-  jaxpr = closed.jaxpr
-  live = {v for v, u in zip(jaxpr.outvars, used_outputs) if u and type(v) is not Literal}
-  kept = []
-  for eqn in reversed(jaxpr.eqns):
-    if eqn.effects or any(v in live for v in eqn.outvars):
-      kept.append(eqn)
-      live.update(a for a in eqn.invars if type(a) is not Literal)
-  kept.reverse()
-  outvars = [v for v, u in zip(jaxpr.outvars, used_outputs) if u]
-  new = Jaxpr(jaxpr.constvars, jaxpr.invars, outvars, kept,
-              frozenset().union(*(e.effects for e in kept)), jaxpr.debug_info)
-  return ClosedJaxpr(new, closed.consts), [v in live for v in jaxpr.invars]
 
 
 def _with_reduced_precision(jaxpr: Jaxpr, saved: set) -> Jaxpr:

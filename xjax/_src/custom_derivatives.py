@@ -17,7 +17,9 @@ from xjax._src import dispatch, dtypes, tree_util
 from xjax._src.errors import api_boundary
 from xjax._src.array import Array, make_array
 from xjax._src.core.avals import tangent_aval
-from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args, eval_jaxpr
+from xjax._src.core.dce import dce_jaxpr
+from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, Var, closed_with_consts_as_args,
+                                  eval_jaxpr)
 from xjax._src.core.trace import (Primitive, Tracer, current_trace, eval_trace,
                                   set_current_trace)
 from xjax._src.core.values import get_aval
@@ -59,6 +61,15 @@ def _as_array(x):
 
 
 _PY_SCALARS = (bool, int, float, complex)
+
+
+def forward_to_fun(self, name):
+  """``__getattr__`` of the custom-rule wrappers: other attributes are the function's (so
+  wrappers stack, as ``custom_vjp`` over ``custom_vmap``)."""
+  fun = self.__dict__.get("fun")
+  if fun is None:
+    raise AttributeError(name)
+  return getattr(fun, name)
 
 
 def _trace_call(fun, nondiff, statics, dyn):
@@ -251,6 +262,8 @@ def _batch_call(prim, axis, args, dims, params, rebatch):
 class custom_jvp:
   """A function with a custom JVP rule, set with ``defjvp`` or ``defjvps``."""
 
+  __getattr__ = forward_to_fun
+
   def __init__(self, fun: Callable, nondiff_argnums=()) -> None:
     update_wrapper(self, fun)
     self.fun = fun
@@ -377,18 +390,27 @@ class custom_vjp:
   -> tuple of input cotangents`` (one per differentiable argument, ``None`` for zero).
   """
 
+  __getattr__ = forward_to_fun
+
   def __init__(self, fun: Callable, nondiff_argnums=()) -> None:
     update_wrapper(self, fun)
     self.fun = fun
     self.nondiff_argnums = tuple(nondiff_argnums)
     self.fwd = self.bwd = None
-    self.symbolic_zeros = False
+    self.symbolic_zeros = self.optimize_remat = False
 
-  def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
+  def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
+             optimize_remat: bool = False) -> None:
     """With ``symbolic_zeros``, ``fwd`` receives each primal as a ``CustomVJPPrimal``
-    (value, perturbed) and ``bwd`` the zero output cotangents as ``SymbolicZero``s."""
+    (value, perturbed) and ``bwd`` the zero output cotangents as ``SymbolicZero``s.  With
+    ``optimize_remat``, a forward pass that needs none of ``fwd``'s residuals (inside
+    ``checkpoint``) runs the function itself instead (``remat_opt``)."""
+    if symbolic_zeros and optimize_remat:
+      raise NotImplementedError(
+          "remat optimization for custom_vjp does not support symbolic zeros")
     self.fwd, self.bwd = fwd, bwd
     self.symbolic_zeros = symbolic_zeros
+    self.optimize_remat = optimize_remat
 
   @api_boundary
   def __call__(self, *args, **kwargs):
@@ -399,6 +421,8 @@ class custom_vjp:
     nondiff, statics, dyn = _split_nondiff(args, self.nondiff_argnums)
     in_tree = tree_util.tree_structure(dyn)
     fwd, bwd, name, out_trees = self.fwd, self.bwd, fun_name(self.fun), []
+    if self.optimize_remat:
+      fwd = _remat_optimized(self.fun, fwd, self.nondiff_argnums)
     n_dyn = len(dyn)  # the rules live in jaxprs: they must not keep the (traced) arguments
     in_avals = [get_aval(x) for x in tree_util.tree_leaves(dyn)]
     symbolic = self.symbolic_zeros
@@ -519,3 +543,185 @@ def zero_from_primal(val, symbolic_zeros: bool = False):
   if symbolic_zeros:
     return tree_util.tree_map(SymbolicZero.from_primal_value, val)
   return tree_util.tree_map(lambda x: ad.zeros_of(tangent_aval(get_aval(x))), val)
+
+
+# ---------------------------------------------------------------------------------------
+# remat_opt: custom_vjp's forward rule that becomes the function itself when no residual
+# is used (``defvjp(..., optimize_remat=True)``)
+
+def _with_unused_inputs(jaxpr: Jaxpr, at: int, avals) -> Jaxpr:
+  """``jaxpr`` taking extra (ignored) inputs of ``avals`` before its input ``at``."""
+  invars = list(jaxpr.invars[:at]) + [Var(a) for a in avals] + list(jaxpr.invars[at:])
+  return Jaxpr((), invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects)
+
+
+def _joint(fwd: ClosedJaxpr, fun: ClosedJaxpr):
+  """Both jaxprs taking (fwd's consts, fun's consts, their inputs); and those consts."""
+  fwd_j, fwd_c = closed_with_consts_as_args(fwd)
+  fun_j, fun_c = closed_with_consts_as_args(fun)
+  fwd_j = _with_unused_inputs(fwd_j, len(fwd_c), [get_aval(c) for c in fun_c])
+  fun_j = _with_unused_inputs(fun_j, 0, [get_aval(c) for c in fwd_c])
+  return ClosedJaxpr(fwd_j, ()), ClosedJaxpr(fun_j, ()), [*fwd_c, *fun_c]
+
+
+def _remat_optimized(fun, fwd, nondiff_argnums):
+  """``fwd`` bound as ``remat_opt``: (residuals, outputs) of ``fwd``, carrying ``fun``'s
+  jaxpr too.  Residuals that are inputs are passed on, not computed."""
+  def wrapped(*args):
+    nondiff, statics, dyn = _split_nondiff(args, nondiff_argnums)
+    leaves, in_tree = tree_util.tree_flatten(dyn)
+    leaves = [_as_array(x) for x in leaves]
+    trees = {}
+
+    def fwd_flat(*xs):
+      res = fwd(*_merge(nondiff, statics, tree_util.tree_unflatten(in_tree, xs)))
+      if not isinstance(res, (tuple, list)) or len(res) != 2:
+        raise TypeError(f"Custom VJP fwd rule {fun_name(fwd)} must return a pair "
+                        f"(output, residuals); got {type(res).__name__}.")
+      out, trees["out"] = tree_util.tree_flatten(res[0])
+      r, trees["res"] = tree_util.tree_flatten(res[1])
+      return [_as_array(v) for v in r + out]
+
+    def fun_flat(*xs):
+      return [_as_array(v) for v in tree_util.tree_leaves(
+          fun(*_merge(nondiff, statics, tree_util.tree_unflatten(in_tree, xs))))]
+
+    avals = [get_aval(x) for x in leaves]
+    fwd_c = trace_to_jaxpr(fwd_flat, avals)
+    num_res = trees["res"].num_leaves
+    passed = [fwd_c.jaxpr.invars.index(v) if v in fwd_c.jaxpr.invars else None
+              for v in fwd_c.jaxpr.outvars[:num_res]]
+    fwd_c = ClosedJaxpr(Jaxpr(
+        fwd_c.jaxpr.constvars, fwd_c.jaxpr.invars,
+        [v for v, p in zip(fwd_c.jaxpr.outvars, passed) if p is None] +
+        fwd_c.jaxpr.outvars[num_res:], fwd_c.jaxpr.eqns, fwd_c.jaxpr.effects), fwd_c.consts)
+    fwd_j, fun_j, consts = _joint(fwd_c, trace_to_jaxpr(fun_flat, avals))
+    num_computed = sum(p is None for p in passed)
+    outs = remat_opt_p.bind(*consts, *leaves, num_consts=len(consts), num_res=num_computed,
+                            fwd_jaxpr=fwd_j, fun_jaxpr=fun_j)
+    computed = iter(outs[:num_computed])
+    res = [next(computed) if p is None else leaves[p] for p in passed]
+    return (tree_util.tree_unflatten(trees["out"], outs[num_computed:]),
+            tree_util.tree_unflatten(trees["res"], res))
+  return update_wrapper(wrapped, fwd)
+
+
+def _remat_opt_jvp(primals, tangents, *, fwd_jaxpr, **_):
+  """Differentiated again, the forward rule is differentiated inline (the optimization
+  applies to first-order reverse mode)."""
+  nonzeros = [type(t) is not Zero for t in tangents]
+  jvp, out_nz = ad.jvp_closed_jaxpr(fwd_jaxpr, nonzeros, instantiate_out=False)
+  outs = eval_jaxpr(jvp.jaxpr, jvp.consts, *primals, *[t for t in tangents if type(t) is not Zero])
+  n = len(fwd_jaxpr.out_avals)
+  it = iter(outs[n:])
+  return outs[:n], [next(it) if nz else Zero(tangent_aval(a))
+                    for nz, a in zip(out_nz, fwd_jaxpr.out_avals)]
+
+
+def _remat_opt_transpose(cts, *args, **params):
+  raise NotImplementedError("remat optimization for custom_vjp does not support higher-order AD")
+
+
+def _remat_opt_batch(axis, args, dims, *, num_consts, num_res, fwd_jaxpr, fun_jaxpr):
+  in_batched = [d is not None for d in dims]
+  args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
+  fwd_b, _ = batching.batch_closed_jaxpr(fwd_jaxpr, axis, in_batched, instantiate=True)
+  fun_b, _ = batching.batch_closed_jaxpr(fun_jaxpr, axis, in_batched, instantiate=True)
+  fwd_j, fun_j, consts = _joint(fwd_b, fun_b)
+  outs = remat_opt_p.bind(*consts, *args, num_consts=len(consts) + num_consts, num_res=num_res,
+                          fwd_jaxpr=fwd_j, fun_jaxpr=fun_j)
+  return outs, [0] * len(outs)
+
+
+def _remat_opt_dce(used_outputs, eqn):
+  """Only the used outputs are computed; with no residual used, by the function itself."""
+  p = eqn.params
+  num_res = p["num_res"]
+  used_res, used_outs = used_outputs[:num_res], used_outputs[num_res:]
+  fun, _ = dce_jaxpr(p["fun_jaxpr"], used_outs)
+  fwd = dce_jaxpr(p["fwd_jaxpr"], used_outputs)[0] if any(used_res) else fun
+  return eqn.replace(outvars=[v for v, u in zip(eqn.outvars, used_outputs) if u],
+                     params=dict(p, num_res=sum(used_res), fwd_jaxpr=fwd, fun_jaxpr=fun))
+
+
+remat_opt_p = dispatch.call_primitive("remat_opt", "fwd_jaxpr")
+remat_opt_p.jvp = _remat_opt_jvp
+remat_opt_p.transpose = _remat_opt_transpose
+remat_opt_p.batch = _remat_opt_batch
+remat_opt_p.dce = _remat_opt_dce
+
+
+# ---------------------------------------------------------------------------------------
+# linear_call: a linear function with its transpose given by the user
+
+def linear_call(fun: Callable, fun_transpose: Callable, residual_args, linear_args):
+  """``fun(residual_args, linear_args)``, where ``fun`` is linear in ``linear_args``; its
+  transpose (reverse mode, ``linear_transpose``) is ``fun_transpose(residual_args,
+  cotangents)``, whose own transpose is ``fun`` again."""
+  res, res_tree = tree_util.tree_flatten(residual_args)
+  lin, lin_tree = tree_util.tree_flatten(linear_args)
+  res, lin = [_as_array(x) for x in res], [_as_array(x) for x in lin]
+  res_avals = [get_aval(x) for x in res]
+  out_trees = []
+
+  def fun_flat(*xs):
+    out, tree = tree_util.tree_flatten(fun(tree_util.tree_unflatten(res_tree, xs[:len(res)]),
+                                           tree_util.tree_unflatten(lin_tree, xs[len(res):])))
+    out_trees.append(tree)
+    return [_as_array(o) for o in out]
+
+  callee, consts = closed_with_consts_as_args(
+      trace_to_jaxpr(fun_flat, res_avals + [get_aval(x) for x in lin]))
+  callee = ClosedJaxpr(callee, ())
+  out_tree = out_trees[0]
+  traced = []
+
+  def transpose_thunk():
+    """(the transpose's jaxpr, its consts), traced once, when first transposed."""
+    if not traced:
+      def t_flat(*xs):
+        out, tree = tree_util.tree_flatten(fun_transpose(
+            tree_util.tree_unflatten(res_tree, xs[:len(res)]),
+            tree_util.tree_unflatten(out_tree, xs[len(res):])))
+        if tree != lin_tree:
+          raise TypeError("transpose output pytree structure must match that of linear "
+                          f"inputs, got output structure {tree} and input structure "
+                          f"{lin_tree}.")
+        return [_as_array(o) for o in out]
+      jaxpr, t_consts = closed_with_consts_as_args(
+          trace_to_jaxpr(t_flat, res_avals + [tangent_aval(a) for a in callee.out_avals]))
+      traced.append((ClosedJaxpr(jaxpr, ()), t_consts))
+    return traced[0]
+
+  outs = linear_call_p.bind(*consts, *res, *lin, callee=callee,
+                            transpose_thunk=transpose_thunk, num_callee_consts=len(consts),
+                            num_res=len(res))
+  return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _linear_call_jvp(primals, tangents, *, num_callee_consts, num_res, **params):
+  k = num_callee_consts + num_res
+  if any(type(t) is not Zero for t in tangents[:k]):
+    raise AssertionError("linear_call is not differentiable with respect to its residual "
+                         "arguments (or values its function closes over); only the linear "
+                         "arguments may carry tangents.")
+  fixed = dict(params, num_callee_consts=num_callee_consts, num_res=num_res)
+  outs = linear_call_p.bind(*primals, **fixed)
+  tans = linear_call_p.bind(*primals[:k], *[ad.instantiate(t) for t in tangents[k:]], **fixed)
+  return outs, tans
+
+
+def _linear_call_transpose(cts, *args, callee, transpose_thunk, num_callee_consts, num_res):
+  transpose, t_consts = transpose_thunk()
+  f_consts = args[:num_callee_consts]
+  res = args[num_callee_consts:num_callee_consts + num_res]
+  cts = [ad.instantiate(c) for c in cts]
+  outs = linear_call_p.bind(*t_consts, *res, *cts, callee=transpose,
+                            transpose_thunk=lambda: (callee, f_consts),
+                            num_callee_consts=len(t_consts), num_res=num_res)
+  return [None] * (num_callee_consts + num_res) + list(outs)
+
+
+linear_call_p = dispatch.call_primitive("linear_call", "callee")
+linear_call_p.jvp = _linear_call_jvp
+linear_call_p.transpose = _linear_call_transpose

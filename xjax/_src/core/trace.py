@@ -29,6 +29,8 @@ class Primitive:
     installed on the class by the executor (``dispatch.py``), so primitive definitions
     never import the executor; a primitive may set its own.
   - ``partial_eval``: optional rule for higher-order primitives (known/unknown split).
+  - ``dce(used_outputs, eqn) -> eqn``: optional dead-code rule, an equivalent equation for
+    one only some of whose outputs are used (``checkpoint``'s DCE asks it).
   - ``physical_lowering``: the lowering used when an operand or result has an extended
     dtype (PRNG keys), for structural primitives whose attributes name dimensions: keys
     are stored with trailing dimensions (see ``core.avals.physical_aval``).
@@ -44,6 +46,7 @@ class Primitive:
     self.transpose: Callable | None = None
     self.batch: Callable | None = None
     self.partial_eval: Callable | None = None
+    self.dce: Callable | None = None
     self.physical_lowering: Callable | None = None
     self.effects: Callable | None = None   # params -> set of effects of one equation
     self.pp_params: Callable | None = None  # params -> the (name, value) pairs printed

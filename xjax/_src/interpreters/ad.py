@@ -159,8 +159,10 @@ def linearize_flat(fun: Callable, primals: Sequence[Any]):
     out_primals = [p for p, _ in pairs]
     for p in out_primals:
       if pe.is_unknown(p):
-        raise TypeError("linearize: a primal output depends on a tangent; a primitive's "
-                        "JVP rule mixes primal and tangent values")
+        raise ValueError("Linearization failed to produce known values for all output "
+                         "primals. This is typically caused by attempting to differentiate a "
+                         "function uses an operation that does not support reverse-mode "
+                         "autodiff.")
     out_tangents = [_instantiate_for_staging(t) for _, t in pairs]
     linear = pe.to_closed_jaxpr(out_tangents)
   return out_primals, linear
