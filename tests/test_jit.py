@@ -310,6 +310,34 @@ def test_repeated_calls_take_the_fast_path_and_stay_correct():
   assert len(traces) == 3
 
 
+def test_fast_path_with_static_and_keyword_arguments_keys_on_their_values():
+  traces = []
+
+  def f(x, n, *, scale=1.0, mode="add"):
+    traces.append((type(n), n, mode))
+    return x * n * scale if mode == "mul" else x + n + scale
+
+  g = jax.jit(f, static_argnums=1, static_argnames="mode")
+  x = jnp.arange(3.0)
+  for _ in range(3):
+    np.testing.assert_array_equal(g(x, 2, scale=3.0, mode="mul"), [0.0, 6.0, 12.0])
+  assert len(traces) == 1
+  np.testing.assert_array_equal(g(x, 2, scale=jnp.float32(0.5), mode="mul"), [0.0, 1.0, 2.0])
+  assert len(traces) == 2  # a float32 Array is not a weakly typed Python float
+  np.testing.assert_array_equal(g(x, 2, scale=3.0), [5.0, 6.0, 7.0])  # another static value
+  np.testing.assert_array_equal(g(x, 2, mode="add"), [3.0, 4.0, 5.0])  # scale left out
+  r = g(x, 2.0, mode="add")  # 2.0 == 2 in Python, but a static float is another trace
+  np.testing.assert_array_equal(r, [3.0, 4.0, 5.0])
+  assert len(traces) == 5 and traces[-1][0] is float
+  np.testing.assert_array_equal(g(x, True, mode="add"), [2.0, 3.0, 4.0])
+  assert traces[-1][0] is bool
+  with pytest.raises(ValueError, match="Non-hashable static arguments"):
+    g(x, [2], mode="add")
+  jnp_mean = jnp.mean(jnp.arange(6.0).reshape(2, 3), axis=0)  # a composite, called eagerly
+  np.testing.assert_array_equal(jnp_mean, [1.5, 2.5, 3.5])
+  np.testing.assert_array_equal(jnp.arange(6.0).reshape(2, 3).mean(1), [1.0, 4.0])
+
+
 def test_fast_path_respects_config_and_deleted_inputs():
   g = jax.jit(lambda a: a + 1)
   x = jnp.arange(3)

@@ -209,6 +209,9 @@ def _trace_flat(call, in_tree, in_avals, debug):
                           "them.") from None
     return out_leaves
 
+  if config._values["jax_no_tracing"]:
+    raise RuntimeError(f"re-tracing function {debug.func_name} at {debug.func_src} for "
+                       "`jit`, but 'no_tracing' is set")
   if current_trace() is eval_trace:  # a top-level trace, timed as JAX does
     with monitoring.timed(monitoring.JAXPR_TRACE_EVENT, debug.func_name):
       closed = trace_to_jaxpr(flat_fun, in_avals, debug)
@@ -366,8 +369,9 @@ _function_caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _retrace_warned: set = set()  # caches already warned about retracing (ids)
 
 
-# jit's fast path is off while jit is disabled or results are checked for NaN/Inf.
-_FAST_FLAGS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs")
+# jit's fast path is off while jit is disabled, results are checked for NaN/Inf or
+# execution is forbidden.
+_FAST_FLAGS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_no_execution")
 _FAST_ENTRIES = 64  # signatures per jitted function on the fast path
 _TRACES_PER_FUNCTION = 1024  # the oldest trace goes first (its program with it)
 
@@ -411,6 +415,28 @@ def _fast_key(leaves, head) -> tuple | None:
   return tuple(key)
 
 
+def _fast_call_signature(args: tuple, kwargs: dict, static_pos: frozenset, static_names):
+  """``_fast_signature`` of a call with static or keyword arguments: the key holds the
+  static values (with their types: ``2`` and ``2.0`` differ) and the keyword names; the
+  dynamic arguments, in the order ``_entry`` flattens them, must all be leaves."""
+  head = [len(args)]
+  dyn = []
+  for i, x in enumerate(args):
+    if i in static_pos:
+      head.append((type(x), x))
+    else:
+      dyn.append(x)
+  for name in sorted(kwargs):
+    value = kwargs[name]
+    if name in static_names:
+      head.append((name, type(value), value))
+    else:
+      head.append(name)
+      dyn.append(value)
+  key = _fast_key(dyn, tuple(head))
+  return None if key is None else (key, dyn)
+
+
 _SCALAR_TYPES = (bool, int, float, complex)
 _INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1  # larger ints take the checked path
 
@@ -449,6 +475,9 @@ class Jitted:
         in_shardings is not None or out_shardings is not None) else None
     self._static_argnums, self._static_argnames, self._sig = _normalize_static(
         fun, static_argnums, static_argnames)
+    # Static positions for the fast path (None: negative ones, which take the checked path).
+    self._fast_static_pos = (frozenset(self._static_argnums)
+                             if all(i >= 0 for i in self._static_argnums) else None)
     self.donate_argnums = donate_argnums
     self._donate_argnums, self._donate_argnames, _ = _normalize_static(
         fun, donate_argnums, donate_argnames, "donate")
@@ -552,17 +581,25 @@ class Jitted:
   def __call__(self, *args, **kwargs):
     try:
       fast = self._fast
-      if fast and not kwargs and _plain_dispatch[0] and current_trace() is eval_trace:
+      if fast and _plain_dispatch[0] and current_trace() is eval_trace:
         # The fast path: uncommitted Arrays on the only device, a signature seen before.
-        key = _fast_key(args, len(args))
-        if key is not None:
-          hit = fast.get(key)
-          if hit is not None and not runtime.several_devices:
-            return hit(args)
+        if not kwargs and not self._static_argnums:
+          key = _fast_key(args, len(args))
+          if key is not None:
+            hit = fast.get(key)
+            if hit is not None and not runtime.several_devices:
+              return hit(args)
+            signature = None
+          else:
+            signature = _fast_tree_signature(args)
         else:
-          signature = _fast_tree_signature(args)
-          hit = signature and fast.get(signature[0])
-          if hit and not runtime.several_devices:
+          signature = self._fast_call_signature(args, kwargs)
+        if signature:
+          try:
+            hit = fast.get(signature[0])
+          except TypeError:  # an unhashable static value: the checked path explains
+            hit = None
+          if hit is not None and not runtime.several_devices:
             return hit(signature[1])
       if not config._values["jax_disable_jit"]:
         return self._call(args, kwargs)
@@ -570,6 +607,11 @@ class Jitted:
       remove_internal_frames(e)
       raise  # a bare raise does not add this frame back
     return self.fun(*args, **kwargs)
+
+  def _fast_call_signature(self, args, kwargs):
+    if self._fast_static_pos is None:
+      return None
+    return _fast_call_signature(args, kwargs, self._fast_static_pos, self._static_argnames)
 
   def _call(self, args, kwargs):
     entry, leaves, avals = self._entry(args, kwargs)
@@ -590,9 +632,9 @@ class Jitted:
       if compiled is None:
         compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
             entry.closed, device, self._name, entry.donated)
-      if (not kwargs and not entry.donated and not self._static_argnums
-          and not runtime.several_devices and _plain_dispatch[0]):
-        signature = _fast_signature(args)
+      if not entry.donated and not runtime.several_devices and _plain_dispatch[0]:
+        signature = (_fast_signature(args) if not kwargs and not self._static_argnums
+                     else self._fast_call_signature(args, kwargs))
         if signature:
           single = entry.out_tree == _LEAF_TREE
           bounded_put(self._fast, signature[0], dispatch.UncommittedCall(
