@@ -55,3 +55,65 @@ def test_call_primitives_run_and_transform():
   linear = xjax.make_jaxpr(lambda x: 3. * x)(1.)
   transposed = xjax.linear_transpose(lambda x: closed_call_p.bind(x, call_jaxpr=linear)[0], 1.)
   assert float(transposed(1.0)[0]) == 3.0
+
+
+# ---------------------------------------------------------------------------------------
+# Static and donated arguments, axis specs (values from JAX 0.10.2)
+
+def _wrapped_abc():
+  def f(a, b, c):
+    return a * 100 + b * 10 + c
+  return lu.wrap_init(f, debug_info=api_util.debug_info("t", f, (1, 2, 3), {}))
+
+
+def test_argnums_partial():
+  wf = _wrapped_abc()
+  g, dyn = api_util.argnums_partial(wf, (0, 2), (1, 2, 3))
+  assert type(g).__name__ == "WrappedFun" and dyn == (1, 3) and g.call_wrapped(7, 9) == 729
+  g, dyn = api_util.argnums_partial(wf, -1, (1, 2, 3))
+  assert dyn == (3,) and g.call_wrapped(5) == 125
+  g, dyn = api_util.argnums_partial(wf, 1, (1, [2], 3), require_static_args_hashable=False)
+  assert dyn == ([2],) and g.call_wrapped(4) == 143
+  with pytest.raises(ValueError, match=r"must have value greater than or equal to -len\(args\) "
+                                       r"and less than len\(args\), but got value 5 for "
+                                       r"len\(args\) == 3\."):
+    api_util.argnums_partial(wf, 5, (1, 2, 3))
+  with pytest.raises(ValueError, match=r"Static argument \(index 1\) of type <class 'list'> "
+                                       r"for function f is non-hashable\."):
+    api_util.argnums_partial(wf, 0, (1, [2], 3))
+  # Equal fixed arguments give equal functions (caches keyed on them hit); 2 and 2.0 differ.
+  g1, _ = api_util.argnums_partial(wf, 0, (1, 2, 3))
+  g2, _ = api_util.argnums_partial(wf, 0, (5, 2, 3))
+  g3, _ = api_util.argnums_partial(wf, 0, (1, 2.0, 3))
+  assert g1 == g2 and hash(g1) == hash(g2) and g1 != g3
+
+
+def test_donation_vector_and_rebase():
+  _, tree = xjax.tree_util.tree_flatten(((1, (2, 3), {"k": 4}), {"x": 5, "y": (6, 7)}))
+  assert api_util.donation_vector((1,), ("y",), tree) == (False, True, True, False, False,
+                                                          True, True)
+  args_only = xjax.tree_util.tree_structure((1, (2, 3), 4))
+  assert api_util.donation_vector((0, 2), (), args_only, kws=False) == (True, False, False,
+                                                                        True)
+  assert api_util.rebase_donate_argnums((3, 4), (0, 1)) == (1, 2)
+  assert api_util.rebase_donate_argnums((4, 1), ()) == (1, 4)
+  assert api_util.rebase_donate_argnums((), (2,)) == ()
+  assert api_util.rebase_donate_argnums((0, 3, 5), (1, 4)) == (0, 2, 3)
+  with pytest.raises(ValueError, match=r"`static_argnums` \[1\] and `donate_argnums` \[1\] "
+                                       r"cannot intersect\."):
+    api_util.rebase_donate_argnums((1,), (1,))
+
+
+def test_flatten_axes():
+  tree = xjax.tree_util.tree_structure(((1, 2), {"a": 3, "b": [4, 5]}))
+  assert api_util.flatten_axes("vmap in_axes", tree, (0, {"a": None, "b": 1})) == [
+      0, 0, None, 1, 1]
+  assert api_util.flatten_axes("vmap in_axes", tree, 0) == [0] * 5
+  assert api_util.flatten_axes("vmap in_axes", tree, (None, {"a": 2, "b": [0, 1]})) == [
+      None, None, 2, 0, 1]
+  with pytest.raises(ValueError, match="^vmap in_axes specification must be a tree prefix of "
+                                       "the corresponding value;"):
+    api_util.flatten_axes("vmap in_axes", tree, (0, 1, 2))
+  single = xjax.tree_util.tree_structure(((1, 2),))
+  with pytest.raises(ValueError, match="might need to be wrapped in a singleton tuple"):
+    api_util.flatten_axes("vmap in_axes", single, (0, 1), tupled_args=True)

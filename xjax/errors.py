@@ -2,5 +2,6 @@
 from xjax._src.errors import (ConcretizationTypeError, KeyReuseError,  # noqa: F401
                               NonConcreteBooleanIndexError, TracerArrayConversionError,
                               TracerBoolConversionError, TracerIntegerConversionError,
-                              UnexpectedTracerError, JAXTypeError, JAXIndexError)
+                              UnexpectedTracerError, JAXTypeError, JAXIndexError,
+                              InconclusiveDimensionOperation, JaxprTypeError)
 from xjax._src.backend.runtime import XlaRuntimeError as JaxRuntimeError  # noqa: F401,E402

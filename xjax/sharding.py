@@ -1,5 +1,7 @@
-"""Array layouts over devices (``jax.sharding``).  Arrays live on one device for now: meshes
-and named shardings describe layouts, and placement accepts those of one device."""
-from xjax._src.sharding import (AbstractMesh, AxisType, Mesh, NamedSharding,  # noqa: F401
-                                PartitionSpec, Sharding, SingleDeviceSharding,
-                                get_abstract_mesh)
+"""Array layouts over devices (``jax.sharding``): meshes, named and single-device shardings,
+and the mesh in context."""
+from xjax._src.placement import get_mesh  # noqa: F401
+from xjax._src.sharding import (AbstractDevice, AbstractMesh, AxisType,  # noqa: F401
+                                ManualAxisType, Mesh, NamedSharding, PartitionSpec, Sharding,
+                                SingleDeviceSharding, get_abstract_mesh,
+                                make_single_device_sharding, use_abstract_mesh)

@@ -10,6 +10,7 @@ from xjax._src.tree_util import (
     PyTreeDef as PyTreeDef,
     SequenceKey as SequenceKey,
     all_leaves as all_leaves,
+    default_registry as default_registry,
     flatten_one_level as flatten_one_level,
     flatten_one_level_with_keys as flatten_one_level_with_keys,
     is_tree_node as is_tree_node,

@@ -94,6 +94,9 @@ config.define("jax_numpy_rank_promotion", os.environ.get("JAX_NUMPY_RANK_PROMOTI
 config.define("jax_default_matmul_precision", None, affects_tracing=True)
 config.define("jax_debug_nans", _bool_env("JAX_DEBUG_NANS", False))
 config.define("jax_debug_infs", _bool_env("JAX_DEBUG_INFS", False))
+# Guards for tests: tracing for jit / running compiled programs is an error while set.
+config.define("jax_no_tracing", _bool_env("JAX_NO_TRACING", False))
+config.define("jax_no_execution", _bool_env("JAX_NO_EXECUTION", False))
 config.define("jax_num_cpu_devices", int(os.environ.get("JAX_NUM_CPU_DEVICES", "-1")))
 config.define("jax_compilation_cache_dir", os.environ.get("JAX_COMPILATION_CACHE_DIR"))
 config.define("jax_default_prng_impl", "threefry2x32", affects_tracing=True)

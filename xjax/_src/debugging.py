@@ -6,13 +6,22 @@ or unused argument fails at once.  Both are built on the ``debug_callback`` prim
 """
 from __future__ import annotations
 
+import logging
 import string
 import sys
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
+from xjax._src import tree_util
+from xjax._src.backend import runtime
 from xjax._src.callback import debug_callback
+from xjax._src.core import effects as fx
+from xjax._src.core.trace import Primitive
+from xjax._src.sharding import (NamedSharding, PartitionSpec, SingleDeviceSharding,
+                                TiledSharding, sharding_from_tiling)
+
+logger = logging.getLogger(__name__)  # where ``debug.log`` sends its records
 
 
 class _FormatChecker(string.Formatter):
@@ -60,6 +69,95 @@ def debug_print(fmt: str, *args: Any, ordered: bool = False, **kwargs: Any) -> N
     sys.stdout.flush()
 
   debug_callback(emit, *args, ordered=ordered, **kwargs)
+
+
+def _has_placeholders(fmt: str) -> bool:
+  """Whether ``fmt`` starts with text then a replacement field, as JAX decides whether to
+  format or to join the arguments after it."""
+  return bool(fmt) and next(iter(string.Formatter().parse(fmt)))[1] is not None
+
+
+def debug_log(fmt: str | None = None, *args: Any, ordered: bool = False,
+              partitioned: bool = False, skip_format_check: bool = False,
+              **kwargs: Any) -> Callable[..., None] | None:
+  """As ``debug.print``, but each message is an INFO record of the logging module (logger
+  ``xjax._src.debugging``) located at the caller's line (``jax.debug.log``).  Without
+  ``fmt`` it returns the function taking the format and values, so options come first:
+  ``debug.log(ordered=True)("x={}", x)``."""
+  def log(fmt: str, *args: Any, **kwargs: Any) -> None:
+    if not isinstance(fmt, str):
+      raise TypeError(f"jax.debug.log expects a format string, got {type(fmt).__name__}")
+    if not skip_format_check:
+      _checker.format(fmt, *args, **kwargs)
+    caller = sys._getframe(2 if fmt_given else 1)
+    record = logger.makeRecord(logger.name, logging.INFO, caller.f_code.co_filename,
+                               caller.f_lineno, "", (), None)
+    placeholders = _has_placeholders(fmt)
+
+    def emit(*host_args, **host_kwargs):
+      pos = [_host_value(a) for a in host_args]
+      if placeholders:
+        record.msg = fmt.format(*pos, **{k: _host_value(v) for k, v in host_kwargs.items()})
+      else:
+        record.msg = " ".join((fmt, *map(str, pos)))
+      logger.handle(record)
+
+    debug_callback(emit, *args, ordered=ordered, partitioned=partitioned, **kwargs)
+
+  fmt_given = fmt is not None
+  if fmt_given:
+    return log(fmt, *args, **kwargs)
+  if args or kwargs:
+    raise TypeError(f"debug_log received unexpected arguments in the two-call form: "
+                    f"args={args} kwargs={kwargs}")
+  return log
+
+
+# ---------------------------------------------------------------------------------------
+# inspect_array_sharding: the layout of a value, eagerly or as the compiler chooses it
+
+def _inspect_lowering(ctx, x, *, callback):
+  module, aval = ctx.module, ctx.avals_in[0]
+  if module.manual:  # inside shard_map, where values are per-device blocks
+    callback(NamedSharding(module.manual[-1], PartitionSpec()))
+  elif not module.logical:  # a program on one device
+    callback(SingleDeviceSharding(runtime.default_device()))
+  else:  # XLA's partitioner reports the layout it chose
+    mesh = module.mesh
+
+    def chosen(tiling):
+      callback(TiledSharding(tiling) if mesh is None else
+               sharding_from_tiling(tiling, mesh, aval.ndim))
+    config = runtime.inspect_sharding_config(
+        chosen, sorted(module.logical, key=module.logical.get), aval.ndim)
+    ctx.op("stablehlo.custom_call", [x], aval, {
+        "call_target_name": '"InspectSharding"', "has_side_effect": "true",
+        "api_version": "1 : i32", "backend_config": f'"{config}"'})
+  return []
+
+
+def _inspect_impl(x, *, callback):
+  callback(x.sharding)
+  return []
+
+
+inspect_sharding_p = Primitive("inspect_sharding", multiple_results=True)
+inspect_sharding_p.abstract_eval = lambda aval, **_: []
+inspect_sharding_p.effects = lambda **_: (fx.debug_effect,)  # never dropped as dead code
+inspect_sharding_p.impl = _inspect_impl
+inspect_sharding_p.lowering = _inspect_lowering
+inspect_sharding_p.jvp = lambda primals, tangents, **params: (
+    inspect_sharding_p.bind(*primals, **params), [])
+inspect_sharding_p.transpose = lambda cts, x, **params: [None]
+inspect_sharding_p.batch = lambda axis, args, dims, **params: (
+    inspect_sharding_p.bind(*args, **params), [])
+
+
+def inspect_array_sharding(value, *, callback: Callable) -> None:
+  """Calls ``callback`` with the sharding of each array in ``value``: eagerly its
+  sharding, under ``jit`` the layout the compiler chose (when the program is compiled)."""
+  for leaf in tree_util.tree_leaves(value):
+    inspect_sharding_p.bind(leaf, callback=callback)
 
 
 def breakpoint(*, backend=None, filter_frames: bool = True, num_frames=None,

@@ -103,6 +103,15 @@ class KeyReuseError(JAXTypeError):
   """A PRNG key was used twice (only with key-reuse checking enabled)."""
 
 
+class JaxprTypeError(TypeError):
+  """A jaxpr is ill-typed (an equation's operands do not match its primitive's rule)."""
+
+
+class InconclusiveDimensionOperation(Exception):
+  """A comparison or operation on symbolic dimensions has no definite answer (xjax's
+  dimensions are always concrete, so it raises this only for code that does)."""
+
+
 def _tracer_repr(tracer) -> str:
   try:
     return repr(tracer)

@@ -15,10 +15,11 @@ from xjax._src import tree_util
 from xjax._src.array import Array, make_array
 from xjax._src.backend import runtime
 from xjax._src.config import config
-from xjax._src.core.trace import Tracer
+from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.lax.device_put import ArrayCopySemantics, copy_semantics, device_put_p
 from xjax._src import spmd
-from xjax._src.sharding import AxisType, IndivisibleError, Mesh, NamedSharding, Sharding
+from xjax._src.sharding import (AxisType, IndivisibleError, Mesh, NamedSharding, Sharding,
+                                context_mesh)
 
 
 def resolve_device(device):
@@ -151,6 +152,18 @@ def _to_device(self, device, *, stream=None) -> Array:
 
 
 Array.to_device = _to_device  # installed here: Array's layer sits below placement
+
+
+_EMPTY_MESH = Mesh(np.empty((), dtype=object), ())
+
+
+def get_mesh() -> Mesh:
+  """The concrete mesh of the innermost ``with mesh:`` block (an empty mesh outside);
+  only outside ``jit``, where ``get_abstract_mesh`` is the one to ask."""
+  if current_trace() is not eval_trace:
+    raise ValueError("`get_mesh` can only be used outside of `jax.jit`. Maybe you want "
+                     "`jax.sharding.get_abstract_mesh()`?")
+  return context_mesh() or _EMPTY_MESH
 
 
 def make_mesh(axis_shapes, axis_names, *, devices=None, axis_types=None) -> Mesh:

@@ -3,10 +3,12 @@ the meshes and partition specs that describe layouts over several."""
 from __future__ import annotations
 
 import collections
+import dataclasses
 import enum
 import itertools
 import math
 import threading
+import weakref
 
 import numpy as np
 
@@ -65,6 +67,11 @@ class SingleDeviceSharding(Sharding):
 
   def __repr__(self) -> str:
     return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+
+
+def make_single_device_sharding(device, *, memory_kind=None) -> "SingleDeviceSharding":
+  """The sharding that places a whole array on ``device``."""
+  return SingleDeviceSharding(device, memory_kind=memory_kind)
 
 
 # ---------------------------------------------------------------------------------------
@@ -230,6 +237,87 @@ def get_abstract_mesh() -> AbstractMesh:
   """The abstract mesh of the innermost ``with mesh:`` block (an empty one outside)."""
   stack = _mesh_stack()
   return stack[-1].abstract_mesh if stack else _NO_MESH
+
+
+def context_mesh() -> "Mesh | None":
+  """The concrete mesh of the innermost ``with mesh:`` block, if any."""
+  return next((m for m in reversed(_mesh_stack()) if isinstance(m, Mesh)), None)
+
+
+class use_abstract_mesh:
+  """``with use_abstract_mesh(abstract_mesh):`` makes it the mesh ``get_abstract_mesh``
+  reports (it may not change the size of an enclosing mesh)."""
+  __slots__ = ("mesh",)
+
+  def __init__(self, mesh: AbstractMesh) -> None:
+    if not isinstance(mesh, AbstractMesh):
+      raise ValueError("Expected mesh of type `jax.sharding.AbstractMesh`. Got type: "
+                       f"{type(mesh)}")
+    self.mesh = mesh
+
+  def __enter__(self) -> None:
+    prev = get_abstract_mesh()
+    if not prev.empty and not self.mesh.empty and prev.size != self.mesh.size:
+      raise ValueError(f"use_abstract_mesh cannot change the size of the mesh. Got new mesh: "
+                       f"{self.mesh} with size={self.mesh.size} and prev mesh: {prev} with "
+                       f"size={prev.size}")
+    _mesh_stack().append(self.mesh)
+
+  def __exit__(self, *exc) -> None:
+    _mesh_stack().pop()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class AbstractDevice:
+  """What a mesh's devices are, without the devices: kind, cores, platform."""
+  device_kind: str
+  num_cores: int | None
+  platform: str
+
+  def __repr__(self) -> str:
+    return (f"AbstractDevice(device_kind={self.device_kind}, num_cores={self.num_cores}, "
+            f"platform={self.platform})")
+
+
+class ManualAxisType:
+  """How a value varies over the manual (``shard_map``) axes of a mesh: the axes it
+  ``varying`` over, and those it is ``unreduced``/``reduced`` over.  Equal values are one
+  object."""
+  __slots__ = ("varying", "unreduced", "reduced", "__weakref__")
+  _interned: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
+
+  def __new__(cls, *, varying=frozenset(), unreduced=frozenset(), reduced=frozenset()):
+    for name, other in (("unreduced", unreduced), ("reduced", reduced)):
+      if set(varying) & set(other):
+        raise ValueError(f"varying and {name} cannot have common mesh axes. Got "
+                         f"varying={varying} and {name}={other}")
+    key = (frozenset(varying), frozenset(unreduced), frozenset(reduced))
+    obj = cls._interned.get(key)
+    if obj is None:
+      obj = object.__new__(cls)
+      for attr, value in zip(cls.__slots__, key):
+        object.__setattr__(obj, attr, value)
+      cls._interned[key] = obj
+    return obj
+
+  def __setattr__(self, name, value) -> None:
+    raise AttributeError("ManualAxisType is immutable")
+
+  def update(self, **kwargs) -> "ManualAxisType":
+    """This type with the given fields replaced."""
+    fields = {a: getattr(self, a) for a in ("varying", "unreduced", "reduced")}
+    return ManualAxisType(**{**fields, **kwargs})
+
+  def __repr__(self) -> str:
+    return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
+            f"reduced={self.reduced})")
+
+  def __getnewargs_ex__(self):  # pickling makes the interned object again
+    return (), {"varying": self.varying, "unreduced": self.unreduced,
+                "reduced": self.reduced}
+
+  def __getstate__(self):
+    return None
 
 
 def spec_axes(part) -> tuple:

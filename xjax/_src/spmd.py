@@ -114,7 +114,7 @@ def lower(closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings, name: st
                                                                    closed.in_avals))
   layout = lowering.SpmdLayout(logical, [_text(s, a.ndim, logical) for s, a in ins],
                                [_text(s, a.ndim, logical)
-                                for s, a in zip(out_shardings, closed.out_avals)])
+                                for s, a in zip(out_shardings, closed.out_avals)], mesh)
   return lowering.lower_module(closed.jaxpr, name, layout=layout)
 
 

@@ -360,6 +360,49 @@ def flatten_one_level_with_keys(tree: Any) -> tuple[Iterable[tuple[Any, Any]], H
     return node.keyed(tree)
 
 
+class PyTreeRegistry:
+    """The registry of pytree node types as an object (`jax.tree_util.default_registry`):
+    xjax has one, which the module's functions use."""
+
+    def flatten(self, tree: Any, leaf_predicate: Callable[[Any], bool] | None = None
+                ) -> tuple[list[Any], "PyTreeDef"]:
+        return tree_flatten(tree, leaf_predicate)
+
+    def flatten_with_path(self, tree: Any, leaf_predicate: Callable[[Any, Any], bool] | None = None
+                          ) -> tuple[list[tuple[KeyPath, Any]], "PyTreeDef"]:
+        return tree_flatten_with_path(tree, leaf_predicate, is_leaf_takes_path=True)
+
+    def flatten_one_level(self, tree: Any) -> tuple[Iterable[Any], Any] | None:
+        """The children and aux data of the node `tree`; None for a leaf."""
+        node = _node_of(type(tree))
+        if node is None:
+            return None
+        children, aux = node.flatten(tree)
+        return tuple(children), aux
+
+    def flatten_one_level_with_keys(self, tree: Any) -> tuple[Iterable[tuple[Any, Any]], Any] | None:
+        """Like `flatten_one_level`, with children paired with their keys."""
+        node = _node_of(type(tree))
+        if node is None:
+            return None
+        pairs, aux = node.keyed(tree)
+        return tuple(pairs), aux
+
+    def is_node(self, type: type) -> bool:
+        return is_tree_node(type)
+
+    def register_node(self, type: type, to_iterable: Callable, from_iterable: Callable,
+                      to_iterable_with_keys: Callable | None = None) -> None:
+        register_pytree_node(type, to_iterable, from_iterable, to_iterable_with_keys)
+
+    def register_dataclass_node(self, type: type, data_fields: Sequence[str],
+                                meta_fields: Sequence[str], /) -> None:
+        register_dataclass(type, data_fields, meta_fields)
+
+
+default_registry = PyTreeRegistry()
+
+
 # ---------------------------------------------------------------------------------------------
 # PyTreeDef
 

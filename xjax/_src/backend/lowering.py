@@ -172,6 +172,7 @@ class Module:
     # meshes of the enclosing manual (shard_map) regions, innermost last, and the last
     # channel id handed to a collective.
     self.logical: dict = {}
+    self.mesh = None
     self.manual: list = []
     self.channels = 0
 
@@ -406,10 +407,11 @@ def _has_extended(avals_in, avals_out) -> bool:
 class SpmdLayout:
   """How a program is partitioned: ``logical`` maps each device to its partition id;
   ``in_texts``/``out_texts`` give each parameter (constvars first) and result its HLO
-  sharding text, or None to let XLA choose."""
+  sharding text, or None to let XLA choose; ``mesh`` is the mesh the program runs over."""
 
-  def __init__(self, logical: dict, in_texts, out_texts) -> None:
+  def __init__(self, logical: dict, in_texts, out_texts, mesh=None) -> None:
     self.logical, self.in_texts, self.out_texts = logical, list(in_texts), list(out_texts)
+    self.mesh = mesh
 
 
 def _sharding_attr(text) -> str:
@@ -489,7 +491,7 @@ def lower_module(jaxpr: Jaxpr, name: str, host_callbacks: list | None = None,
   with monitoring.timed(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, f"jit({name})"):
     module = Module(f"jit_{name}")
     if layout is not None:
-      module.logical = layout.logical
+      module.logical, module.mesh = layout.logical, layout.mesh
     main = _lower_function(module, "main", jaxpr, (), public=True, const_args=True,
                            aliases=aliases, layout=layout, embedded=embedded)
     module.functions.insert(0, main)

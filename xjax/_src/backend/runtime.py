@@ -581,6 +581,19 @@ def block_until_ready(bufs: Sequence[DeviceBuffer]) -> None:
 # ---------------------------------------------------------------------------------------
 # Compilation and execution
 
+# jax_no_execution: while set, running a compiled program raises (jit's fast path, which
+# inlines ``Executable.run``, is off meanwhile).
+_no_execution = [config.read("jax_no_execution")]
+config.on_change("jax_no_execution", lambda value: _no_execution.__setitem__(0, bool(value)))
+
+
+def _refuse_execution(module_text: str) -> None:
+  name = module_text[len("module @"):].split(None, 1)[0] if module_text.startswith(
+      "module @") else "a compiled program"
+  raise RuntimeError(f"JAX tried to execute function {name}, but the no_execution config "
+                     "option is set")
+
+
 class Executable:
   """A compiled program on one device; ``run`` takes and returns device buffers."""
   __slots__ = ("_loaded", "device", "text", "_handlers")
@@ -599,6 +612,8 @@ class Executable:
       self._handlers = None
 
   def run(self, bufs: Sequence[DeviceBuffer]) -> list[DeviceBuffer]:
+    if _no_execution[0]:
+      _refuse_execution(self.text)
     if self._handlers is not None:
       return self._loaded.execute_sharded(bufs).consume_with_handlers(self._handlers)
     return self._loaded.execute(bufs)
@@ -638,6 +653,41 @@ def compile(module_text: str, device, name: str, out_avals,
   return Executable(loaded, device, module_text, out_avals)
 
 
+def _tiling_of(hlo, devices: Sequence, ndim: int):
+  """XLA's HLO sharding ``hlo`` of a rank-``ndim`` value as a ``sharding.Tiling`` over
+  ``devices`` (the program's device assignment)."""
+  from xjax._src.sharding import Tiling
+  if hlo.is_replicated() or hlo.is_maximal() or not ndim:
+    return Tiling((1,) * ndim, devices, len(devices))
+  dims = list(hlo.tile_assignment_dimensions())
+  chosen = tuple(devices[i] for i in hlo.tile_assignment_devices())
+  return Tiling(dims[:ndim], chosen, int(np.prod(dims[ndim:], dtype=np.int64)))
+
+
+# backend_config of an ``InspectSharding`` custom call -> the callable XLA's partitioner
+# calls with the operand's sharding; held until a module naming it is compiled.
+_inspections: dict[str, Callable] = {}
+
+
+def inspect_sharding_config(callback: Callable, devices: Sequence, ndim: int) -> str:
+  """The ``backend_config`` (an MLIR string body) of an ``InspectSharding`` custom call
+  in an SPMD program over ``devices``: XLA's partitioner then calls ``callback`` with the
+  ``sharding.Tiling`` it chose for the rank-``ndim`` operand."""
+  def on_sharding(hlo):
+    callback(_tiling_of(hlo, list(devices), ndim))
+  config = "".join(f"\\{b:02X}" for b in _xc.encode_inspect_sharding_callback(on_sharding))
+  with _lock:
+    _inspections[config] = on_sharding
+  return config
+
+
+def _compiled_inspections(module_text: str) -> None:
+  """Lets go of the inspection callbacks of a module that has been compiled."""
+  with _lock:
+    for config in [c for c in _inspections if c in module_text]:
+      del _inspections[config]
+
+
 class SpmdExecutable:
   """A program partitioned by XLA over several devices (``devices``, in the order of the
   program's device assignment); ``run`` takes and returns buffers over those devices."""
@@ -652,13 +702,7 @@ class SpmdExecutable:
     self._handlers = None
 
   def _tiling(self, op_sharding, ndim: int):
-    from xjax._src.sharding import Tiling
-    hlo = _xc.HloSharding.from_proto(op_sharding)
-    if hlo.is_replicated() or hlo.is_maximal() or not ndim:
-      return Tiling((1,) * ndim, self.devices, len(self.devices))
-    dims = list(hlo.tile_assignment_dimensions())
-    devices = tuple(self.devices[i] for i in hlo.tile_assignment_devices())
-    return Tiling(dims[:ndim], devices, int(np.prod(dims[ndim:], dtype=np.int64)))
+    return _tiling_of(_xc.HloSharding.from_proto(op_sharding), self.devices, ndim)
 
   def set_outputs(self, out_avals, described) -> None:
     """How outputs are wrapped: each laid out as its xjax sharding in ``described``."""
@@ -666,6 +710,8 @@ class SpmdExecutable:
                       for a, s in zip(out_avals, described)]
 
   def run(self, bufs: Sequence[DeviceBuffer]) -> list[DeviceBuffer]:
+    if _no_execution[0]:
+      _refuse_execution(self.text)
     return self._loaded.execute_sharded(bufs).consume_with_handlers(self._handlers)
 
   def hlo_text(self) -> str:
@@ -696,6 +742,8 @@ def compile_spmd(module_text: str, devices: Sequence, name: str, in_avals, out_a
       np.array([[d.id for d in devices]]))
   with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"):
     loaded = client.compile_and_load(module_text, _xc.DeviceList(tuple(devices)), options)
+  if _inspections:
+    _compiled_inspections(module_text)
   return SpmdExecutable(loaded, devices, module_text, in_avals, out_avals)
 
 

@@ -1,6 +1,8 @@
 """Turning possibly-traced values into concrete Python values, with JAX's errors."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from xjax._src import errors
@@ -19,3 +21,17 @@ def concrete_or_error(x, what: str):
   if hasattr(x, "_value") and np.ndim(x) == 0:
     return np.asarray(x).item()
   return x
+
+
+def _dimension(d, which: str, fname: str) -> int:
+  return operator.index(concrete_or_error(d, f"core.{fname} {which}"))
+
+
+def max_dim(d1, d2) -> int:
+  """The larger of two dimension sizes (xjax's dimensions are always constants)."""
+  return max(_dimension(d1, "d1", "max_dim"), _dimension(d2, "d2", "max_dim"))
+
+
+def min_dim(d1, d2) -> int:
+  """The smaller of two dimension sizes (xjax's dimensions are always constants)."""
+  return min(_dimension(d1, "d1", "min_dim"), _dimension(d2, "d2", "min_dim"))

@@ -18,8 +18,24 @@ class Effect:
     return self.name
 
 
-debug_effect = Effect("Debug", ordered=False)
-ordered_debug_effect = Effect("OrderedDebug", ordered=True)
+class DebugEffect(Effect):
+  """A host call for debugging (``debug.callback``, ``debug.print``), in any order."""
+  __slots__ = ()
+
+  def __init__(self) -> None:
+    super().__init__("Debug", ordered=False)
+
+
+class OrderedDebugEffect(Effect):
+  """A host call for debugging that keeps program order (``ordered=True``)."""
+  __slots__ = ()
+
+  def __init__(self) -> None:
+    super().__init__("OrderedDebug", ordered=True)
+
+
+debug_effect = DebugEffect()
+ordered_debug_effect = OrderedDebugEffect()
 io_effect = Effect("IO", ordered=False)
 ordered_io_effect = Effect("OrderedIO", ordered=True)
 
