@@ -69,7 +69,9 @@ def test_trace_writes_an_xplane_with_annotations(tmp_path):
   assert sorted(s["step_num"] for s, _ in events["train"]) == [0, 1]
   assert all(s["_r"] == 1 for s, _ in events["train"])
   assert len(events["test_trace_writes_an_xplane_with_annotations.<locals>.step_body"]) == 2
-  assert "PjRtCpuClient::Compile" in events  # the runtime's own activity is recorded
+  # The runtime's own activity is recorded: running the program (which may come from the
+  # persistent compilation cache, so compiling need not appear).
+  assert any("ExecuteHelper" in name for name in events)
   with gzip.open(run / f"{host}.trace.json.gz") as f:
     trace_json = json.load(f)
   assert any(e.get("name") == "my_label" for e in trace_json["traceEvents"])
