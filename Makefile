@@ -29,4 +29,5 @@ bench: setup
 # libraries' quickstarts (tests/test_ecosystem_quickstarts.py, skipped by `make test`'s venv)
 ecosystem:
 	$(PYTHON) tools/ecosystem.py
-	.ecosystem/venv/bin/python -m xjax -m pytest -q -p no:cacheprovider tests/test_ecosystem_quickstarts.py
+	.ecosystem/venv/bin/python -m xjax -m pytest -q -p no:cacheprovider tests/test_ecosystem_quickstarts.py \
+	  tests/test_ecosystem_remat.py
