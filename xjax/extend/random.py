@@ -5,10 +5,10 @@ import numpy as np
 
 from xjax import lax
 from xjax import numpy as jnp
-from xjax._src.api import vmap
 from xjax._src.random.keys import key as _key
 from xjax._src.random.prng import PRNGImpl, threefry_prng_impl  # noqa: F401
 from xjax._src.random.prng import random_seed_p
+from xjax._src.random.rbg import per_key_impl, rbg_prng_impl, unsafe_rbg_prng_impl  # noqa: F401
 from xjax._src.random.threefry import threefry2x32_p  # noqa: F401
 
 _U32 = np.dtype(np.uint32)
@@ -42,31 +42,8 @@ def define_prng_impl(*, key_shape: tuple, seed: Callable, split: Callable,
   """A PRNG implementation from functions on one key (an array of ``key_shape``):
   ``seed(s)``, ``split(key, shape)``, ``random_bits(key, bit_width, shape)``,
   ``fold_in(key, uint32)``; pass it as ``impl=`` to ``random.key`` and friends."""
-  key_shape = tuple(key_shape)
-
-  def over_keys(fn, keys, *rest):
-    """``fn`` on each key of ``keys`` (stored: trailing ``key_shape``)."""
-    for _ in range(keys.ndim - len(key_shape)):
-      fn = vmap(fn)
-    return fn(keys, *rest)
-
-  def fold_in_all(keys, msgs):
-    shape = np.broadcast_shapes(keys.shape[:keys.ndim - len(key_shape)], msgs.shape)
-    keys = jnp.broadcast_to(keys, shape + key_shape)
-    return over_keys(fold_in, keys, jnp.broadcast_to(msgs, shape))
-
-  def seed_all(seeds):
-    fn = seed
-    for _ in range(seeds.ndim):
-      fn = vmap(fn)
-    return fn(seeds)
-
-  return PRNGImpl(
-      key_shape=key_shape, seed=seed_all,
-      split=lambda keys, shape: over_keys(lambda k: split(k, tuple(shape)), keys),
-      random_bits=lambda keys, bit_width, shape: over_keys(
-          lambda k: random_bits(k, bit_width, tuple(shape)), keys),
-      fold_in=fold_in_all, name=name, tag=tag)
+  return per_key_impl(key_shape=key_shape, seed=seed, split=split, random_bits=random_bits,
+                      fold_in=fold_in, name=name, tag=tag)
 
 
 def seed_with_impl(impl: PRNGImpl, seed):

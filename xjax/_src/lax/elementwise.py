@@ -83,7 +83,8 @@ def _broadcast_operand(ctx, operand, aval, shape):
 def elementwise_batch(prim):
   def rule(axis, args, dims, **params):
     vals, out_dim = broadcast_batched_args(args, dims)
-    return prim.bind(*vals, **params), out_dim
+    outs = prim.bind(*vals, **params)
+    return outs, ([out_dim] * len(outs) if prim.multiple_results else out_dim)
   return rule
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from xjax._src import dtypes
 from xjax._src.config import config
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.random import prng
+from xjax._src.random import prng, rbg  # noqa: F401  (rbg registers 'rbg' and 'unsafe_rbg')
 from xjax._src.random.prng import KeyTy, PRNGImpl, is_key
 
 

@@ -15,6 +15,7 @@ from xjax._src import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters import ad, batching
 from xjax._src.lax import lax
+from xjax._src.lax.elementwise import elementwise_batch
 from xjax._src.lax.utils import broadcasting_shape, lowering_from, standard_primitive
 from xjax._src.random import threefry
 
@@ -184,18 +185,9 @@ def _fold_in_abstract_eval(keys, msgs):
   return ShapedArray(broadcasting_shape("random_fold_in", [keys.shape, msgs.shape]), keys.dtype)
 
 
-def _fold_in_batch(axis, args, dims):
-  keys, msgs = _keys_first(axis, args, dims)
-  kshape, mshape = keys.shape[1:], msgs.shape[1:]
-  shape = (axis.size, *np.broadcast_shapes(kshape, mshape))
-  keys, msgs = (v if v.shape == shape else lax.broadcast_in_dim(
-      v, shape, (0, *range(len(shape) - v.ndim + 1, len(shape)))) for v in (keys, msgs))
-  return random_fold_in_p.bind(keys, msgs), 0
-
-
 random_fold_in_p = standard_primitive(
     "random_fold_in", _fold_in_abstract_eval,
     lambda ctx, keys, msgs: lowering_from(
         lambda k, m: _impl_of(ctx.avals_in[0]).fold_in(k, m))(ctx, keys, msgs))
 ad.zero_jvp(random_fold_in_p)
-random_fold_in_p.batch = _fold_in_batch
+random_fold_in_p.batch = elementwise_batch(random_fold_in_p)  # scalars stay unbatched, as JAX
