@@ -23,6 +23,7 @@ NO_JVP = {
     "rng_uniform": "stateful random numbers: not differentiable in JAX either",
     "select_and_scatter": "jaxpr-parameterized selection: no JVP rule in JAX either",
     "scaled_dot": "not differentiable in JAX either",
+    "call_exported": "Exported.call differentiates it through the exported VJP (custom_vjp)",
 }
 NO_BATCH = {
     "iota": "takes no operands, so it is never batched",
@@ -32,6 +33,7 @@ NO_BATCH = {
     "select_and_scatter": "jaxpr-parameterized selection: no batching rule in JAX either",
     "create_token": "takes no operands, so it is never batched",
     "linear_call": "no batching rule in JAX either (vmap raises NotImplementedError)",
+    "call_exported": "an exported program has fixed shapes: no batching rule in JAX either",
 }
 NO_LOWERING = {"custom_lin": "internal: transposed away before lowering"}
 

@@ -498,3 +498,12 @@ def lower_module(jaxpr: Jaxpr, name: str, host_callbacks: list | None = None,
     if host_callbacks is not None:
       host_callbacks.extend(module.host_callbacks)
     return module.text()
+
+def lower_self_contained(closed: ClosedJaxpr, name: str, host_callbacks: list) -> str:
+  """A module whose ``main`` takes only the jaxpr's invars, every constant written into it
+  (a program that stands alone, as ``export`` stores it)."""
+  module = Module(f"jit_{name}")
+  module.functions.insert(0, _lower_function(module, "main", closed.jaxpr, closed.consts,
+                                             public=True))
+  host_callbacks.extend(module.host_callbacks)
+  return module.text()

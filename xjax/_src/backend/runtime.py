@@ -866,6 +866,45 @@ def hlo_computation(text: str):
                                                       return_tuple=False)
 
 
+def serialize_portable_artifact(text: str) -> bytes:
+  """StableHLO text as a portable artifact: versioned bytecode that consumers built up to
+  four weeks apart from this jaxlib can read (what ``jax.export`` stores)."""
+  from jaxlib.mlir import ir
+  from jaxlib.mlir.dialects import stablehlo
+  with _mlir_ctx():
+    target = stablehlo.get_version_from_compatibility_requirement(
+        stablehlo.StablehloCompatibilityRequirement.WEEK_4)
+    return bytes(stablehlo.serialize_portable_artifact(ir.Module.parse(text), target))
+
+
+def deserialize_portable_artifact(data: bytes) -> str:
+  """The StableHLO text of a portable artifact."""
+  from jaxlib.mlir.dialects import stablehlo
+  with _mlir_ctx() as ctx:
+    return str(stablehlo.deserialize_portable_artifact(ctx, bytes(data)))
+
+
+def callable_functions(text: str, rename: Callable[[str], str]) -> list[str]:
+  """The functions of a module as private functions renamed by ``rename`` (the public
+  ``main`` first, without argument or result attributes), in MLIR's generic form, ready to
+  join another module and be called from it."""
+  from jaxlib.mlir import ir
+  with _mlir_ctx():
+    module = ir.Module.parse(text)
+    ops = sorted(module.body.operations, key=lambda op: ir.StringAttr(
+        op.attributes["sym_name"]).value != "main")
+    for op in ops:
+      old = ir.StringAttr(op.attributes["sym_name"]).value
+      new = rename(old)
+      ir.SymbolTable.replace_all_symbol_uses(old, new, module.operation)
+      ir.SymbolTable.set_symbol_name(op, new)
+      ir.SymbolTable.set_visibility(op, "private")
+      for attr in ("arg_attrs", "res_attrs"):
+        if attr in op.attributes:
+          del op.attributes[attr]
+    return [op.get_asm(print_generic_op_form=True) for op in ops]
+
+
 def approx_top_k_output_size(input_size: int, rank: int, k: int, recall_target: float,
                              input_size_override: int) -> int:
   """The reduction-dimension size of XLA's ApproxTopK results left unaggregated."""

@@ -1,0 +1,1 @@
+"""``jax.export``: jitted functions as self-contained, serializable StableHLO programs."""
