@@ -15,13 +15,15 @@ from typing import Callable, NamedTuple
 import ml_dtypes
 
 from xjax._src import dispatch, dtypes, tree_util
+from xjax._src.config import config
 from xjax._src.errors import ConcretizationTypeError, api_boundary
 from xjax._src.array import Array, make_array
 from xjax._src.core.effects import debug_effect, ordered_debug_effect
 from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var,
                                   closed_with_consts_as_args, eval_jaxpr)
+from xjax._src.core import source_info
 from xjax._src.core.dce import dce_jaxpr
-from xjax._src.core.jaxpr_cache import cached_on_jaxpr
+from xjax._src.core.jaxpr_cache import WeakLRU, cached_on_jaxpr
 from xjax._src.core.trace import Primitive, Tracer, set_current_trace
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
@@ -116,26 +118,8 @@ def checkpoint(fun: Callable, *, prevent_cse: bool | tuple = True, policy=None,
     dyn = tuple(a for i, a in enumerate(args) if i not in static)
     leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
     leaves = [x if isinstance(x, (Array, Tracer)) else make_array(x) for x in leaves]
-    out_tree = []
-
-    def flat(*xs):
-      d, kw = tree_util.tree_unflatten(in_tree, xs)
-      it = iter(d)
-      full = [args[i] if i in static else next(it) for i in range(len(args))]
-      outs, tree = tree_util.tree_flatten(fun(*full, **kw))
-      out_tree.append(tree)
-      return outs
-
-    info = make_debug_info(fun, leaf_names(fun, args, kwargs, static))
-    try:
-      closed = trace_to_jaxpr(flat, [get_aval(x) for x in leaves], info)
-    except ConcretizationTypeError as e:
-      e.args = (f"{e.args[0]}\n\nConsider using the `static_argnums` parameter for "
-                "`jax.remat` or `jax.checkpoint`. See the `jax.checkpoint` docstring and its "
-                "example involving `static_argnums`:\n"
-                "https://docs.jax.dev/en/latest/_autosummary/jax.checkpoint.html\n",) + e.args[1:]
-      raise
-    jaxpr, consts = _hoist(closed)
+    jaxpr, consts, out_tree = _traced(fun, args, kwargs, static, in_tree,
+                                      tuple(get_aval(x) for x in leaves))
     cse = prevent_cse
     if isinstance(cse, tuple):
       per_arg = [cse[i] if i < len(cse) else True for i, a in enumerate(dyn)]
@@ -144,11 +128,50 @@ def checkpoint(fun: Callable, *, prevent_cse: bool | tuple = True, policy=None,
           True,) * len(tree_util.tree_leaves(kwargs))
     outs = checkpoint_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=cse,
                              differentiated=False, policy=policy)
-    return tree_util.tree_unflatten(out_tree[0], outs)
+    return tree_util.tree_unflatten(out_tree, outs)
   return wrapped
 
 
 remat = checkpoint
+
+_traces = WeakLRU(per_owner=32)
+
+
+def _traced(fun, args, kwargs, static, in_tree, avals):
+  """(jaxpr, consts, out_tree) of ``fun`` at these argument types and static arguments,
+  traced once per such signature (as JAX caches them) unless it closes over tracers."""
+  try:
+    key = (in_tree, avals, tuple(args[i] for i in sorted(static)), config._trace_key,
+           source_info.active)   # a trace recording source locations is not reused
+    hit = _traces.get(fun, key)
+  except TypeError:   # an unhashable static argument, or a function without weak references
+    key = hit = None
+  if hit is not None:
+    return hit
+  out_tree = []
+
+  def flat(*xs):
+    d, kw = tree_util.tree_unflatten(in_tree, xs)
+    it = iter(d)
+    full = [args[i] if i in static else next(it) for i in range(len(args))]
+    outs, tree = tree_util.tree_flatten(fun(*full, **kw))
+    out_tree.append(tree)
+    return outs
+
+  info = make_debug_info(fun, leaf_names(fun, args, kwargs, static))
+  try:
+    closed = trace_to_jaxpr(flat, list(avals), info)
+  except ConcretizationTypeError as e:
+    e.args = (f"{e.args[0]}\n\nConsider using the `static_argnums` parameter for "
+              "`jax.remat` or `jax.checkpoint`. See the `jax.checkpoint` docstring and its "
+              "example involving `static_argnums`:\n"
+              "https://docs.jax.dev/en/latest/_autosummary/jax.checkpoint.html\n",) + e.args[1:]
+    raise
+  jaxpr, consts = _hoist(closed)
+  result = (jaxpr, consts, out_tree[0])
+  if key is not None and not any(isinstance(c, Tracer) for c in consts):
+    _traces.put(fun, key, result)
+  return result
 
 
 def _static_positions(static_argnums, n: int) -> set[int]:
@@ -194,6 +217,10 @@ def _hoist(closed: ClosedJaxpr):
   return ClosedJaxpr(jaxpr, ()), consts
 
 
+# the rules' jaxprs come from caches: hoisting them once keeps their compiled programs
+_hoisted = cached_on_jaxpr()(_hoist)
+
+
 def _cse(prevent_cse, flags):
   """``prevent_cse`` for a new operand list: a bool stays; a per-operand tuple becomes
   ``flags(prevent_cse)``."""
@@ -206,7 +233,7 @@ def _cse(prevent_cse, flags):
 def _jvp(primals, tangents, *, jaxpr, prevent_cse, **params):
   nonzeros = [type(t) is not Zero for t in tangents]
   jvp_jaxpr, out_nz = ad.jvp_closed_jaxpr(jaxpr, nonzeros, instantiate_out=False)
-  jvp_jaxpr, consts = _hoist(jvp_jaxpr)
+  jvp_jaxpr, consts = _hoisted(jvp_jaxpr)
   nz_t = [t for t in tangents if type(t) is not Zero]
   cse = _cse(prevent_cse, lambda pc: [False] * len(consts) + list(pc) + [True] * len(nz_t))
   outs = checkpoint_p.bind(*consts, *primals, *nz_t, jaxpr=jvp_jaxpr, prevent_cse=cse,
@@ -344,7 +371,7 @@ def _with_reduced_precision(jaxpr: Jaxpr, saved: set) -> Jaxpr:
 
 def _transpose(cts, *args, jaxpr, prevent_cse, **params):
   linear = [ad.is_undefined(x) for x in args]
-  ct_jaxpr, consts = _hoist(ad.transpose_closed_jaxpr(jaxpr, linear))
+  ct_jaxpr, consts = _hoisted(ad.transpose_closed_jaxpr(jaxpr, linear))
   nonlin = [x for x in args if not ad.is_undefined(x)]
   cts = [ad.instantiate(c) for c in cts]
   cse = _cse(prevent_cse, lambda pc: [False] * len(consts) +
@@ -358,7 +385,7 @@ def _batch(axis, args, dims, *, jaxpr, prevent_cse, **params):
   in_batched = [d is not None for d in dims]
   args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
   batched, out_batched = batching.batch_closed_jaxpr(jaxpr, axis, in_batched)
-  batched, consts = _hoist(batched)
+  batched, consts = _hoisted(batched)
   cse = _cse(prevent_cse, lambda pc: [False] * len(consts) + list(pc))
   outs = checkpoint_p.bind(*consts, *args, jaxpr=batched, prevent_cse=cse, **params)
   return outs, [0 if b else None for b in out_batched]
