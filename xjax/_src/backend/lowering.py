@@ -499,6 +499,7 @@ def lower_module(jaxpr: Jaxpr, name: str, host_callbacks: list | None = None,
       host_callbacks.extend(module.host_callbacks)
     return module.text()
 
+
 def lower_self_contained(closed: ClosedJaxpr, name: str, host_callbacks: list) -> str:
   """A module whose ``main`` takes only the jaxpr's invars, every constant written into it
   (a program that stands alone, as ``export`` stores it)."""
