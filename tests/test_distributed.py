@@ -3,51 +3,19 @@ XLA's coordination service and sum across each other with gloo; a process whose 
 come gets a TimeoutError naming the coordinator.  Every process is bounded in time and
 killed if it overruns."""
 import os
-import socket
-import subprocess
 import sys
-import time
 
 import pytest
+
+from multi_process_run import free_port, run_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _free_port() -> int:
-  with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))
-    return s.getsockname()[1]
-
-
-def _env(devices: int) -> dict:
-  env = {k: v for k, v in os.environ.items() if k not in ("JAX_NUM_CPU_DEVICES", "XLA_FLAGS")}
-  env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
-  return env
-
-
-def _run_all(commands, timeout: float) -> list:
-  """Runs the commands at once; returns (returncode, output) of each, killing them all when
-  the slowest overruns ``timeout``."""
-  procs = [subprocess.Popen(c, cwd=ROOT, env=_env(2), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True) for c in commands]
-  deadline = time.monotonic() + timeout
-  out = []
-  try:
-    for p in procs:
-      text, _ = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
-      out.append((p.returncode, text))
-  finally:
-    for p in procs:
-      if p.poll() is None:
-        p.kill()
-        p.wait()
-  return out
-
-
 def test_two_processes_share_devices_and_sum():
-  port = _free_port()
+  port = free_port()
   worker = os.path.join(ROOT, "tests", "distributed_worker.py")
-  results = _run_all([[sys.executable, worker, str(port), str(i)] for i in (0, 1)], 120)
+  results = run_all([[sys.executable, worker, str(port), str(i)] for i in (0, 1)], 120)
   for code, text in results:
     assert code == 0, text[-3000:]
     for line in ("devices ok", "sharded jit psum ok", "shard_map psum ok", "shutdown ok"):
@@ -70,8 +38,8 @@ except TimeoutError as e:
 @pytest.mark.slow  # ~8 s each: gRPC waits at least that long before giving up
 @pytest.mark.parametrize("pid", [0, 1])  # 0: serves, nobody joins; 1: nobody serves
 def test_a_process_that_cannot_join_times_out(pid):
-  port = _free_port()
-  [(code, text)] = _run_all([[sys.executable, "-c", JOIN_ALONE.format(port=port, pid=pid)]],
+  port = free_port()
+  [(code, text)] = run_all([[sys.executable, "-c", JOIN_ALONE.format(port=port, pid=pid)]],
                             60)
   assert code == 0 and "timed out after" in text, text[-3000:]
 
@@ -92,12 +60,12 @@ with pytest.raises(RuntimeError, match="must be called before any xjax calls"):
 xjax.distributed.shutdown()  # nothing to shut down
 print("checked")
 """
-  [(rc, text)] = _run_all([[sys.executable, "-c", code]], 60)
+  [(rc, text)] = run_all([[sys.executable, "-c", code]], 60)
   assert rc == 0 and "checked" in text, text[-3000:]
 
 
 @pytest.mark.slow  # ~10 s: trains the example's MLP three ways and in 2 processes
 def test_data_parallel_example_gives_the_same_curve_in_two_processes():
-  [(code, text)] = _run_all([[sys.executable, "examples/data_parallel.py", "--processes",
+  [(code, text)] = run_all([[sys.executable, "examples/data_parallel.py", "--processes",
                               "2"]], 240)
   assert code == 0 and "same loss curve on 1 and 4 devices and 2 processes" in text, text[-3000:]

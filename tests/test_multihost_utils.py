@@ -2,10 +2,7 @@
 messages from the reference), over 4 devices of one process (tests/multihost_cases.py), and
 across 2 processes of 2 devices each (tests/multihost_worker.py)."""
 import os
-import socket
-import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -15,6 +12,7 @@ import xjax.numpy as jnp
 from xjax.experimental import multihost_utils as mh
 from xjax.sharding import Mesh, PartitionSpec as P
 from multi_device_run import run_cases
+from multi_process_run import free_port, run_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MESH = Mesh(np.array(xjax.devices()[:1]), ("x",))
@@ -130,32 +128,11 @@ def test_four_devices_of_one_process():
   assert run_cases("tests/multihost_cases.py") == 3
 
 
-def _free_port() -> int:
-  with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))
-    return s.getsockname()[1]
-
-
 @pytest.mark.slow  # two processes: ~5 s
 def test_two_processes():
-  port = _free_port()
-  env = {k: v for k, v in os.environ.items() if k not in ("JAX_NUM_CPU_DEVICES", "XLA_FLAGS")}
-  env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+  port = free_port()
   worker = os.path.join(ROOT, "tests", "multihost_worker.py")
-  procs = [subprocess.Popen([sys.executable, worker, str(port), str(i)], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-           for i in (0, 1)]
-  deadline = time.monotonic() + 120
-  outputs = []
-  try:
-    for p in procs:
-      text, _ = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
-      outputs.append((p.returncode, text))
-  finally:
-    for p in procs:
-      if p.poll() is None:
-        p.kill()
-        p.wait()
+  outputs = run_all([[sys.executable, worker, str(port), str(i)] for i in (0, 1)], 120)
   for code, text in outputs:
     assert code == 0, text[-3000:]
     for line in ("process_allgather ok", "broadcast_one_to_all ok", "sync_global_devices ok",

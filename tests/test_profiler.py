@@ -18,6 +18,7 @@ import xjax
 import xjax.numpy as jnp
 from xjax import profiler
 from xjax._src import profiler as profiler_impl
+from multi_process_run import free_port
 
 
 def _events(xplane: pathlib.Path) -> dict:
@@ -34,12 +35,6 @@ def _only_run(log_dir) -> pathlib.Path:
   runs = list((pathlib.Path(log_dir) / "plugins" / "profile").iterdir())
   assert len(runs) == 1
   return runs[0]
-
-
-def _free_port() -> int:
-  with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))
-    return s.getsockname()[1]
 
 
 def test_trace_writes_an_xplane_with_annotations(tmp_path):
@@ -130,7 +125,7 @@ def test_perfetto_trace_and_link(tmp_path, monkeypatch):
   assert any(e.get("name") == "for_perfetto" for e in perfetto["traceEvents"])
 
   # The link: stop_trace serves the file until it is fetched once.
-  port = _free_port()
+  port = free_port()
   monkeypatch.setattr(profiler_impl, "PERFETTO_PORT", port)
   fetched = []
 
@@ -156,11 +151,11 @@ def test_perfetto_trace_and_link(tmp_path, monkeypatch):
 def test_profiler_server_start_stop():
   with pytest.raises(ValueError, match="No active profiler server"):
     profiler.stop_server()
-  server = profiler.start_server(_free_port())
+  server = profiler.start_server(free_port())
   assert type(server).__name__ == "ProfilerServer"
   try:
     with pytest.raises(ValueError, match="Only one profiler server"):
-      profiler.start_server(_free_port())
+      profiler.start_server(free_port())
   finally:
     profiler.stop_server()
   with pytest.raises(ValueError, match="No active profiler server"):
@@ -168,7 +163,7 @@ def test_profiler_server_start_stop():
 
 
 def test_register_subprocess(tmp_path):
-  port = _free_port()
+  port = free_port()
   child = subprocess.Popen(
       [sys.executable, "-c", "import sys, jaxlib._profiler as p; s = p.start_server("
        f"{port}); print('up', flush=True); sys.stdin.read()"],
