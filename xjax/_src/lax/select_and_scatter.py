@@ -52,6 +52,17 @@ def _front(args, dims, size):
   return [batching.matchaxis(x, d, 0, size) for x, d in zip(args, dims)]
 
 
+def _linear_in_first_jvp(prim):
+  """The JVP of a primitive linear in its first operand; the selection by the second
+  (the operand) has a zero derivative."""
+  def jvp(primals, tangents, **params):
+    out = prim.bind(*primals, **params)
+    if type(tangents[0]) is Zero:
+      return out, Zero(tangent_aval(get_aval(out)))
+    return out, prim.bind(tangents[0], primals[1], **params)
+  return jvp
+
+
 def _with_front(window_dimensions, window_strides, padding, **dilations):
   out = dict(window_dimensions=(1,) + tuple(window_dimensions),
              window_strides=(1,) + tuple(window_strides), padding=((0, 0),) + tuple(padding))
@@ -90,14 +101,6 @@ def _sas_add_lowering(ctx, source, operand, *, select_prim, window_dimensions,
                                    window_dimensions, window_strides, padding)
 
 
-def _sas_add_jvp(primals, tangents, **params):
-  (source, operand), (g_source, _) = primals, tangents
-  out = select_and_scatter_add_p.bind(source, operand, **params)
-  if type(g_source) is Zero:
-    return out, Zero(tangent_aval(get_aval(out)))
-  return out, select_and_scatter_add_p.bind(g_source, operand, **params)
-
-
 def _sas_add_transpose(t, source, operand, *, select_prim, window_dimensions,
                        window_strides, padding):
   if ad.is_undefined(operand):
@@ -118,7 +121,7 @@ def _sas_add_batch(axis, args, dims, *, select_prim, **params):
 
 select_and_scatter_add_p = standard_primitive("select_and_scatter_add",
                                               _sas_add_abstract_eval, _sas_add_lowering)
-select_and_scatter_add_p.jvp = _sas_add_jvp
+select_and_scatter_add_p.jvp = _linear_in_first_jvp(select_and_scatter_add_p)
 select_and_scatter_add_p.transpose = _sas_add_transpose
 select_and_scatter_add_p.batch = _sas_add_batch
 
@@ -154,14 +157,6 @@ def _sag_lowering(ctx, tangents, operand, *, select_prim, **params):
   return lower_reduce_window(ctx, [operand, tangents], inits, body, [out, out], **params)[1]
 
 
-def _sag_jvp(primals, tangents, **params):
-  (t, operand), (g_t, _) = primals, tangents
-  out = select_and_gather_add_p.bind(t, operand, **params)
-  if type(g_t) is Zero:
-    return out, Zero(tangent_aval(get_aval(out)))
-  return out, select_and_gather_add_p.bind(g_t, operand, **params)
-
-
 def _sag_transpose(ct, tangents, operand, *, select_prim, window_dimensions, window_strides,
                    padding, base_dilation, window_dilation):
   from xjax._src.lax import shapes
@@ -193,7 +188,7 @@ def _sag_batch(axis, args, dims, *, select_prim, **params):
 
 select_and_gather_add_p = standard_primitive("select_and_gather_add", _sag_abstract_eval,
                                              _sag_lowering)
-select_and_gather_add_p.jvp = _sag_jvp
+select_and_gather_add_p.jvp = _linear_in_first_jvp(select_and_gather_add_p)
 select_and_gather_add_p.transpose = _sag_transpose
 select_and_gather_add_p.batch = _sag_batch
 
