@@ -195,6 +195,8 @@ def test_static_argnums_and_keyword_arguments():
   assert xjax.grad(f)(1.0, 2) == 1.0 and xjax.grad(f)(1.0, -2) == -1.0
   f = xjax.checkpoint(lambda x, n: x if n > 0 else -x, static_argnums=(-1,))
   assert xjax.grad(f)(1.0, -2) == -1.0
+  f = xjax.checkpoint(lambda x, n: x * len(n), static_argnums=1)   # unhashable static
+  assert xjax.grad(f)(1.0, [2.0, 3.0]) == 2.0 and xjax.grad(f)(1.0, [2.0]) == 1.0
   f = xjax.checkpoint(lambda x, *, k=2.0: jnp.sin(x) * k)
   np.testing.assert_allclose(f(1.0, k=3.0), 3 * np.sin(1.0), rtol=1e-6)
   np.testing.assert_allclose(xjax.grad(f)(1.0, k=3.0), 3 * np.cos(1.0), rtol=1e-6)

@@ -143,6 +143,7 @@ def _traced(fun, args, kwargs, static, in_tree, avals):
   try:
     key = (in_tree, avals, tuple(args[i] for i in sorted(static)), config._trace_key,
            source_info.active)   # a trace recording source locations is not reused
+    hash(key)
     hit = _traces.get(fun, key)
   except TypeError:   # an unhashable static argument, or a function without weak references
     key = hit = None
