@@ -593,3 +593,33 @@ def test_canonicalize_dtype_handlers_and_pytype_aval_mappings_take_new_array_typ
     assert out.dtype == np.float32 and calls == ["Variable"]
   finally:
     del xla.canonicalize_dtype_handlers[Variable], xjax.core.pytype_aval_mappings[Variable]
+
+
+_CLEAR_BACKENDS = """
+import numpy as np
+import xjax, xjax.numpy as jnp
+from xjax.extend import backend
+f = xjax.jit(lambda x: x * 2)
+x = jnp.arange(3.0)
+assert f(x).tolist() == [0.0, 2.0, 4.0]
+cleared = []
+backend.register_backend_cache(type("C", (), {"cache_clear": lambda self: cleared.append(1)})(),
+                               "a test cache")
+old = xjax.devices()[0]
+backend.clear_backends()
+assert cleared == [1] and xjax.devices()[0] is not old
+y = jnp.arange(4.0)
+assert f(y).tolist() == [0.0, 2.0, 4.0, 6.0]
+assert f(x).tolist() == [0.0, 2.0, 4.0]  # made before: moved to the new client
+assert (x + y[:3]).tolist() == [0.0, 2.0, 4.0]
+backend.clear_in_memory_compilation_cache()
+assert f(x).tolist() == [0.0, 2.0, 4.0]
+assert backend.backend_xla_version() is None  # as JAX's built-in CPU client
+print("ok")
+"""
+
+
+def test_clear_backends_makes_new_clients_and_old_arrays_keep_working():
+  done = subprocess.run([sys.executable, "-c", _CLEAR_BACKENDS], capture_output=True, text=True,
+                        timeout=120)
+  assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

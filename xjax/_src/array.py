@@ -337,6 +337,7 @@ values.pytype_aval_mappings[Array] = lambda x: x.aval
 
 
 _SCALAR_ARRAYS: dict = {}
+runtime.register_backend_cache(_SCALAR_ARRAYS)
 # Few: a loop over many distinct scalars must not keep a device buffer for each (small
 # long-lived allocations between large freed ones keep the allocator from returning memory).
 SCALAR_CACHE_SIZE = 256

@@ -63,6 +63,7 @@ class IncompatibleDevicesError(ValueError):
 
 
 _SCALAR_BUFFERS: dict = {}
+runtime.register_backend_cache(_SCALAR_BUFFERS)
 
 
 def _canonical_ndarray(x):
@@ -104,6 +105,7 @@ def to_buffer(x, aval: ShapedArray, device):
 # Eager primitives
 
 _primitive_cache: dict = {}
+runtime.register_backend_cache(_primitive_cache)
 _PRIMITIVE_CACHE_SIZE = 8192  # executables; the oldest go first (control-flow params hold jaxprs)
 
 
@@ -393,6 +395,7 @@ class UncommittedCall:
 
 
 _compiled_jaxprs = WeakLRU(per_owner=8)  # closed jaxpr -> {device: CompiledJaxpr}
+runtime.register_backend_cache(_compiled_jaxprs)
 
 
 def call_primitive(name: str, jaxpr_param: str = "jaxpr") -> Primitive:

@@ -369,6 +369,16 @@ _function_caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _retrace_warned: set = set()  # caches already warned about retracing (ids)
 
 
+def _clear_function_caches() -> None:
+  for per_function in list(_function_caches.values()):
+    for traces, fast_path in per_function.values():
+      traces.clear()
+      fast_path.clear()
+
+
+runtime.register_backend_cache(_clear_function_caches)
+
+
 # jit's fast path is off while jit is disabled, results are checked for NaN/Inf or
 # execution is forbidden.
 _FAST_FLAGS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_no_execution")

@@ -139,11 +139,28 @@ def clear_caches() -> None:
   """Drops the compilation and tracing caches: every jitted function's traces and
   executables, and the executables of eager primitives."""
   from xjax._src import dispatch, jit
-  for per_function in list(jit._function_caches.values()):
-    for traces, fast_path in per_function.values():
-      traces.clear()
-      fast_path.clear()
+  jit._clear_function_caches()
   dispatch.clear_caches()
+
+
+def clear_backends() -> None:
+  """``jax.extend.backend.clear_backends``: forgets the runtime clients and everything made
+  for them; live Arrays on one device move (through the host) to the same device of the new
+  clients, so they keep working as in JAX."""
+  moving = []
+  for x in gc.get_objects():
+    if type(x) is Array and not x._buf.is_deleted():
+      devices = list(runtime.buf_device_set(x._buf))
+      if len(devices) != 1:
+        raise NotImplementedError(
+            "clear_backends: an Array spread over several devices is alive; xjax can move "
+            "only single-device Arrays to the new clients. Delete it (or gather it with "
+            "np.asarray) first.")
+      moving.append((x, np.asarray(x._buf), devices[0].platform, devices[0].id))
+  runtime.clear_backends()
+  for x, host, platform, device_id in moving:
+    device = next(d for d in runtime.backend(platform).devices() if d.id == device_id)
+    x._buf = runtime.put(host, device)
 
 
 def _to_device(self, device, *, stream=None) -> Array:

@@ -153,6 +153,7 @@ class SpmdProgram:
 
 
 _programs = WeakLRU(per_owner=8)  # closed jaxpr -> {(mesh, shardings): SpmdProgram}
+runtime.register_backend_cache(_programs)
 
 
 def run_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], mesh: Mesh, name: str = "jaxpr",
@@ -173,6 +174,7 @@ def run_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], mesh: Mesh, name: str = 
 
 
 _primitive_programs: dict = {}
+runtime.register_backend_cache(_primitive_programs)
 
 
 def apply_primitive(prim, args: Sequence[Any], params: dict, mesh: Mesh | None = None):

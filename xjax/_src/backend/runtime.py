@@ -215,6 +215,32 @@ def _initialize() -> None:
   _count_devices()
 
 
+# Caches holding runtime objects (buffers, executables, shardings) made by the current
+# clients: clear_backends empties them before forgetting the clients.
+_backend_caches: list = []
+
+
+def register_backend_cache(cache) -> None:
+  """Has ``clear_backends`` empty ``cache``: an object with ``cache_clear()`` (such as an
+  ``lru_cache``) or ``clear()`` (a dict, a WeakLRU), or a function that empties one."""
+  _backend_caches.append(cache)
+
+
+def clear_backends() -> None:
+  """Empties every registered backend cache and forgets the clients; the next use makes
+  them again (Arrays made before keep their buffers on the old clients)."""
+  global several_devices
+  with _lock:
+    for cache in _backend_caches:
+      for method in ("cache_clear", "clear", "__call__"):
+        if hasattr(cache, method):
+          getattr(cache, method)()
+          break
+    _backends.clear()
+    _default_platform.clear()
+    several_devices = False
+
+
 # True once the initialized backends hold more than one device.  Dispatch reads it to skip
 # every placement check in the common single-device case.
 several_devices = False
@@ -306,6 +332,7 @@ def _check_default_device(value) -> None:
 
 config.add_validator("jax_default_device", _check_default_device)
 config.on_change("jax_default_device", lambda _: default_device.cache_clear())
+register_backend_cache(default_device)
 
 
 def live_buffers(platform: str | None = None) -> list:
@@ -343,6 +370,7 @@ class _Placement(_xc.SingleDeviceSharding):
 
 
 _shardings: dict = {}
+register_backend_cache(_shardings)
 
 
 def _placement(device) -> _Placement:
@@ -450,6 +478,7 @@ class _Spread(_xc.GSPMDSharding):
 
 
 _spreads: dict = {}
+register_backend_cache(_spreads)
 
 
 def spread(described, ndim: int) -> _Spread:
@@ -571,6 +600,11 @@ def to_host(buf: DeviceBuffer) -> np.ndarray:
 
 def buf_device(buf: DeviceBuffer):
   return buf._sharding._device
+
+
+def buf_device_set(buf: DeviceBuffer) -> set:
+  """The devices holding ``buf`` (one, or several for a spread buffer)."""
+  return buf._sharding.device_set
 
 
 def block_until_ready(bufs: Sequence[DeviceBuffer]) -> None:
