@@ -400,3 +400,11 @@ def test_small_closed_over_constants_are_written_into_the_module():
   params = text.split("func.func public @main(")[1].split(")")[0]
   assert params.count("%arg") == 1 and "stablehlo.constant" in text
   np.testing.assert_array_equal(f(np.ones(8, np.float32)), 1 / small)
+
+
+def test_bare_partition_specs_need_a_context_mesh_as_in_jax():
+  from xjax.sharding import PartitionSpec as P
+  for kw in ("in_shardings", "out_shardings"):
+    f = jax.jit(lambda a: a * 2, **{kw: P()})
+    with pytest.raises(RuntimeError, match=f"non-empty mesh in context.*{kw}"):
+      f(jnp.arange(3.0))

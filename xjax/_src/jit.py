@@ -21,7 +21,7 @@ from xjax._src.core.jaxpr_cache import bounded_put, cached_on_jaxpr
 from xjax._src.core.trace import Primitive, Tracer, current_trace, escaped_tracer_error, eval_trace
 from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src import dispatch, monitoring, retracing, spmd
-from xjax._src.sharding import NamedSharding, Sharding
+from xjax._src.sharding import NamedSharding, PartitionSpec, Sharding
 from xjax._src.errors import api_boundary, remove_internal_frames
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -483,6 +483,12 @@ class Jitted:
     self.fun = fun
     self._shardings = (in_shardings, out_shardings) if (
         in_shardings is not None or out_shardings is not None) else None
+    # A bare PartitionSpec needs a context mesh, which xjax does not have (JAX's set_mesh).
+    self._bare_spec = next((name for name, tree in (("in_shardings", in_shardings),
+                                                    ("out_shardings", out_shardings))
+                            if any(isinstance(s, PartitionSpec) for s in tree_util.tree_leaves(
+                                tree, is_leaf=lambda s: isinstance(s, (PartitionSpec, Sharding))))),
+                           None)
     self._static_argnums, self._static_argnames, self._sig = _normalize_static(
         fun, static_argnums, static_argnames)
     # Static positions for the fast path (None: negative ones, which take the checked path).
@@ -624,6 +630,11 @@ class Jitted:
     return _fast_call_signature(args, kwargs, self._fast_static_pos, self._static_argnames)
 
   def _call(self, args, kwargs):
+    if self._bare_spec:
+      raise RuntimeError(
+          f"jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to "
+          f"{self._bare_spec}; xjax has no context mesh (jax.set_mesh), so pass "
+          "`NamedSharding(mesh, spec)` instead.")
     entry, leaves, avals = self._entry(args, kwargs)
     if current_trace() is eval_trace:
       for x in leaves:
