@@ -253,6 +253,9 @@ def poisson(key, lam, shape=None, dtype=None):
   rejection above; lam < 0 or NaN gives -1)."""
   key = single_key("poisson", key)
   dtype = int_dtype("poisson", dtype)
+  if key.dtype._impl.name != "threefry2x32":  # as JAX: its algorithm assumes threefry keys
+    raise NotImplementedError("`poisson` is only implemented for the threefry2x32 RNG, not "
+                              f"{key.dtype._impl}")
   check_arraylike("poisson", lam)
   shape = broadcast_shapes_or_shape("poisson", shape, lam)
   lam = lax.convert_element_type(jnp.broadcast_to(lam, shape), np.float32)

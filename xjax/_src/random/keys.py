@@ -16,17 +16,26 @@ import numpy as np
 from xjax._src import dtypes
 from xjax._src.config import config
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.random import prng, rbg  # noqa: F401  (rbg registers 'rbg' and 'unsafe_rbg')
+# Importing rbg, philox and threefry4x32 registers their PRNGs.
+from xjax._src.random import philox, prng, rbg, threefry4x32  # noqa: F401
 from xjax._src.random.prng import KeyTy, PRNGImpl, is_key
 
 
+_DEFAULT_IMPL_CHOICES = ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32",
+                         "philox4x32")
+
+
+def _check_default_impl(name) -> None:
+  if name not in _DEFAULT_IMPL_CHOICES:
+    raise ValueError(f"jax_default_prng_impl must be one of {list(_DEFAULT_IMPL_CHOICES)}, "
+                     f"got {name!r}.")
+
+
+config.add_validator("jax_default_prng_impl", _check_default_impl)
+
+
 def default_prng_impl() -> PRNGImpl:
-  name = config.read("jax_default_prng_impl")
-  if name not in prng.prngs:
-    raise NotImplementedError(
-        f"xjax implements the PRNG {', '.join(prng.prngs)}, not {name!r}; set "
-        "jax_default_prng_impl to 'threefry2x32' (see docs/differences.md).")
-  return prng.prngs[name]
+  return prng.prngs[config.read("jax_default_prng_impl")]
 
 
 def resolve_prng_impl(spec) -> PRNGImpl:
@@ -41,10 +50,6 @@ def resolve_prng_impl(spec) -> PRNGImpl:
   if isinstance(spec, str):
     if spec in prng.prngs:
       return prng.prngs[spec]
-    if spec in ("threefry4x32", "philox2x32", "philox4x32", "rbg", "unsafe_rbg"):
-      raise NotImplementedError(
-          f"xjax implements the 'threefry2x32' PRNG only, not {spec!r} "
-          "(see docs/differences.md).")
     names = ", ".join(f'"{n}"' for n in prng.prngs)
     raise ValueError(f'unrecognized PRNG implementation "{spec}". Did you mean one of: '
                      f"{names}?")

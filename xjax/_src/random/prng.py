@@ -36,8 +36,18 @@ class PRNGImpl(NamedTuple):
   def __repr__(self) -> str:
     return f"PRNGImpl({self.name})"
 
+  def __reduce_ex__(self, protocol):
+    # A registered implementation pickles by name: its functions may be closures.
+    if prngs.get(self.name) is self:
+      return registered_prng, (self.name,)
+    return object.__reduce_ex__(self, protocol)
+
 
 prngs: dict[str, PRNGImpl] = {}
+
+
+def registered_prng(name: str) -> PRNGImpl:
+  return prngs[name]
 
 
 def register_prng(impl: PRNGImpl) -> None:
