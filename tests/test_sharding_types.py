@@ -62,3 +62,19 @@ def test_layouts_and_formats():
   x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
   np.testing.assert_array_equal(
       xjax.jit(lambda x: with_layout_constraint(x, Layout((0, 1))))(x), x)
+
+
+def test_arrays_placed_on_a_one_device_mesh_report_named_shardings_as_jax():
+  # Values from JAX 0.10.2 on one CPU device: the placed sharding is kept; results of the
+  # same shape keep it, other results are replicated over the mesh (P()).
+  mesh = Mesh(np.array(xjax.devices()[:1]), ("data",))
+  s = NamedSharding(mesh, P("data"))
+  x = xjax.device_put(xjax.numpy.arange(8.0), s)
+  assert x.sharding == s and x.committed is True
+  assert (x + 1).sharding == s and xjax.jit(lambda a: a * 2)(x).sharding == s
+  assert xjax.lax.with_sharding_constraint(x, s).sharding == s
+  replicated = NamedSharding(mesh, P())
+  assert x.sum().sharding == replicated
+  assert x.reshape(2, 4).sharding == replicated
+  assert xjax.jit(lambda a: a.sum())(x).sharding == replicated
+  assert type(xjax.device_put(x, xjax.devices()[0]).sharding).__name__ == "SingleDeviceSharding"

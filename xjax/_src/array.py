@@ -13,11 +13,14 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import _immutable_message
 from xjax._src.core import values
 from xjax._src.core.jaxpr_cache import bounded_put
-from xjax._src.sharding import SingleDeviceSharding
+from xjax._src.sharding import Sharding, SingleDeviceSharding
 
 
 class Array:
-  """An immutable n-dimensional array on a device (``jax.Array``)."""
+  """An immutable n-dimensional array on a device (``jax.Array``).
+
+  ``_committed`` is False, True, or -- for an array placed with a sharding over a mesh of
+  one device -- that sharding, which ``sharding`` then reports (as JAX does)."""
   __slots__ = ("_buf", "aval", "_committed", "_npy", "__weakref__")
   __array_priority__ = 100
 
@@ -26,7 +29,7 @@ class Array:
                     "or xjax.device_put.")
 
   @classmethod
-  def _from_buffer(cls, buf, aval: ShapedArray, committed: bool = False) -> "Array":
+  def _from_buffer(cls, buf, aval: ShapedArray, committed=False) -> "Array":
     self = object.__new__(cls)
     self._buf = buf
     self.aval = aval
@@ -65,7 +68,7 @@ class Array:
 
   @property
   def committed(self) -> bool:
-    return self._committed
+    return bool(self._committed)
 
   # -- host values -----------------------------------------------------------------------
   def _value(self) -> np.ndarray:
@@ -219,6 +222,8 @@ class Array:
   def sharding(self):
     if runtime.is_spread(self._buf):
       return runtime.buf_sharding(self._buf)
+    if isinstance(self._committed, Sharding):
+      return self._committed
     return SingleDeviceSharding(self.device)
 
   def block_until_ready(self) -> "Array":
@@ -320,7 +325,7 @@ def _reconstruct_extended(stored: np.ndarray, aval: ShapedArray) -> Array:
   return Array._from_buffer(runtime.put(stored, runtime.default_device()), aval)
 
 
-def make_array(value, device=None, committed: bool = False, weak_type: bool | None = None,
+def make_array(value, device=None, committed=False, weak_type: bool | None = None,
                dtype=None) -> Array:
   """A new Array holding a copy of a host value (Python scalar or NumPy array)."""
   aval = values.get_aval(value)

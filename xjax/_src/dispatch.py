@@ -22,6 +22,7 @@ from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from xjax._src.core.jaxpr_cache import WeakLRU, bounded_put
 from xjax._src.backend.executable_budget import budget
 from xjax._src.core.trace import Primitive
+from xjax._src.sharding import NamedSharding, PartitionSpec
 from xjax._src.core.values import get_aval
 
 
@@ -29,7 +30,9 @@ from xjax._src.core.values import get_aval
 # Devices and buffers
 
 def pick_device(args: Sequence[Any], fun: str = "computation"):
-  """(device, committed): the committed device of the inputs, else the default device."""
+  """(device, committed): the committed device of the inputs, else the default device.
+  ``committed`` is a ``MeshCommitment`` when the first committed input carries a sharding
+  over a mesh of one device (its results carry one too, as in JAX)."""
   device = None
   for i, x in enumerate(args):
     if type(x) is Array and x._committed:
@@ -40,7 +43,34 @@ def pick_device(args: Sequence[Any], fun: str = "computation"):
         raise IncompatibleDevicesError(args, first, i, fun)
   if device is None:
     return runtime.default_device(), False
-  return device, True
+  marker = args[first]._committed
+  return device, (True if marker is True else MeshCommitment(marker, args[first].aval.shape))
+
+
+class MeshCommitment:
+  """What results computed from an array placed with a one-device NamedSharding report:
+  that sharding for results of the array's shape, else the mesh replicated (JAX's sharding
+  propagation on one device)."""
+  __slots__ = ("sharding", "shape")
+
+  def __init__(self, sharding, shape) -> None:
+    self.sharding, self.shape = sharding, shape
+
+  def __bool__(self) -> bool:
+    return True
+
+  def for_result(self, aval):
+    if aval.shape == self.shape:
+      return self.sharding
+    return NamedSharding(self.sharding.mesh, PartitionSpec())
+
+
+def wrap_results(bufs, avals, committed) -> list:
+  """Arrays of the result buffers ``bufs``, committed as ``pick_device`` said."""
+  make = Array._from_buffer
+  if type(committed) is MeshCommitment:
+    return [make(b, a, committed.for_result(a)) for b, a in zip(bufs, avals)]
+  return [make(b, a, committed) for b, a in zip(bufs, avals)]
 
 
 class IncompatibleDevicesError(ValueError):
@@ -171,8 +201,7 @@ def apply_primitive(prim, *args, **params):
       if type(x) is Array:
         x._check_alive()
     raise
-  make = Array._from_buffer
-  results = [make(b, a, committed) for b, a in zip(outs, out_avals)]
+  results = wrap_results(outs, out_avals, committed)
   if _debug["nans"] or _debug["infs"]:
     check_special_values(prim.name, results)
   return results if prim.multiple_results else results[0]
@@ -336,8 +365,7 @@ class CompiledJaxpr:
         if type(x) is Array:
           x._check_alive()
       raise
-    make = Array._from_buffer
-    results = [make(b, a, committed) for b, a in zip(outs, self.out_avals)]
+    results = wrap_results(outs, self.out_avals, committed)
     if _debug["nans"] or _debug["infs"]:
       check_special_values(self.name, results)
     return results

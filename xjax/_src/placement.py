@@ -58,6 +58,8 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
   if spread:
     return tree_util.tree_unflatten(tree, [_put_spread(leaf, device) for leaf in leaves])
   target = resolve_device(device)
+  # A sharding over a mesh of one device stays the array's reported sharding.
+  committed = device if isinstance(device, NamedSharding) else True
   out = list(leaves)
   moves = []
   for i, leaf in enumerate(leaves):
@@ -66,15 +68,15 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
     if isinstance(leaf, Array):
       leaf._check_alive()
       if leaf.device == target:
-        out[i] = Array._from_buffer(leaf._buf, leaf.aval, True)
+        out[i] = Array._from_buffer(leaf._buf, leaf.aval, committed)
       else:
         moves.append(i)
     else:
-      out[i] = make_array(leaf, device=target, committed=True)
+      out[i] = make_array(leaf, device=target, committed=committed)
   if moves:
     copies = runtime.copy_to_devices([leaves[i]._buf for i in moves], [target] * len(moves))
     for i, buf in zip(moves, copies):
-      out[i] = Array._from_buffer(buf, leaves[i].aval, True)
+      out[i] = Array._from_buffer(buf, leaves[i].aval, committed)
       if donate:
         leaves[i].delete()
   return tree_util.tree_unflatten(tree, out)
