@@ -881,35 +881,8 @@ def square(x):
 # ---------------------------------------------------------------------------------------
 # mulhi: the high half of the double-width integer product
 
-def _mulhi_unsigned(x, y):
-  """High word of ``x * y`` for unsigned ints, from half-word partial products."""
-  half = np.iinfo(get_aval(x).dtype).bits // 2
-  h = _const(x, half)
-  mask = _const(x, (1 << half) - 1)
-  xl, xh = bitwise_and(x, mask), shift_right_logical(x, h)
-  yl, yh = bitwise_and(y, mask), shift_right_logical(y, h)
-  lo_lo, hi_lo, lo_hi, hi_hi = mul(xl, yl), mul(xh, yl), mul(xl, yh), mul(xh, yh)
-  cross = add(add(shift_right_logical(lo_lo, h), bitwise_and(hi_lo, mask)), lo_hi)
-  return add(add(shift_right_logical(hi_lo, h), shift_right_logical(cross, h)),
-                hi_hi)
-
-
-def _mulhi_impl(x, y):
-  from xjax._src.lax.bit_conversions import bitcast_convert_type
-  dt = get_aval(x).dtype
-  if dtypes.is_unsigned(dt):
-    return _mulhi_unsigned(x, y)
-  udt = np.dtype(f"uint{np.iinfo(dt).bits}")
-  hi = _mulhi_unsigned(bitcast_convert_type(x, udt), bitcast_convert_type(y, udt))
-  top = _const(x, np.iinfo(dt).bits - 1)
-  # signed correction: subtract y where x < 0 and x where y < 0 (modular arithmetic)
-  fix = add(bitwise_and(shift_right_arithmetic(x, top), y),
-               bitwise_and(shift_right_arithmetic(y, top), x))
-  return sub(bitcast_convert_type(hi, dt), fix)
-
-
 mulhi_p = standard_primitive("mulhi", _nary_abstract_eval("mulhi", dtype_checker("int")),
-                             lowering_from(_mulhi_impl))
+                             _lower_nary("chlo.mulhi"))  # as JAX; XLA expands it
 mulhi_p.batch = elementwise_batch(mulhi_p)
 ad.zero_jvp(mulhi_p)
 
