@@ -19,6 +19,7 @@ NO_JVP = {
     "geqrf": "not differentiable in JAX either (qr is)",
     "ormqr": "not differentiable in JAX either",
     "tridiagonal": "not differentiable in JAX either",
+    "geqp3": "not differentiable in JAX either (scipy's pivoted qr is, through qr)",
     "custom_lin": "internal: only appears in linear jaxprs, which are transposed",
     "rng_uniform": "stateful random numbers: not differentiable in JAX either",
     "select_and_scatter": "jaxpr-parameterized selection: no JVP rule in JAX either",

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src import dtypes
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.lax import linalg as lax_linalg
 from xjax._src.lax.linalg.lu import solve_factored
@@ -109,14 +110,66 @@ def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False,
 
 def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: bool = False,
        check_finite: bool = True):
-  """``(q, r)`` (``mode`` "full" or "economic"), ``(r,)`` for "r", ``r`` for "raw"."""
-  if pivoting:
-    raise NotImplementedError("jax.scipy.linalg.qr: pivoting=True is not supported.")
+  """``(q, r)`` (``mode`` "full" or "economic") or ``(r,)`` ("r"); with ``pivoting``, also
+  the column permutation ``p`` with ``a[:, p] = q @ r``."""
   (a,) = _inexact("qr", a)
   if mode not in ("full", "economic", "r"):
     raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+  if pivoting:
+    p = _pivots(a)
+    a = jnp.take_along_axis(a, p[..., None, :], axis=-1)
   q, r = lax_linalg.qr(a, full_matrices=mode != "economic")
-  return (r,) if mode == "r" else (q, r)
+  out = (r,) if mode == "r" else (q, r)
+  return out + (p,) if pivoting else out
+
+
+def _pivots(a):
+  """The 0-based column order of LAPACK's pivoted QR (geqp3) of ``a``: its factors are
+  then those of the unpivoted QR of ``a[:, p]``, which stays differentiable."""
+  jpvt = jnp.zeros(a.shape[:-2] + a.shape[-1:], np.int32)
+  return lax_linalg.geqp3(lax.stop_gradient(a), jpvt)[1] - 1
+
+
+def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
+                overwrite_a: bool = False, overwrite_c: bool = False):
+  """``(Q @ c, R)`` (``mode="left"``) or ``(c @ Q, R)`` ("right") for ``a = Q R``, without
+  forming Q (``conj(Q)`` when ``conjugate``); with ``pivoting``, also the permutation."""
+  a, c = _inexact("qr_multiply", a, c)
+  if mode not in ("right", "left"):
+    raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
+  vector = c.ndim == 1
+  if vector:
+    c = c[:, None] if mode == "left" else c[None, :]
+  m, n = a.shape[-2:]
+  k = min(m, n)
+  if mode == "left" and c.shape[-2] != k:
+    raise ValueError(f"Array shapes are not compatible for Q @ c operation: a has shape "
+                     f"{a.shape} so Q has {k} columns, but c has {c.shape[-2]} rows "
+                     f"(expected {k}).")
+  if mode == "right" and c.shape[-1] != m:
+    raise ValueError(f"Array shapes are not compatible for c @ Q operation: a has shape "
+                     f"{a.shape} so Q has {m} rows, but c has {c.shape[-1]} columns "
+                     f"(expected {m}).")
+  batch = jnp.broadcast_shapes(a.shape[:-2], c.shape[:-2])
+  a = jnp.broadcast_to(a, batch + a.shape[-2:])
+  c = jnp.broadcast_to(c, batch + c.shape[-2:])
+  if pivoting:
+    p = _pivots(a)
+    a = jnp.take_along_axis(a, p[..., None, :], axis=-1)
+  packed, taus = lax_linalg.geqrf(a)
+  if mode == "left" and m > n:
+    c = jnp.concatenate([c, jnp.zeros(c.shape[:-2] + (m - k,) + c.shape[-1:], c.dtype)], -2)
+  if conjugate:  # conj(Q) c = (c^T Q^H)^T and c conj(Q) = (Q^H c^T)^T
+    out = jnp.swapaxes(lax_linalg.ormqr(packed, taus, jnp.swapaxes(c, -1, -2),
+                                        left=mode == "right", transpose=True), -1, -2)
+  else:
+    out = lax_linalg.ormqr(packed, taus, c, left=mode == "left")
+  if mode == "right":
+    out = out[..., :k]
+  if vector:
+    out = jnp.ravel(out)
+  r = jnp.triu(packed[..., :k, :])
+  return (out, r, p) if pivoting else (out, r)
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
@@ -347,42 +400,98 @@ def funm(A, func, disp: bool = True):
   return out, jnp.zeros((), dtypes.to_floating_dtype(A.dtype))
 
 
-# -- special matrices ----------------------------------------------------------------------
+def _rsf2csf_2d(t, z):
+  """Givens rotations that split each 2x2 diagonal block of the real Schur form ``t``, from
+  the bottom up, into the complex (upper triangular) Schur form; ``z`` follows them."""
+  n = t.shape[0]
+  if n == 1:
+    return t, z
+  eps = np.finfo(t.dtype).eps
+  idx = jnp.arange(n)
 
-def block_diag(*arrs):
-  """The block-diagonal matrix of the given (at most 2-D) arrays."""
-  if not arrs:
-    return jnp.zeros((1, 0))
-  arrs = [jnp.atleast_2d(jnp.asarray(a)) for a in arrs]
-  for a in arrs:
-    if a.ndim != 2:
-      raise ValueError(f"Arguments to jax.scipy.linalg.block_diag must have at most 2 "
-                       f"dimensions, got {a.ndim}")
-  arrs = promote_dtypes_inexact(*arrs) if any(dtypes.is_inexact(a.dtype) for a in arrs) \
-      else arrs
-  dt = jnp.result_type(*arrs)
-  cols = sum(a.shape[1] for a in arrs)
-  rows, c = [], 0
-  for a in arrs:
-    rows.append(jnp.pad(a.astype(dt), ((0, 0), (c, cols - c - a.shape[1]))))
-    c += a.shape[1]
-  return jnp.concatenate(rows, axis=0)
+  def split(m, t, z):
+    block = lax.dynamic_slice(t, (m - 1, m - 1), (2, 2))
+    mu = jnp_linalg.eigvals(block) - t[m, m]
+    r = jnp.hypot(jnp.abs(mu[0]), jnp.abs(t[m, m - 1])).astype(t.dtype)
+    c, s = mu[0] / r, t[m, m - 1] / r
+    g = jnp.stack([jnp.stack([jnp.conj(c), s]), jnp.stack([-s, c])])
+    rows = lax.dynamic_slice_in_dim(t, m - 1, 2, axis=0)
+    rows = jnp.where(idx >= m - 1, jnp.matmul(g, rows), rows)  # columns m-1: of the rows
+    t = lax.dynamic_update_slice_in_dim(t, rows, m - 1, axis=0)
+    cols = lax.dynamic_slice_in_dim(t, m - 1, 2, axis=1)
+    cols = jnp.where(idx[:, None] <= m, jnp.matmul(cols, _H(g)), cols)  # rows :m+1
+    t = lax.dynamic_update_slice_in_dim(t, cols, m - 1, axis=1)
+    zc = jnp.matmul(lax.dynamic_slice_in_dim(z, m - 1, 2, axis=1), _H(g))
+    return t, lax.dynamic_update_slice_in_dim(z, zc, m - 1, axis=1)
 
-
-def toeplitz(c, r=None):
-  """The Toeplitz matrix with first column ``c`` and first row ``r`` (default ``conj(c)``)."""
-  check_arraylike("toeplitz", c)
-  c = jnp.ravel(jnp.asarray(c))
-  r = jnp.conj(c) if r is None else jnp.ravel(jnp.asarray(r))
-  c, r = jnp.asarray(c), jnp.asarray(r)
-  dt = jnp.result_type(c, r)
-  vals = jnp.concatenate([r[1:][::-1], c]).astype(dt)  # index n-1 + i - j
-  i = jnp.arange(c.shape[0])[:, None]
-  j = jnp.arange(r.shape[0])[None, :]
-  return vals[r.shape[0] - 1 + i - j]
+  def step(i, tz):
+    t, z = tz
+    m = n - i
+    coupled = jnp.abs(t[m, m - 1]) > eps * (jnp.abs(t[m - 1, m - 1]) + jnp.abs(t[m, m]))
+    t, z = lax.cond(coupled, split, lambda m, t, z: (t, z), m, t, z)
+    return t.at[m, m - 1].set(0), z
+  return lax.fori_loop(1, n, step, (t, z))
 
 
-def hilbert(n: int):
-  """The Hilbert matrix ``1 / (i + j + 1)``."""
-  a = jnp.arange(n, dtype=dtypes.default_float_dtype())
-  return 1.0 / (a[:, None] + a[None, :] + 1)
+def rsf2csf(T, Z, check_finite: bool = True):
+  """The complex Schur form ``(T, Z)`` from the real one (``schur(a)``): same ``Z T Z^H``,
+  but ``T`` upper triangular."""
+  t, z = jnp.asarray(T), jnp.asarray(Z)
+  if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+    raise ValueError("Input 'T' must be square.")
+  if z.ndim < 2 or z.shape[-1] != z.shape[-2]:
+    raise ValueError("Input 'Z' must be square.")
+  if t.shape[-1] != z.shape[-1]:
+    raise ValueError(f"Input array shapes must match: Z: {z.shape} vs. T: {t.shape}")
+  dt = dtypes.to_complex_dtype(dtypes.to_inexact_dtype(jnp.result_type(t, z)))
+  return jnp.vectorize(_rsf2csf_2d, signature="(n,n),(n,n)->(n,n),(n,n)")(t.astype(dt), z.astype(dt))
+
+
+def _sylvester_triangular(r, w, f):
+  """``Y`` with ``r Y + Y w = f`` for upper triangular ``r`` and lower triangular ``w``:
+  column ``j`` (last first) solves ``(r + w[j, j]) y_j = f_j - sum_{k > j} y_k w[k, j]``."""
+  m, n = f.shape
+  ident = jnp.eye(m, dtype=r.dtype)
+
+  def column(i, y):
+    j = n - 1 - i
+    later = jnp.arange(n) > j
+    rhs = f[:, j] - jnp.matmul(y, jnp.where(later, w[:, j], 0))
+    yj = lax_linalg.triangular_solve(r + w[j, j] * ident, rhs, left_side=True, lower=False)
+    return y.at[:, j].set(yj)
+  return lax.fori_loop(0, n, column, jnp.zeros_like(f))
+
+
+def _sylvester_2d(a, b, c, *, method, tol):
+  if method == "schur":
+    r, u = schur(a, output="complex")
+    s, v = schur(_H(b), output="complex")
+    f = jnp.matmul(jnp.matmul(_H(u), c.astype(r.dtype)), v)
+    x = jnp.matmul(jnp.matmul(u, _sylvester_triangular(r, _H(s), f)), _H(v))
+    eig_a, eig_b = jnp.diagonal(r), jnp.conj(jnp.diagonal(s))
+  elif method == "eigen":
+    eig_a, ua = jnp_linalg.eig(a)
+    eig_b, ub = jnp_linalg.eig(b)
+    f = jnp_linalg.solve(ua, jnp.matmul(c.astype(eig_a.dtype), ub))
+    x = jnp.matmul(jnp.matmul(ua, f / (eig_a[:, None] + eig_b[None, :])), jnp_linalg.inv(ub))
+  else:
+    raise ValueError(f'Unrecognized method {method}. The two valid methods are either "schur" '
+                     'or "eigen".')
+  if not dtypes.is_complex(c.dtype):
+    x = jnp.real(x)
+  singular = jnp.any(jnp.abs(eig_a[:, None] + eig_b[None, :]) < tol)
+  return jnp.where(singular, jnp.full_like(x, np.nan), x)
+
+
+@compiled_when_eager(static_argnames=("method",))
+def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
+  """``X`` with ``A X + X B = C``, by Bartels-Stewart (``method="schur"``) or by
+  diagonalising ``A`` and ``B`` (``"eigen"``); NaNs where some eigenvalue of ``A`` and one of
+  ``-B`` are within ``tol``.  Leading dimensions are batch dimensions."""
+  A, B, C = promote_dtypes_inexact(jnp.asarray(A), jnp.asarray(B), jnp.asarray(C))
+  m, n = C.shape[-2:]
+  if A.shape[-2:] != (m, m) or B.shape[-2:] != (n, n):
+    raise ValueError(f"Incompatible shapes for Sylvester equation:\nA: {A.shape}\n"
+                     f"B: {B.shape}\nC: {C.shape}")
+  return jnp.vectorize(lambda a, b, c: _sylvester_2d(a, b, c, method=method, tol=tol),
+                       signature="(m,m),(n,n),(m,n)->(m,n)")(A, B, C)

@@ -237,6 +237,34 @@ def geqrf(a):
   return packed, taus
 
 
+def _geqp3_abstract_eval(a, jpvt):
+  check_matrix("geqp3", a, square=False)
+  *batch, m, n = a.shape
+  if jpvt.shape != tuple(batch) + (n,) or not dtypes.is_integer(jpvt.dtype):
+    raise ValueError(f"geqp3: jpvt must be integers of shape {tuple(batch) + (n,)}, got "
+                     f"{jpvt.str_short()}.")
+  return [ShapedArray(a.shape, a.dtype), ShapedArray(jpvt.shape, jpvt.dtype),
+          ShapedArray(tuple(batch) + (min(m, n),), a.dtype)]
+
+
+def _geqp3_kernel(ctx, a, jpvt):
+  return lapack.call(ctx, lapack.target("geqp3", ctx.avals_in[0].dtype), [a, jpvt],
+                     list(ctx.avals_in), list(ctx.avals_out), {}, [True, False],
+                     [True, False, False])
+
+
+geqp3_p = linalg_primitive("geqp3", _geqp3_abstract_eval,
+                           lowering(_geqp3_kernel, None, "geqp3"))
+
+
+def geqp3(a, jpvt):
+  """LAPACK's column-pivoted QR factorization: ``(packed R and reflectors, jpvt, taus)``
+  with ``a[:, jpvt - 1] = Q R`` (1-based pivots; nonzero entries of the input ``jpvt`` pin
+  columns to the front)."""
+  packed, pivots, taus = geqp3_p.bind(a, jpvt)
+  return packed, pivots, taus
+
+
 def _ormqr_abstract_eval(a, taus, c, *, left, transpose):
   check_matrix("ormqr", a, square=False)
   m = a.shape[-2]
