@@ -1,0 +1,2 @@
+"""Spatial algorithms (``jax.scipy.spatial``)."""
+from xjax.scipy.spatial import transform  # noqa: F401
