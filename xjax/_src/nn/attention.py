@@ -3,9 +3,12 @@ multi-head, grouped-query and multi-query attention, with bias, boolean masks, c
 local-window masks, and per-example sequence lengths."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from xjax._src import dtypes
+from xjax._src.api import vmap
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.nn.softmax import softmax
@@ -58,42 +61,55 @@ def _combined_mask(shape, mask, is_causal, q_lengths, kv_lengths, window):
 
 
 def _grouped(t, k, g):
-  """(B, N, T, S) -> (B, K, G, T, S), broadcasting a single head over all."""
+  """(B, N, T, S) -> (B, K, G, T, S), a single head broadcast over the G group members."""
   if t is None:
     return None
   b, n, tt, ss = t.shape
   if n == 1:
-    return t[:, :, None]
+    return jnp.broadcast_to(t[:, :, None], (b, 1, g, tt, ss))
   return jnp.reshape(t, (b, k, g, tt, ss))
+
+
+def _attention_group(query, key, value, bias, mask, *, is_causal, scale, q_lengths,
+                     kv_lengths, window, return_residual):
+  """Attention of one member of each query-head group, (B, T, K, H), to the K key heads:
+  logits laid out (B, K, T, S), as JAX's, so XLA sees the same program."""
+  logits_dtype = jnp.promote_types(query.dtype, np.float32)
+  logits = jnp.einsum("BTNH,BSNH->BNTS", query, key, preferred_element_type=logits_dtype)
+  logits = logits * jnp.asarray(scale, dtype=logits.dtype)
+  if bias is not None:
+    logits = (logits + bias).astype(logits.dtype)
+  full = _combined_mask(logits.shape, mask, is_causal, q_lengths, kv_lengths, window)
+  if full is not None:
+    logits = jnp.where(full, logits, _large_negative(logits.dtype))
+  logits = logits.astype(np.float32)
+  probs = softmax(logits, axis=-1).astype(key.dtype)
+  encoded = jnp.einsum("BNTS,BSNH->BTNH", probs, value)
+  if q_lengths is not None:
+    keep = jnp.arange(encoded.shape[1])[None, :] < q_lengths[:, None]
+    encoded = encoded * keep[:, :, None, None].astype(encoded.dtype)
+  if not return_residual:
+    return encoded
+  lse = logsumexp(logits, axis=-1).astype(key.dtype)  # B K T
+  return encoded, lax.stop_gradient(jnp.transpose(lse, (0, 2, 1)))
 
 
 def _attention_xla(query, key, value, bias, mask, is_causal, scale, q_lengths, kv_lengths,
                    window, return_residual):
   b, t, n, h = query.shape
-  _, s, k, _ = key.shape
+  k = key.shape[2]
   g = n // k
-  q = jnp.reshape(query, (b, t, k, g, h))
-  logits_dtype = jnp.promote_types(query.dtype, np.float32)
-  logits = jnp.einsum("BTKGH,BSKH->BKGTS", q, key, preferred_element_type=logits_dtype)
-  logits = logits * jnp.asarray(scale, dtype=logits.dtype)
-  if bias is not None:
-    logits = (logits + _grouped(bias, k, g)).astype(logits.dtype)
-  full = _combined_mask((b, n, t, s), mask, is_causal, q_lengths, kv_lengths, window)
-  if full is not None:
-    full = _grouped(jnp.broadcast_to(full, (full.shape[0], full.shape[1], t, s)), k, g)
-    logits = jnp.where(full, logits, _large_negative(logits.dtype))
-  logits = logits.astype(np.float32)
-  probs = softmax(logits, axis=-1).astype(key.dtype)
-  encoded = jnp.einsum("BKGTS,BSKH->BTKGH", probs, value)
-  encoded = jnp.reshape(encoded, (b, t, n, h))
-  if q_lengths is not None:
-    keep = jnp.arange(t)[None, :] < q_lengths[:, None]
-    encoded = encoded * keep[:, :, None, None].astype(encoded.dtype)
+  group = functools.partial(_attention_group, is_causal=is_causal, scale=scale,
+                            q_lengths=q_lengths, kv_lengths=kv_lengths, window=window,
+                            return_residual=return_residual)
+  bias, mask = _grouped(bias, k, g), _grouped(mask, k, g)
+  in_axes = (3, None, None, None if bias is None else 2, None if mask is None else 2)
+  out = vmap(group, in_axes=in_axes, out_axes=3)(
+      jnp.reshape(query, (b, t, k, g, h)), key, value, bias, mask)
   if not return_residual:
-    return encoded
-  lse = logsumexp(logits, axis=-1).astype(key.dtype)  # B K G T
-  lse = jnp.transpose(jnp.reshape(lse, (b, n, t)), (0, 2, 1))
-  return encoded, lax.stop_gradient(lse)
+    return jnp.reshape(out, (b, t, n, h))
+  encoded, lse = out
+  return jnp.reshape(encoded, (b, t, n, h)), jnp.reshape(lse, (b, t, n))
 
 
 def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
