@@ -4,8 +4,9 @@ from xjax._src.lax.linalg import (EigImplementation, EighImplementation,  # noqa
                                   cholesky_update_p, eig, eig_p, eigh, eigh_p,
                                   hessenberg, hessenberg_p, householder_product,
                                   householder_product_p, lu, lu_p, lu_pivots_to_permutation,
-                                  lu_pivots_to_permutation_p, ormqr, ormqr_p, qdwh, qr, qr_p,
+                                  lu_pivots_to_permutation_p, ormqr, ormqr_p, qr, qr_p,
                                   schur, schur_p, svd,
                                   svd_p, symmetric_product, symmetric_product_p,
                                   triangular_solve, triangular_solve_p, tridiagonal,
                                   tridiagonal_p, tridiagonal_solve, tridiagonal_solve_p)
+from xjax._src.scipy.qdwh import qdwh  # noqa: F401

@@ -11,6 +11,7 @@ from xjax._src.lax.linalg.lu import solve_factored
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.numpy import linalg as jnp_linalg
 from xjax._src.numpy.util import check_arraylike, promote_dtypes_inexact
+from xjax._src.scipy.qdwh import qdwh
 
 
 def _inexact(name, *args):
@@ -254,7 +255,7 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterati
 
 
 def _qdwh_polar(x, eps=None, max_iterations=None):
-  u, p, _, _ = lax_linalg.qdwh(x, eps=eps, max_iterations=max_iterations)
+  u, p, _, _ = qdwh(x, eps=eps, max_iterations=max_iterations)
   return u, p
 
 

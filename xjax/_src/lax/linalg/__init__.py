@@ -5,7 +5,6 @@ from xjax._src.lax.linalg.eig import EigImplementation, eig, eig_p  # noqa: F401
 from xjax._src.lax.linalg.eigh import EighImplementation, eigh, eigh_p  # noqa: F401
 from xjax._src.lax.linalg.lu import (lu, lu_p, lu_pivots_to_permutation,  # noqa: F401
                                      lu_pivots_to_permutation_p)
-from xjax._src.lax.linalg.qdwh import qdwh  # noqa: F401
 from xjax._src.lax.linalg.qr import (geqp3, geqp3_p, geqrf, geqrf_p,  # noqa: F401
                                      householder_product, householder_product_p, ormqr,
                                      ormqr_p, qr, qr_p)

@@ -7,6 +7,8 @@ rational function ``s (a + b s^2) / (1 + c s^2)`` whose weights come from a lowe
 are computed in Python; steps with large ``c`` use a QR factorization (stable), the others
 a Cholesky factorization (cheaper), and plain Halley steps continue until the iterate stops
 moving.  A Newton-Schulz step polishes ``u``; ``h = (u^H x + x^H u) / 2``.
+(Exported as ``lax.linalg.qdwh``, as JAX does; it is built from lax operations and runs as
+one compiled program when called eagerly.)
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.lax.linalg.cholesky import cholesky
 from xjax._src.lax.linalg.matrices import eye, matmul, mH, real
@@ -90,6 +93,8 @@ def _max_abs_sum(x, axis):
   return lax.reduce_max(lax.reduce_sum(lax.abs(x), (axis,)), (0,))
 
 
+@compiled_when_eager(static_argnames=("is_hermitian", "max_iterations", "eps",
+                                      "dynamic_shape"))
 def qdwh(x, *, is_hermitian: bool = False, max_iterations: int | None = None,
          eps: float | None = None, dynamic_shape: tuple[int, int] | None = None):
   """``(u, h, num_iters, is_converged)``: the polar decomposition ``x = u h`` of a full-rank
