@@ -10,7 +10,7 @@ from xjax._src.random.prng import (random_bits_p, random_fold_in_p, random_seed_
 from xjax._src.random.threefry import threefry2x32_p  # noqa: F401
 from xjax.lax.linalg import (cholesky_p, eig_p, eigh_p, hessenberg_p,  # noqa: F401
                              householder_product_p, lu_p, qr_p, schur_p, svd_p,
-                             triangular_solve_p)
+                             triangular_solve_p, tridiagonal_p, tridiagonal_solve_p)
 
 del globals()["linalg"]
 __all__ = sorted(n for n in dir() if n.endswith("_p"))
