@@ -67,3 +67,16 @@ if __name__ == "__main__":
     print(f"recorded {PRESENT_FILE}")
   if "--missing" in sys.argv:
     print(missing_markdown(cov))
+
+
+def test_submodules_reachable_after_import_as_in_jax():
+  # `import jax` alone makes these attributes (jax.scipy.stats.norm.logpdf(...) works).
+  import subprocess
+  import sys
+  code = ("import xjax\n"
+          "print(xjax.scipy.special.logsumexp(xjax.numpy.zeros(2)), xjax.image.resize.__name__,\n"
+          "      xjax.ops.segment_sum.__name__, xjax.export.export.__name__,\n"
+          "      hasattr(xjax.typing, 'ArrayLike'), hasattr(xjax.api_util, 'flatten_fun'))")
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+  assert out.stdout.split() == ["0.6931472", "resize", "segment_sum", "export", "True", "True"], (
+      out.stderr[-2000:])

@@ -72,3 +72,15 @@ from xjax._src.pmap import pmap  # noqa: E402,F401
 from xjax._src.lax.shard_map import shard_map  # noqa: E402,F401
 from xjax import interpreters  # noqa: E402,F401  (jax.interpreters is imported with jax)
 from xjax import monitoring, profiler  # noqa: E402,F401
+
+
+# Submodules JAX's `import jax` makes reachable as attributes (`jax.scipy.special...`),
+# loaded here on first access so that importing xjax stays fast.
+_LAZY_SUBMODULES = ("scipy", "image", "ops", "typing", "export", "api_util")
+
+
+def __getattr__(name: str):
+  if name in _LAZY_SUBMODULES:
+    import importlib
+    return importlib.import_module(f"{__name__}.{name}")
+  raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
