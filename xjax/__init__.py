@@ -72,6 +72,10 @@ from xjax._src.pmap import pmap  # noqa: E402,F401
 from xjax._src.lax.shard_map import shard_map  # noqa: E402,F401
 from xjax import interpreters  # noqa: E402,F401  (jax.interpreters is imported with jax)
 from xjax import monitoring, profiler  # noqa: E402,F401
+from xjax._src.state.primitives import (empty_ref, free_ref, freeze,  # noqa: E402,F401
+                                        new_ref)
+from xjax._src.state.types import Ref  # noqa: E402,F401
+from xjax import ref  # noqa: E402,F401
 
 
 # Submodules JAX's `import jax` makes reachable as attributes (`jax.scipy.special...`),

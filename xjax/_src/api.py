@@ -16,6 +16,7 @@ from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.errors import api_boundary
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
+from xjax._src.state.types import Ref
 from xjax._src.wrapping import wraps
 
 
@@ -60,7 +61,7 @@ def _split_aux_outs(outs, aux_box):
 
 def _as_value(x):
   """Python scalars and NumPy values become Arrays so outputs have JAX's types."""
-  if isinstance(x, (Array, Tracer)):
+  if isinstance(x, (Array, Tracer, Ref)):
     return x
   return make_array(x)
 

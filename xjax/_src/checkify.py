@@ -65,7 +65,13 @@ def _functionalizing() -> bool:
 # ---------------------------------------------------------------------------------------
 # check_p: one user check; operands (pred, *format-argument leaves).
 
-_effect = fx.Effect("Check", ordered=False)
+class CheckEffect(fx.Effect):
+  """A user check (``check_p``); allowed in control-flow bodies, as JAX's ErrorEffect."""
+  __slots__ = ()
+
+
+_effect = CheckEffect("Check")
+fx.control_flow_allowed_effects.add_type(CheckEffect)
 
 
 def _format(message: str, fmt_tree, fmt_leaves) -> str:

@@ -26,6 +26,8 @@ from xjax._src.errors import api_boundary, remove_internal_frames
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.staging import DebugInfo, fun_name, fun_source, trace_to_jaxpr
+from xjax._src.hijax import check_low
+from xjax._src.state.discharge import StatefulCall, has_state
 from xjax._src.array import Array
 from xjax._src.wrapping import update_wrapper, wraps
 
@@ -351,9 +353,15 @@ def _broadcast_prefix(shardings, tree, what: str) -> list:
 # The user-facing wrapper
 
 class _CacheEntry:
-  __slots__ = ("closed", "call_jaxpr", "out_tree", "compiled", "in_avals", "donated", "in_tree")
+  __slots__ = ("closed", "call_jaxpr", "out_tree", "compiled", "in_avals", "donated", "in_tree",
+               "state")
 
   def __init__(self, closed: ClosedJaxpr, out_tree, in_avals, in_tree=None) -> None:
+    check_low(in_avals, "jit")
+    self.state = None   # a StatefulCall when the function uses refs (then ``closed`` is its
+    if has_state(closed):  # discharged jaxpr, taking and returning the refs' values)
+      self.state = StatefulCall(closed)
+      closed, in_avals = self.state.closed, self.state.in_avals
     self.in_tree = in_tree
     self.closed = closed
     self.call_jaxpr = _hoisted(closed)
@@ -361,6 +369,11 @@ class _CacheEntry:
     self.compiled: dict = {}
     self.in_avals = in_avals
     self.donated = None  # one flag per argument leaf when some are donated
+
+  @property
+  def n_ref_outs(self) -> int:
+    """How many trailing outputs of ``closed`` are refs' final values (not the function's)."""
+    return 0 if self.state is None else len(self.closed.out_avals) - self.state.n_out
 
 
 # Traces and executables are shared by every jit of the same function with the same
@@ -640,6 +653,9 @@ class Jitted:
       for x in leaves:
         if isinstance(x, Tracer):  # leaked from a transformation that has ended
           raise escaped_tracer_error(x)
+    if entry.state is not None:   # the refs' values in, their final values out
+      leaves, refs = entry.state.read(leaves)
+      avals = entry.in_avals
     if current_trace() is eval_trace and runtime.several_devices and (
         self._shardings or spmd.call_mesh(entry.closed, leaves)):
       outs = self._call_spread(entry, leaves, args)
@@ -653,7 +669,8 @@ class Jitted:
       if compiled is None:
         compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
             entry.closed, device, self._name, entry.donated)
-      if not entry.donated and not runtime.several_devices and _plain_dispatch[0]:
+      if (not entry.donated and entry.state is None and not runtime.several_devices
+          and _plain_dispatch[0]):
         signature = (_fast_signature(args) if not kwargs and not self._static_argnums
                      else self._fast_call_signature(args, kwargs))
         if signature:
@@ -667,6 +684,8 @@ class Jitted:
     else:
       outs = jit_p.bind(*entry.closed.consts, *leaves, jaxpr=entry.call_jaxpr,
                         name=self._name)
+    if entry.state is not None:
+      outs = entry.state.write(refs, outs)
     return tree_util.tree_unflatten(entry.out_tree, outs)
 
   def _spread_layouts(self, entry, leaves, args):
@@ -678,7 +697,8 @@ class Jitted:
     in_flat += [None] * (len(leaves) - len(in_flat))
     in_flat = [s if s is not None else spmd.in_layout(x) for s, x in zip(in_flat, leaves)]
     out_flat = _broadcast_prefix(outs, tree_util.tree_unflatten(
-        entry.out_tree, [0] * len(entry.closed.out_avals)), "out_shardings")
+        entry.out_tree, [0] * (len(entry.closed.out_avals) - entry.n_ref_outs)),
+        "out_shardings")
     named = [s.mesh for s in in_flat + out_flat if isinstance(s, NamedSharding)]
     mesh = spmd.common_mesh([*named, spmd.call_mesh(entry.closed, leaves)], "jit")
     for s, a in zip(in_flat, entry.in_avals):
@@ -717,6 +737,11 @@ class Jitted:
   # -- AOT ---------------------------------------------------------------------------------
   def trace(self, *args, **kwargs) -> "Traced":
     entry, leaves, avals = self._entry(args, kwargs)
+    if entry.state is not None:
+      raise NotImplementedError(
+          f"jit({self._name}).trace/lower: the function uses mutable array references "
+          "(jax.Ref), which xjax's ahead-of-time path does not support; call the jitted "
+          "function directly (or use make_jaxpr to see its jaxpr).")
     return Traced(self, entry, leaves, args)
 
   def lower(self, *args, **kwargs) -> "Lowered":
@@ -724,9 +749,10 @@ class Jitted:
 
   def eval_shape(self, *args, **kwargs):
     entry, _, _ = self._entry(args, kwargs)
+    out_avals = entry.closed.out_avals   # (then the final values of refs it writes)
     return tree_util.tree_unflatten(
         entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-                         for a in entry.closed.out_avals])
+                         for a in out_avals[:len(out_avals) - entry.n_ref_outs]])
 
   def clear_cache(self) -> None:
     self._cache.clear()

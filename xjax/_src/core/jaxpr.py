@@ -278,6 +278,8 @@ def _format_param(value, names, indent: int, lead: int = 0) -> str:
 def pp_eqn(eqn: JaxprEqn, names: _Names, indent: int, used=None) -> str:
   """One equation; outputs not in ``used`` (when given) print as ``_``, as in JAX."""
   pad = " " * indent
+  if eqn.primitive.pp_eqn is not None:
+    return pad + eqn.primitive.pp_eqn(eqn, names, used)
   outs = " ".join(_binder(v, names) if used is None or v in used else
                   f"_:{v.aval.str_short()}" for v in eqn.outvars)
   ins = " ".join(names(v) for v in eqn.invars)
@@ -308,7 +310,8 @@ def pp_eqn(eqn: JaxprEqn, names: _Names, indent: int, used=None) -> str:
 # A primitive's ``pp_params(shown: dict) -> list[(name, value)]`` orders or reformats its
 # printed params (the default: ``sorted(shown.items())``), and ``pp_alias_jaxpr = "<param>"``
 # prints that sub-jaxpr's binders with the names of the equation's own operands and results
-# (JAX's printing of ``jit``).
+# (JAX's printing of ``jit``); ``pp_eqn(eqn, names, used) -> str`` prints the whole
+# equation its own way (the state primitives: ``c:f32[3] <- a[...]``).
 
 
 def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int, lead: int = 0) -> str:

@@ -8,6 +8,8 @@ transformations nest without a global level counter ("stackless" design).
 from __future__ import annotations
 
 import threading
+import types
+from collections import namedtuple
 from contextlib import contextmanager
 from typing import Any, Callable, Sequence
 
@@ -37,6 +39,11 @@ class Primitive:
   """
   multiple_results = False
   impl: Callable  # see the docstring
+  # (avals, **params) -> (out avals, effects), for effects that depend on the operands'
+  # types (``def_effectful_abstract_eval``); staging then uses it instead of ``effects``.
+  effectful_abstract_eval: Callable | None = None
+  ref_allocating = False  # makes a mutable ref (the JVP trace always runs its rule)
+  pp_eqn: Callable | None = None  # prints an equation its own way (see core/jaxpr.py)
 
   def __init__(self, name: str, multiple_results: bool = False) -> None:
     self.name = name
@@ -76,11 +83,13 @@ class Primitive:
     return abstract_eval
 
   def def_effectful_abstract_eval(self, effectful_abstract_eval: Callable) -> Callable:
-    """Sets a shape rule returning ``(avals, effects)``; xjax supports it for rules that
-    report no effects."""
-    self.abstract_eval = _checked_abstract_eval(
-        self, lambda *avals, **params: _no_effects(self, *effectful_abstract_eval(
-            *avals, **params)))
+    """Sets a shape rule returning ``(avals, effects)``: staging records the effects on
+    the equation (and its jaxpr), which is then never dropped as dead code."""
+    def with_effects(*avals, **params):
+      out, effects = effectful_abstract_eval(*avals, **params)
+      return _checked_out(self, out), frozenset(effects)
+    self.effectful_abstract_eval = with_effects
+    self.abstract_eval = lambda *avals, **params: with_effects(*avals, **params)[0]
     return effectful_abstract_eval
 
   def __repr__(self) -> str:
@@ -89,26 +98,22 @@ class Primitive:
 
 def _checked_abstract_eval(prim: Primitive, rule: Callable) -> Callable:
   def abstract_eval(*avals, **params):
-    out = rule(*avals, **params)
-    if prim.multiple_results:
-      ok = isinstance(out, (tuple, list)) and all(isinstance(a, ShapedArray) for a in out)
-      expected = "a sequence of ShapedArray (multiple_results=True)"
-    else:
-      ok = isinstance(out, ShapedArray)
-      expected = "a ShapedArray (set multiple_results=True to return several)"
-    if not ok:
-      raise TypeError(f"The abstract evaluation rule of primitive '{prim.name}' returned "
-                      f"{out!r}; expected {expected}.")
-    return out
+    return _checked_out(prim, rule(*avals, **params))
   return abstract_eval
 
 
-def _no_effects(prim: Primitive, avals, effects):
-  if effects:
-    raise NotImplementedError(
-        f"primitive '{prim.name}': xjax does not support effects declared by "
-        f"def_effectful_abstract_eval (got {set(effects)}); see docs/differences.md")
-  return avals
+def _checked_out(prim: Primitive, out):
+  """``out`` when it is what ``prim``'s shape rule must return; else a TypeError."""
+  if prim.multiple_results:
+    ok = isinstance(out, (tuple, list)) and all(isinstance(a, ShapedArray) for a in out)
+    expected = "a sequence of ShapedArray (multiple_results=True)"
+  else:
+    ok = isinstance(out, ShapedArray)
+    expected = "a ShapedArray (set multiple_results=True to return several)"
+  if not ok:
+    raise TypeError(f"The abstract evaluation rule of primitive '{prim.name}' returned "
+                    f"{out!r}; expected {expected}.")
+  return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -172,6 +177,12 @@ def current_trace() -> Trace:
 
 # ---------------------------------------------------------------------------------------
 # Tracers
+
+# Declared on a type (an abstract value's class) for its traced values: ``tracer.name``
+# calls ``fget(tracer)``, ``tracer.name(...)`` calls ``fun(tracer, ...)``.
+aval_property = namedtuple("aval_property", ["fget"])
+aval_method = namedtuple("aval_method", ["fun"])
+
 
 class Tracer:
   """A stand-in for an array while a transformation runs.
@@ -255,8 +266,24 @@ class Tracer:
                     "hashable; to use a value as a dict key or static argument, pass a "
                     "Python or NumPy value instead.")
 
+  def __getattr__(self, name):
+    # Attributes a type declares for its traced values (``aval_method``/``aval_property``,
+    # used by high-level types, jax.experimental.hijax); only names not found otherwise.
+    if (name in ("aval", "_trace") or name.startswith("__")
+        or name in getattr(type(self), "__slots__", ())):   # (an unset field)
+      raise AttributeError(name)
+    attr = getattr(self.aval, name, None)
+    if type(attr) is aval_property:
+      return attr.fget(self)
+    if type(attr) is aval_method:
+      return types.MethodType(attr.fun, self)
+    raise AttributeError(f"{type(self).__name__} has no attribute {name}")
+
   def __setitem__(self, idx, value):
-    raise TypeError(_immutable_message(type(self).__name__))
+    setitem = getattr(self.aval, "_setitem", None)   # a traced mutable ref's type has one
+    if setitem is None:
+      raise TypeError(_immutable_message(type(self).__name__))
+    setitem(self, idx, value)
 
   def __iter__(self):
     if not self.aval.shape:

@@ -94,7 +94,7 @@ class JVPTrace(Trace):
 
   def process_primitive(self, prim, args, params):
     primals, tangents = zip(*map(self.lift, args)) if args else ((), ())
-    if all(type(t) is Zero for t in tangents):
+    if all(type(t) is Zero for t in tangents) and not prim.ref_allocating:
       with set_current_trace(self.parent):
         return prim.bind(*primals, **params)
     if prim.jvp is None:

@@ -44,8 +44,7 @@ class BatchTracer(Tracer):
     aval = get_aval(self.val)
     if self.bdim is None:
       return aval
-    shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
-    return ShapedArray(shape, aval.dtype, aval.weak_type)
+    return aval.update(shape=aval.shape[:self.bdim] + aval.shape[self.bdim + 1:])
 
 
 class BatchTrace(Trace):
@@ -66,7 +65,7 @@ class BatchTrace(Trace):
   def process_primitive(self, prim, args, params):
     vals, dims = zip(*map(self.lift, args)) if args else ((), ())
     handles_axis = self.axis.name is not None and _uses_axis(prim, params, self.axis.name)
-    if all(d is None for d in dims) and not handles_axis:
+    if all(d is None for d in dims) and not handles_axis and not prim.ref_allocating:
       with set_current_trace(self.parent):
         return prim.bind(*vals, **params)
     if prim.batch is None:

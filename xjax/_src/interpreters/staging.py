@@ -93,7 +93,7 @@ class DynamicJaxprTrace(Trace):
         raise escaped_tracer_error(x)
       return self._const_var(x, x.aval)
     aval = get_aval(x)
-    if not aval.shape:  # scalars are inlined, as JAX does
+    if not aval.shape and type(aval) is ShapedArray:  # scalars are inlined, as JAX does
       return Literal(np.asarray(x, dtype=aval.dtype)[()], aval)
     return self._const_var(x, aval)
 
@@ -106,10 +106,13 @@ class DynamicJaxprTrace(Trace):
 
   def process_primitive(self, prim, args, params):
     atoms = [self.to_atom(x) for x in args]
-    out = prim.abstract_eval(*[a.aval for a in atoms], **params)
+    if prim.effectful_abstract_eval is None:
+      out = prim.abstract_eval(*[a.aval for a in atoms], **params)
+      effects = _NO_EFFECTS if prim.effects is None else frozenset(prim.effects(**params))
+    else:
+      out, effects = prim.effectful_abstract_eval(*[a.aval for a in atoms], **params)
     out_avals = out if prim.multiple_results else [out]
     outvars = [Var(a) for a in out_avals]
-    effects = _NO_EFFECTS if prim.effects is None else frozenset(prim.effects(**params))
     if effects:
       self.effects |= effects
     self.eqns.append(JaxprEqn(prim, atoms, outvars, params, effects,

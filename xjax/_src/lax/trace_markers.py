@@ -4,7 +4,7 @@ producing them are not removed as dead code)."""
 from __future__ import annotations
 
 from xjax._src import tree_util
-from xjax._src.core.effects import Effect
+from xjax._src.core.effects import Effect, control_flow_allowed_effects
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
@@ -36,7 +36,13 @@ def stage(x, /):
 # ---------------------------------------------------------------------------------------
 # dce_sink
 
-no_dce_effect = Effect("NoDCE", ordered=False)
+class NoDCEEffect(Effect):
+  """Marks a use that dead-code elimination must keep (allowed in control-flow bodies)."""
+  __slots__ = ()
+
+
+no_dce_effect = NoDCEEffect("NoDCE")
+control_flow_allowed_effects.add_type(NoDCEEffect)
 
 
 def _sink_lowering(ctx, x, *, prevent_mlir_dce):

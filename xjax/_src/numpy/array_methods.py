@@ -39,6 +39,11 @@ def _getitem(self, idx):
   return getitem(self, idx)
 
 
+def _tracer_getitem(self, idx):
+  getitem = getattr(self.aval, "_getitem", None)   # a traced mutable ref's type has one
+  return _getitem(self, idx) if getitem is None else getitem(self, idx)
+
+
 def _astype(self, dtype, copy=False, device=None):
   from xjax._src import dtypes
   return lax.convert_element_type(self, dtypes.check_user_dtype_supported(dtype, "astype"))
@@ -141,6 +146,7 @@ def _install() -> None:
   for cls in (Array, Tracer):
     for name, value in ops.items():
       setattr(cls, name, value)
+  Tracer.__getitem__ = _tracer_getitem
   Array.__iter__ = _iter_rows  # (tracers iterate by indexing, in core/trace.py)
 
 

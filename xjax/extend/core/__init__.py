@@ -1,9 +1,11 @@
 """``jax.extend.core``: primitives, the jaxpr IR, and the trace context."""
 import weakref
+from collections.abc import Set
 from contextlib import contextmanager
 from typing import Any, Callable
 
 from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.effects import Effect  # noqa: F401
 from xjax._src.core.concrete import concrete_or_error as _concrete
 from xjax._src.core.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn,  # noqa: F401
                                   Literal, Var, jaxpr_as_fun)
@@ -15,6 +17,7 @@ from xjax._src.interpreters.staging import DebugInfo, DynamicJaxprTrace  # noqa:
 from xjax.extend.core import primitives  # noqa: F401
 
 no_effects = frozenset()
+Effects = Set[Effect]
 find_top_trace = lambda args=(): current_trace()   # noqa: E731  (xjax's traces are dynamic)
 
 

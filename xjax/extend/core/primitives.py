@@ -8,6 +8,7 @@ from xjax._src.lax.elementwise import add_any_p as add_jaxvals_p  # noqa: F401
 from xjax._src.random.prng import (random_bits_p, random_fold_in_p, random_seed_p,  # noqa: F401
                                    random_split_p, random_unwrap_p, random_wrap_p)
 from xjax._src.random.threefry import threefry2x32_p  # noqa: F401
+from xjax._src.state.primitives import get_p, swap_p  # noqa: F401
 from xjax.lax.linalg import (cholesky_p, eig_p, eigh_p, hessenberg_p,  # noqa: F401
                              householder_product_p, lu_p, qr_p, schur_p, svd_p,
                              triangular_solve_p, tridiagonal_p, tridiagonal_solve_p)

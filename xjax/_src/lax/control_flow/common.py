@@ -11,6 +11,9 @@ from xjax._src.core.trace import Tracer
 from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args, eval_jaxpr
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.staging import make_debug_info, trace_to_jaxpr
+from xjax._src.state.discharge import discharge_inputs, has_state
+from xjax._src.state.primitives import addupdate_p, swap_p
+from xjax._src.state.types import AbstractRef
 
 
 def trace_hoisted(fun: Callable, avals: Sequence[ShapedArray], debug=None):
@@ -111,3 +114,52 @@ def split(xs: Sequence[Any], sizes: Sequence[int]) -> list[list]:
     i += n
   out.append(list(xs[i:]))
   return out
+
+
+# ---------------------------------------------------------------------------------------
+# Mutable refs in bodies: a body may create refs of its own and use refs from outside (its
+# consts); control flow then carries the outside refs' values and writes them back after.
+
+def refs_among(*const_lists) -> list:
+  """The refs among bodies' consts (each once, in order of appearance)."""
+  refs, seen = [], set()
+  for consts in const_lists:
+    for c in consts:
+      if type(get_aval(c)) is AbstractRef and id(c) not in seen:
+        seen.add(id(c))
+        refs.append(c)
+  return refs
+
+
+def carrying_refs(jaxpr: ClosedJaxpr, consts: Sequence, refs: Sequence, what: str,
+                  returns_refs: bool = True) -> tuple[ClosedJaxpr, list]:
+  """``jaxpr`` (its ``consts`` first) as a body on values, with its consts: it takes its
+  consts that are not refs, then the values of ``refs``, then its other inputs, and returns
+  the refs' final values (when ``returns_refs``) before its own outputs."""
+  if not has_state(jaxpr):
+    if not refs:
+      return jaxpr, list(consts)
+  elif not returns_refs and any(e.primitive in (swap_p, addupdate_p) for e in jaxpr.eqns):
+    raise NotImplementedError(f"{what} writes a mutable array reference; xjax does not "
+                              "support writes there (write in the loop body instead).")
+  on_values = discharge_inputs(jaxpr, what)   # its outputs, then its refs' final values
+  n, n_own = len(consts), len(jaxpr.out_avals)
+  is_ref = [type(a) is AbstractRef for a in jaxpr.in_avals[:n]]
+  slot = {id(r): j for j, r in enumerate(refs)}
+  mine = [slot[id(c)] for c, r in zip(consts, is_ref) if r]
+  others = [c for c, r in zip(consts, is_ref) if not r]
+  avals = ([a for a, r in zip(jaxpr.in_avals, is_ref) if not r]
+           + [get_aval(r).inner_aval for r in refs] + list(jaxpr.in_avals[n:]))
+
+  def body(*args):
+    k = len(others)
+    other_vals, values = iter(args[:k]), list(args[k:k + len(refs)])
+    mine_vals = iter(values[j] for j in mine)
+    ins = [next(mine_vals) if r else next(other_vals) for r in is_ref]
+    outs = call(on_values, *ins, *args[k + len(refs):])
+    for j, x in zip(mine, outs[n_own:]):
+      values[j] = x
+    return (values if returns_refs else []) + outs[:n_own]
+
+  lifted, new_consts = trace_hoisted(body, avals, jaxpr.jaxpr.debug_info)
+  return lifted, new_consts + others

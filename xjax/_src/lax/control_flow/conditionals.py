@@ -17,8 +17,11 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.lax import elementwise as ew
 from xjax._src.lax import shapes
-from xjax._src.lax.control_flow.common import (avals_of, cached_trace, call, describe, hoist,
-                                               same_types, trace_hoisted_for, trace_user_fun)
+from xjax._src.core.effects import check_control_flow_effects
+from xjax._src.lax.control_flow.common import (avals_of, cached_trace, call, carrying_refs,
+                                               describe, hoist, refs_among, same_types,
+                                               trace_hoisted_for, trace_user_fun)
+from xjax._src.state.discharge import read_refs, write_refs
 
 _I32 = ShapedArray((), np.dtype(np.int32))
 
@@ -99,9 +102,15 @@ def _bind_cond(index, funs, operands, names):
       else:
         msg = f"branches[0] and {name} outputs must have identical types, got {a} and {b}."
       raise TypeError(msg)
-  branches, consts = _join_consts([j for j, _, _ in traced], [c for _, c, _ in traced])
-  outs = cond_p.bind(index, *consts, *leaves, branches=tuple(branches))
-  return tree_util.tree_unflatten(first_tree, outs)
+  refs = refs_among(*(c for _, c, _ in traced))   # passed as values, written back after
+  lifted = [carrying_refs(j, c, refs, f"cond's {name}")
+            for (j, c, _), name in zip(traced, names)]
+  branches, consts = _join_consts([j for j, _ in lifted], [c for _, c in lifted])
+  check_control_flow_effects("cond" if len(funs) == 2 else "switch",
+                             frozenset().union(*(b.effects for b in branches)))
+  outs = cond_p.bind(index, *consts, *read_refs(refs), *leaves, branches=tuple(branches))
+  write_refs(refs, outs[:len(refs)])
+  return tree_util.tree_unflatten(first_tree, outs[len(refs):])
 
 
 def _join_consts(jaxprs: Sequence[ClosedJaxpr], consts: Sequence[Sequence]):

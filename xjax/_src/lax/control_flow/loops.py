@@ -24,9 +24,12 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.staging import make_debug_info
 from xjax._src.lax import elementwise as ew
 from xjax._src.lax import reductions, shapes
-from xjax._src.lax.control_flow.common import (avals_of, cached_trace, call, describe,
-                                               same_types, split, trace_hoisted,
-                                               trace_hoisted_for, trace_user_fun)
+from xjax._src.core.effects import check_control_flow_effects
+from xjax._src.lax.control_flow.common import (avals_of, cached_trace, call, carrying_refs,
+                                               describe, refs_among, same_types, split,
+                                               trace_hoisted, trace_hoisted_for,
+                                               trace_user_fun)
+from xjax._src.state.discharge import read_refs, write_refs
 
 
 # ---------------------------------------------------------------------------------------
@@ -50,11 +53,18 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
     init_val = tree_util.tree_unflatten(tree, leaves)
     return while_loop(cond_fun, body_fun, init_val)
   _check_carry("while_loop body function", tree, avals, body_tree, body_j.out_avals)
+  refs = refs_among(cond_consts, body_consts)   # carried as values, written back after
+  cond_j, cond_consts = carrying_refs(cond_j, cond_consts, refs, "while_loop's cond_fun",
+                                      returns_refs=False)
+  body_j, body_consts = carrying_refs(body_j, body_consts, refs, "while_loop's body_fun")
+  check_control_flow_effects("while", cond_j.effects | body_j.effects)
+  leaves = read_refs(refs) + leaves
   outs = while_p.bind(*cond_consts, *body_consts, *leaves, cond_jaxpr=cond_j,
                       body_jaxpr=body_j, cond_nconsts=len(cond_consts),
                       body_nconsts=len(body_consts))
   outs = _forward_unchanged(body_j, len(body_consts), leaves, outs)
-  return tree_util.tree_unflatten(tree, outs)
+  write_refs(refs, outs[:len(refs)])
+  return tree_util.tree_unflatten(tree, outs[len(refs):])
 
 
 def _forward_unchanged(body, nconsts, init_leaves, outs):
@@ -195,11 +205,17 @@ def _scan(f: Callable, init, xs, length, reverse, unroll, cache_on: tuple):
   _check_carry("scan body function", carry_tree, carry_avals, c_tree,
                jaxpr.out_avals[:n_c])
   unroll = int(length if unroll is True else (1 if unroll is False else unroll))
+  refs = refs_among(consts)   # carried as values, written back after
+  jaxpr, consts = carrying_refs(jaxpr, consts, refs, "scan's body")
+  check_control_flow_effects("scan", jaxpr.effects)
+  carry_leaves = read_refs(refs) + carry_leaves
+  n_c += len(refs)
   outs = scan_p.bind(*consts, *carry_leaves, *xs_leaves, jaxpr=jaxpr, num_consts=len(consts),
                      num_carry=len(carry_leaves), length=length, reverse=bool(reverse),
                      unroll=unroll)
   carry = _forward_unchanged(jaxpr, len(consts), carry_leaves, outs[:n_c])
-  return (tree_util.tree_unflatten(carry_tree, carry),
+  write_refs(refs, carry[:len(refs)])
+  return (tree_util.tree_unflatten(carry_tree, carry[len(refs):]),
           tree_util.tree_unflatten(y_tree, outs[n_c:]))
 
 
