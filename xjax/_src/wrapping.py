@@ -8,7 +8,8 @@ out instead of failing the transformation.
 from __future__ import annotations
 
 import functools
-from typing import Callable
+import inspect
+from typing import Any, Callable
 
 
 def update_wrapper(wrapper, wrapped, updated=functools.WRAPPER_UPDATES):
@@ -30,3 +31,16 @@ def update_wrapper(wrapper, wrapped, updated=functools.WRAPPER_UPDATES):
 def wraps(wrapped) -> Callable:
   """`functools.wraps` on `update_wrapper`."""
   return lambda wrapper: update_wrapper(wrapper, wrapped)
+
+
+def with_keyword(fn: Callable, name: str, apply: Callable[[Any, Any], Any]) -> Callable:
+  """``fn`` taking one more keyword-only argument, ``name`` (default None): the result is
+  ``apply(fn(...), value)`` (JAX's ``device=`` and ``out_sharding=`` placement keywords)."""
+  @functools.wraps(fn)
+  def call(*args, **kwargs):
+    value = kwargs.pop(name, None)
+    return apply(fn(*args, **kwargs), value)
+  sig = inspect.signature(fn)
+  call.__signature__ = sig.replace(parameters=[*sig.parameters.values(), inspect.Parameter(
+      name, inspect.Parameter.KEYWORD_ONLY, default=None)])
+  return call

@@ -1,9 +1,6 @@
 """Array creation: asarray/array, zeros/ones/full/empty (+ _like), arange."""
 from __future__ import annotations
 
-import functools
-import inspect
-
 import numpy as np
 
 from xjax._src import dtypes, tree_util
@@ -11,6 +8,7 @@ from xjax._src.array import Array, make_array
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
+from xjax._src.wrapping import with_keyword
 
 
 def _placed(out, device):
@@ -24,13 +22,7 @@ def _placed(out, device):
 
 def _with_device(fn):
   """``fn`` taking ``device=`` and placing its result there."""
-  @functools.wraps(fn)
-  def placed(*args, device=None, **kwargs):
-    return _placed(fn(*args, **kwargs), device)
-  sig = inspect.signature(fn)
-  placed.__signature__ = sig.replace(parameters=[*sig.parameters.values(), inspect.Parameter(
-      "device", inspect.Parameter.KEYWORD_ONLY, default=None)])
-  return placed
+  return with_keyword(fn, "device", _placed)
 
 
 def _requested_dtype(dtype, name):

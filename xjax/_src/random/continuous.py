@@ -18,10 +18,12 @@ from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.random import keys
 from xjax._src.random.sampler_args import (broadcast_shapes_or_shape, const,
                                            float_dtype, shape_arg, single_key, to_rank)
+from xjax._src.random.out_sharding import with_out_sharding
 
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
+@with_out_sharding
 def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
   """Uniform floats in ``[minval, maxval)``."""
   key = single_key("uniform", key)
@@ -58,6 +60,7 @@ def unit_floats(key, shape: tuple, dtype):
   return lax.sub(lax.bitcast_convert_type(bits, dtype), const(dtype, 1.0))
 
 
+@with_out_sharding
 def normal(key, shape=(), dtype=None):
   """Standard normal samples (real, or complex with independent halves)."""
   key = single_key("normal", key)
@@ -83,6 +86,7 @@ def _normal_real(key, shape, dtype):
   return lax.mul(const(dtype, np.sqrt(2)), lax.erf_inv(u))
 
 
+@with_out_sharding
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
   """Standard normal samples conditioned on ``lower < x < upper``."""
   key = single_key("truncated_normal", key)
@@ -148,13 +152,14 @@ def _maxwell(key, shape, dtype):
   return lax.sqrt(lax.convert_element_type(lax.reduce_sum(squares, (len(shape),)), dtype))
 
 
-exponential = _simple("exponential", _exponential)
-laplace = _simple("laplace", _laplace)
-logistic = _simple("logistic", _logistic)
-cauchy = _simple("cauchy", _cauchy)
-maxwell = _simple("maxwell", _maxwell)
+exponential = with_out_sharding(_simple("exponential", _exponential))
+laplace = with_out_sharding(_simple("laplace", _laplace))
+logistic = with_out_sharding(_simple("logistic", _logistic))
+cauchy = with_out_sharding(_simple("cauchy", _cauchy))
+maxwell = with_out_sharding(_simple("maxwell", _maxwell))
 
 
+@with_out_sharding
 def gumbel(key, shape=(), dtype=None, mode=None):
   """Standard Gumbel samples. ``mode="high"`` spends two uniforms per sample to reach
   further into the upper tail; ``"highest"`` (float32) uses 64 random bits."""
@@ -230,6 +235,7 @@ def _sampler_with_params(name: str, shape, dtype, *params):
   return shape, dtype
 
 
+@with_out_sharding
 def pareto(key, b, shape=None, dtype=None):
   """Pareto samples with shape parameter ``b`` (scale 1)."""
   key = single_key("pareto", key)
@@ -243,6 +249,7 @@ def _pareto(key, b, shape, dtype):
   return lax.exp(lax.div(_exponential(key, shape, dtype), b))
 
 
+@with_out_sharding
 def rayleigh(key, scale, shape=None, dtype=None):
   """Rayleigh samples with the given scale."""
   key = single_key("rayleigh", key)
@@ -257,6 +264,7 @@ def _rayleigh(key, scale, shape, dtype):
   return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), const(dtype, -2))))
 
 
+@with_out_sharding
 def wald(key, mean, shape=None, dtype=None):
   """Wald (inverse Gaussian) samples with the given mean and scale 1."""
   key = single_key("wald", key)
@@ -278,6 +286,7 @@ def _wald(key, mean, shape, dtype):
   return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
+@with_out_sharding
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
   """Log-normal samples: ``exp(sigma * normal)``."""
   key = single_key("lognormal", key)
@@ -296,6 +305,7 @@ def _lognormal(key, sigma, shape, dtype):
   return lax.exp(_normal(key, shape, dtype) * sigma)
 
 
+@with_out_sharding
 def triangular(key, left, mode, right, shape=None, dtype=None):
   """Triangular samples on ``[left, right]`` with the given mode."""
   key = single_key("triangular", key)

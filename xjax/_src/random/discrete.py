@@ -21,11 +21,13 @@ from xjax._src.random import keys
 from xjax._src.random.continuous import _uniform, gumbel, uniform
 from xjax._src.random.sampler_args import (broadcast_shapes_or_shape, check_shape, const,
                                            int_dtype, shape_arg, single_key)
+from xjax._src.random.out_sharding import with_out_sharding
 
 
 # ---------------------------------------------------------------------------------------
 # randint
 
+@with_out_sharding
 def randint(key, shape, minval, maxval, dtype=None):
   """Uniform integers in ``[minval, maxval)``; bounds beyond ``dtype`` are clipped to it,
   and where ``maxval <= minval`` the result is ``minval``."""
@@ -81,6 +83,7 @@ def _randint(key, minval, maxval, shape, dtype):
 # ---------------------------------------------------------------------------------------
 # bernoulli, rademacher
 
+@with_out_sharding
 def bernoulli(key, p=0.5, shape=None, mode="low"):
   """Booleans that are True with probability ``p``. ``mode="high"`` spends two uniforms
   per sample so that tiny ``p`` (below the float's resolution) is still honoured."""
@@ -110,6 +113,7 @@ def _bernoulli(key, p, shape, mode):
   return _uniform(key, 0., 1., shape, dtype) < p
 
 
+@with_out_sharding
 def rademacher(key, shape=(), dtype=None):
   """Random signs: -1 or 1 with equal probability."""
   key = single_key("rademacher", key)
@@ -126,6 +130,7 @@ def _rademacher(key, shape, dtype):
 # ---------------------------------------------------------------------------------------
 # categorical, choice, permutation
 
+@with_out_sharding
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
   """Category indices drawn with probabilities ``softmax(logits, axis)``: the Gumbel-max
   trick with replacement, Gumbel top-k without."""
@@ -213,6 +218,7 @@ def _weighted_choice(key, p, shape, replace, mode):
   return lax.top_k(scores, math.prod(shape))[1].astype(int)
 
 
+@with_out_sharding
 def permutation(key, x, axis=0, independent=False):
   """A random permutation of ``x`` along ``axis`` (of ``arange(x)`` for an integer ``x``);
   ``independent=True`` shuffles each slice along ``axis`` separately."""
@@ -248,6 +254,7 @@ def _shuffle(key, x, axis):
 # ---------------------------------------------------------------------------------------
 # poisson
 
+@with_out_sharding
 def poisson(key, lam, shape=None, dtype=None):
   """Poisson counts with rate ``lam`` (Knuth's method below 10, Hormann's transformed
   rejection above; lam < 0 or NaN gives -1)."""
@@ -479,6 +486,7 @@ def _multinomial(key, n, p, unroll):
 # ---------------------------------------------------------------------------------------
 # geometric
 
+@with_out_sharding
 def geometric(key, p, shape=None, dtype=None):
   """The number of Bernoulli(p) trials up to and including the first success."""
   key = single_key("geometric", key)

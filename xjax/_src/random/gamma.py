@@ -27,6 +27,7 @@ from xjax._src.random import keys, prng
 from xjax._src.random.continuous import _exponential, _normal, _sampler_with_params, _uniform
 from xjax._src.random.sampler_args import (check_shape, const, float_dtype, shape_arg,
                                            single_key)
+from xjax._src.random.out_sharding import with_out_sharding
 
 
 # ---------------------------------------------------------------------------------------
@@ -129,6 +130,7 @@ ad.defjvp2(random_gamma_p, None,
 # ---------------------------------------------------------------------------------------
 # Samplers
 
+@with_out_sharding
 def gamma(key, a, shape=None, dtype=None):
   """Gamma(a) samples with unit scale (divide by a rate, or multiply by a scale)."""
   key = single_key("gamma", key)
@@ -137,6 +139,7 @@ def gamma(key, a, shape=None, dtype=None):
   return _gamma(key, a, shape, dtype, False)
 
 
+@with_out_sharding
 def loggamma(key, a, shape=None, dtype=None):
   """The logs of Gamma(a) samples, computed in log space: accurate for small ``a``, where
   the samples themselves round to zero."""
@@ -158,6 +161,7 @@ def _gamma(key, a, shape, dtype, log_space):
   return random_gamma_p.bind(key, a, log_space=log_space)
 
 
+@with_out_sharding
 def beta(key, a, b, shape=None, dtype=None):
   """Beta(a, b) samples, as the ratio of two gamma samples drawn in log space."""
   key = single_key("beta", key)
@@ -177,6 +181,7 @@ def _beta(key, a, b, shape, dtype):
   return lax.div(scaled_a, lax.add(scaled_a, scaled_b))
 
 
+@with_out_sharding
 def dirichlet(key, alpha, shape=None, dtype=None):
   """Dirichlet(alpha) samples over the last axis of ``alpha``; ``shape`` is the batch
   shape (the result's shape without that last axis)."""
@@ -200,6 +205,7 @@ def _dirichlet(key, alpha, shape, dtype):
   return softmax(log_samples, -1)
 
 
+@with_out_sharding
 def chisquare(key, df, shape=None, dtype=None):
   """Chi-square samples with ``df`` degrees of freedom: twice a Gamma(df / 2) sample."""
   key = single_key("chisquare", key)
@@ -215,6 +221,7 @@ def _chisquare(key, df, shape, dtype):
   return lax.mul(lax.exp(log_g), two)
 
 
+@with_out_sharding
 def t(key, df, shape=None, dtype=None):
   """Student's t samples with ``df`` degrees of freedom."""
   key = single_key("t", key)
@@ -232,6 +239,7 @@ def _t(key, df, shape, dtype):
   return n * jnp.sqrt(half_df / g)
 
 
+@with_out_sharding
 def f(key, dfnum, dfden, shape=None, dtype=None):
   """F-distribution samples: a ratio of chi-square samples, each over its ``df``."""
   key = single_key("f", key)
@@ -249,6 +257,7 @@ def _f(key, dfnum, dfden, shape, dtype):
   return lax.div(num, den)
 
 
+@with_out_sharding
 def generalized_normal(key, p, shape=(), dtype=None):
   """Samples with density proportional to ``exp(-|x| ** p)``."""
   shape = shape_arg("generalized_normal", shape)
@@ -268,6 +277,7 @@ def _generalized_normal(key, p, shape, dtype):
   return sign * g ** (1 / p)
 
 
+@with_out_sharding
 def ball(key, d, p=2, shape=(), dtype=None):
   """Samples uniform in the unit L``p`` ball of dimension ``d``: shape ``(*shape, d)``."""
   shape = shape_arg("ball", shape)

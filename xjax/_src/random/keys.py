@@ -19,6 +19,7 @@ from xjax._src.numpy import lax_numpy as jnp
 # Importing rbg, philox and threefry4x32 registers their PRNGs.
 from xjax._src.random import philox, prng, rbg, threefry4x32  # noqa: F401
 from xjax._src.random.prng import KeyTy, PRNGImpl, is_key
+from xjax._src.random.out_sharding import with_out_sharding
 
 
 _DEFAULT_IMPL_CHOICES = ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32",
@@ -194,6 +195,7 @@ def random_bits(key, bit_width: int, shape: tuple):
   return prng.random_bits_p.bind(key, bit_width=bit_width, shape=tuple(shape))
 
 
+@with_out_sharding
 def bits(key, shape=(), dtype=None):
   """Uniformly random bits as unsigned integers (uint32, or uint64 under x64)."""
   typed, _ = check_prng_key("bits", key)

@@ -14,8 +14,10 @@ from xjax._src.numpy.util import promote_dtypes_inexact
 from xjax._src.numpy import linalg as jnp_linalg
 from xjax._src.random.continuous import _normal
 from xjax._src.random.sampler_args import check_shape, float_dtype, shape_arg, single_key
+from xjax._src.random.out_sharding import with_out_sharding
 
 
+@with_out_sharding
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
   """Samples of N(mean, cov); ``cov`` is factored by ``method``: "cholesky" (fastest),
   "eigh" or "svd" (these two also accept singular covariances)."""
@@ -59,6 +61,7 @@ def _multivariate_normal(key, mean, cov, shape, dtype, method):
   return mean + jnp.einsum("...ij,...j->...i", factor, samples)
 
 
+@with_out_sharding
 def orthogonal(key, n, shape=(), dtype=None, m=None):
   """Uniformly (Haar) random ``n x m`` matrices with orthonormal columns or rows
   (square ``n x n`` when ``m`` is None)."""
