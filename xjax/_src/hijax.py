@@ -21,7 +21,7 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import (Primitive, Tracer, aval_method,  # noqa: F401
                                   aval_property, current_trace, eval_trace)
 from xjax._src.core.values import get_aval, pytype_aval_mappings
-from xjax._src.interpreters.user_lowering import lower_fun
+from xjax._src.interpreters.user_lowering import lower_fun, register_lowering
 from xjax._src.state.types import AbstractRef
 
 _DOCS = "see docs/differences.md, 'jax.experimental.hijax'"
@@ -210,7 +210,7 @@ class HiPrimitive(Primitive):
       return out, frozenset(effects)
     self.effectful_abstract_eval = with_effects
     self.abstract_eval = lambda *avals, **params: with_effects(*avals, **params)[0]
-    self.lowering = lower_fun(self.to_lojax, self.multiple_results)
+    register_lowering(self, lower_fun(self.to_lojax, self.multiple_results))
     self.jvp = cls.jvp.__get__(self)
     self.transpose = cls.transpose.__get__(self)
     if getattr(cls, "batch", None) is not None:
