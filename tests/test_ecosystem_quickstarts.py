@@ -234,8 +234,6 @@ def test_tinygp_gaussian_process():
 
 # ---------------------------------------------------------------------------------------
 # flax 0.12.8 linen: an MLP trained with optax's adam under jit
-# (flax.nnx does not import: it builds on jax.experimental.hijax and jax.Ref, which xjax
-# does not have; see docs/differences.md)
 
 def test_flax_linen_mlp_with_optax():
   nn, optax, jax = library("flax.linen", "optax", "jax")
@@ -264,6 +262,56 @@ def test_flax_linen_mlp_with_optax():
   np.testing.assert_allclose([losses[0], losses[9], losses[19]],
                              [0.8128836154937744, 0.37166720628738403, 0.25876492261886597],
                              rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------
+# flax 0.12.8 nnx: an MLP (Linear, BatchNorm, Dropout) trained with nnx.Optimizer(optax.adam)
+# under nnx.jit and nnx.value_and_grad; then eval mode, split/merge and state
+
+def test_flax_nnx_mlp_with_optax():
+  nnx, optax, jax = library("flax.nnx", "optax", "jax")
+  jnp = jax.numpy
+
+  class MLP(nnx.Module):
+    def __init__(self, din, dmid, dout, *, rngs):
+      self.linear1 = nnx.Linear(din, dmid, rngs=rngs)
+      self.bn = nnx.BatchNorm(dmid, rngs=rngs)
+      self.dropout = nnx.Dropout(0.2, rngs=rngs)
+      self.linear2 = nnx.Linear(dmid, dout, rngs=rngs)
+
+    def __call__(self, x):
+      return self.linear2(nnx.relu(self.dropout(self.bn(self.linear1(x)))))
+
+  model = MLP(4, 16, 1, rngs=nnx.Rngs(0))
+  optimizer = nnx.Optimizer(model, optax.adam(1e-2), wrt=nnx.Param)
+  x = jax.random.normal(jax.random.key(1), (32, 4))
+  y = jnp.sin(x.sum(axis=1, keepdims=True))
+
+  @nnx.jit
+  def train_step(model, optimizer):
+    loss, grads = nnx.value_and_grad(lambda m: jnp.mean((m(x) - y) ** 2))(model)
+    optimizer.update(model, grads)
+    return loss
+
+  losses = training_losses(lambda s: (s, train_step(*s)), (model, optimizer), 10)
+  np.testing.assert_allclose([losses[0], losses[4], losses[9]],
+                             [2.3010542392730713, 1.1938879489898682, 0.6993247866630554],
+                             rtol=1e-6)
+  np.testing.assert_allclose(model.linear1.kernel[...][0, :3],
+                             [0.5554248690605164, -0.40547382831573486, -0.312918484210968],
+                             rtol=1e-6)
+  assert int(optimizer.step[...]) == 10
+  model.eval()
+  eval_loss = float(jnp.mean((model(x) - y) ** 2))
+  graphdef, state = nnx.split(model)
+  merged = nnx.merge(graphdef, state)
+  assert float(jnp.mean((merged(x) - y) ** 2)) == eval_loss
+  np.testing.assert_allclose(eval_loss, 0.7564940452575684, rtol=1e-6)
+  params = jax.tree.leaves(nnx.state(model, nnx.Param))
+  np.testing.assert_allclose(float(sum(jnp.sum(p) for p in params)), 21.3914852142334,
+                             rtol=1e-5)
+  np.testing.assert_allclose(float(model.bn.mean[...].sum()), -0.0018019082490354776,
+                             rtol=1e-5)
 
 
 # ---------------------------------------------------------------------------------------
