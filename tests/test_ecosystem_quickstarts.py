@@ -314,6 +314,61 @@ def test_flax_nnx_mlp_with_optax():
                              rtol=1e-5)
 
 
+def test_flax_nnx_layers_and_transforms():
+  nnx, jax = library("flax.nnx", "jax")
+  jnp = jax.numpy
+  rngs = nnx.Rngs(0)
+  conv = nnx.Conv(3, 4, kernel_size=(3, 3), rngs=rngs)
+  x = jax.random.normal(jax.random.key(2), (2, 8, 8, 3))
+  layer_norm = nnx.LayerNorm(4, rngs=rngs)
+  embed = nnx.Embed(10, 5, rngs=rngs)
+  attention = nnx.MultiHeadAttention(num_heads=2, in_features=8, qkv_features=8,
+                                     decode=False, rngs=rngs)
+  q = jax.random.normal(jax.random.key(3), (2, 5, 8))
+  np.testing.assert_allclose(
+      [float(conv(x).sum()), float(layer_norm(conv(x)).std()),
+       float(embed(jnp.array([1, 2, 3])).sum()), float(attention(q).sum())],
+      [2.293407917022705, 0.9999986290931702, 1.3199034929275513, 2.205045700073242],
+      rtol=1e-5)
+
+  class Block(nnx.Module):
+    def __init__(self, rngs):
+      self.linear = nnx.Linear(4, 4, rngs=rngs)
+
+    def __call__(self, x):
+      return nnx.relu(self.linear(x))
+
+  @nnx.split_rngs(splits=3)
+  @nnx.vmap(in_axes=(0,), out_axes=0)
+  def make_stack(rngs):
+    return Block(rngs)
+
+  @nnx.scan(in_axes=(nnx.Carry, 0), out_axes=nnx.Carry)
+  def run(x, block):
+    return block(x)
+
+  stack = make_stack(nnx.Rngs(5))
+  assert stack.linear.kernel.shape == (3, 4, 4)
+  np.testing.assert_allclose(float(run(jnp.ones((2, 4)), stack).sum()), 0.060555003583431244,
+                             rtol=1e-5)
+  block = Block(nnx.Rngs(3))
+
+  def loss(m, x):
+    y = m(x)
+    return (y ** 2).mean(), y.sum()
+  (value, aux), grads = nnx.value_and_grad(loss, has_aux=True)(block, jnp.ones((2, 4)))
+  checkpointed = nnx.remat(lambda m, x: m(x).sum())(block, jnp.ones((2, 4)))
+  branch = nnx.cond(True, lambda m, x: m(x).sum(), lambda m, x: -m(x).sum(), block, jnp.ones(4))
+  looped = nnx.fori_loop(0, 3, lambda i, c: (c[0], c[0](jnp.ones(4)).sum() + c[1]),
+                         (block, jnp.zeros(())))[1]
+  reference = [0.0012499919394031167, 0.1414209008216858, 0.1414209008216858,
+               0.1414209008216858, 0.0707104504108429, 0.2121313512325287]   # JAX 0.10.2
+  np.testing.assert_allclose([float(value), float(aux), float(grads.linear.kernel[...].sum()),
+                              float(checkpointed), float(branch), float(looped)],
+                             reference, rtol=1e-5)
+  assert nnx.eval_shape(lambda: Block(nnx.Rngs(0))).linear.kernel.shape == (4, 4)
+
+
 # ---------------------------------------------------------------------------------------
 # dm-haiku 0.0.17: transform/apply of an MLP, its gradient under jit, BatchNorm state,
 # dropout with an rng

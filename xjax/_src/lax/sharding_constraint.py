@@ -43,6 +43,21 @@ ad.deflinear(sharding_constraint_p, lambda ct, x, *, sharding: [
     sharding_constraint_p.bind(ad.instantiate(ct), sharding=sharding)])
 
 
+def place_out_sharding(x, out_sharding):
+  """``x`` laid out as an ``out_sharding=`` argument says (JAX's samplers, convolutions):
+  None, and the type sharding of an array that is not split (``jax.typeof(y).sharding``: a
+  NamedSharding over no mesh axes), leave it as it is; a bare PartitionSpec needs a
+  ``with mesh:`` context, as in JAX."""
+  if out_sharding is None or (isinstance(out_sharding, NamedSharding)
+                              and out_sharding.mesh.empty):
+    return x
+  if isinstance(out_sharding, PartitionSpec) and not _mesh_stack():
+    raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
+                     "allowed. Please pass a NamedSharding instance or enter into a mesh "
+                     f"context via `with mesh:`. Got {out_sharding}")
+  return with_sharding_constraint(x, out_sharding)
+
+
 def _named(sharding) -> NamedSharding | None:
   """The NamedSharding a constraint names (a bare PartitionSpec takes the ``with mesh:``
   mesh); None when it spans one device."""

@@ -14,6 +14,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
 from xjax._src.lax.dot import Precision
+from xjax._src.lax.sharding_constraint import place_out_sharding
 from xjax._src.lax.utils import standard_primitive
 
 
@@ -348,8 +349,10 @@ def _tuple_or_ones(v, n, name):
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
-                         batch_group_count=1, precision=None, preferred_element_type=None):
-  """General N-d convolution (cross-correlation) with strides, padding and dilations."""
+                         batch_group_count=1, precision=None, preferred_element_type=None,
+                         out_sharding=None):
+  """General N-d convolution (cross-correlation) with strides, padding and dilations;
+  ``out_sharding`` lays the result out (see ``place_out_sharding``)."""
   from xjax._src.lax.dot import _precision
   la, ra = get_aval(lhs), get_aval(rhs)
   if la.ndim < 2:
@@ -369,11 +372,11 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
   pads = tuple((int(lo), int(hi)) for lo, hi in padding)
   pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(
       dtypes.dtype(preferred_element_type))
-  return conv_general_dilated_p.bind(
+  return place_out_sharding(conv_general_dilated_p.bind(
       lhs, rhs, window_strides=strides, padding=pads, lhs_dilation=lhs_dil,
       rhs_dilation=rhs_dil, dimension_numbers=dn, feature_group_count=int(feature_group_count),
       batch_group_count=int(batch_group_count), precision=_precision(precision),
-      preferred_element_type=pet)
+      preferred_element_type=pet), out_sharding)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

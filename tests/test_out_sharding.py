@@ -1,6 +1,6 @@
-"""The samplers' ``out_sharding=`` keyword (JAX's): the type sharding of an unsplit array
-(what flax nnx's Dropout passes) leaves the draw as it is; a bare PartitionSpec outside a
-mesh context is JAX's ValueError."""
+"""JAX's ``out_sharding=`` keyword of the samplers and of lax.conv_general_dilated: the type
+sharding of an unsplit array (what flax nnx passes) leaves the result as it is; a bare
+PartitionSpec outside a mesh context is JAX's ValueError."""
 import inspect
 
 import numpy as np
@@ -8,7 +8,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
-from xjax import random
+from xjax import lax, random
 from xjax.sharding import PartitionSpec as P
 
 
@@ -38,3 +38,13 @@ def test_partition_spec_needs_a_mesh():
 def test_samplers_take_out_sharding_keyword(name):
   param = inspect.signature(getattr(random, name)).parameters["out_sharding"]
   assert param.kind is inspect.Parameter.KEYWORD_ONLY and param.default is None
+
+
+def test_conv_general_dilated_takes_out_sharding():
+  x, w = jnp.ones((1, 3, 5, 5)), jnp.ones((2, 3, 3, 3))
+  out = lax.conv_general_dilated(x, w, (1, 1), "SAME", out_sharding=None)
+  same = lax.conv_general_dilated(x, w, (1, 1), "SAME", out_sharding=xjax.typeof(x).sharding)
+  np.testing.assert_array_equal(out, same)
+  assert float(out[0, 0, 2, 2]) == 27.
+  with pytest.raises(ValueError, match="not under a mesh context"):
+    lax.conv_general_dilated(x, w, (1, 1), "SAME", out_sharding=P())
