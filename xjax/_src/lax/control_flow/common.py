@@ -142,24 +142,32 @@ def carrying_refs(jaxpr: ClosedJaxpr, consts: Sequence, refs: Sequence, what: st
   elif not returns_refs and any(e.primitive in (swap_p, addupdate_p) for e in jaxpr.eqns):
     raise NotImplementedError(f"{what} writes a mutable array reference; xjax does not "
                               "support writes there (write in the loop body instead).")
-  on_values = discharge_inputs(jaxpr, what)   # its outputs, then its refs' final values
-  n, n_own = len(consts), len(jaxpr.out_avals)
+  n = len(consts)
   is_ref = [type(a) is AbstractRef for a in jaxpr.in_avals[:n]]
   slot = {id(r): j for j, r in enumerate(refs)}
-  mine = [slot[id(c)] for c, r in zip(consts, is_ref) if r]
-  others = [c for c, r in zip(consts, is_ref) if not r]
+  mine = tuple(slot[id(c)] for c, r in zip(consts, is_ref) if r)
+  ref_avals = tuple(get_aval(r).inner_aval for r in refs)
+  lifted, new_consts = cached_trace(
+      jaxpr, ("carrying_refs", tuple(is_ref), mine, ref_avals, returns_refs),
+      lambda: _carrying_refs(jaxpr, is_ref, mine, ref_avals, what, returns_refs))
+  return lifted, new_consts + [c for c, r in zip(consts, is_ref) if not r]
+
+
+def _carrying_refs(jaxpr: ClosedJaxpr, is_ref, mine, ref_avals, what: str,
+                   returns_refs: bool):
+  on_values = discharge_inputs(jaxpr, what)   # its outputs, then its refs' final values
+  n, n_own, n_others = len(is_ref), len(jaxpr.out_avals), is_ref.count(False)
   avals = ([a for a, r in zip(jaxpr.in_avals, is_ref) if not r]
-           + [get_aval(r).inner_aval for r in refs] + list(jaxpr.in_avals[n:]))
+           + list(ref_avals) + list(jaxpr.in_avals[n:]))
 
   def body(*args):
-    k = len(others)
-    other_vals, values = iter(args[:k]), list(args[k:k + len(refs)])
+    other_vals = iter(args[:n_others])
+    values = list(args[n_others:n_others + len(ref_avals)])
     mine_vals = iter(values[j] for j in mine)
     ins = [next(mine_vals) if r else next(other_vals) for r in is_ref]
-    outs = call(on_values, *ins, *args[k + len(refs):])
+    outs = call(on_values, *ins, *args[n_others + len(ref_avals):])
     for j, x in zip(mine, outs[n_own:]):
       values[j] = x
     return (values if returns_refs else []) + outs[:n_own]
 
-  lifted, new_consts = trace_hoisted(body, avals, jaxpr.jaxpr.debug_info)
-  return lifted, new_consts + others
+  return trace_hoisted(body, avals, jaxpr.jaxpr.debug_info)
