@@ -216,10 +216,25 @@ def test_refs_in_control_flow():
     lax.while_loop(lambda c: (r2.__setitem__(0, 1.), c < 3)[1], lambda c: c + 1, 0)
 
 
-def test_refs_inside_checkpoint_are_refused():
+def test_refs_made_inside_checkpoint_and_custom_jvp_bodies():
+  def double(x):
+    r = xjax.new_ref(x)
+    r[...] = r[...] * 2
+    return r[...]
+  ckpt = xjax.checkpoint(double)
+  assert float(ckpt(1.)) == float(xjax.jit(ckpt)(1.)) == float(xjax.grad(ckpt)(1.)) == 2.
+  assert float(xjax.jit(xjax.grad(xjax.checkpoint(lambda x: double(x) * x)))(3.)) == 12.
+  cj = xjax.custom_jvp(double)
+  cj.defjvp(lambda p, t: (double(p[0]), t[0] * 2))
+  assert float(cj(1.)) == float(xjax.jit(cj)(1.)) == float(xjax.grad(cj)(1.)) == 2.
+
+
+def test_refs_from_outside_a_checkpoint_are_refused():
   r = xjax.new_ref(jnp.ones(2))
   with pytest.raises(ValueError, match="Attempting to pass a Ref"):
     xjax.jit(xjax.checkpoint(lambda x: r[...] * x))(jnp.ones(2))
+  with pytest.raises(NotImplementedError, match="may not be passed into checkpoint"):
+    xjax.checkpoint(lambda x: r[...] * x)(jnp.ones(2))
 
 
 def test_private_compat_names():

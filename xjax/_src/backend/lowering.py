@@ -363,7 +363,14 @@ class LoweringContext:
     return names
 
 
+# (jaxpr, consts) -> (jaxpr, consts) without the operations on refs it makes and uses
+# itself (checkpoint and custom-derivative bodies may), installed by state/discharge.py.
+without_local_state: list = [None]
+
+
 def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
+  if jaxpr.effects and without_local_state[0] is not None:
+    jaxpr, consts = without_local_state[0](jaxpr, consts)
   env: dict = {}
   for v, c in zip(jaxpr.constvars, consts):
     if isinstance(c, str):

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from xjax._src.backend import lowering
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, literal_value
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import array_builders as build
 from xjax._src.interpreters.staging import trace_to_jaxpr
-from xjax._src.state.primitives import get_p, swap_p
+from xjax._src.state.primitives import get_p, swap_p, undischarged_error
 from xjax._src.state.indexing import WHOLE
 from xjax._src.state.types import AbstractRef, RefEffect
 
@@ -166,3 +167,23 @@ def discharge_inputs(closed: ClosedJaxpr, what: str) -> ClosedJaxpr:
   assert not any(map(_is_ref, jaxpr.constvars)), "hoist a body's consts first"
   return trace_to_jaxpr(lambda *args: _run(jaxpr, closed.consts, args),
                         [_value_aval(v) for v in jaxpr.invars], jaxpr.debug_info)
+
+
+def _without_local_state(jaxpr: Jaxpr, consts: Sequence[Any]) -> tuple[Jaxpr, list]:
+  """``jaxpr`` with the operations on refs it makes itself turned into array operations,
+  for lowering: the same constvars (after any constants discharging made), invars and
+  outvars."""
+  if not any(isinstance(e, RefEffect) for e in jaxpr.effects):
+    return jaxpr, list(consts)
+  if any(map(_is_ref, jaxpr.constvars)) or any(map(_is_ref, jaxpr.invars)):
+    raise undischarged_error()
+  n = len(jaxpr.constvars)
+  inputs = Jaxpr((), jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects,
+                 jaxpr.debug_info)
+  closed = discharge_inputs(ClosedJaxpr(inputs, ()), "a function")
+  new = closed.jaxpr
+  return (Jaxpr(new.constvars + new.invars[:n], new.invars[n:], new.outvars, new.eqns,
+                new.effects, new.debug_info), list(closed.consts) + list(consts))
+
+
+lowering.without_local_state[0] = _without_local_state

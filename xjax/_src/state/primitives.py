@@ -71,13 +71,18 @@ def _stored(x, aval: ShapedArray):
   return make_array(x, dtype=aval.dtype, weak_type=aval.weak_type)
 
 
+def undischarged_error() -> NotImplementedError:
+  return NotImplementedError(
+      "A mutable array reference (jax.Ref) from outside reached a computation xjax cannot "
+      "turn into array operations: refs may be given to jit-compiled functions and used by "
+      "control-flow bodies (their values are carried), and checkpoint or custom_jvp/"
+      "custom_vjp bodies may make and use refs of their own, but a ref from outside may not "
+      "be passed into checkpoint, custom_jvp/custom_vjp or other higher-order primitives. "
+      "Read the ref outside (ref[...]) and pass the value in instead.")
+
+
 def _not_discharged(ctx, *args, **params):
-  raise NotImplementedError(
-      "A mutable array reference (jax.Ref) was used where xjax cannot turn its reads and "
-      "writes into array operations: refs work in functions traced by jit and make_jaxpr, "
-      "under grad and vmap, and as refs created and used inside one control-flow body, but "
-      "not across the boundary of checkpoint, custom_jvp/custom_vjp or other higher-order "
-      "primitives. Read the ref outside (ref[...]) and pass the value in instead.")
+  raise undischarged_error()
 
 
 def _state_primitive(name: str, multiple_results: bool = False) -> Primitive:
