@@ -1,4 +1,4 @@
-"""xjax.scipy.sparse.linalg, optimize, signal, ndimage, interpolate, cluster and integrate
+"""xjax.scipy.sparse.linalg, signal, ndimage, interpolate, cluster and integrate
 against NumPy/SciPy, with jit and gradient compositions."""
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ import scipy.signal
 
 import xjax as jax
 import xjax.numpy as jnp
-from xjax.scipy import cluster, integrate, interpolate, ndimage, optimize, signal
+from xjax.scipy import cluster, integrate, interpolate, ndimage, signal
 from xjax.scipy.sparse import linalg as sla
 
 RNG = np.random.RandomState(0)
@@ -47,29 +47,6 @@ def test_krylov_pytrees_preconditioner_and_errors():
     sla.cg(jnp.asarray(SPD), B, x0=np.zeros(5))
   with pytest.raises(ValueError, match="solve_method"):
     sla.gmres(jnp.asarray(SPD), B, solve_method="qr")
-
-
-def _rosenbrock(x):
-  return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
-
-
-@pytest.mark.parametrize("method", ["BFGS", "l-bfgs-experimental-do-not-rely-on-this"])
-def test_minimize(method):
-  res = jax.jit(lambda x0: optimize.minimize(_rosenbrock, x0, method=method))(jnp.zeros(5))
-  np.testing.assert_allclose(res.x, np.ones(5), atol=2e-3)
-  assert float(res.fun) < 1e-6
-  assert isinstance(res, optimize.OptimizeResults) and int(res.nit) > 0
-  res = optimize.minimize(lambda x, c: jnp.sum((x - c) ** 2), jnp.ones(3), args=(2.0,),
-                          method=method)
-  np.testing.assert_allclose(res.x, [2, 2, 2], rtol=1e-5)
-  assert bool(res.success) and int(res.status) == 0
-
-
-def test_minimize_errors():
-  with pytest.raises(ValueError, match="Method nelder not recognized"):
-    optimize.minimize(_rosenbrock, jnp.zeros(3), method="nelder")
-  with pytest.raises(ValueError, match="1-D"):
-    optimize.minimize(_rosenbrock, jnp.zeros((2, 2)), method="BFGS")
 
 
 def test_signal():

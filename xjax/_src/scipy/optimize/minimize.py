@@ -14,12 +14,13 @@ def minimize(fun: Callable, x0, args: tuple = (), *, method: str, tol: float | N
              options: Mapping[str, Any] | None = None) -> OptimizeResults:
   """Minimizes the scalar function ``fun(x, *args)`` of a 1-D array from ``x0``.
 
-  ``method`` is "BFGS" or "l-bfgs-experimental-do-not-rely-on-this"; ``options`` go to
-  the method (maxiter, norm, gtol, line_search_maxiter; maxcor for L-BFGS); ``tol`` is
-  not used (as JAX), set ``options["gtol"]``.
+  ``method`` is "BFGS" (options maxiter, norm, gtol, line_search_maxiter) or
+  "l-bfgs-experimental-do-not-rely-on-this" (maxiter, norm, maxcor, ftol, gtol, maxfun,
+  maxgrad, maxls); ``tol`` is not used (as JAX): set ``options["gtol"]``.
   """
   del tol
-  options = dict(options or {})
+  if not isinstance(args, tuple):
+    raise TypeError(f"args argument to jax.scipy.optimize.minimize must be a tuple, got {args}")
   solver = _METHODS.get(method.lower())
   if solver is None:
     raise ValueError(f"Method {method} not recognized")
@@ -27,4 +28,4 @@ def minimize(fun: Callable, x0, args: tuple = (), *, method: str, tol: float | N
   if x0.ndim != 1:
     raise ValueError(f"minimize: x0 must be a 1-D array, got shape {x0.shape}; flatten the "
                      "parameters (e.g. with jnp.ravel) and reshape inside `fun`.")
-  return solver(lambda x: fun(x, *args), x0, **options)
+  return solver(lambda x: fun(x, *args), x0, **dict(options or {}))

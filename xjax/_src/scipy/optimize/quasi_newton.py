@@ -1,20 +1,35 @@
-"""BFGS (dense inverse-Hessian) and L-BFGS (two-loop recursion over a history of
-``maxcor`` steps) minimization, each one ``while_loop`` so they jit-compile."""
+"""BFGS (a dense inverse-Hessian estimate; Nocedal & Wright, algorithm 6.1) and L-BFGS (a
+two-loop recursion over the last ``maxcor`` steps; algorithm 7.5, complex inputs as Sorber
+et al.), each one ``while_loop`` over the strong-Wolfe line search, so they jit-compile.
+Their updates, tests and status codes are JAX's, so results agree with it step for step."""
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 
+from xjax._src import dtypes
 from xjax._src.api import value_and_grad
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
-from xjax._src.scipy.optimize.line_search import backtracking
+from xjax._src.numpy import linalg as jla
+from xjax._src.scipy.optimize.line_search import dot, line_search
+
+# one compiled program when eager, as JAX's (its reduction rounds differently op by op)
+_norm = compiled_when_eager(jla.norm, static_argnames=("ord", "axis", "keepdims"))
 
 
 class OptimizeResults(NamedTuple):
-  """The result of ``minimize``: the solution, whether it converged (``status`` 0), the
-  value and gradient there, the inverse-Hessian estimate (BFGS), and the counts."""
+  """The result of ``minimize``.
+
+  ``x``: the last iterate; ``success``: converged without a line-search failure;
+  ``status``: 0 converged, 1 ``maxiter`` reached, then by method: BFGS 3 the zoom failed,
+  5 the line search ran out of steps, -1 undefined; L-BFGS 2 ``maxfun`` or 3 ``maxgrad``
+  reached, 4 too little decrease (``ftol``), 5 the line search failed. ``fun``, ``jac``: the
+  value and gradient at ``x``; ``hess_inv``: the inverse-Hessian estimate (BFGS; None for
+  L-BFGS); ``nfev``, ``njev``: evaluations of the function and its gradient; ``nit``: steps.
+  """
   x: object
   success: object
   status: object
@@ -26,105 +41,146 @@ class OptimizeResults(NamedTuple):
   nit: object
 
 
-def _converged(g, gtol, norm):
-  if norm == np.inf:
-    return jnp.max(jnp.abs(g)) < gtol
-  return jnp.sum(jnp.abs(g) ** norm) ** (1 / norm) < gtol
+# -- BFGS -------------------------------------------------------------------------------------
+
+class _BFGSState(NamedTuple):
+  converged: object
+  failed: object
+  k: object
+  nfev: object
+  x: object
+  f: object
+  g: object
+  h: object           # the inverse-Hessian estimate
+  f_prev: object      # f one step back: sets the line search's first trial step
+  ls_status: object
 
 
-# status: 0 converged, 1 too many iterations, 3 line search failed
-def minimize_bfgs(fun, x0, maxiter=None, norm=np.inf, gtol=1e-5, line_search_maxiter=10):
-  vg = value_and_grad(fun)
+# ``w.T`` contracted on the left and right of ``h``: (w h) w^T, in the order JAX contracts.
+_CONTRACT_0_1 = (((0,), (1,)), ((), ()))
+
+
+def _sandwich(w, h):
+  wh_t = lax.dot_general(h, w, _CONTRACT_0_1, precision=lax.Precision.HIGHEST)
+  return lax.dot_general(wh_t, w, _CONTRACT_0_1, precision=lax.Precision.HIGHEST)
+
+
+def minimize_bfgs(fun: Callable, x0, maxiter: int | None = None, norm=np.inf,
+                  gtol: float = 1e-5, line_search_maxiter: int = 10) -> OptimizeResults:
+  """BFGS from the identity: stops when ``|grad|_norm < gtol``, after ``maxiter``
+  (default ``200 n``) steps, or when a line search fails."""
+  if maxiter is None:
+    maxiter = np.size(x0) * 200
   n = x0.shape[0]
-  maxiter = n * 200 if maxiter is None else maxiter
-  f0, g0 = vg(x0)
-  eye = jnp.eye(n, dtype=x0.dtype)
+  f0, g0 = value_and_grad(fun)(x0)
 
-  def cond(state):
-    k, _, _, g, _, done, _ = state
-    return (~done) & (k < maxiter)
+  def body(s):
+    p = -dot(s.h, s.g)
+    ls = line_search(fun, s.x, p, old_fval=s.f, old_old_fval=s.f_prev, gfk=s.g,
+                     maxiter=line_search_maxiter)
+    step = ls.a_k * p
+    dg = ls.g_k - s.g
+    rho = jnp.reciprocal(dot(dg, step))
+    w = jnp.eye(n, dtype=rho.dtype) - rho * (step[:, None] * dg[None, :])
+    h = _sandwich(w, s.h) + rho * step[:, None] * step[None, :]
+    return _BFGSState(converged=_norm(ls.g_k, ord=norm) < gtol, failed=ls.failed,
+                      k=s.k + 1, nfev=s.nfev + ls.nfev, x=s.x + step, f=ls.f_k, g=ls.g_k,
+                      h=jnp.where(jnp.isfinite(rho), h, s.h), f_prev=s.f,
+                      ls_status=ls.status)
 
-  def body(state):
-    k, x, f, g, h, _, (nfev, _) = state
-    p = -(h @ g)
-    ls = backtracking(vg, x, f, g, p, line_search_maxiter)
-    s = ls.a_k * p
-    x_new = x + s
-    y = ls.g_k - g
-    rho = jnp.dot(y, s)
-    ok = rho > 0
-    rho_inv = 1 / jnp.where(ok, rho, 1)
-    left = eye - rho_inv * jnp.outer(s, y)
-    h_new = left @ h @ left.T + rho_inv * jnp.outer(s, s)
-    h = jnp.where(ok, h_new, h)
-    failed = ls.failed
-    x, f, g = (jnp.where(failed, x, x_new), jnp.where(failed, f, ls.f_k),
-               jnp.where(failed, g, ls.g_k))
-    status = jnp.where(failed, 3, jnp.where(_converged(g, gtol, norm), 0, 1))
-    return k + 1, x, f, g, h, status != 1, (nfev + ls.nfev, status)
-
-  state = (0, x0, f0, g0, eye, _converged(g0, gtol, norm), (1, 0))
-  k, x, f, g, h, _, (nfev, status) = lax.while_loop(cond, body, state)
-  status = jnp.where(_converged(g, gtol, norm), 0, jnp.where(status == 3, 3, 1))
-  return OptimizeResults(x=x, success=status == 0, status=status, fun=f, jac=g, hess_inv=h,
-                         nfev=nfev, njev=nfev, nit=k)
+  start = _BFGSState(converged=_norm(g0, ord=norm) < gtol, failed=False, k=0, nfev=1,
+                     x=x0, f=f0, g=g0, h=jnp.eye(n, dtype=x0.dtype),
+                     f_prev=f0 + _norm(g0) / 2, ls_status=0)
+  s = lax.while_loop(lambda s: ~s.converged & ~s.failed & (s.k < maxiter), body, start)
+  status = jnp.where(s.converged, 0, jnp.where(
+      s.k == maxiter, 1, jnp.where(s.failed, 2 + s.ls_status, -1)))
+  return OptimizeResults(x=s.x, success=s.converged & ~s.failed, status=status, fun=s.f,
+                         jac=s.g, hess_inv=s.h, nfev=s.nfev, njev=s.nfev, nit=s.k)
 
 
-def minimize_lbfgs(fun, x0, maxiter=None, norm=np.inf, maxcor=10, gtol=1e-5,
-                   line_search_maxiter=10):
-  vg = value_and_grad(fun)
-  n = x0.shape[0]
-  maxiter = n * 200 if maxiter is None else maxiter
-  f0, g0 = vg(x0)
-  zeros = jnp.zeros((maxcor, n), x0.dtype)
+# -- L-BFGS -----------------------------------------------------------------------------------
 
-  def direction(g, s_hist, y_hist, rho_hist, count):
-    """-H g by the two-loop recursion over the stored pairs (newest last)."""
-    def backward(i, carry):
-      q, alphas = carry
-      j = maxcor - 1 - i
-      use = i < count
-      a = jnp.where(use, rho_hist[j] * jnp.dot(s_hist[j], q), 0)
-      return q - a * y_hist[j], alphas.at[j].set(a)
-    q, alphas = lax.fori_loop(0, maxcor, backward, (g, jnp.zeros(maxcor, g.dtype)))
-    last_s, last_y = s_hist[-1], y_hist[-1]
-    gamma = jnp.where(count > 0, jnp.dot(last_s, last_y) /
-                      jnp.where(count > 0, jnp.dot(last_y, last_y), 1), 1)
-    r = gamma * q
+class _LBFGSState(NamedTuple):
+  converged: object
+  failed: object
+  k: object
+  nfev: object
+  x: object
+  f: object
+  g: object
+  s_hist: object      # the last maxcor steps, oldest first
+  y_hist: object      # their gradient changes
+  rho_hist: object    # 1 / Re(y.s) of each
+  gamma: object       # Re(y.s) / |y|^2 of the last step: the initial Hessian's scale
+  status: object
 
-    def forward(i, r):
-      use = i >= maxcor - count
-      b = rho_hist[i] * jnp.dot(y_hist[i], r)
-      return jnp.where(use, r + s_hist[i] * (alphas[i] - b), r)
-    return -lax.fori_loop(0, maxcor, forward, r)
 
-  def cond(state):
-    k, *_, done, _ = state
-    return (~done) & (k < maxiter)
+def _two_loop(s):
+  """The L-BFGS direction ``-H g`` from the stored pairs (the newest ``min(k, maxcor)``)."""
+  at = lambda history, i: lax.dynamic_index_in_dim(history, i, keepdims=False)
+  dtype = s.rho_hist.dtype
+  size = s.rho_hist.shape[0]
+  used = jnp.where(s.k < size, s.k, size)
 
-  def body(state):
-    k, x, f, g, s_hist, y_hist, rho_hist, count, _, (nfev, _) = state
-    p = direction(g, s_hist, y_hist, rho_hist, count)
-    ls = backtracking(vg, x, f, g, p, line_search_maxiter)
-    s = ls.a_k * p
-    y = ls.g_k - g
-    sy = jnp.dot(s, y)
-    keep = sy > 0
-    s_hist = jnp.where(keep, jnp.roll(s_hist, -1, 0).at[-1].set(s), s_hist)
-    y_hist = jnp.where(keep, jnp.roll(y_hist, -1, 0).at[-1].set(y), y_hist)
-    rho_hist = jnp.where(keep, jnp.roll(rho_hist, -1).at[-1].set(1 / jnp.where(keep, sy, 1)),
-                         rho_hist)
-    count = jnp.where(keep, jnp.minimum(count + 1, maxcor), count)
-    failed = ls.failed
-    x, f, g = (jnp.where(failed, x, x + s), jnp.where(failed, f, ls.f_k),
-               jnp.where(failed, g, ls.g_k))
-    status = jnp.where(failed, 3, jnp.where(_converged(g, gtol, norm), 0, 1))
-    return (k + 1, x, f, g, s_hist, y_hist, rho_hist, count, status != 1,
-            (nfev + ls.nfev, status))
+  def newest_first(j, carry):
+    q, alphas = carry
+    i = size - 1 - j
+    alpha = at(s.rho_hist, i) * dot(jnp.conj(at(s.s_hist, i)), q).real.astype(dtype)
+    return (q - alpha * jnp.conj(at(s.y_hist, i)),
+            lax.dynamic_update_index_in_dim(alphas, alpha, i, 0))
 
-  state = (0, x0, f0, g0, zeros, zeros, jnp.zeros(maxcor, x0.dtype), 0,
-           _converged(g0, gtol, norm), (1, 0))
-  k, x, f, g, *_, (nfev, status) = lax.while_loop(cond, body, state)
-  status = jnp.where(_converged(g, gtol, norm), 0, jnp.where(status == 3, 3, 1))
-  return OptimizeResults(x=x, success=status == 0, status=status, fun=f, jac=g, hess_inv=None,
-                         nfev=nfev, njev=nfev, nit=k)
+  def oldest_first(j, q):
+    i = size - used + j
+    beta = at(s.rho_hist, i) * dot(at(s.y_hist, i), q).real.astype(dtype)
+    return q + (at(alphas, i) - beta) * at(s.s_hist, i)
+
+  q, alphas = lax.fori_loop(0, used, newest_first, (-jnp.conj(s.g), jnp.zeros_like(s.rho_hist)))
+  return lax.fori_loop(0, used, oldest_first, s.gamma * q)
+
+
+def _push(history, new):
+  """Drops the oldest entry and appends ``new``."""
+  return jnp.concatenate([history[1:], jnp.expand_dims(new, 0)])
+
+
+def minimize_lbfgs(fun: Callable, x0, maxiter: float | None = None, norm=np.inf,
+                   maxcor: int = 10, ftol: float = 2.220446049250313e-09, gtol: float = 1e-05,
+                   maxfun: float | None = None, maxgrad: float | None = None,
+                   maxls: int = 20) -> OptimizeResults:
+  """L-BFGS keeping ``maxcor`` pairs: stops when ``|grad|_norm < gtol``, the decrease is
+  below ``ftol``, a line search (``maxls`` steps) fails, or past ``maxiter`` steps
+  (default ``200 n`` when no limit is given) or ``maxfun``/``maxgrad`` evaluations."""
+  n = len(x0)
+  dtype = dtypes.dtype(x0)
+  if maxiter is None and maxfun is None and maxgrad is None:
+    maxiter = n * 200
+  f0, g0 = value_and_grad(fun)(x0)
+
+  def body(s):
+    p = _two_loop(s)
+    ls = line_search(fun, s.x, p, old_fval=s.f, gfk=s.g, maxiter=maxls)
+    step = jnp.asarray(ls.a_k).astype(p.dtype) * p
+    dg = ls.g_k - s.g
+    curvature = jnp.real(dot(dg, step))
+    rho = jnp.reciprocal(curvature).astype(dg.dtype)
+    gamma = curvature / jnp.real(dot(jnp.conj(dg), dg))
+    status = jnp.where(s.f - ls.f_k < ftol, 4, jnp.array(0))
+    for count, limit, code in ((s.nfev, maxgrad, 3), (s.nfev, maxfun, 2), (s.k, maxiter, 1)):
+      if limit is not None:                         # (njev == nfev)
+        status = jnp.where(count >= limit, code, status)
+    status = jnp.where(ls.failed, 5, status)
+    converged = _norm(ls.g_k, ord=norm) < gtol
+    return _LBFGSState(
+        converged=converged, failed=(status > 0) & ~converged, k=s.k + 1,
+        nfev=s.nfev + ls.nfev, x=(s.x + step).astype(s.x.dtype), f=ls.f_k.astype(s.f.dtype),
+        g=ls.g_k.astype(s.g.dtype), s_hist=_push(s.s_hist, step), y_hist=_push(s.y_hist, dg),
+        rho_hist=_push(s.rho_hist, rho), gamma=gamma.astype(s.g.dtype),
+        status=jnp.where(converged, 0, status))
+
+  start = _LBFGSState(converged=jnp.array(False), failed=jnp.array(False), k=0, nfev=1, x=x0,
+                      f=f0, g=g0, s_hist=jnp.zeros((maxcor, n), dtype),
+                      y_hist=jnp.zeros((maxcor, n), dtype), rho_hist=jnp.zeros((maxcor,), dtype),
+                      gamma=1., status=0)
+  s = lax.while_loop(lambda s: ~s.converged & ~s.failed, body, start)
+  return OptimizeResults(x=s.x, success=s.converged & ~s.failed, status=s.status, fun=s.f,
+                         jac=s.g, hess_inv=None, nfev=s.nfev, njev=s.nfev, nit=s.k)
