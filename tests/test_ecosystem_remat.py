@@ -20,9 +20,9 @@ def _leaf_sum(tree, jax):
 
 
 def test_flax_remat_with_policies():
-  jax, nn = library("jax", "flax.linen")
+  jax, nn, ad_checkpoint = library("jax", "flax.linen", "jax.ad_checkpoint")
   jnp = jax.numpy
-  from jax.ad_checkpoint import checkpoint_name
+  checkpoint_name = ad_checkpoint.checkpoint_name
   cp = jax.checkpoint_policies
 
   class Block(nn.Module):
