@@ -130,6 +130,16 @@ def test_donating_the_same_array_twice():
   np.testing.assert_array_equal(x, np.ones((2, 3)))
 
 
+def test_donating_zeros_made_alike():
+  # Each jnp.zeros(()) is an array of its own (as in JAX), though a host scalar's 0-d Array is
+  # cached: donating one leaves the others alone (optax's schedule_free state holds two).
+  a, b, c = jnp.zeros(()), jnp.zeros(()), jnp.zeros_like(1.0)
+  assert a is not b and c is not jnp.zeros_like(1.0)
+  out = xjax.jit(lambda a, b: (a + 1, b + 2), donate_argnums=(0, 1))(a, b)
+  assert [float(o) for o in out] == [1.0, 2.0] and a.is_deleted() and b.is_deleted()
+  assert float(jnp.zeros(())) == 0.0 and float(c) == 0.0
+
+
 def test_bad_donation_options():
   with pytest.raises(ValueError, match=r"Jitted function has donate_argnums=\(5,\), but only "
                      "accepts 2 positional arguments."):

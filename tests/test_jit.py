@@ -364,6 +364,12 @@ def test_jitted_function_reports_the_wrapped_signature():
   assert str(inspect.signature(jax.jit(foo), follow_wrapped=False)) == "(x, y=1)"
 
 
+def test_jitted_function_type_is_named_as_jax_names_it():
+  # chex's is_traceable (assert_max_traces refuses to wrap a jitted function) looks for it.
+  f = jax.jit(lambda x: x)
+  assert type(f).__name__ == "PjitFunction" and repr(f).startswith("<PjitFunction of <function")
+
+
 def test_pmap_maps_keyword_arguments_over_their_leading_axis():
   def foo(x, y=1.0):
     return x * y

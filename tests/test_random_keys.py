@@ -88,6 +88,18 @@ def test_typed_key_jaxprs_match_jax():
   assert "b:key<fry>[] = random_seed[impl=fry] a" in text
 
 
+def test_jit_returns_closed_over_keys():
+  # optax's inject_hyperparams keeps a key in its state: a key constant is a constvar (a
+  # scalar key is no literal), returned as it is (values from JAX 0.10.2).
+  k = R.key(17)
+  ks = R.split(k, 3)
+  out = xjax.jit(lambda x: (x, k, ks))(1.)
+  assert _data(out[1]).tolist() == [0, 17]
+  assert _data(out[2]).tolist() == [[1410583977, 344060510], [677216225, 3396477011],
+                                    [853908896, 4142250837]]
+  assert str(xjax.make_jaxpr(lambda: k)()) == "{ lambda a:key<fry>[]; . let  in (a,) }"
+
+
 def _data(keys):
   return np.asarray(R.key_data(keys))
 

@@ -312,7 +312,7 @@ class CompiledJaxpr:
     self.const_bufs = [to_buffer(c, v.aval, device) for i, (c, v) in
                        enumerate(zip(closed.consts, closed.jaxpr.constvars))
                        if i not in embedded]
-    self.nbytes = sum(v.aval.size * np.dtype(v.aval.dtype).itemsize for i, v in
+    self.nbytes = sum(v.aval.size * v.aval.dtype.itemsize for i, v in
                       enumerate(closed.jaxpr.constvars) if i not in embedded)
     self.used = True
     budget.admit(self)

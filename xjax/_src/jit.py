@@ -485,8 +485,8 @@ def _hashable(x):
   return tuple(x) if isinstance(x, list) else x
 
 
-class Jitted:
-  """The callable ``jit(fun)`` returns."""
+class PjitFunction:
+  """The callable ``jit(fun)`` returns (named as JAX names its type: libraries test for it)."""
 
   def __init__(self, fun: Callable, static_argnums, static_argnames, donate_argnums,
                donate_argnames, keep_unused, inline, in_shardings=None,
@@ -763,7 +763,7 @@ class Jitted:
 
 
 class Traced:
-  def __init__(self, jitted: Jitted, entry: _CacheEntry, leaves=(), args=()) -> None:
+  def __init__(self, jitted: PjitFunction, entry: _CacheEntry, leaves=(), args=()) -> None:
     self._jitted = jitted
     self._entry = entry
     self._leaves, self._args = leaves, args
@@ -778,7 +778,7 @@ class Traced:
 class Lowered:
   """The StableHLO of a jitted function for given argument types."""
 
-  def __init__(self, jitted: Jitted, entry: _CacheEntry, leaves=(), args=()) -> None:
+  def __init__(self, jitted: PjitFunction, entry: _CacheEntry, leaves=(), args=()) -> None:
     from xjax._src.backend import lowering
     self._jitted = jitted
     self._entry = entry
@@ -855,7 +855,7 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
                          donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                          keep_unused=keep_unused, inline=inline, in_shardings=in_shardings,
                          out_shardings=out_shardings)
-  return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+  return PjitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                 keep_unused, inline, in_shardings, out_shardings)
 
 
@@ -866,7 +866,7 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=()):
   parameter runs it op by op instead."""
   if fun is None:
     return functools.partial(compiled_when_eager, static_argnames=static_argnames)
-  jitted = Jitted(fun, None, static_argnames, None, None, False, False)
+  jitted = PjitFunction(fun, None, static_argnames, None, None, False, False)
 
   @wraps(fun)
   def call(*args, **kwargs):

@@ -120,8 +120,8 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
            disabled_checks: Sequence[DisabledSafetyCheck] = ()):
   """``export(jit(f), platforms=...)(*args, **kwargs) -> Exported``; arguments are arrays,
   scalars or ``ShapeDtypeStruct``s giving the types to export for."""
-  from xjax._src.jit import Jitted
-  if not isinstance(fun_jit, Jitted):
+  from xjax._src.jit import PjitFunction
+  if not isinstance(fun_jit, PjitFunction):
     raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit!r}")
   platforms = _platforms(platforms)
   checks = tuple(disabled_checks)

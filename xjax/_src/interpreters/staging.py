@@ -8,6 +8,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from xjax._src import dtypes
 from xjax._src.core import leaks, source_info
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
@@ -93,7 +94,8 @@ class DynamicJaxprTrace(Trace):
         raise escaped_tracer_error(x)
       return self._const_var(x, x.aval)
     aval = get_aval(x)
-    if not aval.shape and type(aval) is ShapedArray:  # scalars are inlined, as JAX does
+    if not aval.shape and type(aval) is ShapedArray and not dtypes.is_extended(aval.dtype):
+      # scalars are inlined, as JAX does (PRNG keys stay constvars)
       return Literal(np.asarray(x, dtype=aval.dtype)[()], aval)
     return self._const_var(x, aval)
 

@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from xjax._src import dtypes
+from xjax._src.array import Array
 from xjax._src.backend.lowering import i64_array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
@@ -150,7 +151,13 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
       return dtype.full(shape, fill_value)
     dtype = dtypes.canonicalize_dtype(dtype)
   value = convert_element_type(fill_value, dtype, weak)
-  return broadcast_in_dim(value, shape, ())
+  return broadcast_in_dim(value, shape, ()) if shape else _own(value, fill_value)
+
+
+def _own(value, fill_value):
+  """A 0-d ``full`` of its own: the 0-d Array of a host scalar is shared (array.scalar_array),
+  so a caller donating or deleting it must not affect other holders (JAX's are distinct)."""
+  return value.__copy__() if value is not fill_value and type(value) is Array else value
 
 
 # ---------------------------------------------------------------------------------------
@@ -886,7 +893,8 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
   if dtype is not None or not aval.weak_type:
     return full(shape, fill_value, aval.dtype if dtype is None else dtype)
   # weak: the fill converted first (on the host for a scalar: a weak literal, as JAX)
-  return full(shape, convert_element_type(fill_value, aval.dtype, True))
+  value = convert_element_type(fill_value, aval.dtype, True)
+  return full(shape, value) if shape else _own(value, fill_value)
 
 
 def zeros_like_array(x):
