@@ -386,6 +386,30 @@ def test_custom_vjp_symbolic_zero_cotangents_and_outputs():
   assert seen == [["Array", "SymbolicZero"]]
 
 
+def test_custom_vjp_bwd_under_vmap_gets_symbolic_zero_cotangents():
+  # grad of vmap (and vmap of vmap of grad): bwd sees the unused output's cotangent as a
+  # SymbolicZero of one example's aval, as in JAX 0.10.2 (not batched zeros).
+  seen = []
+
+  @xjax.custom_vjp
+  def f(x, y):
+    return x * y, x + y
+
+  def bwd(res, g):
+    seen.append([(type(c).__name__, str(c.aval)) if type(c).__name__ == "SymbolicZero"
+                 else "value" for c in g])
+    return (g[0] * res[1], g[0] * res[0])
+  f.defvjp(lambda x, y: (f(x.value, y.value), (x.value, y.value)), bwd, symbolic_zeros=True)
+  xs, ys = jnp.arange(3.), jnp.ones(3)
+  g = xjax.grad(lambda x: xjax.vmap(lambda a, b: f(a, b)[0])(x, ys).sum())(xs)
+  np.testing.assert_array_equal(g, [1., 1., 1.])
+  g = xjax.jit(xjax.grad(lambda x: xjax.vmap(lambda a: f(a, 2.)[0])(x).sum()))(xs)
+  np.testing.assert_array_equal(g, [2., 2., 2.])
+  g = xjax.vmap(xjax.vmap(xjax.grad(lambda x, y: f(x, y)[0])))(xs[None], ys[None])
+  np.testing.assert_array_equal(g, [[1., 1., 1.]])
+  assert seen == [["value", ("SymbolicZero", "float32[]")]] * 3
+
+
 def test_custom_jvp_symbolic_zeros_reach_the_rule_and_may_be_returned():
   seen = []
 

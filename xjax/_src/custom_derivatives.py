@@ -502,10 +502,16 @@ def _custom_vjp_batch(axis, args, dims, **params):
       return both[:box["n"]], both[box["n"]:], box["tree"]
 
     def bwd_b(res_tree, res, cts):
-      cts = [ad.instantiate(c) for c in cts]
-      return _batch_flat_fn(lambda *xs: [ad.instantiate(c) for c in bwd(
-          res_tree, xs[:len(res)], xs[len(res):])], axis,
-                            [True] * (len(res) + len(cts)))(*res, *cts)
+      # Zero cotangents stay symbolic, of one example's aval (bwd sees SymbolicZeros, as JAX)
+      zeros = [Zero(c.aval.update(shape=c.aval.shape[1:])) if type(c) is Zero else None
+               for c in cts]
+      live = [c for c in cts if type(c) is not Zero]
+
+      def f(*xs):
+        it = iter(xs[len(res):])
+        inner = [next(it) if z is None else z for z in zeros]
+        return [ad.instantiate(c) for c in bwd(res_tree, xs[:len(res)], inner)]
+      return _batch_flat_fn(f, axis, [True] * (len(res) + len(live)))(*res, *live)
     return dict(fwd=fwd_b, bwd=bwd_b)
   return _batch_call(custom_vjp_call_p, axis, args, dims, params, rebatch)
 
