@@ -88,3 +88,4 @@ def __getattr__(name: str):
     import importlib
     return importlib.import_module(f"{__name__}.{name}")
   raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+from xjax._src.state.dslice import ds  # noqa: E402,F401

@@ -12,6 +12,7 @@ from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.lax import gather_scatter as gs
 from xjax._src.lax import lax
+from xjax._src.numpy import dslice_indexing
 
 _FILL = gs.GatherScatterMode.FILL_OR_DROP
 
@@ -23,6 +24,10 @@ def getitem(x, idx):
 
 def rewriting_take(x, idx, mode=None, fill_value=None, indices_are_sorted=False,
                    unique_indices=False):
+  if dslice_indexing.has_dslice(idx):  # jax.ds entries: taken first
+    x, idx = dslice_indexing.take(x, idx, mode, fill_value, rewriting_take)
+    if idx is None:
+      return x
   aval = get_aval(x)
   if isinstance(idx, list):
     raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "

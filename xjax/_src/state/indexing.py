@@ -15,14 +15,16 @@ import numpy as np
 
 from xjax._src.basearray import Array
 from xjax._src.interpreters.staging import trace_to_jaxpr
+from xjax._src.state.dslice import Slice
 
 _WHOLE: tuple = ()
 
 
 class Indexer:
   """Static index entries, one per position: ``("int", k)``, ``("slice", start, stop,
-  step)``, ``("dyn",)`` (the next dynamic operand) or ``("none",)`` (a new axis).  No
-  entries means the whole ref (``ref[...]``)."""
+  step)``, ``("dyn",)`` (the next dynamic operand), ``("none",)`` (a new axis) or
+  ``("ds", start, size, stride)`` (a ``jax.ds`` slice; a None start is the next dynamic
+  operand).  No entries means the whole ref (``ref[...]``)."""
   __slots__ = ("entries",)
 
   def __init__(self, entries: tuple = _WHOLE) -> None:
@@ -47,9 +49,16 @@ class Indexer:
     out = []
     for e in self.entries:
       kind = e[0]
-      out.append(e[1] if kind == "int" else slice(*e[1:]) if kind == "slice" else
-                 next(dyn) if kind == "dyn" else None)
+      if kind == "ds":
+        out.append(Slice(next(dyn) if e[1] is None else e[1], e[2], e[3]))
+      else:
+        out.append(e[1] if kind == "int" else slice(*e[1:]) if kind == "slice" else
+                   next(dyn) if kind == "dyn" else None)
     return tuple(out)
+
+  @property
+  def has_ds(self) -> bool:
+    return any(e[0] == "ds" for e in self.entries)
 
   def pretty(self, shape, dyn_names) -> str:
     """``1,:`` / ``c,2:4`` / ``...``: the index as JAX prints it in jaxprs."""
@@ -66,6 +75,9 @@ class Indexer:
         parts.append(str(e[1]))
       elif kind == "dyn":
         parts.append(next(names))
+      elif kind == "ds":  # JAX prints start:start+size, whatever the stride
+        start = next(names) if e[1] is None else e[1]
+        parts.append(f"{start}:{start}+{e[2]}" if e[1] is None else f"{start}:{start + e[2]}")
       else:
         start, stop, step = slice(*e[1:]).indices(n)
         parts.append(":" if (start, stop, step) == (0, n, 1) else
@@ -119,6 +131,21 @@ def parse(idx, shape) -> tuple[Indexer, list]:
                          "(index with an integer array or a traced integer instead).")
       entries.append(("slice",) + tuple(None if p is None else operator.index(p)
                                         for p in parts))
+    elif type(x) is Slice:
+      if x.is_dynamic_size:
+        raise TypeError(f"jax.ds needs a static size, got {x.size!r}.")
+      size, n = operator.index(x.size), shape[dim]
+      if x.is_dynamic_start:
+        dyn.append(x.start)
+        start = None
+      else:
+        start = operator.index(x.start)
+        if start and start >= n:
+          raise ValueError(f"Out of bound slice: start={start}, dim={n}.")
+        if start and size and start + (size - 1) * x.stride >= n:
+          raise ValueError(f"Out of bound slice: start={start}, size={size}, "
+                           f"stride={x.stride}, dim={n}.")
+      entries.append(("ds", start, size, x.stride))
     elif isinstance(x, (Array, np.ndarray)) or hasattr(x, "__jax_array__"):
       entries.append(("dyn",))
       dyn.append(x)
@@ -139,7 +166,9 @@ def updated(value, indexer: Indexer, dyn, x, accumulate: bool):
   if indexer.whole:
     return value + x if accumulate else x
   at = value.at[indexer.numpy_index(dyn)]
-  return at.add(x) if accumulate else at.set(x)
+  # jax.ds windows are written as dynamic_update_slice writes them: clamped into bounds
+  mode = "clip" if indexer.has_ds else None
+  return at.add(x, mode=mode) if accumulate else at.set(x, mode=mode)
 
 
 @functools.lru_cache(maxsize=1024)
