@@ -89,3 +89,4 @@ def __getattr__(name: str):
     return importlib.import_module(f"{__name__}.{name}")
   raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 from xjax._src.state.dslice import ds  # noqa: E402,F401
+from xjax._src.config import make_user_context  # noqa: E402,F401

@@ -161,3 +161,60 @@ def disable_jit(disable: bool = True):
 
 def log_compiles(value: bool = True):
   return config._override("jax_log_compiles", value)
+
+
+class UserContext:
+  """``with user_config(value):``: the value inside the block (``jax.make_user_context``)."""
+  __slots__ = ("_config", "_new_value")
+
+  def __init__(self, config_: "UserConfig", new_value: Any) -> None:
+    self._config, self._new_value = config_, new_value
+
+  def __enter__(self) -> None:
+    hash(self._new_value)  # part of jit's cache key: unhashable values fail here
+    self._config._locals.append(self._new_value)
+    self._config._refresh()
+
+  def __exit__(self, *exc) -> None:
+    self._config._locals.pop()
+    self._config._refresh()
+
+
+class UserConfig:
+  """A value that is part of every jit cache key: changing it re-traces jitted functions
+  (``jax.make_user_context``).  ``with c(value):`` sets it for a block, ``set_global`` outside
+  any block."""
+
+  def __init__(self, default_value: Any = None) -> None:
+    hash(default_value)
+    self._flag = f"user_context_{len(_user_contexts)}"
+    _user_contexts.append(self)
+    self._global, self._locals = default_value, []
+    config.define(self._flag, default_value, affects_tracing=True)
+
+  @property
+  def value(self) -> Any:
+    return config._values[self._flag]
+
+  def get_global(self) -> Any:
+    return self._global
+
+  def set_global(self, new_value: Any) -> None:
+    hash(new_value)
+    self._global = new_value
+    self._refresh()
+
+  def __call__(self, new_value: Any) -> UserContext:
+    return UserContext(self, new_value)
+
+  def _refresh(self) -> None:
+    config.update(self._flag, self._locals[-1] if self._locals else self._global)
+
+
+_user_contexts: list = []
+
+
+def make_user_context(default_value: Any = None) -> UserConfig:
+  """A jit-cache-sensitive context: jitted functions called under another value of it are
+  traced, lowered and compiled again."""
+  return UserConfig(default_value)
