@@ -114,7 +114,12 @@ def test_ill_conditioned_and_singular_inputs():
     np.testing.assert_allclose(L.eigvalsh(h), np.linalg.eigvalsh(h), atol=1e-14)
   finally:
     xjax.config.update("jax_enable_x64", False)
+  rect = _rand((2, 3, 5), np.float32)  # the 2-norm condition number of non-square matrices
+  for p in (None, 2, -2):
+    np.testing.assert_allclose(L.cond(rect, p), np.linalg.cond(rect, p), rtol=1e-4)
   sing = np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)
+  assert float(L.cond(sing, 1)) == np.inf  # NaN from the broken-down inverse reads as inf
+  assert np.isnan(L.cond(np.array([[1.0, np.nan], [0.0, 1.0]], np.float32), 1))
   assert float(L.det(sing)) == 0.0
   assert np.all(~np.isfinite(np.asarray(L.inv(sing))))
   assert np.all(~np.isfinite(np.asarray(L.solve(sing, np.ones(2, np.float32)))))
@@ -307,14 +312,31 @@ def test_roots_poly_polyfit():
 
 
 def test_bad_input():
-  with pytest.raises(ValueError, match=r"\(3, 4\)"):
+  # error classes as JAX 0.10.2 raises them (symmetrizing functions: TypeError for both)
+  with pytest.raises(TypeError, match=r"\(3, 4\)"):
     L.cholesky(np.ones((3, 4), np.float32))
+  with pytest.raises(ValueError, match=r"\(3, 4\)"):
+    L.cholesky(np.ones((3, 4), np.float32), symmetrize_input=False)
   with pytest.raises(ValueError, match=r"\(2, 3\)"):
     L.inv(np.ones((2, 3), np.float32))
   with pytest.raises(ValueError, match="at least 2 dimensions"):
+    L.det(np.ones(3, np.float32))
+  with pytest.raises(TypeError, match="at least 2 dimensions"):
     L.eigh(np.ones(3, np.float32))
-  with pytest.raises(ValueError, match="at least 2 dimensions"):
+  with pytest.raises(TypeError, match="rank at least 2"):
     lax.linalg.svd(np.ones(3, np.float32))
+  with pytest.raises(ValueError, match="square"):
+    L.eig(np.ones((2, 3), np.float32))
+  with pytest.raises(TypeError, match="square"):
+    L.matrix_power(np.ones((2, 3), np.float32), 2)
+  with pytest.raises(TypeError, match="integer"):
+    L.matrix_power(np.eye(2), 2.5)
+  with pytest.raises(ValueError, match="square"):
+    L.cond(np.ones((2, 3), np.float32), p=1)
+  with pytest.raises(ValueError, match="at least 2 dimensions"):
+    L.pinv(np.ones(3, np.float32))
+  with pytest.raises(TypeError, match="<class 'list'> at position 0"):
+    L.solve([[1.0, 2.0], [3.0, 4.0]], np.ones(2))
   with pytest.raises(NotImplementedError, match="float16"):
     L.cholesky(np.eye(3, dtype=np.float16))
   with pytest.raises(ValueError, match="Unsupported QR decomposition mode"):

@@ -116,6 +116,35 @@ def test_expm_batched_jit_and_gradient():
   check_grads(L.expm, (a[0],), 1, atol=3e-2, rtol=3e-2)
 
 
+def test_expm_follows_jax_pade_schedule():
+  # JAX 0.10.2's values: its degree choice (3/5/7 in float32) and squaring give these bits
+  a = np.array([[0.5, -1.2, 0.3], [2.0, 0.1, -0.7], [0.4, 0.9, -0.3]], np.float32)
+  want = {
+      0.1: [[1.0396136045455933, -0.12171022593975067, 0.03439553081989288],
+            [0.20370694994926453, 0.9948111176490784, -0.06594633311033249],
+            [0.04928702861070633, 0.08625656366348267, 0.968097448348999]],
+      1.0: [[0.470965176820755, -0.8964358568191528, 0.5693197846412659],
+            [1.568581461906433, -0.19607162475585938, -0.08346196264028549],
+            [1.0571799278259277, 0.23505976796150208, 0.7106146812438965]],
+      30.0: [[34.32057189941406, -9.397443771362305, 36.10557174682617],
+             [22.949474334716797, -4.818554401397705, 37.49037170410156],
+             [77.28900146484375, -35.70979690551758, 109.92781829833984]]}
+  for scale, values in want.items():
+    np.testing.assert_allclose(L.expm(scale * a), values, rtol=2e-7, atol=0)
+  np.testing.assert_allclose(
+      L.expm(np.triu(a), upper_triangular=True),
+      [[1.6487212181091309, -1.6306511163711548, 0.8108574748039246],
+       [0.0, 1.1051709651947021, -0.6376171708106995], [0.0, 0.0, 0.7408182621002197]],
+      rtol=2e-7)
+  assert np.isnan(L.expm(30 * a, max_squarings=2)).all()  # needs 4 squarings
+  np.testing.assert_allclose(L.expm_frechet(a, a.T, method="any", compute_expm=False),
+                             [[2.801519, 0.1726998, -0.21952872],
+                              [1.7468522, 2.122349, 0.2855012],
+                              [0.13431665, 0.39480257, 0.15535434]], rtol=1e-5)
+  with pytest.raises(TypeError, match="float16"):
+    L.expm(a.astype(np.float16))
+
+
 def test_sqrtm_and_funm():
   close(L.sqrtm(SPD), sl.sqrtm(SPD))
   r = np.asarray(L.sqrtm(A))  # complex eigenvalues: the principal root, complex output
@@ -156,3 +185,22 @@ def test_bad_input():
     L.eigh(A, b=A)
   with pytest.raises(ValueError, match="side"):
     L.polar(A, side="up")
+
+
+def test_arguments_as_jax_takes_them():
+  # scipy reads one triangle: an asymmetric input gives SciPy's factor (JAX does the same)
+  m = SPD + np.triu(np.ones_like(SPD), 1)
+  close(L.cholesky(m), sl.cholesky(m))
+  close(L.cholesky(m, lower=True), sl.cholesky(m, lower=True))
+  rect = RNG.standard_normal((3, 5)).astype(np.float32)
+  lu, piv = L.lu_factor(rect)  # rectangular matrices factor, as in SciPy and JAX
+  want_lu, want_piv = sl.lu_factor(rect)
+  close(lu, want_lu)
+  np.testing.assert_array_equal(piv, want_piv)
+  with pytest.raises(ValueError, match="'trans' value must be 0, 1, or 2"):
+    L.lu_solve(L.lu_factor(SPD), B, trans=3)
+  close(L.solve_triangular(np.triu(SPD).tolist(), B[:, 0].tolist()),
+        sl.solve_triangular(np.triu(SPD), B[:, 0]))
+  close(L.eigh(SPD, None, True, False, False, False, True, None, 1)[0], np.linalg.eigvalsh(SPD))
+  with pytest.raises(NotImplementedError, match="eigvals=None"):
+    L.eigh(SPD, eigvals=(0, 1))

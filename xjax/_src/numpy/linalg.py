@@ -13,6 +13,7 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.custom_derivatives import custom_jvp
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import linalg as lax_linalg
 from xjax._src.lax.linalg.lu import solve_factored
 from xjax._src.numpy import lax_numpy as jnp
@@ -52,15 +53,18 @@ def _inexact(name: str, *args):
   return out
 
 
-def _matrix(name: str, a, square: bool = True):
+def _matrix(name: str, a, square: bool = True, rank_error=TypeError, square_error=ValueError):
+  """``a`` promoted to an inexact dtype, checked to be a (batch of, optionally square)
+  matrices.  The error classes are those JAX raises for ``name``: by default its linear
+  algebra primitives' (TypeError for a rank below 2, ValueError for a non-square matrix)."""
   (a,) = _inexact(name, a)
   s = a.shape
   if a.ndim < 2:
-    raise ValueError(f"jnp.linalg.{name}: argument must have at least 2 dimensions, got "
-                     f"shape {s}.")
+    raise rank_error(f"jnp.linalg.{name}: input must have at least 2 dimensions, got shape "
+                     f"{s}.")
   if square and s[-1] != s[-2]:
-    raise ValueError(f"jnp.linalg.{name}: argument must be a batch of square matrices, got "
-                     f"shape {s}.")
+    raise square_error(f"jnp.linalg.{name}: input must be a (batch of) square matrices, got "
+                       f"shape {s}.")
   return a
 
 
@@ -70,13 +74,15 @@ def _H(x):
 
 # -- factorizations ------------------------------------------------------------------------
 
+@compiled_when_eager(static_argnames=("upper", "symmetrize_input"))
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
   """The lower (or upper) Cholesky factor of each Hermitian positive-definite matrix."""
-  a = _matrix("cholesky", a)
+  a = _matrix("cholesky", a, square_error=TypeError if symmetrize_input else ValueError)
   factor = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
   return _H(factor) if upper else factor
 
 
+@compiled_when_eager(static_argnames=("mode",))
 def qr(a, mode: str = "reduced"):
   """QR decomposition; ``mode`` is "reduced", "complete", "r" or "raw" (LAPACK's packed
   reflectors, transposed, and their scale factors)."""
@@ -90,15 +96,17 @@ def qr(a, mode: str = "reduced"):
   return r if mode == "r" else QRResult(q, r)
 
 
+@compiled_when_eager(static_argnames=("UPLO", "symmetrize_input"))
 def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
   """Eigenvalues (ascending) and eigenvectors of Hermitian matrices."""
-  a = _matrix("eigh", a)
+  a = _matrix("eigh", a, square_error=TypeError if symmetrize_input else ValueError)
   if UPLO not in (None, "L", "U"):
     raise ValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
   v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
   return EighResult(w, v)
 
 
+@compiled_when_eager(static_argnames=("UPLO", "symmetrize_input"))
 def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):
   """Eigenvalues (ascending) of Hermitian matrices."""
   return eigh(a, UPLO, symmetrize_input).eigenvalues
@@ -118,6 +126,8 @@ def eigvals(a):
                         compute_right_eigenvectors=False)[0]
 
 
+@compiled_when_eager(static_argnames=("full_matrices", "compute_uv", "hermitian",
+                                     "subset_by_index"))
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
         subset_by_index=None):
   """Singular value decomposition ``a = U @ diag(S) @ Vh``, ``S`` descending."""
@@ -151,9 +161,10 @@ def _lu_solve(a, b):
   return solve_factored(factors, perm, b, 0)
 
 
+@compiled_when_eager
 def solve(a, b):
   """Solves ``a @ x = b``; ``b`` is a vector when 1-D, else a stack of matrices (NumPy 2)."""
-  a = _matrix("solve", a)
+  a = _matrix("solve", a, rank_error=ValueError)
   check_arraylike("jnp.linalg.solve", b)
   a, b = promote_dtypes_inexact(a, jnp.asarray(b))
   if b.ndim == 1:
@@ -174,9 +185,10 @@ def _solve_broadcast(a, b):
   return _lu_solve(a, b)
 
 
+@compiled_when_eager
 def inv(a):
   """Matrix inverses (inf/nan for singular matrices)."""
-  a = _matrix("inv", a)
+  a = _matrix("inv", a, rank_error=ValueError)
   eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
   return _lu_solve(a, eye)
 
@@ -217,9 +229,10 @@ def _slogdet_jvp(primals, tangents):
   return (sign, logdet), (dsign, dlog)
 
 
+@compiled_when_eager(static_argnames=("method",))
 def slogdet(a, *, method: str | None = None):
   """``(sign, log|det|)`` of each matrix (``method`` "lu" or "qr"; both use LU here)."""
-  a = _matrix("slogdet", a)
+  a = _matrix("slogdet", a, rank_error=ValueError)
   if method not in (None, "lu", "qr"):
     raise ValueError(f"Unrecognized slogdet method {method!r}; expected 'lu' or 'qr'.")
   return SlogdetResult(*_slogdet(a))
@@ -247,14 +260,21 @@ def _det_jvp(primals, tangents):
   return y, jnp.trace(jnp.matmul(adj, da), axis1=-2, axis2=-1)
 
 
+@compiled_when_eager
 def det(a):
   """Determinants (0 for singular matrices)."""
-  a = _matrix("det", a)
+  a = _matrix("det", a, rank_error=ValueError)
   return _det(a)
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
   """Least-squares solution of ``a @ x = b``: ``(x, residuals, rank, singular values)``."""
+  if numpy_resid:  # NumPy's residual shape depends on the rank's value: not compiled
+    return _lstsq(a, b, rcond, numpy_resid=True)
+  return _lstsq_compiled(a, b, rcond)
+
+
+def _lstsq(a, b, rcond, *, numpy_resid):
   check_arraylike("jnp.linalg.lstsq", a, b)
   a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
   if a.ndim != 2:
@@ -290,8 +310,12 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
   return x, resid, rank, s
 
 
+_lstsq_compiled = compiled_when_eager(partial(_lstsq, numpy_resid=False))
+
+
 # -- derived quantities --------------------------------------------------------------------
 
+@compiled_when_eager(static_argnames=("hermitian",))
 def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
   """The number of singular values above ``rtol * max(s)`` (or ``tol``)."""
   (M,) = _inexact("matrix_rank", M)
@@ -331,9 +355,13 @@ def _pinv_jvp(rtol, hermitian, primals, tangents):
   return p, dp
 
 
+@compiled_when_eager(static_argnames=("hermitian",))
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
   """Moore-Penrose pseudo-inverse (differentiable where the rank is locally constant)."""
   (a,) = _inexact("pinv", a)
+  if a.ndim < 2:
+    raise ValueError(f"jnp.linalg.pinv: input must have at least 2 dimensions, got shape "
+                     f"{a.shape}.")
   if rcond is not None:
     rtol = rcond
   if rtol is None:
@@ -342,14 +370,19 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
   return _pinv(a, rtol, hermitian)
 
 
+@compiled_when_eager(static_argnames=("n",))
 def matrix_power(a, n: int):
   """``a`` multiplied by itself ``n`` times (inverted first when ``n < 0``)."""
-  a = _matrix("matrix_power", a) if not dtypes.is_integer(jnp.asarray(a).dtype) else a
-  a = jnp.asarray(a)
+  check_arraylike("jnp.linalg.matrix_power", a)
+  a = jnp.asarray(a)  # integer matrices stay integer
   if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-    raise ValueError(f"jnp.linalg.matrix_power: argument must be a batch of square "
-                     f"matrices, got shape {a.shape}.")
-  n = operator.index(n)
+    raise TypeError(f"jnp.linalg.matrix_power: input must be a (batch of) square matrices, "
+                    f"got shape {a.shape}.")
+  try:
+    n = operator.index(n)
+  except TypeError:
+    raise TypeError(f"jnp.linalg.matrix_power: the exponent must be an integer, got {n!r}.") \
+        from None
   if n == 0:
     return jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
   if n < 0:
@@ -364,14 +397,22 @@ def matrix_power(a, n: int):
   return result
 
 
+@compiled_when_eager(static_argnames=("p",))
 def cond(x, p=None):
   """The condition number in the norm ``p`` (2-norm by default)."""
-  x = _matrix("cond", x, square=p in (None, 2, -2))
-  if p in (None, 2, -2):
+  x = _matrix("cond", x, square=p not in (None, 2, -2), rank_error=ValueError)
+  if x.shape[-1] == 0 or x.shape[-2] == 0:
+    raise ValueError(f"jnp.linalg.cond: input array must not be empty; got shape {x.shape}.")
+  if p in (None, 2):
     s = svdvals(x)
-    return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
-  r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
-  return jnp.where(jnp.isnan(r), jnp.inf, r)
+    return s[..., 0] / s[..., -1]
+  if p == -2:
+    s = svdvals(x)
+    r = s[..., -1] / s[..., 0]
+  else:
+    r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
+  # an infinite condition number where the inverse broke down on a NaN-free input
+  return jnp.where(jnp.isnan(r) & ~jnp.any(jnp.isnan(x), axis=(-2, -1)), jnp.inf, r)
 
 
 # -- norms ---------------------------------------------------------------------------------
@@ -423,6 +464,7 @@ def _matrix_norm(x, ord, axis, keepdims):
   return out if keepdims else jnp.squeeze(out, axis=(r, c))
 
 
+@compiled_when_eager(static_argnames=("ord", "axis", "keepdims"))
 def norm(x, ord=None, axis=None, keepdims: bool = False):
   """Vector or matrix norm (NumPy's ``ord`` values) over ``axis``."""
   (x,) = _inexact("norm", x)

@@ -18,13 +18,13 @@ _ARRAY_TYPES = (Array, Tracer)
 def check_arraylike(name: str, *args) -> None:
   for i, a in enumerate(args):
     if isinstance(a, (list, tuple)):
-      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} "
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} "
                       f"at position {i}.")
     try:
       get_aval(a)
     except TypeError:
       raise TypeError(f"{name} requires ndarray or scalar arguments, got "
-                      f"{type(a).__name__} at position {i}.") from None
+                      f"{type(a)} at position {i}.") from None
 
 
 def promote_dtypes(*args):

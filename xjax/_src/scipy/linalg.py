@@ -1,9 +1,13 @@
 """``jax.scipy.linalg``: SciPy's linear algebra over ``lax.linalg`` and ``jnp.linalg``."""
 from __future__ import annotations
 
+import functools
+import operator
+
 import numpy as np
 
 from xjax._src import dtypes
+from xjax._src.api import jvp
 from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.lax import linalg as lax_linalg
@@ -19,11 +23,16 @@ def _inexact(name, *args):
   return promote_dtypes_inexact(*(jnp.asarray(a) for a in args))
 
 
-def _square(name, a):
+def _square(name, a, square_error=ValueError):
+  """``a`` promoted to an inexact dtype, checked to be a (batch of) square matrices, with
+  the error classes JAX raises (TypeError for a rank below 2)."""
   (a,) = _inexact(name, a)
-  if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-    raise ValueError(f"jax.scipy.linalg.{name}: expected a (batch of) square matrices, got "
-                     f"shape {a.shape}.")
+  if a.ndim < 2:
+    raise TypeError(f"jax.scipy.linalg.{name}: input must have rank at least 2, got shape "
+                    f"{a.shape}.")
+  if a.shape[-1] != a.shape[-2]:
+    raise square_error(f"jax.scipy.linalg.{name}: input must be a (batch of) square matrices, "
+                       f"got shape {a.shape}.")
   return a
 
 
@@ -33,10 +42,13 @@ def _H(x):
 
 # -- triangular and Cholesky ---------------------------------------------------------------
 
+@compiled_when_eager(static_argnames=("trans", "lower", "unit_diagonal", "overwrite_b", "debug",
+                                     "check_finite"))
 def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = False,
                      overwrite_b: bool = False, debug=None, check_finite: bool = True):
-  """Solves ``op(a) x = b`` for triangular ``a``; ``trans`` is 0/'N', 1/'T' or 2/'C'."""
-  a, b = _inexact("solve_triangular", a, b)
+  """Solves ``op(a) x = b`` for triangular ``a``; ``trans`` is 0/'N', 1/'T' or 2/'C'.
+  Lists are accepted as arrays, as in JAX."""
+  a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
   kind = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}.get(trans)
   if kind is None:
     raise ValueError(f"Invalid 'trans' value {trans!r}; expected 0, 1, 2, 'N', 'T' or 'C'.")
@@ -45,9 +57,15 @@ def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = F
                                      unit_diagonal=unit_diagonal)
 
 
+@compiled_when_eager(static_argnames=("lower", "overwrite_a", "check_finite"))
 def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
-  """The Cholesky factor (upper unless ``lower``)."""
-  return jnp_linalg.cholesky(a, upper=not lower)
+  """The Cholesky factor (upper unless ``lower``), read from that triangle of ``a``."""
+  (a,) = _inexact("cholesky", a)
+  if a.ndim < 2:
+    raise ValueError(f"jax.scipy.linalg.cholesky: input must have rank at least 2, got shape "
+                     f"{a.shape}.")
+  factor = lax_linalg.cholesky(a if lower else _H(a), symmetrize_input=False)
+  return factor if lower else _H(factor)
 
 
 def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
@@ -58,6 +76,11 @@ def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: 
 def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = True):
   """Solves ``a x = b`` given ``cho_factor(a)``."""
   c, lower = c_and_lower
+  return _cho_solve(c, b, lower=lower)
+
+
+@compiled_when_eager(static_argnames=("lower",))
+def _cho_solve(c, b, *, lower):
   c, b = _inexact("cho_solve", c, b)
   vec = b.ndim == c.ndim - 1
   if vec:
@@ -70,6 +93,7 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
 
 # -- LU ------------------------------------------------------------------------------------
 
+@compiled_when_eager(static_argnames=("permute_l", "overwrite_a", "check_finite"))
 def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True):
   """``(p, l, u)`` with ``a = p @ l @ u`` (or ``(p @ l, u)`` when ``permute_l``)."""
   (a,) = _inexact("lu", a)
@@ -84,16 +108,20 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
   return p, l, u
 
 
+@compiled_when_eager(static_argnames=("overwrite_a", "check_finite"))
 def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
   """``(lu, piv)``: packed factors and LAPACK-style (0-based) row swaps."""
-  a = _square("lu_factor", a)
+  (a,) = _inexact("lu_factor", a)
   factors, pivots, _ = lax_linalg.lu(a)
   return factors, pivots
 
 
+@compiled_when_eager(static_argnames=("trans", "overwrite_b", "check_finite"))
 def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False,
              check_finite: bool = True):
   """Solves ``a x = b`` (``trans`` 0), ``a^T x = b`` (1) or ``a^H x = b`` (2)."""
+  if trans not in (0, 1, 2):
+    raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans!r}")
   factors, pivots = lu_and_piv
   factors, b = _inexact("lu_solve", factors, b)
   perm = lax_linalg.lu_pivots_to_permutation(pivots, factors.shape[-1])
@@ -109,6 +137,7 @@ def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False,
 
 # -- decompositions ------------------------------------------------------------------------
 
+@compiled_when_eager(static_argnames=("overwrite_a", "lwork", "mode", "pivoting", "check_finite"))
 def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: bool = False,
        check_finite: bool = True):
   """``(q, r)`` (``mode`` "full" or "economic") or ``(r,)`` ("r"); with ``pivoting``, also
@@ -179,23 +208,31 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: boo
   return jnp_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
 
 
+@compiled_when_eager(static_argnames=(
+    "lower", "eigvals_only", "overwrite_a", "overwrite_b", "turbo", "eigvals", "type",
+    "check_finite", "subset_by_index", "subset_by_value", "driver"))
 def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
-         overwrite_b: bool = False, type: int = 1, check_finite: bool = True,
-         subset_by_index=None, subset_by_value=None, driver=None):
-  """``(w, v)`` (or ``w``) of a Hermitian matrix; ``subset_by_index=(lo, hi)`` inclusive."""
+         overwrite_b: bool = False, turbo: bool = True, eigvals=None, type: int = 1,
+         check_finite: bool = True, subset_by_index=None, subset_by_value=None, driver=None):
+  """``(w, v)`` (or ``w``) of a Hermitian matrix; ``subset_by_index=(lo, hi)`` inclusive
+  (SciPy's argument, beyond JAX's signature).  ``turbo`` has no effect, as in JAX."""
   if b is not None:
     raise NotImplementedError("Only the b=None case of eigh is implemented")
   if type != 1:
     raise NotImplementedError("Only the type=1 case of eigh is implemented.")
+  if eigvals is not None:
+    raise NotImplementedError("Only the eigvals=None case of eigh is implemented; "
+                              "subset_by_index selects eigenvalues by index.")
   if subset_by_value is not None:
     raise NotImplementedError("subset_by_value is not supported")
-  a = _square("eigh", a)
+  a = _square("eigh", a, square_error=TypeError)
   subset = None if subset_by_index is None else (int(subset_by_index[0]),
                                                  int(subset_by_index[1]) + 1)
   v, w = lax_linalg.eigh(a, lower=lower, subset_by_index=subset)
   return w if eigvals_only else (w, v)
 
 
+@compiled_when_eager(static_argnames=("output",))
 def schur(a, output: str = "real"):
   """``(T, Z)`` with ``a = Z T Z^H``; ``output`` "real" (quasi-triangular) or "complex"."""
   if output not in ("real", "complex"):
@@ -206,6 +243,7 @@ def schur(a, output: str = "real"):
   return lax_linalg.schur(a)
 
 
+@compiled_when_eager(static_argnames=("calc_q", "overwrite_a", "check_finite"))
 def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False,
                check_finite: bool = True):
   """The upper Hessenberg form ``h`` of ``a`` (and ``q`` with ``a = q h q^H``)."""
@@ -222,6 +260,7 @@ def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False,
   return h, q
 
 
+@compiled_when_eager(static_argnames=("side", "method", "eps", "max_iterations"))
 def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterations=None):
   """``(u, p)``: unitary ``u`` and positive semidefinite ``p`` with ``a = u p`` (right) or
   ``a = p u`` (left), by QDWH (tall matrices on the right, wide ones on the left) or from
@@ -269,6 +308,8 @@ def det(a, overwrite_a: bool = False, check_finite: bool = True):
   return jnp_linalg.det(a)
 
 
+@compiled_when_eager(static_argnames=("lower", "overwrite_a", "overwrite_b", "debug",
+                                     "check_finite", "assume_a"))
 def solve(a, b, lower: bool = False, overwrite_a: bool = False, overwrite_b: bool = False,
           debug: bool = False, check_finite: bool = True, assume_a: str = "gen"):
   """Solves ``a x = b``; ``assume_a="pos"`` uses a Cholesky factorization."""
@@ -287,54 +328,104 @@ def solve(a, b, lower: bool = False, overwrite_a: bool = False, overwrite_b: boo
 
 # -- matrix functions ----------------------------------------------------------------------
 
-_PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
-           129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
-           40840800., 960960., 16380., 182., 1.)
-_THETA13 = 5.371920351148152
+# Padé coefficients b_0..b_m of the [m/m] approximant of exp, for m = 3, 5, 7, 9, 13.
+_PADE = {
+    3: (120., 60., 12., 1.),
+    5: (30240., 15120., 3360., 420., 30., 1.),
+    7: (17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.),
+    9: (17643225600., 8821612800., 2075673600., 302702400., 30270240., 2162160., 110880.,
+        3960., 90., 1.),
+    13: (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
+         129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
+         40840800., 960960., 16380., 182., 1.),
+}
+# Per precision: the 1-norm above which ``A`` is scaled down, the norms at which the next
+# Padé degree takes over, and the degrees (Higham 2005, as JAX chooses them).
+_EXPM_SCHEDULE = {
+    "double": (5.371920351148152, (1.495585217958292e-2, 2.539398330063230e-1,
+                                   9.504178996162932e-1, 2.097847961257068), (3, 5, 7, 9, 13)),
+    "single": (3.925724783138660, (4.258730016922831e-1, 1.880152677804762), (3, 5, 7)),
+}
 
 
-def _expm_pade13(a):
-  """``exp(a)`` by scaling by ``2^-s``, the [13/13] Padé approximant and squaring."""
-  n = a.shape[-1]
-  ident = jnp.broadcast_to(jnp.eye(n, dtype=a.dtype), a.shape)
-  norm1 = jnp.max(jnp.sum(jnp.abs(a), axis=-2), axis=-1)
-  s = jnp.maximum(0, jnp.ceil(jnp.log2(norm1 / _THETA13)))
-  s = jnp.where(jnp.isfinite(s), s, 0).astype(np.int32)
-  a = a / (2.0 ** s).astype(a.dtype)[..., None, None]
-  b = _PADE13
-  a2 = jnp.matmul(a, a)
-  a4 = jnp.matmul(a2, a2)
-  a6 = jnp.matmul(a4, a2)
-  u = jnp.matmul(a, jnp.matmul(a6, b[13] * a6 + b[11] * a4 + b[9] * a2)
-                 + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * ident)
-  v = jnp.matmul(a6, b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 \
-      + b[2] * a2 + b[0] * ident
-  r = jnp_linalg.solve(v - u, v + u)
-
-  def square(i, r):
-    return jnp.where((i < s)[..., None, None], jnp.matmul(r, r), r)
-  return lax.fori_loop(0, 64, square, r)
+def _dot(a, b):
+  return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
 
 
+def _pade(m):
+  """``(U, V)``: the odd and even parts of the [m/m] Padé numerator of ``exp(a)``."""
+  b = _PADE[m]
+
+  def uv(a):
+    ident = jnp.eye(*a.shape, dtype=a.dtype)
+    a2 = _dot(a, a)
+    if m == 13:
+      a4 = _dot(a2, a2)
+      a6 = _dot(a4, a2)
+      u = _dot(a, _dot(a6, b[13] * a6 + b[11] * a4 + b[9] * a2)
+               + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * ident)
+      v = _dot(a6, b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 \
+          + b[2] * a2 + b[0] * ident
+      return u, v
+    powers = [ident, a2]  # a^0, a^2, a^4, ...
+    while len(powers) <= m // 2:
+      powers.append(_dot(powers[-1], a2))
+    u = _dot(a, functools.reduce(operator.add, [b[2 * k + 1] * powers[k]
+                                                for k in range(m // 2, -1, -1)]))
+    v = functools.reduce(operator.add, [b[2 * k] * powers[k] for k in range(m // 2, -1, -1)])
+    return u, v
+  return uv
+
+
+def _expm_2d(a, upper_triangular, max_squarings):
+  if a.dtype in (np.float64, np.complex128):
+    max_norm, bounds, degrees = _EXPM_SCHEDULE["double"]
+  elif a.dtype in (np.float32, np.complex64):
+    max_norm, bounds, degrees = _EXPM_SCHEDULE["single"]
+  else:
+    raise TypeError(f"A.dtype={a.dtype} is not supported.")
+  norm1 = jnp_linalg.norm(a, 1)
+  n_squarings = jnp.maximum(0, jnp.floor(jnp.log2(norm1 / max_norm)))
+  scaled = a / 2 ** n_squarings.astype(a.dtype)
+  which = jnp.digitize(norm1, jnp.array(bounds, dtype=norm1.dtype))
+  u, v = lax.switch(which, [_pade(m) for m in degrees], scaled)
+  p, q = u + v, v - u
+
+  def approximate(p, q):
+    r = solve_triangular(q, p) if upper_triangular else jnp_linalg.solve(q, p)
+
+    def square(r, i):
+      return lax.cond(i < n_squarings, lambda r: _dot(r, r), lambda r: r, r), None
+    return lax.scan(square, r, jnp.arange(max_squarings, dtype=n_squarings.dtype))[0]
+  return lax.cond(n_squarings > max_squarings, lambda p, q: jnp.full_like(a, np.nan),
+                  approximate, p, q)
+
+
+@compiled_when_eager(static_argnames=("upper_triangular", "max_squarings"))
 def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
-  """The matrix exponential (Padé approximation with scaling and squaring)."""
-  A = _square("expm", A)
-  return _expm_pade13(A)
+  """The matrix exponential: Padé approximation of degree 3 to 13 chosen by the 1-norm, with
+  scaling and squaring (NaN where more than ``max_squarings`` squarings would be needed);
+  ``upper_triangular`` solves the Padé system with a triangular solve."""
+  (A,) = promote_dtypes_inexact(jnp.asarray(A))
+  if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+    raise ValueError(f"Expected A to be a (batched) square matrix, got A.shape={A.shape}.")
+  return jnp.vectorize(lambda a: _expm_2d(a, upper_triangular, max_squarings),
+                       signature="(n,n)->(n,n)")(A)
 
 
+@compiled_when_eager(static_argnames=("method", "compute_expm"))
 def expm_frechet(A, E, *, method=None, compute_expm: bool = True):
-  """The Fréchet derivative of ``expm`` at ``A`` in direction ``E`` (and ``expm(A)``),
-  from the exponential of the block matrix ``[[A, E], [0, A]]``."""
-  A, E = _inexact("expm_frechet", A, E)
-  if A.shape != E.shape or A.ndim != 2 or A.shape[0] != A.shape[1]:
-    raise ValueError(f"expm_frechet: expected square matrices of equal shape, got {A.shape} "
-                     f"and {E.shape}.")
-  if method not in (None, "SPS", "blockEnlarge"):
-    raise ValueError(f"Unknown expm_frechet method {method!r}")
-  n = A.shape[0]
-  big = jnp.block([[A, E], [jnp.zeros_like(A), A]])
-  out = _expm_pade13(big)
-  expm_a, frechet = out[:n, :n], out[:n, n:]
+  """The Fréchet derivative of ``expm`` at ``A`` in direction ``E`` (and ``expm(A)``): the
+  JVP of ``expm``.  ``method`` (SciPy's choice of algorithm) has no effect, as in JAX."""
+  A, E = jnp.asarray(A), jnp.asarray(E)
+  if A.ndim < 2 or A.shape[-2] != A.shape[-1]:
+    raise ValueError(f"expected A to be a (batched) square matrix, got A.shape={A.shape}")
+  if E.ndim < 2 or E.shape[-2] != E.shape[-1]:
+    raise ValueError(f"expected E to be a (batched) square matrix, got E.shape={E.shape}")
+  if A.shape != E.shape:
+    raise ValueError(f"expected A and E to be the same shape, got A.shape={A.shape} "
+                     f"E.shape={E.shape}")
+  expm_a, frechet = jvp(lambda a: expm(a), (A,), (E,))
   return (expm_a, frechet) if compute_expm else frechet
 
 
@@ -368,6 +459,7 @@ def _sqrtm_entry(t, r, i, j):
   return jnp.where(denom == 0, 0, (t[i, j] - s) / jnp.where(denom == 0, 1, denom))
 
 
+@compiled_when_eager(static_argnames=("blocksize",))
 def sqrtm(A, blocksize: int = 1):
   """The principal matrix square root (complex), by the Schur method."""
   if blocksize > 1:
@@ -434,6 +526,7 @@ def _rsf2csf_2d(t, z):
   return lax.fori_loop(1, n, step, (t, z))
 
 
+@compiled_when_eager(static_argnames=("check_finite",))
 def rsf2csf(T, Z, check_finite: bool = True):
   """The complex Schur form ``(T, Z)`` from the real one (``schur(a)``): same ``Z T Z^H``,
   but ``T`` upper triangular."""
@@ -445,7 +538,8 @@ def rsf2csf(T, Z, check_finite: bool = True):
   if t.shape[-1] != z.shape[-1]:
     raise ValueError(f"Input array shapes must match: Z: {z.shape} vs. T: {t.shape}")
   dt = dtypes.to_complex_dtype(dtypes.to_inexact_dtype(jnp.result_type(t, z)))
-  return jnp.vectorize(_rsf2csf_2d, signature="(n,n),(n,n)->(n,n),(n,n)")(t.astype(dt), z.astype(dt))
+  return jnp.vectorize(_rsf2csf_2d, signature="(n,n),(n,n)->(n,n),(n,n)")(t.astype(dt),
+                                                                          z.astype(dt))
 
 
 def _sylvester_triangular(r, w, f):

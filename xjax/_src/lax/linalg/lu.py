@@ -15,8 +15,8 @@ from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
 from xjax._src.lax import lax
 from xjax._src.lax.linalg import lapack
-from xjax._src.lax.linalg.matrices import (eye, matmul, mT, nan_where_failed, permutation_matrix,
-                                           tril, triu)
+from xjax._src.lax.linalg.matrices import (eye, inverse_permutation, matmul, nan_where_failed,
+                                           permute_rows, tril, triu)
 from xjax._src.lax.linalg.rules import check_matrix, linalg_primitive, lower_fn, lowering
 from xjax._src.lax.linalg.triangular_solve import triangular_solve
 
@@ -151,7 +151,7 @@ def _jvp(primals, tangents):
               nb + [(0, n - k, 0), (0, 0, 0)])
   u_eye = lax.pad(eye(dt, tuple(batch) + (n - k, n - k)), zero, nb + [(k, 0, 0), (k, 0, 0)])
   u = lax.add(u, u_eye)
-  pa = matmul(permutation_matrix(perm, dt), da)
+  pa = permute_rows(da, perm)
   la = triangular_solve(l, pa, left_side=True, lower=True, unit_diagonal=True)
   lau = triangular_solve(u, la, left_side=False, lower=False)
   dlu = lax.add(matmul(l, tril(lau, -1)), matmul(triu(lau), u))
@@ -175,9 +175,8 @@ def lu_solve(a, b, trans: int = 0):
 
 def solve_factored(factors, perm, b, trans: int = 0):
   """``lu_solve`` given ``lu``'s packed factors and permutation."""
-  p = permutation_matrix(perm, b.dtype)
   if trans == 0:
-    y = triangular_solve(factors, matmul(p, b), left_side=True, lower=True,
+    y = triangular_solve(factors, permute_rows(b, perm), left_side=True, lower=True,
                          unit_diagonal=True)
     return triangular_solve(factors, y, left_side=True, lower=False)
   conj = trans == 2
@@ -185,4 +184,4 @@ def solve_factored(factors, perm, b, trans: int = 0):
                        conjugate_a=conj)
   w = triangular_solve(factors, z, left_side=True, lower=True, transpose_a=True,
                        conjugate_a=conj, unit_diagonal=True)
-  return matmul(mT(p), w)
+  return permute_rows(w, inverse_permutation(perm))

@@ -6,6 +6,8 @@ import numpy as np
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.lax import lax
+from xjax._src.lax.gather_scatter import GatherDimensionNumbers, GatherScatterMode, gather
+from xjax._src.lax.sorting import sort_key_val
 
 
 def shape(x) -> tuple:
@@ -90,13 +92,21 @@ def nan_where_failed(x, ok):
   return lax.select(ok, x, lax.full(s, np.nan, dtype(x)))
 
 
-def permutation_matrix(perm, dt):
-  """``P`` with ``P[..., i, j] = (perm[..., i] == j)``, so ``P @ a`` is ``a[..., perm, :]``."""
+def permute_rows(x, perm):
+  """``x[..., perm, :]``, a gather, for ``perm`` with ``x``'s batch dimensions."""
+  nb = len(shape(perm)) - 1
+  batch = tuple(range(nb))
+  dnums = GatherDimensionNumbers(offset_dims=(nb + 1,), collapsed_slice_dims=(nb,),
+                                 start_index_map=(nb,), operand_batching_dims=batch,
+                                 start_indices_batching_dims=batch)
+  return gather(x, lax.reshape(perm, shape(perm) + (1,)), dnums,
+                (1,) * (nb + 1) + (shape(x)[-1],), mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+def inverse_permutation(perm):
+  """The permutation ``q`` with ``q[perm[i]] = i`` along the last dimension."""
   s = shape(perm)
-  full = s + (s[-1],)
-  rows = lax.broadcast_in_dim(perm, full, tuple(range(len(s))))
-  return lax.convert_element_type(lax.eq(rows, lax.broadcasted_iota(np.int32, full, len(s))),
-                                  dt)
+  return sort_key_val(perm, lax.broadcasted_iota(dtype(perm), s, len(s) - 1))[1]
 
 
 def conj(x):

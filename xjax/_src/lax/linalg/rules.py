@@ -15,11 +15,10 @@ from xjax._src.lax.utils import standard_primitive
 
 def check_matrix(name: str, aval: ShapedArray, square: bool = True) -> None:
   """Matrices (rank >= 2, optionally square) of a LAPACK dtype."""
-  if aval.ndim < 2:
-    raise ValueError(f"{name}: argument must have at least 2 dimensions, got shape "
-                     f"{aval.shape}.")
+  if aval.ndim < 2:  # the error classes JAX's primitives raise
+    raise TypeError(f"{name}: input must have rank at least 2, got shape {aval.shape}.")
   if square and aval.shape[-1] != aval.shape[-2]:
-    raise ValueError(f"{name}: argument must be a batch of square matrices, got shape "
+    raise ValueError(f"{name}: input must be a (batch of) square matrices, got shape "
                      f"{aval.shape}.")
   lapack.check_dtype(name, aval.dtype)
 
