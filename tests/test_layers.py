@@ -27,7 +27,7 @@ LAYERS = [
                          "xjax._src.closure_convert", "xjax._src.custom_gradient",
                          "xjax._src.placement", "xjax._src.stages", "xjax._src.checkify",
                          "xjax._src.export",
-                         "xjax._src.pmap", "xjax._src.saved_residuals"]),
+                         "xjax._src.pmap", "xjax._src.saved_residuals", "xjax._src.jet"]),
     ("libraries", ["xjax._src.numpy", "xjax._src.random", "xjax._src.nn", "xjax._src.scipy",
                    "xjax._src.image", "xjax._src.ops", "xjax._src.flatten_util",
                    "xjax._src.ode", "xjax._src.segment_ops", "xjax._src.sparse_bcoo",
