@@ -90,3 +90,7 @@ def __getattr__(name: str):
   raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 from xjax._src.state.dslice import ds  # noqa: E402,F401
 from xjax._src.config import make_user_context  # noqa: E402,F401
+from xjax._src.state import grad_refs as _grad_refs  # noqa: E402
+from types import SimpleNamespace as _SimpleNamespace  # noqa: E402
+ad = _SimpleNamespace(DontWant=_grad_refs.DontWant, DidntWant=_grad_refs.DidntWant,
+                      GradRef=_grad_refs.GradRef, GradValue=_grad_refs.GradValue)

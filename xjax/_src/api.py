@@ -16,6 +16,7 @@ from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.errors import api_boundary
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
+from xjax._src.state.grad_refs import VJP
 from xjax._src.state.types import Ref
 from xjax._src.wrapping import wraps
 
@@ -192,8 +193,8 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
   in_avals = [get_aval(p) for p in p_leaves]
   out_avals = [get_aval(o) for o in out_p]
 
-  vjp_fun = tree_util.Partial(_Pullback(linear.jaxpr, p_tree, out_tree, in_avals, out_avals),
-                              *linear.consts)
+  vjp_fun = VJP(_Pullback(linear.jaxpr, p_tree, out_tree, in_avals, out_avals),
+                *linear.consts)
 
   primal_out = tree_util.tree_unflatten(out_tree, out_p)
   if has_aux:
