@@ -30,6 +30,8 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.staging import make_debug_info, trace_to_jaxpr
 from xjax._src.lax.bit_conversions import reduce_precision_p
+from xjax._src.state.discharge import discharged_body, run_with_refs
+from xjax._src.state.types import AbstractRef
 from xjax._src.wrapping import wraps
 
 
@@ -407,7 +409,27 @@ def _lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
   return ctx.call(jaxpr, "checkpoint", list(args))
 
 
+def _discharge_call(is_ref, *args, jaxpr, prevent_cse, **params):
+  """A body using refs given to it (closed over or passed in), on their values: the
+  call also returns their final values (which its caller writes back)."""
+  body, consts = discharged_body(jaxpr, "a checkpoint body")
+  if isinstance(prevent_cse, tuple):
+    prevent_cse = (False,) * len(consts) + prevent_cse
+  outs = checkpoint_p.bind(*consts, *args, jaxpr=body, prevent_cse=prevent_cse, **params)
+  n = len(jaxpr.out_avals)
+  return outs[n:], outs[:n]
+
+
+def _impl(*args, **params):
+  if any(type(get_aval(x)) is AbstractRef for x in args):
+    return run_with_refs(checkpoint_p, args, params)
+  return _call_impl(*args, **params)
+
+
 checkpoint_p = dispatch.call_primitive("remat2")   # JAX's name for it
+_call_impl = checkpoint_p.impl
+checkpoint_p.impl = _impl
+checkpoint_p.discharge_call = _discharge_call
 checkpoint_p.jvp = _jvp
 checkpoint_p.partial_eval = _partial_eval
 checkpoint_p.transpose = _transpose

@@ -27,6 +27,7 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import JVPTrace, PartialEvalTrace, Zero
 from xjax._src.interpreters.batching import BatchTrace
 from xjax._src.interpreters.staging import fun_name, trace_to_jaxpr
+from xjax._src.state.discharge import discharged_body
 from xjax._src.wrapping import update_wrapper
 
 
@@ -256,6 +257,26 @@ def _batch_call(prim, axis, args, dims, params, rebatch):
   return outs, [0] * len(outs)
 
 
+def _discharge_call(prim, kind: str, rules: tuple):
+  """The ``discharge_call`` rule of a custom-derivative call whose body uses refs given to
+  it (under jit): the body runs on their values and returns their final values too.  The
+  rules close over the refs themselves, so the call on values cannot be differentiated."""
+  def refuse(*_, **__):
+    raise NotImplementedError(
+        f"Differentiating a {kind} function whose body uses a mutable array reference "
+        "(jax.Ref) from outside it, after it was staged into jit, is not supported by xjax: "
+        "differentiate inside the jitted function, or read the ref outside and pass its "
+        "value in.")
+
+  def rule(is_ref, *args, call_jaxpr, num_consts, **params):
+    body, consts = discharged_body(call_jaxpr, f"a {kind} function")
+    outs = prim.bind(*consts, *args, call_jaxpr=body, num_consts=num_consts + len(consts),
+                     **dict(params, **{r: refuse for r in rules}))
+    n = len(call_jaxpr.out_avals)
+    return outs[n:], outs[:n]
+  return rule
+
+
 # ---------------------------------------------------------------------------------------
 # custom_jvp
 
@@ -378,6 +399,7 @@ custom_jvp_call_p.pp_params = lambda p: sorted(p.items(), key=lambda kv: (kv[0] 
                                                                            kv[0]))
 custom_jvp_call_p.batch = _custom_jvp_batch
 custom_jvp_call_p.partial_eval = _custom_jvp_partial_eval
+custom_jvp_call_p.discharge_call = _discharge_call(custom_jvp_call_p, "custom_jvp", ("jvp",))
 
 
 # ---------------------------------------------------------------------------------------
@@ -521,6 +543,8 @@ custom_vjp_call_p.jvp = _custom_vjp_jvp
 custom_vjp_call_p.hidden_params = frozenset({"num_consts"})
 custom_vjp_call_p.pp_params = custom_jvp_call_p.pp_params
 custom_vjp_call_p.batch = _custom_vjp_batch
+custom_vjp_call_p.discharge_call = _discharge_call(custom_vjp_call_p, "custom_vjp",
+                                                   ("fwd", "bwd"))
 
 
 # custom_lin: the linear tangent map of a custom_vjp function, transposed by running bwd.

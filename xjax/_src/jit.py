@@ -737,11 +737,6 @@ class PjitFunction:
   # -- AOT ---------------------------------------------------------------------------------
   def trace(self, *args, **kwargs) -> "Traced":
     entry, leaves, avals = self._entry(args, kwargs)
-    if entry.state is not None:
-      raise NotImplementedError(
-          f"jit({self._name}).trace/lower: the function uses mutable array references "
-          "(jax.Ref), which xjax's ahead-of-time path does not support; call the jitted "
-          "function directly (or use make_jaxpr to see its jaxpr).")
     return Traced(self, entry, leaves, args)
 
   def lower(self, *args, **kwargs) -> "Lowered":
@@ -767,9 +762,12 @@ class Traced:
     self._jitted = jitted
     self._entry = entry
     self._leaves, self._args = leaves, args
-    self.jaxpr = entry.closed
+    # (a function using refs: its jaxpr on the refs, as traced; it runs discharged)
+    self.jaxpr = entry.closed if entry.state is None else entry.state.traced
+    out_avals = entry.closed.out_avals
     self.out_info = tree_util.tree_unflatten(
-        entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in entry.closed.out_avals])
+        entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
+                         for a in out_avals[:len(out_avals) - entry.n_ref_outs]])
 
   def lower(self) -> "Lowered":
     return Lowered(self._jitted, self._entry, self._leaves, self._args)
@@ -835,6 +833,8 @@ class Compiled:
       raise TypeError("Function compiled with input pytree does not match the input pytree "
                       f"it was called with: compiled for {entry.in_tree[1]}, called with "
                       f"{in_tree[1]}. Pass only the non-static arguments.")
+    if entry.state is not None:   # the refs' values in, their final values out
+      leaves, refs = entry.state.read(leaves)
     avals = tuple(get_aval(x) for x in leaves)
     if [(a.shape, a.dtype) for a in avals] != [(a.shape, a.dtype) for a in entry.in_avals]:
       raise TypeError(
@@ -842,6 +842,8 @@ class Compiled:
           f"called with {', '.join(map(str, avals))}; compiled for "
           f"{', '.join(map(str, entry.in_avals))}. Call .lower(...) again for the new types.")
     outs = self._compiled(leaves, entry.in_avals, dispatch.pick_device(leaves)[1])
+    if entry.state is not None:
+      outs = entry.state.write(refs, outs)
     return tree_util.tree_unflatten(entry.out_tree, outs)
 
 
@@ -856,7 +858,7 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
                          keep_unused=keep_unused, inline=inline, in_shardings=in_shardings,
                          out_shardings=out_shardings)
   return PjitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                keep_unused, inline, in_shardings, out_shardings)
+                      keep_unused, inline, in_shardings, out_shardings)
 
 
 def compiled_when_eager(fun: Callable | None = None, *, static_argnames=()):

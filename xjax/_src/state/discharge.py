@@ -7,14 +7,18 @@ a closed-over constant) becomes an array input, and its final value an extra out
 jaxpr, reads the refs before each call and writes their final values back after it (through
 the state primitives, so this works eagerly and under any enclosing transformation).
 ``discharge_inputs`` serves control-flow bodies, which may create refs of their own and use
-refs from outside (the control flow then carries those refs' values).
+refs from outside (the control flow then carries those refs' values).  Call primitives
+whose body may take refs (checkpoint, the custom-derivative calls) have a ``discharge_call``
+rule, ``(is_ref, *operands, **params) -> (the refs' final values, outputs)``, binding
+themselves on ``discharged_body``; ``run_with_refs`` applies it to refs themselves.
 """
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 from xjax._src.backend import lowering
-from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, literal_value
+from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, Literal, closed_with_consts_as_args,
+                                  literal_value)
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import array_builders as build
 from xjax._src.interpreters.staging import trace_to_jaxpr
@@ -38,8 +42,7 @@ def has_state(closed: ClosedJaxpr) -> bool:
 def _ref_operand(prim, aval) -> ValueError:
   return ValueError(
       f"Attempting to pass a Ref {aval} to a primitive: {prim.name} -- did you forget to "
-      "unpack ([...]) the ref? (xjax also does not pass refs into checkpoint, custom_jvp/"
-      "custom_vjp or similar bodies: read the ref outside and pass its value in.)")
+      "unpack ([...]) the ref?")
 
 
 def _run(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list:
@@ -58,10 +61,15 @@ def _run(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list:
     rule = getattr(prim, "discharge", None)
     ins = [read(a) for a in eqn.invars]
     if rule is None:
-      for a in eqn.invars:
-        if type(a) is not Literal and _is_ref(a):
-          raise _ref_operand(prim, a.aval)
-      outs = prim.bind(*ins, **eqn.params)
+      is_ref = [type(a) is not Literal and _is_ref(a) for a in eqn.invars]
+      if not any(is_ref):
+        outs = prim.bind(*ins, **eqn.params)
+      elif getattr(prim, "discharge_call", None) is None:
+        raise _ref_operand(prim, next(a for a, r in zip(eqn.invars, is_ref) if r).aval)
+      else:   # a call whose body uses refs given to it
+        new, outs = prim.discharge_call(is_ref, *ins, **eqn.params)
+        for a, x in zip([a for a, r in zip(eqn.invars, is_ref) if r], new):
+          env[a] = _as_type(x, a.aval.inner_aval)
     elif prim.ref_allocating:
       env[eqn.outvars[0]] = rule(*ins, **eqn.params)
       continue
@@ -99,7 +107,7 @@ class StatefulCall:
   then the argument leaves (refs replaced by their values); its outputs are the function's,
   then the final values of those refs, in the same order.
   """
-  __slots__ = ("closed", "in_avals", "const_refs", "arg_is_ref", "n_out", "name")
+  __slots__ = ("traced", "closed", "in_avals", "const_refs", "arg_is_ref", "n_out", "name")
 
   def __init__(self, traced: ClosedJaxpr) -> None:
     jaxpr = traced.jaxpr
@@ -107,6 +115,7 @@ class StatefulCall:
     name = "<unknown>" if info is None else info.func_name
     where = "" if info is None else f" at {info.func_src}"
     _check_no_returned_refs(jaxpr, f"function {name}{where} traced for jit")
+    self.traced = traced
     ref_consts = [i for i, v in enumerate(jaxpr.constvars) if _is_ref(v)]
     self.const_refs = [traced.consts[i] for i in ref_consts]
     self.arg_is_ref = [_is_ref(v) for v in jaxpr.invars]
@@ -167,6 +176,24 @@ def discharge_inputs(closed: ClosedJaxpr, what: str) -> ClosedJaxpr:
   assert not any(map(_is_ref, jaxpr.constvars)), "hoist a body's consts first"
   return trace_to_jaxpr(lambda *args: _run(jaxpr, closed.consts, args),
                         [_value_aval(v) for v in jaxpr.invars], jaxpr.debug_info)
+
+
+def discharged_body(body: ClosedJaxpr, what: str) -> tuple[ClosedJaxpr, list]:
+  """A call's body that takes refs, on values (``discharge_inputs``), its constants hoisted:
+  (the body, returning its outputs then the refs' final values; those constants)."""
+  jaxpr, consts = closed_with_consts_as_args(discharge_inputs(body, what))
+  return ClosedJaxpr(jaxpr, ()), consts
+
+
+def run_with_refs(prim, args: Sequence[Any], params: dict) -> list:
+  """Binds the call primitive ``prim`` on operands that include refs through its
+  ``discharge_call`` rule: their values go in, their final values are written back."""
+  is_ref = [type(get_aval(x)) is AbstractRef for x in args]
+  refs = [x for x, r in zip(args, is_ref) if r]
+  values = [get_p.bind(x, indexer=WHOLE) if r else x for x, r in zip(args, is_ref)]
+  new, outs = prim.discharge_call(is_ref, *values, **params)
+  write_refs(refs, new)
+  return outs
 
 
 def _without_local_state(jaxpr: Jaxpr, consts: Sequence[Any]) -> tuple[Jaxpr, list]:

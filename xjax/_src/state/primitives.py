@@ -75,10 +75,10 @@ def undischarged_error() -> NotImplementedError:
   return NotImplementedError(
       "A mutable array reference (jax.Ref) from outside reached a computation xjax cannot "
       "turn into array operations: refs may be given to jit-compiled functions and used by "
-      "control-flow bodies (their values are carried), and checkpoint or custom_jvp/"
-      "custom_vjp bodies may make and use refs of their own, but a ref from outside may not "
-      "be passed into checkpoint, custom_jvp/custom_vjp or other higher-order primitives. "
-      "Read the ref outside (ref[...]) and pass the value in instead.")
+      "control-flow, checkpoint and custom_jvp/custom_vjp bodies (their values are "
+      "carried), but not passed into other higher-order primitives (shard_map, "
+      "custom_vmap, linear_call, ...). Read the ref outside (ref[...]) and pass the value "
+      "in instead.")
 
 
 def _not_discharged(ctx, *args, **params):
