@@ -218,3 +218,15 @@ def test_integer_inputs_follow_the_reference():
   for f in (jax.nn.hard_sigmoid, jax.nn.sparse_sigmoid):
     assert f(x).weak_type  # an int array plus a Python float is weak, as in JAX
   np.testing.assert_allclose(jax.nn.hard_sigmoid(x), (t + 3) / 6, rtol=1e-6)
+
+
+def test_eager_activations_round_as_jax_compiles_them():
+  # JAX jits these functions, so eager calls round like one fused program: JAX 0.10.2's bits
+  x = (4 * np.random.RandomState(0).randn(1, 16)).astype(np.float32)
+  want_standardize = [
+      1.3401001691818237, -0.3228153586387634, 0.3826134502887726, 1.9214835166931152,
+      1.4662983417510986, -2.002239227294922, 0.34768274426460266, -0.9952437877655029,
+      -0.936551570892334, -0.31008490920066833, -0.6350793838500977, 0.962405264377594,
+      0.11718454957008362, -0.6623519659042358, -0.26952722668647766, -0.4038739502429962]
+  np.testing.assert_array_equal(jax.nn.standardize(x)[0], np.float32(want_standardize))
+  assert float(jax.nn.squareplus(x)[0, 2]) == np.float32(4.1555914878845215)

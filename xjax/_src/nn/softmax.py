@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.numpy.util import check_arraylike
@@ -19,6 +20,7 @@ def softmax(x, axis=-1, where=None):
   return out if where is None else jnp.where(where, out, 0)
 
 
+@compiled_when_eager(static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
   """x - logsumexp(x) along ``axis``; masked-out entries (``where``) are -inf."""
   check_arraylike("log_softmax", x)
@@ -30,6 +32,7 @@ def log_softmax(x, axis=-1, where=None):
   return out if where is None else jnp.where(where, out, -np.inf)
 
 
+@compiled_when_eager(static_argnames=("axis", "keepdims"))
 def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
   """log(mean(exp(x))) along ``axis``, stably."""
   lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
@@ -38,6 +41,7 @@ def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
   return lse - jnp.log(count)
 
 
+@compiled_when_eager(static_argnames=("axis", "algorithm"))
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
                 algorithm: str = "fast"):
   """(x - mean) / sqrt(variance + epsilon) along ``axis``; ``algorithm`` is "fast"
