@@ -16,17 +16,17 @@ import numpy as np
 
 from xjax._src import tree_util
 from xjax._src.api import _as_value, _forward_inputs
-from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace
 from xjax._src.core.values import get_aval
 from xjax._src.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from xjax._src.errors import api_boundary
+from xjax._src.interpreters.ad import JVPTracer
 from xjax._src.jit import jit_p
 from xjax._src.lax import lax
 from xjax._src.lax.autodiff_helpers import stop_gradient_p
 from xjax._src.lax.control_flow.common import trace_hoisted_for
-from xjax._src.lax.elementwise import add_any_p, copy_p
+from xjax._src.lax.elementwise import _const, add_any_p, copy_p
 from xjax._src.lax.fft import fft_p
 
 
@@ -59,15 +59,9 @@ class JetTracer(Tracer):
     self.primal = primal
     self.terms = terms
 
-  @property
-  def aval(self) -> ShapedArray:
-    return get_aval(self.primal)
-
-  def to_concrete_value(self):
-    p = self.primal
-    if isinstance(p, Tracer):
-      return p.to_concrete_value()
-    return np.asarray(p)
+  # the type and concrete value are the primal's, as a JVP tracer's
+  aval = JVPTracer.aval
+  to_concrete_value = JVPTracer.to_concrete_value
 
 
 class JetTrace(Trace):
@@ -234,13 +228,15 @@ def def_comp(prim, comp: Callable, **kwargs) -> None:
   jet_rules[prim] = partial(jet2, comp, **kwargs)
 
 
+def _term(c, u, k: int):
+  """Term ``k`` of the series ``v`` with ``v' = c u'``, from ``c[:k]`` and ``u[1:k+1]``:
+  ``k v[k] = sum_j j c[k-j] u[j]``."""
+  return sum(j * c[k - j] * u[j] for j in range(1, k + 1)) / k
+
+
 def _integrate(c, u, v0):
-  """The series ``v`` with ``v' = c u'`` and ``v[0] = v0``: each term from the ones before
-  (``k v[k] = sum_j j c[k-j] u[j]``)."""
-  v = [v0]
-  for k in range(1, len(u)):
-    v.append(sum(j * c[k - j] * u[j] for j in range(1, k + 1)) / k)
-  return v[0], v[1:]
+  """(v0, terms) of the series ``v`` with ``v' = c u'`` and ``v[0] = v0``."""
+  return v0, [_term(c, u, k) for k in range(1, len(u))]
 
 
 # ---------------------------------------------------------------------------------------
@@ -306,21 +302,17 @@ jet_rules[lax.select_n_p] = _select_n_rule
 # Rules from derivatives and compositions
 
 def _erf_deriv(x):
-  scale = np.asarray(2. / np.sqrt(np.pi), get_aval(x).dtype)[()]
-  return lax.mul(scale, lax.exp(lax.neg(lax.square(x))))
+  return lax.mul(_const(x, 2. / np.sqrt(np.pi)), lax.exp(lax.neg(lax.square(x))))
 
 
 def_deriv(lax.erf_p, _erf_deriv)
 
-def_comp(lax.expm1_p, lambda x: lax.exp(x) - 1)
-def_comp(lax.log1p_p, lambda x: lax.log(1 + x))
 def_comp(lax.sqrt_p, lambda x: x ** 0.5)
 def_comp(lax.square_p, lambda x: x * x)
 def_comp(lax.rsqrt_p, lambda x: x ** -0.5)
 def_comp(lax.asinh_p, lambda x: lax.log(x + lax.sqrt(lax.square(x) + 1)))
 def_comp(lax.acosh_p, lambda x: lax.log(x + lax.sqrt(lax.square(x) - 1)))
 def_comp(lax.atanh_p, lambda x: 0.5 * lax.log(lax.div(1 + x, 1 - x)))
-def_comp(lax.erfc_p, lambda x: 1 - lax.erf(x))
 def_comp(lax.clamp_p, lambda lo, x, hi: lax.min(lax.max(lo, x), hi))
 
 
@@ -351,13 +343,14 @@ jet_rules[lax.cummin_p] = _cumulative_rule(lax.min)
 def _integer_pow_rule(primals_in, series_in, *, y: int):
   if y == 0:
     return jet2(lambda x: lax.full_like(x, 1), primals_in, series_in)
-  return jet2(lambda x: _power_by_squaring(x, y), primals_in, series_in)
+  p, terms = jet2(lambda x: _power_by_squaring(x, abs(y)), primals_in, series_in)
+  if y > 0:
+    return p, terms
+  return _div_rule([lax.full_like(p, 1), p], [[lax.full_like(t, 0) for t in terms], terms])
 
 
 def _power_by_squaring(x, n: int):
-  """``x ** n`` by multiplications (and one division when ``n < 0``)."""
-  if n < 0:
-    x, n = lax.div(lax.full_like(x, 1), x), -n
+  """``x ** n`` for ``n > 0`` by multiplications."""
   result = None
   while n:
     if n % 2:
@@ -374,27 +367,26 @@ jet_rules[lax.integer_pow_p] = _integer_pow_rule
 # ---------------------------------------------------------------------------------------
 # Rules by recurrences on the Taylor coefficients
 
+def _exp_series(v0, u):
+  """(v0, terms) of ``v = exp(u)`` (``v' = v u'``), given ``v0 = exp(u[0])``."""
+  v = [v0]
+  for k in range(1, len(u)):
+    v.append(_term(v, u, k))
+  return v[0], v[1:]
+
+
 def _exp_rule(primals_in, series_in):
   x, = primals_in
-  u = [x] + series_in[0]
-  v = [lax.exp(x)]
-  for k in range(1, len(u)):   # v' = v u'
-    v.append(sum(j * v[k - j] * u[j] for j in range(1, k + 1)) / k)
-  return v[0], v[1:]
+  return _exp_series(lax.exp(x), [x] + series_in[0])
 
 
 jet_rules[lax.exp_p] = _exp_rule
 
 
 def _pow_rule(primals_in, series_in):
-  x, y = primals_in
   # x ** y = exp(y log x)
   z0, zs = jet2(lambda x, y: lax.mul(y, lax.log(x)), primals_in, series_in)
-  u = [z0] + zs
-  v = [lax.pow_p.bind(x, y)]
-  for k in range(1, len(u)):
-    v.append(sum(j * v[k - j] * u[j] for j in range(1, k + 1)) / k)
-  return v[0], v[1:]
+  return _exp_series(lax.pow_p.bind(*primals_in), [z0] + zs)
 
 
 jet_rules[lax.pow_p] = _pow_rule
@@ -406,7 +398,7 @@ def _logistic_series(x, terms):
   v = [lax.logistic(x)]
   e = [v[0] * (1 - v[0])]
   for k in range(1, len(u)):
-    v.append(sum(j * e[k - j] * u[j] for j in range(1, k + 1)) / k)
+    v.append(_term(e, u, k))
     e.append((1 - v[0]) * v[k] - sum(v[j] * v[k - j] for j in range(1, k + 1)))
   return v[0], v[1:]
 
@@ -438,6 +430,28 @@ def _log_rule(primals_in, series_in):
 jet_rules[lax.log_p] = _log_rule
 
 
+# expm1 = exp - 1, log1p(x) = log(1 + x), erfc = 1 - erf: the terms of exp, log and erf,
+# the value from the primitive itself (exact near 0, where the composition is not).
+
+def _expm1_rule(primals_in, series_in):
+  return lax.expm1(primals_in[0]), _exp_rule(primals_in, series_in)[1]
+
+
+def _log1p_rule(primals_in, series_in):
+  x, = primals_in
+  return lax.log1p(x), _log_rule([lax.add(x, _const(x, 1))], series_in)[1]
+
+
+def _erfc_rule(primals_in, series_in):
+  _, terms = deriv_prop(lax.erf_p, _erf_deriv, primals_in, series_in)
+  return lax.erfc(primals_in[0]), [lax.neg(t) for t in terms]
+
+
+jet_rules[lax.expm1_p] = _expm1_rule
+jet_rules[lax.log1p_p] = _log1p_rule
+jet_rules[lax.erfc_p] = _erfc_rule
+
+
 def _div_rule(primals_in, series_in):
   x, y = primals_in
   u = [x] + series_in[0]
@@ -455,7 +469,7 @@ jet_rules[lax.div_p] = _div_rule
 def _atan2_rule(primals_in, series_in):
   # atan2(x, y) = atan(x / y): integrate atan' = 1 / (1 + z^2) along z = x / y
   z0, zs = jet2(lax.div, primals_in, series_in)
-  one = np.asarray(1, get_aval(z0).dtype)[()]
+  one = _const(z0, 1)
   c0, cs = jet2(lambda z: lax.div(one, 1 + lax.square(z)), (z0,), (zs,))
   return _integrate([c0] + cs, [z0] + zs, lax.atan2(*primals_in))
 
@@ -474,11 +488,11 @@ def _erf_inv_rule(primals_in, series_in):
   ex = [lax.exp(sq[0])]
   c = [lax.mul(scale, ex[0])]
   for k in range(1, len(u)):
-    v.append(sum(j * c[k - j] * u[j] for j in range(1, k + 1)) / k)
+    v.append(_term(c, u, k))
     if k == len(u) - 1:
       break
     sq.append(sum(v[k - j] * v[j] for j in range(k + 1)))
-    ex.append(sum(j * ex[k - j] * sq[j] for j in range(1, k + 1)) / k)
+    ex.append(_term(ex, sq, k))
     c.append(scale * ex[k])
   return v[0], v[1:]
 
@@ -493,8 +507,8 @@ def _sinusoid_rules(sin, cos, sign: int):
     u = [x] + series_in[0]
     s, c = [sin(x)], [cos(x)]
     for k in range(1, len(u)):
-      s.append(sum(j * u[j] * c[k - j] for j in range(1, k + 1)) / k)
-      c.append(sum(j * u[j] * s[k - j] for j in range(1, k + 1)) / k * sign)
+      s.append(_term(c, u, k))
+      c.append(_term(s, u, k) * sign)
     return s, c
 
   def sin_rule(primals_in, series_in):
