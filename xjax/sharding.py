@@ -5,3 +5,5 @@ from xjax._src.sharding import (AbstractDevice, AbstractMesh, AxisType,  # noqa:
                                 ManualAxisType, Mesh, NamedSharding, PartitionSpec, Sharding,
                                 SingleDeviceSharding, get_abstract_mesh,
                                 make_single_device_sharding, use_abstract_mesh)
+from xjax._src.explicit_sharding import (auto_axes, explicit_axes, reshard,  # noqa: F401,E402
+                                         set_mesh)

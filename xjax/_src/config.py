@@ -119,6 +119,10 @@ config.define("jax_legacy_prng_key", "allow", affects_tracing=True)
 config.define("jax_enable_custom_prng", False, affects_tracing=True)
 config.define("jax_numpy_dtype_promotion", "standard", affects_tracing=True)
 config.define("jax_check_tracer_leaks", False, affects_tracing=True)  # core/leaks.py
+# shard_map's check_vma (lax/shard_map.py): without auto_pcast, operands must vary along
+# the same mesh axes; remove_size_one_mesh_axis_from_type leaves axes of size 1 out.
+config.define("jax_auto_pcast", True, affects_tracing=True)
+config.define("jax_remove_size_one_mesh_axis_from_type", False, affects_tracing=True)
 
 # The persistent compilation cache (backend/compilation_cache.py). Unlike JAX it is on
 # without a directory being set, and caches every compile (JAX's minimum is 1 s).

@@ -38,7 +38,7 @@ transfer_guard_device_to_host transfer_guard_device_to_device check_tracer_leaks
 explain_cache_misses softmax_custom_jvp default_prng_impl threefry_partitionable enable_checks
 legacy_prng_key enable_custom_prng debug_key_reuse allow_f16_reductions
 jax2tf_associative_scan_reductions thread_guard array_garbage_collection_guard no_tracing
-no_execution""".split()
+no_execution auto_pcast remove_size_one_mesh_axis_from_type""".split()
 
 STATES = {name: ConfigState("jax_" + name) for name in _STATES}
 

@@ -21,7 +21,7 @@ from xjax._src.core.jaxpr_cache import bounded_put, cached_on_jaxpr
 from xjax._src.core.trace import Primitive, Tracer, current_trace, escaped_tracer_error, eval_trace
 from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src import dispatch, monitoring, retracing, spmd
-from xjax._src.sharding import NamedSharding, PartitionSpec, Sharding
+from xjax._src.sharding import NamedSharding, PartitionSpec, Sharding, context_mesh
 from xjax._src.errors import api_boundary, remove_internal_frames
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -496,12 +496,16 @@ class PjitFunction:
     self.fun = fun
     self._shardings = (in_shardings, out_shardings) if (
         in_shardings is not None or out_shardings is not None) else None
-    # A bare PartitionSpec needs a context mesh, which xjax does not have (JAX's set_mesh).
+    # A bare PartitionSpec needs a context mesh (jax.set_mesh) when called.
     self._bare_spec = next((name for name, tree in (("in_shardings", in_shardings),
                                                     ("out_shardings", out_shardings))
                             if any(isinstance(s, PartitionSpec) for s in tree_util.tree_leaves(
                                 tree, is_leaf=lambda s: isinstance(s, (PartitionSpec, Sharding))))),
                            None)
+    if self._bare_spec:  # resolved when called, over the context mesh
+      self._options = (static_argnums, static_argnames, donate_argnums, donate_argnames,
+                       keep_unused, inline)
+      self._by_mesh: dict = {}
     self._static_argnums, self._static_argnames, self._sig = _normalize_static(
         fun, static_argnums, static_argnames)
     # Static positions for the fast path (None: negative ones, which take the checked path).
@@ -644,10 +648,7 @@ class PjitFunction:
 
   def _call(self, args, kwargs):
     if self._bare_spec:
-      raise RuntimeError(
-          f"jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to "
-          f"{self._bare_spec}; xjax has no context mesh (jax.set_mesh), so pass "
-          "`NamedSharding(mesh, spec)` instead.")
+      return self._over_context_mesh()._call(args, kwargs)
     entry, leaves, avals = self._entry(args, kwargs)
     if current_trace() is eval_trace:
       for x in leaves:
@@ -687,6 +688,24 @@ class PjitFunction:
     if entry.state is not None:
       outs = entry.state.write(refs, outs)
     return tree_util.tree_unflatten(entry.out_tree, outs)
+
+  def _over_context_mesh(self) -> "PjitFunction":
+    """This jit with its bare PartitionSpecs taken over the context mesh (jax.set_mesh)."""
+    mesh = context_mesh()
+    if mesh is None or mesh.empty:
+      raise RuntimeError(
+          f"jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to "
+          f"{self._bare_spec}. You can define a context mesh via `jax.set_mesh(mesh)`. "
+          f"Alternatively, provide `Sharding`s to {self._bare_spec} and then the mesh context "
+          "manager is not required.")
+    jitted = self._by_mesh.get(mesh)
+    if jitted is None:
+      named = lambda tree: tree_util.tree_map(
+          lambda s: NamedSharding(mesh, s) if isinstance(s, PartitionSpec) else s, tree,
+          is_leaf=lambda s: isinstance(s, (PartitionSpec, Sharding)))
+      jitted = self._by_mesh[mesh] = PjitFunction(
+          self.fun, *self._options, *map(named, self._shardings))
+    return jitted
 
   def _spread_layouts(self, entry, leaves, args):
     """(mesh, input shardings, output shardings) of a call over several devices; the

@@ -18,8 +18,8 @@ from xjax._src.config import config
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.lax.device_put import ArrayCopySemantics, copy_semantics, device_put_p
 from xjax._src import spmd
-from xjax._src.sharding import (AxisType, IndivisibleError, Mesh, NamedSharding, Sharding,
-                                context_mesh)
+from xjax._src.sharding import (AxisType, IndivisibleError, Mesh, NamedSharding,
+                                PartitionSpec, Sharding, context_mesh)
 
 
 def resolve_device(device):
@@ -45,6 +45,12 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
   """Places the leaves of ``x`` on ``device``, committed; without a device, arrays stay
   where they are and host values go uncommitted to the default device.  Arrays already on
   other devices are copied device to device in one batched transfer."""
+  if isinstance(device, PartitionSpec):  # over the context mesh (jax.set_mesh)
+    mesh = context_mesh()
+    if mesh is None or mesh.empty:
+      raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to "
+                       "device_put")
+    device = NamedSharding(mesh, device)
   leaves, tree = tree_util.tree_flatten(x)
   spread = isinstance(device, Sharding) and len(device.device_set) > 1
   if not spread and any(isinstance(leaf, Tracer) for leaf in leaves):  # staged, as JAX

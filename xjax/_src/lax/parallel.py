@@ -527,7 +527,17 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
 # ---------------------------------------------------------------------------------------
 # pcast: JAX's cast between the varying-manual-axes types of shard_map values. xjax's
 # shard_map does not type values by the axes they vary over, so the cast to 'varying' (the
-# one JAX computes on CPU, leaving values unchanged) is the identity.
+# one JAX computes on CPU, leaving values unchanged) is the identity on values; inside a
+# shard_map body it records a ``pvary`` equation, which shard_map's check_vma reads.  Its
+# transpose is the identity too (not JAX's psum): shard_map's reverse mode already sums a
+# replicated input's cotangents.
+
+pvary_p = Primitive("pvary")
+pvary_p.abstract_eval = lambda x, *, axes: x
+pvary_p.impl = lambda x, *, axes: x
+pvary_p.lowering = lambda ctx, x, *, axes: x
+pvary_p.batch = lambda axis, args, dims, *, axes: (pvary_p.bind(args[0], axes=axes), dims[0])
+ad.deflinear(pvary_p, lambda ct, x, *, axes: [ad.instantiate(ct)])
 
 _PCAST_TARGETS = ("reduced", "unreduced", "varying")
 
@@ -544,4 +554,8 @@ def pcast(x, axis_name, *, to: str):
   if to != "varying":
     raise NotImplementedError(f"pcast to {to!r}: xjax has no reduced/unreduced sharding "
                               "types; only to='varying' is supported.")
-  return x
+  from xjax._src.lax.shard_map import manual_axis_names
+  axes = tuple(n for n in _names(axis_name) if n in manual_axis_names())
+  if not axes:
+    return x
+  return tree_util.tree_map(lambda leaf: pvary_p.bind(leaf, axes=axes), x)

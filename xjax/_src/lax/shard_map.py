@@ -20,7 +20,8 @@ from typing import Callable
 from xjax._src import dispatch, spmd, tree_util
 from xjax._src.wrapping import wraps
 from xjax._src.core.avals import ShapedArray
-from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args, eval_jaxpr
+from xjax._src.config import config
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, closed_with_consts_as_args, eval_jaxpr
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
@@ -233,26 +234,46 @@ _REDUCING = {"psum", "pmax", "pmin"}
 _VARYING = {"axis_index", "ppermute", "all_to_all", "reduce_scatter"}
 
 
-def _varying(jaxpr, in_axes: list) -> list:
-  """For each output of ``jaxpr``, the mesh axes it may vary along, given its inputs'."""
+def _varying(jaxpr, in_axes: list, dropped=frozenset()) -> list:
+  """For each output of ``jaxpr``, the mesh axes it may vary along, given its inputs'
+  (the ``dropped`` axes left out).  With ``jax_auto_pcast`` off, the operands of an
+  equation must vary along the same axes (JAX inserts no ``pvary`` then)."""
   env = dict(zip(jaxpr.invars, in_axes))
+  check = not config.read("jax_auto_pcast")
   for eqn in jaxpr.eqns:
-    ins = frozenset().union(*(env.get(v, frozenset()) for v in eqn.invars
-                              if not hasattr(v, "val")))
+    operands = [frozenset() if hasattr(v, "val") else env.get(v, frozenset())
+                for v in eqn.invars]
     name = eqn.primitive.name
+    if (check and len(set(operands)) > 1 and not eqn.primitive.is_collective
+        and name != "pvary" and not any(map(_holds_jaxpr, eqn.params.values()))):
+      raise ValueError(f"Primitive {name} requires varying manual axes to match, but got "
+                       f"{operands}. Please open an issue at "
+                       "https://github.com/jax-ml/jax/issues and as a temporary workaround "
+                       "pass the check_vma=False argument to `jax.shard_map`")
+    ins = frozenset().union(*operands)
     if name in _REDUCING:
       ins = ins - set(parallel._names(eqn.params["axis_name"]))
     elif name in _VARYING:
-      ins = ins | set(parallel._names(eqn.params["axis_name"]))
+      ins = ins | (set(parallel._names(eqn.params["axis_name"])) - dropped)
+    elif name == "pvary":
+      ins = ins | (set(eqn.params["axes"]) - dropped)
     for v in eqn.outvars:
       env[v] = ins
   return [env.get(v, frozenset()) for v in jaxpr.outvars]
 
 
+def _holds_jaxpr(param) -> bool:
+  return isinstance(param, (Jaxpr, ClosedJaxpr)) or (
+      isinstance(param, tuple) and any(map(_holds_jaxpr, param)))
+
+
 def _check_vma(jaxpr, mesh, in_specs, out_specs, name: str) -> None:
-  in_axes = [frozenset(_named(s)) for s in in_specs]
-  for spec, varying in zip(out_specs, _varying(jaxpr.jaxpr, in_axes)):
-    extra = sorted(a for a in varying - set(_named(spec)) if mesh.shape[a] > 1)
+  # jax_remove_size_one_mesh_axis_from_type: axes of size 1 are left out of the types
+  dropped = frozenset(a for a, n in mesh.shape.items() if n == 1) if config.read(
+      "jax_remove_size_one_mesh_axis_from_type") else frozenset()
+  in_axes = [frozenset(_named(s)) - dropped for s in in_specs]
+  for spec, varying in zip(out_specs, _varying(jaxpr.jaxpr, in_axes, dropped)):
+    extra = sorted(varying - set(_named(spec)))
     if extra:
       named = "{" + ", ".join(sorted(_named(spec))) + "}"
       raise ValueError(
@@ -265,6 +286,11 @@ def _check_vma(jaxpr, mesh, in_specs, out_specs, name: str) -> None:
           "output values are meant to be replicated over those mesh axes. If not, consider "
           "revising the corresponding out_specs entries. If so, consider disabling the check "
           "by passing the check_vma=False argument to `xjax.shard_map`.")
+
+
+def manual_axis_names() -> tuple:
+  """The mesh axes of the shard_map bodies being traced (manual in them)."""
+  return tuple(a for m in _bound_axes.meshes for a in m.axis_names)
 
 
 def _named(spec) -> list:
