@@ -22,6 +22,7 @@ LAYERS = [
     ("primitives", ["xjax._src.lax", "xjax._src.custom_derivatives", "xjax._src.checkpoint",
                     "xjax._src.checkpoint_policies", "xjax._src.custom_batching",
                     "xjax._src.callback", "xjax._src.debugging", "xjax._src.state",
+                    "xjax._src.ffi",
                     "xjax._src.hijax"]),
     ("transformations", ["xjax._src.api", "xjax._src.ad_api", "xjax._src.jit",
                          "xjax._src.closure_convert", "xjax._src.custom_gradient",

@@ -71,7 +71,7 @@ from xjax._src.jax_alias import install_as_jax  # noqa: E402,F401
 from xjax._src.pmap import pmap  # noqa: E402,F401
 from xjax._src.lax.shard_map import shard_map  # noqa: E402,F401
 from xjax import interpreters  # noqa: E402,F401  (jax.interpreters is imported with jax)
-from xjax import monitoring, profiler  # noqa: E402,F401
+from xjax import ffi, monitoring, profiler  # noqa: E402,F401
 from xjax._src.state.primitives import (empty_ref, free_ref, freeze,  # noqa: E402,F401
                                         new_ref)
 from xjax._src.state.types import Ref  # noqa: E402,F401
