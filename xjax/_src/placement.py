@@ -15,6 +15,7 @@ from xjax._src import tree_util
 from xjax._src.array import Array, make_array
 from xjax._src.backend import runtime
 from xjax._src.config import config
+from xjax._src.core.avals import MemorySpace
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.lax.device_put import ArrayCopySemantics, copy_semantics, device_put_p
 from xjax._src import spmd
@@ -45,6 +46,8 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
   """Places the leaves of ``x`` on ``device``, committed; without a device, arrays stay
   where they are and host values go uncommitted to the default device.  Arrays already on
   other devices are copied device to device in one batched transfer."""
+  if isinstance(device, MemorySpace):
+    return _put_in_memory(x, device)
   if isinstance(device, PartitionSpec):  # over the context mesh (jax.set_mesh)
     mesh = context_mesh()
     if mesh is None or mesh.empty:
@@ -85,6 +88,33 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
       out[i] = Array._from_buffer(buf, leaves[i].aval, committed)
       if donate:
         leaves[i].delete()
+  return tree_util.tree_unflatten(tree, out)
+
+
+def _put_in_memory(x, space: MemorySpace):
+  """``device_put(x, jax.memory.Space.Device)``: the leaves committed where they are (host
+  values to the default device); xjax has no other memory space to put them in."""
+  if space is MemorySpace.Any:
+    raise AssertionError("jax.memory.Space.Any names no memory to place an array in; use "
+                         "jax.memory.Space.Device.")
+  if space is MemorySpace.Host:
+    raise NotImplementedError("device_put to jax.memory.Space.Host: xjax keeps every array in "
+                              "device memory (no memory spaces in its types); see "
+                              "docs/differences.md.")
+  leaves, tree = tree_util.tree_flatten(x)
+  if any(isinstance(leaf, Tracer) for leaf in leaves):  # staged, as JAX
+    n = len(leaves)
+    out = device_put_p.bind(*leaves, devices=(space,) * n, srcs=(None,) * n,
+                            copy_semantics=(ArrayCopySemantics.REUSE_INPUT,) * n)
+    return tree_util.tree_unflatten(tree, out)
+  out = []
+  for leaf in leaves:
+    if not isinstance(leaf, Array):
+      leaf = make_array(leaf)
+    leaf._check_alive()
+    single = not runtime.is_spread(leaf._buf)
+    out.append(Array._from_buffer(leaf._buf, leaf.aval, leaf._committed or True)
+               if single else leaf)
   return tree_util.tree_unflatten(tree, out)
 
 

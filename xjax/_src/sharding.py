@@ -56,6 +56,10 @@ class SingleDeviceSharding(Sharding):
   def device_set(self) -> set:
     return {self._device}
 
+  @property
+  def memory_kind(self) -> str:
+    return "device"  # (the only memory xjax places arrays in)
+
   def devices_indices_map(self, global_shape) -> dict:
     return {self._device: tuple(slice(None) for _ in global_shape)}
 

@@ -1,10 +1,24 @@
 """Abstract values: what tracing knows about an array (shape, dtype, weak type)."""
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.sharding import replicated_type_sharding
+
+
+class MemorySpace(enum.Enum):
+  """Where an array lives (``jax.memory.Space``); xjax arrays are all in device memory."""
+  Device = enum.auto()
+  Host = enum.auto()
+  Any = enum.auto()
+
+  def __repr__(self) -> str:
+    return f"MemorySpace.{self.name}"
+
+  __str__ = __repr__
 
 
 class ShapedArray:
@@ -28,6 +42,8 @@ class ShapedArray:
   @property
   def size(self) -> int:
     return int(np.prod(self.shape, dtype=np.int64))
+
+  memory_space = MemorySpace.Device
 
   @property
   def sharding(self):
