@@ -98,3 +98,25 @@ def test_bad_input():
     lax.tile(X, (2,))
   with pytest.raises(ValueError, match="non-negative"):
     lax.tile(X, (-1, 2))
+
+
+def test_numpy_functions_bind_the_primitives_as_jax():
+  # jnp.stack/split/array_split/tile show JAX's primitives in jaxprs; a stacked array's rows
+  # and jnp.concatenate of one array are reshapes
+  x = jnp.arange(24.0).reshape(4, 6)
+  eqns = xjax.make_jaxpr(lambda x: (jnp.stack([x, x]), jnp.split(x, 2),
+                                    jnp.array_split(x, 4, axis=1), jnp.tile(x, 2)))(x).jaxpr.eqns
+  assert [(e.primitive.name, e.params) for e in eqns] == [
+      ("stack", {"axis": 0}), ("split", {"axis": 0, "sizes": (2, 2)}),
+      ("split", {"axis": 1, "sizes": (2, 2, 1, 1)}), ("tile", {"reps": (1, 2)})]
+  eqns = xjax.make_jaxpr(lambda x: (jnp.stack(x, 1), jnp.concatenate(x)))(x).jaxpr.eqns
+  assert [e.primitive.name for e in eqns] == ["broadcast_in_dim", "reshape", "reshape"]
+  np.testing.assert_array_equal(jnp.stack(x, 1), np.stack(np.asarray(x), 1))
+  np.testing.assert_array_equal(jnp.concatenate(x), np.concatenate(np.asarray(x)))
+  np.testing.assert_array_equal(jnp.tile(x[0], (2, 1, 2)), np.tile(np.asarray(x[0]), (2, 1, 2)))
+  with pytest.raises(ZeroDivisionError):
+    jnp.split(x, 0)
+  with pytest.raises(ValueError, match="rest is 4"):
+    jnp.split(x, 5)
+  with pytest.raises(NotImplementedError, match="'out'"):
+    jnp.stack([x], out=x)

@@ -77,17 +77,16 @@ def _split(name, ary, indices_or_sections, axis, exact):
     if any(d < 0 for d in sizes):  # as JAX: indices are neither wrapped nor clipped
       raise ValueError(f"Sizes passed to {name} must be nonnegative, got {sizes}")
   else:
-    n = operator.index(concrete_or_error(indices_or_sections,
-                                                       f"{name} sections"))
-    if n <= 0:
-      raise ValueError("number sections must be larger than 0.")
-    if exact and size % n:
-      raise ValueError("array split does not result in an equal division")
+    n = operator.index(concrete_or_error(indices_or_sections, f"{name} sections"))
+    if n == 0:  # the class JAX raises
+      raise ZeroDivisionError(f"jnp.{name}: the number of sections must be positive, got 0.")
+    if n < 0:
+      raise ValueError(f"jnp.{name}: the number of sections must be positive, got {n}.")
     q, r = divmod(size, n)
+    if exact and r:
+      raise ValueError(f"array split does not result in an equal division: rest is {r}")
     sizes = [q + 1] * r + [q] * (n - r)
-    bounds = [0] + list(np.cumsum(sizes))
-  return [lax.slice_in_dim(ary, int(s), int(e), axis=axis)
-          for s, e in zip(bounds[:-1], bounds[1:])]
+  return list(lax.split(ary, sizes, axis))
 
 
 def split(ary, indices_or_sections, axis=0):
@@ -114,20 +113,17 @@ def dsplit(ary, indices_or_sections):
 
 
 def tile(A, reps):
-  """Repeats the whole array ``reps`` times along each axis."""
+  """Repeats the whole array ``reps`` times along each axis (the ``tile`` primitive)."""
   A = asarray(A)
   reps = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
   reps = tuple(operator.index(r) for r in reps)
   if any(r < 0 for r in reps):
     raise ValueError(f"jnp.tile: reps must be non-negative integers, got {reps}")
-  shape = get_aval(A).shape
-  nd = max(len(reps), len(shape))
-  reps = (1,) * (nd - len(reps)) + reps
-  shape = (1,) * (nd - len(shape)) + shape
-  A = lax.reshape(A, shape)
-  big = tuple(x for r, d in zip(reps, shape) for x in (r, d))
-  out = lax.broadcast_in_dim(A, big, tuple(range(1, 2 * nd, 2)))
-  return lax.reshape(out, tuple(r * d for r, d in zip(reps, shape)))
+  ndim = get_aval(A).ndim
+  reps = (1,) * (ndim - len(reps)) + reps
+  if len(reps) > ndim:
+    A = lax.expand_dims(A, tuple(range(len(reps) - ndim)))
+  return lax.tile(A, reps)
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):

@@ -118,9 +118,25 @@ def squeeze(a, axis=None):
   return lax.squeeze(a, axes)
 
 
+def _concatenate_array(arr, axis, dtype):
+  """``concatenate`` of the rows of one array: a reshape (as JAX takes it)."""
+  arr = _as_array(arr) if dtype is None else lax.convert_element_type(_as_array(arr), dtype)
+  shape = get_aval(arr).shape
+  if len(shape) == 0 or shape[0] == 0:
+    raise ValueError("Need at least one array to concatenate.")
+  if axis is None:
+    return lax.reshape(arr, (get_aval(arr).size,))
+  if len(shape) == 1:
+    raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+  axis = canonical_axis(axis, len(shape) - 1)
+  new_shape = shape[1:axis + 1] + (shape[0] * shape[axis + 1],) + shape[axis + 2:]
+  return lax.reshape(arr, new_shape, (*range(1, axis + 1), 0, *range(axis + 1, len(shape))))
+
+
 def concatenate(arrays, axis=0, dtype=None):
-  if not isinstance(arrays, (list, tuple)) and get_aval(arrays).ndim:
-    arrays = [arrays[i] for i in range(get_aval(arrays).shape[0])]
+  if not isinstance(arrays, (list, tuple)):
+    check_arraylike("concatenate", arrays)
+    return _concatenate_array(arrays, axis, dtype)
   if not arrays:
     raise ValueError("Need at least one array to concatenate.")
   check_arraylike("concatenate", *arrays)
@@ -138,15 +154,24 @@ def concatenate(arrays, axis=0, dtype=None):
 
 
 def stack(arrays, axis=0, out=None, dtype=None):
+  """Joins equal-shaped arrays along a new ``axis`` (the ``stack`` primitive; the rows of
+  one array are stacked by a reshape)."""
   if not len(arrays):
     raise ValueError("Need at least one array to stack.")
-  arrays = [_as_array(a) for a in arrays]
-  shapes = {get_aval(a).shape for a in arrays}
-  if len(shapes) > 1:
-    raise ValueError("All input arrays must have the same shape.")
-  nd = get_aval(arrays[0]).ndim + 1
-  ax = canonical_axis(axis, nd)
-  return concatenate([lax.expand_dims(a, (ax,)) for a in arrays], ax, dtype=dtype)
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
+  if not isinstance(arrays, (list, tuple)):
+    check_arraylike("stack", arrays)
+    ndim = get_aval(arrays).ndim
+    axis = canonical_axis(axis, ndim)
+    return concatenate(lax.expand_dims(_as_array(arrays), (axis + 1,)), axis, dtype=dtype)
+  check_arraylike("stack", *arrays)
+  if dtype is not None:
+    from xjax._src.numpy.creation import asarray
+    arrays = [asarray(a, dtype=dtype) for a in arrays]
+  else:
+    arrays = promote_dtypes(*[_as_array(a) for a in arrays])
+  return lax.stack(arrays, axis)
 
 
 def moveaxis(a, source, destination):
