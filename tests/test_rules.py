@@ -25,6 +25,8 @@ NO_JVP = {
     "select_and_scatter": "jaxpr-parameterized selection: no JVP rule in JAX either",
     "scaled_dot": "not differentiable in JAX either",
     "call_exported": "Exported.call differentiates it through the exported VJP (custom_vjp)",
+    "psend": "sends a value, returns a token: not differentiable in JAX either",
+    "precv": "receives a value from a token: not differentiable in JAX either",
 }
 NO_BATCH = {
     "iota": "takes no operands, so it is never batched",

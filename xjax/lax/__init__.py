@@ -16,3 +16,5 @@ from xjax._src.lax.trace_markers import dce_sink, stage  # noqa: F401
 from xjax._src.lax.tokens import (after_all, after_all_p, create_token,  # noqa: F401
                                   create_token_p)
 from xjax._src.lax.scaled_dot import scaled_dot  # noqa: F401
+from xjax._src.lax.parallel_transfers import (pbroadcast, precv, psend,  # noqa: F401,E402
+                                              ragged_all_to_all, ragged_all_to_all_p)

@@ -132,7 +132,8 @@ def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma):
 
 def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
   linear = [ad.is_undefined(x) for x in args]
-  ct_jaxpr = ad.transpose_closed_jaxpr(jaxpr, linear)
+  with _bound_axes(mesh):  # (transpose rules may ask the axis sizes)
+    ct_jaxpr = ad.transpose_closed_jaxpr(jaxpr, linear)
   nonlin = [x for x in args if not ad.is_undefined(x)]
   nonlin_specs = [s for s, l in zip(in_specs, linear) if not l]
   lin_specs = [s for s, l in zip(in_specs, linear) if l]
