@@ -274,11 +274,13 @@ EMBEDDED_CONST_MAX_BYTES = 1024
 
 def embedded_consts(closed: ClosedJaxpr) -> dict:
   """``{constvar index: value}`` of the consts a module holds as constants: NumPy values
-  and arrays (not PRNG keys) of at most EMBEDDED_CONST_MAX_BYTES."""
+  and arrays (not PRNG keys) of at most EMBEDDED_CONST_MAX_BYTES, and values of the types
+  libraries register constant handlers for (``mlir.register_constant_handler``)."""
   return {i: c for i, (c, v) in enumerate(zip(closed.consts, closed.jaxpr.constvars))
           if isinstance(c, (np.ndarray, np.generic, Array))
           and not dtypes.is_extended(v.aval.dtype)
-          and v.aval.size * np.dtype(v.aval.dtype).itemsize <= EMBEDDED_CONST_MAX_BYTES}
+          and v.aval.size * np.dtype(v.aval.dtype).itemsize <= EMBEDDED_CONST_MAX_BYTES
+          or lowering.user_constant_lowering(c) is not None}
 
 
 class CompiledJaxpr:

@@ -8,11 +8,27 @@ binding values and their operations are spliced into the text.
 from xjax._src.backend import runtime as _runtime
 from xjax._src.callback import emit_callback as _emit_callback
 from xjax._src.core.avals import ShapedArray
+from xjax._src.interpreters.ir_attributes import dense_int_elements, ir_attribute  # noqa: F401
+from xjax._src.interpreters.ir_modules import (make_ir_context,  # noqa: F401
+                                               merge_mlir_modules, module_to_bytecode,
+                                               module_to_string)
+from xjax._src.interpreters.ir_trees import (ir_tree_registry,  # noqa: F401
+                                             unflatten_ir_values_like_types)
+from xjax._src.interpreters.jaxpr_to_ir import (core_call_lowering,  # noqa: F401
+                                                jaxpr_subcomp, lower_jaxpr_to_fun)
+from xjax._src.interpreters.lowering_records import (  # noqa: F401
+    DEVICE_TO_DEVICE_TYPE, RECV_FROM_HOST_TYPE, SEND_TO_HOST_TYPE, AxisContext,
+    ConstantHandler, LoweringParameters, LoweringResult, LoweringRule, MeshAxisName,
+    SPMDAxisContext, ShapePolyLoweringState, ShardingContext, TokenSet, lowerable_effects)
 from xjax._src.interpreters.user_lowering import (LoweringRuleContext,  # noqa: F401
                                                   ModuleContext, aval_to_ir_type,
                                                   aval_to_ir_types, ir_constant, ir_constants,
-                                                  lower_fun, register_lowering)
+                                                  ir_type_handlers, lower_fun,
+                                                  register_constant_handler, register_lowering,
+                                                  shape_tensor, token_type)
 from xjax._src.interpreters.user_lowering import in_bindings_rule as _current_bindings
+from xjax._src.jaxpr_to_module import lower_jaxpr_to_module  # noqa: F401
+from xjax._src.sharding import Mesh  # noqa: F401
 
 
 def dtype_to_ir_type(dtype):
@@ -65,11 +81,14 @@ def emit_python_callback(ctx, callback, token, operands, operand_avals, result_a
   return results, token, None
 
 
+_LAZY = {"ir": lambda ir: ir, "Value": lambda ir: ir.Value, "Token": lambda ir: ir.Value}
+
+
 def __getattr__(name):
-  if name == "ir":   # jaxlib's MLIR bindings, loaded when first asked for
-    return _runtime.mlir_bindings("ir")
+  if name in _LAZY:   # jaxlib's MLIR bindings, loaded when first asked for
+    return _LAZY[name](_runtime.mlir_bindings("ir"))
   raise AttributeError(f"module 'xjax.interpreters.mlir' has no attribute '{name}'")
 
 
 def __dir__():
-  return sorted([*globals(), "ir"])
+  return sorted([*globals(), *_LAZY])

@@ -201,6 +201,14 @@ class Module:
                                             takes_token=bool(jaxpr.effects)))
     return fn
 
+  def unique_name(self, name: str) -> str:
+    """``name``, made a valid symbol not yet taken in this module, and taken."""
+    return _unique(_sanitize(name), self._taken)
+
+  def new_context(self, indent: str = "    ") -> "LoweringContext":
+    """A context emitting into new lines of this module (a function body of its own)."""
+    return LoweringContext(self, [], self.__dict__.setdefault("_counter", [0]), indent)
+
   def text(self) -> str:
     body = "\n".join(self.functions)
     return (f"module @{_sanitize(self.name)} attributes {{mhlo.num_partitions = "
@@ -220,6 +228,21 @@ def _unique(name: str, taken: set[str]) -> str:
     candidate = f"{name}_{i}"
   taken.add(candidate)
   return candidate
+
+
+# How constants of the types libraries register (``mlir.register_constant_handler``) lower:
+# ``type -> lower(ctx, value, aval) -> SSA name``, looked up along the value's MRO.
+user_constants: dict = {}
+
+
+def user_constant_lowering(value) -> Callable | None:
+  """The lowering of ``value`` as a constant of a registered type, or None."""
+  if user_constants:
+    for t in type(value).__mro__:
+      lower = user_constants.get(t)
+      if lower is not None:
+        return lower
+  return None
 
 
 class LoweringContext:
@@ -308,6 +331,10 @@ class LoweringContext:
 
   def constant(self, value, aval: ShapedArray) -> str:
     """A constant; equal constants in one region are emitted once."""
+    if user_constants:
+      lower = user_constant_lowering(value)
+      if lower is not None:
+        return lower(self, value, aval)
     value = np.asarray(value)
     key = ("constant", value.tobytes(), value.dtype, aval.shape, aval.dtype)
     ssa = self.memo.get(key)
@@ -378,7 +405,7 @@ def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
     elif dtypes.is_extended(v.aval.dtype):  # a key array: embed its stored uint32 data
       env[v] = ctx.constant(c._physical_value(), physical_aval(v.aval))
     else:
-      env[v] = ctx.constant(np.asarray(c), v.aval)
+      env[v] = ctx.constant(c, v.aval)
   for v, a in zip(jaxpr.invars, args):
     env[v] = a
 

@@ -860,6 +860,17 @@ def mlir_bindings(name: str):
   return importlib.import_module(f"jaxlib.mlir.{name}")
 
 
+def mlir_context():
+  """jaxlib's MLIR context in which xjax parses and builds IR (made once)."""
+  return _mlir_ctx()
+
+
+def mlir_converters():
+  """jaxlib's converters between MLIR modules and XLA's forms (``jax.extend.mlir``'s
+  ``serialize_portable_artifact``, ``hlo_to_stablehlo``, ...)."""
+  return _xc._xla.mlir
+
+
 def build_with_bindings(arg_types: Sequence[str], build: Callable) -> str:
   """Runs ``build(arguments) -> results`` (values, ops or lists of them) with jaxlib's MLIR
   Python bindings in a scratch function taking ``arg_types`` (type text), under that

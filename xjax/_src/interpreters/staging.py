@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from xjax._src import dtypes
+from xjax._src.backend.lowering import user_constant_lowering
 from xjax._src.core import leaks, source_info
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
@@ -94,8 +95,10 @@ class DynamicJaxprTrace(Trace):
         raise escaped_tracer_error(x)
       return self._const_var(x, x.aval)
     aval = get_aval(x)
-    if not aval.shape and type(aval) is ShapedArray and not dtypes.is_extended(aval.dtype):
-      # scalars are inlined, as JAX does (PRNG keys stay constvars)
+    if (not aval.shape and type(aval) is ShapedArray and not dtypes.is_extended(aval.dtype)
+        and user_constant_lowering(x) is None):
+      # scalars are inlined, as JAX does (PRNG keys, and values of the types libraries
+      # lower themselves, stay constvars)
       return Literal(np.asarray(x, dtype=aval.dtype)[()], aval)
     return self._const_var(x, aval)
 
