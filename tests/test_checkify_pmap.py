@@ -83,3 +83,127 @@ def test_check_message_formats_its_arguments_as_arrays():
   err, _ = checkify.checkify(f)(jnp.float32(1.0))
   assert err.get() == ("bad 1.0 [1. 1.] 1.00 {'b': Array(1., dtype=float32)} "
                        "(`check` failed)")
+
+
+# Checks inside higher-order primitives, automatic checks and mapped errors: messages and
+# outputs as JAX 0.10.2 gives them.
+
+def _msg(fn, *args, errors=checkify.user_checks):
+  return checkify.checkify(fn, errors=errors)(*args)[0].get()
+
+
+def test_checks_inside_control_flow_bodies():
+  def body(c, x):
+    checkify.check(x < 3, "x big {}", x)
+    y = lax.cond(x > 1, lambda v: (checkify.check(v < 2.5, "inner {}", v), v * 2)[1],
+                 lambda v: v, x)
+    return c + y, jnp.sin(c)
+  xs = jnp.arange(5.)
+  scan = lambda xs, **kw: lax.scan(body, 0., xs, **kw)  # noqa: E731
+  err, (c, ys) = jax.jit(checkify.checkify(scan))(xs)
+  assert err.get() == "x big 3.0 (`check` failed)" and float(c) == 19.0   # the first failure
+  np.testing.assert_allclose(ys, [0., 0., 0.841471, -0.958924, -1.], atol=1e-5)
+  assert _msg(lambda xs: scan(xs, reverse=True), xs) == "x big 4.0 (`check` failed)"
+  assert _msg(lambda xs: scan(xs, unroll=2), xs) == "x big 3.0 (`check` failed)"
+  assert _msg(scan, jnp.zeros(3)) is None
+  assert _msg(jax.vmap(scan), jnp.stack([xs, xs - 3])) == "x big 3.0 (`check` failed)"
+
+  def wb(c):
+    i, acc = c
+    acc = lax.fori_loop(0, 3, lambda j, a: (checkify.check(a < 20, "fori {} {}", j, a), a + i)[1],
+                        acc)
+    return i + 1, acc
+  err, out = checkify.checkify(lambda: lax.while_loop(lambda c: c[0] < 6, wb, (0., 0.)))()
+  assert err.get() == "fori 1 22.0 (`check` failed)" and [float(o) for o in out] == [6., 45.]
+
+  def cond_fun(c):
+    checkify.check(c < 3, "cond_fun {}", c)
+    return c < 5
+  err, out = checkify.checkify(lambda: lax.while_loop(cond_fun, lambda c: c + 1, 0))()
+  assert err.get() == "cond_fun 3 (`check` failed)" and int(out) == 5
+  assert _msg(lambda x: lax.cond(x > 0, jax.jit(lambda v: (checkify.check(v < 1, "j {}", v),
+                                                           v)[1]), lambda v: v, x),
+              2.) == "j 2.0 (`check` failed)"
+  assert _msg(lambda xs: lax.map(lambda x: (checkify.check(x < 2, "m {}", x), x)[1], xs),
+              xs) == "m 2.0 (`check` failed)"
+
+
+def test_checks_inside_checkpoint_and_custom_derivative_bodies():
+  err, out = checkify.checkify(jax.checkpoint(
+      lambda x: (checkify.check(x < 0, "remat {}", x), x * 2)[1]))(1.)
+  assert err.get() == "remat 1.0 (`check` failed)" and float(out) == 2.
+  err, g = checkify.checkify(jax.grad(jax.checkpoint(
+      lambda x: (checkify.check(x > 0, "neg {}", x), jnp.sin(x))[1])))(-1.)
+  assert err.get() == "neg -1.0 (`check` failed)" and abs(float(g) - 0.5403023) < 1e-6
+
+  @jax.custom_jvp
+  def cj(x):
+    checkify.check(x < 0, "cj {}", x)
+    return x * 2
+  cj.defjvp(lambda p, t: (cj(p[0]), t[0]))
+  err, out = checkify.checkify(cj)(1.)
+  assert err.get() == "cj 1.0 (`check` failed)" and float(out) == 2.
+
+
+def test_checks_under_vmap_report_the_last_failing_member():
+  def f(x):
+    checkify.check(x > 0, "bad {x}", x=x)
+    return x
+  assert _msg(jax.vmap(f), jnp.array([1., -2., -3., 4.])) == "bad -3.0 (`check` failed)"
+  assert _msg(jax.vmap(jax.vmap(f)), jnp.array([[1., -2.], [-3., 4.]])) == (
+      "bad -3.0 (`check` failed)")
+  assert _msg(jax.vmap(lambda x: (checkify.check(x > 0, "bad {} {}", x, jnp.float32(7.)), x)),
+              jnp.array([1., -2., -3., 4.])) == "bad -3.0 7.0 (`check` failed)"
+  with pytest.raises(TypeError, match="check takes a scalar pred"):
+    checkify.checkify(lambda x: checkify.check(x > 0, "v {}", x))(jnp.array([1., -1.]))
+
+
+def test_checks_inside_pmap_and_shard_map_are_per_device():
+  def f(x):
+    checkify.check(jnp.all(x > 0), "bad {x}", x=x)
+    return lax.pmean(x, "i")
+  g = checkify.checkify(jax.pmap(f, axis_name="i"))
+  err, out = g(jnp.array([1.]))
+  assert err.get() is None and out.tolist() == [1.]
+  err, out = g(jnp.array([-1.]))
+  assert err.get() == "at mapped index 0: bad -1.0 (`check` failed)" and out.tolist() == [-1.]
+  assert [np.asarray(x).tolist() for x in jax.tree.leaves(err)] == [[True], [-1.]]
+  with pytest.raises(checkify.JaxRuntimeError) as info:   # raised without the index
+    checkify.check_error(err)
+  assert str(info.value) == "bad -1.0 (`check` failed)"
+  mesh = jax.make_mesh((1,), ("i",))
+  sm = jax.shard_map(f, mesh=mesh, in_specs=jax.P("i"), out_specs=jax.P("i"))
+  assert _msg(sm, jnp.array([-1.])) == "at mapped index 0: bad [-1.] (`check` failed)"
+
+
+def test_division_nan_and_index_checks():
+  assert _msg(lambda a, b: a / b, jnp.float32(1.), jnp.float32(0.),
+              errors=checkify.div_checks) == "division by zero"   # any dtype, as JAX
+  assert _msg(lambda a, b: lax.rem(a, b), jnp.int32(1), jnp.int32(0),
+              errors=checkify.div_checks) is None                  # rem is not checked
+  assert _msg(lambda x: x + 1, jnp.array(jnp.nan),
+              errors=checkify.nan_checks) == "nan generated by primitive: add."
+  oob = "out-of-bounds indexing for array of shape {}: index {} is out of bounds for axis {} " \
+        "with size {}. "
+  index = dict(errors=checkify.index_checks)
+  x3, i = jnp.arange(3.), jnp.int32
+  assert _msg(lambda x, i: x[i], x3, i(5), **index) == oob.format((3,), 5, 0, 3)
+  assert _msg(lambda x, i: x[i], x3, i(-5), **index) == oob.format((3,), -2, 0, 3)
+  assert _msg(lambda x, i: x[i], x3, i(-1), **index) is None
+  assert _msg(lambda x, i: x.at[i].set(1.), x3, i(5), **index) == oob.format((3,), 5, 0, 3)
+  assert _msg(lambda x, i: lax.dynamic_slice(x, (i,), (2,)), x3, i(2),
+              **index) == oob.format((3,), 2, 0, 3)
+  assert _msg(lambda x, i: lax.dynamic_update_slice(x, jnp.ones(2), (i,)), x3, i(2),
+              **index) == oob.format((3,), 2, 0, 3)
+  x34 = jnp.ones((3, 4))
+  assert _msg(lambda x, i: x[i, 1], x34, i(7), **index) == oob.format((3, 4), 7, 0, 3)
+  assert _msg(lambda x, i: x[:, i], x34, i(7), **index) == oob.format((3, 4), 7, 1, 4)
+  assert _msg(lambda x, i: x[i], x34, jnp.array([1, 9, 2]), **index) == oob.format(
+      (3, 4), 9, 0, 3)
+  assert _msg(jax.vmap(lambda x, i: x[i]), jnp.ones((3, 2)), jnp.array([0, 5, 7]),
+              **index) == oob.format((3, 2), 5, 1, 2)
+  assert _msg(lambda i, x: lax.switch(i, [lambda: x[i], lambda: x[i + 5], lambda: x[0]]),
+              i(1), jnp.arange(4.), **index) == oob.format((4,), 6, 0, 4)
+  err, _ = checkify.checkify(lambda x, i: x[i] / i, errors=checkify.all_checks)(
+      jnp.ones(2), i(10))
+  assert err.get() == oob.format((2,), 10, 0, 2)

@@ -27,6 +27,7 @@ LAYERS = [
     ("transformations", ["xjax._src.api", "xjax._src.ad_api", "xjax._src.jit",
                          "xjax._src.closure_convert", "xjax._src.custom_gradient",
                          "xjax._src.placement", "xjax._src.stages", "xjax._src.checkify",
+                         "xjax._src.checkify_rules",
                          "xjax._src.export", "xjax._src.explicit_sharding",
                          "xjax._src.pmap", "xjax._src.saved_residuals", "xjax._src.jet"]),
     ("libraries", ["xjax._src.numpy", "xjax._src.random", "xjax._src.nn", "xjax._src.scipy",

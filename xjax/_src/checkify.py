@@ -2,24 +2,28 @@
 
 ``check(pred, msg, *fmt_args)`` binds ``check_p``.  Outside ``checkify`` it raises eagerly when
 ``pred`` is false and cannot be staged (as JAX).  ``checkify(f, errors)`` traces ``f`` (checks
-may then be staged, inside nested ``jit`` too) and interprets the jaxpr: each check, and with
-``float_checks`` each primitive that creates a NaN or divides an integer by zero, adds one
-boolean "failed" flag and its message's arguments to the returned ``Error``, a pytree that
-``jit`` can return.  ``Error.get()`` formats the first failure in program order.
+may then be staged, inside nested ``jit`` too) and interprets the jaxpr (``_Collector``): each
+check, and each primitive that an enabled automatic category watches (NaNs, division by
+zero, out-of-bounds indices), adds one boolean "failed" flag and its message's arguments to
+the returned ``Error``, a pytree that ``jit`` can return.  Higher-order primitives
+(control flow, shard_map, checkpoint, custom derivatives) have rules that interpret their
+bodies (``checkify_rules.py``, which fills ``error_checks``).  ``Error.get()`` formats the
+first failure in program order; flags with a shape (a check inside ``shard_map``/``pmap``)
+give one message per failing mapped index.
 """
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
-from xjax._src import dtypes, tree_util
+from xjax._src import tree_util
 from xjax._src.core import effects as fx
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, literal_value
 from xjax._src.core.trace import Primitive, Tracer
 from xjax._src.core.values import get_aval
-from xjax._src.lax import elementwise as ew, reductions
+from xjax._src.lax import elementwise as ew, reductions, shapes
 
 
 class JaxException(Exception):
@@ -74,14 +78,20 @@ _effect = CheckEffect("Check")
 fx.control_flow_allowed_effects.add_type(CheckEffect)
 
 
-def _format(message: str, fmt_tree, fmt_leaves) -> str:
-  args, kwargs = tree_util.tree_unflatten(fmt_tree, list(fmt_leaves))
-  return message.format(*args, **kwargs) + " (`check` failed)"
+def _message(category, message: str, fmt_tree, payload) -> str:
+  """A failure's text: a user check's message formatted with its arguments; an
+  out-of-bounds index's with its payload (index, axis, size); the others' as they are."""
+  if category is FailedCheckError:
+    args, kwargs = tree_util.tree_unflatten(fmt_tree, list(payload))
+    return message.format(*args, **kwargs) + " (`check` failed)"
+  if category is OOBError:
+    return message.format(*np.asarray(payload[0]).tolist())
+  return message
 
 
-def _check_impl(pred, *fmt_leaves, message, fmt_tree):
+def _check_impl(pred, *fmt_leaves, message, fmt_tree, category=FailedCheckError):
   if not bool(np.all(np.asarray(pred))):
-    raise JaxRuntimeError(_format(message, fmt_tree, fmt_leaves))
+    raise JaxRuntimeError(_message(category, message, fmt_tree, fmt_leaves))
   return []
 
 
@@ -91,15 +101,17 @@ _NOT_FUNCTIONALIZED = (
     "`checkify.checkify`.")
 
 
-def _check_abstract_eval(pred, *fmt, message, fmt_tree):
+def _check_abstract_eval(pred, *fmt, **params):
   if not _functionalizing():
     raise ValueError(_NOT_FUNCTIONALIZED)
   return []
 
 
 def _check_batch(axis, args, dims, **params):
+  # Every operand batched at 0: the pred's dimensions are batch dimensions (a check's own
+  # pred is a scalar), which the message arguments share.
   from xjax._src.interpreters import batching
-  check_p.bind(*[x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(args, dims)],
+  check_p.bind(*[batching.matchaxis(x, d, 0, axis.size) for x, d in zip(args, dims)],
                **params)
   return [], []
 
@@ -131,6 +143,8 @@ def check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
                       f"but got {leaf!r} of type {type(leaf)}.")
   if get_aval(pred).dtype != np.dtype(bool):
     raise TypeError(f"check takes a boolean predicate, got {get_aval(pred).dtype}")
+  if get_aval(pred).shape:
+    raise TypeError(f"check takes a scalar pred as argument, got {pred!r}")
   check_p.bind(pred, *leaves, message=msg, fmt_tree=fmt_tree)
 
 
@@ -146,7 +160,9 @@ def debug_check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
 
 @tree_util.register_pytree_node_class
 class Error:
-  """One (category, message, failed flag, message arguments) per check site, in order."""
+  """One (category, message, format tree) site, failed flag and message arguments per check,
+  in program order.  A flag with a shape (a check inside shard_map or pmap) holds one flag
+  per mapped index; the site's arguments then lead with the same dimensions."""
 
   def __init__(self, sites: tuple = (), failed: tuple = (), payloads: tuple = ()) -> None:
     self._sites, self._failed, self._payloads = sites, tuple(failed), tuple(payloads)
@@ -158,30 +174,46 @@ class Error:
   def tree_unflatten(cls, sites, children):
     return cls(sites, *children)
 
-  def _first(self):
-    for site, failed, payload in zip(self._sites, self._failed, self._payloads):
-      if bool(np.any(np.asarray(failed))):
-        return site, payload
-    return None
+  def _failures(self) -> list:
+    """(mapped index, site, message) of the first failure at each mapped index."""
+    flags = [np.asarray(f) for f in self._failed]
+    shape = next((f.shape for f in flags if f.shape), ())
+    found = []
+    for idx in np.ndindex(*shape):
+      for site, flag, payload in zip(self._sites, flags, self._payloads):
+        if flag.shape:
+          if flag[idx]:
+            found.append((idx, site, _message(*site, [p[idx] for p in payload])))
+            break
+        elif flag:
+          found.append((idx, site, _message(*site, payload)))
+          break
+    return found
 
   def get(self) -> str | None:
-    """The message of the first failure, or None."""
-    first = self._first()
-    if first is None:
+    """The message of the first failure (one per failing mapped index), or None."""
+    found = self._failures()
+    if not found:
       return None
-    (category, message, fmt_tree), payload = first
-    if category is FailedCheckError:
-      return _format(message, fmt_tree, payload)
-    return message
+    if not found[0][0]:
+      return found[0][2]
+    return "\n".join(f"at mapped index {', '.join(map(str, idx))}: {message}"
+                     for idx, _, message in found)
 
   def get_exception(self) -> JaxException | None:
-    first = self._first()
-    return None if first is None else first[0][0](self.get())
+    found = self._failures()
+    return None if not found else found[0][1][0](self.get())
 
   def throw(self) -> None:
-    message = self.get()
-    if message is not None:
-      raise JaxRuntimeError(message)
+    """Raises the first failure; of mapped flags, the first site's at the last mapped index
+    where it failed (as JAX reduces them), without the index."""
+    for site, flag, payload in zip(self._sites, self._failed, self._payloads):
+      flag = np.asarray(flag)
+      if flag.shape and flag.any():
+        idx = np.unravel_index(flag.size - 1 - int(np.argmax(flag.ravel()[::-1])), flag.shape)
+        raise JaxRuntimeError(_message(*site, [p[idx] for p in payload]))
+      if not flag.shape and flag:
+        raise JaxRuntimeError(_message(*site, payload))
 
   def __str__(self) -> str:
     return self.get() or "Error(no failure)"
@@ -201,36 +233,22 @@ def check_error(error: Error) -> None:
     return error.throw()
   for (category, message, fmt_tree), failed, payload in zip(error._sites, error._failed,
                                                             error._payloads):
-    if category is not FailedCheckError:
-      fmt_tree, payload = tree_util.tree_flatten(((), {}))
-    check_p.bind(ew.bitwise_not(failed), *payload, message=message, fmt_tree=fmt_tree)
+    extra = {} if category is FailedCheckError else {"category": category}
+    check_p.bind(ew.bitwise_not(failed), *payload, message=message, fmt_tree=fmt_tree, **extra)
 
 
 # ---------------------------------------------------------------------------------------
 # checkify: trace, then interpret the jaxpr collecting failure flags.
 
-def _any(x):
-  aval = get_aval(x)
-  return reductions.reduce_or(x, tuple(range(aval.ndim))) if aval.ndim else x
-
-
-def _nan_flag(ins, outs):
-  made = [_any(ew.ne(o, o)) for o in outs if dtypes.is_inexact(get_aval(o).dtype)]
-  if not made:
-    return None
-  had = [_any(ew.ne(x, x)) for x in ins if dtypes.is_inexact(get_aval(x).dtype)]
-  flag = made[0]
-  for m in made[1:]:
-    flag = ew.bitwise_or(flag, m)
-  for h in had:
-    flag = ew.bitwise_and(flag, ew.bitwise_not(h))
-  return flag
-
-
-_INTEGER_DIVISIONS = ("div", "rem")
+# primitive -> rule(collector, eqn, operands) -> outputs: what checkify does for an equation
+# instead of binding it (adding failure sites); filled by checkify_rules.py.
+error_checks: dict = {}
 
 
 class _Collector:
+  """Evaluates jaxprs (eagerly, or under the caller's transformations) gathering one
+  failed flag and payload per check site of the enabled ``errors``."""
+
   def __init__(self, errors) -> None:
     self.errors, self.sites, self.failed, self.payloads = errors, [], [], []
 
@@ -239,43 +257,73 @@ class _Collector:
     self.failed.append(failed)
     self.payloads.append(tuple(payload))
 
+  def add_flat(self, sites, payload_counts, flat) -> None:
+    """Adds ``sites`` from ``flat``: their failed flags, then their payloads' leaves."""
+    flags, rest = list(flat[:len(sites)]), iter(flat[len(sites):])
+    for site, flag, n in zip(sites, flags, payload_counts):
+      self.add(site, flag, [next(rest) for _ in range(n)])
+
+  def flat(self) -> list:
+    """The failed flags, then every site's payload leaves (``add_flat``'s order)."""
+    return list(self.failed) + [p for ps in self.payloads for p in ps]
+
   def run(self, jaxpr: Jaxpr, consts, args) -> list:
     env = dict(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args))
     read = lambda a: literal_value(a) if type(a) is Literal else env[a]
     for eqn in jaxpr.eqns:
       ins = [read(a) for a in eqn.invars]
-      prim = eqn.primitive
-      if prim is check_p:
-        if FailedCheckError in self.errors:
-          self.add((FailedCheckError, eqn.params["message"], eqn.params["fmt_tree"]),
-                   ew.bitwise_not(_all(ins[0])), ins[1:])
-        continue
-      inner = eqn.params.get("jaxpr")
-      if prim.name == "jit" and isinstance(inner, ClosedJaxpr):
-        outs = self.run(inner.jaxpr, inner.consts, ins)      # inlined, so its checks count
+      rule = error_checks.get(eqn.primitive)
+      if rule is not None:
+        outs = rule(self, eqn, ins)
       else:
         _refuse_checks_inside(eqn)
-        outs = prim.bind(*ins, **eqn.params)
-        outs = list(outs) if prim.multiple_results else [outs]
-        self._automatic(prim, ins, outs)
+        outs = bind_equation(eqn, ins)
       env.update(zip(eqn.outvars, outs))
     return [read(a) for a in jaxpr.outvars]
 
-  def _automatic(self, prim, ins, outs) -> None:
-    if NaNError in self.errors:
-      flag = _nan_flag(ins, outs)
-      if flag is not None:
-        self.add((NaNError, f"nan generated by primitive: {prim.name}.", None), flag)
-    if (DivisionByZeroError in self.errors and prim.name in _INTEGER_DIVISIONS
-        and dtypes.is_integer(get_aval(ins[1]).dtype)):
-      zero = ew.convert_element_type(0, get_aval(ins[1]).dtype)
-      self.add((DivisionByZeroError, "division by zero", None), _any(ew.eq(ins[1], zero)))
+
+def bind_equation(eqn, ins) -> list:
+  outs = eqn.primitive.bind(*ins, **eqn.params)
+  return list(outs) if eqn.primitive.multiple_results else [outs]
 
 
-def _all(pred):
-  aval = get_aval(pred)
-  return reductions.reduce_and(pred, tuple(range(aval.ndim))) if aval.ndim else pred
+def _check_rule(collector, eqn, ins) -> list:
+  """A check: its failed flag; a batched one (vmapped) fails where any member does, with
+  the arguments of the last member that fails (as JAX)."""
+  params = eqn.params
+  category = params.get("category", FailedCheckError)
+  if category in collector.errors:
+    bad, payload = ew.bitwise_not(ins[0]), ins[1:]
+    if get_aval(bad).ndim:
+      bad, payload = _last_failure(bad, payload)
+    if bad is not None:
+      collector.add((category, params["message"], params["fmt_tree"]), bad, payload)
+  return []
+
+
+def _last_failure(bad, payload):
+  """(any of ``bad``, the payload leaves at its last true index), over ``bad``'s dims,
+  which lead each leaf; (None, None) when there are no members."""
+  shape = get_aval(bad).shape
+  n = int(np.prod(shape))
+  if n == 0:
+    return None, None
+  flat = shapes.reshape(bad, (n,))
+  last = ew.sub(np.int32(n - 1), reductions.argmax(shapes.rev(flat, (0,)), 0, np.int32))
+  picked = []
+  for leaf in payload:
+    aval = get_aval(leaf)
+    if aval.shape[:len(shape)] != shape:
+      leaf = shapes.broadcast_in_dim(leaf, shape + aval.shape,
+                                     tuple(range(len(shape), len(shape) + aval.ndim)))
+      aval = get_aval(leaf)
+    rows = shapes.reshape(leaf, (n,) + aval.shape[len(shape):])
+    picked.append(shapes.dynamic_index_in_dim(rows, last, 0, keepdims=False))
+  return reductions.reduce_or(flat, (0,)), picked
+
+
+error_checks[check_p] = _check_rule
 
 
 def _has_checks(value) -> bool:
@@ -293,8 +341,8 @@ def _has_checks(value) -> bool:
 def _refuse_checks_inside(eqn) -> None:
   if any(_has_checks(p) for p in eqn.params.values()):
     raise NotImplementedError(
-        f"checkify: a check inside `{eqn.primitive.name}` (lax control flow or another "
-        "higher-order primitive) is not supported by xjax yet; see docs/differences.md")
+        f"checkify: a check inside `{eqn.primitive.name}` (a higher-order primitive without "
+        "a checkify rule) is not supported by xjax yet; see docs/differences.md")
 
 
 def checkify(f: Callable, errors=user_checks) -> Callable:
@@ -304,9 +352,6 @@ def checkify(f: Callable, errors=user_checks) -> Callable:
   unknown = errors - all_checks
   if unknown:
     raise TypeError(f"checkify: unknown error categories {sorted(map(str, unknown))}")
-  if OOBError in errors:
-    raise NotImplementedError("checkify: index_checks (out-of-bounds indexing) are not "
-                              "supported by xjax yet; see docs/differences.md")
 
   def checked(*args, **kwargs):
     from xjax._src.jit import make_jaxpr
@@ -329,3 +374,6 @@ def checkify(f: Callable, errors=user_checks) -> Callable:
     error = Error(tuple(collector.sites), collector.failed, collector.payloads)
     return error, tree_util.tree_unflatten(out_tree[0], outs)
   return checked
+
+
+from xjax._src import checkify_rules  # noqa: E402,F401  (fills error_checks)
