@@ -100,6 +100,8 @@ class ExtendedDType:
   physical_shape: tuple = ()
   physical_dtype: np.dtype = np.dtype(np.uint32)
   kind = "V"
+  tangent_dtype: np.dtype | None = None  # the dtype of its tangents (None: float0)
+  allow_conversion = False  # convert_element_type to and from physical_dtype
 
   def full(self, shape: tuple, fill_value):
     """An array of ``shape`` of this dtype: what ``lax.full`` does for extended dtypes."""
@@ -117,6 +119,46 @@ class ExtendedDType:
 
 def is_extended(dtype: Any) -> bool:
   return isinstance(dtype, ExtendedDType)
+
+
+class primal_tangent_dtype_scalar(extended):
+  """Scalar class of the dtypes ``primal_tangent_dtype`` makes."""
+
+
+class PrimalTangentDType(ExtendedDType):
+  """Values stored as ``primal_dtype``, whose tangents (and cotangents) have another dtype;
+  arrays convert to and from ``primal_dtype`` with ``lax.convert_element_type``."""
+  type = primal_tangent_dtype_scalar
+  allow_conversion = True
+
+  def __init__(self, primal_dtype: np.dtype, tangent_dtype: np.dtype, name: str) -> None:
+    self.physical_dtype = self.primal_dtype = primal_dtype
+    self.tangent_dtype, self.name = tangent_dtype, name
+
+  def __eq__(self, other) -> bool:
+    return type(other) is PrimalTangentDType and (
+        self.primal_dtype, self.tangent_dtype, self.name) == (
+        other.primal_dtype, other.tangent_dtype, other.name)
+
+  def __hash__(self) -> int:
+    return hash((PrimalTangentDType, self.primal_dtype, self.tangent_dtype, self.name))
+
+
+def _dtype_name(dt) -> str:
+  if isinstance(dt, ExtendedDType):
+    return str(dt)
+  return (dt.name.replace("float", "f").replace("uint", "u").replace("int", "i")
+          .replace("complex", "c"))
+
+
+def primal_tangent_dtype(primal_dtype, tangent_dtype, name: str | None = None
+                         ) -> PrimalTangentDType:
+  """An extended dtype stored as ``primal_dtype`` whose tangents are ``tangent_dtype``
+  (``jax.experimental.primal_tangent_dtype``)."""
+  primal_dtype, tangent_dtype = (dt if isinstance(dt, ExtendedDType) else np.dtype(dt)
+                                 for dt in (primal_dtype, tangent_dtype))
+  return PrimalTangentDType(primal_dtype, tangent_dtype, name or (
+      f"PrimalTangentDType{{{_dtype_name(primal_dtype)}/{_dtype_name(tangent_dtype)}}}"))
 
 
 class TypePromotionError(ValueError):
@@ -483,6 +525,9 @@ def _extended_result(dts: tuple) -> tuple[ExtendedDType, bool]:
   """Extended dtypes promote only with themselves: keys and numbers never mix."""
   if len(set(dts)) != 1:
     names = ", ".join(str(dt) for dt in dts)
+    convertible = next((dt for dt in dts if getattr(dt, "allow_conversion", False)), None)
+    if convertible is not None:
+      raise ValueError(f"dtype={convertible} is not a valid dtype for JAX type promotion.")
     raise TypeError(f"xjax.numpy operations do not accept dtypes {names} together: "
                     "PRNG keys are not numbers. Use random.key_data(key) for the raw "
                     "uint32 data of a key.")

@@ -95,4 +95,5 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
   """The aval of a tangent or cotangent: float0 for integer and boolean primals (as JAX)."""
   if dtypes.is_inexact(aval.dtype):
     return aval
-  return ShapedArray(aval.shape, dtypes.float0, False)
+  tangent = getattr(aval.dtype, "tangent_dtype", None)  # (an extended dtype may name one)
+  return ShapedArray(aval.shape, dtypes.float0 if tangent is None else tangent, False)

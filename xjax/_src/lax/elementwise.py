@@ -165,7 +165,7 @@ mul_p = _binary("mul", "stablehlo.multiply", dtype_checker("int", "inexact", "bo
 div_p = _binary("div", "stablehlo.divide", _number,
                 [lambda t, x, y: div(t, y),
                  lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2))])
-rem_p = _binary("rem", "stablehlo.remainder", _number,
+rem_p = _binary("rem", "stablehlo.remainder", dtype_checker("int", "float"),
                 [lambda t, x, y: t,
                  lambda t, x, y: mul(neg(t), _trunc_div(x, y))])
 max_p = _binary("max", "stablehlo.maximum", dtype_checker("int", "inexact", "bool"),
@@ -838,9 +838,13 @@ _HOST_SCALARS = (bool, int, float, type(1j), np.generic)  # `complex` is lax.com
 
 
 def _convert_extended(operand, new_dtype):
-  """Typed keys convert only to their own dtype (a no-op), as in JAX."""
+  """Typed keys convert only to their own dtype (a no-op), as in JAX; convertible extended
+  dtypes (``primal_tangent_dtype``) to and from their physical dtype."""
   src = get_aval(operand).dtype
   dst = new_dtype if isinstance(new_dtype, dtypes.ExtendedDType) else dtypes.dtype(new_dtype)
+  if getattr(src, "allow_conversion", False) or getattr(dst, "allow_conversion", False):
+    from xjax._src.lax import extended_arrays
+    return extended_arrays.convert(operand, dst)
   if src != dst:
     raise ValueError(f"Cannot convert_element_type from {src} to {dst}")
   return operand

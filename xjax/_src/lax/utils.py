@@ -36,7 +36,7 @@ def hlo_op(op_name: str, attrs: Callable[..., dict] | None = None):
 
 
 def dtype_name(dtype) -> str:
-  return np.dtype(dtype).name
+  return dtype.name if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype).name
 
 
 def check_same_dtypes(name: str, avals: Sequence[ShapedArray]) -> None:
