@@ -396,6 +396,10 @@ def test_eval_shape_returns_shape_dtype_structs_it_is_given():
   out = jax.eval_shape(lambda x: (x, jax.ShapeDtypeStruct((3,), np.bool_)), 1)
   assert out == (jax.ShapeDtypeStruct((), np.int32, weak_type=True),
                  jax.ShapeDtypeStruct((3,), np.bool_))
+  # the dtype is kept as given (JAX's); the 32-bit type is what it stands for without x64
+  wide = jax.ShapeDtypeStruct((2,), np.int64)
+  assert wide.dtype == np.int64
+  assert jax.eval_shape(lambda x: x, wide) == jax.ShapeDtypeStruct((2,), np.int32)
 
 
 def test_small_closed_over_constants_are_written_into_the_module():

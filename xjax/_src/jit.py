@@ -910,7 +910,7 @@ class ShapeDtypeStruct:
   def __init__(self, shape, dtype, *, weak_type: bool = False, sharding=None) -> None:
     from xjax._src import dtypes
     self.shape = tuple(shape)
-    self.dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype), allow_extended_dtype=True)
+    self.dtype = dtypes.dtype(dtype)  # as given: 64-bit types canonicalize in the aval
     self.weak_type = weak_type
     self.sharding = sharding
 
@@ -943,7 +943,13 @@ class ShapeDtypeStruct:
     return hash((self.shape, self.dtype, self.weak_type))
 
 
-pytype_aval_mappings[ShapeDtypeStruct] = lambda s: ShapedArray(s.shape, s.dtype, s.weak_type)
+def _shape_dtype_struct_aval(s: ShapeDtypeStruct) -> ShapedArray:
+  from xjax._src import dtypes
+  return ShapedArray(s.shape, dtypes.canonicalize_dtype(s.dtype, allow_extended_dtype=True),
+                     s.weak_type)
+
+
+pytype_aval_mappings[ShapeDtypeStruct] = _shape_dtype_struct_aval
 
 
 def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False,
