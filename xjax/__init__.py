@@ -95,8 +95,5 @@ from types import SimpleNamespace as _SimpleNamespace  # noqa: E402
 ad = _SimpleNamespace(DontWant=_grad_refs.DontWant, DidntWant=_grad_refs.DidntWant,
                       GradRef=_grad_refs.GradRef, GradValue=_grad_refs.GradValue)
 from xjax._src.explicit_sharding import reshard, set_mesh, smap  # noqa: E402,F401
-from xjax._src.config_states import STATES as _STATES2  # noqa: E402
-auto_pcast = _STATES2["auto_pcast"]
-remove_size_one_mesh_axis_from_type = _STATES2["remove_size_one_mesh_axis_from_type"]
 from xjax._src.core.avals import MemorySpace as _MemorySpace  # noqa: E402
 memory = _SimpleNamespace(Space=_MemorySpace)
