@@ -78,10 +78,12 @@ def iterable(y):
 def iscomplexobj(x):
   if x is None:
     return False
-  try:
-    dt = get_aval(x).dtype
-  except TypeError:
-    dt = np.asarray(x).dtype
+  dt = getattr(x, "dtype", None)   # arrays, and scalar types such as jnp.complex64 (as JAX)
+  if not isinstance(dt, np.dtype):
+    try:
+      dt = get_aval(x).dtype
+    except TypeError:
+      dt = np.asarray(x).dtype
   return dtypes.is_complex(dt)
 
 
