@@ -402,3 +402,16 @@ def test_bad_input():
     mlir.lower_jaxpr_to_fun(mlir.ModuleContext(), "f", closed, [], num_const_args=3)
   with pytest.raises(RuntimeError, match="call it from a lowering rule, or under an MLIR"):
     mlir.jaxpr_subcomp(mlir.ModuleContext(), SIN_MUL.jaxpr, None, None, [], "%0", "%1")
+
+
+def test_lower_fun_calling_a_jitted_function_in_one_module_after_another():
+  # the second use in a module calls the function the first made: what it emitted belongs
+  # to that module and is not reused in the next
+  inner = xjax.jit(lambda x: jnp.sin(x) * 2)
+  p = core.Primitive("calls_a_jitted_function")
+  p.def_abstract_eval(lambda x: x)
+  mlir.register_lowering(p, mlir.lower_fun(lambda x: inner(x) + 1, multiple_results=False))
+  once = np.sin(X) * 2 + 1
+  np.testing.assert_allclose(xjax.jit(lambda x: p.bind(p.bind(x)))(X), np.sin(once) * 2 + 1,
+                             rtol=1e-6)
+  np.testing.assert_allclose(xjax.jit(lambda x: p.bind(x) * 3)(X), once * 3, rtol=1e-6)

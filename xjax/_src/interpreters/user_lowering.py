@@ -450,16 +450,16 @@ def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:
 def _emit(ctx: lo.LoweringContext, closed) -> tuple[_Body, bool]:
   """``closed``'s operations emitted apart; whether they can be spliced into any module
   (they call no function of this one and run no host callback)."""
-  module = ctx.module
-  n_functions, n_callbacks = len(module.functions), len(module.host_callbacks)
+  n_callbacks = len(ctx.module.host_callbacks)
   sub = ctx.scratch()
   # Unique names: a rule emitted inside another's body must not retype the outer's arguments.
   args = [sub.fresh().replace("%", "%parg") for _ in closed.in_avals]
   for a, aval in zip(args, closed.in_avals):
     sub.declare(a, aval)
   returned = sub.lower_jaxpr(closed.jaxpr, closed.consts, args)
-  reusable = (len(module.functions) == n_functions
-              and len(module.host_callbacks) == n_callbacks)
+  # a function called (`@name`) may be one of this module's made before, not just now
+  reusable = (len(ctx.module.host_callbacks) == n_callbacks
+              and not any("@" in line for line in sub.lines))
   return _Body(sub.lines, args, returned), reusable
 
 
