@@ -95,9 +95,10 @@ def test_rsf2csf():
 
 @pytest.mark.parametrize("method", ["schur", "eigen"])
 def test_solve_sylvester(method):
-  a = RNG.standard_normal((4, 4)).astype(np.float32) + 4 * np.eye(4, dtype=np.float32)
-  b = RNG.standard_normal((3, 3)).astype(np.float32) + 4 * np.eye(3, dtype=np.float32)
-  c = RNG.standard_normal((4, 3)).astype(np.float32)
+  rng = np.random.default_rng(1)  # its own draws: the result does not hang on test order
+  a = rng.standard_normal((4, 4)).astype(np.float32) + 4 * np.eye(4, dtype=np.float32)
+  b = rng.standard_normal((3, 3)).astype(np.float32) + 4 * np.eye(3, dtype=np.float32)
+  c = rng.standard_normal((4, 3)).astype(np.float32)
   x = L.solve_sylvester(a, b, c, method=method)
   assert x.dtype == np.float32
   _close(x, sl.solve_sylvester(a, b, c), 1e-4)
@@ -110,8 +111,11 @@ def test_solve_sylvester(method):
   ac = (a + 1j * np.eye(4)).astype(np.complex64)
   xc = L.solve_sylvester(ac, b, c, method=method)
   assert xc.dtype == np.complex64
-  # (JAX's eigen route loses about 2 digits here too: 0.016 on the reference's test matrix)
-  _close(xc, sl.solve_sylvester(ac, b, c), 1e-4 if method == "schur" else 5e-2)
+  # float32 loses digits on some complex systems (JAX's both routes as much as xjax's: 1.4e-3
+  # against SciPy on one matrix); the residual is the independent check
+  _close(xc, sl.solve_sylvester(ac, b, c), 2e-3)
+  xc = np.asarray(xc, np.complex128)
+  _close(ac @ xc + xc @ b, c, 2e-5)
   eye = np.eye(2, dtype=np.float32)
   assert np.isnan(L.solve_sylvester(eye, -eye, np.ones((2, 2), np.float32),
                                     method=method)).all()
