@@ -24,10 +24,13 @@ def test_debug_info_names_the_flat_arguments():
 def test_flatten_fun_calls_on_leaves_and_records_the_output_tree():
   args, tree = xjax.tree.flatten(((1., 2.), {"z": 3.}))
   flat, out_tree = api_util.flatten_fun(lu.wrap_init(f), tree)
-  with pytest.raises(ValueError, match="only after"):
+  with pytest.raises(lu.StoreException, match="Store empty"):  # as JAX
     out_tree()
   assert flat.call_wrapped(*args) == [7.0]
   assert str(out_tree()) == "PyTreeDef({'s': *})"
+  with pytest.raises(lu.StoreException, match="Store occupied"):  # one call per flattening
+    flat.call_wrapped(*args)
+  flat, _ = api_util.flatten_fun(lu.wrap_init(f), tree)
   jaxpr = xjax.make_jaxpr(flat.call_wrapped)(*args)
   assert len(jaxpr.jaxpr.invars) == 3
   flat2, out2 = api_util.flatten_fun_nokwargs(lu.wrap_init(lambda x, y: (x, [y])),

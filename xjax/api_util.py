@@ -10,7 +10,7 @@ from xjax._src import tree_util
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.staging import DebugInfo, fun_name, fun_source
 from xjax._src.jit import _arg_names
-from xjax.extend.linear_util import WrappedFun
+from xjax._src.linear_util import WrappedFun, transformation2, transformation_with_aux2
 
 __all__ = ["argnums_partial", "debug_info", "donation_vector", "flatten_axes", "flatten_fun",
            "flatten_fun_nokwargs", "rebase_donate_argnums", "shaped_abstractify"]
@@ -33,30 +33,13 @@ def debug_info(traced_for: str, fun: Callable, args: Sequence[Any], kwargs: dict
                    _arg_names(signature, dyn_args, dyn_kwargs))
 
 
-class _Store:
-  """The output tree structure a flattened function recorded when it last ran."""
-
-  def __init__(self, what: str) -> None:
-    self.what = what
-    self.tree = None
-
-  def __call__(self):
-    if self.tree is None:
-      raise ValueError(f"{self.what}: the output tree is known only after the flattened "
-                       "function has been called (call_wrapped)")
-    return self.tree
-
-
-def _flattened(f: WrappedFun, in_tree, with_kwargs: bool):
-  store = _Store("flatten_fun" if with_kwargs else "flatten_fun_nokwargs")
-
-  def flat(*leaves):
-    unflat = tree_util.tree_unflatten(in_tree, leaves)
-    args, kwargs = unflat if with_kwargs else (unflat, {})
-    out_leaves, store.tree = tree_util.tree_flatten(f.call_wrapped(*args, **kwargs))
-    return out_leaves
-
-  return WrappedFun(flat, (), f.debug_info), store
+@transformation_with_aux2
+def _flattened(f, store, in_tree, with_kwargs: bool, *leaves):
+  unflat = tree_util.tree_unflatten(in_tree, leaves)
+  args, kwargs = unflat if with_kwargs else (unflat, {})
+  out_leaves, out_tree = tree_util.tree_flatten(f(*args, **kwargs))
+  store.store(out_tree)
+  return out_leaves
 
 
 def flatten_fun(f: WrappedFun, in_tree) -> tuple[WrappedFun, Callable[[], Any]]:
@@ -107,11 +90,12 @@ class _Static:
     return hash(self.value) if self.hashable else id(self.value)
 
 
-def _call_with_statics(*dyn_args, f, dyn_argnums, statics):
+@transformation2
+def _with_statics(f, dyn_argnums, statics, *dyn_args):
   args, dyn, fixed = [], iter(dyn_args), iter(statics)
   for i in range(len(dyn_argnums) + len(statics)):
     args.append(next(dyn) if i in dyn_argnums else next(fixed).value)
-  return f.call_wrapped(*args)
+  return f(*args)
 
 
 def argnums_partial(f: WrappedFun, dyn_argnums, args: Sequence,
@@ -133,8 +117,7 @@ def argnums_partial(f: WrappedFun, dyn_argnums, args: Sequence,
             f"unexpected cache-misses. Static argument (index {i}) of type {type(arg)} for "
             f"function {f.__name__} is non-hashable.") from None
     statics.append(_Static(arg, require_static_args_hashable))
-  params = (("dyn_argnums", frozenset(dyn_argnums)), ("f", f), ("statics", tuple(statics)))
-  return (WrappedFun(_call_with_statics, params, f.debug_info),
+  return (_with_statics(f, frozenset(dyn_argnums), tuple(statics)),
           tuple(args[i] for i in dyn_argnums))
 
 

@@ -7,7 +7,7 @@ from typing import Callable
 
 import numpy as np
 
-from xjax._src import dtypes, tree_util
+from xjax._src import dtypes, tree_util, vmappable
 from xjax._src.array import Array, make_array
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.trace import Tracer
@@ -357,26 +357,14 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
 # vmap
 
 def _check_axes_spec(kind, axes):
-  leaves = tree_util.tree_leaves(axes, is_leaf=lambda x: x is None)
-  if not all(a is None or (isinstance(a, int) and not isinstance(a, bool)) for a in leaves):
+  leaves = tree_util.tree_leaves(axes, is_leaf=vmappable.is_spec)
+  if not all(vmappable.is_spec(a) or (isinstance(a, int) and not isinstance(a, bool))
+             for a in leaves):
     raise TypeError(f"vmap {kind} must be an int, None, or (nested) container with those "
                     f"types as leaves, but got {axes}.")
 
 
-def _flatten_axes(name, tree, axes, kind="in_axes"):
-  """The axis (int or None) for each leaf of ``tree``, broadcasting the prefix tree ``axes``."""
-  if axes is None or isinstance(axes, int):
-    return [axes] * len(tree_util.tree_leaves(tree))
-  structure = tree_util.tree_structure(axes, is_leaf=lambda x: x is None)
-  try:
-    subtrees = structure.flatten_up_to(tree)
-  except (ValueError, TypeError):
-    raise ValueError(f"{name} {kind} specification must be a tree prefix of the "
-                     f"corresponding value, got specification {axes} for value tree "
-                     f"{tree_util.tree_structure(tree)}.") from None
-  axes_leaves = tree_util.tree_leaves(axes, is_leaf=lambda x: x is None)
-  return [ax for ax, sub in zip(axes_leaves, subtrees)
-          for _ in range(len(tree_util.tree_leaves(sub)))]
+_flatten_axes = vmappable.flatten_axes
 
 
 def _arg_names(fun, n: int) -> list[str]:
@@ -420,6 +408,8 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
       raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
                        f"corresponding to the positional arguments passed to the function, "
                        f"but got len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+    if vmappable.involved(args, kwargs, in_axes, out_axes):  # registered containers
+      return vmappable.vmap_call(fun, in_axes, out_axes, axis_name, axis_size, args, kwargs)
     if not args and not kwargs and axis_size is None:
       raise ValueError("vmap wrapped function must be passed at least one argument "
                        "containing an array or axis_size must be specified, got empty "

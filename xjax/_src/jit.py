@@ -718,7 +718,9 @@ class PjitFunction:
     out_flat = _broadcast_prefix(outs, tree_util.tree_unflatten(
         entry.out_tree, [0] * (len(entry.closed.out_avals) - entry.n_ref_outs)),
         "out_shardings")
-    named = [s.mesh for s in in_flat + out_flat if isinstance(s, NamedSharding)]
+    named = [s.mesh if isinstance(s, NamedSharding) else spmd.mesh_of(s)
+             for s in in_flat + out_flat
+             if isinstance(s, NamedSharding) or (s is not None and len(s.device_set) > 1)]
     mesh = spmd.common_mesh([*named, spmd.call_mesh(entry.closed, leaves)], "jit")
     for s, a in zip(in_flat, entry.in_avals):
       if isinstance(s, NamedSharding):

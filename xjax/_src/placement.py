@@ -36,7 +36,7 @@ def resolve_device(device):
     raise ValueError("`xjax.device_put` only accepts `None`, `xjax.sharding.Sharding`, "
                      "`xjax.Device` or a pytree of these values. Received invalid value: "
                      f"{device!r}")
-  if target not in runtime.devices(target.platform):
+  if not runtime.owns_device(target):
     raise ValueError(f"{target!r} belongs to another runtime client than xjax's "
                      f"{target.platform} backend; use a device from xjax.devices().")
   return target

@@ -1,4 +1,6 @@
 """``jax.extend.backend``: the runtime's clients."""
+from typing import Callable
+
 from xjax._src.backend import runtime as _runtime
 
 
@@ -42,3 +44,36 @@ def backend_xla_version(platform=None):
   """The XLA version a PJRT C-API plugin reports, or None (as JAX for the built-in CPU
   client)."""
   return getattr(get_backend(platform), "xla_version", None)
+
+
+def register_backend_factory(name: str, factory: Callable, *, priority: int = 0,
+                             fail_quietly: bool = True, experimental: bool = False,
+                             make_topology: Callable | None = None, c_api=None) -> None:
+  """Adds the backend ``name``, whose client ``factory()`` makes: it starts with the
+  others (the default backend is the one of highest ``priority``), or on first use when
+  they have started (``xjax.devices(name)``).  RuntimeError if ``name`` has started."""
+  del experimental, make_topology, c_api   # (topologies and C-API plugin handles)
+  _runtime.register_backend_factory(name, factory, priority=priority,
+                                    fail_quietly=fail_quietly)
+
+
+def get_compile_options(num_replicas: int, num_partitions: int, device_assignment=None,
+                        env_options_overrides: dict | None = None,
+                        fdo_profile: bytes | None = None, detailed_logging: bool = True,
+                        backend=None):
+  """XLA's ``CompileOptions`` for ``num_replicas`` x ``num_partitions`` (with SPMD
+  partitioning); ``device_assignment`` (an array of devices or ids) must have that shape
+  (a vector when ``num_partitions`` is 1)."""
+  del detailed_logging, backend
+  return _runtime.compile_options(num_replicas, num_partitions, device_assignment,
+                                  env_options_overrides, fdo_profile)
+
+
+def __getattr__(name):
+  if name == "ifrt_proxy":   # jaxlib's IFRT proxy client module, loaded when asked for
+    return _runtime.jaxlib_module("_ifrt_proxy")
+  raise AttributeError(f"module 'xjax.extend.backend' has no attribute '{name}'")
+
+
+def __dir__():
+  return sorted([*globals(), "ifrt_proxy"])

@@ -2,13 +2,22 @@
 
 ``primitive_jvps[p]`` and ``primitive_transposes[p]`` are ``p``'s own JVP and transpose rules:
 JAX's signatures, ``jvp(primals, tangents, **params)`` and ``transpose(ct, *args, **params)``
-with ``UndefinedPrimal`` for the linear arguments, are xjax's.
+with ``UndefinedPrimal`` for the linear arguments, are xjax's.  ``jvp`` and ``linearize``
+take and return flat lists of values where JAX's take and return ``FlatTree``s.
 """
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from xjax._src import tree_util
+from xjax._src.core.trace import current_trace
 from xjax._src.interpreters.ad import (JVPTrace, JVPTracer, UndefinedPrimal, Zero,  # noqa: F401
-                                       add_tangents, defjvp, defjvp2)
+                                       add_tangents, defjvp, defjvp2, jvp_flat,
+                                       linearize_nonzero)
 from xjax._src.interpreters.ad import deflinear as _deflinear
 from xjax._src.interpreters.ad import instantiate as instantiate_zeros  # noqa: F401
 from xjax._src.interpreters.ad import is_undefined as is_undefined_primal  # noqa: F401
+from xjax._src.interpreters.dce_rules import dce_jaxpr_consts
 from xjax._src.interpreters.ad import zeros_of as zeros_like_aval  # noqa: F401
 from xjax._src.interpreters.rule_registries import RuleRegistry
 from xjax._src.lax.elementwise import add_any_p as add_jaxvals_p  # noqa: F401
@@ -53,3 +62,49 @@ def defbilinear(prim, lhs_rule, rhs_rule) -> None:
       return (Zero(x.aval) if type(ct) is Zero else lhs_rule(ct, x, y, **params)), None
     return None, (Zero(y.aval) if type(ct) is Zero else rhs_rule(ct, x, y, **params))
   prim.transpose = transpose
+
+
+def _flat_outputs(fun: Callable, has_aux: bool, auxs: list) -> Callable:
+  """``fun`` (a callable or WrappedFun) returning its output's leaves; with ``has_aux``
+  it returns ``(out, aux)`` and ``aux``, traced values made plain, goes into ``auxs``."""
+  call = getattr(fun, "call_wrapped", fun)
+
+  def flat(*xs):
+    ans = call(*xs)
+    if has_aux:
+      if not isinstance(ans, (list, tuple)) or len(ans) != 2:
+        raise TypeError("expected function with aux output to return a two-element tuple, "
+                        f"but got type {type(ans)} with value {ans!r}")
+      ans, aux = ans
+      trace = current_trace()
+      auxs.append(tree_util.tree_map(
+          lambda x: x.primal if isinstance(x, JVPTracer) and x._trace is trace else x, aux))
+    return tree_util.tree_leaves(ans)
+  return flat
+
+
+def jvp(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any], has_aux: bool = False,
+        instantiate: bool | Sequence[bool] = True, transform_stack: bool = True):
+  """``fun(*primals)`` forward-differentiated along ``tangents`` (Zero for none): returns
+  (output leaves, their tangents, *aux); symbolic zero tangents are made arrays where
+  ``instantiate`` says."""
+  auxs: list = []
+  out_primals, out_tangents = jvp_flat(_flat_outputs(fun, has_aux, auxs), list(primals),
+                                       list(tangents))
+  inst = [instantiate] * len(out_tangents) if isinstance(instantiate, bool) else instantiate
+  out_tangents = [instantiate_zeros(t) if i else t for t, i in zip(out_tangents, inst)]
+  return (out_primals, out_tangents, *auxs)
+
+
+def linearize(traceable: Callable, primals: Sequence[Any], has_aux: bool = False,
+              is_vjp: bool = False):
+  """``traceable(*primals)`` linearized: returns (output leaves, which output tangents are
+  zero, the linear Jaxpr from the input tangents to the nonzero output tangents (its
+  constvars take ``consts``), consts, *aux)."""
+  auxs: list = []
+  out_primals, nonzero, linear = linearize_nonzero(_flat_outputs(traceable, has_aux, auxs),
+                                                   list(primals))
+  jaxpr, used_consts, _ = dce_jaxpr_consts(linear.jaxpr, [True] * sum(nonzero),
+                                           instantiate=True)
+  consts = [c for c, u in zip(linear.consts, used_consts) if u]
+  return (out_primals, [not nz for nz in nonzero], jaxpr, consts, *auxs)

@@ -13,6 +13,7 @@ from xjax._src.interpreters.rule_registries import (RuleRegistry, axis_batcher_f
                                                     axis_batcher_to_slot, batcher_from_slot,
                                                     batcher_to_slot)
 from xjax._src.lax.elementwise import elementwise_batch
+from xjax._src.vmappable import register_vmappable, unregister_vmappable  # noqa: F401
 
 primitive_batchers = RuleRegistry("batching.primitive_batchers", "batch", batcher_to_slot,
                                   batcher_from_slot)

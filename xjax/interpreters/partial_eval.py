@@ -1,11 +1,33 @@
-"""Partial evaluation and staging (``jax.interpreters.partial_eval``)."""
+"""Partial evaluation, staging and dead-code elimination (``jax.interpreters.partial_eval``).
+
+``dce_rules[p]`` is ``p``'s DCE rule in JAX's signature, ``rule(used_outputs, eqn) ->
+(used_inputs, new_eqn or None)``; ``custom_partial_eval_rules[p]`` and
+``partial_eval_jaxpr_custom_rules[p]`` are ``p``'s partial-evaluation rule in JAX's two
+signatures (see ``xjax/_src/partial_eval_rules.py``).  All three are views onto the
+primitive's own rule slots.
+"""
 from typing import Any, Sequence
 
+from xjax._src import partial_eval_rules as _pe_rules
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import current_trace, new_trace
 from xjax._src.core.values import get_aval
+from xjax._src.interpreters import dce_rules as _dce
 from xjax._src.interpreters.ad import PartialEvalTrace
+from xjax._src.interpreters.dce_rules import (dce_jaxpr, dce_jaxpr_call_rule,  # noqa: F401
+                                              dce_jaxpr_closed_call_rule, dce_jaxpr_consts)
+from xjax._src.interpreters.rule_registries import RuleRegistry
 from xjax._src.interpreters.staging import DynamicJaxprTracer, trace_to_jaxpr  # noqa: F401
+
+Val = Any
+dce_rules = RuleRegistry("partial_eval.dce_rules", "dce", _dce.dce_rule_to_slot,
+                         _dce.dce_slot_to_rule)
+custom_partial_eval_rules = RuleRegistry("partial_eval.custom_partial_eval_rules",
+                                         "partial_eval", _pe_rules.trace_rule_to_slot,
+                                         _pe_rules.trace_slot_to_rule)
+partial_eval_jaxpr_custom_rules = RuleRegistry("partial_eval.partial_eval_jaxpr_custom_rules",
+                                               "partial_eval", _pe_rules.eqn_rule_to_slot,
+                                               _pe_rules.eqn_slot_to_rule)
 
 JaxprTrace = PartialEvalTrace
 JaxprTracer = DynamicJaxprTracer   # partial evaluation's unknowns are staging tracers

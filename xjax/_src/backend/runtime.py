@@ -174,6 +174,23 @@ def _make_gpu():
 
 
 _FACTORIES = {"cpu": _make_cpu, "cuda": _make_gpu}
+# The default backend is the initialized one of highest priority (the first registered
+# among equals); backends of factories registered with fail_quietly=False must start.
+_PRIORITIES = {"cpu": 0, "cuda": 500}
+_MUST_START: set = set()
+
+
+def register_backend_factory(name: str, factory: Callable, *, priority: int = 0,
+                             fail_quietly: bool = True) -> None:
+  """Makes ``factory()`` (returning a PJRT client) the backend called ``name``: started
+  with the others, or on first use once they are (``devices(name)``)."""
+  with _lock:
+    if name in _backends:
+      raise RuntimeError(f"Backend {name} already initialized")
+    _FACTORIES[name] = factory
+    _PRIORITIES[name] = priority
+    _PLATFORM_ALIASES.setdefault(name, name)
+    (_MUST_START.discard if fail_quietly else _MUST_START.add)(name)
 
 
 def _requested_platforms() -> list[str]:
@@ -197,20 +214,20 @@ def _initialize() -> None:
     return
   requested = _requested_platforms()
   errors = []
-  for name in requested or ["cuda", "cpu"]:
+  order = requested or sorted(_FACTORIES, key=lambda n: -_PRIORITIES.get(n, 0))
+  for name in order:
     factory = _FACTORIES.get(name)
     if factory is None:
       errors.append(f"{name}: not supported by xjax")
       continue
     try:
-      _backends[name] = factory()
+      _backends[name] = _started(name, factory())
     except Exception as e:  # an absent plugin is normal; report only if nothing works
       errors.append(f"{name}: {e}")
-      if requested:
+      if requested or name in _MUST_START:
         raise RuntimeError(f"Unable to initialize backend '{name}': {e}") from e
   if not _backends:
     raise RuntimeError("Unable to initialize any XLA backend: " + "; ".join(errors))
-  order = requested or ["cuda", "cpu"]
   _default_platform.append(next(p for p in order if p in _backends))
   _count_devices()
 
@@ -263,7 +280,7 @@ def backend(platform: str | None = None):
     if name in _FACTORIES and not _requested_platforms():
       try:
         with _lock:
-          _backends[name] = _FACTORIES[name]()
+          _backends[name] = _started(name, _FACTORIES[name]())
           _count_devices()
       except Exception as e:
         raise RuntimeError(f"Backend '{platform}' failed to initialize: {e}") from e
@@ -322,6 +339,11 @@ def default_device():
   if isinstance(chosen, str):
     return backend(chosen).local_devices()[0]
   return chosen
+
+
+def owns_device(device) -> bool:
+  """Whether ``device`` belongs to one of the current clients."""
+  return any(device in client.devices() for client in _backends.values())
 
 
 def _check_default_device(value) -> None:
@@ -687,6 +709,42 @@ def compile(module_text: str, device, name: str, out_avals,
   return Executable(loaded, device, module_text, out_avals)
 
 
+def compile_options(num_replicas: int, num_partitions: int, device_assignment=None,
+                    env_options_overrides: dict | None = None, fdo_profile: bytes | None = None):
+  """XLA's compile options (jaxlib's ``CompileOptions``) for a program of ``num_replicas``
+  x ``num_partitions`` (SPMD partitioning, GSPMD as xjax partitions); ``device_assignment``
+  (devices or ids) gives each replica's and partition's device."""
+  options = _xc.CompileOptions()
+  options.num_replicas = num_replicas
+  options.num_partitions = num_partitions
+  build = options.executable_build_options
+  build.use_spmd_partitioning = True
+  build.use_shardy_partitioner = False
+  if fdo_profile is not None:
+    build.fdo_profile = fdo_profile
+  if device_assignment is not None:
+    assignment = np.array(device_assignment)
+    if assignment.ndim == 1 and num_partitions == 1:
+      assignment = assignment[:, None]
+    if num_replicas != assignment.shape[0]:
+      raise ValueError(f"device_assignment does not match num_replicas: {assignment} vs "
+                       f"{num_replicas}.")
+    if num_partitions != assignment.shape[1]:
+      raise ValueError(f"device_assignment does not match num_partitions: {assignment} vs "
+                       f"{num_partitions}.")
+    if assignment.dtype == object:
+      assignment = np.vectorize(lambda d: d.id, otypes=[int])(assignment)
+    options.device_assignment = _xc.DeviceAssignment.create(assignment)
+  overrides = dict(env_options_overrides or {})
+  for name in ("exec_time_optimization_effort", "memory_fitting_effort", "optimization_level",
+               "memory_fitting_level"):
+    if name in overrides:
+      setattr(build, name, overrides.pop(name))
+  if overrides:
+    options.env_option_overrides = list(overrides.items())
+  return options
+
+
 def _tiling_of(hlo, devices: Sequence, ndim: int):
   """XLA's HLO sharding ``hlo`` of a rank-``ndim`` value as a ``sharding.Tiling`` over
   ``devices`` (the program's device assignment)."""
@@ -696,6 +754,30 @@ def _tiling_of(hlo, devices: Sequence, ndim: int):
   dims = list(hlo.tile_assignment_dimensions())
   chosen = tuple(devices[i] for i in hlo.tile_assignment_devices())
   return Tiling(dims[:ndim], chosen, int(np.prod(dims[ndim:], dtype=np.int64)))
+
+
+def hlo_sharding(sharding=None):
+  """XLA's HloSharding of an OpSharding proto object, of its serialized bytes, or itself;
+  the replicated one when None."""
+  if sharding is None:
+    return _xc.HloSharding.replicate()
+  if isinstance(sharding, bytes):
+    sharding = op_sharding(sharding)
+  if isinstance(sharding, _xc.OpSharding):
+    return _xc.HloSharding.from_proto(sharding)
+  return sharding
+
+
+def op_sharding(serialized: bytes):
+  """XLA's OpSharding proto object parsed from its serialized bytes."""
+  proto = _xc.OpSharding()
+  proto.ParseFromString(serialized)
+  return proto
+
+
+def hlo_tiling(hlo, devices: Sequence, ndim: int):
+  """``sharding.Tiling`` of a rank-``ndim`` value laid out as ``hlo`` over ``devices``."""
+  return _tiling_of(hlo_sharding(hlo), devices, ndim)
 
 
 # backend_config of an ``InspectSharding`` custom call -> the callable XLA's partitioner
@@ -800,7 +882,7 @@ def _load_or_compile(client, module_text: str, device, options):
   entry = compilation_cache.key(module_text, device.platform, device.device_kind,
                                 str(device.id), _JAXLIB_VERSION,
                                 os.environ.get("XLA_FLAGS", "")) if (
-      compilation_cache.directory() is not None) else None
+      compilation_cache.directory() is not None and not _xla_transforms) else None
   if entry is not None:
     payload = compilation_cache.get(entry)
     if payload is not None:
@@ -898,6 +980,65 @@ def _ir_values(ir, out) -> list:
   if isinstance(out, (ir.Operation, ir.OpView)):
     return list(out.results)
   return [v for o in out for v in _ir_values(ir, o)]
+
+
+def jaxlib_module(name: str):
+  """A module of jaxlib exposed by JAX's extension API (``xla_client``, ``_ifrt_proxy``,
+  ``_jax.ifrt_programs``)."""
+  return importlib.import_module(f"jaxlib.{name}")
+
+
+# HLO module transformations (``jax.extend.xla``): passes run inside XLA's pipeline.
+# (name, stage) -> (callback, platforms) of the registered passes: while there are any,
+# programs are compiled (the persistent cache holds programs compiled without them).
+_xla_transforms: dict = {}
+
+
+def _started(platform: str, client):
+  """A newly made client, with the passes registered for plugin platforms."""
+  if platform != "cpu":
+    for (name, stage), (callback, platforms) in _xla_transforms.items():
+      if platform in platforms:
+        _register_on_client(platform, client, name, stage, callback)
+  return client
+
+
+def _register_on_client(platform: str, client, name: str, stage: int, callback) -> None:
+  try:
+    jaxlib_module("_xla").register_xla_transform_c_api(client, name, stage, callback)
+  except RuntimeError:
+    logger.debug("no XLA transform through the PJRT C API on %s", platform)
+
+
+def _known_platforms() -> list:
+  return ["cpu", *(p for p in _FACTORIES if p != "cpu")]
+
+
+def register_xla_transform(name: str, stage: int, callback: Callable, platforms) -> None:
+  """Has XLA run ``callback(serialized HloModuleProto) -> bytes | None`` at pipeline stage
+  ``stage`` when it compiles for ``platforms`` (in-process CPU, or plugin clients; None:
+  every known platform)."""
+  platforms = _known_platforms() if platforms is None else platforms
+  _xla_transforms[(name, stage)] = (callback, list(platforms))
+  if "cpu" in platforms:
+    jaxlib_module("_xla").register_xla_transform(name, stage, callback)
+  for platform, client in list(_backends.items()):
+    if platform != "cpu" and platform in platforms:
+      _register_on_client(platform, client, name, stage, callback)
+
+
+def clear_xla_transform(name: str, stage: int, platforms) -> bool:
+  platforms = _known_platforms() if platforms is None else platforms
+  xla = jaxlib_module("_xla")
+  cleared = bool(xla.clear_xla_transform(name, stage)) if "cpu" in platforms else False
+  for platform, client in list(_backends.items()):
+    if platform != "cpu" and platform in platforms:
+      try:
+        cleared |= bool(xla.clear_xla_transform_c_api(client, name, stage))
+      except (RuntimeError, ValueError):
+        pass
+  _xla_transforms.pop((name, stage), None)
+  return cleared
 
 
 def mlir_module(text: str):

@@ -43,6 +43,7 @@ class Primitive:
   # types (``def_effectful_abstract_eval``); staging then uses it instead of ``effects``.
   effectful_abstract_eval: Callable | None = None
   ref_allocating = False  # makes a mutable ref (the JVP trace always runs its rule)
+  call_primitive = False  # JAX's flag: calls the jaxpr in its `call_jaxpr` (CallPrimitive)
   pp_eqn: Callable | None = None  # prints an equation its own way (see core/jaxpr.py)
 
   def __init__(self, name: str, multiple_results: bool = False) -> None:

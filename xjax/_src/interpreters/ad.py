@@ -148,6 +148,13 @@ class PartialEvalTrace(DynamicJaxprTrace):
 
 def linearize_flat(fun: Callable, primals: Sequence[Any]):
   """(out_primals, linear ClosedJaxpr taking input tangents to output tangents)."""
+  out_primals, _, linear = linearize_nonzero(fun, primals, instantiate=True)
+  return out_primals, linear
+
+
+def linearize_nonzero(fun: Callable, primals: Sequence[Any], instantiate: bool = False):
+  """(out_primals, which output tangents are not symbolically zero, linear ClosedJaxpr
+  taking the input tangents to those output tangents, or to all with ``instantiate``)."""
   pe = PartialEvalTrace(parent=current_trace())
   jvp_trace = JVPTrace(pe)
   with new_trace(pe):
@@ -163,9 +170,10 @@ def linearize_flat(fun: Callable, primals: Sequence[Any]):
                          "primals. This is typically caused by attempting to differentiate a "
                          "function uses an operation that does not support reverse-mode "
                          "autodiff.")
-    out_tangents = [_instantiate_for_staging(t) for _, t in pairs]
+    nonzero = [instantiate or type(t) is not Zero for _, t in pairs]
+    out_tangents = [_instantiate_for_staging(t) for (_, t), nz in zip(pairs, nonzero) if nz]
     linear = pe.to_closed_jaxpr(out_tangents)
-  return out_primals, linear
+  return out_primals, nonzero, linear
 
 
 def _instantiate_for_staging(t):

@@ -18,7 +18,8 @@ class RuleRegistry:
 
   ``to_slot(prim, rule)`` adapts a rule given in JAX's signature to xjax's; ``from_slot``
   the other way.  Rules stored through the view remember the rule they came from, so a
-  round trip gives back the same object.
+  round trip gives back the same object (views sharing a slot in other signatures adapt
+  the stored slot instead).
   """
 
   def __init__(self, name: str, attr: str,
@@ -37,7 +38,7 @@ class RuleRegistry:
     self._check(prim)
     slot = rule if self._to_slot is None else self._to_slot(prim, rule)
     if slot is not rule:
-      slot._jax_rule = rule
+      slot._jax_rule = (self.name, rule)   # given back by this view (others adapt the slot)
     setattr(prim, self.attr, slot)
 
   def __getitem__(self, prim: Primitive) -> Callable:
@@ -45,8 +46,8 @@ class RuleRegistry:
     slot = getattr(prim, self.attr, None)
     if slot is None:
       raise KeyError(prim)
-    original = getattr(slot, "_jax_rule", None)
-    if original is not None:
+    stored_by, original = getattr(slot, "_jax_rule", (None, None))
+    if stored_by == self.name:
       return original
     return slot if self._from_slot is None else self._from_slot(prim, slot)
 

@@ -4,6 +4,10 @@ from collections.abc import Set
 from contextlib import contextmanager
 from typing import Any, Callable
 
+import numpy as np
+
+from xjax._src import dtypes as _dtypes
+from xjax._src.call_primitive import CallPrimitive, call_impl  # noqa: F401
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.effects import Effect  # noqa: F401
 from xjax._src.core.concrete import concrete_or_error as _concrete
@@ -11,9 +15,12 @@ from xjax._src.core.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn,  # noqa
                                   Literal, Var, jaxpr_as_fun)
 from xjax._src.core.trace import (Primitive, current_trace, eval_trace,  # noqa: F401
                                   set_current_trace)
+from xjax._src.core.typecheck import check_jaxpr, jaxprs_in_params  # noqa: F401
 from xjax._src.core.values import is_valid_value
+from xjax._src.errors import InconclusiveDimensionOperation, JaxprTypeError  # noqa: F401
 from xjax._src.interpreters import batching as _batching
 from xjax._src.interpreters.staging import DebugInfo, DynamicJaxprTrace  # noqa: F401
+from xjax._src.lax.token_classes import AbstractToken, Token  # noqa: F401
 from xjax.extend.core import primitives  # noqa: F401
 
 no_effects = frozenset()
@@ -40,6 +47,20 @@ def unsafe_am_i_under_a_vmap_DO_NOT_USE() -> bool:
 def unsafe_get_axis_names_DO_NOT_USE() -> list:
   """The names of the vmapped axes now bound."""
   return _batching.axis_names()
+
+
+def nonempty_axis_env_DO_NOT_USE() -> bool:
+  """Whether a named axis (of ``vmap(axis_name=...)``, ``shard_map``, ``pmap``) is bound."""
+  return bool(_batching.axis_names())
+
+
+class TraceTag:
+  """What identifies one run of a transformation: equal only to itself."""
+  __slots__ = ("__weakref__",)
+
+
+# The types whose values are arrays as they are (NumPy arrays and scalars).
+array_types = {np.ndarray, *(dt.type for dt in _dtypes._SUPPORTED if dt != _dtypes.float0)}
 
 
 @contextmanager
@@ -108,18 +129,6 @@ def unmapped_aval(size: int, axis: int | None, aval: ShapedArray,
   if axis is None:
     return aval
   return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
-
-
-def jaxprs_in_params(params: dict) -> list:
-  """The jaxprs among an equation's parameters (directly, or in tuples)."""
-  out = []
-  for p in params.values():
-    for x in (p if isinstance(p, (tuple, list)) else (p,)):
-      if isinstance(x, ClosedJaxpr):
-        out.append(x.jaxpr)
-      elif isinstance(x, Jaxpr):
-        out.append(x)
-  return out
 
 
 def subjaxprs(jaxpr: Jaxpr):
