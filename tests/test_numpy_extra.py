@@ -399,7 +399,7 @@ def test_polynomials_and_index_helpers():
   check(jnp.polyder(p), np.polyder(p).astype(np.float32))
   check(jnp.polyder(p, 2), np.polyder(p, 2).astype(np.float32))
   check(jnp.polyint(p), np.polyint(p).astype(np.float32))
-  check(jnp.polyint(p, 2, k=[1., 2.]), np.polyint(p, 2, k=[1., 2.]).astype(np.float32))
+  check(jnp.polyint(p, 2, k=np.array([1., 2.])), np.polyint(p, 2, k=[1., 2.]).astype(np.float32))
   check(jnp.vander(q), np.vander(q).astype(np.float32))
   check(jnp.vander(p, 4, increasing=True), np.vander(p, 4, increasing=True).astype(np.float32))
   check(jnp.append(I, V), np.append(I, V).astype(np.float32))

@@ -165,7 +165,7 @@ mul_p = _binary("mul", "stablehlo.multiply", dtype_checker("int", "inexact", "bo
 div_p = _binary("div", "stablehlo.divide", _number,
                 [lambda t, x, y: div(t, y),
                  lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2))])
-rem_p = _binary("rem", "stablehlo.remainder", _number,
+rem_p = _binary("rem", "stablehlo.remainder", dtype_checker("int", "float"),
                 [lambda t, x, y: t,
                  lambda t, x, y: mul(neg(t), _trunc_div(x, y))])
 max_p = _binary("max", "stablehlo.maximum", dtype_checker("int", "inexact", "bool"),

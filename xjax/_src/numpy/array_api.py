@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.numpy.creation import asarray
-from xjax._src.numpy.util import (canonical_axis, check_arraylike, promote_dtypes)
+from xjax._src.numpy.util import canonical_axis, check_arraylike
 
 acos = jnp.arccos
 acosh = jnp.arccosh
@@ -54,6 +55,7 @@ def copy(a, order=None):
   return jnp.array(a, copy=True)
 
 
+@compiled_when_eager(static_argnames=("axis",))
 def unstack(x, /, *, axis=0):
   """The slices of ``x`` along ``axis``, as a tuple."""
   x = asarray(x)
@@ -65,15 +67,15 @@ def unstack(x, /, *, axis=0):
   return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(aval.shape[axis]))
 
 
+@compiled_when_eager
 def vecmat(x1, x2, /):
   """conj(x1) (..., n) times x2 (..., n, m), batched."""
   check_arraylike("vecmat", x1, x2)
-  x1, x2 = promote_dtypes(x1, x2)
-  return jnp.sum(jnp.conjugate(x1)[..., :, None] * x2, axis=-2)
+  return jnp.vectorize(jnp.matmul, signature="(n),(n,m)->(m)")(jnp.conjugate(x1), x2)
 
 
+@compiled_when_eager
 def matvec(x1, x2, /):
   """x1 (..., m, n) times x2 (..., n), batched."""
   check_arraylike("matvec", x1, x2)
-  x1, x2 = promote_dtypes(x1, x2)
-  return jnp.sum(x1 * x2[..., None, :], axis=-1)
+  return jnp.vectorize(jnp.matmul, signature="(n,m),(m)->(n)")(x1, x2)

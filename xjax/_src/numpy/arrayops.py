@@ -14,6 +14,7 @@ from xjax._src import dtypes
 
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.numpy.creation import asarray
@@ -137,6 +138,7 @@ def insert(arr, obj, values, axis=None):
   return jnp.take(both, order.astype(np.int32), axis=axis)
 
 
+@compiled_when_eager(static_argnames=("new_shape",))
 def resize(a, new_shape):
   """``a`` flattened, repeated as needed, and reshaped to ``new_shape``."""
   check_arraylike("resize", a)
@@ -152,6 +154,7 @@ def resize(a, new_shape):
   return jnp.tile(flat, reps)[:total].reshape(new_shape)
 
 
+@compiled_when_eager(static_argnames=("axis", "start"))
 def rollaxis(a, axis, start=0):
   """Moves ``axis`` to sit before position ``start``."""
   a = asarray(a)
@@ -238,6 +241,7 @@ def mask_indices(n, mask_func, k=0, *, size=None):
   return jnp.nonzero(mask_func(jnp.ones((n, n), dtype=int), k), size=size)
 
 
+@compiled_when_eager(static_argnames=("axis", "inplace", "mode"))
 def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
   """``arr`` with ``values`` written at ``indices`` along ``axis``; needs
   ``inplace=False``."""
@@ -278,6 +282,7 @@ def _block_leaves(x):
   return [leaf for e in x for leaf in _block_leaves(e)] if isinstance(x, list) else [x]
 
 
+@compiled_when_eager
 def block(arrays):
   """An array assembled from nested lists of blocks: the innermost lists concatenate
   along the last axis, the next along the second-last, and so on."""

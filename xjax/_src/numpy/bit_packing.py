@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src import dtypes
+from xjax._src.jit import compiled_when_eager
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.numpy.creation import asarray
 from xjax._src.numpy.util import canonical_axis, check_arraylike
@@ -16,6 +17,7 @@ def _bit_weights(bitorder):
   return shifts[::-1].copy() if bitorder == "big" else shifts
 
 
+@compiled_when_eager(static_argnames=("axis", "bitorder"))
 def packbits(a, axis=None, bitorder="big"):
   """Groups of 8 truth values along ``axis`` packed into uint8 (zero-padded at the end)."""
   check_arraylike("packbits", a)
@@ -35,6 +37,7 @@ def packbits(a, axis=None, bitorder="big"):
   return jnp.moveaxis(packed, -1, axis)
 
 
+@compiled_when_eager(static_argnames=("axis", "count", "bitorder"))
 def unpackbits(a, axis=None, count=None, bitorder="big"):
   """Each uint8 along ``axis`` unpacked into 8 bits; ``count`` keeps that many (negative:
   drops that many from the end; more than available: zero-padded)."""

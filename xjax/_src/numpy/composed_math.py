@@ -3,17 +3,20 @@ float classification, log/exp variants, clip, nan-aware max/min, gcd/lcm (the on
 ufuncs are in ufuncs.py)."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.custom_derivatives import custom_jvp
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.lax.rounding import round_half_even
 from xjax._src.numpy import ufuncs
 from xjax._src.numpy.creation import asarray, zeros_like
 from xjax._src.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
-                                  promote_args_numeric)
+                                  promote_args_numeric, promote_dtypes)
 from xjax._src.numpy.where import where
 
 __all__ = ["floor", "ceil", "trunc", "fix", "rint", "fabs", "fmod", "log2", "log10", "deg2rad",
@@ -53,7 +56,7 @@ def _rounding(name, op):
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = (f"Elementwise {name}; integers and booleans are returned unchanged, as "
                 f"numpy.{name}.")
-  return fn
+  return compiled_when_eager(fn)
 
 
 floor = _rounding("floor", lax.floor)
@@ -68,21 +71,28 @@ trunc = _rounding("trunc", _trunc)
 fix = trunc
 
 
+@compiled_when_eager
 def rint(x, /):
   """Round to the nearest integer, ties to even (integers become floats)."""
   check_arraylike("rint", x)
   integral = not dtypes.is_inexact(dtypes.dtype(x))
   (x,) = promote_args_inexact("rint", x)
   if integral:  # integers become strongly typed floats
-    x = lax.convert_element_type(x, get_aval(x).dtype, False)
+    return lax.convert_element_type(x, get_aval(x).dtype, False)
+  if dtypes.is_complex(get_aval(x).dtype):
+    return lax.complex(round_half_even(lax.real(x)), round_half_even(lax.imag(x)))
   return round_half_even(x)
 
 
+@compiled_when_eager
 def fabs(x, /):
   (x,) = promote_args_inexact("fabs", x)
+  if dtypes.is_complex(get_aval(x).dtype):
+    raise TypeError("ufunc 'fabs' does not support complex dtypes")
   return lax.abs(x)
 
 
+@compiled_when_eager
 def fmod(x1, x2, /):
   """Remainder with the sign of the dividend (C fmod)."""
   a, b = promote_args_numeric("fmod", x1, x2)
@@ -91,27 +101,30 @@ def fmod(x1, x2, /):
   return lax.rem(a, b)
 
 
-def _log_base(name, base):
+def _log_base(name, scale):
+  """log(x) in another base: ``scale(part)`` rescales the natural log's (real) parts."""
   def fn(x, /):
     (x,) = promote_args_inexact(name, x)
     out = lax.log(x)
-    if dtypes.is_complex(get_aval(x).dtype):  # scale each part by the real 1 / log(base)
-      scale = np.asarray(1 / np.log(base), np.finfo(get_aval(x).dtype).dtype)[()]
-      return lax.complex(lax.mul(lax.real(out), scale), lax.mul(lax.imag(out), scale))
-    return lax.div(out, lax.log(_c(x, base)))
+    if dtypes.is_complex(get_aval(x).dtype):
+      return lax.complex(scale(lax.real(out)), scale(lax.imag(out)))
+    return scale(out)
   fn.__name__ = fn.__qualname__ = name
-  return fn
+  return compiled_when_eager(fn)
 
 
-log2 = _log_base("log2", 2.0)
-log10 = _log_base("log10", 10.0)
+# as JAX: log2 divides by log(2) (computed in the program), log10 multiplies by 1 / log(10)
+log2 = _log_base("log2", lambda r: lax.div(r, lax.log(_c(r, 2.0))))
+log10 = _log_base("log10", lambda r: lax.mul(r, _c(r, 1 / np.log(10))))
 
 
+@compiled_when_eager
 def deg2rad(x, /):
   (x,) = promote_args_inexact("deg2rad", x)
   return lax.mul(x, _wc(x, np.pi / 180))
 
 
+@compiled_when_eager
 def rad2deg(x, /):
   (x,) = promote_args_inexact("rad2deg", x)
   return lax.mul(x, _wc(x, 180 / np.pi))
@@ -120,9 +133,13 @@ def rad2deg(x, /):
 radians, degrees = deg2rad, rad2deg
 
 
+@compiled_when_eager
 def hypot(x1, x2, /):
   """sqrt(x1**2 + x2**2) without undue overflow."""
   a, b = promote_args_inexact("hypot", x1, x2)
+  if dtypes.is_complex(get_aval(a).dtype):
+    raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
+                     "convert to real values first, such as by using abs(x)")
   a, b = lax.abs(a), lax.abs(b)
   hi, lo = lax.max(a, b), lax.min(a, b)
   safe = lax.select_n(lax.eq(hi, _c(hi, 0)), hi, lax.full_like(hi, 1))
@@ -189,6 +206,7 @@ def _logaddexp2_jvp(primals, tangents):
   return _log_add_jvp(_logaddexp2, lax.exp2, primals, tangents)
 
 
+@compiled_when_eager
 def sinc(x, /):
   """sin(pi x) / (pi x), with sinc(0) = 1."""
   (x,) = promote_args_inexact("sinc", x)
@@ -197,6 +215,7 @@ def sinc(x, /):
   return lax.select_n(zero, lax.div(lax.sin(pix), pix), lax.full_like(x, 1))
 
 
+@compiled_when_eager
 def heaviside(x1, x2, /):
   a, b = promote_args_inexact("heaviside", x1, x2)
   from xjax._src.numpy.shaping import broadcast_arrays
@@ -206,6 +225,7 @@ def heaviside(x1, x2, /):
   return lax.select_n(lax.ne(a, a), out, a)  # NaN stays NaN
 
 
+@compiled_when_eager
 def signbit(x, /):
   """True where the sign bit is set (including -0.0)."""
   check_arraylike("signbit", x)
@@ -221,6 +241,7 @@ def signbit(x, /):
   return lax.lt(bits, lax.full_like(bits, 0))
 
 
+@compiled_when_eager
 def copysign(x1, x2, /):
   a, b = promote_args_inexact("copysign", x1, x2)
   if dtypes.is_complex(get_aval(a).dtype):
@@ -230,6 +251,7 @@ def copysign(x1, x2, /):
   return lax.select_n(signbit(b), lax.abs(a), lax.neg(lax.abs(a)))
 
 
+@compiled_when_eager
 def nextafter(x1, x2, /):
   a, b = promote_args_inexact("nextafter", x1, x2)
   return lax.nextafter(a, b)
@@ -246,7 +268,7 @@ def _classify(name, float_fn, int_value):
     return float_fn(x, None)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Elementwise test, as numpy.{name}."
-  return fn
+  return compiled_when_eager(fn)
 
 
 def _or(f):
@@ -276,6 +298,7 @@ isposinf = _is_inf_of_sign("isposinf", np.inf)
 isneginf = _is_inf_of_sign("isneginf", -np.inf)
 
 
+@compiled_when_eager
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
   """Replaces NaN by ``nan`` and infinities by ``posinf``/``neginf`` (default: dtype max/min)."""
   from xjax._src.numpy.creation import asarray
@@ -292,11 +315,12 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
   neginf = info.min if neginf is None else neginf
   # jnp.where, as JAX: the strongly typed fills make the result strong (and its
   # cotangent weak again through the conversion, for a weakly typed x)
-  out = _where(isnan(x), np.asarray(nan, dt), x)
-  out = _where(isposinf(out), np.asarray(posinf, dt), out)
-  return _where(isneginf(out), np.asarray(neginf, dt), out)
+  out = _where(isnan(x), asarray(nan, dt), x)
+  out = _where(isposinf(out), asarray(posinf, dt), out)
+  return _where(isneginf(out), asarray(neginf, dt), out)
 
 
+@compiled_when_eager
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
   """Limits values to [min, max] (either bound may be None)."""
   if arr is None:
@@ -316,11 +340,13 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
   return asarray(arr)
 
 
+@compiled_when_eager
 def float_power(x1, x2, /):
   a, b = promote_args_inexact("float_power", x1, x2)
   return lax.pow(a, b)
 
 
+@compiled_when_eager
 def ldexp(x1, x2, /):
   """x1 * 2**x2 (x2 must be an integer)."""
   check_arraylike("ldexp", x1, x2)
@@ -332,6 +358,7 @@ def ldexp(x1, x2, /):
   return lax.mul(a, lax.exp2(b))
 
 
+@compiled_when_eager
 def frexp(x, /):
   """(mantissa, exponent) with x == mantissa * 2**exponent and 0.5 <= |mantissa| < 1."""
   check_arraylike("frexp", x)
@@ -356,6 +383,7 @@ def frexp(x, /):
   return _where(special, x, mant), _where(special, lax.full_like(exp, 0), exp)
 
 
+@compiled_when_eager
 def modf(x, /, out=None):
   """(fractional part, integral part), both with x's sign."""
   (x,) = promote_args_inexact("modf", x)
@@ -363,34 +391,46 @@ def modf(x, /, out=None):
   return lax.sub(x, whole), whole
 
 
+@compiled_when_eager
 def divmod(x1, x2, /):
-  return ufuncs.floor_divide(x1, x2), ufuncs.remainder(x1, x2)
+  a, b = promote_args_numeric("divmod", x1, x2)
+  if dtypes.is_integer(get_aval(a).dtype):
+    return ufuncs.floor_divide(a, b), ufuncs.remainder(a, b)
+  if dtypes.is_complex(get_aval(a).dtype):
+    raise TypeError("divmod does not support complex-valued inputs")
+  return ufuncs.float_divmod(a, b)
 
 
+@compiled_when_eager
 def i0(x):
   """Modified Bessel function of the first kind, order 0."""
   (x,) = promote_args_inexact("i0", x)
-  return lax.mul(lax.exp(lax.abs(x)), lax.bessel_i0e(x))
+  if not dtypes.is_float(get_aval(x).dtype):
+    raise ValueError(f"Unsupported input type to jax.numpy.i0: {get_aval(x).dtype}")
+  ax = lax.abs(x)
+  return lax.mul(lax.exp(ax), lax.bessel_i0e(ax))
 
 
 def _integer_operands(name: str, x1, x2):
-  """``x1``, ``x2`` promoted to a common integer dtype (ValueError for others and bool)."""
+  """``|x1|``, ``|x2|`` promoted to a common integer dtype (ValueError for others and
+  bool), not yet broadcast."""
   check_arraylike(name, x1, x2)
-  a, b = promote_args_numeric(name, x1, x2)
-  if not dtypes.is_integer(dtypes.result_type(x1, x2)):  # bool with an int is fine (JAX)
+  a, b = promote_dtypes(x1, x2)
+  if not dtypes.is_integer(get_aval(a).dtype):  # bool with an int is fine (JAX)
     raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
-  return a, b
+  return ufuncs.absolute(a), ufuncs.absolute(b)
 
 
 def _euclid_steps(dtype) -> int:
   return 2 * 8 * np.dtype(dtype).itemsize
 
 
+@compiled_when_eager
 def gcd(x1, x2, /):
   """Greatest common divisor (Euclid's algorithm, unrolled for the integer width)."""
   a, b = _integer_operands("gcd", x1, x2)
   from xjax._src.numpy.shaping import broadcast_arrays
-  a, b = broadcast_arrays(ufuncs.absolute(a), ufuncs.absolute(b))
+  a, b = broadcast_arrays(a, b)
   zero, one = _c(a, 0), _c(a, 1)
   for _ in range(_euclid_steps(get_aval(a).dtype)):
     done = lax.eq(b, zero)
@@ -399,29 +439,33 @@ def gcd(x1, x2, /):
   return a
 
 
+@compiled_when_eager
 def lcm(x1, x2, /):
   """Least common multiple (0 where either operand is 0)."""
   a, b = _integer_operands("lcm", x1, x2)
   g = gcd(a, b)
   zero = lax.eq(g, _c(g, 0))
-  safe = lax.select_n(zero, g, lax.full_like(g, 1))
-  out = ufuncs.multiply(ufuncs.absolute(a), lax.div(ufuncs.absolute(b), safe))
+  out = ufuncs.multiply(a, ufuncs.floor_divide(b, g))  # x // 0 is 0 for integers
   return lax.select_n(zero, out, lax.full_like(out, 0))
 
 
+@compiled_when_eager
 def iscomplex(x):
-  return ufuncs.not_equal(imag(asarray(x)), 0)
+  i = imag(x)
+  return lax.ne(i, _wc(i, 0))
 
 
+@compiled_when_eager
 def isreal(x):
-  return ufuncs.equal(imag(asarray(x)), 0)
+  i = imag(x)
+  return lax.eq(i, _wc(i, 0))
 
 
+@compiled_when_eager
 def bitwise_count(x, /):
   """Number of 1 bits in ``|x|``, as uint8."""
-  check_arraylike("bitwise_count", x)
-  x = asarray(x)
-  if not (dtypes.is_integer(get_aval(x).dtype) or get_aval(x).dtype == np.bool_):
+  (x,) = promote_args_numeric("bitwise_count", x)  # booleans count as integers
+  if not dtypes.is_integer(get_aval(x).dtype):
     raise TypeError(f"bitwise_count requires integer or boolean input, got "
                     f"{get_aval(x).dtype}.")
   return lax.convert_element_type(lax.population_count(ufuncs.abs(x)), np.uint8)
@@ -438,7 +482,7 @@ def _nan_pick(name, op, better):
     return where(lax.bitwise_or(better(x1, x2), isnan(x2)), x1, x2)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Elementwise {op.__name__} ignoring NaNs (NaN only where both are)."
-  return fn
+  return compiled_when_eager(fn)
 
 
 fmax = _nan_pick("fmax", ufuncs.maximum, lax.gt)
@@ -447,16 +491,23 @@ fmax = _nan_pick("fmax", ufuncs.maximum, lax.gt)
 fmin = _nan_pick("fmin", ufuncs.minimum, lax.lt)
 
 
+@compiled_when_eager
 def spacing(x, /):
-  """Distance from ``x`` to the next representable number away from zero."""
+  """Distance from ``x`` to the next representable number away from zero (the smallest
+  subnormal, signed, where that difference flushes to zero)."""
   (x,) = promote_args_inexact("spacing", x)
   if dtypes.is_complex(get_aval(x).dtype):
-    raise ValueError("spacing is not defined for complex inputs.")
+    raise ValueError("jnp.spacing is not defined for complex inputs.")
   dt = get_aval(x).dtype
-  away = where(signbit(x), np.asarray(-np.inf, dt)[()], np.asarray(np.inf, dt)[()])
-  return where(isinf(x), np.asarray(np.nan, dt)[()], lax.sub(lax.nextafter(x, away), x))
+  if dt == np.float16:  # as JAX: toward +inf
+    return lax.sub(lax.nextafter(x, lax.full_like(x, np.inf)), x)
+  sign = signbit(x)
+  signed = lambda v: where(sign, np.asarray(-v, dt)[()], np.asarray(v, dt)[()])
+  out = lax.sub(lax.nextafter(x, signed(np.inf)), x)
+  return where(lax.eq(out, _c(out, 0)), signed(dtypes.finfo(dt).smallest_subnormal), out)
 
 
+@compiled_when_eager(static_argnames=("deg",))
 def angle(z, deg=False):
   """Argument of complex ``z`` (radians, or degrees with ``deg``)."""
   (z,) = promote_args_inexact("angle", z)
@@ -469,16 +520,19 @@ def angle(z, deg=False):
   return rad2deg(out) if deg else out
 
 
+@compiled_when_eager
 def real(x):
   x = asarray(x)
   return lax.real(x) if dtypes.is_complex(get_aval(x).dtype) else x
 
 
+@compiled_when_eager
 def imag(x):
   x = asarray(x)
   return lax.imag(x) if dtypes.is_complex(get_aval(x).dtype) else zeros_like(x)
 
 
+@compiled_when_eager
 def conjugate(x):
   x = asarray(x)
   return lax.conj(x) if dtypes.is_complex(get_aval(x).dtype) else x
@@ -487,7 +541,10 @@ def conjugate(x):
 conj = conjugate
 
 
+@compiled_when_eager(static_argnames=("decimals",))
 def round(a, decimals=0, out=None):
+  check_arraylike("round", a)
+  decimals = operator.index(decimals)
   a = asarray(a)
   dt = get_aval(a).dtype
   if dt == np.bool_:
@@ -500,8 +557,12 @@ def round(a, decimals=0, out=None):
     return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
   if decimals == 0:
     return round_half_even(a)
-  factor = np.asarray(10.0 ** decimals, get_aval(a).dtype)[()]
-  return lax.div(round_half_even(lax.mul(a, factor)), factor)
+  if decimals > np.log10(float(dtypes.finfo(dt).max)):  # every value is already exact
+    return a
+  x = lax.convert_element_type(a, np.float32) if dt == np.float16 else a  # as JAX
+  factor = _wc(x, 10.0 ** decimals)
+  out = lax.div(round_half_even(lax.mul(x, factor)), factor)
+  return lax.convert_element_type(out, dt) if dt == np.float16 else out
 
 
 around = round

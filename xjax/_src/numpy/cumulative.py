@@ -5,6 +5,7 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import cumulative as lax_cum
 from xjax._src.lax import lax
 from xjax._src.numpy.creation import asarray
@@ -39,7 +40,7 @@ def _cumulative(name, prim, nan_ident=None):
     return lax.convert_element_type(out, dt) if acc != dt else out
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Cumulative {name.replace('nan', '')[3:]} along ``axis`` (flattened if None)."
-  return fn
+  return compiled_when_eager(fn, static_argnames=("axis", "dtype"))
 
 
 cumsum = _cumulative("cumsum", lax_cum.cumsum)

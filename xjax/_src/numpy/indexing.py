@@ -10,6 +10,7 @@ import numpy as np
 from xjax._src import dtypes, errors
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import gather_scatter as gs
 from xjax._src.lax import lax
 from xjax._src.numpy import dslice_indexing
@@ -422,6 +423,7 @@ def _axis(axis, ndim, name):
   return axis % ndim
 
 
+@compiled_when_eager(static_argnames=("axis", "mode", "fill_value"))
 def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
   """``arr`` indexed along ``axis`` by ``indices`` (other dims broadcast with it)."""
   from xjax._src.numpy.creation import asarray

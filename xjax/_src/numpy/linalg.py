@@ -119,6 +119,7 @@ def eig(a):
   return EigResult(w, v)
 
 
+@compiled_when_eager
 def eigvals(a):
   """Complex eigenvalues of general square matrices."""
   a = _matrix("eigvals", a)

@@ -5,10 +5,12 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy.util import promote_dtypes, check_arraylike
 
 
+@compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
 def matmul(a, b, /, *, precision=None, preferred_element_type=None):
   """Matrix product with NumPy's rules for vectors and broadcast batch dimensions.
 
@@ -64,6 +66,7 @@ def matmul(a, b, /, *, precision=None, preferred_element_type=None):
   return lax.convert_element_type(out, out_dtype, out_weak)
 
 
+@compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
 def dot(a, b, *, precision=None, preferred_element_type=None):
   """NumPy's dot: sum over the last axis of a and the second-to-last of b."""
   check_arraylike("dot", a, b)
@@ -76,6 +79,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
                          precision=precision, preferred_element_type=preferred_element_type)
 
 
+@compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
 def vdot(a, b, *, precision=None, preferred_element_type=None):
   """Dot product of the flattened arrays, conjugating the first."""
   from xjax._src.numpy.shaping import ravel
@@ -96,6 +100,7 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
   return lax.reshape(out, get_aval(out).shape[:-2])
 
 
+@compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
 def inner(a, b, *, precision=None, preferred_element_type=None):
   """Sum product over the last axes of a and b."""
   check_arraylike("inner", a, b)
@@ -106,6 +111,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
                    preferred_element_type=preferred_element_type)
 
 
+@compiled_when_eager
 def outer(a, b, out=None):
   """Outer product of the flattened inputs."""
   from xjax._src.numpy.shaping import ravel
@@ -146,6 +152,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                          preferred_element_type=preferred_element_type)
 
 
+@compiled_when_eager
 def kron(a, b):
   """Kronecker product."""
   from xjax._src.numpy.ufuncs import multiply
@@ -158,6 +165,7 @@ def kron(a, b):
   return lax.reshape(multiply(a, b), tuple(x * y for x, y in zip(sa, sb)))
 
 
+@compiled_when_eager(static_argnames=("axisa", "axisb", "axisc", "axis"))
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
   """Cross product of 2- or 3-vectors."""
   from xjax._src.numpy.shaping import moveaxis, broadcast_arrays, stack

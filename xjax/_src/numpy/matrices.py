@@ -7,9 +7,10 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy.creation import asarray
-from xjax._src.numpy.util import canonical_axis
+from xjax._src.numpy.util import canonical_axis, check_arraylike
 
 
 def _mask(n, m, k, cmp):
@@ -57,16 +58,19 @@ def _tri_select(name, m, k, cmp):
   return lax.select_n(mask, lax.full_like(m, 0), m)
 
 
+@compiled_when_eager(static_argnames=("k",))
 def tril(m, k=0):
   """Zeroes the entries above the k-th diagonal."""
   return _tri_select("tril", m, operator.index(k), lax.le)
 
 
+@compiled_when_eager(static_argnames=("k",))
 def triu(m, k=0):
   """Zeroes the entries below the k-th diagonal."""
   return _tri_select("triu", m, operator.index(k), lax.ge)
 
 
+@compiled_when_eager(static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset=0, axis1=0, axis2=1):
   """The ``offset`` diagonal over (axis1, axis2), appended as the last axis."""
   from xjax._src.numpy.shaping import moveaxis
@@ -111,11 +115,25 @@ def diagflat(v, k=0):
   return diag(ravel(v), k)
 
 
+@compiled_when_eager(static_argnames=("axis1", "axis2", "dtype"))
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-  """Sum along a diagonal."""
+  """Sum along a diagonal: the matrices over (axis1, axis2), zero off the ``offset``
+  diagonal (which may be traced), summed over both axes."""
   from xjax._src.numpy.reductions import sum as _sum, _check_out
+  from xjax._src.numpy.shaping import moveaxis
   _check_out(out, "trace")
-  return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+  check_arraylike("trace", a)
+  a = asarray(a)
+  nd = get_aval(a).ndim
+  ax1, ax2 = canonical_axis(axis1, nd), canonical_axis(axis2, nd)
+  if ax1 == ax2:
+    raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
+  a = moveaxis(a, (ax1, ax2), (-2, -1))
+  n, m = get_aval(a).shape[-2:]
+  rows, cols = (lax.broadcasted_iota(np.int32, (n, m), d) for d in (0, 1))
+  on = lax.eq(lax.sub(cols, rows), lax.convert_element_type(offset, np.int32))
+  on = lax.broadcast_in_dim(on, get_aval(a).shape, (nd - 2, nd - 1))
+  return _sum(lax.select_n(on, lax.full_like(a, 0), a), axis=(-2, -1), dtype=dtype)
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):

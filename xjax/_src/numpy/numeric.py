@@ -10,6 +10,7 @@ from xjax._src import dtypes
 
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.numpy import reductions as red
@@ -19,6 +20,7 @@ from xjax._src.numpy.util import (canonical_axis, check_arraylike, promote_args_
                                   promote_dtypes_inexact)
 
 
+@compiled_when_eager(static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
   """|a - b| <= atol + rtol * |b|, elementwise (infinities equal only to themselves)."""
   from xjax._src.numpy.util import promote_args
@@ -28,8 +30,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return lax.convert_element_type(ufuncs.equal(a, b), np.bool_, False)
   rdt = dtypes.to_inexact_dtype(dt) if not dtypes.is_complex(dt) else \
       np.dtype(np.float32 if dt == np.complex64 else np.float64)
-  rtol = np.asarray(rtol, rdt)[()]
-  atol = np.asarray(atol, rdt)[()]
+  rtol = asarray(rtol, rdt)
+  atol = asarray(atol, rdt)
   out = ufuncs.less_equal(lax.abs(ufuncs.subtract(a, b)),
                           lax.add(atol, lax.mul(rtol, lax.abs(b))))
   from xjax._src.numpy.composed_math import isinf, isnan
@@ -43,6 +45,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
   return out
 
 
+@compiled_when_eager(static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
   return red.all(isclose(a, b, rtol, atol, equal_nan))
 
@@ -70,6 +73,7 @@ def array_equiv(a1, a2):
   return red.all(ufuncs.equal(a1, a2))
 
 
+@compiled_when_eager(static_argnames=("n", "axis"))
 def diff(a, n=1, axis=-1, prepend=None, append=None):
   """n-th discrete difference along ``axis``."""
   check_arraylike("diff", a)
@@ -104,8 +108,10 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
   return a
 
 
+@compiled_when_eager
 def ediff1d(ary, to_end=None, to_begin=None):
   from xjax._src.numpy.shaping import concatenate, ravel
+  check_arraylike("ediff1d", ary, *(v for v in (to_end, to_begin) if v is not None))
   out = diff(ravel(asarray(ary)))
   parts = [ravel(asarray(to_begin, get_aval(out).dtype))] if to_begin is not None else []
   parts.append(out)
@@ -114,6 +120,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
   return concatenate(parts) if len(parts) > 1 else out
 
 
+@compiled_when_eager(static_argnames=("axis", "edge_order"))
 def gradient(f, *varargs, axis=None, edge_order=None):
   """Central differences inside, one-sided at the edges (uniform or coordinate spacing)."""
   if edge_order not in (None, 1):
@@ -163,25 +170,31 @@ def gradient(f, *varargs, axis=None, edge_order=None):
   return outs[0] if len(outs) == 1 else outs
 
 
+@compiled_when_eager(static_argnames=("axis",))
 def trapezoid(y, x=None, dx=1.0, axis=-1):
-  """Integral of y by the trapezoidal rule along ``axis``."""
-  from xjax._src.numpy.shaping import moveaxis
+  """Integral of y by the trapezoidal rule along ``axis``: with one spacing, spacing *
+  (sum - half the end points); else the sum of spacing * (pairwise sums) / 2."""
+  from xjax._src.numpy.shaping import expand_dims, moveaxis
   if x is None:
-    (y,) = promote_args_inexact("trapezoid", y)
-    y = moveaxis(y, axis, -1)
-    n = get_aval(y).shape[-1]
-    s = ufuncs.add(lax.slice_in_dim(y, 1, n, axis=-1 % get_aval(y).ndim),
-                   lax.slice_in_dim(y, 0, max(n - 1, 0), axis=get_aval(y).ndim - 1))
-    return ufuncs.multiply(ufuncs.multiply(dx, 0.5), red.sum(s, axis=-1))
-  y, x = promote_args_inexact("trapezoid", y, x)
+    check_arraylike("trapezoid", y)
+    (y,) = promote_dtypes_inexact(asarray(y))
+    d = asarray(dx)
+    if get_aval(d).ndim:
+      d = expand_dims(d, tuple(range(get_aval(y).ndim - get_aval(d).ndim)))
+      d = moveaxis(d, axis, -1)
+  else:
+    check_arraylike("trapezoid", y, x)
+    y, x = promote_dtypes_inexact(asarray(y), asarray(x))
+    d = diff(x) if get_aval(x).ndim == 1 else moveaxis(diff(x, axis=axis), axis, -1)
   y = moveaxis(y, axis, -1)
-  x = moveaxis(x, axis, -1) if get_aval(x).ndim > 1 else x
-  d = diff(x, axis=-1)
   n = get_aval(y).shape[-1]
-  ax = get_aval(y).ndim - 1
-  s = ufuncs.add(lax.slice_in_dim(y, 1, n, axis=ax), lax.slice_in_dim(y, 0, max(n - 1, 0),
-                                                                      axis=ax))
-  return ufuncs.multiply(0.5, red.sum(ufuncs.multiply(d, s), axis=-1))
+  last = get_aval(y).ndim - 1
+  if get_aval(d).ndim == 0 or get_aval(d).shape[-1] == 1:
+    d = d if get_aval(d).ndim == 0 else lax.index_in_dim(d, 0, get_aval(d).ndim - 1, False)
+    ends = ufuncs.add(lax.index_in_dim(y, 0, last, False), lax.index_in_dim(y, n - 1, last, False))
+    return ufuncs.multiply(d, ufuncs.subtract(red.sum(y, axis=-1), ufuncs.multiply(0.5, ends)))
+  pairs = ufuncs.add(lax.slice_in_dim(y, 1, n, axis=last), lax.slice_in_dim(y, 0, n - 1, axis=last))
+  return ufuncs.multiply(0.5, red.sum(ufuncs.multiply(d, pairs), axis=-1))
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
@@ -256,23 +269,24 @@ def bincount(x, weights=None, minlength=0, *, length=None):
   return lax.reduce_sum(lax.select_n(hit, lax.full_like(wb, 0), wb), (1,))
 
 
-def digitize(x, bins, right=False):
+@compiled_when_eager(static_argnames=("right", "method"))
+def digitize(x, bins, right=False, *, method=None):
   """Index of the bin each x falls in (bins increasing or decreasing)."""
   from xjax._src.numpy.sorting import searchsorted
+  from xjax._src.numpy.where import where
+  check_arraylike("digitize", x, bins)
   x, bins = asarray(x), asarray(bins)
   if get_aval(bins).ndim != 1:
-    raise ValueError(f"digitize: bins must be a 1-dimensional array; got {bins}")
+    raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
+  n = get_aval(bins).shape[0]
+  if n == 0:
+    return lax.full(get_aval(x).shape, 0, np.int32)
   side = "left" if right else "right"
-  host = None
-  try:
-    host = np.asarray(concrete_or_error(bins, "bins"))
-  except Exception:  # traced bins: assume increasing
-    pass
-  if host is not None and host.size > 1 and host[-1] < host[0]:
-    n = host.size
-    out = searchsorted(lax.rev(bins, (0,)), x, side=side)
-    return lax.sub(np.asarray(n, get_aval(out).dtype)[()], out)
-  return searchsorted(bins, x, side=side)
+  rising = searchsorted(bins, x, side=side, method=method)
+  falling = lax.sub(np.int32(n), searchsorted(lax.rev(bins, (0,)), x, side=side,
+                                                method=method))
+  last, first = (lax.index_in_dim(bins, i, 0, keepdims=False) for i in (n - 1, 0))
+  return where(ufuncs.greater_equal(last, first), rising, falling)
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
@@ -402,11 +416,13 @@ def _conv(name, a, v, mode, flip, precision, preferred_element_type):
   return out
 
 
+@compiled_when_eager(static_argnames=("mode", "precision", "preferred_element_type"))
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
   """Discrete linear convolution of two 1-D arrays."""
   return _conv("convolve", a, v, mode, True, precision, preferred_element_type)
 
 
+@compiled_when_eager(static_argnames=("mode", "precision", "preferred_element_type"))
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
   """Cross-correlation of two 1-D arrays: sum_n a[n + k] * conj(v[n])."""
   return _conv("correlate", a, v, mode, False, precision, preferred_element_type)
@@ -448,6 +464,7 @@ def unravel_index(indices, shape):
   return tuple(_unravel(idx, tuple(shape)))
 
 
+@compiled_when_eager(static_argnames=("axis",))
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
   """``p`` with jumps larger than ``discont`` along ``axis`` replaced by their
   ``period`` complement."""

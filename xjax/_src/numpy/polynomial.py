@@ -11,6 +11,7 @@ import numpy as np
 from xjax._src import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.lax import linalg as lax_linalg
 from xjax._src.lax.linalg.matrices import mH
@@ -25,22 +26,23 @@ from xjax._src.numpy.util import (check_arraylike, promote_args_inexact, promote
 from xjax._src.numpy.where import where
 
 
-def _trim_pad(a, n):
-  return lax.pad(a, np.zeros((), get_aval(a).dtype)[()], [(n - get_aval(a).shape[0], 0, 0)])
-
-
+@compiled_when_eager
 def polyadd(a1, a2):
   check_arraylike("polyadd", a1, a2)
   a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
-  n = max(get_aval(a1).shape[0], get_aval(a2).shape[0])
-  return lax.add(_trim_pad(a1, n), _trim_pad(a2, n))
+  n1, n2 = get_aval(a1).shape[0], get_aval(a2).shape[0]
+  if n1 < n2:
+    a1, a2, n1, n2 = a2, a1, n2, n1
+  # the shorter one added onto the longer one's tail (the head is left as it is)
+  tail = lax.add(lax.slice_in_dim(a1, n1 - n2, n1), a2)
+  return lax.concatenate([lax.slice_in_dim(a1, 0, n1 - n2), tail], 0)
 
 
+@compiled_when_eager
 def polysub(a1, a2):
   check_arraylike("polysub", a1, a2)
   a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
-  n = max(get_aval(a1).shape[0], get_aval(a2).shape[0])
-  return lax.sub(_trim_pad(a1, n), _trim_pad(a2, n))
+  return polyadd(a1, ufuncs.negative(a2))
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
@@ -50,6 +52,7 @@ def polymul(a1, a2, *, trim_leading_zeros=False):
   return convolve(a1, a2, "full")
 
 
+@compiled_when_eager(static_argnames=("m",))
 def polyder(p, m=1):
   """m-th derivative of the polynomial p."""
   (p,) = promote_dtypes_inexact(asarray(p))
@@ -64,20 +67,33 @@ def polyder(p, m=1):
   return p
 
 
+@compiled_when_eager(static_argnames=("m",))
 def polyint(p, m=1, k=None):
-  """m-th antiderivative of p with integration constants k (default 0)."""
+  """m-th antiderivative of p with integration constants k (a scalar or m values; default
+  0): (p, k) divided by the falling factorials of their powers."""
   m = operator.index(m)
+  k = 0 if k is None else k
+  check_arraylike("polyint", p, k)
+  p, k = promote_dtypes_inexact(asarray(p), asarray(k))
   if m < 0:
     raise ValueError("Order of integral must be positive (see polyder)")
-  (p,) = promote_dtypes_inexact(asarray(p))
-  ks = np.zeros(m) if k is None else np.broadcast_to(np.asarray(k), (m,))
-  for i in range(m):
-    n = get_aval(p).shape[0]
-    p = ufuncs.divide(p, asarray(np.arange(n, 0, -1), get_aval(p).dtype))
-    p = lax.concatenate([p, lax.full((1,), ks[i], get_aval(p).dtype)], 0)
-  return p
+  k = jnp.atleast_1d(k)
+  if get_aval(k).shape == (1,):
+    k = jnp.broadcast_to(k, (m,))
+  if get_aval(k).shape != (m,):
+    raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
+  if m == 0:
+    return p
+  dt = get_aval(p).dtype
+  n = get_aval(p).shape[0] + m
+  power = lax.broadcasted_iota(dt, (m, n), 1)
+  step = lax.broadcasted_iota(dt, (m, n), 0)
+  factors = lax.max(lax.sub(power, step), lax.full((m, n), 1, dt))
+  divisors = lax.rev(lax.reduce_prod(factors, (0,)), (0,))
+  return ufuncs.true_divide(lax.concatenate([p, k], 0), divisors)
 
 
+@compiled_when_eager(static_argnames=("N", "increasing"))
 def vander(x, N=None, increasing=False):
   """Columns are powers of x (decreasing unless ``increasing``)."""
   x = asarray(x)
@@ -91,18 +107,20 @@ def vander(x, N=None, increasing=False):
       lax.full((n, 0), 0, get_aval(x).dtype)
 
 
+@compiled_when_eager(static_argnames=("unroll",))
 def polyval(p, x, *, unroll=16):
-  """Evaluates the polynomial with coefficients ``p`` (highest degree first) at x."""
+  """Evaluates the polynomial with coefficients ``p`` (highest degree first; further axes
+  broadcast against x) at x, by Horner's rule in a scan."""
+  from xjax._src.lax.control_flow import scan
   check_arraylike("polyval", p, x)
-  p, x = promote_dtypes(p, x)
-  if get_aval(p).ndim != 1:
-    raise ValueError("polyval: p must be one-dimensional")
-  y = lax.full_like(x, 0)
-  for i in range(get_aval(p).shape[0]):
-    y = ufuncs.add(ufuncs.multiply(y, x), lax.index_in_dim(p, i, 0, keepdims=False))
-  return y
+  p, x = promote_dtypes(asarray(p), asarray(x))
+  shape = jnp.broadcast_shapes(get_aval(p).shape[1:], get_aval(x).shape)
+  y = lax.full(shape, 0, get_aval(x).dtype)
+  return scan(lambda y, c: (ufuncs.add(ufuncs.multiply(y, x), c), None), y, p,
+              unroll=unroll)[0]
 
 
+@compiled_when_eager
 def poly(seq_of_zeros):
   """Coefficients of the monic polynomial with the given 1-D sequence of roots, or of the
   characteristic polynomial of a square matrix."""
@@ -197,6 +215,7 @@ def back_substitute(r, b, keep):
   return lax.fori_loop(0, n, step, lax.full(get_aval(b).shape, 0, get_aval(b).dtype))
 
 
+@compiled_when_eager(static_argnames=("deg", "rcond", "full", "cov"))
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
   """Least-squares polynomial fit of degree ``deg``; coefficients highest power first."""
   check_arraylike("polyfit", x, y)

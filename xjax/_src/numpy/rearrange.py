@@ -7,6 +7,7 @@ import numpy as np
 
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy.creation import asarray
 from xjax._src.numpy.shaping import concatenate, moveaxis, ravel, reshape
@@ -22,14 +23,17 @@ def _atleast(nd, arys, shape_fn):
   return out[0] if len(out) == 1 else out
 
 
+@compiled_when_eager
 def atleast_1d(*arys):
   return _atleast(1, arys, lambda s: (1,))
 
 
+@compiled_when_eager
 def atleast_2d(*arys):
   return _atleast(2, arys, lambda s: (1,) * (2 - len(s)) + s)
 
 
+@compiled_when_eager
 def atleast_3d(*arys):
   return _atleast(3, arys, lambda s: (1, 1, 1) if not s else (1,) + s + (1,) if len(s) == 1
                   else s + (1,))
@@ -187,6 +191,7 @@ def flipud(m):
   return flip(m, 0)
 
 
+@compiled_when_eager(static_argnames=("k", "axes"))
 def rot90(m, k=1, axes=(0, 1)):
   """Rotates by 90 degrees k times in the plane of ``axes``."""
   m = asarray(m)
@@ -227,6 +232,7 @@ def roll(a, shift, axis=None):
   return a
 
 
+@compiled_when_eager(static_argnames=("axis",))
 def append(arr, values, axis=None):
   """``arr`` with ``values`` concatenated at the end (flattened when axis is None)."""
   if axis is None:

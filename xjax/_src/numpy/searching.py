@@ -10,6 +10,7 @@ from xjax._src import dtypes
 
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import cumulative as lax_cum
 from xjax._src.lax import lax
 from xjax._src.numpy.creation import asarray
@@ -84,6 +85,7 @@ def argwhere(a, *, size=None, fill_value=None):
   return stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
 
 
+@compiled_when_eager(static_argnames=("axis", "keepdims"))
 def count_nonzero(a, axis=None, keepdims=False):
   from xjax._src.numpy.reductions import sum as _sum
   check_arraylike("count_nonzero", a)

@@ -6,6 +6,7 @@ import operator
 import numpy as np
 
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy.util import (canonical_axis, check_arraylike, index_tuple,
                                   promote_dtypes)
@@ -47,6 +48,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
   return lax.reshape(a, tuple(shape))
 
 
+@compiled_when_eager(static_argnames=("order",))
 def ravel(a, order="C"):
   return reshape(a, (-1,), order=order)
 
@@ -191,6 +193,7 @@ def moveaxis(a, source, destination):
   return a if perm == list(range(nd)) else lax.transpose(a, tuple(perm))
 
 
+@compiled_when_eager(static_argnames=("axis1", "axis2"))
 def swapaxes(a, axis1, axis2):
   a = _as_array(a)
   nd = get_aval(a).ndim

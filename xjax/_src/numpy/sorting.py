@@ -5,6 +5,7 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.lax import sorting as lax_sorting
 from xjax._src.numpy.creation import asarray
@@ -23,6 +24,7 @@ def _prepare(name, a, axis):
   return a, canonical_axis(axis, aval.ndim)
 
 
+@compiled_when_eager(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
   """Sorted copy along ``axis`` (flattened if None); NaNs sort last."""
   if order is not None:
@@ -32,6 +34,7 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
   return lax.rev(out, (axis,)) if descending else out
 
 
+@compiled_when_eager(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
   """Indices that sort ``a`` along ``axis`` (stable by default)."""
   if order is not None:
@@ -49,6 +52,7 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)
   return idx
 
 
+@compiled_when_eager(static_argnames=("axis",))
 def lexsort(keys, axis=-1):
   """Indices sorting by the last key first, then the previous ones."""
   keys = [asarray(k) for k in keys]
@@ -69,6 +73,7 @@ def _less(x, y):
   return lax.lt(x, y)
 
 
+@compiled_when_eager(static_argnames=("side", "method"))
 def searchsorted(a, v, side="left", sorter=None, *, method=None):
   """Insertion indices of ``v`` into sorted 1-D ``a`` keeping it sorted."""
   from xjax._src.numpy.util import promote_dtypes
@@ -76,6 +81,9 @@ def searchsorted(a, v, side="left", sorter=None, *, method=None):
   if side not in ("left", "right"):
     raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "
                      "['left', 'right']")
+  if method not in (None, "compare_all", "scan", "scan_unrolled", "sort"):
+    raise ValueError(f"invalid argument method={method!r}, expected one of "
+                     "['compare_all', 'scan', 'scan_unrolled', 'sort']")
   a, v = asarray(a), asarray(v)
   if get_aval(a).ndim != 1:
     raise ValueError("a should be 1-dimensional")
@@ -94,27 +102,53 @@ def searchsorted(a, v, side="left", sorter=None, *, method=None):
   return lax.reduce_sum(lax.convert_element_type(before, idt), (len(vs),))
 
 
-def _kth(name, kth, n):
-  kth = int(kth)
-  if not -n <= kth < n:
-    raise ValueError(f"{name}: kth {kth} is out of bounds for an axis of size {n}")
-  return kth
+def _partition_keys(name, a, kth, axis):
+  """``a`` with ``axis`` swapped last, the canonical ``kth``, and keys whose largest
+  entries are ``a``'s smallest (``lax.top_k`` finds them)."""
+  check_arraylike(name, a)
+  a = asarray(a)
+  if dtypes.is_complex(get_aval(a).dtype):
+    raise NotImplementedError(f"jnp.{name} for complex dtype is not implemented.")
+  nd = get_aval(a).ndim
+  axis = canonical_axis(axis, nd)
+  kth = canonical_axis(kth, get_aval(a).shape[axis])
+  perm = list(range(nd))
+  perm[axis], perm[-1] = perm[-1], perm[axis]
+  a = lax.transpose(a, perm)
+  # -a, or ~a for unsigned integers (where -a would keep 0 smallest)
+  keys = lax.bitwise_not(a) if dtypes.is_unsigned(get_aval(a).dtype) else lax.neg(a)
+  return a, keys, kth, perm
 
 
+@compiled_when_eager(static_argnames=("kth", "axis"))
 def partition(a, kth, axis=-1):
-  """A partition of ``a`` around its ``kth`` element along ``axis`` (here: a full sort)."""
-  a, axis = _prepare("partition", a, axis)
-  _kth("partition", kth, get_aval(a).shape[axis])
-  return sort(a, axis)
+  """A copy of ``a`` with the ``kth`` smallest value at position ``kth`` along ``axis``,
+  the smaller ones (ascending) before it and the larger ones (descending) after, as JAX's
+  two ``top_k`` calls give them."""
+  a, keys, kth, perm = _partition_keys("partition", a, kth, axis)
+  n = get_aval(a).shape[-1]
+  bottom = lax_sorting.top_k(keys, kth + 1)[0]
+  bottom = lax.bitwise_not(bottom) if dtypes.is_unsigned(get_aval(a).dtype) else \
+      lax.neg(bottom)
+  top = lax_sorting.top_k(a, n - kth - 1)[0]
+  return lax.transpose(lax.concatenate([bottom, top], len(perm) - 1), perm)
 
 
+@compiled_when_eager(static_argnames=("kth", "axis"))
 def argpartition(a, kth, axis=-1):
-  """Indices that partition ``a`` around its ``kth`` element (here: a stable argsort)."""
-  a, axis = _prepare("argpartition", a, axis)
-  _kth("argpartition", kth, get_aval(a).shape[axis])
-  return argsort(a, axis)
+  """Indices that partition ``a`` around its ``kth`` smallest value along ``axis``: those
+  of the smaller values (ascending) first, then the others by position."""
+  from xjax._src.numpy.arrayops import put_along_axis
+  a, keys, kth, perm = _partition_keys("argpartition", a, kth, axis)
+  n = get_aval(a).shape[-1]
+  bottom = lax_sorting.top_k(keys, kth + 1)[1]
+  rest = put_along_axis(lax.full(get_aval(a).shape, 1.0, np.float32), bottom, 0.0, -1,
+                        inplace=False)
+  top = lax_sorting.top_k(rest, n - kth - 1)[1]
+  return lax.transpose(lax.concatenate([bottom, top], len(perm) - 1), perm)
 
 
+@compiled_when_eager
 def sort_complex(a):
   """Sorted copy of ``a`` (by real, then imaginary part) as a complex array."""
   a = sort(a)

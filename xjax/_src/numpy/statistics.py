@@ -5,6 +5,7 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy import reductions as red
 from xjax._src.numpy.creation import asarray
@@ -22,11 +23,13 @@ def _replace_nan(a, value):
   return lax.select_n(_isnan(a), a, lax.full_like(a, value))
 
 
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
   return red.sum(_replace_nan(a, 0), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                  initial=initial, where=where)
 
 
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
   return red.prod(_replace_nan(a, 1), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                   initial=initial, where=where)
@@ -43,13 +46,14 @@ def _nan_extreme(name, reduce, fill):
     all_nan = red.all(_isnan(a), axis=axis, keepdims=keepdims)
     return lax.select_n(all_nan, out_, lax.full_like(out_, np.nan))
   fn.__name__ = name
-  return fn
+  return compiled_when_eager(fn, static_argnames=("axis", "keepdims"))
 
 
 nanmax = _nan_extreme("nanmax", red.max, -np.inf)
 nanmin = _nan_extreme("nanmin", red.min, np.inf)
 
 
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
   red._check_out(out, "nanmean")
   a = asarray(a)
@@ -66,6 +70,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
   return lax.div(total, count)
 
 
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
   red._check_out(out, "nanvar")
   a = asarray(a)
@@ -78,11 +83,12 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
   ok = lax.bitwise_not(_isnan(a))
   total = red.sum(_replace_nan(sq, 0), axis=axis, keepdims=keepdims)
   count = red.sum(ok, axis=axis, dtype=get_aval(total).dtype, keepdims=keepdims)
-  denom = lax.sub(count, np.asarray(ddof, get_aval(total).dtype)[()])
+  denom = lax.sub(count, asarray(ddof, get_aval(total).dtype))
   return lax.select_n(lax.gt(denom, lax.full_like(denom, 0)), lax.full_like(total, np.nan),
                       lax.div(total, denom))
 
 
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
   return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                          where=where))
@@ -145,6 +151,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
+@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims", "method", "interpolation"))
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, interpolation=None):
   """q-th quantiles (q in [0, 1]) along ``axis``."""
@@ -152,12 +159,14 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                    else interpolation, keepdims, squash_nans=False)
 
 
+@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims", "method", "interpolation"))
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, interpolation=None):
   return _quantile("nanquantile", a, q, axis, out, method if interpolation is None
                    else interpolation, keepdims, squash_nans=True)
 
 
+@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims", "method", "interpolation"))
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, interpolation=None):
   """q-th percentiles (q in [0, 100]) along ``axis``."""
@@ -166,6 +175,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                   interpolation=interpolation)
 
 
+@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims", "method", "interpolation"))
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, interpolation=None):
   q = lax.div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
@@ -173,10 +183,12 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
                      interpolation=interpolation)
 
 
+@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims"))
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
   return quantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
 
 
+@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims"))
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
   return nanquantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
 
@@ -242,8 +254,9 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans):
   elif method == "midpoint":
     res = lax.mul(lax.add(vals[0], vals[1]), np.asarray(0.5, dt)[()])
   else:
-    frac = lax.sub(pos, lo)
-    res = lax.add(vals[0], lax.mul(frac, lax.sub(vals[1], vals[0])))
+    frac = lax.sub(pos, lo)  # the weights of both neighbours, as JAX
+    res = lax.add(lax.mul(vals[0], lax.sub(np.asarray(1, dt)[()], frac)),
+                  lax.mul(vals[1], frac))
   if not squash_nans:
     has_nan = red.any(_isnan(x), axis=-1, keepdims=True)
     res = lax.select_n(lax.broadcast_in_dim(has_nan, get_aval(res).shape,
@@ -266,6 +279,7 @@ def _gather_last(x, idx):
   return take_along_axis(x, lax.convert_element_type(idx, np.int32), -1, mode="clip")
 
 
+@compiled_when_eager(static_argnames=("rowvar", "bias", "ddof"))
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
   """Covariance matrix of the variables in the rows (columns if not ``rowvar``) of ``m``."""
   from xjax._src.numpy.linalg_basic import dot
@@ -325,6 +339,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
   return squeeze(c)
 
 
+@compiled_when_eager(static_argnames=("rowvar",))
 def corrcoef(x, y=None, rowvar=True):
   """Pearson correlation coefficients (``cov`` normalized; real parts clipped to [-1, 1])."""
   from xjax._src.numpy import ufuncs

@@ -8,7 +8,7 @@ import numpy as np
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.jit import compiled_when_eager
-from xjax._src.lax import lax
+from xjax._src.lax import lax, rounding
 from xjax._src.numpy.util import (check_arraylike, is_traced, promote_args, promote_args_inexact,
                                   promote_args_numeric, promote_shapes)
 
@@ -145,7 +145,20 @@ def floor_divide(x1, x2, /):
     adjust = lax.bitwise_and(lax.ne(lax.rem(a, b), _zero(a)),
                              lax.ne(lax.sign(a), lax.sign(b)))
     return lax.select_n(adjust, q, lax.sub(q, _const(q, 1)))
-  return lax.floor(lax.div(a, b))
+  return float_divmod(a, b)[0]
+
+
+def float_divmod(a, b):
+  """(a // b, a mod b) for floats as JAX computes them: the quotient of ``a - a rem b``
+  (exact where the remainder is), one less where the remainder's sign differs from b's,
+  rounded to an integer."""
+  from xjax._src.numpy.shaping import broadcast_arrays
+  a, b = broadcast_arrays(a, b)
+  r = lax.rem(a, b)
+  q = lax.div(lax.select_n(lax.eq(b, _zero(b)), lax.sub(a, r), a), b)
+  fix = lax.bitwise_and(lax.ne(r, _zero(r)), lax.ne(lax.sign(b), lax.sign(r)))
+  return (rounding.round(lax.select_n(fix, q, lax.sub(q, _const(q, 1)))),
+          lax.select_n(fix, r, lax.add(r, b)))
 
 
 @compiled_when_eager
@@ -286,6 +299,7 @@ bitwise_not = invert
 bitwise_invert = invert
 
 
+@compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
 def matmul(a, b, /, *, precision=None, preferred_element_type=None):
   """Matrix product with NumPy's batch broadcasting."""
   from xjax._src.numpy.linalg_basic import matmul as _matmul

@@ -185,6 +185,7 @@ def convolution_matrix(a, n: int, mode: str = "full"):
   return jnp.where(inside, a[..., jnp.clip(k, 0, m - 1)], jnp.zeros((), a.dtype))
 
 
+@compiled_when_eager
 def block_diag(*arrs):
   """The block-diagonal matrix of the given (at most 2-D) arrays."""
   if not arrs:

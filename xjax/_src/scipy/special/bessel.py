@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 from xjax._src import dtypes
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.scipy.arguments import inexact_arrays
@@ -43,6 +44,7 @@ def _concrete(fn, value, what):
     raise TypeError(f"{what} must be a concrete integer: {e}") from None
 
 
+@compiled_when_eager(static_argnames=("v", "n_iter"))
 def bessel_jn(z, *, v: int, n_iter: int = 50):
   """J_0(z), ..., J_v(z) stacked on a new leading axis (shape ``(v + 1, *z.shape)``).
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from xjax._src import dtypes
 from xjax._src.custom_derivatives import custom_jvp
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.scipy.arguments import inexact_arrays
@@ -77,6 +78,7 @@ def _expi(x):
 _expi.defjvps(lambda g, ans, x: g * jnp.exp(x) / x)
 
 
+@compiled_when_eager
 def expi(x):
   """The exponential integral Ei(x)."""
   (x,) = inexact_arrays("expi", x)
@@ -198,6 +200,7 @@ def _sici_jvp(primals, tangents):
   return (si, ci), (g * jnp.sinc(x / np.pi), g * jnp.cos(x) / x)
 
 
+@compiled_when_eager
 def sici(x):
   """The sine and cosine integrals (Si(x), Ci(x)); Ci uses |x|, as SciPy's real version."""
   (x,) = inexact_arrays("sici", x)

@@ -8,6 +8,7 @@ import numpy as np
 from xjax._src import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.custom_derivatives import custom_jvp
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.scipy.arguments import inexact_arrays
@@ -24,6 +25,7 @@ def gammaln(x):
   return lax.lgamma(x)
 
 
+@compiled_when_eager
 def gammasgn(x):
   """The sign of Gamma(x): NaN at the poles, -inf and NaN; -1 at -0."""
   (x,) = inexact_arrays("gammasgn", x)

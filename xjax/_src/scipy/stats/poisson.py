@@ -1,6 +1,7 @@
 """The Poisson distribution."""
 import numpy as np
 
+from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.scipy.arguments import inexact_arrays
@@ -32,6 +33,7 @@ def _entropy_by_sum(mu, terms, width):
   return jnp.sum(entr(probs), axis=0)
 
 
+@compiled_when_eager
 def entropy(mu, loc=0):
   """The entropy of Poisson(mu): a direct sum for mu < 100, the asymptotic form above."""
   mu, loc = inexact_arrays("poisson.entropy", mu, loc)

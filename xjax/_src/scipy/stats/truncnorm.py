@@ -1,6 +1,7 @@
 """The normal distribution truncated to [a, b] (in standard units)."""
 import numpy as np
 
+from xjax._src.jit import compiled_when_eager
 from xjax._src.numpy import lax_numpy as jnp
 from xjax._src.scipy.arguments import inexact_arrays
 from xjax._src.scipy.special.log_sum_exp import logsumexp
@@ -25,6 +26,7 @@ def _log_mass(a, b):
   return jnp.where(central, jnp.log1p(-ndtr(a) - ndtr(-b)), tail)
 
 
+@compiled_when_eager
 def logpdf(x, a, b, loc=0, scale=1):
   x, a, b, loc, scale = inexact_arrays("truncnorm.logpdf", x, a, b, loc, scale)
   out = norm.logpdf(x, loc, scale) - _log_mass(a, b)
@@ -37,6 +39,7 @@ def pdf(x, a, b, loc=0, scale=1):
   return jnp.exp(logpdf(x, a, b, loc, scale))
 
 
+@compiled_when_eager
 def logcdf(x, a, b, loc=0, scale=1):
   x, a, b, loc, scale = inexact_arrays("truncnorm.logcdf", x, a, b, loc, scale)
   x, a, b = jnp.broadcast_arrays(x, a, b)
@@ -49,14 +52,17 @@ def logcdf(x, a, b, loc=0, scale=1):
   return jnp.where(a >= b, np.nan, out).astype(z.dtype)
 
 
+@compiled_when_eager
 def cdf(x, a, b, loc=0, scale=1):
   return jnp.exp(logcdf(x, a, b, loc, scale))
 
 
+@compiled_when_eager
 def logsf(x, a, b, loc=0, scale=1):
   x, a, b, loc, scale = inexact_arrays("truncnorm.logsf", x, a, b, loc, scale)
   return logcdf(-x, -b, -a, -loc, scale)
 
 
+@compiled_when_eager
 def sf(x, a, b, loc=0, scale=1):
   return jnp.exp(logsf(x, a, b, loc, scale))
