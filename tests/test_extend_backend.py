@@ -122,12 +122,13 @@ assert g == sharding.GSPMDSharding(devices, sharding.get_op_sharding_from_serial
 seen = []
 xla.register_hlo_module_transformation(lambda m: seen.append(type(m)), name="probe")
 stamp = time.time()
-xjax.jit(lambda a: a * stamp)(jnp.ones(2)).block_until_ready()   # a program never compiled
+ones = xjax.device_put(jnp.ones(2), devices[0])   # compiled for the CPU (passes are per client)
+xjax.jit(lambda a: a * stamp)(ones).block_until_ready()   # a program never compiled before
 assert seen and seen[0] is bytes
 assert xla.clear_hlo_module_transformation("probe") is True
 assert xla.clear_hlo_module_transformation("probe") is False
 n = len(seen)
-xjax.jit(lambda a: a - stamp)(jnp.ones(2)).block_until_ready()
+xjax.jit(lambda a: a - stamp)(ones).block_until_ready()
 assert len(seen) == n
 print("ok")
 '''
