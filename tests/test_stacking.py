@@ -114,6 +114,9 @@ def test_numpy_functions_bind_the_primitives_as_jax():
   np.testing.assert_array_equal(jnp.stack(x, 1), np.stack(np.asarray(x), 1))
   np.testing.assert_array_equal(jnp.concatenate(x), np.concatenate(np.asarray(x)))
   np.testing.assert_array_equal(jnp.tile(x[0], (2, 1, 2)), np.tile(np.asarray(x[0]), (2, 1, 2)))
+  # one piece: a multiple-results primitive with one result (compiled, batched)
+  np.testing.assert_array_equal(xjax.jit(lambda x: jnp.split(x, 1))(x)[0], x)
+  np.testing.assert_array_equal(xjax.jit(xjax.vmap(lambda r: lax.unstack(r[:1])))(x)[0], x[:, 0])
   with pytest.raises(ZeroDivisionError):
     jnp.split(x, 0)
   with pytest.raises(ValueError, match="rest is 4"):

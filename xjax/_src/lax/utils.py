@@ -114,12 +114,12 @@ def lowering_from(fn: Callable) -> Callable:
   avals: for primitives XLA has no single op for. Operands of extended dtype (PRNG keys)
   reach ``fn`` as the arrays that store them."""
   def lower(ctx, *operands, **params):
-    single = len(ctx.avals_out) == 1  # read first: lowering fn's equations reuses ctx
-    outs = inline_traced(ctx, lambda *xs: _as_list(fn(*xs, **params)), ctx.avals_in,
-                         operands)
-    return outs[0] if single else outs
+    listed = []  # whether fn returned a list: a multiple-results primitive's, even of one
+
+    def emitted(*xs):
+      out = fn(*xs, **params)
+      listed.append(isinstance(out, (tuple, list)))
+      return list(out) if listed[-1] else [out]
+    outs = inline_traced(ctx, emitted, ctx.avals_in, operands)
+    return outs if listed[-1] else outs[0]
   return lower
-
-
-def _as_list(out):
-  return list(out) if isinstance(out, (tuple, list)) else [out]
