@@ -421,22 +421,21 @@ def _integer_operands(name: str, x1, x2):
   return ufuncs.absolute(a), ufuncs.absolute(b)
 
 
-def _euclid_steps(dtype) -> int:
-  return 2 * 8 * np.dtype(dtype).itemsize
-
-
 @compiled_when_eager
 def gcd(x1, x2, /):
-  """Greatest common divisor (Euclid's algorithm, unrolled for the integer width)."""
-  a, b = _integer_operands("gcd", x1, x2)
+  """Greatest common divisor (Euclid's algorithm, looping until every remainder is 0)."""
+  from xjax._src.lax.control_flow import while_loop
+  from xjax._src.numpy.reductions import any as _any
   from xjax._src.numpy.shaping import broadcast_arrays
-  a, b = broadcast_arrays(a, b)
+  a, b = broadcast_arrays(*_integer_operands("gcd", x1, x2))
   zero, one = _c(a, 0), _c(a, 1)
-  for _ in range(_euclid_steps(get_aval(a).dtype)):
+
+  def step(ab):
+    a, b = ab
     done = lax.eq(b, zero)
     r = lax.rem(a, lax.select_n(done, b, lax.full_like(b, one)))
-    a, b = lax.select_n(done, b, a), lax.select_n(done, r, b)
-  return a
+    return lax.select_n(done, b, a), lax.select_n(done, r, b)
+  return while_loop(lambda ab: _any(lax.ne(ab[1], zero)), step, (a, b))[0]
 
 
 @compiled_when_eager

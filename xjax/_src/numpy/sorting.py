@@ -92,14 +92,34 @@ def searchsorted(a, v, side="left", sorter=None, *, method=None):
     a = _take_along(a, lax.convert_element_type(asarray(sorter), np.int32), 0)
   a, v = promote_dtypes(a, v)
   n = get_aval(a).shape[0]
-  vs = get_aval(v).shape
-  big = vs + (n,)
-  ab = lax.broadcast_in_dim(a, big, (len(vs),))
-  vb = lax.broadcast_in_dim(v, big, tuple(range(len(vs))))
-  before = _less(ab, vb) if side == "left" else lax.bitwise_not(_less(vb, ab))
   # int32 indices even in x64 mode, as in JAX
   idt = np.int32 if n < 2**31 else dtypes.default_int_dtype()
-  return lax.reduce_sum(lax.convert_element_type(before, idt), (len(vs),))
+  before = (lambda x, y: _less(x, y)) if side == "left" else \
+      (lambda x, y: lax.bitwise_not(_less(y, x)))  # a[i] goes before v
+  if method == "compare_all" or n == 0:
+    vs = get_aval(v).shape
+    big = vs + (n,)
+    ab = lax.broadcast_in_dim(a, big, (len(vs),))
+    vb = lax.broadcast_in_dim(v, big, tuple(range(len(vs))))
+    return lax.reduce_sum(lax.convert_element_type(before(ab, vb), idt), (len(vs),))
+  return _bisect(a, v, before, idt)
+
+
+def _bisect(a, v, before, idt):
+  """Per element of ``v``, the number of leading ``a`` entries ``before`` it: a binary
+  search of ceil(log2(n + 1)) steps, each gathering one entry of ``a`` per element."""
+  from xjax._src.numpy.rearrange import _take_along
+  n = get_aval(a).shape[0]
+  lo = lax.full(get_aval(v).shape, 0, idt)
+  hi = lax.full(get_aval(v).shape, n, idt)
+  one = np.asarray(1, idt)[()]
+  size = get_aval(v).size
+  for _ in range(int(n).bit_length()):
+    mid = lax.div(lax.add(lo, hi), np.asarray(2, idt)[()])
+    entry = _take_along(a, lax.reshape(lax.min(mid, np.asarray(n - 1, idt)[()]), (size,)), 0)
+    right = lax.bitwise_and(before(lax.reshape(entry, get_aval(v).shape), v), lax.lt(lo, hi))
+    lo, hi = lax.select_n(right, lo, lax.add(mid, one)), lax.select_n(right, mid, hi)
+  return lo
 
 
 def _partition_keys(name, a, kth, axis):
