@@ -642,3 +642,18 @@ def test_linearize_function_is_a_pytree_returned_from_jit():
                              np.cos(np.arange(3.0)), rtol=1e-6)
   with pytest.raises(TypeError, match="inconsistent"):
     f_jvp(jnp.ones(3), jnp.ones(3))
+
+
+def test_shaped_array_takes_jax_keywords_of_an_unsharded_type():
+  # flax's nn.scan builds ShapedArray(shape, dtype, sharding=x.aval.sharding[.update(spec=...)])
+  from xjax.core import ShapedArray
+  from xjax.sharding import PartitionSpec
+  x = jnp.ones((5, 3))
+  sharding = xjax.typeof(x).sharding.update(spec=PartitionSpec(*xjax.typeof(x).sharding.spec[1:]))
+  assert sharding.spec == PartitionSpec(None)
+  a = ShapedArray((3,), np.float32, sharding=sharding, weak_type=True)
+  assert a == ShapedArray((3,), np.float32, True)
+  assert a.update(shape=(4,), sharding=None) == ShapedArray((4,), np.float32, True)
+  mesh = xjax.make_mesh((1,), ("i",))
+  with pytest.raises(NotImplementedError, match="not sharded over mesh axes"):
+    ShapedArray((3,), np.float32, sharding=xjax.sharding.NamedSharding(mesh, PartitionSpec("i")))

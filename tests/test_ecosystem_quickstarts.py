@@ -268,6 +268,30 @@ def test_flax_linen_mlp_with_optax():
 # flax 0.12.8 nnx: an MLP (Linear, BatchNorm, Dropout) trained with nnx.Optimizer(optax.adam)
 # under nnx.jit and nnx.value_and_grad; then eval mode, split/merge and state
 
+def test_flax_linen_scan_rnn():
+  # nn.scan builds ShapedArrays with JAX's sharding= keyword and reads jax.version
+  nn, jax = library("flax.linen", "jax")
+  jnp = jax.numpy
+
+  class Cell(nn.Module):
+    @nn.compact
+    def __call__(self, c, x):
+      h = nn.tanh(nn.Dense(4)(jnp.concatenate([c, x], -1)))
+      return h, h
+
+  class RNN(nn.Module):
+    @nn.compact
+    def __call__(self, xs):
+      scan = nn.scan(Cell, variable_broadcast="params", split_rngs={"params": False})
+      return scan()(jnp.zeros(4), xs)
+
+  xs = jnp.ones((5, 3))
+  params = RNN().init(jax.random.key(0), xs)
+  carry, ys = RNN().apply(params, xs)
+  assert ys.shape == (5, 4)
+  np.testing.assert_allclose(float(carry.sum()), 0.9798634052276611, rtol=1e-6)  # JAX 0.10.2
+
+
 def test_flax_nnx_mlp_with_optax():
   nnx, optax, jax = library("flax.nnx", "optax", "jax")
   jnp = jax.numpy

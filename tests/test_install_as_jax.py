@@ -27,6 +27,7 @@ def run(args, tmp_path, code=PROGRAM):
 
 def check_output(stdout):
   assert "version 0.10.2 (0, 10, 2)" in stdout
+  assert "version module 0.10.2 True" in stdout
   assert "loss True (33,)" in stdout
   assert "ode 0.36788" in stdout
   assert "segment [2.0, 1.0]" in stdout

@@ -25,8 +25,8 @@ class _JaxModule(types.ModuleType):
 
   def __getattr__(self, name):
     import xjax
-    if name == "_src":   # JAX's private modules: the compatibility package, not xjax's own
-      return importlib.import_module("jax._src")
+    if name in ("_src", "version"):  # JAX's private modules and its version module
+      return importlib.import_module("jax." + name)
     try:
       return getattr(xjax, name)
     except AttributeError:
@@ -63,11 +63,28 @@ class _ExistingModuleLoader(importlib.abc.Loader):
       module.__spec__ = self._own_spec
 
 
+class _VersionLoader(importlib.abc.Loader):
+  """`jax.version`: the JAX version xjax implements (libraries compare it), and the jaxlib
+  that runs it."""
+
+  def create_module(self, spec):
+    return None
+
+  def exec_module(self, module):
+    import jaxlib.version
+    module.__version__ = module._version = JAX_VERSION
+    module.__version_info__ = tuple(int(p) for p in JAX_VERSION.split("."))
+    module._minimum_jaxlib_version = jaxlib.version.__version__
+    module._minimum_jaxlib_version_info = jaxlib.version.__version_info__
+
+
 class _JaxAliasFinder(importlib.abc.MetaPathFinder):
 
   def find_spec(self, fullname, path=None, target=None):
     if fullname != "jax" and not fullname.startswith("jax."):
       return None
+    if fullname == "jax.version":
+      return importlib.machinery.ModuleSpec(fullname, _VersionLoader())
     private = fullname == "jax._src" or fullname.startswith("jax._src.")
     xname = _PRIVATE_COMPAT + fullname[len("jax._src"):] if private else "x" + fullname
     try:

@@ -355,6 +355,17 @@ class NamedSharding(Sharding):
                            f"duplicate entries for `{name}`")
         seen.add(name)
 
+  def update(self, **kwargs) -> "NamedSharding":
+    """This sharding with ``mesh``, ``spec`` (a PartitionSpec or a sequence of its entries)
+    or ``memory_kind`` replaced."""
+    spec = kwargs.pop("spec", self.spec)
+    mesh = kwargs.pop("mesh", self.mesh)
+    memory_kind = kwargs.pop("memory_kind", self._memory_kind)
+    if kwargs:
+      raise TypeError(f"NamedSharding.update() got unexpected keyword arguments {sorted(kwargs)}")
+    spec = spec if isinstance(spec, PartitionSpec) else PartitionSpec(*spec)
+    return NamedSharding(mesh, spec, memory_kind=memory_kind)
+
   def check_shape(self, shape, what: str = "value") -> None:
     """ValueError unless this sharding can lay out an array of ``shape``."""
     if len(self.spec) > len(shape):

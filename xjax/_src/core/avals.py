@@ -21,6 +21,23 @@ class MemorySpace(enum.Enum):
   __str__ = __repr__
 
 
+def _check_type_extras(sharding, manual_axis_type, memory_space) -> None:
+  """JAX's keyword arguments of ``ShapedArray``: xjax's types are unsharded, not varying over
+  manual axes and in device memory, so those values (which libraries pass through) are the
+  only ones taken."""
+  spec = getattr(sharding, "spec", ())
+  if any(p is not None for p in spec):
+    raise NotImplementedError(
+        f"ShapedArray(sharding=...): xjax's array types are not sharded over mesh axes (got "
+        f"{spec}); pass sharding=None (see docs/differences.md, Sharding).")
+  if manual_axis_type and not getattr(manual_axis_type, "empty", False):
+    raise NotImplementedError("ShapedArray(manual_axis_type=...): xjax's array types do not "
+                              "record manual mesh axes (see docs/differences.md, Sharding).")
+  if memory_space is not MemorySpace.Device:
+    raise NotImplementedError(f"ShapedArray(memory_space={memory_space!r}): xjax's arrays live "
+                              "in device memory (see docs/differences.md).")
+
+
 class ShapedArray:
   """The abstract value of an array: a static shape, a dtype and a weak-type flag.
 
@@ -29,11 +46,14 @@ class ShapedArray:
   """
   __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
-  def __init__(self, shape, dtype, weak_type: bool = False) -> None:
+  def __init__(self, shape, dtype, weak_type: bool = False, *, sharding=None,
+               manual_axis_type=None, memory_space=MemorySpace.Device) -> None:
     self.shape = tuple(shape)
     self.dtype = dtype if isinstance(dtype, (np.dtype, dtypes.ExtendedDType)) else np.dtype(dtype)
     self.weak_type = bool(weak_type)
     self._hash = hash((self.shape, self.dtype, self.weak_type))
+    if sharding is not None or manual_axis_type or memory_space is not MemorySpace.Device:
+      _check_type_extras(sharding, manual_axis_type, memory_space)
 
   @property
   def ndim(self) -> int:
@@ -50,10 +70,10 @@ class ShapedArray:
     """The sharding in the array's type: not split over any mesh axis."""
     return replicated_type_sharding(len(self.shape))
 
-  def update(self, shape=None, dtype=None, weak_type=None) -> "ShapedArray":
+  def update(self, shape=None, dtype=None, weak_type=None, **extras) -> "ShapedArray":
     return ShapedArray(self.shape if shape is None else shape,
                        self.dtype if dtype is None else dtype,
-                       self.weak_type if weak_type is None else weak_type)
+                       self.weak_type if weak_type is None else weak_type, **extras)
 
   def to_tangent_aval(self) -> "ShapedArray":
     return tangent_aval(self)
