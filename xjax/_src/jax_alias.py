@@ -52,7 +52,7 @@ class _ExistingModuleLoader(importlib.abc.Loader):
       module = _JaxModule("jax", xjax.__doc__)
       module.__path__ = list(xjax.__path__)
       module.__version__ = JAX_VERSION
-      module.__version_info__ = tuple(int(p) for p in JAX_VERSION.split("."))
+      module.__version_info__ = _version_info(JAX_VERSION)
       return module
     module = importlib.import_module(self.target)
     self._own_spec = module.__spec__
@@ -71,11 +71,15 @@ class _VersionLoader(importlib.abc.Loader):
     return None
 
   def exec_module(self, module):
-    import jaxlib.version
+    from xjax._src.backend.runtime import JAXLIB_VERSION
     module.__version__ = module._version = JAX_VERSION
-    module.__version_info__ = tuple(int(p) for p in JAX_VERSION.split("."))
-    module._minimum_jaxlib_version = jaxlib.version.__version__
-    module._minimum_jaxlib_version_info = jaxlib.version.__version_info__
+    module.__version_info__ = _version_info(JAX_VERSION)
+    module._minimum_jaxlib_version = JAXLIB_VERSION
+    module._minimum_jaxlib_version_info = _version_info(JAXLIB_VERSION)
+
+
+def _version_info(version: str) -> tuple:
+  return tuple(int(p) for p in version.split("."))
 
 
 class _JaxAliasFinder(importlib.abc.MetaPathFinder):

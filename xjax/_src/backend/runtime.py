@@ -35,6 +35,7 @@ getattr(_xc._xla, "set_tracebacks_enabled", lambda enabled: None)(False)
 
 Device = _xc.Device
 DeviceBuffer = _xc.ArrayImpl
+JAXLIB_VERSION = jaxlib.__version__  # the jaxlib that runs xjax
 _JAXLIB_VERSION = f"{jaxlib.__version__}/{_xc._version}"
 XlaRuntimeError = _xc.XlaRuntimeError
 
