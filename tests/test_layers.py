@@ -31,7 +31,7 @@ LAYERS = [
                          "xjax._src.export", "xjax._src.explicit_sharding",
                          "xjax._src.pmap", "xjax._src.saved_residuals", "xjax._src.jet",
                          "xjax._src.call_primitive", "xjax._src.vmappable",
-                         "xjax._src.partial_eval_rules"]),
+                         "xjax._src.partial_eval_rules", "xjax._src.jaxpr_to_module"]),
     ("libraries", ["xjax._src.numpy", "xjax._src.random", "xjax._src.nn", "xjax._src.scipy",
                    "xjax._src.image", "xjax._src.ops", "xjax._src.flatten_util",
                    "xjax._src.ode", "xjax._src.segment_ops", "xjax._src.sparse_bcoo",
