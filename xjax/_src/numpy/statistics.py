@@ -72,20 +72,36 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 
 @compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+  """Variance ignoring NaNs: the squared deviations from the nanmean summed and divided by
+  the count of non-NaN values less ``ddof`` (NaN where that is not positive); integers are
+  taken as floats, float16 computed in float32, complex values give a real variance."""
   red._check_out(out, "nanvar")
+  check_arraylike("nanvar", a)
   a = asarray(a)
-  if not dtypes.is_inexact(get_aval(a).dtype):
-    return red.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where)
-  mu = nanmean(a, axis=axis, dtype=dtype, keepdims=True, where=where)
-  c = lax.sub(lax.convert_element_type(a, get_aval(mu).dtype), mu)
+  in_dt = get_aval(a).dtype
+  if dtype is not None:
+    dt = out_dt = dtypes.check_user_dtype_supported(dtype, "nanvar")
+    if dtypes.is_complex(in_dt) and not dtypes.is_complex(dt):
+      raise ValueError("nanvar does not support a real dtype for the variance of complex "
+                       "values.")
+  elif not dtypes.is_inexact(in_dt):
+    dt = out_dt = dtypes.to_inexact_dtype(in_dt)
+  else:
+    dt, out_dt = in_dt, np.dtype(np.real(np.zeros((), in_dt)).dtype)
+  x = lax.convert_element_type(a, red._accumulation_dtype(dt), False)
+  nan = _isnan(x)
+  mu = nanmean(x, axis=axis, dtype=get_aval(x).dtype, keepdims=True, where=where)
+  c = lax.select_n(nan, lax.sub(x, mu), lax.full_like(x, 0))
   sq = lax.real(lax.mul(c, lax.conj(c))) if dtypes.is_complex(get_aval(c).dtype) else \
       lax.mul(c, c)
-  ok = lax.bitwise_not(_isnan(a))
-  total = red.sum(_replace_nan(sq, 0), axis=axis, keepdims=keepdims)
-  count = red.sum(ok, axis=axis, dtype=get_aval(total).dtype, keepdims=keepdims)
-  denom = lax.sub(count, asarray(ddof, get_aval(total).dtype))
-  return lax.select_n(lax.gt(denom, lax.full_like(denom, 0)), lax.full_like(total, np.nan),
-                      lax.div(total, denom))
+  count = red.sum(lax.bitwise_not(nan), axis=axis, keepdims=keepdims, where=where)
+  count = lax.sub(count, asarray(ddof, get_aval(count).dtype))
+  empty = lax.le(count, lax.full_like(count, 0))
+  total = red.sum(sq, axis=axis, keepdims=keepdims, where=where)
+  total = lax.select_n(empty, total, lax.full_like(total, np.nan))
+  divisor = lax.select_n(empty, count, lax.full_like(count, 1))
+  res = lax.div(total, lax.convert_element_type(divisor, get_aval(total).dtype))
+  return lax.convert_element_type(res, out_dt, False)
 
 
 @compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
