@@ -82,6 +82,8 @@ _expi.defjvps(lambda g, ans, x: g * jnp.exp(x) / x)
 def expi(x):
   """The exponential integral Ei(x)."""
   (x,) = inexact_arrays("expi", x)
+  if dtypes.issubdtype(x.dtype, np.complexfloating):
+    raise ValueError("expi does not support complex-valued inputs.")
   return _expi(x)
 
 
