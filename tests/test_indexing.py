@@ -288,3 +288,21 @@ def test_jit_gather_scatter_matches_eager():
   f = lambda x, i: (lax.gather(x, i, DN, (1, 4)), lax.scatter_max(x, i, x * 2, SDN))
   for got, want in zip(xjax.jit(f)(x, IDX), f(x, IDX)):
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_dynamic_slicing_without_negative_index_wrapping():
+  # JAX 0.10.2's values: a negative traced start wraps by default, and clamps to 0 when the
+  # caller says it cannot be negative (scan's own indexing; no select in the program)
+  x = jnp.arange(5.0)
+  f = xjax.jit(lambda i: (
+      lax.dynamic_slice(x, (i,), (2,)),
+      lax.dynamic_slice(x, (i,), (2,), allow_negative_indices=False),
+      lax.dynamic_index_in_dim(x, i, keepdims=False, allow_negative_indices=False),
+      lax.dynamic_update_index_in_dim(x, 9.0, i, 0, allow_negative_indices=False)))
+  wrapped, clamped, item, updated = f(-2)
+  np.testing.assert_array_equal(wrapped, [3.0, 4.0])
+  np.testing.assert_array_equal(clamped, [0.0, 1.0])
+  assert float(item) == 0.0
+  np.testing.assert_array_equal(updated, [9.0, 1.0, 2.0, 3.0, 4.0])
+  scan = xjax.jit(lambda xs: lax.scan(lambda c, x: (c + x, c), 0.0, xs))
+  assert "stablehlo.select" not in scan.lower(jnp.ones(8)).as_text()

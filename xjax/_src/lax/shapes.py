@@ -734,15 +734,23 @@ dynamic_update_slice_p.physical_lowering = lambda ctx, x, upd, *idxs: (
     dynamic_update_slice_p.lowering(ctx, x, upd, *_zero_indices(ctx, idxs, ctx.avals_in[0])))
 
 
-def _index_scalars(start_indices, name, operand):
+def _index_scalars(start_indices, name, operand, allow_negative_indices=True):
+  """The start indices as scalars of one integer type; a negative traced index counts from
+  the end unless ``allow_negative_indices`` (a bool, or one per index) says it cannot be
+  negative (then no wrapping select is emitted, as scan's own indexing does in JAX)."""
   from xjax._src.lax.elementwise import convert_element_type
   shape = get_aval(operand).shape
   if len(start_indices) != len(shape):
     raise ValueError(f"Length of slice indices must match number of operand dimensions "
                      f"({len(start_indices)} vs {shape})")
   from xjax._src.lax.elementwise import add, lt, select_n
+  wraps = ([allow_negative_indices] * len(shape) if isinstance(allow_negative_indices, bool)
+           else list(allow_negative_indices))
+  if len(wraps) != len(shape):
+    raise ValueError(f"Length of allow_negative_indices must match number of operand "
+                     f"dimensions ({len(wraps)} vs {shape})")
   out, strong = [], []
-  for i, dim in zip(start_indices, shape):
+  for i, dim, wrap in zip(start_indices, shape, wraps):
     aval = get_aval(i)
     if aval.shape:
       raise TypeError(f"start indices must be scalars, got shape {aval.shape}")
@@ -758,7 +766,7 @@ def _index_scalars(start_indices, name, operand):
       i = convert_element_type(i, np.int32)
     else:
       strong.append(aval.dtype)
-    if dtypes.is_integer(get_aval(i).dtype) and not dtypes.is_unsigned(get_aval(i).dtype):
+    if wrap and dtypes.is_integer(get_aval(i).dtype) and not dtypes.is_unsigned(get_aval(i).dtype):
       dt = get_aval(i).dtype
       i = select_n(lt(i, np.zeros((), dt)), i, add(i, np.asarray(dim, dt)))
     out.append(i)
@@ -773,46 +781,59 @@ def _index_scalars(start_indices, name, operand):
   return out
 
 
-def dynamic_slice(operand, start_indices, slice_sizes):
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
   sizes = _shape_tuple(slice_sizes, "dynamic_slice")
-  idxs = _index_scalars(start_indices, "dynamic_slice", operand)
+  idxs = _index_scalars(start_indices, "dynamic_slice", operand, allow_negative_indices)
   return dynamic_slice_p.bind(operand, *idxs, slice_sizes=sizes)
 
 
-def dynamic_update_slice(operand, update, start_indices):
-  idxs = _index_scalars(start_indices, "dynamic_update_slice", operand)
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+  idxs = _index_scalars(start_indices, "dynamic_update_slice", operand,
+                        allow_negative_indices)
   return dynamic_update_slice_p.bind(operand, update, *idxs)
 
 
-def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
-  aval = get_aval(operand)
-  axis = normalize_axis(axis, aval.ndim, "dynamic_slice_in_dim")
-  starts = [0] * aval.ndim
-  starts[axis] = start_index
-  sizes = list(aval.shape)
+def _in_dim(operand, index, axis: int, name: str, allow_negative_indices: bool):
+  """Start indices (and which may be negative) that are 0 but ``index`` on ``axis``."""
+  ndim = get_aval(operand).ndim
+  axis = normalize_axis(axis, ndim, name)
+  starts, wraps = [0] * ndim, [False] * ndim
+  starts[axis], wraps[axis] = index, allow_negative_indices
+  return axis, starts, wraps
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *,
+                         allow_negative_indices: bool = True):
+  axis, starts, wraps = _in_dim(operand, start_index, axis, "dynamic_slice_in_dim",
+                                allow_negative_indices)
+  sizes = list(get_aval(operand).shape)
   sizes[axis] = int(slice_size)
-  return dynamic_slice(operand, starts, sizes)
+  return dynamic_slice(operand, starts, sizes, allow_negative_indices=wraps)
 
 
-def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
-  out = dynamic_slice_in_dim(operand, index, 1, axis)
-  return out if keepdims else squeeze(out, (axis,))
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True, *,
+                         allow_negative_indices: bool = True):
+  out = dynamic_slice_in_dim(operand, index, 1, axis,
+                             allow_negative_indices=allow_negative_indices)
+  return out if keepdims else squeeze(out, (normalize_axis(axis, get_aval(operand).ndim,
+                                                           "dynamic_index_in_dim"),))
 
 
-def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
-  aval = get_aval(operand)
-  axis = normalize_axis(axis, aval.ndim, "dynamic_update_slice_in_dim")
-  starts = [0] * aval.ndim
-  starts[axis] = start_index
-  return dynamic_update_slice(operand, update, starts)
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int, *,
+                                allow_negative_indices: bool = True):
+  _, starts, wraps = _in_dim(operand, start_index, axis, "dynamic_update_slice_in_dim",
+                             allow_negative_indices)
+  return dynamic_update_slice(operand, update, starts, allow_negative_indices=wraps)
 
 
-def dynamic_update_index_in_dim(operand, update, index, axis: int):
+def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
+                                allow_negative_indices: bool = True):
   aval = get_aval(operand)
   axis = normalize_axis(axis, aval.ndim, "dynamic_update_index_in_dim")
   if get_aval(update).ndim == aval.ndim - 1:
     update = expand_dims(update, (axis,))
-  return dynamic_update_slice_in_dim(operand, update, index, axis)
+  return dynamic_update_slice_in_dim(operand, update, index, axis,
+                                     allow_negative_indices=allow_negative_indices)
 
 
 def broadcast_to_aval(t, shape):

@@ -468,9 +468,11 @@ def _scan_as_while(*args, jaxpr, num_consts, num_carry, length, reverse, unroll)
 
   def step(k, carry, ys):
     idx = ew.sub(np.int32(length - 1), k) if reverse else k
-    x = [shapes.dynamic_index_in_dim(a, idx, 0, keepdims=False) for a in xs]
+    # the step index is never negative: no wrapping select per step (as JAX's scan)
+    x = [shapes.dynamic_index_in_dim(a, idx, 0, keepdims=False, allow_negative_indices=False)
+         for a in xs]
     outs = call(jaxpr, *consts, *carry, *x)
-    ys = [shapes.dynamic_update_index_in_dim(y, o, idx, 0)
+    ys = [shapes.dynamic_update_index_in_dim(y, o, idx, 0, allow_negative_indices=False)
           for y, o in zip(ys, outs[num_carry:])]
     return outs[:num_carry], ys
 
