@@ -7,6 +7,7 @@ from xjax._src import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.jit import compiled_when_eager
 from xjax._src.lax import lax
+from xjax._src.lax import sorting as lax_sorting
 from xjax._src.numpy import reductions as red
 from xjax._src.numpy.creation import asarray
 from xjax._src.numpy.util import canonical_axis, check_arraylike
@@ -164,38 +165,43 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
   return avg
 
 
-_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
+_QUANTILE_STATIC = ("axis", "overwrite_input", "keepdims", "method", "interpolation")
 
 
-@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims", "method", "interpolation"))
+@compiled_when_eager(static_argnames=_QUANTILE_STATIC)
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, interpolation=None):
-  """q-th quantiles (q in [0, 1]) along ``axis``."""
+             keepdims=False, *, weights=None, interpolation=None):
+  """q-th quantiles (q in [0, 1]) along ``axis``; ``weights`` (per element of ``a``, or per
+  position along ``axis``) with ``method="inverted_cdf"`` only, as JAX."""
   return _quantile("quantile", a, q, axis, out, method if interpolation is None
-                   else interpolation, keepdims, squash_nans=False)
+                   else interpolation, keepdims, False, weights)
 
 
-@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims", "method", "interpolation"))
+@compiled_when_eager(static_argnames=_QUANTILE_STATIC)
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, interpolation=None):
+                keepdims=False, *, weights=None, interpolation=None):
   return _quantile("nanquantile", a, q, axis, out, method if interpolation is None
-                   else interpolation, keepdims, squash_nans=True)
+                   else interpolation, keepdims, True, weights)
 
 
-@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims", "method", "interpolation"))
+@compiled_when_eager(static_argnames=_QUANTILE_STATIC + ("out_sharding",))
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, interpolation=None):
-  """q-th percentiles (q in [0, 100]) along ``axis``."""
+               keepdims=False, *, weights=None, interpolation=None, out_sharding=None):
+  """q-th percentiles (q in [0, 100]) along ``axis``; ``out_sharding`` lays the result out
+  (see ``place_out_sharding``)."""
+  from xjax._src.lax.sharding_constraint import place_out_sharding
   q = lax.div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
-  return quantile(a, q, axis, out, overwrite_input, method, keepdims,
-                  interpolation=interpolation)
+  return place_out_sharding(quantile(a, q, axis, out, overwrite_input, method, keepdims,
+                                     weights=weights, interpolation=interpolation),
+                            out_sharding)
 
 
-@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims", "method", "interpolation"))
+@compiled_when_eager(static_argnames=_QUANTILE_STATIC)
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False, *, interpolation=None):
+                  keepdims=False, *, weights=None, interpolation=None):
   q = lax.div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
-  return nanquantile(a, q, axis, out, overwrite_input, method, keepdims,
+  return nanquantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights,
                      interpolation=interpolation)
 
 
@@ -214,38 +220,109 @@ def _as_float(q, a):
   return promote_dtypes_inexact(asarray(q), asarray(a))[0]
 
 
-def _quantile(name, a, q, axis, out, method, keepdims, squash_nans):
+def _quantile_weights(name, a, weights, method, axes):
+  """``a`` and its ``weights`` promoted together, the weights broadcast to ``a``'s shape
+  (JAX's checks: real weights, method 'inverted_cdf', one weight per element or per
+  position along the reduced axes)."""
+  from xjax._src.numpy.util import promote_dtypes_inexact
+  check_arraylike(name, weights)
+  w = asarray(weights)
+  if dtypes.is_complex(get_aval(w).dtype):
+    raise ValueError("Weights cannot be complex types.")
+  if method != "inverted_cdf":
+    raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                              "'inverted_cdf' supports weights.")
+  a, w = promote_dtypes_inexact(a, w)
+  shape, wshape = get_aval(a).shape, get_aval(w).shape
+  if wshape != shape:
+    if axes is None:
+      raise ValueError("Weights shape must match 'a' shape when axis is None.")
+    if wshape != tuple(shape[ax] for ax in axes):
+      raise ValueError(f"Weights shape {wshape} must match reduction axes "
+                       f"{tuple(shape[ax] for ax in axes)}")
+    w = lax.broadcast_in_dim(w, shape, axes)
+  return a, w
+
+
+def _inverted_cdf(x, w, qs, squash_nans):
+  """The first sorted value (along the last axis of ``x``, weights ``w``; NaNs last) whose
+  cumulative weight reaches ``qs`` times the total, for each of the ``qs`` (shape
+  lead + (nq,)); NaN where a weight is negative or NaN, or where the data has a NaN
+  (``squash_nans``: where it is all NaN)."""
+  from xjax._src.numpy.cumulative import cumsum
+  nan = _isnan(x)
+  zero = lax.full_like(w, 0)
+  bad = lax.bitwise_or(lax.lt(w, zero), _isnan(w))
+  cum = cumsum(lax.select_n(lax.bitwise_or(bad, nan), w, zero), axis=-1)
+  n = get_aval(x).shape[-1]
+  lead, nq = get_aval(x).shape[:-1], get_aval(qs).shape[0]
+  target = lax.mul(lax.broadcast_in_dim(qs, lead + (nq,), (len(lead),)), cum[..., -1:])
+  below = lax.lt(lax.broadcast_in_dim(cum, lead + (nq, n), tuple(range(len(lead))) +
+                                      (len(lead) + 1,)),
+                 lax.broadcast_in_dim(target, lead + (nq, n), tuple(range(len(lead) + 1))))
+  idx = red.sum(below, axis=-1, dtype=dtypes.default_int_dtype())
+  valid = red.sum(lax.bitwise_not(nan), axis=-1, keepdims=True,
+                  dtype=dtypes.default_int_dtype()) if squash_nans else \
+      lax.full(lead + (1,), n, dtypes.default_int_dtype())
+  idx = lax.max(lax.min(idx, lax.sub(valid, lax.full_like(valid, 1))), lax.full_like(idx, 0))
+  res = _gather_last(x, idx)
+  force = red.any(bad, axis=-1, keepdims=True)
+  force = lax.bitwise_or(force, lax.eq(valid, lax.full_like(valid, 0)) if squash_nans
+                         else red.any(nan, axis=-1, keepdims=True))
+  return lax.select_n(lax.broadcast_in_dim(force, get_aval(res).shape,
+                                           tuple(range(len(lead) + 1))),
+                      res, lax.full_like(res, np.nan))
+
+
+def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None):
   from xjax._src.numpy.sorting import sort
-  from xjax._src.numpy.shaping import moveaxis, reshape
+  from xjax._src.numpy.shaping import reshape
   from xjax._src.numpy.util import promote_dtypes_inexact
   red._check_out(out, name)
   if method not in _METHODS:
-    raise ValueError(f"{name}: method must be one of {_METHODS}, got {method!r}")
-  a, q = promote_dtypes_inexact(asarray(a), asarray(q))
+    raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' "
+                     "or 'inverted_cdf'")
+  a = asarray(a)
+  ndim = get_aval(a).ndim
+  if axis is None:
+    axes = None
+  else:
+    axes = tuple(canonical_axis(x, ndim) for x in
+                 (axis if isinstance(axis, (tuple, list)) else (axis,)))
+  w = None
+  if weights is not None:
+    a, w = _quantile_weights(name, a, weights, method, axes)
+  a, q = promote_dtypes_inexact(a, asarray(q))
   aval = get_aval(a)
   if get_aval(q).ndim > 1:
     raise ValueError(f"q must be have rank <= 1, got shape {get_aval(q).shape}")
-  if axis is None:
-    axes = tuple(range(aval.ndim))
-  else:
-    axes = tuple(canonical_axis(x, aval.ndim) for x in
-                 (axis if isinstance(axis, (tuple, list)) else (axis,)))
+  axes = tuple(range(aval.ndim)) if axes is None else axes
   rest = [i for i in range(aval.ndim) if i not in axes]
-  x = lax.transpose(a, tuple(rest) + axes)
-  x = reshape(x, tuple(aval.shape[i] for i in rest) +
-              (int(np.prod([aval.shape[i] for i in axes], dtype=np.int64)),))
+  flat_shape = tuple(aval.shape[i] for i in rest) + (
+      int(np.prod([aval.shape[i] for i in axes], dtype=np.int64)),)
+  x = reshape(lax.transpose(a, tuple(rest) + axes), flat_shape)
   n = get_aval(x).shape[-1]
   if n == 0 and get_aval(x).size == 0 and int(np.prod(get_aval(x).shape[:-1])) != 0:
     raise TypeError(f"{name}: cannot take a quantile over an empty axis")
-  x = sort(x, axis=-1)
   dt = get_aval(x).dtype
+  qs = q if get_aval(q).ndim else lax.reshape(q, (1,))
+  nq = get_aval(qs).shape[0]
+  lead = get_aval(x).shape[:-1]
+  if method == "inverted_cdf":
+    if w is None:
+      w = lax.full_like(x, 1)
+    else:
+      w = reshape(lax.transpose(lax.convert_element_type(w, dt), tuple(rest) + axes),
+                  flat_shape)
+    x = lax.select_n(_isnan(x), x, lax.full_like(x, np.nan))  # NaNs of either sign last
+    x, w = lax_sorting.sort((x, w), dimension=-1, num_keys=1)
+    res = _inverted_cdf(x, w, qs, squash_nans)
+    return _quantile_shape(res, q, nq, aval.shape, axes, keepdims)
+  x = sort(x, axis=-1)
   if squash_nans:
     count = red.sum(lax.bitwise_not(_isnan(x)), axis=-1, keepdims=True, dtype=dt)
   else:
     count = lax.full(get_aval(x).shape[:-1] + (1,), n, dt)
-  qs = q if get_aval(q).ndim else lax.reshape(q, (1,))
-  nq = get_aval(qs).shape[0]
-  lead = get_aval(x).shape[:-1]
   pos = lax.mul(lax.broadcast_in_dim(qs, lead + (nq,), (len(lead),)),
                 lax.sub(count, np.asarray(1, dt)[()]))
   pos = lax.max(pos, np.asarray(0, dt)[()])
@@ -278,13 +355,19 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans):
     res = lax.select_n(lax.broadcast_in_dim(has_nan, get_aval(res).shape,
                                             tuple(range(len(lead) + 1))),
                        res, lax.full_like(res, np.nan))
+  return _quantile_shape(res, q, nq, aval.shape, axes, keepdims)
+
+
+def _quantile_shape(res, q, nq, shape, axes, keepdims):
+  """Quantiles of shape lead + (nq,) laid out as JAX returns them: the quantiles first
+  (none for a scalar ``q``), then the kept axes (the reduced ones as 1 with ``keepdims``)."""
+  from xjax._src.numpy.shaping import moveaxis
   res = moveaxis(res, -1, 0)
   if keepdims:
-    shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
-    res = lax.reshape(res, (nq,) + shape)
+    res = lax.reshape(res, (nq,) + tuple(1 if i in axes else d for i, d in enumerate(shape)))
   if not get_aval(q).ndim:
     res = lax.squeeze(res, (0,))
-  return res
+  return lax.convert_element_type(res, get_aval(res).dtype, False)
 
 
 def _gather_last(x, idx):

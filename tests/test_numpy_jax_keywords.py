@@ -1,0 +1,89 @@
+"""Keywords of jax.numpy functions JAX 0.10.2 takes: quantile weights / inverted_cdf,
+argsort(dtype=), cov/corrcoef dtype=, nanvar/nanstd mean=, take_along_axis
+wrap_negative_indices=, out_sharding= on dot/matmul/ravel/percentile.  Expected values are
+JAX 0.10.2's (literals) or NumPy's."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+
+nan = np.nan
+
+
+def check(got, want, dtype, weak=False):
+  np.testing.assert_array_equal(np.asarray(got), np.asarray(want, dtype))
+  assert got.dtype == np.dtype(dtype)
+  assert xjax.typeof(got).weak_type == weak
+
+
+X5 = jnp.array([1, 2, 3, 4, 5])
+W5 = jnp.array([1, 1, 2, 1, 1])
+Y = jnp.array([[3., 1., 2., 7.], [0., nan, 5., 4.], [2., 2., 1., 8.]])
+WY = jnp.array([0.5, 1., 2., 0.25])
+
+
+def test_quantile_weights_inverted_cdf():
+  check(jnp.quantile(X5, 0.5, weights=W5, method="inverted_cdf"), 3., np.float32)
+  check(jnp.quantile(X5, jnp.array([0., .1, .3, .5, .51, .9, 1.]), weights=W5,
+                     method="inverted_cdf"), [1., 1., 2., 3., 3., 5., 5.], np.float32)
+  check(jnp.quantile(Y, jnp.array([.2, .6]), axis=1, weights=WY, method="inverted_cdf"),
+        [[1., nan, 1.], [2., nan, 2.]], np.float32)
+  check(jnp.quantile(Y, jnp.array([.2, .6]), axis=1, weights=WY, method="inverted_cdf",
+                     keepdims=True), [[[1.], [nan], [1.]], [[2.], [nan], [2.]]], np.float32)
+  check(jnp.quantile(Y, .5, axis=0, weights=jnp.array([1., 3., 1.]), method="inverted_cdf"),
+        [0., nan, 5., 4.], np.float32)
+  check(jnp.quantile(Y, .5, axis=1, weights=jnp.array([1., -1., 1., 1.]),
+                     method="inverted_cdf"), [nan, nan, nan], np.float32)
+  check(jnp.quantile(Y, .5, axis=(0, 1), weights=jnp.arange(12.).reshape(3, 4),
+                     method="inverted_cdf", keepdims=True), [[nan]], np.float32)
+  check(jnp.quantile(X5.astype(jnp.float16), 0.5, weights=W5.astype(jnp.float32),
+                     method="inverted_cdf"), 3., np.float32)
+
+
+def test_quantile_inverted_cdf_unweighted():
+  q = jnp.array([0., .1, .2, .3, .5, .51, .9, 1.])
+  check(jnp.quantile(X5, q, method="inverted_cdf"), [1., 1., 1., 2., 3., 3., 5., 5.],
+        np.float32)
+  check(jnp.quantile(X5, 0.4, method="inverted_cdf"), 2., np.float32)
+  x = np.array([[4., 1., 9., 2., 2.], [0., 3., 3., 8., 5.]])
+  np.testing.assert_array_equal(
+      jnp.quantile(jnp.asarray(x), jnp.array([.05, .4, .61, 1.]), axis=1,
+                   method="inverted_cdf"),
+      np.quantile(x, [.05, .4, .61, 1.], axis=1, method="inverted_cdf").astype(np.float32))
+
+
+def test_nanquantile_and_percentiles_weights():
+  check(jnp.nanquantile(Y, jnp.array([.2, .6]), axis=1, weights=WY, method="inverted_cdf"),
+        [[1., 4., 1.], [2., 5., 2.]], np.float32)
+  check(jnp.nanquantile(Y, .5, weights=jnp.ones_like(Y), method="inverted_cdf"), 2.,
+        np.float32)
+  check(jnp.nanquantile(jnp.array([1, 2, nan, 4, 5]), 0.5, weights=jnp.array([1, 1, 1, 2, 1]),
+                        method="inverted_cdf"), 4., np.float32)
+  check(jnp.percentile(X5, 50, weights=W5, method="inverted_cdf"), 3., np.float32)
+  check(jnp.percentile(X5, jnp.array([10, 75]), weights=W5, method="inverted_cdf"), [1., 4.],
+        np.float32)
+  check(jnp.nanpercentile(Y, 30, axis=0, weights=jnp.array([1., 3., 1.]),
+                          method="inverted_cdf"), [0., 1., 2., 4.], np.float32)
+
+
+def test_quantile_weights_errors():
+  with pytest.raises(NotImplementedError, match="Only method 'inverted_cdf'"):
+    jnp.quantile(X5, 0.5, weights=W5)
+  with pytest.raises(ValueError, match="complex"):
+    jnp.quantile(X5, 0.5, weights=W5 * 1j, method="inverted_cdf")
+  with pytest.raises(ValueError, match="axis is None"):
+    jnp.quantile(X5, 0.5, weights=W5[:3], method="inverted_cdf")
+  with pytest.raises(ValueError, match="must match reduction axes"):
+    jnp.quantile(Y, 0.5, axis=1, weights=W5, method="inverted_cdf")
+  with pytest.raises(ValueError, match="method can only be"):
+    jnp.quantile(X5, 0.5, method="weibull")
+
+
+def test_percentile_out_sharding():
+  check(jnp.percentile(X5, 50., out_sharding=None), 3., np.float32)
+  mesh = xjax.make_mesh((1,), ("x",))
+  check(jnp.percentile(X5, 50., out_sharding=xjax.NamedSharding(mesh, xjax.P())), 3.,
+        np.float32)
+  with pytest.raises(ValueError, match="PartitionSpec"):
+    jnp.percentile(X5, 50., out_sharding=xjax.P())
