@@ -87,3 +87,51 @@ def test_percentile_out_sharding():
         np.float32)
   with pytest.raises(ValueError, match="PartitionSpec"):
     jnp.percentile(X5, 50., out_sharding=xjax.P())
+
+
+def test_argsort_dtype():
+  x = jnp.array([3., 1., 2., 1.])
+  check(jnp.argsort(x, dtype=jnp.int16), [1, 3, 2, 0], np.int16)
+  check(jnp.argsort(x, dtype=np.uint8), [1, 3, 2, 0], np.uint8)
+  check(jnp.argsort(x, dtype=jnp.float32), [1., 3., 2., 0.], np.float32)
+  check(jnp.argsort(x, descending=True, dtype=jnp.int16), [0, 2, 1, 3], np.int16)
+  with pytest.raises(TypeError, match="'order'"):
+    jnp.argsort(x, order="a")
+  with pytest.raises(TypeError, match="'kind'"):
+    jnp.argsort(x, kind="stable")
+
+
+M = jnp.array([[1., 2., 4.], [2., 1., 7.]])
+
+
+def test_cov_corrcoef_dtype():
+  check(jnp.cov(M, dtype=jnp.float16), [[2.334, 4.332], [4.332, 10.336]], np.float16)
+  check(jnp.cov(jnp.array([[1, 2, 4], [2, 1, 7]]), dtype=jnp.float32),
+        [[2.3333333, 4.3333335], [4.3333335, 10.333333]], np.float32)
+  c = jnp.cov(M, dtype=jnp.complex64)
+  assert c.dtype == np.complex64
+  np.testing.assert_allclose(c, np.cov(np.asarray(M)), rtol=1e-6)
+  check(jnp.corrcoef(jnp.array([1., 2., 4.]), dtype=jnp.float16), 1., np.float16)
+  c = jnp.corrcoef(M, dtype=jnp.float16)
+  assert c.dtype == np.float16
+  np.testing.assert_allclose(c, np.corrcoef(np.asarray(M)), rtol=1e-3)
+  for f in (jnp.cov, jnp.corrcoef):
+    with pytest.raises(ValueError, match="subclass of float or complex"):
+      f(M, dtype=jnp.int32)
+
+
+A = jnp.array([[1., nan, 3.], [4., 5., 7.]])
+
+
+def test_nanvar_nanstd_mean():
+  check(jnp.nanvar(A, axis=1, keepdims=True, mean=jnp.nanmean(A, axis=1, keepdims=True)),
+        [[1.], [1.5555555]], np.float32)
+  check(jnp.nanvar(A, axis=1, keepdims=True, mean=jnp.array([[0.], [1.]])),
+        [[5.], [20.333334]], np.float32)
+  check(jnp.nanvar(A, axis=1, mean=jnp.array([[0.], [1.]])), [5., 20.333334], np.float32)
+  check(jnp.nanstd(A, axis=1, mean=jnp.array([[0.], [1.]])), [2.236068, 4.5092497],
+        np.float32)
+  check(jnp.nanvar(A, mean=2.0), 8., np.float32)
+  check(jnp.nanvar(jnp.array([1, 2, 4]), mean=1), 3.3333333, np.float32)
+  with pytest.raises(TypeError):
+    jnp.nanvar(A, axis=1, mean=jnp.array([0., 1.]))

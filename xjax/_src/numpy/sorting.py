@@ -34,14 +34,20 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
   return lax.rev(out, (axis,)) if descending else out
 
 
-@compiled_when_eager(static_argnames=("axis", "kind", "order", "stable", "descending"))
-def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
-  """Indices that sort ``a`` along ``axis`` (stable by default)."""
+@compiled_when_eager(static_argnames=("axis", "kind", "order", "stable", "descending",
+                                     "dtype"))
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
+  """Indices that sort ``a`` along ``axis`` (stable by default), of ``dtype`` (default the
+  default integer type)."""
+  if kind is not None:
+    raise TypeError("'kind' argument to argsort is not supported. Use stable=True or "
+                    "stable=False to specify sort stability.")
   if order is not None:
-    raise ValueError("The 'order' argument to argsort is not supported.")
+    raise TypeError("'order' argument to argsort is not supported.")
   a, axis = _prepare("argsort", a, axis)
   aval = get_aval(a)
-  idx_dt = dtypes.default_int_dtype()
+  idx_dt = (dtypes.default_int_dtype() if dtype is None
+            else dtypes.check_user_dtype_supported(dtype, "argsort"))
   iota = lax.broadcasted_iota(idx_dt, aval.shape, axis)
   if descending:
     _, idx = lax_sorting.sort((lax.rev(a, (axis,)), iota), dimension=axis,

@@ -72,10 +72,12 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
 
 
 @compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
-  """Variance ignoring NaNs: the squared deviations from the nanmean summed and divided by
-  the count of non-NaN values less ``ddof`` (NaN where that is not positive); integers are
-  taken as floats, float16 computed in float32, complex values give a real variance."""
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None):
+  """Variance ignoring NaNs: the squared deviations from the nanmean (or from ``mean``, which
+  must keep the reduced axes) summed and divided by the count of non-NaN values less
+  ``ddof`` (NaN where that is not positive); integers are taken as floats, float16
+  computed in float32, complex values give a real variance."""
   red._check_out(out, "nanvar")
   check_arraylike("nanvar", a)
   a = asarray(a)
@@ -91,7 +93,11 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     dt, out_dt = in_dt, np.dtype(np.real(np.zeros((), in_dt)).dtype)
   x = lax.convert_element_type(a, red._accumulation_dtype(dt), False)
   nan = _isnan(x)
-  mu = nanmean(x, axis=axis, dtype=get_aval(x).dtype, keepdims=True, where=where)
+  if mean is None:
+    mu = nanmean(x, axis=axis, dtype=get_aval(x).dtype, keepdims=True, where=where)
+  else:
+    check_arraylike("nanvar", mean)
+    mu = lax.convert_element_type(asarray(mean), get_aval(x).dtype, False)
   c = lax.select_n(nan, lax.sub(x, mu), lax.full_like(x, 0))
   sq = lax.real(lax.mul(c, lax.conj(c))) if dtypes.is_complex(get_aval(c).dtype) else \
       lax.mul(c, c)
@@ -106,9 +112,10 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 
 
 @compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None):
   return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
-                         where=where))
+                         where=where, mean=mean))
 
 
 def _nanarg(name, arg, fill):
@@ -378,9 +385,18 @@ def _gather_last(x, idx):
   return take_along_axis(x, lax.convert_element_type(idx, np.int32), -1, mode="clip")
 
 
-@compiled_when_eager(static_argnames=("rowvar", "bias", "ddof"))
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
-  """Covariance matrix of the variables in the rows (columns if not ``rowvar``) of ``m``."""
+def _check_inexact(name, dtype):
+  """JAX's check of ``cov``/``corrcoef``'s ``dtype=``: a float or complex type."""
+  if dtype is not None and not dtypes.is_inexact(dtypes.check_user_dtype_supported(dtype,
+                                                                                   name)):
+    raise ValueError(f"{name}: dtype must be a subclass of float or complex; got {dtype=}")
+
+
+@compiled_when_eager(static_argnames=("rowvar", "bias", "ddof", "dtype"))
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
+  """Covariance matrix of the variables in the rows (columns if not ``rowvar``) of ``m``,
+  computed in ``dtype`` (float or complex) when given."""
   from xjax._src.numpy.linalg_basic import dot
   from xjax._src.numpy.rearrange import atleast_2d
   from xjax._src.numpy.shaping import concatenate, squeeze
@@ -392,6 +408,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
   m = asarray(m)
   if get_aval(m).ndim > 2:
     raise ValueError("m has more than 2 dimensions")
+  _check_inexact("cov", dtype)
   X = atleast_2d(m)
   if not rowvar and get_aval(X).shape[0] != 1:
     X = X.T
@@ -416,6 +433,10 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if get_aval(aw).ndim != 1 or get_aval(aw).shape[0] != n:
       raise ValueError("aweights must be 1-D with one weight per observation")
     w = aw if w is None else ufuncs.multiply(w, aw)
+  if dtype is not None:
+    dt = dtypes.check_user_dtype_supported(dtype, "cov")
+    X = lax.convert_element_type(X, dt, False)
+    w = None if w is None else lax.convert_element_type(w, dt, False)
   if w is None:
     avg = red.mean(X, axis=1)
     w_sum = np.asarray(n, get_aval(X).dtype)[()]
@@ -438,13 +459,16 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
   return squeeze(c)
 
 
-@compiled_when_eager(static_argnames=("rowvar",))
-def corrcoef(x, y=None, rowvar=True):
-  """Pearson correlation coefficients (``cov`` normalized; real parts clipped to [-1, 1])."""
+@compiled_when_eager(static_argnames=("rowvar", "dtype"))
+def corrcoef(x, y=None, rowvar=True, dtype=None):
+  """Pearson correlation coefficients (``cov`` normalized; real parts clipped to [-1, 1]),
+  computed in ``dtype`` (float or complex) when given."""
   from xjax._src.numpy import ufuncs
   from xjax._src.numpy.composed_math import clip
   from xjax._src.numpy.matrices import diag
-  c = cov(x, y, rowvar)
+  check_arraylike("corrcoef", x)
+  _check_inexact("corrcoef", dtype)
+  c = cov(x, y, rowvar, dtype=dtype)
   if get_aval(c).ndim == 0:
     return ufuncs.divide(c, c)
   d = diag(c)
