@@ -135,3 +135,40 @@ def test_nanvar_nanstd_mean():
   check(jnp.nanvar(jnp.array([1, 2, 4]), mean=1), 3.3333333, np.float32)
   with pytest.raises(TypeError):
     jnp.nanvar(A, axis=1, mean=jnp.array([0., 1.]))
+
+
+TX = jnp.array([[1., 2., 3.], [4., 5., 6.]])
+TI = jnp.array([[-1, 0, 2], [1, -3, -4]])
+
+
+@pytest.mark.parametrize("wrap,mode,want", [
+    (None, None, [[3., 1., 3.], [5., 4., nan]]),
+    (None, "clip", [[3., 1., 3.], [5., 4., 4.]]),
+    (None, "promise_in_bounds", [[1., 1., 3.], [5., 4., 4.]]),
+    (True, "promise_in_bounds", [[3., 1., 3.], [5., 4., 4.]]),
+    (False, None, [[nan, 1., 3.], [5., nan, nan]]),
+    (False, "clip", [[1., 1., 3.], [5., 4., 4.]]),
+    (False, "promise_in_bounds", [[1., 1., 3.], [5., 4., 4.]]),
+])
+def test_take_along_axis_wrap_negative_indices(wrap, mode, want):
+  check(jnp.take_along_axis(TX, TI, axis=1, mode=mode, wrap_negative_indices=wrap), want,
+        np.float32)
+  f = xjax.jit(lambda x, i: jnp.take_along_axis(x, i, axis=1, mode=mode,
+                                                 wrap_negative_indices=wrap))
+  check(f(TX, TI), want, np.float32)
+
+
+def test_take_along_axis_defaults_and_errors():
+  check(jnp.take_along_axis(TX, jnp.array([[2, 0, 1]] * 2)), [[3., 1., 2.], [6., 4., 5.]],
+        np.float32)
+  check(jnp.take_along_axis(TX, TI, axis=1, fill_value=-7, wrap_negative_indices=False),
+        [[-7., 1., 3.], [5., -7., -7.]], np.float32)
+  check(jnp.take_along_axis(jnp.array([[1, 2, 3], [4, 5, 6]]), TI, axis=1,
+                            wrap_negative_indices=False),
+        [[-2147483648, 1, 3], [5, -2147483648, -2147483648]], np.int32)
+  check(jnp.take_along_axis(TX, jnp.array([-1, 7]), axis=None, wrap_negative_indices=False),
+        [nan, nan], np.float32)
+  with pytest.raises(ValueError, match="must be 1D if axis=None"):
+    jnp.take_along_axis(TX, TI, axis=None)
+  with pytest.raises(ValueError, match="gather mode"):
+    jnp.take_along_axis(TX, TI, axis=1, mode="wrap")

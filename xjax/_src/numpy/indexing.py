@@ -423,12 +423,20 @@ def _axis(axis, ndim, name):
   return axis % ndim
 
 
-@compiled_when_eager(static_argnames=("axis", "mode", "fill_value"))
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
-  """``arr`` indexed along ``axis`` by ``indices`` (other dims broadcast with it)."""
+@compiled_when_eager(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
+  """``arr`` indexed along ``axis`` by ``indices`` (other dims broadcast with it).  Negative
+  indices count from the end unless ``wrap_negative_indices`` is false (by default they do
+  except with ``mode='promise_in_bounds'``, as JAX); then they are out of bounds."""
   from xjax._src.numpy.creation import asarray
   arr, indices = asarray(arr), asarray(indices)
+  if mode == "wrap":  # take's mode; gathers have none of that name
+    raise ValueError('Unknown gather mode "wrap"')
   if axis is None:
+    if get_aval(indices).ndim != 1:
+      raise ValueError("take_along_axis indices must be 1D if axis=None, got shape "
+                       f"{get_aval(indices).shape}")
     arr = lax.reshape(arr, (get_aval(arr).size,))
     axis = 0
   a_aval, i_aval = get_aval(arr), get_aval(indices)
@@ -438,6 +446,10 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
   if not dtypes.is_integer(i_aval.dtype):
     raise TypeError(f"take_along_axis indices must be of integer type, got {i_aval.dtype}")
   axis = _axis(axis, a_aval.ndim, "take_along_axis")
+  if wrap_negative_indices is None:
+    wrap_negative_indices = mode != "promise_in_bounds"
+  if not dtypes.is_unsigned(i_aval.dtype):
+    indices = _negatives_resolved(indices, a_aval.shape[axis], mode, wrap_negative_indices)
   indices, mode = _index_mode(indices, a_aval.shape[axis], mode)
   idx = []
   for d in range(a_aval.ndim):
@@ -449,6 +461,19 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
       shape[d] = n
       idx.append(np.arange(n, dtype=np.int32).reshape(shape))
   return rewriting_take(arr, tuple(idx), mode=mode, fill_value=fill_value)
+
+
+def _negatives_resolved(indices, size, mode, wrap):
+  """Signed ``indices`` with none negative: with ``wrap`` the negative ones count from the
+  end first; those still negative are out of bounds, moved past the end where out-of-bounds
+  reads fill, to 0 where they clamp (``clip``, ``promise_in_bounds``)."""
+  indices = lax.convert_element_type(indices, np.int32 if size < 2**31 - 1 else np.int64)
+  zero = lax.full_like(indices, 0)
+  if wrap:
+    indices = lax.select_n(lax.lt(indices, zero), indices,
+                           lax.add(indices, lax.full_like(indices, size)))
+  past = 0 if mode in ("clip", "promise_in_bounds") else size
+  return lax.select_n(lax.lt(indices, zero), indices, lax.full_like(indices, past))
 
 
 def put(a, ind, v, mode=None, *, inplace=True):
