@@ -172,3 +172,24 @@ def test_take_along_axis_defaults_and_errors():
     jnp.take_along_axis(TX, TI, axis=None)
   with pytest.raises(ValueError, match="gather mode"):
     jnp.take_along_axis(TX, TI, axis=1, mode="wrap")
+
+
+def test_dot_matmul_ravel_out_sharding():
+  a, b = jnp.arange(6.).reshape(2, 3), jnp.arange(3.)
+  mesh = xjax.make_mesh((1,), ("x",))
+  for sh in (None, xjax.NamedSharding(mesh, xjax.P()), xjax.NamedSharding(mesh, xjax.P("x")),
+             xjax.typeof(a).sharding):
+    check(jnp.dot(a, b, out_sharding=sh), [5., 14.], np.float32)
+    check(jnp.dot(2, b, out_sharding=sh), [0., 2., 4.], np.float32)
+    check(jnp.matmul(a, b, out_sharding=sh), [5., 14.], np.float32)
+    check(jnp.ravel(a, "F", out_sharding=sh), [0., 3., 1., 4., 2., 5.], np.float32)
+  sh = xjax.NamedSharding(mesh, xjax.P("x"))
+  check(xjax.jit(lambda x: jnp.ravel(x, out_sharding=sh))(a), [0., 1., 2., 3., 4., 5.],
+        np.float32)
+  for f in (lambda: jnp.dot(a, b, out_sharding=xjax.P()),
+            lambda: jnp.matmul(a, b, out_sharding=xjax.P()),
+            lambda: jnp.ravel(a, out_sharding=xjax.P())):
+    with pytest.raises(ValueError, match="PartitionSpec"):
+      f()
+  with pytest.raises(TypeError):
+    jnp.ravel(a, out_sharding="x")

@@ -10,9 +10,10 @@ from xjax._src.lax import lax
 from xjax._src.numpy.util import promote_dtypes, check_arraylike
 
 
-@compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
-def matmul(a, b, /, *, precision=None, preferred_element_type=None):
-  """Matrix product with NumPy's rules for vectors and broadcast batch dimensions.
+@compiled_when_eager(static_argnames=("precision", "preferred_element_type", "out_sharding"))
+def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding=None):
+  """Matrix product with NumPy's rules for vectors and broadcast batch dimensions, laid out
+  as ``out_sharding`` says (see ``place_out_sharding``).
 
   Nothing is broadcast in memory: a batch dimension of size 1 (or missing) on one side is a
   free dimension of the other operand in ``dot_general``, and one transpose puts the
@@ -63,20 +64,28 @@ def matmul(a, b, /, *, precision=None, preferred_element_type=None):
   out = lax.dot_general(a, b, (contract, (tuple(dims_a), tuple(dims_b))),
                         precision=precision, preferred_element_type=preferred_element_type)
   out = lax.transpose(out, tuple(int(i) for i in np.argsort(out_batch + out_a + out_b)))
-  return lax.convert_element_type(out, out_dtype, out_weak)
+  return _placed(lax.convert_element_type(out, out_dtype, out_weak), out_sharding)
 
 
-@compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
-def dot(a, b, *, precision=None, preferred_element_type=None):
-  """NumPy's dot: sum over the last axis of a and the second-to-last of b."""
+def _placed(x, out_sharding):
+  """``x`` laid out as ``out_sharding=`` says (JAX's keyword on dot and matmul)."""
+  from xjax._src.lax.sharding_constraint import place_out_sharding
+  return place_out_sharding(x, out_sharding)
+
+
+@compiled_when_eager(static_argnames=("precision", "preferred_element_type", "out_sharding"))
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+  """NumPy's dot: sum over the last axis of a and the second-to-last of b (laid out as
+  ``out_sharding`` says)."""
   check_arraylike("dot", a, b)
   a, b = promote_dtypes(a, b)
   sa, sb = get_aval(a).shape, get_aval(b).shape
   if not sa or not sb:
-    return lax.mul(a, b)
+    return _placed(lax.mul(a, b), out_sharding)
   contract_b = 0 if len(sb) == 1 else len(sb) - 2
-  return lax.dot_general(a, b, (((len(sa) - 1,), (contract_b,)), ((), ())),
-                         precision=precision, preferred_element_type=preferred_element_type)
+  return _placed(lax.dot_general(a, b, (((len(sa) - 1,), (contract_b,)), ((), ())),
+                                 precision=precision,
+                                 preferred_element_type=preferred_element_type), out_sharding)
 
 
 @compiled_when_eager(static_argnames=("precision", "preferred_element_type"))

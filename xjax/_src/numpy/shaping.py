@@ -48,9 +48,11 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
   return lax.reshape(a, tuple(shape))
 
 
-@compiled_when_eager(static_argnames=("order",))
-def ravel(a, order="C"):
-  return reshape(a, (-1,), order=order)
+@compiled_when_eager(static_argnames=("order", "out_sharding"))
+def ravel(a, order="C", *, out_sharding=None):
+  """``a`` flattened, laid out as ``out_sharding`` says (see ``place_out_sharding``)."""
+  from xjax._src.lax.sharding_constraint import place_out_sharding
+  return place_out_sharding(reshape(a, (-1,), order=order), out_sharding)
 
 
 def transpose(a, axes=None):

@@ -299,8 +299,9 @@ bitwise_not = invert
 bitwise_invert = invert
 
 
-@compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
-def matmul(a, b, /, *, precision=None, preferred_element_type=None):
+@compiled_when_eager(static_argnames=("precision", "preferred_element_type", "out_sharding"))
+def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding=None):
   """Matrix product with NumPy's batch broadcasting."""
   from xjax._src.numpy.linalg_basic import matmul as _matmul
-  return _matmul(a, b, precision=precision, preferred_element_type=preferred_element_type)
+  return _matmul(a, b, precision=precision, preferred_element_type=preferred_element_type,
+                 out_sharding=out_sharding)
