@@ -147,12 +147,19 @@ def test_nested_jit_and_jit_of_jit():
   assert "jit" in str(jax.make_jaxpr(outer)(1.0))
 
 
-def test_closure_over_array_is_hoisted_not_inlined():
-  big = jnp.arange(1000.0)
-  f = jax.jit(lambda x: x + big)
-  text = f.lower(1.0).as_text()
-  assert "tensor<1000xf32>" in text.split("func.func public @main(")[1].split(")")[0]
+def test_closed_over_arrays_up_to_a_mebibyte_are_inlined_larger_ones_hoisted():
+  # JAX writes every closed-over array into the module (XLA folds with the values known);
+  # xjax does so up to 1 MiB and passes larger ones as arguments
+  mid = jnp.arange(1000.0)
+  f = jax.jit(lambda x: x + mid)
+  params = f.lower(1.0).as_text().split("func.func public @main(")[1].split(")")[0]
+  assert "tensor<1000xf32>" not in params
   np.testing.assert_allclose(f(1.0), np.arange(1000.0) + 1)
+  big = jnp.arange(300_000.0)
+  g = jax.jit(lambda x: x + big)
+  params = g.lower(1.0).as_text().split("func.func public @main(")[1].split(")")[0]
+  assert "tensor<300000xf32>" in params
+  np.testing.assert_allclose(g(1.0)[-3:], np.arange(300_000.0)[-3:] + 1)
 
 
 def test_lower_and_compile():

@@ -265,11 +265,11 @@ def _fresh_if_donated(args, avals, donated) -> list:
           for x, a, d in zip(args, avals, donated)]
 
 
-# Small closed-over constants are written into the module, as JAX writes its constants:
-# XLA then optimizes with their values known (an all-true mask folds away), and results
-# agree with JAX's to the last bit.  Larger ones are passed as arguments, so that big
-# closed-over arrays are not baked into (and recompiled with) the program.
-EMBEDDED_CONST_MAX_BYTES = 1024
+# Closed-over constants are written into the module, as JAX writes its constants: XLA then
+# optimizes with their values known (an all-true mask folds away, a constant's transpose is
+# precomputed), and results agree with JAX's to the last bit.  Ones over 1 MiB are passed
+# as arguments, so that big arrays are not written out as text and compiled in.
+EMBEDDED_CONST_MAX_BYTES = 1 << 20
 
 
 def embedded_consts(closed: ClosedJaxpr) -> dict:
