@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Sequence
 
 from xjax._src.backend import runtime
-from xjax._src.sharding import Sharding, Tiling
+from xjax._src.sharding import Tiling, TilingSharding
 
 
-class GSPMDSharding(Sharding):
+class GSPMDSharding(TilingSharding):
   """Devices ``devices`` (the HLO sharding's device ids index them) laid out as
   ``op_sharding``."""
 
@@ -29,13 +29,6 @@ class GSPMDSharding(Sharding):
 
   def tiling(self, ndim: int) -> Tiling:
     return runtime.hlo_tiling(self._hlo_sharding, self._devices, ndim)
-
-  def devices_indices_map(self, global_shape) -> dict:
-    return self.tiling(len(global_shape)).indices(global_shape)
-
-  def shard_shape(self, global_shape) -> tuple:
-    dims = self.tiling(len(global_shape)).dims
-    return tuple(n // f for n, f in zip(global_shape, dims))
 
   @property
   def device_set(self) -> set:

@@ -46,6 +46,21 @@ class Sharding:
     return tuple(global_shape)
 
 
+class TilingSharding(Sharding):
+  """A layout that a ``Tiling`` describes (``tiling(ndim)``): where each device's shard
+  sits follows from it."""
+
+  def tiling(self, ndim: int) -> "Tiling":
+    raise NotImplementedError
+
+  def devices_indices_map(self, global_shape) -> dict:
+    return self.tiling(len(global_shape)).indices(global_shape)
+
+  def shard_shape(self, global_shape) -> tuple:
+    dims = self.tiling(len(global_shape)).dims
+    return tuple(n // f for n, f in zip(global_shape, dims))
+
+
 class SingleDeviceSharding(Sharding):
   """The whole array on one device."""
 
@@ -335,7 +350,7 @@ class IndivisibleError(ValueError):
   """A sharded dimension is not a multiple of the number of its shards."""
 
 
-class NamedSharding(Sharding):
+class NamedSharding(TilingSharding):
   """An array laid out over a mesh: ``spec`` names the mesh axes each dimension is split on."""
 
   def __init__(self, mesh, spec, *, memory_kind=None) -> None:
@@ -389,13 +404,6 @@ class NamedSharding(Sharding):
     devices = np.transpose(self.mesh.devices, order).reshape(-1)
     dims = tuple(int(math.prod(sizes[a] for a in axes)) for axes in dim_axes)
     return Tiling(dims, tuple(devices), int(math.prod(sizes[a] for a in rest)))
-
-  def devices_indices_map(self, global_shape) -> dict:
-    return self.tiling(len(global_shape)).indices(global_shape)
-
-  def shard_shape(self, global_shape) -> tuple:
-    dims = self.tiling(len(global_shape)).dims
-    return tuple(n // f for n, f in zip(global_shape, dims))
 
   @property
   def num_devices(self) -> int:
@@ -479,7 +487,7 @@ class Tiling:
     return f"{{devices=[{','.join(map(str, self.dims))}]{ids}}}"
 
 
-class TiledSharding(Sharding):
+class TiledSharding(TilingSharding):
   """A layout over several devices that no mesh spec describes (from XLA's propagation)."""
 
   def __init__(self, tiling: Tiling) -> None:
@@ -495,12 +503,6 @@ class TiledSharding(Sharding):
 
   def tiling(self, ndim: int) -> Tiling:
     return self._tiling
-
-  def devices_indices_map(self, global_shape) -> dict:
-    return self._tiling.indices(global_shape)
-
-  def shard_shape(self, global_shape) -> tuple:
-    return tuple(n // f for n, f in zip(global_shape, self._tiling.dims))
 
   def __eq__(self, other) -> bool:
     return isinstance(other, TiledSharding) and other._tiling == self._tiling
