@@ -193,3 +193,14 @@ def test_dot_matmul_ravel_out_sharding():
       f()
   with pytest.raises(TypeError):
     jnp.ravel(a, out_sharding="x")
+
+
+def test_var_and_std_take_a_precomputed_mean():
+  # JAX 0.10.2's values; a mean without the reduced axes kept is JAX's TypeError
+  x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+  m = x.mean(0, keepdims=True)
+  np.testing.assert_array_equal(jnp.var(x, axis=0, mean=m), np.float32([10.666667] * 4))
+  np.testing.assert_array_equal(jnp.std(x, axis=0, mean=m, ddof=1), np.float32([4.0] * 4))
+  assert float(jnp.var(x, mean=x.mean())) == np.float32(11.916667)
+  with pytest.raises(TypeError, match="same number of dimensions"):
+    jnp.var(x, axis=0, mean=x.mean(0))

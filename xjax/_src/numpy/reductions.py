@@ -162,9 +162,13 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
   return out if ct == dt else lax.convert_element_type(out, dt, False)
 
 
+_mean = mean  # var's and std's `mean=` keyword shadows the name
+
+
 @_compiled
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-        correction=None):
+        mean=None, correction=None):
+  """The variance along ``axis``; ``mean`` (with the reduced axes kept) skips computing it."""
   _check_out(out, "var")
   check_arraylike("var", a)
   if correction is not None:
@@ -178,7 +182,12 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
   out_dt = dt
   dt = _accumulation_dtype(dt)  # var always accumulates float16/bfloat16 in float32
   x = lax.convert_element_type(a, dt, False)
-  centered = lax.sub(x, mean(x, axis=axes, dtype=dt, keepdims=True, where=where))
+  if mean is None:
+    mean = _mean(x, axis=axes, dtype=dt, keepdims=True, where=where)
+  else:
+    check_arraylike("var", mean)
+    mean = lax.convert_element_type(mean, dt, False)
+  centered = lax.sub(x, mean)
   if dtypes.is_complex(dt):
     sq = lax.real(lax.mul(centered, lax.conj(centered)))
   else:
@@ -201,12 +210,12 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 @_compiled
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-        correction=None):
+        mean=None, correction=None):
   if dtype is not None and not dtypes.is_inexact(dtypes.check_user_dtype_supported(dtype,
                                                                                    "std")):
     raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
   return lax.sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
-                      where=where, correction=correction))
+                      where=where, mean=mean, correction=correction))
 
 
 def _arg(name, fn):
