@@ -9,7 +9,7 @@ import pytest  # noqa: E402
 @pytest.fixture
 def x64():
   """Runs a test with jax_enable_x64 on, and the default (off) afterwards."""
-  from xjax._src.config import config
+  from xjax._src.foundations.config import config
   config.update("jax_enable_x64", True)
   try:
     yield

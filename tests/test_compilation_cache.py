@@ -12,7 +12,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax._src.backend import compilation_cache
-from xjax._src.config import config
+from xjax._src.foundations.config import config
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,7 @@ def records():
     def emit(self, record):
       got.append(record)
 
-  logger = logging.getLogger("xjax._src.debugging")
+  logger = logging.getLogger("xjax._src.primitives.debugging")
   handler, level = Keep(), logger.level
   logger.addHandler(handler)
   logger.setLevel(logging.INFO)

@@ -10,7 +10,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import errors
-from xjax._src.config import config
+from xjax._src.foundations.config import config
 
 
 @pytest.fixture

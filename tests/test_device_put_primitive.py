@@ -6,7 +6,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import lax
-from xjax._src.lax.device_put import ArrayCopySemantics
+from xjax._src.primitives.lax.device_put import ArrayCopySemantics
 
 X = jnp.arange(3.)
 

@@ -1,4 +1,4 @@
-"""Tests for xjax._src.dtypes: canonicalization, weak types and JAX's promotion lattice.
+"""Tests for xjax._src.foundations.dtypes: canonicalization, weak types and JAX's promotion lattice.
 
 The expected tables were computed once with the reference JAX (0.10.2) and embedded here.
 Notation (that of JAX's type-promotion docs): b1 bool; u1/u2/u4/u8 uint8..uint64;
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import xjax.dtypes
-from xjax._src import dtypes
-from xjax._src.config import config
+from xjax._src.foundations import dtypes
+from xjax._src.foundations.config import config
 
 CODES = "b1 u1 u2 u4 u8 i1 i2 i4 i8 bf f2 f4 f8 c8 c16".split()
 STRONG = [np.dtype(t) for t in ("bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16",

@@ -108,7 +108,7 @@ def test_dce_rules_are_the_primitives_dce_slots():
   assert float(xjax.grad(f)(2.)) == 8.0
   assert [True, False] in dce_calls[n:]
   # xjax's own primitives read as JAX-style rules; those without one are absent
-  from xjax._src.custom_derivatives import remat_opt_p
+  from xjax._src.primitives.custom_derivatives import remat_opt_p
   assert callable(pe.dce_rules[remat_opt_p]) and lax.sin_p not in pe.dce_rules
   with pytest.raises(KeyError):
     pe.dce_rules[lax.sin_p]  # noqa: B018

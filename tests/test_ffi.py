@@ -12,7 +12,7 @@ import xjax
 from xjax import ffi, lax
 from xjax.errors import JaxRuntimeError
 from xjax.extend.core import Primitive
-from xjax._src.layout import Layout
+from xjax._src.foundations.layout import Layout
 from xjax.interpreters import mlir
 
 KERNELS = r"""
@@ -479,7 +479,7 @@ def test_bad_result_shape_dtypes():
     with pytest.raises(ValueError, match=f"must have 'shape' and 'dtype' attributes. "
                                          f"Got .* at position {position}"):
       ffi.ffi_call("rms_norm", bad)
-  from xjax._src.lax.tokens import abstract_token
+  from xjax._src.primitives.lax.tokens import abstract_token
   with pytest.raises(NotImplementedError, match="token"):
     ffi.ffi_call("rms_norm", [abstract_token])
 

@@ -63,8 +63,8 @@ def test_libraries_register_their_frames_for_filtering(tmp_path):
   import importlib
   import sys
   import xjax
-  from xjax._src import errors
-  traceback_util = importlib.import_module("xjax._src.jax_private_compat.traceback_util")
+  from xjax._src.foundations import errors
+  traceback_util = importlib.import_module("xjax._src.compat.jax_private_compat.traceback_util")
   lib = tmp_path / "somelib"
   lib.mkdir()
   (lib / "layer.py").write_text("def apply(x):\n  raise ValueError('bad input')\n")
@@ -95,8 +95,8 @@ def test_private_core_and_dtypes_modules():
   import importlib
   import ml_dtypes
   import xjax
-  core = importlib.import_module("xjax._src.jax_private_compat.core")
-  dts = importlib.import_module("xjax._src.jax_private_compat.dtypes")
+  core = importlib.import_module("xjax._src.compat.jax_private_compat.core")
+  dts = importlib.import_module("xjax._src.compat.jax_private_compat.dtypes")
   assert core.trace_state_clean()
   seen = []
   xjax.jit(lambda x: seen.append(core.trace_state_clean()) or x)(1.0)
@@ -113,7 +113,7 @@ def test_private_dispatch_module_waits_for_effects():
   # computations with host callbacks have finished when their results are returned.
   import importlib
   import xjax
-  dispatch = importlib.import_module("xjax._src.jax_private_compat.dispatch")
+  dispatch = importlib.import_module("xjax._src.compat.jax_private_compat.dispatch")
   seen = []
   xjax.jit(lambda x: xjax.debug.callback(lambda v: seen.append(float(v)), x) or x)(2.0)
   dispatch.wait_for_tokens()
@@ -125,7 +125,7 @@ def test_private_dispatch_module_waits_for_effects():
 def test_private_flatten_util_module():
   import importlib
   import xjax.flatten_util
-  flat = importlib.import_module("xjax._src.jax_private_compat.flatten_util")
+  flat = importlib.import_module("xjax._src.compat.jax_private_compat.flatten_util")
   assert flat.ravel_pytree is xjax.flatten_util.ravel_pytree
   vec, unravel = flat.ravel_pytree({"a": np.ones(2, np.float32), "b": np.float32(3)})
   np.testing.assert_array_equal(vec, [1, 1, 3])
@@ -139,7 +139,7 @@ def test_private_ad_util_stop_gradient_takes_a_transpose_rule():
   import xjax
   import xjax.extend.core.primitives as primitives
   from xjax.interpreters import ad
-  ad_util = importlib.import_module("xjax._src.jax_private_compat.ad_util")
+  ad_util = importlib.import_module("xjax._src.compat.jax_private_compat.ad_util")
   assert ad_util.stop_gradient_p is primitives.stop_gradient_p
   assert "stop_gradient" in str(xjax.make_jaxpr(xjax.lax.stop_gradient)(1.0))
   with pytest.raises(AttributeError, match="jax._src.ad_util"):

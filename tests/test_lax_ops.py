@@ -5,7 +5,7 @@ import scipy.signal
 
 import xjax
 from xjax import lax
-from xjax._src.test_util import check_grads
+from xjax._src.libraries.test_util import check_grads
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 5)).astype(np.float32)

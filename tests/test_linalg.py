@@ -7,7 +7,7 @@ import xjax
 import xjax.numpy as jnp
 from xjax import lax
 from xjax._src.backend import runtime
-from xjax._src.lax.linalg import lapack
+from xjax._src.primitives.lax.linalg import lapack
 from xjax.test_util import check_grads
 
 RNG = np.random.default_rng(0)

@@ -5,7 +5,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
-from xjax._src.errors import ConcretizationTypeError
+from xjax._src.foundations.errors import ConcretizationTypeError
 
 R = np.random.RandomState(0)
 A = R.randn(3, 4).astype(np.float32)

@@ -17,7 +17,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import profiler
-from xjax._src import profiler as profiler_impl
+from xjax._src.libraries import profiler as profiler_impl
 from multi_process_run import free_port
 
 

@@ -10,7 +10,7 @@ import scipy.stats
 import xjax
 import xjax.numpy as jnp
 from xjax import lax, random as R
-from xjax._src.config import config
+from xjax._src.foundations.config import config
 
 from random_reference_values import CASES, EXPECTED
 

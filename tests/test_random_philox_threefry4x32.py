@@ -9,8 +9,8 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import random
-from xjax._src.random.philox import philox2x32_p, philox4x32_p
-from xjax._src.random.threefry4x32 import threefry4x32_p
+from xjax._src.libraries.random.philox import philox2x32_p, philox4x32_p
+from xjax._src.libraries.random.threefry4x32 import threefry4x32_p
 
 IMPLS = ("philox2x32", "philox4x32", "threefry4x32")
 

@@ -301,7 +301,7 @@ def test_lowering_and_compiling_functions_that_use_refs():
 
 
 def test_private_compat_names():
-  from xjax._src.jax_private_compat.state.types import AbstractRef
+  from xjax._src.compat.jax_private_compat.state.types import AbstractRef
   assert isinstance(xjax.typeof(xjax.new_ref(1.)), AbstractRef)
   from xjax.extend.core.primitives import get_p
   assert get_p.name == "get"

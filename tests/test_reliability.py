@@ -224,7 +224,7 @@ def test_the_budget_bounds_bytes_of_constants_held(small_budget):
 
 
 def test_one_function_keeps_a_bounded_number_of_traces(monkeypatch):
-  from xjax._src import jit as jit_module
+  from xjax._src.api import jit as jit_module
   monkeypatch.setattr(jit_module, "_TRACES_PER_FUNCTION", 4)
   f = xjax.jit(lambda x: x * 2)
   for n in range(1, 13):
@@ -236,8 +236,8 @@ def test_one_function_keeps_a_bounded_number_of_traces(monkeypatch):
 # --- item 2: memory comes back ---------------------------------------------------------
 
 def test_distinct_python_scalars_do_not_accumulate_device_buffers():
-  from xjax._src import array as array_module
-  from xjax._src import dispatch
+  from xjax._src.execution import array as array_module
+  from xjax._src.execution import dispatch
   x = jnp.ones(4)
   for i in range(3 * array_module.SCALAR_CACHE_SIZE):
     y = x * (float(i) + 0.25)

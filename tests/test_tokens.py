@@ -6,7 +6,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import lax
-from xjax._src.lax.tokens import token_dtype
+from xjax._src.primitives.lax.tokens import token_dtype
 
 
 def is_token(t):

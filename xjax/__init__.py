@@ -3,32 +3,33 @@
     import xjax as jax
     import xjax.numpy as jnp
 """
-from xjax._src.config import config, disable_jit
-from xjax._src.basearray import Array
-from xjax._src.jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct
-from xjax._src.api import jvp, linearize, vjp, grad, value_and_grad, vmap
-from xjax._src.placement import (device_put, device_get, block_until_ready,  # noqa: F401
-                                 default_device, live_arrays, clear_caches)
+from xjax._src.foundations.config import config, disable_jit
+from xjax._src.execution.basearray import Array
+from xjax._src.api.jit import jit, make_jaxpr, eval_shape, ShapeDtypeStruct
+from xjax._src.api.transformations import jvp, linearize, vjp, grad, value_and_grad, vmap
+from xjax._src.api.placement import (device_put, device_get, block_until_ready,  # noqa: F401
+                                     default_device, live_arrays, clear_caches)
 from xjax._src.backend.runtime import (devices, local_devices, default_backend)
 from xjax._src.backend import runtime as _runtime
-from xjax._src.global_arrays import (make_array_from_callback,  # noqa: F401
-                                     make_array_from_process_local_data,
-                                     make_array_from_single_device_arrays)
-from xjax._src.lax.lax import stop_gradient  # noqa: F401
-from xjax._src.ad_api import jacfwd, jacrev, jacobian, hessian, linear_transpose  # noqa: F401
-from xjax._src.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
-from xjax._src.checkpoint import checkpoint, remat, named_call  # noqa: F401
-from xjax._src.checkpoint_policies import checkpoint_policies  # noqa: F401
+from xjax._src.libraries.global_arrays import (make_array_from_callback,  # noqa: F401
+                                               make_array_from_process_local_data,
+                                               make_array_from_single_device_arrays)
+from xjax._src.primitives.lax.lax import stop_gradient  # noqa: F401
+from xjax._src.api.jacobians import (jacfwd, jacrev, jacobian, hessian,  # noqa: F401
+                                     linear_transpose)
+from xjax._src.primitives.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from xjax._src.primitives.checkpoint import checkpoint, remat, named_call  # noqa: F401
+from xjax._src.primitives.checkpoint_policies import checkpoint_policies  # noqa: F401
 from xjax import numpy, lax, tree_util, tree, dtypes, errors, core, nn, sharding, random  # noqa: F401
-from xjax._src.dtypes import float0  # noqa: F401
-from xjax._src.callback import pure_callback  # noqa: F401
+from xjax._src.foundations.dtypes import float0  # noqa: F401
+from xjax._src.primitives.callback import pure_callback  # noqa: F401
 from xjax import debug, distributed, experimental  # noqa: F401
 from xjax import custom_batching, custom_derivatives, dlpack, stages  # noqa: F401,E402
-from xjax._src.placement import make_mesh  # noqa: F401,E402
-from xjax._src.sharding import NamedSharding, PartitionSpec as P  # noqa: F401,E402
-from xjax._src.array import Shard  # noqa: F401,E402
+from xjax._src.api.placement import make_mesh  # noqa: F401,E402
+from xjax._src.foundations.sharding import NamedSharding, PartitionSpec as P  # noqa: F401,E402
+from xjax._src.execution.array import Shard  # noqa: F401,E402
 
-__version__ = "0.1.0"
+from xjax._src.foundations.version import __version__  # noqa: E402,F401
 
 
 def device_count(backend=None) -> int:
@@ -59,22 +60,23 @@ def process_count(backend=None) -> int:
 
 # ---- more of JAX's top-level namespace (issue 19) ----
 from xjax._src.backend.runtime import Device  # noqa: E402,F401
-from xjax._src.closure_convert import closure_convert  # noqa: E402,F401
-from xjax._src.compile_time_eval import ensure_compile_time_eval  # noqa: E402,F401
-from xjax._src.custom_gradient import custom_gradient, fwd_and_bwd  # noqa: E402,F401
-from xjax._src.environment import (effects_barrier, host_count, host_id,  # noqa: E402,F401
-                                   host_ids, named_scope, print_environment_info,
-                                   process_indices, typeof)
-from xjax._src.config_states import STATES as _STATES, checking_leaks, transfer_guard  # noqa: E402,F401,E501
+from xjax._src.api.closure_convert import closure_convert  # noqa: E402,F401
+from xjax._src.core.compile_time_eval import ensure_compile_time_eval  # noqa: E402,F401
+from xjax._src.api.custom_gradient import custom_gradient, fwd_and_bwd  # noqa: E402,F401
+from xjax._src.libraries.environment import (effects_barrier, host_count,  # noqa: E402,F401
+                                             host_id, host_ids, named_scope, print_environment_info,
+                                             process_indices, typeof)
+from xjax._src.foundations.config_states import (STATES as _STATES,  # noqa: E402,F401,E501
+                                                 checking_leaks, transfer_guard)
 globals().update(_STATES)
-from xjax._src.jax_alias import install_as_jax  # noqa: E402,F401
-from xjax._src.pmap import pmap  # noqa: E402,F401
-from xjax._src.lax.shard_map import shard_map  # noqa: E402,F401
+from xjax._src.compat.jax_alias import install_as_jax  # noqa: E402,F401
+from xjax._src.api.pmap import pmap  # noqa: E402,F401
+from xjax._src.primitives.lax.shard_map import shard_map  # noqa: E402,F401
 from xjax import interpreters  # noqa: E402,F401  (jax.interpreters is imported with jax)
 from xjax import ffi, monitoring, profiler  # noqa: E402,F401
-from xjax._src.state.primitives import (empty_ref, free_ref, freeze,  # noqa: E402,F401
-                                        new_ref)
-from xjax._src.state.types import Ref  # noqa: E402,F401
+from xjax._src.primitives.state.primitives import (empty_ref, free_ref, freeze,  # noqa: E402,F401
+                                                   new_ref)
+from xjax._src.primitives.state.types import Ref  # noqa: E402,F401
 from xjax import ref  # noqa: E402,F401
 
 
@@ -88,12 +90,12 @@ def __getattr__(name: str):
     import importlib
     return importlib.import_module(f"{__name__}.{name}")
   raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-from xjax._src.state.dslice import ds  # noqa: E402,F401
-from xjax._src.config import make_user_context  # noqa: E402,F401
-from xjax._src.state import grad_refs as _grad_refs  # noqa: E402
+from xjax._src.primitives.state.dslice import ds  # noqa: E402,F401
+from xjax._src.foundations.config import make_user_context  # noqa: E402,F401
+from xjax._src.primitives.state import grad_refs as _grad_refs  # noqa: E402
 from types import SimpleNamespace as _SimpleNamespace  # noqa: E402
 ad = _SimpleNamespace(DontWant=_grad_refs.DontWant, DidntWant=_grad_refs.DidntWant,
                       GradRef=_grad_refs.GradRef, GradValue=_grad_refs.GradValue)
-from xjax._src.explicit_sharding import reshard, set_mesh, smap  # noqa: E402,F401
+from xjax._src.api.explicit_sharding import reshard, set_mesh, smap  # noqa: E402,F401
 from xjax._src.core.avals import MemorySpace as _MemorySpace  # noqa: E402
 memory = _SimpleNamespace(Space=_MemorySpace)

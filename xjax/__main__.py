@@ -3,7 +3,7 @@ unmodified, with `import jax` resolving to xjax."""
 import runpy
 import sys
 
-from xjax._src.jax_alias import install_as_jax
+from xjax._src.compat.jax_alias import install_as_jax
 
 USAGE = "usage: python -m xjax SCRIPT [ARGS...] | python -m xjax -m MODULE [ARGS...]"
 

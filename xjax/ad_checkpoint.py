@@ -1,9 +1,10 @@
 """Checkpointing (rematerialization) helpers (``jax.ad_checkpoint``): ``checkpoint_name``,
 the policies, ``print_saved_residuals``.  ``checkpoint`` / ``remat`` themselves are
 ``xjax.checkpoint`` / ``xjax.remat`` (JAX 0.10 removed them from this module)."""
-from xjax._src.checkpoint import Offloadable, Recompute, Saveable, checkpoint_name  # noqa: F401
-from xjax._src.checkpoint_policies import checkpoint_policies  # noqa: F401
-from xjax._src.saved_residuals import print_saved_residuals  # noqa: F401
+from xjax._src.primitives.checkpoint import (Offloadable, Recompute, Saveable,  # noqa: F401
+                                             checkpoint_name)
+from xjax._src.primitives.checkpoint_policies import checkpoint_policies  # noqa: F401
+from xjax._src.api.saved_residuals import print_saved_residuals  # noqa: F401
 
 _REMOVED = {
     "checkpoint": "jax.ad_checkpoint.checkpoint was deprecated in JAX v0.8.2 and removed in "

@@ -6,11 +6,11 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Sequence
 
-from xjax._src import tree_util
+from xjax._src.foundations import tree_util
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.staging import DebugInfo, fun_name, fun_source
-from xjax._src.jit import _arg_names
-from xjax._src.linear_util import WrappedFun, transformation2, transformation_with_aux2
+from xjax._src.api.jit import _arg_names
+from xjax._src.interpreters.linear_util import WrappedFun, transformation2, transformation_with_aux2
 
 __all__ = ["argnums_partial", "debug_info", "donation_vector", "flatten_axes", "flatten_fun",
            "flatten_fun_nokwargs", "rebase_donate_argnums", "shaped_abstractify"]

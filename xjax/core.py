@@ -6,7 +6,7 @@ from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var,  #
                                   eval_jaxpr, jaxpr_as_fun)
 from xjax._src.core.trace import Primitive, Trace, Tracer  # noqa: F401
 from xjax._src.core.values import get_aval, pytype_aval_mappings  # noqa: F401
-from xjax._src.compile_time_eval import ensure_compile_time_eval, eval_context  # noqa: F401
+from xjax._src.core.compile_time_eval import ensure_compile_time_eval, eval_context  # noqa: F401
 from xjax._src.core.concrete import max_dim, min_dim  # noqa: F401
 
 AbstractValue = ShapedArray

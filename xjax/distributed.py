@@ -1,2 +1,2 @@
 """Multi-process runs (``jax.distributed``)."""
-from xjax._src.distributed import initialize, is_initialized, shutdown  # noqa: F401
+from xjax._src.libraries.distributed import initialize, is_initialized, shutdown  # noqa: F401

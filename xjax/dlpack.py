@@ -1,7 +1,7 @@
 """DLPack interchange (``jax.dlpack``)."""
 import numpy as np
 
-from xjax._src.numpy.dlpack import from_dlpack  # noqa: F401
+from xjax._src.libraries.numpy.dlpack import from_dlpack  # noqa: F401
 
 _SUPPORTED = {np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
@@ -10,6 +10,6 @@ _SUPPORTED = {np.dtype(t) for t in (
 
 def is_supported_dtype(dtype) -> bool:
   """Whether arrays of ``dtype`` can be exchanged through DLPack."""
-  from xjax._src import dtypes
+  from xjax._src.foundations import dtypes
   dt = dtypes.dtype(dtype)
   return dt in _SUPPORTED or dt == dtypes.dtype("bfloat16")

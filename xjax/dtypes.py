@@ -1,5 +1,5 @@
 """Dtypes and type promotion (``jax.dtypes``)."""
-from xjax._src.dtypes import (
+from xjax._src.foundations.dtypes import (
     TypePromotionError as TypePromotionError,
     bfloat16 as bfloat16,
     canonicalize_dtype as canonicalize_dtype,

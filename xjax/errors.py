@@ -1,7 +1,7 @@
 """Error classes (``jax.errors``)."""
-from xjax._src.errors import (ConcretizationTypeError, KeyReuseError,  # noqa: F401
-                              NonConcreteBooleanIndexError, TracerArrayConversionError,
-                              TracerBoolConversionError, TracerIntegerConversionError,
-                              UnexpectedTracerError, JAXTypeError, JAXIndexError,
-                              InconclusiveDimensionOperation, JaxprTypeError)
+from xjax._src.foundations.errors import (ConcretizationTypeError, KeyReuseError,  # noqa: F401
+                                          NonConcreteBooleanIndexError, TracerArrayConversionError,
+                                          TracerBoolConversionError, TracerIntegerConversionError,
+                                          UnexpectedTracerError, JAXTypeError, JAXIndexError,
+                                          InconclusiveDimensionOperation, JaxprTypeError)
 from xjax._src.backend.runtime import XlaRuntimeError as JaxRuntimeError  # noqa: F401,E402

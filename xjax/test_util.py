@@ -1,2 +1,2 @@
 """Testing helpers (``check_grads``)."""
-from xjax._src.test_util import check_grads, check_jvp, check_vjp  # noqa: F401
+from xjax._src.libraries.test_util import check_grads, check_jvp, check_vjp  # noqa: F401

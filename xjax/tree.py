@@ -1,6 +1,6 @@
 """Pytree utilities under short names, like `jax.tree` (`xjax.tree.map` is `tree_map`, ...)."""
 
-from xjax._src.tree_util import (
+from xjax._src.foundations.tree_util import (
     static as static,
     tree_all as all,
     tree_broadcast as broadcast,

@@ -1,6 +1,6 @@
 """Pytree utilities, with the names of `jax.tree_util`."""
 
-from xjax._src.tree_util import (
+from xjax._src.foundations.tree_util import (
     DictKey as DictKey,
     FlattenedIndexKey as FlattenedIndexKey,
     GetAttrKey as GetAttrKey,

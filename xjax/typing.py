@@ -5,7 +5,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from xjax._src.basearray import Array
+from xjax._src.execution.basearray import Array
 
 # Anything xjax.numpy accepts as an array: Arrays, NumPy arrays and scalars, Python scalars.
 ArrayLike = Union[Array, np.ndarray, np.bool_, np.number, bool, int, float, complex]

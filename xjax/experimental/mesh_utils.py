@@ -1,3 +1,3 @@
 """Building device meshes (``jax.experimental.mesh_utils``)."""
-from xjax._src.mesh_utils import (create_device_mesh, create_hybrid_device_mesh,  # noqa: F401
-                                  device_kind_handler_dict)
+from xjax._src.libraries.mesh_utils import (create_device_mesh,  # noqa: F401
+                                            create_hybrid_device_mesh, device_kind_handler_dict)

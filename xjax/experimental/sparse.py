@@ -1,5 +1,5 @@
 """Sparse arrays (``jax.experimental.sparse``): the BCOO format's basics."""
-from xjax._src.sparse_bcoo import (  # noqa: F401
+from xjax._src.libraries.sparse_bcoo import (  # noqa: F401
     BCOO as BCOO,
     bcoo_fromdense as bcoo_fromdense,
     bcoo_todense as bcoo_todense,

@@ -23,7 +23,7 @@ def clear_backends(_crash: bool = False) -> None:
   """Forgets every client and what was compiled for it; clients are made again on next use.
   Arrays made before keep working on their old clients' buffers."""
   del _crash  # JAX's testing hook that crashes the process; not offered
-  from xjax._src import placement
+  from xjax._src.api import placement
   placement.clear_backends()
 
 
@@ -36,7 +36,7 @@ def register_backend_cache(cache, for_what: str) -> None:
 
 def clear_in_memory_compilation_cache() -> None:
   """Drops every compiled program held in memory (the persistent cache on disk stays)."""
-  from xjax._src import placement
+  from xjax._src.api import placement
   placement.clear_caches()
 
 

@@ -5,11 +5,12 @@ import numpy as np
 
 from xjax import lax
 from xjax import numpy as jnp
-from xjax._src.random.keys import key as _key
-from xjax._src.random.prng import PRNGImpl, threefry_prng_impl  # noqa: F401
-from xjax._src.random.prng import random_seed_p
-from xjax._src.random.rbg import per_key_impl, rbg_prng_impl, unsafe_rbg_prng_impl  # noqa: F401
-from xjax._src.random.threefry import threefry2x32_p  # noqa: F401
+from xjax._src.libraries.random.keys import key as _key
+from xjax._src.libraries.random.prng import PRNGImpl, threefry_prng_impl  # noqa: F401
+from xjax._src.libraries.random.prng import random_seed_p
+from xjax._src.libraries.random.rbg import (per_key_impl, rbg_prng_impl,  # noqa: F401
+                                            unsafe_rbg_prng_impl)
+from xjax._src.libraries.random.threefry import threefry2x32_p  # noqa: F401
 
 _U32 = np.dtype(np.uint32)
 

@@ -1,6 +1,6 @@
 """``jax.extend.sharding``: layouts given as XLA's HLO shardings, and their protos."""
 from xjax._src.backend import runtime as _runtime
-from xjax._src.gspmd_sharding import GSPMDSharding  # noqa: F401
+from xjax._src.execution.gspmd_sharding import GSPMDSharding  # noqa: F401
 
 
 def get_op_sharding_from_serialized_proto(sharding: bytes):

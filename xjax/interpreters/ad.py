@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from xjax._src import tree_util
+from xjax._src.foundations import tree_util
 from xjax._src.core.trace import current_trace
 from xjax._src.interpreters.ad import (JVPTrace, JVPTracer, UndefinedPrimal, Zero,  # noqa: F401
                                        add_tangents, defjvp, defjvp2, jvp_flat,
@@ -20,7 +20,7 @@ from xjax._src.interpreters.ad import is_undefined as is_undefined_primal  # noq
 from xjax._src.interpreters.dce_rules import dce_jaxpr_consts
 from xjax._src.interpreters.ad import zeros_of as zeros_like_aval  # noqa: F401
 from xjax._src.interpreters.rule_registries import RuleRegistry
-from xjax._src.lax.elementwise import add_any_p as add_jaxvals_p  # noqa: F401
+from xjax._src.primitives.lax.elementwise import add_any_p as add_jaxvals_p  # noqa: F401
 
 primitive_jvps = RuleRegistry("ad.primitive_jvps", "jvp")
 primitive_transposes = RuleRegistry("ad.primitive_transposes", "transpose")

@@ -12,8 +12,8 @@ from xjax._src.interpreters.batching import bdim_to_front as _bdim_to_front
 from xjax._src.interpreters.rule_registries import (RuleRegistry, axis_batcher_from_slot,
                                                     axis_batcher_to_slot, batcher_from_slot,
                                                     batcher_to_slot)
-from xjax._src.lax.elementwise import elementwise_batch
-from xjax._src.vmappable import register_vmappable, unregister_vmappable  # noqa: F401
+from xjax._src.primitives.lax.elementwise import elementwise_batch
+from xjax._src.api.vmappable import register_vmappable, unregister_vmappable  # noqa: F401
 
 primitive_batchers = RuleRegistry("batching.primitive_batchers", "batch", batcher_to_slot,
                                   batcher_from_slot)

@@ -3,12 +3,12 @@
 ``dce_rules[p]`` is ``p``'s DCE rule in JAX's signature, ``rule(used_outputs, eqn) ->
 (used_inputs, new_eqn or None)``; ``custom_partial_eval_rules[p]`` and
 ``partial_eval_jaxpr_custom_rules[p]`` are ``p``'s partial-evaluation rule in JAX's two
-signatures (see ``xjax/_src/partial_eval_rules.py``).  All three are views onto the
+signatures (see ``xjax/_src/api/partial_eval_rules.py``).  All three are views onto the
 primitive's own rule slots.
 """
 from typing import Any, Sequence
 
-from xjax._src import partial_eval_rules as _pe_rules
+from xjax._src.api import partial_eval_rules as _pe_rules
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import current_trace, new_trace
 from xjax._src.core.values import get_aval

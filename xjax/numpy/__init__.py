@@ -1,8 +1,8 @@
 """NumPy's API on xjax arrays (``import xjax.numpy as jnp``)."""
-from xjax._src.numpy.lax_numpy import *  # noqa: F401,F403
-from xjax._src.numpy.lax_numpy import round, ndarray, dtype  # noqa: F401
-from xjax._src.numpy.scalar_types import bool_ as bool  # noqa: F401
-from xjax._src.numpy import array_methods as _array_methods
+from xjax._src.libraries.numpy.lax_numpy import *  # noqa: F401,F403
+from xjax._src.libraries.numpy.lax_numpy import round, ndarray, dtype  # noqa: F401
+from xjax._src.libraries.numpy.scalar_types import bool_ as bool  # noqa: F401
+from xjax._src.libraries.numpy import array_methods as _array_methods
 
 _array_methods._install()
 del _array_methods

@@ -1,2 +1,2 @@
 """Discrete cosine transforms (``jax.scipy.fft``)."""
-from xjax._src.scipy.fft import dct, dctn, idct, idctn  # noqa: F401
+from xjax._src.libraries.scipy.fft import dct, dctn, idct, idctn  # noqa: F401

@@ -1,2 +1,2 @@
 """Interpolation (``jax.scipy.interpolate``)."""
-from xjax._src.scipy.interpolate import RegularGridInterpolator  # noqa: F401
+from xjax._src.libraries.scipy.interpolate import RegularGridInterpolator  # noqa: F401

@@ -1,2 +1,2 @@
 """N-d image sampling (``jax.scipy.ndimage``)."""
-from xjax._src.scipy.ndimage import map_coordinates  # noqa: F401
+from xjax._src.libraries.scipy.ndimage import map_coordinates  # noqa: F401

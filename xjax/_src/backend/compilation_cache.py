@@ -20,7 +20,7 @@ import pathlib
 import tempfile
 import threading
 
-from xjax._src.config import config
+from xjax._src.foundations.config import config
 
 DEFAULT_MAX_BYTES = 1 << 30
 _MAGIC = b"xjax-cc1"

@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from xjax._src import dtypes
+from xjax._src.foundations import dtypes
 from xjax._src.backend.lowering import dense_attr, element_type
 from xjax._src.core.avals import ShapedArray
 

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from xjax._src import dtypes, monitoring
+from xjax._src.foundations import dtypes, monitoring
 from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
 

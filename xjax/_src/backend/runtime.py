@@ -23,8 +23,8 @@ from jaxlib import xla_client as _xc
 from jaxlib import _profile_data as profile_data, _profiler as profiler  # noqa: F401
 
 from xjax._src.backend import compilation_cache
-from xjax._src import monitoring
-from xjax._src.config import config
+from xjax._src.foundations import monitoring
+from xjax._src.foundations.config import config
 from xjax._src.core.avals import physical_aval
 
 logger = logging.getLogger("xjax")
@@ -749,7 +749,7 @@ def compile_options(num_replicas: int, num_partitions: int, device_assignment=No
 def _tiling_of(hlo, devices: Sequence, ndim: int):
   """XLA's HLO sharding ``hlo`` of a rank-``ndim`` value as a ``sharding.Tiling`` over
   ``devices`` (the program's device assignment)."""
-  from xjax._src.sharding import Tiling
+  from xjax._src.foundations.sharding import Tiling
   if hlo.is_replicated() or hlo.is_maximal() or not ndim:
     return Tiling((1,) * ndim, devices, len(devices))
   dims = list(hlo.tile_assignment_dimensions())

@@ -5,8 +5,8 @@ import enum
 
 import numpy as np
 
-from xjax._src import dtypes
-from xjax._src.sharding import replicated_type_sharding
+from xjax._src.foundations import dtypes
+from xjax._src.foundations.sharding import replicated_type_sharding
 
 
 class MemorySpace(enum.Enum):

@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 
-from xjax._src import errors
+from xjax._src.foundations import errors
 from xjax._src.core.trace import Tracer, _describe_tracer
 
 

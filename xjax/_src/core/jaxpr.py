@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from xjax._src import dtypes
+from xjax._src.foundations import dtypes
 from xjax._src.core import source_info
 from xjax._src.core.avals import ShapedArray
 

@@ -16,7 +16,7 @@ import weakref
 from collections import OrderedDict
 from typing import Any, Callable
 
-from xjax._src.config import config
+from xjax._src.foundations.config import config
 
 
 def frozen(x):

@@ -8,8 +8,8 @@ from __future__ import annotations
 import gc
 import sys
 
-from xjax._src import errors
-from xjax._src.config import config
+from xjax._src.foundations import errors
+from xjax._src.foundations.config import config
 from xjax._src.core.trace import Trace, Tracer
 
 

@@ -15,12 +15,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from xjax._src import errors
+from xjax._src.foundations import errors
 from xjax._src.core.avals import ShapedArray
 
 
 class Primitive:
-  """A named operation.  Its rules live beside its definition in ``xjax/_src/lax``.
+  """A named operation.  Its rules live beside its definition in ``xjax/_src/primitives/lax``.
 
   - ``abstract_eval(*avals, **params)``: output aval(s); raises on bad input.
   - ``lowering(ctx, *operands, **params)``: emits StableHLO (see backend/lowering.py).

@@ -9,7 +9,7 @@ import numpy as np
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, _Names, pp_eqn, pp_jaxpr
 from xjax._src.core.values import get_aval
-from xjax._src.errors import JaxprTypeError
+from xjax._src.foundations.errors import JaxprTypeError
 
 _CONTEXT = 10   # equations shown on each side of the failing one
 

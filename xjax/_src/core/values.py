@@ -5,8 +5,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from xjax._src import dtypes
-from xjax._src.config import enable_x64
+from xjax._src.foundations import dtypes
+from xjax._src.foundations.config import enable_x64
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Tracer
 

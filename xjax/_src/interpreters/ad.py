@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from xjax._src import dtypes
+from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.jaxpr_cache import cached_on_jaxpr
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr, literal_value

@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from xjax._src import dtypes
+from xjax._src.foundations import dtypes
 from xjax._src.backend import lowering as lo
 from xjax._src.backend import runtime
 from xjax._src.core.avals import ShapedArray

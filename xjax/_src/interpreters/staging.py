@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from xjax._src import dtypes
+from xjax._src.foundations import dtypes
 from xjax._src.backend.lowering import user_constant_lowering
 from xjax._src.core import leaks, source_info
 from xjax._src.core.avals import ShapedArray

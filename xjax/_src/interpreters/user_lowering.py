@@ -20,7 +20,7 @@ import numpy as np
 
 from xjax._src.backend import lowering as lo
 from xjax._src.backend import runtime
-from xjax._src.config import config
+from xjax._src.foundations.config import config
 from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval

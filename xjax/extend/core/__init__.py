@@ -6,8 +6,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from xjax._src import dtypes as _dtypes
-from xjax._src.call_primitive import CallPrimitive, call_impl  # noqa: F401
+from xjax._src.foundations import dtypes as _dtypes
+from xjax._src.api.call_primitive import CallPrimitive, call_impl  # noqa: F401
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.effects import Effect  # noqa: F401
 from xjax._src.core.concrete import concrete_or_error as _concrete
@@ -17,10 +17,11 @@ from xjax._src.core.trace import (Primitive, current_trace, eval_trace,  # noqa:
                                   set_current_trace)
 from xjax._src.core.typecheck import check_jaxpr, jaxprs_in_params  # noqa: F401
 from xjax._src.core.values import is_valid_value
-from xjax._src.errors import InconclusiveDimensionOperation, JaxprTypeError  # noqa: F401
+from xjax._src.foundations.errors import (InconclusiveDimensionOperation,  # noqa: F401
+                                          JaxprTypeError)
 from xjax._src.interpreters import batching as _batching
 from xjax._src.interpreters.staging import DebugInfo, DynamicJaxprTrace  # noqa: F401
-from xjax._src.lax.token_classes import AbstractToken, Token  # noqa: F401
+from xjax._src.primitives.lax.token_classes import AbstractToken, Token  # noqa: F401
 from xjax.extend.core import primitives  # noqa: F401
 
 no_effects = frozenset()

@@ -1,2 +1,2 @@
 """Vector quantization (``jax.scipy.cluster.vq``)."""
-from xjax._src.scipy.cluster import vq  # noqa: F401
+from xjax._src.libraries.scipy.cluster import vq  # noqa: F401

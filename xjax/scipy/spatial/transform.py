@@ -1,2 +1,2 @@
 """Rotations and their interpolation (``jax.scipy.spatial.transform``)."""
-from xjax._src.scipy.rotations import Rotation, Slerp  # noqa: F401
+from xjax._src.libraries.scipy.rotations import Rotation, Slerp  # noqa: F401

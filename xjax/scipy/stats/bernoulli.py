@@ -1,2 +1,2 @@
 """The Bernoulli distribution (``jax.scipy.stats.bernoulli``)."""
-from xjax._src.scipy.stats.bernoulli import cdf, logpmf, pmf, ppf  # noqa: F401
+from xjax._src.libraries.scipy.stats.bernoulli import cdf, logpmf, pmf, ppf  # noqa: F401

@@ -1,2 +1,2 @@
 """The beta-binomial distribution (``jax.scipy.stats.betabinom``)."""
-from xjax._src.scipy.stats.betabinom import logpmf, pmf  # noqa: F401
+from xjax._src.libraries.scipy.stats.betabinom import logpmf, pmf  # noqa: F401

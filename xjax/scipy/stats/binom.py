@@ -1,2 +1,2 @@
 """The binomial distribution (``jax.scipy.stats.binom``)."""
-from xjax._src.scipy.stats.binom import logpmf, pmf  # noqa: F401
+from xjax._src.libraries.scipy.stats.binom import logpmf, pmf  # noqa: F401

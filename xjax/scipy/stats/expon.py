@@ -1,2 +1,3 @@
 """The exponential distribution (``jax.scipy.stats.expon``)."""
-from xjax._src.scipy.stats.expon import cdf, logcdf, logpdf, logsf, pdf, ppf, sf  # noqa: F401
+from xjax._src.libraries.scipy.stats.expon import (cdf, logcdf, logpdf, logsf, pdf,  # noqa: F401
+                                                   ppf, sf)

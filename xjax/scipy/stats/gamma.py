@@ -1,2 +1,2 @@
 """The gamma distribution (``jax.scipy.stats.gamma``)."""
-from xjax._src.scipy.stats.gamma import cdf, logcdf, logpdf, logsf, pdf, sf  # noqa: F401
+from xjax._src.libraries.scipy.stats.gamma import cdf, logcdf, logpdf, logsf, pdf, sf  # noqa: F401

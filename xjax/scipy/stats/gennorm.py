@@ -1,2 +1,2 @@
 """The generalized normal distribution (exponential power family) (``jax.scipy.stats.gennorm``)."""
-from xjax._src.scipy.stats.gennorm import cdf, logpdf, pdf  # noqa: F401
+from xjax._src.libraries.scipy.stats.gennorm import cdf, logpdf, pdf  # noqa: F401

@@ -1,2 +1,2 @@
 """The geometric distribution (trials until the first success, k >= 1) (``jax.scipy.stats.geom``)."""
-from xjax._src.scipy.stats.geom import logpmf, pmf  # noqa: F401
+from xjax._src.libraries.scipy.stats.geom import logpmf, pmf  # noqa: F401

@@ -1,2 +1,2 @@
 """The Laplace (double exponential) distribution (``jax.scipy.stats.laplace``)."""
-from xjax._src.scipy.stats.laplace import cdf, logpdf, pdf  # noqa: F401
+from xjax._src.libraries.scipy.stats.laplace import cdf, logpdf, pdf  # noqa: F401

@@ -1,2 +1,2 @@
 """The logistic distribution (``jax.scipy.stats.logistic``)."""
-from xjax._src.scipy.stats.logistic import cdf, isf, logpdf, pdf, ppf, sf  # noqa: F401
+from xjax._src.libraries.scipy.stats.logistic import cdf, isf, logpdf, pdf, ppf, sf  # noqa: F401

@@ -1,2 +1,2 @@
 """The multinomial distribution (``jax.scipy.stats.multinomial``)."""
-from xjax._src.scipy.stats.multinomial import logpmf, pmf  # noqa: F401
+from xjax._src.libraries.scipy.stats.multinomial import logpmf, pmf  # noqa: F401

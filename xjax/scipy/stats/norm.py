@@ -1,2 +1,3 @@
 """The normal distribution (``jax.scipy.stats.norm``)."""
-from xjax._src.scipy.stats.norm import cdf, isf, logcdf, logpdf, logsf, pdf, ppf, sf  # noqa: F401
+from xjax._src.libraries.scipy.stats.norm import (cdf, isf, logcdf, logpdf, logsf,  # noqa: F401
+                                                  pdf, ppf, sf)

@@ -1,2 +1,3 @@
 """The Pareto distribution (``jax.scipy.stats.pareto``)."""
-from xjax._src.scipy.stats.pareto import cdf, logcdf, logpdf, logsf, pdf, ppf, sf  # noqa: F401
+from xjax._src.libraries.scipy.stats.pareto import (cdf, logcdf, logpdf, logsf, pdf,  # noqa: F401
+                                                    ppf, sf)

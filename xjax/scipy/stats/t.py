@@ -1,2 +1,2 @@
 """Student's t distribution (``jax.scipy.stats.t``)."""
-from xjax._src.scipy.stats.t import logpdf, pdf  # noqa: F401
+from xjax._src.libraries.scipy.stats.t import logpdf, pdf  # noqa: F401

@@ -1,2 +1,2 @@
 """The von Mises distribution on the circle (``jax.scipy.stats.vonmises``)."""
-from xjax._src.scipy.stats.vonmises import logpdf, pdf  # noqa: F401
+from xjax._src.libraries.scipy.stats.vonmises import logpdf, pdf  # noqa: F401

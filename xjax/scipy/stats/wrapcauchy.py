@@ -1,2 +1,2 @@
 """The wrapped Cauchy distribution on [0, 2 pi] (``jax.scipy.stats.wrapcauchy``)."""
-from xjax._src.scipy.stats.wrapcauchy import logpdf, pdf  # noqa: F401
+from xjax._src.libraries.scipy.stats.wrapcauchy import logpdf, pdf  # noqa: F401

@@ -1,0 +1,263 @@
+"""JAX's explicit-sharding API on xjax's meshes: ``set_mesh`` (the context mesh, which
+makes bare PartitionSpecs valid), ``reshard``, ``auto_axes``/``explicit_axes`` (change the
+context mesh's axis types around a function) and ``smap`` (a shard_map over one axis).
+
+xjax arrays carry no sharding in their types (``typeof(x)`` shows none); an array placed
+with a NamedSharding reports it as ``.sharding``, and values are laid out as JAX lays them.
+"""
+from __future__ import annotations
+
+import functools
+
+from xjax._src.foundations import tree_util
+from xjax._src.execution.array import Array
+from xjax._src.core.trace import Tracer, current_trace, eval_trace
+from xjax._src.primitives.lax.shard_map import manual_axis_names, shard_map
+from xjax._src.primitives.lax.sharding_constraint import with_sharding_constraint
+from xjax._src.api.placement import _EMPTY_MESH, device_put
+from xjax._src.foundations.sharding import (AbstractMesh, AxisType, Mesh, NamedSharding,
+                                            PartitionSpec, Sharding, _mesh_stack, context_mesh,
+                                            get_abstract_mesh, spec_axes, use_abstract_mesh)
+
+
+class set_mesh:
+  """Makes ``mesh`` the context mesh, at once (``jax.set_mesh(mesh)`` sets it for good) or
+  for a ``with`` block; ``set_mesh(None)`` clears it.  Outside ``jit`` only."""
+  __slots__ = ("_prev",)
+
+  def __init__(self, mesh: Mesh | None) -> None:
+    if mesh is not None and not isinstance(mesh, Mesh):
+      raise ValueError(f"Expected mesh of type `jax.sharding.Mesh`. Got {type(mesh)}")
+    if current_trace() is not eval_trace:
+      raise ValueError("`set_mesh` can only be used outside of `jax.jit`.")
+    if mesh is not None and AxisType.Manual in mesh.axis_types:
+      raise ValueError(f"mesh {mesh} contains manual axes which is not allowed when using "
+                       "`jax.set_mesh`. Please use `jax.shard_map` to enter into `Manual` mode "
+                       "instead.")
+    stack = _mesh_stack()
+    self._prev = list(stack)
+    stack.append(_EMPTY_MESH if mesh is None else mesh)
+
+  def __enter__(self) -> None:
+    return None
+
+  def __exit__(self, *exc) -> None:
+    _mesh_stack()[:] = self._prev
+
+
+def spec_sharding(spec: PartitionSpec, what: str) -> NamedSharding:
+  """The NamedSharding a bare PartitionSpec names over the context mesh."""
+  mesh = context_mesh()
+  if mesh is None or mesh.empty:
+    raise ValueError(f"Using PartitionSpec when you are not under a mesh context is not "
+                     f"allowed. Please pass a NamedSharding instance or enter into a mesh "
+                     f"context via `jax.set_mesh`. Got {spec}")
+  return NamedSharding(mesh, spec)
+
+
+def _per_leaf(shardings, tree, what: str) -> list:
+  """``shardings`` (a Sharding, PartitionSpec or None, or a pytree prefix of ``tree`` of
+  them) as one entry per leaf of ``tree``."""
+  if shardings is None or isinstance(shardings, (Sharding, PartitionSpec)):
+    return [shardings] * len(tree_util.tree_leaves(tree))
+  if isinstance(shardings, (tuple, list)) and isinstance(tree, (tuple, list)) and (
+      len(shardings) == len(tree)):
+    return [s for sub, t in zip(shardings, tree) for s in _per_leaf(sub, t, what)]
+  if isinstance(shardings, dict) and isinstance(tree, dict) and shardings.keys() == tree.keys():
+    return [s for k in sorted(tree) for s in _per_leaf(shardings[k], tree[k], what)]
+  raise ValueError(f"{what} specification must be a tree prefix of the values it describes: "
+                   f"a Sharding, a PartitionSpec, or a container of them matching the values; "
+                   f"got {shardings!r} for {tree_util.tree_structure(tree)}.")
+
+
+def _normalized(spec: PartitionSpec, ndim: int) -> PartitionSpec:
+  parts = list(spec) + [None] * (ndim - len(spec))
+  while len(parts) > ndim and parts[-1] is None:
+    parts.pop()
+  return PartitionSpec(*parts)
+
+
+def _reshard_one(x, sharding):
+  if sharding is None:
+    raise ValueError("Reshard should only be used with out_shardings which are non-None and "
+                     f"have a non-empty mesh. Got sharding {sharding}.")
+  if isinstance(sharding, PartitionSpec):
+    types_mesh, spec = get_abstract_mesh(), sharding
+    if types_mesh.empty:
+      spec_sharding(spec, "reshard")  # raises
+    mesh = context_mesh()
+  elif isinstance(sharding, NamedSharding):
+    types_mesh, spec, mesh = sharding.mesh, sharding.spec, sharding.mesh
+  else:
+    raise TypeError(f"reshard takes NamedShardings or PartitionSpecs, got {sharding!r}")
+  types = dict(zip(types_mesh.axis_names, types_mesh.axis_types))
+  for a in (a for part in spec for a in spec_axes(part)):
+    if types.get(a, AxisType.Explicit) is not AxisType.Explicit:
+      raise ValueError(f"PartitionSpec passed to reshard cannot contain axis names that are of "
+                       f"type Auto or Manual. Got PartitionSpec: {spec} with axis name: {a} of "
+                       f"type: AxisType.{types[a].name}.")
+  ndim = len(getattr(x, "shape", ()))
+  return _place(x, NamedSharding(mesh, _normalized(spec, ndim)))
+
+
+def _place(x, target: NamedSharding):
+  if isinstance(x, Tracer):
+    return with_sharding_constraint(x, target) if isinstance(target.mesh, Mesh) else x
+  return device_put(x, target)
+
+
+def reshard(xs, out_shardings):
+  """``xs`` (a pytree) laid out as ``out_shardings`` says (a NamedSharding, or a
+  PartitionSpec over the context mesh, or a pytree prefix of them); their mesh axes must
+  be Explicit."""
+  leaves, tree = tree_util.tree_flatten(xs)
+  flat = _per_leaf(out_shardings, xs, "reshard out_shardings")
+  return tree_util.tree_unflatten(tree, [_reshard_one(x, s) for x, s in zip(leaves, flat)])
+
+
+def _typed_mesh(axes, axis_type: AxisType, name: str, shardings=None) -> AbstractMesh | None:
+  """The context mesh (or the shardings' mesh) with ``axes`` (all when None) made of
+  ``axis_type``; None without any mesh."""
+  mesh = get_abstract_mesh()
+  for s in tree_util.tree_leaves(shardings, is_leaf=lambda s: isinstance(s, PartitionSpec)):
+    if isinstance(s, NamedSharding):
+      own = s.mesh.abstract_mesh
+      if not mesh.empty and own != mesh:
+        raise ValueError(f"Context mesh {mesh} must match the mesh passed to shardings "
+                         f"{own}. Recommended approach is to use `jax.set_mesh` context "
+                         "manager.")
+      mesh = own
+  if mesh.empty:
+    return None
+  axes = mesh.axis_names if axes is None else (axes if isinstance(axes, tuple) else (axes,))
+  types = dict(zip(mesh.axis_names, mesh.axis_types))
+  for a in axes:
+    if types[a] is AxisType.Manual:
+      raise NotImplementedError("Going from `Manual` AxisType to `Auto` or `Explicit` "
+                                "AxisType is not allowed.")
+    types[a] = axis_type
+  return AbstractMesh(mesh.axis_sizes, mesh.axis_names,
+                      tuple(types[a] for a in mesh.axis_names))
+
+
+def _pop_required(kwargs: dict, name: str, given):
+  if given is not None:
+    return given
+  if name not in kwargs:
+    raise TypeError(f"Missing required keyword argument: {name!r}")
+  return kwargs.pop(name)
+
+
+def auto_axes(f=None, /, *, axes=None, out_sharding=None):
+  """``f`` run with the context mesh's ``axes`` (all by default) made Auto; its outputs are
+  resharded to ``out_sharding`` (given here or when calling)."""
+  if f is None:
+    return functools.partial(auto_axes, axes=axes, out_sharding=out_sharding)
+
+  @functools.wraps(f)
+  def wrapped(*args, **kwargs):
+    target = _pop_required(kwargs, "out_sharding", out_sharding)
+    mesh = _typed_mesh(axes, AxisType.Auto, "auto_axes", target)
+    if mesh is None or mesh == get_abstract_mesh():
+      return f(*args, **kwargs)
+    with use_abstract_mesh(mesh):
+      out = f(*args, **kwargs)
+    return reshard(out, target)
+  return wrapped
+
+
+def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
+  """``f`` run with the context mesh's ``axes`` (all by default) made Explicit, its
+  arguments resharded to ``in_sharding`` (given here or when calling)."""
+  if f is None:
+    return functools.partial(explicit_axes, axes=axes, in_sharding=in_sharding)
+
+  @functools.wraps(f)
+  def wrapped(*args, **kwargs):
+    target = _pop_required(kwargs, "in_sharding", in_sharding)
+    mesh = _typed_mesh(axes, AxisType.Explicit, "explicit_axes")
+    if mesh is None:
+      raise ValueError("Context mesh cannot be empty. Please use `jax.set_mesh` API to enter "
+                       "into a mesh context when using `explicit_axes` API.")
+    with use_abstract_mesh(mesh):
+      out = f(*reshard(args, target), **kwargs)
+    if get_abstract_mesh().are_all_axes_explicit or context_mesh() is None:
+      return out
+    # back in the outer mesh, the outputs are replicated over the axes that were Explicit
+    replicated = NamedSharding(context_mesh(), PartitionSpec())
+    return tree_util.tree_map(lambda o: _place(o, replicated), out)
+  return wrapped
+
+
+class _InferFromArgs:
+  """``smap``'s default ``in_axes``: each argument's spec from its sharding."""
+
+  def __repr__(self) -> str:
+    return "jax.sharding.Infer"
+
+
+Infer = _InferFromArgs()
+
+
+def _axis_spec(axis_name, axis) -> PartitionSpec:
+  return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, axis_name)
+
+
+def _inferred_spec(x) -> PartitionSpec:
+  sharding = getattr(x, "sharding", None) if isinstance(x, Array) else None
+  return sharding.spec if isinstance(sharding, NamedSharding) else PartitionSpec()
+
+
+def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
+  """``f`` mapped one mesh axis at a time: a shard_map over the context mesh's axis
+  ``axis_name``, splitting each argument along its ``in_axes`` entry (inferred from the
+  arguments' shardings by default, for an Explicit axis) and joining the outputs along
+  ``out_axes``."""
+  if f is None:
+    return functools.partial(smap, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+  if isinstance(axis_name, (list, tuple)):
+    raise TypeError(f"smap axis_name should be a `str` or a `Hashable`, but got {axis_name}")
+  if in_axes is not None and in_axes is not Infer and not isinstance(in_axes, (int, tuple)):
+    raise TypeError("smap in_axes must be an int, None, jax.sharding.Infer, or a tuple of "
+                    "entries corresponding to the positional arguments passed to the "
+                    f"function, but got {in_axes}.")
+  is_none = lambda a: a is None
+  if in_axes is not Infer and not all(
+      isinstance(a, int) for a in tree_util.tree_leaves(in_axes, is_leaf=is_none)
+      if a is not None):
+    raise TypeError("smap in_axes must be an int, None, jax.sharding.Infer, or (nested) "
+                    f"container with those types as leaves, but got {in_axes}.")
+  if not all(isinstance(a, int) for a in tree_util.tree_leaves(out_axes, is_leaf=is_none)
+             if a is not None):
+    raise TypeError("smap out_axes must be an int, None, or (nested) container with those "
+                    f"types as leaves, but got {out_axes}.")
+  to_spec = functools.partial(_axis_spec, axis_name)
+  out_specs = tree_util.tree_map(to_spec, out_axes, is_leaf=is_none)
+
+  @functools.wraps(f)
+  def mapped(*args):
+    abstract, mesh = get_abstract_mesh(), context_mesh()
+    if abstract.empty or mesh is None:
+      raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter "
+                       "into a mesh context")
+    if axis_name not in abstract.axis_names:
+      raise ValueError(f"jax.shard_map requires axis_names={frozenset({axis_name})} to be a "
+                       f"subset of mesh.axis_names={frozenset(abstract.axis_names)}")
+    axis_type = dict(zip(abstract.axis_names, abstract.axis_types))[axis_name]
+    if in_axes is Infer:
+      if axis_type is not AxisType.Explicit:
+        raise TypeError(f"in_axes was not specified when axis_name={frozenset({axis_name})} "
+                        f"was of type AxisType.{axis_type.name}")
+      in_specs = tuple(tree_util.tree_map(_inferred_spec, a) for a in args)
+    else:
+      in_specs = tree_util.tree_map(to_spec, in_axes, is_leaf=is_none)
+    if manual_axis_names():
+      raise NotImplementedError("smap inside the body of a shard_map or smap: xjax's shard_map "
+                                "has no partial-manual regions to nest.")
+    if any(n > 1 for a, n in mesh.shape.items() if a != axis_name):
+      raise NotImplementedError(f"smap over the axis {axis_name!r} of the mesh {mesh}: xjax's "
+                                "shard_map makes every mesh axis manual (no partial-manual "
+                                "regions), which gives smap's values only when the other "
+                                "axes have size 1.")
+    return shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs)(*args)
+  return mapped

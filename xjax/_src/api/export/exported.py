@@ -1,0 +1,272 @@
+"""``export(jit(f))(*args)``: a jitted function lowered for argument types to a program that
+stands alone (every constant written into it), kept as a StableHLO portable artifact with
+the pytree structures and avals it was exported for; ``Exported.call`` runs it, also under
+``jit`` (spliced into the caller's program) and ``grad`` (through the exported VJP)."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import weakref
+from typing import Callable, Sequence
+
+from xjax._src.foundations import tree_util
+from xjax._src.backend import lowering, runtime
+from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.jaxpr import eval_jaxpr
+from xjax._src.core.trace import Primitive
+from xjax._src.core.values import get_aval
+
+# The calling conventions this module reads and writes (JAX 0.10.2's numbers; xjax's own
+# argument layout: the exported function's arguments only, no platform index or tokens).
+minimum_supported_calling_convention_version = 9
+maximum_supported_calling_convention_version = 10
+CALLING_CONVENTION_VERSION = 10
+
+_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
+
+
+@dataclasses.dataclass(frozen=True)
+class DisabledSafetyCheck:
+  """A safety check ``Exported.call`` skips: the platform check, or (accepted and kept, as
+  xjax exports no custom calls needing it) a custom-call target check."""
+  _impl: str
+
+  @classmethod
+  def platform(cls) -> "DisabledSafetyCheck":
+    return cls("platform")
+
+  @classmethod
+  def custom_call(cls, target_name: str) -> "DisabledSafetyCheck":
+    return cls(f"custom_call:{target_name}")
+
+  def is_custom_call(self) -> str | None:
+    """The custom-call target name, or None for another check."""
+    return self._impl[len("custom_call:"):] if self._impl.startswith("custom_call:") else None
+
+  def __str__(self) -> str:
+    return self._impl
+
+  __repr__ = __str__
+
+
+def default_export_platform() -> str:
+  """The platform ``export`` targets when given none: the default backend's."""
+  return runtime.default_backend()
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Exported:
+  """A function exported for given argument types (see the module docstring)."""
+  fun_name: str
+  in_tree: tree_util.PyTreeDef
+  in_avals: tuple
+  out_tree: tree_util.PyTreeDef
+  out_avals: tuple
+  in_shardings_hlo: tuple
+  out_shardings_hlo: tuple
+  nr_devices: int
+  platforms: tuple
+  ordered_effects: tuple
+  unordered_effects: tuple
+  disabled_safety_checks: tuple
+  mlir_module_serialized: bytes
+  calling_convention_version: int
+  module_kept_var_idx: tuple
+  uses_global_constants: bool
+  _get_vjp: Callable[["Exported"], "Exported"] | None
+
+  def __str__(self) -> str:
+    return f"Exported(fun_name={self.fun_name}, ...)"  # as jaxprs print it
+
+  def mlir_module(self) -> str:
+    """The exported program as StableHLO text."""
+    return _module_text(self.mlir_module_serialized)
+
+  def has_vjp(self) -> bool:
+    return self._get_vjp is not None
+
+  def vjp(self) -> "Exported":
+    """The exported VJP: takes the primal arguments and the output cotangents (flattened),
+    returns the cotangents of the arguments."""
+    if self._get_vjp is None:
+      raise ValueError("No VJP is available")
+    out = _vjps.get(self)
+    if out is None:
+      out = _vjps[self] = self._get_vjp(self)
+    return out
+
+  def serialize(self, vjp_order: int = 0) -> bytearray:
+    """Bytes that ``deserialize`` reads back (with the VJPs up to ``vjp_order``)."""
+    from xjax._src.api.export.serialization import serialize
+    return serialize(self, vjp_order)
+
+  def call(self, *args, **kwargs):
+    """Runs the exported program on arguments of the exported structure and types."""
+    return call_exported(self, args, kwargs)
+
+
+_vjps: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # Exported -> its VJP
+
+
+@functools.lru_cache(maxsize=64)
+def _module_text(data: bytes) -> str:
+  return runtime.deserialize_portable_artifact(data)
+
+
+# ---------------------------------------------------------------------------------------
+# export
+
+def export(fun_jit, *, platforms: Sequence[str] | None = None,
+           disabled_checks: Sequence[DisabledSafetyCheck] = ()):
+  """``export(jit(f), platforms=...)(*args, **kwargs) -> Exported``; arguments are arrays,
+  scalars or ``ShapeDtypeStruct``s giving the types to export for."""
+  from xjax._src.api.jit import PjitFunction
+  if not isinstance(fun_jit, PjitFunction):
+    raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit!r}")
+  platforms = _platforms(platforms)
+  checks = tuple(disabled_checks)
+  for c in checks:
+    if not isinstance(c, DisabledSafetyCheck):
+      raise TypeError(f"disabled_checks must be DisabledSafetyChecks, got {c!r}")
+
+  def do_export(*args, **kwargs) -> Exported:
+    traced = fun_jit.trace(*args, **kwargs)
+    entry = traced._entry
+    _check_one_device(fun_jit)
+    callbacks: list = []
+    text = lowering.lower_self_contained(entry.closed, fun_jit._name, callbacks)
+    if callbacks:
+      raise NotImplementedError("serialization of host_callbacks is not yet implemented")
+    has_kwargs, tree = entry.in_tree
+    in_tree = tree if has_kwargs else tree_util.tree_structure(
+        (tree_util.tree_unflatten(tree, [0] * tree.num_leaves), {}))
+    n_in, n_out = len(entry.in_avals), len(entry.closed.out_avals)
+    return Exported(
+        fun_name=fun_jit._name, in_tree=in_tree, in_avals=tuple(entry.in_avals),
+        out_tree=entry.out_tree, out_avals=tuple(entry.closed.out_avals),
+        in_shardings_hlo=(None,) * n_in, out_shardings_hlo=(None,) * n_out, nr_devices=1,
+        platforms=platforms, ordered_effects=(), unordered_effects=(),
+        disabled_safety_checks=checks,
+        mlir_module_serialized=runtime.serialize_portable_artifact(text),
+        calling_convention_version=CALLING_CONVENTION_VERSION,
+        module_kept_var_idx=tuple(range(n_in)), uses_global_constants=False,
+        _get_vjp=functools.partial(_export_vjp, entry.closed, platforms, checks))
+  return do_export
+
+
+def _platforms(platforms) -> tuple:
+  if platforms is None:
+    return (default_export_platform(),)
+  if isinstance(platforms, str):
+    platforms = (platforms,)
+  out = tuple(p.lower() for p in platforms)
+  for p in out:
+    if p not in _PLATFORMS:
+      raise ValueError(f"Unsupported platform {p!r} for export: use one of {_PLATFORMS}.")
+  return out
+
+
+def _check_one_device(fun_jit) -> None:
+  for s in tree_util.tree_leaves(fun_jit._shardings or ()):
+    if len(getattr(s, "device_set", ())) > 1:
+      raise NotImplementedError("export of a jit with shardings over several devices is not "
+                                "supported by xjax: export the single-device function.")
+
+
+@functools.lru_cache(maxsize=64)
+def _vjp_for(closed) -> Callable:
+  """The jitted VJP of ``closed``: (primals..., output cotangents...) -> input cotangents."""
+  from xjax._src.api.transformations import vjp
+  from xjax._src.api.jit import jit
+  n = len(closed.in_avals)
+
+  def fun_vjp_jax(*args):
+    _, pullback = vjp(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs), *args[:n])
+    return tuple(pullback(list(args[n:])))
+  return jit(fun_vjp_jax)
+
+
+def _export_vjp(closed, platforms, checks, primal: Exported) -> Exported:
+  from xjax._src.api.jit import ShapeDtypeStruct
+  specs = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in primal.in_avals]
+  specs += [ShapeDtypeStruct(a.shape, a.dtype) for a in map(tangent_aval, primal.out_avals)]
+  return export(_vjp_for(closed), platforms=platforms, disabled_checks=checks)(*specs)
+
+
+# ---------------------------------------------------------------------------------------
+# Calling an Exported
+
+def _call_abstract_eval(*avals, exported):
+  return list(exported.out_avals)
+
+
+def _call_lowering(ctx, *args, exported):
+  """A call of the exported program, its functions added to this module once."""
+  table = ctx.module.__dict__.setdefault("_exported_functions", {})
+  name = table.get(id(exported))
+  if name is None:
+    taken = ctx.module._taken
+    base = lowering._unique(lowering._sanitize(f"call_exported_{exported.fun_name}"), taken)
+    rename = lambda old: base if old == "main" else lowering._unique(f"{base}_{old}", taken)
+    for fn in runtime.callable_functions(exported.mlir_module(), rename):
+      ctx.module.functions.append("  " + fn)
+    ctx.module._keepalive.append(exported)
+    table[id(exported)] = name = base
+  return ctx.op("func.call", list(args), list(ctx.avals_out), {"callee": f"@{name}"})
+
+
+call_exported_p = Primitive("call_exported", multiple_results=True)
+call_exported_p.abstract_eval = _call_abstract_eval
+call_exported_p.lowering = _call_lowering
+
+
+def call_exported(exp: Exported, args: tuple, kwargs: dict):
+  leaves_paths, tree = tree_util.tree_flatten_with_path((args, kwargs))
+  if tree != exp.in_tree:
+    raise ValueError(
+        "The invocation args and kwargs must have the same pytree structure as when the "
+        f"function '{exp.fun_name}' was exported, but they have the following structural "
+        f"differences: exported for {exp.in_tree}, called with {tree}.")
+  here = runtime.default_backend()
+  if here not in exp.platforms and DisabledSafetyCheck.platform() not in (
+      exp.disabled_safety_checks):
+    raise ValueError(f"Function '{exp.fun_name}' was exported for platforms "
+                     f"'{exp.platforms}' but it is used on '{(here,)}'.")
+  leaves = [x for _, x in leaves_paths]
+  for (path, x), want in zip(leaves_paths, exp.in_avals):
+    _check_arg(_arg_name(path), get_aval(x), want)
+  outs = _differentiable_call(exp)(*leaves)
+  return tree_util.tree_unflatten(exp.out_tree, list(outs))
+
+
+def _arg_name(path) -> str:
+  head = "args" if path[0].idx == 0 else "kwargs"
+  return head + tree_util.keystr(path[1:])
+
+
+def _check_arg(name: str, got: ShapedArray, want: ShapedArray) -> None:
+  if got.dtype != want.dtype:
+    raise ValueError(f"Dtype mismatch for {name}: expected {want.dtype} and called with "
+                     f"{got.dtype}")
+  if got.shape != want.shape:
+    raise ValueError(f"Shape mismatch for {name}: expected {want.shape} and called with "
+                     f"{got.shape}")
+
+
+@functools.lru_cache(maxsize=256)
+def _differentiable_call(exp: Exported) -> Callable:
+  """The flat call of ``exp``, differentiated in reverse mode by its exported VJP."""
+  from xjax._src.primitives.custom_derivatives import custom_vjp
+
+  @custom_vjp
+  def f_flat(*xs):
+    return tuple(call_exported_p.bind(*xs, exported=exp))
+
+  def f_flat_vjp_fwd(*xs):
+    return f_flat(*xs), xs
+
+  def f_flat_vjp_bwd(primals, cts):
+    return tuple(exp.vjp().call(*primals, *cts))
+  f_flat.defvjp(f_flat_vjp_fwd, f_flat_vjp_bwd)
+  return f_flat
+

@@ -1,0 +1,185 @@
+"""Jacobians, Hessians and ``linear_transpose``, built on jvp/vjp and vmap."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from xjax._src.foundations import dtypes, tree_util
+from xjax._src.foundations.errors import api_boundary
+from xjax._src.api.transformations import (_check_callable, argnums_tuple, jvp, select_args, vjp,
+                                           vmap)
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad
+from xjax._src.foundations.wrapping import wraps
+
+
+def _index_error(argnums):
+  def out_of_range(n):
+    bad = next(i for i in argnums if not -n <= i < n)
+    return ValueError(f"Positional argument indices, e.g. for `static_argnums`, must have value "
+                      f"greater than or equal to -len(args) and less than len(args), but got "
+                      f"value {bad} for len(args) == {n}.")
+  return out_of_range
+
+
+def _std_basis(leaves):
+  """A stacked identity: shape (total size,) + leaf shape for each leaf."""
+  from xjax._src.primitives.lax import lax
+  sizes = [int(np.prod(get_aval(x).shape)) for x in leaves]
+  total = sum(sizes)
+  out, start = [], 0
+  for x, s in zip(leaves, sizes):
+    a = get_aval(x)
+    eye = np.zeros((total, s), a.dtype)
+    eye[np.arange(start, start + s), np.arange(s)] = 1
+    out.append(lax.convert_element_type(eye.reshape((total,) + a.shape), a.dtype))
+    start += s
+  return out, sizes
+
+
+def _check_inputs(dyn, holomorphic, allow_int, name):
+  # a tree_map (not a loop over leaves): JAX rebuilds the tree here, so a pytree whose
+  # unflatten rejects None raises the same error as in JAX
+  tree_util.tree_map(lambda leaf: _check_input(leaf, holomorphic, allow_int, name), dyn)
+
+
+def _check_input(leaf, holomorphic, allow_int, name):
+  aval = get_aval(leaf)
+  if holomorphic and not dtypes.is_complex(aval.dtype):
+    raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
+                    f"but got {aval.dtype.name}.")
+  if not holomorphic and not allow_int and not dtypes.is_float(aval.dtype):
+    kind = "complex" if dtypes.is_complex(aval.dtype) else "real"
+    raise TypeError(f"{name} requires real-valued inputs (input dtype that is a sub-dtype "
+                    f"of np.floating), but got {aval.dtype.name}. For holomorphic "
+                    "differentiation, pass holomorphic=True. For differentiating "
+                    f"non-holomorphic functions involving {kind} inputs, use jax.jvp or "
+                    "jax.vjp directly.")
+
+
+def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
+  """The Jacobian of ``fun`` by forward mode (one JVP per input element, vmapped)."""
+  _check_callable(fun)
+  nums, multiple = argnums_tuple(argnums)
+
+  @api_boundary
+  @wraps(fun)
+  def jac(*args):
+    dyn, partial = select_args(args, nums, _index_error(nums))
+    _check_inputs(dyn, holomorphic, False, "jacfwd")
+    leaves, in_tree = tree_util.tree_flatten(dyn)
+    basis, sizes = _std_basis(leaves)
+    def f(*d):
+      return fun(*partial(d))
+
+    def push(*t):
+      return jvp(f, dyn, tree_util.tree_unflatten(in_tree, t), has_aux=has_aux)
+    res = vmap(push, out_axes=(None, -1, None) if has_aux else (None, -1))(*basis)
+    y, jac_t = res[0], res[1]
+    out = tree_util.tree_map(
+        lambda j, yl: tree_util.tree_map(lambda part: _possible_downcast(part, yl),
+                                         _split_in(j, leaves, sizes, in_tree, multiple)),
+        jac_t, y)
+    return (out, res[2]) if has_aux else out
+  return jac
+
+
+def _possible_downcast(block, example):
+  """A Jacobian block in the dtype and weak type of the value it differentiates with
+  respect to (jacrev: the input; jacfwd: the output), as JAX."""
+  from xjax._src.primitives.lax import lax
+  ex = get_aval(example)
+  if dtypes.is_complex(get_aval(block).dtype) and not dtypes.is_complex(ex.dtype):
+    block = lax.real(block)
+  return lax.convert_element_type(block, ex.dtype, ex.weak_type)
+
+
+def _split_in(j, leaves, sizes, in_tree, multiple):
+  """Splits the trailing stacked-input axis of ``j`` per input leaf, in its shape."""
+  from xjax._src.primitives.lax import lax
+  out_shape, parts, start = j.shape[:-1], [], 0
+  for x, s in zip(leaves, sizes):
+    piece = lax.slice_in_dim(j, start, start + s, axis=j.ndim - 1)
+    parts.append(lax.reshape(piece, out_shape + get_aval(x).shape))
+    start += s
+  tree = tree_util.tree_unflatten(in_tree, parts)
+  return tree if multiple else tree[0]
+
+
+def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+           allow_int: bool = False):
+  """The Jacobian of ``fun`` by reverse mode (one VJP per output element, vmapped)."""
+  _check_callable(fun)
+  nums, multiple = argnums_tuple(argnums)
+
+  @api_boundary
+  @wraps(fun)
+  def jac(*args):
+    dyn, partial = select_args(args, nums, _index_error(nums))
+    _check_inputs(dyn, holomorphic, allow_int, "jacrev")
+    res = vjp(lambda *d: fun(*partial(d)), *dyn, has_aux=has_aux)
+    y, pullback = res[0], res[1]
+    y_leaves, y_tree = tree_util.tree_flatten(y)
+    basis, sizes = _std_basis(y_leaves)
+    cts = vmap(lambda *c: tree_util.tree_leaves(pullback(tree_util.tree_unflatten(y_tree,
+                                                                                   c))))(*basis)
+    in_leaves, in_tree = tree_util.tree_flatten(dyn)
+    # cts[k]: (total out size,) + in_leaf_k.shape -> per output leaf: out shape + in shape
+    from xjax._src.primitives.lax import lax
+    per_out, start = [], 0
+    for yl, s in zip(y_leaves, sizes):
+      yshape = get_aval(yl).shape
+      parts = [_possible_downcast(lax.reshape(lax.slice_in_dim(c, start, start + s, axis=0),
+                                              yshape + get_aval(x).shape), x)
+               for c, x in zip(cts, in_leaves)]
+      t = tree_util.tree_unflatten(in_tree, parts)
+      per_out.append(t if multiple else t[0])
+      start += s
+    out = tree_util.tree_unflatten(y_tree, per_out)
+    return (out, res[2]) if has_aux else out
+  return jac
+
+
+jacobian = jacrev
+
+
+def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
+  """The Hessian of scalar ``fun``: ``jacfwd(jacrev(fun))``."""
+  return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
+
+
+def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
+  """The transpose of linear ``fun`` at the types of ``primals``."""
+  leaves, in_tree = tree_util.tree_flatten(primals)
+  in_avals = [get_aval(x) for x in leaves]
+  for a in in_avals:
+    if not dtypes.is_inexact(a.dtype):
+      raise TypeError(f"linear_transpose only supports [float or complex] -> [float or "
+                      f"complex], and integer -> integer functions, but got {a.dtype.name}.")
+  from xjax._src.interpreters.staging import trace_to_jaxpr
+  out_box = []
+
+  def flat(*xs):
+    out = fun(*tree_util.tree_unflatten(in_tree, xs))
+    ls, t = tree_util.tree_flatten(out)
+    out_box.append(t)
+    return ls
+
+  closed = trace_to_jaxpr(flat, in_avals)
+  out_avals = closed.out_avals
+
+  def transposed(*cts):
+    ct = cts[0] if len(cts) == 1 else cts
+    ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+    if ct_tree != out_box[0]:
+      raise TypeError(f"cotangent tree does not match function output, expected "
+                      f"{out_box[0]}, got {ct_tree}")
+    for c, a in zip(ct_leaves, out_avals):
+      if get_aval(c).shape != a.shape or get_aval(c).dtype != a.dtype:
+        raise TypeError(f"cotangent type does not match function output, expected "
+                        f"{a.str_short()} but got {get_aval(c).str_short()}")
+    args = [ad.UndefinedPrimal(a) for a in in_avals]
+    outs = ad.backward_pass(closed.jaxpr, closed.consts, args, ct_leaves)
+    return tree_util.tree_unflatten(in_tree, [ad.instantiate(o) for o in outs])
+  return transposed

@@ -1,0 +1,994 @@
+"""``jit``: trace once per signature, compile with XLA, and dispatch fast.
+
+A call flattens its arguments, computes a signature (tree structure, avals with weak types,
+static values, tracing-relevant config) and looks it up.  At the top level a hit executes
+the cached executable directly.  Under another transformation, jit binds the ``jit`` call
+primitive, whose rules (below) transform the traced jaxpr, so jit composes with everything.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import weakref
+from typing import Callable
+
+from xjax._src.foundations import tree_util
+from xjax._src.foundations.config import config
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args
+from xjax._src.backend import runtime
+from xjax._src.core.jaxpr_cache import bounded_put, cached_on_jaxpr
+from xjax._src.core.trace import Primitive, Tracer, current_trace, escaped_tracer_error, eval_trace
+from xjax._src.core.values import get_aval, pytype_aval_mappings
+from xjax._src.execution import dispatch, spmd
+from xjax._src.foundations import monitoring, retracing
+from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, Sharding, context_mesh
+from xjax._src.foundations.errors import api_boundary, remove_internal_frames
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.interpreters.staging import DebugInfo, fun_name, fun_source, trace_to_jaxpr
+from xjax._src.primitives.hijax import check_low
+from xjax._src.primitives.state.discharge import StatefulCall, has_state
+from xjax._src.execution.array import Array
+from xjax._src.foundations.wrapping import update_wrapper, wraps
+
+
+# ---------------------------------------------------------------------------------------
+# Argument handling shared by jit, make_jaxpr and eval_shape
+
+def _normalize_static(fun, static_argnums, static_argnames, kind: str = "static"):
+  """(argnums, argnames, signature) with each completed from the other through the
+  signature; ``kind`` ("static" or "donate") names the options in errors."""
+  if static_argnums is None:
+    static_argnums = ()
+  elif isinstance(static_argnums, int):
+    static_argnums = (static_argnums,)
+  static_argnums = tuple(int(i) for i in static_argnums)
+  if static_argnames is None:
+    static_argnames = ()
+  elif isinstance(static_argnames, str):
+    static_argnames = (static_argnames,)
+  static_argnames = tuple(static_argnames)
+  try:
+    sig = inspect.signature(fun)
+  except (TypeError, ValueError):
+    sig = None
+  if sig is not None:
+    params = list(sig.parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if not any(p.kind == p.VAR_POSITIONAL for p in params):
+      for i in static_argnums:
+        if not -len(positional) <= i < len(positional):
+          raise ValueError(f"Jitted function has {kind}_argnums={static_argnums}, but only "
+                           f"accepts {len(positional)} positional arguments.")
+    if not any(p.kind == p.VAR_KEYWORD for p in params):
+      known = {p.name for p in params if p.kind != p.POSITIONAL_ONLY}
+      invalid = set(static_argnames) - known
+      if invalid:
+        raise ValueError(f"Jitted function has invalid argnames {invalid} in "
+                         f"{kind}_argnames. Function does not take these args.")
+    names = set(static_argnames)
+    for i in static_argnums:
+      if -len(positional) <= i < len(positional):
+        p = positional[i]
+        if p.kind == p.POSITIONAL_OR_KEYWORD:
+          names.add(p.name)
+    nums = set(static_argnums)
+    for name in static_argnames:
+      for idx, p in enumerate(positional):
+        if p.name == name:
+          nums.add(idx)
+    static_argnames = tuple(sorted(names))
+    static_argnums = tuple(sorted(nums))
+  return static_argnums, static_argnames, sig
+
+
+def _arg_names(sig, args, kwargs) -> list[str]:
+  """Human names for the flattened dynamic arguments (used in error messages)."""
+  names = []
+  params = list(sig.parameters.values()) if sig is not None else []
+  for i, a in enumerate(args):
+    base = params[i].name if i < len(params) and params[i].kind in (
+        params[i].POSITIONAL_ONLY, params[i].POSITIONAL_OR_KEYWORD) else f"args[{i}]"
+    for path, _ in tree_util.tree_flatten_with_path(a)[0]:
+      names.append(base + tree_util.keystr(path))
+  for k in sorted(kwargs):
+    for path, _ in tree_util.tree_flatten_with_path(kwargs[k])[0]:
+      names.append(k + tree_util.keystr(path))
+  return names
+
+
+class NonHashableStaticError(ValueError):
+  """A static argument that cannot be hashed (JAX raises a ValueError)."""
+
+
+def _check_hashable(value, where: str):
+  try:
+    hash(value)
+  except TypeError as e:
+    raise NonHashableStaticError(
+        f"Non-hashable static arguments are not supported. An error occurred while trying "
+        f"to hash an object of type {type(value)}, {value!r}. The error was:\n{e}\n"
+        f"(static argument {where}: mark only hashable values such as Python scalars, "
+        "strings and tuples as static, or pass arrays as regular arguments.)") from None
+
+
+def _valid_leaf_aval(leaf, fun, name: str) -> ShapedArray:
+  try:
+    return get_aval(leaf)
+  except TypeError:
+    raise TypeError(
+        f"Error interpreting argument to {fun_name(fun)} as an abstract array. The "
+        f"problematic value is of type {type(leaf)} and was passed to the function at path "
+        f"{name}.\nThis typically means that a jit-wrapped function was called with a "
+        f"non-array argument, and this argument was not marked as static using the "
+        f"static_argnums or static_argnames parameters of jax.jit.\n"
+        f"Argument '{leaf!r}' of type {type(leaf)} is not a valid JAX type.") from None
+
+
+class _Static:
+  """A static argument as a cache key: equal only to a value of the same type, so ``2``,
+  ``2.0`` and ``True`` (equal in Python) trace separately, as in JAX."""
+  __slots__ = ("value",)
+
+  def __init__(self, value) -> None:
+    self.value = value
+
+  def __eq__(self, other) -> bool:
+    return type(other) is _Static and type(self.value) is type(other.value) and (
+        self.value == other.value)
+
+  def __hash__(self) -> int:
+    return hash(self.value)
+
+  def __repr__(self) -> str:
+    return repr(self.value)
+
+
+def _static_key(statics) -> tuple:
+  return tuple((where, _Static(v)) for where, v in statics)
+
+
+def _split_args(args, kwargs, static_argnums, static_argnames):
+  n = len(args)
+  static_pos = {i % n for i in static_argnums if -n <= i < n} if static_argnums else ()
+  if static_pos:
+    dyn_args = tuple(a for i, a in enumerate(args) if i not in static_pos)
+    statics = tuple((i, args[i]) for i in sorted(static_pos))
+  else:
+    dyn_args, statics = args, ()
+  if static_argnames and kwargs:
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
+    static_kw = tuple(sorted((k, v) for k, v in kwargs.items() if k in static_argnames))
+  else:
+    dyn_kwargs, static_kw = kwargs, ()
+  return dyn_args, dyn_kwargs, statics, static_kw
+
+
+def _rebuild_call(fun, n_args, statics, static_kw):
+  """fun taking (dyn_args, dyn_kwargs) and re-inserting the static values."""
+  def call(dyn_args, dyn_kwargs):
+    args = list(dyn_args)
+    for i, v in statics:
+      args.insert(i, v)
+    kwargs = dict(dyn_kwargs)
+    kwargs.update(static_kw)
+    return fun(*args, **kwargs)
+  return call
+
+
+def flatten_call(args: tuple, kwargs: dict):
+  """(leaves, in_tree) of a call's dynamic arguments; kwargs-free calls skip the dict."""
+  if kwargs:
+    leaves, tree = tree_util.tree_flatten((args, kwargs))
+    return leaves, (True, tree)
+  leaves, tree = tree_util.tree_flatten(args)
+  return leaves, (False, tree)
+
+
+def unflatten_call(in_tree, leaves) -> tuple[tuple, dict]:
+  has_kwargs, tree = in_tree
+  if has_kwargs:
+    return tree_util.tree_unflatten(tree, leaves)
+  return tree_util.tree_unflatten(tree, leaves), {}
+
+
+def _trace_flat(call, in_tree, in_avals, debug):
+  """Traces call(*unflattened) to a ClosedJaxpr and the output tree."""
+  out_tree_box = []
+
+  def flat_fun(*leaves):
+    dyn_args, dyn_kwargs = unflatten_call(in_tree, leaves)
+    out = call(dyn_args, dyn_kwargs)
+    out_leaves, out_tree = tree_util.tree_flatten(out)
+    out_tree_box.append(out_tree)
+    for leaf in out_leaves:
+      if not isinstance(leaf, Tracer):
+        try:
+          get_aval(leaf)
+        except TypeError:
+          raise TypeError(f"{debug.func_name} returned a value of type {type(leaf)}, which "
+                          "is not a valid JAX type; return arrays, scalars or pytrees of "
+                          "them.") from None
+    return out_leaves
+
+  if config._values["jax_no_tracing"]:
+    raise RuntimeError(f"re-tracing function {debug.func_name} at {debug.func_src} for "
+                       "`jit`, but 'no_tracing' is set")
+  if current_trace() is eval_trace:  # a top-level trace, timed as JAX does
+    with monitoring.timed(monitoring.JAXPR_TRACE_EVENT, debug.func_name):
+      closed = trace_to_jaxpr(flat_fun, in_avals, debug)
+  else:
+    closed = trace_to_jaxpr(flat_fun, in_avals, debug)
+  return closed, out_tree_box[0]
+
+
+# ---------------------------------------------------------------------------------------
+# The jit call primitive
+
+def _jit_jvp(primals, tangents, *, jaxpr, name, **_):
+  nonzeros = [type(t) is not Zero for t in tangents]
+  jvp_jaxpr, out_nz = ad.jvp_closed_jaxpr(jaxpr, nonzeros, instantiate_out=False)
+  nz_tangents = [t for t in tangents if type(t) is not Zero]
+  outs = jit_p.bind(*primals, *nz_tangents, jaxpr=jvp_jaxpr, name=name)
+  n = len(jaxpr.out_avals)
+  out_primals, nz_out_t = outs[:n], iter(outs[n:])
+  out_tangents = [next(nz_out_t) if nz else Zero(ad.tangent_aval(a))
+                  for nz, a in zip(out_nz, jaxpr.out_avals)]
+  return out_primals, out_tangents
+
+
+def _jit_partial_eval(trace, args, params):
+  jaxpr, name = params["jaxpr"], params["name"]
+  unknowns = [trace.is_unknown(x) for x in args]
+  known, unknown, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr, unknowns)
+  known_args = [x for x, u in zip(args, unknowns) if not u]
+  known_outs = jit_p.bind(*_hoist(known, known_args), jaxpr=_hoisted(known), name=name)
+  n_known = len(known_outs) - num_res
+  residuals = known_outs[n_known:]
+  unknown_args = [x for x, u in zip(args, unknowns) if u]
+  staged = trace.stage(jit_p, list(residuals) + unknown_args,
+                       dict(jaxpr=unknown, name=name))
+  it_k, it_u = iter(known_outs[:n_known]), iter(staged)
+  return [next(it_u) if u else next(it_k) for u in out_unknowns]
+
+
+def _hoisted(closed: ClosedJaxpr) -> ClosedJaxpr:
+  """``closed`` taking its consts as leading arguments (the same object on every call)."""
+  return _consts_as_args(closed) if closed.consts else closed
+
+
+@cached_on_jaxpr()
+def _consts_as_args(closed: ClosedJaxpr) -> ClosedJaxpr:
+  return ClosedJaxpr(closed_with_consts_as_args(closed)[0], ())
+
+
+def _hoist(closed: ClosedJaxpr, args):
+  return list(closed.consts) + list(args)
+
+
+def _jit_transpose(cts, *args, jaxpr, name, **_):
+  linear = [ad.is_undefined(x) for x in args]
+  ct_jaxpr = ad.transpose_closed_jaxpr(jaxpr, linear)
+  nonlin = [x for x in args if not ad.is_undefined(x)]
+  cts = [ad.instantiate(c) for c in cts]
+  outs = jit_p.bind(*_hoist(ct_jaxpr, nonlin + cts), jaxpr=_hoisted(ct_jaxpr),
+                    name=f"transpose_{name}")
+  it = iter(outs)
+  return [next(it) if l else None for l in linear]
+
+
+def _jit_batch(axis, args, dims, *, jaxpr, name, **_):
+  in_batched = [d is not None for d in dims]
+  args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
+  batched, out_batched = batching.batch_closed_jaxpr(jaxpr, axis, in_batched)
+  outs = jit_p.bind(*_hoist(batched, args), jaxpr=_hoisted(batched), name=name)
+  return outs, [0 if b else None for b in out_batched]
+
+
+jit_p = dispatch.call_primitive("jit")
+jit_p.pp_params = lambda p: sorted(p.items(), key=lambda kv: kv[0] != "name")
+jit_p.pp_alias_jaxpr = "jaxpr"
+jit_p.jvp = _jit_jvp
+jit_p.partial_eval = _jit_partial_eval
+jit_p.transpose = _jit_transpose
+jit_p.batch = _jit_batch
+
+
+@cached_on_jaxpr()
+def _closed(jaxpr) -> ClosedJaxpr:
+  return ClosedJaxpr(jaxpr, ())
+
+
+def _jax_call_primitive(name: str, closed_of: Callable) -> Primitive:
+  """JAX's plain call primitives (`closed_call_p`: a ClosedJaxpr in `call_jaxpr`; `call_p`:
+  a Jaxpr without constants there): they run the jaxpr, and a transformation of one gives a
+  `jit` call of the transformed jaxpr (xjax itself stages neither)."""
+  prim = Primitive(name, multiple_results=True)
+  jit_params = lambda p: dict(jaxpr=closed_of(p["call_jaxpr"]), name=name)
+  prim.abstract_eval = lambda *avals, **p: jit_p.abstract_eval(*avals, **jit_params(p))
+  prim.impl = lambda *args, **p: jit_p.impl(*args, **jit_params(p))
+  prim.lowering = lambda ctx, *args, **p: jit_p.lowering(ctx, *args, **jit_params(p))
+  prim.effects = lambda **p: jit_p.effects(**jit_params(p))
+  prim.jvp = lambda primals, tangents, **p: _jit_jvp(primals, tangents, **jit_params(p))
+  prim.partial_eval = lambda trace, args, p: _jit_partial_eval(trace, args, jit_params(p))
+  prim.transpose = lambda cts, *args, **p: _jit_transpose(cts, *args, **jit_params(p))
+  prim.batch = lambda axis, args, dims, **p: _jit_batch(axis, args, dims, **jit_params(p))
+  return prim
+
+
+closed_call_p = _jax_call_primitive("closed_call", lambda closed: closed)
+call_p = _jax_call_primitive("call", _closed)
+
+
+# ---------------------------------------------------------------------------------------
+# Shardings given to jit: a sharding (or None) for every leaf below it
+
+def _per_arg(shardings, n: int) -> list:
+  """One entry of ``in_shardings`` per positional argument."""
+  if shardings is None or isinstance(shardings, Sharding):
+    return [shardings] * n
+  shardings = list(shardings)
+  if len(shardings) != n:
+    raise ValueError(f"jit in_shardings has {len(shardings)} entries but the function was "
+                     f"called with {n} positional arguments; give one sharding (or None) "
+                     "per argument, or a single sharding for all.")
+  return shardings
+
+
+def _broadcast_prefix(shardings, tree, what: str) -> list:
+  """``shardings`` (a pytree prefix of ``tree``) as one entry per leaf of ``tree``."""
+  n = len(tree_util.tree_leaves(tree))
+  if shardings is None or isinstance(shardings, Sharding):
+    return [shardings] * n
+  flat = tree_util.tree_leaves(shardings, is_leaf=lambda s: s is None)
+  if len(flat) == n:
+    return flat
+  if isinstance(tree, (tuple, list)) and len(shardings) == len(tree):
+    return [s for sub, t in zip(shardings, tree) for s in _broadcast_prefix(sub, t, what)]
+  raise ValueError(f"jit {what} ({shardings!r}) is not a pytree prefix of the values it "
+                   f"describes ({n} leaves).")
+
+
+# ---------------------------------------------------------------------------------------
+# The user-facing wrapper
+
+class _CacheEntry:
+  __slots__ = ("closed", "call_jaxpr", "out_tree", "compiled", "in_avals", "donated", "in_tree",
+               "state")
+
+  def __init__(self, closed: ClosedJaxpr, out_tree, in_avals, in_tree=None) -> None:
+    check_low(in_avals, "jit")
+    self.state = None   # a StatefulCall when the function uses refs (then ``closed`` is its
+    if has_state(closed):  # discharged jaxpr, taking and returning the refs' values)
+      self.state = StatefulCall(closed)
+      closed, in_avals = self.state.closed, self.state.in_avals
+    self.in_tree = in_tree
+    self.closed = closed
+    self.call_jaxpr = _hoisted(closed)
+    self.out_tree = out_tree
+    self.compiled: dict = {}
+    self.in_avals = in_avals
+    self.donated = None  # one flag per argument leaf when some are donated
+
+  @property
+  def n_ref_outs(self) -> int:
+    """How many trailing outputs of ``closed`` are refs' final values (not the function's)."""
+    return 0 if self.state is None else len(self.closed.out_avals) - self.state.n_out
+
+
+# Traces and executables are shared by every jit of the same function with the same
+# options (as in JAX), so re-wrapping a function with jit inside a loop does not retrace.
+_function_caches: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_retrace_warned: set = set()  # caches already warned about retracing (ids)
+
+
+def _clear_function_caches() -> None:
+  for per_function in list(_function_caches.values()):
+    for traces, fast_path in per_function.values():
+      traces.clear()
+      fast_path.clear()
+
+
+runtime.register_backend_cache(_clear_function_caches)
+
+
+# jit's fast path is off while jit is disabled, results are checked for NaN/Inf or
+# execution is forbidden.
+_FAST_FLAGS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_no_execution")
+_FAST_ENTRIES = 64  # signatures per jitted function on the fast path
+_TRACES_PER_FUNCTION = 1024  # the oldest trace goes first (its program with it)
+
+
+def _plain_dispatch_now() -> bool:
+  return not any(config.read(name) for name in _FAST_FLAGS)
+
+
+_plain_dispatch = [_plain_dispatch_now()]
+for _flag in _FAST_FLAGS:
+  config.on_change(_flag, lambda _: _plain_dispatch.__setitem__(0, _plain_dispatch_now()))
+
+
+def _fast_signature(args: tuple):
+  """``(key, leaves)`` naming a call on the fast path, or None when an argument leaf is not an
+  uncommitted Array or a Python scalar.  Flat argument tuples skip pytree flattening."""
+  key = _fast_key(args, len(args))
+  return (key, args) if key is not None else _fast_tree_signature(args)
+
+
+def _fast_tree_signature(args: tuple):
+  """``_fast_signature`` of arguments that are not all leaves."""
+  leaves, tree = tree_util.tree_flatten(args)
+  key = _fast_key(leaves, tree)
+  return None if key is None else (key, leaves)
+
+
+def _fast_key(leaves, head) -> tuple | None:
+  key = [head]
+  for x in leaves:
+    kind = type(x)
+    if kind is Array:
+      if x._committed:
+        return None
+      key.append(x.aval)
+    elif kind in _SCALAR_TYPES and (kind is not int or _INT32_MIN <= x <= _INT32_MAX):
+      key.append(kind)  # a Python scalar's aval follows from its type (and the x64 flag)
+    else:
+      return None
+  key.append(config._trace_token)
+  return tuple(key)
+
+
+def _fast_call_signature(args: tuple, kwargs: dict, static_pos: frozenset, static_names):
+  """``_fast_signature`` of a call with static or keyword arguments: the key holds the
+  static values (with their types: ``2`` and ``2.0`` differ) and the keyword names; the
+  dynamic arguments, in the order ``_entry`` flattens them, must all be leaves."""
+  head = [len(args)]
+  dyn = []
+  for i, x in enumerate(args):
+    if i in static_pos:
+      head.append((type(x), x))
+    else:
+      dyn.append(x)
+  for name in sorted(kwargs):
+    value = kwargs[name]
+    if name in static_names:
+      head.append((name, type(value), value))
+    else:
+      head.append(name)
+      dyn.append(value)
+  key = _fast_key(dyn, tuple(head))
+  return None if key is None else (key, dyn)
+
+
+_SCALAR_TYPES = (bool, int, float, complex)
+_INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1  # larger ints take the checked path
+
+
+_LEAF_TREE = tree_util.tree_structure(0)
+
+
+def _shared_cache(fun, options: tuple) -> tuple[dict, dict]:
+  """(traces, fast-path table) of ``fun`` jitted with ``options``."""
+  try:
+    per_fun = _function_caches.get(fun)
+    if per_fun is None:
+      per_fun = _function_caches[fun] = {}
+  except TypeError:  # not weak-referenceable (or unhashable): a private cache
+    return {}, {}
+  caches = per_fun.get(options)
+  if caches is None:
+    caches = per_fun[options] = ({}, {})
+  return caches
+
+
+def _hashable(x):
+  return tuple(x) if isinstance(x, list) else x
+
+
+class PjitFunction:
+  """The callable ``jit(fun)`` returns (named as JAX names its type: libraries test for it)."""
+
+  def __init__(self, fun: Callable, static_argnums, static_argnames, donate_argnums,
+               donate_argnames, keep_unused, inline, in_shardings=None,
+               out_shardings=None) -> None:
+    if not callable(fun):
+      raise TypeError(f"Expected a callable value, got {fun!r}")
+    self.fun = fun
+    self._shardings = (in_shardings, out_shardings) if (
+        in_shardings is not None or out_shardings is not None) else None
+    # A bare PartitionSpec needs a context mesh (jax.set_mesh) when called.
+    self._bare_spec = next((name for name, tree in (("in_shardings", in_shardings),
+                                                    ("out_shardings", out_shardings))
+                            if any(isinstance(s, PartitionSpec) for s in tree_util.tree_leaves(
+                                tree, is_leaf=lambda s: isinstance(s, (PartitionSpec, Sharding))))),
+                           None)
+    if self._bare_spec:  # resolved when called, over the context mesh
+      self._options = (static_argnums, static_argnames, donate_argnums, donate_argnames,
+                       keep_unused, inline)
+      self._by_mesh: dict = {}
+    self._static_argnums, self._static_argnames, self._sig = _normalize_static(
+        fun, static_argnums, static_argnames)
+    # Static positions for the fast path (None: negative ones, which take the checked path).
+    self._fast_static_pos = (frozenset(self._static_argnums)
+                             if all(i >= 0 for i in self._static_argnums) else None)
+    self.donate_argnums = donate_argnums
+    self._donate_argnums, self._donate_argnames, _ = _normalize_static(
+        fun, donate_argnums, donate_argnames, "donate")
+    both = set(self._static_argnames) & set(self._donate_argnames)
+    if both:
+      raise ValueError("static_argnames and donate_argnames cannot intersect. Argument names "
+                       f"{both} appear in both static_argnames and donate_argnames")
+    both = set(self._static_argnums) & set(self._donate_argnums)
+    if both:
+      raise ValueError("static_argnums and donate_argnums cannot intersect. Argument "
+                       f"positions {both} appear in both static_argnums and donate_argnums")
+    # _fast: (treedef or argument count, *avals, trace token) -> dispatch.UncommittedCall
+    self._cache, self._fast = _shared_cache(fun, (
+        self._static_argnums, self._static_argnames, _hashable(donate_argnums),
+        _hashable(donate_argnames), id(self) if self._shardings else None))
+    self._name = fun_name(fun)
+    update_wrapper(self, fun, updated=())
+    if self._sig is not None:  # inspect would take the object for a builtin (it has __get__)
+      self.__signature__ = self._sig
+
+  def __get__(self, obj, objtype=None):
+    if obj is None:
+      return self
+    return functools.partial(self, obj)
+
+  def __repr__(self) -> str:
+    return f"<PjitFunction of {self.fun!r}>"
+
+  # -- signature and tracing ---------------------------------------------------------------
+  def _entry(self, args, kwargs):
+    if kwargs or self._static_argnums:
+      dyn_args, dyn_kwargs, statics, static_kw = _split_args(
+          args, kwargs, self._static_argnums, self._static_argnames)
+      leaves, in_tree = flatten_call(dyn_args, dyn_kwargs)
+    else:  # the common case: positional, dynamic arguments only
+      dyn_args, dyn_kwargs, statics, static_kw = args, {}, (), ()
+      leaves, tree = tree_util.tree_flatten(args)
+      in_tree = (False, tree)
+    avals = []
+    for leaf in leaves:
+      if type(leaf) is Array:
+        avals.append(leaf.aval)
+        continue
+      handler = None if isinstance(leaf, Tracer) else pytype_aval_mappings.get(type(leaf))
+      try:
+        avals.append(handler(leaf) if handler is not None else None)
+      except OverflowError:
+        dyn = _split_args(args, kwargs, self._static_argnums, self._static_argnames)
+        name = _arg_names(self._sig, dyn[0], dyn[1])[len(avals)]
+        raise OverflowError(
+            "An overflow was encountered while parsing an argument to a jitted computation, "
+            f"whose argument path is {name}. Got {type(leaf)} with value {leaf}") from None
+    if None in avals:
+      names = None
+      for i, leaf in enumerate(leaves):
+        if avals[i] is None:
+          if isinstance(leaf, Tracer):
+            avals[i] = leaf.aval
+          else:
+            if names is None:
+              names = _arg_names(self._sig, dyn_args, dyn_kwargs)
+            avals[i] = _valid_leaf_aval(leaf, self.fun, names[i] if i < len(names) else "?")
+    avals = tuple(avals)
+    try:
+      key = (in_tree, avals, _static_key(statics) if statics else (),
+             _static_key(static_kw) if static_kw else (), config._trace_key)
+      entry = self._cache.get(key)
+    except TypeError:
+      for i, v in statics:
+        _check_hashable(v, f"at position {i}")
+      for k, v in static_kw:
+        _check_hashable(v, f"'{k}'")
+      raise
+    if entry is None:
+      debug = DebugInfo(self._name, fun_source(self.fun),
+                        _arg_names(self._sig, dyn_args, dyn_kwargs))
+      retracing.explain(self._cache, key, self._name, debug.func_src, debug.arg_names,
+                        _retrace_warned)
+      call = _rebuild_call(self.fun, len(args), statics, static_kw)
+      closed, out_tree = _trace_flat(call, in_tree, avals, debug)
+      entry = _CacheEntry(closed, out_tree, avals, in_tree)
+      if self._donate_argnums or self._donate_argnames:
+        entry.donated = self._donated_leaves(args, kwargs)
+      bounded_put(self._cache, key, entry, _TRACES_PER_FUNCTION)
+    return entry, leaves, avals
+
+  def _donated_leaves(self, args, kwargs) -> tuple | None:
+    """One flag per dynamic argument leaf (in flattening order): is it donated?"""
+    n = len(args)
+    static = {i % n for i in self._static_argnums if -n <= i < n}
+    donate = {i % n for i in self._donate_argnums if -n <= i < n}
+    flags: list = []
+    for i, a in enumerate(args):
+      if i not in static:
+        flags += [i in donate] * len(tree_util.tree_leaves(a))
+    for k in sorted(kwargs):
+      if k not in self._static_argnames:
+        flags += [k in self._donate_argnames] * len(tree_util.tree_leaves(kwargs[k]))
+    return tuple(flags) if any(flags) else None
+
+  def __call__(self, *args, **kwargs):
+    try:
+      fast = self._fast
+      if fast and _plain_dispatch[0] and current_trace() is eval_trace:
+        # The fast path: uncommitted Arrays on the only device, a signature seen before.
+        if not kwargs and not self._static_argnums:
+          key = _fast_key(args, len(args))
+          if key is not None:
+            hit = fast.get(key)
+            if hit is not None and not runtime.several_devices:
+              return hit(args)
+            signature = None
+          else:
+            signature = _fast_tree_signature(args)
+        else:
+          signature = self._fast_call_signature(args, kwargs)
+        if signature:
+          try:
+            hit = fast.get(signature[0])
+          except TypeError:  # an unhashable static value: the checked path explains
+            hit = None
+          if hit is not None and not runtime.several_devices:
+            return hit(signature[1])
+      if not config._values["jax_disable_jit"]:
+        return self._call(args, kwargs)
+    except Exception as e:  # the user sees their frames, not ours (jax_traceback_filtering)
+      remove_internal_frames(e)
+      raise  # a bare raise does not add this frame back
+    return self.fun(*args, **kwargs)
+
+  def _fast_call_signature(self, args, kwargs):
+    if self._fast_static_pos is None:
+      return None
+    return _fast_call_signature(args, kwargs, self._fast_static_pos, self._static_argnames)
+
+  def _call(self, args, kwargs):
+    if self._bare_spec:
+      return self._over_context_mesh()._call(args, kwargs)
+    entry, leaves, avals = self._entry(args, kwargs)
+    if current_trace() is eval_trace:
+      for x in leaves:
+        if isinstance(x, Tracer):  # leaked from a transformation that has ended
+          raise escaped_tracer_error(x)
+    if entry.state is not None:   # the refs' values in, their final values out
+      leaves, refs = entry.state.read(leaves)
+      avals = entry.in_avals
+    if current_trace() is eval_trace and runtime.several_devices and (
+        self._shardings or spmd.call_mesh(entry.closed, leaves)):
+      outs = self._call_spread(entry, leaves, args)
+    elif current_trace() is eval_trace:
+      try:
+        device, committed = dispatch.pick_device(leaves, self._name)
+      except dispatch.IncompatibleDevicesError as err:
+        dyn = _split_args(args, kwargs, self._static_argnums, self._static_argnames)
+        raise err.with_names(_arg_names(self._sig, dyn[0], dyn[1])) from None
+      compiled = entry.compiled.get(device)
+      if compiled is None:
+        compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
+            entry.closed, device, self._name, entry.donated)
+      if (not entry.donated and entry.state is None and not runtime.several_devices
+          and _plain_dispatch[0]):
+        signature = (_fast_signature(args) if not kwargs and not self._static_argnums
+                     else self._fast_call_signature(args, kwargs))
+        if signature:
+          single = entry.out_tree == _LEAF_TREE
+          bounded_put(self._fast, signature[0], dispatch.UncommittedCall(
+              compiled, None if single else entry.out_tree), _FAST_ENTRIES)
+      try:
+        outs = compiled(leaves, avals, committed)
+      except FloatingPointError as err:
+        self._rerun_deoptimized(err, args, kwargs)
+    else:
+      outs = jit_p.bind(*entry.closed.consts, *leaves, jaxpr=entry.call_jaxpr,
+                        name=self._name)
+    if entry.state is not None:
+      outs = entry.state.write(refs, outs)
+    return tree_util.tree_unflatten(entry.out_tree, outs)
+
+  def _over_context_mesh(self) -> "PjitFunction":
+    """This jit with its bare PartitionSpecs taken over the context mesh (jax.set_mesh)."""
+    mesh = context_mesh()
+    if mesh is None or mesh.empty:
+      raise RuntimeError(
+          f"jit requires a non-empty mesh in context if you are passing `PartitionSpec`s to "
+          f"{self._bare_spec}. You can define a context mesh via `jax.set_mesh(mesh)`. "
+          f"Alternatively, provide `Sharding`s to {self._bare_spec} and then the mesh context "
+          "manager is not required.")
+    jitted = self._by_mesh.get(mesh)
+    if jitted is None:
+      named = lambda tree: tree_util.tree_map(
+          lambda s: NamedSharding(mesh, s) if isinstance(s, PartitionSpec) else s, tree,
+          is_leaf=lambda s: isinstance(s, (PartitionSpec, Sharding)))
+      jitted = self._by_mesh[mesh] = PjitFunction(
+          self.fun, *self._options, *map(named, self._shardings))
+    return jitted
+
+  def _spread_layouts(self, entry, leaves, args):
+    """(mesh, input shardings, output shardings) of a call over several devices; the
+    mesh is None when everything is on one device."""
+    ins, outs = self._shardings or (None, None)
+    in_flat = [s for a, s in zip(args, _per_arg(ins, len(args)))
+               for s in _broadcast_prefix(s, a, "in_shardings")]
+    in_flat += [None] * (len(leaves) - len(in_flat))
+    in_flat = [s if s is not None else spmd.in_layout(x) for s, x in zip(in_flat, leaves)]
+    out_flat = _broadcast_prefix(outs, tree_util.tree_unflatten(
+        entry.out_tree, [0] * (len(entry.closed.out_avals) - entry.n_ref_outs)),
+        "out_shardings")
+    named = [s.mesh if isinstance(s, NamedSharding) else spmd.mesh_of(s)
+             for s in in_flat + out_flat
+             if isinstance(s, NamedSharding) or (s is not None and len(s.device_set) > 1)]
+    mesh = spmd.common_mesh([*named, spmd.call_mesh(entry.closed, leaves)], "jit")
+    for s, a in zip(in_flat, entry.in_avals):
+      if isinstance(s, NamedSharding):
+        s.check_shape(a.shape, "value")
+    for s, a in zip(out_flat, entry.closed.out_avals):
+      if isinstance(s, NamedSharding):
+        s.check_shape(a.shape, "output")
+    return mesh, in_flat, out_flat
+
+  def _call_spread(self, entry, leaves, args):
+    """A call whose inputs, shardings or equations span several devices."""
+    mesh, ins, outs = self._spread_layouts(entry, leaves, args)
+    if mesh is None:  # shardings of one device
+      device, committed = dispatch.pick_device(leaves, self._name)
+      compiled = entry.compiled.get(device)
+      if compiled is None:
+        compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
+            entry.closed, device, self._name, entry.donated)
+      return compiled(leaves, entry.in_avals, committed)
+    return spmd.run_jaxpr(entry.closed, leaves, mesh, self._name, ins, outs)
+
+  def _rerun_deoptimized(self, err: FloatingPointError, args, kwargs):
+    """jax_debug_nans/infs: a jitted result held a NaN/Inf; run the function op by op so
+    the error names the primitive that produced it and the user's line (as JAX does)."""
+    with config._override("jax_disable_jit", True):
+      self.fun(*args, **kwargs)  # raises FloatingPointError at the offending operation
+    kind = "nan" if "nan" in str(err) else "inf"
+    raise FloatingPointError(
+        f"invalid value ({kind}) encountered in jit({self._name}). Because jax_debug_nans "
+        "and/or jax_debug_infs is set, the de-optimized function (the function as if the "
+        "`jit` decorator were removed) was called to find the operation that produced it, "
+        "but it did not produce invalid values. This can come from `jit` optimizations, "
+        "or from nan/inf literals as inputs or outputs.") from err
+
+  # -- AOT ---------------------------------------------------------------------------------
+  def trace(self, *args, **kwargs) -> "Traced":
+    entry, leaves, avals = self._entry(args, kwargs)
+    return Traced(self, entry, leaves, args)
+
+  def lower(self, *args, **kwargs) -> "Lowered":
+    return self.trace(*args, **kwargs).lower()
+
+  def eval_shape(self, *args, **kwargs):
+    entry, _, _ = self._entry(args, kwargs)
+    out_avals = entry.closed.out_avals   # (then the final values of refs it writes)
+    return tree_util.tree_unflatten(
+        entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                         for a in out_avals[:len(out_avals) - entry.n_ref_outs]])
+
+  def clear_cache(self) -> None:
+    self._cache.clear()
+    self._fast.clear()
+
+  def _cache_size(self) -> int:
+    return len(self._cache)
+
+
+class Traced:
+  def __init__(self, jitted: PjitFunction, entry: _CacheEntry, leaves=(), args=()) -> None:
+    self._jitted = jitted
+    self._entry = entry
+    self._leaves, self._args = leaves, args
+    # (a function using refs: its jaxpr on the refs, as traced; it runs discharged)
+    self.jaxpr = entry.closed if entry.state is None else entry.state.traced
+    out_avals = entry.closed.out_avals
+    self.out_info = tree_util.tree_unflatten(
+        entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
+                         for a in out_avals[:len(out_avals) - entry.n_ref_outs]])
+
+  def lower(self) -> "Lowered":
+    return Lowered(self._jitted, self._entry, self._leaves, self._args)
+
+
+class Lowered:
+  """The StableHLO of a jitted function for given argument types."""
+
+  def __init__(self, jitted: PjitFunction, entry: _CacheEntry, leaves=(), args=()) -> None:
+    from xjax._src.backend import lowering
+    self._jitted = jitted
+    self._entry = entry
+    closed = entry.closed
+    aliases = entry.donated and dispatch.donation_aliases(closed.in_avals, entry.donated,
+                                                          closed.out_avals)
+    spread = runtime.several_devices and jitted._spread_layouts(entry, leaves, args)
+    if spread and spread[0] is not None:
+      self._text = spmd.lower(closed, *spread, jitted._name)
+    else:
+      self._text = lowering.lower_module(closed.jaxpr, jitted._name, aliases=aliases,
+                                         embedded=dispatch.embedded_consts(closed))
+
+  def as_text(self, dialect: str | None = None, debug_info: bool = False) -> str:
+    return self._text
+
+  def compiler_ir(self, dialect: str | None = None):
+    """The module as jaxlib's MLIR ``ir.Module`` (``dialect='stablehlo'``, the default) or
+    as XLA's HLO computation (``dialect='hlo'``, printed by ``as_hlo_text()``)."""
+    from xjax._src.backend import runtime
+    if dialect in (None, "stablehlo"):
+      return runtime.mlir_module(self._text)
+    if dialect == "hlo":
+      return runtime.hlo_computation(self._text)
+    raise ValueError(f"compiler_ir: unknown dialect {dialect!r}; expected 'stablehlo' or 'hlo'")
+
+  def compile(self) -> "Compiled":
+    from xjax._src.backend import runtime
+    device = runtime.default_device()
+    compiled = self._entry.compiled.get(device)
+    if compiled is None:
+      compiled = self._entry.compiled[device] = dispatch.CompiledJaxpr(
+          self._entry.closed, device, self._jitted._name, self._entry.donated)
+    return Compiled(self._jitted, self._entry, compiled)
+
+
+class Compiled:
+  def __init__(self, jitted, entry, compiled) -> None:
+    self._jitted = jitted
+    self._entry = entry
+    self._compiled = compiled
+
+  def as_text(self) -> str:
+    return self._compiled.loaded().executable.hlo_text()
+
+  def cost_analysis(self):
+    return self._compiled.loaded().executable.cost_analysis()
+
+  def __call__(self, *args, **kwargs):
+    """Runs on the dynamic arguments only: the static ones were fixed when lowering."""
+    entry = self._entry
+    leaves, in_tree = flatten_call(args, kwargs)
+    if in_tree != entry.in_tree:
+      raise TypeError("Function compiled with input pytree does not match the input pytree "
+                      f"it was called with: compiled for {entry.in_tree[1]}, called with "
+                      f"{in_tree[1]}. Pass only the non-static arguments.")
+    if entry.state is not None:   # the refs' values in, their final values out
+      leaves, refs = entry.state.read(leaves)
+    avals = tuple(get_aval(x) for x in leaves)
+    if [(a.shape, a.dtype) for a in avals] != [(a.shape, a.dtype) for a in entry.in_avals]:
+      raise TypeError(
+          "Argument types differ from the types for which this computation was compiled: "
+          f"called with {', '.join(map(str, avals))}; compiled for "
+          f"{', '.join(map(str, entry.in_avals))}. Call .lower(...) again for the new types.")
+    outs = self._compiled(leaves, entry.in_avals, dispatch.pick_device(leaves)[1])
+    if entry.state is not None:
+      outs = entry.state.write(refs, outs)
+    return tree_util.tree_unflatten(entry.out_tree, outs)
+
+
+def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=None,
+        donate_argnums=None, donate_argnames=None, keep_unused: bool = False, device=None,
+        backend=None, inline: bool = False, in_shardings=None, out_shardings=None,
+        abstracted_axes=None, compiler_options=None):
+  """Compiles ``fun`` with XLA; traced once per distinct argument signature."""
+  if fun is None:
+    return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
+                         donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                         keep_unused=keep_unused, inline=inline, in_shardings=in_shardings,
+                         out_shardings=out_shardings)
+  return PjitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                      keep_unused, inline, in_shardings, out_shardings)
+
+
+def compiled_when_eager(fun: Callable | None = None, *, static_argnames=()):
+  """``fun``, a library function built from primitives, run as one compiled program per
+  argument signature when called on concrete values (as JAX jits its ``jax.numpy``), and
+  inline when traced, so jaxprs show its primitives.  A non-hashable value for a static
+  parameter runs it op by op instead."""
+  if fun is None:
+    return functools.partial(compiled_when_eager, static_argnames=static_argnames)
+  jitted = PjitFunction(fun, None, static_argnames, None, None, False, False)
+
+  @wraps(fun)
+  def call(*args, **kwargs):
+    if current_trace() is eval_trace:
+      try:
+        return jitted(*args, **kwargs)
+      except NonHashableStaticError:
+        pass
+    return fun(*args, **kwargs)
+  return call
+
+
+# ---------------------------------------------------------------------------------------
+# make_jaxpr and eval_shape
+
+class ShapeDtypeStruct:
+  """A shape and dtype standing in for an array (eval_shape, AOT lowering)."""
+  __slots__ = ("shape", "dtype", "weak_type", "sharding")
+
+  def __init__(self, shape, dtype, *, weak_type: bool = False, sharding=None) -> None:
+    from xjax._src.foundations import dtypes
+    self.shape = tuple(shape)
+    self.dtype = dtypes.dtype(dtype)  # as given: 64-bit types canonicalize in the aval
+    self.weak_type = weak_type
+    self.sharding = sharding
+
+  @classmethod
+  def like(cls, x) -> "ShapeDtypeStruct":
+    """The shape, dtype and weak type of ``x`` (an array, scalar or ShapeDtypeStruct),
+    with its sharding when it is committed to one."""
+    aval = get_aval(x)
+    sharding = getattr(x, "sharding", None) if getattr(x, "_committed", True) else None
+    return cls(aval.shape, aval.dtype, weak_type=aval.weak_type, sharding=sharding)
+
+  @property
+  def ndim(self) -> int:
+    return len(self.shape)
+
+  @property
+  def size(self) -> int:
+    import math
+    return math.prod(self.shape)
+
+  def __repr__(self) -> str:
+    weak = ", weak_type=True" if self.weak_type else ""
+    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+  def __eq__(self, other) -> bool:
+    return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+            and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+  def __hash__(self) -> int:
+    return hash((self.shape, self.dtype, self.weak_type))
+
+
+def _shape_dtype_struct_aval(s: ShapeDtypeStruct) -> ShapedArray:
+  from xjax._src.foundations import dtypes
+  return ShapedArray(s.shape, dtypes.canonicalize_dtype(s.dtype, allow_extended_dtype=True),
+                     s.weak_type)
+
+
+pytype_aval_mappings[ShapeDtypeStruct] = _shape_dtype_struct_aval
+
+
+def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False,
+               abstracted_axes=None):
+  """``make_jaxpr(f)(*args)`` returns the ClosedJaxpr of ``f`` traced at ``args``' types."""
+  static_argnums_n, static_argnames, sig = _normalize_static(fun, static_argnums, None)
+
+  @api_boundary
+  @wraps(fun)
+  def make(*args, **kwargs):
+    dyn_args, dyn_kwargs, statics, static_kw = _split_args(args, kwargs, static_argnums_n, ())
+    leaves, in_tree = flatten_call(dyn_args, dyn_kwargs)
+    names = _arg_names(sig, dyn_args, dyn_kwargs)
+    avals = [leaf.aval if isinstance(leaf, Tracer) else _valid_leaf_aval(leaf, fun, n)
+             for leaf, n in zip(leaves, names + ["?"] * len(leaves))]
+    debug = DebugInfo(fun_name(fun), fun_source(fun), names)
+    call = _rebuild_call(fun, len(args), statics, static_kw)
+    closed, out_tree = _trace_flat(call, in_tree, avals, debug)
+    if return_shape:
+      shapes = tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
+          a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])
+      return closed, shapes
+    return closed
+  return make
+
+
+@api_boundary
+def eval_shape(fun: Callable, *args, **kwargs):
+  """Output shapes/dtypes of ``fun(*args)`` without running it (no FLOPs)."""
+  leaves, in_tree = flatten_call(args, kwargs)
+  avals = [_valid_leaf_aval(x, fun, "?") if not isinstance(x, Tracer) else x.aval
+           for x in leaves]
+  debug = DebugInfo(fun_name(fun), fun_source(fun), [])
+  # A ShapeDtypeStruct in the output has no value: it stands for itself (as in JAX).
+  shaped = lambda x: ad.zeros_of(get_aval(x)) if isinstance(x, ShapeDtypeStruct) else x
+  closed, out_tree = _trace_flat(lambda a, k: tree_util.tree_map(shaped, fun(*a, **k)),
+                                 in_tree, avals, debug)
+  return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
+      a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])

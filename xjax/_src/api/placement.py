@@ -1,0 +1,235 @@
+"""Data placement and lifetime: ``device_put``/``device_get``, ``default_device``,
+``block_until_ready``, ``live_arrays`` and ``clear_caches``.
+
+Arrays are *committed* to a device when placed there explicitly (``device_put(x, d)``,
+``device=``); computations follow committed data (see ``dispatch.pick_device``).  Host data
+and uncommitted arrays live on the default device.
+"""
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+
+from xjax._src.foundations import tree_util
+from xjax._src.execution.array import Array, make_array
+from xjax._src.backend import runtime
+from xjax._src.foundations.config import config
+from xjax._src.core.avals import MemorySpace
+from xjax._src.core.trace import Tracer, current_trace, eval_trace
+from xjax._src.primitives.lax.device_put import ArrayCopySemantics, copy_semantics, device_put_p
+from xjax._src.execution import spmd
+from xjax._src.foundations.sharding import (AxisType, IndivisibleError, Mesh, NamedSharding,
+                                            PartitionSpec, Sharding, context_mesh)
+
+
+def resolve_device(device):
+  """The runtime device that a ``device=`` argument names (a Device or a single-device
+  Sharding); ValueError for anything else, or for a device no backend of ours owns."""
+  if isinstance(device, runtime.Device):
+    target = device
+  elif getattr(device, "_device", None) is not None:  # SingleDeviceSharding
+    target = device._device
+  elif isinstance(device, NamedSharding) and isinstance(device.mesh, Mesh):
+    target = device.mesh.devices.flat[0]
+  else:
+    raise ValueError("`xjax.device_put` only accepts `None`, `xjax.sharding.Sharding`, "
+                     "`xjax.Device` or a pytree of these values. Received invalid value: "
+                     f"{device!r}")
+  if not runtime.owns_device(target):
+    raise ValueError(f"{target!r} belongs to another runtime client than xjax's "
+                     f"{target.platform} backend; use a device from xjax.devices().")
+  return target
+
+
+def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
+  """Places the leaves of ``x`` on ``device``, committed; without a device, arrays stay
+  where they are and host values go uncommitted to the default device.  Arrays already on
+  other devices are copied device to device in one batched transfer."""
+  if isinstance(device, MemorySpace):
+    return _put_in_memory(x, device)
+  if isinstance(device, PartitionSpec):  # over the context mesh (jax.set_mesh)
+    mesh = context_mesh()
+    if mesh is None or mesh.empty:
+      raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to "
+                       "device_put")
+    device = NamedSharding(mesh, device)
+  leaves, tree = tree_util.tree_flatten(x)
+  spread = isinstance(device, Sharding) and len(device.device_set) > 1
+  if not spread and any(isinstance(leaf, Tracer) for leaf in leaves):  # staged, as JAX
+    n = len(leaves)
+    out = device_put_p.bind(*leaves, devices=(device,) * n, srcs=(src,) * n,
+                            copy_semantics=(copy_semantics(donate, may_alias),) * n)
+    return tree_util.tree_unflatten(tree, out)
+  if device is None:
+    out = [leaf if isinstance(leaf, Array) else make_array(leaf) for leaf in leaves]
+    return tree_util.tree_unflatten(tree, out)
+  if spread:
+    return tree_util.tree_unflatten(tree, [_put_spread(leaf, device) for leaf in leaves])
+  target = resolve_device(device)
+  # A sharding over a mesh of one device stays the array's reported sharding.
+  committed = device if isinstance(device, NamedSharding) else True
+  out = list(leaves)
+  moves = []
+  for i, leaf in enumerate(leaves):
+    if isinstance(leaf, Tracer):
+      continue
+    if isinstance(leaf, Array):
+      leaf._check_alive()
+      if leaf.device == target:
+        out[i] = Array._from_buffer(leaf._buf, leaf.aval, committed)
+      else:
+        moves.append(i)
+    else:
+      out[i] = make_array(leaf, device=target, committed=committed)
+  if moves:
+    copies = runtime.copy_to_devices([leaves[i]._buf for i in moves], [target] * len(moves))
+    for i, buf in zip(moves, copies):
+      out[i] = Array._from_buffer(buf, leaves[i].aval, committed)
+      if donate:
+        leaves[i].delete()
+  return tree_util.tree_unflatten(tree, out)
+
+
+def _put_in_memory(x, space: MemorySpace):
+  """``device_put(x, jax.memory.Space.Device)``: the leaves committed where they are (host
+  values to the default device); xjax has no other memory space to put them in."""
+  if space is MemorySpace.Any:
+    raise AssertionError("jax.memory.Space.Any names no memory to place an array in; use "
+                         "jax.memory.Space.Device.")
+  if space is MemorySpace.Host:
+    raise NotImplementedError("device_put to jax.memory.Space.Host: xjax keeps every array in "
+                              "device memory (no memory spaces in its types); see "
+                              "docs/differences.md.")
+  leaves, tree = tree_util.tree_flatten(x)
+  if any(isinstance(leaf, Tracer) for leaf in leaves):  # staged, as JAX
+    n = len(leaves)
+    out = device_put_p.bind(*leaves, devices=(space,) * n, srcs=(None,) * n,
+                            copy_semantics=(ArrayCopySemantics.REUSE_INPUT,) * n)
+    return tree_util.tree_unflatten(tree, out)
+  out = []
+  for leaf in leaves:
+    if not isinstance(leaf, Array):
+      leaf = make_array(leaf)
+    leaf._check_alive()
+    single = not runtime.is_spread(leaf._buf)
+    out.append(Array._from_buffer(leaf._buf, leaf.aval, leaf._committed or True)
+               if single else leaf)
+  return tree_util.tree_unflatten(tree, out)
+
+
+def _device_put_impl(*xs, devices, srcs, copy_semantics):
+  """``device_put_p`` on concrete values: each placed as ``device_put`` places it."""
+  return [device_put(x, d, src=s, donate=c is ArrayCopySemantics.DONATE_INPUT,
+                     may_alias=c is not ArrayCopySemantics.ALWAYS_COPY)
+          for x, d, s, c in zip(xs, devices, srcs, copy_semantics)]
+
+
+device_put_p.impl = _device_put_impl
+
+
+def _put_spread(leaf, sharding):
+  """``leaf`` laid out over the devices of ``sharding`` (a constraint when traced)."""
+  if isinstance(leaf, Tracer):
+    from xjax._src.primitives.lax.sharding_constraint import with_sharding_constraint
+    return with_sharding_constraint(leaf, sharding)
+  try:
+    return spmd.put(leaf, sharding)
+  except IndivisibleError:
+    raise
+  except ValueError as e:
+    raise ValueError(f"One of device_put args is incompatible with its sharding annotation "
+                     f"{sharding!r}: {e}") from None
+
+
+def device_get(x):
+  """The leaves of ``x`` as NumPy arrays (every copy to the host is started first)."""
+  leaves, tree = tree_util.tree_flatten(x)
+  for leaf in leaves:
+    if isinstance(leaf, Array):
+      leaf.copy_to_host_async()
+  return tree_util.tree_unflatten(
+      tree, [np.asarray(leaf) if isinstance(leaf, Array) else leaf for leaf in leaves])
+
+
+def block_until_ready(x):
+  """Waits until every array in ``x`` is computed; returns ``x``."""
+  for leaf in tree_util.tree_leaves(x):
+    if isinstance(leaf, Array):
+      leaf.block_until_ready()
+  return x
+
+
+def default_device(device):
+  """Context manager: uncommitted data and computations go to ``device`` (a Device or a
+  platform name) inside the block (``jax.default_device``)."""
+  return config._override("jax_default_device", device)
+
+
+def live_arrays(platform: str | None = None) -> list:
+  """The Arrays whose buffers are alive on ``platform``'s backend (default: the default
+  backend).  It walks the heap, so it is meant for debugging memory, not for hot loops."""
+  live = {id(b) for b in runtime.live_buffers(platform)}
+  return [o for o in gc.get_objects() if type(o) is Array and id(o._buf) in live]
+
+
+def clear_caches() -> None:
+  """Drops the compilation and tracing caches: every jitted function's traces and
+  executables, and the executables of eager primitives."""
+  from xjax._src.execution import dispatch
+  from xjax._src.api import jit
+  jit._clear_function_caches()
+  dispatch.clear_caches()
+
+
+def clear_backends() -> None:
+  """``jax.extend.backend.clear_backends``: forgets the runtime clients and everything made
+  for them; live Arrays on one device move (through the host) to the same device of the new
+  clients, so they keep working as in JAX."""
+  moving = []
+  for x in gc.get_objects():
+    if type(x) is Array and not x._buf.is_deleted():
+      devices = list(runtime.buf_device_set(x._buf))
+      if len(devices) != 1:
+        raise NotImplementedError(
+            "clear_backends: an Array spread over several devices is alive; xjax can move "
+            "only single-device Arrays to the new clients. Delete it (or gather it with "
+            "np.asarray) first.")
+      moving.append((x, np.asarray(x._buf), devices[0].platform, devices[0].id))
+  runtime.clear_backends()
+  for x, host, platform, device_id in moving:
+    device = next(d for d in runtime.backend(platform).devices() if d.id == device_id)
+    x._buf = runtime.put(host, device)
+
+
+def _to_device(self, device, *, stream=None) -> Array:
+  """A copy committed to ``device`` (the array API's ``to_device``)."""
+  return device_put(self, device)
+
+
+Array.to_device = _to_device  # installed here: Array's layer sits below placement
+
+
+_EMPTY_MESH = Mesh(np.empty((), dtype=object), ())
+
+
+def get_mesh() -> Mesh:
+  """The concrete mesh of the innermost ``with mesh:`` block (an empty mesh outside);
+  only outside ``jit``, where ``get_abstract_mesh`` is the one to ask."""
+  if current_trace() is not eval_trace:
+    raise ValueError("`get_mesh` can only be used outside of `jax.jit`. Maybe you want "
+                     "`jax.sharding.get_abstract_mesh()`?")
+  return context_mesh() or _EMPTY_MESH
+
+
+def make_mesh(axis_shapes, axis_names, *, devices=None, axis_types=None) -> Mesh:
+  """A mesh of ``axis_shapes`` over the first devices (all of them must be used up)."""
+  axis_shapes = tuple(int(s) for s in axis_shapes)
+  devices = list(runtime.devices() if devices is None else devices)
+  size = int(np.prod(axis_shapes, dtype=np.int64))
+  if size != len(devices):
+    raise ValueError(f"Number of devices {len(devices)} must equal the product of "
+                     f"mesh_shape {axis_shapes}")
+  if axis_types is None:
+    axis_types = (AxisType.Explicit,) * len(axis_shapes)
+  return Mesh(np.array(devices, dtype=object).reshape(axis_shapes), axis_names, axis_types)

@@ -1,0 +1,192 @@
+"""``pmap``: one SPMD program over the local devices, one member of the mapped axis each.
+
+``pmap(f)`` is a jitted ``shard_map`` over a one-axis mesh of the first ``n`` devices (``n``
+the mapped size): each device receives its slice of the mapped axis (moved to the front),
+runs ``f`` on it, and the results are joined along ``out_axes``.  Collectives over
+``axis_name`` are XLA collectives among the devices.  Results are Arrays split over the
+devices (``NamedSharding(Mesh(devices, (axis_name,)), P(axis_name))``).
+"""
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+import numpy as np
+
+from xjax._src.foundations import tree_util
+from xjax._src.backend import runtime
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import batching
+from xjax._src.api.jit import jit
+from xjax._src.primitives.lax import shapes
+from xjax._src.primitives.lax.shard_map import shard_map
+from xjax._src.foundations.sharding import Mesh, PartitionSpec
+from xjax._src.foundations.wrapping import wraps
+
+_ANONYMOUS = "_internal_pmap_axis_name"
+
+
+def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
+         static_broadcasted_argnums=(), devices=None, backend=None, axis_size=None,
+         donate_argnums=()) -> Callable:
+  """Maps ``fun`` over axis ``in_axes`` of its arguments, one member per device."""
+  static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) else (
+      tuple(static_broadcasted_argnums))
+  name = _ANONYMOUS if axis_name is None else axis_name
+  pool = list(devices) if devices is not None else runtime.local_devices(backend=backend)
+
+  meshes: dict = {}  # size -> Mesh of the first `size` devices of the pool
+  hashed: dict = {}  # (keywords given, argument count) -> (dynamic axes, their hashable form)
+  hashed_out = _hashable(out_axes)
+
+  @wraps(fun)
+  def mapped(*args, **kwargs):
+    if kwargs:  # keyword arguments are mapped over their leading axis, as in JAX
+      axes = tuple(in_axes) if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
+      return run(_WithKeywords(fun), (*args, kwargs), (*axes, 0), True)
+    return run(fun, args, in_axes, False)
+
+  def run(fun, args, in_axes, keywords):
+    dyn = [a for i, a in enumerate(args) if i not in static]
+    memo = hashed.get((keywords, len(args)))
+    if memo is None:
+      axes = in_axes
+      if isinstance(in_axes, (tuple, list)) and static:
+        axes = tuple(ax for i, ax in enumerate(in_axes) if i not in static)
+      memo = hashed[keywords, len(args)] = (axes, _hashable(axes))
+    axes, axes_key = memo
+    per_leaf = _leaf_axes(dyn, axes)
+    sizes = {get_aval(x).shape[a] for x, a in zip(tree_util.tree_leaves(dyn), per_leaf)
+             if a is not None}
+    if len(sizes) > 1:
+      raise ValueError(f"pmap got inconsistent sizes for array axes to be mapped: "
+                       f"{sorted(sizes)}; every mapped axis must have the same size.")
+    size = axis_size if axis_size is not None else _mapped_size(dyn, per_leaf)
+    if size > len(pool):
+      raise ValueError(f"compiling computation that requires {size} logical devices, but only "
+                       f"{len(pool)} XLA devices are available (num_replicas={size})")
+    mesh = meshes.get(size)
+    if mesh is None:
+      mesh = meshes[size] = Mesh(np.array(pool[:size], dtype=object), (name,))
+    return _compiled(fun, args, static, axes_key, hashed_out, mesh, name)(*dyn)
+  return mapped
+
+
+@functools.lru_cache(maxsize=256)
+def _program(fun, statics, static_pos, n_args, axes, out_axes, mesh, name):
+  """The jitted shard_map for one function, static arguments and mesh."""
+  static_values = dict(zip(static_pos, statics))
+
+  def body(*dyn_args):
+    it = iter(dyn_args)
+    return fun(*[static_values[i].value if i in static_values else next(it)
+                 for i in range(n_args)])
+
+  def program(*dyn_args):
+    leaves, tree = tree_util.tree_flatten(dyn_args)
+    leaf_axes = _leaf_axes(list(dyn_args), _unhash(axes))
+    fronted = [x if a is None else batching.moveaxis(x, a, 0) for x, a in zip(leaves, leaf_axes)]
+    specs = [PartitionSpec() if a is None else PartitionSpec(name) for a in leaf_axes]
+
+    def per_device(*blocks):
+      ins = [b if a is None else shapes.reshape(b, get_aval(b).shape[1:])
+             for b, a in zip(blocks, leaf_axes)]
+      out = body(*tree_util.tree_unflatten(tree, ins))
+      out_leaves, out_tree = tree_util.tree_flatten(out)
+      flat_axes = _out_leaf_axes(out, _unhash(out_axes))
+      box.append((out_tree, flat_axes))
+      return [o if a is None else shapes.reshape(o, (1,) + get_aval(o).shape)
+              for o, a in zip(out_leaves, flat_axes)]
+
+    box: list = []
+
+    def out_specs():  # known once the body is traced: out_axes follow its outputs
+      return [PartitionSpec() if a is None else PartitionSpec(name) for a in box[0][1]]
+
+    outs = shard_map(per_device, mesh=mesh, in_specs=tuple(specs), out_specs=out_specs,
+                     check_vma=False)(*fronted)
+    out_tree, flat_axes = box[0]
+    outs = [o if a is None else batching.moveaxis(o, 0, a) for o, a in zip(outs, flat_axes)]
+    return tree_util.tree_unflatten(out_tree, outs)
+  return jit(program)
+
+
+class _WithKeywords:
+  """``fun`` called with its last positional argument (a dict) spread as keywords."""
+  __slots__ = ("fun",)
+
+  def __init__(self, fun) -> None:
+    self.fun = fun
+
+  def __call__(self, *args):
+    return self.fun(*args[:-1], **args[-1])
+
+  def __eq__(self, other) -> bool:
+    return isinstance(other, _WithKeywords) and self.fun == other.fun
+
+  def __hash__(self) -> int:
+    return hash(self.fun)
+
+
+class _Static:
+  __slots__ = ("value",)
+
+  def __init__(self, value) -> None:
+    self.value = value
+
+  def __eq__(self, other) -> bool:
+    return isinstance(other, _Static) and self.value == other.value
+
+  def __hash__(self) -> int:
+    return hash(self.value)
+
+
+def _hashable(tree):
+  return (tree_util.tree_structure(tree, is_leaf=lambda x: x is None),
+          tuple(tree_util.tree_leaves(tree, is_leaf=lambda x: x is None)))
+
+
+def _unhash(pair):
+  return tree_util.tree_unflatten(*pair)
+
+
+def _compiled(fun, args, static, axes_key, out_axes_key, mesh, name):
+  statics = tuple(_Static(args[i]) for i in static if i < len(args))
+  return _program(fun, statics, tuple(i for i in static if i < len(args)), len(args),
+                  axes_key, out_axes_key, mesh, name)
+
+
+def _leaf_axes(args, in_axes) -> list:
+  """The mapped axis of every leaf of ``args`` (None: broadcast), normalized."""
+  axes = in_axes if isinstance(in_axes, (tuple, list)) else [in_axes] * len(args)
+  out = []
+  for arg, ax in zip(args, axes):
+    leaves = tree_util.tree_leaves(arg)
+    flat = [ax] * len(leaves) if isinstance(ax, int) or ax is None else (
+        tree_util.tree_leaves(ax, is_leaf=lambda x: x is None))
+    for x, a in zip(leaves, flat):
+      ndim = get_aval(x).ndim
+      if a is not None and not -ndim <= a < ndim:
+        raise ValueError(f"pmap was asked to map an argument over axis {a}, which needs rank "
+                         f"at least {a + 1 if a >= 0 else -a}, but the argument has shape "
+                         f"{get_aval(x).shape}. Pass in_axes=None for it to broadcast it.")
+      out.append(None if a is None else a % ndim)
+  return out
+
+
+def _out_leaf_axes(out, out_axes) -> list:
+  leaves = tree_util.tree_leaves(out)
+  if isinstance(out_axes, int) or out_axes is None:
+    return [out_axes] * len(leaves)
+  flat = []
+  for sub, ax in zip(out if isinstance(out, (tuple, list)) else [out],
+                     out_axes if isinstance(out_axes, (tuple, list)) else [out_axes]):
+    flat += [ax] * len(tree_util.tree_leaves(sub))
+  return flat
+
+
+def _mapped_size(args, leaf_axes) -> int:
+  for leaf, ax in zip(tree_util.tree_leaves(args), leaf_axes):
+    if ax is not None:
+      return get_aval(leaf).shape[ax]
+  raise ValueError("pmap needs at least one mapped argument (or axis_size)")

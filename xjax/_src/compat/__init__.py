@@ -1,0 +1,2 @@
+"""What `install_as_jax` presents: the `jax` import redirection and the `jax._src` names
+libraries use."""

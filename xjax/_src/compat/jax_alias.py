@@ -1,0 +1,122 @@
+"""Running unmodified JAX programs: `install_as_jax()` makes `import jax` (and every
+`jax.<submodule>` import) resolve to xjax, through a finder placed first on `sys.meta_path`.
+
+`jax` itself is a thin module that forwards attribute lookups to `xjax` but reports the JAX
+version xjax implements; `jax.numpy` and the other submodules *are* the xjax modules.  A
+submodule xjax lacks raises ModuleNotFoundError instead of falling through to an installed
+JAX.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import types
+
+JAX_VERSION = "0.10.2"
+_DIFFERENCES = "docs/differences.md"
+_PRIVATE_COMPAT = "xjax._src.compat.jax_private_compat"   # what `jax._src` names
+
+
+class _JaxModule(types.ModuleType):
+  """`jax`: forwards to `xjax`, with JAX's version."""
+
+  def __getattr__(self, name):
+    import xjax
+    if name in ("_src", "version"):  # JAX's private modules and its version module
+      return importlib.import_module("jax." + name)
+    try:
+      return getattr(xjax, name)
+    except AttributeError:
+      if not name.startswith("_") and importlib.util.find_spec("xjax." + name) is not None:
+        return importlib.import_module("jax." + name)    # submodules, as `jax.ops`
+      raise AttributeError(f"module 'jax' has no attribute '{name}' (xjax does not provide "
+                           f"'xjax.{name}'; see {_DIFFERENCES})") from None
+
+  def __dir__(self):
+    import xjax
+    return sorted(set(dir(xjax)) | set(self.__dict__))
+
+
+class _ExistingModuleLoader(importlib.abc.Loader):
+  """Loads `jax.X` as the already-imported module `xjax.X` (same object)."""
+
+  def __init__(self, target: str) -> None:
+    self.target = target
+
+  def create_module(self, spec):
+    if spec.name == "jax":
+      import xjax
+      module = _JaxModule("jax", xjax.__doc__)
+      module.__path__ = list(xjax.__path__)
+      module.__version__ = JAX_VERSION
+      module.__version_info__ = _version_info(JAX_VERSION)
+      return module
+    module = importlib.import_module(self.target)
+    self._own_spec = module.__spec__
+    return module
+
+  def exec_module(self, module):
+    if module.__name__ != "jax":     # keep xjax.X's own spec (the import system set jax.X's)
+      module.__spec__ = self._own_spec
+
+
+class _VersionLoader(importlib.abc.Loader):
+  """`jax.version`: the JAX version xjax implements (libraries compare it), and the jaxlib
+  that runs it."""
+
+  def create_module(self, spec):
+    return None
+
+  def exec_module(self, module):
+    from xjax._src.backend.runtime import JAXLIB_VERSION
+    module.__version__ = module._version = JAX_VERSION
+    module.__version_info__ = _version_info(JAX_VERSION)
+    module._minimum_jaxlib_version = JAXLIB_VERSION
+    module._minimum_jaxlib_version_info = _version_info(JAXLIB_VERSION)
+
+
+def _version_info(version: str) -> tuple:
+  return tuple(int(p) for p in version.split("."))
+
+
+class _JaxAliasFinder(importlib.abc.MetaPathFinder):
+
+  def find_spec(self, fullname, path=None, target=None):
+    if fullname != "jax" and not fullname.startswith("jax."):
+      return None
+    if fullname == "jax.version":
+      return importlib.machinery.ModuleSpec(fullname, _VersionLoader())
+    private = fullname == "jax._src" or fullname.startswith("jax._src.")
+    xname = _PRIVATE_COMPAT + fullname[len("jax._src"):] if private else "x" + fullname
+    try:
+      found = importlib.util.find_spec(xname)
+    except ModuleNotFoundError:
+      found = None
+    if found is None and private:
+      raise ModuleNotFoundError(
+          f"No module named '{fullname}': xjax's compatibility surface for JAX's private "
+          f"modules ({_PRIVATE_COMPAT}) does not provide it; see {_DIFFERENCES}, section "
+          f"'Compatibility surface: jax._src'", name=fullname)
+    if found is None:
+      raise ModuleNotFoundError(
+          f"No module named '{fullname}': xjax, standing in for jax, has no module "
+          f"'{xname}' (see {_DIFFERENCES} for what xjax does not provide)", name=fullname)
+    is_package = found.submodule_search_locations is not None
+    return importlib.machinery.ModuleSpec(fullname, _ExistingModuleLoader(xname),
+                                          is_package=is_package)
+
+
+_FINDER = _JaxAliasFinder()
+
+
+def install_as_jax() -> None:
+  """Makes `import jax` and `import jax.<submodule>` import xjax from now on."""
+  present = sys.modules.get("jax")
+  if present is not None and not isinstance(present, _JaxModule):
+    raise RuntimeError("install_as_jax: the real `jax` is already imported in this process; "
+                       "call xjax.install_as_jax() before anything imports jax.")
+  if _FINDER not in sys.meta_path:
+    sys.meta_path.insert(0, _FINDER)

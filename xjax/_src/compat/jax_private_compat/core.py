@@ -1,0 +1,19 @@
+"""`jax._src.core`: the abstract values, primitives and trace state libraries reach for
+(flax's fp8 dtype rules, numpyro's trace check)."""
+from xjax._src.core.avals import ShapedArray, physical_aval  # noqa: F401
+from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var,  # noqa: F401
+                                  jaxpr_as_fun)
+from xjax._src.core.trace import Primitive, Trace, Tracer, current_trace, eval_trace
+from xjax._src.core.values import get_aval  # noqa: F401
+from xjax._src.compat.jax_private_compat import missing
+
+AbstractValue = ShapedArray
+
+
+def trace_state_clean() -> bool:
+  """Whether no transformation is under way (the evaluation trace is the current one)."""
+  return current_trace() is eval_trace
+
+
+def __getattr__(name: str):
+  raise missing("jax._src.core", name)

@@ -1,0 +1,2 @@
+"""Arrays and execution: `Array`, running primitives and compiled jaxprs, programs over several
+devices."""

@@ -1,0 +1,363 @@
+"""``xjax.Array``: an immutable array backed by one device buffer.
+
+Operators and most methods are attached by ``xjax._src.libraries.numpy.array_methods`` (they
+delegate to ``xjax.numpy``) and are shared with tracers.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.backend import runtime
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.trace import _immutable_message
+from xjax._src.core import values
+from xjax._src.core.jaxpr_cache import bounded_put
+from xjax._src.foundations.sharding import Sharding, SingleDeviceSharding
+
+
+class Array:
+  """An immutable n-dimensional array on a device (``jax.Array``).
+
+  ``_committed`` is False, True, or -- for an array placed with a sharding over a mesh of
+  one device -- that sharding, which ``sharding`` then reports (as JAX does)."""
+  __slots__ = ("_buf", "aval", "_committed", "_npy", "__weakref__")
+  __array_priority__ = 100
+
+  def __init__(self, *args, **kwargs) -> None:
+    raise TypeError("xjax.Array cannot be constructed directly; use xjax.numpy.asarray "
+                    "or xjax.device_put.")
+
+  @classmethod
+  def _from_buffer(cls, buf, aval: ShapedArray, committed=False) -> "Array":
+    self = object.__new__(cls)
+    self._buf = buf
+    self.aval = aval
+    self._committed = committed
+    self._npy = None
+    return self
+
+  # -- static facts ----------------------------------------------------------------------
+  @property
+  def shape(self) -> tuple:
+    return self.aval.shape
+
+  @property
+  def dtype(self) -> np.dtype:
+    return self.aval.dtype
+
+  @property
+  def ndim(self) -> int:
+    return len(self.aval.shape)
+
+  @property
+  def size(self) -> int:
+    return self.aval.size
+
+  @property
+  def weak_type(self) -> bool:
+    return self.aval.weak_type
+
+  @property
+  def itemsize(self) -> int:
+    return self.aval.dtype.itemsize
+
+  @property
+  def nbytes(self) -> int:
+    return self.size * self.itemsize
+
+  @property
+  def committed(self) -> bool:
+    return bool(self._committed)
+
+  # -- host values -----------------------------------------------------------------------
+  def _value(self) -> np.ndarray:
+    if dtypes.is_extended(self.aval.dtype):
+      raise TypeError(
+          f"xjax array with {self.aval.dtype} dtype (an array of PRNG keys) cannot be "
+          "converted to a NumPy array or Python value. Use xjax.random.key_data(arr) to get "
+          "the underlying uint32 array.")
+    self._check_alive()  # also when a host copy is cached: a donated array is gone
+    if self._npy is None:
+      value = runtime.to_host(self._buf)
+      if value.dtype != self.aval.dtype:
+        value = value.astype(self.aval.dtype)
+      value.flags.writeable = False
+      self._npy = value
+    return self._npy
+
+  def _physical_value(self) -> np.ndarray:
+    """The stored host data: for PRNG keys, the uint32 array holding them."""
+    self._check_alive()
+    return runtime.to_host(self._buf)
+
+  def _check_alive(self) -> None:
+    if self._buf.is_deleted():
+      raise RuntimeError(f"Array has been deleted with shape={self.aval.update(weak_type=False)}."
+                         " Its buffer was freed by .delete() or donated to a jitted "
+                         "computation (donate_argnums/donate_argnames).")
+
+  def __array__(self, dtype=None, copy=None):
+    value = self._value()
+    if copy:
+      return np.array(value, dtype=dtype, copy=True)
+    if dtype is None or np.dtype(dtype) == value.dtype:
+      return value
+    if copy is False:
+      raise ValueError("Unable to avoid copy while creating an array as requested: converting "
+                       f"{value.dtype} to {np.dtype(dtype)} copies. Pass copy=None to allow it.")
+    return value.astype(dtype)
+
+  def item(self, *args):
+    return self._value().item(*args)
+
+  def tolist(self):
+    return self._value().tolist()
+
+  def __bool__(self) -> bool:
+    return bool(self._value())
+
+  def _check_scalar(self) -> None:
+    if self.ndim:
+      raise TypeError("Only scalar arrays can be converted to Python scalars; "
+                      f"got arr.ndim={self.ndim}")
+
+  def __int__(self) -> int:
+    self._check_scalar()
+    return int(self._value())
+
+  def __float__(self) -> float:
+    self._check_scalar()
+    return float(self._value())
+
+  def __complex__(self) -> complex:
+    self._check_scalar()
+    return complex(self._value())
+
+  def __index__(self) -> int:
+    if not dtypes.is_integer(self.dtype) and self.dtype != np.bool_:
+      raise TypeError(f"only integer arrays can be used as an index, got {self.dtype}")
+    if self.ndim:
+      raise TypeError("only integer scalar arrays can be converted to a scalar index")
+    return self._value().__index__()
+
+  def __len__(self) -> int:
+    if not self.aval.shape:
+      raise TypeError("len() of unsized object")
+    return self.aval.shape[0]
+
+  def __hash__(self):
+    raise TypeError("unhashable type: 'Array'. Arrays are mutable-looking buffers and are "
+                    "not hashable; use a tuple or a NumPy scalar as a dict key or static "
+                    "argument.")
+
+  def __setitem__(self, idx, value):
+    raise TypeError(_immutable_message(type(self).__name__))
+
+  def __reduce__(self):
+    if dtypes.is_extended(self.dtype):  # PRNG keys: their stored data and their dtype
+      return (_reconstruct_extended, (self._physical_value(), self.aval))
+    return (_reconstruct, (np.asarray(self._value()), self.aval.weak_type))
+
+  def __copy__(self) -> "Array":
+    """A new Array with its own buffer on the same device (as JAX, not ``self``)."""
+    self._check_alive()
+    if runtime.is_spread(self._buf):
+      return Array._from_buffer(runtime.put_sharded(self._physical_value(), self.sharding,
+                                                    self.weak_type), self.aval, True)
+    return Array._from_buffer(runtime.copy_buffer(self._buf), self.aval, self._committed)
+
+  def __deepcopy__(self, memo) -> "Array":
+    return self.__copy__()
+
+  # -- printing --------------------------------------------------------------------------
+  def __repr__(self) -> str:
+    self._check_alive()
+    if dtypes.is_extended(self.dtype):  # PRNG keys: show the data they are stored as
+      return (f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n"
+              f"{self._physical_value()}")
+    prefix = "Array("
+    value = self._value()
+    if value.size == 0 and value.ndim > 0:
+      body = f"[], shape={self.shape}"
+    else:
+      body = np.array2string(value, prefix=prefix, separator=", ", suffix=",")
+    dtype_str = f"dtype={self.dtype.name}"
+    if self.aval.weak_type:
+      dtype_str += ", weak_type=True"
+    # JAX's layout: a dtype that would overflow the last line is set off by wide spacing
+    last_line_len = len(body) - body.rfind("\n") + 1
+    too_long = last_line_len + len(dtype_str) + 1 > np.get_printoptions()["linewidth"]
+    sep = " " * len(prefix) if too_long else " "
+    return f"{prefix}{body},{sep}{dtype_str})"
+
+  def __str__(self) -> str:
+    if dtypes.is_extended(self.dtype):
+      return repr(self)
+    return str(self._value())
+
+  def __format__(self, spec) -> str:
+    if self.ndim == 0:
+      return format(self._value()[()], spec)
+    if spec:
+      raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
+    return str(self)
+
+  # -- devices and lifetime --------------------------------------------------------------
+  def devices(self) -> set:
+    self._check_alive()
+    if runtime.is_spread(self._buf):
+      return set(self.sharding.device_set)
+    return {runtime.buf_device(self._buf)}
+
+  @property
+  def device(self):
+    """The array's device; for an array over several devices, its sharding (as JAX)."""
+    self._check_alive()
+    if runtime.is_spread(self._buf):
+      return self.sharding
+    return runtime.buf_device(self._buf)
+
+  @property
+  def sharding(self):
+    if runtime.is_spread(self._buf):
+      return runtime.buf_sharding(self._buf)
+    if isinstance(self._committed, Sharding):
+      return self._committed
+    return SingleDeviceSharding(self.device)
+
+  def block_until_ready(self) -> "Array":
+    self._check_alive()
+    self._buf.block_until_ready()
+    return self
+
+  def is_ready(self) -> bool:
+    self._check_alive()
+    return self._buf.is_ready()
+
+  def delete(self) -> None:
+    self._buf.delete()
+    self._npy = None
+
+  def is_deleted(self) -> bool:
+    return self._buf.is_deleted()
+
+  def copy_to_host_async(self) -> None:
+    """Starts the device-to-host copy that ``np.asarray`` will then wait for."""
+    self._check_alive()
+    if self._npy is None and not dtypes.is_extended(self.aval.dtype):
+      runtime.copy_to_host_async(self._buf)
+
+  def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """A DLPack capsule viewing this array's buffer (no copy)."""
+    self._check_alive()
+    if dtypes.is_extended(self.aval.dtype):
+      raise TypeError(f"xjax arrays of {self.aval.dtype} (PRNG keys) cannot be exported with "
+                      "DLPack; export xjax.random.key_data(keys) instead.")
+    if copy:
+      return runtime.to_dlpack(runtime.copy_buffer(self._buf), stream)
+    return runtime.to_dlpack(self._buf, stream)
+
+  def __dlpack_device__(self) -> tuple:
+    return runtime.dlpack_device(self.device)
+
+  def on_device_size_in_bytes(self) -> int:
+    return self._buf.on_device_size_in_bytes()
+
+  def addressable_data(self, index: int) -> "Array":
+    shards = self.addressable_shards
+    if not -len(shards) <= index < len(shards):
+      raise IndexError(f"addressable_data index {index} out of range: the array has "
+                       f"{len(shards)} shard(s)")
+    return shards[index].data
+
+  @property
+  def global_shards(self) -> list:
+    return self.addressable_shards
+
+  def unsafe_buffer_pointer(self) -> int:
+    return self._buf.unsafe_buffer_pointer()
+
+  @property
+  def is_fully_addressable(self) -> bool:
+    return self._buf._sharding.is_fully_addressable
+
+  @property
+  def is_fully_replicated(self) -> bool:
+    return self.sharding.is_fully_replicated
+
+  @property
+  def addressable_shards(self) -> list:
+    """Each device's piece: its device, its index into the array, and its data."""
+    self._check_alive()
+    if not runtime.is_spread(self._buf):
+      return [Shard(self.device, tuple(slice(None) for _ in self.shape), 0, self)]
+    sharding = self.sharding
+    index = sharding.devices_indices_map(self.shape)
+    aval = self.aval.update(shape=sharding.shard_shape(self.shape))
+    seen: dict = {}
+    out = []
+    for buf in runtime.shards(self._buf):
+      device = runtime.buf_device(buf)
+      key = repr(index[device])
+      replica = seen[key] = seen.get(key, -1) + 1
+      out.append(Shard(device, index[device], replica, Array._from_buffer(buf, aval, True)))
+    return out
+
+
+class Shard:
+  """One device's piece of an Array (``jax.Shard``)."""
+  __slots__ = ("device", "index", "replica_id", "data")
+
+  def __init__(self, device, index: tuple, replica_id: int, data: Array) -> None:
+    self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+  def __repr__(self) -> str:
+    return (f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, "
+            f"data={self.data})")
+
+
+def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:
+  return make_array(value, weak_type=weak_type)
+
+
+def _reconstruct_extended(stored: np.ndarray, aval: ShapedArray) -> Array:
+  return Array._from_buffer(runtime.put(stored, runtime.default_device()), aval)
+
+
+def make_array(value, device=None, committed=False, weak_type: bool | None = None,
+               dtype=None) -> Array:
+  """A new Array holding a copy of a host value (Python scalar or NumPy array)."""
+  aval = values.get_aval(value)
+  if dtype is not None:
+    aval = ShapedArray(aval.shape, dtypes.canonicalize_dtype(dtype), aval.weak_type)
+  if weak_type is not None:
+    aval = aval.update(weak_type=weak_type)
+  host = np.asarray(value, dtype=aval.dtype)
+  device = runtime.default_device() if device is None else device
+  return Array._from_buffer(runtime.put(host, device), aval, committed)
+
+
+values.pytype_aval_mappings[Array] = lambda x: x.aval
+
+
+_SCALAR_ARRAYS: dict = {}
+runtime.register_backend_cache(_SCALAR_ARRAYS)
+# Few: a loop over many distinct scalars must not keep a device buffer for each (small
+# long-lived allocations between large freed ones keep the allocator from returning memory).
+SCALAR_CACHE_SIZE = 256
+
+
+def scalar_array(value, dtype, weak_type: bool) -> Array:
+  """A cached 0-d Array for a host scalar (how Python scalars enter computations)."""
+  if type(value) is float and value == value and value != 0.0:
+    key = (float, value, dtype, weak_type)  # fast; NaN and -0.0 need repr to be told apart
+  else:
+    key = (type(value), repr(value), dtype, weak_type)
+  arr = _SCALAR_ARRAYS.get(key)
+  if arr is None or arr.is_deleted():
+    host = np.asarray(value).astype(dtype)
+    buf = runtime.put(host, runtime.default_device())
+    arr = Array._from_buffer(buf, ShapedArray((), dtype, weak_type))
+    bounded_put(_SCALAR_ARRAYS, key, arr, SCALAR_CACHE_SIZE)
+  return arr

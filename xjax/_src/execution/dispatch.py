@@ -1,0 +1,458 @@
+"""Running programs: eager primitives and compiled jaxprs, with their executable caches.
+
+Eager evaluation of a primitive compiles a one-primitive program through the primitive's
+lowering rule and caches it by (primitive, params, input avals, device).  Compiled jaxprs
+(jit) are cached by the caller; this module turns values into buffers, picks the device
+(computation follows committed data) and wraps results as Arrays.
+"""
+from __future__ import annotations
+
+import warnings
+import weakref
+from typing import Any, Sequence
+
+import numpy as np
+
+from xjax._src.foundations import dtypes, errors, tree_util
+from xjax._src.execution import spmd
+from xjax._src.execution.array import SCALAR_CACHE_SIZE, Array
+from xjax._src.foundations.config import config
+from xjax._src.backend import lowering, runtime
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from xjax._src.core.jaxpr_cache import WeakLRU, bounded_put
+from xjax._src.backend.executable_budget import budget
+from xjax._src.core.trace import Primitive
+from xjax._src.foundations.sharding import NamedSharding, PartitionSpec
+from xjax._src.core.values import get_aval
+
+
+# ---------------------------------------------------------------------------------------
+# Devices and buffers
+
+def pick_device(args: Sequence[Any], fun: str = "computation"):
+  """(device, committed): the committed device of the inputs, else the default device.
+  ``committed`` is a ``MeshCommitment`` when the first committed input carries a sharding
+  over a mesh of one device (its results carry one too, as in JAX)."""
+  device = None
+  for i, x in enumerate(args):
+    if type(x) is Array and x._committed:
+      d = x.device
+      if device is None:
+        device, first = d, i
+      elif d != device:
+        raise IncompatibleDevicesError(args, first, i, fun)
+  if device is None:
+    return runtime.default_device(), False
+  marker = args[first]._committed
+  return device, (True if marker is True else MeshCommitment(marker, args[first].aval.shape))
+
+
+class MeshCommitment:
+  """What results computed from an array placed with a one-device NamedSharding report:
+  that sharding for results of the array's shape, else the mesh replicated (JAX's sharding
+  propagation on one device)."""
+  __slots__ = ("sharding", "shape")
+
+  def __init__(self, sharding, shape) -> None:
+    self.sharding, self.shape = sharding, shape
+
+  def __bool__(self) -> bool:
+    return True
+
+  def for_result(self, aval):
+    if aval.shape == self.shape:
+      return self.sharding
+    return NamedSharding(self.sharding.mesh, PartitionSpec())
+
+
+def wrap_results(bufs, avals, committed) -> list:
+  """Arrays of the result buffers ``bufs``, committed as ``pick_device`` said."""
+  make = Array._from_buffer
+  if type(committed) is MeshCommitment:
+    return [make(b, a, committed.for_result(a)) for b, a in zip(bufs, avals)]
+  return [make(b, a, committed) for b, a in zip(bufs, avals)]
+
+
+class IncompatibleDevicesError(ValueError):
+  """Arguments committed to different devices (JAX raises a ValueError)."""
+
+  def __init__(self, args, i: int, j: int, fun: str, names: Sequence[str] = ()) -> None:
+    self.args_, self.i, self.j, self.fun = args, i, j, fun
+
+    def describe(k):
+      name = names[k] if k < len(names) else f"args[{k}]"
+      x = args[k]
+      return (f"argument {name} of {fun} with shape {x.aval.update(weak_type=False)} and "
+              f"with device ids [{x.device.id}] on platform {x.device.platform.upper()}")
+    super().__init__(f"Received incompatible devices for jitted computation. Got "
+                     f"{describe(i)} and {describe(j)}. Move the arguments to one device "
+                     "with xjax.device_put, or leave them uncommitted.")
+
+  def with_names(self, names: Sequence[str]) -> "IncompatibleDevicesError":
+    return IncompatibleDevicesError(self.args_, self.i, self.j, self.fun, names)
+
+
+_SCALAR_BUFFERS: dict = {}
+runtime.register_backend_cache(_SCALAR_BUFFERS)
+
+
+def _canonical_ndarray(x):
+  return np.asarray(x, dtypes.canonicalize_dtype(x.dtype))
+
+
+# How a host value of each type takes its canonical dtype before it is put on a device
+# (JAX's `jax.interpreters.xla.canonicalize_dtype_handlers`): libraries register their own
+# array types here (TFP's NumpyVariable, an ndarray subclass).
+canonicalize_dtype_handlers: dict = {np.ndarray: _canonical_ndarray}
+
+
+def to_buffer(x, aval: ShapedArray, device):
+  """The device buffer for an input value (Arrays are used in place when possible)."""
+  if type(x) is Array:
+    x._check_alive()
+    buf = x._buf
+    if runtime.buf_device(buf) != device:
+      buf = runtime.copy_to_device(buf, device)
+    return buf
+  if isinstance(x, (bool, int, float, complex)):
+    key = (type(x), repr(x), aval.dtype, device)
+    buf = _SCALAR_BUFFERS.get(key)
+    if buf is None:
+      buf = runtime.put(np.asarray(x, aval.dtype), device)
+      bounded_put(_SCALAR_BUFFERS, key, buf, SCALAR_CACHE_SIZE)
+    return buf
+  if isinstance(x, Array):  # subclasses
+    return x._buf
+  if aval.dtype == dtypes.float0:   # no data: XLA holds float0 values as booleans
+    return runtime.put(np.zeros(aval.shape, np.bool_), device)
+  handler = canonicalize_dtype_handlers.get(type(x))
+  if handler is not None:
+    x = handler(x)
+  return runtime.put(np.asarray(x, dtype=aval.dtype), device)
+
+
+# ---------------------------------------------------------------------------------------
+# Eager primitives
+
+_primitive_cache: dict = {}
+runtime.register_backend_cache(_primitive_cache)
+_PRIMITIVE_CACHE_SIZE = 8192  # executables; the oldest go first (control-flow params hold jaxprs)
+
+
+def clear_caches() -> None:
+  """Forgets compiled primitives and cached scalar buffers (part of ``xjax.clear_caches``;
+  compiled jaxprs are keyed weakly on their jaxprs and go with the jit caches)."""
+  _primitive_cache.clear()
+  _SCALAR_BUFFERS.clear()
+
+
+# ---------------------------------------------------------------------------------------
+# jax_debug_nans / jax_debug_infs: check every result on the host (slow; for debugging)
+
+_debug = {"nans": config.read("jax_debug_nans"), "infs": config.read("jax_debug_infs")}
+config.on_change("jax_debug_nans", lambda v: _debug.__setitem__("nans", bool(v)))
+config.on_change("jax_debug_infs", lambda v: _debug.__setitem__("infs", bool(v)))
+
+
+def check_special_values(name: str, outs) -> None:
+  for out in outs:
+    if not dtypes.is_inexact(out.dtype):
+      continue
+    value = np.asarray(out)
+    if _debug["nans"] and np.isnan(value).any():
+      raise FloatingPointError(f"invalid value (nan) encountered in {name}\n"
+                               f"  at {errors.user_frame()}")
+    if _debug["infs"] and np.isinf(value).any():
+      raise FloatingPointError(f"divide by zero (inf) encountered in {name}\n"
+                               f"  at {errors.user_frame()}")
+
+
+def params_key(params: dict) -> tuple:
+  if len(params) < 2:
+    return tuple(params.items())
+  return tuple(sorted(params.items(), key=lambda kv: kv[0]))
+
+
+def apply_primitive(prim, *args, **params):
+  """Evaluates one primitive now, through a cached one-primitive compiled program."""
+  if runtime.several_devices and _any_spread(args):
+    return spmd.apply_primitive(prim, args, params)
+  avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
+  device, committed = pick_device(args, prim.name)
+  try:
+    key = (prim, avals, params_key(params), device)
+    entry = _primitive_cache.get(key)
+  except TypeError:  # unhashable params: compile without caching
+    key, entry = None, None
+  if entry is None:
+    entry = _compile_primitive(prim, avals, params, device)
+    if key is not None:
+      bounded_put(_primitive_cache, key, entry, _PRIMITIVE_CACHE_SIZE)
+  exe, out_avals = entry
+  if committed or runtime.several_devices:
+    bufs = [to_buffer(x, a, device) for x, a in zip(args, avals)]
+  else:  # with one device every array is already on it
+    bufs = [x._buf if type(x) is Array else to_buffer(x, a, device)
+            for x, a in zip(args, avals)]
+  try:
+    outs = exe.run(bufs)
+  except Exception:
+    for x in args:  # a deleted input gets the clearer error
+      if type(x) is Array:
+        x._check_alive()
+    raise
+  results = wrap_results(outs, out_avals, committed)
+  if _debug["nans"] or _debug["infs"]:
+    check_special_values(prim.name, results)
+  return results if prim.multiple_results else results[0]
+
+
+Primitive.impl = apply_primitive  # every primitive's default eager evaluation
+
+
+def _any_spread(args) -> bool:
+  """Whether an input is laid out over several devices (the program then runs on all)."""
+  return any(type(x) is Array and runtime.is_spread(x._buf) for x in args)
+
+
+def _compile_primitive(prim, avals, params, device):
+  out = prim.abstract_eval(*avals, **params)
+  out_avals = list(out) if prim.multiple_results else [out]
+  invars = [Var(a) for a in avals]
+  outvars = [Var(a) for a in out_avals]
+  jaxpr = Jaxpr((), invars, outvars, [JaxprEqn(prim, invars, outvars, params)])
+  callbacks: list = []
+  text = lowering.lower_module(jaxpr, prim.name, callbacks)
+  return runtime.compile(text, device, prim.name, out_avals, callbacks), out_avals
+
+
+# ---------------------------------------------------------------------------------------
+# Compiled jaxprs
+
+def donation_aliases(in_avals, donated, out_avals) -> list:
+  """For each input, the output its donated buffer will hold (or None).  As in JAX, the
+  k-th donated input of a (shape, dtype) goes to the k-th output of that (shape, dtype);
+  donations left over are reported in a UserWarning."""
+  free: dict = {}
+  for j, a in enumerate(out_avals):
+    free.setdefault((a.shape, a.dtype), []).append(j)
+  aliases, unused = [], []
+  for a, d in zip(in_avals, donated):
+    outs = free.get((a.shape, a.dtype)) if d else None
+    aliases.append(outs.pop(0) if outs else None)
+    if d and not outs and aliases[-1] is None:
+      unused.append(str(a))
+  if unused:
+    warnings.warn(f"Some donated buffers were not usable: {', '.join(unused)}.\nSee an "
+                  "explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+                  UserWarning, stacklevel=4)
+  return aliases
+
+
+def _fresh_if_donated(args, avals, donated) -> list:
+  """Host values in donated positions get private buffers: the cached buffers of Python
+  scalars must outlive the call.  An Array donated twice in one call is an error."""
+  seen: dict = {}
+  for i, (x, d) in enumerate(zip(args, donated)):
+    if d and isinstance(x, Array):
+      if id(x._buf) in seen:
+        raise ValueError(f"The same buffer was donated twice in one call (flattened arguments "
+                         f"{seen[id(x._buf)]} and {i}): XLA cannot reuse one buffer for two "
+                         "outputs. Pass a copy (x.copy()) for one of them.")
+      seen[id(x._buf)] = i
+      x._npy = None  # a cached host view of the buffer would keep the runtime from reusing it
+  return [np.asarray(x, a.dtype) if d and not isinstance(x, Array) else x
+          for x, a, d in zip(args, avals, donated)]
+
+
+# Closed-over constants are written into the module, as JAX writes its constants: XLA then
+# optimizes with their values known (an all-true mask folds away, a constant's transpose is
+# precomputed), and results agree with JAX's to the last bit.  Ones over 1 MiB are passed
+# as arguments, so that big arrays are not written out as text and compiled in.
+EMBEDDED_CONST_MAX_BYTES = 1 << 20
+
+
+def embedded_consts(closed: ClosedJaxpr) -> dict:
+  """``{constvar index: value}`` of the consts a module holds as constants: NumPy values
+  and arrays (not PRNG keys) of at most EMBEDDED_CONST_MAX_BYTES, and values of the types
+  libraries register constant handlers for (``mlir.register_constant_handler``)."""
+  return {i: c for i, (c, v) in enumerate(zip(closed.consts, closed.jaxpr.constvars))
+          if isinstance(c, (np.ndarray, np.generic, Array))
+          and not dtypes.is_extended(v.aval.dtype)
+          and v.aval.size * np.dtype(v.aval.dtype).itemsize <= EMBEDDED_CONST_MAX_BYTES
+          or lowering.user_constant_lowering(c) is not None}
+
+
+class CompiledJaxpr:
+  """A ClosedJaxpr compiled for one device; consts are passed as leading arguments, but
+  for small host constants, which the module holds (``embedded_consts``).
+  ``donated`` (one flag per argument, or None) marks arguments whose buffers the
+  executable may reuse for outputs; the runtime then deletes them.  The executable budget
+  may unload it (``unload``); it is then compiled again when next called."""
+  __slots__ = ("closed", "executable", "out_avals", "const_bufs", "device", "text", "name",
+               "donated", "nbytes", "used", "_views", "__weakref__")
+
+  def __init__(self, closed: ClosedJaxpr, device, name: str, donated=None) -> None:
+    self.closed = closed
+    self.name = name
+    self.donated = donated
+    self.out_avals = closed.out_avals
+    self.device = device
+    self._views: list = []  # weak references to the UncommittedCalls running it
+    self._load()
+
+  def _load(self) -> None:
+    closed, device = self.closed, self.device
+    callbacks: list = []
+    aliases = self.donated and donation_aliases(closed.in_avals, self.donated,
+                                                closed.out_avals)
+    embedded = embedded_consts(closed)
+    self.text = lowering.lower_module(closed.jaxpr, self.name, callbacks, aliases,
+                                      embedded=embedded)
+    self.executable = runtime.compile(self.text, device, self.name, closed.out_avals,
+                                      callbacks)
+    self.const_bufs = [to_buffer(c, v.aval, device) for i, (c, v) in
+                       enumerate(zip(closed.consts, closed.jaxpr.constvars))
+                       if i not in embedded]
+    self.nbytes = sum(v.aval.size * v.aval.dtype.itemsize for i, v in
+                      enumerate(closed.jaxpr.constvars) if i not in embedded)
+    self.used = True
+    budget.admit(self)
+
+  def loaded(self) -> "CompiledJaxpr":
+    """This program, compiled again first if the budget unloaded it."""
+    if self.executable is None:
+      self._load()
+    return self
+
+  def take_used(self) -> bool:
+    """Whether it ran since the budget last asked."""
+    used = self.used or any(v is not None and v.used for v in (r() for r in self._views))
+    self.used = False
+    for view in (r() for r in self._views):
+      if view is not None:
+        view.used = False
+    return used
+
+  def unload(self) -> None:
+    """Drops the executable and constant buffers (the budget's eviction)."""
+    self.executable = self.const_bufs = self.text = None
+    for view in (r() for r in self._views):
+      if view is not None:
+        view.unbind()
+    self._views = []
+
+  def attach(self, view) -> None:
+    self._views = [r for r in self._views if r() is not None] + [weakref.ref(view)]
+
+  def __call__(self, args: Sequence[Any], avals: Sequence[ShapedArray], committed: bool):
+    if self.executable is None:
+      self._load()
+    self.used = True
+    device = self.device
+    bufs = list(self.const_bufs)
+    one_device = not runtime.several_devices
+    if self.donated:
+      args = _fresh_if_donated(args, avals, self.donated)
+    for x, a in zip(args, avals):
+      # With one device every array is already on it: use its buffer as it is.
+      if one_device and type(x) is Array:
+        bufs.append(x._buf)
+      else:
+        bufs.append(to_buffer(x, a, device))
+    try:
+      outs = self.executable.run(bufs)
+    except Exception:
+      for x in args:  # a deleted (e.g. donated) input gets the clearer error
+        if type(x) is Array:
+          x._check_alive()
+      raise
+    results = wrap_results(outs, self.out_avals, committed)
+    if _debug["nans"] or _debug["infs"]:
+      check_special_values(self.name, results)
+    return results
+
+
+class UncommittedCall:
+  """jit's cached fast path: ``compiled`` run on uncommitted Arrays and Python scalars on
+  the only device, with no donation and no NaN/Inf checking (the caller makes sure of all
+  three), every lookup done once.  The results come unflattened with ``out_tree`` (None:
+  the single result itself)."""
+  __slots__ = ("_compiled", "_execute", "_handlers", "_out_avals", "_const_bufs", "_device",
+               "_out_tree", "used", "__weakref__")
+
+  def __init__(self, compiled: CompiledJaxpr, out_tree) -> None:
+    self._compiled = compiled
+    self._out_avals = compiled.out_avals
+    self._device = compiled.device
+    self._out_tree = out_tree
+    self.used = True
+    self._bind()
+
+  def _bind(self) -> None:
+    compiled = self._compiled.loaded()
+    self._const_bufs = compiled.const_bufs
+    self._execute, self._handlers = compiled.executable.run_parts() or (None, None)
+    compiled.attach(self)
+
+  def unbind(self) -> None:
+    """Forgets the executable the budget unloaded (the next call loads it again)."""
+    self._execute = self._const_bufs = None
+
+  def __call__(self, args: Sequence[Any]):
+    if self._const_bufs is None:  # unloaded by the budget
+      self._bind()
+    self.used = True
+    device = self._device
+    bufs = [x._buf if type(x) is Array else to_buffer(x, get_aval(x), device) for x in args]
+    if self._const_bufs:
+      bufs = [*self._const_bufs, *bufs]
+    try:
+      if self._execute is None:
+        outs = self._compiled.executable.run(bufs)
+      else:  # Executable.run, inlined: this is the hot path
+        outs = self._execute(bufs).consume_with_handlers(self._handlers)
+    except Exception:
+      for x in args:  # a deleted input gets the clearer error
+        if type(x) is Array:
+          x._check_alive()
+      raise
+    make = Array._from_buffer
+    if self._out_tree is None:
+      return make(outs[0], self._out_avals[0])
+    return tree_util.tree_unflatten(
+        self._out_tree, [make(b, a) for b, a in zip(outs, self._out_avals)])
+
+
+_compiled_jaxprs = WeakLRU(per_owner=8)  # closed jaxpr -> {device: CompiledJaxpr}
+runtime.register_backend_cache(_compiled_jaxprs)
+
+
+def call_primitive(name: str, jaxpr_param: str = "jaxpr") -> Primitive:
+  """A primitive that calls the closed jaxpr in its ``jaxpr_param`` parameter on its
+  operands: the shape rule, eager evaluation (compiled once per jaxpr) and lowering (a
+  private function call) shared by jit, checkpoint and the custom-derivative calls."""
+  prim = Primitive(name, multiple_results=True)
+  prim.abstract_eval = lambda *avals, **params: params[jaxpr_param].out_avals
+  prim.impl = lambda *args, **params: run_closed_jaxpr(
+      params[jaxpr_param], args, params.get("name", name))
+  prim.lowering = lambda ctx, *args, **params: ctx.call(
+      params[jaxpr_param], params.get("name", name), list(args))
+  prim.effects = lambda **params: params[jaxpr_param].effects
+  return prim
+
+
+def run_closed_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], name: str = "jaxpr") -> list:
+  """Compiles (once per jaxpr, device) and runs a closed jaxpr on concrete values."""
+  if runtime.several_devices:
+    mesh = spmd.call_mesh(closed, args)
+    if mesh is not None:
+      return spmd.run_jaxpr(closed, args, mesh, name)
+  avals = [get_aval(x) for x in args]
+  device, committed = pick_device(args)
+  compiled = _compiled_jaxprs.get(closed, device)
+  if compiled is None:
+    compiled = CompiledJaxpr(closed, device, name)
+    _compiled_jaxprs.put(closed, device, compiled)
+  return compiled(args, avals, committed)

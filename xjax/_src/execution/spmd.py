@@ -1,0 +1,225 @@
+"""SPMD execution: programs over several devices, partitioned by XLA.
+
+A program runs over a mesh's devices when an input is an Array laid out over several
+devices, when ``jit`` is given shardings, or when its jaxpr names a mesh (``shard_map``,
+``with_sharding_constraint``).  It is lowered once, with each parameter's (and each
+requested result's) HLO sharding written on ``main`` (GSPMD's ``mhlo.sharding``), and
+compiled with one partition per device; XLA's partitioner inserts the communication.
+Outputs are laid out as XLA chose, described over the inputs' mesh.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from xjax._src.execution.array import Array
+from xjax._src.backend import lowering, runtime
+from xjax._src.core.avals import ShapedArray, physical_aval
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from xjax._src.core.jaxpr_cache import WeakLRU, bounded_put, cached_on_jaxpr
+from xjax._src.core.values import get_aval
+from xjax._src.foundations.sharding import (Mesh, NamedSharding, PartitionSpec, Sharding,
+                                            sharding_from_tiling)
+
+
+def is_spread(x) -> bool:
+  """Whether ``x`` is an Array laid out over several devices."""
+  return isinstance(x, Array) and runtime.is_spread(x._buf)
+
+
+def replicated(mesh: Mesh) -> NamedSharding:
+  return NamedSharding(mesh, PartitionSpec())
+
+
+def mesh_of(sharding: Sharding) -> Mesh:
+  """The mesh a layout is described over (a 1-D one for layouts without a mesh)."""
+  if isinstance(sharding, NamedSharding):
+    return sharding.mesh
+  devices = sorted(sharding.device_set, key=lambda d: d.id)
+  return Mesh(np.array(devices, dtype=object), ("_devices",))
+
+
+def _device_ids(devices) -> list:
+  return sorted(d.id for d in devices)
+
+
+def common_mesh(meshes: Sequence[Mesh], what: str = "computation") -> Mesh | None:
+  """The first of ``meshes`` of more than one device; all of them must share its devices."""
+  chosen = None
+  for mesh in meshes:
+    if mesh is None or mesh.size <= 1:
+      continue
+    if chosen is None:
+      chosen = mesh
+    elif set(mesh.devices.flat) != set(chosen.devices.flat):
+      raise ValueError(
+          f"Received incompatible devices for {what}: one input or sharding is on devices "
+          f"{_device_ids(chosen.devices.flat)} and another on "
+          f"{_device_ids(mesh.devices.flat)}. Put every input on the devices of one mesh.")
+  return chosen
+
+
+def args_mesh(args) -> Mesh | None:
+  """The mesh of the spread Arrays among ``args`` (None when there are none)."""
+  return common_mesh([mesh_of(runtime.buf_sharding(x._buf)) for x in args if is_spread(x)])
+
+
+def in_layout(x):
+  """The layout an input keeps in a program: its own when it is spread over several
+  devices, else None (XLA chooses, and the value is laid out so)."""
+  return runtime.buf_sharding(x._buf) if is_spread(x) else None
+
+
+def _same_layout(a: Sharding, b: Sharding, ndim: int) -> bool:
+  return a is b or a.tiling(ndim) == b.tiling(ndim)
+
+
+def to_spread_buffer(x, sharding: Sharding, aval: ShapedArray):
+  """``x``'s buffer laid out as ``sharding`` (moved through the host if it is not)."""
+  if isinstance(x, Array):
+    x._check_alive()
+    if runtime.is_spread(x._buf) and _same_layout(runtime.buf_sharding(x._buf), sharding,
+                                                  aval.ndim):
+      return x._buf
+    value = x._physical_value()
+  else:
+    value = np.asarray(x, dtype=physical_aval(aval).dtype)
+  return runtime.put_sharded(value, sharding, aval.weak_type)
+
+
+def put(x, sharding: Sharding) -> Array:
+  """An Array of ``x`` (an Array or host value) laid out as ``sharding``."""
+  aval = get_aval(x)
+  if isinstance(sharding, NamedSharding):
+    sharding.check_shape(aval.shape)
+  return Array._from_buffer(to_spread_buffer(x, sharding, aval), aval, True)
+
+
+def _text(sharding, ndim: int, logical: dict):
+  return None if sharding is None else sharding.tiling(ndim).hlo_text(logical)
+
+
+def _devices(mesh: Mesh) -> list:
+  """The device assignment of programs over ``mesh``: partition i runs on devices[i]."""
+  return sorted(mesh.devices.flat, key=lambda d: d.id)
+
+
+def lower(closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings, name: str) -> str:
+  """The StableHLO of ``closed`` as an SPMD program over ``mesh``'s devices; parameters
+  and results with a sharding carry it (constants are replicated)."""
+  logical = {d: i for i, d in enumerate(_devices(mesh))}
+  rep = replicated(mesh)
+  ins = [(rep, v.aval) for v in closed.jaxpr.constvars] + list(zip(in_shardings,
+                                                                   closed.in_avals))
+  layout = lowering.SpmdLayout(logical, [_text(s, a.ndim, logical) for s, a in ins],
+                               [_text(s, a.ndim, logical)
+                                for s, a in zip(out_shardings, closed.out_avals)], mesh)
+  return lowering.lower_module(closed.jaxpr, name, layout=layout)
+
+
+class SpmdProgram:
+  """A closed jaxpr compiled over a mesh's devices.  ``in_shardings``/``out_shardings``
+  fix the layouts of arguments and outputs; where one is None, XLA chooses it."""
+  __slots__ = ("executable", "in_shardings", "out_avals", "const_bufs", "text")
+
+  def __init__(self, closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings,
+               name: str) -> None:
+    devices = _devices(mesh)
+    consts = list(closed.jaxpr.constvars)
+    in_avals = [v.aval for v in consts] + list(closed.in_avals)
+    ins = [replicated(mesh)] * len(consts) + list(in_shardings)
+    outs = list(out_shardings)
+    self.text = lower(closed, mesh, in_shardings, out_shardings, name)
+    self.out_avals = closed.out_avals
+    exe = self.executable = runtime.compile_spmd(
+        self.text, devices, name, in_avals, self.out_avals, [s is None for s in ins],
+        [s is None for s in outs])
+    chosen = [s if s is not None else sharding_from_tiling(t, mesh, a.ndim)
+              for s, t, a in zip(ins, exe.in_tilings, in_avals)]
+    exe.set_outputs(self.out_avals, [
+        s if s is not None else sharding_from_tiling(t, mesh, a.ndim)
+        for s, t, a in zip(outs, exe.out_tilings, self.out_avals)])
+    self.in_shardings = chosen[len(consts):]
+    self.const_bufs = [to_spread_buffer(c, replicated(mesh), v.aval)
+                       for c, v in zip(closed.consts, consts)]
+
+  def __call__(self, args: Sequence[Any]) -> list:
+    avals = [get_aval(x) for x in args]
+    bufs = self.const_bufs + [to_spread_buffer(x, s, a)
+                              for x, s, a in zip(args, self.in_shardings, avals)]
+    outs = self.executable.run(bufs)
+    return [Array._from_buffer(b, a, True) for b, a in zip(outs, self.out_avals)]
+
+
+_programs = WeakLRU(per_owner=8)  # closed jaxpr -> {(mesh, shardings): SpmdProgram}
+runtime.register_backend_cache(_programs)
+
+
+def run_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], mesh: Mesh, name: str = "jaxpr",
+              in_shardings=None, out_shardings=None) -> list:
+  """Runs ``closed`` over ``mesh``'s devices (compiled once per jaxpr and layouts).
+  Inputs without a given sharding keep their own layout (XLA's choice if on one device)."""
+  if in_shardings is None:
+    in_shardings = [None] * len(args)
+  ins = tuple(s if s is not None else in_layout(x) for x, s in zip(args, in_shardings))
+  outs = tuple(out_shardings) if out_shardings is not None else (None,) * len(
+      closed.out_avals)
+  key = (mesh, ins, outs)
+  program = _programs.get(closed, key)
+  if program is None:
+    program = SpmdProgram(closed, mesh, ins, outs, name)
+    _programs.put(closed, key, program)
+  return program(args)
+
+
+_primitive_programs: dict = {}
+runtime.register_backend_cache(_primitive_programs)
+
+
+def apply_primitive(prim, args: Sequence[Any], params: dict, mesh: Mesh | None = None):
+  """Evaluates one primitive now over the devices of its spread inputs (or ``mesh``)."""
+  from xjax._src.execution.dispatch import params_key
+  mesh = common_mesh([mesh, args_mesh(args)], prim.name)
+  avals = tuple(get_aval(x) for x in args)
+  ins = tuple(in_layout(x) for x in args)
+  key = (prim, avals, params_key(params), mesh, ins)
+  program = _primitive_programs.get(key)
+  if program is None:
+    out = prim.abstract_eval(*avals, **params)
+    out_avals = list(out) if prim.multiple_results else [out]
+    invars = [Var(a) for a in avals]
+    outvars = [Var(a) for a in out_avals]
+    jaxpr = Jaxpr((), invars, outvars, [JaxprEqn(prim, invars, outvars, params)])
+    program = SpmdProgram(ClosedJaxpr(jaxpr, ()), mesh, ins, (None,) * len(out_avals),
+                          prim.name)
+    bounded_put(_primitive_programs, key, program, 1024)
+  results = program(args)
+  return results if prim.multiple_results else results[0]
+
+
+def jaxpr_meshes(jaxpr: Jaxpr) -> list:
+  """The meshes that equations of ``jaxpr`` (and of its sub-jaxprs) name."""
+  found = []
+  for eqn in jaxpr.eqns:
+    for p in eqn.params.values():
+      if isinstance(p, Mesh):
+        found.append(p)
+      elif isinstance(p, NamedSharding) and isinstance(p.mesh, Mesh):
+        found.append(p.mesh)
+      for sub in (p if isinstance(p, (tuple, list)) else (p,)):
+        sub = sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
+        if isinstance(sub, Jaxpr):
+          found.extend(jaxpr_meshes(sub))
+  return found
+
+
+@cached_on_jaxpr()
+def _named_mesh(closed: ClosedJaxpr) -> tuple:
+  return (common_mesh(jaxpr_meshes(closed.jaxpr)),)
+
+
+def call_mesh(closed: ClosedJaxpr, args) -> Mesh | None:
+  """The mesh a call of ``closed`` runs over: that of its spread inputs or of the meshes
+  its equations name (None: one device)."""
+  return common_mesh([args_mesh(args), _named_mesh(closed)[0]])

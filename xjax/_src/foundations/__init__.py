@@ -1,0 +1,2 @@
+"""Foundations: dtypes and promotion, config flags, pytrees, errors, sharding and layout
+descriptions."""

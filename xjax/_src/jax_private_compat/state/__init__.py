@@ -1,8 +1,0 @@
-"""`jax._src.state`: the type of mutable array references (flax nnx checks values against
-it)."""
-from xjax._src.jax_private_compat import missing
-from xjax._src.state.types import AbstractRef  # noqa: F401
-
-
-def __getattr__(name: str):
-  raise missing("jax._src.state", name)

@@ -1,7 +1,0 @@
-"""`jax._src.state.types`: the type of mutable array references and their effect."""
-from xjax._src.jax_private_compat import missing
-from xjax._src.state.types import AbstractRef, RefEffect  # noqa: F401
-
-
-def __getattr__(name: str):
-  raise missing("jax._src.state.types", name)

@@ -1,0 +1,2 @@
+"""Libraries built on lax and the transformations: numpy, random, nn, scipy, image and the
+smaller JAX modules."""

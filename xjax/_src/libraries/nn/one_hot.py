@@ -1,0 +1,35 @@
+"""one_hot: integer class indices to indicator vectors along a new axis."""
+from __future__ import annotations
+
+import operator
+import warnings
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.trace import Tracer
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy.util import canonical_axis
+
+
+def _concrete_classes(num_classes):
+  if isinstance(num_classes, Tracer):
+    raise TypeError("one_hot: num_classes must be a concrete integer, not a traced value. "
+                    "The error arose in jax.nn.one_hot argument `num_classes`; pass a "
+                    "Python int (e.g. mark it static under jit).")
+  return operator.index(num_classes)
+
+
+def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
+  """``x[..., None] == arange(num_classes)`` as ``dtype`` (default float), the class axis
+  placed at ``axis``; out-of-range indices give all-zero rows."""
+  num_classes = _concrete_classes(num_classes)
+  x = jnp.asarray(x)
+  if not dtypes.issubdtype(x.dtype, jnp.integer):
+    warnings.warn(f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}",
+                  DeprecationWarning, stacklevel=2)
+  dtype = dtypes.default_float_dtype() if dtype is None else dtype
+  out_axis = canonical_axis(axis, x.ndim + 1)
+  shape = [1] * x.ndim
+  shape.insert(out_axis, num_classes)
+  classes = lax.broadcasted_iota(x.dtype, tuple(shape), out_axis)
+  return (jnp.expand_dims(x, out_axis) == classes).astype(dtype)

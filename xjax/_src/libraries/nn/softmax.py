@@ -1,0 +1,63 @@
+"""The softmax family (``jax.nn``): softmax, log_softmax, logmeanexp, and standardize."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy.util import check_arraylike
+from xjax._src.libraries.scipy.special.log_sum_exp import logsumexp
+
+
+def softmax(x, axis=-1, where=None):
+  """exp(x) / sum(exp(x)) along ``axis``; masked-out entries (``where``) are 0."""
+  check_arraylike("softmax", x)
+  x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
+  x_safe = x if where is None else jnp.where(where, x, -np.inf)
+  unnormalized = jnp.exp(x_safe - lax.stop_gradient(x_max))
+  out = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
+  return out if where is None else jnp.where(where, out, 0)
+
+
+@compiled_when_eager(static_argnames=("axis",))
+def log_softmax(x, axis=-1, where=None):
+  """x - logsumexp(x) along ``axis``; masked-out entries (``where``) are -inf."""
+  check_arraylike("log_softmax", x)
+  x = jnp.asarray(x)
+  x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
+  x_safe = x if where is None else jnp.where(where, x, -np.inf)
+  shifted = x_safe - lax.stop_gradient(x_max)
+  out = shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis, where=where, keepdims=True))
+  return out if where is None else jnp.where(where, out, -np.inf)
+
+
+@compiled_when_eager(static_argnames=("axis", "keepdims"))
+def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
+  """log(mean(exp(x))) along ``axis``, stably."""
+  lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
+  ones = jnp.ones(jnp.shape(x), dtype=lse.dtype)
+  count = jnp.sum(ones, axis=axis, where=where, keepdims=keepdims)
+  return lse - jnp.log(count)
+
+
+@compiled_when_eager(static_argnames=("axis", "algorithm"))
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
+                algorithm: str = "fast"):
+  """(x - mean) / sqrt(variance + epsilon) along ``axis``; ``algorithm`` is "fast"
+  (mean(x^2) - mean(x)^2, clipped at 0) or "stable" (two passes)."""
+  check_arraylike("standardize", x)
+  for name, v in (("mean", mean), ("variance", variance), ("where", where)):
+    if v is not None:
+      check_arraylike("standardize", v)
+  if mean is None:
+    mean = jnp.mean(x, axis, keepdims=True, where=where)
+  if variance is None:
+    if algorithm == "stable":
+      variance = jnp.mean(jnp.square(jnp.subtract(x, mean)), axis, keepdims=True, where=where)
+    elif algorithm == "fast":
+      variance = jnp.clip(jnp.mean(jnp.square(x), axis, keepdims=True, where=where)
+                          - jnp.square(mean), 0)
+    else:
+      raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
+  return jnp.subtract(x, mean) * lax.rsqrt(variance + epsilon)

@@ -1,0 +1,81 @@
+"""Names from NumPy 2 and the Python Array API standard: the short aliases (acos, pow,
+concat, permute_dims, ...), astype/copy, matrix_transpose, unstack, vecmat and matvec."""
+from __future__ import annotations
+
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.values import get_aval
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
+
+acos = jnp.arccos
+acosh = jnp.arccosh
+asin = jnp.arcsin
+asinh = jnp.arcsinh
+atan = jnp.arctan
+atanh = jnp.arctanh
+atan2 = jnp.arctan2
+bitwise_left_shift = jnp.left_shift
+bitwise_right_shift = jnp.right_shift
+pow = jnp.power
+
+
+def concat(arrays, /, *, axis=0):
+  """Concatenation along ``axis`` (None: of the flattened arrays)."""
+  if axis is None:
+    return jnp.concatenate([jnp.ravel(a) for a in arrays], axis=0)
+  return jnp.concatenate(arrays, axis=axis)
+
+
+def permute_dims(a, /, axes):
+  return jnp.transpose(a, axes)
+
+
+def matrix_transpose(x, /):
+  """Swaps the last two axes."""
+  x = asarray(x)
+  nd = get_aval(x).ndim
+  if nd < 2:
+    raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got ndim={nd}")
+  return lax.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def astype(x, dtype, /, *, copy=False, device=None):
+  check_arraylike("astype", x)
+  x = asarray(x)
+  if dtype is None:
+    return x
+  return lax.convert_element_type(x, dtypes.check_user_dtype_supported(dtype, "astype"))
+
+
+def copy(a, order=None):
+  return jnp.array(a, copy=True)
+
+
+@compiled_when_eager(static_argnames=("axis",))
+def unstack(x, /, *, axis=0):
+  """The slices of ``x`` along ``axis``, as a tuple."""
+  x = asarray(x)
+  aval = get_aval(x)
+  if aval.ndim == 0:
+    raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was "
+                     "passed.")
+  axis = canonical_axis(axis, aval.ndim)
+  return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(aval.shape[axis]))
+
+
+@compiled_when_eager
+def vecmat(x1, x2, /):
+  """conj(x1) (..., n) times x2 (..., n, m), batched."""
+  check_arraylike("vecmat", x1, x2)
+  return jnp.vectorize(jnp.matmul, signature="(n),(n,m)->(m)")(jnp.conjugate(x1), x2)
+
+
+@compiled_when_eager
+def matvec(x1, x2, /):
+  """x1 (..., m, n) times x2 (..., n), batched."""
+  check_arraylike("matvec", x1, x2)
+  return jnp.vectorize(jnp.matmul, signature="(n,m),(m)->(n)")(x1, x2)

@@ -1,0 +1,163 @@
+"""Operators and methods shared by ``xjax.Array`` and tracers (they delegate to jnp)."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.execution.array import Array
+from xjax._src.core.trace import Tracer
+from xjax._src.core.values import get_aval
+from xjax._src.primitives.lax import lax
+
+
+def _defer(binary, swap=False):
+  def op(self, other):
+    if not _is_operand(other):
+      return NotImplemented
+    return binary(other, self) if swap else binary(self, other)
+  return op
+
+
+def _is_operand(x) -> bool:
+  if isinstance(x, (Array, Tracer, int, float, complex, bool, np.ndarray, np.generic)):
+    return True
+  return hasattr(x, "__jax_array__")
+
+
+def unstack_rows(x):
+  n = get_aval(x).shape[0]
+  return [lax.index_in_dim(x, i, 0, keepdims=False) for i in range(n)]
+
+
+def _iter_rows(self):
+  if not self.aval.shape:
+    raise TypeError("iteration over a 0-d array")
+  return iter(unstack_rows(self))
+
+
+def _getitem(self, idx):
+  from xjax._src.libraries.numpy.indexing import getitem
+  return getitem(self, idx)
+
+
+def _tracer_getitem(self, idx):
+  getitem = getattr(self.aval, "_getitem", None)   # a traced mutable ref's type has one
+  return _getitem(self, idx) if getitem is None else getitem(self, idx)
+
+
+def _astype(self, dtype, copy=False, device=None):
+  from xjax._src.foundations import dtypes
+  return lax.convert_element_type(self, dtypes.check_user_dtype_supported(dtype, "astype"))
+
+
+def _view(self, dtype=None, type=None):
+  """The same bits as ``dtype`` (the last axis rescales when the item size changes)."""
+  from xjax._src.foundations import dtypes
+  if type is not None:
+    raise NotImplementedError("`type` argument of array.view() is not supported.")
+  if dtype is None:
+    return self
+  dtype = dtypes.dtype(dtype)
+  old, new = self.dtype.itemsize, dtype.itemsize
+  if self.dtype == np.bool_ or dtype == np.bool_:
+    as_u8 = lambda x: lax.convert_element_type(x, np.uint8)
+    if self.dtype == np.bool_:
+      return _view(as_u8(self), dtype)
+    return lax.ne(_view(self, np.uint8), np.uint8(0))
+  if old == new:
+    return lax.bitcast_convert_type(self, dtype)
+  if not self.ndim or (self.shape[-1] * old) % new:
+    raise ValueError("When changing to a larger dtype, its size must be a divisor of the "
+                     "total size in bytes of the last axis of the array.")
+  if old > new:
+    out = lax.bitcast_convert_type(self, dtype)  # adds a trailing axis of old // new
+    return lax.reshape(out, self.shape[:-1] + (self.shape[-1] * (old // new),))
+  grouped = lax.reshape(self, self.shape[:-1] + (self.shape[-1] * old // new, new // old))
+  return lax.bitcast_convert_type(grouped, dtype)
+
+
+def _tobytes(self, order="C"):
+  return np.asarray(self).tobytes(order=order)
+
+
+def _copy(self, order=None):
+  from xjax._src.primitives.lax.elementwise import copy_p
+  return copy_p.bind(self)
+
+
+def _reshape(self, *shape, order="C", out_sharding=None):
+  from xjax._src.libraries.numpy.shaping import reshape
+  if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+    shape = shape[0]
+  return reshape(self, shape, order=order)
+
+
+def _transpose(self, *axes):
+  from xjax._src.libraries.numpy.shaping import transpose
+  if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+    axes = axes[0]
+  return transpose(self, axes or None)
+
+
+def _install() -> None:
+  import xjax._src.libraries.numpy.lax_numpy as jnp
+  ops = {
+      "__add__": _defer(jnp.add), "__radd__": _defer(jnp.add, True),
+      "__sub__": _defer(jnp.subtract), "__rsub__": _defer(jnp.subtract, True),
+      "__mul__": _defer(jnp.multiply), "__rmul__": _defer(jnp.multiply, True),
+      "__truediv__": _defer(jnp.true_divide), "__rtruediv__": _defer(jnp.true_divide, True),
+      "__floordiv__": _defer(jnp.floor_divide),
+      "__rfloordiv__": _defer(jnp.floor_divide, True),
+      "__mod__": _defer(jnp.remainder), "__rmod__": _defer(jnp.remainder, True),
+      "__pow__": _defer(jnp.power), "__rpow__": _defer(jnp.power, True),
+      "__matmul__": _defer(jnp.matmul), "__rmatmul__": _defer(jnp.matmul, True),
+      "__and__": _defer(jnp.bitwise_and), "__rand__": _defer(jnp.bitwise_and, True),
+      "__or__": _defer(jnp.bitwise_or), "__ror__": _defer(jnp.bitwise_or, True),
+      "__xor__": _defer(jnp.bitwise_xor), "__rxor__": _defer(jnp.bitwise_xor, True),
+      "__lshift__": _defer(jnp.left_shift), "__rlshift__": _defer(jnp.left_shift, True),
+      "__rshift__": _defer(jnp.right_shift), "__rrshift__": _defer(jnp.right_shift, True),
+      "__eq__": _defer(jnp.equal), "__ne__": _defer(jnp.not_equal),
+      "__lt__": _defer(jnp.less), "__le__": _defer(jnp.less_equal),
+      "__gt__": _defer(jnp.greater), "__ge__": _defer(jnp.greater_equal),
+      "__neg__": lambda self: jnp.negative(self), "__pos__": lambda self: jnp.positive(self),
+      "__abs__": lambda self: jnp.absolute(self), "__invert__": lambda self: jnp.invert(self),
+      "__divmod__": lambda self, o: (jnp.floor_divide(self, o), jnp.remainder(self, o)),
+      "__rdivmod__": lambda self, o: (jnp.floor_divide(o, self), jnp.remainder(o, self)),
+      "__getitem__": _getitem,
+      "__round__": lambda self, ndigits=None: jnp.round(self, ndigits or 0),
+      "astype": _astype, "copy": _copy, "view": _view, "tobytes": _tobytes,
+      "itemsize": property(lambda self: self.dtype.itemsize),
+      "nbytes": property(lambda self: self.size * self.dtype.itemsize), "reshape": _reshape, "transpose": _transpose,
+      "T": property(lambda self: jnp.transpose(self)),
+      "mT": property(lambda self: jnp.swapaxes(self, -1, -2)),
+      "real": property(lambda self: jnp.real(self)),
+      "imag": property(lambda self: jnp.imag(self)),
+      "flat": property(lambda self: jnp.ravel(self)),
+      "at": property(lambda self: _at(self)),
+  }
+  methods = ["sum", "prod", "max", "min", "mean", "var", "std", "all", "any", "argmax",
+             "argmin", "ravel", "flatten", "squeeze", "swapaxes", "cumsum", "cumprod",
+             "clip", "conj", "conjugate", "dot", "round", "sort", "argsort", "nonzero",
+             "repeat", "take", "trace", "diagonal", "ptp", "searchsorted", "choose",
+             "compress", "item", "argpartition"]
+  for name in methods:
+    fn = getattr(jnp, name if name != "flatten" else "ravel", None)
+    if fn is not None and name != "item":
+      ops[name] = _method(fn)
+  for cls in (Array, Tracer):
+    for name, value in ops.items():
+      setattr(cls, name, value)
+  Tracer.__getitem__ = _tracer_getitem
+  Array.__iter__ = _iter_rows  # (tracers iterate by indexing, in core/trace.py)
+
+
+def _method(fn):
+  def method(self, *args, **kwargs):
+    return fn(self, *args, **kwargs)
+  method.__name__ = fn.__name__
+  method.__doc__ = fn.__doc__
+  return method
+
+
+def _at(self):
+  from xjax._src.libraries.numpy.indexing import IndexUpdateHelper
+  return IndexUpdateHelper(self)

@@ -1,0 +1,567 @@
+"""Elementwise functions composed of several lax operations: rounding, real/imag parts,
+float classification, log/exp variants, clip, nan-aware max/min, gcd/lcm (the one-primitive
+ufuncs are in ufuncs.py)."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.values import get_aval
+from xjax._src.primitives.custom_derivatives import custom_jvp
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.rounding import round_half_even
+from xjax._src.libraries.numpy import ufuncs
+from xjax._src.libraries.numpy.creation import asarray, zeros_like
+from xjax._src.libraries.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
+                                            promote_args_numeric, promote_dtypes)
+from xjax._src.libraries.numpy.where import where
+
+__all__ = ["floor", "ceil", "trunc", "fix", "rint", "fabs", "fmod", "log2", "log10", "deg2rad",
+    "rad2deg", "radians", "degrees", "hypot", "logaddexp", "logaddexp2", "sinc", "heaviside",
+    "signbit", "copysign", "nextafter", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
+    "nan_to_num", "clip", "float_power", "ldexp", "frexp", "modf", "divmod", "i0", "gcd", "lcm",
+    "iscomplex", "isreal", "bitwise_count", "fmax", "fmin", "spacing", "angle", "real", "imag",
+    "conjugate", "conj", "round", "around"]
+
+
+def _c(x, value):
+  """``value`` as a (strongly typed) scalar of x's dtype."""
+  return np.asarray(value, get_aval(x).dtype)[()]
+
+
+def _wc(x, value):
+  """``value`` as a scalar of x's dtype, weakly typed (a Python scalar) where x is."""
+  c = _c(x, value)
+  return c.item() if get_aval(x).weak_type else c
+
+
+def _where(c, a, b):
+  from xjax._src.libraries.numpy.where import where
+  return where(c, a, b)
+
+
+def _is_float(x) -> bool:
+  return dtypes.is_inexact(get_aval(x).dtype)
+
+
+def _rounding(name, op):
+  def fn(x, /):
+    from xjax._src.libraries.numpy.creation import asarray
+    check_arraylike(name, x)
+    x = asarray(x)
+    return op(x) if _is_float(x) else x
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = (f"Elementwise {name}; integers and booleans are returned unchanged, as "
+                f"numpy.{name}.")
+  return compiled_when_eager(fn)
+
+
+floor = _rounding("floor", lax.floor)
+ceil = _rounding("ceil", lax.ceil)
+
+
+def _trunc(x):
+  return lax.select_n(lax.lt(x, _c(x, 0)), lax.floor(x), lax.ceil(x))
+
+
+trunc = _rounding("trunc", _trunc)
+fix = trunc
+
+
+@compiled_when_eager
+def rint(x, /):
+  """Round to the nearest integer, ties to even (integers become floats)."""
+  check_arraylike("rint", x)
+  integral = not dtypes.is_inexact(dtypes.dtype(x))
+  (x,) = promote_args_inexact("rint", x)
+  if integral:  # integers become strongly typed floats
+    return lax.convert_element_type(x, get_aval(x).dtype, False)
+  if dtypes.is_complex(get_aval(x).dtype):
+    return lax.complex(round_half_even(lax.real(x)), round_half_even(lax.imag(x)))
+  return round_half_even(x)
+
+
+@compiled_when_eager
+def fabs(x, /):
+  (x,) = promote_args_inexact("fabs", x)
+  if dtypes.is_complex(get_aval(x).dtype):
+    raise TypeError("ufunc 'fabs' does not support complex dtypes")
+  return lax.abs(x)
+
+
+@compiled_when_eager
+def fmod(x1, x2, /):
+  """Remainder with the sign of the dividend (C fmod)."""
+  a, b = promote_args_numeric("fmod", x1, x2)
+  if dtypes.is_integer(get_aval(b).dtype):  # x fmod 0 is 0 for integers
+    b = lax.select_n(lax.eq(b, _c(b, 0)), b, lax.full_like(b, 1))
+  return lax.rem(a, b)
+
+
+def _log_base(name, scale):
+  """log(x) in another base: ``scale(part)`` rescales the natural log's (real) parts."""
+  def fn(x, /):
+    (x,) = promote_args_inexact(name, x)
+    out = lax.log(x)
+    if dtypes.is_complex(get_aval(x).dtype):
+      return lax.complex(scale(lax.real(out)), scale(lax.imag(out)))
+    return scale(out)
+  fn.__name__ = fn.__qualname__ = name
+  return compiled_when_eager(fn)
+
+
+# as JAX: log2 divides by log(2) (computed in the program), log10 multiplies by 1 / log(10)
+log2 = _log_base("log2", lambda r: lax.div(r, lax.log(_c(r, 2.0))))
+log10 = _log_base("log10", lambda r: lax.mul(r, _c(r, 1 / np.log(10))))
+
+
+@compiled_when_eager
+def deg2rad(x, /):
+  (x,) = promote_args_inexact("deg2rad", x)
+  return lax.mul(x, _wc(x, np.pi / 180))
+
+
+@compiled_when_eager
+def rad2deg(x, /):
+  (x,) = promote_args_inexact("rad2deg", x)
+  return lax.mul(x, _wc(x, 180 / np.pi))
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+@compiled_when_eager
+def hypot(x1, x2, /):
+  """sqrt(x1**2 + x2**2) without undue overflow."""
+  a, b = promote_args_inexact("hypot", x1, x2)
+  if dtypes.is_complex(get_aval(a).dtype):
+    raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
+                     "convert to real values first, such as by using abs(x)")
+  a, b = lax.abs(a), lax.abs(b)
+  hi, lo = lax.max(a, b), lax.min(a, b)
+  safe = lax.select_n(lax.eq(hi, _c(hi, 0)), hi, lax.full_like(hi, 1))
+  r = lax.mul(hi, lax.sqrt(lax.add(_wc(hi, 1), lax.integer_pow(lax.div(lo, safe), 2))))
+  r = lax.select_n(lax.eq(hi, _c(hi, 0)), r, hi)
+  # an infinite side wins over a NaN one, as in C's hypot
+  return lax.select_n(lax.bitwise_or(isinf(a), isinf(b)), r, lax.full_like(r, np.inf))
+
+
+def logaddexp(x1, x2, /):
+  """log(exp(x1) + exp(x2)), computed stably."""
+  a, b = promote_args_inexact("logaddexp", x1, x2)
+  return _logaddexp(a, b)
+
+
+def _log_add(a, b, exp, scale=None):
+  """max(a, b) + log1p(exp(-|a - b|)) (times ``scale``): log(exp(a) + exp(b)) in the base
+  of ``exp``, stably; a NaN difference (inf - inf, or a NaN) gives a + b."""
+  amax = lax.max(a, b)
+  delta = lax.sub(a, b)
+  tail = lax.log1p(exp(lax.neg(lax.abs(delta))))
+  out = lax.add(amax, tail if scale is None else lax.mul(scale, tail))
+  return lax.select_n(isnan(delta), out, lax.add(a, b))
+
+
+@custom_jvp
+def _logaddexp(a, b):
+  return _log_add(a, b, lax.exp)
+
+
+def _finite_above(x):
+  """``x`` with +inf replaced by 0 (so that ``a - out`` is defined where ``out`` is +inf)."""
+  return lax.select_n(isposinf(x), x, lax.full_like(x, 0))
+
+
+def _log_add_jvp(log_add, exp, primals, tangents):
+  # d/da = exp(a - out), with +inf read as 0 on both sides (as JAX): 1/2 each at a == b,
+  # 1 for an infinite side.
+  a, b = primals
+  ta, tb = tangents
+  out = log_add(a, b)
+  weight = lambda x: exp(lax.sub(_finite_above(x), _finite_above(out)))
+  return out, lax.add(lax.mul(ta, weight(a)), lax.mul(tb, weight(b)))
+
+
+@_logaddexp.defjvp
+def _logaddexp_jvp(primals, tangents):
+  return _log_add_jvp(_logaddexp, lax.exp, primals, tangents)
+
+
+def logaddexp2(x1, x2, /):
+  """log2(2**x1 + 2**x2), computed stably."""
+  a, b = promote_args_inexact("logaddexp2", x1, x2)
+  return _logaddexp2(a, b)
+
+
+@custom_jvp
+def _logaddexp2(a, b):
+  return _log_add(a, b, lax.exp2, _wc(a, 1 / np.log(2)))
+
+
+@_logaddexp2.defjvp
+def _logaddexp2_jvp(primals, tangents):
+  return _log_add_jvp(_logaddexp2, lax.exp2, primals, tangents)
+
+
+@compiled_when_eager
+def sinc(x, /):
+  """sin(pi x) / (pi x), with sinc(0) = 1."""
+  (x,) = promote_args_inexact("sinc", x)
+  zero = lax.eq(x, _c(x, 0))
+  pix = lax.mul(lax.select_n(zero, x, lax.full_like(x, 1)), _wc(x, np.pi))
+  return lax.select_n(zero, lax.div(lax.sin(pix), pix), lax.full_like(x, 1))
+
+
+@compiled_when_eager
+def heaviside(x1, x2, /):
+  a, b = promote_args_inexact("heaviside", x1, x2)
+  from xjax._src.libraries.numpy.shaping import broadcast_arrays
+  a, b = broadcast_arrays(a, b)
+  pos = lax.select_n(lax.gt(a, _c(a, 0)), b, lax.full_like(a, 1))
+  out = lax.select_n(lax.lt(a, _c(a, 0)), pos, lax.full_like(a, 0))
+  return lax.select_n(lax.ne(a, a), out, a)  # NaN stays NaN
+
+
+@compiled_when_eager
+def signbit(x, /):
+  """True where the sign bit is set (including -0.0)."""
+  check_arraylike("signbit", x)
+  dt = get_aval(x).dtype
+  if dt == np.bool_ or dtypes.is_unsigned(dt):
+    return lax.full_like(x, False, np.bool_)
+  if dtypes.is_integer(dt):
+    return lax.lt(x, _c(x, 0))
+  if dtypes.is_complex(dt):
+    raise ValueError("jnp.signbit is not well defined for complex values")
+  # the sign bit itself, so -0.0 and negative NaNs count as in JAX
+  bits = lax.bitcast_convert_type(x, np.dtype(f"int{8 * np.dtype(dt).itemsize}"))
+  return lax.lt(bits, lax.full_like(bits, 0))
+
+
+@compiled_when_eager
+def copysign(x1, x2, /):
+  a, b = promote_args_inexact("copysign", x1, x2)
+  if dtypes.is_complex(get_aval(a).dtype):
+    raise TypeError("copysign does not support complex-valued inputs")
+  from xjax._src.libraries.numpy.shaping import broadcast_arrays
+  a, b = broadcast_arrays(a, b)
+  return lax.select_n(signbit(b), lax.abs(a), lax.neg(lax.abs(a)))
+
+
+@compiled_when_eager
+def nextafter(x1, x2, /):
+  a, b = promote_args_inexact("nextafter", x1, x2)
+  return lax.nextafter(a, b)
+
+
+def _classify(name, float_fn, int_value):
+  def fn(x, /):
+    check_arraylike(name, x)
+    dt = get_aval(x).dtype
+    if dtypes.is_complex(dt):
+      return float_fn(lax.real(x), lax.imag(x))
+    if not dtypes.is_inexact(dt) and int_value is not None:
+      return lax.full_like(x, int_value, np.bool_)
+    return float_fn(x, None)
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = f"Elementwise test, as numpy.{name}."
+  return compiled_when_eager(fn)
+
+
+def _or(f):
+  return lambda re, im: f(re) if im is None else lax.bitwise_or(f(re), f(im))
+
+
+isnan = _classify("isnan", _or(lambda v: lax.ne(v, v)), None)
+isinf = _classify("isinf", _or(lambda v: lax.eq(lax.abs(v), _c(v, np.inf))), False)
+isfinite = _classify("isfinite", lambda re, im: lax.is_finite(re) if im is None else
+                     lax.bitwise_and(lax.is_finite(re), lax.is_finite(im)), True)
+
+
+def _is_inf_of_sign(name: str, inf: float):
+  def fn(x, /):
+    check_arraylike(name, x)
+    if dtypes.is_complex(get_aval(x).dtype):
+      raise ValueError(f"{name} does not support complex inputs")
+    if not _is_float(x):
+      return lax.full_like(x, False, np.bool_)
+    return lax.eq(x, _c(x, inf))
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = f"Elementwise x == {inf} (False for non-float inputs)."
+  return fn
+
+
+isposinf = _is_inf_of_sign("isposinf", np.inf)
+isneginf = _is_inf_of_sign("isneginf", -np.inf)
+
+
+@compiled_when_eager
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+  """Replaces NaN by ``nan`` and infinities by ``posinf``/``neginf`` (default: dtype max/min)."""
+  from xjax._src.libraries.numpy.creation import asarray
+  x = asarray(x)
+  dt = get_aval(x).dtype
+  if not dtypes.is_inexact(dt):
+    return x
+  if dtypes.is_complex(dt):
+    re = nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf)
+    im = nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf)
+    return lax.complex(re, im)
+  info = dtypes.finfo(dt)
+  posinf = info.max if posinf is None else posinf
+  neginf = info.min if neginf is None else neginf
+  # jnp.where, as JAX: the strongly typed fills make the result strong (and its
+  # cotangent weak again through the conversion, for a weakly typed x)
+  out = _where(isnan(x), asarray(nan, dt), x)
+  out = _where(isposinf(out), asarray(posinf, dt), out)
+  return _where(isneginf(out), asarray(neginf, dt), out)
+
+
+@compiled_when_eager
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+  """Limits values to [min, max] (either bound may be None)."""
+  if arr is None:
+    arr = a
+  min = a_min if min is None else min
+  max = a_max if max is None else max
+  check_arraylike("clip", arr)
+  from xjax._src.libraries.numpy.creation import asarray
+  if any(v is not None and dtypes.is_complex(get_aval(asarray(v)).dtype)
+         for v in (arr, min, max)):
+    raise ValueError("Clip received a complex value either through the input or the "
+                     "min/max keywords. Complex values have no ordering and cannot be clipped.")
+  if min is not None:
+    arr = ufuncs.maximum(min, arr)
+  if max is not None:
+    arr = ufuncs.minimum(max, arr)
+  return asarray(arr)
+
+
+@compiled_when_eager
+def float_power(x1, x2, /):
+  a, b = promote_args_inexact("float_power", x1, x2)
+  return lax.pow(a, b)
+
+
+@compiled_when_eager
+def ldexp(x1, x2, /):
+  """x1 * 2**x2 (x2 must be an integer)."""
+  check_arraylike("ldexp", x1, x2)
+  if not (dtypes.is_integer(get_aval(x2).dtype) or get_aval(x2).dtype == np.bool_):
+    raise ValueError(f"ldexp: x2 must be an integer, got {get_aval(x2).dtype}")
+  (a,) = promote_args_inexact("ldexp", x1)
+  b = lax.convert_element_type(x2, get_aval(a).dtype)
+  a, b = promote_args("ldexp", a, b)
+  return lax.mul(a, lax.exp2(b))
+
+
+@compiled_when_eager
+def frexp(x, /):
+  """(mantissa, exponent) with x == mantissa * 2**exponent and 0.5 <= |mantissa| < 1."""
+  check_arraylike("frexp", x)
+  (x,) = promote_args_inexact("frexp", x)
+  dt = get_aval(x).dtype
+  if dtypes.is_complex(dt):
+    raise TypeError("frexp does not support complex-valued inputs")
+  info = dtypes.finfo(dt)
+  bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
+  nmant, bias = int(info.nmant), int(info.maxexp) - 1
+  sub = lax.lt(lax.abs(x), _c(x, info.smallest_normal))
+  xs = _where(sub, lax.mul(x, _c(x, 2.0 ** (nmant + 1))), x)
+  u = lax.bitcast_convert_type(xs, bits)
+  field_mask = np.asarray((1 << (dt.itemsize * 8 - 1 - nmant)) - 1, bits)[()]
+  field = lax.bitwise_and(lax.shift_right_logical(u, np.asarray(nmant, bits)[()]), field_mask)
+  exp = lax.sub(lax.convert_element_type(field, np.int32), np.int32(bias - 1))
+  exp = _where(sub, lax.sub(exp, np.int32(nmant + 1)), exp)
+  keep = np.asarray(~(int(field_mask) << nmant) & ((1 << (dt.itemsize * 8)) - 1), bits)[()]
+  mant_bits = lax.bitwise_or(lax.bitwise_and(u, keep), np.asarray((bias - 1) << nmant, bits)[()])
+  mant = lax.bitcast_convert_type(mant_bits, dt)
+  special = lax.bitwise_or(lax.eq(x, _c(x, 0)), lax.bitwise_not(lax.is_finite(x)))
+  return _where(special, x, mant), _where(special, lax.full_like(exp, 0), exp)
+
+
+@compiled_when_eager
+def modf(x, /, out=None):
+  """(fractional part, integral part), both with x's sign."""
+  (x,) = promote_args_inexact("modf", x)
+  whole = _trunc(x)
+  return lax.sub(x, whole), whole
+
+
+@compiled_when_eager
+def divmod(x1, x2, /):
+  a, b = promote_args_numeric("divmod", x1, x2)
+  if dtypes.is_integer(get_aval(a).dtype):
+    return ufuncs.floor_divide(a, b), ufuncs.remainder(a, b)
+  if dtypes.is_complex(get_aval(a).dtype):
+    raise TypeError("divmod does not support complex-valued inputs")
+  return ufuncs.float_divmod(a, b)
+
+
+@compiled_when_eager
+def i0(x):
+  """Modified Bessel function of the first kind, order 0."""
+  (x,) = promote_args_inexact("i0", x)
+  if not dtypes.is_float(get_aval(x).dtype):
+    raise ValueError(f"Unsupported input type to jax.numpy.i0: {get_aval(x).dtype}")
+  ax = lax.abs(x)
+  return lax.mul(lax.exp(ax), lax.bessel_i0e(ax))
+
+
+def _integer_operands(name: str, x1, x2):
+  """``|x1|``, ``|x2|`` promoted to a common integer dtype (ValueError for others and
+  bool), not yet broadcast."""
+  check_arraylike(name, x1, x2)
+  a, b = promote_dtypes(x1, x2)
+  if not dtypes.is_integer(get_aval(a).dtype):  # bool with an int is fine (JAX)
+    raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
+  return ufuncs.absolute(a), ufuncs.absolute(b)
+
+
+@compiled_when_eager
+def gcd(x1, x2, /):
+  """Greatest common divisor (Euclid's algorithm, looping until every remainder is 0)."""
+  from xjax._src.primitives.lax.control_flow import while_loop
+  from xjax._src.libraries.numpy.reductions import any as _any
+  from xjax._src.libraries.numpy.shaping import broadcast_arrays
+  a, b = broadcast_arrays(*_integer_operands("gcd", x1, x2))
+  zero, one = _c(a, 0), _c(a, 1)
+
+  def step(ab):
+    a, b = ab
+    done = lax.eq(b, zero)
+    r = lax.rem(a, lax.select_n(done, b, lax.full_like(b, one)))
+    return lax.select_n(done, b, a), lax.select_n(done, r, b)
+  return while_loop(lambda ab: _any(lax.ne(ab[1], zero)), step, (a, b))[0]
+
+
+@compiled_when_eager
+def lcm(x1, x2, /):
+  """Least common multiple (0 where either operand is 0)."""
+  a, b = _integer_operands("lcm", x1, x2)
+  g = gcd(a, b)
+  zero = lax.eq(g, _c(g, 0))
+  out = ufuncs.multiply(a, ufuncs.floor_divide(b, g))  # x // 0 is 0 for integers
+  return lax.select_n(zero, out, lax.full_like(out, 0))
+
+
+@compiled_when_eager
+def iscomplex(x):
+  i = imag(x)
+  return lax.ne(i, _wc(i, 0))
+
+
+@compiled_when_eager
+def isreal(x):
+  i = imag(x)
+  return lax.eq(i, _wc(i, 0))
+
+
+@compiled_when_eager
+def bitwise_count(x, /):
+  """Number of 1 bits in ``|x|``, as uint8."""
+  (x,) = promote_args_numeric("bitwise_count", x)  # booleans count as integers
+  if not dtypes.is_integer(get_aval(x).dtype):
+    raise TypeError(f"bitwise_count requires integer or boolean input, got "
+                    f"{get_aval(x).dtype}.")
+  return lax.convert_element_type(lax.population_count(ufuncs.abs(x)), np.uint8)
+
+
+def _nan_pick(name, op, better):
+  def fn(x1, x2):
+    x1, x2 = promote_args(name, x1, x2)
+    if not dtypes.is_inexact(get_aval(x1).dtype):
+      return op(x1, x2)
+    if dtypes.is_complex(get_aval(x1).dtype):
+      return where(isnan(x1), x2, where(isnan(x2), x1, op(x1, x2)))
+    # ties pick x2 (which decides where the gradient goes, as in JAX)
+    return where(lax.bitwise_or(better(x1, x2), isnan(x2)), x1, x2)
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = f"Elementwise {op.__name__} ignoring NaNs (NaN only where both are)."
+  return compiled_when_eager(fn)
+
+
+fmax = _nan_pick("fmax", ufuncs.maximum, lax.gt)
+
+
+fmin = _nan_pick("fmin", ufuncs.minimum, lax.lt)
+
+
+@compiled_when_eager
+def spacing(x, /):
+  """Distance from ``x`` to the next representable number away from zero (the smallest
+  subnormal, signed, where that difference flushes to zero)."""
+  (x,) = promote_args_inexact("spacing", x)
+  if dtypes.is_complex(get_aval(x).dtype):
+    raise ValueError("jnp.spacing is not defined for complex inputs.")
+  dt = get_aval(x).dtype
+  if dt == np.float16:  # as JAX: toward +inf
+    return lax.sub(lax.nextafter(x, lax.full_like(x, np.inf)), x)
+  sign = signbit(x)
+  signed = lambda v: where(sign, np.asarray(-v, dt)[()], np.asarray(v, dt)[()])
+  out = lax.sub(lax.nextafter(x, signed(np.inf)), x)
+  return where(lax.eq(out, _c(out, 0)), signed(dtypes.finfo(dt).smallest_subnormal), out)
+
+
+@compiled_when_eager(static_argnames=("deg",))
+def angle(z, deg=False):
+  """Argument of complex ``z`` (radians, or degrees with ``deg``)."""
+  (z,) = promote_args_inexact("angle", z)
+  if get_aval(z).ndim == 0 and dtypes.is_float(get_aval(z).dtype):
+    z = lax.convert_element_type(z, dtypes.default_float_dtype())  # as JAX (and NumPy)
+  if dtypes.is_complex(get_aval(z).dtype):
+    out = lax.atan2(lax.imag(z), lax.real(z))
+  else:
+    out = lax.atan2(zeros_like(z, get_aval(z).dtype), z)
+  return rad2deg(out) if deg else out
+
+
+@compiled_when_eager
+def real(x):
+  x = asarray(x)
+  return lax.real(x) if dtypes.is_complex(get_aval(x).dtype) else x
+
+
+@compiled_when_eager
+def imag(x):
+  x = asarray(x)
+  return lax.imag(x) if dtypes.is_complex(get_aval(x).dtype) else zeros_like(x)
+
+
+@compiled_when_eager
+def conjugate(x):
+  x = asarray(x)
+  return lax.conj(x) if dtypes.is_complex(get_aval(x).dtype) else x
+
+
+conj = conjugate
+
+
+@compiled_when_eager(static_argnames=("decimals",))
+def round(a, decimals=0, out=None):
+  check_arraylike("round", a)
+  decimals = operator.index(decimals)
+  a = asarray(a)
+  dt = get_aval(a).dtype
+  if dt == np.bool_:
+    raise ValueError("round does not accept boolean inputs")
+  if not dtypes.is_inexact(dt):
+    if decimals < 0:
+      raise NotImplementedError("integer round is not implemented for decimals < 0")
+    return a
+  if dtypes.is_complex(dt):  # as JAX: real and imaginary parts rounded separately
+    return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
+  if decimals == 0:
+    return round_half_even(a)
+  if decimals > np.log10(float(dtypes.finfo(dt).max)):  # every value is already exact
+    return a
+  x = lax.convert_element_type(a, np.float32) if dt == np.float16 else a  # as JAX
+  factor = _wc(x, 10.0 ** decimals)
+  out = lax.div(round_half_even(lax.mul(x, factor)), factor)
+  return lax.convert_element_type(out, dt) if dt == np.float16 else out
+
+
+around = round

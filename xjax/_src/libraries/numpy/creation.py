@@ -1,0 +1,285 @@
+"""Array creation: asarray/array, zeros/ones/full/empty (+ _like), arange."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.foundations import dtypes, tree_util
+from xjax._src.execution.array import Array, make_array
+from xjax._src.core.trace import Tracer
+from xjax._src.core.values import get_aval
+from xjax._src.primitives.lax import lax
+from xjax._src.foundations.wrapping import with_keyword
+
+
+def _placed(out, device):
+  """``out``, committed to ``device`` when one is given (the ``device=`` argument): made on
+  the default device, then moved, as in JAX."""
+  if device is None or isinstance(out, Tracer):
+    return out
+  from xjax._src.api.placement import device_put
+  return device_put(out, device)
+
+
+def _with_device(fn):
+  """``fn`` taking ``device=`` and placing its result there."""
+  return with_keyword(fn, "device", _placed)
+
+
+def _requested_dtype(dtype, name):
+  if dtype is None:
+    return None
+  return dtypes.check_user_dtype_supported(dtype, name)
+
+
+def asarray(a, dtype=None, order=None, *, copy=None, device=None):
+  """Converts ``a`` to an Array (no copy when it already is one of the right dtype)."""
+  dt = _requested_dtype(dtype, "asarray")
+  if isinstance(a, (Array, Tracer)):
+    if dt is None or (get_aval(a).dtype == dt and not get_aval(a).weak_type):
+      return _placed(a, device)
+    return _placed(lax.convert_element_type(a, dt), device)  # explicit dtype: strong type
+  return array(a, dtype=dt, copy=copy, device=device)
+
+
+@_with_device
+def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
+  """A new Array from a scalar, NumPy array, nested sequence, or Array/tracer."""
+  dt = _requested_dtype(dtype, "array")
+  if isinstance(object, (Array, Tracer)):
+    out = object if dt is None else lax.convert_element_type(object, dt)
+  elif isinstance(object, (list, tuple)) and _must_stack_on_device(object):
+    leaves = tree_util.tree_leaves(object)
+    if dt is None and not any(dtypes.is_extended(get_aval(x).dtype) for x in leaves):
+      dt = dtypes.canonicalize_dtype(dtypes.result_type(*leaves))
+    # each element converted to the sequence's dtype (strongly typed), then stacked, as JAX
+    parts = [lax.expand_dims(array(o, dtype=dt), (0,)) for o in object]
+    while len(parts) > 16:  # a tree of concatenations, as JAX (wide ones compile slowly)
+      parts = [lax.concatenate(parts[i:i + 16], 0) for i in range(0, len(parts), 16)]
+    out = lax.concatenate(parts, 0)
+  elif hasattr(object, "__jax_array__"):
+    return array(object.__jax_array__(), dtype=dtype, copy=copy, ndmin=ndmin)
+  else:
+    if object is None:
+      raise ValueError("None is not a valid value for jnp.array")
+    weak = type(object) in (int, float, complex) and dt is None
+    if weak:
+      get_aval(object)  # a Python int outside the default integer's range: OverflowError
+    if isinstance(object, (list, tuple)):
+      host = _host_from_sequence(object, dt)
+    else:  # a Python int out of dt's range raises OverflowError
+      host = np.asarray(object, dt if type(object) is int else None)
+      if (host.dtype.kind in "OUSV" and host.dtype != dtypes.float0
+          and not (dtypes.is_inexact(host.dtype) or dtypes.is_integer(host.dtype))):
+        raise TypeError(f"Value {object!r} of type {type(object)} is not a valid JAX type")
+    if dt is None:
+      if weak:
+        dt = get_aval(object).dtype
+      else:
+        dt = dtypes.canonicalize_dtype(host.dtype)
+    out = make_array(host.astype(dt, copy=False), dtype=dt, weak_type=weak)
+  if ndmin > get_aval(out).ndim:
+    out = lax.reshape(out, (1,) * (ndmin - get_aval(out).ndim) + get_aval(out).shape)
+  return out
+
+
+def _must_stack_on_device(seq) -> bool:
+  """A sequence holding tracers or PRNG keys: values that have no host copy to build from."""
+  for o in seq:
+    if isinstance(o, Tracer) or (isinstance(o, Array) and dtypes.is_extended(o.dtype)):
+      return True
+    if isinstance(o, (list, tuple)) and _must_stack_on_device(o):
+      return True
+  return False
+
+
+def _host_from_sequence(seq, dt):
+  leaves = []
+
+  def collect(o):
+    if isinstance(o, (list, tuple)):
+      for v in o:
+        collect(v)
+    else:
+      leaves.append(o)
+  collect(seq)
+  if dt is None and leaves and not any(isinstance(v, (np.ndarray, np.generic, Array))
+                                       for v in leaves):
+    result = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
+    return np.asarray(_to_host(seq), dtype=result)
+  if dt is not None:
+    return np.asarray(_to_host(seq), dtype=dt)
+  host = np.asarray(_to_host(seq))
+  if dt is None and leaves:
+    dt = dtypes.result_type(*[v if isinstance(v, (np.ndarray, np.generic, Array)) else v
+                              for v in leaves])
+    host = host.astype(dt)
+  return host
+
+
+def _to_host(o):
+  if isinstance(o, (list, tuple)):
+    return [_to_host(v) for v in o]
+  if isinstance(o, Array):
+    return np.asarray(o)
+  return o
+
+
+@_with_device
+def full(shape, fill_value, dtype=None):
+  dt = _requested_dtype(dtype, "full")
+  shape = _shape(shape)
+  if get_aval(fill_value).shape:
+    from xjax._src.libraries.numpy.shaping import broadcast_to
+    value = asarray(fill_value, dtype=dt)
+    return broadcast_to(value, shape)
+  return lax.full(shape, fill_value, dt)
+
+
+@_with_device
+def zeros(shape, dtype=None):
+  dt = _requested_dtype(dtype, "zeros") or dtypes.default_float_dtype()
+  return lax.full(_shape(shape), 0, dt)
+
+
+@_with_device
+def ones(shape, dtype=None):
+  dt = _requested_dtype(dtype, "ones") or dtypes.default_float_dtype()
+  return lax.full(_shape(shape), 1, dt)
+
+
+@_with_device
+def empty(shape, dtype=None):
+  return zeros(shape, dtype)
+
+
+def _like(name, value):
+  def fn(a, dtype=None, shape=None, *, device=None):
+    return full_like(a, value, dtype, shape, device=device)
+  fn.__name__ = name
+  return fn
+
+
+zeros_like = _like("zeros_like", 0)
+ones_like = _like("ones_like", 1)
+empty_like = _like("empty_like", 0)
+
+
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+  """An array like ``a``, on ``a``'s device when ``a`` is committed (as in JAX)."""
+  dt = _requested_dtype(dtype, "full_like")
+  aval = get_aval(a)
+  shape = aval.shape if shape is None else _shape(shape)
+  if device is None and type(a) is Array and a.committed:
+    device = a.device
+  if dt is None:  # keeps a's weak type
+    return _placed(lax.full_like(a, fill_value, shape=shape), device)
+  return _placed(lax.full(shape, fill_value, dt), device)
+
+
+def _shape(shape) -> tuple:
+  import operator
+  dims = shape if isinstance(shape, (list, tuple)) else (shape,)
+  try:
+    return tuple(operator.index(d) for d in dims)
+  except TypeError:
+    raise TypeError("Shapes must be 1D sequences of concrete values of integer type, got "
+                    f"{shape}. Shapes are static under jit: use Python ints (e.g. from "
+                    "x.shape or static_argnums), not traced values.") from None
+
+
+@_with_device
+def arange(start, stop=None, step=None, dtype=None):
+  """Evenly spaced values; the bounds must be concrete (the length is static)."""
+  from xjax._src.core.concrete import concrete_or_error
+  dt = _requested_dtype(dtype, "arange")
+  if dt is None:
+    dt = dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
+    dt = dtypes.canonicalize_dtype(dt)
+  if dt == np.bool_:
+    raise TypeError("arange does not accept dtype bool")
+  start = concrete_or_error(start, "arange start")
+  stop = None if stop is None else concrete_or_error(stop, "arange stop")
+  step = None if step is None else concrete_or_error(step, "arange step")
+  # JAX's formula: an iota in the result dtype, shifted and scaled on the device (float16
+  # and bfloat16 work in float32), so values match JAX to the last bit
+  if stop is None:
+    start, stop = 0, start
+  if step is not None:
+    work = np.float32 if dtypes.is_float(dt) and dtypes.finfo(dt).bits < 32 else dt
+    size = max(0, int(np.ceil((stop - start) / step)))
+    out = lax.add(lax.convert_element_type(start, work),
+                  lax.mul(lax.convert_element_type(step, work), lax.iota(work, size)))
+    return lax.convert_element_type(out, dt)
+  if start == 0:
+    return lax.iota(dt, max(0, int(np.ceil(stop))))
+  return lax.add(lax.convert_element_type(start, dt),
+                 lax.iota(dt, max(0, int(np.ceil(stop - start)))))
+
+
+@_with_device
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+  """``num`` evenly spaced samples over [start, stop] (num must be static)."""
+  from xjax._src.core.concrete import concrete_or_error
+  from xjax._src.libraries.numpy.shaping import broadcast_arrays, moveaxis
+  from xjax._src.libraries.numpy.util import canonical_axis
+  num = concrete_or_error(num, "'num' argument of jnp.linspace")
+  num = int(num)
+  if num < 0:
+    raise ValueError(f"Number of samples, {num}, must be non-negative.")
+  dt = _requested_dtype(dtype, "linspace")
+  start, stop = asarray(start), asarray(stop)
+  comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
+  out_dt = dt or comp
+  start = lax.convert_element_type(start, comp)
+  stop = lax.convert_element_type(stop, comp)
+  start, stop = broadcast_arrays(start, stop)
+  bshape = get_aval(start).shape
+  div = (num - 1) if endpoint else num
+  delta = lax.sub(stop, start)
+  iota = lax.convert_element_type(lax.iota(np.int32, num), comp)
+  shape = (num,) + bshape
+  iota = lax.broadcast_in_dim(iota, shape, (0,))
+  s = lax.broadcast_in_dim(start, shape, tuple(range(1, len(shape))))
+  d = lax.broadcast_in_dim(delta, shape, tuple(range(1, len(shape))))
+  if div > 0:
+    step = lax.div(d, np.asarray(div, comp)[()])
+    out = lax.add(s, lax.mul(iota, step))
+    if endpoint and num > 1:
+      e = lax.broadcast_in_dim(stop, (1,) + bshape, tuple(range(1, len(shape))))
+      out = lax.concatenate([lax.slice_in_dim(out, 0, num - 1, axis=0), e], 0)
+  else:
+    step = lax.full_like(d, np.nan)
+    out = s
+  if dtypes.is_integer(out_dt):
+    out = lax.floor(out)
+  out = lax.convert_element_type(out, out_dt)
+  out = moveaxis(out, 0, canonical_axis(axis, len(shape)))
+  if retstep:
+    return out, lax.index_in_dim(step, 0, 0, keepdims=False)
+  return out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+  """``base ** linspace(start, stop)``."""
+  dt = _requested_dtype(dtype, "logspace")
+  comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
+  lin = linspace(start, stop, num, endpoint=endpoint, dtype=comp, axis=axis)
+  from xjax._src.libraries.numpy.ufuncs import power
+  out = power(lax.convert_element_type(asarray(base), comp), lin)
+  return lax.convert_element_type(out, dt or comp)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+  """Samples evenly spaced on a log scale, from start to stop (same sign)."""
+  from xjax._src.libraries.numpy.composed_math import log10
+  from xjax._src.libraries.numpy.ufuncs import power, sign, multiply
+  dt = _requested_dtype(dtype, "geomspace")
+  comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
+  start = lax.convert_element_type(asarray(start), comp)
+  stop = lax.convert_element_type(asarray(stop), comp)
+  sgn = sign(start)
+  # dividing by the sign (not abs) makes a zero start NaN throughout, as in JAX
+  lin = linspace(log10(lax.div(start, sgn)), log10(lax.div(stop, sgn)), num, endpoint=endpoint,
+                 axis=axis)
+  out = multiply(sgn, power(np.asarray(10.0, comp)[()], lin))
+  return lax.convert_element_type(out, dt or comp)

@@ -1,0 +1,142 @@
+"""Arrays built by calling functions: apply_along_axis (via vmap), apply_over_axes,
+fromfunction, piecewise and vectorize (NumPy's generalized-ufunc signatures over vmap)."""
+from __future__ import annotations
+
+import re
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.concrete import concrete_or_error
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.core.values import get_aval
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
+from xjax._src.foundations.wrapping import update_wrapper
+
+
+def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
+  """``func1d`` applied to each 1-D slice of ``arr`` along ``axis`` (vmapped)."""
+  from xjax._src.api.transformations import vmap
+  arr = asarray(arr)
+  nd = get_aval(arr).ndim
+  axis = canonical_axis(axis, nd)
+  fn = lambda x: func1d(x, *args, **kwargs)
+  for i in range(1, nd - axis):
+    fn = vmap(fn, in_axes=i, out_axes=-1)
+  for _ in range(axis):
+    fn = vmap(fn, in_axes=0, out_axes=0)
+  return fn(arr)
+
+
+def apply_over_axes(func, a, axes):
+  """``func(a, axis)`` applied for each axis in turn, keeping the dimension count."""
+  from xjax._src.libraries.numpy.shaping import expand_dims
+  a = asarray(a)
+  nd = get_aval(a).ndim
+  for axis in ([axes] if isinstance(axes, int) else axes):
+    b = func(a, axis)
+    if get_aval(b).ndim == get_aval(a).ndim:
+      a = b
+    elif get_aval(b).ndim == get_aval(a).ndim - 1:
+      a = expand_dims(b, canonical_axis(axis, nd))
+    else:
+      raise ValueError("function is not returning an array of the correct shape")
+  return a
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+  """``function`` called with one index grid per dimension of ``shape``."""
+  shape = tuple(int(concrete_or_error(d, "shape argument of jnp.fromfunction"))
+                for d in shape)
+  dt = dtypes.check_user_dtype_supported(dtype, "fromfunction")
+  return function(*(lax.broadcasted_iota(dt, shape, i) for i in range(len(shape))),
+                  **kwargs)
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+  """``funclist[i]`` (a function of ``x`` or a constant) where ``condlist[i]`` holds, later
+  conditions winning; one extra function is the default where none holds (else 0)."""
+  check_arraylike("piecewise", x)
+  x = asarray(x)
+  if isinstance(condlist, (list, tuple)):
+    conds = [asarray(c) for c in condlist]
+  else:
+    condlist = asarray(condlist)
+    conds = [condlist] if condlist.ndim == x.ndim else list(condlist)
+  n = len(conds)
+  if len(funclist) == n + 1:
+    conds.append(~jnp.any(jnp.stack([jnp.broadcast_to(c, x.shape) for c in conds]), axis=0)
+                 if n else jnp.ones(x.shape, bool))
+  elif len(funclist) != n:
+    raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are "
+                     f"expected; got {len(funclist)}")
+  out = jnp.zeros_like(x)
+  for cond, f in zip(conds, funclist):
+    val = f(x, *args, **kw) if callable(f) else f
+    out = jnp.where(cond, asarray(val).astype(x.dtype), out)
+  return out
+
+
+_DIMS = r"\w+"
+
+
+_CORE = rf"\((?:{_DIMS}(?:,{_DIMS})*)?\)"
+
+
+_SIGNATURE = re.compile(rf"^{_CORE}(?:,{_CORE})*->{_CORE}(?:,{_CORE})*$")
+
+
+def _parse_signature(signature):
+  if not _SIGNATURE.match(signature.replace(" ", "")):
+    raise ValueError(f"not a valid gufunc signature: {signature}")
+  ins, outs = signature.replace(" ", "").split("->")
+  parse = lambda side: [tuple(re.findall(_DIMS, g)) for g in re.findall(r"\(([^)]*)\)", side)]
+  return parse(ins), parse(outs)
+
+
+class vectorize:
+  """``pyfunc`` mapped over the broadcast leading (loop) dimensions of its arguments with
+  vmap; ``signature`` (e.g. ``'(n),(n)->()'``) names each argument's core dimensions.
+  Arguments listed in ``excluded`` and keyword arguments pass through unchanged."""
+
+  def __init__(self, pyfunc, *, excluded=frozenset(), signature=None):
+    self.pyfunc = pyfunc
+    self.excluded = excluded
+    self.signature = signature
+    update_wrapper(self, pyfunc)
+
+  def __call__(self, *args, **kwargs):
+    from xjax._src.api.transformations import vmap
+    mapped = [i for i in range(len(args)) if i not in self.excluded]
+    arrays = [asarray(args[i]) for i in mapped]
+    if self.signature is None:
+      core_in = [()] * len(arrays)
+    else:
+      core_in, _ = _parse_signature(self.signature)
+      if len(core_in) != len(arrays):
+        raise TypeError(f"wrong number of positional arguments: expected {len(core_in)}, "
+                        f"got {len(arrays)}")
+    loops, sizes = [], {}
+    for x, core in zip(arrays, core_in):
+      if x.ndim < len(core):
+        raise ValueError(f"input with shape {x.shape} does not have enough dimensions for "
+                         f"its core dimensions {core}")
+      for name, d in zip(core, x.shape[x.ndim - len(core):]):
+        if sizes.setdefault(name, d) != d:
+          raise ValueError(f"inconsistent size for core dimension {name!r}: {d} vs "
+                           f"{sizes[name]}")
+      loops.append(x.shape[:x.ndim - len(core)])
+    loop = jnp.broadcast_shapes(*loops) if loops else ()
+    arrays = [jnp.broadcast_to(x, loop + x.shape[x.ndim - len(core):])
+              for x, core in zip(arrays, core_in)]
+
+    def call(*mapped_args):
+      full = list(args)
+      for i, x in zip(mapped, mapped_args):
+        full[i] = x
+      return self.pyfunc(*full, **kwargs)
+
+    f = call
+    for _ in loop:
+      f = vmap(f)
+    return f(*arrays)

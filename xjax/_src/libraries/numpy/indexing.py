@@ -1,0 +1,524 @@
+"""NumPy indexing on Arrays and tracers: ``x[idx]`` (static slicing, or one gather for
+integer-array / traced indices), ``x.at[idx]`` functional updates (scatters), and take,
+take_along_axis, put, place."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from xjax._src.foundations import dtypes, errors
+from xjax._src.core.trace import Tracer
+from xjax._src.core.values import get_aval
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import gather_scatter as gs
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy import dslice_indexing
+
+_FILL = gs.GatherScatterMode.FILL_OR_DROP
+
+
+def getitem(x, idx):
+  """``x[idx]`` with NumPy semantics; out-of-bounds array indices are clamped."""
+  return rewriting_take(x, idx)
+
+
+def rewriting_take(x, idx, mode=None, fill_value=None, indices_are_sorted=False,
+                   unique_indices=False):
+  if dslice_indexing.has_dslice(idx):  # jax.ds entries: taken first
+    x, idx = dslice_indexing.take(x, idx, mode, fill_value, rewriting_take)
+    if idx is None:
+      return x
+  aval = get_aval(x)
+  if isinstance(idx, list):
+    raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "
+                    "allowed; use `arr[array(seq)]` instead of `arr[seq]`.")
+  entries, empty = _expand(aval, idx)
+  advanced = [k for k, e in enumerate(entries) if _is_array_index(e)]
+  if not advanced and mode is None:
+    out, new_axes = _static_take(x, aval, entries)
+  else:
+    mode = (gs.GatherScatterMode.from_any(mode) if mode is not None
+            else gs.GatherScatterMode.CLIP)
+    out, new_axes = _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted,
+                                 unique_indices)
+  if new_axes:
+    out = lax.expand_dims(out, new_axes)
+  for rank in empty:  # a scalar False index adds an axis of length 0
+    d = new_axes[rank]
+    shape = get_aval(out).shape
+    out = lax.slice(out, [0] * len(shape), shape[:d] + (0,) + shape[d + 1:])
+  return out
+
+
+def _is_array_index(e) -> bool:
+  return not (e is None or isinstance(e, slice) or isinstance(e, (int, np.integer)))
+
+
+def _concrete_bound(b):
+  """A concrete 0-d integer array slice bound as an int (as JAX accepts); else ``b``."""
+  if hasattr(b, "aval") and not isinstance(b, Tracer) and b.aval.ndim == 0 and \
+      np.issubdtype(b.aval.dtype, np.integer):
+    return int(b)
+  return b
+
+
+def _expand(aval, idx) -> list:
+  """The index as a list of None / slice / int / integer array, one real entry per dim,
+  and the ranks (among the None entries) of the scalar ``False`` indices."""
+  if not isinstance(idx, tuple):
+    idx = (idx,)
+  entries, empty = [], []
+  for pos, i in enumerate(idx):
+    if isinstance(i, (list, tuple)):
+      i = np.asarray(i) if i else np.zeros((0,), np.int32)
+    if isinstance(i, slice):
+      i = slice(*(_concrete_bound(b) for b in (i.start, i.stop, i.step)))
+      for b in (i.start, i.stop, i.step):
+        if b is not None and not isinstance(b, (int, np.integer)):
+          if isinstance(b, Tracer) or hasattr(b, "aval"):
+            raise IndexError(f"Slice entries must be static integers. Got {i} at position "
+                             f"{pos}. For a traced start, use lax.dynamic_slice or "
+                             "lax.dynamic_slice_in_dim with a static size.")
+          raise TypeError(f"slice indices must be integers or None, got {b!r}")
+      entries.append(i)
+    elif isinstance(i, bool):
+      if not i:
+        empty.append(sum(e is None for e in entries))
+      entries.append(None)  # NumPy: x[True] adds an axis of length 1, x[False] of 0
+    elif i is None or i is Ellipsis or isinstance(i, (int, np.integer)):
+      entries.append(i)
+    else:
+      new = _array_entries(i)
+      mask_shape = np.shape(i) if get_aval(i).dtype == np.bool_ else None
+      dim = sum(_consumed(e) for e in entries)
+      if (mask_shape and Ellipsis not in entries
+          and tuple(aval.shape[dim:dim + len(mask_shape)]) != mask_shape):
+        raise IndexError(f"boolean index did not match shape of indexed array in index "
+                         f"{pos}: got {mask_shape}, expected "
+                         f"{tuple(aval.shape[dim:dim + len(mask_shape)])}")
+      entries.extend(new)
+  if sum(e is Ellipsis for e in entries) > 1:
+    raise IndexError("an index can only have a single ellipsis ('...')")
+  n_real = sum(_consumed(e) for e in entries)
+  if n_real > aval.ndim:
+    raise IndexError(f"Too many indices: {aval.ndim}-dimensional array indexed with "
+                     f"{n_real} regular indices.")
+  fill = [slice(None)] * (aval.ndim - n_real)
+  if any(e is Ellipsis for e in entries):
+    pos = next(k for k, e in enumerate(entries) if e is Ellipsis)
+    entries = entries[:pos] + fill + entries[pos + 1:]
+  else:
+    entries = entries + fill
+  return entries, empty
+
+
+def _consumed(e) -> int:
+  return 0 if e is None or e is Ellipsis else 1
+
+
+def _array_entries(i) -> list:
+  """An array index: integer arrays as is; boolean masks as their (concrete) nonzero."""
+  if isinstance(i, Tracer) or hasattr(i, "aval") or isinstance(i, np.ndarray) or \
+      np.isscalar(i):
+    aval = get_aval(i)
+  else:
+    raise TypeError(f"Indexing with {type(i).__name__} is not supported: use integers, "
+                    "slices, None, Ellipsis, or integer or boolean arrays.")
+  if aval.dtype == np.bool_:
+    value = i.to_concrete_value() if isinstance(i, Tracer) else np.asarray(i)
+    if value is None:
+      raise errors.NonConcreteBooleanIndexError(i)
+    value = np.asarray(value)
+    if value.ndim == 0:
+      if not value:
+        raise IndexError("indexing with a scalar False (an empty new axis) is not supported")
+      return [None]
+    return [np.asarray(n, np.int32 if value.size < 2**31 else np.int64)
+            for n in np.nonzero(value)]
+  if not dtypes.is_integer(aval.dtype):
+    raise TypeError("Indexer must have integer or boolean type, got indexer with type "
+                    f"{aval.dtype.name}")
+  if isinstance(i, np.ndarray) and i.ndim == 0:
+    return [int(i)]
+  return [i]
+
+
+def _static_take(x, aval, entries):
+  """Only ints, slices and None: slice, reverse, squeeze and expand_dims."""
+  starts, limits, strides, flips, squeeze_dims, new_axes = [], [], [], [], [], []
+  dim = out_pos = 0
+  for e in entries:
+    if e is None:
+      new_axes.append(out_pos)
+      out_pos += 1
+      continue
+    size = aval.shape[dim]
+    if isinstance(e, slice):
+      start, limit, stride, flip = _slice_bounds(e, size)
+      starts.append(start), limits.append(limit), strides.append(stride)
+      if flip:
+        flips.append(dim)
+      out_pos += 1
+    else:
+      k = operator.index(e)
+      if not size:
+        raise IndexError(f"index {k} is out of bounds for axis {dim} with size 0")
+      k = min(max(k, -size), size - 1) % size  # out-of-bounds indices are clamped
+      starts.append(k), limits.append(k + 1), strides.append(1)
+      squeeze_dims.append(dim)
+    dim += 1
+  out = lax.slice(x, starts, limits, strides)
+  if flips:
+    out = lax.rev(out, flips)
+  if squeeze_dims:
+    out = lax.squeeze(out, squeeze_dims)
+  return out, new_axes
+
+
+def _slice_bounds(e: slice, size: int):
+  """(start, limit, stride, reversed) of a lax.slice selecting ``e``'s elements."""
+  start, stop, step = e.indices(size)
+  if step > 0:
+    n = max(0, (stop - start + step - 1) // step)
+    return start, (start + (n - 1) * step + 1 if n else start), step, False
+  n = max(0, (start - stop - step - 1) // (-step))
+  if not n:
+    return 0, 0, 1, False
+  return start + (n - 1) * step, start + 1, -step, True
+
+
+def _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted, unique_indices):
+  # 1. static slices by slicing; ints and arrays are advanced indices
+  real = [e for e in entries if e is not None]
+  sliced = x
+  starts, limits, strides, flips = [], [], [], []
+  for d, e in enumerate(real):
+    if isinstance(e, slice):
+      s, l, st, f = _slice_bounds(e, aval.shape[d])
+      starts.append(s), limits.append(l), strides.append(st)
+      if f:
+        flips.append(d)
+    else:
+      starts.append(0), limits.append(aval.shape[d]), strides.append(1)
+  if starts != [0] * aval.ndim or limits != list(aval.shape) or strides != [1] * aval.ndim:
+    sliced = lax.slice(sliced, starts, limits, strides)
+  if flips:
+    sliced = lax.rev(sliced, flips)
+  shape = get_aval(sliced).shape
+  # 2. every int / array entry is an advanced index, broadcast together
+  adv_dims = [d for d, e in enumerate(real) if not isinstance(e, slice)]
+  adv_vals = [_normalize(real[d], shape[d]) for d in adv_dims]
+  bshape = np.broadcast_shapes(*(get_aval(v).shape for v in adv_vals)) if adv_vals else ()
+  positions = [k for k, e in enumerate(entries) if e is not None and not isinstance(e, slice)]
+  adjacent = positions == list(range(positions[0], positions[-1] + 1)) if positions else True
+  # output layout: the advanced block at its place (adjacent) or first (separated)
+  items, block_at = [], None
+  for k, e in enumerate(entries):
+    if k in positions:
+      if block_at is None and adjacent:
+        block_at = len(items)
+        items.append("block")
+      continue
+    items.append(e)
+  if block_at is None:
+    items.insert(0, "block")
+  out_kinds = []
+  for it in items:
+    out_kinds.extend(["adv"] * len(bshape) if it == "block" else [it])
+  no_none = [k for k in out_kinds if k is not None]
+  if adv_dims:
+    dt = np.int64 if any(get_aval(v).dtype == np.int64 for v in adv_vals) else np.int32
+    cols = [lax.broadcast_in_dim(lax.convert_element_type(v, dt), tuple(bshape) + (1,),
+                                 tuple(range(len(bshape) - get_aval(v).ndim, len(bshape))))
+            for v in adv_vals]
+    indices = cols[0] if len(cols) == 1 else lax.concatenate(cols, len(bshape))
+    offset_dims = tuple(k for k, kind in enumerate(no_none) if kind != "adv")
+    sizes = tuple(min(n, 1) if d in adv_dims else n for d, n in enumerate(shape))
+    if 0 in [sizes[d] for d in adv_dims] and np.prod(bshape) != 0:
+      raise TypeError(f"index out of bounds for an axis of size 0 (shape {aval.shape})")
+    dn = gs.GatherDimensionNumbers(offset_dims, tuple(adv_dims), tuple(adv_dims))
+    out = gs.gather(sliced, indices, dn, sizes, mode=mode, fill_value=fill_value,
+                    indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+  else:
+    out = sliced
+  return out, [k for k, kind in enumerate(out_kinds) if kind is None]
+
+
+def _normalize(i, size: int):
+  """An integer index with negative values wrapped (``i + size`` where ``i < 0``)."""
+  if isinstance(i, (int, np.integer)):
+    return np.asarray(i + size if i < 0 else i, np.int32 if -2**31 <= i < 2**31 else np.int64)
+  if isinstance(i, np.ndarray):
+    dt = np.int32 if i.dtype.itemsize < 8 or not dtypes.enable_x64() else np.int64
+    return np.where(i < 0, i + size, i).astype(dt)
+  aval = get_aval(i)
+  if dtypes.is_unsigned(aval.dtype):
+    return i
+  return lax.select_n(lax.lt(i, np.zeros((), aval.dtype)[()]), i,
+                      lax.add(i, np.asarray(size, aval.dtype)[()]))
+
+
+# ---------------------------------------------------------------------------------------
+# x.at[idx]
+
+class IndexUpdateHelper:
+  """``x.at[idx]``: functional updates (JAX arrays are immutable)."""
+  __slots__ = ("array",)
+
+  def __init__(self, array) -> None:
+    self.array = array
+
+  def __getitem__(self, idx):
+    return IndexUpdateRef(self.array, idx)
+
+  def __repr__(self) -> str:
+    return f"_IndexUpdateHelper({self.array!r})"
+
+
+class IndexUpdateRef:
+  """``x.at[idx]``: ``get`` gathers; ``set``/``add``/... return an updated copy. Scatters
+  drop out-of-bounds updates unless ``mode='clip'``."""
+  __slots__ = ("array", "index")
+
+  def __init__(self, array, index) -> None:
+    self.array = array
+    self.index = index
+
+  def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+          fill_value=None, out_sharding=None):
+    return rewriting_take(self.array, self.index, mode, fill_value, indices_are_sorted,
+                          unique_indices)
+
+  def set(self, values, **kw):
+    return _scatter_update(self.array, self.index, values, gs.scatter, **kw)
+
+  def add(self, values, **kw):
+    return _scatter_update(self.array, self.index, values, gs.scatter_add, **kw)
+
+  def subtract(self, values, **kw):
+    return _scatter_update(self.array, self.index, values, gs.scatter_add, negate=True, **kw)
+
+  def multiply(self, values, **kw):
+    return _scatter_update(self.array, self.index, values, gs.scatter_mul, **kw)
+
+  mul = multiply
+
+  def divide(self, values, **kw):
+    from xjax._src.libraries.numpy import ufuncs
+    return ufuncs.divide(self.array, self._factors(values, kw))
+
+  def power(self, values, **kw):
+    from xjax._src.libraries.numpy import ufuncs
+    return ufuncs.power(self.array, self._factors(values, kw))
+
+  def _factors(self, values, kw):
+    """Ones, times ``values`` at every (possibly repeated) indexed position."""
+    ones = lax.full(get_aval(self.array).shape, 1, get_aval(self.array).dtype)
+    return _scatter_update(ones, self.index, values, gs.scatter_mul, **kw)
+
+  def min(self, values, **kw):
+    return _scatter_update(self.array, self.index, values, gs.scatter_min, **kw)
+
+  def max(self, values, **kw):
+    return _scatter_update(self.array, self.index, values, gs.scatter_max, **kw)
+
+  def apply(self, func, **kw):
+    """``func`` applied to every indexed element, once per time it is indexed."""
+    from xjax._src.primitives.lax.gather_scatter import scatter_apply
+
+    def scatter_fn(x, indices, updates, dn, **kw):
+      return scatter_apply(x, indices, func, dn, update_shape=get_aval(updates).shape, **kw)
+    return _scatter_update(self.array, self.index, np.zeros((), get_aval(self.array).dtype),
+                           scatter_fn, **kw)
+
+
+def _scatter_update(x, idx, values, scatter_fn, *, negate=False, indices_are_sorted=False,
+                    unique_indices=False, mode=None, out_sharding=None):
+  """Scatters into the flattened array at the flat positions ``idx`` selects."""
+  from xjax._src.libraries.numpy.creation import asarray
+  from xjax._src.libraries.numpy.shaping import broadcast_to
+  aval = get_aval(x)
+  mode = gs.GatherScatterMode.from_any(mode)
+  if aval.size == 0:  # nothing to update, but (as JAX) a static integer index is checked
+    try:
+      rewriting_take(x, idx)
+    except TypeError:  # an array index into an empty axis: no error on update
+      pass
+    return x
+  flat_dt = np.int32 if aval.size < 2**31 else np.int64
+  ids = lax.reshape(lax.iota(flat_dt, max(aval.size, 0)), aval.shape)
+  pos_mode = gs.GatherScatterMode.CLIP if mode is gs.GatherScatterMode.CLIP else _FILL
+  pos = rewriting_take(ids, idx, mode=pos_mode, fill_value=aval.size)
+  pos_shape = get_aval(pos).shape
+  v = asarray(values)
+  v_aval = get_aval(v)
+  if v_aval.dtype != aval.dtype:
+    v = lax.convert_element_type(v, aval.dtype)
+  try:
+    v = broadcast_to(v, pos_shape)
+  except (ValueError, TypeError):
+    raise ValueError(f"shape mismatch: value array of shape {v_aval.shape} could not be "
+                     f"broadcast to indexing result of shape {pos_shape}") from None
+  if negate:
+    v = lax.neg(v)
+  n = int(np.prod(pos_shape, dtype=np.int64))
+  dn = gs.ScatterDimensionNumbers((), (0,), (0,))
+  out = scatter_fn(lax.reshape(x, (aval.size,)), lax.reshape(pos, (n, 1)),
+                   lax.reshape(v, (n,)), dn, indices_are_sorted=indices_are_sorted,
+                   unique_indices=unique_indices, mode=_FILL)
+  return lax.reshape(out, aval.shape)
+
+
+# ---------------------------------------------------------------------------------------
+# take / take_along_axis / put / place
+
+def _index_mode(indices, size, mode):
+  """(indices, gather mode) for NumPy's take modes ``fill`` (default), ``clip``, ``wrap``."""
+  from xjax._src.libraries.numpy.creation import asarray
+  if mode is None or mode in ("fill", "drop", "promise_in_bounds"):
+    return indices, ("fill" if mode is None else mode)
+  indices = asarray(indices)
+  if mode == "clip":
+    aval = get_aval(indices)
+    if dtypes.is_unsigned(aval.dtype):
+      return indices, "clip"
+    return lax.max(indices, lax.full_like(indices, 0)), "clip"
+  if mode == "wrap":
+    from xjax._src.libraries.numpy import ufuncs
+    return ufuncs.remainder(indices, size) if size else indices, "clip"
+  if mode == "raise":
+    raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
+  raise ValueError(f"Invalid mode {mode!r} for take")
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+  """Elements of ``a`` at ``indices`` along ``axis`` (flattened when None)."""
+  from xjax._src.libraries.numpy.creation import asarray
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
+  a = asarray(a)
+  if axis is None:
+    a = lax.reshape(a, (get_aval(a).size,))
+    axis = 0
+  ndim = get_aval(a).ndim
+  axis = _axis(axis, ndim, "take")
+  indices = asarray(indices)
+  if not dtypes.is_integer(get_aval(indices).dtype):
+    raise TypeError("take: indices must be integers, got "
+                    f"{get_aval(indices).dtype.name}")
+  if get_aval(a).shape[axis] == 0 and get_aval(indices).size != 0:
+    raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+  indices, mode = _index_mode(indices, get_aval(a).shape[axis], mode)
+  return rewriting_take(a, (slice(None),) * axis + (indices,), mode=mode,
+                        fill_value=fill_value, indices_are_sorted=indices_are_sorted,
+                        unique_indices=unique_indices)
+
+
+def _axis(axis, ndim, name):
+  axis = operator.index(axis)
+  if not -ndim <= axis < ndim:
+    raise ValueError(f"{name}: axis {axis} is out of bounds for array of dimension {ndim}")
+  return axis % ndim
+
+
+@compiled_when_eager(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
+  """``arr`` indexed along ``axis`` by ``indices`` (other dims broadcast with it).  Negative
+  indices count from the end unless ``wrap_negative_indices`` is false (by default they do
+  except with ``mode='promise_in_bounds'``, as JAX); then they are out of bounds."""
+  from xjax._src.libraries.numpy.creation import asarray
+  arr, indices = asarray(arr), asarray(indices)
+  if mode == "wrap":  # take's mode; gathers have none of that name
+    raise ValueError('Unknown gather mode "wrap"')
+  if axis is None:
+    if get_aval(indices).ndim != 1:
+      raise ValueError("take_along_axis indices must be 1D if axis=None, got shape "
+                       f"{get_aval(indices).shape}")
+    arr = lax.reshape(arr, (get_aval(arr).size,))
+    axis = 0
+  a_aval, i_aval = get_aval(arr), get_aval(indices)
+  if a_aval.ndim != i_aval.ndim:
+    raise ValueError("indices and arr must have the same number of dimensions; "
+                     f"{i_aval.ndim} vs. {a_aval.ndim}")
+  if not dtypes.is_integer(i_aval.dtype):
+    raise TypeError(f"take_along_axis indices must be of integer type, got {i_aval.dtype}")
+  axis = _axis(axis, a_aval.ndim, "take_along_axis")
+  if wrap_negative_indices is None:
+    wrap_negative_indices = mode != "promise_in_bounds"
+  if not dtypes.is_unsigned(i_aval.dtype):
+    indices = _negatives_resolved(indices, a_aval.shape[axis], mode, wrap_negative_indices)
+  indices, mode = _index_mode(indices, a_aval.shape[axis], mode)
+  idx = []
+  for d in range(a_aval.ndim):
+    if d == axis:
+      idx.append(indices)
+    else:
+      n = a_aval.shape[d] if a_aval.shape[d] != 1 else 1
+      shape = [1] * a_aval.ndim
+      shape[d] = n
+      idx.append(np.arange(n, dtype=np.int32).reshape(shape))
+  return rewriting_take(arr, tuple(idx), mode=mode, fill_value=fill_value)
+
+
+def _negatives_resolved(indices, size, mode, wrap):
+  """Signed ``indices`` with none negative: with ``wrap`` the negative ones count from the
+  end first; those still negative are out of bounds, moved past the end where out-of-bounds
+  reads fill, to 0 where they clamp (``clip``, ``promise_in_bounds``)."""
+  indices = lax.convert_element_type(indices, np.int32 if size < 2**31 - 1 else np.int64)
+  zero = lax.full_like(indices, 0)
+  if wrap:
+    indices = lax.select_n(lax.lt(indices, zero), indices,
+                           lax.add(indices, lax.full_like(indices, size)))
+  past = 0 if mode in ("clip", "promise_in_bounds") else size
+  return lax.select_n(lax.lt(indices, zero), indices, lax.full_like(indices, past))
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+  """NumPy's put without mutation: ``a`` flattened, with ``v`` (tiled) written at ``ind``."""
+  from xjax._src.libraries.numpy.creation import asarray
+  if inplace:
+    raise ValueError("jax.numpy.put cannot modify arrays in-place, because JAX arrays are "
+                     "immutable. Pass inplace=False to instead return an updated array.")
+  a = asarray(a)
+  aval = get_aval(a)
+  ind = asarray(ind)
+  ind = lax.reshape(ind, (get_aval(ind).size,))
+  v = asarray(v)
+  v = lax.reshape(v, (get_aval(v).size,))
+  n, m = get_aval(ind).size, get_aval(v).size
+  if not n or not m:
+    return a
+  if m != n:
+    v = lax.slice(lax.concatenate([v] * (-(-n // m)), 0), (0,), (n,))
+  if mode is None:
+    scatter_mode = "clip"
+  elif mode == "wrap":
+    from xjax._src.libraries.numpy import ufuncs
+    ind, scatter_mode = ufuncs.remainder(ind, aval.size), "clip"
+  elif mode == "clip":
+    ind, scatter_mode = (ind if dtypes.is_unsigned(get_aval(ind).dtype)
+                         else lax.max(ind, lax.full_like(ind, 0))), "clip"
+  elif mode in ("fill", "drop"):
+    scatter_mode = "drop"
+  else:
+    raise ValueError(f"put: mode={mode!r} is not supported")
+  flat = lax.reshape(a, (aval.size,))
+  return lax.reshape(IndexUpdateRef(flat, ind).set(v, mode=scatter_mode), aval.shape)
+
+
+def place(arr, mask, vals, *, inplace=True):
+  """NumPy's place without mutation: ``vals`` (tiled) written where ``mask`` (concrete)."""
+  from xjax._src.libraries.numpy.creation import asarray
+  if inplace:
+    raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays are "
+                     "immutable. Pass inplace=False to instead return an updated array.")
+  arr = asarray(arr)
+  aval = get_aval(arr)
+  value = mask.to_concrete_value() if isinstance(mask, Tracer) else np.asarray(mask)
+  if value is None:
+    raise errors.NonConcreteBooleanIndexError(mask)
+  where = np.nonzero(np.broadcast_to(np.asarray(value, bool), aval.shape).ravel())[0]
+  return put(arr, where.astype(np.int32), vals, inplace=False)

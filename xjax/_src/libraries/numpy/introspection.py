@@ -1,0 +1,91 @@
+"""Questions about values and dtypes that NumPy answers without computing: shape, ndim,
+size, isscalar, iterable, iscomplexobj/isrealobj, isdtype and can_cast."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.execution.array import Array
+from xjax._src.core.trace import Tracer
+from xjax._src.core.values import get_aval
+from xjax._src.libraries.numpy.util import canonical_axis
+
+
+_KINDS = {
+    "bool": lambda d: d == np.bool_,
+    "signed integer": lambda d: dtypes.is_integer(d) and not dtypes.is_unsigned(d),
+    "unsigned integer": dtypes.is_unsigned,
+    "integral": dtypes.is_integer,
+    "real floating": dtypes.is_float,
+    "complex floating": dtypes.is_complex,
+    "numeric": lambda d: d != np.bool_ and (dtypes.is_integer(d) or dtypes.is_inexact(d)),
+}
+
+
+def isdtype(dtype, kind):
+  """Whether ``dtype`` is of ``kind``: a dtype, an Array API kind name, or a tuple."""
+  dt = np.dtype(dtype)
+  for k in kind if isinstance(kind, tuple) else (kind,):
+    if isinstance(k, str):
+      if k not in _KINDS:
+        raise ValueError(f"Unrecognized {k=!r}")
+      if _KINDS[k](dt):
+        return True
+    elif dt == np.dtype(k):
+      return True
+  return False
+
+
+def can_cast(from_, to, casting="safe"):
+  src = get_aval(from_).dtype if isinstance(from_, (Array, Tracer)) else from_
+  return bool(np.can_cast(src, to, casting=casting))
+
+
+def _shape_of(a):
+  if hasattr(a, "shape") and not isinstance(a, (Array, Tracer, np.ndarray)):
+    return tuple(a.shape)
+  return np.shape(a) if isinstance(a, (list, tuple)) else get_aval(a).shape
+
+
+def shape(a):
+  return _shape_of(a)
+
+
+def ndim(a):
+  return len(_shape_of(a))
+
+
+def size(a, axis=None):
+  s = _shape_of(a)
+  if axis is None:
+    return int(np.prod(s, dtype=np.int64))
+  axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+  return int(np.prod([s[canonical_axis(i, len(s))] for i in axes], dtype=np.int64))
+
+
+def isscalar(element):
+  """True for scalars and 0-d arrays."""
+  if isinstance(element, (Array, Tracer, np.ndarray)):
+    return get_aval(element).ndim == 0 if not isinstance(element, np.ndarray) \
+        else element.ndim == 0
+  return bool(np.isscalar(element))
+
+
+def iterable(y):
+  return np.iterable(y)
+
+
+def iscomplexobj(x):
+  if x is None:
+    return False
+  dt = getattr(x, "dtype", None)   # arrays, and scalar types such as jnp.complex64 (as JAX)
+  if not isinstance(dt, np.dtype):
+    try:
+      dt = get_aval(x).dtype
+    except TypeError:
+      dt = np.asarray(x).dtype
+  return dtypes.is_complex(dt)
+
+
+def isrealobj(x):
+  return not iscomplexobj(x)

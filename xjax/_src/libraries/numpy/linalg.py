@@ -1,0 +1,630 @@
+"""``jnp.linalg``: NumPy's linear algebra over the ``lax.linalg`` primitives.
+
+Every function works on stacks of matrices (leading batch dimensions).  Inputs promote to
+an inexact dtype as in JAX; singular matrices give inf/nan, never exceptions.
+"""
+from __future__ import annotations
+
+import operator
+from functools import partial
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.primitives.custom_derivatives import custom_jvp
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import linalg as lax_linalg
+from xjax._src.primitives.lax.linalg.lu import solve_factored
+from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import linalg_basic
+from xjax._src.libraries.numpy.util import check_arraylike, promote_dtypes_inexact
+
+
+class EighResult(NamedTuple):
+  eigenvalues: object
+  eigenvectors: object
+
+
+class QRResult(NamedTuple):
+  Q: object
+  R: object
+
+
+class SlogdetResult(NamedTuple):
+  sign: object
+  logabsdet: object
+
+
+class SVDResult(NamedTuple):
+  U: object
+  S: object
+  Vh: object
+
+
+class EigResult(NamedTuple):
+  eigenvalues: object
+  eigenvectors: object
+
+
+def _inexact(name: str, *args):
+  check_arraylike(f"jnp.linalg.{name}", *args)
+  out = promote_dtypes_inexact(*(jnp.asarray(a) for a in args))
+  return out
+
+
+def _matrix(name: str, a, square: bool = True, rank_error=TypeError, square_error=ValueError):
+  """``a`` promoted to an inexact dtype, checked to be a (batch of, optionally square)
+  matrices.  The error classes are those JAX raises for ``name``: by default its linear
+  algebra primitives' (TypeError for a rank below 2, ValueError for a non-square matrix)."""
+  (a,) = _inexact(name, a)
+  s = a.shape
+  if a.ndim < 2:
+    raise rank_error(f"jnp.linalg.{name}: input must have at least 2 dimensions, got shape "
+                     f"{s}.")
+  if square and s[-1] != s[-2]:
+    raise square_error(f"jnp.linalg.{name}: input must be a (batch of) square matrices, got "
+                       f"shape {s}.")
+  return a
+
+
+def _H(x):
+  return jnp.conj(jnp.swapaxes(x, -1, -2))
+
+
+# -- factorizations ------------------------------------------------------------------------
+
+@compiled_when_eager(static_argnames=("upper", "symmetrize_input"))
+def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
+  """The lower (or upper) Cholesky factor of each Hermitian positive-definite matrix."""
+  a = _matrix("cholesky", a, square_error=TypeError if symmetrize_input else ValueError)
+  factor = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
+  return _H(factor) if upper else factor
+
+
+@compiled_when_eager(static_argnames=("mode",))
+def qr(a, mode: str = "reduced"):
+  """QR decomposition; ``mode`` is "reduced", "complete", "r" or "raw" (LAPACK's packed
+  reflectors, transposed, and their scale factors)."""
+  a = _matrix("qr", a, square=False)
+  if mode not in ("reduced", "complete", "r", "raw"):
+    raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+  if mode == "raw":
+    packed, taus = lax_linalg.geqrf(a)
+    return jnp.matrix_transpose(packed), taus
+  q, r = lax_linalg.qr(a, full_matrices=mode == "complete")
+  return r if mode == "r" else QRResult(q, r)
+
+
+@compiled_when_eager(static_argnames=("UPLO", "symmetrize_input"))
+def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
+  """Eigenvalues (ascending) and eigenvectors of Hermitian matrices."""
+  a = _matrix("eigh", a, square_error=TypeError if symmetrize_input else ValueError)
+  if UPLO not in (None, "L", "U"):
+    raise ValueError(f"UPLO must be one of None, 'L', or 'U', got {UPLO}")
+  v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
+  return EighResult(w, v)
+
+
+@compiled_when_eager(static_argnames=("UPLO", "symmetrize_input"))
+def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):
+  """Eigenvalues (ascending) of Hermitian matrices."""
+  return eigh(a, UPLO, symmetrize_input).eigenvalues
+
+
+def eig(a):
+  """Complex eigenvalues and right eigenvectors of general square matrices."""
+  a = _matrix("eig", a)
+  w, v = lax_linalg.eig(a, compute_left_eigenvectors=False)
+  return EigResult(w, v)
+
+
+@compiled_when_eager
+def eigvals(a):
+  """Complex eigenvalues of general square matrices."""
+  a = _matrix("eigvals", a)
+  return lax_linalg.eig(a, compute_left_eigenvectors=False,
+                        compute_right_eigenvectors=False)[0]
+
+
+@compiled_when_eager(static_argnames=("full_matrices", "compute_uv", "hermitian",
+                                     "subset_by_index"))
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
+        subset_by_index=None):
+  """Singular value decomposition ``a = U @ diag(S) @ Vh``, ``S`` descending."""
+  a = _matrix("svd", a, square=False)
+  if hermitian:
+    v, w = lax_linalg.eigh(a, subset_by_index=subset_by_index)
+    s = jnp.abs(w)
+    order = jnp.argsort(-s, axis=-1)
+    s = jnp.take_along_axis(s, order, axis=-1)
+    if not compute_uv:
+      return s
+    sign = jnp.take_along_axis(jnp.sign(w), order, axis=-1).astype(v.dtype)
+    u = jnp.take_along_axis(v, order[..., None, :], axis=-1)
+    return SVDResult(u, s, _H(u * sign[..., None, :]))
+  out = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
+                       subset_by_index=subset_by_index)
+  return SVDResult(*out) if compute_uv else out
+
+
+def svdvals(x, /):
+  """Singular values, descending."""
+  return svd(x, compute_uv=False)
+
+
+# -- solving -------------------------------------------------------------------------------
+
+def _lu_solve(a, b):
+  """Solves ``a x = b`` (matrix ``b``) by LU; derivatives flow through the factorization
+  (correct under ``vmap`` too, where a custom linear-solve rule would be bypassed)."""
+  factors, _, perm = lax_linalg.lu(a)
+  return solve_factored(factors, perm, b, 0)
+
+
+@compiled_when_eager
+def solve(a, b):
+  """Solves ``a @ x = b``; ``b`` is a vector when 1-D, else a stack of matrices (NumPy 2)."""
+  a = _matrix("solve", a, rank_error=ValueError)
+  check_arraylike("jnp.linalg.solve", b)
+  a, b = promote_dtypes_inexact(a, jnp.asarray(b))
+  if b.ndim == 1:
+    if b.shape[0] != a.shape[-1]:
+      raise ValueError(f"solve: b of shape {b.shape} does not match a of shape {a.shape}.")
+    b = jnp.broadcast_to(b, a.shape[:-1])[..., None]
+    return _solve_broadcast(a, b)[..., 0]
+  if b.shape[-2] != a.shape[-1]:
+    raise ValueError(f"solve: b of shape {b.shape} does not match a of shape {a.shape}; "
+                     "b must be (..., n) for a vector or (..., n, k).")
+  return _solve_broadcast(a, b)
+
+
+def _solve_broadcast(a, b):
+  batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+  a = jnp.broadcast_to(a, batch + a.shape[-2:])
+  b = jnp.broadcast_to(b, batch + b.shape[-2:])
+  return _lu_solve(a, b)
+
+
+@compiled_when_eager
+def inv(a):
+  """Matrix inverses (inf/nan for singular matrices)."""
+  a = _matrix("inv", a, rank_error=ValueError)
+  eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
+  return _lu_solve(a, eye)
+
+
+def _slogdet_lu(a):
+  factors, pivots, _ = lax_linalg.lu(a)
+  d = jnp.diagonal(factors, axis1=-2, axis2=-1)
+  swaps = jnp.sum(pivots != jnp.arange(a.shape[-1], dtype=pivots.dtype), axis=-1)
+  parity = jnp.where(swaps % 2 == 1, -1, 1).astype(a.dtype)
+  absd = jnp.abs(d)
+  if dtypes.is_complex(a.dtype):
+    sign = parity * jnp.prod(d / absd.astype(a.dtype), axis=-1)
+  else:
+    sign = parity * jnp.prod(jnp.sign(d), axis=-1)
+  logdet = jnp.sum(jnp.log(absd), axis=-1)
+  zero = jnp.any(absd == 0, axis=-1)
+  sign = jnp.where(zero, jnp.zeros((), a.dtype), sign)
+  logdet = jnp.where(zero, -jnp.inf, logdet)
+  return sign, logdet
+
+
+@custom_jvp
+def _slogdet(a):
+  return _slogdet_lu(a)
+
+
+@_slogdet.defjvp
+def _slogdet_jvp(primals, tangents):
+  (a,), (da,) = primals, tangents
+  sign, logdet = _slogdet(a)
+  tr = jnp.trace(solve(a, da), axis1=-2, axis2=-1)
+  if dtypes.is_complex(a.dtype):
+    dsign = sign * (tr - jnp.real(tr).astype(tr.dtype))
+    dlog = jnp.real(tr)
+  else:
+    dsign = jnp.zeros_like(sign)
+    dlog = tr
+  return (sign, logdet), (dsign, dlog)
+
+
+@compiled_when_eager(static_argnames=("method",))
+def slogdet(a, *, method: str | None = None):
+  """``(sign, log|det|)`` of each matrix (``method`` "lu" or "qr"; both use LU here)."""
+  a = _matrix("slogdet", a, rank_error=ValueError)
+  if method not in (None, "lu", "qr"):
+    raise ValueError(f"Unrecognized slogdet method {method!r}; expected 'lu' or 'qr'.")
+  return SlogdetResult(*_slogdet(a))
+
+
+@custom_jvp
+def _det(a):
+  sign, logdet = _slogdet_lu(a)
+  return sign * jnp.exp(logdet).astype(sign.dtype)
+
+
+@_det.defjvp
+def _det_jvp(primals, tangents):
+  (a,), (da,) = primals, tangents
+  y = _det(a)
+  # d det = tr(adj(a) da), with the adjugate from the SVD so singular matrices work.
+  u, s, vh = lax_linalg.svd(a, full_matrices=False)
+  sign_u, _ = _slogdet_lu(u)
+  sign_v, _ = _slogdet_lu(vh)
+  n = s.shape[-1]
+  prods = jnp.stack([jnp.prod(jnp.where(jnp.arange(n) == i, 1, s), axis=-1)
+                     for i in range(n)], axis=-1) if n else s
+  adj = jnp.matmul(_H(vh) * prods.astype(a.dtype)[..., None, :], _H(u))
+  adj = adj * (sign_u * sign_v)[..., None, None]
+  return y, jnp.trace(jnp.matmul(adj, da), axis1=-2, axis2=-1)
+
+
+@compiled_when_eager
+def det(a):
+  """Determinants (0 for singular matrices)."""
+  a = _matrix("det", a, rank_error=ValueError)
+  return _det(a)
+
+
+def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
+  """Least-squares solution of ``a @ x = b``: ``(x, residuals, rank, singular values)``."""
+  if numpy_resid:  # NumPy's residual shape depends on the rank's value: not compiled
+    return _lstsq(a, b, rcond, numpy_resid=True)
+  return _lstsq_compiled(a, b, rcond)
+
+
+def _lstsq(a, b, rcond, *, numpy_resid):
+  check_arraylike("jnp.linalg.lstsq", a, b)
+  a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
+  if a.ndim != 2:
+    raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+  if b.ndim not in (1, 2):
+    raise TypeError(f"{b.ndim}-dimensional array given. Array must be one or "
+                    "two-dimensional")
+  m, n = a.shape
+  vec = b.ndim == 1
+  if vec:
+    b = b[:, None]
+  if b.shape[0] != m:
+    raise ValueError(f"lstsq: a of shape {a.shape} and b of shape {b.shape} are "
+                     "incompatible (rows must match).")
+  dt = a.dtype
+  rdt = dtypes.to_floating_dtype(dt)
+  if rcond is None:
+    rcond = float(np.finfo(rdt).eps) * max(m, n)
+  u, s, vh = lax_linalg.svd(a, full_matrices=False)
+  mask = (s >= jnp.asarray(rcond, rdt) * s[..., :1]) & (s > 0)
+  rank = jnp.sum(mask).astype(np.int32)
+  safe = jnp.where(mask, s, 1)
+  uthb = jnp.matmul(_H(u), b) * jnp.where(mask, 1 / safe, 0)[:, None].astype(dt)
+  x = jnp.matmul(_H(vh), uthb)
+  if numpy_resid:
+    resid = (jnp.sum(jnp.abs(jnp.matmul(a, x) - b) ** 2, axis=0) if rank == n and m > n
+             else jnp.zeros((0,), rdt))
+  else:
+    resid = jnp.sum(jnp.abs(jnp.matmul(a, x) - b) ** 2, axis=0)
+  if vec:
+    x = x[:, 0]
+    resid = resid[..., 0] if numpy_resid is False else resid
+  return x, resid, rank, s
+
+
+_lstsq_compiled = compiled_when_eager(partial(_lstsq, numpy_resid=False))
+
+
+# -- derived quantities --------------------------------------------------------------------
+
+@compiled_when_eager(static_argnames=("hermitian",))
+def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
+  """The number of singular values above ``rtol * max(s)`` (or ``tol``)."""
+  (M,) = _inexact("matrix_rank", M)
+  if M.ndim < 2:
+    return jnp.any(M != 0).astype(np.int32)
+  s = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
+  if tol is None:
+    if rtol is None:
+      rtol = max(M.shape[-2:]) * float(np.finfo(s.dtype).eps)
+    thresh = jnp.asarray(rtol)[..., None] * jnp.max(s, axis=-1, keepdims=True)
+  else:
+    thresh = jnp.asarray(tol)[..., None]
+  return jnp.sum(s > thresh, axis=-1).astype(np.int32)
+
+
+@partial(custom_jvp, nondiff_argnums=(1, 2))
+def _pinv(a, rtol, hermitian):
+  u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
+  cutoff = rtol[..., None] * jnp.max(s, axis=-1, keepdims=True)
+  inv_s = jnp.where(s > cutoff, 1 / jnp.where(s > cutoff, s, 1), 0)
+  return jnp.matmul(_H(vh) * inv_s.astype(a.dtype)[..., None, :], _H(u))
+
+
+@_pinv.defjvp
+def _pinv_jvp(rtol, hermitian, primals, tangents):
+  # Golub & Pereyra (1973): the derivative of the pseudo-inverse of a fixed-rank matrix.
+  (a,), (da,) = primals, tangents
+  p = _pinv(a, rtol, hermitian)
+  pp = jnp.matmul(p, _H(p))
+  ap = jnp.matmul(a, p)
+  pa = jnp.matmul(p, a)
+  eye_m = jnp.eye(a.shape[-2], dtype=a.dtype)
+  eye_n = jnp.eye(a.shape[-1], dtype=a.dtype)
+  dp = (-jnp.matmul(jnp.matmul(p, da), p)
+        + jnp.matmul(jnp.matmul(pp, _H(da)), eye_m - ap)
+        + jnp.matmul(jnp.matmul(eye_n - pa, _H(da)), jnp.matmul(_H(p), p)))
+  return p, dp
+
+
+@compiled_when_eager(static_argnames=("hermitian",))
+def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
+  """Moore-Penrose pseudo-inverse (differentiable where the rank is locally constant)."""
+  (a,) = _inexact("pinv", a)
+  if a.ndim < 2:
+    raise ValueError(f"jnp.linalg.pinv: input must have at least 2 dimensions, got shape "
+                     f"{a.shape}.")
+  if rcond is not None:
+    rtol = rcond
+  if rtol is None:
+    rtol = 10.0 * max(a.shape[-2:]) * float(np.finfo(dtypes.to_floating_dtype(a.dtype)).eps)
+  rtol = jnp.broadcast_to(jnp.asarray(rtol, dtypes.to_floating_dtype(a.dtype)), a.shape[:-2])
+  return _pinv(a, rtol, hermitian)
+
+
+@compiled_when_eager(static_argnames=("n",))
+def matrix_power(a, n: int):
+  """``a`` multiplied by itself ``n`` times (inverted first when ``n < 0``)."""
+  check_arraylike("jnp.linalg.matrix_power", a)
+  a = jnp.asarray(a)  # integer matrices stay integer
+  if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+    raise TypeError(f"jnp.linalg.matrix_power: input must be a (batch of) square matrices, "
+                    f"got shape {a.shape}.")
+  try:
+    n = operator.index(n)
+  except TypeError:
+    raise TypeError(f"jnp.linalg.matrix_power: the exponent must be an integer, got {n!r}.") \
+        from None
+  if n == 0:
+    return jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
+  if n < 0:
+    a, n = inv(a), -n
+  result = None
+  while n:
+    if n & 1:
+      result = a if result is None else jnp.matmul(result, a)
+    n >>= 1
+    if n:
+      a = jnp.matmul(a, a)
+  return result
+
+
+@compiled_when_eager(static_argnames=("p",))
+def cond(x, p=None):
+  """The condition number in the norm ``p`` (2-norm by default)."""
+  x = _matrix("cond", x, square=p not in (None, 2, -2), rank_error=ValueError)
+  if x.shape[-1] == 0 or x.shape[-2] == 0:
+    raise ValueError(f"jnp.linalg.cond: input array must not be empty; got shape {x.shape}.")
+  if p in (None, 2):
+    s = svdvals(x)
+    return s[..., 0] / s[..., -1]
+  if p == -2:
+    s = svdvals(x)
+    r = s[..., -1] / s[..., 0]
+  else:
+    r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
+  # an infinite condition number where the inverse broke down on a NaN-free input
+  return jnp.where(jnp.isnan(r) & ~jnp.any(jnp.isnan(x), axis=(-2, -1)), jnp.inf, r)
+
+
+# -- norms ---------------------------------------------------------------------------------
+
+def _abs_sum(x, axis, keepdims, power=None):
+  ax = jnp.abs(x)
+  return jnp.sum(ax if power is None else ax ** power, axis=axis, keepdims=keepdims)
+
+
+def _vector_norm(x, ord, axis, keepdims):
+  if ord is None or ord == 2:
+    return jnp.sqrt(jnp.sum(jnp.real(x * jnp.conj(x)), axis=axis, keepdims=keepdims))
+  if ord == np.inf:
+    return jnp.max(jnp.abs(x), axis=axis, keepdims=keepdims)
+  if ord == -np.inf:
+    return jnp.min(jnp.abs(x), axis=axis, keepdims=keepdims)
+  if ord == 0:
+    return jnp.sum(x != 0, dtype=dtypes.to_floating_dtype(x.dtype), axis=axis,
+                   keepdims=keepdims)
+  if ord == 1:
+    return _abs_sum(x, axis, keepdims)
+  if isinstance(ord, str):
+    raise ValueError(f"Invalid order '{ord}' for vector norm.")
+  p = jnp.asarray(ord, dtypes.to_floating_dtype(x.dtype))
+  return _abs_sum(x, axis, keepdims, p) ** (1 / p)
+
+
+def _matrix_norm(x, ord, axis, keepdims):
+  r, c = axis
+  if ord in (None, "fro", "f"):
+    return jnp.sqrt(jnp.sum(jnp.real(x * jnp.conj(x)), axis=axis, keepdims=keepdims))
+  if ord in (1, -1):
+    reduce = jnp.max if ord == 1 else jnp.min
+    col = jnp.sum(jnp.abs(x), axis=r, keepdims=True)
+    out = reduce(col, axis=c, keepdims=True)
+  elif ord in (np.inf, -np.inf):
+    reduce = jnp.max if ord == np.inf else jnp.min
+    row = jnp.sum(jnp.abs(x), axis=c, keepdims=True)
+    out = reduce(row, axis=r, keepdims=True)
+  elif ord in (2, -2, "nuc"):
+    moved = jnp.moveaxis(x, (r, c), (-2, -1))
+    s = svdvals(moved)
+    val = {2: s[..., 0], -2: s[..., -1], "nuc": jnp.sum(s, axis=-1)}[ord]
+    if keepdims:
+      val = jnp.expand_dims(val, sorted((r % x.ndim, c % x.ndim)))
+    return val
+  else:
+    raise ValueError(f"Invalid order '{ord}' for matrix norm.")
+  return out if keepdims else jnp.squeeze(out, axis=(r, c))
+
+
+@compiled_when_eager(static_argnames=("ord", "axis", "keepdims"))
+def norm(x, ord=None, axis=None, keepdims: bool = False):
+  """Vector or matrix norm (NumPy's ``ord`` values) over ``axis``."""
+  (x,) = _inexact("norm", x)
+  if axis is None:
+    if ord is None:
+      out = jnp.sqrt(jnp.sum(jnp.real(x * jnp.conj(x))))
+      return jnp.reshape(out, (1,) * x.ndim) if keepdims else out
+    axis = tuple(range(x.ndim))
+  axis = (axis,) if isinstance(axis, int) else tuple(operator.index(a) for a in axis)
+  nd = x.ndim
+  for a in axis:
+    if not -nd <= a < nd:
+      raise ValueError(f"axis {a} is out of bounds for array of dimension {nd}")
+  axis = tuple(a % nd for a in axis)
+  if len(axis) == 1:
+    return _vector_norm(x, ord, axis, keepdims)
+  if len(axis) == 2:
+    if axis[0] == axis[1]:
+      raise ValueError("Duplicate axes given.")
+    return _matrix_norm(x, ord, axis, keepdims)
+  raise ValueError(f"Improper number of dimensions to norm: axis={axis}.")
+
+
+def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
+  """The vector norm over ``axis`` (all axes, flattened, by default)."""
+  (x,) = _inexact("vector_norm", x)
+  if axis is None:
+    out = _vector_norm(jnp.ravel(x), ord, 0, False)
+    return jnp.reshape(out, (1,) * x.ndim) if keepdims else out
+  return _vector_norm(x, ord, axis, keepdims)
+
+
+def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
+  """The matrix norm over the last two axes."""
+  (x,) = _inexact("matrix_norm", x)
+  return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+# -- array-API helpers ---------------------------------------------------------------------
+
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+  return linalg_basic.matmul(x1, x2, precision=precision,
+                             preferred_element_type=preferred_element_type)
+
+
+def matrix_transpose(x, /):
+  """Swaps the last two axes."""
+  x = jnp.asarray(x)
+  if x.ndim < 2:
+    raise ValueError(f"matrix_transpose requires at least 2 dimensions; got {x.ndim=}")
+  return jnp.swapaxes(x, -1, -2)
+
+
+def outer(x1, x2, /):
+  """Outer product of two vectors."""
+  check_arraylike("jnp.linalg.outer", x1, x2)
+  x1, x2 = jnp.asarray(x1), jnp.asarray(x2)
+  if x1.ndim != 1 or x2.ndim != 1:
+    raise ValueError(f"Input arrays must be one-dimensional, but they are {x1.ndim=} "
+                     f"{x2.ndim=}")
+  return linalg_basic.outer(x1, x2)
+
+
+def cross(x1, x2, /, *, axis=-1):
+  """Cross product of 3-vectors along ``axis``."""
+  check_arraylike("jnp.linalg.cross", x1, x2)
+  x1, x2 = jnp.asarray(x1), jnp.asarray(x2)
+  if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+    raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they "
+                     f"have {x1.shape[axis]=} and {x2.shape[axis]=}")
+  return linalg_basic.cross(x1, x2, axis=axis)
+
+
+def diagonal(x, /, *, offset: int = 0):
+  """Diagonals of the matrices in the last two axes."""
+  return jnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+def trace(x, /, *, offset: int = 0, dtype=None):
+  """Traces of the matrices in the last two axes."""
+  return jnp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+  return linalg_basic.tensordot(x1, x2, axes=axes, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
+
+def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
+  return linalg_basic.vecdot(x1, x2, axis=axis, precision=precision,
+                             preferred_element_type=preferred_element_type)
+
+
+def multi_dot(arrays: Sequence, *, precision=None):
+  """The product of a chain of matrices, multiplied in the cheapest order."""
+  arrays = [jnp.asarray(a) for a in arrays]
+  if len(arrays) < 2:
+    raise ValueError("multi_dot requires at least two arrays")
+  first_vec, last_vec = arrays[0].ndim == 1, arrays[-1].ndim == 1
+  if first_vec:
+    arrays[0] = arrays[0][None, :]
+  if last_vec:
+    arrays[-1] = arrays[-1][:, None]
+  dims = [a.shape[0] for a in arrays] + [arrays[-1].shape[1]]
+  n = len(arrays)
+  cost = [[0] * n for _ in range(n)]
+  split = [[0] * n for _ in range(n)]
+  for length in range(1, n):
+    for i in range(n - length):
+      j = i + length
+      cost[i][j] = None
+      for k in range(i, j):
+        c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+        if cost[i][j] is None or c < cost[i][j]:
+          cost[i][j], split[i][j] = c, k
+
+  def product(i, j):
+    if i == j:
+      return arrays[i]
+    k = split[i][j]
+    return jnp.matmul(product(i, k), product(k + 1, j), precision=precision)
+  out = product(0, n - 1)
+  if first_vec:
+    out = out[0]
+  if last_vec:
+    out = out[..., 0]
+  return out
+
+
+def tensorinv(a, ind: int = 2):
+  """The inverse of ``a`` as a map from its first ``ind`` axes to the rest."""
+  (a,) = _inexact("tensorinv", a)
+  ind = operator.index(ind)
+  if ind <= 0:
+    raise ValueError(f"ind must be a positive integer, got {ind}")
+  out_shape = a.shape[ind:] + a.shape[:ind]
+  rows = int(np.prod(a.shape[:ind]))
+  if rows != int(np.prod(a.shape[ind:])):
+    raise ValueError(f"tensorinv is only possible when the product of the first {ind} axes "
+                     f"equals that of the remaining axes, got shape {a.shape}")
+  return jnp.reshape(inv(jnp.reshape(a, (rows, -1))), out_shape)
+
+
+def tensorsolve(a, b, axes=None):
+  """Solves ``tensordot(a, x, x.ndim) = b`` for ``x``."""
+  a, b = _inexact("tensorsolve", a, b)
+  if axes is not None:
+    a = jnp.moveaxis(a, axes, len(axes) * (a.ndim - 1,))
+  out_shape = a.shape[b.ndim:]
+  rows = int(np.prod(b.shape))
+  if rows != int(np.prod(out_shape)):
+    raise ValueError(f"tensorsolve: a of shape {a.shape} cannot solve for b of shape "
+                     f"{b.shape}")
+  x = solve(jnp.reshape(a, (rows, -1)), jnp.ravel(b))
+  return jnp.reshape(x, out_shape)
+
+
+__all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
+           "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
+           "matrix_transpose", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve",
+           "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot",
+           "vector_norm"]

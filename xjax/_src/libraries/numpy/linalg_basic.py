@@ -1,0 +1,201 @@
+"""Products: dot, matmul (with batch broadcasting), vdot, inner, outer."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.values import get_aval
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy.util import promote_dtypes, check_arraylike
+
+
+@compiled_when_eager(static_argnames=("precision", "preferred_element_type", "out_sharding"))
+def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding=None):
+  """Matrix product with NumPy's rules for vectors and broadcast batch dimensions, laid out
+  as ``out_sharding`` says (see ``place_out_sharding``).
+
+  Nothing is broadcast in memory: a batch dimension of size 1 (or missing) on one side is a
+  free dimension of the other operand in ``dot_general``, and one transpose puts the
+  output dimensions in order.
+  """
+  check_arraylike("matmul", a, b)
+  sa, sb = get_aval(a).shape, get_aval(b).shape
+  if not sa or not sb:
+    raise ValueError("matmul: Input operand does not have enough dimensions: scalars are "
+                     "not allowed, use * instead.")
+  out_dtype, out_weak = dtypes.result_type(a, b, return_weak_type_flag=True)
+  if preferred_element_type is None:
+    preferred_element_type = out_dtype
+  else:
+    out_dtype, out_weak = dtypes.dtype(preferred_element_type), False
+  a_mat, b_mat = len(sa) > 1, len(sb) > 1
+  if sa[-1] != sb[-2 if b_mat else 0]:
+    raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
+                    f"got {(sa[-1],)} and {(sb[-2 if b_mat else 0],)}.")
+  nb = max(len(sa) - 2, len(sb) - 2, 0)
+  batch_a = (None,) * (nb - max(len(sa) - 2, 0)) + sa[:-2]
+  batch_b = (None,) * (nb - max(len(sb) - 2, 0)) + sb[:-2]
+  squeeze_a, squeeze_b, dims_a, dims_b = [], [], [], []
+  out_batch, out_a, out_b = [], [], []  # output positions, in dot_general's order
+  for i, (da, db) in enumerate(zip(batch_a, batch_b)):
+    if da is None:
+      out_b.append(i)
+    elif db is None:
+      out_a.append(i)
+    elif da == 1:
+      out_b.append(i)
+      squeeze_a.append(len(out_batch) + len(out_a) + len(squeeze_a))
+    elif db == 1:
+      out_a.append(i)
+      squeeze_b.append(len(out_batch) + len(out_b) + len(squeeze_b))
+    elif da == db:
+      dims_a.append(len(out_batch) + len(out_a))
+      dims_b.append(len(out_batch) + len(out_b))
+      out_batch.append(i)
+    else:
+      raise ValueError(f"Incompatible shapes for matmul arguments: {sa} and {sb}")
+  if a_mat:
+    out_a.append(nb)
+  if b_mat:
+    out_b.append(nb + a_mat)
+  a, b = lax.squeeze(a, tuple(squeeze_a)), lax.squeeze(b, tuple(squeeze_b))
+  contract = ((get_aval(a).ndim - 1,), (get_aval(b).ndim - 1 - b_mat,))
+  out = lax.dot_general(a, b, (contract, (tuple(dims_a), tuple(dims_b))),
+                        precision=precision, preferred_element_type=preferred_element_type)
+  out = lax.transpose(out, tuple(int(i) for i in np.argsort(out_batch + out_a + out_b)))
+  return _placed(lax.convert_element_type(out, out_dtype, out_weak), out_sharding)
+
+
+def _placed(x, out_sharding):
+  """``x`` laid out as ``out_sharding=`` says (JAX's keyword on dot and matmul)."""
+  from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
+  return place_out_sharding(x, out_sharding)
+
+
+@compiled_when_eager(static_argnames=("precision", "preferred_element_type", "out_sharding"))
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+  """NumPy's dot: sum over the last axis of a and the second-to-last of b (laid out as
+  ``out_sharding`` says)."""
+  check_arraylike("dot", a, b)
+  a, b = promote_dtypes(a, b)
+  sa, sb = get_aval(a).shape, get_aval(b).shape
+  if not sa or not sb:
+    return _placed(lax.mul(a, b), out_sharding)
+  contract_b = 0 if len(sb) == 1 else len(sb) - 2
+  return _placed(lax.dot_general(a, b, (((len(sa) - 1,), (contract_b,)), ((), ())),
+                                 precision=precision,
+                                 preferred_element_type=preferred_element_type), out_sharding)
+
+
+@compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+  """Dot product of the flattened arrays, conjugating the first."""
+  from xjax._src.libraries.numpy.shaping import ravel
+  from xjax._src.libraries.numpy.lax_numpy import conjugate
+  return dot(conjugate(ravel(a)), ravel(b), precision=precision,
+             preferred_element_type=preferred_element_type)
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+  """Conjugated dot product along ``axis`` with batch broadcasting."""
+  from xjax._src.libraries.numpy.lax_numpy import conjugate
+  from xjax._src.libraries.numpy.shaping import moveaxis
+  a, b = promote_dtypes(x1, x2)
+  from xjax._src.libraries.numpy.shaping import broadcast_arrays, expand_dims
+  a, b = broadcast_arrays(moveaxis(a, axis, -1), moveaxis(b, axis, -1))
+  out = matmul(expand_dims(conjugate(a), -2), expand_dims(b, -1), precision=precision,
+               preferred_element_type=preferred_element_type)
+  return lax.reshape(out, get_aval(out).shape[:-2])
+
+
+@compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
+def inner(a, b, *, precision=None, preferred_element_type=None):
+  """Sum product over the last axes of a and b."""
+  check_arraylike("inner", a, b)
+  a, b = promote_dtypes(a, b)
+  if not get_aval(a).ndim or not get_aval(b).ndim:
+    return lax.mul(a, b)
+  return tensordot(a, b, (-1, -1), precision=precision,
+                   preferred_element_type=preferred_element_type)
+
+
+@compiled_when_eager
+def outer(a, b, out=None):
+  """Outer product of the flattened inputs."""
+  from xjax._src.libraries.numpy.shaping import ravel
+  from xjax._src.libraries.numpy.ufuncs import multiply
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
+  a, b = ravel(a), ravel(b)
+  return multiply(lax.reshape(a, (get_aval(a).shape[0], 1)), b)
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+  """Sum products over the given axes (an int N: last N of a with first N of b)."""
+  from xjax._src.libraries.numpy.util import canonical_axis
+  import operator
+  check_arraylike("tensordot", a, b)
+  a, b = promote_dtypes(a, b)
+  na, nb = get_aval(a).ndim, get_aval(b).ndim
+  if isinstance(axes, (list, tuple)) and len(axes) == 2:
+    ax_a, ax_b = axes
+    ax_a = ax_a if isinstance(ax_a, (list, tuple)) else (ax_a,)
+    ax_b = ax_b if isinstance(ax_b, (list, tuple)) else (ax_b,)
+    if len(ax_a) != len(ax_b):
+      raise TypeError("tensordot requires axes lists to have equal length, got "
+                      f"{ax_a} and {ax_b}.")
+  else:
+    try:
+      n = operator.index(axes)
+    except TypeError:
+      raise TypeError(f"tensordot axes argument must be an int or a pair of sequences, "
+                      f"got {axes}") from None
+    if n > min(na, nb):
+      raise TypeError(f"Number of tensordot axes (axes {n}) exceeds input ranks "
+                      f"({na} and {nb})")
+    ax_a, ax_b = tuple(range(na - n, na)), tuple(range(n))
+  ax_a = tuple(canonical_axis(x, na) for x in ax_a)
+  ax_b = tuple(canonical_axis(x, nb) for x in ax_b)
+  return lax.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision=precision,
+                         preferred_element_type=preferred_element_type)
+
+
+@compiled_when_eager
+def kron(a, b):
+  """Kronecker product."""
+  from xjax._src.libraries.numpy.ufuncs import multiply
+  a, b = promote_dtypes(a, b)
+  sa, sb = get_aval(a).shape, get_aval(b).shape
+  nd = max(len(sa), len(sb))
+  sa, sb = (1,) * (nd - len(sa)) + sa, (1,) * (nd - len(sb)) + sb
+  a = lax.reshape(a, tuple(x for d in sa for x in (d, 1)))
+  b = lax.reshape(b, tuple(x for d in sb for x in (1, d)))
+  return lax.reshape(multiply(a, b), tuple(x * y for x, y in zip(sa, sb)))
+
+
+@compiled_when_eager(static_argnames=("axisa", "axisb", "axisc", "axis"))
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+  """Cross product of 2- or 3-vectors."""
+  from xjax._src.libraries.numpy.shaping import moveaxis, broadcast_arrays, stack
+  from xjax._src.libraries.numpy.ufuncs import subtract, multiply
+  if axis is not None:
+    axisa = axisb = axisc = axis
+  a, b = promote_dtypes(a, b)
+  a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
+  if get_aval(a).shape[-1] not in (2, 3) or get_aval(b).shape[-1] not in (2, 3):
+    raise ValueError("Dimension must be either 2 or 3 for cross product")
+
+  def comp(x, i):
+    return lax.index_in_dim(x, i, get_aval(x).ndim - 1, keepdims=False) \
+        if i < get_aval(x).shape[-1] else lax.full_like(
+            lax.index_in_dim(x, 0, get_aval(x).ndim - 1, keepdims=False), 0)
+  a0, a1, a2 = (comp(a, i) for i in range(3))
+  b0, b1, b2 = (comp(b, i) for i in range(3))
+  c2 = subtract(multiply(a0, b1), multiply(a1, b0))
+  if get_aval(a).shape[-1] == 2 and get_aval(b).shape[-1] == 2:
+    return c2
+  c0 = subtract(multiply(a1, b2), multiply(a2, b1))
+  c1 = subtract(multiply(a2, b0), multiply(a0, b2))
+  c = stack(broadcast_arrays(c0, c1, c2), axis=-1)
+  return moveaxis(c, -1, axisc)

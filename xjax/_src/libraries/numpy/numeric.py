@@ -1,0 +1,483 @@
+"""Numeric helpers: comparisons (isclose/allclose/array_equal), diff/gradient/trapezoid,
+interp, unwrap, counting (bincount/histogram/digitize), convolve/correlate, index math."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+
+from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.values import get_aval
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import reductions as red
+from xjax._src.libraries.numpy import ufuncs
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.util import (canonical_axis, check_arraylike, promote_args_inexact,
+                                            promote_dtypes_inexact)
+
+
+@compiled_when_eager(static_argnames=("equal_nan",))
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+  """|a - b| <= atol + rtol * |b|, elementwise (infinities equal only to themselves)."""
+  from xjax._src.libraries.numpy.util import promote_args
+  a, b = promote_args("isclose", a, b)
+  dt = get_aval(a).dtype
+  if not dtypes.is_inexact(dt):
+    return lax.convert_element_type(ufuncs.equal(a, b), np.bool_, False)
+  rdt = dtypes.to_inexact_dtype(dt) if not dtypes.is_complex(dt) else \
+      np.dtype(np.float32 if dt == np.complex64 else np.float64)
+  rtol = asarray(rtol, rdt)
+  atol = asarray(atol, rdt)
+  out = ufuncs.less_equal(lax.abs(ufuncs.subtract(a, b)),
+                          lax.add(atol, lax.mul(rtol, lax.abs(b))))
+  from xjax._src.libraries.numpy.composed_math import isinf, isnan
+  inf_a, inf_b = isinf(a), isinf(b)
+  any_inf = ufuncs.logical_or(inf_a, inf_b)
+  both_same_inf = ufuncs.logical_and(ufuncs.logical_and(inf_a, inf_b), ufuncs.equal(a, b))
+  out = ufuncs.logical_and(out, ufuncs.logical_not(any_inf))
+  out = ufuncs.logical_or(out, both_same_inf)
+  if equal_nan:
+    out = ufuncs.logical_or(out, ufuncs.logical_and(isnan(a), isnan(b)))
+  return out
+
+
+@compiled_when_eager(static_argnames=("equal_nan",))
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+  return red.all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan=False):
+  """True if the shapes match and all elements are equal."""
+  a1, a2 = asarray(a1), asarray(a2)
+  if get_aval(a1).shape != get_aval(a2).shape:
+    return asarray(False)
+  eq = ufuncs.equal(a1, a2)
+  if equal_nan:
+    from xjax._src.libraries.numpy.composed_math import isnan
+    eq = ufuncs.logical_or(eq, ufuncs.logical_and(isnan(a1), isnan(a2)))
+  return red.all(eq)
+
+
+def array_equiv(a1, a2):
+  """True if a1 and a2 broadcast together and are equal."""
+  from xjax._src.libraries.numpy.shaping import broadcast_shapes
+  a1, a2 = asarray(a1), asarray(a2)
+  try:
+    broadcast_shapes(get_aval(a1).shape, get_aval(a2).shape)
+  except ValueError:
+    return asarray(False)
+  return red.all(ufuncs.equal(a1, a2))
+
+
+@compiled_when_eager(static_argnames=("n", "axis"))
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+  """n-th discrete difference along ``axis``."""
+  check_arraylike("diff", a)
+  a = asarray(a)
+  nd = get_aval(a).ndim
+  if nd == 0:
+    raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
+  n = operator.index(n)
+  if n < 0:
+    raise ValueError(f"order must be non-negative but got {n}")
+  axis = canonical_axis(axis, nd)
+  from xjax._src.libraries.numpy.shaping import broadcast_to, concatenate
+  parts = []
+  for extra in (prepend, append):
+    if extra is None:
+      parts.append(None)
+      continue
+    extra = asarray(extra)
+    if get_aval(extra).ndim == 0:
+      shape = list(get_aval(a).shape)
+      shape[axis] = 1
+      extra = broadcast_to(extra, tuple(shape))
+    parts.append(extra)
+  if parts[0] is not None or parts[1] is not None:
+    a = concatenate([p for p in (parts[0], a, parts[1]) if p is not None], axis=axis)
+  is_bool = get_aval(a).dtype == np.bool_
+  for _ in range(n):
+    size = get_aval(a).shape[axis]
+    hi = lax.slice_in_dim(a, min(size, 1), size, axis=axis)
+    lo = lax.slice_in_dim(a, 0, max(size - 1, 0), axis=axis)
+    a = ufuncs.not_equal(hi, lo) if is_bool else ufuncs.subtract(hi, lo)
+  return a
+
+
+@compiled_when_eager
+def ediff1d(ary, to_end=None, to_begin=None):
+  from xjax._src.libraries.numpy.shaping import concatenate, ravel
+  check_arraylike("ediff1d", ary, *(v for v in (to_end, to_begin) if v is not None))
+  out = diff(ravel(asarray(ary)))
+  parts = [ravel(asarray(to_begin, get_aval(out).dtype))] if to_begin is not None else []
+  parts.append(out)
+  if to_end is not None:
+    parts.append(ravel(asarray(to_end, get_aval(out).dtype)))
+  return concatenate(parts) if len(parts) > 1 else out
+
+
+@compiled_when_eager(static_argnames=("axis", "edge_order"))
+def gradient(f, *varargs, axis=None, edge_order=None):
+  """Central differences inside, one-sided at the edges (uniform or coordinate spacing)."""
+  if edge_order not in (None, 1):
+    raise NotImplementedError("jnp.gradient supports only edge_order=1.")
+  (f,) = promote_args_inexact("gradient", f)
+  nd = get_aval(f).ndim
+  axes = tuple(range(nd)) if axis is None else tuple(
+      canonical_axis(x, nd) for x in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+  if len(varargs) == 0:
+    spacing = [1.0] * len(axes)
+  elif len(varargs) == 1:
+    spacing = list(varargs) * len(axes)
+  else:
+    spacing = list(varargs)
+  if len(spacing) != len(axes):
+    raise TypeError("Invalid number of spacing arguments to gradient")
+  outs = []
+  for ax, h in zip(axes, spacing):
+    n = get_aval(f).shape[ax]
+    if n < 2:
+      raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+                       "least 2 elements are required.")
+    sl = lambda s, e: lax.slice_in_dim(f, s, e, axis=ax)
+    h = asarray(h)
+    if get_aval(h).ndim == 0:
+      inner = ufuncs.divide(ufuncs.subtract(sl(2, n), sl(0, n - 2)), ufuncs.multiply(2, h))
+      first = ufuncs.divide(ufuncs.subtract(sl(1, 2), sl(0, 1)), h)
+      last = ufuncs.divide(ufuncs.subtract(sl(n - 1, n), sl(n - 2, n - 1)), h)
+    else:
+      dx = diff(h)
+      shape = [1] * nd
+      shape[ax] = n - 1
+      dx = lax.reshape(lax.convert_element_type(dx, get_aval(f).dtype), tuple(shape))
+      d0 = lax.slice_in_dim(dx, 0, n - 2, axis=ax)
+      d1 = lax.slice_in_dim(dx, 1, n - 1, axis=ax)
+      a = ufuncs.divide(ufuncs.negative(d1), ufuncs.multiply(d0, ufuncs.add(d0, d1)))
+      b = ufuncs.divide(ufuncs.subtract(d1, d0), ufuncs.multiply(d0, d1))
+      c = ufuncs.divide(d0, ufuncs.multiply(d1, ufuncs.add(d0, d1)))
+      inner = ufuncs.add(ufuncs.add(ufuncs.multiply(a, sl(0, n - 2)),
+                                    ufuncs.multiply(b, sl(1, n - 1))),
+                         ufuncs.multiply(c, sl(2, n)))
+      first = ufuncs.divide(ufuncs.subtract(sl(1, 2), sl(0, 1)),
+                            lax.slice_in_dim(dx, 0, 1, axis=ax))
+      last = ufuncs.divide(ufuncs.subtract(sl(n - 1, n), sl(n - 2, n - 1)),
+                           lax.slice_in_dim(dx, n - 2, n - 1, axis=ax))
+    outs.append(lax.concatenate([first, inner, last], ax))
+  return outs[0] if len(outs) == 1 else outs
+
+
+@compiled_when_eager(static_argnames=("axis",))
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+  """Integral of y by the trapezoidal rule along ``axis``: with one spacing, spacing *
+  (sum - half the end points); else the sum of spacing * (pairwise sums) / 2."""
+  from xjax._src.libraries.numpy.shaping import expand_dims, moveaxis
+  if x is None:
+    check_arraylike("trapezoid", y)
+    (y,) = promote_dtypes_inexact(asarray(y))
+    d = asarray(dx)
+    if get_aval(d).ndim:
+      d = expand_dims(d, tuple(range(get_aval(y).ndim - get_aval(d).ndim)))
+      d = moveaxis(d, axis, -1)
+  else:
+    check_arraylike("trapezoid", y, x)
+    y, x = promote_dtypes_inexact(asarray(y), asarray(x))
+    d = diff(x) if get_aval(x).ndim == 1 else moveaxis(diff(x, axis=axis), axis, -1)
+  y = moveaxis(y, axis, -1)
+  n = get_aval(y).shape[-1]
+  last = get_aval(y).ndim - 1
+  if get_aval(d).ndim == 0 or get_aval(d).shape[-1] == 1:
+    d = d if get_aval(d).ndim == 0 else lax.index_in_dim(d, 0, get_aval(d).ndim - 1, False)
+    ends = ufuncs.add(lax.index_in_dim(y, 0, last, False), lax.index_in_dim(y, n - 1, last, False))
+    return ufuncs.multiply(d, ufuncs.subtract(red.sum(y, axis=-1), ufuncs.multiply(0.5, ends)))
+  pairs = ufuncs.add(lax.slice_in_dim(y, 1, n, axis=last), lax.slice_in_dim(y, 0, n - 1, axis=last))
+  return ufuncs.multiply(0.5, red.sum(ufuncs.multiply(d, pairs), axis=-1))
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+  """Piecewise-linear interpolation of (xp, fp) at x (xp increasing, or periodic)."""
+  from xjax._src.libraries.numpy.sorting import searchsorted
+  from xjax._src.libraries.numpy.rearrange import _take_along
+  from xjax._src.libraries.numpy.shaping import ravel
+  from xjax._src.libraries.numpy.where import where
+  check_arraylike("interp", x, xp, fp)
+  for name, side in (("left", left), ("right", right)):
+    if isinstance(side, str) and side != "extrapolate":
+      raise ValueError(f"the only valid string value of `{name}` is 'extrapolate', "
+                       f"but got: {side!r}")
+  x, xp, fp = promote_dtypes_inexact(x, xp, fp)
+  if get_aval(x).dtype.kind == "c":
+    raise ValueError("jnp.interp: complex x values not supported.")
+  n = get_aval(xp).shape[0] if get_aval(xp).ndim else 0
+  if get_aval(xp).ndim != 1 or get_aval(fp).shape != (n,):
+    raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+  shape = get_aval(x).shape
+  xf = ravel(x)
+  if period is not None:
+    if np.ndim(period) != 0:
+      raise ValueError(f"period must be a scalar; got {period}")
+    period = ufuncs.abs(asarray(period, get_aval(x).dtype))
+    xf = ufuncs.remainder(xf, period)
+    xp, fp = lax.sort_key_val(ufuncs.remainder(xp, period), fp)
+    xp = lax.concatenate([ufuncs.subtract(lax.slice_in_dim(xp, n - 1, n), period), xp,
+                          ufuncs.add(lax.slice_in_dim(xp, 0, 1), period)], 0)
+    fp = lax.concatenate([lax.slice_in_dim(fp, n - 1, n), fp, lax.slice_in_dim(fp, 0, 1)], 0)
+    n += 2
+  i = lax.clamp(np.int32(1), lax.convert_element_type(
+      searchsorted(xp, xf, side="right"), np.int32), np.int32(max(n - 1, 1)))
+  x0 = _take_along(xp, lax.sub(i, np.int32(1)), 0)
+  x1 = _take_along(xp, i, 0)
+  f0 = _take_along(fp, lax.sub(i, np.int32(1)), 0)
+  f1 = _take_along(fp, i, 0)
+  dx = lax.sub(x1, x0)
+  t = lax.div(lax.sub(xf, x0), lax.select_n(lax.eq(dx, lax.full_like(dx, 0)), dx,
+                                            lax.full_like(dx, 1)))
+  out = lax.add(f0, lax.mul(t, lax.sub(f1, f0)))
+  out = lax.select_n(lax.eq(dx, lax.full_like(dx, 0)), out, f1)
+  if period is None and not isinstance(left, str):
+    lo = lax.index_in_dim(fp, 0, 0, keepdims=False) if left is None else left
+    out = where(ufuncs.less(xf, lax.index_in_dim(xp, 0, 0, keepdims=False)), lo, out)
+  if period is None and not isinstance(right, str):
+    hi = lax.index_in_dim(fp, n - 1, 0, keepdims=False) if right is None else right
+    out = where(ufuncs.greater(xf, lax.index_in_dim(xp, n - 1, 0, keepdims=False)), hi, out)
+  return lax.reshape(lax.convert_element_type(out, get_aval(x).dtype), shape)
+
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+  """Counts of each non-negative integer in x (``length`` static under jit)."""
+  x = asarray(x)
+  if not (dtypes.is_integer(get_aval(x).dtype) or get_aval(x).dtype == np.bool_):
+    raise TypeError(f"x argument to bincount must have an integer type; got {get_aval(x).dtype}")
+  if get_aval(x).ndim != 1:
+    raise ValueError("only 1-dimensional input supported for bincount.")
+  if length is None:
+    host = np.asarray(concrete_or_error(
+        x, "argument of jnp.bincount(). The length argument must be specified (length=) "
+        "to use jnp.bincount within JAX transformations"))
+    length = max(int(minlength), int(host.max()) + 1 if host.size else 0)
+  n = get_aval(x).shape[0]
+  xi = lax.convert_element_type(x, np.int32)
+  hit = lax.eq(lax.broadcast_in_dim(xi, (length, n), (1,)),
+               lax.broadcasted_iota(np.int32, (length, n), 0))
+  if weights is None:
+    return lax.reduce_sum(lax.convert_element_type(hit, dtypes.default_int_dtype()), (1,))
+  w = asarray(weights)
+  wb = lax.broadcast_in_dim(w, (length, n), (1,))
+  return lax.reduce_sum(lax.select_n(hit, lax.full_like(wb, 0), wb), (1,))
+
+
+@compiled_when_eager(static_argnames=("right", "method"))
+def digitize(x, bins, right=False, *, method=None):
+  """Index of the bin each x falls in (bins increasing or decreasing)."""
+  from xjax._src.libraries.numpy.sorting import searchsorted
+  from xjax._src.libraries.numpy.where import where
+  check_arraylike("digitize", x, bins)
+  x, bins = asarray(x), asarray(bins)
+  if get_aval(bins).ndim != 1:
+    raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
+  n = get_aval(bins).shape[0]
+  if n == 0:
+    return lax.full(get_aval(x).shape, 0, np.int32)
+  side = "left" if right else "right"
+  rising = searchsorted(bins, x, side=side, method=method)
+  falling = lax.sub(np.int32(n), searchsorted(lax.rev(bins, (0,)), x, side=side,
+                                                method=method))
+  last, first = (lax.index_in_dim(bins, i, 0, keepdims=False) for i in (n - 1, 0))
+  return where(ufuncs.greater_equal(last, first), rising, falling)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+  from xjax._src.libraries.numpy.creation import linspace
+  a = asarray(a)
+  if np.ndim(bins) == 1:
+    return asarray(bins)
+  dt = dtypes.to_inexact_dtype(get_aval(a).dtype)
+  if range is None:
+    lo, hi = (lax.convert_element_type(v, dt) for v in (red.min(a), red.max(a)))
+  else:
+    lo, hi = asarray(range[0], dt), asarray(range[1], dt)
+  # an empty range widens to [lo - 0.5, hi + 0.5], as NumPy and JAX
+  same, half = lax.eq(lo, hi), np.asarray(0.5, get_aval(hi).dtype)[()]
+  lo = lax.select_n(same, lo, lax.sub(lo, half))
+  hi = lax.select_n(same, hi, lax.add(hi, half))
+  return linspace(lo, hi, operator.index(bins) + 1, dtype=dt)
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):
+  """Counts (or weighted sums) of ``a`` in ``bins`` and the bin edges."""
+  from xjax._src.libraries.numpy.shaping import ravel
+  edges = histogram_bin_edges(a, bins, range, weights)
+  a = ravel(asarray(a))
+  nb = get_aval(edges).shape[0] - 1
+  idx = _bin_index(a, edges)
+  w = lax.full(get_aval(a).shape, 1, dtypes.to_inexact_dtype(get_aval(a).dtype)) \
+      if weights is None else ravel(asarray(weights))
+  counts = bincount(idx, w, length=nb + 2)
+  counts = lax.slice_in_dim(counts, 1, nb + 1)
+  if density:
+    widths = diff(edges)
+    counts = ufuncs.divide(ufuncs.divide(counts, widths), red.sum(counts))
+  return counts, edges
+
+
+def _bin_index(a, edges):
+  """1 + the bin of each ``a`` (0 below, nb + 1 above; the last edge is in the last bin)."""
+  from xjax._src.libraries.numpy.sorting import searchsorted
+  nb = get_aval(edges).shape[0] - 1
+  idx = searchsorted(edges, a, side="right")
+  last = lax.index_in_dim(edges, nb, 0, keepdims=False)
+  return lax.select_n(ufuncs.equal(a, last), idx, lax.full_like(idx, nb))
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):
+  """D-dimensional histogram of the (N, D) ``sample``: counts and the per-axis edges."""
+  from xjax._src.libraries.numpy.shaping import ravel, reshape
+  check_arraylike("histogramdd", sample)
+  sample = asarray(sample)
+  if get_aval(sample).ndim != 2:
+    raise ValueError(f"histogramdd: sample must be 2-dimensional, got shape "
+                     f"{get_aval(sample).shape}")
+  d = get_aval(sample).shape[1]
+  bins_seq = [bins] * d if isinstance(bins, int) else list(bins)
+  range_seq = [None] * d if range is None else list(range)
+  if len(bins_seq) != d or len(range_seq) != d:
+    raise ValueError("histogramdd: bins and range must have one entry per sample dimension")
+  edges, flat, nbins = [], None, []
+  for i, (b, rng) in enumerate(zip(bins_seq, range_seq)):
+    col = lax.index_in_dim(sample, i, 1, keepdims=False)
+    e = histogram_bin_edges(col, b, rng, weights)
+    edges.append(e)
+    nbins.append(get_aval(e).shape[0] + 1)
+    idx = _bin_index(col, e)
+    flat = idx if flat is None else lax.add(lax.mul(flat, np.asarray(
+        nbins[-1], get_aval(flat).dtype)[()]), idx)
+  w = None if weights is None else ravel(asarray(weights))
+  counts = reshape(bincount(flat, w, length=int(np.prod(nbins))), tuple(nbins))
+  for i, nb in enumerate(nbins):
+    counts = lax.slice_in_dim(counts, 1, nb - 1, axis=i)
+  if density:
+    counts = ufuncs.divide(counts, red.sum(counts))
+    for i, e in enumerate(edges):
+      shape = [1] * d
+      shape[i] = get_aval(e).shape[0] - 1
+      counts = ufuncs.divide(counts, reshape(diff(e), tuple(shape)))
+  return counts, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
+  """2-D histogram of points (x, y): counts, x edges and y edges."""
+  from xjax._src.libraries.numpy.shaping import stack
+  check_arraylike("histogram2d", x, y)
+  if not isinstance(bins, int) and np.ndim(bins) == 1 and len(bins) != 2:
+    bins = [bins, bins]  # one edge array for both axes
+  counts, (ex, ey) = histogramdd(stack([asarray(x), asarray(y)], axis=1), bins, range,
+                                 weights, density)
+  return counts, ex, ey
+
+
+def _conv(name, a, v, mode, flip, precision, preferred_element_type):
+  """1-D convolution (``flip``) or cross-correlation via ``lax.conv_general_dilated``."""
+  from xjax._src.libraries.numpy.util import promote_dtypes, promote_dtypes_inexact
+  from xjax._src.primitives.lax.windowed import conv_general_dilated
+  check_arraylike(name, a, v)
+  promote = promote_dtypes if preferred_element_type is not None else promote_dtypes_inexact
+  a, v = promote(asarray(a), asarray(v))
+  if get_aval(a).ndim != 1 or get_aval(v).ndim != 1:
+    raise ValueError(f"{name}() only support 1-dimensional inputs.")
+  n, m = get_aval(a).shape[0], get_aval(v).shape[0]
+  if n == 0 or m == 0:
+    raise ValueError(f"{name}: inputs cannot be empty, got shapes {(n,)} and {(m,)}.")
+  swap = n < m
+  if swap:
+    a, v, n, m = v, a, m, n
+  if not flip and dtypes.is_complex(get_aval(v).dtype):
+    v = lax.conj(v)
+  if flip:
+    v = lax.rev(v, (0,))
+  if mode == "full":
+    pad = (m - 1, m - 1)
+  elif mode == "same":
+    pad = (m // 2, m - m // 2 - 1)
+  elif mode == "valid":
+    pad = (0, 0)
+  else:
+    raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode!r}")
+  out = conv_general_dilated(lax.reshape(a, (1, 1, n)), lax.reshape(v, (1, 1, m)), (1,),
+                             [pad], precision=precision,
+                             preferred_element_type=preferred_element_type)
+  out = lax.reshape(out, (get_aval(out).shape[-1],))
+  if swap and not flip:
+    out = lax.rev(out, (0,))
+    if dtypes.is_complex(get_aval(out).dtype):
+      out = lax.conj(out)
+  return out
+
+
+@compiled_when_eager(static_argnames=("mode", "precision", "preferred_element_type"))
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+  """Discrete linear convolution of two 1-D arrays."""
+  return _conv("convolve", a, v, mode, True, precision, preferred_element_type)
+
+
+@compiled_when_eager(static_argnames=("mode", "precision", "preferred_element_type"))
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+  """Cross-correlation of two 1-D arrays: sum_n a[n + k] * conj(v[n])."""
+  return _conv("correlate", a, v, mode, False, precision, preferred_element_type)
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+  """Flat C- or F-order indices from a tuple of coordinate arrays (mode 'clip' or 'wrap'
+  under jit)."""
+  if order not in ("C", "F"):
+    raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
+  idx = [asarray(i) for i in multi_index]
+  if len(idx) != len(dims):
+    raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+  pairs = list(zip(idx, dims))
+  out = None
+  for i, d in (pairs if order == "C" else pairs[::-1]):
+    i = lax.convert_element_type(i, dtypes.default_int_dtype())
+    if mode == "clip":
+      i = ufuncs.minimum(ufuncs.maximum(i, 0), d - 1)
+    elif mode == "wrap":
+      i = ufuncs.remainder(i, d)
+    elif mode == "raise":
+      host = np.asarray(concrete_or_error(
+          i, "multi_index argument of jnp.ravel_multi_index(); use mode='clip' or 'wrap' "
+          "under JAX transformations"))
+      if (host < 0).any() or (host >= d).any():
+        raise ValueError("invalid entry in coordinates array")
+    out = i if out is None else ufuncs.add(ufuncs.multiply(out, d), i)
+  return out
+
+
+def unravel_index(indices, shape):
+  """Tuple of coordinate arrays for flat ``indices`` into ``shape`` (clipped)."""
+  from xjax._src.libraries.numpy.searching import _unravel
+  indices = asarray(indices)
+  size = int(np.prod(shape, dtype=np.int64))
+  idx = ufuncs.minimum(ufuncs.maximum(indices, -size), size - 1) if size else indices
+  idx = ufuncs.remainder(idx, size) if size else idx
+  return tuple(_unravel(idx, tuple(shape)))
+
+
+@compiled_when_eager(static_argnames=("axis",))
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+  """``p`` with jumps larger than ``discont`` along ``axis`` replaced by their
+  ``period`` complement."""
+  check_arraylike("unwrap", p)
+  (p,) = promote_args_inexact("unwrap", p)
+  axis = canonical_axis(axis, p.ndim)
+  half = period / 2
+  discont = half if discont is None else discont
+  dd = jnp.diff(p, axis=axis)
+  ddmod = jnp.mod(dd + half, period) - half
+  ddmod = jnp.where((ddmod == -half) & (dd > 0), half, ddmod)
+  correct = jnp.where(jnp.abs(dd) < discont, 0, ddmod - dd)
+  head = lax.slice_in_dim(p, 0, 1, axis=axis)
+  rest = lax.slice_in_dim(p, 1, p.shape[axis], axis=axis)
+  return jnp.concatenate([head, rest + jnp.cumsum(correct, axis=axis)], axis=axis) \
+      .astype(p.dtype)

@@ -1,0 +1,302 @@
+"""Polynomials as coefficient vectors (highest degree first): arithmetic (add, sub, mul,
+div), calculus (der, int), evaluation (polyval), construction from roots (poly), roots (as
+companion-matrix eigenvalues), vander and least-squares fitting (polyfit, by QR with
+rank-revealing back substitution; static shapes throughout, so it works under ``jit``)."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.values import get_aval
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax import linalg as lax_linalg
+from xjax._src.primitives.lax.linalg.matrices import mH
+from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import ufuncs
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.linalg import eigvals
+from xjax._src.libraries.numpy.linalg_basic import matmul
+from xjax._src.libraries.numpy.reductions import max as _max, sum as _sum
+from xjax._src.libraries.numpy.util import (check_arraylike, promote_args_inexact, promote_dtypes,
+                                            promote_dtypes_inexact)
+from xjax._src.libraries.numpy.where import where
+
+
+@compiled_when_eager
+def polyadd(a1, a2):
+  check_arraylike("polyadd", a1, a2)
+  a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
+  n1, n2 = get_aval(a1).shape[0], get_aval(a2).shape[0]
+  if n1 < n2:
+    a1, a2, n1, n2 = a2, a1, n2, n1
+  # the shorter one added onto the longer one's tail (the head is left as it is)
+  tail = lax.add(lax.slice_in_dim(a1, n1 - n2, n1), a2)
+  return lax.concatenate([lax.slice_in_dim(a1, 0, n1 - n2), tail], 0)
+
+
+@compiled_when_eager
+def polysub(a1, a2):
+  check_arraylike("polysub", a1, a2)
+  a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
+  return polyadd(a1, ufuncs.negative(a2))
+
+
+def polymul(a1, a2, *, trim_leading_zeros=False):
+  from xjax._src.libraries.numpy.numeric import convolve
+  check_arraylike("polymul", a1, a2)
+  a1, a2 = promote_dtypes_inexact(asarray(a1), asarray(a2))
+  return convolve(a1, a2, "full")
+
+
+@compiled_when_eager(static_argnames=("m",))
+def polyder(p, m=1):
+  """m-th derivative of the polynomial p."""
+  (p,) = promote_dtypes_inexact(asarray(p))
+  m = operator.index(m)
+  if m < 0:
+    raise ValueError("Order of derivative must be positive")
+  for _ in range(m):
+    n = get_aval(p).shape[0]
+    powers = np.arange(n - 1, 0, -1)
+    p = ufuncs.multiply(lax.slice_in_dim(p, 0, max(n - 1, 0)), asarray(powers,
+                                                                   get_aval(p).dtype))
+  return p
+
+
+@compiled_when_eager(static_argnames=("m",))
+def polyint(p, m=1, k=None):
+  """m-th antiderivative of p with integration constants k (a scalar or m values; default
+  0): (p, k) divided by the falling factorials of their powers."""
+  m = operator.index(m)
+  k = 0 if k is None else k
+  check_arraylike("polyint", p, k)
+  p, k = promote_dtypes_inexact(asarray(p), asarray(k))
+  if m < 0:
+    raise ValueError("Order of integral must be positive (see polyder)")
+  k = jnp.atleast_1d(k)
+  if get_aval(k).shape == (1,):
+    k = jnp.broadcast_to(k, (m,))
+  if get_aval(k).shape != (m,):
+    raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
+  if m == 0:
+    return p
+  dt = get_aval(p).dtype
+  n = get_aval(p).shape[0] + m
+  power = lax.broadcasted_iota(dt, (m, n), 1)
+  step = lax.broadcasted_iota(dt, (m, n), 0)
+  factors = lax.max(lax.sub(power, step), lax.full((m, n), 1, dt))
+  divisors = lax.rev(lax.reduce_prod(factors, (0,)), (0,))
+  return ufuncs.true_divide(lax.concatenate([p, k], 0), divisors)
+
+
+@compiled_when_eager(static_argnames=("N", "increasing"))
+def vander(x, N=None, increasing=False):
+  """Columns are powers of x (decreasing unless ``increasing``)."""
+  x = asarray(x)
+  if get_aval(x).ndim != 1:
+    raise ValueError("x must be a one-dimensional array")
+  n = get_aval(x).shape[0]
+  N = n if N is None else operator.index(N)
+  powers = np.arange(N) if increasing else np.arange(N - 1, -1, -1)
+  cols = [ufuncs.power(x, int(p)) for p in powers]
+  return lax.concatenate([lax.reshape(c, (n, 1)) for c in cols], 1) if cols else \
+      lax.full((n, 0), 0, get_aval(x).dtype)
+
+
+@compiled_when_eager(static_argnames=("unroll",))
+def polyval(p, x, *, unroll=16):
+  """Evaluates the polynomial with coefficients ``p`` (highest degree first; further axes
+  broadcast against x) at x, by Horner's rule in a scan."""
+  from xjax._src.primitives.lax.control_flow import scan
+  check_arraylike("polyval", p, x)
+  p, x = promote_dtypes(asarray(p), asarray(x))
+  shape = jnp.broadcast_shapes(get_aval(p).shape[1:], get_aval(x).shape)
+  y = lax.full(shape, 0, get_aval(x).dtype)
+  return scan(lambda y, c: (ufuncs.add(ufuncs.multiply(y, x), c), None), y, p,
+              unroll=unroll)[0]
+
+
+@compiled_when_eager
+def poly(seq_of_zeros):
+  """Coefficients of the monic polynomial with the given 1-D sequence of roots, or of the
+  characteristic polynomial of a square matrix."""
+  check_arraylike("poly", seq_of_zeros)
+  (roots,) = promote_args_inexact("poly", seq_of_zeros)
+  roots = jnp.atleast_1d(roots)
+  if roots.ndim == 2 and roots.shape[0] == roots.shape[1] and roots.shape[0] > 0:
+    roots = eigvals(roots)
+  elif roots.ndim != 1:
+    raise ValueError("input must be 1d or non-empty square 2d array.")
+  coeffs = jnp.ones((1,), roots.dtype)
+  for i in range(roots.shape[0]):
+    coeffs = jnp.convolve(coeffs, jnp.stack([jnp.ones((), roots.dtype), -roots[i]]))
+  return coeffs
+
+
+def polydiv(u, v, *, trim_leading_zeros=False):
+  """Quotient and remainder of polynomial division ``u / v`` (remainder as long as ``u``,
+  unless ``trim_leading_zeros``, which needs concrete values)."""
+  check_arraylike("polydiv", u, v)
+  u, v = promote_dtypes_inexact(asarray(u), asarray(v))
+  m, n = u.shape[0] - 1, v.shape[0] - 1
+  scale = 1.0 / v[0]
+  q = jnp.zeros((max(m - n + 1, 1),), u.dtype)
+  r = u
+  for k in range(m - n + 1):
+    d = scale * r[k]
+    q = q.at[k].set(d)
+    r = r.at[k:k + n + 1].add(-d * v)
+  if trim_leading_zeros:
+    host = np.asarray(concrete_or_error(r, "remainder in jnp.polydiv"))
+    nz = np.flatnonzero(host)
+    r = r[nz[0]:] if nz.size else r[-1:]
+  return q, r
+
+
+def roots(p, *, strip_zeros: bool = True):
+  """Roots (complex) of the polynomial with coefficients ``p``, highest power first.
+
+  Leading zeros are stripped (which needs concrete coefficients); with
+  ``strip_zeros=False`` they give NaN roots instead, and trailing zeros give zero roots.
+  """
+  check_arraylike("roots", p)
+  (p,) = promote_dtypes_inexact(jnp.atleast_1d(jnp.asarray(p)))
+  if p.ndim != 1:
+    raise ValueError("Input must be a rank-1 array.")
+  cdt = dtypes.to_complex_dtype(p.dtype)
+  if p.shape[0] < 2:
+    return jnp.zeros((0,), cdt)
+  zero = p == 0
+  leading = jnp.where(jnp.all(zero), p.shape[0], jnp.argmin(zero))
+  if strip_zeros:
+    leading = int(concrete_or_error(
+        leading, "coefficients of jnp.roots() (to use it under jit, pass strip_zeros=False: "
+        "leading zeros then give NaN roots)"))
+    p = p[leading:]
+    if p.shape[0] < 2:
+      return jnp.zeros((0,), cdt)
+    return _companion_roots(p)
+  size = p.shape[0]
+  p = jnp.where(leading == size, jnp.ones_like(p), p)  # all zeros: any finite companion
+  shifted = jnp.take(p, (jnp.arange(size) + leading) % size)  # leading zeros to the end
+  out = _companion_roots(shifted)
+  out = lax.sort_key_val(out == 0, out)[1]  # their zero roots last, then replaced by NaN
+  n = out.shape[0]
+  return jnp.where(jnp.arange(n) < n - leading, out, np.array(complex(np.nan, np.nan), cdt))
+
+
+def householder_qr(a, b):
+  """``(R, Q^H b)`` of the reduced QR decomposition of ``a`` (m, n)."""
+  q, r = lax_linalg.qr(a, full_matrices=False)
+  return r, matmul(mH(q), b)
+
+
+def back_substitute(r, b, keep):
+  """Solve ``r x = b`` for square upper-triangular ``r`` (n, n) and ``b`` (n, k).
+
+  Rows whose diagonal entry is not in ``keep`` (rank-deficient directions) get ``x = 0``.
+  """
+  n = get_aval(r).shape[0]
+  diag = _diag(r)
+
+  def step(t, x):
+    i = n - 1 - t
+    row = lax.dynamic_slice_in_dim(r, i, 1, 0)[0]
+    bi = lax.dynamic_slice_in_dim(b, i, 1, 0)[0]
+    d = lax.dynamic_index_in_dim(diag, i, keepdims=False)
+    ok = lax.dynamic_index_in_dim(keep, i, keepdims=False)
+    xi = where(ok, (bi - matmul(row, x)) / where(ok, d, 1), 0)
+    return lax.dynamic_update_slice_in_dim(x, xi[None, :], i, 0)
+
+  return lax.fori_loop(0, n, step, lax.full(get_aval(b).shape, 0, get_aval(b).dtype))
+
+
+@compiled_when_eager(static_argnames=("deg", "rcond", "full", "cov"))
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+  """Least-squares polynomial fit of degree ``deg``; coefficients highest power first."""
+  check_arraylike("polyfit", x, y)
+  deg = operator.index(deg)
+  if deg < 0:
+    raise ValueError("expected deg >= 0")
+  x, y = promote_dtypes_inexact(asarray(x), asarray(y))
+  xa, ya = get_aval(x), get_aval(y)
+  if xa.ndim != 1:
+    raise TypeError("expected 1D vector for x")
+  if xa.shape[0] == 0:
+    raise TypeError("expected non-empty vector for x")
+  if ya.ndim not in (1, 2):
+    raise TypeError("expected 1D or 2D array for y")
+  if ya.shape[0] != xa.shape[0]:
+    raise TypeError("expected x and y to have same length")
+  m, order = xa.shape[0], deg + 1
+  dtype = xa.dtype
+  if rcond is None:
+    rcond = m * float(np.finfo(dtype).eps)
+
+  lhs = vander(x, order)
+  rhs = y if ya.ndim == 2 else y[:, None]
+  if w is not None:
+    check_arraylike("polyfit", w)
+    w = asarray(w).astype(dtype)
+    if get_aval(w).ndim != 1:
+      raise TypeError("expected a 1-d array for weights")
+    if get_aval(w).shape[0] != m:
+      raise TypeError("expected w and y to have the same length")
+    lhs = lhs * w[:, None]
+    rhs = rhs * w[:, None]
+
+  scale = ufuncs.sqrt(_sum(lhs * lhs, axis=0))
+  lhs = lhs / scale
+  r, qtb = householder_qr(lhs, rhs)
+  r = _square_r(r, order)
+  diag = ufuncs.abs(_diag(r))
+  keep = diag > rcond * _max(diag)
+  c = back_substitute(r, _square_r(qtb, order), keep)
+  resids = _sum((matmul(lhs, c) - rhs) ** 2, axis=0)
+  c = c / scale[:, None]
+  coef = c if ya.ndim == 2 else c[:, 0]
+
+  if full:
+    k = min(m, order)
+    s = lax_linalg.svd(r[:k], compute_uv=False)
+    rank = _sum(s > rcond * s[0]).astype(np.int32)
+    return coef, resids, rank, s, asarray(rcond)
+  if cov:
+    rinv = back_substitute(r, lax.convert_element_type(np.eye(order), dtype), keep)
+    vbase = matmul(rinv, lax.transpose(rinv, (1, 0))) / (scale[:, None] * scale[None, :])
+    if isinstance(cov, str) and cov == "unscaled":
+      fac = lax.full((1,), 1, dtype)  # NumPy's unscaled 2-D covariance has a trailing 1
+    else:
+      if m <= order:
+        raise ValueError("the number of data points must exceed order "
+                         "to scale the covariance matrix")
+      fac = resids / (m - order)
+    if ya.ndim == 1:
+      return coef, vbase * fac[0]
+    return coef, vbase[:, :, None] * fac[None, None, :]
+  return coef
+
+
+def _companion_roots(p):
+  n = p.shape[0] - 1
+  top = -p[1:] / p[0]
+  companion = jnp.concatenate([top[None, :], jnp.eye(n - 1, n, dtype=p.dtype)], axis=0)
+  return eigvals(companion)
+
+
+def _diag(r):
+  n = get_aval(r).shape[0]
+  eye = lax.iota(np.int32, n)[:, None] == lax.iota(np.int32, n)[None, :]
+  return _sum(where(eye, r, 0), axis=1)
+
+
+def _square_r(r, n):
+  """The leading (n, n) block of ``r``, zero-padded when ``r`` has fewer than n rows."""
+  m = get_aval(r).shape[0]
+  if m >= n:
+    return r[:n]
+  return lax.pad(r, np.zeros((), get_aval(r).dtype)[()], [(0, n - m, 0), (0, 0, 0)])

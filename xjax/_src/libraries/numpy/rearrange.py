@@ -1,0 +1,289 @@
+"""Rearranging arrays: atleast_nd, *stack, split, tile, repeat, flip, rot90, roll, pad."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.values import get_aval
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.shaping import concatenate, moveaxis, ravel, reshape
+from xjax._src.libraries.numpy.util import canonical_axis, index_tuple
+
+
+def _atleast(nd, arys, shape_fn):
+  out = []
+  for a in arys:
+    a = asarray(a)
+    s = get_aval(a).shape
+    out.append(a if len(s) >= nd else lax.reshape(a, shape_fn(s)))
+  return out[0] if len(out) == 1 else out
+
+
+@compiled_when_eager
+def atleast_1d(*arys):
+  return _atleast(1, arys, lambda s: (1,))
+
+
+@compiled_when_eager
+def atleast_2d(*arys):
+  return _atleast(2, arys, lambda s: (1,) * (2 - len(s)) + s)
+
+
+@compiled_when_eager
+def atleast_3d(*arys):
+  return _atleast(3, arys, lambda s: (1, 1, 1) if not s else (1,) + s + (1,) if len(s) == 1
+                  else s + (1,))
+
+
+def _seq(tup):
+  return [tup[i] for i in range(get_aval(tup).shape[0])] if not isinstance(
+      tup, (list, tuple)) else list(tup)
+
+
+def vstack(tup, dtype=None):
+  return concatenate([atleast_2d(a) for a in _seq(tup)], axis=0, dtype=dtype)
+
+
+row_stack = vstack
+
+
+def hstack(tup, dtype=None):
+  arrs = [atleast_1d(a) for a in _seq(tup)]
+  return concatenate(arrs, axis=0 if get_aval(arrs[0]).ndim == 1 else 1, dtype=dtype)
+
+
+def dstack(tup, dtype=None):
+  return concatenate([atleast_3d(a) for a in _seq(tup)], axis=2, dtype=dtype)
+
+
+def column_stack(tup):
+  arrs = []
+  for a in _seq(tup):
+    a = asarray(a)
+    arrs.append(lax.reshape(a, get_aval(a).shape + (1,)) if get_aval(a).ndim < 2 else a)
+  return concatenate(arrs, axis=1)
+
+
+def _split(name, ary, indices_or_sections, axis, exact):
+  ary = asarray(ary)
+  aval = get_aval(ary)
+  axis = canonical_axis(axis, aval.ndim, error=IndexError)
+  size = aval.shape[axis]
+  if isinstance(indices_or_sections, (tuple, list)) or np.ndim(indices_or_sections) == 1:
+    bounds = [int(concrete_or_error(i, f"{name} indices"))
+              for i in indices_or_sections]
+    bounds = [0] + bounds + [size]
+    sizes = [e - s for s, e in zip(bounds[:-1], bounds[1:])]
+    if any(d < 0 for d in sizes):  # as JAX: indices are neither wrapped nor clipped
+      raise ValueError(f"Sizes passed to {name} must be nonnegative, got {sizes}")
+  else:
+    n = operator.index(concrete_or_error(indices_or_sections, f"{name} sections"))
+    if n == 0:  # the class JAX raises
+      raise ZeroDivisionError(f"jnp.{name}: the number of sections must be positive, got 0.")
+    if n < 0:
+      raise ValueError(f"jnp.{name}: the number of sections must be positive, got {n}.")
+    q, r = divmod(size, n)
+    if exact and r:
+      raise ValueError(f"array split does not result in an equal division: rest is {r}")
+    sizes = [q + 1] * r + [q] * (n - r)
+  return list(lax.split(ary, sizes, axis))
+
+
+def split(ary, indices_or_sections, axis=0):
+  """Splits into equal sections or at the given indices."""
+  return _split("split", ary, indices_or_sections, axis, True)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+  """Like split, but sections may differ in size by one."""
+  return _split("array_split", ary, indices_or_sections, axis, False)
+
+
+def vsplit(ary, indices_or_sections):
+  return split(ary, indices_or_sections, axis=0)
+
+
+def hsplit(ary, indices_or_sections):
+  ary = asarray(ary)
+  return split(ary, indices_or_sections, axis=0 if get_aval(ary).ndim == 1 else 1)
+
+
+def dsplit(ary, indices_or_sections):
+  return split(ary, indices_or_sections, axis=2)
+
+
+def tile(A, reps):
+  """Repeats the whole array ``reps`` times along each axis (the ``tile`` primitive)."""
+  A = asarray(A)
+  reps = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
+  reps = tuple(operator.index(r) for r in reps)
+  if any(r < 0 for r in reps):
+    raise ValueError(f"jnp.tile: reps must be non-negative integers, got {reps}")
+  ndim = get_aval(A).ndim
+  reps = (1,) * (ndim - len(reps)) + reps
+  if len(reps) > ndim:
+    A = lax.expand_dims(A, tuple(range(len(reps) - ndim)))
+  return lax.tile(A, reps)
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+  """Repeats each element; ``repeats`` must be concrete unless total_repeat_length is set."""
+  a = asarray(a)
+  if axis is None:
+    a, axis = ravel(a), 0
+  aval = get_aval(a)
+  axis = canonical_axis(axis, aval.ndim)
+  n = aval.shape[axis]
+  if np.ndim(repeats) == 0 and not hasattr(repeats, "aval"):
+    r = operator.index(concrete_or_error(repeats, "repeats"))
+    if total_repeat_length is None or total_repeat_length == n * r:
+      x = moveaxis(a, axis, -1)
+      s = get_aval(x).shape
+      x = lax.broadcast_in_dim(x, s + (r,), tuple(range(len(s))))
+      return moveaxis(lax.reshape(x, s[:-1] + (n * r,)), -1, axis)
+  if total_repeat_length is None:
+    counts = np.broadcast_to(
+        np.asarray(concrete_or_error(repeats, "repeats (or pass "
+                                                   "total_repeat_length=)")), (n,))
+    source = lax.convert_element_type(
+        asarray(np.repeat(np.arange(n, dtype=np.int32), counts)), np.int32)
+  else:
+    from xjax._src.libraries.numpy.cumulative import cumsum
+    from xjax._src.libraries.numpy.shaping import broadcast_to
+    counts = broadcast_to(lax.convert_element_type(asarray(repeats), np.int32), (n,))
+    ends = lax.slice_in_dim(cumsum(counts), 0, max(n - 1, 0))
+    # Source index of output slot p = number of segment ends <= p (a scatter-add + cumsum).
+    marks = lax.full((total_repeat_length,), 0, np.int32).at[ends].add(1, mode="drop")
+    source = cumsum(marks) if total_repeat_length else marks
+  return _take_along(a, source, axis)
+
+
+def _take_along(a, idx, axis):
+  """``a`` gathered along ``axis`` at the int vector ``idx`` (clamped into range)."""
+  from xjax._src.libraries.numpy.indexing import take
+  shape = get_aval(a).shape
+  if shape[axis] == 0:
+    out_shape = shape[:axis] + get_aval(idx).shape + shape[axis + 1:]
+    return lax.full(out_shape, 0, get_aval(a).dtype)
+  return take(a, idx, axis=axis, mode="clip")
+
+
+def flip(m, axis=None):
+  """Reverses the order of elements along the given axes (all by default)."""
+  m = asarray(m)
+  nd = get_aval(m).ndim
+  if axis is None:
+    axes = tuple(range(nd))
+  else:
+    axes = tuple(canonical_axis(a, nd) for a in index_tuple(axis))
+  return lax.rev(m, axes) if axes else m
+
+
+def fliplr(m):
+  return flip(m, 1)
+
+
+def flipud(m):
+  return flip(m, 0)
+
+
+@compiled_when_eager(static_argnames=("k", "axes"))
+def rot90(m, k=1, axes=(0, 1)):
+  """Rotates by 90 degrees k times in the plane of ``axes``."""
+  m = asarray(m)
+  nd = get_aval(m).ndim
+  a0, a1 = (canonical_axis(a, nd) for a in axes)
+  if a0 == a1:
+    raise ValueError("Axes must be different")
+  k = operator.index(k) % 4
+  if k == 0:
+    return m
+  if k == 2:
+    return flip(m, (a0, a1))
+  perm = list(range(nd))
+  perm[a0], perm[a1] = perm[a1], perm[a0]
+  if k == 1:
+    return lax.transpose(flip(m, a1), perm)
+  return flip(lax.transpose(m, perm), a1)
+
+
+def roll(a, shift, axis=None):
+  """Cyclically shifts elements (static shifts)."""
+  a = asarray(a)
+  if axis is None:
+    return reshape(roll(ravel(a), shift, 0), get_aval(a).shape)
+  shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+  axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+  shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
+  nd = get_aval(a).ndim
+  for s, ax in zip(shifts.ravel(), axes.ravel()):
+    ax = canonical_axis(int(ax), nd)
+    n = get_aval(a).shape[ax]
+    if n == 0:
+      continue
+    s = int(concrete_or_error(s, "roll shift")) % n
+    if s:
+      a = lax.concatenate([lax.slice_in_dim(a, n - s, n, axis=ax),
+                           lax.slice_in_dim(a, 0, n - s, axis=ax)], ax)
+  return a
+
+
+@compiled_when_eager(static_argnames=("axis",))
+def append(arr, values, axis=None):
+  """``arr`` with ``values`` concatenated at the end (flattened when axis is None)."""
+  if axis is None:
+    return concatenate([ravel(asarray(arr)), ravel(asarray(values))], 0)
+  return concatenate([arr, values], axis=axis)
+
+
+def select(condlist, choicelist, default=0):
+  """Per element, the choice for the first true condition (else ``default``)."""
+  from xjax._src.libraries.numpy.where import where
+  if len(condlist) != len(choicelist):
+    raise ValueError("condlist must have length equal to choicelist "
+                     f"({len(condlist)} vs {len(choicelist)})")
+  if not condlist:
+    raise ValueError("condlist must be non-empty")
+  out = default
+  for cond, choice in reversed(list(zip(condlist, choicelist))):
+    out = where(cond, choice, out)
+  return out
+
+
+def _host_indices(fn, *args):
+  from xjax._src.foundations import dtypes
+  return tuple(asarray(i.astype(dtypes.default_int_dtype())) for i in fn(*args))
+
+
+def tril_indices(n, k=0, m=None):
+  return _host_indices(np.tril_indices, n, k, m)
+
+
+def triu_indices(n, k=0, m=None):
+  return _host_indices(np.triu_indices, n, k, m)
+
+
+def diag_indices(n, ndim=2):
+  return _host_indices(np.diag_indices, n, ndim)
+
+
+def indices(dimensions, dtype=None, sparse=False):
+  """Grid of index arrays for ``dimensions`` (stacked unless ``sparse``)."""
+  from xjax._src.foundations import dtypes
+  dt = dtypes.check_user_dtype_supported(dtype or dtypes.default_int_dtype(), "indices")
+  dims = tuple(dimensions)
+  outs = []
+  for i, d in enumerate(dims):
+    if sparse:
+      shape = tuple(d if j == i else 1 for j in range(len(dims)))
+      outs.append(lax.broadcasted_iota(dt, shape, i))
+    else:
+      outs.append(lax.broadcasted_iota(dt, dims, i))
+  if sparse:
+    return tuple(outs)
+  from xjax._src.libraries.numpy.shaping import stack
+  return stack(outs) if outs else lax.full((0,), 0, dt)

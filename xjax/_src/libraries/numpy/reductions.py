@@ -1,0 +1,244 @@
+"""Reductions: sum, prod, max, min, all, any, mean, var, std, argmax, argmin."""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.values import get_aval
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike, index_tuple
+
+
+def _axes(axis, ndim, error=ValueError):
+  if axis is None:
+    return tuple(range(ndim))
+  axes = tuple(canonical_axis(a, ndim, error=error) for a in index_tuple(axis))
+  if len(set(axes)) != len(axes):
+    raise ValueError(f"duplicate value in 'axis': {axis}")
+  return axes
+
+
+def _keep(out, aval, axes, keepdims):
+  if not keepdims:
+    return out
+  return lax.expand_dims(out, tuple(sorted(axes)))
+
+
+def _check_out(out, name):
+  if out is not None:
+    raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported: xjax "
+                              "arrays are immutable. Use the returned value instead.")
+
+
+def _accumulation_dtype(dtype):
+  """float16/bfloat16 sums accumulate in float32 (then round once), as JAX."""
+  return np.dtype(np.float32) if dtype in (np.float16, dtypes.bfloat16) else dtype
+
+
+def _reduction(name, reduce_fn, identity_op, upcast_bool, upcast_f16=False):
+  def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+         promote_integers=True):
+    _check_out(out, name)
+    check_arraylike(name, a)
+    aval = get_aval(a)
+    if dtype is not None:
+      dt = dtypes.check_user_dtype_supported(dtype, name)
+    elif upcast_bool and aval.dtype == np.bool_:
+      dt = dtypes.default_int_dtype()
+    elif upcast_bool and promote_integers and dtypes.is_integer(aval.dtype) and \
+        aval.dtype.itemsize < dtypes.default_int_dtype().itemsize:
+      dt = dtypes.default_uint_dtype() if dtypes.is_unsigned(aval.dtype) else \
+          dtypes.default_int_dtype()
+    else:
+      dt = aval.dtype
+    # an explicit dtype is the accumulation dtype too (as JAX)
+    ct = _accumulation_dtype(dt) if upcast_f16 and dtype is None else dt
+    x = lax.convert_element_type(a, ct, False)  # reductions are strongly typed
+    axes = _axes(axis, aval.ndim)
+    if where is not None:
+      from xjax._src.libraries.numpy.where import where as _where
+      from xjax._src.libraries.numpy.shaping import broadcast_to
+      if identity_op in ("max", "min") and initial is None:
+        raise ValueError(f"reduction operation {name} does not have an identity, so to use "
+                         "a where mask one has to specify 'initial'")
+      ident = _identity_value(identity_op, ct)
+      x = _where(broadcast_to(where, aval.shape), x, ident)
+    if identity_op in ("max", "min") and initial is None and where is None:
+      for ax in axes:
+        if aval.shape[ax] == 0:
+          raise ValueError(f"zero-size array to reduction operation {name} which has no "
+                           "identity")
+    result = reduce_fn(x, axes)
+    if initial is not None:
+      from xjax._src.libraries.numpy import ufuncs
+      combine = {"add": ufuncs.add, "mul": ufuncs.multiply, "max": ufuncs.maximum,
+                 "min": ufuncs.minimum, "and": ufuncs.logical_and,
+                 "or": ufuncs.logical_or}[identity_op]
+      result = lax.convert_element_type(combine(result, initial), get_aval(result).dtype)
+    if ct != dt:
+      result = lax.convert_element_type(result, dt, False)
+    return _keep(result, aval, axes, keepdims)
+  fn.__name__ = name
+  return fn
+
+
+def _identity_value(op, dtype):
+  from xjax._src.primitives.lax.reductions import _identity
+  return _identity(op, dtype)[()]
+
+
+_STATIC = ("axis", "dtype", "out", "keepdims", "ddof", "correction", "promote_integers")
+
+
+def _compiled(fn):
+  """``fn`` run as one program per signature when eager; its non-array parameters static."""
+  params = inspect.signature(fn).parameters
+  return compiled_when_eager(fn, static_argnames=tuple(p for p in _STATIC if p in params))
+
+
+sum = _compiled(_reduction("sum", lax.reduce_sum, "add", True, upcast_f16=True))
+prod = _compiled(_reduction("prod", lax.reduce_prod, "mul", True, upcast_f16=True))
+
+
+def _without_dtype(red):
+  """max/min take no ``dtype`` (as in JAX), so their positional order differs from sum's."""
+  def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    return red(a, axis, None, out, keepdims, initial, where)
+  fn.__name__ = red.__name__
+  return fn
+
+
+max = _compiled(_without_dtype(_reduction("max", lax.reduce_max, "max", False)))
+min = _compiled(_without_dtype(_reduction("min", lax.reduce_min, "min", False)))
+amax, amin = max, min
+
+
+def _bool_reduction(name, reduce_fn, op):
+  def fn(a, axis=None, out=None, keepdims=False, *, where=None):
+    _check_out(out, name)
+    check_arraylike(name, a)
+    aval = get_aval(a)
+    x = lax.convert_element_type(a, np.bool_, False) if aval.dtype == np.bool_ else \
+        lax.ne(a, np.zeros((), aval.dtype)[()])
+    axes = _axes(axis, aval.ndim)
+    if where is not None:
+      from xjax._src.libraries.numpy.where import where as _where
+      x = _where(where, x, op == "and")
+    return _keep(reduce_fn(x, axes), aval, axes, keepdims)
+  fn.__name__ = name
+  return fn
+
+
+all = _compiled(_bool_reduction("all", lax.reduce_and, "and"))
+any = _compiled(_bool_reduction("any", lax.reduce_or, "or"))
+
+
+def _count(aval, axes):
+  return int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
+
+
+@_compiled
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+  _check_out(out, "mean")
+  check_arraylike("mean", a)
+  aval = get_aval(a)
+  axes = _axes(axis, aval.ndim, IndexError)
+  if dtype is None:
+    dt = dtypes.to_inexact_dtype(aval.dtype)
+  else:
+    dt = dtypes.check_user_dtype_supported(dtype, "mean")
+  ct = _accumulation_dtype(dt) if dtype is None else dt
+  total = sum(a, axis=axes, dtype=ct, keepdims=keepdims, where=where)
+  if where is None:
+    n = _count(aval, axes)
+    out = lax.div(total, np.asarray(n, get_aval(total).dtype)[()])
+  else:
+    from xjax._src.libraries.numpy.shaping import broadcast_to
+    count = sum(broadcast_to(where, aval.shape), axis=axes, dtype=ct, keepdims=keepdims)
+    out = lax.div(total, count)
+  return out if ct == dt else lax.convert_element_type(out, dt, False)
+
+
+_mean = mean  # var's and std's `mean=` keyword shadows the name
+
+
+@_compiled
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        mean=None, correction=None):
+  """The variance along ``axis``; ``mean`` (with the reduced axes kept) skips computing it."""
+  _check_out(out, "var")
+  check_arraylike("var", a)
+  if correction is not None:
+    ddof = correction
+  aval = get_aval(a)
+  axes = _axes(axis, aval.ndim, IndexError)
+  dt = dtypes.to_inexact_dtype(aval.dtype) if dtype is None else \
+      dtypes.check_user_dtype_supported(dtype, "var")
+  if dt == np.bool_:
+    raise TypeError("var does not accept dtype bool")
+  out_dt = dt
+  dt = _accumulation_dtype(dt)  # var always accumulates float16/bfloat16 in float32
+  x = lax.convert_element_type(a, dt, False)
+  if mean is None:
+    mean = _mean(x, axis=axes, dtype=dt, keepdims=True, where=where)
+  else:
+    check_arraylike("var", mean)
+    mean = lax.convert_element_type(mean, dt, False)
+  centered = lax.sub(x, mean)
+  if dtypes.is_complex(dt):
+    sq = lax.real(lax.mul(centered, lax.conj(centered)))
+  else:
+    sq = lax.mul(centered, centered)
+  total = sum(sq, axis=axes, keepdims=keepdims, where=where)
+  tdt = get_aval(total).dtype
+  if where is None:
+    denom = lax.full_like(total, _count(aval, axes) - ddof)
+  else:
+    from xjax._src.libraries.numpy.shaping import broadcast_to
+    count = sum(broadcast_to(where, aval.shape), axis=axes, keepdims=keepdims, dtype=tdt)
+    denom = lax.sub(count, np.asarray(ddof, tdt)[()])
+  out = lax.div(total, denom)
+  if not dtypes.is_inexact(dt):  # as JAX: integer arithmetic, then a weakly typed float
+    return lax.convert_element_type(out, dtypes.default_float_dtype(), True)
+  # no degrees of freedom left: NaN (as JAX), not +-inf
+  out = lax.select_n(lax.gt(denom, lax.full_like(denom, 0)), lax.full_like(out, np.nan), out)
+  return out if out_dt == dt else lax.convert_element_type(out, out_dt, False)
+
+
+@_compiled
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        mean=None, correction=None):
+  if dtype is not None and not dtypes.is_inexact(dtypes.check_user_dtype_supported(dtype,
+                                                                                   "std")):
+    raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
+  return lax.sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                      where=where, mean=mean, correction=correction))
+
+
+def _arg(name, fn):
+  def arg(a, axis=None, out=None, keepdims=False):
+    _check_out(out, name)
+    check_arraylike(name, a)
+    aval = get_aval(a)
+    if dtypes.is_complex(aval.dtype):
+      raise TypeError(f"{name} does not accept complex inputs: complex numbers have no order")
+    if axis is None:
+      if aval.size == 0:
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+      flat = lax.reshape(a, (aval.size,))
+      out_ = fn(flat, 0, dtypes.default_int_dtype())
+      return lax.reshape(out_, (1,) * aval.ndim) if keepdims else out_
+    if aval.ndim == 0:
+      raise IndexError(f"{name}: axis {axis} is out of bounds for array of dimension 0")
+    ax = canonical_axis(axis, aval.ndim, error=IndexError)
+    out_ = fn(a, ax, dtypes.default_int_dtype())
+    return lax.expand_dims(out_, (ax,)) if keepdims else out_
+  arg.__name__ = name
+  return arg
+
+
+argmax = _compiled(_arg("argmax", lax.argmax))
+argmin = _compiled(_arg("argmin", lax.argmin))

@@ -1,0 +1,210 @@
+"""Set operations on 1-D arrays: isin, intersect1d, union1d, setdiff1d, setxor1d and the
+Array API ``unique_*`` family.
+
+All are built on one sorted pass: sort the values, mark each run's first element, then
+compact the marked entries. Output sizes depend on values, so under jit they need a
+static ``size=`` (padded with ``fill_value``); without it the size is read eagerly.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+
+from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.values import get_aval
+from xjax._src.primitives.lax import cumulative as lax_cum
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.rearrange import _take_along
+from xjax._src.libraries.numpy.searching import _compact as _compact_nonempty
+from xjax._src.libraries.numpy.shaping import ravel
+from xjax._src.libraries.numpy.sorting import argsort, searchsorted
+from xjax._src.libraries.numpy.util import check_arraylike, promote_dtypes
+
+
+class _UniqueAllResult(NamedTuple):
+  values: object
+  indices: object
+  inverse_indices: object
+  counts: object
+
+
+class _UniqueCountsResult(NamedTuple):
+  values: object
+  counts: object
+
+
+class _UniqueInverseResult(NamedTuple):
+  values: object
+  inverse_indices: object
+
+
+def _idx(x):
+  return lax.convert_element_type(x, dtypes.default_int_dtype())
+
+
+def _compact(mask, size):
+  """Positions of the first ``size`` True entries of ``mask`` and their validity."""
+  if size == 0:
+    idt = dtypes.default_int_dtype()
+    return lax.full((0,), 0, idt), lax.full((0,), False, np.bool_)
+  return _compact_nonempty(mask, size)
+
+
+def _firsts(s, equal_nan=False):
+  """True where sorted 1-D ``s`` starts a new run of equal values (NaNs forming one run
+  with ``equal_nan``)."""
+  n = get_aval(s).shape[0]
+  if n == 0:
+    return lax.full((0,), True, np.bool_)
+  nxt, prev = lax.slice_in_dim(s, 1, n), lax.slice_in_dim(s, 0, n - 1)
+  diff = lax.ne(nxt, prev)
+  if equal_nan and dtypes.is_inexact(get_aval(s).dtype):
+    both_nan = lax.bitwise_and(lax.ne(nxt, nxt), lax.ne(prev, prev))
+    diff = lax.bitwise_and(diff, lax.bitwise_not(both_nan))
+  return lax.concatenate([lax.full((1,), True, np.bool_), diff], 0)
+
+
+def _size(name, mask, size):
+  """The static output size: ``size`` or, eagerly, the number of True entries of mask."""
+  if size is not None:
+    return int(concrete_or_error(size, f"size argument of jnp.{name}"))
+  host = concrete_or_error(
+      mask, f"argument of jnp.{name}(). The size argument of jnp.{name} must be statically "
+      f"specified to use jnp.{name} within JAX transformations; pass size=")
+  return int(np.sum(np.asarray(host)))
+
+
+def _gather(x, pos):
+  return _take_along(x, lax.convert_element_type(pos, np.int32), 0)
+
+
+def _fill(valid, vals, fill):
+  fill = lax.convert_element_type(asarray(fill), get_aval(vals).dtype)
+  return lax.select_n(valid, lax.broadcast_in_dim(fill, get_aval(vals).shape, ()), vals)
+
+
+def _select(name, s, keep, size, fill_value, default_first=True):
+  """The kept entries of sorted ``s``, compacted to ``size`` and padded with
+  ``fill_value`` (default: the first kept value, or 0)."""
+  size = _size(name, keep, size)
+  pos, valid = _compact(keep, size)
+  vals = _gather(s, pos)
+  if fill_value is None:
+    if not default_first or size == 0 or get_aval(s).shape[0] == 0:
+      fill_value = 0
+    else:
+      fill_value = lax.index_in_dim(vals, 0, 0, keepdims=False)
+  return _fill(valid, vals, fill_value)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
+  """Whether each element of ``element`` occurs in ``test_elements``."""
+  check_arraylike("isin", element, test_elements)
+  element, test = promote_dtypes(asarray(element), ravel(asarray(test_elements)))
+  es = get_aval(element).shape
+  n = get_aval(test).shape[0]
+  big = es + (n,)
+  eq = lax.eq(lax.broadcast_in_dim(element, big, tuple(range(len(es)))),
+              lax.broadcast_in_dim(test, big, (len(es),)))
+  found = lax.reduce_or(eq, (len(es),)) if n else lax.full(es, False, np.bool_)
+  return lax.bitwise_not(found) if invert else found
+
+
+def _sorted(name, *arrays):
+  check_arraylike(name, *arrays)
+  flat = promote_dtypes(*[ravel(asarray(a)) for a in arrays])
+  from xjax._src.libraries.numpy.sorting import sort
+  return flat, sort(lax.concatenate(flat, 0) if len(flat) > 1 else flat[0])
+
+
+def union1d(ar1, ar2, *, size=None, fill_value=None):
+  """Sorted unique values found in either input."""
+  _, s = _sorted("union1d", ar1, ar2)
+  return _select("union1d", s, _firsts(s, equal_nan=True), size, fill_value)
+
+
+def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+  """Sorted unique values of ``ar1`` not in ``ar2`` (padding defaults to 0)."""
+  check_arraylike("setdiff1d", ar1, ar2)
+  a, b = promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2)))
+  s = _gather(a, argsort(a))
+  keep = lax.bitwise_and(_firsts(s, equal_nan=True), isin(s, b, invert=True))
+  return _select("setdiff1d", s, keep, size, fill_value, default_first=False)
+
+
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+  """Sorted unique values found in exactly one input."""
+  (a, b), s = _sorted("setxor1d", ar1, ar2)
+  keep = lax.bitwise_and(_firsts(s), lax.bitwise_xor(isin(s, a), isin(s, b)))
+  return _select("setxor1d", s, keep, size, fill_value)
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None,
+                fill_value=None):
+  """Sorted unique values found in both inputs; with ``return_indices``, also the index of
+  each value's first occurrence in each (padded with the input lengths)."""
+  check_arraylike("intersect1d", ar1, ar2)
+  a, b = promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2)))
+  perm1 = argsort(a)
+  s1 = _gather(a, perm1)
+  keep = lax.bitwise_and(_firsts(s1), isin(s1, b))
+  size = _size("intersect1d", keep, size)
+  pos, valid = _compact(keep, size)
+  vals = _gather(s1, pos)
+  if fill_value is None:
+    fill_value = lax.index_in_dim(vals, 0, 0, keepdims=False) if size else 0
+  vals = _fill(valid, vals, fill_value)
+  if not return_indices:
+    return vals
+  n1, n2 = get_aval(a).shape[0], get_aval(b).shape[0]
+  perm2 = argsort(b)
+  i1 = _gather(perm1, pos)
+  i2 = _gather(perm2, searchsorted(_gather(b, perm2), vals))
+  return vals, _fill(valid, i1, n1), _fill(valid, i2, n2)
+
+
+def _unique_parts(name, x, size, fill_value):
+  """Sorted unique values of flattened ``x`` with first indices, inverse and counts."""
+  check_arraylike(name, x)
+  x = asarray(x)
+  flat = ravel(x)
+  n = get_aval(flat).shape[0]
+  perm = argsort(flat)
+  s = _gather(flat, perm)
+  first = _firsts(s)
+  size = _size(name, first, size)
+  pos, valid = _compact(first, size)
+  vals = _gather(s, pos)
+  default = lax.index_in_dim(vals, 0, 0, keepdims=False) if size and n else 0
+  vals = _fill(valid, vals, default if fill_value is None else fill_value)
+  idx = _gather(perm, pos)
+  idx = _fill(valid, idx, lax.index_in_dim(idx, 0, 0, keepdims=False) if size and n else 0)
+  # Run ends: the next run's start, or n for the last run.
+  nxt = lax.concatenate([lax.slice_in_dim(pos, 1, size), lax.full((1,), n, get_aval(pos).dtype)],
+                        0) if size else pos
+  nxt = lax.select_n(lax.concatenate([lax.slice_in_dim(valid, 1, size),
+                                      lax.full((1,), False, np.bool_)], 0) if size else valid,
+                     lax.full_like(nxt, n), nxt)
+  counts = _fill(valid, lax.sub(nxt, pos), 0)
+  run = lax.sub(lax_cum.cumsum(_idx(first), 0), np.asarray(1, dtypes.default_int_dtype())[()])
+  inv = lax.full((n,), 0, get_aval(run).dtype).at[perm].set(run) if n else run
+  return vals, _idx(idx), lax.reshape(inv, get_aval(x).shape), _idx(counts)
+
+
+def unique_all(x, /, *, size=None, fill_value=None):
+  """Unique values with first indices, inverse indices (shaped like ``x``) and counts."""
+  return _UniqueAllResult(*_unique_parts("unique_all", x, size, fill_value))
+
+
+def unique_counts(x, /, *, size=None, fill_value=None):
+  vals, _, _, counts = _unique_parts("unique_counts", x, size, fill_value)
+  return _UniqueCountsResult(vals, counts)
+
+
+def unique_inverse(x, /, *, size=None, fill_value=None):
+  vals, _, inv, _ = _unique_parts("unique_inverse", x, size, fill_value)
+  return _UniqueInverseResult(vals, inv)

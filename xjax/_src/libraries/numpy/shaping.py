@@ -1,0 +1,205 @@
+"""Shape manipulation: reshape, ravel, transpose, broadcasting, stacking."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from xjax._src.core.values import get_aval
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy.util import (canonical_axis, check_arraylike, index_tuple,
+                                            promote_dtypes)
+
+
+def _as_array(a):
+  from xjax._src.libraries.numpy.creation import asarray
+  return asarray(a)
+
+
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+  if shape is None:
+    shape = newshape
+  a = _as_array(a)
+  aval = get_aval(a)
+  if isinstance(shape, (int, np.integer)) or not isinstance(shape, (tuple, list)):
+    shape = (shape,)
+  try:
+    shape = [operator.index(d) for d in shape]
+  except TypeError:
+    raise TypeError("Shapes must be 1D sequences of concrete values of integer type, got "
+                    f"{tuple(shape)}. Shapes are static under jit: use Python ints "
+                    "(e.g. from x.shape or static_argnums), not traced values.") from None
+  if shape.count(-1) > 1:
+    raise TypeError("can only specify one unknown dimension")
+  if -1 in shape:
+    known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+    if known == 0 or aval.size % known:
+      raise TypeError(f"cannot reshape array of shape {aval.shape} (size {aval.size}) into "
+                      f"shape {tuple(shape)}")
+    shape[shape.index(-1)] = aval.size // known
+  if int(np.prod(shape, dtype=np.int64)) != aval.size:
+    raise TypeError(f"cannot reshape array of shape {aval.shape} (size {aval.size}) into "
+                    f"shape {tuple(shape)} (size {int(np.prod(shape, dtype=np.int64))})")
+  if order == "F":
+    rev = tuple(reversed(range(aval.ndim)))
+    out = lax.reshape(lax.transpose(a, rev), tuple(reversed(shape)))
+    return lax.transpose(out, tuple(reversed(range(len(shape)))))
+  return lax.reshape(a, tuple(shape))
+
+
+@compiled_when_eager(static_argnames=("order", "out_sharding"))
+def ravel(a, order="C", *, out_sharding=None):
+  """``a`` flattened, laid out as ``out_sharding`` says (see ``place_out_sharding``)."""
+  from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
+  return place_out_sharding(reshape(a, (-1,), order=order), out_sharding)
+
+
+def transpose(a, axes=None):
+  a = _as_array(a)
+  nd = get_aval(a).ndim
+  if axes is None:
+    axes = tuple(reversed(range(nd)))
+  axes = tuple(canonical_axis(ax, nd) for ax in axes)
+  if sorted(axes) != list(range(nd)):
+    raise TypeError(f"axes {axes} don't match array of dimension {nd}")
+  return lax.transpose(a, axes)
+
+
+def broadcast_shapes(*shapes) -> tuple:
+  shapes = [tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes]
+  nd = max((len(s) for s in shapes), default=0)
+  out = []
+  for dims in zip(*[(1,) * (nd - len(s)) + s for s in shapes]):
+    sizes = {d for d in dims if d != 1}
+    if len(sizes) > 1:
+      raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+    out.append(sizes.pop() if sizes else 1)
+  return tuple(out)
+
+
+def broadcast_to(array, shape):
+  a = _as_array(array)
+  aval = get_aval(a)
+  shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+  if aval.shape == shape:
+    return a
+  nd = len(shape)
+  if aval.ndim > nd:
+    raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape="
+                     f"{aval.shape} shape={shape}")
+  lead = nd - aval.ndim
+  for i, d in enumerate(aval.shape):
+    if d != 1 and d != shape[lead + i]:
+      raise ValueError(f"Incompatible shapes for broadcasting: {aval.shape} and requested "
+                       f"shape {shape}")
+  keep = [i for i, d in enumerate(aval.shape) if d == shape[lead + i]]
+  squeezed = lax.reshape(a, tuple(aval.shape[i] for i in keep))
+  return lax.broadcast_in_dim(squeezed, shape, tuple(lead + i for i in keep))
+
+
+def broadcast_arrays(*args):
+  shapes = [get_aval(a).shape for a in args]
+  try:
+    shape = broadcast_shapes(*shapes)
+  except ValueError:
+    raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
+  return [broadcast_to(a, shape) for a in args]
+
+
+def expand_dims(a, axis):
+  a = _as_array(a)
+  return lax.expand_dims(a, index_tuple(axis))
+
+
+def squeeze(a, axis=None):
+  a = _as_array(a)
+  aval = get_aval(a)
+  if axis is None:
+    axes = tuple(i for i, d in enumerate(aval.shape) if d == 1)
+  else:
+    axes = index_tuple(axis)
+  return lax.squeeze(a, axes)
+
+
+def _concatenate_array(arr, axis, dtype):
+  """``concatenate`` of the rows of one array: a reshape (as JAX takes it)."""
+  arr = _as_array(arr) if dtype is None else lax.convert_element_type(_as_array(arr), dtype)
+  shape = get_aval(arr).shape
+  if len(shape) == 0 or shape[0] == 0:
+    raise ValueError("Need at least one array to concatenate.")
+  if axis is None:
+    return lax.reshape(arr, (get_aval(arr).size,))
+  if len(shape) == 1:
+    raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+  axis = canonical_axis(axis, len(shape) - 1)
+  new_shape = shape[1:axis + 1] + (shape[0] * shape[axis + 1],) + shape[axis + 2:]
+  return lax.reshape(arr, new_shape, (*range(1, axis + 1), 0, *range(axis + 1, len(shape))))
+
+
+def concatenate(arrays, axis=0, dtype=None):
+  if not isinstance(arrays, (list, tuple)):
+    check_arraylike("concatenate", arrays)
+    return _concatenate_array(arrays, axis, dtype)
+  if not arrays:
+    raise ValueError("Need at least one array to concatenate.")
+  check_arraylike("concatenate", *arrays)
+  arrays = [_as_array(a) for a in arrays]
+  if any(get_aval(a).ndim == 0 for a in arrays):
+    raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+  if axis is None:
+    arrays = [ravel(a) for a in arrays]
+    axis = 0
+  arrays = promote_dtypes(*arrays)
+  if dtype is not None:
+    arrays = [lax.convert_element_type(a, dtype) for a in arrays]
+  ax = canonical_axis(axis, get_aval(arrays[0]).ndim)
+  return lax.concatenate(arrays, ax)
+
+
+def stack(arrays, axis=0, out=None, dtype=None):
+  """Joins equal-shaped arrays along a new ``axis`` (the ``stack`` primitive; the rows of
+  one array are stacked by a reshape)."""
+  if not len(arrays):
+    raise ValueError("Need at least one array to stack.")
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
+  if not isinstance(arrays, (list, tuple)):
+    check_arraylike("stack", arrays)
+    ndim = get_aval(arrays).ndim
+    axis = canonical_axis(axis, ndim)
+    return concatenate(lax.expand_dims(_as_array(arrays), (axis + 1,)), axis, dtype=dtype)
+  check_arraylike("stack", *arrays)
+  if dtype is not None:
+    from xjax._src.libraries.numpy.creation import asarray
+    arrays = [asarray(a, dtype=dtype) for a in arrays]
+  else:
+    arrays = promote_dtypes(*[_as_array(a) for a in arrays])
+  return lax.stack(arrays, axis)
+
+
+def moveaxis(a, source, destination):
+  """Moves axes ``source`` to positions ``destination`` (others keep their order)."""
+  a = _as_array(a)
+  nd = get_aval(a).ndim
+  src = source if isinstance(source, (tuple, list)) else (source,)
+  dst = destination if isinstance(destination, (tuple, list)) else (destination,)
+  if len(src) != len(dst):
+    raise ValueError("Inconsistent number of elements: "
+                     f"{len(src)} vs {len(dst)}")
+  src = [canonical_axis(s, nd) for s in src]
+  dst = [canonical_axis(d, nd) for d in dst]
+  perm = [i for i in range(nd) if i not in src]
+  for d, s in sorted(zip(dst, src)):
+    perm.insert(d, s)
+  return a if perm == list(range(nd)) else lax.transpose(a, tuple(perm))
+
+
+@compiled_when_eager(static_argnames=("axis1", "axis2"))
+def swapaxes(a, axis1, axis2):
+  a = _as_array(a)
+  nd = get_aval(a).ndim
+  perm = list(range(nd))
+  i, j = (canonical_axis(ax, nd, error=IndexError) for ax in (axis1, axis2))
+  perm[i], perm[j] = perm[j], perm[i]
+  return lax.transpose(a, perm)

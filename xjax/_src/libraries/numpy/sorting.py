@@ -1,0 +1,181 @@
+"""Sorting: sort, argsort, lexsort, searchsorted; order statistics via sort."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.values import get_aval
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax import sorting as lax_sorting
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.shaping import ravel
+from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
+
+
+def _prepare(name, a, axis):
+  check_arraylike(name, a)
+  a = asarray(a)
+  if axis is None:
+    return ravel(a), 0
+  aval = get_aval(a)
+  if aval.ndim == 0:
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension 0")
+  return a, canonical_axis(axis, aval.ndim)
+
+
+@compiled_when_eager(static_argnames=("axis", "kind", "order", "stable", "descending"))
+def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+  """Sorted copy along ``axis`` (flattened if None); NaNs sort last."""
+  if order is not None:
+    raise ValueError("The 'order' argument to sort is not supported.")
+  a, axis = _prepare("sort", a, axis)
+  out = lax_sorting.sort(a, dimension=axis, is_stable=stable)
+  return lax.rev(out, (axis,)) if descending else out
+
+
+@compiled_when_eager(static_argnames=("axis", "kind", "order", "stable", "descending",
+                                     "dtype"))
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
+  """Indices that sort ``a`` along ``axis`` (stable by default), of ``dtype`` (default the
+  default integer type)."""
+  if kind is not None:
+    raise TypeError("'kind' argument to argsort is not supported. Use stable=True or "
+                    "stable=False to specify sort stability.")
+  if order is not None:
+    raise TypeError("'order' argument to argsort is not supported.")
+  a, axis = _prepare("argsort", a, axis)
+  aval = get_aval(a)
+  idx_dt = (dtypes.default_int_dtype() if dtype is None
+            else dtypes.check_user_dtype_supported(dtype, "argsort"))
+  iota = lax.broadcasted_iota(idx_dt, aval.shape, axis)
+  if descending:
+    _, idx = lax_sorting.sort((lax.rev(a, (axis,)), iota), dimension=axis,
+                              is_stable=stable, num_keys=1)
+    n = np.asarray(aval.shape[axis] - 1, idx_dt)[()]
+    return lax.sub(n, lax.rev(idx, (axis,)))
+  _, idx = lax_sorting.sort((a, iota), dimension=axis, is_stable=stable, num_keys=1)
+  return idx
+
+
+@compiled_when_eager(static_argnames=("axis",))
+def lexsort(keys, axis=-1):
+  """Indices sorting by the last key first, then the previous ones."""
+  keys = [asarray(k) for k in keys]
+  if not keys:
+    raise TypeError("need sequence of keys with len > 0 in lexsort")
+  shape = get_aval(keys[0]).shape
+  axis = canonical_axis(axis, len(shape))
+  iota = lax.broadcasted_iota(dtypes.default_int_dtype(), shape, axis)
+  outs = lax_sorting.sort(tuple(reversed(keys)) + (iota,), dimension=axis,
+                          num_keys=len(keys))
+  return outs[-1]
+
+
+def _less(x, y):
+  """x < y with NaN ordered last, as in sorting."""
+  if dtypes.is_inexact(get_aval(x).dtype):
+    return lax.bitwise_or(lax.lt(x, y), lax.bitwise_and(lax.ne(y, y), lax.eq(x, x)))
+  return lax.lt(x, y)
+
+
+@compiled_when_eager(static_argnames=("side", "method"))
+def searchsorted(a, v, side="left", sorter=None, *, method=None):
+  """Insertion indices of ``v`` into sorted 1-D ``a`` keeping it sorted."""
+  from xjax._src.libraries.numpy.util import promote_dtypes
+  check_arraylike("searchsorted", a, v)
+  if side not in ("left", "right"):
+    raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "
+                     "['left', 'right']")
+  if method not in (None, "compare_all", "scan", "scan_unrolled", "sort"):
+    raise ValueError(f"invalid argument method={method!r}, expected one of "
+                     "['compare_all', 'scan', 'scan_unrolled', 'sort']")
+  a, v = asarray(a), asarray(v)
+  if get_aval(a).ndim != 1:
+    raise ValueError("a should be 1-dimensional")
+  if sorter is not None:
+    from xjax._src.libraries.numpy.rearrange import _take_along
+    a = _take_along(a, lax.convert_element_type(asarray(sorter), np.int32), 0)
+  a, v = promote_dtypes(a, v)
+  n = get_aval(a).shape[0]
+  # int32 indices even in x64 mode, as in JAX
+  idt = np.int32 if n < 2**31 else dtypes.default_int_dtype()
+  before = (lambda x, y: _less(x, y)) if side == "left" else \
+      (lambda x, y: lax.bitwise_not(_less(y, x)))  # a[i] goes before v
+  if method == "compare_all" or n == 0:
+    vs = get_aval(v).shape
+    big = vs + (n,)
+    ab = lax.broadcast_in_dim(a, big, (len(vs),))
+    vb = lax.broadcast_in_dim(v, big, tuple(range(len(vs))))
+    return lax.reduce_sum(lax.convert_element_type(before(ab, vb), idt), (len(vs),))
+  return _bisect(a, v, before, idt)
+
+
+def _bisect(a, v, before, idt):
+  """Per element of ``v``, the number of leading ``a`` entries ``before`` it: a binary
+  search of ceil(log2(n + 1)) steps, each gathering one entry of ``a`` per element."""
+  from xjax._src.libraries.numpy.rearrange import _take_along
+  n = get_aval(a).shape[0]
+  lo = lax.full(get_aval(v).shape, 0, idt)
+  hi = lax.full(get_aval(v).shape, n, idt)
+  one = np.asarray(1, idt)[()]
+  size = get_aval(v).size
+  for _ in range(int(n).bit_length()):
+    mid = lax.div(lax.add(lo, hi), np.asarray(2, idt)[()])
+    entry = _take_along(a, lax.reshape(lax.min(mid, np.asarray(n - 1, idt)[()]), (size,)), 0)
+    right = lax.bitwise_and(before(lax.reshape(entry, get_aval(v).shape), v), lax.lt(lo, hi))
+    lo, hi = lax.select_n(right, lo, lax.add(mid, one)), lax.select_n(right, mid, hi)
+  return lo
+
+
+def _partition_keys(name, a, kth, axis):
+  """``a`` with ``axis`` swapped last, the canonical ``kth``, and keys whose largest
+  entries are ``a``'s smallest (``lax.top_k`` finds them)."""
+  check_arraylike(name, a)
+  a = asarray(a)
+  if dtypes.is_complex(get_aval(a).dtype):
+    raise NotImplementedError(f"jnp.{name} for complex dtype is not implemented.")
+  nd = get_aval(a).ndim
+  axis = canonical_axis(axis, nd)
+  kth = canonical_axis(kth, get_aval(a).shape[axis])
+  perm = list(range(nd))
+  perm[axis], perm[-1] = perm[-1], perm[axis]
+  a = lax.transpose(a, perm)
+  # -a, or ~a for unsigned integers (where -a would keep 0 smallest)
+  keys = lax.bitwise_not(a) if dtypes.is_unsigned(get_aval(a).dtype) else lax.neg(a)
+  return a, keys, kth, perm
+
+
+@compiled_when_eager(static_argnames=("kth", "axis"))
+def partition(a, kth, axis=-1):
+  """A copy of ``a`` with the ``kth`` smallest value at position ``kth`` along ``axis``,
+  the smaller ones (ascending) before it and the larger ones (descending) after, as JAX's
+  two ``top_k`` calls give them."""
+  a, keys, kth, perm = _partition_keys("partition", a, kth, axis)
+  n = get_aval(a).shape[-1]
+  bottom = lax_sorting.top_k(keys, kth + 1)[0]
+  bottom = lax.bitwise_not(bottom) if dtypes.is_unsigned(get_aval(a).dtype) else \
+      lax.neg(bottom)
+  top = lax_sorting.top_k(a, n - kth - 1)[0]
+  return lax.transpose(lax.concatenate([bottom, top], len(perm) - 1), perm)
+
+
+@compiled_when_eager(static_argnames=("kth", "axis"))
+def argpartition(a, kth, axis=-1):
+  """Indices that partition ``a`` around its ``kth`` smallest value along ``axis``: those
+  of the smaller values (ascending) first, then the others by position."""
+  from xjax._src.libraries.numpy.arrayops import put_along_axis
+  a, keys, kth, perm = _partition_keys("argpartition", a, kth, axis)
+  n = get_aval(a).shape[-1]
+  bottom = lax_sorting.top_k(keys, kth + 1)[1]
+  rest = put_along_axis(lax.full(get_aval(a).shape, 1.0, np.float32), bottom, 0.0, -1,
+                        inplace=False)
+  top = lax_sorting.top_k(rest, n - kth - 1)[1]
+  return lax.transpose(lax.concatenate([bottom, top], len(perm) - 1), perm)
+
+
+@compiled_when_eager
+def sort_complex(a):
+  """Sorted copy of ``a`` (by real, then imaginary part) as a complex array."""
+  a = sort(a)
+  return lax.convert_element_type(a, dtypes.to_complex_dtype(get_aval(a).dtype))

@@ -1,0 +1,479 @@
+"""NaN-aware reductions, order statistics (median/percentile/quantile), average, ptp."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.values import get_aval
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax import sorting as lax_sorting
+from xjax._src.libraries.numpy import reductions as red
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
+
+
+def _isnan(x):
+  return lax.ne(x, x)
+
+
+def _replace_nan(a, value):
+  a = asarray(a)
+  if not dtypes.is_inexact(get_aval(a).dtype):
+    return a
+  return lax.select_n(_isnan(a), a, lax.full_like(a, value))
+
+
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+  return red.sum(_replace_nan(a, 0), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                 initial=initial, where=where)
+
+
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+  return red.prod(_replace_nan(a, 1), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                  initial=initial, where=where)
+
+
+def _nan_extreme(name, reduce, fill):
+  def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    red._check_out(out, name)
+    a = asarray(a)
+    if not dtypes.is_inexact(get_aval(a).dtype):
+      return reduce(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
+    out_ = reduce(_replace_nan(a, fill), axis=axis, keepdims=keepdims, initial=initial,
+                  where=where)
+    all_nan = red.all(_isnan(a), axis=axis, keepdims=keepdims)
+    return lax.select_n(all_nan, out_, lax.full_like(out_, np.nan))
+  fn.__name__ = name
+  return compiled_when_eager(fn, static_argnames=("axis", "keepdims"))
+
+
+nanmax = _nan_extreme("nanmax", red.max, -np.inf)
+nanmin = _nan_extreme("nanmin", red.min, np.inf)
+
+
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+  red._check_out(out, "nanmean")
+  a = asarray(a)
+  if not dtypes.is_inexact(get_aval(a).dtype):
+    return red.mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+  if dtype is None:  # an explicit dtype: float16 accumulates in float16 here, as in JAX
+    dtype = get_aval(a).dtype
+  ok = lax.bitwise_not(_isnan(a))
+  if where is not None:
+    from xjax._src.libraries.numpy.shaping import broadcast_to
+    ok = lax.bitwise_and(ok, broadcast_to(asarray(where), get_aval(a).shape))
+  total = red.sum(_replace_nan(a, 0), axis=axis, dtype=dtype, keepdims=keepdims, where=ok)
+  count = red.sum(ok, axis=axis, dtype=get_aval(total).dtype, keepdims=keepdims)
+  return lax.div(total, count)
+
+
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None):
+  """Variance ignoring NaNs: the squared deviations from the nanmean (or from ``mean``, which
+  must keep the reduced axes) summed and divided by the count of non-NaN values less
+  ``ddof`` (NaN where that is not positive); integers are taken as floats, float16
+  computed in float32, complex values give a real variance."""
+  red._check_out(out, "nanvar")
+  check_arraylike("nanvar", a)
+  a = asarray(a)
+  in_dt = get_aval(a).dtype
+  if dtype is not None:
+    dt = out_dt = dtypes.check_user_dtype_supported(dtype, "nanvar")
+    if dtypes.is_complex(in_dt) and not dtypes.is_complex(dt):
+      raise ValueError("nanvar does not support a real dtype for the variance of complex "
+                       "values.")
+  elif not dtypes.is_inexact(in_dt):
+    dt = out_dt = dtypes.to_inexact_dtype(in_dt)
+  else:
+    dt, out_dt = in_dt, np.dtype(np.real(np.zeros((), in_dt)).dtype)
+  x = lax.convert_element_type(a, red._accumulation_dtype(dt), False)
+  nan = _isnan(x)
+  if mean is None:
+    mu = nanmean(x, axis=axis, dtype=get_aval(x).dtype, keepdims=True, where=where)
+  else:
+    check_arraylike("nanvar", mean)
+    mu = lax.convert_element_type(asarray(mean), get_aval(x).dtype, False)
+  c = lax.select_n(nan, lax.sub(x, mu), lax.full_like(x, 0))
+  sq = lax.real(lax.mul(c, lax.conj(c))) if dtypes.is_complex(get_aval(c).dtype) else \
+      lax.mul(c, c)
+  count = red.sum(lax.bitwise_not(nan), axis=axis, keepdims=keepdims, where=where)
+  count = lax.sub(count, asarray(ddof, get_aval(count).dtype))
+  empty = lax.le(count, lax.full_like(count, 0))
+  total = red.sum(sq, axis=axis, keepdims=keepdims, where=where)
+  total = lax.select_n(empty, total, lax.full_like(total, np.nan))
+  divisor = lax.select_n(empty, count, lax.full_like(count, 1))
+  res = lax.div(total, lax.convert_element_type(divisor, get_aval(total).dtype))
+  return lax.convert_element_type(res, out_dt, False)
+
+
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None):
+  return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                         where=where, mean=mean))
+
+
+def _nanarg(name, arg, fill):
+  def fn(a, axis=None, out=None, keepdims=False):
+    red._check_out(out, name)
+    a = asarray(a)
+    if not dtypes.is_inexact(get_aval(a).dtype):
+      return arg(a, axis=axis, keepdims=keepdims)
+    nan_mask = _isnan(a)
+    res = arg(_replace_nan(a, fill), axis=axis, keepdims=keepdims)
+    all_nan = red.all(nan_mask, axis=axis, keepdims=keepdims)
+    return lax.select_n(all_nan, res, lax.full_like(res, -1))
+  fn.__name__ = name
+  return fn
+
+
+nanargmax = _nanarg("nanargmax", red.argmax, -np.inf)
+nanargmin = _nanarg("nanargmin", red.argmin, np.inf)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+  """Range (max - min) along ``axis``."""
+  red._check_out(out, "ptp")
+  return lax.sub(red.max(a, axis=axis, keepdims=keepdims),
+                 red.min(a, axis=axis, keepdims=keepdims))
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+  """Weighted mean along ``axis``."""
+  from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+  check_arraylike("average", a)
+  a = asarray(a)
+  red._axes(axis, get_aval(a).ndim)  # an out-of-bounds axis is a ValueError here
+  if weights is None:
+    avg = red.mean(a, axis=axis, keepdims=keepdims)
+    n = get_aval(a).size // max(get_aval(avg).size, 1) if get_aval(a).size else 0
+    wsum = lax.full_like(avg, n)
+  else:
+    a, w = promote_dtypes_inexact(a, asarray(weights))
+    sa, sw = get_aval(a).shape, get_aval(w).shape
+    if sa != sw:
+      if axis is None:
+        raise ValueError("Axis must be specified when shapes of a and weights differ.")
+      if len(sw) != 1:
+        raise ValueError("1D weights expected when shapes of a and weights differ.")
+      ax = canonical_axis(axis, len(sa))
+      if sw[0] != sa[ax]:
+        raise ValueError("Length of weights not compatible with specified axis.")
+      w = lax.broadcast_in_dim(w, sa, (ax,))
+    wsum = red.sum(w, axis=axis, keepdims=keepdims)
+    avg = lax.div(red.sum(lax.mul(a, w), axis=axis, keepdims=keepdims), wsum)
+  if returned:
+    return avg, wsum
+  return avg
+
+
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
+_QUANTILE_STATIC = ("axis", "overwrite_input", "keepdims", "method", "interpolation")
+
+
+@compiled_when_eager(static_argnames=_QUANTILE_STATIC)
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None, interpolation=None):
+  """q-th quantiles (q in [0, 1]) along ``axis``; ``weights`` (per element of ``a``, or per
+  position along ``axis``) with ``method="inverted_cdf"`` only, as JAX."""
+  return _quantile("quantile", a, q, axis, out, method if interpolation is None
+                   else interpolation, keepdims, False, weights)
+
+
+@compiled_when_eager(static_argnames=_QUANTILE_STATIC)
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None, interpolation=None):
+  return _quantile("nanquantile", a, q, axis, out, method if interpolation is None
+                   else interpolation, keepdims, True, weights)
+
+
+@compiled_when_eager(static_argnames=_QUANTILE_STATIC + ("out_sharding",))
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None, interpolation=None, out_sharding=None):
+  """q-th percentiles (q in [0, 100]) along ``axis``; ``out_sharding`` lays the result out
+  (see ``place_out_sharding``)."""
+  from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
+  q = lax.div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
+  return place_out_sharding(quantile(a, q, axis, out, overwrite_input, method, keepdims,
+                                     weights=weights, interpolation=interpolation),
+                            out_sharding)
+
+
+@compiled_when_eager(static_argnames=_QUANTILE_STATIC)
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None, interpolation=None):
+  q = lax.div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
+  return nanquantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights,
+                     interpolation=interpolation)
+
+
+@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims"))
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+  return quantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
+
+
+@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims"))
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+  return nanquantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
+
+
+def _as_float(q, a):
+  from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+  return promote_dtypes_inexact(asarray(q), asarray(a))[0]
+
+
+def _quantile_weights(name, a, weights, method, axes):
+  """``a`` and its ``weights`` promoted together, the weights broadcast to ``a``'s shape
+  (JAX's checks: real weights, method 'inverted_cdf', one weight per element or per
+  position along the reduced axes)."""
+  from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+  check_arraylike(name, weights)
+  w = asarray(weights)
+  if dtypes.is_complex(get_aval(w).dtype):
+    raise ValueError("Weights cannot be complex types.")
+  if method != "inverted_cdf":
+    raise NotImplementedError(f"{method} doesn't support weights. Only method "
+                              "'inverted_cdf' supports weights.")
+  a, w = promote_dtypes_inexact(a, w)
+  shape, wshape = get_aval(a).shape, get_aval(w).shape
+  if wshape != shape:
+    if axes is None:
+      raise ValueError("Weights shape must match 'a' shape when axis is None.")
+    if wshape != tuple(shape[ax] for ax in axes):
+      raise ValueError(f"Weights shape {wshape} must match reduction axes "
+                       f"{tuple(shape[ax] for ax in axes)}")
+    w = lax.broadcast_in_dim(w, shape, axes)
+  return a, w
+
+
+def _inverted_cdf(x, w, qs, squash_nans):
+  """The first sorted value (along the last axis of ``x``, weights ``w``; NaNs last) whose
+  cumulative weight reaches ``qs`` times the total, for each of the ``qs`` (shape
+  lead + (nq,)); NaN where a weight is negative or NaN, or where the data has a NaN
+  (``squash_nans``: where it is all NaN)."""
+  from xjax._src.libraries.numpy.cumulative import cumsum
+  nan = _isnan(x)
+  zero = lax.full_like(w, 0)
+  bad = lax.bitwise_or(lax.lt(w, zero), _isnan(w))
+  cum = cumsum(lax.select_n(lax.bitwise_or(bad, nan), w, zero), axis=-1)
+  n = get_aval(x).shape[-1]
+  lead, nq = get_aval(x).shape[:-1], get_aval(qs).shape[0]
+  target = lax.mul(lax.broadcast_in_dim(qs, lead + (nq,), (len(lead),)), cum[..., -1:])
+  below = lax.lt(lax.broadcast_in_dim(cum, lead + (nq, n), tuple(range(len(lead))) +
+                                      (len(lead) + 1,)),
+                 lax.broadcast_in_dim(target, lead + (nq, n), tuple(range(len(lead) + 1))))
+  idx = red.sum(below, axis=-1, dtype=dtypes.default_int_dtype())
+  valid = red.sum(lax.bitwise_not(nan), axis=-1, keepdims=True,
+                  dtype=dtypes.default_int_dtype()) if squash_nans else \
+      lax.full(lead + (1,), n, dtypes.default_int_dtype())
+  idx = lax.max(lax.min(idx, lax.sub(valid, lax.full_like(valid, 1))), lax.full_like(idx, 0))
+  res = _gather_last(x, idx)
+  force = red.any(bad, axis=-1, keepdims=True)
+  force = lax.bitwise_or(force, lax.eq(valid, lax.full_like(valid, 0)) if squash_nans
+                         else red.any(nan, axis=-1, keepdims=True))
+  return lax.select_n(lax.broadcast_in_dim(force, get_aval(res).shape,
+                                           tuple(range(len(lead) + 1))),
+                      res, lax.full_like(res, np.nan))
+
+
+def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None):
+  from xjax._src.libraries.numpy.sorting import sort
+  from xjax._src.libraries.numpy.shaping import reshape
+  from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+  red._check_out(out, name)
+  if method not in _METHODS:
+    raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' "
+                     "or 'inverted_cdf'")
+  a = asarray(a)
+  ndim = get_aval(a).ndim
+  if axis is None:
+    axes = None
+  else:
+    axes = tuple(canonical_axis(x, ndim) for x in
+                 (axis if isinstance(axis, (tuple, list)) else (axis,)))
+  w = None
+  if weights is not None:
+    a, w = _quantile_weights(name, a, weights, method, axes)
+  a, q = promote_dtypes_inexact(a, asarray(q))
+  aval = get_aval(a)
+  if get_aval(q).ndim > 1:
+    raise ValueError(f"q must be have rank <= 1, got shape {get_aval(q).shape}")
+  axes = tuple(range(aval.ndim)) if axes is None else axes
+  rest = [i for i in range(aval.ndim) if i not in axes]
+  flat_shape = tuple(aval.shape[i] for i in rest) + (
+      int(np.prod([aval.shape[i] for i in axes], dtype=np.int64)),)
+  x = reshape(lax.transpose(a, tuple(rest) + axes), flat_shape)
+  n = get_aval(x).shape[-1]
+  if n == 0 and get_aval(x).size == 0 and int(np.prod(get_aval(x).shape[:-1])) != 0:
+    raise TypeError(f"{name}: cannot take a quantile over an empty axis")
+  dt = get_aval(x).dtype
+  qs = q if get_aval(q).ndim else lax.reshape(q, (1,))
+  nq = get_aval(qs).shape[0]
+  lead = get_aval(x).shape[:-1]
+  if method == "inverted_cdf":
+    if w is None:
+      w = lax.full_like(x, 1)
+    else:
+      w = reshape(lax.transpose(lax.convert_element_type(w, dt), tuple(rest) + axes),
+                  flat_shape)
+    x = lax.select_n(_isnan(x), x, lax.full_like(x, np.nan))  # NaNs of either sign last
+    x, w = lax_sorting.sort((x, w), dimension=-1, num_keys=1)
+    res = _inverted_cdf(x, w, qs, squash_nans)
+    return _quantile_shape(res, q, nq, aval.shape, axes, keepdims)
+  x = sort(x, axis=-1)
+  if squash_nans:
+    count = red.sum(lax.bitwise_not(_isnan(x)), axis=-1, keepdims=True, dtype=dt)
+  else:
+    count = lax.full(get_aval(x).shape[:-1] + (1,), n, dt)
+  pos = lax.mul(lax.broadcast_in_dim(qs, lead + (nq,), (len(lead),)),
+                lax.sub(count, np.asarray(1, dt)[()]))
+  pos = lax.max(pos, np.asarray(0, dt)[()])
+  lo, hi = lax.floor(pos), lax.ceil(pos)
+  if method == "lower":
+    idx_pairs = [(lo, None)]
+  elif method == "higher":
+    idx_pairs = [(hi, None)]
+  elif method == "nearest":
+    # ties go to the lower neighbour, as in JAX
+    idx_pairs = [(lax.select(lax.le(lax.sub(pos, lo), np.asarray(0.5, dt)[()]),
+                             lo, hi), None)]
+  else:
+    idx_pairs = [(lo, hi)]
+  vals = []
+  for idx in idx_pairs[0]:
+    if idx is None:
+      continue
+    vals.append(_gather_last(x, idx))
+  if len(vals) == 1:
+    res = vals[0]
+  elif method == "midpoint":
+    res = lax.mul(lax.add(vals[0], vals[1]), np.asarray(0.5, dt)[()])
+  else:
+    frac = lax.sub(pos, lo)  # the weights of both neighbours, as JAX
+    res = lax.add(lax.mul(vals[0], lax.sub(np.asarray(1, dt)[()], frac)),
+                  lax.mul(vals[1], frac))
+  if not squash_nans:
+    has_nan = red.any(_isnan(x), axis=-1, keepdims=True)
+    res = lax.select_n(lax.broadcast_in_dim(has_nan, get_aval(res).shape,
+                                            tuple(range(len(lead) + 1))),
+                       res, lax.full_like(res, np.nan))
+  return _quantile_shape(res, q, nq, aval.shape, axes, keepdims)
+
+
+def _quantile_shape(res, q, nq, shape, axes, keepdims):
+  """Quantiles of shape lead + (nq,) laid out as JAX returns them: the quantiles first
+  (none for a scalar ``q``), then the kept axes (the reduced ones as 1 with ``keepdims``)."""
+  from xjax._src.libraries.numpy.shaping import moveaxis
+  res = moveaxis(res, -1, 0)
+  if keepdims:
+    res = lax.reshape(res, (nq,) + tuple(1 if i in axes else d for i, d in enumerate(shape)))
+  if not get_aval(q).ndim:
+    res = lax.squeeze(res, (0,))
+  return lax.convert_element_type(res, get_aval(res).dtype, False)
+
+
+def _gather_last(x, idx):
+  """x[..., idx[..., k]] for float indices ``idx`` of shape lead + (k,)."""
+  from xjax._src.libraries.numpy.indexing import take_along_axis
+  if get_aval(x).shape[-1] == 0:
+    return lax.full(get_aval(idx).shape, 0, get_aval(x).dtype)
+  return take_along_axis(x, lax.convert_element_type(idx, np.int32), -1, mode="clip")
+
+
+def _check_inexact(name, dtype):
+  """JAX's check of ``cov``/``corrcoef``'s ``dtype=``: a float or complex type."""
+  if dtype is not None and not dtypes.is_inexact(dtypes.check_user_dtype_supported(dtype,
+                                                                                   name)):
+    raise ValueError(f"{name}: dtype must be a subclass of float or complex; got {dtype=}")
+
+
+@compiled_when_eager(static_argnames=("rowvar", "bias", "ddof", "dtype"))
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
+  """Covariance matrix of the variables in the rows (columns if not ``rowvar``) of ``m``,
+  computed in ``dtype`` (float or complex) when given."""
+  from xjax._src.libraries.numpy.linalg_basic import dot
+  from xjax._src.libraries.numpy.rearrange import atleast_2d
+  from xjax._src.libraries.numpy.shaping import concatenate, squeeze
+  from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+  from xjax._src.libraries.numpy import ufuncs
+  if ddof is not None and ddof != int(ddof):
+    raise ValueError("ddof must be an integer")
+  check_arraylike("cov", m)
+  m = asarray(m)
+  if get_aval(m).ndim > 2:
+    raise ValueError("m has more than 2 dimensions")
+  _check_inexact("cov", dtype)
+  X = atleast_2d(m)
+  if not rowvar and get_aval(X).shape[0] != 1:
+    X = X.T
+  if get_aval(X).shape[0] == 0:
+    return lax.full((0, 0), np.nan, dtypes.to_inexact_dtype(get_aval(X).dtype))
+  if y is not None:
+    y = atleast_2d(asarray(y))
+    if not rowvar and get_aval(y).shape[0] != 1:
+      y = y.T
+    X = concatenate((X, y), axis=0)
+  (X,) = promote_dtypes_inexact(X)
+  if ddof is None:
+    ddof = 0 if bias else 1
+  n = get_aval(X).shape[1]
+  w = None
+  if fweights is not None:
+    w = asarray(fweights)
+    if get_aval(w).ndim != 1 or get_aval(w).shape[0] != n:
+      raise ValueError("fweights must be 1-D with one weight per observation")
+  if aweights is not None:
+    aw = asarray(aweights)
+    if get_aval(aw).ndim != 1 or get_aval(aw).shape[0] != n:
+      raise ValueError("aweights must be 1-D with one weight per observation")
+    w = aw if w is None else ufuncs.multiply(w, aw)
+  if dtype is not None:
+    dt = dtypes.check_user_dtype_supported(dtype, "cov")
+    X = lax.convert_element_type(X, dt, False)
+    w = None if w is None else lax.convert_element_type(w, dt, False)
+  if w is None:
+    avg = red.mean(X, axis=1)
+    w_sum = np.asarray(n, get_aval(X).dtype)[()]
+    fact = n - ddof
+  else:
+    avg, w_sum = average(X, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    if ddof == 0:
+      fact = w_sum
+    elif aweights is None:
+      fact = ufuncs.subtract(w_sum, ddof)
+    else:
+      fact = ufuncs.subtract(w_sum, ufuncs.divide(
+          ufuncs.multiply(ddof, red.sum(ufuncs.multiply(w, aw))), w_sum))
+  X = ufuncs.subtract(X, avg[:, None])
+  X_T = X.T if w is None else ufuncs.multiply(X, w).T
+  if dtypes.is_complex(get_aval(X_T).dtype):
+    X_T = lax.conj(X_T)
+  c = ufuncs.true_divide(dot(X, X_T), fact)
+  return squeeze(c)
+
+
+@compiled_when_eager(static_argnames=("rowvar", "dtype"))
+def corrcoef(x, y=None, rowvar=True, dtype=None):
+  """Pearson correlation coefficients (``cov`` normalized; real parts clipped to [-1, 1]),
+  computed in ``dtype`` (float or complex) when given."""
+  from xjax._src.libraries.numpy import ufuncs
+  from xjax._src.libraries.numpy.composed_math import clip
+  from xjax._src.libraries.numpy.matrices import diag
+  check_arraylike("corrcoef", x)
+  _check_inexact("corrcoef", dtype)
+  c = cov(x, y, rowvar, dtype=dtype)
+  if get_aval(c).ndim == 0:
+    return ufuncs.divide(c, c)
+  d = diag(c)
+  stddev = ufuncs.sqrt(lax.real(d) if dtypes.is_complex(get_aval(d).dtype) else d)
+  c = ufuncs.divide(ufuncs.divide(c, stddev[:, None]), stddev[None, :])
+  if dtypes.is_complex(get_aval(c).dtype):
+    return lax.complex(clip(lax.real(c), -1, 1), clip(lax.imag(c), -1, 1))
+  return clip(c, -1, 1)

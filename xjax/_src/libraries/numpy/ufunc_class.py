@@ -1,0 +1,131 @@
+"""``jnp.ufunc`` / ``jnp.frompyfunc``: a scalar Python function lifted to a broadcasting
+function with ``outer``, ``reduce``, ``accumulate`` and ``at`` methods.
+
+The methods fold with a Python loop over the (static) reduced axis, so they suit short
+axes; the scalar function itself is vectorized with vmap.
+"""
+from __future__ import annotations
+
+from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.functional import vectorize
+from xjax._src.libraries.numpy.util import canonical_axis
+
+
+class ufunc:
+  """A universal function built from ``func`` taking ``nin`` scalars to ``nout`` results."""
+
+  def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None,
+               call=None, reduce=None, accumulate=None, at=None):
+    self._func = func
+    self.nin, self.nout = int(nin), int(nout)
+    self.nargs = self.nin if nargs is None else nargs
+    self.identity = identity
+    self.__name__ = name or getattr(func, "__name__", "ufunc")
+    self.__doc__ = getattr(func, "__doc__", None)
+    # ``call`` is an already-broadcasting implementation (jnp.add's own function); the
+    # other overrides are efficient implementations of the methods (sum for add.reduce).
+    self._vectorized = call if call is not None else vectorize(func)
+    self._reduce, self._accumulate, self._at = reduce, accumulate, at
+
+  def __repr__(self):
+    return f"<jnp.ufunc '{self.__name__}'>"
+
+  def __call__(self, *args, **kwargs):
+    if kwargs:
+      return self._vectorized(*args, **kwargs)
+    if len(args) != self.nin:
+      raise TypeError(f"{self.__name__}() takes {self.nin} positional argument(s) but "
+                      f"{len(args)} were given")
+    return self._vectorized(*args)
+
+  def _binary(self, method):
+    if self.nin != 2 or self.nout != 1:
+      raise ValueError(f"{method} only supported for binary ufuncs with a single output; "
+                       f"{self.__name__} has nin={self.nin}, nout={self.nout}")
+
+  def outer(self, A, B, /):
+    """``self(a, b)`` for every pair of elements of ``A`` and ``B``."""
+    self._binary("outer")
+    A, B = asarray(A), asarray(B)
+    return self(A.reshape(A.shape + (1,) * B.ndim), B)
+
+  def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+             where=None):
+    """Left fold of ``self`` along ``axis`` (all axes, flattened, when None)."""
+    self._binary("reduce")
+    if out is not None:
+      raise NotImplementedError(f"out argument of {self.__name__}.reduce()")
+    if self._reduce is not None and where is None:
+      return self._reduce(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial)
+    a = asarray(a, dtype=dtype)
+    if where is not None:
+      where = asarray(where)
+      if self.identity is None and initial is None:
+        raise ValueError(f"reduction operation {self.__name__!r} does not have an identity, "
+                         "so to use a where mask one has to specify 'initial'.")
+      if where.dtype != bool:
+        raise ValueError(f"where argument must have dtype=bool; got dtype={where.dtype}")
+      where = jnp.broadcast_to(where, a.shape)
+    if axis is None:
+      res = self.reduce(a.ravel(), 0, initial=initial,
+                        where=None if where is None else where.ravel())
+      return res.reshape((1,) * a.ndim) if keepdims else res
+    axis = canonical_axis(axis, a.ndim)
+    x = jnp.moveaxis(a, axis, 0)
+    mask = None if where is None else jnp.moveaxis(where, axis, 0)
+    n = x.shape[0]
+    start = initial if initial is not None or (n and mask is None) else self.identity
+    if start is None and n == 0:
+      raise ValueError(f"zero-size array to reduction operation {self.__name__} which has "
+                       "no identity")
+    if start is None:
+      acc, first = x[0], 1
+    else:
+      acc, first = jnp.broadcast_to(asarray(start, x.dtype), x.shape[1:]), 0
+    for i in range(first, n):
+      step = self(acc, x[i])
+      acc = step if mask is None else jnp.where(mask[i], step, acc)
+    return jnp.expand_dims(acc, axis) if keepdims else acc
+
+  def accumulate(self, a, axis=0, dtype=None, out=None):
+    """Running left fold of ``self`` along ``axis``."""
+    self._binary("accumulate")
+    if out is not None:
+      raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
+    if self._accumulate is not None:
+      return self._accumulate(a, axis=axis, dtype=dtype)
+    a = asarray(a, dtype=dtype)
+    axis = canonical_axis(axis, a.ndim)
+    x = jnp.moveaxis(a, axis, 0)
+    if x.shape[0] == 0:
+      return a
+    outs = [x[0]]
+    for i in range(1, x.shape[0]):
+      outs.append(self(outs[-1], x[i]).astype(x.dtype))
+    return jnp.moveaxis(jnp.stack(outs), 0, axis)
+
+  def at(self, a, indices, b=None, /, *, inplace=True):
+    """``a`` with ``self`` applied at ``indices`` one index at a time (repeats
+    accumulate); needs ``inplace=False``."""
+    if inplace:
+      raise NotImplementedError("jax.numpy.ufunc.at cannot modify arrays in-place, because "
+                                "JAX arrays are immutable. Pass inplace=False.")
+    if self._at is not None:
+      return self._at(asarray(a), indices, b)
+    a = asarray(a)
+    idx = asarray(indices).ravel()
+    n = idx.shape[0]
+    if b is not None:
+      b = jnp.broadcast_to(asarray(b), (n,) + a.shape[1:])
+    for k in range(n):
+      cur = a[idx[k]]
+      new = self(cur) if b is None else self(cur, b[k])
+      a = a.at[idx[k]].set(asarray(new).astype(a.dtype))
+    return a
+
+
+def frompyfunc(func, /, nin, nout, *, identity=None):
+  """``func`` as a :class:`ufunc`."""
+  return ufunc(func, nin, nout, identity=identity)
+

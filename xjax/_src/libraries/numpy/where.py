@@ -1,0 +1,25 @@
+"""``where`` (3-argument form) over select_n."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.core.values import get_aval
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy.util import check_arraylike, promote_dtypes
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+  """``x`` where ``condition`` else ``y``; with one argument, ``nonzero(condition)``."""
+  if x is None and y is None:
+    from xjax._src.libraries.numpy.searching import nonzero
+    return nonzero(condition, size=size, fill_value=fill_value)
+  if x is None or y is None:
+    raise TypeError("Either both or neither of the x and y arguments should be provided "
+                     "to jax.numpy.where.")
+  check_arraylike("where", condition, x, y)
+  cond = condition if get_aval(condition).dtype == np.bool_ else lax.ne(
+      condition, np.zeros((), get_aval(condition).dtype)[()])
+  x, y = promote_dtypes(x, y)
+  from xjax._src.libraries.numpy.shaping import broadcast_arrays
+  cond, x, y = broadcast_arrays(cond, x, y)
+  return lax.select_n(cond, y, x)

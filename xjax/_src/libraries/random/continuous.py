@@ -1,0 +1,357 @@
+"""Continuous samplers built on uniform bits: uniform, normal and their transforms.
+
+Each sampler checks its arguments in the user's terms, then calls a jitted body (one
+compiled program per shape/dtype when called eagerly, a nested ``jit`` when traced), whose
+arithmetic follows JAX's so that the same key gives the same numbers.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.foundations.config import config
+from xjax._src.api.jit import jit
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.random import keys
+from xjax._src.libraries.random.sampler_args import (broadcast_shapes_or_shape, const, float_dtype,
+                                                     shape_arg, single_key, to_rank)
+from xjax._src.libraries.random.out_sharding import with_out_sharding
+
+_UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+
+@with_out_sharding
+def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
+  """Uniform floats in ``[minval, maxval)``."""
+  key = single_key("uniform", key)
+  dtype = float_dtype("uniform", dtype)
+  return _uniform(key, minval, maxval, shape_arg("uniform", shape), dtype)
+
+
+@partial(jit, static_argnums=(3, 4))
+def _uniform(key, minval, maxval, shape, dtype):
+  for bound in (minval, maxval):
+    try:
+      ok = np.broadcast_shapes(np.shape(bound), shape) == shape
+    except ValueError:
+      ok = False
+    if not ok:  # a TypeError, as JAX's (from its lax.max)
+      raise TypeError(f"uniform: minval/maxval of shape {np.shape(bound)} do not broadcast "
+                      f"to the requested shape {shape}.")
+  minval, maxval = (to_rank(v, dtype, len(shape)) for v in (minval, maxval))
+  return lax.max(minval, lax.add(lax.mul(unit_floats(key, shape, dtype),
+                                         lax.sub(maxval, minval)), minval))
+
+
+def unit_floats(key, shape: tuple, dtype):
+  """Floats in [0, 1): random mantissa bits under the exponent of 1.0, minus 1."""
+  info = dtypes.finfo(dtype)
+  nbits, nmant = info.bits, info.nmant
+  rng_bits = max(nbits, 8) if nmant >= 8 else 8
+  uint = np.dtype(_UINT[nbits])
+  bits = keys.random_bits(key, rng_bits, shape)
+  if rng_bits != nbits:
+    bits = lax.convert_element_type(bits, uint)
+  bits = lax.shift_right_logical(bits, const(uint, rng_bits - nmant))
+  bits = lax.bitwise_or(bits, np.array(1.0, dtype).view(uint)[()])
+  return lax.sub(lax.bitcast_convert_type(bits, dtype), const(dtype, 1.0))
+
+
+@with_out_sharding
+def normal(key, shape=(), dtype=None):
+  """Standard normal samples (real, or complex with independent halves)."""
+  key = single_key("normal", key)
+  dtype = float_dtype("normal", dtype, allow_complex=True)
+  return _normal(key, shape_arg("normal", shape), dtype)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _normal(key, shape, dtype):
+  if dtypes.is_complex(dtype):
+    real = np.dtype(np.array(0, dtype).real.dtype)
+    key_re, key_im = keys.split(key)
+    re = lax.convert_element_type(_normal_real(key_re, shape, real), dtype)
+    im = lax.convert_element_type(_normal_real(key_im, shape, real), dtype)
+    return lax.div(lax.add(re, lax.mul(const(dtype, 1j), im)), const(dtype, np.sqrt(2)))
+  return _normal_real(key, shape, dtype)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _normal_real(key, shape, dtype):
+  lo = np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
+  u = _uniform(key, lo, np.array(1., dtype), shape, dtype)
+  return lax.mul(const(dtype, np.sqrt(2)), lax.erf_inv(u))
+
+
+@with_out_sharding
+def truncated_normal(key, lower, upper, shape=None, dtype=None):
+  """Standard normal samples conditioned on ``lower < x < upper``."""
+  key = single_key("truncated_normal", key)
+  dtype = float_dtype("truncated_normal", dtype)
+  shape = broadcast_shapes_or_shape("truncated_normal", shape, lower, upper)
+  return _truncated_normal(key, lower, upper, shape, dtype)
+
+
+@partial(jit, static_argnums=(3, 4))
+def _truncated_normal(key, lower, upper, shape, dtype):
+  sqrt2 = const(dtype, np.sqrt(2))
+  lower = lax.convert_element_type(lower, dtype)
+  upper = lax.convert_element_type(upper, dtype)
+  a = lax.erf(lax.div(lower, sqrt2))
+  b = lax.erf(lax.div(upper, sqrt2))
+  out = lax.mul(sqrt2, lax.erf_inv(_uniform(key, a, b, shape, dtype)))
+  above = lax.nextafter(lax.stop_gradient(lower), lax.full_like(lower, np.inf))
+  below = lax.nextafter(lax.stop_gradient(upper), lax.full_like(upper, -np.inf))
+  return jnp.clip(out, above, below)
+
+
+def _simple(name: str, body):
+  """A sampler of ``(key, shape=(), dtype=None)`` whose body transforms uniforms."""
+  jitted = jit(body, static_argnums=(1, 2))
+
+  def sampler(key, shape=(), dtype=None):
+    key = single_key(name, key)
+    return jitted(key, shape_arg(name, shape), float_dtype(name, dtype))
+  sampler.__name__ = sampler.__qualname__ = name
+  sampler.__doc__ = body.__doc__
+  return sampler
+
+
+def _exponential(key, shape, dtype):
+  """Exponential samples with rate 1."""
+  u = _uniform(key, 0., 1., shape, dtype)
+  return lax.neg(lax.log1p(lax.neg(u)))
+
+
+def _laplace(key, shape, dtype):
+  """Laplace samples with location 0 and scale 1."""
+  u = _uniform(key, -1. + dtypes.finfo(dtype).epsneg, 1., shape, dtype)
+  return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+
+
+def _logistic(key, shape, dtype):
+  """Logistic samples with location 0 and scale 1."""
+  x = _uniform(key, dtypes.finfo(dtype).tiny, 1., shape, dtype)
+  return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
+
+
+def _cauchy(key, shape, dtype):
+  """Standard Cauchy samples."""
+  u = _uniform(key, dtypes.finfo(dtype).eps, 1., shape, dtype)
+  return lax.tan(lax.mul(const(dtype, np.pi), lax.sub(u, const(dtype, 0.5))))
+
+
+def _maxwell(key, shape, dtype):
+  """Maxwell samples with scale 1: the length of a standard normal 3-vector."""
+  z = _normal(key, (*shape, 3), dtype)
+  # as jnp.linalg.norm: half-precision squares are summed in float32
+  squares = lax.convert_element_type(lax.mul(z, z), np.promote_types(dtype, np.float32))
+  return lax.sqrt(lax.convert_element_type(lax.reduce_sum(squares, (len(shape),)), dtype))
+
+
+exponential = with_out_sharding(_simple("exponential", _exponential))
+laplace = with_out_sharding(_simple("laplace", _laplace))
+logistic = with_out_sharding(_simple("logistic", _logistic))
+cauchy = with_out_sharding(_simple("cauchy", _cauchy))
+maxwell = with_out_sharding(_simple("maxwell", _maxwell))
+
+
+@with_out_sharding
+def gumbel(key, shape=(), dtype=None, mode=None):
+  """Standard Gumbel samples. ``mode="high"`` spends two uniforms per sample to reach
+  further into the upper tail; ``"highest"`` (float32) uses 64 random bits."""
+  key = single_key("gumbel", key)
+  dtype = float_dtype("gumbel", dtype)
+  shape = shape_arg("gumbel", shape)
+  if mode is None:
+    mode = "high" if config.read("jax_high_dynamic_range_gumbel") else "low"
+  if mode not in ("highest", "high", "low"):
+    raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
+  return _gumbel(key, shape, dtype, mode)
+
+
+@partial(jit, static_argnums=(1, 2, 3))
+def _gumbel(key, shape, dtype, mode):
+  info = dtypes.finfo(dtype)
+  if mode == "highest" and dtype == np.float32:
+    return _gumbel_from_64_bits(key, shape)
+  if mode in ("high", "highest"):
+    both = _uniform(key, 0., 1., (2, *shape), dtype)
+    high, low = both[0], both[1]
+    x = jnp.where(high >= 0.5, high, high + 2 ** -info.nmant * low + info.tiny)
+    return -jnp.log(-jnp.log1p(-x))
+  return -jnp.log(-jnp.log(_uniform(key, info.tiny, 1., shape, dtype)))
+
+
+def _gumbel_from_64_bits(key, shape):
+  """float32 Gumbel samples from 64-bit uniforms: the side of 1/2 a uniform falls on picks
+  which tail formula keeps full precision."""
+  bits = keys.random_bits(key, 32, (2, *shape))
+  flipped = lax.bitwise_not(bits)
+  low_word = flipped[1]
+  carry = (low_word == np.uint32(0xFFFFFFFF)).astype(np.uint32)
+  flipped = flipped + jnp.stack([carry, jnp.ones_like(low_word)])
+  keep = bits[0] < np.uint32(1 << 31)
+  x = _u64_to_unit_float32(jnp.where(keep, bits, flipped))
+  return jnp.where(keep, -jnp.log(-jnp.log1p(-x)), -jnp.log(-jnp.log(x)))
+
+
+def _u64_to_unit_float32(bits):
+  """float32 in (0, 1) from two uint32 words (high, low) read as a 64-bit fraction, keeping
+  every leading zero as exponent (so tiny values keep 24 bits of mantissa)."""
+  info = dtypes.finfo(np.float32)
+  hi, lo = bits[0], bits[1]
+  hiclz, loclz = lax.clz(hi), lax.clz(lo)
+  mantissa = lax.bitwise_or(
+      lax.shift_left(hi, hiclz),
+      jnp.where(hiclz == 32, lax.shift_left(lo, loclz),
+                lax.shift_right_logical(lo, np.uint32(32) - hiclz)))
+  mantissa = lax.shift_right_logical(mantissa, np.uint32(32 - info.nmant - 1))
+  mantissa = lax.bitwise_and(mantissa, np.uint32((1 << info.nmant) - 1))
+  exponent = lax.shift_left(np.uint32(-info.minexp) - jnp.where(hiclz == 32, 32 + loclz, hiclz),
+                            np.uint32(info.nmant))
+  exponent = lax.bitwise_and(exponent, np.uint32((1 << 30) - (1 << (info.nmant - 1))))
+  return lax.bitcast_convert_type(lax.bitwise_or(exponent, mantissa), np.float32)
+
+
+def _check_castable(name: str, dtype, *args) -> None:
+  """Parameters must convert to the sample dtype without losing their kind (as JAX)."""
+  for arg in args:
+    if dtypes.is_weakly_typed(arg) or not hasattr(arg, "dtype"):
+      continue
+    if dtypes.result_type(arg, dtype) != dtype:
+      raise dtypes.TypePromotionError(
+          f"In arguments to {name}, cannot safely cast argument of type {arg.dtype} to {dtype}")
+
+
+def _sampler_with_params(name: str, shape, dtype, *params):
+  """(shape, dtype) of a sampler with array parameters, checked as JAX checks them."""
+  dtype = float_dtype(name, dtype)
+  shape = broadcast_shapes_or_shape(name, shape, *params)
+  _check_castable(name, dtype, *params)
+  return shape, dtype
+
+
+@with_out_sharding
+def pareto(key, b, shape=None, dtype=None):
+  """Pareto samples with shape parameter ``b`` (scale 1)."""
+  key = single_key("pareto", key)
+  shape, dtype = _sampler_with_params("pareto", shape, dtype, b)
+  return _pareto(key, b, shape, dtype)
+
+
+@partial(jit, static_argnums=(2, 3))
+def _pareto(key, b, shape, dtype):
+  b = lax.convert_element_type(b, dtype)
+  return lax.exp(lax.div(_exponential(key, shape, dtype), b))
+
+
+@with_out_sharding
+def rayleigh(key, scale, shape=None, dtype=None):
+  """Rayleigh samples with the given scale."""
+  key = single_key("rayleigh", key)
+  shape, dtype = _sampler_with_params("rayleigh", shape, dtype, scale)
+  return _rayleigh(key, scale, shape, dtype)
+
+
+@partial(jit, static_argnums=(2, 3))
+def _rayleigh(key, scale, shape, dtype):
+  u = _uniform(key, 0., 1., shape, dtype)
+  scale = jnp.broadcast_to(jnp.asarray(scale).astype(dtype), shape)
+  return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), const(dtype, -2))))
+
+
+@with_out_sharding
+def wald(key, mean, shape=None, dtype=None):
+  """Wald (inverse Gaussian) samples with the given mean and scale 1."""
+  key = single_key("wald", key)
+  shape, dtype = _sampler_with_params("wald", shape, dtype, mean)
+  return _wald(key, mean, shape, dtype)
+
+
+@partial(jit, static_argnums=(2, 3))
+def _wald(key, mean, shape, dtype):
+  k1, k2 = keys.split(key)
+  mean = jnp.broadcast_to(jnp.asarray(mean).astype(dtype), shape)
+  v = _normal(k1, shape, dtype)
+  z = _uniform(k2, 0., 1., shape, dtype)
+  y = lax.integer_pow(v, 2)
+  y_sq = lax.integer_pow(y, 2)
+  mean_sq = lax.integer_pow(mean, 2)
+  sqrt_term = lax.sqrt(4 * mean * y + mean_sq * y_sq)
+  x = mean + mean_sq * y / 2 - mean / 2 * sqrt_term
+  return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
+
+
+@with_out_sharding
+def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
+  """Log-normal samples: ``exp(sigma * normal)``."""
+  key = single_key("lognormal", key)
+  dt = dtypes.check_user_dtype_supported(float if dtype is None else dtype, "lognormal")
+  if not dtypes.is_inexact(dt):
+    raise ValueError(f"dtype argument to `lognormal` must be a float or complex dtype, "
+                     f"got {dt}")
+  shape = broadcast_shapes_or_shape("lognormal", shape, sigma)
+  _check_castable("lognormal", dt, sigma)
+  return _lognormal(key, sigma, shape, dt)
+
+
+@partial(jit, static_argnums=(2, 3))
+def _lognormal(key, sigma, shape, dtype):
+  sigma = lax.convert_element_type(sigma, dtype)
+  return lax.exp(_normal(key, shape, dtype) * sigma)
+
+
+@with_out_sharding
+def triangular(key, left, mode, right, shape=None, dtype=None):
+  """Triangular samples on ``[left, right]`` with the given mode."""
+  key = single_key("triangular", key)
+  shape, dtype = _sampler_with_params("triangular", shape, dtype, left, mode, right)
+  return _triangular(key, left, mode, right, shape, dtype)
+
+
+@partial(jit, static_argnums=(4, 5))
+def _triangular(key, left, mode, right, shape, dtype):
+  left, right, mode = (jnp.broadcast_to(lax.convert_element_type(v, dtype), shape)
+                       for v in (left, right, mode))
+  fc = (mode - left) / (right - left)
+  u = _uniform(key, 0., 1., shape, dtype)
+  out1 = left + lax.sqrt(u * (right - left) * (mode - left))
+  out2 = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
+  return lax.select(u < fc, out1, out2)
+
+
+def weibull_min(key, scale, concentration, shape=(), dtype=None):
+  """Weibull samples with the given scale and concentration."""
+  key = single_key("weibull_min", key)
+  dtype = float_dtype("weibull_min", dtype)
+  return _weibull_min(key, scale, concentration, shape_arg("weibull_min", shape), dtype)
+
+
+@partial(jit, static_argnums=(3, 4))
+def _weibull_min(key, scale, concentration, shape, dtype):
+  u = _uniform(key, 0, 1, shape, dtype)
+  return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
+
+
+def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+  """Double-sided Maxwell samples: a Maxwell magnitude with a random sign."""
+  key = single_key("double_sided_maxwell", key)
+  dtype = float_dtype("double_sided_maxwell", dtype)
+  return _double_sided_maxwell(key, loc, scale, shape_arg("double_sided_maxwell", shape),
+                               dtype)
+
+
+@partial(jit, static_argnums=(3, 4))
+def _double_sided_maxwell(key, loc, scale, shape, dtype):
+  params_shape = np.broadcast_shapes(np.shape(loc), np.shape(scale))
+  shape = (*(shape or params_shape), *params_shape)
+  maxwell_key, sign_key = keys.split(key)
+  magnitude = _maxwell(maxwell_key, shape, dtype)
+  # a Rademacher sign, drawn as random.rademacher draws it (a default-float uniform < 1/2)
+  coin = _uniform(sign_key, 0., 1., shape, dtypes.default_float_dtype()) < 0.5
+  sign = (2 * coin - 1).astype(dtype)
+  return sign * magnitude * scale + loc

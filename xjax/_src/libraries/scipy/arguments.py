@@ -1,0 +1,22 @@
+"""Argument handling shared by the scipy modules: promotion to a common inexact dtype that
+always yields arrays (Python scalars become weakly typed arrays)."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy.util import promote_args_inexact
+
+
+def float_array(x):
+  """``x`` as a float32/float64 array; other dtypes raise TypeError, as JAX's functions
+  written for those two types do."""
+  x = jnp.asarray(x)
+  if x.dtype not in (np.float32, np.float64):
+    raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported types.")
+  return x
+
+
+def inexact_arrays(name: str, *args):
+  """``args`` promoted to one inexact dtype and broadcast-compatible ranks, as arrays."""
+  return [jnp.asarray(a) for a in promote_args_inexact(name, *args)]

@@ -1,0 +1,177 @@
+"""The gamma family: gamma, its logarithm, sign and derivatives, the incomplete gamma
+and beta functions, and the combinatorial functions built on them."""
+from __future__ import annotations
+
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.values import get_aval
+from xjax._src.primitives.custom_derivatives import custom_jvp
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.scipy.arguments import inexact_arrays
+
+
+def _real_only(name, x):
+  if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):
+    raise ValueError(f"{name} does not support complex-valued inputs.")
+
+
+def gammaln(x):
+  """log|Gamma(x)|."""
+  (x,) = inexact_arrays("gammaln", x)
+  return lax.lgamma(x)
+
+
+@compiled_when_eager
+def gammasgn(x):
+  """The sign of Gamma(x): NaN at the poles, -inf and NaN; -1 at -0."""
+  (x,) = inexact_arrays("gammasgn", x)
+  _real_only("gammasgn", x)
+  floor_x = lax.floor(x)
+  neg = x < 0
+  nan = (neg & (x == floor_x)) | jnp.isnan(x)
+  minus = (neg & (jnp.fmod(floor_x, 2) != 0)) | ((x == 0) & jnp.signbit(x))
+  return jnp.where(nan, np.nan, jnp.where(minus, -1.0, 1.0)).astype(x.dtype)
+
+
+def loggamma(x):
+  """log(Gamma(x)) on the principal branch: NaN for real x <= 0."""
+  (x,) = inexact_arrays("loggamma", x)
+  _real_only("loggamma", x)
+  return jnp.where(x > 0, lax.lgamma(x), np.nan)
+
+
+def gamma(x):
+  """Gamma(x) = gammasgn(x) * exp(gammaln(x))."""
+  (x,) = inexact_arrays("gamma", x)
+  _real_only("gamma", x)
+  return gammasgn(x) * lax.exp(lax.lgamma(x))
+
+
+def betaln(a, b):
+  """log|B(a, b)|."""
+  a, b = inexact_arrays("betaln", a, b)
+  return _betaln(a, b)
+
+
+def _betaln(a, b):
+  # as JAX: with a <= b, lgamma(a) + [lgamma(b) - lgamma(a + b)], the bracket in
+  # Stirling's form once b >= 8 (where the two lgammas would cancel)
+  a, b = jnp.minimum(a, b), jnp.maximum(a, b)
+  direct = lax.lgamma(a) + (lax.lgamma(b) - lax.lgamma(a + b))
+  bs = jnp.where(b < 8, 8.0, b)
+  return jnp.where(b < 8, direct, lax.lgamma(a) + _lgamma_difference(a, bs))
+
+
+def _stirling_correction(x):
+  """lgamma(x) - [(x - 1/2) log x - x + log(2 pi)/2] for x >= 8 (asymptotic series)."""
+  r = 1.0 / (x * x)
+  series = 1 / 12 + r * (-1 / 360 + r * (1 / 1260 + r * (-1 / 1680 + r * (1 / 1188))))
+  return series / x
+
+
+def _lgamma_difference(a, b):
+  """lgamma(b) - lgamma(a + b) for b >= 8, by Stirling's series."""
+  s = a + b
+  corr = _stirling_correction(b) - _stirling_correction(s)
+  return corr - (b - 0.5) * jnp.log1p(a / b) - a * (jnp.log(s) - 1)
+
+
+def beta(a, b):
+  """B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)."""
+  a, b = inexact_arrays("beta", a, b)
+  _real_only("beta", a)
+  sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
+  return sign * lax.exp(_betaln(a, b))
+
+
+def betainc(a, b, x):
+  """The regularized incomplete beta function I_x(a, b)."""
+  a, b, x = inexact_arrays("betainc", a, b, x)
+  _real_only("betainc", x)
+  return lax.betainc(a, b, x)
+
+
+def digamma(x):
+  """The logarithmic derivative of Gamma."""
+  (x,) = inexact_arrays("digamma", x)
+  return lax.digamma(x)
+
+
+def polygamma(n, x):
+  """The n-th derivative of digamma (n a non-negative integer)."""
+  if not dtypes.issubdtype(get_aval(n).dtype if hasattr(n, "dtype") else
+                           np.asarray(n).dtype, np.integer):
+    raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype "
+                     f"{np.result_type(n)}.")
+  n_arr, x = inexact_arrays("polygamma", n, x)
+  return lax.polygamma(n_arr, x)
+
+
+def gammainc(a, x):
+  """The regularized lower incomplete gamma function P(a, x)."""
+  a, x = inexact_arrays("gammainc", a, x)
+  return lax.igamma(a, x)
+
+
+def gammaincc(a, x):
+  """The regularized upper incomplete gamma function Q(a, x)."""
+  a, x = inexact_arrays("gammaincc", a, x)
+  return lax.igammac(a, x)
+
+
+def multigammaln(a, d):
+  """The log of the multivariate gamma function of dimension ``d`` (a static int)."""
+  d = _concrete_int(d)
+  (a,) = inexact_arrays("multigammaln", a)
+  constant = 0.25 * d * (d - 1) * np.log(np.pi)
+  offsets = jnp.arange(d, dtype=a.dtype) / 2
+  terms = lax.lgamma(jnp.expand_dims(a, -1) - offsets)
+  return jnp.sum(terms, axis=-1) + jnp.asarray(constant, a.dtype)
+
+
+def _concrete_int(d):
+  try:
+    return int(np.asarray(d).item())  # as JAX: a float d is truncated
+  except Exception:
+    raise TypeError("multigammaln: the dimension `d` must be a concrete integer, got "
+                    f"{d!r}.") from None
+
+
+def factorial(n, exact: bool = False):
+  """n! as a float (Gamma(n + 1)); 0 for n < 0."""
+  if exact:
+    raise NotImplementedError("factorial with exact=True")
+  (n,) = inexact_arrays("factorial", n)
+  return jnp.where(n < 0, 0, lax.exp(lax.lgamma(n + 1)))
+
+
+def comb(N, k, *, repetition: bool = False):
+  """N choose k as a float; 0 outside 0 <= k <= N."""
+  if repetition:
+    return jnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
+  N, k = inexact_arrays("comb", N, k)
+  ok = (k <= N) & (N >= 0) & (k >= 0)
+  sN, sk = jnp.where(ok, N, 0.0), jnp.where(ok, k, 0.0)
+  out = lax.exp(lax.lgamma(sN + 1) - lax.lgamma(sk + 1) - lax.lgamma(sN + 1 - sk))
+  return jnp.where(ok, out, 0.0)
+
+
+@custom_jvp
+def _poch(z, m):
+  sign = gammasgn(z + m) * gammasgn(z)
+  out = sign * lax.exp(lax.lgamma(z + m) - lax.lgamma(z))
+  return jnp.where(m == 0, jnp.ones_like(out), out)
+
+
+_poch.defjvps(lambda g, ans, z, m: g * ans * (lax.digamma(z + m) - lax.digamma(z)),
+              lambda g, ans, z, m: g * ans * lax.digamma(z + m))
+
+
+def poch(z, m):
+  """The rising factorial Gamma(z + m) / Gamma(z)."""
+  z, m = inexact_arrays("poch", z, m)
+  return _poch(z, m)

@@ -1,0 +1,76 @@
+"""x log y and the entropy terms built on it, with derivatives defined at x = 0."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.primitives.custom_derivatives import custom_jvp
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.scipy.arguments import inexact_arrays
+
+
+def _x_times(log_fn):
+  """x * log_fn(y), 0 where x == 0 (NaN in y still propagates, as SciPy)."""
+  def impl(x, y):
+    return jnp.where((x != 0) | jnp.isnan(y), x * log_fn(y), jnp.zeros_like(x))
+  return impl
+
+
+@custom_jvp
+def _xlogy(x, y):
+  return _x_times(lax.log)(x, y)
+
+
+_xlogy.defjvp(lambda p, t: (_xlogy(*p), (t[0] * lax.log(p[1]) + t[1] * p[0] / p[1])))
+
+
+@custom_jvp
+def _xlog1py(x, y):
+  return _x_times(lax.log1p)(x, y)
+
+
+_xlog1py.defjvp(lambda p, t: (_xlog1py(*p), (t[0] * lax.log1p(p[1]) + t[1] * p[0] / (1 + p[1]))))
+
+
+def xlogy(x, y):
+  """x * log(y), 0 where x == 0."""
+  x, y = inexact_arrays("xlogy", x, y)
+  return _xlogy(x, y)
+
+
+def xlog1py(x, y):
+  """x * log1p(y), 0 where x == 0."""
+  x, y = inexact_arrays("xlog1py", x, y)
+  return _xlog1py(x, y)
+
+
+@custom_jvp
+def _xlogx(x):
+  return _xlogy(x, x)
+
+
+_xlogx.defjvp(lambda p, t: (_xlogx(p[0]), t[0] * (lax.log(p[0]) + 1)))
+
+
+def entr(x):
+  """-x log x for x >= 0, -inf for x < 0."""
+  (x,) = inexact_arrays("entr", x)
+  if dtypes.issubdtype(x.dtype, np.complexfloating):
+    raise ValueError("entr does not support complex-valued inputs.")
+  return jnp.where(x < 0, -np.inf, -_xlogx(x))
+
+
+def rel_entr(p, q):
+  """p log(p / q) for p, q > 0 (as p log p - p log q); 0 at p == 0 <= q; inf elsewhere."""
+  p, q = inexact_arrays("rel_entr", p, q)
+  both = (p > 0) & (q > 0)
+  safe_p, safe_q = jnp.where(both, p, 1), jnp.where(both, q, 1)
+  out = _xlogx(safe_p) - _xlogy(safe_p, safe_q)
+  return jnp.where(both, out, jnp.where((p == 0) & (q >= 0), 0, np.inf))
+
+
+def kl_div(p, q):
+  """rel_entr(p, q) - p + q."""
+  p, q = inexact_arrays("kl_div", p, q)
+  return rel_entr(p, q) - p + q

@@ -1,0 +1,35 @@
+"""The multivariate normal distribution (covariance factored by Cholesky; a covariance
+that is not positive definite gives NaN, as JAX)."""
+import numpy as np
+
+from xjax._src.primitives.lax.linalg import cholesky, triangular_solve
+from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+
+
+def logpdf(x, mean, cov, allow_singular=None):
+  if allow_singular is not None:
+    raise NotImplementedError("allow_singular argument of multivariate_normal.logpdf")
+  x, mean, cov = (jnp.asarray(v) for v in promote_dtypes_inexact(x, mean, cov))
+  log2pi = np.log(2 * np.pi)
+  if not mean.shape:
+    return -0.5 * jnp.square(x - mean) / cov - 0.5 * (log2pi + jnp.log(cov))
+  n = mean.shape[-1]
+  y = x - mean
+  if not cov.shape:
+    return -0.5 * jnp.einsum("...i,...i->...", y, y) / cov - n / 2 * (log2pi + jnp.log(cov))
+  if cov.ndim < 2 or cov.shape[-2:] != (n, n):
+    raise ValueError("multivariate_normal.logpdf got incompatible shapes: x "
+                     f"{x.shape}, mean {mean.shape}, cov {cov.shape} (cov must end in "
+                     f"({n}, {n}))")
+  chol = cholesky(cov)
+
+  def solve(lower, rhs):
+    return triangular_solve(lower, rhs[..., None], left_side=True, lower=True)[..., 0]
+  z = jnp.vectorize(solve, signature="(n,n),(n)->(n)")(chol, y)
+  log_det = jnp.sum(jnp.log(jnp.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
+  return -0.5 * jnp.einsum("...i,...i->...", z, z) - n / 2 * log2pi - log_det
+
+
+def pdf(x, mean, cov):
+  return jnp.exp(logpdf(x, mean, cov))

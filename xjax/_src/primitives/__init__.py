@@ -1,0 +1,2 @@
+"""Primitives: lax's primitive set by family, and the higher-order primitives defined outside
+lax."""

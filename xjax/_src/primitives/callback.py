@@ -1,0 +1,362 @@
+"""Host callbacks: Python code run from compiled (or transformed) programs.
+
+Three primitives, each with its five rules:
+
+- ``pure_callback``: a side-effect-free function of its inputs; XLA may drop or duplicate it.
+- ``io_callback``: effectful (never dropped); ``ordered=True`` runs in program order.
+- ``debug_callback``: effectful, no outputs (``xjax.debug.callback`` / ``print``); it
+  survives differentiation (the primal values reach the callback) and vmap (one call per
+  batch element).
+
+Under jit a callback lowers to a custom call to the runtime's host-callback target whose
+``backend_config`` indexes the module's list of Python callables (``Module.add_host_callback``);
+effectful ones take and return the region's token so they keep program order.  Eagerly,
+the callable runs at once.  Callables receive xjax Arrays, as JAX's do.
+"""
+from __future__ import annotations
+
+import traceback
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from xjax._src.foundations import dtypes, tree_util
+from xjax._src.execution.array import Array
+from xjax._src.backend import runtime
+from xjax._src.backend.lowering import TOKEN, tensor_type
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core import effects as fx
+from xjax._src.core.trace import Primitive
+from xjax._src.interpreters import batching
+from xjax._src.foundations.wrapping import wraps
+
+_VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
+                 "legacy_vectorized", None)
+
+
+class FlatCallback:
+  """The user's function behind flat array arguments: re-inserts static leaves and
+  rebuilds the argument tree, and flattens what it returns."""
+  __slots__ = ("fn", "in_tree", "static", "__weakref__")
+
+  def __init__(self, fn: Callable, in_tree, static: tuple = ()) -> None:
+    self.fn = fn
+    self.in_tree = in_tree
+    self.static = static  # ((position among leaves, value), ...)
+
+  def __call__(self, *dynamic):
+    leaves = list(dynamic)
+    for i, v in self.static:
+      leaves.insert(i, v)
+    args, kwargs = tree_util.tree_unflatten(self.in_tree, leaves)
+    return self.fn(*args, **kwargs)
+
+  def __repr__(self) -> str:
+    return getattr(self.fn, "__name__", repr(self.fn))
+
+
+def flatten_arguments(fn: Callable, args: tuple, kwargs: dict, static_non_arrays: bool):
+  """(FlatCallback, dynamic leaves).  With ``static_non_arrays``, leaves that are not
+  arrays (strings, None, objects) stay Python values, as in ``jax.debug.callback``."""
+  leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+  static, dynamic = [], []
+  for i, leaf in enumerate(leaves):
+    if static_non_arrays and not _is_array_like(leaf):
+      static.append((i, leaf))
+    else:
+      dynamic.append(leaf)
+  return FlatCallback(fn, in_tree, tuple(static)), dynamic
+
+
+def _is_array_like(x) -> bool:
+  from xjax._src.core.values import is_valid_value
+  return is_valid_value(x)
+
+
+# ---------------------------------------------------------------------------------------
+# Calling the user's function on host values
+
+def _to_arrays(values: Sequence[np.ndarray]) -> list:
+  device = runtime.default_device()
+  return [Array._from_buffer(runtime.put(v, device), ShapedArray(v.shape, v.dtype))
+          for v in values]
+
+
+def _check_results(out, result_avals: Sequence[ShapedArray]) -> tuple:
+  """The callback's results as host arrays of the declared shapes and dtypes."""
+  leaves = tree_util.tree_leaves(out)
+  if len(leaves) != len(result_avals):
+    raise RuntimeError("Mismatched number of outputs from callback. "
+                       f"Expected: {len(result_avals)}, Actual: {len(leaves)}")
+  values = []
+  for i, (x, aval) in enumerate(zip(leaves, result_avals)):
+    v = np.asarray(x)
+    v = v.astype(dtypes.canonicalize_dtype(v.dtype), copy=False)
+    if v.shape != aval.shape:
+      raise RuntimeError(f"Incorrect output shape for return value #{i}: "
+                         f"Expected: {aval.shape}, Actual: {v.shape}")
+    if v.dtype != aval.dtype:
+      raise RuntimeError(f"Incorrect output dtype for return value #{i}: "
+                         f"Expected: {aval.dtype}, Actual: {v.dtype}")
+    values.append(v if v.flags.c_contiguous else v.copy())
+  return tuple(values)
+
+
+def _host_function(callback: Callable, result_avals, takes_token: bool) -> Callable:
+  """What the runtime calls: NumPy arrays in, a tuple of NumPy arrays out."""
+  def host(*values):
+    out = _check_results(callback(*_to_arrays(values)), result_avals)
+    return out
+  if not takes_token:
+    return host
+  return lambda token, *values: (token, *host(*values))
+
+
+def _run_eagerly(callback: Callable, args: Sequence[Any], result_avals) -> list:
+  """The ``impl`` of every callback primitive: call now; failures surface as JAX's
+  JaxRuntimeError with the callback's exception as the cause."""
+  values = [np.asarray(x) for x in args]
+  try:
+    out = _check_results(callback(*_to_arrays(values)), result_avals)
+  except Exception as e:
+    raise runtime.XlaRuntimeError(
+        "INTERNAL: CpuCallback error calling callback: "
+        + "".join(traceback.format_exception(e))) from e
+  return _to_arrays(out)
+
+
+# ---------------------------------------------------------------------------------------
+# Lowering
+
+def emit_callback(ctx, callback: Callable, operands: Sequence[str], result_avals,
+                  effectful: bool) -> list[str]:
+  """A custom call running ``callback`` on the host; effectful ones are ordered by the
+  region's token and marked side-effecting so XLA keeps them."""
+  host = _host_function(callback, result_avals, takes_token=effectful)
+  index = ctx.module.add_host_callback(host)
+  in_types = [tensor_type(a) for a in ctx.avals_in]
+  out_types = [tensor_type(a) for a in result_avals]
+  operands = list(operands)
+  if effectful:
+    operands.insert(0, ctx.effect_token())
+    in_types.insert(0, "!stablehlo.token")
+    out_types.insert(0, "!stablehlo.token")
+  n = len(out_types)
+  res = ctx.fresh() if n else None
+  lhs = f"{res}:{n} = " if n > 1 else (f"{res} = " if n else "")
+  side = "true" if effectful else "false"
+  ctx.lines.append(
+      f'{ctx.indent}{lhs}"stablehlo.custom_call"({", ".join(operands)}) '
+      f'{{call_target_name = "{runtime.HOST_CALLBACK_TARGET}", api_version = 4 : i32, '
+      f'has_side_effect = {side}, backend_config = {{index = {index} : ui64}}}} : '
+      f'({", ".join(in_types)}) -> ({", ".join(out_types)})')
+  names = [f"{res}#{i}" for i in range(n)] if n > 1 else ([res] if n else [])
+  if effectful:
+    ctx.token, names = names[0], names[1:]
+    ctx.declare(ctx.token, TOKEN)
+  for name, aval in zip(names, result_avals):
+    ctx.declare(name, aval)
+  return names
+
+
+# ---------------------------------------------------------------------------------------
+# pure_callback
+
+def _pure_abstract_eval(*avals, callback, result_avals, vmap_method):
+  return list(result_avals)
+
+
+def _pure_lowering(ctx, *args, callback, result_avals, vmap_method):
+  return emit_callback(ctx, callback, args, result_avals, effectful=False)
+
+
+def _pure_jvp(primals, tangents, **params):
+  raise ValueError("Pure callbacks do not support JVP. Please use `jax.custom_jvp` to use "
+                   "callbacks while taking gradients.")
+
+
+def _pure_transpose(cts, *args, **params):
+  raise ValueError("Pure callbacks do not support transpose. Please use `jax.custom_vjp` "
+                   "to use callbacks while taking gradients.")
+
+
+def _pure_batch(axis, args, dims, *, callback, result_avals, vmap_method):
+  size = axis.size
+  args = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(args, dims)]
+  batched_avals = tuple(ShapedArray((size, *a.shape), a.dtype) for a in result_avals)
+  params = dict(callback=callback, vmap_method=vmap_method)
+  if vmap_method == "legacy_vectorized":
+    outs = pure_callback_p.bind(*args, result_avals=batched_avals, **params)
+  elif vmap_method in ("expand_dims", "broadcast_all"):
+    from xjax._src.primitives.lax.shapes import broadcast
+    n = size if vmap_method == "broadcast_all" else 1
+    args = [broadcast(x, (n,)) if d is None else x for x, d in zip(args, dims)]
+    outs = pure_callback_p.bind(*args, result_avals=batched_avals, **params)
+  elif vmap_method in ("sequential", "sequential_unrolled"):
+    outs = _sequential(lambda *xs: pure_callback_p.bind(*xs, result_avals=result_avals,
+                                                        **params), args, dims,
+                       unroll=vmap_method == "sequential_unrolled")
+  else:
+    raise NotImplementedError(
+        "vmap is only supported for the pure_callback primitive when vmap_method is one of "
+        "'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
+        f"'legacy_vectorized'. Got vmap_method={vmap_method!r}. Pass vmap_method= to "
+        "xjax.pure_callback to say how the callback handles a batch dimension.")
+  return list(outs), [0] * len(outs)
+
+
+def _sequential(bind: Callable, args, dims, unroll: bool = False):
+  """One call per batch element, in a loop (``lax.scan`` over the batched arguments)."""
+  from xjax._src.primitives.lax.control_flow.loops import scan
+  batched = [x for x, d in zip(args, dims) if d is not None]
+
+  def body(carry, xs):
+    it = iter(xs)
+    return carry, list(bind(*[next(it) if d is not None else x
+                              for x, d in zip(args, dims)]))
+  _, outs = scan(body, (), batched, unroll=bool(unroll))
+  return outs
+
+
+pure_callback_p = Primitive("pure_callback", multiple_results=True)
+pure_callback_p.abstract_eval = _pure_abstract_eval
+pure_callback_p.lowering = _pure_lowering
+pure_callback_p.impl = lambda *args, callback, result_avals, vmap_method: _run_eagerly(
+    callback, args, result_avals)
+pure_callback_p.jvp = _pure_jvp
+pure_callback_p.transpose = _pure_transpose
+pure_callback_p.batch = _pure_batch
+
+
+def _result_avals(result_shape_dtypes):
+  def aval(x):
+    if not hasattr(x, "shape") or not hasattr(x, "dtype"):
+      raise ValueError("result_shape_dtypes must be a pytree of objects with shape and "
+                       f"dtype attributes (e.g. xjax.ShapeDtypeStruct); got {x!r}")
+    return ShapedArray(tuple(x.shape), dtypes.canonicalize_dtype(x.dtype))
+  leaves, tree = tree_util.tree_flatten(result_shape_dtypes)
+  return tuple(aval(x) for x in leaves), tree
+
+
+def pure_callback(callback: Callable, result_shape_dtypes: Any, *args: Any,
+                  sharding=None, vmap_method: str | None = None, **kwargs: Any):
+  """Calls the pure Python function ``callback`` on the host from transformed code.
+
+  ``result_shape_dtypes`` (a pytree of ``ShapeDtypeStruct``) declares what it returns.
+  Under vmap, ``vmap_method`` says how: ``"sequential"`` (a loop), ``"expand_dims"``
+  (unbatched inputs get a size-1 axis), ``"broadcast_all"`` (all inputs get the batch
+  axis) or ``"legacy_vectorized"`` (the callback handles a leading batch axis).
+  """
+  if vmap_method not in _VMAP_METHODS:
+    raise ValueError(f"vmap_method must be on of the allowed methods {list(_VMAP_METHODS)}, "
+                     f"but got: {vmap_method}")
+  flat, dynamic = flatten_arguments(callback, args, kwargs, static_non_arrays=False)
+  result_avals, out_tree = _result_avals(result_shape_dtypes)
+  outs = pure_callback_p.bind(*dynamic, callback=flat, result_avals=result_avals,
+                              vmap_method=vmap_method)
+  return tree_util.tree_unflatten(out_tree, outs)
+
+
+# ---------------------------------------------------------------------------------------
+# io_callback
+
+def _io_lowering(ctx, *args, callback, result_avals, ordered):
+  return emit_callback(ctx, callback, args, result_avals, effectful=True)
+
+
+def _io_jvp(primals, tangents, **params):
+  raise NotImplementedError("Differentiation rule for 'io_callback' not implemented: "
+                            "an io_callback's result has no derivative. Wrap it in "
+                            "xjax.custom_jvp to define one.")
+
+
+def _io_batch(axis, args, dims, *, callback, result_avals, ordered):
+  if ordered:
+    raise ValueError("Cannot `vmap` ordered IO callback.")
+  args = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(args, dims)]
+  outs = _sequential(lambda *xs: io_callback_p.bind(
+      *xs, callback=callback, result_avals=result_avals, ordered=False),
+      args, [None if d is None else 0 for d in dims])
+  return list(outs), [0] * len(outs)
+
+
+io_callback_p = Primitive("io_callback", multiple_results=True)
+io_callback_p.abstract_eval = lambda *avals, result_avals, **_: list(result_avals)
+io_callback_p.lowering = _io_lowering
+io_callback_p.impl = lambda *args, callback, result_avals, ordered: _run_eagerly(
+    callback, args, result_avals)
+io_callback_p.effects = lambda ordered, **_: (fx.ordered_io_effect,) if ordered else (
+    fx.io_effect,)
+io_callback_p.jvp = _io_jvp
+io_callback_p.batch = _io_batch
+
+
+def io_callback(callback: Callable, result_shape_dtypes: Any, *args: Any, sharding=None,
+                ordered: bool = False, **kwargs: Any):
+  """Calls the (possibly impure) Python function ``callback`` on the host.  It is never
+  removed as dead code; with ``ordered=True`` calls run in program order (and cannot be
+  vmapped)."""
+  flat, dynamic = flatten_arguments(callback, args, kwargs, static_non_arrays=False)
+  result_avals, out_tree = _result_avals(result_shape_dtypes)
+  outs = io_callback_p.bind(*dynamic, callback=flat, result_avals=result_avals,
+                            ordered=bool(ordered))
+  return tree_util.tree_unflatten(out_tree, outs)
+
+
+# ---------------------------------------------------------------------------------------
+# debug_callback
+
+def _debug_lowering(ctx, *args, callback, ordered):
+  return emit_callback(ctx, callback, args, (), effectful=True)
+
+
+def _debug_jvp(primals, tangents, **params):
+  return debug_callback_p.bind(*primals, **params), []
+
+
+def _debug_transpose(cts, *args, **params):
+  return [None] * len(args)
+
+
+def _debug_batch(axis, args, dims, **params):
+  """One call per batch element (unrolled, as JAX), in batch order."""
+  from xjax._src.primitives.lax.shapes import index_in_dim
+  for i in range(axis.size):
+    debug_callback_p.bind(*[x if d is None else index_in_dim(x, i, d, keepdims=False)
+                            for x, d in zip(args, dims)], **params)
+  return [], []
+
+
+def _debug_impl(*args, callback, ordered):
+  _run_eagerly(callback, args, ())
+  return []
+
+
+debug_callback_p = Primitive("debug_callback", multiple_results=True)
+debug_callback_p.abstract_eval = lambda *avals, **params: []
+debug_callback_p.lowering = _debug_lowering
+debug_callback_p.impl = _debug_impl
+debug_callback_p.effects = lambda ordered, **_: (fx.ordered_debug_effect,) if ordered else (
+    fx.debug_effect,)
+debug_callback_p.jvp = _debug_jvp
+debug_callback_p.transpose = _debug_transpose
+debug_callback_p.batch = _debug_batch
+
+
+def _returning_nothing(fn: Callable) -> Callable:
+  @wraps(fn)
+  def call(*args, **kwargs):
+    fn(*args, **kwargs)
+    return ()
+  return call
+
+
+def debug_callback(callback: Callable, *args: Any, ordered: bool = False,
+                   partitioned: bool = False, **kwargs: Any) -> None:
+  """Calls ``callback(*args, **kwargs)`` on the host for its side effect (``jax.debug.callback``).
+  Array arguments arrive as Arrays with the runtime values; other leaves as they are."""
+  if not callable(callback):
+    raise TypeError(f"first argument to jax.debug.callback must be callable, got {callback!r}")
+  flat, dynamic = flatten_arguments(_returning_nothing(callback), args, kwargs,
+                                    static_non_arrays=True)
+  debug_callback_p.bind(*dynamic, callback=flat, ordered=bool(ordered))

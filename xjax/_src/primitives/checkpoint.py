@@ -1,0 +1,461 @@
+"""``checkpoint`` (``remat``): trade memory for recomputation in reverse mode.
+
+The body is bound as the ``checkpoint`` call primitive.  When reverse mode splits it
+(partial evaluation), its *policy* decides, equation by equation of the known (primal)
+part, which values are saved for the backward pass: outputs of equations the policy calls
+saveable become residuals, and every other value the backward part needs is recomputed
+there from the saved ones and the inputs.  The default policy saves nothing.
+``checkpoint_name`` tags a value with the ``name`` primitive so policies can pick it.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Callable, NamedTuple
+
+import ml_dtypes
+
+from xjax._src.execution import dispatch
+from xjax._src.foundations import dtypes, tree_util
+from xjax._src.foundations.config import config
+from xjax._src.foundations.errors import ConcretizationTypeError, api_boundary
+from xjax._src.execution.array import Array, make_array
+from xjax._src.core.effects import debug_effect, ordered_debug_effect
+from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var,
+                                  closed_with_consts_as_args, eval_jaxpr)
+from xjax._src.core import source_info
+from xjax._src.core.dce import dce_jaxpr
+from xjax._src.core.jaxpr_cache import WeakLRU, cached_on_jaxpr
+from xjax._src.core.trace import Primitive, Tracer, set_current_trace
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.interpreters.staging import make_debug_info, trace_to_jaxpr
+from xjax._src.primitives.lax.bit_conversions import reduce_precision_p
+from xjax._src.primitives.state.discharge import discharged_body, run_with_refs
+from xjax._src.primitives.state.types import AbstractRef
+from xjax._src.foundations.wrapping import wraps
+
+
+# ---------------------------------------------------------------------------------------
+# What a policy may answer
+
+class RecomputeType:
+  """A policy's answer: recompute this value in the backward pass."""
+
+  def __repr__(self) -> str:
+    return "Recompute"
+
+
+class SaveableType:
+  """A policy's answer: save this value for the backward pass."""
+
+  def __repr__(self) -> str:
+    return "Saveable"
+
+
+Recompute = RecomputeType()
+Saveable = SaveableType()
+
+
+class Offloadable(NamedTuple):
+  """A policy's answer: save this value in memory ``dst`` (moved back to ``src`` for the
+  backward pass).  xjax keeps it where it is: saved, like ``Saveable``."""
+  src: str
+  dst: str
+
+
+def _decision(policy, eqn: JaxprEqn):
+  """The policy's answer for ``eqn``: Saveable, Recompute or an Offloadable."""
+  case = policy(eqn.primitive, *[a.aval for a in eqn.invars], **eqn.params)
+  if isinstance(case, bool):
+    return Saveable if case else Recompute
+  if not isinstance(case, (RecomputeType, SaveableType, Offloadable)):
+    msg = ("Value returned by a remat policy should be a bool or `ad_checkpoint.Recompute`, "
+           f"`ad_checkpoint.Saveable` or `ad_checkpoint.Offloadable(...)`. Got {case} of type "
+           f"{type(case)}.")
+    if case is Offloadable:
+      msg += " Did you return `Offloadable` instead of an instantiated `Offloadable(...)`?"
+    raise TypeError(msg)
+  return case
+
+
+def _saves(policy, eqn: JaxprEqn) -> bool:
+  """Whether the backward pass reads ``eqn``'s outputs as saved values.  Equations with
+  effects run once, in the forward pass (debug prints also run again, see ``_replayed``)."""
+  if policy is None:
+    return bool(eqn.effects)
+  return bool(eqn.effects) or _decision(policy, eqn) is not Recompute
+
+
+def _replayed(eqn: JaxprEqn) -> bool:
+  """Debug prints and callbacks run again with the recomputation, as in JAX."""
+  return bool(eqn.effects) and eqn.effects <= {debug_effect, ordered_debug_effect}
+
+
+# ---------------------------------------------------------------------------------------
+# The user API
+
+def checkpoint(fun: Callable, *, prevent_cse: bool | tuple = True, policy=None,
+               static_argnums: int | tuple[int, ...] = (), static_argnames=(),
+               concrete=None) -> Callable:
+  """``fun`` whose intermediates are recomputed, not stored, for reverse mode; ``policy``
+  (see ``checkpoint_policies``) names the ones that may be stored."""
+  if concrete is not None:
+    raise NotImplementedError(
+        "The `concrete` option to `jax.checkpoint` was deprecated in JAX v0.8.2, and removed "
+        "in JAX v0.10.0. In its place please use `static_argnums`; for details refer to "
+        "https://docs.jax.dev/en/latest/jep/11830-new-remat-checkpoint.html.")
+  if isinstance(static_argnums, int):
+    static_argnums = (static_argnums,)
+  if isinstance(prevent_cse, (list, tuple)):
+    prevent_cse = tuple(prevent_cse)
+  if not isinstance(prevent_cse, (tuple, bool)):
+    raise TypeError(f"prevent_cse must be a bool or tuple of bools, got "
+                    f"type(prevent_cse)={type(prevent_cse)}")
+  del static_argnames  # as JAX's checkpoint: keyword arguments are traced
+
+  @wraps(fun)
+  @api_boundary
+  def wrapped(*args, **kwargs):
+    static = _static_positions(static_argnums, len(args))
+    dyn = tuple(a for i, a in enumerate(args) if i not in static)
+    leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
+    leaves = [x if isinstance(x, (Array, Tracer)) else make_array(x) for x in leaves]
+    jaxpr, consts, out_tree = _traced(fun, args, kwargs, static, in_tree,
+                                      tuple(get_aval(x) for x in leaves))
+    cse = prevent_cse
+    if isinstance(cse, tuple):
+      per_arg = [cse[i] if i < len(cse) else True for i, a in enumerate(dyn)]
+      cse = (False,) * len(consts) + tuple(
+          c for c, a in zip(per_arg, dyn) for _ in tree_util.tree_leaves(a)) + (
+          True,) * len(tree_util.tree_leaves(kwargs))
+    outs = checkpoint_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=cse,
+                             differentiated=False, policy=policy)
+    return tree_util.tree_unflatten(out_tree, outs)
+  return wrapped
+
+
+remat = checkpoint
+
+_traces = WeakLRU(per_owner=32)
+
+
+def _traced(fun, args, kwargs, static, in_tree, avals):
+  """(jaxpr, consts, out_tree) of ``fun`` at these argument types and static arguments,
+  traced once per such signature (as JAX caches them) unless it closes over tracers."""
+  try:
+    key = (in_tree, avals, tuple(args[i] for i in sorted(static)), config._trace_key,
+           source_info.active)   # a trace recording source locations is not reused
+    hash(key)
+    hit = _traces.get(fun, key)
+  except TypeError:   # an unhashable static argument, or a function without weak references
+    key = hit = None
+  if hit is not None:
+    return hit
+  out_tree = []
+
+  def flat(*xs):
+    d, kw = tree_util.tree_unflatten(in_tree, xs)
+    it = iter(d)
+    full = [args[i] if i in static else next(it) for i in range(len(args))]
+    outs, tree = tree_util.tree_flatten(fun(*full, **kw))
+    out_tree.append(tree)
+    return outs
+
+  info = make_debug_info(fun, leaf_names(fun, args, kwargs, static))
+  try:
+    closed = trace_to_jaxpr(flat, list(avals), info)
+  except ConcretizationTypeError as e:
+    e.args = (f"{e.args[0]}\n\nConsider using the `static_argnums` parameter for "
+              "`jax.remat` or `jax.checkpoint`. See the `jax.checkpoint` docstring and its "
+              "example involving `static_argnums`:\n"
+              "https://docs.jax.dev/en/latest/_autosummary/jax.checkpoint.html\n",) + e.args[1:]
+    raise
+  jaxpr, consts = _hoist(closed)
+  result = (jaxpr, consts, out_tree[0])
+  if key is not None and not any(isinstance(c, Tracer) for c in consts):
+    _traces.put(fun, key, result)
+  return result
+
+
+def _static_positions(static_argnums, n: int) -> set[int]:
+  if not (type(static_argnums) is tuple and all(type(d) is int for d in static_argnums)):
+    raise TypeError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` must be "
+                    f"an int, tuple of ints or, bool, but got value {static_argnums}")
+  if not all(-n <= d < n for d in static_argnums):
+    raise ValueError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can "
+                     "only take integer values greater than or equal to `-len(args)` and less "
+                     f"than `len(args)`, but got {static_argnums}, while `len(args)` = {n}")
+  return {d % n for d in static_argnums}
+
+
+def leaf_names(fun, args, kwargs, static=frozenset()) -> list[str]:
+  """Names of the leaves of ``fun``'s arguments (positional ones not in ``static``, then the
+  keyword ones), as error messages and ``print_saved_residuals`` show them: ``x``,
+  ``p['a']``, ``k``."""
+  try:
+    params = [p.name for p in inspect.signature(fun).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+  except (TypeError, ValueError):
+    params = []
+  names = []
+  for i, a in enumerate(args):
+    if i not in static:
+      base = params[i] if i < len(params) else f"args[{i}]"
+      names += [base + tree_util.keystr(path) for path, _ in
+                tree_util.tree_flatten_with_path(a)[0]]
+  for k in sorted(kwargs):
+    names += [k + tree_util.keystr(path) for path, _ in
+              tree_util.tree_flatten_with_path(kwargs[k])[0]]
+  return names
+
+
+def named_call(fun: Callable, *, name: str | None = None) -> Callable:
+  """``fun`` unchanged in value; JAX uses ``name`` only to label its staged computation."""
+  del name
+  return wraps(fun)(lambda *args, **kwargs: fun(*args, **kwargs))
+
+
+def _hoist(closed: ClosedJaxpr):
+  jaxpr, consts = closed_with_consts_as_args(closed)
+  return ClosedJaxpr(jaxpr, ()), consts
+
+
+# the rules' jaxprs come from caches: hoisting them once keeps their compiled programs
+_hoisted = cached_on_jaxpr()(_hoist)
+
+
+def _cse(prevent_cse, flags):
+  """``prevent_cse`` for a new operand list: a bool stays; a per-operand tuple becomes
+  ``flags(prevent_cse)``."""
+  return prevent_cse if isinstance(prevent_cse, bool) else tuple(flags(prevent_cse))
+
+
+# ---------------------------------------------------------------------------------------
+# The checkpoint primitive's rules
+
+def _jvp(primals, tangents, *, jaxpr, prevent_cse, **params):
+  nonzeros = [type(t) is not Zero for t in tangents]
+  jvp_jaxpr, out_nz = ad.jvp_closed_jaxpr(jaxpr, nonzeros, instantiate_out=False)
+  jvp_jaxpr, consts = _hoisted(jvp_jaxpr)
+  nz_t = [t for t in tangents if type(t) is not Zero]
+  cse = _cse(prevent_cse, lambda pc: [False] * len(consts) + list(pc) + [True] * len(nz_t))
+  outs = checkpoint_p.bind(*consts, *primals, *nz_t, jaxpr=jvp_jaxpr, prevent_cse=cse,
+                           **params)
+  n = len(jaxpr.out_avals)
+  it = iter(outs[n:])
+  return outs[:n], [next(it) if nz else Zero(ad.tangent_aval(a))
+                    for nz, a in zip(out_nz, jaxpr.out_avals)]
+
+
+def _partial_eval(trace, args, params):
+  """Known outputs and the saved values are computed now (inline, on the parent trace);
+  the unknown outputs come from a staged ``checkpoint`` that recomputes the rest."""
+  unknowns = [trace.is_unknown(x) for x in args]
+  split = _split(params["jaxpr"], tuple(unknowns), params["policy"])
+  known_args = [x for x, u in zip(args, unknowns) if not u]
+  with set_current_trace(trace.parent):
+    outs = eval_jaxpr(split.forward.jaxpr, split.forward.consts, *known_args)
+  known_outs, saved = outs[:split.num_known_outs], outs[split.num_known_outs:]
+  staged_args = ([known_args[i] for i in split.staged_known_inputs] +
+                 [x for x, u in zip(args, unknowns) if u])
+
+  def flags(pc):
+    known = [f for f, u in zip(pc, unknowns) if not u]
+    return ([False] * len(split.staged_consts) + [True] * len(saved) +
+            [known[i] for i in split.staged_known_inputs] +
+            [f for f, u in zip(pc, unknowns) if u])
+  cse = _cse(params["prevent_cse"], flags)
+  staged = trace.stage(checkpoint_p, list(split.staged_consts) + saved + staged_args,
+                       dict(params, jaxpr=split.staged, prevent_cse=cse, differentiated=True))
+  it_k, it_u = iter(known_outs), iter(staged)
+  return [next(it_u) if u else next(it_k) for u in split.out_unknowns]
+
+
+class _Split:
+  """A checkpoint body split for reverse mode (cached per body, unknowns and policy)."""
+  __slots__ = ("forward", "num_known_outs", "staged", "staged_consts",
+               "staged_known_inputs", "out_unknowns")
+
+  def __init__(self, forward, num_known_outs, staged, staged_consts, staged_known_inputs,
+               out_unknowns) -> None:
+    self.forward = forward                    # known inputs -> known outputs + saved values
+    self.num_known_outs = num_known_outs
+    self.staged = staged    # (staged consts, saved, known inputs it reads, unknown inputs)
+    self.staged_consts = staged_consts
+    self.staged_known_inputs = staged_known_inputs   # positions among the known inputs
+    self.out_unknowns = out_unknowns
+
+
+@cached_on_jaxpr()
+def _split(closed: ClosedJaxpr, unknowns: tuple, policy) -> _Split:
+  """Splits a checkpoint body by ``policy``: the forward part saves the outputs of the
+  equations the policy calls saveable that the backward part needs; the backward part
+  recomputes every other known value it reads."""
+  known, unknown, out_unknowns, num_res = ad.partial_eval_jaxpr(closed, list(unknowns))
+  n_known = len(known.out_avals) - num_res
+  kj = known.jaxpr
+  residuals = kj.outvars[n_known:]
+  recompute, saved = _recomputation(kj, residuals, policy)
+  inputs, saved_set = set(kj.invars), set(saved)
+  saved_values = [v for v in saved if v not in inputs]
+  known_inputs = [i for i, v in enumerate(kj.invars) if v in saved_set]
+  recompute_jaxpr = Jaxpr((), saved_values + [kj.invars[i] for i in known_inputs],
+                          residuals, recompute, frozenset().union(*(e.effects for e in recompute)))
+  recompute_closed = ClosedJaxpr(recompute_jaxpr, ())
+  n_saved = len(saved_values)
+  unknown_avals = [a for a, u in zip(closed.in_avals, unknowns) if u]
+
+  def backward(*xs):
+    res = eval_jaxpr(recompute_jaxpr, (), *xs[:n_saved + len(known_inputs)])
+    return eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *xs[n_saved + len(known_inputs):])
+
+  staged, staged_consts = _hoist(trace_to_jaxpr(
+      backward, list(recompute_closed.in_avals) + unknown_avals))
+  staged, used = dce_jaxpr(staged, [True] * len(staged.out_avals))
+  nc = len(staged_consts)
+  staged_consts = [c for c, u in zip(staged_consts, used[:nc]) if u]
+  used_saved = used[nc:nc + n_saved]
+  used_known = used[nc + n_saved:nc + n_saved + len(known_inputs)]
+  saved_values = [v for v, u in zip(saved_values, used_saved) if u]
+  forward, _ = dce_jaxpr(ClosedJaxpr(
+      Jaxpr(kj.constvars, kj.invars, kj.outvars[:n_known] + saved_values, kj.eqns, kj.effects),
+      known.consts), [True] * (n_known + len(saved_values)))
+  forward = ClosedJaxpr(_with_reduced_precision(forward.jaxpr, set(saved_values)), known.consts)
+  return _Split(forward, n_known, staged, staged_consts,
+                [i for i, u in zip(known_inputs, used_known) if u], list(out_unknowns))
+
+
+def _recomputation(jaxpr: Jaxpr, needed, policy):
+  """(equations the backward part reruns, in order; values it reads as saved): walks back
+  from ``needed`` through the equations whose outputs the policy does not save."""
+  producer = {v: e for e in jaxpr.eqns for v in e.outvars}
+  rerun, saved, seen = set(), {}, set()
+  stack = [v for v in needed if type(v) is not Literal]
+  stack += [a for e in jaxpr.eqns if _replayed(e) for a in e.invars if type(a) is not Literal]
+  rerun |= {id(e) for e in jaxpr.eqns if _replayed(e)}
+  while stack:
+    v = stack.pop()
+    if v in seen:
+      continue
+    seen.add(v)
+    eqn = producer.get(v)
+    if eqn is None or _saves(policy, eqn):
+      saved[v] = None
+    elif id(eqn) not in rerun:
+      rerun.add(id(eqn))
+      stack.extend(a for a in eqn.invars if type(a) is not Literal)
+  order = {v: i for i, v in enumerate(jaxpr.invars)}
+  for i, e in enumerate(jaxpr.eqns):
+    for v in e.outvars:
+      order[v] = len(jaxpr.invars) + i
+  return ([e for e in jaxpr.eqns if id(e) in rerun],
+          sorted(saved, key=lambda v: order.get(v, -1)))
+
+
+def _with_reduced_precision(jaxpr: Jaxpr, saved: set) -> Jaxpr:
+  """Rounds each saved float value that the forward part also uses to its own precision
+  (``reduce_precision``), so forward and backward see the same value even where XLA
+  computes with excess precision (as JAX does)."""
+  used = {a for e in jaxpr.eqns for a in e.invars if type(a) is not Literal}
+  eqns = []
+  for eqn in jaxpr.eqns:
+    rounded = [v for v in eqn.outvars
+               if v in saved and v in used and dtypes.is_float(v.aval.dtype)]
+    inner = {v: Var(v.aval) for v in rounded}
+    eqns.append(eqn.replace(outvars=[inner.get(v, v) for v in eqn.outvars]) if inner else eqn)
+    for v in rounded:
+      finfo = ml_dtypes.finfo(v.aval.dtype)
+      eqns.append(JaxprEqn(reduce_precision_p, [inner[v]], [v],
+                           dict(exponent_bits=int(finfo.nexp), mantissa_bits=int(finfo.nmant)),
+                           source_info=eqn.source_info))
+  return Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns, jaxpr.effects,
+               jaxpr.debug_info)
+
+
+def _transpose(cts, *args, jaxpr, prevent_cse, **params):
+  linear = [ad.is_undefined(x) for x in args]
+  ct_jaxpr, consts = _hoisted(ad.transpose_closed_jaxpr(jaxpr, linear))
+  nonlin = [x for x in args if not ad.is_undefined(x)]
+  cts = [ad.instantiate(c) for c in cts]
+  cse = _cse(prevent_cse, lambda pc: [False] * len(consts) +
+             [f for f, l in zip(pc, linear) if not l] + [True] * len(cts))
+  outs = checkpoint_p.bind(*consts, *nonlin, *cts, jaxpr=ct_jaxpr, prevent_cse=cse, **params)
+  it = iter(outs)
+  return [next(it) if l else None for l in linear]
+
+
+def _batch(axis, args, dims, *, jaxpr, prevent_cse, **params):
+  in_batched = [d is not None for d in dims]
+  args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
+  batched, out_batched = batching.batch_closed_jaxpr(jaxpr, axis, in_batched)
+  batched, consts = _hoisted(batched)
+  cse = _cse(prevent_cse, lambda pc: [False] * len(consts) + list(pc))
+  outs = checkpoint_p.bind(*consts, *args, jaxpr=batched, prevent_cse=cse, **params)
+  return outs, [0 if b else None for b in out_batched]
+
+
+def _lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
+  """The body as a private function; once differentiated (the recomputation), its inputs
+  pass an optimization barrier so XLA cannot merge the recomputation with the forward
+  pass (``prevent_cse``)."""
+  barrier = [prevent_cse] * len(args) if isinstance(prevent_cse, bool) else prevent_cse
+  if differentiated and any(barrier):
+    idx = [i for i, b in enumerate(barrier) if b]
+    outs = ctx.op("stablehlo.optimization_barrier", [args[i] for i in idx],
+                  [ctx.avals_in[i] for i in idx])
+    args = list(args)
+    for i, o in zip(idx, outs):
+      args[i] = o
+  return ctx.call(jaxpr, "checkpoint", list(args))
+
+
+def _discharge_call(is_ref, *args, jaxpr, prevent_cse, **params):
+  """A body using refs given to it (closed over or passed in), on their values: the
+  call also returns their final values (which its caller writes back)."""
+  body, consts = discharged_body(jaxpr, "a checkpoint body")
+  if isinstance(prevent_cse, tuple):
+    prevent_cse = (False,) * len(consts) + prevent_cse
+  outs = checkpoint_p.bind(*consts, *args, jaxpr=body, prevent_cse=prevent_cse, **params)
+  n = len(jaxpr.out_avals)
+  return outs[n:], outs[:n]
+
+
+def _impl(*args, **params):
+  if any(type(get_aval(x)) is AbstractRef for x in args):
+    return run_with_refs(checkpoint_p, args, params)
+  return _call_impl(*args, **params)
+
+
+checkpoint_p = dispatch.call_primitive("remat2")   # JAX's name for it
+_call_impl = checkpoint_p.impl
+checkpoint_p.impl = _impl
+checkpoint_p.discharge_call = _discharge_call
+checkpoint_p.jvp = _jvp
+checkpoint_p.partial_eval = _partial_eval
+checkpoint_p.transpose = _transpose
+checkpoint_p.batch = _batch
+checkpoint_p.lowering = _lowering
+
+
+# ---------------------------------------------------------------------------------------
+# checkpoint_name: the ``name`` primitive, an identity that policies can see
+
+def checkpoint_name(x, name: str):
+  """``x`` (a pytree) unchanged, each leaf tagged ``name`` for checkpoint policies
+  (``save_only_these_names`` and the like)."""
+  return tree_util.tree_map(lambda leaf: name_p.bind(leaf, name=name), x)
+
+
+def _name_jvp(primals, tangents, *, name):
+  (x,), (t,) = primals, tangents
+  return name_p.bind(x, name=name), t   # the tangent is not named, as in JAX
+
+
+name_p = Primitive("name")
+name_p.abstract_eval = lambda x, *, name: x
+name_p.impl = lambda x, *, name: x
+name_p.lowering = lambda ctx, x, *, name: x
+name_p.jvp = _name_jvp
+name_p.transpose = lambda ct, x, *, name: [ct]
+name_p.batch = lambda axis, args, dims, *, name: (name_p.bind(args[0], name=name), dims[0])

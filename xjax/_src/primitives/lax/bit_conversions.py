@@ -1,0 +1,85 @@
+"""Bit-level conversions: bitcast_convert_type (reinterpret the bits as another dtype) and
+reduce_precision (round to a narrower float format)."""
+from __future__ import annotations
+
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, batching
+from xjax._src.primitives.lax.utils import dtype_checker, standard_primitive
+
+
+
+# ---------------------------------------------------------------------------------------
+# bitcast_convert_type
+
+def _bitcast_abstract_eval(x, *, new_dtype):
+  old_bits, new_bits = dtypes.itemsize_bits(x.dtype), dtypes.itemsize_bits(new_dtype)
+  if (x.dtype == np.bool_) != (np.dtype(new_dtype) == np.bool_):
+    raise TypeError("lax.bitcast_convert_type does not support bool")
+  if old_bits == new_bits:
+    shape = x.shape
+  elif old_bits > new_bits:
+    shape = x.shape + (old_bits // new_bits,)
+  else:
+    if not x.shape or x.shape[-1] != new_bits // old_bits:
+      raise ValueError(f"Attempting to convert array of shape {x.shape} from "
+                       f"{x.dtype.name} to {np.dtype(new_dtype).name}: the last dimension "
+                       f"must be {new_bits // old_bits}.")
+    shape = x.shape[:-1]
+  return ShapedArray(shape, new_dtype)
+
+
+def _bitcast_batch(axis, args, dims, *, new_dtype):
+  (x,), (d,) = args, dims
+  aval = get_aval(x)
+  if dtypes.itemsize_bits(new_dtype) > dtypes.itemsize_bits(aval.dtype) and d == aval.ndim - 1:
+    x, d = batching.moveaxis(x, d, 0), 0
+  return bitcast_convert_type_p.bind(x, new_dtype=new_dtype), d
+
+
+bitcast_convert_type_p = standard_primitive(
+    "bitcast_convert_type", _bitcast_abstract_eval,
+    lambda ctx, x, *, new_dtype: ctx.op("stablehlo.bitcast_convert", [x], ctx.avals_out[0]))
+bitcast_convert_type_p.batch = _bitcast_batch
+ad.zero_jvp(bitcast_convert_type_p)
+
+
+def bitcast_convert_type(operand, new_dtype):
+  """Reinterprets the bits of ``operand`` as ``new_dtype`` (adding or removing a trailing
+  dimension when the widths differ)."""
+  return bitcast_convert_type_p.bind(operand, new_dtype=np.dtype(dtypes.dtype(new_dtype)))
+
+
+# ---------------------------------------------------------------------------------------
+# reduce_precision
+
+def _reduce_precision_abstract_eval(x, *, exponent_bits, mantissa_bits):
+  dtype_checker("float")("reduce_precision", x.dtype)
+  if exponent_bits < 1 or mantissa_bits < 0:
+    raise ValueError(f"reduce_precision: exponent_bits must be >= 1 and mantissa_bits >= 0, "
+                     f"got {exponent_bits} and {mantissa_bits}")
+  return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def _reduce_precision_lowering(ctx, x, *, exponent_bits, mantissa_bits):
+  return ctx.op("stablehlo.reduce_precision", [x], ctx.avals_out[0],
+                {"exponent_bits": f"{exponent_bits} : i32",
+                 "mantissa_bits": f"{mantissa_bits} : i32"})
+
+
+reduce_precision_p = standard_primitive("reduce_precision", _reduce_precision_abstract_eval,
+                                        _reduce_precision_lowering)
+reduce_precision_p.batch = lambda axis, args, dims, **p: (reduce_precision_p.bind(args[0], **p),
+                                                           dims[0])
+ad.deflinear(reduce_precision_p, lambda ct, x, **p: [
+    ct if type(ct) is ad.Zero else reduce_precision_p.bind(ct, **p)])
+
+
+def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
+  """Rounds ``operand`` to a float format with the given exponent and mantissa bits."""
+  return reduce_precision_p.bind(operand, exponent_bits=int(exponent_bits),
+                                 mantissa_bits=int(mantissa_bits))

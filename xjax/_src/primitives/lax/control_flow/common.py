@@ -1,0 +1,173 @@
+"""Helpers shared by the control-flow primitives: tracing bodies once, with consts hoisted."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from xjax._src.foundations import tree_util
+from xjax._src.foundations.config import config
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.jaxpr_cache import WeakLRU, frozen
+from xjax._src.core.trace import Tracer
+from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args, eval_jaxpr
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters.staging import make_debug_info, trace_to_jaxpr
+from xjax._src.primitives.state.discharge import discharge_inputs, has_state
+from xjax._src.primitives.state.primitives import addupdate_p, swap_p
+from xjax._src.primitives.state.types import AbstractRef
+
+
+def trace_hoisted(fun: Callable, avals: Sequence[ShapedArray], debug=None):
+  """Traces ``fun`` once; returns (ClosedJaxpr taking consts first, with no consts; consts)."""
+  closed = trace_to_jaxpr(fun, list(avals), debug)
+  jaxpr, consts = closed_with_consts_as_args(closed)
+  return ClosedJaxpr(jaxpr, ()), consts
+
+
+# Traces reused while their owner lives: user functions (as JAX caches the bodies of
+# control flow by function identity) and the jaxprs that transformation rules build from
+# a primitive's jaxpr, so eager calls hit the executable caches.
+_traces = WeakLRU(per_owner=32)
+
+
+def cached_trace(owner, key, trace: Callable):
+  """``trace()`` -> (jaxpr, consts, ...), cached on ``owner`` (weakly) and ``key``, which
+  must name everything ``trace`` depends on besides ``owner``.  Results whose consts hold
+  tracers of an enclosing transformation are not cached."""
+  key = (frozen(key), config._trace_key)
+  try:
+    hit = _traces.get(owner, key)
+  except TypeError:  # owner not weakly referenceable, or key not hashable
+    return trace()
+  if hit is None:
+    hit = trace()
+    if not any(isinstance(c, Tracer) for c in hit[1]):
+      _traces.put(owner, key, hit)
+  return hit
+
+
+def trace_hoisted_for(owner, key, fun: Callable, avals: Sequence[ShapedArray]):
+  """``trace_hoisted(fun, avals)``, cached on ``owner`` and ``key`` (see ``cached_trace``)."""
+  avals = tuple(avals)
+  return cached_trace(owner, (key, avals), lambda: trace_hoisted(fun, avals))
+
+
+def hoist(closed: ClosedJaxpr):
+  """(``closed`` taking its consts first, its consts): the same jaxpr on every call."""
+  def split():
+    jaxpr, consts = closed_with_consts_as_args(closed)
+    return ClosedJaxpr(jaxpr, ()), consts
+  return cached_trace(closed, "hoist", split)
+
+
+def call(closed: ClosedJaxpr, *args) -> list:
+  return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def trace_user_fun(fun: Callable, in_tree, avals: Sequence[ShapedArray]):
+  """Traces a user function of pytrees; returns (jaxpr, consts, out_tree).  Traced once
+  per (function, argument types), as JAX does."""
+  avals = tuple(avals)
+  return cached_trace(fun, (in_tree, avals), lambda: _trace_user_fun(fun, in_tree, avals))
+
+
+def _trace_user_fun(fun: Callable, in_tree, avals: Sequence[ShapedArray]):
+  out_tree = []
+
+  def flat(*leaves):
+    out = fun(*tree_util.tree_unflatten(in_tree, leaves))
+    out_leaves, tree = tree_util.tree_flatten(out)
+    out_tree.append(tree)
+    return out_leaves
+
+  jaxpr, consts = trace_hoisted(flat, avals, make_debug_info(fun, []))
+  return jaxpr, consts, out_tree[0]
+
+
+def avals_of(leaves) -> list[ShapedArray]:
+  return [get_aval(x) for x in leaves]
+
+
+def same_types(a: Sequence[ShapedArray], b: Sequence[ShapedArray]) -> bool:
+  return len(a) == len(b) and all(x.shape == y.shape and x.dtype == y.dtype
+                                  for x, y in zip(a, b))
+
+
+def describe(tree, avals: Sequence[ShapedArray]) -> str:
+  """A pytree of types, as ``tree_unflatten`` would show it: ``(f32[], f32[3])``."""
+  return str(tree_util.tree_unflatten(tree, [_Type(a) for a in avals]))
+
+
+class _Type:
+  __slots__ = ("aval",)
+
+  def __init__(self, aval) -> None:
+    self.aval = aval
+
+  def __repr__(self) -> str:
+    return self.aval.str_short()
+
+
+def split(xs: Sequence[Any], sizes: Sequence[int]) -> list[list]:
+  out, i = [], 0
+  for n in sizes:
+    out.append(list(xs[i:i + n]))
+    i += n
+  out.append(list(xs[i:]))
+  return out
+
+
+# ---------------------------------------------------------------------------------------
+# Mutable refs in bodies: a body may create refs of its own and use refs from outside (its
+# consts); control flow then carries the outside refs' values and writes them back after.
+
+def refs_among(*const_lists) -> list:
+  """The refs among bodies' consts (each once, in order of appearance)."""
+  refs, seen = [], set()
+  for consts in const_lists:
+    for c in consts:
+      if type(get_aval(c)) is AbstractRef and id(c) not in seen:
+        seen.add(id(c))
+        refs.append(c)
+  return refs
+
+
+def carrying_refs(jaxpr: ClosedJaxpr, consts: Sequence, refs: Sequence, what: str,
+                  returns_refs: bool = True) -> tuple[ClosedJaxpr, list]:
+  """``jaxpr`` (its ``consts`` first) as a body on values, with its consts: it takes its
+  consts that are not refs, then the values of ``refs``, then its other inputs, and returns
+  the refs' final values (when ``returns_refs``) before its own outputs."""
+  if not has_state(jaxpr):
+    if not refs:
+      return jaxpr, list(consts)
+  elif not returns_refs and any(e.primitive in (swap_p, addupdate_p) for e in jaxpr.eqns):
+    raise NotImplementedError(f"{what} writes a mutable array reference; xjax does not "
+                              "support writes there (write in the loop body instead).")
+  n = len(consts)
+  is_ref = [type(a) is AbstractRef for a in jaxpr.in_avals[:n]]
+  slot = {id(r): j for j, r in enumerate(refs)}
+  mine = tuple(slot[id(c)] for c, r in zip(consts, is_ref) if r)
+  ref_avals = tuple(get_aval(r).inner_aval for r in refs)
+  lifted, new_consts = cached_trace(
+      jaxpr, ("carrying_refs", tuple(is_ref), mine, ref_avals, returns_refs),
+      lambda: _carrying_refs(jaxpr, is_ref, mine, ref_avals, what, returns_refs))
+  return lifted, new_consts + [c for c, r in zip(consts, is_ref) if not r]
+
+
+def _carrying_refs(jaxpr: ClosedJaxpr, is_ref, mine, ref_avals, what: str,
+                   returns_refs: bool):
+  on_values = discharge_inputs(jaxpr, what)   # its outputs, then its refs' final values
+  n, n_own, n_others = len(is_ref), len(jaxpr.out_avals), is_ref.count(False)
+  avals = ([a for a, r in zip(jaxpr.in_avals, is_ref) if not r]
+           + list(ref_avals) + list(jaxpr.in_avals[n:]))
+
+  def body(*args):
+    other_vals = iter(args[:n_others])
+    values = list(args[n_others:n_others + len(ref_avals)])
+    mine_vals = iter(values[j] for j in mine)
+    ins = [next(mine_vals) if r else next(other_vals) for r in is_ref]
+    outs = call(on_values, *ins, *args[n_others + len(ref_avals):])
+    for j, x in zip(mine, outs[n_own:]):
+      values[j] = x
+    return (values if returns_refs else []) + outs[:n_own]
+
+  return trace_hoisted(body, avals, jaxpr.jaxpr.debug_info)

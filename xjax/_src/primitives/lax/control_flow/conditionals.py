@@ -1,0 +1,305 @@
+"""``cond`` and ``switch``: the ``cond`` primitive, one jaxpr per branch, lowered to
+``stablehlo.case``."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from xjax._src.foundations import dtypes, tree_util
+from xjax._src.backend.lowering import TOKEN
+from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.foundations.errors import api_boundary
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
+from xjax._src.core.trace import Primitive
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.primitives.lax import elementwise as ew
+from xjax._src.primitives.lax import shapes
+from xjax._src.core.effects import check_control_flow_effects
+from xjax._src.primitives.lax.control_flow.common import (avals_of, cached_trace, call,
+                                                          carrying_refs, describe, hoist,
+                                                          refs_among, same_types, trace_hoisted_for,
+                                                          trace_user_fun)
+from xjax._src.primitives.state.discharge import read_refs, write_refs
+
+_I32 = ShapedArray((), np.dtype(np.int32))
+
+
+# ---------------------------------------------------------------------------------------
+# User API
+
+_NO_OPERAND = object()
+
+
+def _keyword_operand(operands: tuple, operand) -> tuple:
+  """The operands, also accepting JAX's older single ``operand=`` keyword form."""
+  if operand is _NO_OPERAND:
+    return operands
+  if operands:
+    raise TypeError("if 'operand' keyword is passed then no positional operands can be "
+                    f"passed, got operand={operand!r} and positional operands {operands}")
+  return (operand,)
+
+
+@api_boundary
+def switch(index, branches: Sequence[Callable], *operands, operand=_NO_OPERAND):
+  """Applies ``branches[clamp(index, 0, len(branches) - 1)]`` to ``operands``."""
+  operands = _keyword_operand(operands, operand)
+  branches = list(branches) if not callable(branches) else branches
+  if not callable(branches) and not branches:
+    raise ValueError("Empty branch sequence")
+  if callable(branches):
+    raise TypeError("switch: branches argument should be a non-empty sequence of callables, "
+                    f"got {branches!r}")
+  for b in branches:
+    if not callable(b):
+      raise TypeError(f"switch: branches argument should be a sequence of callables, got {b!r}")
+  idx_aval = get_aval(index)
+  if idx_aval.shape:
+    raise TypeError(f"Branch index must be scalar, got {index!r} of shape {idx_aval.shape}.")
+  if not dtypes.is_integer(idx_aval.dtype):
+    raise TypeError(f"Index type must be an integer, got {idx_aval.dtype.name}.")
+  if len(branches) == 1:
+    return branches[0](*operands)
+  index = ew.convert_element_type(index, np.int32)
+  index = ew.clamp(np.int32(0), index, np.int32(len(branches) - 1))
+  names = [f"branches[{i}]" for i in range(len(branches))]
+  return _bind_cond(index, branches, operands, names)
+
+
+@api_boundary
+def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_OPERAND):
+  """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, staged when traced."""
+  if (not callable(true_fun) and callable(false_fun) and len(operands) == 2
+      and callable(operands[1]) and operand is _NO_OPERAND):
+    # The older form cond(pred, true_operand, true_fun, false_operand, false_fun).
+    true_x, true_f, false_x, false_f = true_fun, false_fun, *operands
+    return cond(pred, lambda xs: true_f(xs[0]), lambda xs: false_f(xs[1]), (true_x, false_x))
+  operands = _keyword_operand(operands, operand)
+  if not callable(true_fun) or not callable(false_fun):
+    raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+  aval = get_aval(pred)
+  if aval.shape:
+    raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.")
+  if aval.dtype != np.bool_:
+    pred = ew.ne(pred, ew.convert_element_type(np.zeros((), aval.dtype), aval.dtype))
+  index = ew.convert_element_type(pred, np.int32)
+  return _bind_cond(index, [false_fun, true_fun], operands, ["false_fun", "true_fun"])
+
+
+def _bind_cond(index, funs, operands, names):
+  leaves, in_tree = tree_util.tree_flatten(operands)
+  avals = avals_of(leaves)
+  traced = [trace_user_fun(f, in_tree, avals) for f in funs]
+  first_jaxpr, _, first_tree = traced[0]
+  for (jaxpr, _, tree), name in zip(traced[1:], names[1:]):
+    if tree != first_tree or not same_types(jaxpr.out_avals, first_jaxpr.out_avals):
+      a = describe(first_tree, first_jaxpr.out_avals)
+      b = describe(tree, jaxpr.out_avals)
+      if len(funs) == 2:
+        msg = f"true_fun and false_fun output must have identical types, got {b} and {a}."
+      else:
+        msg = f"branches[0] and {name} outputs must have identical types, got {a} and {b}."
+      raise TypeError(msg)
+  refs = refs_among(*(c for _, c, _ in traced))   # passed as values, written back after
+  lifted = [carrying_refs(j, c, refs, f"cond's {name}")
+            for (j, c, _), name in zip(traced, names)]
+  branches, consts = _join_consts([j for j, _ in lifted], [c for _, c in lifted])
+  check_control_flow_effects("cond" if len(funs) == 2 else "switch",
+                             frozenset().union(*(b.effects for b in branches)))
+  outs = cond_p.bind(index, *consts, *read_refs(refs), *leaves, branches=tuple(branches))
+  write_refs(refs, outs[:len(refs)])
+  return tree_util.tree_unflatten(first_tree, outs[len(refs):])
+
+
+def _join_consts(jaxprs: Sequence[ClosedJaxpr], consts: Sequence[Sequence]):
+  """Branches whose leading consts differ become branches taking every branch's consts
+  (the same jaxprs each time for the same branches and const types)."""
+  all_consts = [c for cs in consts for c in cs]
+  const_avals = tuple(tuple(get_aval(c) for c in cs) for cs in consts)
+  joined, _ = cached_trace(jaxprs[0], ("join", tuple(jaxprs[1:]), const_avals),
+                           lambda: (_joined(jaxprs, const_avals), ()))
+  return joined, all_consts
+
+
+def _joined(jaxprs: Sequence[ClosedJaxpr], const_avals) -> list[ClosedJaxpr]:
+  out = []
+  for i, j in enumerate(jaxprs):
+    pre = [Var(a) for avals in const_avals[:i] for a in avals]
+    post = [Var(a) for avals in const_avals[i + 1:] for a in avals]
+    k = len(const_avals[i])
+    jx = j.jaxpr
+    new = Jaxpr((), pre + jx.invars[:k] + post + jx.invars[k:], jx.outvars, jx.eqns, jx.effects)
+    out.append(ClosedJaxpr(new, ()))
+  return out
+
+
+def _join_closed(closed: Sequence[ClosedJaxpr]):
+  hoisted = [hoist(c) for c in closed]
+  return _join_consts([h for h, _ in hoisted], [c for _, c in hoisted])
+
+
+# ---------------------------------------------------------------------------------------
+# The cond primitive: operands (index:i32[], *args); params branches (consts hoisted)
+
+def _cond_abstract_eval(index, *avals, branches):
+  if index.shape or index.dtype != np.int32:
+    raise TypeError(f"cond: index must be an int32 scalar, got {index.str_short()}")
+  return branches[0].out_avals
+
+
+def _cond_lowering(ctx, index, *args, branches):
+  effectful = any(b.effects for b in branches)  # the token is captured and returned first
+  out_avals = [TOKEN, *ctx.avals_out] if effectful else list(ctx.avals_out)
+  token = ctx.give_token(effectful, [])
+
+  def region(br):
+    def body(sub, _):
+      sub.take_token(effectful, token)
+      return sub.give_token(effectful, sub.lower_jaxpr(br.jaxpr, (), list(args)))
+    return ctx.region([], body)
+  regions = [region(b) for b in branches]
+  outs = ctx.op("stablehlo.case", [index], out_avals, regions=regions, in_avals=[_I32])
+  return ctx.take_token(effectful, outs)
+
+
+def _cond_jvp(primals, tangents, *, branches):
+  index, args = primals[0], primals[1:]
+  nz = [type(t) is not Zero for t in tangents[1:]]
+  out_nz = [False] * len(branches[0].out_avals)
+  for b in branches:
+    _, b_nz = ad.jvp_closed_jaxpr(b, nz, instantiate_out=False)
+    out_nz = [x or y for x, y in zip(out_nz, b_nz)]
+  jvps = [ad.jvp_closed_jaxpr(b, nz, instantiate_out=out_nz)[0] for b in branches]
+  new_branches, consts = _join_closed(jvps)
+  tans = [t for t in tangents[1:] if type(t) is not Zero]
+  outs = cond_p.bind(index, *consts, *args, *tans, branches=tuple(new_branches))
+  n = len(branches[0].out_avals)
+  it = iter(outs[n:])
+  out_t = [next(it) if z else Zero(tangent_aval(a))
+           for z, a in zip(out_nz, branches[0].out_avals)]
+  return outs[:n], out_t
+
+
+def _shared_residual_slots(res_avals: Sequence[Sequence[ShapedArray]]):
+  """One residual list for every branch, as JAX joins them: each type gets as many slots
+  as the branch needing the most of it (a branch fills the slots it does not use with
+  zeros).  Returns (slot avals, per branch the slot of each of its residuals)."""
+  slots: list = []
+  where = []
+  for avals in res_avals:
+    taken: set = set()
+    mine = []
+    for a in avals:
+      s = next((s for s, b in enumerate(slots) if b == a and s not in taken), None)
+      if s is None:
+        slots.append(a)
+        s = len(slots) - 1
+      taken.add(s)
+      mine.append(s)
+    where.append(tuple(mine))
+  return slots, where
+
+
+def _cond_partial_eval(trace, args, params):
+  branches = params["branches"]
+  index, ops = args[0], args[1:]
+  if trace.is_unknown(index):
+    return trace.stage(cond_p, args, params)
+  unknowns = [trace.is_unknown(x) for x in ops]
+  n_out = len(branches[0].out_avals)
+  out_uk = [False] * n_out
+  for b in branches:
+    _, _, b_uk, _ = ad.partial_eval_jaxpr(b, unknowns)
+    out_uk = [x or y for x, y in zip(out_uk, b_uk)]
+  splits = [ad.partial_eval_jaxpr(b, unknowns, instantiate=out_uk) for b in branches]
+  slots, where = _shared_residual_slots(
+      [k.out_avals[len(k.out_avals) - nr:] for k, _, _, nr in splits])
+  n_known_out = n_out - sum(out_uk)
+  known_avals = [get_aval(x) for x, u in zip(ops, unknowns) if not u]
+
+  def known_branch(i):
+    known = splits[i][0]
+
+    def fun(*xs):
+      outs = call(known, *xs)
+      filled = dict(zip(where[i], outs[n_known_out:]))
+      return outs[:n_known_out] + [filled[s] if s in filled else ad.zeros_of(a)
+                                   for s, a in enumerate(slots)]
+    key = ("cond_known", n_known_out, tuple(slots), where[i])
+    return trace_hoisted_for(known, key, fun, known_avals)
+
+  def unknown_branch(i):
+    unknown = splits[i][1]
+    uk_avals = [get_aval(x) for x, u in zip(ops, unknowns) if u]
+
+    def fun(*xs):
+      res, rest = xs[:len(slots)], xs[len(slots):]
+      return call(unknown, *[res[s] for s in where[i]], *rest)
+    key = ("cond_unknown", tuple(slots), where[i])
+    return trace_hoisted_for(unknown, key, fun, slots + uk_avals)
+
+  kb = [known_branch(i) for i in range(len(branches))]
+  known_branches, kconsts = _join_consts([j for j, _ in kb], [c for _, c in kb])
+  known_ops = [x for x, u in zip(ops, unknowns) if not u]
+  known_outs = cond_p.bind(index, *kconsts, *known_ops, branches=tuple(known_branches))
+  residuals = known_outs[n_known_out:]
+  ub = [unknown_branch(i) for i in range(len(branches))]
+  unknown_branches, uconsts = _join_consts([j for j, _ in ub], [c for _, c in ub])
+  uk_ops = [x for x, u in zip(ops, unknowns) if u]
+  staged = trace.stage(cond_p, [index, *uconsts, *residuals, *uk_ops],
+                       dict(branches=tuple(unknown_branches)))
+  it_k, it_u = iter(known_outs[:n_known_out]), iter(staged)
+  return [next(it_u) if u else next(it_k) for u in out_uk]
+
+
+def _cond_transpose(cts, index, *args, branches):
+  linear = [ad.is_undefined(x) for x in args]
+  nonlin = [x for x in args if not ad.is_undefined(x)]
+  cts = [ad.instantiate(c) for c in cts]
+  transposed = [ad.transpose_closed_jaxpr(b, linear) for b in branches]
+  new_branches, consts = _join_closed(transposed)
+  outs = cond_p.bind(index, *consts, *nonlin, *cts, branches=tuple(new_branches))
+  it = iter(outs)
+  return [None] + [next(it) if l else None for l in linear]
+
+
+def _cond_batch(axis, args, dims, *, branches):
+  index, ops = args[0], args[1:]
+  idx_dim, op_dims = dims[0], dims[1:]
+  if idx_dim is not None:
+    # A batched predicate: evaluate every branch, then select per lane.
+    ops = [batching.bdim_to_front(x, d, axis.size) for x, d in zip(ops, op_dims)]
+    index = batching.moveaxis(index, idx_dim, 0)
+    outs_per_branch = []
+    for b in branches:
+      bj, _ = batching.batch_closed_jaxpr(b, axis, [True] * len(ops), instantiate=True)
+      outs_per_branch.append(call(bj, *ops))
+    outs = []
+    for cases in zip(*outs_per_branch):
+      shape = get_aval(cases[0]).shape
+      which = shapes.broadcast_in_dim(index, shape, (0,))
+      outs.append(ew.select_n(which, *cases))
+    return outs, [0] * len(outs)
+  ops = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(ops, op_dims)]
+  in_b = [d is not None for d in op_dims]
+  out_b = [False] * len(branches[0].out_avals)
+  for b in branches:
+    _, bb = batching.batch_closed_jaxpr(b, axis, in_b)
+    out_b = [x or y for x, y in zip(out_b, bb)]
+  batched = [batching.batch_closed_jaxpr(b, axis, in_b, instantiate=out_b)[0] for b in branches]
+  new_branches, consts = _join_closed(batched)
+  outs = cond_p.bind(index, *consts, *ops, branches=tuple(new_branches))
+  return outs, [0 if b else None for b in out_b]
+
+
+cond_p = Primitive("cond", multiple_results=True)
+cond_p.abstract_eval = _cond_abstract_eval
+cond_p.lowering = _cond_lowering
+cond_p.effects = lambda branches: frozenset().union(*(b.effects for b in branches))
+cond_p.jvp = _cond_jvp
+cond_p.partial_eval = _cond_partial_eval
+cond_p.transpose = _cond_transpose
+cond_p.batch = _cond_batch

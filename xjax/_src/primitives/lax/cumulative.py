@@ -1,0 +1,154 @@
+"""Cumulative reductions along one axis: cumsum, cumprod, cummax, cummin, cumlogsumexp.
+
+Each lowers to a ``stablehlo.reduce_window`` whose window spans the whole axis, padded
+by ``n - 1`` on the low side (high side when reversed); an empty axis lowers to the operand.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.backend.lowering import compare_attributes
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad
+from xjax._src.interpreters.ad import Zero
+from xjax._src.primitives.lax import elementwise as ew
+from xjax._src.primitives.lax import shapes
+from xjax._src.primitives.lax.reductions import _HLO_OPS, _identity
+from xjax._src.primitives.lax.utils import dtype_checker, standard_primitive
+from xjax._src.primitives.lax.windowed import lower_reduce_window
+
+
+def _abstract_eval(name, check):
+  def rule(x, *, axis, reverse):
+    check(name, x.dtype)
+    if not 0 <= axis < max(x.ndim, 1) or x.ndim == 0:
+      raise ValueError(f"{name}: axis {axis} is out of bounds for array of shape {x.shape}")
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+  return rule
+
+
+def _logaddexp_body(sub, a, b):
+  """``log(exp(a) + exp(b))`` on scalars, stable, with ``-inf`` handled."""
+  aval = sub.aval_of(a)
+  m = sub.op("stablehlo.maximum", [a, b], aval)
+  lo = sub.op("stablehlo.minimum", [a, b], aval)
+  d = sub.op("stablehlo.subtract", [lo, m], aval)
+  e = sub.op("stablehlo.exponential", [d], aval)
+  r = sub.op("stablehlo.add", [m, sub.op("stablehlo.log_plus_one", [e], aval)], aval)
+  b_ = ShapedArray((), np.bool_)
+  ninf = sub.constant(np.array(-np.inf, aval.dtype), aval)
+  is_ninf = sub.op("stablehlo.compare", [m, ninf], b_, compare_attributes("EQ"),
+                   in_avals=[aval, aval])
+  return sub.op("stablehlo.select", [is_ninf, m, r], aval, in_avals=[b_, aval, aval])
+
+
+def _lowering(op):
+  def lower(ctx, x, *, axis, reverse):
+    aval = ctx.avals_out[0]
+    n = aval.shape[axis]
+    if n == 0:  # StableHLO rejects a zero-sized window; the empty operand is the result
+      return x
+    scalar = ShapedArray((), aval.dtype)
+    ident = (np.array(-np.inf, aval.dtype) if op == "logaddexp"
+             else _identity(op, aval.dtype))
+    init = ctx.constant(ident, scalar)
+
+    def body(sub, accs, xs):
+      if op == "logaddexp":
+        return [_logaddexp_body(sub, accs[0], xs[0])]
+      return [sub.op(_HLO_OPS[op], [accs[0], xs[0]], scalar)]
+    window = [1] * aval.ndim
+    window[axis] = n
+    padding = [(0, 0)] * aval.ndim
+    padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
+    return lower_reduce_window(ctx, [x], [init], body, [aval], window, [1] * aval.ndim,
+                               padding)[0]
+  return lower
+
+
+def _batch(prim):
+  def batch(ax, args, dims, *, axis, reverse):
+    (x,), (d,) = args, dims
+    return prim.bind(x, axis=axis + (axis >= d), reverse=reverse), d
+  return batch
+
+
+def _scan_formula(combine, x, axis, reverse):
+  """The inclusive scan as log2(n) shifted combines (differentiable lax ops)."""
+  if reverse:
+    x = shapes.rev(x, (axis,))
+  n = get_aval(x).shape[axis]
+  s = 1
+  while s < n:
+    shifted = shapes.slice_in_dim(x, 0, n - s, 1, axis)
+    head = shapes.slice_in_dim(x, 0, s, 1, axis)
+    rest = combine(shapes.slice_in_dim(x, s, n, 1, axis), shifted)
+    x = shapes.concatenate([head, rest], axis)
+    s *= 2
+  return shapes.rev(x, (axis,)) if reverse else x
+
+
+def _formula_jvp(prim, combine):
+  def jvp(primals, tangents, *, axis, reverse):
+    (x,), (t,) = primals, tangents
+    out = prim.bind(x, axis=axis, reverse=reverse)
+    _, (t_out,) = ad.jvp_flat(lambda y: [_scan_formula(combine, y, axis, reverse)],
+                              [x], [ad.instantiate(t)])
+    return out, t_out
+  return jvp
+
+
+def _cumprim(name, op, check):
+  prim = standard_primitive(name, _abstract_eval(name, check), _lowering(op))
+  prim.batch = _batch(prim)
+  return prim
+
+
+cumsum_p = _cumprim("cumsum", "add", dtype_checker("int", "inexact"))
+cumprod_p = _cumprim("cumprod", "mul", dtype_checker("int", "inexact"))
+cummax_p = _cumprim("cummax", "max", dtype_checker("int", "float"))
+cummin_p = _cumprim("cummin", "min", dtype_checker("int", "float"))
+cumlogsumexp_p = _cumprim("cumlogsumexp", "logaddexp", dtype_checker("float"))
+
+
+def _cumsum_transpose(ct, x, *, axis, reverse):
+  if type(ct) is Zero:
+    return [Zero(x.aval)]
+  return [cumsum_p.bind(ct, axis=axis, reverse=not reverse)]
+
+
+def _logaddexp(a, b):
+  m = ew.max(a, b)
+  aval = get_aval(m)
+  safe = ew.select_n(ew.is_finite(m), shapes.full(aval.shape, 0, aval.dtype), m)
+  return ew.add(safe, ew.log(ew.add(ew.exp(ew.sub(a, safe)), ew.exp(ew.sub(b, safe)))))
+
+
+ad.deflinear(cumsum_p, _cumsum_transpose)
+cumprod_p.jvp = _formula_jvp(cumprod_p, ew.mul)
+cummax_p.jvp = _formula_jvp(cummax_p, ew.max)
+cummin_p.jvp = _formula_jvp(cummin_p, ew.min)
+
+
+cumlogsumexp_p.jvp = _formula_jvp(cumlogsumexp_p, _logaddexp)
+
+
+def _bind(prim):
+  def fn(operand, axis: int = 0, reverse: bool = False):
+    shape = get_aval(operand).shape
+    if axis < 0:  # lax is strict (as JAX); jnp normalises negative axes
+      raise ValueError("XLA operations do not allow negative axes")
+    if not axis < len(shape):
+      raise ValueError(f"axis {axis} is out of bounds for array of shape {shape}")
+    return prim.bind(operand, axis=int(axis), reverse=bool(reverse))
+  fn.__name__ = prim.name
+  fn.__doc__ = f"Cumulative ``{prim.name[3:]}`` along ``axis`` (from the end if ``reverse``)."
+  return fn
+
+
+cumsum = _bind(cumsum_p)
+cumprod = _bind(cumprod_p)
+cummax = _bind(cummax_p)
+cummin = _bind(cummin_p)
+cumlogsumexp = _bind(cumlogsumexp_p)

@@ -1,0 +1,360 @@
+"""``dot_general``: contractions with batch dimensions (matmul, einsum, tensordot)."""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.backend import runtime
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.primitives.lax import dot_algorithms, shapes
+from xjax._src.primitives.lax.dot_algorithms import (DotAlgorithm, DotAlgorithmPreset,  # noqa: F401
+                                                     PrecisionLike)
+from xjax._src.primitives.lax.utils import standard_primitive
+
+
+def _dims_list(dims) -> str:
+  return "[" + ", ".join(str(int(d)) for d in dims) + "]"
+
+
+def _dot_abstract_eval(lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                       out_sharding=None):
+  (lc, rc), (lb, rb) = dimension_numbers
+  for name, dims, aval in (("lhs contracting", lc, lhs), ("rhs contracting", rc, rhs),
+                           ("lhs batch", lb, lhs), ("rhs batch", rb, rhs)):
+    if any(not 0 <= d < aval.ndim for d in dims):
+      raise TypeError(f"dot_general requires {name} dimensions to be in range for the "
+                      f"operand of shape {aval.shape}, got {tuple(dims)}.")
+  if len(lc) != len(rc) or len(lb) != len(rb):
+    raise TypeError("dot_general requires equal numbers of lhs and rhs contracting and batch "
+                    f"dimensions, got {dimension_numbers}.")
+  for a, b in zip(lc, rc):
+    if lhs.shape[a] != rhs.shape[b]:
+      raise TypeError("dot_general requires contracting dimensions to have the same shape, "
+                      f"got {tuple(lhs.shape[d] for d in lc)} and "
+                      f"{tuple(rhs.shape[d] for d in rc)}.")
+  for a, b in zip(lb, rb):
+    if lhs.shape[a] != rhs.shape[b]:
+      raise TypeError("dot_general requires lhs batch dimensions and rhs batch dimensions to "
+                      f"have the same shape, got {tuple(lhs.shape[d] for d in lb)} and "
+                      f"{tuple(rhs.shape[d] for d in rb)}.")
+  batch = tuple(lhs.shape[d] for d in lb)
+  lfree = tuple(d for i, d in enumerate(lhs.shape) if i not in lc and i not in lb)
+  rfree = tuple(d for i, d in enumerate(rhs.shape) if i not in rc and i not in rb)
+  dtype = preferred_element_type if preferred_element_type is not None else (
+      dtypes.promote_types(lhs.dtype, rhs.dtype))  # mixed operands promote (as JAX)
+  weak = lhs.weak_type and rhs.weak_type  # JAX's rule: whatever preferred_element_type is
+  return ShapedArray(batch + lfree + rfree, dtype, weak)
+
+
+_PRECISION = {None: "DEFAULT", "DEFAULT": "DEFAULT", "HIGH": "HIGH", "HIGHEST": "HIGHEST",
+              "default": "DEFAULT", "high": "HIGH", "highest": "HIGHEST", "bfloat16": "DEFAULT",
+              "tensorfloat32": "HIGH", "float32": "HIGHEST", "fastest": "DEFAULT"}
+
+
+def _dot_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
+                  out_sharding=None):
+  (lc, rc), (lb, rb) = dimension_numbers
+  la, ra = ctx.avals_in
+  out = final = ctx.avals_out[0]
+  lhs_type = rhs_type = out.dtype
+  algorithm = None
+  if dot_algorithms.is_algorithm(precision):  # operands in the algorithm's types
+    lhs_type, rhs_type, acc = dot_algorithms.compute_types(
+        precision, la.dtype, ra.dtype, out.dtype, runtime.default_backend())
+    out = out.update(dtype=acc)
+    algorithm = dot_algorithms.algorithm_attr(precision, lhs_type, rhs_type)
+  lhs, la = _convert(ctx, lhs, la, lhs_type)
+  rhs, ra = _convert(ctx, rhs, ra, rhs_type)
+  if all(la.shape[d] == 1 for d in lc) and out.dtype != np.bool_ and la.dtype == ra.dtype:
+    lhs, la, lb = _drop_dims(ctx, lhs, la, lc, lb)
+    rhs, ra, rb = _drop_dims(ctx, rhs, ra, rc, rb)
+    result = _outer_product_lowering(ctx, lhs, rhs, la, ra, lb, rb, out)
+  else:
+    attr = (f"#stablehlo.dot<lhs_batching_dimensions = {_dims_list(lb)}, "
+            f"rhs_batching_dimensions = {_dims_list(rb)}, "
+            f"lhs_contracting_dimensions = {_dims_list(lc)}, "
+            f"rhs_contracting_dimensions = {_dims_list(rc)}>")
+    p = precision if not isinstance(precision, tuple) else precision[0]
+    p = _PRECISION.get(str(p).split(".")[-1] if p is not None else None, "DEFAULT")
+    attrs = {"dot_dimension_numbers": attr,
+             "precision_config": f"[#stablehlo<precision {p}>, #stablehlo<precision {p}>]"}
+    if algorithm is not None:
+      attrs["algorithm"] = algorithm
+    result = ctx.op("stablehlo.dot_general", [lhs, rhs], out, attrs, in_avals=[la, ra])
+  return _convert(ctx, result, out, final.dtype)[0]
+
+
+def _convert(ctx, x, aval, dtype):
+  """``x`` (of ``aval``) converted to ``dtype``, and its new aval."""
+  if aval.dtype == dtype:
+    return x, aval
+  new = aval.update(dtype=dtype)
+  return ctx.op("stablehlo.convert", [x], new, in_avals=[aval]), new
+
+
+def _drop_dims(ctx, x, aval, drop, batch):
+  """Reshapes away size-1 contracting dims; renumbers the batch dims."""
+  if not drop:
+    return x, aval, batch
+  keep = [i for i in range(aval.ndim) if i not in drop]
+  new = ShapedArray(tuple(aval.shape[i] for i in keep), aval.dtype)
+  x = ctx.op("stablehlo.reshape", [x], new, in_avals=[aval])
+  return x, new, [keep.index(b) for b in batch]
+
+
+def _outer_product_lowering(ctx, lhs, rhs, la, ra, lb, rb, out):
+  """A dot_general without contraction (or contracting only size-1 dims) is an outer
+  product, possibly batched: emitted as a broadcast multiply, since XLA's CPU dot emitter
+  is several times slower for it (vmap of grad makes these from every matmul)."""
+  from xjax._src.backend.lowering import i64_array
+  nb = len(lb)
+  lfree = [i for i in range(la.ndim) if i not in lb]
+  rfree = [i for i in range(ra.ndim) if i not in rb]
+
+  def place(x, aval, batch, free, first_free):
+    perm = list(batch) + free
+    if perm != list(range(aval.ndim)):
+      aval = ShapedArray(tuple(aval.shape[p] for p in perm), aval.dtype)
+      x = ctx.op("stablehlo.transpose", [x], aval, {"permutation": i64_array(perm)})
+    dims = list(range(nb)) + list(range(first_free, first_free + len(free)))
+    return ctx.op("stablehlo.broadcast_in_dim", [x], out,
+                  {"broadcast_dimensions": i64_array(dims)}, in_avals=[aval])
+
+  a = place(lhs, la, lb, lfree, nb)
+  b = place(rhs, ra, rb, rfree, nb + len(lfree))
+  return ctx.op("stablehlo.multiply", [a, b], out)
+
+
+def _ranges_like(*xs):
+  start = 0
+  for x in xs:
+    yield tuple(range(start, start + len(x)))
+    start += len(x)
+
+
+def _remaining(original, *removed_lists):
+  removed = set().union(*[set(r) for r in removed_lists])
+  return [i for i in original if i not in removed]
+
+
+def _dot_transpose_lhs(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
+                       swap_ans=False):
+  (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+  x_aval = x.aval if ad.is_undefined(x) else get_aval(x)
+  y_ndim = get_aval(y).ndim
+  x_ndim = x_aval.ndim
+  x_kept = _remaining(range(x_ndim), x_contract, x_batch)
+  y_kept = _remaining(range(y_ndim), y_contract, y_batch)
+  if swap_ans:
+    ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+  else:
+    ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+  dims = ((ans_y, y_kept), (ans_batch, y_batch))
+  x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
+  out_axes = np.argsort(list(x_batch) + x_kept + x_contract_sorted_by_y)
+  swapped_axes = np.argsort(list(x_batch) + x_contract_sorted_by_y + x_kept)
+  kw = dict(precision=precision, preferred_element_type=None, out_sharding=None)
+  if list(out_axes) != sorted(out_axes) and list(swapped_axes) == sorted(swapped_axes):
+    # dot(y, ct) already yields x's dimension order: no transpose needed.
+    swapped_dims = ((y_kept, ans_y), (y_batch, ans_batch))
+    out = dot_general_p.bind(y, ct, dimension_numbers=_canon(swapped_dims), **kw)
+    out_axes = swapped_axes
+  else:
+    out = dot_general_p.bind(ct, y, dimension_numbers=_canon(dims), **kw)
+  from xjax._src.primitives.lax.elementwise import convert_element_type
+  out = shapes.transpose(out, tuple(int(a) for a in out_axes))
+  if get_aval(out).dtype != x_aval.dtype:
+    out = convert_element_type(out, x_aval.dtype)
+  return out
+
+
+def _dot_transpose_rhs(ct, x, y, *, dimension_numbers, precision, preferred_element_type):
+  (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+  swapped = ((y_contract, x_contract), (y_batch, x_batch))
+  return _dot_transpose_lhs(ct, y, x, dimension_numbers=swapped, precision=precision,
+                            preferred_element_type=preferred_element_type, swap_ans=True)
+
+
+def _canon(dims):
+  (a, b), (c, d) = dims
+  return ((tuple(int(i) for i in a), tuple(int(i) for i in b)),
+          (tuple(int(i) for i in c), tuple(int(i) for i in d)))
+
+
+def _dot_transpose(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
+                   out_sharding=None):
+  if type(ct) is Zero:
+    return [Zero(x.aval) if ad.is_undefined(x) else None,
+            Zero(y.aval) if ad.is_undefined(y) else None]
+  if get_aval(ct).dtype != (x.aval if ad.is_undefined(x) else get_aval(x)).dtype and \
+      not ad.is_undefined(x):
+    from xjax._src.primitives.lax.elementwise import convert_element_type
+    x = convert_element_type(x, get_aval(ct).dtype)
+  if get_aval(ct).dtype != (y.aval if ad.is_undefined(y) else get_aval(y)).dtype and \
+      not ad.is_undefined(y):
+    from xjax._src.primitives.lax.elementwise import convert_element_type
+    y = convert_element_type(y, get_aval(ct).dtype)
+  kw = dict(dimension_numbers=dimension_numbers, precision=precision,
+            preferred_element_type=preferred_element_type)
+  return [_dot_transpose_lhs(ct, x, y, **kw) if ad.is_undefined(x) else None,
+          _dot_transpose_rhs(ct, x, y, **kw) if ad.is_undefined(y) else None]
+
+
+def _dot_jvp(primals, tangents, **params):
+  x, y = primals
+  tx, ty = tangents
+  out = dot_general_p.bind(x, y, **params)
+  acc = None
+  if type(tx) is not Zero:
+    acc = dot_general_p.bind(tx, y, **params)
+  if type(ty) is not Zero:
+    term = dot_general_p.bind(x, ty, **params)
+    acc = term if acc is None else ad.add_tangents(acc, term)
+  return out, acc
+
+
+def _dot_batch(axis, args, dims, *, dimension_numbers, precision, preferred_element_type,
+               out_sharding=None):
+  (lhs, rhs), (ld, rd) = args, dims
+  (lc, rc), (lb, rb) = dimension_numbers
+  if ld is not None and rd is not None:
+    lhs = batching.moveaxis(lhs, ld, 0)
+    rhs = batching.moveaxis(rhs, rd, 0)
+    shift = lambda ds: tuple(d + 1 for d in ds)
+    dn = ((shift(lc), shift(rc)), ((0,) + shift(lb), (0,) + shift(rb)))
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
+                             preferred_element_type=preferred_element_type, out_sharding=None)
+    return out, 0
+  if ld is not None:
+    # The batch dim becomes a free lhs dim; it lands after the batch dims in the output.
+    bump = lambda ds: tuple(d + (d >= ld) for d in ds)
+    dn = ((bump(lc), rc), (bump(lb), rb))
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
+                             preferred_element_type=preferred_element_type, out_sharding=None)
+    free_before = sum(1 for i in range(ld) if i not in bump(lc) and i not in bump(lb))
+    return out, len(lb) + free_before
+  bump = lambda ds: tuple(d + (d >= rd) for d in ds)
+  dn = ((lc, bump(rc)), (lb, bump(rb)))
+  out = dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
+                           preferred_element_type=preferred_element_type, out_sharding=None)
+  lhs_free = get_aval(lhs).ndim - len(lc) - len(lb)
+  free_before = sum(1 for i in range(rd) if i not in bump(rc) and i not in bump(rb))
+  return out, len(lb) + lhs_free + free_before
+
+
+dot_general_p = standard_primitive("dot_general", _dot_abstract_eval, _dot_lowering)
+dot_general_p.hidden_params = frozenset({"out_sharding"})
+
+
+def _dot_pp_params(params):
+  """As JAX prints them: dimension numbers as lists, e.g. ``(([1], [0]), ([], []))``,
+  precisions as a pair of ``Precision``s or the algorithm."""
+  (lc, rc), (lb, rb) = params["dimension_numbers"]
+  dn = f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
+  shown = {k: v for k, v in params.items() if v is not None}  # None params are not printed
+  p = shown.get("precision")
+  if p is not None and not dot_algorithms.is_algorithm(p):
+    pair = p if isinstance(p, tuple) else (p, p)
+    shown["precision"] = "(" + ", ".join(f"Precision.{Precision(q)}" for q in pair) + ")"
+  return sorted({**shown, "dimension_numbers": dn}.items())
+
+
+dot_general_p.pp_params = _dot_pp_params
+dot_general_p.jvp = _dot_jvp
+dot_general_p.transpose = _dot_transpose
+dot_general_p.batch = _dot_batch
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                out_sharding=None):
+  """General contraction: ``dimension_numbers = ((lhs_contract, rhs_contract),
+  (lhs_batch, rhs_batch))``; output dims are batch, lhs free, rhs free."""
+  dn = _canon(dimension_numbers)
+  pet = None if preferred_element_type is None else (  # None stays None, as JAX prints it
+      dtypes.canonicalize_dtype(dtypes.dtype(preferred_element_type)))
+  return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=_precision(precision),
+                            preferred_element_type=pet, out_sharding=None)
+
+
+def _precision(precision):
+  """The ``precision`` parameter: None, a Precision name or a pair of them, or a dot
+  algorithm (``DotAlgorithm``, ``DotAlgorithmPreset`` or a preset's name)."""
+  if precision is None or dot_algorithms.is_algorithm(precision):
+    return precision
+  if isinstance(precision, Precision):
+    return str(precision)
+  if isinstance(precision, str):
+    if precision in _PRECISION_STRINGS:
+      return precision
+    if precision in DotAlgorithmPreset.__members__:
+      return DotAlgorithmPreset[precision]
+  elif isinstance(precision, (tuple, list)) and len(precision) == 2:
+    if all(isinstance(p, Precision) for p in precision):
+      return tuple(str(p) for p in precision)
+    if all(isinstance(p, str) for p in precision):
+      bad = [p for p in precision if p not in _PRECISION_STRINGS]
+      if not bad:
+        return tuple(str(Precision(p)) for p in precision)
+      precision = bad[0]
+  raise ValueError(
+      "Precision argument must be one of:\n- None,\n"
+      f"- a string in {list(_PRECISION_STRINGS)},\n"
+      "- a lax.Precision value,\n- a tuple of two lax.Precision values or strings,\n"
+      "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n"
+      f"- a lax.DotAlgorithm value;\nbut got {precision}.")
+
+
+_PRECISION_STRINGS = ("highest", "float32", "high", "bfloat16_3x", "tensorfloat32", "default",
+                      "bfloat16", "fastest")
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):
+  """Vector/matrix products of rank-1 and rank-2 operands."""
+  la, ra = get_aval(lhs), get_aval(rhs)
+  if not (1 <= la.ndim <= 2 and 1 <= ra.ndim <= 2):
+    raise TypeError(f"dot only supports rank 1 or 2 operands, got shapes {la.shape} and "
+                    f"{ra.shape}; use dot_general or jnp.matmul.")
+  if la.shape[-1] != ra.shape[0]:
+    raise ValueError(f"jax.lax.dot: incompatible shapes for dot: got {la.shape} and "
+                     f"{ra.shape}.")
+  dn = (((la.ndim - 1,), (0,)), ((), ()))
+  return dot_general(lhs, rhs, dn, precision, preferred_element_type)
+
+
+DotDimensionNumbers = tuple  # ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))
+
+
+class Precision(enum.Enum):
+  """Matmul/convolution precision: DEFAULT (fastest), HIGH, HIGHEST (most accurate)."""
+  DEFAULT = 0
+  HIGH = 1
+  HIGHEST = 2
+
+  @classmethod
+  def _missing_(cls, value):
+    names = {"default": cls.DEFAULT, "fastest": cls.DEFAULT, "bfloat16": cls.DEFAULT,
+             "high": cls.HIGH, "bfloat16_3x": cls.HIGH, "tensorfloat32": cls.HIGH,
+             "highest": cls.HIGHEST, "float32": cls.HIGHEST}
+    return names.get(value.lower()) if isinstance(value, str) else None
+
+  def __str__(self) -> str:
+    return self.name
+
+
+def batch_matmul(lhs, rhs, precision=None):
+  """Batched matrix product over all leading dimensions of equal-rank operands."""
+  la, ra = get_aval(lhs), get_aval(rhs)
+  if min(la.ndim, ra.ndim) < 2:
+    raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {la.ndim}, "
+                     f"{ra.ndim}")
+  if la.ndim != ra.ndim:
+    raise ValueError(f"Arguments to batch_matmul must have same ndim, got {la.ndim}, "
+                     f"{ra.ndim}")
+  batch = tuple(range(la.ndim - 2))
+  dn = (((la.ndim - 1,), (ra.ndim - 2,)), (batch, batch))
+  return dot_general(lhs, rhs, dn, precision=precision)

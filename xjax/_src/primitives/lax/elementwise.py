@@ -1,0 +1,1041 @@
+"""Elementwise primitives: arithmetic, math functions, comparisons, bitwise, selection,
+conversion.  Each row of a table below is one primitive with its whole story.
+
+lax is strict: operands must share a dtype.  Shapes must be equal, except that rank-0
+operands and size-1 dimensions broadcast (as in JAX's lax).
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.execution.array import scalar_array
+from xjax._src.backend.lowering import compare_attributes, i64_array
+from xjax._src.core.avals import ShapedArray, physical_aval, tangent_aval
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters import array_builders as _array_builders  # (kept out of lax.*)
+from xjax._src.interpreters.ad import Zero
+from xjax._src.primitives.lax.accuracy import accuracy_attrs, check_accuracy
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcast_to_aval, expand_dims, full,
+                                             reshape)
+from xjax._src.primitives.lax.utils import (any_dtype, broadcasting_shape, check_same_dtypes,
+                                            dtype_checker, lowering_from, standard_primitive)
+
+_float = dtype_checker("float")
+_inexact = dtype_checker("inexact")
+_number = dtype_checker("int", "inexact")
+_int = dtype_checker("int")
+_int_or_bool = dtype_checker("int", "bool")
+_complex = dtype_checker("complex")
+_ordered = dtype_checker("int", "float", "bool")
+
+
+# ---------------------------------------------------------------------------------------
+# Shared rules
+
+def _nary_abstract_eval(name, check, result_dtype=None):
+  def rule(*avals, **params):
+    check_same_dtypes(name, avals)
+    check(name, avals[0].dtype)
+    shape = broadcasting_shape(name, [a.shape for a in avals])
+    dtype = avals[0].dtype if result_dtype is None else result_dtype(avals[0].dtype)
+    return ShapedArray(shape, dtype, all(a.weak_type for a in avals))
+  return rule
+
+
+def _lower_nary(op_name, attrs=None):
+  def lower(ctx, *operands, **params):
+    out = ctx.avals_out[0]
+    ops = [broadcast_operand(ctx, o, a, out.shape) for o, a in zip(operands, ctx.avals_in)]
+    in_avals = [a.update(shape=out.shape) for a in ctx.avals_in]
+    return ctx.op(op_name, ops, out, attrs(ctx, **params) if attrs else None, in_avals=in_avals)
+  return lower
+
+
+def broadcast_operand(ctx, operand, aval, shape):
+  """Lowers lax's implicit rank-0 / size-1 broadcasting (each broadcast emitted once)."""
+  if aval.shape == tuple(shape):
+    return operand
+  key = ("broadcast", operand, tuple(shape))
+  if key not in ctx.memo:
+    ctx.memo[key] = _broadcast_operand(ctx, operand, aval, shape)
+  return ctx.memo[key]
+
+
+def _broadcast_operand(ctx, operand, aval, shape):
+  if aval.ndim == 0:
+    dims = []
+  else:
+    keep = [i for i, d in enumerate(aval.shape) if d == shape[i]]
+    if len(keep) != aval.ndim:  # size-1 dims: drop them first
+      squeezed = ShapedArray(tuple(aval.shape[i] for i in keep), aval.dtype)
+      operand = ctx.op("stablehlo.reshape", [operand], squeezed, in_avals=[aval])
+      aval = squeezed
+    dims = keep
+  out = ShapedArray(tuple(shape), aval.dtype)
+  return ctx.op("stablehlo.broadcast_in_dim", [operand], out,
+                {"broadcast_dimensions": i64_array(dims)}, in_avals=[aval])
+
+
+def elementwise_batch(prim):
+  def rule(axis, args, dims, **params):
+    vals, out_dim = broadcast_batched_args(args, dims)
+    outs = prim.bind(*vals, **params)
+    return outs, ([out_dim] * len(outs) if prim.multiple_results else out_dim)
+  return rule
+
+
+def broadcast_batched_args(args, dims):
+  """Aligns batch dims of elementwise operands as JAX does; returns (args, out_dim).
+
+  Operands of one shape batched at one dim (beside unbatched scalars) pass as they are.
+  Otherwise each batched operand gets its batch dim in front, each unbatched one a leading
+  1, and a batched lower-rank value trailing 1s; the result is batched at 0.  (Where the
+  batch dim sits decides the layout, hence XLA's summation order in later reductions.)"""
+  avals = [get_aval(x) for x in args]
+  shape, dim = next((a.shape, d) for a, d in zip(avals, dims) if d is not None)
+  if all(a.shape == shape and d == dim for a, d in zip(avals, dims) if a.ndim):
+    return list(args), dim
+  out = [x if a.ndim == 0 else batching.moveaxis(x, d, 0) if d is not None
+         else expand_dims(x, (0,)) for x, a, d in zip(args, avals, dims)]
+  rank = builtins.max(get_aval(x).ndim for x in out)
+  out = [x if d is None or get_aval(x).ndim == rank
+         else expand_dims(x, tuple(range(get_aval(x).ndim, rank))) for x, d in zip(out, dims)]
+  return out, 0
+
+
+def unbroadcast(ct, aval: ShapedArray):
+  """Sums a cotangent down to ``aval``'s shape (undoing implicit broadcasting)."""
+  if type(ct) is Zero:
+    return Zero(aval)
+  ct_aval = get_aval(ct)
+  if ct_aval.shape == aval.shape:
+    return ct
+  from xjax._src.primitives.lax import reductions
+  if aval.ndim == 0:
+    return reductions.reduce_sum(ct, tuple(range(ct_aval.ndim)))
+  axes = tuple(i for i, (a, b) in enumerate(zip(aval.shape, ct_aval.shape)) if a != b)
+  return reshape(reductions.reduce_sum(ct, axes), aval.shape)
+
+
+def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None):
+  """A unary primitive; the transcendental ones also take an ``accuracy`` parameter
+  (lowered as the op's ``result_accuracy``; derivatives ignore it, as in JAX)."""
+  prim = standard_primitive(name, _nary_abstract_eval(name, check),
+                            _lower_nary(hlo, accuracy_attrs))
+  prim.batch = elementwise_batch(prim)
+  if jvp is not None:
+    ad.defjvp(prim, lambda t, x, **_: jvp(t, x))
+  elif jvp2 is not None:
+    ad.defjvp2(prim, lambda t, y, x, **_: jvp2(t, y, x))
+  else:
+    ad.zero_jvp(prim)
+  return prim
+
+
+def _binary(name, hlo, check, jvps=None, result_dtype=None):
+  prim = standard_primitive(name, _nary_abstract_eval(name, check, result_dtype),
+                            _lower_nary(hlo))
+  prim.batch = elementwise_batch(prim)
+  if jvps is None:
+    ad.zero_jvp(prim)
+  else:
+    rules = [None if r is None else _broadcasting_jvp(r) for r in jvps]
+    ad.defjvp(prim, *rules)
+  return prim
+
+
+def _broadcasting_jvp(rule):
+  def jvp(t, *primals, **params):
+    shape = broadcasting_shape("jvp", [get_aval(p).shape for p in primals])
+    return broadcast_to_aval(rule(t, *primals, **params), shape)
+  return jvp
+
+
+# ---------------------------------------------------------------------------------------
+# Arithmetic
+
+add_p = _binary("add", "stablehlo.add", _number, [lambda t, x, y: t, lambda t, x, y: t])
+sub_p = _binary("sub", "stablehlo.subtract", _number, [lambda t, x, y: t, lambda t, x, y: neg(t)])
+mul_p = _binary("mul", "stablehlo.multiply", dtype_checker("int", "inexact", "bool"),
+                [lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t)])
+div_p = _binary("div", "stablehlo.divide", _number,
+                [lambda t, x, y: div(t, y),
+                 lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2))])
+rem_p = _binary("rem", "stablehlo.remainder", dtype_checker("int", "float"),
+                [lambda t, x, y: t,
+                 lambda t, x, y: mul(neg(t), _trunc_div(x, y))])
+max_p = _binary("max", "stablehlo.maximum", dtype_checker("int", "inexact", "bool"),
+                [lambda t, x, y: mul(t, _tie_mask(x, y, False)),
+                 lambda t, x, y: mul(t, _tie_mask(y, x, False))])
+min_p = _binary("min", "stablehlo.minimum", dtype_checker("int", "inexact", "bool"),
+                [lambda t, x, y: mul(t, _tie_mask(x, y, True)),
+                 lambda t, x, y: mul(t, _tie_mask(y, x, True))])
+
+
+def lower_complex_minmax(ctx, x, y, aval, direction):
+  """Complex max ("GT") / min ("LT") ordered by (real, imag), as in JAX (XLA's own
+  complex maximum looks at the real part only)."""
+  full = ShapedArray(aval.shape, aval.dtype)
+  part = ShapedArray(aval.shape, np.finfo(aval.dtype).dtype)
+  pred = ShapedArray(aval.shape, np.dtype(np.bool_))
+  re = [ctx.op("stablehlo.real", [v], part, in_avals=[full]) for v in (x, y)]
+  im = [ctx.op("stablehlo.imag", [v], part, in_avals=[full]) for v in (x, y)]
+
+  def cmp(a, b, d):
+    return ctx.op("stablehlo.compare", [a, b], pred, compare_attributes(d),
+                  in_avals=[part, part])
+  pick = ctx.op("stablehlo.select", [cmp(*re, "EQ"), cmp(*im, direction),
+                                     cmp(*re, direction)], pred, in_avals=[pred] * 3)
+  return ctx.op("stablehlo.select", [pick, x, y], full, in_avals=[pred, full, full])
+
+
+def _minmax_lowering(hlo, direction):
+  default = _lower_nary(hlo)
+
+  def lower(ctx, x, y):
+    out = ctx.avals_out[0]
+    if not dtypes.is_complex(out.dtype):
+      return default(ctx, x, y)
+    x, y = [broadcast_operand(ctx, o, a, out.shape) for o, a in zip((x, y), ctx.avals_in)]
+    return lower_complex_minmax(ctx, x, y, out, direction)
+  return lower
+
+
+max_p.lowering = _minmax_lowering("stablehlo.maximum", "GT")
+min_p.lowering = _minmax_lowering("stablehlo.minimum", "LT")
+
+pow_p = _binary("pow", "stablehlo.power", _inexact,
+                [lambda t, x, y: mul(t, _pow_jac_base(x, y)),
+                 lambda t, x, y: mul(t, mul(log(_safe_base(x)), pow(x, y)))])
+atan2_p = _binary("atan2", "stablehlo.atan2", _float,
+                  [lambda t, x, y: mul(t, div(y, add(mul(x, x), mul(y, y)))),
+                   lambda t, x, y: mul(t, div(neg(x), add(mul(x, x), mul(y, y))))])
+nextafter_p = _binary("nextafter", "chlo.next_after", _float)
+
+neg_p = _unary("neg", "stablehlo.negate", _number, jvp=lambda t, x: neg(t))
+sign_p = _unary("sign", "stablehlo.sign", _number)
+_sign_unsigned = lowering_from(lambda x: convert_element_type(ne(x, _const(x, 0)), x.dtype))
+
+
+def _lower_sign(ctx, x):
+  """stablehlo.sign takes no unsigned integers: those lower to ``x != 0``."""
+  if dtypes.is_unsigned(ctx.avals_in[0].dtype):
+    return _sign_unsigned(ctx, x)
+  return _lower_nary("stablehlo.sign")(ctx, x)
+
+
+sign_p.lowering = _lower_sign
+floor_p = _unary("floor", "stablehlo.floor", _float)
+ceil_p = _unary("ceil", "stablehlo.ceil", _float)
+is_finite_p = standard_primitive(
+    "is_finite", lambda a: ShapedArray(a.shape, np.bool_, a.weak_type) if _float("is_finite", a.dtype)
+    is None else None, _lower_nary("stablehlo.is_finite"))
+is_finite_p.batch = elementwise_batch(is_finite_p)
+ad.zero_jvp(is_finite_p)
+
+exp_p = _unary("exp", "stablehlo.exponential", jvp2=lambda t, y, x: mul(t, y))
+exp2_p = _unary("exp2", "stablehlo.exponential",
+                jvp2=lambda t, y, x: mul(log(_const(y, 2)), mul(t, y)))
+exp2_p.lowering = lowering_from(
+    lambda x, accuracy=None: exp(mul(x, _const(x, np.log(2))), accuracy=accuracy))
+log_p = _unary("log", "stablehlo.log", jvp=lambda t, x: div(t, x))
+expm1_p = _unary("expm1", "stablehlo.exponential_minus_one",
+                 jvp2=lambda t, y, x: mul(t, add(y, _one(y))))
+log1p_p = _unary("log1p", "stablehlo.log_plus_one", jvp=lambda t, x: div(t, add(x, _one(x))))
+tanh_p = _unary("tanh", "stablehlo.tanh",
+                 jvp2=lambda t, y, x: mul(add(t, mul(t, y)), sub(_one(y), y)))
+logistic_p = _unary("logistic", "stablehlo.logistic",
+                    jvp2=lambda t, y, x: mul(t, mul(y, sub(_one(y), y))))
+sin_p = _unary("sin", "stablehlo.sine", jvp=lambda t, x: mul(t, cos(x)))
+cos_p = _unary("cos", "stablehlo.cosine", jvp=lambda t, x: neg(mul(t, sin(x))))
+tan_p = _unary("tan", "stablehlo.tan", jvp2=lambda t, y, x: mul(t, add(_one(y), mul(y, y))))
+asin_p = _unary("asin", "chlo.asin", jvp=lambda t, x: mul(t, rsqrt(sub(_one(x), mul(x, x)))))
+acos_p = _unary("acos", "chlo.acos",
+                jvp=lambda t, x: neg(mul(t, rsqrt(sub(_one(x), mul(x, x))))))
+atan_p = _unary("atan", "chlo.atan", jvp=lambda t, x: div(t, add(_one(x), mul(x, x))))
+sinh_p = _unary("sinh", "chlo.sinh", jvp=lambda t, x: mul(t, cosh(x)))
+cosh_p = _unary("cosh", "chlo.cosh", jvp=lambda t, x: mul(t, sinh(x)))
+asinh_p = _unary("asinh", "chlo.asinh", jvp=lambda t, x: mul(t, rsqrt(add(mul(x, x), _one(x)))))
+acosh_p = _unary("acosh", "chlo.acosh",
+                 jvp=lambda t, x: mul(t, rsqrt(sub(mul(x, x), _one(x)))))
+atanh_p = _unary("atanh", "chlo.atanh", jvp=lambda t, x: mul(
+    integer_pow(add(_one(x), x), -1), div(t, sub(_one(x), x))))
+sqrt_p = _unary("sqrt", "stablehlo.sqrt", jvp2=lambda t, y, x: mul(t, div(_const(y, 0.5), y)))
+rsqrt_p = _unary("rsqrt", "stablehlo.rsqrt",
+                 jvp2=lambda t, y, x: mul(t, mul(_const(y, -0.5), div(y, x))))
+cbrt_p = _unary("cbrt", "stablehlo.cbrt",
+                jvp2=lambda t, y, x: mul(t, mul(_const(y, 1 / 3), integer_pow(y, -2))))
+erf_p = _unary("erf", "chlo.erf", _float, jvp=lambda t, x: mul(
+    _const(x, 2 / np.sqrt(np.pi)), mul(t, exp(neg(mul(x, x))))))
+erfc_p = _unary("erfc", "chlo.erfc", _float, jvp=lambda t, x: mul(
+    _const(x, -2 / np.sqrt(np.pi)), mul(t, exp(neg(mul(x, x))))))
+erf_inv_p = _unary("erf_inv", "chlo.erf_inv", _float, jvp2=lambda t, y, x: mul(
+    _const(y, np.sqrt(np.pi) / 2), mul(t, exp(mul(y, y)))))
+lgamma_p = _unary("lgamma", "chlo.lgamma", _float, jvp=lambda t, x: mul(t, digamma(x)))
+digamma_p = _unary("digamma", "chlo.digamma", _float,
+                   jvp=lambda t, x: mul(t, polygamma(_one(x), x)))
+polygamma_p = _binary("polygamma", "chlo.polygamma", _float,
+                      [None, lambda t, m, x: mul(t, polygamma(add(m, _one(m)), x))])
+bessel_i0e_p = _unary("bessel_i0e", "chlo.bessel_i0e", _float, jvp2=lambda t, y, x: mul(
+    t, sub(bessel_i1e(x), mul(sign(x), y))))
+bessel_i0e_p.lowering = lowering_from(lambda x: _bessel_i0e_impl(x))
+bessel_i1e_p = _unary("bessel_i1e", "chlo.bessel_i1e", _float, jvp2=lambda t, y, x: mul(
+    t, _bessel_i1e_deriv(y, x)))
+real_p = _unary("real", "stablehlo.real", _complex, jvp=lambda t, x: real(t))
+imag_p = _unary("imag", "stablehlo.imag", _complex, jvp=lambda t, x: imag(t))
+conj_p = _unary("conj", "chlo.conj", _complex, jvp=lambda t, x: conj(t))
+abs_p = _unary("abs", "stablehlo.abs", _number, jvp=lambda t, x: _abs_jvp(t, x))
+population_count_p = _unary("population_count", "stablehlo.popcnt", _int)
+clz_p = _unary("clz", "stablehlo.count_leading_zeros", _int)
+not_p = _unary("not", "stablehlo.not", _int_or_bool)
+and_p = _binary("and", "stablehlo.and", _int_or_bool)
+or_p = _binary("or", "stablehlo.or", _int_or_bool)
+xor_p = _binary("xor", "stablehlo.xor", _int_or_bool)
+shift_left_p = _binary("shift_left", "stablehlo.shift_left", _int)
+shift_right_arithmetic_p = _binary("shift_right_arithmetic", "stablehlo.shift_right_arithmetic",
+                                   _int)
+shift_right_logical_p = _binary("shift_right_logical", "stablehlo.shift_right_logical", _int)
+
+
+def _real_dtype(dtype):
+  return np.dtype(np.float64) if np.dtype(dtype) == np.complex128 else np.dtype(np.float32)
+
+
+# abs, real, imag of complex values are real-valued; abs takes no unsigned or bool input.
+_signed_or_inexact = dtype_checker("signed", "inexact")
+for _p, _check in ((abs_p, _signed_or_inexact), (real_p, _complex), (imag_p, _complex)):
+  _p.abstract_eval = (lambda name, check: lambda a: ShapedArray(
+      a.shape, _real_dtype(a.dtype) if dtypes.is_complex(a.dtype) else a.dtype, a.weak_type)
+      if check(name, a.dtype) is None else None)(_p.name, _check)
+
+complex_p = _binary("complex", "stablehlo.complex", _float,
+                    [lambda t, x, y: convert_element_type(t, _complex_dtype(x)),
+                     lambda t, x, y: mul(convert_element_type(t, _complex_dtype(y)),
+                                         _const_dtype(1j, _complex_dtype(y)))],
+                    result_dtype=lambda d: np.dtype(np.complex128 if d == np.float64
+                                                    else np.complex64))
+
+
+def _complex_dtype(x):
+  return np.dtype(np.complex128 if get_aval(x).dtype == np.float64 else np.complex64)
+
+
+# ---------------------------------------------------------------------------------------
+# Comparisons
+
+def _compare_lowering(direction, total_order):
+  return lambda ctx, **params: compare_attributes(direction, ctx.avals_in[0].dtype,
+                                                  total_order)
+
+
+def _comparison(name, direction, check=any_dtype, total_order=False):
+  def abstract_eval(*avals):
+    check_same_dtypes(name, avals)
+    check(name, avals[0].dtype)
+    return ShapedArray(broadcasting_shape(name, [a.shape for a in avals]), np.bool_,
+                       all(a.weak_type for a in avals))
+  prim = standard_primitive(name, abstract_eval, _lower_nary(
+      "stablehlo.compare", _compare_lowering(direction, total_order)))
+  prim.batch = elementwise_batch(prim)
+  ad.zero_jvp(prim)
+  return prim
+
+
+def _stored_keys_compare(prim, any_word: bool):
+  """Comparing PRNG keys: compare their stored words, then combine over each key's words
+  (equal keys agree in every word; unequal keys differ in some word)."""
+  def compare_words(x, y):
+    from xjax._src.primitives.lax.reductions import reduce_and, reduce_or
+    shape = np.broadcast_shapes(get_aval(x).shape, get_aval(y).shape)
+    x, y = (_broadcast_stored(v, shape) for v in (x, y))
+    return (reduce_or if any_word else reduce_and)(prim.bind(x, y), (len(shape) - 1,))
+  return lowering_from(compare_words)
+
+
+def _broadcast_stored(x, shape):
+  from xjax._src.primitives.lax.shapes import broadcast_in_dim
+  aval = get_aval(x)
+  if aval.shape == shape:
+    return x
+  return broadcast_in_dim(x, shape, tuple(range(len(shape) - aval.ndim, len(shape))))
+
+
+_no_complex = lambda name, dtype: _ordered(name, dtype)
+eq_p = _comparison("eq", "EQ")
+ne_p = _comparison("ne", "NE")
+eq_p.physical_lowering = _stored_keys_compare(eq_p, any_word=False)
+ne_p.physical_lowering = _stored_keys_compare(ne_p, any_word=True)
+lt_p = _comparison("lt", "LT", _no_complex)
+le_p = _comparison("le", "LE", _no_complex)
+gt_p = _comparison("gt", "GT", _no_complex)
+ge_p = _comparison("ge", "GE", _no_complex)
+# Floats compared in IEEE total order: -NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN.
+eq_to_p = _comparison("eq_to", "EQ", _no_complex, total_order=True)
+le_to_p = _comparison("le_to", "LE", _no_complex, total_order=True)
+lt_to_p = _comparison("lt_to", "LT", _no_complex, total_order=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Linear helpers for autodiff: add_any (tangent accumulation) and transposes
+
+add_any_p = standard_primitive("add_any", lambda x, y: (x if x.ndim >= y.ndim else y)
+                               if x.dtype == y.dtype else (
+    check_same_dtypes("add_any", [x, y])), _lower_nary("stablehlo.add"))
+add_any_p.batch = elementwise_batch(add_any_p)
+ad.deflinear(add_any_p, lambda ct, x, y: [unbroadcast(ct, x.aval) if ad.is_undefined(x) else
+                                          None,
+                                          unbroadcast(ct, y.aval) if ad.is_undefined(y) else
+                                          None])
+
+
+def _add_transpose(ct, x, y):
+  return [unbroadcast(ct, x.aval) if ad.is_undefined(x) else None,
+          unbroadcast(ct, y.aval) if ad.is_undefined(y) else None]
+
+
+def _sub_transpose(ct, x, y):
+  if type(ct) is Zero:
+    return [None, None]
+  return [unbroadcast(ct, x.aval) if ad.is_undefined(x) else None,
+          unbroadcast(neg(ct), y.aval) if ad.is_undefined(y) else None]
+
+
+def _mul_transpose(ct, x, y):
+  if ad.is_undefined(x):
+    return [unbroadcast(mul(ct, y), x.aval), None]
+  return [None, unbroadcast(mul(x, ct), y.aval)]
+
+
+def _div_transpose(ct, x, y):
+  return [unbroadcast(div(ct, y), x.aval), None]
+
+
+add_p.transpose = _add_transpose
+sub_p.transpose = _sub_transpose
+mul_p.transpose = _mul_transpose
+div_p.transpose = _div_transpose
+neg_p.transpose = lambda ct, x: [neg(ct)]
+# (strong zeros: the cotangent of a complex input is strongly typed, as in JAX)
+real_p.transpose = lambda ct, x: [complex(ct, _strong_zeros(ct))]
+imag_p.transpose = lambda ct, x: [complex(_strong_zeros(ct), neg(ct))]
+conj_p.transpose = lambda ct, x: [conj(ct)]
+complex_p.transpose = lambda ct, x, y: [
+    unbroadcast(real(ct), x.aval) if ad.is_undefined(x) else None,
+    unbroadcast(neg(imag(ct)), y.aval) if ad.is_undefined(y) else None]
+
+
+# ---------------------------------------------------------------------------------------
+# select_n, convert_element_type, integer_pow, clamp, copy
+
+def _select_n_abstract_eval(which, *cases):
+  if not cases:
+    raise TypeError("select_n must have at least one case")
+  if len({c.dtype for c in cases}) > 1:
+    got = ", ".join(c.dtype.name for c in cases)
+    raise TypeError(f"select_n cases must have the same dtypes, got [{got}].")
+  if len({c.shape for c in cases}) > 1:
+    got = ", ".join(str(c.shape) for c in cases)
+    raise TypeError(f"select_n cases must have the same shapes, got [{got}].")
+  if which.shape and which.shape != cases[0].shape:
+    raise TypeError("select_n `which` must be scalar or have the same shape as cases, got "
+                    f"`which` shape {which.shape} but case shape {cases[0].shape}.")
+  if which.dtype != np.bool_ and not dtypes.is_integer(which.dtype):
+    raise TypeError(f"select_n `which` must be boolean or integer type, got {which.dtype}.")
+  if which.dtype == np.bool_ and len(cases) > 2:
+    raise TypeError("select_n with boolean `which` cannot have more than two cases.")
+  return ShapedArray(cases[0].shape, cases[0].dtype, all(c.weak_type for c in cases))
+
+
+def _select_n_lowering(ctx, which, *cases):
+  which_aval = ctx.avals_in[0]
+  out = ctx.avals_out[0]
+
+  def select(lo, hi_cases):
+    # Bisect on the case index so n cases take log2(n) levels of selects.
+    if len(hi_cases) == 1:
+      return hi_cases[0]
+    mid = len(hi_cases) // 2
+    if which_aval.dtype == np.bool_:
+      pred = which
+    else:
+      pred_aval = ShapedArray(which_aval.shape, np.bool_)
+      bound = ctx.constant(np.asarray(lo + mid, which_aval.dtype),
+                           ShapedArray((), which_aval.dtype))
+      bound = broadcast_operand(ctx, bound, ShapedArray((), which_aval.dtype),
+                                which_aval.shape)
+      pred = ctx.op("stablehlo.compare", [which, bound], pred_aval,
+                    compare_attributes("LT", which_aval.dtype),
+                    in_avals=[which_aval, which_aval])
+    low = select(lo, hi_cases[:mid])
+    high = select(lo + mid, hi_cases[mid:])
+    if which_aval.dtype == np.bool_:
+      return ctx.op("stablehlo.select", [pred, high, low], out,
+                    in_avals=[ShapedArray(which_aval.shape, np.bool_), out, out])
+    return ctx.op("stablehlo.select", [pred, low, high], out,
+                  in_avals=[ShapedArray(which_aval.shape, np.bool_), out, out])
+
+  return select(0, list(cases))
+
+
+def _select_n_physical_lowering(ctx, which, *cases):
+  """Selecting PRNG keys: an array predicate is broadcast over the keys' stored dims."""
+  which_aval = ctx.avals_in[0]
+  if which_aval.ndim:
+    stored = physical_aval(ctx.avals_out[0])
+    which = _broadcast_operand(ctx, which, which_aval, stored.shape)
+    ctx.avals_in = [which_aval.update(shape=stored.shape), *ctx.avals_in[1:]]
+  return _select_n_lowering(ctx, which, *cases)
+
+
+def _select_n_jvp(primals, tangents):
+  which, *cases = primals
+  out = select_n(which, *cases)
+  case_tangents = tangents[1:]
+  if all(type(t) is Zero for t in case_tangents):
+    return out, Zero(tangent_aval(get_aval(out)))
+  ts = [ad.zeros_of(get_aval(c)) if type(t) is Zero else t for c, t in
+        zip(cases, case_tangents)]
+  return out, select_n(which, *ts)
+
+
+def _select_n_transpose(ct, which, *cases):
+  if ad.is_undefined(which):
+    raise ValueError("select_n is not linear in its predicate")
+  if type(ct) is Zero:
+    return [None] + [None] * len(cases)
+  zeros = _zeros_like_value(ct)
+  outs = [None]
+  for i, c in enumerate(cases):
+    if ad.is_undefined(c):
+      branches = [zeros] * len(cases)
+      branches[i] = ct
+      outs.append(select_n(which, *branches))
+    else:
+      outs.append(None)
+  return outs
+
+
+def _select_n_batch(axis, args, dims):
+  which, *cases = args
+  which_dim, *case_dims = dims
+  which_aval = get_aval(which)
+  logical_which_rank = which_aval.ndim - (which_dim is not None)
+  case_rank = get_aval(cases[0]).ndim - (case_dims[0] is not None)
+  if logical_which_rank == 0 and which_dim is not None and case_rank > 0:
+    which = batching.moveaxis(which, which_dim, 0)
+    which = broadcast_in_dim(which, (axis.size,) + _logical_shape(cases, case_dims),
+                                    (0,))
+    which_dim = 0
+  vals, out_dim = broadcast_batched_args([which, *cases], [which_dim, *case_dims])
+  shape = np.broadcast_shapes(*(get_aval(v).shape for v in vals))
+  vals = [v if (i == 0 and get_aval(v).ndim == 0) else _broadcast_full(v, shape)
+          for i, v in enumerate(vals)]
+  return select_n(*vals), out_dim
+
+
+def _logical_shape(cases, dims):
+  for c, d in zip(cases, dims):
+    shape = get_aval(c).shape
+    if d is not None:
+      return shape[:d] + shape[d + 1:]
+  return get_aval(cases[0]).shape
+
+
+def _broadcast_full(v, shape):
+  if get_aval(v).shape == tuple(shape):
+    return v
+  return broadcast_to_aval(v, shape)
+
+
+select_n_p = standard_primitive("select_n", _select_n_abstract_eval, _select_n_lowering)
+select_n_p.physical_lowering = _select_n_physical_lowering
+select_n_p.jvp = _select_n_jvp
+select_n_p.transpose = _select_n_transpose
+select_n_p.batch = _select_n_batch
+
+
+def _convert_abstract_eval(operand, *, new_dtype, weak_type):
+  if operand.dtype != new_dtype and (dtypes.is_extended(operand.dtype)
+                                     or dtypes.is_extended(new_dtype)):
+    raise ValueError(f"Cannot convert_element_type from {operand.dtype} to {new_dtype}"
+                     " (PRNG keys are not numbers: use random.key_data / wrap_key_data)")
+  return ShapedArray(operand.shape, new_dtype, weak_type)
+
+
+def _convert_lowering(ctx, x, *, new_dtype, weak_type):
+  src, out = ctx.avals_in[0], ctx.avals_out[0]
+  if src.dtype == out.dtype:
+    return x
+  if out.dtype == np.bool_ and src.dtype != np.bool_:
+    zero = ctx.constant(np.zeros((), src.dtype), ShapedArray((), src.dtype))
+    zero = broadcast_operand(ctx, zero, ShapedArray((), src.dtype), src.shape)
+    return ctx.op("stablehlo.compare", [x, zero], out, compare_attributes("NE", src.dtype),
+                  in_avals=[src, src])
+  if dtypes.is_complex(src.dtype) and not dtypes.is_complex(out.dtype):
+    real_aval = ShapedArray(src.shape, _real_dtype(src.dtype))
+    x = ctx.op("stablehlo.real", [x], real_aval, in_avals=[src])
+    src = real_aval
+    if src.dtype == out.dtype:
+      return x
+  return ctx.op("stablehlo.convert", [x], out, in_avals=[src])
+
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
+  (x,), (t,) = primals, tangents
+  out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+  out_aval = get_aval(out)
+  if type(t) is Zero or not dtypes.is_inexact(new_dtype) or not dtypes.is_inexact(
+      get_aval(x).dtype):
+    return out, Zero(ad.tangent_aval(out_aval))
+  return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type):
+  if type(ct) is Zero:
+    return [Zero(x.aval)]
+  return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type)]
+
+
+def _convert_batch(axis, args, dims, **params):
+  return convert_element_type_p.bind(args[0], **params), dims[0]
+
+
+convert_element_type_p = standard_primitive("convert_element_type", _convert_abstract_eval,
+                                            _convert_lowering)
+convert_element_type_p.jvp = _convert_jvp
+convert_element_type_p.transpose = _convert_transpose
+convert_element_type_p.batch = _convert_batch
+
+
+def _integer_pow_abstract_eval(x, *, y):
+  _number("integer_pow", x.dtype)
+  if y < 0 and dtypes.is_integer(x.dtype):
+    raise TypeError("integer_pow with a negative exponent needs an inexact dtype, got "
+                    f"{x.dtype.name}")
+  return x
+
+
+def _integer_pow_lowering(ctx, x, *, y):
+  aval = ctx.avals_in[0]
+  if y == 0:
+    one = ctx.constant(np.ones((), aval.dtype), ShapedArray((), aval.dtype))
+    return broadcast_operand(ctx, one, ShapedArray((), aval.dtype), aval.shape)
+  acc, base, n = None, x, builtins.abs(y)
+  while n:  # square-and-multiply
+    if n & 1:
+      acc = base if acc is None else ctx.op("stablehlo.multiply", [acc, base], aval)
+    n >>= 1
+    if n:
+      base = ctx.op("stablehlo.multiply", [base, base], aval)
+  if y < 0:
+    one = ctx.constant(np.ones((), aval.dtype), ShapedArray((), aval.dtype))
+    one = broadcast_operand(ctx, one, ShapedArray((), aval.dtype), aval.shape)
+    acc = ctx.op("stablehlo.divide", [one, acc], aval)
+  return acc
+
+
+integer_pow_p = standard_primitive("integer_pow", _integer_pow_abstract_eval,
+                                   _integer_pow_lowering)
+integer_pow_p.batch = lambda axis, args, dims, y: (integer_pow(args[0], y), dims[0])
+ad.defjvp(integer_pow_p, lambda t, x, y: _zeros_like_value(t) if y == 0 else mul(
+    t, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1))))
+
+
+def _clamp_abstract_eval(lo, x, hi):
+  check_same_dtypes("clamp", [lo, x, hi])
+  for b, n in ((lo, "min"), (hi, "max")):
+    if b.shape and b.shape != x.shape:
+      raise TypeError(f"clamp requires {n} to be a scalar or have the same shape as the "
+                      f"operand, got {n} shape {b.shape} and operand shape {x.shape}.")
+  return x
+
+
+clamp_p = standard_primitive("clamp", _clamp_abstract_eval, _lower_nary("stablehlo.clamp"))
+def _clamp_bound_jvp(outside):
+  """Tangent of a clamp bound: flows where the operand lies beyond it."""
+  def jvp(t, lo, x, hi):
+    shape = get_aval(x).shape
+    t = broadcast_to_aval(t, shape)
+    return select_n(outside(lo, x, hi), _zeros_like_value(t), t)
+  return jvp
+
+
+ad.defjvp(clamp_p,
+          _clamp_bound_jvp(lambda lo, x, hi: gt(broadcast_to_aval(lo, get_aval(x).shape), x)),
+          lambda t, lo, x, hi: select_n(bitwise_and(gt(x, lo), lt(x, hi)),
+                                        _zeros_like_value(t), t),
+          _clamp_bound_jvp(lambda lo, x, hi: lt(broadcast_to_aval(hi, get_aval(x).shape), x)))
+
+
+def _clamp_batch(axis, args, dims):
+  lo, x, hi = args
+  ld, xd, hd = dims
+  size = axis.size
+  x = batching.bdim_to_front(x, xd, size)
+  lo = lo if (ld is None and get_aval(lo).ndim == 0) else batching.bdim_to_front(
+      broadcast_to_aval(lo, get_aval(x).shape[1:]) if ld is None else lo, ld, size)
+  hi = hi if (hd is None and get_aval(hi).ndim == 0) else batching.bdim_to_front(
+      broadcast_to_aval(hi, get_aval(x).shape[1:]) if hd is None else hi, hd, size)
+  lo = _broadcast_full(lo, get_aval(x).shape) if get_aval(lo).ndim else lo
+  hi = _broadcast_full(hi, get_aval(x).shape) if get_aval(hi).ndim else hi
+  return clamp(lo, x, hi), 0
+
+
+clamp_p.batch = _clamp_batch
+
+copy_p = standard_primitive("copy", lambda x: x, lambda ctx, x: x)
+copy_p.batch = lambda axis, args, dims: (copy_p.bind(args[0]), dims[0])
+ad.deflinear(copy_p, lambda ct, x: [ct])
+
+
+# ---------------------------------------------------------------------------------------
+# User-facing functions
+
+def _bind(prim):
+  def fn(*args):
+    return prim.bind(*args)
+  fn.__name__ = prim.name
+  fn.__qualname__ = prim.name
+  fn.__doc__ = f"Elementwise ``{prim.name}`` (lax: operands must share a dtype)."
+  return fn
+
+
+add = _bind(add_p)
+sub = _bind(sub_p)
+mul = _bind(mul_p)
+div = _bind(div_p)
+rem = _bind(rem_p)
+max = _bind(max_p)
+min = _bind(min_p)
+
+
+def pow(x, y):
+  """Elementwise ``x ** y``; an integer ``y`` with an inexact ``x`` is cast to x's dtype."""
+  xa, ya = get_aval(x), get_aval(y)
+  if dtypes.is_inexact(xa.dtype) and dtypes.is_integer(ya.dtype):
+    y = convert_element_type(y, xa.dtype, ya.weak_type)
+  return pow_p.bind(x, y)
+
+
+atan2 = _bind(atan2_p)
+nextafter = _bind(nextafter_p)
+neg = _bind(neg_p)
+sign = _bind(sign_p)
+floor = _bind(floor_p)
+ceil = _bind(ceil_p)
+is_finite = _bind(is_finite_p)
+
+
+def _bind_accurate(prim):
+  """The user function of a transcendental primitive: ``f(x, *, accuracy=None)``."""
+  def fn(x, *, accuracy=None):
+    if accuracy is None:
+      return prim.bind(x)
+    return prim.bind(x, accuracy=check_accuracy(accuracy))
+  fn.__name__ = fn.__qualname__ = prim.name
+  fn.__doc__ = (f"Elementwise ``{prim.name}``; ``accuracy`` (a lax.Tolerance or "
+                "lax.AccuracyMode) selects the implementation.")
+  return fn
+
+
+exp = _bind_accurate(exp_p)
+exp2 = _bind_accurate(exp2_p)
+log = _bind_accurate(log_p)
+expm1 = _bind_accurate(expm1_p)
+log1p = _bind_accurate(log1p_p)
+tanh = _bind_accurate(tanh_p)
+logistic = _bind_accurate(logistic_p)
+sin = _bind_accurate(sin_p)
+cos = _bind_accurate(cos_p)
+tan = _bind_accurate(tan_p)
+asin = _bind(asin_p)
+acos = _bind(acos_p)
+atan = _bind(atan_p)
+sinh = _bind(sinh_p)
+cosh = _bind(cosh_p)
+asinh = _bind(asinh_p)
+acosh = _bind(acosh_p)
+atanh = _bind(atanh_p)
+sqrt = _bind_accurate(sqrt_p)
+rsqrt = _bind_accurate(rsqrt_p)
+cbrt = _bind_accurate(cbrt_p)
+erf = _bind(erf_p)
+erfc = _bind(erfc_p)
+erf_inv = _bind(erf_inv_p)
+lgamma = _bind(lgamma_p)
+digamma = _bind(digamma_p)
+polygamma = _bind(polygamma_p)
+bessel_i0e = _bind(bessel_i0e_p)
+bessel_i1e = _bind(bessel_i1e_p)
+real = _bind(real_p)
+imag = _bind(imag_p)
+
+
+def conj(x):
+  """Elementwise complex conjugate; a float32/float64 input gives ``x + 0j`` (as JAX)."""
+  if get_aval(x).dtype in (np.float32, np.float64):
+    return complex(x, _zeros_like_value(x))
+  return conj_p.bind(x)
+
+
+complex = _bind(complex_p)
+abs = _bind(abs_p)
+population_count = _bind(population_count_p)
+clz = _bind(clz_p)
+bitwise_not = _bind(not_p)
+bitwise_and = _bind(and_p)
+bitwise_or = _bind(or_p)
+bitwise_xor = _bind(xor_p)
+shift_left = _bind(shift_left_p)
+shift_right_arithmetic = _bind(shift_right_arithmetic_p)
+shift_right_logical = _bind(shift_right_logical_p)
+eq = _bind(eq_p)
+ne = _bind(ne_p)
+lt = _bind(lt_p)
+le = _bind(le_p)
+gt = _bind(gt_p)
+ge = _bind(ge_p)
+add_any = _bind(add_any_p)
+clamp = _bind(clamp_p)
+logical_and = bitwise_and
+
+
+def select_n(which, *cases):
+  """``cases[which]`` elementwise; a boolean ``which`` picks cases[1] where True."""
+  if not cases:
+    raise ValueError("select_n() must have at least one case")
+  return select_n_p.bind(which, *cases)
+
+
+def convert_element_type(operand, new_dtype, weak_type: bool = False):
+  """Casts ``operand`` to ``new_dtype`` (float->int truncates; NaN->int is 0 as in XLA).
+
+  Host scalars are converted on the host (they stay literals in jaxprs, as in JAX).
+  """
+  if isinstance(new_dtype, dtypes.ExtendedDType) or isinstance(
+      getattr(operand, "dtype", None), dtypes.ExtendedDType):
+    return _convert_extended(operand, new_dtype)
+  if type(new_dtype) is not np.dtype:
+    new_dtype = dtypes.dtype(new_dtype)
+  new_dtype = dtypes.canonicalize_dtype(new_dtype)
+  weak_type = bool(weak_type)
+  if isinstance(operand, _HOST_SCALARS) or (isinstance(operand, np.ndarray)
+                                            and operand.ndim == 0):
+    if np.asarray(operand).dtype.kind == "f" and dtypes.is_integer(new_dtype):
+      operand = _saturating_int(float(operand), new_dtype)
+    return scalar_array(operand, new_dtype, weak_type)
+  aval = get_aval(operand)
+  if aval.dtype == new_dtype and aval.weak_type == weak_type:
+    return operand
+  return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
+
+
+_HOST_SCALARS = (bool, int, float, type(1j), np.generic)  # `complex` is lax.complex here
+
+
+def _convert_extended(operand, new_dtype):
+  """Typed keys convert only to their own dtype (a no-op), as in JAX; convertible extended
+  dtypes (``primal_tangent_dtype``) to and from their physical dtype."""
+  src = get_aval(operand).dtype
+  dst = new_dtype if isinstance(new_dtype, dtypes.ExtendedDType) else dtypes.dtype(new_dtype)
+  if getattr(src, "allow_conversion", False) or getattr(dst, "allow_conversion", False):
+    from xjax._src.primitives.lax import extended_arrays
+    return extended_arrays.convert(operand, dst)
+  if src != dst:
+    raise ValueError(f"Cannot convert_element_type from {src} to {dst}")
+  return operand
+
+
+def _saturating_int(v: float, dtype) -> int:
+  """A float converted to an integer dtype as XLA does: truncated, saturated, NaN -> 0."""
+  info = np.iinfo(dtype)
+  if np.isnan(v):
+    return 0
+  return info.max if v >= info.max else info.min if v <= info.min else int(v)
+
+
+def integer_pow(x, y: int):
+  try:
+    y = operator.index(y)
+  except TypeError:
+    raise TypeError(f"lax.integer_pow: the exponent y must be a Python integer, got {y!r} of "
+                    f"type {type(y).__name__}; use lax.pow for non-integer powers.") from None
+  return integer_pow_p.bind(x, y=y)
+
+
+# ---------------------------------------------------------------------------------------
+# square: x * x
+
+square_p = standard_primitive(
+    "square", _nary_abstract_eval("square", dtype_checker("int", "inexact")),
+    lambda ctx, x: ctx.op("stablehlo.multiply", [x, x], ctx.avals_out[0]))
+square_p.batch = elementwise_batch(square_p)
+ad.defjvp(square_p, lambda t, x: mul(t, mul(_const(x, 2), x)))
+
+
+def square(x):
+  """Elementwise ``x * x``."""
+  return square_p.bind(x)
+
+
+# ---------------------------------------------------------------------------------------
+# mulhi: the high half of the double-width integer product
+
+mulhi_p = standard_primitive("mulhi", _nary_abstract_eval("mulhi", dtype_checker("int")),
+                             _lower_nary("chlo.mulhi"))  # as JAX; XLA expands it
+mulhi_p.batch = elementwise_batch(mulhi_p)
+ad.zero_jvp(mulhi_p)
+
+
+def mulhi(x, y, /):
+  """The high half of the double-width product of integers ``x`` and ``y``."""
+  return mulhi_p.bind(x, y)
+
+
+# ---------------------------------------------------------------------------------------
+# Private helpers used by the rules above
+
+def _const(like, value):
+  """``value`` as a scalar of ``like``'s type, weak type included (a Python scalar where
+  ``like`` is weak), as JAX's rules build constants with ``full_like``."""
+  aval = get_aval(like)
+  c = np.asarray(value, dtype=aval.dtype)[()]
+  return c.item() if aval.weak_type else c
+
+
+def _const_dtype(value, dtype):
+  return np.asarray(value, dtype=dtype)[()]
+
+
+def _one(like):
+  return _const(like, 1)
+
+
+def _zeros_like_value(x):
+  return _full_like_value(x, 0)
+
+
+def _trunc_div(x, y):
+  q = div(x, y)
+  if dtypes.is_integer(get_aval(q).dtype):
+    return q
+  return select_n(lt(q, _const(q, 0)), floor(q), ceil(q))
+
+
+def _pow_jac_base(x, y):
+  """d pow(x, y) / dx on strongly typed operands (JAX's rule converts them, so the
+  derivative of a weakly typed base is strong)."""
+  dt = get_aval(x).dtype
+  x, y = convert_element_type(x, dt), convert_element_type(y, dt)
+  return mul(y, pow(x, sub(y, _one(y))))
+
+
+def _strong_zeros(x):
+  aval = get_aval(x)
+  return full(aval.shape, 0, aval.dtype)
+
+
+def _full_like_value(x, value):
+  """``full_like``: the weak type of ``x`` included (a scalar stays a literal in jaxprs)."""
+  aval = get_aval(x)
+  return full(aval.shape, convert_element_type(value, aval.dtype, aval.weak_type))
+
+
+def _safe_base(x):
+  return select_n(eq(x, _const(x, 0)), x, _full_like_value(x, 1))
+
+
+def _tie_mask(x, other, min_):
+  """1 where ``x`` is the selected value, 0.5 at ties (JAX splits max/min gradients)."""
+  shape = broadcasting_shape("max", [get_aval(x).shape, get_aval(other).shape])
+  x_b, o_b = broadcast_to_aval(x, shape), broadcast_to_aval(other, shape)
+  dtype = get_aval(x).dtype
+  weak = get_aval(x).weak_type and get_aval(other).weak_type  # as weak as max(x, other)
+  one, half, zero = (convert_element_type(full(shape, v, dtype), dtype, weak)
+                     for v in (1, 0.5, 0))
+  wins = lt(o_b, x_b) if not min_ else lt(x_b, o_b)
+  return select_n(eq(x_b, o_b), select_n(wins, zero, one), half)
+
+
+def _abs_jvp(t, x):
+  aval = get_aval(x)
+  if dtypes.is_complex(aval.dtype):
+    y = abs(x)
+    safe = select_n(eq(y, _const_dtype(0, get_aval(y).dtype)), y, _full_like_value(y, 1))
+    return div(real(mul(conj(x), t)), safe)
+  return mul(t, select_n(ge(x, _const(x, 0)), _full_like_value(x, -1),
+                         _full_like_value(x, 1)))
+
+
+def _bessel_i1e_deriv(y, x):
+  safe_x = select_n(eq(x, _const(x, 0)), x, _one(x))
+  x_is_zero = eq(x, _const(x, 0))
+  d = sub(bessel_i0e(x), mul(y, add(sign(x), div(_one(x), safe_x))))
+  return select_n(x_is_zero, d, _full_like_value(x, 0.5))
+
+
+# Chebyshev coefficients of exp(-|x|) I0(x) on [0, 8] and of sqrt(x) exp(-x) I0(x) on
+# (8, inf), as in the Cephes library (XLA has no i0e op).
+_I0E_A = (-4.41534164647933937950e-18, 3.33079451882223809783e-17, -2.43127984654795469359e-16,
+          1.71539128555513303061e-15, -1.16853328779934516808e-14, 7.67618549860493561688e-14,
+          -4.85644678311192946090e-13, 2.95505266312963983461e-12, -1.72682629144155570723e-11,
+          9.67580903537323691224e-11, -5.18979560163526290666e-10, 2.65982372468238665035e-09,
+          -1.30002500998624804212e-08, 6.04699502254191894932e-08, -2.67079385394061173391e-07,
+          1.11738753912010371815e-06, -4.41673835845875056359e-06, 1.64484480707288970893e-05,
+          -5.75419501008210370398e-05, 1.88502885095841655729e-04, -5.76375574538582365885e-04,
+          1.63947561694133579842e-03, -4.32430999505057594430e-03, 1.05464603945949983183e-02,
+          -2.37374148058994688156e-02, 4.93052842396707084878e-02, -9.49010970480476444210e-02,
+          1.71620901522208775349e-01, -3.04682672343198398683e-01, 6.76795274409476084995e-01)
+_I0E_B = (-7.23318048787475395456e-18, -4.83050448594418207126e-18, 4.46562142029675999901e-17,
+          3.46122286769746109310e-17, -2.82762398051658348494e-16, -3.42548561967721913462e-16,
+          1.77256013305652638360e-15, 3.81168066935262242075e-15, -9.55484669882830764870e-15,
+          -4.15056934728722208663e-14, 1.54008621752140982691e-14, 3.85277838274214270114e-13,
+          7.18012445138366623367e-13, -1.79417853150680611778e-12, -1.32158118404477131188e-11,
+          -3.14991652796324136454e-11, 1.18891471078464383424e-11, 4.94060238822496958910e-10,
+          3.39623202570838634515e-09, 2.26666899049817806459e-08, 2.04891858946906374183e-07,
+          2.89137052083475648297e-06, 6.88975834691682398426e-05, 3.36911647825569408990e-03,
+          8.04490411014108831608e-01)
+
+
+def _chebyshev(x, coeffs):
+  b0, b1, b2 = _const(x, coeffs[0]), _const(x, 0), _const(x, 0)
+  for c in coeffs[1:]:
+    b2, b1 = b1, b0
+    b0 = add(sub(mul(x, b1), b2), _const(x, c))
+  return mul(_const(x, 0.5), sub(b0, b2))
+
+
+def _bessel_i0e_impl(x):
+  dt = get_aval(x).dtype
+  if dt in (np.float16, dtypes.bfloat16):  # evaluated in float32, as XLA's own expansion
+    return convert_element_type(_bessel_i0e_impl(convert_element_type(x, np.float32)), dt)
+  z = abs(x)
+  small = _chebyshev(sub(mul(z, _const(z, 0.5)), _const(z, 2)), _I0E_A)
+  safe = max(z, _const(z, 8))
+  large = div(_chebyshev(sub(div(_const(z, 32), safe), _const(z, 2)), _I0E_B), sqrt(safe))
+  return select_n(le(z, _const(z, 8)), large, small)
+
+
+def reciprocal(x):
+  """Elementwise ``1 / x``."""
+  return integer_pow(x, -1)
+
+
+def select(pred, on_true, on_false):
+  """``on_true`` where ``pred`` else ``on_false`` (boolean ``pred``)."""
+  return select_n(pred, on_false, on_true)
+
+
+def dtype(x):
+  """The canonical dtype of a value or dtype specifier."""
+  return dtypes.dtype(x, canonicalize=True)
+
+
+# The interpreters build zeros, tangent sums and batch-axis moves with these.
+_array_builders.convert_element_type = convert_element_type
+_array_builders.add_any = add_any

@@ -1,0 +1,26 @@
+"""``empty2``: a 0-d value of ``dtype`` whose contents are unspecified (zeros here), JAX's
+primitive for allocating scratch values (``jax.extend.core.primitives.empty2_p``).  The
+``memory_space`` parameter is kept for JAX's signature; xjax has one memory space."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.avals import ShapedArray, physical_aval
+from xjax._src.interpreters import ad
+from xjax._src.primitives.lax.utils import standard_primitive
+
+
+def _empty2_abstract_eval(*, dtype, memory_space):
+  del memory_space
+  return ShapedArray((), dtype if dtypes.is_extended(dtype) else np.dtype(dtype))
+
+
+def _empty2_lowering(ctx, *, dtype, memory_space):
+  stored = physical_aval(ctx.avals_out[0])
+  return ctx.constant(np.zeros(stored.shape, stored.dtype), stored)
+
+
+empty2_p = standard_primitive("empty2", _empty2_abstract_eval, _empty2_lowering)
+ad.zero_jvp(empty2_p)
+empty2_p.batch = lambda axis, args, dims, **params: (empty2_p.bind(**params), None)  # no operands

@@ -1,0 +1,546 @@
+"""The ``gather`` and ``scatter`` primitives (StableHLO's general indexing ops), their
+out-of-bounds modes, and the vmap of dynamic_slice / dynamic_update_slice built on them.
+
+Indices always carry their index vector in the last dimension (``index_vector_dim``)."""
+from __future__ import annotations
+
+import enum
+from typing import Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.backend.lowering import i64_array
+from xjax._src.core.avals import ShapedArray, physical_aval
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.primitives.lax import elementwise as ew
+from xjax._src.primitives.lax import shapes
+from xjax._src.primitives.lax.utils import standard_primitive, stored_dims
+
+
+class GatherDimensionNumbers(NamedTuple):
+  offset_dims: tuple
+  collapsed_slice_dims: tuple
+  start_index_map: tuple
+  operand_batching_dims: tuple = ()
+  start_indices_batching_dims: tuple = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+  update_window_dims: tuple
+  inserted_window_dims: tuple
+  scatter_dims_to_operand_dims: tuple
+  operand_batching_dims: tuple = ()
+  scatter_indices_batching_dims: tuple = ()
+
+
+class GatherScatterMode(enum.Enum):
+  """Out-of-bounds handling: CLIP clamps indices; FILL_OR_DROP returns ``fill_value`` from
+  gathers and drops scatter updates; PROMISE_IN_BOUNDS leaves it to the backend (clamps)."""
+  CLIP = enum.auto()
+  FILL_OR_DROP = enum.auto()
+  PROMISE_IN_BOUNDS = enum.auto()
+
+  @staticmethod
+  def from_any(s) -> "GatherScatterMode":
+    if isinstance(s, GatherScatterMode):
+      return s
+    if s is None or s in ("fill", "drop"):
+      return GatherScatterMode.FILL_OR_DROP
+    if s == "clip":
+      return GatherScatterMode.CLIP
+    if s == "promise_in_bounds":
+      return GatherScatterMode.PROMISE_IN_BOUNDS
+    raise ValueError(f"Unknown gather mode {s!r}")
+
+
+def _tuples(nt):
+  return type(nt)(*(tuple(int(d) for d in f) for f in nt))
+
+
+def _dims_attr(kind: str, fields: dict, index_vector_dim: int) -> str:
+  body = ", ".join(f"{k} = [{', '.join(str(d) for d in v)}]" for k, v in fields.items() if v)
+  sep = ", " if body else ""
+  return f"#stablehlo.{kind}<{body}{sep}index_vector_dim = {index_vector_dim}>"
+
+
+def _bool(b) -> str:
+  return "true" if b else "false"
+
+
+# ---------------------------------------------------------------------------------------
+# gather
+
+def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
+                          indices_are_sorted, unique_indices, mode, fill_value):
+  dn = dimension_numbers
+  if not dtypes.is_integer(indices.dtype):
+    raise TypeError(f"gather indices must be integers, got {indices.dtype.name}")
+  if len(slice_sizes) != operand.ndim:
+    raise TypeError(f"gather slice_sizes must have length operand.ndim ({operand.ndim}), got "
+                    f"{slice_sizes}")
+  if not indices.ndim or indices.shape[-1] != len(dn.start_index_map):
+    raise TypeError(f"gather indices last dimension must equal len(start_index_map) = "
+                    f"{len(dn.start_index_map)}, got indices shape {indices.shape}")
+  dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+  offset_sizes = [s for i, s in enumerate(slice_sizes) if i not in dropped]
+  if len(offset_sizes) != len(dn.offset_dims):
+    raise TypeError(f"gather offset_dims {dn.offset_dims} do not match the uncollapsed "
+                    f"slice dims of slice_sizes {slice_sizes}")
+  batch = list(indices.shape[:-1])
+  rank = len(batch) + len(offset_sizes)
+  off, bat, out = iter(offset_sizes), iter(batch), []
+  for i in range(rank):
+    out.append(next(off) if i in dn.offset_dims else next(bat))
+  return ShapedArray(tuple(out), operand.dtype, operand.weak_type)
+
+
+def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
+                     indices_are_sorted, unique_indices, mode, fill_value):
+  out = ctx.avals_out[0]
+  if out.size == 0 and not dtypes.is_extended(out.dtype):
+    # Nothing to gather (vmap over zero members); XLA would reject the size-1 slices of
+    # the empty batch dimension.
+    zero = ctx.constant(np.zeros((), out.dtype), ShapedArray((), out.dtype))
+    return ctx.op("stablehlo.broadcast_in_dim", [zero], out,
+                  {"broadcast_dimensions": i64_array(())})
+  dn = dimension_numbers
+  attr = _dims_attr("gather", {
+      "offset_dims": dn.offset_dims, "collapsed_slice_dims": dn.collapsed_slice_dims,
+      "operand_batching_dims": dn.operand_batching_dims,
+      "start_indices_batching_dims": dn.start_indices_batching_dims,
+      "start_index_map": dn.start_index_map}, ctx.avals_in[1].ndim - 1)
+  return ctx.op("stablehlo.gather", [operand, indices], ctx.avals_out[0],
+                {"dimension_numbers": attr, "indices_are_sorted": _bool(indices_are_sorted),
+                 "slice_sizes": i64_array(slice_sizes)})
+
+
+def _gather_jvp(primals, tangents, **params):
+  operand, indices = primals
+  out = gather_p.bind(operand, indices, **params)
+  if type(tangents[0]) is Zero:
+    return out, Zero(get_aval(out))
+  return out, gather_p.bind(tangents[0], indices, **params)
+
+
+def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
+                      indices_are_sorted, unique_indices, mode, fill_value):
+  aval = operand.aval
+  if type(ct) is Zero:
+    return [Zero(aval), None]
+  dn = dimension_numbers
+  sdn = ScatterDimensionNumbers(dn.offset_dims, dn.collapsed_slice_dims, dn.start_index_map,
+                                dn.operand_batching_dims, dn.start_indices_batching_dims)
+  zeros = shapes.full(aval.shape, 0, aval.dtype)
+  return [scatter_add(zeros, indices, ct, sdn, indices_are_sorted=indices_are_sorted,
+                      unique_indices=unique_indices, mode=GatherScatterMode.CLIP), None]
+
+
+def _shift(dims, k=1):
+  return tuple(d + k for d in dims)
+
+
+def _gather_batch(axis, args, dims, *, dimension_numbers, slice_sizes, **params):
+  operand, indices = args
+  od, idd = dims
+  dn = dimension_numbers
+  if idd is None:  # the batch axis becomes one more (full) slice dimension, first in output
+    operand = batching.moveaxis(operand, od, 0)
+    new = GatherDimensionNumbers((0,) + _shift(dn.offset_dims), _shift(dn.collapsed_slice_dims),
+                                 _shift(dn.start_index_map), _shift(dn.operand_batching_dims),
+                                 dn.start_indices_batching_dims)
+    return gather_p.bind(operand, indices, dimension_numbers=new,
+                         slice_sizes=(axis.size,) + tuple(slice_sizes), **params), 0
+  indices = batching.moveaxis(indices, idd, 0)
+  if od is None:  # one more batch dimension of indices, first in output
+    new = dn._replace(offset_dims=_shift(dn.offset_dims),
+                      start_indices_batching_dims=_shift(dn.start_indices_batching_dims))
+    return gather_p.bind(operand, indices, dimension_numbers=new, slice_sizes=slice_sizes,
+                         **params), 0
+  operand = batching.moveaxis(operand, od, 0)
+  new = GatherDimensionNumbers(_shift(dn.offset_dims), _shift(dn.collapsed_slice_dims),
+                               _shift(dn.start_index_map),
+                               (0,) + _shift(dn.operand_batching_dims),
+                               (0,) + _shift(dn.start_indices_batching_dims))
+  return gather_p.bind(operand, indices, dimension_numbers=new,
+                       slice_sizes=(1,) + tuple(slice_sizes), **params), 0
+
+
+gather_p = standard_primitive("gather", _gather_abstract_eval, _gather_lowering)
+gather_p.jvp = _gather_jvp
+gather_p.transpose = _gather_transpose
+gather_p.batch = _gather_batch
+
+
+def _gather_physical_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
+                              **params):
+  """Gathers of PRNG keys: each key's stored trailing dims become trailing offset dims."""
+  extra = stored_dims(ctx.avals_in[0])
+  out_ndim = ctx.avals_out[0].ndim
+  dn = dimension_numbers._replace(
+      offset_dims=(*dimension_numbers.offset_dims, *range(out_ndim, out_ndim + len(extra))))
+  return _gather_lowering(ctx, operand, indices, dimension_numbers=dn,
+                          slice_sizes=(*slice_sizes, *extra), **params)
+
+
+gather_p.physical_lowering = _gather_physical_lowering
+
+
+def default_fill_value(dtype):
+  """JAX's fill for out-of-bounds gathers: NaN, the lowest signed / highest unsigned int."""
+  dtype = np.dtype(dtype)
+  if dtypes.is_inexact(dtype):
+    return np.array(np.nan, dtype)[()]
+  if dtype == np.bool_:
+    return np.True_
+  info = np.iinfo(dtype)
+  return np.array(info.max if dtypes.is_unsigned(dtype) else info.min, dtype)[()]
+
+
+def _in_bounds(indices, operand_shape, index_map, window):
+  """A boolean mask over the index batch: every start index keeps its window in bounds."""
+  from xjax._src.primitives.lax.reductions import reduce_and
+  aval = get_aval(indices)
+  upper = np.array([operand_shape[d] - window[d] for d in index_map], aval.dtype)
+  upper = shapes.broadcast_in_dim(upper, aval.shape, (aval.ndim - 1,))
+  ok = ew.bitwise_and(ew.ge(indices, np.zeros((), aval.dtype)[()]), ew.le(indices, upper))
+  return reduce_and(ok, (aval.ndim - 1,))
+
+
+def clamp_indices(indices, operand_shape, index_map, window):
+  aval = get_aval(indices)
+  upper = np.array([max(operand_shape[d] - window[d], 0) for d in index_map], aval.dtype)
+  upper = shapes.broadcast_in_dim(upper, aval.shape, (aval.ndim - 1,))
+  return ew.max(ew.min(indices, upper), shapes.full(aval.shape, 0, aval.dtype))
+
+
+def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
+           indices_are_sorted=False, mode=None, fill_value=None):
+  """Gathers slices of ``operand`` of ``slice_sizes`` starting at ``start_indices``."""
+  dn = _tuples(dimension_numbers)
+  slice_sizes = tuple(int(s) for s in slice_sizes)
+  # as JAX, a bare lax.gather promises in-bounds indices (the backend clamps)
+  mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else \
+      GatherScatterMode.from_any(mode)
+  params = dict(dimension_numbers=dn, slice_sizes=slice_sizes,
+                indices_are_sorted=bool(indices_are_sorted),
+                unique_indices=bool(unique_indices), fill_value=None)
+  if mode is not GatherScatterMode.FILL_OR_DROP or dtypes.is_extended(get_aval(operand).dtype):
+    # (PRNG keys have no fill value: out-of-bounds indices clamp)
+    return gather_p.bind(operand, start_indices, mode=mode, **params)
+  op_aval = get_aval(operand)
+  out = gather_p.bind(operand, start_indices, mode=GatherScatterMode.CLIP, **params)
+  mask = _in_bounds(start_indices, op_aval.shape, dn.start_index_map, slice_sizes)
+  out_aval = get_aval(out)
+  batch_pos = tuple(i for i in range(out_aval.ndim) if i not in dn.offset_dims)
+  mask = shapes.broadcast_in_dim(mask, out_aval.shape, batch_pos)
+  fill = default_fill_value(op_aval.dtype) if fill_value is None else fill_value
+  fill = shapes.full(out_aval.shape, ew.convert_element_type(fill, op_aval.dtype))
+  return ew.select_n(mask, fill, out)
+
+
+# ---------------------------------------------------------------------------------------
+# scatter family
+
+_COMBINE = {"scatter": None, "scatter_add": "stablehlo.add", "scatter_mul": "stablehlo.multiply",
+            "scatter_min": "stablehlo.minimum", "scatter_max": "stablehlo.maximum",
+            "scatter_sub": "stablehlo.subtract"}
+_BOOL_COMBINE = {"stablehlo.add": "stablehlo.or", "stablehlo.multiply": "stablehlo.and"}
+
+
+def _scatter_abstract_eval(operand, indices, updates, *, dimension_numbers, **params):
+  if operand.dtype != updates.dtype:
+    raise TypeError(f"scatter operand and updates must have the same dtype, got "
+                    f"{operand.dtype.name} and {updates.dtype.name}")
+  if not dtypes.is_integer(indices.dtype):
+    raise TypeError(f"scatter indices must be integers, got {indices.dtype.name}")
+  dn = dimension_numbers
+  if not indices.ndim or indices.shape[-1] != len(dn.scatter_dims_to_operand_dims):
+    raise TypeError("scatter indices last dimension must equal "
+                    f"len(scatter_dims_to_operand_dims), got indices shape {indices.shape}")
+  return operand
+
+
+def _scatter_lowering(name):
+  def lower(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+            unique_indices, mode):
+    dn = dimension_numbers
+    scalar = ShapedArray((), ctx.avals_in[0].dtype)
+    hlo = _COMBINE[name]
+    if hlo is not None and scalar.dtype == np.bool_:
+      hlo = _BOOL_COMBINE.get(hlo, hlo)
+
+    def body(sub, args):
+      return [args[1] if hlo is None else sub.op(hlo, args, scalar)]
+    region = ctx.region([scalar, scalar], body)
+    attr = _dims_attr("scatter", {
+        "update_window_dims": dn.update_window_dims,
+        "inserted_window_dims": dn.inserted_window_dims,
+        "input_batching_dims": dn.operand_batching_dims,
+        "scatter_indices_batching_dims": dn.scatter_indices_batching_dims,
+        "scatter_dims_to_operand_dims": dn.scatter_dims_to_operand_dims},
+        ctx.avals_in[1].ndim - 1)
+    return ctx.op("stablehlo.scatter", [operand, indices, updates], ctx.avals_out[0],
+                  {"scatter_dimension_numbers": attr,
+                   "indices_are_sorted": _bool(indices_are_sorted),
+                   "unique_indices": _bool(unique_indices)}, regions=[region])
+  return lower
+
+
+def _gather_dims_for(dn: ScatterDimensionNumbers, operand_shape, updates_shape):
+  """The gather reading exactly the windows a scatter writes."""
+  gdn = GatherDimensionNumbers(dn.update_window_dims, dn.inserted_window_dims,
+                               dn.scatter_dims_to_operand_dims, dn.operand_batching_dims,
+                               dn.scatter_indices_batching_dims)
+  unit = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+  windows = iter(updates_shape[d] for d in dn.update_window_dims)
+  sizes = tuple(1 if i in unit else next(windows) for i in range(len(operand_shape)))
+  return gdn, sizes
+
+
+def _gather_updates(x, indices, updates_shape, dn, params):
+  gdn, sizes = _gather_dims_for(dn, get_aval(x).shape, updates_shape)
+  return gather(x, indices, gdn, sizes, indices_are_sorted=params["indices_are_sorted"],
+                unique_indices=params["unique_indices"], mode=GatherScatterMode.FILL_OR_DROP,
+                fill_value=0)
+
+
+def _linear_scatter_jvp(prim):
+  def jvp(primals, tangents, **params):
+    x, i, u = primals
+    out = prim.bind(x, i, u, **params)
+    tx, tu = tangents[0], tangents[2]
+    if type(tx) is Zero and type(tu) is Zero:
+      return out, Zero(get_aval(out))
+    return out, prim.bind(ad.instantiate(tx), i, ad.instantiate(tu), **params)
+  return jvp
+
+
+def _scatter_transpose(is_add):
+  def transpose(ct, x, i, u, *, dimension_numbers, **params):
+    u_aval = u.aval if ad.is_undefined(u) else get_aval(u)
+    if type(ct) is Zero:
+      return [Zero(x.aval) if ad.is_undefined(x) else None, None,
+              Zero(u_aval) if ad.is_undefined(u) else None]
+    ct_x = ct_u = None
+    if ad.is_undefined(x):
+      ct_x = ct if is_add else scatter_p.bind(
+          ct, i, shapes.full(u_aval.shape, 0, u_aval.dtype),
+          dimension_numbers=dimension_numbers, **params)
+    if ad.is_undefined(u):
+      ct_u = _gather_updates(ct, i, u_aval.shape, dimension_numbers, params)
+    return [ct_x, None, ct_u]
+  return transpose
+
+
+def _scatter_mul_jvp(primals, tangents, *, dimension_numbers, **params):
+  x, i, u = primals
+  tx, tu = tangents[0], tangents[2]
+  out = scatter_mul_p.bind(x, i, u, dimension_numbers=dimension_numbers, **params)
+  if type(tx) is Zero and type(tu) is Zero:
+    return out, Zero(get_aval(out))
+  t = scatter_mul_p.bind(ad.instantiate(tx), i, u, dimension_numbers=dimension_numbers,
+                         **params)
+  if type(tu) is not Zero:  # d out = out * tu / u at each written element
+    g = _gather_updates(out, i, get_aval(u).shape, dimension_numbers, params)
+    t = ew.add(t, scatter_add_p.bind(shapes.full(get_aval(x).shape, 0, get_aval(x).dtype), i,
+                                     ew.mul(g, ew.div(tu, u)),
+                                     dimension_numbers=dimension_numbers, **params))
+  return out, t
+
+
+def _scatter_mul_transpose(ct, x, i, u, *, dimension_numbers, **params):
+  if ad.is_undefined(u):
+    raise NotImplementedError("scatter_mul is linear only in its operand")
+  if type(ct) is Zero:
+    return [Zero(x.aval), None, None]
+  return [scatter_mul_p.bind(ct, i, u, dimension_numbers=dimension_numbers, **params),
+          None, None]
+
+
+def _chooser_scatter_jvp(prim):
+  """min/max: the tangent of every tied winner, averaged over the ties."""
+  def jvp(primals, tangents, *, dimension_numbers, **params):
+    x, i, u = primals
+    kw = dict(dimension_numbers=dimension_numbers, **params)
+    out = prim.bind(x, i, u, **kw)
+    tx, tu = tangents[0], tangents[2]
+    if type(tx) is Zero and type(tu) is Zero:
+      return out, Zero(get_aval(out))
+    tx, tu = ad.instantiate(tx), ad.instantiate(tu)
+    x_aval, u_aval = get_aval(x), get_aval(u)
+    g = _gather_updates(out, i, u_aval.shape, dimension_numbers, params)
+    x_won, u_won = ew.eq(x, out), ew.eq(u, g)
+    zx, zu = shapes.full(x_aval.shape, 0, x_aval.dtype), shapes.full(u_aval.shape, 0,
+                                                                      u_aval.dtype)
+    one_x, one_u = shapes.full(x_aval.shape, 1, x_aval.dtype), shapes.full(u_aval.shape, 1,
+                                                                            u_aval.dtype)
+    num = scatter_add_p.bind(ew.select_n(x_won, zx, tx), i, ew.select_n(u_won, zu, tu), **kw)
+    cnt = scatter_add_p.bind(ew.select_n(x_won, zx, one_x), i, ew.select_n(u_won, zu, one_u),
+                             **kw)
+    return out, ew.div(num, cnt)
+  return jvp
+
+
+def _scatter_batch(prim):
+  def rule(axis, args, dims, *, dimension_numbers, **params):
+    x, i, u = (batching.bdim_to_front(a, d, axis.size) for a, d in zip(args, dims))
+    dn = dimension_numbers
+    new = ScatterDimensionNumbers(_shift(dn.update_window_dims),
+                                  _shift(dn.inserted_window_dims),
+                                  _shift(dn.scatter_dims_to_operand_dims),
+                                  (0,) + _shift(dn.operand_batching_dims),
+                                  (0,) + _shift(dn.scatter_indices_batching_dims))
+    return prim.bind(x, i, u, dimension_numbers=new, **params), 0
+  return rule
+
+
+def _make_scatter(name):
+  prim = standard_primitive(name, _scatter_abstract_eval, _scatter_lowering(name))
+  prim.batch = _scatter_batch(prim)
+  return prim
+
+
+scatter_p = _make_scatter("scatter")
+
+
+def _scatter_physical_lowering(ctx, operand, indices, updates, *, dimension_numbers, **params):
+  """Writing PRNG keys: each key's stored trailing dims become trailing window dims."""
+  extra = len(stored_dims(ctx.avals_in[0]))
+  upd_ndim = ctx.avals_in[2].ndim
+  dn = dimension_numbers._replace(update_window_dims=(
+      *dimension_numbers.update_window_dims, *range(upd_ndim, upd_ndim + extra)))
+  ctx.avals_in = [physical_aval(ctx.avals_in[0]), ctx.avals_in[1],
+                  physical_aval(ctx.avals_in[2])]
+  return scatter_p.lowering(ctx, operand, indices, updates, dimension_numbers=dn, **params)
+
+
+scatter_p.physical_lowering = _scatter_physical_lowering
+scatter_add_p = _make_scatter("scatter_add")
+scatter_mul_p = _make_scatter("scatter_mul")
+scatter_min_p = _make_scatter("scatter_min")
+scatter_max_p = _make_scatter("scatter_max")
+scatter_p.jvp = _linear_scatter_jvp(scatter_p)
+scatter_p.transpose = _scatter_transpose(is_add=False)
+scatter_add_p.jvp = _linear_scatter_jvp(scatter_add_p)
+scatter_add_p.transpose = _scatter_transpose(is_add=True)
+scatter_mul_p.jvp = _scatter_mul_jvp
+scatter_mul_p.transpose = _scatter_mul_transpose
+scatter_min_p.jvp = _chooser_scatter_jvp(scatter_min_p)
+scatter_max_p.jvp = _chooser_scatter_jvp(scatter_max_p)
+
+
+def _scatter_fn(prim):
+  def scatter_fn(operand, scatter_indices, updates, dimension_numbers, *,
+                 indices_are_sorted=False, unique_indices=False, mode=None):
+    dn = _tuples(dimension_numbers)
+    mode = GatherScatterMode.from_any(mode)
+    if mode is GatherScatterMode.CLIP:
+      _, sizes = _gather_dims_for(dn, get_aval(operand).shape, get_aval(updates).shape)
+      scatter_indices = clamp_indices(scatter_indices, get_aval(operand).shape,
+                                      dn.scatter_dims_to_operand_dims, sizes)
+    return prim.bind(operand, scatter_indices, updates, dimension_numbers=dn,
+                     indices_are_sorted=bool(indices_are_sorted),
+                     unique_indices=bool(unique_indices), mode=mode)
+  scatter_fn.__name__ = prim.name
+  scatter_fn.__doc__ = f"``{prim.name}``: writes ``updates`` into windows of ``operand``."
+  return scatter_fn
+
+
+scatter = _scatter_fn(scatter_p)
+scatter_add = _scatter_fn(scatter_add_p)
+scatter_mul = _scatter_fn(scatter_mul_p)
+scatter_min = _scatter_fn(scatter_min_p)
+scatter_max = _scatter_fn(scatter_max_p)
+
+
+# ---------------------------------------------------------------------------------------
+# vmap of dynamic_slice / dynamic_update_slice with batched start indices
+
+def _stacked_indices(axis, idxs, idims):
+  dt = np.int64 if any(get_aval(i).dtype == np.int64 for i in idxs) else np.int32
+  cols = [ew.convert_element_type(batching.bdim_to_front(i, d, axis.size), dt)
+          for i, d in zip(idxs, idims)]
+  cols = [shapes.reshape(c, (axis.size, 1)) for c in cols]
+  return shapes.concatenate(cols, 1) if cols else shapes.full((axis.size, 0), 0, dt)
+
+
+def batched_dynamic_slice(axis, x, xd, idxs, idims, slice_sizes):
+  """vmap of dynamic_slice with batched start indices: a gather, batched at dim 0."""
+  n = len(slice_sizes)
+  indices = _stacked_indices(axis, idxs, idims)
+  if xd is None:
+    dn = GatherDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(n)))
+    return gather(x, indices, dn, slice_sizes, mode=GatherScatterMode.CLIP)
+  x = batching.moveaxis(x, xd, 0)
+  dn = GatherDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(1, n + 1)), (0,), (0,))
+  return gather(x, indices, dn, (1,) + tuple(slice_sizes), mode=GatherScatterMode.CLIP)
+
+
+def batched_dynamic_update_slice(axis, x, xd, upd, ud, idxs, idims):
+  """vmap of dynamic_update_slice with batched start indices: a scatter, batched at dim 0."""
+  x = batching.bdim_to_front(x, xd, axis.size)
+  upd = batching.bdim_to_front(upd, ud, axis.size)
+  n = len(idxs)
+  indices = _stacked_indices(axis, idxs, idims)
+  dn = ScatterDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(1, n + 1)), (0,), (0,))
+  return scatter(x, indices, upd, dn, mode=GatherScatterMode.CLIP)
+
+
+# ---------------------------------------------------------------------------------------
+# scatter_sub: operand[idx] -= updates
+
+scatter_sub_p = _make_scatter("scatter_sub")
+scatter_sub_p.jvp = _linear_scatter_jvp(scatter_sub_p)
+_add_transpose = _scatter_transpose(is_add=True)
+
+
+def _scatter_sub_transpose(ct, x, i, u, **params):
+  ct_x, _, ct_u = _add_transpose(ct, x, i, u, **params)
+  if ct_u is not None and type(ct_u) is not Zero:
+    ct_u = ew.neg(ct_u)
+  return [ct_x, None, ct_u]
+
+
+scatter_sub_p.transpose = _scatter_sub_transpose
+scatter_sub = _scatter_fn(scatter_sub_p)
+
+
+def index_take(src, idxs, axes: Sequence[int]):
+  """``src[idxs[0], :, idxs[1], ...]`` for index arrays taken along ``axes``: the result
+  is (num_indices, *remaining dimensions)."""
+  axes = tuple(int(a) for a in axes)
+  if len(idxs) != len(axes):
+    raise ValueError(f"index_take: got {len(idxs)} index arrays for {len(axes)} axes")
+  shape = get_aval(src).shape
+  cols = [shapes.reshape(i, (get_aval(i).size, 1)) for i in idxs]
+  dt = np.result_type(*[get_aval(c).dtype for c in cols])
+  indices = shapes.concatenate([ew.convert_element_type(c, dt) for c in cols], 1)
+  rest = tuple(d for d in range(len(shape)) if d not in axes)
+  dn = GatherDimensionNumbers(offset_dims=tuple(range(1, len(rest) + 1)),
+                                 collapsed_slice_dims=tuple(sorted(axes)),
+                                 start_index_map=axes)
+  sizes = tuple(1 if d in axes else shape[d] for d in range(len(shape)))
+  return gather(src, indices, dn, sizes, mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+def scatter_apply(operand, scatter_indices, func: Callable, dimension_numbers, *,
+                  update_shape=(), indices_are_sorted=False, unique_indices=False,
+                  mode=None):
+  """Applies ``func`` to each entry of ``operand`` the scatter addresses, once per time
+  it is addressed (``update_shape`` is the shape of the scatter's updates)."""
+  from xjax._src.primitives.lax.control_flow import while_loop
+  from xjax._src.primitives.lax.reductions import reduce_max
+  aval = get_aval(operand)
+  hits = scatter_add(shapes.full(aval.shape, 0, np.int32), scatter_indices,
+                        shapes.full(tuple(update_shape), 1, np.int32), dimension_numbers,
+                        indices_are_sorted=indices_are_sorted,
+                        unique_indices=unique_indices, mode=mode)
+  rounds = reduce_max(hits, tuple(range(aval.ndim))) if aval.ndim else hits
+
+  def body(carry):
+    i, x = carry
+    return ew.add(i, np.int32(1)), ew.select_n(ew.lt(i, hits), x, func(x))
+  return while_loop(lambda c: ew.lt(c[0], rounds), body, (np.int32(0), operand))[1]

@@ -1,0 +1,145 @@
+"""``lax.reduce`` with a user computation: traced to a jaxpr and lowered as
+``stablehlo.reduce`` (the monoid cases go to the dedicated reductions)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from xjax._src.foundations import tree_util
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.staging import trace_to_jaxpr
+from xjax._src.primitives.lax.utils import standard_primitive
+
+
+# ---------------------------------------------------------------------------------------
+# reduce with a traced computation
+
+def _reduce_abstract_eval(*args, computation, dimensions):
+  n = len(args) // 2
+  operands, inits = args[:n], args[n:]
+  shape = operands[0].shape
+  for x, init in zip(operands, inits):
+    if x.shape != shape:
+      raise ValueError(f"reduce operands must have the same shape, got "
+                       f"{', '.join(str(o.shape) for o in operands)}")
+    if init.shape or init.dtype != x.dtype:
+      raise TypeError(f"reduce init values must be scalars of the operands' dtypes, got "
+                      f"{init.str_short()} for an operand of dtype {x.dtype.name}")
+  if any(not 0 <= d < len(shape) for d in dimensions) or len(set(dimensions)) != len(dimensions):
+    raise ValueError(f"reduce: invalid dimensions {dimensions} for operand shape {shape}")
+  out_shape = tuple(s for i, s in enumerate(shape) if i not in dimensions)
+  return [ShapedArray(out_shape, x.dtype) for x in operands]
+
+
+def _reduce_lowering(ctx, *args, computation, dimensions):
+  from xjax._src.primitives.lax.reductions import lower_reduce
+  n = len(args) // 2
+
+  def body(sub, accs, xs):
+    return sub.lower_jaxpr(computation.jaxpr, computation.consts, list(accs) + list(xs))
+  outs = lower_reduce(ctx, args[:n], args[n:], dimensions, body, list(ctx.avals_out))
+  return outs if isinstance(outs, list) else [outs]
+
+
+def _reduce_batch(axis, args, dims, *, computation, dimensions):
+  n = len(args) // 2
+  if any(d is not None for d in dims[n:]):
+    raise NotImplementedError("reduce with batched init values is not supported")
+  xs = [batching.matchaxis(x, d, 0, axis.size) for x, d in zip(args[:n], dims[:n])]
+  outs = reduce_p.bind(*xs, *args[n:], computation=computation,
+                       dimensions=tuple(d + 1 for d in dimensions))
+  return outs, [0] * n
+
+
+def _reduce_jvp(primals, tangents, *, computation, dimensions):
+  """Differentiates a generic reduce as a pairwise tree of ``computation`` applications
+  (padded with the init values), which JVP can see through, as JAX does."""
+  from xjax._src.core.jaxpr import eval_jaxpr
+  from xjax._src.primitives.lax import shapes
+  n = len(primals) // 2
+  xs, inits = list(primals[:n]), list(primals[n:])
+  txs = [ad.instantiate(t) for t in tangents[:n]]
+  tinits = [ad.instantiate(t) for t in tangents[n:]]
+  shape = get_aval(xs[0]).shape
+  rest = [i for i in range(len(shape)) if i not in dimensions]
+  rest_shape = tuple(shape[i] for i in rest)
+  count = int(np.prod([shape[d] for d in dimensions], dtype=np.int64))
+
+  def rows(x):
+    return shapes.reshape(shapes.transpose(x, tuple(dimensions) + tuple(rest)),
+                          (count,) + rest_shape)
+
+  def fill(v, k):
+    return shapes.broadcast_in_dim(v, (k,) + rest_shape, ())
+
+  xs, txs = [rows(x) for x in xs], [rows(t) for t in txs]
+  if count == 0:
+    return ([shapes.broadcast_in_dim(i, rest_shape, ()) for i in inits],
+            [shapes.broadcast_in_dim(t, rest_shape, ()) for t in tinits])
+  combine = lambda *args: eval_jaxpr(computation.jaxpr, computation.consts, *args)
+  while count > 1:
+    if count % 2:
+      xs = [shapes.concatenate([x, fill(i, 1)], 0) for x, i in zip(xs, inits)]
+      txs = [shapes.concatenate([t, fill(ti, 1)], 0) for t, ti in zip(txs, tinits)]
+      count += 1
+    half = count // 2
+    evens = lambda vs: [shapes.slice_in_dim(v, 0, count, 2, 0) for v in vs]
+    odds = lambda vs: [shapes.slice_in_dim(v, 1, count, 2, 0) for v in vs]
+    xs, txs = ad.jvp_flat(combine, evens(xs) + odds(xs), evens(txs) + odds(txs))
+    txs = [ad.instantiate(t) for t in txs]
+    count = half
+  return ([shapes.reshape(x, rest_shape) for x in xs],
+          [shapes.reshape(t, rest_shape) for t in txs])
+
+
+reduce_p = standard_primitive("reduce", _reduce_abstract_eval, _reduce_lowering,
+                              multiple_results=True)
+reduce_p.batch = _reduce_batch
+reduce_p.jvp = _reduce_jvp
+
+
+def _monoid_reduction(computation, init, aval):
+  """The dedicated (differentiable) reduction for lax.add/mul/max/min with its identity."""
+  from xjax._src.core.trace import Tracer
+  from xjax._src.primitives.lax import elementwise as ew
+  from xjax._src.primitives.lax import reductions as r
+  table = {ew.add: ("add", r.reduce_sum), ew.mul: ("mul", r.reduce_prod),
+           ew.max: ("max", r.reduce_max), ew.min: ("min", r.reduce_min)}
+  if computation not in table or isinstance(init, Tracer):
+    return None
+  name, fn = table[computation]
+  if not np.array_equal(np.asarray(init), r._identity(name, aval.dtype)):
+    return None
+  return fn
+
+
+def reduce(operands, init_values, computation, dimensions: Sequence[int]):
+  """Reduces ``operands`` (an array or a pytree of arrays) over ``dimensions`` with
+  ``computation(accumulators, values)``, starting from ``init_values``."""
+  flat_ops, tree = tree_util.tree_flatten(operands)
+  flat_inits, init_tree = tree_util.tree_flatten(init_values)
+  if tree != init_tree:
+    raise ValueError("reduce operands and init_values must have the same structure")
+  dims = tuple(int(d) for d in dimensions)
+  if len(flat_ops) == 1:
+    fn = _monoid_reduction(computation, flat_inits[0], get_aval(flat_ops[0]))
+    if fn is not None:
+      return tree_util.tree_unflatten(tree, [fn(flat_ops[0], dims)])
+  avals = [ShapedArray((), get_aval(x).dtype) for x in flat_ops]
+  n = len(flat_ops)
+
+  def flat_computation(*args):
+    out = computation(tree_util.tree_unflatten(tree, args[:n]),
+                      tree_util.tree_unflatten(tree, args[n:]))
+    out_flat, out_tree = tree_util.tree_flatten(out)
+    if out_tree != tree:
+      raise TypeError("reduce computation must return the structure of its operands")
+    return out_flat
+  jaxpr = trace_to_jaxpr(flat_computation, avals + avals)
+  from xjax._src.primitives.lax.elementwise import convert_element_type
+  inits = [convert_element_type(i, a.dtype) for i, a in zip(flat_inits, avals)]
+  outs = reduce_p.bind(*flat_ops, *inits, computation=jaxpr, dimensions=dims)
+  return tree_util.tree_unflatten(tree, outs)

@@ -1,0 +1,312 @@
+"""``qr`` and ``householder_product``: QR decomposition by Householder reflections.
+
+On the CPU, LAPACK's geqrf packs the reflectors below ``R`` and orgqr/ungqr multiplies them
+out into ``Q``; elsewhere the same two steps run as HLO loops.  ``qr``'s JVP is JAX's
+(for ``m >= n`` with reduced ``Q``): ``dQ = Q (do - Q^H dA R^{-1}) + dA R^{-1}``,
+``dR = (Q^H dA R^{-1} - do) R`` with ``do`` the skew-Hermitian part fixed by ``R``'s
+triangularity.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.avals import ShapedArray
+from xjax._src.interpreters import ad
+from xjax._src.interpreters.ad import Zero, instantiate
+from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.linalg import lapack
+from xjax._src.primitives.lax.linalg.matrices import (conj, eye, matmul, mH, real, real_dtype, tril,
+                                                      triu)
+from xjax._src.primitives.lax.linalg.rules import (check_matrix, linalg_primitive, lower_fn,
+                                                   lowering, per_matrix)
+from xjax._src.primitives.lax.linalg.triangular_solve import triangular_solve
+
+
+def _orgqr(dtype) -> str:
+  return "ungqr" if dtypes.is_complex(dtype) else "orgqr"
+
+
+# -- the HLO algorithms (one matrix) --------------------------------------------------------
+
+def _norm(v):
+  return lax.sqrt(lax.reduce_sum(real(lax.mul(conj(v), v)), (0,)))
+
+
+def geqrf_hlo(a):
+  """LAPACK's geqrf on one matrix: ``(reflectors below R, taus)``."""
+  m, n = a.shape
+  k = min(m, n)
+  rdt = real_dtype(a.dtype)
+  ridx, cidx = lax.iota(np.int32, m), lax.iota(np.int32, n)
+
+  def step(j, carry):
+    a, taus = carry
+    column = lax.squeeze(lax.dynamic_slice_in_dim(a, j, 1, 1), (1,))
+    x = lax.select(lax.ge(ridx, j), column, lax.full((m,), 0, a.dtype))
+    alpha = lax.squeeze(lax.dynamic_slice_in_dim(x, j, 1, 0), (0,))
+    rest = lax.select(lax.gt(ridx, j), x, lax.full((m,), 0, a.dtype))
+    rest_norm = _norm(rest)
+    ar = real(alpha)
+    ai = lax.imag(alpha) if dtypes.is_complex(a.dtype) else lax.full((), 0, rdt)
+    norm = lax.sqrt(lax.add(lax.add(lax.mul(ar, ar), lax.mul(ai, ai)),
+                            lax.mul(rest_norm, rest_norm)))
+    trivial = lax.bitwise_and(lax.eq(rest_norm, lax.full((), 0, rdt)),
+                              lax.eq(ai, lax.full((), 0, rdt)))
+    beta = lax.neg(lax.mul(lax.select(lax.ge(ar, lax.full((), 0, rdt)), lax.full((), 1, rdt),
+                                      lax.full((), -1, rdt)), norm))
+    beta_c = lax.select(trivial, alpha, lax.convert_element_type(beta, a.dtype))
+    tau = lax.select(trivial, lax.full((), 0, a.dtype),
+                     lax.div(lax.sub(beta_c, alpha), beta_c))
+    denom = lax.select(trivial, lax.full((), 1, a.dtype), lax.sub(alpha, beta_c))
+    v = lax.select(lax.eq(ridx, j), lax.full((m,), 1, a.dtype), lax.div(rest, denom))
+    # a := H^H a with H = I - tau v v^H
+    vha = lax.dot_general(conj(v), a, (((0,), (0,)), ((), ())), precision="highest")
+    vha = lax.select(lax.gt(cidx, j), vha, lax.full((n,), 0, a.dtype))  # trailing columns
+    update = lax.mul(lax.broadcast_in_dim(lax.mul(conj(tau), v), (m, n), (0,)),
+                     lax.broadcast_in_dim(vha, (m, n), (1,)))
+    a = lax.sub(a, update)
+    column = lax.select(lax.eq(ridx, j), lax.broadcast_in_dim(beta_c, (m,), ()),
+                        lax.select(lax.gt(ridx, j), v, column))
+    a = lax.dynamic_update_slice_in_dim(a, lax.reshape(column, (m, 1)), j, 1)
+    taus = lax.dynamic_update_index_in_dim(taus, lax.reshape(tau, (1,)), j, 0)
+    return a, taus
+
+  return lax.fori_loop(np.int32(0), np.int32(k), step, (a, lax.full((k,), 0, a.dtype)))
+
+
+def householder_product_hlo(a, taus):
+  """LAPACK's orgqr on one matrix: the first ``n`` columns of ``H_0 ... H_{k-1}``."""
+  m, n = a.shape
+  k = taus.shape[0]
+  ridx = lax.iota(np.int32, m)
+
+  def step(t, q):
+    j = lax.sub(np.int32(k - 1), t)
+    col = lax.squeeze(lax.dynamic_slice_in_dim(a, j, 1, 1), (1,))
+    v = lax.select(lax.eq(ridx, j), lax.full((m,), 1, a.dtype),
+                   lax.select(lax.gt(ridx, j), col, lax.full((m,), 0, a.dtype)))
+    tau = lax.squeeze(lax.dynamic_slice_in_dim(taus, j, 1, 0), (0,))
+    vhq = lax.dot_general(conj(v), q, (((0,), (0,)), ((), ())), precision="highest")
+    return lax.sub(q, lax.mul(lax.broadcast_in_dim(lax.mul(tau, v), (m, n), (0,)),
+                              lax.broadcast_in_dim(vhq, (m, n), (1,))))
+
+  return lax.fori_loop(np.int32(0), np.int32(k), step, eye(a.dtype, (m, n)))
+
+
+# -- householder_product --------------------------------------------------------------------
+
+def _hp_abstract_eval(a, taus):
+  check_matrix("householder_product", a, square=False)
+  m, n = a.shape[-2:]
+  if m < n or taus.shape != a.shape[:-2] + (taus.shape[-1],) or taus.shape[-1] > n \
+      or taus.dtype != a.dtype:
+    raise ValueError(f"householder_product: a must have shape (..., m, n) with m >= n and "
+                     f"taus shape (..., k) with k <= n of a's dtype, got {a.str_short()} "
+                     f"and {taus.str_short()}.")
+  return ShapedArray(a.shape, a.dtype)
+
+
+def _hp_kernel(ctx, a, taus):
+  a_aval, t_aval = ctx.avals_in
+  return lapack.call(ctx, lapack.target(_orgqr(a_aval.dtype), a_aval.dtype), [a, taus],
+                     [a_aval, t_aval], [a_aval], {}, [True, False], [True])[0]
+
+
+householder_product_p = linalg_primitive(
+    "householder_product", _hp_abstract_eval,
+    lowering(_hp_kernel, lambda a, t: [householder_product_hlo(a, t)], "householder_product",
+             multiple_results=False), multiple_results=False)
+
+
+def _hp_jvp(primals, tangents):
+  """Differentiates the HLO algorithm (the kernel computes the same function)."""
+  nbatch = primals[0].ndim - 2
+  fn = per_matrix(lambda a, t: [householder_product_hlo(a, t)], nbatch)
+  tangents = [instantiate(t) for t in tangents]
+  (out,), (dout,) = ad.jvp_flat(fn, list(primals), tangents)
+  return householder_product_p.bind(*primals), dout
+
+
+householder_product_p.jvp = _hp_jvp
+
+
+def householder_product(a, taus):
+  """The product of the Householder reflectors stored below the diagonal of ``a``."""
+  return householder_product_p.bind(a, taus)
+
+
+# -- qr -------------------------------------------------------------------------------------
+
+def _abstract_eval(a, *, full_matrices):
+  check_matrix("qr", a, square=False)
+  *batch, m, n = a.shape
+  k = m if full_matrices else min(m, n)
+  return [ShapedArray(tuple(batch) + (m, k), a.dtype),
+          ShapedArray(tuple(batch) + (k, n), a.dtype)]
+
+
+def _assemble(packed, taus, a_shape, full_matrices, product):
+  """``(q, r)`` from geqrf's output; ``product`` multiplies the reflectors out."""
+  *batch, m, n = a_shape
+  nb = len(batch)
+  k = min(m, n)
+  if m < n:
+    q_in = lax.slice_in_dim(packed, 0, m, axis=nb + 1)
+  elif full_matrices and m > n:
+    q_in = lax.pad(packed, np.zeros((), packed.dtype)[()],
+                   [(0, 0, 0)] * nb + [(0, 0, 0), (0, m - n, 0)])
+  else:
+    q_in = packed
+  q = product(q_in, taus)
+  rows = m if full_matrices else k
+  r = triu(lax.slice_in_dim(packed, 0, rows, axis=nb))
+  return [q, r]
+
+
+def _kernel(ctx, a, *, full_matrices):
+  aval = ctx.avals_in[0]
+  *batch, m, n = aval.shape
+  t_aval = ShapedArray(tuple(batch) + (min(m, n),), aval.dtype)
+  packed, taus = lapack.call(ctx, lapack.target("geqrf", aval.dtype), [a], [aval],
+                             [aval, t_aval], {}, [True], [True, False])
+  return lower_fn(ctx, lambda p, t: _assemble(p, t, aval.shape, full_matrices,
+                                              householder_product),
+                  [packed, taus], [aval, t_aval])
+
+
+def _fallback(a, *, full_matrices):
+  packed, taus = geqrf_hlo(a)
+  return _assemble(packed, taus, a.shape, full_matrices, householder_product_hlo)
+
+
+qr_p = linalg_primitive("qr", _abstract_eval, lowering(_kernel, _fallback, "qr"))
+
+
+def _jvp(primals, tangents, *, full_matrices):
+  (a,), (da,) = primals, tangents
+  q, r = qr_p.bind(a, full_matrices=full_matrices)
+  if type(da) is Zero:
+    return (q, r), [Zero.like(q), Zero.like(r)]
+  *batch, m, n = a.shape
+  if m < n or (full_matrices and m != n):
+    raise NotImplementedError("Unimplemented case of QR decomposition derivative")
+  dx_rinv = triangular_solve(r, da)  # right side: dA R^{-1}
+  qt_dx_rinv = matmul(mH(q), dx_rinv)
+  low = tril(qt_dx_rinv, -1)
+  do = lax.sub(low, mH(low))
+  if dtypes.is_complex(a.dtype):  # the diagonal's imaginary part
+    diag_imag = lax.sub(qt_dx_rinv, lax.convert_element_type(real(qt_dx_rinv), a.dtype))
+    do = lax.add(do, lax.mul(eye(a.dtype, qt_dx_rinv.shape), diag_imag))
+  dq = lax.add(matmul(q, lax.sub(do, qt_dx_rinv)), dx_rinv)
+  dr = matmul(lax.sub(qt_dx_rinv, do), r)
+  return (q, r), [dq, dr]
+
+
+qr_p.jvp = _jvp
+
+
+def qr(x, *, full_matrices: bool = True):
+  """``(q, r)`` with ``x = q @ r``; ``q`` is (..., m, m) when ``full_matrices``, else
+  (..., m, min(m, n))."""
+  q, r = qr_p.bind(x, full_matrices=bool(full_matrices))
+  return q, r
+
+
+# -- geqrf and ormqr: the packed factorization, and products with its Q ----------------------
+
+def _geqrf_abstract_eval(a):
+  check_matrix("geqrf", a, square=False)
+  *batch, m, n = a.shape
+  return [ShapedArray(a.shape, a.dtype), ShapedArray(tuple(batch) + (min(m, n),), a.dtype)]
+
+
+def _geqrf_kernel(ctx, a):
+  aval, t_aval = ctx.avals_out
+  return lapack.call(ctx, lapack.target("geqrf", aval.dtype), [a], [aval], [aval, t_aval],
+                     {}, [True], [True, False])
+
+
+geqrf_p = linalg_primitive("geqrf", _geqrf_abstract_eval,
+                           lowering(_geqrf_kernel, lambda a: list(geqrf_hlo(a)), "geqrf"))
+
+
+def geqrf(a):
+  """LAPACK's QR factorization: ``(R with the Householder reflectors below it, taus)``
+  (what ``jnp.linalg.qr(mode="raw")`` returns, transposed)."""
+  packed, taus = geqrf_p.bind(a)
+  return packed, taus
+
+
+def _geqp3_abstract_eval(a, jpvt):
+  check_matrix("geqp3", a, square=False)
+  *batch, m, n = a.shape
+  if jpvt.shape != tuple(batch) + (n,) or not dtypes.is_integer(jpvt.dtype):
+    raise ValueError(f"geqp3: jpvt must be integers of shape {tuple(batch) + (n,)}, got "
+                     f"{jpvt.str_short()}.")
+  return [ShapedArray(a.shape, a.dtype), ShapedArray(jpvt.shape, jpvt.dtype),
+          ShapedArray(tuple(batch) + (min(m, n),), a.dtype)]
+
+
+def _geqp3_kernel(ctx, a, jpvt):
+  return lapack.call(ctx, lapack.target("geqp3", ctx.avals_in[0].dtype), [a, jpvt],
+                     list(ctx.avals_in), list(ctx.avals_out), {}, [True, False],
+                     [True, False, False])
+
+
+geqp3_p = linalg_primitive("geqp3", _geqp3_abstract_eval,
+                           lowering(_geqp3_kernel, None, "geqp3"))
+
+
+def geqp3(a, jpvt):
+  """LAPACK's column-pivoted QR factorization: ``(packed R and reflectors, jpvt, taus)``
+  with ``a[:, jpvt - 1] = Q R`` (1-based pivots; nonzero entries of the input ``jpvt`` pin
+  columns to the front)."""
+  packed, pivots, taus = geqp3_p.bind(a, jpvt)
+  return packed, pivots, taus
+
+
+def _ormqr_abstract_eval(a, taus, c, *, left, transpose):
+  check_matrix("ormqr", a, square=False)
+  m = a.shape[-2]
+  side = c.shape[-2] if left else c.shape[-1]
+  if c.ndim != a.ndim or side != m or taus.shape[-1] > min(a.shape[-2:]) or \
+      len({a.dtype, taus.dtype, c.dtype}) != 1:
+    raise ValueError(f"ormqr: a (..., m, n), taus (..., k) with k <= min(m, n) and c with m "
+                     f"{'rows' if left else 'columns'}, all of one dtype; got {a.str_short()}, "
+                     f"{taus.str_short()} and {c.str_short()}.")
+  return ShapedArray(c.shape, c.dtype)
+
+
+def _ormqr_fn(a, taus, c, *, left, transpose):
+  """``Q c`` (``Q^H c`` when ``transpose``; ``c Q`` / ``c Q^H`` when not ``left``), with Q
+  the m x m product of the reflectors (the columns past ``a``'s are identity)."""
+  m, n = a.shape
+  if n < m:
+    a = lax.pad(a, np.zeros((), a.dtype)[()], [(0, 0, 0), (0, m - n, 0)])
+  elif n > m:
+    a = lax.slice_in_dim(a, 0, m, axis=1)
+  q = householder_product(a, taus)
+  if transpose:
+    q = mH(q)
+  return [matmul(q, c) if left else matmul(c, q)]
+
+
+def _ormqr_kernel(ctx, a, taus, c, *, left, transpose):
+  a_aval, t_aval, c_aval = ctx.avals_in
+  base = "unmqr" if dtypes.is_complex(a_aval.dtype) else "ormqr"
+  return lapack.call(ctx, lapack.target(base, a_aval.dtype), [a, taus, c],
+                     [a_aval, t_aval, c_aval], [c_aval],
+                     {"left": str(left).lower(), "transpose": str(transpose).lower()},
+                     [True, False, True], [True])[0]
+
+
+ormqr_p = linalg_primitive("ormqr", _ormqr_abstract_eval,
+                           lowering(_ormqr_kernel, _ormqr_fn, "ormqr", multiple_results=False),
+                           multiple_results=False)
+
+
+def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
+  """``c`` multiplied by the Q of a ``geqrf`` factorization (``a``, ``taus``): ``Q c``,
+  ``Q^H c`` (``transpose``), ``c Q`` or ``c Q^H`` (not ``left``)."""
+  return ormqr_p.bind(a, taus, c, left=bool(left), transpose=bool(transpose))

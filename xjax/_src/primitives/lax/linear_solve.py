@@ -1,0 +1,213 @@
+"""``custom_linear_solve`` and ``custom_root``: solves whose derivatives come from the
+linear operator (implicit differentiation), not from the solver's iterations.
+
+``linear_solve`` is a primitive over (matvec, vecmat, solve, transpose_solve) jaxprs whose
+closed-over values are operands.  Its JVP solves again for ``db - (d matvec) x``; it is
+linear in ``b``, and its transpose is the solve with the transposed operator.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from xjax._src.foundations import tree_util
+from xjax._src.core.avals import tangent_aval
+from xjax._src.core.jaxpr import closed_with_consts_as_args, eval_jaxpr
+from xjax._src.core.trace import Primitive
+from xjax._src.core.values import get_aval
+from xjax._src.primitives.custom_derivatives import custom_jvp
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.interpreters.staging import trace_to_jaxpr
+from xjax._src.primitives.lax import elementwise as ew
+from xjax._src.primitives.lax.autodiff_helpers import stop_gradient_leaf
+
+_ROLES = ("matvec", "vecmat", "solve", "transpose_solve")
+
+
+def _trace(fun, tree, avals):
+  """``fun`` on pytree ``tree`` of ``avals`` as (jaxpr taking consts first, consts)."""
+  def flat(*xs):
+    out = fun(tree_util.tree_unflatten(tree, list(xs)))
+    leaves, out_tree = tree_util.tree_flatten(out)
+    if out_tree != tree:
+      raise TypeError(f"custom_linear_solve: function output structure {out_tree} does "
+                      f"not match the right-hand side's {tree}")
+    return leaves
+  return closed_with_consts_as_args(trace_to_jaxpr(flat, avals))
+
+
+def _transposed(jaxpr, consts, tree, avals):
+  """The transpose of the linear map ``jaxpr`` (consts first) on pytree ``tree``."""
+  def vecmat(y):
+    args = [*consts, *(ad.UndefinedPrimal(a) for a in avals)]
+    cts = ad.backward_pass(jaxpr, [], args, tree_util.tree_leaves(y))[len(consts):]
+    return tree_util.tree_unflatten(tree, [ad.instantiate(c) for c in cts])
+  return vecmat
+
+
+def _tangent(fun, primal, tangent):
+  """The tangent of ``fun``'s output at pytree ``primal`` along ``tangent``."""
+  leaves, tree = tree_util.tree_flatten(primal)
+  out_tree = []
+
+  def flat(*xs):
+    out, t = tree_util.tree_flatten(fun(tree_util.tree_unflatten(tree, list(xs))))
+    out_tree.append(t)
+    return out
+  _, tangents = ad.jvp_flat(flat, leaves, tree_util.tree_leaves(tangent))
+  return tree_util.tree_unflatten(out_tree[0], [ad.instantiate(t) for t in tangents])
+
+
+def _split(args, counts):
+  out, i = [], 0
+  for n in counts:
+    out.append(list(args[i:i + n]))
+    i += n
+  out.append(list(args[i:]))
+  return out
+
+
+def _run(role, args, jaxprs, counts):
+  groups = _split(args, counts)
+  k = _ROLES.index(role)
+  if jaxprs[k] is None:
+    raise TypeError(f"custom_linear_solve: transpose needs {role}; pass transpose_solve or "
+                    "symmetric=True")
+  return eval_jaxpr(jaxprs[k], [], *groups[k], *groups[-1])
+
+
+def _abstract_eval(*avals, jaxprs, counts):
+  return list(avals[sum(counts):])
+
+
+def _impl(*args, jaxprs, counts):
+  return _run("solve", args, jaxprs, counts)
+
+
+def _lowering(ctx, *args, jaxprs, counts):
+  groups = _split(args, counts)
+  return ctx.lower_jaxpr(jaxprs[2], [], groups[2] + groups[-1])
+
+
+def _jvp(primals, tangents, *, jaxprs, counts):
+  x = linear_solve_p.bind(*primals, jaxprs=jaxprs, counts=counts)
+  groups = _split(primals, counts)
+  tgroups = _split(tangents, counts)
+  rhs = [ad.instantiate(t) if type(t) is not Zero else None for t in tgroups[-1]]
+  if any(type(t) is not Zero for t in tgroups[0]):  # d(matvec) applied to x
+    _, dmv = ad.jvp_flat(lambda *cs: eval_jaxpr(jaxprs[0], [], *cs, *x), groups[0], tgroups[0])
+    rhs = [ew.neg(d) if r is None else ew.sub(r, d) if type(d) is not Zero else r
+           for r, d in zip(rhs, [ad.instantiate(d) for d in dmv])]
+  if all(r is None for r in rhs):
+    return x, [Zero(tangent_aval(get_aval(o))) for o in x]
+  rhs = [ad.zeros_of(tangent_aval(get_aval(o))) if r is None else r for r, o in zip(rhs, x)]
+  consts = [p for g in groups[:-1] for p in g]
+  return x, linear_solve_p.bind(*consts, *rhs, jaxprs=jaxprs, counts=counts)
+
+
+def _transpose(cts, *args, jaxprs, counts):
+  n = sum(counts)
+  if any(ad.is_undefined(a) for a in args[:n]):
+    raise TypeError("custom_linear_solve is only linear in its right-hand side")
+  if all(type(c) is Zero for c in cts):
+    return [None] * n + [Zero(a.aval) for a in args[n:]]
+  cts = [ad.instantiate(c) for c in cts]
+  g = _split(args[:n], counts)[:-1]
+  swapped = (jaxprs[1], jaxprs[0], jaxprs[3], jaxprs[2])
+  swapped_counts = (counts[1], counts[0], counts[3], counts[2])
+  outs = linear_solve_p.bind(*g[1], *g[0], *g[3], *g[2], *cts, jaxprs=swapped,
+                             counts=swapped_counts)
+  return [None] * n + list(outs)
+
+
+def _batch(axis, args, dims, *, jaxprs, counts):
+  return batching.batch_flat(lambda *a: _run("solve", a, jaxprs, counts), args, dims, axis)
+
+
+linear_solve_p = Primitive("custom_linear_solve", multiple_results=True)
+linear_solve_p.abstract_eval = _abstract_eval
+linear_solve_p.impl = _impl
+linear_solve_p.lowering = _lowering
+linear_solve_p.jvp = _jvp
+linear_solve_p.transpose = _transpose
+linear_solve_p.batch = _batch
+
+
+def custom_linear_solve(matvec: Callable, b: Any, solve: Callable,
+                        transpose_solve: Callable | None = None, symmetric: bool = False,
+                        has_aux: bool = False):
+  """``solve(matvec, b)``, differentiated implicitly through the linear map ``matvec``.
+
+  ``solve(matvec, b)`` and ``transpose_solve(vecmat, b)`` must solve ``matvec(x) = b`` and
+  ``vecmat(x) = b``; ``symmetric=True`` uses ``solve`` for both.  With ``has_aux`` the
+  solvers return ``(x, aux)`` and the result is ``(x, aux)``.
+  """
+  leaves, tree = tree_util.tree_flatten(b)
+  avals = [get_aval(x) for x in leaves]
+  aux_box = []
+
+  def solver(fn, op):
+    def run(rhs):
+      out = fn(op, rhs)
+      if has_aux:
+        out, aux = out
+        aux_box.append(aux)
+      return out
+    return run
+
+  mv, mv_consts = _trace(matvec, tree, avals)
+  matvec_fn = lambda x: tree_util.tree_unflatten(
+      tree, eval_jaxpr(mv, [], *mv_consts, *tree_util.tree_leaves(x)))
+  s, s_consts = _trace(solver(solve, matvec_fn), tree, avals)
+  aux = aux_box[0] if has_aux else None
+  if symmetric:
+    vm, vm_consts, ts, ts_consts = mv, mv_consts, s, s_consts
+  else:
+    vecmat = _transposed(mv, mv_consts, tree, avals)
+    vm, vm_consts = _trace(vecmat, tree, avals)
+    ts, ts_consts = (None, []) if transpose_solve is None else _trace(
+        solver(transpose_solve, vecmat), tree, avals)
+  counts = (len(mv_consts), len(vm_consts), len(s_consts), len(ts_consts))
+  out = linear_solve_p.bind(*mv_consts, *vm_consts, *s_consts, *ts_consts, *leaves,
+                            jaxprs=(mv, vm, s, ts), counts=counts)
+  x = tree_util.tree_unflatten(tree, out)
+  return (x, aux) if has_aux else x
+
+
+def custom_root(f: Callable, initial_guess: Any, solve: Callable, tangent_solve: Callable,
+                has_aux: bool = False):
+  """The root ``solve(f, initial_guess)`` of ``f``, differentiated implicitly: tangents
+  solve the linearized ``f`` with ``tangent_solve(g, y)`` (which returns x with g(x) = y)."""
+  guess_leaves, tree = tree_util.tree_flatten(initial_guess)
+  avals = [get_aval(x) for x in guess_leaves]
+  closed = trace_to_jaxpr(
+      lambda *xs: tree_util.tree_leaves(f(tree_util.tree_unflatten(tree, list(xs)))), avals)
+  jaxpr, consts = closed_with_consts_as_args(closed)
+
+  def f_of(cs, x):
+    return tree_util.tree_unflatten(
+        tree, eval_jaxpr(jaxpr, [], *cs, *tree_util.tree_leaves(x)))
+
+  aux_box = []
+
+  @custom_jvp
+  def root(cs, guess):
+    out = solve(lambda x: f_of(cs, x), guess)
+    if has_aux:
+      out, aux = out
+      aux_box.append(aux)
+    return out
+
+  def root_jvp(primals, tangents):
+    cs, guess = primals
+    dcs, _ = tangents
+    sol = root(cs, guess)
+    sol = tree_util.tree_map(stop_gradient_leaf, sol)
+    f_dot = _tangent(lambda c: f_of(c, sol), cs, dcs)
+    lin = lambda v: _tangent(lambda x: f_of(cs, x), sol, v)
+    dx = tangent_solve(lin, f_dot)
+    return sol, tree_util.tree_map(ew.neg, dx)
+
+  root.defjvp(root_jvp)
+  out = root(list(consts), initial_guess)
+  return (out, aux_box[-1]) if has_aux else out

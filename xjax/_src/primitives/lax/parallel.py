@@ -1,0 +1,561 @@
+"""Collective primitives over named axes: psum, pmean, pmax, pmin, all_gather, axis_index,
+ppermute, pshuffle, all_to_all, psum_scatter.
+
+A named axis comes from ``vmap(..., axis_name=...)`` or from the mesh of a ``shard_map``
+(and ``pmap``, built on it).  Each primitive is marked ``is_collective``, so the batching
+trace owning a vmapped axis runs its batch rule even when the operand is unbatched; the rule
+computes the collective over the batch dimension.  Inside a shard_map body the primitives
+lower to XLA's collectives (``all_reduce``, ``all_gather``, ``collective_permute``,
+``all_to_all``, ``reduce_scatter``) over the devices that differ only along the named mesh
+axes.  Elsewhere the axis name is unbound, and evaluation raises ``NameError`` as JAX does.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.foundations import tree_util
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.trace import Primitive
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, batching
+from xjax._src.primitives.lax import elementwise, reductions, shapes
+
+
+def _names(axis_name) -> tuple:
+  return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _unbound(*_, axis_name, **__):
+  raise NameError(f"unbound axis name: {_names(axis_name)[0]}")
+
+
+def _collective(name: str, abstract_eval, lowering=None) -> Primitive:
+  prim = Primitive(name)
+  prim.is_collective = True
+  prim.abstract_eval = abstract_eval
+  prim.impl = _unbound
+  prim.lowering = lowering or (lambda ctx, *args, **params: _unbound(**params))
+  return prim
+
+
+# ---------------------------------------------------------------------------------------
+# Lowering inside a shard_map body: the module's innermost manual mesh binds the names.
+
+def _mesh_positions(ctx, axis_name):
+  """(mesh, the partition ids of its devices with the named axes last, group size)."""
+  names = _names(axis_name)
+  mesh = ctx.module.manual[-1] if ctx.module.manual else None
+  for n in names:
+    if mesh is None or n not in mesh.axis_names:
+      raise NameError(f"unbound axis name: {n}")
+  ids = np.vectorize(ctx.module.logical.__getitem__, otypes=[np.int64])(mesh.devices)
+  rest = [i for i, a in enumerate(mesh.axis_names) if a not in names]
+  ids = np.transpose(ids, rest + [mesh.axis_names.index(n) for n in names])
+  size = int(np.prod([mesh.shape[n] for n in names], dtype=np.int64))
+  return mesh, ids.reshape(-1, size), size
+
+
+def _group_attrs(ctx, axis_name) -> dict:
+  _, groups, _ = _mesh_positions(ctx, axis_name)
+  rows = ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups)
+  return {"channel_handle": f"#stablehlo.channel_handle<handle = {ctx.module.next_channel()}, "
+                            "type = 1>",
+          "replica_groups": f"dense<[{rows}]> : tensor<{groups.shape[0]}x{groups.shape[1]}xi64>",
+          "use_global_device_ids": "unit"}
+
+
+def _reducer(op: str):
+  def region(ctx, aval):
+    scalar = ShapedArray((), aval.dtype)
+    return ctx.region([scalar, scalar], lambda sub, a: [sub.op(op, a, scalar)])
+  return region
+
+
+def _all_reduce_lowering(op: str):
+  def lowering(ctx, x, *, axis_name):
+    aval = ctx.avals_out[0]
+    return ctx.op("stablehlo.all_reduce", [x], aval, _group_attrs(ctx, axis_name),
+                  regions=[_reducer(op)(ctx, aval)])
+  return lowering
+
+
+def _reshape(ctx, x, shape):
+  aval = ctx.aval_of(x)
+  return ctx.op("stablehlo.reshape", [x], ShapedArray(tuple(shape), aval.dtype))
+
+
+def _transpose(ctx, x, perm):
+  aval = ctx.aval_of(x)
+  shape = tuple(aval.shape[p] for p in perm)
+  return ctx.op("stablehlo.transpose", [x], ShapedArray(shape, aval.dtype),
+                {"permutation": f"array<i64: {', '.join(map(str, perm))}>"})
+
+
+def _same_aval(x, **_):
+  return x
+
+
+def _rest(axis, axis_name):
+  """The axis names other than ``axis``'s, or None when ``axis`` is not among them."""
+  names = _names(axis_name)
+  if axis.name not in names:
+    return None
+  return tuple(n for n in names if n != axis.name)
+
+
+# ---------------------------------------------------------------------------------------
+# psum / pmax / pmin: reduce over the named axes; the result is the same for every member.
+
+def _reducer_batch(prim, reduce, scale_unbatched):
+  def rule(axis, args, dims, *, axis_name):
+    (x,), (d,) = args, dims
+    rest = _rest(axis, axis_name)
+    if rest is None:  # another (outer) axis: the collective acts per batch element
+      return prim.bind(x, axis_name=axis_name), d
+    if d is None:
+      out = scale_unbatched(x, axis.size)
+    else:
+      out = reduce(x, (d,))
+    if rest:
+      out = prim.bind(out, axis_name=rest if len(rest) > 1 else rest[0])
+    return out, None
+  return rule
+
+
+def _psum_unbatched(x, size):
+  aval = get_aval(x)
+  return elementwise.mul(x, elementwise.convert_element_type(np.array(size, aval.dtype),
+                                                             aval.dtype, aval.weak_type))
+
+
+def _psum_transpose(ct, x, *, axis_name):
+  return [psum_p.bind(ad.instantiate(ct), axis_name=axis_name)]
+
+
+psum_p = _collective("psum", _same_aval, _all_reduce_lowering("stablehlo.add"))
+ad.deflinear(psum_p, _psum_transpose)
+psum_p.batch = _reducer_batch(psum_p, reductions.reduce_sum,
+                              _psum_unbatched)
+pmax_p = _collective("pmax", _same_aval, _all_reduce_lowering("stablehlo.maximum"))
+pmax_p.batch = _reducer_batch(pmax_p, reductions.reduce_max,
+                              lambda x, _: x)
+pmin_p = _collective("pmin", _same_aval, _all_reduce_lowering("stablehlo.minimum"))
+pmin_p.batch = _reducer_batch(pmin_p, reductions.reduce_min,
+                              lambda x, _: x)
+
+
+def _tree_bind(prim, x, axis_name):
+  return tree_util.tree_map(lambda leaf: prim.bind(leaf, axis_name=axis_name), x)
+
+
+def psum(x, axis_name):
+  """Sums ``x`` (a pytree) over the named axis (or tuple of axes)."""
+  return _tree_bind(psum_p, x, axis_name)
+
+
+def pmax(x, axis_name):
+  """The maximum of ``x`` (a pytree) over the named axis (or tuple of axes)."""
+  return _tree_bind(pmax_p, x, axis_name)
+
+
+def pmin(x, axis_name):
+  """The minimum of ``x`` (a pytree) over the named axis (or tuple of axes)."""
+  return _tree_bind(pmin_p, x, axis_name)
+
+
+def pmean(x, axis_name):
+  """The mean of ``x`` (a pytree) over the named axis (or tuple of axes)."""
+  n = psum(1, axis_name)
+  return tree_util.tree_map(
+      lambda leaf: elementwise.div(psum(leaf, axis_name),
+                                   elementwise.convert_element_type(n, get_aval(leaf).dtype)),
+      x)
+
+
+# ---------------------------------------------------------------------------------------
+# axis_index: each member's position along the axis.
+
+def _axis_index_abstract_eval(*, axis_name):
+  return ShapedArray((), np.dtype(np.int32))
+
+
+def _axis_index_batch(axis, args, dims, *, axis_name):
+  return shapes.iota(np.int32, axis.size), 0
+
+
+def _axis_index_lowering(ctx, *, axis_name):
+  """This device's position along the axes: a table indexed by the partition id."""
+  mesh, groups, size = _mesh_positions(ctx, axis_name)
+  table = np.zeros(groups.size, np.int32)
+  for g in groups:
+    table[g] = np.arange(size, dtype=np.int32)
+  i32 = ShapedArray((), np.dtype(np.int32))
+  pid = ctx.op("stablehlo.partition_id", [], ShapedArray((), np.dtype(np.uint32)))
+  pid = ctx.op("stablehlo.convert", [pid], i32)
+  const = ctx.constant(table, ShapedArray(table.shape, table.dtype))
+  one = ctx.op("stablehlo.dynamic_slice", [const, pid], ShapedArray((1,), table.dtype),
+               {"slice_sizes": "array<i64: 1>"})
+  return _reshape(ctx, one, ())
+
+
+axis_index_p = _collective("axis_index", _axis_index_abstract_eval, _axis_index_lowering)
+axis_index_p.batch = _axis_index_batch
+
+
+def axis_index(axis_name):
+  """The index of this member along the named axis (an int32 scalar)."""
+  return axis_index_p.bind(axis_name=axis_name)
+
+
+# ---------------------------------------------------------------------------------------
+# all_gather: every member receives the stack (or concatenation) of all members' values.
+
+def _all_gather_abstract_eval(x, *, axis_name, axis, axis_size, tiled):
+  shape = list(x.shape)
+  if tiled:
+    shape[axis] *= axis_size
+  else:
+    shape.insert(axis, axis_size)
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _all_gather_batch(bt_axis, args, dims, *, axis_name, axis, axis_size, tiled):
+  (x,), (d,) = args, dims
+  params = dict(axis_name=axis_name, axis=axis, axis_size=axis_size, tiled=tiled)
+  if _rest(bt_axis, axis_name) is None:  # another (outer) axis: gather per batch element
+    x = batching.moveaxis(x, d, 0)
+    return all_gather_p.bind(x, **{**params, "axis": axis + 1}), 0
+  stacked = batching.matchaxis(x, d, axis, bt_axis.size)
+  if tiled:
+    shape = list(get_aval(stacked).shape)
+    shape[axis:axis + 2] = [shape[axis] * shape[axis + 1]]
+    stacked = shapes.reshape(stacked, tuple(shape))
+  return stacked, None
+
+
+def _all_gather_transpose(ct, x, *, axis_name, axis, axis_size, tiled):
+  """Each member's cotangent is its own block of the sum of all members' cotangents."""
+  if type(ct) is ad.Zero:
+    return [ad.Zero(x.aval)]
+  total = psum_p.bind(ct, axis_name=axis_name)
+  index = axis_index_p.bind(axis_name=axis_name)
+  if tiled:
+    block = x.aval.shape[axis]
+    start = elementwise.mul(index, np.int32(block))
+    return [shapes.dynamic_slice_in_dim(total, start, block, axis)]
+  return [shapes.dynamic_index_in_dim(total, index, axis, keepdims=False)]
+
+
+def _all_gather_lowering(ctx, x, *, axis_name, axis, axis_size, tiled):
+  aval = ctx.aval_of(x)
+  if not tiled:  # gather blocks of one along a new axis
+    x = _reshape(ctx, x, aval.shape[:axis] + (1,) + aval.shape[axis:])
+  attrs = {"all_gather_dim": f"{axis} : i64", **_group_attrs(ctx, axis_name)}
+  return ctx.op("stablehlo.all_gather", [x], ctx.avals_out[0], attrs)
+
+
+all_gather_p = _collective("all_gather", _all_gather_abstract_eval, _all_gather_lowering)
+all_gather_p.batch = _all_gather_batch
+ad.deflinear(all_gather_p, _all_gather_transpose)
+
+
+def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
+  """Gathers ``x`` (a pytree) from every member of the named axis, stacked along ``axis``
+  (concatenated along it when ``tiled``)."""
+  names = _names(axis_name)
+  if len(names) > 1:
+    return tree_util.tree_map(lambda leaf: _gather_many(leaf, names, axis, tiled), x)
+
+  def gather(leaf):
+    aval = get_aval(leaf)
+    rank = aval.ndim + (0 if tiled else 1)
+    if not -rank <= axis < rank:
+      raise ValueError(f"all_gather: axis {axis} is out of bounds for an operand of rank "
+                       f"{aval.ndim}{'' if tiled else ' (plus the gathered axis)'}")
+    size = batching.axis_size(_names(axis_name)[0])
+    return all_gather_p.bind(leaf, axis_name=axis_name, axis=axis % rank, axis_size=size,
+                             tiled=tiled)
+  return tree_util.tree_map(gather, x)
+
+
+def _gather_many(leaf, names, axis, tiled):
+  """Gathers over several axis names as over their product, the first name major: one
+  stacked gather per name (last name first), then the new axes merged into one."""
+  aval = get_aval(leaf)
+  rank = aval.ndim + (0 if tiled else 1)
+  if not -rank <= axis < rank:
+    raise ValueError(f"all_gather: axis {axis} is out of bounds for an operand of rank "
+                     f"{aval.ndim}{'' if tiled else ' (plus the gathered axis)'}")
+  axis %= rank
+  for name in reversed(names):
+    leaf = all_gather(leaf, name, axis=axis)
+  shape = get_aval(leaf).shape
+  merged = len(names) + (1 if tiled else 0)
+  size = int(np.prod(shape[axis:axis + merged], dtype=np.int64))
+  return shapes.reshape(leaf, shape[:axis] + (size,) + shape[axis + merged:])
+
+
+# ---------------------------------------------------------------------------------------
+# ppermute: member ``src`` sends its value to member ``dst`` for each (src, dst) pair;
+# members that receive nothing get zeros.
+
+def _ppermute_batch(axis, args, dims, *, axis_name, perm):
+  (x,), (d,) = args, dims
+  if _rest(axis, axis_name) is None:
+    return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
+  x = batching.bdim_to_front(x, d, axis.size)
+  sources = dict((dst, src) for src, dst in perm)
+  first = shapes.slice_in_dim(x, 0, 1)
+  zero = shapes.full(get_aval(first).shape, 0, get_aval(x).dtype)
+  parts = [shapes.slice_in_dim(x, sources[i], sources[i] + 1) if i in sources else zero
+           for i in range(axis.size)]
+  return shapes.concatenate(parts, 0), 0
+
+
+def _ppermute_transpose(ct, x, *, axis_name, perm):
+  inverse = tuple((dst, src) for src, dst in perm)
+  return [ppermute_p.bind(ad.instantiate(ct), axis_name=axis_name, perm=inverse)]
+
+
+def _ppermute_lowering(ctx, x, *, axis_name, perm):
+  _, groups, _ = _mesh_positions(ctx, axis_name)
+  pairs = [(g[s], g[t]) for g in groups for s, t in perm]
+  attrs = _group_attrs(ctx, axis_name)
+  body = ", ".join(f"[{s}, {t}]" for s, t in pairs)
+  return ctx.op("stablehlo.collective_permute", [x], ctx.avals_out[0],
+                {"channel_handle": attrs["channel_handle"],
+                 "source_target_pairs": f"dense<[{body}]> : tensor<{len(pairs)}x2xi64>"})
+
+
+ppermute_p = _collective("ppermute", _same_aval, _ppermute_lowering)
+ad.deflinear(ppermute_p, _ppermute_transpose)
+ppermute_p.batch = _ppermute_batch
+
+
+def ppermute(x, axis_name, perm):
+  """Sends ``x`` (a pytree) between members of the named axis along ``perm``, a sequence
+  of (source, destination) index pairs."""
+  perm = tuple((int(s), int(t)) for s, t in perm)
+  srcs, dsts = [s for s, _ in perm], [t for _, t in perm]
+  if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
+    raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
+  return tree_util.tree_map(lambda leaf: ppermute_p.bind(leaf, axis_name=axis_name,
+                                                         perm=perm), x)
+
+
+def pshuffle(x, axis_name, perm):
+  """Member i of the named axis receives member ``perm[i]``'s ``x`` (a pytree)."""
+  perm = [int(p) for p in perm]
+  if sorted(perm) != list(range(len(perm))):
+    raise ValueError(f"`perm` does not represent a permutation: {perm}")
+  return ppermute(x, axis_name, [(src, dst) for dst, src in enumerate(perm)])
+
+
+def axis_size(axis_name):
+  """The size of the named (vmapped) axis ``axis_name``; a tuple of names multiplies."""
+  names = axis_name if isinstance(axis_name, (tuple, list)) else (axis_name,)
+  return int(np.prod([batching.axis_size(n) for n in names], dtype=np.int64))
+
+
+# ---------------------------------------------------------------------------------------
+# all_to_all: member j receives block j of every member's ``split_axis``, stacked along
+# ``concat_axis`` (concatenated there when ``tiled``).
+
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+  shape = list(x.shape)
+  if tiled:
+    shape[split_axis] //= axis_size
+    shape[concat_axis] *= axis_size
+  else:
+    del shape[split_axis]
+    shape.insert(concat_axis, axis_size)
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _all_to_all_batch(axis, args, dims, *, axis_name, split_axis, concat_axis, axis_size,
+                      tiled):
+  (x,), (d,) = args, dims
+  params = dict(axis_name=axis_name, axis_size=axis_size, tiled=tiled)
+  x = batching.bdim_to_front(x, d, axis.size)
+  if _rest(axis, axis_name) is None:  # another (outer) axis: per batch element
+    return all_to_all_p.bind(x, split_axis=split_axis + 1, concat_axis=concat_axis + 1,
+                             **params), 0
+  if _rest(axis, axis_name):
+    raise NotImplementedError("all_to_all over several axis names is not supported by xjax")
+  n, shape = axis.size, get_aval(x).shape          # x[i, ...]: member i's operand
+  if tiled:                                        # split_axis -> (block j, within-block)
+    shape = shape[:split_axis + 1] + (n, shape[split_axis + 1] // n) + shape[split_axis + 2:]
+    x = shapes.reshape(x, shape)
+  x = batching.moveaxis(x, split_axis + 1, 0)      # [j, i, rest...]
+  if not tiled:
+    return batching.moveaxis(x, 1, concat_axis + 1), 0
+  x = batching.moveaxis(x, 1, concat_axis + 1)     # i just before the concat axis: merge them
+  shape = get_aval(x).shape
+  merged = shape[:concat_axis + 1] + (n * shape[concat_axis + 2],) + shape[concat_axis + 3:]
+  return shapes.reshape(x, merged), 0
+
+
+def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
+  return [all_to_all_p.bind(ad.instantiate(ct), split_axis=concat_axis,
+                            concat_axis=split_axis, **params)]
+
+
+def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+  attrs = _group_attrs(ctx, axis_name)
+  del attrs["use_global_device_ids"]
+  if tiled:
+    return ctx.op("stablehlo.all_to_all", [x], ctx.avals_out[0], {
+        "split_dimension": f"{split_axis} : i64", "concat_dimension": f"{concat_axis} : i64",
+        "split_count": f"{axis_size} : i64", **attrs})
+  # Untiled: the members' blocks arrive along a new leading axis, which moves to concat_axis.
+  shape = ctx.aval_of(x).shape
+  x = _reshape(ctx, x, (1,) + shape)
+  gathered = list((axis_size,) + shape)
+  gathered[split_axis + 1] = 1
+  dtype = ctx.avals_out[0].dtype
+  x = ctx.op("stablehlo.all_to_all", [x], ShapedArray(tuple(gathered), dtype), {
+      "split_dimension": f"{split_axis + 1} : i64", "concat_dimension": "0 : i64",
+      "split_count": f"{axis_size} : i64", **attrs})
+  del gathered[split_axis + 1]
+  x = _reshape(ctx, x, gathered)
+  perm = list(range(1, len(gathered)))
+  perm.insert(concat_axis, 0)
+  return _transpose(ctx, x, perm)
+
+
+all_to_all_p = _collective("all_to_all", _all_to_all_abstract_eval, _all_to_all_lowering)
+all_to_all_p.batch = _all_to_all_batch
+ad.deflinear(all_to_all_p, _all_to_all_transpose)
+
+
+def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_groups=None,
+               tiled: bool = False):
+  """Member j of the named axis receives block j of every member's ``split_axis`` of ``x``
+  (a pytree), stacked along ``concat_axis`` (concatenated along it when ``tiled``)."""
+  if axis_index_groups is not None:
+    raise NotImplementedError("all_to_all: axis_index_groups is not supported by xjax")
+
+  def one(leaf):
+    aval = get_aval(leaf)
+    size = axis_size(axis_name)
+    split, concat = split_axis % aval.ndim, concat_axis % aval.ndim
+    if aval.shape[split] % size if tiled else aval.shape[split] != size:
+      raise ValueError(f"all_to_all: the split axis {split_axis} has size {aval.shape[split]}, "
+                       f"which must {'be divisible by' if tiled else 'equal'} the size {size} of "
+                       f"axis {axis_name!r}")
+    return all_to_all_p.bind(leaf, axis_name=axis_name, split_axis=split, concat_axis=concat,
+                             axis_size=size, tiled=tiled)
+  return tree_util.tree_map(one, x)
+
+
+def pswapaxes(x, axis_name, axis: int, *, axis_index_groups=None):
+  """Swaps the named axis with positional axis ``axis`` of ``x``: ``all_to_all`` tiled on it."""
+  return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups, tiled=True)
+
+
+# ---------------------------------------------------------------------------------------
+# psum_scatter: member j receives block j (along ``scatter_dimension``) of the sum of all
+# members' values.
+
+def _psum_scatter_abstract_eval(x, *, axis_name, scatter_dimension, axis_size, tiled):
+  shape = list(x.shape)
+  if tiled:
+    shape[scatter_dimension] //= axis_size
+  else:
+    del shape[scatter_dimension]
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _psum_scatter_batch(axis, args, dims, *, axis_name, scatter_dimension, axis_size, tiled):
+  (x,), (d,) = args, dims
+  params = dict(axis_name=axis_name, axis_size=axis_size, tiled=tiled)
+  if _rest(axis, axis_name) is None:  # another (outer) axis: per batch element
+    x = batching.bdim_to_front(x, d, axis.size)
+    return psum_scatter_p.bind(x, scatter_dimension=scatter_dimension + 1, **params), 0
+  if _rest(axis, axis_name):
+    raise NotImplementedError("psum_scatter over several axis names is not supported by xjax")
+  total = reductions.reduce_sum(x, (d,)) if d is not None else _psum_unbatched(x, axis.size)
+  shape = get_aval(total).shape
+  if tiled:  # split the scatter dimension into (member, block) and lead with the member
+    n = axis.size
+    total = shapes.reshape(total, shape[:scatter_dimension] + (n, shape[scatter_dimension] // n)
+                           + shape[scatter_dimension + 1:])
+  return batching.moveaxis(total, scatter_dimension, 0), 0
+
+
+def _psum_scatter_transpose(ct, x, *, axis_name, scatter_dimension, axis_size, tiled):
+  return [all_gather_p.bind(ad.instantiate(ct), axis_name=axis_name, axis=scatter_dimension,
+                            axis_size=axis_size, tiled=tiled)]
+
+
+def _psum_scatter_lowering(ctx, x, *, axis_name, scatter_dimension, axis_size, tiled):
+  aval = ctx.aval_of(x)
+  shape = list(aval.shape)
+  shape[scatter_dimension] //= axis_size
+  out = ctx.op("stablehlo.reduce_scatter", [x], ShapedArray(tuple(shape), aval.dtype), {
+      "scatter_dimension": f"{scatter_dimension} : i64", **_group_attrs(ctx, axis_name)},
+      regions=[_reducer("stablehlo.add")(ctx, aval)])
+  return out if tiled else _reshape(ctx, out, ctx.avals_out[0].shape)
+
+
+psum_scatter_p = _collective("reduce_scatter", _psum_scatter_abstract_eval,
+                             _psum_scatter_lowering)
+psum_scatter_p.batch = _psum_scatter_batch
+ad.deflinear(psum_scatter_p, _psum_scatter_transpose)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=None,
+                 tiled: bool = False):
+  """Sums ``x`` (a pytree) over the named axis; member j keeps block j of the sum along
+  ``scatter_dimension`` (of size the axis size, or a multiple of it when ``tiled``)."""
+  if axis_index_groups is not None:
+    raise NotImplementedError("psum_scatter: axis_index_groups is not supported by xjax")
+
+  def one(leaf):
+    aval = get_aval(leaf)
+    size = axis_size(axis_name)
+    dim = scatter_dimension % aval.ndim
+    if aval.shape[dim] % size if tiled else aval.shape[dim] != size:
+      raise ValueError(f"psum_scatter: dimension {scatter_dimension} has size "
+                       f"{aval.shape[dim]}, which must {'be divisible by' if tiled else 'equal'}"
+                       f" the size {size} of axis {axis_name!r}")
+    return psum_scatter_p.bind(leaf, axis_name=axis_name, scatter_dimension=dim,
+                               axis_size=size, tiled=tiled)
+  return tree_util.tree_map(one, x)
+
+
+# ---------------------------------------------------------------------------------------
+# pcast: JAX's cast between the varying-manual-axes types of shard_map values. xjax's
+# shard_map does not type values by the axes they vary over, so the cast to 'varying' (the
+# one JAX computes on CPU, leaving values unchanged) is the identity on values; inside a
+# shard_map body it records a ``pvary`` equation, which shard_map's check_vma reads.  Its
+# transpose is the identity too (not JAX's psum): shard_map's reverse mode already sums a
+# replicated input's cotangents.
+
+pvary_p = Primitive("pvary")
+pvary_p.abstract_eval = lambda x, *, axes: x
+pvary_p.impl = lambda x, *, axes: x
+pvary_p.lowering = lambda ctx, x, *, axes: x
+pvary_p.batch = lambda axis, args, dims, *, axes: (pvary_p.bind(args[0], axes=axes), dims[0])
+ad.deflinear(pvary_p, lambda ct, x, *, axes: [ad.instantiate(ct)])
+
+_PCAST_TARGETS = ("reduced", "unreduced", "varying")
+
+
+def pcast(x, axis_name, *, to: str):
+  """``x`` (a pytree) cast to vary over ``axis_name`` (values unchanged)."""
+  if isinstance(axis_name, (set, frozenset)):
+    raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
+  if not axis_name:
+    return x
+  if to not in _PCAST_TARGETS:
+    raise ValueError("Got unexpected `to` value. Allowed `to` values are: "
+                     f"{set(_PCAST_TARGETS)}")
+  if to != "varying":
+    raise NotImplementedError(f"pcast to {to!r}: xjax has no reduced/unreduced sharding "
+                              "types; only to='varying' is supported.")
+  from xjax._src.primitives.lax.shard_map import manual_axis_names
+  axes = tuple(n for n in _names(axis_name) if n in manual_axis_names())
+  if not axes:
+    return x
+  return tree_util.tree_map(lambda leaf: pvary_p.bind(leaf, axes=axes), x)

@@ -1,0 +1,302 @@
+"""Reduction primitives: reduce_sum/max/min/prod/and/or/xor, argmax/argmin."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.backend.lowering import compare_attributes, i64_array
+from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad
+from xjax._src.interpreters.ad import Zero
+from xjax._src.primitives.lax import elementwise as ew
+from xjax._src.primitives.lax import shapes
+from xjax._src.primitives.lax.utils import dtype_checker, standard_primitive
+
+
+def _reduced_shape(name, x, axes):
+  for a in axes:
+    if not 0 <= a < x.ndim:
+      raise ValueError(f"{name}: axis {a} is out of bounds for array of dimension {x.ndim}")
+  if len(set(axes)) != len(axes):
+    raise ValueError(f"{name}: duplicate value in 'axes': {axes}")
+  return tuple(d for i, d in enumerate(x.shape) if i not in axes)
+
+
+def _reduce_abstract_eval(name, check):
+  def rule(x, *, axes, out_sharding=None):
+    check(name, x.dtype)
+    return ShapedArray(_reduced_shape(name, x, axes), x.dtype, x.weak_type)
+  return rule
+
+
+def _identity(op, dtype):
+  dtype = np.dtype(dtype)
+  if op in ("add", "or", "xor"):
+    return np.zeros((), dtype)
+  if op == "mul":
+    return np.ones((), dtype)
+  if op == "and":
+    return np.array(True) if dtype == np.bool_ else np.array(-1).astype(dtype)
+  if op == "max":
+    if dtype == np.bool_:
+      return np.array(False)
+    return np.array(-np.inf, dtype) if dtypes.is_inexact(dtype) else np.array(
+        dtypes.iinfo(dtype).min, dtype)
+  if op == "min":
+    if dtype == np.bool_:
+      return np.array(True)
+    return np.array(np.inf, dtype) if dtypes.is_inexact(dtype) else np.array(
+        dtypes.iinfo(dtype).max, dtype)
+  raise ValueError(op)
+
+
+_HLO_OPS = {"add": "stablehlo.add", "mul": "stablehlo.multiply", "max": "stablehlo.maximum",
+            "min": "stablehlo.minimum", "and": "stablehlo.and", "or": "stablehlo.or",
+            "xor": "stablehlo.xor"}
+
+
+def lower_reduce(ctx, operands, inits, axes, body, out_avals):
+  """Emits ``stablehlo.reduce`` with a region built by ``body(sub_ctx, accs, xs)``."""
+  scalar_avals = [ShapedArray((), a.dtype) for a in out_avals]
+  n = len(operands)
+
+  def region(sub, args):
+    return body(sub, args[:n], args[n:])
+  reg = ctx.region(scalar_avals + scalar_avals, region)
+  in_avals = [ctx.aval_of(o) for o in operands] + scalar_avals
+  return ctx.op("stablehlo.reduce", list(operands) + list(inits), out_avals,
+                {"dimensions": i64_array(axes)}, regions=[reg], in_avals=in_avals)
+
+
+def _monoid_lowering(op):
+  def lower(ctx, x, *, axes, out_sharding=None):
+    out = ctx.avals_out[0]
+    scalar = ShapedArray((), out.dtype)
+    init = ctx.constant(_identity(op, out.dtype), scalar)
+    hlo = _HLO_OPS[op]
+
+    def body(sub, accs, xs):
+      if op in ("max", "min") and dtypes.is_complex(out.dtype):
+        from xjax._src.primitives.lax.elementwise import lower_complex_minmax
+        return [lower_complex_minmax(sub, accs[0], xs[0], scalar,
+                                     "GT" if op == "max" else "LT")]
+      return [sub.op(hlo, [accs[0], xs[0]], scalar)]
+    return lower_reduce(ctx, [x], [init], axes, body, [out])[0]
+  return lower
+
+
+def _reduce_batch(prim):
+  def rule(axis, args, dims, *, axes, **params):
+    (x,), (d,) = args, dims
+    new_axes = tuple(a + (a >= d) for a in axes)
+    out_dim = d - sum(a < d for a in axes)
+    return prim.bind(x, axes=new_axes, **params), out_dim
+  return rule
+
+
+def _reduction(name, op, check):
+  prim = standard_primitive(name, _reduce_abstract_eval(name, check), _monoid_lowering(op))
+  prim.batch = _reduce_batch(prim)
+  return prim
+
+
+_number = dtype_checker("int", "inexact", "bool")
+reduce_sum_p = _reduction("reduce_sum", "add", _number)
+reduce_prod_p = _reduction("reduce_prod", "mul", _number)
+reduce_max_p = _reduction("reduce_max", "max", _number)
+reduce_min_p = _reduction("reduce_min", "min", _number)
+reduce_and_p = _reduction("reduce_and", "and", dtype_checker("int", "bool"))
+reduce_or_p = _reduction("reduce_or", "or", dtype_checker("int", "bool"))
+reduce_xor_p = _reduction("reduce_xor", "xor", dtype_checker("int", "bool"))
+
+
+def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
+  if type(ct) is Zero:
+    return [Zero(x.aval)]
+  shape = x.aval.shape
+  kept = tuple(i for i in range(len(shape)) if i not in axes)
+  return [shapes.broadcast_in_dim(ct, shape, kept)]
+
+
+ad.deflinear(reduce_sum_p, _reduce_sum_transpose)
+for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):
+  ad.zero_jvp(_p)
+
+
+def _chooser_jvp(prim):
+  """Gradient of max/min reductions: split equally among the tied locations (as JAX)."""
+  def jvp(primals, tangents, *, axes, out_sharding=None):
+    (x,), (t,) = primals, tangents
+    out = prim.bind(x, axes=axes)
+    if type(t) is Zero:
+      return out, Zero(tangent_aval(get_aval(out)))
+    shape = get_aval(x).shape
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    location = ew.eq(x, shapes.broadcast_in_dim(out, shape, kept))
+    mask = ew.convert_element_type(location, get_aval(t).dtype)
+    counts = reduce_sum(mask, axes)
+    return out, ew.div(reduce_sum(ew.mul(t, mask), axes), counts)
+  return jvp
+
+
+reduce_max_p.jvp = _chooser_jvp(reduce_max_p)
+reduce_min_p.jvp = _chooser_jvp(reduce_min_p)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
+  (x,), (t,) = primals, tangents
+  out = reduce_prod_p.bind(x, axes=axes)
+  if type(t) is Zero:
+    return out, Zero(tangent_aval(get_aval(out)))
+  # d prod = sum_i t_i * prod_{j != i} x_j, computed without dividing by x (zeros safe):
+  # move reduced axes to the end, flatten them, and use exclusive cumulative products.
+  aval = get_aval(x)
+  kept = [i for i in range(aval.ndim) if i not in axes]
+  perm = kept + list(axes)
+  n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
+  kept_shape = tuple(aval.shape[i] for i in kept)
+  xs = shapes.reshape(shapes.transpose(x, perm), kept_shape + (n,))
+  ts = shapes.reshape(shapes.transpose(t, perm), kept_shape + (n,))
+  from xjax._src.primitives.lax.cumulative import cumprod
+  one = shapes.full(kept_shape + (1,), 1, aval.dtype)
+  left = shapes.concatenate([one, shapes.slice_in_dim(cumprod(xs, axis=len(kept_shape)),
+                                                      0, n - 1, 1, len(kept_shape))],
+                            len(kept_shape))
+  right = shapes.concatenate([shapes.slice_in_dim(
+      cumprod(xs, axis=len(kept_shape), reverse=True), 1, n, 1, len(kept_shape)), one],
+      len(kept_shape))
+  others = ew.mul(left, right)
+  return out, reduce_sum(ew.mul(ts, others), (len(kept_shape),))
+
+
+reduce_prod_p.jvp = _reduce_prod_jvp
+
+
+def _axes(operand, axes) -> tuple:
+  """``axes`` as ints; lax is strict (as JAX): negative axes are out of bounds too."""
+  aval = get_aval(operand)
+  axes = tuple(int(a) for a in axes)
+  if not all(0 <= a < aval.ndim for a in axes):
+    raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for "
+                     f"{aval.str_short(False)}.")
+  return axes
+
+
+def reduce_sum(operand, axes: Sequence[int], out_sharding=None):
+  return reduce_sum_p.bind(operand, axes=_axes(operand, axes), out_sharding=None)
+
+
+def reduce_prod(operand, axes: Sequence[int], out_sharding=None):
+  return reduce_prod_p.bind(operand, axes=_axes(operand, axes))
+
+
+def reduce_max(operand, axes: Sequence[int], out_sharding=None):
+  return reduce_max_p.bind(operand, axes=_axes(operand, axes))
+
+
+def reduce_min(operand, axes: Sequence[int], out_sharding=None):
+  return reduce_min_p.bind(operand, axes=_axes(operand, axes))
+
+
+def reduce_and(operand, axes: Sequence[int], out_sharding=None):
+  return reduce_and_p.bind(operand, axes=_axes(operand, axes))
+
+
+def reduce_or(operand, axes: Sequence[int], out_sharding=None):
+  return reduce_or_p.bind(operand, axes=_axes(operand, axes))
+
+
+def reduce_xor(operand, axes: Sequence[int], out_sharding=None):
+  return reduce_xor_p.bind(operand, axes=_axes(operand, axes))
+
+
+# ---------------------------------------------------------------------------------------
+# argmax / argmin: a variadic reduce over (value, index); NaN wins, first index on ties.
+
+def _arg_abstract_eval(name):
+  def rule(x, *, axes, index_dtype):
+    if not dtypes.is_integer(index_dtype):
+      raise TypeError(f"{name} index_dtype must be an integer type, got {index_dtype}")
+    if len(axes) != 1:
+      raise ValueError(f"{name} takes exactly one axis, got {axes}")
+    if not 0 <= axes[0] < x.ndim:
+      raise ValueError(f"Invalid axis {axes[0]} for operand shape {x.shape}")
+    if x.shape[axes[0]] == 0:
+      raise ValueError(f"{name} of an empty dimension: axis {axes[0]} of shape {x.shape} "
+                       "has size 0.")
+    return ShapedArray(_reduced_shape(name, x, axes), index_dtype, False)
+  return rule
+
+
+def _arg_lowering(is_max):
+  def lower(ctx, x, *, axes, index_dtype):
+    x_aval = ctx.avals_in[0]
+    out = ctx.avals_out[0]
+    axis = axes[0]
+    idx_aval = ShapedArray(x_aval.shape, index_dtype)
+    idx = ctx.op("stablehlo.iota", [], idx_aval, {"iota_dimension": f"{axis} : i64"},
+                 in_avals=[])
+    vs = ShapedArray((), x_aval.dtype)
+    is_ = ShapedArray((), index_dtype)
+    init_v = ctx.constant(_identity("max" if is_max else "min", x_aval.dtype), vs)
+    init_i = ctx.constant(np.zeros((), index_dtype), is_)
+    inexact = dtypes.is_inexact(x_aval.dtype)
+    b = ShapedArray((), np.bool_)
+
+    def cmp(sub, a, c, direction, dtype=x_aval.dtype, aval=vs):
+      return sub.op("stablehlo.compare", [a, c], b, compare_attributes(direction, dtype),
+                    in_avals=[aval, aval])
+
+    def body(sub, accs, xs):
+      av, ai = accs
+      xv, xi = xs
+      pick = cmp(sub, av, xv, "GT" if is_max else "LT")
+      if inexact:
+        a_nan = cmp(sub, av, av, "NE")
+        pick = sub.op("stablehlo.or", [pick, a_nan], b)
+      eq = cmp(sub, av, xv, "EQ")
+      lower_idx = cmp(sub, ai, xi, "LT", index_dtype, is_)
+      tie = sub.op("stablehlo.and", [eq, lower_idx], b)
+      pick = sub.op("stablehlo.or", [pick, tie], b)
+      if inexact:  # a NaN candidate beats a non-NaN accumulator
+        x_nan = cmp(sub, xv, xv, "NE")
+        not_a_nan = sub.op("stablehlo.not", [cmp(sub, av, av, "NE")], b)
+        x_wins = sub.op("stablehlo.and", [x_nan, not_a_nan], b)
+        pick = sub.op("stablehlo.and", [pick, sub.op("stablehlo.not", [x_wins], b)], b)
+      v = sub.op("stablehlo.select", [pick, av, xv], vs, in_avals=[b, vs, vs])
+      i = sub.op("stablehlo.select", [pick, ai, xi], is_, in_avals=[b, is_, is_])
+      return [v, i]
+
+    outs = lower_reduce(ctx, [x, idx], [init_v, init_i], axes, body,
+                        [ShapedArray(out.shape, x_aval.dtype), out])
+    return outs[1]
+  return lower
+
+
+def _arg_batch(prim):
+  def rule(axis, args, dims, *, axes, index_dtype):
+    (x,), (d,) = args, dims
+    new_axes = tuple(a + (a >= d) for a in axes)
+    out_dim = d - sum(a < d for a in axes)
+    return prim.bind(x, axes=new_axes, index_dtype=index_dtype), out_dim
+  return rule
+
+
+argmax_p = standard_primitive("argmax", _arg_abstract_eval("argmax"), _arg_lowering(True))
+argmin_p = standard_primitive("argmin", _arg_abstract_eval("argmin"), _arg_lowering(False))
+for _p in (argmax_p, argmin_p):
+  _p.batch = _arg_batch(_p)
+  ad.zero_jvp(_p)
+
+
+def argmax(operand, axis: int, index_dtype):
+  dt = dtypes.canonicalize_dtype(dtypes.dtype(index_dtype))
+  return argmax_p.bind(operand, axes=(int(axis),), index_dtype=dt)
+
+
+def argmin(operand, axis: int, index_dtype):
+  dt = dtypes.canonicalize_dtype(dtypes.dtype(index_dtype))
+  return argmin_p.bind(operand, axes=(int(axis),), index_dtype=dt)

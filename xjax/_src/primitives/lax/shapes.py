@@ -1,0 +1,923 @@
+"""Shape primitives: broadcast_in_dim, reshape, transpose, squeeze, rev, slice,
+concatenate, pad, iota, dynamic_slice, dynamic_update_slice; and full / expand_dims."""
+from __future__ import annotations
+
+import builtins
+from typing import Sequence
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.execution.array import Array
+from xjax._src.backend.lowering import i64_array
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, array_builders, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.primitives.lax.utils import standard_primitive, stored_dims
+
+
+# Extended dtypes (PRNG keys) are stored with trailing dimensions; the physical lowerings
+# below extend dimension-naming attributes over them.
+
+def _with_stored_dims(dims: Sequence[int], aval: ShapedArray) -> tuple:
+  """``dims`` (a permutation or list of result dims) followed by the stored trailing dims."""
+  return (*dims, *range(aval.ndim, aval.ndim + len(stored_dims(aval))))
+
+
+def _zero_indices(ctx, idxs: Sequence[str], aval: ShapedArray) -> list[str]:
+  """Start indices for the stored trailing dims of a dynamic slice (zeros)."""
+  dt = ctx.avals_in[-1].dtype if idxs else np.dtype(np.int32)
+  zero = ctx.constant(np.zeros((), dt), ShapedArray((), dt))
+  return [*idxs, *[zero] * len(stored_dims(aval))]
+
+
+def _shape_tuple(shape, name: str) -> tuple:
+  try:
+    out = tuple(int(operator_index(d)) for d in shape)
+  except TypeError as e:
+    raise TypeError(f"{name}: shapes must be sequences of integers, got {shape!r}. Shapes "
+                    "are static: use Python/NumPy integers (e.g. x.shape), not traced "
+                    f"values.\n{e}") from None
+  if any(d < 0 for d in out):
+    raise TypeError(f"{name}: shape dimensions must be non-negative, got {out}")
+  if any(d > _MAX_DIM for d in out):
+    raise TypeError(f"{name}: shape dimensions must fit in a 64-bit signed integer "
+                    f"(at most 2**63 - 1), got {out}")
+  return out
+
+
+_MAX_DIM = 2**63 - 1
+
+
+def operator_index(d):
+  import operator
+  return operator.index(d)
+
+
+# ---------------------------------------------------------------------------------------
+# broadcast_in_dim
+
+def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
+  if len(broadcast_dimensions) != x.ndim:
+    raise TypeError("broadcast_in_dim broadcast_dimensions must have length equal to operand "
+                    f"ndim; got broadcast_dimensions {broadcast_dimensions} for operand ndim "
+                    f"{x.ndim}.")
+  for i, d in enumerate(broadcast_dimensions):
+    if not 0 <= d < len(shape):
+      raise TypeError(f"broadcast_in_dim broadcast_dimensions must be in range for shape "
+                      f"{shape}, got {broadcast_dimensions}")
+    if x.shape[i] != 1 and x.shape[i] != shape[d]:
+      raise TypeError(f"broadcast_in_dim operand dimension sizes must either be 1, or be "
+                      f"equal to their corresponding dimensions in the target broadcast "
+                      f"shape; got operand of shape {x.shape}, target broadcast shape {shape}, "
+                      f"broadcast_dimensions {broadcast_dimensions} ")
+  if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
+    raise TypeError("broadcast_in_dim broadcast_dimensions must be strictly increasing; got "
+                    f"broadcast_dimensions {broadcast_dimensions}")
+  return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+  from xjax._src.primitives.lax.reductions import reduce_sum
+  if type(ct) is Zero:
+    return [Zero(x.aval)]
+  sum_dims = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions)
+  unit_dims = tuple(i for i, d in enumerate(broadcast_dimensions)
+                    if x.aval.shape[i] == 1 and shape[d] != 1)
+  out = reduce_sum(ct, sum_dims + tuple(broadcast_dimensions[i] for i in unit_dims))
+  if unit_dims:
+    out = reshape(out, x.aval.shape)
+  return [out]
+
+
+def _broadcast_in_dim_batch(axis, args, dims, *, shape, broadcast_dimensions):
+  (x,), (d,) = args, dims
+  x = batching.moveaxis(x, d, 0)
+  new_shape = (axis.size,) + tuple(shape)
+  new_dims = (0,) + tuple(b + 1 for b in broadcast_dimensions)
+  return broadcast_in_dim(x, new_shape, new_dims), 0
+
+
+broadcast_in_dim_p = standard_primitive(
+    "broadcast_in_dim", _broadcast_in_dim_abstract_eval,
+    lambda ctx, x, *, shape, broadcast_dimensions: ctx.op(
+        "stablehlo.broadcast_in_dim", [x], ctx.avals_out[0],
+        {"broadcast_dimensions": i64_array(broadcast_dimensions)}))
+broadcast_in_dim_p.physical_lowering = (
+    lambda ctx, x, *, shape, broadcast_dimensions: broadcast_in_dim_p.lowering(
+        ctx, x, shape=shape, broadcast_dimensions=(
+            *broadcast_dimensions, *_with_stored_dims((), ctx.avals_out[0]))))
+broadcast_in_dim_p.hidden_params = frozenset({"shape", "sharding"})
+broadcast_in_dim_p.pp_params = lambda p: [(k, v) for k, v in sorted(p.items()) if v != ()]
+ad.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+broadcast_in_dim_p.batch = _broadcast_in_dim_batch
+
+
+def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequence[int],
+                     out_sharding=None):
+  shape = _shape_tuple(shape, "broadcast_in_dim")
+  broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
+  aval = get_aval(operand)
+  if aval.shape == shape and broadcast_dimensions == tuple(range(len(shape))) and not \
+      isinstance(operand, (int, float, bool, complex)):
+    return operand
+  return broadcast_in_dim_p.bind(operand, shape=shape,
+                                 broadcast_dimensions=broadcast_dimensions)
+
+
+def broadcast(operand, sizes: Sequence[int], out_sharding=None):
+  """Adds leading dimensions ``sizes``."""
+  aval = get_aval(operand)
+  sizes = _shape_tuple(sizes, "broadcast")
+  dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
+  return broadcast_in_dim(operand, sizes + aval.shape, dims)
+
+
+def full(shape, fill_value, dtype=None, *, sharding=None):
+  """An array of ``shape`` filled with ``fill_value``."""
+  from xjax._src.primitives.lax.elementwise import convert_element_type
+  shape = _shape_tuple(shape if isinstance(shape, (tuple, list)) else (shape,), "full")
+  if np.shape(fill_value) if not hasattr(fill_value, "aval") else get_aval(fill_value).shape:
+    raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
+                    f"{np.shape(fill_value)}.")
+  if dtype is None:
+    weak = dtypes.is_weakly_typed(fill_value)
+    dtype = get_aval(fill_value).dtype
+  else:
+    weak = False
+    dtype = dtypes.dtype(dtype)
+    if dtypes.is_extended(dtype):  # e.g. zero PRNG keys for a scan's stacked outputs
+      return dtype.full(shape, fill_value)
+    dtype = dtypes.canonicalize_dtype(dtype)
+  value = convert_element_type(fill_value, dtype, weak)
+  return broadcast_in_dim(value, shape, ()) if shape else _own(value, fill_value)
+
+
+def _own(value, fill_value):
+  """A 0-d ``full`` of its own: the 0-d Array of a host scalar is shared (array.scalar_array),
+  so a caller donating or deleting it must not affect other holders (JAX's are distinct)."""
+  return value.__copy__() if value is not fill_value and type(value) is Array else value
+
+
+# ---------------------------------------------------------------------------------------
+# reshape
+
+def _reshape_abstract_eval(x, *, new_sizes, dimensions):
+  if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+    raise ValueError(f"reshape total size must be unchanged, got new_sizes {new_sizes} (of "
+                    f"total size {int(np.prod(new_sizes, dtype=np.int64))}) for shape "
+                    f"{x.shape} (of total size {x.size}).")
+  return ShapedArray(new_sizes, x.dtype, x.weak_type)
+
+
+def _reshape_lowering(ctx, x, *, new_sizes, dimensions):
+  if dimensions is not None:
+    aval = ctx.avals_in[0]
+    t = ShapedArray(tuple(aval.shape[d] for d in dimensions), aval.dtype)
+    x = ctx.op("stablehlo.transpose", [x], t, {"permutation": i64_array(dimensions)})
+    return ctx.op("stablehlo.reshape", [x], ctx.avals_out[0], in_avals=[t])
+  return ctx.op("stablehlo.reshape", [x], ctx.avals_out[0])
+
+
+def _reshape_transpose(ct, x, *, new_sizes, dimensions):
+  if type(ct) is Zero:
+    return [Zero(x.aval)]
+  if dimensions is None:
+    return [reshape(ct, x.aval.shape)]
+  perm_shape = tuple(x.aval.shape[d] for d in dimensions)
+  return [transpose(reshape(ct, perm_shape), tuple(np.argsort(dimensions)))]
+
+
+def _reshape_batch(axis, args, dims, *, new_sizes, dimensions):
+  (x,), (d,) = args, dims
+  x = batching.moveaxis(x, d, 0)
+  if dimensions is not None:
+    x = transpose(x, (0,) + tuple(p + 1 for p in dimensions))
+  return reshape(x, (axis.size,) + tuple(new_sizes)), 0
+
+
+reshape_p = standard_primitive("reshape", _reshape_abstract_eval, _reshape_lowering)
+ad.deflinear(reshape_p, _reshape_transpose)
+reshape_p.batch = _reshape_batch
+
+
+def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None,
+            out_sharding=None):
+  new_sizes = _shape_tuple(new_sizes if isinstance(new_sizes, (tuple, list)) else
+                           (new_sizes,), "reshape")
+  dims = None if dimensions is None else tuple(int(d) for d in dimensions)
+  aval = get_aval(operand)
+  if dims is not None and sorted(dims) != list(range(aval.ndim)):
+    raise TypeError(f"reshape dimensions must be a permutation of operand dimensions, got "
+                    f"dimensions {dims} for shape {aval.shape}.")
+  if dims is not None and dims == tuple(range(aval.ndim)):
+    dims = None
+  if aval.shape == new_sizes and dims is None and not isinstance(
+      operand, (int, float, bool, complex)):
+    return operand
+  return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims)
+
+
+# ---------------------------------------------------------------------------------------
+# transpose
+
+def _transpose_abstract_eval(x, *, permutation):
+  if sorted(permutation) != list(range(x.ndim)):
+    raise TypeError("transpose permutation isn't a permutation of operand dimensions, got "
+                    f"permutation {permutation} for operand shape {x.shape}.")
+  return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+
+
+transpose_p = standard_primitive(
+    "transpose", _transpose_abstract_eval,
+    lambda ctx, x, *, permutation: ctx.op("stablehlo.transpose", [x], ctx.avals_out[0],
+                                          {"permutation": i64_array(permutation)}))
+transpose_p.physical_lowering = lambda ctx, x, *, permutation: transpose_p.lowering(
+    ctx, x, permutation=_with_stored_dims(permutation, ctx.avals_in[0]))
+ad.deflinear(transpose_p, lambda ct, x, *, permutation: [
+    Zero(x.aval) if type(ct) is Zero else transpose(ct, tuple(np.argsort(permutation)))])
+transpose_p.batch = lambda axis, args, dims, *, permutation: (
+    transpose(args[0], _batched_perm(permutation, dims[0])), dims[0])
+
+
+def _batched_perm(perm, bdim):
+  perm = [p + (p >= bdim) for p in perm]
+  perm.insert(bdim, bdim)
+  return tuple(perm)
+
+
+def transpose(operand, permutation: Sequence[int]):
+  permutation = tuple(int(p) for p in permutation)
+  if permutation == tuple(range(len(permutation))) and len(permutation) == get_aval(
+      operand).ndim and not isinstance(operand, (int, float, bool, complex)):
+    return operand
+  return transpose_p.bind(operand, permutation=permutation)
+
+
+# ---------------------------------------------------------------------------------------
+# squeeze: drops size-1 dimensions (a reshape, kept as its own primitive as in JAX)
+
+def _squeeze_abstract_eval(x, *, dimensions):
+  for d in dimensions:
+    if x.shape[d] != 1:
+      raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
+                       f"one, got shape={x.shape} and dimensions={dimensions}")
+  return x.update(shape=tuple(s for i, s in enumerate(x.shape) if i not in dimensions))
+
+
+def _squeeze_transpose(ct, x, *, dimensions):
+  return [Zero(x.aval) if type(ct) is Zero else reshape(ct, x.aval.shape)]
+
+
+def _squeeze_batch(axis, args, dims, *, dimensions):
+  (x,), (d,) = args, dims
+  x = batching.moveaxis(x, d, 0)
+  return squeeze(x, tuple(i + 1 for i in dimensions)), 0
+
+
+squeeze_p = standard_primitive(
+    "squeeze", _squeeze_abstract_eval,
+    lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", [x], ctx.avals_out[0]))
+ad.deflinear(squeeze_p, _squeeze_transpose)
+squeeze_p.batch = _squeeze_batch
+
+
+def squeeze(array, dimensions: Sequence[int]):
+  """``array`` without the size-1 ``dimensions``."""
+  ndim = get_aval(array).ndim
+  dims = tuple(sorted({normalize_axis(d, ndim, "squeeze") for d in dimensions}))
+  return squeeze_p.bind(array, dimensions=dims) if dims else array
+
+
+def expand_dims(array, dimensions: Sequence[int]):
+  aval = get_aval(array)
+  ndim_out = aval.ndim + len(dimensions)
+  dims = sorted(normalize_axis(d, ndim_out, "expand_dims") for d in dimensions)
+  if len(set(dims)) != len(dims):
+    raise ValueError(f"repeated axis in lax.expand_dims: {tuple(dimensions)}")
+  shape = list(aval.shape)
+  for d in dims:
+    shape.insert(d, 1)
+  kept = tuple(i for i in range(ndim_out) if i not in dims)
+  return broadcast_in_dim(array, tuple(shape), kept)
+
+
+def normalize_axis(axis: int, ndim: int, name: str) -> int:
+  axis = operator_index(axis)
+  if not -ndim <= axis < ndim:
+    raise ValueError(f"{name}: axis {axis} is out of bounds for array of dimension {ndim}")
+  return axis % ndim if ndim else 0
+
+
+# ---------------------------------------------------------------------------------------
+# rev
+
+rev_p = standard_primitive(
+    "rev", lambda x, *, dimensions: x,
+    lambda ctx, x, *, dimensions: ctx.op("stablehlo.reverse", [x], ctx.avals_out[0],
+                                         {"dimensions": i64_array(dimensions)}))
+ad.deflinear(rev_p, lambda ct, x, *, dimensions: [
+    Zero(x.aval) if type(ct) is Zero else rev(ct, dimensions)])
+rev_p.batch = lambda axis, args, dims, *, dimensions: (
+    rev(args[0], tuple(d + (d >= dims[0]) for d in dimensions)), dims[0])
+
+
+def rev(operand, dimensions: Sequence[int]):
+  dims, nd = tuple(int(d) for d in dimensions), get_aval(operand).ndim
+  if len(set(dims)) != len(dims):
+    raise TypeError(f"rev dimensions must be unique, got {dims}.")
+  if not all(0 <= d < nd for d in dims):
+    raise TypeError(f"rev dimensions must all be less than operand ndim, got dimensions "
+                    f"{dims} for operand ndim {nd}.")
+  return rev_p.bind(operand, dimensions=dims)
+
+
+# ---------------------------------------------------------------------------------------
+# iota
+
+def _iota_abstract_eval(*, dtype, shape, dimension, sharding=None):
+  if not 0 <= dimension < len(shape):
+    raise ValueError(f"iota dimension must be between 0 and len(shape), got dimension="
+                     f"{dimension} for shape {shape}")
+  return ShapedArray(shape, dtype, False)
+
+
+iota_p = standard_primitive(
+    "iota", _iota_abstract_eval,
+    lambda ctx, *, dtype, shape, dimension, sharding=None: ctx.op(
+        "stablehlo.iota", [], ctx.avals_out[0], {"iota_dimension": f"{dimension} : i64"},
+        in_avals=[]))
+
+
+def iota(dtype, size: int, *, sharding=None):
+  """``[0, 1, ..., size-1]``."""
+  return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype, shape, dimension: int, *, sharding=None):
+  dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype))
+  if dtype == np.bool_:
+    raise TypeError("iota does not accept dtype bool. Accepted dtypes are subtypes of "
+                    "integer, floating, complexfloating.")
+  shape = _shape_tuple(shape, "broadcasted_iota")
+  return iota_p.bind(dtype=dtype, shape=shape, dimension=int(dimension), sharding=None)
+
+
+# ---------------------------------------------------------------------------------------
+# slice
+
+def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
+  if len(start_indices) != x.ndim or len(limit_indices) != x.ndim:
+    raise ValueError(f"slice start_indices and limit_indices must have length equal to the "
+                    f"number of dimensions of the operand, got {start_indices}, "
+                    f"{limit_indices} for operand shape {x.shape}.")
+  strides = strides or (1,) * x.ndim
+  shape = []
+  for s, l, st, d in zip(start_indices, limit_indices, strides, x.shape):
+    if not 0 <= s <= l <= d:
+      raise TypeError(f"slice indices must satisfy 0 <= start <= limit <= shape, got "
+                      f"start_indices {start_indices}, limit_indices {limit_indices} for "
+                      f"operand shape {x.shape}.")
+    if st < 1:
+      raise TypeError(f"slice strides must be positive, got {strides}")
+    shape.append((l - s + st - 1) // st)
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
+  strides = strides or (1,) * len(start_indices)
+  return ctx.op("stablehlo.slice", [x], ctx.avals_out[0],
+                {"start_indices": i64_array(start_indices),
+                 "limit_indices": i64_array(limit_indices), "strides": i64_array(strides)})
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+  if type(ct) is Zero:
+    return [Zero(x.aval)]
+  shape = x.aval.shape
+  strides = strides or (1,) * len(shape)
+  out_shape = get_aval(ct).shape
+  lo = start_indices
+  hi = [d - (s + (o - 1) * st + 1) if o else d - s for d, s, o, st in
+        zip(shape, start_indices, out_shape, strides)]
+  interior = [st - 1 if o else 0 for st, o in zip(strides, out_shape)]
+  zero = np.zeros((), get_aval(ct).dtype)[()]
+  return [pad(ct, zero, list(zip(lo, hi, interior)))]
+
+
+def _slice_batch(axis, args, dims, *, start_indices, limit_indices, strides):
+  (x,), (d,) = args, dims
+  starts = list(start_indices)
+  limits = list(limit_indices)
+  st = list(strides) if strides else [1] * len(starts)
+  starts.insert(d, 0)
+  limits.insert(d, axis.size)
+  st.insert(d, 1)
+  return slice(x, starts, limits, st), d
+
+
+slice_p = standard_primitive("slice", _slice_abstract_eval, _slice_lowering)
+ad.deflinear(slice_p, _slice_transpose)
+slice_p.batch = _slice_batch
+slice_p.physical_lowering = lambda ctx, x, *, start_indices, limit_indices, strides: (
+    _slice_lowering(ctx, x, start_indices=(*start_indices, *[0] * len(stored_dims(ctx.avals_in[0]))),
+                    limit_indices=(*limit_indices, *stored_dims(ctx.avals_in[0])),
+                    strides=strides and (*strides, *[1] * len(stored_dims(ctx.avals_in[0])))))
+
+
+def slice(operand, start_indices, limit_indices, strides=None):
+  start_indices = tuple(int(i) for i in start_indices)
+  limit_indices = tuple(int(i) for i in limit_indices)
+  strides = None if strides is None or all(s == 1 for s in strides) else tuple(
+      int(s) for s in strides)
+  return slice_p.bind(operand, start_indices=start_indices, limit_indices=limit_indices,
+                      strides=strides)
+
+
+def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int = 0):
+  aval = get_aval(operand)
+  axis = normalize_axis(axis, aval.ndim, "slice_in_dim")
+  size = aval.shape[axis]
+  start = 0 if start_index is None else int(start_index)
+  limit = size if limit_index is None else int(limit_index)
+  start = start + size if start < 0 else start
+  limit = limit + size if limit < 0 else limit
+  starts = [0] * aval.ndim
+  limits = list(aval.shape)
+  strides = [1] * aval.ndim
+  starts[axis], limits[axis], strides[axis] = start, limit, int(stride)
+  return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
+  aval = get_aval(operand)
+  axis = normalize_axis(axis, aval.ndim, "index_in_dim")
+  size = aval.shape[axis]
+  index = int(index)
+  wrapped = index + size if index < 0 else index
+  if not 0 <= wrapped < size:
+    raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+  out = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
+  return out if keepdims else squeeze(out, (axis,))
+
+
+# ---------------------------------------------------------------------------------------
+# concatenate
+
+def _concatenate_abstract_eval(*xs, dimension):
+  if not xs:
+    raise TypeError("concatenate requires at least one operand")
+  if len({x.dtype for x in xs}) > 1:
+    raise TypeError("Cannot concatenate arrays with different dtypes: "
+                    f"{', '.join(x.dtype.name for x in xs)}.")
+  nd = xs[0].ndim
+  if not 0 <= dimension < nd:
+    raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for shapes "
+                    f"{', '.join(str(x.shape) for x in xs)}.")
+  for x in xs:
+    if x.ndim != nd or any(a != b for i, (a, b) in enumerate(zip(x.shape, xs[0].shape))
+                           if i != dimension):
+      raise TypeError("Cannot concatenate arrays with shapes that differ in dimensions other "
+                      f"than the one being concatenated: concatenating along dimension "
+                      f"{dimension} for shapes {', '.join(str(x.shape) for x in xs)}.")
+  shape = list(xs[0].shape)
+  shape[dimension] = sum(x.shape[dimension] for x in xs)
+  return ShapedArray(tuple(shape), xs[0].dtype, all(x.weak_type for x in xs))
+
+
+def _concatenate_transpose(ct, *xs, dimension):
+  if type(ct) is Zero:
+    return [Zero(x.aval) if ad.is_undefined(x) else None for x in xs]
+  outs, start = [], 0
+  for x in xs:
+    size = (x.aval if ad.is_undefined(x) else get_aval(x)).shape[dimension]
+    if ad.is_undefined(x):
+      outs.append(slice_in_dim(ct, start, start + size, 1, dimension))
+    else:
+      outs.append(None)
+    start += size
+  return outs
+
+
+def _concatenate_batch(axis, args, dims, *, dimension):
+  # Keep the batch dimension where the first batched operand has it.
+  bdim = next(d for d in dims if d is not None)
+  xs = [batching.matchaxis(x, d, bdim, axis.size) for x, d in zip(args, dims)]
+  return concatenate(xs, dimension + (dimension >= bdim)), bdim
+
+
+concatenate_p = standard_primitive(
+    "concatenate", _concatenate_abstract_eval,
+    lambda ctx, *xs, dimension: ctx.op("stablehlo.concatenate", list(xs), ctx.avals_out[0],
+                                       {"dimension": f"{dimension} : i64"}))
+ad.deflinear(concatenate_p, _concatenate_transpose)
+concatenate_p.batch = _concatenate_batch
+
+
+def concatenate(operands: Sequence, dimension: int):
+  operands = list(operands)
+  if not operands:
+    raise ValueError("concatenate requires a non-empty sequence of arrays")
+  if len(operands) == 1:
+    return operands[0]
+  return concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+# ---------------------------------------------------------------------------------------
+# pad
+
+def _pad_abstract_eval(x, padding_value, *, padding_config):
+  if x.dtype != padding_value.dtype:
+    raise TypeError("pad operand and padding_value must be same dtype: got "
+                    f"{x.dtype.name} and {padding_value.dtype.name}.")
+  if padding_value.shape:
+    raise TypeError(f"pad padding_value must be a scalar, got shape {padding_value.shape}")
+  if len(padding_config) != x.ndim:
+    raise ValueError("length of padding_config must equal the number of axes of operand, "
+                     f"got padding_config {padding_config} for operand shape {x.shape}")
+  shape = []
+  for d, (lo, hi, interior) in zip(x.shape, padding_config):
+    if interior < 0:
+      raise ValueError(f"interior padding in padding_config must be nonnegative, got "
+                       f"padding_config {padding_config}")
+    size = lo + hi + d + max(d - 1, 0) * interior
+    if size < 0:
+      raise ValueError(f"Dimension size after padding is not at least 0, got result shape "
+                       f"with negative size for padding_config {padding_config} and "
+                       f"operand shape {x.shape}")
+    shape.append(size)
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+def _pad_lowering(ctx, x, pv, *, padding_config):
+  lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+  return ctx.op("stablehlo.pad", [x, pv], ctx.avals_out[0],
+                {"edge_padding_low": i64_array(lo), "edge_padding_high": i64_array(hi),
+                 "interior_padding": i64_array(interior)})
+
+
+def _pad_transpose(ct, x, pv, *, padding_config):
+  from xjax._src.primitives.lax.reductions import reduce_sum
+  if type(ct) is Zero:
+    return [Zero(x.aval) if ad.is_undefined(x) else None,
+            Zero(pv.aval) if ad.is_undefined(pv) else None]
+  out_x = None
+  if ad.is_undefined(x):
+    # Undo negative padding by padding with zeros, then slice out the operand.
+    lo = [max(-l, 0) for l, _, _ in padding_config]
+    hi = [max(-h, 0) for _, h, _ in padding_config]
+    zero = np.zeros((), get_aval(ct).dtype)[()]
+    unneg = pad(ct, zero, [(a, b, 0) for a, b in zip(lo, hi)])
+    starts = [max(l, 0) for l, _, _ in padding_config]
+    limits = [s + (d - 1) * (i + 1) + 1 if d else s for s, d, (_, _, i) in
+              zip(starts, x.aval.shape, padding_config)]
+    strides = [i + 1 for _, _, i in padding_config]
+    out_x = slice(unneg, starts, limits, strides)
+  out_pv = None
+  if ad.is_undefined(pv):
+    total = reduce_sum(ct, tuple(range(get_aval(ct).ndim)))
+    inner = reduce_sum(out_x, tuple(range(get_aval(out_x).ndim))) if out_x is not None else 0
+    from xjax._src.primitives.lax.elementwise import sub
+    out_pv = sub(total, inner) if out_x is not None else total
+  return [out_x, out_pv]
+
+
+def _pad_batch(axis, args, dims, *, padding_config):
+  (x, pv), (xd, pvd) = args, dims
+  if pvd is not None:  # pad with zeros, then select the per-example value where padded
+    from xjax._src.primitives.lax.elementwise import select_n
+    x = batching.bdim_to_front(x, xd, axis.size)
+    aval = get_aval(x)
+    cfg = [(0, 0, 0)] + list(padding_config)
+    out = pad(x, full((), 0, aval.dtype), cfg)
+    shape = get_aval(out).shape
+    inside = pad(full(aval.shape[1:], True, np.bool_), full((), False, np.bool_),
+                 padding_config)
+    inside = broadcast_in_dim(inside, shape, tuple(range(1, len(shape))))
+    pv = broadcast_in_dim(batching.moveaxis(pv, pvd, 0), shape, (0,))
+    return select_n(inside, pv, out), 0
+  cfg = list(padding_config)
+  cfg.insert(xd, (0, 0, 0))
+  return pad(x, pv, cfg), xd
+
+
+pad_p = standard_primitive("pad", _pad_abstract_eval, _pad_lowering)
+ad.deflinear(pad_p, _pad_transpose)
+pad_p.batch = _pad_batch
+
+
+def pad(operand, padding_value, padding_config):
+  """Pads with low/high (may be negative) and interior padding per dimension."""
+  cfg = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+  return pad_p.bind(operand, padding_value, padding_config=cfg)
+
+
+# ---------------------------------------------------------------------------------------
+# dynamic_slice / dynamic_update_slice (start indices are clamped to stay in bounds)
+
+def _check_indices(name, x, idxs):
+  if len(idxs) != x.ndim:
+    raise TypeError(f"{name} requires len(start_indices) == operand.ndim, got "
+                    f"{len(idxs)} indices for operand of shape {x.shape}")
+  for i in idxs:
+    if i.shape or not dtypes.is_integer(i.dtype):
+      raise TypeError(f"{name} start indices must be scalar integers, got {i.str_short()}")
+
+
+def _dynamic_slice_abstract_eval(x, *idxs, slice_sizes):
+  _check_indices("dynamic_slice", x, idxs)
+  for s, d in zip(slice_sizes, x.shape):
+    if not 0 <= s <= d:
+      raise TypeError(f"slice slice_sizes must be less than or equal to operand shape, got "
+                      f"slice_sizes {slice_sizes} for operand shape {x.shape}")
+  return ShapedArray(tuple(slice_sizes), x.dtype, x.weak_type)
+
+
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+  x, *idxs = primals
+  out = dynamic_slice_p.bind(x, *idxs, slice_sizes=slice_sizes)
+  t = tangents[0]
+  if type(t) is Zero:
+    return out, Zero(get_aval(out))
+  return out, dynamic_slice_p.bind(t, *idxs, slice_sizes=slice_sizes)
+
+
+def _dynamic_slice_transpose(ct, x, *idxs, slice_sizes):
+  if type(ct) is Zero:
+    return [Zero(x.aval)] + [None] * len(idxs)
+  zeros = full(x.aval.shape, 0, x.aval.dtype)
+  return [dynamic_update_slice_p.bind(zeros, ct, *idxs)] + [None] * len(idxs)
+
+
+def _dynamic_slice_batch(axis, args, dims, *, slice_sizes):
+  x, *idxs = args
+  xd, *idims = dims
+  if all(d is None for d in idims):
+    idxs = list(idxs)
+    idxs.insert(xd, np.zeros((), get_aval(idxs[0]).dtype if idxs else np.int32)[()])
+    sizes = list(slice_sizes)
+    sizes.insert(xd, axis.size)
+    return dynamic_slice_p.bind(x, *idxs, slice_sizes=tuple(sizes)), xd
+  from xjax._src.primitives.lax.gather_scatter import batched_dynamic_slice
+  return batched_dynamic_slice(axis, x, xd, idxs, idims, slice_sizes), 0
+
+
+dynamic_slice_p = standard_primitive(
+    "dynamic_slice", _dynamic_slice_abstract_eval,
+    lambda ctx, x, *idxs, slice_sizes: ctx.op("stablehlo.dynamic_slice", [x, *idxs],
+                                              ctx.avals_out[0],
+                                              {"slice_sizes": i64_array(slice_sizes)}))
+dynamic_slice_p.jvp = _dynamic_slice_jvp
+dynamic_slice_p.transpose = _dynamic_slice_transpose
+dynamic_slice_p.batch = _dynamic_slice_batch
+dynamic_slice_p.physical_lowering = lambda ctx, x, *idxs, slice_sizes: dynamic_slice_p.lowering(
+    ctx, x, *_zero_indices(ctx, idxs, ctx.avals_in[0]),
+    slice_sizes=(*slice_sizes, *stored_dims(ctx.avals_in[0])))
+
+
+def _dynamic_update_slice_abstract_eval(x, update, *idxs):
+  _check_indices("dynamic_update_slice", x, idxs)
+  if x.dtype != update.dtype:
+    raise TypeError("dynamic_update_slice update must have the same dtype as the operand, "
+                    f"got {update.dtype.name} and {x.dtype.name}")
+  if update.ndim != x.ndim or any(u > d for u, d in zip(update.shape, x.shape)):
+    raise TypeError("dynamic_update_slice update shape must be smaller than operand shape, "
+                    f"got update shape {update.shape} for operand shape {x.shape}.")
+  return x
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+  x, upd, *idxs = primals
+  tx, tu = tangents[0], tangents[1]
+  out = dynamic_update_slice_p.bind(x, upd, *idxs)
+  if type(tx) is Zero and type(tu) is Zero:
+    return out, Zero(get_aval(out))
+  tx, tu = ad.instantiate(tx), ad.instantiate(tu)
+  return out, dynamic_update_slice_p.bind(tx, tu, *idxs)
+
+
+def _dynamic_update_slice_transpose(ct, x, upd, *idxs):
+  upd_aval = upd.aval if ad.is_undefined(upd) else get_aval(upd)
+  if type(ct) is Zero:
+    return [Zero(x.aval) if ad.is_undefined(x) else None,
+            Zero(upd_aval) if ad.is_undefined(upd) else None] + [None] * len(idxs)
+  ct_x = None
+  if ad.is_undefined(x):
+    zeros = full(upd_aval.shape, 0, upd_aval.dtype)
+    ct_x = dynamic_update_slice_p.bind(ct, zeros, *idxs)
+  ct_u = dynamic_slice_p.bind(ct, *idxs, slice_sizes=upd_aval.shape) if ad.is_undefined(
+      upd) else None
+  return [ct_x, ct_u] + [None] * len(idxs)
+
+
+def _dynamic_update_slice_batch(axis, args, dims):
+  x, upd, *idxs = args
+  xd, ud, *idims = dims
+  if all(d is None for d in idims):
+    x = batching.bdim_to_front(x, xd, axis.size)
+    upd = batching.bdim_to_front(upd, ud, axis.size)
+    zero = np.zeros((), get_aval(idxs[0]).dtype)[()] if idxs else np.int32(0)
+    return dynamic_update_slice_p.bind(x, upd, zero, *idxs), 0
+  from xjax._src.primitives.lax.gather_scatter import batched_dynamic_update_slice
+  return batched_dynamic_update_slice(axis, x, xd, upd, ud, idxs, idims), 0
+
+
+dynamic_update_slice_p = standard_primitive(
+    "dynamic_update_slice", _dynamic_update_slice_abstract_eval,
+    lambda ctx, x, upd, *idxs: ctx.op("stablehlo.dynamic_update_slice", [x, upd, *idxs],
+                                      ctx.avals_out[0]))
+dynamic_update_slice_p.jvp = _dynamic_update_slice_jvp
+dynamic_update_slice_p.transpose = _dynamic_update_slice_transpose
+dynamic_update_slice_p.batch = _dynamic_update_slice_batch
+dynamic_update_slice_p.physical_lowering = lambda ctx, x, upd, *idxs: (
+    dynamic_update_slice_p.lowering(ctx, x, upd, *_zero_indices(ctx, idxs, ctx.avals_in[0])))
+
+
+def _index_scalars(start_indices, name, operand, allow_negative_indices=True):
+  """The start indices as scalars of one integer type; a negative traced index counts from
+  the end unless ``allow_negative_indices`` (a bool, or one per index) says it cannot be
+  negative (then no wrapping select is emitted, as scan's own indexing does in JAX)."""
+  from xjax._src.primitives.lax.elementwise import convert_element_type
+  shape = get_aval(operand).shape
+  if len(start_indices) != len(shape):
+    raise ValueError(f"Length of slice indices must match number of operand dimensions "
+                     f"({len(start_indices)} vs {shape})")
+  from xjax._src.primitives.lax.elementwise import add, lt, select_n
+  wraps = ([allow_negative_indices] * len(shape) if isinstance(allow_negative_indices, bool)
+           else list(allow_negative_indices))
+  if len(wraps) != len(shape):
+    raise ValueError(f"Length of allow_negative_indices must match number of operand "
+                     f"dimensions ({len(wraps)} vs {shape})")
+  out, strong = [], []
+  for i, dim, wrap in zip(start_indices, shape, wraps):
+    aval = get_aval(i)
+    if aval.shape:
+      raise TypeError(f"start indices must be scalars, got shape {aval.shape}")
+    if not dtypes.is_integer(aval.dtype):
+      raise TypeError(f"index arguments to {name} must be integers of the same type, got: "
+                      f"{aval.dtype.name}")
+    if isinstance(i, (int, np.integer)):  # negative indices count from the end
+      i = int(i) + dim if int(i) < 0 else int(i)
+      out.append(np.asarray(i, np.int32)[()] if -2**31 <= i < 2**31 else
+                 np.asarray(i, np.int64)[()])
+      continue
+    if aval.weak_type:
+      i = convert_element_type(i, np.int32)
+    else:
+      strong.append(aval.dtype)
+    if wrap and dtypes.is_integer(get_aval(i).dtype) and not dtypes.is_unsigned(get_aval(i).dtype):
+      dt = get_aval(i).dtype
+      i = select_n(lt(i, np.zeros((), dt)), i, add(i, np.asarray(dim, dt)))
+    out.append(i)
+  if len(set(strong)) > 1 or np.dtype(np.bool_) in strong:
+    names = ", ".join(dict.fromkeys(np.dtype(d).name for d in strong))
+    raise TypeError(f"index arguments to {name} must be integers of the same type, got: "
+                    f"{names}")
+  if len({get_aval(i).dtype for i in out}) > 1:
+    target = strong[0] if strong else (
+        np.int64 if any(get_aval(j).dtype == np.int64 for j in out) else np.int32)
+    out = [convert_element_type(i, target) for i in out]
+  return out
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+  sizes = _shape_tuple(slice_sizes, "dynamic_slice")
+  idxs = _index_scalars(start_indices, "dynamic_slice", operand, allow_negative_indices)
+  return dynamic_slice_p.bind(operand, *idxs, slice_sizes=sizes)
+
+
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+  idxs = _index_scalars(start_indices, "dynamic_update_slice", operand,
+                        allow_negative_indices)
+  return dynamic_update_slice_p.bind(operand, update, *idxs)
+
+
+def _in_dim(operand, index, axis: int, name: str, allow_negative_indices: bool):
+  """Start indices (and which may be negative) that are 0 but ``index`` on ``axis``."""
+  ndim = get_aval(operand).ndim
+  axis = normalize_axis(axis, ndim, name)
+  starts, wraps = [0] * ndim, [False] * ndim
+  starts[axis], wraps[axis] = index, allow_negative_indices
+  return axis, starts, wraps
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *,
+                         allow_negative_indices: bool = True):
+  axis, starts, wraps = _in_dim(operand, start_index, axis, "dynamic_slice_in_dim",
+                                allow_negative_indices)
+  sizes = list(get_aval(operand).shape)
+  sizes[axis] = int(slice_size)
+  return dynamic_slice(operand, starts, sizes, allow_negative_indices=wraps)
+
+
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True, *,
+                         allow_negative_indices: bool = True):
+  out = dynamic_slice_in_dim(operand, index, 1, axis,
+                             allow_negative_indices=allow_negative_indices)
+  return out if keepdims else squeeze(out, (normalize_axis(axis, get_aval(operand).ndim,
+                                                           "dynamic_index_in_dim"),))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int, *,
+                                allow_negative_indices: bool = True):
+  _, starts, wraps = _in_dim(operand, start_index, axis, "dynamic_update_slice_in_dim",
+                             allow_negative_indices)
+  return dynamic_update_slice(operand, update, starts, allow_negative_indices=wraps)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
+                                allow_negative_indices: bool = True):
+  aval = get_aval(operand)
+  axis = normalize_axis(axis, aval.ndim, "dynamic_update_index_in_dim")
+  if get_aval(update).ndim == aval.ndim - 1:
+    update = expand_dims(update, (axis,))
+  return dynamic_update_slice_in_dim(operand, update, index, axis,
+                                     allow_negative_indices=allow_negative_indices)
+
+
+def broadcast_to_aval(t, shape):
+  """``t`` broadcast to ``shape``, where each of its dimensions is 1 or already matches."""
+  t_aval = get_aval(t)
+  if t_aval.shape == tuple(shape):
+    return t
+  if t_aval.ndim == 0:
+    return broadcast_in_dim(t, tuple(shape), ())
+  keep = tuple(i for i, d in enumerate(t_aval.shape) if d == shape[i])
+  squeezed = reshape(t, tuple(t_aval.shape[i] for i in keep))
+  return broadcast_in_dim(squeezed, tuple(shape), keep)
+
+
+def empty(shape, dtype, *, out_sharding=None):
+  """An array of ``shape`` and ``dtype`` whose contents are unspecified (zeros here)."""
+  return full(shape, 0, dtype)
+
+
+def shape_as_value(shape):
+  """``shape`` as an int32 array."""
+  from xjax._src.primitives.lax.elementwise import convert_element_type
+  return convert_element_type(np.asarray(shape, np.int32).reshape(-1), np.int32)
+
+
+def broadcast_shapes(*shapes_):
+  """The NumPy broadcast of ``shapes_`` (ValueError when incompatible)."""
+  shapes_ = [tuple(s) for s in shapes_]
+  if not shapes_:
+    return ()
+  rank = max(len(s) for s in shapes_)
+  padded = [(1,) * (rank - len(s)) + s for s in shapes_]
+  out = []
+  for dims in zip(*padded):
+    sizes = {d for d in dims if d != 1}
+    if len(sizes) > 1:
+      raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes_)}")
+    out.append(sizes.pop() if sizes else 1)
+  return tuple(out)
+
+
+def broadcast_to_rank(x, rank: int):
+  """Prepends size-1 dimensions so that ``x`` has at least ``rank`` dimensions."""
+  nd = get_aval(x).ndim
+  return x if nd >= rank else expand_dims(x, tuple(range(rank - nd)))
+
+
+def broadcast_like(arr, like_arr):
+  """``arr`` broadcast (NumPy-style) to the shape of ``like_arr``."""
+  a, like = get_aval(arr), get_aval(like_arr)
+  shape = broadcast_shapes(a.shape, like.shape)
+  x = broadcast_to_rank(arr, len(shape))
+  return broadcast_to_aval(x, shape)
+
+
+def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
+  """Merges dimensions ``[start_dimension, stop_dimension)`` into one."""
+  shape = get_aval(operand).shape
+  lo, hi, _ = builtins.slice(start_dimension, stop_dimension).indices(len(shape))
+  if hi < lo:
+    raise ValueError(f"Invalid dimension range passed to collapse: {shape}"
+                     f"[{start_dimension}:{stop_dimension}]")
+  size = int(np.prod(shape[lo:hi], dtype=np.int64))
+  return reshape(operand, shape[:lo] + (size,) + shape[hi:])
+
+
+# The interpreters build zeros, tangent sums and batch-axis moves with these.
+array_builders.full = full
+array_builders.transpose = transpose
+array_builders.broadcast_in_dim = broadcast_in_dim
+
+
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+  """An array like ``x`` (its shape and dtype, unless given) filled with ``fill_value``."""
+  from xjax._src.primitives.lax.elementwise import convert_element_type
+  aval = get_aval(x)
+  shape = aval.shape if shape is None else shape
+  if dtype is not None or not aval.weak_type:
+    return full(shape, fill_value, aval.dtype if dtype is None else dtype)
+  # weak: the fill converted first (on the host for a scalar: a weak literal, as JAX)
+  value = convert_element_type(fill_value, aval.dtype, True)
+  return full(shape, value) if shape else _own(value, fill_value)
+
+
+def zeros_like_array(x):
+  """Zeros of ``x``'s shape and dtype."""
+  return full_like(x, 0)

@@ -1,0 +1,426 @@
+"""``shard_map``: a function of per-device blocks, run on every device of a mesh.
+
+``shard_map(f, mesh=, in_specs=, out_specs=)`` splits each argument into blocks as its
+PartitionSpec says, traces ``f`` once on a block's shape with the mesh axes bound as names
+for collectives, and joins the result blocks as ``out_specs`` says.  The ``shard_map``
+primitive carries the body jaxpr; it lowers to GSPMD's manual region (the ``Sharding`` and
+``SPMDFullToShardShape`` / ``SPMDShardToFullShape`` custom calls around the body), so the
+whole program is one SPMD executable.  Every mesh axis is manual in the body.
+
+Differentiation treats the body as a function of all devices' blocks: an output block
+declared replicated (its spec omits a mesh axis) receives its cotangent split evenly among
+the devices holding it, and a replicated input sums its blocks' cotangents (a psum).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Callable
+
+from xjax._src.execution import dispatch, spmd
+from xjax._src.foundations import tree_util
+from xjax._src.foundations.wrapping import wraps
+from xjax._src.core.avals import ShapedArray
+from xjax._src.foundations.config import config
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, closed_with_consts_as_args, eval_jaxpr
+from xjax._src.core.trace import Primitive
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.interpreters.staging import trace_to_jaxpr
+from xjax._src.primitives.lax import elementwise, parallel, shapes
+from xjax._src.foundations.sharding import Mesh, NamedSharding, PartitionSpec, spec_axes
+
+
+def _factors(mesh: Mesh, spec: PartitionSpec, ndim: int) -> list:
+  sizes = mesh.shape
+  parts = list(spec) + [None] * (ndim - len(spec))
+  return [math.prod(sizes[a] for a in spec_axes(p)) for p in parts]
+
+
+def _block(aval: ShapedArray, mesh: Mesh, spec: PartitionSpec) -> ShapedArray:
+  return aval.update(shape=tuple(n // f for n, f in zip(aval.shape,
+                                                        _factors(mesh, spec, aval.ndim))))
+
+
+def _full(aval: ShapedArray, mesh: Mesh, spec: PartitionSpec) -> ShapedArray:
+  return aval.update(shape=tuple(n * f for n, f in zip(aval.shape,
+                                                       _factors(mesh, spec, aval.ndim))))
+
+
+def _missing(mesh: Mesh, spec: PartitionSpec) -> tuple:
+  """The mesh axes (of more than one device) along which a block is replicated."""
+  named = {a for p in spec for a in spec_axes(p)}
+  return tuple(a for a, n in zip(mesh.axis_names, mesh.axis_sizes) if a not in named and n > 1)
+
+
+# ---------------------------------------------------------------------------------------
+# The primitive
+
+def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma):
+  return [_full(a, mesh, s) for a, s in zip(jaxpr.out_avals, out_specs)]
+
+
+def _impl(*args, **params):
+  if params["mesh"].size == 1:  # one device: compiled as under jit
+    return dispatch.apply_primitive(shard_map_p, *args, **params)
+  return spmd.apply_primitive(shard_map_p, args, params, mesh=params["mesh"])
+
+
+def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
+  from xjax._src.backend.lowering import LoweringContext
+  module = ctx.module
+  if mesh.size == 1 and not module.logical:
+    module.logical = {mesh.devices.flat[0]: 0}
+  logical = module.logical
+  blocks = []
+  for x, spec, block in zip(args, in_specs, jaxpr.in_avals):
+    text = NamedSharding(mesh, spec).tiling(block.ndim).hlo_text(logical)
+    x = _custom_call(ctx, "Sharding", x, ctx.aval_of(x), text)
+    blocks.append(_custom_call(ctx, "SPMDFullToShardShape", x, block, "{manual}"))
+  body = LoweringContext(module, ctx.lines, ctx._counter, ctx.indent)
+  module.manual.append(mesh)
+  try:
+    outs = body.lower_jaxpr(jaxpr.jaxpr, jaxpr.consts, blocks)
+  finally:
+    module.manual.pop()
+  results = []
+  for x, spec, full in zip(outs, out_specs, ctx.avals_out):
+    x = _custom_call(ctx, "Sharding", x, ctx.aval_of(x), "{manual}")
+    text = NamedSharding(mesh, spec).tiling(full.ndim).hlo_text(logical)
+    results.append(_custom_call(ctx, "SPMDShardToFullShape", x, full, text))
+  return results
+
+
+def _custom_call(ctx, target: str, x, out_aval, sharding: str):
+  return ctx.op("stablehlo.custom_call", [x], out_aval,
+                {"call_target_name": f'"{target}"', "mhlo.sharding": f'"{sharding}"'})
+
+
+def _bind_body(fun: Callable, block_avals, args, mesh, in_specs, out_specs, check_vma):
+  """Binds shard_map on ``fun`` traced over ``block_avals`` (its constants hoisted into
+  replicated operands); ``out_specs(out_block_avals)`` gives the output specs."""
+  with _bound_axes(mesh):
+    closed = trace_to_jaxpr(fun, list(block_avals))
+  jaxpr, consts = closed_with_consts_as_args(closed)
+  specs_out = tuple(out_specs(closed.out_avals))
+  return shard_map_p.bind(*consts, *args, jaxpr=ClosedJaxpr(jaxpr, ()), mesh=mesh,
+                          in_specs=(PartitionSpec(),) * len(consts) + tuple(in_specs),
+                          out_specs=specs_out, check_vma=check_vma)
+
+
+def _run(closed: ClosedJaxpr):
+  return lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs)
+
+
+def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma):
+  nonzeros = [type(t) is not Zero for t in tangents]
+  jvp_jaxpr, out_nz = ad.jvp_closed_jaxpr(jaxpr, nonzeros, instantiate_out=False)
+  tans = [t for t in tangents if type(t) is not Zero]
+  t_specs = [s for s, nz in zip(in_specs, nonzeros) if nz]
+  outs = shard_map_p.bind(
+      *primals, *tans, jaxpr=jvp_jaxpr, mesh=mesh, in_specs=tuple(in_specs) + tuple(t_specs),
+      out_specs=tuple(out_specs) + tuple(s for s, nz in zip(out_specs, out_nz) if nz),
+      check_vma=check_vma)
+  n = len(out_specs)
+  it = iter(outs[n:])
+  return outs[:n], [next(it) if nz else Zero(ad.tangent_aval(a))
+                    for nz, a in zip(out_nz, _abstract_eval(jaxpr=jaxpr, mesh=mesh,
+                                                             in_specs=in_specs,
+                                                             out_specs=out_specs,
+                                                             check_vma=check_vma))]
+
+
+def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
+  linear = [ad.is_undefined(x) for x in args]
+  with _bound_axes(mesh):  # (transpose rules may ask the axis sizes)
+    ct_jaxpr = ad.transpose_closed_jaxpr(jaxpr, linear)
+  nonlin = [x for x in args if not ad.is_undefined(x)]
+  nonlin_specs = [s for s, l in zip(in_specs, linear) if not l]
+  lin_specs = [s for s, l in zip(in_specs, linear) if l]
+  cts = [ad.instantiate(c) for c in cts]
+  copies = [math.prod(mesh.shape[a] for a in _missing(mesh, s)) for s in out_specs]
+
+  def body(*xs):
+    ins, ct_blocks = xs[:len(nonlin)], xs[len(nonlin):]
+    ct_blocks = [c if n == 1 else elementwise.div(c, elementwise.convert_element_type(
+        n, get_aval(c).dtype)) for c, n in zip(ct_blocks, copies)]
+    outs = _run(ct_jaxpr)(*ins, *ct_blocks)
+    return [parallel.psum(o, _missing(mesh, s)) if _missing(mesh, s) else o
+            for o, s in zip(outs, lin_specs)]
+
+  blocks = [_block(get_aval(x), mesh, s) for x, s in zip(nonlin, nonlin_specs)] + [
+      _block(get_aval(c), mesh, s) for c, s in zip(cts, out_specs)]
+  outs = _bind_body(body, blocks, nonlin + cts, mesh, nonlin_specs + list(out_specs),
+                    lambda _: lin_specs, check_vma)
+  it = iter(outs)
+  return [next(it) if l else None for l in linear]
+
+
+def _partial_eval(trace, args, params):
+  """Known inputs run now in one shard_map, which also returns each device's residuals
+  (stacked along a leading axis split over the whole mesh); the rest is staged."""
+  jaxpr, mesh = params["jaxpr"], params["mesh"]
+  in_specs, out_specs = params["in_specs"], params["out_specs"]
+  unknowns = [trace.is_unknown(x) for x in args]
+  known, unknown, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr, unknowns)
+  known_args = [x for x, u in zip(args, unknowns) if not u]
+  known_specs = [s for s, u in zip(in_specs, unknowns) if not u]
+  every = PartitionSpec(mesh.axis_names)
+  n_known = len(known.out_avals) - num_res
+  known_out_specs = [s for s, u in zip(out_specs, out_unknowns) if not u]
+
+  def known_body(*xs):
+    outs = _run(known)(*xs)
+    return outs[:n_known] + [_lead(r) for r in outs[n_known:]]
+
+  outs = _bind_body(known_body, [_block(get_aval(x), mesh, s)
+                                 for x, s in zip(known_args, known_specs)],
+                    known_args, mesh, known_specs,
+                    lambda _: known_out_specs + [every] * num_res, params["check_vma"])
+  residuals = outs[n_known:]
+  res_avals = known.out_avals[n_known:]
+
+  def unknown_body(*xs):
+    res = [shapes.reshape(r, a.shape) for r, a in zip(xs[:num_res], res_avals)]
+    return _run(unknown)(*res, *xs[num_res:])
+
+  unknown_args = [x for x, u in zip(args, unknowns) if u]
+  unknown_specs = [s for s, u in zip(in_specs, unknowns) if u]
+  blocks = [a.update(shape=(1,) + a.shape) for a in res_avals] + [
+      _block(get_aval(x), mesh, s) for x, s in zip(unknown_args, unknown_specs)]
+  with _bound_axes(mesh):
+    closed = trace_to_jaxpr(unknown_body, blocks)
+  body, consts = closed_with_consts_as_args(closed)
+  staged = trace.stage(shard_map_p, list(consts) + list(residuals) + unknown_args, dict(
+      jaxpr=ClosedJaxpr(body, ()), mesh=mesh,
+      in_specs=(PartitionSpec(),) * len(consts) + (every,) * num_res + tuple(unknown_specs),
+      out_specs=tuple(s for s, u in zip(out_specs, out_unknowns) if u),
+      check_vma=params["check_vma"]))
+  it_k, it_u = iter(outs[:n_known]), iter(staged)
+  return [next(it_u) if u else next(it_k) for u in out_unknowns]
+
+
+def _lead(x):
+  aval = get_aval(x)
+  return shapes.reshape(x, (1,) + aval.shape)
+
+
+def _batch(axis, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma):
+  """vmap of shard_map: the batch axis leads every block, never split."""
+  in_batched = [d is not None for d in dims]
+  args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
+  batched, out_batched = batching.batch_closed_jaxpr(jaxpr, axis, in_batched, True)
+  lead = lambda s: PartitionSpec(None, *s)  # noqa: E731
+  outs = shard_map_p.bind(*args, jaxpr=batched, mesh=mesh, in_specs=tuple(
+      lead(s) if b else s for s, b in zip(in_specs, in_batched)),
+      out_specs=tuple(lead(s) for s in out_specs), check_vma=check_vma)
+  return outs, [0] * len(outs)
+
+
+shard_map_p = Primitive("shard_map", multiple_results=True)
+shard_map_p.abstract_eval = _abstract_eval
+shard_map_p.impl = _impl
+shard_map_p.lowering = _lowering
+shard_map_p.jvp = _jvp
+shard_map_p.transpose = _transpose
+shard_map_p.partial_eval = _partial_eval
+shard_map_p.batch = _batch
+shard_map_p.pp_alias_jaxpr = "jaxpr"
+
+
+# ---------------------------------------------------------------------------------------
+# Which mesh axes a value may differ along (JAX's check_vma)
+
+_REDUCING = {"psum", "pmax", "pmin"}
+_VARYING = {"axis_index", "ppermute", "all_to_all", "reduce_scatter"}
+
+
+def _varying(jaxpr, in_axes: list, dropped=frozenset()) -> list:
+  """For each output of ``jaxpr``, the mesh axes it may vary along, given its inputs'
+  (the ``dropped`` axes left out).  With ``jax_auto_pcast`` off, the operands of an
+  equation must vary along the same axes (JAX inserts no ``pvary`` then)."""
+  env = dict(zip(jaxpr.invars, in_axes))
+  check = not config.read("jax_auto_pcast")
+  for eqn in jaxpr.eqns:
+    operands = [frozenset() if hasattr(v, "val") else env.get(v, frozenset())
+                for v in eqn.invars]
+    name = eqn.primitive.name
+    if (check and len(set(operands)) > 1 and not eqn.primitive.is_collective
+        and name != "pvary" and not any(map(_holds_jaxpr, eqn.params.values()))):
+      raise ValueError(f"Primitive {name} requires varying manual axes to match, but got "
+                       f"{operands}. Please open an issue at "
+                       "https://github.com/jax-ml/jax/issues and as a temporary workaround "
+                       "pass the check_vma=False argument to `jax.shard_map`")
+    ins = frozenset().union(*operands)
+    if name in _REDUCING:
+      ins = ins - set(parallel._names(eqn.params["axis_name"]))
+    elif name in _VARYING:
+      ins = ins | (set(parallel._names(eqn.params["axis_name"])) - dropped)
+    elif name == "pvary":
+      ins = ins | (set(eqn.params["axes"]) - dropped)
+    for v in eqn.outvars:
+      env[v] = ins
+  return [env.get(v, frozenset()) for v in jaxpr.outvars]
+
+
+def _holds_jaxpr(param) -> bool:
+  return isinstance(param, (Jaxpr, ClosedJaxpr)) or (
+      isinstance(param, tuple) and any(map(_holds_jaxpr, param)))
+
+
+def _check_vma(jaxpr, mesh, in_specs, out_specs, name: str) -> None:
+  # jax_remove_size_one_mesh_axis_from_type: axes of size 1 are left out of the types
+  dropped = frozenset(a for a, n in mesh.shape.items() if n == 1) if config.read(
+      "jax_remove_size_one_mesh_axis_from_type") else frozenset()
+  in_axes = [frozenset(_named(s)) - dropped for s in in_specs]
+  for spec, varying in zip(out_specs, _varying(jaxpr.jaxpr, in_axes, dropped)):
+    extra = sorted(varying - set(_named(spec)))
+    if extra:
+      named = "{" + ", ".join(sorted(_named(spec))) + "}"
+      raise ValueError(
+          f"shard_map applied to the function '{name}' was given out_specs which require "
+          "replication which can't be statically inferred given the mesh:\n\nThe mesh given "
+          f"has shape {mesh.axis_sizes} with corresponding axis names {mesh.axis_names}.\n\n"
+          f"out_specs is {spec!r} which implies that the corresponding output value is only "
+          f"varying across mesh axes {named} and not {{{', '.join(extra)}}}, but it was "
+          f"inferred to be possibly varying over {{{', '.join(extra)}}}\n\nCheck if these "
+          "output values are meant to be replicated over those mesh axes. If not, consider "
+          "revising the corresponding out_specs entries. If so, consider disabling the check "
+          "by passing the check_vma=False argument to `xjax.shard_map`.")
+
+
+def manual_axis_names() -> tuple:
+  """The mesh axes of the shard_map bodies being traced (manual in them)."""
+  return tuple(a for m in _bound_axes.meshes for a in m.axis_names)
+
+
+def _named(spec) -> list:
+  return [a for p in spec for a in spec_axes(p)]
+
+
+class _bound_axes:
+  """Binds the mesh axes as names for collectives (``axis_size``) while tracing a body."""
+  meshes: list = []  # the meshes of the bodies being traced, innermost last
+
+  def __init__(self, mesh: Mesh) -> None:
+    self._mesh = mesh
+    self._contexts = [batching._bound_axis(batching.AxisData(n, a))
+                      for a, n in zip(mesh.axis_names, mesh.axis_sizes)]
+
+  def __enter__(self):
+    _bound_axes.meshes.append(self._mesh)
+    for c in self._contexts:
+      c.__enter__()
+
+  def __exit__(self, *exc):
+    for c in reversed(self._contexts):
+      c.__exit__(*exc)
+    _bound_axes.meshes.pop()
+
+
+# ---------------------------------------------------------------------------------------
+# The user-facing function
+
+def _specs_for(specs, tree, what: str) -> list:
+  """``specs`` (a PartitionSpec or a pytree prefix of ``tree``) as one spec per leaf."""
+  n = len(tree_util.tree_leaves(tree))
+  if isinstance(specs, PartitionSpec) or specs is None:
+    return [specs or PartitionSpec()] * n
+  if isinstance(tree, (tuple, list)) and isinstance(specs, (tuple, list)) and (
+      len(specs) == len(tree)):
+    return [s for sub, t in zip(specs, tree) for s in _specs_for(sub, t, what)]
+  flat = tree_util.tree_leaves(specs, is_leaf=lambda s: isinstance(s, PartitionSpec))
+  if len(flat) == n:
+    return flat
+  raise ValueError(f"shard_map {what} {specs!r} is not a pytree prefix of the values it "
+                   f"describes ({n} leaves).")
+
+
+def _check_specs(mesh: Mesh, specs, what: str) -> None:
+  for spec in specs:
+    for a in _named(spec):
+      if a not in mesh.axis_names:
+        raise ValueError(f"shard_map {what} argument must refer to an axis marked as manual "
+                         f"({frozenset(mesh.axis_names)}), but:\n\n  {what} refers to "
+                         f"{a!r}\n\nCheck the {what} values passed to shard_map.")
+
+
+def _check_divisible(mesh, fun_name, leaves, specs) -> None:
+  for i, (x, spec) in enumerate(zip(leaves, specs)):
+    aval = get_aval(x)
+    if len(spec) > aval.ndim:
+      raise ValueError(f"shard_map applied to the function '{fun_name}' was given an "
+                       f"argument args[{i}] of rank {aval.ndim} with in_specs {spec!r} of "
+                       f"length {len(spec)}; a spec may not be longer than the rank.")
+    for d, (n, f) in enumerate(zip(aval.shape, _factors(mesh, spec, aval.ndim))):
+      if n % f:
+        raise ValueError(
+            f"shard_map applied to the function '{fun_name}' was given argument arrays with "
+            "axis sizes that are not evenly divisible by the corresponding mesh axis sizes:\n\n"
+            f"The mesh given has shape {mesh.axis_sizes} with corresponding axis names "
+            f"{mesh.axis_names}.\n\nthe passed args[{i}] of shape {aval.str_short()} "
+            f"corresponds to in_specs of value {spec!r}, which maps array axis {d} (of size "
+            f"{n}) to mesh axes {spec_axes(spec[d])} (of size {f}), but {f} does not evenly "
+            f"divide {n}")
+
+
+def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=None,
+              axis_names=frozenset(), check_vma: bool = True, check_rep=None) -> Callable:
+  """``f`` applied to each device's blocks of its arguments over ``mesh`` (see the module
+  docstring); ``check_vma`` checks that outputs declared replicated are."""
+  if f is None:
+    return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                             axis_names=axis_names, check_vma=check_vma, check_rep=check_rep)
+  if check_rep is not None:
+    check_vma = check_rep
+  if mesh is None:
+    from xjax._src.foundations.sharding import _mesh_stack
+    if not _mesh_stack():
+      raise ValueError("shard_map needs a mesh: pass mesh=, or call it inside `with mesh:`.")
+    mesh = _mesh_stack()[-1]
+  if axis_names and set(axis_names) != set(mesh.axis_names):
+    raise NotImplementedError("shard_map: xjax makes every mesh axis manual; axis_names "
+                              "naming a subset of them is not supported.")
+  fun_name = getattr(f, "__name__", repr(f))
+
+  @wraps(f)
+  def mapped(*args):
+    if _bound_axes.meshes and _bound_axes.meshes[-1] != mesh:  # (a pmap inside a pmap, too)
+      raise ValueError(f"shard_map inside the body of a shard_map over another mesh: the "
+                       f"context mesh {_bound_axes.meshes[-1]} should match the mesh passed "
+                       f"to shard_map {mesh}.")
+    leaves, in_tree = tree_util.tree_flatten(args)
+    specs = _specs_for(in_specs if in_specs is not None else PartitionSpec(), args,
+                       "in_specs")
+    _check_specs(mesh, specs, "in_specs")
+    _check_divisible(mesh, fun_name, leaves, specs)
+    out_tree_box = []
+
+    def body(*blocks):
+      out = f(*tree_util.tree_unflatten(in_tree, blocks))
+      out_leaves, out_tree = tree_util.tree_flatten(out)
+      # (the outputs' structure, with avals for leaves: keeping tracers would leak them)
+      skeleton = tree_util.tree_unflatten(out_tree, [get_aval(o) for o in out_leaves])
+      out_tree_box.append((skeleton, out_tree))
+      return out_leaves
+
+    def specs_out(out_avals):
+      out, _ = out_tree_box[0]
+      # (pmap passes a callable: its out_specs follow the traced outputs)
+      flat = _specs_for(out_specs() if callable(out_specs) else out_specs, out, "out_specs")
+      _check_specs(mesh, flat, "out_specs")
+      return flat
+
+    blocks = [_block(get_aval(x), mesh, s) for x, s in zip(leaves, specs)]
+    with _bound_axes(mesh):
+      closed = trace_to_jaxpr(body, blocks)
+    flat_out = specs_out(closed.out_avals)
+    if check_vma:
+      _check_vma(closed, mesh, specs, flat_out, fun_name)
+    jaxpr, consts = closed_with_consts_as_args(closed)
+    outs = shard_map_p.bind(*consts, *leaves, jaxpr=ClosedJaxpr(jaxpr, ()), mesh=mesh,
+                            in_specs=(PartitionSpec(),) * len(consts) + tuple(specs),
+                            out_specs=tuple(flat_out), check_vma=check_vma)
+    return tree_util.tree_unflatten(out_tree_box[0][1], outs)
+  return mapped

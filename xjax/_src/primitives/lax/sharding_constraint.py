@@ -1,0 +1,99 @@
+"""``with_sharding_constraint``: fixes the layout of an intermediate value over a mesh.
+
+Staged, it lowers to GSPMD's ``Sharding`` custom call carrying the HLO sharding, which XLA's
+partitioner honours; evaluated now, it lays the value out so.  On one device (or inside a
+``shard_map`` body, where values are per-device blocks) it is the identity.
+"""
+from __future__ import annotations
+
+from xjax._src.execution import spmd
+from xjax._src.foundations import tree_util
+from xjax._src.core.trace import Primitive
+from xjax._src.interpreters import ad, batching
+from xjax._src.foundations.sharding import (AbstractMesh, Mesh, NamedSharding, PartitionSpec,
+                                            Sharding, _mesh_stack)
+
+
+def _abstract_eval(x, *, sharding):
+  sharding.check_shape(x.shape)
+  return x
+
+
+def _lowering(ctx, x, *, sharding):
+  module = ctx.module
+  if not module.logical or module.manual:
+    return x
+  text = sharding.tiling(ctx.avals_in[0].ndim).hlo_text(module.logical)
+  return ctx.op("stablehlo.custom_call", [x], ctx.avals_out[0],
+                {"call_target_name": '"Sharding"', "mhlo.sharding": f'"{text}"'})
+
+
+def _batch(axis, args, dims, *, sharding):
+  (x,), (d,) = args, dims
+  x = batching.moveaxis(x, d, 0)
+  spec = PartitionSpec(None, *sharding.spec)
+  return sharding_constraint_p.bind(x, sharding=NamedSharding(sharding.mesh, spec)), 0
+
+
+sharding_constraint_p = Primitive("sharding_constraint")
+sharding_constraint_p.abstract_eval = _abstract_eval
+sharding_constraint_p.impl = lambda x, *, sharding: spmd.put(x, sharding)
+sharding_constraint_p.lowering = _lowering
+sharding_constraint_p.batch = _batch
+ad.deflinear(sharding_constraint_p, lambda ct, x, *, sharding: [
+    sharding_constraint_p.bind(ad.instantiate(ct), sharding=sharding)])
+
+
+def place_out_sharding(x, out_sharding):
+  """``x`` laid out as an ``out_sharding=`` argument says (JAX's samplers, convolutions):
+  None, and the type sharding of an array that is not split (``jax.typeof(y).sharding``: a
+  NamedSharding over no mesh axes), leave it as it is; a bare PartitionSpec needs a
+  ``with mesh:`` context, as in JAX."""
+  if out_sharding is None or (isinstance(out_sharding, NamedSharding)
+                              and out_sharding.mesh.empty):
+    return x
+  if isinstance(out_sharding, PartitionSpec) and not _mesh_stack():
+    raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
+                     "allowed. Please pass a NamedSharding instance or enter into a mesh "
+                     f"context via `with mesh:`. Got {out_sharding}")
+  return with_sharding_constraint(x, out_sharding)
+
+
+def _named(sharding) -> NamedSharding | None:
+  """The NamedSharding a constraint names (a bare PartitionSpec takes the ``with mesh:``
+  mesh); None when it spans one device."""
+  if isinstance(sharding, PartitionSpec):
+    stack = _mesh_stack()
+    if not stack:
+      raise ValueError("with_sharding_constraint was given a PartitionSpec "
+                       f"{sharding!r} outside a mesh context; pass a NamedSharding, or "
+                       "call it inside `with mesh:`.")
+    sharding = NamedSharding(stack[-1], sharding)
+  if not isinstance(sharding, Sharding):
+    raise TypeError(f"with_sharding_constraint expects a Sharding or PartitionSpec, got "
+                    f"{sharding!r}")
+  if (isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, Mesh)
+      and sharding.mesh.size > 1):
+    return sharding
+  if isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, AbstractMesh):
+    raise ValueError("with_sharding_constraint needs a concrete Mesh, not an AbstractMesh")
+  return None
+
+
+def with_sharding_constraint(x, shardings):
+  """``x`` (a pytree) laid out as ``shardings`` (one, or a pytree matching ``x``; None
+  leaves it unconstrained)."""
+  leaves, tree = tree_util.tree_flatten(x)
+  if shardings is None or isinstance(shardings, (Sharding, PartitionSpec)):
+    flat = [shardings] * len(leaves)
+  else:
+    flat = tree_util.tree_leaves(shardings, is_leaf=lambda s: s is None or isinstance(
+        s, PartitionSpec))
+    if len(flat) != len(leaves):
+      raise ValueError(f"with_sharding_constraint: {len(flat)} shardings for {len(leaves)} "
+                       "arrays; give one sharding or a pytree matching x.")
+  out = []
+  for leaf, s in zip(leaves, flat):
+    named = None if s is None else _named(s)
+    out.append(leaf if named is None else sharding_constraint_p.bind(leaf, sharding=named))
+  return tree_util.tree_unflatten(tree, out)

@@ -1,0 +1,216 @@
+"""Sorting: ``sort`` (multi-operand, lexicographic on the first ``num_keys``) and ``top_k``.
+
+Floats compare in a total order in which ``-0.0 == 0.0`` and every NaN sorts last.
+Derivatives permute tangents with the sort permutation, applied as a one-hot contraction
+(linear, so it transposes).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.backend.lowering import compare_attributes
+from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.primitives.lax import elementwise as ew
+from xjax._src.primitives.lax import shapes
+from xjax._src.primitives.lax.dot import dot_general
+from xjax._src.primitives.lax.utils import standard_primitive
+
+_BOOL = ShapedArray((), np.bool_)
+
+
+def _compare(sub, a, b, direction, aval):
+  return sub.op("stablehlo.compare", [a, b], _BOOL,
+                compare_attributes(direction, aval.dtype, total_order=True),
+                in_avals=[aval, aval])
+
+
+def _canonical_float(sub, x, aval):
+  """Maps -0.0 to 0.0 and every NaN to the positive quiet NaN (which sorts last)."""
+  zero = sub.constant(np.zeros((), aval.dtype), aval)
+  nan = sub.constant(np.array(np.nan, aval.dtype), aval)
+  cmp = lambda a, b, d: sub.op("stablehlo.compare", [a, b], _BOOL, compare_attributes(d),
+                               in_avals=[aval, aval])
+  x = sub.op("stablehlo.select", [cmp(x, zero, "EQ"), zero, x], aval, in_avals=[_BOOL, aval, aval])
+  return sub.op("stablehlo.select", [cmp(x, x, "NE"), nan, x], aval, in_avals=[_BOOL, aval, aval])
+
+
+def _lex_less(sub, pairs, avals, direction="LT"):
+  """Lexicographic comparison of key pairs ``[(a0, b0), (a1, b1), ...]``."""
+  expanded = []
+  for (a, b), aval in zip(pairs, avals):
+    if dtypes.is_complex(aval.dtype):  # complex keys order by (real, imag)
+      part = ShapedArray((), np.finfo(aval.dtype).dtype)
+      for name in ("stablehlo.real", "stablehlo.imag"):
+        expanded.append(((sub.op(name, [a], part, in_avals=[aval]),
+                          sub.op(name, [b], part, in_avals=[aval])), part))
+    else:
+      expanded.append(((a, b), aval))
+  result = None
+  for (a, b), aval in reversed(expanded):
+    if dtypes.is_inexact(aval.dtype):
+      a, b = _canonical_float(sub, a, aval), _canonical_float(sub, b, aval)
+    less = _compare(sub, a, b, direction, aval)
+    if result is None:
+      result = less
+    else:
+      eq = _compare(sub, a, b, "EQ", aval)
+      result = sub.op("stablehlo.or", [less, sub.op("stablehlo.and", [eq, result], _BOOL)],
+                      _BOOL)
+  return result
+
+
+def lower_sort(ctx, operands, avals, dimension, is_stable, num_keys, direction="LT"):
+  scalars = [ShapedArray((), a.dtype) for a in avals]
+  arg_avals = [s for s in scalars for _ in range(2)]
+
+  def body(sub, args):
+    pairs = [(args[2 * i], args[2 * i + 1]) for i in range(num_keys)]
+    return [_lex_less(sub, pairs, scalars[:num_keys], direction)]
+  reg = ctx.region(arg_avals, body)
+  return ctx.op("stablehlo.sort", list(operands), list(avals),
+                {"dimension": f"{dimension} : i64",
+                 "is_stable": "true" if is_stable else "false"},
+                regions=[reg], in_avals=list(avals))
+
+
+def _sort_abstract_eval(*xs, dimension, is_stable, num_keys):
+  if not xs:
+    raise TypeError("sort requires at least one operand")
+  shape = xs[0].shape
+  if any(x.shape != shape for x in xs):
+    raise TypeError(f"sort requires all operands to have the same shape, got "
+                    f"{', '.join(str(x.shape) for x in xs)}")
+  if not 0 <= dimension < len(shape):
+    raise ValueError(f"sort: dimension {dimension} is out of bounds for shape {shape}")
+  if not 1 <= num_keys <= len(xs):
+    raise ValueError(f"sort: num_keys={num_keys} must be between 1 and the number of "
+                     f"operands ({len(xs)})")
+  return [ShapedArray(x.shape, x.dtype, x.weak_type) for x in xs]
+
+
+def _sort_lowering(ctx, *xs, dimension, is_stable, num_keys):
+  outs = lower_sort(ctx, xs, ctx.avals_out, dimension, is_stable, num_keys)
+  return outs if isinstance(outs, list) else [outs]
+
+
+def permute_along(t, perm, dimension):
+  """``take_along_axis(t, perm, dimension)`` as a one-hot contraction (linear in ``t``)."""
+  aval = get_aval(t)
+  nd = aval.ndim
+  t = batching.moveaxis(t, dimension, nd - 1)
+  perm = batching.moveaxis(perm, dimension, nd - 1)
+  n, k = aval.shape[dimension], get_aval(perm).shape[-1]
+  lead = get_aval(perm).shape[:-1]
+  oh_shape = lead + (k, n)
+  onehot = ew.eq(shapes.broadcast_in_dim(perm, oh_shape, tuple(range(nd))),
+                 shapes.broadcasted_iota(get_aval(perm).dtype, oh_shape, nd))
+  onehot = ew.convert_element_type(onehot, aval.dtype)
+  batch = tuple(range(nd - 1))
+  out = dot_general(onehot, t, (((nd,), (nd - 1,)), (batch, batch)))
+  return batching.moveaxis(out, nd - 1, dimension)
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+  shape = get_aval(primals[0]).shape
+  iota = shapes.broadcasted_iota(np.int32, shape, dimension)
+  outs = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable,
+                     num_keys=num_keys)
+  perm = outs[-1]
+  out_t = [t if type(t) is Zero else permute_along(t, perm, dimension) for t in tangents]
+  return outs[:-1], out_t
+
+
+def _sort_batch(axis, args, dims, *, dimension, is_stable, num_keys):
+  # Keep the batch dimension where the (first) batched operand has it.
+  bdim = next(d for d in dims if d is not None)
+  xs = [batching.matchaxis(x, d, bdim, axis.size) for x, d in zip(args, dims)]
+  new_dim = dimension + (dimension >= bdim)
+  outs = sort_p.bind(*xs, dimension=new_dim, is_stable=is_stable, num_keys=num_keys)
+  return outs, [bdim] * len(outs)
+
+
+sort_p = standard_primitive("sort", _sort_abstract_eval, _sort_lowering, multiple_results=True)
+sort_p.jvp = _sort_jvp
+sort_p.batch = _sort_batch
+
+
+def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
+  """Sorts ``operand`` (an array or a sequence of arrays, keyed lexicographically by the
+  first ``num_keys``) along ``dimension``."""
+  single = not isinstance(operand, (tuple, list))
+  ops = [operand] if single else list(operand)
+  if not ops:
+    raise TypeError("sort requires at least one operand")
+  ndim = get_aval(ops[0]).ndim
+  if ndim == 0:
+    raise TypeError("sort requires operands of rank >= 1, got a scalar")
+  if not -ndim <= dimension < ndim:
+    raise ValueError(f"sort: dimension {dimension} is out of bounds for rank {ndim}")
+  outs = sort_p.bind(*ops, dimension=int(dimension) % ndim, is_stable=bool(is_stable),
+                     num_keys=int(num_keys))
+  return outs[0] if single else tuple(outs)
+
+
+def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
+  return sort((keys, values), dimension, is_stable, 1)
+
+
+# ---------------------------------------------------------------------------------------
+# top_k
+
+def _top_k_abstract_eval(x, *, k):
+  if x.ndim == 0:
+    raise ValueError("top_k operand must have >= 1 dimension, got a scalar")
+  if not 0 <= k <= x.shape[-1]:
+    raise ValueError(f"top_k: k must be between 0 and the size of the last axis "
+                     f"({x.shape[-1]}), got {k}")
+  shape = x.shape[:-1] + (k,)
+  return [ShapedArray(shape, x.dtype, x.weak_type), ShapedArray(shape, np.int32)]
+
+
+def _top_k_lowering(ctx, x, *, k):
+  aval = ctx.avals_in[0]
+  nd = aval.ndim
+  idx_aval = ShapedArray(aval.shape, np.int32)
+  idx = ctx.op("stablehlo.iota", [], idx_aval, {"iota_dimension": f"{nd - 1} : i64"},
+               in_avals=[])
+  vals, ids = lower_sort(ctx, [x, idx], [aval, idx_aval], nd - 1, True, 1, "GT")
+  out_v, out_i = ctx.avals_out
+  attrs = {"start_indices": f"array<i64: {', '.join(['0'] * nd)}>",
+           "limit_indices": f"array<i64: {', '.join(str(d) for d in out_v.shape)}>",
+           "strides": f"array<i64: {', '.join(['1'] * nd)}>"}
+  return [ctx.op("stablehlo.slice", [vals], out_v, attrs, in_avals=[aval]),
+          ctx.op("stablehlo.slice", [ids], out_i, attrs, in_avals=[idx_aval])]
+
+
+def _top_k_jvp(primals, tangents, *, k):
+  (x,), (t,) = primals, tangents
+  vals, idx = top_k_p.bind(x, k=k)
+  nd = get_aval(x).ndim
+  return [vals, idx], [permute_along(t, idx, nd - 1), Zero(tangent_aval(get_aval(idx)))]
+
+
+def _top_k_batch(axis, args, dims, *, k):
+  (x,), (d,) = args, dims
+  nd = get_aval(x).ndim
+  if d == nd - 1:
+    x, d = batching.moveaxis(x, d, 0), 0
+  return top_k_p.bind(x, k=k), [d, d]
+
+
+top_k_p = standard_primitive("top_k", _top_k_abstract_eval, _top_k_lowering,
+                             multiple_results=True)
+top_k_p.jvp = _top_k_jvp
+top_k_p.batch = _top_k_batch
+
+
+def top_k(operand, k: int):
+  """The ``k`` largest entries along the last axis, and their int32 indices."""
+  k = int(k)
+  if k < 0:
+    raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+  return list(top_k_p.bind(operand, k=k))  # a list, as in JAX

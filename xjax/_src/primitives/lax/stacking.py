@@ -1,0 +1,178 @@
+"""Joining and cutting arrays along an axis: ``split``, ``stack``, ``unstack``, ``tile``.
+
+Each is a primitive (as in JAX), lowered through the slices, broadcasts and
+concatenations it stands for. All four are linear: split and concatenation transpose to
+each other, stack and unstack likewise, and tile transposes to a sum over its copies."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.values import get_aval
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, expand_dims,
+                                             index_in_dim, normalize_axis, reshape, slice_in_dim)
+from xjax._src.primitives.lax.utils import check_same_dtypes, lowering_from, standard_primitive
+
+
+def _linear_jvp(prim):
+  """The JVP of a primitive linear in all its operands: itself on the tangents."""
+  def jvp(primals, tangents, **params):
+    out = prim.bind(*primals, **params)
+    if all(type(t) is Zero for t in tangents):
+      outs = out if prim.multiple_results else [out]
+      zeros = [Zero(tangent_aval(get_aval(o))) for o in outs]
+      return out, zeros if prim.multiple_results else zeros[0]
+    return out, prim.bind(*[ad.instantiate(t) for t in tangents], **params)
+  return jvp
+
+
+def _instantiated(cts) -> list:
+  return [ad.instantiate(c) for c in cts]
+
+
+# ---------------------------------------------------------------------------------------
+# split
+
+def _split_abstract_eval(x, *, sizes, axis):
+  if not 0 <= axis < x.ndim:
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+  if any(s < 0 for s in sizes):
+    raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
+  if sum(sizes) != x.shape[axis]:
+    raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
+                     f"operand shape {list(x.shape)}")
+  return [x.update(shape=x.shape[:axis] + (s,) + x.shape[axis + 1:]) for s in sizes]
+
+
+def _split_pieces(x, *, sizes, axis):
+  starts = np.cumsum((0,) + tuple(sizes))
+  return [slice_in_dim(x, int(a), int(a) + s, axis=axis) for a, s in zip(starts, sizes)]
+
+
+def _split_batch(axis_data, args, dims, *, sizes, axis):
+  (x,), (d,) = args, dims
+  outs = split_p.bind(x, sizes=sizes, axis=axis + (d <= axis))
+  return outs, [d] * len(outs)
+
+
+split_p = standard_primitive("split", _split_abstract_eval, lowering_from(_split_pieces),
+                             multiple_results=True)
+split_p.jvp = _linear_jvp(split_p)
+split_p.transpose = lambda cts, x, *, sizes, axis: [concatenate(_instantiated(cts), axis)]
+split_p.batch = _split_batch
+
+
+def split(operand, sizes: Sequence[int], axis: int = 0) -> list:
+  """Splits ``operand`` along ``axis`` into pieces of the given ``sizes``."""
+  aval = get_aval(operand)
+  axis = normalize_axis(axis, aval.ndim, "split")
+  return split_p.bind(operand, sizes=tuple(int(s) for s in sizes), axis=axis)
+
+
+# ---------------------------------------------------------------------------------------
+# stack / unstack
+
+def _stack_abstract_eval(*xs, axis):
+  if len({x.shape for x in xs}) > 1:
+    raise ValueError("All input arrays must have the same shape. Got "
+                     f"{', '.join(str(x.shape) for x in xs)}.")
+  check_same_dtypes("stack", xs)
+  x = xs[0]
+  if not 0 <= axis <= x.ndim:
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension {x.ndim + 1}")
+  return ShapedArray(x.shape[:axis] + (len(xs),) + x.shape[axis:], x.dtype,
+                     all(a.weak_type for a in xs))
+
+
+def _stack_batch(axis_data, args, dims, *, axis):
+  xs = [batching.matchaxis(x, d, 0, axis_data.size) for x, d in zip(args, dims)]
+  return stack_p.bind(*xs, axis=axis + 1), 0
+
+
+stack_p = standard_primitive("stack", _stack_abstract_eval, lowering_from(
+    lambda *xs, axis: concatenate([expand_dims(x, (axis,)) for x in xs], axis)))
+stack_p.jvp = _linear_jvp(stack_p)
+stack_p.transpose = lambda ct, *xs, axis: list(unstack_p.bind(ad.instantiate(ct), axis=axis))
+stack_p.batch = _stack_batch
+
+
+def stack(operands: Sequence, axis: int = 0):
+  """Stacks equal-shaped ``operands`` along a new ``axis``."""
+  operands = list(operands)
+  if not operands:
+    raise ValueError("stack requires at least one operand")
+  axis = normalize_axis(axis, get_aval(operands[0]).ndim + 1, "stack")
+  return stack_p.bind(*operands, axis=axis)
+
+
+def _unstack_abstract_eval(x, *, axis):
+  if not 0 <= axis < x.ndim:
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+  return [x.update(shape=x.shape[:axis] + x.shape[axis + 1:])] * x.shape[axis]
+
+
+def _unstack_batch(axis_data, args, dims, *, axis):
+  (x,), (d,) = args, dims
+  outs = unstack_p.bind(x, axis=axis + (d <= axis))
+  return outs, [d if d <= axis else d - 1] * len(outs)
+
+
+unstack_p = standard_primitive("unstack", _unstack_abstract_eval, lowering_from(
+    lambda x, axis: [index_in_dim(x, i, axis, keepdims=False)
+                     for i in range(get_aval(x).shape[axis])]), multiple_results=True)
+unstack_p.jvp = _linear_jvp(unstack_p)
+unstack_p.transpose = lambda cts, x, *, axis: [stack_p.bind(*_instantiated(cts), axis=axis)]
+unstack_p.batch = _unstack_batch
+
+
+def unstack(x, axis: int = 0) -> tuple:
+  """The slices of ``x`` along ``axis``, as a tuple."""
+  axis = normalize_axis(axis, get_aval(x).ndim, "unstack")
+  return tuple(unstack_p.bind(x, axis=axis))
+
+
+# ---------------------------------------------------------------------------------------
+# tile
+
+def _tile_abstract_eval(x, *, reps):
+  if len(reps) != x.ndim:
+    raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
+                    f"and x.ndim={x.ndim}.")
+  if any(r < 0 for r in reps):
+    raise ValueError(f"tile reps must be non-negative, got {reps}")
+  return x.update(shape=tuple(r * s for r, s in zip(reps, x.shape)))
+
+
+def _tile_copies(x, *, reps):
+  """Copies as a leading size-``r`` dimension before each dimension, then merged (a key's
+  stored trailing dimensions are copied once)."""
+  shape = get_aval(x).shape
+  reps = tuple(reps) + (1,) * (len(shape) - len(reps))
+  inter = tuple(d for r, s in zip(reps, shape) for d in (r, s))
+  x = broadcast_in_dim(x, inter, tuple(range(1, 2 * len(shape), 2)))
+  return reshape(x, tuple(r * s for r, s in zip(reps, shape)))
+
+
+def _tile_transpose(ct, x, *, reps):
+  from xjax._src.primitives.lax.reductions import reduce_sum
+  aval = x.aval
+  if type(ct) is Zero:
+    return [Zero(aval)]
+  inter = tuple(d for r, s in zip(reps, aval.shape) for d in (r, s))
+  return [reduce_sum(reshape(ct, inter), tuple(range(0, 2 * aval.ndim, 2)))]
+
+
+tile_p = standard_primitive("tile", _tile_abstract_eval, lowering_from(_tile_copies))
+tile_p.jvp = _linear_jvp(tile_p)
+tile_p.transpose = _tile_transpose
+tile_p.batch = lambda axis_data, args, dims, *, reps: (
+    tile_p.bind(args[0], reps=reps[:dims[0]] + (1,) + reps[dims[0]:]), dims[0])
+
+
+def tile(operand, reps: Sequence[int]):
+  """``operand`` repeated ``reps[i]`` times along each dimension ``i``."""
+  return tile_p.bind(operand, reps=tuple(int(r) for r in reps))

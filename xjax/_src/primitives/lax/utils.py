@@ -1,0 +1,125 @@
+"""Building blocks for defining primitives: one place for what every primitive shares."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.avals import ShapedArray
+from xjax._src.core.trace import Primitive
+from xjax._src.interpreters.user_lowering import inline_traced
+
+
+def standard_primitive(name: str, abstract_eval: Callable, lowering: Callable,
+                       multiple_results: bool = False) -> Primitive:
+  """A primitive evaluated eagerly through its own lowering (a cached compiled program)."""
+  prim = Primitive(name, multiple_results)
+  prim.abstract_eval = abstract_eval
+  prim.lowering = lowering
+  return prim
+
+
+def stored_dims(aval: ShapedArray) -> tuple:
+  """The trailing dimensions with which values of ``aval`` are stored: the physical shape of
+  an extended dtype (a PRNG key's ``(2,)``), ``()`` for numbers."""
+  return aval.dtype.physical_shape if dtypes.is_extended(aval.dtype) else ()
+
+
+def hlo_op(op_name: str, attrs: Callable[..., dict] | None = None):
+  """A lowering rule emitting one StableHLO op on the operands, producing avals_out."""
+  def lower(ctx, *operands, **params):
+    a = attrs(ctx, **params) if attrs is not None else None
+    out = ctx.avals_out if len(ctx.avals_out) != 1 else ctx.avals_out[0]
+    return ctx.op(op_name, list(operands), out, a)
+  return lower
+
+
+def dtype_name(dtype) -> str:
+  return dtype.name if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype).name
+
+
+def check_same_dtypes(name: str, avals: Sequence[ShapedArray]) -> None:
+  if len({a.dtype for a in avals}) > 1:
+    got = ", ".join(dtype_name(a.dtype) for a in avals)
+    raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {got}. "
+                    f"(Tip: jnp.{name} is a similar function that does automatic type "
+                    "promotion on inputs).")
+
+
+def broadcasting_shape(name: str, shapes: Sequence[tuple]) -> tuple:
+  """lax's shape rule for n-ary elementwise ops: equal ranks (or rank 0), dims equal or 1."""
+  result = ()
+  for s in shapes:  # fast path: every shape equal (or rank 0)
+    if s:
+      if not result:
+        result = s
+      elif s != result:
+        return _broadcasting_shape(name, shapes)
+  return result
+
+
+def _broadcasting_shape(name: str, shapes: Sequence[tuple]) -> tuple:
+  ranked = [s for s in shapes if len(s)]
+  if not ranked:
+    return ()
+  ranks = {len(s) for s in ranked}
+  if len(ranks) > 1:
+    raise TypeError(f"{name}: arrays must have the same number of dimensions, got "
+                    f"{{{', '.join(str(r) for r in sorted(ranks))}}}")
+  out = []
+  for dims in zip(*ranked):
+    sizes = {d for d in dims if d != 1}
+    if len(sizes) > 1:
+      raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                      f"{', '.join(str(tuple(s)) for s in shapes)}.")
+    out.append(sizes.pop() if sizes else 1)
+  return tuple(out)
+
+
+def weak_of(avals: Sequence[ShapedArray]) -> bool:
+  return all(a.weak_type for a in avals)
+
+
+DTYPE_CLASSES = {
+    "float": dtypes.is_float,
+    "complex": dtypes.is_complex,
+    "inexact": dtypes.is_inexact,
+    "int": lambda d: dtypes.is_integer(d),
+    "signed": lambda d: dtypes.is_integer(d) and not dtypes.is_unsigned(d),
+    "bool": lambda d: np.dtype(d) == np.bool_,
+}
+
+
+def dtype_checker(*classes: str) -> Callable:
+  tests = [DTYPE_CLASSES[c] for c in classes]
+  description = " or ".join(classes)
+  accepted: set = set()  # dtypes already checked (this runs for every traced operation)
+
+  def check(name: str, dtype) -> None:
+    if dtype in accepted:
+      return
+    if not any(t(dtype) for t in tests):
+      raise TypeError(f"{name} does not accept dtype {dtype_name(dtype)}. "
+                      f"Accepted dtypes are subtypes of {description}.")
+    accepted.add(dtype)
+  return check
+
+
+any_dtype = lambda name, dtype: None
+
+
+def lowering_from(fn: Callable) -> Callable:
+  """A lowering rule that emits ``fn`` (written with lax functions) traced at the operands'
+  avals: for primitives XLA has no single op for. Operands of extended dtype (PRNG keys)
+  reach ``fn`` as the arrays that store them."""
+  def lower(ctx, *operands, **params):
+    listed = []  # whether fn returned a list: a multiple-results primitive's, even of one
+
+    def emitted(*xs):
+      out = fn(*xs, **params)
+      listed.append(isinstance(out, (tuple, list)))
+      return list(out) if listed[-1] else [out]
+    outs = inline_traced(ctx, emitted, ctx.avals_in, operands)
+    return outs if listed[-1] else outs[0]
+  return lower
