@@ -173,43 +173,40 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
-_QUANTILE_STATIC = ("axis", "overwrite_input", "keepdims", "method", "interpolation")
+_QUANTILE_STATIC = ("axis", "overwrite_input", "keepdims", "method")
 
 
 @compiled_when_eager(static_argnames=_QUANTILE_STATIC)
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False, *, weights=None, interpolation=None):
+             keepdims=False, *, weights=None):
   """q-th quantiles (q in [0, 1]) along ``axis``; ``weights`` (per element of ``a``, or per
   position along ``axis``) with ``method="inverted_cdf"`` only, as JAX."""
-  return _quantile("quantile", a, q, axis, out, method if interpolation is None
-                   else interpolation, keepdims, False, weights)
+  return _quantile("quantile", a, q, axis, out, method, keepdims, False, weights)
 
 
 @compiled_when_eager(static_argnames=_QUANTILE_STATIC)
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                keepdims=False, *, weights=None, interpolation=None):
-  return _quantile("nanquantile", a, q, axis, out, method if interpolation is None
-                   else interpolation, keepdims, True, weights)
+                keepdims=False, *, weights=None):
+  return _quantile("nanquantile", a, q, axis, out, method, keepdims, True, weights)
 
 
 @compiled_when_eager(static_argnames=_QUANTILE_STATIC + ("out_sharding",))
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, weights=None, interpolation=None, out_sharding=None):
+               keepdims=False, *, weights=None, out_sharding=None):
   """q-th percentiles (q in [0, 100]) along ``axis``; ``out_sharding`` lays the result out
   (see ``place_out_sharding``)."""
   from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
   q = lax.div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
   return place_out_sharding(quantile(a, q, axis, out, overwrite_input, method, keepdims,
-                                     weights=weights, interpolation=interpolation),
+                                     weights=weights),
                             out_sharding)
 
 
 @compiled_when_eager(static_argnames=_QUANTILE_STATIC)
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                  keepdims=False, *, weights=None, interpolation=None):
+                  keepdims=False, *, weights=None):
   q = lax.div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
-  return nanquantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights,
-                     interpolation=interpolation)
+  return nanquantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
 
 
 @compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims"))
