@@ -15,5 +15,5 @@ def test_interpolation_keyword_is_refused(name):
 @pytest.mark.parametrize("method", ["lower", "higher", "midpoint", "nearest", "linear"])
 def test_method_keyword(method):
   x = np.array([3.0, 1.0, 4.0, 1.5, 9.0, 2.0], np.float32)
-  np.testing.assert_allclose(jnp.percentile(x, 30.0, method=method),
-                             np.percentile(x, 30.0, method=method), rtol=1e-6)
+  np.testing.assert_allclose(jnp.percentile(x, 35.0, method=method),
+                             np.percentile(x, 35.0, method=method), rtol=1e-6)
