@@ -410,6 +410,12 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
       # (pmap passes a callable: its out_specs follow the traced outputs)
       flat = _specs_for(out_specs() if callable(out_specs) else out_specs, out, "out_specs")
       _check_specs(mesh, flat, "out_specs")
+      for aval, spec in zip(out_avals, flat):
+        if len(spec) > aval.ndim:
+          raise ValueError(
+              f"shard_map applied to the function '{fun_name}' was given an out_specs entry "
+              f"{spec!r} of length {len(spec)} for an output of shape {aval.str_short()} "
+              f"(rank {aval.ndim}); a spec may not be longer than the output's rank.")
       return flat
 
     blocks = [_block(get_aval(x), mesh, s) for x, s in zip(leaves, specs)]
