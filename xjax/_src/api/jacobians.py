@@ -7,8 +7,8 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.errors import api_boundary
-from xjax._src.api.transformations import (_check_callable, argnums_tuple, jvp, select_args, vjp,
-                                           vmap)
+from xjax._src.api.transformations import (_check_callable, _refuse_reduce_axes, argnums_tuple,
+                                           jvp, select_args, vjp, vmap)
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.foundations.wrapping import wraps
@@ -151,6 +151,7 @@ def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool =
 
 def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
   """The transpose of linear ``fun`` at the types of ``primals``."""
+  _refuse_reduce_axes(reduce_axes, "transpose")
   leaves, in_tree = tree_util.tree_flatten(primals)
   in_avals = [get_aval(x) for x in leaves]
   for a in in_avals:

@@ -22,6 +22,13 @@ from xjax._src.primitives.state.types import Ref
 from xjax._src.foundations.wrapping import wraps
 
 
+def _refuse_reduce_axes(reduce_axes, what: str) -> None:
+  """JAX dropped ``reduce_axes`` (named-axis reductions of cotangents): any value but ``()``
+  is refused, as JAX 0.10.2 refuses it."""
+  if reduce_axes:
+    raise NotImplementedError(f"reduce_axes argument to {what} is deprecated")
+
+
 def _check_callable(fun):
   if not callable(fun):
     raise TypeError(f"Expected a callable value, got {fun!r}")
@@ -178,6 +185,7 @@ class _LinearMap:
 @api_boundary
 def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
   """(fun(*primals), vjp_fun) where vjp_fun maps output cotangents to input cotangents."""
+  _refuse_reduce_axes(reduce_axes, "vjp")
   _check_callable(fun)
   p_leaves, p_tree = tree_util.tree_flatten(primals)
   for i, p in enumerate(p_leaves):
@@ -306,6 +314,7 @@ def select_args(args: tuple, nums: tuple, out_of_range: Callable):
 def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False,
                    holomorphic: bool = False, allow_int: bool = False, reduce_axes=()):
   """A function returning (fun(*args), gradient of fun w.r.t. the ``argnums`` args)."""
+  _refuse_reduce_axes(reduce_axes, "grad")
   _check_callable(fun)
   nums, multiple = argnums_tuple(argnums)
   name = "grad"
@@ -342,7 +351,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False,
 def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
          allow_int: bool = False, reduce_axes=()):
   """The gradient of scalar-valued ``fun`` w.r.t. its ``argnums`` arguments."""
-  vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+  vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
   @api_boundary
   @wraps(fun)
