@@ -25,7 +25,7 @@ from xjax._src.interpreters.ad import JVPTracer
 from xjax._src.api.jit import jit_p
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.autodiff_helpers import stop_gradient_p
-from xjax._src.primitives.lax.control_flow.common import trace_hoisted_for
+from xjax._src.interpreters.higher_order import trace_hoisted
 from xjax._src.primitives.lax.elementwise import _const, add_any_p, copy_p
 from xjax._src.primitives.lax.fft import fft_p
 
@@ -613,8 +613,8 @@ def _jit_rule(primals_in, series_in, *, jaxpr, **params):
                                  args[:n], series, order)
     return outs + [t for terms in out_series for t in terms]
 
-  closed, consts = trace_hoisted_for(jaxpr, ("jet", order), jet_of_body,
-                                     [get_aval(x) for x in flat])
+  closed, consts = trace_hoisted(jet_of_body, [get_aval(x) for x in flat],
+                                 cache_on=(jaxpr, ("jet", order)))
   outs = jit_p.bind(*consts, *flat, jaxpr=closed, **params)
   m = len(jaxpr.out_avals)
   return outs[:m], [outs[m + i * order:m + (i + 1) * order] for i in range(m)]

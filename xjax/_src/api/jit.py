@@ -3,7 +3,8 @@
 A call flattens its arguments, computes a signature (tree structure, avals with weak types,
 static values, tracing-relevant config) and looks it up.  At the top level a hit executes
 the cached executable directly.  Under another transformation, jit binds the ``jit`` call
-primitive, whose rules (below) transform the traced jaxpr, so jit composes with everything.
+primitive, whose rules (``higher_order.call_rules``) transform the traced jaxpr, so jit
+composes with everything.
 """
 from __future__ import annotations
 
@@ -15,17 +16,17 @@ from typing import Callable
 from xjax._src.foundations import tree_util
 from xjax._src.foundations.config import config
 from xjax._src.core.avals import ShapedArray
-from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args
+from xjax._src.core.jaxpr import ClosedJaxpr
 from xjax._src.backend import runtime
-from xjax._src.core.jaxpr_cache import bounded_put, cached_on_jaxpr
+from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.trace import Primitive, Tracer, current_trace, escaped_tracer_error, eval_trace
 from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src.execution import dispatch, spmd
 from xjax._src.foundations import monitoring, retracing
 from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, Sharding, context_mesh
 from xjax._src.foundations.errors import api_boundary, remove_internal_frames
-from xjax._src.interpreters import ad, batching
-from xjax._src.interpreters.ad import Zero
+from xjax._src.interpreters import ad
+from xjax._src.interpreters.higher_order import as_closed, call_rules, hoist
 from xjax._src.interpreters.staging import DebugInfo, fun_name, fun_source, trace_to_jaxpr
 from xjax._src.primitives.hijax import check_low
 from xjax._src.primitives.state.discharge import StatefulCall, has_state
@@ -226,78 +227,14 @@ def _trace_flat(call, in_tree, in_avals, debug):
 # ---------------------------------------------------------------------------------------
 # The jit call primitive
 
-def _jit_jvp(primals, tangents, *, jaxpr, name, **_):
-  nonzeros = [type(t) is not Zero for t in tangents]
-  jvp_jaxpr, out_nz = ad.jvp_closed_jaxpr(jaxpr, nonzeros, instantiate_out=False)
-  nz_tangents = [t for t in tangents if type(t) is not Zero]
-  outs = jit_p.bind(*primals, *nz_tangents, jaxpr=jvp_jaxpr, name=name)
-  n = len(jaxpr.out_avals)
-  out_primals, nz_out_t = outs[:n], iter(outs[n:])
-  out_tangents = [next(nz_out_t) if nz else Zero(ad.tangent_aval(a))
-                  for nz, a in zip(out_nz, jaxpr.out_avals)]
-  return out_primals, out_tangents
-
-
-def _jit_partial_eval(trace, args, params):
-  jaxpr, name = params["jaxpr"], params["name"]
-  unknowns = [trace.is_unknown(x) for x in args]
-  known, unknown, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr, unknowns)
-  known_args = [x for x, u in zip(args, unknowns) if not u]
-  known_outs = jit_p.bind(*_hoist(known, known_args), jaxpr=_hoisted(known), name=name)
-  n_known = len(known_outs) - num_res
-  residuals = known_outs[n_known:]
-  unknown_args = [x for x, u in zip(args, unknowns) if u]
-  staged = trace.stage(jit_p, list(residuals) + unknown_args,
-                       dict(jaxpr=unknown, name=name))
-  it_k, it_u = iter(known_outs[:n_known]), iter(staged)
-  return [next(it_u) if u else next(it_k) for u in out_unknowns]
-
-
-def _hoisted(closed: ClosedJaxpr) -> ClosedJaxpr:
-  """``closed`` taking its consts as leading arguments (the same object on every call)."""
-  return _consts_as_args(closed) if closed.consts else closed
-
-
-@cached_on_jaxpr()
-def _consts_as_args(closed: ClosedJaxpr) -> ClosedJaxpr:
-  return ClosedJaxpr(closed_with_consts_as_args(closed)[0], ())
-
-
-def _hoist(closed: ClosedJaxpr, args):
-  return list(closed.consts) + list(args)
-
-
-def _jit_transpose(cts, *args, jaxpr, name, **_):
-  linear = [ad.is_undefined(x) for x in args]
-  ct_jaxpr = ad.transpose_closed_jaxpr(jaxpr, linear)
-  nonlin = [x for x in args if not ad.is_undefined(x)]
-  cts = [ad.instantiate(c) for c in cts]
-  outs = jit_p.bind(*_hoist(ct_jaxpr, nonlin + cts), jaxpr=_hoisted(ct_jaxpr),
-                    name=f"transpose_{name}")
-  it = iter(outs)
-  return [next(it) if l else None for l in linear]
-
-
-def _jit_batch(axis, args, dims, *, jaxpr, name, **_):
-  in_batched = [d is not None for d in dims]
-  args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
-  batched, out_batched = batching.batch_closed_jaxpr(jaxpr, axis, in_batched)
-  outs = jit_p.bind(*_hoist(batched, args), jaxpr=_hoisted(batched), name=name)
-  return outs, [0 if b else None for b in out_batched]
+def _jit_params(params: dict, rule: str, origin: list) -> dict:
+  return dict(params, name=f"transpose_{params['name']}") if rule == "transpose" else params
 
 
 jit_p = dispatch.call_primitive("jit")
 jit_p.pp_params = lambda p: sorted(p.items(), key=lambda kv: kv[0] != "name")
 jit_p.pp_alias_jaxpr = "jaxpr"
-jit_p.jvp = _jit_jvp
-jit_p.partial_eval = _jit_partial_eval
-jit_p.transpose = _jit_transpose
-jit_p.batch = _jit_batch
-
-
-@cached_on_jaxpr()
-def _closed(jaxpr) -> ClosedJaxpr:
-  return ClosedJaxpr(jaxpr, ())
+call_rules(jit_p, update=_jit_params)
 
 
 def _jax_call_primitive(name: str, closed_of: Callable) -> Primitive:
@@ -310,15 +247,15 @@ def _jax_call_primitive(name: str, closed_of: Callable) -> Primitive:
   prim.impl = lambda *args, **p: jit_p.impl(*args, **jit_params(p))
   prim.lowering = lambda ctx, *args, **p: jit_p.lowering(ctx, *args, **jit_params(p))
   prim.effects = lambda **p: jit_p.effects(**jit_params(p))
-  prim.jvp = lambda primals, tangents, **p: _jit_jvp(primals, tangents, **jit_params(p))
-  prim.partial_eval = lambda trace, args, p: _jit_partial_eval(trace, args, jit_params(p))
-  prim.transpose = lambda cts, *args, **p: _jit_transpose(cts, *args, **jit_params(p))
-  prim.batch = lambda axis, args, dims, **p: _jit_batch(axis, args, dims, **jit_params(p))
+  prim.jvp = lambda primals, tangents, **p: jit_p.jvp(primals, tangents, **jit_params(p))
+  prim.partial_eval = lambda trace, args, p: jit_p.partial_eval(trace, args, jit_params(p))
+  prim.transpose = lambda cts, *args, **p: jit_p.transpose(cts, *args, **jit_params(p))
+  prim.batch = lambda axis, args, dims, **p: jit_p.batch(axis, args, dims, **jit_params(p))
   return prim
 
 
 closed_call_p = _jax_call_primitive("closed_call", lambda closed: closed)
-call_p = _jax_call_primitive("call", _closed)
+call_p = _jax_call_primitive("call", as_closed)
 
 
 # ---------------------------------------------------------------------------------------
@@ -365,7 +302,7 @@ class _CacheEntry:
       closed, in_avals = self.state.closed, self.state.in_avals
     self.in_tree = in_tree
     self.closed = closed
-    self.call_jaxpr = _hoisted(closed)
+    self.call_jaxpr = hoist(closed)[0]
     self.out_tree = out_tree
     self.compiled: dict = {}
     self.in_avals = in_avals

@@ -16,20 +16,19 @@ import ml_dtypes
 
 from xjax._src.execution import dispatch
 from xjax._src.foundations import dtypes, tree_util
-from xjax._src.foundations.config import config
 from xjax._src.foundations.errors import ConcretizationTypeError, api_boundary
 from xjax._src.execution.array import Array, make_array
 from xjax._src.core.effects import debug_effect, ordered_debug_effect
-from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var,
-                                  closed_with_consts_as_args, eval_jaxpr)
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
 from xjax._src.core import source_info
 from xjax._src.core.dce import dce_jaxpr
-from xjax._src.core.jaxpr_cache import WeakLRU, cached_on_jaxpr
+from xjax._src.core.jaxpr_cache import cached_on_jaxpr
 from xjax._src.core.trace import Primitive, Tracer, set_current_trace
 from xjax._src.core.values import get_aval
-from xjax._src.interpreters import ad, batching
-from xjax._src.interpreters.ad import Zero
-from xjax._src.interpreters.staging import make_debug_info, trace_to_jaxpr
+from xjax._src.interpreters import ad
+from xjax._src.interpreters.higher_order import (CONST, NEW, cached_trace, call_rules, merge,
+                                                 partition, trace_hoisted)
+from xjax._src.interpreters.staging import make_debug_info
 from xjax._src.primitives.lax.bit_conversions import reduce_precision_p
 from xjax._src.primitives.state.discharge import discharged_body, run_with_refs
 from xjax._src.primitives.state.types import AbstractRef
@@ -137,45 +136,41 @@ def checkpoint(fun: Callable, *, prevent_cse: bool | tuple = True, policy=None,
 
 remat = checkpoint
 
-_traces = WeakLRU(per_owner=32)
-
 
 def _traced(fun, args, kwargs, static, in_tree, avals):
   """(jaxpr, consts, out_tree) of ``fun`` at these argument types and static arguments,
   traced once per such signature (as JAX caches them) unless it closes over tracers."""
-  try:
-    key = (in_tree, avals, tuple(args[i] for i in sorted(static)), config._trace_key,
-           source_info.active)   # a trace recording source locations is not reused
-    hash(key)
-    hit = _traces.get(fun, key)
-  except TypeError:   # an unhashable static argument, or a function without weak references
-    key = hit = None
-  if hit is not None:
-    return hit
-  out_tree = []
+  statics = tuple(args[i] for i in sorted(static))
 
-  def flat(*xs):
-    d, kw = tree_util.tree_unflatten(in_tree, xs)
-    it = iter(d)
-    full = [args[i] if i in static else next(it) for i in range(len(args))]
-    outs, tree = tree_util.tree_flatten(fun(*full, **kw))
-    out_tree.append(tree)
-    return outs
+  def trace():
+    out_tree = []
 
-  info = make_debug_info(fun, leaf_names(fun, args, kwargs, static))
+    def flat(*xs):
+      d, kw = tree_util.tree_unflatten(in_tree, xs)
+      it = iter(d)
+      full = [args[i] if i in static else next(it) for i in range(len(args))]
+      outs, tree = tree_util.tree_flatten(fun(*full, **kw))
+      out_tree.append(tree)
+      return outs
+
+    info = make_debug_info(fun, leaf_names(fun, args, kwargs, static))
+    try:
+      jaxpr, consts = trace_hoisted(flat, avals, info)
+    except ConcretizationTypeError as e:
+      e.args = (f"{e.args[0]}\n\nConsider using the `static_argnums` parameter for "
+                "`jax.remat` or `jax.checkpoint`. See the `jax.checkpoint` docstring and its "
+                "example involving `static_argnums`:\n"
+                "https://docs.jax.dev/en/latest/_autosummary/jax.checkpoint.html\n",
+                ) + e.args[1:]
+      raise
+    return jaxpr, consts, out_tree[0]
+
   try:
-    closed = trace_to_jaxpr(flat, list(avals), info)
-  except ConcretizationTypeError as e:
-    e.args = (f"{e.args[0]}\n\nConsider using the `static_argnums` parameter for "
-              "`jax.remat` or `jax.checkpoint`. See the `jax.checkpoint` docstring and its "
-              "example involving `static_argnums`:\n"
-              "https://docs.jax.dev/en/latest/_autosummary/jax.checkpoint.html\n",) + e.args[1:]
-    raise
-  jaxpr, consts = _hoist(closed)
-  result = (jaxpr, consts, out_tree[0])
-  if key is not None and not any(isinstance(c, Tracer) for c in consts):
-    _traces.put(fun, key, result)
-  return result
+    hash(statics)
+  except TypeError:   # an unhashable static argument: traced on every call
+    return trace()
+  # (a trace recording source locations is not reused)
+  return cached_trace(fun, (in_tree, avals, statics, source_info.active), trace)
 
 
 def _static_positions(static_argnums, n: int) -> set[int]:
@@ -216,60 +211,38 @@ def named_call(fun: Callable, *, name: str | None = None) -> Callable:
   return wraps(fun)(lambda *args, **kwargs: fun(*args, **kwargs))
 
 
-def _hoist(closed: ClosedJaxpr):
-  jaxpr, consts = closed_with_consts_as_args(closed)
-  return ClosedJaxpr(jaxpr, ()), consts
-
-
-# the rules' jaxprs come from caches: hoisting them once keeps their compiled programs
-_hoisted = cached_on_jaxpr()(_hoist)
-
-
-def _cse(prevent_cse, flags):
-  """``prevent_cse`` for a new operand list: a bool stays; a per-operand tuple becomes
-  ``flags(prevent_cse)``."""
-  return prevent_cse if isinstance(prevent_cse, bool) else tuple(flags(prevent_cse))
+def _cse(params: dict, rule: str, origin: list) -> dict:
+  """``params`` with ``prevent_cse`` for a new operand list (see ``call_rules``): a bool
+  stays; per operand, a hoisted constant is not protected, a new value (tangent, residual)
+  is, an operand passed on keeps its flag."""
+  pc = params["prevent_cse"]
+  if isinstance(pc, bool):
+    return params
+  return dict(params, prevent_cse=tuple(False if o == CONST else True if o == NEW else pc[o]
+                                        for o in origin))
 
 
 # ---------------------------------------------------------------------------------------
 # The checkpoint primitive's rules
-
-def _jvp(primals, tangents, *, jaxpr, prevent_cse, **params):
-  nonzeros = [type(t) is not Zero for t in tangents]
-  jvp_jaxpr, out_nz = ad.jvp_closed_jaxpr(jaxpr, nonzeros, instantiate_out=False)
-  jvp_jaxpr, consts = _hoisted(jvp_jaxpr)
-  nz_t = [t for t in tangents if type(t) is not Zero]
-  cse = _cse(prevent_cse, lambda pc: [False] * len(consts) + list(pc) + [True] * len(nz_t))
-  outs = checkpoint_p.bind(*consts, *primals, *nz_t, jaxpr=jvp_jaxpr, prevent_cse=cse,
-                           **params)
-  n = len(jaxpr.out_avals)
-  it = iter(outs[n:])
-  return outs[:n], [next(it) if nz else Zero(ad.tangent_aval(a))
-                    for nz, a in zip(out_nz, jaxpr.out_avals)]
-
 
 def _partial_eval(trace, args, params):
   """Known outputs and the saved values are computed now (inline, on the parent trace);
   the unknown outputs come from a staged ``checkpoint`` that recomputes the rest."""
   unknowns = [trace.is_unknown(x) for x in args]
   split = _split(params["jaxpr"], tuple(unknowns), params["policy"])
-  known_args = [x for x, u in zip(args, unknowns) if not u]
+  known_args, unknown_args = partition(unknowns, args)
+  known_at, unknown_at = partition(unknowns, range(len(args)))
   with set_current_trace(trace.parent):
     outs = eval_jaxpr(split.forward.jaxpr, split.forward.consts, *known_args)
   known_outs, saved = outs[:split.num_known_outs], outs[split.num_known_outs:]
-  staged_args = ([known_args[i] for i in split.staged_known_inputs] +
-                 [x for x, u in zip(args, unknowns) if u])
-
-  def flags(pc):
-    known = [f for f, u in zip(pc, unknowns) if not u]
-    return ([False] * len(split.staged_consts) + [True] * len(saved) +
-            [known[i] for i in split.staged_known_inputs] +
-            [f for f, u in zip(pc, unknowns) if u])
-  cse = _cse(params["prevent_cse"], flags)
-  staged = trace.stage(checkpoint_p, list(split.staged_consts) + saved + staged_args,
-                       dict(params, jaxpr=split.staged, prevent_cse=cse, differentiated=True))
-  it_k, it_u = iter(known_outs), iter(staged)
-  return [next(it_u) if u else next(it_k) for u in split.out_unknowns]
+  reread = split.staged_known_inputs
+  origin = ([CONST] * len(split.staged_consts) + [NEW] * len(saved) +
+            [known_at[i] for i in reread] + unknown_at)
+  staged = trace.stage(checkpoint_p, [*split.staged_consts, *saved,
+                                      *[known_args[i] for i in reread], *unknown_args],
+                       _cse(dict(params, jaxpr=split.staged, differentiated=True), "unknown",
+                            origin))
+  return merge(split.out_unknowns, known_outs, staged)
 
 
 class _Split:
@@ -310,8 +283,8 @@ def _split(closed: ClosedJaxpr, unknowns: tuple, policy) -> _Split:
     res = eval_jaxpr(recompute_jaxpr, (), *xs[:n_saved + len(known_inputs)])
     return eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *xs[n_saved + len(known_inputs):])
 
-  staged, staged_consts = _hoist(trace_to_jaxpr(
-      backward, list(recompute_closed.in_avals) + unknown_avals))
+  staged, staged_consts = trace_hoisted(backward,
+                                        list(recompute_closed.in_avals) + unknown_avals)
   staged, used = dce_jaxpr(staged, [True] * len(staged.out_avals))
   nc = len(staged_consts)
   staged_consts = [c for c, u in zip(staged_consts, used[:nc]) if u]
@@ -373,28 +346,6 @@ def _with_reduced_precision(jaxpr: Jaxpr, saved: set) -> Jaxpr:
                jaxpr.debug_info)
 
 
-def _transpose(cts, *args, jaxpr, prevent_cse, **params):
-  linear = [ad.is_undefined(x) for x in args]
-  ct_jaxpr, consts = _hoisted(ad.transpose_closed_jaxpr(jaxpr, linear))
-  nonlin = [x for x in args if not ad.is_undefined(x)]
-  cts = [ad.instantiate(c) for c in cts]
-  cse = _cse(prevent_cse, lambda pc: [False] * len(consts) +
-             [f for f, l in zip(pc, linear) if not l] + [True] * len(cts))
-  outs = checkpoint_p.bind(*consts, *nonlin, *cts, jaxpr=ct_jaxpr, prevent_cse=cse, **params)
-  it = iter(outs)
-  return [next(it) if l else None for l in linear]
-
-
-def _batch(axis, args, dims, *, jaxpr, prevent_cse, **params):
-  in_batched = [d is not None for d in dims]
-  args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
-  batched, out_batched = batching.batch_closed_jaxpr(jaxpr, axis, in_batched)
-  batched, consts = _hoisted(batched)
-  cse = _cse(prevent_cse, lambda pc: [False] * len(consts) + list(pc))
-  outs = checkpoint_p.bind(*consts, *args, jaxpr=batched, prevent_cse=cse, **params)
-  return outs, [0 if b else None for b in out_batched]
-
-
 def _lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
   """The body as a private function; once differentiated (the recomputation), its inputs
   pass an optimization barrier so XLA cannot merge the recomputation with the forward
@@ -431,10 +382,8 @@ checkpoint_p = dispatch.call_primitive("remat2")   # JAX's name for it
 _call_impl = checkpoint_p.impl
 checkpoint_p.impl = _impl
 checkpoint_p.discharge_call = _discharge_call
-checkpoint_p.jvp = _jvp
+call_rules(checkpoint_p, update=_cse, rules=("jvp", "transpose", "batch"))
 checkpoint_p.partial_eval = _partial_eval
-checkpoint_p.transpose = _transpose
-checkpoint_p.batch = _batch
 checkpoint_p.lowering = _lowering
 
 

@@ -1,62 +1,19 @@
-"""Helpers shared by the control-flow primitives: tracing bodies once, with consts hoisted."""
+"""Helpers shared by the control-flow primitives: tracing user functions of pytrees once
+(their consts hoisted, with the kit in ``interpreters/higher_order.py``), and carrying
+mutable refs through bodies."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
 from xjax._src.foundations import tree_util
-from xjax._src.foundations.config import config
 from xjax._src.core.avals import ShapedArray
-from xjax._src.core.jaxpr_cache import WeakLRU, frozen
-from xjax._src.core.trace import Tracer
-from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args, eval_jaxpr
+from xjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from xjax._src.core.values import get_aval
-from xjax._src.interpreters.staging import make_debug_info, trace_to_jaxpr
+from xjax._src.interpreters.higher_order import cached_trace, trace_hoisted
+from xjax._src.interpreters.staging import make_debug_info
 from xjax._src.primitives.state.discharge import discharge_inputs, has_state
 from xjax._src.primitives.state.primitives import addupdate_p, swap_p
 from xjax._src.primitives.state.types import AbstractRef
-
-
-def trace_hoisted(fun: Callable, avals: Sequence[ShapedArray], debug=None):
-  """Traces ``fun`` once; returns (ClosedJaxpr taking consts first, with no consts; consts)."""
-  closed = trace_to_jaxpr(fun, list(avals), debug)
-  jaxpr, consts = closed_with_consts_as_args(closed)
-  return ClosedJaxpr(jaxpr, ()), consts
-
-
-# Traces reused while their owner lives: user functions (as JAX caches the bodies of
-# control flow by function identity) and the jaxprs that transformation rules build from
-# a primitive's jaxpr, so eager calls hit the executable caches.
-_traces = WeakLRU(per_owner=32)
-
-
-def cached_trace(owner, key, trace: Callable):
-  """``trace()`` -> (jaxpr, consts, ...), cached on ``owner`` (weakly) and ``key``, which
-  must name everything ``trace`` depends on besides ``owner``.  Results whose consts hold
-  tracers of an enclosing transformation are not cached."""
-  key = (frozen(key), config._trace_key)
-  try:
-    hit = _traces.get(owner, key)
-  except TypeError:  # owner not weakly referenceable, or key not hashable
-    return trace()
-  if hit is None:
-    hit = trace()
-    if not any(isinstance(c, Tracer) for c in hit[1]):
-      _traces.put(owner, key, hit)
-  return hit
-
-
-def trace_hoisted_for(owner, key, fun: Callable, avals: Sequence[ShapedArray]):
-  """``trace_hoisted(fun, avals)``, cached on ``owner`` and ``key`` (see ``cached_trace``)."""
-  avals = tuple(avals)
-  return cached_trace(owner, (key, avals), lambda: trace_hoisted(fun, avals))
-
-
-def hoist(closed: ClosedJaxpr):
-  """(``closed`` taking its consts first, its consts): the same jaxpr on every call."""
-  def split():
-    jaxpr, consts = closed_with_consts_as_args(closed)
-    return ClosedJaxpr(jaxpr, ()), consts
-  return cached_trace(closed, "hoist", split)
 
 
 def call(closed: ClosedJaxpr, *args) -> list:

@@ -18,9 +18,10 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
 from xjax._src.core.effects import check_control_flow_effects
-from xjax._src.primitives.lax.control_flow.common import (avals_of, cached_trace, call,
-                                                          carrying_refs, describe, hoist,
-                                                          refs_among, same_types, trace_hoisted_for,
+from xjax._src.interpreters.higher_order import (cached_trace, hoist, merge, partition,
+                                                 trace_hoisted)
+from xjax._src.primitives.lax.control_flow.common import (avals_of, call, carrying_refs,
+                                                          describe, refs_among, same_types,
                                                           trace_user_fun)
 from xjax._src.primitives.state.discharge import read_refs, write_refs
 
@@ -218,7 +219,8 @@ def _cond_partial_eval(trace, args, params):
   slots, where = _shared_residual_slots(
       [k.out_avals[len(k.out_avals) - nr:] for k, _, _, nr in splits])
   n_known_out = n_out - sum(out_uk)
-  known_avals = [get_aval(x) for x, u in zip(ops, unknowns) if not u]
+  known_ops, uk_ops = partition(unknowns, ops)
+  known_avals = [get_aval(x) for x in known_ops]
 
   def known_branch(i):
     known = splits[i][0]
@@ -228,31 +230,28 @@ def _cond_partial_eval(trace, args, params):
       filled = dict(zip(where[i], outs[n_known_out:]))
       return outs[:n_known_out] + [filled[s] if s in filled else ad.zeros_of(a)
                                    for s, a in enumerate(slots)]
-    key = ("cond_known", n_known_out, tuple(slots), where[i])
-    return trace_hoisted_for(known, key, fun, known_avals)
+    return trace_hoisted(fun, known_avals, cache_on=(
+        known, ("cond_known", n_known_out, tuple(slots), where[i])))
 
   def unknown_branch(i):
     unknown = splits[i][1]
-    uk_avals = [get_aval(x) for x, u in zip(ops, unknowns) if u]
+    uk_avals = [get_aval(x) for x in uk_ops]
 
     def fun(*xs):
       res, rest = xs[:len(slots)], xs[len(slots):]
       return call(unknown, *[res[s] for s in where[i]], *rest)
-    key = ("cond_unknown", tuple(slots), where[i])
-    return trace_hoisted_for(unknown, key, fun, slots + uk_avals)
+    return trace_hoisted(fun, slots + uk_avals,
+                         cache_on=(unknown, ("cond_unknown", tuple(slots), where[i])))
 
   kb = [known_branch(i) for i in range(len(branches))]
   known_branches, kconsts = _join_consts([j for j, _ in kb], [c for _, c in kb])
-  known_ops = [x for x, u in zip(ops, unknowns) if not u]
   known_outs = cond_p.bind(index, *kconsts, *known_ops, branches=tuple(known_branches))
   residuals = known_outs[n_known_out:]
   ub = [unknown_branch(i) for i in range(len(branches))]
   unknown_branches, uconsts = _join_consts([j for j, _ in ub], [c for _, c in ub])
-  uk_ops = [x for x, u in zip(ops, unknowns) if u]
   staged = trace.stage(cond_p, [index, *uconsts, *residuals, *uk_ops],
                        dict(branches=tuple(unknown_branches)))
-  it_k, it_u = iter(known_outs[:n_known_out]), iter(staged)
-  return [next(it_u) if u else next(it_k) for u in out_uk]
+  return merge(out_uk, known_outs[:n_known_out], staged)
 
 
 def _cond_transpose(cts, index, *args, branches):

@@ -25,10 +25,11 @@ from xjax._src.interpreters.staging import make_debug_info
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import reductions, shapes
 from xjax._src.core.effects import check_control_flow_effects
-from xjax._src.primitives.lax.control_flow.common import (avals_of, cached_trace, call,
-                                                          carrying_refs, describe, refs_among,
-                                                          same_types, split, trace_hoisted,
-                                                          trace_hoisted_for, trace_user_fun)
+from xjax._src.interpreters.higher_order import (cached_trace, carry_fixpoint, hoist, merge,
+                                                 partition, trace_hoisted)
+from xjax._src.primitives.lax.control_flow.common import (avals_of, call, carrying_refs,
+                                                          describe, refs_among, same_types,
+                                                          split, trace_user_fun)
 from xjax._src.primitives.state.discharge import read_refs, write_refs
 
 
@@ -307,13 +308,9 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
   cc, bc, carry = split(primals, [cond_nconsts, body_nconsts])
   _, bc_t, carry_t = split(tangents, [cond_nconsts, body_nconsts])
   bc_nz = [type(t) is not Zero for t in bc_t]
-  carry_nz = [type(t) is not Zero for t in carry_t]
-  while True:
-    _, out_nz = ad.jvp_closed_jaxpr(body_jaxpr, bc_nz + carry_nz, instantiate_out=carry_nz)
-    new = [a or b for a, b in zip(carry_nz, out_nz)]
-    if new == carry_nz:
-      break
-    carry_nz = new
+  carry_nz = carry_fixpoint(
+      lambda nz: ad.jvp_closed_jaxpr(body_jaxpr, bc_nz + nz, instantiate_out=nz)[1],
+      [type(t) is not Zero for t in carry_t])
   body_jvp, _ = ad.jvp_closed_jaxpr(body_jaxpr, bc_nz + carry_nz, instantiate_out=carry_nz)
   nb, n = len(bc), len(carry)
   bct = [t for t, z in zip(bc_t, bc_nz) if z]
@@ -326,14 +323,15 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     b, bt, c, t = split(xs, [nb, n_bct, n])[:4]
     outs = call(body_jvp, *b, *c, *bt, *t)
     return outs[:n] + outs[n:]
-  key = ("while_jvp", nb, n_bct, n)
-  new_body, body_consts = trace_hoisted_for(body_jvp, key, body, b_avals)
+  new_body, body_consts = trace_hoisted(body, b_avals,
+                                        cache_on=(body_jvp, ("while_jvp", nb, n_bct, n)))
   c_avals = [get_aval(x) for x in [*cc, *carry, *ct]]
   ncc = len(cc)
 
   def cond(*xs):
     return call(cond_jaxpr, *xs[:ncc + n])
-  new_cond, cond_consts = trace_hoisted_for(cond_jaxpr, ("while_jvp", ncc, n), cond, c_avals)
+  new_cond, cond_consts = trace_hoisted(cond, c_avals,
+                                        cache_on=(cond_jaxpr, ("while_jvp", ncc, n)))
   outs = while_p.bind(*cond_consts, *cc, *body_consts, *bc, *bct, *carry, *ct,
                       cond_jaxpr=new_cond, body_jaxpr=new_body,
                       cond_nconsts=len(cond_consts) + ncc,
@@ -348,13 +346,8 @@ def _while_partial_eval(trace, args, params):
   ncc, nbc = params["cond_nconsts"], params["body_nconsts"]
   cc, bc, carry = split(args, [ncc, nbc])
   bc_uk = [trace.is_unknown(x) for x in bc]
-  carry_uk = [trace.is_unknown(x) for x in carry]
-  while True:
-    _, _, out_uk, _ = ad.partial_eval_jaxpr(body_jaxpr, bc_uk + carry_uk)
-    new = [a or b for a, b in zip(carry_uk, out_uk)]
-    if new == carry_uk:
-      break
-    carry_uk = new
+  carry_uk = carry_fixpoint(lambda uk: ad.partial_eval_jaxpr(body_jaxpr, bc_uk + uk)[2],
+                            [trace.is_unknown(x) for x in carry])
   cc_uk = [trace.is_unknown(x) for x in cc]
   _, _, cond_uk, _ = ad.partial_eval_jaxpr(cond_jaxpr, cc_uk + carry_uk)
   staged = trace.stage(while_p, list(args), params)
@@ -367,12 +360,12 @@ def _while_partial_eval(trace, args, params):
   kbc = [x for x, u in zip(bc, bc_uk) if not u]
   kcarry = [x for x, u in zip(carry, carry_uk) if not u]
   nk = len(kcarry)
-  new_cond, c_consts = trace_hoisted_for(cond_known, "while_known",
-                                         lambda *xs: call(cond_known, *xs)[:1],
-                                         [get_aval(x) for x in kcc + kcarry])
-  new_body, b_consts = trace_hoisted_for(body_known, ("while_known", nk),
-                                         lambda *xs: call(body_known, *xs)[:nk],
-                                         [get_aval(x) for x in kbc + kcarry])
+  new_cond, c_consts = trace_hoisted(lambda *xs: call(cond_known, *xs)[:1],
+                                     [get_aval(x) for x in kcc + kcarry],
+                                     cache_on=(cond_known, "while_known"))
+  new_body, b_consts = trace_hoisted(lambda *xs: call(body_known, *xs)[:nk],
+                                     [get_aval(x) for x in kbc + kcarry],
+                                     cache_on=(body_known, ("while_known", nk)))
   known = while_p.bind(*c_consts, *kcc, *b_consts, *kbc, *kcarry, cond_jaxpr=new_cond,
                        body_jaxpr=new_body, cond_nconsts=len(c_consts) + len(kcc),
                        body_nconsts=len(b_consts) + len(kbc))
@@ -391,13 +384,8 @@ def _while_batch(axis, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body
   args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
   cc, bc, carry = split(args, [cond_nconsts, body_nconsts])
   ccd, bcd, cd = split([d is not None for d in dims], [cond_nconsts, body_nconsts])
-  carry_b = list(cd)
-  while True:
-    _, out_b = batching.batch_closed_jaxpr(body_jaxpr, axis, bcd + carry_b)
-    new = [a or b for a, b in zip(carry_b, out_b)]
-    if new == carry_b:
-      break
-    carry_b = new
+  carry_b = carry_fixpoint(lambda b: batching.batch_closed_jaxpr(body_jaxpr, axis, bcd + b)[1],
+                           cd)
   _, pred_b = batching.batch_closed_jaxpr(cond_jaxpr, axis, ccd + carry_b)
   if pred_b[0]:
     carry_b = [True] * len(carry)
@@ -407,13 +395,9 @@ def _while_batch(axis, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body
   cond_b, _ = batching.batch_closed_jaxpr(cond_jaxpr, axis, ccd + carry_b,
                                           instantiate=pred_b[0])
   ncc, nbc = len(cc), len(bc)
-  c_avals = [get_aval(x) for x in cc + carry]
-  b_avals = [get_aval(x) for x in bc + carry]
   if not pred_b[0]:
-    new_cond, c_consts = trace_hoisted_for(cond_b, "hoist", lambda *xs: call(cond_b, *xs),
-                                           c_avals)
-    new_body, b_consts = trace_hoisted_for(body_b, "hoist", lambda *xs: call(body_b, *xs),
-                                           b_avals)
+    new_cond, c_consts = hoist(cond_b)
+    new_body, b_consts = hoist(body_b)
   else:
     # Run until every lane is done; finished lanes keep their carry.
     def cond(*xs):
@@ -426,9 +410,10 @@ def _while_batch(axis, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body
       new = call(body_b, *bcs, *c)
       return [ew.select_n(shapes.broadcast_in_dim(pred, get_aval(o).shape, (0,)), old, o)
               for old, o in zip(c, new)]
-    new_cond, c_consts = trace_hoisted_for(cond_b, "while_any_lane", cond, c_avals)
-    new_body, b_consts = trace_hoisted_for(body_b, ("while_any_lane", cond_b, ncc, nbc), body,
-                                           [get_aval(x) for x in cc + bc + carry])
+    new_cond, c_consts = trace_hoisted(cond, [get_aval(x) for x in cc + carry],
+                                       cache_on=(cond_b, "while_any_lane"))
+    new_body, b_consts = trace_hoisted(body, [get_aval(x) for x in cc + bc + carry],
+                                       cache_on=(body_b, ("while_any_lane", cond_b, ncc, nbc)))
     b_consts = b_consts + cc
   outs = while_p.bind(*c_consts, *cc, *b_consts, *bc, *carry, cond_jaxpr=new_cond,
                       body_jaxpr=new_body, cond_nconsts=len(c_consts) + ncc,
@@ -513,15 +498,11 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
   c_t, carry_t, xs_t = split(tangents, [nc, n])
   const_nz = [type(t) is not Zero for t in c_t]
   xs_nz = [type(t) is not Zero for t in xs_t]
-  carry_nz = [type(t) is not Zero for t in carry_t]
   n_ys = len(jaxpr.out_avals) - n
-  while True:
-    _, out_nz = ad.jvp_closed_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
-                                    instantiate_out=carry_nz + [False] * n_ys)
-    new = [a or b for a, b in zip(carry_nz, out_nz[:n])]
-    if new == carry_nz:
-      break
-    carry_nz = new
+  carry_nz = carry_fixpoint(
+      lambda nz: ad.jvp_closed_jaxpr(jaxpr, const_nz + nz + xs_nz,
+                                     instantiate_out=nz + [False] * n_ys)[1],
+      [type(t) is not Zero for t in carry_t])
   jvp_j, out_nz = ad.jvp_closed_jaxpr(jaxpr, const_nz + carry_nz + xs_nz,
                                       instantiate_out=carry_nz + [False] * n_ys)
   ys_nz = out_nz[n:]
@@ -540,8 +521,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
     p, t = outs[:n + n_ys], outs[n + n_ys:]
     n_cat_out = sum(carry_nz)
     return p[:n] + t[:n_cat_out] + p[n:] + t[n_cat_out:]
-  new_j, hoisted = trace_hoisted_for(jaxpr, ("jvp", nc, n, const_nz, carry_nz, xs_nz), body,
-                                     avals)
+  new_j, hoisted = trace_hoisted(body, avals,
+                                 cache_on=(jaxpr, ("jvp", nc, n, const_nz, carry_nz, xs_nz)))
   outs = scan_p.bind(*hoisted, *consts, *ct, *carry, *cat, *xs, *xt, jaxpr=new_j,
                      num_consts=len(hoisted) + nc + n_ct, num_carry=n + n_cat,
                      length=length, reverse=reverse, unroll=unroll)
@@ -579,29 +560,24 @@ def _scan_partial_eval(trace, args, params):
   consts, carry, xs = split(args, [nc, n])
   const_uk = [trace.is_unknown(x) for x in consts]
   xs_uk = [trace.is_unknown(x) for x in xs]
-  carry_uk = [trace.is_unknown(x) for x in carry]
   n_ys = len(jaxpr.out_avals) - n
-  while True:
-    _, _, out_uk, _ = ad.partial_eval_jaxpr(jaxpr, const_uk + carry_uk + xs_uk,
-                                            instantiate=carry_uk + [False] * n_ys)
-    new = [a or b for a, b in zip(carry_uk, out_uk[:n])]
-    if new == carry_uk:
-      break
-    carry_uk = new
+  carry_uk = carry_fixpoint(
+      lambda uk: ad.partial_eval_jaxpr(jaxpr, const_uk + uk + xs_uk,
+                                       instantiate=uk + [False] * n_ys)[2],
+      [trace.is_unknown(x) for x in carry])
   unknowns = const_uk + carry_uk + xs_uk
   known_j, unknown_j, out_uk, num_res = ad.partial_eval_jaxpr(
       jaxpr, unknowns, instantiate=carry_uk + [False] * n_ys)
-  k_args = [x for x, u in zip(args, unknowns) if not u]
+  k_args = partition(unknowns, args)[0]
   n_kc = sum(not u for u in const_uk)
   n_kcarry = sum(not u for u in carry_uk)
   # Residuals that are loop constants go to the unknown scan as consts, and those that
   # are known xs are passed as they are: only the others are stacked by the known scan.
   invariant, per_step = _forwarded_residuals(known_j, num_res, k_args, n_kc, n_kcarry)
   forwarded = {**invariant, **per_step}
-  kj, kconsts = trace_hoisted_for(
-      known_j, ("scan_known", tuple(invariant), tuple(per_step)),
+  kj, kconsts = trace_hoisted(
       lambda *xs_: _drop(call(known_j, *xs_), len(known_j.out_avals) - num_res, forwarded),
-      known_j.in_avals)
+      known_j.in_avals, cache_on=(known_j, ("scan_known", tuple(invariant), tuple(per_step))))
   known_outs = scan_p.bind(*kconsts, *k_args, **_scan_params(
       params, jaxpr=kj, num_consts=len(kconsts) + n_kc, num_carry=n_kcarry))
   n_stacked = num_res - len(invariant)
@@ -627,14 +603,13 @@ def _scan_partial_eval(trace, args, params):
     r = iter(r)
     res = [inv[i] if i in invariant else next(r) for i in range(num_res)]
     return call(unknown_j, *res, *c, *ca, *x)
-  uj, uconsts = trace_hoisted_for(
-      unknown_j, ("scan_unknown", n_uc, n_ucarry, num_res, tuple(invariant)), unknown_body,
-      avals)
+  uj, uconsts = trace_hoisted(
+      unknown_body, avals,
+      cache_on=(unknown_j, ("scan_unknown", n_uc, n_ucarry, num_res, tuple(invariant))))
   staged = trace.stage(scan_p, [*uconsts, *uk_consts, *uk_carry, *stacked, *uk_xs],
                        _scan_params(params, jaxpr=uj, num_consts=len(uconsts) + n_uc,
                                     num_carry=n_ucarry))
-  it_k, it_u = iter(known_outs), iter(staged)
-  return [next(it_u) if u else next(it_k) for u in out_uk]
+  return merge(out_uk, known_outs, staged)
 
 
 def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, unroll):
@@ -662,7 +637,8 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     # cotangent when the loop makes its value strong, as in JAX).
     d_carry = [_like(d, get_aval(a)) for d, a in zip(d_carry, ctc)]
     return [ad.add_tangents(p, q) for p, q in zip(acc, d_consts)] + d_carry + d_xs
-  tj, hoisted = trace_hoisted_for(t_j, ("scan_transpose", n_nlc, n_acc, n, n_nlx), body, avals)
+  tj, hoisted = trace_hoisted(body, avals,
+                              cache_on=(t_j, ("scan_transpose", n_nlc, n_acc, n, n_nlx)))
   outs = scan_p.bind(*hoisted, *nl_consts, *acc0, *ct_carry, *nl_xs, *ct_ys, jaxpr=tj,
                      num_consts=len(hoisted) + n_nlc, num_carry=n_acc + n, length=length,
                      reverse=not reverse, unroll=unroll)
@@ -693,20 +669,16 @@ def _scan_batch(axis, args, dims, *, jaxpr, num_consts, num_carry, length, rever
   xs = [batching.moveaxis(x, d, 1) if d is not None else x for x, d in zip(xs, xd)]
   const_b = [d is not None for d in cd]
   xs_b = [d is not None for d in xd]
-  carry_b = [d is not None for d in cad]
   n_ys = len(jaxpr.out_avals) - n
-  while True:
-    _, out_b = batching.batch_closed_jaxpr(jaxpr, axis, const_b + carry_b + xs_b,
-                                           instantiate=carry_b + [False] * n_ys)
-    new = [a or b for a, b in zip(carry_b, out_b[:n])]
-    if new == carry_b:
-      break
-    carry_b = new
+  carry_b = carry_fixpoint(
+      lambda b: batching.batch_closed_jaxpr(jaxpr, axis, const_b + b + xs_b,
+                                            instantiate=b + [False] * n_ys)[1],
+      [d is not None for d in cad])
   bj, out_b = batching.batch_closed_jaxpr(jaxpr, axis, const_b + carry_b + xs_b,
                                           instantiate=carry_b + [False] * n_ys)
   carry = [batching.matchaxis(x, d, 0, size) if b else x
            for x, d, b in zip(carry, cad, carry_b)]
-  hj, hoisted = trace_hoisted_for(bj, "hoist", lambda *a: call(bj, *a), bj.in_avals)
+  hj, hoisted = hoist(bj)
   outs = scan_p.bind(*hoisted, *consts, *carry, *xs, jaxpr=hj, num_consts=len(hoisted) + nc,
                      num_carry=n, length=length, reverse=reverse, unroll=unroll)
   return outs, [0 if b else None for b in out_b[:n]] + [1 if b else None for b in out_b[n:]]

@@ -1,0 +1,224 @@
+"""The kit of higher-order primitives (control flow, ``jit``, ``checkpoint``, the custom-
+derivative calls, ``shard_map``): the machinery their rules share.
+
+- ``carry_fixpoint``: which loop carries are nonzero / unknown / batched, iterated until the
+  body's outputs agree with its inputs.
+- Hoisting: a body is a closed jaxpr with its constants moved to leading inputs, so the
+  primitive carries them as operands (``hoist`` for a jaxpr, ``trace_hoisted`` for a
+  function; ``cached_trace`` keeps such traces per owner).
+- ``partial_eval_call``: a call-like primitive's known part runs now, the rest is staged on
+  the residuals.
+- ``call_rules``: the jvp/partial_eval/transpose/batch rules of a primitive that calls its
+  body: transform the body, bind the same primitive again.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
+from xjax._src.core.jaxpr_cache import WeakLRU, cached_on_jaxpr, frozen
+from xjax._src.core.trace import Tracer
+from xjax._src.foundations.config import config
+from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.ad import Zero
+from xjax._src.interpreters.staging import trace_to_jaxpr
+
+
+# ---------------------------------------------------------------------------------------
+# Flags
+
+def partition(flags: Sequence[bool], xs: Sequence[Any]) -> tuple[list, list]:
+  """(the ``xs`` whose flag is false, those whose flag is true)."""
+  return [x for x, f in zip(xs, flags) if not f], [x for x, f in zip(xs, flags) if f]
+
+
+def merge(flags: Sequence[bool], when_false: Sequence[Any], when_true: Sequence[Any]) -> list:
+  """``partition``'s inverse: one value per flag, taken in order from either list."""
+  f, t = iter(when_false), iter(when_true)
+  return [next(t) if flag else next(f) for flag in flags]
+
+
+def carry_fixpoint(step: Callable[[list], Sequence[bool]], flags: Sequence[bool]) -> list:
+  """The least flags of a loop's carry closed under its body: ``step(flags)`` gives the
+  body's output flags for input flags ``flags`` (outputs beyond the carry are ignored); a
+  carry is flagged once the body flags it.  (Which carries have nonzero tangents, are
+  unknown, are batched.)"""
+  flags = list(flags)
+  while True:
+    new = [a or b for a, b in zip(flags, step(flags))]
+    if new == flags:
+      return flags
+    flags = new
+
+
+# ---------------------------------------------------------------------------------------
+# Hoisting: bodies take their constants as leading inputs
+
+_traces = WeakLRU(per_owner=32)
+
+
+def cached_trace(owner, key, trace: Callable):
+  """``trace()`` -> (jaxpr, consts, ...), cached on ``owner`` (weakly) and ``key``, which
+  must name everything ``trace`` depends on besides ``owner``.  Results whose consts hold
+  tracers of an enclosing transformation are not cached."""
+  key = (frozen(key), config._trace_key)
+  try:
+    hit = _traces.get(owner, key)
+  except TypeError:  # owner not weakly referenceable, or key not hashable
+    return trace()
+  if hit is None:
+    hit = trace()
+    if not any(isinstance(c, Tracer) for c in hit[1]):
+      _traces.put(owner, key, hit)
+  return hit
+
+
+def _consts_first(jaxpr: Jaxpr) -> Jaxpr:
+  return Jaxpr((), jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects,
+               jaxpr.debug_info)
+
+
+@cached_on_jaxpr()
+def _hoisted(closed: ClosedJaxpr) -> ClosedJaxpr:
+  return ClosedJaxpr(_consts_first(closed.jaxpr), ())
+
+
+def hoist(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+  """(``closed`` taking its consts as leading inputs, those consts).  The jaxpr is the same
+  object on every call (``closed`` itself when it has no consts), so what is compiled from
+  it is reused."""
+  if not closed.consts:
+    return closed, []
+  return _hoisted(closed), list(closed.consts)
+
+
+def trace_hoisted(fun: Callable, avals: Sequence[ShapedArray], debug=None, *,
+                  cache_on: tuple | None = None) -> tuple[ClosedJaxpr, list]:
+  """``fun`` traced at ``avals`` as (a jaxpr taking its consts first, those consts).  With
+  ``cache_on=(owner, key)`` traced once per (owner, key, avals) (see ``cached_trace``)."""
+  if cache_on is not None:
+    owner, key = cache_on
+    avals = tuple(avals)
+    return cached_trace(owner, (key, avals), lambda: trace_hoisted(fun, avals, debug))
+  closed = trace_to_jaxpr(fun, list(avals), debug)
+  return ClosedJaxpr(_consts_first(closed.jaxpr), ()), list(closed.consts)
+
+
+@cached_on_jaxpr()
+def as_closed(jaxpr: Jaxpr) -> ClosedJaxpr:
+  """A jaxpr without constvars (a call's open ``call_jaxpr``) as a ClosedJaxpr (the same
+  object on every call)."""
+  return ClosedJaxpr(jaxpr, ())
+
+
+# ---------------------------------------------------------------------------------------
+# Known/unknown split of a call
+
+def partial_eval_call(trace, args: Sequence[Any], body: ClosedJaxpr, run_known: Callable,
+                      stage_unknown: Callable) -> list:
+  """Partial evaluation of a call of ``body`` on ``args`` under ``trace``: the body's known
+  part runs now, ``run_known(known, known_args, num_res)`` -> its known outputs then the
+  residuals; the rest is staged, ``stage_unknown(unknown, residuals, unknown_args)`` -> the
+  unknown outputs.  Returns the call's outputs."""
+  unknowns = [trace.is_unknown(x) for x in args]
+  known, unknown, out_unknowns, num_res = ad.partial_eval_jaxpr(body, unknowns)
+  known_args, unknown_args = partition(unknowns, args)
+  outs = run_known(known, known_args, num_res)
+  n_known = len(outs) - num_res
+  staged = stage_unknown(unknown, list(outs[n_known:]), unknown_args)
+  return merge(out_unknowns, outs[:n_known], staged)
+
+
+# ---------------------------------------------------------------------------------------
+# Rules of call-like primitives
+
+CONST, NEW = "const", "new"   # origins of operands that are not the call's own
+
+
+def _same_params(params: dict, rule: str, origin: list) -> dict:
+  return params
+
+
+class _CallRules:
+  """Rules of ``prim``, whose body is the parameter ``param`` (see ``call_rules``)."""
+
+  def __init__(self, prim, param: str, open_jaxpr: bool, update: Callable) -> None:
+    self.prim, self.param, self.open_jaxpr, self.update = prim, param, open_jaxpr, update
+
+  def body(self, params: dict) -> ClosedJaxpr:
+    body = params[self.param]
+    return as_closed(body) if self.open_jaxpr else body
+
+  def _call(self, bind, rule: str, params: dict, body: ClosedJaxpr, operands: list,
+            origin: list):
+    """``bind(prim, operands, params)`` with ``body`` (consts hoisted) as the body;
+    ``origin`` says where each operand comes from (see ``call_rules``)."""
+    body, consts = hoist(body)
+    new = dict(params)
+    new[self.param] = body.jaxpr if self.open_jaxpr else body
+    new = self.update(new, rule, [CONST] * len(consts) + origin)
+    return bind(self.prim, [*consts, *operands], new)
+
+  def jvp(self, primals, tangents, **params):
+    body = self.body(params)
+    nonzeros = [type(t) is not Zero for t in tangents]
+    jvp_body, out_nz = ad.jvp_closed_jaxpr(body, nonzeros, instantiate_out=False)
+    nz_tangents = [t for t in tangents if type(t) is not Zero]
+    outs = self._call(_bind, "jvp", params, jvp_body, [*primals, *nz_tangents],
+                      list(range(len(primals))) + [NEW] * len(nz_tangents))
+    n = len(body.out_avals)
+    zeros = [Zero(tangent_aval(a)) for a, nz in zip(body.out_avals, out_nz) if not nz]
+    return outs[:n], merge(out_nz, zeros, outs[n:])
+
+  def partial_eval(self, trace, args, params):
+    positions = list(range(len(args)))
+    unknowns = [trace.is_unknown(x) for x in args]
+    known_at, unknown_at = partition(unknowns, positions)
+
+    def run_known(known, known_args, num_res):
+      return self._call(_bind, "known", params, known, known_args, known_at)
+
+    def stage_unknown(unknown, residuals, unknown_args):
+      return self._call(trace.stage, "unknown", params, unknown, residuals + unknown_args,
+                        [NEW] * len(residuals) + unknown_at)
+    return partial_eval_call(trace, args, self.body(params), run_known, stage_unknown)
+
+  def transpose(self, cts, *args, **params):
+    linear = [ad.is_undefined(x) for x in args]
+    ct_body = ad.transpose_closed_jaxpr(self.body(params), linear)
+    nonlin = [x for x in args if not ad.is_undefined(x)]
+    cts = [ad.instantiate(c) for c in cts]
+    outs = self._call(_bind, "transpose", params, ct_body, nonlin + cts,
+                      partition(linear, range(len(args)))[0] + [NEW] * len(cts))
+    return merge(linear, [None] * (len(args) - len(outs)), outs)
+
+  def batch(self, axis, args, dims, **params):
+    in_batched = [d is not None for d in dims]
+    args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
+    batched, out_batched = batching.batch_closed_jaxpr(self.body(params), axis, in_batched)
+    outs = self._call(_bind, "batch", params, batched, args, list(range(len(args))))
+    return outs, [0 if b else None for b in out_batched]
+
+
+def _bind(prim, operands, params):
+  return prim.bind(*operands, **params)
+
+
+RULES = ("jvp", "partial_eval", "transpose", "batch")
+
+
+def call_rules(prim, param: str = "jaxpr", *, open_jaxpr: bool = False,
+               update: Callable = _same_params, rules: Sequence[str] = RULES) -> None:
+  """Installs on ``prim``, a primitive that calls its body (the closed jaxpr in parameter
+  ``param``; an open one whose consts come first with ``open_jaxpr``), the ``rules`` that
+  transform the body (``jvp_closed_jaxpr``, ``partial_eval_jaxpr``,
+  ``transpose_closed_jaxpr``, ``batch_closed_jaxpr``) and bind ``prim`` again on it, its
+  consts hoisted to leading operands.  ``update(params, rule, origin)`` adjusts the other
+  parameters of each new binding: ``rule`` is "jvp", "transpose", "batch", or "known" /
+  "unknown" (the two parts of partial evaluation); ``origin`` has, per new operand, the
+  position of the original operand it is, ``CONST`` (a hoisted constant) or ``NEW`` (a
+  tangent, cotangent or residual)."""
+  r = _CallRules(prim, param, open_jaxpr, update)
+  for name in rules:
+    setattr(prim, name, getattr(r, name))
