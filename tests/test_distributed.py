@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from multi_process_run import free_port, run_all
+from tests.multi_process_run import free_port, run_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -8,7 +8,7 @@ import xjax
 import xjax.numpy as jnp
 from xjax import debug
 from xjax.sharding import SingleDeviceSharding
-from multi_device_run import run_cases
+from tests.multi_device_run import run_cases
 
 DEVICE = xjax.devices()[0]
 

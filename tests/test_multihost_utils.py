@@ -11,8 +11,8 @@ import xjax
 import xjax.numpy as jnp
 from xjax.experimental import multihost_utils as mh
 from xjax.sharding import Mesh, PartitionSpec as P
-from multi_device_run import run_cases
-from multi_process_run import free_port, run_all
+from tests.multi_device_run import run_cases
+from tests.multi_process_run import free_port, run_all
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MESH = Mesh(np.array(xjax.devices()[:1]), ("x",))

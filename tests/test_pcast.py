@@ -1,7 +1,7 @@
 """lax.pcast: the cast to 'varying' is the identity on values (xjax's shard_map has no
 varying-axes types); other targets are refused as JAX refuses them."""
 import pytest
-from multi_device_run import run_cases
+from tests.multi_device_run import run_cases
 
 from xjax import lax
 

@@ -1,6 +1,6 @@
 """Arrays over several devices, jit with in_shardings/out_shardings and
 with_sharding_constraint: the cases in tests/sharded_cases.py, run with 4 CPU devices."""
-from multi_device_run import run_cases
+from tests.multi_device_run import run_cases
 
 
 def test_sharded_cases():
