@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 from xjax._src.foundations import tree_util
 from xjax._src.core.trace import current_trace
 from xjax._src.interpreters.ad import (JVPTrace, JVPTracer, UndefinedPrimal, Zero,  # noqa: F401
-                                       add_tangents, defjvp, defjvp2, jvp_flat,
+                                       add_tangents, defbilinear, defjvp, defjvp2, jvp_flat,
                                        linearize_nonzero)
 from xjax._src.interpreters.ad import deflinear as _deflinear
 from xjax._src.interpreters.ad import instantiate as instantiate_zeros  # noqa: F401
@@ -49,19 +49,6 @@ def deflinear2(prim, transpose_rule) -> None:
 def deflinear(prim, transpose_rule) -> None:
   """A primitive linear in all its inputs; ``transpose_rule(ct, **params)``."""
   deflinear2(prim, lambda ct, *args, **params: transpose_rule(ct, **params))
-
-
-def defbilinear(prim, lhs_rule, rhs_rule) -> None:
-  """A primitive linear in each of its two inputs; ``lhs_rule(ct, x, y, **params)`` gives
-  the cotangent of ``x`` (an UndefinedPrimal), ``rhs_rule`` that of ``y``."""
-  defjvp(prim, lambda g, x, y, **params: prim.bind(g, y, **params),
-         lambda g, x, y, **params: prim.bind(x, g, **params))
-
-  def transpose(ct, x, y, **params):
-    if is_undefined_primal(x):
-      return (Zero(x.aval) if type(ct) is Zero else lhs_rule(ct, x, y, **params)), None
-    return None, (Zero(y.aval) if type(ct) is Zero else rhs_rule(ct, x, y, **params))
-  prim.transpose = transpose
 
 
 def _flat_outputs(fun: Callable, has_aux: bool, auxs: list) -> Callable:

@@ -7,6 +7,8 @@ transformations nest without a global level counter ("stackless" design).
 """
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import types
 from collections import namedtuple
@@ -36,7 +38,23 @@ class Primitive:
   - ``physical_lowering``: the lowering used when an operand or result has an extended
     dtype (PRNG keys), for structural primitives whose attributes name dimensions: keys
     are stored with trailing dimensions (see ``core.avals.physical_aval``).
+  - ``discharge``: a state primitive's rule for running it on plain values (see
+    ``primitives/state/discharge.py``); ``discharge_call``, that of a call whose body
+    may take refs.
+
+  ``ATTRIBUTES`` lists every attribute a primitive has; ``RULES`` those of them that are
+  rules, each set once (where the primitive is built, or by one ``ad.defjvp``-style
+  helper right after).  With ``XJAX_CHECK_RULE_DECLARATIONS=1`` in the environment,
+  setting an undeclared attribute raises and setting a rule a second time is recorded in
+  ``rules_set_twice`` (a test checks both).
   """
+  RULES = ("abstract_eval", "effectful_abstract_eval", "impl", "lowering",
+           "physical_lowering", "jvp", "transpose", "batch", "partial_eval", "dce",
+           "discharge", "discharge_call", "effects", "pp_params", "pp_eqn")
+  ATTRIBUTES = RULES + ("name", "multiple_results", "hidden_params", "pp_alias_jaxpr",
+                        "is_collective", "ref_allocating", "call_primitive")
+
+  # Class-level defaults (a subclass or an instance may override them):
   multiple_results = False
   impl: Callable  # see the docstring
   # (avals, **params) -> (out avals, effects), for effects that depend on the operands'
@@ -56,6 +74,8 @@ class Primitive:
     self.partial_eval: Callable | None = None
     self.dce: Callable | None = None
     self.physical_lowering: Callable | None = None
+    self.discharge: Callable | None = None
+    self.discharge_call: Callable | None = None
     self.effects: Callable | None = None   # params -> set of effects of one equation
     self.pp_params: Callable | None = None  # params -> the (name, value) pairs printed
     self.hidden_params: frozenset = frozenset()  # params the jaxpr printer leaves out
@@ -115,6 +135,29 @@ def _checked_out(prim: Primitive, out):
     raise TypeError(f"The abstract evaluation rule of primitive '{prim.name}' returned "
                     f"{out!r}; expected {expected}.")
   return out
+
+
+# Rules set a second time, as (primitive, rule, "file:line"): recorded while
+# XJAX_CHECK_RULE_DECLARATIONS=1 (see Primitive; tests/primitives/test_rule_declarations.py).
+rules_set_twice: list[tuple[str, str, str]] = []
+
+
+def _set_declared_once(prim: Primitive, name: str, value) -> None:
+  """``Primitive.__setattr__`` under ``XJAX_CHECK_RULE_DECLARATIONS=1``."""
+  if name not in Primitive.ATTRIBUTES:
+    raise AttributeError(f"Primitive '{prim.name}' has no attribute '{name}': a primitive's "
+                         "attributes are those Primitive.ATTRIBUTES declares.")
+  if name in Primitive.RULES and value is not None:
+    old = vars(prim).get(name)
+    if old is not None and old is not value:
+      caller = sys._getframe(1)
+      rules_set_twice.append((prim.name, name,
+                              f"{caller.f_code.co_filename}:{caller.f_lineno}"))
+  object.__setattr__(prim, name, value)
+
+
+if os.environ.get("XJAX_CHECK_RULE_DECLARATIONS") == "1":
+  Primitive.__setattr__ = _set_declared_once
 
 
 # ---------------------------------------------------------------------------------------

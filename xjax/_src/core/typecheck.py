@@ -109,7 +109,7 @@ class _Checker:
     in_avals = [self.read(x) for x in eqn.invars]
     for sub in jaxprs_in_params(eqn.params):
       check_jaxpr(sub)
-    if getattr(prim, "call_primitive", False):
+    if prim.call_primitive:
       _check_call_operands(prim, in_avals, eqn.params)
     out_avals, effects = equation_type(prim, in_avals, eqn.params)
     if frozenset(eqn.effects) != effects:

@@ -351,36 +351,56 @@ def jvp_closed_jaxpr(closed: ClosedJaxpr, nonzeros: Sequence[bool],
 # ---------------------------------------------------------------------------------------
 # Helpers for writing rules
 
+def standard_jvp(prim, rules: Sequence[Callable | None], with_output: bool = False):
+  """The JVP rule summing per-argument contributions ``rule(tangent, *primals, **params)``
+  (``rule(tangent, out, *primals, **params)`` with ``with_output``: the primal output
+  first), in argument order; a ``None`` rule or a Zero tangent contributes nothing."""
+  def jvp(primals, tangents, **params):
+    out = prim.bind(*primals, **params)
+    acc = None
+    for rule, t in zip(rules, tangents):
+      if rule is None or type(t) is Zero:
+        continue
+      contribution = (rule(t, out, *primals, **params) if with_output
+                      else rule(t, *primals, **params))
+      acc = contribution if acc is None else add_tangents(acc, contribution)
+    return out, (Zero(tangent_aval(get_aval(out))) if acc is None else acc)
+  return jvp
+
+
 def defjvp(prim, *rules) -> None:
   """Per-argument JVP rules ``rule(tangent, *primals, **params) -> tangent contribution``.
 
   ``None`` marks an argument that is not differentiable (its tangent is ignored).
   """
-  def jvp(primals, tangents, **params):
-    out = prim.bind(*primals, **params)
-    acc = None
-    for rule, t in zip(rules, tangents):
-      if rule is None or type(t) is Zero:
-        continue
-      contribution = rule(t, *primals, **params)
-      acc = contribution if acc is None else add_tangents(acc, contribution)
-    return out, (Zero(tangent_aval(get_aval(out))) if acc is None else acc)
-  prim.jvp = jvp
+  prim.jvp = standard_jvp(prim, rules)
 
 
 def defjvp2(prim, *rules) -> None:
   """Like ``defjvp``, but each rule also receives the primal output first:
   ``rule(tangent, out, *primals, **params)``."""
-  def jvp(primals, tangents, **params):
-    out = prim.bind(*primals, **params)
-    acc = None
-    for rule, t in zip(rules, tangents):
-      if rule is None or type(t) is Zero:
-        continue
-      contribution = rule(t, out, *primals, **params)
-      acc = contribution if acc is None else add_tangents(acc, contribution)
-    return out, (Zero(tangent_aval(get_aval(out))) if acc is None else acc)
-  prim.jvp = jvp
+  prim.jvp = standard_jvp(prim, rules, with_output=True)
+
+
+def defbilinear(prim, lhs_rule, rhs_rule) -> None:
+  """A primitive ``f(x, y, *rest)`` linear in ``x`` and in ``y`` (``rest``, if any, not
+  differentiable): its JVP is ``f(tx, y) + f(x, ty)``, and its transpose gives the
+  cotangent of whichever of ``x``, ``y`` is the UndefinedPrimal:
+  ``lhs_rule(ct, x, y, *rest, **params)`` or ``rhs_rule(...)``."""
+  lhs_jvp = lambda t, x, y, *rest, **params: prim.bind(t, y, *rest, **params)
+  rhs_jvp = lambda t, x, y, *rest, **params: prim.bind(x, t, *rest, **params)
+  prim.jvp = standard_jvp(prim, (lhs_jvp, rhs_jvp))
+
+  def transpose(ct, x, y, *rest, **params):
+    lhs = is_undefined(x)
+    if type(ct) is Zero:
+      ct_x = Zero(x.aval) if lhs else None
+      ct_y = Zero(y.aval) if is_undefined(y) else None
+    else:
+      ct_x = lhs_rule(ct, x, y, *rest, **params) if lhs else None
+      ct_y = rhs_rule(ct, x, y, *rest, **params) if is_undefined(y) else None
+    return [ct_x, ct_y] + [None] * len(rest)
+  prim.transpose = transpose
 
 
 def deflinear(prim, transpose_rule) -> None:

@@ -43,7 +43,7 @@ class RuleRegistry:
 
   def __getitem__(self, prim: Primitive) -> Callable:
     self._check(prim)
-    slot = getattr(prim, self.attr, None)
+    slot = getattr(prim, self.attr)
     if slot is None:
       raise KeyError(prim)
     stored_by, original = getattr(slot, "_jax_rule", (None, None))
@@ -56,7 +56,7 @@ class RuleRegistry:
     setattr(prim, self.attr, None)
 
   def __contains__(self, prim) -> bool:
-    return isinstance(prim, Primitive) and getattr(prim, self.attr, None) is not None
+    return isinstance(prim, Primitive) and getattr(prim, self.attr) is not None
 
   def get(self, prim, default=None):
     return self[prim] if prim in self else default

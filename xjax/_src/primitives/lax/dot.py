@@ -10,7 +10,6 @@ from xjax._src.backend import runtime
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
-from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import dot_algorithms, shapes
 from xjax._src.primitives.lax.dot_algorithms import (DotAlgorithm, DotAlgorithmPreset,  # noqa: F401
                                                      PrecisionLike)
@@ -143,9 +142,14 @@ def _remaining(original, *removed_lists):
 
 
 def _dot_transpose_lhs(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
-                       swap_ans=False):
+                       out_sharding=None, swap_ans=False):
+  """The cotangent of ``x``: ``ct`` contracted with ``y`` (cast to ct's dtype, as with a
+  ``preferred_element_type``), arranged in x's dimension order and cast to x's dtype."""
+  from xjax._src.primitives.lax.elementwise import convert_element_type
+  if get_aval(y).dtype != get_aval(ct).dtype:
+    y = convert_element_type(y, get_aval(ct).dtype)
   (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
-  x_aval = x.aval if ad.is_undefined(x) else get_aval(x)
+  x_aval = x.aval
   y_ndim = get_aval(y).ndim
   x_ndim = x_aval.ndim
   x_kept = _remaining(range(x_ndim), x_contract, x_batch)
@@ -166,14 +170,14 @@ def _dot_transpose_lhs(ct, x, y, *, dimension_numbers, precision, preferred_elem
     out_axes = swapped_axes
   else:
     out = dot_general_p.bind(ct, y, dimension_numbers=_canon(dims), **kw)
-  from xjax._src.primitives.lax.elementwise import convert_element_type
   out = shapes.transpose(out, tuple(int(a) for a in out_axes))
   if get_aval(out).dtype != x_aval.dtype:
     out = convert_element_type(out, x_aval.dtype)
   return out
 
 
-def _dot_transpose_rhs(ct, x, y, *, dimension_numbers, precision, preferred_element_type):
+def _dot_transpose_rhs(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
+                       out_sharding=None):
   (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
   swapped = ((y_contract, x_contract), (y_batch, x_batch))
   return _dot_transpose_lhs(ct, y, x, dimension_numbers=swapped, precision=precision,
@@ -184,38 +188,6 @@ def _canon(dims):
   (a, b), (c, d) = dims
   return ((tuple(int(i) for i in a), tuple(int(i) for i in b)),
           (tuple(int(i) for i in c), tuple(int(i) for i in d)))
-
-
-def _dot_transpose(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
-                   out_sharding=None):
-  if type(ct) is Zero:
-    return [Zero(x.aval) if ad.is_undefined(x) else None,
-            Zero(y.aval) if ad.is_undefined(y) else None]
-  if get_aval(ct).dtype != (x.aval if ad.is_undefined(x) else get_aval(x)).dtype and \
-      not ad.is_undefined(x):
-    from xjax._src.primitives.lax.elementwise import convert_element_type
-    x = convert_element_type(x, get_aval(ct).dtype)
-  if get_aval(ct).dtype != (y.aval if ad.is_undefined(y) else get_aval(y)).dtype and \
-      not ad.is_undefined(y):
-    from xjax._src.primitives.lax.elementwise import convert_element_type
-    y = convert_element_type(y, get_aval(ct).dtype)
-  kw = dict(dimension_numbers=dimension_numbers, precision=precision,
-            preferred_element_type=preferred_element_type)
-  return [_dot_transpose_lhs(ct, x, y, **kw) if ad.is_undefined(x) else None,
-          _dot_transpose_rhs(ct, x, y, **kw) if ad.is_undefined(y) else None]
-
-
-def _dot_jvp(primals, tangents, **params):
-  x, y = primals
-  tx, ty = tangents
-  out = dot_general_p.bind(x, y, **params)
-  acc = None
-  if type(tx) is not Zero:
-    acc = dot_general_p.bind(tx, y, **params)
-  if type(ty) is not Zero:
-    term = dot_general_p.bind(x, ty, **params)
-    acc = term if acc is None else ad.add_tangents(acc, term)
-  return out, acc
 
 
 def _dot_batch(axis, args, dims, *, dimension_numbers, precision, preferred_element_type,
@@ -265,8 +237,7 @@ def _dot_pp_params(params):
 
 
 dot_general_p.pp_params = _dot_pp_params
-dot_general_p.jvp = _dot_jvp
-dot_general_p.transpose = _dot_transpose
+ad.defbilinear(dot_general_p, _dot_transpose_lhs, _dot_transpose_rhs)
 dot_general_p.batch = _dot_batch
 
 

@@ -122,11 +122,15 @@ def unbroadcast(ct, aval: ShapedArray):
   return reshape(reductions.reduce_sum(ct, axes), aval.shape)
 
 
-def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None):
+def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None, transpose=None, lowering=None,
+           abstract_eval=None):
   """A unary primitive; the transcendental ones also take an ``accuracy`` parameter
-  (lowered as the op's ``result_accuracy``; derivatives ignore it, as in JAX)."""
-  prim = standard_primitive(name, _nary_abstract_eval(name, check),
-                            _lower_nary(hlo, accuracy_attrs))
+  (lowered as the op's ``result_accuracy``; derivatives ignore it, as in JAX).
+  ``jvp(t, x)`` or ``jvp2(t, y, x)`` (y: the output) give the tangent, none a zero one;
+  ``lowering`` and ``abstract_eval`` replace the defaults (``hlo`` on the operand, the
+  operand's type after ``check``)."""
+  prim = standard_primitive(name, abstract_eval or _nary_abstract_eval(name, check),
+                            lowering or _lower_nary(hlo, accuracy_attrs))
   prim.batch = elementwise_batch(prim)
   if jvp is not None:
     ad.defjvp(prim, lambda t, x, **_: jvp(t, x))
@@ -134,18 +138,26 @@ def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None):
     ad.defjvp2(prim, lambda t, y, x, **_: jvp2(t, y, x))
   else:
     ad.zero_jvp(prim)
+  if transpose is not None:
+    prim.transpose = transpose
   return prim
 
 
-def _binary(name, hlo, check, jvps=None, result_dtype=None):
+def _binary(name, hlo, check, jvps=None, result_dtype=None, transpose=None, lowering=None,
+            bilinear=None):
+  """A binary primitive: ``jvps`` per operand (broadcast to the output), or ``bilinear``,
+  the (lhs, rhs) transpose rules of a product (``ad.defbilinear``), or a zero JVP."""
   prim = standard_primitive(name, _nary_abstract_eval(name, check, result_dtype),
-                            _lower_nary(hlo))
+                            lowering or _lower_nary(hlo))
   prim.batch = elementwise_batch(prim)
-  if jvps is None:
-    ad.zero_jvp(prim)
+  if bilinear is not None:
+    ad.defbilinear(prim, *bilinear)
+  elif jvps is not None:
+    ad.defjvp(prim, *[None if r is None else _broadcasting_jvp(r) for r in jvps])
   else:
-    rules = [None if r is None else _broadcasting_jvp(r) for r in jvps]
-    ad.defjvp(prim, *rules)
+    ad.zero_jvp(prim)
+  if transpose is not None:
+    prim.transpose = transpose
   return prim
 
 
@@ -159,22 +171,32 @@ def _broadcasting_jvp(rule):
 # ---------------------------------------------------------------------------------------
 # Arithmetic
 
-add_p = _binary("add", "stablehlo.add", _number, [lambda t, x, y: t, lambda t, x, y: t])
-sub_p = _binary("sub", "stablehlo.subtract", _number, [lambda t, x, y: t, lambda t, x, y: neg(t)])
+def _add_transpose(ct, x, y):
+  return [unbroadcast(ct, x.aval) if ad.is_undefined(x) else None,
+          unbroadcast(ct, y.aval) if ad.is_undefined(y) else None]
+
+
+def _sub_transpose(ct, x, y):
+  if type(ct) is Zero:
+    return [None, None]
+  return [unbroadcast(ct, x.aval) if ad.is_undefined(x) else None,
+          unbroadcast(neg(ct), y.aval) if ad.is_undefined(y) else None]
+
+
+add_p = _binary("add", "stablehlo.add", _number, [lambda t, x, y: t, lambda t, x, y: t],
+                transpose=_add_transpose)
+sub_p = _binary("sub", "stablehlo.subtract", _number, [lambda t, x, y: t, lambda t, x, y: neg(t)],
+                transpose=_sub_transpose)
 mul_p = _binary("mul", "stablehlo.multiply", dtype_checker("int", "inexact", "bool"),
-                [lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t)])
+                bilinear=(lambda ct, x, y: unbroadcast(mul(ct, y), x.aval),
+                          lambda ct, x, y: unbroadcast(mul(x, ct), y.aval)))
 div_p = _binary("div", "stablehlo.divide", _number,
                 [lambda t, x, y: div(t, y),
-                 lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2))])
+                 lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2))],
+                transpose=lambda ct, x, y: [unbroadcast(div(ct, y), x.aval), None])
 rem_p = _binary("rem", "stablehlo.remainder", dtype_checker("int", "float"),
                 [lambda t, x, y: t,
                  lambda t, x, y: mul(neg(t), _trunc_div(x, y))])
-max_p = _binary("max", "stablehlo.maximum", dtype_checker("int", "inexact", "bool"),
-                [lambda t, x, y: mul(t, _tie_mask(x, y, False)),
-                 lambda t, x, y: mul(t, _tie_mask(y, x, False))])
-min_p = _binary("min", "stablehlo.minimum", dtype_checker("int", "inexact", "bool"),
-                [lambda t, x, y: mul(t, _tie_mask(x, y, True)),
-                 lambda t, x, y: mul(t, _tie_mask(y, x, True))])
 
 
 def lower_complex_minmax(ctx, x, y, aval, direction):
@@ -206,9 +228,14 @@ def _minmax_lowering(hlo, direction):
   return lower
 
 
-max_p.lowering = _minmax_lowering("stablehlo.maximum", "GT")
-min_p.lowering = _minmax_lowering("stablehlo.minimum", "LT")
-
+max_p = _binary("max", "stablehlo.maximum", dtype_checker("int", "inexact", "bool"),
+                [lambda t, x, y: mul(t, _tie_mask(x, y, False)),
+                 lambda t, x, y: mul(t, _tie_mask(y, x, False))],
+                lowering=_minmax_lowering("stablehlo.maximum", "GT"))
+min_p = _binary("min", "stablehlo.minimum", dtype_checker("int", "inexact", "bool"),
+                [lambda t, x, y: mul(t, _tie_mask(x, y, True)),
+                 lambda t, x, y: mul(t, _tie_mask(y, x, True))],
+                lowering=_minmax_lowering("stablehlo.minimum", "LT"))
 pow_p = _binary("pow", "stablehlo.power", _inexact,
                 [lambda t, x, y: mul(t, _pow_jac_base(x, y)),
                  lambda t, x, y: mul(t, mul(log(_safe_base(x)), pow(x, y)))])
@@ -217,8 +244,8 @@ atan2_p = _binary("atan2", "stablehlo.atan2", _float,
                    lambda t, x, y: mul(t, div(neg(x), add(mul(x, x), mul(y, y))))])
 nextafter_p = _binary("nextafter", "chlo.next_after", _float)
 
-neg_p = _unary("neg", "stablehlo.negate", _number, jvp=lambda t, x: neg(t))
-sign_p = _unary("sign", "stablehlo.sign", _number)
+neg_p = _unary("neg", "stablehlo.negate", _number, jvp=lambda t, x: neg(t),
+               transpose=lambda ct, x: [neg(ct)])
 _sign_unsigned = lowering_from(lambda x: convert_element_type(ne(x, _const(x, 0)), x.dtype))
 
 
@@ -229,7 +256,7 @@ def _lower_sign(ctx, x):
   return _lower_nary("stablehlo.sign")(ctx, x)
 
 
-sign_p.lowering = _lower_sign
+sign_p = _unary("sign", "stablehlo.sign", _number, lowering=_lower_sign)
 floor_p = _unary("floor", "stablehlo.floor", _float)
 ceil_p = _unary("ceil", "stablehlo.ceil", _float)
 is_finite_p = standard_primitive(
@@ -240,9 +267,9 @@ ad.zero_jvp(is_finite_p)
 
 exp_p = _unary("exp", "stablehlo.exponential", jvp2=lambda t, y, x: mul(t, y))
 exp2_p = _unary("exp2", "stablehlo.exponential",
-                jvp2=lambda t, y, x: mul(log(_const(y, 2)), mul(t, y)))
-exp2_p.lowering = lowering_from(
-    lambda x, accuracy=None: exp(mul(x, _const(x, np.log(2))), accuracy=accuracy))
+                jvp2=lambda t, y, x: mul(log(_const(y, 2)), mul(t, y)),
+                lowering=lowering_from(lambda x, accuracy=None: exp(
+                    mul(x, _const(x, np.log(2))), accuracy=accuracy)))
 log_p = _unary("log", "stablehlo.log", jvp=lambda t, x: div(t, x))
 expm1_p = _unary("expm1", "stablehlo.exponential_minus_one",
                  jvp2=lambda t, y, x: mul(t, add(y, _one(y))))
@@ -282,14 +309,36 @@ digamma_p = _unary("digamma", "chlo.digamma", _float,
 polygamma_p = _binary("polygamma", "chlo.polygamma", _float,
                       [None, lambda t, m, x: mul(t, polygamma(add(m, _one(m)), x))])
 bessel_i0e_p = _unary("bessel_i0e", "chlo.bessel_i0e", _float, jvp2=lambda t, y, x: mul(
-    t, sub(bessel_i1e(x), mul(sign(x), y))))
-bessel_i0e_p.lowering = lowering_from(lambda x: _bessel_i0e_impl(x))
+    t, sub(bessel_i1e(x), mul(sign(x), y))), lowering=lowering_from(lambda x: _bessel_i0e_impl(x)))
 bessel_i1e_p = _unary("bessel_i1e", "chlo.bessel_i1e", _float, jvp2=lambda t, y, x: mul(
     t, _bessel_i1e_deriv(y, x)))
-real_p = _unary("real", "stablehlo.real", _complex, jvp=lambda t, x: real(t))
-imag_p = _unary("imag", "stablehlo.imag", _complex, jvp=lambda t, x: imag(t))
-conj_p = _unary("conj", "chlo.conj", _complex, jvp=lambda t, x: conj(t))
-abs_p = _unary("abs", "stablehlo.abs", _number, jvp=lambda t, x: _abs_jvp(t, x))
+
+
+def _real_dtype(dtype):
+  return np.dtype(np.float64) if np.dtype(dtype) == np.complex128 else np.dtype(np.float32)
+
+
+def _real_valued(name, check):
+  """The shape rule of abs, real and imag: the result of a complex operand is real."""
+  def rule(a):
+    check(name, a.dtype)
+    return ShapedArray(a.shape, _real_dtype(a.dtype) if dtypes.is_complex(a.dtype)
+                       else a.dtype, a.weak_type)
+  return rule
+
+
+# (strong zeros: the cotangent of a complex input is strongly typed, as in JAX)
+real_p = _unary("real", "stablehlo.real", jvp=lambda t, x: real(t),
+                transpose=lambda ct, x: [complex(ct, _strong_zeros(ct))],
+                abstract_eval=_real_valued("real", _complex))
+imag_p = _unary("imag", "stablehlo.imag", jvp=lambda t, x: imag(t),
+                transpose=lambda ct, x: [complex(_strong_zeros(ct), neg(ct))],
+                abstract_eval=_real_valued("imag", _complex))
+conj_p = _unary("conj", "chlo.conj", _complex, jvp=lambda t, x: conj(t),
+                transpose=lambda ct, x: [conj(ct)])
+# (abs takes no unsigned or bool input)
+abs_p = _unary("abs", "stablehlo.abs", jvp=lambda t, x: _abs_jvp(t, x),
+               abstract_eval=_real_valued("abs", dtype_checker("signed", "inexact")))
 population_count_p = _unary("population_count", "stablehlo.popcnt", _int)
 clz_p = _unary("clz", "stablehlo.count_leading_zeros", _int)
 not_p = _unary("not", "stablehlo.not", _int_or_bool)
@@ -301,24 +350,15 @@ shift_right_arithmetic_p = _binary("shift_right_arithmetic", "stablehlo.shift_ri
                                    _int)
 shift_right_logical_p = _binary("shift_right_logical", "stablehlo.shift_right_logical", _int)
 
-
-def _real_dtype(dtype):
-  return np.dtype(np.float64) if np.dtype(dtype) == np.complex128 else np.dtype(np.float32)
-
-
-# abs, real, imag of complex values are real-valued; abs takes no unsigned or bool input.
-_signed_or_inexact = dtype_checker("signed", "inexact")
-for _p, _check in ((abs_p, _signed_or_inexact), (real_p, _complex), (imag_p, _complex)):
-  _p.abstract_eval = (lambda name, check: lambda a: ShapedArray(
-      a.shape, _real_dtype(a.dtype) if dtypes.is_complex(a.dtype) else a.dtype, a.weak_type)
-      if check(name, a.dtype) is None else None)(_p.name, _check)
-
 complex_p = _binary("complex", "stablehlo.complex", _float,
                     [lambda t, x, y: convert_element_type(t, _complex_dtype(x)),
                      lambda t, x, y: mul(convert_element_type(t, _complex_dtype(y)),
                                          _const_dtype(1j, _complex_dtype(y)))],
                     result_dtype=lambda d: np.dtype(np.complex128 if d == np.float64
-                                                    else np.complex64))
+                                                    else np.complex64),
+                    transpose=lambda ct, x, y: [
+                        unbroadcast(real(ct), x.aval) if ad.is_undefined(x) else None,
+                        unbroadcast(neg(imag(ct)), y.aval) if ad.is_undefined(y) else None])
 
 
 def _complex_dtype(x):
@@ -387,46 +427,7 @@ add_any_p = standard_primitive("add_any", lambda x, y: (x if x.ndim >= y.ndim el
                                if x.dtype == y.dtype else (
     check_same_dtypes("add_any", [x, y])), _lower_nary("stablehlo.add"))
 add_any_p.batch = elementwise_batch(add_any_p)
-ad.deflinear(add_any_p, lambda ct, x, y: [unbroadcast(ct, x.aval) if ad.is_undefined(x) else
-                                          None,
-                                          unbroadcast(ct, y.aval) if ad.is_undefined(y) else
-                                          None])
-
-
-def _add_transpose(ct, x, y):
-  return [unbroadcast(ct, x.aval) if ad.is_undefined(x) else None,
-          unbroadcast(ct, y.aval) if ad.is_undefined(y) else None]
-
-
-def _sub_transpose(ct, x, y):
-  if type(ct) is Zero:
-    return [None, None]
-  return [unbroadcast(ct, x.aval) if ad.is_undefined(x) else None,
-          unbroadcast(neg(ct), y.aval) if ad.is_undefined(y) else None]
-
-
-def _mul_transpose(ct, x, y):
-  if ad.is_undefined(x):
-    return [unbroadcast(mul(ct, y), x.aval), None]
-  return [None, unbroadcast(mul(x, ct), y.aval)]
-
-
-def _div_transpose(ct, x, y):
-  return [unbroadcast(div(ct, y), x.aval), None]
-
-
-add_p.transpose = _add_transpose
-sub_p.transpose = _sub_transpose
-mul_p.transpose = _mul_transpose
-div_p.transpose = _div_transpose
-neg_p.transpose = lambda ct, x: [neg(ct)]
-# (strong zeros: the cotangent of a complex input is strongly typed, as in JAX)
-real_p.transpose = lambda ct, x: [complex(ct, _strong_zeros(ct))]
-imag_p.transpose = lambda ct, x: [complex(_strong_zeros(ct), neg(ct))]
-conj_p.transpose = lambda ct, x: [conj(ct)]
-complex_p.transpose = lambda ct, x, y: [
-    unbroadcast(real(ct), x.aval) if ad.is_undefined(x) else None,
-    unbroadcast(neg(imag(ct)), y.aval) if ad.is_undefined(y) else None]
+ad.deflinear(add_any_p, _add_transpose)
 
 
 # ---------------------------------------------------------------------------------------

@@ -29,11 +29,11 @@ def _unbound(*_, axis_name, **__):
   raise NameError(f"unbound axis name: {_names(axis_name)[0]}")
 
 
-def _collective(name: str, abstract_eval, lowering=None) -> Primitive:
+def _collective(name: str, abstract_eval, lowering=None, impl=_unbound) -> Primitive:
   prim = Primitive(name)
   prim.is_collective = True
   prim.abstract_eval = abstract_eval
-  prim.impl = _unbound
+  prim.impl = impl
   prim.lowering = lowering or (lambda ctx, *args, **params: _unbound(**params))
   return prim
 

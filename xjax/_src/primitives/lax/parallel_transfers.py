@@ -210,8 +210,7 @@ def _ragged_batch(axis, args, dims, *, axis_name, axis_index_groups):
 
 
 ragged_all_to_all_p = _collective("ragged_all_to_all", _ragged_abstract_eval,
-                                  _ragged_lowering)
-ragged_all_to_all_p.impl = _ragged_unmapped
+                                  _ragged_lowering, impl=_ragged_unmapped)
 ragged_all_to_all_p.jvp = _ragged_jvp
 ragged_all_to_all_p.transpose = _ragged_transpose
 ragged_all_to_all_p.batch = _ragged_batch

@@ -17,10 +17,9 @@ from typing import Sequence
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.core.avals import tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
-from xjax._src.interpreters.ad import UndefinedPrimal, Zero
+from xjax._src.interpreters.ad import UndefinedPrimal
 from xjax._src.primitives.lax import dot, elementwise as ew, shapes
 from xjax._src.primitives.lax.cumulative import cumsum
 from xjax._src.primitives.lax.reductions import reduce_sum
@@ -198,36 +197,20 @@ def _dense(lhs, rhs, gs, *, ragged_dot_dimension_numbers, precision, preferred_e
 # ---------------------------------------------------------------------------------------
 # Derivatives
 
-def _jvp(primals, tangents, **params):
-  _no_offset(params["group_offset"])
-  x, y, gs = primals
-  tx, ty, _ = tangents
-  out = ragged_dot_general_p.bind(x, y, gs, **params)
-  acc = None
-  if type(tx) is not Zero:
-    acc = ragged_dot_general_p.bind(tx, y, gs, **params)
-  if type(ty) is not Zero:
-    term = ragged_dot_general_p.bind(x, ty, gs, **params)
-    acc = term if acc is None else ad.add_tangents(acc, term)
-  return out, acc if acc is not None else Zero(tangent_aval(get_aval(out)))
-
-
-def _transpose(ct, x, y, gs, *, ragged_dot_dimension_numbers, precision,
-               preferred_element_type, group_offset, out_sharding):
-  _no_offset(group_offset)
-  dn = ragged_dot_dimension_numbers
-  xa = x.aval if ad.is_undefined(x) else get_aval(x)
-  ya = y.aval if ad.is_undefined(y) else get_aval(y)
-  if type(ct) is Zero:
-    return [Zero(xa) if ad.is_undefined(x) else None,
-            Zero(ya) if ad.is_undefined(y) else None, None]
-  mode, _ = _mode(xa.ndim, dn)
-  kw = dict(precision=precision, preferred_element_type=preferred_element_type)
-  if mode == NONCONTRACTING:
-    x_bar = _ragged_grad_x(ct, y, gs, dn, xa, ya, kw) if ad.is_undefined(x) else None
-    y_bar = _ragged_grad_y(ct, x, gs, dn, xa, ya, kw) if ad.is_undefined(y) else None
-    return [x_bar, y_bar, None]
-  return [*_dense_transpose(ct, x, y, gs, dn, xa, ya, kw), None]
+def _cotangent(of_lhs: bool):
+  """The transpose rule giving the cotangent of the lhs (or of the rhs)."""
+  def rule(ct, x, y, gs, *, ragged_dot_dimension_numbers, precision, preferred_element_type,
+           group_offset, out_sharding):
+    _no_offset(group_offset)
+    dn = ragged_dot_dimension_numbers
+    xa = x.aval if ad.is_undefined(x) else get_aval(x)
+    ya = y.aval if ad.is_undefined(y) else get_aval(y)
+    kw = dict(precision=precision, preferred_element_type=preferred_element_type)
+    if _mode(xa.ndim, dn)[0] == NONCONTRACTING:
+      return (_ragged_grad_x(ct, y, gs, dn, xa, ya, kw) if of_lhs
+              else _ragged_grad_y(ct, x, gs, dn, xa, ya, kw))
+    return _dense_transpose(ct, x, y, gs, dn, xa, ya, kw)[0 if of_lhs else 1]
+  return rule
 
 
 def _ragged_grad_x(ct, y, gs, dn, xa, ya, kw):
@@ -324,8 +307,7 @@ def _batch(axis, args, dims, *, ragged_dot_dimension_numbers, **params):
 
 ragged_dot_general_p = standard_primitive("ragged_dot_general", _abstract_eval,
                                           lowering_from(_dense))
-ragged_dot_general_p.jvp = _jvp
-ragged_dot_general_p.transpose = _transpose
+ad.defbilinear(ragged_dot_general_p, _cotangent(of_lhs=True), _cotangent(of_lhs=False))
 ragged_dot_general_p.batch = _batch
 
 

@@ -222,10 +222,13 @@ def _swap01(spec):
   return (spec[1], spec[0]) + tuple(spec[2:])
 
 
-def _conv_transpose_lhs(ct, rhs, lhs_aval, *, window_strides, padding, lhs_dilation,
+def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
                         rhs_dilation, dimension_numbers, feature_group_count,
                         batch_group_count, precision, preferred_element_type):
+  """The cotangent of ``lhs``, computed in ct's dtype (that of a preferred_element_type)."""
   from xjax._src.primitives.lax import shapes
+  lhs_aval = lhs.aval
+  rhs = _to_dtype(rhs, get_aval(ct).dtype)
   ls, rs, os_ = dimension_numbers
   fgc, bgc = feature_group_count, batch_group_count
   if fgc > 1:
@@ -248,12 +251,15 @@ def _conv_transpose_lhs(ct, rhs, lhs_aval, *, window_strides, padding, lhs_dilat
       batch_group_count=1, precision=precision, preferred_element_type=None)
   if bgc > 1:
     out = _reshape_axis_into(ls[1], ls[0], _reshape_axis_out_of(ls[1], bgc, out))
-  return out
+  return _to_dtype(out, lhs_aval.dtype)
 
 
-def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilation,
+def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
                         rhs_dilation, dimension_numbers, feature_group_count,
                         batch_group_count, precision, preferred_element_type):
+  """The cotangent of ``rhs``, computed in ct's dtype (that of a preferred_element_type)."""
+  rhs_aval = rhs.aval
+  lhs = _to_dtype(lhs, get_aval(ct).dtype)
   ls, rs, os_ = dimension_numbers
   fgc, bgc = feature_group_count, batch_group_count
   fgc, bgc = (bgc, 1) if bgc > 1 else (1, fgc)
@@ -265,44 +271,18 @@ def _conv_transpose_rhs(ct, lhs, rhs_aval, *, window_strides, padding, lhs_dilat
     out_d = _dilate(ct_shape[os_[k + 2]], window_strides[k])
     lo = padding[k][0]
     pads.append((lo, (out_d - lhs_d) + (rhs_d - lo - 1)))
-  return conv_general_dilated_p.bind(
+  out = conv_general_dilated_p.bind(
       lhs, ct, window_strides=tuple(rhs_dilation), padding=tuple(pads),
       lhs_dilation=tuple(lhs_dilation), rhs_dilation=tuple(window_strides),
       dimension_numbers=ConvDimensionNumbers(_swap01(ls), _swap01(os_), _swap01(rs)),
       feature_group_count=fgc, batch_group_count=bgc, precision=precision,
       preferred_element_type=None)
+  return _to_dtype(out, rhs_aval.dtype)
 
 
-def _conv_transpose(ct, lhs, rhs, **params):
+def _to_dtype(x, dtype):
   from xjax._src.primitives.lax.elementwise import convert_element_type
-  lhs_undef, rhs_undef = ad.is_undefined(lhs), ad.is_undefined(rhs)
-  if type(ct) is Zero:
-    return [Zero(lhs.aval) if lhs_undef else None, Zero(rhs.aval) if rhs_undef else None]
-  fix = lambda y, aval: y if get_aval(y).dtype == aval.dtype else convert_element_type(
-      y, aval.dtype)
-  res = [None, None]
-  if lhs_undef:
-    r = rhs if get_aval(rhs).dtype == get_aval(ct).dtype else convert_element_type(
-        rhs, get_aval(ct).dtype)
-    res[0] = fix(_conv_transpose_lhs(ct, r, lhs.aval, **params), lhs.aval)
-  if rhs_undef:
-    lv = lhs if get_aval(lhs).dtype == get_aval(ct).dtype else convert_element_type(
-        lhs, get_aval(ct).dtype)
-    res[1] = fix(_conv_transpose_rhs(ct, lv, rhs.aval, **params), rhs.aval)
-  return res
-
-
-def _conv_jvp(primals, tangents, **params):
-  lhs, rhs = primals
-  tl, tr = tangents
-  out = conv_general_dilated_p.bind(lhs, rhs, **params)
-  acc = None
-  if type(tl) is not Zero:
-    acc = conv_general_dilated_p.bind(tl, rhs, **params)
-  if type(tr) is not Zero:
-    term = conv_general_dilated_p.bind(lhs, tr, **params)
-    acc = term if acc is None else ad.add_tangents(acc, term)
-  return out, acc
+  return x if get_aval(x).dtype == dtype else convert_element_type(x, dtype)
 
 
 def _conv_batch(axis, args, dims, **params):
@@ -333,8 +313,7 @@ def _conv_batch(axis, args, dims, **params):
 
 conv_general_dilated_p = standard_primitive("conv_general_dilated", _conv_abstract_eval,
                                             _conv_lowering)
-conv_general_dilated_p.jvp = _conv_jvp
-conv_general_dilated_p.transpose = _conv_transpose
+ad.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
 conv_general_dilated_p.batch = _conv_batch
 
 
