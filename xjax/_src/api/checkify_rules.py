@@ -19,9 +19,10 @@ from xjax._src.foundations import dtypes
 from xjax._src.api.checkify import (DivisionByZeroError, NaNError, OOBError, _Collector,
                                     bind_equation, error_checks)
 from xjax._src.primitives.checkpoint import checkpoint_p
-from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args, eval_jaxpr
+from xjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+from xjax._src.interpreters.higher_order import hoist
 from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.api.jit import jit_p
 from xjax._src.primitives.lax import elementwise as ew, gather_scatter as gs, reductions, shapes
@@ -212,12 +213,11 @@ def _checkpoint_rule(collector, eqn, ins) -> list:
   body = _Checked(collector.errors, p["jaxpr"])
   if not body.sites:
     return bind_equation(eqn, ins)
-  jaxpr, consts = closed_with_consts_as_args(body.closed)
+  jaxpr, consts = hoist(body.closed)
   cse = p["prevent_cse"]
   if isinstance(cse, tuple):
     cse = (False,) * len(consts) + cse
-  outs = checkpoint_p.bind(*consts, *ins, **dict(p, jaxpr=ClosedJaxpr(jaxpr, ()),
-                                                  prevent_cse=cse))
+  outs = checkpoint_p.bind(*consts, *ins, **dict(p, jaxpr=jaxpr, prevent_cse=cse))
   collector.add_flat(body.sites, body.counts, outs[body.n:])
   return outs[:body.n]
 

@@ -147,16 +147,6 @@ class ClosedJaxpr:
     p.text(str(self))
 
 
-def closed_with_consts_as_args(closed: ClosedJaxpr) -> tuple[Jaxpr, list]:
-  """Moves constvars to the front of the invars, returning the jaxpr and the consts."""
-  jaxpr = closed.jaxpr
-  if not jaxpr.constvars:
-    return jaxpr, []
-  new = Jaxpr((), jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects,
-              jaxpr.debug_info)
-  return new, list(closed.consts)
-
-
 # ---------------------------------------------------------------------------------------
 # Evaluation
 

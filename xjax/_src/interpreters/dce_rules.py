@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 
 from xjax._src.core.dce import dce_open_jaxpr
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal
+from xjax._src.interpreters.higher_order import hoisted_jaxpr
 
 
 def _flags(flags: bool | Sequence[bool], n: int) -> list[bool]:
@@ -36,9 +37,7 @@ def dce_jaxpr_consts(jaxpr: Jaxpr, used_outputs: Sequence[bool],
                      ) -> tuple[Jaxpr, list[bool], list[bool]]:
   """``dce_jaxpr`` that drops unused constvars too: (jaxpr, used_consts, used_inputs)."""
   n = len(jaxpr.constvars)
-  as_args = Jaxpr((), jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns,
-                  jaxpr.effects, jaxpr.debug_info)
-  new, used = dce_jaxpr(as_args, used_outputs,
+  new, used = dce_jaxpr(hoisted_jaxpr(jaxpr), used_outputs,
                         [False] * n + _flags(instantiate, len(jaxpr.invars)))
   used_consts, used_inputs = used[:n], used[n:]
   k = sum(used_consts)

@@ -13,7 +13,7 @@ derivative calls, ``shard_map``): the machinery their rules share.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
@@ -74,14 +74,15 @@ def cached_trace(owner, key, trace: Callable):
   return hit
 
 
-def _consts_first(jaxpr: Jaxpr) -> Jaxpr:
+def hoisted_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
+  """``jaxpr`` taking its constvars as leading invars."""
   return Jaxpr((), jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects,
                jaxpr.debug_info)
 
 
 @cached_on_jaxpr()
 def _hoisted(closed: ClosedJaxpr) -> ClosedJaxpr:
-  return ClosedJaxpr(_consts_first(closed.jaxpr), ())
+  return ClosedJaxpr(hoisted_jaxpr(closed.jaxpr), ())
 
 
 def hoist(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
@@ -102,7 +103,7 @@ def trace_hoisted(fun: Callable, avals: Sequence[ShapedArray], debug=None, *,
     avals = tuple(avals)
     return cached_trace(owner, (key, avals), lambda: trace_hoisted(fun, avals, debug))
   closed = trace_to_jaxpr(fun, list(avals), debug)
-  return ClosedJaxpr(_consts_first(closed.jaxpr), ()), list(closed.consts)
+  return ClosedJaxpr(hoisted_jaxpr(closed.jaxpr), ()), list(closed.consts)
 
 
 @cached_on_jaxpr()
@@ -115,19 +116,31 @@ def as_closed(jaxpr: Jaxpr) -> ClosedJaxpr:
 # ---------------------------------------------------------------------------------------
 # Known/unknown split of a call
 
+class CallSplit(NamedTuple):
+  """A call's body split by ``partial_eval_jaxpr`` at its inputs' ``unknowns``: ``known``
+  maps the known inputs to the known outputs then ``num_res`` residuals; ``unknown`` maps
+  the residuals then the unknown inputs to the outputs flagged in ``out_unknowns``."""
+  known: ClosedJaxpr
+  unknown: ClosedJaxpr
+  unknowns: list
+  out_unknowns: list
+  num_res: int
+
+
 def partial_eval_call(trace, args: Sequence[Any], body: ClosedJaxpr, run_known: Callable,
                       stage_unknown: Callable) -> list:
   """Partial evaluation of a call of ``body`` on ``args`` under ``trace``: the body's known
-  part runs now, ``run_known(known, known_args, num_res)`` -> its known outputs then the
-  residuals; the rest is staged, ``stage_unknown(unknown, residuals, unknown_args)`` -> the
-  unknown outputs.  Returns the call's outputs."""
+  part runs now, ``run_known(split, known_args)`` -> its known outputs then the residuals;
+  the rest is staged, ``stage_unknown(split, residuals, unknown_args)`` -> the unknown
+  outputs (``split``: a ``CallSplit``).  Returns the call's outputs."""
   unknowns = [trace.is_unknown(x) for x in args]
   known, unknown, out_unknowns, num_res = ad.partial_eval_jaxpr(body, unknowns)
+  split = CallSplit(known, unknown, unknowns, out_unknowns, num_res)
   known_args, unknown_args = partition(unknowns, args)
-  outs = run_known(known, known_args, num_res)
-  n_known = len(outs) - num_res
-  staged = stage_unknown(unknown, list(outs[n_known:]), unknown_args)
-  return merge(out_unknowns, outs[:n_known], staged)
+  outs = run_known(split, known_args)
+  n_known = len(outs) - split.num_res
+  staged = stage_unknown(split, list(outs[n_known:]), unknown_args)
+  return merge(split.out_unknowns, outs[:n_known], staged)
 
 
 # ---------------------------------------------------------------------------------------
@@ -172,16 +185,14 @@ class _CallRules:
     return outs[:n], merge(out_nz, zeros, outs[n:])
 
   def partial_eval(self, trace, args, params):
-    positions = list(range(len(args)))
-    unknowns = [trace.is_unknown(x) for x in args]
-    known_at, unknown_at = partition(unknowns, positions)
+    def run_known(split, known_args):
+      known_at = partition(split.unknowns, range(len(args)))[0]
+      return self._call(_bind, "known", params, split.known, known_args, known_at)
 
-    def run_known(known, known_args, num_res):
-      return self._call(_bind, "known", params, known, known_args, known_at)
-
-    def stage_unknown(unknown, residuals, unknown_args):
-      return self._call(trace.stage, "unknown", params, unknown, residuals + unknown_args,
-                        [NEW] * len(residuals) + unknown_at)
+    def stage_unknown(split, residuals, unknown_args):
+      unknown_at = partition(split.unknowns, range(len(args)))[1]
+      return self._call(trace.stage, "unknown", params, split.unknown,
+                        residuals + unknown_args, [NEW] * len(residuals) + unknown_at)
     return partial_eval_call(trace, args, self.body(params), run_known, stage_unknown)
 
   def transpose(self, cts, *args, **params):

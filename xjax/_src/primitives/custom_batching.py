@@ -15,12 +15,12 @@ from typing import Any, Callable
 from xjax._src.execution import dispatch
 from xjax._src.foundations import tree_util
 from xjax._src.foundations.errors import api_boundary
-from xjax._src.core.jaxpr import ClosedJaxpr, closed_with_consts_as_args
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import _as_array as as_array, forward_to_fun
 from xjax._src.interpreters import ad, batching
-from xjax._src.interpreters.staging import fun_name, trace_to_jaxpr
+from xjax._src.interpreters.higher_order import hoist, trace_hoisted
+from xjax._src.interpreters.staging import fun_name
 from xjax._src.primitives.lax.control_flow.loops import map as lax_map
 from xjax._src.foundations.wrapping import update_wrapper
 
@@ -71,11 +71,10 @@ class custom_vmap:
       out_trees.append(tree)
       return [as_array(o) for o in outs]
 
-    jaxpr, consts = closed_with_consts_as_args(
-        trace_to_jaxpr(flat, [get_aval(x) for x in leaves]))
+    jaxpr, consts = trace_hoisted(flat, [get_aval(x) for x in leaves])
     out_tree = out_trees[0]
     rule = _flat_rule(self.vmap_rule, in_tree, out_tree)
-    outs = custom_vmap_p.bind(*consts, *leaves, call=ClosedJaxpr(jaxpr, ()), rule=rule,
+    outs = custom_vmap_p.bind(*consts, *leaves, call=jaxpr, rule=rule,
                               num_consts=len(consts), in_tree=in_tree, out_tree=out_tree)
     return tree_util.tree_unflatten(out_tree, outs)
 
@@ -126,11 +125,10 @@ def _batch(axis, args, dims, *, call, rule, num_consts, in_tree, out_tree):
 def _jvp(primals, tangents, *, call, rule, num_consts, in_tree, out_tree):
   k = num_consts
   tangents = [ad.instantiate(t) for t in tangents[k:]]
-  jvp_call, consts = closed_with_consts_as_args(
-      ad.jvp_closed_jaxpr(call, [False] * k + [True] * len(tangents))[0])
+  jvp_call, consts = hoist(ad.jvp_closed_jaxpr(call, [False] * k + [True] * len(tangents))[0])
   jvp_in_tree = tree_util.treedef_tuple((in_tree, in_tree))
   jvp_out_tree = tree_util.treedef_tuple((out_tree, out_tree))
-  outs = custom_vmap_p.bind(*consts, *primals, *tangents, call=ClosedJaxpr(jvp_call, ()),
+  outs = custom_vmap_p.bind(*consts, *primals, *tangents, call=jvp_call,
                             rule=_jvp_of_rule(rule, k), num_consts=len(consts) + k,
                             in_tree=jvp_in_tree, out_tree=jvp_out_tree)
   n = len(outs) // 2

@@ -19,14 +19,14 @@ from xjax._src.foundations.errors import api_boundary
 from xjax._src.execution.array import Array, make_array
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.dce import dce_jaxpr
-from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, Var, closed_with_consts_as_args,
-                                  eval_jaxpr)
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_jaxpr
 from xjax._src.core.trace import (Primitive, Tracer, current_trace, eval_trace,
                                   set_current_trace)
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import JVPTrace, PartialEvalTrace, Zero
 from xjax._src.interpreters.batching import BatchTrace
+from xjax._src.interpreters.higher_order import hoist, trace_hoisted
 from xjax._src.interpreters.staging import fun_name, trace_to_jaxpr
 from xjax._src.primitives.state.discharge import discharged_body
 from xjax._src.foundations.wrapping import update_wrapper
@@ -86,9 +86,8 @@ def _trace_call(fun, nondiff, statics, dyn):
     out_tree.append(tree)
     return [_as_array(o) for o in out_leaves]
 
-  closed = trace_to_jaxpr(flat, [get_aval(x) for x in leaves])
-  jaxpr, consts = closed_with_consts_as_args(closed)
-  return ClosedJaxpr(jaxpr, ()), consts, in_tree, leaves, out_tree[0]
+  jaxpr, consts = trace_hoisted(flat, [get_aval(x) for x in leaves])
+  return jaxpr, consts, in_tree, leaves, out_tree[0]
 
 
 # Transformations that only pass a call on when none of its inputs are theirs.
@@ -588,10 +587,9 @@ def _with_unused_inputs(jaxpr: Jaxpr, at: int, avals) -> Jaxpr:
 
 def _joint(fwd: ClosedJaxpr, fun: ClosedJaxpr):
   """Both jaxprs taking (fwd's consts, fun's consts, their inputs); and those consts."""
-  fwd_j, fwd_c = closed_with_consts_as_args(fwd)
-  fun_j, fun_c = closed_with_consts_as_args(fun)
-  fwd_j = _with_unused_inputs(fwd_j, len(fwd_c), [get_aval(c) for c in fun_c])
-  fun_j = _with_unused_inputs(fun_j, 0, [get_aval(c) for c in fwd_c])
+  (fwd_j, fwd_c), (fun_j, fun_c) = hoist(fwd), hoist(fun)
+  fwd_j = _with_unused_inputs(fwd_j.jaxpr, len(fwd_c), [get_aval(c) for c in fun_c])
+  fun_j = _with_unused_inputs(fun_j.jaxpr, 0, [get_aval(c) for c in fwd_c])
   return ClosedJaxpr(fwd_j, ()), ClosedJaxpr(fun_j, ()), [*fwd_c, *fun_c]
 
 
@@ -701,9 +699,7 @@ def linear_call(fun: Callable, fun_transpose: Callable, residual_args, linear_ar
     out_trees.append(tree)
     return [_as_array(o) for o in out]
 
-  callee, consts = closed_with_consts_as_args(
-      trace_to_jaxpr(fun_flat, res_avals + [get_aval(x) for x in lin]))
-  callee = ClosedJaxpr(callee, ())
+  callee, consts = trace_hoisted(fun_flat, res_avals + [get_aval(x) for x in lin])
   out_tree = out_trees[0]
   traced = []
 
@@ -719,9 +715,8 @@ def linear_call(fun: Callable, fun_transpose: Callable, residual_args, linear_ar
                           f"inputs, got output structure {tree} and input structure "
                           f"{lin_tree}.")
         return [_as_array(o) for o in out]
-      jaxpr, t_consts = closed_with_consts_as_args(
-          trace_to_jaxpr(t_flat, res_avals + [tangent_aval(a) for a in callee.out_avals]))
-      traced.append((ClosedJaxpr(jaxpr, ()), t_consts))
+      traced.append(trace_hoisted(
+          t_flat, res_avals + [tangent_aval(a) for a in callee.out_avals]))
     return traced[0]
 
   outs = linear_call_p.bind(*consts, *res, *lin, callee=callee,

@@ -11,13 +11,13 @@ from typing import Any, Callable
 
 from xjax._src.foundations import tree_util
 from xjax._src.core.avals import tangent_aval
-from xjax._src.core.jaxpr import closed_with_consts_as_args, eval_jaxpr
+from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.interpreters.staging import trace_to_jaxpr
+from xjax._src.interpreters.higher_order import trace_hoisted
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax.autodiff_helpers import stop_gradient_leaf
 
@@ -33,7 +33,8 @@ def _trace(fun, tree, avals):
       raise TypeError(f"custom_linear_solve: function output structure {out_tree} does "
                       f"not match the right-hand side's {tree}")
     return leaves
-  return closed_with_consts_as_args(trace_to_jaxpr(flat, avals))
+  jaxpr, consts = trace_hoisted(flat, avals)
+  return jaxpr.jaxpr, consts
 
 
 def _transposed(jaxpr, consts, tree, avals):
@@ -180,13 +181,12 @@ def custom_root(f: Callable, initial_guess: Any, solve: Callable, tangent_solve:
   solve the linearized ``f`` with ``tangent_solve(g, y)`` (which returns x with g(x) = y)."""
   guess_leaves, tree = tree_util.tree_flatten(initial_guess)
   avals = [get_aval(x) for x in guess_leaves]
-  closed = trace_to_jaxpr(
+  closed, consts = trace_hoisted(
       lambda *xs: tree_util.tree_leaves(f(tree_util.tree_unflatten(tree, list(xs)))), avals)
-  jaxpr, consts = closed_with_consts_as_args(closed)
 
   def f_of(cs, x):
     return tree_util.tree_unflatten(
-        tree, eval_jaxpr(jaxpr, [], *cs, *tree_util.tree_leaves(x)))
+        tree, eval_jaxpr(closed.jaxpr, [], *cs, *tree_util.tree_leaves(x)))
 
   aux_box = []
 

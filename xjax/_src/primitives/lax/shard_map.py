@@ -22,11 +22,12 @@ from xjax._src.foundations import tree_util
 from xjax._src.foundations.wrapping import wraps
 from xjax._src.core.avals import ShapedArray
 from xjax._src.foundations.config import config
-from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, closed_with_consts_as_args, eval_jaxpr
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, jaxpr_as_fun
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
+from xjax._src.interpreters.higher_order import hoist, partial_eval_call, partition
 from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.primitives.lax import elementwise, parallel, shapes
 from xjax._src.foundations.sharding import Mesh, NamedSharding, PartitionSpec, spec_axes
@@ -97,20 +98,22 @@ def _custom_call(ctx, target: str, x, out_aval, sharding: str):
                 {"call_target_name": f'"{target}"', "mhlo.sharding": f'"{sharding}"'})
 
 
-def _bind_body(fun: Callable, block_avals, args, mesh, in_specs, out_specs, check_vma):
+def _bind(prim, args, params):
+  return prim.bind(*args, **params)
+
+
+def _bind_body(fun: Callable, block_avals, args, mesh, in_specs, out_specs, check_vma,
+               bind=_bind):
   """Binds shard_map on ``fun`` traced over ``block_avals`` (its constants hoisted into
-  replicated operands); ``out_specs(out_block_avals)`` gives the output specs."""
+  replicated operands); ``out_specs(closed)`` gives the output specs of its trace.  (``bind``:
+  how the primitive is bound, ``trace.stage`` to stage it.)"""
   with _bound_axes(mesh):
     closed = trace_to_jaxpr(fun, list(block_avals))
-  jaxpr, consts = closed_with_consts_as_args(closed)
-  specs_out = tuple(out_specs(closed.out_avals))
-  return shard_map_p.bind(*consts, *args, jaxpr=ClosedJaxpr(jaxpr, ()), mesh=mesh,
-                          in_specs=(PartitionSpec(),) * len(consts) + tuple(in_specs),
-                          out_specs=specs_out, check_vma=check_vma)
-
-
-def _run(closed: ClosedJaxpr):
-  return lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs)
+  specs_out = tuple(out_specs(closed))
+  body, consts = hoist(closed)
+  return bind(shard_map_p, [*consts, *args], dict(
+      jaxpr=body, mesh=mesh, in_specs=(PartitionSpec(),) * len(consts) + tuple(in_specs),
+      out_specs=specs_out, check_vma=check_vma))
 
 
 def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma):
@@ -145,7 +148,7 @@ def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
     ins, ct_blocks = xs[:len(nonlin)], xs[len(nonlin):]
     ct_blocks = [c if n == 1 else elementwise.div(c, elementwise.convert_element_type(
         n, get_aval(c).dtype)) for c, n in zip(ct_blocks, copies)]
-    outs = _run(ct_jaxpr)(*ins, *ct_blocks)
+    outs = jaxpr_as_fun(ct_jaxpr)(*ins, *ct_blocks)
     return [parallel.psum(o, _missing(mesh, s)) if _missing(mesh, s) else o
             for o, s in zip(outs, lin_specs)]
 
@@ -160,45 +163,36 @@ def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
 def _partial_eval(trace, args, params):
   """Known inputs run now in one shard_map, which also returns each device's residuals
   (stacked along a leading axis split over the whole mesh); the rest is staged."""
-  jaxpr, mesh = params["jaxpr"], params["mesh"]
-  in_specs, out_specs = params["in_specs"], params["out_specs"]
-  unknowns = [trace.is_unknown(x) for x in args]
-  known, unknown, out_unknowns, num_res = ad.partial_eval_jaxpr(jaxpr, unknowns)
-  known_args = [x for x, u in zip(args, unknowns) if not u]
-  known_specs = [s for s, u in zip(in_specs, unknowns) if not u]
+  mesh, in_specs, out_specs = params["mesh"], params["in_specs"], params["out_specs"]
   every = PartitionSpec(mesh.axis_names)
-  n_known = len(known.out_avals) - num_res
-  known_out_specs = [s for s, u in zip(out_specs, out_unknowns) if not u]
 
-  def known_body(*xs):
-    outs = _run(known)(*xs)
-    return outs[:n_known] + [_lead(r) for r in outs[n_known:]]
+  def run_known(split, known_args):
+    n_known = len(split.known.out_avals) - split.num_res
+    known_specs = partition(split.unknowns, in_specs)[0]
+    known_out_specs = partition(split.out_unknowns, out_specs)[0]
 
-  outs = _bind_body(known_body, [_block(get_aval(x), mesh, s)
-                                 for x, s in zip(known_args, known_specs)],
-                    known_args, mesh, known_specs,
-                    lambda _: known_out_specs + [every] * num_res, params["check_vma"])
-  residuals = outs[n_known:]
-  res_avals = known.out_avals[n_known:]
+    def known_body(*xs):
+      outs = jaxpr_as_fun(split.known)(*xs)
+      return outs[:n_known] + [_lead(r) for r in outs[n_known:]]
+    return _bind_body(known_body, [_block(get_aval(x), mesh, s)
+                                   for x, s in zip(known_args, known_specs)],
+                      known_args, mesh, known_specs,
+                      lambda _: known_out_specs + [every] * split.num_res, params["check_vma"])
 
-  def unknown_body(*xs):
-    res = [shapes.reshape(r, a.shape) for r, a in zip(xs[:num_res], res_avals)]
-    return _run(unknown)(*res, *xs[num_res:])
+  def stage_unknown(split, residuals, unknown_args):
+    res_avals = split.unknown.in_avals[:len(residuals)]
 
-  unknown_args = [x for x, u in zip(args, unknowns) if u]
-  unknown_specs = [s for s, u in zip(in_specs, unknowns) if u]
-  blocks = [a.update(shape=(1,) + a.shape) for a in res_avals] + [
-      _block(get_aval(x), mesh, s) for x, s in zip(unknown_args, unknown_specs)]
-  with _bound_axes(mesh):
-    closed = trace_to_jaxpr(unknown_body, blocks)
-  body, consts = closed_with_consts_as_args(closed)
-  staged = trace.stage(shard_map_p, list(consts) + list(residuals) + unknown_args, dict(
-      jaxpr=ClosedJaxpr(body, ()), mesh=mesh,
-      in_specs=(PartitionSpec(),) * len(consts) + (every,) * num_res + tuple(unknown_specs),
-      out_specs=tuple(s for s, u in zip(out_specs, out_unknowns) if u),
-      check_vma=params["check_vma"]))
-  it_k, it_u = iter(outs[:n_known]), iter(staged)
-  return [next(it_u) if u else next(it_k) for u in out_unknowns]
+    def unknown_body(*xs):
+      res = [shapes.reshape(r, a.shape) for r, a in zip(xs[:len(res_avals)], res_avals)]
+      return jaxpr_as_fun(split.unknown)(*res, *xs[len(res_avals):])
+    unknown_specs = partition(split.unknowns, in_specs)[1]
+    blocks = [a.update(shape=(1,) + a.shape) for a in res_avals] + [
+        _block(get_aval(x), mesh, s) for x, s in zip(unknown_args, unknown_specs)]
+    return _bind_body(unknown_body, blocks, residuals + unknown_args, mesh,
+                      [every] * len(residuals) + unknown_specs,
+                      lambda _: partition(split.out_unknowns, out_specs)[1],
+                      params["check_vma"], trace.stage)
+  return partial_eval_call(trace, args, params["jaxpr"], run_known, stage_unknown)
 
 
 def _lead(x):
@@ -405,28 +399,22 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
       out_tree_box.append((skeleton, out_tree))
       return out_leaves
 
-    def specs_out(out_avals):
+    def specs_out(closed):
       out, _ = out_tree_box[0]
       # (pmap passes a callable: its out_specs follow the traced outputs)
       flat = _specs_for(out_specs() if callable(out_specs) else out_specs, out, "out_specs")
       _check_specs(mesh, flat, "out_specs")
-      for aval, spec in zip(out_avals, flat):
+      for aval, spec in zip(closed.out_avals, flat):
         if len(spec) > aval.ndim:
           raise ValueError(
               f"shard_map applied to the function '{fun_name}' was given an out_specs entry "
               f"{spec!r} of length {len(spec)} for an output of shape {aval.str_short()} "
               f"(rank {aval.ndim}); a spec may not be longer than the output's rank.")
+      if check_vma:
+        _check_vma(closed, mesh, specs, flat, fun_name)
       return flat
 
     blocks = [_block(get_aval(x), mesh, s) for x, s in zip(leaves, specs)]
-    with _bound_axes(mesh):
-      closed = trace_to_jaxpr(body, blocks)
-    flat_out = specs_out(closed.out_avals)
-    if check_vma:
-      _check_vma(closed, mesh, specs, flat_out, fun_name)
-    jaxpr, consts = closed_with_consts_as_args(closed)
-    outs = shard_map_p.bind(*consts, *leaves, jaxpr=ClosedJaxpr(jaxpr, ()), mesh=mesh,
-                            in_specs=(PartitionSpec(),) * len(consts) + tuple(specs),
-                            out_specs=tuple(flat_out), check_vma=check_vma)
+    outs = _bind_body(body, blocks, leaves, mesh, specs, specs_out, check_vma)
     return tree_util.tree_unflatten(out_tree_box[0][1], outs)
   return mapped

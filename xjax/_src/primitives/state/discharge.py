@@ -17,10 +17,10 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from xjax._src.backend import lowering
-from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, Literal, closed_with_consts_as_args,
-                                  literal_value)
+from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, literal_value
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import array_builders as build
+from xjax._src.interpreters.higher_order import hoist, hoisted_jaxpr
 from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.primitives.state.primitives import get_p, swap_p, undischarged_error
 from xjax._src.primitives.state.indexing import WHOLE
@@ -58,13 +58,13 @@ def _run(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list:
 
   for eqn in jaxpr.eqns:
     prim = eqn.primitive
-    rule = getattr(prim, "discharge", None)
+    rule = prim.discharge
     ins = [read(a) for a in eqn.invars]
     if rule is None:
       is_ref = [type(a) is not Literal and _is_ref(a) for a in eqn.invars]
       if not any(is_ref):
         outs = prim.bind(*ins, **eqn.params)
-      elif getattr(prim, "discharge_call", None) is None:
+      elif prim.discharge_call is None:
         raise _ref_operand(prim, next(a for a, r in zip(eqn.invars, is_ref) if r).aval)
       else:   # a call whose body uses refs given to it
         new, outs = prim.discharge_call(is_ref, *ins, **eqn.params)
@@ -181,8 +181,7 @@ def discharge_inputs(closed: ClosedJaxpr, what: str) -> ClosedJaxpr:
 def discharged_body(body: ClosedJaxpr, what: str) -> tuple[ClosedJaxpr, list]:
   """A call's body that takes refs, on values (``discharge_inputs``), its constants hoisted:
   (the body, returning its outputs then the refs' final values; those constants)."""
-  jaxpr, consts = closed_with_consts_as_args(discharge_inputs(body, what))
-  return ClosedJaxpr(jaxpr, ()), consts
+  return hoist(discharge_inputs(body, what))
 
 
 def run_with_refs(prim, args: Sequence[Any], params: dict) -> list:
@@ -205,9 +204,7 @@ def _without_local_state(jaxpr: Jaxpr, consts: Sequence[Any]) -> tuple[Jaxpr, li
   if any(map(_is_ref, jaxpr.constvars)) or any(map(_is_ref, jaxpr.invars)):
     raise undischarged_error()
   n = len(jaxpr.constvars)
-  inputs = Jaxpr((), jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects,
-                 jaxpr.debug_info)
-  closed = discharge_inputs(ClosedJaxpr(inputs, ()), "a function")
+  closed = discharge_inputs(ClosedJaxpr(hoisted_jaxpr(jaxpr), ()), "a function")
   new = closed.jaxpr
   return (Jaxpr(new.constvars + new.invars[:n], new.invars[n:], new.outvars, new.eqns,
                 new.effects, new.debug_info), list(closed.consts) + list(consts))
