@@ -974,10 +974,12 @@ def _abs_jvp(t, x):
 
 
 def _bessel_i1e_deriv(y, x):
-  safe_x = select_n(eq(x, _const(x, 0)), x, _one(x))
-  x_is_zero = eq(x, _const(x, 0))
-  d = sub(bessel_i0e(x), mul(y, add(sign(x), div(_one(x), safe_x))))
-  return select_n(x_is_zero, d, _full_like_value(x, 0.5))
+  """i0e(x) - y (sign(x) + 1/x), and its limit 0.5 where |x| is within eps of 0."""
+  eps = dtypes.finfo(get_aval(x).dtype).eps
+  not_tiny = gt(abs(x), _const(x, eps))
+  safe_x = select_n(not_tiny, _full_like_value(x, eps), x)
+  d = sub(bessel_i0e(safe_x), mul(y, add(sign(safe_x), reciprocal(safe_x))))
+  return select_n(not_tiny, _full_like_value(x, 0.5), d)
 
 
 # Chebyshev coefficients of exp(-|x|) I0(x) on [0, 8] and of sqrt(x) exp(-x) I0(x) on
