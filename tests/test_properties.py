@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 import xjax
 import xjax.numpy as jnp
 from xjax._src.core.values import get_aval
-from tests.test_dtypes import COLUMNS, PAIR_TABLES, parse
+from tests.foundations.test_dtypes import COLUMNS, PAIR_TABLES, parse
 
 DIMS = st.integers(0, 3)
 DTYPES = [np.dtype(t) for t in ("bool", "int8", "uint8", "int32", "float16", "float32")]

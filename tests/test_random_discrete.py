@@ -11,7 +11,7 @@ import xjax.numpy as jnp
 from xjax import random as R
 
 from tests.random_discrete_reference_values import CASES, ERRORS, EXPECTED
-from tests.test_dtypes import flags
+from tests.foundations.test_dtypes import flags
 
 
 # Each case compiles its own program (about 1 s for the loops of poisson/binomial): these

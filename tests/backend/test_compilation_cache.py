@@ -14,7 +14,7 @@ import xjax.numpy as jnp
 from xjax._src.backend import compilation_cache
 from xjax._src.foundations.config import config
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

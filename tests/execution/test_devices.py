@@ -1,5 +1,5 @@
 """Devices, placement, transfers and lifetime.  Expected values and messages come from JAX
-0.10.2.  Placement across several devices runs in a subprocess (tests/multi_device_cases.py)
+0.10.2.  Placement across several devices runs in a subprocess (tests/execution/multi_device_cases.py)
 so that this process keeps the suite's single device."""
 import os
 import subprocess
@@ -12,7 +12,7 @@ import xjax
 import xjax.numpy as jnp
 from xjax._src.backend import runtime
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _run(args, env_extra):
@@ -25,7 +25,7 @@ def _run(args, env_extra):
 def test_multi_device_placement_cases():
   """The FAQ's placement rules with 4 CPU devices (from XLA_FLAGS)."""
   out = _run(["-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
-              "tests/multi_device_cases.py"],
+              "tests/execution/multi_device_cases.py"],
              {"XLA_FLAGS": "--xla_force_host_platform_device_count=4"})
   assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
   assert "11 passed" in out.stdout

@@ -1,5 +1,5 @@
 """Arrays over several devices and jit with shardings (4 CPU devices; run by
-tests/test_sharded_jit.py in a subprocess).  Expected layouts, values and messages are
+tests/execution/test_sharded_jit.py in a subprocess).  Expected layouts, values and messages are
 those of JAX 0.10.2 with Auto mesh axes."""
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ from xjax import lax
 from xjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 if xjax.device_count() < 4:
-  pytest.skip("needs 4 CPU devices (run through tests/test_sharded_jit.py)",
+  pytest.skip("needs 4 CPU devices (run through tests/execution/test_sharded_jit.py)",
               allow_module_level=True)
 
 d = xjax.devices()

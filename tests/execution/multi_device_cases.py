@@ -1,5 +1,5 @@
 """Placement with several CPU devices.  Not collected by the suite (the name does not start
-with test_): tests/test_devices.py runs it in a subprocess with
+with test_): tests/execution/test_devices.py runs it in a subprocess with
 XLA_FLAGS=--xla_force_host_platform_device_count=4, so the rest of the suite keeps one device.
 Expected behaviour and messages are those of JAX 0.10.2 (the FAQ's placement rules)."""
 import re
@@ -12,7 +12,7 @@ import xjax
 import xjax.numpy as jnp
 
 if xjax.device_count() < 4:
-  pytest.skip("needs 4 CPU devices (run through tests/test_devices.py)", allow_module_level=True)
+  pytest.skip("needs 4 CPU devices (run through tests/execution/test_devices.py)", allow_module_level=True)
 
 d = xjax.devices()
 

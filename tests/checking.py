@@ -1,0 +1,54 @@
+"""The comparisons tests make between an xjax result and what it should be (NumPy's or SciPy's
+result, or numbers taken from JAX 0.10.2): values, shape, dtype and weak type, in one place."""
+import numpy as np
+
+import xjax
+import xjax.numpy as jnp
+
+
+def check(got, want, dtype=None, weak=None, *, rtol=1e-5, atol=1e-6):
+  """Asserts that ``got`` has ``want``'s shape and values within ``rtol``/``atol`` (NaN where
+  NaN). Its dtype must be ``dtype``, or by default ``want``'s when ``want`` has one (a NumPy or
+  xjax value; a literal or list has none); its weak type ``weak`` when that is given. Values
+  in a float type narrower than 32 bits are compared in float32. A tuple or list of results
+  is compared item by item with ``want``'s items."""
+  if _compare_items(got, want, lambda g, w: check(g, w, dtype, weak, rtol=rtol, atol=atol)):
+    return
+  g, w = _types_and_shape(got, want, dtype, weak)
+  if _is_narrow_float(g.dtype) or _is_narrow_float(w.dtype):
+    g, w = g.astype(np.float32), w.astype(np.float32)
+  np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def check_exact(got, want, dtype, weak=False):
+  """Asserts that ``got`` is ``want`` read in ``dtype``, bit for bit (NaN where NaN), with
+  ``want``'s shape, dtype ``dtype`` and weak type ``weak`` (a strong type unless told)."""
+  if _compare_items(got, want, lambda g, w: check_exact(g, w, dtype, weak)):
+    return
+  g, _ = _types_and_shape(got, want, dtype, weak)
+  np.testing.assert_array_equal(g, np.asarray(want, dtype))
+
+
+def _compare_items(got, want, compare) -> bool:
+  if not (isinstance(got, (tuple, list)) and isinstance(want, (tuple, list))):
+    return False
+  assert len(got) == len(want), (len(got), len(want))
+  for g, w in zip(got, want):
+    compare(g, w)
+  return True
+
+
+def _types_and_shape(got, want, dtype, weak):
+  """Checks the weak type, dtype and shape of ``got``; returns both sides as NumPy arrays."""
+  if weak is not None:
+    assert xjax.typeof(got).weak_type == weak, (xjax.typeof(got), weak)
+  g, w = np.asarray(got), np.asarray(want)
+  expected = np.dtype(dtype) if dtype is not None else getattr(want, "dtype", None)
+  if expected is not None:
+    assert g.dtype == expected, (g.dtype, expected)
+  assert g.shape == w.shape, (g.shape, w.shape)
+  return g, w
+
+
+def _is_narrow_float(dtype) -> bool:
+  return jnp.issubdtype(dtype, jnp.floating) and dtype.itemsize < 4
