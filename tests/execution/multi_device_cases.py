@@ -12,7 +12,8 @@ import xjax
 import xjax.numpy as jnp
 
 if xjax.device_count() < 4:
-  pytest.skip("needs 4 CPU devices (run through tests/execution/test_devices.py)", allow_module_level=True)
+  pytest.skip("needs 4 CPU devices (run through tests/execution/test_devices.py)",
+              allow_module_level=True)
 
 d = xjax.devices()
 

@@ -15,7 +15,7 @@ from xjax.core import ShapedArray
 from xjax.extend import core
 from xjax.interpreters import ad, batching, mlir, partial_eval
 
-DATA = pathlib.Path(__file__).resolve().parent / "data"  # programs written against jax
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data"  # programs written against jax
 
 
 # -- "fused multiply-add" written as a user would, after JAX's primitives tutorial --------
@@ -473,7 +473,7 @@ PROGRAM = (DATA / "program_using_that_library.txt").read_text()
 def test_library_defining_a_primitive_at_import(tmp_path):
   (tmp_path / "cubelib.py").write_text(LIBRARY)
   (tmp_path / "prog.py").write_text(PROGRAM)
-  repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  repo = str(pathlib.Path(__file__).resolve().parents[2])
   env = dict(os.environ, PYTHONPATH=os.pathsep.join([repo, str(tmp_path)]))
   out = subprocess.run([sys.executable, str(tmp_path / "prog.py")], capture_output=True,
                        text=True, env=env, cwd=tmp_path, timeout=300)

@@ -1,5 +1,5 @@
-"""lax.pcast inside shard_map over 4 CPU devices (run by tests/test_pcast.py in a
-subprocess); values as JAX 0.10.2's."""
+"""lax.pcast inside shard_map over 4 CPU devices (run by tests/primitives/lax/test_pcast.py
+in a subprocess); values as JAX 0.10.2's."""
 import numpy as np
 import pytest
 
@@ -9,7 +9,8 @@ from xjax import lax, shard_map
 from xjax.sharding import Mesh, PartitionSpec as P
 
 if jax.device_count() < 4:
-  pytest.skip("needs 4 CPU devices (run through tests/test_pcast.py)", allow_module_level=True)
+  pytest.skip("needs 4 CPU devices (run through tests/primitives/lax/test_pcast.py)",
+              allow_module_level=True)
 
 mesh = Mesh(np.array(jax.devices()), ("i",))
 X = np.arange(8.0, dtype=np.float32).reshape(4, 2)

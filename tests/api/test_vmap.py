@@ -7,6 +7,8 @@ import xjax as jax
 import xjax.numpy as jnp
 from xjax import lax
 
+from tests.checking import check
+
 rng = np.random.RandomState(0)
 X = rng.randn(3, 4).astype(np.float32)
 Y = rng.randn(4, 3).astype(np.float32)
@@ -21,11 +23,6 @@ def loop(f, in_axes, *args):
   outs = [np.asarray(f(*[a if ax is None else np.take(a, i, axis=ax)
                          for a, ax in zip(args, in_axes)])) for i in range(n)]
   return np.stack(outs)
-
-
-def check(f, in_axes, *args, tol=1e-5):
-  got = jax.vmap(f, in_axes)(*args)
-  np.testing.assert_allclose(np.asarray(got), loop(f, in_axes, *args), rtol=tol, atol=tol)
 
 
 DN = (((2,), (1,)), ((0,), (0,)))
@@ -103,7 +100,7 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_against_loop(name):
   f, in_axes, *args = CASES[name]
-  check(f, in_axes, *args)
+  check(jax.vmap(f, in_axes)(*args), loop(f, in_axes, *args), rtol=1e-5, atol=1e-5)
 
 
 def test_seed_grads():

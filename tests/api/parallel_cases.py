@@ -1,6 +1,5 @@
-"""pmap and shard_map over 4 CPU devices, with XLA collectives (run by tests/test_pmap.py
-and tests/test_shard_map.py in a subprocess).  Expected values, layouts and messages are
-those of JAX 0.10.2."""
+"""pmap and shard_map over 4 CPU devices, with XLA collectives (run by tests/api/test_pmap.py in
+a subprocess).  Expected values, layouts and messages are those of JAX 0.10.2."""
 import numpy as np
 import pytest
 
@@ -10,7 +9,7 @@ from xjax import lax, shard_map
 from xjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 if jax.device_count() < 4:
-  pytest.skip("needs 4 CPU devices (run through tests/test_pmap.py)", allow_module_level=True)
+  pytest.skip("needs 4 CPU devices (run through tests/api/test_pmap.py)", allow_module_level=True)
 
 mesh = Mesh(np.array(jax.devices()).reshape(2, 2), ("x", "y"))
 X = np.arange(16.0, dtype=np.float32).reshape(4, 4)

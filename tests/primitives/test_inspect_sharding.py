@@ -1,6 +1,6 @@
 """xjax.debug.inspect_array_sharding: eagerly the value's sharding; staged, a debug-effect
 primitive that reports the layout when the program is lowered (one device here; several
-in tests/inspect_sharding_cases.py).  Behaviour as JAX 0.10.2's."""
+in tests/primitives/inspect_sharding_cases.py).  Behaviour as JAX 0.10.2's."""
 import numpy as np
 import pytest
 
@@ -59,4 +59,4 @@ def test_under_grad_and_vmap():
 
 
 def test_four_devices():
-  assert run_cases("tests/inspect_sharding_cases.py") == 3
+  assert run_cases("tests/primitives/inspect_sharding_cases.py") == 3

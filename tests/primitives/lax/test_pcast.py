@@ -7,7 +7,7 @@ from xjax import lax
 
 
 def test_pcast_over_four_devices():
-  assert run_cases("tests/pcast_cases.py") == 1
+  assert run_cases("tests/primitives/lax/pcast_cases.py") == 1
 
 
 def test_pcast_arguments():

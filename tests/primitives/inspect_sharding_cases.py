@@ -1,5 +1,5 @@
 """xjax.debug.inspect_array_sharding over 4 CPU devices (run by
-tests/test_inspect_sharding.py in a subprocess): under jit the callback gets the layout
+tests/primitives/test_inspect_sharding.py in a subprocess): under jit the callback gets the layout
 XLA's partitioner chose, as a NamedSharding over the program's mesh (JAX 0.10.2's)."""
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ import xjax.numpy as jnp
 from xjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 if jax.device_count() < 4:
-  pytest.skip("needs 4 CPU devices (run through tests/test_inspect_sharding.py)",
+  pytest.skip("needs 4 CPU devices (run through tests/primitives/test_inspect_sharding.py)",
               allow_module_level=True)
 
 mesh = Mesh(np.array(jax.devices()), ("i",))
