@@ -163,22 +163,24 @@ class _CallRules:
     body = params[self.param]
     return as_closed(body) if self.open_jaxpr else body
 
-  def _call(self, bind, rule: str, params: dict, body: ClosedJaxpr, operands: list,
-            origin: list):
-    """``bind(prim, operands, params)`` with ``body`` (consts hoisted) as the body;
-    ``origin`` says where each operand comes from (see ``call_rules``)."""
+  def _call(self, rule: str, params: dict, body: ClosedJaxpr, operands: list, origin: list,
+            stage_on=None):
+    """Binds ``prim`` (or stages it on the trace ``stage_on``) with ``body`` (consts
+    hoisted) as the body; ``origin`` says where each operand comes from (``call_rules``)."""
     body, consts = hoist(body)
     new = dict(params)
     new[self.param] = body.jaxpr if self.open_jaxpr else body
     new = self.update(new, rule, [CONST] * len(consts) + origin)
-    return bind(self.prim, [*consts, *operands], new)
+    if stage_on is not None:
+      return stage_on.stage(self.prim, [*consts, *operands], new)
+    return self.prim.bind(*consts, *operands, **new)
 
   def jvp(self, primals, tangents, **params):
     body = self.body(params)
     nonzeros = [type(t) is not Zero for t in tangents]
     jvp_body, out_nz = ad.jvp_closed_jaxpr(body, nonzeros, instantiate_out=False)
     nz_tangents = [t for t in tangents if type(t) is not Zero]
-    outs = self._call(_bind, "jvp", params, jvp_body, [*primals, *nz_tangents],
+    outs = self._call("jvp", params, jvp_body, [*primals, *nz_tangents],
                       list(range(len(primals))) + [NEW] * len(nz_tangents))
     n = len(body.out_avals)
     zeros = [Zero(tangent_aval(a)) for a, nz in zip(body.out_avals, out_nz) if not nz]
@@ -187,33 +189,29 @@ class _CallRules:
   def partial_eval(self, trace, args, params):
     def run_known(split, known_args):
       known_at = partition(split.unknowns, range(len(args)))[0]
-      return self._call(_bind, "known", params, split.known, known_args, known_at)
+      return self._call("known", params, split.known, known_args, known_at)
 
     def stage_unknown(split, residuals, unknown_args):
       unknown_at = partition(split.unknowns, range(len(args)))[1]
-      return self._call(trace.stage, "unknown", params, split.unknown,
-                        residuals + unknown_args, [NEW] * len(residuals) + unknown_at)
+      return self._call("unknown", params, split.unknown, residuals + unknown_args,
+                        [NEW] * len(residuals) + unknown_at, stage_on=trace)
     return partial_eval_call(trace, args, self.body(params), run_known, stage_unknown)
 
   def transpose(self, cts, *args, **params):
     linear = [ad.is_undefined(x) for x in args]
     ct_body = ad.transpose_closed_jaxpr(self.body(params), linear)
-    nonlin = [x for x in args if not ad.is_undefined(x)]
+    nonlin, nonlin_at = partition(linear, args)[0], partition(linear, range(len(args)))[0]
     cts = [ad.instantiate(c) for c in cts]
-    outs = self._call(_bind, "transpose", params, ct_body, nonlin + cts,
-                      partition(linear, range(len(args)))[0] + [NEW] * len(cts))
-    return merge(linear, [None] * (len(args) - len(outs)), outs)
+    outs = self._call("transpose", params, ct_body, nonlin + cts,
+                      nonlin_at + [NEW] * len(cts))
+    return merge(linear, [None] * len(nonlin), outs)
 
   def batch(self, axis, args, dims, **params):
     in_batched = [d is not None for d in dims]
     args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
     batched, out_batched = batching.batch_closed_jaxpr(self.body(params), axis, in_batched)
-    outs = self._call(_bind, "batch", params, batched, args, list(range(len(args))))
+    outs = self._call("batch", params, batched, args, list(range(len(args))))
     return outs, [0 if b else None for b in out_batched]
-
-
-def _bind(prim, operands, params):
-  return prim.bind(*operands, **params)
 
 
 RULES = ("jvp", "partial_eval", "transpose", "batch")

@@ -98,22 +98,20 @@ def _custom_call(ctx, target: str, x, out_aval, sharding: str):
                 {"call_target_name": f'"{target}"', "mhlo.sharding": f'"{sharding}"'})
 
 
-def _bind(prim, args, params):
-  return prim.bind(*args, **params)
-
-
 def _bind_body(fun: Callable, block_avals, args, mesh, in_specs, out_specs, check_vma,
-               bind=_bind):
-  """Binds shard_map on ``fun`` traced over ``block_avals`` (its constants hoisted into
-  replicated operands); ``out_specs(closed)`` gives the output specs of its trace.  (``bind``:
-  how the primitive is bound, ``trace.stage`` to stage it.)"""
+               stage_on=None):
+  """Binds shard_map (or stages it on the trace ``stage_on``) on ``fun`` traced over
+  ``block_avals``, its constants hoisted into replicated operands; ``out_specs(closed)``
+  gives the output specs of its trace."""
   with _bound_axes(mesh):
     closed = trace_to_jaxpr(fun, list(block_avals))
   specs_out = tuple(out_specs(closed))
   body, consts = hoist(closed)
-  return bind(shard_map_p, [*consts, *args], dict(
-      jaxpr=body, mesh=mesh, in_specs=(PartitionSpec(),) * len(consts) + tuple(in_specs),
-      out_specs=specs_out, check_vma=check_vma))
+  params = dict(jaxpr=body, mesh=mesh, out_specs=specs_out, check_vma=check_vma,
+                in_specs=(PartitionSpec(),) * len(consts) + tuple(in_specs))
+  if stage_on is not None:
+    return stage_on.stage(shard_map_p, [*consts, *args], params)
+  return shard_map_p.bind(*consts, *args, **params)
 
 
 def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma):
@@ -191,7 +189,7 @@ def _partial_eval(trace, args, params):
     return _bind_body(unknown_body, blocks, residuals + unknown_args, mesh,
                       [every] * len(residuals) + unknown_specs,
                       lambda _: partition(split.out_unknowns, out_specs)[1],
-                      params["check_vma"], trace.stage)
+                      params["check_vma"], stage_on=trace)
   return partial_eval_call(trace, args, params["jaxpr"], run_known, stage_unknown)
 
 
