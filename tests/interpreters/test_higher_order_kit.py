@@ -174,3 +174,24 @@ def test_partial_eval_call_splits_known_from_unknown():
   rules = dict(seen)
   assert rules["known"] == [0, 1, 2] and rules["unknown"][-1] == 3
   assert set(rules["unknown"][:-1]) == {ho.NEW}
+
+
+def test_jit_jvp_keeps_the_constants_its_jvp_creates():
+  @xjax.custom_jvp
+  def f(x):
+    return jnp.sin(x)
+
+  @f.defjvp
+  def f_jvp(primals, tangents):
+    return f(primals[0]), tangents[0] * np.float32([1, 2, 3])   # a constant of the JVP
+  g = xjax.jit(lambda x: f(x) * 2)
+  x = np.float32([0, 1, 2])
+  closed = xjax.make_jaxpr(lambda x: xjax.jvp(g, (x,), (x,)))(x)
+  eqn, = closed.eqns
+  # as JAX 0.10.2 prints it: the constant stays in the jvp's body (`jit_p` is built with
+  # keep_consts=("jvp",)), the call takes the primal and the tangent only
+  assert not closed.jaxpr.constvars and len(eqn.invars) == 2
+  assert len(eqn.params["jaxpr"].consts) == 1
+  out, t = xjax.jvp(g, (x,), (x,))
+  np.testing.assert_allclose(out, 2 * np.sin(x), rtol=1e-6)
+  np.testing.assert_allclose(t, [0, 4, 12])

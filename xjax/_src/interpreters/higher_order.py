@@ -156,8 +156,10 @@ def _same_params(params: dict, rule: str, origin: list) -> dict:
 class _CallRules:
   """Rules of ``prim``, whose body is the parameter ``param`` (see ``call_rules``)."""
 
-  def __init__(self, prim, param: str, open_jaxpr: bool, update: Callable) -> None:
+  def __init__(self, prim, param: str, open_jaxpr: bool, update: Callable,
+               keep_consts: Sequence[str]) -> None:
     self.prim, self.param, self.open_jaxpr, self.update = prim, param, open_jaxpr, update
+    self.keep_consts = frozenset(keep_consts)
 
   def body(self, params: dict) -> ClosedJaxpr:
     body = params[self.param]
@@ -167,7 +169,7 @@ class _CallRules:
             stage_on=None):
     """Binds ``prim`` (or stages it on the trace ``stage_on``) with ``body`` (consts
     hoisted) as the body; ``origin`` says where each operand comes from (``call_rules``)."""
-    body, consts = hoist(body)
+    body, consts = (body, []) if rule in self.keep_consts else hoist(body)
     new = dict(params)
     new[self.param] = body.jaxpr if self.open_jaxpr else body
     new = self.update(new, rule, [CONST] * len(consts) + origin)
@@ -218,16 +220,19 @@ RULES = ("jvp", "partial_eval", "transpose", "batch")
 
 
 def call_rules(prim, param: str = "jaxpr", *, open_jaxpr: bool = False,
-               update: Callable = _same_params, rules: Sequence[str] = RULES) -> None:
+               update: Callable = _same_params, rules: Sequence[str] = RULES,
+               keep_consts: Sequence[str] = ()) -> None:
   """Installs on ``prim``, a primitive that calls its body (the closed jaxpr in parameter
   ``param``; an open one whose consts come first with ``open_jaxpr``), the ``rules`` that
   transform the body (``jvp_closed_jaxpr``, ``partial_eval_jaxpr``,
   ``transpose_closed_jaxpr``, ``batch_closed_jaxpr``) and bind ``prim`` again on it, its
-  consts hoisted to leading operands.  ``update(params, rule, origin)`` adjusts the other
+  consts hoisted to leading operands (but for the rules named in ``keep_consts``, whose
+  closed body keeps its consts, as JAX's ``jit`` keeps those its JVP creates).
+  ``update(params, rule, origin)`` adjusts the other
   parameters of each new binding: ``rule`` is "jvp", "transpose", "batch", or "known" /
   "unknown" (the two parts of partial evaluation); ``origin`` has, per new operand, the
   position of the original operand it is, ``CONST`` (a hoisted constant) or ``NEW`` (a
   tangent, cotangent or residual)."""
-  r = _CallRules(prim, param, open_jaxpr, update)
+  r = _CallRules(prim, param, open_jaxpr, update, keep_consts)
   for name in rules:
     setattr(prim, name, getattr(r, name))
