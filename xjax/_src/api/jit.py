@@ -346,40 +346,73 @@ for _flag in _FAST_FLAGS:
   config.on_change(_flag, lambda _: _plain_dispatch.__setitem__(0, _plain_dispatch_now()))
 
 
-def _fast_signature(args: tuple):
-  """``(key, leaves)`` naming a call on the fast path, or None when an argument leaf is not an
-  uncommitted Array or a Python scalar.  Flat argument tuples skip pytree flattening."""
-  key = _fast_key(args, len(args))
-  return (key, args) if key is not None else _fast_tree_signature(args)
+def _fast_signature(args: tuple, head: tuple = ()):
+  """``(key, buffers)`` of a call on the fast path, or None when an argument leaf is not an
+  uncommitted Array or a Python scalar.  The key is the trace token, ``head``, then the
+  arguments' structure in prefix order: each leaf's aval (a Python scalar's type, from which
+  its aval follows), each node's type and aux data, then its children and ``_END``.  The
+  buffers are the Arrays', with the scalars themselves in their places (``UncommittedCall``
+  puts them on the device)."""
+  key = [config._trace_token, *head]
+  bufs: list = []
+  return (tuple(key), bufs) if _fast_walk(args, key, bufs) else None
 
 
-def _fast_tree_signature(args: tuple):
-  """``_fast_signature`` of arguments that are not all leaves."""
-  leaves, tree = tree_util.tree_flatten(args)
-  key = _fast_key(leaves, tree)
-  return None if key is None else (key, leaves)
+_END = object()  # closes a node's children in a fast-path key
 
 
-def _fast_key(leaves, head) -> tuple | None:
-  key = [head]
-  for x in leaves:
+class _UnhashableAux:
+  """A node's unhashable aux data in a fast-path key: hashed by its type, compared by value
+  (as a PyTreeDef holding it compares)."""
+  __slots__ = ("value",)
+
+  def __init__(self, value) -> None:
+    self.value = value
+
+  def __hash__(self) -> int:
+    return hash(type(self.value))
+
+  def __eq__(self, other) -> bool:
+    if type(other) is not _UnhashableAux or type(other.value) is not type(self.value):
+      return False
+    try:
+      return bool(self.value == other.value)
+    except Exception:  # e.g. arrays, whose comparison has no single truth value
+      return False
+
+
+def _fast_walk(xs, key: list, bufs: list) -> bool:
+  for x in xs:
     kind = type(x)
     if kind is Array:
       if x._committed:
-        return None
+        return False
       key.append(x.aval)
+      bufs.append(x._buf)
     elif kind in _SCALAR_TYPES and (kind is not int or _INT32_MIN <= x <= _INT32_MAX):
-      key.append(kind)  # a Python scalar's aval follows from its type (and the x64 flag)
+      key.append(kind)
+      bufs.append(x)
     else:
-      return None
-  key.append(config._trace_token)
-  return tuple(key)
+      try:
+        children, aux = tree_util.flatten_one_level(x)
+      except ValueError:  # another kind of leaf: the checked path takes it
+        return False
+      try:
+        hash(aux)
+      except TypeError:
+        aux = _UnhashableAux(aux)
+      key.append(kind)
+      key.append(aux)
+      if not _fast_walk(children, key, bufs):
+        return False
+      key.append(_END)
+  return True
 
 
 def _fast_call_signature(args: tuple, kwargs: dict, static_pos: frozenset, static_names):
-  """``_fast_signature`` of a call with static or keyword arguments: the key holds the
+  """``_fast_signature`` of a call with static or keyword arguments: the head holds the
   static values (with their types: ``2`` and ``2.0`` differ) and the keyword names; the
-  dynamic arguments, in the order ``_entry`` flattens them, must all be leaves."""
+  dynamic arguments are walked in the order ``_entry`` flattens them."""
   head = [len(args)]
   dyn = []
   for i, x in enumerate(args):
@@ -394,8 +427,7 @@ def _fast_call_signature(args: tuple, kwargs: dict, static_pos: frozenset, stati
     else:
       head.append(name)
       dyn.append(value)
-  key = _fast_key(dyn, tuple(head))
-  return None if key is None else (key, dyn)
+  return _fast_signature(dyn, (tuple(head),))
 
 
 _SCALAR_TYPES = (bool, int, float, complex)
@@ -460,7 +492,7 @@ class PjitFunction:
     if both:
       raise ValueError("static_argnums and donate_argnums cannot intersect. Argument "
                        f"positions {both} appear in both static_argnums and donate_argnums")
-    # _fast: (treedef or argument count, *avals, trace token) -> dispatch.UncommittedCall
+    # _fast: _fast_signature's key -> dispatch.UncommittedCall
     self._cache, self._fast = _shared_cache(fun, (
         self._static_argnums, self._static_argnames, _hashable(donate_argnums),
         _hashable(donate_argnames), id(self) if self._shardings else None))
@@ -552,26 +584,18 @@ class PjitFunction:
   def __call__(self, *args, **kwargs):
     try:
       fast = self._fast
-      if fast and _plain_dispatch[0] and current_trace() is eval_trace:
+      if (fast and _plain_dispatch[0] and current_trace() is eval_trace
+          and not runtime.several_devices):
         # The fast path: uncommitted Arrays on the only device, a signature seen before.
-        if not kwargs and not self._static_argnums:
-          key = _fast_key(args, len(args))
-          if key is not None:
-            hit = fast.get(key)
-            if hit is not None and not runtime.several_devices:
-              return hit(args)
-            signature = None
-          else:
-            signature = _fast_tree_signature(args)
-        else:
-          signature = self._fast_call_signature(args, kwargs)
-        if signature:
+        signature = (_fast_signature(args) if not kwargs and not self._static_argnums
+                     else self._fast_call_signature(args, kwargs))
+        if signature is not None:
           try:
             hit = fast.get(signature[0])
-          except TypeError:  # an unhashable static value: the checked path explains
+          except TypeError:  # an unhashable static value or aux data: the checked path
             hit = None
-          if hit is not None and not runtime.several_devices:
-            return hit(signature[1])
+          if hit is not None:
+            return hit(signature[1], args, kwargs)
       if not config._values["jax_disable_jit"]:
         return self._call(args, kwargs)
     except Exception as e:  # the user sees their frames, not ours (jax_traceback_filtering)
@@ -613,9 +637,14 @@ class PjitFunction:
         signature = (_fast_signature(args) if not kwargs and not self._static_argnums
                      else self._fast_call_signature(args, kwargs))
         if signature:
-          single = entry.out_tree == _LEAF_TREE
-          bounded_put(self._fast, signature[0], dispatch.UncommittedCall(
-              compiled, None if single else entry.out_tree), _FAST_ENTRIES)
+          scalars = tuple((i, a) for i, (x, a) in enumerate(zip(leaves, avals))
+                          if type(x) is not Array)
+          call = dispatch.UncommittedCall(
+              compiled, None if entry.out_tree == _LEAF_TREE else entry.out_tree, scalars)
+          try:
+            bounded_put(self._fast, signature[0], call, _FAST_ENTRIES)
+          except TypeError:  # unhashable static values or aux data: not on the fast path
+            pass
       try:
         outs = compiled(leaves, avals, committed)
       except FloatingPointError as err:
@@ -743,11 +772,14 @@ class Lowered:
     aliases = entry.donated and dispatch.donation_aliases(closed.in_avals, entry.donated,
                                                           closed.out_avals)
     spread = runtime.several_devices and jitted._spread_layouts(entry, leaves, args)
+    self._lowered = None  # (text, host callbacks) of a one-device module, which compile reuses
     if spread and spread[0] is not None:
       self._text = spmd.lower(closed, *spread, jitted._name)
     else:
-      self._text = lowering.lower_module(closed.jaxpr, jitted._name, aliases=aliases,
+      callbacks: list = []
+      self._text = lowering.lower_module(closed.jaxpr, jitted._name, callbacks, aliases,
                                          embedded=dispatch.embedded_consts(closed))
+      self._lowered = (self._text, callbacks)
 
   def as_text(self, dialect: str | None = None, debug_info: bool = False) -> str:
     return self._text
@@ -768,7 +800,7 @@ class Lowered:
     compiled = self._entry.compiled.get(device)
     if compiled is None:
       compiled = self._entry.compiled[device] = dispatch.CompiledJaxpr(
-          self._entry.closed, device, self._jitted._name, self._entry.donated)
+          self._entry.closed, device, self._jitted._name, self._entry.donated, self._lowered)
     return Compiled(self._jitted, self._entry, compiled)
 
 

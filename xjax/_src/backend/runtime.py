@@ -1116,6 +1116,9 @@ class _CallbackExecutable(Executable):
   the JaxRuntimeError the execution raises."""
   __slots__ = ("callbacks",)
 
+  def run_parts(self):
+    return None  # callers must go through ``run``, which blocks and chains the cause
+
   def run(self, bufs):
     _host_errors.error = None
     try:

@@ -305,6 +305,21 @@ class Array:
     return out
 
 
+def uncommitted_arrays(bufs, avals) -> list:
+  """Uncommitted Arrays of device buffers: ``Array._from_buffer`` for each, with the work
+  done inline (results of jit's fast path, where this is per-leaf cost)."""
+  new = object.__new__
+  out = []
+  for buf, aval in zip(bufs, avals):
+    x = new(Array)
+    x._buf = buf
+    x.aval = aval
+    x._committed = False
+    x._npy = None
+    out.append(x)
+  return out
+
+
 class Shard:
   """One device's piece of an Array (``jax.Shard``)."""
   __slots__ = ("device", "index", "replica_id", "data")

@@ -15,7 +15,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, errors, tree_util
 from xjax._src.execution import spmd
-from xjax._src.execution.array import SCALAR_CACHE_SIZE, Array
+from xjax._src.execution.array import SCALAR_CACHE_SIZE, Array, uncommitted_arrays
 from xjax._src.foundations.config import config
 from xjax._src.backend import lowering, runtime
 from xjax._src.core.avals import ShapedArray
@@ -288,28 +288,34 @@ class CompiledJaxpr:
   """A ClosedJaxpr compiled for one device; consts are passed as leading arguments, but
   for small host constants, which the module holds (``embedded_consts``).
   ``donated`` (one flag per argument, or None) marks arguments whose buffers the
-  executable may reuse for outputs; the runtime then deletes them.  The executable budget
-  may unload it (``unload``); it is then compiled again when next called."""
+  executable may reuse for outputs; the runtime then deletes them.  ``lowered`` (module
+  text, host callbacks) is ``closed`` already lowered (by ``Lowered``), compiled as it is.
+  The executable budget may unload it (``unload``); it is then lowered and compiled again
+  when next called."""
   __slots__ = ("closed", "executable", "out_avals", "const_bufs", "device", "text", "name",
                "donated", "nbytes", "used", "_views", "__weakref__")
 
-  def __init__(self, closed: ClosedJaxpr, device, name: str, donated=None) -> None:
+  def __init__(self, closed: ClosedJaxpr, device, name: str, donated=None,
+               lowered: tuple | None = None) -> None:
     self.closed = closed
     self.name = name
     self.donated = donated
     self.out_avals = closed.out_avals
     self.device = device
     self._views: list = []  # weak references to the UncommittedCalls running it
-    self._load()
+    self._load(lowered)
 
-  def _load(self) -> None:
+  def _load(self, lowered: tuple | None = None) -> None:
     closed, device = self.closed, self.device
-    callbacks: list = []
-    aliases = self.donated and donation_aliases(closed.in_avals, self.donated,
-                                                closed.out_avals)
     embedded = embedded_consts(closed)
-    self.text = lowering.lower_module(closed.jaxpr, self.name, callbacks, aliases,
-                                      embedded=embedded)
+    if lowered is None:
+      callbacks: list = []
+      aliases = self.donated and donation_aliases(closed.in_avals, self.donated,
+                                                  closed.out_avals)
+      self.text = lowering.lower_module(closed.jaxpr, self.name, callbacks, aliases,
+                                        embedded=embedded)
+    else:
+      self.text, callbacks = lowered
     self.executable = runtime.compile(self.text, device, self.name, closed.out_avals,
                                       callbacks)
     self.const_bufs = [to_buffer(c, v.aval, device) for i, (c, v) in
@@ -377,52 +383,59 @@ class CompiledJaxpr:
 class UncommittedCall:
   """jit's cached fast path: ``compiled`` run on uncommitted Arrays and Python scalars on
   the only device, with no donation and no NaN/Inf checking (the caller makes sure of all
-  three), every lookup done once.  The results come unflattened with ``out_tree`` (None:
-  the single result itself)."""
+  three), every lookup done once.  It is called with the arguments' buffers, and in
+  ``scalars``' positions ``(index, aval)`` the Python scalars themselves; the results come
+  unflattened with ``out_tree`` (None: the single result itself)."""
   __slots__ = ("_compiled", "_execute", "_handlers", "_out_avals", "_const_bufs", "_device",
-               "_out_tree", "used", "__weakref__")
+               "_unflatten", "_scalars", "used", "__weakref__")
 
-  def __init__(self, compiled: CompiledJaxpr, out_tree) -> None:
+  def __init__(self, compiled: CompiledJaxpr, out_tree, scalars: tuple = ()) -> None:
     self._compiled = compiled
     self._out_avals = compiled.out_avals
     self._device = compiled.device
-    self._out_tree = out_tree
+    self._unflatten = None if out_tree is None else tree_util.unflattener(out_tree)
+    self._scalars = scalars
     self.used = True
     self._bind()
 
   def _bind(self) -> None:
     compiled = self._compiled.loaded()
     self._const_bufs = compiled.const_bufs
-    self._execute, self._handlers = compiled.executable.run_parts() or (None, None)
+    executable = compiled.executable
+    self._execute, self._handlers = executable.run_parts() or (executable.run, None)
     compiled.attach(self)
 
   def unbind(self) -> None:
     """Forgets the executable the budget unloaded (the next call loads it again)."""
     self._execute = self._const_bufs = None
 
-  def __call__(self, args: Sequence[Any]):
-    if self._const_bufs is None:  # unloaded by the budget
+  def __call__(self, bufs: list, *arguments):
+    """Runs on ``bufs`` (a fresh list it may change); ``arguments`` (the call's arguments,
+    pytrees) are only read when it fails."""
+    execute = self._execute
+    if execute is None:  # unloaded by the budget
       self._bind()
+      execute = self._execute
     self.used = True
-    device = self._device
-    bufs = [x._buf if type(x) is Array else to_buffer(x, get_aval(x), device) for x in args]
+    if self._scalars:
+      device = self._device
+      for i, aval in self._scalars:
+        bufs[i] = to_buffer(bufs[i], aval, device)
     if self._const_bufs:
       bufs = [*self._const_bufs, *bufs]
     try:
-      if self._execute is None:
-        outs = self._compiled.executable.run(bufs)
+      if self._handlers is None:
+        outs = execute(bufs)
       else:  # Executable.run, inlined: this is the hot path
-        outs = self._execute(bufs).consume_with_handlers(self._handlers)
+        outs = execute(bufs).consume_with_handlers(self._handlers)
     except Exception:
-      for x in args:  # a deleted input gets the clearer error
+      for x in tree_util.tree_leaves(arguments):  # a deleted input gets the clearer error
         if type(x) is Array:
           x._check_alive()
       raise
-    make = Array._from_buffer
-    if self._out_tree is None:
-      return make(outs[0], self._out_avals[0])
-    return tree_util.tree_unflatten(
-        self._out_tree, [make(b, a) for b, a in zip(outs, self._out_avals)])
+    if self._unflatten is None:
+      return Array._from_buffer(outs[0], self._out_avals[0])
+    return self._unflatten(uncommitted_arrays(outs, self._out_avals))
 
 
 _compiled_jaxprs = WeakLRU(per_owner=8)  # closed jaxpr -> {device: CompiledJaxpr}

@@ -571,6 +571,16 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
     return leaves, PyTreeDef(spec, len(leaves))
 
 
+def unflattener(treedef: PyTreeDef) -> Callable[[list], Any]:
+    """A function building trees of `treedef`'s structure from a list of leaves, which it may
+    keep (pass a fresh list); a one-level structure (a tuple, list or dict of leaves) is built
+    directly by its node, without `unflatten`'s per-leaf work."""
+    spec = treedef._spec
+    if spec is not None and all(s is None for s in spec[2]):
+        return functools.partial(spec[0].unflatten, spec[1])
+    return treedef.unflatten
+
+
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     """Rebuild a pytree from its structure and leaves."""
     return treedef.unflatten(leaves)
