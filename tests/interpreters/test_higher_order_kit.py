@@ -6,7 +6,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
-from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, jaxpr_as_fun
+from xjax._src.core.jaxpr import ClosedJaxpr, jaxpr_as_fun
 from xjax._src.execution import dispatch
 from xjax._src.interpreters import higher_order as ho
 from xjax._src.interpreters.staging import trace_to_jaxpr
