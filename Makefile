@@ -26,8 +26,9 @@ bench: setup
 	for f in benchmarks/*.py; do $(PY) $$f; done
 
 # optax's and chex's own test suites on xjax, in .ecosystem/venv (no `jax` there), then the
-# libraries' quickstarts (tests/test_ecosystem_quickstarts.py, skipped by `make test`'s venv)
+# libraries' quickstarts and remat (tests/compat/test_ecosystem_*.py, skipped by `make test`'s
+# venv)
 ecosystem:
 	$(PYTHON) tools/ecosystem.py
-	.ecosystem/venv/bin/python -m xjax -m pytest -q -p no:cacheprovider tests/test_ecosystem_quickstarts.py \
-	  tests/test_ecosystem_remat.py
+	.ecosystem/venv/bin/python -m xjax -m pytest -q -p no:cacheprovider \
+	  tests/compat/test_ecosystem_quickstarts.py tests/compat/test_ecosystem_remat.py

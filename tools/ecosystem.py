@@ -1,7 +1,7 @@
 """Runs optax's and chex's own test suites on xjax, as a user without JAX would.
 
 (The same environment also holds the libraries whose README quickstarts
-tests/test_ecosystem_quickstarts.py runs; `make ecosystem` runs those after the suites.)
+tests/compat/test_ecosystem_quickstarts.py runs; `make ecosystem` runs those after the suites.)
 
     python tools/ecosystem.py                 # set up .ecosystem/venv (no `jax`), run both suites
     python tools/ecosystem.py --lib chex -k asserts     # only chex files whose path has 'asserts'
@@ -33,7 +33,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE_PASSES = REPO / "tools" / "ecosystem_reference"
 LIBRARIES = {"optax": "optax==0.2.8", "chex": "chex==0.1.92"}
-# The libraries whose quickstarts tests/test_ecosystem_quickstarts.py runs.
+# The libraries whose quickstarts tests/compat/test_ecosystem_quickstarts.py runs.
 QUICKSTART_LIBRARIES = ["numpyro==0.22.0", "blackjax==1.7.1", "equinox==0.13.8", "diffrax==0.7.2",
                         "optimistix==0.1.0", "lineax==0.1.1", "tinygp==0.3.1", "dm-haiku==0.0.17",
                         "distrax==0.1.9", "tfp-nightly==0.26.0.dev20261027", "jaxopt==0.8.5",

@@ -4,7 +4,7 @@ same draws: random is bit-exact). Long chaotic computations (MCMC chains) follow
 reference to float32 rounding for their first steps, so those are kept short.
 
 They run in the ecosystem venv (`make ecosystem`, or
-`.ecosystem/venv/bin/python -m xjax -m pytest tests/test_ecosystem_quickstarts.py`) and are
+`.ecosystem/venv/bin/python -m xjax -m pytest tests/compat/test_ecosystem_quickstarts.py`) and are
 skipped where a library is not installed (the project's own .venv).
 """
 import importlib

@@ -5,7 +5,7 @@ file).  Run in the ecosystem venv: `.ecosystem/venv/bin/python -m xjax -m pytest
 import numpy as np
 import pytest
 
-from tests.test_ecosystem_quickstarts import library
+from tests.compat.test_ecosystem_quickstarts import library
 
 pytestmark = pytest.mark.ecosystem
 

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 # The program is kept as text (not a .py file): xjax's own tree never imports `jax`; only
 # the subprocess does, and there the redirection answers with xjax.

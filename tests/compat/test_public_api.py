@@ -2,14 +2,14 @@
 tools/snapshot_public_api.py).  Prints the per-module table; fails when a name xjax had
 (tests/data/xjax_public_api_present.json) disappears.
 
-After adding names, record them:  .venv/bin/python tests/test_public_api.py --record
+After adding names, record them:  .venv/bin/python tests/compat/test_public_api.py --record
 """
 import importlib
 import json
 import pathlib
 import sys
 
-DATA = pathlib.Path(__file__).resolve().parent / "data"
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
 SNAPSHOT = json.loads((DATA / "jax_public_api.json").read_text())["modules"]
 PRESENT_FILE = DATA / "xjax_public_api_present.json"
 

@@ -12,7 +12,7 @@ The conventions (the guide's "About the examples" section says the same to reade
   an interactive session shows it (without the traceback). A block that raises without showing it fails.
 - Other blocks (```` ```bash ````, ```` ```console ````, ...) are shown, not run.
 
-`python tests/markdown_runner.py PAGE.md` prints every mismatch and exits 1 when there is one.
+`python tests/docs/markdown_runner.py PAGE.md` prints every mismatch and exits 1 when there is one.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Every Python block of the user guide and the README runs, and prints what the page shows
-(conventions in tests/markdown_runner.py). Each page runs in its own process."""
+(conventions in tests/docs/markdown_runner.py). Each page runs in its own process."""
 import glob
 import os
 import subprocess
@@ -7,9 +7,10 @@ import sys
 
 import pytest
 
-from tests.markdown_runner import blocks, run_page
+from tests.docs.markdown_runner import blocks, run_page
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUNNER = os.path.join(ROOT, "tests", "docs", "markdown_runner.py")
 PAGES = sorted(glob.glob(os.path.join(ROOT, "docs", "guide", "*.md"))) + [os.path.join(ROOT, "README.md")]
 
 
@@ -17,7 +18,7 @@ PAGES = sorted(glob.glob(os.path.join(ROOT, "docs", "guide", "*.md"))) + [os.pat
 def test_page_runs_and_prints_what_it_shows(page):
   assert blocks(open(page, encoding="utf-8").read()), f"{page} has no Python block"
   env = {k: v for k, v in os.environ.items() if k not in ("JAX_NUM_CPU_DEVICES", "XLA_FLAGS")}
-  out = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "markdown_runner.py"), page],
+  out = subprocess.run([sys.executable, RUNNER, page],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
   assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-3000:]
 

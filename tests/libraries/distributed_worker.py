@@ -1,4 +1,4 @@
-"""One process of a 2-process run (started by tests/test_distributed.py with the
+"""One process of a 2-process run (started by tests/libraries/test_distributed.py with the
 coordinator's port and its process id); prints a line per check that passed."""
 import sys
 

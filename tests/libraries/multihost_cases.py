@@ -1,5 +1,5 @@
 """xjax.experimental.multihost_utils in one process over 4 CPU devices (run by
-tests/test_multihost_utils.py in a subprocess).  Expected layouts are JAX 0.10.2's."""
+tests/libraries/test_multihost_utils.py in a subprocess).  Expected layouts are JAX 0.10.2's."""
 import numpy as np
 import pytest
 
@@ -8,7 +8,7 @@ from xjax.experimental import multihost_utils as mh
 from xjax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 if jax.device_count() < 4:
-  pytest.skip("needs 4 CPU devices (run through tests/test_multihost_utils.py)",
+  pytest.skip("needs 4 CPU devices (run through tests/libraries/test_multihost_utils.py)",
               allow_module_level=True)
 
 mesh = Mesh(np.array(jax.devices()), ("x",))

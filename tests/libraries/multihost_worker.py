@@ -1,5 +1,5 @@
 """One process of a 2-process run of xjax.experimental.multihost_utils (started by
-tests/test_multihost_utils.py with the coordinator's port and its process id), 2 CPU
+tests/libraries/test_multihost_utils.py with the coordinator's port and its process id), 2 CPU
 devices each; prints a line per check that passed."""
 import os
 import signal

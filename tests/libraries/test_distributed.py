@@ -1,21 +1,19 @@
-"""xjax.distributed: two processes on 127.0.0.1 (tests/distributed_worker.py) join through
-XLA's coordination service and sum across each other with gloo; a process whose peers never
-come gets a TimeoutError naming the coordinator.  Every process is bounded in time and
+"""xjax.distributed: two processes on 127.0.0.1 (tests/libraries/distributed_worker.py) join
+through XLA's coordination service and sum across each other with gloo; a process whose peers
+never come gets a TimeoutError naming the coordinator.  Every process is bounded in time and
 killed if it overruns."""
-import os
 import sys
 
 import pytest
 
-from tests.multi_process_run import free_port, run_all
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.libraries.multi_process_run import free_port, run_all
 
 
 def test_two_processes_share_devices_and_sum():
   port = free_port()
-  worker = os.path.join(ROOT, "tests", "distributed_worker.py")
-  results = run_all([[sys.executable, worker, str(port), str(i)] for i in (0, 1)], 120)
+  # run as a module from the repository: the folder's numpy/ and random/ must not shadow NumPy's
+  worker = [sys.executable, "-m", "tests.libraries.distributed_worker"]
+  results = run_all([worker + [str(port), str(i)] for i in (0, 1)], 120)
   for code, text in results:
     assert code == 0, text[-3000:]
     for line in ("devices ok", "sharded jit psum ok", "shard_map psum ok", "shutdown ok"):

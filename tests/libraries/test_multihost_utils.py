@@ -1,7 +1,6 @@
 """xjax.experimental.multihost_utils: alone (one process, as JAX 0.10.2 behaves, values and
-messages from the reference), over 4 devices of one process (tests/multihost_cases.py), and
-across 2 processes of 2 devices each (tests/multihost_worker.py)."""
-import os
+messages from the reference), over 4 devices of one process (tests/libraries/multihost_cases.py),
+and across 2 processes of 2 devices each (tests/libraries/multihost_worker.py)."""
 import sys
 
 import numpy as np
@@ -11,10 +10,9 @@ import xjax
 import xjax.numpy as jnp
 from xjax.experimental import multihost_utils as mh
 from xjax.sharding import Mesh, PartitionSpec as P
+from tests.libraries.multi_process_run import free_port, run_all
 from tests.multi_device_run import run_cases
-from tests.multi_process_run import free_port, run_all
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MESH = Mesh(np.array(xjax.devices()[:1]), ("x",))
 
 
@@ -125,14 +123,14 @@ def test_jax_names_reexported():
 
 
 def test_four_devices_of_one_process():
-  assert run_cases("tests/multihost_cases.py") == 3
+  assert run_cases("tests/libraries/multihost_cases.py") == 3
 
 
 @pytest.mark.slow  # two processes: ~5 s
 def test_two_processes():
   port = free_port()
-  worker = os.path.join(ROOT, "tests", "multihost_worker.py")
-  outputs = run_all([[sys.executable, worker, str(port), str(i)] for i in (0, 1)], 120)
+  worker = [sys.executable, "-m", "tests.libraries.multihost_worker"]  # (see test_distributed)
+  outputs = run_all([worker + [str(port), str(i)] for i in (0, 1)], 120)
   for code, text in outputs:
     assert code == 0, text[-3000:]
     for line in ("process_allgather ok", "broadcast_one_to_all ok", "sync_global_devices ok",

@@ -18,7 +18,7 @@ import xjax
 import xjax.numpy as jnp
 from xjax import profiler
 from xjax._src.libraries import profiler as profiler_impl
-from tests.multi_process_run import free_port
+from tests.libraries.multi_process_run import free_port
 
 
 def _events(xplane: pathlib.Path) -> dict:

@@ -10,7 +10,7 @@ import xjax
 import xjax.numpy as jnp
 from xjax import random as R
 
-from tests.random_discrete_reference_values import CASES, ERRORS, EXPECTED
+from tests.libraries.random.discrete_reference_values import CASES, ERRORS, EXPECTED
 from tests.foundations.test_dtypes import flags
 
 

@@ -17,7 +17,7 @@ import xjax
 import xjax.numpy as jnp
 from xjax import random as R
 
-from tests.test_random_keys import x64
+from tests.libraries.random.test_keys import x64
 
 
 def assert_within_ulp(got, want, ulps=1):

@@ -12,7 +12,7 @@ import xjax.numpy as jnp
 from xjax import lax, random as R
 from xjax._src.foundations.config import config
 
-from tests.random_reference_values import CASES, EXPECTED
+from tests.libraries.random.reference_values import CASES, EXPECTED
 
 
 @contextlib.contextmanager
