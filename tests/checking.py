@@ -9,9 +9,10 @@ import xjax.numpy as jnp
 def check(got, want, dtype=None, weak=None, *, rtol=1e-5, atol=1e-6):
   """Asserts that ``got`` has ``want``'s shape and values within ``rtol``/``atol`` (NaN where
   NaN). Its dtype must be ``dtype``, or by default ``want``'s when ``want`` has one (a NumPy or
-  xjax value; a literal or list has none); its weak type ``weak`` when that is given. Values
-  in a float type narrower than 32 bits are compared in float32. A tuple or list of results
-  is compared item by item with ``want``'s items."""
+  xjax value; a literal or list has none) as xjax canonicalizes it (NumPy's 64-bit results
+  are 32-bit ones unless jax_enable_x64 is on); its weak type ``weak`` when that is given.
+  Values in a float type narrower than 32 bits are compared in float32. A tuple or list of
+  results is compared item by item with ``want``'s items."""
   if _compare_items(got, want, lambda g, w: check(g, w, dtype, weak, rtol=rtol, atol=atol)):
     return
   g, w = _types_and_shape(got, want, dtype, weak)
@@ -43,7 +44,12 @@ def _types_and_shape(got, want, dtype, weak):
   if weak is not None:
     assert xjax.typeof(got).weak_type == weak, (xjax.typeof(got), weak)
   g, w = np.asarray(got), np.asarray(want)
-  expected = np.dtype(dtype) if dtype is not None else getattr(want, "dtype", None)
+  if dtype is not None:
+    expected = np.dtype(dtype)
+  elif hasattr(want, "dtype"):
+    expected = xjax.dtypes.canonicalize_dtype(want.dtype)
+  else:
+    expected = None
   if expected is not None:
     assert g.dtype == expected, (g.dtype, expected)
   assert g.shape == w.shape, (g.shape, w.shape)

@@ -6,18 +6,11 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 
+from tests.checking import check
+
 A = np.array([5, 1, 3, 3, 7], np.int32)
 B = np.array([3, 4, 5, 9], np.int32)
 F = np.array([[0.5, -1.25, 2.0], [3.0, 0.0, -0.75]], np.float32)
-
-
-def check(x, expected, dtype=None):
-  x = np.asarray(x)
-  expected = np.asarray(expected)
-  np.testing.assert_allclose(x, expected, rtol=1e-5, atol=1e-6)
-  assert x.shape == expected.shape
-  if dtype is not None:
-    assert x.dtype == np.dtype(dtype), (x.dtype, dtype)
 
 
 # ---- set operations ----

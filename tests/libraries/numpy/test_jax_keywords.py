@@ -8,13 +8,9 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 
+from tests.checking import check_exact
+
 nan = np.nan
-
-
-def check(got, want, dtype, weak=False):
-  np.testing.assert_array_equal(np.asarray(got), np.asarray(want, dtype))
-  assert got.dtype == np.dtype(dtype)
-  assert xjax.typeof(got).weak_type == weak
 
 
 X5 = jnp.array([1, 2, 3, 4, 5])
@@ -24,28 +20,28 @@ WY = jnp.array([0.5, 1., 2., 0.25])
 
 
 def test_quantile_weights_inverted_cdf():
-  check(jnp.quantile(X5, 0.5, weights=W5, method="inverted_cdf"), 3., np.float32)
-  check(jnp.quantile(X5, jnp.array([0., .1, .3, .5, .51, .9, 1.]), weights=W5,
-                     method="inverted_cdf"), [1., 1., 2., 3., 3., 5., 5.], np.float32)
-  check(jnp.quantile(Y, jnp.array([.2, .6]), axis=1, weights=WY, method="inverted_cdf"),
-        [[1., nan, 1.], [2., nan, 2.]], np.float32)
-  check(jnp.quantile(Y, jnp.array([.2, .6]), axis=1, weights=WY, method="inverted_cdf",
-                     keepdims=True), [[[1.], [nan], [1.]], [[2.], [nan], [2.]]], np.float32)
-  check(jnp.quantile(Y, .5, axis=0, weights=jnp.array([1., 3., 1.]), method="inverted_cdf"),
-        [0., nan, 5., 4.], np.float32)
-  check(jnp.quantile(Y, .5, axis=1, weights=jnp.array([1., -1., 1., 1.]),
-                     method="inverted_cdf"), [nan, nan, nan], np.float32)
-  check(jnp.quantile(Y, .5, axis=(0, 1), weights=jnp.arange(12.).reshape(3, 4),
-                     method="inverted_cdf", keepdims=True), [[nan]], np.float32)
-  check(jnp.quantile(X5.astype(jnp.float16), 0.5, weights=W5.astype(jnp.float32),
-                     method="inverted_cdf"), 3., np.float32)
+  check_exact(jnp.quantile(X5, 0.5, weights=W5, method="inverted_cdf"), 3., np.float32)
+  check_exact(jnp.quantile(X5, jnp.array([0., .1, .3, .5, .51, .9, 1.]), weights=W5,
+                           method="inverted_cdf"), [1., 1., 2., 3., 3., 5., 5.], np.float32)
+  check_exact(jnp.quantile(Y, jnp.array([.2, .6]), axis=1, weights=WY, method="inverted_cdf"),
+              [[1., nan, 1.], [2., nan, 2.]], np.float32)
+  check_exact(jnp.quantile(Y, jnp.array([.2, .6]), axis=1, weights=WY, method="inverted_cdf",
+                           keepdims=True), [[[1.], [nan], [1.]], [[2.], [nan], [2.]]], np.float32)
+  check_exact(jnp.quantile(Y, .5, axis=0, weights=jnp.array([1., 3., 1.]), method="inverted_cdf"),
+              [0., nan, 5., 4.], np.float32)
+  check_exact(jnp.quantile(Y, .5, axis=1, weights=jnp.array([1., -1., 1., 1.]),
+                           method="inverted_cdf"), [nan, nan, nan], np.float32)
+  check_exact(jnp.quantile(Y, .5, axis=(0, 1), weights=jnp.arange(12.).reshape(3, 4),
+                           method="inverted_cdf", keepdims=True), [[nan]], np.float32)
+  check_exact(jnp.quantile(X5.astype(jnp.float16), 0.5, weights=W5.astype(jnp.float32),
+                           method="inverted_cdf"), 3., np.float32)
 
 
 def test_quantile_inverted_cdf_unweighted():
   q = jnp.array([0., .1, .2, .3, .5, .51, .9, 1.])
-  check(jnp.quantile(X5, q, method="inverted_cdf"), [1., 1., 1., 2., 3., 3., 5., 5.],
-        np.float32)
-  check(jnp.quantile(X5, 0.4, method="inverted_cdf"), 2., np.float32)
+  check_exact(jnp.quantile(X5, q, method="inverted_cdf"), [1., 1., 1., 2., 3., 3., 5., 5.],
+              np.float32)
+  check_exact(jnp.quantile(X5, 0.4, method="inverted_cdf"), 2., np.float32)
   x = np.array([[4., 1., 9., 2., 2.], [0., 3., 3., 8., 5.]])
   np.testing.assert_array_equal(
       jnp.quantile(jnp.asarray(x), jnp.array([.05, .4, .61, 1.]), axis=1,
@@ -54,17 +50,17 @@ def test_quantile_inverted_cdf_unweighted():
 
 
 def test_nanquantile_and_percentiles_weights():
-  check(jnp.nanquantile(Y, jnp.array([.2, .6]), axis=1, weights=WY, method="inverted_cdf"),
-        [[1., 4., 1.], [2., 5., 2.]], np.float32)
-  check(jnp.nanquantile(Y, .5, weights=jnp.ones_like(Y), method="inverted_cdf"), 2.,
-        np.float32)
-  check(jnp.nanquantile(jnp.array([1, 2, nan, 4, 5]), 0.5, weights=jnp.array([1, 1, 1, 2, 1]),
-                        method="inverted_cdf"), 4., np.float32)
-  check(jnp.percentile(X5, 50, weights=W5, method="inverted_cdf"), 3., np.float32)
-  check(jnp.percentile(X5, jnp.array([10, 75]), weights=W5, method="inverted_cdf"), [1., 4.],
-        np.float32)
-  check(jnp.nanpercentile(Y, 30, axis=0, weights=jnp.array([1., 3., 1.]),
-                          method="inverted_cdf"), [0., 1., 2., 4.], np.float32)
+  check_exact(jnp.nanquantile(Y, jnp.array([.2, .6]), axis=1, weights=WY, method="inverted_cdf"),
+              [[1., 4., 1.], [2., 5., 2.]], np.float32)
+  check_exact(jnp.nanquantile(Y, .5, weights=jnp.ones_like(Y), method="inverted_cdf"), 2.,
+              np.float32)
+  check_exact(jnp.nanquantile(jnp.array([1, 2, nan, 4, 5]), 0.5, weights=jnp.array([1, 1, 1, 2, 1]),
+                              method="inverted_cdf"), 4., np.float32)
+  check_exact(jnp.percentile(X5, 50, weights=W5, method="inverted_cdf"), 3., np.float32)
+  check_exact(jnp.percentile(X5, jnp.array([10, 75]), weights=W5, method="inverted_cdf"), [1., 4.],
+              np.float32)
+  check_exact(jnp.nanpercentile(Y, 30, axis=0, weights=jnp.array([1., 3., 1.]),
+                                method="inverted_cdf"), [0., 1., 2., 4.], np.float32)
 
 
 def test_quantile_weights_errors():
@@ -81,20 +77,20 @@ def test_quantile_weights_errors():
 
 
 def test_percentile_out_sharding():
-  check(jnp.percentile(X5, 50., out_sharding=None), 3., np.float32)
+  check_exact(jnp.percentile(X5, 50., out_sharding=None), 3., np.float32)
   mesh = xjax.make_mesh((1,), ("x",))
-  check(jnp.percentile(X5, 50., out_sharding=xjax.NamedSharding(mesh, xjax.P())), 3.,
-        np.float32)
+  check_exact(jnp.percentile(X5, 50., out_sharding=xjax.NamedSharding(mesh, xjax.P())), 3.,
+              np.float32)
   with pytest.raises(ValueError, match="PartitionSpec"):
     jnp.percentile(X5, 50., out_sharding=xjax.P())
 
 
 def test_argsort_dtype():
   x = jnp.array([3., 1., 2., 1.])
-  check(jnp.argsort(x, dtype=jnp.int16), [1, 3, 2, 0], np.int16)
-  check(jnp.argsort(x, dtype=np.uint8), [1, 3, 2, 0], np.uint8)
-  check(jnp.argsort(x, dtype=jnp.float32), [1., 3., 2., 0.], np.float32)
-  check(jnp.argsort(x, descending=True, dtype=jnp.int16), [0, 2, 1, 3], np.int16)
+  check_exact(jnp.argsort(x, dtype=jnp.int16), [1, 3, 2, 0], np.int16)
+  check_exact(jnp.argsort(x, dtype=np.uint8), [1, 3, 2, 0], np.uint8)
+  check_exact(jnp.argsort(x, dtype=jnp.float32), [1., 3., 2., 0.], np.float32)
+  check_exact(jnp.argsort(x, descending=True, dtype=jnp.int16), [0, 2, 1, 3], np.int16)
   with pytest.raises(TypeError, match="'order'"):
     jnp.argsort(x, order="a")
   with pytest.raises(TypeError, match="'kind'"):
@@ -105,13 +101,13 @@ M = jnp.array([[1., 2., 4.], [2., 1., 7.]])
 
 
 def test_cov_corrcoef_dtype():
-  check(jnp.cov(M, dtype=jnp.float16), [[2.334, 4.332], [4.332, 10.336]], np.float16)
-  check(jnp.cov(jnp.array([[1, 2, 4], [2, 1, 7]]), dtype=jnp.float32),
-        [[2.3333333, 4.3333335], [4.3333335, 10.333333]], np.float32)
+  check_exact(jnp.cov(M, dtype=jnp.float16), [[2.334, 4.332], [4.332, 10.336]], np.float16)
+  check_exact(jnp.cov(jnp.array([[1, 2, 4], [2, 1, 7]]), dtype=jnp.float32),
+              [[2.3333333, 4.3333335], [4.3333335, 10.333333]], np.float32)
   c = jnp.cov(M, dtype=jnp.complex64)
   assert c.dtype == np.complex64
   np.testing.assert_allclose(c, np.cov(np.asarray(M)), rtol=1e-6)
-  check(jnp.corrcoef(jnp.array([1., 2., 4.]), dtype=jnp.float16), 1., np.float16)
+  check_exact(jnp.corrcoef(jnp.array([1., 2., 4.]), dtype=jnp.float16), 1., np.float16)
   c = jnp.corrcoef(M, dtype=jnp.float16)
   assert c.dtype == np.float16
   np.testing.assert_allclose(c, np.corrcoef(np.asarray(M)), rtol=1e-3)
@@ -124,15 +120,15 @@ A = jnp.array([[1., nan, 3.], [4., 5., 7.]])
 
 
 def test_nanvar_nanstd_mean():
-  check(jnp.nanvar(A, axis=1, keepdims=True, mean=jnp.nanmean(A, axis=1, keepdims=True)),
-        [[1.], [1.5555555]], np.float32)
-  check(jnp.nanvar(A, axis=1, keepdims=True, mean=jnp.array([[0.], [1.]])),
-        [[5.], [20.333334]], np.float32)
-  check(jnp.nanvar(A, axis=1, mean=jnp.array([[0.], [1.]])), [5., 20.333334], np.float32)
-  check(jnp.nanstd(A, axis=1, mean=jnp.array([[0.], [1.]])), [2.236068, 4.5092497],
-        np.float32)
-  check(jnp.nanvar(A, mean=2.0), 8., np.float32)
-  check(jnp.nanvar(jnp.array([1, 2, 4]), mean=1), 3.3333333, np.float32)
+  check_exact(jnp.nanvar(A, axis=1, keepdims=True, mean=jnp.nanmean(A, axis=1, keepdims=True)),
+              [[1.], [1.5555555]], np.float32)
+  check_exact(jnp.nanvar(A, axis=1, keepdims=True, mean=jnp.array([[0.], [1.]])),
+              [[5.], [20.333334]], np.float32)
+  check_exact(jnp.nanvar(A, axis=1, mean=jnp.array([[0.], [1.]])), [5., 20.333334], np.float32)
+  check_exact(jnp.nanstd(A, axis=1, mean=jnp.array([[0.], [1.]])), [2.236068, 4.5092497],
+              np.float32)
+  check_exact(jnp.nanvar(A, mean=2.0), 8., np.float32)
+  check_exact(jnp.nanvar(jnp.array([1, 2, 4]), mean=1), 3.3333333, np.float32)
   with pytest.raises(TypeError):
     jnp.nanvar(A, axis=1, mean=jnp.array([0., 1.]))
 
@@ -151,23 +147,23 @@ TI = jnp.array([[-1, 0, 2], [1, -3, -4]])
     (False, "promise_in_bounds", [[1., 1., 3.], [5., 4., 4.]]),
 ])
 def test_take_along_axis_wrap_negative_indices(wrap, mode, want):
-  check(jnp.take_along_axis(TX, TI, axis=1, mode=mode, wrap_negative_indices=wrap), want,
-        np.float32)
+  check_exact(jnp.take_along_axis(TX, TI, axis=1, mode=mode, wrap_negative_indices=wrap), want,
+              np.float32)
   f = xjax.jit(lambda x, i: jnp.take_along_axis(x, i, axis=1, mode=mode,
                                                  wrap_negative_indices=wrap))
-  check(f(TX, TI), want, np.float32)
+  check_exact(f(TX, TI), want, np.float32)
 
 
 def test_take_along_axis_defaults_and_errors():
-  check(jnp.take_along_axis(TX, jnp.array([[2, 0, 1]] * 2)), [[3., 1., 2.], [6., 4., 5.]],
-        np.float32)
-  check(jnp.take_along_axis(TX, TI, axis=1, fill_value=-7, wrap_negative_indices=False),
-        [[-7., 1., 3.], [5., -7., -7.]], np.float32)
-  check(jnp.take_along_axis(jnp.array([[1, 2, 3], [4, 5, 6]]), TI, axis=1,
-                            wrap_negative_indices=False),
-        [[-2147483648, 1, 3], [5, -2147483648, -2147483648]], np.int32)
-  check(jnp.take_along_axis(TX, jnp.array([-1, 7]), axis=None, wrap_negative_indices=False),
-        [nan, nan], np.float32)
+  check_exact(jnp.take_along_axis(TX, jnp.array([[2, 0, 1]] * 2)), [[3., 1., 2.], [6., 4., 5.]],
+              np.float32)
+  check_exact(jnp.take_along_axis(TX, TI, axis=1, fill_value=-7, wrap_negative_indices=False),
+              [[-7., 1., 3.], [5., -7., -7.]], np.float32)
+  check_exact(jnp.take_along_axis(jnp.array([[1, 2, 3], [4, 5, 6]]), TI, axis=1,
+                                  wrap_negative_indices=False),
+              [[-2147483648, 1, 3], [5, -2147483648, -2147483648]], np.int32)
+  check_exact(jnp.take_along_axis(TX, jnp.array([-1, 7]), axis=None, wrap_negative_indices=False),
+              [nan, nan], np.float32)
   with pytest.raises(ValueError, match="must be 1D if axis=None"):
     jnp.take_along_axis(TX, TI, axis=None)
   with pytest.raises(ValueError, match="gather mode"):
@@ -179,13 +175,13 @@ def test_dot_matmul_ravel_out_sharding():
   mesh = xjax.make_mesh((1,), ("x",))
   for sh in (None, xjax.NamedSharding(mesh, xjax.P()), xjax.NamedSharding(mesh, xjax.P("x")),
              xjax.typeof(a).sharding):
-    check(jnp.dot(a, b, out_sharding=sh), [5., 14.], np.float32)
-    check(jnp.dot(2, b, out_sharding=sh), [0., 2., 4.], np.float32)
-    check(jnp.matmul(a, b, out_sharding=sh), [5., 14.], np.float32)
-    check(jnp.ravel(a, "F", out_sharding=sh), [0., 3., 1., 4., 2., 5.], np.float32)
+    check_exact(jnp.dot(a, b, out_sharding=sh), [5., 14.], np.float32)
+    check_exact(jnp.dot(2, b, out_sharding=sh), [0., 2., 4.], np.float32)
+    check_exact(jnp.matmul(a, b, out_sharding=sh), [5., 14.], np.float32)
+    check_exact(jnp.ravel(a, "F", out_sharding=sh), [0., 3., 1., 4., 2., 5.], np.float32)
   sh = xjax.NamedSharding(mesh, xjax.P("x"))
-  check(xjax.jit(lambda x: jnp.ravel(x, out_sharding=sh))(a), [0., 1., 2., 3., 4., 5.],
-        np.float32)
+  check_exact(xjax.jit(lambda x: jnp.ravel(x, out_sharding=sh))(a), [0., 1., 2., 3., 4., 5.],
+              np.float32)
   for f in (lambda: jnp.dot(a, b, out_sharding=xjax.P()),
             lambda: jnp.matmul(a, b, out_sharding=xjax.P()),
             lambda: jnp.ravel(a, out_sharding=xjax.P())):

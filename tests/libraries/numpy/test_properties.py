@@ -7,6 +7,8 @@ from hypothesis import given, settings, strategies as st
 import xjax
 import xjax.numpy as jnp
 from xjax._src.core.values import get_aval
+
+from tests.checking import check
 from tests.foundations.test_dtypes import COLUMNS, PAIR_TABLES, parse
 
 DIMS = st.integers(0, 3)
@@ -72,13 +74,9 @@ def _as_np(x, dtype):
   return np.asarray(x).astype(dtype)
 
 
-def _check(got, want, dtype):
-  assert got.dtype == dtype and got.shape == want.shape
-  if dtype.kind == "f":
-    np.testing.assert_allclose(np.asarray(got, np.float32), want.astype(np.float32),
-                               rtol=1e-3)
-  else:
-    np.testing.assert_array_equal(np.asarray(got), want)
+def _tolerance(dtype) -> dict:
+  """Floats within 1e-3 (the orders of summation differ), other types exactly."""
+  return dict(rtol=1e-3 if dtype.kind == "f" else 0, atol=0)
 
 
 BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
@@ -100,9 +98,9 @@ def test_binary_broadcasting_and_promotion(name, operands):
   got = getattr(jnp, name)(a, b)
   want = BINARY[name](_as_np(a, dtype), _as_np(b, dtype))
   if name in ("equal", "greater_equal", "less"):
-    _check(got, want, np.dtype(bool))
+    check(got, want, np.dtype(bool), rtol=0, atol=0)
   else:
-    _check(got, want, dtype)
+    check(got, want, dtype, **_tolerance(dtype))
     assert get_aval(got).weak_type == table_weak
 
 
@@ -114,7 +112,7 @@ def test_where_broadcasting_and_promotion(operands):
   assert dtype == table_result(a, b)[0]
   got = jnp.where(c, a, b)
   want = np.where(np.asarray(c).astype(bool), _as_np(a, dtype), _as_np(b, dtype))
-  _check(got, want, dtype)
+  check(got, want, dtype, **_tolerance(dtype))
 
 
 # ---------------------------------------------------------------------------- indexing
@@ -219,7 +217,7 @@ def test_reductions_match_numpy(name, case):
     dtype = np.dtype("int32")
   else:
     dtype = x.dtype
-  _check(got, np.asarray(want).astype(dtype), dtype)
+  check(got, np.asarray(want).astype(dtype), dtype, **_tolerance(dtype))
 
 
 # ------------------------------------------------------------------------- round trips
