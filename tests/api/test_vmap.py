@@ -228,6 +228,24 @@ def test_nested_named_axes():
   np.testing.assert_allclose(np.asarray(g), np.broadcast_to(X.T[None, :, :], (3, 4, 3)))
 
 
+def test_all_gather_several_axis_names():
+  x = np.arange(12., dtype=np.float32).reshape(2, 3, 2)
+  run = lambda fn: np.asarray(jax.vmap(jax.vmap(fn, axis_name="j"), axis_name="i")(x))
+  flat = x.reshape(6, 2)
+  for i, j in np.ndindex(2, 3):
+    check(run(lambda v: lax.all_gather(v, ("i", "j")))[i, j], flat)
+    check(run(lambda v: lax.all_gather(v, ("i", "j"), axis=1))[i, j], flat.T)
+    check(run(lambda v: lax.all_gather(v, ("j", "i"), tiled=True))[i, j],
+          x.transpose(1, 0, 2).ravel())
+
+  def loss(x):
+    scale = jnp.arange(6.)[:, None]
+    fn = lambda v: lax.all_gather(v, ("i", "j")) * scale
+    return (jax.vmap(jax.vmap(fn, axis_name="j"), axis_name="i")(x) ** 2).sum()
+  k = np.arange(6.).reshape(2, 3, 1)
+  check(jax.grad(loss)(x), 6 * 2 * k ** 2 * x)
+
+
 def test_collectives_with_jit_and_grad():
   want = X / X.sum(0)
   f = lambda a: a / lax.psum(a, "i")

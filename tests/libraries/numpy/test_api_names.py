@@ -208,6 +208,15 @@ def test_index_tricks():
     check(got, w)
 
 
+def test_concat_matrix_directives():
+  row, col = jnp.r_["r", [1, 2], [3, 4]], jnp.r_["c", [1, 2], [3, 4]]
+  assert row.shape == (1, 4) and col.shape == (4, 1)
+  check(row, [[1, 2, 3, 4]])
+  check(col, [[1], [2], [3], [4]])
+  check(jnp.r_["c", [[1, 2]], [[3, 4]]], [[1, 2], [3, 4]])
+  check(jnp.c_["r", [1, 2]], [[1], [2]])
+
+
 @pytest.mark.parametrize("name", ["bartlett", "blackman", "hamming", "hanning"])
 def test_windows(name):
   for m in (0, 1, 6):

@@ -1,9 +1,12 @@
-"""jnp.polyfit (Householder least squares in lax ops) against NumPy, under jit and grad."""
+"""xjax.numpy's polynomials against NumPy: polyfit (Householder least squares in lax ops,
+under jit and grad), polyval, polyadd/polysub/polymul, polyder/polyint and vander."""
 import numpy as np
 import pytest
 
 import xjax
 import xjax.numpy as jnp
+
+from tests.checking import check
 
 X = np.linspace(-1, 2, 9).astype(np.float32)
 Y = np.sin(2 * X) + 0.1 * X ** 3
@@ -85,3 +88,20 @@ def test_errors():
     jnp.polyfit(X, Y, 1, w=np.ones(3))
   with pytest.raises(ValueError):
     jnp.polyfit(X[:2], Y[:2], 3, cov=True)
+
+
+def test_polyval_and_arithmetic():
+  a = np.random.RandomState(0).randn(3, 4).astype(np.float32)
+  check(jnp.polyval(np.array([1, 2, 3]), np.arange(3)), np.polyval([1, 2, 3], np.arange(
+      3)).astype(np.int32))
+  check(jnp.polyval(np.array([1., -2.], np.float32), a), np.polyval(np.float32([1, -2]), a))
+  p, q = np.array([1., 2., 3.], np.float32), np.array([4., 5.], np.float32)
+  check(jnp.polyadd(p, q), np.polyadd(p, q))
+  check(jnp.polysub(q, p), np.polysub(q, p))
+  check(jnp.polymul(p, q), np.polymul(p, q))
+  check(jnp.polyder(p), np.polyder(p).astype(np.float32))
+  check(jnp.polyder(p, 2), np.polyder(p, 2).astype(np.float32))
+  check(jnp.polyint(p), np.polyint(p).astype(np.float32))
+  check(jnp.polyint(p, 2, k=np.array([1., 2.])), np.polyint(p, 2, k=[1., 2.]).astype(np.float32))
+  check(jnp.vander(q), np.vander(q).astype(np.float32))
+  check(jnp.vander(p, 4, increasing=True), np.vander(p, 4, increasing=True).astype(np.float32))

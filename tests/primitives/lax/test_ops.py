@@ -7,6 +7,8 @@ import xjax
 from xjax import lax
 from xjax._src.libraries.test_util import check_grads
 
+from tests.checking import check
+
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 5)).astype(np.float32)
 TOL = dict(atol=2e-2, rtol=2e-2)
@@ -242,6 +244,74 @@ def test_reduce_window_grads_and_vmap():
   check_grads(mpool, (x,), 1, **TOL)
   xs = np.stack([x, -x])
   np.testing.assert_allclose(xjax.vmap(pool)(xs), np.stack([pool(x), pool(-x)]))
+
+
+# ---------------------------------------------------------------------------------------
+# reduce_window with an arbitrary computation
+
+GRID = np.arange(12., dtype=np.float32).reshape(3, 4)
+
+
+def _f(a, b):
+  return a * b + 1.
+
+
+def _loop_reduce_window(x, init, f, win):
+  out = np.empty((x.shape[0] - win[0] + 1, x.shape[1] - win[1] + 1), np.float32)
+  for i, j in np.ndindex(*out.shape):
+    acc = init
+    for v in x[i:i + win[0], j:j + win[1]].ravel():
+      acc = f(acc, v)
+    out[i, j] = acc
+  return out
+
+
+def test_reduce_window_generic_values():
+  check(lax.reduce_window(GRID, 0., _f, (2, 2), (1, 1), "VALID"),
+        _loop_reduce_window(GRID, 0., _f, (2, 2)))
+  check(xjax.jit(lambda x: lax.reduce_window(x, 0., _f, (2, 2), (1, 1), "VALID"))(GRID),
+        _loop_reduce_window(GRID, 0., _f, (2, 2)))
+  check(lax.reduce_window(GRID, 1., lax.mul, (2, 2), (1, 1), "VALID"),
+        _loop_reduce_window(GRID, 1., lambda a, b: a * b, (2, 2)))
+  # strides, padding and dilations agree with the dedicated sum path
+  kw = dict(window_dimensions=(2, 2), window_strides=(2, 1), padding=((1, 0), (0, 2)),
+            base_dilation=(2, 1), window_dilation=(1, 2))
+  check(lax.reduce_window(GRID, 0., lambda a, b: a + b, **kw),
+        lax.reduce_window(GRID, 0., lax.add, **kw))
+  check(lax.reduce_window(np.arange(5), 0, lambda a, b: a * 2 + b, (2,), (1,), "VALID"),
+        [1, 4, 7, 10])
+
+
+def test_reduce_window_pytree():
+  out = lax.reduce_window((GRID, GRID * 2), (0., 1.), lambda a, b: (a[0] + b[0], a[1] * b[1]),
+                          (2, 2), (1, 2), "SAME")
+  assert isinstance(out, tuple)
+  check(out[0], [[10., 18.], [26., 34.], [17., 21.]])
+  check(out[1], [[0., 4032.], [23040., 73920.], [288., 440.]])
+
+
+def test_reduce_window_generic_jvp_and_vmap():
+  fn = lambda x: lax.reduce_window(x, 0., _f, (2, 2), (1, 1), "VALID")
+  t = np.cos(GRID)
+  out, tan = xjax.jvp(fn, (GRID,), (t,))
+  check(out, _loop_reduce_window(GRID, 0., _f, (2, 2)))
+  eps = 1e-3
+  fd = (_loop_reduce_window((GRID + eps * t).astype(np.float64), 0., _f, (2, 2))
+        - _loop_reduce_window((GRID - eps * t).astype(np.float64), 0., _f, (2, 2))) / (2 * eps)
+  np.testing.assert_allclose(np.asarray(tan), fd, rtol=2e-2)
+  v = xjax.vmap(lambda r: lax.reduce_window(r, 0., _f, (2,), (1,), "VALID"))(GRID)
+  check(v, [_loop_reduce_window(r[None], 0., _f, (1, 2))[0] for r in GRID])
+
+
+def test_reduce_window_generic_errors():
+  with pytest.raises(NotImplementedError, match="initial values"):
+    xjax.vmap(lambda r, i: lax.reduce_window(r, i, _f, (2,), (1,), "VALID"))(GRID, GRID[:, 0])
+  with pytest.raises(TypeError, match="inconsistent dtypes"):
+    lax.reduce_window(np.arange(5), 0., _f, (2,), (1,), "VALID")
+  with pytest.raises(ValueError, match="tree structure"):
+    lax.reduce_window(GRID, 0., lambda a, b: (a, b), (2, 2), (1, 1), "VALID")
+  with pytest.raises(TypeError, match="init_value_tangent"):
+    xjax.jvp(lambda i: lax.reduce_window(GRID, i, _f, (2, 2), (1, 1), "VALID"), (0.,), (1.,))
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,0 +1,36 @@
+"""xjax.numpy's cumulative functions against NumPy: cumsum/cumprod and their nan forms,
+dtypes, empty axes, jit and vmap."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+
+from tests.checking import check
+
+R = np.random.RandomState(0)
+A = R.randn(3, 4).astype(np.float32)
+I = np.arange(12, dtype=np.int32).reshape(3, 4)
+N = np.array([1., np.nan, 3., -np.inf, np.inf, 0., -0.], np.float32)
+
+
+def test_cumulative():
+  check(jnp.cumsum(I), np.cumsum(I).astype(np.int32))
+  check(jnp.cumsum(I, axis=-1), np.cumsum(I, axis=-1, dtype=np.int32))
+  check(jnp.cumprod(A, 0), np.cumprod(A, 0))
+  check(jnp.nancumsum(N[:3]), np.nancumsum(N[:3]))
+  check(jnp.nancumprod(N[:3]), np.nancumprod(N[:3]))
+  check(jnp.cumsum(np.array([True, False, True])), np.array([1, 1, 2], np.int32))
+  check(jnp.cumsum(np.zeros((0, 2), np.float32), axis=0), np.zeros((0, 2), np.float32))
+  check(jnp.asarray(I).cumsum(axis=0), np.cumsum(I, axis=0, dtype=np.int32))
+  with pytest.raises(ValueError, match="out of bounds"):
+    jnp.cumsum(A, axis=2)
+  with pytest.raises(NotImplementedError, match="immutable"):
+    jnp.cumsum(A, out=A)
+
+
+def test_cumulative_empty_axis():
+  assert jnp.cumsum(jnp.zeros((0, 3)), axis=0).shape == (0, 3)
+  assert xjax.jit(lambda x: xjax.lax.cummax(x, 1, reverse=True))(jnp.zeros((2, 0))).shape == (2, 0)
+  assert xjax.vmap(jnp.cumprod)(jnp.zeros((3, 0))).shape == (3, 0)
+  check(jnp.cumulative_sum(jnp.zeros((0,), jnp.int32), include_initial=True), [0], np.int32)

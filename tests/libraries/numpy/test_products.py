@@ -1,0 +1,43 @@
+"""xjax.numpy's products against NumPy: vdot, inner, outer, tensordot, kron, cross and
+einsum."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+
+from tests.checking import check
+
+R = np.random.RandomState(0)
+A = R.randn(3, 4).astype(np.float32)
+V = np.array([3., 1., 2., 5., 4.], np.float32)
+
+
+def test_products():
+  check(jnp.vdot(A, A), np.vdot(A, A), rtol=1e-5)
+  check(jnp.inner(A, A), np.inner(A, A), rtol=1e-5)
+  check(jnp.outer(np.arange(3), np.arange(2.)), np.outer(np.arange(3), np.arange(2.)).astype(
+      np.float32))
+  check(jnp.tensordot(A, A), np.tensordot(A, A), rtol=1e-5)
+  check(jnp.tensordot(A, A.T, 1), np.tensordot(A, A.T, 1), rtol=1e-5)
+  check(jnp.tensordot(A, A, (1, 1)), np.tensordot(A, A, (1, 1)), rtol=1e-5)
+  check(jnp.tensordot(A, A, ([0, -1], [0, 1])), np.tensordot(A, A, ([0, 1], [0, 1])),
+        rtol=1e-5)
+  check(jnp.kron(np.eye(2, dtype=np.float32), V), np.kron(np.eye(2, dtype=np.float32), V))
+  check(jnp.cross(np.array([1., 2, 3]), np.array([4., 5, 6])),
+        np.cross([1., 2, 3], [4., 5, 6]).astype(np.float32))
+  check(jnp.cross(np.array([1, 2]), np.array([3, 4])), np.int32(1 * 4 - 2 * 3))
+  b = R.randn(5, 3).astype(np.float32)
+  check(jnp.cross(b, b[::-1]), np.cross(b, b[::-1]), rtol=1e-5)
+
+
+@pytest.mark.parametrize("spec,shapes", [
+    ("ij,jk", [(3, 4), (4, 2)]), ("ii", [(3, 3)]), ("ii->i", [(3, 3)]),
+    ("...j,j->...", [(2, 3, 4), (4,)]), ("ij,kj,k->i", [(3, 4), (5, 4), (5,)]),
+    ("ij->", [(3, 4)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]), ("i,j", [(3,), (2,)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]), ("i...,i...->...", [(3, 2), (3, 2)]),
+    ("ba,ab", [(2, 3), (3, 2)])])
+def test_einsum(spec, shapes):
+  ops = [R.randn(*s).astype(np.float32) for s in shapes]
+  check(jnp.einsum(spec, *ops), np.einsum(spec, *ops).astype(np.float32), rtol=1e-4,
+        atol=1e-4)

@@ -1,0 +1,71 @@
+"""xjax.numpy's rearranging functions against NumPy: axes moves, atleast_*, stacking and
+splitting, tile/repeat/flip/rot90/roll, append/select and the index helpers."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+
+from tests.checking import check
+
+R = np.random.RandomState(0)
+A = R.randn(3, 4).astype(np.float32)
+I = np.arange(12, dtype=np.int32).reshape(3, 4)
+V = np.array([3., 1., 2., 5., 4.], np.float32)
+
+
+def test_stacking_and_splitting():
+  x = np.arange(24.).reshape(2, 3, 4).astype(np.float32)
+  check(jnp.moveaxis(x, 0, -1), np.moveaxis(x, 0, -1))
+  check(jnp.moveaxis(x, (0, 1), (-1, 0)), np.moveaxis(x, (0, 1), (-1, 0)))
+  check(jnp.swapaxes(x, 0, -1), np.swapaxes(x, 0, -1))
+  for f in ("atleast_1d", "atleast_2d", "atleast_3d"):
+    for v in (np.float32(1), V, A):
+      check(getattr(jnp, f)(v), getattr(np, f)(v))
+  for f in ("hstack", "vstack", "dstack", "column_stack"):
+    check(getattr(jnp, f)([A, A]), getattr(np, f)([A, A]))
+    check(getattr(jnp, f)([V, V]), getattr(np, f)([V, V]))
+  check(jnp.split(np.arange(6), 3), np.split(np.arange(6, dtype=np.int32), 3))
+  check(jnp.split(I, [1, 3], axis=-1), np.split(I, [1, 3], axis=-1))
+  check(jnp.array_split(np.arange(7), 3), np.array_split(np.arange(7, dtype=np.int32), 3))
+  check(jnp.hsplit(I, 2), np.hsplit(I, 2))
+  check(jnp.vsplit(I, [1]), np.vsplit(I, [1]))
+  with pytest.raises(ValueError):
+    jnp.split(np.arange(7), 3)
+  with pytest.raises(ValueError):
+    jnp.moveaxis(A, 0, 5)
+
+
+def test_tile_repeat_flip_roll():
+  check(jnp.tile(V, 2), np.tile(V, 2))
+  check(jnp.tile(A, (2, 1, 2)), np.tile(A, (2, 1, 2)))
+  check(jnp.repeat(I, 2), np.repeat(I, 2))
+  check(jnp.repeat(I, 2, axis=-1), np.repeat(I, 2, axis=-1))
+  check(jnp.repeat(V[:3], np.array([1, 0, 2])), np.repeat(V[:3], [1, 0, 2]))
+  check(jnp.repeat(A, np.array([2, 0, 1]), axis=0), np.repeat(A, [2, 0, 1], axis=0))
+  out = xjax.jit(lambda r: jnp.repeat(V[:3], r, total_repeat_length=4))(np.array([1, 0, 2]))
+  check(out, np.array([3., 2., 2., 2.], np.float32))
+  check(jnp.flip(A), np.flip(A))
+  check(jnp.flip(A, -1), np.flip(A, -1))
+  check(jnp.fliplr(I), np.fliplr(I))
+  check(jnp.flipud(I), np.flipud(I))
+  for k in range(-1, 4):
+    check(jnp.rot90(I, k), np.rot90(I, k))
+  check(jnp.roll(V, 2), np.roll(V, 2))
+  check(jnp.roll(I, -1, axis=1), np.roll(I, -1, axis=1))
+  check(jnp.roll(I, (1, 1), (0, 1)), np.roll(I, (1, 1), (0, 1)))
+  check(jnp.roll(I, 5), np.roll(I, 5))
+  check(jnp.roll(np.zeros((0,), np.float32), 1), np.zeros((0,), np.float32))
+
+
+def test_append_select_and_index_helpers():
+  check(jnp.append(I, V), np.append(I, V).astype(np.float32))
+  check(jnp.append(I, I, axis=-1), np.append(I, I, axis=-1))
+  conds, choices = [I < 3, I > 8], [I, -I]
+  check(jnp.select(conds, choices, 99), np.select(conds, choices, 99))
+  for f, args in (("tril_indices", (3, -1)), ("triu_indices", (3, 1, 4)),
+                  ("diag_indices", (3,))):
+    check(getattr(jnp, f)(*args), [i.astype(np.int32) for i in getattr(np, f)(*args)])
+  check(jnp.indices((2, 3)), np.indices((2, 3)).astype(np.int32))
+  check(jnp.indices((2, 3), sparse=True),
+        [i.astype(np.int32) for i in np.indices((2, 3), sparse=True)])

@@ -1,0 +1,110 @@
+"""xjax.numpy's sorting and searching against NumPy: sort/argsort/lexsort, searchsorted,
+partition, nonzero/argwhere/unique with and without size= under jit."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+
+from tests.checking import check
+from xjax._src.foundations.errors import ConcretizationTypeError
+
+R = np.random.RandomState(0)
+RNG = np.random.default_rng(0)
+A = R.randn(3, 4).astype(np.float32)
+I = np.arange(12, dtype=np.int32).reshape(3, 4)
+N = np.array([1., np.nan, 3., -np.inf, np.inf, 0., -0.], np.float32)
+V = np.array([3., 1., 2., 5., 4.], np.float32)
+
+
+def test_sort_and_search():
+  check(jnp.sort(V), np.sort(V))
+  check(jnp.sort(N), np.sort(N))
+  check(jnp.sort(A, axis=0), np.sort(A, axis=0))
+  check(jnp.sort(I, axis=None), np.sort(I, axis=None))
+  check(jnp.sort(V, descending=True), np.sort(V)[::-1])
+  check(jnp.argsort(V), np.argsort(V).astype(np.int32))
+  ties = np.array([1, 1, 0, 1])
+  check(jnp.argsort(ties), np.argsort(ties, kind="stable").astype(np.int32))
+  check(jnp.argsort(A, axis=-2), np.argsort(A, axis=-2).astype(np.int32))
+  check(jnp.argsort(V, descending=True), np.argsort(-V).astype(np.int32))
+  keys = (np.array([1, 2, 1]), np.array([0, 0, 1]))
+  check(jnp.lexsort(keys), np.lexsort(keys).astype(np.int32))
+  a = np.array([1., 2., 2., 3.], np.float32)
+  v = np.array([2., 0., 5., np.nan], np.float32)
+  for side in ("left", "right"):
+    check(jnp.searchsorted(a, v, side=side), np.searchsorted(a, v, side=side).astype(np.int32))
+  check(jnp.searchsorted(V, 2.5, sorter=np.argsort(V)),
+        np.int32(np.searchsorted(V, 2.5, sorter=np.argsort(V))))
+  with pytest.raises(ValueError):
+    jnp.sort(A, axis=-3)
+
+
+def test_partition():
+  a = RNG.permutation(12).reshape(3, 4).astype(np.float32)
+  for axis, k in ((-1, 1), (0, 2), (-1, -1)):
+    p = np.asarray(jnp.partition(a, k, axis=axis))
+    check(np.take(p, k, axis), np.take(np.partition(a, k, axis=axis), k, axis))
+    i = jnp.argpartition(a, k, axis=axis)
+    check(np.take(np.take_along_axis(a, np.asarray(i), axis), k, axis),
+          np.take(np.sort(a, axis), k, axis))
+  with pytest.raises(ValueError):
+    jnp.partition(a, 4)
+
+
+def test_nonzero_family_and_size():
+  check(jnp.nonzero(I > 5), [i.astype(np.int32) for i in np.nonzero(I > 5)])
+  check(jnp.argwhere(I % 5 == 0), np.argwhere(I % 5 == 0).astype(np.int32))
+  check(jnp.flatnonzero(I % 3), np.flatnonzero(I % 3).astype(np.int32))
+  check(jnp.count_nonzero(I), np.int32(np.count_nonzero(I)))
+  check(jnp.count_nonzero(I, axis=-1), np.count_nonzero(I, axis=-1).astype(np.int32))
+  check(jnp.unique(np.array([3, 1, 3, 2])), np.array([1, 2, 3], np.int32))
+  vals, counts = jnp.unique(np.array([3, 1, 3]), return_counts=True)
+  check(counts, np.array([1, 2], np.int32))
+  f = xjax.jit(lambda x: jnp.nonzero(x > 5, size=8, fill_value=-1))
+  ref = np.full((2, 8), -1, np.int32)
+  nz = np.nonzero(I > 5)
+  ref[:, :6] = nz
+  check(f(I), list(ref))
+  check(xjax.jit(lambda x: jnp.where(x > 8, size=2))(I),
+        [np.array([2, 2], np.int32), np.array([1, 2], np.int32)])
+  check(xjax.jit(lambda x: jnp.unique(x, size=5))(np.array([3, 1, 3, 2])),
+        np.array([1, 2, 3, 1, 1], np.int32))
+  check(xjax.jit(lambda x: jnp.unique(x, size=5, fill_value=0))(np.array([3., 1, 3, 2])),
+        np.array([1, 2, 3, 0, 0], np.float64 if xjax.config.read("jax_enable_x64")
+                 else np.float32))
+  with pytest.raises(ConcretizationTypeError, match="size"):
+    xjax.jit(lambda x: jnp.nonzero(x))(I)
+  with pytest.raises(ValueError):
+    jnp.nonzero(np.float32(1))
+
+
+def test_unique_axis_and_outputs():
+  a = np.array([[1, 2], [1, 2], [0, 3]], np.int32)
+  for k, (r, e) in enumerate(zip(jnp.unique(a, axis=0, return_index=True, return_inverse=True,
+                                            return_counts=True),
+                                 np.unique(a, axis=0, return_index=True, return_inverse=True,
+                                           return_counts=True))):
+    check(r, e, np.int32)
+  v, i, inv, c = jnp.unique(np.array([3, 1, 3, 2]), size=5, return_index=True,
+                            return_inverse=True, return_counts=True)
+  check(v, [1, 2, 3, 1, 1])
+  check(i, [1, 3, 0, 1, 1])
+  check(inv, [2, 0, 2, 1])
+  check(c, [1, 1, 2, 0, 0])
+  check(jnp.unique(a, axis=0, size=4, fill_value=9), [[0, 3], [1, 2], [9, 9], [9, 9]])
+
+
+def test_gather_based_helpers_under_jit():
+  a = np.arange(5.0, dtype=np.float32)
+  rep = xjax.jit(lambda a, r: jnp.repeat(a, r, total_repeat_length=9))(a, np.array([2, 0, 3, 1, 3]))
+  check(rep, np.repeat(a, [2, 0, 3, 1, 3]))
+  m = np.array([0, 3, 0, 1, 0, 2], np.float32)
+  (nz,) = xjax.jit(lambda m: jnp.nonzero(m, size=4, fill_value=-1))(m)
+  check(nz, [1, 3, 5, -1], np.int32)
+  u = xjax.jit(lambda x: jnp.unique(x, size=4))(np.array([3, 1, 3, 2, 1], np.int32))
+  check(u, [1, 2, 3, 1])
+  check(jnp.searchsorted(np.array([3., 1, 2]), np.array([1.5, 2.5]), sorter=np.array([1, 2, 0])),
+        [1, 2])
+  check(jnp.median(np.array([[3., 1, 2, 7], [0, 5, 4, 4]]), axis=1), [2.5, 4.0])
+  check(jnp.interp(np.array([0.5, 2.5]), np.array([0., 1, 3]), np.array([0., 2, 6])), [1, 5])

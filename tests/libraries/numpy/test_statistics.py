@@ -1,0 +1,60 @@
+"""xjax.numpy's statistics against NumPy: median/quantile/percentile, average, ptp,
+cov/corrcoef, and their composition with jit, vmap and grad."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+
+from tests.checking import check
+
+R = np.random.RandomState(0)
+RNG = np.random.default_rng(0)
+A = R.randn(3, 4).astype(np.float32)
+I = np.arange(12, dtype=np.int32).reshape(3, 4)
+N = np.array([1., np.nan, 3., -np.inf, np.inf, 0., -0.], np.float32)
+
+
+def test_order_statistics():
+  for kw in ({}, {"axis": 0}, {"axis": -1, "keepdims": True}, {"axis": (0, 1)}):
+    check(jnp.median(A, **kw), np.median(A, **kw))
+  check(jnp.median(I), np.float32(np.median(I)))
+  check(jnp.median(N), np.float32(np.nan))
+  check(jnp.nanmedian(N[:3]), np.nanmedian(N[:3]))
+  for m in ("linear", "lower", "higher", "nearest", "midpoint"):
+    check(jnp.quantile(A, 0.3, method=m), np.quantile(A, 0.3, method=m))
+  check(jnp.percentile(A, np.array([10., 50.]), axis=1),
+        np.percentile(A, [10., 50.], axis=1).astype(np.float32))
+  check(jnp.nanpercentile(N[:3], 50), np.nanpercentile(N[:3], 50))
+  check(jnp.average(A), np.average(A))
+  w = np.arange(4.).astype(np.float32)
+  check(jnp.average(A, axis=1, weights=w), np.average(A, axis=1, weights=w))
+  avg, ws = jnp.average(A, weights=np.abs(A), returned=True)
+  ravg, rws = np.average(A, weights=np.abs(A), returned=True)
+  check(avg, ravg)
+  check(ws, rws)
+  check(jnp.ptp(I), np.ptp(I))
+  check(jnp.ptp(A, axis=0), np.ptp(A, axis=0))
+
+
+def test_cov_corrcoef():
+  x = RNG.normal(size=(3, 5)).astype(np.float32)
+  y = RNG.normal(size=5).astype(np.float32)
+  check(jnp.cov(x), np.cov(x), np.float32)
+  check(jnp.cov(x.T, rowvar=False, bias=True), np.cov(x.T, rowvar=False, bias=True))
+  check(jnp.cov(x, y, ddof=2), np.cov(x, y, ddof=2))
+  fw, aw = np.array([1, 2, 1, 3, 1]), np.array([.5, 1, 2, 1, .3], np.float32)
+  check(jnp.cov(x, fweights=fw, aweights=aw), np.cov(x, fweights=fw, aweights=aw))
+  check(jnp.cov(np.arange(3)), np.cov(np.arange(3)), np.float32)
+  check(jnp.corrcoef(x), np.corrcoef(x), np.float32)
+  check(jnp.corrcoef(x[0], y), np.corrcoef(x[0], y))
+
+
+def test_transforms_compose():
+  f = xjax.jit(lambda x: (jnp.sort(x), jnp.median(x), jnp.cumsum(x), jnp.einsum("i,i", x, x)))
+  x = np.array([3., 1., 3., 2.], np.float32)
+  check(f(x), (np.sort(x), np.median(x), np.cumsum(x), np.float32(x @ x)))
+  check(xjax.vmap(lambda r: jnp.roll(jnp.cumsum(r), 1))(A),
+        np.roll(np.cumsum(A, axis=1), 1, axis=1))
+  check(xjax.grad(lambda r: jnp.median(r))(np.array([3., 1., 2.], np.float32)),
+        np.array([0., 0., 1.], np.float32))

@@ -1,0 +1,102 @@
+"""xjax.numpy's elementwise functions and ufunc objects against NumPy: values, dtypes,
+NaNs and infinities, integer inputs, frexp, and frompyfunc's reduce(where=)."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+
+from tests.checking import check
+
+R = np.random.RandomState(0)
+A = R.randn(3, 4).astype(np.float32)
+I = np.arange(12, dtype=np.int32).reshape(3, 4)
+N = np.array([1., np.nan, 3., -np.inf, np.inf, 0., -0.], np.float32)
+V = np.array([3., 1., 2., 5., 4.], np.float32)
+
+UNARY_F = ["fabs", "log2", "log10", "deg2rad", "rad2deg", "degrees", "radians", "sinc",
+           "signbit", "isfinite", "isinf", "isnan", "isposinf", "isneginf", "floor", "ceil",
+           "trunc", "rint", "i0", "exp2", "fix"]
+
+
+@pytest.mark.parametrize("name", UNARY_F)
+def test_unary_float(name):
+  x = np.abs(A) + 0.1 if name in ("log2", "log10") else A * 3
+  check(getattr(jnp, name)(x), getattr(np, name)(x))
+  with np.errstate(invalid="ignore"):
+    check(getattr(jnp, name)(N[:3]), getattr(np, name)(N[:3]))
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite", "signbit", "floor", "ceil",
+                                  "trunc"])
+def test_unary_int_keeps_or_classifies(name):
+  check(getattr(jnp, name)(I - 5), getattr(np, name)(I - 5))
+
+
+BINARY_F = ["fmod", "hypot", "logaddexp", "logaddexp2", "heaviside", "copysign",
+            "nextafter", "float_power"]
+
+
+@pytest.mark.parametrize("name", BINARY_F)
+def test_binary_float(name):
+  y = np.float32(0.7) if name != "float_power" else np.float32(2.0)
+  x = A if name != "float_power" else np.abs(A)
+  check(getattr(jnp, name)(x, y), getattr(np, name)(x, y).astype(np.float32))
+  check(getattr(jnp, name)(x, -x), getattr(np, name)(x, -x).astype(np.float32))
+
+
+def test_integer_binary():
+  check(jnp.fmod(I - 6, 5), np.fmod(I - 6, 5))
+  check(jnp.gcd(I, 6), np.gcd(I, 6).astype(np.int32))
+  check(jnp.lcm(I - 3, 4), np.lcm(I - 3, 4).astype(np.int32))
+  check(jnp.divmod(I - 6, 5), np.divmod(I - 6, 5))
+  check(jnp.ldexp(A, I), np.ldexp(A, I))
+  check(jnp.modf(A * 3), np.modf(A * 3))
+  check(jnp.around(A, 2), np.around(A, 2))
+
+
+def test_binary_shapes_that_do_not_broadcast():
+  with pytest.raises(TypeError, match=r"\(3, 4\).*\(5,\)"):
+    jnp.hypot(A, V)
+
+
+def test_nan_to_num_and_clip():
+  check(jnp.nan_to_num(N), np.nan_to_num(N))
+  check(jnp.nan_to_num(N, nan=1.0, posinf=2.0, neginf=-2.0),
+        np.nan_to_num(N, nan=1.0, posinf=2.0, neginf=-2.0))
+  check(jnp.clip(A, -0.5, 0.5), np.clip(A, -0.5, 0.5))
+  check(jnp.clip(I, 2, 5), np.clip(I, 2, 5))
+  check(jnp.clip(I, max=3), np.clip(I, None, 3))
+  assert jnp.clip(I, 0.5).dtype == np.float32
+
+
+def test_frexp():
+  x = np.array([0., -0., np.inf, -np.inf, np.nan, -3.5, 1.0, 0.3, 1e4, -7e-3], np.float32)
+  for dt in (np.float32, np.float16):
+    m, e = jnp.frexp(x.astype(dt))
+    rm, re = np.frexp(x.astype(dt))
+    assert m.dtype == dt and e.dtype == np.int32
+    np.testing.assert_array_equal(np.asarray(m), rm)
+    np.testing.assert_array_equal(np.asarray(e), re)
+  m, e = jnp.frexp(3)
+  check(m, 0.75, np.float32)
+  check(e, 2, np.int32)
+
+
+def test_ufunc_reduce_where():
+  a = np.arange(6.).reshape(2, 3)
+  m = np.array([[True, False, True], [False, False, True]])
+  add = jnp.frompyfunc(lambda x, y: x + y, 2, 1, identity=0)
+  mul = jnp.frompyfunc(lambda x, y: x * y, 2, 1, identity=1)
+  check(add.reduce(a, axis=1, where=m), np.add.reduce(a, axis=1, where=m))
+  check(add.reduce(a, axis=0, where=m[0]), np.add.reduce(a, axis=0, where=m[0]))
+  check(mul.reduce(a + 1, axis=None, where=m, keepdims=True),
+        np.multiply.reduce(a + 1, axis=None, where=m, keepdims=True))
+  f = jnp.frompyfunc(lambda x, y: x * y + 1, 2, 1)
+  check(f.reduce(a, axis=0, where=m, initial=2.), [1., 2., 26.])
+  with pytest.raises(ValueError, match="identity"):
+    f.reduce(a, where=m)
+  with pytest.raises(ValueError, match="dtype=bool"):
+    add.reduce(a, where=1)
+  with pytest.raises(NotImplementedError, match="out argument"):
+    add.reduce(a, out=a)
