@@ -1,9 +1,7 @@
 """xjax.numpy's array creation against NumPy: the linspace family, eye/identity/tri,
 triangles, diagonals, trace and meshgrid (values and dtypes)."""
 import numpy as np
-import pytest
 
-import xjax
 import xjax.numpy as jnp
 
 from tests.checking import check

@@ -1,8 +1,6 @@
 """jnp.apply_along_axis and apply_over_axes against NumPy."""
 import numpy as np
-import pytest
 
-import xjax
 import xjax.numpy as jnp
 
 from tests.checking import check

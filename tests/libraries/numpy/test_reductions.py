@@ -3,7 +3,6 @@ sequence of axes."""
 import numpy as np
 import pytest
 
-import xjax
 import xjax.numpy as jnp
 
 from tests.checking import check

@@ -1,7 +1,6 @@
 """xjax.numpy's scalar types (jnp.float32, jnp.bfloat16, ...): construction, dtypes, weak
 types, subtyping, hashing and the dtype queries over them."""
 import numpy as np
-import pytest
 
 import xjax
 import xjax.numpy as jnp

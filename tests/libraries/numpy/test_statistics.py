@@ -1,7 +1,6 @@
 """xjax.numpy's statistics against NumPy: median/quantile/percentile, average, ptp,
 cov/corrcoef, and their composition with jit, vmap and grad."""
 import numpy as np
-import pytest
 
 import xjax
 import xjax.numpy as jnp

@@ -3,7 +3,6 @@ NaNs and infinities, integer inputs, frexp, and frompyfunc's reduce(where=)."""
 import numpy as np
 import pytest
 
-import xjax
 import xjax.numpy as jnp
 
 from tests.checking import check

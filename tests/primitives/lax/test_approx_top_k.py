@@ -60,3 +60,10 @@ def test_bad_input():
     lax.approx_min_k(X, 0)
   with pytest.raises(ValueError, match="recall_target"):
     lax.approx_max_k(X, 2, recall_target=1.5)
+
+
+def test_max_k_and_min_k_along_a_reduction_dimension():
+  v, i = lax.approx_max_k(jnp.array([3., 1., 4., 1., 5.]), 2)
+  assert v.tolist() == [5., 4.] and i.tolist() == [4, 2]
+  v, i = lax.approx_min_k(jnp.array([[3., 1., 4.], [1., 5., 0.]]), 1, reduction_dimension=0)
+  assert v.tolist() == [[1., 1., 0.]] and i.tolist() == [[1, 0, 1]]

@@ -6,6 +6,7 @@ import scipy.special
 import xjax as jax
 import xjax.numpy as jnp
 from xjax import lax
+from xjax.test_util import check_grads
 
 rng = np.random.RandomState(0)
 F32 = rng.uniform(-2, 2, size=(3, 4)).astype(np.float32)
@@ -148,3 +149,30 @@ def test_round():
   np.testing.assert_array_equal(lax.round(x), [1, 2, 3, -1, -2])
   np.testing.assert_array_equal(lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN),
                                 np.round(x))
+
+
+def test_square_reciprocal_select():
+  x = jnp.array([1., -2., 3.])
+  np.testing.assert_array_equal(lax.square(x), [1., 4., 9.])
+  np.testing.assert_array_equal(lax.square(jnp.arange(3)), [0, 1, 4])
+  assert "square" in str(jax.make_jaxpr(lax.square)(1.))
+  check_grads(lax.square, (x,), 2)
+  np.testing.assert_allclose(lax.reciprocal(jnp.float32(4)), 0.25)
+  with pytest.raises(TypeError):
+    lax.reciprocal(jnp.int32(4))
+  np.testing.assert_array_equal(lax.select(jnp.array([True, False]), jnp.ones(2),
+                                           jnp.zeros(2)), [1., 0.])
+  np.testing.assert_array_equal(jax.vmap(lax.square)(x), np.square(np.array(x)))
+
+
+def test_mulhi():
+  rng = np.random.RandomState(0)
+  for dt, wide in [(np.uint32, np.uint64), (np.int32, np.int64)]:
+    info = np.iinfo(dt)
+    a = rng.randint(info.min, info.max, size=20, dtype=np.int64).astype(dt)
+    b = rng.randint(info.min, info.max, size=20, dtype=np.int64).astype(dt)
+    a[:2], b[:2] = info.max, [info.min, info.max]
+    expect = ((a.astype(wide) * b.astype(wide)) >> 32).astype(dt)
+    np.testing.assert_array_equal(lax.mulhi(jnp.asarray(a), jnp.asarray(b)), expect)
+  with pytest.raises(TypeError):
+    lax.mulhi(1.0, 2.0)

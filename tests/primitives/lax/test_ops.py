@@ -4,6 +4,7 @@ import pytest
 import scipy.signal
 
 import xjax
+import xjax.numpy as jnp
 from xjax import lax
 from xjax._src.libraries.test_util import check_grads
 
@@ -197,6 +198,26 @@ def test_conv_transpose_is_gradient_of_conv():
   expected = pullback(ct)[0]
   out = lax.conv_transpose(ct, k, (2, 2), "SAME", dimension_numbers=dn, transpose_kernel=True)
   np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_conv_shapes_and_patches():
+  assert lax.conv_shape_tuple((2, 3, 10, 10), (4, 3, 3, 3), (1, 2), [(1, 1), (0, 0)]) == \
+      (2, 4, 10, 4)
+  assert lax.conv_shape_tuple((2, 3, 10, 10), (4, 3, 3, 3), (1, 2), "SAME") == (2, 4, 10, 5)
+  dn = ("NHWC", "HWIO", "NHWC")
+  assert lax.conv_general_shape_tuple((2, 10, 10, 3), (3, 3, 3, 4), (1, 2), "SAME", dn) == \
+      (2, 10, 5, 4)
+  assert lax.conv_transpose_shape_tuple((2, 10, 10, 3), (3, 3, 3, 4), (1, 2),
+                                        [(1, 1), (0, 2)], dn) == (2, 10, 19, 4)
+  assert lax.reduce_window_shape_tuple((10, 9), (3, 2), (2, 1), [(1, 1), (0, 0)], (2, 1),
+                                       (1, 2)) == (10, 7)
+  x = np.arange(2 * 3 * 5 * 4.).reshape(2, 3, 5, 4).astype(np.float32)
+  p = lax.conv_general_dilated_patches(jnp.asarray(x), (2, 3), (1, 1), "VALID")
+  assert p.shape == (2, 18, 4, 2)
+  np.testing.assert_array_equal(p[1, :, 2, 1], x[1, :, 2:4, 1:4].reshape(-1))
+  out = lax.conv_with_general_padding(jnp.ones((1, 2, 5, 5)), jnp.ones((3, 2, 2, 2)), (1, 1),
+                                      [(0, 0), (0, 0)], (1, 1), (2, 1))
+  assert out.shape == (1, 3, 3, 4) and float(out[0, 0, 0, 0]) == 8.0
 
 
 # ---------------------------------------------------------------------------------------

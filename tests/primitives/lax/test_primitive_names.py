@@ -44,3 +44,16 @@ def test_reduce_window_and_sharding_constraint_primitives():
   assert f(x).tolist() == (2 * x).tolist()
   assert "sharding_constraint[" in str(xjax.make_jaxpr(
       lambda x: lax.sharding_constraint_p.bind(x, sharding=s))(x))
+
+
+def test_primitive_objects_exported():
+  from xjax._src.core.trace import Primitive
+  for name in ["argmax_p", "broadcast_in_dim_p", "concatenate_p", "cond_p", "cumsum_p",
+               "conv_general_dilated_p", "dynamic_slice_p", "gather_p", "scatter_add_p",
+               "iota_p", "pad_p", "reduce_sum_p", "reshape_p", "rev_p", "round_p", "sort_p",
+               "transpose_p", "while_p", "scan_p", "top_k_p", "psum_p", "square_p",
+               "mulhi_p", "scatter_sub_p", "optimization_barrier_p", "igamma_p", "zeta_p",
+               "linear_solve_p", "regularized_incomplete_beta_p"]:
+    assert isinstance(getattr(lax, name), Primitive), name
+  assert "reduce_sum" in str(xjax.make_jaxpr(lambda x: lax.reduce_sum_p.bind(x, axes=(0,)))(
+      jnp.ones(3)))

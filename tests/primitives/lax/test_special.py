@@ -1,0 +1,67 @@
+"""lax's special functions against SciPy: igamma/igammac (values, edges, derivatives, vmap,
+jit), random_gamma_grad, betainc and zeta."""
+import numpy as np
+import pytest
+import scipy.special as sp
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+from xjax.test_util import check_grads
+
+A = np.array([0.5, 1., 3., 10., 100., 0.1], np.float32)
+X = np.array([0.3, 2., 3., 12., 90., 5.], np.float32)
+
+
+def test_igamma_values_and_edges():
+  np.testing.assert_allclose(lax.igamma(A, X), sp.gammainc(A, X), rtol=2e-5)
+  np.testing.assert_allclose(lax.igammac(A, X), sp.gammaincc(A, X), rtol=2e-5)
+  h = 1e-6
+  a64 = A.astype(np.float64)
+  fd = (sp.gammainc(a64 + h, X) - sp.gammainc(a64 - h, X)) / (2 * h)
+  np.testing.assert_allclose(lax.igamma_grad_a(A, X), fd, rtol=1e-4)
+  pdf = np.exp(-X + (A - 1) * np.log(X) - sp.gammaln(A))
+  np.testing.assert_allclose(lax.random_gamma_grad(A, X), -fd / pdf, rtol=1e-4)
+  edges_a = jnp.array([0., -1., 1., 1., np.inf, 1.])
+  edges_x = jnp.array([1., 1., 0., -1., 1., np.inf])
+  np.testing.assert_array_equal(lax.igamma(edges_a, edges_x), [1, np.nan, 0, np.nan, np.nan, 1])
+  np.testing.assert_array_equal(lax.igammac(edges_a, edges_x),
+                                [0, np.nan, 1, np.nan, np.nan, 0])
+  with pytest.raises(TypeError):
+    lax.igamma(1, 2)
+  with pytest.raises(TypeError):
+    lax.igamma(1., jnp.float16(2))
+  assert lax.igamma(jnp.float16(1), jnp.float16(2)).dtype == np.float16
+
+
+def test_igamma_grads_and_vmap():
+  a, x = jnp.array([0.7, 2.5]), jnp.array([0.4, 4.0])
+  check_grads(lax.igamma, (a, x), 1, atol=2e-2, rtol=2e-2)
+  check_grads(lax.igammac, (a, x), 1, atol=2e-2, rtol=2e-2)
+  out = xjax.vmap(lax.igamma)(jnp.asarray(A), jnp.asarray(X))
+  np.testing.assert_allclose(out, [float(lax.igamma(a_, x_)) for a_, x_ in zip(A, X)],
+                             rtol=1e-6)
+  np.testing.assert_allclose(xjax.jit(lax.igamma)(A, X), lax.igamma(A, X), rtol=1e-6)
+
+
+def test_betainc():
+  a = np.array([.5, 2., 5., 1.3], np.float32)
+  b = np.array([.5, 3., 1., 7.], np.float32)
+  x = np.array([.2, .5, .9, .05], np.float32)
+  np.testing.assert_allclose(lax.betainc(a, b, x), sp.betainc(a, b, x), rtol=1e-5)
+  edges = lax.betainc(jnp.array([0., 1., 1., 1., -1.]), jnp.array([1., 0., 1., 1., 1.]),
+                      jnp.array([.5, .5, 0., 1., .5]))
+  np.testing.assert_array_equal(edges, [1., 0., 0., 1., np.nan])
+  check_grads(lambda x_: lax.betainc(jnp.asarray(a), jnp.asarray(b), x_), (x,), 1,
+              atol=2e-2, rtol=2e-2)
+  with pytest.raises(ValueError, match="a and b"):
+    xjax.grad(lax.betainc)(1., 2., .3)
+  np.testing.assert_allclose(xjax.vmap(lax.betainc, (0, 0, None))(a, b, np.float32(.4)),
+                             sp.betainc(a, b, .4), rtol=1e-5)
+
+
+def test_zeta():
+  x = np.array([2., 3., 1.5, 4.], np.float32)
+  q = np.array([1., 2., .5, 3.], np.float32)
+  np.testing.assert_allclose(lax.zeta(x, q), sp.zeta(x, q), rtol=1e-5)
+  assert np.isinf(float(lax.zeta(1., 1.)))
