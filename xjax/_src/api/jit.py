@@ -346,18 +346,6 @@ for _flag in _FAST_FLAGS:
   config.on_change(_flag, lambda _: _plain_dispatch.__setitem__(0, _plain_dispatch_now()))
 
 
-def _fast_signature(args: tuple, head: tuple = ()):
-  """``(key, buffers)`` of a call on the fast path, or None when an argument leaf is not an
-  uncommitted Array or a Python scalar.  The key is the trace token, ``head``, then the
-  arguments' structure in prefix order: each leaf's aval (a Python scalar's type, from which
-  its aval follows), each node's type and aux data, then its children and ``_END``.  The
-  buffers are the Arrays', with the scalars themselves in their places (``UncommittedCall``
-  puts them on the device)."""
-  key = [config._trace_token, *head]
-  bufs: list = []
-  return (tuple(key), bufs) if _fast_walk(args, key, bufs) else None
-
-
 _END = object()  # closes a node's children in a fast-path key
 
 
@@ -382,6 +370,12 @@ class _UnhashableAux:
 
 
 def _fast_walk(xs, key: list, bufs: list) -> bool:
+  """Appends the signature of the arguments ``xs`` on jit's fast path to ``key`` and their
+  buffers to ``bufs``; False when a leaf is not an uncommitted Array or a Python scalar.
+  The key (after the trace token) lists the arguments' structure in prefix order: each
+  leaf's aval (a Python scalar's type, from which its aval follows), each node's type and
+  aux data, then its children and ``_END``.  The buffers are the Arrays', with the scalars
+  themselves in their places (``UncommittedCall`` puts them on the device)."""
   for x in xs:
     kind = type(x)
     if kind is Array:
@@ -393,10 +387,10 @@ def _fast_walk(xs, key: list, bufs: list) -> bool:
       key.append(kind)
       bufs.append(x)
     else:
-      try:
-        children, aux = tree_util.flatten_one_level(x)
-      except ValueError:  # another kind of leaf: the checked path takes it
+      node = tree_util.default_registry.flatten_one_level(x)
+      if node is None:  # another kind of leaf: the checked path takes it
         return False
+      children, aux = node
       try:
         hash(aux)
       except TypeError:
@@ -407,27 +401,6 @@ def _fast_walk(xs, key: list, bufs: list) -> bool:
         return False
       key.append(_END)
   return True
-
-
-def _fast_call_signature(args: tuple, kwargs: dict, static_pos: frozenset, static_names):
-  """``_fast_signature`` of a call with static or keyword arguments: the head holds the
-  static values (with their types: ``2`` and ``2.0`` differ) and the keyword names; the
-  dynamic arguments are walked in the order ``_entry`` flattens them."""
-  head = [len(args)]
-  dyn = []
-  for i, x in enumerate(args):
-    if i in static_pos:
-      head.append((type(x), x))
-    else:
-      dyn.append(x)
-  for name in sorted(kwargs):
-    value = kwargs[name]
-    if name in static_names:
-      head.append((name, type(value), value))
-    else:
-      head.append(name)
-      dyn.append(value)
-  return _fast_signature(dyn, (tuple(head),))
 
 
 _SCALAR_TYPES = (bool, int, float, complex)
@@ -492,7 +465,7 @@ class PjitFunction:
     if both:
       raise ValueError("static_argnums and donate_argnums cannot intersect. Argument "
                        f"positions {both} appear in both static_argnums and donate_argnums")
-    # _fast: _fast_signature's key -> dispatch.UncommittedCall
+    # _fast: a call's key (see _fast_walk) -> dispatch.UncommittedCall
     self._cache, self._fast = _shared_cache(fun, (
         self._static_argnums, self._static_argnames, _hashable(donate_argnums),
         _hashable(donate_argnames), id(self) if self._shardings else None))
@@ -583,32 +556,55 @@ class PjitFunction:
 
   def __call__(self, *args, **kwargs):
     try:
-      fast = self._fast
-      if (fast and _plain_dispatch[0] and current_trace() is eval_trace
-          and not runtime.several_devices):
-        # The fast path: uncommitted Arrays on the only device, a signature seen before.
-        signature = (_fast_signature(args) if not kwargs and not self._static_argnums
-                     else self._fast_call_signature(args, kwargs))
-        if signature is not None:
+      fast_key = None
+      if _plain_dispatch[0] and current_trace() is eval_trace and not runtime.several_devices:
+        # The fast path: uncommitted Arrays and Python scalars on the only device, with a
+        # signature seen before.
+        key = [config._trace_token]
+        bufs: list = []
+        if (_fast_walk(args, key, bufs) if not kwargs and not self._static_argnums
+            else self._fast_call_walk(args, kwargs, key, bufs)):
+          fast_key = tuple(key)
           try:
-            hit = fast.get(signature[0])
-          except TypeError:  # an unhashable static value or aux data: the checked path
-            hit = None
+            hit = self._fast.get(fast_key)
+          except TypeError:  # an unhashable static value: the checked path explains
+            hit = fast_key = None
           if hit is not None:
-            return hit(signature[1], args, kwargs)
+            return hit(bufs, args, kwargs)
       if not config._values["jax_disable_jit"]:
-        return self._call(args, kwargs)
+        return self._call(args, kwargs, fast_key)
     except Exception as e:  # the user sees their frames, not ours (jax_traceback_filtering)
       remove_internal_frames(e)
       raise  # a bare raise does not add this frame back
     return self.fun(*args, **kwargs)
 
-  def _fast_call_signature(self, args, kwargs):
-    if self._fast_static_pos is None:
-      return None
-    return _fast_call_signature(args, kwargs, self._fast_static_pos, self._static_argnames)
+  def _fast_call_walk(self, args, kwargs, key: list, bufs: list) -> bool:
+    """``_fast_walk`` of a call with static or keyword arguments: the key first holds the
+    static values (with their types: ``2`` and ``2.0`` differ) and the keyword names; the
+    dynamic arguments are walked in the order ``_entry`` flattens them."""
+    static_pos = self._fast_static_pos
+    if static_pos is None:  # negative static positions: the checked path
+      return False
+    head = [len(args)]
+    dyn = []
+    for i, x in enumerate(args):
+      if i in static_pos:
+        head.append((type(x), x))
+      else:
+        dyn.append(x)
+    for name in sorted(kwargs):
+      value = kwargs[name]
+      if name in self._static_argnames:
+        head.append((name, type(value), value))
+      else:
+        head.append(name)
+        dyn.append(value)
+    key.append(tuple(head))
+    return _fast_walk(dyn, key, bufs)
 
-  def _call(self, args, kwargs):
+  def _call(self, args, kwargs, fast_key: tuple | None = None):
+    """The checked path; a call with a ``fast_key`` (its ``_fast_walk`` signature) that
+    can run on the fast path is entered in the fast-path table."""
     if self._bare_spec:
       return self._over_context_mesh()._call(args, kwargs)
     entry, leaves, avals = self._entry(args, kwargs)
@@ -632,19 +628,13 @@ class PjitFunction:
       if compiled is None:
         compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
             entry.closed, device, self._name, entry.donated)
-      if (not entry.donated and entry.state is None and not runtime.several_devices
-          and _plain_dispatch[0]):
-        signature = (_fast_signature(args) if not kwargs and not self._static_argnums
-                     else self._fast_call_signature(args, kwargs))
-        if signature:
-          scalars = tuple((i, a) for i, (x, a) in enumerate(zip(leaves, avals))
-                          if type(x) is not Array)
-          call = dispatch.UncommittedCall(
-              compiled, None if entry.out_tree == _LEAF_TREE else entry.out_tree, scalars)
-          try:
-            bounded_put(self._fast, signature[0], call, _FAST_ENTRIES)
-          except TypeError:  # unhashable static values or aux data: not on the fast path
-            pass
+      if (fast_key is not None and not entry.donated and entry.state is None
+          and not runtime.several_devices and _plain_dispatch[0]):
+        scalars = tuple((i, a) for i, (x, a) in enumerate(zip(leaves, avals))
+                        if type(x) is not Array)
+        bounded_put(self._fast, fast_key, dispatch.UncommittedCall(
+            compiled, None if entry.out_tree == _LEAF_TREE else entry.out_tree, scalars),
+            _FAST_ENTRIES)
       try:
         outs = compiled(leaves, avals, committed)
       except FloatingPointError as err:

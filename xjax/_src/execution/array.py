@@ -20,22 +20,15 @@ class Array:
   """An immutable n-dimensional array on a device (``jax.Array``).
 
   ``_committed`` is False, True, or -- for an array placed with a sharding over a mesh of
-  one device -- that sharding, which ``sharding`` then reports (as JAX does)."""
+  one device -- that sharding, which ``sharding`` then reports (as JAX does).
+
+  It has no ``__init__``: as with JAX's, ``Array(x)`` raises "Array() takes no arguments"
+  (make arrays with ``xjax.numpy.asarray`` or ``xjax.device_put``), and ``Array()`` is
+  the cheapest way for Python to make an instance, which results are made with."""
   __slots__ = ("_buf", "aval", "_committed", "_npy", "__weakref__")
   __array_priority__ = 100
 
-  def __init__(self, *args, **kwargs) -> None:
-    raise TypeError("xjax.Array cannot be constructed directly; use xjax.numpy.asarray "
-                    "or xjax.device_put.")
-
-  @classmethod
-  def _from_buffer(cls, buf, aval: ShapedArray, committed=False) -> "Array":
-    self = object.__new__(cls)
-    self._buf = buf
-    self.aval = aval
-    self._committed = committed
-    self._npy = None
-    return self
+  # ``Array._from_buffer(buf, aval, committed=False)``: ``from_buffer``, set below the class.
 
   # -- static facts ----------------------------------------------------------------------
   @property
@@ -305,19 +298,18 @@ class Array:
     return out
 
 
-def uncommitted_arrays(bufs, avals) -> list:
-  """Uncommitted Arrays of device buffers: ``Array._from_buffer`` for each, with the work
-  done inline (results of jit's fast path, where this is per-leaf cost)."""
-  new = object.__new__
-  out = []
-  for buf, aval in zip(bufs, avals):
-    x = new(Array)
-    x._buf = buf
-    x.aval = aval
-    x._committed = False
-    x._npy = None
-    out.append(x)
-  return out
+def from_buffer(buf, aval: ShapedArray, committed=False) -> Array:
+  """A new Array of the device buffer ``buf`` (``Array._from_buffer``); a plain function,
+  cheapest to call, as jit's fast path does for each result."""
+  x = Array()
+  x._buf = buf
+  x.aval = aval
+  x._committed = committed
+  x._npy = None
+  return x
+
+
+Array._from_buffer = staticmethod(from_buffer)
 
 
 class Shard:

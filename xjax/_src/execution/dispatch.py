@@ -15,7 +15,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, errors, tree_util
 from xjax._src.execution import spmd
-from xjax._src.execution.array import SCALAR_CACHE_SIZE, Array, uncommitted_arrays
+from xjax._src.execution.array import SCALAR_CACHE_SIZE, Array, from_buffer
 from xjax._src.foundations.config import config
 from xjax._src.backend import lowering, runtime
 from xjax._src.core.avals import ShapedArray
@@ -387,7 +387,7 @@ class UncommittedCall:
   ``scalars``' positions ``(index, aval)`` the Python scalars themselves; the results come
   unflattened with ``out_tree`` (None: the single result itself)."""
   __slots__ = ("_compiled", "_execute", "_handlers", "_out_avals", "_const_bufs", "_device",
-               "_unflatten", "_scalars", "used", "__weakref__")
+               "_unflatten", "_scalars", "_plain", "used", "__weakref__")
 
   def __init__(self, compiled: CompiledJaxpr, out_tree, scalars: tuple = ()) -> None:
     self._compiled = compiled
@@ -402,40 +402,48 @@ class UncommittedCall:
     compiled = self._compiled.loaded()
     self._const_bufs = compiled.const_bufs
     executable = compiled.executable
-    self._execute, self._handlers = executable.run_parts() or (executable.run, None)
+    parts = executable.run_parts()
+    self._execute, self._handlers = parts or (executable.run, None)
+    # The common case, run inline: C++ result handlers, and nothing to put on the device
+    # or to pass before the arguments.
+    self._plain = parts is not None and not self._scalars and not self._const_bufs
     compiled.attach(self)
 
   def unbind(self) -> None:
     """Forgets the executable the budget unloaded (the next call loads it again)."""
+    self._plain = False
     self._execute = self._const_bufs = None
 
   def __call__(self, bufs: list, *arguments):
     """Runs on ``bufs`` (a fresh list it may change); ``arguments`` (the call's arguments,
     pytrees) are only read when it fails."""
-    execute = self._execute
-    if execute is None:  # unloaded by the budget
-      self._bind()
-      execute = self._execute
     self.used = True
-    if self._scalars:
-      device = self._device
-      for i, aval in self._scalars:
-        bufs[i] = to_buffer(bufs[i], aval, device)
-    if self._const_bufs:
-      bufs = [*self._const_bufs, *bufs]
     try:
-      if self._handlers is None:
-        outs = execute(bufs)
-      else:  # Executable.run, inlined: this is the hot path
-        outs = execute(bufs).consume_with_handlers(self._handlers)
+      if self._plain:  # Executable.run, inlined: this is the hot path
+        outs = self._execute(bufs).consume_with_handlers(self._handlers)
+      else:
+        outs = self._run(bufs)
     except Exception:
       for x in tree_util.tree_leaves(arguments):  # a deleted input gets the clearer error
         if type(x) is Array:
           x._check_alive()
       raise
     if self._unflatten is None:
-      return Array._from_buffer(outs[0], self._out_avals[0])
-    return self._unflatten(uncommitted_arrays(outs, self._out_avals))
+      return from_buffer(outs[0], self._out_avals[0])
+    return self._unflatten(list(map(from_buffer, outs, self._out_avals)))
+
+  def _run(self, bufs: list) -> list:
+    """The result buffers of a call that is not plain: loading the executable again,
+    putting Python scalars on the device, passing the constants first."""
+    if self._const_bufs is None:  # unloaded by the budget
+      self._bind()
+    for i, aval in self._scalars:
+      bufs[i] = to_buffer(bufs[i], aval, self._device)
+    if self._const_bufs:
+      bufs = [*self._const_bufs, *bufs]
+    if self._handlers is None:
+      return self._execute(bufs)
+    return self._execute(bufs).consume_with_handlers(self._handlers)
 
 
 _compiled_jaxprs = WeakLRU(per_owner=8)  # closed jaxpr -> {device: CompiledJaxpr}
