@@ -223,3 +223,13 @@ def test_compile_keeps_the_lowered_host_callbacks():
   out.block_until_ready()
   jax.effects_barrier()
   assert float(out) == 3.0 and seen == [2.0]
+
+
+def test_scalars_next_to_constants_passed_as_buffers():
+  big = np.arange(300_000, dtype=np.float32)  # over 1 MiB: a leading buffer, not embedded
+  f = jax.jit(lambda x, s: x * s + jnp.asarray(big)[-2:])
+  x = jnp.ones(2, jnp.float32)
+  for s in (2, 0.5) * 2:
+    np.testing.assert_array_equal(f(x, s), [s + 299_998.0, s + 299_999.0])
+  assert len(f._fast) == 2
+  assert all(call._compiled.const_bufs for call in f._fast.values())
