@@ -30,6 +30,23 @@ def check_exact(got, want, dtype, weak=False):
   np.testing.assert_array_equal(g, np.asarray(want, dtype))
 
 
+def check_ulps(got, want, ulps=1):
+  """Asserts that a float ``got`` is within ``ulps`` units in the last place of ``want`` in
+  ``got``'s type (NaN where NaN, infinities equal), and that integers and booleans equal
+  ``want`` (read in ``got``'s type)."""
+  got = np.asarray(got)
+  if not jnp.issubdtype(got.dtype, jnp.floating):
+    np.testing.assert_array_equal(got, np.asarray(want, got.dtype))
+    return
+  want = np.asarray(want, np.float64)
+  assert got.shape == want.shape, (got.shape, want.shape)
+  spacing = np.abs(np.spacing(want.astype(got.dtype)).astype(np.float64))
+  got = got.astype(np.float64)
+  with np.errstate(invalid="ignore"):  # inf - inf
+    same = (got == want) | (np.abs(got - want) <= ulps * spacing)
+  assert (same | (np.isnan(want) & np.isnan(got))).all(), (got, want)
+
+
 def _compare_items(got, want, compare) -> bool:
   if not (isinstance(got, (tuple, list)) and isinstance(want, (tuple, list))):
     return False

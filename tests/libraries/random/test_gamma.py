@@ -17,18 +17,8 @@ import xjax
 import xjax.numpy as jnp
 from xjax import random as R
 
+from tests.checking import check_ulps
 from tests.libraries.random.test_keys import x64
-
-
-def assert_within_ulp(got, want, ulps=1):
-  """Equal (NaN where NaN, infinities equal) or within ``ulps`` of the expected value."""
-  got = np.asarray(got)
-  want = np.asarray(want, np.float64)
-  spacing = np.abs(np.spacing(want.astype(got.dtype)).astype(np.float64))
-  got = got.astype(np.float64)
-  with np.errstate(invalid="ignore"):  # inf - inf
-    same = (got == want) | (np.abs(got - want) <= ulps * spacing)
-  assert (same | (np.isnan(want) & np.isnan(got))).all(), (got, want)
 
 
 N = 2000
@@ -204,7 +194,7 @@ def _check_case(name, expr, expected):
     dtype, shape, values = expected
     got = _eval(expr)
     assert (str(got.dtype), got.shape) == (dtype, shape)
-    assert_within_ulp(got, np.reshape(values, shape))
+    check_ulps(got, np.reshape(values, shape))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -228,7 +218,7 @@ def test_sample_starts_as_in_reference(name):
   dtype, values = EXPECTED_PREFIX[name]
   got = sample(name)
   assert str(got.dtype) == dtype
-  assert_within_ulp(got.ravel()[:len(values)], values)
+  check_ulps(got.ravel()[:len(values)], values)
 
 
 # ---------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import xjax.numpy as jnp
 from xjax import lax, random as R
 from xjax._src.foundations.config import config
 
+from tests.checking import check_ulps
 from tests.libraries.random.reference_values import CASES, EXPECTED
 
 
@@ -23,17 +24,6 @@ def x64(enabled=True):
     yield
   finally:
     config.update("jax_enable_x64", old)
-
-
-def assert_within_ulp(got, want, ulps=1):
-  got = np.asarray(got)
-  want = np.asarray(want, dtype=got.dtype)
-  if got.dtype.kind == "f" or got.dtype.name == "bfloat16":
-    spacing = np.abs(np.spacing(want.astype(np.float64).astype(got.dtype)).astype(np.float64))
-    diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
-    assert (diff <= ulps * spacing).all(), (got, want)
-  else:
-    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -50,7 +40,7 @@ def test_same_bits_as_reference(name):
     got = eval(CASES[name])
     assert str(np.asarray(got).dtype) == dtype
     assert np.shape(got) == shape
-    assert_within_ulp(got, values)
+    check_ulps(got, values)
 
 
 def test_jit_matches_eager():
