@@ -5,10 +5,7 @@ import numpy as np
 import xjax.numpy as jnp
 
 from tests.checking import check
-
-R = np.random.RandomState(0)
-A = R.randn(3, 4).astype(np.float32)
-I = np.arange(12, dtype=np.int32).reshape(3, 4)
+from tests.libraries.numpy.operands import A, I
 
 
 def test_linspace_family():

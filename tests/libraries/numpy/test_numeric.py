@@ -8,13 +8,9 @@ import xjax
 import xjax.numpy as jnp
 
 from tests.checking import check
+from tests.libraries.numpy.operands import A, I, N, V
 
-R = np.random.RandomState(0)
 RNG = np.random.default_rng(0)
-A = R.randn(3, 4).astype(np.float32)
-I = np.arange(12, dtype=np.int32).reshape(3, 4)
-N = np.array([1., np.nan, 3., -np.inf, np.inf, 0., -0.], np.float32)
-V = np.array([3., 1., 2., 5., 4.], np.float32)
 
 
 def test_comparisons():

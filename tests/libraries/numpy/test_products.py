@@ -6,10 +6,9 @@ import pytest
 import xjax.numpy as jnp
 
 from tests.checking import check
+from tests.libraries.numpy.operands import A, V
 
-R = np.random.RandomState(0)
-A = R.randn(3, 4).astype(np.float32)
-V = np.array([3., 1., 2., 5., 4.], np.float32)
+R = np.random.RandomState(1)
 
 
 def test_products():

@@ -7,11 +7,7 @@ import xjax
 import xjax.numpy as jnp
 
 from tests.checking import check
-
-R = np.random.RandomState(0)
-A = R.randn(3, 4).astype(np.float32)
-I = np.arange(12, dtype=np.int32).reshape(3, 4)
-V = np.array([3., 1., 2., 5., 4.], np.float32)
+from tests.libraries.numpy.operands import A, I, V
 
 
 def test_stacking_and_splitting():

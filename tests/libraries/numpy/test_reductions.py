@@ -6,9 +6,7 @@ import pytest
 import xjax.numpy as jnp
 
 from tests.checking import check
-
-R = np.random.RandomState(0)
-A = R.randn(3, 4).astype(np.float32)
+from tests.libraries.numpy.operands import A
 
 
 @pytest.mark.parametrize("name", ["nansum", "nanmean", "nanmax", "nanmin", "nanprod",

@@ -6,12 +6,8 @@ import pytest
 import xjax.numpy as jnp
 
 from tests.checking import check
+from tests.libraries.numpy.operands import A, I, N, V
 
-R = np.random.RandomState(0)
-A = R.randn(3, 4).astype(np.float32)
-I = np.arange(12, dtype=np.int32).reshape(3, 4)
-N = np.array([1., np.nan, 3., -np.inf, np.inf, 0., -0.], np.float32)
-V = np.array([3., 1., 2., 5., 4.], np.float32)
 
 UNARY_F = ["fabs", "log2", "log10", "deg2rad", "rad2deg", "degrees", "radians", "sinc",
            "signbit", "isfinite", "isinf", "isnan", "isposinf", "isneginf", "floor", "ceil",
