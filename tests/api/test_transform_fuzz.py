@@ -12,7 +12,6 @@ scalar constants, reductions, where/cond/fori_loop) taking ``x: f32[3]`` and a P
 Bounded for CI: few examples, no deadline.
 """
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 import xjax

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import xjax
-import xjax.numpy as jnp
 from xjax import image
 from xjax.test_util import check_grads
 

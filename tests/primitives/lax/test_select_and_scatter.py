@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import xjax
-import xjax.numpy as jnp
 from xjax import lax
 from xjax.test_util import check_grads
 

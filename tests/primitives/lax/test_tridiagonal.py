@@ -7,7 +7,6 @@ import scipy.linalg
 from scipy.linalg import lapack as scipy_lapack
 
 import xjax
-import xjax.numpy as jnp
 from xjax.lax import linalg as L
 from xjax._src.primitives.lax.linalg import lapack
 from xjax.test_util import check_grads

@@ -15,7 +15,6 @@ from collections import namedtuple
 from contextlib import contextmanager
 from typing import Any, Callable, Sequence
 
-import numpy as np
 
 from xjax._src.foundations import errors
 from xjax._src.core.avals import ShapedArray
