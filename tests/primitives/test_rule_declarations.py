@@ -9,12 +9,6 @@ import sys
 import xjax  # noqa: F401
 from xjax._src.core.trace import Primitive
 
-# Rules still set twice, and why (remove an entry when its module is fixed).
-KNOWN = {
-    ("remat2", "impl"): "checkpoint.py replaces dispatch.call_primitive's rules (its module "
-                        "belongs to the higher-order-primitive kit)",
-    ("remat2", "lowering"): "as above",
-}
 
 _IMPORT_EVERYTHING = """
 import importlib, json, pkgutil, xjax
@@ -32,9 +26,8 @@ def test_every_rule_is_set_once():
                         capture_output=True, text=True, timeout=120)
   assert done.returncode == 0, done.stderr[-3000:]  # an undeclared attribute raises
   twice = json.loads(done.stdout.strip().splitlines()[-1])
-  unexpected = [t for t in twice if (t[0], t[1]) not in KNOWN]
-  assert not unexpected, ("rules set a second time after the primitive was built (give "
-                          f"the final rule where it is built): {unexpected}")
+  assert not twice, ("rules set a second time after the primitive was built (give "
+                     f"the final rule where it is built): {twice}")
 
 
 def test_primitives_have_only_declared_attributes():

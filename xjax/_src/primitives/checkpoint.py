@@ -372,19 +372,17 @@ def _discharge_call(is_ref, *args, jaxpr, prevent_cse, **params):
   return outs[n:], outs[:n]
 
 
-def _impl(*args, **params):
+def _impl(*args, jaxpr, **params):
   if any(type(get_aval(x)) is AbstractRef for x in args):
-    return run_with_refs(checkpoint_p, args, params)
-  return _call_impl(*args, **params)
+    return run_with_refs(checkpoint_p, args, dict(params, jaxpr=jaxpr))
+  return dispatch.run_closed_jaxpr(jaxpr, args, "remat2")
 
 
-checkpoint_p = dispatch.call_primitive("remat2")   # JAX's name for it
-_call_impl = checkpoint_p.impl
-checkpoint_p.impl = _impl
+checkpoint_p = dispatch.call_primitive("remat2", impl=_impl,   # JAX's name for it
+                                       lowering=_lowering)
 checkpoint_p.discharge_call = _discharge_call
 call_rules(checkpoint_p, update=_cse, rules=("jvp", "transpose", "batch"))
 checkpoint_p.partial_eval = _partial_eval
-checkpoint_p.lowering = _lowering
 
 
 # ---------------------------------------------------------------------------------------
