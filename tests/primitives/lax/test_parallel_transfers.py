@@ -89,7 +89,10 @@ def test_ragged_all_to_all_grad_and_vmap_trace():
   assert [e.primitive.name for e in body.eqns].count("ragged_all_to_all") == 1
   assert "all_to_all" in [e.primitive.name for e in body.eqns]
   batched = [jnp.ones((2, 6)), jnp.ones((2, 6))] + [jnp.zeros((2, 1), jnp.int32)] * 4
-  vm = xjax.make_jaxpr(xjax.vmap(_ragged))(*batched)
+  with pytest.raises(NameError, match="Found an unbound axis name: i. To fix this, please "
+                                      "call ragged_all_to_all under `jax.shard_map`."):
+    xjax.make_jaxpr(xjax.vmap(_ragged))(*batched)   # (JAX's error)
+  vm = xjax.make_jaxpr(xjax.vmap(_ragged), axis_env=[("i", 1)])(*batched)
   (eqn,) = [e for e in vm.eqns if e.primitive.name == "ragged_all_to_all"]
   assert [str(v.aval) for v in eqn.invars] == ["float32[12]"] * 2 + ["int32[2]"] * 4
   with pytest.raises(NotImplementedError, match="under vmap over its own axis"):

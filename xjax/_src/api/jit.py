@@ -8,8 +8,10 @@ composes with everything.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import warnings
 import weakref
 from typing import Callable
 
@@ -25,9 +27,11 @@ from xjax._src.execution import dispatch, spmd
 from xjax._src.foundations import monitoring, retracing
 from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, Sharding, context_mesh
 from xjax._src.foundations.errors import api_boundary, remove_internal_frames
-from xjax._src.interpreters import ad
+from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.higher_order import as_closed, call_rules, hoist
-from xjax._src.interpreters.staging import DebugInfo, fun_name, fun_source, trace_to_jaxpr
+from xjax._src.core import source_info
+from xjax._src.interpreters.staging import (DebugInfo, DynamicJaxprTrace, fun_name, fun_source,
+                                            trace_to_jaxpr)
 from xjax._src.primitives.hijax import check_low
 from xjax._src.primitives.state.discharge import StatefulCall, has_state
 from xjax._src.execution.array import Array
@@ -231,7 +235,24 @@ def _jit_params(params: dict, rule: str, origin: list) -> dict:
   return dict(params, name=f"transpose_{params['name']}") if rule == "transpose" else params
 
 
-jit_p = dispatch.call_primitive("jit")
+def _jit_impl(*args, jaxpr, name, device=None, compiler_options=()):
+  """A jit call run now (under a transformation that evaluates, such as vmap at the top
+  level): on ``device`` when jit was given one (``device=``/``backend=``), compiled with
+  its ``compiler_options``."""
+  return dispatch.run_closed_jaxpr(jaxpr, args, name, device, compiler_options)
+
+
+def _jit_lowering(ctx, *args, jaxpr, name, device=None, compiler_options=()):
+  if device is not None:
+    raise NotImplementedError(
+        f"jit of {name} with device={device!r} (or backend=) inside another compiled "
+        "computation (jit, a loop or branch body, ...) is not supported by xjax: the "
+        "placement applies only where the call runs on its own. Put the inputs on the device "
+        "with jax.device_put instead (JAX deprecates jit's device and backend arguments).")
+  return ctx.call(jaxpr, name, list(args))
+
+
+jit_p = dispatch.call_primitive("jit", impl=_jit_impl, lowering=_jit_lowering)
 jit_p.pp_params = lambda p: sorted(p.items(), key=lambda kv: kv[0] != "name")
 jit_p.pp_alias_jaxpr = "jaxpr"
 call_rules(jit_p, update=_jit_params, keep_consts=("jvp",))   # (as JAX prints them)
@@ -408,6 +429,7 @@ _INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1  # larger ints take the checked p
 
 
 _LEAF_TREE = tree_util.tree_structure(0)
+_axis_env = batching._axis_env
 
 
 def _shared_cache(fun, options: tuple) -> tuple[dict, dict]:
@@ -433,10 +455,14 @@ class PjitFunction:
 
   def __init__(self, fun: Callable, static_argnums, static_argnames, donate_argnums,
                donate_argnames, keep_unused, inline, in_shardings=None,
-               out_shardings=None) -> None:
+               out_shardings=None, device=None, backend=None,
+               compiler_options=None) -> None:
     if not callable(fun):
       raise TypeError(f"Expected a callable value, got {fun!r}")
     self.fun = fun
+    # (device, backend) when jit was given either: the calls run there.
+    self._placement = _placement(device, backend, in_shardings, out_shardings)
+    self._compiler_options = tuple(compiler_options.items()) if compiler_options else ()
     self._shardings = (in_shardings, out_shardings) if (
         in_shardings is not None or out_shardings is not None) else None
     # A bare PartitionSpec needs a context mesh (jax.set_mesh) when called.
@@ -468,7 +494,8 @@ class PjitFunction:
     # _fast: a call's key (see _fast_walk) -> dispatch.UncommittedCall
     self._cache, self._fast = _shared_cache(fun, (
         self._static_argnums, self._static_argnames, _hashable(donate_argnums),
-        _hashable(donate_argnames), id(self) if self._shardings else None))
+        _hashable(donate_argnames), id(self) if self._shardings else None, self._placement,
+        self._compiler_options))
     self._name = fun_name(fun)
     update_wrapper(self, fun, updated=())
     if self._sig is not None:  # inspect would take the object for a builtin (it has __get__)
@@ -517,9 +544,11 @@ class PjitFunction:
               names = _arg_names(self._sig, dyn_args, dyn_kwargs)
             avals[i] = _valid_leaf_aval(leaf, self.fun, names[i] if i < len(names) else "?")
     avals = tuple(avals)
+    axis_sizes = _axis_env.sizes   # named axes bound now (vmap, shard_map, axis_env)
     try:
       key = (in_tree, avals, _static_key(statics) if statics else (),
-             _static_key(static_kw) if static_kw else (), config._trace_key)
+             _static_key(static_kw) if static_kw else (),
+             (config._trace_key, tuple(axis_sizes)) if axis_sizes else config._trace_key)
       entry = self._cache.get(key)
     except TypeError:
       for i, v in statics:
@@ -615,21 +644,21 @@ class PjitFunction:
     if entry.state is not None:   # the refs' values in, their final values out
       leaves, refs = entry.state.read(leaves)
       avals = entry.in_avals
-    if current_trace() is eval_trace and runtime.several_devices and (
+    if current_trace() is eval_trace and runtime.several_devices and not self._placement and (
         self._shardings or spmd.call_mesh(entry.closed, leaves)):
       outs = self._call_spread(entry, leaves, args)
     elif current_trace() is eval_trace:
-      try:
-        device, committed = dispatch.pick_device(leaves, self._name)
-      except dispatch.IncompatibleDevicesError as err:
-        dyn = _split_args(args, kwargs, self._static_argnums, self._static_argnames)
-        raise err.with_names(_arg_names(self._sig, dyn[0], dyn[1])) from None
-      compiled = entry.compiled.get(device)
-      if compiled is None:
-        compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
-            entry.closed, device, self._name, entry.donated)
+      if self._placement:
+        device, committed = self._target_device(), True
+      else:
+        try:
+          device, committed = dispatch.pick_device(leaves, self._name)
+        except dispatch.IncompatibleDevicesError as err:
+          dyn = _split_args(args, kwargs, self._static_argnums, self._static_argnames)
+          raise err.with_names(_arg_names(self._sig, dyn[0], dyn[1])) from None
+      compiled = self._compiled(entry, device)
       if (fast_key is not None and not entry.donated and entry.state is None
-          and not runtime.several_devices and _plain_dispatch[0]):
+          and not runtime.several_devices and _plain_dispatch[0] and not self._placement):
         scalars = tuple((i, a) for i, (x, a) in enumerate(zip(leaves, avals))
                         if type(x) is not Array)
         bounded_put(self._fast, fast_key, dispatch.UncommittedCall(
@@ -641,10 +670,42 @@ class PjitFunction:
         self._rerun_deoptimized(err, args, kwargs)
     else:
       outs = jit_p.bind(*entry.closed.consts, *leaves, jaxpr=entry.call_jaxpr,
-                        name=self._name)
+                        name=self._name, **self._bind_params())
     if entry.state is not None:
       outs = entry.state.write(refs, outs)
     return tree_util.tree_unflatten(entry.out_tree, outs)
+
+  def _compiled(self, entry, device, lowered: tuple | None = None):
+    """The executable of ``entry`` on ``device`` (compiled on first use)."""
+    compiled = entry.compiled.get(device)
+    if compiled is None:
+      compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
+          entry.closed, device, self._name, entry.donated, lowered, self._compiler_options)
+    return compiled
+
+  def _target_device(self):
+    """The device jit's ``device=`` or ``backend=`` names (the backend's first)."""
+    device, backend = self._placement
+    return device if device is not None else runtime.backend(backend).local_devices()[0]
+
+  def _bind_params(self) -> dict:
+    """The ``jit`` primitive's parameters beyond the body and name: the device and XLA
+    options jit was given (compiler options only where the call is not staged into an
+    enclosing computation, as in JAX)."""
+    params = {}
+    if self._placement:
+      params["device"] = self._target_device()
+    if self._compiler_options:
+      trace = current_trace()
+      while trace is not None and not isinstance(trace, DynamicJaxprTrace):
+        trace = trace.parent
+      if trace is not None:
+        raise ValueError(
+            "`compiler_options` can only be passed to top-level `jax.jit`. Got "
+            f"compiler_options={dict(self._compiler_options)} specified on a nested jit "
+            f"with name: {self._name} and source info: {source_info.current()}")
+      params["compiler_options"] = self._compiler_options
+    return params
 
   def _over_context_mesh(self) -> "PjitFunction":
     """This jit with its bare PartitionSpecs taken over the context mesh (jax.set_mesh)."""
@@ -661,7 +722,8 @@ class PjitFunction:
           lambda s: NamedSharding(mesh, s) if isinstance(s, PartitionSpec) else s, tree,
           is_leaf=lambda s: isinstance(s, (PartitionSpec, Sharding)))
       jitted = self._by_mesh[mesh] = PjitFunction(
-          self.fun, *self._options, *map(named, self._shardings))
+          self.fun, *self._options, *map(named, self._shardings),
+          compiler_options=dict(self._compiler_options))
     return jitted
 
   def _spread_layouts(self, entry, leaves, args):
@@ -692,12 +754,9 @@ class PjitFunction:
     mesh, ins, outs = self._spread_layouts(entry, leaves, args)
     if mesh is None:  # shardings of one device
       device, committed = dispatch.pick_device(leaves, self._name)
-      compiled = entry.compiled.get(device)
-      if compiled is None:
-        compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
-            entry.closed, device, self._name, entry.donated)
-      return compiled(leaves, entry.in_avals, committed)
-    return spmd.run_jaxpr(entry.closed, leaves, mesh, self._name, ins, outs)
+      return self._compiled(entry, device)(leaves, entry.in_avals, committed)
+    return spmd.run_jaxpr(entry.closed, leaves, mesh, self._name, ins, outs,
+                          self._compiler_options)
 
   def _rerun_deoptimized(self, err: FloatingPointError, args, kwargs):
     """jax_debug_nans/infs: a jitted result held a NaN/Inf; run the function op by op so
@@ -714,6 +773,8 @@ class PjitFunction:
 
   # -- AOT ---------------------------------------------------------------------------------
   def trace(self, *args, **kwargs) -> "Traced":
+    if self._placement:
+      self._target_device()  # an unknown backend raises now, as in JAX
     entry, leaves, avals = self._entry(args, kwargs)
     return Traced(self, entry, leaves, args)
 
@@ -761,7 +822,8 @@ class Lowered:
     closed = entry.closed
     aliases = entry.donated and dispatch.donation_aliases(closed.in_avals, entry.donated,
                                                           closed.out_avals)
-    spread = runtime.several_devices and jitted._spread_layouts(entry, leaves, args)
+    spread = (runtime.several_devices and not jitted._placement
+              and jitted._spread_layouts(entry, leaves, args))
     self._lowered = None  # (text, host callbacks) of a one-device module, which compile reuses
     if spread and spread[0] is not None:
       self._text = spmd.lower(closed, *spread, jitted._name)
@@ -784,14 +846,26 @@ class Lowered:
       return runtime.hlo_computation(self._text)
     raise ValueError(f"compiler_ir: unknown dialect {dialect!r}; expected 'stablehlo' or 'hlo'")
 
-  def compile(self) -> "Compiled":
-    from xjax._src.backend import runtime
-    device = runtime.default_device()
-    compiled = self._entry.compiled.get(device)
-    if compiled is None:
-      compiled = self._entry.compiled[device] = dispatch.CompiledJaxpr(
-          self._entry.closed, device, self._jitted._name, self._entry.donated, self._lowered)
-    return Compiled(self._jitted, self._entry, compiled)
+  def compile(self, compiler_options: dict | None = None, *,
+              device_assignment=None) -> "Compiled":
+    """The compiled program; ``compiler_options`` (XLA options by name) add to and
+    override jit's.  ``device_assignment``, when given, must be the program's device."""
+    jitted, entry = self._jitted, self._entry
+    device = jitted._target_device() if jitted._placement else runtime.default_device()
+    if device_assignment is not None:
+      given = [d.id for d in device_assignment]
+      if given != [device.id]:
+        raise ValueError(
+            "device_assignment passed to `.compile` must match the device_assignment "
+            "calculated from array shardings and out_shardings. Got device ids passed to "
+            f"compile {given} on platform {device.platform.upper()} and devices ids "
+            f"calculated from array shardings and out_shardings [{device.id}] on platform "
+            f"{device.platform.upper()}")
+    if not compiler_options:
+      return Compiled(jitted, entry, jitted._compiled(entry, device, self._lowered))
+    options = tuple({**dict(jitted._compiler_options), **compiler_options}.items())
+    return Compiled(jitted, entry, dispatch.CompiledJaxpr(
+        entry.closed, device, jitted._name, entry.donated, self._lowered, options))
 
 
 class Compiled:
@@ -822,7 +896,8 @@ class Compiled:
           "Argument types differ from the types for which this computation was compiled: "
           f"called with {', '.join(map(str, avals))}; compiled for "
           f"{', '.join(map(str, entry.in_avals))}. Call .lower(...) again for the new types.")
-    outs = self._compiled(leaves, entry.in_avals, dispatch.pick_device(leaves)[1])
+    committed = True if self._jitted._placement else dispatch.pick_device(leaves)[1]
+    outs = self._compiled(leaves, entry.in_avals, committed)
     if entry.state is not None:
       outs = entry.state.write(refs, outs)
     return tree_util.tree_unflatten(entry.out_tree, outs)
@@ -831,15 +906,41 @@ class Compiled:
 def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=None,
         donate_argnums=None, donate_argnames=None, keep_unused: bool = False, device=None,
         backend=None, inline: bool = False, in_shardings=None, out_shardings=None,
-        abstracted_axes=None, compiler_options=None):
-  """Compiles ``fun`` with XLA; traced once per distinct argument signature."""
+        compiler_options: dict | None = None):
+  """Compiles ``fun`` with XLA; traced once per distinct argument signature.  ``device``
+  or ``backend`` (deprecated in JAX) places every call there; ``compiler_options`` are
+  XLA options by name (``{"xla_cpu_enable_fast_math": True}``)."""
   if fun is None:
-    return lambda f: jit(f, static_argnums=static_argnums, static_argnames=static_argnames,
-                         donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-                         keep_unused=keep_unused, inline=inline, in_shardings=in_shardings,
-                         out_shardings=out_shardings)
+    return functools.partial(
+        jit, static_argnums=static_argnums, static_argnames=static_argnames,
+        donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+        keep_unused=keep_unused, device=device, backend=backend, inline=inline,
+        in_shardings=in_shardings, out_shardings=out_shardings,
+        compiler_options=compiler_options)
   return PjitFunction(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                      keep_unused, inline, in_shardings, out_shardings)
+                      keep_unused, inline, in_shardings, out_shardings, device, backend,
+                      compiler_options)
+
+
+def _placement(device, backend, in_shardings, out_shardings) -> tuple | None:
+  """(device, backend) of a jit given either (checked as JAX checks them), else None."""
+  if device is None and backend is None:
+    return None
+  warnings.warn("backend and device argument on jit is deprecated. You can use "
+                '`jax.device_put(..., jax.local_devices(backend="cpu")[0])` on the inputs to '
+                "the jitted function to get the same behavior.", DeprecationWarning,
+                stacklevel=4)
+  if device is not None and backend is not None:
+    raise ValueError("can't specify both a device and a backend for jit, "
+                     f"got device={device!r} and backend={backend!r}")
+  for name, given in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
+    if given is not None:
+      raise ValueError("If backend or device is specified on jit, then "
+                       f"{name} should not be specified.")
+  if device is not None and not isinstance(device, runtime.Device):
+    raise TypeError(f"jit's device must be a Device (such as jax.devices()[0]), got "
+                    f"{device!r}; to choose a platform by name, pass backend=.")
+  return device, backend
 
 
 def compiled_when_eager(fun: Callable | None = None, *, static_argnames=()):
@@ -914,10 +1015,11 @@ def _shape_dtype_struct_aval(s: ShapeDtypeStruct) -> ShapedArray:
 pytype_aval_mappings[ShapeDtypeStruct] = _shape_dtype_struct_aval
 
 
-def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False,
-               abstracted_axes=None):
-  """``make_jaxpr(f)(*args)`` returns the ClosedJaxpr of ``f`` traced at ``args``' types."""
+def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False):
+  """``make_jaxpr(f)(*args)`` returns the ClosedJaxpr of ``f`` traced at ``args``' types;
+  ``axis_env``, (name, size) pairs, binds axis names for the collectives ``f`` uses."""
   static_argnums_n, static_argnames, sig = _normalize_static(fun, static_argnums, None)
+  axes = [batching.AxisData(int(size), name) for name, size in axis_env or ()]
 
   @api_boundary
   @wraps(fun)
@@ -929,7 +1031,10 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
              for leaf, n in zip(leaves, names + ["?"] * len(leaves))]
     debug = DebugInfo(fun_name(fun), fun_source(fun), names)
     call = _rebuild_call(fun, len(args), statics, static_kw)
-    closed, out_tree = _trace_flat(call, in_tree, avals, debug)
+    with contextlib.ExitStack() as bound:
+      for axis in axes:
+        bound.enter_context(batching._bound_axis(axis))
+      closed, out_tree = _trace_flat(call, in_tree, avals, debug)
     if return_shape:
       shapes = tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
           a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])

@@ -284,9 +284,15 @@ def backend(platform: str | None = None):
           _backends[name] = _started(name, _FACTORIES[name]())
           _count_devices()
       except Exception as e:
+        if platform.lower() == "gpu":   # an alias: none of the platforms it stands for is here
+          raise RuntimeError(
+              f"Unknown backend: '{platform}' requested, but no platforms that are instances "
+              f"of {platform} are present. Platforms present are: "
+              + ",".join(_backends)) from e
         raise RuntimeError(f"Backend '{platform}' failed to initialize: {e}") from e
     else:
-      raise RuntimeError(f"Unknown backend {platform}. Available: {sorted(_backends)}")
+      raise RuntimeError(f"Unknown backend {platform}. Available backends are "
+                         f"{list(_backends)}")
   return _backends[name]
 
 
@@ -688,18 +694,20 @@ class Executable:
 
 
 def compile(module_text: str, device, name: str, out_avals,
-            host_callbacks: Sequence = ()) -> Executable:
+            host_callbacks: Sequence = (), env_options: Sequence = ()) -> Executable:
   """Compiles a StableHLO module (MLIR text) for one device.
 
   ``host_callbacks[i]`` is the Python callable that the module's custom calls to
   ``HOST_CALLBACK_TARGET`` with ``backend_config = {index = i : ui64}`` run (see
-  ``_compile_with_callbacks``)."""
+  ``_compile_with_callbacks``).  ``env_options``: (name, value) pairs of XLA options (jit's
+  ``compiler_options``; see ``set_env_options``)."""
   client = device.client
   if config.read("jax_log_compiles"):
     logger.warning("Compiling %s for device %s", name or "module", device)
   options = _xc.CompileOptions()
   options.num_replicas = 1
   options.num_partitions = 1
+  set_env_options(options, env_options)
   # Without an explicit assignment the executable runs on device 0 whatever DeviceList says.
   options.device_assignment = _xc.DeviceAssignment.create(np.array([[device.id]]))
   with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"):
@@ -721,8 +729,8 @@ def compile_options(num_replicas: int, num_partitions: int, device_assignment=No
   build = options.executable_build_options
   build.use_spmd_partitioning = True
   build.use_shardy_partitioner = False
-  if fdo_profile is not None:
-    build.fdo_profile = fdo_profile
+  set_env_options(options, dict(env_options_overrides or {}, **(
+      {} if fdo_profile is None else {"fdo_profile": fdo_profile})))
   if device_assignment is not None:
     assignment = np.array(device_assignment)
     if assignment.ndim == 1 and num_partitions == 1:
@@ -736,14 +744,26 @@ def compile_options(num_replicas: int, num_partitions: int, device_assignment=No
     if assignment.dtype == object:
       assignment = np.vectorize(lambda d: d.id, otypes=[int])(assignment)
     options.device_assignment = _xc.DeviceAssignment.create(assignment)
-  overrides = dict(env_options_overrides or {})
-  for name in ("exec_time_optimization_effort", "memory_fitting_effort", "optimization_level",
-               "memory_fitting_level"):
+  return options
+
+
+# Options given by name that XLA takes as build options, not as environment overrides.
+_BUILD_OPTIONS = ("exec_time_optimization_effort", "memory_fitting_effort", "optimization_level",
+                  "memory_fitting_level", "fdo_profile")
+
+
+def set_env_options(options, overrides) -> None:
+  """Sets the named XLA options ``overrides`` (a dict or (name, value) pairs; the later of
+  a name wins) on ``options``: the efforts, levels and ``fdo_profile`` as build options,
+  the rest as environment overrides, which XLA checks when compiling (an unknown name
+  raises ``INVALID_ARGUMENT: No such compile option``)."""
+  overrides = dict(overrides)
+  build = options.executable_build_options
+  for name in _BUILD_OPTIONS:
     if name in overrides:
       setattr(build, name, overrides.pop(name))
   if overrides:
     options.env_option_overrides = list(overrides.items())
-  return options
 
 
 def _tiling_of(hlo, devices: Sequence, ndim: int):
@@ -839,11 +859,12 @@ class SpmdExecutable:
 
 
 def compile_spmd(module_text: str, devices: Sequence, name: str, in_avals, out_avals,
-                 choose_in: Sequence[bool], choose_out: Sequence[bool]) -> SpmdExecutable:
+                 choose_in: Sequence[bool], choose_out: Sequence[bool],
+                 env_options: Sequence = ()) -> SpmdExecutable:
   """Compiles a StableHLO module with XLA's SPMD partitioner: one partition per device,
   ``devices`` giving the device of each partition id.  XLA picks the layouts of the
   parameters and results flagged in ``choose_in``/``choose_out`` (see ``in_tilings``,
-  ``out_tilings``)."""
+  ``out_tilings``); ``env_options`` as ``compile``'s."""
   devices = list(devices)
   client = devices[0].client
   if config.read("jax_log_compiles"):
@@ -857,6 +878,7 @@ def compile_spmd(module_text: str, devices: Sequence, name: str, in_avals, out_a
   build.allow_spmd_sharding_propagation_to_output = list(choose_out) or [False]
   options.device_assignment = _xc.DeviceAssignment.create(
       np.array([[d.id for d in devices]]))
+  set_env_options(options, env_options)
   with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"):
     loaded = client.compile_and_load(module_text, _xc.DeviceList(tuple(devices)), options)
   if _inspections:
@@ -877,12 +899,19 @@ def compile_and_load(client, module, devices, options, host_callbacks=()):
 compile_hook = [compile_and_load]
 
 
+def _options_key(options) -> str:
+  """What in ``options`` the persistent cache key must tell apart: the named options."""
+  build = options.executable_build_options
+  return repr((sorted(options.env_option_overrides),
+               [getattr(build, name) for name in _BUILD_OPTIONS]))
+
+
 def _load_or_compile(client, module_text: str, device, options):
   """The executable from the persistent compilation cache, else compiled (and stored)."""
   devices = _xc.DeviceList((device,))
   entry = compilation_cache.key(module_text, device.platform, device.device_kind,
                                 str(device.id), _JAXLIB_VERSION,
-                                os.environ.get("XLA_FLAGS", "")) if (
+                                os.environ.get("XLA_FLAGS", ""), _options_key(options)) if (
       compilation_cache.directory() is not None and not _xla_transforms) else None
   if entry is not None:
     payload = compilation_cache.get(entry)

@@ -290,16 +290,18 @@ class CompiledJaxpr:
   ``donated`` (one flag per argument, or None) marks arguments whose buffers the
   executable may reuse for outputs; the runtime then deletes them.  ``lowered`` (module
   text, host callbacks) is ``closed`` already lowered (by ``Lowered``), compiled as it is.
+  ``compiler_options``: (name, value) pairs of XLA options (jit's ``compiler_options``).
   The executable budget may unload it (``unload``); it is then lowered and compiled again
   when next called."""
   __slots__ = ("closed", "executable", "out_avals", "const_bufs", "device", "text", "name",
-               "donated", "nbytes", "used", "_views", "__weakref__")
+               "donated", "compiler_options", "nbytes", "used", "_views", "__weakref__")
 
   def __init__(self, closed: ClosedJaxpr, device, name: str, donated=None,
-               lowered: tuple | None = None) -> None:
+               lowered: tuple | None = None, compiler_options: tuple = ()) -> None:
     self.closed = closed
     self.name = name
     self.donated = donated
+    self.compiler_options = compiler_options
     self.out_avals = closed.out_avals
     self.device = device
     self._views: list = []  # weak references to the UncommittedCalls running it
@@ -317,7 +319,7 @@ class CompiledJaxpr:
     else:
       self.text, callbacks = lowered
     self.executable = runtime.compile(self.text, device, self.name, closed.out_avals,
-                                      callbacks)
+                                      callbacks, self.compiler_options)
     self.const_bufs = [to_buffer(c, v.aval, device) for i, (c, v) in
                        enumerate(zip(closed.consts, closed.jaxpr.constvars))
                        if i not in embedded]
@@ -466,16 +468,23 @@ def call_primitive(name: str, jaxpr_param: str = "jaxpr", *, impl=None,
   return prim
 
 
-def run_closed_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], name: str = "jaxpr") -> list:
-  """Compiles (once per jaxpr, device) and runs a closed jaxpr on concrete values."""
-  if runtime.several_devices:
+def run_closed_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], name: str = "jaxpr",
+                     device=None, compiler_options: tuple = ()) -> list:
+  """Compiles (once per jaxpr, device and XLA options) and runs a closed jaxpr on concrete
+  values: on ``device`` when given (its results committed there), else where the inputs
+  are (``pick_device``)."""
+  if runtime.several_devices and device is None:
     mesh = spmd.call_mesh(closed, args)
     if mesh is not None:
-      return spmd.run_jaxpr(closed, args, mesh, name)
+      return spmd.run_jaxpr(closed, args, mesh, name, compiler_options=compiler_options)
   avals = [get_aval(x) for x in args]
-  device, committed = pick_device(args)
-  compiled = _compiled_jaxprs.get(closed, device)
+  if device is None:
+    device, committed = pick_device(args)
+  else:
+    committed = True
+  key = (device, compiler_options) if compiler_options else device
+  compiled = _compiled_jaxprs.get(closed, key)
   if compiled is None:
-    compiled = CompiledJaxpr(closed, device, name)
-    _compiled_jaxprs.put(closed, device, compiled)
+    compiled = CompiledJaxpr(closed, device, name, compiler_options=compiler_options)
+    _compiled_jaxprs.put(closed, key, compiled)
   return compiled(args, avals, committed)

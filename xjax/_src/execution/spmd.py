@@ -124,7 +124,7 @@ class SpmdProgram:
   __slots__ = ("executable", "in_shardings", "out_avals", "const_bufs", "text")
 
   def __init__(self, closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings,
-               name: str) -> None:
+               name: str, compiler_options: tuple = ()) -> None:
     devices = _devices(mesh)
     consts = list(closed.jaxpr.constvars)
     in_avals = [v.aval for v in consts] + list(closed.in_avals)
@@ -134,7 +134,7 @@ class SpmdProgram:
     self.out_avals = closed.out_avals
     exe = self.executable = runtime.compile_spmd(
         self.text, devices, name, in_avals, self.out_avals, [s is None for s in ins],
-        [s is None for s in outs])
+        [s is None for s in outs], compiler_options)
     chosen = [s if s is not None else sharding_from_tiling(t, mesh, a.ndim)
               for s, t, a in zip(ins, exe.in_tilings, in_avals)]
     exe.set_outputs(self.out_avals, [
@@ -157,18 +157,19 @@ runtime.register_backend_cache(_programs)
 
 
 def run_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], mesh: Mesh, name: str = "jaxpr",
-              in_shardings=None, out_shardings=None) -> list:
-  """Runs ``closed`` over ``mesh``'s devices (compiled once per jaxpr and layouts).
-  Inputs without a given sharding keep their own layout (XLA's choice if on one device)."""
+              in_shardings=None, out_shardings=None, compiler_options: tuple = ()) -> list:
+  """Runs ``closed`` over ``mesh``'s devices (compiled once per jaxpr, layouts and XLA
+  options, (name, value) pairs).  Inputs without a given sharding keep their own layout
+  (XLA's choice if on one device)."""
   if in_shardings is None:
     in_shardings = [None] * len(args)
   ins = tuple(s if s is not None else in_layout(x) for x, s in zip(args, in_shardings))
   outs = tuple(out_shardings) if out_shardings is not None else (None,) * len(
       closed.out_avals)
-  key = (mesh, ins, outs)
+  key = (mesh, ins, outs, compiler_options)
   program = _programs.get(closed, key)
   if program is None:
-    program = SpmdProgram(closed, mesh, ins, outs, name)
+    program = SpmdProgram(closed, mesh, ins, outs, name, compiler_options)
     _programs.put(closed, key, program)
   return program(args)
 

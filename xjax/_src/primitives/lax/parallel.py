@@ -7,15 +7,17 @@ trace owning a vmapped axis runs its batch rule even when the operand is unbatch
 computes the collective over the batch dimension.  Inside a shard_map body the primitives
 lower to XLA's collectives (``all_reduce``, ``all_gather``, ``collective_permute``,
 ``all_to_all``, ``reduce_scatter``) over the devices that differ only along the named mesh
-axes.  Elsewhere the axis name is unbound, and evaluation raises ``NameError`` as JAX does.
+axes.  ``make_jaxpr``'s ``axis_env`` binds names too.  The user-facing functions check, as
+they trace, that their names are bound, and raise JAX's ``NameError`` otherwise (rules that
+re-evaluate a traced body bind the primitives, which do not check).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from xjax._src.foundations import tree_util
+from xjax._src.foundations import dtypes, tree_util
 from xjax._src.core.avals import ShapedArray
-from xjax._src.core.trace import Primitive
+from xjax._src.core.trace import Primitive, Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.primitives.lax import elementwise, reductions, shapes
@@ -27,6 +29,16 @@ def _names(axis_name) -> tuple:
 
 def _unbound(*_, axis_name, **__):
   raise NameError(f"unbound axis name: {_names(axis_name)[0]}")
+
+
+def check_bound(axis_name, api_name: str) -> None:
+  """JAX's NameError when a name in ``axis_name`` is bound by no ``vmap``, ``shard_map``,
+  ``pmap`` or ``make_jaxpr(axis_env=...)`` (``api_name``: the collective JAX names)."""
+  bound = batching.axis_names()
+  for name in _names(axis_name):
+    if not isinstance(name, int) and name not in bound:
+      raise NameError(f"Found an unbound axis name: {name}. To fix this, please call "
+                      f"{api_name} under `jax.shard_map`.")
 
 
 def _collective(name: str, abstract_eval, lowering=None, impl=_unbound) -> Primitive:
@@ -145,11 +157,30 @@ pmin_p.batch = _reducer_batch(pmin_p, reductions.reduce_min,
 
 
 def _tree_bind(prim, x, axis_name):
+  check_bound(axis_name, "psum")
   return tree_util.tree_map(lambda leaf: prim.bind(leaf, axis_name=axis_name), x)
 
 
+def _times(leaf, n: int):
+  """A constant (not traced) ``leaf`` times ``n``, of its type: a Python or NumPy value
+  stays one, as JAX computes a psum of constants."""
+  if isinstance(leaf, (int, float, complex, np.ndarray, np.generic)):
+    return leaf * (np.asarray(n, leaf.dtype) if hasattr(leaf, "dtype") else n)
+  aval = get_aval(leaf)
+  return elementwise.mul(elementwise.convert_element_type(np.array(n, aval.dtype), aval.dtype,
+                                                        aval.weak_type), leaf)
+
+
 def psum(x, axis_name):
-  """Sums ``x`` (a pytree) over the named axis (or tuple of axes)."""
+  """Sums ``x`` (a pytree) over the named axis (or tuple of axes); booleans count as int32.
+  A sum of constants is the constants times the axis size, computed now (as in JAX)."""
+  if not _names(axis_name):
+    return x
+  x = tree_util.tree_map(lambda leaf: elementwise.convert_element_type(leaf, np.int32)
+                         if dtypes.dtype(leaf) == np.bool_ else leaf, x)
+  if not any(isinstance(leaf, Tracer) for leaf in tree_util.tree_leaves(x)):
+    n = axis_size(axis_name)
+    return tree_util.tree_map(lambda leaf: _times(leaf, n), x)
   return _tree_bind(psum_p, x, axis_name)
 
 
@@ -164,12 +195,11 @@ def pmin(x, axis_name):
 
 
 def pmean(x, axis_name):
-  """The mean of ``x`` (a pytree) over the named axis (or tuple of axes)."""
-  n = psum(1, axis_name)
-  return tree_util.tree_map(
-      lambda leaf: elementwise.div(psum(leaf, axis_name),
-                                   elementwise.convert_element_type(n, get_aval(leaf).dtype)),
-      x)
+  """The mean of ``x`` (a pytree) over the named axis (or tuple of axes): its psum over
+  the axis size, divided as ``/`` divides (integers give floats)."""
+  total = psum(x, axis_name)
+  n = axis_size(axis_name)
+  return tree_util.tree_map(lambda leaf: leaf / n, total)
 
 
 # ---------------------------------------------------------------------------------------
@@ -204,6 +234,7 @@ axis_index_p.batch = _axis_index_batch
 
 def axis_index(axis_name):
   """The index of this member along the named axis (an int32 scalar)."""
+  check_bound(axis_name, "axis_index")
   return axis_index_p.bind(axis_name=axis_name)
 
 
@@ -339,6 +370,7 @@ def ppermute(x, axis_name, perm):
   srcs, dsts = [s for s, _ in perm], [t for _, t in perm]
   if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
     raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
+  check_bound(axis_name, "ppermute")
   return tree_util.tree_map(lambda leaf: ppermute_p.bind(leaf, axis_name=axis_name,
                                                          perm=perm), x)
 
@@ -554,6 +586,8 @@ def pcast(x, axis_name, *, to: str):
   if to != "varying":
     raise NotImplementedError(f"pcast to {to!r}: xjax has no reduced/unreduced sharding "
                               "types; only to='varying' is supported.")
+  if current_trace() is not eval_trace:  # (called eagerly: the identity)
+    check_bound(axis_name, "pvary")
   from xjax._src.primitives.lax.shard_map import manual_axis_names
   axes = tuple(n for n in _names(axis_name) if n in manual_axis_names())
   if not axes:

@@ -13,13 +13,14 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import cumulative, elementwise, shapes
 from xjax._src.primitives.lax import gather_scatter as gs
 from xjax._src.primitives.lax.parallel import (_collective, _mesh_positions, _names, _rest,
-                                               all_to_all, axis_index, psum)
+                                               all_to_all, axis_index_p, check_bound, psum_p)
 from xjax._src.primitives.lax.tokens import abstract_token
 
 # ---------------------------------------------------------------------------------------
@@ -51,9 +52,9 @@ def _pbroadcast_batch(axis, args, dims, *, axis_name, source):
 
 def _pbroadcast_transpose(ct, x, *, axis_name, source):
   """The source gets every member's cotangent, the others nothing."""
-  total = psum(ad.instantiate(ct), axis_name)
+  total = psum_p.bind(ad.instantiate(ct), axis_name=axis_name)
   aval = get_aval(total)
-  is_source = elementwise.eq(axis_index(axis_name), np.int32(source))
+  is_source = elementwise.eq(axis_index_p.bind(axis_name=axis_name), np.int32(source))
   return [elementwise.select_n(is_source, shapes.full(aval.shape, 0, aval.dtype), total)]
 
 
@@ -64,6 +65,7 @@ ad.deflinear(pbroadcast_p, _pbroadcast_transpose)
 
 def pbroadcast(x, axis_name, source):
   """Every member of the named axis gets member ``source``'s ``x`` (a pytree)."""
+  check_bound(axis_name, "ppermute")
   return tree_util.tree_map(
       lambda leaf: pbroadcast_p.bind(leaf, axis_name=axis_name, source=source), x)
 
@@ -100,6 +102,7 @@ def _perm(perm) -> tuple:
 def psend(x, axis_name, perm):
   """Sends ``x`` (a pytree) from each ``perm`` source to its destination; returns the
   token a matching ``precv`` takes."""
+  check_bound(axis_name, "psend")
   names = _names(axis_name)
   return tree_util.tree_map(
       lambda leaf: psend_p.bind(leaf, axis_name=names, perm=_perm(perm)), x)
@@ -222,6 +225,8 @@ def ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets
   named axis (of size n, K slices), which writes it into its ``output`` at the
   ``output_offsets[i]`` it was given; returns ``output`` with what this member received
   (``recv_sizes`` rows at each offset)."""
+  if current_trace() is not eval_trace:  # (eagerly its evaluation raises JAX's error)
+    check_bound(axis_name, "ragged_all_to_all")
   if axis_index_groups is not None:
     axis_index_groups = tuple(tuple(int(i) for i in g) for g in axis_index_groups)
   return ragged_all_to_all_p.bind(operand, output, input_offsets, send_sizes,
