@@ -1,0 +1,204 @@
+"""jit's device=, backend= and compiler_options= are honoured (never silently ignored), and
+Lowered.compile takes compiler_options and device_assignment, as in JAX 0.10.2; jit and
+make_jaxpr take no abstracted_axes.  Messages are JAX 0.10.2's.  Placement on one of
+several devices: jit_arguments_cases.py, run with 4 CPU devices."""
+import warnings
+
+import numpy as np
+import pytest
+from tests.checking import check
+from tests.multi_device_run import run_cases
+
+import xjax
+import xjax.numpy as jnp
+from xjax.errors import JaxRuntimeError
+from xjax.sharding import SingleDeviceSharding
+from xjax._src.foundations.config import config
+
+X = np.linspace(-1.0, 1.0, 5, dtype=np.float32)
+WANT = np.sin(X) * 2.0 + 1.0
+NO_PASSES = {"xla_disable_all_hlo_passes": True}
+
+
+def f(x):
+  return jnp.sin(x) * 2.0 + 1.0
+
+
+def _quiet(make):
+  """``make()`` with jit's DeprecationWarning for device=/backend= silenced."""
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    return make()
+
+
+def test_placement_on_several_devices():
+  assert run_cases("tests/api/jit_arguments_cases.py") == 4
+
+
+# ---------------------------------------------------------------------------------------
+# device= and backend=
+
+def test_device_and_backend_warn_as_jax_where_jit_is_called():
+  with pytest.warns(DeprecationWarning, match="backend and device argument on jit is "
+                                              "deprecated") as caught:
+    xjax.jit(f, backend="cpu")
+    xjax.jit(device=xjax.devices()[0])(f)
+  assert [w.filename for w in caught] == [__file__] * 2
+
+
+@pytest.mark.parametrize("kw", [{"device": "dev"}, {"backend": "cpu"}])
+def test_results_are_committed_to_the_device(kw):
+  if "device" in kw:
+    kw = {"device": xjax.devices()[0]}
+  g = _quiet(lambda: xjax.jit(f, **kw))
+  for _ in range(2):  # (the second call would take the fast path)
+    out = g(X)
+    check(out, WANT)
+    assert out.committed and out.devices() == {xjax.devices()[0]}
+  assert xjax.jit(f)(X).committed is False
+  for out in (xjax.vmap(g)(X), xjax.grad(lambda x: g(x).sum())(X),
+              g.lower(X).compile()(X)):
+    assert out.committed
+  check(xjax.grad(lambda x: g(x).sum())(X), 2.0 * np.cos(X))
+
+
+def test_decorator_form_passes_everything_on():
+  g = _quiet(lambda: xjax.jit(device=xjax.devices()[0], static_argnums=1)(
+      lambda x, n: f(x) * n))
+  out = g(X, 3)
+  check(out, WANT * 3)
+  assert out.committed
+  with pytest.raises(JaxRuntimeError, match="No such compile option: 'not_an_option'"):
+    xjax.jit(compiler_options={"not_an_option": True})(f)(X)
+  a = xjax.jit(compiler_options=NO_PASSES)(f).lower(X).compile().as_text()
+  assert a == xjax.jit(f, compiler_options=NO_PASSES).lower(X).compile().as_text()
+
+
+def test_an_absent_backend_raises_as_jax_when_called_traced_or_lowered():
+  g = _quiet(lambda: xjax.jit(f, backend="gpu"))
+  msg = ("Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are "
+         "present. Platforms present are: cpu")
+  for call in (g, g.trace, g.lower):
+    with pytest.raises(RuntimeError, match=msg):
+      call(X)
+  with pytest.raises(RuntimeError, match=r"Unknown backend foo. Available backends are "
+                                         r"\['cpu'\]"):
+    _quiet(lambda: xjax.jit(f, backend="foo"))(X)
+
+
+def test_device_or_backend_with_shardings_raise_as_jax():
+  d = xjax.devices()[0]
+  s = SingleDeviceSharding(d)
+  cases = [({"device": d, "in_shardings": s}, ValueError,
+            "If backend or device is specified on jit, then in_shardings should not be "
+            "specified."),
+           ({"device": d, "out_shardings": s}, ValueError,
+            "If backend or device is specified on jit, then out_shardings should not be "
+            "specified."),
+           ({"backend": "cpu", "out_shardings": s}, ValueError, "then out_shardings"),
+           ({"device": d, "backend": "cpu"}, ValueError,
+            "can't specify both a device and a backend for jit, got device=CpuDevice(id=0) "
+            "and backend='cpu'"),
+           ({"device": "cpu"}, TypeError, "jit's device must be a Device")]
+  for kw, cls, msg in cases:
+    with pytest.raises(cls) as err:
+      _quiet(lambda: xjax.jit(f, **kw))
+    assert msg in str(err.value)
+
+
+def test_device_inside_a_compiled_computation_is_refused():
+  g = _quiet(lambda: xjax.jit(f, device=xjax.devices()[0]))
+  assert "device=cpu:0" in str(xjax.make_jaxpr(lambda x: g(x) + 1)(X))
+  with pytest.raises(NotImplementedError, match="inside another compiled computation"):
+    xjax.jit(lambda x: g(x) + 1)(X)
+
+
+# ---------------------------------------------------------------------------------------
+# compiler_options=
+
+def test_compiler_options_reach_xla():
+  plain = xjax.jit(f).lower(X).compile().as_text()
+  raw = xjax.jit(f, compiler_options=NO_PASSES).lower(X).compile().as_text()
+  assert "fusion" in plain and "fusion" not in raw   # XLA ran no pass: nothing fused
+  assert xjax.jit(f).lower(X).compile(NO_PASSES).as_text() == raw
+  # Lowered.compile's options add to and override jit's (as in JAX)
+  assert xjax.jit(f, compiler_options=NO_PASSES).lower(X).compile(
+      {"xla_disable_all_hlo_passes": False}).as_text() == plain
+  check(xjax.jit(f, compiler_options=NO_PASSES)(X), WANT)
+  check(xjax.jit(f, compiler_options={"xla_cpu_enable_fast_math": True})(X), WANT)
+  check(xjax.jit(f, compiler_options={"exec_time_optimization_effort": 0.5})(X), WANT)
+
+
+def test_functions_with_other_options_have_their_own_executables():
+  g = lambda x: jnp.cos(x) * 3.0 - x
+  a, b = xjax.jit(g), xjax.jit(g, compiler_options=NO_PASSES)
+  check(a(X), np.cos(X) * 3.0 - X)
+  check(b(X), np.cos(X) * 3.0 - X)
+  assert a._cache is not b._cache
+  assert "fusion" in a.lower(X).compile().as_text()
+  assert "fusion" not in b.lower(X).compile().as_text()
+
+
+def test_compiler_options_are_part_of_the_persistent_cache_key(tmp_path):
+  old = config.read("jax_compilation_cache_dir")
+  config.update("jax_compilation_cache_dir", str(tmp_path))
+  try:
+    g = lambda x: jnp.tanh(x) * 0.75 + 0.5
+    xjax.jit(g)(X)
+    assert len(list(tmp_path.glob("*.xla"))) == 1
+    out = xjax.jit(g, compiler_options=NO_PASSES)(X)   # the same module, other options
+    assert len(list(tmp_path.glob("*.xla"))) == 2
+    check(out, np.tanh(X) * 0.75 + 0.5)
+  finally:
+    config.update("jax_compilation_cache_dir", old)
+
+
+def test_unknown_or_invalid_options_raise_xlas_error():
+  with pytest.raises(JaxRuntimeError, match="INVALID_ARGUMENT: No such compile option: "
+                                            "'not_an_option'"):
+    xjax.jit(f, compiler_options={"not_an_option": True})(X)
+  with pytest.raises(JaxRuntimeError, match="No such compile option: 'not_an_option'"):
+    xjax.jit(f).lower(X).compile({"not_an_option": 1})
+  with pytest.raises(JaxRuntimeError, match="While setting option xla_cpu_enable_fast_math, "
+                                            "'notbool' is not a valid bool value."):
+    xjax.jit(f, compiler_options={"xla_cpu_enable_fast_math": "notbool"})(X)
+
+
+def test_compiler_options_only_on_a_top_level_jit():
+  g = xjax.jit(f, compiler_options={"xla_cpu_enable_fast_math": True})
+  msg = ("`compiler_options` can only be passed to top-level `jax.jit`. Got "
+         "compiler_options={'xla_cpu_enable_fast_math': True} specified on a nested jit with "
+         "name: f and source info: ")
+  for staged in (xjax.jit(lambda x: g(x)), xjax.make_jaxpr(lambda x: g(x)),
+                 xjax.grad(lambda x: g(x).sum())):
+    with pytest.raises(ValueError) as err:
+      staged(X)
+    assert str(err.value).startswith(msg) and __file__ in str(err.value)
+  check(xjax.vmap(g)(X[:, None]), WANT[:, None])   # evaluated, not staged: as in JAX
+  bad = xjax.jit(f, compiler_options={"not_an_option": True})
+  with pytest.raises(JaxRuntimeError, match="No such compile option"):
+    xjax.vmap(bad)(X)
+
+
+def test_lowered_compile_device_assignment_must_be_the_programs():
+  d = xjax.devices()[0]
+  check(xjax.jit(f).lower(X).compile(device_assignment=(d,))(X), WANT)
+  with pytest.raises(ValueError, match=r"device_assignment passed to `.compile` must match "
+                                       r"the device_assignment calculated from array "
+                                       r"shardings and out_shardings. Got device ids passed "
+                                       r"to compile \[0, 0\] on platform CPU and devices ids "
+                                       r"calculated from array shardings and out_shardings "
+                                       r"\[0\] on platform CPU"):
+    xjax.jit(f).lower(X).compile(device_assignment=(d, d))
+
+
+# ---------------------------------------------------------------------------------------
+# abstracted_axes: not a parameter in JAX 0.10.2
+
+def test_abstracted_axes_is_not_a_parameter():
+  with pytest.raises(TypeError, match=r"jit\(\) got an unexpected keyword argument "
+                                      "'abstracted_axes'"):
+    xjax.jit(f, abstracted_axes=None)
+  with pytest.raises(TypeError, match=r"make_jaxpr\(\) got an unexpected keyword argument "
+                                      "'abstracted_axes'"):
+    xjax.make_jaxpr(f, abstracted_axes=None)
