@@ -277,23 +277,24 @@ def backend(platform: str | None = None):
   if platform is None:
     return _backends[_default_platform[0]]
   name = _PLATFORM_ALIASES.get(platform.lower(), platform.lower())
-  if name not in _backends:
-    if name in _FACTORIES and not _requested_platforms():
-      try:
-        with _lock:
-          _backends[name] = _started(name, _FACTORIES[name]())
-          _count_devices()
-      except Exception as e:
-        if platform.lower() == "gpu":   # an alias: none of the platforms it stands for is here
-          raise RuntimeError(
-              f"Unknown backend: '{platform}' requested, but no platforms that are instances "
-              f"of {platform} are present. Platforms present are: "
-              + ",".join(_backends)) from e
-        raise RuntimeError(f"Backend '{platform}' failed to initialize: {e}") from e
-    else:
-      raise RuntimeError(f"Unknown backend {platform}. Available backends are "
-                         f"{list(_backends)}")
-  return _backends[name]
+  if name in _backends:
+    return _backends[name]
+  error = None
+  if name in _FACTORIES and not _requested_platforms():
+    try:
+      with _lock:
+        _backends[name] = _started(name, _FACTORIES[name]())
+        _count_devices()
+      return _backends[name]
+    except Exception as e:
+      error = e
+  if platform.lower() == "gpu":   # an alias: none of the platforms it stands for is here
+    raise RuntimeError(
+        f"Unknown backend: '{platform}' requested, but no platforms that are instances of "
+        f"{platform} are present. Platforms present are: " + ",".join(_backends)) from error
+  if error is not None:
+    raise RuntimeError(f"Backend '{platform}' failed to initialize: {error}") from error
+  raise RuntimeError(f"Unknown backend {platform}. Available backends are {list(_backends)}")
 
 
 _backend_of = backend   # for functions whose `backend` parameter (JAX's name) hides it
