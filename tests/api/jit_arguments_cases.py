@@ -59,3 +59,17 @@ def test_compiler_options_reach_programs_over_several_devices():
   out = xjax.jit(f, in_shardings=spread, compiler_options={"xla_cpu_enable_fast_math": False})(X)
   np.testing.assert_allclose(out, np.sin(X) * 2.0, rtol=1e-6)
   assert len(out.devices()) == 4
+
+
+def test_single_device_shardings_place_the_call():
+  S = xjax.sharding.SingleDeviceSharding
+  for kw in (dict(in_shardings=S(D[1])), dict(out_shardings=S(D[1])),
+             dict(in_shardings=S(D[1]), out_shardings=S(D[1]))):
+    out = xjax.jit(f, **kw)(jnp.asarray(X))
+    np.testing.assert_allclose(out, np.sin(X) * 2.0, rtol=1e-6)
+    assert out.devices() == {D[1]} and out.committed
+  # an input committed elsewhere is moved to the device in_shardings names (as JAX)
+  assert xjax.jit(f, in_shardings=S(D[0]))(xjax.device_put(X, D[3])).devices() == {D[0]}
+  assert xjax.jit(f, out_shardings=S(D[2])).lower(X).compile()(X).devices() == {D[2]}
+  with pytest.raises(ValueError, match="incompatible devices"):
+    xjax.jit(f, in_shardings=S(D[0]), out_shardings=S(D[1]))(X)

@@ -32,7 +32,7 @@ def _quiet(make):
 
 
 def test_placement_on_several_devices():
-  assert run_cases("tests/api/jit_arguments_cases.py") == 4
+  assert run_cases("tests/api/jit_arguments_cases.py") == 5
 
 
 # ---------------------------------------------------------------------------------------

@@ -749,11 +749,28 @@ class PjitFunction:
         s.check_shape(a.shape, "output")
     return mesh, in_flat, out_flat
 
+  def _sharded_device(self):
+    """The one device that the jit's ``in_shardings``/``out_shardings`` name, or None when
+    they name none (JAX refuses shardings naming different devices)."""
+    given = tree_util.tree_leaves(self._shardings or (),
+                                  is_leaf=lambda s: isinstance(s, Sharding))
+    devices = {d for s in given if isinstance(s, Sharding) for d in s.device_set}
+    if len(devices) > 1:
+      raise ValueError(f"Received incompatible devices for jitted computation. Got "
+                       f"in_shardings/out_shardings of {self._name} on devices "
+                       f"{sorted(d.id for d in devices)}; give them all one device, or a "
+                       f"sharding over a mesh of those devices.")
+    return next(iter(devices), None)
+
   def _call_spread(self, entry, leaves, args):
     """A call whose inputs, shardings or equations span several devices."""
     mesh, ins, outs = self._spread_layouts(entry, leaves, args)
     if mesh is None:  # shardings of one device
-      device, committed = dispatch.pick_device(leaves, self._name)
+      device = self._sharded_device()
+      if device is None:
+        device, committed = dispatch.pick_device(leaves, self._name)
+      else:  # the jit's own shardings name it: inputs go there, results stay committed
+        committed = True
       return self._compiled(entry, device)(leaves, entry.in_avals, committed)
     return spmd.run_jaxpr(entry.closed, leaves, mesh, self._name, ins, outs,
                           self._compiler_options)
@@ -851,7 +868,8 @@ class Lowered:
     """The compiled program; ``compiler_options`` (XLA options by name) add to and
     override jit's.  ``device_assignment``, when given, must be the program's device."""
     jitted, entry = self._jitted, self._entry
-    device = jitted._target_device() if jitted._placement else runtime.default_device()
+    device = (jitted._target_device() if jitted._placement
+              else jitted._sharded_device() or runtime.default_device())
     if device_assignment is not None:
       given = [d.id for d in device_assignment]
       if given != [device.id]:
