@@ -124,12 +124,23 @@ def run(python: list[str], code: str) -> str:
   return done.stdout.strip().splitlines()[-1]
 
 
+def _leading_number(result: str) -> float:
+  """A workload's printed time, for taking the best of several rounds (failures last)."""
+  try:
+    return float(result.split()[0])
+  except ValueError:
+    return float("inf")
+
+
 def main() -> None:
   parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
   parser.add_argument("--xjax-python", default=str(REPO / ".ecosystem" / "venv" / "bin" / "python"),
                       help="interpreter of the environment without jax (tools/ecosystem.py)")
   parser.add_argument("--jax-python", default=os.environ.get("XJAX_REFERENCE_PYTHON"),
                       help="interpreter of an environment with the reference JAX and the libraries")
+  parser.add_argument("--rounds", type=int, default=1,
+                      help="run each workload this many times, alternating the implementations, "
+                           "and report the best (this machine's timings are noisy)")
   parser.add_argument("rows", nargs="*", help="run only rows whose name holds one of these words")
   args = parser.parse_args()
   impls = [("xjax", [args.xjax_python, "-m", "xjax"])]
@@ -140,7 +151,8 @@ def main() -> None:
   for name, code in WORKLOADS.items():
     if args.rows and not any(word in name for word in args.rows):
       continue
-    results = [run(python, code) for _, python in impls]
+    rounds = [[run(python, code) for _, python in impls] for _ in range(args.rounds)]
+    results = [min(column, key=_leading_number) for column in zip(*rounds)]
     line = f"{name:<36s}" + "".join(f"{r:>30s}" for r in results)
     try:
       times = [float(r.split()[0]) for r in results]

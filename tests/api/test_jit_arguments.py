@@ -1,4 +1,4 @@
-"""jit's device=, backend= and compiler_options= are honoured (never silently ignored), and
+"""jit's device=, backend=, compiler_options= and inline= are honoured (never silently ignored), and
 Lowered.compile takes compiler_options and device_assignment, as in JAX 0.10.2; jit and
 make_jaxpr take no abstracted_axes.  Messages are JAX 0.10.2's.  Placement on one of
 several devices: jit_arguments_cases.py, run with 4 CPU devices."""
@@ -190,6 +190,64 @@ def test_lowered_compile_device_assignment_must_be_the_programs():
                                        r"calculated from array shardings and out_shardings "
                                        r"\[0\] on platform CPU"):
     xjax.jit(f).lower(X).compile(device_assignment=(d, d))
+
+
+# ---------------------------------------------------------------------------------------
+# inline=True: staged as the body's equations (the jaxprs are JAX 0.10.2's)
+
+def sin_times(x, y):
+  return jnp.sin(x) * y
+
+
+def test_an_inline_jit_is_staged_as_its_body():
+  g = xjax.jit(sin_times, inline=True)
+  assert str(xjax.make_jaxpr(xjax.jit(lambda x: g(x, 2.0) + 1))(1.0)) == (
+      "{ lambda ; a:f32[]. let\n    b:f32[] = jit[\n      name=<lambda>\n      jaxpr={ lambda "
+      "; a:f32[]. let\n          c:f32[] = sin a\n          d:f32[] = mul c 2.0:f32[]\n"
+      "          b:f32[] = add d 1.0:f32[]\n        in (b,) }\n    ] a\n  in (b,) }")
+  assert str(xjax.make_jaxpr(g)(1.0, 2.0)) == (
+      "{ lambda ; a:f32[] b:f32[]. let c:f32[] = sin a; d:f32[] = mul c b in (d,) }")
+  plain = xjax.make_jaxpr(lambda x: xjax.jit(sin_times)(x, 2.0))(1.0)
+  assert [e.primitive.name for e in plain.jaxpr.eqns] == ["jit"]
+  check(xjax.jit(lambda x: g(x, 2.0) + 1)(X), WANT)
+  check(g(X, 2.0), np.sin(X) * 2.0)   # called on values: compiled and run as any jit
+
+
+def test_an_inline_jit_stays_inline_under_transformations():
+  g = xjax.jit(sin_times, inline=True)
+  cases = {
+      "grad": (xjax.grad(lambda x: g(x, 3.0)), (1.0,),
+               "{ lambda ; a:f32[]. let\n    b:f32[] = sin a\n    c:f32[] = cos a\n"
+               "    _:f32[] = mul b 3.0:f32[]\n    d:f32[] = mul 1.0:f32[] 3.0:f32[]\n"
+               "    e:f32[] = mul d c\n  in (e,) }"),
+      "vmap": (xjax.vmap(lambda x: g(x, 3.0)), (jnp.ones(3),),
+               "{ lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 3.0:f32[] in (c,) }"),
+      "cond": (lambda x: xjax.lax.cond(x > 0, lambda x: g(x, 2.0), lambda x: x, x), (1.0,),
+               "{ lambda ; a:f32[]. let\n    b:bool[] = gt a 0.0:f32[]\n"
+               "    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b\n"
+               "    d:f32[] = cond[\n      branches=(\n        { lambda ; e:f32[]. let  in (e,) }"
+               "\n        { lambda ; f:f32[]. let\n            g:f32[] = sin f\n"
+               "            h:f32[] = mul g 2.0:f32[]\n          in (h,) }\n      )\n    ] c a\n"
+               "  in (d,) }"),
+  }
+  for name, (fun, args, want) in cases.items():
+    assert str(xjax.make_jaxpr(fun)(*args)) == want, name
+  check(xjax.grad(lambda x: g(x, 3.0))(0.5), 3.0 * np.cos(np.float32(0.5)))
+  check(xjax.jit(xjax.vmap(lambda x: g(x, 3.0)))(X), np.sin(X) * 3.0)
+
+
+def test_an_inline_jit_returns_tracers_of_the_bodys_types():
+  swap = xjax.jit(lambda x, y: (y, x), inline=True)
+  two, one = xjax.jit(lambda x: swap(x, 2.0))(np.float32(1.0))
+  check(two, np.float32(2.0))
+  assert two.weak_type and not one.weak_type
+  assert str(xjax.make_jaxpr(lambda x: swap(x, 2.0))(1.0)) == (
+      "{ lambda ; a:f32[]. let  in (2.0:f32[], a) }")
+  c = jnp.arange(3.0)
+  add_c = xjax.jit(lambda x: x + c, inline=True)
+  closed = xjax.make_jaxpr(lambda x: add_c(x) * 2)(jnp.ones(3))
+  assert [e.primitive.name for e in closed.jaxpr.eqns] == ["add", "mul"]
+  check(closed.consts[0], np.arange(3.0, dtype=np.float32))
 
 
 # ---------------------------------------------------------------------------------------

@@ -18,10 +18,11 @@ from typing import Callable
 from xjax._src.foundations import tree_util
 from xjax._src.foundations.config import config
 from xjax._src.core.avals import ShapedArray
-from xjax._src.core.jaxpr import ClosedJaxpr
+from xjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from xjax._src.backend import runtime
 from xjax._src.core.jaxpr_cache import bounded_put
-from xjax._src.core.trace import Primitive, Tracer, current_trace, escaped_tracer_error, eval_trace
+from xjax._src.core.trace import (Primitive, Tracer, current_trace, escaped_tracer_error,
+                                  eval_trace, set_current_trace)
 from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src.execution import dispatch, spmd
 from xjax._src.foundations import monitoring, retracing
@@ -235,14 +236,14 @@ def _jit_params(params: dict, rule: str, origin: list) -> dict:
   return dict(params, name=f"transpose_{params['name']}") if rule == "transpose" else params
 
 
-def _jit_impl(*args, jaxpr, name, device=None, compiler_options=()):
+def _jit_impl(*args, jaxpr, name, device=None, compiler_options=(), inline=False):
   """A jit call run now (under a transformation that evaluates, such as vmap at the top
   level): on ``device`` when jit was given one (``device=``/``backend=``), compiled with
   its ``compiler_options``."""
   return dispatch.run_closed_jaxpr(jaxpr, args, name, device, compiler_options)
 
 
-def _jit_lowering(ctx, *args, jaxpr, name, device=None, compiler_options=()):
+def _jit_lowering(ctx, *args, jaxpr, name, device=None, compiler_options=(), inline=False):
   if device is not None:
     raise NotImplementedError(
         f"jit of {name} with device={device!r} (or backend=) inside another compiled "
@@ -252,8 +253,20 @@ def _jit_lowering(ctx, *args, jaxpr, name, device=None, compiler_options=()):
   return ctx.call(jaxpr, name, list(args))
 
 
+def _jit_staging(trace, args, params) -> list:
+  """A jit made with ``inline=True`` is staged as its body's equations (as JAX does)."""
+  if not params.get("inline"):
+    return trace.record(jit_p, args, params)
+  closed = params["jaxpr"]
+  with set_current_trace(trace):
+    outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+  return [trace.to_tracer(x) for x in outs]
+
+
 jit_p = dispatch.call_primitive("jit", impl=_jit_impl, lowering=_jit_lowering)
-jit_p.pp_params = lambda p: sorted(p.items(), key=lambda kv: kv[0] != "name")
+jit_p.staging = _jit_staging
+jit_p.pp_params = lambda p: sorted(((k, v) for k, v in p.items() if k != "inline"),
+                                   key=lambda kv: kv[0] != "name")
 jit_p.pp_alias_jaxpr = "jaxpr"
 call_rules(jit_p, update=_jit_params, keep_consts=("jvp",))   # (as JAX prints them)
 
@@ -463,6 +476,7 @@ class PjitFunction:
     # (device, backend) when jit was given either: the calls run there.
     self._placement = _placement(device, backend, in_shardings, out_shardings)
     self._compiler_options = tuple(compiler_options.items()) if compiler_options else ()
+    self._inline = bool(inline)
     self._shardings = (in_shardings, out_shardings) if (
         in_shardings is not None or out_shardings is not None) else None
     # A bare PartitionSpec needs a context mesh (jax.set_mesh) when called.
@@ -691,10 +705,13 @@ class PjitFunction:
   def _bind_params(self) -> dict:
     """The ``jit`` primitive's parameters beyond the body and name: the device and XLA
     options jit was given (compiler options only where the call is not staged into an
-    enclosing computation, as in JAX)."""
+    enclosing computation, as in JAX), and ``inline`` (staged as its body's equations)
+    where neither placement nor shardings stop it, as JAX."""
     params = {}
     if self._placement:
       params["device"] = self._target_device()
+    elif self._inline and self._shardings is None:
+      params["inline"] = True
     if self._compiler_options:
       trace = current_trace()
       while trace is not None and not isinstance(trace, DynamicJaxprTrace):

@@ -32,6 +32,8 @@ class Primitive:
     installed on the class by the executor (``dispatch.py``), so primitive definitions
     never import the executor; a primitive may set its own.
   - ``partial_eval``: optional rule for higher-order primitives (known/unknown split).
+  - ``staging(trace, args, params)``: optional; what a staging trace records for the
+    primitive instead of its one equation (an inlined ``jit`` records its body's).
   - ``dce(used_outputs, eqn) -> eqn``: optional dead-code rule, an equivalent equation for
     one only some of whose outputs are used (``checkpoint``'s DCE asks it).
   - ``physical_lowering``: the lowering used when an operand or result has an extended
@@ -48,7 +50,7 @@ class Primitive:
   ``rules_set_twice`` (a test checks both).
   """
   RULES = ("abstract_eval", "effectful_abstract_eval", "impl", "lowering",
-           "physical_lowering", "jvp", "transpose", "batch", "partial_eval", "dce",
+           "physical_lowering", "jvp", "transpose", "batch", "partial_eval", "staging", "dce",
            "discharge", "discharge_call", "effects", "pp_params", "pp_eqn")
   ATTRIBUTES = RULES + ("name", "multiple_results", "hidden_params", "pp_alias_jaxpr",
                         "is_collective", "ref_allocating", "call_primitive")
@@ -71,6 +73,7 @@ class Primitive:
     self.transpose: Callable | None = None
     self.batch: Callable | None = None
     self.partial_eval: Callable | None = None
+    self.staging: Callable | None = None
     self.dce: Callable | None = None
     self.physical_lowering: Callable | None = None
     self.discharge: Callable | None = None

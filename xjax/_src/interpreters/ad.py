@@ -143,7 +143,7 @@ class PartialEvalTrace(DynamicJaxprTrace):
 
   def stage(self, prim, args, params):
     """Records ``prim`` regardless of which inputs are known."""
-    return DynamicJaxprTrace.process_primitive(self, prim, args, params)
+    return self.record(prim, args, params)
 
 
 def linearize_flat(fun: Callable, primals: Sequence[Any]):

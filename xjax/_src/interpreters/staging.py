@@ -102,6 +102,12 @@ class DynamicJaxprTrace(Trace):
       return Literal(np.asarray(x, dtype=aval.dtype)[()], aval)
     return self._const_var(x, aval)
 
+  def to_tracer(self, x) -> DynamicJaxprTracer:
+    """``x`` as one of this trace's tracers (a constant or literal where it is a value)."""
+    if isinstance(x, DynamicJaxprTracer) and x._trace is self:
+      return x
+    return DynamicJaxprTracer(self, self.to_atom(x))
+
   def _const_var(self, x, aval: ShapedArray) -> Var:
     var = self.const_vars.get(id(x))
     if var is None:
@@ -110,6 +116,12 @@ class DynamicJaxprTrace(Trace):
     return var
 
   def process_primitive(self, prim, args, params):
+    if prim.staging is not None:
+      return prim.staging(self, args, params)
+    return self.record(prim, args, params)
+
+  def record(self, prim, args, params):
+    """Records one equation of ``prim`` on ``args``; its output tracer(s)."""
     atoms = [self.to_atom(x) for x in args]
     if prim.effectful_abstract_eval is None:
       out = prim.abstract_eval(*[a.aval for a in atoms], **params)

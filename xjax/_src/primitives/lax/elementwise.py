@@ -606,11 +606,19 @@ def _convert_batch(axis, args, dims, **params):
   return convert_element_type_p.bind(args[0], **params), dims[0]
 
 
+def _convert_staging(trace, args, params):
+  """A host scalar is converted now, staying a literal (JAX folds these conversions)."""
+  if _is_host_scalar(args[0]):
+    return trace.to_tracer(convert_element_type(args[0], **params))
+  return trace.record(convert_element_type_p, args, params)
+
+
 convert_element_type_p = standard_primitive("convert_element_type", _convert_abstract_eval,
                                             _convert_lowering)
 convert_element_type_p.jvp = _convert_jvp
 convert_element_type_p.transpose = _convert_transpose
 convert_element_type_p.batch = _convert_batch
+convert_element_type_p.staging = _convert_staging
 
 
 def _integer_pow_abstract_eval(x, *, y):
@@ -825,8 +833,7 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     new_dtype = dtypes.dtype(new_dtype)
   new_dtype = dtypes.canonicalize_dtype(new_dtype)
   weak_type = bool(weak_type)
-  if isinstance(operand, _HOST_SCALARS) or (isinstance(operand, np.ndarray)
-                                            and operand.ndim == 0):
+  if _is_host_scalar(operand):
     if np.asarray(operand).dtype.kind == "f" and dtypes.is_integer(new_dtype):
       operand = _saturating_int(float(operand), new_dtype)
     return scalar_array(operand, new_dtype, weak_type)
@@ -837,6 +844,10 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
 
 
 _HOST_SCALARS = (bool, int, float, type(1j), np.generic)  # `complex` is lax.complex here
+
+
+def _is_host_scalar(x) -> bool:
+  return isinstance(x, _HOST_SCALARS) or (isinstance(x, np.ndarray) and x.ndim == 0)
 
 
 def _convert_extended(operand, new_dtype):
