@@ -120,6 +120,16 @@ def jit_dispatch(leaves):
   return make
 
 
+def jit_dispatch_nested(jax, jnp, lax):
+  """A training step's signature: flax-style nested parameter dicts and an optimizer state
+  (a tuple of the same structure), 16 leaves, returned updated."""
+  params = {"params": {f"Dense_{i}": {"bias": jnp.ones(3), "kernel": jnp.ones((3, 3))}
+                       for i in range(4)}}
+  state = (params, ())
+  f = jax.jit(lambda p, s: (p, s))
+  return lambda: f(params, state), 2000
+
+
 ROWS = [
     ("jit(grad) scan RNN T=100 H=128", rnn_grad),
     ("jit(grad) MLP 4x512, batch 256", mlp_grad),
@@ -132,6 +142,7 @@ ROWS = [
     ("jit dispatch a + a", jit_dispatch(1)),
     ("jit dispatch, 10-leaf pytree", jit_dispatch(10)),
     ("jit dispatch, 100-leaf pytree", jit_dispatch(100)),
+    ("jit dispatch, nested dicts (16 leaves)", jit_dispatch_nested),
 ]
 
 

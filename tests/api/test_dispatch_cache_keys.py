@@ -88,6 +88,20 @@ def test_dict_keys_none_and_namedtuples_are_part_of_the_key():
   assert len(traces) == 6
 
 
+def test_nested_dicts_key_by_sorted_names_whatever_their_order():
+  f, traces = counting(lambda d: jax.tree_util.tree_map(lambda x: x * 2, d))
+  x = jnp.float32(1.0)
+  calls = [({"b": x, "a": {"d": x, "c": 1.0}},), ({"a": {"c": 1.0, "d": x}, "b": x},)]
+  for r1, r2 in alternate(f, calls):
+    for r in (r1, r2):
+      assert list(r) == ["a", "b"] and list(r["a"]) == ["c", "d"]
+      assert r["a"]["c"].weak_type and float(r["a"]["c"]) == 2.0
+  assert len(traces) == 1
+  for _ in range(2):   # keys that do not sort: the checked path's error, every call
+    with pytest.raises(ValueError, match="keys must be sortable"):
+      f({1: x, "a": x})
+
+
 def test_python_scalars_inside_trees_and_kwargs():
   f, traces = counting(lambda t, *, y: (t[0] * 2, t[1] * 2, y * 2))
   for r1, r2 in alternate(lambda t, y: f(t, y=y), [([1, 2.0], [3]), ([1.0, 2], (3.0,))]):

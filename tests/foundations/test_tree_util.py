@@ -730,3 +730,25 @@ def test_flatten_up_to_dict_mismatch_starts_with_jaxs_wording():
     with pytest.raises(ValueError, match=r"^Dict key mismatch; expected keys: \['a'\]; "
                                          r"present keys: \['a', 'b'\]\. flatten_up_to"):
         treedef.flatten_up_to({"a": 1, "b": 2})
+
+
+def test_unflattener_builds_what_unflatten_builds():
+    from xjax._src.foundations.tree_util import unflattener
+    deep = 0
+    for _ in range(60):   # deeper than one compiled expression may nest: unflatten's way
+        deep = [deep, 1]
+    trees = [
+        {"params": {"Dense_0": {"kernel": 1, "bias": 2}, "Dense_1": {"kernel": 3}}},
+        (Point(1, [2, (3,)]), None, {7: 4, 2: (5, 6)}, ()),
+        [Box(1, {"k": 2}, meta=("m", 1)), OrderedDict([("z", 3), ("a", 4)])],
+        defaultdict(list, {"b": (1, 2), "a": [3]}),
+        (1,),
+        deep,
+    ]
+    for tree in trees:
+        leaves, treedef = tu.tree_flatten(tree)
+        fresh = list(range(100, 100 + len(leaves)))
+        built = unflattener(treedef)(list(fresh))
+        want = treedef.unflatten(fresh)
+        assert built == want and tu.tree_structure(built) == treedef
+        assert type(built) is type(want)

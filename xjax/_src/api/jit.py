@@ -420,6 +420,22 @@ def _fast_walk(xs, key: list, bufs: list) -> bool:
     elif kind in _SCALAR_TYPES and (kind is not int or _INT32_MIN <= x <= _INT32_MAX):
       key.append(kind)
       bufs.append(x)
+    elif kind is dict:   # the common containers, as their nodes flatten them
+      try:
+        names = sorted(x)
+      except TypeError:  # the checked path explains
+        return False
+      key.append(dict)
+      key.append(tuple(names))
+      if not _fast_walk([x[k] for k in names], key, bufs):
+        return False
+      key.append(_END)
+    elif kind is tuple or kind is list:
+      key.append(kind)
+      key.append(None)
+      if not _fast_walk(x, key, bufs):
+        return False
+      key.append(_END)
     else:
       node = tree_util.default_registry.flatten_one_level(x)
       if node is None:  # another kind of leaf: the checked path takes it

@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import itertools
 import operator
 from typing import Any, Callable, Hashable, Iterable, Sequence, TypeVar
 
@@ -572,13 +573,59 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
 
 
 def unflattener(treedef: PyTreeDef) -> Callable[[list], Any]:
-    """A function building trees of `treedef`'s structure from a list of leaves, which it may
-    keep (pass a fresh list); a one-level structure (a tuple, list or dict of leaves) is built
-    directly by its node, without `unflatten`'s per-leaf work."""
+    """A function building trees of `treedef`'s structure from a list of exactly its number of
+    leaves, which it may keep (pass a fresh list).  A one-level structure (a tuple, list or
+    dict of leaves) is built directly by its node; a nested one of moderate size by one
+    compiled expression (`_compiled_builder`), without `unflatten`'s work per node and leaf."""
     spec = treedef._spec
-    if spec is not None and all(s is None for s in spec[2]):
+    if spec is None:
+        return treedef.unflatten
+    if all(s is None for s in spec[2]):
         return functools.partial(spec[0].unflatten, spec[1])
+    if treedef.num_nodes <= _COMPILED_NODES:
+        builder = _compiled_builder(spec)
+        if builder is not None:
+            return builder
     return treedef.unflatten
+
+
+_COMPILED_NODES = 1000  # larger structures are built by `unflatten`
+_COMPILED_DEPTH = 40    # as are deeper ones (Python's parser limits an expression's nesting)
+
+
+def _compiled_builder(spec) -> Callable[[list], Any] | None:
+    """`lambda l: <spec's tree with leaf i as l[i]>`, compiled once: tuples, lists, dicts and
+    None are written as displays, other nodes as calls of their unflatten function on their aux
+    data (both held as names).  None for a structure nested deeper than `_COMPILED_DEPTH`."""
+    names: dict[str, Any] = {}
+    leaf = itertools.count().__next__   # the next leaf's position
+
+    def name(value) -> str:
+        key = f"_{len(names)}"
+        names[key] = value
+        return key
+
+    def source(spec, depth: int) -> str:
+        if spec is None:
+            return f"l[{leaf()}]"
+        if depth > _COMPILED_DEPTH:
+            raise RecursionError
+        node, aux, specs = spec
+        children = [source(s, depth + 1) for s in specs]
+        if node is _TUPLE:
+            return "(" + "".join(c + ", " for c in children) + ")"
+        if node is _LIST:
+            return "[" + ", ".join(children) + "]"
+        if node is _DICT:
+            return "{" + ", ".join(f"{name(k)}: {c}" for k, c in zip(aux, children)) + "}"
+        if node is _NONE:
+            return "None"
+        return f"{name(node.unflatten)}({name(aux)}, [{', '.join(children)}])"
+
+    try:
+        return eval("lambda l: " + source(spec, 0), names)
+    except RecursionError:
+        return None
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
