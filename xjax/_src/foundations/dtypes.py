@@ -541,6 +541,13 @@ config.on_change("jax_numpy_dtype_promotion",
                  lambda mode: _strict_promotion.__setitem__(0, mode == "strict"))
 
 
+def safe_to_cast(value_or_dtype: Any, output_dtype: Any) -> bool:
+  """Whether promotion keeps ``output_dtype`` when combining it with ``value_or_dtype``
+  (a value's weak type counts; ``output_dtype`` is taken as strongly typed)."""
+  out = dtype(output_dtype)
+  return dtype(value_or_dtype) == out or result_type(value_or_dtype, out) == out
+
+
 def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
   """The canonical dtype to which JAX promotes ``args`` (values or dtype specifiers).
 

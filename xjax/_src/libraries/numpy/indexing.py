@@ -4,16 +4,20 @@ take_along_axis, put, place."""
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
 from xjax._src.foundations import dtypes, errors
-from xjax._src.core.trace import Tracer
+from xjax._src.foundations.config import config
+from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
+from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import dslice_indexing
+from xjax._src.libraries.numpy.util import promote_dtypes
 
 _FILL = gs.GatherScatterMode.FILL_OR_DROP
 
@@ -25,6 +29,16 @@ def getitem(x, idx):
 
 def rewriting_take(x, idx, mode=None, fill_value=None, indices_are_sorted=False,
                    unique_indices=False):
+  if current_trace() is eval_trace:   # eager: one compiled program for an array index
+    split = _split_index(idx)
+    if split is not None and split[1]:
+      return _compiled_take(x, split[1], template=split[0], mode=mode, fill_value=fill_value,
+                            indices_are_sorted=indices_are_sorted,
+                            unique_indices=unique_indices)
+  return _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices)
+
+
+def _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices):
   if dslice_indexing.has_dslice(idx):  # jax.ds entries: taken first
     x, idx = dslice_indexing.take(x, idx, mode, fill_value, rewriting_take)
     if idx is None:
@@ -49,6 +63,59 @@ def rewriting_take(x, idx, mode=None, fill_value=None, indices_are_sorted=False,
     shape = get_aval(out).shape
     out = lax.slice(out, [0] * len(shape), shape[:d] + (0,) + shape[d + 1:])
   return out
+
+
+# ---------------------------------------------------------------------------------------
+# Eager indexing with array indices, and eager updates, run as one program compiled per
+# index template: the index's static entries, with its integer arrays as arguments.
+
+_ARRAY_ENTRY = object()   # an integer array's place in an index template
+
+
+def _split_index(idx):
+  """``(template, arrays)``: a hashable template of ``idx`` (ints, None, Ellipsis, static
+  slices, scalar booleans) and its integer arrays in order; None for an index taken op by
+  op (boolean arrays, whose values fix the result's shape, sequences, ``jax.ds``, slices
+  with array bounds, or anything malformed, whose error that path raises)."""
+  items = idx if type(idx) is tuple else (idx,)
+  template, arrays = [], []
+  for e in items:
+    if e is None or e is Ellipsis:
+      template.append(e)
+    elif isinstance(e, (bool, np.bool_)):
+      template.append(("bool", bool(e)))
+    elif isinstance(e, (int, np.integer)):
+      template.append(int(e))
+    elif type(e) is slice:
+      bounds = (e.start, e.stop, e.step)
+      if not all(b is None or (isinstance(b, (int, np.integer)) and not isinstance(b, bool))
+                 for b in bounds):
+        return None
+      template.append(("slice", *(None if b is None else int(b) for b in bounds)))
+    elif type(e) in (Array, np.ndarray) and dtypes.is_integer(e.dtype):
+      template.append(_ARRAY_ENTRY)
+      arrays.append(e)
+    else:
+      return None
+  return (type(idx) is tuple, tuple(template)), arrays
+
+
+def _join_index(template, arrays):
+  """The index ``_split_index`` split into ``template`` and ``arrays``."""
+  is_tuple, items = template
+  arrays = iter(arrays)
+  idx = tuple(next(arrays) if e is _ARRAY_ENTRY else
+              (slice(*e[1:]) if e[0] == "slice" else e[1]) if type(e) is tuple else e
+              for e in items)
+  return idx if is_tuple else idx[0]
+
+
+@compiled_when_eager(static_argnames=("template", "mode", "fill_value", "indices_are_sorted",
+                                      "unique_indices"))
+def _compiled_take(x, arrays, *, template, mode, fill_value, indices_are_sorted,
+                   unique_indices):
+  return _take(x, _join_index(template, arrays), mode, fill_value, indices_are_sorted,
+               unique_indices)
 
 
 def _is_array_index(e) -> bool:
@@ -102,8 +169,8 @@ def _expand(aval, idx) -> list:
     raise IndexError("an index can only have a single ellipsis ('...')")
   n_real = sum(_consumed(e) for e in entries)
   if n_real > aval.ndim:
-    raise IndexError(f"Too many indices: {aval.ndim}-dimensional array indexed with "
-                     f"{n_real} regular indices.")
+    raise IndexError(f"Too many indices: array is {aval.ndim}-dimensional, but {n_real} were "
+                     "indexed")
   fill = [slice(None)] * (aval.ndim - n_real)
   if any(e is Ellipsis for e in entries):
     pos = next(k for k, e in enumerate(entries) if e is Ellipsis)
@@ -138,7 +205,7 @@ def _array_entries(i) -> list:
             for n in np.nonzero(value)]
   if not dtypes.is_integer(aval.dtype):
     raise TypeError("Indexer must have integer or boolean type, got indexer with type "
-                    f"{aval.dtype.name}")
+                    f"{np.dtype(getattr(i, 'dtype', aval.dtype)).name}")
   if isinstance(i, np.ndarray) and i.ndim == 0:
     return [int(i)]
   return [i]
@@ -335,7 +402,51 @@ class IndexUpdateRef:
 
 def _scatter_update(x, idx, values, scatter_fn, *, negate=False, indices_are_sorted=False,
                     unique_indices=False, mode=None, out_sharding=None):
-  """Scatters into the flattened array at the flat positions ``idx`` selects."""
+  """Scatters into the flattened array at the flat positions ``idx`` selects (eagerly, as
+  one program compiled per index template)."""
+  values = _update_values(x, values)
+  if current_trace() is eval_trace and out_sharding is None and scatter_fn in _SCATTERS:
+    split = _split_index(idx)
+    if split is not None:
+      return _compiled_scatter(x, split[1], values, template=split[0], scatter_fn=scatter_fn,
+                               negate=negate, indices_are_sorted=indices_are_sorted,
+                               unique_indices=unique_indices, mode=mode)
+  return _scatter(x, idx, values, scatter_fn, negate, indices_are_sorted, unique_indices,
+                  mode)
+
+
+_SCATTERS = (gs.scatter, gs.scatter_add, gs.scatter_mul, gs.scatter_min, gs.scatter_max)
+
+
+def _update_values(x, values):
+  """``values`` as JAX takes them for an update of ``x``: a Python int that fits ``x``'s
+  integer dtype as that dtype, anything else as ``asarray`` has it; a FutureWarning (as JAX
+  0.10.2 gives) where they cannot be cast to ``x``'s dtype safely (the update is then done
+  in the promoted dtype and the result cast back)."""
+  from xjax._src.libraries.numpy.creation import asarray
+  dtype = get_aval(x).dtype
+  if (type(values) is int and dtypes.is_integer(dtype)
+      and np.iinfo(dtype).min <= values <= np.iinfo(dtype).max):
+    return asarray(values, dtype=dtype)
+  values = asarray(values)
+  if not dtypes.safe_to_cast(values, dtype):
+    warnings.warn("scatter inputs have incompatible types: cannot safely cast value from "
+                  f"dtype={get_aval(values).dtype} to dtype={dtype} with "
+                  f"jax_numpy_dtype_promotion={config.read('jax_numpy_dtype_promotion')}. "
+                  "In future JAX releases this will result in an error.", FutureWarning,
+                  stacklevel=4)
+  return values
+
+
+@compiled_when_eager(static_argnames=("template", "scatter_fn", "negate", "indices_are_sorted",
+                                      "unique_indices", "mode"))
+def _compiled_scatter(x, arrays, values, *, template, scatter_fn, negate, indices_are_sorted,
+                      unique_indices, mode):
+  return _scatter(x, _join_index(template, arrays), values, scatter_fn, negate,
+                  indices_are_sorted, unique_indices, mode)
+
+
+def _scatter(x, idx, values, scatter_fn, negate, indices_are_sorted, unique_indices, mode):
   from xjax._src.libraries.numpy.creation import asarray
   from xjax._src.libraries.numpy.shaping import broadcast_to
   aval = get_aval(x)
@@ -351,23 +462,22 @@ def _scatter_update(x, idx, values, scatter_fn, *, negate=False, indices_are_sor
   pos_mode = gs.GatherScatterMode.CLIP if mode is gs.GatherScatterMode.CLIP else _FILL
   pos = rewriting_take(ids, idx, mode=pos_mode, fill_value=aval.size)
   pos_shape = get_aval(pos).shape
-  v = asarray(values)
+  target, v = promote_dtypes(x, asarray(values))   # updated in the common dtype, as JAX
   v_aval = get_aval(v)
-  if v_aval.dtype != aval.dtype:
-    v = lax.convert_element_type(v, aval.dtype)
   try:
     v = broadcast_to(v, pos_shape)
   except (ValueError, TypeError):
-    raise ValueError(f"shape mismatch: value array of shape {v_aval.shape} could not be "
-                     f"broadcast to indexing result of shape {pos_shape}") from None
+    raise ValueError(f"Incompatible types for broadcasting: input type={v_aval.str_short(False)} "
+                     f"and requested type={v_aval.update(shape=pos_shape).str_short(False)}"
+                     ) from None
   if negate:
     v = lax.neg(v)
   n = int(np.prod(pos_shape, dtype=np.int64))
   dn = gs.ScatterDimensionNumbers((), (0,), (0,))
-  out = scatter_fn(lax.reshape(x, (aval.size,)), lax.reshape(pos, (n, 1)),
+  out = scatter_fn(lax.reshape(target, (aval.size,)), lax.reshape(pos, (n, 1)),
                    lax.reshape(v, (n,)), dn, indices_are_sorted=indices_are_sorted,
                    unique_indices=unique_indices, mode=_FILL)
-  return lax.reshape(out, aval.shape)
+  return lax.convert_element_type(lax.reshape(out, aval.shape), aval.dtype, aval.weak_type)
 
 
 # ---------------------------------------------------------------------------------------
