@@ -110,12 +110,18 @@ print(f"{elapsed * 1e3:.1f} ms (acceptance {accept:.4f})")
 }
 
 
-def run(python: list[str], code: str) -> str:
+# glibc's allocator settings that keep freed buffers in the process (--steady-malloc): the
+# steps allocate their outputs afresh each call, and on a small VM the page faults of memory
+# given back and taken again vary from process to process by more than the ratios measured.
+STEADY_MALLOC = {"MALLOC_MMAP_THRESHOLD_": str(64 << 20), "MALLOC_TRIM_THRESHOLD_": str(256 << 20)}
+
+
+def run(python: list[str], code: str, env: dict | None = None) -> str:
   with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
     f.write(code)
   try:
     done = subprocess.run([*python, f.name], capture_output=True, text=True,
-                          cwd=tempfile.gettempdir())
+                          cwd=tempfile.gettempdir(), env=env)
   finally:
     os.unlink(f.name)
   if done.returncode != 0:
@@ -141,6 +147,9 @@ def main() -> None:
   parser.add_argument("--rounds", type=int, default=1,
                       help="run each workload this many times, alternating the implementations, "
                            "and report the best (this machine's timings are noisy)")
+  parser.add_argument("--steady-malloc", action="store_true",
+                      help="run both implementations with glibc keeping freed memory "
+                           "(STEADY_MALLOC), which takes page-fault noise out of the ratios")
   parser.add_argument("rows", nargs="*", help="run only rows whose name holds one of these words")
   args = parser.parse_args()
   impls = [("xjax", [args.xjax_python, "-m", "xjax"])]
@@ -151,7 +160,8 @@ def main() -> None:
   for name, code in WORKLOADS.items():
     if args.rows and not any(word in name for word in args.rows):
       continue
-    rounds = [[run(python, code) for _, python in impls] for _ in range(args.rounds)]
+    env = dict(os.environ, **STEADY_MALLOC) if args.steady_malloc else None
+    rounds = [[run(python, code, env) for _, python in impls] for _ in range(args.rounds)]
     results = [min(column, key=_leading_number) for column in zip(*rounds)]
     line = f"{name:<36s}" + "".join(f"{r:>30s}" for r in results)
     try:
