@@ -172,6 +172,43 @@ def test_lower_and_compile():
   assert "HloModule" in compiled.as_text()
 
 
+def test_stages_describe_their_signature_as_jax():
+  @partial(jax.jit, static_argnums=1, donate_argnums=2)
+  def f(x, n, z, *, k=1.0):
+    return {"a": x * n, "b": (z + k, 1.0)}
+
+  x, z = jnp.ones(2), jnp.ones(3)
+  traced = f.trace(x, 3, z, k=2.0)
+  lowered = traced.lower()
+  compiled = lowered.compile()
+  # (the texts are JAX 0.10.2's for the same function)
+  for stage in (traced, lowered, compiled):
+    assert str(stage.in_tree) == "PyTreeDef(((*, *), {'k': *}))"
+    assert str(stage.out_tree) == "PyTreeDef({'a': *, 'b': (*, *)})"
+    assert repr(stage.in_avals) == ("((ShapedArray(float32[2]), ShapedArray(float32[3])), "
+                                    "{'k': ShapedArray(float32[], weak_type=True)})")
+    assert repr(stage.args_info) == (
+        "((ArgInfo(_aval=ShapedArray(float32[2]), donated=False), ArgInfo(_aval="
+        "ShapedArray(float32[3]), donated=True)), {'k': ArgInfo(_aval=ShapedArray(float32[], "
+        "weak_type=True), donated=False)})")
+    assert stage.donate_argnums == (1,)
+  assert repr(lowered.out_info["b"][1]) == "ShapeDtypeStruct(shape=(), dtype=float32)"
+  assert traced.out_info["b"][1].weak_type and traced.out_avals["b"][1].weak_type
+  assert traced.fun_name == "f"
+  device = jax.devices()[0]
+  assert compiled.input_shardings == ((jax.sharding.SingleDeviceSharding(device),) * 2,
+                                      {"k": jax.sharding.SingleDeviceSharding(device)})
+  assert compiled.output_shardings["b"][0] == jax.sharding.SingleDeviceSharding(device)
+  assert repr(compiled.input_formats[0][0].layout) == (
+      "Layout(major_to_minor=(0,), tiling=(), sub_byte_element_size_in_bits=0)")
+  assert compiled.output_formats["a"].sharding == jax.sharding.SingleDeviceSharding(device)
+  stats = compiled.memory_analysis()   # (JAX 0.10.2's sizes; z is donated)
+  assert (stats.argument_size_in_bytes, stats.output_size_in_bytes,
+          stats.alias_size_in_bytes) == (24, 48, 12)
+  assert lowered.cost_analysis()["flops"] == 5.0   # before optimization (JAX's count)
+  assert hasattr(compiled.runtime_executable(), "execute_sharded")
+
+
 def test_eval_shape_and_shape_dtype_struct():
   out = jax.eval_shape(lambda x, y: jnp.dot(x, y), jax.ShapeDtypeStruct((3, 4), jnp.float32),
                        jax.ShapeDtypeStruct((4,), jnp.float32))

@@ -26,7 +26,10 @@ from xjax._src.core.trace import (Primitive, Tracer, current_trace, escaped_trac
 from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src.execution import dispatch, spmd
 from xjax._src.foundations import monitoring, retracing
-from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, Sharding, context_mesh
+from xjax._src.foundations.layout import Format, Layout
+from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, Sharding,
+                                            SingleDeviceSharding, context_mesh)
+from xjax._src.api.stages import ArgInfo
 from xjax._src.foundations.errors import api_boundary, remove_internal_frames
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.higher_order import as_closed, call_rules, hoist
@@ -846,23 +849,74 @@ class PjitFunction:
     return len(self._cache)
 
 
-class Traced:
+class _Signature:
+  """What each stage (Traced, Lowered, Compiled) tells of its call signature: the dynamic
+  arguments as ``(args, kwargs)`` and the outputs, as trees (JAX's stage attributes)."""
+  _jitted: PjitFunction
+  _entry: _CacheEntry
+  _weak_out_info = False   # out_info with weak types (the traced stage's, as JAX's)
+
+  def _in(self, leaves: list):
+    """``leaves`` (one per dynamic argument leaf) in the ``(args, kwargs)`` structure."""
+    return unflatten_call(self._entry.in_tree, leaves)
+
+  def _out(self, leaves: list):
+    return tree_util.tree_unflatten(self._entry.out_tree, leaves)
+
+  @property
+  def _out_avals(self) -> list:
+    out_avals = self._entry.closed.out_avals   # (then the final values of refs it writes)
+    return out_avals[:len(out_avals) - self._entry.n_ref_outs]
+
+  @property
+  def in_tree(self):
+    return tree_util.tree_structure(self._in([object()] * len(self._entry.in_avals)))
+
+  @property
+  def in_avals(self):
+    return self._in(list(self._entry.in_avals))
+
+  @property
+  def out_tree(self):
+    return self._entry.out_tree
+
+  @property
+  def out_info(self):
+    return self._out([ShapeDtypeStruct(a.shape, a.dtype,
+                                       weak_type=self._weak_out_info and a.weak_type)
+                      for a in self._out_avals])
+
+  @property
+  def args_info(self):
+    donated = self._entry.donated or [False] * len(self._entry.in_avals)
+    return self._in([ArgInfo(a, bool(d)) for a, d in zip(self._entry.in_avals, donated)])
+
+  @property
+  def donate_argnums(self) -> tuple:
+    """The donated dynamic argument leaves, by position."""
+    return tuple(i for i, d in enumerate(self._entry.donated or ()) if d)
+
+
+class Traced(_Signature):
+  _weak_out_info = True
+
   def __init__(self, jitted: PjitFunction, entry: _CacheEntry, leaves=(), args=()) -> None:
     self._jitted = jitted
     self._entry = entry
     self._leaves, self._args = leaves, args
     # (a function using refs: its jaxpr on the refs, as traced; it runs discharged)
     self.jaxpr = entry.closed if entry.state is None else entry.state.traced
-    out_avals = entry.closed.out_avals
-    self.out_info = tree_util.tree_unflatten(
-        entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype)
-                         for a in out_avals[:len(out_avals) - entry.n_ref_outs]])
+    self.fun_name = jitted._name
+
+  @property
+  def out_avals(self):
+    return self._out(list(self._out_avals))
 
   def lower(self) -> "Lowered":
     return Lowered(self._jitted, self._entry, self._leaves, self._args)
 
 
-class Lowered:
+class Lowered(_Signature):
   """The StableHLO of a jitted function for given argument types."""
 
   def __init__(self, jitted: PjitFunction, entry: _CacheEntry, leaves=(), args=()) -> None:
@@ -885,6 +939,11 @@ class Lowered:
 
   def as_text(self, dialect: str | None = None, debug_info: bool = False) -> str:
     return self._text
+
+  def cost_analysis(self) -> dict:
+    """XLA's cost estimates of the module before optimization (``Compiled.cost_analysis``
+    has them after)."""
+    return runtime.hlo_cost_analysis(self._text, runtime.default_device())
 
   def compiler_ir(self, dialect: str | None = None):
     """The module as jaxlib's MLIR ``ir.Module`` (``dialect='stablehlo'``, the default) or
@@ -919,7 +978,7 @@ class Lowered:
         entry.closed, device, jitted._name, entry.donated, self._lowered, options))
 
 
-class Compiled:
+class Compiled(_Signature):
   def __init__(self, jitted, entry, compiled) -> None:
     self._jitted = jitted
     self._entry = entry
@@ -930,6 +989,36 @@ class Compiled:
 
   def cost_analysis(self):
     return self._compiled.loaded().executable.cost_analysis()
+
+  def memory_analysis(self):
+    return self._compiled.loaded().executable.memory_analysis()
+
+  def runtime_executable(self):
+    return self._compiled.loaded().executable.runtime_executable()
+
+  @property
+  def _sharding(self) -> SingleDeviceSharding:
+    return SingleDeviceSharding(self._compiled.device)
+
+  @property
+  def input_shardings(self):
+    return self._in([self._sharding] * len(self._entry.in_avals))
+
+  @property
+  def output_shardings(self):
+    return self._out([self._sharding] * len(self._out_avals))
+
+  @property
+  def input_formats(self):
+    return self._in([self._format(a) for a in self._entry.in_avals])
+
+  @property
+  def output_formats(self):
+    return self._out([self._format(a) for a in self._out_avals])
+
+  def _format(self, aval) -> Format:
+    """XLA's default (row-major) layout of ``aval`` on the program's device."""
+    return Format(Layout(tuple(range(aval.ndim)), ()), self._sharding)
 
   def __call__(self, *args, **kwargs):
     """Runs on the dynamic arguments only: the static ones were fixed when lowering."""

@@ -693,6 +693,14 @@ class Executable:
   def cost_analysis(self):
     return self._loaded.cost_analysis()
 
+  def memory_analysis(self):
+    """XLA's sizes of the program's code, arguments, outputs, aliases and temporaries."""
+    return self._loaded.get_compiled_memory_stats()
+
+  def runtime_executable(self):
+    """jaxlib's loaded executable (what JAX's ``Compiled.runtime_executable`` returns)."""
+    return self._loaded
+
 
 def compile(module_text: str, device, name: str, out_avals,
             host_callbacks: Sequence = (), env_options: Sequence = ()) -> Executable:
@@ -1081,6 +1089,12 @@ def hlo_computation(text: str):
   """XLA's HLO computation of a StableHLO module (it prints with ``as_hlo_text()``)."""
   return _xc._xla.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False,
                                                       return_tuple=False)
+
+
+def hlo_cost_analysis(text: str, device) -> dict:
+  """XLA's cost estimates of a StableHLO module before optimization (flops, bytes)."""
+  return _xc._xla.hlo_module_cost_analysis(device.client,
+                                           hlo_computation(text).as_hlo_module())
 
 
 def serialize_portable_artifact(text: str) -> bytes:
