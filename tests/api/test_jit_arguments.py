@@ -1,4 +1,4 @@
-"""jit's device=, backend=, compiler_options= and inline= are honoured (never silently ignored), and
+"""jit's device=, backend=, compiler_options=, inline= and keep_unused= are honoured (never silently ignored), and
 Lowered.compile takes compiler_options and device_assignment, as in JAX 0.10.2; jit and
 make_jaxpr take no abstracted_axes.  Messages are JAX 0.10.2's.  Placement on one of
 several devices: jit_arguments_cases.py, run with 4 CPU devices."""
@@ -248,6 +248,42 @@ def test_an_inline_jit_returns_tracers_of_the_bodys_types():
   closed = xjax.make_jaxpr(lambda x: add_c(x) * 2)(jnp.ones(3))
   assert [e.primitive.name for e in closed.jaxpr.eqns] == ["add", "mul"]
   check(closed.consts[0], np.arange(3.0, dtype=np.float32))
+
+
+# ---------------------------------------------------------------------------------------
+# keep_unused: without it, the program takes only the arguments it uses (as JAX's)
+
+def _main_signature(lowered) -> str:
+  line = next(l for l in lowered.as_text().splitlines() if "func.func public @main" in l)
+  return line.split("@main(")[1].split(") ->")[0]
+
+
+def test_unused_arguments_are_left_out_of_the_program():
+  g = lambda x, y, z: (y * 2, x + z)[1]   # y feeds only a dead equation
+  args = (jnp.ones(2), jnp.ones(3), 1.0)
+  assert _main_signature(xjax.jit(g).lower(*args)) == (
+      "%arg0: tensor<2xf32>, %arg1: tensor<f32>")
+  assert _main_signature(xjax.jit(g, keep_unused=True).lower(*args)) == (
+      "%arg0: tensor<2xf32>, %arg1: tensor<3xf32>, %arg2: tensor<f32>")
+  device = xjax.devices()[0]
+  assert xjax.jit(g).lower(*args).compile().input_shardings == (
+      (SingleDeviceSharding(device), None, SingleDeviceSharding(device)), {})
+  # the jaxpr keeps every argument; only the program leaves them out
+  assert len(xjax.make_jaxpr(xjax.jit(g))(*args).jaxpr.eqns[0].invars) == 3
+  for keep in (False, True):
+    f = xjax.jit(g, keep_unused=keep)
+    for y, z in ((jnp.ones(3), 1.0), (np.zeros(3, np.float32), 2.0), (jnp.ones(3), 1.0)):
+      check(f(jnp.ones(2), y, z), np.full(2, 1.0 + z, np.float32))   # fast path too
+    check(f.lower(*args).compile()(*args), np.full(2, 2.0, np.float32))
+
+
+def test_an_unused_donated_argument_is_neither_donated_nor_warned_about():
+  f = xjax.jit(lambda x, y: x * 2, donate_argnums=1)
+  y = jnp.ones(3)
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")   # (JAX 0.10.2 warns of nothing here)
+    check(f(jnp.ones(2), y), np.full(2, 2.0, np.float32))
+  assert not y.is_deleted()
 
 
 # ---------------------------------------------------------------------------------------

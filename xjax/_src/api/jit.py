@@ -496,6 +496,7 @@ class PjitFunction:
     self._placement = _placement(device, backend, in_shardings, out_shardings)
     self._compiler_options = tuple(compiler_options.items()) if compiler_options else ()
     self._inline = bool(inline)
+    self._keep_unused = bool(keep_unused)
     self._shardings = (in_shardings, out_shardings) if (
         in_shardings is not None or out_shardings is not None) else None
     # A bare PartitionSpec needs a context mesh (jax.set_mesh) when called.
@@ -528,7 +529,7 @@ class PjitFunction:
     self._cache, self._fast = _shared_cache(fun, (
         self._static_argnums, self._static_argnames, _hashable(donate_argnums),
         _hashable(donate_argnames), id(self) if self._shardings else None, self._placement,
-        self._compiler_options))
+        self._compiler_options, self._keep_unused))
     self._name = fun_name(fun)
     update_wrapper(self, fun, updated=())
     if self._sig is not None:  # inspect would take the object for a builtin (it has __get__)
@@ -713,8 +714,14 @@ class PjitFunction:
     compiled = entry.compiled.get(device)
     if compiled is None:
       compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
-          entry.closed, device, self._name, entry.donated, lowered, self._compiler_options)
+          entry.closed, device, self._name, entry.donated, lowered, self._compiler_options,
+          self._keeps_unused(entry))
     return compiled
+
+  def _keeps_unused(self, entry) -> bool:
+    """Whether ``entry``'s program takes its unused arguments too: with ``keep_unused``,
+    and for functions using refs (their arguments are the refs' values)."""
+    return self._keep_unused or entry.state is not None
 
   def _target_device(self):
     """The device jit's ``device=`` or ``backend=`` names (the backend's first)."""
@@ -920,22 +927,19 @@ class Lowered(_Signature):
   """The StableHLO of a jitted function for given argument types."""
 
   def __init__(self, jitted: PjitFunction, entry: _CacheEntry, leaves=(), args=()) -> None:
-    from xjax._src.backend import lowering
     self._jitted = jitted
     self._entry = entry
     closed = entry.closed
-    aliases = entry.donated and dispatch.donation_aliases(closed.in_avals, entry.donated,
-                                                          closed.out_avals)
     spread = (runtime.several_devices and not jitted._placement
               and jitted._spread_layouts(entry, leaves, args))
     self._lowered = None  # (text, host callbacks) of a one-device module, which compile reuses
     if spread and spread[0] is not None:
       self._text = spmd.lower(closed, *spread, jitted._name)
     else:
-      callbacks: list = []
-      self._text = lowering.lower_module(closed.jaxpr, jitted._name, callbacks, aliases,
-                                         embedded=dispatch.embedded_consts(closed))
-      self._lowered = (self._text, callbacks)
+      program, donated, _ = dispatch.used_arguments(closed, entry.donated,
+                                                    jitted._keeps_unused(entry))
+      self._lowered = dispatch.lower_program(program, jitted._name, donated)
+      self._text = self._lowered[0]
 
   def as_text(self, dialect: str | None = None, debug_info: bool = False) -> str:
     return self._text
@@ -975,7 +979,8 @@ class Lowered(_Signature):
       return Compiled(jitted, entry, jitted._compiled(entry, device, self._lowered))
     options = tuple({**dict(jitted._compiler_options), **compiler_options}.items())
     return Compiled(jitted, entry, dispatch.CompiledJaxpr(
-        entry.closed, device, jitted._name, entry.donated, self._lowered, options))
+        entry.closed, device, jitted._name, entry.donated, self._lowered, options,
+        jitted._keeps_unused(entry)))
 
 
 class Compiled(_Signature):
@@ -1002,7 +1007,10 @@ class Compiled(_Signature):
 
   @property
   def input_shardings(self):
-    return self._in([self._sharding] * len(self._entry.in_avals))
+    """A sharding per argument leaf; None for those the program does not take."""
+    kept = self._compiled.kept
+    return self._in([self._sharding if kept is None or i in kept else None
+                     for i in range(len(self._entry.in_avals))])
 
   @property
   def output_shardings(self):

@@ -19,6 +19,7 @@ from xjax._src.execution.array import SCALAR_CACHE_SIZE, Array, from_buffer
 from xjax._src.foundations.config import config
 from xjax._src.backend import lowering, runtime
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.dce import dce_jaxpr
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from xjax._src.core.jaxpr_cache import WeakLRU, bounded_put
 from xjax._src.backend.executable_budget import budget
@@ -284,6 +285,32 @@ def embedded_consts(closed: ClosedJaxpr) -> dict:
           or lowering.user_constant_lowering(c) is not None}
 
 
+def used_arguments(closed: ClosedJaxpr, donated, keep_unused: bool):
+  """``(closed, donated, kept)``: the program of ``closed`` taking only the arguments it
+  uses (JAX's ``keep_unused=False``: dead equations dropped first), its donation flags, and
+  the positions of the arguments kept (None: all, as with ``keep_unused``)."""
+  if keep_unused or not closed.jaxpr.invars:
+    return closed, donated, None
+  live, used = dce_jaxpr(closed, [True] * len(closed.out_avals))
+  if all(used):
+    return closed, donated, None
+  jaxpr = live.jaxpr
+  jaxpr = Jaxpr(jaxpr.constvars, [v for v, u in zip(jaxpr.invars, used) if u], jaxpr.outvars,
+                jaxpr.eqns, jaxpr.effects, jaxpr.debug_info)
+  kept = tuple(i for i, u in enumerate(used) if u)
+  return (ClosedJaxpr(jaxpr, live.consts), donated and tuple(donated[i] for i in kept), kept)
+
+
+def lower_program(closed: ClosedJaxpr, name: str, donated=None) -> tuple[str, list]:
+  """``(module text, host callbacks)`` of ``closed`` as a program of its own: donated
+  arguments aliased to outputs, small host constants embedded."""
+  callbacks: list = []
+  aliases = donated and donation_aliases(closed.in_avals, donated, closed.out_avals)
+  text = lowering.lower_module(closed.jaxpr, name, callbacks, aliases,
+                               embedded=embedded_consts(closed))
+  return text, callbacks
+
+
 class CompiledJaxpr:
   """A ClosedJaxpr compiled for one device; consts are passed as leading arguments, but
   for small host constants, which the module holds (``embedded_consts``).
@@ -291,16 +318,19 @@ class CompiledJaxpr:
   executable may reuse for outputs; the runtime then deletes them.  ``lowered`` (module
   text, host callbacks) is ``closed`` already lowered (by ``Lowered``), compiled as it is.
   ``compiler_options``: (name, value) pairs of XLA options (jit's ``compiler_options``).
+  Without ``keep_unused`` the program takes only the arguments it uses (``kept``, their
+  positions; calls still pass them all).
   The executable budget may unload it (``unload``); it is then lowered and compiled again
   when next called."""
   __slots__ = ("closed", "executable", "out_avals", "const_bufs", "device", "text", "name",
-               "donated", "compiler_options", "nbytes", "used", "_views", "__weakref__")
+               "donated", "kept", "compiler_options", "nbytes", "used", "_views",
+               "__weakref__")
 
   def __init__(self, closed: ClosedJaxpr, device, name: str, donated=None,
-               lowered: tuple | None = None, compiler_options: tuple = ()) -> None:
-    self.closed = closed
+               lowered: tuple | None = None, compiler_options: tuple = (),
+               keep_unused: bool = True) -> None:
+    self.closed, self.donated, self.kept = used_arguments(closed, donated, keep_unused)
     self.name = name
-    self.donated = donated
     self.compiler_options = compiler_options
     self.out_avals = closed.out_avals
     self.device = device
@@ -310,14 +340,7 @@ class CompiledJaxpr:
   def _load(self, lowered: tuple | None = None) -> None:
     closed, device = self.closed, self.device
     embedded = embedded_consts(closed)
-    if lowered is None:
-      callbacks: list = []
-      aliases = self.donated and donation_aliases(closed.in_avals, self.donated,
-                                                  closed.out_avals)
-      self.text = lowering.lower_module(closed.jaxpr, self.name, callbacks, aliases,
-                                        embedded=embedded)
-    else:
-      self.text, callbacks = lowered
+    self.text, callbacks = lowered or lower_program(closed, self.name, self.donated)
     self.executable = runtime.compile(self.text, device, self.name, closed.out_avals,
                                       callbacks, self.compiler_options)
     self.const_bufs = [to_buffer(c, v.aval, device) for i, (c, v) in
@@ -358,6 +381,8 @@ class CompiledJaxpr:
     if self.executable is None:
       self._load()
     self.used = True
+    if self.kept is not None:
+      args, avals = [args[i] for i in self.kept], [avals[i] for i in self.kept]
     device = self.device
     bufs = list(self.const_bufs)
     one_device = not runtime.several_devices
@@ -408,7 +433,8 @@ class UncommittedCall:
     self._execute, self._handlers = parts or (executable.run, None)
     # The common case, run inline: C++ result handlers, and nothing to put on the device
     # or to pass before the arguments.
-    self._plain = parts is not None and not self._scalars and not self._const_bufs
+    self._plain = (parts is not None and not self._scalars and not self._const_bufs
+                   and compiled.kept is None)
     compiled.attach(self)
 
   def unbind(self) -> None:
@@ -436,11 +462,14 @@ class UncommittedCall:
 
   def _run(self, bufs: list) -> list:
     """The result buffers of a call that is not plain: loading the executable again,
-    putting Python scalars on the device, passing the constants first."""
+    putting Python scalars on the device, leaving out unused arguments, passing the
+    constants first."""
     if self._const_bufs is None:  # unloaded by the budget
       self._bind()
     for i, aval in self._scalars:
       bufs[i] = to_buffer(bufs[i], aval, self._device)
+    if self._compiled.kept is not None:
+      bufs = [bufs[i] for i in self._compiled.kept]
     if self._const_bufs:
       bufs = [*self._const_bufs, *bufs]
     if self._handlers is None:
