@@ -112,3 +112,40 @@ def test_traced_calls_inline_their_primitives():
   jaxpr = xjax.make_jaxpr(lambda x: jnp.hypot(x, x))(FF)
   names = {e.primitive.name for e in jaxpr.jaxpr.eqns}
   assert "sqrt" in names and "pjit" not in names and "jit" not in names
+
+
+def test_linspace_is_jaxs_formula():
+  # start * (1 - t) + stop * t, computed in the requested dtype's inexact type
+  same(jnp.linspace(0.1, 2.3, 9, endpoint=False),
+       [0.10000000149011612, 0.3444444239139557, 0.5888888835906982, 0.8333332538604736,
+        1.0777777433395386, 1.322222113609314, 1.566666603088379, 1.8111109733581543,
+        2.0555553436279297])
+  same(jnp.linspace(jnp.array([0., 1.]), 3.0, 4, axis=1),
+       [[0.0, 1.0, 2.0, 3.0], [1.0, 1.6666666269302368, 2.3333332538604736, 3.0]])
+  same(jnp.linspace(np.float32(1e-3), 7.3, 11, dtype=jnp.bfloat16),
+       [0.00099945068359375, 0.73046875, 1.4609375, 2.203125, 2.921875, 3.65625, 4.40625,
+        5.125, 5.84375, 6.5625, 7.3125], np.dtype(jnp.bfloat16))
+  same(jnp.linspace(-3, 5, 6, dtype=jnp.int32), [-3, -2, 0, 1, 3, 5], np.dtype(np.int32))
+  out, step = jnp.linspace(0, 1, 1, endpoint=False, retstep=True)
+  same(out, [0.0])
+  same(step, 1.0)
+
+
+def test_more_composites_run_as_one_program_when_eager():
+  same(jnp.pad(jnp.arange(3.0), (2, 1), mode="reflect", reflect_type="odd"),
+       [-2.0, -1.0, 0.0, 1.0, 2.0, 3.0])
+  same(jnp.pad(jnp.arange(3.0), [(1, 1)], constant_values=jnp.float32(9)),   # op by op
+       [9.0, 0.0, 1.0, 2.0, 9.0])
+  same(jnp.roll(jnp.arange(6).reshape(2, 3), (1, -1), (0, 1)), [[4, 5, 3], [1, 2, 0]],
+       np.dtype(np.int32))
+  same(jnp.roll(jnp.arange(4), jnp.int32(1)), [3, 0, 1, 2], np.dtype(np.int32))
+  same(xjax.jit(lambda s: jnp.roll(jnp.arange(12).reshape(3, 4), s, axis=(0, 1)))(
+      jnp.array([1, -2])), [[10, 11, 8, 9], [2, 3, 0, 1], [6, 7, 4, 5]], np.dtype(np.int32))
+  same(jnp.flip(jnp.arange(4.0), [0]), [3.0, 2.0, 1.0, 0.0])
+  same(xjax.nn.one_hot(jnp.array([0, 2, 5]), 3),
+       [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
+  for fn, args in ((lambda a: jnp.linspace(a, 1.0, 5), (0.0,)),
+                   (lambda x: jnp.roll(x, 1), (jnp.arange(3),)),
+                   (lambda x: jnp.pad(x, 1), (jnp.arange(3),))):
+    jaxpr = xjax.make_jaxpr(fn)(*args)
+    assert all(e.primitive.name != "jit" for e in jaxpr.jaxpr.eqns)   # traced: inline

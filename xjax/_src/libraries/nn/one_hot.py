@@ -6,6 +6,7 @@ import warnings
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.trace import Tracer
+from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.util import canonical_axis
@@ -28,6 +29,11 @@ def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
     warnings.warn(f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}",
                   DeprecationWarning, stacklevel=2)
   dtype = dtypes.default_float_dtype() if dtype is None else dtype
+  return _one_hot(x, num_classes=num_classes, dtype=dtype, axis=axis)
+
+
+@compiled_when_eager(static_argnames=("num_classes", "dtype", "axis"))
+def _one_hot(x, *, num_classes, dtype, axis):
   out_axis = canonical_axis(axis, x.ndim + 1)
   shape = [1] * x.ndim
   shape.insert(out_axis, num_classes)

@@ -9,6 +9,7 @@ from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
 from xjax._src.foundations.wrapping import with_keyword
+from xjax._src.api.jit import compiled_when_eager
 
 
 def _placed(out, device):
@@ -218,45 +219,54 @@ def arange(start, stop=None, step=None, dtype=None):
 
 @_with_device
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-  """``num`` evenly spaced samples over [start, stop] (num must be static)."""
+  """``num`` evenly spaced samples over [start, stop] (num must be static); one compiled
+  program per signature when eager, as JAX's."""
   from xjax._src.core.concrete import concrete_or_error
-  from xjax._src.libraries.numpy.shaping import broadcast_arrays, moveaxis
-  from xjax._src.libraries.numpy.util import canonical_axis
   num = concrete_or_error(num, "'num' argument of jnp.linspace")
   num = int(num)
   if num < 0:
     raise ValueError(f"Number of samples, {num}, must be non-negative.")
-  dt = _requested_dtype(dtype, "linspace")
+  return _linspace(start, stop, num=num, endpoint=endpoint, retstep=retstep,
+                   dtype=_requested_dtype(dtype, "linspace"), axis=axis)
+
+
+@compiled_when_eager(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+def _linspace(start, stop, *, num, endpoint, retstep, dtype, axis):
+  """JAX's formula: ``start * (1 - t) + stop * t`` for ``t = i / div``, the endpoint
+  appended as ``stop`` itself, in the requested dtype's inexact counterpart."""
+  from xjax._src.libraries.numpy.shaping import broadcast_arrays, moveaxis
+  from xjax._src.libraries.numpy.util import canonical_axis
   start, stop = asarray(start), asarray(stop)
-  comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
-  out_dt = dt or comp
-  start = lax.convert_element_type(start, comp)
-  stop = lax.convert_element_type(stop, comp)
-  start, stop = broadcast_arrays(start, stop)
+  out_dt = dtype or dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+  comp = dtypes.to_inexact_dtype(out_dt)
+  start, stop = broadcast_arrays(lax.convert_element_type(start, comp),
+                                 lax.convert_element_type(stop, comp))
   bshape = get_aval(start).shape
+
+  def stacked(v, n):   # ``v`` repeated ``n`` times along a new leading axis
+    return lax.broadcast_in_dim(v, (n,) + bshape, tuple(range(1, len(bshape) + 1)))
+
   div = (num - 1) if endpoint else num
-  delta = lax.sub(stop, start)
-  iota = lax.convert_element_type(lax.iota(np.int32, num), comp)
-  shape = (num,) + bshape
-  iota = lax.broadcast_in_dim(iota, shape, (0,))
-  s = lax.broadcast_in_dim(start, shape, tuple(range(1, len(shape))))
-  d = lax.broadcast_in_dim(delta, shape, tuple(range(1, len(shape))))
-  if div > 0:
-    step = lax.div(d, np.asarray(div, comp)[()])
-    out = lax.add(s, lax.mul(iota, step))
-    if endpoint and num > 1:
-      e = lax.broadcast_in_dim(stop, (1,) + bshape, tuple(range(1, len(shape))))
-      out = lax.concatenate([lax.slice_in_dim(out, 0, num - 1, axis=0), e], 0)
+  if num > 1:
+    real = dtypes.finfo(comp).dtype
+    t = lax.div(lax.iota(real, div), np.asarray(div, real)[()])
+    t = lax.broadcast_in_dim(lax.convert_element_type(t, comp), (div,) + bshape, (0,))
+    out = lax.add(lax.mul(stacked(start, div), lax.sub(np.asarray(1, comp)[()], t)),
+                  lax.mul(stacked(stop, div), t))
+    if endpoint:
+      out = lax.concatenate([out, stacked(stop, 1)], 0)
+    delta = lax.div(lax.sub(stop, start), np.asarray(div, comp)[()])
+  elif num == 1:
+    out = stacked(start, 1)
+    delta = lax.full((), np.nan, comp) if endpoint else lax.sub(stop, start)
   else:
-    step = lax.full_like(d, np.nan)
-    out = s
+    out = lax.full((0,) + bshape, 0, comp)
+    delta = lax.full((), np.nan, comp)
   if dtypes.is_integer(out_dt):
     out = lax.floor(out)
-  out = lax.convert_element_type(out, out_dt)
-  out = moveaxis(out, 0, canonical_axis(axis, len(shape)))
-  if retstep:
-    return out, lax.index_in_dim(step, 0, 0, keepdims=False)
-  return out
+  out = moveaxis(lax.convert_element_type(out, out_dt), 0,
+                 canonical_axis(axis, len(bshape) + 1))
+  return (out, delta) if retstep else out
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):

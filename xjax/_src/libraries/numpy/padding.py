@@ -6,6 +6,7 @@ import operator
 import numpy as np
 
 from xjax._src.core.values import get_aval
+from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.creation import asarray
 
@@ -67,9 +68,18 @@ def pad(array, pad_width, mode="constant", **kwargs):
   if reflect_type not in ("even", "odd"):
     raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
   x = asarray(array)
+  return _padded(x, widths=tuple(_widths(pad_width, get_aval(x).ndim)), mode=mode,
+                 options=tuple(sorted(kwargs.items())))
+
+
+@compiled_when_eager(static_argnames=("widths", "mode", "options"))
+def _padded(x, *, widths, mode, options):
+  """``x`` padded by ``widths`` in ``mode`` with its keyword ``options`` (as (name, value)
+  pairs); one compiled program per signature when eager, as JAX's ``pad``."""
+  kwargs = dict(options)
+  reflect_type = kwargs.get("reflect_type", "even")
   aval = get_aval(x)
   nd = aval.ndim
-  widths = _widths(pad_width, nd)
   if mode in ("constant", "empty"):
     values = _per_axis(kwargs.get("constant_values", 0), nd)
     for ax, ((lo, hi), (vlo, vhi)) in enumerate(zip(widths, values)):

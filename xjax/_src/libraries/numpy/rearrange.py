@@ -6,6 +6,7 @@ import operator
 import numpy as np
 
 from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
@@ -172,6 +173,7 @@ def _take_along(a, idx, axis):
   return take(a, idx, axis=axis, mode="clip")
 
 
+@compiled_when_eager(static_argnames=("axis",))
 def flip(m, axis=None):
   """Reverses the order of elements along the given axes (all by default)."""
   m = asarray(m)
@@ -211,15 +213,19 @@ def rot90(m, k=1, axes=(0, 1)):
   return flip(lax.transpose(m, perm), a1)
 
 
+@compiled_when_eager(static_argnames=("shift", "axis"))
 def roll(a, shift, axis=None):
-  """Cyclically shifts elements (static shifts)."""
+  """Cyclically shifts elements by ``shift`` (static, or traced: then by dynamic slices of
+  ``a`` repeated twice, as JAX)."""
   a = asarray(a)
   if axis is None:
     return reshape(roll(ravel(a), shift, 0), get_aval(a).shape)
   shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
   axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-  shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
   nd = get_aval(a).ndim
+  if any(isinstance(s, Tracer) for s in shifts):
+    return _roll_dynamic(a, asarray(shift), [canonical_axis(int(ax), nd) for ax in axes])
+  shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
   for s, ax in zip(shifts.ravel(), axes.ravel()):
     ax = canonical_axis(int(ax), nd)
     n = get_aval(a).shape[ax]
@@ -229,6 +235,22 @@ def roll(a, shift, axis=None):
     if s:
       a = lax.concatenate([lax.slice_in_dim(a, n - s, n, axis=ax),
                            lax.slice_in_dim(a, 0, n - s, axis=ax)], ax)
+  return a
+
+
+def _roll_dynamic(a, shift, axes: list):
+  from xjax._src.libraries.numpy.shaping import broadcast_to
+  from xjax._src.libraries.numpy.ufuncs import remainder
+  shape = np.broadcast_shapes(get_aval(shift).shape, np.shape(axes))
+  if len(shape) != 1:
+    raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
+  shifts = broadcast_to(shift, shape)
+  for k, ax in enumerate(np.broadcast_to(axes, shape)):
+    n = get_aval(a).shape[ax]
+    s = lax.convert_element_type(lax.index_in_dim(shifts, k, keepdims=False), np.int32)
+    s = remainder(s, np.int32(max(n, 1)))
+    a = lax.dynamic_slice_in_dim(lax.concatenate([a, a], int(ax)), lax.sub(np.int32(n), s),
+                                 n, int(ax))
   return a
 
 
