@@ -149,3 +149,14 @@ def test_more_composites_run_as_one_program_when_eager():
                    (lambda x: jnp.pad(x, 1), (jnp.arange(3),))):
     jaxpr = xjax.make_jaxpr(fn)(*args)
     assert all(e.primitive.name != "jit" for e in jaxpr.jaxpr.eqns)   # traced: inline
+
+
+def test_diag_interp_and_average_as_jax():
+  v = jnp.arange(1.0, 6.0)
+  same(jnp.diag(v, 1)[0], [0.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+  same(jnp.interp(jnp.array([0., 2.5, 9.]), v, v * 2, left=-1.0, right="extrapolate"),
+       [-1.0, 5.0, 18.0])
+  same(jnp.interp(2.5, v, v * 2, left=jnp.float32(-1)), 5.0)   # an array bound: op by op
+  avg, total = jnp.average(v, weights=v, returned=True)
+  same(avg, 3.6666667461395264)
+  same(total, 15.0)

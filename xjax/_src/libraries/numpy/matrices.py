@@ -94,6 +94,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
   return _sum(lax.select_n(mask, lax.full_like(a, 0), a), axis=-1, dtype=aval.dtype)
 
 
+@compiled_when_eager(static_argnames=("k",))
 def diag(v, k=0):
   """The k-th diagonal of a matrix, or a matrix with vector ``v`` on its k-th diagonal."""
   v = asarray(v)

@@ -197,6 +197,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
   return ufuncs.multiply(0.5, red.sum(ufuncs.multiply(d, pairs), axis=-1))
 
 
+@compiled_when_eager(static_argnames=("left", "right", "period"))
 def interp(x, xp, fp, left=None, right=None, period=None):
   """Piecewise-linear interpolation of (xp, fp) at x (xp increasing, or periodic)."""
   from xjax._src.libraries.numpy.sorting import searchsorted

@@ -143,6 +143,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
                  red.min(a, axis=axis, keepdims=keepdims))
 
 
+@compiled_when_eager(static_argnames=("axis", "returned", "keepdims"))
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
   """Weighted mean along ``axis``."""
   from xjax._src.libraries.numpy.util import promote_dtypes_inexact
