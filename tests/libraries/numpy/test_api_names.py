@@ -31,6 +31,16 @@ def test_set_ops_eager():
   assert jnp.compress(np.array([0]), A[:1]).shape == (0,)
 
 
+def test_setxor1d_keeps_a_nan_of_each_input_and_pads_as_jax():
+  f = np.float32([3, 1, np.nan, 2, np.nan, 1])
+  g = np.float32([2, np.nan, 5, np.nan])
+  check(jnp.setxor1d(f, g), [1, 3, 5, np.nan, np.nan])       # JAX 0.10.2's values
+  check(jnp.setxor1d(f, g, size=6), [1, 3, 5, np.nan, np.nan, np.nan])
+  check(jnp.setxor1d(np.float32([1, 2]), np.float32([1, 3]), size=4), [2, 3, 2, 2])
+  check(jnp.setxor1d(np.int32([5]), np.int32([5]), size=3), [0, 0, 0], np.int32)
+  check(jnp.setxor1d(np.bool_([True, False]), np.bool_([True]), size=2), [False, False])
+
+
 def test_set_ops_size_under_jit():
   f = xjax.jit(lambda a, b: (jnp.union1d(a, b, size=9), jnp.setdiff1d(a, b, size=4),
                              jnp.setxor1d(a, b, size=8, fill_value=-1),

@@ -90,6 +90,19 @@ def test_interp_and_counting():
           np.digitize(xs, bins[::-1], right).astype(np.int32))
 
 
+def test_histogram_edges_are_inexact_and_bins_array_like():
+  data = np.int32([-7, -3, -1, 0, 1, 2, 3, 5, 100])
+  edges = jnp.histogram_bin_edges(data, np.int32([0, 2, 5]))
+  check(edges, np.float32([0, 2, 5]), np.float32)   # the data's inexact dtype, as JAX
+  counts, edges = jnp.histogram(data.astype(np.float16), np.float32([0, 2, 5]))
+  assert edges.dtype == np.float16
+  check(counts, [2, 3])
+  with pytest.raises(TypeError, match="histogram requires ndarray or scalar arguments"):
+    jnp.histogram(data, [0, 2, 5])
+  with pytest.raises(NotImplementedError, match="string values for `bins`"):
+    jnp.histogram_bin_edges(data, "auto")
+
+
 def test_histogram2d_and_dd():
   x, y = RNG.normal(size=(2, 50)).astype(np.float32)
   w = RNG.random(50).astype(np.float32)

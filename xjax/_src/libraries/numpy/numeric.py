@@ -292,10 +292,13 @@ def digitize(x, bins, right=False, *, method=None):
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
   from xjax._src.libraries.numpy.creation import linspace
+  if isinstance(bins, str):
+    raise NotImplementedError("string values for `bins` not implemented.")
+  check_arraylike("histogram_bin_edges", a, bins)
   a = asarray(a)
-  if np.ndim(bins) == 1:
-    return asarray(bins)
   dt = dtypes.to_inexact_dtype(get_aval(a).dtype)
+  if np.ndim(bins) == 1:   # the edges themselves, in the data's inexact dtype (as JAX)
+    return asarray(bins, dt)
   if range is None:
     lo, hi = (lax.convert_element_type(v, dt) for v in (red.min(a), red.max(a)))
   else:
@@ -310,6 +313,8 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
 def histogram(a, bins=10, range=None, weights=None, density=None):
   """Counts (or weighted sums) of ``a`` in ``bins`` and the bin edges."""
   from xjax._src.libraries.numpy.shaping import ravel
+  if not isinstance(bins, str):
+    check_arraylike("histogram", a, bins)
   edges = histogram_bin_edges(a, bins, range, weights)
   a = ravel(asarray(a))
   nb = get_aval(edges).shape[0] - 1

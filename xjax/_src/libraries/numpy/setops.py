@@ -137,9 +137,32 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
 
 
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
-  """Sorted unique values found in exactly one input."""
-  (a, b), s = _sorted("setxor1d", ar1, ar2)
-  keep = lax.bitwise_and(_firsts(s), lax.bitwise_xor(isin(s, a), isin(s, b)))
+  """Sorted unique values found in exactly one input: JAX's way, the unique values of both
+  sorted together and those equal to neither neighbour kept (so a NaN of each input stays)."""
+  from xjax._src.libraries.numpy.sorting import sort
+  check_arraylike("setxor1d", ar1, ar2)
+  a, b = (sort(x) for x in promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2))))
+  both = lax.concatenate([a, b], 0)
+  n = get_aval(both).shape[0]
+  if assume_unique or n == 0:
+    unique = lax.full((n,), True, np.bool_)
+  else:
+    unique = lax.concatenate([_firsts(a, equal_nan=True), _firsts(b, equal_nan=True)], 0)
+  # the unique values first, in order, then the repeats
+  repeat, s = lax.sort((lax.bitwise_not(unique), both), num_keys=2)
+  if n < 2:
+    return _select("setxor1d", s, lax.bitwise_not(repeat), size, fill_value)
+  differ = lax.ne(lax.slice_in_dim(s, 1, n), lax.slice_in_dim(s, 0, n - 1))
+  after = lax.concatenate([lax.full((1,), True, np.bool_), differ], 0)
+  before = lax.concatenate([lax.bitwise_or(differ, lax.slice_in_dim(repeat, 1, n)),
+                            lax.full((1,), True, np.bool_)], 0)
+  keep = lax.bitwise_and(lax.bitwise_not(repeat), lax.bitwise_and(after, before))
+  if fill_value is None:   # the smallest value of the result (NaN if it holds one), else 0
+    from xjax._src.libraries.numpy.reductions import max as _max, min as _min
+    dt = get_aval(s).dtype
+    top = lax.full_like(s, np.inf if dtypes.is_inexact(dt) else
+                        True if dt == np.bool_ else dtypes.iinfo(dt).max)
+    fill_value = lax.select_n(_max(keep), lax.full((), 0, dt), _min(lax.select_n(keep, top, s)))
   return _select("setxor1d", s, keep, size, fill_value)
 
 
