@@ -160,3 +160,14 @@ def test_diag_interp_and_average_as_jax():
   avg, total = jnp.average(v, weights=v, returned=True)
   same(avg, 3.6666667461395264)
   same(total, 15.0)
+
+
+@pytest.mark.parametrize("fn", [jnp.nansum, jnp.nanmax, jnp.nanmean, jnp.median, jnp.cumsum,
+                                jnp.sort, jnp.argsort, jnp.count_nonzero])
+def test_an_unhashable_axis_is_jaxs_value_error(fn):
+  x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+  for axis in ([0], jnp.int32(0), np.array([0, 1])):   # JAX jits these with a static axis
+    with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
+      fn(x, axis=axis)
+  assert fn(x, axis=np.int32(0)).shape[0] in (2, 3)     # a hashable NumPy scalar is fine
+  assert jnp.sum(x, axis=[0]).shape == (3,)              # (sum takes a list, as JAX's)

@@ -1091,13 +1091,16 @@ def _placement(device, backend, in_shardings, out_shardings) -> tuple | None:
   return device, backend
 
 
-def compiled_when_eager(fun: Callable | None = None, *, static_argnames=()):
+def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
+                        hashable_statics: bool = False):
   """``fun``, a library function built from primitives, run as one compiled program per
   argument signature when called on concrete values (as JAX jits its ``jax.numpy``), and
   inline when traced, so jaxprs show its primitives.  A non-hashable value for a static
-  parameter runs it op by op instead."""
+  parameter runs it op by op instead, or, with ``hashable_statics`` (functions JAX jits
+  with those parameters as they are given), raises JAX's ValueError."""
   if fun is None:
-    return functools.partial(compiled_when_eager, static_argnames=static_argnames)
+    return functools.partial(compiled_when_eager, static_argnames=static_argnames,
+                             hashable_statics=hashable_statics)
   jitted = PjitFunction(fun, None, static_argnames, None, None, False, False)
 
   @wraps(fun)
@@ -1106,7 +1109,8 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=()):
       try:
         return jitted(*args, **kwargs)
       except NonHashableStaticError:
-        pass
+        if hashable_statics:
+          raise
     return fun(*args, **kwargs)
   return call
 

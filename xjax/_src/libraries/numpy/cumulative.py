@@ -40,7 +40,7 @@ def _cumulative(name, prim, nan_ident=None):
     return lax.convert_element_type(out, dt) if acc != dt else out
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Cumulative {name.replace('nan', '')[3:]} along ``axis`` (flattened if None)."
-  return compiled_when_eager(fn, static_argnames=("axis", "dtype"))
+  return compiled_when_eager(fn, static_argnames=("axis", "dtype"), hashable_statics=True)
 
 
 cumsum = _cumulative("cumsum", lax_cum.cumsum)

@@ -24,7 +24,8 @@ def _prepare(name, a, axis):
   return a, canonical_axis(axis, aval.ndim)
 
 
-@compiled_when_eager(static_argnames=("axis", "kind", "order", "stable", "descending"))
+@compiled_when_eager(static_argnames=("axis", "kind", "order", "stable", "descending"),
+                     hashable_statics=True)
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
   """Sorted copy along ``axis`` (flattened if None); NaNs sort last."""
   if order is not None:
@@ -35,7 +36,7 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
 
 
 @compiled_when_eager(static_argnames=("axis", "kind", "order", "stable", "descending",
-                                     "dtype"))
+                                     "dtype"), hashable_statics=True)
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
   """Indices that sort ``a`` along ``axis`` (stable by default), of ``dtype`` (default the
   default integer type)."""

@@ -24,13 +24,13 @@ def _replace_nan(a, value):
   return lax.select_n(_isnan(a), a, lax.full_like(a, value))
 
 
-@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
   return red.sum(_replace_nan(a, 0), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                  initial=initial, where=where)
 
 
-@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
   return red.prod(_replace_nan(a, 1), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                   initial=initial, where=where)
@@ -47,14 +47,14 @@ def _nan_extreme(name, reduce, fill):
     all_nan = red.all(_isnan(a), axis=axis, keepdims=keepdims)
     return lax.select_n(all_nan, out_, lax.full_like(out_, np.nan))
   fn.__name__ = name
-  return compiled_when_eager(fn, static_argnames=("axis", "keepdims"))
+  return compiled_when_eager(fn, static_argnames=("axis", "keepdims"), hashable_statics=True)
 
 
 nanmax = _nan_extreme("nanmax", red.max, -np.inf)
 nanmin = _nan_extreme("nanmin", red.min, np.inf)
 
 
-@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
   red._check_out(out, "nanmean")
   a = asarray(a)
@@ -71,7 +71,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
   return lax.div(total, count)
 
 
-@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
   """Variance ignoring NaNs: the squared deviations from the nanmean (or from ``mean``, which
@@ -111,7 +111,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
   return lax.convert_element_type(res, out_dt, False)
 
 
-@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"))
+@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
   return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
@@ -210,12 +210,14 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
   return nanquantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
 
 
-@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims"))
+@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims"),
+                     hashable_statics=True)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
   return quantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
 
 
-@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims"))
+@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims"),
+                     hashable_statics=True)
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
   return nanquantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
 
