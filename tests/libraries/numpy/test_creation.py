@@ -1,6 +1,7 @@
 """xjax.numpy's array creation against NumPy: the linspace family, eye/identity/tri,
 triangles, diagonals, trace and meshgrid (values and dtypes)."""
 import numpy as np
+import pytest
 
 import xjax.numpy as jnp
 
@@ -43,3 +44,19 @@ def test_matrices():
     check(jnp.meshgrid(np.arange(3), np.arange(2.), np.arange(4), **kw),
           [x.astype(np.float32 if x.dtype == np.float64 else np.int32)
            for x in np.meshgrid(np.arange(3), np.arange(2.), np.arange(4), **kw)])
+
+
+def test_only_the_keep_memory_order_is_accepted():
+  x = jnp.ones((2, 2))
+  for make in (lambda: jnp.array(x, order="F"), lambda: jnp.asarray(x, order="C"),
+               lambda: jnp.copy(x, order="F")):
+    with pytest.raises(NotImplementedError, match="Only implemented for order='K'"):
+      make()
+  assert jnp.array([1, 2], order="K").tolist() == [1, 2]
+  with pytest.raises(TypeError):   # Array.copy takes no order, as JAX's
+    x.copy(order="F")
+
+
+def test_logical_ufunc_reduce_takes_a_dtype():
+  out = jnp.logical_and.reduce(jnp.array([True, False]), dtype=jnp.int32)
+  assert out.dtype == np.int32 and int(out) == 0

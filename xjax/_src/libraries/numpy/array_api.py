@@ -52,7 +52,7 @@ def astype(x, dtype, /, *, copy=False, device=None):
 
 
 def copy(a, order=None):
-  return jnp.array(a, copy=True)
+  return jnp.array(a, copy=True, order=order)
 
 
 @compiled_when_eager(static_argnames=("axis",))

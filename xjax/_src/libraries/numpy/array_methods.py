@@ -79,7 +79,7 @@ def _tobytes(self, order="C"):
   return np.asarray(self).tobytes(order=order)
 
 
-def _copy(self, order=None):
+def _copy(self):
   from xjax._src.primitives.lax.elementwise import copy_p
   return copy_p.bind(self)
 

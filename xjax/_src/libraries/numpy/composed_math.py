@@ -282,7 +282,9 @@ isfinite = _classify("isfinite", lambda re, im: lax.is_finite(re) if im is None 
 
 
 def _is_inf_of_sign(name: str, inf: float):
-  def fn(x, /):
+  def fn(x, /, out=None):
+    if out is not None:
+      raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
     check_arraylike(name, x)
     if dtypes.is_complex(get_aval(x).dtype):
       raise ValueError(f"{name} does not support complex inputs")
@@ -386,6 +388,8 @@ def frexp(x, /):
 @compiled_when_eager
 def modf(x, /, out=None):
   """(fractional part, integral part), both with x's sign."""
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
   (x,) = promote_args_inexact("modf", x)
   whole = _trunc(x)
   return lax.sub(x, whole), whole

@@ -32,8 +32,15 @@ def _requested_dtype(dtype, name):
   return dtypes.check_user_dtype_supported(dtype, name)
 
 
+def _check_order(order) -> None:
+  """Arrays have one memory order here, as in JAX: only ``'K'`` (keep) is accepted."""
+  if order is not None and order != "K":
+    raise NotImplementedError("Only implemented for order='K'")
+
+
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   """Converts ``a`` to an Array (no copy when it already is one of the right dtype)."""
+  _check_order(order)
   dt = _requested_dtype(dtype, "asarray")
   if isinstance(a, (Array, Tracer)):
     if dt is None or (get_aval(a).dtype == dt and not get_aval(a).weak_type):
@@ -45,6 +52,7 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
 @_with_device
 def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
   """A new Array from a scalar, NumPy array, nested sequence, or Array/tracer."""
+  _check_order(order)
   dt = _requested_dtype(dtype, "array")
   if isinstance(object, (Array, Tracer)):
     out = object if dt is None else lax.convert_element_type(object, dt)

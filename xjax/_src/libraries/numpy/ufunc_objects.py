@@ -22,7 +22,7 @@ def _bool_reduction(fn):
     out = fn(a, axis=axis, keepdims=keepdims)
     if initial is not None:
       out = (ufuncs.logical_and if fn is reductions.all else ufuncs.logical_or)(out, initial)
-    return out
+    return out if dtype is None else out.astype(dtype)
   return reduce
 
 
