@@ -60,3 +60,15 @@ def test_only_the_keep_memory_order_is_accepted():
 def test_logical_ufunc_reduce_takes_a_dtype():
   out = jnp.logical_and.reduce(jnp.array([True, False]), dtype=jnp.int32)
   assert out.dtype == np.int32 and int(out) == 0
+
+
+def test_reshape_and_ravel_orders_as_jax():
+  x = jnp.arange(6).reshape(2, 3)
+  assert jnp.reshape(x, (3, 2), order="F").tolist() == [[0, 4], [3, 2], [1, 5]]
+  assert x.ravel(order="F").tolist() == [0, 3, 1, 4, 2, 5]
+  with pytest.raises(NotImplementedError, match="np.reshape order=A is not implemented."):
+    x.reshape((3, 2), order="A")
+  with pytest.raises(NotImplementedError, match="Ravel not implemented for order='K'."):
+    jnp.ravel(x, order="K")
+  with pytest.raises(ValueError, match="Unexpected value for 'order' argument: Z."):
+    jnp.reshape(x, (3, 2), order="Z")

@@ -45,6 +45,10 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     rev = tuple(reversed(range(aval.ndim)))
     out = lax.reshape(lax.transpose(a, rev), tuple(reversed(shape)))
     return lax.transpose(out, tuple(reversed(range(len(shape)))))
+  if order == "A":
+    raise NotImplementedError("np.reshape order=A is not implemented.")
+  if order != "C":
+    raise ValueError(f"Unexpected value for 'order' argument: {order}.")
   return lax.reshape(a, tuple(shape))
 
 
@@ -52,6 +56,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 def ravel(a, order="C", *, out_sharding=None):
   """``a`` flattened, laid out as ``out_sharding`` says (see ``place_out_sharding``)."""
   from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
+  if order == "K":
+    raise NotImplementedError("Ravel not implemented for order='K'.")
   return place_out_sharding(reshape(a, (-1,), order=order), out_sharding)
 
 
