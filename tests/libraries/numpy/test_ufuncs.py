@@ -98,3 +98,16 @@ def test_ufunc_reduce_where():
     add.reduce(a, where=1)
   with pytest.raises(NotImplementedError, match="out argument"):
     add.reduce(a, out=a)
+
+
+def test_complex_logaddexp_and_arctan2_as_jax():
+  a = np.complex64([1 + 5j, -2 - 7j, 0])
+  b = np.complex64([3j, 2 + 2j, -1])
+  # JAX 0.10.2's values (the imaginary part wrapped into one period)
+  np.testing.assert_allclose(jnp.logaddexp(a, b), np.complex64(
+      [0.9063238 - 1.6593573j, 1.9832007 + 1.9923241j, 0.3132617 + 0j]), rtol=1e-6)
+  np.testing.assert_allclose(jnp.logaddexp2(a, b), np.complex64(
+      [1.2597493 + 4.3896914j, 2.0873826 + 2.003806j, 0.5849625 + 0j]), rtol=1e-6)
+  c = np.complex64([1 + 2j, -1 + 0.5j])
+  np.testing.assert_allclose(jnp.arctan2(c, c[::-1]), np.complex64(
+      [1.5707963 - 0.54930615j, -4.7683713e-08 + 0.54930615j]), rtol=1e-6, atol=1e-7)

@@ -157,12 +157,26 @@ def logaddexp(x1, x2, /):
 
 def _log_add(a, b, exp, scale=None):
   """max(a, b) + log1p(exp(-|a - b|)) (times ``scale``): log(exp(a) + exp(b)) in the base
-  of ``exp``, stably; a NaN difference (inf - inf, or a NaN) gives a + b."""
+  of ``exp``, stably; a NaN difference (inf - inf, or a NaN) gives a + b.  Complex inputs
+  (ordered as lax.max orders them) take JAX's form, the imaginary part wrapped into one
+  period of the base's logarithm."""
   amax = lax.max(a, b)
+  if dtypes.is_complex(get_aval(a).dtype):
+    tail = lax.log1p(exp(lax.sub(lax.add(a, b), lax.mul(amax, _c(amax, 2)))))
+    out = lax.add(amax, tail if scale is None else lax.mul(scale, tail))
+    half_period = np.pi if scale is None else np.pi / np.log(2)
+    return lax.complex(lax.real(out), _wrapped(lax.imag(out), half_period))
   delta = lax.sub(a, b)
   tail = lax.log1p(exp(lax.neg(lax.abs(delta))))
   out = lax.add(amax, tail if scale is None else lax.mul(scale, tail))
   return lax.select_n(isnan(delta), out, lax.add(a, b))
+
+
+def _wrapped(x, half: float):
+  """``x`` wrapped into [-half, half)."""
+  r = lax.rem(lax.add(x, _c(x, half)), _c(x, 2 * half))
+  r = lax.select_n(lax.lt(r, _c(x, 0)), r, lax.add(r, _c(x, 2 * half)))
+  return lax.sub(r, _c(x, half))
 
 
 @custom_jvp

@@ -239,7 +239,7 @@ min_p = _binary("min", "stablehlo.minimum", dtype_checker("int", "inexact", "boo
 pow_p = _binary("pow", "stablehlo.power", _inexact,
                 [lambda t, x, y: mul(t, _pow_jac_base(x, y)),
                  lambda t, x, y: mul(t, mul(log(_safe_base(x)), pow(x, y)))])
-atan2_p = _binary("atan2", "stablehlo.atan2", _float,
+atan2_p = _binary("atan2", "stablehlo.atan2", _inexact,
                   [lambda t, x, y: mul(t, div(y, add(mul(x, x), mul(y, y)))),
                    lambda t, x, y: mul(t, div(neg(x), add(mul(x, x), mul(y, y))))])
 nextafter_p = _binary("nextafter", "chlo.next_after", _float)
