@@ -43,6 +43,24 @@ def test_device_put_pytree_mixed_sources():
   assert out["b"][1].weak_type
 
 
+def test_device_put_pytree_prefix_of_devices():
+  """A tuple/dict/list of devices or shardings, a prefix of the value (JAX 0.10.2's results)."""
+  x = jnp.arange(3.0)
+  out = xjax.device_put((x, np.ones(2), [1.0, 2]), (d[1], d[2], d[3]))
+  assert [(a.devices(), a.committed) for a in xjax.tree_util.tree_leaves(out)] == [
+      ({d[1]}, True), ({d[2]}, True), ({d[3]}, True), ({d[3]}, True)]
+  out = xjax.device_put({"a": x, "b": (x, x)}, {"a": d[1], "b": None})
+  assert [(a.devices(), a.committed) for a in xjax.tree_util.tree_leaves(out)] == [
+      ({d[1]}, True), ({d[0]}, False), ({d[0]}, False)]
+  s = xjax.sharding.NamedSharding(xjax.make_mesh((2,), ("i",), devices=d[2:]), xjax.P("i"))
+  spread, one = xjax.device_put([jnp.arange(4.0), jnp.arange(2.0)], [s, d[1]])
+  assert spread.sharding == s and one.devices() == {d[1]}
+  np.testing.assert_array_equal(spread, np.arange(4.0))
+  # Inside jit the placement is staged; JAX's results come back uncommitted on device 0.
+  out = xjax.jit(lambda a, b: xjax.device_put((a, b), (d[1], d[2])))(jnp.ones(2), jnp.ones(2))
+  assert [(a.devices(), a.committed) for a in out] == [({d[0]}, False), ({d[0]}, False)]
+
+
 def test_computation_follows_committed_data():
   x1 = xjax.device_put(jnp.ones(3), d[1])
   for y in (x1 + 1, x1 + jnp.ones(3), jnp.sin(x1)):

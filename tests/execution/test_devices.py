@@ -28,7 +28,7 @@ def test_multi_device_placement_cases():
               "tests/execution/multi_device_cases.py"],
              {"XLA_FLAGS": "--xla_force_host_platform_device_count=4"})
   assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-  assert "11 passed" in out.stdout
+  assert "12 passed" in out.stdout
 
 
 def test_num_cpu_devices_config():
@@ -71,6 +71,34 @@ def test_device_put_pytree_and_device_get():
   got = xjax.device_get({"a": jnp.ones(3), "b": [1, 2.0]})
   assert type(got["a"]) is np.ndarray and got["b"] == [1, 2.0]
   np.testing.assert_array_equal(got["a"], np.ones(3, np.float32))
+
+
+def test_device_put_takes_a_pytree_prefix_of_devices():
+  """``device``, ``donate`` and ``src`` may be pytree prefixes of the value (None a leaf),
+  and traced values get one device_put equation for all of them (as JAX 0.10.2)."""
+  d0 = xjax.devices()[0]
+  a, b = xjax.device_put((np.ones(2), np.ones(3)), (None, d0))
+  assert (a.committed, b.committed) == (False, True)
+  s = xjax.sharding.NamedSharding(xjax.make_mesh((1,), ("x",)), xjax.P())
+  out = xjax.device_put({"a": np.ones(2), "b": [np.ones(3), 1.0]},
+                        {"a": s, "b": [xjax.sharding.SingleDeviceSharding(d0), None]},
+                        donate={"a": True, "b": False})
+  assert out["a"].sharding == s and out["b"][0].committed and not out["b"][1].committed
+  assert out["b"][1].weak_type
+  jaxpr = xjax.make_jaxpr(lambda x, y: xjax.device_put((x, y), (d0, s)))(1.0, 2.0)
+  assert [e.primitive.name for e in jaxpr.eqns] == ["device_put"]
+  assert jaxpr.eqns[0].params["devices"] == (d0, s)
+
+
+@pytest.mark.parametrize("devices, found", [
+    ((0,), "a tuple of length 1"), ([0, 0], "expected a list of length 2"),
+    ({"a": 0}, "expected a dict with keys .*but got a tuple")])
+def test_device_put_prefix_mismatch(devices, found):
+  d0 = xjax.devices()[0]
+  devices = xjax.tree_util.tree_map(lambda _: d0, devices)
+  with pytest.raises(ValueError, match="device_put device specification must be a tree prefix "
+                     "of the corresponding value; (?s:.*)" + found):
+    xjax.device_put((np.ones(2), np.ones(3)), devices)
 
 
 @pytest.mark.parametrize("bad", [3, "cpu", object()])

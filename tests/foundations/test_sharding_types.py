@@ -1,5 +1,7 @@
 """Meshes, partition specs and named shardings (``xjax.sharding``): the descriptions JAX code
 builds and inspects, with the reprs and answers of JAX 0.10.2 (taken from the reference)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -32,8 +34,26 @@ def test_meshes():
   with auto:
     assert xjax.sharding.get_abstract_mesh() == auto.abstract_mesh
   assert xjax.sharding.get_abstract_mesh().empty
-  with pytest.raises(ValueError, match="must equal the product"):
+  with pytest.raises(ValueError, match=r"Number of devices 1 must be >= the product of "
+                                       r"mesh_shape \(2,\)"):
     xjax.make_mesh((2,), ("x",))
+
+
+def test_make_mesh_signature_and_axis_types():
+  """JAX 0.10.2's ``make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None)``:
+  Explicit axes by default, one AxisType for all axes, or one per axis."""
+  assert xjax.make_mesh((1,), ("x",)).axis_types == (AxisType.Explicit,)
+  m = xjax.make_mesh((1, 1), ("x", "y"), (AxisType.Auto, AxisType.Explicit))
+  assert m.axis_types == (AxisType.Auto, AxisType.Explicit)
+  assert xjax.make_mesh((1,), ("x",), AxisType.Auto).axis_types == (AxisType.Auto,)
+  m = xjax.make_mesh((1,), ("x",), axis_types=(AxisType.Manual,), devices=xjax.devices())
+  assert str(m) == "Mesh('x': 1, axis_types=(Manual,))"
+  with pytest.raises(ValueError, match=re.escape(
+      "Number of axis names should match the number of axis_types. Got axis_names=('x',) "
+      "and axis_types=(Auto, Auto)")):
+    xjax.make_mesh((1,), ("x",), (AxisType.Auto, AxisType.Auto))
+  with pytest.raises(TypeError):
+    xjax.make_mesh((1,), ("x",), None, xjax.devices())  # devices is keyword-only
 
 
 def test_named_shardings_and_placement():

@@ -42,38 +42,78 @@ def resolve_device(device):
   return target
 
 
-def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
   """Places the leaves of ``x`` on ``device``, committed; without a device, arrays stay
   where they are and host values go uncommitted to the default device.  Arrays already on
-  other devices are copied device to device in one batched transfer."""
-  if isinstance(device, MemorySpace):
-    return _put_in_memory(x, device)
-  if isinstance(device, PartitionSpec):  # over the context mesh (jax.set_mesh)
-    mesh = context_mesh()
-    if mesh is None or mesh.empty:
-      raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to "
-                       "device_put")
-    device = NamedSharding(mesh, device)
+  other devices are copied device to device in one batched transfer.  ``device``, ``src``,
+  ``donate`` and ``may_alias`` may each be a pytree prefix of ``x``."""
   leaves, tree = tree_util.tree_flatten(x)
-  spread = isinstance(device, Sharding) and len(device.device_set) > 1
-  if not spread and any(isinstance(leaf, Tracer) for leaf in leaves):  # staged, as JAX
-    n = len(leaves)
-    out = device_put_p.bind(*leaves, devices=(device,) * n, srcs=(src,) * n,
-                            copy_semantics=(copy_semantics(donate, may_alias),) * n)
+  devices = [_placement(d) for d in _per_leaf(device, x, len(leaves), "device")]
+  srcs = _per_leaf(src, x, len(leaves), "src")
+  donates = _per_leaf(donate, x, len(leaves), "donate")
+  aliases = _per_leaf(may_alias, x, len(leaves), "may_alias")
+  out = list(leaves)
+  spread = [i for i, d in enumerate(devices) if isinstance(d, Sharding) and len(d.device_set) > 1]
+  for i in spread:
+    out[i] = _put_spread(leaves[i], devices[i])
+  rest = [i for i in range(len(leaves)) if i not in set(spread)]
+  if any(isinstance(leaves[i], Tracer) for i in rest):  # staged, as JAX
+    staged = device_put_p.bind(
+        *(leaves[i] for i in rest), devices=tuple(devices[i] for i in rest),
+        srcs=tuple(srcs[i] for i in rest),
+        copy_semantics=tuple(ArrayCopySemantics.REUSE_INPUT if isinstance(devices[i], MemorySpace)
+                             else copy_semantics(donates[i], aliases[i]) for i in rest))
+    for i, y in zip(rest, staged):
+      out[i] = y
     return tree_util.tree_unflatten(tree, out)
+  groups: dict = {}
+  for i in rest:
+    groups.setdefault((devices[i], bool(donates[i])), []).append(i)
+  for (target, donated), idx in groups.items():
+    for i, y in zip(idx, _put_concrete([leaves[i] for i in idx], target, donated)):
+      out[i] = y
+  return tree_util.tree_unflatten(tree, out)
+
+
+def _per_leaf(spec, x, n: int, what: str) -> list:
+  """``spec`` (a leaf, or a pytree prefix of ``x`` with None as a leaf) once per leaf of ``x``."""
+  is_none = lambda s: s is None  # noqa: E731
+  structure = tree_util.tree_structure(spec, is_leaf=is_none)
+  if tree_util.treedef_is_leaf(structure):
+    return [spec] * n
+  try:
+    subtrees = structure.flatten_up_to(x)
+  except ValueError as e:
+    raise ValueError(f"device_put {what} specification must be a tree prefix of the "
+                     f"corresponding value; \n  {e}") from None
+  specs = tree_util.tree_leaves(spec, is_leaf=is_none)
+  return [s for s, sub in zip(specs, subtrees) for _ in tree_util.tree_leaves(sub)]
+
+
+def _placement(device):
+  """A ``device=`` leaf as placed: a PartitionSpec is a sharding over the context mesh
+  (``jax.set_mesh``)."""
+  if not isinstance(device, PartitionSpec):
+    return device
+  mesh = context_mesh()
+  if mesh is None or mesh.empty:
+    raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to "
+                     "device_put")
+  return NamedSharding(mesh, device)
+
+
+def _put_concrete(leaves: list, device, donate: bool) -> list:
+  """Concrete ``leaves`` placed on one device (or kept where they are for None)."""
+  if isinstance(device, MemorySpace):
+    return [_put_in_memory(leaf, device) for leaf in leaves]
   if device is None:
-    out = [leaf if isinstance(leaf, Array) else make_array(leaf) for leaf in leaves]
-    return tree_util.tree_unflatten(tree, out)
-  if spread:
-    return tree_util.tree_unflatten(tree, [_put_spread(leaf, device) for leaf in leaves])
+    return [leaf if isinstance(leaf, Array) else make_array(leaf) for leaf in leaves]
   target = resolve_device(device)
   # A sharding over a mesh of one device stays the array's reported sharding.
   committed = device if isinstance(device, NamedSharding) else True
   out = list(leaves)
   moves = []
   for i, leaf in enumerate(leaves):
-    if isinstance(leaf, Tracer):
-      continue
     if isinstance(leaf, Array):
       leaf._check_alive()
       if leaf.device == target:
@@ -88,12 +128,12 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
       out[i] = Array._from_buffer(buf, leaves[i].aval, committed)
       if donate:
         leaves[i].delete()
-  return tree_util.tree_unflatten(tree, out)
+  return out
 
 
-def _put_in_memory(x, space: MemorySpace):
-  """``device_put(x, jax.memory.Space.Device)``: the leaves committed where they are (host
-  values to the default device); xjax has no other memory space to put them in."""
+def _put_in_memory(leaf, space: MemorySpace):
+  """A concrete leaf put in ``space`` (``jax.memory.Space.Device``): committed where it is
+  (a host value to the default device); xjax has no other memory space to put it in."""
   if space is MemorySpace.Any:
     raise AssertionError("jax.memory.Space.Any names no memory to place an array in; use "
                          "jax.memory.Space.Device.")
@@ -101,21 +141,12 @@ def _put_in_memory(x, space: MemorySpace):
     raise NotImplementedError("device_put to jax.memory.Space.Host: xjax keeps every array in "
                               "device memory (no memory spaces in its types); see "
                               "docs/differences.md.")
-  leaves, tree = tree_util.tree_flatten(x)
-  if any(isinstance(leaf, Tracer) for leaf in leaves):  # staged, as JAX
-    n = len(leaves)
-    out = device_put_p.bind(*leaves, devices=(space,) * n, srcs=(None,) * n,
-                            copy_semantics=(ArrayCopySemantics.REUSE_INPUT,) * n)
-    return tree_util.tree_unflatten(tree, out)
-  out = []
-  for leaf in leaves:
-    if not isinstance(leaf, Array):
-      leaf = make_array(leaf)
-    leaf._check_alive()
-    single = not runtime.is_spread(leaf._buf)
-    out.append(Array._from_buffer(leaf._buf, leaf.aval, leaf._committed or True)
-               if single else leaf)
-  return tree_util.tree_unflatten(tree, out)
+  if not isinstance(leaf, Array):
+    leaf = make_array(leaf)
+  leaf._check_alive()
+  if runtime.is_spread(leaf._buf):
+    return leaf
+  return Array._from_buffer(leaf._buf, leaf.aval, leaf._committed or True)
 
 
 def _device_put_impl(*xs, devices, srcs, copy_semantics):
@@ -222,14 +253,16 @@ def get_mesh() -> Mesh:
   return context_mesh() or _EMPTY_MESH
 
 
-def make_mesh(axis_shapes, axis_names, *, devices=None, axis_types=None) -> Mesh:
-  """A mesh of ``axis_shapes`` over the first devices (all of them must be used up)."""
+def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh:
+  """A mesh of ``axis_shapes`` over the first ``prod(axis_shapes)`` of ``devices`` (default:
+  all devices), every axis Explicit unless ``axis_types`` says otherwise."""
   axis_shapes = tuple(int(s) for s in axis_shapes)
   devices = list(runtime.devices() if devices is None else devices)
   size = int(np.prod(axis_shapes, dtype=np.int64))
-  if size != len(devices):
-    raise ValueError(f"Number of devices {len(devices)} must equal the product of "
+  if size > len(devices):
+    raise ValueError(f"Number of devices {len(devices)} must be >= the product of "
                      f"mesh_shape {axis_shapes}")
   if axis_types is None:
     axis_types = (AxisType.Explicit,) * len(axis_shapes)
-  return Mesh(np.array(devices, dtype=object).reshape(axis_shapes), axis_names, axis_types)
+  return Mesh(np.array(devices[:size], dtype=object).reshape(axis_shapes), axis_names,
+              axis_types)

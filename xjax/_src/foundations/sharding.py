@@ -135,13 +135,14 @@ class PartitionSpec:
     return f"P({inner}{',' if len(self._parts) == 1 else ''})"
 
 
-def _axis_types(axis_types, n: int) -> tuple:
+def _axis_types(axis_types, axis_names: tuple) -> tuple:
+  n = len(axis_names)
   if axis_types is None:
     return (AxisType.Auto,) * n
   types = tuple(axis_types) if isinstance(axis_types, (tuple, list)) else (axis_types,) * n
   if len(types) != n:
-    raise ValueError(f"Number of axis_types {len(types)} must match the number of mesh "
-                     f"axes {n}.")
+    raise ValueError("Number of axis names should match the number of axis_types. Got "
+                     f"axis_names={axis_names} and axis_types={types}")
   return types
 
 
@@ -179,7 +180,7 @@ class AbstractMesh(_MeshShape):
     self.axis_sizes, self.axis_names = tuple(axis_sizes), tuple(axis_names)
     if len(self.axis_sizes) != len(self.axis_names):
       raise ValueError("AbstractMesh needs one size per axis name.")
-    self.axis_types = _axis_types(axis_types, len(self.axis_names))
+    self.axis_types = _axis_types(axis_types, self.axis_names)
 
   @property
   def abstract_mesh(self) -> "AbstractMesh":
@@ -208,7 +209,7 @@ class Mesh(_MeshShape):
                        f"devices.ndim == {self.devices.ndim} and len(axis_names) == "
                        f"{len(self.axis_names)}.")
     self.axis_sizes = self.devices.shape
-    self.axis_types = _axis_types(axis_types, len(self.axis_names))
+    self.axis_types = _axis_types(axis_types, self.axis_names)
 
   @property
   def abstract_mesh(self) -> AbstractMesh:
