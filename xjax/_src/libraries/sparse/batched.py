@@ -1,0 +1,23 @@
+"""Batched sparse layouts: leading batch dimensions of `data` and `indices` (either may have
+size 1 where the other is larger), and running a per-batch function over them."""
+from __future__ import annotations
+
+from typing import Callable
+
+from xjax._src.api.transformations import vmap
+from xjax._src.libraries.numpy import lax_numpy as jnp
+
+
+def nfold_vmap(fun: Callable, n: int, in_axes=0) -> Callable:
+  """`fun` mapped over the leading `n` dimensions of its mapped arguments."""
+  for _ in range(n):
+    fun = vmap(fun, in_axes=in_axes)
+  return fun
+
+
+def broadcast_batch(n_batch: int, *arrays):
+  """`arrays` with their leading `n_batch` dimensions broadcast against each other."""
+  if not n_batch:
+    return arrays
+  batch = tuple(max(sizes) for sizes in zip(*(a.shape[:n_batch] for a in arrays)))
+  return tuple(jnp.broadcast_to(a, batch + a.shape[n_batch:]) for a in arrays)

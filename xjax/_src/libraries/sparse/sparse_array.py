@@ -1,0 +1,74 @@
+"""What every sparse format shares: `JAXSparse` (the base class), `SparseInfo` (the static
+description primitives carry) and the efficiency warnings and errors."""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from xjax._src.foundations.tree_util import tree_leaves
+
+
+class SparseInfo(NamedTuple):
+  """The static part of a sparse array: its shape and whether its indices are sorted/unique."""
+  shape: tuple
+  indices_sorted: bool = False
+  unique_indices: bool = False
+
+
+class SparseEfficiencyError(ValueError):
+  pass
+
+
+class SparseEfficiencyWarning(UserWarning):
+  pass
+
+
+class CuSparseEfficiencyWarning(SparseEfficiencyWarning):
+  pass
+
+
+class JAXSparse:
+  """Base class of the sparse formats: a pytree of arrays describing an array of `shape`."""
+
+  data: object
+  shape: tuple
+  nse: int
+
+  def __init__(self, args, *, shape):
+    self.shape = tuple(int(d) for d in shape)
+
+  size = property(lambda self: math.prod(self.shape))
+  ndim = property(lambda self: len(self.shape))
+  dtype = property(lambda self: self.data.dtype)
+
+  def __len__(self):
+    return self.shape[0]
+
+  def __repr__(self):
+    name = type(self).__name__
+    try:
+      nse, dtype = self.nse, np.dtype(self.dtype).name
+    except Exception:  # a format holding tracers or unusual leaves
+      return f"{name}({self.shape})"
+    extra = ""
+    n_batch, n_dense = getattr(self, "n_batch", 0), getattr(self, "n_dense", 0)
+    if n_batch:
+      extra += f", n_batch={n_batch}"
+    if n_dense:
+      extra += f", n_dense={n_dense}"
+    return f"{name}({dtype}[{', '.join(map(str, self.shape))}], nse={nse}{extra})"
+
+  def tree_flatten(self):
+    raise NotImplementedError(f"{type(self).__name__}.tree_flatten")
+
+  def block_until_ready(self):
+    for leaf in tree_leaves(self):
+      leaf.block_until_ready()
+    return self
+
+  @property
+  def T(self):
+    return self.transpose()
+
