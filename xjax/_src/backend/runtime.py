@@ -38,6 +38,9 @@ DeviceBuffer = _xc.ArrayImpl
 JAXLIB_VERSION = jaxlib.__version__  # the jaxlib that runs xjax
 _JAXLIB_VERSION = f"{jaxlib.__version__}/{_xc._version}"
 XlaRuntimeError = _xc.XlaRuntimeError
+# jaxlib's class is public as xjax.errors.JaxRuntimeError: name it so in tracebacks (as JAX
+# names it jax.errors.JaxRuntimeError).
+XlaRuntimeError.__module__ = "xjax.errors"
 
 _lock = threading.Lock()
 _backends: dict[str, object] = {}

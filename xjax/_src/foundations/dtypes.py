@@ -163,6 +163,7 @@ def primal_tangent_dtype(primal_dtype, tangent_dtype, name: str | None = None
 
 class TypePromotionError(ValueError):
   """Two dtypes have no implicit promotion (narrow types, or the 'strict' promotion mode)."""
+  __module__ = "xjax.dtypes"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,19 +10,25 @@ import os
 import sys
 
 _FAQ = "https://docs.jax.dev/en/latest/faq.html"
+# The module the classes report (tracebacks, ``repr``, ``type(e).__module__``): where users
+# import them from.
+_PUBLIC = "xjax.errors"
 _ERRORS_DOC = "https://docs.jax.dev/en/latest/errors.html"
 
 
 class JAXTypeError(TypeError):
   """Base for the type errors raised when a traced value is used as a concrete one."""
+  __module__ = _PUBLIC
 
 
 class JAXIndexError(IndexError):
   """Base for indexing errors specific to traced values."""
+  __module__ = _PUBLIC
 
 
 class ConcretizationTypeError(JAXTypeError):
   """A traced (abstract) value was used where Python needs a concrete value."""
+  __module__ = _PUBLIC
 
   def __init__(self, tracer, context: str = "") -> None:
     super().__init__(
@@ -36,6 +42,7 @@ class ConcretizationTypeError(JAXTypeError):
 
 class TracerBoolConversionError(ConcretizationTypeError):
   """``bool()`` (an ``if``, ``and``/``or``, ``while``) was applied to a traced value."""
+  __module__ = _PUBLIC
 
   def __init__(self, tracer, context: str = "") -> None:
     JAXTypeError.__init__(
@@ -50,6 +57,7 @@ class TracerBoolConversionError(ConcretizationTypeError):
 
 class TracerIntegerConversionError(JAXTypeError):
   """``int()`` / ``__index__`` was applied to a traced value."""
+  __module__ = _PUBLIC
 
   def __init__(self, tracer, context: str = "") -> None:
     super().__init__(
@@ -63,6 +71,7 @@ class TracerIntegerConversionError(JAXTypeError):
 
 class TracerArrayConversionError(JAXTypeError):
   """A traced value was converted to a NumPy array (``np.asarray(tracer)``)."""
+  __module__ = _PUBLIC
 
   def __init__(self, tracer, context: str = "") -> None:
     super().__init__(
@@ -77,6 +86,7 @@ class TracerArrayConversionError(JAXTypeError):
 
 class NonConcreteBooleanIndexError(JAXIndexError):
   """A boolean mask that is a traced value was used as an index."""
+  __module__ = _PUBLIC
 
   def __init__(self, tracer) -> None:
     super().__init__(
@@ -90,6 +100,7 @@ class NonConcreteBooleanIndexError(JAXIndexError):
 
 class UnexpectedTracerError(JAXTypeError):
   """A tracer outlived the transformation that created it (it 'leaked')."""
+  __module__ = _PUBLIC
 
   def __init__(self, message: str) -> None:
     super().__init__(
@@ -101,15 +112,18 @@ class UnexpectedTracerError(JAXTypeError):
 
 class KeyReuseError(JAXTypeError):
   """A PRNG key was used twice (only with key-reuse checking enabled)."""
+  __module__ = _PUBLIC
 
 
 class JaxprTypeError(TypeError):
   """A jaxpr is ill-typed (an equation's operands do not match its primitive's rule)."""
+  __module__ = _PUBLIC
 
 
 class InconclusiveDimensionOperation(Exception):
   """A comparison or operation on symbolic dimensions has no definite answer (xjax's
   dimensions are always concrete, so it raises this only for code that does)."""
+  __module__ = _PUBLIC
 
 
 def _tracer_repr(tracer) -> str:

@@ -304,6 +304,7 @@ global_array_to_host_local_array_p.batch = lambda axis, args, dims, **params: (
 class ProcessFailureError(Exception):
   """A process hosting some of ``failed_devices`` died or restarted during a
   ``live_devices`` block."""
+  __module__ = "xjax.experimental.multihost_utils"
 
   def __init__(self, failed_devices: set) -> None:
     self.failed_devices = failed_devices

@@ -154,8 +154,8 @@ def float_divmod(a, b):
   (exact where the remainder is), one less where the remainder's sign differs from b's,
   rounded to an integer."""
   from xjax._src.libraries.numpy.shaping import broadcast_arrays
+  r = lax.rem(a, b)  # before broadcasting: lax's rule reports mismatched shapes (TypeError)
   a, b = broadcast_arrays(a, b)
-  r = lax.rem(a, b)
   q = lax.div(lax.select_n(lax.eq(b, _zero(b)), lax.sub(a, r), a), b)
   fix = lax.bitwise_and(lax.ne(r, _zero(r)), lax.ne(lax.sign(b), lax.sign(r)))
   return (rounding.round(lax.select_n(fix, q, lax.sub(q, _const(q, 1)))),

@@ -9,7 +9,7 @@ from xjax._src.foundations.config import config
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
-from xjax._src.primitives.lax.utils import broadcasting_shape
+from xjax._src.primitives.lax.shapes import broadcast_shapes
 
 
 _ARRAY_TYPES = (Array, Tracer)
@@ -64,8 +64,7 @@ def promote_shapes(name: str, *args):
     return list(args)
   nd = max(len(s) for s in shapes)
   if all(len(s) in (0, nd) for s in shapes):
-    _check_broadcast(name, shapes)
-    return list(args)
+    return list(args)  # equal ranks: the lax primitive checks the dimensions (TypeError)
   mode = config.read("jax_numpy_rank_promotion")
   if mode != "allow" and len({len(s) for s in shapes if s}) > 1:
     msg = (f"Operands could not be broadcast together for {name} on shapes "
@@ -75,19 +74,9 @@ def promote_shapes(name: str, *args):
       raise ValueError(msg)
     import warnings
     warnings.warn(msg)
-  _check_broadcast(name, shapes)
+  broadcast_shapes(*shapes)  # ValueError for incompatible dimensions, as jnp's
   return [a if len(s) in (0, nd) else lax.reshape(a, (1,) * (nd - len(s)) + s)
           for a, s in zip(args, shapes)]
-
-
-def _check_broadcast(name: str, shapes) -> None:
-  nd = max(len(s) for s in shapes)
-  padded = [(1,) * (nd - len(s)) + tuple(s) if s else () for s in shapes]
-  try:
-    broadcasting_shape(name, padded)
-  except TypeError:
-    raise TypeError(f"{name} got incompatible shapes for broadcasting: "
-                    f"{', '.join(str(tuple(s)) for s in shapes)}.") from None
 
 
 def _arraylike_avals(name: str, args) -> list:
