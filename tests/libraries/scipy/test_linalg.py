@@ -36,6 +36,23 @@ def test_cholesky_family(lower):
   check(L.solve(SPD, B, assume_a="pos", lower=lower), np.linalg.solve(SPD, B), **TOL)
 
 
+@pytest.mark.parametrize("m", [np.array([[1.0, 2.0], [2.0, 1.0]], np.float32),
+                               np.array([[4.0, 2.0, 0.0], [2.0, 1.0, 3.0], [0.0, 3.0, 5.0]],
+                                        np.float32)])
+def test_cholesky_of_a_matrix_that_is_not_positive_definite(m):
+  """JAX 0.10.2: NaN on and below the diagonal of the lower factor, zeros above (and the
+  transpose of that for the default upper factor); cho_factor alike, with its lower flag."""
+  low = np.where(np.tril(np.ones(m.shape, bool)), np.nan, 0).astype(np.float32)
+  np.testing.assert_array_equal(L.cholesky(m), low.T)
+  np.testing.assert_array_equal(L.cholesky(m, lower=True), low)
+  c, lower = L.cho_factor(m)
+  np.testing.assert_array_equal(c, low.T)
+  assert lower is False
+  np.testing.assert_array_equal(L.cho_factor(m, lower=True)[0], low)
+  batch = np.stack([m, np.eye(len(m), dtype=np.float32)])
+  np.testing.assert_array_equal(L.cholesky(batch), np.stack([low.T, np.eye(len(m))]))
+
+
 def test_lu_family():
   p, l, u = L.lu(A)
   ep, el, eu = sl.lu(A)

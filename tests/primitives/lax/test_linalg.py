@@ -124,9 +124,77 @@ def test_ill_conditioned_and_singular_inputs():
   assert np.all(~np.isfinite(np.asarray(L.inv(sing))))
   assert np.all(~np.isfinite(np.asarray(L.solve(sing, np.ones(2, np.float32)))))
   assert np.isneginf(L.slogdet(sing).logabsdet) and float(L.slogdet(sing).sign) == 0
-  assert np.isnan(np.asarray(L.cholesky(-np.eye(3, dtype=np.float32)))).all()
+  np.testing.assert_array_equal(L.cholesky(-np.eye(3, dtype=np.float32)),
+                                np.array(_LOW3, np.float32))  # JAX's NaN pattern
   # d det / dA is the adjugate, finite at a singular matrix (as in JAX).
   np.testing.assert_allclose(xjax.grad(L.det)(sing), [[4, -2], [-2, 1]], atol=1e-5)
+
+
+# Values and shapes from JAX 0.10.2: the residuals are always computed (rank-deficient and
+# wide systems too) and keep a length-1 axis for a 1-D b.
+_DEF = np.array([[1, 2, 3], [2, 0, 2], [1, 0, 1], [0, 1, 1], [3, 3, 6]], np.float32)
+_DEF_B = np.array([1, -2, 0.5, 3, 1], np.float32)
+
+
+def test_lstsq_residual_shapes_and_values():
+  x, res, rank, _ = L.lstsq(np.ones((5, 3), np.float32), np.ones(5, np.float32))
+  assert res.shape == (1,) and int(rank) == 1 and abs(float(res[0])) < 1e-5
+  x, res, rank, _ = L.lstsq(_DEF, _DEF_B)
+  check(x, np.array([-1.0355807542800903, 1.1610490083694458, 0.1254684180021286], np.float32),
+        atol=1e-5)
+  check(res, np.array([5.41292142868042], np.float32), rtol=1e-5)
+  assert int(rank) == 2
+  x, res, rank, _ = L.lstsq(_DEF, np.stack([_DEF_B, _DEF_B[::-1]], 1))
+  check(res, np.array([5.41292142868042, 4.176965713500977], np.float32), rtol=1e-5)
+  wide = np.array([[1, 2, 0, 1], [0, 1, 1, 3]], np.float32)
+  x, res, rank, _ = L.lstsq(wide, np.array([1, 2], np.float32))
+  assert x.shape == (4,) and res.shape == (1,) and int(rank) == 2
+  x, res, _, _ = L.lstsq(wide, np.ones((2, 3), np.float32))
+  assert res.shape == (3,)
+  # numpy_resid=True gives NumPy's shapes: empty unless full rank with more rows than columns.
+  a = _rand((5, 3), np.float32)
+  assert L.lstsq(a, _DEF_B, numpy_resid=True)[1].shape == (1,)
+  check(L.lstsq(a, _DEF_B, numpy_resid=True)[1], np.linalg.lstsq(a, _DEF_B)[1], rtol=1e-4)
+  assert L.lstsq(_DEF, _DEF_B, numpy_resid=True)[1].shape == (0,)
+  assert L.lstsq(wide, np.ones(2, np.float32), numpy_resid=True)[1].shape == (0,)
+  assert xjax.jit(L.lstsq)(_DEF, _DEF_B)[1].shape == (1,)
+  check(xjax.vmap(L.lstsq, (None, 0))(_DEF, np.stack([_DEF_B, 2 * _DEF_B]))[1],
+        np.array([[5.41292142868042], [21.65168571472168]], np.float32), rtol=1e-5)
+  check(xjax.grad(lambda b: L.lstsq(_DEF, b)[1][0])(_DEF_B),
+        np.array([-1.3258428573608398, -0.3595506548881531, 2.8202247619628906,
+                  3.426966428756714, -0.2584269046783447], np.float32), atol=1e-4)
+
+
+_N = np.nan
+_LOW3 = [[_N, 0, 0], [_N, _N, 0], [_N, _N, _N]]
+
+
+@pytest.mark.parametrize("m", [
+    np.array([[1, 2], [2, 1]], np.float32), np.array([[-1, 0], [0, 1]], np.float32),
+    np.array([[4, 1], [7, -3]], np.float32),
+    np.array([[4, 2, 0], [2, 1, 3], [0, 3, 5]], np.float32),  # negative pivot in the middle
+    np.array([[4, 2, 0], [2, 5, 3], [0, 3, 1]], np.float32)])  # ... and at the end
+def test_cholesky_of_a_matrix_that_is_not_positive_definite(m):
+  """JAX 0.10.2: the whole lower triangle NaN, the strict upper triangle zero (transposed for
+  upper=True), eager, jitted, with or without symmetrizing."""
+  low = np.where(np.tril(np.ones(m.shape, bool)), np.nan, 0).astype(np.float32)
+  for out in (L.cholesky(m), xjax.jit(L.cholesky)(m), L.cholesky(m, symmetrize_input=False),
+              lax.linalg.cholesky(m)):
+    np.testing.assert_array_equal(out, low)
+  np.testing.assert_array_equal(L.cholesky(m, upper=True), low.T)
+
+
+def test_cholesky_failures_in_a_batch_and_complex():
+  batch = np.stack([np.array([[4, 2, 0], [2, 1, 3], [0, 3, 5]], np.float32),
+                    np.eye(3, dtype=np.float32), -np.eye(3, dtype=np.float32)])
+  want = np.array([_LOW3, np.eye(3), _LOW3], np.float32)
+  np.testing.assert_array_equal(L.cholesky(batch), want)
+  np.testing.assert_array_equal(xjax.vmap(L.cholesky)(batch), want)
+  np.testing.assert_array_equal(L.cholesky(batch, upper=True), want.swapaxes(1, 2))
+  out = np.asarray(L.cholesky(np.array([[1, 2j], [-2j, 1]], np.complex64)))
+  nan = complex(np.nan, np.nan)
+  np.testing.assert_array_equal(out, np.array([[nan, 0], [nan, nan]], np.complex64))
+  assert np.isnan(out[1, 0].imag)  # NaN in both parts, as JAX fills failed factorizations
 
 
 @pytest.mark.slow

@@ -306,8 +306,7 @@ def _lstsq(a, b, rcond, *, numpy_resid):
   else:
     resid = jnp.sum(jnp.abs(jnp.matmul(a, x) - b) ** 2, axis=0)
   if vec:
-    x = x[:, 0]
-    resid = resid[..., 0] if numpy_resid is False else resid
+    x = x[:, 0]  # the residuals keep their length-1 axis, as JAX's
   return x, resid, rank, s
 
 

@@ -2,7 +2,8 @@
 ``cholesky_update``: the upper factor of ``R^T R + w w^T`` from that of ``R^T R``.
 
 LAPACK's potrf on the CPU, ``stablehlo.cholesky`` elsewhere.  The strict upper triangle is
-zeroed; a matrix that is not positive definite gives NaNs, as in JAX.  The JVP is
+zeroed; a matrix that is not positive definite gives NaN in the whole lower triangle (the
+upper one stays zero), as in JAX.  The JVP is
 ``L phi(L^{-1} da L^{-H})`` with ``phi`` the lower triangle with a halved diagonal.
 The rank-1 update applies one Givens rotation per row (O(n^2)); its JVP is the Cholesky
 JVP of the updated matrix.
@@ -36,11 +37,11 @@ def _lowering(ctx, a):
     factor, info = lapack.call(ctx, lapack.target("potrf", aval.dtype), [a], [aval],
                                [aval, info_aval], {"uplo": lapack.flag("L")}, [True],
                                [True, False])
-    return lower_fn(ctx, lambda f, i: [nan_where_failed(tril(f), lax.eq(i, np.int32(0)))],
+    return lower_fn(ctx, lambda f, i: [tril(nan_where_failed(f, lax.eq(i, np.int32(0))))],
                     [factor, info], [aval, info_aval])[0]
   factor = ctx.op("stablehlo.cholesky", [a], aval, {"lower": "true"})
-  # stablehlo.cholesky leaves NaNs on failure; keep the strict upper triangle zero.
-  return lower_fn(ctx, lambda f: [_nan_unless_finite(tril(f))], [factor], [aval])[0]
+  # stablehlo.cholesky leaves NaNs on failure: the whole lower triangle becomes NaN.
+  return lower_fn(ctx, lambda f: [tril(_nan_unless_finite(tril(f)))], [factor], [aval])[0]
 
 
 def _nan_unless_finite(f):

@@ -87,10 +87,11 @@ def real_dtype(dt):
 
 def nan_where_failed(x, ok):
   """``x`` with every matrix (or vector) whose ``ok`` flag (shape = batch dims) is false
-  replaced by NaN, as JAX reports failed factorizations."""
+  replaced by NaN (NaN in both parts when complex), as JAX reports failed factorizations."""
   s = shape(x)
   ok = lax.broadcast_in_dim(ok, s, tuple(range(len(shape(ok)))))
-  return lax.select(ok, x, lax.full(s, np.nan, dtype(x)))
+  nan = complex(np.nan, np.nan) if dtypes.is_complex(dtype(x)) else np.nan
+  return lax.select(ok, x, lax.full(s, nan, dtype(x)))
 
 
 def permute_rows(x, perm):
