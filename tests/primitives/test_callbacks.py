@@ -200,8 +200,15 @@ def test_io_callback_ordered_in_program_order_and_vmap():
 
 
 def test_io_callback_is_not_differentiable():
-  with pytest.raises(NotImplementedError, match="io_callback"):
-    xjax.grad(lambda x: io_callback(np.sin, sds(x), x))(1.0)
+  # JAX's class and message (jax 0.10.2): ValueError for JVP (grad, jvp, vjp, linearize)
+  # and for transposition (linear_transpose).
+  f = lambda x: io_callback(np.sin, sds(x), x)
+  for transform in (xjax.grad(f), xjax.jit(xjax.grad(f)), lambda x: xjax.jvp(f, (x,), (x,)),
+                    lambda x: xjax.vjp(f, x)):
+    with pytest.raises(ValueError, match=r"^IO callbacks do not support JVP\."):
+      transform(1.0)
+  with pytest.raises(ValueError, match=r"^IO callbacks do not support transpose\."):
+    xjax.linear_transpose(lambda x: io_callback(lambda v: v, sds(x), x), 1.0)(1.0)
 
 
 # ---------------------------------------------------------------------------------------

@@ -265,9 +265,11 @@ def _io_lowering(ctx, *args, callback, result_avals, ordered):
 
 
 def _io_jvp(primals, tangents, **params):
-  raise NotImplementedError("Differentiation rule for 'io_callback' not implemented: "
-                            "an io_callback's result has no derivative. Wrap it in "
-                            "xjax.custom_jvp to define one.")
+  raise ValueError("IO callbacks do not support JVP.")
+
+
+def _io_transpose(cts, *args, **params):
+  raise ValueError("IO callbacks do not support transpose.")
 
 
 def _io_batch(axis, args, dims, *, callback, result_avals, ordered):
@@ -288,6 +290,7 @@ io_callback_p.impl = lambda *args, callback, result_avals, ordered: _run_eagerly
 io_callback_p.effects = lambda ordered, **_: (fx.ordered_io_effect,) if ordered else (
     fx.io_effect,)
 io_callback_p.jvp = _io_jvp
+io_callback_p.transpose = _io_transpose
 io_callback_p.batch = _io_batch
 
 
