@@ -235,10 +235,6 @@ def _trace_flat(call, in_tree, in_avals, debug):
 # ---------------------------------------------------------------------------------------
 # The jit call primitive
 
-def _jit_params(params: dict, rule: str, origin: list) -> dict:
-  return dict(params, name=f"transpose_{params['name']}") if rule == "transpose" else params
-
-
 def _jit_impl(*args, jaxpr, name, device=None, compiler_options=(), inline=False):
   """A jit call run now (under a transformation that evaluates, such as vmap at the top
   level): on ``device`` when jit was given one (``device=``/``backend=``), compiled with
@@ -271,7 +267,7 @@ jit_p.staging = _jit_staging
 jit_p.pp_params = lambda p: sorted(((k, v) for k, v in p.items() if k != "inline"),
                                    key=lambda kv: kv[0] != "name")
 jit_p.pp_alias_jaxpr = "jaxpr"
-call_rules(jit_p, update=_jit_params, keep_consts=("jvp",))   # (as JAX prints them)
+call_rules(jit_p, keep_consts=("jvp",), forward_inputs=True)   # (as JAX prints them)
 
 
 def _jax_call_primitive(name: str, closed_of: Callable) -> Primitive:
@@ -488,7 +484,7 @@ class PjitFunction:
   def __init__(self, fun: Callable, static_argnums, static_argnames, donate_argnums,
                donate_argnames, keep_unused, inline, in_shardings=None,
                out_shardings=None, device=None, backend=None,
-               compiler_options=None) -> None:
+               compiler_options=None, name: str | None = None) -> None:
     if not callable(fun):
       raise TypeError(f"Expected a callable value, got {fun!r}")
     self.fun = fun
@@ -530,7 +526,7 @@ class PjitFunction:
         self._static_argnums, self._static_argnames, _hashable(donate_argnums),
         _hashable(donate_argnames), id(self) if self._shardings else None, self._placement,
         self._compiler_options, self._keep_unused))
-    self._name = fun_name(fun)
+    self._name = fun_name(fun) if name is None else name   # (jaxprs show it)
     update_wrapper(self, fun, updated=())
     if self._sig is not None:  # inspect would take the object for a builtin (it has __get__)
       self.__signature__ = self._sig
@@ -1092,20 +1088,22 @@ def _placement(device, backend, in_shardings, out_shardings) -> tuple | None:
 
 
 def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
-                        hashable_statics: bool = False):
+                        hashable_statics: bool = False, staged: str | None = None):
   """``fun``, a library function built from primitives, run as one compiled program per
-  argument signature when called on concrete values (as JAX jits its ``jax.numpy``), and
-  inline when traced, so jaxprs show its primitives.  A non-hashable value for a static
-  parameter runs it op by op instead, or, with ``hashable_statics`` (functions JAX jits
-  with those parameters as they are given), raises JAX's ValueError."""
+  argument signature when called on concrete values (as JAX jits its ``jax.numpy``).
+  Traced, it runs inline, so jaxprs show its primitives, or, for the functions JAX jits
+  (``staged``: the name JAX's jaxprs give the call), as a nested ``jit`` equation of that
+  name, as JAX stages them.  A non-hashable value for a static parameter runs it op by op
+  instead, or, with ``hashable_statics`` (functions JAX jits with those parameters as they
+  are given), raises JAX's ValueError."""
   if fun is None:
     return functools.partial(compiled_when_eager, static_argnames=static_argnames,
-                             hashable_statics=hashable_statics)
-  jitted = PjitFunction(fun, None, static_argnames, None, None, False, False)
+                             hashable_statics=hashable_statics, staged=staged)
+  jitted = PjitFunction(fun, None, static_argnames, None, None, False, False, name=staged)
 
   @wraps(fun)
   def call(*args, **kwargs):
-    if current_trace() is eval_trace:
+    if staged is not None or current_trace() is eval_trace:
       try:
         return jitted(*args, **kwargs)
       except NonHashableStaticError:

@@ -1,12 +1,14 @@
 """The jaxpr IR: typed variables, equations, jaxprs, its printer and its evaluator."""
 from __future__ import annotations
 
+import collections
 import itertools
 from typing import Any, Sequence
 
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.core import pretty_printer as pp
 from xjax._src.core import source_info
 from xjax._src.core.avals import ShapedArray
 
@@ -72,7 +74,7 @@ class JaxprEqn:
     return JaxprEqn(**fields)
 
   def __repr__(self) -> str:
-    return str(pp_eqn(self, _Names(), 0)).strip()
+    return pp_eqn(self).rstrip()
 
 
 class Jaxpr:
@@ -98,12 +100,12 @@ class Jaxpr:
     return [v.aval for v in self.outvars]
 
   def __str__(self) -> str:
-    return pp_jaxpr(self, _Names(), 0)
+    return pp_jaxpr(self)
 
   __repr__ = __str__
 
-  def pretty_print(self, **_) -> str:
-    return str(self)
+  def pretty_print(self, *, width: int = 80, **_) -> str:
+    return pp_jaxpr(self, width=width)
 
 
 class ClosedJaxpr:
@@ -140,8 +142,8 @@ class ClosedJaxpr:
 
   __repr__ = __str__
 
-  def pretty_print(self, **_) -> str:
-    return str(self.jaxpr)
+  def pretty_print(self, *, width: int = 80, **_) -> str:
+    return pp_jaxpr(self.jaxpr, width=width)
 
   def _repr_pretty_(self, p, cycle) -> None:
     p.text(str(self))
@@ -196,12 +198,17 @@ def jaxpr_as_fun(closed: ClosedJaxpr):
 
 
 # ---------------------------------------------------------------------------------------
-# Printing, in JAX's format
+# Printing, in JAX's format and layout (see core/pretty_printer.py)
 
 class _Names:
+  """The printed names of variables (a, b, ..., z, ba, ...), given in printing order, and
+  of the jaxprs printed once ahead of the one they serve (``let name = { ... } in``)."""
+
   def __init__(self) -> None:
     self.names: dict[Var, str] = {}
     self.counter = 0
+    self.shared: dict = {}          # Jaxpr -> its name
+    self.reserved: set[str] = set()  # the shared jaxprs' names, which no variable takes
 
   def __call__(self, v) -> str:
     if type(v) is Literal:
@@ -210,8 +217,12 @@ class _Names:
       return "_"
     name = self.names.get(v)
     if name is None:
-      name = self.names[v] = _alphabetic(self.counter)
+      name = _alphabetic(self.counter)
       self.counter += 1
+      while name in self.reserved:
+        name = _alphabetic(self.counter)
+        self.counter += 1
+      self.names[v] = name
     return name
 
   def suggest_like(self, for_vars, like_vars) -> None:
@@ -221,7 +232,7 @@ class _Names:
       return
     taken = set()
     for v, like in zip(for_vars, like_vars):
-      if (isinstance(like, Var) and not isinstance(like, DropVar) and like not in taken
+      if (isinstance(like, Var) and like not in taken
           and isinstance(v, Var) and v not in self.names):
         taken.add(like)
         self.names[v] = self(like)
@@ -238,86 +249,151 @@ def _alphabetic(n: int) -> str:
   return letters
 
 
-def _binder(v, names) -> str:
-  return f"{names(v)}:{v.aval.str_short()}"
+def jaxprs_in_params(params: dict) -> list[Jaxpr]:
+  """The jaxprs among an equation's parameters (directly, or in tuples)."""
+  out = []
+  for p in params.values():
+    for x in (p if isinstance(p, (tuple, list)) else (p,)):
+      if isinstance(x, ClosedJaxpr):
+        out.append(x.jaxpr)
+      elif isinstance(x, Jaxpr):
+        out.append(x)
+  return out
 
 
-def _format_param(value, names, indent: int, lead: int = 0) -> str:
-  """``value`` printed at ``indent``; ``lead`` characters precede it on its first line."""
-  if isinstance(value, ClosedJaxpr):
-    return pp_jaxpr(value.jaxpr, names, indent, lead)
-  if isinstance(value, Jaxpr):
-    return pp_jaxpr(value, names, indent, lead)
+def _format_value(value) -> str:
+  """A parameter's printed value (jaxprs aside)."""
   if isinstance(value, np.dtype):
     return value.name
   if isinstance(value, type) and issubclass(value, np.generic):
     return np.dtype(value).name
-  if isinstance(value, (tuple, list)) and any(isinstance(v, (ClosedJaxpr, Jaxpr))
-                                              for v in value):
-    parts = [_format_param(v, names, indent + 2) for v in value]
-    one_line = f"({' '.join(parts)})"
-    if "\n" not in one_line and indent + len(one_line) <= 80:
-      return one_line
-    pad = " " * (indent + 2)
-    return "\n".join(["(", *(pad + p for p in parts), " " * indent + ")"])
   if callable(value) and hasattr(value, "__name__"):
     return value.__name__
   return str(value)
 
 
-def pp_eqn(eqn: JaxprEqn, names: _Names, indent: int, used=None) -> str:
-  """One equation; outputs not in ``used`` (when given) print as ``_``, as in JAX."""
-  pad = " " * indent
-  if eqn.primitive.pp_eqn is not None:
-    return pad + eqn.primitive.pp_eqn(eqn, names, used)
-  outs = " ".join(_binder(v, names) if used is None or v in used else
-                  f"_:{v.aval.str_short()}" for v in eqn.outvars)
-  ins = " ".join(names(v) for v in eqn.invars)
-  shown = {k: v for k, v in eqn.params.items() if k not in eqn.primitive.hidden_params}
-  custom = eqn.primitive.pp_params
-  shown = custom(shown) if custom else sorted(shown.items())
-  if not shown:
-    return f"{pad}{outs} = {eqn.primitive.name} {ins}".rstrip() if outs else (
-        f"{pad}{eqn.primitive.name} {ins}".rstrip())
-  aliased = eqn.primitive.pp_alias_jaxpr
+def _vars_doc(vs, names: _Names, sep: str = "", binders: bool = False) -> pp.Doc:
+  """Variables (``binders``: with their types), wrapped at the line's end."""
+  shown = [pp.text(f"{names(v)}:{v.aval.str_short()}" if binders else names(v)) for v in vs]
+  return pp.nest(2, pp.group(pp.join(pp.text(sep) + pp.group(pp.brk()), shown)))
+
+
+def _value_doc(value, names: _Names) -> pp.Doc:
+  if isinstance(value, ClosedJaxpr):
+    return _jaxpr_doc(value.jaxpr, names)
+  if isinstance(value, Jaxpr):
+    return _jaxpr_doc(value, names)
+  if type(value) is tuple and all(isinstance(v, (ClosedJaxpr, Jaxpr)) for v in value):
+    inner = [_value_doc(v, names) for v in value]
+    return pp.group(pp.concat([
+        pp.nest(2, pp.concat([pp.text("("), pp.brk(""), pp.join(pp.brk(), inner)])),
+        pp.brk(""), pp.text(")")]))
+  return pp.text(_format_value(value))
+
+
+def _params_doc(items, names: _Names) -> pp.Doc:
+  """``[k=v ...]`` on the line when it fits, else one parameter a line."""
+  if not items:
+    return pp.nil()
+  pairs = [pp.text(f"{k}=") + _value_doc(v, names) for k, v in items]
+  return pp.group(pp.concat([
+      pp.nest(2, pp.concat([pp.text("["), pp.brk(""), pp.join(pp.brk(), pairs)])),
+      pp.brk(""), pp.text("]")]))
+
+
+def _eqn_doc(eqn: JaxprEqn, names: _Names) -> pp.Doc:
+  prim = eqn.primitive
+  if prim.pp_eqn is not None:
+    return pp.text(prim.pp_eqn(eqn, names))
+  shown = {k: v for k, v in eqn.params.items() if k not in prim.hidden_params}
+  shown = prim.pp_params(shown) if prim.pp_params else sorted(shown.items())
+  aliased = prim.pp_alias_jaxpr
   if aliased is not None:
     inner = eqn.params[aliased]
     inner = inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner
-    names.suggest_like(inner.invars, eqn.invars)
-    names.suggest_like(inner.outvars, eqn.outvars)
-  items = [(k, _format_param(v, names, indent + 2, len(k) + 1)) for k, v in shown]
-  one_line = " ".join(f"{k}={v}" for k, v in items)
-  head = f"{pad}{outs} = {eqn.primitive.name}" if outs else f"{pad}{eqn.primitive.name}"
-  if "\n" not in one_line and len(head) + len(one_line) + len(ins) + 3 <= 80:
-    return f"{head}[{one_line}] {ins}"  # a trailing space when no operands, as JAX
-  lines = [f"{head}["]
-  for k, v in items:
-    lines.append(f"{pad}  {k}={v.lstrip()}")
-  lines.append(f"{pad}] {ins}")
-  return "\n".join(lines)
+    if inner not in names.shared:
+      names.suggest_like(inner.invars, eqn.invars)
+      names.suggest_like(inner.outvars, eqn.outvars)
+  lhs = _vars_doc(eqn.outvars, names, binders=True)
+  rhs = [pp.text(prim.name), _params_doc(shown, names),
+         pp.text(" ") + _vars_doc(eqn.invars, names)]
+  return pp.concat([lhs, pp.text(" = "), *rhs]) if eqn.outvars else pp.concat(rhs)
 
 
 # A primitive's ``pp_params(shown: dict) -> list[(name, value)]`` orders or reformats its
 # printed params (the default: ``sorted(shown.items())``), and ``pp_alias_jaxpr = "<param>"``
 # prints that sub-jaxpr's binders with the names of the equation's own operands and results
-# (JAX's printing of ``jit``); ``pp_eqn(eqn, names, used) -> str`` prints the whole
-# equation its own way (the state primitives: ``c:f32[3] <- a[...]``).
+# (JAX's printing of ``jit``); ``pp_eqn(eqn, names) -> str`` prints the whole equation its
+# own way (the state primitives: ``c:f32[3] <- a[...]``).
 
 
-def pp_jaxpr(jaxpr: Jaxpr, names: _Names, indent: int, lead: int = 0) -> str:
-  consts = " ".join(_binder(v, names) for v in jaxpr.constvars)
-  ins = " ".join(_binder(v, names) for v in jaxpr.invars)
-  head = f"{{ lambda {consts}; {ins}. let" if consts else f"{{ lambda ; {ins}. let"
-  used = {v for e in jaxpr.eqns for v in e.invars if type(v) is not Literal}
-  used.update(v for v in jaxpr.outvars if type(v) is not Literal)
-  eqns = [pp_eqn(e, names, indent + 4, used) for e in jaxpr.eqns]
-  outs = ", ".join(names(v) for v in jaxpr.outvars)
-  tail = f"in ({outs}{',' if len(jaxpr.outvars) == 1 else ''}) }}"
-  if not eqns:
-    return f"{head}  {tail}"
-  if all("\n" not in e for e in eqns):
-    single = f"{head} {'; '.join(e.strip() for e in eqns)} {tail}"
-    if len(single) + indent + lead <= 80:
-      return single
-  pad = " " * (indent + 2)
-  return "\n".join([head, *eqns, f"{pad}{tail}"])
+def _body_doc(jaxpr: Jaxpr, names: _Names) -> pp.Doc:
+  consts = _vars_doc(jaxpr.constvars, names, binders=True)
+  ins = _vars_doc(jaxpr.invars, names, binders=True)
+  eqns = pp.join(pp.brk("; "), [_eqn_doc(e, names) for e in jaxpr.eqns])
+  outs = pp.concat([pp.text("("), _vars_doc(jaxpr.outvars, names, sep=","),
+                    pp.text(",)" if len(jaxpr.outvars) == 1 else ")")])
+  return pp.group(pp.nest(2, pp.concat([
+      pp.text("{ lambda "), consts, pp.text("; "), ins, pp.text(". let"),
+      pp.nest(2, pp.brk() + eqns), pp.brk(), pp.text("in "), outs])) + pp.text(" }"))
+
+
+def _jaxpr_doc(jaxpr: Jaxpr, names: _Names) -> pp.Doc:
+  shared = names.shared.get(jaxpr)
+  return pp.text(shared) if shared is not None else _body_doc(jaxpr, names)
+
+
+def _share(top: Jaxpr, names: _Names) -> list:
+  """The jaxprs under ``top`` printed once ahead of it, as (name, jaxpr): those used more
+  than once or of more than ten equations, named for the equation holding them."""
+  uses: dict = {}
+  label: dict = {}
+  queue = collections.deque([top])
+  while queue:
+    jaxpr = queue.popleft()
+    uses[jaxpr] = uses.get(jaxpr, 0) + (2 if jaxpr is not top and len(jaxpr.eqns) > 10
+                                        else 1)
+    for eqn in jaxpr.eqns:
+      subs = jaxprs_in_params(eqn.params)
+      queue.extend(subs)
+      name = eqn.params.get("name")
+      if isinstance(name, str):
+        for sub in subs:
+          label.setdefault(sub, name.strip("<>"))
+  shared = []
+  taken: collections.Counter = collections.Counter()
+  for jaxpr, n in uses.items():
+    if n == 1:
+      continue
+    name = label.get(jaxpr, "jaxpr")
+    seen = taken[name]
+    taken[name] += 1
+    if seen:
+      name += str(seen)
+      taken[name] += 1
+    names.reserved.add(name)
+    names.shared[jaxpr] = name
+    shared.append((name, jaxpr))
+  return shared
+
+
+def pp_jaxpr(jaxpr: Jaxpr, names: _Names | None = None, width: int = 80) -> str:
+  """``jaxpr`` printed as JAX prints it; results nothing reads print as ``_``."""
+  names = _Names() if names is None else names
+  read = {v for v in jaxpr.outvars if type(v) is not Literal}
+  for eqn in reversed(jaxpr.eqns):
+    for v in eqn.outvars:
+      if v not in read:
+        names.names.setdefault(v, "_")
+    read.update(v for v in eqn.invars if type(v) is not Literal)
+  docs = [pp.concat([pp.text(f"let {name} = "), _body_doc(sub, names), pp.text(" in"),
+                     pp.brk()]) for name, sub in _share(jaxpr, names)]
+  docs.append(_jaxpr_doc(jaxpr, names))
+  return pp.layout(pp.concat(docs), width)
+
+
+def pp_eqn(eqn: JaxprEqn, names: _Names | None = None, indent: int = 0,
+           width: int = 80) -> str:
+  """One equation; its lines after the first indented ``indent`` more."""
+  doc = _eqn_doc(eqn, _Names() if names is None else names)
+  return pp.layout(pp.nest(indent, doc) if indent else doc, width)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.core.avals import ShapedArray
-from xjax._src.core.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, _Names, pp_eqn, pp_jaxpr
+from xjax._src.core.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, Literal, _Names,
+                                  jaxprs_in_params, pp_eqn, pp_jaxpr)
 from xjax._src.core.values import get_aval
 from xjax._src.foundations.errors import JaxprTypeError
 
@@ -39,18 +40,6 @@ def equation_type(prim, in_avals, params) -> tuple[list, frozenset]:
     out = prim.abstract_eval(*in_avals, **params)
     effects = frozenset(prim.effects(**params)) if prim.effects is not None else frozenset()
   return (list(out) if prim.multiple_results else [out]), frozenset(effects)
-
-
-def jaxprs_in_params(params: dict) -> list[Jaxpr]:
-  """The jaxprs among an equation's parameters (directly, or in tuples)."""
-  out = []
-  for p in params.values():
-    for x in (p if isinstance(p, (tuple, list)) else (p,)):
-      if isinstance(x, ClosedJaxpr):
-        out.append(x.jaxpr)
-      elif isinstance(x, Jaxpr):
-        out.append(x)
-  return out
 
 
 def _check_call_operands(prim, in_avals, params) -> None:
@@ -134,7 +123,7 @@ class _Checker:
         self.equation(eqn)
       except JaxprTypeError as e:
         where = f"\n\nfrom source: {eqn.source_info}" if eqn.source_info else ""
-        shown = pp_eqn(eqn, self.names, 2, self.used).strip()
+        shown = pp_eqn(eqn, self.names, 2).strip()
         raise JaxprTypeError(f"{e.args[0]}\n\nin equation:\n\n  {shown}{where}", i) from None
     for v in self.jaxpr.outvars:
       self.read(v)
@@ -146,10 +135,10 @@ def _excerpt(jaxpr: Jaxpr, names: _Names, at: int | None) -> str:
   lo = 0 if at is None else max(0, at - _CONTEXT)
   hi = min(n, lo + 2 * _CONTEXT + 1)
   if lo == 0 and hi == n:
-    return pp_jaxpr(jaxpr, names, 0)
+    return pp_jaxpr(jaxpr, names)
   part = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, jaxpr.eqns[lo:hi],
                jaxpr.effects)
-  return f"{pp_jaxpr(part, names, 0)}\n(equations {lo} to {hi - 1} of {n} shown)"
+  return f"{pp_jaxpr(part, names)}\n(equations {lo} to {hi - 1} of {n} shown)"
 
 
 def check_jaxpr(jaxpr: Jaxpr) -> None:
@@ -158,7 +147,7 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
   rule's own error for operands it refuses propagates as it is."""
   names = _Names()
   try:
-    pp_jaxpr(jaxpr, names, 0)   # names the variables in printing order, for the messages
+    pp_jaxpr(jaxpr, names)   # names the variables in printing order, for the messages
   except Exception:  # a jaxpr too broken to print is still checked
     pass
   try:

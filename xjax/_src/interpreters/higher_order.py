@@ -157,9 +157,10 @@ class _CallRules:
   """Rules of ``prim``, whose body is the parameter ``param`` (see ``call_rules``)."""
 
   def __init__(self, prim, param: str, open_jaxpr: bool, update: Callable,
-               keep_consts: Sequence[str]) -> None:
+               keep_consts: Sequence[str], forward_inputs: bool) -> None:
     self.prim, self.param, self.open_jaxpr, self.update = prim, param, open_jaxpr, update
     self.keep_consts = frozenset(keep_consts)
+    self.forward_inputs = forward_inputs
 
   def body(self, params: dict) -> ClosedJaxpr:
     body = params[self.param]
@@ -191,7 +192,22 @@ class _CallRules:
   def partial_eval(self, trace, args, params):
     def run_known(split, known_args):
       known_at = partition(split.unknowns, range(len(args)))[0]
-      return self._call("known", params, split.known, known_args, known_at)
+      if not self.forward_inputs:
+        return self._call("known", params, split.known, known_args, known_at)
+      # Residuals that are known inputs are passed on as they are, not returned.
+      jaxpr = split.known.jaxpr
+      n_out = len(jaxpr.outvars) - split.num_res
+      position = {v: i for i, v in enumerate(jaxpr.invars)}
+      fwd = [position.get(v) for v in jaxpr.outvars[n_out:]]
+      if all(i is None for i in fwd):
+        return self._call("known", params, split.known, known_args, known_at)
+      kept = jaxpr.outvars[:n_out] + [v for v, i in zip(jaxpr.outvars[n_out:], fwd)
+                                       if i is None]
+      body = ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, kept, jaxpr.eqns,
+                               jaxpr.effects, jaxpr.debug_info), split.known.consts)
+      outs = iter(self._call("known", params, body, known_args, known_at))
+      known_outs = [next(outs) for _ in range(n_out)]
+      return known_outs + [next(outs) if i is None else known_args[i] for i in fwd]
 
     def stage_unknown(split, residuals, unknown_args):
       unknown_at = partition(split.unknowns, range(len(args)))[1]
@@ -221,18 +237,20 @@ RULES = ("jvp", "partial_eval", "transpose", "batch")
 
 def call_rules(prim, param: str = "jaxpr", *, open_jaxpr: bool = False,
                update: Callable = _same_params, rules: Sequence[str] = RULES,
-               keep_consts: Sequence[str] = ()) -> None:
+               keep_consts: Sequence[str] = (), forward_inputs: bool = False) -> None:
   """Installs on ``prim``, a primitive that calls its body (the closed jaxpr in parameter
   ``param``; an open one whose consts come first with ``open_jaxpr``), the ``rules`` that
   transform the body (``jvp_closed_jaxpr``, ``partial_eval_jaxpr``,
   ``transpose_closed_jaxpr``, ``batch_closed_jaxpr``) and bind ``prim`` again on it, its
   consts hoisted to leading operands (but for the rules named in ``keep_consts``, whose
-  closed body keeps its consts, as JAX's ``jit`` keeps those its JVP creates).
+  closed body keeps its consts, as JAX's ``jit`` keeps those its JVP creates).  With
+  ``forward_inputs``, partial evaluation passes residuals that are known inputs straight to
+  the unknown part instead of returning them from the known one (as JAX's ``jit`` does).
   ``update(params, rule, origin)`` adjusts the other
   parameters of each new binding: ``rule`` is "jvp", "transpose", "batch", or "known" /
   "unknown" (the two parts of partial evaluation); ``origin`` has, per new operand, the
   position of the original operand it is, ``CONST`` (a hoisted constant) or ``NEW`` (a
   tangent, cotangent or residual)."""
-  r = _CallRules(prim, param, open_jaxpr, update, keep_consts)
+  r = _CallRules(prim, param, open_jaxpr, update, keep_consts, forward_inputs)
   for name in rules:
     setattr(prim, name, getattr(r, name))

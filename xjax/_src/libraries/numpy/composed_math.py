@@ -336,7 +336,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
   return _where(isneginf(out), asarray(neginf, dt), out)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="clip")
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
   """Limits values to [min, max] (either bound may be None)."""
   if arr is None:

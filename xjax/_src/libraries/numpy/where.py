@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.core.values import get_aval
+from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.util import check_arraylike, promote_dtypes
 
@@ -17,6 +18,12 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     raise TypeError("Either both or neither of the x and y arguments should be provided "
                      "to jax.numpy.where.")
   check_arraylike("where", condition, x, y)
+  return _where(condition, x, y)
+
+
+@compiled_when_eager(staged="_where")
+def _where(condition, x, y):
+  """The 3-argument ``where``, jitted as JAX jits it."""
   cond = condition if get_aval(condition).dtype == np.bool_ else lax.ne(
       condition, np.zeros((), get_aval(condition).dtype)[()])
   x, y = promote_dtypes(x, y)

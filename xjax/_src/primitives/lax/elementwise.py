@@ -70,6 +70,10 @@ def _broadcast_operand(ctx, operand, aval, shape):
   if aval.ndim == 0:
     dims = []
   else:
+    if aval.ndim != len(shape) or any(d not in (1, n) for d, n in zip(aval.shape, shape)):
+      raise AssertionError(f"lowering of '{ctx.primitive}': an operand of shape {aval.shape} "
+                           f"cannot be broadcast to {tuple(shape)} (an xjax bug: its shape "
+                           "rule accepted operands its lowering cannot combine)")
     keep = [i for i, d in enumerate(aval.shape) if d == shape[i]]
     if len(keep) != aval.ndim:  # size-1 dims: drop them first
       squeezed = ShapedArray(tuple(aval.shape[i] for i in keep), aval.dtype)
@@ -423,10 +427,34 @@ lt_to_p = _comparison("lt_to", "LT", _no_complex, total_order=True)
 # ---------------------------------------------------------------------------------------
 # Linear helpers for autodiff: add_any (tangent accumulation) and transposes
 
-add_any_p = standard_primitive("add_any", lambda x, y: (x if x.ndim >= y.ndim else y)
-                               if x.dtype == y.dtype else (
-    check_same_dtypes("add_any", [x, y])), _lower_nary("stablehlo.add"))
-add_any_p.batch = elementwise_batch(add_any_p)
+def _add_any_abstract_eval(x, y):
+  """Tangent sums: operands of one dtype; a scalar, or shapes broadcast as lax's."""
+  check_same_dtypes("add_any", [x, y])
+  if x.ndim != y.ndim:
+    return x if x.ndim > y.ndim else y
+  shape = broadcasting_shape("add_any", [x.shape, y.shape])
+  if x.shape == shape:
+    return x
+  return y if y.shape == shape else y.update(shape=shape)
+
+
+add_any_p = standard_primitive("add_any", _add_any_abstract_eval, _lower_nary("stablehlo.add"))
+
+
+def _add_any_batch(axis, args, dims):
+  """add_any does not broadcast size-1 dimensions: an unbatched operand (other than a
+  scalar) is broadcast along the other's batch dimension, two batch dimensions aligned."""
+  (x, y), (dx, dy) = args, dims
+  if dx is None or dy is None:
+    (b, db), (u, _) = ((y, dy), (x, dx)) if dx is None else ((x, dx), (y, dy))
+    if get_aval(u).ndim:
+      u = batching.matchaxis(u, None, db, axis.size)
+    x, y = (u, b) if dx is None else (b, u)
+    return add_any_p.bind(x, y), db
+  return add_any_p.bind(batching.moveaxis(x, dx, dy), y), dy
+
+
+add_any_p.batch = _add_any_batch
 ad.deflinear(add_any_p, _add_transpose)
 
 
@@ -486,10 +514,12 @@ def _select_n_lowering(ctx, which, *cases):
 def _select_n_physical_lowering(ctx, which, *cases):
   """Selecting PRNG keys: an array predicate is broadcast over the keys' stored dims."""
   which_aval = ctx.avals_in[0]
-  if which_aval.ndim:
-    stored = physical_aval(ctx.avals_out[0])
-    which = _broadcast_operand(ctx, which, which_aval, stored.shape)
-    ctx.avals_in = [which_aval.update(shape=stored.shape), *ctx.avals_in[1:]]
+  if which_aval.ndim:  # over the leading dims (the keys' own), the rest the stored ones
+    stored = ShapedArray(physical_aval(ctx.avals_out[0]).shape, which_aval.dtype)
+    which = ctx.op("stablehlo.broadcast_in_dim", [which], stored,
+                   {"broadcast_dimensions": i64_array(range(which_aval.ndim))},
+                   in_avals=[which_aval])
+    ctx.avals_in = [stored, *ctx.avals_in[1:]]
   return _select_n_lowering(ctx, which, *cases)
 
 

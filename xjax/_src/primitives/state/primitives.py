@@ -92,8 +92,8 @@ def _state_primitive(name: str, multiple_results: bool = False) -> Primitive:
   return prim
 
 
-def _binder(v, names, used) -> str:
-  return f"{names(v) if used is None or v in used else '_'}:{v.aval.str_short()}"
+def _binder(v, names) -> str:
+  return f"{names(v)}:{v.aval.str_short()}"
 
 
 def _place(eqn, names, n_before: int) -> str:
@@ -205,8 +205,8 @@ get_p.impl = _get_impl
 get_p.jvp = _get_jvp
 get_p.batch = _get_batch
 get_p.discharge = lambda value, *dyn, indexer: (value, read(value, indexer, dyn))
-get_p.pp_eqn = lambda eqn, names, used: (
-    f"{_binder(eqn.outvars[0], names, used)} <- {_place(eqn, names, 1)}")
+get_p.pp_eqn = lambda eqn, names: (
+    f"{_binder(eqn.outvars[0], names)} <- {_place(eqn, names, 1)}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -297,12 +297,12 @@ swap_p.discharge = lambda value, x, *dyn, indexer: (
     updated(value, indexer, dyn, x, False), read(value, indexer, dyn))
 
 
-def _pp_swap(eqn, names, used) -> str:
+def _pp_swap(eqn, names) -> str:
   place, value = _place(eqn, names, 2), names(eqn.invars[1])
   out = eqn.outvars[0]
-  if used is not None and out not in used:
+  if names(out) == "_":   # a result nothing reads: a store
     return f"{place} <- {value}"
-  return f"{_binder(out, names, used)}, {place} <- {place}, {value}"
+  return f"{_binder(out, names)}, {place} <- {place}, {value}"
 
 
 swap_p.pp_eqn = _pp_swap
@@ -355,7 +355,7 @@ addupdate_p.jvp = _addupdate_jvp
 addupdate_p.batch = _addupdate_batch
 addupdate_p.discharge = lambda value, x, *dyn, indexer: (
     updated(value, indexer, dyn, x, True), [])
-addupdate_p.pp_eqn = lambda eqn, names, used: (
+addupdate_p.pp_eqn = lambda eqn, names: (
     f"{_place(eqn, names, 2)} += {names(eqn.invars[1])}")
 
 
