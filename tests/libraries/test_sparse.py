@@ -1,73 +1,153 @@
-"""`jax.experimental.sparse.BCOO` basics, against values from JAX 0.10.2 and dense NumPy."""
+"""`jax.experimental.sparse`: BCOO/BCSR layouts, operations, rules and sparsify, against
+values recorded from JAX 0.10.2, dense NumPy, finite differences, loops and eager runs."""
 import numpy as np
 import pytest
 import scipy.sparse
 
 import xjax
 import xjax.numpy as jnp
+from xjax.test_util import check_grads
 from xjax.experimental import sparse
 
 M = np.array([[0., 1., 0.], [2., 0., 3.], [0., 0., 4.]], np.float32)
 
 
 def test_fromdense_layout_and_repr():
-  s = sparse.BCOO.fromdense(M)
-  assert repr(s) == "BCOO(float32[3, 3], nse=4)"
-  np.testing.assert_array_equal(s.data, [1., 2., 3., 4.])
-  np.testing.assert_array_equal(s.indices, [[0, 1], [1, 0], [1, 2], [2, 2]])
-  assert (s.nse, s.dtype, s.indices.dtype, s.n_batch, s.n_dense, s.n_sparse) == (
-      4, np.float32, np.int32, 0, 0, 2)
-  assert s.indices_sorted and s.unique_indices
-  np.testing.assert_array_equal(s.todense(), M)
+  s = sparse.BCOO.fromdense(M, nse=5)
+  assert repr(s) == "BCOO(float32[3, 3], nse=5)"
+  np.testing.assert_array_equal(s.data, [1., 2., 3., 4., 0.])
+  np.testing.assert_array_equal(s.indices, [[0, 1], [1, 0], [1, 2], [2, 2], [3, 3]])
+  assert (s.n_batch, s.n_dense, s.n_sparse, s.indices_sorted, s.unique_indices) == (
+      0, 0, 2, True, True)
   np.testing.assert_array_equal(sparse.todense(s), M)
 
 
-def test_padding_entries_are_out_of_range_and_dropped():
-  s = sparse.BCOO.fromdense(M, nse=5)
-  np.testing.assert_array_equal(s.indices[-1], [3, 3])
-  np.testing.assert_array_equal(s.data, [1., 2., 3., 4., 0.])
-  np.testing.assert_array_equal(s.todense(), M)
-  np.testing.assert_array_equal(s @ np.ones(3, np.float32), M.sum(1))
+def test_batched_and_dense_layouts():
+  b = sparse.BCOO.fromdense(np.arange(12.).reshape(2, 3, 2), n_batch=1, n_dense=1)
+  assert repr(b) == "BCOO(float32[2, 3, 2], nse=3, n_batch=1, n_dense=1)"
+  assert b.data.shape == (2, 3, 2) and b.indices.shape == (2, 3, 1)
+  np.testing.assert_array_equal(b.todense(), np.arange(12.).reshape(2, 3, 2))
+  c = sparse.BCOO.fromdense(np.array([[0, 1.], [0, 0]]), n_batch=1)
+  np.testing.assert_array_equal(c.data, [[1.], [0.]])
+  np.testing.assert_array_equal(c.indices, [[[1]], [[2]]])
 
 
-def test_from_scipy_sparse():
+def test_from_scipy_sparse_and_bcsr():
   t = sparse.BCOO.from_scipy_sparse(scipy.sparse.csr_matrix(M))
-  np.testing.assert_array_equal(t.indices, [[0, 1], [1, 0], [1, 2], [2, 2]])
-  assert not t.unique_indices and not t.indices_sorted
   np.testing.assert_array_equal(t.todense(), M)
+  b = sparse.BCSR.fromdense(M)
+  np.testing.assert_array_equal(b.indptr, [0, 1, 3, 4])
+  np.testing.assert_array_equal(b.indices, [1, 0, 2, 2])
+  np.testing.assert_array_equal(b.todense(), M)
+  np.testing.assert_array_equal(b @ np.ones(3, np.float32), M.sum(1))
 
 
-def test_products_sums_and_transpose():
-  s = sparse.BCOO.fromdense(M)
+def test_products_and_structure_match_jax():
+  s = sparse.BCOO.fromdense(M, nse=5)
   v = np.array([1., 2., 3.], np.float32)
-  np.testing.assert_array_equal(s @ v, [2., 11., 12.])
-  np.testing.assert_array_equal(s @ np.ones((3, 2), np.float32), M @ np.ones((3, 2)))
-  np.testing.assert_array_equal(jnp.asarray(v) @ s, v @ M)
-  assert repr(jnp.ones((3, 3)) * s) == "BCOO(float32[3, 3], nse=4)"
-  np.testing.assert_array_equal((s * 2).todense(), 2 * M)
-  np.testing.assert_array_equal((-s).todense(), -M)
-  np.testing.assert_array_equal((s * np.arange(9.).reshape(3, 3)).todense(),
-                                M * np.arange(9.).reshape(3, 3))
-  np.testing.assert_array_equal(s.T.todense(), M.T)
+  np.testing.assert_array_equal(s @ v, M @ v)
+  np.testing.assert_array_equal(jnp.ones(3) @ s, [2., 1., 7.])
+  c = s @ s.T   # JAX: nse=9, one entry per position
+  assert c.nse == 9
+  np.testing.assert_array_equal(c.data, [1., 0., 0., 0., 13., 12., 0., 12., 16.])
+  np.testing.assert_array_equal(c.todense(), M @ M.T)
+  np.testing.assert_array_equal(s.T.indices.T, [[1, 0, 2, 2, 3], [0, 1, 1, 2, 3]])
+  r = s.reshape(9)
+  np.testing.assert_array_equal(r.indices.T, [[1, 3, 5, 8, 9]])
+  r = s[1]
+  assert r.nse == 3
+  np.testing.assert_array_equal(r.data, [2., 3., 0.])
+  np.testing.assert_array_equal(r.indices.T, [[0, 2, 3]])
+  r = s[1:3]
+  np.testing.assert_array_equal(r.data, [0., 2., 3., 4., 0.])
+  np.testing.assert_array_equal(r.indices.T, [[2, 0, 0, 1, 2], [3, 0, 2, 2, 3]])
+  np.testing.assert_array_equal(s.sum(0).indices.T, [[1, 0, 2, 2, 3]])
   assert float(s.sum()) == 10.0
-  np.testing.assert_array_equal(s.sum(axis=-1).todense(), [1., 5., 4.])
+  m = sparse.bcoo_multiply_sparse(s, s)
+  assert m.nse == 25
+  np.testing.assert_array_equal(m.data[:6], [1., 4., 9., 16., 0., 0.])
+  np.testing.assert_array_equal((s * jnp.arange(3.)).data, [1., 0., 6., 8., 0.])
+  cat = sparse.bcoo_concatenate([s, s], dimension=0)
+  np.testing.assert_array_equal(cat.todense(), np.concatenate([M, M]))
+  np.testing.assert_array_equal(sparse.bcoo_rev(s, (0,)).indices.T,
+                                [[2, 1, 1, 0, 3], [1, 0, 2, 2, 3]])
+  u = sparse.bcoo_update_layout(s, n_batch=1, on_inefficient=None)
+  np.testing.assert_array_equal(u.data, [[1, 0, 0, 0, 0], [0, 2, 3, 0, 0], [0, 0, 0, 4, 0]])
+  np.testing.assert_array_equal(u.todense(), M)
+  with pytest.raises(sparse.SparseEfficiencyError, match="increasing n_batch from 0 to 1"):
+    sparse.bcoo_update_layout(s, n_batch=1)
+  np.testing.assert_array_equal(
+      sparse.bcoo_dynamic_slice(s, [1, 0], [2, 2]).todense(), M[1:3, 0:2])
 
 
-def test_pytree_under_jit_and_grad():
-  s = sparse.BCOO.fromdense(M)
-  assert str(xjax.tree_util.tree_structure(s)) == (
-      "PyTreeDef(CustomNode(BCOO[{'shape': (3, 3), 'indices_sorted': True, "
-      "'unique_indices': True}], [*, *]))")
-  np.testing.assert_array_equal(xjax.jit(lambda s, v: s @ v)(s, jnp.ones(3)), [1., 5., 4.])
-  g = xjax.grad(lambda d: (sparse.BCOO((d, s.indices), shape=(3, 3)) @ jnp.arange(3.)).sum())
-  np.testing.assert_array_equal(g(s.data), [1., 0., 2., 2.])
+def test_sum_duplicates_and_extract():
+  d = sparse.BCOO((jnp.array([1., 2., 3., 5.]), jnp.array([[0, 1], [0, 1], [2, 2], [9, 9]])),
+                  shape=(3, 3))
+  e = d.sum_duplicates()
+  np.testing.assert_array_equal(e.data, [3., 3.])
+  np.testing.assert_array_equal(e.indices, [[0, 1], [2, 2]])
+  e = d.sum_duplicates(nse=4)
+  np.testing.assert_array_equal(e.data, [3., 3., 5., 0.])
+  np.testing.assert_array_equal(e.indices, [[0, 1], [2, 2], [3, 3], [3, 3]])
+  idx = jnp.array([[0, 1], [0, 1], [5, 5]])
+  pattern = sparse.BCOO((jnp.ones(3), idx), shape=(3, 3))
+  np.testing.assert_array_equal(sparse.bcoo_extract(pattern, M).data, [1., 0., 0.])
+  np.testing.assert_array_equal(sparse.bcoo_extract(pattern, M, assume_unique=True).data,
+                                [1., 1., 0.])
 
 
-def test_unsupported_operations_say_so():
-  s = sparse.BCOO.fromdense(M)
-  with pytest.raises(NotImplementedError, match="BCOO"):
-    s @ s
-  with pytest.raises(TypeError, match="do not align"):
-    s @ np.ones(4, np.float32)
+def test_grad_jit_vmap():
+  s = sparse.BCOO.fromdense(M, nse=5)
+  f = lambda d, v: sparse.BCOO((d, s.indices), shape=(3, 3)) @ v
+  v = jnp.arange(3.)
+  np.testing.assert_array_equal(xjax.grad(lambda d: f(d, v).sum())(s.data), [1, 0, 2, 2, 0])
+  np.testing.assert_array_equal(xjax.grad(lambda v: f(s.data, v).sum())(v), M.sum(0))
+  check_grads(f, (s.data, v), order=2, modes=["fwd", "rev"])
+  np.testing.assert_array_equal(xjax.jit(f)(s.data, v), f(s.data, v))
+  ds = jnp.stack([s.data, 2 * s.data])
+  vs = jnp.stack([v, v + 1])
+  np.testing.assert_array_equal(xjax.vmap(f)(ds, vs), np.stack([f(d, w) for d, w in
+                                                                zip(ds, vs)]))
+  np.testing.assert_array_equal(xjax.vmap(f, (0, None))(ds, v),
+                                np.stack([f(d, v) for d in ds]))
+  to_dense = lambda m: sparse.BCOO.fromdense(m, nse=4).todense()
+  mats = jnp.stack([M, M.T])
+  np.testing.assert_array_equal(xjax.vmap(to_dense)(mats), mats)
+  np.testing.assert_array_equal(xjax.jit(to_dense)(M), M)
+  np.testing.assert_array_equal(xjax.grad(lambda m: to_dense(m).sum())(M), M != 0)
+  g = sparse.grad(lambda x: (x @ v).sum())(s)
+  assert isinstance(g, sparse.BCOO)
+  np.testing.assert_array_equal(g.data, [1., 0., 2., 2., 0.])
+  np.testing.assert_array_equal(g.indices, s.indices)
+
+
+def test_sparsify():
+  s = sparse.BCOO.fromdense(M, nse=5)
+  assert float(sparse.sparsify(lambda x, v: (x @ v).sum() * 2)(s, jnp.ones(3))) == 20.0
+  np.testing.assert_array_equal(sparse.sparsify(lambda x: x * 3.)(s).data,
+                                [3., 6., 9., 12., 0.])
+  np.testing.assert_allclose(sparse.sparsify(lambda x: jnp.sin(x) * x)(s).todense(),
+                             np.sin(M) * M, rtol=1e-6)
+  assert sparse.sparsify(lambda x, y: x + y)(s, s).nse == 10
+  np.testing.assert_array_equal(sparse.sparsify(lambda x, y: x + y)(s, jnp.ones((3, 3))),
+                                M + 1)
+  np.testing.assert_array_equal(sparse.sparsify(xjax.jit(lambda x, v: x @ v))(s, jnp.ones(3)),
+                                M.sum(1))
+  with pytest.raises(NotImplementedError, match="sparse rule for exp is not implemented "
+                     "because it would result in dense output"):
+    sparse.sparsify(jnp.exp)(s)
+  with pytest.raises(NotImplementedError, match=r"^sparse rule for cumsum is not implemented"):
+    sparse.sparsify(jnp.cumsum)(s)
+  with pytest.raises(NotImplementedError, match="Subtraction between sparse and dense array."):
+    sparse.sparsify(lambda x, y: x - y)(s, jnp.ones((3, 3)))
+
+
+def test_constructors():
+  assert repr(sparse.empty((3, 3))) == "BCOO(float32[3, 3], nse=0)"
+  e = sparse.eye(3)
+  np.testing.assert_array_equal(e.indices.T, [[0, 1, 2], [0, 1, 2]])
+  np.testing.assert_array_equal(e.todense(), np.eye(3))
+  r = sparse.random_bcoo(xjax.random.key(0), (3, 4), nse=0.5)
+  assert r.nse == 6 and np.count_nonzero(np.asarray(r.todense())) == 6
   with pytest.raises(xjax.errors.ConcretizationTypeError):
     xjax.jit(lambda m: sparse.BCOO.fromdense(m))(M)

@@ -104,6 +104,8 @@ def _grouped(indices, sparse_shape):
 
 def _todense_one(data, indices, *, sparse_shape):
   dense = data.shape[1:]
+  if indices.shape[1] == 0:
+    return data.sum(0)
   out = jnp.zeros(tuple(sparse_shape) + dense, data.dtype)
   return out.at[tuple(indices[:, k] for k in range(indices.shape[1]))].add(data, mode="drop")
 
