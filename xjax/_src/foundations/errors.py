@@ -33,7 +33,7 @@ class ConcretizationTypeError(JAXTypeError):
   def __init__(self, tracer, context: str = "") -> None:
     super().__init__(
         "Abstract tracer value encountered where concrete value is expected: "
-        f"{_tracer_repr(tracer)}\n{context}"
+        f"traced array with shape {_aval_str(tracer)}\n{context}"
         "To keep a value concrete, mark the argument it depends on as static "
         "(static_argnums / static_argnames for jit), or replace the Python control flow "
         "with lax.cond, lax.switch, lax.while_loop, lax.fori_loop or lax.scan.\n"
@@ -90,8 +90,7 @@ class NonConcreteBooleanIndexError(JAXIndexError):
 
   def __init__(self, tracer) -> None:
     super().__init__(
-        "Array boolean indices must be concrete; got "
-        f"{_tracer_repr(tracer)}\n"
+        f"Array boolean indices must be concrete; got {_aval_str(tracer)}\n"
         "The size of x[mask] depends on the values in mask, and under jit array shapes "
         "must be known when tracing. Use jnp.where(mask, x, fill) to keep the shape "
         "fixed, or jnp.nonzero(mask, size=N) / jnp.where(mask, size=N) with a static size.\n"
@@ -126,11 +125,12 @@ class InconclusiveDimensionOperation(Exception):
   __module__ = _PUBLIC
 
 
-def _tracer_repr(tracer) -> str:
+def _aval_str(tracer) -> str:
+  """``float32[3]``: the tracer's type, as JAX's messages name it."""
   try:
+    return tracer.aval.str_short(False)
+  except Exception:  # an unusual tracer must not hide the real error
     return repr(tracer)
-  except Exception:  # a broken repr must not hide the real error
-    return "<tracer>"
 
 
 # ---------------------------------------------------------------------------------------

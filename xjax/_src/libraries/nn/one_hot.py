@@ -5,25 +5,17 @@ import operator
 import warnings
 
 from xjax._src.foundations import dtypes
-from xjax._src.core.trace import Tracer
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.util import canonical_axis
 
 
-def _concrete_classes(num_classes):
-  if isinstance(num_classes, Tracer):
-    raise TypeError("one_hot: num_classes must be a concrete integer, not a traced value. "
-                    "The error arose in jax.nn.one_hot argument `num_classes`; pass a "
-                    "Python int (e.g. mark it static under jit).")
-  return operator.index(num_classes)
-
-
 def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
   """``x[..., None] == arange(num_classes)`` as ``dtype`` (default float), the class axis
   placed at ``axis``; out-of-range indices give all-zero rows."""
-  num_classes = _concrete_classes(num_classes)
+  num_classes = operator.index(concrete_or_error(num_classes, "jax.nn.one_hot `num_classes`"))
   x = jnp.asarray(x)
   if not dtypes.issubdtype(x.dtype, jnp.integer):
     warnings.warn(f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}",

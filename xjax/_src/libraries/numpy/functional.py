@@ -94,6 +94,30 @@ def _parse_signature(signature):
   return parse(ins), parse(outs)
 
 
+def core_dimensions(signature: str | None, shapes, excluded=frozenset()):
+  """``(core, loop)``: each argument's core dimension names under the gufunc ``signature``
+  (none without one) and the broadcast shape of their loop dimensions; raises what
+  jnp.vectorize raises for arguments that do not fit the signature."""
+  if signature is None:
+    return [()] * len(shapes), jnp.broadcast_shapes(*shapes)
+  context = f"on vectorized function with excluded={excluded!r} and signature={signature!r}"
+  core_in, _ = _parse_signature(signature)
+  if len(core_in) != len(shapes):
+    raise TypeError(f"wrong number of positional arguments: expected {len(core_in)}, "
+                    f"got {len(shapes)} {context}")
+  loops, sizes = [], {}
+  for shape, core in zip(shapes, core_in):
+    if len(shape) < len(core):
+      raise ValueError(f"input with shape {shape!r} does not have enough dimensions for all "
+                       f"core dimensions {core!r} {context}")
+    for name, d in zip(core, shape[len(shape) - len(core):]):
+      if sizes.setdefault(name, d) != d:
+        raise ValueError(f"inconsistent size for core dimension {name!r}: {d!r} vs "
+                         f"{sizes[name]!r} {context}")
+    loops.append(shape[:len(shape) - len(core)])
+  return core_in, jnp.broadcast_shapes(*loops)
+
+
 class vectorize:
   """``pyfunc`` mapped over the broadcast leading (loop) dimensions of its arguments with
   vmap; ``signature`` (e.g. ``'(n),(n)->()'``) names each argument's core dimensions.
@@ -109,24 +133,7 @@ class vectorize:
     from xjax._src.api.transformations import vmap
     mapped = [i for i in range(len(args)) if i not in self.excluded]
     arrays = [asarray(args[i]) for i in mapped]
-    if self.signature is None:
-      core_in = [()] * len(arrays)
-    else:
-      core_in, _ = _parse_signature(self.signature)
-      if len(core_in) != len(arrays):
-        raise TypeError(f"wrong number of positional arguments: expected {len(core_in)}, "
-                        f"got {len(arrays)}")
-    loops, sizes = [], {}
-    for x, core in zip(arrays, core_in):
-      if x.ndim < len(core):
-        raise ValueError(f"input with shape {x.shape} does not have enough dimensions for "
-                         f"its core dimensions {core}")
-      for name, d in zip(core, x.shape[x.ndim - len(core):]):
-        if sizes.setdefault(name, d) != d:
-          raise ValueError(f"inconsistent size for core dimension {name!r}: {d} vs "
-                           f"{sizes[name]}")
-      loops.append(x.shape[:x.ndim - len(core)])
-    loop = jnp.broadcast_shapes(*loops) if loops else ()
+    core_in, loop = core_dimensions(self.signature, [x.shape for x in arrays], self.excluded)
     arrays = [jnp.broadcast_to(x, loop + x.shape[x.ndim - len(core):])
               for x, core in zip(arrays, core_in)]
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import warnings
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.primitives.lax.linalg.lu import solve_factored
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy import linalg as jnp_linalg
+from xjax._src.libraries.numpy.functional import core_dimensions
 from xjax._src.libraries.numpy.util import check_arraylike, promote_dtypes_inexact
 from xjax._src.libraries.scipy.qdwh import qdwh
 
@@ -48,13 +50,37 @@ def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = F
                      overwrite_b: bool = False, debug=None, check_finite: bool = True):
   """Solves ``op(a) x = b`` for triangular ``a``; ``trans`` is 0/'N', 1/'T' or 2/'C'.
   Lists are accepted as arrays, as in JAX."""
-  a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
   kind = {0: 0, "N": 0, 1: 1, "T": 1, 2: 2, "C": 2}.get(trans)
   if kind is None:
     raise ValueError(f"Invalid 'trans' value {trans!r}; expected 0, 1, 2, 'N', 'T' or 'C'.")
-  return lax_linalg.triangular_solve(a, b, left_side=True, lower=lower,
-                                     transpose_a=kind > 0, conjugate_a=kind == 2,
-                                     unit_diagonal=unit_diagonal)
+  a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
+  vector, a, b = _solve_operands("solve_triangular", a, b)
+  x = lax_linalg.triangular_solve(a, b, left_side=True, lower=lower, transpose_a=kind > 0,
+                                  conjugate_a=kind == 2, unit_diagonal=unit_diagonal)
+  return x[..., 0] if vector else x
+
+
+def _solve_operands(name, a, b, *vectors):
+  """``(vector, a, *vectors, b)``: ``a``, the length-n ``vectors`` (LU pivots) and ``b`` (a
+  vector right-hand side as an n×1 matrix) broadcast over their batch dimensions. ``b`` is
+  a vector when 1-D, or when it is ``a``'s batch of vectors (deprecated, as in JAX);
+  otherwise a (batch of) matrices. Shapes that do not fit raise what JAX's gufunc signatures
+  (``(n,n),(n)->(n)``, ``(n,n),(n,k)->(n,k)``) raise."""
+  vector = b.ndim == 1
+  if not vector and a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1]:
+    warnings.warn(f"jax.scipy.linalg.{name}: a right-hand side b with b.ndim > 1 one "
+                  "dimension below the matrix is read as a batch of vectors; this is "
+                  "deprecated (it will be read as a batch of matrices). Pass b[..., None] and "
+                  "squeeze the last axis of the result instead.", FutureWarning, stacklevel=4)
+    vector = True
+  rhs = "(n)" if vector else "(n,k)"
+  signature = ",".join(["(n,n)", *["(n)"] * len(vectors), rhs]) + "->" + rhs
+  _, batch = core_dimensions(signature, [a.shape, *(v.shape for v in vectors), b.shape])
+  if vector:
+    b = b[..., None]
+  return (vector, jnp.broadcast_to(a, batch + a.shape[-2:]),
+          *(jnp.broadcast_to(v, batch + v.shape[-1:]) for v in vectors),
+          jnp.broadcast_to(b, batch + b.shape[-2:]))
 
 
 @compiled_when_eager(static_argnames=("lower", "overwrite_a", "check_finite"))
@@ -82,13 +108,11 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
 @compiled_when_eager(static_argnames=("lower",))
 def _cho_solve(c, b, *, lower):
   c, b = _inexact("cho_solve", c, b)
-  vec = b.ndim == c.ndim - 1
-  if vec:
-    b = b[..., None]
+  vector, c, b = _solve_operands("cho_solve", c, b)
   kw = dict(left_side=True, lower=lower)
   y = lax_linalg.triangular_solve(c, b, transpose_a=not lower, conjugate_a=not lower, **kw)
   x = lax_linalg.triangular_solve(c, y, transpose_a=lower, conjugate_a=lower, **kw)
-  return x[..., 0] if vec else x
+  return x[..., 0] if vector else x
 
 
 # -- LU ------------------------------------------------------------------------------------
@@ -124,15 +148,10 @@ def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False,
     raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans!r}")
   factors, pivots = lu_and_piv
   factors, b = _inexact("lu_solve", factors, b)
-  perm = lax_linalg.lu_pivots_to_permutation(pivots, factors.shape[-1])
-  vec = b.ndim == 1
-  if vec:
-    b = b[:, None]
-  batch = jnp.broadcast_shapes(factors.shape[:-2], b.shape[:-2])
-  x = solve_factored(jnp.broadcast_to(factors, batch + factors.shape[-2:]),
-                     jnp.broadcast_to(perm, batch + perm.shape[-1:]),
-                     jnp.broadcast_to(b, batch + b.shape[-2:]), trans)
-  return x[..., 0] if vec else x
+  perm = lax_linalg.lu_pivots_to_permutation(pivots, factors.shape[-2])
+  vector, factors, perm, b = _solve_operands("lu_solve", factors, b, perm)
+  x = solve_factored(factors, perm, b, trans)
+  return x[..., 0] if vector else x
 
 
 # -- decompositions ------------------------------------------------------------------------
