@@ -122,6 +122,13 @@ def _check_hashable(value, where: str):
         "strings and tuples as static, or pass arrays as regular arguments.)") from None
 
 
+def _check_statics_hashable(statics, static_kw) -> None:
+  for i, v in statics:
+    _check_hashable(v, f"at position {i}")
+  for k, v in static_kw:
+    _check_hashable(v, f"'{k}'")
+
+
 def _valid_leaf_aval(leaf, fun, name: str) -> ShapedArray:
   try:
     return get_aval(leaf)
@@ -581,10 +588,7 @@ class PjitFunction:
              (config._trace_key, tuple(axis_sizes)) if axis_sizes else config._trace_key)
       entry = self._cache.get(key)
     except TypeError:
-      for i, v in statics:
-        _check_hashable(v, f"at position {i}")
-      for k, v in static_kw:
-        _check_hashable(v, f"'{k}'")
+      _check_statics_hashable(statics, static_kw)
       raise
     if entry is None:
       debug = DebugInfo(self._name, fun_source(self.fun),
@@ -1121,6 +1125,9 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
       except NonHashableStaticError:
         if hashable_statics:
           raise
+    elif hashable_statics:  # traced: JAX's jit still hashes them (a traced axis fails)
+      _check_statics_hashable(*_split_args(args, kwargs, jitted._static_argnums,
+                                           jitted._static_argnames)[2:])
     return fun(*args, **kwargs)
   return call
 
