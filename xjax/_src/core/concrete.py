@@ -23,6 +23,34 @@ def concrete_or_error(x, what: str):
   return x
 
 
+def canonicalize_shape(shape) -> tuple[int, ...]:
+  """``shape`` as a tuple of Python ints.  It may be any iterable of integer-like values (with
+  ``__index__``: ints, NumPy integers, concrete scalar Arrays, a TensorShape's dimensions), a
+  1-D integer ndarray or concrete Array, or a single such value for a 1-D shape.  TypeError
+  with JAX's message otherwise, telling where a traced dimension came from."""
+  if _is_one_dimension(shape):
+    shape = (shape,)
+  dims = ()
+  try:
+    dims = tuple(shape)
+    return tuple(operator.index(d) for d in dims)
+  except TypeError:
+    pass
+  msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
+  traced = next((d for d in (shape, *dims) if isinstance(d, Tracer)), None)
+  if traced is not None:
+    msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
+            "subfunctions.\n" + _describe_tracer(traced))
+  raise TypeError(msg)
+
+
+def _is_one_dimension(shape) -> bool:
+  """Whether ``shape`` is one dimension rather than a sequence of them."""
+  if isinstance(shape, (str, bytes)) or getattr(shape, "ndim", None) == 0:
+    return True
+  return not (hasattr(shape, "__iter__") or hasattr(shape, "__getitem__"))
+
+
 def _dimension(d, which: str, fname: str) -> int:
   return operator.index(concrete_or_error(d, f"core.{fname} {which}"))
 

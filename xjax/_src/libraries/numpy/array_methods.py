@@ -86,9 +86,7 @@ def _copy(self):
 
 def _reshape(self, *shape, order="C", out_sharding=None):
   from xjax._src.libraries.numpy.shaping import reshape
-  if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-    shape = shape[0]
-  return reshape(self, shape, order=order)
+  return reshape(self, shape[0] if len(shape) == 1 else shape, order=order)
 
 
 def _transpose(self, *axes):

@@ -5,6 +5,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.execution.array import Array, make_array
+from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
@@ -136,7 +137,7 @@ def _to_host(o):
 @_with_device
 def full(shape, fill_value, dtype=None):
   dt = _requested_dtype(dtype, "full")
-  shape = _shape(shape)
+  shape = canonicalize_shape(shape)
   if get_aval(fill_value).shape:
     from xjax._src.libraries.numpy.shaping import broadcast_to
     value = asarray(fill_value, dtype=dt)
@@ -147,13 +148,13 @@ def full(shape, fill_value, dtype=None):
 @_with_device
 def zeros(shape, dtype=None):
   dt = _requested_dtype(dtype, "zeros") or dtypes.default_float_dtype()
-  return lax.full(_shape(shape), 0, dt)
+  return lax.full(canonicalize_shape(shape), 0, dt)
 
 
 @_with_device
 def ones(shape, dtype=None):
   dt = _requested_dtype(dtype, "ones") or dtypes.default_float_dtype()
-  return lax.full(_shape(shape), 1, dt)
+  return lax.full(canonicalize_shape(shape), 1, dt)
 
 
 @_with_device
@@ -177,23 +178,12 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
   """An array like ``a``, on ``a``'s device when ``a`` is committed (as in JAX)."""
   dt = _requested_dtype(dtype, "full_like")
   aval = get_aval(a)
-  shape = aval.shape if shape is None else _shape(shape)
+  shape = aval.shape if shape is None else canonicalize_shape(shape)
   if device is None and type(a) is Array and a.committed:
     device = a.device
   if dt is None:  # keeps a's weak type
     return _placed(lax.full_like(a, fill_value, shape=shape), device)
   return _placed(lax.full(shape, fill_value, dt), device)
-
-
-def _shape(shape) -> tuple:
-  import operator
-  dims = shape if isinstance(shape, (list, tuple)) else (shape,)
-  try:
-    return tuple(operator.index(d) for d in dims)
-  except TypeError:
-    raise TypeError("Shapes must be 1D sequences of concrete values of integer type, got "
-                    f"{shape}. Shapes are static under jit: use Python ints (e.g. from "
-                    "x.shape or static_argnums), not traced values.") from None
 
 
 @_with_device
@@ -238,7 +228,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
                    dtype=_requested_dtype(dtype, "linspace"), axis=axis)
 
 
-@compiled_when_eager(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+@compiled_when_eager(staged="_linspace", static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
 def _linspace(start, stop, *, num, endpoint, retstep, dtype, axis):
   """JAX's formula: ``start * (1 - t) + stop * t`` for ``t = i / div``, the endpoint
   appended as ``stop`` itself, in the requested dtype's inexact counterpart."""

@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 
-from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.concrete import canonicalize_shape, concrete_or_error
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
@@ -24,17 +24,17 @@ def _atleast(nd, arys, shape_fn):
   return out[0] if len(out) == 1 else out
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="atleast_1d")
 def atleast_1d(*arys):
   return _atleast(1, arys, lambda s: (1,))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="atleast_2d")
 def atleast_2d(*arys):
   return _atleast(2, arys, lambda s: (1,) * (2 - len(s)) + s)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="atleast_3d")
 def atleast_3d(*arys):
   return _atleast(3, arys, lambda s: (1, 1, 1) if not s else (1,) + s + (1,) if len(s) == 1
                   else s + (1,))
@@ -120,8 +120,7 @@ def dsplit(ary, indices_or_sections):
 def tile(A, reps):
   """Repeats the whole array ``reps`` times along each axis (the ``tile`` primitive)."""
   A = asarray(A)
-  reps = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
-  reps = tuple(operator.index(r) for r in reps)
+  reps = canonicalize_shape(reps)
   if any(r < 0 for r in reps):
     raise ValueError(f"jnp.tile: reps must be non-negative integers, got {reps}")
   ndim = get_aval(A).ndim
@@ -193,7 +192,7 @@ def flipud(m):
   return flip(m, 0)
 
 
-@compiled_when_eager(static_argnames=("k", "axes"))
+@compiled_when_eager(staged="rot90", static_argnames=("k", "axes"))
 def rot90(m, k=1, axes=(0, 1)):
   """Rotates by 90 degrees k times in the plane of ``axes``."""
   m = asarray(m)
@@ -254,7 +253,7 @@ def _roll_dynamic(a, shift, axes: list):
   return a
 
 
-@compiled_when_eager(static_argnames=("axis",))
+@compiled_when_eager(staged="append", static_argnames=("axis",))
 def append(arr, values, axis=None):
   """``arr`` with ``values`` concatenated at the end (flattened when axis is None)."""
   if axis is None:

@@ -1,10 +1,10 @@
 """Shape manipulation: reshape, ravel, transpose, broadcasting, stacking."""
 from __future__ import annotations
 
-import operator
 
 import numpy as np
 
+from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
@@ -22,14 +22,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     shape = newshape
   a = _as_array(a)
   aval = get_aval(a)
-  if isinstance(shape, (int, np.integer)) or not isinstance(shape, (tuple, list)):
-    shape = (shape,)
-  try:
-    shape = [operator.index(d) for d in shape]
-  except TypeError:
-    raise TypeError("Shapes must be 1D sequences of concrete values of integer type, got "
-                    f"{tuple(shape)}. Shapes are static under jit: use Python ints "
-                    "(e.g. from x.shape or static_argnums), not traced values.") from None
+  shape = list(canonicalize_shape(shape))
   if shape.count(-1) > 1:
     raise TypeError("can only specify one unknown dimension")
   if -1 in shape:
@@ -87,7 +80,7 @@ def broadcast_shapes(*shapes) -> tuple:
 def broadcast_to(array, shape):
   a = _as_array(array)
   aval = get_aval(a)
-  shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+  shape = canonicalize_shape(shape)
   if aval.shape == shape:
     return a
   nd = len(shape)

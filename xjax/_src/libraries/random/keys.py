@@ -7,14 +7,13 @@ the kind of key it was given, as in JAX.
 """
 from __future__ import annotations
 
-import operator
 import warnings
-from typing import Sequence
 
 import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.config import config
+from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.libraries.numpy import lax_numpy as jnp
 # Importing rbg, philox and threefry4x32 registers their PRNGs.
 from xjax._src.libraries.random import philox, prng, rbg, threefry4x32  # noqa: F401
@@ -162,12 +161,7 @@ def PRNGKey(seed, *, impl=None):
 
 
 def _shape_arg(name: str, shape) -> tuple:
-  dims = shape if isinstance(shape, Sequence) else (shape,)
-  try:
-    dims = tuple(operator.index(d) for d in dims)
-  except TypeError:
-    raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
-                    f"{shape}.") from None
+  dims = canonicalize_shape(shape)
   if any(d < 0 for d in dims):
     raise TypeError(f"{name}: shapes must have non-negative dimensions, got {dims}.")
   return dims

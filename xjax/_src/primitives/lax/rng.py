@@ -77,8 +77,7 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=RandomAlgorithm.RNG
                       *, out_sharding=None):
   """``(new_key, bits)``: uniformly random bits of ``shape`` and an unsigned ``dtype`` from
   XLA's RngBitGenerator, keyed by a ``uint32[4]``. Prefer ``xjax.random``."""
-  shape = _shape_tuple(shape if isinstance(shape, (tuple, list)) else (shape,),
-                       "rng_bit_generator")
+  shape = _shape_tuple(shape, "rng_bit_generator")
   dtype = dtypes.check_user_dtype_supported(dtype, "rng_bit_generator")
   if dtype not in _BIT_DTYPES:
     raise TypeError(f"rng_bit_generator: unsupported dtype {dtype_name(dtype)}: use uint8, "

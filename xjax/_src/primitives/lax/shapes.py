@@ -11,6 +11,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.execution.array import Array
 from xjax._src.backend.lowering import i64_array
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, array_builders, batching
 from xjax._src.interpreters.ad import Zero
@@ -33,12 +34,7 @@ def _zero_indices(ctx, idxs: Sequence[str], aval: ShapedArray) -> list[str]:
 
 
 def _shape_tuple(shape, name: str) -> tuple:
-  try:
-    out = tuple(int(operator_index(d)) for d in shape)
-  except TypeError as e:
-    raise TypeError(f"{name}: shapes must be sequences of integers, got {shape!r}. Shapes "
-                    "are static: use Python/NumPy integers (e.g. x.shape), not traced "
-                    f"values.\n{e}") from None
+  out = canonicalize_shape(shape)
   if any(d < 0 for d in out):
     raise TypeError(f"{name}: shape dimensions must be non-negative, got {out}")
   if any(d > _MAX_DIM for d in out):
@@ -137,7 +133,7 @@ def broadcast(operand, sizes: Sequence[int], out_sharding=None):
 def full(shape, fill_value, dtype=None, *, sharding=None):
   """An array of ``shape`` filled with ``fill_value``."""
   from xjax._src.primitives.lax.elementwise import convert_element_type
-  shape = _shape_tuple(shape if isinstance(shape, (tuple, list)) else (shape,), "full")
+  shape = _shape_tuple(shape, "full")
   if np.shape(fill_value) if not hasattr(fill_value, "aval") else get_aval(fill_value).shape:
     raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
                     f"{np.shape(fill_value)}.")
@@ -204,8 +200,7 @@ reshape_p.batch = _reshape_batch
 
 def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None,
             out_sharding=None):
-  new_sizes = _shape_tuple(new_sizes if isinstance(new_sizes, (tuple, list)) else
-                           (new_sizes,), "reshape")
+  new_sizes = _shape_tuple(new_sizes, "reshape")
   dims = None if dimensions is None else tuple(int(d) for d in dimensions)
   aval = get_aval(operand)
   if dims is not None and sorted(dims) != list(range(aval.ndim)):
