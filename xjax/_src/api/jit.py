@@ -111,7 +111,7 @@ class NonHashableStaticError(ValueError):
   """A static argument that cannot be hashed (JAX raises a ValueError)."""
 
 
-def _check_hashable(value, where: str):
+def check_hashable(value, where: str):
   try:
     hash(value)
   except TypeError as e:
@@ -124,9 +124,9 @@ def _check_hashable(value, where: str):
 
 def _check_statics_hashable(statics, static_kw) -> None:
   for i, v in statics:
-    _check_hashable(v, f"at position {i}")
+    check_hashable(v, f"at position {i}")
   for k, v in static_kw:
-    _check_hashable(v, f"'{k}'")
+    check_hashable(v, f"'{k}'")
 
 
 def _valid_leaf_aval(leaf, fun, name: str) -> ShapedArray:

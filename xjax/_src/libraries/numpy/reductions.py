@@ -7,7 +7,8 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.core.concrete import concrete_or_error
+from xjax._src.api.jit import check_hashable, compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike, index_tuple
 
@@ -15,6 +16,7 @@ from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike, inde
 def _axes(axis, ndim, error=ValueError):
   if axis is None:
     return tuple(range(ndim))
+  axis = concrete_or_error(axis, "axis")
   axes = tuple(canonical_axis(a, ndim, error=error) for a in index_tuple(axis))
   if len(set(axes)) != len(axes):
     raise ValueError(f"duplicate value in 'axis': {axis}")
@@ -22,6 +24,7 @@ def _axes(axis, ndim, error=ValueError):
 
 
 def _keep(out, aval, axes, keepdims):
+  check_hashable(keepdims, "'keepdims'")  # JAX's reductions take it as a static argument
   if not keepdims:
     return out
   return lax.expand_dims(out, tuple(sorted(axes)))
@@ -71,6 +74,8 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool, upcast_f16=False):
         if aval.shape[ax] == 0:
           raise ValueError(f"zero-size array to reduction operation {name} which has no "
                            "identity")
+    if initial is not None and np.ndim(initial) != 0:
+      raise ValueError(f"initial value must be a scalar. Got array of shape {np.shape(initial)}")
     result = reduce_fn(x, axes)
     if initial is not None:
       from xjax._src.libraries.numpy import ufuncs
@@ -172,6 +177,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
   _check_out(out, "var")
   check_arraylike("var", a)
   if correction is not None:
+    if ddof != 0:
+      raise ValueError("ddof and correction can't be provided simultaneously.")
     ddof = correction
   aval = get_aval(a)
   axes = _axes(axis, aval.ndim, IndexError)
