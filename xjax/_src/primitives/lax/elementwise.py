@@ -299,7 +299,7 @@ atanh_p = _unary("atanh", "chlo.atanh", jvp=lambda t, x: mul(
 sqrt_p = _unary("sqrt", "stablehlo.sqrt", jvp2=lambda t, y, x: mul(t, div(_const(y, 0.5), y)))
 rsqrt_p = _unary("rsqrt", "stablehlo.rsqrt",
                  jvp2=lambda t, y, x: mul(t, mul(_const(y, -0.5), div(y, x))))
-cbrt_p = _unary("cbrt", "stablehlo.cbrt",
+cbrt_p = _unary("cbrt", "stablehlo.cbrt", _float,
                 jvp2=lambda t, y, x: mul(t, mul(_const(y, 1 / 3), integer_pow(y, -2))))
 erf_p = _unary("erf", "chlo.erf", _float, jvp=lambda t, x: mul(
     _const(x, 2 / np.sqrt(np.pi)), mul(t, exp(neg(mul(x, x))))))
