@@ -16,7 +16,7 @@ def _arr(name, x):
   return jnp.asarray(x)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="identity")
 def identity(x):
   """x, unchanged (as an array)."""
   return _arr("identity", x)
@@ -48,46 +48,46 @@ def sigmoid(x):
   return lax.logistic(x)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="sparse_sigmoid")
 def sparse_sigmoid(x):
   """clip((x + 1) / 2, 0, 1): the derivative of sparse_plus."""
   return 0.5 * jnp.clip(_arr("sparse_sigmoid", x) + 1.0, 0.0, 2.0)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="softplus")
 def softplus(x):
   """log(1 + exp(x)), stably."""
   return jnp.logaddexp(x, 0)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="log_sigmoid")
 def log_sigmoid(x):
   """log(sigmoid(x)) = -softplus(-x)."""
   return -softplus(-_arr("log_sigmoid", x))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="sparse_plus")
 def sparse_plus(x):
   """0 below -1, x above 1, (x + 1)^2 / 4 between."""
   x = _arr("sparse_plus", x)
   return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="soft_sign")
 def soft_sign(x):
   """x / (|x| + 1)."""
   x = _arr("soft_sign", x)
   return x / (jnp.abs(x) + 1)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="squareplus")
 def squareplus(x, b=4):
   """(x + sqrt(x^2 + b)) / 2: a smooth relu."""
   check_arraylike("squareplus", x, b)
   return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="silu")
 def silu(x):
   """x * sigmoid(x)."""
   x = _arr("silu", x)
@@ -97,13 +97,13 @@ def silu(x):
 swish = silu
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="hard_sigmoid")
 def hard_sigmoid(x):
   """relu6(x + 3) / 6."""
   return relu6(_arr("hard_sigmoid", x) + 3.0) / 6.0
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="hard_silu")
 def hard_silu(x):
   """x * hard_sigmoid(x)."""
   x = _arr("hard_silu", x)
@@ -113,34 +113,34 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="hard_tanh")
 def hard_tanh(x):
   """x clipped to [-1, 1]."""
   x = _arr("hard_tanh", x)
   return jnp.where(x > 1, 1, jnp.where(x < -1, -1, x))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="mish")
 def mish(x):
   """x * tanh(softplus(x))."""
   x = _arr("mish", x)
   return x * jnp.tanh(softplus(x))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="elu")
 def elu(x, alpha=1.0):
   """x for x > 0, alpha * (exp(x) - 1) otherwise."""
   x = _arr("elu", x)
   return jnp.where(x > 0, x, alpha * jnp.expm1(jnp.where(x > 0, 0.0, x)))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="celu")
 def celu(x, alpha=1.0):
   """max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
   return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="selu")
 def selu(x):
   """scale * elu(x, alpha) with the self-normalizing constants."""
   alpha = 1.6732632423543772848170429916717
@@ -148,7 +148,7 @@ def selu(x):
   return scale * elu(x, alpha)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="leaky_relu")
 def leaky_relu(x, negative_slope=1e-2):
   """x for x >= 0, negative_slope * x otherwise."""
   x = _arr("leaky_relu", x)

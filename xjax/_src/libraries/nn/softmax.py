@@ -20,7 +20,7 @@ def softmax(x, axis=-1, where=None):
   return out if where is None else jnp.where(where, out, 0)
 
 
-@compiled_when_eager(static_argnames=("axis",))
+@compiled_when_eager(staged="log_softmax", static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
   """x - logsumexp(x) along ``axis``; masked-out entries (``where``) are -inf."""
   check_arraylike("log_softmax", x)
@@ -32,7 +32,7 @@ def log_softmax(x, axis=-1, where=None):
   return out if where is None else jnp.where(where, out, -np.inf)
 
 
-@compiled_when_eager(static_argnames=("axis", "keepdims"))
+@compiled_when_eager(staged="logmeanexp", static_argnames=("axis", "keepdims"))
 def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
   """log(mean(exp(x))) along ``axis``, stably."""
   lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
@@ -41,7 +41,7 @@ def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
   return lse - jnp.log(count)
 
 
-@compiled_when_eager(static_argnames=("axis", "algorithm"))
+@compiled_when_eager(staged="standardize", static_argnames=("axis", "algorithm"))
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
                 algorithm: str = "fast"):
   """(x - mean) / sqrt(variance + epsilon) along ``axis``; ``algorithm`` is "fast"

@@ -67,14 +67,14 @@ def unstack(x, /, *, axis=0):
   return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(aval.shape[axis]))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="vecmat")
 def vecmat(x1, x2, /):
   """conj(x1) (..., n) times x2 (..., n, m), batched."""
   check_arraylike("vecmat", x1, x2)
   return jnp.vectorize(jnp.matmul, signature="(n),(n,m)->(m)")(jnp.conjugate(x1), x2)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="matvec")
 def matvec(x1, x2, /):
   """x1 (..., m, n) times x2 (..., n), batched."""
   check_arraylike("matvec", x1, x2)

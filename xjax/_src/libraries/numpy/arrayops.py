@@ -282,7 +282,7 @@ def _block_leaves(x):
   return [leaf for e in x for leaf in _block_leaves(e)] if isinstance(x, list) else [x]
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="block")
 def block(arrays):
   """An array assembled from nested lists of blocks: the innermost lists concatenate
   along the last axis, the next along the second-last, and so on."""

@@ -17,7 +17,7 @@ def _bit_weights(bitorder):
   return shifts[::-1].copy() if bitorder == "big" else shifts
 
 
-@compiled_when_eager(static_argnames=("axis", "bitorder"))
+@compiled_when_eager(staged="packbits", static_argnames=("axis", "bitorder"))
 def packbits(a, axis=None, bitorder="big"):
   """Groups of 8 truth values along ``axis`` packed into uint8 (zero-padded at the end)."""
   check_arraylike("packbits", a)

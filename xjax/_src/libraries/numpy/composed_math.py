@@ -71,7 +71,7 @@ trunc = _rounding("trunc", _trunc)
 fix = trunc
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="rint")
 def rint(x, /):
   """Round to the nearest integer, ties to even (integers become floats)."""
   check_arraylike("rint", x)
@@ -92,7 +92,7 @@ def fabs(x, /):
   return lax.abs(x)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="fmod")
 def fmod(x1, x2, /):
   """Remainder with the sign of the dividend (C fmod)."""
   a, b = promote_args_numeric("fmod", x1, x2)
@@ -133,7 +133,7 @@ def rad2deg(x, /):
 radians, degrees = deg2rad, rad2deg
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="hypot")
 def hypot(x1, x2, /):
   """sqrt(x1**2 + x2**2) without undue overflow."""
   a, b = promote_args_inexact("hypot", x1, x2)
@@ -220,7 +220,7 @@ def _logaddexp2_jvp(primals, tangents):
   return _log_add_jvp(_logaddexp2, lax.exp2, primals, tangents)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="sinc")
 def sinc(x, /):
   """sin(pi x) / (pi x), with sinc(0) = 1."""
   (x,) = promote_args_inexact("sinc", x)
@@ -229,7 +229,7 @@ def sinc(x, /):
   return lax.select_n(zero, lax.div(lax.sin(pix), pix), lax.full_like(x, 1))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="heaviside")
 def heaviside(x1, x2, /):
   a, b = promote_args_inexact("heaviside", x1, x2)
   from xjax._src.libraries.numpy.shaping import broadcast_arrays
@@ -239,7 +239,7 @@ def heaviside(x1, x2, /):
   return lax.select_n(lax.ne(a, a), out, a)  # NaN stays NaN
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="signbit")
 def signbit(x, /):
   """True where the sign bit is set (including -0.0)."""
   check_arraylike("signbit", x)
@@ -255,7 +255,7 @@ def signbit(x, /):
   return lax.lt(bits, lax.full_like(bits, 0))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="copysign")
 def copysign(x1, x2, /):
   a, b = promote_args_inexact("copysign", x1, x2)
   if dtypes.is_complex(get_aval(a).dtype):
@@ -314,7 +314,7 @@ isposinf = _is_inf_of_sign("isposinf", np.inf)
 isneginf = _is_inf_of_sign("isneginf", -np.inf)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="nan_to_num")
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
   """Replaces NaN by ``nan`` and infinities by ``posinf``/``neginf`` (default: dtype max/min)."""
   from xjax._src.libraries.numpy.creation import asarray
@@ -362,7 +362,7 @@ def float_power(x1, x2, /):
   return lax.pow(a, b)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="ldexp")
 def ldexp(x1, x2, /):
   """x1 * 2**x2 (x2 must be an integer)."""
   check_arraylike("ldexp", x1, x2)
@@ -374,7 +374,7 @@ def ldexp(x1, x2, /):
   return lax.mul(a, lax.exp2(b))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="frexp")
 def frexp(x, /):
   """(mantissa, exponent) with x == mantissa * 2**exponent and 0.5 <= |mantissa| < 1."""
   check_arraylike("frexp", x)
@@ -399,7 +399,7 @@ def frexp(x, /):
   return _where(special, x, mant), _where(special, lax.full_like(exp, 0), exp)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="modf")
 def modf(x, /, out=None):
   """(fractional part, integral part), both with x's sign."""
   if out is not None:
@@ -409,7 +409,7 @@ def modf(x, /, out=None):
   return lax.sub(x, whole), whole
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="divmod")
 def divmod(x1, x2, /):
   a, b = promote_args_numeric("divmod", x1, x2)
   if dtypes.is_integer(get_aval(a).dtype):
@@ -419,7 +419,7 @@ def divmod(x1, x2, /):
   return ufuncs.float_divmod(a, b)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="i0")
 def i0(x):
   """Modified Bessel function of the first kind, order 0."""
   (x,) = promote_args_inexact("i0", x)
@@ -439,7 +439,7 @@ def _integer_operands(name: str, x1, x2):
   return ufuncs.absolute(a), ufuncs.absolute(b)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="gcd")
 def gcd(x1, x2, /):
   """Greatest common divisor (Euclid's algorithm, looping until every remainder is 0)."""
   from xjax._src.primitives.lax.control_flow import while_loop
@@ -456,7 +456,7 @@ def gcd(x1, x2, /):
   return while_loop(lambda ab: _any(lax.ne(ab[1], zero)), step, (a, b))[0]
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="lcm")
 def lcm(x1, x2, /):
   """Least common multiple (0 where either operand is 0)."""
   a, b = _integer_operands("lcm", x1, x2)
@@ -466,19 +466,19 @@ def lcm(x1, x2, /):
   return lax.select_n(zero, out, lax.full_like(out, 0))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="iscomplex")
 def iscomplex(x):
   i = imag(x)
   return lax.ne(i, _wc(i, 0))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="isreal")
 def isreal(x):
   i = imag(x)
   return lax.eq(i, _wc(i, 0))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="bitwise_count")
 def bitwise_count(x, /):
   """Number of 1 bits in ``|x|``, as uint8."""
   (x,) = promote_args_numeric("bitwise_count", x)  # booleans count as integers
@@ -524,7 +524,7 @@ def spacing(x, /):
   return where(lax.eq(out, _c(out, 0)), signed(dtypes.finfo(dt).smallest_subnormal), out)
 
 
-@compiled_when_eager(static_argnames=("deg",))
+@compiled_when_eager(staged="angle", static_argnames=("deg",))
 def angle(z, deg=False):
   """Argument of complex ``z`` (radians, or degrees with ``deg``)."""
   (z,) = promote_args_inexact("angle", z)
@@ -558,7 +558,7 @@ def conjugate(x):
 conj = conjugate
 
 
-@compiled_when_eager(static_argnames=("decimals",))
+@compiled_when_eager(staged="round", static_argnames=("decimals",))
 def round(a, decimals=0, out=None):
   check_arraylike("round", a)
   decimals = operator.index(decimals)

@@ -228,7 +228,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
                    dtype=_requested_dtype(dtype, "linspace"), axis=axis)
 
 
-@compiled_when_eager(staged="_linspace", static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+@compiled_when_eager(staged="_linspace",
+                     static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
 def _linspace(start, stop, *, num, endpoint, retstep, dtype, axis):
   """JAX's formula: ``start * (1 - t) + stop * t`` for ``t = i / div``, the endpoint
   appended as ``stop`` itself, in the requested dtype's inexact counterpart."""

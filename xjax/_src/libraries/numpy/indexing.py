@@ -533,7 +533,8 @@ def _axis(axis, ndim, name):
   return axis % ndim
 
 
-@compiled_when_eager(static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
+@compiled_when_eager(staged="take_along_axis",
+                     static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
   """``arr`` indexed along ``axis`` by ``indices`` (other dims broadcast with it).  Negative

@@ -74,7 +74,7 @@ def _H(x):
 
 # -- factorizations ------------------------------------------------------------------------
 
-@compiled_when_eager(static_argnames=("upper", "symmetrize_input"))
+@compiled_when_eager(staged="cholesky", static_argnames=("upper", "symmetrize_input"))
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
   """The lower (or upper) Cholesky factor of each Hermitian positive-definite matrix."""
   a = _matrix("cholesky", a, square_error=TypeError if symmetrize_input else ValueError)
@@ -82,7 +82,7 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
   return _H(factor) if upper else factor
 
 
-@compiled_when_eager(static_argnames=("mode",))
+@compiled_when_eager(staged="qr", static_argnames=("mode",))
 def qr(a, mode: str = "reduced"):
   """QR decomposition; ``mode`` is "reduced", "complete", "r" or "raw" (LAPACK's packed
   reflectors, transposed, and their scale factors)."""
@@ -96,7 +96,7 @@ def qr(a, mode: str = "reduced"):
   return r if mode == "r" else QRResult(q, r)
 
 
-@compiled_when_eager(static_argnames=("UPLO", "symmetrize_input"))
+@compiled_when_eager(staged="eigh", static_argnames=("UPLO", "symmetrize_input"))
 def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
   """Eigenvalues (ascending) and eigenvectors of Hermitian matrices."""
   a = _matrix("eigh", a, square_error=TypeError if symmetrize_input else ValueError)
@@ -106,7 +106,7 @@ def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
   return EighResult(w, v)
 
 
-@compiled_when_eager(static_argnames=("UPLO", "symmetrize_input"))
+@compiled_when_eager(staged="eigvalsh", static_argnames=("UPLO", "symmetrize_input"))
 def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):
   """Eigenvalues (ascending) of Hermitian matrices."""
   return eigh(a, UPLO, symmetrize_input).eigenvalues
@@ -119,7 +119,7 @@ def eig(a):
   return EigResult(w, v)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="eigvals")
 def eigvals(a):
   """Complex eigenvalues of general square matrices."""
   a = _matrix("eigvals", a)
@@ -127,7 +127,8 @@ def eigvals(a):
                         compute_right_eigenvectors=False)[0]
 
 
-@compiled_when_eager(static_argnames=("full_matrices", "compute_uv", "hermitian",
+@compiled_when_eager(staged="svd",
+                     static_argnames=("full_matrices", "compute_uv", "hermitian",
                                      "subset_by_index"))
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
         subset_by_index=None):
@@ -162,7 +163,7 @@ def _lu_solve(a, b):
   return solve_factored(factors, perm, b, 0)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="solve")
 def solve(a, b):
   """Solves ``a @ x = b``; ``b`` is a vector when 1-D, else a stack of matrices (NumPy 2)."""
   a = _matrix("solve", a, rank_error=ValueError)
@@ -186,7 +187,7 @@ def _solve_broadcast(a, b):
   return _lu_solve(a, b)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="inv")
 def inv(a):
   """Matrix inverses (inf/nan for singular matrices)."""
   a = _matrix("inv", a, rank_error=ValueError)
@@ -230,7 +231,7 @@ def _slogdet_jvp(primals, tangents):
   return (sign, logdet), (dsign, dlog)
 
 
-@compiled_when_eager(static_argnames=("method",))
+@compiled_when_eager(staged="slogdet", static_argnames=("method",))
 def slogdet(a, *, method: str | None = None):
   """``(sign, log|det|)`` of each matrix (``method`` "lu" or "qr"; both use LU here)."""
   a = _matrix("slogdet", a, rank_error=ValueError)
@@ -261,7 +262,7 @@ def _det_jvp(primals, tangents):
   return y, jnp.trace(jnp.matmul(adj, da), axis1=-2, axis2=-1)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="det")
 def det(a):
   """Determinants (0 for singular matrices)."""
   a = _matrix("det", a, rank_error=ValueError)
@@ -315,7 +316,7 @@ _lstsq_compiled = compiled_when_eager(partial(_lstsq, numpy_resid=False))
 
 # -- derived quantities --------------------------------------------------------------------
 
-@compiled_when_eager(static_argnames=("hermitian",))
+@compiled_when_eager(staged="matrix_rank", static_argnames=("hermitian",))
 def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
   """The number of singular values above ``rtol * max(s)`` (or ``tol``)."""
   (M,) = _inexact("matrix_rank", M)
@@ -397,7 +398,7 @@ def matrix_power(a, n: int):
   return result
 
 
-@compiled_when_eager(static_argnames=("p",))
+@compiled_when_eager(staged="cond", static_argnames=("p",))
 def cond(x, p=None):
   """The condition number in the norm ``p`` (2-norm by default)."""
   x = _matrix("cond", x, square=p not in (None, 2, -2), rank_error=ValueError)
@@ -464,7 +465,7 @@ def _matrix_norm(x, ord, axis, keepdims):
   return out if keepdims else jnp.squeeze(out, axis=(r, c))
 
 
-@compiled_when_eager(static_argnames=("ord", "axis", "keepdims"))
+@compiled_when_eager(staged="norm", static_argnames=("ord", "axis", "keepdims"))
 def norm(x, ord=None, axis=None, keepdims: bool = False):
   """Vector or matrix norm (NumPy's ``ord`` values) over ``axis``."""
   (x,) = _inexact("norm", x)

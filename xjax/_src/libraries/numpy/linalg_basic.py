@@ -161,7 +161,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                          preferred_element_type=preferred_element_type)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="kron")
 def kron(a, b):
   """Kronecker product."""
   from xjax._src.libraries.numpy.ufuncs import multiply
@@ -174,7 +174,7 @@ def kron(a, b):
   return lax.reshape(multiply(a, b), tuple(x * y for x, y in zip(sa, sb)))
 
 
-@compiled_when_eager(static_argnames=("axisa", "axisb", "axisc", "axis"))
+@compiled_when_eager(staged="cross", static_argnames=("axisa", "axisb", "axisc", "axis"))
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
   """Cross product of 2- or 3-vectors."""
   from xjax._src.libraries.numpy.shaping import moveaxis, broadcast_arrays, stack

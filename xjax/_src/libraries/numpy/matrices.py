@@ -58,19 +58,19 @@ def _tri_select(name, m, k, cmp):
   return lax.select_n(mask, lax.full_like(m, 0), m)
 
 
-@compiled_when_eager(static_argnames=("k",))
+@compiled_when_eager(staged="tril", static_argnames=("k",))
 def tril(m, k=0):
   """Zeroes the entries above the k-th diagonal."""
   return _tri_select("tril", m, operator.index(k), lax.le)
 
 
-@compiled_when_eager(static_argnames=("k",))
+@compiled_when_eager(staged="triu", static_argnames=("k",))
 def triu(m, k=0):
   """Zeroes the entries below the k-th diagonal."""
   return _tri_select("triu", m, operator.index(k), lax.ge)
 
 
-@compiled_when_eager(static_argnames=("offset", "axis1", "axis2"))
+@compiled_when_eager(staged="diagonal", static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset=0, axis1=0, axis2=1):
   """The ``offset`` diagonal over (axis1, axis2), appended as the last axis."""
   from xjax._src.libraries.numpy.shaping import moveaxis
@@ -116,7 +116,7 @@ def diagflat(v, k=0):
   return diag(ravel(v), k)
 
 
-@compiled_when_eager(static_argnames=("axis1", "axis2", "dtype"))
+@compiled_when_eager(staged="trace", static_argnames=("axis1", "axis2", "dtype"))
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
   """Sum along a diagonal: the matrices over (axis1, axis2), zero off the ``offset``
   diagonal (which may be traced), summed over both axes."""

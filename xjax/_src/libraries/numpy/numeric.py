@@ -20,7 +20,7 @@ from xjax._src.libraries.numpy.util import (canonical_axis, check_arraylike, pro
                                             promote_dtypes_inexact)
 
 
-@compiled_when_eager(static_argnames=("equal_nan",))
+@compiled_when_eager(staged="isclose", static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
   """|a - b| <= atol + rtol * |b|, elementwise (infinities equal only to themselves)."""
   from xjax._src.libraries.numpy.util import promote_args
@@ -45,7 +45,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
   return out
 
 
-@compiled_when_eager(static_argnames=("equal_nan",))
+@compiled_when_eager(staged="allclose", static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
   return red.all(isclose(a, b, rtol, atol, equal_nan))
 
@@ -73,7 +73,7 @@ def array_equiv(a1, a2):
   return red.all(ufuncs.equal(a1, a2))
 
 
-@compiled_when_eager(static_argnames=("n", "axis"))
+@compiled_when_eager(staged="diff", static_argnames=("n", "axis"))
 def diff(a, n=1, axis=-1, prepend=None, append=None):
   """n-th discrete difference along ``axis``."""
   check_arraylike("diff", a)
@@ -108,7 +108,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
   return a
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="ediff1d")
 def ediff1d(ary, to_end=None, to_begin=None):
   from xjax._src.libraries.numpy.shaping import concatenate, ravel
   check_arraylike("ediff1d", ary, *(v for v in (to_end, to_begin) if v is not None))
@@ -120,7 +120,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
   return concatenate(parts) if len(parts) > 1 else out
 
 
-@compiled_when_eager(static_argnames=("axis", "edge_order"))
+@compiled_when_eager(staged="gradient", static_argnames=("axis", "edge_order"))
 def gradient(f, *varargs, axis=None, edge_order=None):
   """Central differences inside, one-sided at the edges (uniform or coordinate spacing)."""
   if edge_order not in (None, 1):
@@ -170,7 +170,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
   return outs[0] if len(outs) == 1 else outs
 
 
-@compiled_when_eager(static_argnames=("axis",))
+@compiled_when_eager(staged="trapezoid", static_argnames=("axis",))
 def trapezoid(y, x=None, dx=1.0, axis=-1):
   """Integral of y by the trapezoidal rule along ``axis``: with one spacing, spacing *
   (sum - half the end points); else the sum of spacing * (pairwise sums) / 2."""
@@ -270,7 +270,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
   return lax.reduce_sum(lax.select_n(hit, lax.full_like(wb, 0), wb), (1,))
 
 
-@compiled_when_eager(static_argnames=("right", "method"))
+@compiled_when_eager(staged="digitize", static_argnames=("right", "method"))
 def digitize(x, bins, right=False, *, method=None):
   """Index of the bin each x falls in (bins increasing or decreasing)."""
   from xjax._src.libraries.numpy.sorting import searchsorted
@@ -422,13 +422,15 @@ def _conv(name, a, v, mode, flip, precision, preferred_element_type):
   return out
 
 
-@compiled_when_eager(static_argnames=("mode", "precision", "preferred_element_type"))
+@compiled_when_eager(staged="convolve",
+                     static_argnames=("mode", "precision", "preferred_element_type"))
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
   """Discrete linear convolution of two 1-D arrays."""
   return _conv("convolve", a, v, mode, True, precision, preferred_element_type)
 
 
-@compiled_when_eager(static_argnames=("mode", "precision", "preferred_element_type"))
+@compiled_when_eager(staged="correlate",
+                     static_argnames=("mode", "precision", "preferred_element_type"))
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
   """Cross-correlation of two 1-D arrays: sum_n a[n + k] * conj(v[n])."""
   return _conv("correlate", a, v, mode, False, precision, preferred_element_type)
@@ -470,7 +472,7 @@ def unravel_index(indices, shape):
   return tuple(_unravel(idx, tuple(shape)))
 
 
-@compiled_when_eager(static_argnames=("axis",))
+@compiled_when_eager(staged="unwrap", static_argnames=("axis",))
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
   """``p`` with jumps larger than ``discont`` along ``axis`` replaced by their
   ``period`` complement."""

@@ -26,7 +26,7 @@ from xjax._src.libraries.numpy.util import (check_arraylike, promote_args_inexac
 from xjax._src.libraries.numpy.where import where
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="polyadd")
 def polyadd(a1, a2):
   check_arraylike("polyadd", a1, a2)
   a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
@@ -38,7 +38,7 @@ def polyadd(a1, a2):
   return lax.concatenate([lax.slice_in_dim(a1, 0, n1 - n2), tail], 0)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="polysub")
 def polysub(a1, a2):
   check_arraylike("polysub", a1, a2)
   a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
@@ -52,7 +52,7 @@ def polymul(a1, a2, *, trim_leading_zeros=False):
   return convolve(a1, a2, "full")
 
 
-@compiled_when_eager(static_argnames=("m",))
+@compiled_when_eager(staged="polyder", static_argnames=("m",))
 def polyder(p, m=1):
   """m-th derivative of the polynomial p."""
   (p,) = promote_dtypes_inexact(asarray(p))
@@ -67,7 +67,7 @@ def polyder(p, m=1):
   return p
 
 
-@compiled_when_eager(static_argnames=("m",))
+@compiled_when_eager(staged="polyint", static_argnames=("m",))
 def polyint(p, m=1, k=None):
   """m-th antiderivative of p with integration constants k (a scalar or m values; default
   0): (p, k) divided by the falling factorials of their powers."""
@@ -93,7 +93,7 @@ def polyint(p, m=1, k=None):
   return ufuncs.true_divide(lax.concatenate([p, k], 0), divisors)
 
 
-@compiled_when_eager(static_argnames=("N", "increasing"))
+@compiled_when_eager(staged="vander", static_argnames=("N", "increasing"))
 def vander(x, N=None, increasing=False):
   """Columns are powers of x (decreasing unless ``increasing``)."""
   x = asarray(x)
@@ -107,7 +107,7 @@ def vander(x, N=None, increasing=False):
       lax.full((n, 0), 0, get_aval(x).dtype)
 
 
-@compiled_when_eager(static_argnames=("unroll",))
+@compiled_when_eager(staged="polyval", static_argnames=("unroll",))
 def polyval(p, x, *, unroll=16):
   """Evaluates the polynomial with coefficients ``p`` (highest degree first; further axes
   broadcast against x) at x, by Horner's rule in a scan."""
@@ -120,7 +120,7 @@ def polyval(p, x, *, unroll=16):
               unroll=unroll)[0]
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="poly")
 def poly(seq_of_zeros):
   """Coefficients of the monic polynomial with the given 1-D sequence of roots, or of the
   characteristic polynomial of a square matrix."""

@@ -85,7 +85,8 @@ def argwhere(a, *, size=None, fill_value=None):
   return stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
 
 
-@compiled_when_eager(static_argnames=("axis", "keepdims"), hashable_statics=True)
+@compiled_when_eager(staged="count_nonzero",
+                     static_argnames=("axis", "keepdims"), hashable_statics=True)
 def count_nonzero(a, axis=None, keepdims=False):
   from xjax._src.libraries.numpy.reductions import sum as _sum
   check_arraylike("count_nonzero", a)

@@ -24,7 +24,8 @@ def _prepare(name, a, axis):
   return a, canonical_axis(axis, aval.ndim)
 
 
-@compiled_when_eager(static_argnames=("axis", "kind", "order", "stable", "descending"),
+@compiled_when_eager(staged="sort",
+                     static_argnames=("axis", "kind", "order", "stable", "descending"),
                      hashable_statics=True)
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
   """Sorted copy along ``axis`` (flattened if None); NaNs sort last."""
@@ -35,7 +36,8 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
   return lax.rev(out, (axis,)) if descending else out
 
 
-@compiled_when_eager(static_argnames=("axis", "kind", "order", "stable", "descending",
+@compiled_when_eager(staged="argsort",
+                     static_argnames=("axis", "kind", "order", "stable", "descending",
                                      "dtype"), hashable_statics=True)
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
   """Indices that sort ``a`` along ``axis`` (stable by default), of ``dtype`` (default the
@@ -59,7 +61,7 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
   return idx
 
 
-@compiled_when_eager(static_argnames=("axis",))
+@compiled_when_eager(staged="lexsort", static_argnames=("axis",))
 def lexsort(keys, axis=-1):
   """Indices sorting by the last key first, then the previous ones."""
   keys = [asarray(k) for k in keys]
@@ -80,7 +82,7 @@ def _less(x, y):
   return lax.lt(x, y)
 
 
-@compiled_when_eager(static_argnames=("side", "method"))
+@compiled_when_eager(staged="searchsorted", static_argnames=("side", "method"))
 def searchsorted(a, v, side="left", sorter=None, *, method=None):
   """Insertion indices of ``v`` into sorted 1-D ``a`` keeping it sorted."""
   from xjax._src.libraries.numpy.util import promote_dtypes
@@ -175,7 +177,7 @@ def argpartition(a, kth, axis=-1):
   return lax.transpose(lax.concatenate([bottom, top], len(perm) - 1), perm)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="sort_complex")
 def sort_complex(a):
   """Sorted copy of ``a`` (by real, then imaginary part) as a complex array."""
   a = sort(a)

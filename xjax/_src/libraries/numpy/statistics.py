@@ -24,13 +24,15 @@ def _replace_nan(a, value):
   return lax.select_n(_isnan(a), a, lax.full_like(a, value))
 
 
-@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
+@compiled_when_eager(staged="nansum",
+                     static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
   return red.sum(_replace_nan(a, 0), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                  initial=initial, where=where)
 
 
-@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
+@compiled_when_eager(staged="nanprod",
+                     static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
   return red.prod(_replace_nan(a, 1), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                   initial=initial, where=where)
@@ -54,7 +56,8 @@ nanmax = _nan_extreme("nanmax", red.max, -np.inf)
 nanmin = _nan_extreme("nanmin", red.min, np.inf)
 
 
-@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
+@compiled_when_eager(staged="nanmean",
+                     static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
   red._check_out(out, "nanmean")
   a = asarray(a)
@@ -71,7 +74,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
   return lax.div(total, count)
 
 
-@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
+@compiled_when_eager(staged="nanvar",
+                     static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
   """Variance ignoring NaNs: the squared deviations from the nanmean (or from ``mean``, which
@@ -111,7 +115,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
   return lax.convert_element_type(res, out_dt, False)
 
 
-@compiled_when_eager(static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
+@compiled_when_eager(staged="nanstd",
+                     static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
   return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
@@ -177,7 +182,7 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 _QUANTILE_STATIC = ("axis", "overwrite_input", "keepdims", "method")
 
 
-@compiled_when_eager(static_argnames=_QUANTILE_STATIC)
+@compiled_when_eager(staged="quantile", static_argnames=_QUANTILE_STATIC)
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
   """q-th quantiles (q in [0, 1]) along ``axis``; ``weights`` (per element of ``a``, or per
@@ -185,13 +190,14 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
   return _quantile("quantile", a, q, axis, out, method, keepdims, False, weights)
 
 
-@compiled_when_eager(static_argnames=_QUANTILE_STATIC)
+@compiled_when_eager(staged="nanquantile", static_argnames=_QUANTILE_STATIC)
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None):
   return _quantile("nanquantile", a, q, axis, out, method, keepdims, True, weights)
 
 
-@compiled_when_eager(static_argnames=_QUANTILE_STATIC + ("out_sharding",))
+@compiled_when_eager(staged="percentile",
+                     static_argnames=_QUANTILE_STATIC + ("out_sharding",))
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, out_sharding=None):
   """q-th percentiles (q in [0, 100]) along ``axis``; ``out_sharding`` lays the result out
@@ -203,20 +209,22 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                             out_sharding)
 
 
-@compiled_when_eager(static_argnames=_QUANTILE_STATIC)
+@compiled_when_eager(staged="nanpercentile", static_argnames=_QUANTILE_STATIC)
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None):
   q = lax.div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
   return nanquantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
 
 
-@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims"),
+@compiled_when_eager(staged="median",
+                     static_argnames=("axis", "overwrite_input", "keepdims"),
                      hashable_statics=True)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
   return quantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
 
 
-@compiled_when_eager(static_argnames=("axis", "overwrite_input", "keepdims"),
+@compiled_when_eager(staged="nanmedian",
+                     static_argnames=("axis", "overwrite_input", "keepdims"),
                      hashable_statics=True)
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
   return nanquantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
@@ -392,7 +400,7 @@ def _check_inexact(name, dtype):
     raise ValueError(f"{name}: dtype must be a subclass of float or complex; got {dtype=}")
 
 
-@compiled_when_eager(static_argnames=("rowvar", "bias", "ddof", "dtype"))
+@compiled_when_eager(staged="cov", static_argnames=("rowvar", "bias", "ddof", "dtype"))
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
         dtype=None):
   """Covariance matrix of the variables in the rows (columns if not ``rowvar``) of ``m``,
@@ -459,7 +467,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
   return squeeze(c)
 
 
-@compiled_when_eager(static_argnames=("rowvar", "dtype"))
+@compiled_when_eager(staged="corrcoef", static_argnames=("rowvar", "dtype"))
 def corrcoef(x, y=None, rowvar=True, dtype=None):
   """Pearson correlation coefficients (``cov`` normalized; real parts clipped to [-1, 1]),
   computed in ``dtype`` (float or complex) when given."""

@@ -133,7 +133,7 @@ def reciprocal(x, /):
   return lax.integer_pow(x, -1)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="floor_divide")
 def floor_divide(x1, x2, /):
   a, b = promote_args_numeric("floor_divide", x1, x2)
   dtype = get_aval(a).dtype
@@ -162,7 +162,7 @@ def float_divmod(a, b):
           lax.select_n(fix, r, lax.add(r, b)))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="remainder")
 def remainder(x1, x2, /):
   a, b = promote_args_numeric("remainder", x1, x2)
   dtype = get_aval(a).dtype

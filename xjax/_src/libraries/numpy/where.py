@@ -21,12 +21,15 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   return _where(condition, x, y)
 
 
-@compiled_when_eager(staged="_where")
-def _where(condition, x, y):
-  """The 3-argument ``where``, jitted as JAX jits it."""
+def where_inline(condition, x, y):
+  """The 3-argument ``where`` traced inline (library code JAX writes with ``lax.select``,
+  whose jaxprs show no nested ``_where`` call)."""
   cond = condition if get_aval(condition).dtype == np.bool_ else lax.ne(
       condition, np.zeros((), get_aval(condition).dtype)[()])
   x, y = promote_dtypes(x, y)
   from xjax._src.libraries.numpy.shaping import broadcast_arrays
   cond, x, y = broadcast_arrays(cond, x, y)
   return lax.select_n(cond, y, x)
+
+
+_where = compiled_when_eager(where_inline, staged="_where")   # (as JAX jits it)

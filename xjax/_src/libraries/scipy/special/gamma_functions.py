@@ -25,7 +25,7 @@ def gammaln(x):
   return lax.lgamma(x)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="gammasgn")
 def gammasgn(x):
   """The sign of Gamma(x): NaN at the poles, -inf and NaN; -1 at -0."""
   (x,) = inexact_arrays("gammasgn", x)

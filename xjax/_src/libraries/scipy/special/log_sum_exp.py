@@ -6,6 +6,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy.where import where_inline
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 
@@ -46,7 +47,7 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
   dims = _reduction_dims(a.ndim, axis)
   complex_in = dtypes.issubdtype(a.dtype, np.complexfloating)
   amax = jnp.max(jnp.real(a), axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
-  amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, jnp.zeros_like(amax)))
+  amax = lax.stop_gradient(where_inline(jnp.isfinite(amax), amax, jnp.zeros_like(amax)))
   amax_b = amax if keepdims else jnp.expand_dims(amax, dims)
   exp_a = jnp.exp(a - amax_b.astype(a.dtype))
   if b is not None:
