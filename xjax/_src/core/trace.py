@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 
 
 from xjax._src.foundations import errors
+from xjax._src.foundations.config import config
 from xjax._src.core.avals import ShapedArray
 
 
@@ -337,7 +338,13 @@ class Tracer:
     return (self[i] for i in range(self.aval.shape[0]))
 
   def __repr__(self) -> str:
+    if config._values["jax_tracer_repr"] == "jax":
+      return self.jax_repr()
     return f"Traced<{self.aval!r}>with<{self._trace!r}>"
+
+  def jax_repr(self) -> str:
+    """The tracer as JAX 0.10 prints it (``jax_tracer_repr="jax"``)."""
+    return f"{type(self).__name__}({self.aval})"
 
   def __str__(self) -> str:
     return repr(self)

@@ -100,6 +100,18 @@ config.define("jax_no_execution", _bool_env("JAX_NO_EXECUTION", False))
 config.define("jax_num_cpu_devices", int(os.environ.get("JAX_NUM_CPU_DEVICES", "-1")))
 config.define("jax_compilation_cache_dir", os.environ.get("JAX_COMPILATION_CACHE_DIR"))
 config.define("jax_default_prng_impl", "threefry2x32", affects_tracing=True)
+
+
+def _tracer_repr(value: Any) -> None:
+  if value not in ("xjax", "jax"):
+    raise ValueError(f"jax_tracer_repr must be 'xjax' or 'jax', got {value!r}")
+
+
+# How tracers print (core/trace.py): "xjax", Traced<ShapedArray(float32[])>with<JVPTrace>;
+# "jax", JAX 0.10's JitTracer(~float32[]), GradTracer(...), VmapTracer(...).
+config.define("jax_tracer_repr", os.environ.get("JAX_TRACER_REPR", "xjax"),
+              validator=_tracer_repr)
+_tracer_repr(config._values["jax_tracer_repr"])
 def _only(name: str, supported: Any, why: str) -> Callable[[Any], None]:
   def validate(value: Any) -> None:
     if value != supported:

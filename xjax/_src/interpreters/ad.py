@@ -74,6 +74,14 @@ class JVPTracer(Tracer):
   def aval(self) -> ShapedArray:
     return get_aval(self.primal)
 
+  def jax_repr(self) -> str:
+    """``GradTracer`` under grad/linearize (a tangent partial evaluation stages), else
+    ``JVPTracer``, as JAX names them."""
+    if isinstance(self.tangent, Tracer) and isinstance(self.tangent._trace, PartialEvalTrace):
+      return (f"GradTracer(primal={self.primal}, "
+              f"typeof(tangent)={self.tangent.aval.str_short()})")
+    return f"JVPTracer(primal={self.primal}, tangent={self.tangent})"
+
   def to_concrete_value(self):
     p = self.primal
     if isinstance(p, Tracer):

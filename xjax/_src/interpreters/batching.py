@@ -46,6 +46,9 @@ class BatchTracer(Tracer):
       return aval
     return aval.update(shape=aval.shape[:self.bdim] + aval.shape[self.bdim + 1:])
 
+  def jax_repr(self) -> str:
+    return f"VmapTracer(aval={self.aval}, batched={get_aval(self.val)})"
+
 
 class BatchTrace(Trace):
   __slots__ = ("axis",)

@@ -61,6 +61,9 @@ class DynamicJaxprTracer(Tracer):
   def aval(self) -> ShapedArray:
     return self.var.aval
 
+  def jax_repr(self) -> str:
+    return f"JitTracer({self.aval})"
+
 
 class DynamicJaxprTrace(Trace):
   """Records each primitive as an equation.  Values from outside become constants.
