@@ -13,6 +13,8 @@ from xjax._src.primitives.lax.utils import lowering_from
 from xjax._src.libraries.sparse.bcoo import BCOO
 from xjax._src.libraries.sparse.bcoo_products import linear_transpose_rule
 from xjax._src.libraries.sparse.bcsr import BCSR
+from xjax._src.libraries.sparse.coo import COO
+from xjax._src.libraries.sparse.csr import CSC, CSR
 from xjax._src.libraries.sparse.sparse_array import JAXSparse
 
 
@@ -53,7 +55,7 @@ todense_p.transpose = lambda ct, *args, tree: linear_transpose_rule(
 todense_p.batch = _todense_batch
 
 
-_FORMATS = {"bcoo": BCOO, "bcsr": BCSR}
+_FORMATS = {"bcoo": BCOO, "bcsr": BCSR, "coo": COO, "csr": CSR, "csc": CSC}
 
 
 def _format(sparse_format):

@@ -2,6 +2,7 @@
 size 1 where the other is larger), and running a per-batch function over them."""
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable
 
 from xjax._src.api.transformations import vmap
@@ -21,3 +22,12 @@ def broadcast_batch(n_batch: int, *arrays):
     return arrays
   batch = tuple(max(sizes) for sizes in zip(*(a.shape[:n_batch] for a in arrays)))
   return tuple(jnp.broadcast_to(a, batch + a.shape[n_batch:]) for a in arrays)
+
+
+def vmapped_batch_rule(impl: Callable, multiple_results: bool = False) -> Callable:
+  """The batching rule of a primitive lowered as `impl`: `impl` mapped over the batched
+  operands, the results batched along their first dimension."""
+  def rule(axis, args, dims, **params):
+    out = vmap(partial(impl, **params), in_axes=tuple(dims), axis_size=axis.size)(*args)
+    return out, ([0] * len(out) if multiple_results else 0)
+  return rule

@@ -72,3 +72,19 @@ class JAXSparse:
   def T(self):
     return self.transpose()
 
+  def _unsupported(name):
+    def method(self, *args, **kwargs):
+      raise NotImplementedError(f"{self.__class__}.{name}")
+    method.__name__ = name
+    return method
+
+  # operations a format may define; the others raise, naming the format
+  sum = _unsupported("sum")
+  __neg__, __pos__ = _unsupported("__neg__"), _unsupported("__pos__")
+  __matmul__, __rmatmul__ = _unsupported("__matmul__"), _unsupported("__rmatmul__")
+  __mul__, __rmul__ = _unsupported("__mul__"), _unsupported("__rmul__")
+  __add__, __radd__ = _unsupported("__add__"), _unsupported("__radd__")
+  __sub__, __rsub__ = _unsupported("__sub__"), _unsupported("__rsub__")
+  __getitem__ = _unsupported("__getitem__")
+  del _unsupported
+
