@@ -260,6 +260,23 @@ def _scatter_abstract_eval(operand, indices, updates, *, dimension_numbers, **pa
   if not indices.ndim or indices.shape[-1] != len(dn.scatter_dims_to_operand_dims):
     raise TypeError("scatter indices last dimension must equal "
                     f"len(scatter_dims_to_operand_dims), got indices shape {indices.shape}")
+  rank = indices.ndim - 1 + len(dn.update_window_dims)
+  if updates.ndim != rank:
+    raise TypeError(f"Updates tensor must be of rank {rank}; got {updates.ndim}.")
+  scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+  for i, d in enumerate(scatter_dims):
+    if updates.shape[d] != indices.shape[i]:
+      raise TypeError("Bounds of the scatter dimensions of updates must be the same as the "
+                      "bounds of the corresponding dimensions of scatter indices. For scatter "
+                      f"dimension {i}, updates bound is {updates.shape[d]}, indices bound is "
+                      f"{indices.shape[i]}.")
+  window_operand_dims = [d for d in range(operand.ndim) if d not in dn.inserted_window_dims
+                         and d not in dn.operand_batching_dims]
+  for d, od in zip(dn.update_window_dims, window_operand_dims):
+    if updates.shape[d] > operand.shape[od]:
+      raise TypeError("Bounds of the window dimensions of updates must not exceed the bounds "
+                      f"of the corresponding dimensions of operand. For dimension {d}, updates "
+                      f"bound is {updates.shape[d]}, operand bound is {operand.shape[od]}.")
   return operand
 
 
