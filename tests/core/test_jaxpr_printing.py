@@ -1,0 +1,354 @@
+"""Jaxprs print as JAX 0.10.2 prints them: layout (80 columns, parameters on their own lines
+when an equation does not fit, shared and long sub-jaxprs hoisted as ``let name = ... in``),
+the parameters shown, and nested ``jit[name=...]`` equations where JAX jits a jnp function
+(texts recorded from the reference JAX)."""
+import numpy as np
+import pytest
+
+import xjax as jax
+import xjax.numpy as jnp
+from xjax import lax
+
+X3 = jnp.ones(3)
+M33 = jnp.ones((3, 3))
+
+
+PROGRAMS = {
+    "dot": (lambda a, b: a @ b, (M33, M33)),
+    "where": (lambda x: jnp.where(x > 0, x, 0.), (X3,)),
+    "grad_where": (jax.grad(lambda x: jnp.sum(jnp.where(x > 0, x, 0.))), (X3,)),
+    "clip": (lambda x: jnp.clip(x, 0., 1.), (X3,)),
+    "sum": (lambda x: jnp.sum(x, axis=0), (M33,)),
+    "scan": (lambda x: lax.scan(lambda c, y: (c + y, c * y), 0., x), (X3,)),
+    "while": (lambda x: lax.while_loop(lambda c: c[0] < 10, lambda c: (c[0] + 1, c[1] * 2.),
+                                  (0, x)), (X3,)),
+    "cond": (lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x), (True, X3)),
+    "jit": (lambda x: jax.jit(lambda y: y * 2)(x), (X3,)),
+    "checkpoint": (jax.grad(lambda x: jnp.sum(jax.checkpoint(lambda y: jnp.sin(jnp.sin(y)))(x))),
+                   (X3,)),
+    "cond_where": (lambda p, x: lax.cond(p, lambda y: jnp.where(y > 0, y, 1.), jnp.cos, x),
+                   (True, X3)),
+    "grad_jit_fwd": (jax.grad(lambda x: jax.jit(lambda a, b: jnp.sin(a) * b)(x, x)), (1.,)),
+    "vmap_sort": (jax.vmap(lambda v: jnp.sort(v) * 2.), (M33,)),
+    "scan_where": (lambda x: lax.scan(lambda c, y: (jnp.where(y > c, y, c), None), 0., x)[0],
+                   (X3,)),
+    "atleast_shared": (lambda x: jnp.atleast_1d(x, x), (X3,)),
+    "long_body": (lambda x: jax.jit(lambda y: [y := jnp.sin(y) for _ in range(11)][-1])(x),
+                  (X3,)),
+}
+
+# str(jax.make_jaxpr(f)(*args)) under JAX 0.10.2
+RECORDED = {
+    "dot": (
+        "{ lambda ; a:f32[3,3] b:f32[3,3]. let\n"
+        "    c:f32[3,3] = dot_general[\n"
+        "      dimension_numbers=(([1], [0]), ([], []))\n"
+        "      preferred_element_type=float32\n"
+        "    ] a b\n"
+        "  in (c,) }"
+    ),
+    "where": (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:bool[3] = gt a 0.0:f32[]\n"
+        "    c:f32[3] = jit[\n"
+        "      name=_where\n"
+        "      jaxpr={ lambda ; b:bool[3] a:f32[3] d:f32[]. let\n"
+        "          e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] d\n"
+        "          f:f32[3] = broadcast_in_dim e\n"
+        "          c:f32[3] = select_n b f a\n"
+        "        in (c,) }\n"
+        "    ] b a 0.0:f32[]\n"
+        "  in (c,) }"
+    ),
+    "grad_where": (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:bool[3] = gt a 0.0:f32[]\n"
+        "    c:f32[3] d:f32[3] = jit[\n"
+        "      name=_where\n"
+        "      jaxpr={ lambda ; b:bool[3] a:f32[3] e:f32[]. let\n"
+        "          f:f32[] = convert_element_type[new_dtype=float32 weak_type=False] e\n"
+        "          g:f32[3] = broadcast_in_dim f\n"
+        "          c:f32[3] = select_n b g a\n"
+        "          d:f32[3] = broadcast_in_dim 0.0:f32[]\n"
+        "        in (c, d) }\n"
+        "    ] b a 0.0:f32[]\n"
+        "    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] c\n"
+        "    h:f32[3] = broadcast_in_dim 1.0:f32[]\n"
+        "    i:f32[3] = jit[\n"
+        "      name=_where\n"
+        "      jaxpr={ lambda ; b:bool[3] d:f32[3] h:f32[3]. let\n"
+        "          j:f32[3] = broadcast_in_dim 0.0:f32[]\n"
+        "          i:f32[3] = select_n b j h\n"
+        "        in (i,) }\n"
+        "    ] b d h\n"
+        "  in (i,) }"
+    ),
+    "clip": (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = jit[\n"
+        "      name=clip\n"
+        "      jaxpr={ lambda ; a:f32[3] c:f32[] d:f32[]. let\n"
+        "          e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c\n"
+        "          f:f32[3] = max e a\n"
+        "          g:f32[] = convert_element_type[new_dtype=float32 weak_type=False] d\n"
+        "          b:f32[3] = min g f\n"
+        "        in (b,) }\n"
+        "    ] a 0.0:f32[] 1.0:f32[]\n"
+        "  in (b,) }"
+    ),
+    "sum": (
+        "{ lambda ; a:f32[3,3]. let\n"
+        "    b:f32[3] = reduce_sum[axes=(0,) out_sharding=None] a\n"
+        "  in (b,) }"
+    ),
+    "scan": (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[] c:f32[3] = scan[\n"
+        "      jaxpr={ lambda ; d:f32[] e:f32[]. let\n"
+        "          f:f32[] = convert_element_type[new_dtype=float32 weak_type=False] d\n"
+        "          g:f32[] = add f e\n"
+        "          h:f32[] = convert_element_type[new_dtype=float32 weak_type=False] d\n"
+        "          i:f32[] = mul h e\n"
+        "        in (g, i) }\n"
+        "      length=3\n"
+        "      num_carry=1\n"
+        "      num_consts=0\n"
+        "      reverse=False\n"
+        "      unroll=1\n"
+        "    ] 0.0:f32[] a\n"
+        "  in (b, c) }"
+    ),
+    "while": (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:i32[] c:f32[3] = while[\n"
+        "      body_jaxpr={ lambda ; d:i32[] e:f32[3]. let\n"
+        "          f:i32[] = add d 1:i32[]\n"
+        "          g:f32[3] = mul e 2.0:f32[]\n"
+        "        in (f, g) }\n"
+        "      body_nconsts=0\n"
+        "      cond_jaxpr={ lambda ; h:i32[] i:f32[3]. let\n"
+        "          j:bool[] = lt h 10:i32[]\n"
+        "        in (j,) }\n"
+        "      cond_nconsts=0\n"
+        "    ] 0:i32[] a\n"
+        "  in (b, c) }"
+    ),
+    "cond": (
+        "{ lambda ; a:bool[] b:f32[3]. let\n"
+        "    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a\n"
+        "    d:f32[3] = cond[\n"
+        "      branches=(\n"
+        "        { lambda ; e:f32[3]. let f:f32[3] = cos e in (f,) }\n"
+        "        { lambda ; g:f32[3]. let h:f32[3] = sin g in (h,) }\n"
+        "      )\n"
+        "    ] c b\n"
+        "  in (d,) }"
+    ),
+    "jit": (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = jit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; a:f32[3]. let b:f32[3] = mul a 2.0:f32[] in (b,) }\n"
+        "    ] a\n"
+        "  in (b,) }"
+    ),
+    "checkpoint": (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = sin a\n"
+        "    c:f32[3] = sin b\n"
+        "    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] c\n"
+        "    d:f32[3] = broadcast_in_dim 1.0:f32[]\n"
+        "    e:f32[3] = remat2[\n"
+        "      differentiated=True\n"
+        "      jaxpr={ lambda ; f:f32[3] g:f32[3]. let\n"
+        "          h:f32[3] = sin f\n"
+        "          i:f32[3] = cos f\n"
+        "          j:f32[3] = cos h\n"
+        "          k:f32[3] = mul g j\n"
+        "          l:f32[3] = mul k i\n"
+        "        in (l,) }\n"
+        "      policy=None\n"
+        "      prevent_cse=True\n"
+        "    ] a d\n"
+        "  in (e,) }"
+    ),
+    "cond_where": (
+        "{ lambda ; a:bool[] b:f32[3]. let\n"
+        "    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a\n"
+        "    d:f32[3] = cond[\n"
+        "      branches=(\n"
+        "        { lambda ; e:f32[3]. let f:f32[3] = cos e in (f,) }\n"
+        "        { lambda ; g:f32[3]. let\n"
+        "            h:bool[3] = gt g 0.0:f32[]\n"
+        "            i:f32[3] = jit[\n"
+        "              name=_where\n"
+        "              jaxpr={ lambda ; h:bool[3] g:f32[3] j:f32[]. let\n"
+        "                  k:f32[] = convert_element_type[\n"
+        "                    new_dtype=float32\n"
+        "                    weak_type=False\n"
+        "                  ] j\n"
+        "                  l:f32[3] = broadcast_in_dim k\n"
+        "                  i:f32[3] = select_n h l g\n"
+        "                in (i,) }\n"
+        "            ] h g 1.0:f32[]\n"
+        "          in (i,) }\n"
+        "      )\n"
+        "    ] c b\n"
+        "  in (d,) }"
+    ),
+    "grad_jit_fwd": (
+        "{ lambda ; a:f32[]. let\n"
+        "    _:f32[] b:f32[] c:f32[] = jit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; a:f32[] d:f32[]. let\n"
+        "          c:f32[] = sin a\n"
+        "          b:f32[] = cos a\n"
+        "          _:f32[] = mul c d\n"
+        "        in (_, b, c) }\n"
+        "    ] a a\n"
+        "    e:f32[] f:f32[] = jit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; b:f32[] a:f32[] c:f32[] g:f32[]. let\n"
+        "          f:f32[] = mul c g\n"
+        "          h:f32[] = mul g a\n"
+        "          e:f32[] = mul h b\n"
+        "        in (e, f) }\n"
+        "    ] b a c 1.0:f32[]\n"
+        "    i:f32[] = add_any e f\n"
+        "  in (i,) }"
+    ),
+    "vmap_sort": (
+        "{ lambda ; a:f32[3,3]. let\n"
+        "    b:f32[3,3] = jit[\n"
+        "      name=sort\n"
+        "      jaxpr={ lambda ; a:f32[3,3]. let\n"
+        "          b:f32[3,3] = sort[dimension=1 is_stable=True num_keys=1] a\n"
+        "        in (b,) }\n"
+        "    ] a\n"
+        "    c:f32[3,3] = mul b 2.0:f32[]\n"
+        "  in (c,) }"
+    ),
+    "scan_where": (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[] = scan[\n"
+        "      jaxpr={ lambda ; c:f32[] d:f32[]. let\n"
+        "          e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c\n"
+        "          f:bool[] = gt d e\n"
+        "          g:f32[] = jit[\n"
+        "            name=_where\n"
+        "            jaxpr={ lambda ; f:bool[] d:f32[] c:f32[]. let\n"
+        "                h:f32[] = convert_element_type[\n"
+        "                  new_dtype=float32\n"
+        "                  weak_type=False\n"
+        "                ] c\n"
+        "                g:f32[] = select_n f h d\n"
+        "              in (g,) }\n"
+        "          ] f d c\n"
+        "        in (g,) }\n"
+        "      length=3\n"
+        "      num_carry=1\n"
+        "      num_consts=0\n"
+        "      reverse=False\n"
+        "      unroll=1\n"
+        "    ] 0.0:f32[] a\n"
+        "  in (b,) }"
+    ),
+    "atleast_shared": (
+        "{ lambda ; a:f32[3]. let\n"
+        "    c:f32[3] b:f32[3] = jit[\n"
+        "      name=atleast_1d\n"
+        "      jaxpr={ lambda ; a:f32[3] b:f32[3]. let  in (a, b) }\n"
+        "    ] a a\n"
+        "  in (c, b) }"
+    ),
+    "long_body": (
+        "let lambda = { lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = sin a\n"
+        "    c:f32[3] = sin b\n"
+        "    d:f32[3] = sin c\n"
+        "    e:f32[3] = sin d\n"
+        "    f:f32[3] = sin e\n"
+        "    g:f32[3] = sin f\n"
+        "    h:f32[3] = sin g\n"
+        "    i:f32[3] = sin h\n"
+        "    j:f32[3] = sin i\n"
+        "    k:f32[3] = sin j\n"
+        "    l:f32[3] = sin k\n"
+        "  in (l,) } in\n"
+        "{ lambda ; m:f32[3]. let n:f32[3] = jit[name=<lambda> jaxpr=lambda] m in (n,) }"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_jaxpr_text_is_jaxs(name):
+  fun, args = PROGRAMS[name]
+  assert str(jax.make_jaxpr(fun)(*args)) == RECORDED[name]
+
+
+def test_values_through_the_nested_jit_calls_are_unchanged():
+  x = np.array([-1.25, 0.25, 2.0], np.float32)
+  f = lambda v: jnp.sum(jnp.clip(jnp.where(v > 0, v, 0.1 * v), -1.0, 1.5) ** 2)
+  want_val = np.sum(np.clip(np.where(x > 0, x, 0.1 * x), -1.0, 1.5) ** 2)
+  want_grad = np.where(x > 0, np.where(x < 1.5, 2 * x, 0.0), 0.02 * x)
+  for g in (f, jax.jit(f), jax.checkpoint(f)):
+    np.testing.assert_allclose(g(x), want_val, rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(g)(x), want_grad, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.grad(g))(x), want_grad, rtol=1e-6)
+  y = -x
+  want_y = np.where(y > 0, np.where(y < 1.5, 2 * y, 0.0), 0.02 * y)
+  np.testing.assert_allclose(jax.vmap(jax.grad(f))(np.stack([x, y])),
+                             np.stack([want_grad, want_y]), rtol=1e-6)
+  _, t = jax.jvp(f, (x,), (np.ones(3, np.float32),))
+  np.testing.assert_allclose(t, want_grad.sum(), rtol=1e-6)
+  carry, _ = lax.scan(lambda c, v: (c + f(v), None), 0.0, np.stack([x, x]))
+  np.testing.assert_allclose(carry, 2 * want_val, rtol=1e-6)
+  np.testing.assert_allclose(lax.cond(True, f, lambda v: 0.0, x), want_val, rtol=1e-6)
+
+
+def test_nested_jit_lowers_to_private_functions_as_jax():
+  # JAX 0.10.2 emits func.call @_where and @clip (private functions) for these
+  text = jax.jit(lambda x: jnp.clip(jnp.where(x > 0, x, 0.), 0., 1.)).lower(X3).as_text()
+  assert "@_where" in text and "@clip" in text
+
+
+@pytest.fixture
+def jax_tracer_repr():
+  jax.config.update("jax_tracer_repr", "jax")
+  yield
+  jax.config.update("jax_tracer_repr", "xjax")
+
+
+def _seen(transform, fun, *args):
+  out = []
+  def probe(x):
+    out.append(repr(x))
+    return fun(x)
+  transform(probe)(*args)
+  return out[0]
+
+
+def test_tracer_repr_default_is_xjaxs():
+  assert _seen(jax.jit, lambda x: x, 1.0) == (
+      "Traced<ShapedArray(float32[], weak_type=True)>with<DynamicJaxprTrace>")
+  assert _seen(jax.vmap, lambda x: x, X3) == "Traced<ShapedArray(float32[])>with<BatchTrace>"
+
+
+def test_tracer_repr_as_jax(jax_tracer_repr):
+  # recorded from JAX 0.10.2
+  assert _seen(jax.jit, lambda x: x, 1.0) == "JitTracer(~float32[])"
+  assert _seen(jax.jit, lambda x: x, jnp.ones((2, 3))) == "JitTracer(float32[2,3])"
+  assert _seen(jax.grad, lambda x: x, 1.0) == "GradTracer(primal=1.0, typeof(tangent)=f32[])"
+  assert _seen(jax.vmap, lambda x: x, X3) == "VmapTracer(aval=float32[], batched=float32[3])"
+  assert _seen(lambda f: lambda x: jax.jvp(f, (x,), (x,)), lambda x: x, 1.0) == (
+      "JVPTracer(primal=1.0, tangent=1.0)")
+  assert _seen(lambda f: jax.jit(jax.grad(f)), lambda x: x, 1.0) == (
+      "GradTracer(primal=JitTracer(~float32[]), typeof(tangent)=f32[])")
+  assert _seen(lambda f: jax.vmap(jax.grad(f)), lambda x: x, X3) == (
+      "GradTracer(primal=VmapTracer(aval=float32[], batched=float32[3]), "
+      "typeof(tangent)=f32[])")
+
+
+def test_tracer_repr_option_is_checked():
+  with pytest.raises(ValueError, match="jax_tracer_repr"):
+    jax.config.update("jax_tracer_repr", "numpy")
