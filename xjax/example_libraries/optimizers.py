@@ -8,16 +8,28 @@ from __future__ import annotations
 
 import functools
 from collections import namedtuple
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import xjax.numpy as jnp
-from xjax._src.foundations.tree_util import (register_pytree_node, tree_flatten, tree_map,
-                                             tree_unflatten)
+from xjax._src.foundations import tree_util as _tree_util
 
 OptimizerState = namedtuple("OptimizerState", ["packed_state", "tree_def", "subtree_defs"])
-register_pytree_node(OptimizerState,
-                     lambda s: ((s.packed_state,), (s.tree_def, s.subtree_defs)),
-                     lambda aux, children: OptimizerState(children[0], *aux))
+_tree_util.register_pytree_node(OptimizerState,
+                                lambda s: ((s.packed_state,), (s.tree_def, s.subtree_defs)),
+                                lambda aux, children: OptimizerState(children[0], *aux))
+
+
+# The type names JAX's signatures use.
+Array = Any
+Params = Any
+State = Any
+Updates = Params
+Step = int
+InitFn = Callable[[Params], OptimizerState]
+ParamsFn = Callable[[OptimizerState], Params]
+UpdateFn = Callable[[Step, Updates, OptimizerState], OptimizerState]
+Schedule = Callable[[Step], float]
 
 
 class Optimizer(NamedTuple):
@@ -27,7 +39,7 @@ class Optimizer(NamedTuple):
 
 
 def _flatten_states(states):
-  pairs = [tree_flatten(s) for s in states]
+  pairs = [_tree_util.tree_flatten(s) for s in states]
   return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
@@ -39,19 +51,19 @@ def optimizer(opt_maker: Callable) -> Callable[..., Optimizer]:
 
     @functools.wraps(init)
     def tree_init(x0_tree):
-      x0_flat, tree = tree_flatten(x0_tree)
+      x0_flat, tree = _tree_util.tree_flatten(x0_tree)
       states_flat, subtrees = _flatten_states([init(x0) for x0 in x0_flat])
       return OptimizerState(states_flat, tree, subtrees)
 
     @functools.wraps(update)
     def tree_update(i, grad_tree, opt_state):
       states_flat, tree, subtrees = opt_state
-      grad_flat, tree2 = tree_flatten(grad_tree)
+      grad_flat, tree2 = _tree_util.tree_flatten(grad_tree)
       if tree2 != tree:
         raise TypeError("optimizer update function was passed a gradient tree that did not "
                         "match the parameter tree structure with which it was initialized: "
                         f"parameter tree {tree} and grad tree {tree2}.")
-      states = [tree_unflatten(t, s) for t, s in zip(subtrees, states_flat)]
+      states = [_tree_util.tree_unflatten(t, s) for t, s in zip(subtrees, states_flat)]
       new_flat, subtrees2 = _flatten_states(
           [update(i, g, s) for g, s in zip(grad_flat, states)])
       for s1, s2 in zip(subtrees, subtrees2):
@@ -63,8 +75,8 @@ def optimizer(opt_maker: Callable) -> Callable[..., Optimizer]:
     @functools.wraps(get_params)
     def tree_get_params(opt_state):
       states_flat, tree, subtrees = opt_state
-      states = [tree_unflatten(t, s) for t, s in zip(subtrees, states_flat)]
-      return tree_unflatten(tree, [get_params(s) for s in states])
+      states = [_tree_util.tree_unflatten(t, s) for t, s in zip(subtrees, states_flat)]
+      return _tree_util.tree_unflatten(tree, [get_params(s) for s in states])
 
     return Optimizer(tree_init, tree_update, tree_get_params)
   return tree_opt_maker
@@ -256,13 +268,13 @@ class JoinPoint:
 def unpack_optimizer_state(opt_state: OptimizerState):
   """``opt_state`` as a pytree of ``JoinPoint``s (for pickling)."""
   states_flat, tree_def, subtree_defs = opt_state
-  return tree_unflatten(tree_def, [JoinPoint(tree_unflatten(t, s))
+  return _tree_util.tree_unflatten(tree_def, [JoinPoint(_tree_util.tree_unflatten(t, s))
                                    for t, s in zip(subtree_defs, states_flat)])
 
 
 def pack_optimizer_state(marked_pytree) -> OptimizerState:
   """Inverse of ``unpack_optimizer_state``."""
-  sentinels, tree_def = tree_flatten(marked_pytree)
+  sentinels, tree_def = _tree_util.tree_flatten(marked_pytree)
   if not all(isinstance(s, JoinPoint) for s in sentinels):
     raise TypeError("pack_optimizer_state expects a pytree whose leaves are JoinPoints, as "
                     "unpack_optimizer_state returns.")
@@ -272,11 +284,11 @@ def pack_optimizer_state(marked_pytree) -> OptimizerState:
 
 def l2_norm(tree):
   """The Euclidean norm of all leaves together."""
-  leaves, _ = tree_flatten(tree)
+  leaves, _ = _tree_util.tree_flatten(tree)
   return jnp.sqrt(sum(jnp.vdot(x, x) for x in leaves))
 
 
 def clip_grads(grad_tree, max_norm):
   """Scales ``grad_tree`` down so that its l2 norm is at most ``max_norm``."""
   norm = l2_norm(grad_tree)
-  return tree_map(lambda g: jnp.where(norm < max_norm, g, g * (max_norm / norm)), grad_tree)
+  return _tree_util.tree_map(lambda g: jnp.where(norm < max_norm, g, g * (max_norm / norm)), grad_tree)

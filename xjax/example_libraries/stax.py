@@ -5,17 +5,21 @@
 Parameters are initialised with the same keys and initialisers as JAX, so a network built
 here starts from the same numbers.
 """
-from __future__ import annotations
-
 import functools
-import operator
+import operator as _operator
 
-import numpy as np
+import numpy as _np
 
 import xjax.numpy as jnp
-from xjax import lax, nn, random
-from xjax.nn import log_softmax, softmax, standardize
+from xjax import lax, random
+from xjax.nn import (elu, gelu, leaky_relu, log_softmax, relu, selu, sigmoid, softmax,
+                     softplus, standardize)
 from xjax.nn.initializers import glorot_normal, normal, ones, zeros
+
+# JAX's older names for these.
+glorot = glorot_normal
+randn = normal
+logsoftmax = log_softmax
 
 # ---- parameterised layers ----
 
@@ -95,7 +99,7 @@ ConvTranspose = functools.partial(GeneralConvTranspose, ("NHWC", "HWIO", "NHWC")
 def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=zeros,
               gamma_init=ones):
   """Normalises over ``axis`` with the batch's statistics, then scales and shifts."""
-  axis = (axis,) if np.isscalar(axis) else axis
+  axis = (axis,) if _np.isscalar(axis) else axis
 
   def init_fun(rng, input_shape):
     shape = tuple(d for i, d in enumerate(input_shape) if i not in axis)
@@ -128,16 +132,16 @@ def elementwise(fun, **fun_kwargs):
 
 
 Tanh = elementwise(jnp.tanh)
-Relu = elementwise(nn.relu)
+Relu = elementwise(relu)
 Exp = elementwise(jnp.exp)
 LogSoftmax = elementwise(log_softmax, axis=-1)
 Softmax = elementwise(softmax, axis=-1)
-Softplus = elementwise(nn.softplus)
-Sigmoid = elementwise(nn.sigmoid)
-Elu = elementwise(nn.elu)
-LeakyRelu = elementwise(nn.leaky_relu)
-Selu = elementwise(nn.selu)
-Gelu = elementwise(nn.gelu)
+Softplus = elementwise(softplus)
+Sigmoid = elementwise(sigmoid)
+Elu = elementwise(elu)
+LeakyRelu = elementwise(leaky_relu)
+Selu = elementwise(selu)
+Gelu = elementwise(gelu)
 
 
 def _with_unit_axes(shape, spec, ndim_spatial):
@@ -184,7 +188,7 @@ AvgPool = _pooling_layer(lax.add, 0., average=True)
 def Flatten():
   """Flattens all but the leading (batch) dimension."""
   init_fun = lambda rng, input_shape: ((input_shape[0],
-                                        functools.reduce(operator.mul, input_shape[1:], 1)), ())
+                                        functools.reduce(_operator.mul, input_shape[1:], 1)), ())
   apply_fun = lambda params, inputs, **kwargs: jnp.reshape(inputs, (inputs.shape[0], -1))
   return init_fun, apply_fun
 

@@ -183,7 +183,9 @@ def test_conv_errors_and_dimension_numbers():
   assert dn == lax.ConvDimensionNumbers((0, 3, 1, 2), (0, 1, 2, 3), (0, 1, 2, 3))
   with pytest.raises(ValueError):
     lax.conv_general_dilated(LHS, RHS[:, :3], (1, 1), "VALID")
-  with pytest.raises(ValueError):
+  # JAX 0.10.2 raises RuntimeError for an unknown padding name
+  with pytest.raises(RuntimeError, match="Unrecognized padding type: expected 'VALID', "
+                     "'SAME', or 'SAME_LOWER', got FULL."):
     lax.conv_general_dilated(LHS, RHS, (1, 1), "FULL")
 
 

@@ -42,6 +42,13 @@ def directory() -> pathlib.Path | None:
   return pathlib.Path(base) / "xjax"
 
 
+def reset() -> None:
+  """Back to the state of a fresh process: the bytes written since the directory was last
+  measured are forgotten (the directory and switches are read from the config at each use)."""
+  with _lock:
+    _written[0] = 0
+
+
 def key(*parts: str) -> str:
   """The name of the entry for ``parts`` (module text, options, device, versions)."""
   h = hashlib.sha256()

@@ -288,8 +288,9 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None
   """Vector/matrix products of rank-1 and rank-2 operands."""
   la, ra = get_aval(lhs), get_aval(rhs)
   if not (1 <= la.ndim <= 2 and 1 <= ra.ndim <= 2):
-    raise TypeError(f"dot only supports rank 1 or 2 operands, got shapes {la.shape} and "
-                    f"{ra.shape}; use dot_general or jnp.matmul.")
+    raise ValueError("jax.lax.dot: dimension_numbers must be specified when not performing "
+                     "simple un-batched matrix-matrix, matrix-vector, or vector-vector "
+                     f"products; got lhs_shape={la.shape} rhs_shape={ra.shape}")
   if la.shape[-1] != ra.shape[0]:
     raise ValueError(f"jax.lax.dot: incompatible shapes for dot: got {la.shape} and "
                      f"{ra.shape}.")

@@ -25,7 +25,9 @@ def _reduce_abstract_eval(*args, computation, dimensions):
     if x.shape != shape:
       raise ValueError(f"reduce operands must have the same shape, got "
                        f"{', '.join(str(o.shape) for o in operands)}")
-    if init.shape or init.dtype != x.dtype:
+    if init.shape:
+      raise ValueError(f"reduce found non-scalar initial value: {[i.shape for i in inits]}")
+    if init.dtype != x.dtype:
       raise TypeError(f"reduce init values must be scalars of the operands' dtypes, got "
                       f"{init.str_short()} for an operand of dtype {x.dtype.name}")
   if any(not 0 <= d < len(shape) for d in dimensions) or len(set(dimensions)) != len(dimensions):

@@ -113,7 +113,8 @@ def padtype_to_pads(in_shape, window_shape, strides, padding: str) -> list:
   if kind == "VALID":
     return [(0, 0)] * len(in_shape)
   if kind not in ("SAME", "SAME_LOWER"):
-    raise ValueError(f"Unknown padding type: {padding}.")
+    raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', "
+                       f"got {padding}.")
   pads = []
   for n, k, s in zip(in_shape, window_shape, strides):
     out = -(-n // s)
@@ -131,11 +132,16 @@ def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
     raise TypeError("lax.conv_general_dilated requires arguments to have the same dtypes, "
                     f"got {lhs.dtype.name}, {rhs.dtype.name}.")
   ns = lhs.ndim - 2
-  for name, v in (("window_strides", window_strides), ("padding", padding),
-                  ("lhs_dilation", lhs_dilation), ("rhs_dilation", rhs_dilation)):
+  if len(window_strides) != ns:
+    raise ValueError("conv_general_dilated window and window_strides must have the same "
+                     f"number of dimensions, but got {ns} and {len(window_strides)}")
+  if len(padding) != ns:
+    raise TypeError(f"Wrong number of explicit pads for convolution: expected {ns}, got "
+                    f"{len(padding)}.")
+  for name, v in (("lhs_dilation", lhs_dilation), ("rhs_dilation", rhs_dilation)):
     if len(v) != ns:
-      raise TypeError(f"conv_general_dilated {name} must have length {ns} (the number of "
-                      f"spatial dimensions), got {len(v)}.")
+      raise ValueError(f"conv_general_dilated {name} must have length {ns} (the number of "
+                       f"spatial dimensions), got {len(v)}.")
   for name, v in (("window_strides", window_strides), ("lhs_dilation", lhs_dilation),
                   ("rhs_dilation", rhs_dilation)):
     if any(int(s) < 1 for s in v):
@@ -322,7 +328,7 @@ def _tuple_or_ones(v, n, name):
     return (1,) * n
   v = tuple(int(i) for i in v)
   if len(v) != n:
-    raise TypeError(f"conv_general_dilated {name} must have length {n}, got {len(v)}")
+    raise ValueError(f"conv_general_dilated {name} must have length {n}, got {len(v)}")
   return v
 
 
@@ -735,7 +741,8 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
   lhs, rhs = _permuted(lhs_shape, dn.lhs_spec), _permuted(rhs_shape, dn.rhs_spec)
   if isinstance(padding, str):
     if padding.upper() not in ("SAME", "VALID"):
-      raise ValueError(f"Unknown padding type: {padding}.")
+      raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', "
+                       f"got {padding}.")
     same = padding.upper() == "SAME"
     spatial = tuple(n * s if same else n * s + max(k - s, 0)
                     for n, k, s in zip(lhs[2:], rhs[2:], window_strides))

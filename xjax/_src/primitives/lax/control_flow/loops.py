@@ -255,6 +255,10 @@ def _trace_scan_body(f: Callable, in_tree, avals):
 @api_boundary
 def map(f: Callable, xs, *, batch_size: int | None = None):
   """``stack([f(x) for x in xs])`` over the leading axis of pytree ``xs``, as a scan."""
+  scalars = [x for x in tree_util.tree_leaves(xs) if not get_aval(x).shape]
+  if scalars:
+    raise ValueError("scan got value with no leading axis to scan over: "
+                     f"{', '.join(str(x) for x in scalars)}.")
   if batch_size is None:
     return scan(lambda _, x: ((), f(x)), (), xs)[1]
   leaves, tree = tree_util.tree_flatten(xs)

@@ -24,6 +24,9 @@ def supported(dtype) -> bool:
 
 
 def check_dtype(name: str, dtype) -> None:
+  if not np.issubdtype(dtype, np.inexact):
+    raise TypeError(f"{name} does not accept dtype {np.dtype(dtype).name} at position 0. "
+                    "Accepted dtypes at position 0 are subtypes of floating, complexfloating.")
   if not supported(dtype):
     raise NotImplementedError(f"{name}: unsupported dtype {np.dtype(dtype).name}; linear "
                               "algebra supports float32, float64, complex64 and complex128.")

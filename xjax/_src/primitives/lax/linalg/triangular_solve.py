@@ -29,8 +29,8 @@ def _abstract_eval(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_dia
                      f"{b.shape} must be equal.")
   side = b.shape[-2] if left_side else b.shape[-1]
   if side != a.shape[-1]:
-    raise TypeError(f"triangular_solve: a of shape {a.shape} and b of shape {b.shape} are "
-                    f"incompatible for left_side={left_side}.")
+    raise ValueError(f"Incompatible shapes for arguments to triangular_solve: {a.shape} and "
+                     f"{b.shape}.")
   lapack.check_dtype("triangular_solve", a.dtype)
   return ShapedArray(b.shape, b.dtype)
 
