@@ -257,6 +257,7 @@ class LoweringContext:
     self.avals_out: Sequence[ShapedArray] = ()
     self.memo: dict = {}  # per-region cache of emitted values (constants, broadcasts)
     self.token: str | None = None  # orders the region's effectful operations
+    self.primitive = None  # the primitive whose equation is being lowered (for errors)
 
   def effect_token(self) -> str:
     """The token that the next effectful operation takes (and replaces with its own)."""
@@ -414,8 +415,9 @@ def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
       return ctx.constant(atom.val, atom.aval)
     return env[atom]
 
+  types = ctx._types
   for eqn in jaxpr.eqns:
-    prim = eqn.primitive
+    prim = ctx.primitive = eqn.primitive
     if prim.lowering is None:
       raise NotImplementedError(
           f"MLIR translation rule for primitive '{prim.name}' not found (a primitive defined "
@@ -430,8 +432,19 @@ def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
     out = lowering(ctx, *operands, **eqn.params)
     outs = out if prim.multiple_results else [out]
     for v, o in zip(eqn.outvars, outs):
+      got = types.get(o) if type(o) is str else None
+      if got is not None and got is not v.aval and tensor_type(got) != tensor_type(v.aval):
+        _invalid_result(prim, got, v.aval, ctx.avals_in)
       env[v] = o
   return [read(a) for a in jaxpr.outvars]
+
+
+def _invalid_result(prim, got, want, avals_in):
+  """Stops a program whose StableHLO would not verify, naming the primitive at fault."""
+  raise AssertionError(
+      f"lowering of '{prim.name}' produced {tensor_type(got)} for a result of type "
+      f"{tensor_type(want)} (operands {', '.join(map(str, avals_in))}): an xjax bug in that "
+      "primitive's rules; please report it")
 
 
 def _has_extended(avals_in, avals_out) -> bool:

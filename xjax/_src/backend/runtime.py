@@ -6,10 +6,12 @@ dispatch) is xjax's own.  Written to tolerate jaxlib 0.10.x (CPU) and 0.11.x (GP
 """
 from __future__ import annotations
 
+import contextlib
 import enum
 import importlib
 import logging
 import os
+import re
 import threading
 import time
 from functools import lru_cache
@@ -722,12 +724,29 @@ def compile(module_text: str, device, name: str, out_avals,
   set_env_options(options, env_options)
   # Without an explicit assignment the executable runs on device 0 whatever DeviceList says.
   options.device_assignment = _xc.DeviceAssignment.create(np.array([[device.id]]))
-  with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"):
+  with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"), \
+      _invalid_program_quoted(module_text):
     if host_callbacks:
       return _compile_with_callbacks(client, module_text, device, options, out_avals,
                                      host_callbacks)
     loaded = compile_hook[0](client, module_text, _xc.DeviceList((device,)), options, ())
   return Executable(loaded, device, module_text, out_avals)
+
+
+@contextlib.contextmanager
+def _invalid_program_quoted(module_text: str):
+  """XLA's parse and verifier errors name a line of the module (``-:LINE:COL: error:``);
+  the error raised quotes that line, so the operation at fault can be told."""
+  try:
+    yield
+  except XlaRuntimeError as e:
+    where = re.search(r"-:(\d+):\d+: error:", str(e))
+    lines = module_text.splitlines()
+    if where is None or not 0 < int(where[1]) <= len(lines):
+      raise
+    line = lines[int(where[1]) - 1].strip()
+    raise type(e)(f"{e}\nThe invalid operation, line {where[1]} of the program xjax built "
+                  f"(an xjax bug; please report it): {line[:400]}") from None
 
 
 def compile_options(num_replicas: int, num_partitions: int, device_assignment=None,
@@ -891,7 +910,8 @@ def compile_spmd(module_text: str, devices: Sequence, name: str, in_avals, out_a
   options.device_assignment = _xc.DeviceAssignment.create(
       np.array([[d.id for d in devices]]))
   set_env_options(options, env_options)
-  with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"):
+  with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"), \
+      _invalid_program_quoted(module_text):
     loaded = client.compile_and_load(module_text, _xc.DeviceList(tuple(devices)), options)
   if _inspections:
     _compiled_inspections(module_text)

@@ -296,10 +296,11 @@ _SSA = re.compile(r"%[A-Za-z0-9_$.\-]+")
 
 class _Body(NamedTuple):
   """Operations emitted once, to splice with their values renamed: their lines, the names
-  standing for the operands, and the names of the results."""
+  standing for the operands, the names of the results and their types (None: as claimed)."""
   lines: list
   args: list
   returned: list
+  types: list | None = None
 
 
 def _splice(ctx: lo.LoweringContext, body: _Body, operands: Sequence[str],
@@ -316,8 +317,8 @@ def _splice(ctx: lo.LoweringContext, body: _Body, operands: Sequence[str],
   for line in body.lines:
     ctx.lines.append(ctx.indent + _SSA.sub(rename, line))
   outs = [_SSA.sub(rename, r) for r in body.returned]
-  for o, aval in zip(outs, avals_out):
-    ctx.declare(o, aval)
+  for o, t, aval in zip(outs, body.types or avals_out, avals_out):  # what was emitted, if not as claimed
+    ctx.declare(o, aval if lo.tensor_type(t) == lo.tensor_type(aval) else t)
   return outs
 
 
@@ -460,7 +461,7 @@ def _emit(ctx: lo.LoweringContext, closed) -> tuple[_Body, bool]:
   # a function called (`@name`) may be one of this module's made before, not just now
   reusable = (len(ctx.module.host_callbacks) == n_callbacks
               and not any("@" in line for line in sub.lines))
-  return _Body(sub.lines, args, returned), reusable
+  return _Body(sub.lines, args, returned, [sub.aval_of(r) for r in returned]), reusable
 
 
 def trace_physical(fn: Callable, avals_in: Sequence[ShapedArray]):
