@@ -28,7 +28,8 @@ jax.profiler jax.monitoring jax.core jax.api_util jax.test_util jax.experimental
 jax.experimental.ode jax.experimental.checkify jax.experimental.jet
 jax.example_libraries.stax jax.example_libraries.optimizers jax.distributed jax.dlpack
 jax.export jax.ffi jax.experimental.shard_map jax.experimental.multihost_utils
-jax.experimental.mesh_utils
+jax.experimental.mesh_utils jax.experimental.pjit jax.experimental.compilation_cache.compilation_cache
+jax.lib
 """.split()
 
 IMPLEMENTATION_MODULES = {"jax.experimental.ode", "jax.experimental.jet",
