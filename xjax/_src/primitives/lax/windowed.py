@@ -132,9 +132,7 @@ def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
     raise TypeError("lax.conv_general_dilated requires arguments to have the same dtypes, "
                     f"got {lhs.dtype.name}, {rhs.dtype.name}.")
   ns = lhs.ndim - 2
-  if len(window_strides) != ns:
-    raise ValueError("conv_general_dilated window and window_strides must have the same "
-                     f"number of dimensions, but got {ns} and {len(window_strides)}")
+  _check_strides_rank(window_strides, ns)
   if len(padding) != ns:
     raise TypeError(f"Wrong number of explicit pads for convolution: expected {ns}, got "
                     f"{len(padding)}.")
@@ -323,10 +321,18 @@ ad.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
 conv_general_dilated_p.batch = _conv_batch
 
 
+def _check_strides_rank(window_strides, ns):
+  if len(window_strides) != ns:
+    raise ValueError("conv_general_dilated window and window_strides must have the same "
+                     f"number of dimensions, but got {ns} and {len(window_strides)}")
+
+
 def _tuple_or_ones(v, n, name):
   if v is None:
     return (1,) * n
   v = tuple(int(i) for i in v)
+  if name == "window_strides":
+    _check_strides_rank(v, n)
   if len(v) != n:
     raise ValueError(f"conv_general_dilated {name} must have length {n}, got {len(v)}")
   return v
