@@ -1,15 +1,15 @@
 """DLPack interchange (``jax.dlpack``)."""
-import numpy as np
+import numpy as _np
 
+from xjax._src.foundations import dtypes as _dtypes
 from xjax._src.libraries.numpy.dlpack import from_dlpack  # noqa: F401
 
-_SUPPORTED = {np.dtype(t) for t in (
-    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-    np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128)}
+_SUPPORTED = {_np.dtype(t) for t in (
+    _np.bool_, _np.int8, _np.int16, _np.int32, _np.int64, _np.uint8, _np.uint16, _np.uint32,
+    _np.uint64, _np.float16, _np.float32, _np.float64, _np.complex64, _np.complex128)}
 
 
 def is_supported_dtype(dtype) -> bool:
   """Whether arrays of ``dtype`` can be exchanged through DLPack."""
-  from xjax._src.foundations import dtypes
-  dt = dtypes.dtype(dtype)
-  return dt in _SUPPORTED or dt == dtypes.dtype("bfloat16")
+  dt = _dtypes.dtype(dtype)
+  return dt in _SUPPORTED or dt == _dtypes.dtype("bfloat16")

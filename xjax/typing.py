@@ -1,14 +1,12 @@
 """Type annotations for xjax values, with the names of `jax.typing`."""
-from __future__ import annotations
+from typing import Any as _Any, Union as _Union
 
-from typing import Any, Union
+import numpy as _np
 
-import numpy as np
-
-from xjax._src.execution.basearray import Array
+from xjax._src.execution.basearray import Array as _Array
 
 # Anything xjax.numpy accepts as an array: Arrays, NumPy arrays and scalars, Python scalars.
-ArrayLike = Union[Array, np.ndarray, np.bool_, np.number, bool, int, float, complex]
+ArrayLike = _Union[_Array, _np.ndarray, _np.bool_, _np.number, bool, int, float, complex]
 
 # Anything accepted as a dtype: a NumPy dtype, a scalar type, or its name.
-DTypeLike = Union[str, type[Any], np.dtype]
+DTypeLike = _Union[str, type[_Any], _np.dtype]
