@@ -151,3 +151,25 @@ def test_constructors():
   assert r.nse == 6 and np.count_nonzero(np.asarray(r.todense())) == 6
   with pytest.raises(xjax.errors.ConcretizationTypeError):
     xjax.jit(lambda m: sparse.BCOO.fromdense(m))(M)
+
+
+def test_vmap_over_bcoo_arguments_and_results():
+  mats = np.stack([M, 2 * M, -M])
+  b = sparse.BCOO.fromdense(mats, n_batch=1)
+  v = np.arange(3.)
+  out = xjax.vmap(lambda m: m @ v, in_axes=0)(b)
+  np.testing.assert_allclose(out, [m @ v for m in mats])
+  np.testing.assert_allclose(xjax.jit(xjax.vmap(lambda m, w: m @ w))(b, np.ones((3, 3))),
+                             mats.sum(-1))
+  same = xjax.vmap(lambda m: m)(b)
+  assert same.data.shape == (3, 4) and same.indices.shape == (3, 4, 2) and same.n_batch == 1
+  g = xjax.grad(lambda d: xjax.vmap(lambda m: (m @ v).sum())(
+      sparse.BCOO((d, b.indices), shape=b.shape)).sum())(b.data)
+  np.testing.assert_allclose(g, np.take_along_axis(np.broadcast_to(v, (3, 3)),
+                                                   np.asarray(b.indices[..., 1]), 1))
+  with pytest.raises(ValueError, match="Cannot map in_axis=1 for BCOO array with n_batch=1"):
+    xjax.vmap(lambda m: m @ v, in_axes=1)(b)
+  with pytest.raises(ValueError, match="Cannot map in_axis=0 for BCOO array with n_batch=0"):
+    xjax.vmap(lambda m: m @ v)(sparse.BCOO.fromdense(mats))
+  with pytest.raises(ValueError, match="cannot add out_axis=1 for BCOO array with n_batch=0"):
+    xjax.vmap(lambda m: m, out_axes=1)(b)

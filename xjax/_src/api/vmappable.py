@@ -87,8 +87,9 @@ def flatten_axes(name: str, values, axes, kind: str = "in_axes") -> list:
 
 
 def _axis_size(leaves, specs, axis_size) -> int:
-  sizes = {np.shape(x)[s] for x, s in zip(leaves, specs)
-           if isinstance(s, int) and not is_vmappable(x) and -np.ndim(x) <= s < np.ndim(x)}
+  sizes = {np.shape(x)[s] for x, s in zip(leaves, specs)  # containers with a shape count
+           if isinstance(s, int) and (not is_vmappable(x) or hasattr(x, "shape"))
+           and -np.ndim(x) <= s < np.ndim(x)}
   if axis_size is not None:
     sizes.add(int(axis_size))
   if len(sizes) > 1:
@@ -107,6 +108,7 @@ def _to_elt_of(trace: BatchTrace, get_idx: Callable, x, spec):
   if spec is None:
     return x
   if not isinstance(spec, int):
+    get_aval(x)  # a value of no JAX type fails as in a plain vmap
     raise TypeError(f"vmap in_axes: a spec of type {type(spec).__name__} was given for a "
                     f"value of type {type(x).__name__}, which is not a registered vmappable")
   x = x if isinstance(x, Tracer) else make_array(x)

@@ -13,7 +13,9 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.tree_util import register_pytree_node_class
+from xjax._src.api.vmappable import register_vmappable
 from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.sparse.batched import broadcast_batch
 from xjax._src.libraries.sparse.bcoo_layout import (
     bcoo_extract_p, bcoo_fromdense_p, bcoo_sort_indices_p, bcoo_sum_duplicates_p,
     bcoo_todense_p, bcoo_transpose_p, count_stored, count_unique, layout)
@@ -220,6 +222,53 @@ def _getitem(mat, idx):
       starts.append(i), limits.append(i + 1), strides.append(1), squeeze.append(d)
   out = bcoo_slice(mat, start_indices=starts, limit_indices=limits, strides=strides)
   return bcoo_squeeze(out, dimensions=squeeze) if squeeze else out
+
+
+# ---------------------------------------------------------------------------------------
+# vmap over BCOO arguments and results: the mapped axis is a batch dimension
+
+def batch_axis_to_elt(fmt, mat, axis, buffers, cont):
+  """The element of a batched sparse `mat` (of format name `fmt`) along batch `axis`:
+  its `buffers` (batch dimensions broadcast) mapped by `cont`, and the shape without it."""
+  if axis is None:
+    return None
+  if not 0 <= axis < mat.n_batch:
+    raise ValueError(f"Cannot map in_axis={axis} for {fmt} array with n_batch={mat.n_batch}. "
+                     f"in_axes for batched {fmt} operations must correspond to a batch "
+                     "dimension.")
+  buffers = broadcast_batch(mat.n_batch, *buffers)
+  return [cont(b, axis) for b in buffers], mat.shape[:axis] + mat.shape[axis + 1:]
+
+
+def batch_axis_from_elt(fmt, elt, axis, axis_size, buffers, cont):
+  """The buffers and shape of sparse `elt`'s batch, stacked along batch `axis`."""
+  if not 0 <= axis <= elt.n_batch:
+    raise ValueError(f"{fmt}: cannot add out_axis={axis} for {fmt} array with n_batch="
+                     f"{elt.n_batch}. {fmt} batch axes must be a contiguous block of leading "
+                     "dimensions.")
+  return ([cont(axis_size, b, axis) for b in buffers],
+          elt.shape[:axis] + (axis_size,) + elt.shape[axis:])
+
+
+def _bcoo_to_elt(cont, _, mat, axis):
+  mapped = batch_axis_to_elt("BCOO", mat, axis, (mat.data, mat.indices), cont)
+  if mapped is None:
+    return mat
+  bufs, shape = mapped
+  return BCOO(bufs, shape=shape, indices_sorted=mat.indices_sorted,
+              unique_indices=mat.unique_indices)
+
+
+def _bcoo_from_elt(cont, axis_size, elt, axis):
+  if axis is None:
+    return elt
+  bufs, shape = batch_axis_from_elt("BCOO", elt, axis, axis_size, (elt.data, elt.indices),
+                                    cont)
+  return BCOO(bufs, shape=shape, indices_sorted=elt.indices_sorted,
+              unique_indices=elt.unique_indices)
+
+
+register_vmappable(BCOO, int, int, _bcoo_to_elt, _bcoo_from_elt, None)
 
 
 # ---------------------------------------------------------------------------------------
