@@ -107,6 +107,20 @@ def _split_in(j, leaves, sizes, in_tree, multiple):
   return tree if multiple else tree[0]
 
 
+def _check_output(leaf, holomorphic, name):
+  dtype = get_aval(leaf).dtype
+  if holomorphic and not dtypes.is_complex(dtype):
+    raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, "
+                    f"but got {dtype.name}.")
+  if not holomorphic and not dtypes.is_float(dtype):
+    hint = ("For holomorphic differentiation, pass holomorphic=True. For differentiation of "
+            "non-holomorphic functions involving complex outputs, use jax.vjp directly."
+            if dtypes.is_complex(dtype) else
+            "For differentiation of functions with integer outputs, use jax.vjp directly.")
+    raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+                    f"of np.floating), but got {dtype.name}. {hint}")
+
+
 def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
            allow_int: bool = False):
   """The Jacobian of ``fun`` by reverse mode (one VJP per output element, vmapped)."""
@@ -121,6 +135,8 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
     res = vjp(lambda *d: fun(*partial(d)), *dyn, has_aux=has_aux)
     y, pullback = res[0], res[1]
     y_leaves, y_tree = tree_util.tree_flatten(y)
+    for leaf in y_leaves:
+      _check_output(leaf, holomorphic, "jacrev")
     basis, sizes = _std_basis(y_leaves)
     cts = vmap(lambda *c: tree_util.tree_leaves(pullback(tree_util.tree_unflatten(y_tree,
                                                                                    c))))(*basis)
