@@ -151,3 +151,18 @@ def test_lax_argument_errors():
   with pytest.raises(TypeError, match="^Wrong number of explicit pads for convolution: "
                      "expected 2, got 1."):
     lax.conv_general_dilated(lhs, rhs, (1, 1), [(0, 0)])
+  with pytest.raises(ValueError, match="^`unroll` must be a `bool` or a non-negative `int`."):
+    lax.scan(lambda c, x: (c, x), 0.0, jnp.ones(3), unroll=-1)
+
+
+def test_jacrev_output_dtypes():
+  with pytest.raises(TypeError, match=r"^jacrev requires real-valued outputs \(output dtype "
+                     r"that is a sub-dtype of np.floating\), but got complex64. For holomorphic"):
+    xjax.jacrev(lambda x: x * 1j)(1.0)
+  with pytest.raises(TypeError, match="but got int32. For differentiation of functions with "
+                     "integer outputs, use jax.vjp directly."):
+    xjax.jacrev(lambda x: jnp.int32(1))(1.0)
+  with pytest.raises(TypeError, match="^jacrev with holomorphic=True requires outputs with "
+                     "complex dtype, but got float32."):
+    xjax.jacrev(lambda x: x.real, holomorphic=True)(1j * 1.0)
+  assert xjax.jacrev(lambda x: x, holomorphic=True)(1j * 1.0) == 1

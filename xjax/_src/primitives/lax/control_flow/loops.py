@@ -172,6 +172,8 @@ def _scan(f: Callable, init, xs, length, reverse, unroll, cache_on: tuple):
   """``scan``, with ``f``'s trace cached on ``cache_on`` = (owner, key): what ``f`` is."""
   if not callable(f):
     raise TypeError(f"scan: f argument should be a callable, got {f!r}")
+  if not isinstance(unroll, bool) and unroll < 0:
+    raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
   xs_leaves, xs_tree = tree_util.tree_flatten(xs)
   xs_avals = avals_of(xs_leaves)
   lengths = []
