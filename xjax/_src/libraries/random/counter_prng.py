@@ -29,10 +29,13 @@ _U64 = np.dtype(np.uint64)
 _UINT = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32, 64: _U64}
 
 
-def rotate_left(x, d: int):
-  """``x`` (uint32) rotated left by ``d`` bits."""
-  return lax.bitwise_or(lax.shift_left(x, np.uint32(d)),
-                        lax.shift_right_logical(x, np.uint32(32 - d)))
+def rotate_left(x, d):
+  """``x`` (uint32) rotated left by ``d`` bits (an int, or a uint32 scalar)."""
+  if isinstance(d, int):
+    return lax.bitwise_or(lax.shift_left(x, np.uint32(d)),
+                          lax.shift_right_logical(x, np.uint32(32 - d)))
+  return lax.bitwise_or(lax.shift_left(x, d),
+                        lax.shift_right_logical(x, lax.sub(np.uint32(32), d)))
 
 
 def broadcast(x, shape: tuple):
@@ -49,10 +52,13 @@ def broadcast(x, shape: tuple):
 # ---------------------------------------------------------------------------------------
 # Hash primitives: uint32 words in, uint32 words out, elementwise
 
-def hash_primitive(name: str, rounds: Callable, num_inputs: int, num_outputs: int):
+def hash_primitive(name: str, rounds: Callable, num_inputs: int, num_outputs: int,
+                   num_unbroadcast: int = 0):
   """A primitive hashing ``num_inputs`` uint32 arrays, broadcast together as lax's
   elementwise operands, into ``num_outputs``; ``rounds`` (lax functions on arrays of one
-  shape) is its lowering. Batched elementwise; its derivative is zero."""
+  shape, except the first ``num_unbroadcast``, given as they are: key words, which lax's
+  implicit broadcasting extends) is its lowering. Batched elementwise; its derivative is
+  zero."""
   def abstract_eval(*avals):
     if len(avals) != num_inputs:
       raise TypeError(f"{name} expects {num_inputs} arguments, got {len(avals)}.")
@@ -63,7 +69,8 @@ def hash_primitive(name: str, rounds: Callable, num_inputs: int, num_outputs: in
 
   def lower(*words):
     shape = broadcasting_shape(name, [get_aval(w).shape for w in words])
-    return list(rounds(*(broadcast(w, shape) for w in words)))
+    return list(rounds(*words[:num_unbroadcast],
+                       *(broadcast(w, shape) for w in words[num_unbroadcast:])))
 
   prim = standard_primitive(name, abstract_eval, lowering_from(lower), multiple_results=True)
   prim.batch = elementwise_batch(prim)
@@ -125,11 +132,10 @@ def _stack_words(words):
 
 
 def _with_counters(keys, shape: tuple):
-  """Each key's words and the counters of ``shape``, all broadcast to
-  ``keys_shape + shape``."""
+  """Each key's words, of shape ``keys_shape`` followed by unit dimensions, and the counters
+  of ``shape``, broadcast to ``keys_shape + shape`` (the hash broadcasts the words)."""
   out_shape = (*keys.shape[:-1], *shape)
-  words = [broadcast(lax.expand_dims(k, tuple(range(k.ndim, len(out_shape)))), out_shape)
-           for k in _key_words(keys)]
+  words = [lax.expand_dims(k, tuple(range(k.ndim, len(out_shape)))) for k in _key_words(keys)]
   high, low = (broadcast(lax.broadcast_to_rank(c, len(out_shape)), out_shape)
                for c in iota_2x32_shape(shape))
   return words, high, low
