@@ -36,6 +36,7 @@ logger = logging.getLogger("xjax")
 getattr(_xc._xla, "set_tracebacks_enabled", lambda enabled: None)(False)
 
 Device = _xc.Device
+DeviceList = _xc.DeviceList
 DeviceBuffer = _xc.ArrayImpl
 JAXLIB_VERSION = jaxlib.__version__  # the jaxlib that runs xjax
 _JAXLIB_VERSION = f"{jaxlib.__version__}/{_xc._version}"

@@ -78,6 +78,8 @@ class ShapedArray:
   def to_tangent_aval(self) -> "ShapedArray":
     return tangent_aval(self)
 
+  at_least_vspace = to_tangent_aval   # JAX's older name, still called by custom JVP rules
+
   def strip_weak_type(self) -> "ShapedArray":
     return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
 
