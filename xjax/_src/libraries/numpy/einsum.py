@@ -9,6 +9,7 @@ import numpy as np
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.linalg_basic import contraction_types
 from xjax._src.libraries.numpy.util import promote_dtypes
 
 
@@ -104,7 +105,9 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
     raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
   if not isinstance(subscripts, str):
     subscripts, operands = _from_sublists((subscripts,) + operands)
-  ops = promote_dtypes(*[asarray(o) for o in operands])
+  ops = [asarray(o) for o in operands]
+  pet, out_dtype, out_weak = contraction_types(preferred_element_type, *ops)
+  ops = promote_dtypes(*ops)
   terms, out_term = _parse(subscripts, [get_aval(o).shape for o in ops])
   sizes = {}
   for t, o in zip(terms, ops):
@@ -143,11 +146,10 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
     (x, tx), (y, ty) = items[i], items[j]
     x, tx = _sum_out(x, tx, keep | set(ty))
     y, ty = _sum_out(y, ty, keep | set(tx))
-    new = _contract(x, tx, y, ty, keep, precision, preferred_element_type)
+    new = _contract(x, tx, y, ty, keep, precision, pet)
     items = [it for k, it in enumerate(items) if k not in (i, j)] + [new]
   x, t = _sum_out(*items[0], set(out_term))
-  if preferred_element_type is not None and len(ops) == 1:
-    x = lax.convert_element_type(x, preferred_element_type)
+  x = lax.convert_element_type(x, out_dtype, out_weak)
   return lax.transpose(x, tuple(t.index(c) for c in out_term)) if t != out_term else x
 
 

@@ -24,11 +24,7 @@ def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding
   if not sa or not sb:
     raise ValueError("matmul: Input operand does not have enough dimensions: scalars are "
                      "not allowed, use * instead.")
-  out_dtype, out_weak = dtypes.result_type(a, b, return_weak_type_flag=True)
-  if preferred_element_type is None:
-    preferred_element_type = out_dtype
-  else:
-    out_dtype, out_weak = dtypes.dtype(preferred_element_type), False
+  preferred_element_type, out_dtype, out_weak = contraction_types(preferred_element_type, a, b)
   a_mat, b_mat = len(sa) > 1, len(sb) > 1
   if sa[-1] != sb[-2 if b_mat else 0]:
     raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
@@ -67,6 +63,16 @@ def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding
   return _placed(lax.convert_element_type(out, out_dtype, out_weak), out_sharding)
 
 
+def contraction_types(preferred_element_type, *operands):
+  """(dot_general's preferred_element_type, the result's dtype and weak type) of a jnp
+  contraction, as JAX: the operands' result type unless one is asked for."""
+  if preferred_element_type is None:
+    out_dtype, out_weak = dtypes.result_type(*operands, return_weak_type_flag=True)
+    return out_dtype, out_dtype, out_weak
+  out_dtype = dtypes.dtype(preferred_element_type)
+  return out_dtype, out_dtype, False
+
+
 def _placed(x, out_sharding):
   """``x`` laid out as ``out_sharding=`` says (JAX's keyword on dot and matmul)."""
   from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
@@ -78,14 +84,16 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
   """NumPy's dot: sum over the last axis of a and the second-to-last of b (laid out as
   ``out_sharding`` says)."""
   check_arraylike("dot", a, b)
+  pet, out_dtype, out_weak = contraction_types(preferred_element_type, a, b)
   a, b = promote_dtypes(a, b)
   sa, sb = get_aval(a).shape, get_aval(b).shape
   if not sa or not sb:
-    return _placed(lax.mul(a, b), out_sharding)
-  contract_b = 0 if len(sb) == 1 else len(sb) - 2
-  return _placed(lax.dot_general(a, b, (((len(sa) - 1,), (contract_b,)), ((), ())),
-                                 precision=precision,
-                                 preferred_element_type=preferred_element_type), out_sharding)
+    out = lax.mul(a, b)
+  else:
+    contract_b = 0 if len(sb) == 1 else len(sb) - 2
+    out = lax.dot_general(a, b, (((len(sa) - 1,), (contract_b,)), ((), ())),
+                          precision=precision, preferred_element_type=pet)
+  return _placed(lax.convert_element_type(out, out_dtype, out_weak), out_sharding)
 
 
 @compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
@@ -136,6 +144,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
   from xjax._src.libraries.numpy.util import canonical_axis
   import operator
   check_arraylike("tensordot", a, b)
+  pet, out_dtype, out_weak = contraction_types(preferred_element_type, a, b)
   a, b = promote_dtypes(a, b)
   na, nb = get_aval(a).ndim, get_aval(b).ndim
   if isinstance(axes, (list, tuple)) and len(axes) == 2:
@@ -157,8 +166,9 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     ax_a, ax_b = tuple(range(na - n, na)), tuple(range(n))
   ax_a = tuple(canonical_axis(x, na) for x in ax_a)
   ax_b = tuple(canonical_axis(x, nb) for x in ax_b)
-  return lax.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision=precision,
-                         preferred_element_type=preferred_element_type)
+  out = lax.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision=precision,
+                        preferred_element_type=pet)
+  return lax.convert_element_type(out, out_dtype, out_weak)
 
 
 @compiled_when_eager(staged="kron")
