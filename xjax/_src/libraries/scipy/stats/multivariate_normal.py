@@ -1,6 +1,6 @@
 """The multivariate normal distribution (covariance factored by Cholesky; a covariance
 that is not positive definite gives NaN, as JAX)."""
-import numpy as np
+import math
 
 from xjax._src.primitives.lax.linalg import cholesky, triangular_solve
 from xjax._src.libraries.numpy import lax_numpy as jnp
@@ -11,7 +11,7 @@ def logpdf(x, mean, cov, allow_singular=None):
   if allow_singular is not None:
     raise NotImplementedError("allow_singular argument of multivariate_normal.logpdf")
   x, mean, cov = (jnp.asarray(v) for v in promote_dtypes_inexact(x, mean, cov))
-  log2pi = np.log(2 * np.pi)
+  log2pi = math.log(2 * math.pi)  # a Python float: weak, as JAX's jnp.log(2 * np.pi)
   if not mean.shape:
     return -0.5 * jnp.square(x - mean) / cov - 0.5 * (log2pi + jnp.log(cov))
   n = mean.shape[-1]
