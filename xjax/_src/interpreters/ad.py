@@ -312,16 +312,29 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
 
 
 @cached_on_jaxpr()
-def transpose_closed_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool]) -> ClosedJaxpr:
-  """A jaxpr mapping (non-linear inputs, output cotangents) to the linear inputs' cotangents."""
+def transpose_closed_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
+                           linear_avals: Sequence[ShapedArray | None] | None = None,
+                           zero_cts: Sequence[bool] | None = None) -> ClosedJaxpr:
+  """A jaxpr mapping (non-linear inputs, output cotangents) to the linear inputs' cotangents.
+
+  ``linear_avals`` (one per input, ``None`` for the jaxpr's) types the linear inputs where
+  their cotangents accumulate into values of other types (a loop carry's cotangent has the
+  incoming cotangent's weak type, as in JAX, and rules reading an input's type see it).
+  Outputs marked in ``zero_cts`` take no cotangent argument: theirs is a symbolic zero.
+  """
   in_avals = closed.in_avals
   nonlin_avals = [a for a, l in zip(in_avals, linear) if not l]
-  ct_avals = [tangent_aval(a) for a in closed.out_avals]
+  zero_cts = zero_cts or [False] * len(closed.out_avals)
+  ct_avals = [tangent_aval(a) for a, z in zip(closed.out_avals, zero_cts) if not z]
+  lin_avals = [b or a for a, b in zip(in_avals, linear_avals or [None] * len(in_avals))]
 
   def fun(*args):
-    nonlin, cts = args[:len(nonlin_avals)], args[len(nonlin_avals):]
+    nonlin, given = args[:len(nonlin_avals)], iter(args[len(nonlin_avals):])
+    cts = [Zero(tangent_aval(a)) if z else next(given)
+           for a, z in zip(closed.out_avals, zero_cts)]
     it = iter(nonlin)
-    prim_args = [UndefinedPrimal(a) if l else next(it) for a, l in zip(in_avals, linear)]
+    prim_args = [UndefinedPrimal(b) if l else next(it)
+                 for b, l in zip(lin_avals, linear)]
     cts_in = backward_pass(closed.jaxpr, closed.consts, prim_args, cts)
     return [instantiate(c) for c, l in zip(cts_in, linear) if l]
 

@@ -624,12 +624,17 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
   const_lin = [ad.is_undefined(x) for x in consts]
   xs_lin = [ad.is_undefined(x) for x in xs]
   linear = const_lin + [True] * n + xs_lin
-  t_j = ad.transpose_closed_jaxpr(jaxpr, linear)
+  ct_carry = [ad.instantiate(c) for c in cts[:n]]
+  # The carry's cotangent accumulates from the incoming one (its types, as in JAX)
+  # and zero cotangents of ys stay symbolic (none is summed into it, as in JAX)
+  ys_zero = tuple(type(c) is ad.Zero for c in cts[n:])
+  t_j = ad.transpose_closed_jaxpr(
+      jaxpr, linear, tuple([None] * nc + map_avals(ct_carry) + [None] * len(xs)),
+      (False,) * n + ys_zero)
   nl_consts = [x for x, l in zip(consts, const_lin) if not l]
   nl_xs = [x for x, l in zip(xs, xs_lin) if not l]
   lin_const_avals = [tangent_aval(a) for a, l in zip(jaxpr.in_avals[:nc], const_lin) if l]
-  ct_carry = [ad.instantiate(c) for c in cts[:n]]
-  ct_ys = [ad.instantiate(c) for c in cts[n:]]
+  ct_ys = [c for c, z in zip(cts[n:], ys_zero) if not z]
   acc0 = [ad.zeros_of(a) for a in lin_const_avals]
   n_nlc, n_acc, n_nlx = len(nl_consts), len(acc0), len(nl_xs)
   avals = [get_aval(x) for x in nl_consts + acc0 + ct_carry] + [
@@ -639,9 +644,6 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
     c, acc, ctc, x, cty = split(a, [n_nlc, n_acc, n, n_nlx])
     outs = call(t_j, *c, *x, *ctc, *cty)
     d_consts, d_carry, d_xs = split(outs, [n_acc, n])
-    # The carry keeps the cotangent's types (a weak primal carry gets a strong
-    # cotangent when the loop makes its value strong, as in JAX).
-    d_carry = [_like(d, get_aval(a)) for d, a in zip(d_carry, ctc)]
     return [ad.add_tangents(p, q) for p, q in zip(acc, d_consts)] + d_carry + d_xs
   tj, hoisted = trace_hoisted(body, avals,
                               cache_on=(t_j, ("scan_transpose", n_nlc, n_acc, n, n_nlx)))
@@ -652,14 +654,6 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
   it_c, it_x = iter(d_consts), iter(d_xs)
   return ([next(it_c) if l else None for l in const_lin] + d_carry +
           [next(it_x) if l else None for l in xs_lin])
-
-
-def _like(x, aval):
-  """``x`` with ``aval``'s dtype and weak type."""
-  a = get_aval(x)
-  if a.dtype == aval.dtype and a.weak_type == aval.weak_type:
-    return x
-  return ew.convert_element_type(x, aval.dtype, aval.weak_type)
 
 
 def map_avals(xs):
