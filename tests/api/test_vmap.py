@@ -348,3 +348,11 @@ def test_elementwise_batching_puts_the_batch_dim_first_as_jax():
   assert same.count("transpose") == 1   # only the result, to out_axes=0
   out = jax.vmap(lambda a, b: a * b, (1, None), 0)(jnp.arange(12.).reshape(4, 3), jnp.arange(4.))
   np.testing.assert_array_equal(out, (np.arange(12.).reshape(4, 3) * np.arange(4.)[:, None]).T)
+
+
+def test_plain_vmap_is_unchanged_once_sparse_registers_its_containers():
+  """Importing jax.experimental.sparse registers BCOO/BCSR as vmappables (spec type int);
+  a vmap of plain arrays still reports its arguments by name."""
+  import xjax.experimental.sparse  # noqa: F401
+  with pytest.raises(ValueError, match="axis 0 of argument a .* size 3(.|\\n)*argument b"):
+    xjax.vmap(lambda a, b: a + b)(xjax.numpy.ones(3), xjax.numpy.ones(4))

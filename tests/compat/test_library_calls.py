@@ -3,6 +3,7 @@ the library call quoted in its docstring."""
 import functools
 
 import numpy as np
+import pytest
 
 import xjax
 import xjax.numpy as jnp
@@ -35,3 +36,98 @@ def test_at_least_vspace_in_a_symbolic_zeros_jvp():
   int_aval = xjax.typeof(jnp.arange(3)).at_least_vspace()
   assert int_aval.shape == (3,) and int_aval.dtype == xjax.dtypes.float0
   assert xjax.typeof(x).at_least_vspace() == xjax.typeof(x)
+
+
+def test_vmap_passes_unmapped_non_array_leaves_unchanged():
+  """gymnax: ``jax.vmap(env.step, in_axes=(0, 0, 0, None))(keys, states, actions, env_params)``
+  where the unmapped argument holds Python objects (strings, environments) as leaves."""
+  import dataclasses
+
+  @dataclasses.dataclass(frozen=True)
+  class Params:
+    n: int
+    name: str
+
+  class Env:
+    scale = 3
+
+  x = jnp.arange(3.0)
+  seen = []
+  step = lambda env, p, x: (seen.append((type(env), type(p.n))), x * env.scale * p.n)[1]
+  np.testing.assert_array_equal(
+      xjax.vmap(step, in_axes=(None, None, 0))(Env(), Params(2, "a"), x), [0.0, 6.0, 12.0])
+  assert seen == [(Env, int)]               # as given: not converted to arrays
+  np.testing.assert_array_equal(
+      xjax.vmap(lambda s, x: x, in_axes=(None, 0))(("a", object()), x), x)
+  np.testing.assert_array_equal(
+      xjax.vmap(lambda n, x: x * len(range(n)), in_axes=(None, 0))(2, x), [0.0, 2.0, 4.0])
+  # A mapped or returned non-array is refused, with JAX's messages.
+  with pytest.raises(TypeError, match="^Argument '.*' of type '.*Env.*' is not a valid JAX"):
+    xjax.vmap(lambda e, x: x)(Env(), x)
+  with pytest.raises(TypeError, match="^Output from batched function .* is not a valid JAX"):
+    xjax.vmap(lambda e, x: (x, e), in_axes=(None, 0))(Env(), x)
+
+
+def _norm_with_nondiff_defaults():
+  """ott-jax's ``ott.math.utils.norm``: ``custom_jvp(jit(norm), nondiff_argnums=[1, 2, 3])``
+  called as ``norm(z, p)``, the last two nondiff parameters left to their defaults."""
+
+  @functools.partial(xjax.custom_jvp, nondiff_argnums=[1, 2, 3])
+  @functools.partial(xjax.jit, static_argnames=("ord", "axis", "keepdims"))
+  def norm(x, ord=None, axis=None, keepdims=False):
+    return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+  @norm.defjvp
+  def _(ord, axis, keepdims, primals, tangents):
+    f = functools.partial(jnp.linalg.norm, ord=ord, axis=axis, keepdims=keepdims)
+    return xjax.jvp(f, primals, tangents)
+
+  return norm
+
+
+def test_no_tracer_escapes_a_vmapped_loop_with_a_cond_over_a_custom_norm():
+  """ott-jax: ``jax.vmap(solve)`` of ``Sinkhorn()(LinearProblem(PointCloud(x, y,
+  cost_fn=costs.PNormP(1.5))))``, whose while_loop/scan body computes errors in a
+  ``lax.cond`` branch through ``vmap(vmap(cost))`` of the custom norm (it raised
+  UnexpectedTracerError: the call treated the array as a nondiff argument)."""
+  norm = _norm_with_nondiff_defaults()
+  lax = xjax.lax
+
+  def cost(x, y):
+    return xjax.vmap(lambda a: xjax.vmap(lambda b: norm(a - b, 1.5) ** 1.5 / 1.5)(y))(x)
+
+  def solve(x, y, batched_pred):
+    def body(c):
+      i, v = c
+      pred = (v.sum() > 0) if batched_pred else (i > 2)
+      err = lax.cond(pred, lambda v, y: cost(v, y).sum(), lambda *_: jnp.array(jnp.inf), v, y)
+      return i + 1, v * 0.5 + jnp.minimum(err, 1.0)
+    return lax.while_loop(lambda c: c[0] < 5, body, (0, x))[1]
+
+  x = jnp.arange(8.0).reshape(4, 2) / 8
+  ys = jnp.arange(12.0).reshape(2, 3, 2) / 12 - 0.5
+  for batched_pred in (False, True):
+    f = functools.partial(solve, batched_pred=batched_pred)
+    got = xjax.vmap(f, in_axes=(None, 0))(x, ys)
+    want = np.stack([np.asarray(f(x, y)) for y in ys])
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_allclose(xjax.jit(xjax.vmap(f, in_axes=(None, 0)))(x, ys), want,
+                               rtol=1e-6)
+
+
+def test_custom_jvp_nondiff_tracers_under_vmap():
+  """A batched array passed as a nondiff argument (``custom_jvp(f, nondiff_argnums=(0,))``
+  under ``vmap``) is batched, as JAX: it is not staged out of the vmap."""
+
+  @functools.partial(xjax.custom_jvp, nondiff_argnums=(0,))
+  def scale(a, x):
+    return x * a
+
+  scale.defjvp(lambda a, p, t: (scale(a, p[0]), t[0] * a))
+  a = jnp.arange(3.0)
+  np.testing.assert_array_equal(xjax.vmap(lambda a: scale(a, 2.0))(a), [0.0, 2.0, 4.0])
+  np.testing.assert_array_equal(xjax.vmap(lambda a: xjax.grad(scale, 1)(a, 2.0))(a), a)
+  norm = _norm_with_nondiff_defaults()
+  np.testing.assert_allclose(norm(jnp.array([3.0, 4.0])), 5.0)
+  np.testing.assert_allclose(xjax.grad(lambda z: norm(z, 2))(jnp.array([3.0, 4.0])),
+                             [0.6, 0.8], rtol=1e-6)

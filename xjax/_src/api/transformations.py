@@ -12,7 +12,7 @@ from xjax._src.api import vmappable
 from xjax._src.execution.array import Array, make_array
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.trace import Tracer
-from xjax._src.core.values import get_aval
+from xjax._src.core.values import get_aval, is_valid_value
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.interpreters import ad, batching
@@ -433,18 +433,27 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     else:
       axes = _flatten_axes("vmap", args, in_axes)
     axes += [0] * len(kw_leaves)
-    all_leaves = [_as_value(x) for x in leaves + kw_leaves]
-    names = _leaf_names(fun, args, kwargs)
+    given = leaves + kw_leaves
+    # Unmapped leaves reach `fun` as they were given (any object, as JAX); mapped ones are
+    # traced.
+    traced = [i for i, ax in enumerate(axes) if ax is not None]
+    for i in traced:
+      if not is_valid_value(given[i]):
+        raise TypeError(f"Argument '{given[i]!r}' of type '{type(given[i])}' is not a valid "
+                        f"JAX type")
+    all_leaves = [_as_value(given[i]) for i in traced]
+    leaf_names = _leaf_names(fun, args, kwargs)
+    names = [leaf_names[i] for i in traced]
+    axes = [axes[i] for i in traced]
     dims = []
     for x, ax, name in zip(all_leaves, axes, names):
       aval = get_aval(x)
-      if ax is not None and not -aval.ndim <= ax < aval.ndim:
+      if not -aval.ndim <= ax < aval.ndim:
         raise ValueError(f"vmap was requested to map its argument along axis {ax}, which "
                          f"implies that its rank should be at least {max(ax + 1, -ax)}, but "
                          f"is only {aval.ndim} (its shape is {aval.shape}) for {name}")
-      dims.append(None if ax is None else ax % aval.ndim)
-    mapped = [(name, d, get_aval(x)) for x, d, name in zip(all_leaves, dims, names)
-              if d is not None]
+      dims.append(ax % aval.ndim)
+    mapped = [(name, d, get_aval(x)) for x, d, name in zip(all_leaves, dims, names)]
     sizes = {a.shape[d] for _, d, a in mapped}
     if axis_size is not None:
       sizes.add(int(axis_size))
@@ -463,11 +472,18 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     n_pos = len(leaves)
 
     def flat(*xs):
-      out = fun(*tree_util.tree_unflatten(in_tree, xs[:n_pos]),
-                **tree_util.tree_unflatten(kw_tree, xs[n_pos:]))
+      full = list(given)
+      for i, x in zip(traced, xs):
+        full[i] = x
+      out = fun(*tree_util.tree_unflatten(in_tree, full[:n_pos]),
+                **tree_util.tree_unflatten(kw_tree, full[n_pos:]))
       out_leaves, tree = tree_util.tree_flatten(out)
       # Python scalars are kept to come back as they were; no tracer outlives the trace.
       out_box.append((tree, [o if isinstance(o, _PY_SCALARS) else None for o in out_leaves]))
+      for o in out_leaves:
+        if not is_valid_value(o):
+          raise TypeError(f"Output from batched function {o!r} with type {type(o)} is not a "
+                          f"valid JAX type")
       return [_as_value(o) for o in out_leaves]
 
     axis = batching.AxisData(size, axis_name)

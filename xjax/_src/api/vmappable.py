@@ -35,7 +35,8 @@ _make_iota: dict[type, Callable] = {}
 def register_vmappable(data_type: type, spec_type: type, axis_size_type: type,
                        to_elt: Callable, from_elt: Callable, make_iota: Callable | None) -> None:
   vmappables[data_type] = (spec_type, axis_size_type)
-  spec_types.add(spec_type)
+  if spec_type is not int:   # ints are every vmap's specs: they do not call for vmap_call
+    spec_types.add(spec_type)
   _to_elt[data_type] = to_elt
   _from_elt[data_type] = from_elt
   if make_iota is not None:

@@ -36,9 +36,17 @@ from xjax._src.foundations.wrapping import update_wrapper
 # Shared plumbing
 
 def _resolve_args(fun, args, kwargs):
-  if not kwargs:
+  """The arguments as positional ones, defaults filled in (as JAX: nondiff_argnums may
+  name a parameter left to its default); a functools.partial's signature is opaque."""
+  if not kwargs and isinstance(fun, functools.partial):
     return tuple(args)
-  bound = inspect.signature(fun).bind(*args, **kwargs)
+  try:
+    signature = inspect.signature(fun)
+  except (TypeError, ValueError):   # builtins without a signature
+    if kwargs:
+      raise
+    return tuple(args)
+  bound = signature.bind(*args, **kwargs)
   bound.apply_defaults()
   return tuple(bound.args)
 
@@ -111,7 +119,8 @@ def _custom_call(prim, fun, args, dyn, params, trace_and_bind, recall):
   JVP whose tracers among the inputs all carry zero tangents leaves the call to the
   transformation below it, on the primals (``recall``: the custom function itself)."""
   leaves = tree_util.tree_leaves(dyn)
-  trace = _processing_trace(leaves)
+  # Tracers among the nondiff arguments count too: the call closes over them.
+  trace = _processing_trace(tree_util.tree_leaves(args))
   if isinstance(trace, JVPTrace) and all(type(trace.lift(x)[1]) is Zero for x in leaves):
     primal = lambda x: trace.lift(x)[0] if isinstance(x, Tracer) and x._trace is trace else x
     with set_current_trace(trace.parent):
