@@ -131,3 +131,38 @@ def test_custom_jvp_nondiff_tracers_under_vmap():
   np.testing.assert_allclose(norm(jnp.array([3.0, 4.0])), 5.0)
   np.testing.assert_allclose(xjax.grad(lambda z: norm(z, 2))(jnp.array([3.0, 4.0])),
                              [0.6, 0.8], rtol=1e-6)
+
+
+# `sorted(m for m in sys.modules if m == 'jax' or m.startswith('jax.') and not
+# m.startswith('jax._src'))` after `import jax`, recorded from JAX 0.10.2.
+_JAX_MODULES_AFTER_IMPORT = [
+    'jax', 'jax.api_util', 'jax.core', 'jax.custom_batching', 'jax.custom_derivatives',
+    'jax.debug', 'jax.distributed', 'jax.dlpack', 'jax.dtypes', 'jax.errors', 'jax.experimental',
+    'jax.experimental.compilation_cache', 'jax.experimental.compilation_cache.compilation_cache',
+    'jax.export', 'jax.ffi', 'jax.image', 'jax.interpreters', 'jax.interpreters.ad',
+    'jax.interpreters.batching', 'jax.interpreters.mlir', 'jax.interpreters.partial_eval',
+    'jax.interpreters.pxla', 'jax.interpreters.xla', 'jax.lax', 'jax.lax.linalg', 'jax.lib',
+    'jax.monitoring', 'jax.nn', 'jax.nn.initializers', 'jax.numpy', 'jax.numpy.fft',
+    'jax.numpy.linalg', 'jax.ops', 'jax.profiler', 'jax.random', 'jax.ref', 'jax.scipy',
+    'jax.sharding', 'jax.stages', 'jax.tree', 'jax.tree_util', 'jax.typing', 'jax.version']
+
+
+def test_import_jax_loads_the_modules_jax_loads():
+  """treescope: ``sys.modules["jax.tree_util"].SequenceKey`` right after ``import jax``
+  (run with ``python -m xjax -c``)."""
+  import os
+  import pathlib
+  import subprocess
+  import sys
+  repo = pathlib.Path(__file__).resolve().parents[2]
+  code = ("import jax, sys, xjax.tree_util\n"
+          "print(sorted(m for m in sys.modules if m == 'jax' or m.startswith('jax.') and not "
+          "m.startswith('jax._src')))\n"
+          "print(sys.modules['jax.tree_util'] is xjax.tree_util, "
+          "sys.modules['jax.tree_util'].SequenceKey is xjax.tree_util.SequenceKey)\n")
+  out = subprocess.run([sys.executable, "-m", "xjax", "-c", code], capture_output=True,
+                       text=True, env=dict(os.environ, PYTHONPATH=str(repo)), timeout=300)
+  assert out.returncode == 0, out.stderr
+  modules, same = out.stdout.splitlines()
+  assert eval(modules) == _JAX_MODULES_AFTER_IMPORT
+  assert same == "True True"

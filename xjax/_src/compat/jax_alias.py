@@ -17,6 +17,17 @@ import types
 
 JAX_VERSION = "0.10.2"
 _DIFFERENCES = "docs/differences.md"
+# The public `jax.*` modules in sys.modules after JAX 0.10.2's `import jax` (treescope finds
+# `jax.tree_util` there); `jax.version` is served by `_VersionLoader`.
+EAGER_SUBMODULES = (
+    "api_util", "core", "custom_batching", "custom_derivatives", "debug", "distributed",
+    "dlpack", "dtypes", "errors", "experimental", "experimental.compilation_cache",
+    "experimental.compilation_cache.compilation_cache", "export", "ffi", "image",
+    "interpreters", "interpreters.ad", "interpreters.batching", "interpreters.mlir",
+    "interpreters.partial_eval", "interpreters.pxla", "interpreters.xla", "lax", "lax.linalg",
+    "lib", "monitoring", "nn", "nn.initializers", "numpy", "numpy.fft", "numpy.linalg", "ops",
+    "profiler", "random", "ref", "scipy", "sharding", "stages", "tree", "tree_util", "typing",
+    "version")
 _PRIVATE_COMPAT = "xjax._src.compat.jax_private_compat"   # what `jax._src` names
 
 
@@ -61,6 +72,10 @@ class _ExistingModuleLoader(importlib.abc.Loader):
   def exec_module(self, module):
     if module.__name__ != "jax":     # keep xjax.X's own spec (the import system set jax.X's)
       module.__spec__ = self._own_spec
+      return
+    sys.modules["jax"] = module       # (the import system puts it there only after this)
+    for name in EAGER_SUBMODULES:     # what JAX's `import jax` loads, as libraries find it
+      importlib.import_module("jax." + name)
 
 
 class _VersionLoader(importlib.abc.Loader):
