@@ -166,3 +166,36 @@ def test_import_jax_loads_the_modules_jax_loads():
   modules, same = out.stdout.splitlines()
   assert eval(modules) == _JAX_MODULES_AFTER_IMPORT
   assert same == "True True"
+
+
+def test_private_tree_registry_and_api_util():
+  """jaxlie ``_registry[type(tree)].to_iter(tree)`` / ``.from_iter(meta, children)``, orbax
+  ``jax._src.tree_util.flatten_one_level(x)``, e3nn-jax ``from jax._src.api_util import
+  infer_argnums_and_argnames``: values recorded from JAX 0.10.2."""
+  import collections
+  import inspect
+  from xjax._src.compat.jax_private_compat import api_util, tree_util
+  reg = tree_util._registry
+  assert all(t in reg for t in (type(None), tuple, list, dict, collections.OrderedDict,
+                                collections.defaultdict))
+  assert reg[tuple].to_iter((1, 2)) == ((1, 2), None)
+  assert reg[tuple].from_iter(None, [1, 2]) == (1, 2)
+  assert reg[dict].to_iter({"b": 1, "a": 2}) == ((2, 1), ("a", "b"))
+
+  @xjax.tree_util.register_dataclass
+  @__import__("dataclasses").dataclass
+  class Pair:
+    a: object
+    b: object
+
+  assert Pair in reg                                       # registered later: the view is live
+  children, aux = reg[Pair].to_iter(Pair(1, 2))
+  assert reg[Pair].from_iter(aux, [c * 10 for c in children]) == Pair(10, 20)
+  assert tree_util.flatten_one_level({"a": 1, "b": (2, 3)}) == ((1, (2, 3)), ("a", "b"))
+  assert tree_util.flatten_one_level(None) == ((), None)
+  with pytest.raises(ValueError, match="can't tree-flatten type: <class 'int'>"):
+    tree_util.flatten_one_level(3)
+  sig = inspect.signature(lambda a, b, *, c: 0)
+  assert api_util.infer_argnums_and_argnames(sig, 0, None) == ((0,), ("a",))
+  assert api_util.infer_argnums_and_argnames(sig, None, ("b", "c")) == ((1,), ("b", "c"))
+  assert api_util.infer_argnums_and_argnames(sig, None, None) == ((), ())
