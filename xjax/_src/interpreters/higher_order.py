@@ -153,6 +153,23 @@ def _same_params(params: dict, rule: str, origin: list) -> dict:
   return params
 
 
+@cached_on_jaxpr(lambda split: tuple(split.unknowns))
+def _without_forwarded(body: ClosedJaxpr, split: CallSplit):
+  """(``split.known`` without the residual outputs that are its own inputs, or None where
+  there are none; the input each residual is, or None), cached on the call's ``body`` (so
+  the entry goes with it): the same jaxpr object on every call, so what is compiled from
+  it is reused."""
+  jaxpr = split.known.jaxpr
+  n_out = len(jaxpr.outvars) - split.num_res
+  position = {v: i for i, v in enumerate(jaxpr.invars)}
+  fwd = tuple(position.get(v) for v in jaxpr.outvars[n_out:])
+  if all(i is None for i in fwd):
+    return None, fwd
+  kept = jaxpr.outvars[:n_out] + [v for v, i in zip(jaxpr.outvars[n_out:], fwd) if i is None]
+  return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, kept, jaxpr.eqns, jaxpr.effects,
+                           jaxpr.debug_info), split.known.consts), fwd
+
+
 class _CallRules:
   """Rules of ``prim``, whose body is the parameter ``param`` (see ``call_rules``)."""
 
@@ -195,18 +212,11 @@ class _CallRules:
       if not self.forward_inputs:
         return self._call("known", params, split.known, known_args, known_at)
       # Residuals that are known inputs are passed on as they are, not returned.
-      jaxpr = split.known.jaxpr
-      n_out = len(jaxpr.outvars) - split.num_res
-      position = {v: i for i, v in enumerate(jaxpr.invars)}
-      fwd = [position.get(v) for v in jaxpr.outvars[n_out:]]
-      if all(i is None for i in fwd):
+      body, fwd = _without_forwarded(self.body(params), split)
+      if body is None:
         return self._call("known", params, split.known, known_args, known_at)
-      kept = jaxpr.outvars[:n_out] + [v for v, i in zip(jaxpr.outvars[n_out:], fwd)
-                                       if i is None]
-      body = ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, kept, jaxpr.eqns,
-                               jaxpr.effects, jaxpr.debug_info), split.known.consts)
       outs = iter(self._call("known", params, body, known_args, known_at))
-      known_outs = [next(outs) for _ in range(n_out)]
+      known_outs = [next(outs) for _ in range(len(split.known.out_avals) - split.num_res)]
       return known_outs + [next(outs) if i is None else known_args[i] for i in fwd]
 
     def stage_unknown(split, residuals, unknown_args):
