@@ -284,16 +284,16 @@ logistic_p = _unary("logistic", "stablehlo.logistic",
                     jvp2=lambda t, y, x: mul(t, mul(y, sub(_one(y), y))))
 sin_p = _unary("sin", "stablehlo.sine", jvp=lambda t, x: mul(t, cos(x)))
 cos_p = _unary("cos", "stablehlo.cosine", jvp=lambda t, x: neg(mul(t, sin(x))))
-tan_p = _unary("tan", "stablehlo.tan", jvp2=lambda t, y, x: mul(t, add(_one(y), mul(y, y))))
-asin_p = _unary("asin", "chlo.asin", jvp=lambda t, x: mul(t, rsqrt(sub(_one(x), mul(x, x)))))
+tan_p = _unary("tan", "stablehlo.tan", jvp2=lambda t, y, x: mul(t, add(_one(y), square(y))))
+asin_p = _unary("asin", "chlo.asin", jvp=lambda t, x: mul(t, rsqrt(sub(_one(x), square(x)))))
 acos_p = _unary("acos", "chlo.acos",
-                jvp=lambda t, x: neg(mul(t, rsqrt(sub(_one(x), mul(x, x))))))
-atan_p = _unary("atan", "chlo.atan", jvp=lambda t, x: div(t, add(_one(x), mul(x, x))))
+                jvp=lambda t, x: mul(t, neg(rsqrt(sub(_one(x), square(x))))))
+atan_p = _unary("atan", "chlo.atan", jvp=lambda t, x: div(t, add(_one(x), square(x))))
 sinh_p = _unary("sinh", "chlo.sinh", jvp=lambda t, x: mul(t, cosh(x)))
 cosh_p = _unary("cosh", "chlo.cosh", jvp=lambda t, x: mul(t, sinh(x)))
-asinh_p = _unary("asinh", "chlo.asinh", jvp=lambda t, x: mul(t, rsqrt(add(mul(x, x), _one(x)))))
+asinh_p = _unary("asinh", "chlo.asinh", jvp=lambda t, x: mul(t, rsqrt(add(square(x), _one(x)))))
 acosh_p = _unary("acosh", "chlo.acosh",
-                 jvp=lambda t, x: mul(t, rsqrt(sub(mul(x, x), _one(x)))))
+                 jvp=lambda t, x: mul(t, rsqrt(sub(square(x), _one(x)))))
 atanh_p = _unary("atanh", "chlo.atanh", jvp=lambda t, x: mul(
     integer_pow(add(_one(x), x), -1), div(t, sub(_one(x), x))))
 sqrt_p = _unary("sqrt", "stablehlo.sqrt", jvp2=lambda t, y, x: mul(t, div(_const(y, 0.5), y)))
@@ -302,11 +302,11 @@ rsqrt_p = _unary("rsqrt", "stablehlo.rsqrt",
 cbrt_p = _unary("cbrt", "stablehlo.cbrt", _float,
                 jvp2=lambda t, y, x: mul(t, mul(_const(y, 1 / 3), integer_pow(y, -2))))
 erf_p = _unary("erf", "chlo.erf", _float, jvp=lambda t, x: mul(
-    _const(x, 2 / np.sqrt(np.pi)), mul(t, exp(neg(mul(x, x))))))
+    _const(x, 2 / np.sqrt(np.pi)), mul(t, exp(neg(square(x))))))
 erfc_p = _unary("erfc", "chlo.erfc", _float, jvp=lambda t, x: mul(
-    _const(x, -2 / np.sqrt(np.pi)), mul(t, exp(neg(mul(x, x))))))
+    _const(x, -2 / np.sqrt(np.pi)), mul(t, exp(neg(square(x))))))
 erf_inv_p = _unary("erf_inv", "chlo.erf_inv", _float, jvp2=lambda t, y, x: mul(
-    _const(y, np.sqrt(np.pi) / 2), mul(t, exp(mul(y, y)))))
+    _const(y, np.sqrt(np.pi) / 2), mul(t, exp(square(y)))))
 lgamma_p = _unary("lgamma", "chlo.lgamma", _float, jvp=lambda t, x: mul(t, digamma(x)))
 digamma_p = _unary("digamma", "chlo.digamma", _float,
                    jvp=lambda t, x: mul(t, polygamma(_one(x), x)))
