@@ -994,15 +994,19 @@ def _namespace(lib: str) -> dict:
 
 
 def _class_name(e: BaseException) -> str:
-  """The exception's public name: `jax.errors.X` and `xjax.errors.X` both read `errors.X`."""
-  cls = type(e)
-  module = cls.__module__
-  if module == "builtins":
-    return cls.__qualname__
-  parts = module.split(".")
-  if parts[0] in ("jax", "xjax", "jaxlib"):
-    parts = parts[1:]
-  return ".".join([*parts, cls.__qualname__])
+  """The exception's public class: the first in its MRO that is a builtin or public
+  (`jax.errors.X` and `xjax.errors.X` both read `errors.X`; a private subclass reads as the
+  public class it extends, which is what `except` clauses and users see documented)."""
+  for cls in type(e).__mro__:
+    module = cls.__module__
+    if module == "builtins":
+      return cls.__qualname__
+    parts = module.split(".")
+    if parts[0] in ("jax", "xjax", "jaxlib"):
+      parts = parts[1:]
+    if not any(p.startswith("_") for p in parts) or module == "jaxlib._jax":
+      return ".".join([*parts, cls.__qualname__])
+  return type(e).__qualname__
 
 
 def record(lib: str) -> dict[str, list[str]]:
