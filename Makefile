@@ -25,10 +25,13 @@ docs: setup
 bench: setup
 	for f in benchmarks/*.py; do $(PY) $$f; done
 
-# optax's and chex's own test suites on xjax, in .ecosystem/venv (no `jax` there), then the
-# libraries' quickstarts and remat (tests/compat/test_ecosystem_*.py, skipped by `make test`'s
-# venv)
+# optax's and chex's own test suites on xjax, in .ecosystem/venv (no `jax` there); the sweep of
+# one README-style program per library on xjax and on JAX 0.10.2 (its table: docs/ecosystem.md);
+# then the libraries' quickstarts, remat and the sweep's passing programs
+# (tests/compat/test_ecosystem_*.py, skipped by `make test`'s venv)
 ecosystem:
 	$(PYTHON) tools/ecosystem.py
+	$(PYTHON) tools/ecosystem_sweep.py
 	.ecosystem/venv/bin/python -m xjax -m pytest -q -p no:cacheprovider \
-	  tests/compat/test_ecosystem_quickstarts.py tests/compat/test_ecosystem_remat.py
+	  tests/compat/test_ecosystem_quickstarts.py tests/compat/test_ecosystem_remat.py \
+	  tests/compat/test_ecosystem_sweep.py

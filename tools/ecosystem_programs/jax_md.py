@@ -1,7 +1,7 @@
 """jax-md: a soft-sphere system in a periodic box, FIRE minimization and NVE steps."""
 import jax
 import jax.numpy as jnp
-from jax_md import energy, simulate, space
+from jax_md import energy, minimize, simulate, space
 
 
 def run():
@@ -9,7 +9,7 @@ def run():
   displacement, shift = space.periodic(box)
   positions = jax.random.uniform(jax.random.PRNGKey(0), (16, 2), maxval=box)
   energy_fn = energy.soft_sphere_pair(displacement, sigma=1.0)
-  init, apply = simulate.fire_descent(energy_fn, shift)
+  init, apply = minimize.fire_descent(energy_fn, shift)
   state = init(positions)
   apply = jax.jit(apply)
   for _ in range(20):

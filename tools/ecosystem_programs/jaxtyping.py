@@ -1,16 +1,16 @@
-"""jaxtyping: shape-checked functions with @jaxtyped(typechecker=typeguard.typechecked)."""
+"""jaxtyping: shape-checked functions with @jaxtyped(typechecker=beartype), as its README shows."""
+from beartype import beartype as typechecker
 import jax
 import jax.numpy as jnp
 from jaxtyping import Array, Float, Int, jaxtyped
-from typeguard import typechecked
 
 
-@jaxtyped(typechecker=typechecked)
+@jaxtyped(typechecker=typechecker)
 def matmul(x: Float[Array, "b n"], w: Float[Array, "n m"]) -> Float[Array, "b m"]:
   return x @ w
 
 
-@jaxtyped(typechecker=typechecked)
+@jaxtyped(typechecker=typechecker)
 def count(x: Int[Array, " n"]) -> Int[Array, ""]:
   return jnp.sum(x)
 

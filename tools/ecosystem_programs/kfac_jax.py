@@ -27,7 +27,7 @@ def run():
                                  value_func_has_aux=False, value_func_has_state=False,
                                  value_func_has_rng=False, use_adaptive_learning_rate=True,
                                  use_adaptive_momentum=True, use_adaptive_damping=True,
-                                 initial_damping=1.0, multi_device=False)
+                                 initial_damping=1.0, num_burnin_steps=0, multi_device=False)
   rng = jax.random.PRNGKey(1)
   state = optimizer.init(params, rng, batch)
   losses = []

@@ -19,7 +19,7 @@ def run():
   prior = Predictive(model, num_samples=3)(jax.random.PRNGKey(0), x)
   y = 0.5 + 2.0 * x
   logp, _ = log_density(model, (x, y), {}, {"a": 0.4, "b": 1.9, "sigma": 0.3})
-  mcmc = MCMC(NUTS(model), num_warmup=20, num_samples=5, progress_bar=False)
+  mcmc = MCMC(NUTS(model), num_warmup=5, num_samples=3, progress_bar=False)
   mcmc.run(jax.random.PRNGKey(1), x, y)
   samples = mcmc.get_samples()
   return {"prior_a": prior["a"], "prior_y0": prior["y"][:, 0], "log_density": logp,
