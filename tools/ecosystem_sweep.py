@@ -205,7 +205,8 @@ def cause_class(result: dict) -> str:
 def _first_line(result: dict) -> str:
   if "error" not in result:
     return "ok"
-  return f"{result['error']}: {result.get('message', '')}"[:140].replace("|", "\\|")
+  text = f"{result['error']}: {result.get('message', '')}".replace(str(REPO) + "/", "")
+  return text[:140].replace("|", "\\|")
 
 
 def table(results: dict) -> str:
@@ -218,8 +219,8 @@ def table(results: dict) -> str:
     status = verdict["status"]
     if status == "mismatch":
       status += " (" + ", ".join(verdict["differ"])[:60] + ")"
-    elif status == "error":
-      status = "error: " + _first_line(ours)
+    elif status in ("error", "reference fails"):
+      status += ": " + _first_line(ours)
     rows.append(f"| {name} | {LIBRARIES.get(name, '?').split('==')[1]} | {status} | "
                 f"{_first_line(theirs)} | {verdict['cause']} | "
                 f"{ours.get('seconds', '-')} / {theirs.get('seconds', '-')} |")
