@@ -329,7 +329,10 @@ class CompiledJaxpr:
   def __init__(self, closed: ClosedJaxpr, device, name: str, donated=None,
                lowered: tuple | None = None, compiler_options: tuple = (),
                keep_unused: bool = True) -> None:
-    self.closed, self.donated, self.kept = used_arguments(closed, donated, keep_unused)
+    closed, self.donated, self.kept = used_arguments(closed, donated, keep_unused)
+    # a copy of the wrapper: ``closed`` keys this program in the caches, which it must not
+    # keep alive
+    self.closed = ClosedJaxpr(closed.jaxpr, closed.consts)
     self.name = name
     self.compiler_options = compiler_options
     self.out_avals = closed.out_avals
