@@ -337,12 +337,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 
 @compiled_when_eager(staged="clip")
-def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+def clip(arr=None, /, min=None, max=None):
   """Limits values to [min, max] (either bound may be None)."""
-  if arr is None:
-    arr = a
-  min = a_min if min is None else min
-  max = a_max if max is None else max
   check_arraylike("clip", arr)
   from xjax._src.libraries.numpy.creation import asarray
   if any(v is not None and dtypes.is_complex(get_aval(asarray(v)).dtype)

@@ -17,9 +17,7 @@ def _as_array(a):
   return asarray(a)
 
 
-def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-  if shape is None:
-    shape = newshape
+def reshape(a, shape, order="C", *, copy=None):
   a = _as_array(a)
   aval = get_aval(a)
   shape = list(canonicalize_shape(shape))

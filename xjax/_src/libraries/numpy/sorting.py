@@ -29,8 +29,11 @@ def _prepare(name, a, axis):
                      hashable_statics=True)
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
   """Sorted copy along ``axis`` (flattened if None); NaNs sort last."""
+  if kind is not None:
+    raise TypeError("'kind' argument to sort is not supported. Use stable=True or "
+                    "stable=False to specify sort stability.")
   if order is not None:
-    raise ValueError("The 'order' argument to sort is not supported.")
+    raise TypeError("'order' argument to sort is not supported.")
   a, axis = _prepare("sort", a, axis)
   out = lax_sorting.sort(a, dimension=axis, is_stable=stable)
   return lax.rev(out, (axis,)) if descending else out
