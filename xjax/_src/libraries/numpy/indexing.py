@@ -133,6 +133,8 @@ def _concrete_bound(b):
 def _expand(aval, idx) -> list:
   """The index as a list of None / slice / int / integer array, one real entry per dim,
   and the ranks (among the None entries) of the scalar ``False`` indices."""
+  if any(isinstance(i, str) for i in (idx if isinstance(idx, tuple) else (idx,))):
+    raise TypeError(f"JAX does not support string indexing; got {idx=}")
   if not isinstance(idx, tuple):
     idx = (idx,)
   entries, empty = [], []
@@ -190,8 +192,8 @@ def _array_entries(i) -> list:
       np.isscalar(i):
     aval = get_aval(i)
   else:
-    raise TypeError(f"Indexing with {type(i).__name__} is not supported: use integers, "
-                    "slices, None, Ellipsis, or integer or boolean arrays.")
+    raise IndexError("only integers, slices (`:`), ellipsis (`...`), newaxis (`None`) and "
+                     f"integer or boolean arrays are valid indices. Got {i}")
   if aval.dtype == np.bool_:
     value = i.to_concrete_value() if isinstance(i, Tracer) else np.asarray(i)
     if value is None:
