@@ -554,7 +554,8 @@ def conjugate(x):
 conj = conjugate
 
 
-@compiled_when_eager(staged="round", static_argnames=("decimals",))
+@compiled_when_eager(staged="round", static_argnames=("decimals",),
+                     hashable_statics=True)
 def round(a, decimals=0, out=None):
   check_arraylike("round", a)
   decimals = operator.index(decimals)

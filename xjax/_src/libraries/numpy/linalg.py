@@ -371,7 +371,7 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
   return _pinv(a, rtol, hermitian)
 
 
-@compiled_when_eager(static_argnames=("n",))
+@compiled_when_eager(static_argnames=("n",), hashable_statics=True)
 def matrix_power(a, n: int):
   """``a`` multiplied by itself ``n`` times (inverted first when ``n < 0``)."""
   check_arraylike("jnp.linalg.matrix_power", a)
@@ -465,7 +465,8 @@ def _matrix_norm(x, ord, axis, keepdims):
   return out if keepdims else jnp.squeeze(out, axis=(r, c))
 
 
-@compiled_when_eager(staged="norm", static_argnames=("ord", "axis", "keepdims"))
+@compiled_when_eager(staged="norm", static_argnames=("ord", "axis", "keepdims"),
+                     hashable_statics=True)
 def norm(x, ord=None, axis=None, keepdims: bool = False):
   """Vector or matrix norm (NumPy's ``ord`` values) over ``axis``."""
   (x,) = _inexact("norm", x)

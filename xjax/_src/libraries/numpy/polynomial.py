@@ -215,7 +215,8 @@ def back_substitute(r, b, keep):
   return lax.fori_loop(0, n, step, lax.full(get_aval(b).shape, 0, get_aval(b).dtype))
 
 
-@compiled_when_eager(static_argnames=("deg", "rcond", "full", "cov"))
+@compiled_when_eager(static_argnames=("deg", "rcond", "full", "cov"),
+                     hashable_statics=True)
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
   """Least-squares polynomial fit of degree ``deg``; coefficients highest power first."""
   check_arraylike("polyfit", x, y)

@@ -182,7 +182,8 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 _QUANTILE_STATIC = ("axis", "overwrite_input", "keepdims", "method")
 
 
-@compiled_when_eager(staged="quantile", static_argnames=_QUANTILE_STATIC)
+@compiled_when_eager(staged="quantile", static_argnames=_QUANTILE_STATIC,
+                     hashable_statics=True)
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
   """q-th quantiles (q in [0, 1]) along ``axis``; ``weights`` (per element of ``a``, or per
@@ -190,14 +191,16 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
   return _quantile("quantile", a, q, axis, out, method, keepdims, False, weights)
 
 
-@compiled_when_eager(staged="nanquantile", static_argnames=_QUANTILE_STATIC)
+@compiled_when_eager(staged="nanquantile", static_argnames=_QUANTILE_STATIC,
+                     hashable_statics=True)
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None):
   return _quantile("nanquantile", a, q, axis, out, method, keepdims, True, weights)
 
 
 @compiled_when_eager(staged="percentile",
-                     static_argnames=_QUANTILE_STATIC + ("out_sharding",))
+                     static_argnames=_QUANTILE_STATIC + ("out_sharding",),
+                     hashable_statics=True)
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, out_sharding=None):
   """q-th percentiles (q in [0, 100]) along ``axis``; ``out_sharding`` lays the result out
@@ -209,7 +212,8 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                             out_sharding)
 
 
-@compiled_when_eager(staged="nanpercentile", static_argnames=_QUANTILE_STATIC)
+@compiled_when_eager(staged="nanpercentile", static_argnames=_QUANTILE_STATIC,
+                     hashable_statics=True)
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None):
   q = lax.div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])

@@ -208,7 +208,7 @@ def block_diag(*arrs):
 
 # -- matrices of a given order --------------------------------------------------------------
 
-@compiled_when_eager(static_argnames=("n",))
+@compiled_when_eager(static_argnames=("n",), hashable_statics=True)
 def hilbert(n: int):
   """The Hilbert matrix ``1 / (i + j + 1)``."""
   a = jnp.arange(n, dtype=dtypes.default_float_dtype())
@@ -241,7 +241,7 @@ def _kind(kind):
   return kind
 
 
-@compiled_when_eager(static_argnames=("n", "kind",))
+@compiled_when_eager(static_argnames=("n", "kind",), hashable_statics=True)
 def pascal(n: int, kind: str | None = None):
   """The Pascal matrix (binomial coefficients, in float32 as JAX): lower, upper or
   symmetric (their product)."""
@@ -252,7 +252,7 @@ def pascal(n: int, kind: str | None = None):
       jnp.dot(lower, lower.T)
 
 
-@compiled_when_eager(static_argnames=("n", "kind",))
+@compiled_when_eager(static_argnames=("n", "kind",), hashable_statics=True)
 def invpascal(n: int, kind: str | None = None):
   """The inverse Pascal matrix: ``(-1)^(i-j) binom(i, j)`` (lower), its transpose (upper),
   or their product in reverse order (symmetric)."""
