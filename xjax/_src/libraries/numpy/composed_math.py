@@ -47,7 +47,7 @@ def _is_float(x) -> bool:
   return dtypes.is_inexact(get_aval(x).dtype)
 
 
-def _rounding(name, op):
+def _rounding(name, op, staged=None):
   def fn(x, /):
     from xjax._src.libraries.numpy.creation import asarray
     check_arraylike(name, x)
@@ -56,7 +56,7 @@ def _rounding(name, op):
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = (f"Elementwise {name}; integers and booleans are returned unchanged, as "
                 f"numpy.{name}.")
-  return compiled_when_eager(fn)
+  return compiled_when_eager(fn, staged=staged)
 
 
 floor = _rounding("floor", lax.floor)
@@ -64,10 +64,10 @@ ceil = _rounding("ceil", lax.ceil)
 
 
 def _trunc(x):
-  return lax.select_n(lax.lt(x, _c(x, 0)), lax.floor(x), lax.ceil(x))
+  return where(lax.lt(x, _c(x, 0)), lax.ceil(x), lax.floor(x))
 
 
-trunc = _rounding("trunc", _trunc)
+trunc = _rounding("trunc", _trunc, staged="trunc")
 fix = trunc
 
 
@@ -271,7 +271,7 @@ def nextafter(x1, x2, /):
   return lax.nextafter(a, b)
 
 
-def _classify(name, float_fn, int_value):
+def _classify(name, float_fn, int_value, staged=None):
   def fn(x, /):
     check_arraylike(name, x)
     dt = get_aval(x).dtype
@@ -282,7 +282,7 @@ def _classify(name, float_fn, int_value):
     return float_fn(x, None)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Elementwise test, as numpy.{name}."
-  return compiled_when_eager(fn)
+  return compiled_when_eager(fn, staged=staged)
 
 
 def _or(f):
@@ -290,7 +290,8 @@ def _or(f):
 
 
 isnan = _classify("isnan", _or(lambda v: lax.ne(v, v)), None)
-isinf = _classify("isinf", _or(lambda v: lax.eq(lax.abs(v), _c(v, np.inf))), False)
+isinf = _classify("isinf", _or(lambda v: lax.eq(lax.abs(v), _c(v, np.inf))), False,
+                  staged="isinf")
 isfinite = _classify("isfinite", lambda re, im: lax.is_finite(re) if im is None else
                      lax.bitwise_and(lax.is_finite(re), lax.is_finite(im)), True)
 
@@ -486,22 +487,15 @@ def bitwise_count(x, /):
 
 def _nan_pick(name, op, better):
   def fn(x1, x2):
-    x1, x2 = promote_args(name, x1, x2)
-    if not dtypes.is_inexact(get_aval(x1).dtype):
-      return op(x1, x2)
-    if dtypes.is_complex(get_aval(x1).dtype):
-      return where(isnan(x1), x2, where(isnan(x2), x1, op(x1, x2)))
     # ties pick x2 (which decides where the gradient goes, as in JAX)
-    return where(lax.bitwise_or(better(x1, x2), isnan(x2)), x1, x2)
+    return where(ufuncs.bitwise_or(better(x1, x2), isnan(x2)), x1, x2)
   fn.__name__ = fn.__qualname__ = name
-  fn.__doc__ = f"Elementwise {op.__name__} ignoring NaNs (NaN only where both are)."
-  return compiled_when_eager(fn)
+  fn.__doc__ = f"Elementwise {op} ignoring NaNs (NaN only where both are)."
+  return compiled_when_eager(fn, staged=name)
 
 
-fmax = _nan_pick("fmax", ufuncs.maximum, lax.gt)
-
-
-fmin = _nan_pick("fmin", ufuncs.minimum, lax.lt)
+fmax = _nan_pick("fmax", "maximum", ufuncs.greater)
+fmin = _nan_pick("fmin", "minimum", ufuncs.less)
 
 
 @compiled_when_eager

@@ -237,7 +237,7 @@ def _static_take(x, aval, entries):
       starts.append(k), limits.append(k + 1), strides.append(1)
       squeeze_dims.append(dim)
     dim += 1
-  out = lax.slice(x, starts, limits, strides)
+  out = lax.slice(x, starts, limits, None if set(strides) <= {1} else strides)
   if flips:
     out = lax.rev(out, flips)
   if squeeze_dims:
@@ -271,7 +271,7 @@ def _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted, unique_
     else:
       starts.append(0), limits.append(aval.shape[d]), strides.append(1)
   if starts != [0] * aval.ndim or limits != list(aval.shape) or strides != [1] * aval.ndim:
-    sliced = lax.slice(sliced, starts, limits, strides)
+    sliced = lax.slice(sliced, starts, limits, None if set(strides) <= {1} else strides)
   if flips:
     sliced = lax.rev(sliced, flips)
   shape = get_aval(sliced).shape

@@ -175,13 +175,14 @@ def _take_along(a, idx, axis):
 @compiled_when_eager(static_argnames=("axis",))
 def flip(m, axis=None):
   """Reverses the order of elements along the given axes (all by default)."""
-  m = asarray(m)
+  return _flip(asarray(m), None if axis is None else index_tuple(axis))
+
+
+@compiled_when_eager(staged="_flip", static_argnames=("axis",))
+def _flip(m, axis=None):
   nd = get_aval(m).ndim
-  if axis is None:
-    axes = tuple(range(nd))
-  else:
-    axes = tuple(canonical_axis(a, nd) for a in index_tuple(axis))
-  return lax.rev(m, axes) if axes else m
+  return lax.rev(m, tuple(range(nd)) if axis is None else
+                 tuple(canonical_axis(a, nd) for a in axis))
 
 
 def fliplr(m):
@@ -204,7 +205,7 @@ def rot90(m, k=1, axes=(0, 1)):
   if k == 0:
     return m
   if k == 2:
-    return flip(m, (a0, a1))
+    return flip(flip(m, a0), a1)
   perm = list(range(nd))
   perm[a0], perm[a1] = perm[a1], perm[a0]
   if k == 1:
@@ -219,21 +220,26 @@ def roll(a, shift, axis=None):
   a = asarray(a)
   if axis is None:
     return reshape(roll(ravel(a), shift, 0), get_aval(a).shape)
-  shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
-  axes = axis if isinstance(axis, (tuple, list)) else (axis,)
   nd = get_aval(a).ndim
+  axes = tuple(canonical_axis(int(ax), nd) for ax in index_tuple(axis))
+  shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
   if any(isinstance(s, Tracer) for s in shifts):
-    return _roll_dynamic(a, asarray(shift), [canonical_axis(int(ax), nd) for ax in axes])
-  shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
-  for s, ax in zip(shifts.ravel(), axes.ravel()):
-    ax = canonical_axis(int(ax), nd)
+    return _roll_dynamic(a, asarray(shift), list(axes))
+  return _roll_static(a, tuple(int(concrete_or_error(s, "roll shift")) for s in shifts), axes)
+
+
+@compiled_when_eager(staged="_roll_static", static_argnames=("shift", "axis"))
+def _roll_static(a, shift, axis):
+  for s, ax in zip(*np.broadcast_arrays(np.asarray(shift), np.asarray(axis))):
     n = get_aval(a).shape[ax]
     if n == 0:
       continue
-    s = int(concrete_or_error(s, "roll shift")) % n
-    if s:
-      a = lax.concatenate([lax.slice_in_dim(a, n - s, n, axis=ax),
-                           lax.slice_in_dim(a, 0, n - s, axis=ax)], ax)
+    shape = get_aval(a).shape
+    i, ones = int(-s) % n, (1,) * len(shape)  # strides given, as JAX's slice_in_dim
+    lo = [i if d == ax else 0 for d in range(len(shape))]
+    hi = [i if d == ax else k for d, k in enumerate(shape)]
+    a = lax.concatenate([lax.slice(a, lo, shape, ones), lax.slice(a, [0] * len(shape), hi, ones)],
+                        int(ax))
   return a
 
 

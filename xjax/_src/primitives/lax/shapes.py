@@ -424,8 +424,7 @@ slice_p.physical_lowering = lambda ctx, x, *, start_indices, limit_indices, stri
 def slice(operand, start_indices, limit_indices, strides=None):
   start_indices = tuple(int(i) for i in start_indices)
   limit_indices = tuple(int(i) for i in limit_indices)
-  strides = None if strides is None or all(s == 1 for s in strides) else tuple(
-      int(s) for s in strides)
+  strides = None if strides is None else tuple(int(s) for s in strides)  # kept as given
   return slice_p.bind(operand, start_indices=start_indices, limit_indices=limit_indices,
                       strides=strides)
 
@@ -440,8 +439,11 @@ def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int =
   limit = limit + size if limit < 0 else limit
   starts = [0] * aval.ndim
   limits = list(aval.shape)
-  strides = [1] * aval.ndim
-  starts[axis], limits[axis], strides[axis] = start, limit, int(stride)
+  starts[axis], limits[axis] = start, limit
+  strides = None
+  if stride != 1:
+    strides = [1] * aval.ndim
+    strides[axis] = int(stride)
   return slice(operand, starts, limits, strides)
 
 
