@@ -23,11 +23,12 @@ def concrete_or_error(x, what: str):
   return x
 
 
-def canonicalize_shape(shape) -> tuple[int, ...]:
+def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
   """``shape`` as a tuple of Python ints.  It may be any iterable of integer-like values (with
   ``__index__``: ints, NumPy integers, concrete scalar Arrays, a TensorShape's dimensions), a
   1-D integer ndarray or concrete Array, or a single such value for a 1-D shape.  TypeError
-  with JAX's message otherwise, telling where a traced dimension came from."""
+  with JAX's message otherwise (naming ``context``, the argument it came from, when given),
+  telling where a traced dimension came from."""
   if _is_one_dimension(shape):
     shape = (shape,)
   dims = ()
@@ -37,11 +38,18 @@ def canonicalize_shape(shape) -> tuple[int, ...]:
   except TypeError:
     pass
   msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
+  if context:
+    msg += f" {context}."
   traced = next((d for d in (shape, *dims) if isinstance(d, Tracer)), None)
   if traced is not None:
     msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
             "subfunctions.\n" + _describe_tracer(traced))
   raise TypeError(msg)
+
+
+def canonicalize_dim(d, context: str = "") -> int:
+  """One dimension size as a Python int, with ``canonicalize_shape``'s errors."""
+  return canonicalize_shape((d,), context)[0]
 
 
 def _is_one_dimension(shape) -> bool:

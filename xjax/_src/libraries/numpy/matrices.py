@@ -6,6 +6,8 @@ import operator
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.core.concrete import canonicalize_dim, canonicalize_shape
+from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
@@ -14,9 +16,12 @@ from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
 
 
 def _mask(n, m, k, cmp):
+  """``cmp(col - row, k)`` over an n x m grid; ``k`` may be traced."""
   rows = lax.broadcasted_iota(np.int32, (n, m), 0)
   cols = lax.broadcasted_iota(np.int32, (n, m), 1)
-  return cmp(lax.sub(cols, rows), np.int32(k))
+  k = lax.convert_element_type(k, np.int32) if isinstance(k, Tracer) else \
+      np.int32(operator.index(k))
+  return cmp(lax.sub(cols, rows), k)
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
@@ -26,13 +31,13 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
 
 
 def _eye(N, M, k, dtype):
-  N = operator.index(N)
-  M = N if M is None else operator.index(M)
-  if N < 0 or M < 0:
+  N_int = canonicalize_dim(N, "argument of 'N' jnp.eye()")
+  M_int = N_int if M is None else canonicalize_dim(M, "argument 'M' of jnp.eye()")
+  if N_int < 0 or M_int < 0:
     raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
   dt = dtypes.check_user_dtype_supported(dtype, "eye") if dtype else \
       dtypes.default_float_dtype()
-  return lax.convert_element_type(_mask(N, M, operator.index(k), lax.eq), dt)
+  return lax.convert_element_type(_mask(N_int, M_int, k, lax.eq), dt)
 
 
 def identity(n, dtype=None):
@@ -41,11 +46,10 @@ def identity(n, dtype=None):
 
 def tri(N, M=None, k=0, dtype=None):
   """Ones at and below the k-th diagonal."""
-  N = operator.index(N)
-  M = N if M is None else operator.index(M)
+  N, M = canonicalize_shape((N, N if M is None else M))
   dt = dtypes.check_user_dtype_supported(dtype, "tri") if dtype else \
       dtypes.default_float_dtype()
-  return lax.convert_element_type(_mask(N, M, operator.index(k), lax.le), dt)
+  return lax.convert_element_type(_mask(N, M, k, lax.le), dt)
 
 
 def _tri_select(name, m, k, cmp):

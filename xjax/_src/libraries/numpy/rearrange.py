@@ -286,23 +286,31 @@ def _host_indices(fn, *args):
   return tuple(asarray(i.astype(dtypes.default_int_dtype())) for i in fn(*args))
 
 
+def _static_ints(name, **args):
+  """``args`` as Python ints, ConcretizationTypeError naming the argument if one is traced."""
+  return [None if v is None else
+          operator.index(concrete_or_error(v, f"jnp.{name} {k}"))
+          for k, v in args.items()]
+
+
 def tril_indices(n, k=0, m=None):
-  return _host_indices(np.tril_indices, n, k, m)
+  return _host_indices(np.tril_indices, *_static_ints("tril_indices", n=n, k=k, m=m))
 
 
 def triu_indices(n, k=0, m=None):
-  return _host_indices(np.triu_indices, n, k, m)
+  return _host_indices(np.triu_indices, *_static_ints("triu_indices", n=n, k=k, m=m))
 
 
 def diag_indices(n, ndim=2):
-  return _host_indices(np.diag_indices, n, ndim)
+  return _host_indices(np.diag_indices, *_static_ints("diag_indices", n=n, ndim=ndim))
 
 
 def indices(dimensions, dtype=None, sparse=False):
   """Grid of index arrays for ``dimensions`` (stacked unless ``sparse``)."""
   from xjax._src.foundations import dtypes
   dt = dtypes.check_user_dtype_supported(dtype or dtypes.default_int_dtype(), "indices")
-  dims = tuple(dimensions)
+  dims = tuple(operator.index(concrete_or_error(d, "jnp.indices dimensions"))
+               for d in dimensions)
   outs = []
   for i, d in enumerate(dims):
     if sparse:
