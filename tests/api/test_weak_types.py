@@ -9,6 +9,7 @@ from xjax import lax
 import xjax.scipy.stats as st
 
 ZS = jnp.arange(3.0)
+W3 = jnp.full(3, 0.7)
 
 
 def _scan_ckpt(x, y):
@@ -39,6 +40,24 @@ CASES = {
                  [-1.8378770351409912], [True]),
     "mvn_weak_cov": (lambda: st.multivariate_normal.logpdf(
         jnp.full(2, 0.0), jnp.full(2, 0.0), jnp.eye(2) * 1.0), [-1.8378770351409912], [False]),
+    # pad is weak only when the operand and the padding value both are
+    "pad_weak_strong": (lambda: lax.pad(W3, jnp.float32(0.0), [(1, 1, 0)]),
+                        [0.0, 0.7, 0.7, 0.7, 0.0], [False]),
+    "pad_weak_weak": (lambda: lax.pad(W3, 0.0, [(1, 0, 1)]), [0.0, 0.7, 0.0, 0.7, 0.0, 0.7], [True]),
+    # its transpose pads with a strong zero
+    "pad_grad": (lambda: xjax.grad(lambda x, v: lax.pad(lax.broadcast(x, (2,)), v, [(1, 1, 0)]).sum(),
+                                   argnums=(0, 1))(0.7, 0.5), [2.0, 2.0], [False, False]),
+    # a batched padding value: padded with a zero like the operand (weak), then selected
+    "pad_vmap": (lambda: xjax.vmap(lambda x, v: lax.pad(lax.broadcast(x, (2,)), v, [(1, 1, 0)]),
+                                   in_axes=(None, 0))(0.7, jnp.full(2, 0.5)),
+                 [0.5, 0.7, 0.7, 0.5, 0.5, 0.7, 0.7, 0.5], [True]),
+    # cumulative ops differentiate through associative_scan, whose pads make primal and tangent strong
+    "cumprod_jvp": (lambda: xjax.jvp(lax.cumprod, (W3,), (jnp.ones(3),)),
+                    [0.7, 0.49, 0.343, 1.0, 1.4, 1.47], [False, False]),
+    "cummax_jvp": (lambda: xjax.jvp(lax.cummax, (W3,), (jnp.ones(3),)),
+                   [0.7, 0.7, 0.7, 1.0, 1.0, 1.0], [False, False]),
+    "associative_scan_grad": (lambda: xjax.grad(lambda x, y: lax.associative_scan(
+        jnp.add, jnp.stack([x, y])).sum(), argnums=(0, 1))(0.7, 0.5), [2.0, 1.0], [False, False]),
 }
 
 
@@ -46,6 +65,6 @@ CASES = {
 def test_weak_types_as_jax(name):
   fun, values, weak = CASES[name]
   leaves = xjax.tree_util.tree_leaves(fun())
-  np.testing.assert_allclose([np.asarray(x) for x in leaves], values, rtol=1e-5)
+  np.testing.assert_allclose(np.concatenate([np.ravel(x) for x in leaves]), values, rtol=1e-5)
   assert [xjax.typeof(x).dtype for x in leaves] == [np.float32] * len(leaves)
   assert [xjax.typeof(x).weak_type for x in leaves] == weak

@@ -14,6 +14,7 @@ from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
+from xjax._src.primitives.lax.control_flow.associative import associative_scan
 from xjax._src.primitives.lax.reductions import _HLO_OPS, _identity
 from xjax._src.primitives.lax.utils import dtype_checker, standard_primitive
 from xjax._src.primitives.lax.windowed import lower_reduce_window
@@ -74,28 +75,15 @@ def _batch(prim):
   return batch
 
 
-def _scan_formula(combine, x, axis, reverse):
-  """The inclusive scan as log2(n) shifted combines (differentiable lax ops)."""
-  if reverse:
-    x = shapes.rev(x, (axis,))
-  n = get_aval(x).shape[axis]
-  s = 1
-  while s < n:
-    shifted = shapes.slice_in_dim(x, 0, n - s, 1, axis)
-    head = shapes.slice_in_dim(x, 0, s, 1, axis)
-    rest = combine(shapes.slice_in_dim(x, s, n, 1, axis), shifted)
-    x = shapes.concatenate([head, rest], axis)
-    s *= 2
-  return shapes.rev(x, (axis,)) if reverse else x
-
-
-def _formula_jvp(prim, combine):
+def _scan_jvp(combine):
+  """Primal and tangent both from ``associative_scan`` (as JAX: reduce_window is not
+  differentiable), so both carry its types (a weak operand's result is strong)."""
   def jvp(primals, tangents, *, axis, reverse):
     (x,), (t,) = primals, tangents
-    out = prim.bind(x, axis=axis, reverse=reverse)
-    _, (t_out,) = ad.jvp_flat(lambda y: [_scan_formula(combine, y, axis, reverse)],
-                              [x], [ad.instantiate(t)])
-    return out, t_out
+    out, (t_out,) = ad.jvp_flat(
+        lambda y: [associative_scan(combine, y, reverse=reverse, axis=axis)],
+        [x], [ad.instantiate(t)])
+    return out[0], t_out
   return jvp
 
 
@@ -126,12 +114,12 @@ def _logaddexp(a, b):
 
 
 ad.deflinear(cumsum_p, _cumsum_transpose)
-cumprod_p.jvp = _formula_jvp(cumprod_p, ew.mul)
-cummax_p.jvp = _formula_jvp(cummax_p, ew.max)
-cummin_p.jvp = _formula_jvp(cummin_p, ew.min)
+cumprod_p.jvp = _scan_jvp(ew.mul)
+cummax_p.jvp = _scan_jvp(ew.max)
+cummin_p.jvp = _scan_jvp(ew.min)
 
 
-cumlogsumexp_p.jvp = _formula_jvp(cumlogsumexp_p, _logaddexp)
+cumlogsumexp_p.jvp = _scan_jvp(_logaddexp)
 
 
 def _bind(prim):

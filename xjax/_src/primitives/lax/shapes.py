@@ -544,7 +544,7 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
                        f"with negative size for padding_config {padding_config} and "
                        f"operand shape {x.shape}")
     shape.append(size)
-  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type and padding_value.weak_type)
 
 
 def _pad_lowering(ctx, x, pv, *, padding_config):
@@ -561,16 +561,11 @@ def _pad_transpose(ct, x, pv, *, padding_config):
             Zero(pv.aval) if ad.is_undefined(pv) else None]
   out_x = None
   if ad.is_undefined(x):
-    # Undo negative padding by padding with zeros, then slice out the operand.
-    lo = [max(-l, 0) for l, _, _ in padding_config]
-    hi = [max(-h, 0) for _, h, _ in padding_config]
-    zero = np.zeros((), get_aval(ct).dtype)[()]
-    unneg = pad(ct, zero, [(a, b, 0) for a, b in zip(lo, hi)])
-    starts = [max(l, 0) for l, _, _ in padding_config]
-    limits = [s + (d - 1) * (i + 1) + 1 if d else s for s, d, (_, _, i) in
-              zip(starts, x.aval.shape, padding_config)]
-    strides = [i + 1 for _, _, i in padding_config]
-    out_x = slice(unneg, starts, limits, strides)
+    # Pad by the negated edges (a strong zero, as JAX), then stride over the interior.
+    unpadded = pad(ct, np.zeros((), get_aval(ct).dtype),
+                   [(-lo, -hi, 0) for lo, hi, _ in padding_config])
+    out_x = slice(unpadded, [0] * len(padding_config), get_aval(unpadded).shape,
+                  [i + 1 for _, _, i in padding_config])
   out_pv = None
   if ad.is_undefined(pv):
     total = reduce_sum(ct, tuple(range(get_aval(ct).ndim)))
@@ -587,7 +582,7 @@ def _pad_batch(axis, args, dims, *, padding_config):
     x = batching.bdim_to_front(x, xd, axis.size)
     aval = get_aval(x)
     cfg = [(0, 0, 0)] + list(padding_config)
-    out = pad(x, full((), 0, aval.dtype), cfg)
+    out = pad(x, full_like(x, 0, shape=()), cfg)
     shape = get_aval(out).shape
     inside = pad(full(aval.shape[1:], True, np.bool_), full((), False, np.bool_),
                  padding_config)
