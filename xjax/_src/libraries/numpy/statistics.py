@@ -10,7 +10,8 @@ from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax import sorting as lax_sorting
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy.creation import asarray
-from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike, index_tuple
+from xjax._src.libraries.numpy.where import _where
 
 
 def _isnan(x):
@@ -21,7 +22,7 @@ def _replace_nan(a, value):
   a = asarray(a)
   if not dtypes.is_inexact(get_aval(a).dtype):
     return a
-  return lax.select_n(_isnan(a), a, lax.full_like(a, value))
+  return _where(_isnan(a), np.asarray(value, get_aval(a).dtype)[()], a)
 
 
 @compiled_when_eager(staged="nansum",
@@ -47,9 +48,10 @@ def _nan_extreme(name, reduce, fill):
     out_ = reduce(_replace_nan(a, fill), axis=axis, keepdims=keepdims, initial=initial,
                   where=where)
     all_nan = red.all(_isnan(a), axis=axis, keepdims=keepdims)
-    return lax.select_n(all_nan, out_, lax.full_like(out_, np.nan))
+    return _where(all_nan, np.asarray(np.nan, get_aval(a).dtype)[()], out_)
   fn.__name__ = name
-  return compiled_when_eager(fn, static_argnames=("axis", "keepdims"), hashable_statics=True)
+  return compiled_when_eager(fn, staged=name, static_argnames=("axis", "keepdims"),
+                             hashable_statics=True)
 
 
 nanmax = _nan_extreme("nanmax", red.max, -np.inf)
@@ -141,8 +143,15 @@ nanargmax = _nanarg("nanargmax", red.argmax, -np.inf)
 nanargmin = _nanarg("nanargmin", red.argmin, np.inf)
 
 
+@compiled_when_eager(static_argnames=("axis", "keepdims"))
 def ptp(a, axis=None, out=None, keepdims=False):
   """Range (max - min) along ``axis``."""
+  check_arraylike("ptp", a)
+  return _ptp(asarray(a), None if axis is None else index_tuple(axis), out, keepdims)
+
+
+@compiled_when_eager(staged="_ptp", static_argnames=("axis", "keepdims"), hashable_statics=True)
+def _ptp(a, axis=None, out=None, keepdims=False):
   red._check_out(out, "ptp")
   return lax.sub(red.max(a, axis=axis, keepdims=keepdims),
                  red.min(a, axis=axis, keepdims=keepdims))
