@@ -13,3 +13,14 @@ AbstractValue = ShapedArray
 Atom = Var | Literal   # what an equation's operand is
 ParamDict = dict[str, Any]  # an equation's parameters
 Value = Any  # a concrete value
+
+
+def __getattr__(name):
+  """Names JAX 0.10.2 still serves here, deprecated, from ``jax.extend.core``."""
+  if name in ("Effect", "Effects"):
+    import warnings
+    from xjax.extend import core as extend_core
+    warnings.warn(f"xjax.core.{name} is deprecated. Use xjax.extend.core.{name}.",
+                  DeprecationWarning, stacklevel=2)
+    return getattr(extend_core, name)
+  raise AttributeError(f"module 'xjax.core' has no attribute '{name}'")

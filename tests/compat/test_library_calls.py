@@ -199,3 +199,53 @@ def test_private_tree_registry_and_api_util():
   assert api_util.infer_argnums_and_argnames(sig, 0, None) == ((0,), ("a",))
   assert api_util.infer_argnums_and_argnames(sig, None, ("b", "c")) == ((1,), ("b", "c"))
   assert api_util.infer_argnums_and_argnames(sig, None, None) == ((), ())
+
+
+def test_array_methods_read_from_the_public_type():
+  """penzai ``named_axes.py``: ``array_method = getattr(jax.Array, name)``, then
+  ``array_method(array, ...)`` on arrays and tracers."""
+  x = jnp.arange(6.0).reshape(2, 3)
+  for name in ("sum", "max", "reshape", "astype", "transpose", "clip", "cumsum", "argmax"):
+    assert callable(getattr(xjax.Array, name)), name
+  np.testing.assert_allclose(getattr(xjax.Array, "sum")(x, axis=0), [3.0, 5.0, 7.0])
+  np.testing.assert_allclose(xjax.jit(lambda y: xjax.Array.cumsum(y, axis=1))(x),
+                             np.cumsum(np.arange(6.0).reshape(2, 3), axis=1))
+  assert xjax.Array.reshape(x, (3, 2)).shape == (3, 2)
+  assert isinstance(xjax.Array.shape, property) and isinstance(xjax.Array.T, property)
+  assert "byteswap" not in dir(xjax.Array) or callable(xjax.Array.byteswap)
+
+
+def test_shape_of_none_and_of_lists_warns_as_jax():
+  """tfp's JAX substrate (``random_generators.py``): ``max(len(shape), len(np.shape(minval)),
+  len(np.shape(maxval)))`` with ``np`` being jax.numpy and ``maxval=None``."""
+  with pytest.warns(DeprecationWarning, match="shape requires ndarray or scalar arguments, "
+                    "got <class 'NoneType'> at position 0"):
+    assert jnp.shape(None) == ()
+  with pytest.warns(DeprecationWarning, match="ndim requires ndarray"):
+    assert jnp.ndim(None) == 0
+  with pytest.warns(DeprecationWarning, match="size requires ndarray"):
+    assert jnp.size([[1, 2]]) == 2
+  assert jnp.shape(np.float32(1)) == () and jnp.shape(jnp.ones((2, 1))) == (2, 1)
+  assert jnp.shape(xjax.ShapeDtypeStruct((2, 3), jnp.float32)) == (2, 3)
+
+
+def test_tracers_can_be_weakly_referenced():
+  """dynamax through tfp (``internal/cache_util.py``): ``weakref.ref(x)`` of a tracer under
+  jit, grad and vmap."""
+  import weakref
+  seen = []
+  f = lambda x: (seen.append(weakref.ref(x)), x * 2)[1]
+  assert float(xjax.jit(f)(1.0)) == 2.0
+  assert float(xjax.grad(f)(1.0)) == 2.0
+  np.testing.assert_allclose(xjax.vmap(f)(jnp.ones(2)), [2.0, 2.0])
+  assert len(seen) == 3
+
+
+def test_core_effects_alias_is_deprecated():
+  """kfac-jax ``layers_and_loss_tags.py``: ``-> tuple[Arrays, jax.core.Effects]``."""
+  import xjax.core
+  from xjax.extend import core as extend_core
+  with pytest.warns(DeprecationWarning, match="Effects is deprecated"):
+    assert xjax.core.Effects is extend_core.Effects
+  with pytest.raises(AttributeError):
+    xjax.core.NotAName

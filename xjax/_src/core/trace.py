@@ -238,7 +238,7 @@ class Tracer:
   cannot tell them apart except where JAX says it can: printing, and conversion to Python
   or NumPy values, which needs a concrete value.
   """
-  __slots__ = ("_trace",)
+  __slots__ = ("_trace", "__weakref__")   # (libraries cache on tracers weakly, as on JAX's)
   __array_priority__ = 1000
 
   @property

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xjax._src.execution import basearray
 from xjax._src.execution.array import Array
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
@@ -146,6 +147,9 @@ def _install() -> None:
       setattr(cls, name, value)
   Tracer.__getitem__ = _tracer_getitem
   Array.__iter__ = _iter_rows  # (tracers iterate by indexing, in core/trace.py)
+  for name in basearray.PUBLIC_ATTRIBUTES:   # readable from the public type too
+    if hasattr(Array, name):
+      setattr(basearray.Array, name, getattr(Array, name))
 
 
 def _method(fn):

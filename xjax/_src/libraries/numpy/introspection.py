@@ -2,6 +2,8 @@
 size, isscalar, iterable, iscomplexobj/isrealobj, isdtype and can_cast."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from xjax._src.foundations import dtypes
@@ -41,22 +43,31 @@ def can_cast(from_, to, casting="safe"):
   return bool(np.can_cast(src, to, casting=casting))
 
 
-def _shape_of(a):
-  if hasattr(a, "shape") and not isinstance(a, (Array, Tracer, np.ndarray)):
+_SCALARS = (bool, int, float, complex, np.generic, np.ndarray, Array, Tracer)
+
+
+def _shape_of(a, name: str):
+  """``a``'s shape; of anything but an array or scalar, NumPy's, with JAX's warning."""
+  if isinstance(a, _SCALARS):
+    return get_aval(a).shape if isinstance(a, (Array, Tracer)) else np.shape(a)
+  if hasattr(a, "shape"):   # a ShapeDtypeStruct, a duck-typed array
     return tuple(a.shape)
-  return np.shape(a) if isinstance(a, (list, tuple)) else get_aval(a).shape
+  warnings.warn(f"{name} requires ndarray or scalar arguments, got {type(a)} at position 0. "
+                "In a future JAX release this will be an error.", DeprecationWarning,
+                stacklevel=3)
+  return np.shape(a)
 
 
 def shape(a):
-  return _shape_of(a)
+  return _shape_of(a, "shape")
 
 
 def ndim(a):
-  return len(_shape_of(a))
+  return len(_shape_of(a, "ndim"))
 
 
 def size(a, axis=None):
-  s = _shape_of(a)
+  s = _shape_of(a, "size")
   if axis is None:
     return int(np.prod(s, dtype=np.int64))
   axes = axis if isinstance(axis, (tuple, list)) else (axis,)
