@@ -5,6 +5,8 @@ import operator
 
 import numpy as np
 
+from xjax._src.foundations.tree_util import tree_map
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
@@ -18,7 +20,7 @@ _MODE_KWARGS = {"constant": ("constant_values",), "empty": (), "edge": (), "wrap
 
 
 def _widths(pad_width, nd):
-  w = np.asarray(pad_width)
+  w = np.asarray(tree_map(lambda v: concrete_or_error(v, "jnp.pad pad_width"), pad_width))
   if w.dtype.kind not in "iu" and w.size:
     raise TypeError(f"`pad_width` must be of integral type, got {pad_width}")
   w = np.broadcast_to(w.astype(np.int64), (nd, 2))
@@ -68,27 +70,34 @@ def pad(array, pad_width, mode="constant", **kwargs):
   if reflect_type not in ("even", "odd"):
     raise ValueError(f"reflect_type must be 'even' or 'odd', got {reflect_type!r}")
   x = asarray(array)
-  return _padded(x, widths=tuple(_widths(pad_width, get_aval(x).ndim)), mode=mode,
-                 options=tuple(sorted(kwargs.items())))
-
-
-@compiled_when_eager(static_argnames=("widths", "mode", "options"))
-def _padded(x, *, widths, mode, options):
-  """``x`` padded by ``widths`` in ``mode`` with its keyword ``options`` (as (name, value)
-  pairs); one compiled program per signature when eager, as JAX's ``pad``."""
-  kwargs = dict(options)
-  reflect_type = kwargs.get("reflect_type", "even")
-  aval = get_aval(x)
-  nd = aval.ndim
+  widths = tuple(_widths(pad_width, get_aval(x).ndim))
   if mode in ("constant", "empty"):
-    values = _per_axis(kwargs.get("constant_values", 0), nd)
-    for ax, ((lo, hi), (vlo, vhi)) in enumerate(zip(widths, values)):
-      if vlo == vhi and np.ndim(vlo) == 0 and not hasattr(vlo, "aval"):
-        cfg = [(lo, hi, 0) if i == ax else (0, 0, 0) for i in range(nd)]
-        x = lax.pad(x, np.asarray(vlo).astype(aval.dtype)[()], cfg)
-      else:
-        x = _concat_const(x, ax, lo, hi, vlo, vhi)
-    return x
+    return _padded_constant(x, kwargs.get("constant_values", 0), widths=widths)
+  return _padded(x, widths=widths, mode=mode, stat_length=kwargs.get("stat_length"),
+                 end_values=kwargs.get("end_values", 0), reflect_type=reflect_type)
+
+
+@compiled_when_eager(static_argnames=("widths",))
+def _padded_constant(x, values, *, widths):
+  """``x`` padded by ``widths`` with ``values`` (a scalar or per-axis (before, after) pairs,
+  possibly traced, as JAX)."""
+  aval = get_aval(x)
+  values = lax.convert_element_type(asarray(values), aval.dtype)
+  if get_aval(values).ndim == 0:
+    return lax.pad(x, values, [(lo, hi, 0) for lo, hi in widths])
+  from xjax._src.libraries.numpy.shaping import broadcast_to
+  values = broadcast_to(values, (aval.ndim, 2))
+  for ax, (lo, hi) in enumerate(widths):
+    x = _concat_const(x, ax, lo, hi, values[ax, 0], values[ax, 1])
+  return x
+
+
+@compiled_when_eager(static_argnames=("widths", "mode", "stat_length", "end_values",
+                                     "reflect_type"), hashable_statics=True)
+def _padded(x, *, widths, mode, stat_length, end_values, reflect_type):
+  """``x`` padded by ``widths`` in ``mode`` with that mode's options (static, hashed as
+  JAX's jit hashes them); one compiled program per signature when eager, as JAX's ``pad``."""
+  nd = get_aval(x).ndim
   for ax, (lo, hi) in enumerate(widths):
     if not lo and not hi:
       continue
@@ -97,9 +106,9 @@ def _padded(x, *, widths, mode, options):
       raise ValueError(f"can't extend empty axis {ax} using modes other than 'constant' "
                        "or 'empty'")
     if mode in ("maximum", "minimum", "mean", "median"):
-      x = _stat_pad(x, ax, lo, hi, mode, kwargs.get("stat_length"))
+      x = _stat_pad(x, ax, lo, hi, mode, stat_length)
     elif mode == "linear_ramp":
-      x = _ramp_pad(x, ax, lo, hi, _per_axis(kwargs.get("end_values", 0), nd)[ax])
+      x = _ramp_pad(x, ax, lo, hi, _per_axis(end_values, nd)[ax])
     elif reflect_type == "odd":
       x = _odd_reflect_pad(x, ax, lo, hi, mode)
     else:
