@@ -307,7 +307,8 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
   same, half = lax.eq(lo, hi), np.asarray(0.5, get_aval(hi).dtype)[()]
   lo = lax.select_n(same, lo, lax.sub(lo, half))
   hi = lax.select_n(same, hi, lax.add(hi, half))
-  return linspace(lo, hi, operator.index(bins) + 1, dtype=dt)
+  bins = operator.index(concrete_or_error(bins, "histogram_bin_edges bins"))
+  return linspace(lo, hi, bins + 1, dtype=dt)
 
 
 def histogram(a, bins=10, range=None, weights=None, density=None):
@@ -347,7 +348,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
     raise ValueError(f"histogramdd: sample must be 2-dimensional, got shape "
                      f"{get_aval(sample).shape}")
   d = get_aval(sample).shape[1]
-  bins_seq = [bins] * d if isinstance(bins, int) else list(bins)
+  bins_seq = [bins] * d if np.ndim(bins) == 0 else list(bins)
   range_seq = [None] * d if range is None else list(range)
   if len(bins_seq) != d or len(range_seq) != d:
     raise ValueError("histogramdd: bins and range must have one entry per sample dimension")
