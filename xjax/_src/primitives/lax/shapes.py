@@ -529,7 +529,8 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
     raise TypeError("pad operand and padding_value must be same dtype: got "
                     f"{x.dtype.name} and {padding_value.dtype.name}.")
   if padding_value.shape:
-    raise TypeError(f"pad padding_value must be a scalar, got shape {padding_value.shape}")
+    raise ValueError("padding_value must be a scalar; got "
+                     f"np.shape(padding_value)={padding_value.shape}")
   if len(padding_config) != x.ndim:
     raise ValueError("length of padding_config must equal the number of axes of operand, "
                      f"got padding_config {padding_config} for operand shape {x.shape}")
