@@ -159,7 +159,7 @@ def _own(value, fill_value):
 # ---------------------------------------------------------------------------------------
 # reshape
 
-def _reshape_abstract_eval(x, *, new_sizes, dimensions):
+def _reshape_abstract_eval(x, *, new_sizes, dimensions, sharding):
   if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
     raise ValueError(f"reshape total size must be unchanged, got new_sizes {new_sizes} (of "
                     f"total size {int(np.prod(new_sizes, dtype=np.int64))}) for shape "
@@ -167,7 +167,7 @@ def _reshape_abstract_eval(x, *, new_sizes, dimensions):
   return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
-def _reshape_lowering(ctx, x, *, new_sizes, dimensions):
+def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding):
   if dimensions is not None:
     aval = ctx.avals_in[0]
     t = ShapedArray(tuple(aval.shape[d] for d in dimensions), aval.dtype)
@@ -176,7 +176,7 @@ def _reshape_lowering(ctx, x, *, new_sizes, dimensions):
   return ctx.op("stablehlo.reshape", [x], ctx.avals_out[0])
 
 
-def _reshape_transpose(ct, x, *, new_sizes, dimensions):
+def _reshape_transpose(ct, x, *, new_sizes, dimensions, sharding):
   if type(ct) is Zero:
     return [Zero(x.aval)]
   if dimensions is None:
@@ -185,7 +185,7 @@ def _reshape_transpose(ct, x, *, new_sizes, dimensions):
   return [transpose(reshape(ct, perm_shape), tuple(np.argsort(dimensions)))]
 
 
-def _reshape_batch(axis, args, dims, *, new_sizes, dimensions):
+def _reshape_batch(axis, args, dims, *, new_sizes, dimensions, sharding):
   (x,), (d,) = args, dims
   x = batching.moveaxis(x, d, 0)
   if dimensions is not None:
@@ -211,7 +211,8 @@ def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None 
   if aval.shape == new_sizes and dims is None and not isinstance(
       operand, (int, float, bool, complex)):
     return operand
-  return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims)
+  # sharding: the result's (None: the operand's layout), a parameter as in JAX's jaxprs
+  return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=None)
 
 
 # ---------------------------------------------------------------------------------------
