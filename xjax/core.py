@@ -15,12 +15,26 @@ ParamDict = dict[str, Any]  # an equation's parameters
 Value = Any  # a concrete value
 
 
+# Names JAX 0.10.2 still serves here, deprecated: name -> the module to use instead.
+_DEPRECATED = {
+    **{name: "xjax.extend.core" for name in (
+        "CallPrimitive", "DebugInfo", "DropVar", "Effect", "Effects", "check_jaxpr",
+        "concrete_or_error", "find_top_trace", "gensym", "get_opaque_trace_state",
+        "jaxprs_in_params", "new_jaxpr_eqn", "no_effects", "primal_dtype_to_tangent_dtype",
+        "valid_jaxtype")},
+    "InconclusiveDimensionOperation": "xjax.errors", "JaxprTypeError": "xjax.errors",
+    **{name: None for name in (
+        "nonempty_axis_env_DO_NOT_USE", "unsafe_am_i_under_a_jit_DO_NOT_USE",
+        "unsafe_am_i_under_a_vmap_DO_NOT_USE", "unsafe_get_axis_names_DO_NOT_USE")},
+}
+
+
 def __getattr__(name):
-  """Names JAX 0.10.2 still serves here, deprecated, from ``jax.extend.core``."""
-  if name in ("Effect", "Effects"):
-    import warnings
-    from xjax.extend import core as extend_core
-    warnings.warn(f"xjax.core.{name} is deprecated. Use xjax.extend.core.{name}.",
-                  DeprecationWarning, stacklevel=2)
-    return getattr(extend_core, name)
-  raise AttributeError(f"module 'xjax.core' has no attribute '{name}'")
+  if name not in _DEPRECATED:
+    raise AttributeError(f"module 'xjax.core' has no attribute '{name}'")
+  import importlib
+  import warnings
+  use = _DEPRECATED[name]
+  warnings.warn(f"xjax.core.{name} is deprecated." + (f" Use {use}.{name}." if use else ""),
+                DeprecationWarning, stacklevel=2)
+  return getattr(importlib.import_module("xjax.extend.core"), name)

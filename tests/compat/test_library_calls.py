@@ -247,5 +247,9 @@ def test_core_effects_alias_is_deprecated():
   from xjax.extend import core as extend_core
   with pytest.warns(DeprecationWarning, match="Effects is deprecated"):
     assert xjax.core.Effects is extend_core.Effects
+  with pytest.warns(DeprecationWarning, match="Use xjax.errors.JaxprTypeError"):
+    assert xjax.core.JaxprTypeError is xjax.errors.JaxprTypeError
+  with pytest.warns(DeprecationWarning, match="DebugInfo is deprecated"):
+    assert xjax.core.DebugInfo is extend_core.DebugInfo   # kfac-jax's tag_graph_matcher
   with pytest.raises(AttributeError):
     xjax.core.NotAName

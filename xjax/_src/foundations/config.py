@@ -59,6 +59,11 @@ class Config:
   def read(self, name: str) -> Any:
     return self._values[name]
 
+  @property
+  def values(self) -> dict[str, Any]:
+    """Every option's current value, by name (``"jax_enable_x64" in config.values``)."""
+    return dict(self._values)
+
   def __getattr__(self, name: str) -> Any:
     values = self.__dict__.get("_values", {})
     if name in values:
@@ -159,6 +164,71 @@ for _name, _default in {
     "jax_default_device": None,
 }.items():
   config.define(_name, _default)
+
+
+def _enum(values: list, none_ok: bool = False) -> Callable[[Any], None]:
+  """A validator for a flag taking one of ``values`` (or None), with JAX's ValueError."""
+  def validate(value: Any) -> None:
+    if value in values if isinstance(value, str) else (value is None and none_ok):
+      return
+    raise ValueError(f"new enum value must be {'None or ' if none_ok else ''}in {values}, "
+                     f"got {value} of type {type(value)}.")
+  return validate
+
+
+def _enum_class(enum_name: str, values: list) -> Callable[[Any], None]:
+  """A validator for a flag JAX holds as a Python enum named ``enum_name``."""
+  def validate(value: Any) -> None:
+    if not isinstance(value, str):
+      raise TypeError(f"new enum value must be an instance of <enum '{enum_name}'>, got "
+                      f"{value} of type {type(value)}.")
+    if value not in values:
+      raise ValueError(f"{value!r} is not a valid {enum_name}")
+  return validate
+
+
+def _typed(kind: type) -> Callable[[Any], None]:
+  """A validator for an int, float or str flag (or None), with JAX's ValueError."""
+  def validate(value: Any) -> None:
+    if value is not None and not isinstance(value, kind):
+      kind_name = "string" if kind is str else kind.__name__
+      raise ValueError(f"new {kind_name} config value must be None or of type "
+                       f"{kind.__name__}, got {value} of type {type(value)}"
+                       + ("." if kind is str else ""))
+  return validate
+
+
+_GUARDS = ["allow", "log", "disallow", "log_explicit", "disallow_explicit"]
+_LEVELS = ["UNKNOWN", "O0", "O1", "O2", "O3"]
+for _name, _validator in {  # the value checks JAX 0.10.2 makes
+    "jax_numpy_rank_promotion": _enum(["allow", "warn", "raise"]),
+    "jax_default_matmul_precision": _enum(
+        ["default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+         "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+         "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16",
+         "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
+         "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64"], none_ok=True),
+    "jax_default_prng_impl": _enum(["threefry2x32", "threefry4x32", "rbg", "unsafe_rbg",
+                                    "philox2x32", "philox4x32"]),
+    "jax_traceback_filtering": _enum(["off", "tracebackhide", "remove_frames",
+                                      "quiet_remove_frames", "auto"]),
+    "jax_transfer_guard": _enum(_GUARDS, none_ok=True),
+    "jax_transfer_guard_host_to_device": _enum(_GUARDS, none_ok=True),
+    "jax_transfer_guard_device_to_host": _enum(_GUARDS, none_ok=True),
+    "jax_transfer_guard_device_to_device": _enum(_GUARDS, none_ok=True),
+    "jax_logging_level": _enum(["NOTSET", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
+                               none_ok=True),
+    "jax_optimization_level": _enum(_LEVELS), "jax_memory_fitting_level": _enum(_LEVELS),
+    "jax_numpy_dtype_promotion": _enum_class("NumpyDtypePromotion", ["standard", "strict"]),
+    "jax_legacy_prng_key": _enum_class("LegacyPrngKeyState", ["allow", "warn", "error"]),
+    "jax_platforms": _typed(str), "jax_compilation_cache_dir": _typed(str),
+    "jax_num_cpu_devices": _typed(int), "jax_random_seed_offset": _typed(int),
+    "jax_persistent_cache_min_entry_size_bytes": _typed(int),
+    "jax_compilation_cache_max_size": _typed(int),
+    "jax_traceback_in_locations_limit": _typed(int),
+    "jax_persistent_cache_min_compile_time_secs": _typed(float),
+}.items():
+  config.add_validator(_name, _validator)
 
 
 def enable_x64() -> bool:
