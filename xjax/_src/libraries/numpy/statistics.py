@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
@@ -147,6 +148,7 @@ nanargmin = _nanarg("nanargmin", red.argmin, np.inf)
 def ptp(a, axis=None, out=None, keepdims=False):
   """Range (max - min) along ``axis``."""
   check_arraylike("ptp", a)
+  axis = concrete_or_error(axis, "axis")
   return _ptp(asarray(a), None if axis is None else index_tuple(axis), out, keepdims)
 
 
