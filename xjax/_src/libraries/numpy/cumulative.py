@@ -10,37 +10,46 @@ from xjax._src.primitives.lax import cumulative as lax_cum
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.reductions import _check_out
-from xjax._src.libraries.numpy.shaping import ravel
 from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.where import _where
 
 
-def _accum_dtype(dt, dtype, name):
-  if dtype is not None:
-    return dtypes.check_user_dtype_supported(dtype, name)
-  return dtypes.default_int_dtype() if dt == np.bool_ else dt
+def _promote_integer(dt):
+  """Booleans and integers narrower than the default integer accumulate as it (unsigned as
+  the default unsigned), as JAX."""
+  if dt == np.bool_:
+    return dtypes.default_int_dtype()
+  if dtypes.is_integer(dt) and dt.itemsize < dtypes.default_int_dtype().itemsize:
+    return dtypes.default_uint_dtype() if dtypes.is_unsigned(dt) else dtypes.default_int_dtype()
+  return dt
 
 
-def _cumulative(name, prim, nan_ident=None):
+def _cumulative(name, prim, nan_fill=None, promote_integers=False, staged=True):
   def fn(a, axis=None, dtype=None, out=None):
     _check_out(out, name)
     check_arraylike(name, a)
     a = asarray(a)
-    if axis is None:
-      a, axis = ravel(a), 0
-    aval = get_aval(a)
-    axis = canonical_axis(axis, aval.ndim)
-    dt = _accum_dtype(aval.dtype, dtype, name)
-    acc = dtypes.default_int_dtype() if dt == np.bool_ else dt  # bool: accumulate as int
-    x = lax.convert_element_type(a, acc, False)
-    if nan_ident is not None and dtypes.is_inexact(dt):
-      x = lax.select_n(lax.ne(x, x), x, lax.full_like(x, nan_ident))
-    if aval.ndim == 0:
-      x = lax.reshape(x, (1,))
-    out = prim(x, axis)
-    return lax.convert_element_type(out, dt) if acc != dt else out
+    if axis is None or get_aval(a).ndim == 0:
+      a = lax.reshape(a, (get_aval(a).size,))
+    axis = canonical_axis(0 if axis is None else axis, get_aval(a).ndim)
+    if nan_fill is not None:
+      a = _where(lax.ne(a, a), np.asarray(nan_fill, get_aval(a).dtype)[()], a)
+    dt = get_aval(a).dtype
+    if dtype is None:
+      result = compute = _promote_integer(dt) if promote_integers or dt == np.bool_ else dt
+    elif np.dtype(dtype) == np.bool_:  # accumulate which elements are nonzero, as integers
+      result, compute = np.dtype(np.bool_), dtypes.default_int_dtype()
+      if dt != np.bool_:
+        a = lax.ne(a, np.zeros((), dt)[()])
+    else:
+      result = compute = dtypes.check_user_dtype_supported(dtype, name)
+    a = lax.convert_element_type(a, compute, False)
+    return lax.convert_element_type(prim(a, axis), result, False)
   fn.__name__ = fn.__qualname__ = name
-  fn.__doc__ = f"Cumulative {name.replace('nan', '')[3:]} along ``axis`` (flattened if None)."
-  return compiled_when_eager(fn, static_argnames=("axis", "dtype"), hashable_statics=True)
+  fn.__doc__ = (f"Cumulative {'sum' if prim is lax_cum.cumsum else 'product'} along ``axis`` "
+                "(flattened if None).")
+  return compiled_when_eager(fn, staged=name if staged else None,
+                             static_argnames=("axis", "dtype"), hashable_statics=True)
 
 
 cumsum = _cumulative("cumsum", lax_cum.cumsum)
@@ -48,6 +57,9 @@ cumprod = _cumulative("cumprod", lax_cum.cumprod)
 nancumsum = _cumulative("nancumsum", lax_cum.cumsum, 0)
 nancumprod = _cumulative("nancumprod", lax_cum.cumprod, 1)
 cumproduct = cumprod
+_cumsum_with_promotion = _cumulative("_cumsum_with_promotion", lax_cum.cumsum,
+                                     promote_integers=True)
+_cumulative_prod = _cumulative("cumulative_prod", lax_cum.cumprod, staged=False)  # as JAX
 
 
 def _cumulative_std(name, base):
@@ -61,16 +73,17 @@ def _cumulative_std(name, base):
       if nd > 1:
         raise ValueError(f"{name}: axis must be specified for arrays of ndim > 1")
       axis = 0
+    axis = canonical_axis(axis, nd)
     out = base(x, axis=axis, dtype=dtype)
     if include_initial:
-      ax = canonical_axis(axis, get_aval(out).ndim)
-      ident = 0 if "sum" in name else 1
-      out = lax.pad(out, np.asarray(ident, get_aval(out).dtype)[()],
-                    [(1 if i == ax else 0, 0, 0) for i in range(get_aval(out).ndim)])
+      shape = list(get_aval(x).shape)
+      shape[axis] = 1
+      out = lax.concatenate([lax.full(shape, 0 if "sum" in name else 1, get_aval(out).dtype),
+                             out], axis)
     return out
   fn.__name__ = name
   return fn
 
 
-cumulative_sum = _cumulative_std("cumulative_sum", cumsum)
-cumulative_prod = _cumulative_std("cumulative_prod", cumprod)
+cumulative_sum = _cumulative_std("cumulative_sum", _cumsum_with_promotion)
+cumulative_prod = _cumulative_std("cumulative_prod", _cumulative_prod)
