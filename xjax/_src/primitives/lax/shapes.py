@@ -561,19 +561,19 @@ def _pad_transpose(ct, x, pv, *, padding_config):
   if type(ct) is Zero:
     return [Zero(x.aval) if ad.is_undefined(x) else None,
             Zero(pv.aval) if ad.is_undefined(pv) else None]
-  out_x = None
-  if ad.is_undefined(x):
-    # Pad by the negated edges (a strong zero, as JAX), then stride over the interior.
-    unpadded = pad(ct, np.zeros((), get_aval(ct).dtype),
-                   [(-lo, -hi, 0) for lo, hi, _ in padding_config])
-    out_x = slice(unpadded, [0] * len(padding_config), get_aval(unpadded).shape,
-                  [i + 1 for _, _, i in padding_config])
+  # The operand's share: pad by the negated edges (a strong zero, as JAX), then stride over
+  # the interior; the padding value's is the rest of the cotangent's sum.
+  unpadded = pad(ct, np.zeros((), get_aval(ct).dtype),
+                 [(-lo, -hi, 0) for lo, hi, _ in padding_config])
+  operand_ct = slice(unpadded, [0] * len(padding_config), get_aval(unpadded).shape,
+                     [i + 1 for _, _, i in padding_config])
+  out_x = operand_ct if ad.is_undefined(x) else None
   out_pv = None
   if ad.is_undefined(pv):
     total = reduce_sum(ct, tuple(range(get_aval(ct).ndim)))
-    inner = reduce_sum(out_x, tuple(range(get_aval(out_x).ndim))) if out_x is not None else 0
+    inner = reduce_sum(operand_ct, tuple(range(get_aval(operand_ct).ndim)))
     from xjax._src.primitives.lax.elementwise import sub
-    out_pv = sub(total, inner) if out_x is not None else total
+    out_pv = sub(total, inner)
   return [out_x, out_pv]
 
 
