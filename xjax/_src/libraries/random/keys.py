@@ -21,19 +21,6 @@ from xjax._src.libraries.random.prng import KeyTy, PRNGImpl, is_key
 from xjax._src.libraries.random.out_sharding import with_out_sharding
 
 
-_DEFAULT_IMPL_CHOICES = ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32",
-                         "philox4x32")
-
-
-def _check_default_impl(name) -> None:
-  if name not in _DEFAULT_IMPL_CHOICES:
-    raise ValueError(f"jax_default_prng_impl must be one of {list(_DEFAULT_IMPL_CHOICES)}, "
-                     f"got {name!r}.")
-
-
-config.add_validator("jax_default_prng_impl", _check_default_impl)
-
-
 def default_prng_impl() -> PRNGImpl:
   return prng.prngs[config.read("jax_default_prng_impl")]
 
