@@ -285,3 +285,12 @@ def test_config_update_checks_values(name, value, cls, message):
   with pytest.raises(cls, match="^" + re.escape(message)):
     xjax.config.update(name, value)
   assert xjax.config.read(name) == before
+
+
+def test_lax_linalg_symmetrized_integer_input_is_promoted():
+  np.testing.assert_allclose(lax.linalg.cholesky(2 * jnp.eye(2, dtype=int)),
+                             np.sqrt(2) * np.eye(2), rtol=1e-6)
+  np.testing.assert_allclose(lax.linalg.eigh(jnp.array([[2, 1], [1, 2]]))[1], [1, 3],
+                             rtol=1e-6)
+  with pytest.raises(TypeError, match="^cholesky does not accept dtype int32 at position 0"):
+    lax.linalg.cholesky(jnp.eye(2, dtype=int), symmetrize_input=False)

@@ -77,7 +77,10 @@ def diag(v):
 
 
 def symmetrize(x):
-  """``(x + x^H) / 2``."""
+  """``(x + x^H) / 2``; integer matrices become the default float type first (JAX's true
+  division promotes them, so cholesky and eigh take integer input)."""
+  if not dtypes.is_inexact(dtype(x)):
+    x = lax.convert_element_type(x, dtypes.default_float_dtype())
   return lax.div(lax.add(x, mH(x)), lax.full((), 2, dtype(x)))
 
 
