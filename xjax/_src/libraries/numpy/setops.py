@@ -14,6 +14,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 
 from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import cumulative as lax_cum
 from xjax._src.primitives.lax import lax
@@ -78,6 +79,17 @@ def _size(name, mask, size):
   return int(np.sum(np.asarray(host)))
 
 
+def _unsized(name, size, *arrays):
+  """``arrays``; without ``size``, their concrete values, as JAX reads them there (so no
+  derivative flows through the result), or JAX's ConcretizationTypeError when traced."""
+  if size is not None:
+    return arrays
+  return tuple(concrete_or_error(
+      a, f"argument of jnp.{name}(). The size argument of jnp.{name} must be statically "
+      f"specified to use jnp.{name} within JAX transformations; pass size=")
+      if isinstance(a, Tracer) else a for a in arrays)
+
+
 def _gather(x, pos):
   return _take_along(x, lax.convert_element_type(pos, np.int32), 0)
 
@@ -123,13 +135,14 @@ def _sorted(name, *arrays):
 
 def union1d(ar1, ar2, *, size=None, fill_value=None):
   """Sorted unique values found in either input."""
-  _, s = _sorted("union1d", ar1, ar2)
+  _, s = _sorted("union1d", *_unsized("union1d", size, ar1, ar2))
   return _select("union1d", s, _firsts(s, equal_nan=True), size, fill_value)
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
   """Sorted unique values of ``ar1`` not in ``ar2`` (padding defaults to 0)."""
   check_arraylike("setdiff1d", ar1, ar2)
+  ar1, ar2 = _unsized("setdiff1d", size, ar1, ar2)
   a, b = promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2)))
   s = _gather(a, argsort(a))
   keep = lax.bitwise_and(_firsts(s, equal_nan=True), isin(s, b, invert=True))
@@ -141,6 +154,7 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
   sorted together and those equal to neither neighbour kept (so a NaN of each input stays)."""
   from xjax._src.libraries.numpy.sorting import sort
   check_arraylike("setxor1d", ar1, ar2)
+  ar1, ar2 = _unsized("setxor1d", size, ar1, ar2)
   a, b = (sort(x) for x in promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2))))
   both = lax.concatenate([a, b], 0)
   n = get_aval(both).shape[0]
@@ -171,6 +185,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
   """Sorted unique values found in both inputs; with ``return_indices``, also the index of
   each value's first occurrence in each (padded with the input lengths)."""
   check_arraylike("intersect1d", ar1, ar2)
+  ar1, ar2 = _unsized("intersect1d", size, ar1, ar2)
   a, b = promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2)))
   perm1 = argsort(a)
   s1 = _gather(a, perm1)
@@ -193,6 +208,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
 def _unique_parts(name, x, size, fill_value):
   """Sorted unique values of flattened ``x`` with first indices, inverse and counts."""
   check_arraylike(name, x)
+  (x,) = _unsized(name, size, x)
   x = asarray(x)
   flat = ravel(x)
   n = get_aval(flat).shape[0]

@@ -1,0 +1,32 @@
+"""Set operations: values as NumPy's; without ``size`` they read their inputs' concrete values
+as JAX does, so no derivative flows through them (JAX 0.10.2 gives zero gradients), and under
+jit they need ``size``."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+
+X = np.array([0.3, 0.5, 0.7, 0.5], np.float32)
+Y = np.array([0.35, 0.5, 0.75], np.float32)
+CASES = {
+    "union1d": (lambda a, b, **kw: jnp.union1d(a, b, **kw), np.union1d),
+    "intersect1d": (lambda a, b, **kw: jnp.intersect1d(a, b, **kw), np.intersect1d),
+    "setdiff1d": (lambda a, b, **kw: jnp.setdiff1d(a, b, **kw), np.setdiff1d),
+    "setxor1d": (lambda a, b, **kw: jnp.setxor1d(a, b, **kw), np.setxor1d),
+    "unique_all": (lambda a, b, **kw: jnp.unique_all(a, **kw).values,
+                   lambda a, b: np.unique(a)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_values_gradients_and_jit(name):
+  ours, numpy = CASES[name]
+  want = numpy(X, Y)
+  np.testing.assert_array_equal(ours(X, Y), want)
+  grad = xjax.grad(lambda x: jnp.sum(ours(x, Y)))(jnp.asarray(X))
+  np.testing.assert_array_equal(grad, np.zeros_like(X))          # as JAX, eagerly
+  with pytest.raises(xjax.errors.ConcretizationTypeError, match=f"jnp.{name}"):
+    xjax.jit(lambda x: ours(x, Y))(X)
+  sized = xjax.jit(lambda x: ours(x, Y, size=len(want)))(X)
+  np.testing.assert_array_equal(sized, want)
