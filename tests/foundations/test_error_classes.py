@@ -294,3 +294,8 @@ def test_lax_linalg_symmetrized_integer_input_is_promoted():
                              rtol=1e-6)
   with pytest.raises(TypeError, match="^cholesky does not accept dtype int32 at position 0"):
     lax.linalg.cholesky(jnp.eye(2, dtype=int), symmetrize_input=False)
+
+
+def test_make_jaxpr_of_a_non_callable():
+  with pytest.raises(TypeError, match="^the first argument must be callable"):
+    xjax.make_jaxpr(1)

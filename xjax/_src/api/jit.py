@@ -1187,6 +1187,8 @@ pytype_aval_mappings[ShapeDtypeStruct] = _shape_dtype_struct_aval
 def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False):
   """``make_jaxpr(f)(*args)`` returns the ClosedJaxpr of ``f`` traced at ``args``' types;
   ``axis_env``, (name, size) pairs, binds axis names for the collectives ``f`` uses."""
+  if not callable(fun):
+    raise TypeError("the first argument must be callable")
   static_argnums_n, static_argnames, sig = _normalize_static(fun, static_argnums, None)
   axes = [batching.AxisData(int(size), name) for name, size in axis_env or ()]
 
