@@ -161,5 +161,8 @@ def _method(fn):
 
 
 def _at(self):
+  ref_at = getattr(self.aval, "_at", None)   # a traced mutable ref's type has one
+  if ref_at is not None:
+    return ref_at(self)
   from xjax._src.libraries.numpy.indexing import IndexUpdateHelper
   return IndexUpdateHelper(self)

@@ -81,6 +81,12 @@ def _run(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list:
   return [read(a) for a in jaxpr.outvars] + [env[v] for v in given]
 
 
+def eval_discharged(closed: ClosedJaxpr, args: Sequence[Any]) -> list:
+  """Evaluates ``closed`` at the current trace with each ref it is given standing for the
+  value it holds: its outputs, then the final values of those refs (in input order)."""
+  return _run(closed.jaxpr, closed.consts, args)
+
+
 def _as_type(x, aval):
   """``x`` with the weak type of the ref it is stored in (writes keep a ref's type)."""
   have = get_aval(x)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.effects import Effect, control_flow_allowed_effects
 from xjax._src.core.trace import Tracer
-from xjax._src.core.values import pytype_aval_mappings
+from xjax._src.core.values import get_aval, pytype_aval_mappings
+from xjax._src.primitives.state.indexing import parse, read_aval
 
 
 class RefEffect(Effect):
@@ -65,6 +66,9 @@ class AbstractRef:
   # by primitives.py with the primitives they bind.
   _getitem = _setitem = _addupdate = None
 
+  def _at(self, ref) -> "RefAt":
+    return RefAt(ref)
+
   def _len(self, ref) -> int:
     if not self.shape:
       raise TypeError("len() of unsized object")
@@ -117,6 +121,49 @@ class Ref(metaclass=_RefMeta):
 
 
 pytype_aval_mappings[Ref] = lambda r: r._aval
+
+
+class RefAt:
+  """``ref.at`` of a traced ref: ``ref.at[idx]`` is a ``RefView``."""
+  __slots__ = ("ref",)
+
+  def __init__(self, ref) -> None:
+    self.ref = ref
+
+  def __getitem__(self, idx) -> "RefView":
+    return RefView(self.ref, idx)
+
+
+class RefView:
+  """A traced ref seen through an index (``ref.at[idx]``, JAX's TransformedRef):
+  ``view[...]`` reads and ``view[...] = x`` writes the ref at ``idx``; Pallas's ``load``
+  and ``store`` take one.  Indexing a view by more than ``...`` is not supported."""
+  __slots__ = ("ref", "idx")
+
+  def __init__(self, ref, idx) -> None:
+    self.ref, self.idx = ref, idx
+
+  def _whole(self, idx):
+    if idx is Ellipsis or (isinstance(idx, tuple) and not idx):
+      return self.idx
+    raise NotImplementedError("indexing a ref view (ref.at[...]) further is not supported; "
+                              "index the ref once with the whole index.")
+
+  def __getitem__(self, idx):
+    return self.ref[self._whole(idx)]
+
+  def __setitem__(self, idx, value) -> None:
+    self.ref[self._whole(idx)] = value
+
+  @property
+  def aval(self) -> ShapedArray:
+    indexer, dyn = parse(self.idx, self.ref.aval.shape)
+    return read_aval(self.ref.aval.inner_aval, indexer,
+                     tuple(get_aval(d) for d in dyn))
+
+  shape = property(lambda self: self.aval.shape)
+  dtype = property(lambda self: self.aval.dtype)
+  ndim = property(lambda self: self.aval.ndim)
 
 
 def is_ref_aval(aval) -> bool:

@@ -1,0 +1,10 @@
+"""``jax.experimental.pallas.tpu_sc``: its names are tpu SparseCore-only Pallas features, which xjax
+does not implement (Pallas kernels run in interpret mode through ``pallas_call``)."""
+
+
+def __getattr__(name):
+  if name.startswith("__"):
+    raise AttributeError(name)
+  raise NotImplementedError(f"jax.experimental.pallas.tpu_sc.{name} is a Pallas feature of "
+                            "tpu_sc kernels, which xjax does not implement; write the kernel "
+                            "with jax.experimental.pallas and run it with interpret=True.")
