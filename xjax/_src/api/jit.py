@@ -26,6 +26,7 @@ from xjax._src.core.trace import (Primitive, Tracer, current_trace, escaped_trac
 from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src.execution import dispatch, spmd
 from xjax._src.foundations import monitoring, retracing
+from xjax._src.foundations.dtypes import canonicalize_dtype
 from xjax._src.foundations.layout import Format, Layout
 from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, Sharding,
                                             SingleDeviceSharding, context_mesh)
@@ -1215,11 +1216,26 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
 
 
 @api_boundary
+def _shaped_leaf_aval(leaf, fun) -> ShapedArray:
+  """The type eval_shape gives an argument: an array's, a ShapedArray itself, or that of
+  any object with ``shape`` and ``dtype`` (and maybe ``weak_type``), as in JAX."""
+  if isinstance(leaf, Tracer):
+    return leaf.aval
+  if isinstance(leaf, ShapedArray):
+    return leaf
+  if hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
+    try:
+      return get_aval(leaf)
+    except TypeError:
+      return ShapedArray(tuple(leaf.shape), canonicalize_dtype(leaf.dtype),
+                         weak_type=bool(getattr(leaf, "weak_type", False)))
+  return _valid_leaf_aval(leaf, fun, "?")
+
+
 def eval_shape(fun: Callable, *args, **kwargs):
   """Output shapes/dtypes of ``fun(*args)`` without running it (no FLOPs)."""
   leaves, in_tree = flatten_call(args, kwargs)
-  avals = [_valid_leaf_aval(x, fun, "?") if not isinstance(x, Tracer) else x.aval
-           for x in leaves]
+  avals = [_shaped_leaf_aval(x, fun) for x in leaves]
   debug = DebugInfo(fun_name(fun), fun_source(fun), [])
   # A ShapeDtypeStruct in the output has no value: it stands for itself (as in JAX).
   shaped = lambda x: ad.zeros_of(get_aval(x)) if isinstance(x, ShapeDtypeStruct) else x
