@@ -15,6 +15,7 @@ from xjax._src.foundations import tree_util
 from xjax._src.execution.array import Array, make_array
 from xjax._src.backend import runtime
 from xjax._src.foundations.config import config
+from xjax._src.foundations.layout import Format
 from xjax._src.core.avals import MemorySpace
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.primitives.lax.device_put import ArrayCopySemantics, copy_semantics, device_put_p
@@ -92,7 +93,9 @@ def _per_leaf(spec, x, n: int, what: str) -> list:
 
 def _placement(device):
   """A ``device=`` leaf as placed: a PartitionSpec is a sharding over the context mesh
-  (``jax.set_mesh``)."""
+  (``jax.set_mesh``); a Format places by its sharding (xjax keeps XLA's default layouts)."""
+  if isinstance(device, Format):
+    return _placement(device.sharding)
   if not isinstance(device, PartitionSpec):
     return device
   mesh = context_mesh()

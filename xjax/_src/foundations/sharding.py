@@ -42,6 +42,17 @@ class Sharding:
   def num_devices(self) -> int:
     return len(self.device_set)
 
+  @property
+  def _device_assignment(self) -> tuple:
+    """The devices in a fixed order (by id; a mesh's own order for a NamedSharding)."""
+    return tuple(sorted(self.device_set, key=lambda d: d.id))
+
+  @property
+  def _addressable_device_assignment(self) -> tuple:
+    """`_device_assignment`'s devices that this process holds (orbax reads it)."""
+    return tuple(d for d in self._device_assignment
+                 if d.process_index == d.client.process_index())
+
   def shard_shape(self, global_shape) -> tuple:
     return tuple(global_shape)
 
@@ -415,6 +426,11 @@ class NamedSharding(TilingSharding):
     if isinstance(self.mesh, AbstractMesh):
       raise ValueError("a NamedSharding over an AbstractMesh has no devices")
     return set(self.mesh.devices.flat)
+
+  @property
+  def _device_assignment(self) -> tuple:
+    self.device_set     # (the ValueError of an AbstractMesh)
+    return tuple(self.mesh.devices.flat)
 
   @property
   def is_fully_replicated(self) -> bool:
