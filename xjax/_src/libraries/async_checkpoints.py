@@ -145,10 +145,10 @@ class GlobalAsyncCheckpointManager(AsyncManager, GlobalAsyncCheckpointManagerBas
     commit_futures: list = []
 
     async def copy_all():
-      return await asyncio.gather(*tree_util.tree_map(
+      return await asyncio.gather(*tree_util.tree_leaves(tree_util.tree_map(
           lambda arr, spec: ts_arrays.async_serialize(
               arr, spec, commit_future=commit_futures, transaction=transaction),
-          arrays, tensorstore_specs))
+          arrays, tensorstore_specs)))
     asyncio.run(copy_all())
     self._add_futures(commit_futures)
     self._start_async_commit(on_commit_callback)

@@ -302,9 +302,11 @@ async def async_serialize(arr_inp, tensorstore_spec: dict, commit_future: list |
 
 
 def run_serialization(arrays, tensorstore_specs) -> None:
-  """Writes each array to its spec (pytrees of them), waiting for all the commits."""
+  """Writes each array to its spec (pytrees of them: a dict as well as JAX's lists), waiting
+  for all the commits."""
   async def serialize_all():
-    return await asyncio.gather(*tree_util.tree_map(async_serialize, arrays, tensorstore_specs))
+    return await asyncio.gather(*tree_util.tree_leaves(
+        tree_util.tree_map(async_serialize, arrays, tensorstore_specs)))
   asyncio.run(serialize_all())
 
 
