@@ -253,3 +253,11 @@ def test_core_effects_alias_is_deprecated():
     assert xjax.core.DebugInfo is extend_core.DebugInfo   # kfac-jax's tag_graph_matcher
   with pytest.raises(AttributeError):
     xjax.core.NotAName
+
+
+def test_private_distributed_global_state_outside_a_run():
+  # orbax-checkpoint reads these; JAX 0.10.2's values in a single process.
+  from xjax._src.compat.jax_private_compat import distributed
+  state = distributed.global_state
+  assert (state.process_id, state.num_processes, state.client, state.service,
+          state.coordinator_address) == (0, 1, None, None, None)

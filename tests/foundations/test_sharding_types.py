@@ -98,3 +98,17 @@ def test_arrays_placed_on_a_one_device_mesh_report_named_shardings_as_jax():
   assert x.reshape(2, 4).sharding == replicated
   assert xjax.jit(lambda a: a.sum())(x).sharding == replicated
   assert type(xjax.device_put(x, xjax.devices()[0]).sharding).__name__ == "SingleDeviceSharding"
+
+
+def test_device_put_places_by_a_formats_sharding_and_device_assignments():
+  from xjax.experimental.layout import Format, Layout
+  d = xjax.devices()[0]
+  s = xjax.sharding.SingleDeviceSharding(d)
+  x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+  y = xjax.device_put(x, Format(Layout((1, 0)), s))
+  assert y.committed and y.sharding == s
+  np.testing.assert_array_equal(y, x)
+  # JAX's private device orders, which orbax-checkpoint reads
+  assert s._device_assignment == s._addressable_device_assignment == (d,)
+  n = NamedSharding(xjax.make_mesh((1,), ("x",)), P("x"))
+  assert n._device_assignment == n._addressable_device_assignment == (d,)
