@@ -31,17 +31,16 @@ def _current():
   return stack[-1] if stack else None
 
 
-class _GridQuery(Primitive):
-  """A primitive the running grid answers (its ``which`` part of ``grid_env``)."""
+_WHICH = {"program_id": 0, "num_programs": 1}   # each query's part of ``grid_env``
 
-  def __init__(self, name: str, which: int) -> None:
-    super().__init__(name)
-    self._which = which
+
+class _GridQuery(Primitive):
+  """A primitive the running grid answers (its ``_WHICH`` part of ``grid_env``)."""
 
   def bind(self, *args, **params):
-    env = _current()
-    if env is not None and env[self._which] is not None:
-      return env[self._which][params["axis"]]
+    env, which = _current(), _WHICH[self.name]
+    if env is not None and env[which] is not None:
+      return env[which][params["axis"]]
     return super().bind(*args, **params)
 
 
@@ -69,10 +68,10 @@ def _outside_grid(ctx, *args, axis):
                    "run by pallas_call.")
 
 
-program_id_p = _GridQuery("program_id", 0)
+program_id_p = _GridQuery("program_id")
 program_id_p.abstract_eval = lambda *, axis: ShapedArray((), np.dtype("int32"))
 program_id_p.lowering = _outside_grid
-num_programs_p = _GridQuery("num_programs", 1)
+num_programs_p = _GridQuery("num_programs")
 num_programs_p.abstract_eval = lambda *, axis: ShapedArray((), np.dtype("int32"))
 num_programs_p.lowering = _outside_grid
 
