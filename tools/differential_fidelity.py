@@ -60,6 +60,9 @@ def cases(jax):
     def __len__(self):
       return len(self.dims)
 
+    def __getitem__(self, i):
+      return Dim(self.dims[i])
+
   class Dim:
     def __init__(self, v):
       self.v = v
