@@ -17,8 +17,11 @@ def f(x, y, *, z):
 
 def test_debug_info_names_the_flat_arguments():
   d = api_util.debug_info("test", f, (1., 2.), {"z": 3.})
-  assert d.arg_names == ["x", "y", "z"]
-  assert d.func_name == "f"
+  assert d.arg_names == ("x", "y", "z")
+  assert d.traced_for == "test" and d.func_name == "f"
+  assert d.func_src_info == f"f at {__file__}:14" and d.func_lineno == 14
+  assert api_util.debug_info("test", f, (1., 2.), {"z": 3.},
+                             static_argnums=(1,)).arg_names == ("x", "z")
 
 
 def test_flatten_fun_calls_on_leaves_and_records_the_output_tree():

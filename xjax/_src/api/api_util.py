@@ -7,7 +7,7 @@ from typing import Any, Callable, Sequence
 
 from xjax._src.foundations import tree_util
 from xjax._src.core.values import get_aval
-from xjax._src.interpreters.staging import DebugInfo, fun_name, fun_source
+from xjax._src.interpreters.staging import DebugInfo, fun_source_info
 from xjax._src.api.jit import _arg_names
 from xjax._src.interpreters.linear_util import WrappedFun, transformation2, transformation_with_aux2
 
@@ -16,8 +16,8 @@ def debug_info(traced_for: str, fun: Callable, args: Sequence[Any], kwargs: dict
                static_argnums: Sequence[int] = (), static_argnames: Sequence[str] = (),
                result_paths_thunk=None, sourceinfo: str | None = None,
                signature: inspect.Signature | None = None) -> DebugInfo:
-  """What `fun` is and the names of its flattened dynamic arguments (`traced_for` is the
-  API tracing it; xjax's DebugInfo keeps the function's name and source)."""
+  """What `fun` is and the names of its flattened dynamic arguments, for the API
+  `traced_for`; `result_paths_thunk` gives the names of its results once known."""
   if signature is None:
     try:
       signature = inspect.signature(fun)
@@ -25,8 +25,8 @@ def debug_info(traced_for: str, fun: Callable, args: Sequence[Any], kwargs: dict
       signature = None
   dyn_args = [a for i, a in enumerate(args) if i not in set(static_argnums)]
   dyn_kwargs = {k: v for k, v in kwargs.items() if k not in set(static_argnames)}
-  return DebugInfo(fun_name(fun), sourceinfo or fun_source(fun),
-                   _arg_names(signature, dyn_args, dyn_kwargs))
+  return DebugInfo(traced_for, sourceinfo or fun_source_info(fun),
+                   tuple(_arg_names(signature, dyn_args, dyn_kwargs)), result_paths_thunk)
 
 
 @transformation_with_aux2

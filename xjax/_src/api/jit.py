@@ -35,8 +35,8 @@ from xjax._src.foundations.errors import api_boundary, remove_internal_frames
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.higher_order import as_closed, call_rules, hoist
 from xjax._src.core import source_info
-from xjax._src.interpreters.staging import (DebugInfo, DynamicJaxprTrace, fun_name, fun_source,
-                                            trace_to_jaxpr)
+from xjax._src.interpreters.staging import (DynamicJaxprTrace, fun_name, fun_source,
+                                            make_debug_info, trace_to_jaxpr)
 from xjax._src.primitives.hijax import check_low
 from xjax._src.primitives.state.discharge import StatefulCall, has_state
 from xjax._src.execution.array import Array
@@ -97,14 +97,20 @@ def _arg_names(sig, args, kwargs) -> list[str]:
   """Human names for the flattened dynamic arguments (used in error messages)."""
   names = []
   params = list(sig.parameters.values()) if sig is not None else []
-  for i, a in enumerate(args):
-    base = params[i].name if i < len(params) and params[i].kind in (
-        params[i].POSITIONAL_ONLY, params[i].POSITIONAL_OR_KEYWORD) else f"args[{i}]"
+  positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                     p.POSITIONAL_OR_KEYWORD)]
+  var_args = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), "args")
+  var_kw = next((p.name for p in params if p.kind == p.VAR_KEYWORD), None)
+  named = {p.name for p in params if p.kind != p.VAR_KEYWORD}
+  for i, a in enumerate(args):   # extra positional ones are named as JAX does: args[0]...
+    base = (positional[i] if i < len(positional)
+            else f"{var_args}[{i - len(positional)}]")
     for path, _ in tree_util.tree_flatten_with_path(a)[0]:
       names.append(base + tree_util.keystr(path))
   for k in sorted(kwargs):
+    base = k if var_kw is None or k in named else f"{var_kw}[{k!r}]"
     for path, _ in tree_util.tree_flatten_with_path(kwargs[k])[0]:
-      names.append(k + tree_util.keystr(path))
+      names.append(base + tree_util.keystr(path))
   return names
 
 
@@ -212,13 +218,15 @@ def unflatten_call(in_tree, leaves) -> tuple[tuple, dict]:
 
 def _trace_flat(call, in_tree, in_avals, debug):
   """Traces call(*unflattened) to a ClosedJaxpr and the output tree."""
-  out_tree_box = []
+  out_tree_box, paths_box = [], []
 
   def flat_fun(*leaves):
     dyn_args, dyn_kwargs = unflatten_call(in_tree, leaves)
     out = call(dyn_args, dyn_kwargs)
-    out_leaves, out_tree = tree_util.tree_flatten(out)
+    pairs, out_tree = tree_util.tree_flatten_with_path(out)
+    out_leaves = [leaf for _, leaf in pairs]
     out_tree_box.append(out_tree)
+    paths_box.append(tuple(f"result{tree_util.keystr(path)}" for path, _ in pairs))
     for leaf in out_leaves:
       if not isinstance(leaf, Tracer):
         try:
@@ -230,8 +238,9 @@ def _trace_flat(call, in_tree, in_avals, debug):
     return out_leaves
 
   if config._values["jax_no_tracing"]:
-    raise RuntimeError(f"re-tracing function {debug.func_name} at {debug.func_src} for "
+    raise RuntimeError(f"re-tracing function {debug.func_src_info} for "
                        "`jit`, but 'no_tracing' is set")
+  debug = debug._replace(result_paths=lambda: paths_box[0])
   if current_trace() is eval_trace:  # a top-level trace, timed as JAX does
     with monitoring.timed(monitoring.JAXPR_TRACE_EVENT, debug.func_name):
       closed = trace_to_jaxpr(flat_fun, in_avals, debug)
@@ -592,9 +601,8 @@ class PjitFunction:
       _check_statics_hashable(statics, static_kw)
       raise
     if entry is None:
-      debug = DebugInfo(self._name, fun_source(self.fun),
-                        _arg_names(self._sig, dyn_args, dyn_kwargs))
-      retracing.explain(self._cache, key, self._name, debug.func_src, debug.arg_names,
+      debug = make_debug_info(self.fun, _arg_names(self._sig, dyn_args, dyn_kwargs))
+      retracing.explain(self._cache, key, self._name, fun_source(self.fun), debug.arg_names,
                         _retrace_warned)
       call = _rebuild_call(self.fun, len(args), statics, static_kw)
       closed, out_tree = _trace_flat(call, in_tree, avals, debug)
@@ -1201,7 +1209,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
     names = _arg_names(sig, dyn_args, dyn_kwargs)
     avals = [leaf.aval if isinstance(leaf, Tracer) else _valid_leaf_aval(leaf, fun, n)
              for leaf, n in zip(leaves, names + ["?"] * len(leaves))]
-    debug = DebugInfo(fun_name(fun), fun_source(fun), names)
+    debug = make_debug_info(fun, names)
     call = _rebuild_call(fun, len(args), statics, static_kw)
     with contextlib.ExitStack() as bound:
       for axis in axes:
@@ -1236,7 +1244,7 @@ def eval_shape(fun: Callable, *args, **kwargs):
   """Output shapes/dtypes of ``fun(*args)`` without running it (no FLOPs)."""
   leaves, in_tree = flatten_call(args, kwargs)
   avals = [_shaped_leaf_aval(x, fun) for x in leaves]
-  debug = DebugInfo(fun_name(fun), fun_source(fun), [])
+  debug = make_debug_info(fun, None)
   # A ShapeDtypeStruct in the output has no value: it stands for itself (as in JAX).
   shaped = lambda x: ad.zeros_of(get_aval(x)) if isinstance(x, ShapeDtypeStruct) else x
   closed, out_tree = _trace_flat(lambda a, k: tree_util.tree_map(shaped, fun(*a, **k)),

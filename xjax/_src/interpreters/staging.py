@@ -3,12 +3,13 @@ every transformation that needs a jaxpr of a function: control flow bodies, line
 """
 from __future__ import annotations
 
+import functools
 import inspect
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from xjax._src.foundations import dtypes
+from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import user_constant_lowering
 from xjax._src.core import leaks, source_info
 from xjax._src.core.avals import ShapedArray
@@ -17,14 +18,89 @@ from xjax._src.core.trace import Trace, Tracer, escaped_tracer_error, new_trace
 from xjax._src.core.values import get_aval
 
 
-class DebugInfo:
-  """Where a traced function comes from, and names for its flattened arguments."""
-  __slots__ = ("func_name", "func_src", "arg_names")
+class DebugInfo(NamedTuple):
+  """What a traced function is and the names of its flattened arguments and results.
 
-  def __init__(self, func_name: str, func_src: str, arg_names: Sequence[str]) -> None:
-    self.func_name = func_name
-    self.func_src = func_src
-    self.arg_names = list(arg_names)
+  ``traced_for`` names the API tracing it ("jit", "cond", ...); ``func_src_info`` reads
+  "name at file:line" (or "<unknown>"); ``arg_names`` and ``result_paths`` are tuples of
+  names, or None where unknown; ``result_paths`` may also be a thunk, called once the
+  results are known (``resolve_result_paths``).
+  """
+  traced_for: str
+  func_src_info: str | None
+  arg_names: tuple[str | None, ...] | None
+  result_paths: tuple[str, ...] | Callable[[], tuple[str, ...]] | None
+
+  @property
+  def func_name(self) -> str:
+    return self.func_src_info.split(" ")[0] if self.func_src_info else "<unknown>"
+
+  def _file_and_line(self) -> tuple[str | None, int | None]:
+    _, at, where = (self.func_src_info or "").partition(" at ")
+    filename, colon, line = where.rpartition(":")
+    if not at or not colon or not line.isdigit():
+      return None, None
+    return filename, int(line)
+
+  @property
+  def func_filename(self) -> str | None:
+    return self._file_and_line()[0]
+
+  @property
+  def func_lineno(self) -> int | None:
+    return self._file_and_line()[1]
+
+  def replace_func_name(self, name: str) -> DebugInfo:
+    _, at, where = (self.func_src_info or "").partition(" at ")
+    return self._replace(func_src_info=f"{name} at {where}" if at else name)
+
+  def with_unknown_names(self) -> DebugInfo:
+    return self._replace(arg_names=None, result_paths=None)
+
+  def resolve_result_paths(self) -> DebugInfo:
+    """This DebugInfo with a result-paths thunk replaced by its value."""
+    if callable(self.result_paths):
+      return self._replace(result_paths=tuple(self.result_paths()))
+    return self
+
+  def set_result_paths(self, ans) -> DebugInfo:
+    """This DebugInfo naming the leaves of the result ``ans``."""
+    return self._replace(result_paths=result_paths_of(ans))
+
+  def assert_arg_names(self, expected_count: int) -> None:
+    assert self.arg_names is None or len(self.arg_names) == expected_count, (
+        expected_count, self)
+
+  def assert_result_paths(self, expected_count: int) -> None:
+    assert self.result_paths is None or (not callable(self.result_paths) and len(
+        self.result_paths) == expected_count), (expected_count, self)
+
+  def safe_arg_names(self, expected_count: int) -> tuple[str | None, ...]:
+    """The argument names, or ``expected_count`` empty names where they are unknown."""
+    self.assert_arg_names(expected_count)
+    return tuple(self.arg_names) if self.arg_names is not None else ("",) * expected_count
+
+  def safe_result_paths(self, expected_count: int) -> tuple[str, ...]:
+    """The result paths, or ``expected_count`` empty names where they are unknown."""
+    self.assert_result_paths(expected_count)
+    return (tuple(self.result_paths) if self.result_paths is not None
+            else ("",) * expected_count)
+
+  def filter_arg_names(self, keep: Sequence[bool]) -> tuple[str | None, ...] | None:
+    if self.arg_names is None:
+      return None
+    return tuple(n for n, k in zip(self.safe_arg_names(len(keep)), keep) if k)
+
+  def filter_result_paths(self, keep: Sequence[bool]) -> tuple[str, ...] | None:
+    if self.result_paths is None:
+      return None
+    return tuple(n for n, k in zip(self.safe_result_paths(len(keep)), keep) if k)
+
+
+def result_paths_of(ans) -> tuple[str, ...]:
+  """Names of the leaves of a function's result ``ans``: "result", "result[0]", ..."""
+  return tuple(f"result{tree_util.keystr(path)}"
+               for path, _ in tree_util.tree_flatten_with_path(ans)[0])
 
 
 def fun_name(fun) -> str:
@@ -43,8 +119,20 @@ def fun_source(fun) -> str:
     return "<unknown>"
 
 
-def make_debug_info(fun, arg_names: Sequence[str]) -> DebugInfo:
-  return DebugInfo(fun_name(fun), fun_source(fun), arg_names)
+def fun_source_info(fun) -> str:
+  """"name at file:line" for a function (seeing through functools.partial), "<unknown>"
+  where Python does not record where it was defined."""
+  while isinstance(fun, functools.partial):
+    fun = fun.func
+  where = fun_source(fun)
+  return "<unknown>" if where == "<unknown>" else f"{fun_name(fun)} at {where}"
+
+
+def make_debug_info(fun, arg_names: Sequence[str] | None, *, traced_for: str = "jit",
+                    result_paths=None) -> DebugInfo:
+  """The DebugInfo of tracing ``fun`` for ``traced_for``."""
+  return DebugInfo(traced_for, fun_source_info(fun),
+                   None if arg_names is None else tuple(arg_names), result_paths)
 
 
 _NO_EFFECTS = frozenset()
@@ -144,7 +232,8 @@ class DynamicJaxprTrace(Trace):
     outvars = [self.to_atom(x) for x in outs]
     constvars = [v for v, _ in self.const_values]
     consts = [c for _, c in self.const_values]
-    jaxpr = Jaxpr(constvars, self.invars, outvars, self.eqns, self.effects, self.debug_info)
+    info = self.debug_info and self.debug_info.resolve_result_paths()
+    jaxpr = Jaxpr(constvars, self.invars, outvars, self.eqns, self.effects, info)
     return ClosedJaxpr(jaxpr, consts)
 
   # -- error messages ----------------------------------------------------------------------
@@ -153,12 +242,13 @@ class DynamicJaxprTrace(Trace):
     if info is None:
       return ""
     deps = self._input_dependencies(tracer.var)
-    where = f"While tracing the function {info.func_name} at {info.func_src}"
+    where = f"While tracing the function {info.func_src_info}"
     if not deps:
       return (f"{where}, this value became a tracer because it was computed by JAX "
               "operations from constants; use NumPy (np) instead of xjax.numpy (jnp) for "
               "values that must stay concrete.\n")
-    names = [info.arg_names[i] if i < len(info.arg_names) else f"args[{i}]" for i in deps]
+    known = info.arg_names or ()
+    names = [known[i] if i < len(known) and known[i] else f"args[{i}]" for i in deps]
     which = ", ".join(names)
     noun = "argument" if len(names) == 1 else "arguments"
     return (f"{where}, this concrete value was not available in Python because it depends "
@@ -196,6 +286,6 @@ def trace_to_jaxpr(fun: Callable, in_avals: Sequence[ShapedArray],
   if leaks.checking():
     del args, outs
     what = "staging" if debug_info is None else (
-        f"while tracing the function {debug_info.func_name} at {debug_info.func_src}")
+        f"while tracing the function {debug_info.func_src_info}")
     leaks.check_no_leaks(trace, what)
   return closed

@@ -119,8 +119,8 @@ class StatefulCall:
     jaxpr = traced.jaxpr
     info = jaxpr.debug_info
     name = "<unknown>" if info is None else info.func_name
-    where = "" if info is None else f" at {info.func_src}"
-    _check_no_returned_refs(jaxpr, f"function {name}{where} traced for jit")
+    where = "<unknown>" if info is None else info.func_src_info
+    _check_no_returned_refs(jaxpr, f"function {where} traced for jit")
     self.traced = traced
     ref_consts = [i for i, v in enumerate(jaxpr.constvars) if _is_ref(v)]
     self.const_refs = [traced.consts[i] for i in ref_consts]

@@ -20,14 +20,15 @@ def call(closed: ClosedJaxpr, *args) -> list:
   return eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
 
-def trace_user_fun(fun: Callable, in_tree, avals: Sequence[ShapedArray]):
-  """Traces a user function of pytrees; returns (jaxpr, consts, out_tree).  Traced once
-  per (function, argument types), as JAX does."""
+def trace_user_fun(fun: Callable, in_tree, avals: Sequence[ShapedArray], traced_for: str):
+  """Traces a user function of pytrees for the API ``traced_for``; returns (jaxpr, consts,
+  out_tree).  Traced once per (function, argument types), as JAX does."""
   avals = tuple(avals)
-  return cached_trace(fun, (in_tree, avals), lambda: _trace_user_fun(fun, in_tree, avals))
+  return cached_trace(fun, (in_tree, avals),
+                      lambda: _trace_user_fun(fun, in_tree, avals, traced_for))
 
 
-def _trace_user_fun(fun: Callable, in_tree, avals: Sequence[ShapedArray]):
+def _trace_user_fun(fun: Callable, in_tree, avals: Sequence[ShapedArray], traced_for: str):
   out_tree = []
 
   def flat(*leaves):
@@ -36,7 +37,7 @@ def _trace_user_fun(fun: Callable, in_tree, avals: Sequence[ShapedArray]):
     out_tree.append(tree)
     return out_leaves
 
-  jaxpr, consts = trace_hoisted(flat, avals, make_debug_info(fun, []))
+  jaxpr, consts = trace_hoisted(flat, avals, make_debug_info(fun, None, traced_for=traced_for))
   return jaxpr, consts, out_tree[0]
 
 

@@ -93,7 +93,8 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_O
 def _bind_cond(index, funs, operands, names):
   leaves, in_tree = tree_util.tree_flatten(operands)
   avals = avals_of(leaves)
-  traced = [trace_user_fun(f, in_tree, avals) for f in funs]
+  traced_for = "cond" if names == ["false_fun", "true_fun"] else "switch"
+  traced = [trace_user_fun(f, in_tree, avals, traced_for) for f in funs]
   first_jaxpr, _, first_tree = traced[0]
   for (jaxpr, _, tree), name in zip(traced[1:], names[1:]):
     if tree != first_tree or not same_types(jaxpr.out_avals, first_jaxpr.out_avals):

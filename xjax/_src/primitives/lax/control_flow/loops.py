@@ -44,12 +44,12 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
   leaves, tree = tree_util.tree_flatten(init_val)
   avals = avals_of(leaves)
   arg_tree = tree_util.tree_structure((init_val,))
-  cond_j, cond_consts, cond_tree = trace_user_fun(cond_fun, arg_tree, avals)
+  cond_j, cond_consts, cond_tree = trace_user_fun(cond_fun, arg_tree, avals, "while_cond")
   if cond_tree.num_leaves != 1 or cond_j.out_avals[0].shape or (
       cond_j.out_avals[0].dtype != np.bool_):
     raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
                     f"{describe(cond_tree, cond_j.out_avals)}.")
-  body_j, body_consts, body_tree = trace_user_fun(body_fun, arg_tree, avals)
+  body_j, body_consts, body_tree = trace_user_fun(body_fun, arg_tree, avals, "while_body")
   if body_tree == tree and _promote_weak_carry(leaves, avals, body_j.out_avals):
     init_val = tree_util.tree_unflatten(tree, leaves)
     return while_loop(cond_fun, body_fun, init_val)
@@ -250,7 +250,7 @@ def _trace_scan_body(f: Callable, in_tree, avals):
     out_tree_box.append((c_tree, y_tree, len(c_leaves)))
     return c_leaves + y_leaves
 
-  jaxpr, consts = trace_hoisted(body, avals, make_debug_info(f, []))
+  jaxpr, consts = trace_hoisted(body, avals, make_debug_info(f, None, traced_for="scan"))
   return jaxpr, consts, out_tree_box[0]
 
 
