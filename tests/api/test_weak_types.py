@@ -10,6 +10,7 @@ import xjax.scipy.stats as st
 
 ZS = jnp.arange(3.0)
 W3 = jnp.full(3, 0.7)
+W, S = jnp.asarray(0.7), jnp.float32(0.7)
 
 
 def _scan_ckpt(x, y):
@@ -58,13 +59,41 @@ CASES = {
                    [0.7, 0.7, 0.7, 1.0, 1.0, 1.0], [False, False]),
     "associative_scan_grad": (lambda: xjax.grad(lambda x, y: lax.associative_scan(
         jnp.add, jnp.stack([x, y])).sum(), argnums=(0, 1))(0.7, 0.5), [2.0, 1.0], [False, False]),
+    # clamp is weak only when all three operands are; a zero tangent is like the operand
+    "clamp_strong_max": (lambda: lax.clamp(0.0, W, jnp.float32(0.5)), [0.5], [False]),
+    "clamp_jvp": (lambda: xjax.jvp(lambda x, y: lax.clamp(0.0, x, y), (W, S),
+                                   (jnp.ones_like(W), jnp.ones_like(S))), [0.7, 0.0], [False, False]),
+    # the lower bound's tangent flows only where it is below the upper bound
+    "clamp_grad_crossed": (lambda: xjax.grad(lax.clamp, argnums=(0, 1, 2))(
+        jnp.float32(0.8), jnp.float32(0.5), jnp.float32(0.3)), [0.0, 0.0, 1.0], [False] * 3),
+    # a jit's transpose is traced on the cotangents' own types
+    "jit_vjp_strong_ct": (lambda: xjax.vjp(xjax.jit(lambda x, y: lax.clamp(0.0, x, y)), W, S)[1](
+        jnp.float32(1.0)), [0.0, 0.0], [False, False]),
+    # dynamic_update_slice is weak only if its (strong, normalised) indices were too
+    "dus": (lambda: lax.dynamic_update_slice(W3, jnp.full(1, 0.5), (1,)), [0.7, 0.5, 0.7], [False]),
+    # ... but batched it is a scatter, weak as the operand
+    "dus_vmap": (lambda: xjax.vmap(lambda x, u: lax.dynamic_update_slice(x, u, (1,)))(
+        jnp.full((2, 3), 0.5), jnp.full((2, 1), 2.0)), [0.5, 2.0, 0.5, 0.5, 2.0, 0.5], [True]),
+    # top_k's indices keep the operand's weak type
+    "top_k": (lambda: lax.top_k(jnp.full(3, 0.3).at[1].set(0.9), 2), [0.9, 0.3, 1, 0],
+              [True, True], [np.float32, np.int32]),
+    # sort's tangents are gathered (weak as the tangent), transposing to a strong scatter-add
+    "sort_grad": (lambda: xjax.grad(lambda x, y: lax.sort(jnp.stack([x, y]))[0], argnums=(0, 1))(
+        0.7, 0.5), [0.0, 1.0], [False, False]),
+    # pow's exponent tangent is converted to the exponent's dtype (strong); two tangents
+    # subtract with sub's own weak-type rule
+    "pow_rhs_jvp": (lambda: xjax.jvp(lambda b: lax.pow(W, b), (W,), (jnp.ones_like(W),)),
+                    [0.7790558934211731, -0.27786973118782043], [True, False]),
+    "sub_jvp": (lambda: xjax.jvp(lambda a, b: lax.sub(a, lax.pow(W, b)), (W, W),
+                                 (jnp.ones_like(W), jnp.ones_like(W))),
+                [-0.07905590534210205, 1.277869701385498], [True, False]),
 }
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_weak_types_as_jax(name):
-  fun, values, weak = CASES[name]
+  fun, values, weak, *dtypes = CASES[name]
   leaves = xjax.tree_util.tree_leaves(fun())
   np.testing.assert_allclose(np.concatenate([np.ravel(x) for x in leaves]), values, rtol=1e-5)
-  assert [xjax.typeof(x).dtype for x in leaves] == [np.float32] * len(leaves)
+  assert [xjax.typeof(x).dtype for x in leaves] == (dtypes or [[np.float32] * len(leaves)])[0]
   assert [xjax.typeof(x).weak_type for x in leaves] == weak

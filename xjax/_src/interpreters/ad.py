@@ -314,18 +314,22 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
 @cached_on_jaxpr()
 def transpose_closed_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
                            linear_avals: Sequence[ShapedArray | None] | None = None,
-                           zero_cts: Sequence[bool] | None = None) -> ClosedJaxpr:
+                           zero_cts: Sequence[bool] | None = None,
+                           ct_avals: Sequence[ShapedArray] | None = None) -> ClosedJaxpr:
   """A jaxpr mapping (non-linear inputs, output cotangents) to the linear inputs' cotangents.
 
   ``linear_avals`` (one per input, ``None`` for the jaxpr's) types the linear inputs where
   their cotangents accumulate into values of other types (a loop carry's cotangent has the
   incoming cotangent's weak type, as in JAX, and rules reading an input's type see it).
   Outputs marked in ``zero_cts`` take no cotangent argument: theirs is a symbolic zero.
+  ``ct_avals`` types the cotangent arguments as given (by default, the outputs' tangent
+  types): a call's transpose is traced on its cotangents' types, weak types included.
   """
   in_avals = closed.in_avals
   nonlin_avals = [a for a, l in zip(in_avals, linear) if not l]
   zero_cts = zero_cts or [False] * len(closed.out_avals)
-  ct_avals = [tangent_aval(a) for a, z in zip(closed.out_avals, zero_cts) if not z]
+  if ct_avals is None:
+    ct_avals = [tangent_aval(a) for a, z in zip(closed.out_avals, zero_cts) if not z]
   lin_avals = [b or a for a, b in zip(in_avals, linear_avals or [None] * len(in_avals))]
 
   def fun(*args):

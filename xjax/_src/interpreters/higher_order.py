@@ -19,6 +19,7 @@ from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from xjax._src.core.jaxpr_cache import WeakLRU, cached_on_jaxpr, frozen
 from xjax._src.core.trace import Tracer
+from xjax._src.core.values import get_aval
 from xjax._src.foundations.config import config
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -174,10 +175,12 @@ class _CallRules:
   """Rules of ``prim``, whose body is the parameter ``param`` (see ``call_rules``)."""
 
   def __init__(self, prim, param: str, open_jaxpr: bool, update: Callable,
-               keep_consts: Sequence[str], forward_inputs: bool) -> None:
+               keep_consts: Sequence[str], forward_inputs: bool,
+               cts_typed_by_body: bool) -> None:
     self.prim, self.param, self.open_jaxpr, self.update = prim, param, open_jaxpr, update
     self.keep_consts = frozenset(keep_consts)
     self.forward_inputs = forward_inputs
+    self.cts_typed_by_body = cts_typed_by_body
 
   def body(self, params: dict) -> ClosedJaxpr:
     body = params[self.param]
@@ -227,9 +230,10 @@ class _CallRules:
 
   def transpose(self, cts, *args, **params):
     linear = [ad.is_undefined(x) for x in args]
-    ct_body = ad.transpose_closed_jaxpr(self.body(params), linear)
-    nonlin, nonlin_at = partition(linear, args)[0], partition(linear, range(len(args)))[0]
     cts = [ad.instantiate(c) for c in cts]
+    ct_avals = None if self.cts_typed_by_body else [get_aval(c) for c in cts]
+    ct_body = ad.transpose_closed_jaxpr(self.body(params), linear, ct_avals=ct_avals)
+    nonlin, nonlin_at = partition(linear, args)[0], partition(linear, range(len(args)))[0]
     outs = self._call("transpose", params, ct_body, nonlin + cts,
                       nonlin_at + [NEW] * len(cts))
     return merge(linear, [None] * len(nonlin), outs)
@@ -247,7 +251,8 @@ RULES = ("jvp", "partial_eval", "transpose", "batch")
 
 def call_rules(prim, param: str = "jaxpr", *, open_jaxpr: bool = False,
                update: Callable = _same_params, rules: Sequence[str] = RULES,
-               keep_consts: Sequence[str] = (), forward_inputs: bool = False) -> None:
+               keep_consts: Sequence[str] = (), forward_inputs: bool = False,
+               cts_typed_by_body: bool = False) -> None:
   """Installs on ``prim``, a primitive that calls its body (the closed jaxpr in parameter
   ``param``; an open one whose consts come first with ``open_jaxpr``), the ``rules`` that
   transform the body (``jvp_closed_jaxpr``, ``partial_eval_jaxpr``,
@@ -256,11 +261,14 @@ def call_rules(prim, param: str = "jaxpr", *, open_jaxpr: bool = False,
   closed body keeps its consts, as JAX's ``jit`` keeps those its JVP creates).  With
   ``forward_inputs``, partial evaluation passes residuals that are known inputs straight to
   the unknown part instead of returning them from the known one (as JAX's ``jit`` does).
+  The transpose is traced on the cotangents' types as given (weak types included, as JAX's
+  ``jit``), or on the body's output types with ``cts_typed_by_body`` (as JAX's checkpoint).
   ``update(params, rule, origin)`` adjusts the other
   parameters of each new binding: ``rule`` is "jvp", "transpose", "batch", or "known" /
   "unknown" (the two parts of partial evaluation); ``origin`` has, per new operand, the
   position of the original operand it is, ``CONST`` (a hoisted constant) or ``NEW`` (a
   tangent, cotangent or residual)."""
-  r = _CallRules(prim, param, open_jaxpr, update, keep_consts, forward_inputs)
+  r = _CallRules(prim, param, open_jaxpr, update, keep_consts, forward_inputs,
+                 cts_typed_by_body)
   for name in rules:
     setattr(prim, name, getattr(r, name))

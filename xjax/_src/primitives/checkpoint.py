@@ -381,7 +381,8 @@ def _impl(*args, jaxpr, **params):
 checkpoint_p = dispatch.call_primitive("remat2", impl=_impl,   # JAX's name for it
                                        lowering=_lowering)
 checkpoint_p.discharge_call = _discharge_call
-call_rules(checkpoint_p, update=_cse, rules=("jvp", "transpose", "batch"))
+call_rules(checkpoint_p, update=_cse, rules=("jvp", "transpose", "batch"),
+           cts_typed_by_body=True)
 checkpoint_p.partial_eval = _partial_eval
 
 

@@ -148,9 +148,10 @@ def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None, transpose=None, lower
 
 
 def _binary(name, hlo, check, jvps=None, result_dtype=None, transpose=None, lowering=None,
-            bilinear=None):
+            bilinear=None, jvp_of=None):
   """A binary primitive: ``jvps`` per operand (broadcast to the output), or ``bilinear``,
-  the (lhs, rhs) transpose rules of a product (``ad.defbilinear``), or a zero JVP."""
+  the (lhs, rhs) transpose rules of a product (``ad.defbilinear``), or the whole JVP rule
+  ``jvp_of(prim)``, or a zero JVP."""
   prim = standard_primitive(name, _nary_abstract_eval(name, check, result_dtype),
                             lowering or _lower_nary(hlo))
   prim.batch = elementwise_batch(prim)
@@ -158,6 +159,8 @@ def _binary(name, hlo, check, jvps=None, result_dtype=None, transpose=None, lowe
     ad.defbilinear(prim, *bilinear)
   elif jvps is not None:
     ad.defjvp(prim, *[None if r is None else _broadcasting_jvp(r) for r in jvps])
+  elif jvp_of is not None:
+    prim.jvp = jvp_of(prim)
   else:
     ad.zero_jvp(prim)
   if transpose is not None:
@@ -187,10 +190,30 @@ def _sub_transpose(ct, x, y):
           unbroadcast(neg(ct), y.aval) if ad.is_undefined(y) else None]
 
 
-add_p = _binary("add", "stablehlo.add", _number, [lambda t, x, y: t, lambda t, x, y: t],
-                transpose=_add_transpose)
-sub_p = _binary("sub", "stablehlo.subtract", _number, [lambda t, x, y: t, lambda t, x, y: neg(t)],
-                transpose=_sub_transpose)
+def _add_sub_jvp(negate):
+  """Two tangents combine with the primitive itself (its weak-type rule, not a tangent
+  sum's), a lone one is broadcast to the output (``negate`` applied to ``y``'s), as JAX."""
+  def jvp_of(prim):
+    return lambda primals, tangents: _add_sub_tangents(prim, negate, primals, tangents)
+  return jvp_of
+
+
+def _add_sub_tangents(prim, negate, primals, tangents):
+  (tx, ty), out = tangents, prim.bind(*primals)
+  shape = get_aval(out).shape
+  if type(tx) is Zero and type(ty) is Zero:
+    return out, Zero(tangent_aval(get_aval(out)))
+  if type(ty) is Zero:
+    return out, broadcast_to_aval(tx, shape)
+  if type(tx) is Zero:
+    return out, broadcast_to_aval(negate(ty), shape)
+  return out, prim.bind(tx, ty)
+
+
+add_p = _binary("add", "stablehlo.add", _number, transpose=_add_transpose,
+                jvp_of=_add_sub_jvp(lambda t: t))
+sub_p = _binary("sub", "stablehlo.subtract", _number, transpose=_sub_transpose,
+                jvp_of=_add_sub_jvp(lambda t: neg(t)))
 mul_p = _binary("mul", "stablehlo.multiply", dtype_checker("int", "inexact", "bool"),
                 bilinear=(lambda ct, x, y: unbroadcast(mul(ct, y), x.aval),
                           lambda ct, x, y: unbroadcast(mul(x, ct), y.aval)))
@@ -242,7 +265,9 @@ min_p = _binary("min", "stablehlo.minimum", dtype_checker("int", "inexact", "boo
                 lowering=_minmax_lowering("stablehlo.minimum", "LT"))
 pow_p = _binary("pow", "stablehlo.power", _inexact,
                 [lambda t, x, y: mul(t, _pow_jac_base(x, y)),
-                 lambda t, x, y: mul(t, mul(log(_safe_base(x)), pow(x, y)))])
+                 # converted to the exponent's dtype: strong, as JAX
+                 lambda t, x, y: convert_element_type(mul(t, mul(log(_safe_base(x)), pow(x, y))),
+                                                      get_aval(y).dtype)])
 atan2_p = _binary("atan2", "stablehlo.atan2", _inexact,
                   [lambda t, x, y: mul(t, div(y, add(mul(x, x), mul(y, y)))),
                    lambda t, x, y: mul(t, div(neg(x), add(mul(x, x), mul(y, y))))])
@@ -456,6 +481,9 @@ def _add_any_batch(axis, args, dims):
 
 add_any_p.batch = _add_any_batch
 ad.deflinear(add_any_p, _add_transpose)
+# Traced, a tangent sum has its first operand's type; evaluated eagerly it is an ``add``
+# (weak only when both operands are), as JAX.
+add_any_p.impl = lambda x, y: add(x, y)
 
 
 # ---------------------------------------------------------------------------------------
@@ -691,24 +719,25 @@ def _clamp_abstract_eval(lo, x, hi):
     if b.shape and b.shape != x.shape:
       raise TypeError(f"clamp requires {n} to be a scalar or have the same shape as the "
                       f"operand, got {n} shape {b.shape} and operand shape {x.shape}.")
-  return x
+  return x.update(weak_type=lo.weak_type and x.weak_type and hi.weak_type)
 
 
 clamp_p = standard_primitive("clamp", _clamp_abstract_eval, _lower_nary("stablehlo.clamp"))
-def _clamp_bound_jvp(outside):
-  """Tangent of a clamp bound: flows where the operand lies beyond it."""
+
+
+def _clamp_jvp(active):
+  """Tangent of one clamp argument: ``t`` (broadcast to the operand's shape) where
+  ``active(lo, x, hi)``, else a zero like the operand (its weak type too, as JAX)."""
   def jvp(t, lo, x, hi):
-    shape = get_aval(x).shape
-    t = broadcast_to_aval(t, shape)
-    return select_n(outside(lo, x, hi), _zeros_like_value(t), t)
+    t = broadcast_to_aval(t, get_aval(x).shape)
+    return select_n(active(lo, x, hi), _zeros_like_value(x), t)
   return jvp
 
 
-ad.defjvp(clamp_p,
-          _clamp_bound_jvp(lambda lo, x, hi: gt(broadcast_to_aval(lo, get_aval(x).shape), x)),
-          lambda t, lo, x, hi: select_n(bitwise_and(gt(x, lo), lt(x, hi)),
-                                        _zeros_like_value(t), t),
-          _clamp_bound_jvp(lambda lo, x, hi: lt(broadcast_to_aval(hi, get_aval(x).shape), x)))
+# the lower bound is the result only where it is below the upper bound
+ad.defjvp(clamp_p, _clamp_jvp(lambda lo, x, hi: bitwise_and(gt(lo, x), lt(lo, hi))),
+          _clamp_jvp(lambda lo, x, hi: bitwise_and(gt(x, lo), lt(x, hi))),
+          _clamp_jvp(lambda lo, x, hi: lt(hi, x)))
 
 
 def _clamp_batch(axis, args, dims):

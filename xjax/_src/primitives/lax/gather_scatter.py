@@ -497,10 +497,18 @@ def batched_dynamic_slice(axis, x, xd, idxs, idims, slice_sizes):
 
 
 def batched_dynamic_update_slice(axis, x, xd, upd, ud, idxs, idims):
-  """vmap of dynamic_update_slice with batched start indices: a scatter, batched at dim 0."""
+  """vmap of dynamic_update_slice: a scatter (as JAX, so weak as the operand), batched at
+  dim 0; start indices shared by the batch index the other dimensions."""
   x = batching.bdim_to_front(x, xd, axis.size)
   upd = batching.bdim_to_front(upd, ud, axis.size)
   n = len(idxs)
+  if all(d is None for d in idims):
+    dt = np.int64 if any(get_aval(i).dtype == np.int64 for i in idxs) else np.int32
+    indices = shapes.concatenate([shapes.broadcast_in_dim(ew.convert_element_type(i, dt), (1,), ())
+                                  for i in idxs], 0) if idxs else shapes.full((0,), 0, dt)
+    dn = ScatterDimensionNumbers(tuple(range(n + 1)), (), tuple(range(1, n + 1)))
+    return scatter(x, indices, upd, dn, indices_are_sorted=True, unique_indices=True,
+                   mode=GatherScatterMode.CLIP)
   indices = _stacked_indices(axis, idxs, idims)
   dn = ScatterDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(1, n + 1)), (0,), (0,))
   return scatter(x, indices, upd, dn, mode=GatherScatterMode.CLIP)

@@ -678,7 +678,8 @@ def _dynamic_update_slice_abstract_eval(x, update, *idxs):
   if update.ndim != x.ndim or any(u > d for u, d in zip(update.shape, x.shape)):
     raise TypeError("dynamic_update_slice update shape must be smaller than operand shape, "
                     f"got update shape {update.shape} for operand shape {x.shape}.")
-  return x
+  # weak only when every operand is, indices included (lax's normalised indices are strong)
+  return x.update(weak_type=all(a.weak_type for a in (x, update, *idxs)))
 
 
 def _dynamic_update_slice_jvp(primals, tangents):
@@ -708,11 +709,6 @@ def _dynamic_update_slice_transpose(ct, x, upd, *idxs):
 def _dynamic_update_slice_batch(axis, args, dims):
   x, upd, *idxs = args
   xd, ud, *idims = dims
-  if all(d is None for d in idims):
-    x = batching.bdim_to_front(x, xd, axis.size)
-    upd = batching.bdim_to_front(upd, ud, axis.size)
-    zero = np.zeros((), get_aval(idxs[0]).dtype)[()] if idxs else np.int32(0)
-    return dynamic_update_slice_p.bind(x, upd, zero, *idxs), 0
   from xjax._src.primitives.lax.gather_scatter import batched_dynamic_update_slice
   return batched_dynamic_update_slice(axis, x, xd, upd, ud, idxs, idims), 0
 
