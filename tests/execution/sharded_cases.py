@@ -257,3 +257,23 @@ def test_visualize_array_sharding_draws_jax_pictures(capsys):
       "└───────┴───────┘\n")
   with pytest.raises(ValueError, match="only works for shapes with 1 and 2 dimensions"):
     xjax.debug.visualize_array_sharding(jnp.zeros((2, 2, 2)))
+
+
+def test_equivalent_shardings_and_addressable_indices():
+  from xjax.sharding import SingleDeviceSharding
+  c = NamedSharding(Mesh(np.array(d).reshape(2, 2), ("a", "b")), P("a", "b"))
+  r2 = NamedSharding(Mesh(np.array(d)[::-1].reshape(2, 2), ("x", "y")), P())
+  assert named("x", "y").is_equivalent_to(c, 2) and not named("x", "y").is_equivalent_to(
+      named("x"), 2)
+  assert named("x").is_equivalent_to(named("x", None), 2)
+  assert not named().is_equivalent_to(r2, 2)   # the same layout on other devices' order
+  assert not named().is_equivalent_to(SingleDeviceSharding(d[0]), 1)
+  assert {k.id: v for k, v in named("x", "y").addressable_devices_indices_map((4, 6)).items()
+          } == {0: (slice(0, 2), slice(0, 3)), 1: (slice(0, 2), slice(3, 6)),
+                2: (slice(2, 4), slice(0, 3)), 3: (slice(2, 4), slice(3, 6))}
+  assert {k.id: v for k, v in named("x").addressable_devices_indices_map((4, 6)).items()} == {
+      0: (slice(0, 2), slice(None)), 1: (slice(0, 2), slice(None)),
+      2: (slice(2, 4), slice(None)), 3: (slice(2, 4), slice(None))}
+  assert named("x").has_addressable_devices
+  assert mesh.shape_tuple == (("x", 2), ("y", 2)) and mesh.local_mesh is mesh
+  assert mesh.local_devices == list(d) and not mesh.is_multi_process

@@ -112,3 +112,42 @@ def test_device_put_places_by_a_formats_sharding_and_device_assignments():
   assert s._device_assignment == s._addressable_device_assignment == (d,)
   n = NamedSharding(xjax.make_mesh((1,), ("x",)), P("x"))
   assert n._device_assignment == n._addressable_device_assignment == (d,)
+
+
+def test_mesh_axis_queries():
+  from xjax.sharding import SingleDeviceSharding
+  dev = xjax.devices()[0]
+  m = Mesh(np.array([dev]), ("x",))
+  m2 = Mesh(np.array([dev]).reshape(1, 1), ("x", "y"), axis_types=(AxisType.Explicit,
+                                                                    AxisType.Manual))
+  assert m.shape_tuple == (("x", 1),) and m2.shape_tuple == (("x", 1), ("y", 1))
+  assert m.local_mesh is m and str(m.local_mesh) == "Mesh('x': 1, axis_types=(Auto,))"
+  assert (m.are_all_axes_auto, m.are_all_axes_manual, m.are_all_axes_explicit) == (
+      True, False, False)
+  assert m.axis_sizes == (1,) and not m.is_multi_process and m.local_devices == [dev]
+  assert (m.auto_axes, m.explicit_axes, m.manual_axes) == (("x",), (), ())
+  assert (m2.auto_axes, m2.explicit_axes, m2.manual_axes) == ((), ("x",), ("y",))
+  assert not m2.are_all_axes_explicit and not m2.are_all_axes_auto
+  assert AbstractMesh((2, 3), ("a", "b")).shape_tuple == (("a", 2), ("b", 3))
+  assert AbstractMesh((2,), ("a",), axis_types=AxisType.Manual).are_all_axes_manual
+
+
+def test_partition_spec_update():
+  assert P("x", None).update(partitions=("y",)) == P("y")
+  assert P("x", None).update() == P("x", None)
+
+
+def test_sharding_equivalence_and_addressable_indices():
+  from xjax.sharding import Sharding, SingleDeviceSharding
+  dev = xjax.devices()[0]
+  m = Mesh(np.array([dev]), ("x",))
+  ns, s = NamedSharding(m, P("x")), SingleDeviceSharding(dev)
+  assert ns.addressable_devices_indices_map((4,)) == {dev: (slice(None),)}
+  assert s.addressable_devices_indices_map((4, 2)) == {dev: (slice(None), slice(None))}
+  assert ns.is_equivalent_to(NamedSharding(m, P()), 1) and ns.is_equivalent_to(s, 1)
+  assert s.is_equivalent_to(ns, 1) and s.is_equivalent_to(s, 2) and ns.is_equivalent_to(ns, 2)
+  assert ns.has_addressable_devices and s.has_addressable_devices
+  with pytest.raises(AttributeError):
+    ns.is_equivalent_to(3, 2)
+  with pytest.raises(NotImplementedError, match="Subclasses should implement this method."):
+    Sharding().devices_indices_map((2,))

@@ -53,8 +53,29 @@ class Sharding:
     return tuple(d for d in self._device_assignment
                  if d.process_index == d.client.process_index())
 
+  @property
+  def has_addressable_devices(self) -> bool:
+    return len(self.addressable_devices) > 0
+
   def shard_shape(self, global_shape) -> tuple:
     return tuple(global_shape)
+
+  def devices_indices_map(self, global_shape) -> dict:
+    """Each device's index (a tuple of slices) into an array of ``global_shape``."""
+    raise NotImplementedError("Subclasses should implement this method.")
+
+  def addressable_devices_indices_map(self, global_shape) -> dict:
+    """``devices_indices_map`` restricted to the devices this process holds."""
+    local = self.addressable_devices
+    return {d: index for d, index in self.devices_indices_map(global_shape).items()
+            if d in local}
+
+  def is_equivalent_to(self, other: Sharding, ndim: int) -> bool:
+    """Whether this sharding and ``other`` lay out an array of rank ``ndim`` identically:
+    the same tiles on the same devices, in the same memory."""
+    return (_tiling_of(self, ndim) == _tiling_of(other, ndim)
+            and self._device_assignment == other._device_assignment
+            and (self.memory_kind or "device") == (other.memory_kind or "device"))
 
 
 class TilingSharding(Sharding):
@@ -99,6 +120,17 @@ class SingleDeviceSharding(Sharding):
     return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
 
 
+def _tiling_of(sharding: Sharding, ndim: int) -> "Tiling":
+  """How ``sharding`` tiles an array of rank ``ndim``; a replicated layout's devices are
+  left out (their order is the device assignment's)."""
+  if isinstance(sharding, TilingSharding):
+    tiling = sharding.tiling(ndim)
+    return Tiling(tiling.dims, (), 1) if tiling.is_replicated else tiling
+  if isinstance(sharding, SingleDeviceSharding):
+    return Tiling((1,) * ndim, (), 1)
+  raise AttributeError(f"{type(sharding).__name__!r} object has no tiling to compare")
+
+
 def make_single_device_sharding(device, *, memory_kind=None) -> "SingleDeviceSharding":
   """The sharding that places a whole array on ``device``."""
   return SingleDeviceSharding(device, memory_kind=memory_kind)
@@ -141,6 +173,13 @@ class PartitionSpec:
   def __hash__(self) -> int:
     return hash(("PartitionSpec", self._parts))
 
+  def update(self, partitions=None, unreduced=None, reduced=None) -> PartitionSpec:
+    """This spec with its ``partitions`` (a sequence of entries) replaced."""
+    if unreduced or reduced:
+      raise NotImplementedError("xjax's PartitionSpec has no unreduced or reduced axes "
+                                "(see docs/differences.md)")
+    return PartitionSpec(*(self._parts if partitions is None else partitions))
+
   def __repr__(self) -> str:
     inner = ", ".join(map(repr, self._parts))
     return f"P({inner}{',' if len(self._parts) == 1 else ''})"
@@ -176,8 +215,38 @@ class _MeshShape:
     return not self.axis_names
 
   @property
+  def shape_tuple(self) -> tuple:
+    return tuple(zip(self.axis_names, self.axis_sizes))
+
+  def _axes_of_type(self, kind: AxisType) -> tuple:
+    return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t is kind)
+
+  @property
+  def auto_axes(self) -> tuple:
+    return self._axes_of_type(AxisType.Auto)
+
+  @property
+  def explicit_axes(self) -> tuple:
+    return self._axes_of_type(AxisType.Explicit)
+
+  @property
+  def manual_axes(self) -> tuple:
+    return self._axes_of_type(AxisType.Manual)
+
+  def _all_axes(self, kind: AxisType) -> bool:
+    return bool(self.axis_types) and all(t is kind for t in self.axis_types)
+
+  @property
+  def are_all_axes_auto(self) -> bool:
+    return self._all_axes(AxisType.Auto)
+
+  @property
   def are_all_axes_explicit(self) -> bool:
-    return bool(self.axis_types) and all(t is AxisType.Explicit for t in self.axis_types)
+    return self._all_axes(AxisType.Explicit)
+
+  @property
+  def are_all_axes_manual(self) -> bool:
+    return self._all_axes(AxisType.Manual)
 
   def _short(self) -> str:
     axes = ", ".join(f"{n!r}: {s}" for n, s in zip(self.axis_names, self.axis_sizes))
@@ -229,6 +298,29 @@ class Mesh(_MeshShape):
   @property
   def device_ids(self) -> np.ndarray:
     return np.vectorize(lambda d: d.id, otypes=[int])(self.devices)
+
+  @property
+  def local_devices(self) -> list:
+    """The mesh's devices that this process holds."""
+    return [d for d in self.devices.flat if d.process_index == d.client.process_index()]
+
+  @property
+  def is_multi_process(self) -> bool:
+    return self.devices.size != len(self.local_devices)
+
+  @property
+  def local_mesh(self) -> "Mesh":
+    """The sub-mesh of this process's devices (the mesh itself in a one-process run): the
+    smallest box of the device array holding them, which must hold no other device."""
+    if not self.is_multi_process:
+      return self
+    local = set(self.local_devices)
+    where = np.vectorize(lambda d: d in local, otypes=[bool])(self.devices)
+    box = tuple(slice(int(i.min()), int(i.max()) + 1) for i in np.nonzero(where))
+    if not where[box].all():
+      raise ValueError(f"the devices of process {next(iter(local)).client.process_index()} "
+                       f"do not form a sub-box of the mesh {self}")
+    return Mesh(self.devices[box], self.axis_names, self.axis_types)
 
   def __eq__(self, other) -> bool:
     return (isinstance(other, Mesh) and other.axis_names == self.axis_names
