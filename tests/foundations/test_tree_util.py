@@ -752,3 +752,26 @@ def test_unflattener_builds_what_unflatten_builds():
         want = treedef.unflatten(fresh)
         assert built == want and tu.tree_structure(built) == treedef
         assert type(built) is type(want)
+
+
+def test_treedef_walk_and_from_iterable_tree():
+  """Values from JAX 0.10.2: f_node gets (children's results, node data)."""
+  import collections
+  from xjax import tree_util as tu
+  td = tu.tree_structure((1, [2, 3], {"a": 4}))
+  assert td.walk(lambda ch, nd: ("N", ch, nd), lambda x: x * 10, [1, 2, 3, 4]) == (
+      "N", (10, ("N", (20, 30), None), ("N", (40,), ["a"])), None)
+  assert tu.tree_structure(None).walk(lambda ch, nd: ("N", ch, nd), None, []) == (
+      "N", (), None)
+  assert tu.tree_structure(5).walk(lambda ch, nd: ch, lambda x: x + 1, [7]) == 8
+  with pytest.raises(ValueError, match="Too few leaves for PyTreeDef"):
+    td.walk(lambda ch, nd: ch, None, [1, 2])
+  with pytest.raises(ValueError, match="Too many leaves for PyTreeDef"):
+    td.walk(lambda ch, nd: ch, None, [1, 2, 3, 4, 5])
+  assert td.from_iterable_tree((1, (2, 3), (4,))) == (1, [2, 3], {"a": 4})
+  with pytest.raises(ValueError, match="Arity mismatch between trees"):
+    td.from_iterable_tree((1, 2))
+  NT = collections.namedtuple("NT", "a b")
+  td2 = tu.tree_structure(NT(1, {"z": 2, "y": 3}))
+  assert td2.walk(lambda ch, nd: (ch, nd), None, [1, 2, 3]) == ((1, ((2, 3), ["y", "z"])), NT)
+  assert td2.from_iterable_tree([1, [2, 3]]) == NT(a=1, b={"y": 2, "z": 3})

@@ -507,6 +507,50 @@ class PyTreeDef:
         node, aux, _ = self._spec
         return node.type, (list(aux) if node is _DICT else aux)
 
+    def walk(self, f_node: Callable[[tuple, Any], Any], f_leaf: Callable[[Any], Any] | None,
+             leaves: Iterable[Any]) -> Any:
+        """Folds `leaves` (in flattening order) up this structure: `f_leaf(leaf)` at each
+        leaf (the leaf itself when `f_leaf` is None), `f_node(children's results, node
+        data)` at each node: a dict's keys, a namedtuple's class, a custom node's aux data."""
+        it, missing = iter(leaves), object()
+
+        def go(spec):
+            if spec is None:
+                x = next(it, missing)
+                if x is missing:
+                    raise ValueError("Too few leaves for PyTreeDef")
+                return x if f_leaf is None else f_leaf(x)
+            node, aux, kids = spec
+            results = tuple([go(k) for k in kids])
+            if node is _DICT:
+                aux = list(aux)
+            elif _namedtuple_nodes.get(node.type) is node:
+                aux = node.type     # (JAX's walk passes a namedtuple's class)
+            return f_node(results, aux)
+
+        out = go(self._spec)
+        if next(it, missing) is not missing:
+            raise ValueError("Too many leaves for PyTreeDef")
+        return out
+
+    def from_iterable_tree(self, xs: Any) -> Any:
+        """The pytree of this structure whose nodes' children are taken, in order, from the
+        nested iterables `xs` (its leaves from `xs`'s elements at this treedef's leaves)."""
+        leaves = []
+
+        def go(spec, x):
+            if spec is None:
+                leaves.append(x)
+                return
+            items = list(x)
+            if len(items) != len(spec[2]):
+                raise ValueError("Arity mismatch between trees")
+            for k, item in zip(spec[2], items):
+                go(k, item)
+
+        go(self._spec, xs)
+        return self.unflatten(leaves)
+
     def compose(self, inner: PyTreeDef) -> PyTreeDef:
         """The treedef obtained by replacing every leaf of this one with `inner`."""
         return PyTreeDef(_compose(self._spec, inner._spec), self._num_leaves * inner._num_leaves)
