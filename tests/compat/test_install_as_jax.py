@@ -32,7 +32,7 @@ def check_output(stdout):
   assert "ode 0.36788" in stdout
   assert "segment [2.0, 1.0]" in stdout
   assert "numpy is xjax.numpy True" in stdout
-  assert "missing jax.experimental.pallas True" in stdout
+  assert "missing jax.experimental.mosaic True" in stdout
 
 
 def test_python_dash_m_xjax(tmp_path):
