@@ -1223,7 +1223,6 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
   return make
 
 
-@api_boundary
 def _shaped_leaf_aval(leaf, fun) -> ShapedArray:
   """The type eval_shape gives an argument: an array's, a ShapedArray itself, or that of
   any object with ``shape`` and ``dtype`` (and maybe ``weak_type``), as in JAX."""
@@ -1240,6 +1239,7 @@ def _shaped_leaf_aval(leaf, fun) -> ShapedArray:
   return _valid_leaf_aval(leaf, fun, "?")
 
 
+@api_boundary
 def eval_shape(fun: Callable, *args, **kwargs):
   """Output shapes/dtypes of ``fun(*args)`` without running it (no FLOPs)."""
   leaves, in_tree = flatten_call(args, kwargs)
