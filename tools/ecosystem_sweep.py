@@ -35,7 +35,6 @@ REPO = Path(__file__).resolve().parent.parent
 PROGRAMS = REPO / "tools" / "ecosystem_programs"
 REFERENCE_OUTPUTS = REPO / "tools" / "ecosystem_reference" / "sweep.json"
 DOC = REPO / "docs" / "ecosystem.md"
-REFERENCE_JAX = "jax==0.10.2"
 # program name -> the pinned distribution it exercises (all support JAX 0.10.2). Those not
 # in tools/ecosystem.py's environment already are installed here without dependencies.
 LIBRARIES = {
@@ -56,7 +55,7 @@ LIBRARIES = {
 # Their non-JAX dependencies that tools/ecosystem.py does not install (brax's web viewer and
 # jax-md's materials-science extras are left out: the programs do not import them).
 SUPPORT = ["aiofiles", "humanize", "prometheus-client", "protobuf", "psutil", "simplejson",
-           "tensorstore", "nest_asyncio", "ordered-set", "svgwrite", "dm-env", "dotmap",
+           "nest_asyncio", "ordered-set", "svgwrite", "dotmap",
            "matplotlib", "seaborn", "gymnasium==1.3.0", "tyro", "mujoco==3.17.0", "trimesh",
            "ml-collections", "pillow", "sympy", "frozendict", "immutabledict", "beartype"]
 # Exception classes whose failure means xjax lacks a name JAX has.
@@ -74,15 +73,13 @@ def setup(venv: Path) -> tuple[Path, Path]:
   import ecosystem  # beside this file; only the sweep's driver needs it, not a program's process
   python = ecosystem.setup(venv, reference=False)
   extra = sorted(set(LIBRARIES.values()) - set(ecosystem.NO_DEPS))
-  overlay = venv.parent / "jax-overlay"
-  wanted = json.dumps([extra, SUPPORT, REFERENCE_JAX])
+  wanted = json.dumps([extra, SUPPORT])
   marker = venv / ".ecosystem-sweep-installed"
   if not (marker.exists() and marker.read_text() == wanted):
     ecosystem._pip(python, *SUPPORT, *ecosystem.XJAX_RUNTIME)
     ecosystem._pip(python, "--no-deps", *extra)
-    ecosystem._pip(python, "--no-deps", "--upgrade", "--target", str(overlay), REFERENCE_JAX)
     marker.write_text(wanted)
-  return python, overlay
+  return python, ecosystem.jax_overlay(python, venv)
 
 
 # ---------------------------------------------------------------------------------------
