@@ -490,3 +490,88 @@ def test_jit_closing_over_a_float0_array():
   z = np.zeros((3,), xjax.dtypes.float0)
   out = xjax.jit(lambda x: (x * 2, z))(1.)
   assert out[1].dtype == xjax.dtypes.float0 and out[1].shape == (3,)
+
+
+# ---------------------------------------------------------------------------------------
+# Integer inputs: float0 tangents and cotangents (values recorded from JAX 0.10.2)
+
+def _is_float0(x, shape=()):
+  return type(x) is np.ndarray and x.dtype == xjax.dtypes.float0 and x.shape == shape
+
+
+def test_vjp_of_integer_inputs_gives_float0_cotangents():
+  ct_x, ct_n = xjax.vjp(lambda x, n: x * n, 2., 3)[1](1.)
+  assert float(ct_x) == 3.0 and ct_x.dtype == np.float32 and ct_x.weak_type
+  assert _is_float0(ct_n)
+  ct_x, ct_n = xjax.vjp(lambda x, n: x * n, jnp.ones(3), jnp.arange(3))[1](jnp.ones(3))
+  np.testing.assert_array_equal(ct_x, [0., 1., 2.])
+  assert _is_float0(ct_n, (3,))
+  # an integer function of integer inputs: its integer cotangent is not propagated
+  ct_n, = xjax.vjp(lambda n: n * 2, 3)[1](4)
+  assert _is_float0(ct_n)
+  # through a jit, the float0 cotangent still comes back as a host array
+  assert _is_float0(xjax.vjp(xjax.jit(lambda x, n: x * n), 2., 3)[1](1.)[1])
+  g = xjax.grad(lambda x, n: (x * n).sum(), argnums=1, allow_int=True)(jnp.ones(3),
+                                                                      jnp.arange(3))
+  assert _is_float0(g, (3,))
+
+
+def test_float0_results_are_host_arrays():
+  tangent = lambda x: xjax.jvp(lambda y: y > 0, (x,), (x,))[1]
+  assert _is_float0(xjax.jit(tangent)(jnp.ones(3)), (3,))
+  assert _is_float0(xjax.vmap(tangent)(jnp.ones(3)), (3,))
+  assert _is_float0(xjax.vmap(lambda z: z)(np.zeros(3, xjax.dtypes.float0)), (3,))
+  p, t = xjax.vmap(lambda x: xjax.jvp(lambda y: (y > 0).astype(int), (x,), (x,)))(jnp.ones(3))
+  np.testing.assert_array_equal(p, [1, 1, 1])
+  assert p.dtype == np.int32 and _is_float0(t, (3,))
+  j = xjax.jacfwd(lambda x: x.astype(int))(jnp.ones(3))
+  np.testing.assert_array_equal(j, np.zeros((3, 3)))
+  assert j.dtype == np.int32
+
+
+def test_float0_to_bool_and_jacfwd_of_comparisons_fail_as_in_jax():
+  # JAX compares the float0 operand with a float0 zero, which NumPy cannot make
+  msg = "a bytes-like object is required, not 'int'"
+  z = np.zeros(3, xjax.dtypes.float0)
+  with pytest.raises(TypeError, match=msg):
+    lax.convert_element_type(z, bool)
+  with pytest.raises(TypeError, match=msg):
+    xjax.jit(lambda z: lax.convert_element_type(z, bool))(z)
+  np.testing.assert_array_equal(lax.convert_element_type(z, jnp.float32), [0., 0., 0.])
+  for x in (jnp.ones(3), 1.):
+    with pytest.raises(TypeError, match=msg):
+      xjax.jacfwd(lambda x: x > 0)(x)
+
+
+def test_jacobian_input_dtype_errors_are_jaxs():
+  with pytest.raises(TypeError, match=r"jacfwd requires real-valued inputs \(input dtype "
+                     r"that is a sub-dtype of np.floating\), but got int32. For holomorphic "
+                     r"differentiation, pass holomorphic=True. For differentiation of "
+                     r"non-holomorphic functions involving complex inputs or integer inputs, "
+                     r"use jax.jvp directly.\n"):
+    xjax.jacfwd(lambda x: x * 2)(jnp.arange(3))
+  with pytest.raises(TypeError, match=r"jacrev requires real- or complex-valued inputs "
+                     r"\(input dtype that is a sub-dtype of np.inexact\), but got int32. If "
+                     r"you want to use Boolean- or integer-valued inputs, use vjp or set "
+                     r"allow_int to True.\n"):
+    xjax.jacrev(lambda x: x * 2.)(jnp.arange(3))
+  # complex inputs pass jacrev's input check; its output check refuses them
+  with pytest.raises(TypeError, match="jacrev requires real-valued outputs"):
+    xjax.jacrev(lambda x: x * 2.)(jnp.ones(3, jnp.complex64))
+
+
+def test_linear_transpose_of_integer_functions():
+  ct, = xjax.linear_transpose(lambda n: n * 2, 3)(4)
+  assert int(ct) == 8 and ct.dtype == np.int32 and ct.weak_type
+  ct, = xjax.linear_transpose(lambda n: -n, jnp.arange(3))(jnp.arange(3))
+  np.testing.assert_array_equal(ct, [0, -1, -2])
+  assert ct.dtype == np.int32 and not ct.weak_type
+  for f, args, types in [
+      (lambda x, n: x * 2., (1., 3), "[dtype('float32'), dtype('int32')] -> "
+                                     "[dtype('float32')]"),
+      (lambda x: x.astype(int), (1.,), "[dtype('float32')] -> [dtype('int32')]"),
+      (lambda x: x, (True,), "[dtype('bool')] -> [dtype('bool')]")]:
+    with pytest.raises(TypeError) as e:
+      xjax.linear_transpose(f, *args)
+    assert str(e.value) == ("linear_transpose only supports [float or complex] -> [float or "
+                            f"complex], and integer -> integer functions, but got {types}.")

@@ -7,8 +7,9 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.errors import api_boundary
-from xjax._src.api.transformations import (_check_callable, _refuse_reduce_axes, argnums_tuple,
-                                           jvp, select_args, vjp, vmap)
+from xjax._src.api.transformations import (_check_callable, _check_grad_input,
+                                           _refuse_reduce_axes, argnums_tuple, jvp,
+                                           select_args, vjp, vmap)
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.foundations.wrapping import wraps
@@ -38,24 +39,24 @@ def _std_basis(leaves):
   return out, sizes
 
 
-def _check_inputs(dyn, holomorphic, allow_int, name):
+def _check_inputs(dyn, check):
   # a tree_map (not a loop over leaves): JAX rebuilds the tree here, so a pytree whose
   # unflatten rejects None raises the same error as in JAX
-  tree_util.tree_map(lambda leaf: _check_input(leaf, holomorphic, allow_int, name), dyn)
+  tree_util.tree_map(check, dyn)
 
 
-def _check_input(leaf, holomorphic, allow_int, name):
+def _check_forward_input(leaf, holomorphic):
   aval = get_aval(leaf)
-  if holomorphic and not dtypes.is_complex(aval.dtype):
-    raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
-                    f"but got {aval.dtype.name}.")
-  if not holomorphic and not allow_int and not dtypes.is_float(aval.dtype):
-    kind = "complex" if dtypes.is_complex(aval.dtype) else "real"
-    raise TypeError(f"{name} requires real-valued inputs (input dtype that is a sub-dtype "
-                    f"of np.floating), but got {aval.dtype.name}. For holomorphic "
-                    "differentiation, pass holomorphic=True. For differentiating "
-                    f"non-holomorphic functions involving {kind} inputs, use jax.jvp or "
-                    "jax.vjp directly.")
+  if holomorphic:
+    if not dtypes.is_complex(aval.dtype):
+      raise TypeError(f"jacfwd with holomorphic=True requires inputs with complex dtype, "
+                      f"but got {aval.dtype.name}.")
+  elif not dtypes.is_float(aval.dtype):
+    raise TypeError(f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype of "
+                    f"np.floating), but got {aval.dtype.name}. For holomorphic "
+                    "differentiation, pass holomorphic=True. For differentiation of "
+                    "non-holomorphic functions involving complex inputs or integer inputs, "
+                    "use jax.jvp directly.")
 
 
 def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
@@ -67,7 +68,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   @wraps(fun)
   def jac(*args):
     dyn, partial = select_args(args, nums, _index_error(nums))
-    _check_inputs(dyn, holomorphic, False, "jacfwd")
+    _check_inputs(dyn, lambda x: _check_forward_input(x, holomorphic))
     leaves, in_tree = tree_util.tree_flatten(dyn)
     basis, sizes = _std_basis(leaves)
     def f(*d):
@@ -131,7 +132,7 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   @wraps(fun)
   def jac(*args):
     dyn, partial = select_args(args, nums, _index_error(nums))
-    _check_inputs(dyn, holomorphic, allow_int, "jacrev")
+    _check_inputs(dyn, lambda x: _check_grad_input(x, "jacrev", allow_int, holomorphic))
     res = vjp(lambda *d: fun(*partial(d)), *dyn, has_aux=has_aux)
     y, pullback = res[0], res[1]
     y_leaves, y_tree = tree_util.tree_flatten(y)
@@ -170,10 +171,6 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
   _refuse_reduce_axes(reduce_axes, "transpose")
   leaves, in_tree = tree_util.tree_flatten(primals)
   in_avals = [get_aval(x) for x in leaves]
-  for a in in_avals:
-    if not dtypes.is_inexact(a.dtype):
-      raise TypeError(f"linear_transpose only supports [float or complex] -> [float or "
-                      f"complex], and integer -> integer functions, but got {a.dtype.name}.")
   from xjax._src.interpreters.staging import trace_to_jaxpr
   out_box = []
 
@@ -185,6 +182,12 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
 
   closed = trace_to_jaxpr(flat, in_avals)
   out_avals = closed.out_avals
+  in_dtypes, out_dtypes = [a.dtype for a in in_avals], [a.dtype for a in out_avals]
+  if not (all(dtypes.is_inexact(d) for d in in_dtypes + out_dtypes)
+          or all(dtypes.is_integer(d) for d in in_dtypes + out_dtypes)):
+    raise TypeError(f"linear_transpose only supports [float or complex] -> [float or "
+                    f"complex], and integer -> integer functions, but got {in_dtypes} -> "
+                    f"{out_dtypes}.")
 
   def transposed(*cts):
     ct = cts[0] if len(cts) == 1 else cts

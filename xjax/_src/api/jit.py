@@ -25,7 +25,7 @@ from xjax._src.core.trace import (Primitive, Tracer, current_trace, escaped_trac
                                   eval_trace, set_current_trace)
 from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src.execution import dispatch, spmd
-from xjax._src.foundations import monitoring, retracing
+from xjax._src.foundations import dtypes, monitoring, retracing
 from xjax._src.foundations.dtypes import canonicalize_dtype
 from xjax._src.foundations.layout import Format, Layout
 from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, Sharding,
@@ -701,7 +701,8 @@ class PjitFunction:
           raise err.with_names(_arg_names(self._sig, dyn[0], dyn[1])) from None
       compiled = self._compiled(entry, device)
       if (fast_key is not None and not entry.donated and entry.state is None
-          and not runtime.several_devices and _plain_dispatch[0] and not self._placement):
+          and not runtime.several_devices and _plain_dispatch[0] and not self._placement
+          and not any(a.dtype == dtypes.float0 for a in (*avals, *compiled.out_avals))):
         scalars = tuple((i, a) for i, (x, a) in enumerate(zip(leaves, avals))
                         if type(x) is not Array)
         bounded_put(self._fast, fast_key, dispatch.UncommittedCall(
@@ -1149,7 +1150,6 @@ class ShapeDtypeStruct:
   __slots__ = ("shape", "dtype", "weak_type", "sharding")
 
   def __init__(self, shape, dtype, *, weak_type: bool = False, sharding=None) -> None:
-    from xjax._src.foundations import dtypes
     self.shape = tuple(shape)
     self.dtype = dtypes.dtype(dtype)  # as given: 64-bit types canonicalize in the aval
     self.weak_type = weak_type
@@ -1185,7 +1185,6 @@ class ShapeDtypeStruct:
 
 
 def _shape_dtype_struct_aval(s: ShapeDtypeStruct) -> ShapedArray:
-  from xjax._src.foundations import dtypes
   return ShapedArray(s.shape, dtypes.canonicalize_dtype(s.dtype, allow_extended_dtype=True),
                      s.weak_type)
 

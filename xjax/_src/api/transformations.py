@@ -69,8 +69,10 @@ def _split_aux_outs(outs, aux_box):
 
 
 def _as_value(x):
-  """Python scalars and NumPy values become Arrays so outputs have JAX's types."""
-  if isinstance(x, (Array, Tracer, Ref)):
+  """Python scalars and NumPy values become Arrays so outputs have JAX's types (float0
+  values, which hold no data, stay host arrays)."""
+  if isinstance(x, (Array, Tracer, Ref)) or (isinstance(x, np.ndarray)
+                                             and x.dtype == dtypes.float0):
     return x
   return make_array(x)
 

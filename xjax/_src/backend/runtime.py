@@ -25,7 +25,7 @@ from jaxlib import xla_client as _xc
 from jaxlib import _profile_data as profile_data, _profiler as profiler  # noqa: F401
 
 from xjax._src.backend import compilation_cache
-from xjax._src.foundations import monitoring
+from xjax._src.foundations import dtypes, monitoring
 from xjax._src.foundations.config import config
 from xjax._src.core.avals import physical_aval
 
@@ -427,8 +427,11 @@ class _HostAval:
 
 
 def put(value: np.ndarray, device) -> DeviceBuffer:
-  """Copies a host array to ``device`` (asynchronously)."""
+  """Copies a host array to ``device`` (asynchronously); float0 values, which hold no
+  data, are held as booleans."""
   value = np.asarray(value)
+  if value.dtype == dtypes.float0:
+    value = np.zeros(value.shape, np.bool_)
   if not value.flags.c_contiguous:
     value = np.ascontiguousarray(value)
   aval = _HostAval(value.shape, value.dtype)

@@ -70,9 +70,20 @@ class MeshCommitment:
 def wrap_results(bufs, avals, committed) -> list:
   """Arrays of the result buffers ``bufs``, committed as ``pick_device`` said."""
   make = Array._from_buffer
+  if any(a.dtype == dtypes.float0 for a in avals):  # no data: host zeros, as JAX
+    make = _float0_or(make)
   if type(committed) is MeshCommitment:
     return [make(b, a, committed.for_result(a)) for b, a in zip(bufs, avals)]
   return [make(b, a, committed) for b, a in zip(bufs, avals)]
+
+
+def _float0_or(make):
+  """``make``, except that a float0 result is a host array of zeros (it holds no data)."""
+  def wrap(buf, aval, committed):
+    if aval.dtype == dtypes.float0:
+      return np.zeros(aval.shape, dtypes.float0)
+    return make(buf, aval, committed)
+  return wrap
 
 
 class IncompatibleDevicesError(ValueError):

@@ -167,6 +167,8 @@ def linearize_nonzero(fun: Callable, primals: Sequence[Any], instantiate: bool =
   jvp_trace = JVPTrace(pe)
   with new_trace(pe):
     tangents_in = [pe.new_arg(tangent_aval(get_aval(p))) for p in primals]
+    # an integer or boolean input's tangent is a symbolic zero (its float0 argument stays)
+    tangents_in = [Zero(t.aval) if t.aval.dtype == dtypes.float0 else t for t in tangents_in]
     with new_trace(jvp_trace):
       ins = [JVPTracer(jvp_trace, p, t) for p, t in zip(primals, tangents_in)]
       outs = fun(*ins)

@@ -631,7 +631,8 @@ def _convert_lowering(ctx, x, *, new_dtype, weak_type):
   if src.dtype == out.dtype:
     return x
   if out.dtype == np.bool_ and src.dtype != np.bool_:
-    zero = ctx.constant(np.zeros((), src.dtype), ShapedArray((), src.dtype))
+    # (a float0 operand has no zero to compare with: NumPy refuses it, as in JAX)
+    zero = ctx.constant(np.array(0, src.dtype), ShapedArray((), src.dtype))
     zero = broadcast_operand(ctx, zero, ShapedArray((), src.dtype), src.shape)
     return ctx.op("stablehlo.compare", [x, zero], out, compare_attributes("NE", src.dtype),
                   in_avals=[src, src])
@@ -892,7 +893,7 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     new_dtype = dtypes.dtype(new_dtype)
   new_dtype = dtypes.canonicalize_dtype(new_dtype)
   weak_type = bool(weak_type)
-  if _is_host_scalar(operand):
+  if _is_host_scalar(operand) and getattr(operand, "dtype", None) != dtypes.float0:
     if np.asarray(operand).dtype.kind == "f" and dtypes.is_integer(new_dtype):
       operand = _saturating_int(float(operand), new_dtype)
     return scalar_array(operand, new_dtype, weak_type)
