@@ -87,6 +87,18 @@ CASES = {
     "sub_jvp": (lambda: xjax.jvp(lambda a, b: lax.sub(a, lax.pow(W, b)), (W, W),
                                  (jnp.ones_like(W), jnp.ones_like(W))),
                 [-0.07905590534210205, 1.277869701385498], [True, False]),
+    # a FILL_OR_DROP gather (scatter-add's transpose) fills like its operand: weak here
+    "at_add_grad": (lambda: xjax.grad(lambda x, y: (jnp.full(2, 1.).at[0].add(x) + y).sum(),
+                                      argnums=(0, 1))(0.7, 0.7), [1.0, 2.0], [True, True]),
+    "at_add_grad_jit": (lambda: xjax.grad(xjax.jit(
+        lambda x, y: (jnp.full(2, 1.).at[0].add(x) + y).sum()), argnums=(0, 1))(
+            0.7, jnp.float32(0.7)), [1.0, 2.0], [True, False]),
+    "at_add_vmap_grad": (lambda: xjax.vmap(xjax.grad(
+        lambda x, y: (jnp.full(2, 1.).at[0].add(x) + y).sum()), in_axes=(None, 0))(
+            0.7, jnp.full(3, 0.7)), [1.0, 1.0, 1.0], [True]),
+    "gather_fill": (lambda: lax.gather(jnp.full(3, 0.5), jnp.array([[1], [5]]),
+                                       lax.GatherDimensionNumbers((), (0,), (0,)), (1,),
+                                       mode="fill", fill_value=2.), [0.5, 2.0], [True]),
 }
 
 

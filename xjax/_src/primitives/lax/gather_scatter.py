@@ -237,7 +237,9 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
   batch_pos = tuple(i for i in range(out_aval.ndim) if i not in dn.offset_dims)
   mask = shapes.broadcast_in_dim(mask, out_aval.shape, batch_pos)
   fill = default_fill_value(op_aval.dtype) if fill_value is None else fill_value
-  fill = shapes.full(out_aval.shape, ew.convert_element_type(fill, op_aval.dtype))
+  # (the fill takes the operand's weak type, as the gathered values do)
+  fill = shapes.full(out_aval.shape, ew.convert_element_type(fill, op_aval.dtype,
+                                                             op_aval.weak_type))
   return ew.select_n(mask, fill, out)
 
 
