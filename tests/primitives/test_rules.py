@@ -27,6 +27,10 @@ NO_JVP = {
     "call_exported": "Exported.call differentiates it through the exported VJP (custom_vjp)",
     "psend": "sends a value, returns a token: not differentiable in JAX either",
     "precv": "receives a value from a token: not differentiable in JAX either",
+    "program_id": "pallas: takes no operands (an integer the running grid answers)",
+    "num_programs": "pallas: takes no operands (an integer the running grid answers)",
+    "load": "pallas.triton, inside kernels only: grad of pallas_call raises, as JAX's",
+    "masked_swap": "pallas.triton, inside kernels only: grad of pallas_call raises, as JAX's",
 }
 NO_BATCH = {
     "iota": "takes no operands, so it is never batched",
@@ -37,8 +41,15 @@ NO_BATCH = {
     "create_token": "takes no operands, so it is never batched",
     "linear_call": "no batching rule in JAX either (vmap raises NotImplementedError)",
     "call_exported": "an exported program has fixed shapes: no batching rule in JAX either",
+    "program_id": "pallas: vmap of pallas_call adds a grid dimension the kernel does not see",
+    "num_programs": "pallas: vmap of pallas_call adds a grid dimension the kernel does not see",
+    "load": "pallas.triton: vmap of pallas_call batches the grid, not the kernel's operations",
+    "masked_swap": "pallas.triton: vmap of pallas_call batches the grid, not the kernel's "
+                   "operations",
 }
-NO_LOWERING = {"custom_lin": "internal: transposed away before lowering"}
+NO_LOWERING = {"custom_lin": "internal: transposed away before lowering",
+               "load": "pallas.triton: discharged into array operations before lowering",
+               "masked_swap": "pallas.triton: discharged into array operations before lowering"}
 
 
 def _primitives():
