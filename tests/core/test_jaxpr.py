@@ -70,3 +70,14 @@ def test_lax_dtype_mismatch():
 def test_shape_mismatch_names_both_shapes():
   with pytest.raises(TypeError, match=r"\(3,\).*\(4,\)"):
     jnp.ones(3) + jnp.ones(4)
+
+
+def test_jaxpr_and_closed_jaxpr_replace_fields_as_jax():
+  """kfac-jax rebuilds jaxprs with ``jaxpr.replace(eqns=..., outvars=...)``."""
+  closed = jax.make_jaxpr(lambda x: x + 1)(1.0)
+  swapped = closed.jaxpr.replace(outvars=closed.jaxpr.invars)
+  assert str(swapped) == "{ lambda ; a:f32[]. let _:f32[] = add a 1.0:f32[] in (a,) }"
+  assert swapped.eqns == closed.jaxpr.eqns and closed.jaxpr.outvars != swapped.outvars
+  assert closed.replace(jaxpr=swapped).jaxpr is swapped
+  with pytest.raises(ValueError, match="Unknown keyword arguments: {'foo': 1}"):
+    closed.jaxpr.replace(foo=1)

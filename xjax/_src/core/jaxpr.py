@@ -99,6 +99,16 @@ class Jaxpr:
   def out_avals(self):
     return [v.aval for v in self.outvars]
 
+  def replace(self, **kw) -> "Jaxpr":
+    """This jaxpr with the fields named in ``kw`` replaced."""
+    fields = dict(constvars=self.constvars, invars=self.invars, outvars=self.outvars,
+                  eqns=self.eqns, effects=self.effects, debug_info=self.debug_info)
+    unknown = {k: v for k, v in kw.items() if k not in fields}
+    if unknown:
+      raise ValueError(f"Unknown keyword arguments: {unknown}")
+    fields.update(kw)
+    return Jaxpr(**fields)
+
   def __str__(self) -> str:
     return pp_jaxpr(self)
 
@@ -116,6 +126,11 @@ class ClosedJaxpr:
     assert len(jaxpr.constvars) == len(consts), (len(jaxpr.constvars), len(consts))
     self.jaxpr = jaxpr
     self.consts = list(consts)
+
+  def replace(self, *, jaxpr: Jaxpr | None = None, consts=None) -> "ClosedJaxpr":
+    """This closed jaxpr with its jaxpr or consts replaced."""
+    return ClosedJaxpr(self.jaxpr if jaxpr is None else jaxpr,
+                       self.consts if consts is None else consts)
 
   @property
   def in_avals(self):
