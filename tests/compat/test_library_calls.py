@@ -261,3 +261,15 @@ def test_private_distributed_global_state_outside_a_run():
   state = distributed.global_state
   assert (state.process_id, state.num_processes, state.client, state.service,
           state.coordinator_address) == (0, 1, None, None, None)
+
+
+def test_segment_reduction_of_a_scalar_broadcasts_over_the_segments():
+  """jraph's ``segment_softmax`` (GAT/attention networks whose logit function returns
+  ``jnp.array(1.0)``): ``jax.ops.segment_max(scalar, segment_ids, num_segments)``."""
+  ids = jnp.array([0, 0, 1, 2, 2, 2, 1, 0])
+  np.testing.assert_array_equal(xjax.ops.segment_max(jnp.array(1.0), ids, 3), [1.0, 1.0, 1.0])
+  np.testing.assert_array_equal(xjax.ops.segment_sum(jnp.array(2.0), ids, 3), [6.0, 4.0, 6.0])
+  assert float(xjax.grad(lambda s: xjax.ops.segment_sum(s, ids, 3).sum())(2.0)) == 8.0
+  with pytest.raises(ValueError, match=r"Incompatible types for broadcasting: input type="
+                     r"float32\[3,2\] and requested type=float32\[8,2\]"):
+    xjax.ops.segment_sum(jnp.ones((3, 2)), ids, 3)

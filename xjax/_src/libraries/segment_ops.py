@@ -41,6 +41,14 @@ def _segment_reduce(kind, name, data, segment_ids, num_segments, indices_are_sor
   d_aval, s_aval = get_aval(data), get_aval(segment_ids)
   if not dtypes.issubdtype(s_aval.dtype, np.integer):
     raise TypeError(f"{name}: segment_ids must be an integer array, got {s_aval.dtype}")
+  if s_aval.ndim == 1 and d_aval.ndim == 0:   # a scalar stands for every row, as in JAX
+    data = lax.broadcast_in_dim(data, s_aval.shape, ())
+    d_aval = get_aval(data)
+  elif s_aval.ndim == 1 and d_aval.shape[0] != s_aval.shape[0]:
+    want = d_aval.update(shape=s_aval.shape + d_aval.shape[1:])
+    raise ValueError(f"Incompatible types for broadcasting: input type="
+                     f"{d_aval.str_short(short_dtypes=False)} and requested type="
+                     f"{want.str_short(short_dtypes=False)}")
   if s_aval.ndim != 1 or d_aval.ndim == 0 or d_aval.shape[0] != s_aval.shape[0]:
     raise ValueError(f"{name}: segment_ids must be 1-D with one entry per row of data; got "
                      f"data of shape {d_aval.shape} and segment_ids of shape {s_aval.shape}")
