@@ -193,7 +193,8 @@ def apply_primitive(prim, *args, **params):
   avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
   device, committed = pick_device(args, prim.name)
   try:
-    key = (prim, avals, params_key(params), device)
+    # Lowerings may read flags that affect tracing (jax_threefry_partitionable).
+    key = (prim, avals, params_key(params), device, config._trace_token)
     entry = _primitive_cache.get(key)
   except TypeError:  # unhashable params: compile without caching
     key, entry = None, None

@@ -19,6 +19,7 @@ from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from xjax._src.core.jaxpr_cache import WeakLRU, bounded_put, cached_on_jaxpr
 from xjax._src.core.values import get_aval
+from xjax._src.foundations.config import config
 from xjax._src.foundations.sharding import (Mesh, NamedSharding, PartitionSpec, Sharding,
                                             sharding_from_tiling)
 
@@ -184,7 +185,7 @@ def apply_primitive(prim, args: Sequence[Any], params: dict, mesh: Mesh | None =
   mesh = common_mesh([mesh, args_mesh(args)], prim.name)
   avals = tuple(get_aval(x) for x in args)
   ins = tuple(in_layout(x) for x in args)
-  key = (prim, avals, params_key(params), mesh, ins)
+  key = (prim, avals, params_key(params), mesh, ins, config._trace_token)
   program = _primitive_programs.get(key)
   if program is None:
     out = prim.abstract_eval(*avals, **params)

@@ -125,9 +125,7 @@ def _only(name: str, supported: Any, why: str) -> Callable[[Any], None]:
   return validate
 
 
-config.define("jax_threefry_partitionable", True, affects_tracing=True, validator=_only(
-    "jax_threefry_partitionable", True,
-    "keys and bits follow the partitionable counter scheme, JAX's default"))
+config.define("jax_threefry_partitionable", True, affects_tracing=True)
 config.define("jax_debug_key_reuse", False, validator=_only(
     "jax_debug_key_reuse", False, "xjax does not check for reused PRNG keys"))
 config.define("jax_high_dynamic_range_gumbel", False, affects_tracing=True)

@@ -6,7 +6,8 @@ saying which hash inputs hold a key's words, an element's counter and fold_in's 
 ``stored_key_functions`` turns the recipe into the functions of a ``PRNGImpl`` on *stored*
 keys: uint32 arrays whose last axis holds a key's words. Element ``i`` (row-major) of a
 split or a draw hashes the 64-bit counter ``i``, as two words (high, low): the scheme of
-``jax_threefry_partitionable``, on by default since JAX 0.5.
+``jax_threefry_partitionable``, on by default since JAX 0.5 (threefry2x32 also has the
+original scheme, see ``threefry``).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from xjax._src.primitives.lax.utils import broadcasting_shape, lowering_from, st
 
 _U32 = np.dtype(np.uint32)
 _U64 = np.dtype(np.uint64)
-_UINT = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32, 64: _U64}
+UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32, 64: _U64}
 
 
 def rotate_left(x, d):
@@ -174,7 +175,7 @@ def stored_key_functions(*, seed: Callable, split: Callable, fold_in: Callable,
     if math.prod(shape) > 2 ** 64:
       raise NotImplementedError("random bits array of size exceeding 2 ** 64")
     outs = list(bits(*_with_counters(keys, shape)))
-    dtype = _UINT[bit_width]
+    dtype = UINT_DTYPES[bit_width]
     if bit_width == 64:
       high, low = (lax.convert_element_type(w, dtype) for w in wide(outs))
       return lax.bitwise_or(lax.shift_left(high, np.uint64(32)), low)

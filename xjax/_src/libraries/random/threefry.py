@@ -3,15 +3,24 @@
 ``threefry2x32`` is a primitive lowered to 32-bit integer additions, rotations and xors
 (20 rounds of Threefry-2x32, as in Salmon et al. 2011). A key is two words: a seed's two
 32-bit halves as they are; the functions below act on stored keys (see ``counter_prng``).
+
+``split`` and ``random_bits`` follow ``jax_threefry_partitionable``: when it is on (JAX's
+default) element ``i`` hashes its own 64-bit counter; when off, JAX's original scheme: the
+``n`` words wanted hash the counters ``0 .. n-1`` (padded with a zero to an even count) as
+two halves, the first half's counters as the first word and the second's as the second,
+and the words come out as the first outputs followed by the second ones.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from xjax._src.backend import runtime
+from xjax._src.foundations.config import config
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.random.counter_prng import (hash_primitive, rotate_left,
-                                                     stored_key_functions)
+from xjax._src.libraries.random.counter_prng import (UINT_DTYPES, hash_primitive,
+                                                     rotate_left, stored_key_functions)
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = np.uint32(0x1BD11BDA)
@@ -50,8 +59,78 @@ def _group(x, rotations, ks, count):
 threefry2x32_p = hash_primitive("threefry2x32", _threefry2x32_rounds, 4, 2, num_unbroadcast=2)
 
 _ZERO = np.uint32(0)
-seed, split, random_bits, fold_in = stored_key_functions(
+seed, _split_partitionable, _random_bits_partitionable, fold_in = stored_key_functions(
     seed=lambda high, low: (high, low),
     split=lambda k, high, low: threefry2x32_p.bind(*k, high, low),
     fold_in=lambda k, msg: threefry2x32_p.bind(*k, _ZERO, msg),
     bits=lambda k, high, low: threefry2x32_p.bind(*k, high, low))
+
+_MAX_COUNT = np.iinfo(np.uint32).max  # the most words one key hashes in the original scheme
+
+
+def _hash_counts(keys, count: int):
+  """Original scheme: the ``count`` words each stored key hashes from counters
+  ``0 .. count-1``, of shape ``keys.shape[:-1] + (count,)``."""
+  half = (count + 1) // 2
+  rank = keys.ndim
+  first = lax.iota(np.uint32, half)
+  second = lax.add(first, np.uint32(half))
+  if count % 2:  # the padding counter is zero
+    second = lax.concatenate([lax.slice(second, (0,), (half - 1,)),
+                              lax.full((1,), 0, np.uint32)], 0)
+  out_shape = (*keys.shape[:-1], half)
+  words = [lax.expand_dims(keys[..., i], (rank - 1,)) for i in range(2)]
+  counters = [lax.broadcast_in_dim(c, out_shape, (rank - 1,)) for c in (first, second)]
+  outs = threefry2x32_p.bind(*words, *counters)
+  return lax.slice_in_dim(lax.concatenate(list(outs), rank - 1), 0, count, axis=rank - 1)
+
+
+def _split_original(keys, shape: tuple):
+  words = _hash_counts(keys, 2 * math.prod(shape))
+  return lax.reshape(words, (*keys.shape[:-1], *shape, 2))
+
+
+def _random_bits_original(keys, bit_width: int, shape: tuple):
+  size = math.prod(shape)
+  count = -(-bit_width * size // 32)
+  batch = keys.shape[:-1]
+  blocks, rem = divmod(count, _MAX_COUNT)
+  if blocks:  # beyond one key's counters: one key per block, split from the key
+    subkeys = _split_original(keys, (blocks + 1,))
+    full = _hash_counts(lax.slice_in_dim(subkeys, 0, blocks, axis=len(batch)), _MAX_COUNT)
+    last = _hash_counts(lax.index_in_dim(subkeys, blocks, len(batch), keepdims=False), rem)
+    words = lax.concatenate([lax.reshape(full, (*batch, blocks * _MAX_COUNT)), last],
+                            len(batch))
+  else:
+    words = _hash_counts(keys, rem)
+  dtype = UINT_DTYPES[bit_width]
+  if bit_width == 64:
+    high, low = (lax.convert_element_type(lax.slice_in_dim(words, start, start + size,
+                                                           axis=len(batch)), dtype)
+                 for start in (0, size))
+    bits = lax.bitwise_or(lax.shift_left(high, np.uint64(32)), low)
+  elif bit_width == 32:
+    bits = words
+  else:  # each word's bytes (or 16-bit halves), least significant first
+    per_word = 32 // bit_width
+    shifts = lax.mul(lax.iota(np.uint32, per_word), np.uint32(bit_width))
+    parts = lax.shift_right_logical(
+        lax.expand_dims(words, (len(batch) + 1,)),
+        lax.broadcast_in_dim(shifts, (*batch, count, per_word), (len(batch) + 1,)))
+    parts = lax.reshape(parts, (*batch, count * per_word))
+    bits = lax.convert_element_type(lax.slice_in_dim(parts, 0, size, axis=len(batch)), dtype)
+  return lax.reshape(bits, (*batch, *shape))
+
+
+def split(keys, shape: tuple):
+  """New stored keys of ``shape`` from each of ``keys``."""
+  if config.read("jax_threefry_partitionable"):
+    return _split_partitionable(keys, shape)
+  return _split_original(keys, shape)
+
+
+def random_bits(keys, bit_width: int, shape: tuple):
+  """Unsigned ``bit_width``-bit integers of ``shape`` from each of ``keys``."""
+  if config.read("jax_threefry_partitionable"):
+    return _random_bits_partitionable(keys, bit_width, shape)
+  return _random_bits_original(keys, bit_width, shape)
