@@ -25,7 +25,8 @@ docs: setup
 bench: setup
 	for f in benchmarks/*.py; do $(PY) $$f; done
 
-# optax's and chex's own test suites on xjax, in .ecosystem/venv (no `jax` there); the sweep of
+# the own test suites of optax, chex, einops, jax-dataclasses, jraph, dm-pix, rlax and flashbax
+# on xjax, in .ecosystem/venv (no `jax` there; tools/ecosystem.py); the sweep of
 # one README-style program per library on xjax and on JAX 0.10.2 (its table: docs/ecosystem.md);
 # then the libraries' quickstarts, remat and the sweep's passing programs
 # (tests/compat/test_ecosystem_*.py, skipped by `make test`'s venv)
