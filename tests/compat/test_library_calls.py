@@ -273,3 +273,21 @@ def test_segment_reduction_of_a_scalar_broadcasts_over_the_segments():
   with pytest.raises(ValueError, match=r"Incompatible types for broadcasting: input type="
                      r"float32\[3,2\] and requested type=float32\[8,2\]"):
     xjax.ops.segment_sum(jnp.ones((3, 2)), ids, 3)
+
+
+def test_uniform_with_bounds_of_higher_rank_than_the_shape():
+  """flashbax ``sum_tree.py``: ``vmap(jax.random.uniform, in_axes=(0, None, None, 0, 0))(keys,
+  (), jnp.float32, lower, upper)`` with bounds of shape (batch, 1): each draw takes its
+  bounds' shape, (1,) (values recorded from JAX 0.10.2)."""
+  key = xjax.random.key(0)
+  one = xjax.random.uniform(key, (), jnp.float32, jnp.zeros(1), jnp.ones(1))
+  assert one.shape == (1,)
+  np.testing.assert_allclose(one, [0.947667], rtol=1e-6)
+  keys = xjax.random.split(key, 3)
+  draws = xjax.vmap(xjax.random.uniform, in_axes=(0, None, None, 0, 0))(
+      keys, (), jnp.float32, jnp.zeros((3, 1)), jnp.full((3, 1), 2.0))
+  assert draws.shape == (3, 1)
+  loop = [xjax.random.uniform(k, (), jnp.float32, jnp.zeros(1), jnp.full(1, 2.0)) for k in keys]
+  np.testing.assert_array_equal(draws, np.stack(loop))
+  with pytest.raises(TypeError, match="incompatible shapes for broadcasting"):
+    xjax.random.uniform(key, (3,), jnp.float32, jnp.zeros(4), jnp.ones(4))

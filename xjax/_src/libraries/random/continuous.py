@@ -10,6 +10,8 @@ from functools import partial
 
 import numpy as np
 
+from xjax._src.core.values import get_aval
+
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.config import config
 from xjax._src.api.jit import jit
@@ -33,17 +35,14 @@ def uniform(key, shape=(), dtype=None, minval=0., maxval=1.):
 
 @partial(jit, static_argnums=(3, 4))
 def _uniform(key, minval, maxval, shape, dtype):
-  for bound in (minval, maxval):
-    try:
-      ok = np.broadcast_shapes(np.shape(bound), shape) == shape
-    except ValueError:
-      ok = False
-    if not ok:  # a TypeError, as JAX's (from its lax.max)
-      raise TypeError(f"uniform: minval/maxval of shape {np.shape(bound)} do not broadcast "
-                      f"to the requested shape {shape}.")
+  """As JAX computes it: bounds of higher rank than ``shape`` (one element per draw) give
+  their own shape (``uniform(key, (), minval=zeros(1))`` has shape (1,)); bounds that do not
+  broadcast raise lax's TypeError."""
   minval, maxval = (to_rank(v, dtype, len(shape)) for v in (minval, maxval))
-  return lax.max(minval, lax.add(lax.mul(unit_floats(key, shape, dtype),
-                                         lax.sub(maxval, minval)), minval))
+  out = lax.add(lax.mul(unit_floats(key, shape, dtype), lax.sub(maxval, minval)), minval)
+  if get_aval(out).shape != shape:
+    out = lax.reshape(out, shape)
+  return lax.max(minval, out)
 
 
 def unit_floats(key, shape: tuple, dtype):
