@@ -56,14 +56,9 @@ class BCOO(JAXSparse):
                                        "indices_sorted": self.indices_sorted,
                                        "unique_indices": self.unique_indices}
 
-  @classmethod
-  def tree_unflatten(cls, aux, children):
-    obj = object.__new__(cls)
-    obj.data, obj.indices = children
-    obj.shape = aux["shape"]
-    obj.indices_sorted = aux["indices_sorted"]
-    obj.unique_indices = aux["unique_indices"]
-    return obj
+  _buffer_names = ("data", "indices")
+  _aux_attributes = {"shape": "shape", "indices_sorted": "indices_sorted",
+                     "unique_indices": "unique_indices"}
 
   # --- construction and conversion ----------------------------------------------------------
   @classmethod

@@ -195,14 +195,9 @@ class BCSR(JAXSparse):
     return self._bufs, {"shape": self.shape, "indices_sorted": self.indices_sorted,
                         "unique_indices": self.unique_indices}
 
-  @classmethod
-  def tree_unflatten(cls, aux, children):
-    obj = object.__new__(cls)
-    obj.data, obj.indices, obj.indptr = children
-    obj.shape = aux["shape"]
-    obj.indices_sorted = aux["indices_sorted"]
-    obj.unique_indices = aux["unique_indices"]
-    return obj
+  _buffer_names = ("data", "indices", "indptr")
+  _aux_attributes = {"shape": "shape", "indices_sorted": "indices_sorted",
+                     "unique_indices": "unique_indices"}
 
   @classmethod
   def fromdense(cls, mat, *, nse=None, index_dtype=np.int32, n_dense=0, n_batch=0):

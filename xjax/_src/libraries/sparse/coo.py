@@ -197,14 +197,9 @@ class COO(JAXSparse):
   def tree_flatten(self):
     return self._bufs, self._info._asdict()
 
-  @classmethod
-  def tree_unflatten(cls, aux, children):
-    obj = object.__new__(cls)
-    obj.data, obj.row, obj.col = children
-    obj.shape = aux["shape"]
-    obj._rows_sorted = aux["rows_sorted"]
-    obj._cols_sorted = aux["cols_sorted"]
-    return obj
+  _buffer_names = ("data", "row", "col")
+  _aux_attributes = {"shape": "shape", "rows_sorted": "_rows_sorted",
+                     "cols_sorted": "_cols_sorted"}
 
   @classmethod
   def fromdense(cls, mat, *, nse=None, index_dtype=np.int32) -> "COO":

@@ -114,12 +114,7 @@ class _Compressed(JAXSparse):
   def tree_flatten(self):
     return self._bufs, {"shape": self.shape}
 
-  @classmethod
-  def tree_unflatten(cls, aux, children):
-    obj = object.__new__(cls)
-    obj.data, obj.indices, obj.indptr = children
-    obj.shape = aux["shape"]
-    return obj
+  _buffer_names = ("data", "indices", "indptr")
 
   @classmethod
   def _empty(cls, shape, *, dtype=None, index_dtype="int32"):

@@ -39,6 +39,20 @@ class JAXSparse:
   def __init__(self, args, *, shape):
     self.shape = tuple(int(d) for d in shape)
 
+  # a format's buffers (its pytree children, in order) and where each of its pytree aux
+  # entries is kept on the object
+  _buffer_names: tuple = ("data",)
+  _aux_attributes: dict = {"shape": "shape"}
+
+  @classmethod
+  def tree_unflatten(cls, aux, children):
+    obj = object.__new__(cls)
+    for name, child in zip(cls._buffer_names, children):
+      setattr(obj, name, child)
+    for key, value in aux.items():
+      setattr(obj, cls._aux_attributes[key], value)
+    return obj
+
   size = property(lambda self: math.prod(self.shape))
   ndim = property(lambda self: len(self.shape))
   dtype = property(lambda self: self.data.dtype)
