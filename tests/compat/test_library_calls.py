@@ -193,6 +193,8 @@ def test_private_tree_registry_and_api_util():
   assert reg[Pair].from_iter(aux, [c * 10 for c in children]) == Pair(10, 20)
   assert tree_util.flatten_one_level({"a": 1, "b": (2, 3)}) == ((1, (2, 3)), ("a", "b"))
   assert tree_util.flatten_one_level(None) == ((), None)
+  point = __import__("collections").namedtuple("Point", "x y")   # optax's states (orbax saving)
+  assert tree_util.flatten_one_level(point(1, (2,))) == ((1, (2,)), None)
   with pytest.raises(ValueError, match="can't tree-flatten type: <class 'int'>"):
     tree_util.flatten_one_level(3)
   sig = inspect.signature(lambda a, b, *, c: 0)

@@ -39,8 +39,9 @@ _registry = _Registry()
 
 
 def flatten_one_level(tree) -> tuple:
-  """(children, aux data) of a pytree node; ValueError for a leaf, as JAX."""
-  node = _tree_util._registry.get(type(tree))
+  """(children, aux data) of a pytree node (namedtuples included); ValueError for a leaf,
+  as JAX."""
+  node = _tree_util._node_of(type(tree))
   if node is None:
     raise ValueError(f"can't tree-flatten type: {type(tree)}")
   return _children_aux(node, tree)
