@@ -446,6 +446,17 @@ def test_eval_shape_returns_shape_dtype_structs_it_is_given():
   assert jax.eval_shape(lambda x: x, wide) == jax.ShapeDtypeStruct((2,), np.int32)
 
 
+def test_shape_dtype_struct_sharding_in_repr_and_equality():
+  # orbax's abstract restore targets carry the shardings to restore into (JAX 0.10.2's repr)
+  sharding = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+  s = jax.ShapeDtypeStruct((2,), np.float32, sharding=sharding, weak_type=True)
+  assert repr(s) == ("ShapeDtypeStruct(shape=(2,), dtype=float32, sharding=SingleDeviceSharding("
+                     "device=CpuDevice(id=0), memory_kind=device), weak_type=True)")
+  plain = jax.ShapeDtypeStruct((2,), np.float32, weak_type=True)
+  assert s != plain and len({s, plain}) == 2
+  assert s == jax.ShapeDtypeStruct((2,), np.float32, sharding=sharding, weak_type=True)
+
+
 def test_small_closed_over_constants_are_written_into_the_module():
   # as JAX writes constants: XLA folds them (numpyro's jitted gradients match JAX's bits)
   small, mask = np.arange(1, 9, dtype=np.float32), jnp.ones(8, bool)

@@ -1173,15 +1173,18 @@ class ShapeDtypeStruct:
     return math.prod(self.shape)
 
   def __repr__(self) -> str:
+    sharding = "" if self.sharding is None else f", sharding={self.sharding}"
     weak = ", weak_type=True" if self.weak_type else ""
-    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
+
+  def _key(self) -> tuple:
+    return self.shape, self.dtype, self.sharding, self.weak_type
 
   def __eq__(self, other) -> bool:
-    return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-            and self.dtype == other.dtype and self.weak_type == other.weak_type)
+    return isinstance(other, ShapeDtypeStruct) and self._key() == other._key()
 
   def __hash__(self) -> int:
-    return hash((self.shape, self.dtype, self.weak_type))
+    return hash(self._key())
 
 
 def _shape_dtype_struct_aval(s: ShapeDtypeStruct) -> ShapedArray:
