@@ -1163,6 +1163,20 @@ def callable_functions(text: str, rename: Callable[[str], str]) -> list[str]:
     return [op.get_asm(print_generic_op_form=True) for op in ops]
 
 
+def refine_polymorphic_shapes(text: str) -> str:
+  """A module whose ``main`` has static argument types with the dynamic shapes of the
+  functions it calls refined from them and their shape assertions checked (a failing one is
+  a ``ValueError`` with its message), as text."""
+  from jaxlib.mlir import ir
+  try:
+    refined = _xc._xla.mlir.refine_polymorphic_shapes(text.encode(), True, True)
+  except _xc.XlaRuntimeError as e:
+    detail = str(e).split("error: ", 1)[-1].split("\n", 1)[0]
+    raise ValueError(f"Error refining shapes. {detail}") from None
+  with _mlir_ctx():
+    return str(ir.Module.parse(refined))
+
+
 def approx_top_k_output_size(input_size: int, rank: int, k: int, recall_target: float,
                              input_size_override: int) -> int:
   """The reduction-dimension size of XLA's ApproxTopK results left unaggregated."""
