@@ -1,7 +1,10 @@
 """``export(jit(f))(*args)``: a jitted function lowered for argument types to a program that
 stands alone (every constant written into it), kept as a StableHLO portable artifact with
 the pytree structures and avals it was exported for; ``Exported.call`` runs it, also under
-``jit`` (spliced into the caller's program) and ``grad`` (through the exported VJP)."""
+``jit`` (spliced into the caller's program) and ``grad`` (through the exported VJP).
+The program follows JAX's calling convention: a first ``i32`` platform-index argument
+when exported for several platforms, then the arguments kept (``module_kept_var_idx``);
+a shape-polymorphic program (read from JAX's bytes) is refined to the shapes of each call."""
 from __future__ import annotations
 
 import dataclasses
@@ -15,9 +18,9 @@ from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
+from xjax._src.api.export.shape_poly import is_symbolic_dim, solve
 
-# The calling conventions this module reads and writes (JAX 0.10.2's numbers; xjax's own
-# argument layout: the exported function's arguments only, no platform index or tokens).
+# The calling conventions this module reads and writes (JAX 0.10.2's numbers).
 minimum_supported_calling_convention_version = 9
 maximum_supported_calling_convention_version = 10
 CALLING_CONVENTION_VERSION = 10
@@ -147,11 +150,49 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
         in_shardings_hlo=(None,) * n_in, out_shardings_hlo=(None,) * n_out, nr_devices=1,
         platforms=platforms, ordered_effects=(), unordered_effects=(),
         disabled_safety_checks=checks,
-        mlir_module_serialized=runtime.serialize_portable_artifact(text),
+        mlir_module_serialized=runtime.serialize_portable_artifact(
+            _with_platform_index(text, entry.in_avals, entry.closed.out_avals)
+            if len(platforms) > 1 else text),
         calling_convention_version=CALLING_CONVENTION_VERSION,
         module_kept_var_idx=tuple(range(n_in)), uses_global_constants=False,
         _get_vjp=functools.partial(_export_vjp, entry.closed, platforms, checks))
   return do_export
+
+
+def _with_platform_index(text: str, in_avals, out_avals) -> str:
+  """The program with JAX's multi-platform ``main``: a first ``i32`` platform index (one
+  program serves every platform: xjax lowers the same operations for each)."""
+  funs = runtime.callable_functions(text, lambda old: f"_xjax_export_{old}")
+  ins = [lowering.tensor_type(a) for a in in_avals]
+  params = [("%idx", 'tensor<i32> {jax.global_constant = "_platform_index"}')]
+  params += [(f"%a{i}", t) for i, t in enumerate(ins)]
+  main = _main_calling("_xjax_export_main", params, [], [f"%a{i}" for i in range(len(ins))],
+                       ins, [lowering.tensor_type(a) for a in out_avals])
+  return "module @jit_exported {\n" + "\n".join([main] + funs) + "\n}\n"
+
+
+def _main_calling(callee: str, params, pre, operands, callee_ins, callee_outs,
+                  outs=None) -> str:
+  """A public ``main`` taking ``params`` ((name, type) pairs) that runs the operations
+  ``pre``, calls ``callee`` on ``operands`` (of types ``callee_ins``) and returns its
+  results (of types ``callee_outs``), converted to the types ``outs`` where given."""
+  n = len(callee_outs)
+  results = [f"%r#{i}" for i in range(n)] if n > 1 else ["%r"] * n
+  bind = "" if n == 0 else "%r = " if n == 1 else f"%r:{n} = "
+  lines = [*pre, f"{bind}func.call @{callee}({', '.join(operands)}) : "
+                 f"({', '.join(callee_ins)}) -> ({', '.join(callee_outs)})"]
+  returned = []
+  for i, (r, t, want) in enumerate(zip(results, callee_outs, outs or callee_outs)):
+    if want != t:
+      lines.append(f"%o{i} = stablehlo.convert {r} : ({t}) -> {want}")
+      r = f"%o{i}"
+    returned.append((r, want))
+  lines.append("return " + ", ".join(r for r, _ in returned) + " : "
+               + ", ".join(t for _, t in returned) if returned else "return")
+  sig = ", ".join(f"{name}: {t}" for name, t in params)
+  body = "\n    ".join(lines)
+  return (f"  func.func public @main({sig}) -> ({', '.join(t for _, t in returned)}) "
+          f"{{\n    {body}\n  }}")
 
 
 def _platforms(platforms) -> tuple:
@@ -197,22 +238,85 @@ def _export_vjp(closed, platforms, checks, primal: Exported) -> Exported:
 # Calling an Exported
 
 def _call_abstract_eval(*avals, exported):
-  return list(exported.out_avals)
+  """The result avals of a call, after checking the arguments' avals as JAX does (a
+  polymorphic program's dimension variables solved from the arguments' shapes)."""
+  names = _arg_names(exported)
+  for name, got, want in zip(names, avals, exported.in_avals):
+    _check_arg(name, got, want)
+  if not _is_polymorphic(exported):
+    return list(exported.out_avals)
+  env = solve(exported.in_avals, [a.shape for a in avals], names)
+  return [a.update(shape=tuple(d if isinstance(d, int) else d.evaluate(env) for d in a.shape))
+          for a in exported.out_avals]
+
+
+def _is_polymorphic(exp: Exported) -> bool:
+  return any(is_symbolic_dim(d) for a in exp.in_avals + exp.out_avals for d in a.shape)
 
 
 def _call_lowering(ctx, *args, exported):
-  """A call of the exported program, its functions added to this module once."""
+  """A call of the exported program, its functions added to this module once for each
+  signature."""
   table = ctx.module.__dict__.setdefault("_exported_functions", {})
-  name = table.get(id(exported))
+  key = (id(exported), tuple(ctx.avals_in))
+  name = table.get(key)
   if name is None:
     taken = ctx.module._taken
     base = lowering._unique(lowering._sanitize(f"call_exported_{exported.fun_name}"), taken)
     rename = lambda old: base if old == "main" else lowering._unique(f"{base}_{old}", taken)
-    for fn in runtime.callable_functions(exported.mlir_module(), rename):
+    text = _callable_module(exported, tuple(ctx.avals_in), _platform_index(exported))
+    for fn in runtime.callable_functions(text, rename):
       ctx.module.functions.append("  " + fn)
     ctx.module._keepalive.append(exported)
-    table[id(exported)] = name = base
-  return ctx.op("func.call", list(args), list(ctx.avals_out), {"callee": f"@{name}"})
+    table[key] = name = base
+  kept = [args[i] for i in exported.module_kept_var_idx]
+  kept_avals = [ctx.avals_in[i] for i in exported.module_kept_var_idx]
+  return ctx.op("func.call", kept, list(ctx.avals_out), {"callee": f"@{name}"},
+                in_avals=kept_avals)
+
+
+def _platform_index(exp: Exported) -> int:
+  here = runtime.default_backend()
+  return exp.platforms.index(here) if here in exp.platforms else 0  # the check is disabled
+
+
+def _type(aval) -> str:
+  """The program's type of ``aval``; ``?`` for a symbolic dimension."""
+  if not any(map(is_symbolic_dim, aval.shape)):
+    return lowering.tensor_type(aval)
+  dims = "".join(f"{'?' if is_symbolic_dim(d) else d}x" for d in aval.shape)
+  return f"tensor<{dims}{lowering.element_type(aval.dtype)}>"
+
+
+@functools.lru_cache(maxsize=64)
+def _callable_module(exp: Exported, avals: tuple, platform_index: int) -> str:
+  """The exported program as a module whose ``main`` takes just the kept arguments of this
+  call's types: the platform index passed, shapes refined where the program is
+  polymorphic (its shape assertions checked)."""
+  text = exp.mlir_module()
+  poly = _is_polymorphic(exp)
+  if len(exp.platforms) == 1 and not poly:
+    return text
+  funs = runtime.callable_functions(text, lambda old: f"_exported_{old}")
+  kept = exp.module_kept_var_idx
+  params = [(f"%a{i}", lowering.tensor_type(avals[i])) for i in kept]
+  pre, operands, callee_ins = [], [], []
+  if len(exp.platforms) > 1:
+    pre.append(f"%idx = stablehlo.constant dense<{platform_index}> : tensor<i32>")
+    operands.append("%idx")
+    callee_ins.append("tensor<i32>")
+  for (name, t), i in zip(params, kept):
+    want = _type(exp.in_avals[i])
+    if want != t:
+      pre.append(f"{name}_c = stablehlo.convert {name} : ({t}) -> {want}")
+      name = f"{name}_c"
+    operands.append(name)
+    callee_ins.append(want)
+  outs = [lowering.tensor_type(a) for a in _call_abstract_eval(*avals, exported=exp)]
+  main = _main_calling("_exported_main", params, pre, operands, callee_ins,
+                       [_type(a) for a in exp.out_avals], outs)
+  text = "module @exported {\n" + "\n".join([main] + funs) + "\n}\n"
+  return runtime.refine_polymorphic_shapes(text) if poly else text
 
 
 call_exported_p = Primitive("call_exported", multiple_results=True)
@@ -221,36 +325,48 @@ call_exported_p.lowering = _call_lowering
 
 
 def call_exported(exp: Exported, args: tuple, kwargs: dict):
-  leaves_paths, tree = tree_util.tree_flatten_with_path((args, kwargs))
+  leaves, tree = tree_util.tree_flatten((args, kwargs))
   if tree != exp.in_tree:
     raise ValueError(
         "The invocation args and kwargs must have the same pytree structure as when the "
         f"function '{exp.fun_name}' was exported, but they have the following structural "
         f"differences: exported for {exp.in_tree}, called with {tree}.")
+  if exp.nr_devices != 1:
+    raise NotImplementedError(f"Function {exp.fun_name} was exported for {exp.nr_devices} "
+                              "devices: xjax calls exported functions on one device.")
   here = runtime.default_backend()
   if here not in exp.platforms and DisabledSafetyCheck.platform() not in (
       exp.disabled_safety_checks):
     raise ValueError(f"Function '{exp.fun_name}' was exported for platforms "
                      f"'{exp.platforms}' but it is used on '{(here,)}'.")
-  leaves = [x for _, x in leaves_paths]
-  for (path, x), want in zip(leaves_paths, exp.in_avals):
-    _check_arg(_arg_name(path), get_aval(x), want)
   outs = _differentiable_call(exp)(*leaves)
   return tree_util.tree_unflatten(exp.out_tree, list(outs))
 
 
-def _arg_name(path) -> str:
-  head = "args" if path[0].idx == 0 else "kwargs"
-  return head + tree_util.keystr(path[1:])
+@functools.lru_cache(maxsize=256)
+def _arg_names(exp: Exported) -> tuple:
+  """How JAX's messages name each argument leaf: "args[0]", "kwargs['k']"."""
+  paths = tree_util.tree_flatten_with_path(
+      tree_util.tree_unflatten(exp.in_tree, [0] * exp.in_tree.num_leaves))[0]
+  return tuple(("args" if path[0].idx == 0 else "kwargs") + tree_util.keystr(path[1:])
+               for path, _ in paths)
 
 
 def _check_arg(name: str, got: ShapedArray, want: ShapedArray) -> None:
+  if len(got.shape) != len(want.shape):
+    raise ValueError(f"Rank mismatch for {name}: expected {_shape(want)} and called with "
+                     f"{_shape(got)}")
   if got.dtype != want.dtype:
     raise ValueError(f"Dtype mismatch for {name}: expected {want.dtype} and called with "
                      f"{got.dtype}")
-  if got.shape != want.shape:
-    raise ValueError(f"Shape mismatch for {name}: expected {want.shape} and called with "
-                     f"{got.shape}")
+  for i, (g, w) in enumerate(zip(got.shape, want.shape)):
+    if not is_symbolic_dim(w) and g != w:
+      raise ValueError(f"Shape mismatch for {name}.shape[{i}] (expected same constant): "
+                       f"expected {_shape(want)} and called with {_shape(got)}")
+
+
+def _shape(aval) -> str:
+  return "(" + ", ".join(map(str, aval.shape)) + ("," if len(aval.shape) == 1 else "") + ")"
 
 
 @functools.lru_cache(maxsize=256)
