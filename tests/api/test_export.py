@@ -185,8 +185,15 @@ def test_pytree_serialization_registrations():
   out = eb.call(Box(3., "x"))
   assert isinstance(out, Box) and out.tag == "x" and out.v == 6.
   eo = export.export(xjax.jit(lambda d: d))(collections.OrderedDict(b=1., a=2.))
-  with pytest.raises(ValueError, match="unregistered type .*OrderedDict"):
-    eo.serialize()
+  assert export.deserialize(eo.serialize()).in_tree == eo.in_tree  # registered, as in JAX
+  with pytest.raises(ValueError, match="Use `jax.export.register_pytree_node_serialization` "
+                                       "for types other than `collections.namedtuple`"):
+    export.register_namedtuple_serialization(Box, serialized_name="Box2")
+  with pytest.raises(ValueError, match="If `from_children` is not present, you must call "
+                                       "first`jax.tree_util.register_pytree_node`"):
+    export.register_pytree_node_serialization(
+        type("Plain", (), {}), serialized_name="t", serialize_auxdata=bytes,
+        deserialize_auxdata=bytes)
   ei = export.export(xjax.jit(lambda d: d))({1: 1.})
   with pytest.raises(TypeError, match="only for dictionaries with string keys"):
     ei.serialize()
@@ -202,3 +209,201 @@ def test_shape_polymorphism_is_refused_and_safety_checks():
   assert str(cc) == repr(cc) == "custom_call:foo" and cc.is_custom_call() == "foo"
   assert export.DisabledSafetyCheck.platform().is_custom_call() is None
   assert export.DisabledSafetyCheck.platform() == export.DisabledSafetyCheck.platform()
+
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "export"
+
+
+def _jax_blob(name: str):
+  return export.deserialize((DATA / f"jax_{name}.bin").read_bytes())
+
+
+def test_reads_jax_blobs():
+  e = _jax_blob("pytrees")
+  assert [str(a) for a in e.in_avals] == ["float32[2,3]", "float32[3]", "int32[3]", "bool[4]",
+                                          "bfloat16[2]", "float32[]", "float32[]",
+                                          "float32[2]"]
+  t = (X, np.arange(3, dtype=np.float32))
+  l = [np.arange(3, dtype=np.int32), None]
+  d = {"a": np.array([True, False, True, False]), "b": np.array([1.5, -2], jnp.bfloat16)}
+  out = e.call(t, l, d, Pair(np.float32(2), np.float32(3)), Box(np.ones(2, np.float32), "tag"))
+  assert sorted(out) == ["bf", "box", "flags", "ints", "pair", "sum"]
+  check(out["sum"], X * 2 + t[1])
+  check(out["ints"][0], l[0] + 1)
+  assert out["ints"][1] is None and isinstance(out["pair"], Pair)
+  check(out["flags"], ~d["a"])
+  check(out["bf"], d["b"] * 2)
+  check(tuple(out["pair"]), (np.float32(5), np.float32(6)))
+  assert isinstance(out["box"], Box) and out["box"].tag == "tag"
+  check(out["box"].v, np.full(2, 3, np.float32))
+
+  x = np.linspace(-1, 2, 3, dtype=np.float32)
+  v = _jax_blob("vjp")
+  assert v.has_vjp() and v.vjp().fun_name == "fun_vjp_jax"
+  check(v.call(x), np.sin(x) * x, rtol=1e-6)
+  check(xjax.grad(lambda x: v.call(x).sum())(x), np.cos(x) * x + np.sin(x), rtol=1e-5)
+  check(xjax.jit(lambda x: v.call(x) * 2)(x), 2 * np.sin(x) * x, rtol=1e-6)
+
+  mp = _jax_blob("multi_platform")  # takes a platform index first: xjax passes cpu's, 0
+  assert mp.platforms == ("cpu", "cuda")
+  assert "_platform_index" in mp.mlir_module()
+  check(mp.call(np.ones(4, np.float32)), np.cos(np.ones(4, np.float32)) + 1, rtol=1e-6)
+  tpu = _jax_blob("tpu_unchecked")
+  assert tpu.disabled_safety_checks == (export.DisabledSafetyCheck.platform(),)
+  check(tpu.call(x), x * 2)
+  kv = _jax_blob("kept_vars")  # JAX drops the unused argument from the program
+  assert kv.module_kept_var_idx == (0, 2)
+  check(kv.call(np.ones(2, np.float32), np.zeros(5, np.int32), np.full(2, 3, np.float32)),
+        np.full(2, 3, np.float32))
+
+  f64 = _jax_blob("f64")
+  assert [str(a) for a in f64.in_avals] == ["float64[3]", "int64[]"]
+  with pytest.raises(ValueError, match="Dtype mismatch for args\\[0\\]: expected float64 and "
+                                       "called with float32"):
+    f64.call(np.ones(3), np.int64(2))  # without x64 the arguments are 32-bit
+  xjax.config.update("jax_enable_x64", True)
+  try:
+    y, n = f64.call(np.array([1.5, 2., 1e-20]), np.int64(2 ** 40))
+    check(y, np.array([2.25, 4., 1e-40]), rtol=1e-15, atol=0)
+    assert y.dtype == np.float64 and int(n) == 3 * 2 ** 40
+  finally:
+    xjax.config.update("jax_enable_x64", False)
+
+
+def test_reads_jax_shape_polymorphic_blobs():
+  e = _jax_blob("poly_b4")
+  assert [str(a) for a in e.in_avals] == ["float32[b,4]"]
+  assert [str(a) for a in e.out_avals] == ["float32[b,4]", "float32[4]"]
+  b = e.in_avals[0].shape[0]
+  assert export.is_symbolic_dim(b) and str(b) == "b" and b.variables() == {"b"}
+  for rows in (1, 3, 7):
+    x = np.arange(rows * 4, dtype=np.float32).reshape(rows, 4) / 10
+    check(e.call(x), (np.sin(x) * 2, x.sum(0)), rtol=1e-5)
+    check(xjax.jit(e.call)(x), (np.sin(x) * 2, x.sum(0)), rtol=1e-5)
+  x = np.ones((5, 4), np.float32)
+  check(xjax.grad(lambda x: e.call(x)[0].sum())(x), 2 * np.cos(x), rtol=1e-6)
+  with pytest.raises(ValueError, match=r"Shape mismatch for args\[0\].shape\[1\] \(expected "
+                                       r"same constant\): expected \(b, 4\) and called with "
+                                       r"\(3, 5\)"):
+    e.call(np.ones((3, 5), np.float32))
+  with pytest.raises(ValueError, match=r"Rank mismatch for args\[0\]: expected \(b, 4\) and "
+                                       r"called with \(3,\)"):
+    e.call(np.ones(3, np.float32))
+  with pytest.raises(ValueError, match=r"Expected value >= 1 for dimension variable 'b'\. "
+                                       r"Using the following polymorphic shapes specifications: "
+                                       r"args\[0\].shape = \(b, 4\)\. Obtained dimension "
+                                       r"variables: 'b' = 0 from specification 'b' for "
+                                       r"dimension args\[0\].shape\[0\] \(= 0\), \."):
+    e.call(np.ones((0, 4), np.float32))
+
+  c = _jax_blob("poly_constraint")  # b >= 2, checked by the program's shape assertion
+  assert [str(a) for a in c.out_avals] == ["float32[b - 1,4]"]
+  x = np.arange(12, dtype=np.float32).reshape(3, 4) ** 2
+  check(c.call(x), x[1:] - x[:-1])
+  with pytest.raises(ValueError, match="Error refining shapes.*symbolic shape constraint "
+                                       "b >= 2.*but found -1"):
+    c.call(np.ones((1, 4), np.float32))
+
+  ab = _jax_blob("poly_ab")
+  assert [str(a) for a in ab.in_avals] == ["float32[a,b]", "float32[a*b + 1]"]
+  assert [str(a) for a in ab.out_avals] == ["float32[b,a]", "float32[2*a*b + 1]"]
+  x, y = np.arange(6, dtype=np.float32).reshape(2, 3), np.arange(7, dtype=np.float32)
+  check(ab.call(x, y), (x.T, np.concatenate([x.ravel(), y])))
+  with pytest.raises(ValueError, match=r"Found inconsistency between dimension size "
+                                       r"args\[1\].shape\[0\] \(= 6\) and the specification "
+                                       r"'a\*b \+ 1' \(= 7\)"):
+    ab.call(x, y[:6])
+
+
+def test_symbolic_dimensions():
+  from xjax._src.api.export.shape_poly import SymbolicDim, parse_dim
+  assert parse_dim("4") == 4 and parse_dim(" -1") == -1
+  d = parse_dim("2*a*b + 3")
+  assert str(d) == "2*a*b + 3" and d == parse_dim("3 + b*a*2") and d != parse_dim("2*a*b")
+  assert d.evaluate({"a": 2, "b": 5}) == 23 and hash(d) == hash(parse_dim("b*2*a + 3"))
+  assert parse_dim("- a + 3").evaluate({"a": 1}) == 2 and parse_dim("a^2") == parse_dim("a*a")
+  assert parse_dim("floordiv(a, 2) + mod(b, 3)").evaluate({"a": 7, "b": 5}) == 5
+  assert parse_dim("max(a, b) - min(a, 2)").evaluate({"a": 1, "b": 4}) == 3
+  assert parse_dim("a - a + 2") == 2 and not export.is_symbolic_dim(parse_dim("7"))
+  with pytest.raises(ValueError, match="syntax error in symbolic dimension"):
+    SymbolicDim("a +")
+
+
+def _xjax_cases() -> dict:
+  """name -> (Exported, flat arguments, VJP order): what xjax writes for JAX to read."""
+  def trees(t, d, p):
+    return {"s": t[0] * 2 + t[1], "l": [d["i"] + 1, None], "f": ~d["f"], "b": d["b"] * 2,
+            "p": Pair(p.a * p.b, p.a - p.b)}
+  t = (X, np.arange(3, dtype=np.float32))
+  d = {"i": np.arange(3, dtype=np.int32), "f": np.array([True, False]),
+       "b": np.array([1.5, 3], jnp.bfloat16)}
+  p = Pair(np.float32(2), np.float32(3))
+  x = np.linspace(-1, 2, 3, dtype=np.float32)
+  poly = _jax_blob("poly_b4")
+  return {
+      "xjax_pytrees": (export.export(xjax.jit(trees))(t, d, p), tree_leaves((t, d, p)), 0),
+      "xjax_vjp": (export.export(xjax.jit(lambda x: jnp.sin(x) * x))(x), [x], 1),
+      "xjax_multi_platform": (export.export(xjax.jit(lambda x, *, k: jnp.cos(x) * k),
+                                            platforms=("cpu", "cuda"))(x, k=np.float32(3)),
+                              [x, np.float32(3)], 0),
+      # a polymorphic JAX export, read and written again by xjax
+      "xjax_reserialized_poly": (export.deserialize(poly.serialize(vjp_order=1)),
+                                 [np.ones((3, 4), np.float32)], 1),
+  }
+
+
+def write_xjax_cases(folder: Path) -> list[str]:
+  """Writes each case's blob and its arguments, results (and VJP values) for
+  tests/data/export/check_in_jax.py."""
+  folder.mkdir(parents=True, exist_ok=True)
+  for name, (e, args, vjp_order) in _xjax_cases().items():
+    blob = export.deserialize(e.serialize(vjp_order))  # as JAX will read it
+    outs = tree_leaves(blob.call(*blob.in_tree.unflatten(args)[0],
+                                 **blob.in_tree.unflatten(args)[1]))
+    arrays = {f"in_{i}": np.asarray(a, np.float32 if a.dtype == jnp.bfloat16 else None)
+              for i, a in enumerate(args)}
+    arrays.update({f"out_{i}": np.asarray(o, np.float32 if o.dtype == jnp.bfloat16 else None)
+                   for i, o in enumerate(outs)})
+    if vjp_order:
+      cts = [np.ones(o.shape, o.dtype) for o in outs]
+      arrays.update({f"ct_{i}": c for i, c in enumerate(cts)})
+      arrays.update({f"vjp_{i}": np.asarray(g)
+                     for i, g in enumerate(blob.vjp().call(*args, *cts))})
+    (folder / f"{name}.bin").write_bytes(bytes(e.serialize(vjp_order)))
+    np.savez(folder / f"{name}.npz", **arrays)
+  return sorted(_xjax_cases())
+
+
+def _reference_python() -> str | None:
+  ref = os.environ.get("XJAX_REFERENCE_PYTHON")
+  if ref:
+    return ref
+  return "/tmp/ref/bin/python" if os.path.exists("/tmp/ref/bin/python") else None
+
+
+def test_jax_reads_xjax_blobs(tmp_path):
+  names = write_xjax_cases(tmp_path)
+  ref = _reference_python()
+  if ref is None:
+    pytest.skip("no reference JAX interpreter: set XJAX_REFERENCE_PYTHON to a Python with "
+                "jax 0.10.2 and flatbuffers to check xjax's blobs in JAX")
+  run = subprocess.run([ref, str(DATA / "check_in_jax.py"), str(tmp_path)],
+                       capture_output=True, text=True, timeout=600)
+  assert run.returncode == 0, run.stdout + run.stderr
+  for name in names:
+    assert f"{name}: OK" in run.stdout, run.stdout
+
+
+def test_committed_xjax_blobs_still_read():
+  """The blobs in tests/data/export/xjax (checked once in JAX 0.10.2 with check_in_jax.py)
+  still deserialize and give their recorded results."""
+  blobs = sorted((DATA / "xjax").glob("*.bin"))
+  assert len(blobs) == 4
+  for blob in blobs:
+    data = np.load(blob.with_suffix(".npz"))
+    e = export.deserialize(blob.read_bytes())
+    args = [data[f"in_{i}"].astype(a.dtype) for i, a in enumerate(e.in_avals)]
+    a, k = e.in_tree.unflatten(args)
+    got = tree_leaves(e.call(*a, **k))
+    check([np.asarray(g, np.float32) for g in got],
+          [data[f"out_{i}"].astype(np.float32) for i in range(len(got))])

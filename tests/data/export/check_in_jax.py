@@ -1,6 +1,6 @@
 """Checks blobs that xjax's ``Exported.serialize()`` wrote, in the reference JAX 0.10.2: for
 each DIR/<case>.bin beside DIR/<case>.npz (the flattened arguments ``in_<i>`` and the
-expected flattened results ``out_<i>``, and for a VJP the output cotangents ``ct_<i>`` and
+expected flattened results ``out_<i>`` (bfloat16 ones as float32), and for a VJP the output cotangents ``ct_<i>`` and
 the expected argument cotangents ``vjp_<i>``), deserializes it with ``jax.export``, calls it
 and compares. Prints one line per case; exits 1 if any differs.
 
@@ -27,16 +27,16 @@ def main(folder: Path) -> int:
   failed = 0
   for blob in sorted(folder.glob("*.bin")):
     data = np.load(blob.with_suffix(".npz"))
-    n_in = sum(k.startswith("in_") for k in data)
     n_out = sum(k.startswith("out_") for k in data)
     exp = export.deserialize(bytearray(blob.read_bytes()))
-    args = [data[f"in_{i}"] for i in range(n_in)]
+    # bfloat16 values are stored as float32: cast each to the exported dtype
+    args = [data[f"in_{i}"].astype(a.dtype) for i, a in enumerate(exp.in_avals)]
     args_tree, kwargs_tree = exp.in_tree.unflatten(args)
     got = jax.tree_util.tree_leaves(exp.call(*args_tree, **kwargs_tree))
     want = [data[f"out_{i}"] for i in range(n_out)]
     ok = len(got) == len(want) and all(
         np.allclose(np.asarray(g, np.float64), w.astype(np.float64), rtol=1e-5, atol=1e-6)
-        and np.asarray(g).dtype == w.dtype for g, w in zip(got, want))
+        and g.dtype == a.dtype for g, w, a in zip(got, want, exp.out_avals))
     if "ct_0" in data:
       cts = [data[f"ct_{i}"] for i in range(n_out)]
       vjp = exp.vjp().call(*args, *cts)

@@ -6,6 +6,8 @@ bytes. The program is stored as a StableHLO portable artifact; pytrees as nested
 strings (symbolic ones as JAX prints them); a VJP as a nested ``Exported``."""
 from __future__ import annotations
 
+import collections
+import json
 import struct
 from typing import Any, Callable
 
@@ -68,30 +70,49 @@ def _register(nodetype, name: str, entry: tuple) -> None:
 
 
 def register_namedtuple_serialization(nodetype, *, serialized_name: str):
-  """Lets pytrees holding ``nodetype`` (a namedtuple class) be serialized."""
+  """Lets pytrees holding ``nodetype`` (a namedtuple class) be serialized: its field names
+  as JSON, the node rebuilt by field name (as JAX stores them)."""
   if not (isinstance(nodetype, type) and issubclass(nodetype, tuple)
           and hasattr(nodetype, "_fields")):
-    raise ValueError(f"Cannot register a non-namedtuple type {nodetype} with "
-                     "register_namedtuple_serialization.")
-  _register(nodetype, serialized_name, (lambda _: b"", lambda _: None,
-                                        lambda _, children: nodetype(*children)))
-  return nodetype
+    raise ValueError("Use `jax.export.register_pytree_node_serialization` for types other "
+                     "than `collections.namedtuple`.")
+  return register_pytree_node_serialization(
+      nodetype, serialized_name=serialized_name,
+      serialize_auxdata=lambda _: json.dumps(nodetype._fields).encode("utf-8"),
+      deserialize_auxdata=lambda b: json.loads(b.decode("utf-8")),
+      from_children=lambda fields, children: nodetype(**dict(zip(fields, children))))
 
 
 def register_pytree_node_serialization(nodetype, *, serialized_name: str,
                                        serialize_auxdata: Callable[[Any], bytes],
                                        deserialize_auxdata: Callable[[bytes], Any],
                                        from_children: Callable | None = None):
-  """Lets pytrees holding ``nodetype`` (a registered pytree node) be serialized: its aux
-  data as the bytes ``serialize_auxdata`` gives; rebuilt with ``from_children(aux,
-  children)`` (default: the node's registered unflatten)."""
-  if not tree_util.is_tree_node(nodetype):
-    raise ValueError(f"Cannot register serialization for {nodetype}: it is not a registered "
-                     "pytree node type.")
-  build = from_children or (lambda aux, children: tree_util._node_of(nodetype).unflatten(
-      aux, list(children)))
-  _register(nodetype, serialized_name, (serialize_auxdata, deserialize_auxdata, build))
+  """Lets pytrees holding ``nodetype`` be serialized: its aux data as the bytes
+  ``serialize_auxdata`` gives; rebuilt with ``from_children(aux, children)`` (default: the
+  node's registered unflatten)."""
+  if from_children is None:
+    if not tree_util.is_tree_node(nodetype):
+      raise ValueError("If `from_children` is not present, you must call first"
+                       f"`jax.tree_util.register_pytree_node` for `{nodetype}`")
+    from_children = lambda aux, children: tree_util._node_of(nodetype).unflatten(
+        aux, list(children))
+  _register(nodetype, serialized_name, (serialize_auxdata, deserialize_auxdata,
+                                        from_children))
   return nodetype
+
+
+def _ordered_dict_keys(keys) -> bytes:
+  if all(isinstance(k, str) for k in keys):
+    return json.dumps(list(keys)).encode("utf-8")
+  raise NotImplementedError("Serialization of collections.OrderedDict is supported only when "
+                            f"the keys are strings. Found keys: {keys}.")
+
+
+register_pytree_node_serialization(  # as JAX registers it
+    collections.OrderedDict, serialized_name="collections.OrderedDict",
+    serialize_auxdata=_ordered_dict_keys,
+    deserialize_auxdata=lambda b: json.loads(b.decode("utf-8")),
+    from_children=lambda keys, children: collections.OrderedDict(zip(keys, children)))
 
 
 _UNREGISTERED = ("Use `export.register_pytree_node_serialization` or "
