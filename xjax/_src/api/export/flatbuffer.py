@@ -116,7 +116,7 @@ class Writer:
       if off is not None:
         b.PrependUOffsetTRelativeSlot(slot, off, 0)
     for slot, (fmt, value) in (scalars or {}).items():
-      getattr(b, _PREPEND_SLOT[fmt])(slot, value, None)  # always written, as JAX does
+      getattr(b, _PREPEND_SLOT[fmt])(slot, value, None)  # written even when 0 (readers agree)
     return b.EndObject()
 
   def finish(self, root: int) -> bytearray:
