@@ -6,7 +6,6 @@ and the errors JAX 0.10.2 raises (messages as the reference's)."""
 import collections
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np

@@ -17,7 +17,6 @@ from xjax._src.backend import lowering, runtime
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.core.trace import Primitive
-from xjax._src.core.values import get_aval
 from xjax._src.api.export.shape_poly import is_symbolic_dim, solve
 
 # The calling conventions this module reads and writes (JAX 0.10.2's numbers).

@@ -16,7 +16,6 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.core.avals import MemorySpace, ShapedArray
-from xjax._src.api.export import exported as ex
 from xjax._src.api.export.exported import DisabledSafetyCheck, Exported
 from xjax._src.api.export.flatbuffer import Table, Writer
 from xjax._src.api.export.shape_poly import parse_dim
