@@ -590,11 +590,14 @@ def _assemble(buf) -> np.ndarray:
 class DLDeviceType(enum.IntEnum):
   kDLCPU = 1
   kDLCUDA = 2
+  kDLCUDAHost = 3
   kDLROCM = 10
 
 
 _DLPACK_TYPES = {"cpu": DLDeviceType.kDLCPU, "cuda": DLDeviceType.kDLCUDA,
                  "rocm": DLDeviceType.kDLROCM}
+_DLPACK_PLATFORMS = {DLDeviceType.kDLCPU: "cpu", DLDeviceType.kDLCUDA: "cuda",
+                     DLDeviceType.kDLCUDAHost: "cuda", DLDeviceType.kDLROCM: "rocm"}
 
 
 def dlpack_device(device) -> tuple:
@@ -603,17 +606,15 @@ def dlpack_device(device) -> tuple:
   return kind, 0 if kind == DLDeviceType.kDLCPU else device.local_hardware_id
 
 
-def device_for_dlpack(kind: int, index: int, platform_devices=None):
-  """The device of ours that a DLPack (type, index) pair names."""
-  platform = next((p for p, k in _DLPACK_TYPES.items() if k == kind), None)
-  if platform is None:
-    raise TypeError(f"DLPack device type {kind} is not supported by xjax (CPU, CUDA, ROCm)")
-  if platform == "cpu":
-    return default_device() if default_device().platform == "cpu" else devices("cpu")[0]
-  for d in devices(platform):
-    if d.local_hardware_id == index:
-      return d
-  raise ValueError(f"no {platform} device with hardware index {index}")
+def dlpack_platform(kind: int) -> str | None:
+  """The platform a DLPack device type names (None: one xjax does not run on)."""
+  return _DLPACK_PLATFORMS.get(kind)
+
+
+def device_for_dlpack(platform: str, index: int):
+  """The device of ``platform`` with local hardware id ``index`` (the runtime's error when
+  there is none; CPU memory is id 0, the first CPU device)."""
+  return backend(platform).device_from_local_hardware_id(index)
 
 
 def to_dlpack(buf: DeviceBuffer, stream=None):
@@ -622,10 +623,25 @@ def to_dlpack(buf: DeviceBuffer, stream=None):
 
 
 def from_dlpack(capsule, device, copy: bool | None = None, stream=None) -> DeviceBuffer:
-  """A buffer on ``device`` from a DLPack capsule: a view when the data is suitably aligned
-  and on that device (or ``copy=False`` demands one), else a copy."""
-  buf = _xc._xla.dlpack_managed_tensor_to_buffer(capsule, device, stream, copy)
-  return copy_buffer(buf) if copy else buf  # jaxlib views aligned data even with copy=True
+  """A buffer on ``device`` from a DLPack capsule: jaxlib views host data that is 64-byte
+  aligned and compact (keeping a transposed producer's layout), else copies; with
+  ``copy=False`` unaligned data raises ValueError."""
+  try:
+    return _xc._xla.dlpack_managed_tensor_to_buffer(capsule, device, stream, copy)
+  except XlaRuntimeError as err:
+    text = str(err)
+    if "is not aligned to" not in text:
+      raise
+    where = text[text.index("is not aligned to"):].strip().rstrip(".")
+    raise ValueError(f"from_dlpack(copy=False): the data {where}, so it cannot be used "
+                     "without a copy; pass copy=True or copy=None to copy it.") from None
+
+
+def host_view(buf: DeviceBuffer) -> tuple[np.ndarray, bool]:
+  """A one-device buffer's data as a row-major NumPy array, and whether making it needed a
+  copy (a buffer in another layout, or not in host memory); no copy for a CPU buffer
+  in the default layout."""
+  return buf._single_device_array_to_np_array_did_copy()
 
 
 def to_host(buf: DeviceBuffer) -> np.ndarray:
