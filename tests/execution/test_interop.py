@@ -1,5 +1,5 @@
-"""Interop with NumPy and other libraries: DLPack both ways, ``__array__``, pickling, copies,
-and Python ints outside a dtype's range.  Expected behaviour from JAX 0.10.2."""
+"""Interop with NumPy and other libraries: ``__array__``, pickling, copies, and Python ints
+outside a dtype's range (DLPack: test_dlpack.py).  Expected behaviour from JAX 0.10.2."""
 import copy
 import pickle
 
@@ -14,47 +14,6 @@ from xjax import random
 def computed(x):
   out = jnp.asarray(x) + 0
   return out.block_until_ready()
-
-
-def test_numpy_from_dlpack_is_a_view():
-  z = computed(np.arange(4.0, dtype=np.float32))
-  n = np.from_dlpack(z)
-  np.testing.assert_array_equal(n, [0.0, 1.0, 2.0, 3.0])
-  assert n.ctypes.data == z.unsafe_buffer_pointer() and not n.flags.writeable
-  assert repr(z.__dlpack_device__()) == "(<DLDeviceType.kDLCPU: 1>, 0)"
-
-
-def test_from_dlpack_of_numpy():
-  a = np.arange(6.0, dtype=np.float32).reshape(2, 3)
-  j = jnp.from_dlpack(a)
-  assert j.committed and j.devices() == {xjax.devices()[0]} and j.dtype == np.float32
-  np.testing.assert_array_equal(j, a)
-  assert jnp.from_dlpack(np.ones(3)).dtype == np.float32  # canonicalized, as in JAX
-  np.testing.assert_array_equal(jnp.from_dlpack(np.arange(6.0, dtype=np.float32)[::2]),
-                                [0.0, 2.0, 4.0])  # strided: copied
-  assert jnp.from_dlpack(a, copy=True).unsafe_buffer_pointer() != a.ctypes.data
-
-
-def test_from_dlpack_zero_copy_when_aligned():
-  raw = np.empty(64 + 16 * 4, np.uint8)
-  offset = (-raw.ctypes.data) % 64
-  a = raw[offset:offset + 64].view(np.float32)  # 64-byte aligned, as the runtime wants
-  a[:] = np.arange(16)
-  j = jnp.from_dlpack(a)
-  assert j.unsafe_buffer_pointer() == a.ctypes.data
-  np.testing.assert_array_equal(j, np.arange(16, dtype=np.float32))
-
-
-def test_from_dlpack_round_trip_and_errors():
-  z = computed(jnp.arange(3))
-  w = jnp.from_dlpack(z)
-  assert w.unsafe_buffer_pointer() == z.unsafe_buffer_pointer()
-  with pytest.raises(TypeError, match="must have __dlpack__ and __dlpack_device__ methods"):
-    jnp.from_dlpack(object())
-  with pytest.raises(TypeError, match="PRNG keys"):
-    random.key(0).__dlpack__()
-  with pytest.raises(ValueError, match="copy=False"):
-    jnp.from_dlpack(np.ones(6, np.float32)[::2], copy=False)
 
 
 def test_dunder_array_dtype_and_copy():

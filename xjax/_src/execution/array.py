@@ -16,6 +16,17 @@ from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.foundations.sharding import Sharding, SingleDeviceSharding
 
 
+def _not_on_key_arrays(method):
+  """A method PRNG key arrays lack, as JAX's (``hasattr`` is false for them): the DLPack
+  export protocol."""
+  def get(self):
+    if dtypes.is_extended(self.aval.dtype):
+      raise AttributeError(f"xjax arrays of {self.aval.dtype} (PRNG keys) have no "
+                           f"{method.__name__}; export xjax.random.key_data(keys) instead.")
+    return method.__get__(self)
+  return property(get, doc=method.__doc__)
+
+
 class Array:
   """An immutable n-dimensional array on a device (``jax.Array``).
 
@@ -241,17 +252,43 @@ class Array:
     if self._npy is None and not dtypes.is_extended(self.aval.dtype):
       runtime.copy_to_host_async(self._buf)
 
+  @_not_on_key_arrays
   def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-    """A DLPack capsule viewing this array's buffer (no copy)."""
+    """A DLPack capsule viewing this one-device array's buffer (a copy with ``copy=True``,
+    or when ``dl_device`` names another device)."""
     self._check_alive()
-    if dtypes.is_extended(self.aval.dtype):
-      raise TypeError(f"xjax arrays of {self.aval.dtype} (PRNG keys) cannot be exported with "
-                      "DLPack; export xjax.random.key_data(keys) instead.")
-    if copy:
-      return runtime.to_dlpack(runtime.copy_buffer(self._buf), stream)
-    return runtime.to_dlpack(self._buf, stream)
+    devices = self.devices()
+    if len(devices) > 1:
+      raise BufferError("__dlpack__ can only export an array on a single device, but this "
+                        f"array's sharding spans {len(devices)} devices.")
+    source, = devices
+    device = None
+    if dl_device is not None and dl_device[0]:
+      platform = runtime.dlpack_platform(dl_device[0])
+      if platform is None:
+        raise BufferError("The device passed to __dlpack__ as dl_device has a device type "
+                          f"xjax does not support (DLDeviceType: {dl_device[0]})")
+      device = runtime.device_for_dlpack(platform, dl_device[1])
+    if max_version is not None and tuple(max_version) < (0, 5):
+      raise BufferError(f"xjax exports DLPack version (0, 5) or later, but max_version="
+                        f"{tuple(max_version)} was requested.")
+    buf = self._buf
+    if device is not None and device != source:
+      if copy is False:
+        raise ValueError(f"__dlpack__(copy=False): dl_device names {device!r} but the "
+                         f"array is on {source!r}; a copy is needed. Pass copy=True or "
+                         "copy=None.")
+      buf = runtime.copy_to_device(buf, device)
+    elif copy:
+      buf = runtime.copy_buffer(buf)
+      runtime.block_until_ready([buf])  # a consumer may write to it at once
+    return runtime.to_dlpack(buf, stream)
 
+  @_not_on_key_arrays
   def __dlpack_device__(self) -> tuple:
+    self._check_alive()
+    if len(self.devices()) > 1:
+      raise BufferError("__dlpack__ only supports arrays on a single device.")
     return runtime.dlpack_device(self.device)
 
   def on_device_size_in_bytes(self) -> int:
