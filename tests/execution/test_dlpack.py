@@ -124,11 +124,11 @@ def test_from_dlpack_device_and_errors():
 # ---------------------------------------------------------------------------------------
 # xjax -> NumPy
 
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", [name for name in DTYPES if name not in WIDE])
 def test_numpy_views_xjax_arrays(name):
-  z = computed(np.arange(6).reshape(2, 3).astype(name))
+  z = _xjax_array(name)
   n = np.from_dlpack(z)
-  assert n.dtype == z.dtype and n.shape == (2, 3) and not n.flags.writeable
+  assert n.dtype == name and n.shape == (2, 3) and not n.flags.writeable
   assert n.ctypes.data == z.unsafe_buffer_pointer()
   np.testing.assert_array_equal(n, np.asarray(z))
   assert repr(z.__dlpack_device__()) == "(<DLDeviceType.kDLCPU: 1>, 0)"
@@ -204,3 +204,89 @@ def test_is_supported_dtype():
     dlpack.is_supported_dtype(None)
   with pytest.raises(TypeError, match="Cannot interpret 'key<fry>' as a data type"):
     dlpack.is_supported_dtype(random.key(0).dtype)
+
+
+# ---------------------------------------------------------------------------------------
+# PyTorch, both ways (torch is optional: `pip install torch`)
+
+@pytest.fixture
+def torch():
+  return pytest.importorskip("torch")
+
+
+def _tensor(torch, name, shape=(2, 3)):
+  """A torch tensor of dtype ``name`` holding 0, 1, 2, ... (mod 2 for bool), in memory torch
+  allocated (64-byte aligned)."""
+  size = int(np.prod(shape))
+  if name == "bfloat16":
+    return torch.arange(size, dtype=torch.float32).reshape(shape).to(torch.bfloat16)
+  values = np.arange(size) % 2 if name == "bool" else np.arange(size)
+  return torch.from_numpy(values.astype(name).reshape(shape)).clone()
+
+
+@pytest.mark.parametrize("name", [*DTYPES, "bfloat16"])
+def test_from_torch_aliases(torch, name):
+  t = _tensor(torch, name)
+  assert t.data_ptr() % 64 == 0
+  j = jnp.from_dlpack(t)
+  expected = np.asarray(t.float() if name == "bfloat16" else t).astype(WIDE.get(name, name))
+  assert j.dtype == WIDE.get(name, name) and j.shape == (2, 3)
+  np.testing.assert_array_equal(np.asarray(j), expected)
+  if name in WIDE:
+    assert j.unsafe_buffer_pointer() != t.data_ptr()
+    return
+  assert j.unsafe_buffer_pointer() == t.data_ptr()
+  t[0, 1] = t[1, 1]  # torch's write shows in the xjax array
+  assert j[0, 1] == j[1, 1] and (j + 0)[0, 1] == (j + 0)[1, 1]
+
+
+def _xjax_array(name):
+  values = np.arange(6) % 2 if name == "bool" else np.arange(6)
+  return jnp.copy(jnp.asarray(values.reshape(2, 3), dtype=name)).block_until_ready()
+
+
+@pytest.mark.parametrize("name", [name for name in DTYPES if name not in WIDE] + ["bfloat16"])
+def test_torch_views_xjax_arrays(torch, name):
+  _check_torch_view(torch, name)
+
+
+def test_torch_views_64_bit_arrays(torch, x64):
+  for name in WIDE:
+    _check_torch_view(torch, name)
+
+
+def _check_torch_view(torch, name):
+  z = _xjax_array(name)
+  assert z.dtype == name
+  t = torch.from_dlpack(z)
+  assert str(t.dtype) == f"torch.{name}" and tuple(t.shape) == (2, 3)
+  assert t.data_ptr() == z.unsafe_buffer_pointer()
+  np.testing.assert_array_equal((t.float() if name == "bfloat16" else t).numpy(),
+                                np.asarray(z.astype(np.float32) if name == "bfloat16" else z))
+  t[0, 0] = t[1, 2]  # shared memory: the write shows in xjax (as in JAX)
+  assert z[0, 0] == z[1, 2]
+
+
+def test_torch_round_trip_and_edge_shapes(torch):
+  t = torch.arange(4, dtype=torch.float32)
+  back = torch.from_dlpack(jnp.from_dlpack(t))
+  assert back.data_ptr() == t.data_ptr()
+  assert float(jnp.from_dlpack(torch.tensor(3.0))) == 3.0
+  assert jnp.from_dlpack(torch.ones(0, 3)).shape == (0, 3)
+  assert torch.from_dlpack(jnp.ones((0, 2))).shape == (0, 2)
+  assert torch.from_dlpack(computed(jnp.float32(3))).item() == 3.0
+  assert torch.from_dlpack(computed(jnp.ones(2, jnp.complex64) * 1j)).tolist() == [1j, 1j]
+
+
+def test_from_torch_strided_tensors(torch):
+  t = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+  for strided in (t[:, ::2], t[:1].expand(3, 4)):
+    with pytest.raises(JaxRuntimeError, match="UNIMPLEMENTED: Only DLPack tensors with"):
+      jnp.from_dlpack(strided)
+  j = jnp.from_dlpack(t.T)  # transposed: copied to row-major (JAX shares it)
+  np.testing.assert_array_equal(np.asarray(j), t.T.numpy())
+  rows = jnp.from_dlpack(t[1:])  # 16 bytes past torch's alignment: copied
+  assert rows.unsafe_buffer_pointer() != t[1:].data_ptr()
+  np.testing.assert_array_equal(rows, t[1:].numpy())
+  with pytest.raises(BufferError, match="require gradient"):
+    jnp.from_dlpack(torch.ones(2, requires_grad=True))
