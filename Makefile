@@ -28,11 +28,12 @@ bench: setup
 # the own test suites of optax, chex, einops, jax-dataclasses, jraph, dm-pix, rlax and flashbax
 # on xjax, in .ecosystem/venv (no `jax` there; tools/ecosystem.py); the sweep of
 # one README-style program per library on xjax and on JAX 0.10.2 (its table: docs/ecosystem.md);
-# then the libraries' quickstarts, remat and the sweep's passing programs
+# then the libraries' quickstarts, remat, an orbax checkpoint round trip of a flax/optax
+# training state (one device and sharded over four) and the sweep's passing programs
 # (tests/compat/test_ecosystem_*.py, skipped by `make test`'s venv)
 ecosystem:
 	$(PYTHON) tools/ecosystem.py
 	$(PYTHON) tools/ecosystem_sweep.py
 	.ecosystem/venv/bin/python -m xjax -m pytest -q -p no:cacheprovider \
 	  tests/compat/test_ecosystem_quickstarts.py tests/compat/test_ecosystem_remat.py \
-	  tests/compat/test_ecosystem_sweep.py
+	  tests/compat/test_ecosystem_checkpoint.py tests/compat/test_ecosystem_sweep.py

@@ -83,7 +83,8 @@ SUPPORT = ["absl-py", "toolz", "typing_extensions>=4.15", "pytest==9.2.0", "clou
            "opt_einsum", "multipledispatch", "tqdm", "fastprogress", "wadler_lindig",
            "typeguard", "jmp", "tabulate", "decorator", "gast", "six", "dm-env",
            "tensorstore", "mock", "dill"]
-XJAX_RUNTIME = ["numpy==2.4.6", "jaxlib==0.10.2", "ml_dtypes==0.6.0", "scipy==1.17.1"]
+XJAX_RUNTIME = ["numpy==2.4.6", "jaxlib==0.10.2", "ml_dtypes==0.6.0", "scipy==1.17.1",
+                "flatbuffers==25.12.19"]
 REFERENCE_RUNTIME = [*XJAX_RUNTIME, REFERENCE_JAX, "opt_einsum"]
 
 
