@@ -290,3 +290,12 @@ def test_from_torch_strided_tensors(torch):
   np.testing.assert_array_equal(rows, t[1:].numpy())
   with pytest.raises(BufferError, match="require gradient"):
     jnp.from_dlpack(torch.ones(2, requires_grad=True))
+
+
+def test_traced_arrays_cannot_be_exported():
+  with pytest.raises(xjax.errors.ConcretizationTypeError,
+                     match=r"The __dlpack__\(\) method was called on traced array with shape "
+                           r"float32\[2\]"):
+    xjax.jit(lambda x: np.from_dlpack(x))(jnp.ones(2))
+  with pytest.raises(TypeError, match="must have __dlpack__ and __dlpack_device__"):
+    xjax.jit(jnp.from_dlpack)(jnp.ones(2))

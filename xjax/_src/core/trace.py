@@ -308,6 +308,11 @@ class Tracer:
   def tolist(self):
     raise errors.ConcretizationTypeError(self, _describe_tracer(self))
 
+  def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    raise errors.ConcretizationTypeError(
+        self, f"The __dlpack__() method was called on traced array with shape "
+              f"{self.aval.str_short(short_dtypes=False)}.\n{_describe_tracer(self)}")
+
   def __hash__(self):
     raise TypeError(f"unhashable type: {type(self).__name__}. Traced arrays are not "
                     "hashable; to use a value as a dict key or static argument, pass a "
