@@ -2,12 +2,13 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test bench docs ecosystem
+.PHONY: setup demo test test-latest bench docs ecosystem
 
-$(VENV)/.installed: pyproject.toml
+# the lower bound of every dependency range (requirements/lower-bounds.txt)
+$(VENV)/.installed: pyproject.toml requirements/lower-bounds.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test,docs,examples]"
+	$(PY) -m pip install -q -e ".[test,docs,examples]" -c requirements/lower-bounds.txt
 	touch $@
 
 setup: $(VENV)/.installed
@@ -17,6 +18,15 @@ demo: setup
 
 test: setup
 	$(PY) -m pytest -q -n 2 tests
+
+# the suite on the newest releases the ranges admit (jaxlib, NumPy, SciPy, ml_dtypes), in
+# a second venv, upgraded on every run
+test-latest:
+	test -x .venv-latest/bin/python || $(PYTHON) -m venv .venv-latest
+	.venv-latest/bin/python -m pip install -q --upgrade pip
+	.venv-latest/bin/python -m pip install -q --upgrade --upgrade-strategy eager -e ".[test]"
+	.venv-latest/bin/python -c "import jaxlib, numpy, scipy; print('jaxlib', jaxlib.__version__, 'numpy', numpy.__version__, 'scipy', scipy.__version__)"
+	.venv-latest/bin/python -m pytest -q -n 2 tests
 
 # the documentation site (guide, API reference from docstrings) in build/docs; warnings are errors
 docs: setup

@@ -21,7 +21,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np
 import jaxlib
-from jaxlib import xla_client as _xc
+from jaxlib import _jax, xla_client as _xc  # _jax: jaxlib's extension module
 from jaxlib import _profile_data as profile_data, _profiler as profiler  # noqa: F401
 
 from xjax._src.backend import compilation_cache
@@ -31,9 +31,35 @@ from xjax._src.core.avals import physical_aval
 
 logger = logging.getLogger("xjax")
 
+# What xjax's every program needs of jaxlib's Python API, which is not public and changes
+# between releases: checked at import, so that a jaxlib outside the supported range fails
+# here, naming what it lacks, rather than later with an AttributeError. Parts used by one
+# feature only (plugins, distributed, DLPack, FFI) are looked up where that feature is used.
+_REQUIRED_API = (
+    (_xc, "xla_client", ("make_cpu_client", "DeviceList", "ArrayImpl", "batched_device_put",
+                         "CompileOptions", "HloSharding", "OpSharding", "SingleDeviceSharding",
+                         "XlaRuntimeError", "array_result_handler", "_version")),
+    (_xc.Client, "Client", ("compile_and_load", "devices", "serialize_executable",
+                            "deserialize_executable")),
+    (_jax.LoadedExecutable, "LoadedExecutable", ("execute_sharded",)),
+    (_jax.ExecuteResults, "ExecuteResults", ("consume_with_handlers",)),
+)
+
+
+def _missing_api() -> list[str]:
+  return [f"{where}.{name}" for obj, where, names in _REQUIRED_API for name in names
+          if not hasattr(obj, name)]
+
+
+if _missing_api():
+  raise ImportError(
+      f"xjax cannot run on jaxlib {jaxlib.__version__}: it lacks {', '.join(_missing_api())}. "
+      "xjax supports jaxlib 0.10.2 up to (not including) 0.13; install one of those, e.g. "
+      "`pip install 'jaxlib>=0.10.2,<0.13'`.")
+
 # jaxlib records a Python traceback with every execution; xjax reports errors through its
 # own frames, and with them each eager call kept ~72 bytes that were never returned.
-getattr(_xc._xla, "set_tracebacks_enabled", lambda enabled: None)(False)
+getattr(_jax, "set_tracebacks_enabled", lambda enabled: None)(False)
 
 Device = _xc.Device
 DeviceList = _xc.DeviceList
@@ -70,7 +96,7 @@ def _make_cpu():
   return _xc.make_cpu_client(
       asynchronous=True, num_devices=_num_cpu_devices(), distributed_client=client,
       node_id=_distributed["process_id"], num_nodes=_distributed["num_processes"],
-      collectives=_xc._xla.make_gloo_tcp_collectives(distributed_client=client))
+      collectives=_jax.make_gloo_tcp_collectives(distributed_client=client))
 
 
 # ---------------------------------------------------------------------------------------
@@ -99,10 +125,10 @@ def connect_distributed(address: str, bind_address: str, num_processes: int, pro
   that agrees on a step at which all can save (``reached_preemption_sync_point``)."""
   service = None
   if process_id == 0:
-    service = _xc._xla.get_distributed_runtime_service(
+    service = _jax.get_distributed_runtime_service(
         bind_address, num_processes, heartbeat_timeout=heartbeat_timeout,
         shutdown_timeout=shutdown_timeout)
-  client = _xc._xla.get_distributed_runtime_client(
+  client = _jax.get_distributed_runtime_client(
       address, process_id, init_timeout=timeout, heartbeat_timeout=heartbeat_timeout,
       shutdown_timeout=shutdown_timeout, missed_heartbeat_callback=_peer_error,
       shutdown_on_destruction=False)
@@ -118,7 +144,7 @@ def connect_distributed(address: str, bind_address: str, num_processes: int, pro
         f"processes start.") from None
   preemption = None
   if preemption_service:
-    preemption = _xc._xla.create_preemption_sync_manager()
+    preemption = _jax.create_preemption_sync_manager()
     preemption.initialize(client)
   _distributed.update(service=service, client=client, process_id=process_id,
                       num_processes=num_processes, address=address, preemption=preemption)
@@ -619,7 +645,7 @@ def device_for_dlpack(platform: str, index: int):
 
 def to_dlpack(buf: DeviceBuffer, stream=None):
   """A DLPack capsule viewing ``buf`` (no copy)."""
-  return _xc._xla.buffer_to_dlpack_managed_tensor(buf, stream=stream)
+  return _jax.buffer_to_dlpack_managed_tensor(buf, stream=stream)
 
 
 def from_dlpack(capsule, device, copy: bool | None = None, stream=None) -> DeviceBuffer:
@@ -627,7 +653,7 @@ def from_dlpack(capsule, device, copy: bool | None = None, stream=None) -> Devic
   aligned and compact (keeping a transposed producer's layout), else copies; with
   ``copy=False`` unaligned data raises ValueError."""
   try:
-    return _xc._xla.dlpack_managed_tensor_to_buffer(capsule, device, stream, copy)
+    return _jax.dlpack_managed_tensor_to_buffer(capsule, device, stream, copy)
   except XlaRuntimeError as err:
     text = str(err)
     if "is not aligned to" not in text:
@@ -1032,7 +1058,7 @@ def mlir_context():
 def mlir_converters():
   """jaxlib's converters between MLIR modules and XLA's forms (``jax.extend.mlir``'s
   ``serialize_portable_artifact``, ``hlo_to_stablehlo``, ...)."""
-  return _xc._xla.mlir
+  return _jax.mlir
 
 
 def build_with_bindings(arg_types: Sequence[str], build: Callable) -> str:
@@ -1130,13 +1156,13 @@ def mlir_module(text: str):
 
 def hlo_computation(text: str):
   """XLA's HLO computation of a StableHLO module (it prints with ``as_hlo_text()``)."""
-  return _xc._xla.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False,
+  return _jax.mlir.mlir_module_to_xla_computation(text, use_tuple_args=False,
                                                       return_tuple=False)
 
 
 def hlo_cost_analysis(text: str, device) -> dict:
   """XLA's cost estimates of a StableHLO module before optimization (flops, bytes)."""
-  return _xc._xla.hlo_module_cost_analysis(device.client,
+  return _jax.hlo_module_cost_analysis(device.client,
                                            hlo_computation(text).as_hlo_module())
 
 
@@ -1185,7 +1211,7 @@ def refine_polymorphic_shapes(text: str) -> str:
   a ``ValueError`` with its message), as text."""
   from jaxlib.mlir import ir
   try:
-    refined = _xc._xla.mlir.refine_polymorphic_shapes(text.encode(), True, True)
+    refined = _jax.mlir.refine_polymorphic_shapes(text.encode(), True, True)
   except _xc.XlaRuntimeError as e:
     detail = str(e).split("error: ", 1)[-1].split("\n", 1)[0]
     raise ValueError(f"Error refining shapes. {detail}") from None
@@ -1196,7 +1222,6 @@ def refine_polymorphic_shapes(text: str) -> str:
 def approx_top_k_output_size(input_size: int, rank: int, k: int, recall_target: float,
                              input_size_override: int) -> int:
   """The reduction-dimension size of XLA's ApproxTopK results left unaggregated."""
-  from jaxlib import _jax
   return int(_jax.approx_top_k_reduction_output_size(
       input_size, rank, k, recall_target, False, input_size_override)[0])
 
@@ -1282,8 +1307,8 @@ def _register_lapack() -> frozenset:
 
 def _register_cpu_handlers(platform: str) -> None:
   if platform == "cpu":
-    _xc.register_custom_call_handler("cpu", _xc._xla.register_custom_call_target)
-    _xc.register_custom_type_handler("cpu", _xc._xla.register_custom_type)
+    _xc.register_custom_call_handler("cpu", _jax.register_custom_call_target)
+    _xc.register_custom_type_handler("cpu", _jax.register_custom_type)
 
 
 def register_ffi_target(name: str, fn, platform: str, api_version: int, **kwargs) -> None:

@@ -110,10 +110,13 @@ from xjax._src.libraries.numpy.scalar_types import (bfloat16, bool_, cdouble, co
                                                     float6_e3m2fn, float8_e3m4, float8_e4m3,
                                                     float8_e4m3b11fnuz, float8_e4m3fn,
                                                     float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,
-                                                    float8_e8m0fnu, float_, int1, int16, int2,
+                                                    float8_e8m0fnu, float_, int16, int2,
                                                     int32, int4, int64, int8, int_, single, uint,
-                                                    uint1, uint16, uint2, uint32, uint4, uint64,
-                                                    uint8)
+                                                    uint16, uint2, uint32, uint4, uint64, uint8)
+try:
+  from xjax._src.libraries.numpy.scalar_types import int1, uint1
+except ImportError:  # ml_dtypes before 0.6 has no 1-bit integers: absent, as in JAX
+  pass
 generic, number, integer, signedinteger, unsignedinteger = (
     np.generic, np.number, np.integer, np.signedinteger, np.unsignedinteger)
 inexact, floating, complexfloating = np.inexact, np.floating, np.complexfloating
