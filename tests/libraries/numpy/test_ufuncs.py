@@ -25,7 +25,9 @@ def test_unary_float(name):
 @pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite", "signbit", "floor", "ceil",
                                   "trunc"])
 def test_unary_int_keeps_or_classifies(name):
-  check(getattr(jnp, name)(I - 5), getattr(np, name)(I - 5))
+  # floor, ceil and trunc keep integers (as NumPy 2.1 and newer; 2.0 gave floats)
+  want = I - 5 if name in ("floor", "ceil", "trunc") else getattr(np, name)(I - 5)
+  check(getattr(jnp, name)(I - 5), want)
 
 
 BINARY_F = ["fmod", "hypot", "logaddexp", "logaddexp2", "heaviside", "copysign",

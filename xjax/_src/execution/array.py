@@ -5,6 +5,8 @@ delegate to ``xjax.numpy``) and are shared with tracers.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from xjax._src.foundations import dtypes
@@ -16,15 +18,29 @@ from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.foundations.sharding import Sharding, SingleDeviceSharding
 
 
-def _not_on_key_arrays(method):
+class _not_on_key_arrays:
   """A method PRNG key arrays lack, as JAX's (``hasattr`` is false for them): the DLPack
-  export protocol."""
-  def get(self):
-    if dtypes.is_extended(self.aval.dtype):
-      raise AttributeError(f"xjax arrays of {self.aval.dtype} (PRNG keys) have no "
-                           f"{method.__name__}; export xjax.random.key_data(keys) instead.")
-    return method.__get__(self)
-  return property(get, doc=method.__doc__)
+  export protocol. Looked up on the class (as NumPy 2.0's ``from_dlpack`` does), it is a
+  function that raises the same AttributeError for key arrays."""
+
+  def __init__(self, method):
+    self._method = method
+    self.__doc__ = method.__doc__
+
+  def _check(self, array) -> None:
+    if dtypes.is_extended(array.aval.dtype):
+      raise AttributeError(f"xjax arrays of {array.aval.dtype} (PRNG keys) have no "
+                           f"{self._method.__name__}; export xjax.random.key_data(keys) "
+                           "instead.")
+
+  def __get__(self, array, cls=None):
+    if array is None:
+      def checked(array, *args, **kwargs):
+        self._check(array)
+        return self._method(array, *args, **kwargs)
+      return functools.wraps(self._method)(checked)
+    self._check(array)
+    return self._method.__get__(array, cls)
 
 
 class Array:
