@@ -319,7 +319,7 @@ def test_flax_nnx_mlp_with_optax():
 
   losses = training_losses(lambda s: (s, train_step(*s)), (model, optimizer), 10)
   np.testing.assert_allclose([losses[0], losses[4], losses[9]],
-                             [2.3010542392730713, 1.1938879489898682, 0.6993247866630554],
+                             [2.3010542392730713, 1.193887710571289, 0.6993247866630554],
                              rtol=1e-6)
   np.testing.assert_allclose(model.linear1.kernel[...][0, :3],
                              [0.5554248690605164, -0.40547382831573486, -0.312918484210968],
@@ -330,11 +330,11 @@ def test_flax_nnx_mlp_with_optax():
   graphdef, state = nnx.split(model)
   merged = nnx.merge(graphdef, state)
   assert float(jnp.mean((merged(x) - y) ** 2)) == eval_loss
-  np.testing.assert_allclose(eval_loss, 0.7564940452575684, rtol=1e-6)
+  np.testing.assert_allclose(eval_loss, 0.7570480108261108, rtol=1e-6)
   params = jax.tree.leaves(nnx.state(model, nnx.Param))
-  np.testing.assert_allclose(float(sum(jnp.sum(p) for p in params)), 21.3914852142334,
+  np.testing.assert_allclose(float(sum(jnp.sum(p) for p in params)), 21.25445556640625,
                              rtol=1e-5)
-  np.testing.assert_allclose(float(model.bn.mean[...].sum()), -0.0018019082490354776,
+  np.testing.assert_allclose(float(model.bn.mean[...].sum()), -0.00942495558410883,
                              rtol=1e-5)
 
 
