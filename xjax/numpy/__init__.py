@@ -8,3 +8,12 @@ _array_methods._install()
 del _array_methods
 from xjax.numpy import fft  # noqa: E402,F401
 from xjax.numpy import linalg  # noqa: E402,F401
+
+_REMOVED = {"fix": "jax.numpy.fix was deprecated in JAX v0.9.0, and removed in JAX v0.10.0; "
+                   "use jax.numpy.trunc instead."}
+
+
+def __getattr__(name):
+  if name in _REMOVED:
+    raise AttributeError(_REMOVED[name])
+  raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,6 +21,11 @@ def test_cumulative():
   check(jnp.asarray(I).cumsum(axis=0), np.cumsum(I, axis=0, dtype=np.int32))
   with pytest.raises(ValueError, match="out of bounds"):
     jnp.cumsum(A, axis=2)
+  # a 0-d array is flattened only when axis is None; it has no axis 0 (JAX's ValueError)
+  check(jnp.cumsum(np.float32(2)), np.array([2.], np.float32))
+  for f in (jnp.cumsum, jnp.nancumprod, jnp.add.accumulate):
+    with pytest.raises(ValueError, match="axis 0 is out of bounds for array of dimension 0"):
+      f(np.float32(2), axis=0)
   with pytest.raises(NotImplementedError, match="immutable"):
     jnp.cumsum(A, out=A)
 

@@ -1,6 +1,7 @@
 """xjax.numpy's statistics against NumPy: median/quantile/percentile, average, ptp,
 cov/corrcoef, and their composition with jit, vmap and grad."""
 import numpy as np
+import pytest
 
 import xjax
 import xjax.numpy as jnp
@@ -31,6 +32,13 @@ def test_order_statistics():
   check(ws, rws)
   check(jnp.ptp(I), np.ptp(I))
   check(jnp.ptp(A, axis=0), np.ptp(A, axis=0))
+
+
+def test_order_statistics_repeated_axis():
+  # the same axis twice (-2 is 0 here) is JAX's (and NumPy's) ValueError
+  for f in (jnp.median, jnp.nanmedian, lambda a, axis: jnp.quantile(a, 0.5, axis=axis)):
+    with pytest.raises(ValueError, match="repeated axis"):
+      f(A, axis=(0, -2))
 
 
 def test_cov_corrcoef():

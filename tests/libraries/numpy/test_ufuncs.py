@@ -11,7 +11,7 @@ from tests.libraries.numpy.operands import A, I, N, V
 
 UNARY_F = ["fabs", "log2", "log10", "deg2rad", "rad2deg", "degrees", "radians", "sinc",
            "signbit", "isfinite", "isinf", "isnan", "isposinf", "isneginf", "floor", "ceil",
-           "trunc", "rint", "i0", "exp2", "fix"]
+           "trunc", "rint", "i0", "exp2"]
 
 
 @pytest.mark.parametrize("name", UNARY_F)
@@ -104,6 +104,23 @@ def test_ufunc_reduce_where():
     add.reduce(a, out=a)
 
 
+def test_ufunc_methods_check_their_arguments():
+  f = jnp.frompyfunc(lambda x, y: x + y, 2, 1)
+  for u in (f, jnp.add):
+    with pytest.raises(TypeError, match=r"\.outer requires ndarray or scalar arguments, got "
+                                        r"<class 'list'> at position 1\."):
+      u.outer(np.ones(2), [1.])
+    with pytest.raises(TypeError, match=r"\.reduce requires ndarray or scalar arguments"):
+      u.reduce([1., 2.])
+  with pytest.raises(TypeError, match=r"<lambda>\.accumulate requires ndarray or scalar"):
+    f.accumulate([1., 2.])
+  with pytest.raises(ValueError, match="axis 0 is out of bounds for array of dimension 0"):
+    f.accumulate(np.float32(1))
+  with pytest.raises(TypeError, match=r"add requires ndarray or scalar arguments, got "
+                                      r"<class 'list'> at position 0\."):
+    jnp.add([1., 2.], 1)
+
+
 def test_complex_logaddexp_and_arctan2_as_jax():
   a = np.complex64([1 + 5j, -2 - 7j, 0])
   b = np.complex64([3j, 2 + 2j, -1])
@@ -115,3 +132,10 @@ def test_complex_logaddexp_and_arctan2_as_jax():
   c = np.complex64([1 + 2j, -1 + 0.5j])
   np.testing.assert_allclose(jnp.arctan2(c, c[::-1]), np.complex64(
       [1.5707963 - 0.54930615j, -4.7683713e-08 + 0.54930615j]), rtol=1e-6, atol=1e-7)
+
+
+def test_fix_was_removed():
+  # JAX 0.10 removed jnp.fix (deprecated in 0.9); its attribute access raises AttributeError
+  assert not hasattr(jnp, "fix")
+  with pytest.raises(AttributeError, match="jax.numpy.fix was deprecated.*jax.numpy.trunc"):
+    jnp.fix  # noqa: B018

@@ -19,7 +19,7 @@ from xjax._src.libraries.numpy.util import (check_arraylike, promote_args, promo
                                             promote_args_numeric, promote_dtypes)
 from xjax._src.libraries.numpy.where import where
 
-__all__ = ["floor", "ceil", "trunc", "fix", "rint", "fabs", "fmod", "log2", "log10", "deg2rad",
+__all__ = ["floor", "ceil", "trunc", "rint", "fabs", "fmod", "log2", "log10", "deg2rad",
     "rad2deg", "radians", "degrees", "hypot", "logaddexp", "logaddexp2", "sinc", "heaviside",
     "signbit", "copysign", "nextafter", "isnan", "isinf", "isfinite", "isposinf", "isneginf",
     "nan_to_num", "clip", "float_power", "ldexp", "frexp", "modf", "divmod", "i0", "gcd", "lcm",
@@ -68,7 +68,6 @@ def _trunc(x):
 
 
 trunc = _rounding("trunc", _trunc, staged="trunc")
-fix = trunc
 
 
 @compiled_when_eager(staged="rint")

@@ -29,9 +29,9 @@ def _cumulative(name, prim, nan_fill=None, promote_integers=False, staged=True):
     _check_out(out, name)
     check_arraylike(name, a)
     a = asarray(a)
-    if axis is None or get_aval(a).ndim == 0:
-      a = lax.reshape(a, (get_aval(a).size,))
-    axis = canonical_axis(0 if axis is None else axis, get_aval(a).ndim)
+    if axis is None:
+      a, axis = lax.reshape(a, (get_aval(a).size,)), 0
+    axis = canonical_axis(axis, get_aval(a).ndim, scalar_axis=False)
     if nan_fill is not None:
       a = _where(lax.ne(a, a), np.asarray(nan_fill, get_aval(a).dtype)[()], a)
     dt = get_aval(a).dtype

@@ -319,6 +319,8 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None
   else:
     axes = tuple(canonical_axis(x, ndim) for x in
                  (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if len(set(axes)) != len(axes):
+      raise ValueError("repeated axis")
   w = None
   if weights is not None:
     a, w = _quantile_weights(name, a, weights, method, axes)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.functional import vectorize
-from xjax._src.libraries.numpy.util import canonical_axis
+from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
 
 
 class ufunc:
@@ -47,6 +47,7 @@ class ufunc:
   def outer(self, A, B, /):
     """``self(a, b)`` for every pair of elements of ``A`` and ``B``."""
     self._binary("outer")
+    check_arraylike(f"{self.__name__}.outer", A, B)
     A, B = asarray(A), asarray(B)
     return self(A.reshape(A.shape + (1,) * B.ndim), B)
 
@@ -56,6 +57,7 @@ class ufunc:
     self._binary("reduce")
     if out is not None:
       raise NotImplementedError(f"out argument of {self.__name__}.reduce()")
+    check_arraylike(f"{self.__name__}.reduce", a)
     if self._reduce is not None and where is None:
       return self._reduce(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial)
     a = asarray(a, dtype=dtype)
@@ -95,8 +97,9 @@ class ufunc:
       raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
     if self._accumulate is not None:
       return self._accumulate(a, axis=axis, dtype=dtype)
+    check_arraylike(f"{self.__name__}.accumulate", a)
     a = asarray(a, dtype=dtype)
-    axis = canonical_axis(axis, a.ndim)
+    axis = canonical_axis(axis, a.ndim, scalar_axis=False)
     x = jnp.moveaxis(a, axis, 0)
     if x.shape[0] == 0:
       return a

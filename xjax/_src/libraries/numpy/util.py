@@ -86,13 +86,13 @@ def _arraylike_avals(name: str, args) -> list:
       avals.append(a.aval)
       continue
     if isinstance(a, (list, tuple)):
-      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} "
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} "
                       f"at position {i}.")
     try:
       avals.append(get_aval(a))
     except TypeError:
       raise TypeError(f"{name} requires ndarray or scalar arguments, got "
-                      f"{type(a).__name__} at position {i}.") from None
+                      f"{type(a)} at position {i}.") from None
   return avals
 
 
@@ -132,11 +132,14 @@ def is_traced(x) -> bool:
   return isinstance(x, Tracer)
 
 
-def canonical_axis(axis, ndim: int, name: str = "axis", error=ValueError) -> int:
-  """``axis`` in [0, ndim); out of bounds raises ``error`` (JAX's class varies by function)."""
+def canonical_axis(axis, ndim: int, name: str = "axis", error=ValueError,
+                   scalar_axis: bool = True) -> int:
+  """``axis`` in [0, ndim); out of bounds raises ``error`` (JAX's class varies by function).
+  A 0-d array has axis 0 (and -1) unless ``scalar_axis`` is False."""
   import operator
   axis = operator.index(axis)
-  if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+  if (not -ndim <= axis < max(ndim, int(scalar_axis))
+      or (ndim == 0 and axis not in (0, -1))):
     raise error(f"{name} {axis} is out of bounds for array of dimension {ndim}")
   return axis % ndim if ndim else 0
 
