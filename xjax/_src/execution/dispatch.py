@@ -144,6 +144,38 @@ def to_buffer(x, aval: ShapedArray, device):
   return runtime.put(np.asarray(x, dtype=aval.dtype), device)
 
 
+def input_buffers(args, avals, device, leading: Sequence = ()) -> list:
+  """The buffers of ``args`` on ``device``, after ``leading`` ones (a program's constants).
+  With one device every Array is already on it: its buffer is used as it is."""
+  if runtime.several_devices:
+    return [*leading, *[to_buffer(x, a, device) for x, a in zip(args, avals)]]
+  return [*leading, *[x._buf if type(x) is Array else to_buffer(x, a, device)
+                      for x, a in zip(args, avals)]]
+
+
+def raise_if_deleted(args) -> None:
+  """Raises the error of the first deleted (e.g. donated) Array among ``args``: clearer than
+  the runtime's, when a program failed to run on it."""
+  for x in args:
+    if type(x) is Array:
+      x._check_alive()
+
+
+def run_program(executable, bufs: list, args, out_avals, committed, name: str) -> list:
+  """What every eager primitive and compiled jaxpr does once its inputs are buffers: run,
+  wrap the results as Arrays committed as ``pick_device`` said, and check them for NaNs and
+  infinities under ``jax_debug_nans``/``jax_debug_infs``."""
+  try:
+    outs = executable.run(bufs)
+  except Exception:
+    raise_if_deleted(args)
+    raise
+  results = wrap_results(outs, out_avals, committed)
+  if _debug["nans"] or _debug["infs"]:
+    check_special_values(name, results)
+  return results
+
+
 # ---------------------------------------------------------------------------------------
 # Eager primitives
 
@@ -203,21 +235,8 @@ def apply_primitive(prim, *args, **params):
     if key is not None:
       bounded_put(_primitive_cache, key, entry, _PRIMITIVE_CACHE_SIZE)
   exe, out_avals = entry
-  if committed or runtime.several_devices:
-    bufs = [to_buffer(x, a, device) for x, a in zip(args, avals)]
-  else:  # with one device every array is already on it
-    bufs = [x._buf if type(x) is Array else to_buffer(x, a, device)
-            for x, a in zip(args, avals)]
-  try:
-    outs = exe.run(bufs)
-  except Exception:
-    for x in args:  # a deleted input gets the clearer error
-      if type(x) is Array:
-        x._check_alive()
-    raise
-  results = wrap_results(outs, out_avals, committed)
-  if _debug["nans"] or _debug["infs"]:
-    check_special_values(prim.name, results)
+  results = run_program(exe, input_buffers(args, avals, device), args, out_avals, committed,
+                        prim.name)
   return results if prim.multiple_results else results[0]
 
 
@@ -398,28 +417,10 @@ class CompiledJaxpr:
     self.used = True
     if self.kept is not None:
       args, avals = [args[i] for i in self.kept], [avals[i] for i in self.kept]
-    device = self.device
-    bufs = list(self.const_bufs)
-    one_device = not runtime.several_devices
     if self.donated:
       args = _fresh_if_donated(args, avals, self.donated)
-    for x, a in zip(args, avals):
-      # With one device every array is already on it: use its buffer as it is.
-      if one_device and type(x) is Array:
-        bufs.append(x._buf)
-      else:
-        bufs.append(to_buffer(x, a, device))
-    try:
-      outs = self.executable.run(bufs)
-    except Exception:
-      for x in args:  # a deleted (e.g. donated) input gets the clearer error
-        if type(x) is Array:
-          x._check_alive()
-      raise
-    results = wrap_results(outs, self.out_avals, committed)
-    if _debug["nans"] or _debug["infs"]:
-      check_special_values(self.name, results)
-    return results
+    bufs = input_buffers(args, avals, self.device, self.const_bufs)
+    return run_program(self.executable, bufs, args, self.out_avals, committed, self.name)
 
 
 class UncommittedCall:
@@ -467,9 +468,7 @@ class UncommittedCall:
       else:
         outs = self._run(bufs)
     except Exception:
-      for x in tree_util.tree_leaves(arguments):  # a deleted input gets the clearer error
-        if type(x) is Array:
-          x._check_alive()
+      raise_if_deleted(tree_util.tree_leaves(arguments))
       raise
     if self._unflatten is None:
       return from_buffer(outs[0], self._out_avals[0])
