@@ -651,6 +651,10 @@ def test_check_user_dtype_supported():
     check(object)
   with pytest.raises(TypeError):
     check(1, "zeros")
+  # a value with a dtype names that dtype, and does not stand for an equal value (1)
+  assert check(np.float32(1)) == np.dtype("float32")
+  with pytest.raises(TypeError, match="Cannot interpret '1' as a data type"):
+    check(1, "zeros")
 
 
 def test_public_module_mirrors_jax_dtypes():

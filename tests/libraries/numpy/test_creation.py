@@ -3,6 +3,7 @@ triangles, diagonals, trace and meshgrid (values and dtypes)."""
 import numpy as np
 import pytest
 
+import xjax
 import xjax.numpy as jnp
 
 from tests.checking import check
@@ -44,6 +45,61 @@ def test_matrices():
     check(jnp.meshgrid(np.arange(3), np.arange(2.), np.arange(4), **kw),
           [x.astype(np.float32 if x.dtype == np.float64 else np.int32)
            for x in np.meshgrid(np.arange(3), np.arange(2.), np.arange(4), **kw)])
+
+
+def test_full_and_full_like_broadcast_an_array_fill_value():
+  row = np.arange(3.)
+  check(jnp.full((2, 3), row), np.full((2, 3), row).astype(np.float32))
+  # the result has a's dtype (not weak) unless dtype is given; shape= overrides a's
+  check(jnp.full_like(np.ones((2, 3), np.int32), row), np.full((2, 3), row, np.int32))
+  check(jnp.full_like(np.ones((2, 3), np.int32), row, dtype=np.float16),
+        np.full((2, 3), row, np.float16))
+  check(jnp.full_like(A, row[:1], shape=(2, 5)), np.zeros((2, 5), np.float32))
+  check(xjax.jit(jnp.full_like)(np.ones((2, 3), np.float32), row.astype(np.float32)),
+        np.full((2, 3), row, np.float32))
+  check(xjax.vmap(lambda b: jnp.full_like(np.ones((2, 3), np.float32), b))(np.eye(3)),
+        np.broadcast_to(np.eye(3, dtype=np.float32)[:, None], (3, 2, 3)))
+  check(xjax.grad(lambda b: jnp.full_like(np.ones((2, 3), np.float32), b).sum())(
+      np.ones(3, np.float32)), np.full(3, 2., np.float32))
+  with pytest.raises(ValueError, match=r"Incompatible types for broadcasting: input "
+                                       r"type=float32\[4\] and requested type=float32\[3\]"):
+    jnp.full_like(np.ones(3, np.float32), np.ones(4, np.float32))
+  with pytest.raises(ValueError, match="Cannot broadcast to shape with fewer dimensions"):
+    jnp.full_like(2., np.ones(3))
+  with pytest.raises(TypeError, match=r"full_like requires ndarray or scalar arguments, got "
+                                      r"<class 'list'> at position 1\."):
+    jnp.full_like(A, [1, 2])
+  with pytest.raises(TypeError, match=r"full requires ndarray or scalar arguments"):
+    jnp.full((2, 3), [1, 2, 3])
+
+
+def test_arange_bounds_are_real_scalars():
+  with pytest.raises(ValueError, match="Passing complex start/stop/step to jnp.arange"):
+    jnp.arange(0, 3, 1j)
+  with pytest.raises(ValueError, match="Passing complex start/stop/step to jnp.arange"):
+    jnp.arange(jnp.asarray(2j))
+  with pytest.raises(ValueError, match=r"jax.numpy.arange: arguments must be scalars; got stop="):
+    jnp.arange(np.ones(3))
+  with pytest.raises(TypeError, match=r"arange requires ndarray, scalar, or None arguments, "
+                                      r"got <class 'list'> at position 0\."):
+    jnp.arange([1])
+  check(jnp.arange(3, dtype=np.complex64), np.arange(3, dtype=np.complex64))
+
+
+def test_an_array_is_not_a_dtype():
+  x = jnp.ones(3)
+  for f in (lambda: jnp.zeros(3, dtype=x), lambda: x.astype(x),
+            lambda: xjax.lax.convert_element_type(x, x), lambda: xjax.jit(lambda v: v.astype(v))(x)):
+    with pytest.raises(ValueError, match=r"Passing an array as a dtype argument .*instead of "
+                                         r"dtype=arr use dtype=arr\.dtype\."):
+      f()
+  with pytest.raises(TypeError, match="Cannot construct a dtype from an array"):
+    x.astype(np.ones(3))
+
+
+def test_diagonal_of_one_axis_twice():
+  with pytest.raises(TypeError, match="axis1 and axis2 must be different axes"):
+    jnp.diagonal(A, axis1=0, axis2=-2)
 
 
 def test_only_the_keep_memory_order_is_accepted():

@@ -153,6 +153,11 @@ def test_take_take_along_axis_put_place():
                                 np.take(a, [5, -9], axis=1, mode="wrap"))
   assert np.isnan(np.asarray(jnp.take(x, [7], axis=0))).all()
   assert float(jnp.take(x, [7], fill_value=-3.0, axis=None)[0]) == 7.0
+  # boolean indices are positions 0 and 1 (as JAX), float ones JAX's ValueError
+  np.testing.assert_array_equal(np.asarray(jnp.take(x, np.array([True, False]), axis=1)),
+                                a[:, [1, 0]])
+  with pytest.raises(ValueError, match="indices must have an integer type"):
+    jnp.take(x, np.array([1.0]))
   idx = np.argsort(-a, axis=1)
   np.testing.assert_array_equal(np.asarray(jnp.take_along_axis(x, idx, axis=1)),
                                 np.take_along_axis(a, idx, axis=1))

@@ -166,3 +166,6 @@ def test_ravel_multi_index_fortran_order():
         np.ravel_multi_index(idx, (3, 4, 5), mode="clip", order="F"))
   with pytest.raises(ValueError, match="invalid order"):
     jnp.ravel_multi_index(idx, (3, 4, 5), order="X")
+  with pytest.raises(ValueError, match=r"invalid mode='foo'\. Expected 'raise', 'wrap', "
+                                       r"'clip', or 'ignore'\."):
+    jnp.ravel_multi_index(idx, (3, 4, 5), mode="foo")

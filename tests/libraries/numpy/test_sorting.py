@@ -26,6 +26,9 @@ def test_sort_and_search():
   check(jnp.argsort(V, descending=True), np.argsort(-V).astype(np.int32))
   keys = (np.array([1, 2, 1]), np.array([0, 0, 1]))
   check(jnp.lexsort(keys), np.lexsort(keys).astype(np.int32))
+  check(jnp.lexsort(np.ones(3)), np.lexsort(np.ones(3)))  # three 0-d keys
+  with pytest.raises(ValueError, match="all keys need to be the same shape"):
+    jnp.lexsort([np.ones(3), np.ones(4)])
   a = np.array([1., 2., 2., 3.], np.float32)
   v = np.array([2., 0., 5., np.nan], np.float32)
   for side in ("left", "right"):

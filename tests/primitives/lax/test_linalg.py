@@ -224,6 +224,12 @@ def test_more_numpy_linalg_values():
                              np.sort_complex(np.linalg.eigvals(a[0])), atol=1e-4)
   chain = [a[0], a[1], a[2][:, :2]]
   np.testing.assert_allclose(L.multi_dot(chain), np.linalg.multi_dot(chain), atol=1e-4)
+  with pytest.raises(ValueError, match=r"multi_dot: last dimension of each array must match "
+                                       r"first dimension of following array\. Got array shapes "
+                                       r"\[\(4, 4\), \(3,\)\]"):
+    L.multi_dot([a[0], np.ones(3)])
+  with pytest.raises(ValueError, match="multi_dot: input arrays must all be two-dimensional"):
+    L.multi_dot([a[0], a, a[0]])
   t = _rand((4, 6, 24), np.float32)
   np.testing.assert_allclose(L.tensorinv(t, ind=2), np.linalg.tensorinv(t, ind=2), atol=1e-2)
   rhs = _rand((4, 6), np.float32)

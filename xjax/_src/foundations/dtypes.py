@@ -387,13 +387,26 @@ def scalar_type_of(x: Any) -> type:
   return _SCALAR_TYPE[_CATEGORY[dt]]
 
 
-@functools.lru_cache(maxsize=None)
 def _user_dtype(spec: Any, x64: bool) -> tuple[np.dtype, np.dtype] | None:
   """(requested, canonical) dtypes, or None if ``spec`` names an unsupported dtype."""
+  if not isinstance(spec, (type, np.dtype, str)):  # a value with a dtype (np.float32(1)) is
+    spec = np.dtype(spec)  # keyed by it: 1 == np.float32(1) == True would share an entry
+  return _user_dtype_of(spec, x64)
+
+
+@functools.lru_cache(maxsize=None)
+def _user_dtype_of(spec: Any, x64: bool) -> tuple[np.dtype, np.dtype] | None:
   requested = np.dtype(spec)
   if requested not in _SUPPORTED:
     return None
   return requested, (requested if x64 else _X64_OFF.get(requested, requested))
+
+
+def reject_array_dtype(spec: Any) -> None:
+  """ValueError for an xjax array or tracer given as a dtype (NumPy would read its dtype)."""
+  if hasattr(spec, "aval"):
+    raise ValueError("Passing an array as a dtype argument is not supported; instead of "
+                     "dtype=arr use dtype=arr.dtype.")
 
 
 def check_user_dtype_supported(dtype: Any, fun_name: str | None = None) -> np.dtype | None:
@@ -404,6 +417,7 @@ def check_user_dtype_supported(dtype: Any, fun_name: str | None = None) -> np.dt
   """
   if dtype is None:
     return None
+  reject_array_dtype(dtype)
   if isinstance(dtype, ExtendedDType):  # typed PRNG keys: conversions check them
     return dtype
   if _is_weak_scalar_type(dtype) or dtype is bool:  # Python types: their default, silently

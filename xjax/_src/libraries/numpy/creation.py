@@ -11,6 +11,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
 from xjax._src.foundations.wrapping import with_keyword
 from xjax._src.api.jit import compiled_when_eager
+from xjax._src.libraries.numpy.util import check_arraylike
 
 
 def _placed(out, device):
@@ -137,11 +138,11 @@ def _to_host(o):
 @_with_device
 def full(shape, fill_value, dtype=None):
   dt = _requested_dtype(dtype, "full")
+  check_arraylike("full", fill_value)
   shape = canonicalize_shape(shape)
   if get_aval(fill_value).shape:
     from xjax._src.libraries.numpy.shaping import broadcast_to
-    value = asarray(fill_value, dtype=dt)
-    return broadcast_to(value, shape)
+    return broadcast_to(asarray(fill_value, dtype=dt), shape)
   return lax.full(shape, fill_value, dt)
 
 
@@ -175,12 +176,21 @@ empty_like = _like("empty_like", 0)
 
 
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
-  """An array like ``a``, on ``a``'s device when ``a`` is committed (as in JAX)."""
+  """An array like ``a``, on ``a``'s device when ``a`` is committed (as in JAX); an array
+  ``fill_value`` is broadcast to the shape."""
+  if hasattr(a, "dtype") and hasattr(a, "shape"):
+    check_arraylike("full_like", 0, fill_value)
+  else:
+    check_arraylike("full_like", a, fill_value)
   dt = _requested_dtype(dtype, "full_like")
   aval = get_aval(a)
   shape = aval.shape if shape is None else canonicalize_shape(shape)
   if device is None and type(a) is Array and a.committed:
     device = a.device
+  if get_aval(fill_value).ndim:
+    from xjax._src.libraries.numpy.shaping import broadcast_to
+    value = asarray(fill_value, dtype=aval.dtype if dt is None else dt)
+    return _placed(broadcast_to(value, shape), device)
   if dt is None:  # keeps a's weak type
     return _placed(lax.full_like(a, fill_value, shape=shape), device)
   return _placed(lax.full(shape, fill_value, dt), device)
@@ -191,14 +201,25 @@ def arange(start, stop=None, step=None, dtype=None):
   """Evenly spaced values; the bounds must be concrete (the length is static)."""
   from xjax._src.core.concrete import concrete_or_error
   dt = _requested_dtype(dtype, "arange")
+  for i, v in enumerate((start, stop, step)):
+    if isinstance(v, (list, tuple)):
+      raise TypeError(f"arange requires ndarray, scalar, or None arguments, got {type(v)} at "
+                      f"position {i}.")
+  start_name = "stop" if stop is None and step is None else "start"
+  start = concrete_or_error(start, f"arange {start_name}")
+  stop = None if stop is None else concrete_or_error(stop, "arange stop")
+  step = None if step is None else concrete_or_error(step, "arange step")
+  for name, v in ((start_name, start), ("stop", stop), ("step", step)):
+    if v is not None and np.ndim(v) != 0:
+      raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
   if dt is None:
     dt = dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
     dt = dtypes.canonicalize_dtype(dt)
   if dt == np.bool_:
     raise TypeError("arange does not accept dtype bool")
-  start = concrete_or_error(start, "arange start")
-  stop = None if stop is None else concrete_or_error(stop, "arange stop")
-  step = None if step is None else concrete_or_error(step, "arange step")
+  if any(np.iscomplexobj(v) for v in (start, stop, step)):
+    raise ValueError("Passing complex start/stop/step to jnp.arange is not supported (JAX "
+                     "0.10 removed it); build the real and imaginary parts separately.")
   # JAX's formula: an iota in the result dtype, shifted and scaled on the device (float16
   # and bfloat16 work in float32), so values match JAX to the last bit
   if stop is None:

@@ -517,9 +517,10 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
   ndim = get_aval(a).ndim
   axis = _axis(axis, ndim, "take")
   indices = asarray(indices)
+  if get_aval(indices).dtype == np.bool_:  # positions 0 and 1, not a mask (as JAX)
+    indices = lax.convert_element_type(indices, np.int32)
   if not dtypes.is_integer(get_aval(indices).dtype):
-    raise TypeError("take: indices must be integers, got "
-                    f"{get_aval(indices).dtype.name}")
+    raise ValueError("indices must have an integer type")
   if get_aval(a).shape[axis] == 0 and get_aval(indices).size != 0:
     raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
   indices, mode = _index_mode(indices, get_aval(a).shape[axis], mode)

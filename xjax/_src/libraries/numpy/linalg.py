@@ -564,7 +564,16 @@ def multi_dot(arrays: Sequence, *, precision=None):
   """The product of a chain of matrices, multiplied in the cheapest order."""
   arrays = [jnp.asarray(a) for a in arrays]
   if len(arrays) < 2:
-    raise ValueError("multi_dot requires at least two arrays")
+    raise ValueError(f"multi_dot requires at least two arrays; got len(arrays)={len(arrays)}")
+  shapes = [a.shape for a in arrays]
+  if not (arrays[0].ndim in (1, 2) and arrays[-1].ndim in (1, 2)
+          and all(a.ndim == 2 for a in arrays[1:-1])):
+    raise ValueError("multi_dot: input arrays must all be two-dimensional, except for the "
+                     f"first and last array which may be 1 or 2 dimensional. Got array shapes "
+                     f"{shapes}")
+  if any(a.shape[-1] != b.shape[0] for a, b in zip(arrays[:-1], arrays[1:])):
+    raise ValueError("multi_dot: last dimension of each array must match first dimension of "
+                     f"following array. Got array shapes {shapes}")
   first_vec, last_vec = arrays[0].ndim == 1, arrays[-1].ndim == 1
   if first_vec:
     arrays[0] = arrays[0][None, :]

@@ -84,8 +84,9 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
   if aval.ndim < 2:
     raise ValueError("diagonal requires an array of at least two dimensions.")
   ax1, ax2 = canonical_axis(axis1, aval.ndim), canonical_axis(axis2, aval.ndim)
-  if ax1 == ax2:
-    raise ValueError("axis1 and axis2 must not be equal")
+  if ax1 == ax2:  # a TypeError, as JAX's (its transpose's)
+    raise TypeError(f"diagonal: axis1 and axis2 must be different axes, got axis1={axis1} and "
+                    f"axis2={axis2}")
   a = moveaxis(a, (ax1, ax2), (-2, -1))
   *batch, n, m = get_aval(a).shape
   offset = operator.index(offset)

@@ -442,6 +442,8 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
   under jit)."""
   if order not in ("C", "F"):
     raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
+  if mode not in ("raise", "wrap", "clip", "ignore"):
+    raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
   idx = [asarray(i) for i in multi_index]
   if len(idx) != len(dims):
     raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")

@@ -88,8 +88,8 @@ def broadcast_to(array, shape):
   lead = nd - aval.ndim
   for i, d in enumerate(aval.shape):
     if d != 1 and d != shape[lead + i]:
-      raise ValueError(f"Incompatible shapes for broadcasting: {aval.shape} and requested "
-                       f"shape {shape}")
+      raise ValueError(f"Incompatible types for broadcasting: input type={aval} and "
+                       f"requested type={aval.update(shape=shape, weak_type=False)}")
   keep = [i for i, d in enumerate(aval.shape) if d == shape[lead + i]]
   squeezed = lax.reshape(a, tuple(aval.shape[i] for i in keep))
   return lax.broadcast_in_dim(squeezed, shape, tuple(lead + i for i in keep))

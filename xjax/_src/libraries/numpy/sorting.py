@@ -71,6 +71,10 @@ def lexsort(keys, axis=-1):
   if not keys:
     raise TypeError("need sequence of keys with len > 0 in lexsort")
   shape = get_aval(keys[0]).shape
+  if any(get_aval(k).shape != shape for k in keys[1:]):
+    raise ValueError("all keys need to be the same shape")
+  if not shape:  # 0-d keys: the one position (as NumPy)
+    return lax.full((), 0, dtypes.default_int_dtype())
   axis = canonical_axis(axis, len(shape))
   iota = lax.broadcasted_iota(dtypes.default_int_dtype(), shape, axis)
   outs = lax_sorting.sort(tuple(reversed(keys)) + (iota,), dimension=axis,

@@ -890,6 +890,7 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
       getattr(operand, "dtype", None), dtypes.ExtendedDType):
     return _convert_extended(operand, new_dtype)
   if type(new_dtype) is not np.dtype:
+    dtypes.reject_array_dtype(new_dtype)
     new_dtype = dtypes.dtype(new_dtype)
   new_dtype = dtypes.canonicalize_dtype(new_dtype)
   weak_type = bool(weak_type)
