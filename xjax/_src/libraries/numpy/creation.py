@@ -206,6 +206,7 @@ def arange(start, stop=None, step=None, dtype=None):
       raise TypeError(f"arange requires ndarray, scalar, or None arguments, got {type(v)} at "
                       f"position {i}.")
   start_name = "stop" if stop is None and step is None else "start"
+  bounds = [v for v in (start, stop, step) if v is not None]  # their dtypes give the result's
   start = concrete_or_error(start, f"arange {start_name}")
   stop = None if stop is None else concrete_or_error(stop, "arange stop")
   step = None if step is None else concrete_or_error(step, "arange step")
@@ -213,7 +214,7 @@ def arange(start, stop=None, step=None, dtype=None):
     if v is not None and np.ndim(v) != 0:
       raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
   if dt is None:
-    dt = dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
+    dt = dtypes.result_type(*bounds)
     dt = dtypes.canonicalize_dtype(dt)
   if dt == np.bool_:
     raise TypeError("arange does not accept dtype bool")
