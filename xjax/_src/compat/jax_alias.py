@@ -31,6 +31,20 @@ EAGER_SUBMODULES = (
 _PRIVATE_COMPAT = "xjax._src.compat.jax_private_compat"   # what `jax._src` names
 
 
+def xjax_package():
+  """The imported `xjax`, checked to be the package: run from the folder that holds a clone
+  named `xjax`, `import xjax` finds the clone itself, a folder without `__init__.py`."""
+  import xjax
+  if getattr(xjax, "__file__", None) is None:
+    where = ", ".join(getattr(xjax, "__path__", [])) or "a folder"
+    raise ImportError(
+        f"`import xjax` found {where}, which is not the xjax package (no xjax/__init__.py "
+        "there, so Python took it as a namespace package): this is usually the clone's own "
+        "folder, found because Python looks in the current directory (or the script's) first. "
+        "Run from another folder, e.g. inside the clone, or rename the clone.", name="xjax")
+  return xjax
+
+
 class _JaxModule(types.ModuleType):
   """`jax`: forwards to `xjax`, with JAX's version."""
 
@@ -59,7 +73,7 @@ class _ExistingModuleLoader(importlib.abc.Loader):
 
   def create_module(self, spec):
     if spec.name == "jax":
-      import xjax
+      xjax = xjax_package()
       module = _JaxModule("jax", xjax.__doc__)
       module.__path__ = list(xjax.__path__)
       module.__version__ = JAX_VERSION
@@ -133,5 +147,6 @@ def install_as_jax() -> None:
   if present is not None and not isinstance(present, _JaxModule):
     raise RuntimeError("install_as_jax: the real `jax` is already imported in this process; "
                        "call xjax.install_as_jax() before anything imports jax.")
+  xjax_package()
   if _FINDER not in sys.meta_path:
     sys.meta_path.insert(0, _FINDER)
