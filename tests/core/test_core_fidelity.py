@@ -582,6 +582,12 @@ def test_jvp_of_stop_gradient_gives_an_array_of_zeros():
   np.testing.assert_array_equal(t, [0.0, 0.0])
 
 
+def test_stop_gradient_of_a_non_array_leaf_is_a_type_error():
+  assert lax.stop_gradient({"a": 1, "b": None}) == {"a": 1, "b": None}
+  with pytest.raises(TypeError, match=r"'a' of type <class 'str'> is not a valid JAX type"):
+    lax.stop_gradient((1.0, "a"))
+
+
 def test_float16_bessel_i0e_is_evaluated_in_float32():
   x = np.linspace(-5, 5, 11).astype(np.float16)
   want = [0.18359375, 0.20703125, 0.2430419921875, 0.30859375, 0.4658203125, 1.0,

@@ -240,6 +240,16 @@ def test_keys_are_not_numbers():
     key + 1
   with pytest.raises(TypeError, match="key_data"):
     np.asarray(key)
+  # a concrete key array lacks the numeric methods (JAX's abstract methods); shape methods,
+  # indexing and comparison remain
+  keys = R.split(key, 4).reshape(2, 2)
+  for attr in ("astype", "sum", "round", "view", "clip", "real", "mT"):
+    with pytest.raises(NotImplementedError, match=f"Cannot call abstract method {attr}"):
+      f = getattr(keys, attr)
+      f(np.float32) if attr in ("astype", "view") else f(1) if attr == "clip" else f()
+  assert keys.T.shape == (2, 2) and keys.ravel().shape == (4,)
+  assert keys.swapaxes(0, 1).take(0, axis=0).dtype == key.dtype
+  assert bool((keys == keys).all())
 
 
 def test_nan_parameters_propagate():
@@ -377,7 +387,7 @@ def test_keys_convert_only_to_their_own_dtype():
   # it on key-holding states); any other conversion is a ValueError.
   k = R.key(0)
   w = jnp.where(True, k, k)
-  assert jnp.astype(w, k.dtype).dtype == k.dtype and w.astype(k.dtype).dtype == k.dtype
+  assert jnp.astype(w, k.dtype).dtype == k.dtype
   assert xjax.jit(lambda k: k.astype(k.dtype))(k).dtype == k.dtype
   with pytest.raises(ValueError, match="Cannot convert_element_type from key<fry> to float32"):
     jnp.astype(w, "float32")

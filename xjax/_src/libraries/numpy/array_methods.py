@@ -144,12 +144,43 @@ def _install() -> None:
       ops[name] = _method(fn)
   for cls in (Array, Tracer):
     for name, value in ops.items():
-      setattr(cls, name, value)
+      setattr(cls, name, value if cls is Tracer or name not in _NUMERIC_ONLY
+              else _numeric_only(name, value))
   Tracer.__getitem__ = _tracer_getitem
   Array.__iter__ = _iter_rows  # (tracers iterate by indexing, in core/trace.py)
   for name in basearray.PUBLIC_ATTRIBUTES:   # readable from the public type too
     if hasattr(Array, name):
       setattr(basearray.Array, name, getattr(Array, name))
+
+
+# What a PRNG key array lacks (as JAX's, where they are abstract methods): the numeric
+# methods and properties (the operators, shape methods, copy and sizes remain)
+_NUMERIC_ONLY = {"astype", "view", "tobytes", "mT", "real", "imag", "flat", "sum", "prod",
+                 "max", "min", "mean", "var", "std", "all", "any", "argmax", "argmin", "cumsum",
+                 "cumprod", "clip", "conj", "conjugate", "dot", "round", "sort", "argsort",
+                 "nonzero", "repeat", "trace", "diagonal", "ptp", "searchsorted", "choose",
+                 "compress", "argpartition"}
+
+
+def _numeric_only(name, value):
+  """``value`` (a method or property of Array), raising NotImplementedError on key arrays."""
+  from xjax._src.foundations import dtypes
+
+  def check(self):
+    if isinstance(self.dtype, dtypes.ExtendedDType):
+      raise NotImplementedError(f"Cannot call abstract method {name}: PRNG key arrays are "
+                                "not numbers; use jax.random.key_data(keys) for their data.")
+  if isinstance(value, property):
+    def get(self):
+      check(self)
+      return value.fget(self)
+    return property(get)
+
+  def method(self, *args, **kwargs):
+    check(self)
+    return value(self, *args, **kwargs)
+  method.__name__, method.__doc__ = name, value.__doc__
+  return method
 
 
 def _method(fn):

@@ -20,8 +20,10 @@ stop_gradient_p.batch = lambda axis, args, dims: (stop_gradient_p.bind(args[0]),
 
 
 def stop_gradient_leaf(x):
-  """Only traced inexact values can carry gradients; everything else passes through."""
-  if not isinstance(x, Tracer) or not dtypes.is_inexact(get_aval(x).dtype):
+  """Only traced inexact values can carry gradients; other values pass through (a leaf
+  that is no array at all is a TypeError, as in JAX)."""
+  aval = get_aval(x)
+  if not isinstance(x, Tracer) or not dtypes.is_inexact(aval.dtype):
     return x
   return stop_gradient_p.bind(x)
 
