@@ -712,6 +712,9 @@ class PjitFunction:
         outs = compiled(leaves, avals, committed)
       except FloatingPointError as err:
         self._rerun_deoptimized(err, args, kwargs)
+      except dispatch.DonatedBufferError as err:
+        dyn = _split_args(args, kwargs, self._static_argnums, self._static_argnames)
+        raise err.with_names(_arg_names(self._sig, dyn[0], dyn[1])) from None
     else:
       outs = jit_p.bind(*entry.closed.consts, *leaves, jaxpr=entry.call_jaxpr,
                         name=self._name, **self._bind_params())

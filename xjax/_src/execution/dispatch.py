@@ -105,6 +105,30 @@ class IncompatibleDevicesError(ValueError):
     return IncompatibleDevicesError(self.args_, self.i, self.j, self.fun, names)
 
 
+class DonatedBufferError(runtime.XlaRuntimeError):
+  """A donated buffer passed in a second argument position of the same call, donated there
+  too or not (JAX's runtime raises its JaxRuntimeError, naming flattened positions);
+  ``with_names`` adds their pytree paths."""
+
+  def __init__(self, donated: int, other: int, donated_again: bool,
+               names: Sequence[str] = ()) -> None:
+    self.donated, self.other, self.donated_again = donated, other, donated_again
+
+    def describe(k):
+      return (f"{names[k]} (flattened argument {k})" if k < len(names)
+              else f"flattened argument {k}")
+    what = ("The same buffer was donated twice in one call" if donated_again else
+            "A donated buffer is used again in the same call")
+    why = ("XLA cannot reuse one buffer for two outputs" if donated_again else
+           "The call may overwrite it while reading it")
+    super().__init__(f"INVALID_ARGUMENT: {what}: {describe(other)} is the buffer of "
+                     f"{describe(donated)}, which is donated. {why}: pass a copy (x.copy()) "
+                     "for one of them.")
+
+  def with_names(self, names: Sequence[str]) -> "DonatedBufferError":
+    return DonatedBufferError(self.donated, self.other, self.donated_again, names)
+
+
 _SCALAR_BUFFERS: dict = {}
 runtime.register_backend_cache(_SCALAR_BUFFERS)
 
@@ -282,17 +306,16 @@ def donation_aliases(in_avals, donated, out_avals) -> list:
   return aliases
 
 
-def _fresh_if_donated(args, avals, donated) -> list:
+def _fresh_if_donated(args, avals, donated, positions) -> list:
   """Host values in donated positions get private buffers: the cached buffers of Python
-  scalars must outlive the call.  An Array donated twice in one call is an error."""
-  seen: dict = {}
+  scalars must outlive the call.  An Array donated and passed again in one call is an error
+  naming both ``positions`` (the flattened arguments' indices)."""
+  seen = {id(x._buf): i for i, (x, d) in reversed(list(enumerate(zip(args, donated))))
+          if d and isinstance(x, Array)}
   for i, (x, d) in enumerate(zip(args, donated)):
+    if isinstance(x, Array) and seen.get(id(x._buf), i) != i:
+      raise DonatedBufferError(positions[seen[id(x._buf)]], positions[i], d)
     if d and isinstance(x, Array):
-      if id(x._buf) in seen:
-        raise ValueError(f"The same buffer was donated twice in one call (flattened arguments "
-                         f"{seen[id(x._buf)]} and {i}): XLA cannot reuse one buffer for two "
-                         "outputs. Pass a copy (x.copy()) for one of them.")
-      seen[id(x._buf)] = i
       x._npy = None  # a cached host view of the buffer would keep the runtime from reusing it
   return [np.asarray(x, a.dtype) if d and not isinstance(x, Array) else x
           for x, a, d in zip(args, avals, donated)]
@@ -415,10 +438,11 @@ class CompiledJaxpr:
     if self.executable is None:
       self._load()
     self.used = True
+    positions = range(len(args)) if self.kept is None else self.kept
     if self.kept is not None:
       args, avals = [args[i] for i in self.kept], [avals[i] for i in self.kept]
     if self.donated:
-      args = _fresh_if_donated(args, avals, self.donated)
+      args = _fresh_if_donated(args, avals, self.donated, positions)
     bufs = input_buffers(args, avals, self.device, self.const_bufs)
     return run_program(self.executable, bufs, args, self.out_avals, committed, self.name)
 
