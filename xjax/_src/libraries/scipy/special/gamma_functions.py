@@ -45,10 +45,34 @@ def loggamma(x):
 
 
 def gamma(x):
-  """Gamma(x) = gammasgn(x) * exp(gammaln(x))."""
+  """Gamma(x) = gammasgn(x) * exp(gammaln(x)); complex x by Lanczos' approximation."""
   (x,) = inexact_arrays("gamma", x)
-  _real_only("gamma", x)
+  if dtypes.issubdtype(x.dtype, np.complexfloating):
+    return _complex_gamma(x)
   return gammasgn(x) * lax.exp(lax.lgamma(x))
+
+
+# Lanczos' coefficients for g = 7 with nine terms (Godfrey's), good to float64 precision
+_LANCZOS_G = 7.0
+_LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+            -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+            9.9843695780195716e-6, 1.5056327351493116e-7)
+
+
+def _complex_gamma(z):
+  """Gamma(z) = sqrt(2 pi) t^(w + 1/2) e^-t A(w) with w = z - 1 and t = w + g + 1/2, and
+  the reflection Gamma(z) = pi / (sin(pi z) Gamma(1 - z)) left of Re(z) = 1/2; NaN (both
+  parts) at the poles and for NaN or infinite parts, as SciPy."""
+  re, im = jnp.real(z), jnp.imag(z)
+  reflect = re < 0.5
+  w = jnp.where(reflect, -z, z - 1)  # (1 - z) - 1 or z - 1
+  series = sum(c / (w + k) for k, c in enumerate(_LANCZOS[1:], 1)) + _LANCZOS[0]
+  t = w + (_LANCZOS_G + 0.5)
+  g = np.sqrt(2 * np.pi) * jnp.exp((w + 0.5) * jnp.log(t) - t) * series  # no overflow midway
+  out = jnp.where(reflect, np.pi / (jnp.sin(np.pi * z) * g), g)
+  pole = (im == 0) & (re <= 0) & (re == jnp.floor(re))
+  bad = pole | ~jnp.isfinite(re) | ~jnp.isfinite(im)
+  return jnp.where(bad, jnp.asarray(complex(np.nan, np.nan), z.dtype), out)
 
 
 def betaln(a, b):

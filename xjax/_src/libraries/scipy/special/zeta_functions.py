@@ -104,9 +104,7 @@ def _li2_nonpositive(w):
 
 def spence(x):
   """Spence's function integral_1^x log(t) / (1 - t) dt = Li2(1 - x); NaN for x < 0."""
-  if dtypes.issubdtype(jnp.asarray(x).dtype, np.complexfloating):
-    raise ValueError("spence does not support complex-valued inputs.")
-  x = float_array(x)
+  x = float_array(x)  # float32/float64 only (complex too is JAX's TypeError)
   pi2_6 = np.pi ** 2 / 6
   y = 1 - x
   # y in [-1, 0] (1 <= x <= 2); y < -1 (x > 2); y in [0, 1/2] (1/2 <= x <= 1); y in (1/2, 1]
