@@ -128,3 +128,27 @@ def test_reshape_and_ravel_orders_as_jax():
     jnp.ravel(x, order="K")
   with pytest.raises(ValueError, match="Unexpected value for 'order' argument: Z."):
     jnp.reshape(x, (3, 2), order="Z")
+
+
+def _traceback_files(e):
+  files, tb = [], e.__traceback__
+  while tb is not None:
+    files.append(tb.tb_frame.f_code.co_filename)
+    tb = tb.tb_next
+  return files
+
+
+@pytest.mark.parametrize("make, error, message", [
+    # JAX 0.10.2 raises NumPy's ValueError for a ragged list, and names the function
+    (lambda: jnp.array([[1, 2], [3]]), ValueError, "inhomogeneous shape after 1 dimensions"),
+    (lambda: jnp.asarray([[1.0], [2.0, 3.0]]), ValueError, "inhomogeneous shape"),
+    (lambda: jnp.ones_like([[1], [2, 3]]), TypeError,
+     "ones_like requires ndarray or scalar arguments, got <class 'list'> at position 0."),
+    (lambda: jnp.zeros((2, -1)), TypeError, "non-negative"),
+])
+def test_constructor_errors_are_raised_from_the_users_call(make, error, message):
+  with pytest.raises(error, match=message.replace("(", ".").replace(")", ".")) as e:
+    make()
+  import xjax._src
+  internal = [f for f in _traceback_files(e.value) if f.startswith(xjax._src.__path__[0])]
+  assert internal == [] and _traceback_files(e.value)[-1] == __file__

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
+from xjax._src.foundations.errors import api_boundary
 from xjax._src.execution.array import Array, make_array
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.trace import Tracer
@@ -24,8 +25,9 @@ def _placed(out, device):
 
 
 def _with_device(fn):
-  """``fn`` taking ``device=`` and placing its result there."""
-  return with_keyword(fn, "device", _placed)
+  """``fn`` taking ``device=`` and placing its result there; its errors show the user's
+  frames only (a ragged list's ValueError is raised from the user's call, as JAX's)."""
+  return api_boundary(with_keyword(fn, "device", _placed))
 
 
 def _requested_dtype(dtype, name):
@@ -40,6 +42,7 @@ def _check_order(order) -> None:
     raise NotImplementedError("Only implemented for order='K'")
 
 
+@api_boundary
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   """Converts ``a`` to an Array (no copy when it already is one of the right dtype)."""
   _check_order(order)
@@ -165,9 +168,11 @@ def empty(shape, dtype=None):
 
 def _like(name, value):
   def fn(a, dtype=None, shape=None, *, device=None):
+    if not (hasattr(a, "dtype") and hasattr(a, "shape")):
+      check_arraylike(name, a)
     return full_like(a, value, dtype, shape, device=device)
-  fn.__name__ = name
-  return fn
+  fn.__name__ = fn.__qualname__ = name
+  return api_boundary(fn)
 
 
 zeros_like = _like("zeros_like", 0)
@@ -175,6 +180,7 @@ ones_like = _like("ones_like", 1)
 empty_like = _like("empty_like", 0)
 
 
+@api_boundary
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
   """An array like ``a``, on ``a``'s device when ``a`` is committed (as in JAX); an array
   ``fill_value`` is broadcast to the shape."""
