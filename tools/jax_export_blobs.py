@@ -54,6 +54,10 @@ def main() -> None:
       disabled_checks=[export.DisabledSafetyCheck.platform()])(sds((3,), f32)).serialize()
   blobs["kept_vars"] = export.export(jax.jit(lambda x, unused, y: x * y))(
       sds((2,), f32), sds((5,), i32), sds((2,), f32)).serialize()
+  sharding = importlib.import_module("jax.sharding")
+  one = sharding.NamedSharding(jax.make_mesh((1,), ("x",)), sharding.PartitionSpec("x"))
+  blobs["sharded_one_device"] = export.export(jax.jit(  # Shardy's sdy.mesh in the module
+      lambda x: x * 2 + 1, in_shardings=one, out_shardings=one))(sds((4,), f32)).serialize()
   b4 = export.symbolic_shape("b, 4")
   blobs["poly_b4"] = export.export(jax.jit(lambda x: (jnp.sin(x) * 2, x.sum(axis=0))))(
       sds(b4, f32)).serialize(vjp_order=1)

@@ -255,6 +255,13 @@ def test_reads_jax_blobs():
   check(kv.call(np.ones(2, np.float32), np.zeros(5, np.int32), np.full(2, 3, np.float32)),
         np.full(2, 3, np.float32))
 
+  one = _jax_blob("sharded_one_device")  # a mesh of one device: shardings are that device
+  assert one.nr_devices == 1 and one.in_shardings_hlo == (None,)
+  assert "sdy.mesh" in one.mlir_module()
+  x4 = np.linspace(-1, 2, 4, dtype=np.float32)
+  check(one.call(x4), x4 * 2 + 1)
+  check(xjax.jit(lambda x: one.call(x) - 1)(x4), x4 * 2)
+
   f64 = _jax_blob("f64")
   assert [str(a) for a in f64.in_avals] == ["float64[3]", "int64[]"]
   with pytest.raises(ValueError, match="Dtype mismatch for args\\[0\\]: expected float64 and "

@@ -1027,11 +1027,12 @@ def _parse_module(text: str):
 
 
 def _mlir_ctx():
-  """jaxlib's MLIR context with the StableHLO and CHLO dialects loaded (made once)."""
+  """jaxlib's MLIR context with the StableHLO, CHLO and Shardy (``sdy``: the shardings of
+  JAX's exported modules) dialects loaded (made once)."""
   from jaxlib.mlir import ir
   if not _mlir_context:
     from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-    from jaxlib.mlir.dialects import chlo, stablehlo
+    from jaxlib.mlir.dialects import chlo, sdy, stablehlo
     registry = ir.DialectRegistry()
     _jax_mlir_ext.register_dialects(registry)
     ctx = ir.Context()
@@ -1039,6 +1040,7 @@ def _mlir_ctx():
     ctx.load_all_available_dialects()
     stablehlo.register_dialect(ctx)
     chlo.register_dialect(ctx)
+    sdy.register_dialect(ctx)
     _mlir_context.append(ctx)
   return _mlir_context[0]
 
@@ -1187,12 +1189,14 @@ def deserialize_portable_artifact(data: bytes) -> str:
 def callable_functions(text: str, rename: Callable[[str], str]) -> list[str]:
   """The functions of a module as private functions renamed by ``rename`` (the public
   ``main`` first, without argument or result attributes), in MLIR's generic form, ready to
-  join another module and be called from it."""
+  join another module and be called from it. Other top-level operations (Shardy's
+  ``sdy.mesh``, which the argument attributes name) are left out: the functions are called
+  on one device."""
   from jaxlib.mlir import ir
   with _mlir_ctx():
     module = ir.Module.parse(text)
-    ops = sorted(module.body.operations, key=lambda op: ir.StringAttr(
-        op.attributes["sym_name"]).value != "main")
+    ops = sorted((op for op in module.body.operations if op.operation.name == "func.func"),
+                 key=lambda op: ir.StringAttr(op.attributes["sym_name"]).value != "main")
     for op in ops:
       old = ir.StringAttr(op.attributes["sym_name"]).value
       new = rename(old)

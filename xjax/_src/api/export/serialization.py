@@ -285,7 +285,9 @@ def _read_exported(t: Table) -> Exported:
   version = t.scalar(_VERSION, "H")
   if version not in _SUPPORTED_VERSIONS:
     raise NotImplementedError(f"deserialize unsupported version {version}")
-  _check_unsharded(t)
+  nr_devices = t.scalar(_NR_DEVICES, "I") or t.scalar(_NR_DEVICES_SHORT, "h")
+  if nr_devices != 1:  # over one device, every sharding is that device (JAX's hlo is None)
+    _check_unsharded(t)
   unique = [_read_aval(a) for a in t.tables(_UNIQUE_AVALS)]
   in_idxs, out_idxs = t.numbers(_IN_AVAL_IDXS, np.uint32), t.numbers(_OUT_AVAL_IDXS, np.uint32)
   in_avals = (tuple(unique[i] for i in in_idxs) if in_idxs.size
@@ -293,7 +295,6 @@ def _read_exported(t: Table) -> Exported:
   out_avals = (tuple(unique[i] for i in out_idxs) if out_idxs.size
                else tuple(map(_read_aval, t.tables(_OUT_AVALS))))
   vjp = t.table(_VJP)
-  nr_devices = t.scalar(_NR_DEVICES, "I") or t.scalar(_NR_DEVICES_SHORT, "h")
   return Exported(
       fun_name=t.string(_NAME) or "", in_tree=_tree(t.table(_IN_TREE), in_avals),
       in_avals=in_avals, out_tree=_tree(t.table(_OUT_TREE), out_avals), out_avals=out_avals,
