@@ -92,7 +92,7 @@ def main(argv=None):
   if plt:
     test_images, test_labels, predicted, filters = xjax.device_get(
         (test_images, test_labels, predicted, params["conv1"]))     # NumPy arrays for plotting
-    fig, axes = plt.subplots(2, 6, figsize=(9, 3.5))
+    fig, axes = plt.subplots(2, 6, figsize=(9, 4), layout="constrained")
     for ax, image, label, guess in zip(axes[0], test_images, test_labels, predicted):
       ax.imshow(image[..., 0], cmap="gray")
       ax.set_title(f"{KINDS[int(guess)]}" + ("" if guess == label else " (wrong)"), fontsize=8)

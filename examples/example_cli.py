@@ -26,6 +26,7 @@ def pyplot():
 
 
 def save(fig, path: str) -> None:
-  fig.tight_layout()
+  if fig.get_layout_engine() is None:   # a figure laid out by its own engine keeps it
+    fig.tight_layout()
   fig.savefig(path, dpi=100)
   print(f"saved {path}")

@@ -35,10 +35,37 @@ def _has_matplotlib():
     return False
 
 
+# Runs an example (argv[2:]) with example_cli.save checking the figure it saves: no title
+# overlaps another subplot's axes, and the figure's title overlaps no subplot's title.
+CHECKED_SAVE = """
+import runpy, sys
+sys.path.insert(0, sys.argv[1])
+import example_cli
+saved = example_cli.save
+
+def save(fig, path):
+  saved(fig, path)
+  renderer = fig.canvas.get_renderer()
+  titles = [(ax, ax.title.get_window_extent(renderer)) for ax in fig.axes if ax.get_title()]
+  if fig._suptitle is not None:
+    titles.append((None, fig._suptitle.get_window_extent(renderer)))
+  for ax, box in titles:
+    for other in fig.axes:
+      assert other is ax or not box.overlaps(other.get_window_extent(renderer)), (
+          f"title {ax.get_title() if ax else 'of the figure'!r} overlaps another subplot")
+
+example_cli.save = save
+sys.argv = sys.argv[2:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
 @pytest.mark.parametrize("name", sorted(GOALS))
 def test_example_smoke_run(name, tmp_path):
   png = tmp_path / "out.png"
-  args = [os.path.join(EXAMPLES, name), "--smoke"] + (["--plot", str(png)] if _has_matplotlib() else [])
+  args = [os.path.join(EXAMPLES, name), "--smoke"]
+  if _has_matplotlib():
+    args = ["-c", CHECKED_SAVE, EXAMPLES, *args, "--plot", str(png)]
   out = _run(args)
   assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
   pattern, goal = GOALS[name]
