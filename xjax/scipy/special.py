@@ -16,6 +16,18 @@ from xjax._src.libraries.scipy.special.normal import (erf, erfc, erfinv, log_ndt
                                                       ndtr, ndtri, owens_t)
 from xjax._src.libraries.scipy.special.softmax import log_softmax, softmax  # noqa: F401
 from xjax._src.libraries.scipy.special.spherical_harmonics import sph_harm_y  # noqa: F401
+from xjax._src.libraries.scipy.special import spherical_harmonics as _legendre
 from xjax._src.libraries.scipy.special.transforms import (boxcox, boxcox1p, expit,  # noqa: F401
                                                           logit)
 from xjax._src.libraries.scipy.special.zeta_functions import bernoulli, spence, zeta  # noqa: F401
+
+_DEPRECATED = {"lpmn": _legendre.lpmn, "lpmn_values": _legendre.lpmn_values}
+
+
+def __getattr__(name):
+  if name in _DEPRECATED:  # deprecated in JAX 0.10, with no replacement
+    import warnings
+    warnings.warn(f"jax.scipy.special.{name} is deprecated; no replacement is planned.",
+                  DeprecationWarning, stacklevel=2)
+    return _DEPRECATED[name]
+  raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -300,3 +300,61 @@ def test_complex_gamma_float64(x64):
 def test_spence_takes_only_real_floats():
   with pytest.raises(TypeError, match=r"x\.dtype=complex64 is not supported, see docstring"):
     xs.spence(np.ones(2, np.complex64))
+
+
+def _lpmv_table(n, z):
+  """SciPy's lpmv laid out as lpmn's (order, degree, point), zero above the diagonal."""
+  return np.array([[ss.lpmv(k, l, z) if k <= l else 0 * z for l in range(n + 1)]
+                   for k in range(n + 1)])
+
+
+def test_lpmn_against_scipy():
+  import math
+  z = np.linspace(-0.95, 0.95, 7)
+  with pytest.warns(DeprecationWarning, match="lpmn is deprecated"):
+    lpmn = xs.lpmn
+  with pytest.warns(DeprecationWarning, match="lpmn_values is deprecated"):
+    lpmn_values = xs.lpmn_values
+  p, d = lpmn(4, 4, z.astype(np.float32))
+  assert p.shape == d.shape == (5, 5, 7) and p.dtype == np.float32
+  np.testing.assert_allclose(p, _lpmv_table(4, z), rtol=2e-5, atol=1e-5)
+  h = 1e-6  # central differences of SciPy's values
+  want_d = (_lpmv_table(4, z + h) - _lpmv_table(4, z - h)) / (2 * h)
+  np.testing.assert_allclose(d, want_d, rtol=1e-4, atol=1e-3)
+  norm = np.array([[math.sqrt((2 * l + 1) / (4 * math.pi) * math.factorial(l - k)
+                              / math.factorial(l + k)) if k <= l else 0.0
+                    for l in range(5)] for k in range(5)])
+  np.testing.assert_allclose(lpmn_values(4, 4, z.astype(np.float32), True),
+                             norm[..., None] * _lpmv_table(4, z), rtol=2e-5, atol=1e-6)
+  # at z = +-1 the derivatives take SciPy's limits (values recorded from JAX 0.10.2)
+  _, d = lpmn(3, 3, np.array([-1.0, 1.0], np.float32))
+  np.testing.assert_array_equal(d[0, :, 0], [0, 1, -3, 6])
+  np.testing.assert_array_equal(d[1, 1:, :], [[-np.inf, np.inf], [np.inf, np.inf],
+                                              [-np.inf, np.inf]])
+  np.testing.assert_array_equal(d[2, :, 1], [0, 0, -6, -30])
+  # jit, vmap and grad compose
+  f = jax.jit(lambda x: lpmn_values(2, 2, x, True).sum())
+  x = np.array([0.3, -0.6], np.float32)
+  x64 = x.astype(np.float64)
+  want = norm[:3, :3, None] * (_lpmv_table(2, x64 + 1e-6) - _lpmv_table(2, x64 - 1e-6)) / 2e-6
+  np.testing.assert_allclose(jax.grad(f)(x), want.sum((0, 1)), rtol=1e-4)
+  v = jax.vmap(lambda x: lpmn_values(2, 2, x, False), in_axes=1, out_axes=2)(
+      np.full((2, 3), 0.3, np.float32))
+  assert v.shape == (3, 3, 3, 2)  # (order, degree, batch, point)
+  np.testing.assert_allclose(v[:, :, 0], _lpmv_table(2, np.full(2, 0.3)), rtol=1e-5, atol=1e-7)
+
+
+def test_lpmn_argument_errors():
+  import warnings
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    lpmn = xs.lpmn
+  z = np.zeros(3, np.float32)
+  with pytest.raises(NotImplementedError, match="Computations for m!=n are not yet supported"):
+    lpmn(3, 2, z)
+  with pytest.raises(ValueError, match="z must be a 1D array"):
+    lpmn(2, 2, np.zeros((2, 2), np.float32))
+  with pytest.raises(TypeError, match=r"z\.dtype=int32 is not supported"):
+    lpmn(2, 2, np.arange(3))
+  with pytest.raises(jax.errors.ConcretizationTypeError):
+    jax.jit(lambda n: lpmn(n, n, z))(2)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.jit import compiled_when_eager
@@ -158,6 +159,7 @@ def multigammaln(a, d):
 
 
 def _concrete_int(d):
+  d = concrete_or_error(d, "multigammaln d")
   try:
     return int(np.asarray(d).item())  # as JAX: a float d is truncated
   except Exception:

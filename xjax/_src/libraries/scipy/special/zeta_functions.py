@@ -8,6 +8,7 @@ from fractions import Fraction
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jacobians import jvp
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.primitives.lax import lax
@@ -30,6 +31,7 @@ def _bernoulli_exact(n: int) -> list:
 
 def bernoulli(n: int):
   """The Bernoulli numbers B_0 .. B_n (B_1 = -1/2)."""
+  n = concrete_or_error(n, "bernoulli n")
   try:
     n = operator.index(n)
   except TypeError:
