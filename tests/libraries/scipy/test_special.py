@@ -358,3 +358,10 @@ def test_lpmn_argument_errors():
     lpmn(2, 2, np.arange(3))
   with pytest.raises(jax.errors.ConcretizationTypeError):
     jax.jit(lambda n: lpmn(n, n, z))(2)
+
+
+def test_traced_sizes_are_concretization_errors():
+  for f in (xs.bernoulli, lambda d: xs.multigammaln(3.0, d),
+            lambda n: xs.sph_harm_y(np.arange(3), np.arange(3), 0.5, 0.5, n_max=n)):
+    with pytest.raises(jax.errors.ConcretizationTypeError, match="Abstract tracer value"):
+      jax.jit(f)(3)
