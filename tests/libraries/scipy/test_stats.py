@@ -71,6 +71,9 @@ def test_bad_input_and_edges():
   assert np.isnan(xs.multivariate_normal.logpdf(np.zeros((3, 2)), np.zeros(2), bad)).all()
   with pytest.raises(ValueError, match="incompatible shapes"):
     xs.multivariate_normal.logpdf(np.zeros(3), np.zeros(3), np.eye(2))
+  # mean against cov is checked first: a ValueError even when x is the odd one out
+  with pytest.raises(ValueError, match="multivariate_normal.logpdf got incompatible shapes"):
+    xs.multivariate_normal.pdf(np.zeros(3), np.zeros(4), np.eye(3))
   with pytest.raises(NotImplementedError, match="allow_singular"):
     xs.multivariate_normal.logpdf(np.zeros(2), np.zeros(2), np.eye(2), allow_singular=True)
   with pytest.raises(ValueError, match="one-dimensional"):

@@ -15,13 +15,13 @@ def logpdf(x, mean, cov, allow_singular=None):
   if not mean.shape:
     return -0.5 * jnp.square(x - mean) / cov - 0.5 * (log2pi + jnp.log(cov))
   n = mean.shape[-1]
-  y = x - mean
-  if not cov.shape:
-    return -0.5 * jnp.einsum("...i,...i->...", y, y) / cov - n / 2 * (log2pi + jnp.log(cov))
-  if cov.ndim < 2 or cov.shape[-2:] != (n, n):
+  if cov.shape and (cov.ndim < 2 or cov.shape[-2:] != (n, n)):  # before x's (as JAX)
     raise ValueError("multivariate_normal.logpdf got incompatible shapes: x "
                      f"{x.shape}, mean {mean.shape}, cov {cov.shape} (cov must end in "
                      f"({n}, {n}))")
+  y = x - mean
+  if not cov.shape:
+    return -0.5 * jnp.einsum("...i,...i->...", y, y) / cov - n / 2 * (log2pi + jnp.log(cov))
   chol = cholesky(cov)
 
   def solve(lower, rhs):
