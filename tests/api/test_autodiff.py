@@ -307,6 +307,12 @@ def test_argnums_past_the_arguments_raise_the_reference_classes():
     with pytest.raises(ValueError, match="got value 2 for len\\(args\\) == 2"):
       jac(f, argnums=2)(1.0, 2.0)
   np.testing.assert_allclose(xjax.jacrev(f, argnums=-1)(2.0, 3.0), 2.0)
+  # a negative index before the first argument is the ValueError for grad too
+  for g in (xjax.grad, xjax.value_and_grad, xjax.jacfwd):
+    with pytest.raises(ValueError, match=r"greater than or equal to -len\(args\) and less than "
+                                         r"len\(args\), but got value -3 for len\(args\) == 2"):
+      g(f, argnums=(0, -3))(1.0, 2.0)
+  np.testing.assert_allclose(xjax.grad(f, argnums=-1)(2.0, 3.0), 2.0)
 
 
 # Tangents of elementwise primitives, bit for bit as JAX 0.10.2 computes them (the same

@@ -15,15 +15,6 @@ from xjax._src.interpreters import ad
 from xjax._src.foundations.wrapping import wraps
 
 
-def _index_error(argnums):
-  def out_of_range(n):
-    bad = next(i for i in argnums if not -n <= i < n)
-    return ValueError(f"Positional argument indices, e.g. for `static_argnums`, must have value "
-                      f"greater than or equal to -len(args) and less than len(args), but got "
-                      f"value {bad} for len(args) == {n}.")
-  return out_of_range
-
-
 def _std_basis(leaves):
   """A stacked identity: shape (total size,) + leaf shape for each leaf."""
   from xjax._src.primitives.lax import lax
@@ -67,7 +58,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   @api_boundary
   @wraps(fun)
   def jac(*args):
-    dyn, partial = select_args(args, nums, _index_error(nums))
+    dyn, partial = select_args(args, nums)
     _check_inputs(dyn, lambda x: _check_forward_input(x, holomorphic))
     leaves, in_tree = tree_util.tree_flatten(dyn)
     basis, sizes = _std_basis(leaves)
@@ -131,7 +122,7 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   @api_boundary
   @wraps(fun)
   def jac(*args):
-    dyn, partial = select_args(args, nums, _index_error(nums))
+    dyn, partial = select_args(args, nums)
     _check_inputs(dyn, lambda x: _check_grad_input(x, "jacrev", allow_int, holomorphic))
     res = vjp(lambda *d: fun(*partial(d)), *dyn, has_aux=has_aux)
     y, pullback = res[0], res[1]

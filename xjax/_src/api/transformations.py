@@ -297,12 +297,18 @@ def argnums_tuple(argnums) -> tuple[tuple, bool]:
   return (argnums,), False
 
 
-def select_args(args: tuple, nums: tuple, out_of_range: Callable):
+def select_args(args: tuple, nums: tuple, too_few: Callable | None = None):
   """(the ``args`` at positions ``nums``, a function returning ``args`` with new values at
-  those positions); ``out_of_range(len(args))`` is raised for an index past the end."""
+  those positions).  An index past the end raises ``too_few(len(args))`` when given; other
+  out-of-range indices (below -len(args)) JAX's ValueError."""
   n = len(args)
-  if any(not -n <= i < n for i in nums):
-    raise out_of_range(n)
+  if any(i < -n for i in nums) or (too_few is None and any(i >= n for i in nums)):
+    bad = next(i for i in nums if not -n <= i < n)
+    raise ValueError(f"Positional argument indices, e.g. for `static_argnums`, must have value "
+                     f"greater than or equal to -len(args) and less than len(args), but got "
+                     f"value {bad} for len(args) == {n}.")
+  if any(i >= n for i in nums):
+    raise too_few(n)
   idx = [i % n for i in nums]
 
   def with_dyn(values):
