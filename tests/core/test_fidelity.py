@@ -204,6 +204,10 @@ def test_round3_dtypes_errors_and_namespaces():
       jnp.sin, policy=xjax.checkpoint_policies.dots_saveable)(w)))(jnp.zeros(2))
   np.testing.assert_allclose(g, [1.0, 1.0])
   assert xjax.named_call(lambda x: x * 2, name="f")(3.0) == 6.0
+  import functools
+  assert xjax.named_call(functools.partial(lambda x: x * 2), name="f")(3.0) == 6.0
+  with pytest.raises(AttributeError, match="__name__"):  # nothing to name it by, as JAX
+    xjax.named_call(functools.partial(lambda x: x * 2))
   y, t = xjax.jvp(lambda x: x * 2, (jnp.arange(3),), (np.zeros(3, xjax.dtypes.float0),))
   check_exact(y, [0, 2, 4], np.int32, False)
   assert t.dtype == xjax.dtypes.float0 and t.shape == (3,)

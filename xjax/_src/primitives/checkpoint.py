@@ -206,8 +206,11 @@ def leaf_names(fun, args, kwargs, static=frozenset()) -> list[str]:
 
 
 def named_call(fun: Callable, *, name: str | None = None) -> Callable:
-  """``fun`` unchanged in value; JAX uses ``name`` only to label its staged computation."""
-  del name
+  """``fun`` unchanged in value; JAX uses ``name`` (by default ``fun.__name__``) only to
+  label its staged computation."""
+  if name is None and not hasattr(fun, "__name__"):  # an AttributeError, as JAX's
+    raise AttributeError(f"named_call: {fun!r} has no __name__ to name the call by; pass "
+                         "name=")
   return wraps(fun)(lambda *args, **kwargs: fun(*args, **kwargs))
 
 
