@@ -363,6 +363,22 @@ def test_scan_full_unroll_has_no_loop():
       xs).as_text()
 
 
+def test_scan_static_parameters_must_be_static():
+  f = lambda c, x: (c + x, c)
+  xs = np.ones(3, np.float32)
+  for loop in (lambda u: lax.scan(f, 0.0, xs, unroll=u),
+               lambda u: lax.fori_loop(0, 3, lambda i, c: c + i, 0, unroll=u)):
+    with pytest.raises(xjax.errors.ConcretizationTypeError, match="unroll"):
+      xjax.jit(loop)(2)
+    with pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer"):
+      loop(1.5)
+  # a traced reverse is a plain TypeError (JAX's: an unhashable parameter), not a bool error
+  with pytest.raises(TypeError, match="reverse must be a static bool") as e:
+    xjax.jit(lambda r: lax.scan(f, 0.0, xs, reverse=r))(True)
+  assert type(e.value) is TypeError
+  assert float(lax.fori_loop(0, 3, lambda i, c: c + i, 0, unroll=np.int32(2))) == 3.0
+
+
 def test_grad_through_a_loop_carry_is_strong_when_the_loop_makes_it_strong():
   # A weak (Python-scalar) carry that the body makes strong gets a strong cotangent, as in
   # JAX; outside loops the cotangent of a weak input stays weak.

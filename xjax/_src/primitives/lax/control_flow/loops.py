@@ -8,6 +8,7 @@ differentiation works.
 """
 from __future__ import annotations
 
+import operator
 from typing import Callable
 
 import numpy as np
@@ -15,6 +16,7 @@ import numpy as np
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
 from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.core.jaxpr import Var
 from xjax._src.core.trace import Primitive, Tracer
@@ -110,6 +112,7 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
   """
   if not callable(body_fun):
     raise TypeError("fori_loop: body_fun argument should be callable.")
+  unroll = None if unroll is None else _static_unroll(unroll)
   lo_c, hi_c = _concrete_int(lower), _concrete_int(upper)
   dtype = _bound_dtype(lower, upper)
   weak = get_aval(lower).weak_type  # the index is as weak as ``lower``
@@ -168,12 +171,22 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
   return _scan(f, init, xs, length, reverse, unroll, (f, "scan"))
 
 
+def _static_unroll(unroll):
+  """``unroll`` as a bool or an int: ConcretizationTypeError when traced, TypeError for a
+  float (as JAX)."""
+  unroll = concrete_or_error(unroll, "scan unroll (a concrete int or bool)")
+  return unroll if isinstance(unroll, bool) else operator.index(unroll)
+
+
 def _scan(f: Callable, init, xs, length, reverse, unroll, cache_on: tuple):
   """``scan``, with ``f``'s trace cached on ``cache_on`` = (owner, key): what ``f`` is."""
   if not callable(f):
     raise TypeError(f"scan: f argument should be a callable, got {f!r}")
+  unroll = _static_unroll(unroll)
   if not isinstance(unroll, bool) and unroll < 0:
     raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
+  if isinstance(reverse, Tracer):  # a TypeError, as JAX's (an unhashable parameter)
+    raise TypeError(f"scan: reverse must be a static bool, got the traced value {reverse}.")
   xs_leaves, xs_tree = tree_util.tree_flatten(xs)
   xs_avals = avals_of(xs_leaves)
   lengths = []
