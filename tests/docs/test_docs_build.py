@@ -1,6 +1,7 @@
 """The documentation site builds with warnings as errors (`make docs`), when MkDocs is installed
 (the `docs` extra, which `make test` installs)."""
 import os
+import re
 import subprocess
 import sys
 
@@ -20,3 +21,12 @@ def test_docs_build_strict(tmp_path):
     assert (tmp_path / page).is_file(), page
   numpy_page = (tmp_path / "api/numpy/index.html").read_text()
   assert 'id="xjax.numpy.where"' in numpy_page and 'id="xjax.numpy.sin"' in numpy_page
+  # highlighting is done at build time and served with the site (nothing from a CDN), and
+  # output blocks are marked apart from code (docs/css/output.css styles them)
+  home = (tmp_path / "index.html").read_text()
+  assert '<div class="language-python highlight">' in home
+  assert '<div class="language-text highlight">' in home
+  assert 'href="css/pygments.css"' in home and 'href="css/output.css"' in home
+  for page in tmp_path.rglob("*.html"):
+    text = page.read_text()
+    assert "highlight.js" not in text and not re.search(r"""src=["']https?://""", text), page

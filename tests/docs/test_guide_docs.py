@@ -1,5 +1,6 @@
-"""Every Python block of the user guide and the README runs, and prints what the page shows
-(conventions in tests/docs/markdown_runner.py). Each page runs in its own process."""
+"""Every Python block of the user guide, the README and the docs' home page runs, and prints
+what the page shows (conventions in tests/docs/markdown_runner.py). Each page runs in its own
+process."""
 import glob
 import os
 import subprocess
@@ -11,7 +12,8 @@ from tests.docs.markdown_runner import blocks, run_page
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUNNER = os.path.join(ROOT, "tests", "docs", "markdown_runner.py")
-PAGES = sorted(glob.glob(os.path.join(ROOT, "docs", "guide", "*.md"))) + [os.path.join(ROOT, "README.md")]
+PAGES = sorted(glob.glob(os.path.join(ROOT, "docs", "guide", "*.md"))) + [
+    os.path.join(ROOT, "README.md"), os.path.join(ROOT, "docs", "index.md")]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: os.path.relpath(p, ROOT))
