@@ -467,6 +467,20 @@ def test_small_closed_over_constants_are_written_into_the_module():
   np.testing.assert_array_equal(f(np.ones(8, np.float32)), 1 / small)
 
 
+def test_in_shardings_tuple_matches_the_dynamic_positional_arguments():
+  with pytest.raises(ValueError, match=r"in_shardings specification must be a tree prefix of "
+                                       r"the positional arguments tuple: got a tuple or list "
+                                       r"of length 2 for an args tuple of length 1"):
+    jax.jit(lambda x: x, in_shardings=(None, None))(1.0)
+  with pytest.raises(ValueError, match="tree prefix"):  # when lowering too
+    jax.jit(lambda x: x, in_shardings=(None, None)).lower(1.0)
+  # static arguments have no entry
+  assert jax.jit(lambda x, n: x * n, static_argnums=1, in_shardings=(None,))(2.0, 3) == 6.0
+  with pytest.raises(ValueError, match="keyword arguments when in_shardings is specified"):
+    jax.jit(lambda x, y: x, in_shardings=(None,))(1.0, y=2.0)
+  assert jax.jit(lambda x, y: x + y, in_shardings=None)(1.0, y=2.0) == 3.0
+
+
 def test_bare_partition_specs_need_a_context_mesh_as_in_jax():
   from xjax.sharding import PartitionSpec as P
   for kw in ("in_shardings", "out_shardings"):

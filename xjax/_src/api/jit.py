@@ -312,14 +312,15 @@ call_p = _jax_call_primitive("call", as_closed)
 # Shardings given to jit: a sharding (or None) for every leaf below it
 
 def _per_arg(shardings, n: int) -> list:
-  """One entry of ``in_shardings`` per positional argument."""
-  if shardings is None or isinstance(shardings, Sharding):
+  """One entry of ``in_shardings`` per dynamic positional argument."""
+  if shardings is None or isinstance(shardings, (Sharding, PartitionSpec)):
     return [shardings] * n
   shardings = list(shardings)
   if len(shardings) != n:
-    raise ValueError(f"jit in_shardings has {len(shardings)} entries but the function was "
-                     f"called with {n} positional arguments; give one sharding (or None) "
-                     "per argument, or a single sharding for all.")
+    raise ValueError("jit in_shardings specification must be a tree prefix of the positional "
+                     f"arguments tuple: got a tuple or list of length {len(shardings)} for an "
+                     f"args tuple of length {n} (the non-static positional arguments); give "
+                     "one sharding (or None) per argument, or a single sharding for all.")
   return shardings
 
 
@@ -601,6 +602,11 @@ class PjitFunction:
       _check_statics_hashable(statics, static_kw)
       raise
     if entry is None:
+      if self._shardings is not None and self._shardings[0] is not None:
+        if dyn_kwargs:
+          raise ValueError("jit does not support keyword arguments when in_shardings is "
+                           "specified; pass them positionally.")
+        _per_arg(self._shardings[0], len(dyn_args))
       debug = make_debug_info(self.fun, _arg_names(self._sig, dyn_args, dyn_kwargs))
       retracing.explain(self._cache, key, self._name, fun_source(self.fun), debug.arg_names,
                         _retrace_warned)
@@ -786,6 +792,7 @@ class PjitFunction:
     """(mesh, input shardings, output shardings) of a call over several devices; the
     mesh is None when everything is on one device."""
     ins, outs = self._shardings or (None, None)
+    args = _split_args(args, {}, self._static_argnums, ())[0]
     in_flat = [s for a, s in zip(args, _per_arg(ins, len(args)))
                for s in _broadcast_prefix(s, a, "in_shardings")]
     in_flat += [None] * (len(leaves) - len(in_flat))
