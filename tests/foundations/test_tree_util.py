@@ -530,8 +530,13 @@ def test_unflatten_func_receives_tuple_of_children():
 
 
 def test_registering_twice_raises_value_error():
-    with pytest.raises(ValueError, match="already registered"):
+    with pytest.raises(ValueError, match="Duplicate custom PyTreeDef type registration for "):
         tu.register_pytree_node(Box, lambda x: ((), None), lambda a, c: None)
+    # functions that are not callable are a TypeError, checked first (as JAX)
+    with pytest.raises(TypeError, match="flatten_func must be callable, got None"):
+        tu.register_pytree_node(tuple, None, None)
+    with pytest.raises(TypeError, match="unflatten_func must be callable"):
+        tu.register_pytree_node(type("Fresh", (), {}), lambda x: ((), None), 1)
     with pytest.raises(ValueError):
         tu.register_pytree_node(tuple, lambda x: ((), None), lambda a, c: None)
     with pytest.raises(ValueError):

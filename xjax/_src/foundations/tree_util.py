@@ -226,8 +226,8 @@ def _node_for_pickled_type(t: type) -> _Node:
 
 def _register(nodetype: type, flatten, unflatten, flatten_with_keys) -> None:
     if nodetype in _registry:
-        raise ValueError(f"{nodetype} is already registered as a pytree node type; "
-                         f"a type can be registered only once.")
+        raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}: a "
+                         "type can be registered as a pytree node only once.")
     _registry[nodetype] = _Node(nodetype, flatten, unflatten, flatten_with_keys,
                                 _custom_fmt(getattr(nodetype, "__name__", str(nodetype))))
     _node_cache.pop(nodetype, None)
@@ -241,6 +241,9 @@ def register_pytree_node(nodetype: type[T],
     """Make `nodetype` a pytree node: `flatten_func(x) -> (children, aux)` and
     `unflatten_func(aux, children_tuple) -> x`; children get `FlattenedIndexKey`s unless
     `flatten_with_keys_func(x) -> (((key, child), ...), aux)` names them."""
+    for name, f in (("flatten_func", flatten_func), ("unflatten_func", unflatten_func)):
+        if not callable(f):  # a TypeError, checked before the registry (as JAX)
+            raise TypeError(f"register_pytree_node: {name} must be callable, got {f!r}")
     _register(nodetype, flatten_func, lambda aux, cs: unflatten_func(aux, tuple(cs)),
               flatten_with_keys_func)
 
