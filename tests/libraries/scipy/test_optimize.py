@@ -257,7 +257,7 @@ def test_bad_input():
     optimize.minimize(lambda x, c: jnp.sum((x - c) ** 2), jnp.zeros(3), args=[1.0], method=BFGS)
   with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
     optimize.minimize(rosen, jnp.zeros(3), method=LBFGS, options=dict(foo=1))
-  with pytest.raises(ValueError, match="1-D"):
+  with pytest.raises(TypeError, match="x0 must be a 1-D array, got shape"):
     optimize.minimize(rosen, jnp.zeros((2, 2)), method=BFGS)
   with pytest.raises(TypeError, match="grad requires real- or complex-valued inputs"):
     optimize.minimize(rosen, jnp.zeros(3, np.int32), method=BFGS)

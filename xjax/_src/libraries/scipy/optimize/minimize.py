@@ -25,7 +25,7 @@ def minimize(fun: Callable, x0, args: tuple = (), *, method: str, tol: float | N
   if solver is None:
     raise ValueError(f"Method {method} not recognized")
   x0 = jnp.asarray(x0)
-  if x0.ndim != 1:
-    raise ValueError(f"minimize: x0 must be a 1-D array, got shape {x0.shape}; flatten the "
+  if x0.ndim != 1:  # a TypeError, as JAX's (from its matrix products)
+    raise TypeError(f"minimize: x0 must be a 1-D array, got shape {x0.shape}; flatten the "
                      "parameters (e.g. with jnp.ravel) and reshape inside `fun`.")
   return solver(lambda x: fun(x, *args), x0, **dict(options or {}))
