@@ -30,3 +30,10 @@ def test_docs_build_strict(tmp_path):
   for page in tmp_path.rglob("*.html"):
     text = page.read_text()
     assert "highlight.js" not in text and not re.search(r"""src=["']https?://""", text), page
+  # the API reference: no dunders, no build machine's paths, primitives on a page of their own
+  for name in ("xjax", "numpy", "lax", "scipy"):
+    text = (tmp_path / "api" / name / "index.html").read_text()
+    assert "__file__" not in text and ROOT not in text and "__cached__" not in text, name
+  assert 'id="xjax.lax.sin_p"' not in (tmp_path / "api/lax/index.html").read_text()
+  assert 'id="xjax.extend.core.primitives.sin_p"' in (
+      tmp_path / "api/primitives/index.html").read_text()
