@@ -97,6 +97,14 @@ def test_an_array_is_not_a_dtype():
     x.astype(np.ones(3))
 
 
+def test_strings_are_values_not_dtype_names():
+  # 'a' in a sequence is a string value (<U1), not NumPy's bytes type code
+  for bad in (["a", "b"], [1, "a"]):
+    with pytest.raises(TypeError, match=r"Value 'a' with dtype <U1 is not a valid JAX array "
+                                        r"type"):
+      jnp.array(bad)
+
+
 def test_diagonal_of_one_axis_twice():
   with pytest.raises(TypeError, match="axis1 and axis2 must be different axes"):
     jnp.diagonal(A, axis1=0, axis2=-2)

@@ -316,9 +316,10 @@ def _truncation_warning(requested: np.dtype, canonical: np.dtype, fun_name: str 
       UserWarning, stacklevel=3)
 
 
-def _unsupported(dt: np.dtype, value: Any = None) -> TypeError:
-  what = f"Value {value!r} has dtype {dt}" if value is not None else f"Dtype {dt} is"
-  return TypeError(f"{what}, which xjax arrays cannot hold: only boolean and numeric dtypes "
+def unsupported_dtype_error(dt: np.dtype, value: Any = None) -> TypeError:
+  """JAX's TypeError for a value (or a dtype) that no array can hold (strings, objects)."""
+  what = f"Value {value!r} with dtype {dt}" if value is not None else f"Dtype {dt}"
+  return TypeError(f"{what} is not a valid JAX array type: only boolean and numeric dtypes "
                    f"are supported.")
 
 
@@ -363,7 +364,7 @@ def dtype(x: Any, canonicalize: bool = False) -> np.dtype:
   if dt not in _SUPPORTED:
     if isinstance(dt, ExtendedDType):
       return dt
-    raise _unsupported(dt, x)
+    raise unsupported_dtype_error(dt, x)
   if canonicalize:
     canonical = canonicalize_dtype(dt)
     if is_spec and canonical != dt and not _is_weak_scalar_type(x):
@@ -516,7 +517,7 @@ def _result(x64: bool, strict: bool, dts: tuple, weaks: tuple) -> tuple[np.dtype
     if dt not in _SUPPORTED:
       if isinstance(dt, ExtendedDType):
         return _extended_result(dts)
-      raise _unsupported(dt)
+      raise unsupported_dtype_error(dt)
   if len(dts) == 1:
     out, weak = dts[0], weaks[0]
   elif all(weaks) and not strict:

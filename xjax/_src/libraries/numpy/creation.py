@@ -116,6 +116,9 @@ def _host_from_sequence(seq, dt):
     else:
       leaves.append(o)
   collect(seq)
+  for v in leaves:
+    if isinstance(v, (str, bytes)):  # a value here, not a dtype name as in result_type
+      raise dtypes.unsupported_dtype_error(np.asarray(v).dtype, v)
   if dt is None and leaves and not any(isinstance(v, (np.ndarray, np.generic, Array))
                                        for v in leaves):
     result = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
