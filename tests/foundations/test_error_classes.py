@@ -170,6 +170,21 @@ def test_jacrev_output_dtypes():
   assert xjax.jacrev(lambda x: x, holomorphic=True)(1j * 1.0) == 1
 
 
+def test_grad_output_messages():
+  with pytest.raises(TypeError, match=r"^Gradient only defined for scalar-output functions\. "
+                                      r"Output had shape: \(3,\)\."):
+    xjax.grad(lambda x: x * jnp.ones(3))(1.0)
+  for out in (lambda x: (x, x), lambda x: {"a": x}, lambda x: None):
+    with pytest.raises(TypeError, match=r"^Gradient only defined for scalar-output functions\. "
+                                        r"Output was "):
+      xjax.grad(out)(1.0)
+  with pytest.raises(TypeError, match="but got int32. For differentiation of functions with "
+                     "integer outputs, use jax.vjp directly."):
+    xjax.grad(lambda x: x.astype(int))(1.0)
+  with pytest.raises(TypeError, match="but got complex64. For holomorphic differentiation"):
+    xjax.grad(lambda x: x * 1j)(1.0)
+
+
 # -- removed keywords, indexing, traced static arguments (messages recorded from JAX 0.10.2)
 
 def test_removed_and_unsupported_keywords():

@@ -53,8 +53,15 @@ def test_cond_pytrees_and_closure():
 
 
 def test_cond_errors():
-  with pytest.raises(TypeError, match="true_fun and false_fun output must have identical"):
+  with pytest.raises(TypeError, match="cond branches must have equal output types but they "
+                                      "differ: false_fun output is f32\\[2\\] but true_fun"):
     lax.cond(jnp.array(True), lambda x: x, lambda x: jnp.stack([x, x]), 1.0)
+  with pytest.raises(TypeError, match="cond branch outputs must have the same pytree "
+                                      "structure, but they differ"):
+    lax.cond(True, lambda: (1.0,), lambda: 1.0)
+  with pytest.raises(TypeError, match="switch branches must have equal output types but they "
+                                      "differ: branches\\[0\\] output is f32\\[\\] but"):
+    lax.switch(0, [lambda x: x, lambda x: jnp.stack([x, x])], 1.0)
   with pytest.raises(TypeError, match="f32\\[2\\]"):
     lax.cond(jnp.array(True), lambda x: x, lambda x: jnp.stack([x, x]), 1.0)
   with pytest.raises(TypeError, match="scalar"):

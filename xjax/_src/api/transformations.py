@@ -273,10 +273,13 @@ def _check_grad_input(x, name, allow_int, holomorphic):
 
 
 def _check_scalar_output(out, name, holomorphic):
-  aval = get_aval(out)
+  try:
+    aval = get_aval(out)
+  except TypeError:  # a pytree (a tuple, a dict, None)
+    raise TypeError(f"Gradient only defined for scalar-output functions. Output was {out!r}."
+                    ) from None
   if aval.shape:
-    raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
-                    f"of np.floating) and a scalar output, but got an output of shape "
+    raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                     f"{aval.shape}. For vector-valued outputs use jax.jacrev, jax.jacfwd or "
                     "jax.vjp.")
   if holomorphic:
@@ -284,10 +287,12 @@ def _check_scalar_output(out, name, holomorphic):
       raise TypeError(f"{name} with holomorphic=True requires outputs with complex dtype, "
                       f"but got {aval.dtype.name}.")
   elif not dtypes.is_float(aval.dtype):
+    advice = ("For holomorphic differentiation, pass holomorphic=True. For differentiating "
+              "non-holomorphic functions involving complex outputs, use jax.vjp directly."
+              if dtypes.is_complex(aval.dtype) else
+              "For differentiation of functions with integer outputs, use jax.vjp directly.")
     raise TypeError(f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
-                    f"of np.floating), but got {aval.dtype.name}. For holomorphic "
-                    "differentiation, pass holomorphic=True. For differentiating non-"
-                    "holomorphic functions involving complex outputs, use jax.vjp directly.")
+                    f"of np.floating), but got {aval.dtype.name}. {advice}")
 
 
 def argnums_tuple(argnums) -> tuple[tuple, bool]:

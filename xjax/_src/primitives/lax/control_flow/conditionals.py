@@ -100,11 +100,10 @@ def _bind_cond(index, funs, operands, names):
     if tree != first_tree or not same_types(jaxpr.out_avals, first_jaxpr.out_avals):
       a = describe(first_tree, first_jaxpr.out_avals)
       b = describe(tree, jaxpr.out_avals)
-      if len(funs) == 2:
-        msg = f"true_fun and false_fun output must have identical types, got {b} and {a}."
-      else:
-        msg = f"branches[0] and {name} outputs must have identical types, got {a} and {b}."
-      raise TypeError(msg)
+      what = ("branch outputs must have the same pytree structure, but" if tree != first_tree
+              else "branches must have equal output types but")
+      raise TypeError(f"{traced_for} {what} they differ: {names[0]} output is {a} but "
+                      f"{name} output is {b}.")
   refs = refs_among(*(c for _, c, _ in traced))   # passed as values, written back after
   lifted = [carrying_refs(j, c, refs, f"cond's {name}")
             for (j, c, _), name in zip(traced, names)]
