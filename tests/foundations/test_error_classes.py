@@ -127,6 +127,22 @@ def test_scipy_solvers_broadcast_batches_and_deprecate_batched_vectors():
 def test_lax_argument_errors():
   with pytest.raises(TypeError, match="^cbrt does not accept dtype complex64"):
     jnp.cbrt(jnp.ones(3, jnp.complex64))
+  # the accepted classes as NumPy names them; an n-ary operation names the position
+  c = jnp.ones(3, jnp.complex64)
+  with pytest.raises(TypeError, match=r"^floor does not accept dtype complex64\. Accepted "
+                                      r"dtypes are subtypes of floating\.$"):
+    lax.floor(c)
+  with pytest.raises(TypeError, match=r"^rem does not accept dtype complex64 at position 0\. "
+                                      r"Accepted dtypes at position 0 are subtypes of integer, "
+                                      r"floating\.$"):
+    lax.rem(c, c)
+  with pytest.raises(TypeError, match=r"^lt does not accept dtype complex64 at position 0\. "
+                                      r"Accepted dtypes at position 0 are subtypes of integer, "
+                                      r"floating, bool\.$"):
+    lax.lt(c, c)
+  with pytest.raises(TypeError, match=r"^neg does not accept dtype bool\. Accepted dtypes are "
+                                      r"subtypes of integer, floating, complexfloating\.$"):
+    lax.neg(jnp.ones(3, bool))
   dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
                                    scatter_dims_to_operand_dims=(0,))
   idx = jnp.arange(3)[:, None]

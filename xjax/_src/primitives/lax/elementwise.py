@@ -12,9 +12,10 @@ import operator
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, ShardingTypeError
 from xjax._src.execution.array import scalar_array
 from xjax._src.backend.lowering import compare_attributes, i64_array
-from xjax._src.core.avals import ShapedArray, physical_aval, tangent_aval
+from xjax._src.core.avals import ShapedArray, mesh_of, physical_aval, spec_of, tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters import array_builders as _array_builders  # (kept out of lax.*)
@@ -37,10 +38,37 @@ _ordered = dtype_checker("int", "float", "bool")
 # ---------------------------------------------------------------------------------------
 # Shared rules
 
+def broadcasting_sharding_rule(name: str):
+  """The sharding of an elementwise result (JAX's broadcasting rule): dimension by
+  dimension, the Explicit axes its operands are split over, which must agree where given
+  (an unsharded or broadcast operand takes the others' layout)."""
+  def rule(*avals, **params):
+    ndim = builtins.max(a.ndim for a in avals)
+    specs = [spec_of(a) for a in avals]
+    out = []
+    for d in range(ndim):
+      parts = {s[d - ndim + len(s)] for s, a in zip(specs, avals)
+               if a.ndim > ndim - 1 - d and a.shape[d - ndim + a.ndim] != 1} - {None}
+      if len(parts) > 1:
+        raise ShardingTypeError(f"{name} got incompatible shardings for broadcasting: "
+                                + ", ".join(str(s) for s in specs if builtins.any(s)) + ".")
+      out.append(next(iter(parts), None))
+    return NamedSharding(mesh_of(avals), PartitionSpec(*out)) if builtins.any(out) else None
+  return rule
+
+
+def elementwise_primitive(name: str, abstract_eval, lowering):
+  """A primitive computing element by element (over broadcast operands): its results are
+  sharded as ``broadcasting_sharding_rule`` says."""
+  prim = standard_primitive(name, abstract_eval, lowering)
+  prim.sharding_rule = broadcasting_sharding_rule(name)
+  return prim
+
+
 def _nary_abstract_eval(name, check, result_dtype=None):
   def rule(*avals, **params):
     check_same_dtypes(name, avals)
-    check(name, avals[0].dtype)
+    check(name, avals[0].dtype, 0 if len(avals) > 1 else None)
     shape = broadcasting_shape(name, [a.shape for a in avals])
     dtype = avals[0].dtype if result_dtype is None else result_dtype(avals[0].dtype)
     return ShapedArray(shape, dtype, all(a.weak_type for a in avals))
@@ -133,7 +161,7 @@ def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None, transpose=None, lower
   ``jvp(t, x)`` or ``jvp2(t, y, x)`` (y: the output) give the tangent, none a zero one;
   ``lowering`` and ``abstract_eval`` replace the defaults (``hlo`` on the operand, the
   operand's type after ``check``)."""
-  prim = standard_primitive(name, abstract_eval or _nary_abstract_eval(name, check),
+  prim = elementwise_primitive(name, abstract_eval or _nary_abstract_eval(name, check),
                             lowering or _lower_nary(hlo, accuracy_attrs))
   prim.batch = elementwise_batch(prim)
   if jvp is not None:
@@ -152,7 +180,7 @@ def _binary(name, hlo, check, jvps=None, result_dtype=None, transpose=None, lowe
   """A binary primitive: ``jvps`` per operand (broadcast to the output), or ``bilinear``,
   the (lhs, rhs) transpose rules of a product (``ad.defbilinear``), or the whole JVP rule
   ``jvp_of(prim)``, or a zero JVP."""
-  prim = standard_primitive(name, _nary_abstract_eval(name, check, result_dtype),
+  prim = elementwise_primitive(name, _nary_abstract_eval(name, check, result_dtype),
                             lowering or _lower_nary(hlo))
   prim.batch = elementwise_batch(prim)
   if bilinear is not None:
@@ -288,7 +316,7 @@ def _lower_sign(ctx, x):
 sign_p = _unary("sign", "stablehlo.sign", _number, lowering=_lower_sign)
 floor_p = _unary("floor", "stablehlo.floor", _float)
 ceil_p = _unary("ceil", "stablehlo.ceil", _float)
-is_finite_p = standard_primitive(
+is_finite_p = elementwise_primitive(
     "is_finite", lambda a: ShapedArray(a.shape, np.bool_, a.weak_type) if _float("is_finite", a.dtype)
     is None else None, _lower_nary("stablehlo.is_finite"))
 is_finite_p.batch = elementwise_batch(is_finite_p)
@@ -405,10 +433,10 @@ def _compare_lowering(direction, total_order):
 def _comparison(name, direction, check=any_dtype, total_order=False):
   def abstract_eval(*avals):
     check_same_dtypes(name, avals)
-    check(name, avals[0].dtype)
+    check(name, avals[0].dtype, 0)
     return ShapedArray(broadcasting_shape(name, [a.shape for a in avals]), np.bool_,
                        all(a.weak_type for a in avals))
-  prim = standard_primitive(name, abstract_eval, _lower_nary(
+  prim = elementwise_primitive(name, abstract_eval, _lower_nary(
       "stablehlo.compare", _compare_lowering(direction, total_order)))
   prim.batch = elementwise_batch(prim)
   ad.zero_jvp(prim)
@@ -434,7 +462,7 @@ def _broadcast_stored(x, shape):
   return broadcast_in_dim(x, shape, tuple(range(len(shape) - aval.ndim, len(shape))))
 
 
-_no_complex = lambda name, dtype: _ordered(name, dtype)
+_no_complex = _ordered
 eq_p = _comparison("eq", "EQ")
 ne_p = _comparison("ne", "NE")
 eq_p.physical_lowering = _stored_keys_compare(eq_p, any_word=False)
@@ -463,7 +491,7 @@ def _add_any_abstract_eval(x, y):
   return y if y.shape == shape else y.update(shape=shape)
 
 
-add_any_p = standard_primitive("add_any", _add_any_abstract_eval, _lower_nary("stablehlo.add"))
+add_any_p = elementwise_primitive("add_any", _add_any_abstract_eval, _lower_nary("stablehlo.add"))
 
 
 def _add_any_batch(axis, args, dims):
@@ -611,7 +639,7 @@ def _broadcast_full(v, shape):
   return broadcast_to_aval(v, shape)
 
 
-select_n_p = standard_primitive("select_n", _select_n_abstract_eval, _select_n_lowering)
+select_n_p = elementwise_primitive("select_n", _select_n_abstract_eval, _select_n_lowering)
 select_n_p.physical_lowering = _select_n_physical_lowering
 select_n_p.jvp = _select_n_jvp
 select_n_p.transpose = _select_n_transpose
@@ -672,7 +700,7 @@ def _convert_staging(trace, args, params):
   return trace.record(convert_element_type_p, args, params)
 
 
-convert_element_type_p = standard_primitive("convert_element_type", _convert_abstract_eval,
+convert_element_type_p = elementwise_primitive("convert_element_type", _convert_abstract_eval,
                                             _convert_lowering)
 convert_element_type_p.jvp = _convert_jvp
 convert_element_type_p.transpose = _convert_transpose
@@ -707,7 +735,7 @@ def _integer_pow_lowering(ctx, x, *, y):
   return acc
 
 
-integer_pow_p = standard_primitive("integer_pow", _integer_pow_abstract_eval,
+integer_pow_p = elementwise_primitive("integer_pow", _integer_pow_abstract_eval,
                                    _integer_pow_lowering)
 integer_pow_p.batch = lambda axis, args, dims, y: (integer_pow(args[0], y), dims[0])
 ad.defjvp(integer_pow_p, lambda t, x, y: _zeros_like_value(t) if y == 0 else mul(
@@ -723,7 +751,7 @@ def _clamp_abstract_eval(lo, x, hi):
   return x.update(weak_type=lo.weak_type and x.weak_type and hi.weak_type)
 
 
-clamp_p = standard_primitive("clamp", _clamp_abstract_eval, _lower_nary("stablehlo.clamp"))
+clamp_p = elementwise_primitive("clamp", _clamp_abstract_eval, _lower_nary("stablehlo.clamp"))
 
 
 def _clamp_jvp(active):
@@ -757,7 +785,7 @@ def _clamp_batch(axis, args, dims):
 
 clamp_p.batch = _clamp_batch
 
-copy_p = standard_primitive("copy", lambda x: x, lambda ctx, x: x)
+copy_p = elementwise_primitive("copy", lambda x: x, lambda ctx, x: x)
 copy_p.batch = lambda axis, args, dims: (copy_p.bind(args[0]), dims[0])
 ad.deflinear(copy_p, lambda ct, x: [ct])
 
@@ -944,7 +972,7 @@ def integer_pow(x, y: int):
 # ---------------------------------------------------------------------------------------
 # square: x * x
 
-square_p = standard_primitive(
+square_p = elementwise_primitive(
     "square", _nary_abstract_eval("square", dtype_checker("int", "inexact")),
     lambda ctx, x: ctx.op("stablehlo.multiply", [x, x], ctx.avals_out[0]))
 square_p.batch = elementwise_batch(square_p)
@@ -959,7 +987,7 @@ def square(x):
 # ---------------------------------------------------------------------------------------
 # mulhi: the high half of the double-width integer product
 
-mulhi_p = standard_primitive("mulhi", _nary_abstract_eval("mulhi", dtype_checker("int")),
+mulhi_p = elementwise_primitive("mulhi", _nary_abstract_eval("mulhi", dtype_checker("int")),
                              _lower_nary("chlo.mulhi"))  # as JAX; XLA expands it
 mulhi_p.batch = elementwise_batch(mulhi_p)
 ad.zero_jvp(mulhi_p)

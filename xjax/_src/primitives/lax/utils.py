@@ -91,22 +91,31 @@ DTYPE_CLASSES = {
 }
 
 
+# The classes as NumPy's abstract scalar types name them (JAX's error messages do)
+_NUMPY_NAMES = {"float": "floating", "complex": "complexfloating",
+                "inexact": "floating, complexfloating", "int": "integer",
+                "signed": "signedinteger", "bool": "bool"}
+
+
 def dtype_checker(*classes: str) -> Callable:
+  """``check(name, dtype, position=None)``: TypeError unless ``dtype`` is in one of the
+  ``classes`` (the position of the operand is named for an n-ary operation)."""
   tests = [DTYPE_CLASSES[c] for c in classes]
-  description = " or ".join(classes)
+  description = ", ".join(_NUMPY_NAMES[c] for c in classes)
   accepted: set = set()  # dtypes already checked (this runs for every traced operation)
 
-  def check(name: str, dtype) -> None:
+  def check(name: str, dtype, position: int | None = None) -> None:
     if dtype in accepted:
       return
     if not any(t(dtype) for t in tests):
-      raise TypeError(f"{name} does not accept dtype {dtype_name(dtype)}. "
-                      f"Accepted dtypes are subtypes of {description}.")
+      at = "" if position is None else f" at position {position}"
+      raise TypeError(f"{name} does not accept dtype {dtype_name(dtype)}{at}. "
+                      f"Accepted dtypes{at} are subtypes of {description}.")
     accepted.add(dtype)
   return check
 
 
-any_dtype = lambda name, dtype: None
+any_dtype = lambda name, dtype, position=None: None
 
 
 def lowering_from(fn: Callable) -> Callable:
