@@ -660,6 +660,11 @@ def test_shaped_array_takes_jax_keywords_of_an_unsharded_type():
   a = ShapedArray((3,), np.float32, sharding=sharding, weak_type=True)
   assert a == ShapedArray((3,), np.float32, True)
   assert a.update(shape=(4,), sharding=None) == ShapedArray((4,), np.float32, True)
-  mesh = xjax.make_mesh((1,), ("i",))
-  with pytest.raises(NotImplementedError, match="not sharded over mesh axes"):
-    ShapedArray((3,), np.float32, sharding=xjax.sharding.NamedSharding(mesh, PartitionSpec("i")))
+  mesh = xjax.make_mesh((1,), ("i",)).abstract_mesh  # Explicit axes: the type is sharded
+  typed = ShapedArray((3,), np.float32, sharding=xjax.sharding.NamedSharding(mesh, PartitionSpec("i")))
+  assert str(typed) == "float32[3@i]" and repr(typed) == "ShapedArray(float32[3@i])"
+  assert typed != ShapedArray((3,), np.float32) and typed.sharding.spec == PartitionSpec("i")
+  auto = xjax.make_mesh((1,), ("i",), axis_types=(xjax.sharding.AxisType.Auto,)).abstract_mesh
+  assert str(ShapedArray((3,), np.float32,
+                         sharding=xjax.sharding.NamedSharding(auto, PartitionSpec("i")))) == (
+      "float32[3]")  # Auto axes are not in types

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Callable
 
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, literal_value
+from xjax._src.core.trace import eval_types
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.api.jit import jit_p
@@ -41,7 +42,7 @@ def _save_all(*_, **__) -> bool:
 def eqn_rule_to_slot(prim, rule: Callable) -> Callable:
   def partial_eval(trace, args, params):
     invars = [Var(get_aval(x)) for x in args]
-    out = prim.abstract_eval(*[v.aval for v in invars], **params)
+    out = eval_types(prim, [v.aval for v in invars], params)
     outvars = [Var(a) for a in (out if prim.multiple_results else [out])]
     effects = frozenset(prim.effects(**params)) if prim.effects is not None else frozenset()
     eqn = JaxprEqn(prim, invars, outvars, params, effects)

@@ -131,6 +131,9 @@ def _put_concrete(leaves: list, device, donate: bool) -> list:
       out[i] = Array._from_buffer(buf, leaves[i].aval, committed)
       if donate:
         leaves[i].delete()
+  if committed is not True:  # over a mesh of one device: its Explicit axes are in the types
+    out = [Array._from_buffer(x._buf, x.aval.update(sharding=committed), committed)
+           for x in out]
   return out
 
 

@@ -6,7 +6,7 @@ import enum
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.foundations.sharding import replicated_type_sharding
+from xjax._src.foundations.sharding import replicated_type_sharding, type_sharding
 
 
 class MemorySpace(enum.Enum):
@@ -21,15 +21,10 @@ class MemorySpace(enum.Enum):
   __str__ = __repr__
 
 
-def _check_type_extras(sharding, manual_axis_type, memory_space) -> None:
-  """JAX's keyword arguments of ``ShapedArray``: xjax's types are unsharded, not varying over
-  manual axes and in device memory, so those values (which libraries pass through) are the
-  only ones taken."""
-  spec = getattr(sharding, "spec", ())
-  if any(p is not None for p in spec):
-    raise NotImplementedError(
-        f"ShapedArray(sharding=...): xjax's array types are not sharded over mesh axes (got "
-        f"{spec}); pass sharding=None (see docs/differences.md, Sharding).")
+def _check_type_extras(manual_axis_type, memory_space) -> None:
+  """JAX's keyword arguments of ``ShapedArray``: xjax's types do not vary over manual axes
+  and are in device memory, so those values (which libraries pass through) are the only
+  ones taken."""
   if manual_axis_type and not getattr(manual_axis_type, "empty", False):
     raise NotImplementedError("ShapedArray(manual_axis_type=...): xjax's array types do not "
                               "record manual mesh axes (see docs/differences.md, Sharding).")
@@ -38,22 +33,52 @@ def _check_type_extras(sharding, manual_axis_type, memory_space) -> None:
                               "in device memory (see docs/differences.md).")
 
 
+# Whether any type has carried a sharding in this process: until one has, evaluating a
+# primitive's types skips its sharding rule (see core.trace.eval_types).
+sharded_types = [False]
+
+
+def spec_of(aval) -> tuple:
+  """The type sharding's spec of ``aval``, one entry (None or axes) per dimension."""
+  sharding = getattr(aval, "_sharding", None)
+  return (None,) * len(aval.shape) if sharding is None else tuple(sharding.spec)
+
+
+def mesh_of(avals):
+  """The abstract mesh of the first of ``avals`` whose type is sharded (None if none is)."""
+  for a in avals:
+    sharding = getattr(a, "_sharding", None)
+    if sharding is not None:
+      return sharding.mesh
+  return None
+
+
 class ShapedArray:
-  """The abstract value of an array: a static shape, a dtype and a weak-type flag.
+  """The abstract value of an array: a static shape, a dtype, a weak-type flag and, over a
+  mesh with Explicit axes, the sharding in its type.
 
   Weak types mark values that came from Python scalars; they give way to the other
-  operand's dtype in promotion (``x_f16 + 1.0`` stays float16).
+  operand's dtype in promotion (``x_f16 + 1.0`` stays float16). ``_sharding`` is None for an
+  unsharded type, else the NamedSharding over the abstract mesh that ``type_sharding``
+  gives: which Explicit axes split each dimension (printed ``f32[8@X,4]``).
   """
-  __slots__ = ("shape", "dtype", "weak_type", "_hash")
+  __slots__ = ("shape", "dtype", "weak_type", "_sharding", "_hash")
 
   def __init__(self, shape, dtype, weak_type: bool = False, *, sharding=None,
                manual_axis_type=None, memory_space=MemorySpace.Device) -> None:
     self.shape = tuple(shape)
     self.dtype = dtype if isinstance(dtype, (np.dtype, dtypes.ExtendedDType)) else np.dtype(dtype)
     self.weak_type = bool(weak_type)
-    self._hash = hash((self.shape, self.dtype, self.weak_type))
-    if sharding is not None or manual_axis_type or memory_space is not MemorySpace.Device:
-      _check_type_extras(sharding, manual_axis_type, memory_space)
+    if sharding is None:
+      self._sharding = None
+      self._hash = hash((self.shape, self.dtype, self.weak_type))
+    else:
+      self._sharding = type_sharding(sharding, len(self.shape))
+      self._hash = hash((self.shape, self.dtype, self.weak_type, self._sharding))
+      if self._sharding is not None:
+        sharded_types[0] = True
+    if manual_axis_type or memory_space is not MemorySpace.Device:
+      _check_type_extras(manual_axis_type, memory_space)
 
   @property
   def ndim(self) -> int:
@@ -67,10 +92,14 @@ class ShapedArray:
 
   @property
   def sharding(self):
-    """The sharding in the array's type: not split over any mesh axis."""
-    return replicated_type_sharding(len(self.shape))
+    """The sharding in the array's type (replicated over no mesh when unsharded)."""
+    return self._sharding or replicated_type_sharding(len(self.shape))
 
   def update(self, shape=None, dtype=None, weak_type=None, **extras) -> "ShapedArray":
+    """This type with the given parts replaced; its sharding is kept while the rank is."""
+    if "sharding" not in extras and self._sharding is not None and (
+        shape is None or len(shape) == len(self.shape)):
+      extras["sharding"] = self._sharding
     return ShapedArray(self.shape if shape is None else shape,
                        self.dtype if dtype is None else dtype,
                        self.weak_type if weak_type is None else weak_type, **extras)
@@ -81,11 +110,13 @@ class ShapedArray:
   at_least_vspace = to_tangent_aval   # JAX's older name, still called by custom JVP rules
 
   def strip_weak_type(self) -> "ShapedArray":
-    return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
+    return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False,
+                                                       sharding=self._sharding)
 
   def __eq__(self, other) -> bool:
     return (type(other) is ShapedArray and self.shape == other.shape
-            and self.dtype == other.dtype and self.weak_type == other.weak_type)
+            and self.dtype == other.dtype and self.weak_type == other.weak_type
+            and self._sharding == other._sharding)
 
   def __hash__(self) -> int:
     return self._hash
@@ -93,7 +124,11 @@ class ShapedArray:
   def str_short(self, short_dtypes: bool = True) -> str:
     """``f32[3,4]`` (jaxpr binders) or ``float32[3,4]``."""
     name = dtypes.short_name(self.dtype) if short_dtypes else self.dtype.name
-    return f"{name}[{','.join(map(str, self.shape))}]"
+    if self._sharding is None:
+      return f"{name}[{','.join(map(str, self.shape))}]"
+    dims = [str(n) if p is None else f"{n}@{p}" if isinstance(p, str)
+            else f"{n}@({','.join(p)})" for n, p in zip(self.shape, self._sharding.spec)]
+    return f"{name}[{','.join(dims)}]"
 
   def __repr__(self) -> str:
     weak = ", weak_type=True" if self.weak_type else ""

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 from xjax._src.foundations import errors
 from xjax._src.foundations.config import config
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, sharded_types
 
 
 class Primitive:
@@ -50,7 +50,7 @@ class Primitive:
   setting an undeclared attribute raises and setting a rule a second time is recorded in
   ``rules_set_twice`` (a test checks both).
   """
-  RULES = ("abstract_eval", "effectful_abstract_eval", "impl", "lowering",
+  RULES = ("abstract_eval", "effectful_abstract_eval", "sharding_rule", "impl", "lowering",
            "physical_lowering", "jvp", "transpose", "batch", "partial_eval", "staging", "dce",
            "discharge", "discharge_call", "effects", "pp_params", "pp_eqn")
   ATTRIBUTES = RULES + ("name", "multiple_results", "hidden_params", "pp_alias_jaxpr",
@@ -62,6 +62,11 @@ class Primitive:
   # (avals, **params) -> (out avals, effects), for effects that depend on the operands'
   # types (``def_effectful_abstract_eval``); staging then uses it instead of ``effects``.
   effectful_abstract_eval: Callable | None = None
+  # (avals, **params) -> the sharding in the type of the result (a NamedSharding over the
+  # abstract mesh, or None: unsharded), or a list of them with multiple results; asked only
+  # when an operand's type is sharded (over Explicit mesh axes). Without one, results are
+  # unsharded.
+  sharding_rule: Callable | None = None
   ref_allocating = False  # makes a mutable ref (the JVP trace always runs its rule)
   call_primitive = False  # JAX's flag: calls the jaxpr in its `call_jaxpr` (CallPrimitive)
   pp_eqn: Callable | None = None  # prints an equation its own way (see core/jaxpr.py)
@@ -118,6 +123,41 @@ class Primitive:
 
   def __repr__(self) -> str:
     return self.name
+
+
+def eval_types(prim: Primitive, avals: Sequence, params: dict, effects: bool = False):
+  """The result type(s) of ``prim`` on operands of types ``avals``: its shape rule's, with
+  the shardings its sharding rule gives where an operand's type is sharded (then also
+  checked there: ShardingTypeError where the result's sharding would be ambiguous). With
+  ``effects``, ``(types, effects)`` (from the effectful shape rule when it has one)."""
+  if prim.effectful_abstract_eval is not None:
+    out, found = prim.effectful_abstract_eval(*avals, **params)
+  else:
+    out = prim.abstract_eval(*avals, **params)
+    found = None
+  if sharded_types[0] and any(getattr(a, "_sharding", None) is not None for a in avals):
+    out = _with_type_shardings(prim, avals, out, params)
+  if not effects:
+    return out
+  if found is None:
+    found = _NO_EFFECTS if prim.effects is None else frozenset(prim.effects(**params))
+  return out, found
+
+
+_NO_EFFECTS = frozenset()
+
+
+def _with_type_shardings(prim: Primitive, avals, out, params):
+  rule = prim.sharding_rule
+  if rule is None:  # the shape rule's types (a call's: its body's) as they are
+    return out
+  outs = list(out) if prim.multiple_results else [out]
+  shardings = rule(*avals, **params)
+  if not prim.multiple_results:
+    shardings = [shardings]
+  typed = [o.update(sharding=s) if type(o) is ShapedArray and (
+      s is not None or o._sharding is not None) else o for o, s in zip(outs, shardings)]
+  return typed if prim.multiple_results else typed[0]
 
 
 def _checked_abstract_eval(prim: Primitive, rule: Callable) -> Callable:

@@ -9,6 +9,7 @@ import numpy as np
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, Literal, _Names,
                                   jaxprs_in_params, pp_eqn, pp_jaxpr)
+from xjax._src.core.trace import eval_types
 from xjax._src.core.values import get_aval
 from xjax._src.foundations.errors import JaxprTypeError
 
@@ -37,7 +38,7 @@ def equation_type(prim, in_avals, params) -> tuple[list, frozenset]:
   if prim.effectful_abstract_eval is not None:
     out, effects = prim.effectful_abstract_eval(*in_avals, **params)
   else:
-    out = prim.abstract_eval(*in_avals, **params)
+    out = eval_types(prim, in_avals, params)
     effects = frozenset(prim.effects(**params)) if prim.effects is not None else frozenset()
   return (list(out) if prim.multiple_results else [out]), frozenset(effects)
 

@@ -23,7 +23,7 @@ from xjax._src.core.dce import dce_jaxpr
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from xjax._src.core.jaxpr_cache import WeakLRU, bounded_put
 from xjax._src.backend.executable_budget import budget
-from xjax._src.core.trace import Primitive
+from xjax._src.core.trace import Primitive, eval_types
 from xjax._src.foundations.sharding import NamedSharding, PartitionSpec
 from xjax._src.core.values import get_aval
 
@@ -273,7 +273,7 @@ def _any_spread(args) -> bool:
 
 
 def _compile_primitive(prim, avals, params, device):
-  out = prim.abstract_eval(*avals, **params)
+  out = eval_types(prim, avals, params)
   out_avals = list(out) if prim.multiple_results else [out]
   invars = [Var(a) for a in avals]
   outvars = [Var(a) for a in out_avals]

@@ -18,6 +18,7 @@ from xjax._src.backend import lowering, runtime
 from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from xjax._src.core.jaxpr_cache import WeakLRU, bounded_put, cached_on_jaxpr
+from xjax._src.core.trace import eval_types
 from xjax._src.core.values import get_aval
 from xjax._src.foundations.config import config
 from xjax._src.foundations.sharding import (Mesh, NamedSharding, PartitionSpec, Sharding,
@@ -94,6 +95,9 @@ def put(x, sharding: Sharding) -> Array:
   aval = get_aval(x)
   if isinstance(sharding, NamedSharding):
     sharding.check_shape(aval.shape)
+    # the Explicit axes it is split over are in its type
+    return Array._from_buffer(to_spread_buffer(x, sharding, aval),
+                              aval.update(sharding=sharding), True)
   return Array._from_buffer(to_spread_buffer(x, sharding, aval), aval, True)
 
 
@@ -188,7 +192,7 @@ def apply_primitive(prim, args: Sequence[Any], params: dict, mesh: Mesh | None =
   key = (prim, avals, params_key(params), mesh, ins, config._trace_token)
   program = _primitive_programs.get(key)
   if program is None:
-    out = prim.abstract_eval(*avals, **params)
+    out = eval_types(prim, avals, params)
     out_avals = list(out) if prim.multiple_results else [out]
     invars = [Var(a) for a in avals]
     outvars = [Var(a) for a in out_avals]

@@ -549,6 +549,34 @@ class NamedSharding(TilingSharding):
             f"memory_kind=device)")
 
 
+class ShardingTypeError(Exception):
+  """An operation whose result's sharding (in its type, over Explicit mesh axes) would be
+  ambiguous or needs an ``out_sharding`` (JAX's ``core.ShardingTypeError``)."""
+
+
+def type_sharding(sharding, ndim: int) -> "NamedSharding | None":
+  """The sharding an array laid out as ``sharding`` carries in its type (JAX's sharding in
+  types): a NamedSharding over the abstract mesh whose spec keeps, for each of the ``ndim``
+  dimensions, the Explicit mesh axes it is split over; None when it names none (the type is
+  then unsharded, as every type is outside an Explicit mesh)."""
+  if type(sharding) is PartitionSpec:  # over the context mesh (JAX's out_sharding=P(...))
+    sharding = NamedSharding(get_abstract_mesh(), sharding)
+  if type(sharding) is not NamedSharding:
+    return None
+  mesh = sharding.mesh.abstract_mesh
+  explicit = mesh.explicit_axes
+  if not explicit:
+    return None
+  parts = []
+  for part in list(sharding.spec)[:ndim] + [None] * (ndim - len(sharding.spec)):
+    kept = tuple(a for a in spec_axes(part) if a in explicit)
+    parts.append(None if not kept else kept[0] if len(kept) == 1 and not isinstance(
+        part, (tuple, list)) else kept)
+  if all(p is None for p in parts):
+    return None
+  return NamedSharding(mesh, PartitionSpec(*parts))
+
+
 def replicated_type_sharding(ndim: int) -> NamedSharding:
   """The sharding in the type of an array that is not split (``jax.typeof(x).sharding``)."""
   return NamedSharding(_NO_MESH, PartitionSpec(*([None] * ndim)))

@@ -14,7 +14,7 @@ from xjax._src.backend.lowering import user_constant_lowering
 from xjax._src.core import leaks, source_info
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
-from xjax._src.core.trace import Trace, Tracer, escaped_tracer_error, new_trace
+from xjax._src.core.trace import Trace, Tracer, escaped_tracer_error, eval_types, new_trace
 from xjax._src.core.values import get_aval
 
 
@@ -135,8 +135,6 @@ def make_debug_info(fun, arg_names: Sequence[str] | None, *, traced_for: str = "
                    None if arg_names is None else tuple(arg_names), result_paths)
 
 
-_NO_EFFECTS = frozenset()
-
 
 class DynamicJaxprTracer(Tracer):
   __slots__ = ("var",)
@@ -214,11 +212,7 @@ class DynamicJaxprTrace(Trace):
   def record(self, prim, args, params):
     """Records one equation of ``prim`` on ``args``; its output tracer(s)."""
     atoms = [self.to_atom(x) for x in args]
-    if prim.effectful_abstract_eval is None:
-      out = prim.abstract_eval(*[a.aval for a in atoms], **params)
-      effects = _NO_EFFECTS if prim.effects is None else frozenset(prim.effects(**params))
-    else:
-      out, effects = prim.effectful_abstract_eval(*[a.aval for a in atoms], **params)
+    out, effects = eval_types(prim, [a.aval for a in atoms], params, effects=True)
     out_avals = out if prim.multiple_results else [out]
     outvars = [Var(a) for a in out_avals]
     if effects:

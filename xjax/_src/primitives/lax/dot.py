@@ -7,7 +7,8 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.backend import runtime
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, mesh_of, spec_of
+from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, ShardingTypeError
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.primitives.lax import dot_algorithms, shapes
@@ -162,18 +163,31 @@ def _dot_transpose_lhs(ct, x, y, *, dimension_numbers, precision, preferred_elem
   x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
   out_axes = np.argsort(list(x_batch) + x_kept + x_contract_sorted_by_y)
   swapped_axes = np.argsort(list(x_batch) + x_contract_sorted_by_y + x_kept)
-  kw = dict(precision=precision, preferred_element_type=None, out_sharding=None)
+  kw = dict(precision=precision, preferred_element_type=None)
   if list(out_axes) != sorted(out_axes) and list(swapped_axes) == sorted(swapped_axes):
     # dot(y, ct) already yields x's dimension order: no transpose needed.
     swapped_dims = ((y_kept, ans_y), (y_batch, ans_batch))
-    out = dot_general_p.bind(y, ct, dimension_numbers=_canon(swapped_dims), **kw)
+    out = dot_general_p.bind(y, ct, dimension_numbers=_canon(swapped_dims),
+                             out_sharding=_presharded(x_aval, swapped_axes), **kw)
     out_axes = swapped_axes
   else:
-    out = dot_general_p.bind(ct, y, dimension_numbers=_canon(dims), **kw)
+    out = dot_general_p.bind(ct, y, dimension_numbers=_canon(dims),
+                             out_sharding=_presharded(x_aval, out_axes), **kw)
   out = shapes.transpose(out, tuple(int(a) for a in out_axes))
   if get_aval(out).dtype != x_aval.dtype:
     out = convert_element_type(out, x_aval.dtype)
   return out
+
+
+def _presharded(x_aval, out_axes):
+  """The type sharding that, once transposed by ``out_axes``, is ``x_aval``'s (None when it
+  is unsharded): the cotangent takes its primal's sharding, as in JAX."""
+  if x_aval._sharding is None:
+    return None
+  spec = [None] * x_aval.ndim
+  for i, a in enumerate(out_axes):
+    spec[int(a)] = x_aval._sharding.spec[i]
+  return NamedSharding(x_aval._sharding.mesh, PartitionSpec(*spec))
 
 
 def _dot_transpose_rhs(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
@@ -221,6 +235,38 @@ def _dot_batch(axis, args, dims, *, dimension_numbers, precision, preferred_elem
 
 dot_general_p = standard_primitive("dot_general", _dot_abstract_eval, _dot_lowering)
 dot_general_p.hidden_params = frozenset({"out_sharding"})
+
+
+def _dot_sharding(lhs, rhs, *, dimension_numbers, out_sharding=None, **params):
+  """Batch dimensions, then the free ones, keep their operands' splits; contracting ones
+  split the same way on both sides make the result's ambiguous (``out_sharding`` says it)."""
+  if out_sharding is not None:
+    return out_sharding
+  (lc, rc), (lb, rb) = dimension_numbers
+  ls, rs = spec_of(lhs), spec_of(rhs)
+  lcs, rcs = tuple(ls[d] for d in lc), tuple(rs[d] for d in rc)
+  if any(p is not None for p in lcs) and lcs == rcs:
+    raise ShardingTypeError(
+        "Contracting dimensions are sharded and it is ambiguous how the output should be "
+        "sharded. Please specify the output sharding via the `out_sharding` parameter. Got "
+        f"lhs_contracting_spec={lcs} and rhs_contracting_spec={rcs}")
+  batch = [ls[a] if ls[a] is not None else rs[b] for a, b in zip(lb, rb)]
+  parts = (batch + [p for d, p in enumerate(ls) if d not in lc and d not in lb]
+           + [p for d, p in enumerate(rs) if d not in rc and d not in rb])
+  named = [a for p in parts if p is not None for a in ((p,) if isinstance(p, str) else p)]
+  if len(named) != len(set(named)):
+    out = _dot_abstract_eval(lhs, rhs, dimension_numbers=dimension_numbers, precision=None,
+                             preferred_element_type=None)
+    shown = ",".join(str(n) if p is None else f"{n}@{p}" for n, p in zip(out.shape, parts))
+    raise ShardingTypeError(f"dot_general operation with inputs: {lhs.str_short()}, "
+                            f"{rhs.str_short()} produces an illegally sharded result: "
+                            f"{dtypes.short_name(out.dtype)}[{shown}]")
+  if not named:
+    return None
+  return NamedSharding(mesh_of([lhs, rhs]), PartitionSpec(*parts))
+
+
+dot_general_p.sharding_rule = _dot_sharding
 
 
 def _dot_pp_params(params):

@@ -1,18 +1,21 @@
 """Reduction primitives: reduce_sum/max/min/prod/and/or/xor, argmax/argmin."""
 from __future__ import annotations
 
+import builtins
 from typing import Sequence
 
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.foundations.sharding import NamedSharding, PartitionSpec
 from xjax._src.backend.lowering import compare_attributes, i64_array
-from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.avals import ShapedArray, mesh_of, spec_of, tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
+from xjax._src.primitives.lax.sharding_constraint import constrain_to_type
 from xjax._src.primitives.lax.utils import dtype_checker, standard_primitive
 
 
@@ -97,9 +100,18 @@ def _reduce_batch(prim):
   return rule
 
 
+def reduced_sharding_rule(x, *, axes, out_sharding=None, **params):
+  """A reduction's result is split as its operand along the dimensions it keeps."""
+  if out_sharding is not None:
+    return out_sharding
+  spec = [p for d, p in enumerate(spec_of(x)) if d not in axes]
+  return NamedSharding(mesh_of([x]), PartitionSpec(*spec)) if builtins.any(spec) else None
+
+
 def _reduction(name, op, check):
   prim = standard_primitive(name, _reduce_abstract_eval(name, check), _monoid_lowering(op))
   prim.batch = _reduce_batch(prim)
+  prim.sharding_rule = reduced_sharding_rule
   return prim
 
 
@@ -118,7 +130,7 @@ def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
     return [Zero(x.aval)]
   shape = x.aval.shape
   kept = tuple(i for i in range(len(shape)) if i not in axes)
-  return [shapes.broadcast_in_dim(ct, shape, kept)]
+  return [constrain_to_type(shapes.broadcast_in_dim(ct, shape, kept), x.aval._sharding)]
 
 
 ad.deflinear(reduce_sum_p, _reduce_sum_transpose)
@@ -289,6 +301,7 @@ argmax_p = standard_primitive("argmax", _arg_abstract_eval("argmax"), _arg_lower
 argmin_p = standard_primitive("argmin", _arg_abstract_eval("argmin"), _arg_lowering(False))
 for _p in (argmax_p, argmin_p):
   _p.batch = _arg_batch(_p)
+  _p.sharding_rule = reduced_sharding_rule
   ad.zero_jvp(_p)
 
 

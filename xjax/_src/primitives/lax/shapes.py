@@ -15,7 +15,22 @@ from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, array_builders, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax.utils import standard_primitive, stored_dims
+from xjax._src.primitives.lax.utils import check_same_dtypes, standard_primitive, stored_dims
+from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, ShardingTypeError
+from xjax._src.core.avals import mesh_of, spec_of
+
+
+def _type_sharding(avals, parts):
+  """The type sharding splitting each dimension as ``parts`` says (None: unsharded)."""
+  if not builtins.any(p is not None for p in parts):
+    return None
+  return NamedSharding(mesh_of(avals), PartitionSpec(*parts))
+
+
+def _axes_size(avals, part) -> int:
+  mesh = mesh_of(avals)
+  names = (part,) if isinstance(part, str) else part
+  return int(np.prod([mesh.shape[n] for n in names]))
 
 
 # Extended dtypes (PRNG keys) are stored with trailing dimensions; the physical lowerings
@@ -110,6 +125,20 @@ ad.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 broadcast_in_dim_p.batch = _broadcast_in_dim_batch
 
 
+def _broadcast_in_dim_sharding(x, *, shape, broadcast_dimensions, sharding=None):
+  """Each operand dimension keeps its split where it is not broadcast; new ones are whole."""
+  if sharding is not None:
+    return sharding
+  parts = [None] * len(shape)
+  for p, d, n in zip(spec_of(x), broadcast_dimensions, x.shape):
+    if n == shape[d]:
+      parts[d] = p
+  return _type_sharding([x], parts)
+
+
+broadcast_in_dim_p.sharding_rule = _broadcast_in_dim_sharding
+
+
 def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequence[int],
                      out_sharding=None):
   shape = _shape_tuple(shape, "broadcast_in_dim")
@@ -198,6 +227,48 @@ ad.deflinear(reshape_p, _reshape_transpose)
 reshape_p.batch = _reshape_batch
 
 
+def _reshape_sharding(x, *, new_sizes, dimensions, sharding):
+  """As JAX: a split dimension's axes go to the first of its pieces (which they must
+  divide), merged dimensions take their axes in order; other reshapes of split dimensions
+  need ``out_sharding``."""
+  if sharding is not None:
+    return sharding
+  spec, out, i, j = spec_of(x), [], 0, 0
+  shape, sizes = x.shape, tuple(new_sizes)
+  while i < len(shape) or j < len(sizes):
+    i1, j1 = i + 1, j + 1
+    a = shape[i] if i < len(shape) else 1
+    b = sizes[j] if j < len(sizes) else 1
+    while a != b:
+      if a < b:
+        a, i1 = a * shape[i1], i1 + 1
+      else:
+        b, j1 = b * sizes[j1], j1 + 1
+    block = [p for p in spec[i:i1] if p is not None]
+    pieces = [None] * (j1 - j)
+    if block and i1 - i == 1:          # one dimension split into j1 - j
+      if sizes[j] % _axes_size([x], block[0]):
+        raise ShardingTypeError(_reshape_unsupported(x, sizes))
+      pieces[0] = block[0]
+    elif block and j1 - j == 1:        # dimensions merged into one
+      axes = tuple(a for p in block for a in ((p,) if isinstance(p, str) else p))
+      pieces[0] = axes[0] if len(axes) == 1 else axes
+    elif block:
+      raise ShardingTypeError(_reshape_unsupported(x, sizes))
+    out += pieces
+    i, j = i1, j1
+  return _type_sharding([x], out[:len(sizes)])
+
+
+def _reshape_unsupported(x, sizes) -> str:
+  return ("This reshape is not supported. Please specify the sharding of the output via the "
+          f"`out_sharding` argument of jax.lax.reshape. Got operand type: {x.str_short(False)}, "
+          f"new sizes: {sizes}")
+
+
+reshape_p.sharding_rule = _reshape_sharding
+
+
 def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None,
             out_sharding=None):
   new_sizes = _shape_tuple(new_sizes, "reshape")
@@ -235,6 +306,8 @@ ad.deflinear(transpose_p, lambda ct, x, *, permutation: [
     Zero(x.aval) if type(ct) is Zero else transpose(ct, tuple(np.argsort(permutation)))])
 transpose_p.batch = lambda axis, args, dims, *, permutation: (
     transpose(args[0], _batched_perm(permutation, dims[0])), dims[0])
+transpose_p.sharding_rule = lambda x, *, permutation: _type_sharding(
+    [x], [spec_of(x)[p] for p in permutation])
 
 
 def _batched_perm(perm, bdim):
@@ -277,6 +350,8 @@ squeeze_p = standard_primitive(
     lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", [x], ctx.avals_out[0]))
 ad.deflinear(squeeze_p, _squeeze_transpose)
 squeeze_p.batch = _squeeze_batch
+squeeze_p.sharding_rule = lambda x, *, dimensions: _type_sharding(
+    [x], [p for d, p in enumerate(spec_of(x)) if d not in dimensions])
 
 
 def squeeze(array, dimensions: Sequence[int]):
@@ -416,6 +491,21 @@ def _slice_batch(axis, args, dims, *, start_indices, limit_indices, strides):
 slice_p = standard_primitive("slice", _slice_abstract_eval, _slice_lowering)
 ad.deflinear(slice_p, _slice_transpose)
 slice_p.batch = _slice_batch
+
+
+def _unsliced(x, kept, what: str):
+  """``x``'s split, which must leave whole each dimension ``kept`` says is cut."""
+  for d, (p, whole) in enumerate(zip(spec_of(x), kept)):
+    if p is not None and not whole:
+      raise ShardingTypeError(f"{what} of {x.str_short()} cuts dimension {d}, which is split "
+                              f"over mesh axes {p}: reshard it first, or use "
+                              "`.at[...].get(out_sharding=)`.")
+  return x._sharding
+
+
+slice_p.sharding_rule = lambda x, *, start_indices, limit_indices, strides: _unsliced(
+    x, [lo == 0 and hi == n and (strides is None or strides[d] == 1) for d, (lo, hi, n) in
+        enumerate(zip(start_indices, limit_indices, x.shape))], "slice")
 slice_p.physical_lowering = lambda ctx, x, *, start_indices, limit_indices, strides: (
     _slice_lowering(ctx, x, start_indices=(*start_indices, *[0] * len(stored_dims(ctx.avals_in[0]))),
                     limit_indices=(*limit_indices, *stored_dims(ctx.avals_in[0])),
@@ -466,10 +556,11 @@ def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
 def _concatenate_abstract_eval(*xs, dimension):
   if not xs:
     raise TypeError("concatenate requires at least one operand")
-  if len({x.dtype for x in xs}) > 1:
-    raise TypeError("Cannot concatenate arrays with different dtypes: "
-                    f"{', '.join(x.dtype.name for x in xs)}.")
+  check_same_dtypes("concatenate", xs)
   nd = xs[0].ndim
+  if any(x.ndim != nd for x in xs):
+    raise TypeError("Cannot concatenate arrays with different numbers of dimensions: got "
+                    f"{', '.join(str(x.shape) for x in xs)}.")
   if not 0 <= dimension < nd:
     raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for shapes "
                     f"{', '.join(str(x.shape) for x in xs)}.")
@@ -511,6 +602,22 @@ concatenate_p = standard_primitive(
                                        {"dimension": f"{dimension} : i64"}))
 ad.deflinear(concatenate_p, _concatenate_transpose)
 concatenate_p.batch = _concatenate_batch
+
+
+def _concatenate_sharding(*xs, dimension):
+  """The operands' common split (they must agree where split), the joined dimension too."""
+  specs = [spec_of(x) for x in xs]
+  parts = []
+  for d in range(xs[0].ndim):
+    found = {s[d] for s in specs} - {None}
+    if len(found) > 1:
+      raise ShardingTypeError(f"concatenate got incompatible shardings: "
+                              + ", ".join(str(s) for s in specs) + ".")
+    parts.append(next(iter(found), None))
+  return _type_sharding(xs, parts)
+
+
+concatenate_p.sharding_rule = _concatenate_sharding
 
 
 def concatenate(operands: Sequence, dimension: int):
@@ -599,6 +706,8 @@ def _pad_batch(axis, args, dims, *, padding_config):
 pad_p = standard_primitive("pad", _pad_abstract_eval, _pad_lowering)
 ad.deflinear(pad_p, _pad_transpose)
 pad_p.batch = _pad_batch
+pad_p.sharding_rule = lambda x, padding_value, *, padding_config: _unsliced(
+    x, [cfg == (0, 0, 0) for cfg in map(tuple, padding_config)], "pad")
 
 
 def pad(operand, padding_value, padding_config):
@@ -665,6 +774,8 @@ dynamic_slice_p = standard_primitive(
 dynamic_slice_p.jvp = _dynamic_slice_jvp
 dynamic_slice_p.transpose = _dynamic_slice_transpose
 dynamic_slice_p.batch = _dynamic_slice_batch
+dynamic_slice_p.sharding_rule = lambda x, *idxs, slice_sizes: _unsliced(
+    x, [k == n for k, n in zip(slice_sizes, x.shape)], "dynamic_slice")
 dynamic_slice_p.physical_lowering = lambda ctx, x, *idxs, slice_sizes: dynamic_slice_p.lowering(
     ctx, x, *_zero_indices(ctx, idxs, ctx.avals_in[0]),
     slice_sizes=(*slice_sizes, *stored_dims(ctx.avals_in[0])))
@@ -720,6 +831,7 @@ dynamic_update_slice_p = standard_primitive(
 dynamic_update_slice_p.jvp = _dynamic_update_slice_jvp
 dynamic_update_slice_p.transpose = _dynamic_update_slice_transpose
 dynamic_update_slice_p.batch = _dynamic_update_slice_batch
+dynamic_update_slice_p.sharding_rule = lambda x, update, *idxs: x._sharding
 dynamic_update_slice_p.physical_lowering = lambda ctx, x, upd, *idxs: (
     dynamic_update_slice_p.lowering(ctx, x, upd, *_zero_indices(ctx, idxs, ctx.avals_in[0])))
 

@@ -11,12 +11,13 @@ from xjax._src.foundations import tree_util
 from xjax._src.core.trace import Primitive
 from xjax._src.interpreters import ad, batching
 from xjax._src.foundations.sharding import (AbstractMesh, Mesh, NamedSharding, PartitionSpec,
-                                            Sharding, _mesh_stack)
+                                            Sharding, _mesh_stack, context_mesh)
 
 
 def _abstract_eval(x, *, sharding):
+  """``x``'s type, split over the Explicit axes of ``sharding`` (JAX's sharding in types)."""
   sharding.check_shape(x.shape)
-  return x
+  return x.update(sharding=sharding)
 
 
 def _lowering(ctx, x, *, sharding):
@@ -57,6 +58,16 @@ def place_out_sharding(x, out_sharding):
                      "allowed. Please pass a NamedSharding instance or enter into a mesh "
                      f"context via `with mesh:`. Got {out_sharding}")
   return with_sharding_constraint(x, out_sharding)
+
+
+def constrain_to_type(x, sharding):
+  """``x`` laid out as the type sharding ``sharding`` says (a NamedSharding over the abstract
+  mesh, or None: left as it is), over the context mesh (``jax.set_mesh``): how transposes
+  and ``out_sharding=`` give their results their operands' or the asked-for types."""
+  mesh = context_mesh()
+  if sharding is None or mesh is None or mesh.abstract_mesh != sharding.mesh:
+    return x
+  return sharding_constraint_p.bind(x, sharding=NamedSharding(mesh, sharding.spec))
 
 
 def _named(sharding) -> NamedSharding | None:
