@@ -140,6 +140,19 @@ def test_lax_argument_errors():
                                       r"Accepted dtypes at position 0 are subtypes of integer, "
                                       r"floating, bool\.$"):
     lax.lt(c, c)
+  # the tip names the promoting jnp function where there is one (as JAX)
+  with pytest.raises(TypeError, match=r"^lax\.max requires arguments to have the same dtypes, "
+                                      r"got float32, complex64\. \(Tip: jnp\.maximum "):
+    lax.max(jnp.ones(3), c)
+  with pytest.raises(TypeError, match=r"^lax\.igamma requires arguments to have the same "
+                                      r"dtypes, got float32, int32\.$"):
+    lax.igamma(jnp.ones(3), jnp.arange(3))
+  with pytest.raises(TypeError, match=r"^lax\.concatenate requires arguments to have the same "
+                                      r"dtypes, got float32, int32\. \(Tip: jnp\.concatenate"):
+    lax.concatenate([jnp.ones(3), jnp.arange(3)], 0)
+  with pytest.raises(TypeError, match=r"^Cannot concatenate arrays with different numbers of "
+                                      r"dimensions: got \(2, 3\), \(4,\)\."):
+    jnp.concatenate([jnp.ones((2, 3)), jnp.ones(4)])
   with pytest.raises(TypeError, match=r"^neg does not accept dtype bool\. Accepted dtypes are "
                                       r"subtypes of integer, floating, complexfloating\.$"):
     lax.neg(jnp.ones(3, bool))

@@ -370,6 +370,21 @@ def test_scan_full_unroll_has_no_loop():
       xs).as_text()
 
 
+def test_scan_and_while_body_errors():
+  xs = np.ones(3, np.float32)
+  with pytest.raises(TypeError, match=r"scan body output must be a pair, got float32\[\]"):
+    lax.scan(lambda c, x: c + x, 0.0, xs)
+  with pytest.raises(TypeError, match="scan body function carry input and carry output must "
+                                      "have the same pytree structure, but they differ"):
+    lax.scan(lambda c, x: ((c, c), x), 0.0, xs)
+  with pytest.raises(TypeError, match="while_loop body function carry input and carry output "
+                                      "must have the same pytree structure"):
+    lax.while_loop(lambda c: c < 3, lambda c: (c, c), 0)
+  with pytest.raises(TypeError, match="scan body function carry input and carry output must "
+                                      "have equal types"):
+    lax.scan(lambda c, x: (jnp.stack([c, c]), x), 0.0, xs)
+
+
 def test_scan_static_parameters_must_be_static():
   f = lambda c, x: (c + x, c)
   xs = np.ones(3, np.float32)

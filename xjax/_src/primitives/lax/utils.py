@@ -39,12 +39,22 @@ def dtype_name(dtype) -> str:
   return dtype.name if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype).name
 
 
+# The jnp function that promotes its arguments, for the lax operations JAX's error names one
+_JNP_PROMOTING = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide",
+                  "max": "maximum", "min": "minimum", "pow": "float_power", "atan2": "arctan2",
+                  "nextafter": "nextafter", "eq": "equal", "ne": "not_equal",
+                  "shift_left": "left_shift", "shift_right_logical": "right_shift",
+                  "shift_right_arithmetic": "right_shift", "select_n": "where",
+                  "concatenate": "concatenate"}
+
+
 def check_same_dtypes(name: str, avals: Sequence[ShapedArray]) -> None:
   if len({a.dtype for a in avals}) > 1:
     got = ", ".join(dtype_name(a.dtype) for a in avals)
-    raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {got}. "
-                    f"(Tip: jnp.{name} is a similar function that does automatic type "
-                    "promotion on inputs).")
+    tip = _JNP_PROMOTING.get(name)
+    raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {got}."
+                    + (f" (Tip: jnp.{tip} is a similar function that does automatic type "
+                       "promotion on inputs)." if tip else ""))
 
 
 def broadcasting_shape(name: str, shapes: Sequence[tuple]) -> tuple:

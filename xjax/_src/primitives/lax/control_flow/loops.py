@@ -98,7 +98,8 @@ def _promote_weak_carry(leaves, in_avals, out_avals, dtype_only=False) -> bool:
 
 def _check_carry(what, in_tree, in_avals, out_tree, out_avals):
   if in_tree != out_tree or not same_types(in_avals, out_avals):
-    raise TypeError(f"{what} carry input and carry output must have equal types, but "
+    must = "have the same pytree structure" if in_tree != out_tree else "have equal types"
+    raise TypeError(f"{what} carry input and carry output must {must}, but "
                     f"they differ:\ninput:  {describe(in_tree, in_avals)}\noutput: "
                     f"{describe(out_tree, out_avals)}\nRevise the function so that all "
                     "output types match the corresponding input types.")
@@ -257,7 +258,11 @@ def _trace_scan_body(f: Callable, in_tree, avals):
 
   def body(*leaves):
     c, x = tree_util.tree_unflatten(in_tree, leaves)
-    carry_out, y = f(c, x)
+    out = f(c, x)
+    if not isinstance(out, (tuple, list)) or len(out) != 2:  # a TypeError, as JAX's
+      shown = tree_util.tree_map(lambda v: get_aval(v) if isinstance(v, Tracer) else v, out)
+      raise TypeError(f"scan body output must be a pair, got {shown}: return (carry, y).")
+    carry_out, y = out
     c_leaves, c_tree = tree_util.tree_flatten(carry_out)
     y_leaves, y_tree = tree_util.tree_flatten(y)
     out_tree_box.append((c_tree, y_tree, len(c_leaves)))
