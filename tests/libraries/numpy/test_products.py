@@ -39,3 +39,10 @@ def test_einsum(spec, shapes):
   ops = [R.randn(*s).astype(np.float32) for s in shapes]
   check(jnp.einsum(spec, *ops), np.einsum(spec, *ops).astype(np.float32), rtol=1e-4,
         atol=1e-4)
+
+
+def test_einsum_output_subscripts_come_from_the_inputs():
+  with pytest.raises(ValueError, match="Output character 'j' did not appear in the input"):
+    jnp.einsum("i->j", np.ones(3))
+  with pytest.raises(ValueError, match="Output character 'i' appeared more than once"):
+    jnp.einsum("i->ii", np.ones(3))

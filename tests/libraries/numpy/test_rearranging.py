@@ -65,3 +65,30 @@ def test_append_select_and_index_helpers():
   check(jnp.indices((2, 3)), np.indices((2, 3)).astype(np.int32))
   check(jnp.indices((2, 3), sparse=True),
         [i.astype(np.int32) for i in np.indices((2, 3), sparse=True)])
+
+
+def test_sequences_must_hold_arrays():
+  # as JAX: lists are not array arguments here (NumPy would convert them)
+  for f in (jnp.atleast_1d, jnp.atleast_2d, jnp.atleast_3d):
+    with pytest.raises(TypeError, match=r"atleast_\dd requires ndarray or scalar arguments, "
+                                        r"got <class 'list'> at position 1\."):
+      f(1.0, [1, 2])
+  for name in ("vstack", "hstack", "dstack", "column_stack"):
+    with pytest.raises(TypeError, match=f"{name} requires ndarray or scalar arguments"):
+      getattr(jnp, name)([[1, 2], [3, 4]])
+  check(jnp.vstack([V, V]), np.vstack([V, V]))
+  check(jnp.column_stack((V, V)), np.column_stack((V, V)))
+
+
+def test_rot90_and_pad_argument_errors():
+  with pytest.raises(ValueError, match=r"rot90 requires its first argument to have ndim at "
+                                       r"least two, but got first argument of shape \(4,\)"):
+    jnp.rot90(np.ones(4))
+  with pytest.raises(ValueError, match=r"jnp.pad: pad_width with nd=2 has unsupported shape "
+                                       r"\(3, 2\)\. Valid shapes are \(2, 2\), \(1, 2\), \(2,\), "
+                                       r"\(1,\), or \(\)\."):
+    jnp.pad(np.ones((2, 3)), ((1, 1), (1, 1), (1, 1)))
+  check(jnp.pad(np.ones((2, 3)), ((1, 2),)), np.pad(np.ones((2, 3)), ((1, 2),)))
+  with pytest.raises(TypeError, match=r"can only specify one unknown axis size with a `-1` "
+                                      r"value, got \(-1, -1\)"):
+    jnp.reshape(np.ones((2, 3)), (-1, -1))

@@ -62,3 +62,9 @@ def test_transforms_compose():
         np.roll(np.cumsum(A, axis=1), 1, axis=1))
   check(xjax.grad(lambda r: jnp.median(r))(np.array([3., 1., 2.], np.float32)),
         np.array([0., 0., 1.], np.float32))
+
+
+def test_cov_checks_both_arguments_are_arrays():
+  with pytest.raises(TypeError, match=r"cov requires ndarray or scalar arguments, got "
+                                      r"<class 'list'> at position 1\."):
+    jnp.cov(np.ones(3), [1.0, 2.0, 3.0])

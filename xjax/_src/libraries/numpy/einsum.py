@@ -38,6 +38,11 @@ def _parse(subscripts, shapes):
     terms.append(t)
   if explicit:
     out = out.replace("...", ell)
+    for c in out:
+      if not any(c in t for t in terms):
+        raise ValueError(f"Output character {c!r} did not appear in the input")
+      if out.count(c) > 1:
+        raise ValueError(f"Output character {c!r} appeared more than once in the output")
   else:
     counts = {}
     for t in terms:

@@ -23,6 +23,9 @@ def _widths(pad_width, nd):
   w = np.asarray(tree_map(lambda v: concrete_or_error(v, "jnp.pad pad_width"), pad_width))
   if w.dtype.kind not in "iu" and w.size:
     raise TypeError(f"`pad_width` must be of integral type, got {pad_width}")
+  if w.shape not in ((nd, 2), (1, 2), (2,), (1,), ()):
+    raise ValueError(f"jnp.pad: pad_width with nd={nd} has unsupported shape {w.shape}. Valid "
+                     f"shapes are ({nd}, 2), (1, 2), (2,), (1,), or ().")
   w = np.broadcast_to(w.astype(np.int64), (nd, 2))
   if (w < 0).any():
     raise ValueError("index can't contain negative values")

@@ -12,10 +12,11 @@ from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.shaping import concatenate, moveaxis, ravel, reshape
-from xjax._src.libraries.numpy.util import canonical_axis, index_tuple
+from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike, index_tuple
 
 
 def _atleast(nd, arys, shape_fn):
+  check_arraylike(f"atleast_{nd}d", *arys)
   out = []
   for a in arys:
     a = asarray(a)
@@ -40,30 +41,33 @@ def atleast_3d(*arys):
                   else s + (1,))
 
 
-def _seq(tup):
-  return [tup[i] for i in range(get_aval(tup).shape[0])] if not isinstance(
-      tup, (list, tuple)) else list(tup)
+def _seq(tup, name):
+  """The arrays of ``tup`` (a sequence of arrays, not of lists: JAX's TypeError)."""
+  if isinstance(tup, (list, tuple)):
+    check_arraylike(name, *tup)
+    return list(tup)
+  return [tup[i] for i in range(get_aval(tup).shape[0])]
 
 
 def vstack(tup, dtype=None):
-  return concatenate([atleast_2d(a) for a in _seq(tup)], axis=0, dtype=dtype)
+  return concatenate([atleast_2d(a) for a in _seq(tup, "vstack")], axis=0, dtype=dtype)
 
 
 row_stack = vstack
 
 
 def hstack(tup, dtype=None):
-  arrs = [atleast_1d(a) for a in _seq(tup)]
+  arrs = [atleast_1d(a) for a in _seq(tup, "hstack")]
   return concatenate(arrs, axis=0 if get_aval(arrs[0]).ndim == 1 else 1, dtype=dtype)
 
 
 def dstack(tup, dtype=None):
-  return concatenate([atleast_3d(a) for a in _seq(tup)], axis=2, dtype=dtype)
+  return concatenate([atleast_3d(a) for a in _seq(tup, "dstack")], axis=2, dtype=dtype)
 
 
 def column_stack(tup):
   arrs = []
-  for a in _seq(tup):
+  for a in _seq(tup, "column_stack"):
     a = asarray(a)
     arrs.append(lax.reshape(a, get_aval(a).shape + (1,)) if get_aval(a).ndim < 2 else a)
   return concatenate(arrs, axis=1)
@@ -198,6 +202,9 @@ def rot90(m, k=1, axes=(0, 1)):
   """Rotates by 90 degrees k times in the plane of ``axes``."""
   m = asarray(m)
   nd = get_aval(m).ndim
+  if nd < 2:
+    raise ValueError("rot90 requires its first argument to have ndim at least two, but got "
+                     f"first argument of shape {get_aval(m).shape}, which has ndim {nd}")
   a0, a1 = (canonical_axis(a, nd) for a in axes)
   if a0 == a1:
     raise ValueError("Axes must be different")

@@ -17,12 +17,13 @@ def _as_array(a):
   return asarray(a)
 
 
-def reshape(a, shape, order="C", *, copy=None):
+def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
   a = _as_array(a)
   aval = get_aval(a)
   shape = list(canonicalize_shape(shape))
   if shape.count(-1) > 1:
-    raise TypeError("can only specify one unknown dimension")
+    raise TypeError("can only specify one unknown axis size with a `-1` value, got "
+                    f"{tuple(shape)}")
   if -1 in shape:
     known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
     if known == 0 or aval.size % known:
@@ -33,14 +34,16 @@ def reshape(a, shape, order="C", *, copy=None):
     raise TypeError(f"cannot reshape array of shape {aval.shape} (size {aval.size}) into "
                     f"shape {tuple(shape)} (size {int(np.prod(shape, dtype=np.int64))})")
   if order == "F":
+    from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
     rev = tuple(reversed(range(aval.ndim)))
     out = lax.reshape(lax.transpose(a, rev), tuple(reversed(shape)))
-    return lax.transpose(out, tuple(reversed(range(len(shape)))))
+    return place_out_sharding(lax.transpose(out, tuple(reversed(range(len(shape))))),
+                              out_sharding)
   if order == "A":
     raise NotImplementedError("np.reshape order=A is not implemented.")
   if order != "C":
     raise ValueError(f"Unexpected value for 'order' argument: {order}.")
-  return lax.reshape(a, tuple(shape))
+  return lax.reshape(a, tuple(shape), out_sharding=out_sharding)
 
 
 @compiled_when_eager(static_argnames=("order", "out_sharding"))

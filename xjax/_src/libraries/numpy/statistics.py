@@ -429,7 +429,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
   from xjax._src.libraries.numpy import ufuncs
   if ddof is not None and ddof != int(ddof):
     raise ValueError("ddof must be an integer")
-  check_arraylike("cov", m)
+  check_arraylike("cov", m, *(() if y is None else (y,)))
   m = asarray(m)
   if get_aval(m).ndim > 2:
     raise ValueError("m has more than 2 dimensions")
