@@ -356,3 +356,9 @@ def test_plain_vmap_is_unchanged_once_sparse_registers_its_containers():
   import xjax.experimental.sparse  # noqa: F401
   with pytest.raises(ValueError, match="axis 0 of argument a .* size 3(.|\\n)*argument b"):
     xjax.vmap(lambda a, b: a + b)(xjax.numpy.ones(3), xjax.numpy.ones(4))
+
+
+def test_a_string_argument_is_named_once_quoted():
+  with pytest.raises(TypeError, match=r"^Argument 'abc' of type <class 'str'> is not a valid "
+                                      r"JAX type"):
+    jax.vmap(lambda x: x)("abc")

@@ -146,7 +146,7 @@ def _valid_leaf_aval(leaf, fun, name: str) -> ShapedArray:
         f"{name}.\nThis typically means that a jit-wrapped function was called with a "
         f"non-array argument, and this argument was not marked as static using the "
         f"static_argnums or static_argnames parameters of jax.jit.\n"
-        f"Argument '{leaf!r}' of type {type(leaf)} is not a valid JAX type.") from None
+        f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX type.") from None
 
 
 class _Static:
