@@ -150,7 +150,7 @@ def test_dtypes_and_weak_types():
     xs.factorial(3, exact=True)
   with pytest.raises(NotImplementedError, match="Riemann"):
     xs.zeta(2.0)
-  with pytest.raises(ValueError, match="integer type"):
+  with pytest.raises(ValueError, match="integer type. Got dtype float32"):  # as JAX
     xs.polygamma(1.5, 2.0)
   with pytest.raises(ValueError, match="complex"):
     xs.gammasgn(1j)

@@ -128,10 +128,10 @@ def digamma(x):
 
 def polygamma(n, x):
   """The n-th derivative of digamma (n a non-negative integer)."""
-  if not dtypes.issubdtype(get_aval(n).dtype if hasattr(n, "dtype") else
-                           np.asarray(n).dtype, np.integer):
+  n_dtype = dtypes.dtype(n, canonicalize=True)  # a Python float reads float32, as JAX
+  if not dtypes.issubdtype(n_dtype, np.integer):
     raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype "
-                     f"{np.result_type(n)}.")
+                     f"{n_dtype}.")
   n_arr, x = inexact_arrays("polygamma", n, x)
   return lax.polygamma(n_arr, x)
 
