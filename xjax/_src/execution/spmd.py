@@ -123,6 +123,15 @@ def lower(closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings, name: st
   return lowering.lower_module(closed.jaxpr, name, layout=layout)
 
 
+def _typed_layout(aval, mesh: Mesh):
+  """The layout a result's type asks for (its Explicit axes' split over ``mesh``); None
+  (XLA chooses) for an unsharded type or one over another mesh."""
+  sharding = getattr(aval, "_sharding", None)
+  if sharding is None or mesh.abstract_mesh != sharding.mesh:
+    return None
+  return NamedSharding(mesh, sharding.spec)
+
+
 class SpmdProgram:
   """A closed jaxpr compiled over a mesh's devices.  ``in_shardings``/``out_shardings``
   fix the layouts of arguments and outputs; where one is None, XLA chooses it."""
@@ -134,8 +143,9 @@ class SpmdProgram:
     consts = list(closed.jaxpr.constvars)
     in_avals = [v.aval for v in consts] + list(closed.in_avals)
     ins = [replicated(mesh)] * len(consts) + list(in_shardings)
-    outs = list(out_shardings)
-    self.text = lower(closed, mesh, in_shardings, out_shardings, name)
+    outs = [s if s is not None else _typed_layout(a, mesh)
+            for s, a in zip(out_shardings, closed.out_avals)]
+    self.text = lower(closed, mesh, in_shardings, outs, name)
     self.out_avals = closed.out_avals
     exe = self.executable = runtime.compile_spmd(
         self.text, devices, name, in_avals, self.out_avals, [s is None for s in ins],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import enum
+import functools
 import itertools
 import math
 import threading
@@ -254,13 +255,15 @@ class _MeshShape:
 
 
 class AbstractMesh(_MeshShape):
-  """A mesh's axis names, sizes and types, without devices."""
+  """A mesh's axis names, sizes and types, without devices (``abstract_device``: what they
+  are, an ``AbstractDevice``, for a concrete mesh's abstract mesh)."""
 
-  def __init__(self, axis_sizes, axis_names, axis_types=None) -> None:
+  def __init__(self, axis_sizes, axis_names, axis_types=None, *, abstract_device=None) -> None:
     self.axis_sizes, self.axis_names = tuple(axis_sizes), tuple(axis_names)
     if len(self.axis_sizes) != len(self.axis_names):
       raise ValueError("AbstractMesh needs one size per axis name.")
     self.axis_types = _axis_types(axis_types, self.axis_names)
+    self.abstract_device = abstract_device
 
   @property
   def abstract_mesh(self) -> "AbstractMesh":
@@ -274,7 +277,10 @@ class AbstractMesh(_MeshShape):
     return hash((self.axis_sizes, self.axis_names, self.axis_types))
 
   def __repr__(self) -> str:
-    return f"AbstractMesh({self._short()})"
+    d = self.abstract_device
+    device = "" if d is None else (f", device_kind={d.device_kind}, num_cores={d.num_cores}, "
+                                   f"platform={d.platform}")
+    return f"AbstractMesh({self._short()}{device})"
 
 
 class Mesh(_MeshShape):
@@ -291,9 +297,13 @@ class Mesh(_MeshShape):
     self.axis_sizes = self.devices.shape
     self.axis_types = _axis_types(axis_types, self.axis_names)
 
-  @property
+  @functools.cached_property
   def abstract_mesh(self) -> AbstractMesh:
-    return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+    first = self.devices.flat[0] if self.devices.size else None
+    device = None if first is None else AbstractDevice(
+        first.device_kind, getattr(first, "num_cores", None), first.platform)
+    return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types,
+                        abstract_device=device)
 
   @property
   def device_ids(self) -> np.ndarray:

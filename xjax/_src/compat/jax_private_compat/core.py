@@ -5,6 +5,7 @@ from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var,  #
                                   jaxpr_as_fun)
 from xjax._src.core.trace import Primitive, Trace, Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval  # noqa: F401
+from xjax._src.foundations.sharding import ShardingTypeError  # noqa: F401
 from xjax._src.compat.jax_private_compat import missing
 
 AbstractValue = ShapedArray

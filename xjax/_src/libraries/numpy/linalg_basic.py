@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.foundations.sharding import PartitionSpec
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
@@ -57,9 +58,11 @@ def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding
     out_b.append(nb + a_mat)
   a, b = lax.squeeze(a, tuple(squeeze_a)), lax.squeeze(b, tuple(squeeze_b))
   contract = ((get_aval(a).ndim - 1,), (get_aval(b).ndim - 1 - b_mat,))
+  perm = tuple(int(i) for i in np.argsort(out_batch + out_a + out_b))
   out = lax.dot_general(a, b, (contract, (tuple(dims_a), tuple(dims_b))),
-                        precision=precision, preferred_element_type=preferred_element_type)
-  out = lax.transpose(out, tuple(int(i) for i in np.argsort(out_batch + out_a + out_b)))
+                        precision=precision, preferred_element_type=preferred_element_type,
+                        out_sharding=_before_transpose(out_sharding, perm))
+  out = lax.transpose(out, perm)
   return _placed(lax.convert_element_type(out, out_dtype, out_weak), out_sharding)
 
 
@@ -71,6 +74,19 @@ def contraction_types(preferred_element_type, *operands):
     return out_dtype, out_dtype, out_weak
   out_dtype = dtypes.dtype(preferred_element_type)
   return out_dtype, out_dtype, False
+
+
+def _before_transpose(out_sharding, perm):
+  """The ``out_sharding`` of a result that ``transpose(., perm)`` makes ``out_sharding``."""
+  spec = getattr(out_sharding, "spec", out_sharding)
+  if not isinstance(spec, PartitionSpec) or perm == tuple(range(len(perm))):
+    return out_sharding
+  parts = list(spec) + [None] * (len(perm) - len(spec))
+  before = [None] * len(perm)
+  for i, p in enumerate(perm):
+    before[p] = parts[i]
+  return (PartitionSpec(*before) if isinstance(out_sharding, PartitionSpec)
+          else out_sharding.update(spec=before))
 
 
 def _placed(x, out_sharding):
@@ -92,7 +108,8 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
   else:
     contract_b = 0 if len(sb) == 1 else len(sb) - 2
     out = lax.dot_general(a, b, (((len(sa) - 1,), (contract_b,)), ((), ())),
-                          precision=precision, preferred_element_type=pet)
+                          precision=precision, preferred_element_type=pet,
+                          out_sharding=out_sharding)
   return _placed(lax.convert_element_type(out, out_dtype, out_weak), out_sharding)
 
 

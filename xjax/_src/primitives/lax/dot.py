@@ -8,7 +8,8 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.backend import runtime
 from xjax._src.core.avals import ShapedArray, mesh_of, spec_of
-from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, ShardingTypeError
+from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, ShardingTypeError,
+                                            type_sharding)
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.primitives.lax import dot_algorithms, shapes
@@ -294,8 +295,12 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
   dn = _canon(dimension_numbers)
   pet = None if preferred_element_type is None else (  # None stays None, as JAX prints it
       dtypes.canonicalize_dtype(dtypes.dtype(preferred_element_type)))
+  if out_sharding is not None:  # the result's type sharding (over Explicit axes), or None
+    (lc, _), (lb, _) = dn
+    ndim = get_aval(lhs).ndim + get_aval(rhs).ndim - 2 * len(lc) - len(lb)
+    out_sharding = type_sharding(out_sharding, ndim)
   return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=_precision(precision),
-                            preferred_element_type=pet, out_sharding=None)
+                            preferred_element_type=pet, out_sharding=out_sharding)
 
 
 def _precision(precision):

@@ -16,7 +16,8 @@ from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, array_builders, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.utils import check_same_dtypes, standard_primitive, stored_dims
-from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, ShardingTypeError
+from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, ShardingTypeError,
+                                            type_sharding)
 from xjax._src.core.avals import mesh_of, spec_of
 
 
@@ -283,7 +284,9 @@ def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None 
       operand, (int, float, bool, complex)):
     return operand
   # sharding: the result's (None: the operand's layout), a parameter as in JAX's jaxprs
-  return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=None)
+  return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims,
+                        sharding=None if out_sharding is None else type_sharding(
+                            out_sharding, len(new_sizes)))
 
 
 # ---------------------------------------------------------------------------------------

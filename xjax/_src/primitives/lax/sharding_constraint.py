@@ -11,7 +11,8 @@ from xjax._src.foundations import tree_util
 from xjax._src.core.trace import Primitive
 from xjax._src.interpreters import ad, batching
 from xjax._src.foundations.sharding import (AbstractMesh, Mesh, NamedSharding, PartitionSpec,
-                                            Sharding, _mesh_stack, context_mesh)
+                                            Sharding, _mesh_stack, context_mesh, type_sharding)
+from xjax._src.core.values import get_aval
 
 
 def _abstract_eval(x, *, sharding):
@@ -53,6 +54,9 @@ def place_out_sharding(x, out_sharding):
   if out_sharding is None or (isinstance(out_sharding, NamedSharding)
                               and out_sharding.mesh.empty):
     return x
+  aval = get_aval(x)
+  if aval._sharding is not None and aval._sharding == type_sharding(out_sharding, aval.ndim):
+    return x  # its type already says so (an operation that took out_sharding)
   if isinstance(out_sharding, PartitionSpec) and not _mesh_stack():
     raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
                      "allowed. Please pass a NamedSharding instance or enter into a mesh "

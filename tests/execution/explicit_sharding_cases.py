@@ -1,0 +1,127 @@
+"""Sharding in types over a mesh of 8 CPU devices with Explicit axes: types, errors, jaxprs,
+values and layouts as JAX 0.10.2 gives them (each expected string taken from the reference
+on the same program). Not collected by the suite (the name does not start with test_):
+tests/execution/test_explicit_sharding.py runs it in a process with 8 devices."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax.sharding import PartitionSpec as P
+from xjax._src.compat.jax_private_compat.core import ShardingTypeError
+
+if xjax.device_count() < 8:
+  pytest.skip("needs 8 CPU devices (run through tests/execution/test_explicit_sharding.py)",
+              allow_module_level=True)
+
+MESH = xjax.make_mesh((4, 2), ("X", "Y"))
+xjax.set_mesh(MESH)
+X = xjax.device_put(jnp.arange(32.0).reshape(8, 4), P("X", "Y"))
+ROWS = xjax.device_put(jnp.ones((8, 4)), P("X", None))
+
+
+def typeof(f):
+  return str(xjax.typeof(f()))
+
+
+def test_mesh_and_placed_types():
+  assert MESH.axis_types == (xjax.sharding.AxisType.Explicit,) * 2  # make_mesh's default
+  assert repr(xjax.sharding.get_abstract_mesh()) == (
+      "AbstractMesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit), device_kind=cpu, "
+      "num_cores=None, platform=cpu)")
+  assert str(xjax.typeof(X)) == "float32[8@X,4@Y]"
+  assert xjax.typeof(X).sharding.spec == P("X", "Y")
+  assert str(xjax.typeof(ROWS)) == "float32[8@X,4]"
+  assert typeof(lambda: xjax.reshard(X, P(None, "Y"))) == "float32[8,4@Y]"
+
+
+@pytest.mark.parametrize("f, want", [
+    (lambda: X * 2, "float32[8@X,4@Y]"),
+    (lambda: X + jnp.ones((8, 4)), "float32[8@X,4@Y]"),
+    (lambda: X + jnp.ones(4), "float32[8@X,4@Y]"),
+    (lambda: jnp.sin(X) + 1.0, "float32[8@X,4@Y]"),
+    (lambda: X.T, "float32[4@Y,8@X]"),
+    (lambda: X.reshape(32), "float32[32@(X,Y)]"),
+    (lambda: X.reshape(4, 2, 4), "float32[4@X,2,4@Y]"),
+    (lambda: X.reshape(8, 2, 2), "float32[8@X,2@Y,2]"),
+    (lambda: X[:, None], "float32[8@X,1,4@Y]"),
+    (lambda: jnp.expand_dims(X, 0), "float32[1,8@X,4@Y]"),
+    (lambda: jnp.concatenate([X, X]), "float32[16@X,4@Y]"),
+    (lambda: jnp.concatenate([X, X], 1), "float32[8@X,8@Y]"),
+    (lambda: X.max(1), "float32[8@X]"),
+    (lambda: X.sum(0), "float32[4@Y]"),
+    (lambda: jnp.sum(X), "float32[]"),
+    (lambda: jnp.argmax(X, 0), "int32[4@Y]"),
+    (lambda: X.astype(jnp.int32), "int32[8@X,4@Y]"),
+    (lambda: jnp.where(X > 0, X, 0.0), "float32[8@X,4@Y]"),
+    (lambda: X @ jnp.ones((4, 3)), "float32[8@X,3]"),
+    (lambda: jnp.ones((3, 8)) @ X, "float32[3,4@Y]"),
+    (lambda: jnp.dot(X, jnp.ones((4, 3)), out_sharding=P("X", None)), "float32[8@X,3]"),
+    (lambda: jnp.matmul(xjax.device_put(jnp.ones((8, 4)), P(None, "X")), jnp.ones((4, 6)),
+                        out_sharding=P("X", None)), "float32[8@X,6]"),
+    (lambda: xjax.device_put(jnp.ones((8, 4)), P(None, "X")) @ jnp.ones((4, 6)),
+     "float32[8,6]"),
+    (lambda: jnp.einsum("bij,bjk->bik", xjax.device_put(jnp.ones((2, 8, 4)), P("Y", "X")),
+                        xjax.device_put(jnp.ones((2, 4, 6)), P("Y"))), "float32[2@Y,8@X,6]"),
+    (lambda: jnp.reshape(ROWS, (32,), out_sharding=P("X")), "float32[32@X]"),
+    (lambda: xjax.lax.broadcast_in_dim(X, (2, 8, 4), (1, 2)), "float32[2,8@X,4@Y]"),
+    (lambda: xjax.jit(lambda a: a * 2)(X), "float32[8@X,4@Y]"),
+    (lambda: xjax.grad(lambda a: (a * 2).sum())(X), "float32[8@X,4@Y]"),
+    (lambda: xjax.grad(lambda a: (a @ jnp.ones((4, 3))).sum())(X), "float32[8@X,4@Y]"),
+    (lambda: xjax.grad(lambda w: jnp.sum(jnp.tanh(ROWS @ w)))(
+        xjax.device_put(jnp.ones((4, 6)), P(None, "Y"))), "float32[4,6@Y]"),
+])
+def test_types_follow_the_operations(f, want):
+  assert typeof(f) == want
+
+
+@pytest.mark.parametrize("f, message", [
+    (lambda: X + xjax.device_put(jnp.ones((8, 4)), P("Y", None)),
+     "add got incompatible shardings for broadcasting: ('X', 'Y'), ('Y', None)."),
+    (lambda: jnp.dot(xjax.device_put(jnp.arange(8.0), P("X")),
+                     xjax.device_put(jnp.arange(8.0), P("X"))),
+     "Contracting dimensions are sharded and it is ambiguous how the output should be "
+     "sharded. Please specify the output sharding via the `out_sharding` parameter. Got "
+     "lhs_contracting_spec=('X',) and rhs_contracting_spec=('X',)"),
+    (lambda: ROWS @ xjax.device_put(jnp.ones((4, 8)), P(None, "X")),
+     "dot_general operation with inputs: f32[8@X,4], f32[4,8@X] produces an illegally "
+     "sharded result: f32[8@X,8@X]"),
+    (lambda: ROWS.reshape(2, 16),
+     "This reshape is not supported. Please specify the sharding of the output via the "
+     "`out_sharding` argument of jax.lax.reshape. Got operand type: float32[8@X,4], new "
+     "sizes: (2, 16)"),
+])
+def test_ambiguous_shardings_raise_sharding_type_errors(f, message):
+  with pytest.raises(ShardingTypeError) as e:
+    f()
+  assert str(e.value) == message
+
+
+def test_slicing_a_split_dimension_raises():
+  with pytest.raises(ShardingTypeError):
+    X[1:3]
+  with pytest.raises(ShardingTypeError):
+    X[0]
+
+
+def test_jaxprs_print_the_types():
+  assert str(xjax.make_jaxpr(lambda a: a + 1)(X)) == (
+      "{ lambda ; a:f32[8@X,4@Y]. let b:f32[8@X,4@Y] = add a 1.0:f32[] in (b,) }")
+  assert str(xjax.make_jaxpr(lambda a: jnp.dot(a, a.T, out_sharding=P("X", None)))(X)) == (
+      "{ lambda ; a:f32[8@X,4@Y]. let\n"
+      "    b:f32[4@Y,8@X] = transpose[permutation=(1, 0)] a\n"
+      "    c:f32[8@X,8] = dot_general[\n"
+      "      dimension_numbers=(([1], [0]), ([], []))\n"
+      "      preferred_element_type=float32\n"
+      "    ] a b\n"
+      "  in (c,) }")
+
+
+def test_values_and_layouts_follow_the_types():
+  host = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+  for got, want, spec in [(X * 2, host * 2, P("X", "Y")), (X.sum(0), host.sum(0), P("Y")),
+                          (xjax.jit(lambda a: a.sum(1))(X), host.sum(1), P("X")),
+                          (xjax.jit(lambda a: a.T + 1)(X), host.T + 1, P("Y", "X")),
+                          (X @ jnp.ones((4, 3)), host @ np.ones((4, 3)), P("X", None))]:
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert got.sharding.spec == spec and got.sharding.mesh == MESH
