@@ -125,3 +125,36 @@ def test_values_and_layouts_follow_the_types():
                           (X @ jnp.ones((4, 3)), host @ np.ones((4, 3)), P("X", None))]:
     np.testing.assert_array_equal(np.asarray(got), want)
     assert got.sharding.spec == spec and got.sharding.mesh == MESH
+
+
+def test_data_and_tensor_parallel_mlp_trains_as_on_one_device():
+  """Batch split over X, the hidden layer over Y: the losses are those of the same
+  training on one device (JAX 0.10.2 gives these, on one device and on this mesh)."""
+  k1, k2 = xjax.random.split(xjax.random.key(0))
+  params = {"w1": xjax.device_put(xjax.random.normal(k1, (16, 32)) * 0.1, P(None, "Y")),
+            "b1": xjax.device_put(jnp.zeros(32), P("Y")),
+            "w2": xjax.device_put(xjax.random.normal(k2, (32, 4)) * 0.1, P("Y", None)),
+            "b2": xjax.device_put(jnp.zeros(4), P())}
+  x = xjax.device_put(xjax.random.normal(xjax.random.key(1), (64, 16)), P("X", None))
+  y = xjax.device_put(xjax.nn.one_hot(
+      xjax.random.randint(xjax.random.key(2), (64,), 0, 4), 4), P("X", None))
+
+  def loss(p, x, y):
+    h = xjax.nn.relu(x @ p["w1"] + p["b1"])
+    logits = jnp.dot(h, p["w2"], out_sharding=P("X", None)) + p["b2"]
+    return -jnp.mean(jnp.sum(xjax.nn.log_softmax(logits) * y, axis=-1))
+
+  @xjax.jit
+  def step(p, x, y):
+    value, g = xjax.value_and_grad(loss)(p, x, y)
+    return xjax.tree.map(lambda a, b: a - 0.1 * b, p, g), value
+
+  losses = []
+  for _ in range(5):
+    params, value = step(params, x, y)
+    losses.append(float(value))
+  assert losses == [1.394510269165039, 1.386703610420227, 1.3794395923614502,
+                    1.372548222541809, 1.3660461902618408]
+  assert {k: str(xjax.typeof(v)) for k, v in params.items()} == {
+      "w1": "float32[16,32@Y]", "b1": "float32[32@Y]", "w2": "float32[32@Y,4]",
+      "b2": "float32[4]"}

@@ -570,7 +570,12 @@ def type_sharding(sharding, ndim: int) -> "NamedSharding | None":
   dimensions, the Explicit mesh axes it is split over; None when it names none (the type is
   then unsharded, as every type is outside an Explicit mesh)."""
   if type(sharding) is PartitionSpec:  # over the context mesh (JAX's out_sharding=P(...))
-    sharding = NamedSharding(get_abstract_mesh(), sharding)
+    mesh = get_abstract_mesh()
+    if mesh.empty:
+      raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
+                       "allowed. Please pass a NamedSharding instance or enter into a mesh "
+                       f"context via `jax.set_mesh`. Got {sharding}")
+    sharding = NamedSharding(mesh, sharding)
   if type(sharding) is not NamedSharding:
     return None
   mesh = sharding.mesh.abstract_mesh

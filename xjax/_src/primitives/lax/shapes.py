@@ -230,16 +230,18 @@ reshape_p.batch = _reshape_batch
 
 def _reshape_sharding(x, *, new_sizes, dimensions, sharding):
   """As JAX: a split dimension's axes go to the first of its pieces (which they must
-  divide), merged dimensions take their axes in order; other reshapes of split dimensions
-  need ``out_sharding``."""
+  divide), merged dimensions take their axes in order, size-1 dimensions come and go
+  whole; other reshapes of split dimensions need ``out_sharding``."""
   if sharding is not None:
     return sharding
-  spec, out, i, j = spec_of(x), [], 0, 0
-  shape, sizes = x.shape, tuple(new_sizes)
-  while i < len(shape) or j < len(sizes):
-    i1, j1 = i + 1, j + 1
-    a = shape[i] if i < len(shape) else 1
-    b = sizes[j] if j < len(sizes) else 1
+  if 0 in x.shape:  # no elements: nothing to lay out
+    return None
+  kept = [(n, p) for n, p in zip(x.shape, spec_of(x)) if n != 1]
+  shape, spec = [n for n, _ in kept], [p for _, p in kept]
+  sizes = [n for n in new_sizes if n != 1]
+  out, i, j = [], 0, 0
+  while i < len(shape):
+    i1, j1, a, b = i + 1, j + 1, shape[i], sizes[j]
     while a != b:
       if a < b:
         a, i1 = a * shape[i1], i1 + 1
@@ -249,16 +251,17 @@ def _reshape_sharding(x, *, new_sizes, dimensions, sharding):
     pieces = [None] * (j1 - j)
     if block and i1 - i == 1:          # one dimension split into j1 - j
       if sizes[j] % _axes_size([x], block[0]):
-        raise ShardingTypeError(_reshape_unsupported(x, sizes))
+        raise ShardingTypeError(_reshape_unsupported(x, new_sizes))
       pieces[0] = block[0]
     elif block and j1 - j == 1:        # dimensions merged into one
       axes = tuple(a for p in block for a in ((p,) if isinstance(p, str) else p))
       pieces[0] = axes[0] if len(axes) == 1 else axes
     elif block:
-      raise ShardingTypeError(_reshape_unsupported(x, sizes))
+      raise ShardingTypeError(_reshape_unsupported(x, new_sizes))
     out += pieces
     i, j = i1, j1
-  return _type_sharding([x], out[:len(sizes)])
+  parts = iter(out)
+  return _type_sharding([x], [None if n == 1 else next(parts) for n in new_sizes])
 
 
 def _reshape_unsupported(x, sizes) -> str:
