@@ -116,9 +116,16 @@ def test_device_put_rejects_a_device_of_another_client():
 
 
 def test_default_device_rejects_non_devices():
-  with pytest.raises(ValueError, match="jax_default_device must be a Device"):
-    xjax.config.update("jax_default_device", 3)
+  for bad in (3, "foo", "cuda"):  # JAX's platform names here are cpu, gpu and tpu
+    with pytest.raises(ValueError, match=r"jax.default_device must be passed either a Device "
+                                         r"object .* or a platform name string like 'cpu'"):
+      xjax.config.update("jax_default_device", bad)
+    with pytest.raises(ValueError, match="must be passed either a Device object"):
+      with xjax.default_device(bad):
+        pass
   assert xjax.config.jax_default_device is None
+  with xjax.default_device("cpu"):
+    assert jnp.ones(2).devices() == {xjax.devices("cpu")[0]}
 
 
 def test_block_until_ready_returns_its_input():

@@ -387,9 +387,11 @@ def owns_device(device) -> bool:
 
 
 def _check_default_device(value) -> None:
-  if value is not None and not isinstance(value, (str, Device)):
-    raise ValueError("jax_default_device must be a Device, a platform name such as 'cpu', "
-                     f"or None; got {value!r}")
+  """None, a Device, or one of the platform names JAX accepts here ('cpu', 'gpu', 'tpu')."""
+  if value is not None and not isinstance(value, Device) and value not in ("cpu", "gpu", "tpu"):
+    raise ValueError("jax.default_device must be passed either a Device object (e.g. "
+                     "`jax.devices('cpu')[0]`) or a platform name string like 'cpu' or 'gpu', "
+                     f"got: {value!r}")
 
 
 config.add_validator("jax_default_device", _check_default_device)
