@@ -979,6 +979,15 @@ def cases() -> dict[str, str]:
                                        "lambda a, c: tuple(c))")
   c["lax.fori_loop float unroll"] = "lax.fori_loop(0, 3, lambda i, c: c, 0., unroll=1.5)"
   c["lax.scan traced unroll"] = "J(lambda u: lax.scan(lambda c, x: (c, x), 0., f3, unroll=u))(1)"
+  c["lax.scan body not pair"] = "lax.scan(lambda c, x: c + x, 0., f3)"
+  c["atleast_1d list of numbers"] = "jnp.atleast_1d([1, 2])"
+  c["vstack list of lists"] = "jnp.vstack([[1, 2], [3, 4]])"
+  c["cov list y"] = "jnp.cov(f3, [1., 2., 3.])"
+  c["einsum repeated output"] = "jnp.einsum('i->ii', f3)"
+  c["polygamma float n"] = "jsp.special.polygamma(1.5, 2.)"
+  c["config default_device bad"] = "jax.config.update('jax_default_device', 'foo')"
+  c["grad dict output"] = "jax.grad(lambda x: {'a': x})(1.)"
+  c["lax.switch branch mismatch 2"] = "lax.switch(0, [lambda x: x, lambda x: f3], 1.)"
   return c
 
 
