@@ -13,6 +13,7 @@ from xjax._src.primitives.lax import lax
 from xjax._src.foundations.wrapping import with_keyword
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.libraries.numpy.util import check_arraylike
+from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
 
 
 def _placed(out, device):
@@ -30,6 +31,12 @@ def _with_device(fn):
   return api_boundary(with_keyword(fn, "device", _placed))
 
 
+def _with_out_sharding(fn):
+  """``fn`` taking ``out_sharding=`` (after ``device=``), its result laid out so and, over
+  Explicit mesh axes, typed so (``place_out_sharding``)."""
+  return api_boundary(with_keyword(fn, "out_sharding", place_out_sharding))
+
+
 def _requested_dtype(dtype, name):
   if dtype is None:
     return None
@@ -42,6 +49,7 @@ def _check_order(order) -> None:
     raise NotImplementedError("Only implemented for order='K'")
 
 
+@_with_out_sharding
 @api_boundary
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   """Converts ``a`` to an Array (no copy when it already is one of the right dtype)."""
@@ -54,6 +62,7 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   return array(a, dtype=dt, copy=copy, device=device)
 
 
+@_with_out_sharding
 @_with_device
 def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
   """A new Array from a scalar, NumPy array, nested sequence, or Array/tracer."""
@@ -141,6 +150,7 @@ def _to_host(o):
   return o
 
 
+@_with_out_sharding
 @_with_device
 def full(shape, fill_value, dtype=None):
   dt = _requested_dtype(dtype, "full")
@@ -152,18 +162,21 @@ def full(shape, fill_value, dtype=None):
   return lax.full(shape, fill_value, dt)
 
 
+@_with_out_sharding
 @_with_device
 def zeros(shape, dtype=None):
   dt = _requested_dtype(dtype, "zeros") or dtypes.default_float_dtype()
   return lax.full(canonicalize_shape(shape), 0, dt)
 
 
+@_with_out_sharding
 @_with_device
 def ones(shape, dtype=None):
   dt = _requested_dtype(dtype, "ones") or dtypes.default_float_dtype()
   return lax.full(canonicalize_shape(shape), 1, dt)
 
 
+@_with_out_sharding
 @_with_device
 def empty(shape, dtype=None):
   return zeros(shape, dtype)
@@ -178,11 +191,12 @@ def _like(name, value):
   return api_boundary(fn)
 
 
-zeros_like = _like("zeros_like", 0)
-ones_like = _like("ones_like", 1)
+zeros_like = _with_out_sharding(_like("zeros_like", 0))
+ones_like = _with_out_sharding(_like("ones_like", 1))
 empty_like = _like("empty_like", 0)
 
 
+@_with_out_sharding
 @api_boundary
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
   """An array like ``a``, on ``a``'s device when ``a`` is committed (as in JAX); an array
@@ -205,6 +219,7 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
   return _placed(lax.full(shape, fill_value, dt), device)
 
 
+@_with_out_sharding
 @_with_device
 def arange(start, stop=None, step=None, dtype=None):
   """Evenly spaced values; the bounds must be concrete (the length is static)."""
