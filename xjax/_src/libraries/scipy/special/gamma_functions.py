@@ -39,10 +39,44 @@ def gammasgn(x):
 
 
 def loggamma(x):
-  """log(Gamma(x)) on the principal branch: NaN for real x <= 0."""
+  """log(Gamma(x)) on the principal branch: NaN for real x <= 0; complex x as SciPy's
+  (continuous off the negative real axis, NaN at the poles)."""
   (x,) = inexact_arrays("loggamma", x)
-  _real_only("loggamma", x)
+  if dtypes.issubdtype(x.dtype, np.complexfloating):
+    return _complex_loggamma(x)
   return jnp.where(x > 0, lax.lgamma(x), np.nan)
+
+
+# Stirling's series for log Gamma: B_2k / (2k (2k - 1)) for k = 1..8
+_STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156,
+             -3617 / 122400)
+
+
+def _complex_loggamma(z):
+  """Above the real axis (the lower half by conjugation): for Re(z) >= 1/2, Stirling's
+  series at z + 7 less log z + ... + log(z + 6) (a sum of principal logarithms, so on the
+  principal branch); left of it, the reflection log pi - log sin(pi z) - log Gamma(1 - z)
+  with log sin(pi z) = -log 2 + pi y + i pi (1/2 - x) + log(1 - exp(2 pi i z)), the branch
+  continuous in the upper half plane."""
+  re, im = jnp.real(z), jnp.imag(z)
+  lower = im < 0
+  w = jnp.where(lower, jnp.conj(z), z)
+  reflect = jnp.real(w) < 0.5
+  u = jnp.where(reflect, 1 - w, w)
+  t = u + 7
+  r = 1 / (t * t)
+  series = _STIRLING[-1]
+  for c in _STIRLING[-2::-1]:
+    series = series * r + c
+  log_gamma_u = ((t - 0.5) * jnp.log(t) - t + 0.5 * np.log(2 * np.pi) + series / t
+                 - sum(jnp.log(u + k) for k in range(7)))
+  log_sin = (-np.log(2.0) + np.pi * jnp.imag(w) + 1j * np.pi * (0.5 - jnp.real(w))
+             + jnp.log1p(-jnp.exp(2j * np.pi * w)))
+  out = jnp.where(reflect, np.log(np.pi) - log_sin - log_gamma_u, log_gamma_u)
+  out = jnp.where(lower, jnp.conj(out), out)
+  pole = (im == 0) & (re <= 0) & (re == jnp.floor(re))
+  bad = pole | jnp.isnan(re) | jnp.isnan(im)
+  return jnp.where(bad, jnp.asarray(complex(np.nan, np.nan), z.dtype), out)
 
 
 def gamma(x):
