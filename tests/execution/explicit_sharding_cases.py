@@ -107,6 +107,21 @@ def test_ambiguous_shardings_raise_sharding_type_errors(f, message):
   assert str(e.value) == message
 
 
+def test_vmap_sees_the_rows_types():
+  seen = []
+
+  def row_sum(r):
+    seen.append(str(xjax.typeof(r)))
+    return r.sum()
+  assert str(xjax.typeof(xjax.vmap(row_sum)(X))) == "float32[8@X]"
+  assert seen == ["float32[4@Y]"]
+  assert typeof(lambda: xjax.vmap(lambda r: r * 2, in_axes=1)(X)) == "float32[4@Y,8@X]"
+  assert str(xjax.make_jaxpr(xjax.vmap(lambda r: r * 2))(X)) == (
+      "{ lambda ; a:f32[8@X,4@Y]. let b:f32[8@X,4@Y] = mul a 2.0:f32[] in (b,) }")
+  with pytest.raises(ShardingTypeError, match="produces an illegally sharded result"):
+    xjax.vmap(lambda r: jnp.outer(r, r))(X)  # Y would split two dimensions
+
+
 def test_slicing_a_split_dimension_raises():
   with pytest.raises(ShardingTypeError):
     X[1:3]

@@ -6,7 +6,8 @@ import enum
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.foundations.sharding import replicated_type_sharding, type_sharding
+from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, ShardingTypeError,
+                                            replicated_type_sharding, type_sharding)
 
 
 class MemorySpace(enum.Enum):
@@ -51,6 +52,22 @@ def mesh_of(avals):
     if sharding is not None:
       return sharding.mesh
   return None
+
+
+def result_sharding(name: str, avals, shape, dtype, parts):
+  """The type sharding of a ``name`` result of ``shape`` whose dimensions are split as
+  ``parts`` (None where none is), over the mesh of the sharded ``avals``; a mesh axis named
+  for two dimensions is JAX's ShardingTypeError."""
+  named = [a for p in parts if p is not None for a in ((p,) if isinstance(p, str) else p)]
+  if not named:
+    return None
+  if len(named) != len(set(named)):
+    shown = ",".join(str(n) if p is None else f"{n}@{p}" if isinstance(p, str)
+                     else f"{n}@({','.join(p)})" for n, p in zip(shape, parts))
+    raise ShardingTypeError(f"{name} operation with inputs: "
+                            f"{', '.join(a.str_short() for a in avals)} produces an illegally "
+                            f"sharded result: {dtypes.short_name(dtype)}[{shown}]")
+  return NamedSharding(mesh_of(avals), PartitionSpec(*parts))
 
 
 class ShapedArray:

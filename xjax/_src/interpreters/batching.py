@@ -44,7 +44,13 @@ class BatchTracer(Tracer):
     aval = get_aval(self.val)
     if self.bdim is None:
       return aval
-    return aval.update(shape=aval.shape[:self.bdim] + aval.shape[self.bdim + 1:])
+    shape = aval.shape[:self.bdim] + aval.shape[self.bdim + 1:]
+    sharding = getattr(aval, "_sharding", None)  # (refs' types have none)
+    if sharding is None:
+      return aval.update(shape=shape)
+    spec = sharding.spec  # the batch dimension's split is the batch's, not the type's
+    return aval.update(shape=shape, sharding=sharding.update(
+        spec=spec[:self.bdim] + spec[self.bdim + 1:]))
 
   def jax_repr(self) -> str:
     return f"VmapTracer(aval={self.aval}, batched={get_aval(self.val)})"

@@ -7,7 +7,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.backend import runtime
-from xjax._src.core.avals import ShapedArray, mesh_of, spec_of
+from xjax._src.core.avals import ShapedArray, result_sharding, spec_of
 from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, ShardingTypeError,
                                             type_sharding)
 from xjax._src.core.values import get_aval
@@ -254,17 +254,9 @@ def _dot_sharding(lhs, rhs, *, dimension_numbers, out_sharding=None, **params):
   batch = [ls[a] if ls[a] is not None else rs[b] for a, b in zip(lb, rb)]
   parts = (batch + [p for d, p in enumerate(ls) if d not in lc and d not in lb]
            + [p for d, p in enumerate(rs) if d not in rc and d not in rb])
-  named = [a for p in parts if p is not None for a in ((p,) if isinstance(p, str) else p)]
-  if len(named) != len(set(named)):
-    out = _dot_abstract_eval(lhs, rhs, dimension_numbers=dimension_numbers, precision=None,
-                             preferred_element_type=None)
-    shown = ",".join(str(n) if p is None else f"{n}@{p}" for n, p in zip(out.shape, parts))
-    raise ShardingTypeError(f"dot_general operation with inputs: {lhs.str_short()}, "
-                            f"{rhs.str_short()} produces an illegally sharded result: "
-                            f"{dtypes.short_name(out.dtype)}[{shown}]")
-  if not named:
-    return None
-  return NamedSharding(mesh_of([lhs, rhs]), PartitionSpec(*parts))
+  out = _dot_abstract_eval(lhs, rhs, dimension_numbers=dimension_numbers, precision=None,
+                           preferred_element_type=None)
+  return result_sharding("dot_general", [lhs, rhs], out.shape, out.dtype, parts)
 
 
 dot_general_p.sharding_rule = _dot_sharding

@@ -12,10 +12,11 @@ import operator
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, ShardingTypeError
+from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.execution.array import scalar_array
 from xjax._src.backend.lowering import compare_attributes, i64_array
-from xjax._src.core.avals import ShapedArray, mesh_of, physical_aval, spec_of, tangent_aval
+from xjax._src.core.avals import (ShapedArray, physical_aval, result_sharding, spec_of,
+                                  tangent_aval)
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters import array_builders as _array_builders  # (kept out of lax.*)
@@ -53,7 +54,8 @@ def broadcasting_sharding_rule(name: str):
         raise ShardingTypeError(f"{name} got incompatible shardings for broadcasting: "
                                 + ", ".join(str(s) for s in specs if builtins.any(s)) + ".")
       out.append(next(iter(parts), None))
-    return NamedSharding(mesh_of(avals), PartitionSpec(*out)) if builtins.any(out) else None
+    shape = broadcasting_shape(name, [a.shape for a in avals])
+    return result_sharding(name, avals, shape, avals[0].dtype, out)
   return rule
 
 
