@@ -67,3 +67,21 @@ def test_default_registry():
   r.register_node(Pair, lambda p: ((p.x, p.y), None), lambda aux, c: Pair(*c))
   assert tree_util.tree_leaves(Pair(1, 2)) == [1, 2]
   assert xjax.tree.map(lambda v: v * 10, Pair(1, 2)).y == 20
+
+
+def test_shaped_array_aval_protocol():
+  """The aval methods custom rules call (values from JAX 0.10.2)."""
+  a = core.ShapedArray((2,), jnp.int32, weak_type=True)
+  assert a.update_weak_type(True) is a
+  assert a.update_weak_type(False) == core.ShapedArray((2,), jnp.int32)
+  assert a.normalize() == core.ShapedArray((2,), jnp.int32)
+  ct = a.to_ct_aval()   # float0, weak type kept
+  assert ct.shape == (2,) and ct.dtype == xjax.dtypes.float0 and ct.weak_type
+  f = core.ShapedArray((3,), jnp.float32, weak_type=True)
+  assert f.to_ct_aval() == f
+  assert core.ShapedArray.array_abstraction_level == 2
+  assert a.is_high is False and a.has_qdd is False
+  assert a.mat is xjax.sharding.ManualAxisType() and a.manual_axis_type.empty
+  assert a.update_manual_axis_type(a.mat) is a
+  with pytest.raises(NotImplementedError, match="manual mesh axes"):
+    a.update_manual_axis_type(xjax.sharding.ManualAxisType(varying={"x"}))

@@ -72,3 +72,14 @@ def test_make_single_device_sharding():
   s = sharding.make_single_device_sharding(device, memory_kind="device")
   assert s == sharding.SingleDeviceSharding(device)
   assert xjax.device_put(np.ones(3), s).sharding == s
+
+
+def test_manual_axis_type_queries():
+  t = sharding.ManualAxisType(varying={"x"}, reduced={"y"})
+  assert t.to_ct_mat() is sharding.ManualAxisType(varying={"x"}, unreduced={"y"})
+  assert t.vur == frozenset({"x", "y"})
+  assert not t.empty and sharding.ManualAxisType().empty
+  for axis_type, invarying in ((sharding.AxisType.Explicit, frozenset()),
+                               (sharding.AxisType.Manual, frozenset({"y"}))):
+    mesh = sharding.AbstractMesh((2, 2), ("x", "y"), axis_types=(axis_type,) * 2)
+    assert sharding.ManualAxisType(unreduced={"x"}).invarying(mesh) == invarying

@@ -6,7 +6,8 @@ import enum
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, ShardingTypeError,
+from xjax._src.foundations.sharding import (ManualAxisType, NamedSharding, PartitionSpec,
+                                            ShardingTypeError,
                                             replicated_type_sharding, type_sharding)
 
 
@@ -125,6 +126,33 @@ class ShapedArray:
     return tangent_aval(self)
 
   at_least_vspace = to_tangent_aval   # JAX's older name, still called by custom JVP rules
+
+  # -- JAX's aval protocol, as libraries defining custom rules call it ---------------------
+  array_abstraction_level = 2
+  is_high = False    # (not a jax.experimental.hijax type)
+  has_qdd = False
+
+  def to_ct_aval(self) -> "ShapedArray":
+    """The type of a cotangent: the tangent type, weak type kept."""
+    ct = tangent_aval(self)
+    return ct if ct.weak_type == self.weak_type else ct.update(weak_type=self.weak_type)
+
+  def update_weak_type(self, weak_type) -> "ShapedArray":
+    return self if weak_type == self.weak_type else self.update(weak_type=weak_type)
+
+  def normalize(self) -> "ShapedArray":
+    return self.strip_weak_type()
+
+  @property
+  def manual_axis_type(self):
+    """How the value varies over manual mesh axes: never, in xjax's types."""
+    return ManualAxisType()
+
+  mat = manual_axis_type
+
+  def update_manual_axis_type(self, mat) -> "ShapedArray":
+    _check_type_extras(mat, MemorySpace.Device)
+    return self
 
   def strip_weak_type(self) -> "ShapedArray":
     return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False,

@@ -441,6 +441,23 @@ class ManualAxisType:
     fields = {a: getattr(self, a) for a in ("varying", "unreduced", "reduced")}
     return ManualAxisType(**{**fields, **kwargs})
 
+  def to_ct_mat(self) -> "ManualAxisType":
+    """The type of a cotangent: unreduced and reduced swap."""
+    return self.update(unreduced=self.reduced, reduced=self.unreduced)
+
+  @property
+  def empty(self) -> bool:
+    return not self.vur
+
+  @property
+  def vur(self) -> frozenset:
+    """The axes the value is varying, unreduced or reduced over."""
+    return self.varying | self.unreduced | self.reduced
+
+  def invarying(self, mesh) -> frozenset:
+    """The manual axes of ``mesh`` the value does not vary over."""
+    return frozenset(mesh.manual_axes) - self.vur
+
   def __repr__(self) -> str:
     return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
             f"reduced={self.reduced})")
