@@ -146,3 +146,22 @@ def test_view_tobytes_and_sizes():
   assert x.tobytes() == ref.tobytes()
   assert (x.nbytes, x.itemsize) == (16, 4)
   assert jax.jit(lambda v: v * v.nbytes)(x)[1] == 16
+
+
+def test_byteswap():
+  """Values from JAX 0.10.2 (each element's bytes reversed, dtype kept)."""
+  np.testing.assert_array_equal(jnp.arange(5, dtype=jnp.int32).byteswap(),
+                                np.arange(5, dtype=np.int32).byteswap())
+  np.testing.assert_array_equal(
+      jnp.array([1.5, -2.0], jnp.float32).byteswap().view(jnp.uint32), [49215, 192])
+  c = jnp.array([1 + 2j], jnp.complex64).byteswap()
+  np.testing.assert_array_equal(c, np.array([1 + 2j], np.complex64).byteswap())
+  np.testing.assert_array_equal(jnp.array([1, 2], jnp.int8).byteswap(), [1, 2])
+  np.testing.assert_array_equal(jnp.array([True]).byteswap(), [True])
+  x = jnp.arange(6, dtype=jnp.int16).reshape(2, 3)
+  np.testing.assert_array_equal(jax.vmap(lambda a: a.byteswap())(x),
+                                [[0, 256, 512], [768, 1024, 1280]])
+  with pytest.raises(NotImplementedError, match="Cannot call abstract method byteswap"):
+    jax.random.key(0).byteswap()
+  with pytest.raises(NotImplementedError, match=r"stream argument of array.to_device\(\)"):
+    x.to_device(jax.devices()[0], stream=1)

@@ -241,10 +241,12 @@ def clear_backends() -> None:
 
 def _to_device(self, device, *, stream=None) -> Array:
   """A copy committed to ``device`` (the array API's ``to_device``)."""
+  if stream is not None:
+    raise NotImplementedError("stream argument of array.to_device()")
   return device_put(self, device)
 
 
-Array.to_device = _to_device  # installed here: Array's layer sits below placement
+Array.to_device = Tracer.to_device = _to_device  # here: Array's layer sits below placement
 
 
 _EMPTY_MESH = Mesh(np.empty((), dtype=object), ())

@@ -353,6 +353,57 @@ class Tracer:
         self, f"The __dlpack__() method was called on traced array with shape "
               f"{self.aval.str_short(short_dtypes=False)}.\n{_describe_tracer(self)}")
 
+  def tobytes(self, order="C"):
+    raise errors.ConcretizationTypeError(self, _unavailable(self, "The tobytes() method"))
+
+  # -- jax.Array's placement API: only concrete arrays are placed ------------------------
+  dimension_as_value = None   # (not a symbolic dimension)
+
+  @property
+  def sharding(self):
+    raise AttributeError(_no_sharding_message(self))
+
+  @property
+  def device(self):
+    raise AttributeError(f"{type(self).__name__} has no attribute device")
+
+  committed = property(lambda self: _concrete_only(self, "The 'committed' attribute",
+                                                   " is not available on "))
+  addressable_shards = property(lambda self: _concrete_only(
+      self, "The 'addressable_shards' attribute", " is not available on "))
+  global_shards = property(lambda self: _concrete_only(self, "The global_shards property"))
+  is_fully_addressable = property(lambda self: _concrete_only(
+      self, "The is_fully_addressable property"))
+  is_fully_replicated = property(lambda self: _concrete_only(
+      self, "The is_fully_replicated property"))
+  traceback = property(lambda self: _concrete_only(self, "The traceback property"))
+
+  def addressable_data(self, index):
+    _concrete_only(self, "The addressable_data() method")
+
+  def delete(self):
+    _concrete_only(self, "The delete() method")
+
+  def devices(self):
+    _concrete_only(self, "The devices() method")
+
+  def is_deleted(self):
+    _concrete_only(self, "The is_deleted() method")
+
+  def on_device_size_in_bytes(self):
+    _concrete_only(self, "The on_device_size_in_bytes() method")
+
+  def unsafe_buffer_pointer(self):
+    _concrete_only(self, "The unsafe_buffer_pointer() method")
+
+  def full_lower(self):
+    """This tracer (JAX's older API, kept for libraries that call it)."""
+    return self
+
+  def get_referent(self):
+    """The object that identifies this value (``core.get_referent``): the tracer itself."""
+    return self
+
   def __hash__(self):
     raise TypeError(f"unhashable type: {type(self).__name__}. Traced arrays are not "
                     "hashable; to use a value as a dict key or static argument, pass a "
@@ -364,6 +415,10 @@ class Tracer:
     if (name in ("aval", "_trace") or name.startswith("__")
         or name in getattr(type(self), "__slots__", ())):   # (an unset field)
       raise AttributeError(name)
+    if name == "sharding":
+      raise AttributeError(_no_sharding_message(self))
+    if name in ("block_until_ready", "copy_to_host_async"):
+      raise AttributeError(_unavailable(self, f"The '{name}' method", " is not available on "))
     attr = getattr(self.aval, name, None)
     if type(attr) is aval_property:
       return attr.fget(self)
@@ -420,6 +475,22 @@ def _conversion_context(fun) -> str:
   return (f"The problem arose with the `{fun.__name__}` function. If trying to convert the "
           f"data type of a value, try using `x.astype({fun.__name__})` or "
           f"`jnp.array(x, {fun.__name__})` instead.\n")
+
+
+def _unavailable(tracer: Tracer, what: str, verb: str = " was called on ") -> str:
+  """JAX's message for ``what`` (an Array attribute) used on ``tracer``."""
+  return (f"{what}{verb}traced array with shape {tracer.aval.str_short(short_dtypes=False)}."
+          f"\n{_describe_tracer(tracer)}")
+
+
+def _concrete_only(tracer: Tracer, what: str, verb: str = " was called on "):
+  raise errors.ConcretizationTypeError(tracer, _unavailable(tracer, what, verb))
+
+
+def _no_sharding_message(tracer: Tracer) -> str:
+  return (f"The 'sharding' attribute is not available on traced array with shape "
+          f"{tracer.aval.str_short(short_dtypes=False)}. To query sharding information on "
+          "tracers, use `jax.typeof(x)`.")
 
 
 def _describe_tracer(tracer: Tracer) -> str:

@@ -74,6 +74,9 @@ class JVPTracer(Tracer):
   def aval(self) -> ShapedArray:
     return get_aval(self.primal)
 
+  def get_referent(self):
+    return self.primal.get_referent() if isinstance(self.primal, Tracer) else self.primal
+
   def jax_repr(self) -> str:
     """``GradTracer`` under grad/linearize (a tangent partial evaluation stages), else
     ``JVPTracer``, as JAX names them."""

@@ -52,6 +52,14 @@ class BatchTracer(Tracer):
     return aval.update(shape=shape, sharding=sharding.update(
         spec=spec[:self.bdim] + spec[self.bdim + 1:]))
 
+  @property
+  def batch_dim(self):
+    """The axis of ``val`` that is mapped (None: unmapped)."""
+    return self.bdim
+
+  def get_referent(self):
+    return self.val.get_referent() if isinstance(self.val, Tracer) else self.val
+
   def jax_repr(self) -> str:
     return f"VmapTracer(aval={self.aval}, batched={get_aval(self.val)})"
 
