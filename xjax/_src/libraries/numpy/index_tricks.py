@@ -96,7 +96,9 @@ class _Concat:
 
 
 r_ = _Concat(0, 1, -1)
+r_.__doc__ = "Concatenation along the first axis from slice syntax: ``r_[1:3, [5, 6]]``."
 c_ = _Concat(-1, 2, 0)
+c_.__doc__ = "Stacking as columns (1-D items become columns) from slice syntax: ``c_[a, b]``."
 
 
 class _IndexExpression:
@@ -110,7 +112,9 @@ class _IndexExpression:
 
 
 s_ = _IndexExpression(maketuple=False)
+s_.__doc__ = "The index written in brackets, as a value: ``s_[1:3, 0]`` is ``(slice(1, 3), 0)``."
 index_exp = _IndexExpression(maketuple=True)
+index_exp.__doc__ = "As ``s_``, always a tuple: ``index_exp[2]`` is ``(2,)``."
 
 
 def ix_(*args):
