@@ -105,6 +105,29 @@ def test_with_sharding_constraint():
   assert inside.sharding == named("y")
 
 
+def test_with_sharding_constraint_unconstrained_dimensions():
+  """P.UNCONSTRAINED leaves a dimension's layout to the compiler (GSPMD's unspecified_dims);
+  results and layouts as JAX 0.10.2's."""
+  u = P.UNCONSTRAINED
+  x = jnp.asarray(X)
+  f = xjax.jit(lambda a: lax.with_sharding_constraint(a * 2, named("x", u)))
+  assert 'backend_config = "unspecified_dims=[1]"' in f.lower(x).as_text()
+  out = f(x)
+  assert out.sharding == named("x")
+  np.testing.assert_allclose(out, X * 2)
+  g = xjax.jit(lambda a: lax.with_sharding_constraint(a * 2, named(u, "y")).sum(0))
+  np.testing.assert_allclose(g(x), [48.0, 56.0, 64.0, 72.0])
+  assert lax.with_sharding_constraint(x, named("x", u)).sharding == named("x")
+  assert lax.with_sharding_constraint(x, named(u, "y")).sharding == named(None, "y")
+  # vmap leaves the batch dimension's layout free
+  b = xjax.jit(xjax.vmap(lambda a: lax.with_sharding_constraint(a, named("y"))))
+  assert 'backend_config = "unspecified_dims=[0]"' in b.lower(x).as_text()
+  assert b(x).sharding == named(None, "y")
+  with mesh:
+    inside = xjax.jit(lambda a: lax.with_sharding_constraint(a, P(u, "x")))(x)
+  assert inside.sharding == named(None, "x")
+
+
 @pytest.mark.parametrize("spec,shape,error,message", [
     (P("z"), (4,), ValueError, r"Resource axis: z of P\('z',\) is not found in mesh: "
                                r"\('x', 'y'\)\."),

@@ -17,6 +17,22 @@ def test_partition_specs():
   assert len(P("x", None)) == 2 and P("x")[0] == "x" and xjax.P is P
 
 
+def test_unconstrained_entries():
+  import copy
+  import pickle
+  u = P.UNCONSTRAINED
+  assert repr(u) == str(u) == "UNCONSTRAINED" and hash(u) == hash(P.UNCONSTRAINED)
+  assert pickle.loads(pickle.dumps(u)) is u and copy.deepcopy(u) is u
+  p = P("x", u, None)
+  assert repr(p) == "P('x', UNCONSTRAINED, None)" and p.partitions == ("x", u, None)
+  assert p.unreduced == p.reduced == frozenset()
+  assert p.count(None) == 1 and p.index(u) == 1
+  assert p.to_tangent_spec() == p.to_ct_spec() == p and p.to_lo() == [p]
+  mesh = Mesh(np.array(xjax.devices()[:1]), ("x",))
+  s = NamedSharding(mesh, P("x", u))   # an unconstrained dimension names no mesh axis
+  assert s.shard_shape((4, 4)) == (4, 4)
+
+
 def test_the_sharding_in_an_arrays_type_is_replicated():
   s = xjax.typeof(jnp.ones((2, 3))).sharding
   assert repr(s) == "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None, None))"

@@ -152,9 +152,54 @@ class AxisType(enum.Enum):
     return self.name
 
 
+class _Unconstrained:
+  """``P.UNCONSTRAINED``: a dimension whose layout the compiler chooses (in
+  ``with_sharding_constraint``); one object, kept by pickling and copying."""
+  __slots__ = ()
+  _instance: "_Unconstrained | None" = None
+
+  def __new__(cls):
+    if cls._instance is None:
+      cls._instance = object.__new__(cls)
+    return cls._instance
+
+  def __repr__(self) -> str:
+    return "UNCONSTRAINED"
+
+  def __reduce__(self):
+    return (_Unconstrained, ())
+
+
+UNCONSTRAINED = _Unconstrained()
+
+
 class PartitionSpec:
-  """For each array dimension, the mesh axis (or tuple of axes) it is split over, or None."""
+  """For each array dimension, the mesh axis (or tuple of axes) it is split over, or None
+  (or ``UNCONSTRAINED``: the compiler's choice)."""
   __slots__ = ("_parts",)
+  UNCONSTRAINED = UNCONSTRAINED
+
+  @property
+  def partitions(self) -> tuple:
+    return self._parts
+
+  unreduced = reduced = frozenset()   # (xjax's specs have no unreduced or reduced axes)
+
+  def count(self, value) -> int:
+    return self._parts.count(value)
+
+  def index(self, value) -> int:
+    return self._parts.index(value)
+
+  def to_tangent_spec(self) -> "PartitionSpec":
+    """The spec of a tangent or cotangent: this one (JAX's swap unreduced and reduced
+    axes, which xjax's specs do not have)."""
+    return self
+
+  to_ct_spec = to_tangent_spec
+
+  def to_lo(self) -> list:
+    return [self]
 
   def __init__(self, *parts) -> None:
     self._parts = tuple(parts)
@@ -471,8 +516,8 @@ class ManualAxisType:
 
 
 def spec_axes(part) -> tuple:
-  """The mesh axes one entry of a PartitionSpec names (None: none)."""
-  if part is None:
+  """The mesh axes one entry of a PartitionSpec names (None, UNCONSTRAINED: none)."""
+  if part is None or part is UNCONSTRAINED:
     return ()
   return tuple(part) if isinstance(part, (tuple, list)) else (part,)
 

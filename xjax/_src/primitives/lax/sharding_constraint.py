@@ -10,8 +10,9 @@ from xjax._src.execution import spmd
 from xjax._src.foundations import tree_util
 from xjax._src.core.trace import Primitive
 from xjax._src.interpreters import ad, batching
-from xjax._src.foundations.sharding import (AbstractMesh, Mesh, NamedSharding, PartitionSpec,
-                                            Sharding, _mesh_stack, context_mesh, type_sharding)
+from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, Mesh, NamedSharding,
+                                            PartitionSpec, Sharding, _mesh_stack, context_mesh,
+                                            type_sharding)
 from xjax._src.core.values import get_aval
 
 
@@ -26,20 +27,34 @@ def _lowering(ctx, x, *, sharding):
   if not module.logical or module.manual:
     return x
   text = sharding.tiling(ctx.avals_in[0].ndim).hlo_text(module.logical)
-  return ctx.op("stablehlo.custom_call", [x], ctx.avals_out[0],
-                {"call_target_name": '"Sharding"', "mhlo.sharding": f'"{text}"'})
+  attributes = {"call_target_name": '"Sharding"', "mhlo.sharding": f'"{text}"'}
+  free = [d for d, p in enumerate(sharding.spec) if p is UNCONSTRAINED]
+  if free:  # dimensions whose layout GSPMD's propagation chooses
+    attributes["backend_config"] = f'"unspecified_dims=[{",".join(map(str, free))}]"'
+  return ctx.op("stablehlo.custom_call", [x], ctx.avals_out[0], attributes)
 
 
 def _batch(axis, args, dims, *, sharding):
   (x,), (d,) = args, dims
   x = batching.moveaxis(x, d, 0)
-  spec = PartitionSpec(None, *sharding.spec)
+  spec = PartitionSpec(UNCONSTRAINED, *sharding.spec)   # (the batch's layout is free, as JAX)
   return sharding_constraint_p.bind(x, sharding=NamedSharding(sharding.mesh, spec)), 0
 
 
 sharding_constraint_p = Primitive("sharding_constraint")
 sharding_constraint_p.abstract_eval = _abstract_eval
-sharding_constraint_p.impl = lambda x, *, sharding: spmd.put(x, sharding)
+def _impl(x, *, sharding):
+  """``x`` laid out now; an UNCONSTRAINED dimension is left unsplit (trailing ones dropped
+  from the spec, as JAX's result sharding reads)."""
+  parts = list(sharding.spec)
+  if UNCONSTRAINED in parts:
+    while parts and parts[-1] is UNCONSTRAINED:
+      parts.pop()
+    sharding = sharding.update(spec=[None if p is UNCONSTRAINED else p for p in parts])
+  return spmd.put(x, sharding)
+
+
+sharding_constraint_p.impl = _impl
 sharding_constraint_p.lowering = _lowering
 sharding_constraint_p.batch = _batch
 ad.deflinear(sharding_constraint_p, lambda ct, x, *, sharding: [
