@@ -2,6 +2,8 @@
 values and layouts as JAX 0.10.2 gives them (each expected string taken from the reference
 on the same program). Not collected by the suite (the name does not start with test_):
 tests/execution/test_explicit_sharding.py runs it in a process with 8 devices."""
+import re
+
 import numpy as np
 import pytest
 
@@ -174,6 +176,14 @@ def test_data_and_tensor_parallel_mlp_trains_as_on_one_device():
     value, g = xjax.value_and_grad(loss)(p, x, y)
     return xjax.tree.map(lambda a, b: a - 0.1 * b, p, g), value
 
+  compiled = step.lower(params, x, y).compile()  # the program over the mesh, as JAX's
+  hlo = compiled.as_text()
+  counts = {op: len(re.findall(rf"\b{op}(-start)?\(", hlo))
+            for op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all")}
+  assert counts == {"all-reduce": 2, "all-gather": 0, "reduce-scatter": 0, "all-to-all": 0}
+  assert compiled.input_shardings[0][0]["w1"].spec == P(None, "Y")
+  first, value = compiled(params, x, y)
+  assert float(value) == 1.394510269165039
   losses = []
   for _ in range(5):
     params, value = step(params, x, y)

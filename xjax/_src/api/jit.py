@@ -953,8 +953,10 @@ class Lowered(_Signature):
     spread = (runtime.several_devices and not jitted._placement
               and jitted._spread_layouts(entry, leaves, args))
     self._lowered = None  # (text, host callbacks) of a one-device module, which compile reuses
+    self._spread = None   # (leaves, mesh, in shardings, out shardings) of an SPMD program
     if spread and spread[0] is not None:
       self._text = spmd.lower(closed, *spread, jitted._name)
+      self._spread = (leaves, *spread)
     else:
       program, donated, _ = dispatch.used_arguments(closed, entry.donated,
                                                     jitted._keeps_unused(entry))
@@ -984,6 +986,11 @@ class Lowered(_Signature):
     """The compiled program; ``compiler_options`` (XLA options by name) add to and
     override jit's.  ``device_assignment``, when given, must be the program's device."""
     jitted, entry = self._jitted, self._entry
+    if self._spread is not None:
+      leaves, mesh, ins, outs = self._spread
+      options = tuple({**dict(jitted._compiler_options), **(compiler_options or {})}.items())
+      return Compiled(jitted, entry, _SpmdCompiled(spmd.program_for(
+          entry.closed, leaves, mesh, jitted._name, ins, outs, options)))
     device = (jitted._target_device() if jitted._placement
               else jitted._sharded_device() or runtime.default_device())
     if device_assignment is not None:
@@ -1001,6 +1008,21 @@ class Lowered(_Signature):
     return Compiled(jitted, entry, dispatch.CompiledJaxpr(
         entry.closed, device, jitted._name, entry.donated, self._lowered, options,
         jitted._keeps_unused(entry)))
+
+
+class _SpmdCompiled:
+  """A jit's program compiled over a mesh's devices, as ``Compiled`` uses it."""
+  __slots__ = ("program",)
+  kept = None  # it takes every argument
+
+  def __init__(self, program) -> None:
+    self.program = program
+
+  def loaded(self):
+    return self.program
+
+  def __call__(self, leaves, avals, committed) -> list:
+    return self.program(leaves)
 
 
 class Compiled(_Signature):
@@ -1028,12 +1050,16 @@ class Compiled(_Signature):
   @property
   def input_shardings(self):
     """A sharding per argument leaf; None for those the program does not take."""
+    if type(self._compiled) is _SpmdCompiled:
+      return self._in(list(self._compiled.program.in_shardings))
     kept = self._compiled.kept
     return self._in([self._sharding if kept is None or i in kept else None
                      for i in range(len(self._entry.in_avals))])
 
   @property
   def output_shardings(self):
+    if type(self._compiled) is _SpmdCompiled:
+      return self._out(list(self._compiled.program.out_shardings))
     return self._out([self._sharding] * len(self._out_avals))
 
   @property
@@ -1064,8 +1090,11 @@ class Compiled(_Signature):
           "Argument types differ from the types for which this computation was compiled: "
           f"called with {', '.join(map(str, avals))}; compiled for "
           f"{', '.join(map(str, entry.in_avals))}. Call .lower(...) again for the new types.")
-    committed = True if self._jitted._placement else dispatch.pick_device(leaves)[1]
-    outs = self._compiled(leaves, entry.in_avals, committed)
+    if type(self._compiled) is _SpmdCompiled:  # over a mesh: results placed as compiled
+      outs = self._compiled(leaves, entry.in_avals, True)
+    else:
+      committed = True if self._jitted._placement else dispatch.pick_device(leaves)[1]
+      outs = self._compiled(leaves, entry.in_avals, committed)
     if entry.state is not None:
       outs = entry.state.write(refs, outs)
     return tree_util.tree_unflatten(entry.out_tree, outs)

@@ -14,7 +14,8 @@ import math
 import numpy as np
 
 from xjax._src.foundations import dtypes, monitoring
-from xjax._src.core.avals import ShapedArray, physical_aval
+from xjax._src.foundations.sharding import NamedSharding
+from xjax._src.core.avals import ShapedArray, physical_aval, sharded_types
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
 
 _MLIR_ELEMENT = {
@@ -416,6 +417,8 @@ def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
     return env[atom]
 
   types = ctx._types
+  module = ctx.module
+  typed_mesh = module.mesh if module.logical and not module.manual and sharded_types[0] else None
   for eqn in jaxpr.eqns:
     prim = ctx.primitive = eqn.primitive
     if prim.lowering is None:
@@ -435,8 +438,22 @@ def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
       got = types.get(o) if type(o) is str else None
       if got is not None and got is not v.aval and tensor_type(got) != tensor_type(v.aval):
         _invalid_result(prim, got, v.aval, ctx.avals_in)
+      if typed_mesh is not None and type(o) is str:
+        o = _laid_out_as_typed(ctx, o, v.aval, typed_mesh)
       env[v] = o
   return [read(a) for a in jaxpr.outvars]
+
+
+def _laid_out_as_typed(ctx, value: str, aval, mesh):
+  """``value`` annotated with the layout its type says (its Explicit axes' split over the
+  program's mesh), so that XLA's partitioner follows the types rather than choosing."""
+  sharding = getattr(aval, "_sharding", None)
+  if (sharding is None or ctx.primitive.name == "sharding_constraint"
+      or dtypes.is_extended(aval.dtype) or mesh.abstract_mesh != sharding.mesh):
+    return value
+  text = NamedSharding(mesh, sharding.spec).tiling(aval.ndim).hlo_text(ctx.module.logical)
+  return ctx.op("stablehlo.custom_call", [value], aval,
+                {"call_target_name": '"Sharding"', "mhlo.sharding": f'"{text}"'})
 
 
 def _invalid_result(prim, got, want, avals_in):

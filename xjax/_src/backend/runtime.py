@@ -711,7 +711,26 @@ def _refuse_execution(module_text: str) -> None:
                      "option is set")
 
 
-class Executable:
+class _Loaded:
+  """What every compiled program shows of jaxlib's loaded executable ``_loaded``."""
+  __slots__ = ()
+
+  def hlo_text(self) -> str:
+    return self._loaded.get_hlo_text()
+
+  def cost_analysis(self):
+    return self._loaded.cost_analysis()
+
+  def memory_analysis(self):
+    """XLA's sizes of the program's code, arguments, outputs, aliases and temporaries."""
+    return self._loaded.get_compiled_memory_stats()
+
+  def runtime_executable(self):
+    """jaxlib's loaded executable (what JAX's ``Compiled.runtime_executable`` returns)."""
+    return self._loaded
+
+
+class Executable(_Loaded):
   """A compiled program on one device; ``run`` takes and returns device buffers."""
   __slots__ = ("_loaded", "device", "text", "_handlers")
 
@@ -739,20 +758,6 @@ class Executable:
     """``(execute, handlers)`` such that ``execute(bufs).consume_with_handlers(handlers)``
     is ``run(bufs)``, for a hot path to inline; None where ``run`` has no handlers."""
     return None if self._handlers is None else (self._loaded.execute_sharded, self._handlers)
-
-  def hlo_text(self) -> str:
-    return self._loaded.get_hlo_text()
-
-  def cost_analysis(self):
-    return self._loaded.cost_analysis()
-
-  def memory_analysis(self):
-    """XLA's sizes of the program's code, arguments, outputs, aliases and temporaries."""
-    return self._loaded.get_compiled_memory_stats()
-
-  def runtime_executable(self):
-    """jaxlib's loaded executable (what JAX's ``Compiled.runtime_executable`` returns)."""
-    return self._loaded
 
 
 def compile(module_text: str, device, name: str, out_avals,
@@ -904,7 +909,7 @@ def _compiled_inspections(module_text: str) -> None:
       del _inspections[config]
 
 
-class SpmdExecutable:
+class SpmdExecutable(_Loaded):
   """A program partitioned by XLA over several devices (``devices``, in the order of the
   program's device assignment); ``run`` takes and returns buffers over those devices."""
   __slots__ = ("_loaded", "devices", "text", "_handlers", "in_tilings", "out_tilings")
@@ -929,12 +934,6 @@ class SpmdExecutable:
     if _no_execution[0]:
       _refuse_execution(self.text)
     return self._loaded.execute_sharded(bufs).consume_with_handlers(self._handlers)
-
-  def hlo_text(self) -> str:
-    return self._loaded.get_hlo_text()
-
-  def cost_analysis(self):
-    return self._loaded.cost_analysis()
 
 
 def compile_spmd(module_text: str, devices: Sequence, name: str, in_avals, out_avals,

@@ -135,7 +135,8 @@ def _typed_layout(aval, mesh: Mesh):
 class SpmdProgram:
   """A closed jaxpr compiled over a mesh's devices.  ``in_shardings``/``out_shardings``
   fix the layouts of arguments and outputs; where one is None, XLA chooses it."""
-  __slots__ = ("executable", "in_shardings", "out_avals", "const_bufs", "text")
+  __slots__ = ("executable", "in_shardings", "out_shardings", "out_avals", "const_bufs",
+               "text")
 
   def __init__(self, closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings,
                name: str, compiler_options: tuple = ()) -> None:
@@ -152,9 +153,9 @@ class SpmdProgram:
         [s is None for s in outs], compiler_options)
     chosen = [s if s is not None else sharding_from_tiling(t, mesh, a.ndim)
               for s, t, a in zip(ins, exe.in_tilings, in_avals)]
-    exe.set_outputs(self.out_avals, [
-        s if s is not None else sharding_from_tiling(t, mesh, a.ndim)
-        for s, t, a in zip(outs, exe.out_tilings, self.out_avals)])
+    self.out_shardings = [s if s is not None else sharding_from_tiling(t, mesh, a.ndim)
+                          for s, t, a in zip(outs, exe.out_tilings, self.out_avals)]
+    exe.set_outputs(self.out_avals, self.out_shardings)
     self.in_shardings = chosen[len(consts):]
     self.const_bufs = [to_spread_buffer(c, replicated(mesh), v.aval)
                        for c, v in zip(closed.consts, consts)]
@@ -176,6 +177,15 @@ def run_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], mesh: Mesh, name: str = 
   """Runs ``closed`` over ``mesh``'s devices (compiled once per jaxpr, layouts and XLA
   options, (name, value) pairs).  Inputs without a given sharding keep their own layout
   (XLA's choice if on one device)."""
+  return program_for(closed, args, mesh, name, in_shardings, out_shardings,
+                     compiler_options)(args)
+
+
+def program_for(closed: ClosedJaxpr, args: Sequence[Any], mesh: Mesh, name: str = "jaxpr",
+                in_shardings=None, out_shardings=None,
+                compiler_options: tuple = ()) -> SpmdProgram:
+  """The SpmdProgram ``run_jaxpr`` runs ``closed`` with on ``args`` (compiled once per
+  jaxpr, layouts and XLA options; also what a jit's ``.lower(...).compile()`` holds)."""
   if in_shardings is None:
     in_shardings = [None] * len(args)
   ins = tuple(s if s is not None else in_layout(x) for x, s in zip(args, in_shardings))
@@ -186,7 +196,7 @@ def run_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], mesh: Mesh, name: str = 
   if program is None:
     program = SpmdProgram(closed, mesh, ins, outs, name, compiler_options)
     _programs.put(closed, key, program)
-  return program(args)
+  return program
 
 
 _primitive_programs: dict = {}
