@@ -780,3 +780,58 @@ def test_treedef_walk_and_from_iterable_tree():
   td2 = tu.tree_structure(NT(1, {"z": 2, "y": 3}))
   assert td2.walk(lambda ch, nd: (ch, nd), None, [1, 2, 3]) == ((1, ((2, 3), ["y", "z"])), NT)
   assert td2.from_iterable_tree([1, [2, 3]]) == NT(a=1, b={"y": 2, "z": 3})
+
+
+# Bytes of jaxlib 0.10.2's serialize_using_proto.
+_PROTO_CASES = [
+    (1, "0a021001"),
+    ((1, 2), "0a0210010a0210010a0408021004"),
+    ([1, (2, None)], "0a0210010a0210010a0210030a04080210040a0408021002"),
+    ({"b": 1, "a": [2, 3]}, "0a0210010a0210010a04080210020a0210010a0a080210051a040a020001120161"
+                            "120162"),
+    (None, "0a021003"), ((), "0a021004"),
+    ({"a": {"a": 1, "b": 2}, "c": {}}, "0a0210010a0210010a0a080210051a040a0200010a0210050a0a0802"
+                                       "10051a040a020002120161120162120163"),
+    ([[], {}], "0a0210020a0210050a0408021002"),
+    ({"z": 1, "y": (2, {"z": 3})}, "0a0210010a0210010a09080110051a030a01000a04080210040a021001"
+                                   "0a0a080210051a040a02010012017a120179"),
+]
+
+
+@pytest.mark.parametrize("tree,hex_bytes", _PROTO_CASES)
+def test_serialize_using_proto(tree, hex_bytes):
+  td = tu.tree_structure(tree)
+  assert td.serialize_using_proto().hex() == hex_bytes
+  back = tu.PyTreeDef.deserialize_using_proto(tu.default_registry,
+                                                     bytes.fromhex(hex_bytes))
+  assert back == td and back.num_leaves == td.num_leaves
+
+
+def test_serialize_using_proto_errors():
+  import collections
+  nt = collections.namedtuple("NT", ["x", "y"])(1, 2)
+  with pytest.raises(ValueError, match="User-defined nodes are not supported"):
+    tu.tree_structure(nt).serialize_using_proto()
+  with pytest.raises(ValueError, match="Only string keys are supported"):
+    tu.tree_structure({1: 2}).serialize_using_proto()
+  load = lambda b: tu.PyTreeDef.deserialize_using_proto(tu.default_registry, b)
+  with pytest.raises(ValueError, match="Could not deserialize PyTreeDefProto"):
+    load(b"\xff")
+  with pytest.raises(ValueError, match=r"Malformed pytree proto \(invalid node type\)"):
+    load(b"\x0a\x02\x10\x09")
+  with pytest.raises(RuntimeError, match="PyTreeDef traversal did not yield a singleton"):
+    load(b"\x0a\x02\x10\x01\x0a\x02\x10\x01")
+
+
+def test_from_node_data_and_children():
+  make = tu.PyTreeDef.from_node_data_and_children
+  reg = tu.default_registry
+  kids = [tu.tree_structure(1), tu.tree_structure((1, 2))]
+  assert repr(make(reg, (dict, ["a", "b"]), kids)) == "PyTreeDef({'a': *, 'b': (*, *)})"
+  assert repr(make(reg, (tuple, None), kids)) == "PyTreeDef((*, (*, *)))"
+  assert repr(make(reg, None, [])) == "PyTreeDef(*)"
+  td = tu.tree_structure({"a": [1, (2, 3)], "b": None})
+
+  def rebuild(t):
+    return make(reg, t.node_data(), [rebuild(c) for c in t.children()])
+  assert rebuild(td) == td and rebuild(td).num_leaves == 3

@@ -19,6 +19,8 @@ import itertools
 import operator
 from typing import Any, Callable, Hashable, Iterable, Sequence, TypeVar
 
+from xjax._src.foundations import pytree_proto
+
 T = TypeVar("T")
 Typ = TypeVar("Typ", bound=type)
 KeyEntry = TypeVar("KeyEntry", bound=Any)
@@ -175,6 +177,8 @@ _NONE = _Node(type(None), lambda _: ((), None), lambda _, cs: None, lambda _: ((
               lambda _, cs: "None")
 
 _registry: dict[type, _Node] = {node.type: node for node in (_TUPLE, _LIST, _DICT, _NONE)}
+_PROTO_KINDS = {_LIST: pytree_proto.LIST, _NONE: pytree_proto.NONE, _TUPLE: pytree_proto.TUPLE,
+                _DICT: pytree_proto.DICT}   # the nodes PyTreeDefProto holds
 _registry[collections.OrderedDict] = _Node(
     collections.OrderedDict,
     lambda d: (list(d.values()), tuple(d)),
@@ -480,6 +484,79 @@ class PyTreeDef:
 
     def __reduce__(self):
         return (PyTreeDef, (self._spec, self._num_leaves))
+
+    def serialize_using_proto(self) -> bytes:
+        """This structure as jaxlib's ``PyTreeDefProto`` message (built-in nodes only: tuples,
+        lists, None and dicts with string keys)."""
+        nodes, strings = [], {}
+
+        def go(spec):
+            if spec is None:
+                nodes.append((pytree_proto.LEAF, 0, ()))
+                return
+            node, aux, children = spec
+            kind = _PROTO_KINDS.get(node)
+            if kind is None:
+                raise ValueError("User-defined nodes are not supported when serializing pytrees "
+                                 "as protocol buffers. You should either convert the "
+                                 "user-defined nodes to another type or use pickle instead.")
+            for c in children:
+                go(c)
+            keys = ()
+            if node is _DICT:
+                if not all(type(k) is str for k in aux):
+                    raise ValueError("Only string keys are supported in proto pytree "
+                                     "serialization.")
+                keys = [strings.setdefault(k, len(strings)) for k in aux]
+            nodes.append((kind, len(children), keys))
+        go(self._spec)
+        return pytree_proto.encode(nodes, list(strings))
+
+    @staticmethod
+    def deserialize_using_proto(registry: "PyTreeRegistry", data: bytes) -> "PyTreeDef":
+        """The structure ``serialize_using_proto`` wrote (ValueError if ``data`` is not one)."""
+        if not isinstance(registry, PyTreeRegistry):
+            raise TypeError(f"deserialize_using_proto: expected a PyTreeRegistry, got {registry!r}")
+        nodes, strings = pytree_proto.decode(data)
+        by_kind = {kind: node for node, kind in _PROTO_KINDS.items()}
+        stack: list = []
+        for kind, arity, keys in nodes:
+            if kind == pytree_proto.LEAF and not arity:
+                stack.append(None)
+                continue
+            if kind not in by_kind:
+                raise ValueError("Malformed pytree proto (invalid node type)")
+            node = by_kind[kind]
+            if (arity > len(stack) or (node is _NONE and arity) or any(
+                    k >= len(strings) for k in keys)
+                    or len(keys) != (arity if node is _DICT else 0)):
+                raise ValueError(pytree_proto.DECODE_ERROR)
+            children = tuple(stack[len(stack) - arity:])
+            del stack[len(stack) - arity:]
+            stack.append((node, tuple(strings[k] for k in keys) if node is _DICT else None,
+                          children))
+        if len(stack) != 1:
+            raise RuntimeError("PyTreeDef traversal did not yield a singleton.")
+        return PyTreeDef(stack[0], _count_leaves(stack[0]))
+
+    @staticmethod
+    def from_node_data_and_children(registry: "PyTreeRegistry", node_data,
+                                    children: Iterable["PyTreeDef"]) -> "PyTreeDef":
+        """The treedef whose root is ``node_data`` (as ``node_data()`` gives it; None: a leaf)
+        over the ``children`` treedefs."""
+        children = list(children)
+        if not all(isinstance(c, PyTreeDef) for c in children):
+            raise TypeError("from_node_data_and_children: children must be PyTreeDefs, got "
+                            f"{children!r}")
+        if node_data is None:
+            return PyTreeDef(None, 1)
+        nodetype, aux = node_data
+        node = _node_of(nodetype)
+        if node is None:
+            raise ValueError(f"from_node_data_and_children: {nodetype} is not registered as a "
+                             "pytree node.")
+        spec = (node, tuple(aux) if node is _DICT else aux, tuple(c._spec for c in children))
+        return PyTreeDef(spec, sum(c._num_leaves for c in children))
 
     def unflatten(self, leaves: Iterable[Any]) -> Any:
         """Rebuild the pytree with this structure from `leaves` (in flattening order)."""
