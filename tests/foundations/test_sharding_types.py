@@ -31,6 +31,10 @@ def test_unconstrained_entries():
   mesh = Mesh(np.array(xjax.devices()[:1]), ("x",))
   s = NamedSharding(mesh, P("x", u))   # an unconstrained dimension names no mesh axis
   assert s.shard_shape((4, 4)) == (4, 4)
+  for what in ("in_shardings", "out_shardings"):   # only constraints take it (as JAX)
+    with pytest.raises(ValueError, match=f"Unconstrained dims are not allowed when passed to "
+                                         f"{what}: NamedSharding"):
+      xjax.jit(lambda a: a, **{what: s})
 
 
 def test_the_sharding_in_an_arrays_type_is_replicated():

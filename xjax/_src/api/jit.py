@@ -28,8 +28,8 @@ from xjax._src.execution import dispatch, spmd
 from xjax._src.foundations import dtypes, monitoring, retracing
 from xjax._src.foundations.dtypes import canonicalize_dtype
 from xjax._src.foundations.layout import Format, Layout
-from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, Sharding,
-                                            SingleDeviceSharding, context_mesh)
+from xjax._src.foundations.sharding import (UNCONSTRAINED, NamedSharding, PartitionSpec,
+                                            Sharding, SingleDeviceSharding, context_mesh)
 from xjax._src.api.stages import ArgInfo
 from xjax._src.foundations.errors import api_boundary, remove_internal_frames
 from xjax._src.interpreters import ad, batching
@@ -513,6 +513,10 @@ class PjitFunction:
     self._keep_unused = bool(keep_unused)
     self._shardings = (in_shardings, out_shardings) if (
         in_shardings is not None or out_shardings is not None) else None
+    for what, tree in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
+      for s in tree_util.tree_leaves(tree, is_leaf=lambda s: isinstance(s, Sharding)):
+        if isinstance(s, NamedSharding) and UNCONSTRAINED in s.spec:  # (a program's own)
+          raise ValueError(f"Unconstrained dims are not allowed when passed to {what}: {s!r}")
     # A bare PartitionSpec needs a context mesh (jax.set_mesh) when called.
     self._bare_spec = next((name for name, tree in (("in_shardings", in_shardings),
                                                     ("out_shardings", out_shardings))
