@@ -91,10 +91,14 @@ class ShapedArray:
       self._sharding = None
       self._hash = hash((self.shape, self.dtype, self.weak_type))
     else:
-      self._sharding = type_sharding(sharding, len(self.shape))
-      self._hash = hash((self.shape, self.dtype, self.weak_type, self._sharding))
-      if self._sharding is not None:
-        sharded_types[0] = True
+      ndim = len(self.shape)
+      if getattr(sharding, "_type_of_ndim", None) != ndim:  # not already a type's
+        sharding = type_sharding(sharding, ndim)
+        if sharding is not None:
+          sharding._type_of_ndim = ndim
+          sharded_types[0] = True
+      self._sharding = sharding
+      self._hash = hash((self.shape, self.dtype, self.weak_type, sharding))
     if manual_axis_type or memory_space is not MemorySpace.Device:
       _check_type_extras(manual_axis_type, memory_space)
 
