@@ -6,9 +6,9 @@ import enum
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.foundations.sharding import (ManualAxisType, NamedSharding, PartitionSpec,
-                                            ShardingTypeError,
-                                            replicated_type_sharding, type_sharding)
+from xjax._src.foundations.sharding import (ManualAxisType, ShardingTypeError,
+                                            replicated_type_sharding, type_sharding,
+                                            typed_sharding)
 
 
 class MemorySpace(enum.Enum):
@@ -68,7 +68,7 @@ def result_sharding(name: str, avals, shape, dtype, parts):
     raise ShardingTypeError(f"{name} operation with inputs: "
                             f"{', '.join(a.str_short() for a in avals)} produces an illegally "
                             f"sharded result: {dtypes.short_name(dtype)}[{shown}]")
-  return NamedSharding(mesh_of(avals), PartitionSpec(*parts))
+  return typed_sharding(mesh_of(avals), parts)
 
 
 class ShapedArray:
@@ -91,12 +91,9 @@ class ShapedArray:
       self._sharding = None
       self._hash = hash((self.shape, self.dtype, self.weak_type))
     else:
-      ndim = len(self.shape)
-      if getattr(sharding, "_type_of_ndim", None) != ndim:  # not already a type's
-        sharding = type_sharding(sharding, ndim)
-        if sharding is not None:
-          sharding._type_of_ndim = ndim
-          sharded_types[0] = True
+      sharding = type_sharding(sharding, len(self.shape))
+      if sharding is not None:
+        sharded_types[0] = True
       self._sharding = sharding
       self._hash = hash((self.shape, self.dtype, self.weak_type, sharding))
     if manual_axis_type or memory_space is not MemorySpace.Device:

@@ -631,6 +631,8 @@ def type_sharding(sharding, ndim: int) -> "NamedSharding | None":
   types): a NamedSharding over the abstract mesh whose spec keeps, for each of the ``ndim``
   dimensions, the Explicit mesh axes it is split over; None when it names none (the type is
   then unsharded, as every type is outside an Explicit mesh)."""
+  if getattr(sharding, "_type_of_ndim", None) == ndim:  # already a type's (made here)
+    return sharding
   if type(sharding) is PartitionSpec:  # over the context mesh (JAX's out_sharding=P(...))
     mesh = get_abstract_mesh()
     if mesh.empty:
@@ -651,7 +653,16 @@ def type_sharding(sharding, ndim: int) -> "NamedSharding | None":
         part, (tuple, list)) else kept)
   if all(p is None for p in parts):
     return None
-  return NamedSharding(mesh, PartitionSpec(*parts))
+  return typed_sharding(mesh, parts)
+
+
+def typed_sharding(mesh: AbstractMesh, parts) -> NamedSharding:
+  """The type sharding splitting each dimension over the Explicit axes ``parts`` names
+  (checked already: distinct axes of ``mesh``), marked as a type's for its rank."""
+  sharding = object.__new__(NamedSharding)
+  sharding.mesh, sharding.spec, sharding._memory_kind = mesh, PartitionSpec(*parts), None
+  sharding._type_of_ndim = len(parts)
+  return sharding
 
 
 def replicated_type_sharding(ndim: int) -> NamedSharding:
