@@ -1,5 +1,6 @@
 """A Griffe extension for the API reference (mkdocs.yml, mkdocstrings `extensions:`): no memory
-addresses and no docstrings of Python's (or NumPy's) own types on xjax's module attributes.
+addresses and no docstrings of Python's (or NumPy's) own types on xjax's module attributes, and
+the indented code in module docstrings shown as code.
 
 The reference inspects the imported modules, so an attribute holding a float, a frozenset or a
 `types.SimpleNamespace` would be shown with that type's docstring ("Convert a string or number to
@@ -42,6 +43,35 @@ DESCRIPTIONS = {
 }
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_CODE_INDENT = "    "
+
+
+def _fenced_module_docstring(text):
+  """A module docstring (summary on its first line, written at column 0) with each run of lines
+  indented by four spaces as a fenced Python block, or None when it has no such run.
+
+  `inspect.cleandoc` would strip the indentation of a docstring whose body is all code (xjax's
+  own: `import xjax as jax` ...), and the code would read as one line of text."""
+  lines = text.splitlines()
+  if not lines or not lines[0].strip():
+    return None
+  out, code, blocks = [], [], 0
+  for line in [*lines, None]:                   # None: the end
+    if line is not None and line.startswith(_CODE_INDENT) and line.strip():
+      if not code and out and out[-1].strip():
+        return None            # an indented line continuing a paragraph, not code
+      code.append(line[len(_CODE_INDENT):])
+    elif code and line is not None and not line.strip():
+      code.append("")
+    else:
+      if code:
+        while not code[-1].strip():
+          code.pop()
+        out += ["```python", *code, "```", ""]
+        code, blocks = [], blocks + 1
+      if line is not None:
+        out.append(line)
+  return "\n".join(out).strip() if blocks else None
 
 
 def _foreign_docstring(obj, docstring):
@@ -53,7 +83,15 @@ def _foreign_docstring(obj, docstring):
 
 
 class ReadableValues(griffe.Extension):
-  """Values without memory addresses; attributes described here rather than by their type."""
+  """Values without memory addresses; attributes described here rather than by their type; code
+  in module docstrings as code."""
+
+  def on_module_instance(self, *, node, mod, agent, **kwargs):
+    del agent, kwargs
+    text = getattr(node.obj, "__doc__", None)
+    fenced = _fenced_module_docstring(text) if isinstance(text, str) else None
+    if fenced is not None:
+      mod.docstring = griffe.Docstring(fenced, parent=mod)
 
   def on_attribute_instance(self, *, node, attr, agent, **kwargs):
     del agent, kwargs

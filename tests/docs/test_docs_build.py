@@ -104,3 +104,13 @@ def test_api_pages_are_grouped_and_small(site):
   assert 0 < random.index("Key creation and manipulation") < random.index("Random samplers")
   for family in ("control-flow", "parallel", "classes"):
     assert f'id="xjax.lax.' in (site / "api/lax" / family / "index.html").read_text()
+
+
+@pytest.mark.slow
+def test_module_docstring_code_is_a_code_block(site):
+  """xjax's docstring (`import xjax as jax` indented under its summary) shows as highlighted code,
+  not one line of text; so does xjax.random's example."""
+  for page, line in (("xjax", "import xjax.numpy as jnp"), ("random", "x = xjax.random.normal(subkey, (3,))")):
+    text = (site / "api" / page / "index.html").read_text()
+    block = text.split('<div class="language-python highlight">', 1)[1].split("</pre>", 1)[0]
+    assert line in re.sub(r"<[^>]+>", "", html.unescape(block)), (page, block)
