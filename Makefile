@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test test-latest bench docs ecosystem
+.PHONY: setup demo test test-latest bench docs docs-check ecosystem
 
 # the lower bound of every dependency range (requirements/lower-bounds.txt)
 $(VENV)/.installed: pyproject.toml requirements/lower-bounds.txt
@@ -31,6 +31,12 @@ test-latest:
 # the documentation site (guide, API reference from docstrings) in build/docs; warnings are errors
 docs: setup
 	$(PY) -m mkdocs build --strict
+
+# the API pages in headless Chromium (tools/check_api_pages.py): built, served locally, each
+# checked for its headings, console errors and failed requests; screenshots in build/api-check
+# (not in `make test`: CI has no browser)
+docs-check: setup
+	$(PY) tools/check_api_pages.py
 
 bench: setup
 	for f in benchmarks/*.py; do $(PY) $$f; done
