@@ -54,7 +54,10 @@ def test_every_public_name_is_in_exactly_one_family(module_name):
       listed += members
   public = _public_names(module_name)
   assert not sorted(public - set(listed)), "names on no family's page: add them to one"
-  assert not sorted(set(listed) - public), "names listed that the module does not have"
+  # the narrowest dtypes (int1, uint1, ...) exist where the installed ml_dtypes has them
+  ml_dtypes = importlib.import_module("ml_dtypes")
+  absent = {name for name in set(listed) - public if not hasattr(ml_dtypes, name)}
+  assert not sorted(set(listed) - public - absent), "names listed that the module does not have"
   assert len(listed) == len(set(listed)), sorted({n for n in listed if listed.count(n) > 1})
   assert len(public) > 40
 
