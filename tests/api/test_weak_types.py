@@ -99,6 +99,22 @@ CASES = {
     "gather_fill": (lambda: lax.gather(jnp.full(3, 0.5), jnp.array([[1], [5]]),
                                        lax.GatherDimensionNumbers((), (0,), (0,)), (1,),
                                        mode="fill", fill_value=2.), [0.5, 2.0], [True]),
+    # a rule's constant (JAX's _const) is weak only for a weakly typed scalar operand ...
+    "square_jvp_weak_scalar": (lambda: xjax.jvp(lax.square, (W,), (jnp.asarray(1.0),)),
+                               [0.49, 1.4], [True, True]),
+    "square_grad_weak_array": (lambda: xjax.grad(lambda x: jnp.sum(lax.square(x)))(W3),
+                               [1.4] * 3, [False]),
+    # (under grad(vmap(f)) the rule sees the whole batch)
+    "square_grad_vmap": (lambda: xjax.grad(lambda x: jnp.sum(xjax.vmap(lax.square)(x)))(W3),
+                         [1.4] * 3, [False]),
+    "atan_grad_weak_array": (lambda: xjax.grad(lambda x: jnp.sum(jnp.arctan(x)))(W3),
+                             [0.6711409091949463] * 3, [False]),
+    "digamma_jvp_weak_array": (lambda: xjax.jvp(lax.digamma, (W3,), (jnp.ones(3),)),
+                               [-1.2200233936309814] * 3 + [2.8340487480163574] * 3,
+                               [True, False]),
+    # ... but a one (JAX's _one, a full_like) keeps the operand's weak type whatever its rank
+    "tanh_grad_weak_array": (lambda: xjax.grad(lambda x: jnp.sum(jnp.tanh(x)))(W3),
+                             [0.6347395777702332] * 3, [True]),
 }
 
 

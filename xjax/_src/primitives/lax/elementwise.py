@@ -339,11 +339,11 @@ logistic_p = _unary("logistic", "stablehlo.logistic",
                     jvp2=lambda t, y, x: mul(t, mul(y, sub(_one(y), y))))
 sin_p = _unary("sin", "stablehlo.sine", jvp=lambda t, x: mul(t, cos(x)))
 cos_p = _unary("cos", "stablehlo.cosine", jvp=lambda t, x: neg(mul(t, sin(x))))
-tan_p = _unary("tan", "stablehlo.tan", jvp2=lambda t, y, x: mul(t, add(_one(y), square(y))))
-asin_p = _unary("asin", "chlo.asin", jvp=lambda t, x: mul(t, rsqrt(sub(_one(x), square(x)))))
+tan_p = _unary("tan", "stablehlo.tan", jvp2=lambda t, y, x: mul(t, add(_const(y, 1), square(y))))
+asin_p = _unary("asin", "chlo.asin", jvp=lambda t, x: mul(t, rsqrt(sub(_const(x, 1), square(x)))))
 acos_p = _unary("acos", "chlo.acos",
-                jvp=lambda t, x: mul(t, neg(rsqrt(sub(_one(x), square(x))))))
-atan_p = _unary("atan", "chlo.atan", jvp=lambda t, x: div(t, add(_one(x), square(x))))
+                jvp=lambda t, x: mul(t, neg(rsqrt(sub(_const(x, 1), square(x))))))
+atan_p = _unary("atan", "chlo.atan", jvp=lambda t, x: div(t, add(_const(x, 1), square(x))))
 sinh_p = _unary("sinh", "chlo.sinh", jvp=lambda t, x: mul(t, cosh(x)))
 cosh_p = _unary("cosh", "chlo.cosh", jvp=lambda t, x: mul(t, sinh(x)))
 asinh_p = _unary("asinh", "chlo.asinh", jvp=lambda t, x: mul(t, rsqrt(add(square(x), _one(x)))))
@@ -364,9 +364,9 @@ erf_inv_p = _unary("erf_inv", "chlo.erf_inv", _float, jvp2=lambda t, y, x: mul(
     _const(y, np.sqrt(np.pi) / 2), mul(t, exp(square(y)))))
 lgamma_p = _unary("lgamma", "chlo.lgamma", _float, jvp=lambda t, x: mul(t, digamma(x)))
 digamma_p = _unary("digamma", "chlo.digamma", _float,
-                   jvp=lambda t, x: mul(t, polygamma(_one(x), x)))
+                   jvp=lambda t, x: mul(t, polygamma(_const(x, 1), x)))
 polygamma_p = _binary("polygamma", "chlo.polygamma", _float,
-                      [None, lambda t, m, x: mul(t, polygamma(add(m, _one(m)), x))])
+                      [None, lambda t, m, x: mul(t, polygamma(add(m, _const(m, 1)), x))])
 bessel_i0e_p = _unary("bessel_i0e", "chlo.bessel_i0e", _float, jvp2=lambda t, y, x: mul(
     t, sub(bessel_i1e(x), mul(sign(x), y))), lowering=lowering_from(lambda x: _bessel_i0e_impl(x)))
 bessel_i1e_p = _unary("bessel_i1e", "chlo.bessel_i1e", _float, jvp2=lambda t, y, x: mul(
@@ -1004,11 +1004,16 @@ def mulhi(x, y, /):
 # Private helpers used by the rules above
 
 def _const(like, value):
-  """``value`` as a scalar of ``like``'s type, weak type included (a Python scalar where
-  ``like`` is weak), as JAX's rules build constants with ``full_like``."""
+  """``value`` as a scalar of ``like``'s dtype: a (weak) Python scalar where ``like`` is a weakly
+  typed scalar whose dtype a Python scalar takes, else a strong NumPy scalar -- as JAX's rule
+  constants, so a rule applied to a weak array (a batched one under ``grad(vmap)``) is strong."""
   aval = get_aval(like)
   c = np.asarray(value, dtype=aval.dtype)[()]
-  return c.item() if aval.weak_type else c
+  if aval.weak_type and not aval.shape:
+    py = c.item()
+    if dtypes.canonicalize_dtype(dtypes.python_scalar_dtypes[type(py)]) == aval.dtype:
+      return py
+  return c
 
 
 def _const_dtype(value, dtype):
@@ -1016,7 +1021,10 @@ def _const_dtype(value, dtype):
 
 
 def _one(like):
-  return _const(like, 1)
+  """1 of ``like``'s dtype and weak type, whatever its rank (as JAX's rules' ``_one``)."""
+  aval = get_aval(like)
+  c = np.asarray(1, dtype=aval.dtype)[()]
+  return c.item() if aval.weak_type else c
 
 
 def _zeros_like_value(x):
