@@ -452,8 +452,9 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     traced = [i for i, ax in enumerate(axes) if ax is not None]
     for i in traced:
       if not is_valid_value(given[i]):
-        raise TypeError(f"Argument '{given[i]}' of type {type(given[i])} is not a valid "
-                        f"JAX type")
+        kind = type(given[i])  # quoted but for strings, as JAX's two messages
+        kind = kind if isinstance(given[i], str) else f"'{kind}'"
+        raise TypeError(f"Argument '{given[i]}' of type {kind} is not a valid JAX type")
     all_leaves = [_as_value(given[i]) for i in traced]
     leaf_names = _leaf_names(fun, args, kwargs)
     names = [leaf_names[i] for i in traced]
