@@ -155,9 +155,15 @@ def _with_type_shardings(prim: Primitive, avals, out, params):
   shardings = rule(*avals, **params)
   if not prim.multiple_results:
     shardings = [shardings]
-  typed = [o.update(sharding=s) if type(o) is ShapedArray and (
-      s is not None or o._sharding is not None) else o for o, s in zip(outs, shardings)]
+  typed = [_typed(o, s) for o, s in zip(outs, shardings)]
   return typed if prim.multiple_results else typed[0]
+
+
+def _typed(aval, sharding):
+  """``aval`` with the type sharding ``sharding`` (None: unsharded)."""
+  if type(aval) is not ShapedArray or aval._sharding is sharding:
+    return aval
+  return aval.update(sharding=sharding)
 
 
 def _checked_abstract_eval(prim: Primitive, rule: Callable) -> Callable:

@@ -318,8 +318,11 @@ class AbstractMesh(_MeshShape):
     return (isinstance(other, AbstractMesh) and other.axis_sizes == self.axis_sizes
             and other.axis_names == self.axis_names and other.axis_types == self.axis_types)
 
-  def __hash__(self) -> int:
-    return hash((self.axis_sizes, self.axis_names, self.axis_types))
+  def __hash__(self) -> int:  # computed once: types hash their meshes at every operation
+    h = self.__dict__.get("_hash")
+    if h is None:
+      h = self._hash = hash((self.axis_sizes, self.axis_names, self.axis_types))
+    return h
 
   def __repr__(self) -> str:
     d = self.abstract_device
@@ -611,8 +614,11 @@ class NamedSharding(TilingSharding):
     return (isinstance(other, NamedSharding) and other.mesh == self.mesh
             and other.spec == self.spec)
 
-  def __hash__(self) -> int:
-    return hash((self.mesh, self.spec))
+  def __hash__(self) -> int:  # computed once: types hash their shardings
+    h = self.__dict__.get("_hash")
+    if h is None:
+      h = self._hash = hash((self.mesh, self.spec))
+    return h
 
   def __repr__(self) -> str:
     if isinstance(self.mesh, AbstractMesh):

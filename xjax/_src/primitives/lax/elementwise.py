@@ -44,6 +44,16 @@ def broadcasting_sharding_rule(name: str):
   dimension, the Explicit axes its operands are split over, which must agree where given
   (an unsharded or broadcast operand takes the others' layout)."""
   def rule(*avals, **params):
+    sharding, shape = None, None  # the common case: one type sharding over operands of
+    for a in avals:               # one shape, and scalars
+      s = getattr(a, "_sharding", None)
+      if s is not None and (sharding is None or s is sharding or s == sharding):
+        sharding, shape = s, a.shape
+      elif s is not None:
+        break
+    else:
+      if builtins.all(a.shape == shape or not a.shape for a in avals):
+        return sharding
     ndim = builtins.max(a.ndim for a in avals)
     specs = [spec_of(a) for a in avals]
     out = []
