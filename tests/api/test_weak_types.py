@@ -115,6 +115,11 @@ CASES = {
     # ... but a one (JAX's _one, a full_like) keeps the operand's weak type whatever its rank
     "tanh_grad_weak_array": (lambda: xjax.grad(lambda x: jnp.sum(jnp.tanh(x)))(W3),
                              [0.6347395777702332] * 3, [True]),
+    # a function JAX jits (nn.standardize) is a jit call under eager grad too: its transpose
+    # sums the cotangents with add_any inside the call, keeping the first one's weak type
+    "jitted_library_function_grad": (lambda: xjax.grad(lambda x, y: jnp.sum(
+        xjax.nn.standardize(jnp.stack([x, y, 0.1])) ** 3), argnums=(0, 1))(0.7, 0.5),
+        [6.624612808227539, -9.938291549682617], [True, True]),
 }
 
 

@@ -1104,15 +1104,6 @@ class Compiled(_Signature):
     return tree_util.tree_unflatten(entry.out_tree, outs)
 
 
-def _staging(trace) -> bool:
-  """Whether ``trace`` or a trace below it stages a jaxpr (jit, make_jaxpr, a loop body;
-  not the partial evaluation of eager grad)."""
-  while trace is not None and (not isinstance(trace, DynamicJaxprTrace)
-                               or isinstance(trace, ad.PartialEvalTrace)):
-    trace = trace.parent
-  return trace is not None
-
-
 def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=None,
         donate_argnums=None, donate_argnames=None, keep_unused: bool = False, device=None,
         backend=None, inline: bool = False, in_shardings=None, out_shardings=None,
@@ -1158,12 +1149,12 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
   """``fun``, a library function built from primitives, run as one compiled program per
   argument signature when called on concrete values (as JAX jits its ``jax.numpy``).
   Traced, it runs inline, so jaxprs show its primitives, but for the functions JAX jits
-  (``staged``: the name JAX's jaxprs give the call): traced into a jaxpr (make_jaxpr, jit,
-  a loop body, ... also through grad or vmap), these stage a nested ``jit`` equation of
-  that name, as JAX does; under eager grad or vmap they still run inline, which saves
-  transforming a nested jaxpr per call.  A non-hashable value for a static parameter runs
-  it op by op instead, or, with ``hashable_statics`` (functions JAX jits with those
-  parameters as they are given), raises JAX's ValueError."""
+  (``staged``: the name JAX's jaxprs give the call): under any transformation (make_jaxpr,
+  jit, a loop body, eager grad or vmap) these are a nested ``jit`` call of that name, as in
+  JAX, so weak types follow a call's rules (its transpose sums cotangents inside the call).
+  A non-hashable value for a static parameter runs it op by op instead, or, with
+  ``hashable_statics`` (functions JAX jits with those parameters as they are given), raises
+  JAX's ValueError."""
   if fun is None:
     return functools.partial(compiled_when_eager, static_argnames=static_argnames,
                              hashable_statics=hashable_statics, staged=staged)
@@ -1172,7 +1163,7 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
   @wraps(fun)
   def call(*args, **kwargs):
     trace = current_trace()
-    if trace is eval_trace or (staged is not None and _staging(trace)):
+    if trace is eval_trace or staged is not None:
       try:
         return jitted(*args, **kwargs)
       except NonHashableStaticError:
