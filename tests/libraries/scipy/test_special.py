@@ -389,3 +389,31 @@ def test_complex_loggamma_float64(x64):
   rng = np.random.default_rng(2)
   z = rng.uniform(-40, 40, 500) + 1j * rng.uniform(-40, 40, 500)
   np.testing.assert_allclose(xs.loggamma(z), ss.loggamma(z), rtol=1e-11, atol=1e-11)
+
+
+# Derivatives' values and weak types recorded from JAX 0.10.2: its rules use lax's arithmetic
+# (a weak operand meets a strong one unconverted, so cotangents stay strong) or cast the term.
+_W = jnp.asarray(0.7)
+DERIVATIVE_WEAK_TYPES = {
+    "logsumexp_grad": (lambda: jax.grad(lambda x, y: xs.logsumexp(jnp.stack([x, y])),
+                                        argnums=(0, 1))(0.7, 0.5),
+                       [0.5498339533805847, 0.4501659870147705], [False, False]),
+    "log_ndtr_grad": (lambda: jax.grad(xs.log_ndtr)(0.7), [0.4119247496128082], [False]),
+    "log_ndtr_grad_grad": (lambda: jax.grad(jax.grad(xs.log_ndtr))(_W),
+                           [-0.4580293297767639], [False]),
+    "xlogy_jvp": (lambda: jax.jvp(xs.xlogy, (0.7, 0.5), (1.0, 1.0)),
+                  [-0.4852030277252197, 0.7068527936935425], [True, False]),
+    "xlog1py_jvp": (lambda: jax.jvp(xs.xlog1py, (0.7, 0.5), (1.0, 1.0)),
+                    [0.2838255763053894, 0.8721317648887634], [True, False]),
+    "exp1_jvp": (lambda: jax.jvp(xs.exp1, (0.7,), (1.0,)),
+                 [0.3737689256668091, -0.7094075679779053], [False, False]),
+}
+
+
+@pytest.mark.parametrize("name", DERIVATIVE_WEAK_TYPES)
+def test_derivative_weak_types_as_jax(name):
+  fun, values, weak = DERIVATIVE_WEAK_TYPES[name]
+  leaves = jax.tree_util.tree_leaves(fun())
+  np.testing.assert_allclose(np.concatenate([np.ravel(x) for x in leaves]), values, rtol=1e-5)
+  assert [jax.typeof(x).dtype for x in leaves] == [np.float32] * len(leaves)
+  assert [jax.typeof(x).weak_type for x in leaves] == weak

@@ -131,3 +131,27 @@ def test_python_scalar_arguments_keep_weak_types_as_the_reference():
   assert not out.weak_type
   np.testing.assert_array_equal(out, [0.0, 1.0])
   np.testing.assert_allclose(xs.chi2.pdf(2.0, 3.0), ss.chi2.pdf(2.0, 3.0), rtol=1e-6)
+
+
+# Gradients' values and weak types recorded from JAX 0.10.2 (log_ndtr's rule in lax's
+# arithmetic; truncnorm's functions are jitted calls, as JAX's).
+GRAD_WEAK_TYPES = {
+    "norm_logcdf": (lambda: jax.grad(xs.norm.logcdf, argnums=(0, 1, 2))(0.7, 0.1, 1.2),
+                    [0.4243003726005554, -0.4243003726005554, -0.21215017139911652],
+                    [False] * 3),
+    "truncnorm_cdf": (lambda: jax.grad(xs.truncnorm.cdf, argnums=(0, 1, 2))(0.3, -1., 2.),
+                      [0.46590566635131836, -0.1297563910484314, -0.037003129720687866],
+                      [True] * 3),
+    "truncnorm_logpdf": (lambda: jax.grad(xs.truncnorm.logpdf, argnums=(0, 1, 2, 3, 4))(
+        0.3, -1., 2., 0.1, 1.2), [-0.1388888955116272, 0.29559287428855896,
+                                  -0.06595568358898163, 0.1388888955116272,
+                                  -0.8101851344108582], [False, True, True, False, False]),
+}
+
+
+@pytest.mark.parametrize("name", GRAD_WEAK_TYPES)
+def test_grad_weak_types_as_jax(name):
+  fun, values, weak = GRAD_WEAK_TYPES[name]
+  leaves = jax.tree_util.tree_leaves(fun())
+  np.testing.assert_allclose(np.concatenate([np.ravel(x) for x in leaves]), values, rtol=1e-5)
+  assert [jax.typeof(x).weak_type for x in leaves] == weak

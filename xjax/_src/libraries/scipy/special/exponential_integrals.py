@@ -95,7 +95,8 @@ def _exp1(x):
   return jnp.where(pos & (x < np.inf), out, jnp.where(x == 0, np.inf, np.nan))
 
 
-_exp1.defjvps(lambda g, ans, x: -g * jnp.exp(-x) / x)
+# the term is -g E0(x), E0 strong as E1 is (as JAX's, which differentiates expn)
+_exp1.defjvps(lambda g, ans, x: lax.mul(lax.neg(g), jnp.astype(jnp.exp(-x) / x, ans.dtype)))
 
 
 def exp1(x):

@@ -22,7 +22,16 @@ def _xlogy(x, y):
   return _x_times(lax.log)(x, y)
 
 
-_xlogy.defjvp(lambda p, t: (_xlogy(*p), (t[0] * lax.log(p[1]) + t[1] * p[0] / p[1])))
+def _x_times_jvp(fun, log_fn, arg_fn):
+  """The JVP of ``fun``, x * log_fn(y) with log_fn' = 1 / arg_fn: the term is cast to the
+  result's dtype, so strong (as JAX's rule)."""
+  def jvp(p, t):
+    (x, y), out = p, fun(*p)
+    return out, jnp.astype(t[0] * log_fn(y) + t[1] * x / arg_fn(y), out.dtype)
+  return jvp
+
+
+_xlogy.defjvp(_x_times_jvp(_xlogy, lax.log, lambda y: y))
 
 
 @custom_jvp
@@ -30,7 +39,7 @@ def _xlog1py(x, y):
   return _x_times(lax.log1p)(x, y)
 
 
-_xlog1py.defjvp(lambda p, t: (_xlog1py(*p), (t[0] * lax.log1p(p[1]) + t[1] * p[0] / (1 + p[1]))))
+_xlog1py.defjvp(_x_times_jvp(_xlog1py, lax.log1p, lambda y: 1 + y))
 
 
 def xlogy(x, y):

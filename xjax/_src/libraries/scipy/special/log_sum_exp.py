@@ -49,14 +49,16 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
   amax = jnp.max(jnp.real(a), axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
   amax = lax.stop_gradient(where_inline(jnp.isfinite(amax), amax, jnp.zeros_like(amax)))
   amax_b = amax if keepdims else jnp.expand_dims(amax, dims)
-  exp_a = jnp.exp(a - amax_b.astype(a.dtype))
+  # lax's arithmetic, as JAX's: a weak ``a`` meets the strong max without a conversion, so
+  # its cotangent stays strong
+  exp_a = lax.exp(lax.sub(a, amax_b.astype(a.dtype)))
   if b is not None:
-    exp_a = exp_a * b
+    exp_a = lax.mul(exp_a, b)
   total = jnp.sum(exp_a, axis=dims, keepdims=keepdims, where=where)
-  sign = jnp.sign(total)
+  sign = lax.sign(total)
   if return_sign or not complex_in:
     total = jnp.abs(total)
-  out = jnp.log(total) + amax.astype(total.dtype)
+  out = lax.add(lax.log(total), amax.astype(total.dtype))
   if return_sign:
     return out, sign
   if b is not None and not complex_in:

@@ -6,6 +6,7 @@ import numpy as np
 
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import _const
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import float_array, inexact_arrays
 from xjax._src.libraries.scipy.special.faddeeva import _erfcx
@@ -41,7 +42,9 @@ def ndtr(x):
 
 
 def _norm_logpdf(x):
-  return -0.5 * x * x - _LOG_SQRT_2PI
+  # lax's arithmetic on rule constants, as JAX's: a weak x is not converted (its
+  # cotangents through log_ndtr's rule stay strong)
+  return lax.sub(lax.mul(_const(x, -0.5), lax.square(x)), _const(x, _LOG_SQRT_2PI))
 
 
 # Below these, log_ndtr uses the asymptotic series of the requested order.
@@ -88,7 +91,8 @@ def _log_ndtr(x, order):
   @custom_jvp
   def f(x):
     return _log_ndtr_impl(x, order)
-  f.defjvps(lambda g, ans, x: g * jnp.exp(_norm_logpdf(x) - ans))
+  # lax's arithmetic, as JAX's rule: no conversion of a weak x or g, so the term is strong
+  f.defjvps(lambda g, ans, x: lax.mul(g, lax.exp(lax.sub(_norm_logpdf(x), ans))))
   return f(x)
 
 

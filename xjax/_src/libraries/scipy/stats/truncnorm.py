@@ -2,6 +2,7 @@
 import numpy as np
 
 from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 from xjax._src.libraries.scipy.special.log_sum_exp import logsumexp
@@ -26,11 +27,12 @@ def _log_mass(a, b):
   return jnp.where(central, jnp.log1p(-ndtr(a) - ndtr(-b)), tail)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="logpdf")
 def logpdf(x, a, b, loc=0, scale=1):
   x, a, b, loc, scale = inexact_arrays("truncnorm.logpdf", x, a, b, loc, scale)
-  out = norm.logpdf(x, loc, scale) - _log_mass(a, b)
-  z = (x - loc) / scale
+  # lax's arithmetic, as JAX's: weak operands meet strong ones unconverted
+  out = lax.sub(norm.logpdf(x, loc, scale), _log_mass(a, b))
+  z = lax.div(lax.sub(x, loc), scale)
   out = jnp.where((z < a) | (z > b), -np.inf, out)
   return jnp.where(a >= b, np.nan, out)
 
@@ -39,30 +41,30 @@ def pdf(x, a, b, loc=0, scale=1):
   return jnp.exp(logpdf(x, a, b, loc, scale))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="logcdf")
 def logcdf(x, a, b, loc=0, scale=1):
   x, a, b, loc, scale = inexact_arrays("truncnorm.logcdf", x, a, b, loc, scale)
   x, a, b = jnp.broadcast_arrays(x, a, b)
-  z = (x - loc) / scale
+  z = lax.div(lax.sub(x, loc), scale)
   total = _log_mass(a, b)
   below = _log_mass(a, z) - total
   above = _log_mass(z, b) - total
-  out = jnp.where(z >= b, 0.0, jnp.where(z <= a, -np.inf, jnp.where(
-      below > -0.1, jnp.log1p(-jnp.exp(above)), below)))
-  return jnp.where(a >= b, np.nan, out).astype(z.dtype)
+  out = jnp.select([z >= b, z <= a, below > -0.1, z > a],
+                   [0, -np.inf, jnp.log1p(-jnp.exp(above)), below])
+  return jnp.where(a >= b, np.nan, out)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="cdf")
 def cdf(x, a, b, loc=0, scale=1):
   return jnp.exp(logcdf(x, a, b, loc, scale))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="logsf")
 def logsf(x, a, b, loc=0, scale=1):
   x, a, b, loc, scale = inexact_arrays("truncnorm.logsf", x, a, b, loc, scale)
   return logcdf(-x, -b, -a, -loc, scale)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="sf")
 def sf(x, a, b, loc=0, scale=1):
   return jnp.exp(logsf(x, a, b, loc, scale))
