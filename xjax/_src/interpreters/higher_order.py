@@ -230,9 +230,14 @@ class _CallRules:
 
   def transpose(self, cts, *args, **params):
     linear = [ad.is_undefined(x) for x in args]
-    cts = [ad.instantiate(c) for c in cts]
+    # Outputs whose cotangent is a symbolic zero take none (as JAX's jit prunes them): an
+    # instantiated zero times a rule's infinite term (eigh's 1/(w_i - w_j) of repeated
+    # eigenvalues, for eigenvectors no one uses) would be NaN.
+    zero_cts = [type(c) is Zero for c in cts]
+    cts = [c for c in cts if type(c) is not Zero]
     ct_avals = None if self.cts_typed_by_body else [get_aval(c) for c in cts]
-    ct_body = ad.transpose_closed_jaxpr(self.body(params), linear, ct_avals=ct_avals)
+    ct_body = ad.transpose_closed_jaxpr(self.body(params), linear, zero_cts=zero_cts,
+                                        ct_avals=ct_avals)
     nonlin, nonlin_at = partition(linear, args)[0], partition(linear, range(len(args)))[0]
     outs = self._call("transpose", params, ct_body, nonlin + cts,
                       nonlin_at + [NEW] * len(cts))
