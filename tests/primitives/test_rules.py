@@ -24,6 +24,7 @@ NO_JVP = {
     "rng_uniform": "stateful random numbers: not differentiable in JAX either",
     "select_and_scatter": "jaxpr-parameterized selection: no JVP rule in JAX either",
     "scaled_dot": "not differentiable in JAX either",
+    "nextafter": "not differentiable in JAX either",
     "call_exported": "Exported.call differentiates it through the exported VJP (custom_vjp)",
     "psend": "sends a value, returns a token: not differentiable in JAX either",
     "precv": "receives a value from a token: not differentiable in JAX either",

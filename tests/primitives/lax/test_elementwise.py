@@ -176,3 +176,12 @@ def test_mulhi():
     np.testing.assert_array_equal(lax.mulhi(jnp.asarray(a), jnp.asarray(b)), expect)
   with pytest.raises(TypeError):
     lax.mulhi(1.0, 2.0)
+
+
+def test_nextafter_has_no_derivative_as_in_jax():
+  for transform in (lambda f: jax.grad(f)(1.0), lambda f: jax.jvp(f, (1.0,), (1.0,))):
+    with pytest.raises(NotImplementedError, match="Differentiation rule for 'nextafter' not "
+                                                  "implemented"):
+      transform(lambda x: jnp.nextafter(x, 2.0))
+  assert float(jnp.nextafter(np.float32(1), np.float32(2))) == float(
+      np.nextafter(np.float32(1), np.float32(2)))

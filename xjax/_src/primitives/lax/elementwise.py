@@ -188,10 +188,10 @@ def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None, transpose=None, lower
 
 
 def _binary(name, hlo, check, jvps=None, result_dtype=None, transpose=None, lowering=None,
-            bilinear=None, jvp_of=None):
+            bilinear=None, jvp_of=None, differentiable=True):
   """A binary primitive: ``jvps`` per operand (broadcast to the output), or ``bilinear``,
   the (lhs, rhs) transpose rules of a product (``ad.defbilinear``), or the whole JVP rule
-  ``jvp_of(prim)``, or a zero JVP."""
+  ``jvp_of(prim)``, or a zero JVP; none where it is not ``differentiable`` (as JAX's)."""
   prim = elementwise_primitive(name, _nary_abstract_eval(name, check, result_dtype),
                             lowering or _lower_nary(hlo))
   prim.batch = elementwise_batch(prim)
@@ -201,7 +201,7 @@ def _binary(name, hlo, check, jvps=None, result_dtype=None, transpose=None, lowe
     ad.defjvp(prim, *[None if r is None else _broadcasting_jvp(r) for r in jvps])
   elif jvp_of is not None:
     prim.jvp = jvp_of(prim)
-  else:
+  elif differentiable:
     ad.zero_jvp(prim)
   if transpose is not None:
     prim.transpose = transpose
@@ -311,7 +311,7 @@ pow_p = _binary("pow", "stablehlo.power", _inexact,
 atan2_p = _binary("atan2", "stablehlo.atan2", _inexact,
                   [lambda t, x, y: mul(t, div(y, add(mul(x, x), mul(y, y)))),
                    lambda t, x, y: mul(t, div(neg(x), add(mul(x, x), mul(y, y))))])
-nextafter_p = _binary("nextafter", "chlo.next_after", _float)
+nextafter_p = _binary("nextafter", "chlo.next_after", _float, differentiable=False)
 
 neg_p = _unary("neg", "stablehlo.negate", _number, jvp=lambda t, x: neg(t),
                transpose=lambda ct, x: [neg(ct)])
