@@ -19,6 +19,8 @@ GOALS = {
                        lambda k, c: abs(float(k) - 2.0) < 0.2 and abs(float(c) - 0.3) < 0.05),
   "convnet_step.py": (r"test accuracy ([\d.]+)", lambda acc: float(acc) >= 0.9),
   "data_parallel.py": (r"(same) loss curve on 1 and 4 devices", lambda same: True),
+  "explicit_sharding.py": (r"loss curves on 1 and 8 devices agree to ([\d.e+-]+)",
+                           lambda gap: float(gap) < 1e-5),
 }
 
 
