@@ -124,6 +124,27 @@ def test_vmap_sees_the_rows_types():
     xjax.vmap(lambda r: jnp.outer(r, r))(X)  # Y would split two dimensions
 
 
+def test_shard_map_checks_in_specs_against_the_types():
+  seen = []
+
+  def double(a):
+    seen.append(xjax.typeof(a).shape)
+    return a * 2
+  out = xjax.shard_map(double, in_specs=P("X", "Y"), out_specs=P("X", "Y"))(X)
+  assert str(xjax.typeof(out)) == "float32[8@X,4@Y]" and float(out.sum()) == 992.0
+  assert seen == [(2, 2)]  # each device's block
+  total = xjax.shard_map(lambda a: xjax.lax.psum(a, "X"), in_specs=P("X", "Y"),
+                         out_specs=P(None, "Y"))(X)
+  assert str(xjax.typeof(total)) == "float32[2,4@Y]" and float(total.sum()) == 496.0
+  for spec, typed, arg in ((P("X", None), "P('X', 'Y')", X),
+                           (P("Y", None), "P('X', 'Y')", X),
+                           (P("X", None), "P(None, None)", jnp.ones((8, 4)))):
+    with pytest.raises(ValueError, match=re.escape(
+        f"in_specs passed to shard_map: {spec} does not match the specs of the input: "
+        f"{typed} for arg: float32[8")):
+      xjax.shard_map(lambda a: a, in_specs=spec, out_specs=spec)(arg)
+
+
 def test_slicing_a_split_dimension_raises():
   with pytest.raises(ShardingTypeError):
     X[1:3]

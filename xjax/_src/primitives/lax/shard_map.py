@@ -20,7 +20,7 @@ from typing import Callable
 from xjax._src.execution import dispatch, spmd
 from xjax._src.foundations import tree_util
 from xjax._src.foundations.wrapping import wraps
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, spec_of
 from xjax._src.foundations.config import config
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, jaxpr_as_fun
 from xjax._src.core.trace import Primitive
@@ -30,7 +30,8 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.higher_order import hoist, partial_eval_call, partition
 from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.primitives.lax import elementwise, parallel, shapes
-from xjax._src.foundations.sharding import Mesh, NamedSharding, PartitionSpec, spec_axes
+from xjax._src.foundations.sharding import (Mesh, NamedSharding, PartitionSpec, spec_axes,
+                                            type_sharding)
 
 
 def _factors(mesh: Mesh, spec: PartitionSpec, ndim: int) -> list:
@@ -40,13 +41,43 @@ def _factors(mesh: Mesh, spec: PartitionSpec, ndim: int) -> list:
 
 
 def _block(aval: ShapedArray, mesh: Mesh, spec: PartitionSpec) -> ShapedArray:
+  """One device's block of a value laid out as ``spec``: its type is unsharded (the mesh's
+  axes are manual inside the body)."""
   return aval.update(shape=tuple(n // f for n, f in zip(aval.shape,
-                                                        _factors(mesh, spec, aval.ndim))))
+                                                        _factors(mesh, spec, aval.ndim))),
+                     sharding=None)
 
 
 def _full(aval: ShapedArray, mesh: Mesh, spec: PartitionSpec) -> ShapedArray:
+  """The value whose blocks ``aval`` types, laid out as ``spec`` (in its type, over the
+  mesh's Explicit axes)."""
   return aval.update(shape=tuple(n * f for n, f in zip(aval.shape,
-                                                       _factors(mesh, spec, aval.ndim))))
+                                                       _factors(mesh, spec, aval.ndim))),
+                     sharding=NamedSharding(mesh, spec))
+
+
+def _typed_in_specs(mesh: Mesh, leaves, specs):
+  """Over a mesh with Explicit axes, ``in_specs`` must be the arguments' types' splits (JAX's
+  ValueError otherwise); omitted (None), they are inferred from those types."""
+  if not mesh.explicit_axes:
+    return specs
+  out = []
+  for x, spec in zip(leaves, specs):
+    aval = get_aval(x)
+    typed = PartitionSpec(*spec_of(aval))
+    if spec is None:
+      out.append(typed)
+      continue
+    given = type_sharding(NamedSharding(mesh, spec), aval.ndim)
+    if PartitionSpec(*(given.spec if given is not None else [None] * aval.ndim)) != typed:
+      raise ValueError(
+          f"in_specs passed to shard_map: {spec} does not match the specs of the input: "
+          f"{typed} for arg: {aval.str_short(short_dtypes=False)}. `in_specs` is an optional "
+          "argument so you can omit specifying it and shard_map will infer the in_specs from "
+          "the arguments. If you want to reshard your inputs, you can use `jax.reshard` on "
+          "the arguments and then pass those args to shard_map.")
+    out.append(spec)
+  return out
 
 
 def _missing(mesh: Mesh, spec: PartitionSpec) -> tuple:
@@ -383,8 +414,11 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
                        f"context mesh {_bound_axes.meshes[-1]} should match the mesh passed "
                        f"to shard_map {mesh}.")
     leaves, in_tree = tree_util.tree_flatten(args)
-    specs = _specs_for(in_specs if in_specs is not None else PartitionSpec(), args,
-                       "in_specs")
+    if in_specs is None and mesh.explicit_axes:  # from the arguments' types
+      specs = _typed_in_specs(mesh, leaves, [None] * len(leaves))
+    else:
+      specs = _typed_in_specs(mesh, leaves, _specs_for(
+          in_specs if in_specs is not None else PartitionSpec(), args, "in_specs"))
     _check_specs(mesh, specs, "in_specs")
     _check_divisible(mesh, fun_name, leaves, specs)
     out_tree_box = []
