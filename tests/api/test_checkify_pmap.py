@@ -171,9 +171,10 @@ def test_checks_inside_pmap_and_shard_map_are_per_device():
   with pytest.raises(checkify.JaxRuntimeError) as info:   # raised without the index
     checkify.check_error(err)
   assert str(info.value) == "bad -1.0 (`check` failed)"
-  mesh = jax.make_mesh((1,), ("i",))
+  mesh = jax.make_mesh((1,), ("i",))  # Explicit: the argument's type must be split as in_specs
   sm = jax.shard_map(f, mesh=mesh, in_specs=jax.P("i"), out_specs=jax.P("i"))
-  assert _msg(sm, jnp.array([-1.])) == "at mapped index 0: bad [-1.] (`check` failed)"
+  x = jax.device_put(jnp.array([-1.]), jax.sharding.NamedSharding(mesh, jax.P("i")))
+  assert _msg(sm, x) == "at mapped index 0: bad [-1.] (`check` failed)"
 
 
 def test_division_nan_and_index_checks():
