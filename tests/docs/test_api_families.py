@@ -1,4 +1,4 @@
-"""The API reference groups xjax.numpy, xjax.lax and xjax.random by family (docs/api/numpy/*.md,
+"""The API reference groups xjax, xjax.numpy, xjax.lax and xjax.random by family (docs/api/numpy/*.md,
 docs/api/lax/*.md, docs/api/random.md): every public name is on exactly one family's list, and
 the sidebar (mkdocs.yml's nav) lists every family page."""
 import importlib
@@ -14,6 +14,7 @@ FAMILY_PAGES = {
     "xjax.numpy": ["api/numpy"],
     "xjax.lax": ["api/lax"],
     "xjax.random": ["api/random.md"],
+    "xjax": ["api/xjax.md"],
 }
 
 
