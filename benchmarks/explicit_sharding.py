@@ -9,20 +9,10 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
 
-
-def _best(fn, repeat: int = 5, number: int = 5) -> float:
-  fn()
-  best = float("inf")
-  for _ in range(repeat):
-    start = time.perf_counter()
-    for _ in range(number):
-      fn()
-    best = min(best, (time.perf_counter() - start) / number)
-  return best
+from _timing import best_of  # noqa: E402
 
 
 def measure(jax) -> dict:
@@ -36,11 +26,13 @@ def measure(jax) -> dict:
       return x
     return f
 
-  out = {"trace_unsharded_ms": 1e3 * _best(lambda: jax.make_jaxpr(chain())(jnp.ones((8, 4))))}
+  unsharded = jnp.ones((8, 4))
+  out = {"trace_unsharded_ms": 1e3 * best_of(lambda: jax.make_jaxpr(chain())(unsharded),
+                                             number=5)}
   mesh = jax.make_mesh((4, 2), ("X", "Y"))
   with jax.set_mesh(mesh):
     x = jax.device_put(jnp.ones((8, 4)), P("X", "Y"))
-    out["trace_sharded_ms"] = 1e3 * _best(lambda: jax.make_jaxpr(chain())(x))
+    out["trace_sharded_ms"] = 1e3 * best_of(lambda: jax.make_jaxpr(chain())(x), number=5)
     k1, k2, k3 = jax.random.split(jax.random.key(0), 3)
     params = {"w1": jax.device_put(jax.random.normal(k1, (256, 1024)) * 0.05, P(None, "Y")),
               "w2": jax.device_put(jax.random.normal(k2, (1024, 16)) * 0.05, P("Y", None))}
@@ -61,7 +53,7 @@ def measure(jax) -> dict:
     def run():
       holder[0] = step(holder[0], inputs, targets)
       jax.block_until_ready(holder[0])
-    out["step_8_devices_ms"] = 1e3 * _best(run, repeat=5, number=20)
+    out["step_8_devices_ms"] = 1e3 * best_of(run, number=20)
   return out
 
 
