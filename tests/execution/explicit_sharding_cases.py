@@ -77,6 +77,12 @@ def test_mesh_and_placed_types():
     (lambda: xjax.random.normal(xjax.random.key(0), (8, 4), out_sharding=P("X", None)),
      "float32[8@X,4]"),
     (lambda: xjax.jit(lambda: jnp.zeros((8, 4), out_sharding=P("X")))(), "float32[8@X,4]"),
+    (lambda: jnp.cumsum(ROWS, axis=1), "float32[8@X,4]"),
+    (lambda: xjax.lax.cumlogsumexp(ROWS, axis=1), "float32[8@X,4]"),
+    (lambda: jnp.sort(ROWS, axis=1), "float32[8@X,4]"),
+    (lambda: jnp.argsort(ROWS, axis=1), "int32[8@X,4]"),
+    (lambda: jnp.fft.fft(ROWS, axis=0), "complex64[8@X,4]"),
+    (lambda: jnp.fft.rfft(ROWS, axis=1), "complex64[8@X,3]"),
     (lambda: xjax.jit(lambda a: a * 2)(X), "float32[8@X,4@Y]"),
     (lambda: xjax.grad(lambda a: (a * 2).sum())(X), "float32[8@X,4@Y]"),
     (lambda: xjax.grad(lambda a: (a @ jnp.ones((4, 3))).sum())(X), "float32[8@X,4@Y]"),
@@ -143,6 +149,16 @@ def test_shard_map_checks_in_specs_against_the_types():
         f"in_specs passed to shard_map: {spec} does not match the specs of the input: "
         f"{typed} for arg: float32[8")):
       xjax.shard_map(lambda a: a, in_specs=spec, out_specs=spec)(arg)
+
+
+def test_scans_and_sorts_along_a_split_dimension_raise():
+  with pytest.raises(ShardingTypeError, match=re.escape(
+      "Input should be unsharded over the axis being reduced. Got input type=float32[8@X,4] "
+      "and axis=0")):
+    jnp.cumsum(ROWS, axis=0)
+  with pytest.raises(ShardingTypeError, match="Arguments to sort must be unsharded over the "
+                                              "sorting dimension. Got arg sharding="):
+    jnp.sort(ROWS, axis=0)
 
 
 def test_slicing_a_split_dimension_raises():

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.backend.lowering import compare_attributes
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, spec_of
+from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
@@ -87,9 +88,18 @@ def _scan_jvp(combine):
   return jvp
 
 
+def _sharding_rule(x, *, axis, reverse):
+  """The operand's split, which must leave whole the axis scanned along (as JAX's)."""
+  if spec_of(x)[axis] is not None:
+    raise ShardingTypeError("Input should be unsharded over the axis being reduced. Got input "
+                            f"type={x.str_short(short_dtypes=False)} and axis={axis}")
+  return x._sharding
+
+
 def _cumprim(name, op, check):
   prim = standard_primitive(name, _abstract_eval(name, check), _lowering(op))
   prim.batch = _batch(prim)
+  prim.sharding_rule = _sharding_rule
   return prim
 
 

@@ -89,6 +89,7 @@ def _lowering(ctx, x, *, fft_type, fft_lengths):
 
 
 fft_p = standard_primitive("fft", _abstract_eval, _lowering)
+fft_p.sharding_rule = lambda x, *, fft_type, fft_lengths: x._sharding  # (as JAX's)
 
 
 def _half_spectrum_mask(m: int, n: int, dtype):

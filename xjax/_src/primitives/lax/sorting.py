@@ -10,7 +10,8 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.backend.lowering import compare_attributes
-from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.avals import ShapedArray, spec_of, tangent_aval
+from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import batching
 from xjax._src.interpreters.ad import Zero
@@ -131,6 +132,20 @@ def _sort_batch(axis, args, dims, *, dimension, is_stable, num_keys):
 
 
 sort_p = standard_primitive("sort", _sort_abstract_eval, _sort_lowering, multiple_results=True)
+
+
+def _sort_sharding(*xs, dimension, is_stable, num_keys):
+  """The operands' split (argsort's index operand takes the keys'), which must leave the
+  sorted dimension whole (as JAX's)."""
+  for x in xs:
+    if spec_of(x)[dimension] is not None:
+      raise ShardingTypeError("Arguments to sort must be unsharded over the sorting dimension. "
+                              f"Got arg sharding={x.sharding} and sorting dimension={dimension}")
+  common = next(x._sharding for x in xs if x._sharding is not None)
+  return [common] * len(xs)
+
+
+sort_p.sharding_rule = _sort_sharding
 sort_p.jvp = _sort_jvp
 sort_p.batch = _sort_batch
 
