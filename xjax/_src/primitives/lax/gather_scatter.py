@@ -11,12 +11,13 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.backend.lowering import i64_array
-from xjax._src.core.avals import ShapedArray, physical_aval
+from xjax._src.core.avals import ShapedArray, physical_aval, result_sharding, spec_of
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
+from xjax._src.primitives.lax.sharding_constraint import constrain_to_type
 from xjax._src.primitives.lax.utils import standard_primitive, stored_dims
 
 
@@ -133,7 +134,7 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
   dn = dimension_numbers
   sdn = ScatterDimensionNumbers(dn.offset_dims, dn.collapsed_slice_dims, dn.start_index_map,
                                 dn.operand_batching_dims, dn.start_indices_batching_dims)
-  zeros = shapes.full(aval.shape, 0, aval.dtype)
+  zeros = constrain_to_type(shapes.full(aval.shape, 0, aval.dtype), aval._sharding)
   return [scatter_add(zeros, indices, ct, sdn, indices_are_sorted=indices_are_sorted,
                       unique_indices=unique_indices, mode=GatherScatterMode.CLIP), None]
 
@@ -168,7 +169,31 @@ def _gather_batch(axis, args, dims, *, dimension_numbers, slice_sizes, **params)
                        slice_sizes=(1,) + tuple(slice_sizes), **params), 0
 
 
+def _gather_sharding(operand, indices, *, dimension_numbers, slice_sizes, **params):
+  """Operand dimensions taken whole keep their split (as the output's offset dimensions),
+  batch dimensions take the indices' split (or the operand's, for vmap's batching
+  dimensions). Indexing a dimension with a single element (``x[i]`` over a split axis), which
+  JAX finds ambiguous, leaves no split for the result; it is not refused."""
+  dn = dimension_numbers
+  ospec, ispec = spec_of(operand), spec_of(indices)[:-1]
+  kept = [None if p is not None and d not in dn.operand_batching_dims and (
+      slice_sizes[d] != operand.shape[d] or d in dn.collapsed_slice_dims) else p
+          for d, p in enumerate(ospec)]
+  batch = list(ispec)
+  for od, idim in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+    batch[idim] = batch[idim] if ospec[od] is None else ospec[od]
+  dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+  offset = iter([p for d, p in enumerate(kept) if d not in dropped])
+  batch_parts = iter(batch)
+  parts = [next(offset) if i in dn.offset_dims else next(batch_parts)
+           for i in range(len(batch) + len(dn.offset_dims))]
+  out = _gather_abstract_eval(operand, indices, dimension_numbers=dn, slice_sizes=slice_sizes,
+                              **params)
+  return result_sharding("gather", [operand, indices], out.shape, out.dtype, parts)
+
+
 gather_p = standard_primitive("gather", _gather_abstract_eval, _gather_lowering)
+gather_p.sharding_rule = _gather_sharding
 gather_p.jvp = _gather_jvp
 gather_p.transpose = _gather_transpose
 gather_p.batch = _gather_batch
@@ -419,6 +444,7 @@ def _scatter_batch(prim):
 def _make_scatter(name):
   prim = standard_primitive(name, _scatter_abstract_eval, _scatter_lowering(name))
   prim.batch = _scatter_batch(prim)
+  prim.sharding_rule = lambda operand, *args, **params: operand._sharding  # (JAX's)
   return prim
 
 
