@@ -10,13 +10,14 @@ from tests.compat.test_ecosystem_quickstarts import library
 
 pytestmark = pytest.mark.ecosystem
 
-nn, optax, ocp = library("flax.linen", "optax", "orbax.checkpoint")  # then `jax` is xjax
-import jax  # noqa: E402
+# `jax` is xjax (or the reference JAX, where that is installed): imported by name, as the
+# libraries import it
+jax, nn, optax, ocp = library("jax", "flax.linen", "optax", "orbax.checkpoint")
 if jax.device_count() < 4:
   pytest.skip("needs 4 CPU devices (run through tests/compat/test_ecosystem_checkpoint.py)",
               allow_module_level=True)
 
-from jax.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
+Mesh, NamedSharding, P = jax.sharding.Mesh, jax.sharding.NamedSharding, jax.sharding.PartitionSpec
 
 MESH = Mesh(np.array(jax.devices()).reshape(2, 2), ("batch", "model"))
 
