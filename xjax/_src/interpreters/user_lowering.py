@@ -14,20 +14,20 @@ from __future__ import annotations
 import re
 import threading
 from contextlib import contextmanager
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from xjax._src.backend import lowering as lo
 from xjax._src.backend import runtime
-from xjax._src.foundations.config import config
-from xjax._src.core.avals import ShapedArray, physical_aval
+from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.lowering_records import (LoweringParameters,
                                                      ShapePolyLoweringState, ShardingContext,
                                                      TokenSet)
-from xjax._src.interpreters.staging import trace_to_jaxpr
+from xjax._src.primitives.traced_lowering import (Body, cached, check_count, params_key, splice,
+                                                   traced_emitter)
 
 
 class ModuleContext:
@@ -281,44 +281,7 @@ def _results(what: str, out, n: int) -> list[str]:
   if not all(isinstance(o, str) for o in outs):
     raise TypeError(f"the lowering rule of {what} returned values that are not xjax SSA "
                     "names")
-  _check_count(what, len(outs), n)
-  return outs
-
-
-def _check_count(what: str, got: int, n: int) -> None:
-  if got != n:
-    raise ValueError(f"The lowering rule of {what} returned {got} values; its abstract "
-                     f"evaluation gives {n} results")
-
-
-_SSA = re.compile(r"%[A-Za-z0-9_$.\-]+")
-
-
-class _Body(NamedTuple):
-  """Operations emitted once, to splice with their values renamed: their lines, the names
-  standing for the operands, the names of the results and their types (None: as claimed)."""
-  lines: list
-  args: list
-  returned: list
-  types: list | None = None
-
-
-def _splice(ctx: lo.LoweringContext, body: _Body, operands: Sequence[str],
-            avals_out: Sequence[ShapedArray]) -> list[str]:
-  prefix = ctx.fresh().replace("%", "%b")
-  names = dict(zip(body.args, operands))
-
-  def rename(m):
-    name = m.group(0)
-    if name not in names:
-      names[name] = f"{prefix}_{len(names)}"
-    return names[name]
-
-  for line in body.lines:
-    ctx.lines.append(ctx.indent + _SSA.sub(rename, line))
-  outs = [_SSA.sub(rename, r) for r in body.returned]
-  for o, t, aval in zip(outs, body.types or avals_out, avals_out):  # what was emitted, if not as claimed
-    ctx.declare(o, aval if lo.tensor_type(t) == lo.tensor_type(aval) else t)
+  check_count(what, len(outs), n)
   return outs
 
 
@@ -329,7 +292,7 @@ def _lower_with_bindings(what: str, rule: Callable, jctx: LoweringRuleContext,
   ``built`` per rule, operand types and params, unless they belong to this module)."""
   ctx = jctx.ctx
   arg_types = tuple(lo.tensor_type(ctx.aval_of(o)) for o in operands)
-  key = (rule, arg_types, tuple(jctx.avals_out), _params_key(params))
+  key = (rule, arg_types, tuple(jctx.avals_out), params_key(params))
   try:
     body = built.get(key) if built is not None else None
   except TypeError:  # unhashable params
@@ -338,12 +301,12 @@ def _lower_with_bindings(what: str, rule: Callable, jctx: LoweringRuleContext,
     body, reusable = _build_with_bindings(rule, jctx, params, arg_types)
     if reusable and built is not None:
       cached(built, key, lambda: body)
-  _check_count(what, len(body.returned), len(jctx.avals_out))
-  return _splice(ctx, body, operands, jctx.avals_out)
+  check_count(what, len(body.returned), len(jctx.avals_out))
+  return splice(ctx, body, operands, jctx.avals_out)
 
 
 def _build_with_bindings(rule: Callable, jctx: LoweringRuleContext, params: dict,
-                         arg_types: tuple) -> tuple[_Body, bool]:
+                         arg_types: tuple) -> tuple[Body, bool]:
   """What ``rule`` builds with the bindings; whether it can be spliced into any module.
   Functions it adds to the scratch module join the module being lowered."""
   saved = _current.scratch, _current.module_specific, _current.own_functions
@@ -383,7 +346,7 @@ def _adopt_functions(ir, module: lo.Module, scratch, rule_fn) -> None:
     _current.module_specific = True
 
 
-def _function_body(text: str) -> _Body:
+def _function_body(text: str) -> Body:
   """The operation lines of a one-block function printed in generic form (indented from
   its block), the names of its arguments and the values it returns."""
   lines = text.split("\n")
@@ -392,29 +355,8 @@ def _function_body(text: str) -> _Body:
   args = re.findall(r"(%[\w$.\-]+):", lines[entry]) if entry else []
   ret = max(i for i, l in enumerate(lines) if l.lstrip().startswith('"func.return"'))
   returned = lines[ret][lines[ret].index("(") + 1:lines[ret].index(")")]
-  return _Body([l[2:] for l in lines[entry + 1:ret]], args,
+  return Body([l[2:] for l in lines[entry + 1:ret]], args,
                [r.strip() for r in returned.split(",") if r.strip()])
-
-
-_CACHE_SIZE = 256
-
-
-def cached(cache: dict, key, make: Callable):
-  """``cache[key]``, made by ``make()`` when missing; ``make()`` itself when the key is
-  unhashable (params holding arrays).  The cache is emptied when full."""
-  try:
-    hit = cache.get(key)
-  except TypeError:
-    return make()
-  if hit is None:
-    if len(cache) >= _CACHE_SIZE:
-      cache.clear()
-    hit = cache[key] = make()
-  return hit
-
-
-def _params_key(params: dict) -> tuple:
-  return tuple(sorted(params.items())), config.trace_state_key()
 
 
 # ---------------------------------------------------------------------------------------
@@ -424,57 +366,13 @@ def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:
   """A lowering rule that traces ``fun(*operands, **params)`` at the operands' avals and
   inlines it; ``fun`` returns a sequence when ``multiple_results``.  What it emits is kept
   per avals and params, and spliced with its values renamed."""
-  emitted: dict = {}
+  emit = traced_emitter(fun, multiple_results)
 
   def rule(ctx, *operands, **params):
     xctx = ctx.ctx if isinstance(ctx, LoweringRuleContext) else ctx
-    avals, avals_out = tuple(ctx.avals_in), list(ctx.avals_out)
-    key = (avals, _params_key(params))
-    try:
-      body = emitted.get(key)
-    except TypeError:  # unhashable params
-      key, body = None, None
-    if body is None:
-      one = (lambda *xs: [fun(*xs, **params)]) if not multiple_results else (
-          lambda *xs: list(fun(*xs, **params)))
-      closed = trace_physical(one, avals)
-      if closed.effects:  # inline, so the effects take this region's token
-        return xctx.lower_jaxpr(closed.jaxpr, closed.consts, list(operands))
-      body, reusable = _emit(xctx, closed)
-      if reusable and key is not None:
-        cached(emitted, key, lambda: body)
-    return _splice(xctx, body, operands, avals_out)
+    return emit(xctx, tuple(ctx.avals_in), list(ctx.avals_out), operands, params)
   rule._on_text = True   # runs on SSA names only
   return rule
-
-
-def _emit(ctx: lo.LoweringContext, closed) -> tuple[_Body, bool]:
-  """``closed``'s operations emitted apart; whether they can be spliced into any module
-  (they call no function of this one and run no host callback)."""
-  n_callbacks = len(ctx.module.host_callbacks)
-  sub = ctx.scratch()
-  # Unique names: a rule emitted inside another's body must not retype the outer's arguments.
-  args = [sub.fresh().replace("%", "%parg") for _ in closed.in_avals]
-  for a, aval in zip(args, closed.in_avals):
-    sub.declare(a, aval)
-  returned = sub.lower_jaxpr(closed.jaxpr, closed.consts, args)
-  # a function called (`@name`) may be one of this module's made before, not just now
-  reusable = (len(ctx.module.host_callbacks) == n_callbacks
-              and not any("@" in line for line in sub.lines))
-  return _Body(sub.lines, args, returned, [sub.aval_of(r) for r in returned]), reusable
-
-
-def trace_physical(fn: Callable, avals_in: Sequence[ShapedArray]):
-  """``fn`` (returning a list) traced at ``avals_in``; operands of extended dtype (PRNG
-  keys) reach ``fn`` as the arrays that store them."""
-  return trace_to_jaxpr(fn, [physical_aval(a) for a in avals_in])
-
-
-def inline_traced(ctx: lo.LoweringContext, fn: Callable, avals_in: Sequence[ShapedArray],
-                  operands: Sequence[str]) -> list[str]:
-  """Emits ``fn`` (returning a list) traced at ``avals_in`` inline; its results' names."""
-  closed = trace_physical(fn, avals_in)
-  return ctx.lower_jaxpr(closed.jaxpr, closed.consts, list(operands))
 
 
 # ---------------------------------------------------------------------------------------

@@ -21,8 +21,8 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import (Primitive, Tracer, aval_method,  # noqa: F401
                                   aval_property, current_trace, eval_trace)
 from xjax._src.core.values import get_aval, pytype_aval_mappings
-from xjax._src.interpreters.user_lowering import lower_fun, register_lowering
 from xjax._src.primitives.state.types import AbstractRef
+from xjax._src.primitives.traced_lowering import check_count, traced_emitter
 
 _DOCS = "see docs/differences.md, 'jax.experimental.hijax'"
 
@@ -210,11 +210,19 @@ class HiPrimitive(Primitive):
       return out, frozenset(effects)
     self.effectful_abstract_eval = with_effects
     self.abstract_eval = lambda *avals, **params: with_effects(*avals, **params)[0]
-    register_lowering(self, lower_fun(self.to_lojax, self.multiple_results))
+    self.lowering = self._traced_lowering(traced_emitter(self.to_lojax, self.multiple_results))
     self.jvp = cls.jvp.__get__(self)
     self.transpose = cls.transpose.__get__(self)
     if getattr(cls, "batch", None) is not None:
       self.batch = cls.batch.__get__(self)
+
+  def _traced_lowering(self, emit):
+    """The lowering rule emitting ``to_lojax`` traced at the operands' types."""
+    def lower(ctx, *operands, **params):
+      outs = emit(ctx, tuple(ctx.avals_in), list(ctx.avals_out), operands, params)
+      check_count(f"primitive '{self.name}'", len(outs), len(ctx.avals_out))
+      return outs if self.multiple_results else outs[0]
+    return lower
 
   def bind(self, *args, **params):
     if current_trace() is not eval_trace:
