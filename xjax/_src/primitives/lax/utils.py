@@ -8,7 +8,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Primitive
-from xjax._src.interpreters.user_lowering import inline_traced
+from xjax._src.primitives.traced_lowering import inline_traced
 
 
 def standard_primitive(name: str, abstract_eval: Callable, lowering: Callable,
