@@ -9,7 +9,7 @@ DESIGN = (ROOT / "docs" / "design.md").read_text()
 # The layers, lowest first, each a folder of ``xjax/_src``; the public modules outside
 # ``xjax._src`` form the top layer, with what ``install_as_jax`` presents (``_src/compat``).
 LAYERS = ["foundations", "core", "backend", "execution", "interpreters", "primitives", "api",
-          "libraries", "public"]
+          "extend", "libraries", "public"]
 FOLDER_LAYER = {"compat": "public"}
 
 

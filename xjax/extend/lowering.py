@@ -2,7 +2,7 @@
 work with: the rule context, the MLIR context class, and the registry of the dialects
 JAX's modules use (``JaxIrContext`` and ``upstream_dialects`` are made on first access)."""
 from xjax._src.backend import runtime as _runtime
-from xjax._src.interpreters.user_lowering import LoweringRuleContext  # noqa: F401
+from xjax._src.extend.user_lowering import LoweringRuleContext  # noqa: F401
 
 _made: dict = {}
 

@@ -17,9 +17,9 @@ from xjax._src.interpreters.ad import (JVPTrace, JVPTracer, UndefinedPrimal, Zer
 from xjax._src.interpreters.ad import deflinear as _deflinear
 from xjax._src.interpreters.ad import instantiate as instantiate_zeros  # noqa: F401
 from xjax._src.interpreters.ad import is_undefined as is_undefined_primal  # noqa: F401
-from xjax._src.interpreters.dce_rules import dce_jaxpr_consts
+from xjax._src.extend.dce_rules import dce_jaxpr_consts
 from xjax._src.interpreters.ad import zeros_of as zeros_like_aval  # noqa: F401
-from xjax._src.interpreters.rule_registries import RuleRegistry
+from xjax._src.extend.rule_registries import RuleRegistry
 from xjax._src.primitives.lax.elementwise import add_any_p as add_jaxvals_p  # noqa: F401
 
 primitive_jvps = RuleRegistry("ad.primitive_jvps", "jvp")

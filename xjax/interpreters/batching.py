@@ -9,9 +9,9 @@ dims, **params)``, which is xjax's own signature; ``axis_primitive_batchers`` ru
 from xjax._src.interpreters.batching import (AxisData, BatchTrace, BatchTracer,  # noqa: F401
                                              matchaxis, moveaxis, not_mapped)
 from xjax._src.interpreters.batching import bdim_to_front as _bdim_to_front
-from xjax._src.interpreters.rule_registries import (RuleRegistry, axis_batcher_from_slot,
-                                                    axis_batcher_to_slot, batcher_from_slot,
-                                                    batcher_to_slot)
+from xjax._src.extend.rule_registries import (RuleRegistry, axis_batcher_from_slot,
+                                              axis_batcher_to_slot, batcher_from_slot,
+                                              batcher_to_slot)
 from xjax._src.primitives.lax.elementwise import elementwise_batch
 from xjax._src.api.vmappable import register_vmappable, unregister_vmappable  # noqa: F401
 

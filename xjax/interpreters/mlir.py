@@ -8,29 +8,29 @@ binding values and their operations are spliced into the text.
 from xjax._src.backend import runtime as _runtime
 from xjax._src.primitives.callback import emit_callback as _emit_callback
 from xjax._src.core.avals import ShapedArray
-from xjax._src.interpreters.ir_attributes import dense_int_elements, ir_attribute  # noqa: F401
-from xjax._src.interpreters.ir_modules import (make_ir_context,  # noqa: F401
-                                               merge_mlir_modules, module_to_bytecode,
-                                               module_to_string)
-from xjax._src.interpreters.ir_trees import (ir_tree_registry,  # noqa: F401
-                                             unflatten_ir_values_like_types)
-from xjax._src.interpreters.jaxpr_to_ir import (core_call_lowering,  # noqa: F401
-                                                jaxpr_subcomp, lower_jaxpr_to_fun)
-from xjax._src.interpreters.lowering_records import (DEVICE_TO_DEVICE_TYPE,  # noqa: F401
-                                                     RECV_FROM_HOST_TYPE, SEND_TO_HOST_TYPE,
-                                                     AxisContext, ConstantHandler,
-                                                     LoweringParameters, LoweringResult,
-                                                     LoweringRule, MeshAxisName, SPMDAxisContext,
-                                                     ShapePolyLoweringState, ShardingContext,
-                                                     TokenSet, lowerable_effects)
-from xjax._src.interpreters.user_lowering import (LoweringRuleContext,  # noqa: F401
-                                                  ModuleContext, aval_to_ir_type,
-                                                  aval_to_ir_types, ir_constant, ir_constants,
-                                                  ir_type_handlers, lower_fun,
-                                                  register_constant_handler, register_lowering,
-                                                  shape_tensor, token_type)
-from xjax._src.interpreters.user_lowering import in_bindings_rule as _current_bindings
-from xjax._src.api.jaxpr_to_module import lower_jaxpr_to_module  # noqa: F401
+from xjax._src.extend.ir_attributes import dense_int_elements, ir_attribute  # noqa: F401
+from xjax._src.extend.ir_modules import (make_ir_context,  # noqa: F401
+                                         merge_mlir_modules, module_to_bytecode,
+                                         module_to_string)
+from xjax._src.extend.ir_trees import (ir_tree_registry,  # noqa: F401
+                                       unflatten_ir_values_like_types)
+from xjax._src.extend.jaxpr_to_ir import (core_call_lowering,  # noqa: F401
+                                          jaxpr_subcomp, lower_jaxpr_to_fun)
+from xjax._src.extend.lowering_records import (DEVICE_TO_DEVICE_TYPE,  # noqa: F401
+                                               RECV_FROM_HOST_TYPE, SEND_TO_HOST_TYPE,
+                                               AxisContext, ConstantHandler,
+                                               LoweringParameters, LoweringResult,
+                                               LoweringRule, MeshAxisName, SPMDAxisContext,
+                                               ShapePolyLoweringState, ShardingContext,
+                                               TokenSet, lowerable_effects)
+from xjax._src.extend.user_lowering import (LoweringRuleContext,  # noqa: F401
+                                            ModuleContext, aval_to_ir_type,
+                                            aval_to_ir_types, ir_constant, ir_constants,
+                                            ir_type_handlers, lower_fun,
+                                            register_constant_handler, register_lowering,
+                                            shape_tensor, token_type)
+from xjax._src.extend.user_lowering import in_bindings_rule as _current_bindings
+from xjax._src.extend.jaxpr_to_module import lower_jaxpr_to_module  # noqa: F401
 from xjax._src.foundations.sharding import Mesh  # noqa: F401
 
 

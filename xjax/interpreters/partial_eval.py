@@ -3,20 +3,20 @@
 ``dce_rules[p]`` is ``p``'s DCE rule in JAX's signature, ``rule(used_outputs, eqn) ->
 (used_inputs, new_eqn or None)``; ``custom_partial_eval_rules[p]`` and
 ``partial_eval_jaxpr_custom_rules[p]`` are ``p``'s partial-evaluation rule in JAX's two
-signatures (see ``xjax/_src/api/partial_eval_rules.py``).  All three are views onto the
+signatures (see ``xjax/_src/extend/partial_eval_rules.py``).  All three are views onto the
 primitive's own rule slots.
 """
 from typing import Any, Sequence
 
-from xjax._src.api import partial_eval_rules as _pe_rules
+from xjax._src.extend import partial_eval_rules as _pe_rules
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import current_trace, new_trace
 from xjax._src.core.values import get_aval
-from xjax._src.interpreters import dce_rules as _dce
+from xjax._src.extend import dce_rules as _dce
 from xjax._src.interpreters.ad import PartialEvalTrace
-from xjax._src.interpreters.dce_rules import (dce_jaxpr, dce_jaxpr_call_rule,  # noqa: F401
-                                              dce_jaxpr_closed_call_rule, dce_jaxpr_consts)
-from xjax._src.interpreters.rule_registries import RuleRegistry
+from xjax._src.extend.dce_rules import (dce_jaxpr, dce_jaxpr_call_rule,  # noqa: F401
+                                        dce_jaxpr_closed_call_rule, dce_jaxpr_consts)
+from xjax._src.extend.rule_registries import RuleRegistry
 from xjax._src.interpreters.staging import DynamicJaxprTracer, trace_to_jaxpr  # noqa: F401
 
 Val = Any

@@ -1,2 +1,1 @@
-"""Transformations: jit, grad/vjp/jvp, vmap, placement, checkify, pmap, export and the extension
-API's call machinery."""
+"""Transformations: jit, grad/vjp/jvp, vmap, placement, checkify, pmap and export."""

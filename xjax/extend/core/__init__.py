@@ -7,7 +7,7 @@ from typing import Any, Callable
 import numpy as np
 
 from xjax._src.foundations import dtypes as _dtypes
-from xjax._src.api.call_primitive import CallPrimitive, call_impl  # noqa: F401
+from xjax._src.extend.call_primitive import CallPrimitive, call_impl  # noqa: F401
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.effects import Effect  # noqa: F401
 from xjax._src.core.concrete import concrete_or_error as _concrete

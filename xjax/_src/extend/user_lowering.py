@@ -23,9 +23,9 @@ from xjax._src.backend import runtime
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
-from xjax._src.interpreters.lowering_records import (LoweringParameters,
-                                                     ShapePolyLoweringState, ShardingContext,
-                                                     TokenSet)
+from xjax._src.extend.lowering_records import (LoweringParameters,
+                                               ShapePolyLoweringState, ShardingContext,
+                                               TokenSet)
 from xjax._src.primitives.traced_lowering import (Body, cached, check_count, params_key, splice,
                                                    traced_emitter)
 
@@ -90,7 +90,7 @@ class ModuleContext:
       ir = runtime.mlir_bindings("ir")
       if _current.bindings:
         return ir.Context.current
-      from xjax._src.interpreters.ir_modules import make_ir_context
+      from xjax._src.extend.ir_modules import make_ir_context
       self._context = make_ir_context()
     return self._context
 

@@ -9,9 +9,9 @@ from xjax._src.execution import dispatch
 from xjax._src.backend import lowering as lo
 from xjax._src.backend import runtime
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
-from xjax._src.interpreters.ir_modules import make_ir_context
-from xjax._src.interpreters.lowering_records import (LoweringResult, ShapePolyLoweringState,
-                                                     lowerable_effects)
+from xjax._src.extend.ir_modules import make_ir_context
+from xjax._src.extend.lowering_records import (LoweringResult, ShapePolyLoweringState,
+                                               lowerable_effects)
 
 
 def lower_jaxpr_to_module(module_name: str, jaxpr: ClosedJaxpr | Jaxpr, *,

@@ -24,7 +24,7 @@ from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import batching
-from xjax._src.interpreters.user_lowering import aval_to_ir_type, in_bindings_rule
+from xjax._src.extend.user_lowering import aval_to_ir_type, in_bindings_rule
 from xjax._src.foundations.layout import Layout
 from xjax._src.primitives.lax.tokens import abstract_token
 

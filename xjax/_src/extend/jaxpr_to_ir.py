@@ -16,8 +16,8 @@ from typing import Any, Sequence
 from xjax._src.backend import lowering as lo
 from xjax._src.backend import runtime
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
-from xjax._src.interpreters import user_lowering as ul
-from xjax._src.interpreters.ir_modules import move_functions
+from xjax._src.extend import user_lowering as ul
+from xjax._src.extend.ir_modules import move_functions
 
 _PARAM = object()   # a constvar taken as a parameter of the function
 _INLINED = "__xjax.inlined"   # the name of a function whose body is inlined

@@ -101,7 +101,7 @@ class TokenSet:
   @classmethod
   def create(cls, effects: Sequence) -> "TokenSet":
     """A fresh token for each of ``effects``, in the module being lowered."""
-    from xjax._src.interpreters.user_lowering import create_token
+    from xjax._src.extend.user_lowering import create_token
     return cls({e: create_token() for e in effects})
 
   def items(self) -> tuple:
