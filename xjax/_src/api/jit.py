@@ -24,7 +24,8 @@ from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.trace import (Primitive, Tracer, current_trace, escaped_tracer_error,
                                   eval_trace, set_current_trace)
 from xjax._src.core.values import get_aval, pytype_aval_mappings
-from xjax._src.execution import dispatch, spmd
+from xjax._src.execution import dispatch, host_eval, spmd
+from xjax._src.execution.host_eval import HostCall
 from xjax._src.foundations import dtypes, monitoring, retracing
 from xjax._src.foundations.dtypes import canonicalize_dtype
 from xjax._src.foundations.layout import Format, Layout
@@ -343,7 +344,7 @@ def _broadcast_prefix(shardings, tree, what: str) -> list:
 
 class _CacheEntry:
   __slots__ = ("closed", "call_jaxpr", "out_tree", "compiled", "in_avals", "donated", "in_tree",
-               "state")
+               "state", "host")
 
   def __init__(self, closed: ClosedJaxpr, out_tree, in_avals, in_tree=None) -> None:
     check_low(in_avals, "jit")
@@ -358,6 +359,7 @@ class _CacheEntry:
     self.compiled: dict = {}
     self.in_avals = in_avals
     self.donated = None  # one flag per argument leaf when some are donated
+    self.host = None  # its HostProgram once asked for (False: it has none)
 
   @property
   def n_ref_outs(self) -> int:
@@ -420,23 +422,22 @@ class _UnhashableAux:
       return False
 
 
-def _fast_walk(xs, key: list, bufs: list) -> bool:
+def _fast_walk(xs, key: list, leaves: list) -> bool:
   """Appends the signature of the arguments ``xs`` on jit's fast path to ``key`` and their
-  buffers to ``bufs``; False when a leaf is not an uncommitted Array or a Python scalar.
+  leaves to ``leaves``; False when a leaf is not an uncommitted Array or a Python scalar.
   The key (after the trace token) lists the arguments' structure in prefix order: each
   leaf's aval (a Python scalar's type, from which its aval follows), each node's type and
-  aux data, then its children and ``_END``.  The buffers are the Arrays', with the scalars
-  themselves in their places (``UncommittedCall`` puts them on the device)."""
+  aux data, then its children and ``_END``."""
   for x in xs:
     kind = type(x)
     if kind is Array:
       if x._committed:
         return False
       key.append(x.aval)
-      bufs.append(x._buf)
+      leaves.append(x)
     elif kind in _SCALAR_TYPES and (kind is not int or _INT32_MIN <= x <= _INT32_MAX):
       key.append(kind)
-      bufs.append(x)
+      leaves.append(x)
     elif kind is dict:   # the common containers, as their nodes flatten them
       try:
         names = sorted(x)
@@ -444,13 +445,13 @@ def _fast_walk(xs, key: list, bufs: list) -> bool:
         return False
       key.append(dict)
       key.append(tuple(names))
-      if not _fast_walk([x[k] for k in names], key, bufs):
+      if not _fast_walk([x[k] for k in names], key, leaves):
         return False
       key.append(_END)
     elif kind is tuple or kind is list:
       key.append(kind)
       key.append(None)
-      if not _fast_walk(x, key, bufs):
+      if not _fast_walk(x, key, leaves):
         return False
       key.append(_END)
     else:
@@ -464,7 +465,7 @@ def _fast_walk(xs, key: list, bufs: list) -> bool:
         aux = _UnhashableAux(aux)
       key.append(kind)
       key.append(aux)
-      if not _fast_walk(children, key, bufs):
+      if not _fast_walk(children, key, leaves):
         return False
       key.append(_END)
   return True
@@ -502,10 +503,14 @@ class PjitFunction:
   def __init__(self, fun: Callable, static_argnums, static_argnames, donate_argnums,
                donate_argnames, keep_unused, inline, in_shardings=None,
                out_shardings=None, device=None, backend=None,
-               compiler_options=None, name: str | None = None) -> None:
+               compiler_options=None, name: str | None = None,
+               host_eval: bool = False) -> None:
     if not callable(fun):
       raise TypeError(f"Expected a callable value, got {fun!r}")
     self.fun = fun
+    # Whether calls on host values may run on the host (``compiled_when_eager``'s library
+    # functions; a user's jit always compiles, as JAX's does).
+    self._host_eval = host_eval
     # (device, backend) when jit was given either: the calls run there.
     self._placement = _placement(device, backend, in_shardings, out_shardings)
     self._compiler_options = tuple(compiler_options.items()) if compiler_options else ()
@@ -543,11 +548,11 @@ class PjitFunction:
     if both:
       raise ValueError("static_argnums and donate_argnums cannot intersect. Argument "
                        f"positions {both} appear in both static_argnums and donate_argnums")
-    # _fast: a call's key (see _fast_walk) -> dispatch.UncommittedCall
+    # _fast: a call's key (see _fast_walk) -> dispatch.UncommittedCall or HostCall
     self._cache, self._fast = _shared_cache(fun, (
         self._static_argnums, self._static_argnames, _hashable(donate_argnums),
         _hashable(donate_argnames), id(self) if self._shardings else None, self._placement,
-        self._compiler_options, self._keep_unused))
+        self._compiler_options, self._keep_unused, host_eval))
     self._name = fun_name(fun) if name is None else name   # (jaxprs show it)
     update_wrapper(self, fun, updated=())
     if self._sig is not None:  # inspect would take the object for a builtin (it has __get__)
@@ -643,16 +648,16 @@ class PjitFunction:
         # The fast path: uncommitted Arrays and Python scalars on the only device, with a
         # signature seen before.
         key = [config._trace_token]
-        bufs: list = []
-        if (_fast_walk(args, key, bufs) if not kwargs and not self._static_argnums
-            else self._fast_call_walk(args, kwargs, key, bufs)):
+        leaves: list = []
+        if (_fast_walk(args, key, leaves) if not kwargs and not self._static_argnums
+            else self._fast_call_walk(args, kwargs, key, leaves)):
           fast_key = tuple(key)
           try:
             hit = self._fast.get(fast_key)
           except TypeError:  # an unhashable static value: the checked path explains
             hit = fast_key = None
           if hit is not None:
-            return hit(bufs, args, kwargs)
+            return hit(leaves, args, kwargs)
       if not config._values["jax_disable_jit"]:
         return self._call(args, kwargs, fast_key)
     except Exception as e:  # the user sees their frames, not ours (jax_traceback_filtering)
@@ -660,7 +665,7 @@ class PjitFunction:
       raise  # a bare raise does not add this frame back
     return self.fun(*args, **kwargs)
 
-  def _fast_call_walk(self, args, kwargs, key: list, bufs: list) -> bool:
+  def _fast_call_walk(self, args, kwargs, key: list, leaves: list) -> bool:
     """``_fast_walk`` of a call with static or keyword arguments: the key first holds the
     static values (with their types: ``2`` and ``2.0`` differ) and the keyword names; the
     dynamic arguments are walked in the order ``_entry`` flattens them."""
@@ -682,7 +687,7 @@ class PjitFunction:
         head.append(name)
         dyn.append(value)
     key.append(tuple(head))
-    return _fast_walk(dyn, key, bufs)
+    return _fast_walk(dyn, key, leaves)
 
   def _call(self, args, kwargs, fast_key: tuple | None = None):
     """The checked path; a call with a ``fast_key`` (its ``_fast_walk`` signature) that
@@ -709,15 +714,14 @@ class PjitFunction:
         except dispatch.IncompatibleDevicesError as err:
           dyn = _split_args(args, kwargs, self._static_argnums, self._static_argnames)
           raise err.with_names(_arg_names(self._sig, dyn[0], dyn[1])) from None
-      compiled = self._compiled(entry, device)
       if (fast_key is not None and not entry.donated and entry.state is None
           and not runtime.several_devices and _plain_dispatch[0] and not self._placement
-          and not any(a.dtype == dtypes.float0 for a in (*avals, *compiled.out_avals))):
-        scalars = tuple((i, a) for i, (x, a) in enumerate(zip(leaves, avals))
-                        if type(x) is not Array)
-        bounded_put(self._fast, fast_key, dispatch.UncommittedCall(
-            compiled, None if entry.out_tree == _LEAF_TREE else entry.out_tree, scalars),
-            _FAST_ENTRIES)
+          and not any(a.dtype == dtypes.float0 for a in (*avals, *entry.closed.out_avals))):
+        call = self._fast_call(entry, leaves, avals, device)
+        bounded_put(self._fast, fast_key, call, _FAST_ENTRIES)
+        if type(call) is HostCall:
+          return call(leaves, args, kwargs)
+      compiled = self._compiled(entry, device)
       try:
         outs = compiled(leaves, avals, committed)
       except FloatingPointError as err:
@@ -731,6 +735,22 @@ class PjitFunction:
     if entry.state is not None:
       outs = entry.state.write(refs, outs)
     return tree_util.tree_unflatten(entry.out_tree, outs)
+
+  def _fast_call(self, entry, leaves, avals, device):
+    """What the fast path runs for calls like this one: a HostCall where the function
+    can run on host values, else an UncommittedCall."""
+    out_tree = None if entry.out_tree == _LEAF_TREE else entry.out_tree
+    scalars = tuple((i, a) for i, (x, a) in enumerate(zip(leaves, avals))
+                    if type(x) is not Array)
+    compiled_call = lambda: dispatch.UncommittedCall(self._compiled(entry, device), out_tree,
+                                                     scalars)
+    if not self._host_eval:
+      return compiled_call()
+    if entry.host is None:
+      entry.host = host_eval.HostProgram.build(entry.closed) or False
+    if entry.host and host_eval.enabled():
+      return HostCall(entry.host, avals, compiled_call, out_tree)
+    return compiled_call()
 
   def _compiled(self, entry, device, lowered: tuple | None = None):
     """The executable of ``entry`` on ``device`` (compiled on first use)."""
@@ -1158,7 +1178,8 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
   if fun is None:
     return functools.partial(compiled_when_eager, static_argnames=static_argnames,
                              hashable_statics=hashable_statics, staged=staged)
-  jitted = PjitFunction(fun, None, static_argnames, None, None, False, False, name=staged)
+  jitted = PjitFunction(fun, None, static_argnames, None, None, False, False, name=staged,
+                        host_eval=True)
 
   @wraps(fun)
   def call(*args, **kwargs):

@@ -29,6 +29,9 @@ class Primitive:
   - ``jvp(primals, tangents, **params)``: (primal_out, tangent_out); tangents may be Zero.
   - ``transpose(cts, *args, **params)``: cotangents of the linear (UndefinedPrimal) args.
   - ``batch(args, dims, **params)``: (out, out_dim) for vmap.
+  - ``host_kernel(avals, out_avals, **params)``: optional; a function of NumPy arrays that
+    computes the primitive for those types bit for bit as XLA:CPU does, or None where
+    NumPy would differ (see ``execution/host_eval.py``).
   - ``impl``: eager evaluation.  The default, a compiled one-primitive program, is
     installed on the class by the executor (``dispatch.py``), so primitive definitions
     never import the executor; a primitive may set its own.
@@ -50,8 +53,8 @@ class Primitive:
   setting an undeclared attribute raises and setting a rule a second time is recorded in
   ``rules_set_twice`` (a test checks both).
   """
-  RULES = ("abstract_eval", "effectful_abstract_eval", "sharding_rule", "impl", "lowering",
-           "physical_lowering", "jvp", "transpose", "batch", "partial_eval", "staging", "dce",
+  RULES = ("abstract_eval", "effectful_abstract_eval", "sharding_rule", "host_kernel", "impl",
+           "lowering", "physical_lowering", "jvp", "transpose", "batch", "partial_eval", "staging", "dce",
            "discharge", "discharge_call", "effects", "pp_params", "pp_eqn")
   ATTRIBUTES = RULES + ("name", "multiple_results", "hidden_params", "pp_alias_jaxpr",
                         "is_collective", "ref_allocating", "call_primitive")
@@ -67,6 +70,7 @@ class Primitive:
   # when an operand's type is sharded (over Explicit mesh axes). Without one, results are
   # unsharded.
   sharding_rule: Callable | None = None
+  host_kernel: Callable | None = None  # see the docstring
   ref_allocating = False  # makes a mutable ref (the JVP trace always runs its rule)
   call_primitive = False  # JAX's flag: calls the jaxpr in its `call_jaxpr` (CallPrimitive)
   pp_eqn: Callable | None = None  # prints an equation its own way (see core/jaxpr.py)

@@ -1,4 +1,5 @@
-"""``xjax.Array``: an immutable array backed by one device buffer.
+"""``xjax.Array``: an immutable array backed by one device buffer, or, while small and
+computed on the host (``host_eval.py``), by a NumPy array whose buffer is made when needed.
 
 Operators and most methods are attached by ``xjax._src.libraries.numpy.array_methods`` (they
 delegate to ``xjax.numpy``) and are shared with tracers.
@@ -49,13 +50,34 @@ class Array:
   ``_committed`` is False, True, or -- for an array placed with a sharding over a mesh of
   one device -- that sharding, which ``sharding`` then reports (as JAX does).
 
+  Its data is a device buffer (``_buf``), or -- for a small uncommitted array on the only
+  device, a CPU -- a read-only NumPy array (``_host``) that host evaluation computes on
+  (``host_eval.py``); the buffer is then made from it the first time one is needed.
+  ``_npy`` caches the host copy of a buffer.
+
   It has no ``__init__``: as with JAX's, ``Array(x)`` raises "Array() takes no arguments"
   (make arrays with ``xjax.numpy.asarray`` or ``xjax.device_put``), and ``Array()`` is
   the cheapest way for Python to make an instance, which results are made with."""
-  __slots__ = ("_buf", "aval", "_committed", "_npy", "__weakref__")
+  __slots__ = ("_b", "_host", "aval", "_committed", "_npy", "__weakref__")
   __array_priority__ = 100
 
   # ``Array._from_buffer(buf, aval, committed=False)``: ``from_buffer``, set below the class.
+
+  @property
+  def _buf(self):
+    """The device buffer, made from the host value the first time it is asked for."""
+    buf = self._b
+    if buf is None:
+      # A private copy: on the CPU the buffer may alias the memory it is made from, and a
+      # host value's memory can be shared by other arrays (views, copies), which a donation
+      # of this buffer must not overwrite.
+      buf = self._b = runtime.put(np.array(self._host), runtime.default_device())
+    return buf
+
+  @_buf.setter
+  def _buf(self, buf) -> None:
+    self._b = buf
+    self._host = None
 
   # -- static facts ----------------------------------------------------------------------
   @property
@@ -111,8 +133,15 @@ class Array:
     self._check_alive()
     return runtime.to_host(self._buf)
 
+  def _keep_only_buffer(self) -> None:
+    """Drops the host value and host copy, the buffer made first if needed: a donated
+    buffer is reused by the program it is donated to, and they would outlive it."""
+    self._buf = self._buf  # made from the host value if need be; setting it drops that
+    self._npy = None
+
   def _check_alive(self) -> None:
-    if self._buf.is_deleted():
+    buf = self._b
+    if buf is not None and buf.is_deleted():
       raise RuntimeError(f"Array has been deleted with shape={self.aval.update(weak_type=False)}."
                          " Its buffer was freed by .delete() or donated to a jitted "
                          "computation (donate_argnums/donate_argnames).")
@@ -182,6 +211,8 @@ class Array:
   def __copy__(self) -> "Array":
     """A new Array with its own buffer on the same device (as JAX, not ``self``)."""
     self._check_alive()
+    if self._b is None:
+      return from_host(self._host, self.aval)
     if runtime.is_spread(self._buf):
       return Array._from_buffer(runtime.put_sharded(self._physical_value(), self.sharding,
                                                     self.weak_type), self.aval, True)
@@ -224,8 +255,14 @@ class Array:
     return str(self)
 
   # -- devices and lifetime --------------------------------------------------------------
+  def _spread(self) -> bool:
+    """Whether its buffer is laid out over several devices."""
+    return self._b is not None and runtime.is_spread(self._b)
+
   def devices(self) -> set:
     self._check_alive()
+    if self._b is None:
+      return {runtime.default_device()}
     if runtime.is_spread(self._buf):
       return set(self.sharding.device_set)
     return {runtime.buf_device(self._buf)}
@@ -234,13 +271,15 @@ class Array:
   def device(self):
     """The array's device; for an array over several devices, its sharding (as JAX)."""
     self._check_alive()
+    if self._b is None:
+      return runtime.default_device()
     if runtime.is_spread(self._buf):
       return self.sharding
     return runtime.buf_device(self._buf)
 
   @property
   def sharding(self):
-    if runtime.is_spread(self._buf):
+    if self._spread():
       return runtime.buf_sharding(self._buf)
     if isinstance(self._committed, Sharding):
       return self._committed
@@ -248,24 +287,25 @@ class Array:
 
   def block_until_ready(self) -> "Array":
     self._check_alive()
-    self._buf.block_until_ready()
+    if self._b is not None:
+      self._b.block_until_ready()
     return self
 
   def is_ready(self) -> bool:
     self._check_alive()
-    return self._buf.is_ready()
+    return self._b is None or self._b.is_ready()
 
   def delete(self) -> None:
     self._buf.delete()
-    self._npy = None
+    self._npy = self._host = None
 
   def is_deleted(self) -> bool:
-    return self._buf.is_deleted()
+    return self._b is not None and self._b.is_deleted()
 
   def copy_to_host_async(self) -> None:
     """Starts the device-to-host copy that ``np.asarray`` will then wait for."""
     self._check_alive()
-    if self._npy is None and not dtypes.is_extended(self.aval.dtype):
+    if self._npy is None and self._b is not None and not dtypes.is_extended(self.aval.dtype):
       runtime.copy_to_host_async(self._buf)
 
   @_not_on_key_arrays
@@ -336,7 +376,7 @@ class Array:
   def addressable_shards(self) -> list:
     """Each device's piece: its device, its index into the array, and its data."""
     self._check_alive()
-    if not runtime.is_spread(self._buf):
+    if not self._spread():
       return [Shard(self.device, tuple(slice(None) for _ in self.shape), 0, self)]
     sharding = self.sharding
     index = sharding.devices_indices_map(self.shape)
@@ -355,10 +395,23 @@ def from_buffer(buf, aval: ShapedArray, committed=False) -> Array:
   """A new Array of the device buffer ``buf`` (``Array._from_buffer``); a plain function,
   cheapest to call, as jit's fast path does for each result."""
   x = Array()
-  x._buf = buf
+  x._b = buf
+  x._host = None
   x.aval = aval
   x._committed = committed
   x._npy = None
+  return x
+
+
+def from_host(value: np.ndarray, aval: ShapedArray) -> Array:
+  """A new uncommitted Array of the read-only NumPy array ``value`` (of ``aval``'s shape
+  and dtype, free of subnormal floats), which host evaluation computes on; its buffer is
+  made on the default device when first needed."""
+  x = Array()
+  x._b = None
+  x._host = x._npy = value
+  x.aval = aval
+  x._committed = False
   return x
 
 

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from xjax._src.foundations import dtypes, errors, tree_util
-from xjax._src.execution import spmd
+from xjax._src.execution import host_eval, spmd
 from xjax._src.execution.array import SCALAR_CACHE_SIZE, Array, from_buffer
 from xjax._src.foundations.config import config
 from xjax._src.backend import lowering, runtime
@@ -206,12 +206,15 @@ def run_program(executable, bufs: list, args, out_avals, committed, name: str) -
 _primitive_cache: dict = {}
 runtime.register_backend_cache(_primitive_cache)
 _PRIMITIVE_CACHE_SIZE = 8192  # executables; the oldest go first (control-flow params hold jaxprs)
+_host_kernels: dict = {}  # (primitive, avals, params) -> (host kernel or None, out avals)
 
 
 def clear_caches() -> None:
-  """Forgets compiled primitives and cached scalar buffers (part of ``xjax.clear_caches``;
-  compiled jaxprs are keyed weakly on their jaxprs and go with the jit caches)."""
+  """Forgets compiled primitives, host kernels and cached scalar buffers (part of
+  ``xjax.clear_caches``; compiled jaxprs are keyed weakly on their jaxprs and go with the
+  jit caches)."""
   _primitive_cache.clear()
+  _host_kernels.clear()
   _SCALAR_BUFFERS.clear()
 
 
@@ -243,10 +246,16 @@ def params_key(params: dict) -> tuple:
 
 
 def apply_primitive(prim, *args, **params):
-  """Evaluates one primitive now, through a cached one-primitive compiled program."""
+  """Evaluates one primitive now: on the host where its operands are host values and it
+  has a host kernel for their types, else through a cached one-primitive compiled
+  program."""
   if runtime.several_devices and _any_spread(args):
     return spmd.apply_primitive(prim, args, params)
   avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
+  if prim.host_kernel is not None and not (_debug["nans"] or _debug["infs"]):
+    results = _apply_on_host(prim, args, avals, params)
+    if results is not None:
+      return results if prim.multiple_results else results[0]
   device, committed = pick_device(args, prim.name)
   try:
     # Lowerings may read flags that affect tracing (jax_threefry_partitionable).
@@ -265,6 +274,31 @@ def apply_primitive(prim, *args, **params):
 
 
 Primitive.impl = apply_primitive  # every primitive's default eager evaluation
+
+
+def _apply_on_host(prim, args, avals, params) -> list | None:
+  """The results of ``prim`` computed by its host kernel, or None where an operand is not
+  a host value or the kernel does not take these types."""
+  values = [host_eval.host_value(x, a) for x, a in zip(args, avals)]
+  if any(v is None for v in values) or not host_eval.enabled():
+    return None
+  try:
+    key = (prim, avals, params_key(params), config._trace_token)
+    entry = _host_kernels.get(key)
+  except TypeError:  # unhashable params
+    return None
+  if entry is None:
+    out = eval_types(prim, avals, params)
+    out_avals = list(out) if prim.multiple_results else [out]
+    entry = (host_eval.kernel_for(prim, avals, out_avals, params), out_avals)
+    bounded_put(_host_kernels, key, entry, _PRIMITIVE_CACHE_SIZE)
+  kernel, out_avals = entry
+  if kernel is None:
+    return None
+  outs = kernel(*values)
+  if not prim.multiple_results:
+    return [host_eval.make(outs, out_avals[0])]
+  return [host_eval.make(v, a) for v, a in zip(outs, out_avals)]
 
 
 def _any_spread(args) -> bool:
@@ -316,7 +350,7 @@ def _fresh_if_donated(args, avals, donated, positions) -> list:
     if isinstance(x, Array) and seen.get(id(x._buf), i) != i:
       raise DonatedBufferError(positions[seen[id(x._buf)]], positions[i], d)
     if d and isinstance(x, Array):
-      x._npy = None  # a cached host view of the buffer would keep the runtime from reusing it
+      x._keep_only_buffer()
   return [np.asarray(x, a.dtype) if d and not isinstance(x, Array) else x
           for x, a, d in zip(args, avals, donated)]
 
@@ -450,9 +484,9 @@ class CompiledJaxpr:
 class UncommittedCall:
   """jit's cached fast path: ``compiled`` run on uncommitted Arrays and Python scalars on
   the only device, with no donation and no NaN/Inf checking (the caller makes sure of all
-  three), every lookup done once.  It is called with the arguments' buffers, and in
-  ``scalars``' positions ``(index, aval)`` the Python scalars themselves; the results come
-  unflattened with ``out_tree`` (None: the single result itself)."""
+  three), every lookup done once.  It is called with the argument leaves, the Python
+  scalars in ``scalars``' positions ``(index, aval)``; the results come unflattened with
+  ``out_tree`` (None: the single result itself)."""
   __slots__ = ("_compiled", "_execute", "_handlers", "_out_avals", "_const_bufs", "_device",
                "_unflatten", "_scalars", "_plain", "used", "__weakref__")
 
@@ -482,15 +516,15 @@ class UncommittedCall:
     self._plain = False
     self._execute = self._const_bufs = None
 
-  def __call__(self, bufs: list, *arguments):
-    """Runs on ``bufs`` (a fresh list it may change); ``arguments`` (the call's arguments,
-    pytrees) are only read when it fails."""
+  def __call__(self, leaves: list, *arguments):
+    """Runs on the argument leaves (Arrays and Python scalars); ``arguments`` (the call's
+    arguments, pytrees) are only read when it fails."""
     self.used = True
     try:
       if self._plain:  # Executable.run, inlined: this is the hot path
-        outs = self._execute(bufs).consume_with_handlers(self._handlers)
+        outs = self._execute([x._buf for x in leaves]).consume_with_handlers(self._handlers)
       else:
-        outs = self._run(bufs)
+        outs = self._run([x._buf if type(x) is Array else x for x in leaves])
     except Exception:
       raise_if_deleted(tree_util.tree_leaves(arguments))
       raise

@@ -14,6 +14,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.execution.array import scalar_array
+from xjax._src.execution.host_eval import flush_subnormals, quiet, ufunc_kernel
 from xjax._src.backend.lowering import compare_attributes, i64_array
 from xjax._src.core.avals import (ShapedArray, physical_aval, result_sharding, spec_of,
                                   tangent_aval)
@@ -167,14 +168,15 @@ def unbroadcast(ct, aval: ShapedArray):
 
 
 def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None, transpose=None, lowering=None,
-           abstract_eval=None):
+           abstract_eval=None, host=None):
   """A unary primitive; the transcendental ones also take an ``accuracy`` parameter
   (lowered as the op's ``result_accuracy``; derivatives ignore it, as in JAX).
   ``jvp(t, x)`` or ``jvp2(t, y, x)`` (y: the output) give the tangent, none a zero one;
   ``lowering`` and ``abstract_eval`` replace the defaults (``hlo`` on the operand, the
-  operand's type after ``check``)."""
+  operand's type after ``check``); ``host`` is its host kernel rule, if it has one."""
   prim = elementwise_primitive(name, abstract_eval or _nary_abstract_eval(name, check),
                             lowering or _lower_nary(hlo, accuracy_attrs))
+  prim.host_kernel = host
   prim.batch = elementwise_batch(prim)
   if jvp is not None:
     ad.defjvp(prim, lambda t, x, **_: jvp(t, x))
@@ -188,12 +190,14 @@ def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None, transpose=None, lower
 
 
 def _binary(name, hlo, check, jvps=None, result_dtype=None, transpose=None, lowering=None,
-            bilinear=None, jvp_of=None, differentiable=True):
+            bilinear=None, jvp_of=None, differentiable=True, host=None):
   """A binary primitive: ``jvps`` per operand (broadcast to the output), or ``bilinear``,
   the (lhs, rhs) transpose rules of a product (``ad.defbilinear``), or the whole JVP rule
-  ``jvp_of(prim)``, or a zero JVP; none where it is not ``differentiable`` (as JAX's)."""
+  ``jvp_of(prim)``, or a zero JVP; none where it is not ``differentiable`` (as JAX's).
+  ``host`` is its host kernel rule, if it has one."""
   prim = elementwise_primitive(name, _nary_abstract_eval(name, check, result_dtype),
                             lowering or _lower_nary(hlo))
+  prim.host_kernel = host
   prim.batch = elementwise_batch(prim)
   if bilinear is not None:
     ad.defbilinear(prim, *bilinear)
@@ -251,19 +255,24 @@ def _add_sub_tangents(prim, negate, primals, tangents):
 
 
 add_p = _binary("add", "stablehlo.add", _number, transpose=_add_transpose,
-                jvp_of=_add_sub_jvp(lambda t: t))
+                jvp_of=_add_sub_jvp(lambda t: t), host=ufunc_kernel(np.add, "fiu", flush=True))
 sub_p = _binary("sub", "stablehlo.subtract", _number, transpose=_sub_transpose,
-                jvp_of=_add_sub_jvp(lambda t: neg(t)))
+                jvp_of=_add_sub_jvp(lambda t: neg(t)),
+                host=ufunc_kernel(np.subtract, "fiu", flush=True))
 mul_p = _binary("mul", "stablehlo.multiply", dtype_checker("int", "inexact", "bool"),
                 bilinear=(lambda ct, x, y: unbroadcast(mul(ct, y), x.aval),
-                          lambda ct, x, y: unbroadcast(mul(x, ct), y.aval)))
+                          lambda ct, x, y: unbroadcast(mul(x, ct), y.aval)),
+                host=ufunc_kernel(np.multiply, "fiub", flush=True))
+# (integer division and remainder round, and treat zero divisors, as NumPy does not)
 div_p = _binary("div", "stablehlo.divide", _number,
                 [lambda t, x, y: div(t, y),
                  lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2))],
-                transpose=lambda ct, x, y: [unbroadcast(div(ct, y), x.aval), None])
+                transpose=lambda ct, x, y: [unbroadcast(div(ct, y), x.aval), None],
+                host=ufunc_kernel(np.divide, "f", flush=True))
 rem_p = _binary("rem", "stablehlo.remainder", dtype_checker("int", "float"),
                 [lambda t, x, y: t,
-                 lambda t, x, y: mul(neg(t), _trunc_div(x, y))])
+                 lambda t, x, y: mul(neg(t), _trunc_div(x, y))],
+                host=ufunc_kernel(np.fmod, "f", flush=True))
 
 
 def lower_complex_minmax(ctx, x, y, aval, direction):
@@ -298,11 +307,13 @@ def _minmax_lowering(hlo, direction):
 max_p = _binary("max", "stablehlo.maximum", dtype_checker("int", "inexact", "bool"),
                 [lambda t, x, y: mul(t, _tie_mask(x, y, False)),
                  lambda t, x, y: mul(t, _tie_mask(y, x, False))],
-                lowering=_minmax_lowering("stablehlo.maximum", "GT"))
+                lowering=_minmax_lowering("stablehlo.maximum", "GT"),
+                host=ufunc_kernel(np.maximum, "iub"))
 min_p = _binary("min", "stablehlo.minimum", dtype_checker("int", "inexact", "bool"),
                 [lambda t, x, y: mul(t, _tie_mask(x, y, True)),
                  lambda t, x, y: mul(t, _tie_mask(y, x, True))],
-                lowering=_minmax_lowering("stablehlo.minimum", "LT"))
+                lowering=_minmax_lowering("stablehlo.minimum", "LT"),
+                host=ufunc_kernel(np.minimum, "iub"))
 pow_p = _binary("pow", "stablehlo.power", _inexact,
                 [lambda t, x, y: mul(t, _pow_jac_base(x, y)),
                  # converted to the exponent's dtype: strong, as JAX
@@ -314,7 +325,7 @@ atan2_p = _binary("atan2", "stablehlo.atan2", _inexact,
 nextafter_p = _binary("nextafter", "chlo.next_after", _float, differentiable=False)
 
 neg_p = _unary("neg", "stablehlo.negate", _number, jvp=lambda t, x: neg(t),
-               transpose=lambda ct, x: [neg(ct)])
+               transpose=lambda ct, x: [neg(ct)], host=ufunc_kernel(np.negative, "fiu"))
 _sign_unsigned = lowering_from(lambda x: convert_element_type(ne(x, _const(x, 0)), x.dtype))
 
 
@@ -325,12 +336,14 @@ def _lower_sign(ctx, x):
   return _lower_nary("stablehlo.sign")(ctx, x)
 
 
-sign_p = _unary("sign", "stablehlo.sign", _number, lowering=_lower_sign)
-floor_p = _unary("floor", "stablehlo.floor", _float)
-ceil_p = _unary("ceil", "stablehlo.ceil", _float)
+sign_p = _unary("sign", "stablehlo.sign", _number, lowering=_lower_sign,
+                host=ufunc_kernel(np.sign, "fi"))
+floor_p = _unary("floor", "stablehlo.floor", _float, host=ufunc_kernel(np.floor, "f"))
+ceil_p = _unary("ceil", "stablehlo.ceil", _float, host=ufunc_kernel(np.ceil, "f"))
 is_finite_p = elementwise_primitive(
     "is_finite", lambda a: ShapedArray(a.shape, np.bool_, a.weak_type) if _float("is_finite", a.dtype)
     is None else None, _lower_nary("stablehlo.is_finite"))
+is_finite_p.host_kernel = ufunc_kernel(np.isfinite, "f")
 is_finite_p.batch = elementwise_batch(is_finite_p)
 ad.zero_jvp(is_finite_p)
 
@@ -361,7 +374,8 @@ acosh_p = _unary("acosh", "chlo.acosh",
                  jvp=lambda t, x: mul(t, rsqrt(sub(square(x), _one(x)))))
 atanh_p = _unary("atanh", "chlo.atanh", jvp=lambda t, x: mul(
     integer_pow(add(_one(x), x), -1), div(t, sub(_one(x), x))))
-sqrt_p = _unary("sqrt", "stablehlo.sqrt", jvp2=lambda t, y, x: mul(t, div(_const(y, 0.5), y)))
+sqrt_p = _unary("sqrt", "stablehlo.sqrt", jvp2=lambda t, y, x: mul(t, div(_const(y, 0.5), y)),
+                host=ufunc_kernel(np.sqrt, "f"))
 rsqrt_p = _unary("rsqrt", "stablehlo.rsqrt",
                  jvp2=lambda t, y, x: mul(t, mul(_const(y, -0.5), div(y, x))))
 cbrt_p = _unary("cbrt", "stablehlo.cbrt", _float,
@@ -407,13 +421,14 @@ conj_p = _unary("conj", "chlo.conj", _complex, jvp=lambda t, x: conj(t),
                 transpose=lambda ct, x: [conj(ct)])
 # (abs takes no unsigned or bool input)
 abs_p = _unary("abs", "stablehlo.abs", jvp=lambda t, x: _abs_jvp(t, x),
-               abstract_eval=_real_valued("abs", dtype_checker("signed", "inexact")))
+               abstract_eval=_real_valued("abs", dtype_checker("signed", "inexact")),
+               host=ufunc_kernel(np.abs, "fi"))
 population_count_p = _unary("population_count", "stablehlo.popcnt", _int)
 clz_p = _unary("clz", "stablehlo.count_leading_zeros", _int)
-not_p = _unary("not", "stablehlo.not", _int_or_bool)
-and_p = _binary("and", "stablehlo.and", _int_or_bool)
-or_p = _binary("or", "stablehlo.or", _int_or_bool)
-xor_p = _binary("xor", "stablehlo.xor", _int_or_bool)
+not_p = _unary("not", "stablehlo.not", _int_or_bool, host=ufunc_kernel(np.invert, "iub"))
+and_p = _binary("and", "stablehlo.and", _int_or_bool, host=ufunc_kernel(np.bitwise_and, "iub"))
+or_p = _binary("or", "stablehlo.or", _int_or_bool, host=ufunc_kernel(np.bitwise_or, "iub"))
+xor_p = _binary("xor", "stablehlo.xor", _int_or_bool, host=ufunc_kernel(np.bitwise_xor, "iub"))
 shift_left_p = _binary("shift_left", "stablehlo.shift_left", _int)
 shift_right_arithmetic_p = _binary("shift_right_arithmetic", "stablehlo.shift_right_arithmetic",
                                    _int)
@@ -442,7 +457,7 @@ def _compare_lowering(direction, total_order):
                                                   total_order)
 
 
-def _comparison(name, direction, check=any_dtype, total_order=False):
+def _comparison(name, direction, check=any_dtype, total_order=False, host=None):
   def abstract_eval(*avals):
     check_same_dtypes(name, avals)
     check(name, avals[0].dtype, 0)
@@ -451,6 +466,7 @@ def _comparison(name, direction, check=any_dtype, total_order=False):
   prim = elementwise_primitive(name, abstract_eval, _lower_nary(
       "stablehlo.compare", _compare_lowering(direction, total_order)))
   prim.batch = elementwise_batch(prim)
+  prim.host_kernel = host
   ad.zero_jvp(prim)
   return prim
 
@@ -475,14 +491,14 @@ def _broadcast_stored(x, shape):
 
 
 _no_complex = _ordered
-eq_p = _comparison("eq", "EQ")
-ne_p = _comparison("ne", "NE")
+eq_p = _comparison("eq", "EQ", host=ufunc_kernel(np.equal, "fiub"))
+ne_p = _comparison("ne", "NE", host=ufunc_kernel(np.not_equal, "fiub"))
 eq_p.physical_lowering = _stored_keys_compare(eq_p, any_word=False)
 ne_p.physical_lowering = _stored_keys_compare(ne_p, any_word=True)
-lt_p = _comparison("lt", "LT", _no_complex)
-le_p = _comparison("le", "LE", _no_complex)
-gt_p = _comparison("gt", "GT", _no_complex)
-ge_p = _comparison("ge", "GE", _no_complex)
+lt_p = _comparison("lt", "LT", _no_complex, host=ufunc_kernel(np.less, "fiub"))
+le_p = _comparison("le", "LE", _no_complex, host=ufunc_kernel(np.less_equal, "fiub"))
+gt_p = _comparison("gt", "GT", _no_complex, host=ufunc_kernel(np.greater, "fiub"))
+ge_p = _comparison("ge", "GE", _no_complex, host=ufunc_kernel(np.greater_equal, "fiub"))
 # Floats compared in IEEE total order: -NaN < -inf < ... < -0.0 < 0.0 < ... < inf < NaN.
 eq_to_p = _comparison("eq_to", "EQ", _no_complex, total_order=True)
 le_to_p = _comparison("le_to", "LE", _no_complex, total_order=True)
@@ -504,6 +520,7 @@ def _add_any_abstract_eval(x, y):
 
 
 add_any_p = elementwise_primitive("add_any", _add_any_abstract_eval, _lower_nary("stablehlo.add"))
+add_any_p.host_kernel = add_p.host_kernel
 
 
 def _add_any_batch(axis, args, dims):
@@ -658,6 +675,19 @@ select_n_p.transpose = _select_n_transpose
 select_n_p.batch = _select_n_batch
 
 
+def _select_n_host(avals, out_avals):
+  """``np.where`` on a boolean ``which``; on an integer one, ``np.choose`` clipping the
+  index into range, as the lowering's bisection of selects does."""
+  if len(avals) == 2:
+    return lambda which, case: case
+  if avals[0].dtype == np.bool_:
+    return lambda which, false, true: np.where(which, true, false)
+  return lambda which, *cases: np.choose(which, cases, mode="clip")
+
+
+select_n_p.host_kernel = _select_n_host
+
+
 def _convert_abstract_eval(operand, *, new_dtype, weak_type):
   if operand.dtype != new_dtype and (dtypes.is_extended(operand.dtype)
                                      or dtypes.is_extended(new_dtype)):
@@ -718,6 +748,22 @@ convert_element_type_p.jvp = _convert_jvp
 convert_element_type_p.transpose = _convert_transpose
 convert_element_type_p.batch = _convert_batch
 convert_element_type_p.staging = _convert_staging
+
+
+def _convert_host(avals, out_avals, *, new_dtype, weak_type):
+  """Casts NumPy makes as XLA does: all but floats to integers (XLA saturates them and
+  takes NaN to zero); a float narrowed can land among the subnormals, which XLA flushes."""
+  source, target = avals[0].dtype, out_avals[0].dtype
+  if source == target:
+    return lambda x: x
+  if source.kind == "f" and target.kind in "iu":
+    return None
+  if source.kind == "f" and target.kind == "f" and target.itemsize < source.itemsize:
+    return quiet(lambda x: flush_subnormals(x.astype(target)))
+  return lambda x: x.astype(target)
+
+
+convert_element_type_p.host_kernel = _convert_host
 
 
 def _integer_pow_abstract_eval(x, *, y):
@@ -798,6 +844,7 @@ def _clamp_batch(axis, args, dims):
 clamp_p.batch = _clamp_batch
 
 copy_p = elementwise_primitive("copy", lambda x: x, lambda ctx, x: x)
+copy_p.host_kernel = lambda avals, out_avals: lambda x: x  # host values are immutable
 copy_p.batch = lambda axis, args, dims: (copy_p.bind(args[0]), dims[0])
 ad.deflinear(copy_p, lambda ct, x: [ct])
 

@@ -121,6 +121,16 @@ broadcast_in_dim_p.physical_lowering = (
         ctx, x, shape=shape, broadcast_dimensions=(
             *broadcast_dimensions, *_with_stored_dims((), ctx.avals_out[0]))))
 broadcast_in_dim_p.hidden_params = frozenset({"shape", "sharding"})
+
+
+def _broadcast_in_dim_host(avals, out_avals, *, shape, broadcast_dimensions, sharding=None):
+  kept = [1] * len(shape)
+  for size, d in zip(avals[0].shape, broadcast_dimensions):
+    kept[d] = size
+  return lambda x: np.broadcast_to(x.reshape(kept), shape)
+
+
+broadcast_in_dim_p.host_kernel = _broadcast_in_dim_host
 broadcast_in_dim_p.pp_params = lambda p: [(k, v) for k, v in sorted(p.items()) if v != ()]
 ad.deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 broadcast_in_dim_p.batch = _broadcast_in_dim_batch
@@ -224,6 +234,8 @@ def _reshape_batch(axis, args, dims, *, new_sizes, dimensions, sharding):
 
 
 reshape_p = standard_primitive("reshape", _reshape_abstract_eval, _reshape_lowering)
+reshape_p.host_kernel = lambda avals, out_avals, *, new_sizes, dimensions, sharding: (
+    (lambda x: x.reshape(new_sizes)) if dimensions is None else None)
 ad.deflinear(reshape_p, _reshape_transpose)
 reshape_p.batch = _reshape_batch
 
@@ -306,6 +318,8 @@ transpose_p = standard_primitive(
     "transpose", _transpose_abstract_eval,
     lambda ctx, x, *, permutation: ctx.op("stablehlo.transpose", [x], ctx.avals_out[0],
                                           {"permutation": i64_array(permutation)}))
+transpose_p.host_kernel = lambda avals, out_avals, *, permutation: (
+    lambda x: x.transpose(permutation))
 transpose_p.physical_lowering = lambda ctx, x, *, permutation: transpose_p.lowering(
     ctx, x, permutation=_with_stored_dims(permutation, ctx.avals_in[0]))
 ad.deflinear(transpose_p, lambda ct, x, *, permutation: [
@@ -354,6 +368,8 @@ def _squeeze_batch(axis, args, dims, *, dimensions):
 squeeze_p = standard_primitive(
     "squeeze", _squeeze_abstract_eval,
     lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", [x], ctx.avals_out[0]))
+squeeze_p.host_kernel = lambda avals, out_avals, *, dimensions: (
+    lambda x: x.reshape(out_avals[0].shape))
 ad.deflinear(squeeze_p, _squeeze_transpose)
 squeeze_p.batch = _squeeze_batch
 squeeze_p.sharding_rule = lambda x, *, dimensions: _type_sharding(
@@ -394,6 +410,7 @@ rev_p = standard_primitive(
     "rev", lambda x, *, dimensions: x,
     lambda ctx, x, *, dimensions: ctx.op("stablehlo.reverse", [x], ctx.avals_out[0],
                                          {"dimensions": i64_array(dimensions)}))
+rev_p.host_kernel = lambda avals, out_avals, *, dimensions: lambda x: np.flip(x, dimensions)
 ad.deflinear(rev_p, lambda ct, x, *, dimensions: [
     Zero(x.aval) if type(ct) is Zero else rev(ct, dimensions)])
 rev_p.batch = lambda axis, args, dims, *, dimensions: (
@@ -425,6 +442,19 @@ iota_p = standard_primitive(
     lambda ctx, *, dtype, shape, dimension, sharding=None: ctx.op(
         "stablehlo.iota", [], ctx.avals_out[0], {"iota_dimension": f"{dimension} : i64"},
         in_avals=[]))
+
+
+def _iota_host(avals, out_avals, *, dtype, shape, dimension, sharding=None):
+  """The (immutable) result, made once."""
+  line = [1] * len(shape)
+  line[dimension] = shape[dimension]
+  value = np.ascontiguousarray(np.broadcast_to(
+      np.arange(shape[dimension], dtype=out_avals[0].dtype).reshape(line), shape))
+  value.flags.writeable = False
+  return lambda: value
+
+
+iota_p.host_kernel = _iota_host
 
 
 def iota(dtype, size: int, *, sharding=None):
@@ -495,6 +525,15 @@ def _slice_batch(axis, args, dims, *, start_indices, limit_indices, strides):
 
 
 slice_p = standard_primitive("slice", _slice_abstract_eval, _slice_lowering)
+
+
+def _slice_host(avals, out_avals, *, start_indices, limit_indices, strides):
+  index = tuple(map(builtins.slice, start_indices, limit_indices,
+                    strides or [None] * len(start_indices)))
+  return lambda x: x[index]
+
+
+slice_p.host_kernel = _slice_host
 ad.deflinear(slice_p, _slice_transpose)
 slice_p.batch = _slice_batch
 
@@ -606,6 +645,8 @@ concatenate_p = standard_primitive(
     "concatenate", _concatenate_abstract_eval,
     lambda ctx, *xs, dimension: ctx.op("stablehlo.concatenate", list(xs), ctx.avals_out[0],
                                        {"dimension": f"{dimension} : i64"}))
+concatenate_p.host_kernel = lambda avals, out_avals, *, dimension: (
+    lambda *xs: np.concatenate(xs, axis=dimension))
 ad.deflinear(concatenate_p, _concatenate_transpose)
 concatenate_p.batch = _concatenate_batch
 
@@ -778,6 +819,20 @@ dynamic_slice_p = standard_primitive(
                                               ctx.avals_out[0],
                                               {"slice_sizes": i64_array(slice_sizes)}))
 dynamic_slice_p.jvp = _dynamic_slice_jvp
+
+
+def _dynamic_slice_host(avals, out_avals, *, slice_sizes):
+  """Start indices clamped to keep the slice inside the operand, as XLA does."""
+  dims = avals[0].shape
+
+  def kernel(x, *starts):
+    starts = [builtins.min(builtins.max(int(i), 0), d - n)
+              for i, d, n in zip(starts, dims, slice_sizes)]
+    return x[tuple(builtins.slice(i, i + n) for i, n in zip(starts, slice_sizes))]
+  return kernel
+
+
+dynamic_slice_p.host_kernel = _dynamic_slice_host
 dynamic_slice_p.transpose = _dynamic_slice_transpose
 dynamic_slice_p.batch = _dynamic_slice_batch
 dynamic_slice_p.sharding_rule = lambda x, *idxs, slice_sizes: _unsliced(
