@@ -10,7 +10,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.api.jit import jit
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.image.kernels import AREA, KERNELS, ResizeMethod, as_method
 
 _TINY_TOTAL = 1000. * float(np.finfo(np.float32).eps)

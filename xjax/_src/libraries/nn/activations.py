@@ -8,7 +8,8 @@ from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.util import check_arraylike, promote_args_inexact
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.promotion import promote_args_inexact
 
 
 def _arr(name, x):

@@ -9,7 +9,7 @@ from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.util import canonical_axis
+from xjax._src.libraries.numpy.arguments import canonical_axis
 
 
 def one_hot(x, num_classes: int, *, dtype=None, axis=-1):

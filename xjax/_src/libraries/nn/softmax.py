@@ -6,7 +6,7 @@ import numpy as np
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.util import check_arraylike
+from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.scipy.special.log_sum_exp import logsumexp
 
 

@@ -9,7 +9,7 @@ from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.creation import asarray
-from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 
 acos = jnp.arccos
 acosh = jnp.arccosh

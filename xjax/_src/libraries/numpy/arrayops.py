@@ -19,7 +19,7 @@ from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.setops import _compact
-from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike, is_traced
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, is_traced
 
 
 def _host(x, what):

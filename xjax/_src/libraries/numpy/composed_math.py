@@ -15,8 +15,9 @@ from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.rounding import round_half_even
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.creation import asarray, zeros_like
-from xjax._src.libraries.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
-                                            promote_args_numeric, promote_dtypes)
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
+                                                 promote_args_numeric, promote_dtypes)
 from xjax._src.libraries.numpy.where import where
 
 __all__ = ["floor", "ceil", "trunc", "rint", "fabs", "fmod", "log2", "log10", "deg2rad",

@@ -12,7 +12,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
 from xjax._src.foundations.wrapping import with_keyword
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.libraries.numpy.util import check_arraylike
+from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
 
 
@@ -280,7 +280,7 @@ def _linspace(start, stop, *, num, endpoint, retstep, dtype, axis):
   """JAX's formula: ``start * (1 - t) + stop * t`` for ``t = i / div``, the endpoint
   appended as ``stop`` itself, in the requested dtype's inexact counterpart."""
   from xjax._src.libraries.numpy.shaping import broadcast_arrays, moveaxis
-  from xjax._src.libraries.numpy.util import canonical_axis
+  from xjax._src.libraries.numpy.arguments import canonical_axis
   start, stop = asarray(start), asarray(stop)
   out_dt = dtype or dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
   comp = dtypes.to_inexact_dtype(out_dt)

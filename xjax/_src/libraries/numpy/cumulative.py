@@ -10,7 +10,7 @@ from xjax._src.primitives.lax import cumulative as lax_cum
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.reductions import _check_out
-from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.where import _where
 
 

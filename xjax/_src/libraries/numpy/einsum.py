@@ -10,7 +10,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.linalg_basic import contraction_types
-from xjax._src.libraries.numpy.util import promote_dtypes
+from xjax._src.libraries.numpy.promotion import promote_dtypes
 
 
 def _parse(subscripts, shapes):

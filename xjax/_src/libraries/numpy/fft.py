@@ -16,7 +16,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.fft import FftType, fft as lax_fft
 from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 
 _NORMS = ("backward", "ortho", "forward")
 

@@ -10,7 +10,7 @@ from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.core.values import get_aval
 from xjax._src.libraries.numpy.creation import asarray
-from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.foundations.wrapping import update_wrapper
 
 

@@ -17,7 +17,7 @@ from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import dslice_indexing
-from xjax._src.libraries.numpy.util import promote_dtypes
+from xjax._src.libraries.numpy.promotion import promote_dtypes
 
 _FILL = gs.GatherScatterMode.FILL_OR_DROP
 

@@ -10,7 +10,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.execution.array import Array
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
-from xjax._src.libraries.numpy.util import canonical_axis
+from xjax._src.libraries.numpy.arguments import canonical_axis
 
 
 _KINDS = {

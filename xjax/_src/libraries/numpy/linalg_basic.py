@@ -8,7 +8,8 @@ from xjax._src.foundations.sharding import PartitionSpec
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy.util import promote_dtypes, check_arraylike
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.promotion import promote_dtypes
 
 
 @compiled_when_eager(static_argnames=("precision", "preferred_element_type", "out_sharding"))
@@ -158,7 +159,7 @@ def outer(a, b, out=None):
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
   """Sum products over the given axes (an int N: last N of a with first N of b)."""
-  from xjax._src.libraries.numpy.util import canonical_axis
+  from xjax._src.libraries.numpy.arguments import canonical_axis
   import operator
   check_arraylike("tensordot", a, b)
   pet, out_dtype, out_weak = contraction_types(preferred_element_type, a, b)

@@ -16,14 +16,14 @@ from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.creation import asarray
-from xjax._src.libraries.numpy.util import (canonical_axis, check_arraylike, promote_args_inexact,
-                                            promote_dtypes_inexact)
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.promotion import promote_args_inexact, promote_dtypes_inexact
 
 
 @compiled_when_eager(staged="isclose", static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
   """|a - b| <= atol + rtol * |b|, elementwise (infinities equal only to themselves)."""
-  from xjax._src.libraries.numpy.util import promote_args
+  from xjax._src.libraries.numpy.promotion import promote_args
   a, b = promote_args("isclose", a, b)
   dt = get_aval(a).dtype
   if not dtypes.is_inexact(dt):
@@ -387,7 +387,7 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
 
 def _conv(name, a, v, mode, flip, precision, preferred_element_type):
   """1-D convolution (``flip``) or cross-correlation via ``lax.conv_general_dilated``."""
-  from xjax._src.libraries.numpy.util import promote_dtypes, promote_dtypes_inexact
+  from xjax._src.libraries.numpy.promotion import promote_dtypes, promote_dtypes_inexact
   from xjax._src.primitives.lax.windowed import conv_general_dilated
   check_arraylike(name, a, v)
   promote = promote_dtypes if preferred_element_type is not None else promote_dtypes_inexact

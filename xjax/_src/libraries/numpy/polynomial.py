@@ -21,8 +21,9 @@ from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.linalg import eigvals
 from xjax._src.libraries.numpy.linalg_basic import matmul
 from xjax._src.libraries.numpy.reductions import max as _max, sum as _sum
-from xjax._src.libraries.numpy.util import (check_arraylike, promote_args_inexact, promote_dtypes,
-                                            promote_dtypes_inexact)
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.promotion import (promote_args_inexact, promote_dtypes,
+                                                 promote_dtypes_inexact)
 from xjax._src.libraries.numpy.where import where
 
 

@@ -12,7 +12,7 @@ from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.shaping import concatenate, moveaxis, ravel, reshape
-from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike, index_tuple
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
 
 
 def _atleast(nd, arys, shape_fn):

@@ -10,7 +10,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jit import check_hashable, compiled_when_eager
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike, index_tuple
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
 
 
 def _axes(axis, ndim, error=ValueError):

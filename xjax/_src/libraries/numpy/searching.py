@@ -15,7 +15,7 @@ from xjax._src.primitives.lax import cumulative as lax_cum
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.shaping import ravel
-from xjax._src.libraries.numpy.util import check_arraylike
+from xjax._src.libraries.numpy.arguments import check_arraylike
 
 
 def _nonzero_mask(a):

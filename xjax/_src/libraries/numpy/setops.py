@@ -23,7 +23,8 @@ from xjax._src.libraries.numpy.rearrange import _take_along
 from xjax._src.libraries.numpy.searching import _compact as _compact_nonempty
 from xjax._src.libraries.numpy.shaping import ravel
 from xjax._src.libraries.numpy.sorting import argsort, searchsorted
-from xjax._src.libraries.numpy.util import check_arraylike, promote_dtypes
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.promotion import promote_dtypes
 
 
 class _UniqueAllResult(NamedTuple):

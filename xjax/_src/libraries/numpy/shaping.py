@@ -8,8 +8,8 @@ from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy.util import (canonical_axis, check_arraylike, index_tuple,
-                                            promote_dtypes)
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
+from xjax._src.libraries.numpy.promotion import promote_dtypes
 
 
 def _as_array(a):

@@ -10,7 +10,7 @@ from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax import sorting as lax_sorting
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.shaping import ravel
-from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 
 
 def _prepare(name, a, axis):
@@ -92,7 +92,7 @@ def _less(x, y):
 @compiled_when_eager(staged="searchsorted", static_argnames=("side", "method"))
 def searchsorted(a, v, side="left", sorter=None, *, method=None):
   """Insertion indices of ``v`` into sorted 1-D ``a`` keeping it sorted."""
-  from xjax._src.libraries.numpy.util import promote_dtypes
+  from xjax._src.libraries.numpy.promotion import promote_dtypes
   check_arraylike("searchsorted", a, v)
   if side not in ("left", "right"):
     raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "

@@ -11,7 +11,7 @@ from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax import sorting as lax_sorting
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy.creation import asarray
-from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike, index_tuple
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
 from xjax._src.libraries.numpy.where import _where
 
 
@@ -162,7 +162,7 @@ def _ptp(a, axis=None, out=None, keepdims=False):
 @compiled_when_eager(static_argnames=("axis", "returned", "keepdims"))
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
   """Weighted mean along ``axis``."""
-  from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+  from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
   check_arraylike("average", a)
   a = asarray(a)
   red._axes(axis, get_aval(a).ndim)  # an out-of-bounds axis is a ValueError here
@@ -246,7 +246,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 
 def _as_float(q, a):
-  from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+  from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
   return promote_dtypes_inexact(asarray(q), asarray(a))[0]
 
 
@@ -254,7 +254,7 @@ def _quantile_weights(name, a, weights, method, axes):
   """``a`` and its ``weights`` promoted together, the weights broadcast to ``a``'s shape
   (JAX's checks: real weights, method 'inverted_cdf', one weight per element or per
   position along the reduced axes)."""
-  from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+  from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
   check_arraylike(name, weights)
   w = asarray(weights)
   if dtypes.is_complex(get_aval(w).dtype):
@@ -307,7 +307,7 @@ def _inverted_cdf(x, w, qs, squash_nans):
 def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None):
   from xjax._src.libraries.numpy.sorting import sort
   from xjax._src.libraries.numpy.shaping import reshape
-  from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+  from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
   red._check_out(out, name)
   if method not in _METHODS:
     raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' "
@@ -425,7 +425,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
   from xjax._src.libraries.numpy.linalg_basic import dot
   from xjax._src.libraries.numpy.rearrange import atleast_2d
   from xjax._src.libraries.numpy.shaping import concatenate, squeeze
-  from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+  from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
   from xjax._src.libraries.numpy import ufuncs
   if ddof is not None and ddof != int(ddof):
     raise ValueError("ddof must be an integer")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.functional import vectorize
-from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 
 
 class ufunc:

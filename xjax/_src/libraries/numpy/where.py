@@ -6,7 +6,8 @@ import numpy as np
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy.util import check_arraylike, promote_dtypes
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.promotion import promote_dtypes
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):

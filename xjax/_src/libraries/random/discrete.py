@@ -16,7 +16,8 @@ from xjax._src.foundations import dtypes
 from xjax._src.api.jit import jit
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike, promote_dtypes_inexact
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.random import keys
 from xjax._src.libraries.random.continuous import _uniform, gumbel, uniform
 from xjax._src.libraries.random.sampler_args import (broadcast_shapes_or_shape, check_shape, const,

@@ -10,7 +10,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jit import jit
 from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.numpy import linalg as jnp_linalg
 from xjax._src.libraries.random.continuous import _normal
 from xjax._src.libraries.random.sampler_args import check_shape, float_dtype, shape_arg, single_key

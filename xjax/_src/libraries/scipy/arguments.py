@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.util import promote_args_inexact
+from xjax._src.libraries.numpy.promotion import promote_args_inexact
 
 
 def float_array(x):

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.util import check_arraylike, promote_dtypes_inexact
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 
 
 def vq(obs, code_book, check_finite: bool = True):

@@ -15,7 +15,8 @@ from xjax._src.foundations import dtypes
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import fft as jnp_fft
 from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.util import canonical_axis, check_arraylike, promote_dtypes_inexact
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 
 
 def _checked(name: str, x, type, norm):

@@ -16,7 +16,8 @@ from xjax._src.primitives.lax.linalg.lu import solve_factored
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy import linalg as jnp_linalg
 from xjax._src.libraries.numpy.functional import core_dimensions
-from xjax._src.libraries.numpy.util import check_arraylike, promote_dtypes_inexact
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.scipy.qdwh import qdwh
 
 

@@ -13,8 +13,9 @@ from xjax._src.foundations import dtypes
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.util import (check_arraylike, promote_args_inexact, promote_dtypes,
-                                            promote_dtypes_inexact)
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.promotion import (promote_args_inexact, promote_dtypes,
+                                                 promote_dtypes_inexact)
 from xjax._src.libraries.scipy.special.gamma_functions import comb
 
 

@@ -12,7 +12,7 @@ from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 def _reduction_dims(ndim, axis):
   """(positive dims sorted, dims) for a reduction over ``axis`` (None: all)."""
-  from xjax._src.libraries.numpy.util import canonical_axis
+  from xjax._src.libraries.numpy.arguments import canonical_axis
   if axis is None:
     dims = tuple(range(ndim))
   elif isinstance(axis, (tuple, list)):

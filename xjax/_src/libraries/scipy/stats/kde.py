@@ -11,7 +11,8 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy import linalg as jnp_linalg
-from xjax._src.libraries.numpy.util import check_arraylike, promote_dtypes_inexact
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.random import discrete as random_discrete
 from xjax._src.libraries.random import multivariate as random_multivariate
 from xjax._src.libraries.random.keys import split

@@ -4,7 +4,7 @@ import math
 
 from xjax._src.primitives.lax.linalg import cholesky, triangular_solve
 from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.util import promote_dtypes_inexact
+from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 
 
 def logpdf(x, mean, cov, allow_singular=None):

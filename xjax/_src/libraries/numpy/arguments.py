@@ -1,0 +1,45 @@
+"""Checking and normalizing xjax.numpy's arguments: array-likes, axes, tracers."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from xjax._src.core.trace import Tracer
+from xjax._src.core.values import get_aval
+
+
+def check_arraylike(name: str, *args) -> None:
+  for i, a in enumerate(args):
+    if isinstance(a, (list, tuple)):
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} "
+                      f"at position {i}.")
+    try:
+      get_aval(a)
+    except TypeError:
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got "
+                      f"{type(a)} at position {i}.") from None
+
+
+def is_traced(x) -> bool:
+  return isinstance(x, Tracer)
+
+
+def canonical_axis(axis, ndim: int, name: str = "axis", error=ValueError,
+                   scalar_axis: bool = True) -> int:
+  """``axis`` in [0, ndim); out of bounds raises ``error`` (JAX's class varies by function).
+  A 0-d array has axis 0 (and -1) unless ``scalar_axis`` is False."""
+  axis = operator.index(axis)
+  if (not -ndim <= axis < max(ndim, int(scalar_axis))
+      or (ndim == 0 and axis not in (0, -1))):
+    raise error(f"{name} {axis} is out of bounds for array of dimension {ndim}")
+  return axis % ndim if ndim else 0
+
+
+def index_tuple(axis) -> tuple:
+  """One axis or any iterable of axes (a tuple, list, range, array) as a tuple, as JAX
+  reads its ``axis`` arguments."""
+  if isinstance(axis, (tuple, list, range)) or (hasattr(axis, "__iter__")
+                                                and np.ndim(axis) > 0):
+    return tuple(axis)
+  return (operator.index(axis),)

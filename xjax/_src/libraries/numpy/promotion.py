@@ -1,0 +1,115 @@
+"""xjax.numpy's promotion of operands: to a common dtype (weak types respected) and,
+NumPy-style, to a common rank."""
+from __future__ import annotations
+
+from xjax._src.foundations import dtypes
+from xjax._src.execution.array import Array
+from xjax._src.foundations.config import config
+from xjax._src.core.trace import Tracer
+from xjax._src.core.values import get_aval
+from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.shapes import broadcast_shapes
+
+
+_ARRAY_TYPES = (Array, Tracer)
+
+
+def promote_dtypes(*args):
+  """Converts args to their common JAX result dtype (weak types respected)."""
+  if len(args) < 2:
+    return list(args)
+  dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+  return [_convert(a, dtype, weak) for a in args]
+
+
+def _convert(x, dtype, weak: bool):
+  aval = get_aval(x)
+  if aval.dtype == dtype and aval.weak_type == weak:
+    return x
+  return lax.convert_element_type(x, dtype, weak)
+
+
+def promote_dtypes_inexact(*args):
+  dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+  dtype = dtypes.to_inexact_dtype(dtype)
+  return [_convert(a, dtype, weak) for a in args]
+
+
+def promote_dtypes_numeric(*args):
+  dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+  dtype = dtypes.to_numeric_dtype(dtype)
+  return [_convert(a, dtype, weak) for a in args]
+
+
+def promote_shapes(name: str, *args):
+  """Reshapes lower-rank operands with leading 1s (NumPy rank promotion)."""
+  if len(args) < 2:
+    return list(args)
+  shapes = [get_aval(a).shape for a in args]
+  first = next((s for s in shapes if s), ())
+  if all(s == first or not s for s in shapes):
+    return list(args)
+  nd = max(len(s) for s in shapes)
+  if all(len(s) in (0, nd) for s in shapes):
+    return list(args)  # equal ranks: the lax primitive checks the dimensions (TypeError)
+  mode = config.read("jax_numpy_rank_promotion")
+  if mode != "allow" and len({len(s) for s in shapes if s}) > 1:
+    msg = (f"Operands could not be broadcast together for {name} on shapes "
+           f"{' '.join(str(s) for s in shapes)} and with the config option "
+           f"jax_numpy_rank_promotion='{mode}'.")
+    if mode == "raise":
+      raise ValueError(msg)
+    import warnings
+    warnings.warn(msg)
+  broadcast_shapes(*shapes)  # ValueError for incompatible dimensions, as jnp's
+  return [a if len(s) in (0, nd) else lax.reshape(a, (1,) * (nd - len(s)) + s)
+          for a, s in zip(args, shapes)]
+
+
+def _arraylike_avals(name: str, args) -> list:
+  avals = []
+  for i, a in enumerate(args):
+    if isinstance(a, _ARRAY_TYPES):
+      avals.append(a.aval)
+      continue
+    if isinstance(a, (list, tuple)):
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} "
+                      f"at position {i}.")
+    try:
+      avals.append(get_aval(a))
+    except TypeError:
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got "
+                      f"{type(a)} at position {i}.") from None
+  return avals
+
+
+def _promote(name: str, args, to_kind=None) -> list:
+  """Dtype promotion (weak types respected; ``to_kind`` may adjust the result dtype), then
+  NumPy rank promotion.  Each argument's aval is computed once: this runs for every op."""
+  avals = _arraylike_avals(name, args)
+  dtype, weak = dtypes.result_type(*avals, return_weak_type_flag=True)
+  if to_kind is not None:
+    dtype = to_kind(dtype)
+  out = [a if (v.dtype == dtype and v.weak_type == weak)
+         else lax.convert_element_type(a, dtype, weak) for a, v in zip(args, avals)]
+  if len(out) < 2:
+    return out
+  first = next((v.shape for v in avals if v.shape), ())
+  if all(v.shape == first or not v.shape for v in avals):
+    return out
+  return promote_shapes(name, *out)
+
+
+def promote_args(name: str, *args):
+  return _promote(name, args)
+
+
+def promote_args_inexact(name: str, *args):
+  if len(args) == 1 and isinstance(args[0], _ARRAY_TYPES) and dtypes.is_inexact(
+      args[0].dtype):  # fast path: one floating array needs no promotion
+    return list(args)
+  return _promote(name, args, dtypes.to_inexact_dtype)
+
+
+def promote_args_numeric(name: str, *args):
+  return _promote(name, args, dtypes.to_numeric_dtype)
