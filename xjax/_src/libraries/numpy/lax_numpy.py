@@ -20,7 +20,7 @@ from xjax._src.libraries.numpy.ufuncs import *  # noqa: F401,F403
 from xjax._src.libraries.numpy.where import where
 from xjax._src.libraries.numpy.composed_math import *  # noqa: F401,F403
 from xjax._src.libraries.numpy.composed_math import divmod  # noqa: F401
-from xjax._src.libraries.numpy.creation import geomspace, linspace, logspace
+from xjax._src.libraries.numpy.numerical_ranges import geomspace, linspace, logspace
 from xjax._src.libraries.numpy.dlpack import from_dlpack  # noqa: F401
 from xjax._src.libraries.numpy.matrices import (diag, diagflat, diagonal, eye, identity, meshgrid,
                                                 trace, tri, tril, triu)

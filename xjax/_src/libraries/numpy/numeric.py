@@ -291,7 +291,7 @@ def digitize(x, bins, right=False, *, method=None):
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
-  from xjax._src.libraries.numpy.creation import linspace
+  from xjax._src.libraries.numpy.numerical_ranges import linspace
   if isinstance(bins, str):
     raise NotImplementedError("string values for `bins` not implemented.")
   check_arraylike("histogram_bin_edges", a, bins)

@@ -1,0 +1,88 @@
+"""Numerical ranges: linspace, logspace, geomspace (evenly spaced on a linear or log scale)."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.values import get_aval
+from xjax._src.api.jit import compiled_when_eager
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy.arguments import canonical_axis
+from xjax._src.libraries.numpy.composed_math import log10
+from xjax._src.libraries.numpy.creation import _requested_dtype, _with_device, asarray
+from xjax._src.libraries.numpy.shaping import broadcast_arrays, moveaxis
+from xjax._src.libraries.numpy.ufuncs import multiply, power, sign
+
+
+@_with_device
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+  """``num`` evenly spaced samples over [start, stop] (num must be static); one compiled
+  program per signature when eager, as JAX's."""
+  num = concrete_or_error(num, "'num' argument of jnp.linspace")
+  num = int(num)
+  if num < 0:
+    raise ValueError(f"Number of samples, {num}, must be non-negative.")
+  return _linspace(start, stop, num=num, endpoint=endpoint, retstep=retstep,
+                   dtype=_requested_dtype(dtype, "linspace"), axis=axis)
+
+
+@compiled_when_eager(staged="_linspace",
+                     static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+def _linspace(start, stop, *, num, endpoint, retstep, dtype, axis):
+  """JAX's formula: ``start * (1 - t) + stop * t`` for ``t = i / div``, the endpoint
+  appended as ``stop`` itself, in the requested dtype's inexact counterpart."""
+  start, stop = asarray(start), asarray(stop)
+  out_dt = dtype or dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+  comp = dtypes.to_inexact_dtype(out_dt)
+  start, stop = broadcast_arrays(lax.convert_element_type(start, comp),
+                                 lax.convert_element_type(stop, comp))
+  bshape = get_aval(start).shape
+
+  def stacked(v, n):   # ``v`` repeated ``n`` times along a new leading axis
+    return lax.broadcast_in_dim(v, (n,) + bshape, tuple(range(1, len(bshape) + 1)))
+
+  div = (num - 1) if endpoint else num
+  if num > 1:
+    real = dtypes.finfo(comp).dtype
+    t = lax.div(lax.iota(real, div), np.asarray(div, real)[()])
+    t = lax.broadcast_in_dim(lax.convert_element_type(t, comp), (div,) + bshape, (0,))
+    out = lax.add(lax.mul(stacked(start, div), lax.sub(np.asarray(1, comp)[()], t)),
+                  lax.mul(stacked(stop, div), t))
+    if endpoint:
+      out = lax.concatenate([out, stacked(stop, 1)], 0)
+    delta = lax.div(lax.sub(stop, start), np.asarray(div, comp)[()])
+  elif num == 1:
+    out = stacked(start, 1)
+    delta = lax.full((), np.nan, comp) if endpoint else lax.sub(stop, start)
+  else:
+    out = lax.full((0,) + bshape, 0, comp)
+    delta = lax.full((), np.nan, comp)
+  if dtypes.is_integer(out_dt):
+    out = lax.floor(out)
+  out = moveaxis(lax.convert_element_type(out, out_dt), 0,
+                 canonical_axis(axis, len(bshape) + 1))
+  return (out, delta) if retstep else out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+  """``base ** linspace(start, stop)``."""
+  dt = _requested_dtype(dtype, "logspace")
+  comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
+  lin = linspace(start, stop, num, endpoint=endpoint, dtype=comp, axis=axis)
+  out = power(lax.convert_element_type(asarray(base), comp), lin)
+  return lax.convert_element_type(out, dt or comp)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+  """Samples evenly spaced on a log scale, from start to stop (same sign)."""
+  dt = _requested_dtype(dtype, "geomspace")
+  comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
+  start = lax.convert_element_type(asarray(start), comp)
+  stop = lax.convert_element_type(asarray(stop), comp)
+  sgn = sign(start)
+  # dividing by the sign (not abs) makes a zero start NaN throughout, as in JAX
+  lin = linspace(log10(lax.div(start, sgn)), log10(lax.div(stop, sgn)), num, endpoint=endpoint,
+                 axis=axis)
+  out = multiply(sgn, power(np.asarray(10.0, comp)[()], lin))
+  return lax.convert_element_type(out, dt or comp)
