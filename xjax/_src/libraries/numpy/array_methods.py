@@ -8,6 +8,8 @@ from xjax._src.execution.array import Array
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy.indexing import IndexUpdateHelper, getitem
+from xjax._src.libraries.numpy.shaping import reshape, transpose
 
 
 def _defer(binary, swap=False):
@@ -36,7 +38,6 @@ def _iter_rows(self):
 
 
 def _getitem(self, idx):
-  from xjax._src.libraries.numpy.indexing import getitem
   return getitem(self, idx)
 
 
@@ -97,19 +98,18 @@ def _copy(self):
 
 
 def _reshape(self, *shape, order="C", out_sharding=None):
-  from xjax._src.libraries.numpy.shaping import reshape
   return reshape(self, shape[0] if len(shape) == 1 else shape, order=order)
 
 
 def _transpose(self, *axes):
-  from xjax._src.libraries.numpy.shaping import transpose
   if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
     axes = axes[0]
   return transpose(self, axes or None)
 
 
-def _install() -> None:
-  import xjax._src.libraries.numpy.lax_numpy as jnp
+def _install(jnp) -> None:
+  """Sets Array's and Tracer's operators and methods to the functions of the namespace ``jnp``
+  (``xjax.numpy`` passes its own)."""
   ops = {
       "__add__": _defer(jnp.add), "__radd__": _defer(jnp.add, True),
       "__sub__": _defer(jnp.subtract), "__rsub__": _defer(jnp.subtract, True),
@@ -209,5 +209,4 @@ def _at(self):
   ref_at = getattr(self.aval, "_at", None)   # a traced mutable ref's type has one
   if ref_at is not None:
     return ref_at(self)
-  from xjax._src.libraries.numpy.indexing import IndexUpdateHelper
   return IndexUpdateHelper(self)
