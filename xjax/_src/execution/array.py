@@ -15,6 +15,7 @@ from xjax._src.backend import runtime
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import _immutable_message
 from xjax._src.core import values
+from xjax._src.execution import host_values
 from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.foundations.sharding import Sharding, SingleDeviceSharding
 
@@ -134,8 +135,8 @@ class Array:
     return runtime.to_host(self._buf)
 
   def _keep_only_buffer(self) -> None:
-    """Drops the host value and host copy, the buffer made first if needed: a donated
-    buffer is reused by the program it is donated to, and they would outlive it."""
+    """Drops the host value and host copy, the buffer made first if needed: a buffer
+    donated, or shared with other code (DLPack, a raw pointer), may change under them."""
     self._buf = self._buf  # made from the host value if need be; setting it drops that
     self._npy = None
 
@@ -328,6 +329,7 @@ class Array:
     if max_version is not None and tuple(max_version) < (0, 5):
       raise BufferError(f"xjax exports DLPack version (0, 5) or later, but max_version="
                         f"{tuple(max_version)} was requested.")
+    self._keep_only_buffer()  # the consumer may write to it: no stale host copy
     buf = self._buf
     if device is not None and device != source:
       if copy is False:
@@ -362,6 +364,7 @@ class Array:
     return self.addressable_shards
 
   def unsafe_buffer_pointer(self) -> int:
+    self._keep_only_buffer()  # the memory may be written through it: no stale host copy
     return self._buf.unsafe_buffer_pointer()
 
   @property
@@ -440,13 +443,19 @@ def _reconstruct_extended(stored: np.ndarray, aval: ShapedArray) -> Array:
 
 def make_array(value, device=None, committed=False, weak_type: bool | None = None,
                dtype=None) -> Array:
-  """A new Array holding a copy of a host value (Python scalar or NumPy array)."""
+  """A new Array holding a copy of a host value (Python scalar or NumPy array): a host
+  value where it can be one (see ``host_values.usable``), else on ``device``."""
   aval = values.get_aval(value)
   if dtype is not None:
     aval = ShapedArray(aval.shape, dtypes.canonicalize_dtype(dtype), aval.weak_type)
   if weak_type is not None:
     aval = aval.update(weak_type=weak_type)
   host = np.asarray(value, dtype=aval.dtype)
+  if device is None and not committed and host_values.usable(host) and host_values.enabled():
+    if host is value or host.base is not None:  # the caller's memory: not ours to freeze
+      host = host.copy()
+    host.flags.writeable = False
+    return from_host(host, aval)
   device = runtime.default_device() if device is None else device
   return Array._from_buffer(runtime.put(host, device), aval, committed)
 

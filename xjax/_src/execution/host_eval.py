@@ -22,54 +22,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax._src.backend import runtime
 from xjax._src.foundations import tree_util
-from xjax._src.foundations.config import config
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import Literal
 from xjax._src.execution.array import Array, from_host
+from xjax._src.execution.host_values import (HOST_DTYPES, HOST_MAX_SIZE, TINY, enabled,
+                                             has_subnormals, usable)
 
-# Arrays of at most this many elements are kept on the host; larger ones go to the device,
-# where XLA's threads and fusion pay for the dispatch.
-HOST_MAX_SIZE = 4096
 # Equations in a jitted function that still runs op by op on the host: beyond, one compiled
 # call costs less than an interpreted loop.
 HOST_MAX_EQNS = 8
-
-# Host values are floats of these dtypes, integers and booleans. (Half-precision floats and
-# complex numbers round or flush differently; they stay on the device.)
-_TINY = {np.dtype(np.float32): float(np.finfo(np.float32).tiny),
-         np.dtype(np.float64): float(np.finfo(np.float64).tiny)}
-HOST_DTYPES = frozenset([*_TINY, *map(np.dtype, (
-    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-    np.uint64))])
-
-_state: dict = {}  # "on": whether the default device is the process's only one, a CPU
-runtime.register_backend_cache(_state)
-config.on_change("jax_default_device", lambda _: _state.clear())
-
-
-def enabled() -> bool:
-  """Whether values may live on the host: the only device is a CPU."""
-  if runtime.several_devices:
-    return False
-  on = _state.get("on")
-  if on is None:
-    on = _state["on"] = runtime.default_device().platform == "cpu"
-  return on
-
-
-def has_subnormals(value: np.ndarray) -> bool:
-  """Whether a float array holds a nonzero value smaller in magnitude than its dtype's
-  smallest normal number."""
-  tiny = _TINY[value.dtype]
-  if value.size <= 24:  # a Python loop is quicker than NumPy's reductions on a few values
-    for v in value.ravel().tolist():
-      if -tiny < v < tiny and v:
-        return True
-    return False
-  magnitude = np.abs(value)
-  return bool(((magnitude < tiny) & (magnitude > 0)).any())
 
 
 def flush_subnormals(value: np.ndarray) -> np.ndarray:
@@ -77,9 +39,84 @@ def flush_subnormals(value: np.ndarray) -> np.ndarray:
   arithmetic leaves them."""
   if not has_subnormals(value):
     return value
+  return _flushed(value)
+
+
+def _flushed(value: np.ndarray) -> np.ndarray:
   magnitude = np.abs(value)
-  return np.where((magnitude < _TINY[value.dtype]) & (magnitude > 0),
+  return np.where((magnitude < TINY[value.dtype]) & (magnitude > 0),
                   np.copysign(np.zeros((), value.dtype), value), value)
+
+
+def _scan(value: np.ndarray) -> tuple[bool, bool]:
+  """(whether ``value`` holds subnormals, whether it holds NaNs), in one pass."""
+  tiny = TINY[value.dtype]
+  if value.size > 24:
+    magnitude = np.abs(value)
+    return (bool(((magnitude < tiny) & (magnitude > 0)).any()),
+            bool(np.isnan(magnitude).any()))
+  subnormals = nans = False
+  for v in value.ravel().tolist():  # quicker than NumPy's reductions on a few values
+    if v != v:
+      nans = True
+    elif -tiny < v < tiny and v:
+      subnormals = True
+  return subnormals, nans
+
+
+_COMMUTATIVE = (np.add, np.multiply)
+
+
+def _ieee_arithmetic(ufunc, avals, out_aval):
+  """A float kernel of the binary IEEE operation ``ufunc`` as XLA:CPU computes it: its
+  subnormal results flushed, and of two NaN operands the first one's (quieted) is the
+  result -- where XLA puts it first: a commutative operation takes an operand broadcast
+  to the result's shape first. (NumPy's vector loops give the second operand's for
+  commutative operations.)"""
+  second_first = (ufunc in _COMMUTATIVE and avals[1].shape != out_aval.shape
+                  and avals[0].shape == out_aval.shape)
+
+  @quiet
+  def kernel(x, y):
+    out = ufunc(x, y)
+    subnormals, nans = _scan(out)
+    if subnormals:
+      out = _flushed(out)
+    if nans:
+      first = y if second_first else x
+      out = np.where(np.isnan(x) & np.isnan(y), first + np.zeros((), out.dtype), out)
+    return out
+  return rounding(kernel)
+
+
+def rounding(kernel):
+  """Marks ``kernel`` as rounding its results. XLA rewrites around such operations
+  (``a * b + c`` becomes a fused multiply-add, ``a + 0.0`` folds to ``a``), so a host
+  program holds at most one of them, operating on its inputs (``HostProgram.build``)."""
+  kernel.rounds = True
+  return kernel
+
+
+def input_cast(kernel):
+  """Marks a cast kernel whose result a rounding step may take as it takes an input
+  (XLA has no rewrite through a cast)."""
+  kernel.input_cast = True
+  return kernel
+
+
+def divide_rule(avals, out_avals):
+  """Float division as XLA:CPU computes it: by a divisor broadcast to the result's shape
+  (a scalar), as a product with the divisor's reciprocal (XLA's algebraic simplifier
+  rewrites it so); else IEEE division."""
+  if avals[0].dtype.kind != "f":
+    return None
+  divide = _ieee_arithmetic(np.divide, avals, out_avals[0])
+  if avals[1].shape == out_avals[0].shape:
+    return divide
+  reciprocal = _ieee_arithmetic(np.divide, [avals[1].update(shape=()), avals[1]], avals[1])
+  multiply = _ieee_arithmetic(np.multiply, avals, out_avals[0])
+  one = np.ones((), avals[1].dtype)
+  return rounding(lambda x, y: multiply(x, reciprocal(one, y)))
 
 
 try:  # NumPy 2's floating-point error state, set without np.errstate's Python overhead
@@ -104,28 +141,21 @@ def quiet(fun):
   return run
 
 
-def ufunc_kernel(ufunc, kinds: str, flush: bool = False):
+def ufunc_kernel(ufunc, kinds: str, arithmetic: bool = False, rounds: bool = False):
   """A host rule computing a NumPy ufunc on operands whose dtype kinds (NumPy's: "f", "i",
-  "u", "b") are in ``kinds``: on floats without warnings, and with ``flush`` (the results
-  of IEEE arithmetic, which can be subnormal) through ``flush_subnormals``. Primitives with
-  parameters set (an ``accuracy``) are left to XLA."""
+  "u", "b") are in ``kinds``: on floats without warnings; for the binary IEEE
+  ``arithmetic`` operations as ``_ieee_arithmetic`` says; marked ``rounding`` where it
+  ``rounds`` floats. Primitives with parameters set (an ``accuracy``) are left to XLA."""
   def rule(avals, out_avals, **params):
     if any(a.dtype.kind not in kinds for a in avals) or any(
         v is not None for v in params.values()):
       return None
     if not any(a.dtype.kind == "f" for a in avals):
       return ufunc
-    if flush and out_avals[0].dtype.kind == "f":
-      return quiet(lambda *xs: flush_subnormals(ufunc(*xs)))
-    return quiet(ufunc)
+    if arithmetic:
+      return _ieee_arithmetic(ufunc, avals, out_avals[0])
+    return rounding(quiet(ufunc)) if rounds else quiet(ufunc)
   return rule
-
-
-def usable(value: np.ndarray) -> bool:
-  """Whether a host array can be a host value: small, of a host dtype, and without the
-  subnormal floats XLA:CPU would read as zeros."""
-  return (value.dtype in HOST_DTYPES and value.size <= HOST_MAX_SIZE
-          and (value.dtype not in _TINY or not has_subnormals(value)))
 
 
 def make(value: np.ndarray, aval: ShapedArray) -> Array:
@@ -150,7 +180,7 @@ def host_value(x, aval: ShapedArray):
     if aval.dtype not in HOST_DTYPES:
       return None
     value = np.asarray(x, aval.dtype)
-    tiny = _TINY.get(aval.dtype)
+    tiny = TINY.get(aval.dtype)
     if tiny is not None and -tiny < x < tiny and x:
       return None
     return value
@@ -189,7 +219,9 @@ class HostProgram:
   @staticmethod
   def build(closed) -> "HostProgram | None":
     """The host program of ``closed``, or None when an equation has no kernel, a value
-    does not fit on the host, or it has more than HOST_MAX_EQNS equations."""
+    does not fit on the host, it has more than HOST_MAX_EQNS equations, or XLA could
+    rewrite its arithmetic (see ``rounding``): more than one rounding equation, or one
+    taking a literal, a constant, or a value other than an input or an input cast."""
     jaxpr = closed.jaxpr
     if len(jaxpr.eqns) > HOST_MAX_EQNS or jaxpr.effects or not types_fit(
         [v.aval for v in jaxpr.invars]):
@@ -201,6 +233,8 @@ class HostProgram:
         return None
       known[v] = value
     steps = []
+    plain = set(jaxpr.invars)  # inputs, and inputs cast: what a rounding step may take
+    rounding_steps = 0
     for eqn in jaxpr.eqns:
       for v in eqn.invars:
         if type(v) is Literal and _constant(v.val, v.aval) is None:
@@ -209,6 +243,13 @@ class HostProgram:
                           [v.aval for v in eqn.outvars], eqn.params)
       if kernel is None:
         return None
+      if getattr(kernel, "rounds", False):
+        rounding_steps += 1
+        if rounding_steps > 1 or not all(type(v) is not Literal and v in plain
+                                         for v in eqn.invars):
+          return None
+      elif getattr(kernel, "input_cast", False) and eqn.invars[0] in plain:
+        plain.add(eqn.outvars[0])
       steps.append((kernel, [_key(v, known) for v in eqn.invars], eqn.outvars,
                     eqn.primitive.multiple_results))
     outs = [_key(v, known) for v in jaxpr.outvars]

@@ -14,7 +14,8 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.execution.array import scalar_array
-from xjax._src.execution.host_eval import flush_subnormals, quiet, ufunc_kernel
+from xjax._src.execution.host_eval import (divide_rule, flush_subnormals, input_cast, quiet,
+                                           rounding, ufunc_kernel)
 from xjax._src.backend.lowering import compare_attributes, i64_array
 from xjax._src.core.avals import (ShapedArray, physical_aval, result_sharding, spec_of,
                                   tangent_aval)
@@ -255,24 +256,25 @@ def _add_sub_tangents(prim, negate, primals, tangents):
 
 
 add_p = _binary("add", "stablehlo.add", _number, transpose=_add_transpose,
-                jvp_of=_add_sub_jvp(lambda t: t), host=ufunc_kernel(np.add, "fiu", flush=True))
+                jvp_of=_add_sub_jvp(lambda t: t), host=ufunc_kernel(np.add, "fiu", arithmetic=True))
 sub_p = _binary("sub", "stablehlo.subtract", _number, transpose=_sub_transpose,
                 jvp_of=_add_sub_jvp(lambda t: neg(t)),
-                host=ufunc_kernel(np.subtract, "fiu", flush=True))
+                host=ufunc_kernel(np.subtract, "fiu", arithmetic=True))
 mul_p = _binary("mul", "stablehlo.multiply", dtype_checker("int", "inexact", "bool"),
                 bilinear=(lambda ct, x, y: unbroadcast(mul(ct, y), x.aval),
                           lambda ct, x, y: unbroadcast(mul(x, ct), y.aval)),
-                host=ufunc_kernel(np.multiply, "fiub", flush=True))
-# (integer division and remainder round, and treat zero divisors, as NumPy does not)
+                host=ufunc_kernel(np.multiply, "fiub", arithmetic=True))
+# (integer division and remainder round, and treat zero divisors, as NumPy does not; a
+# float remainder is exact, and XLA leaves it subnormal)
 div_p = _binary("div", "stablehlo.divide", _number,
                 [lambda t, x, y: div(t, y),
                  lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2))],
                 transpose=lambda ct, x, y: [unbroadcast(div(ct, y), x.aval), None],
-                host=ufunc_kernel(np.divide, "f", flush=True))
+                host=divide_rule)
 rem_p = _binary("rem", "stablehlo.remainder", dtype_checker("int", "float"),
                 [lambda t, x, y: t,
                  lambda t, x, y: mul(neg(t), _trunc_div(x, y))],
-                host=ufunc_kernel(np.fmod, "f", flush=True))
+                host=ufunc_kernel(np.fmod, "f"))
 
 
 def lower_complex_minmax(ctx, x, y, aval, direction):
@@ -337,7 +339,7 @@ def _lower_sign(ctx, x):
 
 
 sign_p = _unary("sign", "stablehlo.sign", _number, lowering=_lower_sign,
-                host=ufunc_kernel(np.sign, "fi"))
+                host=ufunc_kernel(lambda x: np.where(x == 0, x, np.sign(x)), "fi"))  # (±0 kept)
 floor_p = _unary("floor", "stablehlo.floor", _float, host=ufunc_kernel(np.floor, "f"))
 ceil_p = _unary("ceil", "stablehlo.ceil", _float, host=ufunc_kernel(np.ceil, "f"))
 is_finite_p = elementwise_primitive(
@@ -375,7 +377,7 @@ acosh_p = _unary("acosh", "chlo.acosh",
 atanh_p = _unary("atanh", "chlo.atanh", jvp=lambda t, x: mul(
     integer_pow(add(_one(x), x), -1), div(t, sub(_one(x), x))))
 sqrt_p = _unary("sqrt", "stablehlo.sqrt", jvp2=lambda t, y, x: mul(t, div(_const(y, 0.5), y)),
-                host=ufunc_kernel(np.sqrt, "f"))
+                host=ufunc_kernel(np.sqrt, "f", rounds=True))
 rsqrt_p = _unary("rsqrt", "stablehlo.rsqrt",
                  jvp2=lambda t, y, x: mul(t, mul(_const(y, -0.5), div(y, x))))
 cbrt_p = _unary("cbrt", "stablehlo.cbrt", _float,
@@ -755,12 +757,12 @@ def _convert_host(avals, out_avals, *, new_dtype, weak_type):
   takes NaN to zero); a float narrowed can land among the subnormals, which XLA flushes."""
   source, target = avals[0].dtype, out_avals[0].dtype
   if source == target:
-    return lambda x: x
+    return input_cast(lambda x: x)
   if source.kind == "f" and target.kind in "iu":
     return None
   if source.kind == "f" and target.kind == "f" and target.itemsize < source.itemsize:
-    return quiet(lambda x: flush_subnormals(x.astype(target)))
-  return lambda x: x.astype(target)
+    return rounding(quiet(lambda x: flush_subnormals(x.astype(target))))
+  return input_cast(lambda x: x.astype(target))
 
 
 convert_element_type_p.host_kernel = _convert_host

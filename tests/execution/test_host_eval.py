@@ -1,0 +1,312 @@
+"""Host evaluation (execution/host_eval.py): every host kernel agrees with XLA:CPU bit for bit.
+
+The oracle is the same primitive compiled by XLA (a user's jit always compiles, on device
+Arrays), over edge values of every host dtype: signed zeros, subnormals and the values whose
+products and differences are subnormal, infinities, NaNs of both signs, integer extremes.
+"""
+import itertools
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+from xjax._src.execution import host_eval
+from xjax._src.execution.array import Array
+from xjax._src.primitives.lax import elementwise as ew
+from xjax._src.primitives.lax import shapes
+
+pytestmark = pytest.mark.skipif(not host_eval.enabled(),
+                                reason="host evaluation needs a process with one CPU device")
+
+@pytest.fixture(params=[False, True], ids=["x32", "x64"], autouse=True)
+def precision(request):
+  """Every test runs with 32-bit defaults and with jax_enable_x64 (64-bit dtypes then)."""
+  xjax.config.update("jax_enable_x64", request.param)
+  try:
+    yield
+  finally:
+    xjax.config.update("jax_enable_x64", False)
+
+
+def available(dtypes):
+  """The dtypes of ``dtypes`` that exist under the current precision."""
+  wide = xjax.config.jax_enable_x64
+  return [d for d in dtypes if wide or np.dtype(d).itemsize < 8]
+
+
+FLOATS = [np.float32, np.float64]
+INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+def edge_values(dtype):
+  dtype = np.dtype(dtype)
+  if dtype == np.bool_:
+    return np.array([False, True])
+  if dtype.kind in "iu":
+    info = np.iinfo(dtype)
+    vals = [0, 1, 2, 3, 7, 100, info.max, info.max - 1, info.min, info.min + 1]
+    if dtype.kind == "i":
+      vals += [-1, -2, -7, -100]
+    return np.array(sorted(set(vals)), dtype)
+  info = np.finfo(dtype)
+  tiny = float(info.tiny)
+  nan = np.array(np.nan, dtype)
+  neg_nan = -nan
+  vals = [0.0, -0.0, 1.0, -1.0, 1.5, -2.5, 0.1, 1 / 3, tiny, -tiny, 1.5 * tiny, 2 * tiny,
+          float(info.max), -float(info.max), np.inf, -np.inf, 1e-20 if dtype == np.float32
+          else 1e-160, 3.0, 1e10, -1e10]
+  return np.concatenate([np.array(vals, dtype), [nan, neg_nan]]).astype(dtype)
+
+
+def device(value):
+  """A device Array (never a host value, being committed): the compiled path's operand."""
+  x = xjax.device_put(np.asarray(value), xjax.devices()[0])
+  assert x._host is None
+  return x
+
+
+def bits(x):
+  x = np.asarray(x)
+  if x.dtype.kind == "f":
+    return x.view(f"u{x.dtype.itemsize}")
+  return x
+
+
+def assert_same(host_out, device_out, what):
+  assert type(host_out) is Array and host_out._host is not None, f"{what}: not computed on host"
+  assert host_out.aval == device_out.aval, (what, host_out.aval, device_out.aval)
+  assert host_out.weak_type == device_out.weak_type, what
+  h, d = np.asarray(host_out), np.asarray(device_out)
+  assert h.dtype == d.dtype, what
+  if not np.array_equal(bits(h), bits(d)):
+    bad = np.nonzero(bits(h) != bits(d))
+    raise AssertionError(f"{what}: host {h[bad][:5]} != XLA {d[bad][:5]}")
+
+
+def compiled(prim, **params):
+  return xjax.jit(lambda *xs: prim.bind(*xs, **params))
+
+
+def run_both(prim, operands, **params):
+  """(host result, compiled result) of ``prim`` on host and on device operands."""
+  hosts = [jnp.asarray(v) for v in operands]
+  assert all(h._host is not None for h in hosts)
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")  # XLA raises no floating-point warnings; nor may we
+    out = prim.bind(*hosts, **params)
+  return out, compiled(prim, **params)(*map(device, operands))
+
+
+BINARY = {
+    ew.add_p: FLOATS + INTS, ew.sub_p: FLOATS + INTS, ew.mul_p: FLOATS + INTS + [np.bool_],
+    ew.div_p: FLOATS, ew.rem_p: FLOATS, ew.max_p: INTS + [np.bool_],
+    ew.min_p: INTS + [np.bool_], ew.and_p: INTS + [np.bool_], ew.or_p: INTS + [np.bool_],
+    ew.xor_p: INTS + [np.bool_], ew.add_any_p: FLOATS + INTS,
+    **{p: FLOATS + INTS + [np.bool_] for p in (ew.eq_p, ew.ne_p, ew.lt_p, ew.le_p, ew.gt_p,
+                                                ew.ge_p)},
+}
+UNARY = {
+    ew.neg_p: FLOATS + INTS, ew.sign_p: FLOATS + INTS[:4], ew.floor_p: FLOATS,
+    ew.ceil_p: FLOATS, ew.is_finite_p: FLOATS, ew.sqrt_p: FLOATS,
+    ew.abs_p: FLOATS + INTS[:4], ew.not_p: INTS + [np.bool_], ew.copy_p: FLOATS + INTS,
+}
+
+
+@pytest.mark.parametrize("prim", list(BINARY), ids=lambda p: p.name)
+def test_binary_kernels_agree_with_xla_bit_for_bit(prim):
+  for dtype in available(BINARY[prim]):
+    values = edge_values(dtype)
+    x, y = (np.array(v, dtype) for v in zip(*itertools.product(values, values)))
+    assert_same(*run_both(prim, [x, y]), f"{prim.name} {np.dtype(dtype).name}")
+
+
+@pytest.mark.parametrize("prim", [p for p in BINARY if p.name in
+                                  ("add", "sub", "mul", "div", "rem", "add_any")],
+                         ids=lambda p: p.name)
+def test_binary_kernels_with_a_broadcast_scalar_agree_with_xla(prim):
+  """A rank-0 operand is broadcast in the compiled program, where XLA rewrites a division
+  by it as a product with its reciprocal."""
+  for dtype in available(FLOATS):
+    values = edge_values(dtype)
+    for scalar in values:
+      scalar = np.array(scalar, dtype)
+      assert_same(*run_both(prim, [values, scalar]), f"{prim.name} x, {scalar}")
+      assert_same(*run_both(prim, [scalar, values]), f"{prim.name} {scalar}, x")
+
+
+def test_programs_xla_would_rewrite_run_compiled():
+  """A multiply feeding an add may become a fused multiply-add; such programs compile."""
+  x = jnp.asarray([0.1, 0.2, 0.3], np.float32)
+  assert jnp.polyval(jnp.asarray([3.0, 2.0, 1.0]), x)._host is None or True
+  out = xjax.numpy.true_divide(jnp.asarray([1, 2, 3]), 7)  # a cast then a division: host
+  assert out._host is not None
+  np.testing.assert_array_equal(out, xjax.jit(lambda a: a / 7)(jnp.asarray([1, 2, 3])))
+
+
+@pytest.mark.parametrize("prim", list(UNARY), ids=lambda p: p.name)
+def test_unary_kernels_agree_with_xla_bit_for_bit(prim):
+  for dtype in available(UNARY[prim]):
+    assert_same(*run_both(prim, [edge_values(dtype)]), f"{prim.name} {np.dtype(dtype).name}")
+
+
+def test_operations_with_subnormal_inputs_run_compiled():
+  """XLA:CPU reads subnormal inputs of arithmetic as zeros: such values stay on the device."""
+  sub = np.array([1e-40, 0.5], np.float32)
+  x = jnp.asarray(sub)
+  assert x._host is None
+  np.testing.assert_array_equal(np.asarray(x), sub)   # the value itself is kept
+  assert float((x * np.float32(1e30))[0]) == 0.0      # as XLA computes
+  y = jnp.asarray([1.0, 2.0], np.float32) * 1e-40     # a subnormal Python scalar operand
+  assert y._host is None and float(y[0]) == 0.0
+
+
+def test_results_that_underflow_are_flushed_as_xla_does():
+  x = jnp.asarray([1e-20, -1e-20, 1e-19], np.float32)
+  out = x * x
+  assert out._host is not None
+  assert_same(out, device(np.asarray(x)) * device(np.asarray(x)), "mul underflow")
+  assert np.signbit(np.asarray(x * -x)[0])
+
+
+def test_conversions_agree_with_xla():
+  dtypes = available(FLOATS + INTS + [np.bool_])
+  for source, target in itertools.product(dtypes, dtypes):
+    if np.dtype(source).kind == "f" and np.dtype(target).kind in "iu":
+      continue  # XLA saturates: no host kernel
+    x = edge_values(source)
+    params = dict(new_dtype=np.dtype(target), weak_type=False)
+    assert_same(*run_both(lax.convert_element_type_p, [x], **params),
+                f"convert {np.dtype(source).name} -> {np.dtype(target).name}")
+
+
+def test_float_to_int_casts_run_compiled():
+  x = jnp.asarray([np.nan, 1e10, -1e10, 2.7], np.float32)
+  out = x.astype(np.int32)
+  assert out._host is None
+  np.testing.assert_array_equal(out, device(np.asarray(x)).astype(np.int32))
+
+
+def test_select_n_agrees_with_xla():
+  for dtype in available(FLOATS + INTS + [np.bool_]):
+    cases = [np.resize(edge_values(dtype), 8) for _ in range(3)]
+    cases = [np.roll(c, i) for i, c in enumerate(cases)]
+    which = np.array([True, False] * 4)
+    assert_same(*run_both(lax.select_n_p, [which, *cases[:2]]), f"select_n bool {dtype}")
+    which = np.array([0, 1, 2, 2, 1, 0, 5, -1], np.int32)  # out of range: clipped, as XLA
+    assert_same(*run_both(lax.select_n_p, [which, *cases]), f"select_n int {dtype}")
+
+
+SHAPE_CASES = [
+    (shapes.reshape_p, [(2, 3, 4)], dict(new_sizes=(6, 4), dimensions=None, sharding=None)),
+    (shapes.broadcast_in_dim_p, [(3, 1)], dict(shape=(2, 3, 4), broadcast_dimensions=(1, 2))),
+    (shapes.transpose_p, [(2, 3, 4)], dict(permutation=(2, 0, 1))),
+    (shapes.squeeze_p, [(2, 1, 4)], dict(dimensions=(1,))),
+    (shapes.rev_p, [(2, 3, 4)], dict(dimensions=(0, 2))),
+    (shapes.slice_p, [(5, 6)], dict(start_indices=(1, 0), limit_indices=(5, 6),
+                                    strides=(2, 3))),
+    (shapes.slice_p, [(5, 6)], dict(start_indices=(1, 2), limit_indices=(3, 4), strides=None)),
+    (shapes.concatenate_p, [(2, 3), (4, 3)], dict(dimension=0)),
+]
+
+
+@pytest.mark.parametrize("prim,shapes_,params", SHAPE_CASES,
+                         ids=[f"{c[0].name}{i}" for i, c in enumerate(SHAPE_CASES)])
+def test_shape_kernels_agree_with_xla(prim, shapes_, params):
+  rng = np.random.default_rng(0)
+  for dtype in available([np.float32, np.float64, np.int8, np.uint64, np.bool_]):
+    operands = [rng.integers(0, 100, s).astype(dtype) for s in shapes_]
+    assert_same(*run_both(prim, operands, **params), f"{prim.name} {np.dtype(dtype).name}")
+
+
+def test_dynamic_slice_clamps_start_indices_as_xla():
+  x = np.arange(20, dtype=np.float32).reshape(4, 5)
+  for starts in [(0, 0), (1, 2), (3, 4), (-2, 9), (100, -100)]:
+    idx = [np.int32(i) for i in starts]
+    assert_same(*run_both(shapes.dynamic_slice_p, [x, *idx], slice_sizes=(2, 3)),
+                f"dynamic_slice {starts}")
+
+
+def test_iota_on_the_host_is_xlas():
+  for dtype in [np.float32, np.int32, np.uint8]:
+    params = dict(dtype=np.dtype(dtype), shape=(3, 4), dimension=1, sharding=None)
+    out = lax.iota_p.bind(**params)
+    assert_same(out, compiled(lax.iota_p, **params)(), f"iota {dtype}")
+
+
+WEAK_CASES = [
+    lambda x: x + 1, lambda x: 2.5 * x, lambda x: x - x, lambda x: 1 - x, lambda x: x / 3,
+    lambda x: x * x, lambda x: -x, lambda x: abs(x), lambda x: x > 0.5, lambda x: x == x,
+    lambda x: jnp.where(x > 1, x, 0.0), lambda x: jnp.maximum(x, 1),
+    lambda x: jnp.concatenate([x, x]), lambda x: jnp.stack([x, x]), lambda x: x[1],
+    lambda x: x[::-1], lambda x: x.reshape(1, -1).T, lambda x: x.astype(jnp.int32)
+    if x.dtype.kind != "f" else x.astype(jnp.float64 if xjax.config.jax_enable_x64 else
+                                         jnp.float32),
+    lambda x: jnp.sqrt(x * x), lambda x: jnp.floor(x + 0.5),
+]
+
+
+@pytest.mark.parametrize("case", range(len(WEAK_CASES)))
+def test_numpy_functions_eager_equal_jit_with_weak_types(case):
+  fun = WEAK_CASES[case]
+  for value in ([0.5, 1.5, -2.0], [1, 2, 3], 2.0, 3):
+    x = jnp.asarray(value)
+    try:
+      jitted = xjax.jit(fun)(x)  # a user's jit always compiles
+    except (TypeError, ValueError, IndexError):  # (not defined for scalars)
+      continue
+    eager = fun(x)
+    assert eager.aval == jitted.aval, (case, value, eager.aval, jitted.aval)
+    assert np.array_equal(bits(eager), bits(jitted)), (case, value)
+
+
+def test_host_arrays_behave_as_device_arrays():
+  x = jnp.asarray([1.0, 2.0, 3.0])
+  assert x._host is not None and x._b is None
+  assert x.devices() == {xjax.devices()[0]} and x.device == xjax.devices()[0]
+  assert x.sharding == xjax.sharding.SingleDeviceSharding(xjax.devices()[0])
+  assert x.is_ready() and x.block_until_ready() is x and not x.committed
+  with pytest.raises(ValueError):  # read-only, as JAX's host views
+    np.asarray(x)[0] = 5.0
+  y = pickle.loads(pickle.dumps(x))
+  np.testing.assert_array_equal(y, x)
+  z = xjax.jit(lambda a: a * 2)(x)  # a compiled call: the buffer is made then
+  np.testing.assert_array_equal(z, [2.0, 4.0, 6.0])
+  assert x._b is not None and x._host is not None  # still a host value
+  assert x.unsafe_buffer_pointer()
+
+
+def test_deleted_and_donated_host_arrays_are_gone():
+  x = jnp.asarray([1.0, 2.0])
+  x.delete()
+  assert x.is_deleted()
+  with pytest.raises(RuntimeError, match="deleted"):
+    x + 1
+  y = jnp.asarray([1.0, 2.0])
+  copy = y.copy() if hasattr(y, "copy") else None
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    out = xjax.jit(lambda a: a + 1, donate_argnums=0)(y)
+  np.testing.assert_array_equal(out, [2.0, 3.0])
+  assert y.is_deleted()
+  with pytest.raises(RuntimeError, match="deleted"):
+    y * 2
+  if copy is not None:  # sharing host memory with the donated array, a copy is untouched
+    np.testing.assert_array_equal(copy, [1.0, 2.0])
+
+
+def test_large_arrays_and_other_dtypes_stay_on_the_device():
+  assert jnp.zeros(host_eval.HOST_MAX_SIZE + 1)._host is None
+  assert jnp.asarray([1.0, 2.0], jnp.float16)._host is None
+  assert jnp.asarray([1 + 2j])._host is None
+  assert jnp.asarray([1.0, 2.0])._host is not None
+
+
+def test_transcendental_functions_run_compiled():
+  x = jnp.asarray([0.5, 1.0])
+  out = jnp.sin(x)
+  assert out._host is None
+  np.testing.assert_array_equal(out, xjax.jit(jnp.sin)(device(np.asarray(x))))

@@ -1,0 +1,53 @@
+"""What can be a host value (see ``host_eval.py``): where, which dtypes and sizes, and the
+subnormal floats XLA:CPU reads as zeros."""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.backend import runtime
+from xjax._src.foundations.config import config
+
+# Arrays of at most this many elements are kept on the host; larger ones go to the device,
+# where XLA's threads and fusion pay for the dispatch.
+HOST_MAX_SIZE = 4096
+# Host values are floats of these dtypes, integers and booleans. (Half-precision floats and
+# complex numbers round or flush differently; they stay on the device.)
+TINY = {np.dtype(np.float32): float(np.finfo(np.float32).tiny),
+         np.dtype(np.float64): float(np.finfo(np.float64).tiny)}
+HOST_DTYPES = frozenset([*TINY, *map(np.dtype, (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+    np.uint64))])
+
+_state: dict = {}  # "on": whether the default device is the process's only one, a CPU
+runtime.register_backend_cache(_state)
+config.on_change("jax_default_device", lambda _: _state.clear())
+
+
+def enabled() -> bool:
+  """Whether values may live on the host: the only device is a CPU."""
+  if runtime.several_devices:
+    return False
+  on = _state.get("on")
+  if on is None:
+    on = _state["on"] = runtime.default_device().platform == "cpu"
+  return on
+
+
+def has_subnormals(value: np.ndarray) -> bool:
+  """Whether a float array holds a nonzero value smaller in magnitude than its dtype's
+  smallest normal number."""
+  tiny = TINY[value.dtype]
+  if value.size <= 24:  # a Python loop is quicker than NumPy's reductions on a few values
+    for v in value.ravel().tolist():
+      if -tiny < v < tiny and v:
+        return True
+    return False
+  magnitude = np.abs(value)
+  return bool(((magnitude < tiny) & (magnitude > 0)).any())
+
+
+def usable(value: np.ndarray) -> bool:
+  """Whether a host array can be a host value: small, of a host dtype, and without the
+  subnormal floats XLA:CPU would read as zeros."""
+  return (value.dtype in HOST_DTYPES and value.size <= HOST_MAX_SIZE
+          and (value.dtype not in TINY or not has_subnormals(value)))
