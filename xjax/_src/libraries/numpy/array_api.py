@@ -7,31 +7,36 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.composed_math import conjugate
+from xjax._src.libraries.numpy.creation import array, asarray
+from xjax._src.libraries.numpy.functional import vectorize
+from xjax._src.libraries.numpy.linalg_basic import matmul
+from xjax._src.libraries.numpy.shaping import concatenate, ravel, transpose
+from xjax._src.libraries.numpy.ufuncs import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2,
+                                              arctanh, left_shift, power, right_shift)
 
-acos = jnp.arccos
-acosh = jnp.arccosh
-asin = jnp.arcsin
-asinh = jnp.arcsinh
-atan = jnp.arctan
-atanh = jnp.arctanh
-atan2 = jnp.arctan2
-bitwise_left_shift = jnp.left_shift
-bitwise_right_shift = jnp.right_shift
-pow = jnp.power
+acos = arccos
+acosh = arccosh
+asin = arcsin
+asinh = arcsinh
+atan = arctan
+atanh = arctanh
+atan2 = arctan2
+bitwise_left_shift = left_shift
+bitwise_right_shift = right_shift
+pow = power
 
 
 def concat(arrays, /, *, axis=0):
   """Concatenation along ``axis`` (None: of the flattened arrays)."""
   if axis is None:
-    return jnp.concatenate([jnp.ravel(a) for a in arrays], axis=0)
-  return jnp.concatenate(arrays, axis=axis)
+    return concatenate([ravel(a) for a in arrays], axis=0)
+  return concatenate(arrays, axis=axis)
 
 
 def permute_dims(a, /, axes):
-  return jnp.transpose(a, axes)
+  return transpose(a, axes)
 
 
 def matrix_transpose(x, /):
@@ -52,7 +57,7 @@ def astype(x, dtype, /, *, copy=False, device=None):
 
 
 def copy(a, order=None):
-  return jnp.array(a, copy=True, order=order)
+  return array(a, copy=True, order=order)
 
 
 @compiled_when_eager(static_argnames=("axis",))
@@ -71,11 +76,11 @@ def unstack(x, /, *, axis=0):
 def vecmat(x1, x2, /):
   """conj(x1) (..., n) times x2 (..., n, m), batched."""
   check_arraylike("vecmat", x1, x2)
-  return jnp.vectorize(jnp.matmul, signature="(n),(n,m)->(m)")(jnp.conjugate(x1), x2)
+  return vectorize(matmul, signature="(n),(n,m)->(m)")(conjugate(x1), x2)
 
 
 @compiled_when_eager(staged="matvec")
 def matvec(x1, x2, /):
   """x1 (..., m, n) times x2 (..., n), batched."""
   check_arraylike("matvec", x1, x2)
-  return jnp.vectorize(jnp.matmul, signature="(n,m),(m)->(n)")(x1, x2)
+  return vectorize(matmul, signature="(n,m),(m)->(n)")(x1, x2)

@@ -16,10 +16,17 @@ from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.creation import asarray
-from xjax._src.libraries.numpy.setops import _compact
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, is_traced
+from xjax._src.libraries.numpy.composed_math import clip
+from xjax._src.libraries.numpy.creation import arange, asarray, ones, zeros
+from xjax._src.libraries.numpy.indexing import take
+from xjax._src.libraries.numpy.nonzero import nonzero
+from xjax._src.libraries.numpy.rearrange import diag_indices, tile, tril_indices, triu_indices
+from xjax._src.libraries.numpy.setops import _compact
+from xjax._src.libraries.numpy.shaping import (broadcast_arrays, broadcast_to, concatenate,
+                                               moveaxis, ravel)
+from xjax._src.libraries.numpy.ufuncs import mod
+from xjax._src.libraries.numpy.where import where
 
 
 def _host(x, what):
@@ -41,13 +48,13 @@ def choose(a, choices, out=None, mode="raise"):
     if np.any((host < 0) | (host >= n)):
       raise ValueError("invalid entry in choice array")
   elif mode == "wrap":
-    a = jnp.mod(a, n)
+    a = mod(a, n)
   elif mode == "clip":
-    a = jnp.clip(a, 0, n - 1)
+    a = clip(a, 0, n - 1)
   else:
     raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
-  a, *choices = jnp.broadcast_arrays(a, *choices)
-  choices = jnp.broadcast_arrays(*[asarray(c) for c in choices]) if n > 1 else choices
+  a, *choices = broadcast_arrays(a, *choices)
+  choices = broadcast_arrays(*[asarray(c) for c in choices]) if n > 1 else choices
   dt = dtypes.result_type(*choices)
   return lax.select_n(lax.convert_element_type(a, np.int32),
                       *[lax.convert_element_type(c, dt) for c in choices])
@@ -62,27 +69,27 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
   cond = asarray(condition)
   if get_aval(cond).ndim != 1:
     raise ValueError("condition must be a 1D array")
-  a = jnp.ravel(a) if axis is None else asarray(a)
+  a = ravel(a) if axis is None else asarray(a)
   axis = canonical_axis(0 if axis is None else axis, get_aval(a).ndim)
   n, m = get_aval(a).shape[axis], get_aval(cond).shape[0]
   cond = cond != 0
   if m > n and not is_traced(cond) and _host(cond, "condition")[n:].any():
     raise ValueError("condition contains entries that are out of bounds")
-  cond = cond[:n] if m >= n else jnp.concatenate([cond, jnp.zeros(n - m, bool)])
+  cond = cond[:n] if m >= n else concatenate([cond, zeros(n - m, bool)])
   if size is None:
     size = int(_host(cond, "condition argument of jnp.compress").sum())
   pos, valid = _compact(cond, int(size))
-  taken = jnp.take(a, pos, axis=axis, mode="clip") if n else \
-      jnp.zeros(get_aval(a).shape[:axis] + (int(size),) + get_aval(a).shape[axis + 1:],
+  taken = take(a, pos, axis=axis, mode="clip") if n else \
+      zeros(get_aval(a).shape[:axis] + (int(size),) + get_aval(a).shape[axis + 1:],
                 get_aval(a).dtype)
   shape = [1] * get_aval(a).ndim
   shape[axis] = int(size)
-  return jnp.where(valid.reshape(shape), taken, jnp.asarray(fill_value, get_aval(a).dtype))
+  return where(valid.reshape(shape), taken, asarray(fill_value, get_aval(a).dtype))
 
 
 def extract(condition, arr, *, size=None, fill_value=0):
   """Elements of flattened ``arr`` where flattened ``condition`` is true."""
-  return compress(jnp.ravel(condition), jnp.ravel(arr), size=size, fill_value=fill_value)
+  return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
 
 
 def _positions(obj, n, name):
@@ -96,14 +103,14 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
   check_arraylike("delete", arr)
   if not isinstance(obj, slice):
     check_arraylike("delete", obj)
-  a = jnp.ravel(arr) if axis is None else asarray(arr)
+  a = ravel(arr) if axis is None else asarray(arr)
   axis = canonical_axis(0 if axis is None else axis, get_aval(a).ndim)
   n = get_aval(a).shape[axis]
   if assume_unique_indices and is_traced(obj):
-    obj = jnp.ravel(obj)
-    keep = jnp.ones(n, bool).at[obj].set(False)
+    obj = ravel(obj)
+    keep = ones(n, bool).at[obj].set(False)
     pos, _ = _compact(keep, n - obj.shape[0])
-    return jnp.take(a, pos, axis=axis)
+    return take(a, pos, axis=axis)
   pos = _positions(obj, n, "delete")
   if pos.dtype == np.bool_:
     raise ValueError("jnp.delete(arr, obj): boolean obj is not supported")
@@ -111,13 +118,13 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     raise IndexError(f"index out of bounds for axis {axis} with size {n}")
   keep = np.ones(n, bool)
   keep[pos.ravel() % max(n, 1)] = False
-  return jnp.take(a, np.flatnonzero(keep).astype(np.int32), axis=axis)
+  return take(a, np.flatnonzero(keep).astype(np.int32), axis=axis)
 
 
 def insert(arr, obj, values, axis=None):
   """``arr`` with ``values`` inserted before the positions ``obj`` along ``axis``."""
   check_arraylike("insert", arr, values)
-  a = jnp.ravel(arr) if axis is None else asarray(arr)
+  a = ravel(arr) if axis is None else asarray(arr)
   axis = canonical_axis(0 if axis is None else axis, get_aval(a).ndim)
   shape = get_aval(a).shape
   n = shape[axis]
@@ -126,16 +133,16 @@ def insert(arr, obj, values, axis=None):
     raise IndexError(f"index out of bounds for axis {axis} with size {n}")
   values = asarray(values).astype(get_aval(a).dtype)
   if pos.ndim == 0:
-    values = jnp.moveaxis(values.reshape((1,) * (len(shape) - values.ndim) + values.shape)
+    values = moveaxis(values.reshape((1,) * (len(shape) - values.ndim) + values.shape)
                           if values.ndim < len(shape) else values, 0, axis)
     k = values.shape[axis]
   else:
     k = pos.size
   new_shape = shape[:axis] + (k,) + shape[axis + 1:]
-  values = jnp.broadcast_to(values, new_shape)
+  values = broadcast_to(values, new_shape)
   order = np.insert(np.arange(n), pos, np.arange(n, n + k))
-  both = jnp.concatenate([a, values], axis=axis)
-  return jnp.take(both, order.astype(np.int32), axis=axis)
+  both = concatenate([a, values], axis=axis)
+  return take(both, order.astype(np.int32), axis=axis)
 
 
 @compiled_when_eager(static_argnames=("new_shape",))
@@ -145,13 +152,13 @@ def resize(a, new_shape):
   new_shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
   if any(d < 0 for d in new_shape):
     raise ValueError("all elements of `new_shape` must be non-negative")
-  flat = jnp.ravel(a)
+  flat = ravel(a)
   total = int(np.prod(new_shape, dtype=np.int64))
   n = flat.shape[0]
   if n == 0:
-    return jnp.zeros(new_shape, flat.dtype)
+    return zeros(new_shape, flat.dtype)
   reps = -(-total // n)
-  return jnp.tile(flat, reps)[:total].reshape(new_shape)
+  return tile(flat, reps)[:total].reshape(new_shape)
 
 
 @compiled_when_eager(static_argnames=("axis", "start"))
@@ -166,7 +173,7 @@ def rollaxis(a, axis, start=0):
   start = start + nd if start < 0 else start
   if axis < start:
     start -= 1
-  return a if axis == start else jnp.moveaxis(a, axis, start)
+  return a if axis == start else moveaxis(a, axis, start)
 
 
 def trim_zeros(filt, trim="fb", axis=None):
@@ -206,9 +213,9 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
   if len(shape) > 2 and len(set(shape)) != 1:
     raise ValueError("All dimensions of input must be of equal length")
   n = min(shape)
-  val = jnp.ravel(asarray(val).astype(get_aval(a).dtype))
-  val = resize(val, (n,)) if val.shape[0] else jnp.zeros((n,), get_aval(a).dtype)
-  idx = jnp.arange(n)
+  val = ravel(asarray(val).astype(get_aval(a).dtype))
+  val = resize(val, (n,)) if val.shape[0] else zeros((n,), get_aval(a).dtype)
+  idx = arange(n)
   return a.at[(idx,) * len(shape)].set(val)
 
 
@@ -218,7 +225,7 @@ def diag_indices_from(arr):
     raise ValueError("input array must be at least 2-d")
   if len(set(shape)) != 1:
     raise ValueError("All dimensions of input must be of equal length")
-  return jnp.diag_indices(shape[0], len(shape))
+  return diag_indices(shape[0], len(shape))
 
 
 def _indices_from(name, fn):
@@ -232,37 +239,13 @@ def _indices_from(name, fn):
   return from_arr
 
 
-tril_indices_from = _indices_from("tril_indices_from", jnp.tril_indices)
-triu_indices_from = _indices_from("triu_indices_from", jnp.triu_indices)
+tril_indices_from = _indices_from("tril_indices_from", tril_indices)
+triu_indices_from = _indices_from("triu_indices_from", triu_indices)
 
 
 def mask_indices(n, mask_func, k=0, *, size=None):
   """Indices where ``mask_func(ones((n, n)), k)`` is nonzero."""
-  return jnp.nonzero(mask_func(jnp.ones((n, n), dtype=int), k), size=size)
-
-
-@compiled_when_eager(static_argnames=("axis", "inplace", "mode"))
-def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
-  """``arr`` with ``values`` written at ``indices`` along ``axis``; needs
-  ``inplace=False``."""
-  if inplace:
-    raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
-                     "arrays are immutable. Pass inplace=False to instead return an updated "
-                     "array.")
-  check_arraylike("put_along_axis", arr, indices, values)
-  a, idx = asarray(arr), asarray(indices)
-  if axis is None:
-    if get_aval(idx).ndim != 1:
-      raise ValueError("when axis=None, `indices` must have a single dimension.")
-    return a.ravel().at[idx].set(values, mode=mode).reshape(a.shape)
-  nd = get_aval(a).ndim
-  if get_aval(idx).ndim != nd:
-    raise ValueError("`indices` and `arr` must have the same number of dimensions")
-  axis = canonical_axis(axis, nd)
-  full = tuple(idx if d == axis else
-               jnp.arange(a.shape[d]).reshape((1,) * d + (-1,) + (1,) * (nd - d - 1))
-               for d in range(nd))
-  return a.at[full].set(values, mode=mode)
+  return nonzero(mask_func(ones((n, n), dtype=int), k), size=size)
 
 
 def _block_depth(x):
@@ -294,5 +277,5 @@ def block(arrays):
     if level == depth:
       x = asarray(x)
       return x.reshape((1,) * (nd - x.ndim) + x.shape)
-    return jnp.concatenate([build(e, level + 1) for e in x], axis=level - depth)
+    return concatenate([build(e, level + 1) for e in x], axis=level - depth)
   return build(arrays, 0)

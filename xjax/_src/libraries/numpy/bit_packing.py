@@ -5,9 +5,11 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.creation import asarray, zeros
+from xjax._src.libraries.numpy.reductions import sum as _sum
+from xjax._src.libraries.numpy.shaping import concatenate, moveaxis, ravel
+from xjax._src.libraries.numpy.ufuncs import left_shift, right_shift
 
 
 def _bit_weights(bitorder):
@@ -25,16 +27,16 @@ def packbits(a, axis=None, bitorder="big"):
   if not (dtypes.is_integer(a.dtype) or a.dtype == np.bool_):
     raise TypeError("Expected an input array of integer or boolean data type")
   if axis is None:
-    a, axis = jnp.ravel(a), 0
+    a, axis = ravel(a), 0
   axis = canonical_axis(axis, a.ndim)
-  bits = jnp.moveaxis((a != 0).astype(np.uint8), axis, -1)
+  bits = moveaxis((a != 0).astype(np.uint8), axis, -1)
   n = bits.shape[-1]
   pad = (-n) % 8
   if pad:
-    bits = jnp.concatenate([bits, jnp.zeros(bits.shape[:-1] + (pad,), np.uint8)], axis=-1)
+    bits = concatenate([bits, zeros(bits.shape[:-1] + (pad,), np.uint8)], axis=-1)
   bits = bits.reshape(bits.shape[:-1] + ((n + pad) // 8, 8))
-  packed = jnp.sum(jnp.left_shift(bits, _bit_weights(bitorder)), axis=-1, dtype=np.uint8)
-  return jnp.moveaxis(packed, -1, axis)
+  packed = _sum(left_shift(bits, _bit_weights(bitorder)), axis=-1, dtype=np.uint8)
+  return moveaxis(packed, -1, axis)
 
 
 @compiled_when_eager(static_argnames=("axis", "count", "bitorder"))
@@ -46,10 +48,10 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
   if a.dtype != np.uint8:
     raise TypeError("Expected an input array of unsigned byte data type")
   if axis is None:
-    a, axis = jnp.ravel(a), 0
+    a, axis = ravel(a), 0
   axis = canonical_axis(axis, a.ndim)
-  x = jnp.moveaxis(a, axis, -1)
-  bits = jnp.right_shift(x[..., None], _bit_weights(bitorder)) & np.uint8(1)
+  x = moveaxis(a, axis, -1)
+  bits = right_shift(x[..., None], _bit_weights(bitorder)) & np.uint8(1)
   bits = bits.reshape(x.shape[:-1] + (x.shape[-1] * 8,))
   if count is not None:
     total = bits.shape[-1]
@@ -57,6 +59,6 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
     if keep <= total:
       bits = bits[..., :keep]
     else:
-      bits = jnp.concatenate([bits, jnp.zeros(bits.shape[:-1] + (keep - total,), np.uint8)],
+      bits = concatenate([bits, zeros(bits.shape[:-1] + (keep - total,), np.uint8)],
                              axis=-1)
-  return jnp.moveaxis(bits, -1, axis)
+  return moveaxis(bits, -1, axis)

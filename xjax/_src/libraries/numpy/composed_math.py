@@ -14,10 +14,12 @@ from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.rounding import round_half_even
 from xjax._src.libraries.numpy import ufuncs
-from xjax._src.libraries.numpy.creation import asarray, zeros_like
 from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.creation import asarray, zeros_like
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
                                                  promote_args_numeric, promote_dtypes)
+from xjax._src.libraries.numpy.reductions import any as _any
+from xjax._src.libraries.numpy.shaping import broadcast_arrays
 from xjax._src.libraries.numpy.where import where
 
 __all__ = ["floor", "ceil", "trunc", "rint", "fabs", "fmod", "log2", "log10", "deg2rad",
@@ -40,7 +42,6 @@ def _wc(x, value):
 
 
 def _where(c, a, b):
-  from xjax._src.libraries.numpy.where import where
   return where(c, a, b)
 
 
@@ -50,7 +51,6 @@ def _is_float(x) -> bool:
 
 def _rounding(name, op, staged=None):
   def fn(x, /):
-    from xjax._src.libraries.numpy.creation import asarray
     check_arraylike(name, x)
     x = asarray(x)
     return op(x) if _is_float(x) else x
@@ -232,7 +232,6 @@ def sinc(x, /):
 @compiled_when_eager(staged="heaviside")
 def heaviside(x1, x2, /):
   a, b = promote_args_inexact("heaviside", x1, x2)
-  from xjax._src.libraries.numpy.shaping import broadcast_arrays
   a, b = broadcast_arrays(a, b)
   pos = lax.select_n(lax.gt(a, _c(a, 0)), b, lax.full_like(a, 1))
   out = lax.select_n(lax.lt(a, _c(a, 0)), pos, lax.full_like(a, 0))
@@ -260,7 +259,6 @@ def copysign(x1, x2, /):
   a, b = promote_args_inexact("copysign", x1, x2)
   if dtypes.is_complex(get_aval(a).dtype):
     raise TypeError("copysign does not support complex-valued inputs")
-  from xjax._src.libraries.numpy.shaping import broadcast_arrays
   a, b = broadcast_arrays(a, b)
   return lax.select_n(signbit(b), lax.abs(a), lax.neg(lax.abs(a)))
 
@@ -318,7 +316,6 @@ isneginf = _is_inf_of_sign("isneginf", -np.inf)
 @compiled_when_eager(staged="nan_to_num")
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
   """Replaces NaN by ``nan`` and infinities by ``posinf``/``neginf`` (default: dtype max/min)."""
-  from xjax._src.libraries.numpy.creation import asarray
   x = asarray(x)
   dt = get_aval(x).dtype
   if not dtypes.is_inexact(dt):
@@ -341,7 +338,6 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 def clip(arr=None, /, min=None, max=None):
   """Limits values to [min, max] (either bound may be None)."""
   check_arraylike("clip", arr)
-  from xjax._src.libraries.numpy.creation import asarray
   if any(v is not None and dtypes.is_complex(get_aval(asarray(v)).dtype)
          for v in (arr, min, max)):
     raise ValueError("Clip received a complex value either through the input or the "
@@ -440,8 +436,6 @@ def _integer_operands(name: str, x1, x2):
 def gcd(x1, x2, /):
   """Greatest common divisor (Euclid's algorithm, looping until every remainder is 0)."""
   from xjax._src.primitives.lax.control_flow import while_loop
-  from xjax._src.libraries.numpy.reductions import any as _any
-  from xjax._src.libraries.numpy.shaping import broadcast_arrays
   a, b = broadcast_arrays(*_integer_operands("gcd", x1, x2))
   zero, one = _c(a, 0), _c(a, 1)
 

@@ -15,8 +15,11 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.fft import FftType, fft as lax_fft
-from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.composed_math import conj
+from xjax._src.libraries.numpy.creation import arange, asarray
+from xjax._src.libraries.numpy.rearrange import roll
+from xjax._src.libraries.numpy.shaping import moveaxis
 
 _NORMS = ("backward", "ortho", "forward")
 
@@ -36,7 +39,7 @@ def _scale(out, sizes, name: str, norm):
 def _fftn(name: str, typ: FftType, a, s, axes, norm):
   full = f"jax.numpy.fft.{name}"
   check_arraylike(full, a)
-  arr = jnp.asarray(a)
+  arr = asarray(a)
   ndim = get_aval(arr).ndim
   if s is not None:
     s = tuple(operator.index(x) for x in s)
@@ -57,7 +60,7 @@ def _fftn(name: str, typ: FftType, a, s, axes, norm):
   k = len(axes)
   last = tuple(range(ndim - k, ndim))
   if given_axes is not None:
-    arr = jnp.moveaxis(arr, canon, last)
+    arr = moveaxis(arr, canon, last)
   shape = get_aval(arr).shape
   if s is None:
     s = tuple(shape[ax] for ax in last)
@@ -71,7 +74,7 @@ def _fftn(name: str, typ: FftType, a, s, axes, norm):
   out = _transform(arr, typ, s)
   out = _scale(out, s, name, norm)
   if given_axes is not None:
-    out = jnp.moveaxis(out, last, canon)
+    out = moveaxis(out, last, canon)
   return out
 
 
@@ -97,10 +100,10 @@ def _transform(arr, typ: FftType, s: Sequence[int]):
   complex_typ = FftType.IFFT if typ in (FftType.IFFT, FftType.IRFFT) else FftType.FFT
   if typ in (FftType.FFT, FftType.RFFT):
     arr = lax_fft(arr, typ, tuple(s[-3:]))
-    arr = jnp.moveaxis(_transform(jnp.moveaxis(arr, outer, moved), complex_typ, s[:n]),
+    arr = moveaxis(_transform(moveaxis(arr, outer, moved), complex_typ, s[:n]),
                        moved, outer)
     return arr
-  arr = jnp.moveaxis(_transform(jnp.moveaxis(arr, outer, moved), complex_typ, s[:n]),
+  arr = moveaxis(_transform(moveaxis(arr, outer, moved), complex_typ, s[:n]),
                      moved, outer)
   return lax_fft(arr, typ, tuple(s[-3:]))
 
@@ -156,13 +159,13 @@ def _swapped(norm):
 def hfft(a, n=None, axis=-1, norm=None):
   """Transform of a Hermitian-symmetric signal given by its first half: a real spectrum."""
   _one_axis("hfft", axis)
-  return irfft(jnp.conj(jnp.asarray(a)), n, axis, _swapped(norm))
+  return irfft(conj(asarray(a)), n, axis, _swapped(norm))
 
 
 def ihfft(a, n=None, axis=-1, norm=None):
   """Inverse of ``hfft``."""
   _one_axis("ihfft", axis)
-  return jnp.conj(rfft(a, n, axis, _swapped(norm)))
+  return conj(rfft(a, n, axis, _swapped(norm)))
 
 
 def fftn(a, s=None, axes=None, norm=None):
@@ -219,28 +222,28 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
   _check_freq_args("fftfreq", n, d)
   dtype = dtypes.default_float_dtype() if dtype is None else dtype
   work = dtypes.to_floating_dtype(dtypes.canonicalize_dtype(dtype))
-  i = jnp.arange(n, dtype=work, device=device)
+  i = arange(n, dtype=work, device=device)
   k = (i + n // 2) % n - n // 2
-  return (k / jnp.asarray(d * n, dtype=work)).astype(dtype)
+  return (k / asarray(d * n, dtype=work)).astype(dtype)
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
   """Non-negative sample frequencies of an ``n``-point real transform."""
   _check_freq_args("rfftfreq", n, d)
   dtype = dtypes.default_float_dtype() if dtype is None else dtype
-  k = jnp.arange(0, n // 2 + 1, dtype=dtype, device=device)
-  return k / jnp.asarray(d * n, dtype=dtype)
+  k = arange(0, n // 2 + 1, dtype=dtype, device=device)
+  return k / asarray(d * n, dtype=dtype)
 
 
 def _shift(name: str, x, axes, sign: int):
   check_arraylike(name, x)
-  x = jnp.asarray(x)
+  x = asarray(x)
   shape = get_aval(x).shape
   if axes is None:
     axes = tuple(range(len(shape)))
   if isinstance(axes, int):
-    return jnp.roll(x, sign * (shape[axes] // 2), axes)
-  return jnp.roll(x, [sign * (shape[ax] // 2) for ax in axes], tuple(axes))
+    return roll(x, sign * (shape[axes] // 2), axes)
+  return roll(x, [sign * (shape[ax] // 2) for ax in axes], tuple(axes))
 
 
 def fftshift(x, axes=None):

@@ -7,10 +7,12 @@ import re
 from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.core.values import get_aval
-from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.creation import asarray, ones, zeros_like
+from xjax._src.libraries.numpy.reductions import any as _any
+from xjax._src.libraries.numpy.shaping import broadcast_shapes, broadcast_to, expand_dims, stack
+from xjax._src.libraries.numpy.where import where
+from xjax._src.core.values import get_aval
 from xjax._src.foundations.wrapping import update_wrapper
 
 
@@ -30,7 +32,6 @@ def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
 
 def apply_over_axes(func, a, axes):
   """``func(a, axis)`` applied for each axis in turn, keeping the dimension count."""
-  from xjax._src.libraries.numpy.shaping import expand_dims
   a = asarray(a)
   nd = get_aval(a).ndim
   for axis in ([axes] if isinstance(axes, int) else axes):
@@ -65,15 +66,15 @@ def piecewise(x, condlist, funclist, *args, **kw):
     conds = [condlist] if condlist.ndim == x.ndim else list(condlist)
   n = len(conds)
   if len(funclist) == n + 1:
-    conds.append(~jnp.any(jnp.stack([jnp.broadcast_to(c, x.shape) for c in conds]), axis=0)
-                 if n else jnp.ones(x.shape, bool))
+    conds.append(~_any(stack([broadcast_to(c, x.shape) for c in conds]), axis=0)
+                 if n else ones(x.shape, bool))
   elif len(funclist) != n:
     raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are "
                      f"expected; got {len(funclist)}")
-  out = jnp.zeros_like(x)
+  out = zeros_like(x)
   for cond, f in zip(conds, funclist):
     val = f(x, *args, **kw) if callable(f) else f
-    out = jnp.where(cond, asarray(val).astype(x.dtype), out)
+    out = where(cond, asarray(val).astype(x.dtype), out)
   return out
 
 
@@ -99,7 +100,7 @@ def core_dimensions(signature: str | None, shapes, excluded=frozenset()):
   (none without one) and the broadcast shape of their loop dimensions; raises what
   jnp.vectorize raises for arguments that do not fit the signature."""
   if signature is None:
-    return [()] * len(shapes), jnp.broadcast_shapes(*shapes)
+    return [()] * len(shapes), broadcast_shapes(*shapes)
   context = f"on vectorized function with excluded={excluded!r} and signature={signature!r}"
   core_in, _ = _parse_signature(signature)
   if len(core_in) != len(shapes):
@@ -115,7 +116,7 @@ def core_dimensions(signature: str | None, shapes, excluded=frozenset()):
         raise ValueError(f"inconsistent size for core dimension {name!r}: {d!r} vs "
                          f"{sizes[name]!r} {context}")
     loops.append(shape[:len(shape) - len(core)])
-  return core_in, jnp.broadcast_shapes(*loops)
+  return core_in, broadcast_shapes(*loops)
 
 
 class vectorize:
@@ -134,7 +135,7 @@ class vectorize:
     mapped = [i for i in range(len(args)) if i not in self.excluded]
     arrays = [asarray(args[i]) for i in mapped]
     core_in, loop = core_dimensions(self.signature, [x.shape for x in arrays], self.excluded)
-    arrays = [jnp.broadcast_to(x, loop + x.shape[x.ndim - len(core):])
+    arrays = [broadcast_to(x, loop + x.shape[x.ndim - len(core):])
               for x, core in zip(arrays, core_in)]
 
     def call(*mapped_args):

@@ -8,8 +8,10 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy import lax_numpy as jnp
-from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.creation import arange, array, asarray
+from xjax._src.libraries.numpy.matrices import meshgrid
+from xjax._src.libraries.numpy.numerical_ranges import linspace
+from xjax._src.libraries.numpy.shaping import concatenate, expand_dims, stack
 
 
 def _static(x, what):
@@ -22,8 +24,8 @@ def _range(s: slice):
   stop = _static(s.stop, "slice stop")
   step = 1 if s.step is None else _static(s.step, "slice step")
   if isinstance(step, complex):
-    return jnp.linspace(start, stop, int(abs(step)), endpoint=True)
-  return jnp.arange(start, stop, step)
+    return linspace(start, stop, int(abs(step)), endpoint=True)
+  return arange(start, stop, step)
 
 
 class _Grid:
@@ -36,8 +38,8 @@ class _Grid:
     axes = [_range(k) for k in key]
     dt = dtypes.result_type(*axes)
     axes = [a.astype(dt) for a in axes]
-    grids = jnp.meshgrid(*axes, indexing="ij", sparse=self.sparse)
-    return list(grids) if self.sparse else jnp.stack(grids, 0)
+    grids = meshgrid(*axes, indexing="ij", sparse=self.sparse)
+    return list(grids) if self.sparse else stack(grids, 0)
 
 
 mgrid = _Grid(sparse=False)
@@ -73,10 +75,10 @@ class _Concat:
       arr = _range(item) if isinstance(item, slice) else asarray(item)
       items.append(self._shape(arr, ndmin, trans1d))
     if not items:
-      return jnp.array([])
-    out = jnp.concatenate(items, axis=axis)
+      return array([])
+    out = concatenate(items, axis=axis)
     # 'r' / 'c': a flat result becomes a row (1, n) or a column (n, 1)
-    return jnp.expand_dims(out, matrix) if matrix is not None and out.ndim == 1 else out
+    return expand_dims(out, matrix) if matrix is not None and out.ndim == 1 else out
 
   @staticmethod
   def _shape(arr, ndmin, trans1d):

@@ -17,7 +17,11 @@ from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy import dslice_indexing
+from xjax._src.libraries.numpy import ufuncs
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.creation import arange, asarray
 from xjax._src.libraries.numpy.promotion import promote_dtypes
+from xjax._src.libraries.numpy.shaping import broadcast_to
 
 _FILL = gs.GatherScatterMode.FILL_OR_DROP
 
@@ -374,11 +378,9 @@ class IndexUpdateRef:
   mul = multiply
 
   def divide(self, values, **kw):
-    from xjax._src.libraries.numpy import ufuncs
     return ufuncs.divide(self.array, self._factors(values, kw))
 
   def power(self, values, **kw):
-    from xjax._src.libraries.numpy import ufuncs
     return ufuncs.power(self.array, self._factors(values, kw))
 
   def _factors(self, values, kw):
@@ -425,7 +427,6 @@ def _update_values(x, values):
   integer dtype as that dtype, anything else as ``asarray`` has it; a FutureWarning (as JAX
   0.10.2 gives) where they cannot be cast to ``x``'s dtype safely (the update is then done
   in the promoted dtype and the result cast back)."""
-  from xjax._src.libraries.numpy.creation import asarray
   dtype = get_aval(x).dtype
   if (type(values) is int and dtypes.is_integer(dtype)
       and np.iinfo(dtype).min <= values <= np.iinfo(dtype).max):
@@ -449,8 +450,6 @@ def _compiled_scatter(x, arrays, values, *, template, scatter_fn, negate, indice
 
 
 def _scatter(x, idx, values, scatter_fn, negate, indices_are_sorted, unique_indices, mode):
-  from xjax._src.libraries.numpy.creation import asarray
-  from xjax._src.libraries.numpy.shaping import broadcast_to
   aval = get_aval(x)
   mode = gs.GatherScatterMode.from_any(mode)
   if aval.size == 0:  # nothing to update, but (as JAX) a static integer index is checked
@@ -487,7 +486,6 @@ def _scatter(x, idx, values, scatter_fn, negate, indices_are_sorted, unique_indi
 
 def _index_mode(indices, size, mode):
   """(indices, gather mode) for NumPy's take modes ``fill`` (default), ``clip``, ``wrap``."""
-  from xjax._src.libraries.numpy.creation import asarray
   if mode is None or mode in ("fill", "drop", "promise_in_bounds"):
     return indices, ("fill" if mode is None else mode)
   indices = asarray(indices)
@@ -497,7 +495,6 @@ def _index_mode(indices, size, mode):
       return indices, "clip"
     return lax.max(indices, lax.full_like(indices, 0)), "clip"
   if mode == "wrap":
-    from xjax._src.libraries.numpy import ufuncs
     return ufuncs.remainder(indices, size) if size else indices, "clip"
   if mode == "raise":
     raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
@@ -507,7 +504,6 @@ def _index_mode(indices, size, mode):
 def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
   """Elements of ``a`` at ``indices`` along ``axis`` (flattened when None)."""
-  from xjax._src.libraries.numpy.creation import asarray
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
   a = asarray(a)
@@ -543,7 +539,6 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
   """``arr`` indexed along ``axis`` by ``indices`` (other dims broadcast with it).  Negative
   indices count from the end unless ``wrap_negative_indices`` is false (by default they do
   except with ``mode='promise_in_bounds'``, as JAX); then they are out of bounds."""
-  from xjax._src.libraries.numpy.creation import asarray
   arr, indices = asarray(arr), asarray(indices)
   if mode == "wrap":  # take's mode; gathers have none of that name
     raise ValueError('Unknown gather mode "wrap"')
@@ -577,6 +572,30 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
   return rewriting_take(arr, tuple(idx), mode=mode, fill_value=fill_value)
 
 
+@compiled_when_eager(static_argnames=("axis", "inplace", "mode"))
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+  """``arr`` with ``values`` written at ``indices`` along ``axis``; needs
+  ``inplace=False``."""
+  if inplace:
+    raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
+                     "arrays are immutable. Pass inplace=False to instead return an updated "
+                     "array.")
+  check_arraylike("put_along_axis", arr, indices, values)
+  a, idx = asarray(arr), asarray(indices)
+  if axis is None:
+    if get_aval(idx).ndim != 1:
+      raise ValueError("when axis=None, `indices` must have a single dimension.")
+    return a.ravel().at[idx].set(values, mode=mode).reshape(a.shape)
+  nd = get_aval(a).ndim
+  if get_aval(idx).ndim != nd:
+    raise ValueError("`indices` and `arr` must have the same number of dimensions")
+  axis = canonical_axis(axis, nd)
+  full = tuple(idx if d == axis else
+               arange(a.shape[d]).reshape((1,) * d + (-1,) + (1,) * (nd - d - 1))
+               for d in range(nd))
+  return a.at[full].set(values, mode=mode)
+
+
 def _negatives_resolved(indices, size, mode, wrap):
   """Signed ``indices`` with none negative: with ``wrap`` the negative ones count from the
   end first; those still negative are out of bounds, moved past the end where out-of-bounds
@@ -592,7 +611,6 @@ def _negatives_resolved(indices, size, mode, wrap):
 
 def put(a, ind, v, mode=None, *, inplace=True):
   """NumPy's put without mutation: ``a`` flattened, with ``v`` (tiled) written at ``ind``."""
-  from xjax._src.libraries.numpy.creation import asarray
   if inplace:
     raise ValueError("jax.numpy.put cannot modify arrays in-place, because JAX arrays are "
                      "immutable. Pass inplace=False to instead return an updated array.")
@@ -610,7 +628,6 @@ def put(a, ind, v, mode=None, *, inplace=True):
   if mode is None:
     scatter_mode = "clip"
   elif mode == "wrap":
-    from xjax._src.libraries.numpy import ufuncs
     ind, scatter_mode = ufuncs.remainder(ind, aval.size), "clip"
   elif mode == "clip":
     ind, scatter_mode = (ind if dtypes.is_unsigned(get_aval(ind).dtype)
@@ -625,7 +642,6 @@ def put(a, ind, v, mode=None, *, inplace=True):
 
 def place(arr, mask, vals, *, inplace=True):
   """NumPy's place without mutation: ``vals`` (tiled) written where ``mask`` (concrete)."""
-  from xjax._src.libraries.numpy.creation import asarray
   if inplace:
     raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays are "
                      "immutable. Pass inplace=False to instead return an updated array.")

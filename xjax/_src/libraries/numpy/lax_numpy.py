@@ -33,8 +33,9 @@ from xjax._src.libraries.numpy.padding import pad
 from xjax._src.libraries.numpy.cumulative import (cumprod, cumproduct, cumsum, cumulative_prod,
                                                   cumulative_sum, nancumprod, nancumsum)
 from xjax._src.libraries.numpy.sorting import argsort, lexsort, searchsorted, sort
-from xjax._src.libraries.numpy.searching import (argwhere, count_nonzero, flatnonzero, nonzero,
-                                                 unique, unique_values)
+from xjax._src.libraries.numpy.nonzero import nonzero
+from xjax._src.libraries.numpy.searching import (argwhere, count_nonzero, flatnonzero, unique,
+                                                 unique_values)
 from xjax._src.libraries.numpy.statistics import (average, median, nanargmax, nanargmin, nanmax,
                                                   nanmean, nanmedian, nanmin, nanpercentile,
                                                   nanprod, nanquantile, nanstd, nansum, nanvar,
@@ -51,7 +52,8 @@ from xjax._src.libraries.numpy.numeric import (allclose, array_equal, array_equi
                                                convolve, correlate, diff, digitize, ediff1d,
                                                gradient, histogram, histogram_bin_edges, interp,
                                                isclose, ravel_multi_index, trapezoid, unravel_index)
-from xjax._src.libraries.numpy.indexing import place, put, take, take_along_axis  # noqa: F401
+from xjax._src.libraries.numpy.indexing import (place, put, put_along_axis, take,  # noqa: F401
+                                                take_along_axis)
 from xjax._src.libraries.numpy.functional import apply_along_axis, apply_over_axes
 from xjax._src.libraries.numpy.sorting import argpartition, partition
 from xjax._src.libraries.numpy.statistics import corrcoef, cov
@@ -75,7 +77,7 @@ from xjax._src.libraries.numpy.index_tricks import (c_, index_exp, ix_, mgrid, o
                                                     r_, s_)
 from xjax._src.libraries.numpy.arrayops import (block, choose, compress, delete,  # noqa: F401
                                                 diag_indices_from, extract, fill_diagonal, insert,
-                                                mask_indices, put_along_axis, resize, rollaxis,
+                                                mask_indices, resize, rollaxis,
                                                 tril_indices_from, trim_zeros, triu_indices_from)
 from xjax._src.libraries.numpy.bit_packing import packbits, unpackbits  # noqa: F401
 from xjax._src.libraries.numpy.einsum import einsum_path  # noqa: F401

@@ -16,10 +16,22 @@ from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.primitives.lax.linalg.lu import solve_factored
-from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy import linalg_basic
 from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.array_api import matrix_transpose as _matrix_transpose
+from xjax._src.libraries.numpy.composed_math import conj, isnan, real
+from xjax._src.libraries.numpy.creation import arange, asarray, zeros, zeros_like
+from xjax._src.libraries.numpy.indexing import take_along_axis
+from xjax._src.libraries.numpy.linalg_basic import matmul as _matmul
+from xjax._src.libraries.numpy.matrices import diagonal as _diagonal, eye as _eye, trace as _trace
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
+from xjax._src.libraries.numpy.reductions import (any as _any, max as _max, min as _min, prod,
+                                                  sum as _sum)
+from xjax._src.libraries.numpy.shaping import (broadcast_shapes, broadcast_to, expand_dims,
+                                               moveaxis, ravel, reshape, squeeze, stack, swapaxes)
+from xjax._src.libraries.numpy.sorting import argsort
+from xjax._src.libraries.numpy.ufuncs import abs as _abs, exp, log, sign as _sign, sqrt
+from xjax._src.libraries.numpy.where import where
 
 
 class EighResult(NamedTuple):
@@ -50,7 +62,7 @@ class EigResult(NamedTuple):
 
 def _inexact(name: str, *args):
   check_arraylike(f"jnp.linalg.{name}", *args)
-  out = promote_dtypes_inexact(*(jnp.asarray(a) for a in args))
+  out = promote_dtypes_inexact(*(asarray(a) for a in args))
   return out
 
 
@@ -70,7 +82,7 @@ def _matrix(name: str, a, square: bool = True, rank_error=TypeError, square_erro
 
 
 def _H(x):
-  return jnp.conj(jnp.swapaxes(x, -1, -2))
+  return conj(swapaxes(x, -1, -2))
 
 
 # -- factorizations ------------------------------------------------------------------------
@@ -92,7 +104,7 @@ def qr(a, mode: str = "reduced"):
     raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
   if mode == "raw":
     packed, taus = lax_linalg.geqrf(a)
-    return jnp.matrix_transpose(packed), taus
+    return _matrix_transpose(packed), taus
   q, r = lax_linalg.qr(a, full_matrices=mode == "complete")
   return r if mode == "r" else QRResult(q, r)
 
@@ -137,13 +149,13 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
   a = _matrix("svd", a, square=False)
   if hermitian:
     v, w = lax_linalg.eigh(a, subset_by_index=subset_by_index)
-    s = jnp.abs(w)
-    order = jnp.argsort(-s, axis=-1)
-    s = jnp.take_along_axis(s, order, axis=-1)
+    s = _abs(w)
+    order = argsort(-s, axis=-1)
+    s = take_along_axis(s, order, axis=-1)
     if not compute_uv:
       return s
-    sign = jnp.take_along_axis(jnp.sign(w), order, axis=-1).astype(v.dtype)
-    u = jnp.take_along_axis(v, order[..., None, :], axis=-1)
+    sign = take_along_axis(_sign(w), order, axis=-1).astype(v.dtype)
+    u = take_along_axis(v, order[..., None, :], axis=-1)
     return SVDResult(u, s, _H(u * sign[..., None, :]))
   out = lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv,
                        subset_by_index=subset_by_index)
@@ -169,11 +181,11 @@ def solve(a, b):
   """Solves ``a @ x = b``; ``b`` is a vector when 1-D, else a stack of matrices (NumPy 2)."""
   a = _matrix("solve", a, rank_error=ValueError)
   check_arraylike("jnp.linalg.solve", b)
-  a, b = promote_dtypes_inexact(a, jnp.asarray(b))
+  a, b = promote_dtypes_inexact(a, asarray(b))
   if b.ndim == 1:
     if b.shape[0] != a.shape[-1]:
       raise ValueError(f"solve: b of shape {b.shape} does not match a of shape {a.shape}.")
-    b = jnp.broadcast_to(b, a.shape[:-1])[..., None]
+    b = broadcast_to(b, a.shape[:-1])[..., None]
     return _solve_broadcast(a, b)[..., 0]
   if b.shape[-2] != a.shape[-1]:
     raise ValueError(f"solve: b of shape {b.shape} does not match a of shape {a.shape}; "
@@ -182,9 +194,9 @@ def solve(a, b):
 
 
 def _solve_broadcast(a, b):
-  batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-  a = jnp.broadcast_to(a, batch + a.shape[-2:])
-  b = jnp.broadcast_to(b, batch + b.shape[-2:])
+  batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+  a = broadcast_to(a, batch + a.shape[-2:])
+  b = broadcast_to(b, batch + b.shape[-2:])
   return _lu_solve(a, b)
 
 
@@ -192,24 +204,24 @@ def _solve_broadcast(a, b):
 def inv(a):
   """Matrix inverses (inf/nan for singular matrices)."""
   a = _matrix("inv", a, rank_error=ValueError)
-  eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
+  eye = broadcast_to(_eye(a.shape[-1], dtype=a.dtype), a.shape)
   return _lu_solve(a, eye)
 
 
 def _slogdet_lu(a):
   factors, pivots, _ = lax_linalg.lu(a)
-  d = jnp.diagonal(factors, axis1=-2, axis2=-1)
-  swaps = jnp.sum(pivots != jnp.arange(a.shape[-1], dtype=pivots.dtype), axis=-1)
-  parity = jnp.where(swaps % 2 == 1, -1, 1).astype(a.dtype)
-  absd = jnp.abs(d)
+  d = _diagonal(factors, axis1=-2, axis2=-1)
+  swaps = _sum(pivots != arange(a.shape[-1], dtype=pivots.dtype), axis=-1)
+  parity = where(swaps % 2 == 1, -1, 1).astype(a.dtype)
+  absd = _abs(d)
   if dtypes.is_complex(a.dtype):
-    sign = parity * jnp.prod(d / absd.astype(a.dtype), axis=-1)
+    sign = parity * prod(d / absd.astype(a.dtype), axis=-1)
   else:
-    sign = parity * jnp.prod(jnp.sign(d), axis=-1)
-  logdet = jnp.sum(jnp.log(absd), axis=-1)
-  zero = jnp.any(absd == 0, axis=-1)
-  sign = jnp.where(zero, jnp.zeros((), a.dtype), sign)
-  logdet = jnp.where(zero, -jnp.inf, logdet)
+    sign = parity * prod(_sign(d), axis=-1)
+  logdet = _sum(log(absd), axis=-1)
+  zero = _any(absd == 0, axis=-1)
+  sign = where(zero, zeros((), a.dtype), sign)
+  logdet = where(zero, -np.inf, logdet)
   return sign, logdet
 
 
@@ -222,12 +234,12 @@ def _slogdet(a):
 def _slogdet_jvp(primals, tangents):
   (a,), (da,) = primals, tangents
   sign, logdet = _slogdet(a)
-  tr = jnp.trace(solve(a, da), axis1=-2, axis2=-1)
+  tr = _trace(solve(a, da), axis1=-2, axis2=-1)
   if dtypes.is_complex(a.dtype):
-    dsign = sign * (tr - jnp.real(tr).astype(tr.dtype))
-    dlog = jnp.real(tr)
+    dsign = sign * (tr - real(tr).astype(tr.dtype))
+    dlog = real(tr)
   else:
-    dsign = jnp.zeros_like(sign)
+    dsign = zeros_like(sign)
     dlog = tr
   return (sign, logdet), (dsign, dlog)
 
@@ -244,7 +256,7 @@ def slogdet(a, *, method: str | None = None):
 @custom_jvp
 def _det(a):
   sign, logdet = _slogdet_lu(a)
-  return sign * jnp.exp(logdet).astype(sign.dtype)
+  return sign * exp(logdet).astype(sign.dtype)
 
 
 @_det.defjvp
@@ -256,11 +268,11 @@ def _det_jvp(primals, tangents):
   sign_u, _ = _slogdet_lu(u)
   sign_v, _ = _slogdet_lu(vh)
   n = s.shape[-1]
-  prods = jnp.stack([jnp.prod(jnp.where(jnp.arange(n) == i, 1, s), axis=-1)
+  prods = stack([prod(where(arange(n) == i, 1, s), axis=-1)
                      for i in range(n)], axis=-1) if n else s
-  adj = jnp.matmul(_H(vh) * prods.astype(a.dtype)[..., None, :], _H(u))
+  adj = _matmul(_H(vh) * prods.astype(a.dtype)[..., None, :], _H(u))
   adj = adj * (sign_u * sign_v)[..., None, None]
-  return y, jnp.trace(jnp.matmul(adj, da), axis1=-2, axis2=-1)
+  return y, _trace(_matmul(adj, da), axis1=-2, axis2=-1)
 
 
 @compiled_when_eager(staged="det")
@@ -279,7 +291,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
 
 def _lstsq(a, b, rcond, *, numpy_resid):
   check_arraylike("jnp.linalg.lstsq", a, b)
-  a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
+  a, b = promote_dtypes_inexact(asarray(a), asarray(b))
   if a.ndim != 2:
     raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
   if b.ndim not in (1, 2):
@@ -297,16 +309,16 @@ def _lstsq(a, b, rcond, *, numpy_resid):
   if rcond is None:
     rcond = float(np.finfo(rdt).eps) * max(m, n)
   u, s, vh = lax_linalg.svd(a, full_matrices=False)
-  mask = (s >= jnp.asarray(rcond, rdt) * s[..., :1]) & (s > 0)
-  rank = jnp.sum(mask).astype(np.int32)
-  safe = jnp.where(mask, s, 1)
-  uthb = jnp.matmul(_H(u), b) * jnp.where(mask, 1 / safe, 0)[:, None].astype(dt)
-  x = jnp.matmul(_H(vh), uthb)
+  mask = (s >= asarray(rcond, rdt) * s[..., :1]) & (s > 0)
+  rank = _sum(mask).astype(np.int32)
+  safe = where(mask, s, 1)
+  uthb = _matmul(_H(u), b) * where(mask, 1 / safe, 0)[:, None].astype(dt)
+  x = _matmul(_H(vh), uthb)
   if numpy_resid:
-    resid = (jnp.sum(jnp.abs(jnp.matmul(a, x) - b) ** 2, axis=0) if rank == n and m > n
-             else jnp.zeros((0,), rdt))
+    resid = (_sum(_abs(_matmul(a, x) - b) ** 2, axis=0) if rank == n and m > n
+             else zeros((0,), rdt))
   else:
-    resid = jnp.sum(jnp.abs(jnp.matmul(a, x) - b) ** 2, axis=0)
+    resid = _sum(_abs(_matmul(a, x) - b) ** 2, axis=0)
   if vec:
     x = x[:, 0]  # the residuals keep their length-1 axis, as JAX's
   return x, resid, rank, s
@@ -322,23 +334,23 @@ def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
   """The number of singular values above ``rtol * max(s)`` (or ``tol``)."""
   (M,) = _inexact("matrix_rank", M)
   if M.ndim < 2:
-    return jnp.any(M != 0).astype(np.int32)
+    return _any(M != 0).astype(np.int32)
   s = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
   if tol is None:
     if rtol is None:
       rtol = max(M.shape[-2:]) * float(np.finfo(s.dtype).eps)
-    thresh = jnp.asarray(rtol)[..., None] * jnp.max(s, axis=-1, keepdims=True)
+    thresh = asarray(rtol)[..., None] * _max(s, axis=-1, keepdims=True)
   else:
-    thresh = jnp.asarray(tol)[..., None]
-  return jnp.sum(s > thresh, axis=-1).astype(np.int32)
+    thresh = asarray(tol)[..., None]
+  return _sum(s > thresh, axis=-1).astype(np.int32)
 
 
 @partial(custom_jvp, nondiff_argnums=(1, 2))
 def _pinv(a, rtol, hermitian):
   u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
-  cutoff = rtol[..., None] * jnp.max(s, axis=-1, keepdims=True)
-  inv_s = jnp.where(s > cutoff, 1 / jnp.where(s > cutoff, s, 1), 0)
-  return jnp.matmul(_H(vh) * inv_s.astype(a.dtype)[..., None, :], _H(u))
+  cutoff = rtol[..., None] * _max(s, axis=-1, keepdims=True)
+  inv_s = where(s > cutoff, 1 / where(s > cutoff, s, 1), 0)
+  return _matmul(_H(vh) * inv_s.astype(a.dtype)[..., None, :], _H(u))
 
 
 @_pinv.defjvp
@@ -346,14 +358,14 @@ def _pinv_jvp(rtol, hermitian, primals, tangents):
   # Golub & Pereyra (1973): the derivative of the pseudo-inverse of a fixed-rank matrix.
   (a,), (da,) = primals, tangents
   p = _pinv(a, rtol, hermitian)
-  pp = jnp.matmul(p, _H(p))
-  ap = jnp.matmul(a, p)
-  pa = jnp.matmul(p, a)
-  eye_m = jnp.eye(a.shape[-2], dtype=a.dtype)
-  eye_n = jnp.eye(a.shape[-1], dtype=a.dtype)
-  dp = (-jnp.matmul(jnp.matmul(p, da), p)
-        + jnp.matmul(jnp.matmul(pp, _H(da)), eye_m - ap)
-        + jnp.matmul(jnp.matmul(eye_n - pa, _H(da)), jnp.matmul(_H(p), p)))
+  pp = _matmul(p, _H(p))
+  ap = _matmul(a, p)
+  pa = _matmul(p, a)
+  eye_m = _eye(a.shape[-2], dtype=a.dtype)
+  eye_n = _eye(a.shape[-1], dtype=a.dtype)
+  dp = (-_matmul(_matmul(p, da), p)
+        + _matmul(_matmul(pp, _H(da)), eye_m - ap)
+        + _matmul(_matmul(eye_n - pa, _H(da)), _matmul(_H(p), p)))
   return p, dp
 
 
@@ -368,7 +380,7 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     rtol = rcond
   if rtol is None:
     rtol = 10.0 * max(a.shape[-2:]) * float(np.finfo(dtypes.to_floating_dtype(a.dtype)).eps)
-  rtol = jnp.broadcast_to(jnp.asarray(rtol, dtypes.to_floating_dtype(a.dtype)), a.shape[:-2])
+  rtol = broadcast_to(asarray(rtol, dtypes.to_floating_dtype(a.dtype)), a.shape[:-2])
   return _pinv(a, rtol, hermitian)
 
 
@@ -376,7 +388,7 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
 def matrix_power(a, n: int):
   """``a`` multiplied by itself ``n`` times (inverted first when ``n < 0``)."""
   check_arraylike("jnp.linalg.matrix_power", a)
-  a = jnp.asarray(a)  # integer matrices stay integer
+  a = asarray(a)  # integer matrices stay integer
   if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
     raise TypeError(f"jnp.linalg.matrix_power: input must be a (batch of) square matrices, "
                     f"got shape {a.shape}.")
@@ -386,16 +398,16 @@ def matrix_power(a, n: int):
     raise TypeError(f"jnp.linalg.matrix_power: the exponent must be an integer, got {n!r}.") \
         from None
   if n == 0:
-    return jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    return broadcast_to(_eye(a.shape[-1], dtype=a.dtype), a.shape)
   if n < 0:
     a, n = inv(a), -n
   result = None
   while n:
     if n & 1:
-      result = a if result is None else jnp.matmul(result, a)
+      result = a if result is None else _matmul(result, a)
     n >>= 1
     if n:
-      a = jnp.matmul(a, a)
+      a = _matmul(a, a)
   return result
 
 
@@ -414,56 +426,56 @@ def cond(x, p=None):
   else:
     r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
   # an infinite condition number where the inverse broke down on a NaN-free input
-  return jnp.where(jnp.isnan(r) & ~jnp.any(jnp.isnan(x), axis=(-2, -1)), jnp.inf, r)
+  return where(isnan(r) & ~_any(isnan(x), axis=(-2, -1)), np.inf, r)
 
 
 # -- norms ---------------------------------------------------------------------------------
 
 def _abs_sum(x, axis, keepdims, power=None):
-  ax = jnp.abs(x)
-  return jnp.sum(ax if power is None else ax ** power, axis=axis, keepdims=keepdims)
+  ax = _abs(x)
+  return _sum(ax if power is None else ax ** power, axis=axis, keepdims=keepdims)
 
 
 def _vector_norm(x, ord, axis, keepdims):
   if ord is None or ord == 2:
-    return jnp.sqrt(jnp.sum(jnp.real(x * jnp.conj(x)), axis=axis, keepdims=keepdims))
+    return sqrt(_sum(real(x * conj(x)), axis=axis, keepdims=keepdims))
   if ord == np.inf:
-    return jnp.max(jnp.abs(x), axis=axis, keepdims=keepdims)
+    return _max(_abs(x), axis=axis, keepdims=keepdims)
   if ord == -np.inf:
-    return jnp.min(jnp.abs(x), axis=axis, keepdims=keepdims)
+    return _min(_abs(x), axis=axis, keepdims=keepdims)
   if ord == 0:
-    return jnp.sum(x != 0, dtype=dtypes.to_floating_dtype(x.dtype), axis=axis,
+    return _sum(x != 0, dtype=dtypes.to_floating_dtype(x.dtype), axis=axis,
                    keepdims=keepdims)
   if ord == 1:
     return _abs_sum(x, axis, keepdims)
   if isinstance(ord, str):
     raise ValueError(f"Invalid order '{ord}' for vector norm.")
-  p = jnp.asarray(ord, dtypes.to_floating_dtype(x.dtype))
+  p = asarray(ord, dtypes.to_floating_dtype(x.dtype))
   return _abs_sum(x, axis, keepdims, p) ** (1 / p)
 
 
 def _matrix_norm(x, ord, axis, keepdims):
   r, c = axis
   if ord in (None, "fro", "f"):
-    return jnp.sqrt(jnp.sum(jnp.real(x * jnp.conj(x)), axis=axis, keepdims=keepdims))
+    return sqrt(_sum(real(x * conj(x)), axis=axis, keepdims=keepdims))
   if ord in (1, -1):
-    reduce = jnp.max if ord == 1 else jnp.min
-    col = jnp.sum(jnp.abs(x), axis=r, keepdims=True)
+    reduce = _max if ord == 1 else _min
+    col = _sum(_abs(x), axis=r, keepdims=True)
     out = reduce(col, axis=c, keepdims=True)
   elif ord in (np.inf, -np.inf):
-    reduce = jnp.max if ord == np.inf else jnp.min
-    row = jnp.sum(jnp.abs(x), axis=c, keepdims=True)
+    reduce = _max if ord == np.inf else _min
+    row = _sum(_abs(x), axis=c, keepdims=True)
     out = reduce(row, axis=r, keepdims=True)
   elif ord in (2, -2, "nuc"):
-    moved = jnp.moveaxis(x, (r, c), (-2, -1))
+    moved = moveaxis(x, (r, c), (-2, -1))
     s = svdvals(moved)
-    val = {2: s[..., 0], -2: s[..., -1], "nuc": jnp.sum(s, axis=-1)}[ord]
+    val = {2: s[..., 0], -2: s[..., -1], "nuc": _sum(s, axis=-1)}[ord]
     if keepdims:
-      val = jnp.expand_dims(val, sorted((r % x.ndim, c % x.ndim)))
+      val = expand_dims(val, sorted((r % x.ndim, c % x.ndim)))
     return val
   else:
     raise ValueError(f"Invalid order '{ord}' for matrix norm.")
-  return out if keepdims else jnp.squeeze(out, axis=(r, c))
+  return out if keepdims else squeeze(out, axis=(r, c))
 
 
 @compiled_when_eager(staged="norm", static_argnames=("ord", "axis", "keepdims"),
@@ -473,8 +485,8 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
   (x,) = _inexact("norm", x)
   if axis is None:
     if ord is None:
-      out = jnp.sqrt(jnp.sum(jnp.real(x * jnp.conj(x))))
-      return jnp.reshape(out, (1,) * x.ndim) if keepdims else out
+      out = sqrt(_sum(real(x * conj(x))))
+      return reshape(out, (1,) * x.ndim) if keepdims else out
     axis = tuple(range(x.ndim))
   axis = (axis,) if isinstance(axis, int) else tuple(operator.index(a) for a in axis)
   nd = x.ndim
@@ -495,8 +507,8 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
   """The vector norm over ``axis`` (all axes, flattened, by default)."""
   (x,) = _inexact("vector_norm", x)
   if axis is None:
-    out = _vector_norm(jnp.ravel(x), ord, 0, False)
-    return jnp.reshape(out, (1,) * x.ndim) if keepdims else out
+    out = _vector_norm(ravel(x), ord, 0, False)
+    return reshape(out, (1,) * x.ndim) if keepdims else out
   return _vector_norm(x, ord, axis, keepdims)
 
 
@@ -515,16 +527,16 @@ def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
 
 def matrix_transpose(x, /):
   """Swaps the last two axes."""
-  x = jnp.asarray(x)
+  x = asarray(x)
   if x.ndim < 2:
     raise ValueError(f"matrix_transpose requires at least 2 dimensions; got {x.ndim=}")
-  return jnp.swapaxes(x, -1, -2)
+  return swapaxes(x, -1, -2)
 
 
 def outer(x1, x2, /):
   """Outer product of two vectors."""
   check_arraylike("jnp.linalg.outer", x1, x2)
-  x1, x2 = jnp.asarray(x1), jnp.asarray(x2)
+  x1, x2 = asarray(x1), asarray(x2)
   if x1.ndim != 1 or x2.ndim != 1:
     raise ValueError(f"Input arrays must be one-dimensional, but they are {x1.ndim=} "
                      f"{x2.ndim=}")
@@ -534,7 +546,7 @@ def outer(x1, x2, /):
 def cross(x1, x2, /, *, axis=-1):
   """Cross product of 3-vectors along ``axis``."""
   check_arraylike("jnp.linalg.cross", x1, x2)
-  x1, x2 = jnp.asarray(x1), jnp.asarray(x2)
+  x1, x2 = asarray(x1), asarray(x2)
   if x1.shape[axis] != 3 or x2.shape[axis] != 3:
     raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they "
                      f"have {x1.shape[axis]=} and {x2.shape[axis]=}")
@@ -543,12 +555,12 @@ def cross(x1, x2, /, *, axis=-1):
 
 def diagonal(x, /, *, offset: int = 0):
   """Diagonals of the matrices in the last two axes."""
-  return jnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+  return _diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
 def trace(x, /, *, offset: int = 0, dtype=None):
   """Traces of the matrices in the last two axes."""
-  return jnp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+  return _trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
@@ -563,7 +575,7 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
 
 def multi_dot(arrays: Sequence, *, precision=None):
   """The product of a chain of matrices, multiplied in the cheapest order."""
-  arrays = [jnp.asarray(a) for a in arrays]
+  arrays = [asarray(a) for a in arrays]
   if len(arrays) < 2:
     raise ValueError(f"multi_dot requires at least two arrays; got len(arrays)={len(arrays)}")
   shapes = [a.shape for a in arrays]
@@ -597,7 +609,7 @@ def multi_dot(arrays: Sequence, *, precision=None):
     if i == j:
       return arrays[i]
     k = split[i][j]
-    return jnp.matmul(product(i, k), product(k + 1, j), precision=precision)
+    return _matmul(product(i, k), product(k + 1, j), precision=precision)
   out = product(0, n - 1)
   if first_vec:
     out = out[0]
@@ -617,21 +629,21 @@ def tensorinv(a, ind: int = 2):
   if rows != int(np.prod(a.shape[ind:])):
     raise ValueError(f"tensorinv is only possible when the product of the first {ind} axes "
                      f"equals that of the remaining axes, got shape {a.shape}")
-  return jnp.reshape(inv(jnp.reshape(a, (rows, -1))), out_shape)
+  return reshape(inv(reshape(a, (rows, -1))), out_shape)
 
 
 def tensorsolve(a, b, axes=None):
   """Solves ``tensordot(a, x, x.ndim) = b`` for ``x``."""
   a, b = _inexact("tensorsolve", a, b)
   if axes is not None:
-    a = jnp.moveaxis(a, axes, len(axes) * (a.ndim - 1,))
+    a = moveaxis(a, axes, len(axes) * (a.ndim - 1,))
   out_shape = a.shape[b.ndim:]
   rows = int(np.prod(b.shape))
   if rows != int(np.prod(out_shape)):
     raise ValueError(f"tensorsolve: a of shape {a.shape} cannot solve for b of shape "
                      f"{b.shape}")
-  x = solve(jnp.reshape(a, (rows, -1)), jnp.ravel(b))
-  return jnp.reshape(x, out_shape)
+  x = solve(reshape(a, (rows, -1)), ravel(b))
+  return reshape(x, out_shape)
 
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",

@@ -8,8 +8,11 @@ from xjax._src.foundations.sharding import PartitionSpec
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.composed_math import conjugate
 from xjax._src.libraries.numpy.promotion import promote_dtypes
+from xjax._src.libraries.numpy.shaping import broadcast_arrays, expand_dims, moveaxis, ravel, stack
+from xjax._src.libraries.numpy.ufuncs import multiply, subtract
 
 
 @compiled_when_eager(static_argnames=("precision", "preferred_element_type", "out_sharding"))
@@ -117,18 +120,13 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
 @compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
 def vdot(a, b, *, precision=None, preferred_element_type=None):
   """Dot product of the flattened arrays, conjugating the first."""
-  from xjax._src.libraries.numpy.shaping import ravel
-  from xjax._src.libraries.numpy.lax_numpy import conjugate
   return dot(conjugate(ravel(a)), ravel(b), precision=precision,
              preferred_element_type=preferred_element_type)
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
   """Conjugated dot product along ``axis`` with batch broadcasting."""
-  from xjax._src.libraries.numpy.lax_numpy import conjugate
-  from xjax._src.libraries.numpy.shaping import moveaxis
   a, b = promote_dtypes(x1, x2)
-  from xjax._src.libraries.numpy.shaping import broadcast_arrays, expand_dims
   a, b = broadcast_arrays(moveaxis(a, axis, -1), moveaxis(b, axis, -1))
   out = matmul(expand_dims(conjugate(a), -2), expand_dims(b, -1), precision=precision,
                preferred_element_type=preferred_element_type)
@@ -149,8 +147,6 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
 @compiled_when_eager
 def outer(a, b, out=None):
   """Outer product of the flattened inputs."""
-  from xjax._src.libraries.numpy.shaping import ravel
-  from xjax._src.libraries.numpy.ufuncs import multiply
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
   a, b = ravel(a), ravel(b)
@@ -159,7 +155,6 @@ def outer(a, b, out=None):
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
   """Sum products over the given axes (an int N: last N of a with first N of b)."""
-  from xjax._src.libraries.numpy.arguments import canonical_axis
   import operator
   check_arraylike("tensordot", a, b)
   pet, out_dtype, out_weak = contraction_types(preferred_element_type, a, b)
@@ -192,7 +187,6 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
 @compiled_when_eager(staged="kron")
 def kron(a, b):
   """Kronecker product."""
-  from xjax._src.libraries.numpy.ufuncs import multiply
   a, b = promote_dtypes(a, b)
   sa, sb = get_aval(a).shape, get_aval(b).shape
   nd = max(len(sa), len(sb))
@@ -205,8 +199,6 @@ def kron(a, b):
 @compiled_when_eager(staged="cross", static_argnames=("axisa", "axisb", "axisc", "axis"))
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
   """Cross product of 2- or 3-vectors."""
-  from xjax._src.libraries.numpy.shaping import moveaxis, broadcast_arrays, stack
-  from xjax._src.libraries.numpy.ufuncs import subtract, multiply
   if axis is not None:
     axisa = axisb = axisc = axis
   a, b = promote_dtypes(a, b)

@@ -11,8 +11,10 @@ from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.creation import _placed, asarray
+from xjax._src.libraries.numpy.reductions import _check_out, sum as _sum
+from xjax._src.libraries.numpy.shaping import moveaxis, ravel
 
 
 def _mask(n, m, k, cmp):
@@ -26,7 +28,6 @@ def _mask(n, m, k, cmp):
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
   """Ones on the k-th diagonal of an N x M matrix."""
-  from xjax._src.libraries.numpy.creation import _placed
   return _placed(_eye(N, M, k, dtype), device)
 
 
@@ -77,8 +78,6 @@ def triu(m, k=0):
 @compiled_when_eager(staged="diagonal", static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset=0, axis1=0, axis2=1):
   """The ``offset`` diagonal over (axis1, axis2), appended as the last axis."""
-  from xjax._src.libraries.numpy.shaping import moveaxis
-  from xjax._src.libraries.numpy.reductions import sum as _sum
   a = asarray(a)
   aval = get_aval(a)
   if aval.ndim < 2:
@@ -117,7 +116,6 @@ def diag(v, k=0):
 
 
 def diagflat(v, k=0):
-  from xjax._src.libraries.numpy.shaping import ravel
   return diag(ravel(v), k)
 
 
@@ -125,8 +123,6 @@ def diagflat(v, k=0):
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
   """Sum along a diagonal: the matrices over (axis1, axis2), zero off the ``offset``
   diagonal (which may be traced), summed over both axes."""
-  from xjax._src.libraries.numpy.reductions import sum as _sum, _check_out
-  from xjax._src.libraries.numpy.shaping import moveaxis
   _check_out(out, "trace")
   check_arraylike("trace", a)
   a = asarray(a)

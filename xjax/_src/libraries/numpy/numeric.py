@@ -12,18 +12,27 @@ from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy import ufuncs
-from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
-from xjax._src.libraries.numpy.promotion import promote_args_inexact, promote_dtypes_inexact
+from xjax._src.libraries.numpy.composed_math import isinf, isnan
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.cumulative import cumsum
+from xjax._src.libraries.numpy.nonzero import _unravel
+from xjax._src.libraries.numpy.numerical_ranges import linspace
+from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
+                                                 promote_dtypes, promote_dtypes_inexact)
+from xjax._src.libraries.numpy.rearrange import _take_along
+from xjax._src.libraries.numpy.shaping import (broadcast_shapes, broadcast_to, concatenate,
+                                               expand_dims, moveaxis, ravel, reshape, stack)
+from xjax._src.libraries.numpy.sorting import searchsorted
+from xjax._src.libraries.numpy.ufuncs import abs as _abs, mod
+from xjax._src.libraries.numpy.where import where
 
 
 @compiled_when_eager(staged="isclose", static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
   """|a - b| <= atol + rtol * |b|, elementwise (infinities equal only to themselves)."""
-  from xjax._src.libraries.numpy.promotion import promote_args
   a, b = promote_args("isclose", a, b)
   dt = get_aval(a).dtype
   if not dtypes.is_inexact(dt):
@@ -34,7 +43,6 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
   atol = asarray(atol, rdt)
   out = ufuncs.less_equal(lax.abs(ufuncs.subtract(a, b)),
                           lax.add(atol, lax.mul(rtol, lax.abs(b))))
-  from xjax._src.libraries.numpy.composed_math import isinf, isnan
   inf_a, inf_b = isinf(a), isinf(b)
   any_inf = ufuncs.logical_or(inf_a, inf_b)
   both_same_inf = ufuncs.logical_and(ufuncs.logical_and(inf_a, inf_b), ufuncs.equal(a, b))
@@ -57,14 +65,12 @@ def array_equal(a1, a2, equal_nan=False):
     return asarray(False)
   eq = ufuncs.equal(a1, a2)
   if equal_nan:
-    from xjax._src.libraries.numpy.composed_math import isnan
     eq = ufuncs.logical_or(eq, ufuncs.logical_and(isnan(a1), isnan(a2)))
   return red.all(eq)
 
 
 def array_equiv(a1, a2):
   """True if a1 and a2 broadcast together and are equal."""
-  from xjax._src.libraries.numpy.shaping import broadcast_shapes
   a1, a2 = asarray(a1), asarray(a2)
   try:
     broadcast_shapes(get_aval(a1).shape, get_aval(a2).shape)
@@ -85,7 +91,6 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
   if n < 0:
     raise ValueError(f"order must be non-negative but got {n}")
   axis = canonical_axis(axis, nd)
-  from xjax._src.libraries.numpy.shaping import broadcast_to, concatenate
   parts = []
   for extra in (prepend, append):
     if extra is None:
@@ -110,7 +115,6 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 
 @compiled_when_eager(staged="ediff1d")
 def ediff1d(ary, to_end=None, to_begin=None):
-  from xjax._src.libraries.numpy.shaping import concatenate, ravel
   check_arraylike("ediff1d", ary, *(v for v in (to_end, to_begin) if v is not None))
   out = diff(ravel(asarray(ary)))
   parts = [ravel(asarray(to_begin, get_aval(out).dtype))] if to_begin is not None else []
@@ -174,7 +178,6 @@ def gradient(f, *varargs, axis=None, edge_order=None):
 def trapezoid(y, x=None, dx=1.0, axis=-1):
   """Integral of y by the trapezoidal rule along ``axis``: with one spacing, spacing *
   (sum - half the end points); else the sum of spacing * (pairwise sums) / 2."""
-  from xjax._src.libraries.numpy.shaping import expand_dims, moveaxis
   if x is None:
     check_arraylike("trapezoid", y)
     (y,) = promote_dtypes_inexact(asarray(y))
@@ -200,10 +203,6 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 @compiled_when_eager(static_argnames=("left", "right", "period"))
 def interp(x, xp, fp, left=None, right=None, period=None):
   """Piecewise-linear interpolation of (xp, fp) at x (xp increasing, or periodic)."""
-  from xjax._src.libraries.numpy.sorting import searchsorted
-  from xjax._src.libraries.numpy.rearrange import _take_along
-  from xjax._src.libraries.numpy.shaping import ravel
-  from xjax._src.libraries.numpy.where import where
   check_arraylike("interp", x, xp, fp)
   for name, side in (("left", left), ("right", right)):
     if isinstance(side, str) and side != "extrapolate":
@@ -273,8 +272,6 @@ def bincount(x, weights=None, minlength=0, *, length=None):
 @compiled_when_eager(staged="digitize", static_argnames=("right", "method"))
 def digitize(x, bins, right=False, *, method=None):
   """Index of the bin each x falls in (bins increasing or decreasing)."""
-  from xjax._src.libraries.numpy.sorting import searchsorted
-  from xjax._src.libraries.numpy.where import where
   check_arraylike("digitize", x, bins)
   x, bins = asarray(x), asarray(bins)
   if get_aval(bins).ndim != 1:
@@ -291,7 +288,6 @@ def digitize(x, bins, right=False, *, method=None):
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
-  from xjax._src.libraries.numpy.numerical_ranges import linspace
   if isinstance(bins, str):
     raise NotImplementedError("string values for `bins` not implemented.")
   check_arraylike("histogram_bin_edges", a, bins)
@@ -313,7 +309,6 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
 
 def histogram(a, bins=10, range=None, weights=None, density=None):
   """Counts (or weighted sums) of ``a`` in ``bins`` and the bin edges."""
-  from xjax._src.libraries.numpy.shaping import ravel
   if not isinstance(bins, str):
     check_arraylike("histogram", a, bins)
   edges = histogram_bin_edges(a, bins, range, weights)
@@ -332,7 +327,6 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
 
 def _bin_index(a, edges):
   """1 + the bin of each ``a`` (0 below, nb + 1 above; the last edge is in the last bin)."""
-  from xjax._src.libraries.numpy.sorting import searchsorted
   nb = get_aval(edges).shape[0] - 1
   idx = searchsorted(edges, a, side="right")
   last = lax.index_in_dim(edges, nb, 0, keepdims=False)
@@ -341,7 +335,6 @@ def _bin_index(a, edges):
 
 def histogramdd(sample, bins=10, range=None, weights=None, density=None):
   """D-dimensional histogram of the (N, D) ``sample``: counts and the per-axis edges."""
-  from xjax._src.libraries.numpy.shaping import ravel, reshape
   check_arraylike("histogramdd", sample)
   sample = asarray(sample)
   if get_aval(sample).ndim != 2:
@@ -376,7 +369,6 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
 
 def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
   """2-D histogram of points (x, y): counts, x edges and y edges."""
-  from xjax._src.libraries.numpy.shaping import stack
   check_arraylike("histogram2d", x, y)
   if not isinstance(bins, int) and np.ndim(bins) == 1 and len(bins) != 2:
     bins = [bins, bins]  # one edge array for both axes
@@ -387,7 +379,6 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
 
 def _conv(name, a, v, mode, flip, precision, preferred_element_type):
   """1-D convolution (``flip``) or cross-correlation via ``lax.conv_general_dilated``."""
-  from xjax._src.libraries.numpy.promotion import promote_dtypes, promote_dtypes_inexact
   from xjax._src.primitives.lax.windowed import conv_general_dilated
   check_arraylike(name, a, v)
   promote = promote_dtypes if preferred_element_type is not None else promote_dtypes_inexact
@@ -467,7 +458,6 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
 
 def unravel_index(indices, shape):
   """Tuple of coordinate arrays for flat ``indices`` into ``shape`` (clipped)."""
-  from xjax._src.libraries.numpy.searching import _unravel
   indices = asarray(indices)
   size = int(np.prod(shape, dtype=np.int64))
   idx = ufuncs.minimum(ufuncs.maximum(indices, -size), size - 1) if size else indices
@@ -484,11 +474,11 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
   axis = canonical_axis(axis, p.ndim)
   half = period / 2
   discont = half if discont is None else discont
-  dd = jnp.diff(p, axis=axis)
-  ddmod = jnp.mod(dd + half, period) - half
-  ddmod = jnp.where((ddmod == -half) & (dd > 0), half, ddmod)
-  correct = jnp.where(jnp.abs(dd) < discont, 0, ddmod - dd)
+  dd = diff(p, axis=axis)
+  ddmod = mod(dd + half, period) - half
+  ddmod = where((ddmod == -half) & (dd > 0), half, ddmod)
+  correct = where(_abs(dd) < discont, 0, ddmod - dd)
   head = lax.slice_in_dim(p, 0, 1, axis=axis)
   rest = lax.slice_in_dim(p, 1, p.shape[axis], axis=axis)
-  return jnp.concatenate([head, rest + jnp.cumsum(correct, axis=axis)], axis=axis) \
+  return concatenate([head, rest + cumsum(correct, axis=axis)], axis=axis) \
       .astype(p.dtype)

@@ -10,7 +10,11 @@ from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.functional import apply_along_axis
+from xjax._src.libraries.numpy.shaping import broadcast_to
+from xjax._src.libraries.numpy.statistics import median
 
 _MODE_KWARGS = {"constant": ("constant_values",), "empty": (), "edge": (), "wrap": (),
                 "reflect": ("reflect_type",), "symmetric": ("reflect_type",),
@@ -88,7 +92,6 @@ def _padded_constant(x, values, *, widths):
   values = lax.convert_element_type(asarray(values), aval.dtype)
   if get_aval(values).ndim == 0:
     return lax.pad(x, values, [(lo, hi, 0) for lo, hi in widths])
-  from xjax._src.libraries.numpy.shaping import broadcast_to
   values = broadcast_to(values, (aval.ndim, 2))
   for ax, (lo, hi) in enumerate(widths):
     x = _concat_const(x, ax, lo, hi, values[ax, 0], values[ax, 1])
@@ -121,7 +124,6 @@ def _padded(x, *, widths, mode, stat_length, end_values, reflect_type):
 
 def _func_pad(x, pad_width, func, kwargs):
   """Zero-pads, then lets ``func(vector, (lo, hi), axis, kwargs)`` refill each 1-D line."""
-  from xjax._src.libraries.numpy.functional import apply_along_axis
   widths = _widths(pad_width, get_aval(x).ndim)
   x = lax.pad(x, np.zeros((), get_aval(x).dtype)[()], [(lo, hi, 0) for lo, hi in widths])
   for ax, w in enumerate(widths):
@@ -161,10 +163,8 @@ def _concat_const(x, ax, lo, hi, vlo, vhi):
 
 
 def _stat_pad(x, ax, lo, hi, mode, stat_length):
-  from xjax._src.libraries.numpy import reductions as red
   size = get_aval(x).shape[ax]
   lengths = _per_axis(size if stat_length is None else stat_length, get_aval(x).ndim)[ax]
-  from xjax._src.libraries.numpy.statistics import median
   fn = {"maximum": red.max, "minimum": red.min, "mean": red.mean, "median": median}[mode]
   parts = []
   for side, n in ((0, lo), (1, hi)):

@@ -15,15 +15,19 @@ from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.primitives.lax.linalg.matrices import mH
-from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy import ufuncs
-from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.creation import arange, asarray, ones, ones_like, zeros
+from xjax._src.libraries.numpy.indexing import take
 from xjax._src.libraries.numpy.linalg import eigvals
 from xjax._src.libraries.numpy.linalg_basic import matmul
-from xjax._src.libraries.numpy.reductions import max as _max, sum as _sum
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.matrices import eye as _eye
+from xjax._src.libraries.numpy.numeric import convolve
 from xjax._src.libraries.numpy.promotion import (promote_args_inexact, promote_dtypes,
                                                  promote_dtypes_inexact)
+from xjax._src.libraries.numpy.rearrange import atleast_1d
+from xjax._src.libraries.numpy.reductions import all as _all, argmin, max as _max, sum as _sum
+from xjax._src.libraries.numpy.shaping import broadcast_shapes, broadcast_to, concatenate, stack
 from xjax._src.libraries.numpy.where import where
 
 
@@ -47,7 +51,6 @@ def polysub(a1, a2):
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
-  from xjax._src.libraries.numpy.numeric import convolve
   check_arraylike("polymul", a1, a2)
   a1, a2 = promote_dtypes_inexact(asarray(a1), asarray(a2))
   return convolve(a1, a2, "full")
@@ -78,9 +81,9 @@ def polyint(p, m=1, k=None):
   p, k = promote_dtypes_inexact(asarray(p), asarray(k))
   if m < 0:
     raise ValueError("Order of integral must be positive (see polyder)")
-  k = jnp.atleast_1d(k)
+  k = atleast_1d(k)
   if get_aval(k).shape == (1,):
-    k = jnp.broadcast_to(k, (m,))
+    k = broadcast_to(k, (m,))
   if get_aval(k).shape != (m,):
     raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
   if m == 0:
@@ -115,7 +118,7 @@ def polyval(p, x, *, unroll=16):
   from xjax._src.primitives.lax.control_flow import scan
   check_arraylike("polyval", p, x)
   p, x = promote_dtypes(asarray(p), asarray(x))
-  shape = jnp.broadcast_shapes(get_aval(p).shape[1:], get_aval(x).shape)
+  shape = broadcast_shapes(get_aval(p).shape[1:], get_aval(x).shape)
   y = lax.full(shape, 0, get_aval(x).dtype)
   return scan(lambda y, c: (ufuncs.add(ufuncs.multiply(y, x), c), None), y, p,
               unroll=unroll)[0]
@@ -127,14 +130,14 @@ def poly(seq_of_zeros):
   characteristic polynomial of a square matrix."""
   check_arraylike("poly", seq_of_zeros)
   (roots,) = promote_args_inexact("poly", seq_of_zeros)
-  roots = jnp.atleast_1d(roots)
+  roots = atleast_1d(roots)
   if roots.ndim == 2 and roots.shape[0] == roots.shape[1] and roots.shape[0] > 0:
     roots = eigvals(roots)
   elif roots.ndim != 1:
     raise ValueError("input must be 1d or non-empty square 2d array.")
-  coeffs = jnp.ones((1,), roots.dtype)
+  coeffs = ones((1,), roots.dtype)
   for i in range(roots.shape[0]):
-    coeffs = jnp.convolve(coeffs, jnp.stack([jnp.ones((), roots.dtype), -roots[i]]))
+    coeffs = convolve(coeffs, stack([ones((), roots.dtype), -roots[i]]))
   return coeffs
 
 
@@ -145,7 +148,7 @@ def polydiv(u, v, *, trim_leading_zeros=False):
   u, v = promote_dtypes_inexact(asarray(u), asarray(v))
   m, n = u.shape[0] - 1, v.shape[0] - 1
   scale = 1.0 / v[0]
-  q = jnp.zeros((max(m - n + 1, 1),), u.dtype)
+  q = zeros((max(m - n + 1, 1),), u.dtype)
   r = u
   for k in range(m - n + 1):
     d = scale * r[k]
@@ -165,29 +168,29 @@ def roots(p, *, strip_zeros: bool = True):
   ``strip_zeros=False`` they give NaN roots instead, and trailing zeros give zero roots.
   """
   check_arraylike("roots", p)
-  (p,) = promote_dtypes_inexact(jnp.atleast_1d(jnp.asarray(p)))
+  (p,) = promote_dtypes_inexact(atleast_1d(asarray(p)))
   if p.ndim != 1:
     raise ValueError("Input must be a rank-1 array.")
   cdt = dtypes.to_complex_dtype(p.dtype)
   if p.shape[0] < 2:
-    return jnp.zeros((0,), cdt)
+    return zeros((0,), cdt)
   zero = p == 0
-  leading = jnp.where(jnp.all(zero), p.shape[0], jnp.argmin(zero))
+  leading = where(_all(zero), p.shape[0], argmin(zero))
   if strip_zeros:
     leading = int(concrete_or_error(
         leading, "coefficients of jnp.roots() (to use it under jit, pass strip_zeros=False: "
         "leading zeros then give NaN roots)"))
     p = p[leading:]
     if p.shape[0] < 2:
-      return jnp.zeros((0,), cdt)
+      return zeros((0,), cdt)
     return _companion_roots(p)
   size = p.shape[0]
-  p = jnp.where(leading == size, jnp.ones_like(p), p)  # all zeros: any finite companion
-  shifted = jnp.take(p, (jnp.arange(size) + leading) % size)  # leading zeros to the end
+  p = where(leading == size, ones_like(p), p)  # all zeros: any finite companion
+  shifted = take(p, (arange(size) + leading) % size)  # leading zeros to the end
   out = _companion_roots(shifted)
   out = lax.sort_key_val(out == 0, out)[1]  # their zero roots last, then replaced by NaN
   n = out.shape[0]
-  return jnp.where(jnp.arange(n) < n - leading, out, np.array(complex(np.nan, np.nan), cdt))
+  return where(arange(n) < n - leading, out, np.array(complex(np.nan, np.nan), cdt))
 
 
 def householder_qr(a, b):
@@ -286,7 +289,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 def _companion_roots(p):
   n = p.shape[0] - 1
   top = -p[1:] / p[0]
-  companion = jnp.concatenate([top[None, :], jnp.eye(n - 1, n, dtype=p.dtype)], axis=0)
+  companion = concatenate([top[None, :], _eye(n - 1, n, dtype=p.dtype)], axis=0)
   return eigvals(companion)
 
 

@@ -10,9 +10,14 @@ from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy.creation import asarray
-from xjax._src.libraries.numpy.shaping import concatenate, moveaxis, ravel, reshape
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.cumulative import cumsum
+from xjax._src.libraries.numpy.indexing import take
+from xjax._src.libraries.numpy.shaping import (broadcast_to, concatenate, moveaxis, ravel, reshape,
+                                               stack)
+from xjax._src.libraries.numpy.ufuncs import remainder
+from xjax._src.libraries.numpy.where import where
 
 
 def _atleast(nd, arys, shape_fn):
@@ -156,8 +161,6 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     source = lax.convert_element_type(
         asarray(np.repeat(np.arange(n, dtype=np.int32), counts)), np.int32)
   else:
-    from xjax._src.libraries.numpy.cumulative import cumsum
-    from xjax._src.libraries.numpy.shaping import broadcast_to
     counts = broadcast_to(lax.convert_element_type(asarray(repeats), np.int32), (n,))
     ends = lax.slice_in_dim(cumsum(counts), 0, max(n - 1, 0))
     # Source index of output slot p = number of segment ends <= p (a scatter-add + cumsum).
@@ -168,7 +171,6 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
 
 def _take_along(a, idx, axis):
   """``a`` gathered along ``axis`` at the int vector ``idx`` (clamped into range)."""
-  from xjax._src.libraries.numpy.indexing import take
   shape = get_aval(a).shape
   if shape[axis] == 0:
     out_shape = shape[:axis] + get_aval(idx).shape + shape[axis + 1:]
@@ -251,8 +253,6 @@ def _roll_static(a, shift, axis):
 
 
 def _roll_dynamic(a, shift, axes: list):
-  from xjax._src.libraries.numpy.shaping import broadcast_to
-  from xjax._src.libraries.numpy.ufuncs import remainder
   shape = np.broadcast_shapes(get_aval(shift).shape, np.shape(axes))
   if len(shape) != 1:
     raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
@@ -276,7 +276,6 @@ def append(arr, values, axis=None):
 
 def select(condlist, choicelist, default=0):
   """Per element, the choice for the first true condition (else ``default``)."""
-  from xjax._src.libraries.numpy.where import where
   if len(condlist) != len(choicelist):
     raise ValueError("condlist must have length equal to choicelist "
                      f"({len(condlist)} vs {len(choicelist)})")
@@ -327,5 +326,4 @@ def indices(dimensions, dtype=None, sparse=False):
       outs.append(lax.broadcasted_iota(dt, dims, i))
   if sparse:
     return tuple(outs)
-  from xjax._src.libraries.numpy.shaping import stack
   return stack(outs) if outs else lax.full((0,), 0, dt)

@@ -10,7 +10,10 @@ from xjax._src.core.values import get_aval
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jit import check_hashable, compiled_when_eager
 from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
+from xjax._src.libraries.numpy.shaping import broadcast_to
+from xjax._src.libraries.numpy.where import where as _where
 
 
 def _axes(axis, ndim, error=ValueError):
@@ -62,8 +65,6 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool, upcast_f16=False):
     x = lax.convert_element_type(a, ct, False)  # reductions are strongly typed
     axes = _axes(axis, aval.ndim)
     if where is not None:
-      from xjax._src.libraries.numpy.where import where as _where
-      from xjax._src.libraries.numpy.shaping import broadcast_to
       if identity_op in ("max", "min") and initial is None:
         raise ValueError(f"reduction operation {name} does not have an identity, so to use "
                          "a where mask one has to specify 'initial'")
@@ -78,7 +79,6 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool, upcast_f16=False):
       raise ValueError(f"initial value must be a scalar. Got array of shape {np.shape(initial)}")
     result = reduce_fn(x, axes)
     if initial is not None:
-      from xjax._src.libraries.numpy import ufuncs
       combine = {"add": ufuncs.add, "mul": ufuncs.multiply, "max": ufuncs.maximum,
                  "min": ufuncs.minimum, "and": ufuncs.logical_and,
                  "or": ufuncs.logical_or}[identity_op]
@@ -130,7 +130,6 @@ def _bool_reduction(name, reduce_fn, op):
         lax.ne(a, np.zeros((), aval.dtype)[()])
     axes = _axes(axis, aval.ndim)
     if where is not None:
-      from xjax._src.libraries.numpy.where import where as _where
       x = _where(where, x, op == "and")
     return _keep(reduce_fn(x, axes), aval, axes, keepdims)
   fn.__name__ = name
@@ -161,7 +160,6 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     n = _count(aval, axes)
     out = lax.div(total, np.asarray(n, get_aval(total).dtype)[()])
   else:
-    from xjax._src.libraries.numpy.shaping import broadcast_to
     count = sum(broadcast_to(where, aval.shape), axis=axes, dtype=ct, keepdims=keepdims)
     out = lax.div(total, count)
   return out if ct == dt else lax.convert_element_type(out, dt, False)
@@ -204,7 +202,6 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
   if where is None:
     denom = lax.full_like(total, _count(aval, axes) - ddof)
   else:
-    from xjax._src.libraries.numpy.shaping import broadcast_to
     count = sum(broadcast_to(where, aval.shape), axis=axes, keepdims=keepdims, dtype=tdt)
     denom = lax.sub(count, np.asarray(ddof, tdt)[()])
   out = lax.div(total, denom)

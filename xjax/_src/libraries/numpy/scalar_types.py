@@ -11,6 +11,7 @@ import ml_dtypes
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.libraries.numpy.creation import asarray
 
 
 class _ScalarMeta(type):
@@ -29,7 +30,6 @@ class _ScalarMeta(type):
     return isinstance(instance, cls.dtype.type)
 
   def __call__(cls, x):
-    from xjax._src.libraries.numpy.creation import asarray
     if isinstance(x, str):  # parsed as NumPy does: ValueError for text that is no number
       x = np.array(x, dtype=cls.dtype)
     return asarray(x, dtype=cls.dtype)

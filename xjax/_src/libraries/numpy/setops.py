@@ -18,13 +18,14 @@ from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import cumulative as lax_cum
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy.creation import asarray
-from xjax._src.libraries.numpy.rearrange import _take_along
-from xjax._src.libraries.numpy.searching import _compact as _compact_nonempty
-from xjax._src.libraries.numpy.shaping import ravel
-from xjax._src.libraries.numpy.sorting import argsort, searchsorted
 from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.nonzero import _compact as _compact_nonempty
 from xjax._src.libraries.numpy.promotion import promote_dtypes
+from xjax._src.libraries.numpy.rearrange import _take_along
+from xjax._src.libraries.numpy.reductions import max as _max, min as _min
+from xjax._src.libraries.numpy.shaping import ravel
+from xjax._src.libraries.numpy.sorting import argsort, searchsorted, sort
 
 
 class _UniqueAllResult(NamedTuple):
@@ -130,7 +131,6 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
 def _sorted(name, *arrays):
   check_arraylike(name, *arrays)
   flat = promote_dtypes(*[ravel(asarray(a)) for a in arrays])
-  from xjax._src.libraries.numpy.sorting import sort
   return flat, sort(lax.concatenate(flat, 0) if len(flat) > 1 else flat[0])
 
 
@@ -153,7 +153,6 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
   """Sorted unique values found in exactly one input: JAX's way, the unique values of both
   sorted together and those equal to neither neighbour kept (so a NaN of each input stays)."""
-  from xjax._src.libraries.numpy.sorting import sort
   check_arraylike("setxor1d", ar1, ar2)
   ar1, ar2 = _unsized("setxor1d", size, ar1, ar2)
   a, b = (sort(x) for x in promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2))))
@@ -173,7 +172,6 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
                             lax.full((1,), True, np.bool_)], 0)
   keep = lax.bitwise_and(lax.bitwise_not(repeat), lax.bitwise_and(after, before))
   if fill_value is None:   # the smallest value of the result (NaN if it holds one), else 0
-    from xjax._src.libraries.numpy.reductions import max as _max, min as _min
     dt = get_aval(s).dtype
     top = lax.full_like(s, np.inf if dtypes.is_inexact(dt) else
                         True if dt == np.bool_ else dtypes.iinfo(dt).max)

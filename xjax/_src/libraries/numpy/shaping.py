@@ -9,11 +9,11 @@ from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
+from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.promotion import promote_dtypes
 
 
 def _as_array(a):
-  from xjax._src.libraries.numpy.creation import asarray
   return asarray(a)
 
 
@@ -171,7 +171,6 @@ def stack(arrays, axis=0, out=None, dtype=None):
     return concatenate(lax.expand_dims(_as_array(arrays), (axis + 1,)), axis, dtype=dtype)
   check_arraylike("stack", *arrays)
   if dtype is not None:
-    from xjax._src.libraries.numpy.creation import asarray
     arrays = [asarray(a, dtype=dtype) for a in arrays]
   else:
     arrays = promote_dtypes(*[_as_array(a) for a in arrays])

@@ -8,9 +8,12 @@ from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax import sorting as lax_sorting
-from xjax._src.libraries.numpy.creation import asarray
-from xjax._src.libraries.numpy.shaping import ravel
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.indexing import put_along_axis
+from xjax._src.libraries.numpy.promotion import promote_dtypes
+from xjax._src.libraries.numpy.rearrange import _take_along
+from xjax._src.libraries.numpy.shaping import ravel
 
 
 def _prepare(name, a, axis):
@@ -92,7 +95,6 @@ def _less(x, y):
 @compiled_when_eager(staged="searchsorted", static_argnames=("side", "method"))
 def searchsorted(a, v, side="left", sorter=None, *, method=None):
   """Insertion indices of ``v`` into sorted 1-D ``a`` keeping it sorted."""
-  from xjax._src.libraries.numpy.promotion import promote_dtypes
   check_arraylike("searchsorted", a, v)
   if side not in ("left", "right"):
     raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "
@@ -104,7 +106,6 @@ def searchsorted(a, v, side="left", sorter=None, *, method=None):
   if get_aval(a).ndim != 1:
     raise ValueError("a should be 1-dimensional")
   if sorter is not None:
-    from xjax._src.libraries.numpy.rearrange import _take_along
     a = _take_along(a, lax.convert_element_type(asarray(sorter), np.int32), 0)
   a, v = promote_dtypes(a, v)
   n = get_aval(a).shape[0]
@@ -124,7 +125,6 @@ def searchsorted(a, v, side="left", sorter=None, *, method=None):
 def _bisect(a, v, before, idt):
   """Per element of ``v``, the number of leading ``a`` entries ``before`` it: a binary
   search of ceil(log2(n + 1)) steps, each gathering one entry of ``a`` per element."""
-  from xjax._src.libraries.numpy.rearrange import _take_along
   n = get_aval(a).shape[0]
   lo = lax.full(get_aval(v).shape, 0, idt)
   hi = lax.full(get_aval(v).shape, n, idt)
@@ -174,7 +174,6 @@ def partition(a, kth, axis=-1):
 def argpartition(a, kth, axis=-1):
   """Indices that partition ``a`` around its ``kth`` smallest value along ``axis``: those
   of the smaller values (ascending) first, then the others by position."""
-  from xjax._src.libraries.numpy.arrayops import put_along_axis
   a, keys, kth, perm = _partition_keys("argpartition", a, kth, axis)
   n = get_aval(a).shape[-1]
   bottom = lax_sorting.top_k(keys, kth + 1)[1]

@@ -10,8 +10,18 @@ from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax import sorting as lax_sorting
 from xjax._src.libraries.numpy import reductions as red
-from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
+from xjax._src.libraries.numpy.composed_math import clip
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.cumulative import cumsum
+from xjax._src.libraries.numpy.indexing import take_along_axis
+from xjax._src.libraries.numpy.linalg_basic import dot
+from xjax._src.libraries.numpy.matrices import diag
+from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
+from xjax._src.libraries.numpy.rearrange import atleast_2d
+from xjax._src.libraries.numpy.shaping import broadcast_to, concatenate, moveaxis, reshape, squeeze
+from xjax._src.libraries.numpy.sorting import sort
 from xjax._src.libraries.numpy.where import _where
 
 
@@ -70,7 +80,6 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     dtype = get_aval(a).dtype
   ok = lax.bitwise_not(_isnan(a))
   if where is not None:
-    from xjax._src.libraries.numpy.shaping import broadcast_to
     ok = lax.bitwise_and(ok, broadcast_to(asarray(where), get_aval(a).shape))
   total = red.sum(_replace_nan(a, 0), axis=axis, dtype=dtype, keepdims=keepdims, where=ok)
   count = red.sum(ok, axis=axis, dtype=get_aval(total).dtype, keepdims=keepdims)
@@ -162,7 +171,6 @@ def _ptp(a, axis=None, out=None, keepdims=False):
 @compiled_when_eager(static_argnames=("axis", "returned", "keepdims"))
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
   """Weighted mean along ``axis``."""
-  from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
   check_arraylike("average", a)
   a = asarray(a)
   red._axes(axis, get_aval(a).ndim)  # an out-of-bounds axis is a ValueError here
@@ -246,7 +254,6 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 
 def _as_float(q, a):
-  from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
   return promote_dtypes_inexact(asarray(q), asarray(a))[0]
 
 
@@ -254,7 +261,6 @@ def _quantile_weights(name, a, weights, method, axes):
   """``a`` and its ``weights`` promoted together, the weights broadcast to ``a``'s shape
   (JAX's checks: real weights, method 'inverted_cdf', one weight per element or per
   position along the reduced axes)."""
-  from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
   check_arraylike(name, weights)
   w = asarray(weights)
   if dtypes.is_complex(get_aval(w).dtype):
@@ -279,7 +285,6 @@ def _inverted_cdf(x, w, qs, squash_nans):
   cumulative weight reaches ``qs`` times the total, for each of the ``qs`` (shape
   lead + (nq,)); NaN where a weight is negative or NaN, or where the data has a NaN
   (``squash_nans``: where it is all NaN)."""
-  from xjax._src.libraries.numpy.cumulative import cumsum
   nan = _isnan(x)
   zero = lax.full_like(w, 0)
   bad = lax.bitwise_or(lax.lt(w, zero), _isnan(w))
@@ -305,9 +310,6 @@ def _inverted_cdf(x, w, qs, squash_nans):
 
 
 def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None):
-  from xjax._src.libraries.numpy.sorting import sort
-  from xjax._src.libraries.numpy.shaping import reshape
-  from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
   red._check_out(out, name)
   if method not in _METHODS:
     raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' "
@@ -393,7 +395,6 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None
 def _quantile_shape(res, q, nq, shape, axes, keepdims):
   """Quantiles of shape lead + (nq,) laid out as JAX returns them: the quantiles first
   (none for a scalar ``q``), then the kept axes (the reduced ones as 1 with ``keepdims``)."""
-  from xjax._src.libraries.numpy.shaping import moveaxis
   res = moveaxis(res, -1, 0)
   if keepdims:
     res = lax.reshape(res, (nq,) + tuple(1 if i in axes else d for i, d in enumerate(shape)))
@@ -404,7 +405,6 @@ def _quantile_shape(res, q, nq, shape, axes, keepdims):
 
 def _gather_last(x, idx):
   """x[..., idx[..., k]] for float indices ``idx`` of shape lead + (k,)."""
-  from xjax._src.libraries.numpy.indexing import take_along_axis
   if get_aval(x).shape[-1] == 0:
     return lax.full(get_aval(idx).shape, 0, get_aval(x).dtype)
   return take_along_axis(x, lax.convert_element_type(idx, np.int32), -1, mode="clip")
@@ -422,11 +422,6 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         dtype=None):
   """Covariance matrix of the variables in the rows (columns if not ``rowvar``) of ``m``,
   computed in ``dtype`` (float or complex) when given."""
-  from xjax._src.libraries.numpy.linalg_basic import dot
-  from xjax._src.libraries.numpy.rearrange import atleast_2d
-  from xjax._src.libraries.numpy.shaping import concatenate, squeeze
-  from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
-  from xjax._src.libraries.numpy import ufuncs
   if ddof is not None and ddof != int(ddof):
     raise ValueError("ddof must be an integer")
   check_arraylike("cov", m, *(() if y is None else (y,)))
@@ -488,9 +483,6 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
 def corrcoef(x, y=None, rowvar=True, dtype=None):
   """Pearson correlation coefficients (``cov`` normalized; real parts clipped to [-1, 1]),
   computed in ``dtype`` (float or complex) when given."""
-  from xjax._src.libraries.numpy import ufuncs
-  from xjax._src.libraries.numpy.composed_math import clip
-  from xjax._src.libraries.numpy.matrices import diag
   check_arraylike("corrcoef", x)
   _check_inexact("corrcoef", dtype)
   c = cov(x, y, rowvar, dtype=dtype)

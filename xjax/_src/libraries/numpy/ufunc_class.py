@@ -6,10 +6,11 @@ axes; the scalar function itself is vectorized with vmap.
 """
 from __future__ import annotations
 
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.functional import vectorize
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.shaping import broadcast_to, expand_dims, moveaxis, stack
+from xjax._src.libraries.numpy.where import where as _where
 
 
 class ufunc:
@@ -68,14 +69,14 @@ class ufunc:
                          "so to use a where mask one has to specify 'initial'.")
       if where.dtype != bool:
         raise ValueError(f"where argument must have dtype=bool; got dtype={where.dtype}")
-      where = jnp.broadcast_to(where, a.shape)
+      where = broadcast_to(where, a.shape)
     if axis is None:
       res = self.reduce(a.ravel(), 0, initial=initial,
                         where=None if where is None else where.ravel())
       return res.reshape((1,) * a.ndim) if keepdims else res
     axis = canonical_axis(axis, a.ndim)
-    x = jnp.moveaxis(a, axis, 0)
-    mask = None if where is None else jnp.moveaxis(where, axis, 0)
+    x = moveaxis(a, axis, 0)
+    mask = None if where is None else moveaxis(where, axis, 0)
     n = x.shape[0]
     start = initial if initial is not None or (n and mask is None) else self.identity
     if start is None and n == 0:
@@ -84,11 +85,11 @@ class ufunc:
     if start is None:
       acc, first = x[0], 1
     else:
-      acc, first = jnp.broadcast_to(asarray(start, x.dtype), x.shape[1:]), 0
+      acc, first = broadcast_to(asarray(start, x.dtype), x.shape[1:]), 0
     for i in range(first, n):
       step = self(acc, x[i])
-      acc = step if mask is None else jnp.where(mask[i], step, acc)
-    return jnp.expand_dims(acc, axis) if keepdims else acc
+      acc = step if mask is None else _where(mask[i], step, acc)
+    return expand_dims(acc, axis) if keepdims else acc
 
   def accumulate(self, a, axis=0, dtype=None, out=None):
     """Running left fold of ``self`` along ``axis``."""
@@ -100,13 +101,13 @@ class ufunc:
     check_arraylike(f"{self.__name__}.accumulate", a)
     a = asarray(a, dtype=dtype)
     axis = canonical_axis(axis, a.ndim, scalar_axis=False)
-    x = jnp.moveaxis(a, axis, 0)
+    x = moveaxis(a, axis, 0)
     if x.shape[0] == 0:
       return a
     outs = [x[0]]
     for i in range(1, x.shape[0]):
       outs.append(self(outs[-1], x[i]).astype(x.dtype))
-    return jnp.moveaxis(jnp.stack(outs), 0, axis)
+    return moveaxis(stack(outs), 0, axis)
 
   def at(self, a, indices, b=None, /, *, inplace=True):
     """``a`` with ``self`` applied at ``indices`` one index at a time (repeats
@@ -120,7 +121,7 @@ class ufunc:
     idx = asarray(indices).ravel()
     n = idx.shape[0]
     if b is not None:
-      b = jnp.broadcast_to(asarray(b), (n,) + a.shape[1:])
+      b = broadcast_to(asarray(b), (n,) + a.shape[1:])
     for k in range(n):
       cur = a[idx[k]]
       new = self(cur) if b is None else self(cur, b[k])

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax._src.libraries.numpy import composed_math, cumulative, reductions, ufuncs
+from xjax._src.libraries.numpy import composed_math
+from xjax._src.libraries.numpy import cumulative
+from xjax._src.libraries.numpy import reductions
+from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.ufunc_class import ufunc
 
 

@@ -12,6 +12,7 @@ from xjax._src.primitives.lax import lax, rounding
 from xjax._src.libraries.numpy.arguments import check_arraylike, is_traced
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
                                                  promote_args_numeric, promote_shapes)
+from xjax._src.libraries.numpy.shaping import broadcast_arrays
 
 
 def _inexact_unary(name, op):
@@ -153,7 +154,6 @@ def float_divmod(a, b):
   """(a // b, a mod b) for floats as JAX computes them: the quotient of ``a - a rem b``
   (exact where the remainder is), one less where the remainder's sign differs from b's,
   rounded to an integer."""
-  from xjax._src.libraries.numpy.shaping import broadcast_arrays
   r = lax.rem(a, b)  # before broadcasting: lax's rule reports mismatched shapes (TypeError)
   a, b = broadcast_arrays(a, b)
   q = lax.div(lax.select_n(lax.eq(b, _zero(b)), lax.sub(a, r), a), b)
@@ -298,11 +298,3 @@ def invert(x, /):
 
 bitwise_not = invert
 bitwise_invert = invert
-
-
-@compiled_when_eager(static_argnames=("precision", "preferred_element_type", "out_sharding"))
-def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding=None):
-  """Matrix product with NumPy's batch broadcasting."""
-  from xjax._src.libraries.numpy.linalg_basic import matmul as _matmul
-  return _matmul(a, b, precision=precision, preferred_element_type=preferred_element_type,
-                 out_sharding=out_sharding)

@@ -1,4 +1,4 @@
-"""``where`` (3-argument form) over select_n."""
+"""``where``: the 3-argument form over select_n; the 1-argument form is ``nonzero``."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,13 +7,14 @@ from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.nonzero import nonzero
 from xjax._src.libraries.numpy.promotion import promote_dtypes
+from xjax._src.libraries.numpy.shaping import broadcast_arrays
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   """``x`` where ``condition`` else ``y``; with one argument, ``nonzero(condition)``."""
   if x is None and y is None:
-    from xjax._src.libraries.numpy.searching import nonzero
     return nonzero(condition, size=size, fill_value=fill_value)
   if x is None or y is None:
     raise TypeError("Either both or neither of the x and y arguments should be provided "
@@ -28,7 +29,6 @@ def where_inline(condition, x, y):
   cond = condition if get_aval(condition).dtype == np.bool_ else lax.ne(
       condition, np.zeros((), get_aval(condition).dtype)[()])
   x, y = promote_dtypes(x, y)
-  from xjax._src.libraries.numpy.shaping import broadcast_arrays
   cond, x, y = broadcast_arrays(cond, x, y)
   return lax.select_n(cond, y, x)
 

@@ -1,0 +1,70 @@
+"""``nonzero``: the indices of an array's nonzero elements, and the compaction of a mask
+into positions it is built on (``where``'s one-argument form, ``argwhere``, set operations).
+
+Its output size depends on values, so under jit it needs a static ``size=``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.values import get_aval
+from xjax._src.primitives.lax import cumulative as lax_cum
+from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.shaping import ravel
+
+
+def _nonzero_mask(a):
+  aval = get_aval(a)
+  return a if aval.dtype == np.bool_ else lax.ne(a, np.zeros((), aval.dtype)[()])
+
+
+def _concrete(x, name):
+  return np.asarray(concrete_or_error(
+      x, f"argument of jnp.{name}(). The size argument of jnp.{name} must be statically "
+      f"specified to use jnp.{name} within JAX transformations; pass size="))
+
+
+def _compact(mask, size):
+  """Positions of the first ``size`` True entries of 1-D ``mask`` and a validity mask."""
+  n = get_aval(mask).shape[0]
+  idt = dtypes.default_int_dtype()
+  if n == 0 or size == 0:
+    return lax.full((size,), 0, idt), lax.full((size,), False, np.bool_)
+  rank = lax_cum.cumsum(lax.convert_element_type(mask, idt), 0)
+  # Entry i goes to slot rank[i] - 1 when it is True; others aim past the end and drop.
+  slot = lax.select_n(mask, lax.full((n,), size, idt), lax.sub(rank, np.asarray(1, idt)[()]))
+  pos = lax.full((size,), 0, idt).at[slot].set(lax.iota(idt, n), mode="drop")
+  total = lax.index_in_dim(rank, n - 1, 0, keepdims=False)
+  return pos, lax.lt(lax.iota(idt, size), total)
+
+
+def nonzero(a, *, size=None, fill_value=None):
+  """Indices of the nonzero elements, one array per dimension."""
+  check_arraylike("nonzero", a)
+  a = asarray(a)
+  aval = get_aval(a)
+  if aval.ndim == 0:
+    raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                     "jnp.atleast_1d(scalar).nonzero() instead.")
+  if size is None:
+    host = _concrete(a, "nonzero")
+    return tuple(asarray(i.astype(dtypes.default_int_dtype())) for i in np.nonzero(host))
+  size = int(concrete_or_error(size, "size argument of jnp.nonzero"))
+  pos, valid = _compact(ravel(_nonzero_mask(a)), size)
+  coords = _unravel(pos, aval.shape)
+  fills = fill_value if isinstance(fill_value, (tuple, list)) else \
+      (0 if fill_value is None else fill_value,) * aval.ndim
+  return tuple(lax.select_n(valid, lax.full_like(c, f), c) for c, f in zip(coords, fills))
+
+
+def _unravel(flat, shape):
+  out = []
+  for i, d in enumerate(shape):
+    stride = int(np.prod(shape[i + 1:], dtype=np.int64))
+    c = lax.div(flat, np.asarray(stride, get_aval(flat).dtype)[()]) if stride != 1 else flat
+    out.append(lax.rem(c, np.asarray(max(d, 1), get_aval(flat).dtype)[()]))
+  return out
