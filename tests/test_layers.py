@@ -1,7 +1,10 @@
 """The layer order of docs/design.md §1, checked on the source: a module imports only modules
 of its own layer or of lower ones, at module level and inside functions alike."""
 import ast
+import importlib.util
 import pathlib
+
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DESIGN = (ROOT / "docs" / "design.md").read_text()
@@ -69,3 +72,77 @@ def test_imports_only_go_down_the_layers():
 def test_design_doc_names_every_layer():
   for layer in LAYERS:
     assert f"| {layer} |" in DESIGN, f"docs/design.md §1 does not list the layer {layer!r}"
+
+
+# The order inside a package, lowest group first: a module imports only modules of its own
+# group or of lower ones (module- and function-level imports alike, measured by
+# tools/import_circles.py); the namespace modules sit on top, imported by nothing inside.
+STACKS = {
+    "xjax._src.libraries.numpy": [
+        ["arguments", "promotion", "dslice_indexing", "introspection", "dlpack"],
+        ["creation", "shaping"],  # full broadcasts with shaping, which converts with asarray
+        ["nonzero", "where", "scalar_types", "host_io"],
+        ["ufuncs", "indexing"],
+        ["reductions", "cumulative"],
+        ["composed_math", "matrices", "functional", "bit_packing"],
+        ["linalg_basic", "numerical_ranges", "rearrange", "einsum", "windows"],
+        ["sorting", "setops", "statistics", "padding", "searching"],
+        ["array_api", "fft", "index_tricks", "ufunc_class", "ufunc_objects"],
+        ["linalg", "numeric", "arrayops", "polynomial"],
+        ["lax_numpy", "array_methods"],  # the namespace, and Array's methods taken from it
+    ],
+}
+NAMESPACES = {"xjax._src.libraries.numpy": ["lax_numpy"]}
+MAX_CIRCLE = 4
+
+
+def _import_circles():
+  spec = importlib.util.spec_from_file_location("import_circles",
+                                                ROOT / "tools" / "import_circles.py")
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+@pytest.mark.parametrize("package", sorted(STACKS))
+def test_stack_places_every_module(package):
+  inside = {m.rpartition(".")[2] for m in _modules() if m.startswith(package + ".")}
+  placed = [m for group in STACKS[package] for m in group]
+  assert sorted(placed) == sorted(set(placed)), "a module is placed twice"
+  assert set(placed) == inside, (f"not in the stack: {sorted(inside - set(placed))}; "
+                                 f"no such module: {sorted(set(placed) - inside)}")
+
+
+@pytest.mark.parametrize("package", sorted(STACKS))
+def test_imports_only_go_down_the_stack(package):
+  ic = _import_circles()
+  mods = ic.modules(ROOT)
+  level = {f"{package}.{m}": i for i, group in enumerate(STACKS[package]) for m in group}
+  namespaces = {f"{package}.{m}" for m in NAMESPACES.get(package, [])}
+  upward = []
+  for name in sorted(level):
+    for target, line, _ in ic.imports(name, mods[name], mods):
+      if target in level and (level[target] > level[name] or target in namespaces):
+        upward.append(f"{mods[name].relative_to(ROOT)}:{line} imports {target}")
+  assert upward == [], "\n".join(upward)
+
+
+@pytest.mark.parametrize("package", sorted(STACKS))
+def test_import_circles_are_small(package):
+  ic = _import_circles()
+  large = [c for c in ic.circles(ic.graph(package, ic.modules(ROOT))) if len(c) > MAX_CIRCLE]
+  assert large == [], f"import circles over {MAX_CIRCLE} modules: {large}"
+
+
+@pytest.mark.parametrize("package", sorted(STACKS))
+def test_function_level_imports_say_why(package):
+  """An import inside a function is a cycle that could not be removed: a comment above it
+  gives the reason."""
+  ic = _import_circles()
+  mods = ic.modules(ROOT)
+  silent = []
+  for name, line, _ in ic.function_level_imports(package, mods):
+    above = mods[name].read_text().splitlines()[line - 2].strip()
+    if not above.startswith("#"):
+      silent.append(f"{mods[name].relative_to(ROOT)}:{line}")
+  assert silent == [], "\n".join(silent)
