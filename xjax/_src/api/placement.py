@@ -207,7 +207,9 @@ def live_arrays(platform: str | None = None) -> list:
   """The Arrays whose buffers are alive on ``platform``'s backend (default: the default
   backend).  It walks the heap, so it is meant for debugging memory, not for hot loops."""
   live = {id(b) for b in runtime.live_buffers(platform)}
-  return [o for o in gc.get_objects() if type(o) is Array and id(o._buf) in live]
+  hosted = platform in (None, runtime.default_device().platform)  # host values' device
+  return [o for o in gc.get_objects() if type(o) is Array and (
+      id(o._b) in live if o._b is not None else hosted and o._host is not None)]
 
 
 def clear_caches() -> None:
@@ -225,7 +227,7 @@ def clear_backends() -> None:
   clients, so they keep working as in JAX."""
   moving = []
   for x in gc.get_objects():
-    if type(x) is Array and not x._buf.is_deleted():
+    if type(x) is Array and x._b is not None and not x._b.is_deleted():
       devices = list(runtime.buf_device_set(x._buf))
       if len(devices) != 1:
         raise NotImplementedError(

@@ -479,7 +479,11 @@ def scalar_array(value, dtype, weak_type: bool) -> Array:
   arr = _SCALAR_ARRAYS.get(key)
   if arr is None or arr.is_deleted():
     host = np.asarray(value).astype(dtype)
-    buf = runtime.put(host, runtime.default_device())
-    arr = Array._from_buffer(buf, ShapedArray((), dtype, weak_type))
+    aval = ShapedArray((), dtype, weak_type)
+    if host_values.usable(host) and host_values.enabled():
+      host.flags.writeable = False
+      arr = from_host(host, aval)
+    else:
+      arr = Array._from_buffer(runtime.put(host, runtime.default_device()), aval)
     bounded_put(_SCALAR_ARRAYS, key, arr, SCALAR_CACHE_SIZE)
   return arr

@@ -172,8 +172,9 @@ _SCALARS = (bool, int, float)
 
 
 def host_value(x, aval: ShapedArray):
-  """The host value of an operand -- a host Array's value, or a Python scalar as an array
-  of its ``aval`` -- or None where it has none (a device Array, a subnormal scalar)."""
+  """The host value of an operand -- a host Array's value, a Python scalar or NumPy value
+  as an array of its ``aval`` (a copy of a NumPy array, which its owner may change) -- or
+  None where it has none (a device Array, a subnormal float, another dtype)."""
   if type(x) is Array:
     return x._host
   if type(x) in _SCALARS:
@@ -184,6 +185,9 @@ def host_value(x, aval: ShapedArray):
     if tiny is not None and -tiny < x < tiny and x:
       return None
     return value
+  if isinstance(x, (np.ndarray, np.generic)):
+    value = np.array(x, aval.dtype)
+    return value if usable(value) else None
   return None
 
 
