@@ -65,9 +65,9 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
 
 
 def _path_exists(name: str) -> bool:
-  """A path from the root, from ``xjax/_src`` or below one of its folders (``lax/utils.py``
-  is ``primitives/lax/utils.py``); a bare file name anywhere in the tree; a module's path
-  and an attribute (``lax/utils.standard_primitive``)."""
+  """A path from the root, from ``xjax/_src`` or below one of its folders (``lax/dot.py``
+  is ``primitives/lax/dot.py``); a bare file name anywhere in the tree; a module's path
+  and an attribute (``lax/primitive_builders.standard_primitive``)."""
   name = name.removesuffix("/")
   if name.startswith("../"):   # beside the project (the seed documents)
     return (ROOT / name).exists()

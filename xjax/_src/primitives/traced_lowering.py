@@ -1,7 +1,7 @@
 """Lowering rules written as Python functions: traced at the operands' avals, then emitted
 inline, or emitted once and spliced into each use with its values renamed (``Body``).
 
-lax's compositions (``lax/utils.lowering_from``), HiPrimitives' ``to_lojax`` and the
+lax's compositions (``lax/primitive_builders.lowering_from``), HiPrimitives' ``to_lojax`` and the
 extension API's ``mlir.lower_fun`` lower this way; the extension API also splices what a
 rule built with the MLIR bindings through ``Body`` and ``splice``.
 """

@@ -24,7 +24,7 @@ from xjax._src.interpreters import batching
 from xjax._src.interpreters.ad import Zero, instantiate, jvp_flat
 from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.primitives.lax import lax
-from xjax._src.primitives.lax.utils import lowering_from
+from xjax._src.primitives.lax.primitive_builders import lowering_from
 from xjax._src.primitives.state.discharge import eval_discharged
 from xjax._src.primitives.state.primitives import ref_get, ref_set
 from xjax._src.primitives.state.types import AbstractRef

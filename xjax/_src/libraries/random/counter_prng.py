@@ -23,7 +23,8 @@ from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.elementwise import elementwise_batch
-from xjax._src.primitives.lax.utils import broadcasting_shape, lowering_from, standard_primitive
+from xjax._src.primitives.lax.operand_checks import broadcasting_shape
+from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 
 _U32 = np.dtype(np.uint32)
 _U64 = np.dtype(np.uint64)

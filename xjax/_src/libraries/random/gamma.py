@@ -20,7 +20,7 @@ from xjax._src.core.concrete import concrete_or_error
 from xjax._src.interpreters import ad, batching
 from xjax._src.api.jit import jit
 from xjax._src.primitives.lax import lax
-from xjax._src.primitives.lax.utils import lowering_from, standard_primitive
+from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 from xjax._src.libraries.nn.softmax import softmax
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.random import keys, prng

@@ -9,7 +9,7 @@ from xjax._src.core.trace import Primitive
 from xjax._src.foundations.tree_util import tree_flatten, tree_unflatten
 from xjax._src.interpreters.ad import Zero, instantiate
 from xjax._src.api.transformations import vmap
-from xjax._src.primitives.lax.utils import lowering_from
+from xjax._src.primitives.lax.primitive_builders import lowering_from
 from xjax._src.libraries.sparse.bcoo import BCOO
 from xjax._src.libraries.sparse.bcoo_products import linear_transpose_rule
 from xjax._src.libraries.sparse.bcsr import BCSR

@@ -13,7 +13,7 @@ from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.sorting import permute_along
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 _I32 = ShapedArray((), np.int32)
 

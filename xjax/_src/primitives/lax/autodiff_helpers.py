@@ -6,7 +6,7 @@ from xjax._src.core.avals import tangent_aval
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 def _stop_gradient_jvp(primals, tangents):

@@ -9,7 +9,8 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
-from xjax._src.primitives.lax.utils import dtype_checker, standard_primitive
+from xjax._src.primitives.lax.operand_checks import dtype_checker
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 

@@ -17,7 +17,8 @@ from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
 from xjax._src.primitives.lax.control_flow.associative import associative_scan
 from xjax._src.primitives.lax.reductions import _HLO_OPS, _identity
-from xjax._src.primitives.lax.utils import dtype_checker, standard_primitive
+from xjax._src.primitives.lax.operand_checks import dtype_checker
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 from xjax._src.primitives.lax.windowed import lower_reduce_window
 
 

@@ -15,7 +15,7 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.primitives.lax import dot_algorithms, shapes
 from xjax._src.primitives.lax.dot_algorithms import (DotAlgorithm, DotAlgorithmPreset,  # noqa: F401
                                                      PrecisionLike)
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 def _dims_list(dims) -> str:

@@ -26,8 +26,9 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.accuracy import accuracy_attrs, check_accuracy
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcast_to_aval, expand_dims, full,
                                              reshape)
-from xjax._src.primitives.lax.utils import (any_dtype, broadcasting_shape, check_same_dtypes,
-                                            dtype_checker, lowering_from, standard_primitive)
+from xjax._src.primitives.lax.operand_checks import (any_dtype, broadcasting_shape,
+                                                     check_same_dtypes, dtype_checker)
+from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 
 _float = dtype_checker("float")
 _inexact = dtype_checker("inexact")

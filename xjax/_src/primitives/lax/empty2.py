@@ -8,7 +8,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.interpreters import ad
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 def _empty2_abstract_eval(*, dtype, memory_space):

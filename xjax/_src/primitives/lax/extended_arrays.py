@@ -11,7 +11,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 def _to_abstract_eval(x, *, edtype):

@@ -18,7 +18,7 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
 from xjax._src.primitives.lax.sharding_constraint import constrain_to_type
-from xjax._src.primitives.lax.utils import standard_primitive, stored_dims
+from xjax._src.primitives.lax.primitive_builders import standard_primitive, stored_dims
 
 
 class GatherDimensionNumbers(NamedTuple):

@@ -11,7 +11,7 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.staging import trace_to_jaxpr
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 # ---------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 def _barrier_lowering(ctx, *xs):

@@ -23,7 +23,7 @@ from xjax._src.interpreters.ad import UndefinedPrimal
 from xjax._src.primitives.lax import dot, elementwise as ew, shapes
 from xjax._src.primitives.lax.cumulative import cumsum
 from xjax._src.primitives.lax.reductions import reduce_sum
-from xjax._src.primitives.lax.utils import lowering_from, standard_primitive
+from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,7 +16,8 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
 from xjax._src.primitives.lax.sharding_constraint import constrain_to_type
-from xjax._src.primitives.lax.utils import dtype_checker, standard_primitive
+from xjax._src.primitives.lax.operand_checks import dtype_checker
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 def _reduced_shape(name, x, axes):

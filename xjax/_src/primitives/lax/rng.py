@@ -11,7 +11,8 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters import ad, batching
 from xjax._src.primitives.lax.shapes import _shape_tuple
-from xjax._src.primitives.lax.utils import dtype_name, standard_primitive
+from xjax._src.primitives.lax.operand_checks import dtype_name
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 class RandomAlgorithm(enum.IntEnum):

@@ -5,7 +5,8 @@ import enum
 
 from xjax._src.interpreters import ad
 from xjax._src.primitives.lax.elementwise import elementwise_batch, _nary_abstract_eval
-from xjax._src.primitives.lax.utils import dtype_checker, standard_primitive
+from xjax._src.primitives.lax.operand_checks import dtype_checker
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 class RoundingMethod(enum.IntEnum):

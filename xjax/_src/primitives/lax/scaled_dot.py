@@ -13,7 +13,7 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import batching
 from xjax._src.primitives.lax import dot, elementwise as ew, shapes
-from xjax._src.primitives.lax.utils import lowering_from, standard_primitive
+from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 
 _BF16 = np.dtype(dtypes.bfloat16)
 

@@ -20,7 +20,8 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax.reductions import _identity
-from xjax._src.primitives.lax.utils import check_same_dtypes, standard_primitive
+from xjax._src.primitives.lax.operand_checks import check_same_dtypes
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 from xjax._src.primitives.lax.windowed import _window_shape, lower_reduce_window, padding_attr
 
 _DIRECTIONS = {"ge": "GE", "gt": "GT", "le": "LE", "lt": "LT"}

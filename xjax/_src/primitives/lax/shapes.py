@@ -15,7 +15,8 @@ from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, array_builders, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax.utils import check_same_dtypes, standard_primitive, stored_dims
+from xjax._src.primitives.lax.operand_checks import check_same_dtypes
+from xjax._src.primitives.lax.primitive_builders import standard_primitive, stored_dims
 from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, ShardingTypeError,
                                             type_sharding)
 from xjax._src.core.avals import mesh_of, spec_of

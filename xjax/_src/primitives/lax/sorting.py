@@ -19,7 +19,7 @@ from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
 from xjax._src.primitives.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,
                                                       gather)
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 _BOOL = ShapedArray((), np.bool_)
 

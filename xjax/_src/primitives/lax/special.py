@@ -16,7 +16,8 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax.elementwise import (abs, add, digamma, div, eq, exp, gt, le, lgamma,
                                                   log, log1p, lt, mul, ne, select_n, sub)
-from xjax._src.primitives.lax.utils import dtype_checker, lowering_from, standard_primitive
+from xjax._src.primitives.lax.operand_checks import dtype_checker
+from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 
 _MAX_ITER = 2000
 _float = dtype_checker("float")
@@ -35,7 +36,7 @@ def _where(pred, on_true, on_false):
 def _prepared(fn):
   """Runs ``fn`` on operands broadcast to one shape, in float32 for 16-bit inputs."""
   def run(*args):
-    from xjax._src.primitives.lax.utils import broadcasting_shape
+    from xjax._src.primitives.lax.operand_checks import broadcasting_shape
     shape = broadcasting_shape("special", [get_aval(a).shape for a in args])
     args = [ew.broadcast_to_aval(a, shape) for a in args]
     dt = get_aval(args[0]).dtype

@@ -15,7 +15,8 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, expand_dims,
                                              index_in_dim, normalize_axis, reshape, slice_in_dim)
-from xjax._src.primitives.lax.utils import check_same_dtypes, lowering_from, standard_primitive
+from xjax._src.primitives.lax.operand_checks import check_same_dtypes
+from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 
 
 def _linear_jvp(prim):

@@ -9,7 +9,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters import ad
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 class TokenTy(dtypes.ExtendedDType):

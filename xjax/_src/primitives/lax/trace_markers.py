@@ -8,7 +8,7 @@ from xjax._src.core.effects import Effect, control_flow_allowed_effects
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 # ---------------------------------------------------------------------------------------
 # stage

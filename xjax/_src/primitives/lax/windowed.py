@@ -15,7 +15,7 @@ from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.dot import Precision
 from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 def padding_attr(padding) -> str:
@@ -479,7 +479,7 @@ def _rw_batch(prim):
 
 
 def _rw_prim(name, op):
-  from xjax._src.primitives.lax.utils import dtype_checker
+  from xjax._src.primitives.lax.operand_checks import dtype_checker
   check = dtype_checker("int", "inexact", "bool") if op != "add" else dtype_checker(
       "int", "inexact")
   prim = standard_primitive(name, _rw_abstract_eval(name, check), _rw_lowering(op))

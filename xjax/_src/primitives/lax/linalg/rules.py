@@ -10,7 +10,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.interpreters import batching
 from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.primitives.lax.linalg import lapack
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 def check_matrix(name: str, aval: ShapedArray, square: bool = True) -> None:

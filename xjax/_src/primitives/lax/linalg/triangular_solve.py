@@ -14,7 +14,7 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import matmul, mT, tril, triu
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 def _abstract_eval(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):

@@ -22,7 +22,7 @@ from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import nan_where_failed, real_dtype
 from xjax._src.primitives.lax.linalg.rules import (check_operands, linalg_primitive, lower_fn,
                                                    lowering, per_matrix)
-from xjax._src.primitives.lax.utils import standard_primitive
+from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
 # -- tridiagonal ----------------------------------------------------------------------------
