@@ -24,7 +24,7 @@ from xjax._src.foundations.errors import api_boundary
 from xjax._src.interpreters.ad import JVPTracer
 from xjax._src.api.jit import jit_p
 from xjax._src.primitives.lax import lax
-from xjax._src.primitives.lax.autodiff_helpers import stop_gradient_p
+from xjax._src.primitives.lax.stop_gradient import stop_gradient_p
 from xjax._src.interpreters.higher_order import trace_hoisted
 from xjax._src.primitives.lax.elementwise import _const, add_any_p, copy_p
 from xjax._src.primitives.lax.fft import fft_p

@@ -65,7 +65,7 @@ from xjax._src.primitives.lax.special import (betainc, igamma, igamma_grad_a,  #
                                               zeta, zeta_p)
 from xjax._src.primitives.lax.linear_solve import (custom_linear_solve, custom_root,  # noqa: F401
                                                    linear_solve_p)
-from xjax._src.primitives.lax.autodiff_helpers import stop_gradient  # noqa: F401
+from xjax._src.primitives.lax.stop_gradient import stop_gradient  # noqa: F401
 from xjax._src.primitives.lax.shapes import (broadcast, broadcast_in_dim,  # noqa: F401
                                              broadcast_like, broadcast_shapes, broadcast_to_rank,
                                              broadcasted_iota, collapse, concatenate,

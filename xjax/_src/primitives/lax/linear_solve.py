@@ -19,7 +19,7 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.higher_order import trace_hoisted
 from xjax._src.primitives.lax import elementwise as ew
-from xjax._src.primitives.lax.autodiff_helpers import stop_gradient_leaf
+from xjax._src.primitives.lax.stop_gradient import stop_gradient_leaf
 
 _ROLES = ("matvec", "vecmat", "solve", "transpose_solve")
 
