@@ -20,9 +20,9 @@ from xjax._src.primitives.lax import shapes
 from xjax._src.core.effects import check_control_flow_effects
 from xjax._src.interpreters.higher_order import (cached_trace, hoist, merge, partition,
                                                  trace_hoisted)
-from xjax._src.primitives.lax.control_flow.common import (avals_of, call, carrying_refs,
-                                                          describe, refs_among, same_types,
-                                                          trace_user_fun)
+from xjax._src.primitives.lax.control_flow.body_tracing import (avals_of, call, describe,
+                                                                same_types, trace_user_fun)
+from xjax._src.primitives.lax.control_flow.carried_refs import carrying_refs, refs_among
 from xjax._src.primitives.state.discharge import read_refs, write_refs
 
 _I32 = ShapedArray((), np.dtype(np.int32))

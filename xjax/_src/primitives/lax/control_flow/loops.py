@@ -29,9 +29,9 @@ from xjax._src.primitives.lax import reductions, shapes
 from xjax._src.core.effects import check_control_flow_effects
 from xjax._src.interpreters.higher_order import (cached_trace, carry_fixpoint, hoist, merge,
                                                  partition, trace_hoisted)
-from xjax._src.primitives.lax.control_flow.common import (avals_of, call, carrying_refs,
-                                                          describe, refs_among, same_types,
-                                                          split, trace_user_fun)
+from xjax._src.primitives.lax.control_flow.body_tracing import (avals_of, call, describe,
+                                                                same_types, split, trace_user_fun)
+from xjax._src.primitives.lax.control_flow.carried_refs import carrying_refs, refs_among
 from xjax._src.primitives.state.discharge import read_refs, write_refs
 
 
