@@ -542,6 +542,30 @@ def batched_dynamic_update_slice(axis, x, xd, upd, ud, idxs, idims):
   return scatter(x, indices, upd, dn, mode=GatherScatterMode.CLIP)
 
 
+def _dynamic_slice_batch(axis, args, dims, *, slice_sizes):
+  x, *idxs = args
+  xd, *idims = dims
+  if all(d is None for d in idims):
+    idxs = list(idxs)
+    idxs.insert(xd, np.zeros((), get_aval(idxs[0]).dtype if idxs else np.int32)[()])
+    sizes = list(slice_sizes)
+    sizes.insert(xd, axis.size)
+    return shapes.dynamic_slice_p.bind(x, *idxs, slice_sizes=tuple(sizes)), xd
+  return batched_dynamic_slice(axis, x, xd, idxs, idims, slice_sizes), 0
+
+
+def _dynamic_update_slice_batch(axis, args, dims):
+  x, upd, *idxs = args
+  xd, ud, *idims = dims
+  return batched_dynamic_update_slice(axis, x, xd, upd, ud, idxs, idims), 0
+
+
+# dynamic_slice and dynamic_update_slice (shapes.py) batch to a gather and a scatter: their
+# batching rules are registered here, beside gather and scatter
+shapes.dynamic_slice_p.batch = _dynamic_slice_batch
+shapes.dynamic_update_slice_p.batch = _dynamic_update_slice_batch
+
+
 # ---------------------------------------------------------------------------------------
 # scatter_sub: operand[idx] -= updates
 

@@ -801,19 +801,6 @@ def _dynamic_slice_transpose(ct, x, *idxs, slice_sizes):
   return [dynamic_update_slice_p.bind(zeros, ct, *idxs)] + [None] * len(idxs)
 
 
-def _dynamic_slice_batch(axis, args, dims, *, slice_sizes):
-  x, *idxs = args
-  xd, *idims = dims
-  if all(d is None for d in idims):
-    idxs = list(idxs)
-    idxs.insert(xd, np.zeros((), get_aval(idxs[0]).dtype if idxs else np.int32)[()])
-    sizes = list(slice_sizes)
-    sizes.insert(xd, axis.size)
-    return dynamic_slice_p.bind(x, *idxs, slice_sizes=tuple(sizes)), xd
-  from xjax._src.primitives.lax.gather_scatter import batched_dynamic_slice
-  return batched_dynamic_slice(axis, x, xd, idxs, idims, slice_sizes), 0
-
-
 dynamic_slice_p = standard_primitive(
     "dynamic_slice", _dynamic_slice_abstract_eval,
     lambda ctx, x, *idxs, slice_sizes: ctx.op("stablehlo.dynamic_slice", [x, *idxs],
@@ -835,7 +822,6 @@ def _dynamic_slice_host(avals, out_avals, *, slice_sizes):
 
 dynamic_slice_p.host_kernel = _dynamic_slice_host
 dynamic_slice_p.transpose = _dynamic_slice_transpose
-dynamic_slice_p.batch = _dynamic_slice_batch
 dynamic_slice_p.sharding_rule = lambda x, *idxs, slice_sizes: _unsliced(
     x, [k == n for k, n in zip(slice_sizes, x.shape)], "dynamic_slice")
 dynamic_slice_p.physical_lowering = lambda ctx, x, *idxs, slice_sizes: dynamic_slice_p.lowering(
@@ -879,20 +865,12 @@ def _dynamic_update_slice_transpose(ct, x, upd, *idxs):
   return [ct_x, ct_u] + [None] * len(idxs)
 
 
-def _dynamic_update_slice_batch(axis, args, dims):
-  x, upd, *idxs = args
-  xd, ud, *idims = dims
-  from xjax._src.primitives.lax.gather_scatter import batched_dynamic_update_slice
-  return batched_dynamic_update_slice(axis, x, xd, upd, ud, idxs, idims), 0
-
-
 dynamic_update_slice_p = standard_primitive(
     "dynamic_update_slice", _dynamic_update_slice_abstract_eval,
     lambda ctx, x, upd, *idxs: ctx.op("stablehlo.dynamic_update_slice", [x, upd, *idxs],
                                       ctx.avals_out[0]))
 dynamic_update_slice_p.jvp = _dynamic_update_slice_jvp
 dynamic_update_slice_p.transpose = _dynamic_update_slice_transpose
-dynamic_update_slice_p.batch = _dynamic_update_slice_batch
 dynamic_update_slice_p.sharding_rule = lambda x, update, *idxs: x._sharding
 dynamic_update_slice_p.physical_lowering = lambda ctx, x, upd, *idxs: (
     dynamic_update_slice_p.lowering(ctx, x, upd, *_zero_indices(ctx, idxs, ctx.avals_in[0])))
