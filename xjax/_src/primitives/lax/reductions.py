@@ -84,9 +84,8 @@ def _monoid_lowering(op):
 
     def body(sub, accs, xs):
       if op in ("max", "min") and dtypes.is_complex(out.dtype):
-        from xjax._src.primitives.lax.elementwise import lower_complex_minmax
-        return [lower_complex_minmax(sub, accs[0], xs[0], scalar,
-                                     "GT" if op == "max" else "LT")]
+        return [ew.lower_complex_minmax(sub, accs[0], xs[0], scalar,
+                                        "GT" if op == "max" else "LT")]
       return [sub.op(hlo, [accs[0], xs[0]], scalar)]
     return lower_reduce(ctx, [x], [init], axes, body, [out])[0]
   return lower
@@ -157,35 +156,6 @@ def _chooser_jvp(prim):
 
 reduce_max_p.jvp = _chooser_jvp(reduce_max_p)
 reduce_min_p.jvp = _chooser_jvp(reduce_min_p)
-
-
-def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
-  (x,), (t,) = primals, tangents
-  out = reduce_prod_p.bind(x, axes=axes)
-  if type(t) is Zero:
-    return out, Zero(tangent_aval(get_aval(out)))
-  # d prod = sum_i t_i * prod_{j != i} x_j, computed without dividing by x (zeros safe):
-  # move reduced axes to the end, flatten them, and use exclusive cumulative products.
-  aval = get_aval(x)
-  kept = [i for i in range(aval.ndim) if i not in axes]
-  perm = kept + list(axes)
-  n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
-  kept_shape = tuple(aval.shape[i] for i in kept)
-  xs = shapes.reshape(shapes.transpose(x, perm), kept_shape + (n,))
-  ts = shapes.reshape(shapes.transpose(t, perm), kept_shape + (n,))
-  from xjax._src.primitives.lax.cumulative import cumprod
-  one = shapes.full(kept_shape + (1,), 1, aval.dtype)
-  left = shapes.concatenate([one, shapes.slice_in_dim(cumprod(xs, axis=len(kept_shape)),
-                                                      0, n - 1, 1, len(kept_shape))],
-                            len(kept_shape))
-  right = shapes.concatenate([shapes.slice_in_dim(
-      cumprod(xs, axis=len(kept_shape), reverse=True), 1, n, 1, len(kept_shape)), one],
-      len(kept_shape))
-  others = ew.mul(left, right)
-  return out, reduce_sum(ew.mul(ts, others), (len(kept_shape),))
-
-
-reduce_prod_p.jvp = _reduce_prod_jvp
 
 
 def _axes(operand, axes) -> tuple:
