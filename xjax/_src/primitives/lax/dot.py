@@ -12,10 +12,12 @@ from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, Shardi
                                             type_sharding)
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
+from xjax._src.backend.lowering import i64_array
 from xjax._src.primitives.lax import dot_algorithms, shapes
 from xjax._src.primitives.lax.dot_algorithms import (DotAlgorithm, DotAlgorithmPreset,  # noqa: F401
                                                      PrecisionLike)
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
+from xjax._src.primitives.lax.elementwise import convert_element_type
 
 
 def _dims_list(dims) -> str:
@@ -112,7 +114,6 @@ def _outer_product_lowering(ctx, lhs, rhs, la, ra, lb, rb, out):
   """A dot_general without contraction (or contracting only size-1 dims) is an outer
   product, possibly batched: emitted as a broadcast multiply, since XLA's CPU dot emitter
   is several times slower for it (vmap of grad makes these from every matmul)."""
-  from xjax._src.backend.lowering import i64_array
   nb = len(lb)
   lfree = [i for i in range(la.ndim) if i not in lb]
   rfree = [i for i in range(ra.ndim) if i not in rb]
@@ -147,7 +148,6 @@ def _dot_transpose_lhs(ct, x, y, *, dimension_numbers, precision, preferred_elem
                        out_sharding=None, swap_ans=False):
   """The cotangent of ``x``: ``ct`` contracted with ``y`` (cast to ct's dtype, as with a
   ``preferred_element_type``), arranged in x's dimension order and cast to x's dtype."""
-  from xjax._src.primitives.lax.elementwise import convert_element_type
   if get_aval(y).dtype != get_aval(ct).dtype:
     y = convert_element_type(y, get_aval(ct).dtype)
   (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers

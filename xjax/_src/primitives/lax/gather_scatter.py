@@ -19,6 +19,8 @@ from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
 from xjax._src.primitives.lax.sharding_constraint import constrain_to_type
 from xjax._src.primitives.lax.primitive_builders import standard_primitive, stored_dims
+from xjax._src.primitives.lax.control_flow.loops import while_loop
+from xjax._src.primitives.lax.reductions import reduce_and, reduce_max
 
 
 class GatherDimensionNumbers(NamedTuple):
@@ -226,7 +228,6 @@ def default_fill_value(dtype):
 
 def _in_bounds(indices, operand_shape, index_map, window):
   """A boolean mask over the index batch: every start index keeps its window in bounds."""
-  from xjax._src.primitives.lax.reductions import reduce_and
   aval = get_aval(indices)
   upper = np.array([operand_shape[d] - window[d] for d in index_map], aval.dtype)
   upper = shapes.broadcast_in_dim(upper, aval.shape, (aval.ndim - 1,))
@@ -608,8 +609,6 @@ def scatter_apply(operand, scatter_indices, func: Callable, dimension_numbers, *
                   mode=None):
   """Applies ``func`` to each entry of ``operand`` the scatter addresses, once per time
   it is addressed (``update_shape`` is the shape of the scatter's updates)."""
-  from xjax._src.primitives.lax.control_flow import while_loop
-  from xjax._src.primitives.lax.reductions import reduce_max
   aval = get_aval(operand)
   hits = scatter_add(shapes.full(aval.shape, 0, np.int32), scatter_indices,
                         shapes.full(tuple(update_shape), 1, np.int32), dimension_numbers,

@@ -11,7 +11,14 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.staging import trace_to_jaxpr
+from xjax._src.core.jaxpr import eval_jaxpr
+from xjax._src.core.trace import Tracer
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
+from xjax._src.primitives.lax import elementwise as ew
+from xjax._src.primitives.lax import reductions as r
+from xjax._src.primitives.lax import shapes
+from xjax._src.primitives.lax.elementwise import convert_element_type
+from xjax._src.primitives.lax.reductions import lower_reduce
 
 
 # ---------------------------------------------------------------------------------------
@@ -37,7 +44,6 @@ def _reduce_abstract_eval(*args, computation, dimensions):
 
 
 def _reduce_lowering(ctx, *args, computation, dimensions):
-  from xjax._src.primitives.lax.reductions import lower_reduce
   n = len(args) // 2
 
   def body(sub, accs, xs):
@@ -59,8 +65,6 @@ def _reduce_batch(axis, args, dims, *, computation, dimensions):
 def _reduce_jvp(primals, tangents, *, computation, dimensions):
   """Differentiates a generic reduce as a pairwise tree of ``computation`` applications
   (padded with the init values), which JVP can see through, as JAX does."""
-  from xjax._src.core.jaxpr import eval_jaxpr
-  from xjax._src.primitives.lax import shapes
   n = len(primals) // 2
   xs, inits = list(primals[:n]), list(primals[n:])
   txs = [ad.instantiate(t) for t in tangents[:n]]
@@ -105,9 +109,6 @@ reduce_p.jvp = _reduce_jvp
 
 def _monoid_reduction(computation, init, aval):
   """The dedicated (differentiable) reduction for lax.add/mul/max/min with its identity."""
-  from xjax._src.core.trace import Tracer
-  from xjax._src.primitives.lax import elementwise as ew
-  from xjax._src.primitives.lax import reductions as r
   table = {ew.add: ("add", r.reduce_sum), ew.mul: ("mul", r.reduce_prod),
            ew.max: ("max", r.reduce_max), ew.min: ("min", r.reduce_min)}
   if computation not in table or isinstance(init, Tracer):
@@ -141,7 +142,6 @@ def reduce(operands, init_values, computation, dimensions: Sequence[int]):
       raise TypeError("reduce computation must return the structure of its operands")
     return out_flat
   jaxpr = trace_to_jaxpr(flat_computation, avals + avals)
-  from xjax._src.primitives.lax.elementwise import convert_element_type
   inits = [convert_element_type(i, a.dtype) for i, a in zip(flat_inits, avals)]
   outs = reduce_p.bind(*flat_ops, *inits, computation=jaxpr, dimensions=dims)
   return tree_util.tree_unflatten(tree, outs)

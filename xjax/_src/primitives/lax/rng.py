@@ -10,7 +10,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters import ad, batching
-from xjax._src.primitives.lax.shapes import _shape_tuple
+from xjax._src.primitives.lax.shapes import _shape_tuple, dynamic_update_index_in_dim, index_in_dim
 from xjax._src.primitives.lax.operand_checks import dtype_name
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
@@ -62,7 +62,6 @@ def _rbg_batch(axis, args, dims, *, shape, **params):
   """As JAX 0.10.2: a batch of keys draws one ``(batch, *shape)`` block from the first key,
   which alone advances (the other keys come back unchanged)."""
   keys = batching.moveaxis(args[0], dims[0], 0)
-  from xjax._src.primitives.lax.shapes import dynamic_update_index_in_dim, index_in_dim
   new_key, bits = rng_bit_generator_p.bind(index_in_dim(keys, 0, 0, keepdims=False),
                                            shape=(axis.size, *shape), **params)
   return [dynamic_update_index_in_dim(keys, new_key, 0, 0), bits], [0, 0]

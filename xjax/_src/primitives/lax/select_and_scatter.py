@@ -18,7 +18,7 @@ from xjax._src.core.jaxpr import ClosedJaxpr
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax import elementwise as ew
+from xjax._src.primitives.lax import elementwise as ew, shapes
 from xjax._src.primitives.lax.reductions import _identity
 from xjax._src.primitives.lax.operand_checks import check_same_dtypes
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
@@ -160,7 +160,6 @@ def _sag_lowering(ctx, tangents, operand, *, select_prim, **params):
 
 def _sag_transpose(ct, tangents, operand, *, select_prim, window_dimensions, window_strides,
                    padding, base_dilation, window_dilation):
-  from xjax._src.primitives.lax import shapes
   if ad.is_undefined(operand):
     raise NotImplementedError("select_and_gather_add is linear only in its tangents.")
   if any(d != 1 for d in window_dilation):

@@ -16,8 +16,10 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax.elementwise import (abs, add, digamma, div, eq, exp, gt, le, lgamma,
                                                   log, log1p, lt, mul, ne, select_n, sub)
-from xjax._src.primitives.lax.operand_checks import dtype_checker
+from xjax._src.primitives.lax.operand_checks import broadcasting_shape, dtype_checker
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
+from xjax._src.primitives.lax.control_flow.loops import while_loop
+from xjax._src.primitives.lax.reductions import reduce_and
 
 _MAX_ITER = 2000
 _float = dtype_checker("float")
@@ -36,7 +38,6 @@ def _where(pred, on_true, on_false):
 def _prepared(fn):
   """Runs ``fn`` on operands broadcast to one shape, in float32 for 16-bit inputs."""
   def run(*args):
-    from xjax._src.primitives.lax.operand_checks import broadcasting_shape
     shape = broadcasting_shape("special", [get_aval(a).shape for a in args])
     args = [ew.broadcast_to_aval(a, shape) for a in args]
     dt = get_aval(args[0]).dtype
@@ -49,8 +50,6 @@ def _prepared(fn):
 
 def _iterate(body, state, done):
   """Applies ``body`` to ``state`` until ``done`` holds everywhere (or _MAX_ITER steps)."""
-  from xjax._src.primitives.lax.control_flow import while_loop
-  from xjax._src.primitives.lax.reductions import reduce_and
 
   def cond(carry):
     i, _, d = carry

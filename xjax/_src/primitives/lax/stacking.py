@@ -17,6 +17,7 @@ from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, expa
                                              index_in_dim, normalize_axis, reshape, slice_in_dim)
 from xjax._src.primitives.lax.operand_checks import check_same_dtypes
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
+from xjax._src.primitives.lax.reductions import reduce_sum
 
 
 def _linear_jvp(prim):
@@ -159,7 +160,6 @@ def _tile_copies(x, *, reps):
 
 
 def _tile_transpose(ct, x, *, reps):
-  from xjax._src.primitives.lax.reductions import reduce_sum
   aval = x.aval
   if type(ct) is Zero:
     return [Zero(aval)]

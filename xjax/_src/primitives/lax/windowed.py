@@ -6,16 +6,24 @@ from typing import NamedTuple
 
 import numpy as np
 
-from xjax._src.foundations import dtypes
+from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import i64_array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
-from xjax._src.interpreters import ad
+from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax.dot import Precision
+from xjax._src.core.jaxpr import eval_jaxpr
+from xjax._src.interpreters.staging import trace_to_jaxpr
+from xjax._src.primitives.lax.dot import _PRECISION, Precision, _precision, dot_general
 from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
+from xjax._src.primitives.lax import elementwise as ew
+from xjax._src.primitives.lax import shapes
+from xjax._src.primitives.lax.elementwise import convert_element_type
+from xjax._src.primitives.lax.operand_checks import dtype_checker
+from xjax._src.primitives.lax.reductions import _HLO_OPS, _identity
+from xjax._src.primitives.lax.shapes import transpose
 
 
 def padding_attr(padding) -> str:
@@ -181,7 +189,6 @@ def _labels(spec, a, b) -> str:
 def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision,
                    preferred_element_type):
-  from xjax._src.primitives.lax.dot import _PRECISION
   la, ra = ctx.avals_in
   out = ctx.avals_out[0]
   if la.dtype != out.dtype:
@@ -205,7 +212,6 @@ def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
 
 def _reshape_axis_into(src: int, dst: int, x):
   """Merges axis ``src`` into axis ``dst`` (indexed with ``src`` removed), ``src`` major."""
-  from xjax._src.primitives.lax import shapes
   shape = get_aval(x).shape
   perm = [i for i in range(len(shape)) if i != src]
   perm.insert(dst, src)
@@ -216,7 +222,6 @@ def _reshape_axis_into(src: int, dst: int, x):
 
 def _reshape_axis_out_of(src: int, size1: int, x):
   """Splits axis ``src`` into (``size1``, rest), ``size1`` major."""
-  from xjax._src.primitives.lax import shapes
   shape = list(get_aval(x).shape)
   shape[src:src + 1] = [size1, shape[src] // size1]
   return shapes.reshape(x, tuple(shape))
@@ -230,7 +235,6 @@ def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
                         rhs_dilation, dimension_numbers, feature_group_count,
                         batch_group_count, precision, preferred_element_type):
   """The cotangent of ``lhs``, computed in ct's dtype (that of a preferred_element_type)."""
-  from xjax._src.primitives.lax import shapes
   lhs_aval = lhs.aval
   rhs = _to_dtype(rhs, get_aval(ct).dtype)
   ls, rs, os_ = dimension_numbers
@@ -285,7 +289,6 @@ def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
 
 
 def _to_dtype(x, dtype):
-  from xjax._src.primitives.lax.elementwise import convert_element_type
   return x if get_aval(x).dtype == dtype else convert_element_type(x, dtype)
 
 
@@ -306,7 +309,6 @@ def _conv_batch(axis, args, dims, **params):
     out = conv_general_dilated_p.bind(lhs, rhs, **dict(params, feature_group_count=fgc * size))
     return _reshape_axis_out_of(os_[1], size, out), os_[1]
   # Rare mixed cases (batch groups): one convolution per batch element, stacked.
-  from xjax._src.primitives.lax import shapes
   outs = []
   for b in range(size):
     l = lhs if ld is None else shapes.index_in_dim(lhs, b, ld, keepdims=False)
@@ -344,7 +346,6 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          out_sharding=None):
   """General N-d convolution (cross-correlation) with strides, padding and dilations;
   ``out_sharding`` lays the result out (see ``place_out_sharding``)."""
-  from xjax._src.primitives.lax.dot import _precision
   la, ra = get_aval(lhs), get_aval(rhs)
   if la.ndim < 2:
     raise TypeError(f"conv_general_dilated requires operands of rank >= 2, got {la.shape}")
@@ -392,7 +393,6 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
                    transpose_kernel: bool = False, precision=None,
                    preferred_element_type=None, use_consistent_padding: bool = False):
   """A fractionally strided convolution (the layout defaults are TensorFlow's NHWC/HWIO)."""
-  from xjax._src.primitives.lax import shapes
   la, ra = get_aval(lhs), get_aval(rhs)
   nd = la.ndim
   if nd < 2 or ra.ndim != nd:
@@ -453,7 +453,6 @@ def _rw_abstract_eval(name, check):
 
 
 def _rw_lowering(op):
-  from xjax._src.primitives.lax.reductions import _HLO_OPS, _identity
 
   def lower(ctx, x, *, window_dimensions, window_strides, padding, base_dilation,
             window_dilation):
@@ -479,7 +478,6 @@ def _rw_batch(prim):
 
 
 def _rw_prim(name, op):
-  from xjax._src.primitives.lax.operand_checks import dtype_checker
   check = dtype_checker("int", "inexact", "bool") if op != "add" else dtype_checker(
       "int", "inexact")
   prim = standard_primitive(name, _rw_abstract_eval(name, check), _rw_lowering(op))
@@ -494,7 +492,6 @@ reduce_window_min_p = _rw_prim("reduce_window_min", "min")
 
 def _rw_sum_transpose(ct, x, *, window_dimensions, window_strides, padding, base_dilation,
                       window_dilation):
-  from xjax._src.primitives.lax import shapes
   if type(ct) is Zero:
     return [Zero(x.aval)]
   in_shape, ct_shape = x.aval.shape, get_aval(ct).shape
@@ -518,9 +515,6 @@ ad.deflinear(reduce_window_sum_p, _rw_sum_transpose)
 def _chooser_jvp(prim, op):
   """Tangent of the first element attaining the window's max/min: one strided slice per
   window offset, so the rule is linear (and transposable) in the tangent."""
-  from xjax._src.primitives.lax import elementwise as ew
-  from xjax._src.primitives.lax import shapes
-  from xjax._src.primitives.lax.reductions import _identity
 
   def jvp(primals, tangents, **params):
     (x,), (t,) = primals, tangents
@@ -571,7 +565,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
                   padding, base_dilation=None, window_dilation=None):
   """Reduces each window of ``operand`` (an array or a pytree of arrays) with
   ``computation(accumulators, values)``, starting from ``init_value``."""
-  from xjax._src.primitives.lax import elementwise as ew
   prims = {ew.add: reduce_window_sum_p, ew.max: reduce_window_max_p,
            ew.min: reduce_window_min_p}
   if computation not in prims or not _is_leaf(operand):
@@ -583,7 +576,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
   init = init_value
   if not isinstance(init, Tracer):
     init = np.asarray(init)
-    from xjax._src.primitives.lax.reductions import _identity
     name = {ew.add: "add", ew.max: "max", ew.min: "min"}[computation]
     if np.array_equal(init, _identity(name, get_aval(out).dtype)):
       return out
@@ -592,7 +584,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
 
 
 def _is_leaf(x):
-  from xjax._src.foundations import tree_util
   return tree_util.tree_structure(x) == tree_util.tree_structure(0)
 
 
@@ -624,7 +615,6 @@ def _grw_lowering(ctx, *args, computation, **params):
 
 
 def _grw_batch(axis, args, dims, *, computation, **params):
-  from xjax._src.interpreters import batching
   n = len(args) // 2
   if any(d is not None for d in dims[n:]):
     raise NotImplementedError("reduce_window batching is not implemented for initial values")
@@ -638,8 +628,6 @@ def _grw_batch(axis, args, dims, *, computation, **params):
 
 def _grw_jvp(primals, tangents, *, computation, **params):
   """Reduces (primal, tangent) pairs jointly with the JVP of ``computation``."""
-  from xjax._src.core.jaxpr import eval_jaxpr
-  from xjax._src.interpreters.staging import trace_to_jaxpr
   n = len(primals) // 2
   if any(type(t) is not Zero for t in tangents[n:]):
     raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
@@ -686,7 +674,6 @@ def _init_like(init, dtype):
 
 def _generic_reduce_window(operand, init_value, computation, window_dimensions,
                            window_strides, padding, base_dilation, window_dilation):
-  from xjax._src.foundations import tree_util
   flat_ops, tree = tree_util.tree_flatten(operand)
   flat_inits, init_tree = tree_util.tree_flatten(init_value)
   if tree != init_tree:
@@ -704,7 +691,6 @@ def _generic_reduce_window(operand, init_value, computation, window_dimensions,
       raise ValueError("reduce_window output must have the same tree structure as the "
                        f"operands {tree} vs. {out_tree}")
     return out_flat
-  from xjax._src.interpreters.staging import trace_to_jaxpr
   jaxpr = trace_to_jaxpr(flat_computation, avals + avals)
   params = _window_params(flat_ops[0], window_dimensions, window_strides, padding,
                           base_dilation, window_dilation)
@@ -793,8 +779,6 @@ def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
   """A locally connected (unshared) convolution: a separate kernel at each output position.
   ``rhs``'s spatial dimensions are the output's; its ``I`` dimension holds the input
   channels and window positions (channel-major), as ``conv_general_dilated_patches``."""
-  from xjax._src.primitives.lax.dot import _precision, dot_general
-  from xjax._src.primitives.lax.shapes import transpose
   p = _precision(precision)
   if p is not None and not isinstance(p, (str, tuple)):
     raise ValueError(f"Unsupported precision for conv_general_dilated_local: {precision}")
