@@ -162,6 +162,7 @@ def unbroadcast(ct, aval: ShapedArray):
   ct_aval = get_aval(ct)
   if ct_aval.shape == aval.shape:
     return ct
+  # reductions builds on elementwise: a transpose sums broadcast cotangents with it
   from xjax._src.primitives.lax import reductions
   if aval.ndim == 0:
     return reductions.reduce_sum(ct, tuple(range(ct_aval.ndim)))
@@ -478,6 +479,7 @@ def _stored_keys_compare(prim, any_word: bool):
   """Comparing PRNG keys: compare their stored words, then combine over each key's words
   (equal keys agree in every word; unequal keys differ in some word)."""
   def compare_words(x, y):
+    # reductions builds on elementwise: the key comparison combines words with it
     from xjax._src.primitives.lax.reductions import reduce_and, reduce_or
     shape = np.broadcast_shapes(get_aval(x).shape, get_aval(y).shape)
     x, y = (_broadcast_stored(v, shape) for v in (x, y))
@@ -486,7 +488,6 @@ def _stored_keys_compare(prim, any_word: bool):
 
 
 def _broadcast_stored(x, shape):
-  from xjax._src.primitives.lax.shapes import broadcast_in_dim
   aval = get_aval(x)
   if aval.shape == shape:
     return x
@@ -1007,6 +1008,7 @@ def _convert_extended(operand, new_dtype):
   src = get_aval(operand).dtype
   dst = new_dtype if isinstance(new_dtype, dtypes.ExtendedDType) else dtypes.dtype(new_dtype)
   if getattr(src, "allow_conversion", False) or getattr(dst, "allow_conversion", False):
+    # extended_arrays builds on elementwise: convert_element_type defers to it for extended dtypes
     from xjax._src.primitives.lax import extended_arrays
     return extended_arrays.convert(operand, dst)
   if src != dst:

@@ -588,6 +588,7 @@ def pcast(x, axis_name, *, to: str):
                               "types; only to='varying' is supported.")
   if current_trace() is not eval_trace:  # (called eagerly: the identity)
     check_bound(axis_name, "pvary")
+  # shard_map builds on parallel's collectives; pcast asks which axes its bodies make manual
   from xjax._src.primitives.lax.shard_map import manual_axis_names
   axes = tuple(n for n in _names(axis_name) if n in manual_axis_names())
   if not axes:

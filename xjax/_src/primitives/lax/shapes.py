@@ -92,6 +92,7 @@ def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
 
 
 def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+  # reductions builds on shapes: a transpose sums the cotangent with it
   from xjax._src.primitives.lax.reductions import reduce_sum
   if type(ct) is Zero:
     return [Zero(x.aval)]
@@ -173,6 +174,7 @@ def broadcast(operand, sizes: Sequence[int], out_sharding=None):
 
 def full(shape, fill_value, dtype=None, *, sharding=None):
   """An array of ``shape`` filled with ``fill_value``."""
+  # elementwise builds on shapes (broadcasting): the fill value is converted with it
   from xjax._src.primitives.lax.elementwise import convert_element_type
   shape = _shape_tuple(shape, "full")
   if np.shape(fill_value) if not hasattr(fill_value, "aval") else get_aval(fill_value).shape:
@@ -712,6 +714,7 @@ def _pad_lowering(ctx, x, pv, *, padding_config):
 
 
 def _pad_transpose(ct, x, pv, *, padding_config):
+  # reductions builds on shapes: a transpose sums the cotangent with it
   from xjax._src.primitives.lax.reductions import reduce_sum
   if type(ct) is Zero:
     return [Zero(x.aval) if ad.is_undefined(x) else None,
@@ -727,6 +730,7 @@ def _pad_transpose(ct, x, pv, *, padding_config):
   if ad.is_undefined(pv):
     total = reduce_sum(ct, tuple(range(get_aval(ct).ndim)))
     inner = reduce_sum(operand_ct, tuple(range(get_aval(operand_ct).ndim)))
+    # elementwise builds on shapes: the padding value's cotangent is a difference
     from xjax._src.primitives.lax.elementwise import sub
     out_pv = sub(total, inner)
   return [out_x, out_pv]
@@ -735,6 +739,7 @@ def _pad_transpose(ct, x, pv, *, padding_config):
 def _pad_batch(axis, args, dims, *, padding_config):
   (x, pv), (xd, pvd) = args, dims
   if pvd is not None:  # pad with zeros, then select the per-example value where padded
+    # elementwise builds on shapes: a batched padding value is selected in
     from xjax._src.primitives.lax.elementwise import select_n
     x = batching.bdim_to_front(x, xd, axis.size)
     aval = get_aval(x)
@@ -880,11 +885,13 @@ def _index_scalars(start_indices, name, operand, allow_negative_indices=True):
   """The start indices as scalars of one integer type; a negative traced index counts from
   the end unless ``allow_negative_indices`` (a bool, or one per index) says it cannot be
   negative (then no wrapping select is emitted, as scan's own indexing does in JAX)."""
+  # elementwise builds on shapes (broadcasting): the start indices are converted with it
   from xjax._src.primitives.lax.elementwise import convert_element_type
   shape = get_aval(operand).shape
   if len(start_indices) != len(shape):
     raise ValueError(f"Length of slice indices must match number of operand dimensions "
                      f"({len(start_indices)} vs {shape})")
+  # elementwise builds on shapes: negative traced indices wrap with it
   from xjax._src.primitives.lax.elementwise import add, lt, select_n
   wraps = ([allow_negative_indices] * len(shape) if isinstance(allow_negative_indices, bool)
            else list(allow_negative_indices))
@@ -997,6 +1004,7 @@ def empty(shape, dtype, *, out_sharding=None):
 
 def shape_as_value(shape):
   """``shape`` as an int32 array."""
+  # elementwise builds on shapes (broadcasting): the shape is converted with it
   from xjax._src.primitives.lax.elementwise import convert_element_type
   return convert_element_type(np.asarray(shape, np.int32).reshape(-1), np.int32)
 
@@ -1050,6 +1058,7 @@ array_builders.broadcast_in_dim = broadcast_in_dim
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
   """An array like ``x`` (its shape and dtype, unless given) filled with ``fill_value``."""
+  # elementwise builds on shapes (broadcasting): the fill value is converted with it
   from xjax._src.primitives.lax.elementwise import convert_element_type
   aval = get_aval(x)
   shape = aval.shape if shape is None else shape
