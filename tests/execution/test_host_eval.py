@@ -310,3 +310,61 @@ def test_transcendental_functions_run_compiled():
   out = jnp.sin(x)
   assert out._host is None
   np.testing.assert_array_equal(out, xjax.jit(jnp.sin)(device(np.asarray(x))))
+
+
+SHORTCUTS = [
+    lambda x: x[1], lambda x: x[-1], lambda x: x[1:], lambda x: x[::-2], lambda x: x[5:1:-1],
+    lambda x: x[0, 1], lambda x: x[:, 1], lambda x: x[-1, ::2], lambda x: x[1:100],
+    lambda x: x[7], lambda x: x[-9],  # out of range: clamped, as JAX does
+    lambda x: jnp.concatenate([x, x]), lambda x: jnp.concatenate([x, x], -1),
+    lambda x: jnp.concatenate((x, x[:1]), 0), lambda x: jnp.stack([x, x]),
+    lambda x: jnp.stack([x, x], -1), lambda x: jnp.stack((x, x, x), 1),
+]
+BAD_SHORTCUTS = [
+    lambda x: x[0, 0, 0, 0], lambda x: x[::0], lambda x: x[1.5],
+    lambda x: jnp.concatenate([x, x], 5), lambda x: jnp.concatenate([x, x[0]]),
+    lambda x: jnp.stack([x, x[:1]]), lambda x: jnp.stack([x, x], 9),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SHORTCUTS)))
+def test_host_shortcuts_of_indexing_and_joining_equal_the_general_path(case):
+  """Basic indexing, jnp.concatenate and jnp.stack of host Arrays take NumPy directly."""
+  fun = SHORTCUTS[case]
+  for value in (np.arange(6.0).reshape(2, 3), np.arange(5, dtype=np.int32), [1.5, 2.5]):
+    x = jnp.asarray(value)
+    try:
+      expected = fun(device(np.asarray(x)))
+    except (TypeError, ValueError, IndexError):
+      continue
+    out = fun(x)
+    assert out._host is not None
+    assert out.aval.update(weak_type=False) == expected.aval.update(weak_type=False)
+    np.testing.assert_array_equal(out, expected)
+  weak = jnp.full((2, 3), 2.0)  # weakly typed: kept as the general path keeps it
+  assert weak.weak_type and weak._host is not None
+  assert fun(weak).weak_type == xjax.jit(fun)(weak).weak_type
+
+
+@pytest.mark.parametrize("case", range(len(BAD_SHORTCUTS)))
+def test_host_shortcuts_leave_bad_indices_to_the_general_path(case):
+  fun = BAD_SHORTCUTS[case]
+  x = jnp.asarray(np.arange(6.0).reshape(2, 3))
+  with pytest.raises(Exception) as on_device:
+    fun(device(np.asarray(x)))
+  with pytest.raises(on_device.type):
+    fun(x)
+
+
+def test_host_shortcuts_are_staged_under_transformations():
+  x = jnp.asarray([1.0, 2.0, 3.0])
+  jaxpr = xjax.make_jaxpr(lambda: (x + x, x[1], jnp.concatenate([x, x])))()
+  names = [e.primitive.name for e in jaxpr.jaxpr.eqns]
+  assert "add" in names and "concatenate" in names and "squeeze" in names
+
+
+def test_array_of_python_floats():
+  for value in ([1.0, 2.0, 3.0], [0.1], [1e-40, 1.0]):
+    out = jnp.array(value)
+    assert out.dtype == xjax.dtypes.canonicalize_dtype(np.float64) and not out.weak_type
+    np.testing.assert_array_equal(out, np.array(value, out.dtype))

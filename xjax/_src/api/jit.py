@@ -422,6 +422,16 @@ class _UnhashableAux:
       return False
 
 
+def _leaf_key(x):
+  """A leaf's entry in a fast-path key (see ``_fast_walk``), or None for other leaves."""
+  kind = type(x)
+  if kind is Array:
+    return None if x._committed else x.aval
+  if kind in _SCALAR_TYPES and (kind is not int or _INT32_MIN <= x <= _INT32_MAX):
+    return kind
+  return None
+
+
 def _fast_walk(xs, key: list, leaves: list) -> bool:
   """Appends the signature of the arguments ``xs`` on jit's fast path to ``key`` and their
   leaves to ``leaves``; False when a leaf is not an uncommitted Array or a Python scalar.
@@ -430,13 +440,11 @@ def _fast_walk(xs, key: list, leaves: list) -> bool:
   aux data, then its children and ``_END``."""
   for x in xs:
     kind = type(x)
-    if kind is Array:
-      if x._committed:
+    if kind is Array or kind in _SCALAR_TYPES:
+      leaf = _leaf_key(x)
+      if leaf is None:
         return False
-      key.append(x.aval)
-      leaves.append(x)
-    elif kind in _SCALAR_TYPES and (kind is not int or _INT32_MIN <= x <= _INT32_MAX):
-      key.append(kind)
+      key.append(leaf)
       leaves.append(x)
     elif kind is dict:   # the common containers, as their nodes flatten them
       try:
@@ -664,6 +672,18 @@ class PjitFunction:
       remove_internal_frames(e)
       raise  # a bare raise does not add this frame back
     return self.fun(*args, **kwargs)
+
+  def call_on_host(self, x, y):
+    """``self(x, y)`` for two leaves (Arrays or Python scalars), computed on the host when
+    the fast path holds a HostCall for their types and both are host values; else None.
+    The Array operators' shortcut: their key is made without walking the arguments."""
+    if current_trace() is not eval_trace or not _plain_dispatch[0]:
+      return None
+    try:
+      hit = self._fast.get((config._trace_token, _leaf_key(x), _leaf_key(y)))
+    except TypeError:
+      return None
+    return hit.on_host([x, y]) if type(hit) is HostCall else None
 
   def _fast_call_walk(self, args, kwargs, key: list, leaves: list) -> bool:
     """``_fast_walk`` of a call with static or keyword arguments: the key first holds the
@@ -1182,7 +1202,7 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
                         host_eval=True)
 
   @wraps(fun)
-  def call(*args, **kwargs):
+  def call(*args, **kwargs):  # (with ``call.on_host``, ``jitted.call_on_host``, below)
     trace = current_trace()
     if trace is eval_trace or staged is not None:
       try:
@@ -1194,6 +1214,7 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
       _check_statics_hashable(*_split_args(args, kwargs, jitted._static_argnums,
                                            jitted._static_argnames)[2:])
     return fun(*args, **kwargs)
+  call.on_host = jitted.call_on_host
   return call
 
 

@@ -454,16 +454,17 @@ class _HostAval:
     self.ndim = len(shape)
 
 
-def put(value: np.ndarray, device) -> DeviceBuffer:
+def put(value: np.ndarray, device, own: bool = False) -> DeviceBuffer:
   """Copies a host array to ``device`` (asynchronously); float0 values, which hold no
-  data, are held as booleans."""
+  data, are held as booleans. On a CPU the buffer may alias the array's memory; with
+  ``own`` it never does (it can then be donated, and outlives changes to the array)."""
   value = np.asarray(value)
   if value.dtype == dtypes.float0:
     value = np.zeros(value.shape, np.bool_)
   if not value.flags.c_contiguous:
     value = np.ascontiguousarray(value)
   aval = _HostAval(value.shape, value.dtype)
-  return _xc.batched_device_put(aval, _placement(device), [value], [device], True,
+  return _xc.batched_device_put(aval, _placement(device), [value], [device], True, own,
                                 enable_x64=True)
 
 

@@ -69,10 +69,9 @@ class Array:
     """The device buffer, made from the host value the first time it is asked for."""
     buf = self._b
     if buf is None:
-      # A private copy: on the CPU the buffer may alias the memory it is made from, and a
-      # host value's memory can be shared by other arrays (views, copies), which a donation
-      # of this buffer must not overwrite.
-      buf = self._b = runtime.put(np.array(self._host), runtime.default_device())
+      # a buffer of its own: a host value's memory can be shared by other arrays (views,
+      # copies), which a donation of this buffer must not overwrite
+      buf = self._b = runtime.put(self._host, runtime.default_device(), own=True)
     return buf
 
   @_buf.setter
@@ -445,11 +444,14 @@ def make_array(value, device=None, committed=False, weak_type: bool | None = Non
                dtype=None) -> Array:
   """A new Array holding a copy of a host value (Python scalar or NumPy array): a host
   value where it can be one (see ``host_values.usable``), else on ``device``."""
-  aval = values.get_aval(value)
-  if dtype is not None:
-    aval = ShapedArray(aval.shape, dtypes.canonicalize_dtype(dtype), aval.weak_type)
-  if weak_type is not None:
-    aval = aval.update(weak_type=weak_type)
+  if dtype is not None and weak_type is not None and type(value) is np.ndarray:
+    aval = ShapedArray(value.shape, dtypes.canonicalize_dtype(dtype), weak_type)
+  else:
+    aval = values.get_aval(value)
+    if dtype is not None:
+      aval = ShapedArray(aval.shape, dtypes.canonicalize_dtype(dtype), aval.weak_type)
+    if weak_type is not None:
+      aval = aval.update(weak_type=weak_type)
   host = np.asarray(value, dtype=aval.dtype)
   if device is None and not committed and host_values.usable(host) and host_values.enabled():
     if host is value or host.base is not None:  # the caller's memory: not ours to freeze

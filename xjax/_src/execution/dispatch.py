@@ -15,6 +15,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, errors, tree_util
 from xjax._src.execution import host_eval, spmd
+from xjax._src.execution.result_checks import check_special_values, checks_results
 from xjax._src.execution.array import SCALAR_CACHE_SIZE, Array, from_buffer
 from xjax._src.foundations.config import config
 from xjax._src.backend import lowering, runtime
@@ -195,7 +196,7 @@ def run_program(executable, bufs: list, args, out_avals, committed, name: str) -
     raise_if_deleted(args)
     raise
   results = wrap_results(outs, out_avals, committed)
-  if _debug["nans"] or _debug["infs"]:
+  if checks_results():
     check_special_values(name, results)
   return results
 
@@ -218,27 +219,6 @@ def clear_caches() -> None:
   _SCALAR_BUFFERS.clear()
 
 
-# ---------------------------------------------------------------------------------------
-# jax_debug_nans / jax_debug_infs: check every result on the host (slow; for debugging)
-
-_debug = {"nans": config.read("jax_debug_nans"), "infs": config.read("jax_debug_infs")}
-config.on_change("jax_debug_nans", lambda v: _debug.__setitem__("nans", bool(v)))
-config.on_change("jax_debug_infs", lambda v: _debug.__setitem__("infs", bool(v)))
-
-
-def check_special_values(name: str, outs) -> None:
-  for out in outs:
-    if not dtypes.is_inexact(out.dtype):
-      continue
-    value = np.asarray(out)
-    if _debug["nans"] and np.isnan(value).any():
-      raise FloatingPointError(f"invalid value (nan) encountered in {name}\n"
-                               f"  at {errors.user_frame()}")
-    if _debug["infs"] and np.isinf(value).any():
-      raise FloatingPointError(f"divide by zero (inf) encountered in {name}\n"
-                               f"  at {errors.user_frame()}")
-
-
 def params_key(params: dict) -> tuple:
   if len(params) < 2:
     return tuple(params.items())
@@ -252,7 +232,7 @@ def apply_primitive(prim, *args, **params):
   if runtime.several_devices and _any_spread(args):
     return spmd.apply_primitive(prim, args, params)
   avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
-  if prim.host_kernel is not None and not (_debug["nans"] or _debug["infs"]):
+  if prim.host_kernel is not None and not checks_results():
     results = _apply_on_host(prim, args, avals, params)
     if results is not None:
       return results if prim.multiple_results else results[0]

@@ -25,9 +25,11 @@ import numpy as np
 from xjax._src.foundations import tree_util
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import Literal
+from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.execution.array import Array, from_host
 from xjax._src.execution.host_values import (HOST_DTYPES, HOST_MAX_SIZE, TINY, enabled,
                                              has_subnormals, usable)
+from xjax._src.execution.result_checks import checks_results
 
 # Equations in a jitted function that still runs op by op on the host: beyond, one compiled
 # call costs less than an interpreted loop.
@@ -309,20 +311,79 @@ class HostCall:
     self._unflatten = None if out_tree is None else tree_util.unflattener(out_tree)
 
   def __call__(self, leaves: list, *arguments):
+    out = self.on_host(leaves)
+    if out is not None:
+      return out
+    if self._compiled is None:
+      self._compiled = self._compiled_call()
+    return self._compiled(leaves, *arguments)
+
+  def on_host(self, leaves: list):
+    """The results computed on the host, or None where an argument is no host value."""
     values = []
     for x, aval in zip(leaves, self._avals):
       value = x._host if type(x) is Array else host_value(x, aval)
       if value is None:
-        return self._on_device(leaves, arguments)
+        return None
       values.append(value)
     if not enabled():
-      return self._on_device(leaves, arguments)
+      return None
     outs = self._run(values)
     if self._unflatten is None:
       return make(outs[0], self._out_avals[0])
     return self._unflatten([make(v, a) for v, a in zip(outs, self._out_avals)])
 
-  def _on_device(self, leaves, arguments):
-    if self._compiled is None:
-      self._compiled = self._compiled_call()
-    return self._compiled(leaves, *arguments)
+
+def shortcuts_apply() -> bool:
+  """Whether a library function may compute on host values directly now: outside every
+  transformation (a staging trace records the operations instead), without result checks
+  (jax_debug_nans/infs), with host values in use."""
+  return current_trace() is eval_trace and not checks_results() and enabled()
+
+
+def basic_index(x: Array, index):
+  """``x[index]`` of a host Array computed on the host, for an int, a slice, or a tuple of
+  them within its rank (ints in range, int or None bounds); None for any other index,
+  which the indexing machinery then takes (and explains)."""
+  shape = x.aval.shape
+  kind = type(index)
+  if kind is int or kind is slice:
+    index = (index,)
+  elif kind is not tuple or len(index) > len(shape):
+    return None
+  for entry, size in zip(index, shape):
+    kind = type(entry)
+    if kind is int:
+      if not -size <= entry < size:
+        return None
+    elif kind is not slice or not all(b is None or type(b) is int for b in (
+        entry.start, entry.stop, entry.step)) or entry.step == 0:
+      return None
+  value = x._host[index]
+  return make(value, ShapedArray(np.shape(value), x.aval.dtype, x.aval.weak_type))
+
+
+def join(arrays, axis, stack: bool):
+  """``jnp.stack`` (``stack``) or ``jnp.concatenate`` of a list or tuple of host Arrays of
+  one dtype, computed on the host; None for anything else (other operands, mismatched
+  shapes, an axis out of range), which the library function then takes (and explains)."""
+  if type(arrays) not in (list, tuple) or not arrays or type(axis) is not int:
+    return None
+  aval = arrays[0].aval if type(arrays[0]) is Array else None
+  if aval is None or (aval.ndim == 0 and not stack):
+    return None
+  rank = aval.ndim + stack
+  if not -rank <= axis < rank:
+    return None
+  axis %= rank
+  values, weak = [], True
+  for x in arrays:
+    if type(x) is not Array or x._host is None or x.aval.dtype != aval.dtype or (
+        x.aval.shape != aval.shape if stack else
+        x.aval.ndim != aval.ndim or any(a != b for d, (a, b) in enumerate(
+            zip(x.aval.shape, aval.shape)) if d != axis)):
+      return None
+    weak = weak and x.aval.weak_type
+    values.append(x._host)
+  value = np.stack(values, axis) if stack else np.concatenate(values, axis)
+  return make(value, ShapedArray(value.shape, aval.dtype, weak))

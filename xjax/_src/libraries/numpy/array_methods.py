@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax._src.execution import basearray
+from xjax._src.execution import basearray, host_eval
 from xjax._src.execution.array import Array
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
@@ -13,7 +13,14 @@ from xjax._src.libraries.numpy.shaping import reshape, transpose
 
 
 def _defer(binary, swap=False):
+  # a host Array's shortcut: the jitted function's host result, if it has one at hand
+  on_host = getattr(getattr(binary, "_vectorized", binary), "on_host", None)
+
   def op(self, other):
+    if on_host is not None and type(self) is Array and self._host is not None:
+      out = on_host(other, self) if swap else on_host(self, other)
+      if out is not None:
+        return out
     if not _is_operand(other):
       return NotImplemented
     return binary(other, self) if swap else binary(self, other)
@@ -38,6 +45,10 @@ def _iter_rows(self):
 
 
 def _getitem(self, idx):
+  if type(self) is Array and self._host is not None and host_eval.shortcuts_apply():
+    out = host_eval.basic_index(self, idx)
+    if out is not None:
+      return out
   return getitem(self, idx)
 
 

@@ -67,6 +67,10 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
   """A new Array from a scalar, NumPy array, nested sequence, or Array/tracer."""
   _check_order(order)
   dt = _requested_dtype(dtype, "array")
+  if type(object) is list and dt is None and ndmin == 0 and _all_floats(object):
+    # the common case first: a list of Python floats (a strongly typed default float)
+    dt = dtypes.default_float_dtype()
+    return make_array(np.array(object, dt), dtype=dt, weak_type=False)
   if isinstance(object, (Array, Tracer)):
     out = object if dt is None else lax.convert_element_type(object, dt)
   elif isinstance(object, (list, tuple)) and _must_stack_on_device(object):
@@ -102,6 +106,13 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
   if ndmin > get_aval(out).ndim:
     out = lax.reshape(out, (1,) * (ndmin - get_aval(out).ndim) + get_aval(out).shape)
   return out
+
+
+def _all_floats(seq) -> bool:
+  for o in seq:
+    if type(o) is not float:
+      return False
+  return bool(seq)
 
 
 def _must_stack_on_device(seq) -> bool:

@@ -6,6 +6,7 @@ import numpy as np
 
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.values import get_aval
+from xjax._src.execution import host_eval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
@@ -143,6 +144,10 @@ def concatenate(arrays, axis=0, dtype=None):
     return _concatenate_array(arrays, axis, dtype)
   if not arrays:
     raise ValueError("Need at least one array to concatenate.")
+  if dtype is None and host_eval.shortcuts_apply():
+    out = host_eval.join(arrays, axis, stack=False)
+    if out is not None:
+      return out
   check_arraylike("concatenate", *arrays)
   arrays = [_as_array(a) for a in arrays]
   if any(get_aval(a).ndim == 0 for a in arrays):
@@ -169,6 +174,10 @@ def stack(arrays, axis=0, out=None, dtype=None):
     ndim = get_aval(arrays).ndim
     axis = canonical_axis(axis, ndim)
     return concatenate(lax.expand_dims(_as_array(arrays), (axis + 1,)), axis, dtype=dtype)
+  if dtype is None and host_eval.shortcuts_apply():
+    out = host_eval.join(arrays, axis, stack=True)
+    if out is not None:
+      return out
   check_arraylike("stack", *arrays)
   if dtype is not None:
     arrays = [asarray(a, dtype=dtype) for a in arrays]
