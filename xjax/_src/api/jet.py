@@ -23,7 +23,36 @@ from xjax._src.primitives.custom_derivatives import custom_jvp_call_p, custom_vj
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.interpreters.ad import JVPTracer
 from xjax._src.api.jit import jit_p
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.bit_conversions import bitcast_convert_type_p
+from xjax._src.primitives.lax.control_flow.associative import associative_scan
+from xjax._src.primitives.lax.cumulative import cummax_p, cummin_p, cumprod_p, cumsum_p
+from xjax._src.primitives.lax.device_put import device_put_p
+from xjax._src.primitives.lax.dot import dot_general_p
+from xjax._src.primitives.lax.elementwise import (abs as lax_abs, abs_p, acosh_p, add, add_p, and_p,
+                                                  asinh_p, atan2, atan2_p, atanh_p, ceil_p, clamp_p,
+                                                  complex_p, conj_p, convert_element_type,
+                                                  convert_element_type_p, cos as lax_cos, cos_p,
+                                                  cosh, cosh_p, div, div_p, eq, eq_p, erf_inv,
+                                                  erf_inv_p, erf_p, erfc, erfc_p, exp, exp_p, expm1,
+                                                  expm1_p, floor, floor_p, ge_p, gt, gt_p, imag_p,
+                                                  integer_pow_p, is_finite_p, le_p, lgamma, log,
+                                                  log1p, log1p_p, log_p, logistic, logistic_p, lt,
+                                                  lt_p, max as lax_max, max_p, min as lax_min,
+                                                  min_p, mul, mul_p, ne_p, neg, neg_p, not_p, or_p,
+                                                  pow_p, real_p, rem_p, rsqrt_p, select, select_n,
+                                                  select_n_p, shift_left_p,
+                                                  shift_right_arithmetic_p, shift_right_logical_p,
+                                                  sign_p, sin as lax_sin, sin_p, sinh, sinh_p, sqrt,
+                                                  sqrt_p, square, square_p, sub_p, tanh_p, xor_p)
+from xjax._src.primitives.lax.gather_scatter import gather_p, scatter_add_p
+from xjax._src.primitives.lax.reductions import reduce_max_p, reduce_min_p, reduce_sum, reduce_sum_p
+from xjax._src.primitives.lax.rounding import round_p
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcast_in_dim_p, broadcast_shapes,
+                                             concatenate_p, dynamic_slice_p, dynamic_update_slice_p,
+                                             full, full_like, pad_p, reshape, reshape_p, rev_p,
+                                             slice_p, squeeze_p, transpose_p)
+from xjax._src.primitives.lax.stacking import split_p, stack_p, unstack_p
+from xjax._src.primitives.lax.windowed import conv_general_dilated_p, reduce_window_sum_p
 from xjax._src.primitives.lax.stop_gradient import stop_gradient_p
 from xjax._src.interpreters.higher_order import trace_hoisted
 from xjax._src.primitives.lax.elementwise import _const, add_any_p, copy_p
@@ -111,7 +140,7 @@ def _instantiate(x, terms, order: int) -> list:
   if terms is zero_series:
     terms = [zero_term] * order
   aval = get_aval(x)
-  return [lax.full(aval.shape, 0, aval.dtype) if t is zero_term else t for t in terms]
+  return [full(aval.shape, 0, aval.dtype) if t is zero_term else t for t in terms]
 
 
 def _jet_flat(fun: Callable, primals, series, order: int):
@@ -122,7 +151,7 @@ def _jet_flat(fun: Callable, primals, series, order: int):
     ins = [JetTracer(trace, p, list(s)) for p, s in zip(primals, series)]
     pairs = [trace.to_primal_terms_pair(o) for o in fun(*ins)]
   out_primals = [p for p, _ in pairs]
-  out_series = [[lax.full_like(p, 0)] * order if s is zero_series else list(s)
+  out_series = [[full_like(p, 0)] * order if s is zero_series else list(s)
                 for p, s in pairs]
   return out_primals, out_series
 
@@ -132,7 +161,7 @@ def _jet_flat(fun: Callable, primals, series, order: int):
 
 def fact(n):
   """``n!`` as a float array (``exp(lgamma(n + 1))``)."""
-  return lax.exp(lax.lgamma(n + 1.))
+  return exp(lgamma(n + 1.))
 
 
 @api_boundary
@@ -242,19 +271,19 @@ def _integrate(c, u, v0):
 # ---------------------------------------------------------------------------------------
 # Rules without derivatives or linear in their operands
 
-for _p in (lax.le_p, lax.lt_p, lax.gt_p, lax.ge_p, lax.eq_p, lax.ne_p, lax.not_p,
-           lax.and_p, lax.or_p, lax.xor_p, lax.floor_p, lax.ceil_p, lax.round_p, lax.sign_p,
-           stop_gradient_p, lax.is_finite_p, lax.shift_left_p,
-           lax.shift_right_arithmetic_p, lax.shift_right_logical_p,
-           lax.bitcast_convert_type_p):
+for _p in (le_p, lt_p, gt_p, ge_p, eq_p, ne_p, not_p,
+           and_p, or_p, xor_p, floor_p, ceil_p, round_p, sign_p,
+           stop_gradient_p, is_finite_p, shift_left_p,
+           shift_right_arithmetic_p, shift_right_logical_p,
+           bitcast_convert_type_p):
   defzero(_p)
 
-for _p in (lax.neg_p, lax.real_p, lax.complex_p, lax.conj_p, lax.imag_p, lax.add_p,
-           add_any_p, lax.sub_p, lax.convert_element_type_p, lax.broadcast_in_dim_p,
-           lax.concatenate_p, lax.split_p, lax.stack_p, lax.unstack_p, lax.pad_p,
-           lax.reshape_p, lax.squeeze_p, lax.rev_p, lax.transpose_p, lax.slice_p,
-           lax.reduce_sum_p, lax.reduce_window_sum_p, fft_p, copy_p, lax.device_put_p,
-           lax.cumsum_p):
+for _p in (neg_p, real_p, complex_p, conj_p, imag_p, add_p,
+           add_any_p, sub_p, convert_element_type_p, broadcast_in_dim_p,
+           concatenate_p, split_p, stack_p, unstack_p, pad_p,
+           reshape_p, squeeze_p, rev_p, transpose_p, slice_p,
+           reduce_sum_p, reduce_window_sum_p, fft_p, copy_p, device_put_p,
+           cumsum_p):
   deflinear(_p)
 
 
@@ -268,8 +297,8 @@ def _linear_in_first(prim):
   return rule
 
 
-jet_rules[lax.dynamic_slice_p] = _linear_in_first(lax.dynamic_slice_p)
-jet_rules[lax.gather_p] = _linear_in_first(lax.gather_p)
+jet_rules[dynamic_slice_p] = _linear_in_first(dynamic_slice_p)
+jet_rules[gather_p] = _linear_in_first(gather_p)
 
 
 def _linear_in_two(prim, second: int):
@@ -285,68 +314,68 @@ def _linear_in_two(prim, second: int):
   return rule
 
 
-jet_rules[lax.dynamic_update_slice_p] = _linear_in_two(lax.dynamic_update_slice_p, 1)
-jet_rules[lax.scatter_add_p] = _linear_in_two(lax.scatter_add_p, 2)
+jet_rules[dynamic_update_slice_p] = _linear_in_two(dynamic_update_slice_p, 1)
+jet_rules[scatter_add_p] = _linear_in_two(scatter_add_p, 2)
 
 
 def _select_n_rule(primals_in, series_in):
   which, *cases = primals_in
-  return (lax.select_n(which, *cases),
-          [lax.select_n(which, *terms) for terms in zip(*series_in[1:])])
+  return (select_n(which, *cases),
+          [select_n(which, *terms) for terms in zip(*series_in[1:])])
 
 
-jet_rules[lax.select_n_p] = _select_n_rule
+jet_rules[select_n_p] = _select_n_rule
 
 
 # ---------------------------------------------------------------------------------------
 # Rules from derivatives and compositions
 
 def _erf_deriv(x):
-  return lax.mul(_const(x, 2. / np.sqrt(np.pi)), lax.exp(lax.neg(lax.square(x))))
+  return mul(_const(x, 2. / np.sqrt(np.pi)), exp(neg(square(x))))
 
 
-def_deriv(lax.erf_p, _erf_deriv)
+def_deriv(erf_p, _erf_deriv)
 
-def_comp(lax.sqrt_p, lambda x: x ** 0.5)
-def_comp(lax.square_p, lambda x: x * x)
-def_comp(lax.rsqrt_p, lambda x: x ** -0.5)
-def_comp(lax.asinh_p, lambda x: lax.log(x + lax.sqrt(lax.square(x) + 1)))
-def_comp(lax.acosh_p, lambda x: lax.log(x + lax.sqrt(lax.square(x) - 1)))
-def_comp(lax.atanh_p, lambda x: 0.5 * lax.log(lax.div(1 + x, 1 - x)))
-def_comp(lax.clamp_p, lambda lo, x, hi: lax.min(lax.max(lo, x), hi))
+def_comp(sqrt_p, lambda x: x ** 0.5)
+def_comp(square_p, lambda x: x * x)
+def_comp(rsqrt_p, lambda x: x ** -0.5)
+def_comp(asinh_p, lambda x: log(x + sqrt(square(x) + 1)))
+def_comp(acosh_p, lambda x: log(x + sqrt(square(x) - 1)))
+def_comp(atanh_p, lambda x: 0.5 * log(div(1 + x, 1 - x)))
+def_comp(clamp_p, lambda lo, x, hi: lax_min(lax_max(lo, x), hi))
 
 
 def _rem_rule(primals_in, series_in):
   # x - y * floor(x / y) has rem's terms (floor's are zero); its value is rem's only where
   # x / y >= 0, so the value comes from rem itself.
-  _, series = jet2(lambda x, y: x - y * lax.floor(x / y), primals_in, series_in)
-  return lax.rem_p.bind(*primals_in), series
+  _, series = jet2(lambda x, y: x - y * floor(x / y), primals_in, series_in)
+  return rem_p.bind(*primals_in), series
 
 
-jet_rules[lax.rem_p] = _rem_rule
+jet_rules[rem_p] = _rem_rule
 
 
 def _cumulative_rule(combine: Callable):
   """cumprod/cummax/cummin through a prefix scan of ``combine``, whose pieces have rules
   (the windowed reduction XLA may use has none)."""
   def rule(primals_in, series_in, *, axis: int, reverse: bool):
-    scan = partial(lax.associative_scan, combine, axis=axis, reverse=reverse)
+    scan = partial(associative_scan, combine, axis=axis, reverse=reverse)
     return jet2(scan, primals_in, series_in)
   return rule
 
 
-jet_rules[lax.cumprod_p] = _cumulative_rule(lax.mul)
-jet_rules[lax.cummax_p] = _cumulative_rule(lax.max)
-jet_rules[lax.cummin_p] = _cumulative_rule(lax.min)
+jet_rules[cumprod_p] = _cumulative_rule(mul)
+jet_rules[cummax_p] = _cumulative_rule(lax_max)
+jet_rules[cummin_p] = _cumulative_rule(lax_min)
 
 
 def _integer_pow_rule(primals_in, series_in, *, y: int):
   if y == 0:
-    return jet2(lambda x: lax.full_like(x, 1), primals_in, series_in)
+    return jet2(lambda x: full_like(x, 1), primals_in, series_in)
   p, terms = jet2(lambda x: _power_by_squaring(x, abs(y)), primals_in, series_in)
   if y > 0:
     return p, terms
-  return _div_rule([lax.full_like(p, 1), p], [[lax.full_like(t, 0) for t in terms], terms])
+  return _div_rule([full_like(p, 1), p], [[full_like(t, 0) for t in terms], terms])
 
 
 def _power_by_squaring(x, n: int):
@@ -354,14 +383,14 @@ def _power_by_squaring(x, n: int):
   result = None
   while n:
     if n % 2:
-      result = x if result is None else lax.mul(x, result)
+      result = x if result is None else mul(x, result)
     n //= 2
     if n:
-      x = lax.mul(x, x)
+      x = mul(x, x)
   return result
 
 
-jet_rules[lax.integer_pow_p] = _integer_pow_rule
+jet_rules[integer_pow_p] = _integer_pow_rule
 
 
 # ---------------------------------------------------------------------------------------
@@ -377,25 +406,25 @@ def _exp_series(v0, u):
 
 def _exp_rule(primals_in, series_in):
   x, = primals_in
-  return _exp_series(lax.exp(x), [x] + series_in[0])
+  return _exp_series(exp(x), [x] + series_in[0])
 
 
-jet_rules[lax.exp_p] = _exp_rule
+jet_rules[exp_p] = _exp_rule
 
 
 def _pow_rule(primals_in, series_in):
   # x ** y = exp(y log x)
-  z0, zs = jet2(lambda x, y: lax.mul(y, lax.log(x)), primals_in, series_in)
-  return _exp_series(lax.pow_p.bind(*primals_in), [z0] + zs)
+  z0, zs = jet2(lambda x, y: mul(y, log(x)), primals_in, series_in)
+  return _exp_series(pow_p.bind(*primals_in), [z0] + zs)
 
 
-jet_rules[lax.pow_p] = _pow_rule
+jet_rules[pow_p] = _pow_rule
 
 
 def _logistic_series(x, terms):
   """(s, terms of s) for s = logistic(x): s' = e u' with e = s (1 - s)."""
   u = [x] + terms
-  v = [lax.logistic(x)]
+  v = [logistic(x)]
   e = [v[0] * (1 - v[0])]
   for k in range(1, len(u)):
     v.append(_term(e, u, k))
@@ -413,43 +442,43 @@ def _tanh_rule(primals_in, series_in):
   return 2 * s - 1, [2 * t for t in terms]
 
 
-jet_rules[lax.logistic_p] = _logistic_rule
-jet_rules[lax.tanh_p] = _tanh_rule
+jet_rules[logistic_p] = _logistic_rule
+jet_rules[tanh_p] = _tanh_rule
 
 
 def _log_rule(primals_in, series_in):
   x, = primals_in
   u = [x] + series_in[0]
-  v = [lax.log(x)]
+  v = [log(x)]
   for k in range(1, len(u)):   # u v' = u'
     conv = sum(j * v[j] * u[k - j] for j in range(1, k))
     v.append((u[k] - conv / k) / u[0])
   return v[0], v[1:]
 
 
-jet_rules[lax.log_p] = _log_rule
+jet_rules[log_p] = _log_rule
 
 
 # expm1 = exp - 1, log1p(x) = log(1 + x), erfc = 1 - erf: the terms of exp, log and erf,
 # the value from the primitive itself (exact near 0, where the composition is not).
 
 def _expm1_rule(primals_in, series_in):
-  return lax.expm1(primals_in[0]), _exp_rule(primals_in, series_in)[1]
+  return expm1(primals_in[0]), _exp_rule(primals_in, series_in)[1]
 
 
 def _log1p_rule(primals_in, series_in):
   x, = primals_in
-  return lax.log1p(x), _log_rule([lax.add(x, _const(x, 1))], series_in)[1]
+  return log1p(x), _log_rule([add(x, _const(x, 1))], series_in)[1]
 
 
 def _erfc_rule(primals_in, series_in):
-  _, terms = deriv_prop(lax.erf_p, _erf_deriv, primals_in, series_in)
-  return lax.erfc(primals_in[0]), [lax.neg(t) for t in terms]
+  _, terms = deriv_prop(erf_p, _erf_deriv, primals_in, series_in)
+  return erfc(primals_in[0]), [neg(t) for t in terms]
 
 
-jet_rules[lax.expm1_p] = _expm1_rule
-jet_rules[lax.log1p_p] = _log1p_rule
-jet_rules[lax.erfc_p] = _erfc_rule
+jet_rules[expm1_p] = _expm1_rule
+jet_rules[log1p_p] = _log1p_rule
+jet_rules[erfc_p] = _erfc_rule
 
 
 def _div_rule(primals_in, series_in):
@@ -463,18 +492,18 @@ def _div_rule(primals_in, series_in):
   return v[0], v[1:]
 
 
-jet_rules[lax.div_p] = _div_rule
+jet_rules[div_p] = _div_rule
 
 
 def _atan2_rule(primals_in, series_in):
   # atan2(x, y) = atan(x / y): integrate atan' = 1 / (1 + z^2) along z = x / y
-  z0, zs = jet2(lax.div, primals_in, series_in)
+  z0, zs = jet2(div, primals_in, series_in)
   one = _const(z0, 1)
-  c0, cs = jet2(lambda z: lax.div(one, 1 + lax.square(z)), (z0,), (zs,))
-  return _integrate([c0] + cs, [z0] + zs, lax.atan2(*primals_in))
+  c0, cs = jet2(lambda z: div(one, 1 + square(z)), (z0,), (zs,))
+  return _integrate([c0] + cs, [z0] + zs, atan2(*primals_in))
 
 
-jet_rules[lax.atan2_p] = _atan2_rule
+jet_rules[atan2_p] = _atan2_rule
 
 
 def _erf_inv_rule(primals_in, series_in):
@@ -483,10 +512,10 @@ def _erf_inv_rule(primals_in, series_in):
   x, = primals_in
   u = [x] + series_in[0]
   scale = np.sqrt(np.pi) / 2.
-  v = [lax.erf_inv(x)]
-  sq = [lax.square(v[0])]
-  ex = [lax.exp(sq[0])]
-  c = [lax.mul(scale, ex[0])]
+  v = [erf_inv(x)]
+  sq = [square(v[0])]
+  ex = [exp(sq[0])]
+  c = [mul(scale, ex[0])]
   for k in range(1, len(u)):
     v.append(_term(c, u, k))
     if k == len(u) - 1:
@@ -497,7 +526,7 @@ def _erf_inv_rule(primals_in, series_in):
   return v[0], v[1:]
 
 
-jet_rules[lax.erf_inv_p] = _erf_inv_rule
+jet_rules[erf_inv_p] = _erf_inv_rule
 
 
 def _sinusoid_rules(sin, cos, sign: int):
@@ -521,8 +550,8 @@ def _sinusoid_rules(sin, cos, sign: int):
   return sin_rule, cos_rule
 
 
-jet_rules[lax.sin_p], jet_rules[lax.cos_p] = _sinusoid_rules(lax.sin, lax.cos, -1)
-jet_rules[lax.sinh_p], jet_rules[lax.cosh_p] = _sinusoid_rules(lax.sinh, lax.cosh, 1)
+jet_rules[sin_p], jet_rules[cos_p] = _sinusoid_rules(lax_sin, lax_cos, -1)
+jet_rules[sinh_p], jet_rules[cosh_p] = _sinusoid_rules(sinh, cosh, 1)
 
 
 def _bilinear_rule(prim):
@@ -536,7 +565,7 @@ def _bilinear_rule(prim):
   return rule
 
 
-for _p in (lax.dot_general_p, lax.mul_p, lax.conv_general_dilated_p):
+for _p in (dot_general_p, mul_p, conv_general_dilated_p):
   jet_rules[_p] = _bilinear_rule(_p)
 
 
@@ -550,34 +579,34 @@ def _reduce_chooser_rule(prim):
     terms, = series_in
     out = prim.bind(operand, axes=axes, **params)
     kept = [1 if i in axes else d for i, d in enumerate(get_aval(operand).shape)]
-    chosen = lax.convert_element_type(lax.eq(operand, lax.reshape(out, kept)),
+    chosen = convert_element_type(eq(operand, reshape(out, kept)),
                                       get_aval(terms[0]).dtype)
-    counts = lax.reduce_sum(chosen, axes)
-    return out, [lax.div(lax.reduce_sum(lax.mul(t, chosen), axes), counts) for t in terms]
+    counts = reduce_sum(chosen, axes)
+    return out, [div(reduce_sum(mul(t, chosen), axes), counts) for t in terms]
   return rule
 
 
-jet_rules[lax.reduce_max_p] = _reduce_chooser_rule(lax.reduce_max_p)
-jet_rules[lax.reduce_min_p] = _reduce_chooser_rule(lax.reduce_min_p)
+jet_rules[reduce_max_p] = _reduce_chooser_rule(reduce_max_p)
+jet_rules[reduce_min_p] = _reduce_chooser_rule(reduce_min_p)
 
 
 def _abs_rule(primals_in, series_in):
   x, = primals_in
-  signs = lax.select(lax.lt(x, lax.full_like(x, 0, shape=())), lax.full_like(x, -1),
-                     lax.full_like(x, 1))
-  return lax.abs(x), [signs * t for t in series_in[0]]
+  signs = select(lt(x, full_like(x, 0, shape=())), full_like(x, -1),
+                     full_like(x, 1))
+  return lax_abs(x), [signs * t for t in series_in[0]]
 
 
-jet_rules[lax.abs_p] = _abs_rule
+jet_rules[abs_p] = _abs_rule
 
 
 def _broadcast_together(*xs):
-  shape = lax.broadcast_shapes(*(get_aval(x).shape for x in xs))
+  shape = broadcast_shapes(*(get_aval(x).shape for x in xs))
   out = []
   for x in xs:
     ndim = get_aval(x).ndim
     out.append(x if get_aval(x).shape == shape else
-               lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - ndim, len(shape)))))
+               broadcast_in_dim(x, shape, tuple(range(len(shape) - ndim, len(shape)))))
   return out
 
 
@@ -585,18 +614,18 @@ def _choose_rule(choose):
   """max/min: the chosen operand's terms, their mean where the operands tie."""
   def rule(primals_in, series_in):
     x, y = _broadcast_together(*primals_in)
-    first, tie = choose(x, y), lax.eq(x, y)
-    out = lax.select(first, x, y)
+    first, tie = choose(x, y), eq(x, y)
+    out = select(first, x, y)
 
     def pick(a, b):
       a, b = _broadcast_together(a, b)
-      return lax.select(tie, (a + b) / 2, lax.select(first, a, b))
+      return select(tie, (a + b) / 2, select(first, a, b))
     return out, [pick(a, b) for a, b in zip(*series_in)]
   return rule
 
 
-jet_rules[lax.max_p] = _choose_rule(lax.gt)
-jet_rules[lax.min_p] = _choose_rule(lax.lt)
+jet_rules[max_p] = _choose_rule(gt)
+jet_rules[min_p] = _choose_rule(lt)
 
 
 # ---------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import convert_element_type
+from xjax._src.primitives.lax.shapes import reshape
 from xjax._src.libraries.numpy import creation, shaping
 from xjax._src.foundations.tree_util import tree_flatten, tree_unflatten
 
@@ -30,9 +31,9 @@ class _Unravel:
                       f"dtype {self.flat_dtype}")
     leaves, start = [], 0
     for shape, dtype, size in zip(self.shapes, self.dtypes, self.sizes):
-      piece = lax.reshape(flat[start:start + size], shape)
+      piece = reshape(flat[start:start + size], shape)
       leaves.append(piece if dtype == self.flat_dtype
-                    else lax.convert_element_type(piece, dtype))
+                    else convert_element_type(piece, dtype))
       start += size
     return tree_unflatten(self.treedef, leaves)
 
@@ -46,7 +47,7 @@ def ravel_pytree(pytree):
   flat_dtype = (dtypes.result_type(*leaves) if leaves
                 else dtypes.canonicalize_dtype(np.float32))
   parts = [shaping.ravel(x if a.dtype == flat_dtype
-                         else lax.convert_element_type(x, flat_dtype))
+                         else convert_element_type(x, flat_dtype))
            for x, a in zip(leaves, avals)]
   flat = (shaping.concatenate(parts) if parts
           else creation.zeros((0,), flat_dtype))

@@ -10,7 +10,8 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.primitives.lax import gather_scatter as gs
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import add, max as lax_max, min as lax_min, mul
+from xjax._src.primitives.lax.shapes import broadcast_in_dim, full, reshape
 from xjax._src.libraries.numpy import creation, reductions
 
 __all__ = ["segment_sum", "segment_prod", "segment_max", "segment_min"]
@@ -31,7 +32,7 @@ def _identity(kind: str, dtype) -> object:
 
 _SCATTERS = {"sum": gs.scatter_add, "prod": gs.scatter_mul,
              "max": gs.scatter_max, "min": gs.scatter_min}
-_COMBINE = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min}
+_COMBINE = {"sum": add, "prod": mul, "max": lax_max, "min": lax_min}
 
 
 def _segment_reduce(kind, name, data, segment_ids, num_segments, indices_are_sorted,
@@ -42,7 +43,7 @@ def _segment_reduce(kind, name, data, segment_ids, num_segments, indices_are_sor
   if not dtypes.issubdtype(s_aval.dtype, np.integer):
     raise TypeError(f"{name}: segment_ids must be an integer array, got {s_aval.dtype}")
   if s_aval.ndim == 1 and d_aval.ndim == 0:   # a scalar stands for every row, as in JAX
-    data = lax.broadcast_in_dim(data, s_aval.shape, ())
+    data = broadcast_in_dim(data, s_aval.shape, ())
     d_aval = get_aval(data)
   elif s_aval.ndim == 1 and d_aval.shape[0] != s_aval.shape[0]:
     want = d_aval.update(shape=s_aval.shape + d_aval.shape[1:])
@@ -59,14 +60,14 @@ def _segment_reduce(kind, name, data, segment_ids, num_segments, indices_are_sor
   if bucket_size is not None and bucket_size < 1:
     raise ValueError(f"{name}: bucket_size must be a positive integer, got {bucket_size}")
   out_shape = (num_segments,) + d_aval.shape[1:]
-  init = lax.full(out_shape, _identity(kind, d_aval.dtype), d_aval.dtype)
+  init = full(out_shape, _identity(kind, d_aval.dtype), d_aval.dtype)
   dn = gs.ScatterDimensionNumbers(update_window_dims=tuple(range(1, d_aval.ndim)),
                                   inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,))
   n = d_aval.shape[0]
   step = n if bucket_size is None or n == 0 else bucket_size
   out = None
   for start in range(0, max(n, 1), step):  # buckets reduce separately, then combine
-    ids = lax.reshape(segment_ids[start:start + step], (min(step, n - start), 1))
+    ids = reshape(segment_ids[start:start + step], (min(step, n - start), 1))
     part = _SCATTERS[kind](init, ids, data[start:start + step], dn,
                            indices_are_sorted=indices_are_sorted,
                            unique_indices=unique_indices, mode=mode)

@@ -8,7 +8,7 @@ import numpy as np
 
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import jit
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.dot import Precision
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.image.kernels import AREA, KERNELS, ResizeMethod, as_method
@@ -39,7 +39,7 @@ def _weights(in_size: int, out_size: int, scale, translation, kernel, antialias:
     fold = np.zeros((in_size, in_size + 2 * pad), np.float32)
     fold[np.clip(np.arange(-pad, in_size + pad), 0, in_size - 1),
          np.arange(in_size + 2 * pad)] = 1.
-    w = jnp.matmul(fold.astype(w.dtype), w, precision=lax.Precision.HIGHEST)
+    w = jnp.matmul(fold.astype(w.dtype), w, precision=Precision.HIGHEST)
   total = jnp.sum(w, axis=0, keepdims=True)
   w = jnp.where(jnp.abs(total) > _TINY_TOTAL, w / jnp.where(total != 0, total, 1.), 0.)
   if not pad:
@@ -77,7 +77,7 @@ def _resize_nearest(x, shape):
 
 
 def resize(image, shape: Sequence[int], method, antialias: bool = True,
-           precision=lax.Precision.HIGHEST):
+           precision=Precision.HIGHEST):
   """``image`` resampled to ``shape`` (every dimension whose size changes) with ``method``:
   nearest, linear, cubic, cubic-pytorch, lanczos3, lanczos5 or area.  With ``antialias``
   the kernel widens when downscaling (a low-pass filter)."""
@@ -98,7 +98,7 @@ def _resize(image, shape, method, antialias, precision):
 
 def scale_and_translate(image, shape: Sequence[int], spatial_dims: Sequence[int], scale,
                         translation, method, antialias: bool = True,
-                        precision=lax.Precision.HIGHEST):
+                        precision=Precision.HIGHEST):
   """Resamples ``image`` so that input coordinate ``x`` lands at ``x * scale + translation``
   in the output, along ``spatial_dims``; ``scale`` and ``translation`` may be traced."""
   image = jnp.asarray(image)

@@ -6,7 +6,8 @@ import numpy as np
 
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import erfc, logistic, select
+from xjax._src.primitives.lax.shapes import full_like
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.promotion import promote_args_inexact
@@ -30,7 +31,7 @@ def relu(x):
   return jnp.maximum(x, 0)
 
 
-relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
+relu.defjvps(lambda g, ans, x: select(x > 0, g, full_like(g, 0)))
 
 
 @custom_jvp
@@ -40,13 +41,13 @@ def relu6(x):
   return jnp.minimum(jnp.maximum(x, 0), 6.0)
 
 
-relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g, 0)))
+relu6.defjvps(lambda g, ans, x: select((x > 0) & (x < 6), g, full_like(g, 0)))
 
 
 @compiled_when_eager
 def sigmoid(x):
   """1 / (1 + exp(-x)) (``lax.logistic``: integers are rejected, as JAX)."""
-  return lax.logistic(x)
+  return logistic(x)
 
 
 @compiled_when_eager(staged="sparse_sigmoid")
@@ -165,7 +166,7 @@ def gelu(x, approximate: bool = True):
     c = np.sqrt(2 / np.pi).astype(x.dtype)
     return x * (0.5 * (1.0 + jnp.tanh(c * (x + 0.044715 * (x ** 3)))))
   half = np.sqrt(0.5).astype(x.dtype)
-  return jnp.asarray(0.5 * x * lax.erfc(-x * half), dtype=x.dtype)
+  return jnp.asarray(0.5 * x * erfc(-x * half), dtype=x.dtype)
 
 
 @compiled_when_eager(static_argnames=("axis",))

@@ -9,7 +9,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.api.transformations import vmap
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.nn.softmax import softmax
 from xjax._src.libraries.scipy.special.log_sum_exp import logsumexp
@@ -91,7 +91,7 @@ def _attention_group(query, key, value, bias, mask, *, is_causal, scale, q_lengt
   if not return_residual:
     return encoded
   lse = logsumexp(logits, axis=-1).astype(key.dtype)  # B K T
-  return encoded, lax.stop_gradient(jnp.transpose(lse, (0, 2, 1)))
+  return encoded, stop_gradient(jnp.transpose(lse, (0, 2, 1)))
 
 
 def _attention_xla(query, key, value, bias, mask, is_causal, scale, q_lengths, kv_lengths,

@@ -7,7 +7,7 @@ import warnings
 from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.shapes import broadcasted_iota
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis
 
@@ -29,5 +29,5 @@ def _one_hot(x, *, num_classes, dtype, axis):
   out_axis = canonical_axis(axis, x.ndim + 1)
   shape = [1] * x.ndim
   shape.insert(out_axis, num_classes)
-  classes = lax.broadcasted_iota(x.dtype, tuple(shape), out_axis)
+  classes = broadcasted_iota(x.dtype, tuple(shape), out_axis)
   return (jnp.expand_dims(x, out_axis) == classes).astype(dtype)

@@ -18,7 +18,8 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.primitives.custom_derivatives import custom_vjp
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.bit_conversions import bitcast_convert_type
+from xjax._src.primitives.lax.dot import dot_general, Precision
 from xjax._src.libraries.numpy import lax_numpy as jnp
 
 
@@ -80,8 +81,8 @@ def scaled_matmul(lhs, rhs, lhs_scales, rhs_scales, preferred_element_type=np.fl
   compute = np.promote_types(dtype, np.float32)
   a = _dequantize(jnp.asarray(lhs), jnp.asarray(lhs_scales), compute)
   b = _dequantize(jnp.asarray(rhs), jnp.asarray(rhs_scales), compute)
-  out = lax.dot_general(a, b, (((2,), (2,)), ((0,), (0,))),
-                        precision=lax.Precision.HIGHEST)
+  out = dot_general(a, b, (((2,), (2,)), ((0,), (0,))),
+                        precision=Precision.HIGHEST)
   return out.astype(dtype)
 
 
@@ -96,11 +97,11 @@ def _round_to_format(x, mantissa_bits: int, min_exponent: int, largest: float):
 
 def _e8m0_round_up(x):
   """Power-of-two scale >= ``x`` (the E8M0 encoding, rounding any mantissa up)."""
-  bits = lax.bitcast_convert_type(x.astype(np.float32), np.uint32)
+  bits = bitcast_convert_type(x.astype(np.float32), np.uint32)
   exponent, mantissa = bits >> 23, bits & 0x7FFFFF
   up = (mantissa > 0) & (exponent != 0xFE) & ~((exponent == 0) & (mantissa <= 0x400000))
   exponent = jnp.where(up, exponent + 1, exponent)
-  scale = lax.bitcast_convert_type((exponent & 0xFF) << 23, np.float32)
+  scale = bitcast_convert_type((exponent & 0xFF) << 23, np.float32)
   return jnp.where(scale == 0, np.float32(2.0 ** -127), scale)
 
 
@@ -153,7 +154,7 @@ def _scaled_matmul_3d(configs, dtype):
   def grad_of(g, other, cfg):  # (B, M, N) x (B, N, K) -> (B, M, K)
     other_t = jnp.swapaxes(other, 1, 2)
     if configs[2].mode == "nvfp4":
-      return lax.dot_general(g, other_t, (((2,), (2,)), ((0,), (0,))),
+      return dot_general(g, other_t, (((2,), (2,)), ((0,), (0,))),
                              preferred_element_type=dtype)
     return _quantized_matmul(g, other_t, [configs[2], cfg], dtype)
 
@@ -188,7 +189,7 @@ def scaled_dot_general(lhs, rhs, dimension_numbers, preferred_element_type=np.fl
     warnings.warn("Backend selector, now ignored. The system chooses the backend "
                   "automatically.", DeprecationWarning)
   if configs is None:
-    return lax.dot_general(lhs, rhs, dimension_numbers,
+    return dot_general(lhs, rhs, dimension_numbers,
                            preferred_element_type=preferred_element_type)
   dtype = np.dtype(preferred_element_type)
   if dtype not in (np.dtype("float32"), np.dtype(ml_dtypes.bfloat16), np.dtype("float16")):

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import rsqrt
+from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.scipy.special.log_sum_exp import logsumexp
@@ -15,7 +16,7 @@ def softmax(x, axis=-1, where=None):
   check_arraylike("softmax", x)
   x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
   x_safe = x if where is None else jnp.where(where, x, -np.inf)
-  unnormalized = jnp.exp(x_safe - lax.stop_gradient(x_max))
+  unnormalized = jnp.exp(x_safe - stop_gradient(x_max))
   out = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
   return out if where is None else jnp.where(where, out, 0)
 
@@ -27,7 +28,7 @@ def log_softmax(x, axis=-1, where=None):
   x = jnp.asarray(x)
   x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
   x_safe = x if where is None else jnp.where(where, x, -np.inf)
-  shifted = x_safe - lax.stop_gradient(x_max)
+  shifted = x_safe - stop_gradient(x_max)
   out = shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis, where=where, keepdims=True))
   return out if where is None else jnp.where(where, out, -np.inf)
 
@@ -60,4 +61,4 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
                           - jnp.square(mean), 0)
     else:
       raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
-  return jnp.subtract(x, mean) * lax.rsqrt(variance + epsilon)
+  return jnp.subtract(x, mean) * rsqrt(variance + epsilon)

@@ -6,7 +6,8 @@ from __future__ import annotations
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import convert_element_type
+from xjax._src.primitives.lax.shapes import index_in_dim, transpose as lax_transpose
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.composed_math import conjugate
 from xjax._src.libraries.numpy.creation import array, asarray
@@ -45,7 +46,7 @@ def matrix_transpose(x, /):
   nd = get_aval(x).ndim
   if nd < 2:
     raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got ndim={nd}")
-  return lax.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+  return lax_transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
 
 
 def astype(x, dtype, /, *, copy=False, device=None):
@@ -53,7 +54,7 @@ def astype(x, dtype, /, *, copy=False, device=None):
   x = asarray(x)
   if dtype is None:
     return x
-  return lax.convert_element_type(x, dtypes.check_user_dtype_supported(dtype, "astype"))
+  return convert_element_type(x, dtypes.check_user_dtype_supported(dtype, "astype"))
 
 
 def copy(a, order=None):
@@ -69,7 +70,7 @@ def unstack(x, /, *, axis=0):
     raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was "
                      "passed.")
   axis = canonical_axis(axis, aval.ndim)
-  return tuple(lax.index_in_dim(x, i, axis, keepdims=False) for i in range(aval.shape[axis]))
+  return tuple(index_in_dim(x, i, axis, keepdims=False) for i in range(aval.shape[axis]))
 
 
 @compiled_when_eager(staged="vecmat")

@@ -15,7 +15,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import convert_element_type, select_n
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, is_traced
 from xjax._src.libraries.numpy.composed_math import clip
 from xjax._src.libraries.numpy.creation import arange, asarray, ones, zeros
@@ -56,8 +56,8 @@ def choose(a, choices, out=None, mode="raise"):
   a, *choices = broadcast_arrays(a, *choices)
   choices = broadcast_arrays(*[asarray(c) for c in choices]) if n > 1 else choices
   dt = dtypes.result_type(*choices)
-  return lax.select_n(lax.convert_element_type(a, np.int32),
-                      *[lax.convert_element_type(c, dt) for c in choices])
+  return select_n(convert_element_type(a, np.int32),
+                      *[convert_element_type(c, dt) for c in choices])
 
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):

@@ -11,7 +11,19 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.bit_conversions import bitcast_convert_type
+from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, atan2, bessel_i0e,
+                                                  bitwise_and, bitwise_not, bitwise_or,
+                                                  ceil as lax_ceil, complex as lax_complex,
+                                                  conj as lax_conj, convert_element_type, div, eq,
+                                                  exp as lax_exp, exp2, floor as lax_floor, gt,
+                                                  imag as lax_imag, integer_pow, is_finite, log,
+                                                  log1p, lt, max as lax_max, min as lax_min, mul,
+                                                  ne, neg, nextafter as lax_nextafter,
+                                                  population_count, pow as lax_pow,
+                                                  real as lax_real, rem, select_n,
+                                                  shift_right_logical, sin, sqrt, sub as lax_sub)
+from xjax._src.primitives.lax.shapes import full_like
 from xjax._src.primitives.lax.rounding import round_half_even
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import check_arraylike
@@ -60,12 +72,12 @@ def _rounding(name, op, staged=None):
   return compiled_when_eager(fn, staged=staged)
 
 
-floor = _rounding("floor", lax.floor)
-ceil = _rounding("ceil", lax.ceil)
+floor = _rounding("floor", lax_floor)
+ceil = _rounding("ceil", lax_ceil)
 
 
 def _trunc(x):
-  return where(lax.lt(x, _c(x, 0)), lax.ceil(x), lax.floor(x))
+  return where(lt(x, _c(x, 0)), lax_ceil(x), lax_floor(x))
 
 
 trunc = _rounding("trunc", _trunc, staged="trunc")
@@ -78,9 +90,9 @@ def rint(x, /):
   integral = not dtypes.is_inexact(dtypes.dtype(x))
   (x,) = promote_args_inexact("rint", x)
   if integral:  # integers become strongly typed floats
-    return lax.convert_element_type(x, get_aval(x).dtype, False)
+    return convert_element_type(x, get_aval(x).dtype, False)
   if dtypes.is_complex(get_aval(x).dtype):
-    return lax.complex(round_half_even(lax.real(x)), round_half_even(lax.imag(x)))
+    return lax_complex(round_half_even(lax_real(x)), round_half_even(lax_imag(x)))
   return round_half_even(x)
 
 
@@ -89,7 +101,7 @@ def fabs(x, /):
   (x,) = promote_args_inexact("fabs", x)
   if dtypes.is_complex(get_aval(x).dtype):
     raise TypeError("ufunc 'fabs' does not support complex dtypes")
-  return lax.abs(x)
+  return lax_abs(x)
 
 
 @compiled_when_eager(staged="fmod")
@@ -97,37 +109,37 @@ def fmod(x1, x2, /):
   """Remainder with the sign of the dividend (C fmod)."""
   a, b = promote_args_numeric("fmod", x1, x2)
   if dtypes.is_integer(get_aval(b).dtype):  # x fmod 0 is 0 for integers
-    b = lax.select_n(lax.eq(b, _c(b, 0)), b, lax.full_like(b, 1))
-  return lax.rem(a, b)
+    b = select_n(eq(b, _c(b, 0)), b, full_like(b, 1))
+  return rem(a, b)
 
 
 def _log_base(name, scale):
   """log(x) in another base: ``scale(part)`` rescales the natural log's (real) parts."""
   def fn(x, /):
     (x,) = promote_args_inexact(name, x)
-    out = lax.log(x)
+    out = log(x)
     if dtypes.is_complex(get_aval(x).dtype):
-      return lax.complex(scale(lax.real(out)), scale(lax.imag(out)))
+      return lax_complex(scale(lax_real(out)), scale(lax_imag(out)))
     return scale(out)
   fn.__name__ = fn.__qualname__ = name
   return compiled_when_eager(fn)
 
 
 # as JAX: log2 divides by log(2) (computed in the program), log10 multiplies by 1 / log(10)
-log2 = _log_base("log2", lambda r: lax.div(r, lax.log(_c(r, 2.0))))
-log10 = _log_base("log10", lambda r: lax.mul(r, _c(r, 1 / np.log(10))))
+log2 = _log_base("log2", lambda r: div(r, log(_c(r, 2.0))))
+log10 = _log_base("log10", lambda r: mul(r, _c(r, 1 / np.log(10))))
 
 
 @compiled_when_eager
 def deg2rad(x, /):
   (x,) = promote_args_inexact("deg2rad", x)
-  return lax.mul(x, _wc(x, np.pi / 180))
+  return mul(x, _wc(x, np.pi / 180))
 
 
 @compiled_when_eager
 def rad2deg(x, /):
   (x,) = promote_args_inexact("rad2deg", x)
-  return lax.mul(x, _wc(x, 180 / np.pi))
+  return mul(x, _wc(x, 180 / np.pi))
 
 
 radians, degrees = deg2rad, rad2deg
@@ -140,13 +152,13 @@ def hypot(x1, x2, /):
   if dtypes.is_complex(get_aval(a).dtype):
     raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
                      "convert to real values first, such as by using abs(x)")
-  a, b = lax.abs(a), lax.abs(b)
-  hi, lo = lax.max(a, b), lax.min(a, b)
-  safe = lax.select_n(lax.eq(hi, _c(hi, 0)), hi, lax.full_like(hi, 1))
-  r = lax.mul(hi, lax.sqrt(lax.add(_wc(hi, 1), lax.integer_pow(lax.div(lo, safe), 2))))
-  r = lax.select_n(lax.eq(hi, _c(hi, 0)), r, hi)
+  a, b = lax_abs(a), lax_abs(b)
+  hi, lo = lax_max(a, b), lax_min(a, b)
+  safe = select_n(eq(hi, _c(hi, 0)), hi, full_like(hi, 1))
+  r = mul(hi, sqrt(add(_wc(hi, 1), integer_pow(div(lo, safe), 2))))
+  r = select_n(eq(hi, _c(hi, 0)), r, hi)
   # an infinite side wins over a NaN one, as in C's hypot
-  return lax.select_n(lax.bitwise_or(isinf(a), isinf(b)), r, lax.full_like(r, np.inf))
+  return select_n(bitwise_or(isinf(a), isinf(b)), r, full_like(r, np.inf))
 
 
 def logaddexp(x1, x2, /):
@@ -160,33 +172,33 @@ def _log_add(a, b, exp, scale=None):
   of ``exp``, stably; a NaN difference (inf - inf, or a NaN) gives a + b.  Complex inputs
   (ordered as lax.max orders them) take JAX's form, the imaginary part wrapped into one
   period of the base's logarithm."""
-  amax = lax.max(a, b)
+  amax = lax_max(a, b)
   if dtypes.is_complex(get_aval(a).dtype):
-    tail = lax.log1p(exp(lax.sub(lax.add(a, b), lax.mul(amax, _c(amax, 2)))))
-    out = lax.add(amax, tail if scale is None else lax.mul(scale, tail))
+    tail = log1p(exp(lax_sub(add(a, b), mul(amax, _c(amax, 2)))))
+    out = add(amax, tail if scale is None else mul(scale, tail))
     half_period = np.pi if scale is None else np.pi / np.log(2)
-    return lax.complex(lax.real(out), _wrapped(lax.imag(out), half_period))
-  delta = lax.sub(a, b)
-  tail = lax.log1p(exp(lax.neg(lax.abs(delta))))
-  out = lax.add(amax, tail if scale is None else lax.mul(scale, tail))
-  return lax.select_n(isnan(delta), out, lax.add(a, b))
+    return lax_complex(lax_real(out), _wrapped(lax_imag(out), half_period))
+  delta = lax_sub(a, b)
+  tail = log1p(exp(neg(lax_abs(delta))))
+  out = add(amax, tail if scale is None else mul(scale, tail))
+  return select_n(isnan(delta), out, add(a, b))
 
 
 def _wrapped(x, half: float):
   """``x`` wrapped into [-half, half)."""
-  r = lax.rem(lax.add(x, _c(x, half)), _c(x, 2 * half))
-  r = lax.select_n(lax.lt(r, _c(x, 0)), r, lax.add(r, _c(x, 2 * half)))
-  return lax.sub(r, _c(x, half))
+  r = rem(add(x, _c(x, half)), _c(x, 2 * half))
+  r = select_n(lt(r, _c(x, 0)), r, add(r, _c(x, 2 * half)))
+  return lax_sub(r, _c(x, half))
 
 
 @custom_jvp
 def _logaddexp(a, b):
-  return _log_add(a, b, lax.exp)
+  return _log_add(a, b, lax_exp)
 
 
 def _finite_above(x):
   """``x`` with +inf replaced by 0 (so that ``a - out`` is defined where ``out`` is +inf)."""
-  return lax.select_n(isposinf(x), x, lax.full_like(x, 0))
+  return select_n(isposinf(x), x, full_like(x, 0))
 
 
 def _log_add_jvp(log_add, exp, primals, tangents):
@@ -195,13 +207,13 @@ def _log_add_jvp(log_add, exp, primals, tangents):
   a, b = primals
   ta, tb = tangents
   out = log_add(a, b)
-  weight = lambda x: exp(lax.sub(_finite_above(x), _finite_above(out)))
-  return out, lax.add(lax.mul(ta, weight(a)), lax.mul(tb, weight(b)))
+  weight = lambda x: exp(lax_sub(_finite_above(x), _finite_above(out)))
+  return out, add(mul(ta, weight(a)), mul(tb, weight(b)))
 
 
 @_logaddexp.defjvp
 def _logaddexp_jvp(primals, tangents):
-  return _log_add_jvp(_logaddexp, lax.exp, primals, tangents)
+  return _log_add_jvp(_logaddexp, lax_exp, primals, tangents)
 
 
 def logaddexp2(x1, x2, /):
@@ -212,30 +224,30 @@ def logaddexp2(x1, x2, /):
 
 @custom_jvp
 def _logaddexp2(a, b):
-  return _log_add(a, b, lax.exp2, _wc(a, 1 / np.log(2)))
+  return _log_add(a, b, exp2, _wc(a, 1 / np.log(2)))
 
 
 @_logaddexp2.defjvp
 def _logaddexp2_jvp(primals, tangents):
-  return _log_add_jvp(_logaddexp2, lax.exp2, primals, tangents)
+  return _log_add_jvp(_logaddexp2, exp2, primals, tangents)
 
 
 @compiled_when_eager(staged="sinc")
 def sinc(x, /):
   """sin(pi x) / (pi x), with sinc(0) = 1."""
   (x,) = promote_args_inexact("sinc", x)
-  zero = lax.eq(x, _c(x, 0))
-  pix = lax.mul(lax.select_n(zero, x, lax.full_like(x, 1)), _wc(x, np.pi))
-  return lax.select_n(zero, lax.div(lax.sin(pix), pix), lax.full_like(x, 1))
+  zero = eq(x, _c(x, 0))
+  pix = mul(select_n(zero, x, full_like(x, 1)), _wc(x, np.pi))
+  return select_n(zero, div(sin(pix), pix), full_like(x, 1))
 
 
 @compiled_when_eager(staged="heaviside")
 def heaviside(x1, x2, /):
   a, b = promote_args_inexact("heaviside", x1, x2)
   a, b = broadcast_arrays(a, b)
-  pos = lax.select_n(lax.gt(a, _c(a, 0)), b, lax.full_like(a, 1))
-  out = lax.select_n(lax.lt(a, _c(a, 0)), pos, lax.full_like(a, 0))
-  return lax.select_n(lax.ne(a, a), out, a)  # NaN stays NaN
+  pos = select_n(gt(a, _c(a, 0)), b, full_like(a, 1))
+  out = select_n(lt(a, _c(a, 0)), pos, full_like(a, 0))
+  return select_n(ne(a, a), out, a)  # NaN stays NaN
 
 
 @compiled_when_eager(staged="signbit")
@@ -244,14 +256,14 @@ def signbit(x, /):
   check_arraylike("signbit", x)
   dt = get_aval(x).dtype
   if dt == np.bool_ or dtypes.is_unsigned(dt):
-    return lax.full_like(x, False, np.bool_)
+    return full_like(x, False, np.bool_)
   if dtypes.is_integer(dt):
-    return lax.lt(x, _c(x, 0))
+    return lt(x, _c(x, 0))
   if dtypes.is_complex(dt):
     raise ValueError("jnp.signbit is not well defined for complex values")
   # the sign bit itself, so -0.0 and negative NaNs count as in JAX
-  bits = lax.bitcast_convert_type(x, np.dtype(f"int{8 * np.dtype(dt).itemsize}"))
-  return lax.lt(bits, lax.full_like(bits, 0))
+  bits = bitcast_convert_type(x, np.dtype(f"int{8 * np.dtype(dt).itemsize}"))
+  return lt(bits, full_like(bits, 0))
 
 
 @compiled_when_eager(staged="copysign")
@@ -260,13 +272,13 @@ def copysign(x1, x2, /):
   if dtypes.is_complex(get_aval(a).dtype):
     raise TypeError("copysign does not support complex-valued inputs")
   a, b = broadcast_arrays(a, b)
-  return lax.select_n(signbit(b), lax.abs(a), lax.neg(lax.abs(a)))
+  return select_n(signbit(b), lax_abs(a), neg(lax_abs(a)))
 
 
 @compiled_when_eager
 def nextafter(x1, x2, /):
   a, b = promote_args_inexact("nextafter", x1, x2)
-  return lax.nextafter(a, b)
+  return lax_nextafter(a, b)
 
 
 def _classify(name, float_fn, int_value, staged=None):
@@ -274,9 +286,9 @@ def _classify(name, float_fn, int_value, staged=None):
     check_arraylike(name, x)
     dt = get_aval(x).dtype
     if dtypes.is_complex(dt):
-      return float_fn(lax.real(x), lax.imag(x))
+      return float_fn(lax_real(x), lax_imag(x))
     if not dtypes.is_inexact(dt) and int_value is not None:
-      return lax.full_like(x, int_value, np.bool_)
+      return full_like(x, int_value, np.bool_)
     return float_fn(x, None)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Elementwise test, as numpy.{name}."
@@ -284,14 +296,14 @@ def _classify(name, float_fn, int_value, staged=None):
 
 
 def _or(f):
-  return lambda re, im: f(re) if im is None else lax.bitwise_or(f(re), f(im))
+  return lambda re, im: f(re) if im is None else bitwise_or(f(re), f(im))
 
 
-isnan = _classify("isnan", _or(lambda v: lax.ne(v, v)), None)
-isinf = _classify("isinf", _or(lambda v: lax.eq(lax.abs(v), _c(v, np.inf))), False,
+isnan = _classify("isnan", _or(lambda v: ne(v, v)), None)
+isinf = _classify("isinf", _or(lambda v: eq(lax_abs(v), _c(v, np.inf))), False,
                   staged="isinf")
-isfinite = _classify("isfinite", lambda re, im: lax.is_finite(re) if im is None else
-                     lax.bitwise_and(lax.is_finite(re), lax.is_finite(im)), True)
+isfinite = _classify("isfinite", lambda re, im: is_finite(re) if im is None else
+                     bitwise_and(is_finite(re), is_finite(im)), True)
 
 
 def _is_inf_of_sign(name: str, inf: float):
@@ -302,8 +314,8 @@ def _is_inf_of_sign(name: str, inf: float):
     if dtypes.is_complex(get_aval(x).dtype):
       raise ValueError(f"{name} does not support complex inputs")
     if not _is_float(x):
-      return lax.full_like(x, False, np.bool_)
-    return lax.eq(x, _c(x, inf))
+      return full_like(x, False, np.bool_)
+    return eq(x, _c(x, inf))
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Elementwise x == {inf} (False for non-float inputs)."
   return fn
@@ -321,9 +333,9 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
   if not dtypes.is_inexact(dt):
     return x
   if dtypes.is_complex(dt):
-    re = nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf)
-    im = nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf)
-    return lax.complex(re, im)
+    re = nan_to_num(lax_real(x), nan=nan, posinf=posinf, neginf=neginf)
+    im = nan_to_num(lax_imag(x), nan=nan, posinf=posinf, neginf=neginf)
+    return lax_complex(re, im)
   info = dtypes.finfo(dt)
   posinf = info.max if posinf is None else posinf
   neginf = info.min if neginf is None else neginf
@@ -352,7 +364,7 @@ def clip(arr=None, /, min=None, max=None):
 @compiled_when_eager
 def float_power(x1, x2, /):
   a, b = promote_args_inexact("float_power", x1, x2)
-  return lax.pow(a, b)
+  return lax_pow(a, b)
 
 
 @compiled_when_eager(staged="ldexp")
@@ -362,9 +374,9 @@ def ldexp(x1, x2, /):
   if not (dtypes.is_integer(get_aval(x2).dtype) or get_aval(x2).dtype == np.bool_):
     raise ValueError(f"ldexp: x2 must be an integer, got {get_aval(x2).dtype}")
   (a,) = promote_args_inexact("ldexp", x1)
-  b = lax.convert_element_type(x2, get_aval(a).dtype)
+  b = convert_element_type(x2, get_aval(a).dtype)
   a, b = promote_args("ldexp", a, b)
-  return lax.mul(a, lax.exp2(b))
+  return mul(a, exp2(b))
 
 
 @compiled_when_eager(staged="frexp")
@@ -378,18 +390,18 @@ def frexp(x, /):
   info = dtypes.finfo(dt)
   bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
   nmant, bias = int(info.nmant), int(info.maxexp) - 1
-  sub = lax.lt(lax.abs(x), _c(x, info.smallest_normal))
-  xs = _where(sub, lax.mul(x, _c(x, 2.0 ** (nmant + 1))), x)
-  u = lax.bitcast_convert_type(xs, bits)
+  sub = lt(lax_abs(x), _c(x, info.smallest_normal))
+  xs = _where(sub, mul(x, _c(x, 2.0 ** (nmant + 1))), x)
+  u = bitcast_convert_type(xs, bits)
   field_mask = np.asarray((1 << (dt.itemsize * 8 - 1 - nmant)) - 1, bits)[()]
-  field = lax.bitwise_and(lax.shift_right_logical(u, np.asarray(nmant, bits)[()]), field_mask)
-  exp = lax.sub(lax.convert_element_type(field, np.int32), np.int32(bias - 1))
-  exp = _where(sub, lax.sub(exp, np.int32(nmant + 1)), exp)
+  field = bitwise_and(shift_right_logical(u, np.asarray(nmant, bits)[()]), field_mask)
+  exp = lax_sub(convert_element_type(field, np.int32), np.int32(bias - 1))
+  exp = _where(sub, lax_sub(exp, np.int32(nmant + 1)), exp)
   keep = np.asarray(~(int(field_mask) << nmant) & ((1 << (dt.itemsize * 8)) - 1), bits)[()]
-  mant_bits = lax.bitwise_or(lax.bitwise_and(u, keep), np.asarray((bias - 1) << nmant, bits)[()])
-  mant = lax.bitcast_convert_type(mant_bits, dt)
-  special = lax.bitwise_or(lax.eq(x, _c(x, 0)), lax.bitwise_not(lax.is_finite(x)))
-  return _where(special, x, mant), _where(special, lax.full_like(exp, 0), exp)
+  mant_bits = bitwise_or(bitwise_and(u, keep), np.asarray((bias - 1) << nmant, bits)[()])
+  mant = bitcast_convert_type(mant_bits, dt)
+  special = bitwise_or(eq(x, _c(x, 0)), bitwise_not(is_finite(x)))
+  return _where(special, x, mant), _where(special, full_like(exp, 0), exp)
 
 
 @compiled_when_eager(staged="modf")
@@ -399,7 +411,7 @@ def modf(x, /, out=None):
     raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
   (x,) = promote_args_inexact("modf", x)
   whole = _trunc(x)
-  return lax.sub(x, whole), whole
+  return lax_sub(x, whole), whole
 
 
 @compiled_when_eager(staged="divmod")
@@ -418,8 +430,8 @@ def i0(x):
   (x,) = promote_args_inexact("i0", x)
   if not dtypes.is_float(get_aval(x).dtype):
     raise ValueError(f"Unsupported input type to jax.numpy.i0: {get_aval(x).dtype}")
-  ax = lax.abs(x)
-  return lax.mul(lax.exp(ax), lax.bessel_i0e(ax))
+  ax = lax_abs(x)
+  return mul(lax_exp(ax), bessel_i0e(ax))
 
 
 def _integer_operands(name: str, x1, x2):
@@ -441,10 +453,10 @@ def gcd(x1, x2, /):
 
   def step(ab):
     a, b = ab
-    done = lax.eq(b, zero)
-    r = lax.rem(a, lax.select_n(done, b, lax.full_like(b, one)))
-    return lax.select_n(done, b, a), lax.select_n(done, r, b)
-  return while_loop(lambda ab: _any(lax.ne(ab[1], zero)), step, (a, b))[0]
+    done = eq(b, zero)
+    r = rem(a, select_n(done, b, full_like(b, one)))
+    return select_n(done, b, a), select_n(done, r, b)
+  return while_loop(lambda ab: _any(ne(ab[1], zero)), step, (a, b))[0]
 
 
 @compiled_when_eager(staged="lcm")
@@ -452,21 +464,21 @@ def lcm(x1, x2, /):
   """Least common multiple (0 where either operand is 0)."""
   a, b = _integer_operands("lcm", x1, x2)
   g = gcd(a, b)
-  zero = lax.eq(g, _c(g, 0))
+  zero = eq(g, _c(g, 0))
   out = ufuncs.multiply(a, ufuncs.floor_divide(b, g))  # x // 0 is 0 for integers
-  return lax.select_n(zero, out, lax.full_like(out, 0))
+  return select_n(zero, out, full_like(out, 0))
 
 
 @compiled_when_eager(staged="iscomplex")
 def iscomplex(x):
   i = imag(x)
-  return lax.ne(i, _wc(i, 0))
+  return ne(i, _wc(i, 0))
 
 
 @compiled_when_eager(staged="isreal")
 def isreal(x):
   i = imag(x)
-  return lax.eq(i, _wc(i, 0))
+  return eq(i, _wc(i, 0))
 
 
 @compiled_when_eager(staged="bitwise_count")
@@ -476,7 +488,7 @@ def bitwise_count(x, /):
   if not dtypes.is_integer(get_aval(x).dtype):
     raise TypeError(f"bitwise_count requires integer or boolean input, got "
                     f"{get_aval(x).dtype}.")
-  return lax.convert_element_type(lax.population_count(ufuncs.abs(x)), np.uint8)
+  return convert_element_type(population_count(ufuncs.abs(x)), np.uint8)
 
 
 def _nan_pick(name, op, better):
@@ -501,11 +513,11 @@ def spacing(x, /):
     raise ValueError("jnp.spacing is not defined for complex inputs.")
   dt = get_aval(x).dtype
   if dt == np.float16:  # as JAX: toward +inf
-    return lax.sub(lax.nextafter(x, lax.full_like(x, np.inf)), x)
+    return lax_sub(lax_nextafter(x, full_like(x, np.inf)), x)
   sign = signbit(x)
   signed = lambda v: where(sign, np.asarray(-v, dt)[()], np.asarray(v, dt)[()])
-  out = lax.sub(lax.nextafter(x, signed(np.inf)), x)
-  return where(lax.eq(out, _c(out, 0)), signed(dtypes.finfo(dt).smallest_subnormal), out)
+  out = lax_sub(lax_nextafter(x, signed(np.inf)), x)
+  return where(eq(out, _c(out, 0)), signed(dtypes.finfo(dt).smallest_subnormal), out)
 
 
 @compiled_when_eager(staged="angle", static_argnames=("deg",))
@@ -513,30 +525,30 @@ def angle(z, deg=False):
   """Argument of complex ``z`` (radians, or degrees with ``deg``)."""
   (z,) = promote_args_inexact("angle", z)
   if get_aval(z).ndim == 0 and dtypes.is_float(get_aval(z).dtype):
-    z = lax.convert_element_type(z, dtypes.default_float_dtype())  # as JAX (and NumPy)
+    z = convert_element_type(z, dtypes.default_float_dtype())  # as JAX (and NumPy)
   if dtypes.is_complex(get_aval(z).dtype):
-    out = lax.atan2(lax.imag(z), lax.real(z))
+    out = atan2(lax_imag(z), lax_real(z))
   else:
-    out = lax.atan2(zeros_like(z, get_aval(z).dtype), z)
+    out = atan2(zeros_like(z, get_aval(z).dtype), z)
   return rad2deg(out) if deg else out
 
 
 @compiled_when_eager
 def real(x):
   x = asarray(x)
-  return lax.real(x) if dtypes.is_complex(get_aval(x).dtype) else x
+  return lax_real(x) if dtypes.is_complex(get_aval(x).dtype) else x
 
 
 @compiled_when_eager
 def imag(x):
   x = asarray(x)
-  return lax.imag(x) if dtypes.is_complex(get_aval(x).dtype) else zeros_like(x)
+  return lax_imag(x) if dtypes.is_complex(get_aval(x).dtype) else zeros_like(x)
 
 
 @compiled_when_eager
 def conjugate(x):
   x = asarray(x)
-  return lax.conj(x) if dtypes.is_complex(get_aval(x).dtype) else x
+  return lax_conj(x) if dtypes.is_complex(get_aval(x).dtype) else x
 
 
 conj = conjugate
@@ -556,15 +568,15 @@ def round(a, decimals=0, out=None):
       raise NotImplementedError("integer round is not implemented for decimals < 0")
     return a
   if dtypes.is_complex(dt):  # as JAX: real and imaginary parts rounded separately
-    return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
+    return lax_complex(round(lax_real(a), decimals), round(lax_imag(a), decimals))
   if decimals == 0:
     return round_half_even(a)
   if decimals > np.log10(float(dtypes.finfo(dt).max)):  # every value is already exact
     return a
-  x = lax.convert_element_type(a, np.float32) if dt == np.float16 else a  # as JAX
+  x = convert_element_type(a, np.float32) if dt == np.float16 else a  # as JAX
   factor = _wc(x, 10.0 ** decimals)
-  out = lax.div(round_half_even(lax.mul(x, factor)), factor)
-  return lax.convert_element_type(out, dt) if dt == np.float16 else out
+  out = div(round_half_even(mul(x, factor)), factor)
+  return convert_element_type(out, dt) if dt == np.float16 else out
 
 
 around = round

@@ -7,7 +7,8 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import cumulative as lax_cum
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import convert_element_type, ne
+from xjax._src.primitives.lax.shapes import concatenate, full, reshape
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.reductions import _check_out
@@ -30,21 +31,21 @@ def _cumulative(name, prim, nan_fill=None, promote_integers=False, staged=True):
     check_arraylike(name, a)
     a = asarray(a)
     if axis is None:
-      a, axis = lax.reshape(a, (get_aval(a).size,)), 0
+      a, axis = reshape(a, (get_aval(a).size,)), 0
     axis = canonical_axis(axis, get_aval(a).ndim, scalar_axis=False)
     if nan_fill is not None:
-      a = _where(lax.ne(a, a), np.asarray(nan_fill, get_aval(a).dtype)[()], a)
+      a = _where(ne(a, a), np.asarray(nan_fill, get_aval(a).dtype)[()], a)
     dt = get_aval(a).dtype
     if dtype is None:
       result = compute = _promote_integer(dt) if promote_integers or dt == np.bool_ else dt
     elif np.dtype(dtype) == np.bool_:  # accumulate which elements are nonzero, as integers
       result, compute = np.dtype(np.bool_), dtypes.default_int_dtype()
       if dt != np.bool_:
-        a = lax.ne(a, np.zeros((), dt)[()])
+        a = ne(a, np.zeros((), dt)[()])
     else:
       result = compute = dtypes.check_user_dtype_supported(dtype, name)
-    a = lax.convert_element_type(a, compute, False)
-    return lax.convert_element_type(prim(a, axis), result, False)
+    a = convert_element_type(a, compute, False)
+    return convert_element_type(prim(a, axis), result, False)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = (f"Cumulative {'sum' if prim is lax_cum.cumsum else 'product'} along ``axis`` "
                 "(flattened if None).")
@@ -78,7 +79,7 @@ def _cumulative_std(name, base):
     if include_initial:
       shape = list(get_aval(x).shape)
       shape[axis] = 1
-      out = lax.concatenate([lax.full(shape, 0 if "sum" in name else 1, get_aval(out).dtype),
+      out = concatenate([full(shape, 0 if "sum" in name else 1, get_aval(out).dtype),
                              out], axis)
     return out
   fn.__name__ = name

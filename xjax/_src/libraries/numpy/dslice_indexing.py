@@ -11,7 +11,8 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import gather_scatter as gs
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import add, bitwise_and, clamp, ge, le, lt, mul, select_n
+from xjax._src.primitives.lax.shapes import broadcast, dynamic_slice, full, iota
 from xjax._src.primitives.state.dslice import Slice, is_static_int
 
 
@@ -53,14 +54,14 @@ def _positions(s, size: int, stride: int, n: int, fill: bool):
     return pos.astype(np.int32 if n < 2**31 else np.int64)
   dt = get_aval(s).dtype
   scalar = lambda v: np.asarray(v, dt)[()]
-  pos = lax.add(lax.broadcast(s, (size,)), lax.mul(lax.iota(dt, size),
-                                                   lax.full((size,), stride, dt)))
+  pos = add(broadcast(s, (size,)), mul(iota(dt, size),
+                                                   full((size,), stride, dt)))
   if whole:
-    inside = lax.bitwise_and(lax.ge(s, scalar(0)), lax.le(s, scalar(n - size)))
-    return lax.select_n(lax.broadcast(inside, (size,)), lax.full((size,), n, dt), pos)
+    inside = bitwise_and(ge(s, scalar(0)), le(s, scalar(n - size)))
+    return select_n(broadcast(inside, (size,)), full((size,), n, dt), pos)
   if fill:
-    return lax.select_n(lax.lt(pos, lax.full((size,), 0, dt)), pos, lax.full((size,), n, dt))
-  return lax.clamp(scalar(0), pos, scalar(max(n - 1, 0)))
+    return select_n(lt(pos, full((size,), 0, dt)), pos, full((size,), n, dt))
+  return clamp(scalar(0), pos, scalar(max(n - 1, 0)))
 
 
 def take(x, idx, mode, fill_value, take_rest):
@@ -95,7 +96,7 @@ def take(x, idx, mode, fill_value, take_rest):
       items[k] = slice(None)
     dim += _consumed(i)
   if window_sizes != list(aval.shape):
-    x = lax.dynamic_slice(x, window_starts, window_sizes)
+    x = dynamic_slice(x, window_starts, window_sizes)
   for d, pos in gathers:
     x = take_rest(x, (slice(None),) * d + (pos,), "clip" if mode is None else mode,
                   fill_value)

@@ -7,7 +7,10 @@ import string
 import numpy as np
 
 from xjax._src.core.values import get_aval
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.dot import dot_general
+from xjax._src.primitives.lax.elementwise import convert_element_type, eq, select_n
+from xjax._src.primitives.lax.reductions import reduce_or, reduce_sum
+from xjax._src.primitives.lax.shapes import broadcast_in_dim, broadcasted_iota, full_like, transpose
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.linalg_basic import contraction_types
 from xjax._src.libraries.numpy.promotion import promote_dtypes
@@ -59,11 +62,11 @@ def _diagonalize(x, term):
     i = term.index(c)
     j = term.index(c, i + 1)
     shape = get_aval(x).shape
-    mask = lax.eq(lax.broadcasted_iota(np.int32, shape, i),
-                  lax.broadcasted_iota(np.int32, shape, j))
-    x = lax.reduce_sum(lax.select_n(mask, lax.full_like(x, 0), x), (j,)) if \
-        get_aval(x).dtype != np.bool_ else lax.reduce_or(
-            lax.select_n(mask, lax.full_like(x, False), x), (j,))
+    mask = eq(broadcasted_iota(np.int32, shape, i),
+                  broadcasted_iota(np.int32, shape, j))
+    x = reduce_sum(select_n(mask, full_like(x, 0), x), (j,)) if \
+        get_aval(x).dtype != np.bool_ else reduce_or(
+            select_n(mask, full_like(x, False), x), (j,))
     term = term[:j] + term[j + 1:]
   return x, term
 
@@ -72,7 +75,7 @@ def _sum_out(x, term, keep):
   axes = tuple(i for i, c in enumerate(term) if c not in keep)
   if not axes:
     return x, term
-  return lax.reduce_sum(x, axes), "".join(c for c in term if c in keep)
+  return reduce_sum(x, axes), "".join(c for c in term if c in keep)
 
 
 def _contract(x, tx, y, ty, keep, precision, pet):
@@ -81,7 +84,7 @@ def _contract(x, tx, y, ty, keep, precision, pet):
   contract = [c for c in common if c not in keep]
   dims = (((tuple(tx.index(c) for c in contract), tuple(ty.index(c) for c in contract)),
            (tuple(tx.index(c) for c in batch), tuple(ty.index(c) for c in batch))))
-  out = lax.dot_general(x, y, dims, precision=precision, preferred_element_type=pet)
+  out = dot_general(x, y, dims, precision=precision, preferred_element_type=pet)
   term = "".join(batch) + "".join(c for c in tx if c not in common) + \
       "".join(c for c in ty if c not in common)
   return out, term
@@ -125,7 +128,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
     o, t = _diagonalize(o, t)
     shape = get_aval(o).shape
     if any(d == 1 and sizes[c] != 1 for c, d in zip(t, shape)):
-      o = lax.broadcast_in_dim(o, tuple(sizes[c] for c in t), tuple(range(len(t))))
+      o = broadcast_in_dim(o, tuple(sizes[c] for c in t), tuple(range(len(t))))
     items.append((o, t))
 
   def needed(exclude):
@@ -154,8 +157,8 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
     new = _contract(x, tx, y, ty, keep, precision, pet)
     items = [it for k, it in enumerate(items) if k not in (i, j)] + [new]
   x, t = _sum_out(*items[0], set(out_term))
-  x = lax.convert_element_type(x, out_dtype, out_weak)
-  return lax.transpose(x, tuple(t.index(c) for c in out_term)) if t != out_term else x
+  x = convert_element_type(x, out_dtype, out_weak)
+  return transpose(x, tuple(t.index(c) for c in out_term)) if t != out_term else x
 
 
 def einsum_path(subscripts, /, *operands, optimize="auto"):

@@ -13,7 +13,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.shapes import pad, slice as lax_slice
 from xjax._src.primitives.lax.fft import FftType, fft as lax_fft
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.composed_math import conj
@@ -83,10 +83,10 @@ def _fit(arr, target):
   shape = get_aval(arr).shape
   if tuple(target) == shape:
     return arr
-  arr = lax.slice(arr, (0,) * len(shape), tuple(min(a, b) for a, b in zip(shape, target)))
+  arr = lax_slice(arr, (0,) * len(shape), tuple(min(a, b) for a, b in zip(shape, target)))
   cur = get_aval(arr).shape
   zero = np.zeros((), get_aval(arr).dtype)[()]
-  return lax.pad(arr, zero, [(0, t - c, 0) for t, c in zip(target, cur)])
+  return pad(arr, zero, [(0, t - c, 0) for t, c in zip(target, cur)])
 
 
 def _transform(arr, typ: FftType, s: Sequence[int]):

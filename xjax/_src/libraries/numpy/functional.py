@@ -6,7 +6,7 @@ import re
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.shapes import broadcasted_iota
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.creation import asarray, ones, zeros_like
 from xjax._src.libraries.numpy.reductions import any as _any
@@ -50,7 +50,7 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
   shape = tuple(int(concrete_or_error(d, "shape argument of jnp.fromfunction"))
                 for d in shape)
   dt = dtypes.check_user_dtype_supported(dtype, "fromfunction")
-  return function(*(lax.broadcasted_iota(dt, shape, i) for i in range(len(shape))),
+  return function(*(broadcasted_iota(dt, shape, i) for i in range(len(shape))),
                   **kwargs)
 
 

@@ -7,7 +7,7 @@ from xjax._src.foundations import dtypes
 
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.shapes import reshape, transpose
 from xjax._src.libraries.numpy.creation import arange, array, asarray
 from xjax._src.libraries.numpy.matrices import meshgrid
 from xjax._src.libraries.numpy.numerical_ranges import linspace
@@ -85,13 +85,13 @@ class _Concat:
     nd = get_aval(arr).ndim
     if nd >= ndmin:
       return arr
-    arr = lax.reshape(arr, (1,) * (ndmin - nd) + get_aval(arr).shape)
+    arr = reshape(arr, (1,) * (ndmin - nd) + get_aval(arr).shape)
     if trans1d == -1 or nd == 0:
       return arr
     k1 = trans1d + (ndmin - nd + 1 if trans1d < 0 else 0)
     k2 = ndmin - nd
     perm = list(range(k1)) + list(range(k2, ndmin)) + list(range(k1, k2))
-    return lax.transpose(arr, perm)
+    return transpose(arr, perm)
 
   def __len__(self):
     return 0
@@ -127,7 +127,7 @@ def ix_(*args):
     a = asarray(a)
     if get_aval(a).ndim != 1:
       raise ValueError(f"Cross index must be 1 dimensional, got {get_aval(a).ndim}")
-    out.append(lax.reshape(a, (1,) * i + get_aval(a).shape + (1,) * (n - i - 1)))
+    out.append(reshape(a, (1,) * i + get_aval(a).shape + (1,) * (n - i - 1)))
   return tuple(out)
 
 

@@ -15,7 +15,11 @@ from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type, lt,
+                                                  max as lax_max, neg, select_n)
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, expand_dims,
+                                             full as lax_full, full_like, iota, reshape, rev,
+                                             slice as lax_slice, squeeze)
 from xjax._src.libraries.numpy import dslice_indexing
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
@@ -61,11 +65,11 @@ def _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices):
     out, new_axes = _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted,
                                  unique_indices)
   if new_axes:
-    out = lax.expand_dims(out, new_axes)
+    out = expand_dims(out, new_axes)
   for rank in empty:  # a scalar False index adds an axis of length 0
     d = new_axes[rank]
     shape = get_aval(out).shape
-    out = lax.slice(out, [0] * len(shape), shape[:d] + (0,) + shape[d + 1:])
+    out = lax_slice(out, [0] * len(shape), shape[:d] + (0,) + shape[d + 1:])
   return out
 
 
@@ -241,11 +245,11 @@ def _static_take(x, aval, entries):
       starts.append(k), limits.append(k + 1), strides.append(1)
       squeeze_dims.append(dim)
     dim += 1
-  out = lax.slice(x, starts, limits, None if set(strides) <= {1} else strides)
+  out = lax_slice(x, starts, limits, None if set(strides) <= {1} else strides)
   if flips:
-    out = lax.rev(out, flips)
+    out = rev(out, flips)
   if squeeze_dims:
-    out = lax.squeeze(out, squeeze_dims)
+    out = squeeze(out, squeeze_dims)
   return out, new_axes
 
 
@@ -275,9 +279,9 @@ def _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted, unique_
     else:
       starts.append(0), limits.append(aval.shape[d]), strides.append(1)
   if starts != [0] * aval.ndim or limits != list(aval.shape) or strides != [1] * aval.ndim:
-    sliced = lax.slice(sliced, starts, limits, None if set(strides) <= {1} else strides)
+    sliced = lax_slice(sliced, starts, limits, None if set(strides) <= {1} else strides)
   if flips:
-    sliced = lax.rev(sliced, flips)
+    sliced = rev(sliced, flips)
   shape = get_aval(sliced).shape
   # 2. every int / array entry is an advanced index, broadcast together
   adv_dims = [d for d, e in enumerate(real) if not isinstance(e, slice)]
@@ -302,10 +306,10 @@ def _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted, unique_
   no_none = [k for k in out_kinds if k is not None]
   if adv_dims:
     dt = np.int64 if any(get_aval(v).dtype == np.int64 for v in adv_vals) else np.int32
-    cols = [lax.broadcast_in_dim(lax.convert_element_type(v, dt), tuple(bshape) + (1,),
+    cols = [broadcast_in_dim(convert_element_type(v, dt), tuple(bshape) + (1,),
                                  tuple(range(len(bshape) - get_aval(v).ndim, len(bshape))))
             for v in adv_vals]
-    indices = cols[0] if len(cols) == 1 else lax.concatenate(cols, len(bshape))
+    indices = cols[0] if len(cols) == 1 else concatenate(cols, len(bshape))
     offset_dims = tuple(k for k, kind in enumerate(no_none) if kind != "adv")
     sizes = tuple(min(n, 1) if d in adv_dims else n for d, n in enumerate(shape))
     if 0 in [sizes[d] for d in adv_dims] and np.prod(bshape) != 0:
@@ -328,8 +332,8 @@ def _normalize(i, size: int):
   aval = get_aval(i)
   if dtypes.is_unsigned(aval.dtype):
     return i
-  return lax.select_n(lax.lt(i, np.zeros((), aval.dtype)[()]), i,
-                      lax.add(i, np.asarray(size, aval.dtype)[()]))
+  return select_n(lt(i, np.zeros((), aval.dtype)[()]), i,
+                      lax_add(i, np.asarray(size, aval.dtype)[()]))
 
 
 # ---------------------------------------------------------------------------------------
@@ -385,7 +389,7 @@ class IndexUpdateRef:
 
   def _factors(self, values, kw):
     """Ones, times ``values`` at every (possibly repeated) indexed position."""
-    ones = lax.full(get_aval(self.array).shape, 1, get_aval(self.array).dtype)
+    ones = lax_full(get_aval(self.array).shape, 1, get_aval(self.array).dtype)
     return _scatter_update(ones, self.index, values, gs.scatter_mul, **kw)
 
   def min(self, values, **kw):
@@ -459,7 +463,7 @@ def _scatter(x, idx, values, scatter_fn, negate, indices_are_sorted, unique_indi
       pass
     return x
   flat_dt = np.int32 if aval.size < 2**31 else np.int64
-  ids = lax.reshape(lax.iota(flat_dt, max(aval.size, 0)), aval.shape)
+  ids = reshape(iota(flat_dt, max(aval.size, 0)), aval.shape)
   pos_mode = gs.GatherScatterMode.CLIP if mode is gs.GatherScatterMode.CLIP else _FILL
   pos = rewriting_take(ids, idx, mode=pos_mode, fill_value=aval.size)
   pos_shape = get_aval(pos).shape
@@ -472,13 +476,13 @@ def _scatter(x, idx, values, scatter_fn, negate, indices_are_sorted, unique_indi
                      f"and requested type={v_aval.update(shape=pos_shape).str_short(False)}"
                      ) from None
   if negate:
-    v = lax.neg(v)
+    v = neg(v)
   n = int(np.prod(pos_shape, dtype=np.int64))
   dn = gs.ScatterDimensionNumbers((), (0,), (0,))
-  out = scatter_fn(lax.reshape(target, (aval.size,)), lax.reshape(pos, (n, 1)),
-                   lax.reshape(v, (n,)), dn, indices_are_sorted=indices_are_sorted,
+  out = scatter_fn(reshape(target, (aval.size,)), reshape(pos, (n, 1)),
+                   reshape(v, (n,)), dn, indices_are_sorted=indices_are_sorted,
                    unique_indices=unique_indices, mode=_FILL)
-  return lax.convert_element_type(lax.reshape(out, aval.shape), aval.dtype, aval.weak_type)
+  return convert_element_type(reshape(out, aval.shape), aval.dtype, aval.weak_type)
 
 
 # ---------------------------------------------------------------------------------------
@@ -493,7 +497,7 @@ def _index_mode(indices, size, mode):
     aval = get_aval(indices)
     if dtypes.is_unsigned(aval.dtype):
       return indices, "clip"
-    return lax.max(indices, lax.full_like(indices, 0)), "clip"
+    return lax_max(indices, full_like(indices, 0)), "clip"
   if mode == "wrap":
     return ufuncs.remainder(indices, size) if size else indices, "clip"
   if mode == "raise":
@@ -508,13 +512,13 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
   a = asarray(a)
   if axis is None:
-    a = lax.reshape(a, (get_aval(a).size,))
+    a = reshape(a, (get_aval(a).size,))
     axis = 0
   ndim = get_aval(a).ndim
   axis = _axis(axis, ndim, "take")
   indices = asarray(indices)
   if get_aval(indices).dtype == np.bool_:  # positions 0 and 1, not a mask (as JAX)
-    indices = lax.convert_element_type(indices, np.int32)
+    indices = convert_element_type(indices, np.int32)
   if not dtypes.is_integer(get_aval(indices).dtype):
     raise ValueError("indices must have an integer type")
   if get_aval(a).shape[axis] == 0 and get_aval(indices).size != 0:
@@ -546,7 +550,7 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     if get_aval(indices).ndim != 1:
       raise ValueError("take_along_axis indices must be 1D if axis=None, got shape "
                        f"{get_aval(indices).shape}")
-    arr = lax.reshape(arr, (get_aval(arr).size,))
+    arr = reshape(arr, (get_aval(arr).size,))
     axis = 0
   a_aval, i_aval = get_aval(arr), get_aval(indices)
   if a_aval.ndim != i_aval.ndim:
@@ -600,13 +604,13 @@ def _negatives_resolved(indices, size, mode, wrap):
   """Signed ``indices`` with none negative: with ``wrap`` the negative ones count from the
   end first; those still negative are out of bounds, moved past the end where out-of-bounds
   reads fill, to 0 where they clamp (``clip``, ``promise_in_bounds``)."""
-  indices = lax.convert_element_type(indices, np.int32 if size < 2**31 - 1 else np.int64)
-  zero = lax.full_like(indices, 0)
+  indices = convert_element_type(indices, np.int32 if size < 2**31 - 1 else np.int64)
+  zero = full_like(indices, 0)
   if wrap:
-    indices = lax.select_n(lax.lt(indices, zero), indices,
-                           lax.add(indices, lax.full_like(indices, size)))
+    indices = select_n(lt(indices, zero), indices,
+                           lax_add(indices, full_like(indices, size)))
   past = 0 if mode in ("clip", "promise_in_bounds") else size
-  return lax.select_n(lax.lt(indices, zero), indices, lax.full_like(indices, past))
+  return select_n(lt(indices, zero), indices, full_like(indices, past))
 
 
 def put(a, ind, v, mode=None, *, inplace=True):
@@ -617,27 +621,27 @@ def put(a, ind, v, mode=None, *, inplace=True):
   a = asarray(a)
   aval = get_aval(a)
   ind = asarray(ind)
-  ind = lax.reshape(ind, (get_aval(ind).size,))
+  ind = reshape(ind, (get_aval(ind).size,))
   v = asarray(v)
-  v = lax.reshape(v, (get_aval(v).size,))
+  v = reshape(v, (get_aval(v).size,))
   n, m = get_aval(ind).size, get_aval(v).size
   if not n or not m:
     return a
   if m != n:
-    v = lax.slice(lax.concatenate([v] * (-(-n // m)), 0), (0,), (n,))
+    v = lax_slice(concatenate([v] * (-(-n // m)), 0), (0,), (n,))
   if mode is None:
     scatter_mode = "clip"
   elif mode == "wrap":
     ind, scatter_mode = ufuncs.remainder(ind, aval.size), "clip"
   elif mode == "clip":
     ind, scatter_mode = (ind if dtypes.is_unsigned(get_aval(ind).dtype)
-                         else lax.max(ind, lax.full_like(ind, 0))), "clip"
+                         else lax_max(ind, full_like(ind, 0))), "clip"
   elif mode in ("fill", "drop"):
     scatter_mode = "drop"
   else:
     raise ValueError(f"put: mode={mode!r} is not supported")
-  flat = lax.reshape(a, (aval.size,))
-  return lax.reshape(IndexUpdateRef(flat, ind).set(v, mode=scatter_mode), aval.shape)
+  flat = reshape(a, (aval.size,))
+  return reshape(IndexUpdateRef(flat, ind).set(v, mode=scatter_mode), aval.shape)
 
 
 def place(arr, mask, vals, *, inplace=True):

@@ -7,7 +7,6 @@ from xjax._src.foundations import dtypes as _dtypes
 from xjax._src.execution.array import Array
 from xjax._src.execution.basearray import Array as _PublicArray
 from xjax._src.core.values import get_aval
-from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.creation import (arange, array, asarray, empty, empty_like, full,
                                                 full_like, ones, ones_like, zeros, zeros_like)
 from xjax._src.libraries.numpy.linalg_basic import dot, matmul

@@ -7,7 +7,9 @@ from xjax._src.foundations import dtypes
 from xjax._src.foundations.sharding import PartitionSpec
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.dot import dot_general
+from xjax._src.primitives.lax.elementwise import convert_element_type, mul
+from xjax._src.primitives.lax.shapes import full_like, index_in_dim, reshape, squeeze, transpose
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.composed_math import conjugate
 from xjax._src.libraries.numpy.promotion import promote_dtypes
@@ -60,14 +62,14 @@ def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding
     out_a.append(nb)
   if b_mat:
     out_b.append(nb + a_mat)
-  a, b = lax.squeeze(a, tuple(squeeze_a)), lax.squeeze(b, tuple(squeeze_b))
+  a, b = squeeze(a, tuple(squeeze_a)), squeeze(b, tuple(squeeze_b))
   contract = ((get_aval(a).ndim - 1,), (get_aval(b).ndim - 1 - b_mat,))
   perm = tuple(int(i) for i in np.argsort(out_batch + out_a + out_b))
-  out = lax.dot_general(a, b, (contract, (tuple(dims_a), tuple(dims_b))),
+  out = dot_general(a, b, (contract, (tuple(dims_a), tuple(dims_b))),
                         precision=precision, preferred_element_type=preferred_element_type,
                         out_sharding=_before_transpose(out_sharding, perm))
-  out = lax.transpose(out, perm)
-  return _placed(lax.convert_element_type(out, out_dtype, out_weak), out_sharding)
+  out = transpose(out, perm)
+  return _placed(convert_element_type(out, out_dtype, out_weak), out_sharding)
 
 
 def contraction_types(preferred_element_type, *operands):
@@ -108,13 +110,13 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
   a, b = promote_dtypes(a, b)
   sa, sb = get_aval(a).shape, get_aval(b).shape
   if not sa or not sb:
-    out = lax.mul(a, b)
+    out = mul(a, b)
   else:
     contract_b = 0 if len(sb) == 1 else len(sb) - 2
-    out = lax.dot_general(a, b, (((len(sa) - 1,), (contract_b,)), ((), ())),
+    out = dot_general(a, b, (((len(sa) - 1,), (contract_b,)), ((), ())),
                           precision=precision, preferred_element_type=pet,
                           out_sharding=out_sharding)
-  return _placed(lax.convert_element_type(out, out_dtype, out_weak), out_sharding)
+  return _placed(convert_element_type(out, out_dtype, out_weak), out_sharding)
 
 
 @compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
@@ -130,7 +132,7 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
   a, b = broadcast_arrays(moveaxis(a, axis, -1), moveaxis(b, axis, -1))
   out = matmul(expand_dims(conjugate(a), -2), expand_dims(b, -1), precision=precision,
                preferred_element_type=preferred_element_type)
-  return lax.reshape(out, get_aval(out).shape[:-2])
+  return reshape(out, get_aval(out).shape[:-2])
 
 
 @compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
@@ -139,7 +141,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
   check_arraylike("inner", a, b)
   a, b = promote_dtypes(a, b)
   if not get_aval(a).ndim or not get_aval(b).ndim:
-    return lax.mul(a, b)
+    return mul(a, b)
   return tensordot(a, b, (-1, -1), precision=precision,
                    preferred_element_type=preferred_element_type)
 
@@ -150,7 +152,7 @@ def outer(a, b, out=None):
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
   a, b = ravel(a), ravel(b)
-  return multiply(lax.reshape(a, (get_aval(a).shape[0], 1)), b)
+  return multiply(reshape(a, (get_aval(a).shape[0], 1)), b)
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
@@ -179,9 +181,9 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     ax_a, ax_b = tuple(range(na - n, na)), tuple(range(n))
   ax_a = tuple(canonical_axis(x, na) for x in ax_a)
   ax_b = tuple(canonical_axis(x, nb) for x in ax_b)
-  out = lax.dot_general(a, b, ((ax_a, ax_b), ((), ())), precision=precision,
+  out = dot_general(a, b, ((ax_a, ax_b), ((), ())), precision=precision,
                         preferred_element_type=pet)
-  return lax.convert_element_type(out, out_dtype, out_weak)
+  return convert_element_type(out, out_dtype, out_weak)
 
 
 @compiled_when_eager(staged="kron")
@@ -191,9 +193,9 @@ def kron(a, b):
   sa, sb = get_aval(a).shape, get_aval(b).shape
   nd = max(len(sa), len(sb))
   sa, sb = (1,) * (nd - len(sa)) + sa, (1,) * (nd - len(sb)) + sb
-  a = lax.reshape(a, tuple(x for d in sa for x in (d, 1)))
-  b = lax.reshape(b, tuple(x for d in sb for x in (1, d)))
-  return lax.reshape(multiply(a, b), tuple(x * y for x, y in zip(sa, sb)))
+  a = reshape(a, tuple(x for d in sa for x in (d, 1)))
+  b = reshape(b, tuple(x for d in sb for x in (1, d)))
+  return reshape(multiply(a, b), tuple(x * y for x, y in zip(sa, sb)))
 
 
 @compiled_when_eager(staged="cross", static_argnames=("axisa", "axisb", "axisc", "axis"))
@@ -207,9 +209,9 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     raise ValueError("Dimension must be either 2 or 3 for cross product")
 
   def comp(x, i):
-    return lax.index_in_dim(x, i, get_aval(x).ndim - 1, keepdims=False) \
-        if i < get_aval(x).shape[-1] else lax.full_like(
-            lax.index_in_dim(x, 0, get_aval(x).ndim - 1, keepdims=False), 0)
+    return index_in_dim(x, i, get_aval(x).ndim - 1, keepdims=False) \
+        if i < get_aval(x).shape[-1] else full_like(
+            index_in_dim(x, 0, get_aval(x).ndim - 1, keepdims=False), 0)
   a0, a1, a2 = (comp(a, i) for i in range(3))
   b0, b1, b2 = (comp(b, i) for i in range(3))
   c2 = subtract(multiply(a0, b1), multiply(a1, b0))

@@ -10,7 +10,9 @@ from xjax._src.core.concrete import canonicalize_dim, canonicalize_shape
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import convert_element_type, eq, ge, le, select_n, sub
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, full_like, pad,
+                                             reshape, slice as lax_slice)
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.creation import _placed, asarray
 from xjax._src.libraries.numpy.reductions import _check_out, sum as _sum
@@ -19,11 +21,11 @@ from xjax._src.libraries.numpy.shaping import moveaxis, ravel
 
 def _mask(n, m, k, cmp):
   """``cmp(col - row, k)`` over an n x m grid; ``k`` may be traced."""
-  rows = lax.broadcasted_iota(np.int32, (n, m), 0)
-  cols = lax.broadcasted_iota(np.int32, (n, m), 1)
-  k = lax.convert_element_type(k, np.int32) if isinstance(k, Tracer) else \
+  rows = broadcasted_iota(np.int32, (n, m), 0)
+  cols = broadcasted_iota(np.int32, (n, m), 1)
+  k = convert_element_type(k, np.int32) if isinstance(k, Tracer) else \
       np.int32(operator.index(k))
-  return cmp(lax.sub(cols, rows), k)
+  return cmp(sub(cols, rows), k)
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
@@ -38,7 +40,7 @@ def _eye(N, M, k, dtype):
     raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
   dt = dtypes.check_user_dtype_supported(dtype, "eye") if dtype else \
       dtypes.default_float_dtype()
-  return lax.convert_element_type(_mask(N_int, M_int, k, lax.eq), dt)
+  return convert_element_type(_mask(N_int, M_int, k, eq), dt)
 
 
 def identity(n, dtype=None):
@@ -50,7 +52,7 @@ def tri(N, M=None, k=0, dtype=None):
   N, M = canonicalize_shape((N, N if M is None else M))
   dt = dtypes.check_user_dtype_supported(dtype, "tri") if dtype else \
       dtypes.default_float_dtype()
-  return lax.convert_element_type(_mask(N, M, k, lax.le), dt)
+  return convert_element_type(_mask(N, M, k, le), dt)
 
 
 def _tri_select(name, m, k, cmp):
@@ -59,20 +61,20 @@ def _tri_select(name, m, k, cmp):
   if aval.ndim < 2:
     raise ValueError(f"{name} requires an array of at least two dimensions")
   n, c = aval.shape[-2:]
-  mask = lax.broadcast_in_dim(_mask(n, c, k, cmp), aval.shape, (aval.ndim - 2, aval.ndim - 1))
-  return lax.select_n(mask, lax.full_like(m, 0), m)
+  mask = broadcast_in_dim(_mask(n, c, k, cmp), aval.shape, (aval.ndim - 2, aval.ndim - 1))
+  return select_n(mask, full_like(m, 0), m)
 
 
 @compiled_when_eager(staged="tril", static_argnames=("k",))
 def tril(m, k=0):
   """Zeroes the entries above the k-th diagonal."""
-  return _tri_select("tril", m, operator.index(k), lax.le)
+  return _tri_select("tril", m, operator.index(k), le)
 
 
 @compiled_when_eager(staged="triu", static_argnames=("k",))
 def triu(m, k=0):
   """Zeroes the entries below the k-th diagonal."""
-  return _tri_select("triu", m, operator.index(k), lax.ge)
+  return _tri_select("triu", m, operator.index(k), ge)
 
 
 @compiled_when_eager(staged="diagonal", static_argnames=("offset", "axis1", "axis2"))
@@ -91,11 +93,11 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
   offset = operator.index(offset)
   length = max(0, min(n + min(offset, 0), m - max(offset, 0)))
   r0, c0 = min(max(-offset, 0), n), min(max(offset, 0), m)
-  a = lax.slice(a, (0,) * len(batch) + (r0, c0),
+  a = lax_slice(a, (0,) * len(batch) + (r0, c0),
                 tuple(batch) + (r0 + length, c0 + length))
-  mask = lax.broadcast_in_dim(_mask(length, length, 0, lax.eq), get_aval(a).shape,
+  mask = broadcast_in_dim(_mask(length, length, 0, eq), get_aval(a).shape,
                               (len(batch), len(batch) + 1))
-  return _sum(lax.select_n(mask, lax.full_like(a, 0), a), axis=-1, dtype=aval.dtype)
+  return _sum(select_n(mask, full_like(a, 0), a), axis=-1, dtype=aval.dtype)
 
 
 @compiled_when_eager(static_argnames=("k",))
@@ -107,9 +109,9 @@ def diag(v, k=0):
   if aval.ndim == 1:
     n = aval.shape[0] + abs(k)
     zero = np.zeros((), aval.dtype)[()]
-    padded = lax.pad(v, zero, [(abs(k), 0, 0)])
-    rows = lax.broadcast_in_dim(padded, (n, n), (1,) if k >= 0 else (0,))
-    return lax.select_n(_mask(n, n, k, lax.eq), lax.full_like(rows, 0), rows)
+    padded = pad(v, zero, [(abs(k), 0, 0)])
+    rows = broadcast_in_dim(padded, (n, n), (1,) if k >= 0 else (0,))
+    return select_n(_mask(n, n, k, eq), full_like(rows, 0), rows)
   if aval.ndim == 2:
     return diagonal(v, offset=k)
   raise ValueError("diag input must be 1d or 2d")
@@ -132,10 +134,10 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
   a = moveaxis(a, (ax1, ax2), (-2, -1))
   n, m = get_aval(a).shape[-2:]
-  rows, cols = (lax.broadcasted_iota(np.int32, (n, m), d) for d in (0, 1))
-  on = lax.eq(lax.sub(cols, rows), lax.convert_element_type(offset, np.int32))
-  on = lax.broadcast_in_dim(on, get_aval(a).shape, (nd - 2, nd - 1))
-  return _sum(lax.select_n(on, lax.full_like(a, 0), a), axis=(-2, -1), dtype=dtype)
+  rows, cols = (broadcasted_iota(np.int32, (n, m), d) for d in (0, 1))
+  on = eq(sub(cols, rows), convert_element_type(offset, np.int32))
+  on = broadcast_in_dim(on, get_aval(a).shape, (nd - 2, nd - 1))
+  return _sum(select_n(on, full_like(a, 0), a), axis=(-2, -1), dtype=dtype)
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
@@ -158,7 +160,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if sparse:
       s = [1] * len(xs)
       s[d] = shape[d]
-      out.append(lax.reshape(x, tuple(s)))
+      out.append(reshape(x, tuple(s)))
     else:
-      out.append(lax.broadcast_in_dim(x, tuple(shape), (d,)))
+      out.append(broadcast_in_dim(x, tuple(shape), (d,)))
   return out

@@ -11,7 +11,9 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import cumulative as lax_cum
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import (convert_element_type, div, lt, ne, rem, select_n,
+                                                  sub)
+from xjax._src.primitives.lax.shapes import full, full_like, index_in_dim, iota
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.shaping import ravel
@@ -19,7 +21,7 @@ from xjax._src.libraries.numpy.shaping import ravel
 
 def _nonzero_mask(a):
   aval = get_aval(a)
-  return a if aval.dtype == np.bool_ else lax.ne(a, np.zeros((), aval.dtype)[()])
+  return a if aval.dtype == np.bool_ else ne(a, np.zeros((), aval.dtype)[()])
 
 
 def _concrete(x, name):
@@ -33,13 +35,13 @@ def _compact(mask, size):
   n = get_aval(mask).shape[0]
   idt = dtypes.default_int_dtype()
   if n == 0 or size == 0:
-    return lax.full((size,), 0, idt), lax.full((size,), False, np.bool_)
-  rank = lax_cum.cumsum(lax.convert_element_type(mask, idt), 0)
+    return full((size,), 0, idt), full((size,), False, np.bool_)
+  rank = lax_cum.cumsum(convert_element_type(mask, idt), 0)
   # Entry i goes to slot rank[i] - 1 when it is True; others aim past the end and drop.
-  slot = lax.select_n(mask, lax.full((n,), size, idt), lax.sub(rank, np.asarray(1, idt)[()]))
-  pos = lax.full((size,), 0, idt).at[slot].set(lax.iota(idt, n), mode="drop")
-  total = lax.index_in_dim(rank, n - 1, 0, keepdims=False)
-  return pos, lax.lt(lax.iota(idt, size), total)
+  slot = select_n(mask, full((n,), size, idt), sub(rank, np.asarray(1, idt)[()]))
+  pos = full((size,), 0, idt).at[slot].set(iota(idt, n), mode="drop")
+  total = index_in_dim(rank, n - 1, 0, keepdims=False)
+  return pos, lt(iota(idt, size), total)
 
 
 def nonzero(a, *, size=None, fill_value=None):
@@ -58,13 +60,13 @@ def nonzero(a, *, size=None, fill_value=None):
   coords = _unravel(pos, aval.shape)
   fills = fill_value if isinstance(fill_value, (tuple, list)) else \
       (0 if fill_value is None else fill_value,) * aval.ndim
-  return tuple(lax.select_n(valid, lax.full_like(c, f), c) for c, f in zip(coords, fills))
+  return tuple(select_n(valid, full_like(c, f), c) for c, f in zip(coords, fills))
 
 
 def _unravel(flat, shape):
   out = []
   for i, d in enumerate(shape):
     stride = int(np.prod(shape[i + 1:], dtype=np.int64))
-    c = lax.div(flat, np.asarray(stride, get_aval(flat).dtype)[()]) if stride != 1 else flat
-    out.append(lax.rem(c, np.asarray(max(d, 1), get_aval(flat).dtype)[()]))
+    c = div(flat, np.asarray(stride, get_aval(flat).dtype)[()]) if stride != 1 else flat
+    out.append(rem(c, np.asarray(max(d, 1), get_aval(flat).dtype)[()]))
   return out

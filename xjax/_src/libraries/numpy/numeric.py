@@ -11,7 +11,15 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, clamp, conj,
+                                                  convert_element_type, div, eq as lax_eq, mul,
+                                                  select_n, sub)
+from xjax._src.primitives.lax.reductions import reduce_sum
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota,
+                                             concatenate as lax_concatenate, full, full_like,
+                                             index_in_dim, reshape as lax_reshape, rev,
+                                             slice_in_dim)
+from xjax._src.primitives.lax.sorting import sort_key_val
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
@@ -36,13 +44,13 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
   a, b = promote_args("isclose", a, b)
   dt = get_aval(a).dtype
   if not dtypes.is_inexact(dt):
-    return lax.convert_element_type(ufuncs.equal(a, b), np.bool_, False)
+    return convert_element_type(ufuncs.equal(a, b), np.bool_, False)
   rdt = dtypes.to_inexact_dtype(dt) if not dtypes.is_complex(dt) else \
       np.dtype(np.float32 if dt == np.complex64 else np.float64)
   rtol = asarray(rtol, rdt)
   atol = asarray(atol, rdt)
-  out = ufuncs.less_equal(lax.abs(ufuncs.subtract(a, b)),
-                          lax.add(atol, lax.mul(rtol, lax.abs(b))))
+  out = ufuncs.less_equal(lax_abs(ufuncs.subtract(a, b)),
+                          add(atol, mul(rtol, lax_abs(b))))
   inf_a, inf_b = isinf(a), isinf(b)
   any_inf = ufuncs.logical_or(inf_a, inf_b)
   both_same_inf = ufuncs.logical_and(ufuncs.logical_and(inf_a, inf_b), ufuncs.equal(a, b))
@@ -107,8 +115,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
   is_bool = get_aval(a).dtype == np.bool_
   for _ in range(n):
     size = get_aval(a).shape[axis]
-    hi = lax.slice_in_dim(a, min(size, 1), size, axis=axis)
-    lo = lax.slice_in_dim(a, 0, max(size - 1, 0), axis=axis)
+    hi = slice_in_dim(a, min(size, 1), size, axis=axis)
+    lo = slice_in_dim(a, 0, max(size - 1, 0), axis=axis)
     a = ufuncs.not_equal(hi, lo) if is_bool else ufuncs.subtract(hi, lo)
   return a
 
@@ -147,7 +155,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     if n < 2:
       raise ValueError("Shape of array too small to calculate a numerical gradient, at "
                        "least 2 elements are required.")
-    sl = lambda s, e: lax.slice_in_dim(f, s, e, axis=ax)
+    sl = lambda s, e: slice_in_dim(f, s, e, axis=ax)
     h = asarray(h)
     if get_aval(h).ndim == 0:
       inner = ufuncs.divide(ufuncs.subtract(sl(2, n), sl(0, n - 2)), ufuncs.multiply(2, h))
@@ -157,9 +165,9 @@ def gradient(f, *varargs, axis=None, edge_order=None):
       dx = diff(h)
       shape = [1] * nd
       shape[ax] = n - 1
-      dx = lax.reshape(lax.convert_element_type(dx, get_aval(f).dtype), tuple(shape))
-      d0 = lax.slice_in_dim(dx, 0, n - 2, axis=ax)
-      d1 = lax.slice_in_dim(dx, 1, n - 1, axis=ax)
+      dx = lax_reshape(convert_element_type(dx, get_aval(f).dtype), tuple(shape))
+      d0 = slice_in_dim(dx, 0, n - 2, axis=ax)
+      d1 = slice_in_dim(dx, 1, n - 1, axis=ax)
       a = ufuncs.divide(ufuncs.negative(d1), ufuncs.multiply(d0, ufuncs.add(d0, d1)))
       b = ufuncs.divide(ufuncs.subtract(d1, d0), ufuncs.multiply(d0, d1))
       c = ufuncs.divide(d0, ufuncs.multiply(d1, ufuncs.add(d0, d1)))
@@ -167,10 +175,10 @@ def gradient(f, *varargs, axis=None, edge_order=None):
                                     ufuncs.multiply(b, sl(1, n - 1))),
                          ufuncs.multiply(c, sl(2, n)))
       first = ufuncs.divide(ufuncs.subtract(sl(1, 2), sl(0, 1)),
-                            lax.slice_in_dim(dx, 0, 1, axis=ax))
+                            slice_in_dim(dx, 0, 1, axis=ax))
       last = ufuncs.divide(ufuncs.subtract(sl(n - 1, n), sl(n - 2, n - 1)),
-                           lax.slice_in_dim(dx, n - 2, n - 1, axis=ax))
-    outs.append(lax.concatenate([first, inner, last], ax))
+                           slice_in_dim(dx, n - 2, n - 1, axis=ax))
+    outs.append(lax_concatenate([first, inner, last], ax))
   return outs[0] if len(outs) == 1 else outs
 
 
@@ -193,10 +201,10 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
   n = get_aval(y).shape[-1]
   last = get_aval(y).ndim - 1
   if get_aval(d).ndim == 0 or get_aval(d).shape[-1] == 1:
-    d = d if get_aval(d).ndim == 0 else lax.index_in_dim(d, 0, get_aval(d).ndim - 1, False)
-    ends = ufuncs.add(lax.index_in_dim(y, 0, last, False), lax.index_in_dim(y, n - 1, last, False))
+    d = d if get_aval(d).ndim == 0 else index_in_dim(d, 0, get_aval(d).ndim - 1, False)
+    ends = ufuncs.add(index_in_dim(y, 0, last, False), index_in_dim(y, n - 1, last, False))
     return ufuncs.multiply(d, ufuncs.subtract(red.sum(y, axis=-1), ufuncs.multiply(0.5, ends)))
-  pairs = ufuncs.add(lax.slice_in_dim(y, 1, n, axis=last), lax.slice_in_dim(y, 0, n - 1, axis=last))
+  pairs = ufuncs.add(slice_in_dim(y, 1, n, axis=last), slice_in_dim(y, 0, n - 1, axis=last))
   return ufuncs.multiply(0.5, red.sum(ufuncs.multiply(d, pairs), axis=-1))
 
 
@@ -221,29 +229,29 @@ def interp(x, xp, fp, left=None, right=None, period=None):
       raise ValueError(f"period must be a scalar; got {period}")
     period = ufuncs.abs(asarray(period, get_aval(x).dtype))
     xf = ufuncs.remainder(xf, period)
-    xp, fp = lax.sort_key_val(ufuncs.remainder(xp, period), fp)
-    xp = lax.concatenate([ufuncs.subtract(lax.slice_in_dim(xp, n - 1, n), period), xp,
-                          ufuncs.add(lax.slice_in_dim(xp, 0, 1), period)], 0)
-    fp = lax.concatenate([lax.slice_in_dim(fp, n - 1, n), fp, lax.slice_in_dim(fp, 0, 1)], 0)
+    xp, fp = sort_key_val(ufuncs.remainder(xp, period), fp)
+    xp = lax_concatenate([ufuncs.subtract(slice_in_dim(xp, n - 1, n), period), xp,
+                          ufuncs.add(slice_in_dim(xp, 0, 1), period)], 0)
+    fp = lax_concatenate([slice_in_dim(fp, n - 1, n), fp, slice_in_dim(fp, 0, 1)], 0)
     n += 2
-  i = lax.clamp(np.int32(1), lax.convert_element_type(
+  i = clamp(np.int32(1), convert_element_type(
       searchsorted(xp, xf, side="right"), np.int32), np.int32(max(n - 1, 1)))
-  x0 = _take_along(xp, lax.sub(i, np.int32(1)), 0)
+  x0 = _take_along(xp, sub(i, np.int32(1)), 0)
   x1 = _take_along(xp, i, 0)
-  f0 = _take_along(fp, lax.sub(i, np.int32(1)), 0)
+  f0 = _take_along(fp, sub(i, np.int32(1)), 0)
   f1 = _take_along(fp, i, 0)
-  dx = lax.sub(x1, x0)
-  t = lax.div(lax.sub(xf, x0), lax.select_n(lax.eq(dx, lax.full_like(dx, 0)), dx,
-                                            lax.full_like(dx, 1)))
-  out = lax.add(f0, lax.mul(t, lax.sub(f1, f0)))
-  out = lax.select_n(lax.eq(dx, lax.full_like(dx, 0)), out, f1)
+  dx = sub(x1, x0)
+  t = div(sub(xf, x0), select_n(lax_eq(dx, full_like(dx, 0)), dx,
+                                            full_like(dx, 1)))
+  out = add(f0, mul(t, sub(f1, f0)))
+  out = select_n(lax_eq(dx, full_like(dx, 0)), out, f1)
   if period is None and not isinstance(left, str):
-    lo = lax.index_in_dim(fp, 0, 0, keepdims=False) if left is None else left
-    out = where(ufuncs.less(xf, lax.index_in_dim(xp, 0, 0, keepdims=False)), lo, out)
+    lo = index_in_dim(fp, 0, 0, keepdims=False) if left is None else left
+    out = where(ufuncs.less(xf, index_in_dim(xp, 0, 0, keepdims=False)), lo, out)
   if period is None and not isinstance(right, str):
-    hi = lax.index_in_dim(fp, n - 1, 0, keepdims=False) if right is None else right
-    out = where(ufuncs.greater(xf, lax.index_in_dim(xp, n - 1, 0, keepdims=False)), hi, out)
-  return lax.reshape(lax.convert_element_type(out, get_aval(x).dtype), shape)
+    hi = index_in_dim(fp, n - 1, 0, keepdims=False) if right is None else right
+    out = where(ufuncs.greater(xf, index_in_dim(xp, n - 1, 0, keepdims=False)), hi, out)
+  return lax_reshape(convert_element_type(out, get_aval(x).dtype), shape)
 
 
 def bincount(x, weights=None, minlength=0, *, length=None):
@@ -259,14 +267,14 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         "to use jnp.bincount within JAX transformations"))
     length = max(int(minlength), int(host.max()) + 1 if host.size else 0)
   n = get_aval(x).shape[0]
-  xi = lax.convert_element_type(x, np.int32)
-  hit = lax.eq(lax.broadcast_in_dim(xi, (length, n), (1,)),
-               lax.broadcasted_iota(np.int32, (length, n), 0))
+  xi = convert_element_type(x, np.int32)
+  hit = lax_eq(broadcast_in_dim(xi, (length, n), (1,)),
+               broadcasted_iota(np.int32, (length, n), 0))
   if weights is None:
-    return lax.reduce_sum(lax.convert_element_type(hit, dtypes.default_int_dtype()), (1,))
+    return reduce_sum(convert_element_type(hit, dtypes.default_int_dtype()), (1,))
   w = asarray(weights)
-  wb = lax.broadcast_in_dim(w, (length, n), (1,))
-  return lax.reduce_sum(lax.select_n(hit, lax.full_like(wb, 0), wb), (1,))
+  wb = broadcast_in_dim(w, (length, n), (1,))
+  return reduce_sum(select_n(hit, full_like(wb, 0), wb), (1,))
 
 
 @compiled_when_eager(staged="digitize", static_argnames=("right", "method"))
@@ -278,12 +286,12 @@ def digitize(x, bins, right=False, *, method=None):
     raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
   n = get_aval(bins).shape[0]
   if n == 0:
-    return lax.full(get_aval(x).shape, 0, np.int32)
+    return full(get_aval(x).shape, 0, np.int32)
   side = "left" if right else "right"
   rising = searchsorted(bins, x, side=side, method=method)
-  falling = lax.sub(np.int32(n), searchsorted(lax.rev(bins, (0,)), x, side=side,
+  falling = sub(np.int32(n), searchsorted(rev(bins, (0,)), x, side=side,
                                                 method=method))
-  last, first = (lax.index_in_dim(bins, i, 0, keepdims=False) for i in (n - 1, 0))
+  last, first = (index_in_dim(bins, i, 0, keepdims=False) for i in (n - 1, 0))
   return where(ufuncs.greater_equal(last, first), rising, falling)
 
 
@@ -296,13 +304,13 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
   if np.ndim(bins) == 1:   # the edges themselves, in the data's inexact dtype (as JAX)
     return asarray(bins, dt)
   if range is None:
-    lo, hi = (lax.convert_element_type(v, dt) for v in (red.min(a), red.max(a)))
+    lo, hi = (convert_element_type(v, dt) for v in (red.min(a), red.max(a)))
   else:
     lo, hi = asarray(range[0], dt), asarray(range[1], dt)
   # an empty range widens to [lo - 0.5, hi + 0.5], as NumPy and JAX
-  same, half = lax.eq(lo, hi), np.asarray(0.5, get_aval(hi).dtype)[()]
-  lo = lax.select_n(same, lo, lax.sub(lo, half))
-  hi = lax.select_n(same, hi, lax.add(hi, half))
+  same, half = lax_eq(lo, hi), np.asarray(0.5, get_aval(hi).dtype)[()]
+  lo = select_n(same, lo, sub(lo, half))
+  hi = select_n(same, hi, add(hi, half))
   bins = operator.index(concrete_or_error(bins, "histogram_bin_edges bins"))
   return linspace(lo, hi, bins + 1, dtype=dt)
 
@@ -315,10 +323,10 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
   a = ravel(asarray(a))
   nb = get_aval(edges).shape[0] - 1
   idx = _bin_index(a, edges)
-  w = lax.full(get_aval(a).shape, 1, dtypes.to_inexact_dtype(get_aval(a).dtype)) \
+  w = full(get_aval(a).shape, 1, dtypes.to_inexact_dtype(get_aval(a).dtype)) \
       if weights is None else ravel(asarray(weights))
   counts = bincount(idx, w, length=nb + 2)
-  counts = lax.slice_in_dim(counts, 1, nb + 1)
+  counts = slice_in_dim(counts, 1, nb + 1)
   if density:
     widths = diff(edges)
     counts = ufuncs.divide(ufuncs.divide(counts, widths), red.sum(counts))
@@ -329,8 +337,8 @@ def _bin_index(a, edges):
   """1 + the bin of each ``a`` (0 below, nb + 1 above; the last edge is in the last bin)."""
   nb = get_aval(edges).shape[0] - 1
   idx = searchsorted(edges, a, side="right")
-  last = lax.index_in_dim(edges, nb, 0, keepdims=False)
-  return lax.select_n(ufuncs.equal(a, last), idx, lax.full_like(idx, nb))
+  last = index_in_dim(edges, nb, 0, keepdims=False)
+  return select_n(ufuncs.equal(a, last), idx, full_like(idx, nb))
 
 
 def histogramdd(sample, bins=10, range=None, weights=None, density=None):
@@ -347,17 +355,17 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
     raise ValueError("histogramdd: bins and range must have one entry per sample dimension")
   edges, flat, nbins = [], None, []
   for i, (b, rng) in enumerate(zip(bins_seq, range_seq)):
-    col = lax.index_in_dim(sample, i, 1, keepdims=False)
+    col = index_in_dim(sample, i, 1, keepdims=False)
     e = histogram_bin_edges(col, b, rng, weights)
     edges.append(e)
     nbins.append(get_aval(e).shape[0] + 1)
     idx = _bin_index(col, e)
-    flat = idx if flat is None else lax.add(lax.mul(flat, np.asarray(
+    flat = idx if flat is None else add(mul(flat, np.asarray(
         nbins[-1], get_aval(flat).dtype)[()]), idx)
   w = None if weights is None else ravel(asarray(weights))
   counts = reshape(bincount(flat, w, length=int(np.prod(nbins))), tuple(nbins))
   for i, nb in enumerate(nbins):
-    counts = lax.slice_in_dim(counts, 1, nb - 1, axis=i)
+    counts = slice_in_dim(counts, 1, nb - 1, axis=i)
   if density:
     counts = ufuncs.divide(counts, red.sum(counts))
     for i, e in enumerate(edges):
@@ -392,9 +400,9 @@ def _conv(name, a, v, mode, flip, precision, preferred_element_type):
   if swap:
     a, v, n, m = v, a, m, n
   if not flip and dtypes.is_complex(get_aval(v).dtype):
-    v = lax.conj(v)
+    v = conj(v)
   if flip:
-    v = lax.rev(v, (0,))
+    v = rev(v, (0,))
   if mode == "full":
     pad = (m - 1, m - 1)
   elif mode == "same":
@@ -403,14 +411,14 @@ def _conv(name, a, v, mode, flip, precision, preferred_element_type):
     pad = (0, 0)
   else:
     raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode!r}")
-  out = conv_general_dilated(lax.reshape(a, (1, 1, n)), lax.reshape(v, (1, 1, m)), (1,),
+  out = conv_general_dilated(lax_reshape(a, (1, 1, n)), lax_reshape(v, (1, 1, m)), (1,),
                              [pad], precision=precision,
                              preferred_element_type=preferred_element_type)
-  out = lax.reshape(out, (get_aval(out).shape[-1],))
+  out = lax_reshape(out, (get_aval(out).shape[-1],))
   if swap and not flip:
-    out = lax.rev(out, (0,))
+    out = rev(out, (0,))
     if dtypes.is_complex(get_aval(out).dtype):
-      out = lax.conj(out)
+      out = conj(out)
   return out
 
 
@@ -441,7 +449,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
   pairs = list(zip(idx, dims))
   out = None
   for i, d in (pairs if order == "C" else pairs[::-1]):
-    i = lax.convert_element_type(i, dtypes.default_int_dtype())
+    i = convert_element_type(i, dtypes.default_int_dtype())
     if mode == "clip":
       i = ufuncs.minimum(ufuncs.maximum(i, 0), d - 1)
     elif mode == "wrap":
@@ -478,7 +486,7 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
   ddmod = mod(dd + half, period) - half
   ddmod = where((ddmod == -half) & (dd > 0), half, ddmod)
   correct = where(_abs(dd) < discont, 0, ddmod - dd)
-  head = lax.slice_in_dim(p, 0, 1, axis=axis)
-  rest = lax.slice_in_dim(p, 1, p.shape[axis], axis=axis)
+  head = slice_in_dim(p, 0, 1, axis=axis)
+  rest = slice_in_dim(p, 1, p.shape[axis], axis=axis)
   return concatenate([head, rest + cumsum(correct, axis=axis)], axis=axis) \
       .astype(p.dtype)

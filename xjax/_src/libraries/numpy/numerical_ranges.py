@@ -7,7 +7,9 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import (add, convert_element_type, div as lax_div, floor,
+                                                  mul, sub)
+from xjax._src.primitives.lax.shapes import broadcast_in_dim, concatenate, full, iota
 from xjax._src.libraries.numpy.arguments import canonical_axis
 from xjax._src.libraries.numpy.composed_math import log10
 from xjax._src.libraries.numpy.creation import _requested_dtype, _with_device, asarray
@@ -35,32 +37,32 @@ def _linspace(start, stop, *, num, endpoint, retstep, dtype, axis):
   start, stop = asarray(start), asarray(stop)
   out_dt = dtype or dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
   comp = dtypes.to_inexact_dtype(out_dt)
-  start, stop = broadcast_arrays(lax.convert_element_type(start, comp),
-                                 lax.convert_element_type(stop, comp))
+  start, stop = broadcast_arrays(convert_element_type(start, comp),
+                                 convert_element_type(stop, comp))
   bshape = get_aval(start).shape
 
   def stacked(v, n):   # ``v`` repeated ``n`` times along a new leading axis
-    return lax.broadcast_in_dim(v, (n,) + bshape, tuple(range(1, len(bshape) + 1)))
+    return broadcast_in_dim(v, (n,) + bshape, tuple(range(1, len(bshape) + 1)))
 
   div = (num - 1) if endpoint else num
   if num > 1:
     real = dtypes.finfo(comp).dtype
-    t = lax.div(lax.iota(real, div), np.asarray(div, real)[()])
-    t = lax.broadcast_in_dim(lax.convert_element_type(t, comp), (div,) + bshape, (0,))
-    out = lax.add(lax.mul(stacked(start, div), lax.sub(np.asarray(1, comp)[()], t)),
-                  lax.mul(stacked(stop, div), t))
+    t = lax_div(iota(real, div), np.asarray(div, real)[()])
+    t = broadcast_in_dim(convert_element_type(t, comp), (div,) + bshape, (0,))
+    out = add(mul(stacked(start, div), sub(np.asarray(1, comp)[()], t)),
+                  mul(stacked(stop, div), t))
     if endpoint:
-      out = lax.concatenate([out, stacked(stop, 1)], 0)
-    delta = lax.div(lax.sub(stop, start), np.asarray(div, comp)[()])
+      out = concatenate([out, stacked(stop, 1)], 0)
+    delta = lax_div(sub(stop, start), np.asarray(div, comp)[()])
   elif num == 1:
     out = stacked(start, 1)
-    delta = lax.full((), np.nan, comp) if endpoint else lax.sub(stop, start)
+    delta = full((), np.nan, comp) if endpoint else sub(stop, start)
   else:
-    out = lax.full((0,) + bshape, 0, comp)
-    delta = lax.full((), np.nan, comp)
+    out = full((0,) + bshape, 0, comp)
+    delta = full((), np.nan, comp)
   if dtypes.is_integer(out_dt):
-    out = lax.floor(out)
-  out = moveaxis(lax.convert_element_type(out, out_dt), 0,
+    out = floor(out)
+  out = moveaxis(convert_element_type(out, out_dt), 0,
                  canonical_axis(axis, len(bshape) + 1))
   return (out, delta) if retstep else out
 
@@ -70,19 +72,19 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
   dt = _requested_dtype(dtype, "logspace")
   comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
   lin = linspace(start, stop, num, endpoint=endpoint, dtype=comp, axis=axis)
-  out = power(lax.convert_element_type(asarray(base), comp), lin)
-  return lax.convert_element_type(out, dt or comp)
+  out = power(convert_element_type(asarray(base), comp), lin)
+  return convert_element_type(out, dt or comp)
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
   """Samples evenly spaced on a log scale, from start to stop (same sign)."""
   dt = _requested_dtype(dtype, "geomspace")
   comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
-  start = lax.convert_element_type(asarray(start), comp)
-  stop = lax.convert_element_type(asarray(stop), comp)
+  start = convert_element_type(asarray(start), comp)
+  stop = convert_element_type(asarray(stop), comp)
   sgn = sign(start)
   # dividing by the sign (not abs) makes a zero start NaN throughout, as in JAX
-  lin = linspace(log10(lax.div(start, sgn)), log10(lax.div(stop, sgn)), num, endpoint=endpoint,
+  lin = linspace(log10(lax_div(start, sgn)), log10(lax_div(stop, sgn)), num, endpoint=endpoint,
                  axis=axis)
   out = multiply(sgn, power(np.asarray(10.0, comp)[()], lin))
-  return lax.convert_element_type(out, dt or comp)
+  return convert_element_type(out, dt or comp)

@@ -9,7 +9,9 @@ from xjax._src.foundations.tree_util import tree_map
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import add, convert_element_type, div, floor, mul, sub
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, concatenate, full,
+                                             pad as lax_pad, rev, slice_in_dim)
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.functional import apply_along_axis
@@ -42,7 +44,7 @@ def _per_axis(value, nd):
 
 
 def _sl(x, ax, s, e):
-  return lax.slice_in_dim(x, s, e, axis=ax)
+  return slice_in_dim(x, s, e, axis=ax)
 
 
 def _index_pad(x, ax, lo, hi, mode):
@@ -59,9 +61,9 @@ def _index_pad(x, ax, lo, hi, mode):
       step = 1
     lo_i, hi_i = sorted((int(idx[start]), int(idx[end - 1])))
     piece = _sl(x, ax, lo_i, hi_i + 1)
-    parts.append(lax.rev(piece, (ax,)) if step == -1 else piece)
+    parts.append(rev(piece, (ax,)) if step == -1 else piece)
     start = end
-  return lax.concatenate(parts, ax)
+  return concatenate(parts, ax)
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
@@ -89,9 +91,9 @@ def _padded_constant(x, values, *, widths):
   """``x`` padded by ``widths`` with ``values`` (a scalar or per-axis (before, after) pairs,
   possibly traced, as JAX)."""
   aval = get_aval(x)
-  values = lax.convert_element_type(asarray(values), aval.dtype)
+  values = convert_element_type(asarray(values), aval.dtype)
   if get_aval(values).ndim == 0:
-    return lax.pad(x, values, [(lo, hi, 0) for lo, hi in widths])
+    return lax_pad(x, values, [(lo, hi, 0) for lo, hi in widths])
   values = broadcast_to(values, (aval.ndim, 2))
   for ax, (lo, hi) in enumerate(widths):
     x = _concat_const(x, ax, lo, hi, values[ax, 0], values[ax, 1])
@@ -125,7 +127,7 @@ def _padded(x, *, widths, mode, stat_length, end_values, reflect_type):
 def _func_pad(x, pad_width, func, kwargs):
   """Zero-pads, then lets ``func(vector, (lo, hi), axis, kwargs)`` refill each 1-D line."""
   widths = _widths(pad_width, get_aval(x).ndim)
-  x = lax.pad(x, np.zeros((), get_aval(x).dtype)[()], [(lo, hi, 0) for lo, hi in widths])
+  x = lax_pad(x, np.zeros((), get_aval(x).dtype)[()], [(lo, hi, 0) for lo, hi in widths])
   for ax, w in enumerate(widths):
     x = apply_along_axis(func, ax, x, w, ax, kwargs)
   return x
@@ -144,22 +146,22 @@ def _odd_reflect_pad(x, ax, lo, hi, mode):
         edge, piece = _sl(x, ax, 0, 1), _sl(x, ax, offset, offset + k)
       else:
         edge, piece = _sl(x, ax, cur - 1, cur), _sl(x, ax, cur - k - offset, cur - offset)
-      piece = lax.rev(piece, (ax,))
+      piece = rev(piece, (ax,))
       shape = get_aval(piece).shape
-      edge = lax.broadcast_in_dim(edge, shape, tuple(range(len(shape))))
-      piece = lax.sub(lax.add(edge, edge), piece)
-      x = lax.concatenate([piece, x] if before else [x, piece], ax)
+      edge = broadcast_in_dim(edge, shape, tuple(range(len(shape))))
+      piece = sub(add(edge, edge), piece)
+      x = concatenate([piece, x] if before else [x, piece], ax)
   return x
 
 
 def _const_block(x, ax, n, value):
   shape = list(get_aval(x).shape)
   shape[ax] = n
-  return lax.full(tuple(shape), value, get_aval(x).dtype)
+  return full(tuple(shape), value, get_aval(x).dtype)
 
 
 def _concat_const(x, ax, lo, hi, vlo, vhi):
-  return lax.concatenate([_const_block(x, ax, lo, vlo), x, _const_block(x, ax, hi, vhi)], ax)
+  return concatenate([_const_block(x, ax, lo, vlo), x, _const_block(x, ax, hi, vhi)], ax)
 
 
 def _stat_pad(x, ax, lo, hi, mode, stat_length):
@@ -173,11 +175,11 @@ def _stat_pad(x, ax, lo, hi, mode, stat_length):
     stat = fn(src, axis=ax, keepdims=True)
     if mode in ("mean", "median") and get_aval(stat).dtype != get_aval(x).dtype:
       from xjax._src.primitives.lax.rounding import round_half_even
-      stat = lax.convert_element_type(round_half_even(stat), get_aval(x).dtype)
+      stat = convert_element_type(round_half_even(stat), get_aval(x).dtype)
     shape = list(get_aval(x).shape)
     shape[ax] = n
-    parts.append(lax.broadcast_in_dim(stat, tuple(shape), tuple(range(len(shape)))))
-  return lax.concatenate([parts[0], x, parts[1]], ax)
+    parts.append(broadcast_in_dim(stat, tuple(shape), tuple(range(len(shape)))))
+  return concatenate([parts[0], x, parts[1]], ax)
 
 
 def _ramp_pad(x, ax, lo, hi, ends):
@@ -187,18 +189,18 @@ def _ramp_pad(x, ax, lo, hi, ends):
   ft = dtypes.to_inexact_dtype(dt)
   parts = []
   for side, n, end in ((0, lo, ends[0]), (1, hi, ends[1])):
-    edge = lax.convert_element_type(_sl(x, ax, 0, 1) if side == 0 else
+    edge = convert_element_type(_sl(x, ax, 0, 1) if side == 0 else
                                     _sl(x, ax, size - 1, size), ft)
     shape = list(get_aval(x).shape)
     shape[ax] = n
-    t = lax.convert_element_type(lax.broadcasted_iota(np.int32, tuple(shape), ax), ft)
-    t = lax.div(t, np.asarray(max(n, 1), ft)[()])
+    t = convert_element_type(broadcasted_iota(np.int32, tuple(shape), ax), ft)
+    t = div(t, np.asarray(max(n, 1), ft)[()])
     if side == 1:
-      t = lax.rev(t, (ax,))
+      t = rev(t, (ax,))
     e = np.asarray(end, ft)[()]
-    edge_b = lax.broadcast_in_dim(edge, tuple(shape), tuple(range(len(shape))))
-    ramp = lax.add(e, lax.mul(t, lax.sub(edge_b, e)))
+    edge_b = broadcast_in_dim(edge, tuple(shape), tuple(range(len(shape))))
+    ramp = add(e, mul(t, sub(edge_b, e)))
     if dtypes.is_integer(dt):
-      ramp = lax.floor(ramp)
-    parts.append(lax.convert_element_type(ramp, dt))
-  return lax.concatenate([parts[0], x, parts[1]], ax)
+      ramp = floor(ramp)
+    parts.append(convert_element_type(ramp, dt))
+  return concatenate([parts[0], x, parts[1]], ax)

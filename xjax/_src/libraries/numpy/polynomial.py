@@ -12,7 +12,14 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import fori_loop
+from xjax._src.primitives.lax.elementwise import add, convert_element_type, max as lax_max, sub
+from xjax._src.primitives.lax.reductions import reduce_prod
+from xjax._src.primitives.lax.shapes import (broadcasted_iota, concatenate as lax_concatenate,
+                                             dynamic_index_in_dim, dynamic_slice_in_dim,
+                                             dynamic_update_slice_in_dim, full as lax_full, iota,
+                                             pad, reshape, rev, slice_in_dim, transpose)
+from xjax._src.primitives.lax.sorting import sort_key_val
 from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.primitives.lax.linalg.matrices import mH
 from xjax._src.libraries.numpy import ufuncs
@@ -39,8 +46,8 @@ def polyadd(a1, a2):
   if n1 < n2:
     a1, a2, n1, n2 = a2, a1, n2, n1
   # the shorter one added onto the longer one's tail (the head is left as it is)
-  tail = lax.add(lax.slice_in_dim(a1, n1 - n2, n1), a2)
-  return lax.concatenate([lax.slice_in_dim(a1, 0, n1 - n2), tail], 0)
+  tail = add(slice_in_dim(a1, n1 - n2, n1), a2)
+  return lax_concatenate([slice_in_dim(a1, 0, n1 - n2), tail], 0)
 
 
 @compiled_when_eager(staged="polysub")
@@ -66,7 +73,7 @@ def polyder(p, m=1):
   for _ in range(m):
     n = get_aval(p).shape[0]
     powers = np.arange(n - 1, 0, -1)
-    p = ufuncs.multiply(lax.slice_in_dim(p, 0, max(n - 1, 0)), asarray(powers,
+    p = ufuncs.multiply(slice_in_dim(p, 0, max(n - 1, 0)), asarray(powers,
                                                                    get_aval(p).dtype))
   return p
 
@@ -90,11 +97,11 @@ def polyint(p, m=1, k=None):
     return p
   dt = get_aval(p).dtype
   n = get_aval(p).shape[0] + m
-  power = lax.broadcasted_iota(dt, (m, n), 1)
-  step = lax.broadcasted_iota(dt, (m, n), 0)
-  factors = lax.max(lax.sub(power, step), lax.full((m, n), 1, dt))
-  divisors = lax.rev(lax.reduce_prod(factors, (0,)), (0,))
-  return ufuncs.true_divide(lax.concatenate([p, k], 0), divisors)
+  power = broadcasted_iota(dt, (m, n), 1)
+  step = broadcasted_iota(dt, (m, n), 0)
+  factors = lax_max(sub(power, step), lax_full((m, n), 1, dt))
+  divisors = rev(reduce_prod(factors, (0,)), (0,))
+  return ufuncs.true_divide(lax_concatenate([p, k], 0), divisors)
 
 
 @compiled_when_eager(staged="vander", static_argnames=("N", "increasing"))
@@ -107,8 +114,8 @@ def vander(x, N=None, increasing=False):
   N = n if N is None else operator.index(N)
   powers = np.arange(N) if increasing else np.arange(N - 1, -1, -1)
   cols = [ufuncs.power(x, int(p)) for p in powers]
-  return lax.concatenate([lax.reshape(c, (n, 1)) for c in cols], 1) if cols else \
-      lax.full((n, 0), 0, get_aval(x).dtype)
+  return lax_concatenate([reshape(c, (n, 1)) for c in cols], 1) if cols else \
+      lax_full((n, 0), 0, get_aval(x).dtype)
 
 
 @compiled_when_eager(staged="polyval", static_argnames=("unroll",))
@@ -119,7 +126,7 @@ def polyval(p, x, *, unroll=16):
   check_arraylike("polyval", p, x)
   p, x = promote_dtypes(asarray(p), asarray(x))
   shape = broadcast_shapes(get_aval(p).shape[1:], get_aval(x).shape)
-  y = lax.full(shape, 0, get_aval(x).dtype)
+  y = lax_full(shape, 0, get_aval(x).dtype)
   return scan(lambda y, c: (ufuncs.add(ufuncs.multiply(y, x), c), None), y, p,
               unroll=unroll)[0]
 
@@ -188,7 +195,7 @@ def roots(p, *, strip_zeros: bool = True):
   p = where(leading == size, ones_like(p), p)  # all zeros: any finite companion
   shifted = take(p, (arange(size) + leading) % size)  # leading zeros to the end
   out = _companion_roots(shifted)
-  out = lax.sort_key_val(out == 0, out)[1]  # their zero roots last, then replaced by NaN
+  out = sort_key_val(out == 0, out)[1]  # their zero roots last, then replaced by NaN
   n = out.shape[0]
   return where(arange(n) < n - leading, out, np.array(complex(np.nan, np.nan), cdt))
 
@@ -209,14 +216,14 @@ def back_substitute(r, b, keep):
 
   def step(t, x):
     i = n - 1 - t
-    row = lax.dynamic_slice_in_dim(r, i, 1, 0)[0]
-    bi = lax.dynamic_slice_in_dim(b, i, 1, 0)[0]
-    d = lax.dynamic_index_in_dim(diag, i, keepdims=False)
-    ok = lax.dynamic_index_in_dim(keep, i, keepdims=False)
+    row = dynamic_slice_in_dim(r, i, 1, 0)[0]
+    bi = dynamic_slice_in_dim(b, i, 1, 0)[0]
+    d = dynamic_index_in_dim(diag, i, keepdims=False)
+    ok = dynamic_index_in_dim(keep, i, keepdims=False)
     xi = where(ok, (bi - matmul(row, x)) / where(ok, d, 1), 0)
-    return lax.dynamic_update_slice_in_dim(x, xi[None, :], i, 0)
+    return dynamic_update_slice_in_dim(x, xi[None, :], i, 0)
 
-  return lax.fori_loop(0, n, step, lax.full(get_aval(b).shape, 0, get_aval(b).dtype))
+  return fori_loop(0, n, step, lax_full(get_aval(b).shape, 0, get_aval(b).dtype))
 
 
 @compiled_when_eager(static_argnames=("deg", "rcond", "full", "cov"),
@@ -271,10 +278,10 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     rank = _sum(s > rcond * s[0]).astype(np.int32)
     return coef, resids, rank, s, asarray(rcond)
   if cov:
-    rinv = back_substitute(r, lax.convert_element_type(np.eye(order), dtype), keep)
-    vbase = matmul(rinv, lax.transpose(rinv, (1, 0))) / (scale[:, None] * scale[None, :])
+    rinv = back_substitute(r, convert_element_type(np.eye(order), dtype), keep)
+    vbase = matmul(rinv, transpose(rinv, (1, 0))) / (scale[:, None] * scale[None, :])
     if isinstance(cov, str) and cov == "unscaled":
-      fac = lax.full((1,), 1, dtype)  # NumPy's unscaled 2-D covariance has a trailing 1
+      fac = lax_full((1,), 1, dtype)  # NumPy's unscaled 2-D covariance has a trailing 1
     else:
       if m <= order:
         raise ValueError("the number of data points must exceed order "
@@ -295,7 +302,7 @@ def _companion_roots(p):
 
 def _diag(r):
   n = get_aval(r).shape[0]
-  eye = lax.iota(np.int32, n)[:, None] == lax.iota(np.int32, n)[None, :]
+  eye = iota(np.int32, n)[:, None] == iota(np.int32, n)[None, :]
   return _sum(where(eye, r, 0), axis=1)
 
 
@@ -304,4 +311,4 @@ def _square_r(r, n):
   m = get_aval(r).shape[0]
   if m >= n:
     return r[:n]
-  return lax.pad(r, np.zeros((), get_aval(r).dtype)[()], [(0, n - m, 0), (0, 0, 0)])
+  return pad(r, np.zeros((), get_aval(r).dtype)[()], [(0, n - m, 0), (0, 0, 0)])

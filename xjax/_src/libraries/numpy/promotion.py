@@ -7,7 +7,8 @@ from xjax._src.execution.array import Array
 from xjax._src.foundations.config import config
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import convert_element_type
+from xjax._src.primitives.lax.shapes import reshape
 from xjax._src.primitives.lax.shapes import broadcast_shapes
 
 
@@ -26,7 +27,7 @@ def _convert(x, dtype, weak: bool):
   aval = get_aval(x)
   if aval.dtype == dtype and aval.weak_type == weak:
     return x
-  return lax.convert_element_type(x, dtype, weak)
+  return convert_element_type(x, dtype, weak)
 
 
 def promote_dtypes_inexact(*args):
@@ -62,7 +63,7 @@ def promote_shapes(name: str, *args):
     import warnings
     warnings.warn(msg)
   broadcast_shapes(*shapes)  # ValueError for incompatible dimensions, as jnp's
-  return [a if len(s) in (0, nd) else lax.reshape(a, (1,) * (nd - len(s)) + s)
+  return [a if len(s) in (0, nd) else reshape(a, (1,) * (nd - len(s)) + s)
           for a, s in zip(args, shapes)]
 
 
@@ -91,7 +92,7 @@ def _promote(name: str, args, to_kind=None) -> list:
   if to_kind is not None:
     dtype = to_kind(dtype)
   out = [a if (v.dtype == dtype and v.weak_type == weak)
-         else lax.convert_element_type(a, dtype, weak) for a, v in zip(args, avals)]
+         else convert_element_type(a, dtype, weak) for a, v in zip(args, avals)]
   if len(out) < 2:
     return out
   first = next((v.shape for v in avals if v.shape), ())

@@ -9,7 +9,13 @@ from xjax._src.core.concrete import canonicalize_shape, concrete_or_error
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import convert_element_type, sub
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota,
+                                             concatenate as lax_concatenate, dynamic_slice_in_dim,
+                                             expand_dims, full, index_in_dim,
+                                             reshape as lax_reshape, rev, slice as lax_slice,
+                                             slice_in_dim, transpose)
+from xjax._src.primitives.lax.stacking import split as lax_split, tile as lax_tile
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.cumulative import cumsum
@@ -26,7 +32,7 @@ def _atleast(nd, arys, shape_fn):
   for a in arys:
     a = asarray(a)
     s = get_aval(a).shape
-    out.append(a if len(s) >= nd else lax.reshape(a, shape_fn(s)))
+    out.append(a if len(s) >= nd else lax_reshape(a, shape_fn(s)))
   return out[0] if len(out) == 1 else out
 
 
@@ -74,7 +80,7 @@ def column_stack(tup):
   arrs = []
   for a in _seq(tup, "column_stack"):
     a = asarray(a)
-    arrs.append(lax.reshape(a, get_aval(a).shape + (1,)) if get_aval(a).ndim < 2 else a)
+    arrs.append(lax_reshape(a, get_aval(a).shape + (1,)) if get_aval(a).ndim < 2 else a)
   return concatenate(arrs, axis=1)
 
 
@@ -100,7 +106,7 @@ def _split(name, ary, indices_or_sections, axis, exact):
     if exact and r:
       raise ValueError(f"array split does not result in an equal division: rest is {r}")
     sizes = [q + 1] * r + [q] * (n - r)
-  return list(lax.split(ary, sizes, axis))
+  return list(lax_split(ary, sizes, axis))
 
 
 def split(ary, indices_or_sections, axis=0):
@@ -135,8 +141,8 @@ def tile(A, reps):
   ndim = get_aval(A).ndim
   reps = (1,) * (ndim - len(reps)) + reps
   if len(reps) > ndim:
-    A = lax.expand_dims(A, tuple(range(len(reps) - ndim)))
-  return lax.tile(A, reps)
+    A = expand_dims(A, tuple(range(len(reps) - ndim)))
+  return lax_tile(A, reps)
 
 
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
@@ -152,19 +158,19 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     if total_repeat_length is None or total_repeat_length == n * r:
       x = moveaxis(a, axis, -1)
       s = get_aval(x).shape
-      x = lax.broadcast_in_dim(x, s + (r,), tuple(range(len(s))))
-      return moveaxis(lax.reshape(x, s[:-1] + (n * r,)), -1, axis)
+      x = broadcast_in_dim(x, s + (r,), tuple(range(len(s))))
+      return moveaxis(lax_reshape(x, s[:-1] + (n * r,)), -1, axis)
   if total_repeat_length is None:
     counts = np.broadcast_to(
         np.asarray(concrete_or_error(repeats, "repeats (or pass "
                                                    "total_repeat_length=)")), (n,))
-    source = lax.convert_element_type(
+    source = convert_element_type(
         asarray(np.repeat(np.arange(n, dtype=np.int32), counts)), np.int32)
   else:
-    counts = broadcast_to(lax.convert_element_type(asarray(repeats), np.int32), (n,))
-    ends = lax.slice_in_dim(cumsum(counts), 0, max(n - 1, 0))
+    counts = broadcast_to(convert_element_type(asarray(repeats), np.int32), (n,))
+    ends = slice_in_dim(cumsum(counts), 0, max(n - 1, 0))
     # Source index of output slot p = number of segment ends <= p (a scatter-add + cumsum).
-    marks = lax.full((total_repeat_length,), 0, np.int32).at[ends].add(1, mode="drop")
+    marks = full((total_repeat_length,), 0, np.int32).at[ends].add(1, mode="drop")
     source = cumsum(marks) if total_repeat_length else marks
   return _take_along(a, source, axis)
 
@@ -174,7 +180,7 @@ def _take_along(a, idx, axis):
   shape = get_aval(a).shape
   if shape[axis] == 0:
     out_shape = shape[:axis] + get_aval(idx).shape + shape[axis + 1:]
-    return lax.full(out_shape, 0, get_aval(a).dtype)
+    return full(out_shape, 0, get_aval(a).dtype)
   return take(a, idx, axis=axis, mode="clip")
 
 
@@ -187,7 +193,7 @@ def flip(m, axis=None):
 @compiled_when_eager(staged="_flip", static_argnames=("axis",))
 def _flip(m, axis=None):
   nd = get_aval(m).ndim
-  return lax.rev(m, tuple(range(nd)) if axis is None else
+  return rev(m, tuple(range(nd)) if axis is None else
                  tuple(canonical_axis(a, nd) for a in axis))
 
 
@@ -218,8 +224,8 @@ def rot90(m, k=1, axes=(0, 1)):
   perm = list(range(nd))
   perm[a0], perm[a1] = perm[a1], perm[a0]
   if k == 1:
-    return lax.transpose(flip(m, a1), perm)
-  return flip(lax.transpose(m, perm), a1)
+    return transpose(flip(m, a1), perm)
+  return flip(transpose(m, perm), a1)
 
 
 @compiled_when_eager(static_argnames=("shift", "axis"))
@@ -247,7 +253,7 @@ def _roll_static(a, shift, axis):
     i, ones = int(-s) % n, (1,) * len(shape)  # strides given, as JAX's slice_in_dim
     lo = [i if d == ax else 0 for d in range(len(shape))]
     hi = [i if d == ax else k for d, k in enumerate(shape)]
-    a = lax.concatenate([lax.slice(a, lo, shape, ones), lax.slice(a, [0] * len(shape), hi, ones)],
+    a = lax_concatenate([lax_slice(a, lo, shape, ones), lax_slice(a, [0] * len(shape), hi, ones)],
                         int(ax))
   return a
 
@@ -259,9 +265,9 @@ def _roll_dynamic(a, shift, axes: list):
   shifts = broadcast_to(shift, shape)
   for k, ax in enumerate(np.broadcast_to(axes, shape)):
     n = get_aval(a).shape[ax]
-    s = lax.convert_element_type(lax.index_in_dim(shifts, k, keepdims=False), np.int32)
+    s = convert_element_type(index_in_dim(shifts, k, keepdims=False), np.int32)
     s = remainder(s, np.int32(max(n, 1)))
-    a = lax.dynamic_slice_in_dim(lax.concatenate([a, a], int(ax)), lax.sub(np.int32(n), s),
+    a = dynamic_slice_in_dim(lax_concatenate([a, a], int(ax)), sub(np.int32(n), s),
                                  n, int(ax))
   return a
 
@@ -321,9 +327,9 @@ def indices(dimensions, dtype=None, sparse=False):
   for i, d in enumerate(dims):
     if sparse:
       shape = tuple(d if j == i else 1 for j in range(len(dims)))
-      outs.append(lax.broadcasted_iota(dt, shape, i))
+      outs.append(broadcasted_iota(dt, shape, i))
     else:
-      outs.append(lax.broadcasted_iota(dt, dims, i))
+      outs.append(broadcasted_iota(dt, dims, i))
   if sparse:
     return tuple(outs)
-  return stack(outs) if outs else lax.full((0,), 0, dt)
+  return stack(outs) if outs else full((0,), 0, dt)

@@ -9,7 +9,12 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jit import check_hashable, compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import (conj, convert_element_type, div, gt, mul, ne,
+                                                  real, select_n, sqrt, sub)
+from xjax._src.primitives.lax.reductions import (argmax as lax_argmax, argmin as lax_argmin,
+                                                 reduce_and, reduce_max, reduce_min, reduce_or,
+                                                 reduce_prod, reduce_sum)
+from xjax._src.primitives.lax.shapes import expand_dims, full_like, reshape
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
 from xjax._src.libraries.numpy.shaping import broadcast_to
@@ -30,7 +35,7 @@ def _keep(out, aval, axes, keepdims):
   check_hashable(keepdims, "'keepdims'")  # JAX's reductions take it as a static argument
   if not keepdims:
     return out
-  return lax.expand_dims(out, tuple(sorted(axes)))
+  return expand_dims(out, tuple(sorted(axes)))
 
 
 def _check_out(out, name):
@@ -62,7 +67,7 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool, upcast_f16=False):
       dt = aval.dtype
     # an explicit dtype is the accumulation dtype too (as JAX)
     ct = _accumulation_dtype(dt) if upcast_f16 and dtype is None else dt
-    x = lax.convert_element_type(a, ct, False)  # reductions are strongly typed
+    x = convert_element_type(a, ct, False)  # reductions are strongly typed
     axes = _axes(axis, aval.ndim)
     if where is not None:
       if identity_op in ("max", "min") and initial is None:
@@ -82,9 +87,9 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool, upcast_f16=False):
       combine = {"add": ufuncs.add, "mul": ufuncs.multiply, "max": ufuncs.maximum,
                  "min": ufuncs.minimum, "and": ufuncs.logical_and,
                  "or": ufuncs.logical_or}[identity_op]
-      result = lax.convert_element_type(combine(result, initial), get_aval(result).dtype)
+      result = convert_element_type(combine(result, initial), get_aval(result).dtype)
     if ct != dt:
-      result = lax.convert_element_type(result, dt, False)
+      result = convert_element_type(result, dt, False)
     return _keep(result, aval, axes, keepdims)
   fn.__name__ = name
   return fn
@@ -104,8 +109,8 @@ def _compiled(fn):
   return compiled_when_eager(fn, static_argnames=tuple(p for p in _STATIC if p in params))
 
 
-sum = _compiled(_reduction("sum", lax.reduce_sum, "add", True, upcast_f16=True))
-prod = _compiled(_reduction("prod", lax.reduce_prod, "mul", True, upcast_f16=True))
+sum = _compiled(_reduction("sum", reduce_sum, "add", True, upcast_f16=True))
+prod = _compiled(_reduction("prod", reduce_prod, "mul", True, upcast_f16=True))
 
 
 def _without_dtype(red):
@@ -116,8 +121,8 @@ def _without_dtype(red):
   return fn
 
 
-max = _compiled(_without_dtype(_reduction("max", lax.reduce_max, "max", False)))
-min = _compiled(_without_dtype(_reduction("min", lax.reduce_min, "min", False)))
+max = _compiled(_without_dtype(_reduction("max", reduce_max, "max", False)))
+min = _compiled(_without_dtype(_reduction("min", reduce_min, "min", False)))
 amax, amin = max, min
 
 
@@ -126,8 +131,8 @@ def _bool_reduction(name, reduce_fn, op):
     _check_out(out, name)
     check_arraylike(name, a)
     aval = get_aval(a)
-    x = lax.convert_element_type(a, np.bool_, False) if aval.dtype == np.bool_ else \
-        lax.ne(a, np.zeros((), aval.dtype)[()])
+    x = convert_element_type(a, np.bool_, False) if aval.dtype == np.bool_ else \
+        ne(a, np.zeros((), aval.dtype)[()])
     axes = _axes(axis, aval.ndim)
     if where is not None:
       x = _where(where, x, op == "and")
@@ -136,8 +141,8 @@ def _bool_reduction(name, reduce_fn, op):
   return fn
 
 
-all = _compiled(_bool_reduction("all", lax.reduce_and, "and"))
-any = _compiled(_bool_reduction("any", lax.reduce_or, "or"))
+all = _compiled(_bool_reduction("all", reduce_and, "and"))
+any = _compiled(_bool_reduction("any", reduce_or, "or"))
 
 
 def _count(aval, axes):
@@ -158,11 +163,11 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
   total = sum(a, axis=axes, dtype=ct, keepdims=keepdims, where=where)
   if where is None:
     n = _count(aval, axes)
-    out = lax.div(total, np.asarray(n, get_aval(total).dtype)[()])
+    out = div(total, np.asarray(n, get_aval(total).dtype)[()])
   else:
     count = sum(broadcast_to(where, aval.shape), axis=axes, dtype=ct, keepdims=keepdims)
-    out = lax.div(total, count)
-  return out if ct == dt else lax.convert_element_type(out, dt, False)
+    out = div(total, count)
+  return out if ct == dt else convert_element_type(out, dt, False)
 
 
 _mean = mean  # var's and std's `mean=` keyword shadows the name
@@ -186,30 +191,30 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     raise TypeError("var does not accept dtype bool")
   out_dt = dt
   dt = _accumulation_dtype(dt)  # var always accumulates float16/bfloat16 in float32
-  x = lax.convert_element_type(a, dt, False)
+  x = convert_element_type(a, dt, False)
   if mean is None:
     mean = _mean(x, axis=axes, dtype=dt, keepdims=True, where=where)
   else:
     check_arraylike("var", mean)
-    mean = lax.convert_element_type(mean, dt, False)
-  centered = lax.sub(x, mean)
+    mean = convert_element_type(mean, dt, False)
+  centered = sub(x, mean)
   if dtypes.is_complex(dt):
-    sq = lax.real(lax.mul(centered, lax.conj(centered)))
+    sq = real(mul(centered, conj(centered)))
   else:
-    sq = lax.mul(centered, centered)
+    sq = mul(centered, centered)
   total = sum(sq, axis=axes, keepdims=keepdims, where=where)
   tdt = get_aval(total).dtype
   if where is None:
-    denom = lax.full_like(total, _count(aval, axes) - ddof)
+    denom = full_like(total, _count(aval, axes) - ddof)
   else:
     count = sum(broadcast_to(where, aval.shape), axis=axes, keepdims=keepdims, dtype=tdt)
-    denom = lax.sub(count, np.asarray(ddof, tdt)[()])
-  out = lax.div(total, denom)
+    denom = sub(count, np.asarray(ddof, tdt)[()])
+  out = div(total, denom)
   if not dtypes.is_inexact(dt):  # as JAX: integer arithmetic, then a weakly typed float
-    return lax.convert_element_type(out, dtypes.default_float_dtype(), True)
+    return convert_element_type(out, dtypes.default_float_dtype(), True)
   # no degrees of freedom left: NaN (as JAX), not +-inf
-  out = lax.select_n(lax.gt(denom, lax.full_like(denom, 0)), lax.full_like(out, np.nan), out)
-  return out if out_dt == dt else lax.convert_element_type(out, out_dt, False)
+  out = select_n(gt(denom, full_like(denom, 0)), full_like(out, np.nan), out)
+  return out if out_dt == dt else convert_element_type(out, out_dt, False)
 
 
 @_compiled
@@ -218,7 +223,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
   if dtype is not None and not dtypes.is_inexact(dtypes.check_user_dtype_supported(dtype,
                                                                                    "std")):
     raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
-  return lax.sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+  return sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                       where=where, mean=mean, correction=correction))
 
 
@@ -232,17 +237,17 @@ def _arg(name, fn):
     if axis is None:
       if aval.size == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence")
-      flat = lax.reshape(a, (aval.size,))
+      flat = reshape(a, (aval.size,))
       out_ = fn(flat, 0, dtypes.default_int_dtype())
-      return lax.reshape(out_, (1,) * aval.ndim) if keepdims else out_
+      return reshape(out_, (1,) * aval.ndim) if keepdims else out_
     if aval.ndim == 0:
       raise IndexError(f"{name}: axis {axis} is out of bounds for array of dimension 0")
     ax = canonical_axis(axis, aval.ndim, error=IndexError)
     out_ = fn(a, ax, dtypes.default_int_dtype())
-    return lax.expand_dims(out_, (ax,)) if keepdims else out_
+    return expand_dims(out_, (ax,)) if keepdims else out_
   arg.__name__ = name
   return arg
 
 
-argmax = _compiled(_arg("argmax", lax.argmax))
-argmin = _compiled(_arg("argmin", lax.argmin))
+argmax = _compiled(_arg("argmax", lax_argmax))
+argmin = _compiled(_arg("argmin", lax_argmin))

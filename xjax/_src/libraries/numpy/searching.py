@@ -10,7 +10,10 @@ from xjax._src.foundations import dtypes
 
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import (bitwise_and, bitwise_not, convert_element_type,
+                                                  ne, select_n)
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, full, index_in_dim,
+                                             reshape, slice_in_dim)
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.nonzero import _compact, _concrete, _nonzero_mask, nonzero
@@ -29,8 +32,8 @@ def argwhere(a, *, size=None, fill_value=None):
   """(N, ndim) indices of the nonzero elements."""
   a = asarray(a)
   if get_aval(a).ndim == 0:
-    (idx,) = nonzero(lax.reshape(a, (1,)), size=size, fill_value=fill_value)
-    return lax.full((get_aval(idx).shape[0], 0), 0, get_aval(idx).dtype)
+    (idx,) = nonzero(reshape(a, (1,)), size=size, fill_value=fill_value)
+    return full((get_aval(idx).shape[0], 0), 0, get_aval(idx).dtype)
   return stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
 
 
@@ -55,7 +58,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if not isinstance(res, tuple):
       res = (res,)
     aval = get_aval(ar)  # the values keep the input's dtype and weak type (as JAX)
-    vals = [lax.convert_element_type(asarray(res[0]), aval.dtype, aval.weak_type)] + [
+    vals = [convert_element_type(asarray(res[0]), aval.dtype, aval.weak_type)] + [
         asarray(r.astype(dtypes.default_int_dtype())) for r in res[1:]]
     if size is not None:
       vals = _pad_unique(vals, axis, int(size), fill_value, return_index, return_inverse)
@@ -64,18 +67,18 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
   s = sort(ar)
   n = get_aval(s).shape[0]
   if n == 0:
-    return lax.full((size,), 0 if fill_value is None else fill_value, get_aval(s).dtype)
-  diff = lax.ne(lax.slice_in_dim(s, 1, n), lax.slice_in_dim(s, 0, n - 1))
+    return full((size,), 0 if fill_value is None else fill_value, get_aval(s).dtype)
+  diff = ne(slice_in_dim(s, 1, n), slice_in_dim(s, 0, n - 1))
   if equal_nan and dtypes.is_inexact(get_aval(s).dtype):
-    both_nan = lax.bitwise_and(lax.ne(lax.slice_in_dim(s, 1, n), lax.slice_in_dim(s, 1, n)),
-                               lax.ne(lax.slice_in_dim(s, 0, n - 1),
-                                      lax.slice_in_dim(s, 0, n - 1)))
-    diff = lax.bitwise_and(diff, lax.bitwise_not(both_nan))
-  first = lax.concatenate([lax.full((1,), True, np.bool_), diff], 0)
+    both_nan = bitwise_and(ne(slice_in_dim(s, 1, n), slice_in_dim(s, 1, n)),
+                               ne(slice_in_dim(s, 0, n - 1),
+                                      slice_in_dim(s, 0, n - 1)))
+    diff = bitwise_and(diff, bitwise_not(both_nan))
+  first = concatenate([full((1,), True, np.bool_), diff], 0)
   pos, valid = _compact(first, size)
-  vals = _take_along(s, lax.convert_element_type(pos, np.int32), 0)
-  fill = lax.index_in_dim(s, 0, 0, keepdims=False) if fill_value is None else fill_value
-  return lax.select_n(valid, _broadcast(fill, vals), vals)
+  vals = _take_along(s, convert_element_type(pos, np.int32), 0)
+  fill = index_in_dim(s, 0, 0, keepdims=False) if fill_value is None else fill_value
+  return select_n(valid, _broadcast(fill, vals), vals)
 
 
 def _pad_unique(vals, axis, size, fill_value, return_index, return_inverse):
@@ -89,10 +92,10 @@ def _pad_unique(vals, axis, size, fill_value, return_index, return_inverse):
     if (return_inverse and k == 1 + bool(return_index)) or n == 0:
       out.append(v)
     elif n >= size:
-      out.append(lax.slice_in_dim(v, 0, size, axis=ax))
+      out.append(slice_in_dim(v, 0, size, axis=ax))
     elif (k == 0 and fill_value is None) or (k == 1 and return_index):
-      first = lax.slice_in_dim(v, 0, 1, axis=ax)
-      out.append(lax.concatenate([v] + [first] * (size - n), ax))
+      first = slice_in_dim(v, 0, 1, axis=ax)
+      out.append(concatenate([v] + [first] * (size - n), ax))
     else:
       widths = [(0, 0)] * get_aval(v).ndim
       widths[ax] = (0, size - n)
@@ -101,7 +104,7 @@ def _pad_unique(vals, axis, size, fill_value, return_index, return_inverse):
 
 
 def _broadcast(fill, like):
-  return lax.broadcast_in_dim(lax.convert_element_type(asarray(fill), get_aval(like).dtype),
+  return broadcast_in_dim(convert_element_type(asarray(fill), get_aval(like).dtype),
                               get_aval(like).shape, ())
 
 

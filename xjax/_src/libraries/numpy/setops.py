@@ -17,7 +17,13 @@ from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import cumulative as lax_cum
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import (bitwise_and, bitwise_not, bitwise_or,
+                                                  convert_element_type, eq as lax_eq, ne, select_n,
+                                                  sub)
+from xjax._src.primitives.lax.reductions import reduce_or
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, full, full_like,
+                                             index_in_dim, reshape, slice_in_dim)
+from xjax._src.primitives.lax.sorting import sort as lax_sort
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.nonzero import _compact as _compact_nonempty
@@ -46,14 +52,14 @@ class _UniqueInverseResult(NamedTuple):
 
 
 def _idx(x):
-  return lax.convert_element_type(x, dtypes.default_int_dtype())
+  return convert_element_type(x, dtypes.default_int_dtype())
 
 
 def _compact(mask, size):
   """Positions of the first ``size`` True entries of ``mask`` and their validity."""
   if size == 0:
     idt = dtypes.default_int_dtype()
-    return lax.full((0,), 0, idt), lax.full((0,), False, np.bool_)
+    return full((0,), 0, idt), full((0,), False, np.bool_)
   return _compact_nonempty(mask, size)
 
 
@@ -62,13 +68,13 @@ def _firsts(s, equal_nan=False):
   with ``equal_nan``)."""
   n = get_aval(s).shape[0]
   if n == 0:
-    return lax.full((0,), True, np.bool_)
-  nxt, prev = lax.slice_in_dim(s, 1, n), lax.slice_in_dim(s, 0, n - 1)
-  diff = lax.ne(nxt, prev)
+    return full((0,), True, np.bool_)
+  nxt, prev = slice_in_dim(s, 1, n), slice_in_dim(s, 0, n - 1)
+  diff = ne(nxt, prev)
   if equal_nan and dtypes.is_inexact(get_aval(s).dtype):
-    both_nan = lax.bitwise_and(lax.ne(nxt, nxt), lax.ne(prev, prev))
-    diff = lax.bitwise_and(diff, lax.bitwise_not(both_nan))
-  return lax.concatenate([lax.full((1,), True, np.bool_), diff], 0)
+    both_nan = bitwise_and(ne(nxt, nxt), ne(prev, prev))
+    diff = bitwise_and(diff, bitwise_not(both_nan))
+  return concatenate([full((1,), True, np.bool_), diff], 0)
 
 
 def _size(name, mask, size):
@@ -93,12 +99,12 @@ def _unsized(name, size, *arrays):
 
 
 def _gather(x, pos):
-  return _take_along(x, lax.convert_element_type(pos, np.int32), 0)
+  return _take_along(x, convert_element_type(pos, np.int32), 0)
 
 
 def _fill(valid, vals, fill):
-  fill = lax.convert_element_type(asarray(fill), get_aval(vals).dtype)
-  return lax.select_n(valid, lax.broadcast_in_dim(fill, get_aval(vals).shape, ()), vals)
+  fill = convert_element_type(asarray(fill), get_aval(vals).dtype)
+  return select_n(valid, broadcast_in_dim(fill, get_aval(vals).shape, ()), vals)
 
 
 def _select(name, s, keep, size, fill_value, default_first=True):
@@ -111,7 +117,7 @@ def _select(name, s, keep, size, fill_value, default_first=True):
     if not default_first or size == 0 or get_aval(s).shape[0] == 0:
       fill_value = 0
     else:
-      fill_value = lax.index_in_dim(vals, 0, 0, keepdims=False)
+      fill_value = index_in_dim(vals, 0, 0, keepdims=False)
   return _fill(valid, vals, fill_value)
 
 
@@ -122,16 +128,16 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
   es = get_aval(element).shape
   n = get_aval(test).shape[0]
   big = es + (n,)
-  eq = lax.eq(lax.broadcast_in_dim(element, big, tuple(range(len(es)))),
-              lax.broadcast_in_dim(test, big, (len(es),)))
-  found = lax.reduce_or(eq, (len(es),)) if n else lax.full(es, False, np.bool_)
-  return lax.bitwise_not(found) if invert else found
+  eq = lax_eq(broadcast_in_dim(element, big, tuple(range(len(es)))),
+              broadcast_in_dim(test, big, (len(es),)))
+  found = reduce_or(eq, (len(es),)) if n else full(es, False, np.bool_)
+  return bitwise_not(found) if invert else found
 
 
 def _sorted(name, *arrays):
   check_arraylike(name, *arrays)
   flat = promote_dtypes(*[ravel(asarray(a)) for a in arrays])
-  return flat, sort(lax.concatenate(flat, 0) if len(flat) > 1 else flat[0])
+  return flat, sort(concatenate(flat, 0) if len(flat) > 1 else flat[0])
 
 
 def union1d(ar1, ar2, *, size=None, fill_value=None):
@@ -146,7 +152,7 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
   ar1, ar2 = _unsized("setdiff1d", size, ar1, ar2)
   a, b = promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2)))
   s = _gather(a, argsort(a))
-  keep = lax.bitwise_and(_firsts(s, equal_nan=True), isin(s, b, invert=True))
+  keep = bitwise_and(_firsts(s, equal_nan=True), isin(s, b, invert=True))
   return _select("setdiff1d", s, keep, size, fill_value, default_first=False)
 
 
@@ -156,26 +162,26 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
   check_arraylike("setxor1d", ar1, ar2)
   ar1, ar2 = _unsized("setxor1d", size, ar1, ar2)
   a, b = (sort(x) for x in promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2))))
-  both = lax.concatenate([a, b], 0)
+  both = concatenate([a, b], 0)
   n = get_aval(both).shape[0]
   if assume_unique or n == 0:
-    unique = lax.full((n,), True, np.bool_)
+    unique = full((n,), True, np.bool_)
   else:
-    unique = lax.concatenate([_firsts(a, equal_nan=True), _firsts(b, equal_nan=True)], 0)
+    unique = concatenate([_firsts(a, equal_nan=True), _firsts(b, equal_nan=True)], 0)
   # the unique values first, in order, then the repeats
-  repeat, s = lax.sort((lax.bitwise_not(unique), both), num_keys=2)
+  repeat, s = lax_sort((bitwise_not(unique), both), num_keys=2)
   if n < 2:
-    return _select("setxor1d", s, lax.bitwise_not(repeat), size, fill_value)
-  differ = lax.ne(lax.slice_in_dim(s, 1, n), lax.slice_in_dim(s, 0, n - 1))
-  after = lax.concatenate([lax.full((1,), True, np.bool_), differ], 0)
-  before = lax.concatenate([lax.bitwise_or(differ, lax.slice_in_dim(repeat, 1, n)),
-                            lax.full((1,), True, np.bool_)], 0)
-  keep = lax.bitwise_and(lax.bitwise_not(repeat), lax.bitwise_and(after, before))
+    return _select("setxor1d", s, bitwise_not(repeat), size, fill_value)
+  differ = ne(slice_in_dim(s, 1, n), slice_in_dim(s, 0, n - 1))
+  after = concatenate([full((1,), True, np.bool_), differ], 0)
+  before = concatenate([bitwise_or(differ, slice_in_dim(repeat, 1, n)),
+                            full((1,), True, np.bool_)], 0)
+  keep = bitwise_and(bitwise_not(repeat), bitwise_and(after, before))
   if fill_value is None:   # the smallest value of the result (NaN if it holds one), else 0
     dt = get_aval(s).dtype
-    top = lax.full_like(s, np.inf if dtypes.is_inexact(dt) else
+    top = full_like(s, np.inf if dtypes.is_inexact(dt) else
                         True if dt == np.bool_ else dtypes.iinfo(dt).max)
-    fill_value = lax.select_n(_max(keep), lax.full((), 0, dt), _min(lax.select_n(keep, top, s)))
+    fill_value = select_n(_max(keep), full((), 0, dt), _min(select_n(keep, top, s)))
   return _select("setxor1d", s, keep, size, fill_value)
 
 
@@ -188,12 +194,12 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
   a, b = promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2)))
   perm1 = argsort(a)
   s1 = _gather(a, perm1)
-  keep = lax.bitwise_and(_firsts(s1), isin(s1, b))
+  keep = bitwise_and(_firsts(s1), isin(s1, b))
   size = _size("intersect1d", keep, size)
   pos, valid = _compact(keep, size)
   vals = _gather(s1, pos)
   if fill_value is None:
-    fill_value = lax.index_in_dim(vals, 0, 0, keepdims=False) if size else 0
+    fill_value = index_in_dim(vals, 0, 0, keepdims=False) if size else 0
   vals = _fill(valid, vals, fill_value)
   if not return_indices:
     return vals
@@ -217,20 +223,20 @@ def _unique_parts(name, x, size, fill_value):
   size = _size(name, first, size)
   pos, valid = _compact(first, size)
   vals = _gather(s, pos)
-  default = lax.index_in_dim(vals, 0, 0, keepdims=False) if size and n else 0
+  default = index_in_dim(vals, 0, 0, keepdims=False) if size and n else 0
   vals = _fill(valid, vals, default if fill_value is None else fill_value)
   idx = _gather(perm, pos)
-  idx = _fill(valid, idx, lax.index_in_dim(idx, 0, 0, keepdims=False) if size and n else 0)
+  idx = _fill(valid, idx, index_in_dim(idx, 0, 0, keepdims=False) if size and n else 0)
   # Run ends: the next run's start, or n for the last run.
-  nxt = lax.concatenate([lax.slice_in_dim(pos, 1, size), lax.full((1,), n, get_aval(pos).dtype)],
+  nxt = concatenate([slice_in_dim(pos, 1, size), full((1,), n, get_aval(pos).dtype)],
                         0) if size else pos
-  nxt = lax.select_n(lax.concatenate([lax.slice_in_dim(valid, 1, size),
-                                      lax.full((1,), False, np.bool_)], 0) if size else valid,
-                     lax.full_like(nxt, n), nxt)
-  counts = _fill(valid, lax.sub(nxt, pos), 0)
-  run = lax.sub(lax_cum.cumsum(_idx(first), 0), np.asarray(1, dtypes.default_int_dtype())[()])
-  inv = lax.full((n,), 0, get_aval(run).dtype).at[perm].set(run) if n else run
-  return vals, _idx(idx), lax.reshape(inv, get_aval(x).shape), _idx(counts)
+  nxt = select_n(concatenate([slice_in_dim(valid, 1, size),
+                                      full((1,), False, np.bool_)], 0) if size else valid,
+                     full_like(nxt, n), nxt)
+  counts = _fill(valid, sub(nxt, pos), 0)
+  run = sub(lax_cum.cumsum(_idx(first), 0), np.asarray(1, dtypes.default_int_dtype())[()])
+  inv = full((n,), 0, get_aval(run).dtype).at[perm].set(run) if n else run
+  return vals, _idx(idx), reshape(inv, get_aval(x).shape), _idx(counts)
 
 
 def unique_all(x, /, *, size=None, fill_value=None):

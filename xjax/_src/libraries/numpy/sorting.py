@@ -6,7 +6,12 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import (add, bitwise_and, bitwise_not, bitwise_or,
+                                                  convert_element_type, div, eq, lt, min as lax_min,
+                                                  ne, neg, select_n, sub)
+from xjax._src.primitives.lax.reductions import reduce_sum
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, concatenate, full,
+                                             reshape, rev, transpose)
 from xjax._src.primitives.lax import sorting as lax_sorting
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.creation import asarray
@@ -39,7 +44,7 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     raise TypeError("'order' argument to sort is not supported.")
   a, axis = _prepare("sort", a, axis)
   out = lax_sorting.sort(a, dimension=axis, is_stable=stable)
-  return lax.rev(out, (axis,)) if descending else out
+  return rev(out, (axis,)) if descending else out
 
 
 @compiled_when_eager(staged="argsort",
@@ -57,12 +62,12 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
   aval = get_aval(a)
   idx_dt = (dtypes.default_int_dtype() if dtype is None
             else dtypes.check_user_dtype_supported(dtype, "argsort"))
-  iota = lax.broadcasted_iota(idx_dt, aval.shape, axis)
+  iota = broadcasted_iota(idx_dt, aval.shape, axis)
   if descending:
-    _, idx = lax_sorting.sort((lax.rev(a, (axis,)), iota), dimension=axis,
+    _, idx = lax_sorting.sort((rev(a, (axis,)), iota), dimension=axis,
                               is_stable=stable, num_keys=1)
     n = np.asarray(aval.shape[axis] - 1, idx_dt)[()]
-    return lax.sub(n, lax.rev(idx, (axis,)))
+    return sub(n, rev(idx, (axis,)))
   _, idx = lax_sorting.sort((a, iota), dimension=axis, is_stable=stable, num_keys=1)
   return idx
 
@@ -77,9 +82,9 @@ def lexsort(keys, axis=-1):
   if any(get_aval(k).shape != shape for k in keys[1:]):
     raise ValueError("all keys need to be the same shape")
   if not shape:  # 0-d keys: the one position (as NumPy)
-    return lax.full((), 0, dtypes.default_int_dtype())
+    return full((), 0, dtypes.default_int_dtype())
   axis = canonical_axis(axis, len(shape))
-  iota = lax.broadcasted_iota(dtypes.default_int_dtype(), shape, axis)
+  iota = broadcasted_iota(dtypes.default_int_dtype(), shape, axis)
   outs = lax_sorting.sort(tuple(reversed(keys)) + (iota,), dimension=axis,
                           num_keys=len(keys))
   return outs[-1]
@@ -88,8 +93,8 @@ def lexsort(keys, axis=-1):
 def _less(x, y):
   """x < y with NaN ordered last, as in sorting."""
   if dtypes.is_inexact(get_aval(x).dtype):
-    return lax.bitwise_or(lax.lt(x, y), lax.bitwise_and(lax.ne(y, y), lax.eq(x, x)))
-  return lax.lt(x, y)
+    return bitwise_or(lt(x, y), bitwise_and(ne(y, y), eq(x, x)))
+  return lt(x, y)
 
 
 @compiled_when_eager(staged="searchsorted", static_argnames=("side", "method"))
@@ -106,19 +111,19 @@ def searchsorted(a, v, side="left", sorter=None, *, method=None):
   if get_aval(a).ndim != 1:
     raise ValueError("a should be 1-dimensional")
   if sorter is not None:
-    a = _take_along(a, lax.convert_element_type(asarray(sorter), np.int32), 0)
+    a = _take_along(a, convert_element_type(asarray(sorter), np.int32), 0)
   a, v = promote_dtypes(a, v)
   n = get_aval(a).shape[0]
   # int32 indices even in x64 mode, as in JAX
   idt = np.int32 if n < 2**31 else dtypes.default_int_dtype()
   before = (lambda x, y: _less(x, y)) if side == "left" else \
-      (lambda x, y: lax.bitwise_not(_less(y, x)))  # a[i] goes before v
+      (lambda x, y: bitwise_not(_less(y, x)))  # a[i] goes before v
   if method == "compare_all" or n == 0:
     vs = get_aval(v).shape
     big = vs + (n,)
-    ab = lax.broadcast_in_dim(a, big, (len(vs),))
-    vb = lax.broadcast_in_dim(v, big, tuple(range(len(vs))))
-    return lax.reduce_sum(lax.convert_element_type(before(ab, vb), idt), (len(vs),))
+    ab = broadcast_in_dim(a, big, (len(vs),))
+    vb = broadcast_in_dim(v, big, tuple(range(len(vs))))
+    return reduce_sum(convert_element_type(before(ab, vb), idt), (len(vs),))
   return _bisect(a, v, before, idt)
 
 
@@ -126,15 +131,15 @@ def _bisect(a, v, before, idt):
   """Per element of ``v``, the number of leading ``a`` entries ``before`` it: a binary
   search of ceil(log2(n + 1)) steps, each gathering one entry of ``a`` per element."""
   n = get_aval(a).shape[0]
-  lo = lax.full(get_aval(v).shape, 0, idt)
-  hi = lax.full(get_aval(v).shape, n, idt)
+  lo = full(get_aval(v).shape, 0, idt)
+  hi = full(get_aval(v).shape, n, idt)
   one = np.asarray(1, idt)[()]
   size = get_aval(v).size
   for _ in range(int(n).bit_length()):
-    mid = lax.div(lax.add(lo, hi), np.asarray(2, idt)[()])
-    entry = _take_along(a, lax.reshape(lax.min(mid, np.asarray(n - 1, idt)[()]), (size,)), 0)
-    right = lax.bitwise_and(before(lax.reshape(entry, get_aval(v).shape), v), lax.lt(lo, hi))
-    lo, hi = lax.select_n(right, lo, lax.add(mid, one)), lax.select_n(right, mid, hi)
+    mid = div(add(lo, hi), np.asarray(2, idt)[()])
+    entry = _take_along(a, reshape(lax_min(mid, np.asarray(n - 1, idt)[()]), (size,)), 0)
+    right = bitwise_and(before(reshape(entry, get_aval(v).shape), v), lt(lo, hi))
+    lo, hi = select_n(right, lo, add(mid, one)), select_n(right, mid, hi)
   return lo
 
 
@@ -150,9 +155,9 @@ def _partition_keys(name, a, kth, axis):
   kth = canonical_axis(kth, get_aval(a).shape[axis])
   perm = list(range(nd))
   perm[axis], perm[-1] = perm[-1], perm[axis]
-  a = lax.transpose(a, perm)
+  a = transpose(a, perm)
   # -a, or ~a for unsigned integers (where -a would keep 0 smallest)
-  keys = lax.bitwise_not(a) if dtypes.is_unsigned(get_aval(a).dtype) else lax.neg(a)
+  keys = bitwise_not(a) if dtypes.is_unsigned(get_aval(a).dtype) else neg(a)
   return a, keys, kth, perm
 
 
@@ -164,10 +169,10 @@ def partition(a, kth, axis=-1):
   a, keys, kth, perm = _partition_keys("partition", a, kth, axis)
   n = get_aval(a).shape[-1]
   bottom = lax_sorting.top_k(keys, kth + 1)[0]
-  bottom = lax.bitwise_not(bottom) if dtypes.is_unsigned(get_aval(a).dtype) else \
-      lax.neg(bottom)
+  bottom = bitwise_not(bottom) if dtypes.is_unsigned(get_aval(a).dtype) else \
+      neg(bottom)
   top = lax_sorting.top_k(a, n - kth - 1)[0]
-  return lax.transpose(lax.concatenate([bottom, top], len(perm) - 1), perm)
+  return transpose(concatenate([bottom, top], len(perm) - 1), perm)
 
 
 @compiled_when_eager(static_argnames=("kth", "axis"), hashable_statics=True)
@@ -177,14 +182,14 @@ def argpartition(a, kth, axis=-1):
   a, keys, kth, perm = _partition_keys("argpartition", a, kth, axis)
   n = get_aval(a).shape[-1]
   bottom = lax_sorting.top_k(keys, kth + 1)[1]
-  rest = put_along_axis(lax.full(get_aval(a).shape, 1.0, np.float32), bottom, 0.0, -1,
+  rest = put_along_axis(full(get_aval(a).shape, 1.0, np.float32), bottom, 0.0, -1,
                         inplace=False)
   top = lax_sorting.top_k(rest, n - kth - 1)[1]
-  return lax.transpose(lax.concatenate([bottom, top], len(perm) - 1), perm)
+  return transpose(concatenate([bottom, top], len(perm) - 1), perm)
 
 
 @compiled_when_eager(staged="sort_complex")
 def sort_complex(a):
   """Sorted copy of ``a`` (by real, then imaginary part) as a complex array."""
   a = sort(a)
-  return lax.convert_element_type(a, dtypes.to_complex_dtype(get_aval(a).dtype))
+  return convert_element_type(a, dtypes.to_complex_dtype(get_aval(a).dtype))

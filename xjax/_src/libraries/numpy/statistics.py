@@ -7,7 +7,14 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import (add, bitwise_and, bitwise_not, bitwise_or, ceil,
+                                                  complex as lax_complex, conj,
+                                                  convert_element_type, div, eq, floor, imag, le,
+                                                  lt, max as lax_max, min as lax_min, mul, ne, real,
+                                                  select, select_n, sqrt, sub)
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, full, full_like,
+                                             reshape as lax_reshape, squeeze as lax_squeeze,
+                                             transpose)
 from xjax._src.primitives.lax import sorting as lax_sorting
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy import ufuncs
@@ -26,7 +33,7 @@ from xjax._src.libraries.numpy.where import _where
 
 
 def _isnan(x):
-  return lax.ne(x, x)
+  return ne(x, x)
 
 
 def _replace_nan(a, value):
@@ -78,12 +85,12 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return red.mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
   if dtype is None:  # an explicit dtype: float16 accumulates in float16 here, as in JAX
     dtype = get_aval(a).dtype
-  ok = lax.bitwise_not(_isnan(a))
+  ok = bitwise_not(_isnan(a))
   if where is not None:
-    ok = lax.bitwise_and(ok, broadcast_to(asarray(where), get_aval(a).shape))
+    ok = bitwise_and(ok, broadcast_to(asarray(where), get_aval(a).shape))
   total = red.sum(_replace_nan(a, 0), axis=axis, dtype=dtype, keepdims=keepdims, where=ok)
   count = red.sum(ok, axis=axis, dtype=get_aval(total).dtype, keepdims=keepdims)
-  return lax.div(total, count)
+  return div(total, count)
 
 
 @compiled_when_eager(staged="nanvar",
@@ -107,31 +114,31 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     dt = out_dt = dtypes.to_inexact_dtype(in_dt)
   else:
     dt, out_dt = in_dt, np.dtype(np.real(np.zeros((), in_dt)).dtype)
-  x = lax.convert_element_type(a, red._accumulation_dtype(dt), False)
+  x = convert_element_type(a, red._accumulation_dtype(dt), False)
   nan = _isnan(x)
   if mean is None:
     mu = nanmean(x, axis=axis, dtype=get_aval(x).dtype, keepdims=True, where=where)
   else:
     check_arraylike("nanvar", mean)
-    mu = lax.convert_element_type(asarray(mean), get_aval(x).dtype, False)
-  c = lax.select_n(nan, lax.sub(x, mu), lax.full_like(x, 0))
-  sq = lax.real(lax.mul(c, lax.conj(c))) if dtypes.is_complex(get_aval(c).dtype) else \
-      lax.mul(c, c)
-  count = red.sum(lax.bitwise_not(nan), axis=axis, keepdims=keepdims, where=where)
-  count = lax.sub(count, asarray(ddof, get_aval(count).dtype))
-  empty = lax.le(count, lax.full_like(count, 0))
+    mu = convert_element_type(asarray(mean), get_aval(x).dtype, False)
+  c = select_n(nan, sub(x, mu), full_like(x, 0))
+  sq = real(mul(c, conj(c))) if dtypes.is_complex(get_aval(c).dtype) else \
+      mul(c, c)
+  count = red.sum(bitwise_not(nan), axis=axis, keepdims=keepdims, where=where)
+  count = sub(count, asarray(ddof, get_aval(count).dtype))
+  empty = le(count, full_like(count, 0))
   total = red.sum(sq, axis=axis, keepdims=keepdims, where=where)
-  total = lax.select_n(empty, total, lax.full_like(total, np.nan))
-  divisor = lax.select_n(empty, count, lax.full_like(count, 1))
-  res = lax.div(total, lax.convert_element_type(divisor, get_aval(total).dtype))
-  return lax.convert_element_type(res, out_dt, False)
+  total = select_n(empty, total, full_like(total, np.nan))
+  divisor = select_n(empty, count, full_like(count, 1))
+  res = div(total, convert_element_type(divisor, get_aval(total).dtype))
+  return convert_element_type(res, out_dt, False)
 
 
 @compiled_when_eager(staged="nanstd",
                      static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
-  return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+  return sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                          where=where, mean=mean))
 
 
@@ -144,7 +151,7 @@ def _nanarg(name, arg, fill):
     nan_mask = _isnan(a)
     res = arg(_replace_nan(a, fill), axis=axis, keepdims=keepdims)
     all_nan = red.all(nan_mask, axis=axis, keepdims=keepdims)
-    return lax.select_n(all_nan, res, lax.full_like(res, -1))
+    return select_n(all_nan, res, full_like(res, -1))
   fn.__name__ = name
   return fn
 
@@ -164,7 +171,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
 @compiled_when_eager(staged="_ptp", static_argnames=("axis", "keepdims"), hashable_statics=True)
 def _ptp(a, axis=None, out=None, keepdims=False):
   red._check_out(out, "ptp")
-  return lax.sub(red.max(a, axis=axis, keepdims=keepdims),
+  return sub(red.max(a, axis=axis, keepdims=keepdims),
                  red.min(a, axis=axis, keepdims=keepdims))
 
 
@@ -177,7 +184,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
   if weights is None:
     avg = red.mean(a, axis=axis, keepdims=keepdims)
     n = get_aval(a).size // max(get_aval(avg).size, 1) if get_aval(a).size else 0
-    wsum = lax.full_like(avg, n)
+    wsum = full_like(avg, n)
   else:
     a, w = promote_dtypes_inexact(a, asarray(weights))
     sa, sw = get_aval(a).shape, get_aval(w).shape
@@ -189,9 +196,9 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
       ax = canonical_axis(axis, len(sa))
       if sw[0] != sa[ax]:
         raise ValueError("Length of weights not compatible with specified axis.")
-      w = lax.broadcast_in_dim(w, sa, (ax,))
+      w = broadcast_in_dim(w, sa, (ax,))
     wsum = red.sum(w, axis=axis, keepdims=keepdims)
-    avg = lax.div(red.sum(lax.mul(a, w), axis=axis, keepdims=keepdims), wsum)
+    avg = div(red.sum(mul(a, w), axis=axis, keepdims=keepdims), wsum)
   if returned:
     return avg, wsum
   return avg
@@ -225,7 +232,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
   """q-th percentiles (q in [0, 100]) along ``axis``; ``out_sharding`` lays the result out
   (see ``place_out_sharding``)."""
   from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
-  q = lax.div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
+  q = div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
   return place_out_sharding(quantile(a, q, axis, out, overwrite_input, method, keepdims,
                                      weights=weights),
                             out_sharding)
@@ -235,7 +242,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                      hashable_statics=True)
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None):
-  q = lax.div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
+  q = div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
   return nanquantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
 
 
@@ -276,7 +283,7 @@ def _quantile_weights(name, a, weights, method, axes):
     if wshape != tuple(shape[ax] for ax in axes):
       raise ValueError(f"Weights shape {wshape} must match reduction axes "
                        f"{tuple(shape[ax] for ax in axes)}")
-    w = lax.broadcast_in_dim(w, shape, axes)
+    w = broadcast_in_dim(w, shape, axes)
   return a, w
 
 
@@ -286,27 +293,27 @@ def _inverted_cdf(x, w, qs, squash_nans):
   lead + (nq,)); NaN where a weight is negative or NaN, or where the data has a NaN
   (``squash_nans``: where it is all NaN)."""
   nan = _isnan(x)
-  zero = lax.full_like(w, 0)
-  bad = lax.bitwise_or(lax.lt(w, zero), _isnan(w))
-  cum = cumsum(lax.select_n(lax.bitwise_or(bad, nan), w, zero), axis=-1)
+  zero = full_like(w, 0)
+  bad = bitwise_or(lt(w, zero), _isnan(w))
+  cum = cumsum(select_n(bitwise_or(bad, nan), w, zero), axis=-1)
   n = get_aval(x).shape[-1]
   lead, nq = get_aval(x).shape[:-1], get_aval(qs).shape[0]
-  target = lax.mul(lax.broadcast_in_dim(qs, lead + (nq,), (len(lead),)), cum[..., -1:])
-  below = lax.lt(lax.broadcast_in_dim(cum, lead + (nq, n), tuple(range(len(lead))) +
+  target = mul(broadcast_in_dim(qs, lead + (nq,), (len(lead),)), cum[..., -1:])
+  below = lt(broadcast_in_dim(cum, lead + (nq, n), tuple(range(len(lead))) +
                                       (len(lead) + 1,)),
-                 lax.broadcast_in_dim(target, lead + (nq, n), tuple(range(len(lead) + 1))))
+                 broadcast_in_dim(target, lead + (nq, n), tuple(range(len(lead) + 1))))
   idx = red.sum(below, axis=-1, dtype=dtypes.default_int_dtype())
-  valid = red.sum(lax.bitwise_not(nan), axis=-1, keepdims=True,
+  valid = red.sum(bitwise_not(nan), axis=-1, keepdims=True,
                   dtype=dtypes.default_int_dtype()) if squash_nans else \
-      lax.full(lead + (1,), n, dtypes.default_int_dtype())
-  idx = lax.max(lax.min(idx, lax.sub(valid, lax.full_like(valid, 1))), lax.full_like(idx, 0))
+      full(lead + (1,), n, dtypes.default_int_dtype())
+  idx = lax_max(lax_min(idx, sub(valid, full_like(valid, 1))), full_like(idx, 0))
   res = _gather_last(x, idx)
   force = red.any(bad, axis=-1, keepdims=True)
-  force = lax.bitwise_or(force, lax.eq(valid, lax.full_like(valid, 0)) if squash_nans
+  force = bitwise_or(force, eq(valid, full_like(valid, 0)) if squash_nans
                          else red.any(nan, axis=-1, keepdims=True))
-  return lax.select_n(lax.broadcast_in_dim(force, get_aval(res).shape,
+  return select_n(broadcast_in_dim(force, get_aval(res).shape,
                                            tuple(range(len(lead) + 1))),
-                      res, lax.full_like(res, np.nan))
+                      res, full_like(res, np.nan))
 
 
 def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None):
@@ -334,40 +341,40 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None
   rest = [i for i in range(aval.ndim) if i not in axes]
   flat_shape = tuple(aval.shape[i] for i in rest) + (
       int(np.prod([aval.shape[i] for i in axes], dtype=np.int64)),)
-  x = reshape(lax.transpose(a, tuple(rest) + axes), flat_shape)
+  x = reshape(transpose(a, tuple(rest) + axes), flat_shape)
   n = get_aval(x).shape[-1]
   if n == 0 and get_aval(x).size == 0 and int(np.prod(get_aval(x).shape[:-1])) != 0:
     raise TypeError(f"{name}: cannot take a quantile over an empty axis")
   dt = get_aval(x).dtype
-  qs = q if get_aval(q).ndim else lax.reshape(q, (1,))
+  qs = q if get_aval(q).ndim else lax_reshape(q, (1,))
   nq = get_aval(qs).shape[0]
   lead = get_aval(x).shape[:-1]
   if method == "inverted_cdf":
     if w is None:
-      w = lax.full_like(x, 1)
+      w = full_like(x, 1)
     else:
-      w = reshape(lax.transpose(lax.convert_element_type(w, dt), tuple(rest) + axes),
+      w = reshape(transpose(convert_element_type(w, dt), tuple(rest) + axes),
                   flat_shape)
-    x = lax.select_n(_isnan(x), x, lax.full_like(x, np.nan))  # NaNs of either sign last
+    x = select_n(_isnan(x), x, full_like(x, np.nan))  # NaNs of either sign last
     x, w = lax_sorting.sort((x, w), dimension=-1, num_keys=1)
     res = _inverted_cdf(x, w, qs, squash_nans)
     return _quantile_shape(res, q, nq, aval.shape, axes, keepdims)
   x = sort(x, axis=-1)
   if squash_nans:
-    count = red.sum(lax.bitwise_not(_isnan(x)), axis=-1, keepdims=True, dtype=dt)
+    count = red.sum(bitwise_not(_isnan(x)), axis=-1, keepdims=True, dtype=dt)
   else:
-    count = lax.full(get_aval(x).shape[:-1] + (1,), n, dt)
-  pos = lax.mul(lax.broadcast_in_dim(qs, lead + (nq,), (len(lead),)),
-                lax.sub(count, np.asarray(1, dt)[()]))
-  pos = lax.max(pos, np.asarray(0, dt)[()])
-  lo, hi = lax.floor(pos), lax.ceil(pos)
+    count = full(get_aval(x).shape[:-1] + (1,), n, dt)
+  pos = mul(broadcast_in_dim(qs, lead + (nq,), (len(lead),)),
+                sub(count, np.asarray(1, dt)[()]))
+  pos = lax_max(pos, np.asarray(0, dt)[()])
+  lo, hi = floor(pos), ceil(pos)
   if method == "lower":
     idx_pairs = [(lo, None)]
   elif method == "higher":
     idx_pairs = [(hi, None)]
   elif method == "nearest":
     # ties go to the lower neighbour, as in JAX
-    idx_pairs = [(lax.select(lax.le(lax.sub(pos, lo), np.asarray(0.5, dt)[()]),
+    idx_pairs = [(select(le(sub(pos, lo), np.asarray(0.5, dt)[()]),
                              lo, hi), None)]
   else:
     idx_pairs = [(lo, hi)]
@@ -379,16 +386,16 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None
   if len(vals) == 1:
     res = vals[0]
   elif method == "midpoint":
-    res = lax.mul(lax.add(vals[0], vals[1]), np.asarray(0.5, dt)[()])
+    res = mul(add(vals[0], vals[1]), np.asarray(0.5, dt)[()])
   else:
-    frac = lax.sub(pos, lo)  # the weights of both neighbours, as JAX
-    res = lax.add(lax.mul(vals[0], lax.sub(np.asarray(1, dt)[()], frac)),
-                  lax.mul(vals[1], frac))
+    frac = sub(pos, lo)  # the weights of both neighbours, as JAX
+    res = add(mul(vals[0], sub(np.asarray(1, dt)[()], frac)),
+                  mul(vals[1], frac))
   if not squash_nans:
     has_nan = red.any(_isnan(x), axis=-1, keepdims=True)
-    res = lax.select_n(lax.broadcast_in_dim(has_nan, get_aval(res).shape,
+    res = select_n(broadcast_in_dim(has_nan, get_aval(res).shape,
                                             tuple(range(len(lead) + 1))),
-                       res, lax.full_like(res, np.nan))
+                       res, full_like(res, np.nan))
   return _quantile_shape(res, q, nq, aval.shape, axes, keepdims)
 
 
@@ -397,17 +404,17 @@ def _quantile_shape(res, q, nq, shape, axes, keepdims):
   (none for a scalar ``q``), then the kept axes (the reduced ones as 1 with ``keepdims``)."""
   res = moveaxis(res, -1, 0)
   if keepdims:
-    res = lax.reshape(res, (nq,) + tuple(1 if i in axes else d for i, d in enumerate(shape)))
+    res = lax_reshape(res, (nq,) + tuple(1 if i in axes else d for i, d in enumerate(shape)))
   if not get_aval(q).ndim:
-    res = lax.squeeze(res, (0,))
-  return lax.convert_element_type(res, get_aval(res).dtype, False)
+    res = lax_squeeze(res, (0,))
+  return convert_element_type(res, get_aval(res).dtype, False)
 
 
 def _gather_last(x, idx):
   """x[..., idx[..., k]] for float indices ``idx`` of shape lead + (k,)."""
   if get_aval(x).shape[-1] == 0:
-    return lax.full(get_aval(idx).shape, 0, get_aval(x).dtype)
-  return take_along_axis(x, lax.convert_element_type(idx, np.int32), -1, mode="clip")
+    return full(get_aval(idx).shape, 0, get_aval(x).dtype)
+  return take_along_axis(x, convert_element_type(idx, np.int32), -1, mode="clip")
 
 
 def _check_inexact(name, dtype):
@@ -433,7 +440,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
   if not rowvar and get_aval(X).shape[0] != 1:
     X = X.T
   if get_aval(X).shape[0] == 0:
-    return lax.full((0, 0), np.nan, dtypes.to_inexact_dtype(get_aval(X).dtype))
+    return full((0, 0), np.nan, dtypes.to_inexact_dtype(get_aval(X).dtype))
   if y is not None:
     y = atleast_2d(asarray(y))
     if not rowvar and get_aval(y).shape[0] != 1:
@@ -455,8 +462,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     w = aw if w is None else ufuncs.multiply(w, aw)
   if dtype is not None:
     dt = dtypes.check_user_dtype_supported(dtype, "cov")
-    X = lax.convert_element_type(X, dt, False)
-    w = None if w is None else lax.convert_element_type(w, dt, False)
+    X = convert_element_type(X, dt, False)
+    w = None if w is None else convert_element_type(w, dt, False)
   if w is None:
     avg = red.mean(X, axis=1)
     w_sum = np.asarray(n, get_aval(X).dtype)[()]
@@ -474,7 +481,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
   X = ufuncs.subtract(X, avg[:, None])
   X_T = X.T if w is None else ufuncs.multiply(X, w).T
   if dtypes.is_complex(get_aval(X_T).dtype):
-    X_T = lax.conj(X_T)
+    X_T = conj(X_T)
   c = ufuncs.true_divide(dot(X, X_T), fact)
   return squeeze(c)
 
@@ -489,8 +496,8 @@ def corrcoef(x, y=None, rowvar=True, dtype=None):
   if get_aval(c).ndim == 0:
     return ufuncs.divide(c, c)
   d = diag(c)
-  stddev = ufuncs.sqrt(lax.real(d) if dtypes.is_complex(get_aval(d).dtype) else d)
+  stddev = ufuncs.sqrt(real(d) if dtypes.is_complex(get_aval(d).dtype) else d)
   c = ufuncs.divide(ufuncs.divide(c, stddev[:, None]), stddev[None, :])
   if dtypes.is_complex(get_aval(c).dtype):
-    return lax.complex(clip(lax.real(c), -1, 1), clip(lax.imag(c), -1, 1))
+    return lax_complex(clip(real(c), -1, 1), clip(imag(c), -1, 1))
   return clip(c, -1, 1)

@@ -5,7 +5,7 @@ import numpy as np
 
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import ne, select_n
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.nonzero import nonzero
 from xjax._src.libraries.numpy.promotion import promote_dtypes
@@ -26,11 +26,11 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 def where_inline(condition, x, y):
   """The 3-argument ``where`` traced inline (library code JAX writes with ``lax.select``,
   whose jaxprs show no nested ``_where`` call)."""
-  cond = condition if get_aval(condition).dtype == np.bool_ else lax.ne(
+  cond = condition if get_aval(condition).dtype == np.bool_ else ne(
       condition, np.zeros((), get_aval(condition).dtype)[()])
   x, y = promote_dtypes(x, y)
   cond, x, y = broadcast_arrays(cond, x, y)
-  return lax.select_n(cond, y, x)
+  return select_n(cond, y, x)
 
 
 _where = compiled_when_eager(where_inline, staged="_where")   # (as JAX jits it)

@@ -23,7 +23,10 @@ from xjax._src.foundations.tree_util import tree_flatten, tree_unflatten
 from xjax._src.interpreters import batching
 from xjax._src.interpreters.ad import Zero, instantiate, jvp_flat
 from xjax._src.interpreters.staging import trace_to_jaxpr
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import while_loop
+from xjax._src.primitives.lax.elementwise import convert_element_type, select
+from xjax._src.primitives.lax.shapes import (dynamic_slice, dynamic_update_slice, full,
+                                             pad as lax_pad, reshape, slice as lax_slice)
 from xjax._src.primitives.lax.primitive_builders import lowering_from
 from xjax._src.primitives.state.discharge import eval_discharged
 from xjax._src.primitives.state.primitives import ref_get, ref_set
@@ -78,7 +81,7 @@ def _index_map(spec, grid: tuple, ndim: int, what: str) -> ClosedJaxpr:
     if len(out) != ndim:
       raise ValueError(f"Index map function for {what} must return {ndim} values to match "
                        f"the block shape; it returned {len(out)}.")
-    return [lax.convert_element_type(i, _I32) for i in out]
+    return [convert_element_type(i, _I32) for i in out]
   with grid_env(None, grid):
     return trace_to_jaxpr(blocks, [ShapedArray((), _I32)] * len(grid))
 
@@ -201,7 +204,7 @@ def uninitialized_value(shape, dtype):
     fill = False
   else:
     raise NotImplementedError(f"Pallas interpret mode has no uninitialized value of {dtype}")
-  return lax.full(shape, fill, dtype)
+  return full(shape, fill, dtype)
 
 
 def _padded(x, mapping: BlockMapping):
@@ -210,7 +213,7 @@ def _padded(x, mapping: BlockMapping):
          for n, d in zip(x.shape, mapping.block_shape)]
   if not any(p[1] for p in pad):
     return x
-  return lax.pad(x, uninitialized_value((), x.dtype), pad)
+  return lax_pad(x, uninitialized_value((), x.dtype), pad)
 
 
 def _block_window(mapping: BlockMapping, ids):
@@ -226,9 +229,9 @@ def _block_window(mapping: BlockMapping, ids):
 def _next_indices(grid: tuple, ids: list) -> list:
   out, carry = [], np.bool_(True)
   for i, n in reversed(list(zip(ids, grid))):
-    bumped = lax.select(carry, i + 1, i)
+    bumped = select(carry, i + 1, i)
     wrap = bumped == n
-    out.append(lax.select(wrap, np.int32(0), bumped))
+    out.append(select(wrap, np.int32(0), bumped))
     carry = carry & wrap
   return out[::-1]
 
@@ -248,12 +251,12 @@ def _interpret(*args, jaxpr, grid_mapping, input_output_aliases, interpret, debu
 
   def step(ids, values, scratch):
     windows = [_block_window(m, ids) for m in gm.block_mappings]
-    blocks = [lax.reshape(lax.dynamic_slice(x, starts, sz), m.ref_aval.shape)
+    blocks = [reshape(dynamic_slice(x, starts, sz), m.ref_aval.shape)
               for x, m, (starts, sz) in zip(values, gm.block_mappings, windows)]
     local = [i for d, i in enumerate(ids) if d not in hidden]
     with grid_env(local, sizes):
       finals = eval_discharged(jaxpr, [*blocks, *scratch])
-    new = [lax.dynamic_update_slice(x, lax.reshape(b, sz), starts)
+    new = [dynamic_update_slice(x, reshape(b, sz), starts)
            for x, b, (starts, sz) in zip(values, finals, windows)]
     return new, finals[len(values):]
 
@@ -266,11 +269,11 @@ def _interpret(*args, jaxpr, grid_mapping, input_output_aliases, interpret, debu
       i, ids, rest = carry[0], list(carry[1:n + 1]), list(carry[n + 1:])
       vals, scr = step(ids, rest[:k], rest[k:])
       return (i + 1, *_next_indices(gm.grid, ids), *vals, *scr)
-    carry = lax.while_loop(lambda c: c[0] < math.prod(gm.grid), body,
+    carry = while_loop(lambda c: c[0] < math.prod(gm.grid), body,
                            (np.int32(0), *[np.int32(0)] * n, *values, *scratch))
     values = list(carry[n + 1:n + 1 + k])
   results = values[gm.num_inputs:]
-  return [x if x.shape == a.shape else lax.slice(x, (0,) * x.ndim, a.shape)
+  return [x if x.shape == a.shape else lax_slice(x, (0,) * x.ndim, a.shape)
           for x, a in zip(results, out_avals)]
 
 

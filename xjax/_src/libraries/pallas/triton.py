@@ -10,7 +10,7 @@ import numpy as np
 
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.dot import Precision
 from xjax._src.primitives.state.indexing import parse, read, read_aval, updated
 from xjax._src.primitives.state.types import AbstractRef, RefView, ref_effect
 from xjax._src.libraries.numpy import lax_numpy as jnp
@@ -104,7 +104,7 @@ def dot(a, b, trans_a=False, trans_b=False, allow_tf32=None, precision=None):
   a = a.T if trans_a else a
   b = b.T if trans_b else b
   if allow_tf32 is not None and precision is None:
-    precision = lax.Precision.DEFAULT if allow_tf32 else lax.Precision.HIGHEST
+    precision = Precision.DEFAULT if allow_tf32 else Precision.HIGHEST
   return jnp.dot(a, b, precision=precision)
 
 

@@ -15,7 +15,16 @@ from xjax._src.core.values import get_aval
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.config import config
 from xjax._src.api.jit import jit
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.bit_conversions import bitcast_convert_type
+from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, bitwise_and, bitwise_not,
+                                                  bitwise_or, clz, convert_element_type, div, erf,
+                                                  erf_inv, exp, integer_pow, le, log, log1p,
+                                                  max as lax_max, mul, neg, nextafter, select,
+                                                  shift_left, shift_right_logical, sign as lax_sign,
+                                                  sqrt, sub, tan)
+from xjax._src.primitives.lax.reductions import reduce_sum
+from xjax._src.primitives.lax.shapes import full_like, reshape
+from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.random import keys
 from xjax._src.libraries.random.sampler_args import (broadcast_shapes_or_shape, const, float_dtype,
@@ -39,10 +48,10 @@ def _uniform(key, minval, maxval, shape, dtype):
   their own shape (``uniform(key, (), minval=zeros(1))`` has shape (1,)); bounds that do not
   broadcast raise lax's TypeError."""
   minval, maxval = (to_rank(v, dtype, len(shape)) for v in (minval, maxval))
-  out = lax.add(lax.mul(unit_floats(key, shape, dtype), lax.sub(maxval, minval)), minval)
+  out = add(mul(unit_floats(key, shape, dtype), sub(maxval, minval)), minval)
   if get_aval(out).shape != shape:
-    out = lax.reshape(out, shape)
-  return lax.max(minval, out)
+    out = reshape(out, shape)
+  return lax_max(minval, out)
 
 
 def unit_floats(key, shape: tuple, dtype):
@@ -53,10 +62,10 @@ def unit_floats(key, shape: tuple, dtype):
   uint = np.dtype(_UINT[nbits])
   bits = keys.random_bits(key, rng_bits, shape)
   if rng_bits != nbits:
-    bits = lax.convert_element_type(bits, uint)
-  bits = lax.shift_right_logical(bits, const(uint, rng_bits - nmant))
-  bits = lax.bitwise_or(bits, np.array(1.0, dtype).view(uint)[()])
-  return lax.sub(lax.bitcast_convert_type(bits, dtype), const(dtype, 1.0))
+    bits = convert_element_type(bits, uint)
+  bits = shift_right_logical(bits, const(uint, rng_bits - nmant))
+  bits = bitwise_or(bits, np.array(1.0, dtype).view(uint)[()])
+  return sub(bitcast_convert_type(bits, dtype), const(dtype, 1.0))
 
 
 @with_out_sharding
@@ -72,9 +81,9 @@ def _normal(key, shape, dtype):
   if dtypes.is_complex(dtype):
     real = np.dtype(np.array(0, dtype).real.dtype)
     key_re, key_im = keys.split(key)
-    re = lax.convert_element_type(_normal_real(key_re, shape, real), dtype)
-    im = lax.convert_element_type(_normal_real(key_im, shape, real), dtype)
-    return lax.div(lax.add(re, lax.mul(const(dtype, 1j), im)), const(dtype, np.sqrt(2)))
+    re = convert_element_type(_normal_real(key_re, shape, real), dtype)
+    im = convert_element_type(_normal_real(key_im, shape, real), dtype)
+    return div(add(re, mul(const(dtype, 1j), im)), const(dtype, np.sqrt(2)))
   return _normal_real(key, shape, dtype)
 
 
@@ -82,7 +91,7 @@ def _normal(key, shape, dtype):
 def _normal_real(key, shape, dtype):
   lo = np.nextafter(np.array(-1., dtype), np.array(0., dtype), dtype=dtype)
   u = _uniform(key, lo, np.array(1., dtype), shape, dtype)
-  return lax.mul(const(dtype, np.sqrt(2)), lax.erf_inv(u))
+  return mul(const(dtype, np.sqrt(2)), erf_inv(u))
 
 
 @with_out_sharding
@@ -97,13 +106,13 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
 @partial(jit, static_argnums=(3, 4))
 def _truncated_normal(key, lower, upper, shape, dtype):
   sqrt2 = const(dtype, np.sqrt(2))
-  lower = lax.convert_element_type(lower, dtype)
-  upper = lax.convert_element_type(upper, dtype)
-  a = lax.erf(lax.div(lower, sqrt2))
-  b = lax.erf(lax.div(upper, sqrt2))
-  out = lax.mul(sqrt2, lax.erf_inv(_uniform(key, a, b, shape, dtype)))
-  above = lax.nextafter(lax.stop_gradient(lower), lax.full_like(lower, np.inf))
-  below = lax.nextafter(lax.stop_gradient(upper), lax.full_like(upper, -np.inf))
+  lower = convert_element_type(lower, dtype)
+  upper = convert_element_type(upper, dtype)
+  a = erf(div(lower, sqrt2))
+  b = erf(div(upper, sqrt2))
+  out = mul(sqrt2, erf_inv(_uniform(key, a, b, shape, dtype)))
+  above = nextafter(stop_gradient(lower), full_like(lower, np.inf))
+  below = nextafter(stop_gradient(upper), full_like(upper, -np.inf))
   return jnp.clip(out, above, below)
 
 
@@ -122,33 +131,33 @@ def _simple(name: str, body):
 def _exponential(key, shape, dtype):
   """Exponential samples with rate 1."""
   u = _uniform(key, 0., 1., shape, dtype)
-  return lax.neg(lax.log1p(lax.neg(u)))
+  return neg(log1p(neg(u)))
 
 
 def _laplace(key, shape, dtype):
   """Laplace samples with location 0 and scale 1."""
   u = _uniform(key, -1. + dtypes.finfo(dtype).epsneg, 1., shape, dtype)
-  return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+  return mul(lax_sign(u), log1p(neg(lax_abs(u))))
 
 
 def _logistic(key, shape, dtype):
   """Logistic samples with location 0 and scale 1."""
   x = _uniform(key, dtypes.finfo(dtype).tiny, 1., shape, dtype)
-  return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
+  return sub(log(x), log1p(neg(x)))
 
 
 def _cauchy(key, shape, dtype):
   """Standard Cauchy samples."""
   u = _uniform(key, dtypes.finfo(dtype).eps, 1., shape, dtype)
-  return lax.tan(lax.mul(const(dtype, np.pi), lax.sub(u, const(dtype, 0.5))))
+  return tan(mul(const(dtype, np.pi), sub(u, const(dtype, 0.5))))
 
 
 def _maxwell(key, shape, dtype):
   """Maxwell samples with scale 1: the length of a standard normal 3-vector."""
   z = _normal(key, (*shape, 3), dtype)
   # as jnp.linalg.norm: half-precision squares are summed in float32
-  squares = lax.convert_element_type(lax.mul(z, z), np.promote_types(dtype, np.float32))
-  return lax.sqrt(lax.convert_element_type(lax.reduce_sum(squares, (len(shape),)), dtype))
+  squares = convert_element_type(mul(z, z), np.promote_types(dtype, np.float32))
+  return sqrt(convert_element_type(reduce_sum(squares, (len(shape),)), dtype))
 
 
 exponential = with_out_sharding(_simple("exponential", _exponential))
@@ -189,7 +198,7 @@ def _gumbel_from_64_bits(key, shape):
   """float32 Gumbel samples from 64-bit uniforms: the side of 1/2 a uniform falls on picks
   which tail formula keeps full precision."""
   bits = keys.random_bits(key, 32, (2, *shape))
-  flipped = lax.bitwise_not(bits)
+  flipped = bitwise_not(bits)
   low_word = flipped[1]
   carry = (low_word == np.uint32(0xFFFFFFFF)).astype(np.uint32)
   flipped = flipped + jnp.stack([carry, jnp.ones_like(low_word)])
@@ -203,17 +212,17 @@ def _u64_to_unit_float32(bits):
   every leading zero as exponent (so tiny values keep 24 bits of mantissa)."""
   info = dtypes.finfo(np.float32)
   hi, lo = bits[0], bits[1]
-  hiclz, loclz = lax.clz(hi), lax.clz(lo)
-  mantissa = lax.bitwise_or(
-      lax.shift_left(hi, hiclz),
-      jnp.where(hiclz == 32, lax.shift_left(lo, loclz),
-                lax.shift_right_logical(lo, np.uint32(32) - hiclz)))
-  mantissa = lax.shift_right_logical(mantissa, np.uint32(32 - info.nmant - 1))
-  mantissa = lax.bitwise_and(mantissa, np.uint32((1 << info.nmant) - 1))
-  exponent = lax.shift_left(np.uint32(-info.minexp) - jnp.where(hiclz == 32, 32 + loclz, hiclz),
+  hiclz, loclz = clz(hi), clz(lo)
+  mantissa = bitwise_or(
+      shift_left(hi, hiclz),
+      jnp.where(hiclz == 32, shift_left(lo, loclz),
+                shift_right_logical(lo, np.uint32(32) - hiclz)))
+  mantissa = shift_right_logical(mantissa, np.uint32(32 - info.nmant - 1))
+  mantissa = bitwise_and(mantissa, np.uint32((1 << info.nmant) - 1))
+  exponent = shift_left(np.uint32(-info.minexp) - jnp.where(hiclz == 32, 32 + loclz, hiclz),
                             np.uint32(info.nmant))
-  exponent = lax.bitwise_and(exponent, np.uint32((1 << 30) - (1 << (info.nmant - 1))))
-  return lax.bitcast_convert_type(lax.bitwise_or(exponent, mantissa), np.float32)
+  exponent = bitwise_and(exponent, np.uint32((1 << 30) - (1 << (info.nmant - 1))))
+  return bitcast_convert_type(bitwise_or(exponent, mantissa), np.float32)
 
 
 def _check_castable(name: str, dtype, *args) -> None:
@@ -244,8 +253,8 @@ def pareto(key, b, shape=None, dtype=None):
 
 @partial(jit, static_argnums=(2, 3))
 def _pareto(key, b, shape, dtype):
-  b = lax.convert_element_type(b, dtype)
-  return lax.exp(lax.div(_exponential(key, shape, dtype), b))
+  b = convert_element_type(b, dtype)
+  return exp(div(_exponential(key, shape, dtype), b))
 
 
 @with_out_sharding
@@ -260,7 +269,7 @@ def rayleigh(key, scale, shape=None, dtype=None):
 def _rayleigh(key, scale, shape, dtype):
   u = _uniform(key, 0., 1., shape, dtype)
   scale = jnp.broadcast_to(jnp.asarray(scale).astype(dtype), shape)
-  return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), const(dtype, -2))))
+  return mul(scale, sqrt(mul(log(u), const(dtype, -2))))
 
 
 @with_out_sharding
@@ -277,12 +286,12 @@ def _wald(key, mean, shape, dtype):
   mean = jnp.broadcast_to(jnp.asarray(mean).astype(dtype), shape)
   v = _normal(k1, shape, dtype)
   z = _uniform(k2, 0., 1., shape, dtype)
-  y = lax.integer_pow(v, 2)
-  y_sq = lax.integer_pow(y, 2)
-  mean_sq = lax.integer_pow(mean, 2)
-  sqrt_term = lax.sqrt(4 * mean * y + mean_sq * y_sq)
+  y = integer_pow(v, 2)
+  y_sq = integer_pow(y, 2)
+  mean_sq = integer_pow(mean, 2)
+  sqrt_term = sqrt(4 * mean * y + mean_sq * y_sq)
   x = mean + mean_sq * y / 2 - mean / 2 * sqrt_term
-  return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
+  return select(le(z, mean / (mean + x)), x, mean_sq / x)
 
 
 @with_out_sharding
@@ -300,8 +309,8 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
 
 @partial(jit, static_argnums=(2, 3))
 def _lognormal(key, sigma, shape, dtype):
-  sigma = lax.convert_element_type(sigma, dtype)
-  return lax.exp(_normal(key, shape, dtype) * sigma)
+  sigma = convert_element_type(sigma, dtype)
+  return exp(_normal(key, shape, dtype) * sigma)
 
 
 @with_out_sharding
@@ -314,13 +323,13 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
 
 @partial(jit, static_argnums=(4, 5))
 def _triangular(key, left, mode, right, shape, dtype):
-  left, right, mode = (jnp.broadcast_to(lax.convert_element_type(v, dtype), shape)
+  left, right, mode = (jnp.broadcast_to(convert_element_type(v, dtype), shape)
                        for v in (left, right, mode))
   fc = (mode - left) / (right - left)
   u = _uniform(key, 0., 1., shape, dtype)
-  out1 = left + lax.sqrt(u * (right - left) * (mode - left))
-  out2 = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
-  return lax.select(u < fc, out1, out2)
+  out1 = left + sqrt(u * (right - left) * (mode - left))
+  out2 = right - sqrt((1 - u) * (right - left) * (right - mode))
+  return select(u < fc, out1, out2)
 
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):

@@ -21,7 +21,10 @@ from xjax._src.backend.lowering import i64_array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import (bitwise_or, bitwise_xor, convert_element_type,
+                                                  shift_left, shift_right_logical, sub)
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcast_to_rank, concatenate,
+                                             expand_dims, full, reshape)
 from xjax._src.primitives.lax.elementwise import elementwise_batch
 from xjax._src.primitives.lax.operand_checks import broadcasting_shape
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
@@ -34,10 +37,10 @@ UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32, 64: _U6
 def rotate_left(x, d):
   """``x`` (uint32) rotated left by ``d`` bits (an int, or a uint32 scalar)."""
   if isinstance(d, int):
-    return lax.bitwise_or(lax.shift_left(x, np.uint32(d)),
-                          lax.shift_right_logical(x, np.uint32(32 - d)))
-  return lax.bitwise_or(lax.shift_left(x, d),
-                        lax.shift_right_logical(x, lax.sub(np.uint32(32), d)))
+    return bitwise_or(shift_left(x, np.uint32(d)),
+                          shift_right_logical(x, np.uint32(32 - d)))
+  return bitwise_or(shift_left(x, d),
+                        shift_right_logical(x, sub(np.uint32(32), d)))
 
 
 def broadcast(x, shape: tuple):
@@ -46,9 +49,9 @@ def broadcast(x, shape: tuple):
   if aval.shape == shape:
     return x
   if aval.ndim == 0:
-    return lax.broadcast_in_dim(x, shape, ())
+    return broadcast_in_dim(x, shape, ())
   keep = tuple(i for i, d in enumerate(aval.shape) if d == shape[i])
-  return lax.broadcast_in_dim(lax.reshape(x, tuple(aval.shape[i] for i in keep)), shape, keep)
+  return broadcast_in_dim(reshape(x, tuple(aval.shape[i] for i in keep)), shape, keep)
 
 
 # ---------------------------------------------------------------------------------------
@@ -130,15 +133,15 @@ def _key_words(keys) -> list:
 def _stack_words(words):
   """Stored keys from their words."""
   words = list(words)
-  return lax.concatenate([lax.expand_dims(w, (w.ndim,)) for w in words], words[0].ndim)
+  return concatenate([expand_dims(w, (w.ndim,)) for w in words], words[0].ndim)
 
 
 def _with_counters(keys, shape: tuple):
   """Each key's words, of shape ``keys_shape`` followed by unit dimensions, and the counters
   of ``shape``, broadcast to ``keys_shape + shape`` (the hash broadcasts the words)."""
   out_shape = (*keys.shape[:-1], *shape)
-  words = [lax.expand_dims(k, tuple(range(k.ndim, len(out_shape)))) for k in _key_words(keys)]
-  high, low = (broadcast(lax.broadcast_to_rank(c, len(out_shape)), out_shape)
+  words = [expand_dims(k, tuple(range(k.ndim, len(out_shape)))) for k in _key_words(keys)]
+  high, low = (broadcast(broadcast_to_rank(c, len(out_shape)), out_shape)
                for c in iota_2x32_shape(shape))
   return words, high, low
 
@@ -161,15 +164,15 @@ def stored_key_functions(*, seed: Callable, split: Callable, fold_in: Callable,
   ``bits(words, high, low)``: the hash words of a counter (xor-ed together they make 32
   bits, truncated 8 or 16); ``wide(outs)``: the (high, low) words of 64 bits from them."""
   def seed_keys(seeds):
-    high = lax.shift_right_logical(seeds, lax.full((), 32, seeds.dtype))
-    return _stack_words(seed(*(lax.convert_element_type(w, _U32) for w in (high, seeds))))
+    high = shift_right_logical(seeds, full((), 32, seeds.dtype))
+    return _stack_words(seed(*(convert_element_type(w, _U32) for w in (high, seeds))))
 
   def split_keys(keys, shape: tuple):
     return _stack_words(split(*_with_counters(keys, shape)))
 
   def fold_in_keys(keys, msgs):
     shape = np.broadcast_shapes(keys.shape[:-1], msgs.shape)
-    to_shape = lambda x: broadcast(lax.broadcast_to_rank(x, len(shape)), shape)
+    to_shape = lambda x: broadcast(broadcast_to_rank(x, len(shape)), shape)
     return _stack_words(fold_in([to_shape(k) for k in _key_words(keys)], to_shape(msgs)))
 
   def random_bits(keys, bit_width: int, shape: tuple):
@@ -178,9 +181,9 @@ def stored_key_functions(*, seed: Callable, split: Callable, fold_in: Callable,
     outs = list(bits(*_with_counters(keys, shape)))
     dtype = UINT_DTYPES[bit_width]
     if bit_width == 64:
-      high, low = (lax.convert_element_type(w, dtype) for w in wide(outs))
-      return lax.bitwise_or(lax.shift_left(high, np.uint64(32)), low)
-    mixed = functools.reduce(lax.bitwise_xor, outs)
-    return mixed if bit_width == 32 else lax.convert_element_type(mixed, dtype)
+      high, low = (convert_element_type(w, dtype) for w in wide(outs))
+      return bitwise_or(shift_left(high, np.uint64(32)), low)
+    mixed = functools.reduce(bitwise_xor, outs)
+    return mixed if bit_width == 32 else convert_element_type(mixed, dtype)
 
   return StoredKeyFunctions(seed_keys, split_keys, random_bits, fold_in_keys)

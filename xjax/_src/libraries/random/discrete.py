@@ -14,7 +14,12 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.api.jit import jit
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import scan, while_loop
+from xjax._src.primitives.lax.cumulative import cumsum
+from xjax._src.primitives.lax.elementwise import (add, clamp, convert_element_type, div, floor,
+                                                  lgamma, log, log1p, mul, rem, select, sqrt)
+from xjax._src.primitives.lax.shapes import broadcast_to_rank, expand_dims, full_like, reshape
+from xjax._src.primitives.lax.sorting import sort_key_val, top_k
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
@@ -52,7 +57,7 @@ def _clip_to(val, dtype):
   have, want = dtypes.iinfo(val.dtype), dtypes.iinfo(dtype)
   lo = const(val.dtype, max(want.min, have.min))
   hi = const(val.dtype, min(want.max, have.max))
-  return lax.convert_element_type(lax.clamp(lo, val, hi), dtype)
+  return convert_element_type(clamp(lo, val, hi), dtype)
 
 
 @partial(jit, static_argnums=(3, 4))
@@ -63,22 +68,22 @@ def _randint(key, minval, maxval, shape, dtype):
   # maxval one past the dtype's largest value (randint(k, s, 0, 256, uint8)) widens the span
   dtype_max = min(dtypes.iinfo(dtype).max, dtypes.iinfo(maxval.dtype).max)
   maxval_beyond = maxval > const(maxval.dtype, dtype_max)
-  minval = lax.broadcast_to_rank(_clip_to(minval, dtype), len(shape))
-  maxval = lax.broadcast_to_rank(_clip_to(maxval, dtype), len(shape))
+  minval = broadcast_to_rank(_clip_to(minval, dtype), len(shape))
+  maxval = broadcast_to_rank(_clip_to(maxval, dtype), len(shape))
   nbits = dtypes.iinfo(dtype).bits
   uint = np.dtype(f"uint{nbits}")
   # 2 * nbits random bits per value, reduced modulo the span (wrapping to 0 = the full range)
   k1, k2 = keys.split(key)
   high, low = keys.random_bits(k1, nbits, shape), keys.random_bits(k2, nbits, shape)
-  span = lax.convert_element_type(maxval - minval, uint)
-  span = lax.select(maxval <= minval, lax.full_like(span, 1), span)
-  span = lax.select(maxval_beyond & (maxval > minval), lax.add(span, const(uint, 1)), span)
+  span = convert_element_type(maxval - minval, uint)
+  span = select(maxval <= minval, full_like(span, 1), span)
+  span = select(maxval_beyond & (maxval > minval), add(span, const(uint, 1)), span)
   # (high * 2**nbits + low) % span, without overflow: 2**nbits % span = (2**(nbits/2))**2 % span
-  multiplier = lax.rem(const(uint, 2 ** (nbits // 2)), span)
-  multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
-  offset = lax.add(lax.mul(lax.rem(high, span), multiplier), lax.rem(low, span))
-  offset = lax.rem(offset, span)
-  return lax.add(minval, lax.convert_element_type(offset, dtype))
+  multiplier = rem(const(uint, 2 ** (nbits // 2)), span)
+  multiplier = rem(mul(multiplier, multiplier), span)
+  offset = add(mul(rem(high, span), multiplier), rem(low, span))
+  offset = rem(offset, span)
+  return add(minval, convert_element_type(offset, dtype))
 
 
 # ---------------------------------------------------------------------------------------
@@ -101,7 +106,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
     shape = np.shape(p)
   else:
     check_shape("bernoulli", shape, np.shape(p))
-  return _bernoulli(key, lax.convert_element_type(p, dtype), shape, mode)
+  return _bernoulli(key, convert_element_type(p, dtype), shape, mode)
 
 
 @partial(jit, static_argnums=(2, 3))
@@ -160,11 +165,11 @@ def _categorical(key, logits, shape, batch_shape, axis, replace, mode):
     noise_shape = list(shape[len(prefix):])
     noise_shape.insert(axis % logits.ndim, logits.shape[axis])
     noise = gumbel(key, (*prefix, *noise_shape), logits.dtype, mode=mode)
-    return jnp.argmax(noise + lax.expand_dims(logits, tuple(range(len(prefix)))), axis=axis)
+    return jnp.argmax(noise + expand_dims(logits, tuple(range(len(prefix)))), axis=axis)
   logits = logits + gumbel(key, logits.shape, logits.dtype, mode=mode)
-  _, indices = lax.top_k(jnp.moveaxis(logits, axis, -1), math.prod(prefix))
+  _, indices = top_k(jnp.moveaxis(logits, axis, -1), math.prod(prefix))
   # indices: batch_shape + (draws,) -> the draws first, then the batch
-  return lax.reshape(indices, shape, (indices.ndim - 1, *range(indices.ndim - 1)))
+  return reshape(indices, shape, (indices.ndim - 1, *range(indices.ndim - 1)))
 
 
 def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
@@ -216,7 +221,7 @@ def _weighted_choice(key, p, shape, replace, mode):
     u = uniform(key, shape, dtype=cumulative.dtype)
     return jnp.searchsorted(cumulative, cumulative[-1] * (1 - u)).astype(int)
   scores = gumbel(key, p.shape, dtype=p.dtype, mode=mode) + jnp.log(p)
-  return lax.top_k(scores, math.prod(shape))[1].astype(int)
+  return top_k(scores, math.prod(shape))[1].astype(int)
 
 
 @with_out_sharding
@@ -248,7 +253,7 @@ def _shuffle(key, x, axis):
   rounds = int(np.ceil(3 * np.log(max(1, x.size)) / np.log(np.iinfo(np.uint32).max)))
   for _ in range(rounds):
     key, subkey = keys.split(key)
-    _, x = lax.sort_key_val(keys.random_bits(subkey, 32, x.shape), x, axis)
+    _, x = sort_key_val(keys.random_bits(subkey, 32, x.shape), x, axis)
   return x
 
 
@@ -266,19 +271,19 @@ def poisson(key, lam, shape=None, dtype=None):
                               f"{key.dtype._impl}")
   check_arraylike("poisson", lam)
   shape = broadcast_shapes_or_shape("poisson", shape, lam)
-  lam = lax.convert_element_type(jnp.broadcast_to(lam, shape), np.float32)
+  lam = convert_element_type(jnp.broadcast_to(lam, shape), np.float32)
   return _poisson(key, lam, shape, dtype)
 
 
 @partial(jit, static_argnums=(2, 3))
 def _poisson(key, lam, shape, dtype):
   use_knuth = (lam != lam) | (lam < 10)
-  lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0.0))
-  lam_rejection = lax.select(use_knuth, lax.full_like(lam, 1e5), lam)
+  lam_knuth = select(use_knuth, lam, full_like(lam, 0.0))
+  lam_rejection = select(use_knuth, full_like(lam, 1e5), lam)
   max_iters = dtype.type(dtypes.iinfo(dtype).max)
-  counts = lax.select(use_knuth, _poisson_knuth(key, lam_knuth, shape, dtype, max_iters),
+  counts = select(use_knuth, _poisson_knuth(key, lam_knuth, shape, dtype, max_iters),
                       _poisson_rejection(key, lam_rejection, shape, dtype, max_iters))
-  return lax.select(lam == 0, jnp.zeros_like(counts), counts)
+  return select(lam == 0, jnp.zeros_like(counts), counts)
 
 
 def _poisson_knuth(key, lam, shape, dtype, max_iters):
@@ -286,7 +291,7 @@ def _poisson_knuth(key, lam, shape, dtype, max_iters):
   def body(carry):
     i, k, key, log_prod = carry
     key, subkey = keys.split(key)
-    k = lax.select(log_prod > -lam, k + 1, k)
+    k = select(log_prod > -lam, k + 1, k)
     u = _uniform(subkey, 0., 1., shape, np.dtype(np.float32))
     return i + 1, k, key, log_prod + jnp.log(u)
 
@@ -294,16 +299,16 @@ def _poisson_knuth(key, lam, shape, dtype, max_iters):
     i, log_prod = carry[0], carry[3]
     return (log_prod > -lam).any() & (i < max_iters)
 
-  init = (0, lax.full_like(lam, 0, dtype, shape), key,
-          lax.full_like(lam, 0, np.float32, shape))
-  k = lax.while_loop(cond, body, init)[1]
+  init = (0, full_like(lam, 0, dtype, shape), key,
+          full_like(lam, 0, np.float32, shape))
+  k = while_loop(cond, body, init)[1]
   return (k - 1).astype(dtype)
 
 
 def _poisson_rejection(key, lam, shape, dtype, max_iters):
   """Hormann's transformed rejection (PTRS) for lam >= 10."""
-  log_lam = lax.log(lam)
-  b = 0.931 + 2.53 * lax.sqrt(lam)
+  log_lam = log(lam)
+  b = 0.931 + 2.53 * sqrt(lam)
   a = -0.059 + 0.02483 * b
   inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
   v_r = 0.9277 - 3.6224 / (b - 2)
@@ -314,21 +319,21 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
     u = _uniform(subkey_u, 0., 1., shape, lam.dtype) - 0.5
     v = _uniform(subkey_v, 0., 1., shape, lam.dtype)
     u_shifted = 0.5 - abs(u)
-    k = lax.floor((2 * a / u_shifted + b) * u + lam + 0.43)
-    s = lax.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
-    t = -lam + k * log_lam - lax.lgamma(k + 1)
+    k = floor((2 * a / u_shifted + b) * u + lam + 0.43)
+    s = log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
+    t = -lam + k * log_lam - lgamma(k + 1)
     accept_fast = (u_shifted >= 0.07) & (v <= v_r)
     reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
     accept = accept_fast | (~reject & (s <= t))
-    return i + 1, lax.select(accept, k, k_out), accepted | accept, key
+    return i + 1, select(accept, k, k_out), accepted | accept, key
 
   def cond(carry):
     i, accepted = carry[0], carry[2]
     return (~accepted).any() & (i < max_iters)
 
-  init = (0, lax.full_like(lam, -1, lam.dtype, shape),
-          lax.full_like(lam, False, np.dtype(np.bool_), shape), key)
-  return lax.while_loop(cond, body, init)[1].astype(dtype)
+  init = (0, full_like(lam, -1, lam.dtype, shape),
+          full_like(lam, False, np.dtype(np.bool_), shape), key)
+  return while_loop(cond, body, init)[1].astype(dtype)
 
 
 # ---------------------------------------------------------------------------------------
@@ -346,7 +351,7 @@ def binomial(key, n, p, shape=None, dtype=None):
   shape = broadcast_shapes_or_shape("binomial", shape, n, p)
   # the arithmetic is in p's (inexact) dtype; arrays of `shape` share one compiled body
   prob, = promote_dtypes_inexact(jnp.asarray(p))
-  count, prob = (jnp.broadcast_to(lax.convert_element_type(v, prob.dtype), shape)
+  count, prob = (jnp.broadcast_to(convert_element_type(v, prob.dtype), shape)
                  for v in (n, prob))
   return _binomial(key, count, prob, shape, dtype)
 
@@ -354,25 +359,25 @@ def binomial(key, n, p, shape=None, dtype=None):
 @partial(jit, static_argnums=(3, 4))
 def _binomial(key, count, prob, shape, dtype):
   p_lt_half = prob < 0.5
-  q = lax.select(p_lt_half, prob, 1.0 - prob)  # sample the rarer outcome, flip at the end
+  q = select(p_lt_half, prob, 1.0 - prob)  # sample the rarer outcome, flip at the end
   count_nan_or_neg = (count != count) | (count < 0.0)
   count_inf = jnp.isinf(count)
   q_is_nan = q != q
   q_below_0 = q < 0.0
-  q = lax.select(q_is_nan | q_below_0, lax.full_like(q, 0.01), q)
+  q = select(q_is_nan | q_below_0, full_like(q, 0.01), q)
   use_inversion = count_nan_or_neg | (count * q <= 10.0)
   count = jnp.floor(count)  # as NumPy does for a float n
-  count_inv = lax.select(use_inversion, count, lax.full_like(count, 0.0))
-  count_btrs = lax.select(use_inversion, lax.full_like(count, 1e4), count)
-  q_btrs = lax.select(use_inversion, lax.full_like(q, 0.5), q)
+  count_inv = select(use_inversion, count, full_like(count, 0.0))
+  count_btrs = select(use_inversion, full_like(count, 1e4), count)
+  q_btrs = select(use_inversion, full_like(q, 0.5), q)
   max_iters = dtype.type(dtypes.finfo(dtype).max)
-  samples = lax.select(use_inversion,
+  samples = select(use_inversion,
                        _binomial_inversion(key, count_inv, q, shape, dtype, max_iters),
                        _btrs(key, count_btrs, q_btrs, shape, dtype, max_iters))
   invalid = q_below_0 | q_is_nan | count_nan_or_neg
-  samples = lax.select(invalid, jnp.full_like(samples, np.nan, dtype), samples)
-  samples = lax.select(count_inf & ~invalid, jnp.full_like(samples, np.inf, dtype), samples)
-  return lax.select(p_lt_half | count_nan_or_neg | q_is_nan | count_inf,
+  samples = select(invalid, jnp.full_like(samples, np.nan, dtype), samples)
+  samples = select(count_inf & ~invalid, jnp.full_like(samples, np.inf, dtype), samples)
+  return select(p_lt_half | count_nan_or_neg | q_is_nan | count_inf,
                     samples, count.astype(dtype) - samples)
 
 
@@ -383,7 +388,7 @@ def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
   def body(carry):
     i, num_geom, geom_sum, key = carry
     subkey, key = keys.split(key)
-    num_geom_out = lax.select(geom_sum <= count, num_geom + 1, num_geom)
+    num_geom_out = select(geom_sum <= count, num_geom + 1, num_geom)
     u = _uniform(subkey, 0., 1., shape, prob.dtype)
     geom = jnp.ceil(jnp.log(u) / log1minusprob)
     return i + 1, num_geom_out, geom_sum + geom, key
@@ -392,8 +397,8 @@ def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
     i, geom_sum = carry[0], carry[2]
     return (geom_sum <= count).any() & (i < max_iters)
 
-  zeros = lax.full_like(prob, 0, prob.dtype, shape)
-  k = lax.while_loop(cond, body, (0, zeros, zeros, key))[1]
+  zeros = full_like(prob, 0, prob.dtype, shape)
+  k = while_loop(cond, body, (0, zeros, zeros, key))[1]
   return (k - 1).astype(dtype)
 
 
@@ -409,10 +414,10 @@ def _stirling_approx_tail(k):
   terms (evaluated, as JAX does, at k clamped to 9)."""
   table = jnp.array(_STIRLING_TAIL, dtype=k.dtype)
   use_table = k <= 9
-  k = lax.clamp(const(k.dtype, 0.0), k, const(k.dtype, 9.0))
+  k = clamp(const(k.dtype, 0.0), k, const(k.dtype, 9.0))
   kp1sq = (k + 1) * (k + 1)
   approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
-  return lax.select(use_table, table[jnp.asarray(jnp.floor(k), dtype=np.int32)], approx)
+  return select(use_table, table[jnp.asarray(jnp.floor(k), dtype=np.int32)], approx)
 
 
 def _btrs(key, count, prob, shape, dtype, max_iters):
@@ -442,14 +447,14 @@ def _btrs(key, count, prob, shape, dtype, max_iters):
              + (k + 0.5) * jnp.log(r * (count - k + 1) / (k + 1))
              + tail(m) + tail(count - m) - tail(k) - tail(count - k))
     accept = accept_fast | (~reject & (log_v <= bound))
-    return i + 1, lax.select(accept, k, k_out), accepted | accept, key
+    return i + 1, select(accept, k, k_out), accepted | accept, key
 
   def cond(carry):
     i, accepted = carry[0], carry[2]
     return (~accepted).any() & (i < max_iters)
 
-  init = (0, lax.full_like(prob, -1, prob.dtype, shape), jnp.full(shape, False, bool), key)
-  return lax.while_loop(cond, body, init)[1].astype(dtype)
+  init = (0, full_like(prob, -1, prob.dtype, shape), jnp.full(shape, False, bool), key)
+  return while_loop(cond, body, init)[1].astype(dtype)
 
 
 def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
@@ -465,14 +470,14 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     raise ValueError(f"multinomial: n of shape {np.shape(n)} does not broadcast to the batch "
                      f"shape {shape[:-1]} (the shape of p without its last axis, "
                      f"{shape[-1]} outcomes)")
-  n = jnp.broadcast_to(lax.convert_element_type(n, p.dtype), shape[:-1])
+  n = jnp.broadcast_to(convert_element_type(n, p.dtype), shape[:-1])
   return _multinomial(key, n, jnp.broadcast_to(p, shape), unroll).astype(dtype)
 
 
 @partial(jit, static_argnums=(3,))
 def _multinomial(key, n, p, unroll):
   p = jnp.moveaxis(p, -1, 0)
-  remaining = lax.cumsum(p, 0, reverse=True)
+  remaining = cumsum(p, 0, reverse=True)
   ratios = p / jnp.where(remaining == 0, 1, remaining)  # P(outcome j | not any before j)
 
   def draw(remainder, ratio_and_key):
@@ -480,7 +485,7 @@ def _multinomial(key, n, p, unroll):
     count = binomial(key, remainder, ratio.clip(0, 1), dtype=remainder.dtype)
     return remainder - count, count
 
-  _, counts = lax.scan(draw, n, (ratios, keys.split(key, ratios.shape[0])), unroll=unroll)
+  _, counts = scan(draw, n, (ratios, keys.split(key, ratios.shape[0])), unroll=unroll)
   return jnp.moveaxis(counts, 0, -1)
 
 
@@ -501,6 +506,6 @@ def geometric(key, p, shape=None, dtype=None):
 def _geometric(key, p, shape, dtype):
   p, = promote_dtypes_inexact(p)
   u = _uniform(key, 0., 1., shape, p.dtype)
-  log_u = lax.log(jnp.where(u == 0, 1, u))  # u = 0 counts as 1: no infinite log
-  log_q = jnp.broadcast_to(lax.log1p(-p), shape)
-  return (lax.floor(lax.div(log_u, log_q)) + 1).astype(dtype)
+  log_u = log(jnp.where(u == 0, 1, u))  # u = 0 counts as 1: no infinite log
+  log_q = jnp.broadcast_to(log1p(-p), shape)
+  return (floor(div(log_u, log_q)) + 1).astype(dtype)

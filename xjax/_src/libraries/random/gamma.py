@@ -19,7 +19,13 @@ from xjax._src.api.transformations import vmap
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.interpreters import ad, batching
 from xjax._src.api.jit import jit
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import while_loop
+from xjax._src.primitives.lax.elementwise import (add, bitwise_and, bitwise_or,
+                                                  convert_element_type, div, eq, exp, ge, le, log,
+                                                  max as lax_max, mul, neg, pow as lax_pow, select,
+                                                  sqrt, sub)
+from xjax._src.primitives.lax.shapes import full_like, reshape
+from xjax._src.primitives.lax.special import random_gamma_grad
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 from xjax._src.libraries.nn.softmax import softmax
 from xjax._src.libraries.numpy import lax_numpy as jnp
@@ -40,42 +46,42 @@ def _gamma_one(key, alpha, log_space: bool):
   dtype = alpha.dtype
   zero, one = const(dtype, 0), const(dtype, 1)
   third, squeeze = const(dtype, 1. / 3.), const(dtype, 0.0331)
-  boosted = lax.ge(alpha, one)
+  boosted = ge(alpha, one)
   alpha_orig = alpha
-  alpha = lax.select(boosted, alpha, lax.add(alpha, one))
-  d = lax.sub(alpha, third)
-  c = lax.div(third, lax.sqrt(d))
+  alpha = select(boosted, alpha, add(alpha, one))
+  d = sub(alpha, third)
+  c = div(third, sqrt(d))
 
   def rejected(state):
     _, x2, v, u = state
-    return lax.bitwise_and(
-        lax.ge(u, lax.sub(one, lax.mul(squeeze, lax.mul(x2, x2)))),
-        lax.ge(lax.log(u), lax.add(lax.mul(x2, const(dtype, 0.5)),
-                                   lax.mul(d, lax.add(lax.sub(one, v), lax.log(v))))))
+    return bitwise_and(
+        ge(u, sub(one, mul(squeeze, mul(x2, x2)))),
+        ge(log(u), add(mul(x2, const(dtype, 0.5)),
+                                   mul(d, add(sub(one, v), log(v))))))
 
   def next_normal(state):
     key, subkey = keys.split(state[0])
     x = _normal(subkey, (), dtype)
-    return key, x, lax.add(one, lax.mul(x, c))
+    return key, x, add(one, mul(x, c))
 
   def propose(state):
     key, x_key, u_key = keys.split(state[0], 3)
-    _, x, v = lax.while_loop(lambda s: lax.le(s[2], zero), next_normal,
+    _, x, v = while_loop(lambda s: le(s[2], zero), next_normal,
                              (x_key, zero, const(dtype, -1)))
     u = _uniform(u_key, 0., 1., (), dtype)
-    return key, lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
+    return key, mul(x, x), mul(mul(v, v), v), u
 
   key, subkey = keys.split(key)
   # the initial state is rejected, so the loop draws at least once
-  _, _, v, _ = lax.while_loop(rejected, propose, (key, zero, one, const(dtype, 2)))
+  _, _, v, _ = while_loop(rejected, propose, (key, zero, one, const(dtype, 2)))
   if log_space:
-    log_u = lax.neg(_exponential(subkey, (), dtype))
-    log_boost = lax.select(lax.bitwise_or(boosted, lax.eq(log_u, zero)), zero,
-                           lax.mul(log_u, lax.div(one, alpha_orig)))
-    return lax.add(lax.add(lax.log(d), lax.log(v)), log_boost)
-  u = lax.sub(one, _uniform(subkey, 0., 1., (), dtype))
-  boost = lax.select(boosted, one, lax.pow(u, lax.div(one, alpha_orig)))
-  return lax.mul(lax.mul(d, v), boost)
+    log_u = neg(_exponential(subkey, (), dtype))
+    log_boost = select(bitwise_or(boosted, eq(log_u, zero)), zero,
+                           mul(log_u, div(one, alpha_orig)))
+    return add(add(log(d), log(v)), log_boost)
+  u = sub(one, _uniform(subkey, 0., 1., (), dtype))
+  boost = select(boosted, one, lax_pow(u, div(one, alpha_orig)))
+  return mul(mul(d, v), boost)
 
 
 def _gamma_samples(key_data, a, *, impl, log_space: bool):
@@ -83,11 +89,11 @@ def _gamma_samples(key_data, a, *, impl, log_space: bool):
   trailing dims of ``a``; the samples vmapped over all elements."""
   key_ndim = key_data.ndim - len(impl.key_shape)
   num_keys, per_key = math.prod(a.shape[:key_ndim]), math.prod(a.shape[key_ndim:])
-  flat = lax.reshape(key_data, (num_keys, *impl.key_shape))
-  subkeys = lax.reshape(impl.split(flat, (per_key,)), (a.size, *impl.key_shape))
+  flat = reshape(key_data, (num_keys, *impl.key_shape))
+  subkeys = reshape(impl.split(flat, (per_key,)), (a.size, *impl.key_shape))
   subkeys = prng.random_wrap_p.bind(subkeys, impl=impl)
-  samples = vmap(partial(_gamma_one, log_space=log_space))(subkeys, lax.reshape(a, (a.size,)))
-  return lax.reshape(samples, a.shape)
+  samples = vmap(partial(_gamma_one, log_space=log_space))(subkeys, reshape(a, (a.size,)))
+  return reshape(samples, a.shape)
 
 
 def _gamma_abstract_eval(key, a, *, log_space):
@@ -114,18 +120,18 @@ def _gamma_batch(axis, args, dims, *, log_space):
 def _gamma_grad(sample, a, log_space: bool):
   """d sample / d a by implicit differentiation (of log(sample) when ``log_space``)."""
   if not log_space:
-    return lax.random_gamma_grad(a, sample)
+    return random_gamma_grad(a, sample)
   # exp(log sample) may round to zero: use the smallest normal number instead
-  x = lax.exp(sample)
-  x = lax.select(lax.eq(x, const(x.dtype, 0)),
-                 lax.full_like(x, dtypes.finfo(x.dtype).tiny), x)
-  return lax.div(lax.random_gamma_grad(a, x), x)
+  x = exp(sample)
+  x = select(eq(x, const(x.dtype, 0)),
+                 full_like(x, dtypes.finfo(x.dtype).tiny), x)
+  return div(random_gamma_grad(a, x), x)
 
 
 random_gamma_p = standard_primitive("random_gamma", _gamma_abstract_eval, _gamma_lowering)
 random_gamma_p.batch = _gamma_batch
 ad.defjvp2(random_gamma_p, None,
-           lambda t, out, key, a, *, log_space: lax.mul(t, _gamma_grad(out, a, log_space)))
+           lambda t, out, key, a, *, log_space: mul(t, _gamma_grad(out, a, log_space)))
 
 
 # ---------------------------------------------------------------------------------------
@@ -156,7 +162,7 @@ def _gamma(key, a, shape, dtype, log_space):
     shape = np.shape(a)
   else:
     check_shape("gamma", shape, np.shape(a))
-  a = lax.convert_element_type(a, dtype)
+  a = convert_element_type(a, dtype)
   if np.shape(a) != shape:
     a = jnp.broadcast_to(a, shape)
   return random_gamma_p.bind(key, a, log_space=log_space)
@@ -173,13 +179,13 @@ def beta(key, a, b, shape=None, dtype=None):
 @partial(jit, static_argnums=(3, 4))
 def _beta(key, a, b, shape, dtype):
   key_a, key_b = keys.split(key)
-  a, b = (jnp.broadcast_to(lax.convert_element_type(v, dtype), shape) for v in (a, b))
+  a, b = (jnp.broadcast_to(convert_element_type(v, dtype), shape) for v in (a, b))
   log_a = _gamma(key_a, a, shape, dtype, True)
   log_b = _gamma(key_b, b, shape, dtype, True)
   # gamma_a / (gamma_a + gamma_b), scaled by the larger so that neither underflows
-  log_max = lax.max(log_a, log_b)
-  scaled_a, scaled_b = lax.exp(lax.sub(log_a, log_max)), lax.exp(lax.sub(log_b, log_max))
-  return lax.div(scaled_a, lax.add(scaled_a, scaled_b))
+  log_max = lax_max(log_a, log_b)
+  scaled_a, scaled_b = exp(sub(log_a, log_max)), exp(sub(log_b, log_max))
+  return div(scaled_a, add(scaled_a, scaled_b))
 
 
 @with_out_sharding
@@ -201,7 +207,7 @@ def _dirichlet(key, alpha, shape, dtype):
     shape = np.shape(alpha)[:-1]
   else:
     check_shape("dirichlet", shape, np.shape(alpha)[:-1])
-  alpha = lax.convert_element_type(alpha, dtype)
+  alpha = convert_element_type(alpha, dtype)
   log_samples = _gamma(key, alpha, (*shape, np.shape(alpha)[-1]), dtype, True)
   return softmax(log_samples, -1)
 
@@ -216,10 +222,10 @@ def chisquare(key, df, shape=None, dtype=None):
 
 @partial(jit, static_argnums=(2, 3))
 def _chisquare(key, df, shape, dtype):
-  df = lax.convert_element_type(df, dtype)
+  df = convert_element_type(df, dtype)
   two = const(dtype, 2)
-  log_g = _gamma(key, lax.div(df, two), shape, dtype, True)
-  return lax.mul(lax.exp(log_g), two)
+  log_g = _gamma(key, div(df, two), shape, dtype, True)
+  return mul(exp(log_g), two)
 
 
 @with_out_sharding
@@ -232,10 +238,10 @@ def t(key, df, shape=None, dtype=None):
 
 @partial(jit, static_argnums=(2, 3))
 def _t(key, df, shape, dtype):
-  df = lax.convert_element_type(df, dtype)
+  df = convert_element_type(df, dtype)
   key_n, key_g = keys.split(key)
   n = _normal(key_n, shape, dtype)
-  half_df = lax.div(df, const(dtype, 2))
+  half_df = div(df, const(dtype, 2))
   g = _gamma(key_g, half_df, shape, dtype, False)
   return n * jnp.sqrt(half_df / g)
 
@@ -250,12 +256,12 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
 
 @partial(jit, static_argnums=(3, 4))
 def _f(key, dfnum, dfden, shape, dtype):
-  dfnum = lax.convert_element_type(dfnum, dtype)
-  dfden = lax.convert_element_type(dfden, dtype)
+  dfnum = convert_element_type(dfnum, dtype)
+  dfden = convert_element_type(dfden, dtype)
   key_den, key_num = keys.split(key)
-  num = lax.div(_chisquare(key_num, dfnum, shape, dtype), dfnum)
-  den = lax.div(_chisquare(key_den, dfden, shape, dtype), dfden)
-  return lax.div(num, den)
+  num = div(_chisquare(key_num, dfnum, shape, dtype), dfnum)
+  den = div(_chisquare(key_den, dfden, shape, dtype), dfden)
+  return div(num, den)
 
 
 @with_out_sharding

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import add, bitwise_xor, mul, mulhi
 from xjax._src.libraries.random.counter_prng import hash_primitive, stored_key_functions
 from xjax._src.libraries.random.prng import PRNGImpl, register_prng
 
@@ -24,26 +24,26 @@ _ZERO = np.uint32(0)
 
 def _multiply(m: np.uint32, x):
   """(low, high) words of the 64-bit product ``m * x``."""
-  return lax.mul(x, m), lax.mulhi(x, m)
+  return mul(x, m), mulhi(x, m)
 
 
 def _philox2x32_rounds(k, x0, x1):
   for r in range(_ROUNDS):
     if r:
-      k = lax.add(k, _WEYL[0])
+      k = add(k, _WEYL[0])
     low, high = _multiply(np.uint32(0xD256D193), x0)
-    x0, x1 = lax.bitwise_xor(lax.bitwise_xor(high, x1), k), low
+    x0, x1 = bitwise_xor(bitwise_xor(high, x1), k), low
   return [x0, x1]
 
 
 def _philox4x32_rounds(k0, k1, x0, x1, x2, x3):
   for r in range(_ROUNDS):
     if r:
-      k0, k1 = lax.add(k0, _WEYL[0]), lax.add(k1, _WEYL[1])
+      k0, k1 = add(k0, _WEYL[0]), add(k1, _WEYL[1])
     low0, high0 = _multiply(np.uint32(0xD2511F53), x0)
     low1, high1 = _multiply(np.uint32(0xCD9E8D57), x2)
-    x0, x1, x2, x3 = (lax.bitwise_xor(lax.bitwise_xor(high1, x1), k0), low1,
-                      lax.bitwise_xor(lax.bitwise_xor(high0, x3), k1), low0)
+    x0, x1, x2, x3 = (bitwise_xor(bitwise_xor(high1, x1), k0), low1,
+                      bitwise_xor(bitwise_xor(high0, x3), k1), low0)
   return [x0, x1, x2, x3]
 
 

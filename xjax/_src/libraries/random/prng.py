@@ -14,7 +14,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters import ad, batching
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.shapes import full as lax_full
 from xjax._src.primitives.lax.elementwise import elementwise_batch
 from xjax._src.primitives.lax.operand_checks import broadcasting_shape
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
@@ -81,7 +81,7 @@ class KeyTy(dtypes.ExtendedDType):
 
   def full(self, shape: tuple, fill_value):
     """Keys whose stored data is ``fill_value`` (JAX fills key arrays this way too)."""
-    data = lax.full((*shape, *self.physical_shape), fill_value, self.physical_dtype)
+    data = lax_full((*shape, *self.physical_shape), fill_value, self.physical_dtype)
     return random_wrap_p.bind(data, impl=self._impl)
 
 

@@ -15,7 +15,8 @@ from typing import Callable
 import numpy as np
 
 from xjax._src.api.transformations import vmap
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import bitwise_xor
+from xjax._src.primitives.lax.shapes import concatenate, reshape
 from xjax._src.primitives.lax.rng import rng_bit_generator
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.random import threefry
@@ -62,20 +63,20 @@ def per_key_impl(*, key_shape: tuple, seed: Callable, split: Callable,
 
 def _seed(seed):
   half = threefry.seed(seed)
-  return lax.concatenate([half, half], 0)
+  return concatenate([half, half], 0)
 
 
 def _halves(key):
-  return lax.reshape(key, (2, 2))
+  return reshape(key, (2, 2))
 
 
 def _split(key, shape: tuple):
   keys = threefry.split(_halves(key), shape)  # (2, *shape, 2)
-  return lax.reshape(jnp.moveaxis(keys, 0, len(shape)), (*shape, 4))
+  return reshape(jnp.moveaxis(keys, 0, len(shape)), (*shape, 4))
 
 
 def _fold_in(key, msg):
-  return lax.reshape(threefry.fold_in(_halves(key), msg), (4,))
+  return reshape(threefry.fold_in(_halves(key), msg), (4,))
 
 
 def _random_bits(key, bit_width: int, shape: tuple):
@@ -85,12 +86,12 @@ def _random_bits(key, bit_width: int, shape: tuple):
 def _unsafe_split(key, shape: tuple):
   # Ten draws of the generator per new key serve as a hash.
   _, draws = rng_bit_generator(key, (10 * math.prod(shape), 4), dtype=_U32)
-  return lax.reshape(draws[::10], (*shape, 4))
+  return reshape(draws[::10], (*shape, 4))
 
 
 def _unsafe_fold_in(key, msg):
   _, draws = rng_bit_generator(_seed(msg), (10, 4), dtype=_U32)
-  return lax.bitwise_xor(key, draws[-1])
+  return bitwise_xor(key, draws[-1])
 
 
 rbg_prng_impl = per_key_impl(key_shape=(4,), seed=_seed, split=_split,

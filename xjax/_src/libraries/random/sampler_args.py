@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import convert_element_type
+from xjax._src.primitives.lax.shapes import broadcast_to_rank
 from xjax._src.libraries.random.keys import _shape_arg, check_prng_key
 
 
@@ -72,4 +73,4 @@ def const(dtype, value):
 
 def to_rank(x, dtype, rank: int):
   """A parameter converted to ``dtype`` with leading unit dims up to ``rank``."""
-  return lax.broadcast_to_rank(lax.convert_element_type(x, dtype), rank)
+  return broadcast_to_rank(convert_element_type(x, dtype), rank)

@@ -18,7 +18,13 @@ import numpy as np
 
 from xjax._src.backend import runtime
 from xjax._src.foundations.config import config
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import fori_loop
+from xjax._src.primitives.lax.elementwise import (add, bitwise_or, bitwise_xor,
+                                                  convert_element_type, mul, shift_left,
+                                                  shift_right_logical)
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, expand_dims,
+                                             full as lax_full, index_in_dim, iota, reshape,
+                                             slice as lax_slice, slice_in_dim)
 from xjax._src.libraries.random.counter_prng import (UINT_DTYPES, hash_primitive,
                                                      rotate_left, stored_key_functions)
 
@@ -31,8 +37,8 @@ def _threefry2x32_rounds(k1, k2, x1, x2):
   broadcasts to it).  For CPU the five groups
   of four rounds are a loop, as JAX lowers it there: XLA compiles programs drawing many
   random numbers far faster, and fuses the arithmetic around them as it does JAX's."""
-  ks = [k1, k2, lax.bitwise_xor(lax.bitwise_xor(k1, k2), _PARITY)]
-  x = [lax.add(x1, ks[0]), lax.add(x2, ks[1])]
+  ks = [k1, k2, bitwise_xor(bitwise_xor(k1, k2), _PARITY)]
+  x = [add(x1, ks[0]), add(x2, ks[1])]
   if runtime.default_backend() != "cpu":
     for i in range(5):
       x = _group(x, _ROTATIONS[i % 2], [ks[(i + 1) % 3], ks[(i + 2) % 3]], np.uint32(i + 1))
@@ -41,19 +47,19 @@ def _threefry2x32_rounds(k1, k2, x1, x2):
   def step(i, state):
     x, ks, rotations = state
     x = _group(x, [rotations[0][j] for j in range(4)], ks[1:],
-               lax.convert_element_type(lax.add(i, 1), np.uint32))
+               convert_element_type(add(i, 1), np.uint32))
     return x, ks[1:] + ks[:1], rotations[1:] + rotations[:1]
   rotations = [np.array(r, np.uint32) for r in _ROTATIONS]
-  return lax.fori_loop(0, 5, step, (x, ks, rotations))[0]
+  return fori_loop(0, 5, step, (x, ks, rotations))[0]
 
 
 def _group(x, rotations, ks, count):
   """Four rounds, then the key schedule's injection (two key words and the group count)."""
   x1, x2 = x
   for r in rotations:
-    x1 = lax.add(x1, x2)
-    x2 = lax.bitwise_xor(x1, rotate_left(x2, r))
-  return [lax.add(x1, ks[0]), lax.add(lax.add(x2, ks[1]), count)]
+    x1 = add(x1, x2)
+    x2 = bitwise_xor(x1, rotate_left(x2, r))
+  return [add(x1, ks[0]), add(add(x2, ks[1]), count)]
 
 
 threefry2x32_p = hash_primitive("threefry2x32", _threefry2x32_rounds, 4, 2, num_unbroadcast=2)
@@ -73,21 +79,21 @@ def _hash_counts(keys, count: int):
   ``0 .. count-1``, of shape ``keys.shape[:-1] + (count,)``."""
   half = (count + 1) // 2
   rank = keys.ndim
-  first = lax.iota(np.uint32, half)
-  second = lax.add(first, np.uint32(half))
+  first = iota(np.uint32, half)
+  second = add(first, np.uint32(half))
   if count % 2:  # the padding counter is zero
-    second = lax.concatenate([lax.slice(second, (0,), (half - 1,)),
-                              lax.full((1,), 0, np.uint32)], 0)
+    second = concatenate([lax_slice(second, (0,), (half - 1,)),
+                              lax_full((1,), 0, np.uint32)], 0)
   out_shape = (*keys.shape[:-1], half)
-  words = [lax.expand_dims(keys[..., i], (rank - 1,)) for i in range(2)]
-  counters = [lax.broadcast_in_dim(c, out_shape, (rank - 1,)) for c in (first, second)]
+  words = [expand_dims(keys[..., i], (rank - 1,)) for i in range(2)]
+  counters = [broadcast_in_dim(c, out_shape, (rank - 1,)) for c in (first, second)]
   outs = threefry2x32_p.bind(*words, *counters)
-  return lax.slice_in_dim(lax.concatenate(list(outs), rank - 1), 0, count, axis=rank - 1)
+  return slice_in_dim(concatenate(list(outs), rank - 1), 0, count, axis=rank - 1)
 
 
 def _split_original(keys, shape: tuple):
   words = _hash_counts(keys, 2 * math.prod(shape))
-  return lax.reshape(words, (*keys.shape[:-1], *shape, 2))
+  return reshape(words, (*keys.shape[:-1], *shape, 2))
 
 
 def _random_bits_original(keys, bit_width: int, shape: tuple):
@@ -97,29 +103,29 @@ def _random_bits_original(keys, bit_width: int, shape: tuple):
   blocks, rem = divmod(count, _MAX_COUNT)
   if blocks:  # beyond one key's counters: one key per block, split from the key
     subkeys = _split_original(keys, (blocks + 1,))
-    full = _hash_counts(lax.slice_in_dim(subkeys, 0, blocks, axis=len(batch)), _MAX_COUNT)
-    last = _hash_counts(lax.index_in_dim(subkeys, blocks, len(batch), keepdims=False), rem)
-    words = lax.concatenate([lax.reshape(full, (*batch, blocks * _MAX_COUNT)), last],
+    full = _hash_counts(slice_in_dim(subkeys, 0, blocks, axis=len(batch)), _MAX_COUNT)
+    last = _hash_counts(index_in_dim(subkeys, blocks, len(batch), keepdims=False), rem)
+    words = concatenate([reshape(full, (*batch, blocks * _MAX_COUNT)), last],
                             len(batch))
   else:
     words = _hash_counts(keys, rem)
   dtype = UINT_DTYPES[bit_width]
   if bit_width == 64:
-    high, low = (lax.convert_element_type(lax.slice_in_dim(words, start, start + size,
+    high, low = (convert_element_type(slice_in_dim(words, start, start + size,
                                                            axis=len(batch)), dtype)
                  for start in (0, size))
-    bits = lax.bitwise_or(lax.shift_left(high, np.uint64(32)), low)
+    bits = bitwise_or(shift_left(high, np.uint64(32)), low)
   elif bit_width == 32:
     bits = words
   else:  # each word's bytes (or 16-bit halves), least significant first
     per_word = 32 // bit_width
-    shifts = lax.mul(lax.iota(np.uint32, per_word), np.uint32(bit_width))
-    parts = lax.shift_right_logical(
-        lax.expand_dims(words, (len(batch) + 1,)),
-        lax.broadcast_in_dim(shifts, (*batch, count, per_word), (len(batch) + 1,)))
-    parts = lax.reshape(parts, (*batch, count * per_word))
-    bits = lax.convert_element_type(lax.slice_in_dim(parts, 0, size, axis=len(batch)), dtype)
-  return lax.reshape(bits, (*batch, *shape))
+    shifts = mul(iota(np.uint32, per_word), np.uint32(bit_width))
+    parts = shift_right_logical(
+        expand_dims(words, (len(batch) + 1,)),
+        broadcast_in_dim(shifts, (*batch, count, per_word), (len(batch) + 1,)))
+    parts = reshape(parts, (*batch, count * per_word))
+    bits = convert_element_type(slice_in_dim(parts, 0, size, axis=len(batch)), dtype)
+  return reshape(bits, (*batch, *shape))
 
 
 def split(keys, shape: tuple):

@@ -14,7 +14,7 @@ import functools
 
 import numpy as np
 
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import add, bitwise_xor
 from xjax._src.libraries.random.counter_prng import (hash_primitive, rotate_left,
                                                      stored_key_functions)
 from xjax._src.libraries.random.prng import PRNGImpl, register_prng
@@ -28,15 +28,15 @@ _ZERO = np.uint32(0)
 
 def _threefry4x32_rounds(*words):
   """Threefry-4x32 with 20 rounds: four key words, then four counter words."""
-  ks = [*words[:4], lax.bitwise_xor(functools.reduce(lax.bitwise_xor, words[:4]), _PARITY)]
-  x = [lax.add(w, k) for w, k in zip(words[4:], ks)]
+  ks = [*words[:4], bitwise_xor(functools.reduce(bitwise_xor, words[:4]), _PARITY)]
+  x = [add(w, k) for w, k in zip(words[4:], ks)]
   for group in range(5):
     for r in range(4 * group, 4 * group + 4):
       for (i, j), d in zip(_PAIRS[r % 2], _ROTATIONS[r % 8]):
-        x[i] = lax.add(x[i], x[j])
-        x[j] = lax.bitwise_xor(x[i], rotate_left(x[j], d))
-    x = [lax.add(w, ks[(group + 1 + n) % 5]) for n, w in enumerate(x)]
-    x[3] = lax.add(x[3], np.uint32(group + 1))
+        x[i] = add(x[i], x[j])
+        x[j] = bitwise_xor(x[i], rotate_left(x[j], d))
+    x = [add(w, ks[(group + 1 + n) % 5]) for n, w in enumerate(x)]
+    x[3] = add(x[3], np.uint32(group + 1))
   return x
 
 
@@ -48,7 +48,7 @@ threefry4x32_prng_impl = PRNGImpl(
         split=lambda k, high, low: threefry4x32_p.bind(*k, _ZERO, _ZERO, high, low),
         fold_in=lambda k, msg: threefry4x32_p.bind(*k, _ZERO, _ZERO, _ZERO, msg),
         bits=lambda k, high, low: threefry4x32_p.bind(*k, high, low, _ZERO, _ZERO),
-        wide=lambda outs: (lax.bitwise_xor(outs[0], outs[2]),
-                           lax.bitwise_xor(outs[1], outs[3])))._asdict())
+        wide=lambda outs: (bitwise_xor(outs[0], outs[2]),
+                           bitwise_xor(outs[1], outs[3])))._asdict())
 
 register_prng(threefry4x32_prng_impl)

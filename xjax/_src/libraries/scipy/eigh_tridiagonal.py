@@ -8,7 +8,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import fori_loop, scan, while_loop
 from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy import linalg as jnp_linalg
@@ -32,7 +32,7 @@ def _count_below(alpha, beta_sq, pivmin, x):
     q = pivot(a - x - b2 / q)
     return (q, count + (q < 0)), None
 
-  (_, count), _ = lax.scan(step, (q0, (q0 < 0).astype(np.int32)), (alpha[1:], beta_sq))
+  (_, count), _ = scan(step, (q0, (q0 < 0).astype(np.int32)), (alpha[1:], beta_sq))
   return count
 
 
@@ -61,7 +61,7 @@ def _bisect(alpha, beta_abs, beta_sq, targets, tol):
     below = _count_below(alpha, beta_sq, pivmin, mid) <= targets
     return i + 1, jnp.where(below, mid, lower), jnp.where(below, upper, mid)
 
-  _, lower, upper = lax.while_loop(unfinished, halve, (0, lower, upper))
+  _, lower, upper = while_loop(unfinished, halve, (0, lower, upper))
   return (lower + upper) / 2
 
 
@@ -74,7 +74,7 @@ def _orthogonalise_clusters(v, cluster):
     coeff = jnp.where(same, jnp.matmul(jnp.conj(v), v[i]), 0)
     row = v[i] - jnp.matmul(coeff, v)
     return v.at[i].set(row / jnp_linalg.norm(row).astype(v.dtype))
-  return lax.fori_loop(0, k, one, v)
+  return fori_loop(0, k, one, v)
 
 
 def _eigenvectors(alpha, beta, w, key):
@@ -101,7 +101,7 @@ def _eigenvectors(alpha, beta, w, key):
     return i + 1, _orthogonalise_clusters(x / new_norm[:, None].astype(dt), cluster), \
         new_norm, norm
 
-  _, v, _, _ = lax.while_loop(growing, iterate,
+  _, v, _, _ = while_loop(growing, iterate,
                               (0, v, jnp.ones(k, w.dtype), jnp.zeros(k, w.dtype)))
   return v
 

@@ -12,7 +12,8 @@ import operator
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import complex as lax_complex
+from xjax._src.primitives.lax.shapes import concatenate, pad, rev, slice_in_dim
 from xjax._src.libraries.numpy import fft as jnp_fft
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
@@ -35,9 +36,9 @@ def _resize(x, n, axis):
     return x
   n = operator.index(n)
   if n < x.shape[axis]:
-    return lax.slice_in_dim(x, 0, n, axis=axis)
+    return slice_in_dim(x, 0, n, axis=axis)
   pads = [(0, n - x.shape[axis] if a == axis else 0, 0) for a in range(x.ndim)]
-  return lax.pad(x, np.zeros((), x.dtype)[()], pads)
+  return pad(x, np.zeros((), x.dtype)[()], pads)
 
 
 def _along(x, axis):
@@ -60,9 +61,9 @@ def _twiddle(x, axis, sign):
 
 
 def _dct_real(x, axis, norm):
-  evens = lax.slice_in_dim(x, 0, None, 2, axis)
-  odds = lax.rev(lax.slice_in_dim(x, 1, None, 2, axis), (axis,))
-  spectrum = jnp_fft.fft(lax.concatenate([evens, odds], axis), axis=axis)
+  evens = slice_in_dim(x, 0, None, 2, axis)
+  odds = rev(slice_in_dim(x, 1, None, 2, axis), (axis,))
+  spectrum = jnp_fft.fft(concatenate([evens, odds], axis), axis=axis)
   out = 2 * jnp.real(spectrum * _twiddle(x, axis, -1))
   return out * _ortho_scale(x, axis) if norm == "ortho" else out
 
@@ -72,8 +73,8 @@ def _idct_real(x, axis, norm):
   if norm == "ortho":
     x = x / _ortho_scale(x, axis)
   # X_{N-k} for k >= 1 (and 0 at k = 0), the imaginary partner of each coefficient
-  tail = lax.rev(lax.slice_in_dim(x, 1, None, 1, axis), (axis,))
-  partner = lax.concatenate([jnp.zeros_like(lax.slice_in_dim(x, 0, 1, 1, axis)), tail], axis)
+  tail = rev(slice_in_dim(x, 1, None, 1, axis), (axis,))
+  partner = concatenate([jnp.zeros_like(slice_in_dim(x, 0, 1, 1, axis)), tail], axis)
   v = jnp.real(jnp_fft.ifft((x - 1j * partner) * _twiddle(x, axis, 1), axis=axis)) / 2
   # de-interleave: x[2m] = v[m], x[2m + 1] = v[n - 1 - m]
   order = np.empty(n, int)
@@ -84,7 +85,7 @@ def _idct_real(x, axis, norm):
 
 def _apply(fn, x, axis, norm):
   if dtypes.issubdtype(x.dtype, np.complexfloating):
-    return lax.complex(fn(jnp.real(x), axis, norm), fn(jnp.imag(x), axis, norm))
+    return lax_complex(fn(jnp.real(x), axis, norm), fn(jnp.imag(x), axis, norm))
   return fn(x, axis, norm)
 
 

@@ -10,7 +10,12 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.api.transformations import jvp
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.conditionals import cond, switch
+from xjax._src.primitives.lax.control_flow.loops import fori_loop, scan
+from xjax._src.primitives.lax.dot import Precision
+from xjax._src.primitives.lax.shapes import (dynamic_slice, dynamic_slice_in_dim,
+                                             dynamic_update_slice_in_dim)
+from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.primitives.lax.linalg.lu import solve_factored
 from xjax._src.libraries.numpy import lax_numpy as jnp
@@ -177,7 +182,7 @@ def _pivots(a):
   """The 0-based column order of LAPACK's pivoted QR (geqp3) of ``a``: its factors are
   then those of the unpivoted QR of ``a[:, p]``, which stays differentiable."""
   jpvt = jnp.zeros(a.shape[:-2] + a.shape[-1:], np.int32)
-  return lax_linalg.geqp3(lax.stop_gradient(a), jpvt)[1] - 1
+  return lax_linalg.geqp3(stop_gradient(a), jpvt)[1] - 1
 
 
 def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
@@ -369,7 +374,7 @@ _EXPM_SCHEDULE = {
 
 
 def _dot(a, b):
-  return jnp.matmul(a, b, precision=lax.Precision.HIGHEST)
+  return jnp.matmul(a, b, precision=Precision.HIGHEST)
 
 
 def _pade(m):
@@ -408,16 +413,16 @@ def _expm_2d(a, upper_triangular, max_squarings):
   n_squarings = jnp.maximum(0, jnp.floor(jnp.log2(norm1 / max_norm)))
   scaled = a / 2 ** n_squarings.astype(a.dtype)
   which = jnp.digitize(norm1, jnp.array(bounds, dtype=norm1.dtype))
-  u, v = lax.switch(which, [_pade(m) for m in degrees], scaled)
+  u, v = switch(which, [_pade(m) for m in degrees], scaled)
   p, q = u + v, v - u
 
   def approximate(p, q):
     r = solve_triangular(q, p) if upper_triangular else jnp_linalg.solve(q, p)
 
     def square(r, i):
-      return lax.cond(i < n_squarings, lambda r: _dot(r, r), lambda r: r, r), None
-    return lax.scan(square, r, jnp.arange(max_squarings, dtype=n_squarings.dtype))[0]
-  return lax.cond(n_squarings > max_squarings, lambda p, q: jnp.full_like(a, np.nan),
+      return cond(i < n_squarings, lambda r: _dot(r, r), lambda r: r, r), None
+    return scan(square, r, jnp.arange(max_squarings, dtype=n_squarings.dtype))[0]
+  return cond(n_squarings > max_squarings, lambda p, q: jnp.full_like(a, np.nan),
                   approximate, p, q)
 
 
@@ -462,7 +467,7 @@ def _upper_recurrence(t, diag, entry):
     valid = rows + d < n
     new = entry(t, f, i, j)
     return f.at[i, j].set(jnp.where(valid, new, f[i, j]))
-  return lax.fori_loop(1, n, diagonal_d, f)
+  return fori_loop(1, n, diagonal_d, f)
 
 
 def _between(i, j, n):
@@ -523,27 +528,27 @@ def _rsf2csf_2d(t, z):
   idx = jnp.arange(n)
 
   def split(m, t, z):
-    block = lax.dynamic_slice(t, (m - 1, m - 1), (2, 2))
+    block = dynamic_slice(t, (m - 1, m - 1), (2, 2))
     mu = jnp_linalg.eigvals(block) - t[m, m]
     r = jnp.hypot(jnp.abs(mu[0]), jnp.abs(t[m, m - 1])).astype(t.dtype)
     c, s = mu[0] / r, t[m, m - 1] / r
     g = jnp.stack([jnp.stack([jnp.conj(c), s]), jnp.stack([-s, c])])
-    rows = lax.dynamic_slice_in_dim(t, m - 1, 2, axis=0)
+    rows = dynamic_slice_in_dim(t, m - 1, 2, axis=0)
     rows = jnp.where(idx >= m - 1, jnp.matmul(g, rows), rows)  # columns m-1: of the rows
-    t = lax.dynamic_update_slice_in_dim(t, rows, m - 1, axis=0)
-    cols = lax.dynamic_slice_in_dim(t, m - 1, 2, axis=1)
+    t = dynamic_update_slice_in_dim(t, rows, m - 1, axis=0)
+    cols = dynamic_slice_in_dim(t, m - 1, 2, axis=1)
     cols = jnp.where(idx[:, None] <= m, jnp.matmul(cols, _H(g)), cols)  # rows :m+1
-    t = lax.dynamic_update_slice_in_dim(t, cols, m - 1, axis=1)
-    zc = jnp.matmul(lax.dynamic_slice_in_dim(z, m - 1, 2, axis=1), _H(g))
-    return t, lax.dynamic_update_slice_in_dim(z, zc, m - 1, axis=1)
+    t = dynamic_update_slice_in_dim(t, cols, m - 1, axis=1)
+    zc = jnp.matmul(dynamic_slice_in_dim(z, m - 1, 2, axis=1), _H(g))
+    return t, dynamic_update_slice_in_dim(z, zc, m - 1, axis=1)
 
   def step(i, tz):
     t, z = tz
     m = n - i
     coupled = jnp.abs(t[m, m - 1]) > eps * (jnp.abs(t[m - 1, m - 1]) + jnp.abs(t[m, m]))
-    t, z = lax.cond(coupled, split, lambda m, t, z: (t, z), m, t, z)
+    t, z = cond(coupled, split, lambda m, t, z: (t, z), m, t, z)
     return t.at[m, m - 1].set(0), z
-  return lax.fori_loop(1, n, step, (t, z))
+  return fori_loop(1, n, step, (t, z))
 
 
 @compiled_when_eager(static_argnames=("check_finite",))
@@ -574,7 +579,7 @@ def _sylvester_triangular(r, w, f):
     rhs = f[:, j] - jnp.matmul(y, jnp.where(later, w[:, j], 0))
     yj = lax_linalg.triangular_solve(r + w[j, j] * ident, rhs, left_side=True, lower=False)
     return y.at[:, j].set(yj)
-  return lax.fori_loop(0, n, column, jnp.zeros_like(f))
+  return fori_loop(0, n, column, jnp.zeros_like(f))
 
 
 def _sylvester_2d(a, b, c, *, method, tol):

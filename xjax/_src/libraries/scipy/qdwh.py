@@ -19,7 +19,14 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import while_loop
+from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, bitwise_and, bitwise_not,
+                                                  conj, convert_element_type, div, eq, gt, lt, mul,
+                                                  rsqrt, select, sqrt, sub)
+from xjax._src.primitives.lax.reductions import reduce_max, reduce_sum
+from xjax._src.primitives.lax.shapes import (broadcasted_iota, dynamic_slice_in_dim,
+                                             dynamic_update_slice_in_dim, full, pad,
+                                             slice as lax_slice)
 from xjax._src.primitives.lax.linalg.cholesky import cholesky
 from xjax._src.primitives.lax.linalg.matrices import eye, matmul, mH, real
 from xjax._src.primitives.lax.linalg.qr import qr
@@ -47,15 +54,15 @@ def _weights(l: float, eps: float, max_iterations: int) -> list[tuple[float, flo
 def _mask(x, rows, cols, other=None):
   """``x`` outside its leading ``rows x cols`` block replaced by ``other`` (default 0)."""
   s = get_aval(x).shape
-  index = lambda v: lax.convert_element_type(v, np.int32)
-  keep = lax.bitwise_and(lax.lt(lax.broadcasted_iota(np.int32, s, 0), index(rows)),
-                         lax.lt(lax.broadcasted_iota(np.int32, s, 1), index(cols)))
-  return lax.select(keep, x, lax.full(s, 0, get_aval(x).dtype) if other is None else other)
+  index = lambda v: convert_element_type(v, np.int32)
+  keep = bitwise_and(lt(broadcasted_iota(np.int32, s, 0), index(rows)),
+                         lt(broadcasted_iota(np.int32, s, 1), index(cols)))
+  return select(keep, x, full(s, 0, get_aval(x).dtype) if other is None else other)
 
 
 def _frobenius(x):
-  return lax.sqrt(lax.reduce_sum(real(lax.mul(lax.conj(x), x) if dtypes.is_complex(
-      get_aval(x).dtype) else lax.mul(x, x)), (0, 1)))
+  return sqrt(reduce_sum(real(mul(conj(x), x) if dtypes.is_complex(
+      get_aval(x).dtype) else mul(x, x)), (0, 1)))
 
 
 def _qr_step(u, m, n, a, b, c):
@@ -63,15 +70,15 @@ def _qr_step(u, m, n, a, b, c):
   big_m, big_n = get_aval(u).shape
   dt = get_aval(u).dtype
   e = b / c
-  stacked = lax.dynamic_update_slice_in_dim(
-      lax.pad(lax.mul(lax.full((), math.sqrt(c), dt), u), lax.full((), 0, dt),
+  stacked = dynamic_update_slice_in_dim(
+      pad(mul(full((), math.sqrt(c), dt), u), full((), 0, dt),
               [(0, big_n, 0), (0, 0, 0)]),
       eye(dt, (big_n, big_n)), m, 0)
   q, _ = qr(stacked, full_matrices=False)
-  q1 = _mask(lax.slice(q, (0, 0), (big_m, big_n)), m, n)
-  q2 = _mask(lax.dynamic_slice_in_dim(q, m, big_n, 0), n, n)
-  return lax.add(lax.mul(lax.full((), e, dt), u),
-                 lax.mul(lax.full((), (a - e) / math.sqrt(c), dt), matmul(q1, mH(q2))))
+  q1 = _mask(lax_slice(q, (0, 0), (big_m, big_n)), m, n)
+  q2 = _mask(dynamic_slice_in_dim(q, m, big_n, 0), n, n)
+  return add(mul(full((), e, dt), u),
+                 mul(full((), (a - e) / math.sqrt(c), dt), matmul(q1, mH(q2))))
 
 
 def _cholesky_step(u, m, n, a, b, c):
@@ -79,18 +86,18 @@ def _cholesky_step(u, m, n, a, b, c):
   big_n = get_aval(u).shape[1]
   dt = get_aval(u).dtype
   ident = eye(dt, (big_n, big_n))
-  z = lax.add(lax.mul(lax.full((), c, dt), matmul(mH(u), u)), ident)
+  z = add(mul(full((), c, dt), matmul(mH(u), u)), ident)
   factor = cholesky(_mask(z, n, n, ident), symmetrize_input=False)
   # u z^{-1} = ((factor factor^H)^{-1} u^H)^H
   y = triangular_solve(factor, mH(u), left_side=True, lower=True)
   y = triangular_solve(factor, y, left_side=True, lower=True, transpose_a=True,
                        conjugate_a=True)
-  return lax.add(lax.mul(lax.full((), b / c, dt), u),
-                 lax.mul(lax.full((), a - b / c, dt), mH(y)))
+  return add(mul(full((), b / c, dt), u),
+                 mul(full((), a - b / c, dt), mH(y)))
 
 
 def _max_abs_sum(x, axis):
-  return lax.reduce_max(lax.reduce_sum(lax.abs(x), (axis,)), (0,))
+  return reduce_max(reduce_sum(lax_abs(x), (axis,)), (0,))
 
 
 @compiled_when_eager(static_argnames=("is_hermitian", "max_iterations", "eps",
@@ -119,9 +126,9 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations: int | None = None,
   rdt = np.finfo(dt).dtype
 
   norm1, norm_inf = _max_abs_sum(x, 0), _max_abs_sum(x, 1)
-  scale = lax.mul(lax.rsqrt(norm1), lax.rsqrt(norm_inf))
-  scale = lax.select(lax.eq(norm1, lax.full((), 0, rdt)), lax.full((), 1, rdt), scale)
-  u = lax.mul(x, lax.convert_element_type(scale, dt))
+  scale = mul(rsqrt(norm1), rsqrt(norm_inf))
+  scale = select(eq(norm1, full((), 0, rdt)), full((), 1, rdt), scale)
+  u = mul(x, convert_element_type(scale, dt))
 
   weights = _weights(eps, eps, max_iterations)
   tol_norm = (5 * eps) ** (1 / 3)
@@ -131,20 +138,20 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations: int | None = None,
       u = _qr_step(u, m, n, a, b, c)
     else:
       previous, u = u, _cholesky_step(u, m, n, a, b, c)
-      moving = lax.gt(_frobenius(lax.sub(u, previous)), lax.full((), tol_norm, rdt))
+      moving = gt(_frobenius(sub(u, previous)), full((), tol_norm, rdt))
 
   def keep_going(state):
     k, _, moving = state
-    return lax.bitwise_and(moving, lax.lt(k, max_iterations))
+    return bitwise_and(moving, lt(k, max_iterations))
 
   def halley(state):
     k, u, _ = state
     new = _cholesky_step(u, m, n, 3., 1., 3.)
-    return k + 1, new, lax.gt(_frobenius(lax.sub(new, u)), lax.full((), tol_norm, rdt))
+    return k + 1, new, gt(_frobenius(sub(new, u)), full((), tol_norm, rdt))
 
-  num_iters, u, moving = lax.while_loop(keep_going, halley, (len(weights), u, moving))
-  u = lax.sub(lax.mul(lax.full((), 1.5, dt), u),
-              lax.mul(lax.full((), 0.5, dt), matmul(u, matmul(mH(u), u))))
+  num_iters, u, moving = while_loop(keep_going, halley, (len(weights), u, moving))
+  u = sub(mul(full((), 1.5, dt), u),
+              mul(full((), 0.5, dt), matmul(u, matmul(mH(u), u))))
   h = matmul(mH(u), x)
-  h = lax.div(lax.add(h, mH(h)), lax.full((), 2, dt))
-  return u, h, num_iters, lax.bitwise_not(moving)
+  h = div(add(h, mH(h)), full((), 2, dt))
+  return u, h, num_iters, bitwise_not(moving)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.shapes import slice as lax_slice
+from xjax._src.primitives.lax.windowed import conv_dimension_numbers, conv_general_dilated
 from xjax._src.libraries.numpy import fft as jnp_fft
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
@@ -38,10 +39,10 @@ def _convolve_nd(in1, in2, mode, *, precision):
     padding = [(k - 1 - (k - 1) // 2, (k - 1) // 2) for k in in2.shape]
   kernel = jnp.flip(in2)
   spatial = "".join(chr(ord("a") + i) for i in range(in1.ndim)) if in1.ndim > 1 else "a"
-  dn = lax.conv_dimension_numbers((1, 1) + in1.shape, (1, 1) + kernel.shape,
+  dn = conv_dimension_numbers((1, 1) + in1.shape, (1, 1) + kernel.shape,
                                   ("NC" + spatial.upper(), "OI" + spatial.upper(),
                                    "NC" + spatial.upper()))
-  out = lax.conv_general_dilated(in1[None, None], kernel[None, None], (1,) * in1.ndim,
+  out = conv_general_dilated(in1[None, None], kernel[None, None], (1,) * in1.ndim,
                                  padding, dimension_numbers=dn, precision=precision)[0, 0]
   if mode == "same" and swap:
     out = out[tuple(slice(0, s) for s in shape_out)]
@@ -141,7 +142,7 @@ def _fft_convolve_axes(in1, in2, mode, axes):
   sizes = list(conv.shape)
   for ax, f, o in zip(axes, full, out):
     starts[ax], sizes[ax] = (f - o) // 2, o
-  return lax.slice(conv, starts, [b + n for b, n in zip(starts, sizes)])
+  return lax_slice(conv, starts, [b + n for b, n in zip(starts, sizes)])
 
 
 def fftconvolve(in1, in2, mode="full", axes=None):

@@ -11,7 +11,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import exp, lgamma
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.promotion import (promote_args_inexact, promote_dtypes,
@@ -229,7 +229,7 @@ def invhilbert(n: int):
 
 def _binomial(n, k):
   """``n choose k`` through log-gamma (0 where ``k > n``)."""
-  return lax.exp(lax.lgamma(n + 1.0) - lax.lgamma(n - k + 1.0) - lax.lgamma(k + 1.0))
+  return exp(lgamma(n + 1.0) - lgamma(n - k + 1.0) - lgamma(k + 1.0))
 
 
 _KINDS = ["symmetric", "lower", "upper"]

@@ -14,7 +14,7 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
 from xjax._src.api.transformations import vjp
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.dot import dot_general
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.sparse.batched import broadcast_batch, nfold_vmap
@@ -59,7 +59,7 @@ def _dot_one(data, indices, rhs, *, lc, rc, sparse_shape, dtype):
     g = moved.at[tuple(indices[:, k] for k, _ in pairs_sparse)].get(mode="fill", fill_value=0)
   else:
     g = jnp.broadcast_to(rhs, (nse,) + rhs.shape)
-  prod = lax.dot_general(
+  prod = dot_general(
       data.astype(dtype), g.astype(dtype),
       (([1 + k for k, _ in pairs_dense], [1 + rest.index(r) for _, r in pairs_dense]),
        ([0], [0])), preferred_element_type=dtype)
@@ -175,7 +175,7 @@ bcoo_dot_general_p.batch = _dot_general_batch
 # bcoo_dot_general_sampled
 
 def _sampled_impl(A, B, indices, *, dimension_numbers):
-  dense = lax.dot_general(A, B, dimension_numbers)
+  dense = dot_general(A, B, dimension_numbers)
   return bcoo_extract_p.bind(indices, dense, assume_unique=True)
 
 

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.shapes import broadcast_in_dim, dynamic_slice, slice as lax_slice
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.sparse.batched import broadcast_batch, nfold_vmap
 from xjax._src.libraries.sparse.bcoo_layout import (bcoo_extract_p, bcoo_sum_duplicates_p)
@@ -118,10 +118,10 @@ def bcoo_broadcast_in_dim(mat, *, shape, broadcast_dimensions):
   batch_dims = tuple(bdims[:nb])
   data_shape = batch_shape + (mat.nse,) + shape[n_batch + ns:]
   dense_dims = tuple(d - n_batch - ns + n_batch + 1 for d in bdims[nb + ns:])
-  data = lax.broadcast_in_dim(mat.data, data_shape, batch_dims + (n_batch,) + dense_dims)
+  data = broadcast_in_dim(mat.data, data_shape, batch_dims + (n_batch,) + dense_dims)
   ind_batch = tuple(mat.indices.shape[batch_dims.index(d)] if d in batch_dims else 1
                     for d in range(n_batch))
-  indices = lax.broadcast_in_dim(mat.indices, ind_batch + (mat.nse, ns),
+  indices = broadcast_in_dim(mat.indices, ind_batch + (mat.nse, ns),
                                  batch_dims + (n_batch, n_batch + 1))
   return _like(mat, data, indices, shape, indices_sorted=mat.indices_sorted,
                unique_indices=mat.unique_indices)
@@ -196,10 +196,10 @@ def _window(mat, starts, sizes, strides=None):
   data, indices = broadcast_batch(nb, mat.data, mat.indices)
   strides = strides or (1,) * mat.ndim
   if nb:
-    data = lax.slice(data, tuple(starts[:nb]) + (0,) * (data.ndim - nb),
+    data = lax_slice(data, tuple(starts[:nb]) + (0,) * (data.ndim - nb),
                      tuple(s + (z - 1) * t + 1 for s, z, t in zip(starts, sizes, strides))[:nb]
                      + data.shape[nb:], tuple(strides[:nb]) + (1,) * (data.ndim - nb))
-    indices = lax.slice(indices, tuple(starts[:nb]) + (0, 0),
+    indices = lax_slice(indices, tuple(starts[:nb]) + (0, 0),
                         tuple(s + (z - 1) * t + 1 for s, z, t in zip(starts, sizes, strides))[
                             :nb] + indices.shape[nb:], tuple(strides[:nb]) + (1, 1))
   if ns:
@@ -214,7 +214,7 @@ def _window(mat, starts, sizes, strides=None):
   if mat.n_dense:
     lo = tuple(starts[nb + ns:])
     hi = tuple(s + (z - 1) * t + 1 for s, z, t in zip(lo, sizes[nb + ns:], strides[nb + ns:]))
-    data = lax.slice(data, (0,) * (nb + 1) + lo, data.shape[:nb + 1] + hi,
+    data = lax_slice(data, (0,) * (nb + 1) + lo, data.shape[:nb + 1] + hi,
                      (1,) * (nb + 1) + tuple(strides[nb + ns:]))
   return _shrink_nse(_like(mat, data, indices, tuple(sizes)), nb, ns)
 
@@ -241,9 +241,9 @@ def bcoo_dynamic_slice(mat, start_indices, slice_sizes):
   data, indices = broadcast_batch(nb, mat.data, mat.indices)
   zero = jnp.zeros((), starts[0].dtype) if starts else 0
   if nb:
-    data = lax.dynamic_slice(data, starts[:nb] + [zero] * (data.ndim - nb),
+    data = dynamic_slice(data, starts[:nb] + [zero] * (data.ndim - nb),
                              sizes[:nb] + data.shape[nb:])
-    indices = lax.dynamic_slice(indices, starts[:nb] + [zero, zero],
+    indices = dynamic_slice(indices, starts[:nb] + [zero, zero],
                                 sizes[:nb] + indices.shape[nb:])
   if ns:
     start = jnp.stack(starts[nb:nb + ns]).astype(indices.dtype)
@@ -253,7 +253,7 @@ def bcoo_dynamic_slice(mat, start_indices, slice_sizes):
     indices = jnp.where(keep[..., None], new, size)
     data = jnp.where(keep.reshape(keep.shape + (1,) * (data.ndim - nb - 1)), data, 0)
   if mat.n_dense:
-    data = lax.dynamic_slice(data, [zero] * (nb + 1) + starts[nb + ns:],
+    data = dynamic_slice(data, [zero] * (nb + 1) + starts[nb + ns:],
                              data.shape[:nb + 1] + sizes[nb + ns:])
   return _shrink_nse(_like(mat, data, indices, sizes), nb, ns)
 

@@ -8,10 +8,11 @@ from typing import NamedTuple
 
 from xjax._src.foundations import dtypes
 from xjax._src.api.transformations import value_and_grad
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import while_loop
+from xjax._src.primitives.lax.dot import Precision
 from xjax._src.libraries.numpy import lax_numpy as jnp
 
-_HIGHEST = lax.Precision.HIGHEST
+_HIGHEST = Precision.HIGHEST
 _ZOOM_MAXITER = 30          # zoom steps before the bracket search gives up
 _CUBIC_MARGIN = 0.2         # a cubic step must land this fraction of the bracket inside it
 _QUAD_MARGIN = 0.1          # likewise for the quadratic step
@@ -111,7 +112,7 @@ def _zoom(phi_and_dphi, too_high, flat_enough, lo, hi, g0, skip):
   start = _Zoom(done=False, failed=False, j=0, a_lo=a_lo, phi_lo=phi_lo, dphi_lo=dphi_lo,
                 a_hi=a_hi, phi_hi=phi_hi, dphi_hi=dphi_hi, a_rec=(a_lo + a_hi) / 2.,
                 phi_rec=(phi_lo + phi_hi) / 2., a_star=1., phi_star=phi_lo, g_star=g0, nfev=0)
-  return lax.while_loop(lambda z: ~z.done & ~skip & ~z.failed, body, start)
+  return while_loop(lambda z: ~z.done & ~skip & ~z.failed, body, start)
 
 
 class _Search(NamedTuple):
@@ -184,7 +185,7 @@ def line_search(f, xk, pk, old_fval=None, old_old_fval=None, gfk=None, c1: float
   false = jnp.array(False)
   start = _Search(done=false, failed=false, i=1, a_prev=0., phi_prev=phi_0, dphi_prev=dphi_0,
                   nfev=int(evaluated), a_star=0., phi_star=phi_0, g_star=gfk)
-  s = lax.while_loop(lambda s: ~s.done & (s.i <= maxiter) & ~s.failed, body, start)
+  s = while_loop(lambda s: ~s.done & (s.i <= maxiter) & ~s.failed, body, start)
   status = jnp.where(s.failed, 1, jnp.where(s.i > maxiter, 3, 0))
   # below 64 bits a vanishing step would stall the minimizer: floor its size at 1e-8
   a_k = jnp.asarray(s.a_star)

@@ -11,7 +11,9 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.api.transformations import value_and_grad
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import fori_loop, while_loop
+from xjax._src.primitives.lax.dot import dot_general, Precision
+from xjax._src.primitives.lax.shapes import dynamic_index_in_dim, dynamic_update_index_in_dim
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy import linalg as jla
 from xjax._src.libraries.scipy.optimize.line_search import dot, line_search
@@ -61,8 +63,8 @@ _CONTRACT_0_1 = (((0,), (1,)), ((), ()))
 
 
 def _sandwich(w, h):
-  wh_t = lax.dot_general(h, w, _CONTRACT_0_1, precision=lax.Precision.HIGHEST)
-  return lax.dot_general(wh_t, w, _CONTRACT_0_1, precision=lax.Precision.HIGHEST)
+  wh_t = dot_general(h, w, _CONTRACT_0_1, precision=Precision.HIGHEST)
+  return dot_general(wh_t, w, _CONTRACT_0_1, precision=Precision.HIGHEST)
 
 
 def minimize_bfgs(fun: Callable, x0, maxiter: int | None = None, norm=np.inf,
@@ -91,7 +93,7 @@ def minimize_bfgs(fun: Callable, x0, maxiter: int | None = None, norm=np.inf,
   start = _BFGSState(converged=_norm(g0, ord=norm) < gtol, failed=False, k=0, nfev=1,
                      x=x0, f=f0, g=g0, h=jnp.eye(n, dtype=x0.dtype),
                      f_prev=f0 + _norm(g0) / 2, ls_status=0)
-  s = lax.while_loop(lambda s: ~s.converged & ~s.failed & (s.k < maxiter), body, start)
+  s = while_loop(lambda s: ~s.converged & ~s.failed & (s.k < maxiter), body, start)
   status = jnp.where(s.converged, 0, jnp.where(
       s.k == maxiter, 1, jnp.where(s.failed, 2 + s.ls_status, -1)))
   return OptimizeResults(x=s.x, success=s.converged & ~s.failed, status=status, fun=s.f,
@@ -117,7 +119,7 @@ class _LBFGSState(NamedTuple):
 
 def _two_loop(s):
   """The L-BFGS direction ``-H g`` from the stored pairs (the newest ``min(k, maxcor)``)."""
-  at = lambda history, i: lax.dynamic_index_in_dim(history, i, keepdims=False)
+  at = lambda history, i: dynamic_index_in_dim(history, i, keepdims=False)
   dtype = s.rho_hist.dtype
   size = s.rho_hist.shape[0]
   used = jnp.where(s.k < size, s.k, size)
@@ -127,15 +129,15 @@ def _two_loop(s):
     i = size - 1 - j
     alpha = at(s.rho_hist, i) * dot(jnp.conj(at(s.s_hist, i)), q).real.astype(dtype)
     return (q - alpha * jnp.conj(at(s.y_hist, i)),
-            lax.dynamic_update_index_in_dim(alphas, alpha, i, 0))
+            dynamic_update_index_in_dim(alphas, alpha, i, 0))
 
   def oldest_first(j, q):
     i = size - used + j
     beta = at(s.rho_hist, i) * dot(at(s.y_hist, i), q).real.astype(dtype)
     return q + (at(alphas, i) - beta) * at(s.s_hist, i)
 
-  q, alphas = lax.fori_loop(0, used, newest_first, (-jnp.conj(s.g), jnp.zeros_like(s.rho_hist)))
-  return lax.fori_loop(0, used, oldest_first, s.gamma * q)
+  q, alphas = fori_loop(0, used, newest_first, (-jnp.conj(s.g), jnp.zeros_like(s.rho_hist)))
+  return fori_loop(0, used, oldest_first, s.gamma * q)
 
 
 def _push(history, new):
@@ -181,6 +183,6 @@ def minimize_lbfgs(fun: Callable, x0, maxiter: float | None = None, norm=np.inf,
                       f=f0, g=g0, s_hist=jnp.zeros((maxcor, n), dtype),
                       y_hist=jnp.zeros((maxcor, n), dtype), rho_hist=jnp.zeros((maxcor,), dtype),
                       gamma=1., status=0)
-  s = lax.while_loop(lambda s: ~s.converged & ~s.failed, body, start)
+  s = while_loop(lambda s: ~s.converged & ~s.failed, body, start)
   return OptimizeResults(x=s.x, success=s.converged & ~s.failed, status=s.status, fun=s.f,
                          jac=s.g, hess_inv=None, nfev=s.nfev, njev=s.nfev, nit=s.k)

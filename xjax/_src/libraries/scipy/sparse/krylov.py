@@ -9,7 +9,7 @@ from functools import partial
 import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import fori_loop, while_loop
 from xjax._src.primitives.lax.linear_solve import custom_linear_solve
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy import linalg as jla
@@ -96,7 +96,7 @@ def _cg_solve(A, b, x0, *, maxiter, tol, atol, M):
   r0 = _sub(b, A(x0))
   z0 = M(r0)
   state = (x0, r0, _vdot(r0, z0).real, z0, jnp.int32(0))
-  return lax.while_loop(cond, body, state)[0]
+  return while_loop(cond, body, state)[0]
 
 
 def _bicgstab_solve(A, b, x0, *, maxiter, tol, atol, M):
@@ -130,7 +130,7 @@ def _bicgstab_solve(A, b, x0, *, maxiter, tol, atol, M):
   one = jnp.ones((), dtype=dtypes.result_type(*tree_util.tree_leaves(b)))
   state = (x0, r0, r0, one, one, one, _map(jnp.zeros_like, r0), _map(jnp.zeros_like, r0),
            jnp.int32(0))
-  return lax.while_loop(cond, body, state)[0]
+  return while_loop(cond, body, state)[0]
 
 
 def _solve(name, solver, A, b, x0, tol, atol, maxiter, M, symmetric):
@@ -211,7 +211,7 @@ def _gmres_solve(A, b, x0, *, maxiter, tol, atol, M, restart):
       hess = hess.at[j + 1, j].set(h)
       basis = basis.at[j + 1].set(w / jnp.where(h == 0, 1, h))
       return basis, hess
-    basis, hess = lax.fori_loop(0, restart, arnoldi, (basis, hess))
+    basis, hess = fori_loop(0, restart, arnoldi, (basis, hess))
     e1 = jnp.zeros(restart + 1, b_flat.dtype).at[0].set(beta)
     y = jla.lstsq(hess, e1)[0]
     return x + y @ basis[:restart]
@@ -227,7 +227,7 @@ def _gmres_solve(A, b, x0, *, maxiter, tol, atol, M, restart):
 
   x0_flat = _flatten(x0)[0]
   state = (x0_flat, jnp.int32(0), jla.norm(precond_residual(x0_flat)))
-  return unflatten(lax.while_loop(cond, body, state)[0])
+  return unflatten(while_loop(cond, body, state)[0])
 
 
 def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart=20, maxiter=None, M=None,

@@ -8,7 +8,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import bessel_i0e, bessel_i1e, convert_element_type
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
@@ -16,25 +16,25 @@ from xjax._src.libraries.scipy.arguments import inexact_arrays
 def i0e(x):
   """exp(-|x|) I0(x)."""
   (x,) = inexact_arrays("i0e", x)
-  return lax.bessel_i0e(x)
+  return bessel_i0e(x)
 
 
 def i0(x):
   """The modified Bessel function of order 0."""
   (x,) = inexact_arrays("i0", x)
-  return jnp.exp(jnp.abs(x)) * lax.bessel_i0e(x)
+  return jnp.exp(jnp.abs(x)) * bessel_i0e(x)
 
 
 def i1e(x):
   """exp(-|x|) I1(x)."""
   (x,) = inexact_arrays("i1e", x)
-  return lax.bessel_i1e(x)
+  return bessel_i1e(x)
 
 
 def i1(x):
   """The modified Bessel function of order 1."""
   (x,) = inexact_arrays("i1", x)
-  return jnp.exp(jnp.abs(x)) * lax.bessel_i1e(x)
+  return jnp.exp(jnp.abs(x)) * bessel_i1e(x)
 
 
 def _concrete(fn, value, what):
@@ -73,4 +73,4 @@ def bessel_jn(z, *, v: int, n_iter: int = 50):
   out = jnp.stack(values[::-1]) / norm
   at_zero = (jnp.arange(v + 1) == 0).reshape((v + 1,) + (1,) * z.ndim)  # J_0(0) = 1
   out = jnp.where(z == 0, at_zero.astype(out.dtype), out)
-  return lax.convert_element_type(out, out.dtype, False)  # strongly typed, as JAX
+  return convert_element_type(out, out.dtype, False)  # strongly typed, as JAX

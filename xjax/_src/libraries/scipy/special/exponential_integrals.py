@@ -8,7 +8,9 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import fori_loop
+from xjax._src.primitives.lax.elementwise import (complex as lax_complex, digamma, lgamma, mul,
+                                                  neg as lax_neg)
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
@@ -23,7 +25,7 @@ def _e1_series(x):
     kf = k.astype(x.dtype)
     t = t * (-x) / kf
     return t, total + t / kf
-  _, s = lax.fori_loop(1, 30, body, (jnp.ones_like(x), jnp.zeros_like(x)))
+  _, s = fori_loop(1, 30, body, (jnp.ones_like(x), jnp.zeros_like(x)))
   return -_EULER - jnp.log(x) - s
 
 
@@ -53,7 +55,7 @@ def _ei_positive(x):
     kf = k.astype(x.dtype)
     t = t * xs / kf
     return t, total + t / kf
-  _, s = lax.fori_loop(1, 120, body, (jnp.ones_like(x), jnp.zeros_like(x)))
+  _, s = fori_loop(1, 120, body, (jnp.ones_like(x), jnp.zeros_like(x)))
   series = _EULER + jnp.log(xs) + s
   xa = jnp.where(series_region, 50.0, x)
   term, total = jnp.ones_like(x), jnp.ones_like(x)
@@ -96,7 +98,7 @@ def _exp1(x):
 
 
 # the term is -g E0(x), E0 strong as E1 is (as JAX's, which differentiates expn)
-_exp1.defjvps(lambda g, ans, x: lax.mul(lax.neg(g), jnp.astype(jnp.exp(-x) / x, ans.dtype)))
+_exp1.defjvps(lambda g, ans, x: mul(lax_neg(g), jnp.astype(jnp.exp(-x) / x, ans.dtype)))
 
 
 def exp1(x):
@@ -108,8 +110,8 @@ def exp1(x):
 def _en_series(n, x):
   """E_n(x) by its power series, for 0 < x <= 1 and integer n >= 1."""
   # (-x)^(n-1)/(n-1)! (psi(n) - log x) - sum_{k != n-1} (-x)^k / ((k - n + 1) k!)
-  psi = lax.digamma(n)
-  lead = jnp.exp((n - 1) * jnp.log(x) - lax.lgamma(n)) * jnp.where(
+  psi = digamma(n)
+  lead = jnp.exp((n - 1) * jnp.log(x) - lgamma(n)) * jnp.where(
       jnp.fmod(n - 1, 2) == 0, 1.0, -1.0)
 
   def body(k, carry):
@@ -119,7 +121,7 @@ def _en_series(n, x):
     denom = kf - n + 1
     total = total - jnp.where(denom == 0, 0.0, t / jnp.where(denom == 0, 1.0, denom))
     return t, total
-  _, s = lax.fori_loop(0, 40, body, (jnp.ones_like(x), jnp.zeros_like(x)))
+  _, s = fori_loop(0, 40, body, (jnp.ones_like(x), jnp.zeros_like(x)))
   return lead * (psi - jnp.log(x)) + s
 
 
@@ -172,11 +174,11 @@ def _sici_series(x):
 def _sici_fraction(x, depth=80):
   """(Si, Ci) for x >= 4 from E1(ix) = -Ci(x) + i (Si(x) - pi/2) by its continued fraction."""
   cdt = dtypes.to_complex_dtype(x.dtype)
-  z = lax.complex(jnp.zeros_like(x), x).astype(cdt)
+  z = lax_complex(jnp.zeros_like(x), x).astype(cdt)
   acc = jnp.zeros_like(z)
   for i in range(depth, 0, -1):
     acc = (i * i) / (z + 2 * i + 1 - acc)
-  phase = lax.complex(jnp.cos(x), -jnp.sin(x))
+  phase = lax_complex(jnp.cos(x), -jnp.sin(x))
   e1 = phase / (z + 1 - acc)
   return np.pi / 2 + jnp.imag(e1), -jnp.real(e1)
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.primitives.custom_derivatives import custom_jvp
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import complex as lax_complex, erfc, exp
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
@@ -69,7 +69,7 @@ def _erfcx(x):
   big = x >= 4
   safe_big = jnp.where(big, x, 4.0)
   safe_small = jnp.where(big, 0.0, x)
-  direct = lax.exp(safe_small * safe_small) * lax.erfc(safe_small)
+  direct = exp(safe_small * safe_small) * erfc(safe_small)
   return jnp.where(big, _cf_erfcx(safe_big), direct)
 
 
@@ -148,7 +148,7 @@ def _fresnel_faddeeva(x):
   xc = x.astype(cdt)
   w = _w_upper((1 + 1j) * (_SQRT_PI / 2) * xc)
   phase = (np.pi / 2) * (x * x)
-  rot = lax.complex(jnp.cos(phase), jnp.sin(phase))
+  rot = lax_complex(jnp.cos(phase), jnp.sin(phase))
   out = (0.5 + 0.5j) * (1 - rot * w)
   return jnp.imag(out), jnp.real(out)
 

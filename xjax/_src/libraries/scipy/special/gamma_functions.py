@@ -10,7 +10,9 @@ from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import (digamma as lax_digamma, exp, floor, lgamma,
+                                                  polygamma as lax_polygamma)
+from xjax._src.primitives.lax.special import betainc as lax_betainc, igamma, igammac
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
@@ -23,7 +25,7 @@ def _real_only(name, x):
 def gammaln(x):
   """log|Gamma(x)|."""
   (x,) = inexact_arrays("gammaln", x)
-  return lax.lgamma(x)
+  return lgamma(x)
 
 
 @compiled_when_eager(staged="gammasgn")
@@ -31,7 +33,7 @@ def gammasgn(x):
   """The sign of Gamma(x): NaN at the poles, -inf and NaN; -1 at -0."""
   (x,) = inexact_arrays("gammasgn", x)
   _real_only("gammasgn", x)
-  floor_x = lax.floor(x)
+  floor_x = floor(x)
   neg = x < 0
   nan = (neg & (x == floor_x)) | jnp.isnan(x)
   minus = (neg & (jnp.fmod(floor_x, 2) != 0)) | ((x == 0) & jnp.signbit(x))
@@ -44,7 +46,7 @@ def loggamma(x):
   (x,) = inexact_arrays("loggamma", x)
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     return _complex_loggamma(x)
-  return jnp.where(x > 0, lax.lgamma(x), np.nan)
+  return jnp.where(x > 0, lgamma(x), np.nan)
 
 
 # Stirling's series for log Gamma: B_2k / (2k (2k - 1)) for k = 1..8
@@ -84,7 +86,7 @@ def gamma(x):
   (x,) = inexact_arrays("gamma", x)
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     return _complex_gamma(x)
-  return gammasgn(x) * lax.exp(lax.lgamma(x))
+  return gammasgn(x) * exp(lgamma(x))
 
 
 # Lanczos' coefficients for g = 7 with nine terms (Godfrey's), good to float64 precision
@@ -120,9 +122,9 @@ def _betaln(a, b):
   # as JAX: with a <= b, lgamma(a) + [lgamma(b) - lgamma(a + b)], the bracket in
   # Stirling's form once b >= 8 (where the two lgammas would cancel)
   a, b = jnp.minimum(a, b), jnp.maximum(a, b)
-  direct = lax.lgamma(a) + (lax.lgamma(b) - lax.lgamma(a + b))
+  direct = lgamma(a) + (lgamma(b) - lgamma(a + b))
   bs = jnp.where(b < 8, 8.0, b)
-  return jnp.where(b < 8, direct, lax.lgamma(a) + _lgamma_difference(a, bs))
+  return jnp.where(b < 8, direct, lgamma(a) + _lgamma_difference(a, bs))
 
 
 def _stirling_correction(x):
@@ -144,20 +146,20 @@ def beta(a, b):
   a, b = inexact_arrays("beta", a, b)
   _real_only("beta", a)
   sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
-  return sign * lax.exp(_betaln(a, b))
+  return sign * exp(_betaln(a, b))
 
 
 def betainc(a, b, x):
   """The regularized incomplete beta function I_x(a, b)."""
   a, b, x = inexact_arrays("betainc", a, b, x)
   _real_only("betainc", x)
-  return lax.betainc(a, b, x)
+  return lax_betainc(a, b, x)
 
 
 def digamma(x):
   """The logarithmic derivative of Gamma."""
   (x,) = inexact_arrays("digamma", x)
-  return lax.digamma(x)
+  return lax_digamma(x)
 
 
 def polygamma(n, x):
@@ -167,19 +169,19 @@ def polygamma(n, x):
     raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype "
                      f"{n_dtype}.")
   n_arr, x = inexact_arrays("polygamma", n, x)
-  return lax.polygamma(n_arr, x)
+  return lax_polygamma(n_arr, x)
 
 
 def gammainc(a, x):
   """The regularized lower incomplete gamma function P(a, x)."""
   a, x = inexact_arrays("gammainc", a, x)
-  return lax.igamma(a, x)
+  return igamma(a, x)
 
 
 def gammaincc(a, x):
   """The regularized upper incomplete gamma function Q(a, x)."""
   a, x = inexact_arrays("gammaincc", a, x)
-  return lax.igammac(a, x)
+  return igammac(a, x)
 
 
 def multigammaln(a, d):
@@ -188,7 +190,7 @@ def multigammaln(a, d):
   (a,) = inexact_arrays("multigammaln", a)
   constant = 0.25 * d * (d - 1) * np.log(np.pi)
   offsets = jnp.arange(d, dtype=a.dtype) / 2
-  terms = lax.lgamma(jnp.expand_dims(a, -1) - offsets)
+  terms = lgamma(jnp.expand_dims(a, -1) - offsets)
   return jnp.sum(terms, axis=-1) + jnp.asarray(constant, a.dtype)
 
 
@@ -206,7 +208,7 @@ def factorial(n, exact: bool = False):
   if exact:
     raise NotImplementedError("factorial with exact=True")
   (n,) = inexact_arrays("factorial", n)
-  return jnp.where(n < 0, 0, lax.exp(lax.lgamma(n + 1)))
+  return jnp.where(n < 0, 0, exp(lgamma(n + 1)))
 
 
 def comb(N, k, *, repetition: bool = False):
@@ -216,19 +218,19 @@ def comb(N, k, *, repetition: bool = False):
   N, k = inexact_arrays("comb", N, k)
   ok = (k <= N) & (N >= 0) & (k >= 0)
   sN, sk = jnp.where(ok, N, 0.0), jnp.where(ok, k, 0.0)
-  out = lax.exp(lax.lgamma(sN + 1) - lax.lgamma(sk + 1) - lax.lgamma(sN + 1 - sk))
+  out = exp(lgamma(sN + 1) - lgamma(sk + 1) - lgamma(sN + 1 - sk))
   return jnp.where(ok, out, 0.0)
 
 
 @custom_jvp
 def _poch(z, m):
   sign = gammasgn(z + m) * gammasgn(z)
-  out = sign * lax.exp(lax.lgamma(z + m) - lax.lgamma(z))
+  out = sign * exp(lgamma(z + m) - lgamma(z))
   return jnp.where(m == 0, jnp.ones_like(out), out)
 
 
-_poch.defjvps(lambda g, ans, z, m: g * ans * (lax.digamma(z + m) - lax.digamma(z)),
-              lambda g, ans, z, m: g * ans * lax.digamma(z + m))
+_poch.defjvps(lambda g, ans, z, m: g * ans * (lax_digamma(z + m) - lax_digamma(z)),
+              lambda g, ans, z, m: g * ans * lax_digamma(z + m))
 
 
 def poch(z, m):

@@ -7,7 +7,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import fori_loop
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 from xjax._src.libraries.scipy.special.gamma_functions import gamma
@@ -22,7 +22,7 @@ def _series(ratio, like, n_terms):
     t, total = carry
     t = t * ratio(k.astype(like.dtype))
     return t, total + t
-  return lax.fori_loop(0, n_terms, body, (jnp.ones_like(like), jnp.ones_like(like)))[1]
+  return fori_loop(0, n_terms, body, (jnp.ones_like(like), jnp.ones_like(like)))[1]
 
 
 def _hyp1f1_series(a, b, x):

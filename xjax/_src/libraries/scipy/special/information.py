@@ -5,7 +5,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.primitives.custom_derivatives import custom_jvp
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import log, log1p
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
@@ -19,7 +19,7 @@ def _x_times(log_fn):
 
 @custom_jvp
 def _xlogy(x, y):
-  return _x_times(lax.log)(x, y)
+  return _x_times(log)(x, y)
 
 
 def _x_times_jvp(fun, log_fn, arg_fn):
@@ -31,15 +31,15 @@ def _x_times_jvp(fun, log_fn, arg_fn):
   return jvp
 
 
-_xlogy.defjvp(_x_times_jvp(_xlogy, lax.log, lambda y: y))
+_xlogy.defjvp(_x_times_jvp(_xlogy, log, lambda y: y))
 
 
 @custom_jvp
 def _xlog1py(x, y):
-  return _x_times(lax.log1p)(x, y)
+  return _x_times(log1p)(x, y)
 
 
-_xlog1py.defjvp(_x_times_jvp(_xlog1py, lax.log1p, lambda y: 1 + y))
+_xlog1py.defjvp(_x_times_jvp(_xlog1py, log1p, lambda y: 1 + y))
 
 
 def xlogy(x, y):
@@ -59,7 +59,7 @@ def _xlogx(x):
   return _xlogy(x, x)
 
 
-_xlogx.defjvp(lambda p, t: (_xlogx(p[0]), t[0] * (lax.log(p[0]) + 1)))
+_xlogx.defjvp(lambda p, t: (_xlogx(p[0]), t[0] * (log(p[0]) + 1)))
 
 
 def entr(x):

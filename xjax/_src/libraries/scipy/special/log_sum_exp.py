@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import add, exp, log, mul, sign as lax_sign, sub
+from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.where import where_inline
 from xjax._src.libraries.scipy.arguments import inexact_arrays
@@ -47,18 +48,18 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
   dims = _reduction_dims(a.ndim, axis)
   complex_in = dtypes.issubdtype(a.dtype, np.complexfloating)
   amax = jnp.max(jnp.real(a), axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
-  amax = lax.stop_gradient(where_inline(jnp.isfinite(amax), amax, jnp.zeros_like(amax)))
+  amax = stop_gradient(where_inline(jnp.isfinite(amax), amax, jnp.zeros_like(amax)))
   amax_b = amax if keepdims else jnp.expand_dims(amax, dims)
   # lax's arithmetic, as JAX's: a weak ``a`` meets the strong max without a conversion, so
   # its cotangent stays strong
-  exp_a = lax.exp(lax.sub(a, amax_b.astype(a.dtype)))
+  exp_a = exp(sub(a, amax_b.astype(a.dtype)))
   if b is not None:
-    exp_a = lax.mul(exp_a, b)
+    exp_a = mul(exp_a, b)
   total = jnp.sum(exp_a, axis=dims, keepdims=keepdims, where=where)
-  sign = lax.sign(total)
+  sign = lax_sign(total)
   if return_sign or not complex_in:
     total = jnp.abs(total)
-  out = lax.add(lax.log(total), amax.astype(total.dtype))
+  out = add(log(total), amax.astype(total.dtype))
   if return_sign:
     return out, sign
   if b is not None and not complex_in:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.primitives.custom_derivatives import custom_jvp
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import (erf as lax_erf, erf_inv, erfc as lax_erfc, exp,
+                                                  mul, square, sub)
 from xjax._src.primitives.lax.elementwise import _const
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import float_array, inexact_arrays
@@ -16,24 +17,24 @@ _LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
 
 def erf(x):
   (x,) = inexact_arrays("erf", x)
-  return lax.erf(x)
+  return lax_erf(x)
 
 
 def erfc(x):
   (x,) = inexact_arrays("erfc", x)
-  return lax.erfc(x)
+  return lax_erfc(x)
 
 
 def erfinv(x):
   (x,) = inexact_arrays("erfinv", x)
-  return lax.erf_inv(x)
+  return erf_inv(x)
 
 
 def _ndtr(x):
   w = x * np.sqrt(0.5)
   z = jnp.abs(w)
-  return 0.5 * jnp.where(z < np.sqrt(0.5), 1 + lax.erf(w),
-                         jnp.where(w > 0, 2 - lax.erfc(z), lax.erfc(z)))
+  return 0.5 * jnp.where(z < np.sqrt(0.5), 1 + lax_erf(w),
+                         jnp.where(w > 0, 2 - lax_erfc(z), lax_erfc(z)))
 
 
 def ndtr(x):
@@ -44,7 +45,7 @@ def ndtr(x):
 def _norm_logpdf(x):
   # lax's arithmetic on rule constants, as JAX's: a weak x is not converted (its
   # cotangents through log_ndtr's rule stay strong)
-  return lax.sub(lax.mul(_const(x, -0.5), lax.square(x)), _const(x, _LOG_SQRT_2PI))
+  return sub(mul(_const(x, -0.5), square(x)), _const(x, _LOG_SQRT_2PI))
 
 
 # Below these, log_ndtr uses the asymptotic series of the requested order.
@@ -92,7 +93,7 @@ def _log_ndtr(x, order):
   def f(x):
     return _log_ndtr_impl(x, order)
   # lax's arithmetic, as JAX's rule: no conversion of a weak x or g, so the term is strong
-  f.defjvps(lambda g, ans, x: lax.mul(g, lax.exp(lax.sub(_norm_logpdf(x), ans))))
+  f.defjvps(lambda g, ans, x: mul(g, exp(sub(_norm_logpdf(x), ans))))
   return f(x)
 
 
@@ -121,7 +122,7 @@ def _ndtri(p):
   central = q > 0.1
   ok = (q > 0) & ~central
   tail = _ndtri_newton(jnp.where(ok, q, 0.05), 4)
-  mid = np.sqrt(2) * lax.erf_inv(2 * jnp.where(central, q, 0.3) - 1)
+  mid = np.sqrt(2) * erf_inv(2 * jnp.where(central, q, 0.3) - 1)
   x = jnp.where(central, mid, tail)
   x = jnp.where(q == 0, -np.inf, x)
   x = jnp.where(upper, -x, x)
@@ -165,7 +166,7 @@ def _owens_t(h, a):
 def _owens_t_jvp(primals, tangents):
   h, a = primals
   dh, da = tangents
-  d_h = -jnp.exp(-0.5 * h * h) * lax.erf(a * h * np.sqrt(0.5)) / (2 * np.sqrt(2 * np.pi))
+  d_h = -jnp.exp(-0.5 * h * h) * lax_erf(a * h * np.sqrt(0.5)) / (2 * np.sqrt(2 * np.pi))
   d_a = jnp.exp(-0.5 * (a * a + 1) * h * h) / (2 * np.pi * (a * a + 1))
   return _owens_t(h, a), d_h * dh + d_a * da
 

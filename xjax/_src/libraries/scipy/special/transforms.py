@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 from xjax._src.primitives.custom_derivatives import custom_jvp
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import log, logistic
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 
 @custom_jvp
 def _logit(x):
-  return lax.log(x / (1 - x))
+  return log(x / (1 - x))
 
 
 _logit.defjvps(lambda g, ans, x: g / (x * (1 - x)))
@@ -24,7 +24,7 @@ def logit(x):
 def expit(x):
   """The logistic sigmoid 1 / (1 + exp(-x))."""
   (x,) = inexact_arrays("expit", x)
-  return lax.logistic(x)
+  return logistic(x)
 
 
 def _boxcox_of_log(log_x, lmbda):

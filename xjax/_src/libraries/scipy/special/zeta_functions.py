@@ -11,7 +11,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jacobians import jvp
 from xjax._src.primitives.custom_derivatives import custom_jvp
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.special import zeta as lax_zeta
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import float_array, inexact_arrays
 
@@ -72,7 +72,7 @@ def _zeta_expansion(s, a):
 
 @custom_jvp
 def _zeta(x, q):
-  return lax.zeta(x, q)
+  return lax_zeta(x, q)
 
 
 @_zeta.defjvp

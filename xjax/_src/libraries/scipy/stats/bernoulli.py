@@ -1,7 +1,7 @@
 """The Bernoulli distribution."""
 import numpy as np
 
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import convert_element_type
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 from xjax._src.libraries.scipy.special.information import xlog1py, xlogy
@@ -32,4 +32,4 @@ def ppf(q, p):
   q, p = inexact_arrays("bernoulli.ppf", q, p)
   out = jnp.where(q <= 1 - p, 0.0, 1.0)
   out = jnp.where(_bad_p(p) | jnp.isnan(q) | (q < 0) | (q > 1), np.nan, out)
-  return lax.convert_element_type(out, q.dtype, q.weak_type)  # typed like q, as JAX
+  return convert_element_type(out, q.dtype, q.weak_type)  # typed like q, as JAX

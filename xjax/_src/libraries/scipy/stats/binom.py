@@ -1,7 +1,7 @@
 """The binomial distribution."""
 import numpy as np
 
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import lgamma
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 from xjax._src.libraries.scipy.special.information import xlog1py, xlogy
@@ -10,7 +10,7 @@ from xjax._src.libraries.scipy.special.information import xlog1py, xlogy
 def logpmf(k, n, p, loc=0):
   k, n, p, loc = inexact_arrays("binom.logpmf", k, n, p, loc)
   y = k - loc
-  comb = lax.lgamma(n + 1) - (lax.lgamma(y + 1) + lax.lgamma(n - y + 1))
+  comb = lgamma(n + 1) - (lgamma(y + 1) + lgamma(n - y + 1))
   linear = xlogy(y, p) + xlog1py(n - y, -p)
   out = comb + linear
   out = jnp.where(((y == 0) & (n == 0)) | (linear == 0), 0.0, out)

@@ -3,7 +3,8 @@ import math
 
 import numpy as np
 
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import lgamma
+from xjax._src.primitives.lax.special import igamma, igammac
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
@@ -14,7 +15,7 @@ def logpdf(x, df, loc=0, scale=1):
   x, df, loc, scale = inexact_arrays("chi2.logpdf", x, df, loc, scale)
   y = (x - loc) / scale
   half = df / 2
-  out = (half - 1) * jnp.log(y) - y / 2 - (lax.lgamma(half) + _LOG2 * df / 2) - jnp.log(scale)
+  out = (half - 1) * jnp.log(y) - y / 2 - (lgamma(half) + _LOG2 * df / 2) - jnp.log(scale)
   return jnp.where(x < loc, -np.inf, out)
 
 
@@ -28,7 +29,7 @@ def _half_y(x, loc, scale):
 
 def cdf(x, df, loc=0, scale=1):
   x, df, loc, scale = inexact_arrays("chi2.cdf", x, df, loc, scale)
-  return lax.igamma(df / 2, _half_y(x, loc, scale))
+  return igamma(df / 2, _half_y(x, loc, scale))
 
 
 def logcdf(x, df, loc=0, scale=1):
@@ -37,7 +38,7 @@ def logcdf(x, df, loc=0, scale=1):
 
 def sf(x, df, loc=0, scale=1):
   x, df, loc, scale = inexact_arrays("chi2.sf", x, df, loc, scale)
-  return lax.igammac(df / 2, _half_y(x, loc, scale))
+  return igammac(df / 2, _half_y(x, loc, scale))
 
 
 def logsf(x, df, loc=0, scale=1):

@@ -1,7 +1,7 @@
 """The Dirichlet distribution (x indexed by component on axis 0)."""
 import numpy as np
 
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import lgamma
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.scipy.special.information import xlogy
@@ -16,7 +16,7 @@ def logpdf(x, alpha):
                      f"entry fewer; got x.shape={x.shape}, alpha.shape={alpha.shape}")
   if x.shape[0] != alpha.shape[0]:
     x = jnp.concatenate([x, 1 - x.sum(0, keepdims=True)], axis=0)
-  norm = jnp.sum(lax.lgamma(alpha)) - lax.lgamma(jnp.sum(alpha))
+  norm = jnp.sum(lgamma(alpha)) - lgamma(jnp.sum(alpha))
   a = jnp.reshape(alpha, alpha.shape + (1,) * (x.ndim - 1))
   out = jnp.sum(xlogy(a - 1, x), axis=0) - norm
   simplex = jnp.all(x > 0, axis=0) & (jnp.abs(jnp.sum(x, axis=0) - 1) < 1e-6)

@@ -1,7 +1,8 @@
 """The gamma distribution."""
 import numpy as np
 
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import lgamma
+from xjax._src.primitives.lax.special import igamma, igammac
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 from xjax._src.libraries.scipy.special.information import xlogy
@@ -11,7 +12,7 @@ def logpdf(x, a, loc=0, scale=1):
   x, a, loc, scale = inexact_arrays("gamma.logpdf", x, a, loc, scale)
   ok = x >= loc
   y = jnp.where(ok, (x - loc) / scale, 1)
-  out = xlogy(a - 1, y) - y - (lax.lgamma(a) + jnp.log(scale))
+  out = xlogy(a - 1, y) - y - (lgamma(a) + jnp.log(scale))
   return jnp.where(ok, out, -np.inf)
 
 
@@ -21,7 +22,7 @@ def pdf(x, a, loc=0, scale=1):
 
 def cdf(x, a, loc=0, scale=1):
   x, a, loc, scale = inexact_arrays("gamma.cdf", x, a, loc, scale)
-  return lax.igamma(a, jnp.clip((x - loc) / scale, 0, np.inf))
+  return igamma(a, jnp.clip((x - loc) / scale, 0, np.inf))
 
 
 def logcdf(x, a, loc=0, scale=1):
@@ -31,7 +32,7 @@ def logcdf(x, a, loc=0, scale=1):
 def sf(x, a, loc=0, scale=1):
   x, a, loc, scale = inexact_arrays("gamma.sf", x, a, loc, scale)
   y = (x - loc) / scale
-  return jnp.where(y < 0, 1, lax.igammac(a, y))
+  return jnp.where(y < 0, 1, igammac(a, y))
 
 
 def logsf(x, a, loc=0, scale=1):

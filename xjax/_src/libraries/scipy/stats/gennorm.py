@@ -1,12 +1,13 @@
 """The generalized normal distribution (exponential power family)."""
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import lgamma
+from xjax._src.primitives.lax.special import igamma
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 
 def logpdf(x, beta):
   x, beta = inexact_arrays("gennorm.logpdf", x, beta)
-  return jnp.log(0.5 * beta) - lax.lgamma(1 / beta) - jnp.abs(x) ** beta
+  return jnp.log(0.5 * beta) - lgamma(1 / beta) - jnp.abs(x) ** beta
 
 
 def pdf(x, beta):
@@ -15,4 +16,4 @@ def pdf(x, beta):
 
 def cdf(x, beta):
   x, beta = inexact_arrays("gennorm.cdf", x, beta)
-  return 0.5 * (1 + jnp.sign(x) * lax.igamma(1 / beta, jnp.abs(x) ** beta))
+  return 0.5 * (1 + jnp.sign(x) * igamma(1 / beta, jnp.abs(x) ** beta))

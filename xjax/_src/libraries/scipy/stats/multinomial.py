@@ -2,7 +2,7 @@
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import lgamma
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.promotion import promote_args_numeric
 from xjax._src.libraries.scipy.arguments import inexact_arrays
@@ -15,7 +15,7 @@ def logpmf(x, n, p):
   if not dtypes.issubdtype(x.dtype, np.integer):
     raise ValueError(f"x and n must be of integer type; got x.dtype={x.dtype}, n.dtype={n.dtype}")
   x, n = x.astype(p.dtype), n.astype(p.dtype)
-  out = lax.lgamma(n + 1) + jnp.sum(xlogy(x, p) - lax.lgamma(x + 1), axis=-1)
+  out = lgamma(n + 1) + jnp.sum(xlogy(x, p) - lgamma(x + 1), axis=-1)
   return jnp.where(jnp.sum(x) == n, out, -np.inf)
 
 

@@ -2,7 +2,8 @@
 import numpy as np
 
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import lgamma
+from xjax._src.primitives.lax.special import igammac
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 from xjax._src.libraries.scipy.special.information import entr, xlogy
@@ -11,7 +12,7 @@ from xjax._src.libraries.scipy.special.information import entr, xlogy
 def logpmf(k, mu, loc=0):
   k, mu, loc = inexact_arrays("poisson.logpmf", k, mu, loc)
   x = k - loc
-  out = xlogy(x, mu) - lax.lgamma(x + 1) - mu
+  out = xlogy(x, mu) - lgamma(x + 1) - mu
   return jnp.where((x < 0) | (jnp.round(k) != k), -np.inf, out)
 
 
@@ -22,7 +23,7 @@ def pmf(k, mu, loc=0):
 def cdf(k, mu, loc=0):
   k, mu, loc = inexact_arrays("poisson.cdf", k, mu, loc)
   x = k - loc
-  return jnp.where(x < 0, 0.0, lax.igammac(jnp.floor(1 + x), mu))
+  return jnp.where(x < 0, 0.0, igammac(jnp.floor(1 + x), mu))
 
 
 def _entropy_by_sum(mu, terms, width):

@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.cumulative import cummax, cummin
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.scipy.arguments import inexact_arrays
@@ -36,7 +36,7 @@ def _runs(s):
   idx = jnp.broadcast_to(jnp.arange(n), s.shape)
   first = jnp.concatenate([jnp.ones(s.shape[:-1] + (1,), bool), s[..., 1:] != s[..., :-1]], -1)
   last = jnp.concatenate([s[..., 1:] != s[..., :-1], jnp.ones(s.shape[:-1] + (1,), bool)], -1)
-  start = lax.cummax(jnp.where(first, idx, 0), axis=s.ndim - 1)
+  start = cummax(jnp.where(first, idx, 0), axis=s.ndim - 1)
   return idx, first, last, start
 
 
@@ -81,7 +81,7 @@ def _rank_1d(a, method):
   if method == "dense":
     return dense[inverse].astype(out_dtype)
   # the end of each run: reversed cummin of run-end indices
-  end = jnp.flip(lax.cummin(jnp.flip(jnp.where(last, idx, n)), axis=0))
+  end = jnp.flip(cummin(jnp.flip(jnp.where(last, idx, n)), axis=0))
   lo, hi = (start + 1).astype(out_dtype), (end + 1).astype(out_dtype)
   ranks = {"min": lo, "max": hi, "average": 0.5 * (lo + hi)}[method]
   out = ranks[inverse]

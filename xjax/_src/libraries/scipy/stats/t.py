@@ -1,7 +1,7 @@
 """Student's t distribution."""
 import numpy as np
 
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import lgamma
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
@@ -10,7 +10,7 @@ def logpdf(x, df, loc=0, scale=1):
   x, df, loc, scale = inexact_arrays("t.logpdf", x, df, loc, scale)
   z = (x - loc) / scale
   half = df / 2
-  norm = lax.lgamma(half) + jnp.log(scale * scale * np.pi * df) / 2 - lax.lgamma(half + 0.5)
+  norm = lgamma(half) + jnp.log(scale * scale * np.pi * df) / 2 - lgamma(half + 0.5)
   return -(norm + (half + 0.5) * jnp.log1p(z * z / df))
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 
 from xjax._src.api.jit import compiled_when_eager
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import div, sub
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 from xjax._src.libraries.scipy.special.log_sum_exp import logsumexp
@@ -31,8 +31,8 @@ def _log_mass(a, b):
 def logpdf(x, a, b, loc=0, scale=1):
   x, a, b, loc, scale = inexact_arrays("truncnorm.logpdf", x, a, b, loc, scale)
   # lax's arithmetic, as JAX's: weak operands meet strong ones unconverted
-  out = lax.sub(norm.logpdf(x, loc, scale), _log_mass(a, b))
-  z = lax.div(lax.sub(x, loc), scale)
+  out = sub(norm.logpdf(x, loc, scale), _log_mass(a, b))
+  z = div(sub(x, loc), scale)
   out = jnp.where((z < a) | (z > b), -np.inf, out)
   return jnp.where(a >= b, np.nan, out)
 
@@ -45,7 +45,7 @@ def pdf(x, a, b, loc=0, scale=1):
 def logcdf(x, a, b, loc=0, scale=1):
   x, a, b, loc, scale = inexact_arrays("truncnorm.logcdf", x, a, b, loc, scale)
   x, a, b = jnp.broadcast_arrays(x, a, b)
-  z = lax.div(lax.sub(x, loc), scale)
+  z = div(sub(x, loc), scale)
   total = _log_mass(a, b)
   below = _log_mass(a, z) - total
   above = _log_mass(z, b) - total

@@ -15,7 +15,13 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters.ad import Zero, instantiate
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import fori_loop
+from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, div, eq, is_finite,
+                                                  max as lax_max, mul, neg, real, rsqrt, select,
+                                                  sub)
+from xjax._src.primitives.lax.reductions import reduce_and
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, dynamic_slice_in_dim,
+                                             dynamic_update_slice_in_dim, full, reshape, squeeze)
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import (eye, matmul, mT, nan_where_failed, symmetrize,
                                                       tril)
@@ -37,7 +43,7 @@ def _lowering(ctx, a):
     factor, info = lapack.call(ctx, lapack.target("potrf", aval.dtype), [a], [aval],
                                [aval, info_aval], {"uplo": lapack.flag("L")}, [True],
                                [True, False])
-    return lower_fn(ctx, lambda f, i: [tril(nan_where_failed(f, lax.eq(i, np.int32(0))))],
+    return lower_fn(ctx, lambda f, i: [tril(nan_where_failed(f, eq(i, np.int32(0))))],
                     [factor, info], [aval, info_aval])[0]
   factor = ctx.op("stablehlo.cholesky", [a], aval, {"lower": "true"})
   # stablehlo.cholesky leaves NaNs on failure: the whole lower triangle becomes NaN.
@@ -45,8 +51,8 @@ def _lowering(ctx, a):
 
 
 def _nan_unless_finite(f):
-  finite = lax.is_finite(lax.real(f) if dtypes.is_complex(f.dtype) else f)
-  return nan_where_failed(f, lax.reduce_and(finite, (f.ndim - 2, f.ndim - 1)))
+  finite = is_finite(real(f) if dtypes.is_complex(f.dtype) else f)
+  return nan_where_failed(f, reduce_and(finite, (f.ndim - 2, f.ndim - 1)))
 
 
 cholesky_p = linalg_primitive("cholesky", _abstract_eval, _lowering, multiple_results=False)
@@ -55,8 +61,8 @@ cholesky_p = linalg_primitive("cholesky", _abstract_eval, _lowering, multiple_re
 def _phi(x):
   """The lower triangle with its diagonal halved."""
   s = x.shape
-  return lax.mul(tril(x), lax.sub(lax.full(s, 1, x.dtype),
-                                  lax.mul(eye(x.dtype, s), lax.full(s, 0.5, x.dtype))))
+  return mul(tril(x), sub(full(s, 1, x.dtype),
+                                  mul(eye(x.dtype, s), full(s, 0.5, x.dtype))))
 
 
 def _factor_tangent(factor, da):
@@ -100,26 +106,26 @@ def _rotate_rows(r, w):
   """One matrix: for each row k, the Givens rotation that zeroes ``w[k]`` against
   ``r[k, k]``, applied to row k of ``r`` and to ``w``."""
   n = r.shape[0]
-  zero, one = lax.full((), 0, r.dtype), lax.full((), 1, r.dtype)
+  zero, one = full((), 0, r.dtype), full((), 1, r.dtype)
 
   def step(k, carry):
     r, w = carry
-    row = lax.squeeze(lax.dynamic_slice_in_dim(r, k, 1, 0), (0,))
-    x = lax.squeeze(lax.dynamic_slice_in_dim(row, k, 1, 0), (0,))
-    y = lax.squeeze(lax.dynamic_slice_in_dim(w, k, 1, 0), (0,))
-    scale = lax.max(lax.abs(x), lax.abs(y))
-    safe = lax.select(lax.eq(scale, zero), one, scale)
-    xs, ys = lax.div(x, safe), lax.div(y, safe)
-    inv = lax.rsqrt(lax.add(lax.mul(xs, xs), lax.mul(ys, ys)))
-    trivial = lax.eq(y, zero)
-    c = lax.select(trivial, one, lax.mul(xs, inv))
-    s = lax.select(trivial, zero, lax.neg(lax.mul(ys, inv)))
-    new_row = lax.sub(lax.mul(c, row), lax.mul(s, w))
-    w = lax.add(lax.mul(c, w), lax.mul(s, row))
-    r = lax.dynamic_update_slice_in_dim(r, lax.reshape(new_row, (1, n)), k, 0)
+    row = squeeze(dynamic_slice_in_dim(r, k, 1, 0), (0,))
+    x = squeeze(dynamic_slice_in_dim(row, k, 1, 0), (0,))
+    y = squeeze(dynamic_slice_in_dim(w, k, 1, 0), (0,))
+    scale = lax_max(lax_abs(x), lax_abs(y))
+    safe = select(eq(scale, zero), one, scale)
+    xs, ys = div(x, safe), div(y, safe)
+    inv = rsqrt(add(mul(xs, xs), mul(ys, ys)))
+    trivial = eq(y, zero)
+    c = select(trivial, one, mul(xs, inv))
+    s = select(trivial, zero, neg(mul(ys, inv)))
+    new_row = sub(mul(c, row), mul(s, w))
+    w = add(mul(c, w), mul(s, row))
+    r = dynamic_update_slice_in_dim(r, reshape(new_row, (1, n)), k, 0)
     return r, w
 
-  return [lax.fori_loop(np.int32(0), np.int32(n), step, (r, w))[0]]
+  return [fori_loop(np.int32(0), np.int32(n), step, (r, w))[0]]
 
 
 def _update_lowering(ctx, r, w):
@@ -139,11 +145,11 @@ def _update_jvp(primals, tangents):
   dr, dw = instantiate(dr), instantiate(dw)
   s = r.shape
   nb = len(s) - 2
-  col = lambda v: lax.broadcast_in_dim(v, s, tuple(range(nb + 1)))
-  row = lambda v: lax.broadcast_in_dim(v, s, tuple(range(nb)) + (nb + 1,))
+  col = lambda v: broadcast_in_dim(v, s, tuple(range(nb + 1)))
+  row = lambda v: broadcast_in_dim(v, s, tuple(range(nb)) + (nb + 1,))
   dr_r = matmul(mT(dr), r)
-  dw_w = lax.mul(col(dw), row(w))
-  da = lax.add(lax.add(dr_r, mT(dr_r)), lax.add(dw_w, mT(dw_w)))
+  dw_w = mul(col(dw), row(w))
+  da = add(add(dr_r, mT(dr_r)), add(dw_w, mT(dw_w)))
   return out, mT(_factor_tangent(mT(out), da))
 
 

@@ -13,7 +13,11 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, complex as lax_complex, conj,
+                                                  convert_element_type, div, eq, imag, mul, neg,
+                                                  select, sub)
+from xjax._src.primitives.lax.reductions import reduce_max, reduce_min, reduce_sum
+from xjax._src.primitives.lax.shapes import broadcast_in_dim, broadcasted_iota, full
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.lu import lu_solve
 from xjax._src.primitives.lax.linalg.matrices import (diagonal, eye, matmul, mH, nan_where_failed,
@@ -62,8 +66,8 @@ def _kernel(ctx, a, *, compute_left_eigenvectors, compute_right_eigenvectors,
   keep = [compute_left_eigenvectors, compute_right_eigenvectors]
 
   def post(info, vl, vr, *parts):
-    ok = lax.eq(info, np.int32(0))
-    w = parts[0] if len(parts) == 1 else lax.complex(*parts)
+    ok = eq(info, np.int32(0))
+    w = parts[0] if len(parts) == 1 else lax_complex(*parts)
     outs = [w] + [v for v, k in zip((vl, vr), keep) if k]
     return [nan_where_failed(o, ok) for o in outs]
   return lower_fn(ctx, post, [info, vl, vr, *parts], [info_aval, v_aval, v_aval, *part_avals])
@@ -79,23 +83,23 @@ def _eigenvector_jvp(w, v, da):
   s = v.shape
   nb = len(s) - 2
   ident = eye(v.dtype, s)
-  diff = lax.sub(lax.broadcast_in_dim(w, s, tuple(range(nb)) + (nb + 1,)),
-                 lax.broadcast_in_dim(w, s, tuple(range(nb + 1))))
-  f = lax.sub(lax.div(lax.full(s, 1, v.dtype), lax.add(ident, diff)), ident)
+  diff = sub(broadcast_in_dim(w, s, tuple(range(nb)) + (nb + 1,)),
+                 broadcast_in_dim(w, s, tuple(range(nb + 1))))
+  f = sub(div(full(s, 1, v.dtype), add(ident, diff)), ident)
   p = lu_solve(v, matmul(da, v))
-  u = matmul(v, lax.mul(f, p))
-  mag = lax.abs(v)
-  biggest = lax.eq(mag, lax.broadcast_in_dim(lax.reduce_max(mag, (nb,)), s,
+  u = matmul(v, mul(f, p))
+  mag = lax_abs(v)
+  biggest = eq(mag, broadcast_in_dim(reduce_max(mag, (nb,)), s,
                                              tuple(range(nb)) + (nb + 1,)))
-  rows = lax.broadcasted_iota(np.int32, s, nb)
-  first = lax.reduce_min(lax.select(biggest, rows, lax.full(s, s[-1], np.int32)), (nb,))
-  mask = lax.convert_element_type(
-      lax.eq(rows, lax.broadcast_in_dim(first, s, tuple(range(nb)) + (nb + 1,))), v.dtype)
-  re_part = lax.neg(real(lax.reduce_sum(lax.mul(lax.conj(v), u), (nb,))))
-  im_part = lax.neg(lax.div(lax.imag(lax.reduce_sum(lax.mul(mask, u), (nb,))),
-                            real(lax.reduce_sum(lax.mul(mask, v), (nb,)))))
-  c = lax.complex(re_part, im_part)
-  dv = lax.add(u, lax.mul(v, lax.broadcast_in_dim(c, s, tuple(range(nb)) + (nb + 1,))))
+  rows = broadcasted_iota(np.int32, s, nb)
+  first = reduce_min(select(biggest, rows, full(s, s[-1], np.int32)), (nb,))
+  mask = convert_element_type(
+      eq(rows, broadcast_in_dim(first, s, tuple(range(nb)) + (nb + 1,))), v.dtype)
+  re_part = neg(real(reduce_sum(mul(conj(v), u), (nb,))))
+  im_part = neg(div(imag(reduce_sum(mul(mask, u), (nb,))),
+                            real(reduce_sum(mul(mask, v), (nb,)))))
+  c = lax_complex(re_part, im_part)
+  dv = add(u, mul(v, broadcast_in_dim(c, s, tuple(range(nb)) + (nb + 1,))))
   return diagonal(p), dv
 
 
@@ -117,13 +121,13 @@ def _jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvec
       [vr] if compute_right_eigenvectors else [])
   if type(da) is Zero:
     return primal_out, [Zero.like(o) for o in primal_out]
-  da = lax.convert_element_type(da, w.dtype)
+  da = convert_element_type(da, w.dtype)
   if not vectors:
     return primal_out, [diagonal(lu_solve(vr, matmul(da, vr)))]
   dw, dvr = _eigenvector_jvp(w, vr, da)
   tangent_out = [dw]
   if compute_left_eigenvectors:
-    tangent_out.append(_eigenvector_jvp(lax.conj(w), outs[1], mH(da))[1])
+    tangent_out.append(_eigenvector_jvp(conj(w), outs[1], mH(da))[1])
   if compute_right_eigenvectors:
     tangent_out.append(dvr)
   return primal_out, tangent_out

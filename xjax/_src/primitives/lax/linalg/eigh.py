@@ -14,7 +14,8 @@ import numpy as np
 
 from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import add, convert_element_type, div, eq, mul, sub
+from xjax._src.primitives.lax.shapes import broadcast_in_dim, full, slice_in_dim
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import (diagonal, eye, matmul, mH, nan_where_failed,
                                                       real, real_dtype, symmetrize)
@@ -60,14 +61,14 @@ def _kernel(ctx, a, *, lower, sort_eigenvalues, subset_by_index, algorithm):
                            [True], [True, False, False])
 
   def post(v, w, i):
-    ok = lax.eq(i, np.int32(0))
+    ok = eq(i, np.int32(0))
     return [nan_where_failed(_columns(v, lo, hi), ok), nan_where_failed(_columns(w, lo, hi), ok)]
   return lower_fn(ctx, post, [v, w, info], [v_aval, w_aval, info_aval])
 
 
 def _columns(x, lo, hi):
   """Entries ``lo:hi`` of the last dimension."""
-  return x if (lo, hi) == (0, x.shape[-1]) else lax.slice_in_dim(x, lo, hi, axis=x.ndim - 1)
+  return x if (lo, hi) == (0, x.shape[-1]) else slice_in_dim(x, lo, hi, axis=x.ndim - 1)
 
 
 eigh_p = linalg_primitive("eigh", _abstract_eval, lowering(_kernel, None, "eigh"))
@@ -81,14 +82,14 @@ def _jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, algorit
   if type(da) is Zero:
     v, w = _columns(v, lo, hi), _columns(w, lo, hi)
     return (v, w), [Zero.like(v), Zero.like(w)]
-  wc = lax.convert_element_type(w, a.dtype)
+  wc = convert_element_type(w, a.dtype)
   s = a.shape
   ident = eye(a.dtype, s)
-  diff = lax.sub(lax.broadcast_in_dim(wc, s, tuple(range(len(s) - 2)) + (len(s) - 1,)),
-                 lax.broadcast_in_dim(wc, s, tuple(range(len(s) - 1))))
-  f = lax.sub(lax.div(lax.full(s, 1, a.dtype), lax.add(ident, diff)), ident)
+  diff = sub(broadcast_in_dim(wc, s, tuple(range(len(s) - 2)) + (len(s) - 1,)),
+                 broadcast_in_dim(wc, s, tuple(range(len(s) - 1))))
+  f = sub(div(full(s, 1, a.dtype), add(ident, diff)), ident)
   vh_da_v = matmul(matmul(mH(v), da), v)
-  dv = matmul(v, lax.mul(f, vh_da_v))
+  dv = matmul(v, mul(f, vh_da_v))
   dw = real(diagonal(vh_da_v))
   return ((_columns(v, lo, hi), _columns(w, lo, hi)),
           [_columns(dv, lo, hi), _columns(dw, lo, hi)])

@@ -13,7 +13,13 @@ import numpy as np
 from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import fori_loop
+from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, bitwise_and, div, eq, ge, gt,
+                                                  mul, ne, select, sub)
+from xjax._src.primitives.lax.reductions import argmax, reduce_sum
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, dynamic_slice,
+                                             dynamic_slice_in_dim, dynamic_update_index_in_dim,
+                                             full, iota, pad, reshape, slice_in_dim, squeeze)
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import (eye, inverse_permutation, matmul,
                                                       nan_where_failed, permute_rows, tril, triu)
@@ -38,20 +44,20 @@ def _apply_swaps(pivots, permutation_size):
   batch, k = pivots.shape[:-1], pivots.shape[-1]
   shape = batch + (permutation_size,)
   last = len(shape) - 1
-  idx = lax.broadcasted_iota(np.int32, shape, last)
-  col = lambda x, i: lax.squeeze(lax.dynamic_slice_in_dim(x, i, 1, last), (last,))
+  idx = broadcasted_iota(np.int32, shape, last)
+  col = lambda x, i: squeeze(dynamic_slice_in_dim(x, i, 1, last), (last,))
 
   def swap(i, perm):
     j = col(pivots, i)
-    jb = lax.broadcast_in_dim(j, shape, tuple(range(len(batch))))
+    jb = broadcast_in_dim(j, shape, tuple(range(len(batch))))
     pi = col(perm, i)
-    pj = lax.reduce_sum(lax.select(lax.eq(idx, jb), perm, lax.full(shape, 0, np.int32)),
+    pj = reduce_sum(select(eq(idx, jb), perm, full(shape, 0, np.int32)),
                         (last,))
-    bcast = lambda v: lax.broadcast_in_dim(v, shape, tuple(range(len(batch))))
-    perm = lax.select(lax.eq(idx, jb), bcast(pi), perm)
-    return lax.select(lax.eq(idx, lax.full(shape, i, np.int32)), bcast(pj), perm)
+    bcast = lambda v: broadcast_in_dim(v, shape, tuple(range(len(batch))))
+    perm = select(eq(idx, jb), bcast(pi), perm)
+    return select(eq(idx, full(shape, i, np.int32)), bcast(pj), perm)
 
-  return [lax.fori_loop(np.int32(0), np.int32(k), swap, idx)]
+  return [fori_loop(np.int32(0), np.int32(k), swap, idx)]
 
 
 lu_pivots_to_permutation_p = linalg_primitive(
@@ -85,8 +91,8 @@ def _kernel(ctx, a):
   m = aval.shape[-2]
 
   def post(f, p, i):
-    pivots = lax.sub(p, np.int32(1))
-    return [nan_where_failed(f, lax.ge(i, np.int32(0))), pivots,
+    pivots = sub(p, np.int32(1))
+    return [nan_where_failed(f, ge(i, np.int32(0))), pivots,
             lu_pivots_to_permutation(pivots, m)]
   return lower_fn(ctx, post, [factors, ipiv, info], [out_aval, piv_aval, info_aval])
 
@@ -95,38 +101,38 @@ def _eliminate(a):
   """Gaussian elimination with partial pivoting on one matrix (the non-LAPACK path)."""
   m, n = a.shape
   k = min(m, n)
-  rows = lax.broadcasted_iota(np.int32, (m, n), 0)
-  cols = lax.broadcasted_iota(np.int32, (m, n), 1)
-  ridx = lax.iota(np.int32, m)
+  rows = broadcasted_iota(np.int32, (m, n), 0)
+  cols = broadcasted_iota(np.int32, (m, n), 1)
+  ridx = iota(np.int32, m)
 
   def step(j, carry):
     a, pivots = carry
-    column = lax.squeeze(lax.dynamic_slice_in_dim(a, j, 1, 1), (1,))
-    mag = lax.abs(column)
-    mag = lax.select(lax.ge(ridx, j), mag, lax.full((m,), -1, mag.dtype))
-    p = lax.argmax(mag, 0, np.int32)
-    row_j = lax.dynamic_slice_in_dim(a, j, 1, 0)
-    row_p = lax.dynamic_slice_in_dim(a, p, 1, 0)
-    a = lax.select(lax.eq(rows, j), lax.broadcast_in_dim(row_p, (m, n), (0, 1)),
-                   lax.select(lax.eq(rows, p), lax.broadcast_in_dim(row_j, (m, n), (0, 1)), a))
-    pivots = lax.dynamic_update_index_in_dim(pivots, lax.reshape(p, (1,)), j, 0)
-    pivot = lax.dynamic_slice(a, (j, j), (1, 1))
-    column = lax.dynamic_slice_in_dim(a, j, 1, 1)
-    below = lax.gt(rows, j)
-    nonzero = lax.ne(pivot, lax.full((1, 1), 0, a.dtype))  # LAPACK skips a zero pivot
-    safe = lax.select(nonzero, pivot, lax.full((1, 1), 1, a.dtype))
-    take = lax.bitwise_and(lax.broadcast_in_dim(lax.gt(ridx, j), (m, 1), (0,)),
-                           lax.broadcast_in_dim(nonzero, (m, 1), (0, 1)))
-    multipliers = lax.select(take, lax.div(column, safe), lax.full((m, 1), 0, a.dtype))
-    urow = lax.select(lax.slice_in_dim(lax.gt(cols, j), 0, 1), lax.dynamic_slice_in_dim(a, j, 1, 0),
-                      lax.full((1, n), 0, a.dtype))
-    a = lax.sub(a, lax.mul(multipliers, urow))
-    a = lax.select(lax.bitwise_and(below, lax.eq(cols, j)),
-                   lax.broadcast_in_dim(multipliers, (m, n), (0, 1)), a)
+    column = squeeze(dynamic_slice_in_dim(a, j, 1, 1), (1,))
+    mag = lax_abs(column)
+    mag = select(ge(ridx, j), mag, full((m,), -1, mag.dtype))
+    p = argmax(mag, 0, np.int32)
+    row_j = dynamic_slice_in_dim(a, j, 1, 0)
+    row_p = dynamic_slice_in_dim(a, p, 1, 0)
+    a = select(eq(rows, j), broadcast_in_dim(row_p, (m, n), (0, 1)),
+                   select(eq(rows, p), broadcast_in_dim(row_j, (m, n), (0, 1)), a))
+    pivots = dynamic_update_index_in_dim(pivots, reshape(p, (1,)), j, 0)
+    pivot = dynamic_slice(a, (j, j), (1, 1))
+    column = dynamic_slice_in_dim(a, j, 1, 1)
+    below = gt(rows, j)
+    nonzero = ne(pivot, full((1, 1), 0, a.dtype))  # LAPACK skips a zero pivot
+    safe = select(nonzero, pivot, full((1, 1), 1, a.dtype))
+    take = bitwise_and(broadcast_in_dim(gt(ridx, j), (m, 1), (0,)),
+                           broadcast_in_dim(nonzero, (m, 1), (0, 1)))
+    multipliers = select(take, div(column, safe), full((m, 1), 0, a.dtype))
+    urow = select(slice_in_dim(gt(cols, j), 0, 1), dynamic_slice_in_dim(a, j, 1, 0),
+                      full((1, n), 0, a.dtype))
+    a = sub(a, mul(multipliers, urow))
+    a = select(bitwise_and(below, eq(cols, j)),
+                   broadcast_in_dim(multipliers, (m, n), (0, 1)), a)
     return a, pivots
 
-  a, pivots = lax.fori_loop(np.int32(0), np.int32(k), step,
-                            (a, lax.full((k,), 0, np.int32)))
+  a, pivots = fori_loop(np.int32(0), np.int32(k), step,
+                            (a, full((k,), 0, np.int32)))
   return [a, pivots, _apply_swaps(pivots, m)[0]]
 
 
@@ -144,17 +150,17 @@ def _jvp(primals, tangents):
   dt = a.dtype
   zero = np.zeros((), dt)[()]
   nb = [(0, 0, 0)] * len(batch)
-  l = lax.pad(tril(lax.slice_in_dim(factors, 0, k, axis=len(batch) + 1), -1), zero,
+  l = pad(tril(slice_in_dim(factors, 0, k, axis=len(batch) + 1), -1), zero,
               nb + [(0, 0, 0), (0, m - k, 0)])
-  l = lax.add(l, eye(dt, tuple(batch) + (m, m)))
-  u = lax.pad(triu(lax.slice_in_dim(factors, 0, k, axis=len(batch))), zero,
+  l = add(l, eye(dt, tuple(batch) + (m, m)))
+  u = pad(triu(slice_in_dim(factors, 0, k, axis=len(batch))), zero,
               nb + [(0, n - k, 0), (0, 0, 0)])
-  u_eye = lax.pad(eye(dt, tuple(batch) + (n - k, n - k)), zero, nb + [(k, 0, 0), (k, 0, 0)])
-  u = lax.add(u, u_eye)
+  u_eye = pad(eye(dt, tuple(batch) + (n - k, n - k)), zero, nb + [(k, 0, 0), (k, 0, 0)])
+  u = add(u, u_eye)
   pa = permute_rows(da, perm)
   la = triangular_solve(l, pa, left_side=True, lower=True, unit_diagonal=True)
   lau = triangular_solve(u, la, left_side=False, lower=False)
-  dlu = lax.add(matmul(l, tril(lau, -1)), matmul(triu(lau), u))
+  dlu = add(matmul(l, tril(lau, -1)), matmul(triu(lau), u))
   return (factors, pivots, perm), [dlu] + zeros
 
 

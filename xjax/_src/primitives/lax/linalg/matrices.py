@@ -5,7 +5,12 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.dot import dot_general
+from xjax._src.primitives.lax.elementwise import (add, conj as lax_conj, convert_element_type, div,
+                                                  eq, ge, le, mul, real as lax_real, select)
+from xjax._src.primitives.lax.reductions import reduce_sum
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, full as lax_full,
+                                             reshape, slice as lax_slice, transpose)
 from xjax._src.primitives.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,
                                                      gather)
 from xjax._src.primitives.lax.sorting import sort_key_val
@@ -22,66 +27,66 @@ def dtype(x):
 def mT(x):
   """Swaps the two trailing dimensions."""
   nd = get_aval(x).ndim
-  return lax.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+  return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
 
 
 def mH(x):
   """The conjugate transpose of each matrix."""
   x = mT(x)
-  return lax.conj(x) if dtypes.is_complex(dtype(x)) else x
+  return lax_conj(x) if dtypes.is_complex(dtype(x)) else x
 
 
 def matmul(a, b):
   """``a @ b`` for equal leading batch dimensions, at the highest precision."""
   nb = get_aval(a).ndim - 2
   batch = tuple(range(nb))
-  return lax.dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)), precision="highest")
+  return dot_general(a, b, (((nb + 1,), (nb,)), (batch, batch)), precision="highest")
 
 
 def _index_mask(x_shape, k: int, cmp):
-  rows = lax.broadcasted_iota(np.int32, x_shape, len(x_shape) - 2)
-  cols = lax.broadcasted_iota(np.int32, x_shape, len(x_shape) - 1)
-  return cmp(lax.add(rows, np.int32(k)), cols)
+  rows = broadcasted_iota(np.int32, x_shape, len(x_shape) - 2)
+  cols = broadcasted_iota(np.int32, x_shape, len(x_shape) - 1)
+  return cmp(add(rows, np.int32(k)), cols)
 
 
 def tril(x, k: int = 0):
   """The lower triangle (on and below diagonal ``k``); zeros elsewhere."""
   s = shape(x)
-  return lax.select(_index_mask(s, k, lax.ge), x, lax.full(s, 0, dtype(x)))
+  return select(_index_mask(s, k, ge), x, lax_full(s, 0, dtype(x)))
 
 
 def triu(x, k: int = 0):
   """The upper triangle (on and above diagonal ``k``); zeros elsewhere."""
   s = shape(x)
-  return lax.select(_index_mask(s, k, lax.le), x, lax.full(s, 0, dtype(x)))
+  return select(_index_mask(s, k, le), x, lax_full(s, 0, dtype(x)))
 
 
 def eye(dt, s: tuple):
   """Identity matrices of shape ``s`` (batch dims included)."""
-  return lax.convert_element_type(_index_mask(s, 0, lax.eq), dt)
+  return convert_element_type(_index_mask(s, 0, eq), dt)
 
 
 def diagonal(x):
   """The main diagonals, shape ``(..., min(m, n))``."""
   s = shape(x)
   k = min(s[-2:])
-  sq = lax.slice(x, (0,) * len(s), s[:-2] + (k, k))
-  return lax.reduce_sum(lax.mul(sq, eye(dtype(x), s[:-2] + (k, k))), (len(s) - 1,))
+  sq = lax_slice(x, (0,) * len(s), s[:-2] + (k, k))
+  return reduce_sum(mul(sq, eye(dtype(x), s[:-2] + (k, k))), (len(s) - 1,))
 
 
 def diag(v):
   """Square matrices with ``v`` (shape ``(..., k)``) on the diagonal."""
   s = shape(v)
   full = s + (s[-1],)
-  return lax.mul(lax.broadcast_in_dim(v, full, tuple(range(len(s)))), eye(dtype(v), full))
+  return mul(broadcast_in_dim(v, full, tuple(range(len(s)))), eye(dtype(v), full))
 
 
 def symmetrize(x):
   """``(x + x^H) / 2``; integer matrices become the default float type first (JAX's true
   division promotes them, so cholesky and eigh take integer input)."""
   if not dtypes.is_inexact(dtype(x)):
-    x = lax.convert_element_type(x, dtypes.default_float_dtype())
-  return lax.div(lax.add(x, mH(x)), lax.full((), 2, dtype(x)))
+    x = convert_element_type(x, dtypes.default_float_dtype())
+  return div(add(x, mH(x)), lax_full((), 2, dtype(x)))
 
 
 def real_dtype(dt):
@@ -92,9 +97,9 @@ def nan_where_failed(x, ok):
   """``x`` with every matrix (or vector) whose ``ok`` flag (shape = batch dims) is false
   replaced by NaN (NaN in both parts when complex), as JAX reports failed factorizations."""
   s = shape(x)
-  ok = lax.broadcast_in_dim(ok, s, tuple(range(len(shape(ok)))))
+  ok = broadcast_in_dim(ok, s, tuple(range(len(shape(ok)))))
   nan = complex(np.nan, np.nan) if dtypes.is_complex(dtype(x)) else np.nan
-  return lax.select(ok, x, lax.full(s, nan, dtype(x)))
+  return select(ok, x, lax_full(s, nan, dtype(x)))
 
 
 def permute_rows(x, perm):
@@ -104,21 +109,21 @@ def permute_rows(x, perm):
   dnums = GatherDimensionNumbers(offset_dims=(nb + 1,), collapsed_slice_dims=(nb,),
                                  start_index_map=(nb,), operand_batching_dims=batch,
                                  start_indices_batching_dims=batch)
-  return gather(x, lax.reshape(perm, shape(perm) + (1,)), dnums,
+  return gather(x, reshape(perm, shape(perm) + (1,)), dnums,
                 (1,) * (nb + 1) + (shape(x)[-1],), mode=GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
 def inverse_permutation(perm):
   """The permutation ``q`` with ``q[perm[i]] = i`` along the last dimension."""
   s = shape(perm)
-  return sort_key_val(perm, lax.broadcasted_iota(dtype(perm), s, len(s) - 1))[1]
+  return sort_key_val(perm, broadcasted_iota(dtype(perm), s, len(s) - 1))[1]
 
 
 def conj(x):
   """The complex conjugate; the identity on real arrays."""
-  return lax.conj(x) if dtypes.is_complex(dtype(x)) else x
+  return lax_conj(x) if dtypes.is_complex(dtype(x)) else x
 
 
 def real(x):
   """The real part; the identity on real arrays."""
-  return lax.real(x) if dtypes.is_complex(dtype(x)) else x
+  return lax_real(x) if dtypes.is_complex(dtype(x)) else x

@@ -14,7 +14,15 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero, instantiate
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import fori_loop
+from xjax._src.primitives.lax.dot import dot_general
+from xjax._src.primitives.lax.elementwise import (add, bitwise_and, convert_element_type, div, eq,
+                                                  ge, gt, imag, mul, neg, select, sqrt, sub)
+from xjax._src.primitives.lax.reductions import reduce_sum
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, dynamic_slice_in_dim,
+                                             dynamic_update_index_in_dim,
+                                             dynamic_update_slice_in_dim, full, iota, pad, reshape,
+                                             slice_in_dim, squeeze)
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import (conj, eye, matmul, mH, real, real_dtype, tril,
                                                       triu)
@@ -30,7 +38,7 @@ def _orgqr(dtype) -> str:
 # -- the HLO algorithms (one matrix) --------------------------------------------------------
 
 def _norm(v):
-  return lax.sqrt(lax.reduce_sum(real(lax.mul(conj(v), v)), (0,)))
+  return sqrt(reduce_sum(real(mul(conj(v), v)), (0,)))
 
 
 def geqrf_hlo(a):
@@ -38,60 +46,60 @@ def geqrf_hlo(a):
   m, n = a.shape
   k = min(m, n)
   rdt = real_dtype(a.dtype)
-  ridx, cidx = lax.iota(np.int32, m), lax.iota(np.int32, n)
+  ridx, cidx = iota(np.int32, m), iota(np.int32, n)
 
   def step(j, carry):
     a, taus = carry
-    column = lax.squeeze(lax.dynamic_slice_in_dim(a, j, 1, 1), (1,))
-    x = lax.select(lax.ge(ridx, j), column, lax.full((m,), 0, a.dtype))
-    alpha = lax.squeeze(lax.dynamic_slice_in_dim(x, j, 1, 0), (0,))
-    rest = lax.select(lax.gt(ridx, j), x, lax.full((m,), 0, a.dtype))
+    column = squeeze(dynamic_slice_in_dim(a, j, 1, 1), (1,))
+    x = select(ge(ridx, j), column, full((m,), 0, a.dtype))
+    alpha = squeeze(dynamic_slice_in_dim(x, j, 1, 0), (0,))
+    rest = select(gt(ridx, j), x, full((m,), 0, a.dtype))
     rest_norm = _norm(rest)
     ar = real(alpha)
-    ai = lax.imag(alpha) if dtypes.is_complex(a.dtype) else lax.full((), 0, rdt)
-    norm = lax.sqrt(lax.add(lax.add(lax.mul(ar, ar), lax.mul(ai, ai)),
-                            lax.mul(rest_norm, rest_norm)))
-    trivial = lax.bitwise_and(lax.eq(rest_norm, lax.full((), 0, rdt)),
-                              lax.eq(ai, lax.full((), 0, rdt)))
-    beta = lax.neg(lax.mul(lax.select(lax.ge(ar, lax.full((), 0, rdt)), lax.full((), 1, rdt),
-                                      lax.full((), -1, rdt)), norm))
-    beta_c = lax.select(trivial, alpha, lax.convert_element_type(beta, a.dtype))
-    tau = lax.select(trivial, lax.full((), 0, a.dtype),
-                     lax.div(lax.sub(beta_c, alpha), beta_c))
-    denom = lax.select(trivial, lax.full((), 1, a.dtype), lax.sub(alpha, beta_c))
-    v = lax.select(lax.eq(ridx, j), lax.full((m,), 1, a.dtype), lax.div(rest, denom))
+    ai = imag(alpha) if dtypes.is_complex(a.dtype) else full((), 0, rdt)
+    norm = sqrt(add(add(mul(ar, ar), mul(ai, ai)),
+                            mul(rest_norm, rest_norm)))
+    trivial = bitwise_and(eq(rest_norm, full((), 0, rdt)),
+                              eq(ai, full((), 0, rdt)))
+    beta = neg(mul(select(ge(ar, full((), 0, rdt)), full((), 1, rdt),
+                                      full((), -1, rdt)), norm))
+    beta_c = select(trivial, alpha, convert_element_type(beta, a.dtype))
+    tau = select(trivial, full((), 0, a.dtype),
+                     div(sub(beta_c, alpha), beta_c))
+    denom = select(trivial, full((), 1, a.dtype), sub(alpha, beta_c))
+    v = select(eq(ridx, j), full((m,), 1, a.dtype), div(rest, denom))
     # a := H^H a with H = I - tau v v^H
-    vha = lax.dot_general(conj(v), a, (((0,), (0,)), ((), ())), precision="highest")
-    vha = lax.select(lax.gt(cidx, j), vha, lax.full((n,), 0, a.dtype))  # trailing columns
-    update = lax.mul(lax.broadcast_in_dim(lax.mul(conj(tau), v), (m, n), (0,)),
-                     lax.broadcast_in_dim(vha, (m, n), (1,)))
-    a = lax.sub(a, update)
-    column = lax.select(lax.eq(ridx, j), lax.broadcast_in_dim(beta_c, (m,), ()),
-                        lax.select(lax.gt(ridx, j), v, column))
-    a = lax.dynamic_update_slice_in_dim(a, lax.reshape(column, (m, 1)), j, 1)
-    taus = lax.dynamic_update_index_in_dim(taus, lax.reshape(tau, (1,)), j, 0)
+    vha = dot_general(conj(v), a, (((0,), (0,)), ((), ())), precision="highest")
+    vha = select(gt(cidx, j), vha, full((n,), 0, a.dtype))  # trailing columns
+    update = mul(broadcast_in_dim(mul(conj(tau), v), (m, n), (0,)),
+                     broadcast_in_dim(vha, (m, n), (1,)))
+    a = sub(a, update)
+    column = select(eq(ridx, j), broadcast_in_dim(beta_c, (m,), ()),
+                        select(gt(ridx, j), v, column))
+    a = dynamic_update_slice_in_dim(a, reshape(column, (m, 1)), j, 1)
+    taus = dynamic_update_index_in_dim(taus, reshape(tau, (1,)), j, 0)
     return a, taus
 
-  return lax.fori_loop(np.int32(0), np.int32(k), step, (a, lax.full((k,), 0, a.dtype)))
+  return fori_loop(np.int32(0), np.int32(k), step, (a, full((k,), 0, a.dtype)))
 
 
 def householder_product_hlo(a, taus):
   """LAPACK's orgqr on one matrix: the first ``n`` columns of ``H_0 ... H_{k-1}``."""
   m, n = a.shape
   k = taus.shape[0]
-  ridx = lax.iota(np.int32, m)
+  ridx = iota(np.int32, m)
 
   def step(t, q):
-    j = lax.sub(np.int32(k - 1), t)
-    col = lax.squeeze(lax.dynamic_slice_in_dim(a, j, 1, 1), (1,))
-    v = lax.select(lax.eq(ridx, j), lax.full((m,), 1, a.dtype),
-                   lax.select(lax.gt(ridx, j), col, lax.full((m,), 0, a.dtype)))
-    tau = lax.squeeze(lax.dynamic_slice_in_dim(taus, j, 1, 0), (0,))
-    vhq = lax.dot_general(conj(v), q, (((0,), (0,)), ((), ())), precision="highest")
-    return lax.sub(q, lax.mul(lax.broadcast_in_dim(lax.mul(tau, v), (m, n), (0,)),
-                              lax.broadcast_in_dim(vhq, (m, n), (1,))))
+    j = sub(np.int32(k - 1), t)
+    col = squeeze(dynamic_slice_in_dim(a, j, 1, 1), (1,))
+    v = select(eq(ridx, j), full((m,), 1, a.dtype),
+                   select(gt(ridx, j), col, full((m,), 0, a.dtype)))
+    tau = squeeze(dynamic_slice_in_dim(taus, j, 1, 0), (0,))
+    vhq = dot_general(conj(v), q, (((0,), (0,)), ((), ())), precision="highest")
+    return sub(q, mul(broadcast_in_dim(mul(tau, v), (m, n), (0,)),
+                              broadcast_in_dim(vhq, (m, n), (1,))))
 
-  return lax.fori_loop(np.int32(0), np.int32(k), step, eye(a.dtype, (m, n)))
+  return fori_loop(np.int32(0), np.int32(k), step, eye(a.dtype, (m, n)))
 
 
 # -- householder_product --------------------------------------------------------------------
@@ -152,15 +160,15 @@ def _assemble(packed, taus, a_shape, full_matrices, product):
   nb = len(batch)
   k = min(m, n)
   if m < n:
-    q_in = lax.slice_in_dim(packed, 0, m, axis=nb + 1)
+    q_in = slice_in_dim(packed, 0, m, axis=nb + 1)
   elif full_matrices and m > n:
-    q_in = lax.pad(packed, np.zeros((), packed.dtype)[()],
+    q_in = pad(packed, np.zeros((), packed.dtype)[()],
                    [(0, 0, 0)] * nb + [(0, 0, 0), (0, m - n, 0)])
   else:
     q_in = packed
   q = product(q_in, taus)
   rows = m if full_matrices else k
-  r = triu(lax.slice_in_dim(packed, 0, rows, axis=nb))
+  r = triu(slice_in_dim(packed, 0, rows, axis=nb))
   return [q, r]
 
 
@@ -194,12 +202,12 @@ def _jvp(primals, tangents, *, full_matrices):
   dx_rinv = triangular_solve(r, da)  # right side: dA R^{-1}
   qt_dx_rinv = matmul(mH(q), dx_rinv)
   low = tril(qt_dx_rinv, -1)
-  do = lax.sub(low, mH(low))
+  do = sub(low, mH(low))
   if dtypes.is_complex(a.dtype):  # the diagonal's imaginary part
-    diag_imag = lax.sub(qt_dx_rinv, lax.convert_element_type(real(qt_dx_rinv), a.dtype))
-    do = lax.add(do, lax.mul(eye(a.dtype, qt_dx_rinv.shape), diag_imag))
-  dq = lax.add(matmul(q, lax.sub(do, qt_dx_rinv)), dx_rinv)
-  dr = matmul(lax.sub(qt_dx_rinv, do), r)
+    diag_imag = sub(qt_dx_rinv, convert_element_type(real(qt_dx_rinv), a.dtype))
+    do = add(do, mul(eye(a.dtype, qt_dx_rinv.shape), diag_imag))
+  dq = add(matmul(q, sub(do, qt_dx_rinv)), dx_rinv)
+  dr = matmul(sub(qt_dx_rinv, do), r)
   return (q, r), [dq, dr]
 
 
@@ -283,9 +291,9 @@ def _ormqr_fn(a, taus, c, *, left, transpose):
   the m x m product of the reflectors (the columns past ``a``'s are identity)."""
   m, n = a.shape
   if n < m:
-    a = lax.pad(a, np.zeros((), a.dtype)[()], [(0, 0, 0), (0, m - n, 0)])
+    a = pad(a, np.zeros((), a.dtype)[()], [(0, 0, 0), (0, m - n, 0)])
   elif n > m:
-    a = lax.slice_in_dim(a, 0, m, axis=1)
+    a = slice_in_dim(a, 0, m, axis=1)
   q = householder_product(a, taus)
   if transpose:
     q = mH(q)

@@ -8,7 +8,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import eq
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import nan_where_failed
 from xjax._src.primitives.lax.linalg.rules import check_matrix, linalg_primitive, lower_fn, lowering
@@ -39,7 +39,7 @@ def _schur_kernel(ctx, a, *, compute_schur_vectors):
   t, vs, info = outs[0], outs[1], outs[-1]
 
   def post(t, vs, info):
-    ok = lax.eq(info, np.int32(0))
+    ok = eq(info, np.int32(0))
     res = [nan_where_failed(t, ok)]
     return res + [nan_where_failed(vs, ok)] if compute_schur_vectors else res
   return lower_fn(ctx, post, [t, vs, info], [aval, aval, i_aval])
@@ -76,7 +76,7 @@ def _hessenberg_kernel(ctx, a):
                                    [True, False, False])
 
   def post(p, t, info):
-    ok = lax.eq(info, np.int32(0))
+    ok = eq(info, np.int32(0))
     return [nan_where_failed(p, ok), nan_where_failed(t, ok)]
   return lower_fn(ctx, post, [packed, taus, info], [aval, t_aval, i_aval])
 

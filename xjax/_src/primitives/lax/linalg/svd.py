@@ -15,7 +15,8 @@ import numpy as np
 
 from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import add, convert_element_type, div, eq, mul, sub
+from xjax._src.primitives.lax.shapes import broadcast_in_dim, full, slice_in_dim
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import (diag, diagonal, eye, matmul, mH,
                                                       nan_where_failed)
@@ -88,7 +89,7 @@ def _kernel(ctx, a, *, full_matrices, compute_uv, subset_by_index, algorithm):
   outs, avals = ([s, u, vt], [s_aval, u_aval, vt_aval]) if compute_uv else ([s], [s_aval])
 
   def post(i, *outs):
-    ok = lax.eq(i, np.int32(0))
+    ok = eq(i, np.int32(0))
     return [nan_where_failed(x, ok) for x in _subset(outs, lo, hi)]
   return lower_fn(ctx, post, [info, *outs], [info_aval, *avals])
 
@@ -98,11 +99,11 @@ def _subset(outs, lo, hi):
   s, *uv = outs
   if (lo, hi) == (0, s.shape[-1]):
     return list(outs)
-  kept = [lax.slice_in_dim(s, lo, hi, axis=s.ndim - 1)]
+  kept = [slice_in_dim(s, lo, hi, axis=s.ndim - 1)]
   if uv:
     u, vt = uv
-    kept += [lax.slice_in_dim(u, lo, hi, axis=u.ndim - 1),
-             lax.slice_in_dim(vt, lo, hi, axis=vt.ndim - 2)]
+    kept += [slice_in_dim(u, lo, hi, axis=u.ndim - 1),
+             slice_in_dim(vt, lo, hi, axis=vt.ndim - 2)]
   return kept
 
 
@@ -110,7 +111,7 @@ def _empty_svd(a, full_matrices, compute_uv):
   """The SVD of a matrix with no rows or no columns: no singular values; identity (full) or
   empty factors."""
   *batch, m, n = a.shape
-  s = lax.full(tuple(batch) + (0,), 0, real_dtype(a.dtype))
+  s = full(tuple(batch) + (0,), 0, real_dtype(a.dtype))
   if not compute_uv:
     return [s]
   u_aval, vt_aval = _uv_avals(ShapedArray(a.shape, a.dtype), full_matrices)
@@ -140,32 +141,32 @@ def _jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algor
     return outs, _subset([ds], lo, hi)
   k = s.shape[-1]
   nb = s.ndim - 1
-  sq = lax.broadcast_in_dim(s, s.shape[:-1] + (k, k), tuple(range(nb)) + (nb + 1,))
-  sqt = lax.broadcast_in_dim(s, s.shape[:-1] + (k, k), tuple(range(nb + 1)))
-  diffs = lax.mul(lax.add(sq, sqt), lax.sub(sq, sqt))
-  zero_d = lax.convert_element_type(lax.eq(diffs, lax.full(diffs.shape, 0, s.dtype)), s.dtype)
-  f = lax.sub(lax.div(lax.full(diffs.shape, 1, s.dtype), lax.add(diffs, zero_d)), zero_d)
-  f = lax.convert_element_type(f, dt)
-  s_c = lax.convert_element_type(sq, dt)      # s_j along columns
-  st_c = lax.convert_element_type(sqt, dt)    # s_i along rows
-  dss = lax.mul(s_c, ds_mat)
-  sds = lax.mul(st_c, ds_mat)
-  s_zero = lax.convert_element_type(lax.eq(s, lax.full(s.shape, 0, s.dtype)), s.dtype)
-  s_inv = lax.sub(lax.div(lax.full(s.shape, 1, s.dtype), lax.add(s, s_zero)), s_zero)
-  half = lax.full((), 0.5, dt)
-  dudv_diag = lax.mul(lax.mul(half, lax.sub(ds_mat, mH(ds_mat))),
-                      lax.convert_element_type(diag(s_inv), dt))
-  du = matmul(u, lax.add(lax.mul(f, lax.add(dss, mH(dss))), dudv_diag))
-  dv = matmul(v, lax.mul(f, lax.add(sds, mH(sds))))
+  sq = broadcast_in_dim(s, s.shape[:-1] + (k, k), tuple(range(nb)) + (nb + 1,))
+  sqt = broadcast_in_dim(s, s.shape[:-1] + (k, k), tuple(range(nb + 1)))
+  diffs = mul(add(sq, sqt), sub(sq, sqt))
+  zero_d = convert_element_type(eq(diffs, full(diffs.shape, 0, s.dtype)), s.dtype)
+  f = sub(div(full(diffs.shape, 1, s.dtype), add(diffs, zero_d)), zero_d)
+  f = convert_element_type(f, dt)
+  s_c = convert_element_type(sq, dt)      # s_j along columns
+  st_c = convert_element_type(sqt, dt)    # s_i along rows
+  dss = mul(s_c, ds_mat)
+  sds = mul(st_c, ds_mat)
+  s_zero = convert_element_type(eq(s, full(s.shape, 0, s.dtype)), s.dtype)
+  s_inv = sub(div(full(s.shape, 1, s.dtype), add(s, s_zero)), s_zero)
+  half = full((), 0.5, dt)
+  dudv_diag = mul(mul(half, sub(ds_mat, mH(ds_mat))),
+                      convert_element_type(diag(s_inv), dt))
+  du = matmul(u, add(mul(f, add(dss, mH(dss))), dudv_diag))
+  dv = matmul(v, mul(f, add(sds, mH(sds))))
   m, n = a.shape[-2:]
-  by_column = lambda rows: lax.convert_element_type(
-      lax.broadcast_in_dim(s, s.shape[:-1] + (rows, k), tuple(range(nb)) + (nb + 1,)), dt)
+  by_column = lambda rows: convert_element_type(
+      broadcast_in_dim(s, s.shape[:-1] + (rows, k), tuple(range(nb)) + (nb + 1,)), dt)
   if m > n:
     dav = matmul(da, v)
-    du = lax.add(du, lax.div(lax.sub(dav, matmul(u, matmul(mH(u), dav))), by_column(m)))
+    du = add(du, div(sub(dav, matmul(u, matmul(mH(u), dav))), by_column(m)))
   if n > m:
     dahu = matmul(mH(da), u)
-    dv = lax.add(dv, lax.div(lax.sub(dahu, matmul(v, matmul(vt, dahu))), by_column(n)))
+    dv = add(dv, div(sub(dahu, matmul(v, matmul(vt, dahu))), by_column(n)))
   return outs, _subset([ds, du, mH(dv)], lo, hi)
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters.ad import Zero, instantiate
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import add, mul
+from xjax._src.primitives.lax.shapes import full
 from xjax._src.primitives.lax.linalg.matrices import matmul, mT, tril
 from xjax._src.primitives.lax.linalg.rules import check_operands, linalg_primitive, lower_fn
 
@@ -22,8 +23,8 @@ def _abstract_eval(a, c, *, alpha, beta):
 
 def _combine(x, c, alpha, beta):
   """``alpha x + beta c``."""
-  scalar = lambda v: lax.full((), v, c.dtype)
-  return lax.add(lax.mul(scalar(alpha), x), lax.mul(scalar(beta), c))
+  scalar = lambda v: full((), v, c.dtype)
+  return add(mul(scalar(alpha), x), mul(scalar(beta), c))
 
 
 def _lowering(ctx, a, c, *, alpha, beta):
@@ -42,7 +43,7 @@ def _jvp(primals, tangents, *, alpha, beta):
     return out, Zero.like(out)
   da, dc = instantiate(da), instantiate(dc)
   da_at = matmul(da, mT(a))
-  return out, _combine(lax.add(da_at, mT(da_at)), dc, alpha, beta)
+  return out, _combine(add(da_at, mT(da_at)), dc, alpha, beta)
 
 
 symmetric_product_p.jvp = _jvp
@@ -54,5 +55,5 @@ def symmetric_product(a_matrix, c_matrix, *, alpha: float = 1., beta: float = 0.
   ``symmetrize_output``, which mirrors the lower triangle into the upper one."""
   out = symmetric_product_p.bind(a_matrix, c_matrix, alpha=alpha, beta=beta)
   if symmetrize_output:
-    out = lax.add(tril(out), mT(tril(out, -1)))
+    out = add(tril(out), mT(tril(out, -1)))
   return out

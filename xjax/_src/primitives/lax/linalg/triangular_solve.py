@@ -11,7 +11,8 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import conj, neg
+from xjax._src.primitives.lax.shapes import expand_dims, squeeze
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import matmul, mT, tril, triu
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
@@ -66,7 +67,7 @@ triangular_solve_p = standard_primitive("triangular_solve", _abstract_eval, _low
 def _solve(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
   """Binds the primitive; a conjugate without a transpose is applied to ``a`` first."""
   if conjugate_a and not transpose_a:
-    a, conjugate_a = lax.conj(a), False
+    a, conjugate_a = conj(a), False
   return triangular_solve_p.bind(a, b, left_side=left_side, lower=lower,
                                  transpose_a=transpose_a, conjugate_a=conjugate_a,
                                  unit_diagonal=unit_diagonal)
@@ -75,9 +76,9 @@ def _solve(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
 def _jvp_a(g_a, ans, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
   m, n = get_aval(b).shape[-2:]
   k = 1 if unit_diagonal else 0
-  g_a = lax.neg(tril(g_a, -k) if lower else triu(g_a, k))
+  g_a = neg(tril(g_a, -k) if lower else triu(g_a, k))
   g_a = mT(g_a) if transpose_a else g_a
-  g_a = lax.conj(g_a) if conjugate_a else g_a
+  g_a = conj(g_a) if conjugate_a else g_a
   params = dict(left_side=left_side, lower=lower, transpose_a=transpose_a,
                 conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
   solve = lambda rhs: _solve(a, rhs, **params)
@@ -120,9 +121,9 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
   conjugate_a = conjugate_a and dtypes.is_complex(get_aval(a).dtype)
   vector = get_aval(b).ndim == get_aval(a).ndim - 1
   if vector:
-    b = lax.expand_dims(b, (get_aval(b).ndim if left_side else get_aval(b).ndim - 1,))
+    b = expand_dims(b, (get_aval(b).ndim if left_side else get_aval(b).ndim - 1,))
   out = _solve(a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,
                conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
   if vector:
-    out = lax.squeeze(out, (get_aval(out).ndim - 1 if left_side else get_aval(out).ndim - 2,))
+    out = squeeze(out, (get_aval(out).ndim - 1 if left_side else get_aval(out).ndim - 2,))
   return out

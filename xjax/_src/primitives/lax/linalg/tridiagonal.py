@@ -17,7 +17,10 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.control_flow.loops import scan
+from xjax._src.primitives.lax.elementwise import add, div, eq, mul, neg, sub
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, expand_dims, full,
+                                             index_in_dim, reshape, slice_in_dim)
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import nan_where_failed, real_dtype
 from xjax._src.primitives.lax.linalg.rules import (check_operands, linalg_primitive, lower_fn,
@@ -49,7 +52,7 @@ def _tridiagonal_kernel(ctx, a, *, lower):
 
   def post(*xs):
     *xs, info = xs
-    ok = lax.eq(info, np.int32(0))
+    ok = eq(info, np.int32(0))
     return [nan_where_failed(x, ok) for x in xs]
   return lower_fn(ctx, post, outs, [*ctx.avals_out, info_aval])
 
@@ -84,28 +87,28 @@ def _thomas(dl, d, du, b):
   def down(carry, row):
     c_prev, y_prev = carry
     l, dd, u, rhs = row
-    denom = lax.sub(dd, lax.mul(l, c_prev))
-    c = lax.div(u, denom)
-    y = lax.div(lax.sub(rhs, lax.mul(l, y_prev)), denom)
+    denom = sub(dd, mul(l, c_prev))
+    c = div(u, denom)
+    y = div(sub(rhs, mul(l, y_prev)), denom)
     return (c, y), (c, y)
 
   m = d.shape[0]
-  head = lambda x: lax.index_in_dim(x, 0, keepdims=False)
-  tail = lambda x: lax.slice_in_dim(x, 1, m)
-  first = (lax.div(head(du), head(d)), lax.div(head(b), head(d)))
-  _, (cs, ys) = lax.scan(down, first, (tail(dl), tail(d), tail(du), tail(b)))
-  cs = lax.concatenate([lax.expand_dims(first[0], (0,)), cs], 0)
-  ys = lax.concatenate([lax.expand_dims(first[1], (0,)), ys], 0)
+  head = lambda x: index_in_dim(x, 0, keepdims=False)
+  tail = lambda x: slice_in_dim(x, 1, m)
+  first = (div(head(du), head(d)), div(head(b), head(d)))
+  _, (cs, ys) = scan(down, first, (tail(dl), tail(d), tail(du), tail(b)))
+  cs = concatenate([expand_dims(first[0], (0,)), cs], 0)
+  ys = concatenate([expand_dims(first[1], (0,)), ys], 0)
 
   def up(x_next, row):
     c, y = row
-    x = lax.sub(y, lax.mul(c, x_next))
+    x = sub(y, mul(c, x_next))
     return x, x
 
-  last = lax.index_in_dim(ys, m - 1, keepdims=False)
-  _, xs = lax.scan(up, last, (lax.slice_in_dim(cs, 0, m - 1), lax.slice_in_dim(ys, 0, m - 1)),
+  last = index_in_dim(ys, m - 1, keepdims=False)
+  _, xs = scan(up, last, (slice_in_dim(cs, 0, m - 1), slice_in_dim(ys, 0, m - 1)),
                    reverse=True)
-  return lax.concatenate([xs, lax.expand_dims(last, (0,))], 0)
+  return concatenate([xs, expand_dims(last, (0,))], 0)
 
 
 def _solve_lowering(ctx, dl, d, du, b, *, perturb_singular):
@@ -119,7 +122,7 @@ def _solve_lowering(ctx, dl, d, du, b, *, perturb_singular):
     *_, x, info = lapack.call(ctx, lapack.target("gtsv", b_aval.dtype), [dl, d, du, b],
                               avals, [*avals, info_aval], {}, [False, False, False, True],
                               [False, False, False, True, False])
-    return lower_fn(ctx, lambda x, i: [nan_where_failed(x, lax.eq(i, np.int32(0)))],
+    return lower_fn(ctx, lambda x, i: [nan_where_failed(x, eq(i, np.int32(0)))],
                     [x, info], [b_aval, info_aval])[0]
   if perturb_singular:
     raise NotImplementedError("tridiagonal_solve: perturb_singular=True is only implemented "
@@ -138,13 +141,13 @@ def _tridiagonal_matmul(dl, d, du, x):
   """``T x`` for the tridiagonal ``T`` with diagonals ``dl``, ``d``, ``du``."""
   s = get_aval(x).shape
   nb = len(s) - 2
-  col = lambda v: lax.broadcast_in_dim(v, s, tuple(range(nb + 1)))
-  zero_row = lax.full(s[:-2] + (1, s[-1]), 0, get_aval(x).dtype)
+  col = lambda v: broadcast_in_dim(v, s, tuple(range(nb + 1)))
+  zero_row = full(s[:-2] + (1, s[-1]), 0, get_aval(x).dtype)
   m = s[-2]
-  below = lax.concatenate([zero_row, lax.slice_in_dim(x, 0, m - 1, axis=nb)], nb)  # x[i-1]
-  above = lax.concatenate([lax.slice_in_dim(x, 1, m, axis=nb), zero_row], nb)      # x[i+1]
-  return lax.add(lax.add(lax.mul(col(d), x), lax.mul(col(dl), below)),
-                 lax.mul(col(du), above))
+  below = concatenate([zero_row, slice_in_dim(x, 0, m - 1, axis=nb)], nb)  # x[i-1]
+  above = concatenate([slice_in_dim(x, 1, m, axis=nb), zero_row], nb)      # x[i+1]
+  return add(add(mul(col(d), x), mul(col(dl), below)),
+                 mul(col(du), above))
 
 
 def _solve_jvp(primals, tangents, *, perturb_singular):
@@ -155,7 +158,7 @@ def _solve_jvp(primals, tangents, *, perturb_singular):
     rhs = db
   else:
     dt = [ad.instantiate(t) for t in (ddl, dd, ddu)]
-    rhs = ad.add_tangents(db, lax.neg(_tridiagonal_matmul(*dt, x)))
+    rhs = ad.add_tangents(db, neg(_tridiagonal_matmul(*dt, x)))
   if type(rhs) is Zero:
     return x, Zero.like(x)
   return x, tridiagonal_solve_p.bind(dl, d, du, rhs, perturb_singular=perturb_singular)
@@ -165,9 +168,9 @@ def _transposed_diagonals(dl, du):
   """The sub- and superdiagonals of ``T^T``: ``du`` shifted down, ``dl`` shifted up."""
   nd = get_aval(dl).ndim
   m = get_aval(dl).shape[-1]
-  zero = lax.full(get_aval(dl).shape[:-1] + (1,), 0, get_aval(dl).dtype)
-  return (lax.concatenate([zero, lax.slice_in_dim(du, 0, m - 1, axis=nd - 1)], nd - 1),
-          lax.concatenate([lax.slice_in_dim(dl, 1, m, axis=nd - 1), zero], nd - 1))
+  zero = full(get_aval(dl).shape[:-1] + (1,), 0, get_aval(dl).dtype)
+  return (concatenate([zero, slice_in_dim(du, 0, m - 1, axis=nd - 1)], nd - 1),
+          concatenate([slice_in_dim(dl, 1, m, axis=nd - 1), zero], nd - 1))
 
 
 def _solve_transpose(ct, dl, d, du, b, *, perturb_singular):
@@ -184,9 +187,9 @@ def _solve_batch(axis, args, dims, *, perturb_singular):
     nd = get_aval(b).ndim
     b = batching.moveaxis(b, dims[3], nd - 2)
     s = get_aval(b).shape
-    flat = lax.reshape(b, s[:-2] + (s[-1] * s[-2],))
+    flat = reshape(b, s[:-2] + (s[-1] * s[-2],))
     x = tridiagonal_solve_p.bind(dl, d, du, flat, perturb_singular=perturb_singular)
-    return lax.reshape(x, s), nd - 2
+    return reshape(x, s), nd - 2
   xs = [batching.bdim_to_front(x, bd, axis.size) for x, bd in zip(args, dims)]
   return tridiagonal_solve_p.bind(*xs, perturb_singular=perturb_singular), 0
 
