@@ -13,11 +13,12 @@ from xjax._src.api.transformations import (_check_callable, _check_grad_input,
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.foundations.wrapping import wraps
+from xjax._src.primitives.lax.elementwise import convert_element_type, real
+from xjax._src.primitives.lax.shapes import reshape, slice_in_dim
 
 
 def _std_basis(leaves):
   """A stacked identity: shape (total size,) + leaf shape for each leaf."""
-  from xjax._src.primitives.lax import lax
   sizes = [int(np.prod(get_aval(x).shape)) for x in leaves]
   total = sum(sizes)
   out, start = [], 0
@@ -25,7 +26,7 @@ def _std_basis(leaves):
     a = get_aval(x)
     eye = np.zeros((total, s), a.dtype)
     eye[np.arange(start, start + s), np.arange(s)] = 1
-    out.append(lax.convert_element_type(eye.reshape((total,) + a.shape), a.dtype))
+    out.append(convert_element_type(eye.reshape((total,) + a.shape), a.dtype))
     start += s
   return out, sizes
 
@@ -80,20 +81,18 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
 def _possible_downcast(block, example):
   """A Jacobian block in the dtype and weak type of the value it differentiates with
   respect to (jacrev: the input; jacfwd: the output), as JAX."""
-  from xjax._src.primitives.lax import lax
   ex = get_aval(example)
   if dtypes.is_complex(get_aval(block).dtype) and not dtypes.is_complex(ex.dtype):
-    block = lax.real(block)
-  return lax.convert_element_type(block, ex.dtype, ex.weak_type)
+    block = real(block)
+  return convert_element_type(block, ex.dtype, ex.weak_type)
 
 
 def _split_in(j, leaves, sizes, in_tree, multiple):
   """Splits the trailing stacked-input axis of ``j`` per input leaf, in its shape."""
-  from xjax._src.primitives.lax import lax
   out_shape, parts, start = j.shape[:-1], [], 0
   for x, s in zip(leaves, sizes):
-    piece = lax.slice_in_dim(j, start, start + s, axis=j.ndim - 1)
-    parts.append(lax.reshape(piece, out_shape + get_aval(x).shape))
+    piece = slice_in_dim(j, start, start + s, axis=j.ndim - 1)
+    parts.append(reshape(piece, out_shape + get_aval(x).shape))
     start += s
   tree = tree_util.tree_unflatten(in_tree, parts)
   return tree if multiple else tree[0]
@@ -134,12 +133,11 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
                                                                                    c))))(*basis)
     in_leaves, in_tree = tree_util.tree_flatten(dyn)
     # cts[k]: (total out size,) + in_leaf_k.shape -> per output leaf: out shape + in shape
-    from xjax._src.primitives.lax import lax
     per_out, start = [], 0
     for yl, s in zip(y_leaves, sizes):
       yshape = get_aval(yl).shape
-      parts = [_possible_downcast(lax.reshape(lax.slice_in_dim(c, start, start + s, axis=0),
-                                              yshape + get_aval(x).shape), x)
+      parts = [_possible_downcast(reshape(slice_in_dim(c, start, start + s, axis=0),
+                                          yshape + get_aval(x).shape), x)
                for c, x in zip(cts, in_leaves)]
       t = tree_util.tree_unflatten(in_tree, parts)
       per_out.append(t if multiple else t[0])

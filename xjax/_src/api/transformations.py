@@ -20,6 +20,7 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.state.grad_refs import VJP
 from xjax._src.primitives.state.types import Ref
 from xjax._src.foundations.wrapping import wraps
+from xjax._src.primitives.lax.elementwise import convert_element_type
 
 
 def _refuse_reduce_axes(reduce_axes, what: str) -> None:
@@ -91,8 +92,7 @@ def _match_weak_type(t, primal_aval):
   """A tangent takes its (same-dtype) primal's weak type."""
   ta = get_aval(t)
   if ta.dtype == primal_aval.dtype and ta.weak_type != primal_aval.weak_type:
-    from xjax._src.primitives.lax import lax
-    return lax.convert_element_type(t, ta.dtype, weak_type=primal_aval.weak_type)
+    return convert_element_type(t, ta.dtype, weak_type=primal_aval.weak_type)
   return t
 
 
