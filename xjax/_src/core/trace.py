@@ -244,15 +244,22 @@ class _TraceContext(threading.local):
     self.trace: Trace = eval_trace
 
 
-@contextmanager
-def set_current_trace(trace: Trace):
-  ctx = _ctx
-  prev = ctx.trace
-  ctx.trace = trace
-  try:
-    yield trace
-  finally:
-    ctx.trace = prev
+class set_current_trace:
+  """``with set_current_trace(trace):`` makes ``trace`` current for the block (a class, not
+  a generator: transformations enter one for nearly every primitive they process)."""
+  __slots__ = ("_trace", "_prev")
+
+  def __init__(self, trace: Trace) -> None:
+    self._trace = trace
+
+  def __enter__(self) -> Trace:
+    ctx = _ctx
+    self._prev = ctx.trace
+    ctx.trace = self._trace
+    return self._trace
+
+  def __exit__(self, *exc) -> None:
+    _ctx.trace = self._prev
 
 
 @contextmanager

@@ -986,7 +986,8 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
   new_dtype = dtypes.canonicalize_dtype(new_dtype)
   weak_type = bool(weak_type)
   if _is_host_scalar(operand) and getattr(operand, "dtype", None) != dtypes.float0:
-    if np.asarray(operand).dtype.kind == "f" and dtypes.is_integer(new_dtype):
+    if (type(operand) is float or np.asarray(operand).dtype.kind == "f") and (
+        dtypes.is_integer(new_dtype)):
       operand = _saturating_int(float(operand), new_dtype)
     return scalar_array(operand, new_dtype, weak_type)
   aval = get_aval(operand)
