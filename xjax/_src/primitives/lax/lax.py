@@ -16,8 +16,9 @@ from xjax._src.primitives.lax.windowed import (ConvDimensionNumbers,  # noqa: F4
                                                conv_transpose_shape_tuple,
                                                conv_with_general_padding, padtype_to_pads,
                                                reduce_window, reduce_window_shape_tuple)
-from xjax._src.primitives.lax.control_flow import (associative_scan, cond, fori_loop, map, scan,
-                                                   switch, while_loop)
+from xjax._src.primitives.lax.control_flow.associative import associative_scan
+from xjax._src.primitives.lax.control_flow.conditionals import cond, switch
+from xjax._src.primitives.lax.control_flow.loops import fori_loop, map, scan, while_loop
 from xjax._src.primitives.lax.elementwise import (abs, abs_p, acos, acos_p, acosh,  # noqa: F401
                                                   acosh_p, add, add_p, and_p, asin, asin_p, asinh,
                                                   asinh_p, atan, atan2, atan2_p, atan_p, atanh,

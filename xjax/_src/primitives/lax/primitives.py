@@ -1,6 +1,7 @@
 """The primitive objects, exported under JAX's ``lax.*_p`` names."""
 from xjax._src.primitives.lax.approx_top_k import approx_top_k_p  # noqa: F401
-from xjax._src.primitives.lax.control_flow import cond_p, scan_p, while_p  # noqa: F401
+from xjax._src.primitives.lax.control_flow.conditionals import cond_p  # noqa: F401
+from xjax._src.primitives.lax.control_flow.loops import scan_p, while_p  # noqa: F401
 from xjax._src.primitives.lax.device_put import device_put_p  # noqa: F401
 from xjax._src.primitives.lax.cumulative import (cumlogsumexp_p, cummax_p, cummin_p,  # noqa: F401
                                                  cumprod_p, cumsum_p)
