@@ -153,6 +153,14 @@ def test_unary_kernels_agree_with_xla_bit_for_bit(prim):
     assert_same(*run_both(prim, [edge_values(dtype)]), f"{prim.name} {np.dtype(dtype).name}")
 
 
+def test_powers_agree_with_xla():
+  for dtype in available(FLOATS + INTS[:4]):
+    x = edge_values(dtype)
+    for y in (0, 1, 2, 3, 5, 8, 13) + ((-1, -2, -3) if np.dtype(dtype).kind == "f" else ()):
+      assert_same(*run_both(lax.integer_pow_p, [x], y=y), f"x**{y} {np.dtype(dtype).name}")
+    assert_same(*run_both(ew.square_p, [x]), f"square {np.dtype(dtype).name}")
+
+
 def test_operations_with_subnormal_inputs_run_compiled():
   """XLA:CPU reads subnormal inputs of arithmetic as zeros: such values stay on the device."""
   sub = np.array([1e-40, 0.5], np.float32)

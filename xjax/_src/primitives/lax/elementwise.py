@@ -799,6 +799,31 @@ def _integer_pow_lowering(ctx, x, *, y):
 
 integer_pow_p = elementwise_primitive("integer_pow", _integer_pow_abstract_eval,
                                    _integer_pow_lowering)
+
+
+def _integer_pow_host(avals, out_avals, *, y):
+  """The lowering's square-and-multiply, each product rounded (and flushed) as XLA's."""
+  aval = avals[0]
+  if aval.dtype.kind not in "fiu" or (y < 0 and aval.dtype.kind != "f"):
+    return None
+  multiply = mul_p.host_kernel([aval, aval], [aval])
+  divide = div_p.host_kernel([aval, aval], [aval]) if y < 0 else None
+
+  def kernel(x):
+    if y == 0:
+      return np.ones(x.shape, x.dtype)
+    acc, base, n = None, x, builtins.abs(y)
+    while n:
+      if n & 1:
+        acc = base if acc is None else multiply(acc, base)
+      n >>= 1
+      if n:
+        base = multiply(base, base)
+    return acc if divide is None else divide(np.ones_like(acc), acc)
+  return rounding(kernel)
+
+
+integer_pow_p.host_kernel = _integer_pow_host
 integer_pow_p.batch = lambda axis, args, dims, y: (integer_pow(args[0], y), dims[0])
 ad.defjvp(integer_pow_p, lambda t, x, y: _zeros_like_value(t) if y == 0 else mul(
     t, mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1))))
@@ -1041,6 +1066,14 @@ square_p = elementwise_primitive(
     "square", _nary_abstract_eval("square", dtype_checker("int", "inexact")),
     lambda ctx, x: ctx.op("stablehlo.multiply", [x, x], ctx.avals_out[0]))
 square_p.batch = elementwise_batch(square_p)
+
+
+def _square_host(avals, out_avals):
+  multiply = mul_p.host_kernel([*avals, *avals], out_avals)
+  return None if multiply is None else rounding(lambda x: multiply(x, x))
+
+
+square_p.host_kernel = _square_host
 ad.defjvp(square_p, lambda t, x: mul(t, mul(_const(x, 2), x)))
 
 
