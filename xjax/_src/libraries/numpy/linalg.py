@@ -16,6 +16,7 @@ from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.jit import compiled_when_eager
 from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.primitives.lax.linalg.lu import solve_factored
+from xjax._src.primitives.lax.elementwise import square_and_multiply
 from xjax._src.libraries.numpy import linalg_basic
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.array_api import matrix_transpose as _matrix_transpose
@@ -401,14 +402,7 @@ def matrix_power(a, n: int):
     return broadcast_to(_eye(a.shape[-1], dtype=a.dtype), a.shape)
   if n < 0:
     a, n = inv(a), -n
-  result = None
-  while n:
-    if n & 1:
-      result = a if result is None else _matmul(result, a)
-    n >>= 1
-    if n:
-      a = _matmul(a, a)
-  return result
+  return square_and_multiply(a, n, _matmul)
 
 
 @compiled_when_eager(staged="cond", static_argnames=("p",))

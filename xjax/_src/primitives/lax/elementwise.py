@@ -778,18 +778,26 @@ def _integer_pow_abstract_eval(x, *, y):
   return x
 
 
+def square_and_multiply(base, n: int, multiply):
+  """``base`` to the power ``n`` >= 1 as the products ``multiply(a, b)`` of repeated
+  squaring, in the order integer_pow's lowering makes them."""
+  acc = None
+  while n:
+    if n & 1:
+      acc = base if acc is None else multiply(acc, base)
+    n >>= 1
+    if n:
+      base = multiply(base, base)
+  return acc
+
+
 def _integer_pow_lowering(ctx, x, *, y):
   aval = ctx.avals_in[0]
   if y == 0:
     one = ctx.constant(np.ones((), aval.dtype), ShapedArray((), aval.dtype))
     return broadcast_operand(ctx, one, ShapedArray((), aval.dtype), aval.shape)
-  acc, base, n = None, x, builtins.abs(y)
-  while n:  # square-and-multiply
-    if n & 1:
-      acc = base if acc is None else ctx.op("stablehlo.multiply", [acc, base], aval)
-    n >>= 1
-    if n:
-      base = ctx.op("stablehlo.multiply", [base, base], aval)
+  acc = square_and_multiply(x, builtins.abs(y),
+                            lambda a, b: ctx.op("stablehlo.multiply", [a, b], aval))
   if y < 0:
     one = ctx.constant(np.ones((), aval.dtype), ShapedArray((), aval.dtype))
     one = broadcast_operand(ctx, one, ShapedArray((), aval.dtype), aval.shape)
@@ -812,13 +820,7 @@ def _integer_pow_host(avals, out_avals, *, y):
   def kernel(x):
     if y == 0:
       return np.ones(x.shape, x.dtype)
-    acc, base, n = None, x, builtins.abs(y)
-    while n:
-      if n & 1:
-        acc = base if acc is None else multiply(acc, base)
-      n >>= 1
-      if n:
-        base = multiply(base, base)
+    acc = square_and_multiply(x, builtins.abs(y), multiply)
     return acc if divide is None else divide(np.ones_like(acc), acc)
   return rounding(kernel)
 
