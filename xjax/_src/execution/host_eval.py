@@ -28,7 +28,7 @@ from xjax._src.core.jaxpr import Literal
 from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.execution.array import Array, from_host
 from xjax._src.execution.host_values import (HOST_DTYPES, HOST_MAX_SIZE, TINY, enabled,
-                                             has_subnormals, usable)
+                                             has_subnormals, scan_floats, usable)
 from xjax._src.execution.result_checks import checks_results
 
 # Equations in a jitted function that still runs op by op on the host: beyond, one compiled
@@ -50,22 +50,6 @@ def _flushed(value: np.ndarray) -> np.ndarray:
                   np.copysign(np.zeros((), value.dtype), value), value)
 
 
-def _scan(value: np.ndarray) -> tuple[bool, bool]:
-  """(whether ``value`` holds subnormals, whether it holds NaNs), in one pass."""
-  tiny = TINY[value.dtype]
-  if value.size > 24:
-    magnitude = np.abs(value)
-    return (bool(((magnitude < tiny) & (magnitude > 0)).any()),
-            bool(np.isnan(magnitude).any()))
-  subnormals = nans = False
-  for v in value.ravel().tolist():  # quicker than NumPy's reductions on a few values
-    if v != v:
-      nans = True
-    elif -tiny < v < tiny and v:
-      subnormals = True
-  return subnormals, nans
-
-
 _COMMUTATIVE = (np.add, np.multiply)
 
 
@@ -81,7 +65,7 @@ def _ieee_arithmetic(ufunc, avals, out_aval):
   @quiet
   def kernel(x, y):
     out = ufunc(x, y)
-    subnormals, nans = _scan(out)
+    subnormals, nans = scan_floats(out)
     if subnormals:
       out = _flushed(out)
     if nans:

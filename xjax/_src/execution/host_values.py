@@ -33,17 +33,26 @@ def enabled() -> bool:
   return on
 
 
-def has_subnormals(value: np.ndarray) -> bool:
-  """Whether a float array holds a nonzero value smaller in magnitude than its dtype's
-  smallest normal number."""
+def scan_floats(value: np.ndarray) -> tuple[bool, bool]:
+  """(whether a float array holds subnormals -- nonzero values smaller in magnitude than
+  its dtype's smallest normal number --, whether it holds NaNs), in one pass."""
   tiny = TINY[value.dtype]
-  if value.size <= 24:  # a Python loop is quicker than NumPy's reductions on a few values
-    for v in value.ravel().tolist():
-      if -tiny < v < tiny and v:
-        return True
-    return False
-  magnitude = np.abs(value)
-  return bool(((magnitude < tiny) & (magnitude > 0)).any())
+  if value.size > 24:
+    magnitude = np.abs(value)
+    return (bool(((magnitude < tiny) & (magnitude > 0)).any()),
+            bool(np.isnan(magnitude).any()))
+  subnormals = nans = False
+  for v in value.ravel().tolist():  # quicker than NumPy's reductions on a few values
+    if v != v:
+      nans = True
+    elif -tiny < v < tiny and v:
+      subnormals = True
+  return subnormals, nans
+
+
+def has_subnormals(value: np.ndarray) -> bool:
+  """Whether a float array holds subnormals."""
+  return scan_floats(value)[0]
 
 
 def usable(value: np.ndarray) -> bool:
