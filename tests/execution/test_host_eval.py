@@ -376,3 +376,15 @@ def test_array_of_python_floats():
     out = jnp.array(value)
     assert out.dtype == xjax.dtypes.canonicalize_dtype(np.float64) and not out.weak_type
     np.testing.assert_array_equal(out, np.array(value, out.dtype))
+
+
+def test_a_host_array_whose_shared_buffer_is_donated_is_deleted():
+  x = jnp.asarray([1.0, 2.0])
+  y = xjax.device_put(x, xjax.devices()[0])  # shares x's buffer, as JAX's does
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    xjax.jit(lambda a: a + 1, donate_argnums=0)(y)
+  assert x.is_deleted()
+  for use in (lambda: x + 1, lambda: x[0], lambda: jnp.concatenate([x, x]), lambda: -x):
+    with pytest.raises(RuntimeError, match="deleted"):
+      use()

@@ -133,6 +133,14 @@ class Array:
     self._check_alive()
     return runtime.to_host(self._buf)
 
+  def _live_host(self):
+    """The host value, or None: it has none, or the buffer made from it (which another
+    Array may share, e.g. after ``device_put``) was deleted or donated since."""
+    buf = self._b
+    if buf is not None and buf.is_deleted():
+      return None
+    return self._host
+
   def _keep_only_buffer(self) -> None:
     """Drops the host value and host copy, the buffer made first if needed: a buffer
     donated, or shared with other code (DLPack, a raw pointer), may change under them."""
@@ -211,7 +219,7 @@ class Array:
   def __copy__(self) -> "Array":
     """A new Array with its own buffer on the same device (as JAX, not ``self``)."""
     self._check_alive()
-    if self._b is None:
+    if self._host is not None:
       return from_host(self._host, self.aval)
     if runtime.is_spread(self._buf):
       return Array._from_buffer(runtime.put_sharded(self._physical_value(), self.sharding,

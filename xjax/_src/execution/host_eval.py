@@ -162,7 +162,7 @@ def host_value(x, aval: ShapedArray):
   as an array of its ``aval`` (a copy of a NumPy array, which its owner may change) -- or
   None where it has none (a device Array, a subnormal float, another dtype)."""
   if type(x) is Array:
-    return x._host
+    return x._live_host()
   if type(x) in _SCALARS:
     if aval.dtype not in HOST_DTYPES:
       return None
@@ -306,7 +306,7 @@ class HostCall:
     """The results computed on the host, or None where an argument is no host value."""
     values = []
     for x, aval in zip(leaves, self._avals):
-      value = x._host if type(x) is Array else host_value(x, aval)
+      value = host_value(x, aval)
       if value is None:
         return None
       values.append(value)
@@ -343,7 +343,10 @@ def basic_index(x: Array, index):
     elif kind is not slice or not all(b is None or type(b) is int for b in (
         entry.start, entry.stop, entry.step)) or entry.step == 0:
       return None
-  value = x._host[index]
+  host = x._live_host()
+  if host is None:
+    return None
+  value = host[index]
   return make(value, ShapedArray(np.shape(value), x.aval.dtype, x.aval.weak_type))
 
 
@@ -362,12 +365,13 @@ def join(arrays, axis, stack: bool):
   axis %= rank
   values, weak = [], True
   for x in arrays:
-    if type(x) is not Array or x._host is None or x.aval.dtype != aval.dtype or (
+    host = x._live_host() if type(x) is Array else None
+    if host is None or x.aval.dtype != aval.dtype or (
         x.aval.shape != aval.shape if stack else
         x.aval.ndim != aval.ndim or any(a != b for d, (a, b) in enumerate(
             zip(x.aval.shape, aval.shape)) if d != axis)):
       return None
     weak = weak and x.aval.weak_type
-    values.append(x._host)
+    values.append(host)
   value = np.stack(values, axis) if stack else np.concatenate(values, axis)
   return make(value, ShapedArray(value.shape, aval.dtype, weak))
