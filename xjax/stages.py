@@ -1,3 +1,3 @@
 """The ahead-of-time stages of a jitted function (``jax.stages``)."""
-from xjax._src.api.jit import Compiled, Lowered, Traced  # noqa: F401
-from xjax._src.api.stages import ArgInfo, CompilerOptions, Wrapped  # noqa: F401
+from xjax._src.api.stages import (ArgInfo, Compiled, CompilerOptions, Lowered,  # noqa: F401
+                                  Traced, Wrapped)

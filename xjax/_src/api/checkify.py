@@ -354,7 +354,7 @@ def checkify(f: Callable, errors=user_checks) -> Callable:
     raise TypeError(f"checkify: unknown error categories {sorted(map(str, unknown))}")
 
   def checked(*args, **kwargs):
-    from xjax._src.api.jit import make_jaxpr
+    from xjax._src.api.make_jaxpr import make_jaxpr
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
     out_tree = []
 

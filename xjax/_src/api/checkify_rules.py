@@ -24,7 +24,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from xjax._src.interpreters.higher_order import hoist
 from xjax._src.interpreters.staging import trace_to_jaxpr
-from xjax._src.api.jit import jit_p
+from xjax._src.api.jit_primitives import jit_p
 from xjax._src.primitives.lax import elementwise as ew, gather_scatter as gs, reductions, shapes
 from xjax._src.primitives.lax import fft, lax as lax_ops, linear_solve, rng
 from xjax._src.primitives.lax.control_flow.conditionals import cond_p, switch

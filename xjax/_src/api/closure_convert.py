@@ -9,7 +9,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.core.trace import Tracer
-from xjax._src.api.jit import make_jaxpr
+from xjax._src.api.make_jaxpr import make_jaxpr
 from xjax._src.foundations.tree_util import tree_flatten, tree_unflatten
 
 

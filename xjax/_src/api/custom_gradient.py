@@ -8,7 +8,8 @@ from typing import Callable, Sequence
 from xjax._src.api.transformations import vjp
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.primitives.custom_derivatives import custom_vjp
-from xjax._src.api.jit import jit, make_jaxpr
+from xjax._src.api.jit import jit
+from xjax._src.api.make_jaxpr import make_jaxpr
 from xjax._src.foundations.tree_util import register_pytree_node, tree_flatten, tree_unflatten
 from xjax._src.foundations.wrapping import wraps
 

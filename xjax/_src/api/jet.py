@@ -22,7 +22,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.interpreters.ad import JVPTracer
-from xjax._src.api.jit import jit_p
+from xjax._src.api.jit_primitives import jit_p
 from xjax._src.primitives.lax.bit_conversions import bitcast_convert_type_p
 from xjax._src.primitives.lax.control_flow.associative import associative_scan
 from xjax._src.primitives.lax.cumulative import cummax_p, cummin_p, cumprod_p, cumsum_p

@@ -11,7 +11,7 @@ from xjax._src.core import source_info
 from xjax._src.core.jaxpr import Literal
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.staging import trace_to_jaxpr
-from xjax._src.api.jit import jit_p
+from xjax._src.api.jit_primitives import jit_p
 from xjax._src.primitives.lax.bit_conversions import reduce_precision_p
 
 

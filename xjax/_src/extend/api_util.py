@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 from xjax._src.foundations import tree_util
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.staging import DebugInfo, fun_source_info
-from xjax._src.api.jit import _arg_names
+from xjax._src.api.call_tracing import arg_names as _arg_names
 from xjax._src.extend.linear_util import WrappedFun, transformation2, transformation_with_aux2
 
 

@@ -20,7 +20,7 @@ from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, lit
 from xjax._src.core.trace import eval_types
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
-from xjax._src.api.jit import jit_p
+from xjax._src.api.jit_primitives import jit_p
 
 
 def trace_rule_to_slot(prim, rule: Callable) -> Callable:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from xjax._src.api.jit import ShapeDtypeStruct
+from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
 from xjax._src.backend import runtime
 from xjax._src.execution.basearray import Array
 from xjax._src.foundations import tree_util

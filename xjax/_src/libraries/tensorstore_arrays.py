@@ -22,7 +22,7 @@ from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.layout import Format
 from xjax._src.foundations.sharding import Sharding, SingleDeviceSharding
 from xjax._src.api.placement import device_put
-from xjax._src.api.jit import ShapeDtypeStruct
+from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
 from xjax._src.libraries.global_arrays import make_array_from_single_device_arrays
 
 logger = logging.getLogger(__name__)

@@ -4,7 +4,7 @@ from xjax._src.primitives.checkpoint import checkpoint_p as remat_p  # noqa: F40
 from xjax._src.primitives.checkpoint import name_p  # noqa: F401
 from xjax._src.primitives.custom_derivatives import (custom_jvp_call_p, custom_lin_p,  # noqa: F401
                                                      custom_vjp_call_p)
-from xjax._src.api.jit import call_p, closed_call_p, jit_p  # noqa: F401
+from xjax._src.api.jit_primitives import call_p, closed_call_p, jit_p  # noqa: F401
 from xjax._src.primitives.lax.elementwise import add_any_p as add_jaxvals_p  # noqa: F401
 from xjax._src.primitives.lax.empty2 import empty2_p  # noqa: F401
 from xjax._src.libraries.random.gamma import random_gamma_p  # noqa: F401

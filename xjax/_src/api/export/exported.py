@@ -227,7 +227,7 @@ def _vjp_for(closed) -> Callable:
 
 
 def _export_vjp(closed, platforms, checks, primal: Exported) -> Exported:
-  from xjax._src.api.jit import ShapeDtypeStruct
+  from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
   specs = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in primal.in_avals]
   specs += [ShapeDtypeStruct(a.shape, a.dtype) for a in map(tangent_aval, primal.out_avals)]
   return export(_vjp_for(closed), platforms=platforms, disabled_checks=checks)(*specs)

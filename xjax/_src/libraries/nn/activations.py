@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.primitives.custom_derivatives import custom_jvp
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import erfc, logistic, select
 from xjax._src.primitives.lax.shapes import full_like
 from xjax._src.libraries.numpy import lax_numpy as jnp

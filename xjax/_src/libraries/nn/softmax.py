@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import rsqrt
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.libraries.numpy import lax_numpy as jnp

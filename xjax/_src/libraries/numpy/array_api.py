@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import convert_element_type
 from xjax._src.primitives.lax.shapes import index_in_dim, transpose as lax_transpose
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike

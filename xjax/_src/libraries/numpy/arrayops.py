@@ -14,7 +14,7 @@ from xjax._src.foundations import dtypes
 
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import convert_element_type, select_n
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, is_traced
 from xjax._src.libraries.numpy.composed_math import clip

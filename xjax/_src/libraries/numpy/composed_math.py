@@ -10,7 +10,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.bit_conversions import bitcast_convert_type
 from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, atan2, bessel_i0e,
                                                   bitwise_and, bitwise_not, bitwise_or,

@@ -5,7 +5,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import cumulative as lax_cum
 from xjax._src.primitives.lax.elementwise import convert_element_type, ne
 from xjax._src.primitives.lax.shapes import concatenate, full, reshape

@@ -12,7 +12,7 @@ from xjax._src.foundations import dtypes, errors
 from xjax._src.foundations.config import config
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
 from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type, lt,

@@ -13,7 +13,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.primitives.custom_derivatives import custom_jvp
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.primitives.lax.linalg.lu import solve_factored
 from xjax._src.primitives.lax.elementwise import square_and_multiply

@@ -6,7 +6,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.sharding import PartitionSpec
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.dot import dot_general
 from xjax._src.primitives.lax.elementwise import convert_element_type, mul
 from xjax._src.primitives.lax.shapes import full_like, index_in_dim, reshape, squeeze, transpose

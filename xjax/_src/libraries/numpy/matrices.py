@@ -9,7 +9,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import canonicalize_dim, canonicalize_shape
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import convert_element_type, eq, ge, le, select_n, sub
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, full_like, pad,
                                              reshape, slice as lax_slice)

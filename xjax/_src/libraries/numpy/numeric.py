@@ -10,7 +10,7 @@ from xjax._src.foundations import dtypes
 
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, clamp, conj,
                                                   convert_element_type, div, eq as lax_eq, mul,
                                                   select_n, sub)

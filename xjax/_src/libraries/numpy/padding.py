@@ -8,7 +8,7 @@ import numpy as np
 from xjax._src.foundations.tree_util import tree_map
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import add, convert_element_type, div, floor, mul, sub
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, concatenate, full,
                                              pad as lax_pad, rev, slice_in_dim)

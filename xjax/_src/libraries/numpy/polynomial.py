@@ -11,7 +11,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.loops import fori_loop
 from xjax._src.primitives.lax.elementwise import add, convert_element_type, max as lax_max, sub
 from xjax._src.primitives.lax.reductions import reduce_prod

@@ -8,7 +8,7 @@ import numpy as np
 from xjax._src.core.concrete import canonicalize_shape, concrete_or_error
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import convert_element_type, sub
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota,
                                              concatenate as lax_concatenate, dynamic_slice_in_dim,

@@ -8,7 +8,8 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.core.concrete import concrete_or_error
-from xjax._src.api.jit import check_hashable, compiled_when_eager
+from xjax._src.api.call_tracing import check_hashable
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (conj, convert_element_type, div, gt, mul, ne,
                                                   real, select_n, sqrt, sub)
 from xjax._src.primitives.lax.reductions import (argmax as lax_argmax, argmin as lax_argmin,

@@ -9,7 +9,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (bitwise_and, bitwise_not, convert_element_type,
                                                   ne, select_n)
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, full, index_in_dim,

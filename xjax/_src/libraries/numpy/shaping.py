@@ -7,7 +7,7 @@ import numpy as np
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.values import get_aval
 from xjax._src.execution import host_eval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
 from xjax._src.libraries.numpy.creation import asarray

@@ -5,7 +5,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (add, bitwise_and, bitwise_not, bitwise_or,
                                                   convert_element_type, div, eq, lt, min as lax_min,
                                                   ne, neg, select_n, sub)

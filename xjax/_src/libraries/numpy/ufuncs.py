@@ -7,7 +7,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import lax, rounding
 from xjax._src.libraries.numpy.arguments import check_arraylike, is_traced
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import ne, select_n
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.nonzero import nonzero

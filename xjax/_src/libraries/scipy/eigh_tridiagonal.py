@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.loops import fori_loop, scan, while_loop
 from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.libraries.numpy import lax_numpy as jnp

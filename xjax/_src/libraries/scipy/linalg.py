@@ -9,7 +9,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.api.transformations import jvp
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.conditionals import cond, switch
 from xjax._src.primitives.lax.control_flow.loops import fori_loop, scan
 from xjax._src.primitives.lax.dot import Precision

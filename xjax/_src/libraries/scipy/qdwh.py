@@ -18,7 +18,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.loops import while_loop
 from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, bitwise_and, bitwise_not,
                                                   conj, convert_element_type, div, eq, gt, lt, mul,

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import exp, lgamma
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.numpy.arguments import check_arraylike

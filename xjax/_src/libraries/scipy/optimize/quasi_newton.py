@@ -10,7 +10,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.api.transformations import value_and_grad
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.loops import fori_loop, while_loop
 from xjax._src.primitives.lax.dot import dot_general, Precision
 from xjax._src.primitives.lax.shapes import dynamic_index_in_dim, dynamic_update_index_in_dim

@@ -7,7 +7,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.primitives.custom_derivatives import custom_jvp
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.loops import fori_loop
 from xjax._src.primitives.lax.elementwise import (complex as lax_complex, digamma, lgamma, mul,
                                                   neg as lax_neg)

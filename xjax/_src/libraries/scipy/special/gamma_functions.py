@@ -9,7 +9,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (digamma as lax_digamma, exp, floor, lgamma,
                                                   polygamma as lax_polygamma)
 from xjax._src.primitives.lax.special import betainc as lax_betainc, igamma, igammac

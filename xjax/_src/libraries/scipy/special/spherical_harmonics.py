@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.core.concrete import concrete_or_error
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.libraries.numpy import lax_numpy as jnp
 
 

@@ -1,7 +1,7 @@
 """The Poisson distribution."""
 import numpy as np
 
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import lgamma
 from xjax._src.primitives.lax.special import igammac
 from xjax._src.libraries.numpy import lax_numpy as jnp

@@ -1,7 +1,7 @@
 """The normal distribution truncated to [a, b] (in standard units)."""
 import numpy as np
 
-from xjax._src.api.jit import compiled_when_eager
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import div, sub
 from xjax._src.libraries.numpy import lax_numpy as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays

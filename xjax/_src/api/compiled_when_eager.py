@@ -1,0 +1,45 @@
+"""``compiled_when_eager``: a library function run as one compiled program per argument
+signature when called on concrete values, inline when traced."""
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+from xjax._src.core.trace import current_trace, eval_trace
+from xjax._src.foundations.wrapping import wraps
+from xjax._src.api.call_tracing import NonHashableStaticError, check_statics_hashable, split_args
+from xjax._src.api.jit import PjitFunction
+
+
+def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
+                        hashable_statics: bool = False, staged: str | None = None):
+  """``fun``, a library function built from primitives, run as one compiled program per
+  argument signature when called on concrete values (as JAX jits its ``jax.numpy``).
+  Traced, it runs inline, so jaxprs show its primitives, but for the functions JAX jits
+  (``staged``: the name JAX's jaxprs give the call): under any transformation (make_jaxpr,
+  jit, a loop body, eager grad or vmap) these are a nested ``jit`` call of that name, as in
+  JAX, so weak types follow a call's rules (its transpose sums cotangents inside the call).
+  A non-hashable value for a static parameter runs it op by op instead, or, with
+  ``hashable_statics`` (functions JAX jits with those parameters as they are given), raises
+  JAX's ValueError."""
+  if fun is None:
+    return functools.partial(compiled_when_eager, static_argnames=static_argnames,
+                             hashable_statics=hashable_statics, staged=staged)
+  jitted = PjitFunction(fun, None, static_argnames, None, None, False, False, name=staged,
+                        host_eval=True)
+
+  @wraps(fun)
+  def call(*args, **kwargs):  # (with ``call.on_host``, ``jitted.call_on_host``, below)
+    trace = current_trace()
+    if trace is eval_trace or staged is not None:
+      try:
+        return jitted(*args, **kwargs)
+      except NonHashableStaticError:
+        if hashable_statics:
+          raise
+    elif hashable_statics:  # traced: JAX's jit still hashes them (a traced axis fails)
+      check_statics_hashable(*split_args(args, kwargs, jitted._static_argnums,
+                                           jitted._static_argnames)[2:])
+    return fun(*args, **kwargs)
+  call.on_host = jitted.call_on_host
+  return call

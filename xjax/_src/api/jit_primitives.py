@@ -1,0 +1,68 @@
+"""The ``jit`` call primitive, and JAX's plain call primitives (``closed_call``, ``call``) as
+``jit`` calls."""
+from __future__ import annotations
+
+from typing import Callable
+
+from xjax._src.core.jaxpr import eval_jaxpr
+from xjax._src.core.trace import Primitive, set_current_trace
+from xjax._src.execution import dispatch
+from xjax._src.interpreters.higher_order import as_closed, call_rules
+
+
+
+def _jit_impl(*args, jaxpr, name, device=None, compiler_options=(), inline=False):
+  """A jit call run now (under a transformation that evaluates, such as vmap at the top
+  level): on ``device`` when jit was given one (``device=``/``backend=``), compiled with
+  its ``compiler_options``."""
+  return dispatch.run_closed_jaxpr(jaxpr, args, name, device, compiler_options)
+
+
+def _jit_lowering(ctx, *args, jaxpr, name, device=None, compiler_options=(), inline=False):
+  if device is not None:
+    raise NotImplementedError(
+        f"jit of {name} with device={device!r} (or backend=) inside another compiled "
+        "computation (jit, a loop or branch body, ...) is not supported by xjax: the "
+        "placement applies only where the call runs on its own. Put the inputs on the device "
+        "with jax.device_put instead (JAX deprecates jit's device and backend arguments).")
+  return ctx.call(jaxpr, name, list(args))
+
+
+def _jit_staging(trace, args, params) -> list:
+  """A jit made with ``inline=True`` is staged as its body's equations (as JAX does)."""
+  if not params.get("inline"):
+    return trace.record(jit_p, args, params)
+  closed = params["jaxpr"]
+  with set_current_trace(trace):
+    outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+  return [trace.to_tracer(x) for x in outs]
+
+
+jit_p = dispatch.call_primitive("jit", impl=_jit_impl, lowering=_jit_lowering)
+jit_p.staging = _jit_staging
+jit_p.pp_params = lambda p: sorted(((k, v) for k, v in p.items() if k != "inline"),
+                                   key=lambda kv: kv[0] != "name")
+jit_p.pp_alias_jaxpr = "jaxpr"
+call_rules(jit_p, keep_consts=("jvp",), forward_inputs=True)   # (as JAX prints them)
+
+
+def _jax_call_primitive(name: str, closed_of: Callable) -> Primitive:
+  """JAX's plain call primitives (`closed_call_p`: a ClosedJaxpr in `call_jaxpr`; `call_p`:
+  a Jaxpr without constants there): they run the jaxpr, and a transformation of one gives a
+  `jit` call of the transformed jaxpr (xjax itself stages neither)."""
+  prim = Primitive(name, multiple_results=True)
+  jit_params = lambda p: dict(jaxpr=closed_of(p["call_jaxpr"]), name=name)
+  prim.abstract_eval = lambda *avals, **p: jit_p.abstract_eval(*avals, **jit_params(p))
+  prim.impl = lambda *args, **p: jit_p.impl(*args, **jit_params(p))
+  prim.lowering = lambda ctx, *args, **p: jit_p.lowering(ctx, *args, **jit_params(p))
+  prim.effects = lambda **p: jit_p.effects(**jit_params(p))
+  prim.jvp = lambda primals, tangents, **p: jit_p.jvp(primals, tangents, **jit_params(p))
+  prim.partial_eval = lambda trace, args, p: jit_p.partial_eval(trace, args, jit_params(p))
+  prim.transpose = lambda cts, *args, **p: jit_p.transpose(cts, *args, **jit_params(p))
+  prim.batch = lambda axis, args, dims, **p: jit_p.batch(axis, args, dims, **jit_params(p))
+  return prim
+
+
+closed_call_p = _jax_call_primitive("closed_call", lambda closed: closed)
+call_p = _jax_call_primitive("call", as_closed)
+
