@@ -61,6 +61,13 @@ class Sharding:
   def shard_shape(self, global_shape) -> tuple:
     return tuple(global_shape)
 
+  def with_memory_kind(self, kind: str) -> "Sharding":
+    """This sharding, placing arrays in memory of ``kind``."""
+    raise NotImplementedError("Subclasses should implement this method.")
+
+  def check_compatible_aval(self, aval_shape) -> None:
+    """ValueError unless this sharding can lay out a value of shape ``aval_shape``."""
+
   def devices_indices_map(self, global_shape) -> dict:
     """Each device's index (a tuple of slices) into an array of ``global_shape``."""
     raise NotImplementedError("Subclasses should implement this method.")
@@ -94,11 +101,31 @@ class TilingSharding(Sharding):
     return tuple(n // f for n, f in zip(global_shape, dims))
 
 
+def checked_memory_kind(kind, device):
+  """``kind`` (a memory kind, or None for the default), checked against the memories
+  ``device`` can address (None: an abstract device, any kind). xjax places arrays in device
+  memory only, so another memory that exists is a NotImplementedError."""
+  if kind is None or kind == "device":
+    return kind
+  if device is not None:
+    kinds = [m.kind for m in device.addressable_memories()]
+    if kind not in kinds:
+      raise ValueError(f"Could not find memory addressable by device {device.device_kind}. "
+                       f"Device {device.device_kind} can address the following memory "
+                       f"kinds: {', '.join(kinds)}. Got memory kind: {kind}")
+  raise NotImplementedError(f"memory_kind={kind!r}: xjax places arrays in device memory only "
+                            "(no host memory spaces); use memory_kind='device' or None.")
+
+
 class SingleDeviceSharding(Sharding):
   """The whole array on one device."""
 
   def __init__(self, device, *, memory_kind=None) -> None:
+    checked_memory_kind(memory_kind, device)
     self._device = device
+
+  def with_memory_kind(self, kind: str) -> "SingleDeviceSharding":
+    return SingleDeviceSharding(self._device, memory_kind=kind)
 
   @property
   def device_set(self) -> set:
@@ -299,6 +326,15 @@ class _MeshShape:
     return f"{axes or '()'}, axis_types={self.axis_types!r}"
 
 
+def _abstract_mesh_lacks(name: str) -> property:
+  """A concrete mesh's property ``name`` that an abstract mesh, having no devices, answers
+  with a ValueError."""
+  def raises(self):
+    raise ValueError(f"AbstractMesh does not implement {name}")
+  raises.__name__ = name
+  return property(raises)
+
+
 class AbstractMesh(_MeshShape):
   """A mesh's axis names, sizes and types, without devices (``abstract_device``: what they
   are, an ``AbstractDevice``, for a concrete mesh's abstract mesh)."""
@@ -313,6 +349,25 @@ class AbstractMesh(_MeshShape):
   @property
   def abstract_mesh(self) -> "AbstractMesh":
     return self
+
+  def update(self, axis_sizes=None, axis_names=None, axis_types=None, **kwargs) -> "AbstractMesh":
+    """This mesh with ``axis_sizes``, ``axis_names``, ``axis_types`` or ``abstract_device``
+    replaced."""
+    kwargs.setdefault("abstract_device", self.abstract_device)
+    return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
+                        self.axis_names if axis_names is None else axis_names,
+                        self.axis_types if axis_types is None else axis_types, **kwargs)
+
+  def update_axis_types(self, name_to_type: dict) -> "AbstractMesh":
+    """This mesh with the types of the axes ``name_to_type`` names replaced."""
+    return self.update(axis_types=tuple(name_to_type.get(n, t) for n, t in
+                                        zip(self.axis_names, self.axis_types)))
+
+  devices = _abstract_mesh_lacks("devices")
+  device_ids = _abstract_mesh_lacks("device_ids")
+  is_multi_process = _abstract_mesh_lacks("is_multi_process")
+  local_devices = _abstract_mesh_lacks("local_devices")
+  local_mesh = _abstract_mesh_lacks("local_mesh")
 
   def __eq__(self, other) -> bool:
     return (isinstance(other, AbstractMesh) and other.axis_sizes == self.axis_sizes
@@ -342,8 +397,22 @@ class Mesh(_MeshShape):
                        f"the length of its second argument (`axis_names`), but got "
                        f"devices.ndim == {self.devices.ndim} and len(axis_names) == "
                        f"{len(self.axis_names)}.")
-    self.axis_sizes = self.devices.shape
     self.axis_types = _axis_types(axis_types, self.axis_names)
+
+  @property
+  def axis_sizes(self) -> tuple:
+    return self.devices.shape
+
+  @property
+  def is_scalar(self) -> bool:
+    """Whether the mesh is one device with no axes."""
+    return self.size == 1 and not self.axis_names
+
+  def update(self, devices=None, axis_names=None, axis_types=None) -> "Mesh":
+    """This mesh with ``devices``, ``axis_names`` or ``axis_types`` replaced."""
+    return Mesh(self.devices if devices is None else devices,
+                self.axis_names if axis_names is None else axis_names,
+                self.axis_types if axis_types is None else axis_types)
 
   @functools.cached_property
   def abstract_mesh(self) -> AbstractMesh:
@@ -535,8 +604,13 @@ class NamedSharding(TilingSharding):
   def __init__(self, mesh, spec, *, memory_kind=None) -> None:
     if not isinstance(spec, PartitionSpec):
       raise TypeError(f"NamedSharding's spec must be a PartitionSpec, got {spec!r}")
-    self.mesh, self.spec = mesh, spec
-    self._memory_kind = memory_kind
+    self._mesh, self._spec = mesh, spec
+    if isinstance(mesh, AbstractMesh):
+      self._memory_kind = checked_memory_kind(memory_kind, None)
+    else:
+      device = mesh.devices.flat[0] if mesh.devices.size else None
+      self._memory_kind = checked_memory_kind(memory_kind, device) or (
+          None if device is None else device.default_memory().kind)
     seen: set = set()
     for part in spec:
       for name in spec_axes(part):
@@ -548,6 +622,29 @@ class NamedSharding(TilingSharding):
                            f"axis to at most one positional dimension, but {spec!r} has "
                            f"duplicate entries for `{name}`")
         seen.add(name)
+
+  @property
+  def mesh(self):
+    return self._mesh
+
+  @property
+  def spec(self) -> PartitionSpec:
+    return self._spec
+
+  @property
+  def replicated_axes(self) -> frozenset:
+    """The mesh axes the spec splits no dimension over."""
+    return frozenset(self.mesh.axis_names) - {a for part in self.spec for a in spec_axes(part)}
+
+  def with_memory_kind(self, kind: str) -> "NamedSharding":
+    return self.update(memory_kind=kind)
+
+  def check_compatible_aval(self, aval_shape) -> None:
+    if len(aval_shape) < len(self.spec):
+      scalars = " For scalars the PartitionSpec should be P()" if not aval_shape else ""
+      raise ValueError(f"Sharding {self!r} is only valid for values of rank at least "
+                       f"{len(self.spec)}, but was applied to a value of rank "
+                       f"{len(aval_shape)}.{scalars}")
 
   def update(self, **kwargs) -> "NamedSharding":
     """This sharding with ``mesh``, ``spec`` (a PartitionSpec or a sequence of its entries)
@@ -612,19 +709,19 @@ class NamedSharding(TilingSharding):
 
   def __eq__(self, other) -> bool:
     return (isinstance(other, NamedSharding) and other.mesh == self.mesh
-            and other.spec == self.spec)
+            and other.spec == self.spec and other._memory_kind == self._memory_kind)
 
   def __hash__(self) -> int:  # computed once: types hash their shardings
     h = self.__dict__.get("_hash")
     if h is None:
-      h = self._hash = hash((self.mesh, self.spec))
+      h = self._hash = hash((self.mesh, self.spec, self._memory_kind))
     return h
 
   def __repr__(self) -> str:
+    kind = "" if self._memory_kind is None else f", memory_kind={self._memory_kind}"
     if isinstance(self.mesh, AbstractMesh):
-      return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r})"
-    return (f"NamedSharding(mesh=Mesh({self.mesh._short()}), spec={self.spec!r}, "
-            f"memory_kind=device)")
+      return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}{kind})"
+    return f"NamedSharding(mesh=Mesh({self.mesh._short()}), spec={self.spec!r}{kind})"
 
 
 class ShardingTypeError(Exception):
@@ -666,7 +763,7 @@ def typed_sharding(mesh: AbstractMesh, parts) -> NamedSharding:
   """The type sharding splitting each dimension over the Explicit axes ``parts`` names
   (checked already: distinct axes of ``mesh``), marked as a type's for its rank."""
   sharding = object.__new__(NamedSharding)
-  sharding.mesh, sharding.spec, sharding._memory_kind = mesh, PartitionSpec(*parts), None
+  sharding._mesh, sharding._spec, sharding._memory_kind = mesh, PartitionSpec(*parts), None
   sharding._type_of_ndim = len(parts)
   return sharding
 
@@ -734,6 +831,10 @@ class TiledSharding(TilingSharding):
 
   def tiling(self, ndim: int) -> Tiling:
     return self._tiling
+
+  def with_memory_kind(self, kind: str) -> "TiledSharding":
+    checked_memory_kind(kind, self._tiling.devices[0])
+    return self
 
   def __eq__(self, other) -> bool:
     return isinstance(other, TiledSharding) and other._tiling == self._tiling
