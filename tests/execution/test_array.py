@@ -165,3 +165,50 @@ def test_byteswap():
     jax.random.key(0).byteswap()
   with pytest.raises(NotImplementedError, match=r"stream argument of array.to_device\(\)"):
     x.to_device(jax.devices()[0], stream=1)
+
+
+# -- format, platform, clone and the removed device_buffer(s), as JAX 0.10.2 on CPU ---------
+def test_format_is_the_row_major_layout_and_sharding():
+  x = jnp.arange(6.).reshape(2, 3)
+  expected = ("Format(layout=Layout(major_to_minor=(0, 1), tiling=(), "
+              "sub_byte_element_size_in_bits=0), sharding=SingleDeviceSharding("
+              "device=CpuDevice(id=0), memory_kind=device))")
+  assert repr(x.format) == expected
+  assert x.format.layout.major_to_minor == (0, 1) and x.format.sharding == x.sharding
+  assert jnp.array(1.).format.layout.major_to_minor == ()
+  y = jnp.arange(3.)
+  y.delete()
+  assert y.format.layout is None      # a deleted array keeps its sharding, not its layout
+  assert y.sharding == jax.sharding.SingleDeviceSharding(jax.devices()[0])
+
+
+def test_platform_and_clone():
+  x = jnp.arange(3.)
+  assert x.platform() == "cpu"
+  c = x.clone()
+  assert c is not x and c.unsafe_buffer_pointer() == x.unsafe_buffer_pointer()
+  np.testing.assert_array_equal(c, [0., 1., 2.])
+  assert c.committed is False and c.sharding == x.sharding
+  assert jax.device_put(x, jax.devices()[0]).clone().committed is True
+  x.delete()                          # one buffer: deleting either deletes both
+  assert c.is_deleted()
+  with pytest.raises(RuntimeError, match="deleted"):
+    x.platform()
+
+
+def test_key_arrays_lack_format_clone_platform():
+  key = jax.random.key(0)
+  for name in ("format", "clone", "platform", "device_buffer", "device_buffers"):
+    assert not hasattr(key, name)
+    with pytest.raises(AttributeError):
+      getattr(key, name)
+
+
+def test_device_buffer_removed():
+  x = jnp.arange(3.)
+  with pytest.raises(AttributeError, match=r"^arr.device_buffer has been deprecated. Use "
+                                           r"arr.addressable_data\(0\)$"):
+    x.device_buffer
+  with pytest.raises(AttributeError, match=r"device_buffers has been deprecated. Use \[x.data "
+                                           r"for x in arr.addressable_shards\]$"):
+    x.device_buffers

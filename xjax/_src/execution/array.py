@@ -17,23 +17,28 @@ from xjax._src.core.trace import _immutable_message
 from xjax._src.core import values
 from xjax._src.execution import host_values
 from xjax._src.core.jaxpr_cache import bounded_put
+from xjax._src.foundations.layout import Format, Layout
 from xjax._src.foundations.sharding import Sharding, SingleDeviceSharding
 
 
+def _reject_keys(array, name: str, instead: str = "xjax.random.key_data(keys)") -> None:
+  """The AttributeError JAX's PRNG key arrays give for attributes they lack."""
+  if dtypes.is_extended(array.aval.dtype):
+    raise AttributeError(f"xjax arrays of {array.aval.dtype} (PRNG keys) have no {name}; "
+                         f"use {instead} instead.")
+
+
 class _not_on_key_arrays:
-  """A method PRNG key arrays lack, as JAX's (``hasattr`` is false for them): the DLPack
-  export protocol. Looked up on the class (as NumPy 2.0's ``from_dlpack`` does), it is a
-  function that raises the same AttributeError for key arrays."""
+  """A method PRNG key arrays lack, as JAX's (``hasattr`` is false for them), such as the
+  DLPack export protocol. Looked up on the class (as NumPy 2.0's ``from_dlpack`` does), it is
+  a function that raises the same AttributeError for key arrays."""
 
   def __init__(self, method):
     self._method = method
     self.__doc__ = method.__doc__
 
   def _check(self, array) -> None:
-    if dtypes.is_extended(array.aval.dtype):
-      raise AttributeError(f"xjax arrays of {array.aval.dtype} (PRNG keys) have no "
-                           f"{self._method.__name__}; export xjax.random.key_data(keys) "
-                           "instead.")
+    _reject_keys(array, self._method.__name__)
 
   def __get__(self, array, cls=None):
     if array is None:
@@ -287,11 +292,14 @@ class Array:
 
   @property
   def sharding(self):
+    """How the array is laid out over devices (known also once it is deleted)."""
     if self._spread():
-      return runtime.buf_sharding(self._buf)
+      return runtime.buf_sharding(self._b)
     if isinstance(self._committed, Sharding):
       return self._committed
-    return SingleDeviceSharding(self.device)
+    buf = self._b
+    return SingleDeviceSharding(runtime.default_device() if buf is None
+                                else runtime.buf_device(buf))
 
   def block_until_ready(self) -> "Array":
     self._check_alive()
@@ -355,6 +363,33 @@ class Array:
     if len(self.devices()) > 1:
       raise BufferError("__dlpack__ only supports arrays on a single device.")
     return runtime.dlpack_device(self.device)
+
+  @_not_on_key_arrays
+  def platform(self) -> str:
+    """The platform of the array's devices ("cpu", "gpu", ...)."""
+    return next(iter(self.devices())).platform
+
+  @_not_on_key_arrays
+  def clone(self) -> "Array":
+    """A new Array object over the same buffer (deleting or donating either deletes both)."""
+    return Array._from_buffer(self._buf, self.aval, self._committed)
+
+  @property
+  def format(self) -> Format:
+    """The array's memory layout (XLA's default, row-major; None once deleted) and
+    sharding."""
+    _reject_keys(self, "format")
+    layout = None if self.is_deleted() else Layout(tuple(range(self.ndim)), ())
+    return Format(layout, self.sharding)
+
+  @property
+  def device_buffer(self):
+    raise AttributeError("arr.device_buffer has been deprecated. Use arr.addressable_data(0)")
+
+  @property
+  def device_buffers(self):
+    raise AttributeError("arr.device_buffers has been deprecated. Use [x.data for x in "
+                         "arr.addressable_shards]")
 
   def on_device_size_in_bytes(self) -> int:
     return self._buf.on_device_size_in_bytes()
