@@ -104,6 +104,57 @@ def test_ufunc_reduce_where():
     add.reduce(a, out=a)
 
 
+def test_ufunc_reduceat_against_numpy():
+  import xjax
+  x = np.arange(1, 9, dtype=np.int32)
+  for idx in ([0, 2, 5], [0, 4, 1, 5, 5, 7], [3], []):
+    i = np.array(idx, dtype=np.int32)
+    check(jnp.add.reduceat(x, i), np.add.reduceat(x, i))
+  a = np.arange(12.).reshape(3, 4)
+  for axis, i in ((1, [0, 1]), (0, [0, 2]), (-1, [0, 2]), (1, [2, 0, 3])):
+    check(jnp.add.reduceat(a, np.array(i), axis=axis), np.add.reduceat(a, i, axis=axis))
+  v = np.array([3., 1., 4., 1., 5.], np.float32)
+  check(jnp.maximum.reduceat(v, np.array([0, 2, 4])), np.maximum.reduceat(v, [0, 2, 4]))
+  check(jnp.multiply.reduceat(v, np.array([0, 3])), np.multiply.reduceat(v, [0, 3]))
+  check(jnp.subtract.reduceat(v, np.array([0, 2])), np.subtract.reduceat(v, [0, 2]))
+  # dtype is the result's (as NumPy's; JAX 0.10.2 ignores it)
+  check(jnp.add.reduceat(x, np.array([0, 2]), dtype=jnp.float32),
+        np.add.reduceat(x, [0, 2], dtype=np.float32))
+  f = jnp.frompyfunc(lambda p, q: p * 2 + q, 2, 1)
+  check(f.reduceat(np.arange(5.), np.array([0, 2])), np.array([1., 18.]), np.float32)
+  # values, grad and vmap recorded from JAX 0.10.2 (out-of-range starts: take's fill value)
+  check(jnp.add.reduceat(x, np.array([0, -2])), np.array([1, 43]), np.int32)
+  check(jnp.add.reduceat(np.array([True, True, False]), np.array([0, 2])), [True, False],
+        np.bool_)
+  check(xjax.jit(jnp.add.reduceat)(x, np.array([0, 2, 5])), np.array([3, 12, 21]), np.int32)
+  check(xjax.grad(lambda a: jnp.multiply.reduceat(a, np.array([0, 2, 3])).sum())(
+      np.arange(1., 6., dtype=np.float32)), np.array([2., 1., 1., 5., 4.], np.float32))
+  check(xjax.vmap(lambda i: jnp.add.reduceat(x, i))(np.array([[0, 2], [1, 3]])),
+        np.array([[3, 33], [5, 30]]), np.int32)
+  assert (jnp.add.identity, jnp.add.nin, jnp.add.nout, jnp.add.nargs) == (0, 2, 1, 2)
+  assert isinstance(jnp.ufunc.identity, property)
+
+
+def test_ufunc_reduceat_checks_its_arguments():
+  x = np.arange(4.)
+  with pytest.raises(TypeError, match=r"add\.reduceat requires ndarray or scalar arguments, "
+                                      r"got <class 'list'> at position 1\."):
+    jnp.add.reduceat(x, [0, 3])
+  with pytest.raises(ValueError, match=r"a must have 1 or more dimension, got a.shape=\(\)"):
+    jnp.add.reduceat(np.float32(1), np.array([0]))
+  with pytest.raises(ValueError, match=r"indices must be one-dimensional, got "
+                                       r"indices.shape=\(1, 1\)"):
+    jnp.add.reduceat(x, np.array([[0]]))
+  with pytest.raises(ValueError, match="indices must have an integer type"):
+    jnp.add.reduceat(x, np.array([0., 2.]))
+  with pytest.raises(ValueError, match="reduceat requires a single integer axis"):
+    jnp.add.reduceat(x, np.array([0]), axis=None)
+  with pytest.raises(ValueError, match="reduceat only supported for binary ufuncs"):
+    jnp.frompyfunc(jnp.sin, 1, 1).reduceat(x, np.array([0]))
+  with pytest.raises(NotImplementedError, match=r"out argument of add\.reduceat\(\)"):
+    jnp.add.reduceat(x, np.array([0]), out=1)
+
+
 def test_ufunc_methods_check_their_arguments():
   f = jnp.frompyfunc(lambda x, y: x + y, 2, 1)
   for u in (f, jnp.add):

@@ -1,15 +1,21 @@
 """``jnp.ufunc`` / ``jnp.frompyfunc``: a scalar Python function lifted to a broadcasting
-function with ``outer``, ``reduce``, ``accumulate`` and ``at`` methods.
+function with ``outer``, ``reduce``, ``accumulate``, ``reduceat`` and ``at`` methods.
 
 The methods fold with a Python loop over the (static) reduced axis, so they suit short
 axes; the scalar function itself is vectorized with vmap.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from xjax._src.foundations import dtypes
+from xjax._src.primitives.lax.control_flow.loops import fori_loop
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.functional import vectorize
-from xjax._src.libraries.numpy.shaping import broadcast_to, expand_dims, moveaxis, stack
+from xjax._src.libraries.numpy.indexing import take
+from xjax._src.libraries.numpy.shaping import (broadcast_to, concatenate, expand_dims, moveaxis,
+                                               stack)
 from xjax._src.libraries.numpy.where import where as _where
 
 
@@ -19,15 +25,31 @@ class ufunc:
   def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None,
                call=None, reduce=None, accumulate=None, at=None):
     self._func = func
-    self.nin, self.nout = int(nin), int(nout)
-    self.nargs = self.nin if nargs is None else nargs
-    self.identity = identity
+    self._nin, self._nout = int(nin), int(nout)
+    self._nargs = self._nin if nargs is None else nargs
+    self._identity = identity
     self.__name__ = name or getattr(func, "__name__", "ufunc")
     self.__doc__ = getattr(func, "__doc__", None)
     # ``call`` is an already-broadcasting implementation (jnp.add's own function); the
     # other overrides are efficient implementations of the methods (sum for add.reduce).
     self._vectorized = call if call is not None else vectorize(func)
     self._reduce, self._accumulate, self._at = reduce, accumulate, at
+
+  @property
+  def nin(self) -> int:
+    return self._nin
+
+  @property
+  def nout(self) -> int:
+    return self._nout
+
+  @property
+  def nargs(self) -> int:
+    return self._nargs
+
+  @property
+  def identity(self):
+    return self._identity
 
   def __repr__(self):
     return f"<jnp.ufunc '{self.__name__}'>"
@@ -108,6 +130,37 @@ class ufunc:
     for i in range(1, x.shape[0]):
       outs.append(self(outs[-1], x[i]).astype(x.dtype))
     return moveaxis(stack(outs), 0, axis)
+
+  def reduceat(self, a, indices, axis=0, dtype=None, out=None):
+    """Left folds of ``self`` over the segments of ``a`` along ``axis`` that start at each
+    of ``indices`` and end at the next one (at the end for the last); a segment whose next
+    index is not larger is just its first element, as in NumPy."""
+    if self.nin != 2:
+      raise ValueError("reduceat only supported for binary ufuncs")
+    if self.nout != 1:
+      raise ValueError("reduceat only supported for functions returning a single value")
+    if out is not None:
+      raise NotImplementedError(f"out argument of {self.__name__}.reduceat()")
+    check_arraylike(f"{self.__name__}.reduceat", a, indices)
+    a, indices = asarray(a, dtype=dtype), asarray(indices)
+    if a.ndim == 0:
+      raise ValueError(f"reduceat: a must have 1 or more dimension, got a.shape={a.shape}")
+    if indices.ndim != 1:
+      raise ValueError(f"reduceat: indices must be one-dimensional, got "
+                       f"indices.shape={indices.shape}")
+    if not dtypes.issubdtype(indices.dtype, np.integer):
+      raise ValueError("indices must have an integer type")
+    if axis is None or isinstance(axis, (tuple, list)):
+      raise ValueError("reduceat requires a single integer axis.")
+    x = moveaxis(a, canonical_axis(axis, a.ndim), 0)
+    n = x.shape[0]
+    starts = indices.reshape(indices.shape + (1,) * (x.ndim - 1))
+    ends = concatenate([indices, asarray([n], indices.dtype)])[1:].reshape(starts.shape)
+
+    def fold(j, acc):  # element j joins the segments it lies in after their first
+      return _where((starts < j) & (j < ends), self(acc, x[j]), acc).astype(acc.dtype)
+    first = take(x, indices, axis=0)  # (out-of-range starts: take's fill values, as JAX)
+    return moveaxis(fori_loop(0, n, fold, first), 0, canonical_axis(axis, a.ndim))
 
   def at(self, a, indices, b=None, /, *, inplace=True):
     """``a`` with ``self`` applied at ``indices`` one index at a time (repeats
