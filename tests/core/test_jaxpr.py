@@ -81,3 +81,16 @@ def test_jaxpr_and_closed_jaxpr_replace_fields_as_jax():
   assert closed.replace(jaxpr=swapped).jaxpr is swapped
   with pytest.raises(ValueError, match="Unknown keyword arguments: {'foo': 1}"):
     closed.jaxpr.replace(foo=1)
+
+
+def test_closed_jaxpr_forwards_its_jaxprs_fields():   # as JAX 0.10.2's ClosedJaxpr
+  c = np.arange(3., dtype=np.float32)
+  cj = jax.make_jaxpr(lambda a: a + jnp.asarray(c) * 2)(np.ones(3, np.float32))
+  j = cj.jaxpr
+  assert cj.invars is j.invars and cj.outvars is j.outvars and cj.constvars is j.constvars
+  assert cj.debug_info is j.debug_info and cj.debug_info.arg_names == ("a",)
+  assert len(cj.invars) == 1 and str(cj.invars[0].aval) == "float32[3]"
+  mapped = cj.map_jaxpr(lambda jx: jx.replace(outvars=jx.invars))
+  assert mapped.consts == cj.consts and mapped.outvars == j.invars
+  np.testing.assert_array_equal(
+      jax.core.eval_jaxpr(mapped.jaxpr, mapped.consts, np.ones(3, np.float32))[0], np.ones(3))

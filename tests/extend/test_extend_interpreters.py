@@ -279,3 +279,12 @@ def test_xla_backend_and_pxla_compile_options():
   assert build.use_spmd_partitioning and not options.parameter_is_tupled_arguments
   assert list(build.allow_spmd_sharding_propagation_to_parameters) == [True]
   assert options.device_assignment.replica_count() == 1
+
+
+def test_ad_zero_instantiate():   # as JAX 0.10.2
+  z = ad.Zero(ShapedArray((2, 3), np.float32)).instantiate()
+  assert isinstance(z, xjax.Array) and z.dtype == np.float32 and z.tolist() == [[0.] * 3] * 2
+  w = ad.Zero(ShapedArray((), np.int32, weak_type=True)).instantiate()
+  assert str(xjax.typeof(w)) == "~int32[]" and int(w) == 0
+  f0 = ad.Zero(ShapedArray((2,), xjax.dtypes.float0)).instantiate()
+  assert f0.shape == (2,) and f0.dtype == xjax.dtypes.float0

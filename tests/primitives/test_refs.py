@@ -15,6 +15,9 @@ def test_eager_read_write_and_index():
   assert str(xjax.typeof(r)) == "Ref{float32[3]}"
   assert isinstance(r, xjax.Ref) and not isinstance(jnp.ones(3), xjax.Ref)
   assert (r.shape, r.dtype, r.ndim, len(r)) == ((3,), np.float32, 1, 3)
+  assert repr(r.format) == ("Format(layout=Layout(major_to_minor=(0,), tiling=(), "
+                            "sub_byte_element_size_in_bits=0), sharding=SingleDeviceSharding("
+                            "device=CpuDevice(id=0), memory_kind=device))")   # JAX 0.10.2
   np.testing.assert_array_equal(r[...], [0., 1., 2.])
   assert float(r[1]) == 1. and float(r[-1]) == 2.
   r[...] = jnp.ones(3)

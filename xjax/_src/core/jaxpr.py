@@ -132,6 +132,10 @@ class ClosedJaxpr:
     return ClosedJaxpr(self.jaxpr if jaxpr is None else jaxpr,
                        self.consts if consts is None else consts)
 
+  def map_jaxpr(self, f) -> "ClosedJaxpr":
+    """This closed jaxpr with ``f`` applied to its jaxpr (the consts kept)."""
+    return ClosedJaxpr(f(self.jaxpr), self.consts)
+
   @property
   def in_avals(self):
     return self.jaxpr.in_avals
@@ -139,6 +143,22 @@ class ClosedJaxpr:
   @property
   def out_avals(self):
     return self.jaxpr.out_avals
+
+  @property
+  def constvars(self):
+    return self.jaxpr.constvars
+
+  @property
+  def invars(self):
+    return self.jaxpr.invars
+
+  @property
+  def outvars(self):
+    return self.jaxpr.outvars
+
+  @property
+  def debug_info(self):
+    return self.jaxpr.debug_info
 
   @property
   def eqns(self):

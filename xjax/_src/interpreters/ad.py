@@ -36,6 +36,10 @@ class Zero:
 
   from_primal_value = like   # JAX's name
 
+  def instantiate(self):
+    """The zero array it stands for."""
+    return zeros_of(self.aval)
+
   def __repr__(self) -> str:
     return f"Zero({self.aval.str_short()})"
 

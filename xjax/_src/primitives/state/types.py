@@ -96,6 +96,7 @@ class Ref(metaclass=_RefMeta):
   ndim = property(lambda self: self._aval.ndim)
   size = property(lambda self: self._aval.size)
   sharding = property(lambda self: self._buf.sharding)
+  format = property(lambda self: self._buf.format, doc="Its value's layout and sharding.")
   committed = property(lambda self: True)
 
   def __len__(self) -> int:
