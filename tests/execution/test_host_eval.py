@@ -14,6 +14,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import lax
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.execution import host_eval
 from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import elementwise as ew
@@ -388,3 +389,13 @@ def test_a_host_array_whose_shared_buffer_is_donated_is_deleted():
   for use in (lambda: x + 1, lambda: x[0], lambda: jnp.concatenate([x, x]), lambda: -x):
     with pytest.raises(RuntimeError, match="deleted"):
       use()
+
+
+def test_host_programs_leave_closed_over_numpy_constants_writable():
+  table = np.array([1.0, 2.0, 3.0], np.float32)
+  fun = compiled_when_eager(lambda x: x * table)
+  out = fun(jnp.asarray([1.0, 1.0, 1.0]))
+  np.testing.assert_array_equal(out, table)
+  assert table.flags.writeable
+  table[0] = 5.0  # the program's copy is unaffected
+  np.testing.assert_array_equal(fun(jnp.asarray([1.0, 1.0, 1.0])), [1.0, 2.0, 3.0])

@@ -262,9 +262,9 @@ class HostProgram:
 def _constant(c, aval: ShapedArray):
   """The host value of a constant or literal, or None where it cannot be one."""
   if type(c) is Array:
-    return c._host
+    return c._live_host()
   if isinstance(c, (np.ndarray, np.generic, *_SCALARS)):
-    value = np.asarray(c, aval.dtype)
+    value = np.array(c, aval.dtype)  # a copy: the caller's array is not ours to freeze
     if usable(value):
       value.flags.writeable = False
       return value
