@@ -127,3 +127,53 @@ def test_stages_custom_derivatives_and_dlpack_modules():
   assert cd.custom_jvp is xjax.custom_jvp and cd.custom_vjp is xjax.custom_vjp
   assert all(xjax.dlpack.is_supported_dtype(t) for t in (np.bool_, np.uint64, jnp.bfloat16))
   np.testing.assert_array_equal(xjax.dlpack.from_dlpack(np.arange(3)), [0, 1, 2])
+
+
+# -- ShapeDtypeStruct's format, update, is_ref and manual_axis_type (as JAX 0.10.2) -------
+def test_shape_dtype_struct_format_and_like():
+  from xjax.experimental.layout import Format, Layout
+  x = xjax.device_put(jnp.ones(3), xjax.devices()[0])
+  s = xjax.ShapeDtypeStruct.like(x)
+  dev = "SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"
+  layout = "Layout(major_to_minor=(0,), tiling=(), sub_byte_element_size_in_bits=0)"
+  assert repr(s) == f"ShapeDtypeStruct(shape=(3,), dtype=float32, sharding={dev}, format={layout})"
+  assert s.format == x.format and s.sharding == x.sharding
+  uncommitted = xjax.ShapeDtypeStruct.like(jnp.ones(3))
+  assert repr(uncommitted) == "ShapeDtypeStruct(shape=(3,), dtype=float32)"
+  plain = xjax.ShapeDtypeStruct((3,), jnp.float32)
+  assert (plain.format.layout, plain.format.sharding, plain.is_ref, plain.manual_axis_type) == (
+      None, None, False, None)
+  f = xjax.ShapeDtypeStruct((3,), jnp.float32, sharding=Format(Layout((0,)), x.sharding))
+  assert f.sharding == x.sharding and f.format.layout == Layout((0,))
+  assert hash(s) == hash(xjax.ShapeDtypeStruct.like(x)) and s != plain
+  with pytest.raises(ValueError, match="sharding should be an instance of"):
+    xjax.ShapeDtypeStruct((3,), jnp.float32, sharding=1)
+  with pytest.raises(TypeError, match="should be of type `jax.sharding.ManualAxisType`"):
+    xjax.ShapeDtypeStruct((3,), jnp.float32, manual_axis_type=1)
+  with pytest.raises(NotImplementedError):
+    xjax.ShapeDtypeStruct.like(xjax.new_ref(jnp.ones(2)))
+  np.testing.assert_array_equal(xjax.jit(lambda a: a + 1).lower(s).compile()(x), [2., 2., 2.])
+
+
+def test_shape_dtype_struct_update():
+  x = xjax.device_put(jnp.ones(3), xjax.devices()[0])
+  s = xjax.ShapeDtypeStruct.like(x)
+  assert s.update(shape=(4,)).shape == (4,) and s.update(shape=(4,)).format == s.format
+  with pytest.raises(ValueError, match="layout"):
+    s.update(sharding=x.sharding)       # would drop the layout
+  plain = xjax.ShapeDtypeStruct((2, 3), jnp.float32)
+  assert repr(plain.update(weak_type=True)) == (
+      "ShapeDtypeStruct(shape=(2, 3), dtype=float32, weak_type=True)")
+  assert plain.update(dtype=jnp.int32).dtype == np.int32
+  assert plain.update(foo=1) == plain   # (unknown names are ignored, as in JAX)
+
+
+def test_shape_dtype_struct_is_ref():
+  r = xjax.ShapeDtypeStruct((3,), jnp.float32, is_ref=True)
+  assert repr(r) == "ShapeDtypeStruct(shape=(3,), dtype=float32, is_ref=True)"
+  assert r != xjax.ShapeDtypeStruct((3,), jnp.float32) and not r.update(is_ref=False).is_ref
+  assert str(xjax.make_jaxpr(lambda ref: ref[...] * 2)(r)) == (
+      "{ lambda ; a:Ref{f32[3]}. let\n    b:f32[3] <- a[...]\n    c:f32[3] = mul b 2.0:f32[]\n"
+      "  in (c,) }")
+  assert repr(xjax.eval_shape(lambda ref: ref[...] + 1, r)) == (
+      "ShapeDtypeStruct(shape=(3,), dtype=float32)")
