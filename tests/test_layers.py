@@ -6,6 +6,8 @@ import pathlib
 
 import pytest
 
+from xjax._src.core.trace import Primitive
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DESIGN = (ROOT / "docs" / "design.md").read_text()
 
@@ -13,7 +15,7 @@ DESIGN = (ROOT / "docs" / "design.md").read_text()
 # ``xjax._src`` form the top layer, with what ``install_as_jax`` presents (``_src/compat``).
 LAYERS = ["foundations", "core", "backend", "execution", "interpreters", "primitives", "api",
           "extend", "libraries", "public"]
-FOLDER_LAYER = {"compat": "public"}
+FOLDER_LAYER = {"compat": "public", "wiring": "public"}  # wiring.py imports from every layer
 
 
 def _modules():
@@ -164,3 +166,57 @@ def test_function_level_imports_say_why(package):
     if not above.startswith("#"):
       silent.append(f"{mods[name].relative_to(ROOT)}:{line}")
   assert silent == [], "\n".join(silent)
+
+
+# What a module may set at import time on a name it imports from another module: a rule slot
+# of a primitive of its own layer (a higher family registering a rule on a lower one's
+# primitive, design.md §1).  Everything else a lower layer takes from a higher one is
+# installed by ``_src/wiring.py``.
+WIRING = "xjax._src.wiring"
+PRIMITIVE_RULES = set(Primitive.RULES)
+
+
+def _module_level_statements(body):
+  for node in body:
+    if isinstance(node, (ast.For, ast.While, ast.If, ast.With, ast.Try)):
+      yield from _module_level_statements(node.body + getattr(node, "orelse", [])
+                                          + getattr(node, "finalbody", []))
+    else:
+      yield node
+
+
+def test_only_the_wiring_module_installs_into_other_modules():
+  mods = _modules()
+  installs = []
+  for name, path in sorted(mods.items()):
+    if name == WIRING:
+      continue
+    tree = ast.parse(path.read_text())
+    imported = {}
+    for node in tree.body:
+      if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("xjax"):
+        for a in node.names:
+          imported[a.asname or a.name] = f"{node.module}.{a.name}"
+      elif isinstance(node, ast.Import):
+        for a in node.names:
+          if a.name.startswith("xjax"):
+            imported[a.asname or a.name.split(".")[0]] = a.name
+    for node in _module_level_statements(tree.body):
+      targets = (node.targets if isinstance(node, ast.Assign) else [node.target]
+                 if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+      calls_setattr = (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                       and getattr(node.value.func, "id", None) == "setattr")
+      for target in [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])
+                     if isinstance(e, ast.Attribute)] + ([node.value.args[0]] if calls_setattr
+                                                         else []):
+        base = target
+        while isinstance(base, (ast.Attribute, ast.Subscript)):
+          base = base.value
+        source = imported.get(getattr(base, "id", None))
+        if source is None:
+          continue
+        own_rule = (isinstance(target, ast.Attribute) and target.attr in PRIMITIVE_RULES
+                    and _layer(source) == _layer(name))
+        if not own_rule:
+          installs.append(f"{path.relative_to(ROOT)}:{node.lineno} sets {ast.unparse(target)}")
+  assert installs == [], "install these in xjax/_src/wiring.py:\n" + "\n".join(installs)

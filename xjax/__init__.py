@@ -3,7 +3,10 @@
     import xjax as jax
     import xjax.numpy as jnp
 """
-from xjax._src.foundations.config import config, disable_jit
+from xjax._src import wiring as _wiring
+
+_wiring.install()   # before anything runs: lower layers' slots filled by higher ones (design.md §1)
+from xjax._src.foundations.config import config, disable_jit  # noqa: E402
 from xjax._src.execution.basearray import Array
 from xjax._src.api.jit import jit
 from xjax._src.api.make_jaxpr import make_jaxpr, eval_shape

@@ -7,7 +7,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax._src.core.jaxpr import ClosedJaxpr, jaxpr_as_fun
-from xjax._src.execution import dispatch
+from xjax._src.execution.compiled_jaxprs import call_primitive
 from xjax._src.interpreters import higher_order as ho
 from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax.core import ShapedArray
@@ -119,7 +119,7 @@ def _record(params, rule, origin):
   return params
 
 
-my_call_p = dispatch.call_primitive("kit_call")
+my_call_p = call_primitive("kit_call")
 ho.call_rules(my_call_p, update=_record)
 
 

@@ -11,7 +11,7 @@ import xjax
 import xjax.numpy as jnp
 from xjax import lax
 from xjax._src.core import jaxpr_cache
-from xjax._src.execution import dispatch
+from xjax._src.execution import compiled_jaxprs
 
 pytestmark = pytest.mark.stress
 
@@ -135,13 +135,13 @@ def test_caches_stay_flat_over_1000_transformed_calls():
 def test_caches_are_bounded_over_many_jaxprs():
   """Many distinct jitted functions, transformed and dropped: the caches do not grow."""
   gc.collect()
-  size0, compiled0 = jaxpr_cache.cache_size(), dispatch._compiled_jaxprs.size()
+  size0, compiled0 = jaxpr_cache.cache_size(), compiled_jaxprs._compiled_jaxprs.size()
   for i in range(200):
     f = xjax.jit(lambda x, i=i: jnp.sum(x * i))
     xjax.grad(f)(np.ones(3, np.float32))
   del f
   gc.collect()
-  size1, compiled1 = jaxpr_cache.cache_size(), dispatch._compiled_jaxprs.size()
+  size1, compiled1 = jaxpr_cache.cache_size(), compiled_jaxprs._compiled_jaxprs.size()
   print(f"\n200 jitted functions differentiated and dropped: jaxpr caches {size0} -> {size1}, "
         f"compiled programs {compiled0} -> {compiled1}")
   assert size1 <= size0 + 8

@@ -2,6 +2,7 @@
 values of each type take their canonical dtype (``canonicalize_dtype_handlers``), and the
 class of the runtime's clients (``Backend``)."""
 from xjax._src.backend import runtime as _runtime
-from xjax._src.execution.dispatch import apply_primitive, canonicalize_dtype_handlers  # noqa: F401
+from xjax._src.execution.dispatch import canonicalize_dtype_handlers  # noqa: F401
+from xjax._src.execution.eager_primitives import apply_primitive  # noqa: F401
 
 Backend = _runtime.jaxlib_module("xla_client").Client   # the PJRT client class

@@ -2,13 +2,8 @@
 from xjax._src.libraries.numpy.lax_numpy import *  # noqa: F401,F403
 from xjax._src.libraries.numpy.lax_numpy import round, ndarray, dtype  # noqa: F401
 from xjax._src.libraries.numpy.scalar_types import bool_ as bool  # noqa: F401
-from xjax._src.libraries.numpy import array_methods as _array_methods
-from xjax._src.libraries.numpy import lax_numpy as _lax_numpy
-
-_array_methods._install(_lax_numpy)
-del _array_methods, _lax_numpy
-from xjax.numpy import fft  # noqa: E402,F401
-from xjax.numpy import linalg  # noqa: E402,F401
+from xjax.numpy import fft  # noqa: F401
+from xjax.numpy import linalg  # noqa: F401
 
 _REMOVED = {"fix": "jax.numpy.fix was deprecated in JAX v0.9.0, and removed in JAX v0.10.0; "
                    "use jax.numpy.trunc instead."}

@@ -28,6 +28,7 @@ from xjax._src.core.trace import Tracer, current_trace, escaped_tracer_error, ev
 from xjax._src.core.values import pytype_aval_mappings
 from xjax._src.backend import runtime
 from xjax._src.execution import dispatch, host_eval, spmd
+from xjax._src.execution.compiled_jaxprs import CompiledJaxpr, UncommittedCall
 from xjax._src.execution.array import Array
 from xjax._src.execution.host_eval import HostCall
 from xjax._src.interpreters import batching
@@ -194,7 +195,7 @@ class PjitFunction:
     if both:
       raise ValueError("static_argnums and donate_argnums cannot intersect. Argument "
                        f"positions {both} appear in both static_argnums and donate_argnums")
-    # _fast: a call's key (see fast_walk) -> dispatch.UncommittedCall or HostCall
+    # _fast: a call's key (see fast_walk) -> UncommittedCall or HostCall
     self._cache, self._fast = _shared_cache(fun, (
         self._static_argnums, self._static_argnames, _hashable(donate_argnums),
         _hashable(donate_argnames), id(self) if self._shardings else None, self._placement,
@@ -400,8 +401,7 @@ class PjitFunction:
     out_tree = None if entry.out_tree == _LEAF_TREE else entry.out_tree
     scalars = tuple((i, a) for i, (x, a) in enumerate(zip(leaves, avals))
                     if type(x) is not Array)
-    compiled_call = lambda: dispatch.UncommittedCall(self._compiled(entry, device), out_tree,
-                                                     scalars)
+    compiled_call = lambda: UncommittedCall(self._compiled(entry, device), out_tree, scalars)
     if not self._host_eval:
       return compiled_call()
     if entry.host is None:
@@ -414,7 +414,7 @@ class PjitFunction:
     """The executable of ``entry`` on ``device`` (compiled on first use)."""
     compiled = entry.compiled.get(device)
     if compiled is None:
-      compiled = entry.compiled[device] = dispatch.CompiledJaxpr(
+      compiled = entry.compiled[device] = CompiledJaxpr(
           entry.closed, device, self._name, entry.donated, lowered, self._compiler_options,
           self._keeps_unused(entry))
     return compiled

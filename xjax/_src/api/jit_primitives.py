@@ -6,7 +6,7 @@ from typing import Callable
 
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.core.trace import Primitive, set_current_trace
-from xjax._src.execution import dispatch
+from xjax._src.execution.compiled_jaxprs import call_primitive, run_closed_jaxpr
 from xjax._src.interpreters.higher_order import as_closed, call_rules
 
 
@@ -15,7 +15,7 @@ def _jit_impl(*args, jaxpr, name, device=None, compiler_options=(), inline=False
   """A jit call run now (under a transformation that evaluates, such as vmap at the top
   level): on ``device`` when jit was given one (``device=``/``backend=``), compiled with
   its ``compiler_options``."""
-  return dispatch.run_closed_jaxpr(jaxpr, args, name, device, compiler_options)
+  return run_closed_jaxpr(jaxpr, args, name, device, compiler_options)
 
 
 def _jit_lowering(ctx, *args, jaxpr, name, device=None, compiler_options=(), inline=False):
@@ -38,7 +38,7 @@ def _jit_staging(trace, args, params) -> list:
   return [trace.to_tracer(x) for x in outs]
 
 
-jit_p = dispatch.call_primitive("jit", impl=_jit_impl, lowering=_jit_lowering)
+jit_p = call_primitive("jit", impl=_jit_impl, lowering=_jit_lowering)
 jit_p.staging = _jit_staging
 jit_p.pp_params = lambda p: sorted(((k, v) for k, v in p.items() if k != "inline"),
                                    key=lambda kv: kv[0] != "name")

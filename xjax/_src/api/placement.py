@@ -155,14 +155,12 @@ def _put_in_memory(leaf, space: MemorySpace):
   return Array._from_buffer(leaf._buf, leaf.aval, leaf._committed or True)
 
 
-def _device_put_impl(*xs, devices, srcs, copy_semantics):
+def device_put_impl(*xs, devices, srcs, copy_semantics):
   """``device_put_p`` on concrete values: each placed as ``device_put`` places it."""
   return [device_put(x, d, src=s, donate=c is ArrayCopySemantics.DONATE_INPUT,
                      may_alias=c is not ArrayCopySemantics.ALWAYS_COPY)
           for x, d, s, c in zip(xs, devices, srcs, copy_semantics)]
 
-
-device_put_p.impl = _device_put_impl
 
 
 def _put_spread(leaf, sharding):
@@ -215,10 +213,11 @@ def live_arrays(platform: str | None = None) -> list:
 def clear_caches() -> None:
   """Drops the compilation and tracing caches: every jitted function's traces and
   executables, and the executables of eager primitives."""
-  from xjax._src.execution import dispatch
+  from xjax._src.execution import dispatch, eager_primitives
   from xjax._src.api import jit
   jit._clear_function_caches()
-  dispatch.clear_caches()
+  eager_primitives.clear_caches()
+  dispatch.clear_scalar_buffers()
 
 
 def clear_backends() -> None:
@@ -241,14 +240,12 @@ def clear_backends() -> None:
     x._buf = runtime.put(host, device)
 
 
-def _to_device(self, device, *, stream=None) -> Array:
+def to_device(self, device, *, stream=None) -> Array:
   """A copy committed to ``device`` (the array API's ``to_device``)."""
   if stream is not None:
     raise NotImplementedError("stream argument of array.to_device()")
   return device_put(self, device)
 
-
-Array.to_device = Tracer.to_device = _to_device  # here: Array's layer sits below placement
 
 
 _EMPTY_MESH = Mesh(np.empty((), dtype=object), ())

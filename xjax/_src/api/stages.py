@@ -12,7 +12,7 @@ from xjax._src.foundations import tree_util
 from xjax._src.foundations.layout import Format, Layout
 from xjax._src.foundations.sharding import SingleDeviceSharding
 from xjax._src.backend import runtime
-from xjax._src.execution import dispatch, spmd
+from xjax._src.execution import compiled_jaxprs, dispatch, spmd
 from xjax._src.api.call_tracing import flatten_call, unflatten_call
 from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
 
@@ -129,9 +129,9 @@ class Lowered(_Signature):
       self._text = spmd.lower(closed, *spread, jitted._name)
       self._spread = (leaves, *spread)
     else:
-      program, donated, _ = dispatch.used_arguments(closed, entry.donated,
-                                                    jitted._keeps_unused(entry))
-      self._lowered = dispatch.lower_program(program, jitted._name, donated)
+      program, donated, _ = compiled_jaxprs.used_arguments(closed, entry.donated,
+                                                           jitted._keeps_unused(entry))
+      self._lowered = compiled_jaxprs.lower_program(program, jitted._name, donated)
       self._text = self._lowered[0]
 
   def as_text(self, dialect: str | None = None, debug_info: bool = False) -> str:
@@ -176,7 +176,7 @@ class Lowered(_Signature):
     if not compiler_options:
       return Compiled(jitted, entry, jitted._compiled(entry, device, self._lowered))
     options = tuple({**dict(jitted._compiler_options), **compiler_options}.items())
-    return Compiled(jitted, entry, dispatch.CompiledJaxpr(
+    return Compiled(jitted, entry, compiled_jaxprs.CompiledJaxpr(
         entry.closed, device, jitted._name, entry.donated, self._lowered, options,
         jitted._keeps_unused(entry)))
 

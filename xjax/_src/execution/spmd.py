@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from xjax._src.execution.array import Array
+from xjax._src.execution.dispatch import params_key
 from xjax._src.backend import lowering, runtime
 from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
@@ -205,7 +206,6 @@ runtime.register_backend_cache(_primitive_programs)
 
 def apply_primitive(prim, args: Sequence[Any], params: dict, mesh: Mesh | None = None):
   """Evaluates one primitive now over the devices of its spread inputs (or ``mesh``)."""
-  from xjax._src.execution.dispatch import params_key
   mesh = common_mesh([mesh, args_mesh(args)], prim.name)
   avals = tuple(get_aval(x) for x in args)
   ins = tuple(in_layout(x) for x in args)

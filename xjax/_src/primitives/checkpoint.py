@@ -14,7 +14,7 @@ from typing import Callable, NamedTuple
 
 import ml_dtypes
 
-from xjax._src.execution import dispatch
+from xjax._src.execution.compiled_jaxprs import call_primitive, run_closed_jaxpr
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.errors import ConcretizationTypeError, api_boundary
 from xjax._src.execution.array import Array, make_array
@@ -378,10 +378,10 @@ def _discharge_call(is_ref, *args, jaxpr, prevent_cse, **params):
 def _impl(*args, jaxpr, **params):
   if any(type(get_aval(x)) is AbstractRef for x in args):
     return run_with_refs(checkpoint_p, args, dict(params, jaxpr=jaxpr))
-  return dispatch.run_closed_jaxpr(jaxpr, args, "remat2")
+  return run_closed_jaxpr(jaxpr, args, "remat2")
 
 
-checkpoint_p = dispatch.call_primitive("remat2", impl=_impl,   # JAX's name for it
+checkpoint_p = call_primitive("remat2", impl=_impl,   # JAX's name for it
                                        lowering=_lowering)
 checkpoint_p.discharge_call = _discharge_call
 call_rules(checkpoint_p, update=_cse, rules=("jvp", "transpose", "batch"),

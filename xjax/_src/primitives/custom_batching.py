@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
-from xjax._src.execution import dispatch
+from xjax._src.execution.compiled_jaxprs import call_primitive
 from xjax._src.foundations import tree_util
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
@@ -168,7 +168,7 @@ def _jvp_of_rule(rule, num_primal_consts):
   return jvp_rule
 
 
-custom_vmap_p = dispatch.call_primitive("custom_vmap_call", "call")
+custom_vmap_p = call_primitive("custom_vmap_call", "call")
 custom_vmap_p.batch = _batch
 custom_vmap_p.jvp = _jvp
 custom_vmap_p.hidden_params = frozenset({"num_consts"})

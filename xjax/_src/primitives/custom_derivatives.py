@@ -13,7 +13,7 @@ import functools
 import inspect
 from typing import Callable
 
-from xjax._src.execution import dispatch
+from xjax._src.execution.compiled_jaxprs import call_primitive
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.execution.array import Array, make_array
@@ -401,7 +401,7 @@ def _custom_jvp_partial_eval(trace, args, params):
   return eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
 
-custom_jvp_call_p = dispatch.call_primitive("custom_jvp_call", "call_jaxpr")
+custom_jvp_call_p = call_primitive("custom_jvp_call", "call_jaxpr")
 custom_jvp_call_p.jvp = _custom_jvp_jvp
 custom_jvp_call_p.hidden_params = frozenset({"num_consts"})
 custom_jvp_call_p.pp_params = lambda p: sorted(p.items(), key=lambda kv: (kv[0] != "name",
@@ -547,7 +547,7 @@ def _custom_vjp_batch(axis, args, dims, **params):
   return _batch_call(custom_vjp_call_p, axis, args, dims, params, rebatch)
 
 
-custom_vjp_call_p = dispatch.call_primitive("custom_vjp_call", "call_jaxpr")
+custom_vjp_call_p = call_primitive("custom_vjp_call", "call_jaxpr")
 custom_vjp_call_p.jvp = _custom_vjp_jvp
 custom_vjp_call_p.hidden_params = frozenset({"num_consts"})
 custom_vjp_call_p.pp_params = custom_jvp_call_p.pp_params
@@ -682,7 +682,7 @@ def _remat_opt_dce(used_outputs, eqn):
                      params=dict(p, num_res=sum(used_res), fwd_jaxpr=fwd, fun_jaxpr=fun))
 
 
-remat_opt_p = dispatch.call_primitive("remat_opt", "fwd_jaxpr")
+remat_opt_p = call_primitive("remat_opt", "fwd_jaxpr")
 remat_opt_p.jvp = _remat_opt_jvp
 remat_opt_p.transpose = _remat_opt_transpose
 remat_opt_p.batch = _remat_opt_batch
@@ -757,6 +757,6 @@ def _linear_call_transpose(cts, *args, callee, transpose_thunk, num_callee_const
   return [None] * (num_callee_consts + num_res) + list(outs)
 
 
-linear_call_p = dispatch.call_primitive("linear_call", "callee")
+linear_call_p = call_primitive("linear_call", "callee")
 linear_call_p.jvp = _linear_call_jvp
 linear_call_p.transpose = _linear_call_transpose

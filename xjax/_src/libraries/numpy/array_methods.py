@@ -118,9 +118,9 @@ def _transpose(self, *axes):
   return transpose(self, axes or None)
 
 
-def _install(jnp) -> None:
+def install(jnp) -> None:
   """Sets Array's and Tracer's operators and methods to the functions of the namespace ``jnp``
-  (``xjax.numpy`` passes its own)."""
+  (``_src/wiring.py`` passes ``lax_numpy``)."""
   ops = {
       "__add__": _defer(jnp.add), "__radd__": _defer(jnp.add, True),
       "__sub__": _defer(jnp.subtract), "__rsub__": _defer(jnp.subtract, True),

@@ -21,7 +21,6 @@ from xjax._src.core.avals import (ShapedArray, physical_aval, result_sharding, s
                                   tangent_aval)
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
-from xjax._src.interpreters import array_builders as _array_builders  # (kept out of lax.*)
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.accuracy import accuracy_attrs, check_accuracy
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcast_to_aval, expand_dims, full,
@@ -1246,7 +1245,3 @@ def dtype(x):
   """The canonical dtype of a value or dtype specifier."""
   return dtypes.dtype(x, canonicalize=True)
 
-
-# The interpreters build zeros, tangent sums and batch-axis moves with these.
-_array_builders.convert_element_type = convert_element_type
-_array_builders.add_any = add_any

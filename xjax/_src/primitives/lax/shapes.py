@@ -13,7 +13,7 @@ from xjax._src.backend.lowering import i64_array
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.values import get_aval
-from xjax._src.interpreters import ad, array_builders, batching
+from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.operand_checks import check_same_dtypes
 from xjax._src.primitives.lax.primitive_builders import standard_primitive, stored_dims
@@ -1049,11 +1049,6 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
   size = int(np.prod(shape[lo:hi], dtype=np.int64))
   return reshape(operand, shape[:lo] + (size,) + shape[hi:])
 
-
-# The interpreters build zeros, tangent sums and batch-axis moves with these.
-array_builders.full = full
-array_builders.transpose = transpose
-array_builders.broadcast_in_dim = broadcast_in_dim
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):

@@ -17,7 +17,8 @@ import functools
 import math
 from typing import Callable
 
-from xjax._src.execution import dispatch, spmd
+from xjax._src.execution import spmd
+from xjax._src.execution.eager_primitives import apply_primitive
 from xjax._src.foundations import tree_util
 from xjax._src.foundations.wrapping import wraps
 from xjax._src.core.avals import ShapedArray, spec_of
@@ -95,7 +96,7 @@ def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma):
 
 def _impl(*args, **params):
   if params["mesh"].size == 1:  # one device: compiled as under jit
-    return dispatch.apply_primitive(shard_map_p, *args, **params)
+    return apply_primitive(shard_map_p, *args, **params)
   return spmd.apply_primitive(shard_map_p, args, params, mesh=params["mesh"])
 
 

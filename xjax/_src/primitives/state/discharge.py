@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from xjax._src.backend import lowering
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, literal_value
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import array_builders as build
@@ -201,7 +200,7 @@ def run_with_refs(prim, args: Sequence[Any], params: dict) -> list:
   return outs
 
 
-def _without_local_state(jaxpr: Jaxpr, consts: Sequence[Any]) -> tuple[Jaxpr, list]:
+def without_local_state(jaxpr: Jaxpr, consts: Sequence[Any]) -> tuple[Jaxpr, list]:
   """``jaxpr`` with the operations on refs it makes itself turned into array operations,
   for lowering: the same constvars (after any constants discharging made), invars and
   outvars."""
@@ -215,5 +214,3 @@ def _without_local_state(jaxpr: Jaxpr, consts: Sequence[Any]) -> tuple[Jaxpr, li
   return (Jaxpr(new.constvars + new.invars[:n], new.invars[n:], new.outvars, new.eqns,
                 new.effects, new.debug_info), list(closed.consts) + list(consts))
 
-
-lowering.without_local_state[0] = _without_local_state

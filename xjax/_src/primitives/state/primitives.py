@@ -410,6 +410,16 @@ free_ref_p.discharge = lambda value: (value, [])
 # ---------------------------------------------------------------------------------------
 # Indexing a ref (eager ``Ref`` objects, and tracers whose type is ``AbstractRef``)
 
-AbstractRef._getitem = lambda self, ref, idx: ref_get(ref, idx)
-AbstractRef._setitem = lambda self, ref, idx, value: ref_set(ref, idx, value)
-AbstractRef._addupdate = lambda self, ref, idx, x: ref_addupdate(ref, idx, x)
+def ref_getitem(aval, ref, idx):
+  """``ref[idx]`` of a traced ref (``AbstractRef._getitem``, installed by ``_src/wiring.py``)."""
+  return ref_get(ref, idx)
+
+
+def ref_setitem(aval, ref, idx, value) -> None:
+  """``ref[idx] = value`` of a traced ref (``AbstractRef._setitem``)."""
+  ref_set(ref, idx, value)
+
+
+def ref_addupdate_item(aval, ref, idx, x) -> None:
+  """``ref.at[idx].add(x)``'s update of a traced ref (``AbstractRef._addupdate``)."""
+  ref_addupdate(ref, idx, x)

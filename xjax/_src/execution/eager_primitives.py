@@ -1,0 +1,98 @@
+"""Eager primitives: a primitive evaluated now, on the host where its operands are host
+values and it has a host kernel, else through a one-primitive program compiled through its
+lowering rule and cached by (primitive, params, input avals, device)."""
+from __future__ import annotations
+
+from xjax._src.foundations.config import config
+from xjax._src.core.jaxpr import Jaxpr, JaxprEqn, Var
+from xjax._src.core.jaxpr_cache import bounded_put
+from xjax._src.core.trace import eval_types
+from xjax._src.core.values import get_aval
+from xjax._src.backend import lowering, runtime
+from xjax._src.execution import host_eval, spmd
+from xjax._src.execution.array import Array
+from xjax._src.execution.dispatch import input_buffers, params_key, pick_device, run_program
+from xjax._src.execution.result_checks import checks_results
+
+
+_primitive_cache: dict = {}
+runtime.register_backend_cache(_primitive_cache)
+_PRIMITIVE_CACHE_SIZE = 8192  # executables; the oldest go first (control-flow params hold jaxprs)
+_host_kernels: dict = {}  # (primitive, avals, params) -> (host kernel or None, out avals)
+
+
+def clear_caches() -> None:
+  """Forgets compiled primitives and host kernels (part of ``xjax.clear_caches``; compiled
+  jaxprs are keyed weakly on their jaxprs and go with the jit caches)."""
+  _primitive_cache.clear()
+  _host_kernels.clear()
+
+
+def apply_primitive(prim, *args, **params):
+  """Evaluates one primitive now: on the host where its operands are host values and it
+  has a host kernel for their types, else through a cached one-primitive compiled
+  program."""
+  if runtime.several_devices and _any_spread(args):
+    return spmd.apply_primitive(prim, args, params)
+  avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
+  if prim.host_kernel is not None and not checks_results():
+    results = _apply_on_host(prim, args, avals, params)
+    if results is not None:
+      return results if prim.multiple_results else results[0]
+  device, committed = pick_device(args, prim.name)
+  try:
+    # Lowerings may read flags that affect tracing (jax_threefry_partitionable).
+    key = (prim, avals, params_key(params), device, config._trace_token)
+    entry = _primitive_cache.get(key)
+  except TypeError:  # unhashable params: compile without caching
+    key, entry = None, None
+  if entry is None:
+    entry = _compile_primitive(prim, avals, params, device)
+    if key is not None:
+      bounded_put(_primitive_cache, key, entry, _PRIMITIVE_CACHE_SIZE)
+  exe, out_avals = entry
+  results = run_program(exe, input_buffers(args, avals, device), args, out_avals, committed,
+                        prim.name)
+  return results if prim.multiple_results else results[0]
+
+
+
+def _apply_on_host(prim, args, avals, params) -> list | None:
+  """The results of ``prim`` computed by its host kernel, or None where an operand is not
+  a host value or the kernel does not take these types."""
+  values = [host_eval.host_value(x, a) for x, a in zip(args, avals)]
+  if any(v is None for v in values) or not host_eval.enabled():
+    return None
+  try:
+    key = (prim, avals, params_key(params), config._trace_token)
+    entry = _host_kernels.get(key)
+  except TypeError:  # unhashable params
+    return None
+  if entry is None:
+    out = eval_types(prim, avals, params)
+    out_avals = list(out) if prim.multiple_results else [out]
+    entry = (host_eval.kernel_for(prim, avals, out_avals, params), out_avals)
+    bounded_put(_host_kernels, key, entry, _PRIMITIVE_CACHE_SIZE)
+  kernel, out_avals = entry
+  if kernel is None:
+    return None
+  outs = kernel(*values)
+  if not prim.multiple_results:
+    return [host_eval.make(outs, out_avals[0])]
+  return [host_eval.make(v, a) for v, a in zip(outs, out_avals)]
+
+
+def _any_spread(args) -> bool:
+  """Whether an input is laid out over several devices (the program then runs on all)."""
+  return any(type(x) is Array and runtime.is_spread(x._buf) for x in args)
+
+
+def _compile_primitive(prim, avals, params, device):
+  out = eval_types(prim, avals, params)
+  out_avals = list(out) if prim.multiple_results else [out]
+  invars = [Var(a) for a in avals]
+  outvars = [Var(a) for a in out_avals]
+  jaxpr = Jaxpr((), invars, outvars, [JaxprEqn(prim, invars, outvars, params)])
+  callbacks: list = []
+  text = lowering.lower_module(jaxpr, prim.name, callbacks)
+  return runtime.compile(text, device, prim.name, out_avals, callbacks), out_avals
