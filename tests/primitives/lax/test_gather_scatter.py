@@ -1,6 +1,9 @@
-"""lax's scatter conveniences: scatter_sub (values and derivatives) and scatter_apply."""
+"""lax's scatter conveniences: scatter_sub (values and derivatives) and scatter_apply; the
+ONE_HOT mode."""
 import numpy as np
+import pytest
 
+import xjax
 import xjax.numpy as jnp
 from xjax import lax
 from xjax.test_util import check_grads
@@ -14,3 +17,26 @@ def test_scatter_sub_and_apply():
   check_grads(lambda o, u: lax.scatter_sub(o, idx, u, dn), (jnp.ones(4), upd), 1)
   out = lax.scatter_apply(jnp.arange(4.), idx, lambda v: v * 10, dn, update_shape=(3,))
   np.testing.assert_array_equal(out, [0., 100., 2., 30.])  # once per hit, as in JAX
+
+
+def test_one_hot_mode_as_jax():   # JAX 0.10.2: scatters as promise_in_bounds, cannot gather
+  mode = xjax.lax.GatherScatterMode
+  assert mode.from_any("one_hot") is mode.ONE_HOT and mode.ONE_HOT.value == 4
+  x = jnp.arange(5.)
+  i = jnp.array([1, 7])   # 7 is out of bounds: its update is dropped
+  np.testing.assert_array_equal(x.at[i].set(9., mode="one_hot"), [0., 9., 2., 3., 4.])
+  np.testing.assert_array_equal(x.at[i].add(9., mode="one_hot"), [0., 10., 2., 3., 4.])
+  np.testing.assert_array_equal(x.at[jnp.array([1, 3])].multiply(3., mode="one_hot"),
+                                [0., 3., 2., 9., 4.])
+  np.testing.assert_array_equal(
+      xjax.jit(lambda v: v.at[i].set(9., mode="one_hot"))(x), [0., 9., 2., 3., 4.])
+  np.testing.assert_array_equal(
+      xjax.grad(lambda v: v.at[jnp.array([1, 3])].set(9., mode="one_hot").sum())(x),
+      [1., 0., 1., 0., 1.])
+  np.testing.assert_array_equal(
+      xjax.vmap(lambda v: v.at[jnp.array([1, 3])].set(9., mode="one_hot"))(jnp.ones((2, 5))),
+      [[1., 9., 1., 9., 1.]] * 2)
+  assert "mode=GatherScatterMode.ONE_HOT" in str(
+      xjax.make_jaxpr(lambda v: v.at[i].get(mode="one_hot"))(x))
+  with pytest.raises(AssertionError, match="ONE_HOT"):
+    x.at[i].get(mode="one_hot")

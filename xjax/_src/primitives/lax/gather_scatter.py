@@ -41,10 +41,12 @@ class ScatterDimensionNumbers(NamedTuple):
 
 class GatherScatterMode(enum.Enum):
   """Out-of-bounds handling: CLIP clamps indices; FILL_OR_DROP returns ``fill_value`` from
-  gathers and drops scatter updates; PROMISE_IN_BOUNDS leaves it to the backend (clamps)."""
+  gathers and drops scatter updates; PROMISE_IN_BOUNDS leaves it to the backend (clamps).
+  ONE_HOT, as in JAX 0.10.2, scatters as PROMISE_IN_BOUNDS and has no gather lowering."""
   CLIP = enum.auto()
   FILL_OR_DROP = enum.auto()
   PROMISE_IN_BOUNDS = enum.auto()
+  ONE_HOT = enum.auto()
 
   @staticmethod
   def from_any(s) -> "GatherScatterMode":
@@ -56,6 +58,8 @@ class GatherScatterMode(enum.Enum):
       return GatherScatterMode.CLIP
     if s == "promise_in_bounds":
       return GatherScatterMode.PROMISE_IN_BOUNDS
+    if s == "one_hot":
+      return GatherScatterMode.ONE_HOT
     raise ValueError(f"Unknown gather mode {s!r}")
 
 
@@ -102,6 +106,9 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
 
 def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
                      indices_are_sorted, unique_indices, mode, fill_value):
+  if mode is GatherScatterMode.ONE_HOT:  # (JAX 0.10.2 fails the same way, when lowering)
+    raise AssertionError("gather has no lowering for GatherScatterMode.ONE_HOT; use mode "
+                         "'clip', 'fill' or 'promise_in_bounds'.")
   out = ctx.avals_out[0]
   if out.size == 0 and not dtypes.is_extended(out.dtype):
     # Nothing to gather (vmap over zero members); XLA would reject the size-1 slices of
