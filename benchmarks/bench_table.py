@@ -2,10 +2,12 @@
 
 Run: .venv/bin/python benchmarks/bench_table.py               (xjax and NumPy only)
      PYTHONPATH=. /path/to/jax-venv/bin/python benchmarks/bench_table.py   (adds JAX and ratios)
-Each row is the best mean over several rounds; compiled rows include `block_until_ready`.
+Each row is the best mean over several rounds, the implementations taking turns (this machine
+is shared: load moves between rounds); compiled rows include `block_until_ready`.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -147,17 +149,24 @@ ROWS = [
 
 
 def main():
+  parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+  parser.add_argument("--rounds", type=int, default=3,
+                      help="rounds per row, the implementations taking turns (first in one "
+                           "round, last in the next); a row's time is its best round")
+  parser.add_argument("rows", nargs="*", help="run only rows whose name holds one of these words")
+  args = parser.parse_args()
   impls = implementations()
-  only = sys.argv[1:]
   print(f"{'benchmark':<36s}" + "".join(f"{label:>14s}" for label, *_ in impls)
         + ("   xjax/jax" if len(impls) > 1 else ""))
   for name, make in ROWS:
-    if only and not any(word in name for word in only):
+    if args.rows and not any(word in name for word in args.rows):
       continue
-    times = []
-    for _, jax, jnp, lax in impls:
-      fn, number = make(jax, jnp, lax)
-      times.append(best_of(fn, repeat=5, number=number))
+    calls = [make(jax, jnp, lax) for _, jax, jnp, lax in impls]
+    times = [float("inf")] * len(impls)
+    for r in range(args.rounds):
+      for i in (range(len(impls)) if r % 2 == 0 else reversed(range(len(impls)))):
+        fn, number = calls[i]
+        times[i] = min(times[i], best_of(fn, repeat=5, number=number))
     cells = "".join(f"{t * 1e6:11.1f} us" for t in times)
     ratio = f"   {times[0] / times[1]:6.2f}x" if len(times) > 1 else ""
     print(f"{name:<36s}{cells}{ratio}", flush=True)
