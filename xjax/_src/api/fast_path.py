@@ -65,7 +65,12 @@ def fast_walk(xs, key: list, leaves: list) -> bool:
   aux data, then its children and ``_END``."""
   for x in xs:
     kind = type(x)
-    if kind is Array or kind in _SCALAR_TYPES:
+    if kind is Array:  # (leaf_key's first case, inlined: the hot one)
+      if x._committed:
+        return False
+      key.append(x.aval)
+      leaves.append(x)
+    elif kind in _SCALAR_TYPES:
       leaf = leaf_key(x)
       if leaf is None:
         return False

@@ -17,7 +17,7 @@ from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from xjax._src.core.jaxpr_cache import WeakLRU
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
-from xjax._src.backend import lowering, runtime
+from xjax._src.backend import clients, executables, lowering
 from xjax._src.backend.executable_budget import budget
 from xjax._src.execution import spmd
 from xjax._src.execution.array import Array, from_buffer
@@ -137,7 +137,7 @@ class CompiledJaxpr:
     closed, device = self.closed, self.device
     embedded = embedded_consts(closed)
     self.text, callbacks = lowered or lower_program(closed, self.name, self.donated)
-    self.executable = runtime.compile(self.text, device, self.name, closed.out_avals,
+    self.executable = executables.compile(self.text, device, self.name, closed.out_avals,
                                       callbacks, self.compiler_options)
     self.const_bufs = [to_buffer(c, v.aval, device) for i, (c, v) in
                        enumerate(zip(closed.consts, closed.jaxpr.constvars))
@@ -227,7 +227,8 @@ class UncommittedCall:
     self.used = True
     try:
       if self._plain:  # Executable.run, inlined: this is the hot path
-        outs = self._execute([x._buf for x in leaves]).consume_with_handlers(self._handlers)
+        bufs = [b if (b := x._b) is not None else x._buf for x in leaves]  # (no property)
+        outs = self._execute(bufs).consume_with_handlers(self._handlers)
       else:
         outs = self._run([x._buf if type(x) is Array else x for x in leaves])
     except Exception:
@@ -255,7 +256,7 @@ class UncommittedCall:
 
 
 _compiled_jaxprs = WeakLRU(per_owner=8)  # closed jaxpr -> {device: CompiledJaxpr}
-runtime.register_backend_cache(_compiled_jaxprs)
+clients.register_backend_cache(_compiled_jaxprs)
 
 
 def call_primitive(name: str, jaxpr_param: str = "jaxpr", *, impl=None,
@@ -279,7 +280,7 @@ def run_closed_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], name: str = "jaxp
   """Compiles (once per jaxpr, device and XLA options) and runs a closed jaxpr on concrete
   values: on ``device`` when given (its results committed there), else where the inputs
   are (``pick_device``)."""
-  if runtime.several_devices and device is None:
+  if clients.several_devices and device is None:
     mesh = spmd.call_mesh(closed, args)
     if mesh is not None:
       return spmd.run_jaxpr(closed, args, mesh, name, compiler_options=compiler_options)
