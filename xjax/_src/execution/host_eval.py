@@ -193,16 +193,18 @@ def kernel_for(prim, avals, out_avals, params):
 
 class HostProgram:
   """A closed jaxpr run equation by equation with its primitives' host kernels:
-  ``run(values)`` gives the list of its results."""
-  __slots__ = ("_steps", "_known", "_in", "_out", "out_avals", "run")
+  ``run(values)`` gives the list of its results. Values live in a list: the constants' and
+  literals' (``_known``), the inputs', then each equation's results, in order; a step is
+  (kernel, its operands' positions, whether it has several results)."""
+  __slots__ = ("_steps", "_known", "_out", "out_avals", "run")
 
-  def __init__(self, steps, known: dict, invars, outvars, out_avals) -> None:
-    self._steps, self._known = steps, known
-    self._in, self._out, self.out_avals = invars, outvars, out_avals
+  def __init__(self, steps, known: list, outs, out_avals) -> None:
+    self._steps, self._known, self._out, self.out_avals = steps, known, outs, out_avals
     self.run = self._interpret
     if len(steps) == 1 and not known:  # one equation taking the inputs in order
-      kernel, ins, outs, multiple = steps[0]
-      if ins == invars and outs == outvars:
+      kernel, ins, multiple = steps[0]
+      if list(ins) == list(range(len(ins))) and list(outs) == list(range(
+          len(ins), len(ins) + len(outs))):
         self.run = ((lambda values: kernel(*values)) if multiple
                     else (lambda values: [kernel(*values)]))
 
@@ -216,12 +218,21 @@ class HostProgram:
     if len(jaxpr.eqns) > HOST_MAX_EQNS or jaxpr.effects or not types_fit(
         [v.aval for v in jaxpr.invars]):
       return None
-    known: dict = {}  # constants' and literals' values
+    known: list = []  # constants' and literals' values
+    position: dict = {}  # a constant's or variable's position among the values
     for c, v in zip(closed.consts, jaxpr.constvars):
       value = _constant(c, v.aval)
       if value is None:
         return None
-      known[v] = value
+      position[v] = len(known)
+      known.append(value)
+
+    def operand(v):  # a literal's value is added to ``known``: its position, negated - 1
+      if type(v) is not Literal:
+        return v
+      value = _constant(v.val, v.aval)
+      known.append(value)
+      return -len(known)
     steps = []
     plain = set(jaxpr.invars)  # inputs, and inputs cast: what a rounding step may take
     rounding_steps = 0
@@ -240,23 +251,27 @@ class HostProgram:
           return None
       elif getattr(kernel, "input_cast", False) and eqn.invars[0] in plain:
         plain.add(eqn.outvars[0])
-      steps.append((kernel, [_key(v, known) for v in eqn.invars], eqn.outvars,
+      steps.append((kernel, [operand(v) for v in eqn.invars], eqn.outvars,
                     eqn.primitive.multiple_results))
-    outs = [_key(v, known) for v in jaxpr.outvars]
     if any(type(v) is Literal and _constant(v.val, v.aval) is None for v in jaxpr.outvars):
       return None
-    return HostProgram(steps, known, jaxpr.invars, outs, closed.out_avals)
+    outs = [operand(v) for v in jaxpr.outvars]
+    for v in (*jaxpr.invars, *(o for _, _, outvars, _ in steps for o in outvars)):
+      position[v] = len(known) + len(position) - len(closed.consts)
+    at = lambda r: -r - 1 if type(r) is int else position[r]
+    return HostProgram([(kernel, tuple(map(at, ins)), multiple)
+                        for kernel, ins, _, multiple in steps],
+                       known, [at(r) for r in outs], closed.out_avals)
 
   def _interpret(self, values: list) -> list:
-    env = dict(self._known)
-    env.update(zip(self._in, values))
-    for kernel, ins, outs, multiple in self._steps:
-      result = kernel(*[env[v] for v in ins])
+    env = [*self._known, *values]
+    for kernel, ins, multiple in self._steps:
+      result = kernel(*[env[i] for i in ins])
       if multiple:
-        env.update(zip(outs, result))
+        env.extend(result)
       else:
-        env[outs[0]] = result
-    return [env[v] for v in self._out]
+        env.append(result)
+    return [env[i] for i in self._out]
 
 
 def _constant(c, aval: ShapedArray):
@@ -269,16 +284,6 @@ def _constant(c, aval: ShapedArray):
       value.flags.writeable = False
       return value
   return None
-
-
-def _key(v, known: dict):
-  """The environment key of an operand: a variable itself; a literal, a fresh key under
-  which ``known`` holds its value."""
-  if type(v) is not Literal:
-    return v
-  key = object()
-  known[key] = _constant(v.val, v.aval)
-  return key
 
 
 class HostCall:

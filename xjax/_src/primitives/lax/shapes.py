@@ -129,7 +129,12 @@ def _broadcast_in_dim_host(avals, out_avals, *, shape, broadcast_dimensions, sha
   kept = [1] * len(shape)
   for size, d in zip(avals[0].shape, broadcast_dimensions):
     kept[d] = size
-  return lambda x: np.broadcast_to(x.reshape(kept), shape)
+
+  def kernel(x):  # (np.broadcast_to makes a view, slowly: a copy is quicker and contiguous)
+    out = np.empty(shape, x.dtype)
+    out[...] = x.reshape(kept)
+    return out
+  return kernel
 
 
 broadcast_in_dim_p.host_kernel = _broadcast_in_dim_host
