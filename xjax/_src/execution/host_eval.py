@@ -25,6 +25,7 @@ import numpy as np
 from xjax._src.foundations import tree_util
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import Literal
+from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.execution.array import Array, from_host
 from xjax._src.execution.host_values import (HOST_DTYPES, HOST_MAX_SIZE, TINY, enabled,
@@ -331,12 +332,25 @@ def shortcuts_apply() -> bool:
   return current_trace() is eval_trace and not checks_results() and enabled()
 
 
+_row_avals: dict = {}  # an array's aval -> its rows' aval
+
+
 def basic_index(x: Array, index):
   """``x[index]`` of a host Array computed on the host, for an int, a slice, or a tuple of
   them within its rank (ints in range, int or None bounds); None for any other index,
   which the indexing machinery then takes (and explains)."""
-  shape = x.aval.shape
+  aval = x.aval
+  shape = aval.shape
   kind = type(index)
+  if kind is int and shape and -shape[0] <= index < shape[0]:  # the common case, quickly
+    host = x._live_host()
+    if host is None:
+      return None
+    row = _row_avals.get(aval)
+    if row is None:
+      row = aval.update(shape=shape[1:])
+      bounded_put(_row_avals, aval, row, 1024)
+    return make(host[index], row)
   if kind is int or kind is slice:
     index = (index,)
   elif kind is not tuple or len(index) > len(shape):
