@@ -13,7 +13,7 @@ import numpy as np
 
 from xjax._src.foundations import tree_util
 from xjax._src.execution.array import Array, make_array
-from xjax._src.backend import runtime
+from xjax._src.backend import buffers, clients, jaxlib_api
 from xjax._src.foundations.config import config
 from xjax._src.foundations.layout import Format
 from xjax._src.core.avals import MemorySpace
@@ -27,7 +27,7 @@ from xjax._src.foundations.sharding import (AxisType, IndivisibleError, Mesh, Na
 def resolve_device(device):
   """The runtime device that a ``device=`` argument names (a Device or a single-device
   Sharding); ValueError for anything else, or for a device no backend of ours owns."""
-  if isinstance(device, runtime.Device):
+  if isinstance(device, jaxlib_api.Device):
     target = device
   elif getattr(device, "_device", None) is not None:  # SingleDeviceSharding
     target = device._device
@@ -37,7 +37,7 @@ def resolve_device(device):
     raise ValueError("`xjax.device_put` only accepts `None`, `xjax.sharding.Sharding`, "
                      "`xjax.Device` or a pytree of these values. Received invalid value: "
                      f"{device!r}")
-  if not runtime.owns_device(target):
+  if not clients.owns_device(target):
     raise ValueError(f"{target!r} belongs to another runtime client than xjax's "
                      f"{target.platform} backend; use a device from xjax.devices().")
   return target
@@ -126,7 +126,7 @@ def _put_concrete(leaves: list, device, donate: bool) -> list:
     else:
       out[i] = make_array(leaf, device=target, committed=committed)
   if moves:
-    copies = runtime.copy_to_devices([leaves[i]._buf for i in moves], [target] * len(moves))
+    copies = buffers.copy_to_devices([leaves[i]._buf for i in moves], [target] * len(moves))
     for i, buf in zip(moves, copies):
       out[i] = Array._from_buffer(buf, leaves[i].aval, committed)
       if donate:
@@ -150,7 +150,7 @@ def _put_in_memory(leaf, space: MemorySpace):
   if not isinstance(leaf, Array):
     leaf = make_array(leaf)
   leaf._check_alive()
-  if runtime.is_spread(leaf._buf):
+  if buffers.is_spread(leaf._buf):
     return leaf
   return Array._from_buffer(leaf._buf, leaf.aval, leaf._committed or True)
 
@@ -189,6 +189,8 @@ def device_get(x):
 
 def block_until_ready(x):
   """Waits until every array in ``x`` is computed; returns ``x``."""
+  if type(x) is Array:  # (no tree walk for the common case)
+    return x.block_until_ready()
   for leaf in tree_util.tree_leaves(x):
     if isinstance(leaf, Array):
       leaf.block_until_ready()
@@ -204,8 +206,8 @@ def default_device(device):
 def live_arrays(platform: str | None = None) -> list:
   """The Arrays whose buffers are alive on ``platform``'s backend (default: the default
   backend).  It walks the heap, so it is meant for debugging memory, not for hot loops."""
-  live = {id(b) for b in runtime.live_buffers(platform)}
-  hosted = platform in (None, runtime.default_device().platform)  # host values' device
+  live = {id(b) for b in clients.live_buffers(platform)}
+  hosted = platform in (None, clients.default_device().platform)  # host values' device
   return [o for o in gc.get_objects() if type(o) is Array and (
       id(o._b) in live if o._b is not None else hosted and o._host is not None)]
 
@@ -227,17 +229,17 @@ def clear_backends() -> None:
   moving = []
   for x in gc.get_objects():
     if type(x) is Array and x._b is not None and not x._b.is_deleted():
-      devices = list(runtime.buf_device_set(x._buf))
+      devices = list(buffers.buf_device_set(x._buf))
       if len(devices) != 1:
         raise NotImplementedError(
             "clear_backends: an Array spread over several devices is alive; xjax can move "
             "only single-device Arrays to the new clients. Delete it (or gather it with "
             "np.asarray) first.")
       moving.append((x, np.asarray(x._buf), devices[0].platform, devices[0].id))
-  runtime.clear_backends()
+  clients.clear_backends()
   for x, host, platform, device_id in moving:
-    device = next(d for d in runtime.backend(platform).devices() if d.id == device_id)
-    x._buf = runtime.put(host, device)
+    device = next(d for d in clients.backend(platform).devices() if d.id == device_id)
+    x._buf = buffers.put(host, device)
 
 
 def to_device(self, device, *, stream=None) -> Array:
@@ -264,7 +266,7 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
   """A mesh of ``axis_shapes`` over the first ``prod(axis_shapes)`` of ``devices`` (default:
   all devices), every axis Explicit unless ``axis_types`` says otherwise."""
   axis_shapes = tuple(int(s) for s in axis_shapes)
-  devices = list(runtime.devices() if devices is None else devices)
+  devices = list(clients.devices() if devices is None else devices)
   size = int(np.prod(axis_shapes, dtype=np.int64))
   if size > len(devices):
     raise ValueError(f"Number of devices {len(devices)} must be >= the product of "
