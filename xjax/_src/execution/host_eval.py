@@ -376,22 +376,41 @@ def join(arrays, axis, stack: bool):
   shapes, an axis out of range), which the library function then takes (and explains)."""
   if type(arrays) not in (list, tuple) or not arrays or type(axis) is not int:
     return None
-  aval = arrays[0].aval if type(arrays[0]) is Array else None
-  if aval is None or (aval.ndim == 0 and not stack):
-    return None
-  rank = aval.ndim + stack
-  if not -rank <= axis < rank:
-    return None
-  axis %= rank
-  values, weak = [], True
+  values, avals = [], []
   for x in arrays:
     host = x._live_host() if type(x) is Array else None
-    if host is None or x.aval.dtype != aval.dtype or (
-        x.aval.shape != aval.shape if stack else
-        x.aval.ndim != aval.ndim or any(a != b for d, (a, b) in enumerate(
-            zip(x.aval.shape, aval.shape)) if d != axis)):
+    if host is None:
       return None
-    weak = weak and x.aval.weak_type
     values.append(host)
-  value = np.stack(values, axis) if stack else np.concatenate(values, axis)
-  return make(value, ShapedArray(value.shape, aval.dtype, weak))
+    avals.append(x.aval)
+  key = (*avals, axis, stack)
+  aval = _joined_avals.get(key)
+  if aval is None:
+    aval = _joined_aval(avals, axis, stack)
+    bounded_put(_joined_avals, key, aval, 1024)
+  if aval is False:
+    return None
+  return make(np.stack(values, axis) if stack else np.concatenate(values, axis), aval)
+
+
+_joined_avals: dict = {}  # (operands' avals, axis, stack) -> the result's, or False
+
+
+def _joined_aval(avals, axis: int, stack: bool):
+  """The aval of the operands joined, or False where the host shortcut does not apply."""
+  first = avals[0]
+  rank = first.ndim + stack
+  if (first.ndim == 0 and not stack) or not -rank <= axis < rank:
+    return False
+  axis %= rank
+  for a in avals:
+    if a.dtype != first.dtype or (a.shape != first.shape if stack else a.ndim != first.ndim
+                                  or any(m != n for d, (m, n) in enumerate(
+                                      zip(a.shape, first.shape)) if d != axis)):
+      return False
+  shape = list(first.shape)
+  if stack:
+    shape.insert(axis, len(avals))
+  else:
+    shape[axis] = sum(a.shape[axis] for a in avals)
+  return ShapedArray(tuple(shape), first.dtype, all(a.weak_type for a in avals))
