@@ -220,3 +220,17 @@ def test_only_the_wiring_module_installs_into_other_modules():
         if not own_rule:
           installs.append(f"{path.relative_to(ROOT)}:{node.lineno} sets {ast.unparse(target)}")
   assert installs == [], "install these in xjax/_src/wiring.py:\n" + "\n".join(installs)
+
+
+def test_only_the_backend_imports_jaxlib():
+  """jaxlib's Python API is not public: only ``_src/backend/`` imports it (design.md §1)."""
+  outside = []
+  for name, path in sorted(_modules().items()):
+    if name.startswith("xjax._src.backend."):
+      continue
+    for node in ast.walk(ast.parse(path.read_text())):
+      targets = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+      if any(t == "jaxlib" or t.startswith("jaxlib.") for t in targets):
+        outside.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+  assert outside == [], "\n".join(outside)

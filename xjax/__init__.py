@@ -14,8 +14,8 @@ from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
 from xjax._src.api.transformations import jvp, linearize, vjp, grad, value_and_grad, vmap
 from xjax._src.api.placement import (device_put, device_get, block_until_ready,  # noqa: F401
                                      default_device, live_arrays, clear_caches)
-from xjax._src.backend.runtime import (devices, local_devices, default_backend)
-from xjax._src.backend import runtime as _runtime
+from xjax._src.backend.clients import devices, local_devices, default_backend
+from xjax._src.backend import clients as _clients
 from xjax._src.libraries.global_arrays import (make_array_from_callback,  # noqa: F401
                                                make_array_from_process_local_data,
                                                make_array_from_single_device_arrays)
@@ -55,16 +55,16 @@ def copy_to_host_async(x):
 
 def process_index(backend=None) -> int:
   """This process's index in a distributed run (``xjax.distributed.initialize``); 0 alone."""
-  return _runtime.process_index(backend)
+  return _clients.process_index(backend)
 
 
 def process_count(backend=None) -> int:
   """How many processes take part in the run; 1 alone."""
-  return _runtime.process_count(backend)
+  return _clients.process_count(backend)
 
 
 # ---- more of JAX's top-level namespace (issue 19) ----
-from xjax._src.backend.runtime import Device  # noqa: E402,F401
+from xjax._src.backend.jaxlib_api import Device  # noqa: E402,F401
 from xjax._src.api.closure_convert import closure_convert  # noqa: E402,F401
 from xjax._src.core.compile_time_eval import ensure_compile_time_eval  # noqa: E402,F401
 from xjax._src.api.custom_gradient import custom_gradient, fwd_and_bwd  # noqa: E402,F401

@@ -9,7 +9,7 @@ import types
 import zipfile
 
 from xjax._src.compat.jax_alias import JAX_VERSION, install_as_jax, xjax_package
-from xjax._src.backend.runtime import JAXLIB_VERSION
+from xjax._src.backend.jaxlib_api import JAXLIB_VERSION
 from xjax._src.foundations.version import __version__
 
 USAGE = "usage: python -m xjax [-h] [--version] [-c CODE | -m MODULE | SCRIPT] [ARGS...]"

@@ -4,4 +4,4 @@ from xjax._src.foundations.errors import (ConcretizationTypeError, KeyReuseError
                                           TracerBoolConversionError, TracerIntegerConversionError,
                                           UnexpectedTracerError, JAXTypeError, JAXIndexError,
                                           InconclusiveDimensionOperation, JaxprTypeError)
-from xjax._src.backend.runtime import XlaRuntimeError as JaxRuntimeError  # noqa: F401,E402
+from xjax._src.backend.jaxlib_api import XlaRuntimeError as JaxRuntimeError  # noqa: F401,E402

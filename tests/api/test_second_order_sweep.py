@@ -175,10 +175,10 @@ def test_a_lowering_that_contradicts_its_shape_rule_is_stopped_naming_the_primit
 
 
 def test_an_invalid_module_is_reported_with_its_operation():
-  from xjax._src.backend import runtime
+  from xjax._src.backend import executables
   text = ('module @m {\n  func.func public @main(%arg0: tensor<4x3xf32>) -> (tensor<3xf32>) {\n'
           '    %1 = "stablehlo.reshape"(%arg0) : (tensor<4x3xf32>) -> tensor<3xf32>\n'
           '    func.return %1 : tensor<3xf32>\n  }\n}\n')
   with pytest.raises(xjax.errors.JaxRuntimeError, match=r"line 3 of the program xjax built"
                      r"[^\n]*stablehlo\.reshape"):
-    runtime.compile(text, xjax.devices()[0], "m", None)
+    executables.compile(text, xjax.devices()[0], "m", None)

@@ -10,7 +10,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -40,7 +40,7 @@ def test_num_cpu_devices_config():
 
 
 def test_default_is_one_device():
-  assert xjax.device_count() == 1 and not runtime.several_devices
+  assert xjax.device_count() == 1 and not clients.several_devices
 
 
 def test_device_objects():
@@ -184,7 +184,7 @@ def test_clear_caches_keeps_working():
 
 
 @pytest.mark.skipif(not any(p in ("cuda", "rocm") for p in
-                            [getattr(runtime.backend(), "platform", "cpu")]),
+                            [getattr(clients.backend(), "platform", "cpu")]),
                     reason="no GPU PJRT plugin on this machine")
 def test_gpu_plugin_is_the_default_backend():
   assert xjax.default_backend() == "gpu"

@@ -167,15 +167,15 @@ def test_bad_donation_options():
 
 def test_donation_saves_memory():
   """A donated update loop keeps one copy of its state: the live buffers do not grow."""
-  from xjax._src.backend import runtime
+  from xjax._src.backend import clients
   step = xjax.jit(lambda p, g: p - 0.1 * g, donate_argnums=0)
   p, g = jnp.zeros(1 << 20) * 1, jnp.ones(1 << 20)
   step(p, g)
   p = jnp.zeros(1 << 20) * 1
-  before = len(runtime.live_buffers())
+  before = len(clients.live_buffers())
   pointer = p.unsafe_buffer_pointer()
   for _ in range(5):
     p = step(p, g)
-  assert len(runtime.live_buffers()) == before
+  assert len(clients.live_buffers()) == before
   assert p.unsafe_buffer_pointer() == pointer
   np.testing.assert_allclose(p, np.full(1 << 20, -0.5, np.float32), rtol=1e-6)

@@ -8,7 +8,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import lax
-from xjax._src.backend import runtime
+from xjax._src.backend import executables
 from xjax._src.core import jaxpr_cache
 
 
@@ -16,12 +16,12 @@ from xjax._src.core import jaxpr_cache
 def compiles(monkeypatch):
   """Counts XLA compilations."""
   count = [0]
-  real = runtime.compile
+  real = executables.compile
 
   def counting(*args, **kwargs):
     count[0] += 1
     return real(*args, **kwargs)
-  monkeypatch.setattr(runtime, "compile", counting)
+  monkeypatch.setattr(executables, "compile", counting)
   return count
 
 

@@ -7,7 +7,7 @@ import xjax
 import xjax.numpy as jnp
 from xjax import lax
 from xjax.experimental import io_callback
-from xjax._src.backend import runtime
+from xjax._src.backend import buffers, clients, executables
 from xjax._src.core.avals import ShapedArray
 
 
@@ -22,7 +22,7 @@ def test_jaxlib_host_callback_target_facts():
   """The FFI target ``xla_ffi_python_cpu_callback`` is registered statically; the custom
   call's ``backend_config = {index = i}`` picks ``host_callbacks[i]``, which receives NumPy
   arrays (None for a token operand) and returns a tuple with one value per result."""
-  assert runtime.HOST_CALLBACK_TARGET == "xla_ffi_python_cpu_callback"
+  assert executables.HOST_CALLBACK_TARGET == "xla_ffi_python_cpu_callback"
   seen = []
 
   def cb0(token, x):
@@ -41,10 +41,10 @@ def test_jaxlib_host_callback_target_facts():
     func.return %r#1 : tensor<3xf32>
   }
 }"""
-  device = runtime.default_device()
-  exe = runtime.compile(text, device, "m", [ShapedArray((3,), np.float32)],
+  device = clients.default_device()
+  exe = executables.compile(text, device, "m", [ShapedArray((3,), np.float32)],
                         [cb0, lambda tok, x: (tok, *cb1(x))])
-  out = exe.run([runtime.put(np.arange(3, dtype=np.float32), device)])
+  out = exe.run([buffers.put(np.arange(3, dtype=np.float32), device)])
   np.testing.assert_array_equal(np.asarray(out[0]), [0., 2., 4.])
   assert seen[0] == ("cb0", None, np.ndarray, np.float32, (3,))
   assert seen[1] == ("cb1", np.ndarray)  # the token chain orders the two calls
@@ -54,7 +54,7 @@ def test_host_callback_needs_a_parsed_module():
   """jaxlib takes host_callbacks only with an MLIR module object, not text: the runtime
   parses the text first (only for modules with callbacks)."""
   from jaxlib import xla_client as xc
-  device = runtime.default_device()
+  device = clients.default_device()
   text = 'module @m { func.func public @main() -> () { func.return } }'
   with pytest.raises(TypeError):
     device.client.compile_and_load(text, xc.DeviceList((device,)), xc.CompileOptions(),

@@ -1,22 +1,22 @@
 """``jax.extend.backend``: the runtime's clients."""
 from typing import Callable
 
-from xjax._src.backend import runtime as _runtime
+from xjax._src.backend import jaxlib_api as _jaxlib_api, clients as _clients, executables as _executables
 
 
 def get_backend(platform=None):
   """The PJRT client for ``platform`` (default: the highest-priority one available)."""
-  return _runtime.backend(platform)
+  return _clients.backend(platform)
 
 
 def backends() -> dict:
   """The initialized clients by platform name."""
   get_backend()
-  return dict(_runtime._backends)
+  return dict(_clients._backends)
 
 
 def get_default_device():
-  return _runtime.default_device()
+  return _clients.default_device()
 
 
 def clear_backends(_crash: bool = False) -> None:
@@ -31,7 +31,7 @@ def register_backend_cache(cache, for_what: str) -> None:
   """Has ``clear_backends`` clear ``cache`` (an object with ``cache_clear()``, such as an
   ``lru_cache``, or ``clear()``); ``for_what`` names it (unused)."""
   del for_what
-  _runtime.register_backend_cache(cache)
+  _clients.register_backend_cache(cache)
 
 
 def clear_in_memory_compilation_cache() -> None:
@@ -53,7 +53,7 @@ def register_backend_factory(name: str, factory: Callable, *, priority: int = 0,
   others (the default backend is the one of highest ``priority``), or on first use when
   they have started (``xjax.devices(name)``).  RuntimeError if ``name`` has started."""
   del experimental, make_topology, c_api   # (topologies and C-API plugin handles)
-  _runtime.register_backend_factory(name, factory, priority=priority,
+  _clients.register_backend_factory(name, factory, priority=priority,
                                     fail_quietly=fail_quietly)
 
 
@@ -65,13 +65,13 @@ def get_compile_options(num_replicas: int, num_partitions: int, device_assignmen
   partitioning); ``device_assignment`` (an array of devices or ids) must have that shape
   (a vector when ``num_partitions`` is 1)."""
   del detailed_logging, backend
-  return _runtime.compile_options(num_replicas, num_partitions, device_assignment,
+  return _executables.compile_options(num_replicas, num_partitions, device_assignment,
                                   env_options_overrides, fdo_profile)
 
 
 def __getattr__(name):
   if name == "ifrt_proxy":   # jaxlib's IFRT proxy client module, loaded when asked for
-    return _runtime.jaxlib_module("_ifrt_proxy")
+    return _jaxlib_api.jaxlib_module("_ifrt_proxy")
   raise AttributeError(f"module 'xjax.extend.backend' has no attribute '{name}'")
 
 

@@ -1,14 +1,14 @@
 """``jax.extend.lowering``: what lowering rules written with jaxlib's MLIR Python bindings
 work with: the rule context, the MLIR context class, and the registry of the dialects
 JAX's modules use (``JaxIrContext`` and ``upstream_dialects`` are made on first access)."""
-from xjax._src.backend import runtime as _runtime
+from xjax._src.backend import mlir_modules as _mlir_modules
 from xjax._src.extend.user_lowering import LoweringRuleContext  # noqa: F401
 
 _made: dict = {}
 
 
 def _jax_ir_context():
-  ir = _runtime.mlir_bindings("ir")
+  ir = _mlir_modules.mlir_bindings("ir")
 
   class JaxIrContext(ir.Context):
     """An MLIR context holding only the dialects loaded into it (``ir.Context()`` itself
@@ -20,8 +20,8 @@ def _jax_ir_context():
 
 
 def _upstream_dialects():
-  registry = _runtime.mlir_bindings("ir").DialectRegistry()
-  _runtime.mlir_bindings("_mlir_libs._jax_mlir_ext").register_dialects(registry)
+  registry = _mlir_modules.mlir_bindings("ir").DialectRegistry()
+  _mlir_modules.mlir_bindings("_mlir_libs._jax_mlir_ext").register_dialects(registry)
   return registry
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import enum
 from typing import Callable, Sequence
 
-from xjax._src.backend import runtime as _runtime
+from xjax._src.backend import clients as _clients
 
 
 class PipelineStage(enum.Enum):
@@ -28,7 +28,7 @@ def register_hlo_module_transformation(callback: Callable[[bytes], bytes | None]
   serialized proto, or None to leave the module as it is.  Passes registered at one stage
   run in registration order; programs compiled before are not compiled again."""
   stage_id, platforms = _stage_and_platforms(stage, platforms)
-  _runtime.register_xla_transform(name, stage_id, callback, platforms)
+  _clients.register_xla_transform(name, stage_id, callback, platforms)
 
 
 def clear_hlo_module_transformation(name: str,
@@ -36,4 +36,4 @@ def clear_hlo_module_transformation(name: str,
                                     platforms: Sequence[str] | str | None = None) -> bool:
   """Removes the pass ``name`` registered at ``stage``; whether there was one."""
   stage_id, platforms = _stage_and_platforms(stage, platforms)
-  return _runtime.clear_xla_transform(name, stage_id, platforms)
+  return _clients.clear_xla_transform(name, stage_id, platforms)

@@ -5,7 +5,7 @@ type strings. Rules made with ``lower_fun`` (the usual way) emit text; rules tha
 operations with the MLIR Python bindings (``ir``, jaxlib's ``stablehlo`` dialect) run on
 binding values and their operations are spliced into the text.
 """
-from xjax._src.backend import runtime as _runtime
+from xjax._src.backend import mlir_modules as _mlir_modules
 from xjax._src.primitives.callback import emit_callback as _emit_callback
 from xjax._src.core.avals import ShapedArray
 from xjax._src.extend.ir_attributes import dense_int_elements, ir_attribute  # noqa: F401
@@ -51,19 +51,19 @@ flatten_ir_types = flatten_ir_values
 
 def i32_attr(i: int):
   """An i32 attribute (for rules built with the MLIR bindings)."""
-  ir = _runtime.mlir_bindings("ir")
+  ir = _mlir_modules.mlir_bindings("ir")
   return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), i)
 
 
 def i64_attr(i: int):
   """An i64 attribute (for rules built with the MLIR bindings)."""
-  ir = _runtime.mlir_bindings("ir")
+  ir = _mlir_modules.mlir_bindings("ir")
   return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
 
 
 def dense_int_array(xs):
   """An ``array<i64: ...>`` attribute (for rules built with the MLIR bindings)."""
-  return _runtime.mlir_bindings("ir").DenseI64ArrayAttr.get([int(x) for x in xs])
+  return _mlir_modules.mlir_bindings("ir").DenseI64ArrayAttr.get([int(x) for x in xs])
 
 
 def emit_python_callback(ctx, callback, token, operands, operand_avals, result_avals, *,
@@ -89,7 +89,7 @@ _LAZY = {"ir": lambda ir: ir, "Value": lambda ir: ir.Value, "Token": lambda ir: 
 
 def __getattr__(name):
   if name in _LAZY:   # jaxlib's MLIR bindings, loaded when first asked for
-    return _LAZY[name](_runtime.mlir_bindings("ir"))
+    return _LAZY[name](_mlir_modules.mlir_bindings("ir"))
   raise AttributeError(f"module 'xjax.interpreters.mlir' has no attribute '{name}'")
 
 

@@ -1,5 +1,5 @@
 """``jax.interpreters.pxla``: XLA's compile options for a program over devices."""
-from xjax._src.backend import runtime as _runtime
+from xjax._src.backend import executables as _executables
 
 
 def create_compile_options(computation, tuple_args: bool, allow_prop_to_inputs,
@@ -11,7 +11,7 @@ def create_compile_options(computation, tuple_args: bool, allow_prop_to_inputs,
   del computation, backend
   compiler_options = dict(compiler_options)
   fdo_profile = compiler_options.pop("fdo_profile", None)
-  options = _runtime.compile_options(1, np_dev.size, np_dev.reshape((1, np_dev.size)),
+  options = _executables.compile_options(1, np_dev.size, np_dev.reshape((1, np_dev.size)),
                                      compiler_options, fdo_profile)
   options.parameter_is_tupled_arguments = tuple_args
   build = options.executable_build_options

@@ -10,9 +10,9 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import random as R
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 
-pytestmark = pytest.mark.skipif(runtime.default_backend() != "cpu",
+pytestmark = pytest.mark.skipif(clients.default_backend() != "cpu",
                                 reason="the loop is CPU's lowering")
 
 

@@ -6,7 +6,7 @@ import pytest
 import xjax
 import xjax.numpy as jnp
 from xjax import lax
-from xjax._src.backend import runtime
+from xjax._src.backend import ffi_targets
 from xjax._src.primitives.lax.linalg import lapack
 from xjax.test_util import check_grads
 
@@ -40,7 +40,7 @@ def _H(x):
 
 def test_jaxlib_exports_the_lapack_kernels_we_call():
   # The facts the lowering relies on: jaxlib 0.10.2 registers these FFI targets.
-  names = runtime.lapack_targets()
+  names = ffi_targets.lapack_targets()
   for base in ("potrf", "getrf", "geqrf", "gesdd", "gesvd", "geev", "gees", "gehrd", "trsm",
                "gtsv"):
     for p in "sdcz":

@@ -26,7 +26,7 @@ from xjax._src.core.jaxpr import ClosedJaxpr
 from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.trace import Tracer, current_trace, escaped_tracer_error, eval_trace
 from xjax._src.core.values import pytype_aval_mappings
-from xjax._src.backend import runtime
+from xjax._src.backend import clients, jaxlib_api
 from xjax._src.execution import dispatch, host_eval, spmd
 from xjax._src.execution.compiled_jaxprs import CompiledJaxpr, UncommittedCall
 from xjax._src.execution.array import Array
@@ -117,7 +117,7 @@ def _clear_function_caches() -> None:
       fast_path.clear()
 
 
-runtime.register_backend_cache(_clear_function_caches)
+clients.register_backend_cache(_clear_function_caches)
 
 
 _FAST_ENTRIES = 64  # signatures per jitted function on the fast path
@@ -291,7 +291,7 @@ class PjitFunction:
   def __call__(self, *args, **kwargs):
     try:
       fast_key = None
-      if plain_dispatch[0] and current_trace() is eval_trace and not runtime.several_devices:
+      if plain_dispatch[0] and current_trace() is eval_trace and not clients.several_devices:
         # The fast path: uncommitted Arrays and Python scalars on the only device, with a
         # signature seen before.
         key = [config._trace_token]
@@ -361,7 +361,7 @@ class PjitFunction:
     if entry.state is not None:   # the refs' values in, their final values out
       leaves, refs = entry.state.read(leaves)
       avals = entry.in_avals
-    if current_trace() is eval_trace and runtime.several_devices and not self._placement and (
+    if current_trace() is eval_trace and clients.several_devices and not self._placement and (
         self._shardings or spmd.call_mesh(entry.closed, leaves)):
       outs = self._call_spread(entry, leaves, args)
     elif current_trace() is eval_trace:
@@ -374,7 +374,7 @@ class PjitFunction:
           dyn = split_args(args, kwargs, self._static_argnums, self._static_argnames)
           raise err.with_names(arg_names(self._sig, dyn[0], dyn[1])) from None
       if (fast_key is not None and not entry.donated and entry.state is None
-          and not runtime.several_devices and plain_dispatch[0] and not self._placement
+          and not clients.several_devices and plain_dispatch[0] and not self._placement
           and not any(a.dtype == dtypes.float0 for a in (*avals, *entry.closed.out_avals))):
         call = self._fast_call(entry, leaves, avals, device)
         bounded_put(self._fast, fast_key, call, _FAST_ENTRIES)
@@ -427,7 +427,7 @@ class PjitFunction:
   def _target_device(self):
     """The device jit's ``device=`` or ``backend=`` names (the backend's first)."""
     device, backend = self._placement
-    return device if device is not None else runtime.backend(backend).local_devices()[0]
+    return device if device is not None else clients.backend(backend).local_devices()[0]
 
   def _bind_params(self) -> dict:
     """The ``jit`` primitive's parameters beyond the body and name: the device and XLA
@@ -592,7 +592,7 @@ def _placement(device, backend, in_shardings, out_shardings) -> tuple | None:
     if given is not None:
       raise ValueError("If backend or device is specified on jit, then "
                        f"{name} should not be specified.")
-  if device is not None and not isinstance(device, runtime.Device):
+  if device is not None and not isinstance(device, jaxlib_api.Device):
     raise TypeError(f"jit's device must be a Device (such as jax.devices()[0]), got "
                     f"{device!r}; to choose a platform by name, pass backend=.")
   return device, backend

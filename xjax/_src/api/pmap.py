@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 
 from xjax._src.foundations import tree_util
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import batching
 from xjax._src.api.jit import jit
@@ -33,7 +33,7 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
   static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) else (
       tuple(static_broadcasted_argnums))
   name = _ANONYMOUS if axis_name is None else axis_name
-  pool = list(devices) if devices is not None else runtime.local_devices(backend=backend)
+  pool = list(devices) if devices is not None else clients.local_devices(backend=backend)
 
   meshes: dict = {}  # size -> Mesh of the first `size` devices of the pool
   hashed: dict = {}  # (keywords given, argument count) -> (dynamic axes, their hashable form)

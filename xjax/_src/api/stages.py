@@ -11,7 +11,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.foundations import tree_util
 from xjax._src.foundations.layout import Format, Layout
 from xjax._src.foundations.sharding import SingleDeviceSharding
-from xjax._src.backend import runtime
+from xjax._src.backend import clients, mlir_modules
 from xjax._src.execution import compiled_jaxprs, dispatch, spmd
 from xjax._src.api.call_tracing import flatten_call, unflatten_call
 from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
@@ -121,7 +121,7 @@ class Lowered(_Signature):
     self._jitted = jitted
     self._entry = entry
     closed = entry.closed
-    spread = (runtime.several_devices and not jitted._placement
+    spread = (clients.several_devices and not jitted._placement
               and jitted._spread_layouts(entry, leaves, args))
     self._lowered = None  # (text, host callbacks) of a one-device module, which compile reuses
     self._spread = None   # (leaves, mesh, in shardings, out shardings) of an SPMD program
@@ -140,16 +140,16 @@ class Lowered(_Signature):
   def cost_analysis(self) -> dict:
     """XLA's cost estimates of the module before optimization (``Compiled.cost_analysis``
     has them after)."""
-    return runtime.hlo_cost_analysis(self._text, runtime.default_device())
+    return mlir_modules.hlo_cost_analysis(self._text, clients.default_device())
 
   def compiler_ir(self, dialect: str | None = None):
     """The module as jaxlib's MLIR ``ir.Module`` (``dialect='stablehlo'``, the default) or
     as XLA's HLO computation (``dialect='hlo'``, printed by ``as_hlo_text()``)."""
-    from xjax._src.backend import runtime
+    from xjax._src.backend import clients, mlir_modules
     if dialect in (None, "stablehlo"):
-      return runtime.mlir_module(self._text)
+      return mlir_modules.mlir_module(self._text)
     if dialect == "hlo":
-      return runtime.hlo_computation(self._text)
+      return mlir_modules.hlo_computation(self._text)
     raise ValueError(f"compiler_ir: unknown dialect {dialect!r}; expected 'stablehlo' or 'hlo'")
 
   def compile(self, compiler_options: dict | None = None, *,
@@ -163,7 +163,7 @@ class Lowered(_Signature):
       return Compiled(jitted, entry, _SpmdCompiled(spmd.program_for(
           entry.closed, leaves, mesh, jitted._name, ins, outs, options)))
     device = (jitted._target_device() if jitted._placement
-              else jitted._sharded_device() or runtime.default_device())
+              else jitted._sharded_device() or clients.default_device())
     if device_assignment is not None:
       given = [d.id for d in device_assignment]
       if given != [device.id]:

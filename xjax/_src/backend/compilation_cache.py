@@ -10,7 +10,7 @@ entry. Each file starts with a checksum of its payload: an entry that is truncat
 corrupted is ignored and rewritten. The directory is bounded (``jax_compilation_cache_max_size``
 bytes; -1 means xjax's default of 1 GiB) by evicting the least recently used entries.
 
-This module only stores bytes; ``runtime.compile`` serializes and deserializes executables.
+This module only stores bytes; ``executables.compile`` serializes and deserializes executables.
 """
 from __future__ import annotations
 

@@ -168,7 +168,7 @@ class Module:
     self._fn_names: dict[int, str] = {}
     self._keepalive: list[Any] = []
     self._taken: set[str] = {"main"}
-    self.host_callbacks: list[Callable] = []  # runtime.compile's host_callbacks
+    self.host_callbacks: list[Callable] = []  # executables.compile's host_callbacks
     # SPMD programs: each device's place in the device assignment (partition id), the
     # meshes of the enclosing manual (shard_map) regions, innermost last, and the last
     # channel id handed to a collective.
@@ -548,7 +548,7 @@ def lower_module(jaxpr: Jaxpr, name: str, host_callbacks: list | None = None,
                  embedded: dict | None = None) -> str:
   """A module whose ``main`` takes the jaxpr's constvars, then its invars.  The Python
   callables its host callbacks run are appended to ``host_callbacks`` (pass them to
-  ``runtime.compile``).  ``aliases[i]`` names the output that invar i's donated buffer
+  ``executables.compile``).  ``aliases[i]`` names the output that invar i's donated buffer
   holds (``tf.aliasing_output``), so XLA writes that output in place.  With a ``layout``
   the module is an SPMD program over its devices.  ``embedded[i]`` is the value of
   constvar i when it is written into the module rather than taken as a parameter."""

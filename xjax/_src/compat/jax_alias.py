@@ -100,7 +100,7 @@ class _VersionLoader(importlib.abc.Loader):
     return None
 
   def exec_module(self, module):
-    from xjax._src.backend.runtime import JAXLIB_VERSION
+    from xjax._src.backend.jaxlib_api import JAXLIB_VERSION
     module.__version__ = module._version = JAX_VERSION
     module.__version_info__ = _version_info(JAX_VERSION)
     module._minimum_jaxlib_version = JAXLIB_VERSION

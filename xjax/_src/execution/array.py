@@ -11,7 +11,7 @@ import functools
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.backend import runtime
+from xjax._src.backend import buffers, clients, dlpack
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import _immutable_message
 from xjax._src.core import values
@@ -76,7 +76,7 @@ class Array:
     if buf is None:
       # a buffer of its own: a host value's memory can be shared by other arrays (views,
       # copies), which a donation of this buffer must not overwrite
-      buf = self._b = runtime.put(self._host, runtime.default_device(), own=True)
+      buf = self._b = buffers.put(self._host, clients.default_device(), own=True)
     return buf
 
   @_buf.setter
@@ -126,7 +126,7 @@ class Array:
           "the underlying uint32 array.")
     self._check_alive()  # also when a host copy is cached: a donated array is gone
     if self._npy is None:
-      value = runtime.to_host(self._buf)
+      value = buffers.to_host(self._buf)
       if value.dtype != self.aval.dtype:
         value = value.astype(self.aval.dtype)
       value.flags.writeable = False
@@ -136,7 +136,7 @@ class Array:
   def _physical_value(self) -> np.ndarray:
     """The stored host data: for PRNG keys, the uint32 array holding them."""
     self._check_alive()
-    return runtime.to_host(self._buf)
+    return buffers.to_host(self._buf)
 
   def _live_host(self):
     """The host value, or None: it has none, or the buffer made from it (which another
@@ -226,10 +226,10 @@ class Array:
     self._check_alive()
     if self._host is not None:
       return from_host(self._host, self.aval)
-    if runtime.is_spread(self._buf):
-      return Array._from_buffer(runtime.put_sharded(self._physical_value(), self.sharding,
+    if buffers.is_spread(self._buf):
+      return Array._from_buffer(buffers.put_sharded(self._physical_value(), self.sharding,
                                                     self.weak_type), self.aval, True)
-    return Array._from_buffer(runtime.copy_buffer(self._buf), self.aval, self._committed)
+    return Array._from_buffer(buffers.copy_buffer(self._buf), self.aval, self._committed)
 
   def __deepcopy__(self, memo) -> "Array":
     return self.__copy__()
@@ -270,36 +270,36 @@ class Array:
   # -- devices and lifetime --------------------------------------------------------------
   def _spread(self) -> bool:
     """Whether its buffer is laid out over several devices."""
-    return self._b is not None and runtime.is_spread(self._b)
+    return self._b is not None and buffers.is_spread(self._b)
 
   def devices(self) -> set:
     self._check_alive()
     if self._b is None:
-      return {runtime.default_device()}
-    if runtime.is_spread(self._buf):
+      return {clients.default_device()}
+    if buffers.is_spread(self._buf):
       return set(self.sharding.device_set)
-    return {runtime.buf_device(self._buf)}
+    return {buffers.buf_device(self._buf)}
 
   @property
   def device(self):
     """The array's device; for an array over several devices, its sharding (as JAX)."""
     self._check_alive()
     if self._b is None:
-      return runtime.default_device()
-    if runtime.is_spread(self._buf):
+      return clients.default_device()
+    if buffers.is_spread(self._buf):
       return self.sharding
-    return runtime.buf_device(self._buf)
+    return buffers.buf_device(self._buf)
 
   @property
   def sharding(self):
     """How the array is laid out over devices (known also once it is deleted)."""
     if self._spread():
-      return runtime.buf_sharding(self._b)
+      return buffers.buf_sharding(self._b)
     if isinstance(self._committed, Sharding):
       return self._committed
     buf = self._b
-    return SingleDeviceSharding(runtime.default_device() if buf is None
-                                else runtime.buf_device(buf))
+    return SingleDeviceSharding(clients.default_device() if buf is None
+                                else buffers.buf_device(buf))
 
   def block_until_ready(self) -> "Array":
     self._check_alive()
@@ -322,7 +322,7 @@ class Array:
     """Starts the device-to-host copy that ``np.asarray`` will then wait for."""
     self._check_alive()
     if self._npy is None and self._b is not None and not dtypes.is_extended(self.aval.dtype):
-      runtime.copy_to_host_async(self._buf)
+      buffers.copy_to_host_async(self._buf)
 
   @_not_on_key_arrays
   def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -336,11 +336,11 @@ class Array:
     source, = devices
     device = None
     if dl_device is not None and dl_device[0]:
-      platform = runtime.dlpack_platform(dl_device[0])
+      platform = dlpack.dlpack_platform(dl_device[0])
       if platform is None:
         raise BufferError("The device passed to __dlpack__ as dl_device has a device type "
                           f"xjax does not support (DLDeviceType: {dl_device[0]})")
-      device = runtime.device_for_dlpack(platform, dl_device[1])
+      device = dlpack.device_for_dlpack(platform, dl_device[1])
     if max_version is not None and tuple(max_version) < (0, 5):
       raise BufferError(f"xjax exports DLPack version (0, 5) or later, but max_version="
                         f"{tuple(max_version)} was requested.")
@@ -351,18 +351,18 @@ class Array:
         raise ValueError(f"__dlpack__(copy=False): dl_device names {device!r} but the "
                          f"array is on {source!r}; a copy is needed. Pass copy=True or "
                          "copy=None.")
-      buf = runtime.copy_to_device(buf, device)
+      buf = buffers.copy_to_device(buf, device)
     elif copy:
-      buf = runtime.copy_buffer(buf)
-      runtime.block_until_ready([buf])  # a consumer may write to it at once
-    return runtime.to_dlpack(buf, stream)
+      buf = buffers.copy_buffer(buf)
+      buffers.block_until_ready([buf])  # a consumer may write to it at once
+    return dlpack.to_dlpack(buf, stream)
 
   @_not_on_key_arrays
   def __dlpack_device__(self) -> tuple:
     self._check_alive()
     if len(self.devices()) > 1:
       raise BufferError("__dlpack__ only supports arrays on a single device.")
-    return runtime.dlpack_device(self.device)
+    return dlpack.dlpack_device(self.device)
 
   @_not_on_key_arrays
   def platform(self) -> str:
@@ -428,8 +428,8 @@ class Array:
     aval = self.aval.update(shape=sharding.shard_shape(self.shape))
     seen: dict = {}
     out = []
-    for buf in runtime.shards(self._buf):
-      device = runtime.buf_device(buf)
+    for buf in buffers.shards(self._buf):
+      device = buffers.buf_device(buf)
       key = repr(index[device])
       replica = seen[key] = seen.get(key, -1) + 1
       out.append(Shard(device, index[device], replica, Array._from_buffer(buf, aval, True)))
@@ -480,7 +480,7 @@ def _reconstruct(value: np.ndarray, weak_type: bool) -> Array:
 
 
 def _reconstruct_extended(stored: np.ndarray, aval: ShapedArray) -> Array:
-  return Array._from_buffer(runtime.put(stored, runtime.default_device()), aval)
+  return Array._from_buffer(buffers.put(stored, clients.default_device()), aval)
 
 
 def make_array(value, device=None, committed=False, weak_type: bool | None = None,
@@ -501,15 +501,15 @@ def make_array(value, device=None, committed=False, weak_type: bool | None = Non
       host = host.copy()
     host.flags.writeable = False
     return from_host(host, aval)
-  device = runtime.default_device() if device is None else device
-  return Array._from_buffer(runtime.put(host, device), aval, committed)
+  device = clients.default_device() if device is None else device
+  return Array._from_buffer(buffers.put(host, device), aval, committed)
 
 
 values.pytype_aval_mappings[Array] = lambda x: x.aval
 
 
 _SCALAR_ARRAYS: dict = {}
-runtime.register_backend_cache(_SCALAR_ARRAYS)
+clients.register_backend_cache(_SCALAR_ARRAYS)
 # Few: a loop over many distinct scalars must not keep a device buffer for each (small
 # long-lived allocations between large freed ones keep the allocator from returning memory).
 SCALAR_CACHE_SIZE = 256
@@ -529,6 +529,6 @@ def scalar_array(value, dtype, weak_type: bool) -> Array:
       host.flags.writeable = False
       arr = from_host(host, aval)
     else:
-      arr = Array._from_buffer(runtime.put(host, runtime.default_device()), aval)
+      arr = Array._from_buffer(buffers.put(host, clients.default_device()), aval)
     bounded_put(_SCALAR_ARRAYS, key, arr, SCALAR_CACHE_SIZE)
   return arr

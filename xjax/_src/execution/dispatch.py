@@ -14,7 +14,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.foundations.sharding import NamedSharding, PartitionSpec
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr_cache import bounded_put
-from xjax._src.backend import runtime
+from xjax._src.backend import buffers, clients, jaxlib_api
 from xjax._src.execution.array import SCALAR_CACHE_SIZE, Array
 from xjax._src.execution.result_checks import check_special_values, checks_results
 
@@ -35,7 +35,7 @@ def pick_device(args: Sequence[Any], fun: str = "computation"):
       elif d != device:
         raise IncompatibleDevicesError(args, first, i, fun)
   if device is None:
-    return runtime.default_device(), False
+    return clients.default_device(), False
   marker = args[first]._committed
   return device, (True if marker is True else MeshCommitment(marker, args[first].aval.shape))
 
@@ -96,7 +96,7 @@ class IncompatibleDevicesError(ValueError):
     return IncompatibleDevicesError(self.args_, self.i, self.j, self.fun, names)
 
 
-class DonatedBufferError(runtime.XlaRuntimeError):
+class DonatedBufferError(jaxlib_api.XlaRuntimeError):
   """A donated buffer passed in a second argument position of the same call, donated there
   too or not (JAX's runtime raises its JaxRuntimeError, naming flattened positions);
   ``with_names`` adds their pytree paths."""
@@ -121,7 +121,7 @@ class DonatedBufferError(runtime.XlaRuntimeError):
 
 
 _SCALAR_BUFFERS: dict = {}
-runtime.register_backend_cache(_SCALAR_BUFFERS)
+clients.register_backend_cache(_SCALAR_BUFFERS)
 
 
 def clear_scalar_buffers() -> None:
@@ -144,30 +144,30 @@ def to_buffer(x, aval: ShapedArray, device):
   if type(x) is Array:
     x._check_alive()
     buf = x._buf
-    if runtime.buf_device(buf) != device:
-      buf = runtime.copy_to_device(buf, device)
+    if buffers.buf_device(buf) != device:
+      buf = buffers.copy_to_device(buf, device)
     return buf
   if isinstance(x, (bool, int, float, complex)):
     key = (type(x), repr(x), aval.dtype, device)
     buf = _SCALAR_BUFFERS.get(key)
     if buf is None:
-      buf = runtime.put(np.asarray(x, aval.dtype), device)
+      buf = buffers.put(np.asarray(x, aval.dtype), device)
       bounded_put(_SCALAR_BUFFERS, key, buf, SCALAR_CACHE_SIZE)
     return buf
   if isinstance(x, Array):  # subclasses
     return x._buf
   if aval.dtype == dtypes.float0:   # no data: XLA holds float0 values as booleans
-    return runtime.put(np.zeros(aval.shape, np.bool_), device)
+    return buffers.put(np.zeros(aval.shape, np.bool_), device)
   handler = canonicalize_dtype_handlers.get(type(x))
   if handler is not None:
     x = handler(x)
-  return runtime.put(np.asarray(x, dtype=aval.dtype), device)
+  return buffers.put(np.asarray(x, dtype=aval.dtype), device)
 
 
 def input_buffers(args, avals, device, leading: Sequence = ()) -> list:
   """The buffers of ``args`` on ``device``, after ``leading`` ones (a program's constants).
   With one device every Array is already on it: its buffer is used as it is."""
-  if runtime.several_devices:
+  if clients.several_devices:
     return [*leading, *[to_buffer(x, a, device) for x, a in zip(args, avals)]]
   return [*leading, *[x._buf if type(x) is Array else to_buffer(x, a, device)
                       for x, a in zip(args, avals)]]

@@ -8,7 +8,7 @@ from xjax._src.core.jaxpr import Jaxpr, JaxprEqn, Var
 from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.trace import eval_types
 from xjax._src.core.values import get_aval
-from xjax._src.backend import lowering, runtime
+from xjax._src.backend import buffers, clients, executables, lowering
 from xjax._src.execution import host_eval, spmd
 from xjax._src.execution.array import Array
 from xjax._src.execution.dispatch import input_buffers, params_key, pick_device, run_program
@@ -16,7 +16,7 @@ from xjax._src.execution.result_checks import checks_results
 
 
 _primitive_cache: dict = {}
-runtime.register_backend_cache(_primitive_cache)
+clients.register_backend_cache(_primitive_cache)
 _PRIMITIVE_CACHE_SIZE = 8192  # executables; the oldest go first (control-flow params hold jaxprs)
 _host_kernels: dict = {}  # (primitive, avals, params) -> (host kernel or None, out avals)
 
@@ -32,7 +32,7 @@ def apply_primitive(prim, *args, **params):
   """Evaluates one primitive now: on the host where its operands are host values and it
   has a host kernel for their types, else through a cached one-primitive compiled
   program."""
-  if runtime.several_devices and _any_spread(args):
+  if clients.several_devices and _any_spread(args):
     return spmd.apply_primitive(prim, args, params)
   avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
   if prim.host_kernel is not None and not checks_results():
@@ -84,7 +84,7 @@ def _apply_on_host(prim, args, avals, params) -> list | None:
 
 def _any_spread(args) -> bool:
   """Whether an input is laid out over several devices (the program then runs on all)."""
-  return any(type(x) is Array and runtime.is_spread(x._buf) for x in args)
+  return any(type(x) is Array and buffers.is_spread(x._buf) for x in args)
 
 
 def _compile_primitive(prim, avals, params, device):
@@ -95,4 +95,4 @@ def _compile_primitive(prim, avals, params, device):
   jaxpr = Jaxpr((), invars, outvars, [JaxprEqn(prim, invars, outvars, params)])
   callbacks: list = []
   text = lowering.lower_module(jaxpr, prim.name, callbacks)
-  return runtime.compile(text, device, prim.name, out_avals, callbacks), out_avals
+  return executables.compile(text, device, prim.name, out_avals, callbacks), out_avals

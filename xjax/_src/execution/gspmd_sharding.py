@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from xjax._src.backend import runtime
+from xjax._src.backend import hlo_sharding
 from xjax._src.foundations.sharding import Tiling, TilingSharding
 
 
@@ -15,20 +15,20 @@ class GSPMDSharding(TilingSharding):
   def __init__(self, devices: Sequence, op_sharding, *, memory_kind: str | None = None,
                _device_list=None) -> None:
     self._devices = tuple(devices)
-    self._hlo_sharding = runtime.hlo_sharding(op_sharding)
+    self._hlo_sharding = hlo_sharding.hlo_sharding(op_sharding)
     self._memory_kind = memory_kind
     # a single-device layout places values as that device (device_put)
     self._device = self._devices[0] if len(self._devices) == 1 else None
 
   @classmethod
   def get_replicated(cls, device_set, *, memory_kind: str | None = None) -> "GSPMDSharding":
-    return cls(tuple(device_set), runtime.hlo_sharding(None), memory_kind=memory_kind)
+    return cls(tuple(device_set), hlo_sharding.hlo_sharding(None), memory_kind=memory_kind)
 
   def _to_xla_hlo_sharding(self, num_dimensions: int):
     return self._hlo_sharding
 
   def tiling(self, ndim: int) -> Tiling:
-    return runtime.hlo_tiling(self._hlo_sharding, self._devices, ndim)
+    return hlo_sharding.hlo_tiling(self._hlo_sharding, self._devices, ndim)
 
   @property
   def device_set(self) -> set:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 from xjax._src.foundations.config import config
 
 # Arrays of at most this many elements are kept on the host; larger ones go to the device,
@@ -19,17 +19,17 @@ HOST_DTYPES = frozenset([*TINY, *map(np.dtype, (
     np.uint64))])
 
 _state: dict = {}  # "on": whether the default device is the process's only one, a CPU
-runtime.register_backend_cache(_state)
+clients.register_backend_cache(_state)
 config.on_change("jax_default_device", lambda _: _state.clear())
 
 
 def enabled() -> bool:
   """Whether values may live on the host: the only device is a CPU."""
-  if runtime.several_devices:
+  if clients.several_devices:
     return False
   on = _state.get("on")
   if on is None:
-    on = _state["on"] = runtime.default_device().platform == "cpu"
+    on = _state["on"] = clients.default_device().platform == "cpu"
   return on
 
 

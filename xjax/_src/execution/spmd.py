@@ -15,7 +15,7 @@ import numpy as np
 
 from xjax._src.execution.array import Array
 from xjax._src.execution.dispatch import params_key
-from xjax._src.backend import lowering, runtime
+from xjax._src.backend import buffers, clients, executables, lowering
 from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from xjax._src.core.jaxpr_cache import WeakLRU, bounded_put, cached_on_jaxpr
@@ -28,7 +28,7 @@ from xjax._src.foundations.sharding import (Mesh, NamedSharding, PartitionSpec, 
 
 def is_spread(x) -> bool:
   """Whether ``x`` is an Array laid out over several devices."""
-  return isinstance(x, Array) and runtime.is_spread(x._buf)
+  return isinstance(x, Array) and buffers.is_spread(x._buf)
 
 
 def replicated(mesh: Mesh) -> NamedSharding:
@@ -65,13 +65,13 @@ def common_mesh(meshes: Sequence[Mesh], what: str = "computation") -> Mesh | Non
 
 def args_mesh(args) -> Mesh | None:
   """The mesh of the spread Arrays among ``args`` (None when there are none)."""
-  return common_mesh([mesh_of(runtime.buf_sharding(x._buf)) for x in args if is_spread(x)])
+  return common_mesh([mesh_of(buffers.buf_sharding(x._buf)) for x in args if is_spread(x)])
 
 
 def in_layout(x):
   """The layout an input keeps in a program: its own when it is spread over several
   devices, else None (XLA chooses, and the value is laid out so)."""
-  return runtime.buf_sharding(x._buf) if is_spread(x) else None
+  return buffers.buf_sharding(x._buf) if is_spread(x) else None
 
 
 def _same_layout(a: Sharding, b: Sharding, ndim: int) -> bool:
@@ -82,13 +82,13 @@ def to_spread_buffer(x, sharding: Sharding, aval: ShapedArray):
   """``x``'s buffer laid out as ``sharding`` (moved through the host if it is not)."""
   if isinstance(x, Array):
     x._check_alive()
-    if runtime.is_spread(x._buf) and _same_layout(runtime.buf_sharding(x._buf), sharding,
+    if buffers.is_spread(x._buf) and _same_layout(buffers.buf_sharding(x._buf), sharding,
                                                   aval.ndim):
       return x._buf
     value = x._physical_value()
   else:
     value = np.asarray(x, dtype=physical_aval(aval).dtype)
-  return runtime.put_sharded(value, sharding, aval.weak_type)
+  return buffers.put_sharded(value, sharding, aval.weak_type)
 
 
 def put(x, sharding: Sharding) -> Array:
@@ -149,7 +149,7 @@ class SpmdProgram:
             for s, a in zip(out_shardings, closed.out_avals)]
     self.text = lower(closed, mesh, in_shardings, outs, name)
     self.out_avals = closed.out_avals
-    exe = self.executable = runtime.compile_spmd(
+    exe = self.executable = executables.compile_spmd(
         self.text, devices, name, in_avals, self.out_avals, [s is None for s in ins],
         [s is None for s in outs], compiler_options)
     chosen = [s if s is not None else sharding_from_tiling(t, mesh, a.ndim)
@@ -170,7 +170,7 @@ class SpmdProgram:
 
 
 _programs = WeakLRU(per_owner=8)  # closed jaxpr -> {(mesh, shardings): SpmdProgram}
-runtime.register_backend_cache(_programs)
+clients.register_backend_cache(_programs)
 
 
 def run_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], mesh: Mesh, name: str = "jaxpr",
@@ -201,7 +201,7 @@ def program_for(closed: ClosedJaxpr, args: Sequence[Any], mesh: Mesh, name: str 
 
 
 _primitive_programs: dict = {}
-runtime.register_backend_cache(_primitive_programs)
+clients.register_backend_cache(_primitive_programs)
 
 
 def apply_primitive(prim, args: Sequence[Any], params: dict, mesh: Mesh | None = None):

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.backend import custom_call, runtime
+from xjax._src.backend import custom_call, ffi_targets, mlir_modules
 from xjax._src.primitives.callback import _sequential
 from xjax._src.core import effects as fx
 from xjax._src.core.avals import ShapedArray, physical_aval
@@ -38,7 +38,7 @@ def register_ffi_target(name: str, fn: Any, platform: str = "cpu", api_version: 
   name such as ``"execute"``) as the FFI target ``name`` on ``platform``.
   ``api_version=0`` registers a legacy (untyped) custom-call function instead; further
   keyword arguments (``traits=``) go to the runtime."""
-  runtime.register_ffi_target(name, fn, platform, api_version, **kwargs)
+  ffi_targets.register_ffi_target(name, fn, platform, api_version, **kwargs)
 
 
 def register_ffi_type_id(name: str, obj: Any, platform: str = "cpu") -> None:
@@ -53,13 +53,13 @@ def register_ffi_type(name: str, type_registration: Mapping[str, Any],
   """Registers a user type for FFI handlers: ``type_registration`` is a dict with a
   ``"type_id"`` capsule (a pointer to the ``XLA_FFI_TypeId``) and optionally a
   ``"type_info"`` capsule."""
-  runtime.register_ffi_type(name, type_registration, platform)
+  ffi_targets.register_ffi_type(name, type_registration, platform)
 
 
 def register_ffi_target_as_batch_partitionable(name: str) -> None:
   """Tells XLA's partitioner that target ``name`` runs independently on each shard of its
   leading (batch) dimensions."""
-  runtime.register_ffi_batch_partitionable(name)
+  ffi_targets.register_ffi_batch_partitionable(name)
 
 
 _capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p,
@@ -78,7 +78,7 @@ def pycapsule(funcptr) -> Any:
 def include_dir() -> str:
   """The directory of the XLA FFI C++ headers shipped with jaxlib: compile handlers with
   ``-I`` it and ``#include "xla/ffi/api/ffi.h"``."""
-  return runtime.ffi_include_dir()
+  return ffi_targets.ffi_include_dir()
 
 
 # ---------------------------------------------------------------------------------------
@@ -148,7 +148,7 @@ def _emit(ctx, operands: Sequence, avals_out: Sequence[ShapedArray], attrs: dict
   LoweringContext; returns result names), or built with jaxlib's MLIR bindings while a
   bindings rule runs (returns the op)."""
   if in_bindings_rule():
-    ir = runtime.mlir_bindings("ir")
+    ir = mlir_modules.mlir_bindings("ir")
     types = list(result_types) if result_types is not None else [
         aval_to_ir_type(a) for a in avals_out]
     return ir.Operation.create(

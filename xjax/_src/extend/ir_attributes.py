@@ -8,7 +8,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.backend import lowering as lo
-from xjax._src.backend import runtime
+from xjax._src.backend import mlir_modules
 from xjax._src.core.avals import ShapedArray
 
 _PYTHON_SCALAR_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64),
@@ -16,7 +16,7 @@ _PYTHON_SCALAR_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64),
 
 
 def _ir():
-  return runtime.mlir_bindings("ir")
+  return mlir_modules.mlir_bindings("ir")
 
 
 def _element_type(dtype):

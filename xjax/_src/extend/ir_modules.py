@@ -5,20 +5,20 @@ from __future__ import annotations
 
 import io
 
-from xjax._src.backend import runtime
+from xjax._src.backend import mlir_modules
 
 
 def make_ir_context():
   """A new MLIR context with the dialects of xjax's and JAX's modules loaded (builtin,
   func, StableHLO, CHLO, Shardy, ...)."""
-  ir = runtime.mlir_bindings("ir")
+  ir = mlir_modules.mlir_bindings("ir")
   registry = ir.DialectRegistry()
-  runtime.mlir_bindings("_mlir_libs._jax_mlir_ext").register_dialects(registry)
+  mlir_modules.mlir_bindings("_mlir_libs._jax_mlir_ext").register_dialects(registry)
   context = ir.Context()
   context.append_dialect_registry(registry)
   context.load_all_available_dialects()
   for dialect in ("stablehlo", "chlo", "sdy", "mpmd"):
-    runtime.mlir_bindings(f"dialects.{dialect}").register_dialect(context)
+    mlir_modules.mlir_bindings(f"dialects.{dialect}").register_dialect(context)
   return context
 
 
@@ -46,7 +46,7 @@ def move_functions(src, dst, dst_symtab=None, renames: dict | None = None,
   """Moves the functions of module ``src`` (all but ``keep``, which stays, its calls
   renamed) to the end of module ``dst``, private, renamed as ``renames`` says (old name ->
   wanted name) and wherever a name is taken in ``dst``; returns the names they got."""
-  ir = runtime.mlir_bindings("ir")
+  ir = mlir_modules.mlir_bindings("ir")
   src_symtab = ir.SymbolTable(src.operation)
   dst_symtab = dst_symtab or ir.SymbolTable(dst.operation)
   renames = dict(renames or {})
@@ -83,7 +83,7 @@ def merge_mlir_modules(dst_module, sym_name: str, src_module, dst_symtab=None) -
   unique).  Returns the name ``main`` got.  Both modules must share one context."""
   if dst_module.context != src_module.context:
     raise ValueError("merge_mlir_modules: the modules belong to different MLIR contexts")
-  ir = runtime.mlir_bindings("ir")
+  ir = mlir_modules.mlir_bindings("ir")
   if "main" not in ir.SymbolTable(src_module.operation):
     raise ValueError("merge_mlir_modules: the source module has no function 'main'")
   return move_functions(src_module, dst_module, dst_symtab, {"main": sym_name})["main"]

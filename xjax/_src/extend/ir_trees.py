@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable, Iterable, Sequence
 
-from xjax._src.backend import runtime
+from xjax._src.backend import mlir_modules
 
 
 class IrTreeDef:
@@ -63,7 +63,7 @@ class IrTreeRegistry:
               ) -> tuple[list, IrTreeDef]:
     if not self._result_lists:
       self._result_lists = True
-      self._nodes.setdefault(runtime.mlir_bindings("ir").OpResultList,
+      self._nodes.setdefault(mlir_modules.mlir_bindings("ir").OpResultList,
                              (lambda r: (list(r), None), _as_list))
     leaves: list = []
 

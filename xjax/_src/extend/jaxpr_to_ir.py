@@ -14,7 +14,7 @@ import re
 from typing import Any, Sequence
 
 from xjax._src.backend import lowering as lo
-from xjax._src.backend import runtime
+from xjax._src.backend import mlir_modules
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from xjax._src.extend import user_lowering as ul
 from xjax._src.extend.ir_modules import move_functions
@@ -73,12 +73,12 @@ def _called_functions(module: lo.Module, text: str) -> list[str]:
 
 
 def _parse(functions: Sequence[str], context=None):
-  ir = runtime.mlir_bindings("ir")
+  ir = mlir_modules.mlir_bindings("ir")
   return ir.Module.parse("module {\n" + "\n".join(functions) + "\n}", context)
 
 
 def _function(module, name: str):
-  return runtime.mlir_bindings("ir").SymbolTable(module.operation)[name]
+  return mlir_modules.mlir_bindings("ir").SymbolTable(module.operation)[name]
 
 
 class _Target:
@@ -122,7 +122,7 @@ def jaxpr_subcomp(ctx, jaxpr: Jaxpr | ClosedJaxpr, name_stack, tokens, consts: S
   if ul.in_text_rule():
     xctx = ul.current_context("jaxpr_subcomp").ctx
     return xctx.lower_jaxpr(jaxpr, consts, args), tokens
-  ir = runtime.mlir_bindings("ir")
+  ir = mlir_modules.mlir_bindings("ir")
   if not ul.in_rule() and ir.Context.current is None:
     raise RuntimeError("mlir.jaxpr_subcomp emits at the current insertion point: call it "
                        "from a lowering rule, or under an MLIR context and insertion point")
@@ -191,7 +191,7 @@ def lower_jaxpr_to_fun(ctx, name: str, jaxpr: ClosedJaxpr | Jaxpr, effects: Sequ
                          {_INLINED: "main" if main_function else target.module.unique_name(name)})
   fn = symtab[names[_INLINED]]
   if main_function:
-    runtime.mlir_bindings("ir").SymbolTable.set_visibility(fn, "public")
+    mlir_modules.mlir_bindings("ir").SymbolTable.set_visibility(fn, "public")
   return fn
 
 

@@ -7,7 +7,7 @@ from typing import Sequence
 
 from xjax._src.execution import compiled_jaxprs
 from xjax._src.backend import lowering as lo
-from xjax._src.backend import runtime
+from xjax._src.backend import mlir_modules
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from xjax._src.extend.ir_modules import make_ir_context
 from xjax._src.extend.lowering_records import (LoweringResult, ShapePolyLoweringState,
@@ -54,7 +54,7 @@ def lower_jaxpr_to_module(module_name: str, jaxpr: ClosedJaxpr | Jaxpr, *,
   embedded = {} if num_const_args else dict(enumerate(closed.consts))
   callbacks: list = []
   text = lo.lower_module(jaxpr, "main", callbacks, aliases, embedded=embedded)
-  ir = runtime.mlir_bindings("ir")
+  ir = mlir_modules.mlir_bindings("ir")
   module = ir.Module.parse(text, make_ir_context())
   module.operation.attributes["sym_name"] = ir.StringAttr.get(module_name, module.context)
   return LoweringResult(module, None, callbacks,

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from xjax._src.backend import lowering as lo
-from xjax._src.backend import runtime
+from xjax._src.backend import clients, mlir_modules
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
@@ -60,7 +60,7 @@ class ModuleContext:
     return self.platforms[0]
 
   def get_backend(self, optional: bool = False):
-    return self.backend or runtime.backend()
+    return self.backend or clients.backend()
 
   def add_keepalive(self, keepalive) -> None:
     """Objects JAX keeps alive with the compiled module (xjax's host callbacks are kept by
@@ -78,8 +78,8 @@ class ModuleContext:
       if _current.ctx is not None:   # a rule on text: it is run again with the bindings
         raise RuntimeError("ModuleContext.module exists while a rule runs with the MLIR "
                            "bindings")
-      self._module = runtime.mlir_bindings("ir").Module.create(
-          runtime.mlir_bindings("ir").Location.unknown(self.context))
+      self._module = mlir_modules.mlir_bindings("ir").Module.create(
+          mlir_modules.mlir_bindings("ir").Location.unknown(self.context))
     return self._module
 
   @property
@@ -87,7 +87,7 @@ class ModuleContext:
     if self._context is None:
       if self._module is not None:
         return self._module.context
-      ir = runtime.mlir_bindings("ir")
+      ir = mlir_modules.mlir_bindings("ir")
       if _current.bindings:
         return ir.Context.current
       from xjax._src.extend.ir_modules import make_ir_context
@@ -96,11 +96,11 @@ class ModuleContext:
 
   @property
   def ip(self):
-    return self._ip or runtime.mlir_bindings("ir").InsertionPoint(self.module.body)
+    return self._ip or mlir_modules.mlir_bindings("ir").InsertionPoint(self.module.body)
 
   @property
   def symbol_table(self):
-    return self._symtab or runtime.mlir_bindings("ir").SymbolTable(self.module.operation)
+    return self._symtab or mlir_modules.mlir_bindings("ir").SymbolTable(self.module.operation)
 
 
 class LoweringRuleContext:
@@ -137,7 +137,7 @@ _DEFAULT_PARAMETERS = LoweringParameters()
 
 
 def _platform() -> str:
-  return runtime.backend().platform
+  return clients.backend().platform
 
 
 _PLATFORM_NAMES = {"gpu": ("cuda", "rocm")}
@@ -312,7 +312,7 @@ def _build_with_bindings(rule: Callable, jctx: LoweringRuleContext, params: dict
   saved = _current.scratch, _current.module_specific, _current.own_functions
 
   def run(args):
-    ir = runtime.mlir_bindings("ir")
+    ir = mlir_modules.mlir_bindings("ir")
     rule_fn = ir.InsertionPoint.current.block.owner.operation
     _current.scratch = rule_fn.parent.opview
     _current.module_specific, _current.own_functions = False, set()
@@ -322,7 +322,7 @@ def _build_with_bindings(rule: Callable, jctx: LoweringRuleContext, params: dict
     return out
 
   try:
-    body = _function_body(runtime.build_with_bindings(arg_types, run))
+    body = _function_body(mlir_modules.build_with_bindings(arg_types, run))
     reusable = not _current.module_specific
   finally:
     _current.scratch, _current.module_specific, _current.own_functions = saved
@@ -379,7 +379,7 @@ def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:
 # Types and constants
 
 def _array_ir_type(aval: ShapedArray):
-  return runtime.mlir_bindings("ir").Type.parse(lo.tensor_type(aval))
+  return mlir_modules.mlir_bindings("ir").Type.parse(lo.tensor_type(aval))
 
 
 # The IR type of each kind of abstract value (an ``ir.Type``), as JAX's table.
@@ -394,11 +394,11 @@ def aval_to_ir_type(*ctx_and_aval):
   handler = next((h for t in type(aval).__mro__ if (h := ir_type_handlers.get(t))), None)
   if handler is _array_ir_type:
     text = lo.tensor_type(aval)
-    return text if _on_text() else runtime.mlir_bindings("ir").Type.parse(text)
+    return text if _on_text() else mlir_modules.mlir_bindings("ir").Type.parse(text)
   if handler is None:
     raise TypeError(f"No ir_type_handler for aval type: {type(aval)}")
   if _on_text():
-    with runtime.mlir_context():
+    with mlir_modules.mlir_context():
       return str(handler(aval))
   return handler(aval)
 
@@ -412,7 +412,7 @@ def _on_text() -> bool:
   outside lowering rules while no MLIR context is entered."""
   if _current.bindings:
     return False
-  return _current.ctx is not None or runtime.mlir_bindings("ir").Context.current is None
+  return _current.ctx is not None or mlir_modules.mlir_bindings("ir").Context.current is None
 
 
 _constant_handlers: dict = {}
@@ -453,8 +453,8 @@ def ir_constant(val: Any, *, const_lowering=None, aval: ShapedArray | None = Non
   value = np.asarray(val, aval.dtype) if aval is not None else np.asarray(val)
   aval = get_aval(value)
   if _current.bindings:
-    ir = runtime.mlir_bindings("ir")
-    hlo = runtime.mlir_bindings("dialects.stablehlo")
+    ir = mlir_modules.mlir_bindings("ir")
+    hlo = mlir_modules.mlir_bindings("dialects.stablehlo")
     return hlo.ConstantOp(ir.Attribute.parse(lo.dense_attr(value, aval))).result
   return ctx.ctx.constant(value, aval)
 
@@ -467,14 +467,14 @@ def token_type():
   """The type of effect tokens (``!stablehlo.token``)."""
   if _on_text():
     return "!stablehlo.token"
-  return runtime.mlir_bindings("dialects.stablehlo").TokenType.get()
+  return mlir_modules.mlir_bindings("dialects.stablehlo").TokenType.get()
 
 
 def create_token():
   """A new effect token in the module being lowered."""
   if _on_text():
     return current_context("create_token").ctx.op("stablehlo.after_all", [], [lo.TOKEN])[0]
-  return runtime.mlir_bindings("dialects.stablehlo").create_token()
+  return mlir_modules.mlir_bindings("dialects.stablehlo").create_token()
 
 
 def shape_tensor(ctx, sizes: Sequence) -> Any:
@@ -484,7 +484,7 @@ def shape_tensor(ctx, sizes: Sequence) -> Any:
     return ir_constant(np.array(sizes, np.int32))
   parts = []
   if _current.bindings:
-    hlo = runtime.mlir_bindings("dialects.stablehlo")
+    hlo = mlir_modules.mlir_bindings("dialects.stablehlo")
     for d in sizes:
       if isinstance(d, (int, np.integer)):
         parts.append(ir_constant(np.array([d], np.int32)))
@@ -492,8 +492,8 @@ def shape_tensor(ctx, sizes: Sequence) -> Any:
       if str(d.type) != "tensor<i32>":
         d = hlo.convert(aval_to_ir_type(i32), d)
       parts.append(hlo.reshape(aval_to_ir_type(vec), d))
-    return hlo.concatenate(parts, runtime.mlir_bindings("ir").IntegerAttr.get(
-        runtime.mlir_bindings("ir").IntegerType.get_signless(64), 0))
+    return hlo.concatenate(parts, mlir_modules.mlir_bindings("ir").IntegerAttr.get(
+        mlir_modules.mlir_bindings("ir").IntegerType.get_signless(64), 0))
   xctx = current_context("shape_tensor").ctx
   for d in sizes:
     if isinstance(d, (int, np.integer)):

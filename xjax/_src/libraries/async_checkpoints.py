@@ -15,7 +15,7 @@ import threading
 import time
 from typing import Any, Callable, Sequence
 
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 from xjax._src.foundations import monitoring, tree_util
 from xjax._src.libraries import tensorstore_arrays as ts_arrays
 
@@ -77,7 +77,7 @@ class AsyncManager:
   `wait_until_finished`."""
 
   def __init__(self, timeout_secs: int = 300):
-    if runtime.process_count() > 1:
+    if clients.process_count() > 1:
       raise NotImplementedError(
           "jax.experimental.array_serialization's checkpoint managers run in one process in "
           "xjax (a checkpoint of several processes needs a barrier xjax does not provide); "
@@ -101,7 +101,7 @@ class AsyncManager:
       for future in self._commit_futures:
         future.result()
       logger.info("Finished committing to storage layer by process: %s",
-                  runtime.process_index())
+                  clients.process_index())
       if self._on_commit_callback is not None:
         self._on_commit_callback()
       monitoring.record_event_duration_secs("/jax/checkpoint/write/async/thread_duration_sec",

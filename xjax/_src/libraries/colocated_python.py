@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 from xjax._src.execution.basearray import Array
 from xjax._src.foundations import tree_util
 from xjax._src.foundations.sharding import Mesh
@@ -45,7 +45,7 @@ def _colocated_cpu_devices(devices: tuple) -> tuple:
   if devices[0].platform == "cpu":
     cpus = [d for d in devices[0].client.devices() if d.platform == "cpu"]
   else:
-    cpus = runtime.devices("cpu")
+    cpus = clients.devices("cpu")
   free: dict[int, list] = {}
   for d in reversed(cpus):
     free.setdefault(d.process_index, []).append(d)
@@ -76,7 +76,7 @@ def _device_list(leaves) -> tuple | None:
     raise ValueError(f"All arguments must use the same device list, but got multiple device "
                      f"lists: {lists}.")
   devices = lists.pop()
-  remote = [d for d in devices if d.process_index != runtime.process_index()]
+  remote = [d for d in devices if d.process_index != clients.process_index()]
   if remote:
     raise NotImplementedError(
         f"colocated_python: arguments on devices of another process ({remote}) would run the "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import atexit
 import os
 
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 from xjax._src.foundations.config import _bool_env, config
 
 # As JAX: a preemption notice to any process lets all agree on a step to save at
@@ -26,7 +26,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
   """Joins this process to the run coordinated at ``coordinator_address`` ("host:port",
   served by process 0) as process ``process_id`` of ``num_processes``.  Blocks until all
   have joined; TimeoutError after ``initialization_timeout`` seconds otherwise."""
-  if runtime.backends_initialized():
+  if clients.backends_initialized():
     raise RuntimeError("xjax.distributed.initialize() must be called before any xjax calls "
                        "that might initialise the XLA backend. This includes any computation, "
                        "but also calls to xjax.devices, xjax.device_put, and others.")
@@ -56,11 +56,11 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     raise ValueError("process_id and num_processes must be nonnegative, with process_id < "
                      f"num_processes. Got process_id={process_id}, "
                      f"num_processes={num_processes}.")
-  if runtime.distributed_connected():
+  if clients.distributed_connected():
     raise RuntimeError("distributed.initialize should only be called once.")
   bind = coordinator_bind_address or os.environ.get(
       "JAX_COORDINATOR_BIND_ADDRESS", "[::]:" + coordinator_address.rsplit(":", 1)[1])
-  runtime.connect_distributed(coordinator_address, bind, num_processes, process_id,
+  clients.connect_distributed(coordinator_address, bind, num_processes, process_id,
                               int(initialization_timeout), int(heartbeat_timeout_seconds),
                               int(shutdown_timeout_seconds),
                               config.read("jax_enable_preemption_service"))
@@ -69,9 +69,9 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
 
 def is_initialized() -> bool:
   """Whether this process has joined a distributed run."""
-  return runtime.distributed_connected()
+  return clients.distributed_connected()
 
 
 def shutdown() -> None:
   """Leaves the distributed run (nothing when there is none)."""
-  runtime.disconnect_distributed()
+  clients.disconnect_distributed()

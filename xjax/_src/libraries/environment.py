@@ -8,14 +8,14 @@ import sys
 
 import numpy as np
 
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 from xjax._src.foundations.version import __version__
 from xjax._src.core.values import get_aval
 
 
 def process_indices(backend=None) -> list[int]:
   """The indices of the processes taking part."""
-  return runtime.process_indices(backend)
+  return clients.process_indices(backend)
 
 
 def host_count(backend=None) -> int:
@@ -25,7 +25,7 @@ def host_count(backend=None) -> int:
 
 def host_id(backend=None) -> int:
   """Old name of ``process_index``."""
-  return runtime.process_index(backend)
+  return clients.process_index(backend)
 
 
 def host_ids(backend=None) -> list[int]:
@@ -54,13 +54,13 @@ def effects_barrier() -> None:
 def print_environment_info(return_string: bool = False):
   """Versions and devices, for bug reports."""
   from importlib.metadata import version
-  devices = runtime.devices()
+  devices = clients.devices()
   info = (f"xjax:    {__version__}\n"
           f"jaxlib: {version('jaxlib')}\n"
           f"numpy:  {np.__version__}\n"
           f"python: {sys.version}\n"
           f"device info: {devices[0].platform}-{len(devices)}, "
-          f"{len(runtime.local_devices())} local devices\n"
+          f"{len(clients.local_devices())} local devices\n"
           f"process_count: 1\n"
           f"platform: {platform.uname()}\n")
   if return_string:

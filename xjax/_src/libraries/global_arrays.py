@@ -11,7 +11,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.execution.array import Array
-from xjax._src.backend import runtime
+from xjax._src.backend import buffers, clients
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
@@ -24,7 +24,7 @@ def _addressable_indices(sharding: Sharding, shape: tuple) -> dict:
   if isinstance(sharding, NamedSharding):
     sharding.check_shape(shape)
   index = sharding.devices_indices_map(shape)
-  mine = runtime.process_index()
+  mine = clients.process_index()
   return {d: index[d] for d in sorted(index, key=lambda d: d.id) if d.process_index == mine}
 
 
@@ -58,7 +58,7 @@ def _assemble(aval: ShapedArray, sharding: Sharding, bufs: list) -> Array:
   """One Array of the one-device buffers ``bufs`` (in the runtime's device order)."""
   if len(sharding.device_set) == 1:
     return Array._from_buffer(bufs[0], aval, True)
-  return Array._from_buffer(runtime.assemble(bufs, sharding, aval.shape, aval.dtype), aval,
+  return Array._from_buffer(buffers.assemble(bufs, sharding, aval.shape, aval.dtype), aval,
                             True)
 
 
@@ -96,10 +96,10 @@ def _buffer_on(piece, device):
   """A one-device buffer of ``piece`` (host data or an Array) on ``device``."""
   if isinstance(piece, Array):
     piece._check_alive()
-    if not runtime.is_spread(piece._buf):
-      return runtime.copy_to_device(piece._buf, device)
+    if not buffers.is_spread(piece._buf):
+      return buffers.copy_to_device(piece._buf, device)
     piece = piece._physical_value()
-  return runtime.put(piece, device)
+  return buffers.put(piece, device)
 
 
 def make_array_from_single_device_arrays(shape, sharding: Sharding, arrays: Sequence[Array],
@@ -118,7 +118,7 @@ def make_array_from_single_device_arrays(shape, sharding: Sharding, arrays: Sequ
                      f"addressable by the sharding), but got {len(arrays)}")
   for a in arrays:
     a._check_alive()
-  found = [a.device.id if not runtime.is_spread(a._buf) else None for a in arrays]
+  found = [a.device.id if not buffers.is_spread(a._buf) else None for a in arrays]
   if None in found or len(set(found)) != len(found):
     raise ValueError("When making an array from single-device arrays, the input arrays must "
                      f"be from distinct devices, but got device IDs {found}")
@@ -142,7 +142,7 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
   shardings = _broadcast_prefix(sharding, tree, "sharding", lambda x: x is None)
   shapes = _broadcast_prefix(global_shape, tree, "global_shape",
                              lambda x: x is None or isinstance(x, tuple))
-  if runtime.process_count() == 1:
+  if clients.process_count() == 1:
     for s, leaf in zip(shapes, leaves):
       if s is not None and tuple(s) != np.shape(leaf):
         raise ValueError("When calling `make_array_from_process_local_data` on a single "
@@ -176,7 +176,7 @@ def _tile_positions(sharding: Sharding, ndim: int, dim: int) -> tuple:
   """How many tiles split dimension ``dim``, and which of them this process's devices hold."""
   dims = sharding.tiling(ndim).dims if hasattr(sharding, "tiling") else (1,) * ndim
   index = sharding.devices_indices_map(dims)
-  mine = runtime.process_index()
+  mine = clients.process_index()
   return dims[dim], sorted({index[d][dim].start or 0 for d in index
                             if d.process_index == mine})
 

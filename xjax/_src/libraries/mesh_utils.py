@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 
 # device_kind -> handler(mesh_shape, devices, *, contiguous_submeshes) returning the mesh
 # as an array of devices, or None to fall back to the default order.  JAX's handlers are
@@ -35,7 +35,7 @@ def create_device_mesh(mesh_shape: Sequence[int], devices: Sequence[Any] | None 
                        allow_split_physical_axes: bool = False) -> np.ndarray:
   """An array of ``devices`` (default: all) of shape ``mesh_shape``, for
   ``xjax.sharding.Mesh``; ValueError unless it holds exactly ``len(devices)`` devices."""
-  devices = runtime.devices() if devices is None else list(devices)
+  devices = clients.devices() if devices is None else list(devices)
   shape = _axis_sizes(mesh_shape)
   if math.prod(shape) != len(devices):
     raise ValueError(f"Number of devices {len(devices)} must equal the product of "
@@ -58,7 +58,7 @@ def create_hybrid_device_mesh(mesh_shape: Sequence[int], dcn_mesh_shape: Sequenc
   """A mesh over several granules (slices, or processes with ``process_is_granule``):
   each granule's devices form a ``mesh_shape`` block, and the blocks are laid out as
   ``dcn_mesh_shape``; the result has shape ``mesh_shape * dcn_mesh_shape``."""
-  devices = runtime.devices() if devices is None else list(devices)
+  devices = clients.devices() if devices is None else list(devices)
   attr = "process_index" if process_is_granule else "slice_index"
   if not hasattr(devices[0], attr):
     raise ValueError(f"Device {devices[0]} does not have attribute {attr}. See "

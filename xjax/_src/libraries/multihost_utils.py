@@ -17,7 +17,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.execution.array import Array
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Primitive
 from xjax._src.libraries.global_arrays import (make_array_from_process_local_data,
@@ -36,8 +36,8 @@ from xjax._src.foundations.tree_util import (tree_flatten,  # noqa: F401  (JAX's
 
 def _process_mesh() -> Mesh:
   """Every device, one row per process (axes 'processes' and 'local_devices')."""
-  devices = sorted(runtime.devices(), key=lambda d: (d.process_index, d.id))
-  return Mesh(np.array(devices, dtype=object).reshape(runtime.process_count(), -1),
+  devices = sorted(clients.devices(), key=lambda d: (d.process_index, d.id))
+  return Mesh(np.array(devices, dtype=object).reshape(clients.process_count(), -1),
               ("processes", "local_devices"))
 
 
@@ -62,10 +62,10 @@ def broadcast_one_to_all(in_tree: Any, is_source: bool | None = None) -> Any:
   """Every process receives the source process's ``in_tree`` (process 0's unless
   ``is_source`` says which), as NumPy arrays; the leaves must have the same shapes in
   every process."""
-  if runtime.process_count() == 1:
+  if clients.process_count() == 1:
     return tree_util.tree_map(np.asarray, in_tree)
   if is_source is None:
-    is_source = runtime.process_index() == 0
+    is_source = clients.process_index() == 0
   mesh = _process_mesh()
 
   def contribution(x):
@@ -92,7 +92,7 @@ def _allgather(x, tiled: bool) -> np.ndarray:
                        "tiled=True")
     return _first_local(jit(_identity, out_shardings=_replicated(x.sharding))(x))
   host = np.asarray(x)
-  if runtime.process_count() == 1:
+  if clients.process_count() == 1:
     return host if tiled else host[None]
   if host.ndim == 0 or not tiled:
     host = host[None]
@@ -117,7 +117,7 @@ def assert_equal(in_tree, fail_message: str = "") -> None:
     if isinstance(x, Array) and not x.is_fully_addressable:
       return _first_local(x)
     x = np.asarray(x)
-    return np.concatenate([x.reshape(-1) if x.ndim == 0 else x] * runtime.process_count())
+    return np.concatenate([x.reshape(-1) if x.ndim == 0 else x] * clients.process_count())
 
   same = tree_util.tree_map(lambda a, b: np.all(np.equal(a, b)),
                             tree_util.tree_map(repeated, in_tree), gathered)
@@ -137,7 +137,7 @@ def reached_preemption_sync_point(step_id: int) -> bool:
   processes agreed on to save a checkpoint; call it at every step, from the same first
   step in every process.  False alone or before any notice; RuntimeError when the run
   was initialised with ``jax_enable_preemption_service`` off."""
-  return runtime.reached_preemption_sync_point(step_id)
+  return clients.reached_preemption_sync_point(step_id)
 
 
 # ---------------------------------------------------------------------------------------
@@ -147,7 +147,7 @@ def reached_preemption_sync_point(step_id: int) -> bool:
 @functools.lru_cache(maxsize=64)
 def _local_mesh(mesh: Mesh) -> Mesh:
   """The block of ``mesh`` whose devices belong to this process."""
-  mine = runtime.process_index()
+  mine = clients.process_index()
   local = np.vectorize(lambda d: d.process_index == mine, otypes=[bool])(mesh.devices)
   rows = [np.flatnonzero(local.any(axis=tuple(j for j in range(local.ndim) if j != i)))
           for i in range(local.ndim)]
@@ -314,9 +314,9 @@ class ProcessFailureError(Exception):
 def _alive(devices) -> dict:
   """The given devices whose processes are alive, each with its process's incarnation."""
   processes = {d.process_index for d in devices}
-  if runtime.process_index() not in processes:
+  if clients.process_index() not in processes:
     raise ValueError("Provided devices do not have any local devices.")
-  incarnations = runtime.live_processes(processes)
+  incarnations = clients.live_processes(processes)
   return {d: incarnations[d.process_index] for d in devices
           if d.process_index in incarnations}
 
@@ -331,7 +331,7 @@ class _LiveDevices:
 
   @contextlib.contextmanager
   def __call__(self, devices):
-    if not runtime.distributed_connected():
+    if not clients.distributed_connected():
       raise RuntimeError("Distributed JAX not initialized.")
     if not devices:
       raise ValueError("No devices provided.")

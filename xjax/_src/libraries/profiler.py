@@ -21,13 +21,13 @@ import socketserver
 import threading
 from typing import Callable
 
-from xjax._src.backend import runtime
+from xjax._src.backend import clients, profiling
 
-_lib = runtime.profiler
+_lib = profiling.profiler
 
-ProfileData = runtime.profile_data.ProfileData
-ProfileEvent = runtime.profile_data.ProfileEvent
-ProfilePlane = runtime.profile_data.ProfilePlane
+ProfileData = profiling.profile_data.ProfileData
+ProfileEvent = profiling.profile_data.ProfileEvent
+ProfilePlane = profiling.profile_data.ProfilePlane
 
 
 class ProfileOptions(_lib.ProfileOptions):
@@ -80,7 +80,7 @@ def _describe_versions() -> None:
   """Writes the runtime's versions into the trace's metadata."""
   _lib.clear_metadata()
   _lib.set_metadata("jaxlib_version", importlib.metadata.version("jaxlib"))
-  client = runtime.backend()
+  client = clients.backend()
   _lib.set_metadata(f"{client.platform}_version", client.platform_version)
 
 
@@ -192,7 +192,7 @@ def start_server(port: int, requires_backend: bool = True):
   if _server:
     raise ValueError("Only one profiler server can be active at a time.")
   if requires_backend:
-    runtime.backend()
+    clients.backend()
   _server.append(_lib.start_server(port))
   return _server[0]
 
@@ -214,7 +214,7 @@ def register_subprocess(pid: int, port: int) -> Callable[[], None]:
 def device_memory_profile(backend: str | None = None) -> bytes:
   """A snapshot of the arrays and executables in device memory (of ``backend``'s
   devices), as a gzipped pprof protocol buffer for the ``pprof`` tool."""
-  return gzip.compress(runtime.heap_profile(backend))
+  return gzip.compress(profiling.heap_profile(backend))
 
 
 def save_device_memory_profile(filename, backend: str | None = None) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Awaitable, Callable, Sequence
 
 import numpy as np
 
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 from xjax._src.execution.array import Array
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.layout import Format
@@ -264,7 +264,7 @@ async def async_serialize(arr_inp, tensorstore_spec: dict, commit_future: list |
   ts = tensorstore()
   context = default_context() if context is None else context
   chunk_layout = default_chunk_layout() if chunk_layout is None else chunk_layout
-  if isinstance(arr_inp, Array) and runtime.process_count() > 1 and arr_inp.is_fully_addressable:
+  if isinstance(arr_inp, Array) and clients.process_count() > 1 and arr_inp.is_fully_addressable:
     raise ValueError(
         "Passing fully addressable arrays to a multiprocess serialization is not allowed, as "
         "this may lead to a race condition between processes. Serialization have failed for "
@@ -275,7 +275,7 @@ async def async_serialize(arr_inp, tensorstore_spec: dict, commit_future: list |
   if tensorstore_spec["driver"] == "zarr" and "dtype" not in tensorstore_spec:
     tensorstore_spec["dtype"] = np.dtype(arr_inp.dtype).name
   open_args = dict(context=context, chunk_layout=chunk_layout, transaction=transaction)
-  if primary_host is None or runtime.process_index() == primary_host:
+  if primary_host is None or clients.process_index() == primary_host:
     created = ts.open(ts.Spec(tensorstore_spec), create=True, open=True, **open_args)
     if commit_future is not None:
       commit_future.append(created)
@@ -380,7 +380,7 @@ async def _array_from_async_callback(shape: tuple, dtype, sharding: Sharding,
                                      ) -> Array:
   """The Array whose addressable shards `data_callback(index, device)` gives, concurrently."""
   index = sharding.devices_indices_map(shape)
-  mine = runtime.process_index()
+  mine = clients.process_index()
   devices = [d for d in sorted(index, key=lambda d: d.id) if d.process_index == mine]
   pieces = await asyncio.gather(*(data_callback(index[d], d) for d in devices))
   return make_array_from_single_device_arrays(shape, sharding, pieces, dtype=dtype)

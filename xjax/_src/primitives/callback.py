@@ -22,7 +22,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.execution.array import Array
-from xjax._src.backend import runtime
+from xjax._src.backend import buffers, clients, executables, jaxlib_api
 from xjax._src.backend.lowering import TOKEN, tensor_type
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core import effects as fx
@@ -77,8 +77,8 @@ def _is_array_like(x) -> bool:
 # Calling the user's function on host values
 
 def _to_arrays(values: Sequence[np.ndarray]) -> list:
-  device = runtime.default_device()
-  return [Array._from_buffer(runtime.put(v, device), ShapedArray(v.shape, v.dtype))
+  device = clients.default_device()
+  return [Array._from_buffer(buffers.put(v, device), ShapedArray(v.shape, v.dtype))
           for v in values]
 
 
@@ -119,7 +119,7 @@ def _run_eagerly(callback: Callable, args: Sequence[Any], result_avals) -> list:
   try:
     out = _check_results(callback(*_to_arrays(values)), result_avals)
   except Exception as e:
-    raise runtime.XlaRuntimeError(
+    raise jaxlib_api.XlaRuntimeError(
         "INTERNAL: CpuCallback error calling callback: "
         + "".join(traceback.format_exception(e))) from e
   return _to_arrays(out)
@@ -147,7 +147,7 @@ def emit_callback(ctx, callback: Callable, operands: Sequence[str], result_avals
   side = "true" if effectful else "false"
   ctx.lines.append(
       f'{ctx.indent}{lhs}"stablehlo.custom_call"({", ".join(operands)}) '
-      f'{{call_target_name = "{runtime.HOST_CALLBACK_TARGET}", api_version = 4 : i32, '
+      f'{{call_target_name = "{executables.HOST_CALLBACK_TARGET}", api_version = 4 : i32, '
       f'has_side_effect = {side}, backend_config = {{index = {index} : ui64}}}} : '
       f'({", ".join(in_types)}) -> ({", ".join(out_types)})')
   names = [f"{res}#{i}" for i in range(n)] if n > 1 else ([res] if n else [])

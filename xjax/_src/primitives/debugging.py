@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from xjax._src.foundations import tree_util
-from xjax._src.backend import runtime
+from xjax._src.backend import clients, hlo_sharding
 from xjax._src.primitives.callback import debug_callback
 from xjax._src.core import effects as fx
 from xjax._src.core.trace import Primitive
@@ -121,14 +121,14 @@ def _inspect_lowering(ctx, x, *, callback):
   if module.manual:  # inside shard_map, where values are per-device blocks
     callback(NamedSharding(module.manual[-1], PartitionSpec()))
   elif not module.logical:  # a program on one device
-    callback(SingleDeviceSharding(runtime.default_device()))
+    callback(SingleDeviceSharding(clients.default_device()))
   else:  # XLA's partitioner reports the layout it chose
     mesh = module.mesh
 
     def chosen(tiling):
       callback(TiledSharding(tiling) if mesh is None else
                sharding_from_tiling(tiling, mesh, aval.ndim))
-    config = runtime.inspect_sharding_config(
+    config = hlo_sharding.inspect_sharding_config(
         chosen, sorted(module.logical, key=module.logical.get), aval.ndim)
     ctx.op("stablehlo.custom_call", [x], aval, {
         "call_target_name": '"InspectSharding"', "has_side_effect": "true",

@@ -3,7 +3,7 @@ pickled (cloudpickle) to travel to another host.  In one process xjax's colocate
 calls functions directly and never needs it; libraries name the module and its DeviceList."""
 import pickle
 
-from xjax._src.backend.runtime import DeviceList  # noqa: F401
+from xjax._src.backend.jaxlib_api import DeviceList  # noqa: F401
 
 try:
   import cloudpickle

@@ -1,11 +1,11 @@
 """``jax.extend.mlir``: jaxlib's MLIR Python bindings (``ir``, ``passmanager``, ``dialects``)
 and its converters of StableHLO modules (portable artifacts, HLO, shape refinement)."""
-from xjax._src.backend import runtime as _runtime
+from xjax._src.backend import mlir_modules as _mlir_modules
 
 
 def _public_names(name: str) -> dict:
   """What ``from jaxlib.mlir.<name> import *`` binds."""
-  module = _runtime.mlir_bindings(name)
+  module = _mlir_modules.mlir_bindings(name)
   names = getattr(module, "__all__", None) or [n for n in vars(module) if n[0] != "_"]
   return {n: getattr(module, n) for n in names}
 
@@ -16,7 +16,7 @@ def lower_with_sharding_in_types(ctx, op, aval):
   return op
 
 
-_converters = _runtime.mlir_converters()
+_converters = _mlir_modules.mlir_converters()
 serialize_portable_artifact = _converters.serialize_portable_artifact
 deserialize_portable_artifact = _converters.deserialize_portable_artifact
 refine_polymorphic_shapes = _converters.refine_polymorphic_shapes

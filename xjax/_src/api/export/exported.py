@@ -13,7 +13,7 @@ import weakref
 from typing import Callable, Sequence
 
 from xjax._src.foundations import tree_util
-from xjax._src.backend import lowering, runtime
+from xjax._src.backend import clients, lowering, mlir_modules
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.core.trace import Primitive
@@ -53,7 +53,7 @@ class DisabledSafetyCheck:
 
 def default_export_platform() -> str:
   """The platform ``export`` targets when given none: the default backend's."""
-  return runtime.default_backend()
+  return clients.default_backend()
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -112,7 +112,7 @@ _vjps: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # Exported -> 
 
 @functools.lru_cache(maxsize=64)
 def _module_text(data: bytes) -> str:
-  return runtime.deserialize_portable_artifact(data)
+  return mlir_modules.deserialize_portable_artifact(data)
 
 
 # ---------------------------------------------------------------------------------------
@@ -149,7 +149,7 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
         in_shardings_hlo=(None,) * n_in, out_shardings_hlo=(None,) * n_out, nr_devices=1,
         platforms=platforms, ordered_effects=(), unordered_effects=(),
         disabled_safety_checks=checks,
-        mlir_module_serialized=runtime.serialize_portable_artifact(
+        mlir_module_serialized=mlir_modules.serialize_portable_artifact(
             _with_platform_index(text, entry.in_avals, entry.closed.out_avals)
             if len(platforms) > 1 else text),
         calling_convention_version=CALLING_CONVENTION_VERSION,
@@ -161,7 +161,7 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
 def _with_platform_index(text: str, in_avals, out_avals) -> str:
   """The program with JAX's multi-platform ``main``: a first ``i32`` platform index (one
   program serves every platform: xjax lowers the same operations for each)."""
-  funs = runtime.callable_functions(text, lambda old: f"_xjax_export_{old}")
+  funs = mlir_modules.callable_functions(text, lambda old: f"_xjax_export_{old}")
   ins = [lowering.tensor_type(a) for a in in_avals]
   params = [("%idx", 'tensor<i32> {jax.global_constant = "_platform_index"}')]
   params += [(f"%a{i}", t) for i, t in enumerate(ins)]
@@ -264,7 +264,7 @@ def _call_lowering(ctx, *args, exported):
     base = lowering._unique(lowering._sanitize(f"call_exported_{exported.fun_name}"), taken)
     rename = lambda old: base if old == "main" else lowering._unique(f"{base}_{old}", taken)
     text = _callable_module(exported, tuple(ctx.avals_in), _platform_index(exported))
-    for fn in runtime.callable_functions(text, rename):
+    for fn in mlir_modules.callable_functions(text, rename):
       ctx.module.functions.append("  " + fn)
     ctx.module._keepalive.append(exported)
     table[key] = name = base
@@ -275,7 +275,7 @@ def _call_lowering(ctx, *args, exported):
 
 
 def _platform_index(exp: Exported) -> int:
-  here = runtime.default_backend()
+  here = clients.default_backend()
   return exp.platforms.index(here) if here in exp.platforms else 0  # the check is disabled
 
 
@@ -296,7 +296,7 @@ def _callable_module(exp: Exported, avals: tuple, platform_index: int) -> str:
   poly = _is_polymorphic(exp)
   if len(exp.platforms) == 1 and not poly:
     return text
-  funs = runtime.callable_functions(text, lambda old: f"_exported_{old}")
+  funs = mlir_modules.callable_functions(text, lambda old: f"_exported_{old}")
   kept = exp.module_kept_var_idx
   params = [(f"%a{i}", lowering.tensor_type(avals[i])) for i in kept]
   pre, operands, callee_ins = [], [], []
@@ -315,7 +315,7 @@ def _callable_module(exp: Exported, avals: tuple, platform_index: int) -> str:
   main = _main_calling("_exported_main", params, pre, operands, callee_ins,
                        [_type(a) for a in exp.out_avals], outs)
   text = "module @exported {\n" + "\n".join([main] + funs) + "\n}\n"
-  return runtime.refine_polymorphic_shapes(text) if poly else text
+  return mlir_modules.refine_polymorphic_shapes(text) if poly else text
 
 
 call_exported_p = Primitive("call_exported", multiple_results=True)
@@ -333,7 +333,7 @@ def call_exported(exp: Exported, args: tuple, kwargs: dict):
   if exp.nr_devices != 1:
     raise NotImplementedError(f"Function {exp.fun_name} was exported for {exp.nr_devices} "
                               "devices: xjax calls exported functions on one device.")
-  here = runtime.default_backend()
+  here = clients.default_backend()
   if here not in exp.platforms and DisabledSafetyCheck.platform() not in (
       exp.disabled_safety_checks):
     raise ValueError(f"Function '{exp.fun_name}' was exported for platforms "

@@ -1,6 +1,6 @@
 """`jax._src.distributed`: `global_state`, this process's place in a distributed run (orbax
 reads its `process_id` and `client`), read live from the runtime's connection."""
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 from xjax._src.compat.jax_private_compat import missing
 from xjax._src.libraries import distributed as _distributed
 
@@ -9,12 +9,12 @@ class State:
   """JAX's distributed state: the coordination client and service (None outside a run),
   this process's id and the number of processes."""
 
-  client = property(lambda self: runtime._distributed.get("client"))
-  service = property(lambda self: runtime._distributed.get("service"))
-  process_id = property(lambda self: runtime._distributed.get("process_id", 0))
-  num_processes = property(lambda self: runtime._distributed.get("num_processes", 1))
-  coordinator_address = property(lambda self: runtime._distributed.get("address"))
-  preemption_sync_manager = property(lambda self: runtime._distributed.get("preemption"))
+  client = property(lambda self: clients._distributed.get("client"))
+  service = property(lambda self: clients._distributed.get("service"))
+  process_id = property(lambda self: clients._distributed.get("process_id", 0))
+  num_processes = property(lambda self: clients._distributed.get("num_processes", 1))
+  coordinator_address = property(lambda self: clients._distributed.get("address"))
+  preemption_sync_manager = property(lambda self: clients._distributed.get("preemption"))
   partition_index = None        # xjax.distributed.initialize takes no partition_index
 
   def initialize(self, *args, **kwargs) -> None:

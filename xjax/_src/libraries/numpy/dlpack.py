@@ -5,7 +5,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.execution.array import Array
-from xjax._src.backend import runtime
+from xjax._src.backend import buffers, dlpack
 from xjax._src.core.avals import ShapedArray
 
 
@@ -31,34 +31,34 @@ def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
     raise TypeError("The array passed to from_dlpack must have __dlpack__ and "
                     "__dlpack_device__ methods.")
   kind, index = x.__dlpack_device__()
-  platform = runtime.dlpack_platform(kind)
+  platform = dlpack.dlpack_platform(kind)
   if platform is None:
     raise TypeError(f"The array passed to from_dlpack is on a device type xjax does not "
                     f"support (DLDeviceType: {kind}): {x!r}")
-  source = runtime.device_for_dlpack(platform, index)
+  source = dlpack.device_for_dlpack(platform, index)
   if target is not None and target != source and copy is False:
     raise ValueError(f"from_dlpack(copy=False): the array is on {source!r}, so placing it "
                      f"on device={target!r} needs a copy; pass copy=True or copy=None.")
-  buf = runtime.from_dlpack(x.__dlpack__(stream=None), source, copy)
+  buf = dlpack.from_dlpack(x.__dlpack__(stream=None), source, copy)
   if platform == "cpu":
-    host, relaid = runtime.host_view(buf)  # no copy unless jaxlib kept a transposed layout
+    host, relaid = buffers.host_view(buf)  # no copy unless jaxlib kept a transposed layout
     dtype = dtypes.canonicalize_dtype(host.dtype)
     if dtype != host.dtype:                # 64-bit data without x64: converted, as JAX
       with np.errstate(over="ignore"):
-        buf = runtime.put(host.astype(dtype), source)
+        buf = buffers.put(host.astype(dtype), source)
     elif relaid:                           # xjax's arrays are row-major
       if copy is False:
         raise ValueError(f"from_dlpack(copy=False): the {host.dtype} data is laid out "
                          "transposed, and xjax arrays are row-major; a copy is needed.")
-      buf = runtime.put(host, source)
+      buf = buffers.put(host, source)
     elif copy:                             # jaxlib views aligned data even with copy=True
-      buf = runtime.copy_buffer(buf)
-      runtime.block_until_ready([buf])     # copied before the producer writes again
+      buf = buffers.copy_buffer(buf)
+      buffers.block_until_ready([buf])     # copied before the producer writes again
     aval = ShapedArray(host.shape, dtype)
   else:  # an accelerator producer: its shape and dtype name the data
     if copy:
-      buf = runtime.copy_buffer(buf)
+      buf = buffers.copy_buffer(buf)
     aval = ShapedArray(tuple(x.shape), np.dtype(str(x.dtype).rsplit(".", 1)[-1]))
   if target is not None and target != source:
-    buf = runtime.copy_to_device(buf, target)
+    buf = buffers.copy_to_device(buf, target)
   return Array._from_buffer(buf, aval, True)

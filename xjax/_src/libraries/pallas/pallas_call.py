@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from xjax._src.core.trace import Primitive
@@ -279,7 +279,7 @@ def _interpret(*args, jaxpr, grid_mapping, input_output_aliases, interpret, debu
 
 def _lower(ctx, *args, interpret, **params):
   if not interpret:
-    if runtime.default_backend() == "cpu":
+    if clients.default_backend() == "cpu":
       raise ValueError("Only interpret mode is supported on CPU backend.")
     raise NotImplementedError("compiling Pallas kernels with Triton or Mosaic is not "
                               "supported by xjax; pass interpret=True to pallas_call.")

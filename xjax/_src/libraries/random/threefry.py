@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 from xjax._src.foundations.config import config
 from xjax._src.primitives.lax.control_flow.loops import fori_loop
 from xjax._src.primitives.lax.elementwise import (add, bitwise_or, bitwise_xor,
@@ -39,7 +39,7 @@ def _threefry2x32_rounds(k1, k2, x1, x2):
   random numbers far faster, and fuses the arithmetic around them as it does JAX's."""
   ks = [k1, k2, bitwise_xor(bitwise_xor(k1, k2), _PARITY)]
   x = [add(x1, ks[0]), add(x2, ks[1])]
-  if runtime.default_backend() != "cpu":
+  if clients.default_backend() != "cpu":
     for i in range(5):
       x = _group(x, _ROTATIONS[i % 2], [ks[(i + 1) % 3], ks[(i + 2) % 3]], np.uint32(i + 1))
     return x

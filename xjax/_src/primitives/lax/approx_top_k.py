@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.backend import lowering, runtime
+from xjax._src.backend import lowering, mlir_modules
 from xjax._src.backend.lowering import compare_attributes, element_type, tensor_type
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.values import get_aval
@@ -35,7 +35,7 @@ def _abstract_eval(x, *, k, reduction_dimension, recall_target, is_max_k,
     raise ValueError("operand must be a floating type")
   if not 0 < recall_target <= 1:
     raise ValueError(f"approx_top_k: recall_target must be in (0, 1], got {recall_target}")
-  dims[reduction_dimension] = k if aggregate_to_topk else runtime.approx_top_k_output_size(
+  dims[reduction_dimension] = k if aggregate_to_topk else mlir_modules.approx_top_k_output_size(
       size, len(dims), k, recall_target, reduction_input_size_override)
   return [ShapedArray(dims, x.dtype, x.weak_type), ShapedArray(dims, np.int32)]
 

@@ -6,7 +6,7 @@ import enum
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.backend import runtime
+from xjax._src.backend import clients
 from xjax._src.core.avals import ShapedArray, result_sharding, spec_of
 from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, ShardingTypeError,
                                             type_sharding)
@@ -68,7 +68,7 @@ def _dot_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_elem
   algorithm = None
   if dot_algorithms.is_algorithm(precision):  # operands in the algorithm's types
     lhs_type, rhs_type, acc = dot_algorithms.compute_types(
-        precision, la.dtype, ra.dtype, out.dtype, runtime.default_backend())
+        precision, la.dtype, ra.dtype, out.dtype, clients.default_backend())
     out = out.update(dtype=acc)
     algorithm = dot_algorithms.algorithm_attr(precision, lhs_type, rhs_type)
   lhs, la = _convert(ctx, lhs, la, lhs_type)

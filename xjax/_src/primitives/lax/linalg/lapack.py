@@ -1,6 +1,6 @@
 """Calls to jaxlib's LAPACK kernels: XLA FFI custom calls on the CPU.
 
-The runtime registers the kernels (``runtime.lapack_targets``).  Each kernel takes and
+The runtime registers the kernels (``ffi_targets.lapack_targets``).  Each kernel takes and
 returns arrays with leading batch dimensions; matrices are column-major inside (the
 layouts below say so, and XLA transposes as needed).  Attributes are the single-byte
 LAPACK flags (``uplo = 'L'``, ...).  Kernels exist for float32/64 and complex64/128 only.
@@ -11,7 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-from xjax._src.backend import runtime
+from xjax._src.backend import clients, ffi_targets
 from xjax._src.backend.lowering import compare_attributes
 from xjax._src.core.avals import ShapedArray
 
@@ -34,8 +34,8 @@ def check_dtype(name: str, dtype) -> None:
 
 def available(dtype) -> bool:
   """Whether this program can call a LAPACK kernel for ``dtype`` (the CPU backend)."""
-  return supported(dtype) and runtime.default_backend() == "cpu" and bool(
-      runtime.lapack_targets())
+  return supported(dtype) and clients.default_backend() == "cpu" and bool(
+      ffi_targets.lapack_targets())
 
 
 def target(base: str, dtype) -> str:

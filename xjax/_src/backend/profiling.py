@@ -1,0 +1,13 @@
+"""The runtime's profiler: sessions that record host and device activity and write XSpace
+traces (``profiler.ProfilerSession``), ``TraceMe`` annotations, the profiler server, the reader
+of recorded traces (``profile_data``), and the device memory profile."""
+from __future__ import annotations
+
+from jaxlib import _profile_data as profile_data, _profiler as profiler  # noqa: F401
+
+from xjax._src.backend.clients import backend
+
+
+def heap_profile(platform: str | None = None) -> bytes:
+  """The client's device memory as a pprof protocol buffer (uncompressed)."""
+  return backend(platform).heap_profile()
