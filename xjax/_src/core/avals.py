@@ -194,6 +194,21 @@ def physical_aval(aval: ShapedArray) -> ShapedArray:
   return ShapedArray(aval.shape + dt.physical_shape, dt.physical_dtype)
 
 
+_canonical: dict = {}  # ShapedArray -> the one equal to it that canonical() gives
+
+
+def canonical(aval: ShapedArray) -> ShapedArray:
+  """The one object among those equal to ``aval`` that results of eager operations carry:
+  cache keys holding it then match by identity, without ``__eq__`` (forgotten past 4,096
+  types, when any equal object serves again)."""
+  hit = _canonical.get(aval)
+  if hit is None:
+    if len(_canonical) >= 4096:
+      _canonical.clear()
+    hit = _canonical[aval] = aval
+  return hit
+
+
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
   """The aval of a tangent or cotangent: float0 for integer and boolean primals (as JAX)."""
   if dtypes.is_inexact(aval.dtype):

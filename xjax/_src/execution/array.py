@@ -12,7 +12,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.backend import buffers, clients, dlpack
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, canonical
 from xjax._src.core.trace import _immutable_message
 from xjax._src.core import values
 from xjax._src.execution import host_values
@@ -495,6 +495,7 @@ def make_array(value, device=None, committed=False, weak_type: bool | None = Non
       aval = ShapedArray(aval.shape, dtypes.canonicalize_dtype(dtype), aval.weak_type)
     if weak_type is not None:
       aval = aval.update(weak_type=weak_type)
+  aval = canonical(aval)
   host = np.asarray(value, dtype=aval.dtype)
   if device is None and not committed and host_values.usable(host) and host_values.enabled():
     if host is value or host.base is not None:  # the caller's memory: not ours to freeze

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, canonical
 from xjax._src.core.dce import dce_jaxpr
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
 from xjax._src.core.jaxpr_cache import WeakLRU
@@ -128,7 +128,7 @@ class CompiledJaxpr:
     self.closed = ClosedJaxpr(closed.jaxpr, closed.consts)
     self.name = name
     self.compiler_options = compiler_options
-    self.out_avals = closed.out_avals
+    self.out_avals = [canonical(a) for a in closed.out_avals]
     self.device = device
     self._views: list = []  # weak references to the UncommittedCalls running it
     self._load(lowered)

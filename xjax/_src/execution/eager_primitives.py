@@ -4,6 +4,7 @@ lowering rule and cached by (primitive, params, input avals, device)."""
 from __future__ import annotations
 
 from xjax._src.foundations.config import config
+from xjax._src.core.avals import canonical
 from xjax._src.core.jaxpr import Jaxpr, JaxprEqn, Var
 from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.trace import eval_types
@@ -70,7 +71,7 @@ def _apply_on_host(prim, args, avals, params) -> list | None:
     return None
   if entry is None:
     out = eval_types(prim, avals, params)
-    out_avals = list(out) if prim.multiple_results else [out]
+    out_avals = [canonical(a) for a in out] if prim.multiple_results else [canonical(out)]
     entry = (host_eval.kernel_for(prim, avals, out_avals, params), out_avals)
     bounded_put(_host_kernels, key, entry, _PRIMITIVE_CACHE_SIZE)
   kernel, out_avals = entry
@@ -89,7 +90,7 @@ def _any_spread(args) -> bool:
 
 def _compile_primitive(prim, avals, params, device):
   out = eval_types(prim, avals, params)
-  out_avals = list(out) if prim.multiple_results else [out]
+  out_avals = [canonical(a) for a in out] if prim.multiple_results else [canonical(out)]
   invars = [Var(a) for a in avals]
   outvars = [Var(a) for a in out_avals]
   jaxpr = Jaxpr((), invars, outvars, [JaxprEqn(prim, invars, outvars, params)])

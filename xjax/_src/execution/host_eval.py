@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import tree_util
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, canonical
 from xjax._src.core.jaxpr import Literal
 from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.trace import current_trace, eval_trace
@@ -197,17 +197,20 @@ class HostProgram:
   ``run(values)`` gives the list of its results. Values live in a list: the constants' and
   literals' (``_known``), the inputs', then each equation's results, in order; a step is
   (kernel, its operands' positions, whether it has several results)."""
-  __slots__ = ("_steps", "_known", "_out", "out_avals", "run")
+  __slots__ = ("_steps", "_known", "_out", "out_avals", "run", "single")
 
   def __init__(self, steps, known: list, outs, out_avals) -> None:
-    self._steps, self._known, self._out, self.out_avals = steps, known, outs, out_avals
+    self._steps, self._known, self._out = steps, known, outs
+    self.out_avals = [canonical(a) for a in out_avals]
     self.run = self._interpret
-    if len(steps) == 1 and not known:  # one equation taking the inputs in order
+    self.single = None  # the kernel, for one one-result equation taking the inputs in order
+    if len(steps) == 1 and not known:
       kernel, ins, multiple = steps[0]
       if list(ins) == list(range(len(ins))) and list(outs) == list(range(
           len(ins), len(ins) + len(outs))):
         self.run = ((lambda values: kernel(*values)) if multiple
                     else (lambda values: [kernel(*values)]))
+        self.single = None if multiple else kernel
 
   @staticmethod
   def build(closed) -> "HostProgram | None":
@@ -293,10 +296,12 @@ class HostCall:
   ``compiled_call()`` makes (once, when first needed). Called as ``UncommittedCall`` is:
   with the argument leaves (read when a call fails) and the call's arguments; the results
   come unflattened with ``out_tree`` (None: the single result itself)."""
-  __slots__ = ("_run", "_out_avals", "_avals", "_compiled_call", "_compiled", "_unflatten")
+  __slots__ = ("_run", "_single", "_out_avals", "_avals", "_compiled_call", "_compiled",
+               "_unflatten")
 
   def __init__(self, program: HostProgram, avals, compiled_call, out_tree) -> None:
     self._run, self._out_avals, self._avals = program.run, program.out_avals, avals
+    self._single = program.single if out_tree is None else None
     self._compiled_call, self._compiled = compiled_call, None
     self._unflatten = None if out_tree is None else tree_util.unflattener(out_tree)
 
@@ -319,6 +324,8 @@ class HostCall:
       values.append(value)
     if not enabled():
       return None
+    if self._single is not None:
+      return make(self._single(*values), self._out_avals[0])
     outs = self._run(values)
     if self._unflatten is None:
       return make(outs[0], self._out_avals[0])
@@ -348,7 +355,7 @@ def basic_index(x: Array, index):
       return None
     row = _row_avals.get(aval)
     if row is None:
-      row = aval.update(shape=shape[1:])
+      row = canonical(aval.update(shape=shape[1:]))
       bounded_put(_row_avals, aval, row, 1024)
     return make(host[index], row)
   if kind is int or kind is slice:
@@ -413,4 +420,4 @@ def _joined_aval(avals, axis: int, stack: bool):
     shape.insert(axis, len(avals))
   else:
     shape[axis] = sum(a.shape[axis] for a in avals)
-  return ShapedArray(tuple(shape), first.dtype, all(a.weak_type for a in avals))
+  return canonical(ShapedArray(tuple(shape), first.dtype, all(a.weak_type for a in avals)))
