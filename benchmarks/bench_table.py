@@ -2,20 +2,22 @@
 
 Run: .venv/bin/python benchmarks/bench_table.py               (xjax and NumPy only)
      PYTHONPATH=. /path/to/jax-venv/bin/python benchmarks/bench_table.py   (adds JAX and ratios)
-Each row is the best mean over several rounds, the implementations taking turns (this machine
-is shared: load moves between rounds); compiled rows include `block_until_ready`.
+Each row is the best mean over many samples, the implementations taking turns sample by sample
+(this machine is shared: its load moves from one second to the next); compiled rows include
+`block_until_ready`.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 
 import numpy as np
 
-from _timing import best_of, implementations
+from _timing import implementations
 from bench_autodiff import mlp, mlp_data
 
 
@@ -150,9 +152,10 @@ ROWS = [
 
 def main():
   parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  parser.add_argument("--rounds", type=int, default=3,
-                      help="rounds per row, the implementations taking turns (first in one "
-                           "round, last in the next); a row's time is its best round")
+  parser.add_argument("--rounds", type=int, default=15,
+                      help="samples per row and implementation, the implementations taking "
+                           "turns sample by sample (first in one round, last in the next); a "
+                           "row's time is its best sample")
   parser.add_argument("rows", nargs="*", help="run only rows whose name holds one of these words")
   args = parser.parse_args()
   impls = implementations()
@@ -163,10 +166,15 @@ def main():
       continue
     calls = [make(jax, jnp, lax) for _, jax, jnp, lax in impls]
     times = [float("inf")] * len(impls)
+    for fn, _ in calls:
+      fn()
     for r in range(args.rounds):
       for i in (range(len(impls)) if r % 2 == 0 else reversed(range(len(impls)))):
         fn, number = calls[i]
-        times[i] = min(times[i], best_of(fn, repeat=5, number=number))
+        t0 = time.perf_counter()
+        for _ in range(number):
+          fn()
+        times[i] = min(times[i], (time.perf_counter() - t0) / number)
     cells = "".join(f"{t * 1e6:11.1f} us" for t in times)
     ratio = f"   {times[0] / times[1]:6.2f}x" if len(times) > 1 else ""
     print(f"{name:<36s}{cells}{ratio}", flush=True)
