@@ -18,18 +18,22 @@ HOST_DTYPES = frozenset([*TINY, *map(np.dtype, (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
     np.uint64))])
 
-_state: dict = {}  # "on": whether the default device is the process's only one, a CPU
-clients.register_backend_cache(_state)
+_state: dict = {}  # "on": whether the default device is the process's only one, a CPU,
+clients.register_backend_cache(_state)  # and execution is allowed (jax_no_execution)
 config.on_change("jax_default_device", lambda _: _state.clear())
+config.on_change("jax_no_execution", lambda _: _state.clear())
 
 
 def enabled() -> bool:
-  """Whether values may live on the host: the only device is a CPU."""
+  """Whether values may live and be computed on the host: the only device is a CPU, and
+  execution is allowed (under jax_no_execution every computation is refused as a compiled
+  one is)."""
   if clients.several_devices:
     return False
   on = _state.get("on")
   if on is None:
-    on = _state["on"] = clients.default_device().platform == "cpu"
+    on = _state["on"] = (clients.default_device().platform == "cpu"
+                         and not config.read("jax_no_execution"))
   return on
 
 
