@@ -145,8 +145,8 @@ def main() -> None:
   parser.add_argument("--jax-python", default=os.environ.get("XJAX_REFERENCE_PYTHON"),
                       help="interpreter of an environment with the reference JAX and the libraries")
   parser.add_argument("--rounds", type=int, default=1,
-                      help="run each workload this many times, alternating the implementations, "
-                           "and report the best (this machine's timings are noisy)")
+                      help="run each workload this many times, the implementations taking turns "
+                           "going first, and report the best (this machine's timings are noisy)")
   parser.add_argument("--steady-malloc", action="store_true",
                       help="run both implementations with glibc keeping freed memory "
                            "(STEADY_MALLOC), which takes page-fault noise out of the ratios")
@@ -161,7 +161,10 @@ def main() -> None:
     if args.rows and not any(word in name for word in args.rows):
       continue
     env = dict(os.environ, **STEADY_MALLOC) if args.steady_malloc else None
-    rounds = [[run(python, code, env) for _, python in impls] for _ in range(args.rounds)]
+    rounds = []
+    for r in range(args.rounds):  # the implementations take turns going first
+      done = {label: run(python, code, env) for label, python in (impls if r % 2 == 0 else impls[::-1])}
+      rounds.append([done[label] for label, _ in impls])
     results = [min(column, key=_leading_number) for column in zip(*rounds)]
     line = f"{name:<36s}" + "".join(f"{r:>30s}" for r in results)
     try:
