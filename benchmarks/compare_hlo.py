@@ -70,12 +70,15 @@ def optimized_hlo(python: str, lib: str, row: str) -> str | None:
 
 def main() -> None:
   parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-  parser.add_argument("--jax-python", default=os.environ.get("XJAX_REFERENCE_PYTHON"), required=
-                      "XJAX_REFERENCE_PYTHON" not in os.environ,
+  parser.add_argument("--jax-python", default=os.environ.get("XJAX_REFERENCE_PYTHON"),
                       help="interpreter of an environment with the reference JAX 0.10.2")
   parser.add_argument("--show", type=int, default=6, help="differing instructions to print")
   parser.add_argument("rows", nargs="*", help="only rows whose name holds one of these words")
   args = parser.parse_args()
+  if not args.jax_python:
+    print("compare_hlo.py compares with the reference JAX: give --jax-python (or set "
+          "XJAX_REFERENCE_PYTHON)")
+    return
   sys.path.insert(0, str(HERE))
   import bench_table
   for row, _ in bench_table.ROWS:
