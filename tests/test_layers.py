@@ -91,7 +91,7 @@ STACKS = {
         ["sorting", "setops", "statistics", "padding", "searching"],
         ["array_api", "fft", "index_tricks", "ufunc_class", "ufunc_objects"],
         ["linalg", "numeric", "arrayops", "polynomial"],
-        ["lax_numpy", "array_methods"],  # the namespace, and Array's methods taken from it
+        ["namespace", "array_methods"],  # the namespace, and Array's methods taken from it
     ],
     "xjax._src.primitives.lax": [
         ["primitive_builders", "operand_checks", "accuracy", "dot_algorithms",
@@ -111,7 +111,7 @@ STACKS = {
         ["lax", "primitives", "control_flow", "linalg"],  # the namespaces
     ],
 }
-NAMESPACES = {"xjax._src.libraries.numpy": ["lax_numpy"],
+NAMESPACES = {"xjax._src.libraries.numpy": ["namespace"],
               "xjax._src.primitives.lax": ["lax", "control_flow", "linalg"]}
 MAX_CIRCLE = 4
 

@@ -21,7 +21,7 @@ from xjax._src.primitives.state import discharge
 from xjax._src.primitives.state import primitives as ref_primitives
 from xjax._src.primitives.state.types import AbstractRef
 from xjax._src.api import placement
-from xjax._src.libraries.numpy import array_methods, lax_numpy
+from xjax._src.libraries.numpy import array_methods, namespace as numpy_namespace
 
 
 
@@ -45,4 +45,4 @@ def install() -> None:
   device_put_p.impl = placement.device_put_impl
   Array.to_device = Tracer.to_device = placement.to_device
   # execution and core <- libraries: Array's and Tracer's operators and methods, from jnp.
-  array_methods.install(lax_numpy)
+  array_methods.install(numpy_namespace)

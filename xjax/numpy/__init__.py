@@ -1,6 +1,6 @@
 """NumPy's API on xjax arrays (``import xjax.numpy as jnp``)."""
-from xjax._src.libraries.numpy.lax_numpy import *  # noqa: F401,F403
-from xjax._src.libraries.numpy.lax_numpy import round, ndarray, dtype  # noqa: F401
+from xjax._src.libraries.numpy.namespace import *  # noqa: F401,F403
+from xjax._src.libraries.numpy.namespace import round, ndarray, dtype  # noqa: F401
 from xjax._src.libraries.numpy.scalar_types import bool_ as bool  # noqa: F401
 from xjax.numpy import fft  # noqa: F401
 from xjax.numpy import linalg  # noqa: F401

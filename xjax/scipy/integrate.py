@@ -1,2 +1,2 @@
 """Integration (``jax.scipy.integrate``)."""
-from xjax._src.libraries.numpy.lax_numpy import trapezoid  # noqa: F401
+from xjax._src.libraries.numpy.namespace import trapezoid  # noqa: F401

@@ -24,7 +24,7 @@ from xjax._src.libraries.global_arrays import (make_array_from_process_local_dat
                                                make_array_from_single_device_arrays)
 from xjax._src.interpreters import ad
 from xjax._src.api.jit import jit
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.api.placement import device_put
 from xjax._src.foundations.sharding import Mesh, NamedSharding, PartitionSpec as P, spec_axes
 from xjax._src.foundations.tree_util import (tree_flatten,  # noqa: F401  (JAX's names)

@@ -17,7 +17,7 @@ from xjax._src.primitives.custom_derivatives import custom_vjp
 from xjax._src.libraries.flatten_util import ravel_pytree
 from xjax._src.api.jit import jit
 from xjax._src.primitives.lax.control_flow.loops import scan, while_loop
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.foundations.tree_util import tree_leaves, tree_map
 
 # Dormand–Prince 5(4): nodes, stage coefficients, 5th-order weights, error weights, and the

@@ -5,7 +5,7 @@ import enum
 
 import numpy as np
 
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 
 
 class ResizeMethod(enum.Enum):

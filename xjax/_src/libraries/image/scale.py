@@ -9,7 +9,7 @@ import numpy as np
 from xjax._src.core.values import get_aval
 from xjax._src.api.jit import jit
 from xjax._src.primitives.lax.dot import Precision
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.image.kernels import AREA, KERNELS, ResizeMethod, as_method
 

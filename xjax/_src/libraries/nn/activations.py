@@ -8,7 +8,7 @@ from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import erfc, logistic, select
 from xjax._src.primitives.lax.shapes import full_like
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.promotion import promote_args_inexact
 

@@ -10,7 +10,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.api.transformations import vmap
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.nn.softmax import softmax
 from xjax._src.libraries.scipy.special.log_sum_exp import logsumexp
 

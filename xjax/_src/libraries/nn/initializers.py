@@ -8,7 +8,7 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.random import continuous, multivariate
 from xjax._src.libraries.random.keys import split
 from xjax._src.libraries.random.sampler_args import shape_arg

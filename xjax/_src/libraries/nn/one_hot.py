@@ -8,7 +8,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.shapes import broadcasted_iota
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis
 
 

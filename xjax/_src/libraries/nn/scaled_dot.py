@@ -20,7 +20,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.primitives.custom_derivatives import custom_vjp
 from xjax._src.primitives.lax.bit_conversions import bitcast_convert_type
 from xjax._src.primitives.lax.dot import dot_general, Precision
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 
 
 @dataclasses.dataclass

@@ -6,7 +6,7 @@ import numpy as np
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import rsqrt
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.scipy.special.log_sum_exp import logsumexp
 

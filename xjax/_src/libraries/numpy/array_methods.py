@@ -120,7 +120,7 @@ def _transpose(self, *axes):
 
 def install(jnp) -> None:
   """Sets Array's and Tracer's operators and methods to the functions of the namespace ``jnp``
-  (``_src/wiring.py`` passes ``lax_numpy``)."""
+  (``_src/wiring.py`` passes ``numpy/namespace.py``)."""
   ops = {
       "__add__": _defer(jnp.add), "__radd__": _defer(jnp.add, True),
       "__sub__": _defer(jnp.subtract), "__rsub__": _defer(jnp.subtract, True),

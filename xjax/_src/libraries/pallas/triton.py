@@ -13,7 +13,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax.dot import Precision
 from xjax._src.primitives.state.indexing import parse, read, read_aval, updated
 from xjax._src.primitives.state.types import AbstractRef, RefView, ref_effect
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.pallas.pallas_call import uninitialized_value
 from xjax._src.libraries.pallas.specs import CompilerParams as _BaseCompilerParams
 

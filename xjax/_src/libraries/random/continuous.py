@@ -25,7 +25,7 @@ from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, bitwise_a
 from xjax._src.primitives.lax.reductions import reduce_sum
 from xjax._src.primitives.lax.shapes import full_like, reshape
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.random import keys
 from xjax._src.libraries.random.sampler_args import (broadcast_shapes_or_shape, const, float_dtype,
                                                      shape_arg, single_key, to_rank)

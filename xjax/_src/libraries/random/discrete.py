@@ -20,7 +20,7 @@ from xjax._src.primitives.lax.elementwise import (add, clamp, convert_element_ty
                                                   lgamma, log, log1p, mul, rem, select, sqrt)
 from xjax._src.primitives.lax.shapes import broadcast_to_rank, expand_dims, full_like, reshape
 from xjax._src.primitives.lax.sorting import sort_key_val, top_k
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.random import keys

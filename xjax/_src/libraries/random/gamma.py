@@ -28,7 +28,7 @@ from xjax._src.primitives.lax.shapes import full_like, reshape
 from xjax._src.primitives.lax.special import random_gamma_grad
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 from xjax._src.libraries.nn.softmax import softmax
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.random import keys, prng
 from xjax._src.libraries.random.continuous import (_exponential, _normal, _sampler_with_params,
                                                    _uniform)

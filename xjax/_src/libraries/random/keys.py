@@ -14,7 +14,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.config import config
 from xjax._src.core.concrete import canonicalize_shape
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 # Importing rbg, philox and threefry4x32 registers their PRNGs.
 from xjax._src.libraries.random import philox, prng, rbg, threefry4x32  # noqa: F401
 from xjax._src.libraries.random.prng import KeyTy, PRNGImpl, is_key

@@ -9,7 +9,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jit import jit
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.numpy import linalg as jnp_linalg
 from xjax._src.libraries.random.continuous import _normal

@@ -18,7 +18,7 @@ from xjax._src.api.transformations import vmap
 from xjax._src.primitives.lax.elementwise import bitwise_xor
 from xjax._src.primitives.lax.shapes import concatenate, reshape
 from xjax._src.primitives.lax.rng import rng_bit_generator
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.random import threefry
 from xjax._src.libraries.random.prng import PRNGImpl, register_prng
 

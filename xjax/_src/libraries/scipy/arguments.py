@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.promotion import promote_args_inexact
 
 

@@ -1,7 +1,7 @@
 """Vector quantization (``jax.scipy.cluster.vq``)."""
 from __future__ import annotations
 
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 

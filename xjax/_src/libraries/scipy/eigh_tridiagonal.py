@@ -10,7 +10,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.loops import fori_loop, scan, while_loop
 from xjax._src.primitives.lax import linalg as lax_linalg
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy import linalg as jnp_linalg
 from xjax._src.libraries.random.continuous import normal
 from xjax._src.libraries.random.keys import key as make_key

@@ -15,7 +15,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.primitives.lax.elementwise import complex as lax_complex
 from xjax._src.primitives.lax.shapes import concatenate, pad, rev, slice_in_dim
 from xjax._src.libraries.numpy import fft as jnp_fft
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 

@@ -5,7 +5,7 @@ import itertools
 
 import numpy as np
 
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.foundations.tree_util import register_pytree_node

@@ -18,7 +18,7 @@ from xjax._src.primitives.lax.shapes import (dynamic_slice, dynamic_slice_in_dim
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.primitives.lax.linalg.lu import solve_factored
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy import linalg as jnp_linalg
 from xjax._src.libraries.numpy.functional import core_dimensions
 from xjax._src.libraries.numpy.arguments import check_arraylike

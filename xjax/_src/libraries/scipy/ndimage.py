@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import operator
 
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 
 _MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
 

@@ -12,7 +12,7 @@ import typing
 
 import numpy as np
 
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy import linalg as jnp_linalg
 from xjax._src.libraries.random.continuous import normal
 

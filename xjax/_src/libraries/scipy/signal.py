@@ -8,7 +8,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.primitives.lax.shapes import slice as lax_slice
 from xjax._src.primitives.lax.windowed import conv_dimension_numbers, conv_general_dilated
 from xjax._src.libraries.numpy import fft as jnp_fft
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes, promote_dtypes_inexact
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.libraries.numpy import fft as jnp_fft
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.scipy.signal import detrend as _detrend

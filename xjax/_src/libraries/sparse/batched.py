@@ -6,7 +6,7 @@ from functools import partial
 from typing import Callable
 
 from xjax._src.api.transformations import vmap
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 
 
 def nfold_vmap(fun: Callable, n: int, in_axes=0) -> Callable:

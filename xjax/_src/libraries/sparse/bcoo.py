@@ -14,7 +14,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.tree_util import register_pytree_node_class
 from xjax._src.api.vmappable import register_vmappable
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.sparse.batched import broadcast_batch
 from xjax._src.libraries.sparse.bcoo_layout import (
     bcoo_extract_p, bcoo_fromdense_p, bcoo_sort_indices_p, bcoo_sum_duplicates_p,

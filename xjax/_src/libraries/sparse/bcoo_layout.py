@@ -17,7 +17,7 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.api.transformations import vjp
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.sparse.batched import broadcast_batch, nfold_vmap
 from xjax._src.libraries.sparse.sparse_array import SparseInfo
 

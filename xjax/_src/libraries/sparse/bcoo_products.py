@@ -16,7 +16,7 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.api.transformations import vjp
 from xjax._src.primitives.lax.dot import dot_general
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.sparse.batched import broadcast_batch, nfold_vmap
 from xjax._src.libraries.sparse.bcoo_layout import (_front, _zero_tangent, bcoo_extract_p,
                                                     layout)

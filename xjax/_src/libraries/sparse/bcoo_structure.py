@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from xjax._src.primitives.lax.shapes import broadcast_in_dim, dynamic_slice, slice as lax_slice
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.sparse.batched import broadcast_batch, nfold_vmap
 from xjax._src.libraries.sparse.bcoo_layout import (bcoo_extract_p, bcoo_sum_duplicates_p)
 from xjax._src.libraries.sparse.sparse_array import (SparseEfficiencyError,

@@ -17,7 +17,7 @@ from xjax._src.api.vmappable import register_vmappable
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.sparse import bcoo_layout, bcoo_products
 from xjax._src.libraries.sparse.batched import (broadcast_batch, nfold_vmap,
                                                 vmapped_batch_rule)

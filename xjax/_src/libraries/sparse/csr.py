@@ -15,7 +15,7 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.promotion import promote_dtypes
 from xjax._src.libraries.sparse.batched import vmapped_batch_rule
 from xjax._src.libraries.sparse.coo import (COO, count_nonzero, product_primitive,

@@ -8,7 +8,7 @@ import operator
 from xjax._src.libraries.random.continuous import uniform
 from xjax._src.libraries.random.discrete import choice
 from xjax._src.libraries.random.keys import split
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.sparse.batched import nfold_vmap
 from xjax._src.libraries.sparse.bcoo import BCOO
 

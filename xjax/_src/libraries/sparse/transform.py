@@ -10,7 +10,7 @@ from xjax._src.core.jaxpr import Literal
 from xjax._src.core.values import get_aval
 from xjax._src.foundations.tree_util import tree_flatten, tree_unflatten
 from xjax._src.interpreters.staging import trace_to_jaxpr
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.sparse import bcoo as B
 from xjax._src.libraries.sparse.api import todense, todense_p
 from xjax._src.libraries.sparse.bcsr import BCSR

@@ -10,7 +10,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.api.transformations import value_and_grad
 from xjax._src.primitives.lax.control_flow.loops import while_loop
 from xjax._src.primitives.lax.dot import Precision
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 
 _HIGHEST = Precision.HIGHEST
 _ZOOM_MAXITER = 30          # zoom steps before the bracket search gives up

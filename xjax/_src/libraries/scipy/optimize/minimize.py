@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.optimize.quasi_newton import (OptimizeResults, minimize_bfgs,
                                                              minimize_lbfgs)
 

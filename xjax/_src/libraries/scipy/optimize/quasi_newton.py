@@ -14,7 +14,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.loops import fori_loop, while_loop
 from xjax._src.primitives.lax.dot import dot_general, Precision
 from xjax._src.primitives.lax.shapes import dynamic_index_in_dim, dynamic_update_index_in_dim
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy import linalg as jla
 from xjax._src.libraries.scipy.optimize.line_search import dot, line_search
 

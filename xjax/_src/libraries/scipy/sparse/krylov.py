@@ -11,7 +11,7 @@ import numpy as np
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.primitives.lax.control_flow.loops import fori_loop, while_loop
 from xjax._src.primitives.lax.linear_solve import custom_linear_solve
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy import linalg as jla
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import bessel_i0e, bessel_i1e, convert_element_type
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 

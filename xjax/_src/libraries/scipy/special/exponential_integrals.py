@@ -11,7 +11,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.loops import fori_loop
 from xjax._src.primitives.lax.elementwise import (complex as lax_complex, digamma, lgamma, mul,
                                                   neg as lax_neg)
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 _EULER = 0.5772156649015329

@@ -8,7 +8,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.primitives.lax.elementwise import complex as lax_complex, erfc, exp
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 _SQRT_PI = np.sqrt(np.pi)

@@ -13,7 +13,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (digamma as lax_digamma, exp, floor, lgamma,
                                                   polygamma as lax_polygamma)
 from xjax._src.primitives.lax.special import betainc as lax_betainc, igamma, igammac
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 

@@ -6,7 +6,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.primitives.lax.elementwise import add, exp, log, mul, sign as lax_sign, sub
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.where import where_inline
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 

@@ -8,7 +8,7 @@ from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.primitives.lax.elementwise import (erf as lax_erf, erf_inv, erfc as lax_erfc, exp,
                                                   mul, square, sub)
 from xjax._src.primitives.lax.elementwise import _const
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import float_array, inexact_arrays
 from xjax._src.libraries.scipy.special.faddeeva import _erfcx
 

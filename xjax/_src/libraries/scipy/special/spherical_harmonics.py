@@ -7,7 +7,7 @@ import numpy as np
 
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 
 
 def _concrete_int(value, what):

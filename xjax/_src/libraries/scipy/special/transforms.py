@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.primitives.lax.elementwise import log, logistic
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 

@@ -12,7 +12,7 @@ from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jacobians import jvp
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.primitives.lax.special import zeta as lax_zeta
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import float_array, inexact_arrays
 
 

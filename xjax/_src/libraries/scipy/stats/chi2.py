@@ -5,7 +5,7 @@ import numpy as np
 
 from xjax._src.primitives.lax.elementwise import lgamma
 from xjax._src.primitives.lax.special import igamma, igammac
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 _LOG2 = math.log(2)  # a Python float: weak, as JAX's constants

@@ -2,7 +2,7 @@
 import numpy as np
 
 from xjax._src.primitives.lax.elementwise import lgamma
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.scipy.special.information import xlogy
 

@@ -1,7 +1,7 @@
 """The generalized normal distribution (exponential power family)."""
 from xjax._src.primitives.lax.elementwise import lgamma
 from xjax._src.primitives.lax.special import igamma
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 

@@ -1,7 +1,7 @@
 """The left-skewed Gumbel distribution (minima)."""
 import numpy as np
 
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 from xjax._src.libraries.scipy.special.information import xlog1py, xlogy
 

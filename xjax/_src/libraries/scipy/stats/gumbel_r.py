@@ -2,7 +2,7 @@
 import numpy as np
 
 from xjax._src.libraries.nn.activations import log1mexp
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 from xjax._src.libraries.scipy.special.information import xlogy
 

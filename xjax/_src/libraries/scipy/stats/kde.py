@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy import linalg as jnp_linalg
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact

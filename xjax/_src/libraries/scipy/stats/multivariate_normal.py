@@ -3,7 +3,7 @@ that is not positive definite gives NaN, as JAX)."""
 import math
 
 from xjax._src.primitives.lax.linalg import cholesky, triangular_solve
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 
 

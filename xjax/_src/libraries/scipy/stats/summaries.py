@@ -8,7 +8,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.primitives.lax.cumulative import cummax, cummin
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import div, sub
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 from xjax._src.libraries.scipy.special.log_sum_exp import logsumexp
 from xjax._src.libraries.scipy.special.normal import log_ndtr, ndtr

@@ -1,7 +1,7 @@
 """The uniform distribution on [loc, loc + scale]."""
 import numpy as np
 
-from xjax._src.libraries.numpy import lax_numpy as jnp
+from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 
