@@ -196,6 +196,7 @@ class PjitFunction:
       raise ValueError("static_argnums and donate_argnums cannot intersect. Argument "
                        f"positions {both} appear in both static_argnums and donate_argnums")
     # _fast: a call's key (see fast_walk) -> UncommittedCall or HostCall
+    self._host_memo = (None, None, None, None)  # call_on_host's last (token, keys, hit)
     self._cache, self._fast = _shared_cache(fun, (
         self._static_argnums, self._static_argnames, _hashable(donate_argnums),
         _hashable(donate_argnames), id(self) if self._shardings else None, self._placement,
@@ -318,11 +319,23 @@ class PjitFunction:
     The Array operators' shortcut: their key is made without walking the arguments."""
     if current_trace() is not eval_trace or not plain_dispatch[0]:
       return None
-    try:
-      hit = self._fast.get((config._trace_token, leaf_key(x), leaf_key(y)))
-    except TypeError:
-      return None
-    return hit.on_host([x, y]) if type(hit) is HostCall else None
+    token = config._trace_token
+    kx = x.aval if type(x) is Array and not x._committed else leaf_key(x)
+    ky = y.aval if type(y) is Array and not y._committed else leaf_key(y)
+    # The last hit first: results carry canonical avals, so a loop repeating an operation
+    # matches it by identity, hashing nothing.
+    memo = self._host_memo
+    if memo[1] is kx and memo[2] is ky and memo[0] == token:
+      hit = memo[3]
+    else:
+      try:
+        hit = self._fast.get((token, kx, ky))
+      except TypeError:
+        return None
+      if type(hit) is not HostCall:
+        return None
+      self._host_memo = (token, kx, ky, hit)
+    return hit.on_host([x, y])
 
   def _fast_call_walk(self, args, kwargs, key: list, leaves: list) -> bool:
     """``fast_walk`` of a call with static or keyword arguments: the key first holds the
