@@ -91,6 +91,15 @@ def input_cast(kernel):
   return kernel
 
 
+def identity(x):
+  """The kernel of an operation that leaves a host value as it is (host values are
+  immutable): a host program passes the value on without a step."""
+  return x
+
+
+identity.input_cast = True
+
+
 def divide_rule(avals, out_avals):
   """Float division as XLA:CPU computes it: by a divisor broadcast to the result's shape
   (a scalar), as a product with the divisor's reciprocal (XLA's algebraic simplifier
@@ -231,9 +240,11 @@ class HostProgram:
       position[v] = len(known)
       known.append(value)
 
+    same: dict = {}  # an identity equation's result -> its operand
+
     def operand(v):  # a literal's value is added to ``known``: its position, negated - 1
       if type(v) is not Literal:
-        return v
+        return same.get(v, v)
       value = _constant(v.val, v.aval)
       known.append(value)
       return -len(known)
@@ -255,6 +266,9 @@ class HostProgram:
           return None
       elif getattr(kernel, "input_cast", False) and eqn.invars[0] in plain:
         plain.add(eqn.outvars[0])
+      if kernel is identity:
+        same[eqn.outvars[0]] = operand(eqn.invars[0])
+        continue
       steps.append((kernel, [operand(v) for v in eqn.invars], eqn.outvars,
                     eqn.primitive.multiple_results))
     if any(type(v) is Literal and _constant(v.val, v.aval) is None for v in jaxpr.outvars):

@@ -14,8 +14,8 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.execution.array import scalar_array
-from xjax._src.execution.host_eval import (divide_rule, flush_subnormals, input_cast, quiet,
-                                           rounding, ufunc_kernel)
+from xjax._src.execution.host_eval import (divide_rule, flush_subnormals, identity,
+                                           input_cast, quiet, rounding, ufunc_kernel)
 from xjax._src.backend.lowering import compare_attributes, i64_array
 from xjax._src.core.avals import (ShapedArray, physical_aval, result_sharding, spec_of,
                                   tangent_aval)
@@ -758,7 +758,7 @@ def _convert_host(avals, out_avals, *, new_dtype, weak_type):
   takes NaN to zero); a float narrowed can land among the subnormals, which XLA flushes."""
   source, target = avals[0].dtype, out_avals[0].dtype
   if source == target:
-    return input_cast(lambda x: x)
+    return identity
   if source.kind == "f" and target.kind in "iu":
     return None
   if source.kind == "f" and target.kind == "f" and target.itemsize < source.itemsize:
@@ -874,7 +874,7 @@ def _clamp_batch(axis, args, dims):
 clamp_p.batch = _clamp_batch
 
 copy_p = elementwise_primitive("copy", lambda x: x, lambda ctx, x: x)
-copy_p.host_kernel = lambda avals, out_avals: lambda x: x  # host values are immutable
+copy_p.host_kernel = lambda avals, out_avals: identity
 copy_p.batch = lambda axis, args, dims: (copy_p.bind(args[0]), dims[0])
 ad.deflinear(copy_p, lambda ct, x: [ct])
 
