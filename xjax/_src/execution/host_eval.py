@@ -63,16 +63,19 @@ def _ieee_arithmetic(ufunc, avals, out_aval):
   second_first = (ufunc in _COMMUTATIVE and avals[1].shape != out_aval.shape
                   and avals[0].shape == out_aval.shape)
 
-  @quiet
-  def kernel(x, y):
-    out = ufunc(x, y)
-    subnormals, nans = scan_floats(out)
-    if subnormals:
-      out = _flushed(out)
-    if nans:
-      first = y if second_first else x
-      out = np.where(np.isnan(x) & np.isnan(y), first + np.zeros((), out.dtype), out)
-    return out
+  def kernel(x, y):  # (``quiet`` written out: this is eager arithmetic's hot path)
+    token = _errstate.set(_IGNORE)
+    try:
+      out = ufunc(x, y)
+      subnormals, nans = scan_floats(out)
+      if subnormals:
+        out = _flushed(out)
+      if nans:
+        first = y if second_first else x
+        out = np.where(np.isnan(x) & np.isnan(y), first + np.zeros((), out.dtype), out)
+      return out
+    finally:
+      _errstate.reset(token)
   return rounding(kernel)
 
 
@@ -115,20 +118,29 @@ def divide_rule(avals, out_avals):
   return rounding(lambda x, y: multiply(x, reciprocal(one, y)))
 
 
+class _Errstate:
+  """np.errstate entered and left, for NumPy layouts without the context variable below."""
+
+  def set(self, _):
+    state = np.errstate(all="ignore")
+    state.__enter__()
+    return state
+
+  def reset(self, state) -> None:
+    state.__exit__(None, None, None)
+
+
 try:  # NumPy 2's floating-point error state, set without np.errstate's Python overhead
   from numpy._core._ufunc_config import _extobj_contextvar as _errstate
   with np.errstate(all="ignore"):
     _IGNORE = _errstate.get()
 except ImportError:  # pragma: no cover - other NumPy layouts
-  _errstate = None
+  _errstate, _IGNORE = _Errstate(), None
 
 
 def quiet(fun):
   """``fun`` run without NumPy's floating-point warnings (XLA raises none)."""
   def run(*args):
-    if _errstate is None:
-      with np.errstate(all="ignore"):
-        return fun(*args)
     token = _errstate.set(_IGNORE)
     try:
       return fun(*args)
