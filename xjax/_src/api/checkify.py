@@ -24,6 +24,7 @@ from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, literal_value
 from xjax._src.core.trace import Primitive, Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import elementwise as ew, reductions, shapes
+from xjax._src.api.make_jaxpr import make_jaxpr
 
 
 class JaxException(Exception):
@@ -354,7 +355,6 @@ def checkify(f: Callable, errors=user_checks) -> Callable:
     raise TypeError(f"checkify: unknown error categories {sorted(map(str, unknown))}")
 
   def checked(*args, **kwargs):
-    from xjax._src.api.make_jaxpr import make_jaxpr
     leaves, in_tree = tree_util.tree_flatten((args, kwargs))
     out_tree = []
 

@@ -19,9 +19,10 @@ from xjax._src.foundations.layout import Format
 from xjax._src.core.avals import MemorySpace
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.primitives.lax.device_put import ArrayCopySemantics, copy_semantics, device_put_p
-from xjax._src.execution import spmd
+from xjax._src.execution import dispatch, eager_primitives, spmd
 from xjax._src.foundations.sharding import (AxisType, IndivisibleError, Mesh, NamedSharding,
                                             PartitionSpec, Sharding, context_mesh)
+from xjax._src.api import jit
 
 
 def resolve_device(device):
@@ -215,8 +216,6 @@ def live_arrays(platform: str | None = None) -> list:
 def clear_caches() -> None:
   """Drops the compilation and tracing caches: every jitted function's traces and
   executables, and the executables of eager primitives."""
-  from xjax._src.execution import dispatch, eager_primitives
-  from xjax._src.api import jit
   jit._clear_function_caches()
   eager_primitives.clear_caches()
   dispatch.clear_scalar_buffers()

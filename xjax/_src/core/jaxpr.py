@@ -11,6 +11,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.core import pretty_printer as pp
 from xjax._src.core import source_info
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.values import get_aval
 
 _var_ids = itertools.count()
 
@@ -190,7 +191,6 @@ class ClosedJaxpr:
 def literal_value(lit: Literal):
   """A literal's value; weakly typed literals become Python scalars so they stay weak."""
   if lit.aval.weak_type:
-    from xjax._src.core.values import get_aval
     py = lit.val.item()
     if get_aval(py) == lit.aval:
       return py

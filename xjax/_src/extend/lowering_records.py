@@ -101,6 +101,7 @@ class TokenSet:
   @classmethod
   def create(cls, effects: Sequence) -> "TokenSet":
     """A fresh token for each of ``effects``, in the module being lowered."""
+    # user_lowering lowers with these records; a token is made in its current module
     from xjax._src.extend.user_lowering import create_token
     return cls({e: create_token() for e in effects})
 

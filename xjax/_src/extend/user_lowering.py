@@ -23,6 +23,7 @@ from xjax._src.backend import clients, mlir_modules
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
+from xjax._src.extend.ir_modules import make_ir_context
 from xjax._src.extend.lowering_records import (LoweringParameters,
                                                ShapePolyLoweringState, ShardingContext,
                                                TokenSet)
@@ -90,7 +91,6 @@ class ModuleContext:
       ir = mlir_modules.mlir_bindings("ir")
       if _current.bindings:
         return ir.Context.current
-      from xjax._src.extend.ir_modules import make_ir_context
       self._context = make_ir_context()
     return self._context
 

@@ -9,6 +9,8 @@ import functools
 import os
 import sys
 
+from xjax._src.foundations.config import config
+
 _FAQ = "https://docs.jax.dev/en/latest/faq.html"
 # The module the classes report (tracebacks, ``repr``, ``type(e).__module__``): where users
 # import them from.
@@ -179,7 +181,6 @@ def remove_internal_frames(e: BaseException) -> None:
   """Drops xjax's frames from ``e``'s traceback (``jax_traceback_filtering``), so the user
   sees their code, and says so once in a note; call it in an ``except`` block, then
   re-raise with a bare ``raise``."""
-  from xjax._src.foundations.config import config
   if config.read("jax_traceback_filtering") == "off":
     return
   tb, kept, removed = e.__traceback__, [], False

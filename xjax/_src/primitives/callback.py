@@ -28,6 +28,8 @@ from xjax._src.core.avals import ShapedArray
 from xjax._src.core import effects as fx
 from xjax._src.core.trace import Primitive
 from xjax._src.interpreters import batching
+from xjax._src.primitives.lax.control_flow.loops import scan
+from xjax._src.primitives.lax.shapes import broadcast, index_in_dim
 from xjax._src.foundations.wrapping import wraps
 
 _VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
@@ -188,7 +190,6 @@ def _pure_batch(axis, args, dims, *, callback, result_avals, vmap_method):
   if vmap_method == "legacy_vectorized":
     outs = pure_callback_p.bind(*args, result_avals=batched_avals, **params)
   elif vmap_method in ("expand_dims", "broadcast_all"):
-    from xjax._src.primitives.lax.shapes import broadcast
     n = size if vmap_method == "broadcast_all" else 1
     args = [broadcast(x, (n,)) if d is None else x for x, d in zip(args, dims)]
     outs = pure_callback_p.bind(*args, result_avals=batched_avals, **params)
@@ -207,7 +208,6 @@ def _pure_batch(axis, args, dims, *, callback, result_avals, vmap_method):
 
 def _sequential(bind: Callable, args, dims, unroll: bool = False):
   """One call per batch element, in a loop (``lax.scan`` over the batched arguments)."""
-  from xjax._src.primitives.lax.control_flow.loops import scan
   batched = [x for x, d in zip(args, dims) if d is not None]
 
   def body(carry, xs):
@@ -323,7 +323,6 @@ def _debug_transpose(cts, *args, **params):
 
 def _debug_batch(axis, args, dims, **params):
   """One call per batch element (unrolled, as JAX), in batch order."""
-  from xjax._src.primitives.lax.shapes import index_in_dim
   for i in range(axis.size):
     debug_callback_p.bind(*[x if d is None else index_in_dim(x, i, d, keepdims=False)
                             for x, d in zip(args, dims)], **params)

@@ -17,6 +17,9 @@ from xjax._src.backend import clients, lowering, mlir_modules
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.core.trace import Primitive
+from xjax._src.api.jit import PjitFunction, jit
+from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
+from xjax._src.api.transformations import vjp
 from xjax._src.api.export.shape_poly import is_symbolic_dim, solve
 
 # The calling conventions this module reads and writes (JAX 0.10.2's numbers).
@@ -99,6 +102,7 @@ class Exported:
 
   def serialize(self, vjp_order: int = 0) -> bytearray:
     """Bytes that ``deserialize`` reads back (with the VJPs up to ``vjp_order``)."""
+    # serialization reads Exported's fields: the two modules import each other
     from xjax._src.api.export.serialization import serialize
     return serialize(self, vjp_order)
 
@@ -122,7 +126,6 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
            disabled_checks: Sequence[DisabledSafetyCheck] = ()):
   """``export(jit(f), platforms=...)(*args, **kwargs) -> Exported``; arguments are arrays,
   scalars or ``ShapeDtypeStruct``s giving the types to export for."""
-  from xjax._src.api.jit import PjitFunction
   if not isinstance(fun_jit, PjitFunction):
     raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit!r}")
   platforms = _platforms(platforms)
@@ -216,8 +219,6 @@ def _check_one_device(fun_jit) -> None:
 @functools.lru_cache(maxsize=64)
 def _vjp_for(closed) -> Callable:
   """The jitted VJP of ``closed``: (primals..., output cotangents...) -> input cotangents."""
-  from xjax._src.api.transformations import vjp
-  from xjax._src.api.jit import jit
   n = len(closed.in_avals)
 
   def fun_vjp_jax(*args):
@@ -227,7 +228,6 @@ def _vjp_for(closed) -> Callable:
 
 
 def _export_vjp(closed, platforms, checks, primal: Exported) -> Exported:
-  from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
   specs = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in primal.in_avals]
   specs += [ShapeDtypeStruct(a.shape, a.dtype) for a in map(tangent_aval, primal.out_avals)]
   return export(_vjp_for(closed), platforms=platforms, disabled_checks=checks)(*specs)

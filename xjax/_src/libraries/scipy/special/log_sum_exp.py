@@ -7,13 +7,13 @@ from xjax._src.foundations import dtypes
 from xjax._src.primitives.lax.elementwise import add, exp, log, mul, sign as lax_sign, sub
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.libraries.numpy import namespace as jnp
+from xjax._src.libraries.numpy.arguments import canonical_axis
 from xjax._src.libraries.numpy.where import where_inline
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 
 def _reduction_dims(ndim, axis):
   """(positive dims sorted, dims) for a reduction over ``axis`` (None: all)."""
-  from xjax._src.libraries.numpy.arguments import canonical_axis
   if axis is None:
     dims = tuple(range(ndim))
   elif isinstance(axis, (tuple, list)):
