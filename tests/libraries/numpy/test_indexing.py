@@ -313,3 +313,17 @@ def test_dynamic_slicing_without_negative_index_wrapping():
   np.testing.assert_array_equal(updated, [9.0, 1.0, 2.0, 3.0, 4.0])
   scan = xjax.jit(lambda xs: lax.scan(lambda c, x: (c + x, c), 0.0, xs))
   assert "stablehlo.select" not in scan.lower(jnp.ones(8)).as_text()
+
+
+def test_whole_array_slices_are_not_staged():
+  """``x[:]``, ``x[...]``, ``x[()]`` and ``x[None]`` slice nothing, as JAX: no ``slice``
+  equation, so the cotangent of a weakly typed scalar stays weak."""
+  x = jnp.ones((2, 3))
+  for f in (lambda x: x[0:2], lambda x: x[:], lambda x: x[::1], lambda x: x[-2:],
+            lambda x: x[...]):
+    assert not xjax.make_jaxpr(f)(x).eqns
+  assert [e.primitive.name for e in xjax.make_jaxpr(lambda x: x[:, None])(x).eqns] == [
+      "broadcast_in_dim"]
+  f = lambda s: jnp.sum(jnp.asarray(s)[None] + np.arange(3, dtype=np.float32))
+  assert xjax.grad(f)(0.7).weak_type and xjax.jit(xjax.grad(f))(0.7).weak_type
+  np.testing.assert_array_equal(X[:, 1:][..., ::2], A[:, 1:][..., ::2])

@@ -417,3 +417,20 @@ def test_derivative_weak_types_as_jax(name):
   np.testing.assert_allclose(np.concatenate([np.ravel(x) for x in leaves]), values, rtol=1e-5)
   assert [jax.typeof(x).dtype for x in leaves] == [np.float32] * len(leaves)
   assert [jax.typeof(x).weak_type for x in leaves] == weak
+
+
+def test_zeta_differentiated_value_and_weak_types_as_jax():
+  """Under differentiation zeta's value is its expansion's (strongly typed) and the
+  derivatives of weakly typed arguments are weak (numbers recorded from JAX 0.10.2)."""
+  w = jnp.asarray(0.7)
+  value, grads = jax.value_and_grad(xs.zeta, (0, 1))(2.0, 1.0)
+  assert not value.weak_type and all(g.weak_type for g in grads)
+  np.testing.assert_allclose(value, 1.6449342, rtol=1e-6)
+  np.testing.assert_allclose(grads, (-0.9375482, -2.404114), rtol=1e-6)
+  primal, tangent = jax.jvp(xs.zeta, (w, w), (w, w))
+  assert (primal.weak_type, tangent.weak_type) == (False, False)
+  assert all(g.weak_type for g in jax.grad(xs.zeta, (0, 1))(w, 0.7))
+  assert all(g.weak_type for g in jax.jit(jax.grad(xs.zeta, (0, 1)))(0.7, 0.7))
+  np.testing.assert_allclose(jax.vmap(jax.grad(xs.zeta))(jnp.array([2., 3.]), jnp.array([1., 2.])),
+                             [-0.9375482, -0.19812626], rtol=1e-6)
+  np.testing.assert_allclose(jax.hessian(xs.zeta)(2.5, 1.5), 0.6006957, rtol=1e-5)

@@ -245,7 +245,9 @@ def _static_take(x, aval, entries):
       starts.append(k), limits.append(k + 1), strides.append(1)
       squeeze_dims.append(dim)
     dim += 1
-  out = lax_slice(x, starts, limits, None if set(strides) <= {1} else strides)
+  out = x
+  if starts != [0] * aval.ndim or limits != list(aval.shape) or set(strides) > {1}:
+    out = lax_slice(x, starts, limits, None if set(strides) <= {1} else strides)
   if flips:
     out = rev(out, flips)
   if squeeze_dims:

@@ -58,15 +58,18 @@ _EM = _em_coefficients()
 
 def _zeta_expansion(s, a):
   """Euler-Maclaurin: sum_{k<N} (a+k)^-s + (a+N)^(1-s)/(s-1) + (a+N)^-s/2 + corrections."""
-  n = 10
-  k = jnp.arange(n, dtype=a.dtype)
+  # The constants are strongly typed (as JAX's expansion's are), which decides the weak
+  # types of the derivatives of weakly typed arguments.
+  dtype = np.dtype(a.dtype).type
+  n, one = dtype(10), dtype(1)
+  k = np.arange(n, dtype=a.dtype)
   head = jnp.sum((a[..., None] + k) ** (-s[..., None]), axis=-1)
   an = a + n
-  tail = an ** (1 - s) / (s - 1) + 0.5 * an ** (-s)
-  rising = s * an ** (-s - 1)  # s (s+1) ... (s+2j-2) (a+N)^(-s-2j+1)
+  tail = an ** (one - s) / (s - one) + dtype(0.5) * an ** (-s)
+  rising = s * an ** (-s - one)  # s (s+1) ... (s+2j-2) (a+N)^(-s-2j+1)
   for j, coeff in enumerate(_EM, start=1):
-    tail = tail + coeff * rising
-    rising = rising * (s + 2 * j - 1) * (s + 2 * j) / (an * an)
+    tail = tail + dtype(coeff) * rising
+    rising = rising * (s + dtype(2 * j - 1)) * (s + dtype(2 * j)) / (an * an)
   return head + tail
 
 
@@ -77,8 +80,9 @@ def _zeta(x, q):
 
 @_zeta.defjvp
 def _zeta_jvp(primals, tangents):
-  x, q = primals
-  return _zeta(x, q), jvp(_zeta_expansion, primals, tangents)[1]
+  """Both outputs from the expansion (under differentiation the value is the expansion's,
+  strongly typed, as JAX's)."""
+  return jvp(_zeta_expansion, primals, tangents)
 
 
 def zeta(x, q=None):
