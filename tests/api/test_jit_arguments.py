@@ -236,6 +236,21 @@ def test_an_inline_jit_stays_inline_under_transformations():
   check(xjax.jit(xjax.vmap(lambda x: g(x, 3.0)))(X), np.sin(X) * 3.0)
 
 
+def test_an_inline_jit_keeps_the_types_it_was_traced_with():
+  """Inlined, a call's equations keep their traced types, as JAX: under jvp its tangents
+  are typed from the primals, so a strong tangent into a weak primal's place gives a weak
+  result (values and types recorded from JAX 0.10.2)."""
+  w = jnp.asarray(0.3)
+  sub = xjax.jit(lambda a, b: xjax.lax.sub(a, b), inline=True)
+  f = lambda x, b: sub(b, xjax.lax.pow(x, b))
+  p, t = xjax.jit(lambda a, b: xjax.jvp(f, (a, b), (a, b)))(w, w)
+  np.testing.assert_allclose((p, t), (-0.39684528, 0.34264123), rtol=1e-6)
+  assert p.weak_type and t.weak_type
+  closed = xjax.make_jaxpr(lambda a, b: xjax.jvp(f, (a, b), (a, b)))(w, w)
+  assert [e.primitive.name for e in closed.eqns][-2:] == ["sub", "sub"]
+  assert [a.weak_type for a in closed.out_avals] == [True, True]
+
+
 def test_an_inline_jit_returns_tracers_of_the_bodys_types():
   swap = xjax.jit(lambda x, y: (y, x), inline=True)
   two, one = xjax.jit(lambda x: swap(x, 2.0))(np.float32(1.0))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from xjax._src.core.jaxpr import eval_jaxpr
-from xjax._src.core.trace import Primitive, set_current_trace
+from xjax._src.core.trace import Primitive
 from xjax._src.execution.compiled_jaxprs import call_primitive, run_closed_jaxpr
 from xjax._src.interpreters.higher_order import as_closed, call_rules
 
@@ -32,10 +31,7 @@ def _jit_staging(trace, args, params) -> list:
   """A jit made with ``inline=True`` is staged as its body's equations (as JAX does)."""
   if not params.get("inline"):
     return trace.record(jit_p, args, params)
-  closed = params["jaxpr"]
-  with set_current_trace(trace):
-    outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
-  return [trace.to_tracer(x) for x in outs]
+  return trace.inline(params["jaxpr"], args)
 
 
 jit_p = call_primitive("jit", impl=_jit_impl, lowering=_jit_lowering)

@@ -222,6 +222,32 @@ class DynamicJaxprTrace(Trace):
     tracers = [DynamicJaxprTracer(self, v) for v in outvars]
     return tracers if prim.multiple_results else tracers[0]
 
+  def inline(self, closed: ClosedJaxpr, args: Sequence[Any]) -> list:
+    """Copies ``closed``'s equations onto ``args`` with the types they were traced with (as
+    JAX inlines a call: a tangent typed from a weakly typed primal stays weak); its
+    output tracers. Equations with a staging rule (a conversion of what is now a literal,
+    a nested inline call) are staged again by it."""
+    env: dict[Var, Any] = {}
+    for v, x in zip(closed.jaxpr.constvars, closed.consts):
+      env[v] = self.to_atom(x)
+    for v, x in zip(closed.jaxpr.invars, args):
+      env[v] = self.to_atom(x)
+    read = lambda v: v if isinstance(v, Literal) else env[v]
+    for eqn in closed.jaxpr.eqns:
+      atoms = [read(v) for v in eqn.invars]
+      if eqn.primitive.staging is not None:
+        ins = [a.val if isinstance(a, Literal) else DynamicJaxprTracer(self, a) for a in atoms]
+        outs = eqn.primitive.staging(self, ins, eqn.params)
+        outs = outs if eqn.primitive.multiple_results else [outs]
+        env.update((v, o.var) for v, o in zip(eqn.outvars, outs))
+        continue
+      outvars = [type(v)(v.aval) for v in eqn.outvars]  # (a DropVar stays one)
+      env.update(zip(eqn.outvars, outvars))
+      if eqn.effects:
+        self.effects |= eqn.effects
+      self.eqns.append(eqn.replace(invars=atoms, outvars=outvars))
+    return [DynamicJaxprTracer(self, read(v)) for v in closed.jaxpr.outvars]
+
   def to_closed_jaxpr(self, outs: Sequence[Any]) -> ClosedJaxpr:
     outvars = [self.to_atom(x) for x in outs]
     constvars = [v for v, _ in self.const_values]
