@@ -581,3 +581,22 @@ def test_linear_transpose_of_integer_functions():
       xjax.linear_transpose(f, *args)
     assert str(e.value) == ("linear_transpose only supports [float or complex] -> [float or "
                             f"complex], and integer -> integer functions, but got {types}.")
+
+
+def test_linearized_function_gives_arrays_for_zero_tangents():
+  """The linear map linearize returns gives an array for a constant (zero) tangent, typed
+  as its primal, and an input passed straight through as given (recorded from JAX 0.10.2)."""
+  def at_ones(f, *primals):
+    _, f_jvp = xjax.linearize(f, *primals)
+    return f_jvp(*[1.0 for _ in primals])
+  for f, x in [(jnp.floor, 0.7), (lax.floor, 0.7), (lax.stop_gradient, 0.7),
+               (jnp.floor, jnp.asarray(0.7))]:
+    t = at_ones(f, x)
+    assert isinstance(t, xjax.Array) and t.weak_type and t.dtype == np.float32
+    assert t == 0
+  t = at_ones(jnp.floor, jnp.asarray(0.7, np.float32))
+  assert isinstance(t, xjax.Array) and not t.weak_type
+  ts = at_ones(lambda x: xjax.jit(lambda a: (a * 2., 3.))(x), 0.7)
+  assert all(isinstance(t, xjax.Array) for t in ts) and ts[1].weak_type
+  np.testing.assert_array_equal(ts, [2.0, 0.0])
+  assert type(at_ones(lambda x: x, 0.7)) is float

@@ -13,7 +13,7 @@ from xjax._src.execution.array import Array, make_array
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval, is_valid_value
-from xjax._src.core.jaxpr import eval_jaxpr
+from xjax._src.core.jaxpr import Literal, eval_jaxpr
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -178,6 +178,10 @@ class _LinearMap:
         raise ValueError(f"linearized function called with tangent of type "
                          f"{ta.str_short()} where {a.str_short()} was expected")
     outs = eval_jaxpr(self.jaxpr, residuals, *t_leaves)
+    # a constant output (a zero tangent) is an array, as JAX's; inputs come back as given
+    outs = [make_array(np.asarray(o, v.aval.dtype), weak_type=v.aval.weak_type,
+                       dtype=v.aval.dtype) if type(v) is Literal else o
+            for o, v in zip(outs, self.jaxpr.outvars)]
     return tree_util.tree_unflatten(self.out_tree, outs[:self.out_tree.num_leaves])
 
 
