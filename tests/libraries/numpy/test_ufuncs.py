@@ -3,6 +3,7 @@ NaNs and infinities, integer inputs, frexp, and frompyfunc's reduce(where=)."""
 import numpy as np
 import pytest
 
+import xjax
 import xjax.numpy as jnp
 
 from tests.checking import check
@@ -190,3 +191,21 @@ def test_fix_was_removed():
   assert not hasattr(jnp, "fix")
   with pytest.raises(AttributeError, match="jax.numpy.fix was deprecated.*jax.numpy.trunc"):
     jnp.fix  # noqa: B018
+
+
+def test_ufuncs_under_jvp_type_tangents_as_jax_inline_jits():
+  """JAX's ufuncs are inline jits: under jvp a tangent takes its primal's weak type and the
+  outputs are arrays (values and types recorded from JAX 0.10.2)."""
+  import xjax.scipy.stats as st
+  w = jnp.asarray(0.3)
+  for f, want in [(st.gennorm.logpdf, (-3.6157541, 4.5311007)),
+                  (st.gennorm.cdf, (0.5095567, 0.05402999)),
+                  (lambda x, b: b - x ** b, (-0.39684528, 0.34264123))]:
+    p, t = xjax.jvp(f, (0.3, 0.3), (0.3, 0.3))
+    np.testing.assert_allclose((p, t), want, rtol=1e-6)
+    p, t = xjax.jvp(f, (w, w), (w, w))
+    assert p.weak_type and t.weak_type
+    p, t = xjax.jit(lambda a: xjax.jvp(f, (a, a), (a, a)))(w)
+    assert p.weak_type and t.weak_type
+  _, t = xjax.jvp(lambda x: x - 1, (0.7,), (1.0,))
+  assert isinstance(t, xjax.Array) and t.weak_type and t == 1

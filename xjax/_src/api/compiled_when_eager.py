@@ -9,10 +9,14 @@ from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.foundations.wrapping import wraps
 from xjax._src.api.call_tracing import NonHashableStaticError, check_statics_hashable, split_args
 from xjax._src.api.jit import PjitFunction
+from xjax._src.foundations import tree_util
+from xjax._src.interpreters import ad
+from xjax._src.interpreters.ad import JVPTrace
 
 
 def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
-                        hashable_statics: bool = False, staged: str | None = None):
+                        hashable_statics: bool = False, staged: str | None = None,
+                        inline: bool = False):
   """``fun``, a library function built from primitives, run as one compiled program per
   argument signature when called on concrete values (as JAX jits its ``jax.numpy``).
   Traced, it runs inline, so jaxprs show its primitives, but for the functions JAX jits
@@ -21,10 +25,12 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
   JAX, so weak types follow a call's rules (its transpose sums cotangents inside the call).
   A non-hashable value for a static parameter runs it op by op instead, or, with
   ``hashable_statics`` (functions JAX jits with those parameters as they are given), raises
-  JAX's ValueError."""
+  JAX's ValueError. ``inline`` (the functions JAX jits with ``inline=True``, its ufuncs):
+  under jvp a call behaves as JAX's inline jit: its tangents are typed from the primals
+  (a weak primal's tangent is weak) and its outputs are arrays."""
   if fun is None:
     return functools.partial(compiled_when_eager, static_argnames=static_argnames,
-                             hashable_statics=hashable_statics, staged=staged)
+                             hashable_statics=hashable_statics, staged=staged, inline=inline)
   jitted = PjitFunction(fun, None, static_argnames, None, None, False, False, name=staged,
                         host_eval=True)
 
@@ -37,6 +43,10 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
       except NonHashableStaticError:
         if hashable_statics:
           raise
+    elif inline and isinstance(trace, JVPTrace):  # as an inline jit's JVP, without tracing one
+      args = [ad.as_jit_input(trace, a) for a in args]
+      return tree_util.tree_map(functools.partial(ad.as_jit_output, trace),
+                                fun(*args, **kwargs))
     elif hashable_statics:  # traced: JAX's jit still hashes them (a traced axis fails)
       check_statics_hashable(*split_args(args, kwargs, jitted._static_argnums,
                                            jitted._static_argnames)[2:])

@@ -121,6 +121,34 @@ class JVPTrace(Trace):
     return JVPTracer(self, out, out_t)
 
 
+def as_jit_input(trace: JVPTrace, x):
+  """``x`` as a jit's JVP takes it: a tangent typed from its primal (a strong tangent of a
+  weakly typed primal becomes weak, as JAX types a call's tangent inputs)."""
+  if not (isinstance(x, JVPTracer) and x._trace is trace) or type(x.tangent) is Zero:
+    return x
+  aval, t_aval = tangent_aval(get_aval(x.primal)), get_aval(x.tangent)
+  if t_aval.weak_type == aval.weak_type or t_aval.dtype != aval.dtype:
+    return x
+  with set_current_trace(trace.parent):
+    return JVPTracer(trace, x.primal,
+                     build.convert_element_type(x.tangent, aval.dtype, aval.weak_type))
+
+
+def as_jit_output(trace: JVPTrace, x):
+  """``x`` as a jit's output: a Python scalar (a forwarded input or constant, or such a
+  primal or tangent) becomes an array, as JAX's jit returns arrays."""
+  def array(v):
+    if isinstance(v, (bool, int, float, complex)):
+      aval = get_aval(v)
+      return build.full((), build.convert_element_type(v, aval.dtype, aval.weak_type))
+    return v
+  with set_current_trace(trace.parent):
+    if isinstance(x, JVPTracer) and x._trace is trace:
+      p, t = array(x.primal), array(x.tangent)
+      return x if p is x.primal and t is x.tangent else JVPTracer(trace, p, t)
+    return array(x)
+
+
 def jvp_flat(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
   """Runs ``fun(*primals)`` forward-differentiated; returns (out_primals, out_tangents)."""
   trace = JVPTrace(current_trace())

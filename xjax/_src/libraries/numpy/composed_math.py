@@ -96,7 +96,7 @@ def rint(x, /):
   return round_half_even(x)
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def fabs(x, /):
   (x,) = promote_args_inexact("fabs", x)
   if dtypes.is_complex(get_aval(x).dtype):
@@ -122,7 +122,7 @@ def _log_base(name, scale):
       return lax_complex(scale(lax_real(out)), scale(lax_imag(out)))
     return scale(out)
   fn.__name__ = fn.__qualname__ = name
-  return compiled_when_eager(fn)
+  return compiled_when_eager(fn, inline=True)
 
 
 # as JAX: log2 divides by log(2) (computed in the program), log10 multiplies by 1 / log(10)
@@ -130,13 +130,13 @@ log2 = _log_base("log2", lambda r: div(r, log(_c(r, 2.0))))
 log10 = _log_base("log10", lambda r: mul(r, _c(r, 1 / np.log(10))))
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def deg2rad(x, /):
   (x,) = promote_args_inexact("deg2rad", x)
   return mul(x, _wc(x, np.pi / 180))
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def rad2deg(x, /):
   (x,) = promote_args_inexact("rad2deg", x)
   return mul(x, _wc(x, 180 / np.pi))
@@ -275,7 +275,7 @@ def copysign(x1, x2, /):
   return select_n(signbit(b), lax_abs(a), neg(lax_abs(a)))
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def nextafter(x1, x2, /):
   a, b = promote_args_inexact("nextafter", x1, x2)
   return lax_nextafter(a, b)
@@ -361,7 +361,7 @@ def clip(arr=None, /, min=None, max=None):
   return asarray(arr)
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def float_power(x1, x2, /):
   a, b = promote_args_inexact("float_power", x1, x2)
   return lax_pow(a, b)
@@ -504,7 +504,7 @@ fmax = _nan_pick("fmax", "maximum", ufuncs.greater)
 fmin = _nan_pick("fmin", "minimum", ufuncs.less)
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def spacing(x, /):
   """Distance from ``x`` to the next representable number away from zero (the smallest
   subnormal, signed, where that difference flushes to zero)."""
@@ -533,19 +533,19 @@ def angle(z, deg=False):
   return rad2deg(out) if deg else out
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def real(x):
   x = asarray(x)
   return lax_real(x) if dtypes.is_complex(get_aval(x).dtype) else x
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def imag(x):
   x = asarray(x)
   return lax_imag(x) if dtypes.is_complex(get_aval(x).dtype) else zeros_like(x)
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def conjugate(x):
   x = asarray(x)
   return lax_conj(x) if dtypes.is_complex(get_aval(x).dtype) else x

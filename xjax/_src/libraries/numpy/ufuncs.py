@@ -21,7 +21,7 @@ def _inexact_unary(name, op):
     return op(x)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Elementwise {name} (integers are promoted to float), as numpy.{name}."
-  return compiled_when_eager(fn)
+  return compiled_when_eager(fn, inline=True)
 
 
 def _binary(name, op, promote=promote_args):
@@ -30,7 +30,7 @@ def _binary(name, op, promote=promote_args):
     return op(a, b)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Elementwise {name} with NumPy broadcasting, as numpy.{name}."
-  return compiled_when_eager(fn)
+  return compiled_when_eager(fn, inline=True)
 
 
 add = _binary("add", lambda a, b: lax.bitwise_or(a, b) if get_aval(a).dtype == np.bool_
@@ -84,7 +84,7 @@ sqrt = _inexact_unary("sqrt", lax.sqrt)
 cbrt = _inexact_unary("cbrt", lax.cbrt)
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def negative(x, /):
   check_arraylike("negative", x)
   if get_aval(x).dtype == np.bool_:
@@ -93,14 +93,14 @@ def negative(x, /):
   return lax.neg(x)
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def positive(x, /):
   check_arraylike("positive", x)
   aval = get_aval(x)
   return lax.convert_element_type(x, aval.dtype, aval.weak_type)
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def absolute(x, /):
   check_arraylike("absolute", x)
   aval = get_aval(x)
@@ -113,7 +113,7 @@ def absolute(x, /):
 abs = absolute
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def sign(x, /):
   check_arraylike("sign", x)
   if dtypes.dtype(x) == np.bool_:
@@ -122,13 +122,13 @@ def sign(x, /):
   return lax.sign(x)
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def square(x, /):
   (x,) = promote_args_numeric("square", x)
   return lax.integer_pow(x, 2)
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def reciprocal(x, /):
   (x,) = promote_args_inexact("reciprocal", x)
   return lax.integer_pow(x, -1)
@@ -231,7 +231,7 @@ def _zero(x):
   return _const(x, 0)
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def logical_not(x, /):
   check_arraylike("logical_not", x)
   return lax.eq(x, _zero(x)) if get_aval(x).dtype != np.bool_ else lax.bitwise_not(x)
@@ -244,7 +244,7 @@ def _logical(name, op):
             for v in promote_args(name, x1, x2))
     return op(a, b)
   fn.__name__ = name
-  return compiled_when_eager(fn)
+  return compiled_when_eager(fn, inline=True)
 
 
 logical_and = _logical("logical_and", lax.bitwise_and)
@@ -260,7 +260,7 @@ def _bitwise(name, op):
       raise TypeError(f"{name} requires integer or boolean arguments, got {dtype}")
     return op(a, b)
   fn.__name__ = name
-  return compiled_when_eager(fn)
+  return compiled_when_eager(fn, inline=True)
 
 
 bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
@@ -276,13 +276,13 @@ def _shift_args(name, x1, x2):
   return a, b
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def left_shift(x1, x2, /):
   a, b = _shift_args("left_shift", x1, x2)
   return _bitwise("left_shift", lax.shift_left)(a, b)
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def right_shift(x1, x2, /):
   a, b = _shift_args("right_shift", x1, x2)
   if dtypes.is_unsigned(get_aval(a).dtype):
@@ -290,7 +290,7 @@ def right_shift(x1, x2, /):
   return lax.shift_right_arithmetic(a, b)
 
 
-@compiled_when_eager
+@compiled_when_eager(inline=True)
 def invert(x, /):
   check_arraylike("invert", x)
   return lax.bitwise_not(x)
