@@ -199,3 +199,17 @@ def custom_vmap_over(y):
   f = custom_vmap(lambda x: x * y)
   f.def_vmap(lambda n, b, x: (x * y, True))
   return f
+
+
+def test_custom_vjp_under_vmap_sums_the_cotangent_of_an_unbatched_input():
+  """The bwd rule runs batched; an input vmap did not batch gets its cotangent summed over
+  the batch (values recorded from JAX 0.10.2)."""
+  f = xjax.custom_vjp(lambda x, y: x * y + 1.)
+  f.defvjp(lambda x, y: (f(x, y), (x, y)), lambda r, g: (g * r[1], g * r[0]))
+  h = lambda x, y: xjax.numpy.sum(xjax.vmap(f, in_axes=(None, 0))(x, y))
+  gx, gy = xjax.grad(h, argnums=(0, 1))(0.7, xjax.numpy.full(3, 0.7))
+  assert gx.shape == () and gy.shape == (3,)
+  np.testing.assert_allclose(gx, 2.1, rtol=1e-6)
+  np.testing.assert_allclose(gy, [0.7, 0.7, 0.7], rtol=1e-6)
+  gx, gy = xjax.jit(xjax.grad(h, argnums=(0, 1)))(0.5, xjax.numpy.arange(3.))
+  np.testing.assert_allclose((gx, *gy), (3.0, 0.5, 0.5, 0.5), rtol=1e-6)

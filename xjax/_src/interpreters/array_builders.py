@@ -14,3 +14,4 @@ convert_element_type: Callable  # convert_element_type(x, dtype, weak_type)
 add_any: Callable               # add_any(a, b): the sum of two tangents
 transpose: Callable             # transpose(x, permutation)
 broadcast_in_dim: Callable      # broadcast_in_dim(x, shape, broadcast_dimensions)
+reduce_sum: Callable            # reduce_sum(x, axes): a batched cotangent summed

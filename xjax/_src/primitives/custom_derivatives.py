@@ -23,7 +23,7 @@ from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_jaxpr
 from xjax._src.core.trace import (Primitive, Tracer, current_trace, eval_trace,
                                   set_current_trace)
 from xjax._src.core.values import get_aval
-from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters import ad, array_builders as build, batching
 from xjax._src.interpreters.ad import JVPTrace, PartialEvalTrace, Zero
 from xjax._src.interpreters.batching import BatchTrace
 from xjax._src.interpreters.higher_order import hoist, trace_hoisted
@@ -542,7 +542,10 @@ def _custom_vjp_batch(axis, args, dims, **params):
         it = iter(xs[len(res):])
         inner = [next(it) if z is None else z for z in zeros]
         return [ad.instantiate(c) for c in bwd(res_tree, xs[:len(res)], inner)]
-      return _batch_flat_fn(f, axis, [True] * (len(res) + len(live)))(*res, *live)
+      cts_in = _batch_flat_fn(f, axis, [True] * (len(res) + len(live)))(*res, *live)
+      # the cotangent of an unbatched input sums over the batch (as JAX's)
+      return [c if b or get_aval(c).dtype == dtypes.float0 else build.reduce_sum(c, (0,))
+              for c, b in zip(cts_in, in_batched[k:])]
     return dict(fwd=fwd_b, bwd=bwd_b)
   return _batch_call(custom_vjp_call_p, axis, args, dims, params, rebatch)
 
