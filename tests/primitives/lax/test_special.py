@@ -65,3 +65,20 @@ def test_zeta():
   q = np.array([1., 2., .5, 3.], np.float32)
   np.testing.assert_allclose(lax.zeta(x, q), sp.zeta(x, q), rtol=1e-5)
   assert np.isinf(float(lax.zeta(1., 1.)))
+
+
+def test_random_gamma_grad_differentiates_forward_only_as_jax():
+  """random_gamma_grad's JVP is its implementation's: forward mode works, reverse mode
+  stops at its while loops with JAX's ValueError (values recorded from JAX 0.10.2)."""
+  f = xjax.lax.random_gamma_grad
+  np.testing.assert_allclose(xjax.jvp(f, (1.5, 0.8), (1., 1.)), (0.79832345, 0.20815676),
+                             rtol=2e-6)
+  np.testing.assert_allclose(xjax.jacfwd(f, argnums=(0, 1))(1.5, 0.8),
+                             (-0.3508481, 0.55900496), rtol=2e-6)
+  with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+    xjax.grad(f)(1.5, 0.8)
+  key = xjax.random.key(0)
+  g = lambda x: xjax.random.gamma(key, x + 1.)
+  np.testing.assert_allclose(xjax.jacfwd(xjax.grad(g))(0.7), 0.024251055, rtol=5e-5)
+  with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+    xjax.grad(xjax.grad(g))(0.7)
