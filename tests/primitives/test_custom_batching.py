@@ -213,3 +213,19 @@ def test_custom_vjp_under_vmap_sums_the_cotangent_of_an_unbatched_input():
   np.testing.assert_allclose(gy, [0.7, 0.7, 0.7], rtol=1e-6)
   gx, gy = xjax.jit(xjax.grad(h, argnums=(0, 1)))(0.5, xjax.numpy.arange(3.))
   np.testing.assert_allclose((gx, *gy), (3.0, 0.5, 0.5, 0.5), rtol=1e-6)
+
+
+def test_forward_mode_over_custom_vjp_raises_jax_type_error():
+  """jvp, hessian and a linearized map of a custom_vjp function (also under checkpoint)
+  raise JAX's TypeError; reverse mode, batched or not, still works."""
+  f = xjax.custom_vjp(lambda x, y: x * y + 1.)
+  f.defvjp(lambda x, y: (f(x, y), (x, y)), lambda r, g: (g * r[1], g * r[0]))
+  msg = "can't apply forward-mode autodiff"
+  with pytest.raises(TypeError, match=msg):
+    xjax.jvp(xjax.checkpoint(f), (0.7, 0.5), (1., 1.))
+  with pytest.raises(TypeError, match=msg):
+    xjax.hessian(xjax.checkpoint(f), argnums=(0, 1))(0.7, 0.5)
+  with pytest.raises(TypeError, match=msg):
+    xjax.hessian(f, argnums=(0, 1))(0.7, 0.5)
+  np.testing.assert_array_equal(xjax.vmap(xjax.grad(f))(jnp.arange(3.), jnp.ones(3)), [1, 1, 1])
+  assert xjax.jit(xjax.grad(xjax.checkpoint(f)))(2., 3.) == 3.0

@@ -566,6 +566,8 @@ def _custom_lin_abstract_eval(*avals, out_avals, **_):
 
 
 def _custom_lin_impl(*args, **_):
+  """custom_lin is only ever transposed: evaluating, compiling, batching or differentiating
+  it is forward mode applied to a custom_vjp function, JAX's TypeError."""
   raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
@@ -576,6 +578,7 @@ def _custom_lin_transpose(cts, *args, num_res, res_tree, bwd, out_avals):
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
 custom_lin_p.abstract_eval = _custom_lin_abstract_eval
 custom_lin_p.impl = _custom_lin_impl
+custom_lin_p.lowering = custom_lin_p.batch = custom_lin_p.jvp = _custom_lin_impl
 custom_lin_p.transpose = _custom_lin_transpose
 
 
