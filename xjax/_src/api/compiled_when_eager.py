@@ -25,9 +25,9 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
   JAX, so weak types follow a call's rules (its transpose sums cotangents inside the call).
   A non-hashable value for a static parameter runs it op by op instead, or, with
   ``hashable_statics`` (functions JAX jits with those parameters as they are given), raises
-  JAX's ValueError. ``inline`` (the functions JAX jits with ``inline=True``, its ufuncs):
-  under jvp a call behaves as JAX's inline jit: its tangents are typed from the primals
-  (a weak primal's tangent is weak) and its outputs are arrays."""
+  JAX's ValueError. ``inline`` (functions JAX jits with ``inline=True``: its ufuncs): under
+  jvp a call types its tangents from the primals (a weak primal's tangent is weak, a strong
+  one's strong) and its outputs are arrays, as JAX's inline jit does."""
   if fun is None:
     return functools.partial(compiled_when_eager, static_argnames=static_argnames,
                              hashable_statics=hashable_statics, staged=staged, inline=inline)
@@ -43,13 +43,13 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
       except NonHashableStaticError:
         if hashable_statics:
           raise
-    elif inline and isinstance(trace, JVPTrace):  # as an inline jit's JVP, without tracing one
-      args = [ad.as_jit_input(trace, a) for a in args]
-      return tree_util.tree_map(functools.partial(ad.as_jit_output, trace),
-                                fun(*args, **kwargs))
     elif hashable_statics:  # traced: JAX's jit still hashes them (a traced axis fails)
       check_statics_hashable(*split_args(args, kwargs, jitted._static_argnums,
                                            jitted._static_argnames)[2:])
+    if inline and isinstance(trace, JVPTrace):  # as an inline jit's JVP, without tracing one
+      args = [ad.as_jit_input(trace, a) for a in args]
+      return tree_util.tree_map(functools.partial(ad.as_jit_output, trace),
+                                fun(*args, **kwargs))
     return fun(*args, **kwargs)
   call.on_host = jitted.call_on_host
   return call

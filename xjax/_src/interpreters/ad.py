@@ -122,8 +122,8 @@ class JVPTrace(Trace):
 
 
 def as_jit_input(trace: JVPTrace, x):
-  """``x`` as a jit's JVP takes it: a tangent typed from its primal (a strong tangent of a
-  weakly typed primal becomes weak, as JAX types a call's tangent inputs)."""
+  """``x`` as a jit's JVP takes it: a tangent typed from its primal (weak where the primal
+  is, strong where it is not, as JAX types a call's tangent inputs)."""
   if not (isinstance(x, JVPTracer) and x._trace is trace) or type(x.tangent) is Zero:
     return x
   aval, t_aval = tangent_aval(get_aval(x.primal)), get_aval(x.tangent)

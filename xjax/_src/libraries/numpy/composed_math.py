@@ -130,13 +130,13 @@ log2 = _log_base("log2", lambda r: div(r, log(_c(r, 2.0))))
 log10 = _log_base("log10", lambda r: mul(r, _c(r, 1 / np.log(10))))
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def deg2rad(x, /):
   (x,) = promote_args_inexact("deg2rad", x)
   return mul(x, _wc(x, np.pi / 180))
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def rad2deg(x, /):
   (x,) = promote_args_inexact("rad2deg", x)
   return mul(x, _wc(x, 180 / np.pi))
