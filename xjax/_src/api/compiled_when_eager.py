@@ -11,7 +11,7 @@ from xjax._src.api.call_tracing import NonHashableStaticError, check_statics_has
 from xjax._src.api.jit import PjitFunction
 from xjax._src.foundations import tree_util
 from xjax._src.interpreters import ad
-from xjax._src.interpreters.ad import JVPTrace
+from xjax._src.interpreters.ad import JVPTrace, JVPTracer
 
 
 def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
@@ -48,8 +48,10 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
                                            jitted._static_argnames)[2:])
     if inline and isinstance(trace, JVPTrace):  # as an inline jit's JVP, without tracing one
       args = [ad.as_jit_input(trace, a) for a in args]
-      return tree_util.tree_map(functools.partial(ad.as_jit_output, trace),
-                                fun(*args, **kwargs))
+      out = fun(*args, **kwargs)
+      if isinstance(out, JVPTracer):  # (one result, without a tree walk)
+        return ad.as_jit_output(trace, out)
+      return tree_util.tree_map(functools.partial(ad.as_jit_output, trace), out)
     return fun(*args, **kwargs)
   call.on_host = jitted.call_on_host
   return call

@@ -126,7 +126,10 @@ def as_jit_input(trace: JVPTrace, x):
   is, strong where it is not, as JAX types a call's tangent inputs)."""
   if not (isinstance(x, JVPTracer) and x._trace is trace) or type(x.tangent) is Zero:
     return x
-  aval, t_aval = tangent_aval(get_aval(x.primal)), get_aval(x.tangent)
+  aval, t_aval = get_aval(x.primal), get_aval(x.tangent)
+  if t_aval.weak_type == aval.weak_type:  # (the common case: nothing to retype)
+    return x
+  aval = tangent_aval(aval)
   if t_aval.weak_type == aval.weak_type or t_aval.dtype != aval.dtype:
     return x
   with set_current_trace(trace.parent):
@@ -134,19 +137,28 @@ def as_jit_input(trace: JVPTrace, x):
                      build.convert_element_type(x.tangent, aval.dtype, aval.weak_type))
 
 
+_PYTHON_SCALARS = (bool, int, float, complex)
+
+
 def as_jit_output(trace: JVPTrace, x):
   """``x`` as a jit's output: a Python scalar (a forwarded input or constant, or such a
   primal or tangent) becomes an array, as JAX's jit returns arrays."""
-  def array(v):
-    if isinstance(v, (bool, int, float, complex)):
-      aval = get_aval(v)
-      return build.full((), build.convert_element_type(v, aval.dtype, aval.weak_type))
-    return v
+  if isinstance(x, JVPTracer) and x._trace is trace:
+    if not (isinstance(x.primal, _PYTHON_SCALARS) or isinstance(x.tangent, _PYTHON_SCALARS)):
+      return x  # (the common case, without entering the parent trace)
+    with set_current_trace(trace.parent):
+      return JVPTracer(trace, _scalar_as_array(x.primal), _scalar_as_array(x.tangent))
+  if not isinstance(x, _PYTHON_SCALARS):
+    return x
   with set_current_trace(trace.parent):
-    if isinstance(x, JVPTracer) and x._trace is trace:
-      p, t = array(x.primal), array(x.tangent)
-      return x if p is x.primal and t is x.tangent else JVPTracer(trace, p, t)
-    return array(x)
+    return _scalar_as_array(x)
+
+
+def _scalar_as_array(v):
+  if isinstance(v, _PYTHON_SCALARS):
+    aval = get_aval(v)
+    return build.full((), build.convert_element_type(v, aval.dtype, aval.weak_type))
+  return v
 
 
 def jvp_flat(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
