@@ -327,3 +327,12 @@ def test_whole_array_slices_are_not_staged():
   f = lambda s: jnp.sum(jnp.asarray(s)[None] + np.arange(3, dtype=np.float32))
   assert xjax.grad(f)(0.7).weak_type and xjax.jit(xjax.grad(f))(0.7).weak_type
   np.testing.assert_array_equal(X[:, 1:][..., ::2], A[:, 1:][..., ::2])
+
+
+def test_strided_slices_of_a_whole_dimension_keep_their_step():
+  """A slice over a whole dimension with a step is no whole-array selection."""
+  x = np.arange(10.0).reshape(2, 5)
+  for index in (np.s_[::2], np.s_[:, ::2], np.s_[:, ::-2], np.s_[::-1, ::3], np.s_[:, 1::2]):
+    device = xjax.device_put(x, xjax.devices()[0])  # the general path, not host shortcuts
+    np.testing.assert_array_equal(device[index], x[index])
+    np.testing.assert_array_equal(xjax.jit(lambda a: a[index])(x), x[index])

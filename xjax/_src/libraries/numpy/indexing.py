@@ -246,7 +246,7 @@ def _static_take(x, aval, entries):
       squeeze_dims.append(dim)
     dim += 1
   out = x
-  if starts != [0] * aval.ndim or limits != list(aval.shape) or set(strides) > {1}:
+  if starts != [0] * aval.ndim or limits != list(aval.shape) or not set(strides) <= {1}:
     out = lax_slice(x, starts, limits, None if set(strides) <= {1} else strides)
   if flips:
     out = rev(out, flips)
