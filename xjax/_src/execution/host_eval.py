@@ -423,7 +423,10 @@ def join(arrays, axis, stack: bool):
     bounded_put(_joined_avals, key, aval, 1024)
   if aval is False:
     return None
-  return make(np.stack(values, axis) if stack else np.concatenate(values, axis), aval)
+  if stack:  # (np.stack, written in Python, is slower than reshapes and one concatenate)
+    axis %= aval.ndim
+    values = [v.reshape(aval.shape[:axis] + (1,) + aval.shape[axis + 1:]) for v in values]
+  return make(np.concatenate(values, axis), aval)
 
 
 _joined_avals: dict = {}  # (operands' avals, axis, stack) -> the result's, or False
