@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import os
 
-import jaxlib
-
-from xjax._src.backend.jaxlib_api import jaxlib_ext as _jax, xc as _xc
+from xjax._src.backend.jaxlib_api import jaxlib, jaxlib_ext as _jax, jaxlib_module, xc as _xc
 from xjax._src.backend.clients import lock
 
 
@@ -26,7 +24,7 @@ def lapack_targets() -> frozenset:
 
 def _register_lapack() -> frozenset:
   try:
-    from jaxlib.cpu import _lapack
+    _lapack = jaxlib_module("cpu._lapack")
   except ImportError:
     return frozenset()
   _lapack.initialize()  # binds the kernels to SciPy's LAPACK

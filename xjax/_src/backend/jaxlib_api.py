@@ -1,7 +1,7 @@
-"""jaxlib, checked: the one place xjax's backend takes jaxlib's core API from (the XLA client
-and extension modules, their device and buffer types), checked at import against what every
-program needs.  Only modules of ``backend/`` import jaxlib (``tests/test_layers.py``), and they
-take ``xc`` and ``jaxlib_ext`` from here, so the check runs first."""
+"""jaxlib, checked: the one module that imports jaxlib. xjax's backend takes jaxlib's core API
+from here (the XLA client and extension modules, their device and buffer types, checked at
+import against what every program needs) and its other modules through ``jaxlib_module``, so
+the check runs first; only modules of ``backend/`` use them (``tests/test_layers.py``)."""
 from __future__ import annotations
 
 import importlib

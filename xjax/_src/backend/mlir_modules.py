@@ -3,10 +3,9 @@ dialects) and what xjax does to StableHLO module text through them: parsing, con
 HLO, serializing portable artifacts, renaming functions, refining polymorphic shapes."""
 from __future__ import annotations
 
-import importlib
 from typing import Callable, Sequence
 
-from xjax._src.backend.jaxlib_api import jaxlib_ext as _jax, xc as _xc
+from xjax._src.backend.jaxlib_api import jaxlib_ext as _jax, jaxlib_module, xc as _xc
 
 
 _mlir_context: list = []
@@ -14,7 +13,7 @@ _mlir_context: list = []
 
 def parse_module(text: str):
   """``compile_and_load`` takes host callbacks only with a parsed MLIR module."""
-  from jaxlib.mlir import ir
+  ir = jaxlib_module("mlir.ir")
   with _mlir_ctx():
     return ir.Module.parse(text)
 
@@ -22,10 +21,12 @@ def parse_module(text: str):
 def _mlir_ctx():
   """jaxlib's MLIR context with the StableHLO, CHLO and Shardy (``sdy``: the shardings of
   JAX's exported modules) dialects loaded (made once)."""
-  from jaxlib.mlir import ir
+  ir = jaxlib_module("mlir.ir")
   if not _mlir_context:
-    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-    from jaxlib.mlir.dialects import chlo, sdy, stablehlo
+    _jax_mlir_ext = jaxlib_module("mlir._mlir_libs._jax_mlir_ext")
+    chlo = jaxlib_module("mlir.dialects.chlo")
+    sdy = jaxlib_module("mlir.dialects.sdy")
+    stablehlo = jaxlib_module("mlir.dialects.stablehlo")
     registry = ir.DialectRegistry()
     _jax_mlir_ext.register_dialects(registry)
     ctx = ir.Context()
@@ -42,7 +43,7 @@ def mlir_bindings(name: str):
   """A module of jaxlib's MLIR Python bindings (``"ir"``, ``"dialects.stablehlo"``, ...),
   for lowering rules written with them; its context is made first."""
   _mlir_ctx()
-  return importlib.import_module(f"jaxlib.mlir.{name}")
+  return jaxlib_module(f"mlir.{name}")
 
 
 def mlir_context():
@@ -60,8 +61,8 @@ def build_with_bindings(arg_types: Sequence[str], build: Callable) -> str:
   """Runs ``build(arguments) -> results`` (values, ops or lists of them) with jaxlib's MLIR
   Python bindings in a scratch function taking ``arg_types`` (type text), under that
   context and an unknown location; returns the function printed in MLIR's generic form."""
-  from jaxlib.mlir import ir
-  from jaxlib.mlir.dialects import func
+  ir = jaxlib_module("mlir.ir")
+  func = jaxlib_module("mlir.dialects.func")
   with _mlir_ctx(), ir.Location.unknown():
     module = ir.Module.create()
     types = [ir.Type.parse(t) for t in arg_types]
@@ -105,8 +106,8 @@ def hlo_cost_analysis(text: str, device) -> dict:
 def serialize_portable_artifact(text: str) -> bytes:
   """StableHLO text as a portable artifact: versioned bytecode that consumers built up to
   four weeks apart from this jaxlib can read (what ``jax.export`` stores)."""
-  from jaxlib.mlir import ir
-  from jaxlib.mlir.dialects import stablehlo
+  ir = jaxlib_module("mlir.ir")
+  stablehlo = jaxlib_module("mlir.dialects.stablehlo")
   with _mlir_ctx():
     target = stablehlo.get_version_from_compatibility_requirement(
         stablehlo.StablehloCompatibilityRequirement.WEEK_4)
@@ -115,7 +116,7 @@ def serialize_portable_artifact(text: str) -> bytes:
 
 def deserialize_portable_artifact(data: bytes) -> str:
   """The StableHLO text of a portable artifact."""
-  from jaxlib.mlir.dialects import stablehlo
+  stablehlo = jaxlib_module("mlir.dialects.stablehlo")
   with _mlir_ctx() as ctx:
     return str(stablehlo.deserialize_portable_artifact(ctx, bytes(data)))
 
@@ -126,7 +127,7 @@ def callable_functions(text: str, rename: Callable[[str], str]) -> list[str]:
   join another module and be called from it. Other top-level operations (Shardy's
   ``sdy.mesh``, which the argument attributes name) are left out: the functions are called
   on one device."""
-  from jaxlib.mlir import ir
+  ir = jaxlib_module("mlir.ir")
   with _mlir_ctx():
     module = ir.Module.parse(text)
     ops = sorted((op for op in module.body.operations if op.operation.name == "func.func"),
@@ -147,7 +148,7 @@ def refine_polymorphic_shapes(text: str) -> str:
   """A module whose ``main`` has static argument types with the dynamic shapes of the
   functions it calls refined from them and their shape assertions checked (a failing one is
   a ``ValueError`` with its message), as text."""
-  from jaxlib.mlir import ir
+  ir = jaxlib_module("mlir.ir")
   try:
     refined = _jax.mlir.refine_polymorphic_shapes(text.encode(), True, True)
   except _xc.XlaRuntimeError as e:

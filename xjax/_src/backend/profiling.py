@@ -3,9 +3,11 @@ traces (``profiler.ProfilerSession``), ``TraceMe`` annotations, the profiler ser
 of recorded traces (``profile_data``), and the device memory profile."""
 from __future__ import annotations
 
-from jaxlib import _profile_data as profile_data, _profiler as profiler  # noqa: F401
-
 from xjax._src.backend.clients import backend
+from xjax._src.backend.jaxlib_api import jaxlib_module
+
+profile_data = jaxlib_module("_profile_data")
+profiler = jaxlib_module("_profiler")
 
 
 def heap_profile(platform: str | None = None) -> bytes:
