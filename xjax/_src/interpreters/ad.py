@@ -108,10 +108,15 @@ class JVPTrace(Trace):
     return x, Zero.like(x)
 
   def process_primitive(self, prim, args, params):
+    for x in args:
+      if isinstance(x, JVPTracer) and x._trace is self and type(x.tangent) is not Zero:
+        break
+    else:  # no operand has a tangent (constants, such as a promoted Python scalar)
+      if not prim.ref_allocating:
+        with set_current_trace(self.parent):
+          return prim.bind(*[x.primal if isinstance(x, JVPTracer) and x._trace is self
+                             else x for x in args], **params)
     primals, tangents = zip(*map(self.lift, args)) if args else ((), ())
-    if all(type(t) is Zero for t in tangents) and not prim.ref_allocating:
-      with set_current_trace(self.parent):
-        return prim.bind(*primals, **params)
     if prim.jvp is None:
       raise NotImplementedError(f"Differentiation rule for '{prim.name}' not implemented")
     with set_current_trace(self.parent):
