@@ -32,6 +32,15 @@ def test_config_states_as_context_managers():
     assert hasattr(getattr(xjax, name), "value")
 
 
+def test_each_config_state_says_what_its_flag_does():
+  """``help(jax.enable_x64)`` (and the API reference) describe the flag, not the class."""
+  from xjax._src.foundations import config_states
+  for name, state in config_states.STATES.items():
+    assert getattr(xjax, name) is state is getattr(config_states, name)
+    assert state.__doc__ and state.__doc__ != type(state).__doc__, name
+  assert "64-bit" in xjax.enable_x64.__doc__
+
+
 def test_custom_gradient():
   @xjax.custom_gradient
   def clipped_sin(x):

@@ -352,3 +352,48 @@ def test_tracer_repr_as_jax(jax_tracer_repr):
 def test_tracer_repr_option_is_checked():
   with pytest.raises(ValueError, match="jax_tracer_repr"):
     jax.config.update("jax_tracer_repr", "numpy")
+
+
+CONV_RECORDED = {  # str(jax.make_jaxpr(...)) under JAX 0.10.2
+    "high": (
+        "{ lambda ; a:f32[1,1,2,2]. let\n    b:f32[1,1,2,2] = conv_general_dilated[\n"
+        "      batch_group_count=1\n      dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 1,"
+        " 2, 3), rhs_spec=(0, 1, 2, 3), out_spec=(0, 1, 2, 3))\n      feature_group_count=1\n"
+        "      lhs_dilation=(1, 1)\n      out_sharding=None\n      padding=((0, 1), (0, 1))\n"
+        "      precision=(Precision.HIGH, Precision.HIGH)\n      preferred_element_type=None\n"
+        "      rhs_dilation=(1, 1)\n      window_strides=(1, 1)\n    ] a a\n  in (b,) }"),
+    None: (
+        "{ lambda ; a:f32[1,1,2,2]. let\n    b:f32[1,1,2,2] = conv_general_dilated[\n"
+        "      batch_group_count=1\n      dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 1,"
+        " 2, 3), rhs_spec=(0, 1, 2, 3), out_spec=(0, 1, 2, 3))\n      feature_group_count=1\n"
+        "      lhs_dilation=(1, 1)\n      out_sharding=None\n      padding=((0, 1), (0, 1))\n"
+        "      precision=None\n      preferred_element_type=None\n"
+        "      rhs_dilation=(1, 1)\n      window_strides=(1, 1)\n    ] a a\n  in (b,) }"),
+}
+
+
+@pytest.mark.parametrize("precision", ["high", None])
+def test_conv_prints_precision_pair_and_out_sharding(precision):
+  fun = lambda x: lax.conv(x, x, (1, 1), "SAME", precision=precision)
+  assert str(jax.make_jaxpr(fun)(jnp.ones((1, 1, 2, 2)))) == CONV_RECORDED[precision]
+
+
+@pytest.mark.parametrize("default, shown", [
+    ("tensorfloat32", "(Precision.HIGH, Precision.HIGH)"),
+    ("float32", "(Precision.HIGHEST, Precision.HIGHEST)"),
+    ("BF16_BF16_F32", "BF16_BF16_F32"),
+])
+def test_default_matmul_precision_fills_an_unset_precision(default, shown):
+  """As JAX: ``jax.default_matmul_precision`` is the precision of products given none; an
+  explicit one wins; it reaches the lowered module."""
+  with jax.default_matmul_precision(default):
+    text = str(jax.make_jaxpr(lambda a: a @ a)(M33))
+    explicit = jax.make_jaxpr(lambda a: jnp.dot(a, a, precision="default"))(M33)
+  assert (f"      precision={shown}\n") in text
+  assert "Precision.DEFAULT, Precision.DEFAULT" in str(explicit)
+  assert "precision" not in str(jax.make_jaxpr(lambda a: a @ a)(M33))
+  f = jax.jit(lambda a: a @ a)
+  with jax.default_matmul_precision("float32"):
+    assert "precision HIGHEST" in f.lower(M33).as_text()
+    np.testing.assert_array_equal(f(M33), np.full((3, 3), 3.0))
+  assert "precision HIGHEST" not in f.lower(M33).as_text()

@@ -6,6 +6,7 @@ import enum
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.foundations.config import config
 from xjax._src.backend import clients
 from xjax._src.core.avals import ShapedArray, result_sharding, spec_of
 from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, ShardingTypeError,
@@ -268,11 +269,18 @@ def _dot_pp_params(params):
   (lc, rc), (lb, rb) = params["dimension_numbers"]
   dn = f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
   shown = {k: v for k, v in params.items() if v is not None}  # None params are not printed
-  p = shown.get("precision")
-  if p is not None and not dot_algorithms.is_algorithm(p):
-    pair = p if isinstance(p, tuple) else (p, p)
-    shown["precision"] = "(" + ", ".join(f"Precision.{Precision(q)}" for q in pair) + ")"
+  if "precision" in shown:
+    shown["precision"] = precision_repr(shown["precision"])
   return sorted({**shown, "dimension_numbers": dn}.items())
+
+
+def precision_repr(p) -> str:
+  """A ``precision`` parameter as JAX prints it: a pair of ``Precision``s, an algorithm,
+  or None."""
+  if p is None or dot_algorithms.is_algorithm(p):
+    return str(p)
+  pair = p if isinstance(p, tuple) else (p, p)
+  return "(" + ", ".join(f"Precision.{Precision(q)}" for q in pair) + ")"
 
 
 dot_general_p.pp_params = _dot_pp_params
@@ -297,8 +305,13 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
 
 def _precision(precision):
   """The ``precision`` parameter: None, a Precision name or a pair of them, or a dot
-  algorithm (``DotAlgorithm``, ``DotAlgorithmPreset`` or a preset's name)."""
-  if precision is None or dot_algorithms.is_algorithm(precision):
+  algorithm (``DotAlgorithm``, ``DotAlgorithmPreset`` or a preset's name). None takes
+  ``jax_default_matmul_precision`` (``jax.default_matmul_precision``) when that is set."""
+  if precision is None:
+    precision = config.read("jax_default_matmul_precision")
+    if precision is None:
+      return None
+  if dot_algorithms.is_algorithm(precision):
     return precision
   if isinstance(precision, Precision):
     return str(precision)

@@ -15,7 +15,8 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.interpreters.staging import trace_to_jaxpr
-from xjax._src.primitives.lax.dot import _PRECISION, Precision, _precision, dot_general
+from xjax._src.primitives.lax.dot import (_PRECISION, Precision, _precision, dot_general,
+                                          precision_repr)
 from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
 from xjax._src.primitives.lax import elementwise as ew
@@ -321,6 +322,8 @@ conv_general_dilated_p = standard_primitive("conv_general_dilated", _conv_abstra
                                             _conv_lowering)
 ad.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
 conv_general_dilated_p.batch = _conv_batch
+conv_general_dilated_p.pp_params = lambda params: sorted(  # (JAX's shows out_sharding=None)
+    {"out_sharding": None, **params, "precision": precision_repr(params["precision"])}.items())
 
 
 def _check_strides_rank(window_strides, ns):
