@@ -167,11 +167,90 @@ def test_scans_and_sorts_along_a_split_dimension_raise():
     jnp.sort(ROWS, axis=0)
 
 
-def test_slicing_a_split_dimension_raises():
-  with pytest.raises(ShardingTypeError):
-    X[1:3]
-  with pytest.raises(ShardingTypeError):
-    X[0]
+_GATHER = ("Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+           "indexing as out sharding could not be resolved unambiguously (or would require "
+           "collectives on inputs). Got operand=ShapedArray({}), indices=ShapedArray({})")
+_AMESH = ("NamedSharding(mesh=AbstractMesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit), "
+          "device_kind=cpu, num_cores=None, platform=cpu), spec={})")
+
+
+@pytest.mark.parametrize("f, message", [
+    # an Array over several devices is indexed by a gather wherever the index cuts
+    (lambda: X[0], _GATHER.format("float32[8@X,4@Y]", "int32[1]")),
+    (lambda: X[1:3], _GATHER.format("float32[8@X,4@Y]", "int32[1]")),
+    (lambda: X[0:4], _GATHER.format("float32[8@X,4@Y]", "int32[1]")),
+    (lambda: X[:, 1], _GATHER.format("float32[8@X,4@Y]", "int32[1]")),
+    (lambda: ROWS[jnp.array([0, 2])], _GATHER.format("float32[8@X,4]", "int32[2,1]")),
+    (lambda: jnp.take(ROWS, jnp.array([0, 2]), axis=0),
+     _GATHER.format("float32[8@X,4]", "int32[2,1]")),
+    (lambda: xjax.jit(lambda a: a[0:2])(X),
+     "slicing on sharded dims where out dim (2) is not divisible by mesh axes (4) with spec "
+     "(X) is not implemented. Got input type=f32[8@X,4@Y] and output shape=(2, 4)"),
+    (lambda: xjax.jit(lambda a: xjax.lax.dynamic_slice(a, (0, 0), (8, 1)))(X),
+     "dynamic_slice on sharded dims where out dim (1) is not divisible by mesh axes (2) with "
+     "spec (Y) is not implemented. Got input type=f32[8@X,4@Y] and output shape=(8, 1)"),
+    (lambda: xjax.jit(lambda a: xjax.lax.pad(a, 0.0, ((1, 1, 0), (0, 0, 0))))(X),
+     "padding on sharded dims where out dim (10) is not divisible by mesh axes (4) with spec "
+     "(X) is not implemented. Got input type=f32[8@X,4@Y] and output shape=(10, 4)"),
+    (lambda: xjax.lax.dynamic_update_slice(X, jnp.ones((2, 4)), (0, 0)),
+     "dynamic_update_slice operand sharding must be equal to update sharding, got operand "
+     "sharding float32[8@X,4@Y]({Explicit: ('X', 'Y')}) and update sharding "
+     "float32[2,4]({Explicit: ('X', 'Y')})."),
+    (lambda: jnp.where(X > 0, X, xjax.device_put(jnp.ones((8, 4)), P("Y", None))),
+     "select cases must have the same shardings, got [" + _AMESH.format("P('Y', None)") + ", "
+     + _AMESH.format("P('X', 'Y')") + "]."),
+    (lambda: jnp.where(X > 0, X, jnp.ones((8, 4))),
+     "select cases must have the same shardings, got [" + _AMESH.format("P(None, None)") + ", "
+     + _AMESH.format("P('X', 'Y')") + "]."),
+    (lambda: xjax.lax.select_n(xjax.device_put(jnp.ones((8, 4), bool), P("Y", None)), X, X),
+     "select `which` must be scalar or have the same sharding as cases, got `which` sharding "
+     + _AMESH.format("P('Y', None)") + " but case sharding " + _AMESH.format("P('X', 'Y')")
+     + "."),
+])
+def test_cutting_a_split_dimension_or_mixing_splits_raises(f, message):
+  with pytest.raises(ShardingTypeError) as e:
+    f()
+  assert str(e.value) == message
+
+
+@pytest.mark.parametrize("f, want", [
+    (lambda: ROWS[:, 0], "float32[8@X]"),  # (a gather taking dimension 0 whole)
+    (lambda: xjax.jit(lambda a: a[0:4])(X), "float32[4@X,4@Y]"),  # 4 rows divide among 4
+    (lambda: xjax.jit(lambda a: xjax.lax.slice(a, (0, 0), (8, 2)))(X), "float32[8@X,2@Y]"),
+    (lambda: xjax.jit(lambda a: a[::2])(xjax.device_put(jnp.ones((16, 4)), P("X"))),
+     "float32[8@X,4]"),
+    (lambda: xjax.jit(lambda a: xjax.lax.pad(a, 0.0, ((2, 2, 0), (0, 0, 0))))(X),
+     "float32[12@X,4@Y]"),
+    (lambda: xjax.lax.select_n(True, X, X), "float32[8@X,4@Y]"),
+    (lambda: xjax.vmap(lambda a, b: a * b)(ROWS, xjax.device_put(jnp.ones(8), P("X"))),
+     "float32[8@X,4]"),
+    (lambda: xjax.vmap(lambda a, b: a * b.sum(), in_axes=(0, None))(
+        ROWS, xjax.device_put(jnp.ones((4, 8)), P(None, "Y"))), "float32[8@X,4]"),
+])
+def test_cuts_that_divide_among_the_devices_keep_the_split(f, want):
+  assert typeof(f) == want
+
+
+@pytest.mark.parametrize("f, message", [
+    (lambda: xjax.vmap(lambda a, b: a + b)(X, xjax.device_put(jnp.ones((8, 4)), P("Y", None))),
+     "Mapped away dimension of inputs passed to vmap should be sharded the same. Got "
+     "inconsistent axis specs: X vs Y"),
+    (lambda: xjax.vmap(lambda a, b: a * b)(jnp.ones(8), ROWS),
+     "Mapped away dimension of inputs passed to vmap should be sharded the same. Got "
+     "inconsistent axis specs: None vs X"),
+    (lambda: xjax.vmap(lambda a, b: a * b)(xjax.device_put(jnp.ones((8, 4)), P(("X", "Y"))),
+                                           xjax.device_put(jnp.ones(8), P("X"))),
+     "Mapped away dimension of inputs passed to vmap should be sharded the same. Got "
+     "inconsistent axis specs: ('X', 'Y') vs X"),
+    (lambda: xjax.vmap(lambda a, b: a * b, in_axes=(0, None))(
+        ROWS, xjax.device_put(jnp.ones((4, 8)), P(None, "X"))),
+     "Unmapped values passed to vmap cannot be sharded along the mesh axis you are vmapping "
+     "over. Got type: f32[4,8@X], in_axes: None and vmapped mesh axis: ('X',)"),
+])
+def test_vmap_over_inputs_split_differently_raises(f, message):
+  with pytest.raises(ValueError) as e:
+    f()
+  assert str(e.value) == message
 
 
 def test_jaxprs_print_the_types():

@@ -10,11 +10,12 @@ import numpy as np
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.api import vmappable
 from xjax._src.execution.array import Array, make_array
-from xjax._src.core.avals import tangent_aval
+from xjax._src.core.avals import sharded_types, spec_of, tangent_aval
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval, is_valid_value
 from xjax._src.core.jaxpr import Literal, eval_jaxpr
 from xjax._src.foundations.errors import api_boundary
+from xjax._src.foundations.sharding import spec_axes
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.state.grad_refs import VJP
@@ -418,6 +419,24 @@ def _leaf_names(fun, args, kwargs):
 _PY_SCALARS = (bool, int, float, complex, np.generic)
 
 
+def _check_mapped_splits(given, traced, dims) -> None:
+  """JAX's checks of vmap's inputs over Explicit mesh axes: the mapped dimensions must be
+  split alike, and no unmapped input split over the mesh axes they are split over."""
+  splits = [spec_of(get_aval(given[i]))[d] for i, d in zip(traced, dims)]
+  for s in splits[1:]:
+    if s != splits[0]:
+      raise ValueError("Mapped away dimension of inputs passed to vmap should be sharded the "
+                       f"same. Got inconsistent axis specs: {splits[0]} vs {s}")
+  mapped = tuple(spec_axes(splits[0])) if splits else ()
+  for i, x in enumerate(given):
+    if mapped and i not in traced and is_valid_value(x):
+      aval = get_aval(x)
+      if set(mapped) & {a for p in spec_of(aval) for a in spec_axes(p)}:
+        raise ValueError("Unmapped values passed to vmap cannot be sharded along the mesh axis "
+                         f"you are vmapping over. Got type: {aval.str_short()}, in_axes: None "
+                         f"and vmapped mesh axis: {mapped}")
+
+
 def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
          spmd_axis_name=None):
   """Vectorizes ``fun`` over the ``in_axes`` of its arguments (keyword arguments are mapped
@@ -486,6 +505,8 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
       raise ValueError("vmap must have at least one non-None value in in_axes or axis_size "
                        "must be specified")
     size = sizes.pop()
+    if sharded_types[0]:
+      _check_mapped_splits(given, traced, dims)
     out_box = []
     n_pos = len(leaves)
 

@@ -48,7 +48,8 @@ def zeros_of(aval: ShapedArray):
   """A concrete (or traced) zero array of ``aval``."""
   if aval.dtype == dtypes.float0:
     return np.zeros(aval.shape, dtypes.float0)
-  return build.full(aval.shape, build.convert_element_type(0, aval.dtype, aval.weak_type))
+  return build.full(aval.shape, build.convert_element_type(0, aval.dtype, aval.weak_type),
+                    sharding=getattr(aval, "_sharding", None))
 
 
 def instantiate(t):

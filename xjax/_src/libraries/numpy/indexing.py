@@ -3,6 +3,7 @@ integer-array / traced indices), ``x.at[idx]`` functional updates (scatters), an
 take_along_axis, put, place."""
 from __future__ import annotations
 
+import functools
 import operator
 import warnings
 
@@ -13,6 +14,7 @@ from xjax._src.foundations.config import config
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
+from xjax._src.api.explicit_sharding import auto_axes
 from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
 from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type, lt,
@@ -36,17 +38,27 @@ def getitem(x, idx):
 
 
 def rewriting_take(x, idx, mode=None, fill_value=None, indices_are_sorted=False,
-                   unique_indices=False):
+                   unique_indices=False, out_sharding=None):
+  whole = _over_devices(x)
   if current_trace() is eval_trace:   # eager: one compiled program for an array index
     split = _split_index(idx)
     if split is not None and split[1]:
       return _compiled_take(x, split[1], template=split[0], mode=mode, fill_value=fill_value,
                             indices_are_sorted=indices_are_sorted,
-                            unique_indices=unique_indices)
-  return _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices)
+                            unique_indices=unique_indices, out_sharding=out_sharding,
+                            starts_in_gather=whole)
+  return _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices, out_sharding,
+               whole)
 
 
-def _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices):
+def _over_devices(x) -> bool:
+  """Whether ``x`` is an Array over several devices: JAX indexes one with a gather, not
+  slices, wherever the index cuts a dimension (an int or a partial slice)."""
+  return type(x) is Array and len(x.sharding.device_set) > 1
+
+
+def _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices, out_sharding=None,
+          starts_in_gather=False):
   if dslice_indexing.has_dslice(idx):  # jax.ds entries: taken first
     x, idx = dslice_indexing.take(x, idx, mode, fill_value, rewriting_take)
     if idx is None:
@@ -57,13 +69,20 @@ def _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices):
                     "allowed; use `arr[array(seq)]` instead of `arr[seq]`.")
   entries, empty = _expand(aval, idx)
   advanced = [k for k, e in enumerate(entries) if _is_array_index(e)]
-  if not advanced and mode is None:
+  starts_in_gather = starts_in_gather and _cuts(aval, entries)
+  if not advanced and mode is None and not starts_in_gather:
     out, new_axes = _static_take(x, aval, entries)
   else:
     mode = (gs.GatherScatterMode.from_any(mode) if mode is not None
             else gs.GatherScatterMode.CLIP)
-    out, new_axes = _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted,
-                                 unique_indices)
+    take = functools.partial(_gather_take, aval=aval, entries=entries, mode=mode,
+                             fill_value=fill_value, indices_are_sorted=indices_are_sorted,
+                             unique_indices=unique_indices, starts_in_gather=starts_in_gather)
+    if out_sharding is None:
+      out, new_axes = take(x)
+    else:  # (JAX's: the gather runs over Auto axes, its result resharded as asked)
+      new_axes = []
+      out = auto_axes(lambda a: _placed_axes(take(a), new_axes), out_sharding=out_sharding)(x)
   if new_axes:
     out = expand_dims(out, new_axes)
   for rank in empty:  # a scalar False index adds an axis of length 0
@@ -71,6 +90,19 @@ def _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices):
     shape = get_aval(out).shape
     out = lax_slice(out, [0] * len(shape), shape[:d] + (0,) + shape[d + 1:])
   return out
+
+
+def _placed_axes(result, new_axes: list):
+  out, axes = result
+  new_axes.extend(axes)
+  return out
+
+
+def _cuts(aval, entries) -> bool:
+  """Whether an index (ints, slices, None and arrays) cuts one of ``aval``'s dimensions."""
+  real = [e for e in entries if e is not None]
+  return any(not isinstance(e, slice) or abs(e.indices(n)[2]) != 1
+             or abs(e.indices(n)[1] - e.indices(n)[0]) != n for e, n in zip(real, aval.shape))
 
 
 # ---------------------------------------------------------------------------------------
@@ -119,11 +151,11 @@ def _join_index(template, arrays):
 
 
 @compiled_when_eager(static_argnames=("template", "mode", "fill_value", "indices_are_sorted",
-                                      "unique_indices"))
+                                      "unique_indices", "out_sharding", "starts_in_gather"))
 def _compiled_take(x, arrays, *, template, mode, fill_value, indices_are_sorted,
-                   unique_indices):
+                   unique_indices, out_sharding, starts_in_gather):
   return _take(x, _join_index(template, arrays), mode, fill_value, indices_are_sorted,
-               unique_indices)
+               unique_indices, out_sharding, starts_in_gather)
 
 
 def _is_array_index(e) -> bool:
@@ -267,14 +299,21 @@ def _slice_bounds(e: slice, size: int):
   return start + (n - 1) * step, start + 1, -step, True
 
 
-def _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted, unique_indices):
+def _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted, unique_indices,
+                 starts_in_gather=False):
+  """``x[entries]`` by a gather of its int and array entries (slices taken first by
+  ``lax.slice``; with ``starts_in_gather``, unit-step slices that cut a dimension are
+  started by the gather instead, as JAX indexes an Array over several devices)."""
   # 1. static slices by slicing; ints and arrays are advanced indices
   real = [e for e in entries if e is not None]
   sliced = x
-  starts, limits, strides, flips = [], [], [], []
+  starts, limits, strides, flips, started = [], [], [], [], {}
   for d, e in enumerate(real):
     if isinstance(e, slice):
       s, l, st, f = _slice_bounds(e, aval.shape[d])
+      if starts_in_gather and st == 1 and not f and l - s != aval.shape[d]:
+        started[d] = (s, l - s)
+        s, l = 0, aval.shape[d]
       starts.append(s), limits.append(l), strides.append(st)
       if f:
         flips.append(d)
@@ -306,17 +345,21 @@ def _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted, unique_
   for it in items:
     out_kinds.extend(["adv"] * len(bshape) if it == "block" else [it])
   no_none = [k for k in out_kinds if k is not None]
-  if adv_dims:
+  if adv_dims or started:
     dt = np.int64 if any(get_aval(v).dtype == np.int64 for v in adv_vals) else np.int32
-    cols = [broadcast_in_dim(convert_element_type(v, dt), tuple(bshape) + (1,),
-                                 tuple(range(len(bshape) - get_aval(v).ndim, len(bshape))))
-            for v in adv_vals]
+    firsts = dict(zip(adv_dims, adv_vals))
+    firsts.update((d, np.asarray(s, dt)) for d, (s, _) in started.items())
+    indexed = sorted(firsts)
+    cols = [broadcast_in_dim(convert_element_type(firsts[d], dt), tuple(bshape) + (1,),
+                             tuple(range(len(bshape) - get_aval(firsts[d]).ndim, len(bshape))))
+            for d in indexed]
     indices = cols[0] if len(cols) == 1 else concatenate(cols, len(bshape))
     offset_dims = tuple(k for k, kind in enumerate(no_none) if kind != "adv")
-    sizes = tuple(min(n, 1) if d in adv_dims else n for d, n in enumerate(shape))
+    sizes = tuple(min(n, 1) if d in adv_dims else started[d][1] if d in started else n
+                  for d, n in enumerate(shape))
     if 0 in [sizes[d] for d in adv_dims] and np.prod(bshape) != 0:
       raise TypeError(f"index out of bounds for an axis of size 0 (shape {aval.shape})")
-    dn = gs.GatherDimensionNumbers(offset_dims, tuple(adv_dims), tuple(adv_dims))
+    dn = gs.GatherDimensionNumbers(offset_dims, tuple(adv_dims), tuple(indexed))
     out = gs.gather(sliced, indices, dn, sizes, mode=mode, fill_value=fill_value,
                     indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
   else:
@@ -367,7 +410,7 @@ class IndexUpdateRef:
   def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
           fill_value=None, out_sharding=None):
     return rewriting_take(self.array, self.index, mode, fill_value, indices_are_sorted,
-                          unique_indices)
+                          unique_indices, out_sharding)
 
   def set(self, values, **kw):
     return _scatter_update(self.array, self.index, values, gs.scatter, **kw)

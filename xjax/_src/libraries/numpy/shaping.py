@@ -6,9 +6,11 @@ import numpy as np
 
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.values import get_aval
+from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.execution import host_eval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import broadcasting_sharding_rule
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.promotion import promote_dtypes
@@ -79,7 +81,7 @@ def broadcast_shapes(*shapes) -> tuple:
   return tuple(out)
 
 
-def broadcast_to(array, shape):
+def broadcast_to(array, shape, *, out_sharding=None):
   a = _as_array(array)
   aval = get_aval(a)
   shape = canonicalize_shape(shape)
@@ -96,16 +98,27 @@ def broadcast_to(array, shape):
                        f"requested type={aval.update(shape=shape, weak_type=False)}")
   keep = [i for i, d in enumerate(aval.shape) if d == shape[lead + i]]
   squeezed = lax.reshape(a, tuple(aval.shape[i] for i in keep))
-  return lax.broadcast_in_dim(squeezed, shape, tuple(lead + i for i in keep))
+  return lax.broadcast_in_dim(squeezed, shape, tuple(lead + i for i in keep),
+                              out_sharding=out_sharding)
+
+
+_broadcast_sharding = broadcasting_sharding_rule("broadcast_arrays")
 
 
 def broadcast_arrays(*args):
-  shapes = [get_aval(a).shape for a in args]
+  avals = [get_aval(a) for a in args]
+  shapes = [a.shape for a in avals]
   try:
     shape = broadcast_shapes(*shapes)
   except ValueError:
     raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
-  return [broadcast_to(a, shape) for a in args]
+  sharding = None
+  if any(a._sharding is not None for a in avals) and any(a.shape != shape for a in avals):
+    try:  # over Explicit mesh axes, the broadcast ones are split as the others
+      sharding = _broadcast_sharding(*avals)
+    except ShardingTypeError:
+      pass  # (the operation that combines them says how they disagree)
+  return [broadcast_to(a, shape, out_sharding=sharding) for a in args]
 
 
 def expand_dims(a, axis):

@@ -12,13 +12,13 @@ import operator
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.foundations.sharding import ShardingTypeError
+from xjax._src.foundations.sharding import ShardingTypeError, typed_sharding
 from xjax._src.execution.array import scalar_array
 from xjax._src.execution.host_eval import (divide_rule, flush_subnormals, identity,
                                            input_cast, quiet, rounding, ufunc_kernel)
 from xjax._src.backend.lowering import compare_attributes, i64_array
-from xjax._src.core.avals import (ShapedArray, physical_aval, result_sharding, spec_of,
-                                  tangent_aval)
+from xjax._src.core.avals import (ShapedArray, mesh_of, physical_aval, result_sharding,
+                                  spec_of, tangent_aval)
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -671,11 +671,29 @@ def _broadcast_full(v, shape):
   return broadcast_to_aval(v, shape)
 
 
-select_n_p = elementwise_primitive("select_n", _select_n_abstract_eval, _select_n_lowering)
+select_n_p = standard_primitive("select_n", _select_n_abstract_eval, _select_n_lowering)
 select_n_p.physical_lowering = _select_n_physical_lowering
 select_n_p.jvp = _select_n_jvp
 select_n_p.transpose = _select_n_transpose
 select_n_p.batch = _select_n_batch
+
+
+def _select_n_sharding(which, *cases):
+  """JAX's rule: the cases' common split, which ``which`` (unless a scalar) must share."""
+  first = spec_of(cases[0])
+  mesh = mesh_of([which, *cases])
+  named = lambda a: a._sharding or typed_sharding(mesh, [None] * a.ndim)
+  if builtins.any(spec_of(c) != first for c in cases[1:]):
+    raise ShardingTypeError("select cases must have the same shardings, got ["
+                            + ", ".join(str(named(c)) for c in cases) + "].")
+  if which.shape and spec_of(which) != first:
+    raise ShardingTypeError(
+        "select `which` must be scalar or have the same sharding as cases, got `which` "
+        f"sharding {named(which)} but case sharding {named(cases[0])}.")
+  return cases[0]._sharding
+
+
+select_n_p.sharding_rule = _select_n_sharding
 
 
 def _select_n_host(avals, out_avals):
@@ -1151,7 +1169,8 @@ def _strong_zeros(x):
 def _full_like_value(x, value):
   """``full_like``: the weak type of ``x`` included (a scalar stays a literal in jaxprs)."""
   aval = get_aval(x)
-  return full(aval.shape, convert_element_type(value, aval.dtype, aval.weak_type))
+  return full(aval.shape, convert_element_type(value, aval.dtype, aval.weak_type),
+              sharding=aval._sharding)
 
 
 def _safe_base(x):
@@ -1164,10 +1183,12 @@ def _tie_mask(x, other, min_):
   x_b, o_b = broadcast_to_aval(x, shape), broadcast_to_aval(other, shape)
   dtype = get_aval(x).dtype
   weak = get_aval(x).weak_type and get_aval(other).weak_type  # as weak as max(x, other)
-  one, half, zero = (convert_element_type(full(shape, v, dtype), dtype, weak)
+  ties = eq(x_b, o_b)
+  one, half, zero = (convert_element_type(full(shape, v, dtype,
+                                               sharding=get_aval(ties)._sharding), dtype, weak)
                      for v in (1, 0.5, 0))
   wins = lt(o_b, x_b) if not min_ else lt(x_b, o_b)
-  return select_n(eq(x_b, o_b), select_n(wins, zero, one), half)
+  return select_n(ties, select_n(wins, zero, one), half)
 
 
 def _abs_jvp(t, x):

@@ -10,6 +10,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.backend.lowering import i64_array
 from xjax._src.core.avals import ShapedArray, physical_aval, result_sharding, spec_of
 from xjax._src.core.values import get_aval
@@ -179,23 +180,30 @@ def _gather_batch(axis, args, dims, *, dimension_numbers, slice_sizes, **params)
 
 
 def _gather_sharding(operand, indices, *, dimension_numbers, slice_sizes, **params):
-  """Operand dimensions taken whole keep their split (as the output's offset dimensions),
-  batch dimensions take the indices' split (or the operand's, for vmap's batching
-  dimensions). Indexing a dimension with a single element (``x[i]`` over a split axis), which
-  JAX finds ambiguous, leaves no split for the result; it is not refused."""
+  """JAX's rule: operand dimensions taken whole keep their split (as the output's offset
+  dimensions), batch dimensions take the indices' split or the operand's (for vmap's
+  batching dimensions); a split operand dimension indexed into (``x[i]``, ``take`` along
+  it), batching dimensions split differently, or indices split elsewhere than their batch
+  dimensions leave the result's split ambiguous: JAX's ShardingTypeError."""
   dn = dimension_numbers
-  ospec, ispec = spec_of(operand), spec_of(indices)[:-1]
-  kept = [None if p is not None and d not in dn.operand_batching_dims and (
-      slice_sizes[d] != operand.shape[d] or d in dn.collapsed_slice_dims) else p
-          for d, p in enumerate(ospec)]
-  batch = list(ispec)
-  for od, idim in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
-    batch[idim] = batch[idim] if ospec[od] is None else ospec[od]
-  dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
-  offset = iter([p for d, p in enumerate(kept) if d not in dropped])
-  batch_parts = iter(batch)
-  parts = [next(offset) if i in dn.offset_dims else next(batch_parts)
-           for i in range(len(batch) + len(dn.offset_dims))]
+  ospec, ispec = spec_of(operand), list(spec_of(indices))
+  if (any(slice_sizes[d] != operand.shape[d] and ospec[d] is not None
+          for d in dn.start_index_map)
+      or any(ospec[o] is not None and ispec[i] is not None and ospec[o] != ispec[i]
+             for o, i in zip(dn.operand_batching_dims, dn.start_indices_batching_dims))
+      or any(p is not None for i, p in enumerate(ispec)
+             if i not in dn.start_indices_batching_dims)):
+    raise ShardingTypeError(
+        "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+        "indexing as out sharding could not be resolved unambiguously (or would require "
+        f"collectives on inputs). Got operand={operand!r}, indices={indices!r}")
+  for o, i in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+    ispec[i] = ispec[i] or ospec[o]
+  offsets = iter([p for d, p in enumerate(ospec)
+                  if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims])
+  batch = iter(ispec[:-1])
+  parts = [next(offsets) if i in dn.offset_dims else next(batch)
+           for i in range(len(dn.offset_dims) + indices.ndim - 1)]
   out = _gather_abstract_eval(operand, indices, dimension_numbers=dn, slice_sizes=slice_sizes,
                               **params)
   return result_sharding("gather", [operand, indices], out.shape, out.dtype, parts)
@@ -268,11 +276,13 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
   mask = _in_bounds(start_indices, op_aval.shape, dn.start_index_map, slice_sizes)
   out_aval = get_aval(out)
   batch_pos = tuple(i for i in range(out_aval.ndim) if i not in dn.offset_dims)
-  mask = shapes.broadcast_in_dim(mask, out_aval.shape, batch_pos)
+  mask = shapes.broadcast_in_dim(mask, out_aval.shape, batch_pos,
+                                 out_sharding=out_aval._sharding)
   fill = default_fill_value(op_aval.dtype) if fill_value is None else fill_value
   # (the fill takes the operand's weak type, as the gathered values do)
   fill = shapes.full(out_aval.shape, ew.convert_element_type(fill, op_aval.dtype,
-                                                             op_aval.weak_type))
+                                                             op_aval.weak_type),
+                     sharding=out_aval._sharding)
   return ew.select_n(mask, fill, out)
 
 

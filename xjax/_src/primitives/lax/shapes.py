@@ -18,7 +18,7 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.operand_checks import check_same_dtypes
 from xjax._src.primitives.lax.primitive_builders import standard_primitive, stored_dims
 from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, ShardingTypeError,
-                                            type_sharding)
+                                            type_sharding, typed_sharding)
 from xjax._src.core.avals import mesh_of, spec_of
 
 
@@ -71,7 +71,7 @@ def operator_index(d):
 # ---------------------------------------------------------------------------------------
 # broadcast_in_dim
 
-def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions, sharding=None):
   if len(broadcast_dimensions) != x.ndim:
     raise TypeError("broadcast_in_dim broadcast_dimensions must have length equal to operand "
                     f"ndim; got broadcast_dimensions {broadcast_dimensions} for operand ndim "
@@ -91,7 +91,7 @@ def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
   return ShapedArray(shape, x.dtype, x.weak_type)
 
 
-def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions, sharding=None):
   # reductions builds on shapes: a transpose sums the cotangent with it
   from xjax._src.primitives.lax.reductions import reduce_sum
   if type(ct) is Zero:
@@ -105,21 +105,23 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
   return [out]
 
 
-def _broadcast_in_dim_batch(axis, args, dims, *, shape, broadcast_dimensions):
+def _broadcast_in_dim_batch(axis, args, dims, *, shape, broadcast_dimensions, sharding=None):
   (x,), (d,) = args, dims
   x = batching.moveaxis(x, d, 0)
   new_shape = (axis.size,) + tuple(shape)
   new_dims = (0,) + tuple(b + 1 for b in broadcast_dimensions)
-  return broadcast_in_dim(x, new_shape, new_dims), 0
+  if sharding is not None:  # the batch dimension split as the operand's
+    sharding = typed_sharding(sharding.mesh, (spec_of(get_aval(x))[0], *sharding.spec))
+  return broadcast_in_dim(x, new_shape, new_dims, out_sharding=sharding), 0
 
 
 broadcast_in_dim_p = standard_primitive(
     "broadcast_in_dim", _broadcast_in_dim_abstract_eval,
-    lambda ctx, x, *, shape, broadcast_dimensions: ctx.op(
+    lambda ctx, x, *, shape, broadcast_dimensions, sharding=None: ctx.op(
         "stablehlo.broadcast_in_dim", [x], ctx.avals_out[0],
         {"broadcast_dimensions": i64_array(broadcast_dimensions)}))
 broadcast_in_dim_p.physical_lowering = (
-    lambda ctx, x, *, shape, broadcast_dimensions: broadcast_in_dim_p.lowering(
+    lambda ctx, x, *, shape, broadcast_dimensions, sharding=None: broadcast_in_dim_p.lowering(
         ctx, x, shape=shape, broadcast_dimensions=(
             *broadcast_dimensions, *_with_stored_dims((), ctx.avals_out[0]))))
 broadcast_in_dim_p.hidden_params = frozenset({"shape", "sharding"})
@@ -165,6 +167,12 @@ def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequen
   if aval.shape == shape and broadcast_dimensions == tuple(range(len(shape))) and not \
       isinstance(operand, (int, float, bool, complex)):
     return operand
+  if out_sharding is not None:  # the result's type sharding, a parameter as in JAX's jaxprs
+    sharding = type_sharding(out_sharding, len(shape))
+    if sharding is not None:
+      return broadcast_in_dim_p.bind(operand, shape=shape,
+                                     broadcast_dimensions=broadcast_dimensions,
+                                     sharding=sharding)
   return broadcast_in_dim_p.bind(operand, shape=shape,
                                  broadcast_dimensions=broadcast_dimensions)
 
@@ -195,7 +203,8 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
       return dtype.full(shape, fill_value)
     dtype = dtypes.canonicalize_dtype(dtype)
   value = convert_element_type(fill_value, dtype, weak)
-  return broadcast_in_dim(value, shape, ()) if shape else _own(value, fill_value)
+  return (broadcast_in_dim(value, shape, (), out_sharding=sharding) if shape
+          else _own(value, fill_value))
 
 
 def _own(value, fill_value):
@@ -546,19 +555,27 @@ ad.deflinear(slice_p, _slice_transpose)
 slice_p.batch = _slice_batch
 
 
-def _unsliced(x, kept, what: str):
-  """``x``'s split, which must leave whole each dimension ``kept`` says is cut."""
-  for d, (p, whole) in enumerate(zip(spec_of(x), kept)):
-    if p is not None and not whole:
-      raise ShardingTypeError(f"{what} of {x.str_short()} cuts dimension {d}, which is split "
-                              f"over mesh axes {p}: reshard it first, or use "
-                              "`.at[...].get(out_sharding=)`.")
+def varying_shape_sharding(out_shape, x, what: str):
+  """The split of a ``what`` result of ``out_shape`` made from ``x`` (slices, pads, windows):
+  ``x``'s, dimension by dimension, which a resized dimension keeps only when its new size
+  still divides among the devices of its mesh axes (JAX's ShardingTypeError otherwise)."""
+  if x._sharding is None:  # (only another operand is split: a pad's value)
+    return None
+  mesh = x._sharding.mesh
+  for d, (n, k, p) in enumerate(zip(x.shape, out_shape, spec_of(x))):
+    if p is None or n == k:
+      continue
+    devices = int(np.prod([mesh.shape[a] for a in ((p,) if isinstance(p, str) else p)]))
+    if k % devices:
+      raise ShardingTypeError(
+          f"{what} on sharded dims where out dim ({k}) is not divisible by mesh axes "
+          f"({devices}) with spec ({p}) is not implemented. Got input type={x.str_short()} "
+          f"and output shape={tuple(out_shape)}")
   return x._sharding
 
 
-slice_p.sharding_rule = lambda x, *, start_indices, limit_indices, strides: _unsliced(
-    x, [lo == 0 and hi == n and (strides is None or strides[d] == 1) for d, (lo, hi, n) in
-        enumerate(zip(start_indices, limit_indices, x.shape))], "slice")
+slice_p.sharding_rule = lambda x, **params: varying_shape_sharding(
+    slice_p.abstract_eval(x, **params).shape, x, "slicing")
 slice_p.physical_lowering = lambda ctx, x, *, start_indices, limit_indices, strides: (
     _slice_lowering(ctx, x, start_indices=(*start_indices, *[0] * len(stored_dims(ctx.avals_in[0]))),
                     limit_indices=(*limit_indices, *stored_dims(ctx.avals_in[0])),
@@ -764,8 +781,8 @@ def _pad_batch(axis, args, dims, *, padding_config):
 pad_p = standard_primitive("pad", _pad_abstract_eval, _pad_lowering)
 ad.deflinear(pad_p, _pad_transpose)
 pad_p.batch = _pad_batch
-pad_p.sharding_rule = lambda x, padding_value, *, padding_config: _unsliced(
-    x, [cfg == (0, 0, 0) for cfg in map(tuple, padding_config)], "pad")
+pad_p.sharding_rule = lambda x, padding_value, **params: varying_shape_sharding(
+    pad_p.abstract_eval(x, padding_value, **params).shape, x, "padding")
 
 
 def pad(operand, padding_value, padding_config):
@@ -832,8 +849,8 @@ def _dynamic_slice_host(avals, out_avals, *, slice_sizes):
 
 dynamic_slice_p.host_kernel = _dynamic_slice_host
 dynamic_slice_p.transpose = _dynamic_slice_transpose
-dynamic_slice_p.sharding_rule = lambda x, *idxs, slice_sizes: _unsliced(
-    x, [k == n for k, n in zip(slice_sizes, x.shape)], "dynamic_slice")
+dynamic_slice_p.sharding_rule = lambda x, *idxs, slice_sizes: varying_shape_sharding(
+    slice_sizes, x, "dynamic_slice")
 dynamic_slice_p.physical_lowering = lambda ctx, x, *idxs, slice_sizes: dynamic_slice_p.lowering(
     ctx, x, *_zero_indices(ctx, idxs, ctx.avals_in[0]),
     slice_sizes=(*slice_sizes, *stored_dims(ctx.avals_in[0])))
@@ -881,7 +898,24 @@ dynamic_update_slice_p = standard_primitive(
                                       ctx.avals_out[0]))
 dynamic_update_slice_p.jvp = _dynamic_update_slice_jvp
 dynamic_update_slice_p.transpose = _dynamic_update_slice_transpose
-dynamic_update_slice_p.sharding_rule = lambda x, update, *idxs: x._sharding
+
+
+def _dynamic_update_slice_sharding(x, update, *idxs):
+  """The operand's split, which the update must share (JAX's ShardingTypeError)."""
+  if spec_of(x) != spec_of(update):
+    mesh = mesh_of([x, update])
+    types: dict = {}
+    for name, kind in zip(mesh.axis_names, mesh.axis_types):
+      types.setdefault(kind, []).append(name)
+    axes = "({%s})" % ", ".join(f"{k!r}: {tuple(v)!r}" for k, v in types.items())
+    raise ShardingTypeError(
+        "dynamic_update_slice operand sharding must be equal to update sharding, got operand "
+        f"sharding {x.str_short(False)}{axes} and update sharding "
+        f"{update.str_short(False)}{axes}.")
+  return x._sharding
+
+
+dynamic_update_slice_p.sharding_rule = _dynamic_update_slice_sharding
 dynamic_update_slice_p.physical_lowering = lambda ctx, x, upd, *idxs: (
     dynamic_update_slice_p.lowering(ctx, x, upd, *_zero_indices(ctx, idxs, ctx.avals_in[0])))
 
@@ -1061,12 +1095,14 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
   # elementwise builds on shapes (broadcasting): the fill value is converted with it
   from xjax._src.primitives.lax.elementwise import convert_element_type
   aval = get_aval(x)
+  if sharding is None and (shape is None or tuple(shape) == aval.shape):
+    sharding = aval._sharding  # (typed as x, over Explicit mesh axes)
   shape = aval.shape if shape is None else shape
   if dtype is not None or not aval.weak_type:
-    return full(shape, fill_value, aval.dtype if dtype is None else dtype)
+    return full(shape, fill_value, aval.dtype if dtype is None else dtype, sharding=sharding)
   # weak: the fill converted first (on the host for a scalar: a weak literal, as JAX)
   value = convert_element_type(fill_value, aval.dtype, True)
-  return full(shape, value) if shape else _own(value, fill_value)
+  return full(shape, value, sharding=sharding) if shape else _own(value, fill_value)
 
 
 def zeros_like_array(x):
