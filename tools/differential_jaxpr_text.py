@@ -5,9 +5,9 @@ against the public API (`jnp`, `lax`, `jax`). `record` traces every case under o
 and writes {case: jaxpr text} ("ERR <class>" where tracing raises) as JSON; `compare`
 prints the cases whose texts differ, each with a unified diff, and their count.
 
-    .venv/bin/python tools/differential_jaxpr_text.py record --lib xjax --out /tmp/xjax_jaxprs.json
-    /tmp/ref/bin/python tools/differential_jaxpr_text.py record --lib jax --out /tmp/jax_jaxprs.json
-    python tools/differential_jaxpr_text.py compare /tmp/jax_jaxprs.json /tmp/xjax_jaxprs.json
+    .venv/bin/python tools/differential_jaxpr_text.py record --lib xjax --out /tmp/x.json
+    /tmp/ref/bin/python tools/differential_jaxpr_text.py record --lib jax --out /tmp/j.json
+    python tools/differential_jaxpr_text.py compare /tmp/j.json /tmp/x.json
     python tools/differential_jaxpr_text.py both --ref-python /tmp/ref/bin/python   # all three
     python tools/differential_jaxpr_text.py both take var   # only the named cases
 
