@@ -315,3 +315,24 @@ def test_data_and_tensor_parallel_mlp_trains_as_on_one_device():
   assert {k: str(xjax.typeof(v)) for k, v in params.items()} == {
       "w1": "float32[16,32@Y]", "b1": "float32[32@Y]", "w2": "float32[32@Y,4]",
       "b2": "float32[4]"}
+
+
+def test_vmap_spmd_axis_name():
+  """Over Explicit axes the batch's split is in the types, which spmd_axis_name must name
+  (JAX's ValueError otherwise); over Auto axes it splits the batch dimension of the
+  sharding constraints made under the vmap."""
+  assert typeof(lambda: xjax.vmap(lambda r: r * 2, spmd_axis_name="X")(ROWS)) == "float32[8@X,4]"
+  assert typeof(lambda: xjax.vmap(lambda r: r * 2, spmd_axis_name="X")(jnp.ones((8, 4)))) == (
+      "float32[8,4]")
+  with pytest.raises(ValueError) as e:
+    xjax.vmap(lambda r: r, spmd_axis_name="Y")(ROWS)
+  assert str(e.value) == (
+      "Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis type is allowed. "
+      "Got spmd_axis_name=('Y',) and arrays sharded on explicit_mesh_axis=('X',)")
+  auto = xjax.make_mesh((4, 2), ("X", "Y"), axis_types=(xjax.sharding.AxisType.Auto,) * 2)
+  f = xjax.vmap(lambda r: xjax.lax.with_sharding_constraint(
+      r * 2, xjax.sharding.NamedSharding(auto, P("Y"))), spmd_axis_name="X")
+  with xjax.set_mesh(auto):
+    out = xjax.jit(f)(jnp.arange(32.0).reshape(8, 4))
+  assert out.sharding.spec == P("X", "Y")
+  np.testing.assert_array_equal(np.asarray(out), np.arange(32.0).reshape(8, 4) * 2)

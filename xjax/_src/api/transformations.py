@@ -419,9 +419,11 @@ def _leaf_names(fun, args, kwargs):
 _PY_SCALARS = (bool, int, float, complex, np.generic)
 
 
-def _check_mapped_splits(given, traced, dims) -> None:
+def _check_mapped_splits(given, traced, dims, spmd_names):
   """JAX's checks of vmap's inputs over Explicit mesh axes: the mapped dimensions must be
-  split alike, and no unmapped input split over the mesh axes they are split over."""
+  split alike, no unmapped input split over the mesh axes they are split over, and an
+  ``spmd_axis_name`` must be those axes; returns the spmd axis names left to apply (None
+  where the types already split the batch)."""
   splits = [spec_of(get_aval(given[i]))[d] for i, d in zip(traced, dims)]
   for s in splits[1:]:
     if s != splits[0]:
@@ -435,6 +437,13 @@ def _check_mapped_splits(given, traced, dims) -> None:
         raise ValueError("Unmapped values passed to vmap cannot be sharded along the mesh axis "
                          f"you are vmapping over. Got type: {aval.str_short()}, in_axes: None "
                          f"and vmapped mesh axis: {mapped}")
+  if spmd_names is not None and mapped:
+    if spmd_names != mapped:
+      raise ValueError("Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis "
+                       f"type is allowed. Got spmd_axis_name={spmd_names} and arrays sharded "
+                       f"on explicit_mesh_axis={mapped}")
+    return None
+  return spmd_names
 
 
 def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
@@ -455,7 +464,8 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
                        f"corresponding to the positional arguments passed to the function, "
                        f"but got len(in_axes)={len(in_axes)}, len(args)={len(args)}")
     if vmappable.involved(args, kwargs, in_axes, out_axes):  # registered containers
-      return vmappable.vmap_call(fun, in_axes, out_axes, axis_name, axis_size, args, kwargs)
+      return vmappable.vmap_call(fun, in_axes, out_axes, axis_name, axis_size, args, kwargs,
+                                 spmd_axis_name)
     if not args and not kwargs and axis_size is None:
       raise ValueError("vmap wrapped function must be passed at least one argument "
                        "containing an array or axis_size must be specified, got empty "
@@ -505,8 +515,10 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
       raise ValueError("vmap must have at least one non-None value in in_axes or axis_size "
                        "must be specified")
     size = sizes.pop()
+    spmd_names = (spmd_axis_name if isinstance(spmd_axis_name, tuple) or spmd_axis_name is None
+                  else (spmd_axis_name,))
     if sharded_types[0]:
-      _check_mapped_splits(given, traced, dims)
+      spmd_names = _check_mapped_splits(given, traced, dims, spmd_names)
     out_box = []
     n_pos = len(leaves)
 
@@ -525,7 +537,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
                           f"valid JAX type")
       return [_as_value(o) for o in out_leaves]
 
-    axis = batching.AxisData(size, axis_name)
+    axis = batching.AxisData(size, axis_name, spmd_names)
     outs, out_dims = batching.batch_flat(flat, all_leaves, dims, axis)
     out_tree, raw = out_box[0]
     out_value = tree_util.tree_unflatten(out_tree, [0] * len(raw))  # the structure

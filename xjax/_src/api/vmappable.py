@@ -137,13 +137,15 @@ def _from_elt_of(trace: BatchTrace, axis_size, i: int, x, spec):
   return matchaxis(val, bdim, spec % ndim, axis_size)
 
 
-def vmap_call(fun: Callable, in_axes, out_axes, axis_name, axis_size, args, kwargs):
+def vmap_call(fun: Callable, in_axes, out_axes, axis_name, axis_size, args, kwargs,
+              spmd_axis_name=None):
   """``vmap(fun, in_axes, out_axes, axis_name, axis_size)(*args, **kwargs)`` with
   registered containers among the arguments, results or axes."""
   leaves, in_tree = tree_util.tree_flatten((args, kwargs), is_leaf=is_vmappable)
   specs = flatten_axes("vmap", (args, kwargs), (in_axes, 0))
   size = _axis_size(leaves, specs, axis_size)
-  axis = AxisData(size, axis_name)
+  axis = AxisData(size, axis_name, None if spmd_axis_name is None else tuple(
+      spmd_axis_name) if isinstance(spmd_axis_name, tuple) else (spmd_axis_name,))
   trace = BatchTrace(current_trace(), axis)
   index: list = []
 

@@ -23,12 +23,15 @@ not_mapped = None
 
 
 class AxisData:
-  """The vmapped axis: its size and (optional) name for collectives."""
-  __slots__ = ("size", "name")
+  """The vmapped axis: its size, (optional) name for collectives, and ``spmd_name``: the
+  mesh axes (a tuple, or None) that split the batch dimension of the sharding
+  constraints made under it (``vmap(spmd_axis_name=...)``)."""
+  __slots__ = ("size", "name", "spmd_name")
 
-  def __init__(self, size: int, name) -> None:
+  def __init__(self, size: int, name, spmd_name: tuple | None = None) -> None:
     self.size = size
     self.name = name
+    self.spmd_name = spmd_name
 
 
 class BatchTracer(Tracer):
@@ -180,7 +183,7 @@ def matchaxis(x, src, dst, size: int):
 
 
 def _batch_key(axis, in_batched, instantiate=False):
-  return (axis.size, axis.name, frozen(in_batched), frozen(instantiate),
+  return (axis.size, axis.name, axis.spmd_name, frozen(in_batched), frozen(instantiate),
           tuple(_axis_env.sizes))
 
 

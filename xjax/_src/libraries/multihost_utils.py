@@ -270,8 +270,9 @@ def ltg_batcher(insert_axis, axis_data, vals_in, dims_in, global_mesh, pspec):
   split over the vmap's ``spmd_axis_name``)."""
   (x,), (d,) = vals_in, dims_in
   spec = list(pspec)
+  names = axis_data.spmd_name
   if d is not None:
-    spec.insert(d, getattr(axis_data, "spmd_name", None))
+    spec.insert(d, None if names is None else names[0] if len(names) == 1 else names)
   return host_local_array_to_global_array_p.bind(x, global_mesh=global_mesh,
                                                  pspec=P(*spec)), d
 

@@ -37,7 +37,10 @@ def _lowering(ctx, x, *, sharding):
 def _batch(axis, args, dims, *, sharding):
   (x,), (d,) = args, dims
   x = batching.moveaxis(x, d, 0)
-  spec = PartitionSpec(UNCONSTRAINED, *sharding.spec)   # (the batch's layout is free, as JAX)
+  # the batch's layout is free, as JAX, unless vmap's spmd_axis_name names its mesh axes
+  names = axis.spmd_name
+  part = UNCONSTRAINED if names is None else names[0] if len(names) == 1 else names
+  spec = PartitionSpec(part, *sharding.spec)
   return sharding_constraint_p.bind(x, sharding=NamedSharding(sharding.mesh, spec)), 0
 
 
