@@ -178,6 +178,22 @@ def test_custom_jvp_defjvps_and_nondiff():
   assert xjax.grad(lambda x: clip_grad(4.0, x))(1.0) == 4.0
 
 
+def test_custom_jvp_records_its_rule_as_jax():
+  # (JAX 0.10.2: class defaults None and False; defjvp sets both and returns the rule;
+  # defjvps sets a rule built from the per-argument ones, without symbolic zeros)
+  assert xjax.custom_jvp.jvp is None and xjax.custom_jvp.symbolic_zeros is False
+  f = xjax.custom_jvp(lambda x: x)
+  assert f.jvp is None and f.symbolic_zeros is False
+  rule = lambda p, t: (p[0], t[0])
+  assert f.defjvp(rule) is rule and f.jvp is rule and f.symbolic_zeros is False
+  f.defjvp(rule, symbolic_zeros=True)
+  assert f.jvp is rule and f.symbolic_zeros is True
+  g = xjax.custom_jvp(lambda x, y: x * y)
+  g.defjvps(lambda t, ans, x, y: t * y, None)
+  assert callable(g.jvp) and g.symbolic_zeros is False
+  assert xjax.grad(g)(2.0, 3.0) == 3.0
+
+
 def test_custom_vjp():
   @xjax.custom_vjp
   def f(x, y):

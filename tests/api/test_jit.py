@@ -7,6 +7,7 @@ import pytest
 import xjax as jax
 import xjax.numpy as jnp
 from xjax import errors
+from xjax.extend.core import ClosedJaxpr
 
 
 def test_jit_matches_eager_and_caches():
@@ -207,6 +208,23 @@ def test_stages_describe_their_signature_as_jax():
           stats.alias_size_in_bytes) == (24, 48, 12)
   assert lowered.cost_analysis()["flops"] == 5.0   # before optimization (JAX's count)
   assert hasattr(compiled.runtime_executable(), "execute_sharded")
+
+
+def test_traced_stage_holds_its_jaxpr_and_name():
+  def f(x):
+    return jnp.sin(x) * 2
+
+  traced = jax.jit(f).trace(jnp.arange(3.0))
+  # (JAX 0.10.2's jaxpr and name for the same function; both are properties of the class)
+  assert type(traced.jaxpr) is ClosedJaxpr
+  assert str(traced.jaxpr) == (
+      "{ lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 2.0:f32[] in (c,) }")
+  assert traced.fun_name == "f" and jax.jit(lambda x: x).trace(1.0).fun_name == "<lambda>"
+  assert all(isinstance(getattr(jax.stages.Traced, n), property) for n in ("jaxpr", "fun_name"))
+  info = traced.args_info[0][0]
+  assert "donated" in dir(jax.stages.ArgInfo) and info.donated is False
+  with pytest.raises(AttributeError):  # frozen, as JAX's
+    info.donated = True
 
 
 def test_eval_shape_and_shape_dtype_struct():

@@ -34,7 +34,7 @@ class Wrapped(Protocol):
     """The function lowered for these arguments (a ``Lowered``)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ArgInfo:
   """One argument of a lowered computation: its abstract value and whether it is donated."""
   _aval: ShapedArray
@@ -102,9 +102,17 @@ class Traced(_Signature):
     self._jitted = jitted
     self._entry = entry
     self._leaves, self._args = leaves, args
-    # (a function using refs: its jaxpr on the refs, as traced; it runs discharged)
-    self.jaxpr = entry.closed if entry.state is None else entry.state.traced
-    self.fun_name = jitted._name
+
+  @property
+  def jaxpr(self):
+    """The traced ClosedJaxpr (a function using refs: its jaxpr on the refs, as traced; it
+    runs discharged)."""
+    entry = self._entry
+    return entry.closed if entry.state is None else entry.state.traced
+
+  @property
+  def fun_name(self) -> str:
+    return self._jitted._name
 
   @property
   def out_avals(self):

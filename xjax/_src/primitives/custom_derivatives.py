@@ -291,6 +291,8 @@ def _discharge_call(prim, kind: str, rules: tuple):
 
 class custom_jvp:
   """A function with a custom JVP rule, set with ``defjvp`` or ``defjvps``."""
+  jvp: Callable | None = None   # the rule, and whether it takes symbolic zeros (defjvp's)
+  symbolic_zeros: bool = False
 
   __getattr__ = forward_to_fun
 
@@ -298,8 +300,6 @@ class custom_jvp:
     update_wrapper(self, fun)
     self.fun = fun
     self.nondiff_argnums = tuple(nondiff_argnums)
-    self.jvp = None
-    self.symbolic_zeros = False
 
   def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
     """``jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)``; with
