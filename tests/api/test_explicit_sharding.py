@@ -39,6 +39,29 @@ def test_set_mesh_context_and_global():
   assert xjax.sharding.get_abstract_mesh().empty
 
 
+def test_mesh_contexts_remember_the_meshes_they_replace():
+  # (as JAX 0.10.2, where a context nothing set before reads an opaque sentinel)
+  other = xjax.make_mesh((1,), ("y",), axis_types=(AxisType.Auto,))
+  with xjax.set_mesh(EXPLICIT):
+    inner = xjax.set_mesh(other)
+    assert inner.prev_mesh is EXPLICIT and inner.prev_abstract_mesh == EXPLICIT.abstract_mesh
+    with inner:
+      cleared = xjax.set_mesh(None)
+      assert cleared.prev_mesh is other
+      with cleared:
+        again = xjax.set_mesh(EXPLICIT)
+        assert again.prev_mesh.empty and again.prev_abstract_mesh.empty
+        again.__exit__(None, None, None)
+    use = xjax.sharding.use_abstract_mesh(other.abstract_mesh)
+    with pytest.raises(AttributeError):
+      use.prev   # set on entering
+    with use:
+      assert use.prev == EXPLICIT.abstract_mesh
+    assert use.prev == EXPLICIT.abstract_mesh
+  assert {"prev_mesh", "prev_abstract_mesh"} <= set(dir(xjax.set_mesh))
+  assert "prev" in dir(xjax.sharding.use_abstract_mesh)
+
+
 def test_set_mesh_errors_as_jax():
   with pytest.raises(ValueError, match="Expected mesh of type `jax.sharding.Mesh`. Got "
                                        "<class 'int'>"):

@@ -22,8 +22,10 @@ from xjax._src.foundations.sharding import (AbstractMesh, AxisType, Mesh, NamedS
 
 class set_mesh:
   """Makes ``mesh`` the context mesh, at once (``jax.set_mesh(mesh)`` sets it for good) or
-  for a ``with`` block; ``set_mesh(None)`` clears it.  Outside ``jit`` only."""
-  __slots__ = ("_prev",)
+  for a ``with`` block; ``set_mesh(None)`` clears it.  Outside ``jit`` only.  ``prev_mesh``
+  and ``prev_abstract_mesh`` are the context's meshes before (empty ones where none was set:
+  JAX has an opaque sentinel there)."""
+  __slots__ = ("_prev", "prev_mesh", "prev_abstract_mesh")
 
   def __init__(self, mesh: Mesh | None) -> None:
     if mesh is not None and not isinstance(mesh, Mesh):
@@ -36,6 +38,8 @@ class set_mesh:
                        "instead.")
     stack = _mesh_stack()
     self._prev = list(stack)
+    self.prev_mesh = context_mesh() or _EMPTY_MESH
+    self.prev_abstract_mesh = get_abstract_mesh()
     stack.append(_EMPTY_MESH if mesh is None else mesh)
 
   def __enter__(self) -> None:

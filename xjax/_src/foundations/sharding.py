@@ -496,8 +496,9 @@ def context_mesh() -> "Mesh | None":
 
 class use_abstract_mesh:
   """``with use_abstract_mesh(abstract_mesh):`` makes it the mesh ``get_abstract_mesh``
-  reports (it may not change the size of an enclosing mesh)."""
-  __slots__ = ("mesh",)
+  reports (it may not change the size of an enclosing mesh); ``prev`` is the abstract mesh
+  it replaced (set on entering; an empty one where none was set)."""
+  __slots__ = ("mesh", "prev")
 
   def __init__(self, mesh: AbstractMesh) -> None:
     if not isinstance(mesh, AbstractMesh):
@@ -511,6 +512,7 @@ class use_abstract_mesh:
       raise ValueError(f"use_abstract_mesh cannot change the size of the mesh. Got new mesh: "
                        f"{self.mesh} with size={self.mesh.size} and prev mesh: {prev} with "
                        f"size={prev.size}")
+    self.prev = prev
     _mesh_stack().append(self.mesh)
 
   def __exit__(self, *exc) -> None:
