@@ -336,3 +336,21 @@ def test_vmap_spmd_axis_name():
     out = xjax.jit(f)(jnp.arange(32.0).reshape(8, 4))
   assert out.sharding.spec == P("X", "Y")
   np.testing.assert_array_equal(np.asarray(out), np.arange(32.0).reshape(8, 4) * 2)
+
+
+def test_programs_over_the_mesh_check_deleted_inputs_and_nans():
+  double = xjax.jit(lambda a: a * 2)
+  x = xjax.device_put(jnp.arange(8.0), P("X"))
+  double(x)
+  x.delete()
+  with pytest.raises(RuntimeError, match=re.escape("Array has been deleted with "
+                                                   "shape=float32[8@X].")):
+    double(x)
+  y = xjax.device_put(jnp.arange(8.0), P("X"))
+  xjax.config.update("jax_debug_nans", True)
+  try:
+    with pytest.raises(FloatingPointError, match=re.escape("invalid value (nan) encountered in")):
+      xjax.jit(lambda a: jnp.log(a - 1.0))(y)
+  finally:
+    xjax.config.update("jax_debug_nans", False)
+  np.testing.assert_array_equal(np.asarray(xjax.jit(lambda a: a + 1)(y)), np.arange(8.0) + 1)

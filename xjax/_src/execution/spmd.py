@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from xjax._src.execution.array import Array
-from xjax._src.execution.dispatch import params_key
+from xjax._src.execution.dispatch import params_key, run_program
 from xjax._src.backend import buffers, clients, executables, lowering
 from xjax._src.core.avals import ShapedArray, physical_aval
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
@@ -137,7 +137,7 @@ class SpmdProgram:
   """A closed jaxpr compiled over a mesh's devices.  ``in_shardings``/``out_shardings``
   fix the layouts of arguments and outputs; where one is None, XLA chooses it."""
   __slots__ = ("executable", "in_shardings", "out_shardings", "out_avals", "const_bufs",
-               "text")
+               "text", "name")
 
   def __init__(self, closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings,
                name: str, compiler_options: tuple = ()) -> None:
@@ -147,6 +147,7 @@ class SpmdProgram:
     ins = [replicated(mesh)] * len(consts) + list(in_shardings)
     outs = [s if s is not None else _typed_layout(a, mesh)
             for s, a in zip(out_shardings, closed.out_avals)]
+    self.name = name
     self.text = lower(closed, mesh, in_shardings, outs, name)
     self.out_avals = closed.out_avals
     exe = self.executable = executables.compile_spmd(
@@ -165,8 +166,7 @@ class SpmdProgram:
     avals = [get_aval(x) for x in args]
     bufs = self.const_bufs + [to_spread_buffer(x, s, a)
                               for x, s, a in zip(args, self.in_shardings, avals)]
-    outs = self.executable.run(bufs)
-    return [Array._from_buffer(b, a, True) for b, a in zip(outs, self.out_avals)]
+    return run_program(self.executable, bufs, args, self.out_avals, True, self.name)
 
 
 _programs = WeakLRU(per_owner=8)  # closed jaxpr -> {(mesh, shardings): SpmdProgram}
