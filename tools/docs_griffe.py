@@ -74,6 +74,21 @@ def _fenced_module_docstring(text):
   return "\n".join(out).strip() if blocks else None
 
 
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)`'\"]\.) +(?=[A-Z`])")
+
+
+def _one_line_summary(docstring):
+  """The docstring with its first sentence as a line of its own: the reference's summary
+  tables show a docstring's first line, and a sentence wrapped over several lines would be
+  cut there. The rest of the first paragraph follows as a paragraph."""
+  head, sep, rest = docstring.value.partition("\n\n")
+  lines = head.splitlines()
+  if len(lines) < 2 or any(line.startswith((" ", "```", "-", "*", ">")) for line in lines[1:]):
+    return None
+  first, *more = _SENTENCE_END.split(" ".join(line.strip() for line in lines), maxsplit=1)
+  return first + "".join("\n\n" + m for m in more) + sep + rest
+
+
 def _foreign_docstring(obj, docstring):
   """Whether `docstring` is that of `obj`'s type, a type defined outside xjax."""
   kind = type(obj)
@@ -103,9 +118,21 @@ class ReadableValues(griffe.Extension):
     elif _foreign_docstring(node.obj, attr.docstring):
       attr.docstring = None
 
+  def on_class_instance(self, *, node, cls, agent, **kwargs):
+    del node, agent, kwargs
+    self._summarize(cls)
+
   def on_function_instance(self, *, node, func, agent, **kwargs):
     del node, agent, kwargs
+    self._summarize(func)
     for parameter in func.parameters:
       if parameter.default is not None and _ADDRESS.search(str(parameter.default)):
         # a sentinel default, `<object object at 0x...>`, shown as `<object object>`
         parameter.default = _ADDRESS.sub("", str(parameter.default))
+
+  @staticmethod
+  def _summarize(obj):
+    if obj.docstring is not None:
+      joined = _one_line_summary(obj.docstring)
+      if joined is not None:
+        obj.docstring = griffe.Docstring(joined, parent=obj)

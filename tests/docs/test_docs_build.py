@@ -114,3 +114,17 @@ def test_module_docstring_code_is_a_code_block(site):
     text = (site / "api" / page / "index.html").read_text()
     block = text.split('<div class="language-python highlight">', 1)[1].split("</pre>", 1)[0]
     assert line in re.sub(r"<[^>]+>", "", html.unescape(block)), (page, block)
+
+
+@pytest.mark.slow
+def test_summary_tables_show_whole_first_sentences(site):
+  """A summary row is its docstring's first line: a first sentence wrapped in the source is
+  joined there (`jit`'s row was cut at "signature. device"; `clear_caches`' ended at "and");
+  config states describe their flag."""
+  text = _text(site / "api/xjax/index.html")
+  rows = dict(re.findall(r'href="#xjax\.(\w+)"[^>]*>[^<]*</a></code></td> <td> '
+                         r'<div class="doc-md-description"> <p>(.*?)</p>', text))
+  assert re.sub(r"<[^>]+>", "", rows["jit"]) == (
+      "Compiles fun with XLA; traced once per distinct argument signature.")
+  assert rows["clear_caches"].endswith("and the executables of eager primitives.")
+  assert "64-bit types" in rows["enable_x64"] and "NaN" in rows["debug_nans"]
