@@ -249,6 +249,35 @@ def test_tokens_and_their_type():
   assert isinstance(core.AbstractToken(), core.AbstractToken)
   assert isinstance(xjax.typeof(token), core.AbstractToken)
   assert not isinstance(F3, core.AbstractToken)
+  assert core.Token.block_until_ready(token) is None   # (None in JAX 0.10.2 too)
+
+
+def test_variables_and_literals_print_and_hash_as_jax():
+  from xjax._src.compat.jax_private_compat.core import JaxprPpContext
+  jaxpr = xjax.make_jaxpr(lambda x: jnp.sin(x) + 1)(1.0)
+  ctx = JaxprPpContext()
+  sin_eqn, add_eqn = jaxpr.eqns
+  x, one = add_eqn.invars
+  # (JAX 0.10.2 names variables in the order they are printed: a, b, ...)
+  assert [x.pretty_print(ctx), one.pretty_print(ctx)] == ["a", "1.0:f32[]"]
+  assert add_eqn.outvars[0].pretty_print(ctx) == "b" and x.pretty_print(ctx) == "a"
+  assert one.pretty_print(ctx, print_dtype=False) == "1.0"
+  assert core.DropVar(x.aval).pretty_print(ctx) == "_"
+  lit = lambda v, shape, dtype: core.Literal(v, ShapedArray(shape, np.dtype(dtype)))
+  assert lit(np.int32(3), (), "int32").pretty_print(ctx) == "3:i32[]"
+  assert lit(np.bool_(True), (), "bool").pretty_print(ctx) == "True:bool[]"
+  assert lit(np.complex64(1 + 2j), (), "complex64").pretty_print(ctx) == "(1+2j):c64[]"
+  assert lit(np.array([1., 2.]), (2,), "float32").pretty_print(ctx) == "[...]:f32[2]"
+  assert one.hash == hash(one.val) and lit(True, (), "bool").hash == 1
+  assert lit(np.array(3, np.int32), (), "int32").hash == hash((3, np.dtype("int32")))
+  assert lit(np.array([1., 2.]), (2,), "float32").hash is None
+  assert lit(jnp.float32(2), (), "float32").hash is None   # an Array is unhashable
+
+
+def test_a_ref_tells_its_buffer_address():
+  ref = xjax.new_ref(jnp.arange(3.0))
+  ptr = ref.unsafe_buffer_pointer()
+  assert isinstance(ptr, int) and ptr and ptr == ref.unsafe_buffer_pointer()
 
 
 def test_trace_tags_array_types_and_the_axis_environment():

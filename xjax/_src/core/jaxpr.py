@@ -27,10 +27,17 @@ class Var:
   def __repr__(self) -> str:
     return f"Var(id={self.count}):{self.aval.str_short()}"
 
+  def pretty_print(self, context: "JaxprPpContext", *, print_dtype: bool = True) -> str:
+    """The variable's name in ``context`` (without its type, as JAX)."""
+    return context(self)
+
 
 class DropVar(Var):
   """An output nobody reads (printed as ``_``)."""
   __slots__ = ()
+
+  def pretty_print(self, context: "JaxprPpContext", *, print_dtype: bool = True) -> str:
+    return "_"
 
 
 class Literal:
@@ -43,6 +50,25 @@ class Literal:
 
   def __repr__(self) -> str:
     return f"{_format_scalar(self.val, self.aval.dtype)}:{self.aval.str_short()}"
+
+  @property
+  def hash(self) -> int | None:
+    """A hash of the value; a NumPy array's from its item and dtype, None where it has
+    neither (a non-scalar array)."""
+    try:
+      return hash(self.val)
+    except TypeError:
+      if isinstance(self.val, np.ndarray):
+        try:
+          return hash((self.val.item(), self.val.dtype))
+        except (TypeError, ValueError):
+          return None
+      return None
+
+  def pretty_print(self, context: "JaxprPpContext", *, print_dtype: bool = True) -> str:
+    """``1.0:f32[]`` (``1.0`` without ``print_dtype``); a non-scalar value is ``[...]``."""
+    text = _format_scalar(self.val, self.aval.dtype) if not np.shape(self.val) else "[...]"
+    return f"{text}:{self.aval.str_short()}" if print_dtype else text
 
 
 def _format_scalar(val, dtype) -> str:
@@ -235,7 +261,7 @@ def jaxpr_as_fun(closed: ClosedJaxpr):
 # ---------------------------------------------------------------------------------------
 # Printing, in JAX's format and layout (see core/pretty_printer.py)
 
-class _Names:
+class JaxprPpContext:
   """The printed names of variables (a, b, ..., z, ba, ...), given in printing order, and
   of the jaxprs printed once ahead of the one they serve (``let name = { ... } in``)."""
 
@@ -307,13 +333,13 @@ def _format_value(value) -> str:
   return str(value)
 
 
-def _vars_doc(vs, names: _Names, sep: str = "", binders: bool = False) -> pp.Doc:
+def _vars_doc(vs, names: JaxprPpContext, sep: str = "", binders: bool = False) -> pp.Doc:
   """Variables (``binders``: with their types), wrapped at the line's end."""
   shown = [pp.text(f"{names(v)}:{v.aval.str_short()}" if binders else names(v)) for v in vs]
   return pp.nest(2, pp.group(pp.join(pp.text(sep) + pp.group(pp.brk()), shown)))
 
 
-def _value_doc(value, names: _Names) -> pp.Doc:
+def _value_doc(value, names: JaxprPpContext) -> pp.Doc:
   if isinstance(value, ClosedJaxpr):
     return _jaxpr_doc(value.jaxpr, names)
   if isinstance(value, Jaxpr):
@@ -326,7 +352,7 @@ def _value_doc(value, names: _Names) -> pp.Doc:
   return pp.text(_format_value(value))
 
 
-def _params_doc(items, names: _Names) -> pp.Doc:
+def _params_doc(items, names: JaxprPpContext) -> pp.Doc:
   """``[k=v ...]`` on the line when it fits, else one parameter a line."""
   if not items:
     return pp.nil()
@@ -336,7 +362,7 @@ def _params_doc(items, names: _Names) -> pp.Doc:
       pp.brk(""), pp.text("]")]))
 
 
-def _eqn_doc(eqn: JaxprEqn, names: _Names) -> pp.Doc:
+def _eqn_doc(eqn: JaxprEqn, names: JaxprPpContext) -> pp.Doc:
   prim = eqn.primitive
   if prim.pp_eqn is not None:
     return pp.text(prim.pp_eqn(eqn, names))
@@ -362,7 +388,7 @@ def _eqn_doc(eqn: JaxprEqn, names: _Names) -> pp.Doc:
 # own way (the state primitives: ``c:f32[3] <- a[...]``).
 
 
-def _body_doc(jaxpr: Jaxpr, names: _Names) -> pp.Doc:
+def _body_doc(jaxpr: Jaxpr, names: JaxprPpContext) -> pp.Doc:
   consts = _vars_doc(jaxpr.constvars, names, binders=True)
   ins = _vars_doc(jaxpr.invars, names, binders=True)
   eqns = pp.join(pp.brk("; "), [_eqn_doc(e, names) for e in jaxpr.eqns])
@@ -373,12 +399,12 @@ def _body_doc(jaxpr: Jaxpr, names: _Names) -> pp.Doc:
       pp.nest(2, pp.brk() + eqns), pp.brk(), pp.text("in "), outs])) + pp.text(" }"))
 
 
-def _jaxpr_doc(jaxpr: Jaxpr, names: _Names) -> pp.Doc:
+def _jaxpr_doc(jaxpr: Jaxpr, names: JaxprPpContext) -> pp.Doc:
   shared = names.shared.get(jaxpr)
   return pp.text(shared) if shared is not None else _body_doc(jaxpr, names)
 
 
-def _share(top: Jaxpr, names: _Names) -> list:
+def _share(top: Jaxpr, names: JaxprPpContext) -> list:
   """The jaxprs under ``top`` printed once ahead of it, as (name, jaxpr): those used more
   than once or of more than ten equations, named for the equation holding them."""
   uses: dict = {}
@@ -412,9 +438,9 @@ def _share(top: Jaxpr, names: _Names) -> list:
   return shared
 
 
-def pp_jaxpr(jaxpr: Jaxpr, names: _Names | None = None, width: int = 80) -> str:
+def pp_jaxpr(jaxpr: Jaxpr, names: JaxprPpContext | None = None, width: int = 80) -> str:
   """``jaxpr`` printed as JAX prints it; results nothing reads print as ``_``."""
-  names = _Names() if names is None else names
+  names = JaxprPpContext() if names is None else names
   read = {v for v in jaxpr.outvars if type(v) is not Literal}
   for eqn in reversed(jaxpr.eqns):
     for v in eqn.outvars:
@@ -427,8 +453,8 @@ def pp_jaxpr(jaxpr: Jaxpr, names: _Names | None = None, width: int = 80) -> str:
   return pp.layout(pp.concat(docs), width)
 
 
-def pp_eqn(eqn: JaxprEqn, names: _Names | None = None, indent: int = 0,
+def pp_eqn(eqn: JaxprEqn, names: JaxprPpContext | None = None, indent: int = 0,
            width: int = 80) -> str:
   """One equation; its lines after the first indented ``indent`` more."""
-  doc = _eqn_doc(eqn, _Names() if names is None else names)
+  doc = _eqn_doc(eqn, JaxprPpContext() if names is None else names)
   return pp.layout(pp.nest(indent, doc) if indent else doc, width)

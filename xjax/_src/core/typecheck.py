@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.core.avals import ShapedArray
-from xjax._src.core.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, Literal, _Names,
+from xjax._src.core.jaxpr import (ClosedJaxpr, DropVar, Jaxpr, JaxprPpContext, Literal,
                                   jaxprs_in_params, pp_eqn, pp_jaxpr)
 from xjax._src.core.trace import eval_types
 from xjax._src.core.values import get_aval
@@ -59,7 +59,7 @@ def _check_call_operands(prim, in_avals, params) -> None:
 
 
 class _Checker:
-  def __init__(self, jaxpr: Jaxpr, names: _Names) -> None:
+  def __init__(self, jaxpr: Jaxpr, names: JaxprPpContext) -> None:
     self.jaxpr = jaxpr
     self.names = names
     self.bound: set = set()
@@ -130,7 +130,7 @@ class _Checker:
       self.read(v)
 
 
-def _excerpt(jaxpr: Jaxpr, names: _Names, at: int | None) -> str:
+def _excerpt(jaxpr: Jaxpr, names: JaxprPpContext, at: int | None) -> str:
   """``jaxpr`` printed, or the equations around ``at`` when it has many."""
   n = len(jaxpr.eqns)
   lo = 0 if at is None else max(0, at - _CONTEXT)
@@ -146,7 +146,7 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
   """Raises JaxprTypeError, naming the equation and showing the jaxpr around it, when
   ``jaxpr`` (or a jaxpr among its equations' parameters) is ill-typed; else None.  A shape
   rule's own error for operands it refuses propagates as it is."""
-  names = _Names()
+  names = JaxprPpContext()
   try:
     pp_jaxpr(jaxpr, names)   # names the variables in printing order, for the messages
   except Exception:  # a jaxpr too broken to print is still checked

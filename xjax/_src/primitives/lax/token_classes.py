@@ -38,3 +38,8 @@ class Token(metaclass=_TokenClass):
       raise TypeError("xjax makes tokens with Token() or lax.create_token(); it does not "
                       "wrap runtime buffers in them")
     return create_token()
+
+  def block_until_ready(self) -> None:
+    """Waits for the computation that made the token (``Token.block_until_ready(tok)``:
+    tokens are Arrays, whose own method this calls)."""
+    self.block_until_ready()

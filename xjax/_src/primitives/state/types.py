@@ -115,6 +115,10 @@ class Ref(metaclass=_RefMeta):
     """Adds ``x`` to ``self[idx]`` in place."""
     self._aval._addupdate(self, idx, x)
 
+  def unsafe_buffer_pointer(self) -> int:
+    """The address of the buffer holding the ref's current value."""
+    return self._buf.unsafe_buffer_pointer()
+
   @property
   def at(self):
     raise NotImplementedError("Ref.at is not implemented (as in JAX); index the ref "
