@@ -274,6 +274,31 @@ def test_variables_and_literals_print_and_hash_as_jax():
   assert lit(jnp.float32(2), (), "float32").hash is None   # an Array is unhashable
 
 
+def test_equations_record_the_context_they_were_staged_in():
+  from xjax.sharding import AxisType
+  mesh = xjax.make_mesh((1,), ("x",), axis_types=(AxisType.Explicit,))
+  plain = xjax.make_jaxpr(lambda x: x + 1)(1.0).eqns[0].ctx
+  # (JAX 0.10.2's repr; equal contexts are one object)
+  assert repr(plain) == (
+      "JaxprEqnContext(compute_type=None, threefry_partitionable=True, cur_abstract_mesh="
+      "AbstractMesh((), axis_types=()), remove_size_one_mesh_axis=False, xla_metadata=None)")
+  assert xjax.make_jaxpr(lambda x: x * 2)(2.0).eqns[0].ctx is plain
+  with xjax.set_mesh(mesh):
+    meshed = xjax.make_jaxpr(lambda x: x + 1)(1.0).eqns[0].ctx
+  assert meshed.cur_abstract_mesh == mesh.abstract_mesh
+  with xjax.threefry_partitionable(False):
+    assert xjax.make_jaxpr(lambda x: x + 1)(1.0).eqns[0].ctx.threefry_partitionable is False
+  with meshed.manager:
+    assert xjax.sharding.get_abstract_mesh() == mesh.abstract_mesh
+  assert xjax.sharding.get_abstract_mesh().empty
+  with pytest.raises(AttributeError, match="cannot assign to field 'compute_type'"):
+    plain.compute_type = "device_host"
+  eqn = xjax.make_jaxpr(lambda x: x + 1)(1.0).eqns[0]
+  again = core.new_jaxpr_eqn(eqn.invars, eqn.outvars, eqn.primitive, eqn.params,
+                             eqn.effects, ctx=meshed)
+  assert again.ctx is meshed and again.replace(params=eqn.params).ctx is meshed
+
+
 def test_a_ref_tells_its_buffer_address():
   ref = xjax.new_ref(jnp.arange(3.0))
   ptr = ref.unsafe_buffer_pointer()

@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 from typing import Any, Sequence
 
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.foundations.config import config
+from xjax._src.foundations.sharding import _mesh_stack, get_abstract_mesh
 from xjax._src.core import pretty_printer as pp
 from xjax._src.core import source_info
 from xjax._src.core.avals import ShapedArray
@@ -82,21 +85,73 @@ def _format_scalar(val, dtype) -> str:
   return repr(float(v))
 
 
+class JaxprEqnContext:
+  """What was in effect where an equation was staged (``eqn.ctx``): the abstract mesh and the
+  flags lowering reads.  ``compute_type`` and ``xla_metadata`` are always None: xjax has no
+  ``compute_on`` or ``xla_metadata`` blocks.  ``JaxprEqnContext()`` is the current one;
+  equal contexts are one object."""
+  __slots__ = ("compute_type", "threefry_partitionable", "cur_abstract_mesh",
+               "remove_size_one_mesh_axis", "xla_metadata")
+  _interned: dict = {}   # (the config's trace token, the abstract mesh) -> context
+  _last: tuple = (None, None, None)   # the last key asked and its context: staging asks often
+
+  def __new__(cls) -> "JaxprEqnContext":
+    token, mesh, ctx = cls._last
+    if token == config._trace_token and mesh is get_abstract_mesh():
+      return ctx
+    key = (config._trace_token, get_abstract_mesh())
+    ctx = cls._interned.get(key)
+    if ctx is None:
+      ctx = cls._interned[key] = object.__new__(cls)
+      for name, value in (("compute_type", None), ("xla_metadata", None),
+                          ("threefry_partitionable", config.read("jax_threefry_partitionable")),
+                          ("cur_abstract_mesh", key[1]), ("remove_size_one_mesh_axis",
+                          config.read("jax_remove_size_one_mesh_axis_from_type"))):
+        object.__setattr__(ctx, name, value)
+    cls._last = (*key, ctx)
+    return ctx
+
+  def __setattr__(self, name, value) -> None:
+    raise AttributeError(f"cannot assign to field {name!r}")
+
+  @property
+  @contextlib.contextmanager
+  def manager(self):
+    """A context manager putting this context back in effect (its mesh and flags)."""
+    with config._override("jax_threefry_partitionable", self.threefry_partitionable), \
+        config._override("jax_remove_size_one_mesh_axis_from_type",
+                         self.remove_size_one_mesh_axis):
+      _mesh_stack().append(self.cur_abstract_mesh)
+      try:
+        yield
+      finally:
+        _mesh_stack().pop()
+
+  def __repr__(self) -> str:
+    return (f"JaxprEqnContext(compute_type={self.compute_type}, "
+            f"threefry_partitionable={self.threefry_partitionable}, "
+            f"cur_abstract_mesh={self.cur_abstract_mesh}, "
+            f"remove_size_one_mesh_axis={self.remove_size_one_mesh_axis}, "
+            f"xla_metadata={self.xla_metadata})")
+
+
 class JaxprEqn:
-  __slots__ = ("primitive", "invars", "outvars", "params", "effects", "source_info")
+  __slots__ = ("primitive", "invars", "outvars", "params", "effects", "source_info", "ctx")
 
   def __init__(self, primitive, invars, outvars, params, effects=frozenset(),
-               source_info=None) -> None:
+               source_info=None, ctx: JaxprEqnContext | None = None) -> None:
     self.primitive = primitive
     self.invars = list(invars)
     self.outvars = list(outvars)
     self.params = params
     self.effects = effects
     self.source_info = source_info
+    self.ctx = JaxprEqnContext() if ctx is None else ctx   # (where it was staged)
 
   def replace(self, **kw) -> "JaxprEqn":
     fields = dict(primitive=self.primitive, invars=self.invars, outvars=self.outvars,
-                  params=self.params, effects=self.effects, source_info=self.source_info)
+                  params=self.params, effects=self.effects, source_info=self.source_info,
+                  ctx=self.ctx)
     fields.update(kw)
     return JaxprEqn(**fields)
 

@@ -92,7 +92,8 @@ def get_opaque_trace_state(convention=None) -> OpaqueTraceState:
 
 def new_jaxpr_eqn(invars, outvars, primitive, params, effects=no_effects, source_info=None,
                   ctx=None) -> JaxprEqn:
-  return JaxprEqn(primitive, list(invars), list(outvars), dict(params), effects, source_info)
+  return JaxprEqn(primitive, list(invars), list(outvars), dict(params), effects, source_info,
+                  ctx)
 
 
 def gensym(suffix: str = "") -> Callable[[ShapedArray], Var]:

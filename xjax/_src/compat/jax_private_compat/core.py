@@ -1,8 +1,8 @@
 """`jax._src.core`: the abstract values, primitives and trace state libraries reach for
 (flax's fp8 dtype rules, numpyro's trace check)."""
 from xjax._src.core.avals import ShapedArray, physical_aval  # noqa: F401
-from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprPpContext,  # noqa: F401
-                                  Literal, Var, jaxpr_as_fun)
+from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprEqnContext,  # noqa: F401
+                                  JaxprPpContext, Literal, Var, jaxpr_as_fun)
 from xjax._src.core.trace import Primitive, Trace, Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval  # noqa: F401
 from xjax._src.foundations.sharding import ShardingTypeError  # noqa: F401
