@@ -397,3 +397,134 @@ def test_default_matmul_precision_fills_an_unset_precision(default, shown):
     assert "precision HIGHEST" in f.lower(M33).as_text()
     np.testing.assert_array_equal(f(M33), np.full((3, 3), 3.0))
   assert "precision HIGHEST" not in f.lower(M33).as_text()
+
+
+M34 = jnp.ones((3, 4))
+I2 = jnp.array([2, -1])
+INDEXING = {  # x[idx] of M34 with the index array I2
+    "index_array": lambda x, i: x[i],
+    "index_array_cols": lambda x, i: x[:, i],
+    "index_slice_array": lambda x, i: x[1:, i],
+    "index_strided_array": lambda x, i: x[::2, i],
+    "index_two_arrays": lambda x, i: x[i, i],
+    "index_array_none": lambda x, i: x[None, i],
+}
+
+# str(jax.make_jaxpr(f)(M34, I2)) under JAX 0.10.2: a gather with the int, slice and
+# array entries' starts (negative ones wrapped), promising in-bounds indices
+INDEXING_RECORDED = {
+    'index_array': (
+        '{ lambda ; a:f32[3,4] b:i32[2]. let\n'
+        '    c:bool[2] = lt b 0:i32[]\n'
+        '    d:i32[2] = add b 3:i32[]\n'
+        '    e:i32[2] = select_n c b d\n'
+        '    f:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e\n'
+        '    g:f32[2,4] = gather[\n'
+        '      dimension_numbers=GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())\n'
+        '      fill_value=None\n'
+        '      indices_are_sorted=False\n'
+        '      mode=GatherScatterMode.PROMISE_IN_BOUNDS\n'
+        '      slice_sizes=(1, 4)\n'
+        '      unique_indices=False\n'
+        '    ] a f\n'
+        '  in (g,) }'
+    ),
+    'index_array_cols': (
+        '{ lambda ; a:f32[3,4] b:i32[2]. let\n'
+        '    c:bool[2] = lt b 0:i32[]\n'
+        '    d:i32[2] = add b 4:i32[]\n'
+        '    e:i32[2] = select_n c b d\n'
+        '    f:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e\n'
+        '    g:f32[3,2] = gather[\n'
+        '      dimension_numbers=GatherDimensionNumbers(offset_dims=(0,), collapsed_slice_dims=(1,), start_index_map=(1,), operand_batching_dims=(), start_indices_batching_dims=())\n'
+        '      fill_value=None\n'
+        '      indices_are_sorted=False\n'
+        '      mode=GatherScatterMode.PROMISE_IN_BOUNDS\n'
+        '      slice_sizes=(3, 1)\n'
+        '      unique_indices=False\n'
+        '    ] a f\n'
+        '  in (g,) }'
+    ),
+    'index_slice_array': (
+        '{ lambda ; a:f32[3,4] b:i32[2]. let\n'
+        '    c:bool[2] = lt b 0:i32[]\n'
+        '    d:i32[2] = add b 4:i32[]\n'
+        '    e:i32[2] = select_n c b d\n'
+        '    f:i32[2,1] = broadcast_in_dim 1:i32[]\n'
+        '    g:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e\n'
+        '    h:i32[2,2] = concatenate[dimension=1] f g\n'
+        '    i:f32[2,2] = gather[\n'
+        '      dimension_numbers=GatherDimensionNumbers(offset_dims=(0,), collapsed_slice_dims=(1,), start_index_map=(0, 1), operand_batching_dims=(), start_indices_batching_dims=())\n'
+        '      fill_value=None\n'
+        '      indices_are_sorted=False\n'
+        '      mode=GatherScatterMode.PROMISE_IN_BOUNDS\n'
+        '      slice_sizes=(2, 1)\n'
+        '      unique_indices=False\n'
+        '    ] a h\n'
+        '  in (i,) }'
+    ),
+    'index_strided_array': (
+        '{ lambda ; a:f32[3,4] b:i32[2]. let\n'
+        '    c:bool[2] = lt b 0:i32[]\n'
+        '    d:i32[2] = add b 4:i32[]\n'
+        '    e:i32[2] = select_n c b d\n'
+        '    f:i32[2] = iota[dimension=0 dtype=int32 shape=(2,) sharding=None] \n'
+        '    g:i32[2] = mul 2:i32[] f\n'
+        '    h:i32[2] = add 0:i32[] g\n'
+        '    i:i32[2,2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] h\n'
+        '    j:i32[2,2,1] = broadcast_in_dim[broadcast_dimensions=(1,)] e\n'
+        '    k:i32[2,2,2] = concatenate[dimension=2] i j\n'
+        '    l:f32[2,2] = gather[\n'
+        '      dimension_numbers=GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0, 1), start_index_map=(0, 1), operand_batching_dims=(), start_indices_batching_dims=())\n'
+        '      fill_value=None\n'
+        '      indices_are_sorted=False\n'
+        '      mode=GatherScatterMode.PROMISE_IN_BOUNDS\n'
+        '      slice_sizes=(1, 1)\n'
+        '      unique_indices=False\n'
+        '    ] a k\n'
+        '  in (l,) }'
+    ),
+    'index_two_arrays': (
+        '{ lambda ; a:f32[3,4] b:i32[2]. let\n'
+        '    c:bool[2] = lt b 0:i32[]\n'
+        '    d:i32[2] = add b 3:i32[]\n'
+        '    e:i32[2] = select_n c b d\n'
+        '    f:bool[2] = lt b 0:i32[]\n'
+        '    g:i32[2] = add b 4:i32[]\n'
+        '    h:i32[2] = select_n f b g\n'
+        '    i:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e\n'
+        '    j:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] h\n'
+        '    k:i32[2,2] = concatenate[dimension=1] i j\n'
+        '    l:f32[2] = gather[\n'
+        '      dimension_numbers=GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0, 1), start_index_map=(0, 1), operand_batching_dims=(), start_indices_batching_dims=())\n'
+        '      fill_value=None\n'
+        '      indices_are_sorted=False\n'
+        '      mode=GatherScatterMode.PROMISE_IN_BOUNDS\n'
+        '      slice_sizes=(1, 1)\n'
+        '      unique_indices=False\n'
+        '    ] a k\n'
+        '  in (l,) }'
+    ),
+    'index_array_none': (
+        '{ lambda ; a:f32[3,4] b:i32[2]. let\n'
+        '    c:bool[2] = lt b 0:i32[]\n'
+        '    d:i32[2] = add b 3:i32[]\n'
+        '    e:i32[2] = select_n c b d\n'
+        '    f:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e\n'
+        '    g:f32[2,4] = gather[\n'
+        '      dimension_numbers=GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())\n'
+        '      fill_value=None\n'
+        '      indices_are_sorted=False\n'
+        '      mode=GatherScatterMode.PROMISE_IN_BOUNDS\n'
+        '      slice_sizes=(1, 4)\n'
+        '      unique_indices=False\n'
+        '    ] a f\n'
+        '    h:f32[1,2,4] = broadcast_in_dim[broadcast_dimensions=(1, 2)] g\n'
+        '  in (h,) }'
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDEXING))
+def test_indexing_jaxpr_text_is_jaxs(name):
+  assert str(jax.make_jaxpr(INDEXING[name])(M34, I2)) == INDEXING_RECORDED[name]

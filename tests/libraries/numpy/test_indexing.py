@@ -336,3 +336,22 @@ def test_strided_slices_of_a_whole_dimension_keep_their_step():
     device = xjax.device_put(x, xjax.devices()[0])  # the general path, not host shortcuts
     np.testing.assert_array_equal(device[index], x[index])
     np.testing.assert_array_equal(xjax.jit(lambda a: a[index])(x), x[index])
+
+
+def test_grad_of_an_array_index_drops_out_of_bounds_indices_as_jax():
+  """x[i] promises in-bounds indices: its transpose drops the out-of-bounds ones (where
+  mode='clip' clamps them); values recorded from JAX 0.10.2."""
+  x = jnp.arange(4.)
+  i = jnp.array([1, -1, 7, -9, 0])
+  w = jnp.arange(1., 6.)
+  np.testing.assert_array_equal(xjax.grad(lambda y: (y[i] * w).sum())(x), [5., 1., 0., 2.])
+  np.testing.assert_array_equal(
+      xjax.grad(lambda y: (y.at[i].get(mode="clip") * w).sum())(x), [9., 1., 0., 5.])
+
+
+def test_update_with_strided_and_reversed_slices():
+  x = jnp.arange(12.).reshape(3, 4)
+  want = np.arange(12.).reshape(3, 4)
+  want[::2, ::-3] *= 2
+  np.testing.assert_array_equal(x.at[::2, ::-3].multiply(2.), want)
+  np.testing.assert_array_equal(xjax.jit(lambda y: y.at[::2, ::-3].multiply(2.))(x), want)

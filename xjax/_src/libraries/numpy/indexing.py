@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import operator
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from xjax._src.api.explicit_sharding import auto_axes
 from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
 from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type, lt,
-                                                  max as lax_max, neg, select_n)
+                                                  max as lax_max, mul as lax_mul, select_n)
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, expand_dims,
                                              full as lax_full, full_like, iota, reshape, rev,
                                              slice as lax_slice, squeeze)
@@ -73,11 +74,9 @@ def _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices, out_shar
   if not advanced and mode is None and not starts_in_gather:
     out, new_axes = _static_take(x, aval, entries)
   else:
-    mode = (gs.GatherScatterMode.from_any(mode) if mode is not None
-            else gs.GatherScatterMode.CLIP)
     take = functools.partial(_gather_take, aval=aval, entries=entries, mode=mode,
                              fill_value=fill_value, indices_are_sorted=indices_are_sorted,
-                             unique_indices=unique_indices, starts_in_gather=starts_in_gather)
+                             unique_indices=unique_indices)
     if out_sharding is None:
       out, new_axes = take(x)
     else:  # (JAX's: the gather runs over Auto axes, its result resharded as asked)
@@ -299,72 +298,111 @@ def _slice_bounds(e: slice, size: int):
   return start + (n - 1) * step, start + 1, -step, True
 
 
-def _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted, unique_indices,
-                 starts_in_gather=False):
-  """``x[entries]`` by a gather of its int and array entries (slices taken first by
-  ``lax.slice``; with ``starts_in_gather``, unit-step slices that cut a dimension are
-  started by the gather instead, as JAX indexes an Array over several devices)."""
-  # 1. static slices by slicing; ints and arrays are advanced indices
+class _GatherPlan(NamedTuple):
+  """An index ``entries`` of an array as one gather (or, for ``x.at[]``, one scatter)."""
+  indices: object       # the start indices, trailing index-vector dim (None: no gather)
+  dnums: gs.GatherDimensionNumbers
+  slice_sizes: tuple
+  shape: tuple          # the result's shape, the None entries' axes included (as 1s)
+  new_axes: list        # the None entries' axes in ``shape``
+  reversed: tuple       # axes (of ``shape`` without the None axes) that negative steps reverse
+  advanced: bool        # whether an integer array indexes (else sorted and unique starts)
+
+
+def _slice_extent(e: slice, size: int):
+  """(first element, step, number of elements) ``e`` selects of ``size``."""
+  start, stop, step = e.indices(size)
+  n = (stop - start + step - 1) // step if step > 0 else (start - stop - step - 1) // -step
+  return start, step, max(0, n)
+
+
+def _gather_plan(aval, entries) -> _GatherPlan:
+  """The gather taking ``x[entries]`` (entries: None / slice / int / integer array, one
+  real entry per dimension): ints, arrays and strided slices give start indices (ints and
+  arrays broadcast together as NumPy's advanced indexing when an array of rank >= 1 is
+  among them), partial unit-step slices give a start and a window, full ones a window."""
+  dt = np.int32 if all(n < 2**31 for n in aval.shape) else np.int64
+  advanced = any(e is not None and not isinstance(e, (slice, int, np.integer))
+                 and np.ndim(e) > 0 for e in entries)
   real = [e for e in entries if e is not None]
-  sliced = x
-  starts, limits, strides, flips, started = [], [], [], [], {}
-  for d, e in enumerate(real):
-    if isinstance(e, slice):
-      s, l, st, f = _slice_bounds(e, aval.shape[d])
-      if starts_in_gather and st == 1 and not f and l - s != aval.shape[d]:
-        started[d] = (s, l - s)
-        s, l = 0, aval.shape[d]
-      starts.append(s), limits.append(l), strides.append(st)
-      if f:
-        flips.append(d)
-    else:
-      starts.append(0), limits.append(aval.shape[d]), strides.append(1)
-  if starts != [0] * aval.ndim or limits != list(aval.shape) or strides != [1] * aval.ndim:
-    sliced = lax_slice(sliced, starts, limits, None if set(strides) <= {1} else strides)
-  if flips:
-    sliced = rev(sliced, flips)
-  shape = get_aval(sliced).shape
-  # 2. every int / array entry is an advanced index, broadcast together
-  adv_dims = [d for d, e in enumerate(real) if not isinstance(e, slice)]
-  adv_vals = [_normalize(real[d], shape[d]) for d in adv_dims]
-  bshape = np.broadcast_shapes(*(get_aval(v).shape for v in adv_vals)) if adv_vals else ()
-  positions = [k for k, e in enumerate(entries) if e is not None and not isinstance(e, slice)]
-  adjacent = positions == list(range(positions[0], positions[-1] + 1)) if positions else True
-  # output layout: the advanced block at its place (adjacent) or first (separated)
-  items, block_at = [], None
+  adv_dims, adv_vals, bshape = [], [], ()
+  if advanced:
+    adv_dims = [d for d, e in enumerate(real) if not isinstance(e, slice)]
+    adv_vals = [_normalize(real[d], aval.shape[d]) for d in adv_dims]
+    bshape = tuple(np.broadcast_shapes(*(np.shape(v) for v in adv_vals)))
+    positions = [k for k, e in enumerate(entries) if e is not None and not isinstance(e, slice)]
+    block_at = positions[0] if positions == list(range(positions[0], positions[-1] + 1)) else 0
+  starts, starts_shape = [], []        # (index array, its first axis in the starts' shape)
+  offset_dims, collapsed, index_map, sizes, shape, new_axes, reversed_ = [], [], [], [], [], [], []
+  dim = out_dim = 0                    # out_dim counts the result's axes but the None ones
   for k, e in enumerate(entries):
-    if k in positions:
-      if block_at is None and adjacent:
-        block_at = len(items)
-        items.append("block")
+    if advanced and k == block_at:
+      for v in adv_vals:
+        v = v if np.shape(v) == bshape else broadcast_to(v, bshape)
+        starts.append((convert_element_type(v, dt), len(starts_shape)))
+      starts_shape.extend(bshape)
+      index_map.extend(adv_dims), collapsed.extend(adv_dims), shape.extend(bshape)
+      out_dim += len(bshape)
+    if e is None:
+      new_axes.append(len(shape))
+      shape.append(1)
       continue
-    items.append(e)
-  if block_at is None:
-    items.insert(0, "block")
-  out_kinds = []
-  for it in items:
-    out_kinds.extend(["adv"] * len(bshape) if it == "block" else [it])
-  no_none = [k for k in out_kinds if k is not None]
-  if adv_dims or started:
-    dt = np.int64 if any(get_aval(v).dtype == np.int64 for v in adv_vals) else np.int32
-    firsts = dict(zip(adv_dims, adv_vals))
-    firsts.update((d, np.asarray(s, dt)) for d, (s, _) in started.items())
-    indexed = sorted(firsts)
-    cols = [broadcast_in_dim(convert_element_type(firsts[d], dt), tuple(bshape) + (1,),
-                             tuple(range(len(bshape) - get_aval(firsts[d]).ndim, len(bshape))))
-            for d in indexed]
-    indices = cols[0] if len(cols) == 1 else concatenate(cols, len(bshape))
-    offset_dims = tuple(k for k, kind in enumerate(no_none) if kind != "adv")
-    sizes = tuple(min(n, 1) if d in adv_dims else started[d][1] if d in started else n
-                  for d, n in enumerate(shape))
-    if 0 in [sizes[d] for d in adv_dims] and np.prod(bshape) != 0:
-      raise TypeError(f"index out of bounds for an axis of size 0 (shape {aval.shape})")
-    dn = gs.GatherDimensionNumbers(offset_dims, tuple(adv_dims), tuple(indexed))
-    out = gs.gather(sliced, indices, dn, sizes, mode=mode, fill_value=fill_value,
-                    indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+    if advanced and dim in adv_dims:
+      sizes.append(1)
+    elif not isinstance(e, slice):     # an int or a 0-d array, with no array among them
+      if not aval.shape[dim]:
+        raise IndexError(f"index is out of bounds for axis {dim} with size 0")
+      starts.append((convert_element_type(_normalize(e, aval.shape[dim]), dt),
+                     len(starts_shape)))
+      index_map.append(dim), collapsed.append(dim), sizes.append(1)
+    else:
+      start, step, n = _slice_extent(e, aval.shape[dim])
+      shape.append(n)
+      if step == 1:
+        if n != aval.shape[dim]:
+          starts.append((np.asarray(start, dt), len(starts_shape)))
+          index_map.append(dim)
+        sizes.append(n), offset_dims.append(out_dim)
+      else:
+        idx = lax_add(np.asarray(start, dt)[()], lax_mul(np.asarray(step, dt)[()], iota(dt, n)))
+        if step < 0:
+          reversed_.append(out_dim)
+          idx = rev(idx, (0,))
+        starts.append((idx, len(starts_shape)))
+        starts_shape.append(n)
+        index_map.append(dim), collapsed.append(dim), sizes.append(1)
+      out_dim += 1
+    dim += 1
+  if not starts:
+    indices = None
+  elif len(starts) == 1:
+    indices = expand_dims(starts[0][0], (np.ndim(starts[0][0]),))
   else:
-    out = sliced
-  return out, [k for k, kind in enumerate(out_kinds) if kind is None]
+    full = (*starts_shape, 1)
+    indices = concatenate([broadcast_in_dim(s, full, tuple(range(at, at + np.ndim(s))))
+                           for s, at in starts], len(starts_shape))
+  dn = gs.GatherDimensionNumbers(tuple(offset_dims), tuple(sorted(collapsed)), tuple(index_map))
+  return _GatherPlan(indices, dn, tuple(sizes), tuple(shape), new_axes, tuple(reversed_),
+                     advanced)
+
+
+def _gather_take(x, aval, entries, mode, fill_value, indices_are_sorted, unique_indices):
+  """``x[entries]`` by one gather; also the axes the None entries add."""
+  plan = _gather_plan(aval, entries)
+  gathered = tuple(n for k, n in enumerate(plan.shape) if k not in plan.new_axes)
+  if 0 in plan.shape:
+    return lax_full(gathered, 0, aval.dtype), plan.new_axes
+  out = x
+  if plan.indices is not None:
+    if 0 in [plan.slice_sizes[d] for d in plan.dnums.collapsed_slice_dims] and plan.advanced:
+      raise TypeError(f"index out of bounds for an axis of size 0 (shape {aval.shape})")
+    out = gs.gather(x, plan.indices, plan.dnums, plan.slice_sizes, mode=mode,
+                    fill_value=fill_value,
+                    indices_are_sorted=indices_are_sorted or not plan.advanced,
+                    unique_indices=unique_indices or not plan.advanced)
+  if plan.reversed:
+    out = rev(out, plan.reversed)
+  return out, plan.new_axes
 
 
 def _normalize(i, size: int):
@@ -419,7 +457,7 @@ class IndexUpdateRef:
     return _scatter_update(self.array, self.index, values, gs.scatter_add, **kw)
 
   def subtract(self, values, **kw):
-    return _scatter_update(self.array, self.index, values, gs.scatter_add, negate=True, **kw)
+    return _scatter_update(self.array, self.index, values, gs.scatter_sub, **kw)
 
   def multiply(self, values, **kw):
     return _scatter_update(self.array, self.index, values, gs.scatter_mul, **kw)
@@ -453,7 +491,7 @@ class IndexUpdateRef:
                            scatter_fn, **kw)
 
 
-def _scatter_update(x, idx, values, scatter_fn, *, negate=False, indices_are_sorted=False,
+def _scatter_update(x, idx, values, scatter_fn, *, indices_are_sorted=False,
                     unique_indices=False, mode=None, out_sharding=None):
   """Scatters into the flattened array at the flat positions ``idx`` selects (eagerly, as
   one program compiled per index template)."""
@@ -462,13 +500,14 @@ def _scatter_update(x, idx, values, scatter_fn, *, negate=False, indices_are_sor
     split = _split_index(idx)
     if split is not None:
       return _compiled_scatter(x, split[1], values, template=split[0], scatter_fn=scatter_fn,
-                               negate=negate, indices_are_sorted=indices_are_sorted,
+                               indices_are_sorted=indices_are_sorted,
                                unique_indices=unique_indices, mode=mode)
-  return _scatter(x, idx, values, scatter_fn, negate, indices_are_sorted, unique_indices,
+  return _scatter(x, idx, values, scatter_fn, indices_are_sorted, unique_indices,
                   mode)
 
 
-_SCATTERS = (gs.scatter, gs.scatter_add, gs.scatter_mul, gs.scatter_min, gs.scatter_max)
+_SCATTERS = (gs.scatter, gs.scatter_add, gs.scatter_sub, gs.scatter_mul, gs.scatter_min,
+             gs.scatter_max)
 
 
 def _update_values(x, values):
@@ -490,43 +529,67 @@ def _update_values(x, values):
   return values
 
 
-@compiled_when_eager(static_argnames=("template", "scatter_fn", "negate", "indices_are_sorted",
+@compiled_when_eager(static_argnames=("template", "scatter_fn", "indices_are_sorted",
                                       "unique_indices", "mode"))
-def _compiled_scatter(x, arrays, values, *, template, scatter_fn, negate, indices_are_sorted,
+def _compiled_scatter(x, arrays, values, *, template, scatter_fn, indices_are_sorted,
                       unique_indices, mode):
-  return _scatter(x, _join_index(template, arrays), values, scatter_fn, negate,
+  return _scatter(x, _join_index(template, arrays), values, scatter_fn,
                   indices_are_sorted, unique_indices, mode)
 
 
-def _scatter(x, idx, values, scatter_fn, negate, indices_are_sorted, unique_indices, mode):
+def _scatter(x, idx, values, scatter_fn, indices_are_sorted, unique_indices, mode):
+  aval = get_aval(x)
+  if isinstance(idx, list):
+    raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "
+                    "allowed; use `arr[array(seq)]` instead of `arr[seq]`.")
+  if dslice_indexing.has_dslice(idx):
+    return _scatter_at_positions(x, idx, values, scatter_fn, indices_are_sorted,
+                                 unique_indices, mode)
+  entries, empty = _expand(aval, idx)
+  plan = _gather_plan(aval, entries)
+  if empty or 0 in plan.shape or not aval.size:   # nothing to update
+    return x
+  target, v = promote_dtypes(x, values)   # updated in the common dtype, as JAX
+  v_aval = get_aval(v)
+  try:
+    v = broadcast_to(v, plan.shape)
+  except (ValueError, TypeError):
+    raise ValueError(f"Incompatible types for broadcasting: input type={v_aval.str_short(False)} "
+                     f"and requested type={v_aval.update(shape=plan.shape).str_short(False)}"
+                     ) from None
+  if plan.new_axes:
+    v = squeeze(v, plan.new_axes)
+  if plan.reversed:
+    v = rev(v, plan.reversed)
+  indices = plan.indices if plan.indices is not None else np.zeros((0,), np.int32)
+  dn = gs.ScatterDimensionNumbers(plan.dnums.offset_dims, plan.dnums.collapsed_slice_dims,
+                                  plan.dnums.start_index_map)
+  out = scatter_fn(target, indices, v, dn,
+                   indices_are_sorted=indices_are_sorted or not plan.advanced,
+                   unique_indices=unique_indices or not plan.advanced, mode=mode)
+  return convert_element_type(out, aval.dtype, aval.weak_type)
+
+
+def _scatter_at_positions(x, idx, values, scatter_fn, indices_are_sorted, unique_indices,
+                          mode):
+  """A scatter into the flattened array at the flat positions ``idx`` selects of it (its
+  ``jax.ds`` entries taken by indexing, clamped or filled as ``mode`` says)."""
   aval = get_aval(x)
   mode = gs.GatherScatterMode.from_any(mode)
-  if aval.size == 0:  # nothing to update, but (as JAX) a static integer index is checked
-    try:
-      rewriting_take(x, idx)
-    except TypeError:  # an array index into an empty axis: no error on update
-      pass
+  if aval.size == 0:
     return x
   flat_dt = np.int32 if aval.size < 2**31 else np.int64
-  ids = reshape(iota(flat_dt, max(aval.size, 0)), aval.shape)
+  ids = reshape(iota(flat_dt, aval.size), aval.shape)
   pos_mode = gs.GatherScatterMode.CLIP if mode is gs.GatherScatterMode.CLIP else _FILL
   pos = rewriting_take(ids, idx, mode=pos_mode, fill_value=aval.size)
   pos_shape = get_aval(pos).shape
-  target, v = promote_dtypes(x, asarray(values))   # updated in the common dtype, as JAX
-  v_aval = get_aval(v)
-  try:
-    v = broadcast_to(v, pos_shape)
-  except (ValueError, TypeError):
-    raise ValueError(f"Incompatible types for broadcasting: input type={v_aval.str_short(False)} "
-                     f"and requested type={v_aval.update(shape=pos_shape).str_short(False)}"
-                     ) from None
-  if negate:
-    v = neg(v)
+  target, v = promote_dtypes(x, values)
+  v = broadcast_to(v, pos_shape)
   n = int(np.prod(pos_shape, dtype=np.int64))
-  dn = gs.ScatterDimensionNumbers((), (0,), (0,))
-  out = scatter_fn(reshape(target, (aval.size,)), reshape(pos, (n, 1)),
-                   reshape(v, (n,)), dn, indices_are_sorted=indices_are_sorted,
-                   unique_indices=unique_indices, mode=_FILL)
+  out = scatter_fn(reshape(target, (aval.size,)), reshape(pos, (n, 1)), reshape(v, (n,)),
+                   gs.ScatterDimensionNumbers((), (0,), (0,)),
+                   indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                   mode=_FILL)
   return convert_element_type(reshape(out, aval.shape), aval.dtype, aval.weak_type)
 
 

@@ -13,12 +13,13 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.sharding import ShardingTypeError, typed_sharding
-from xjax._src.execution.array import scalar_array
+from xjax._src.execution.array import Array, scalar_array
 from xjax._src.execution.host_eval import (divide_rule, flush_subnormals, identity,
                                            input_cast, quiet, rounding, ufunc_kernel)
 from xjax._src.backend.lowering import compare_attributes, i64_array
 from xjax._src.core.avals import (ShapedArray, mesh_of, physical_aval, result_sharding,
                                   spec_of, tangent_aval)
+from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -1029,7 +1030,9 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     new_dtype = dtypes.dtype(new_dtype)
   new_dtype = dtypes.canonicalize_dtype(new_dtype)
   weak_type = bool(weak_type)
-  if _is_host_scalar(operand) and getattr(operand, "dtype", None) != dtypes.float0:
+  if (_is_host_scalar(operand) or _staged_scalar_constant(operand)) and \
+      getattr(operand, "dtype", None) != dtypes.float0:
+    operand = operand._value()[()] if type(operand) is Array else operand
     if (type(operand) is float or np.asarray(operand).dtype.kind == "f") and (
         dtypes.is_integer(new_dtype)):
       operand = _saturating_int(float(operand), new_dtype)
@@ -1045,6 +1048,11 @@ _HOST_SCALARS = (bool, int, float, type(1j), np.generic)  # `complex` is lax.com
 
 def _is_host_scalar(x) -> bool:
   return isinstance(x, _HOST_SCALARS) or (isinstance(x, np.ndarray) and x.ndim == 0)
+
+
+def _staged_scalar_constant(x) -> bool:
+  """A concrete 0-d Array under a staging trace: converted as a literal, as JAX folds it."""
+  return type(x) is Array and x.ndim == 0 and current_trace() is not eval_trace
 
 
 def _convert_extended(operand, new_dtype):

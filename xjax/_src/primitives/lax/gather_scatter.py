@@ -146,7 +146,7 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
                                 dn.operand_batching_dims, dn.start_indices_batching_dims)
   zeros = constrain_to_type(shapes.full(aval.shape, 0, aval.dtype), aval._sharding)
   return [scatter_add(zeros, indices, ct, sdn, indices_are_sorted=indices_are_sorted,
-                      unique_indices=unique_indices, mode=GatherScatterMode.CLIP), None]
+                      unique_indices=unique_indices, mode=mode), None]
 
 
 def _shift(dims, k=1):
