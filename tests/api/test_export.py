@@ -100,6 +100,42 @@ def test_deserialize_errors_as_reference(exp):
     export.deserialize(blob)
 
 
+def test_shardings_recorded_at_export_as_jax():
+  # (JAX 0.10.2's shardings for the same exports over a one-device mesh)
+  from xjax.sharding import AxisType, NamedSharding, PartitionSpec as P
+  mesh = xjax.make_mesh((1,), ("a",), axis_types=(AxisType.Auto,))
+  other = xjax.make_mesh((1,), ("b",), axis_types=(AxisType.Auto,))
+  x = np.ones((4, 2), np.float32)
+  exp = export.export(xjax.jit(lambda x, y: (x * 2, y), in_shardings=(
+      NamedSharding(mesh, P("a")), None), out_shardings=(None, NamedSharding(mesh, P(None, "a")))
+  ))(x, x)
+  ins, outs = exp.in_shardings_jax(mesh), exp.out_shardings_jax(mesh)
+  assert ins[1] is None and outs[0] is None
+  assert ins[0] == NamedSharding(mesh, P("a")) and outs[1] == NamedSharding(mesh, P(None, "a"))
+  assert repr(ins[0]) == ("NamedSharding(mesh=Mesh('a': 1, axis_types=(Auto,)), spec=P('a',), "
+                          "memory_kind=device)")
+  abstract = exp.in_shardings_jax(None)[0]   # over the abstract mesh exported with
+  assert abstract.mesh == mesh.abstract_mesh and abstract.spec == P("a")
+  assert exp.in_shardings_jax(mesh.abstract_mesh)[0].mesh == mesh.abstract_mesh
+  with pytest.raises(ValueError, match="NamedSharding new mesh .* does not match the mesh "
+                                       "used for export"):
+    exp.in_shardings_jax(other)
+  # a committed argument's own sharding; one device's is replicated over an empty mesh
+  placed = xjax.device_put(x, NamedSharding(mesh, P("a")))
+  assert export.export(xjax.jit(lambda x: x))(placed).in_shardings_jax(mesh) == (
+      NamedSharding(mesh, P("a")),)
+  on_device = export.export(xjax.jit(lambda x: x))(xjax.device_put(x, xjax.devices()[0]))
+  (empty,) = on_device.in_shardings_jax(None)
+  assert empty.mesh.empty and empty.spec == P(None, None)
+  with pytest.raises(ValueError, match="does not match"):
+    on_device.in_shardings_jax(mesh)
+  unplaced = export.export(xjax.jit(lambda x: x))(x)
+  assert unplaced.in_shardings_jax(mesh) == (None,) == unplaced.out_shardings_jax(mesh)
+  with xjax.set_mesh(mesh):   # a bare PartitionSpec names the context mesh
+    spec = export.export(xjax.jit(lambda x: x, in_shardings=P("a")))(x)
+  assert spec.in_shardings_jax(mesh) == (NamedSharding(mesh, P("a")),)
+
+
 def test_constants_statics_kwargs_and_nesting():
   big = np.arange(1000., dtype=np.float32)  # written into the program
   e = export.export(xjax.jit(lambda x: x + big))(np.zeros(1000, np.float32))

@@ -17,6 +17,7 @@ from xjax._src.backend import clients, lowering, mlir_modules
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.core.trace import Primitive
+from xjax._src.foundations.sharding import AbstractMesh, Mesh, NamedSharding, PartitionSpec
 from xjax._src.api.jit import PjitFunction, jit
 from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
 from xjax._src.api.transformations import vjp
@@ -79,6 +80,10 @@ class Exported:
   module_kept_var_idx: tuple
   uses_global_constants: bool
   _get_vjp: Callable[["Exported"], "Exported"] | None
+  # Per argument and result leaf, the sharding recorded at export (a NamedSharding over an
+  # abstract mesh) or None; None for all when none were recorded.
+  _in_named_shardings: tuple | None = None
+  _out_named_shardings: tuple | None = None
 
   def __str__(self) -> str:
     return f"Exported(fun_name={self.fun_name}, ...)"  # as jaxprs print it
@@ -109,6 +114,52 @@ class Exported:
   def call(self, *args, **kwargs):
     """Runs the exported program on arguments of the exported structure and types."""
     return call_exported(self, args, kwargs)
+
+  def in_shardings_jax(self, mesh: Mesh | AbstractMesh | None) -> tuple:
+    """The arguments' shardings recorded at export, over ``mesh`` (None: over the abstract
+    mesh they were exported with); None for an argument exported without one."""
+    return tuple(_over_mesh(s, mesh)
+                 for s in self._in_named_shardings or (None,) * len(self.in_avals))
+
+  def out_shardings_jax(self, mesh: Mesh | AbstractMesh | None) -> tuple:
+    """The results' shardings recorded at export, as ``in_shardings_jax``."""
+    return tuple(_over_mesh(s, mesh)
+                 for s in self._out_named_shardings or (None,) * len(self.out_avals))
+
+
+def _over_mesh(sharding: NamedSharding | None, mesh) -> NamedSharding | None:
+  if sharding is None or mesh is None:
+    return sharding
+  new, old = mesh.abstract_mesh, sharding.mesh
+  if (new.axis_sizes, new.axis_names, new.axis_types) != (
+      old.axis_sizes, old.axis_names, old.axis_types):
+    raise ValueError(f"NamedSharding new mesh {mesh} does not match the mesh used for "
+                     f"export {old}.")
+  return NamedSharding(mesh, sharding.spec, memory_kind=sharding.memory_kind)
+
+
+def _recorded_shardings(fun_jit, traced) -> tuple[tuple, tuple]:
+  """The shardings an export records per argument and result leaf, over abstract meshes:
+  those ``jit``'s ``in_shardings``/``out_shardings`` give and a committed argument's own
+  (JAX records also the result shardings it propagates; xjax none)."""
+  entry, leaves = traced._entry, traced._leaves
+  if fun_jit._bare_spec:   # PartitionSpecs, over the context mesh
+    fun_jit = fun_jit._over_context_mesh()
+  _, ins, outs = fun_jit._spread_layouts(entry, leaves, traced._args)
+  ins = [s if s is not None or not getattr(x, "committed", False) else x.sharding
+         for s, x in zip(ins, leaves)]
+  return (tuple(map(_abstract_sharding, ins, entry.in_avals)),
+          tuple(map(_abstract_sharding, outs, entry.closed.out_avals)))
+
+
+def _abstract_sharding(sharding, aval) -> NamedSharding | None:
+  if sharding is None:
+    return None
+  if isinstance(sharding, NamedSharding):
+    return NamedSharding(sharding.mesh.abstract_mesh, sharding.spec,
+                         memory_kind=sharding.memory_kind)
+  # a sharding of one device: replicated over an empty mesh, as JAX records it
+  return NamedSharding(AbstractMesh((), ()), PartitionSpec(*[None] * aval.ndim))
 
 
 _vjps: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # Exported -> its VJP
@@ -146,6 +197,7 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     in_tree = tree if has_kwargs else tree_util.tree_structure(
         (tree_util.tree_unflatten(tree, [0] * tree.num_leaves), {}))
     n_in, n_out = len(entry.in_avals), len(entry.closed.out_avals)
+    in_named, out_named = _recorded_shardings(fun_jit, traced)
     return Exported(
         fun_name=fun_jit._name, in_tree=in_tree, in_avals=tuple(entry.in_avals),
         out_tree=entry.out_tree, out_avals=tuple(entry.closed.out_avals),
@@ -157,7 +209,8 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
             if len(platforms) > 1 else text),
         calling_convention_version=CALLING_CONVENTION_VERSION,
         module_kept_var_idx=tuple(range(n_in)), uses_global_constants=False,
-        _get_vjp=functools.partial(_export_vjp, entry.closed, platforms, checks))
+        _get_vjp=functools.partial(_export_vjp, entry.closed, platforms, checks),
+        _in_named_shardings=in_named, _out_named_shardings=out_named)
   return do_export
 
 
