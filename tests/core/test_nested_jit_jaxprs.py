@@ -378,3 +378,84 @@ def test_cumulative_dtypes_as_jax():
   out = jnp.cumulative_prod(jnp.array([1, 2], jnp.int8), include_initial=True)
   assert out.dtype == np.int8
   np.testing.assert_array_equal(out, [1, 1, 2])
+
+
+VAR_STD = {  # of M33
+    "var_ddof": lambda x: jnp.var(x, axis=0, ddof=1),
+    "std": lambda x: jnp.std(x),
+}
+
+# str(jax.make_jaxpr(f)(M33)) under JAX 0.10.2: jit[name=_var] (shared by std's
+# jit[name=_std]) takes ddof as an argument and squares
+VAR_STD_RECORDED = {
+    'var_ddof': (
+        'let _var = { lambda ; a:f32[3,3] b:i32[]. let\n'
+        '    c:f32[3] = reduce_sum[axes=(0,) out_sharding=None] a\n'
+        '    d:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] c\n'
+        '    e:f32[1,3] = div d 3.0:f32[]\n'
+        '    f:f32[3,3] = sub a e\n'
+        '    g:f32[3,3] = square f\n'
+        '    h:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b\n'
+        '    i:f32[] = sub 3.0:f32[] h\n'
+        '    j:f32[3] = reduce_sum[axes=(0,) out_sharding=None] g\n'
+        '    k:f32[3] = div j i\n'
+        '    l:bool[] = gt i 0.0:f32[]\n'
+        '    m:f32[3] = jit[\n'
+        '      name=_where\n'
+        '      jaxpr={ lambda ; l:bool[] k:f32[3] n:f32[]. let\n'
+        '          o:f32[] = convert_element_type[new_dtype=float32 weak_type=False] n\n'
+        '          p:f32[3] = broadcast_in_dim o\n'
+        '          m:f32[3] = select_n l p k\n'
+        '        in (m,) }\n'
+        '    ] l k nan:f32[]\n'
+        '  in (m,) } in\n'
+        '{ lambda ; q:f32[3,3]. let\n'
+        '    r:f32[3] = jit[name=_var jaxpr=_var] q 1:i32[]\n'
+        '  in (r,) }'
+    ),
+    'std': (
+        'let _var = { lambda ; a:f32[3,3] b:i32[]. let\n'
+        '    c:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] a\n'
+        '    d:f32[1,1] = broadcast_in_dim c\n'
+        '    e:f32[1,1] = div d 9.0:f32[]\n'
+        '    f:f32[3,3] = sub a e\n'
+        '    g:f32[3,3] = square f\n'
+        '    h:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b\n'
+        '    i:f32[] = sub 9.0:f32[] h\n'
+        '    j:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] g\n'
+        '    k:f32[] = div j i\n'
+        '    l:bool[] = gt i 0.0:f32[]\n'
+        '    m:f32[] = jit[\n'
+        '      name=_where\n'
+        '      jaxpr={ lambda ; l:bool[] k:f32[] n:f32[]. let\n'
+        '          o:f32[] = convert_element_type[new_dtype=float32 weak_type=False] n\n'
+        '          m:f32[] = select_n l o k\n'
+        '        in (m,) }\n'
+        '    ] l k nan:f32[]\n'
+        '  in (m,) } in\n'
+        '{ lambda ; p:f32[3,3]. let\n'
+        '    q:f32[] = jit[\n'
+        '      name=_std\n'
+        '      jaxpr={ lambda ; p:f32[3,3] r:i32[]. let\n'
+        '          s:f32[] = jit[name=_var jaxpr=_var] p r\n'
+        '          q:f32[] = sqrt s\n'
+        '        in (q,) }\n'
+        '    ] p 0:i32[]\n'
+        '  in (q,) }'
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VAR_STD))
+def test_var_std_jaxprs_are_jaxs(name):
+  assert str(jax.make_jaxpr(VAR_STD[name])(M33)) == VAR_STD_RECORDED[name]
+
+
+def test_var_std_values_through_the_nested_calls():
+  x = np.arange(12., dtype=np.float32).reshape(3, 4) ** 1.5
+  for ddof in (0, 1, 2):
+    np.testing.assert_allclose(jnp.var(x, axis=1, ddof=ddof), np.var(x, axis=1, ddof=ddof),
+                               rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(lambda a: jnp.std(a, axis=0, ddof=ddof))(x),
+                               np.std(x, axis=0, ddof=ddof), rtol=1e-6)
+  assert np.isnan(jnp.var(x, axis=1, ddof=4)).all()   # no degrees of freedom left

@@ -11,7 +11,7 @@ from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.call_tracing import check_hashable
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (conj, convert_element_type, div, gt, mul, ne,
-                                                  real, select_n, sqrt, sub)
+                                                  real, select_n, sqrt, square, sub)
 from xjax._src.primitives.lax.reductions import (argmax as lax_argmax, argmin as lax_argmin,
                                                  reduce_and, reduce_max, reduce_min, reduce_or,
                                                  reduce_prod, reduce_sum)
@@ -184,8 +184,14 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     if ddof != 0:
       raise ValueError("ddof and correction can't be provided simultaneously.")
     ddof = correction
+  axes = _axes(axis, get_aval(a).ndim, IndexError)
+  return _var(a, ddof, axis=axes, dtype=dtype, keepdims=keepdims, where=where, mean=mean)
+
+
+@compiled_when_eager(staged="_var", static_argnames=("axis", "dtype", "keepdims"))
+def _var(a, ddof, *, axis, dtype, keepdims, where, mean):
+  """``var`` with its reduced ``axis`` resolved; ``ddof`` a (traced) argument, as JAX's."""
   aval = get_aval(a)
-  axes = _axes(axis, aval.ndim, IndexError)
   dt = dtypes.to_inexact_dtype(aval.dtype) if dtype is None else \
       dtypes.check_user_dtype_supported(dtype, "var")
   if dt == np.bool_:
@@ -194,7 +200,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
   dt = _accumulation_dtype(dt)  # var always accumulates float16/bfloat16 in float32
   x = convert_element_type(a, dt, False)
   if mean is None:
-    mean = _mean(x, axis=axes, dtype=dt, keepdims=True, where=where)
+    mean = _mean(x, axis=axis, dtype=dt, keepdims=True, where=where)
   else:
     check_arraylike("var", mean)
     mean = convert_element_type(mean, dt, False)
@@ -202,30 +208,42 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
   if dtypes.is_complex(dt):
     sq = real(mul(centered, conj(centered)))
   else:
-    sq = mul(centered, centered)
-  total = sum(sq, axis=axes, keepdims=keepdims, where=where)
-  tdt = get_aval(total).dtype
+    sq = square(centered)
+  rdt = get_aval(sq).dtype
   if where is None:
-    denom = full_like(total, _count(aval, axes) - ddof)
+    count = np.asarray(_count(aval, axis), rdt)[()]
   else:
-    count = sum(broadcast_to(where, aval.shape), axis=axes, keepdims=keepdims, dtype=tdt)
-    denom = sub(count, np.asarray(ddof, tdt)[()])
+    count = sum(broadcast_to(where, aval.shape), axis=axis, keepdims=keepdims, dtype=rdt)
+  denom = sub(count, convert_element_type(ddof, rdt))
+  total = sum(sq, axis=axis, keepdims=keepdims, where=where)
   out = div(total, denom)
   if not dtypes.is_inexact(dt):  # as JAX: integer arithmetic, then a weakly typed float
     return convert_element_type(out, dtypes.default_float_dtype(), True)
+  out = out if out_dt == dt else convert_element_type(out, out_dt, False)
   # no degrees of freedom left: NaN (as JAX), not +-inf
-  out = select_n(gt(denom, full_like(denom, 0)), full_like(out, np.nan), out)
-  return out if out_dt == dt else convert_element_type(out, out_dt, False)
+  return _where(gt(denom, np.zeros((), rdt)[()]), out, np.nan)
 
 
 @_compiled
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
+  _check_out(out, "std")
+  check_arraylike("std", a)
   if dtype is not None and not dtypes.is_inexact(dtypes.check_user_dtype_supported(dtype,
                                                                                    "std")):
     raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
-  return sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
-                      where=where, mean=mean, correction=correction))
+  if correction is not None:
+    if ddof != 0:
+      raise ValueError("ddof and correction can't be provided simultaneously.")
+    ddof = correction
+  axes = _axes(axis, get_aval(a).ndim, IndexError)
+  return _std(a, ddof, axis=axes, dtype=dtype, keepdims=keepdims, where=where, mean=mean)
+
+
+@compiled_when_eager(staged="_std", static_argnames=("axis", "dtype", "keepdims"))
+def _std(a, ddof, *, axis, dtype, keepdims, where, mean):
+  return sqrt(_var(a, ddof, axis=axis, dtype=dtype, keepdims=keepdims, where=where,
+                   mean=mean))
 
 
 def _arg(name, fn):

@@ -29,7 +29,10 @@ def where_inline(condition, x, y):
   cond = condition if get_aval(condition).dtype == np.bool_ else ne(
       condition, np.zeros((), get_aval(condition).dtype)[()])
   x, y = promote_dtypes(x, y)
-  cond, x, y = broadcast_arrays(cond, x, y)
+  if get_aval(cond).ndim == 0:   # a scalar predicate selects whole arrays (as JAX)
+    x, y = broadcast_arrays(x, y)
+  else:
+    cond, x, y = broadcast_arrays(cond, x, y)
   return select_n(cond, y, x)
 
 
