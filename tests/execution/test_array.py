@@ -212,3 +212,10 @@ def test_device_buffer_removed():
   with pytest.raises(AttributeError, match=r"device_buffers has been deprecated. Use \[x.data "
                                            r"for x in arr.addressable_shards\]$"):
     x.device_buffers
+
+
+def test_traceback_is_none_as_jax_without_collection():
+  # (documented in differences.md: xjax does not record where arrays are made)
+  assert isinstance(type(jnp.ones(2)).__dict__["traceback"], property)
+  assert jnp.arange(3.0).traceback is None
+  assert jax.jit(lambda a: a * 2)(jnp.ones(2)).traceback is None

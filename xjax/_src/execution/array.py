@@ -117,6 +117,12 @@ class Array:
   def committed(self) -> bool:
     return bool(self._committed)
 
+  @property
+  def traceback(self) -> None:
+    """None, JAX's value where traceback collection is off: xjax does not record the Python
+    stack where each array is made (walking it would cost an eager operation about 40%)."""
+    return None
+
   # -- host values -----------------------------------------------------------------------
   def _value(self) -> np.ndarray:
     if dtypes.is_extended(self.aval.dtype):
