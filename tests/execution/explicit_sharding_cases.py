@@ -354,3 +354,107 @@ def test_programs_over_the_mesh_check_deleted_inputs_and_nans():
   finally:
     xjax.config.update("jax_debug_nans", False)
   np.testing.assert_array_equal(np.asarray(xjax.jit(lambda a: a + 1)(y)), np.arange(8.0) + 1)
+
+
+IMG = xjax.device_put(jnp.arange(8 * 3 * 8 * 8.0).reshape(8, 3, 8, 8) / 100, P("X"))
+KERNEL = jnp.arange(4 * 3 * 3 * 3.0).reshape(4, 3, 3, 3) / 10
+_CONV = xjax.lax.conv_general_dilated
+_max_pool = lambda a, w, s: xjax.lax.reduce_window(a, -jnp.inf, xjax.lax.max, w, s, "VALID")
+
+
+@pytest.mark.parametrize("f, want", [
+    (lambda: _CONV(IMG, KERNEL, (1, 1), "SAME"), "float32[8@X,4,8,8]"),
+    (lambda: _CONV(xjax.device_put(jnp.ones((8, 3, 8, 8)), P(None, None, "X", "Y")), KERNEL,
+                   (1, 1), "SAME"), "float32[8,4,8@X,8@Y]"),
+    (lambda: _CONV(IMG, KERNEL, (2, 2), "VALID"), "float32[8@X,4,3,3]"),
+    (lambda: _CONV(xjax.device_put(jnp.ones((8, 8, 8, 3)), P("X")), jnp.ones((3, 3, 3, 4)),
+                   (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")),
+     "float32[8@X,8,8,4]"),
+    (lambda: _CONV(IMG, KERNEL, (1, 1), "SAME", out_sharding=P("X", "Y")),
+     "float32[8@X,4@Y,8,8]"),
+    (lambda: _CONV(IMG, xjax.device_put(KERNEL, P("X")), (1, 1), "SAME", out_sharding=P("X")),
+     "float32[8@X,4,8,8]"),
+    (lambda: _CONV(jnp.ones((8, 3, 8, 8)), KERNEL, (1, 1), "SAME", out_sharding=P("X")),
+     "float32[8@X,4,8,8]"),
+    (lambda: xjax.grad(lambda a: _CONV(a, KERNEL, (1, 1), "SAME").sum())(IMG),
+     "float32[8@X,3,8,8]"),
+    (lambda: xjax.grad(lambda k: _CONV(IMG, k, (1, 1), "SAME").sum())(KERNEL), "float32[4,3,3,3]"),
+    (lambda: xjax.grad(lambda w: (ROWS @ w).sum())(jnp.ones((4, 6))), "float32[4,6]"),
+    (lambda: jnp.dot(xjax.device_put(jnp.arange(8.0), P("X")),
+                     xjax.device_put(jnp.arange(8.0), P("X")), out_sharding=P()), "float32[]"),
+    (lambda: xjax.vmap(lambda a: _CONV(a, KERNEL, (1, 1), "SAME"))(
+        xjax.device_put(jnp.ones((8, 2, 3, 8, 8)), P("X"))), "float32[8@X,2,4,8,8]"),
+    (lambda: _max_pool(ROWS, (1, 2), (1, 2)), "float32[8@X,2]"),
+    (lambda: _max_pool(ROWS, (2, 1), (2, 1)), "float32[4@X,4]"),
+    (lambda: xjax.lax.reduce_window(X, 0.0, xjax.lax.add, (1, 2), (1, 2), "VALID"),
+     "float32[8@X,2@Y]"),
+    (lambda: xjax.lax.reduce_window(ROWS, 0.0, xjax.lax.add, (1, 2), (1, 1), "SAME"),
+     "float32[8@X,4]"),
+    (lambda: xjax.lax.reduce_window(ROWS, 1.0, xjax.lax.mul, (1, 2), (1, 2), "VALID"),
+     "float32[8@X,2]"),
+    (lambda: xjax.grad(lambda a: _max_pool(a, (1, 2), (1, 2)).sum())(ROWS), "float32[8@X,4]"),
+    (lambda: xjax.grad(lambda a: xjax.lax.reduce_window(a, 0.0, xjax.lax.add, (1, 2), (1, 2),
+                                                        "VALID").sum())(ROWS), "float32[8@X,4]"),
+    (lambda: xjax.vmap(lambda r: xjax.lax.reduce_window(r, 0.0, xjax.lax.add, (2,), (2,),
+                                                        "VALID"))(ROWS), "float32[8@X,2]"),
+    (lambda: jnp.split(X, 2, axis=1), ["float32[8@X,2@Y]", "float32[8@X,2@Y]"]),
+    (lambda: xjax.lax.split(X, (4, 4), axis=0), ["float32[4@X,4@Y]", "float32[4@X,4@Y]"]),
+    (lambda: jnp.array_split(ROWS, 3, axis=1), ["float32[8@X,2]", "float32[8@X,1]",
+                                                "float32[8@X,1]"]),
+])
+def test_convolutions_windows_and_splits_keep_the_split(f, want):
+  got = f()
+  assert ([str(xjax.typeof(g)) for g in got] if isinstance(got, list)
+          else str(xjax.typeof(got))) == want
+
+
+@pytest.mark.parametrize("f, message", [
+    (lambda: _CONV(xjax.device_put(jnp.ones((8, 4, 8, 8)), P(None, "X")), jnp.ones((4, 4, 3, 3)),
+                   (1, 1), "SAME"),
+     "Please specify the output sharding via `out_sharding` parameter of `conv_general_dilated`"),
+    (lambda: _CONV(IMG, xjax.device_put(KERNEL, P("X")), (1, 1), "SAME"),
+     "Please specify the output sharding via `out_sharding` parameter of `conv_general_dilated`"),
+    (lambda: _CONV(xjax.device_put(jnp.ones((8, 3, 8, 8)), P(None, None, "X")), KERNEL, (2, 2),
+                   "VALID"),
+     "conv_general_dilated on sharded dims where out dim (3) is not divisible by mesh axes (4) "
+     "with spec (X) is not implemented. Got input type=f32[8,3,8@X,8] and output "
+     "shape=(np.int64(8), np.int64(4), np.int64(3), np.int64(3))"),
+    (lambda: jnp.convolve(xjax.device_put(jnp.ones(8), P("X")), jnp.ones(3)),
+     "conv_general_dilated on sharded dims where out dim (10) is not divisible by mesh axes (4) "
+     "with spec (X) is not implemented. Got input type=f32[1,1,8@X] and output "
+     "shape=(np.int64(1), np.int64(1), np.int64(10))"),
+    (lambda: _max_pool(ROWS, (3, 1), (1, 1)),
+     "reduce_window on sharded dims where out dim (6) is not divisible by mesh axes (4) with "
+     "spec (X) is not implemented. Got input type=f32[8@X,4] and output shape=(6, 4)"),
+    (lambda: xjax.lax.reduce_window(ROWS, -jnp.inf, xjax.lax.max, (1, 2), (1, 2), "VALID",
+                                    base_dilation=(2, 1)),
+     "reduce_window on sharded dims where out dim (15) is not divisible by mesh axes (4) with "
+     "spec (X) is not implemented. Got input type=f32[8@X,4] and output shape=(15, 2)"),
+    (lambda: jnp.split(ROWS, [2], axis=0),
+     "split on sharded dims where out dim (2) is not divisible by mesh axes (4) with spec (X) "
+     "is not implemented. Got input type=f32[8@X,4] and output shape=(np.int64(2), 4)"),
+    (lambda: xjax.jit(lambda a: jnp.split(a, [2], axis=0))(ROWS),
+     "split on sharded dims where out dim (2) is not divisible by mesh axes (4) with spec (X) "
+     "is not implemented. Got input type=f32[8@X,4] and output shape=(np.int64(2), 4)"),
+])
+def test_convolutions_windows_and_splits_refuse_as_jax(f, message):
+  with pytest.raises(ShardingTypeError) as e:
+    f()
+  assert str(e.value) == message
+
+
+def test_convolution_out_sharding_is_its_parameter_and_values_follow():
+  jaxpr = str(xjax.make_jaxpr(lambda a, b: _CONV(a, b, (1, 1), "SAME", out_sharding=P("X", "Y")))(
+      IMG, KERNEL))
+  assert "c:f32[8@X,4@Y,8,8] = conv_general_dilated[" in jaxpr
+  assert ("out_sharding=NamedSharding(mesh=AbstractMesh('X': 4, 'Y': 2, axis_types=(Explicit, "
+          "Explicit), device_kind=cpu, num_cores=None, platform=cpu), spec=P('X', 'Y'))") in jaxpr
+  grads = str(xjax.make_jaxpr(xjax.grad(lambda a, b: _CONV(a, b, (1, 1), "SAME").sum(),
+                                        (0, 1)))(IMG, KERNEL))
+  assert "spec=P(None, None, None, None))" in grads and "spec=P('X', None, None, None))" in grads
+  out = _CONV(IMG, KERNEL, (1, 1), "SAME", out_sharding=P("X", "Y"))
+  assert out.sharding.spec == P("X", "Y", None, None)
+  assert float(out.sum()) == 1926081.5 and float(np.asarray(out)[3, 2, 4, 5]) == 1235.510986328125
+  pooled = _max_pool(xjax.device_put(jnp.arange(32.0).reshape(8, 4), P("X")), (1, 2), (1, 2))
+  assert pooled.sharding.spec == P("X", None)
+  np.testing.assert_array_equal(np.asarray(pooled), np.arange(32.0).reshape(8, 2, 2).max(-1))

@@ -423,7 +423,8 @@ def _check_mapped_splits(given, traced, dims, spmd_names):
   """JAX's checks of vmap's inputs over Explicit mesh axes: the mapped dimensions must be
   split alike, no unmapped input split over the mesh axes they are split over, and an
   ``spmd_axis_name`` must be those axes; returns the spmd axis names left to apply (None
-  where the types already split the batch)."""
+  where the types already split the batch) and the mesh axes the mapped inputs are split
+  over (None if none)."""
   splits = [spec_of(get_aval(given[i]))[d] for i, d in zip(traced, dims)]
   for s in splits[1:]:
     if s != splits[0]:
@@ -442,8 +443,8 @@ def _check_mapped_splits(given, traced, dims, spmd_names):
       raise ValueError("Only one of spmd_axis_name or arrays sharded on `Explicit` mesh axis "
                        f"type is allowed. Got spmd_axis_name={spmd_names} and arrays sharded "
                        f"on explicit_mesh_axis={mapped}")
-    return None
-  return spmd_names
+    return None, mapped
+  return spmd_names, mapped or None
 
 
 def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
@@ -517,8 +518,9 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     size = sizes.pop()
     spmd_names = (spmd_axis_name if isinstance(spmd_axis_name, tuple) or spmd_axis_name is None
                   else (spmd_axis_name,))
+    explicit = None
     if sharded_types[0]:
-      spmd_names = _check_mapped_splits(given, traced, dims, spmd_names)
+      spmd_names, explicit = _check_mapped_splits(given, traced, dims, spmd_names)
     out_box = []
     n_pos = len(leaves)
 
@@ -537,7 +539,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
                           f"valid JAX type")
       return [_as_value(o) for o in out_leaves]
 
-    axis = batching.AxisData(size, axis_name, spmd_names)
+    axis = batching.AxisData(size, axis_name, spmd_names, explicit)
     outs, out_dims = batching.batch_flat(flat, all_leaves, dims, axis)
     out_tree, raw = out_box[0]
     out_value = tree_util.tree_unflatten(out_tree, [0] * len(raw))  # the structure

@@ -132,7 +132,7 @@ class Primitive:
 def eval_types(prim: Primitive, avals: Sequence, params: dict, effects: bool = False):
   """The result type(s) of ``prim`` on operands of types ``avals``: its shape rule's, with
   the shardings its sharding rule gives where an operand's type is sharded or a
-  ``sharding`` parameter asks for one (then also
+  ``sharding`` or ``out_sharding`` parameter asks for one (then also
   checked there: ShardingTypeError where the result's sharding would be ambiguous). With
   ``effects``, ``(types, effects)`` (from the effectful shape rule when it has one)."""
   if prim.effectful_abstract_eval is not None:
@@ -141,7 +141,8 @@ def eval_types(prim: Primitive, avals: Sequence, params: dict, effects: bool = F
     out = prim.abstract_eval(*avals, **params)
     found = None
   if sharded_types[0] and (any(getattr(a, "_sharding", None) is not None for a in avals)
-                          or params.get("sharding") is not None):  # (an asked-for type)
+                          or params.get("sharding") is not None  # (an asked-for type)
+                          or params.get("out_sharding") is not None):
     out = _with_type_shardings(prim, avals, out, params)
   if not effects:
     return out

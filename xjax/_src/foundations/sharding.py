@@ -739,12 +739,7 @@ def type_sharding(sharding, ndim: int) -> "NamedSharding | None":
   if getattr(sharding, "_type_of_ndim", None) == ndim:  # already a type's (made here)
     return sharding
   if type(sharding) is PartitionSpec:  # over the context mesh (JAX's out_sharding=P(...))
-    mesh = get_abstract_mesh()
-    if mesh.empty:
-      raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
-                       "allowed. Please pass a NamedSharding instance or enter into a mesh "
-                       f"context via `jax.set_mesh`. Got {sharding}")
-    sharding = NamedSharding(mesh, sharding)
+    sharding = _over_context_mesh(sharding)
   if type(sharding) is not NamedSharding:
     return None
   mesh = sharding.mesh.abstract_mesh
@@ -761,6 +756,15 @@ def type_sharding(sharding, ndim: int) -> "NamedSharding | None":
   return typed_sharding(mesh, parts)
 
 
+def _over_context_mesh(spec: PartitionSpec) -> NamedSharding:
+  mesh = get_abstract_mesh()
+  if mesh.empty:
+    raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
+                     "allowed. Please pass a NamedSharding instance or enter into a mesh "
+                     f"context via `jax.set_mesh`. Got {spec}")
+  return NamedSharding(mesh, spec)
+
+
 def typed_sharding(mesh: AbstractMesh, parts) -> NamedSharding:
   """The type sharding splitting each dimension over the Explicit axes ``parts`` names
   (checked already: distinct axes of ``mesh``), marked as a type's for its rank."""
@@ -768,6 +772,34 @@ def typed_sharding(mesh: AbstractMesh, parts) -> NamedSharding:
   sharding._mesh, sharding._spec, sharding._memory_kind = mesh, PartitionSpec(*parts), None
   sharding._type_of_ndim = len(parts)
   return sharding
+
+
+def out_sharding_param(sharding) -> "NamedSharding | None":
+  """An ``out_sharding=`` argument as the parameter of the operation that takes it (JAX's
+  canonical form, printed in jaxprs): a NamedSharding over the abstract mesh with the spec
+  as given (a bare PartitionSpec names the context mesh's axes). None for None and over a
+  mesh with no Explicit axes, whose layout a sharding constraint sets instead; an unsplit
+  spec is kept, saying that the result is unsharded. The result's type sharding is
+  ``type_sharding(param, ndim)``."""
+  if sharding is None:
+    return None
+  if type(sharding) is PartitionSpec:
+    sharding = _over_context_mesh(sharding)
+  if type(sharding) is not NamedSharding or not sharding.mesh.abstract_mesh.explicit_axes:
+    return None
+  return NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
+
+
+def cotangent_sharding(aval) -> "NamedSharding | None":
+  """The ``out_sharding`` a transpose gives the operation computing the cotangent of a
+  primal of type ``aval``, as JAX does: the primal's type sharding, or, for an unsharded
+  primal, an unsplit one over the context mesh (None outside one)."""
+  if aval._sharding is not None:
+    return aval._sharding
+  mesh = get_abstract_mesh()
+  if mesh.empty:
+    return None
+  return NamedSharding(mesh, PartitionSpec(*[None] * aval.ndim))
 
 
 def replicated_type_sharding(ndim: int) -> NamedSharding:

@@ -23,15 +23,18 @@ not_mapped = None
 
 
 class AxisData:
-  """The vmapped axis: its size, (optional) name for collectives, and ``spmd_name``: the
+  """The vmapped axis: its size, (optional) name for collectives, ``spmd_name``: the
   mesh axes (a tuple, or None) that split the batch dimension of the sharding
-  constraints made under it (``vmap(spmd_axis_name=...)``)."""
-  __slots__ = ("size", "name", "spmd_name")
+  constraints made under it (``vmap(spmd_axis_name=...)``), and ``explicit_mesh_axis``:
+  the Explicit mesh axes (a tuple, or None) that split the mapped inputs (JAX's name)."""
+  __slots__ = ("size", "name", "spmd_name", "explicit_mesh_axis")
 
-  def __init__(self, size: int, name, spmd_name: tuple | None = None) -> None:
+  def __init__(self, size: int, name, spmd_name: tuple | None = None,
+               explicit_mesh_axis: tuple | None = None) -> None:
     self.size = size
     self.name = name
     self.spmd_name = spmd_name
+    self.explicit_mesh_axis = explicit_mesh_axis
 
 
 class BatchTracer(Tracer):
@@ -183,7 +186,8 @@ def matchaxis(x, src, dst, size: int):
 
 
 def _batch_key(axis, in_batched, instantiate=False):
-  return (axis.size, axis.name, axis.spmd_name, frozen(in_batched), frozen(instantiate),
+  return (axis.size, axis.name, axis.spmd_name, axis.explicit_mesh_axis, frozen(in_batched),
+          frozen(instantiate),
           tuple(_axis_env.sizes))
 
 

@@ -10,6 +10,7 @@ from xjax._src.foundations.config import config
 from xjax._src.backend import clients
 from xjax._src.core.avals import ShapedArray, result_sharding, spec_of
 from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, ShardingTypeError,
+                                            cotangent_sharding, out_sharding_param,
                                             type_sharding)
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
@@ -183,13 +184,14 @@ def _dot_transpose_lhs(ct, x, y, *, dimension_numbers, precision, preferred_elem
 
 def _presharded(x_aval, out_axes):
   """The type sharding that, once transposed by ``out_axes``, is ``x_aval``'s (None when it
-  is unsharded): the cotangent takes its primal's sharding, as in JAX."""
-  if x_aval._sharding is None:
+  is unsharded outside a mesh): the cotangent takes its primal's sharding, as in JAX."""
+  sharding = cotangent_sharding(x_aval)
+  if sharding is None:
     return None
   spec = [None] * x_aval.ndim
   for i, a in enumerate(out_axes):
-    spec[int(a)] = x_aval._sharding.spec[i]
-  return NamedSharding(x_aval._sharding.mesh, PartitionSpec(*spec))
+    spec[int(a)] = sharding.spec[i]
+  return NamedSharding(sharding.mesh, PartitionSpec(*spec))
 
 
 def _dot_transpose_rhs(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
@@ -243,7 +245,8 @@ def _dot_sharding(lhs, rhs, *, dimension_numbers, out_sharding=None, **params):
   """Batch dimensions, then the free ones, keep their operands' splits; contracting ones
   split the same way on both sides make the result's ambiguous (``out_sharding`` says it)."""
   if out_sharding is not None:
-    return out_sharding
+    return type_sharding(out_sharding, lhs.ndim + rhs.ndim - 2 * len(dimension_numbers[0][0])
+                         - len(dimension_numbers[1][0]))
   (lc, rc), (lb, rb) = dimension_numbers
   ls, rs = spec_of(lhs), spec_of(rhs)
   lcs, rcs = tuple(ls[d] for d in lc), tuple(rs[d] for d in rc)
@@ -295,12 +298,9 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
   dn = _canon(dimension_numbers)
   pet = None if preferred_element_type is None else (  # None stays None, as JAX prints it
       dtypes.canonicalize_dtype(dtypes.dtype(preferred_element_type)))
-  if out_sharding is not None:  # the result's type sharding (over Explicit axes), or None
-    (lc, _), (lb, _) = dn
-    ndim = get_aval(lhs).ndim + get_aval(rhs).ndim - 2 * len(lc) - len(lb)
-    out_sharding = type_sharding(out_sharding, ndim)
   return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=_precision(precision),
-                            preferred_element_type=pet, out_sharding=out_sharding)
+                            preferred_element_type=pet,
+                            out_sharding=out_sharding_param(out_sharding))
 
 
 def _precision(precision):

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.backend.lowering import compare_attributes, i64_array
-from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.avals import ShapedArray, mesh_of, tangent_aval
+from xjax._src.foundations.sharding import ShardingTypeError, typed_sharding
 from xjax._src.core.jaxpr import ClosedJaxpr
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
@@ -22,7 +23,8 @@ from xjax._src.primitives.lax import elementwise as ew, shapes
 from xjax._src.primitives.lax.reductions import _identity
 from xjax._src.primitives.lax.operand_checks import check_same_dtypes
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
-from xjax._src.primitives.lax.windowed import _window_shape, lower_reduce_window, padding_attr
+from xjax._src.primitives.lax.windowed import (_window_shape, lower_reduce_window, padding_attr,
+                                               window_sharding)
 
 _DIRECTIONS = {"ge": "GE", "gt": "GT", "le": "LE", "lt": "LT"}
 
@@ -125,6 +127,7 @@ select_and_scatter_add_p = standard_primitive("select_and_scatter_add",
 select_and_scatter_add_p.jvp = _linear_in_first_jvp(select_and_scatter_add_p)
 select_and_scatter_add_p.transpose = _sas_add_transpose
 select_and_scatter_add_p.batch = _sas_add_batch
+select_and_scatter_add_p.sharding_rule = lambda source, operand, **params: operand._sharding
 
 
 # ---------------------------------------------------------------------------------------
@@ -193,6 +196,19 @@ select_and_gather_add_p.transpose = _sag_transpose
 select_and_gather_add_p.batch = _sag_batch
 
 
+def _sag_sharding(tangents, operand, *, select_prim, **params):
+  """JAX's rule: tangents split as the operand is, the result as a reduce_window's."""
+  if tangents._sharding != operand._sharding:
+    mesh = mesh_of([tangents, operand])
+    named = lambda a: a._sharding or typed_sharding(mesh, [None] * a.ndim)
+    raise ShardingTypeError("select_and_gather_add tangents and operand shardings must "
+                            f"match, got {named(tangents)} and {named(operand)}.")
+  return window_sharding(operand, **params)
+
+
+select_and_gather_add_p.sharding_rule = _sag_sharding
+
+
 # ---------------------------------------------------------------------------------------
 # select_and_scatter (the general form; no derivative or batching rule, as in JAX)
 
@@ -223,3 +239,4 @@ def _sas_lowering(ctx, operand, source, init, *, select_jaxpr, select_consts, sc
 
 select_and_scatter_p = standard_primitive("select_and_scatter", _sas_abstract_eval,
                                           _sas_lowering)
+select_and_scatter_p.sharding_rule = lambda operand, *args, **params: operand._sharding

@@ -14,7 +14,8 @@ from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, expand_dims,
-                                             index_in_dim, normalize_axis, reshape, slice_in_dim)
+                                             index_in_dim, normalize_axis, reshape, slice_in_dim,
+                                             varying_shape_sharding)
 from xjax._src.primitives.lax.operand_checks import check_same_dtypes
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 from xjax._src.primitives.lax.reductions import reduce_sum
@@ -66,6 +67,9 @@ split_p = standard_primitive("split", _split_abstract_eval, lowering_from(_split
 split_p.jvp = _linear_jvp(split_p)
 split_p.transpose = lambda cts, x, *, sizes, axis: [concatenate(_instantiated(cts), axis)]
 split_p.batch = _split_batch
+split_p.sharding_rule = lambda x, *, sizes, axis: [  # (JAX's message shows a NumPy size)
+    varying_shape_sharding(x.shape[:axis] + (np.int64(n),) + x.shape[axis + 1:], x, "split")
+    for n in sizes]
 
 
 def split(operand, sizes: Sequence[int], axis: int = 0) -> list:

@@ -8,7 +8,10 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import i64_array
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, spec_of
+from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, ShardingTypeError,
+                                            cotangent_sharding, out_sharding_param,
+                                            type_sharding)
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
@@ -135,7 +138,7 @@ def padtype_to_pads(in_shape, window_shape, strides, padding: str) -> list:
 
 def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                         dimension_numbers, feature_group_count, batch_group_count, precision,
-                        preferred_element_type):
+                        preferred_element_type, out_sharding=None):
   ls, rs, os_ = dimension_numbers
   if lhs.dtype != rhs.dtype and preferred_element_type is None:
     raise TypeError("lax.conv_general_dilated requires arguments to have the same dtypes, "
@@ -189,7 +192,7 @@ def _labels(spec, a, b) -> str:
 
 def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
                    dimension_numbers, feature_group_count, batch_group_count, precision,
-                   preferred_element_type):
+                   preferred_element_type, out_sharding=None):
   la, ra = ctx.avals_in
   out = ctx.avals_out[0]
   if la.dtype != out.dtype:
@@ -234,8 +237,10 @@ def _swap01(spec):
 
 def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
                         rhs_dilation, dimension_numbers, feature_group_count,
-                        batch_group_count, precision, preferred_element_type):
-  """The cotangent of ``lhs``, computed in ct's dtype (that of a preferred_element_type)."""
+                        batch_group_count, precision, preferred_element_type,
+                        out_sharding=None):
+  """The cotangent of ``lhs``, computed in ct's dtype (that of a preferred_element_type)
+  and typed as ``lhs`` (as JAX)."""
   lhs_aval = lhs.aval
   rhs = _to_dtype(rhs, get_aval(ct).dtype)
   ls, rs, os_ = dimension_numbers
@@ -257,7 +262,8 @@ def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
       ct, shapes.rev(rhs, tuple(rs[2:])), window_strides=tuple(lhs_dilation),
       padding=tuple(pads), lhs_dilation=tuple(window_strides), rhs_dilation=rhs_dilation,
       dimension_numbers=ConvDimensionNumbers(os_, _swap01(rs), ls), feature_group_count=fgc,
-      batch_group_count=1, precision=precision, preferred_element_type=None)
+      batch_group_count=1, precision=precision, preferred_element_type=None,
+      out_sharding=cotangent_sharding(lhs_aval))
   if bgc > 1:
     out = _reshape_axis_into(ls[1], ls[0], _reshape_axis_out_of(ls[1], bgc, out))
   return _to_dtype(out, lhs_aval.dtype)
@@ -265,8 +271,10 @@ def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
 
 def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
                         rhs_dilation, dimension_numbers, feature_group_count,
-                        batch_group_count, precision, preferred_element_type):
-  """The cotangent of ``rhs``, computed in ct's dtype (that of a preferred_element_type)."""
+                        batch_group_count, precision, preferred_element_type,
+                        out_sharding=None):
+  """The cotangent of ``rhs``, computed in ct's dtype (that of a preferred_element_type)
+  and typed as ``rhs`` (as JAX)."""
   rhs_aval = rhs.aval
   lhs = _to_dtype(lhs, get_aval(ct).dtype)
   ls, rs, os_ = dimension_numbers
@@ -285,7 +293,7 @@ def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation,
       lhs_dilation=tuple(lhs_dilation), rhs_dilation=tuple(window_strides),
       dimension_numbers=ConvDimensionNumbers(_swap01(ls), _swap01(os_), _swap01(rs)),
       feature_group_count=fgc, batch_group_count=bgc, precision=precision,
-      preferred_element_type=None)
+      preferred_element_type=None, out_sharding=cotangent_sharding(rhs_aval))
   return _to_dtype(out, rhs_aval.dtype)
 
 
@@ -293,21 +301,40 @@ def _to_dtype(x, dtype):
   return x if get_aval(x).dtype == dtype else convert_element_type(x, dtype)
 
 
+def _batched_out_sharding(axis, out_sharding, d: int):
+  """A convolution's ``out_sharding`` with its dimension ``d`` (into which the batch is
+  merged) split as the vmapped inputs are (as JAX)."""
+  if out_sharding is None or not axis.explicit_mesh_axis:
+    return out_sharding
+  spec = list(out_sharding.spec) + [None] * (d + 1 - len(out_sharding.spec))
+  if spec[d] is not None:
+    raise NotImplementedError("vmap of conv_general_dilated with an out_sharding that already "
+                              "splits the dimension the batch is merged into")
+  spec[d] = axis.explicit_mesh_axis[0] if len(axis.explicit_mesh_axis) == 1 else (
+      axis.explicit_mesh_axis)
+  return NamedSharding(out_sharding.mesh, PartitionSpec(*spec))
+
+
 def _conv_batch(axis, args, dims, **params):
   (lhs, rhs), (ld, rd) = args, dims
   ls, rs, os_ = params["dimension_numbers"]
   fgc, bgc = params["feature_group_count"], params["batch_group_count"]
+  out_sharding = params.get("out_sharding")
   size = axis.size
   if rd is None and bgc == 1:
-    out = conv_general_dilated_p.bind(_reshape_axis_into(ld, ls[0], lhs), rhs, **params)
+    out = conv_general_dilated_p.bind(_reshape_axis_into(ld, ls[0], lhs), rhs, **dict(
+        params, out_sharding=_batched_out_sharding(axis, out_sharding, os_[0])))
     return _reshape_axis_out_of(os_[0], size, out), os_[0]
   if ld is None and fgc == 1 and bgc == 1:
-    out = conv_general_dilated_p.bind(lhs, _reshape_axis_into(rd, rs[0], rhs), **params)
+    out = conv_general_dilated_p.bind(lhs, _reshape_axis_into(rd, rs[0], rhs), **dict(
+        params, out_sharding=_batched_out_sharding(axis, out_sharding, os_[1])))
     return _reshape_axis_out_of(os_[1], size, out), os_[1]
   if ld is not None and rd is not None and bgc == 1:
     lhs = _reshape_axis_into(ld, ls[1], lhs)
     rhs = _reshape_axis_into(rd, rs[0], rhs)
-    out = conv_general_dilated_p.bind(lhs, rhs, **dict(params, feature_group_count=fgc * size))
+    out = conv_general_dilated_p.bind(lhs, rhs, **dict(
+        params, feature_group_count=fgc * size,
+        out_sharding=_batched_out_sharding(axis, out_sharding, os_[1])))
     return _reshape_axis_out_of(os_[1], size, out), os_[1]
   # Rare mixed cases (batch groups): one convolution per batch element, stacked.
   outs = []
@@ -322,8 +349,26 @@ conv_general_dilated_p = standard_primitive("conv_general_dilated", _conv_abstra
                                             _conv_lowering)
 ad.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
 conv_general_dilated_p.batch = _conv_batch
-conv_general_dilated_p.pp_params = lambda params: sorted(  # (JAX's shows out_sharding=None)
-    {"out_sharding": None, **params, "precision": precision_repr(params["precision"])}.items())
+conv_general_dilated_p.pp_params = lambda params: sorted(
+    {**params, "precision": precision_repr(params["precision"])}.items())
+
+
+def _conv_sharding(lhs, rhs, *, dimension_numbers, out_sharding=None, **params):
+  """JAX's rule: with an unsplit kernel and an unsplit input feature dimension, the batch
+  and spatial splits pass on (a spatial one while its new size divides among its devices);
+  otherwise the result's split must be given as ``out_sharding``."""
+  out = _conv_abstract_eval(lhs, rhs, dimension_numbers=dimension_numbers, **params)
+  if out_sharding is not None:
+    return type_sharding(out_sharding, out.ndim)
+  if rhs._sharding is None and spec_of(lhs)[dimension_numbers.lhs_spec[1]] is None:
+    # (JAX's shape rule gives NumPy integers, which its message shows)
+    return shapes.varying_shape_sharding(tuple(np.int64(n) for n in out.shape), lhs,
+                                         "conv_general_dilated")
+  raise ShardingTypeError("Please specify the output sharding via `out_sharding` parameter of"
+                          " `conv_general_dilated`")
+
+
+conv_general_dilated_p.sharding_rule = _conv_sharding
 
 
 def _check_strides_rank(window_strides, ns):
@@ -348,7 +393,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          batch_group_count=1, precision=None, preferred_element_type=None,
                          out_sharding=None):
   """General N-d convolution (cross-correlation) with strides, padding and dilations;
-  ``out_sharding`` lays the result out (see ``place_out_sharding``)."""
+  ``out_sharding`` gives the result's split (its type's, over Explicit mesh axes)."""
   la, ra = get_aval(lhs), get_aval(rhs)
   if la.ndim < 2:
     raise TypeError(f"conv_general_dilated requires operands of rank >= 2, got {la.shape}")
@@ -367,11 +412,14 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
   pads = tuple((int(lo), int(hi)) for lo, hi in padding)
   pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(
       dtypes.dtype(preferred_element_type))
-  return place_out_sharding(conv_general_dilated_p.bind(
+  param = out_sharding_param(out_sharding)
+  out = conv_general_dilated_p.bind(
       lhs, rhs, window_strides=strides, padding=pads, lhs_dilation=lhs_dil,
       rhs_dilation=rhs_dil, dimension_numbers=dn, feature_group_count=int(feature_group_count),
       batch_group_count=int(batch_group_count), precision=_precision(precision),
-      preferred_element_type=pet), out_sharding)
+      preferred_element_type=pet, out_sharding=param)
+  # (over Explicit axes the result's type says its split; else a constraint lays it out)
+  return out if param is not None else place_out_sharding(out, out_sharding)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
@@ -480,11 +528,21 @@ def _rw_batch(prim):
   return rule
 
 
+def window_sharding(x, window_dimensions, window_strides, padding, base_dilation,
+                    window_dilation, what: str = "reduce_window"):
+  """The split of a windowed reduction of ``x`` (JAX's rule): ``x``'s, each resized
+  dimension keeping its split while its new size divides among its devices."""
+  return shapes.varying_shape_sharding(
+      _window_shape(what, x, window_dimensions, window_strides, padding, base_dilation,
+                    window_dilation), x, what)
+
+
 def _rw_prim(name, op):
   check = dtype_checker("int", "inexact", "bool") if op != "add" else dtype_checker(
       "int", "inexact")
   prim = standard_primitive(name, _rw_abstract_eval(name, check), _rw_lowering(op))
   prim.batch = _rw_batch(prim)
+  prim.sharding_rule = window_sharding
   return prim
 
 
@@ -664,6 +722,8 @@ reduce_window_p = standard_primitive("reduce_window", _grw_abstract_eval, _grw_l
                                      multiple_results=True)
 reduce_window_p.batch = _grw_batch
 reduce_window_p.jvp = _grw_jvp
+reduce_window_p.sharding_rule = lambda *args, computation, **params: (  # the first operand's
+    [window_sharding(args[0], **params)] * (len(args) // 2))
 
 
 def _init_like(init, dtype):
