@@ -458,3 +458,89 @@ def test_convolution_out_sharding_is_its_parameter_and_values_follow():
   pooled = _max_pool(xjax.device_put(jnp.arange(32.0).reshape(8, 4), P("X")), (1, 2), (1, 2))
   assert pooled.sharding.spec == P("X", None)
   np.testing.assert_array_equal(np.asarray(pooled), np.arange(32.0).reshape(8, 2, 2).max(-1))
+
+
+BATCH = xjax.device_put(jnp.broadcast_to(jnp.eye(4) * 4 + jnp.ones((4, 4)), (8, 4, 4)), P("X"))
+_LA = xjax.lax.linalg
+
+
+def _types(got):
+  return ([str(xjax.typeof(g)) for g in got] if isinstance(got, (list, tuple))
+          else str(xjax.typeof(got)))
+
+
+@pytest.mark.parametrize("f, want", [
+    (lambda: _LA.eigh(BATCH), ["float32[8@X,4,4]", "float32[8@X,4]"]),
+    (lambda: _LA.svd(BATCH), ["float32[8@X,4,4]", "float32[8@X,4]", "float32[8@X,4,4]"]),
+    (lambda: _LA.svd(BATCH, compute_uv=False), "float32[8@X,4]"),
+    (lambda: _LA.lu(BATCH), ["float32[8@X,4,4]", "int32[8@X,4]", "int32[8@X,4]"]),
+    (lambda: _LA.eig(BATCH), ["complex64[8@X,4]", "complex64[8@X,4,4]", "complex64[8@X,4,4]"]),
+    (lambda: _LA.schur(BATCH), ["float32[8@X,4,4]", "float32[8@X,4,4]"]),
+    (lambda: _LA.hessenberg(BATCH), ["float32[8@X,4,4]", "float32[8@X,3]"]),
+    (lambda: _LA.tridiagonal(BATCH), ["float32[8@X,4,4]", "float32[8@X,4]", "float32[8@X,3]",
+                                      "float32[8@X,3]"]),
+    (lambda: _LA.householder_product(BATCH, xjax.device_put(jnp.ones((8, 4)), P("X"))),
+     "float32[8@X,4,4]"),
+    (lambda: _LA.symmetric_product(BATCH, BATCH), "float32[8@X,4,4]"),
+    (lambda: _LA.tridiagonal_solve(*[xjax.device_put(jnp.ones((8, 4)), P("X"))] * 3,
+                                   xjax.device_put(jnp.ones((8, 4, 2)), P("X"))),
+     "float32[8@X,4,2]"),
+    (lambda: _LA.lu_pivots_to_permutation(xjax.device_put(jnp.zeros((8, 4), jnp.int32), P("X")),
+                                          4), "int32[8@X,4]"),
+    (lambda: _LA.triangular_solve(BATCH, BATCH, left_side=True), "float32[8@X,4,4]"),
+    (lambda: _LA.triangular_solve(xjax.device_put(jnp.ones((8, 4, 4)), P("X", "Y")), BATCH,
+                                  left_side=True), "float32[8@X,4@Y,4]"),
+    (lambda: _LA.triangular_solve(BATCH, xjax.device_put(jnp.ones((8, 4, 4)), P("X", "Y")),
+                                  left_side=False), "float32[8@X,4@Y,4]"),
+    (lambda: jnp.linalg.eigh(BATCH), ["float32[8@X,4]", "float32[8@X,4,4]"]),
+    (lambda: jnp.linalg.svd(BATCH), ["float32[8@X,4,4]", "float32[8@X,4]", "float32[8@X,4,4]"]),
+    (lambda: jnp.linalg.solve(BATCH, xjax.device_put(jnp.ones((8, 4, 1)), P("X"))),
+     "float32[8@X,4,1]"),
+    (lambda: jnp.linalg.det(BATCH), "float32[8@X]"),
+    (lambda: jnp.linalg.slogdet(BATCH), ["float32[8@X]", "float32[8@X]"]),
+    (lambda: jnp.linalg.pinv(BATCH), "float32[8@X,4,4]"),
+    (lambda: xjax.vmap(_LA.cholesky)(BATCH), "float32[8@X,4,4]"),
+    (lambda: xjax.grad(lambda b: _LA.eigh(b)[0].sum())(BATCH), "float32[8@X,4,4]"),
+    (lambda: jnp.where(xjax.device_put(jnp.arange(8) > 2, P("X")), jnp.ones(8), 1),
+     "float32[8@X]"),
+    (lambda: jnp.diagonal(BATCH, axis1=-2, axis2=-1), "float32[8@X,4]"),
+])
+def test_linear_algebra_keeps_batch_splits(f, want):
+  assert _types(f()) == want
+
+
+@pytest.mark.parametrize("f, message", [
+    (lambda: _LA.qr(xjax.device_put(jnp.ones((8, 4, 4)), P(None, "Y"))),
+     "Input 0 to qr must be unsharded on non-batch dimensions, but got P(None, 'Y', None)."),
+    (lambda: _LA.householder_product(BATCH, jnp.ones((8, 4))),
+     "All inputs to householder_product must have the same batch sharding, but got [('X',), "
+     "(None,)]."),
+    (lambda: _LA.triangular_solve(BATCH, xjax.device_put(jnp.ones((8, 4, 4)), P(None, None, "Y")),
+                                  left_side=True),
+     "All inputs to triangular_solve must have the same batch sharding, but got ('X',) and "
+     "(None,)."),
+    (lambda: _LA.triangular_solve(BATCH, xjax.device_put(jnp.ones((8, 4, 4)), P("Y")),
+                                  left_side=True),
+     "All inputs to triangular_solve must have the same batch sharding, but got ('X',) and "
+     "('Y',)."),
+    (lambda: _LA.triangular_solve(xjax.device_put(jnp.ones((8, 4, 4)), P("X", None, "Y")), BATCH,
+                                  left_side=True),
+     "triangular solve input `a` must be unsharded on the contracting axis, but got "
+     "P('X', None, 'Y') with left_side=True and transpose_a=False."),
+    (lambda: _LA.triangular_solve(xjax.device_put(jnp.ones((8, 4, 4)), P("X", "Y")), BATCH,
+                                  left_side=True, transpose_a=True),
+     "triangular solve input `a` must be unsharded on the contracting axis, but got "
+     "P('X', 'Y', None) with left_side=True and transpose_a=True."),
+])
+def test_linear_algebra_refuses_split_matrices(f, message):
+  with pytest.raises(ShardingTypeError) as e:
+    f()
+  assert str(e.value) == message
+
+
+def test_linear_algebra_values_over_the_mesh():
+  host = np.broadcast_to(np.eye(4) * 4 + np.ones((4, 4)), (8, 4, 4))
+  np.testing.assert_allclose(np.asarray(jnp.linalg.det(BATCH)), np.linalg.det(host), rtol=1e-5)
+  w, v = jnp.linalg.eigh(BATCH)
+  np.testing.assert_allclose(np.asarray(w), np.linalg.eigvalsh(host), rtol=1e-5)
+  assert w.sharding.spec == P("X", None)

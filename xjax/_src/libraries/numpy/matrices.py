@@ -96,7 +96,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
   a = lax_slice(a, (0,) * len(batch) + (r0, c0),
                 tuple(batch) + (r0 + length, c0 + length))
   mask = broadcast_in_dim(_mask(length, length, 0, eq), get_aval(a).shape,
-                              (len(batch), len(batch) + 1))
+                         (len(batch), len(batch) + 1), out_sharding=get_aval(a)._sharding)
   return _sum(select_n(mask, full_like(a, 0), a), axis=-1, dtype=aval.dtype)
 
 
@@ -136,7 +136,8 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
   n, m = get_aval(a).shape[-2:]
   rows, cols = (broadcasted_iota(np.int32, (n, m), d) for d in (0, 1))
   on = eq(sub(cols, rows), convert_element_type(offset, np.int32))
-  on = broadcast_in_dim(on, get_aval(a).shape, (nd - 2, nd - 1))
+  on = broadcast_in_dim(on, get_aval(a).shape, (nd - 2, nd - 1),
+                        out_sharding=get_aval(a)._sharding)
   return _sum(select_n(on, full_like(a, 0), a), axis=(-2, -1), dtype=dtype)
 
 

@@ -85,8 +85,8 @@ def broadcast_to(array, shape, *, out_sharding=None):
   a = _as_array(array)
   aval = get_aval(a)
   shape = canonicalize_shape(shape)
-  if aval.shape == shape:
-    return a
+  if aval.shape == shape and (out_sharding is None or aval._sharding == out_sharding):
+    return a  # (else an unsplit operand takes the split asked for, as in JAX)
   nd = len(shape)
   if aval.ndim > nd:
     raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape="

@@ -165,7 +165,8 @@ def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequen
   broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
   aval = get_aval(operand)
   if aval.shape == shape and broadcast_dimensions == tuple(range(len(shape))) and not \
-      isinstance(operand, (int, float, bool, complex)):
+      isinstance(operand, (int, float, bool, complex)) and (
+          out_sharding is None or aval._sharding == type_sharding(out_sharding, len(shape))):
     return operand
   if out_sharding is not None:  # the result's type sharding, a parameter as in JAX's jaxprs
     sharding = type_sharding(out_sharding, len(shape))

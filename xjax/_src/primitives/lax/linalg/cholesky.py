@@ -134,7 +134,8 @@ def _update_lowering(ctx, r, w):
 
 
 cholesky_update_p = linalg_primitive("cholesky_update", _update_abstract_eval,
-                                     _update_lowering, multiple_results=False)
+                                     _update_lowering, multiple_results=False,
+                                     ranks=None)  # (JAX's has no sharding rule)
 
 
 def _update_jvp(primals, tangents):

@@ -61,7 +61,8 @@ def _apply_swaps(pivots, permutation_size):
 
 
 lu_pivots_to_permutation_p = linalg_primitive(
-    "lu_pivots_to_permutation", _perm_abstract_eval, None, multiple_results=False)
+    "lu_pivots_to_permutation", _perm_abstract_eval, None, multiple_results=False,
+    ranks=(1,))
 lu_pivots_to_permutation_p.lowering = lambda ctx, p, *, permutation_size: lower_fn(
     ctx, lambda x: _apply_swaps(x, permutation_size), [p], ctx.avals_in)[0]
 ad.zero_jvp(lu_pivots_to_permutation_p)

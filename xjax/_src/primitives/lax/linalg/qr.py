@@ -124,7 +124,7 @@ def _hp_kernel(ctx, a, taus):
 householder_product_p = linalg_primitive(
     "householder_product", _hp_abstract_eval,
     lowering(_hp_kernel, lambda a, t: [householder_product_hlo(a, t)], "householder_product",
-             multiple_results=False), multiple_results=False)
+             multiple_results=False), multiple_results=False, ranks=(2, 1))
 
 
 def _hp_jvp(primals, tangents):
@@ -263,7 +263,7 @@ def _geqp3_kernel(ctx, a, jpvt):
 
 
 geqp3_p = linalg_primitive("geqp3", _geqp3_abstract_eval,
-                           lowering(_geqp3_kernel, None, "geqp3"))
+                           lowering(_geqp3_kernel, None, "geqp3"), ranks=(2, 1))
 
 
 def geqp3(a, jpvt):
@@ -311,7 +311,7 @@ def _ormqr_kernel(ctx, a, taus, c, *, left, transpose):
 
 ormqr_p = linalg_primitive("ormqr", _ormqr_abstract_eval,
                            lowering(_ormqr_kernel, _ormqr_fn, "ormqr", multiple_results=False),
-                           multiple_results=False)
+                           multiple_results=False, ranks=(2, 1, 2))
 
 
 def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from xjax._src.foundations import dtypes
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, result_sharding, spec_of
+from xjax._src.foundations.sharding import PartitionSpec, ShardingTypeError
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import batching
 from xjax._src.interpreters.staging import trace_to_jaxpr
@@ -43,8 +44,11 @@ def check_operands(name: str, avals: Sequence[ShapedArray], ranks: Sequence[int]
 
 def lower_fn(ctx, fn: Callable, operands: Sequence[str],
              avals: Sequence[ShapedArray]) -> list[str]:
-  """Emits ``fn`` (written with lax functions, returning a list) traced at ``avals``."""
-  closed = trace_to_jaxpr(lambda *xs: list(fn(*xs)), list(avals))
+  """Emits ``fn`` (written with lax functions, returning a list) traced at ``avals``, whose
+  splits (types over Explicit mesh axes) are left to the partitioner: the primitive's
+  sharding rule has typed its results, and ``fn`` is its implementation."""
+  closed = trace_to_jaxpr(lambda *xs: list(fn(*xs)), [
+      a if a._sharding is None else a.update(sharding=None) for a in avals])
   return ctx.lower_jaxpr(closed.jaxpr, closed.consts, list(operands))
 
 
@@ -91,7 +95,35 @@ def batch_leading(prim) -> Callable:
 
 
 def linalg_primitive(name: str, abstract_eval: Callable, lowering_rule: Callable,
-                     multiple_results: bool = True):
+                     multiple_results: bool = True, ranks: Sequence[int] | None = (2,)):
+  """A primitive on (batches of) matrices and vectors, its operands of the given core
+  ``ranks`` (their leading dimensions batch them): batched over the leading dimensions,
+  with JAX's sharding rule (``batch_sharding_rule``; none where ``ranks`` is None)."""
   prim = standard_primitive(name, abstract_eval, lowering_rule, multiple_results)
   prim.batch = batch_leading(prim)
+  if ranks is not None:
+    prim.sharding_rule = batch_sharding_rule(prim, ranks)
   return prim
+
+
+def batch_sharding_rule(prim, ranks: Sequence[int]) -> Callable:
+  """JAX's sharding rule of its linear-algebra primitives: each operand unsplit on its
+  core (matrix or vector) dimensions, all split alike on the batch dimensions, which every
+  result keeps."""
+  def rule(*avals, **params):
+    batch_specs = []
+    for i, (rank, aval) in enumerate(zip(ranks, avals)):
+      spec = spec_of(aval)
+      if any(p is not None for p in spec[len(spec) - rank:]):
+        raise ShardingTypeError(f"Input {i} to {prim.name} must be unsharded on non-batch "
+                                f"dimensions, but got {PartitionSpec(*spec)}.")
+      batch_specs.append(spec[:len(spec) - rank])
+    if any(b != batch_specs[0] for b in batch_specs[1:]):
+      raise ShardingTypeError(f"All inputs to {prim.name} must have the same batch sharding, "
+                              f"but got {batch_specs}.")
+    outs = prim.abstract_eval(*avals, **params)
+    typed = [result_sharding(prim.name, avals, o.shape, o.dtype,
+                             batch_specs[0] + (None,) * (o.ndim - len(batch_specs[0])))
+             for o in (outs if prim.multiple_results else [outs])]
+    return typed if prim.multiple_results else typed[0]
+  return rule

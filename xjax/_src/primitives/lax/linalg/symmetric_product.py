@@ -33,7 +33,7 @@ def _lowering(ctx, a, c, *, alpha, beta):
 
 
 symmetric_product_p = linalg_primitive("symmetric_product", _abstract_eval, _lowering,
-                                       multiple_results=False)
+                                       multiple_results=False, ranks=(2, 2))
 
 
 def _jvp(primals, tangents, *, alpha, beta):

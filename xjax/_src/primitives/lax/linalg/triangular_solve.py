@@ -7,7 +7,8 @@ is ``-op(a)^{-1} d(op(a)) x``.
 from __future__ import annotations
 
 from xjax._src.foundations import dtypes
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, result_sharding, spec_of
+from xjax._src.foundations.sharding import PartitionSpec, ShardingTypeError
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -62,6 +63,29 @@ def _lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_dia
 
 
 triangular_solve_p = standard_primitive("triangular_solve", _abstract_eval, _lowering)
+
+
+def _sharding(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+  """JAX's rule: ``a`` and ``b`` split alike on their batch dimensions and unsplit on the
+  dimensions the solve contracts; the result keeps ``b``'s free split and ``a``'s other."""
+  a_spec, b_spec = spec_of(a), spec_of(b)
+  if a_spec[:-2] != b_spec[:-2]:
+    raise ShardingTypeError("All inputs to triangular_solve must have the same batch "
+                            f"sharding, but got {a_spec[:-2]} and {b_spec[:-2]}.")
+  a_mat, b_mat = a_spec[-2:], b_spec[-2:]
+  if a_mat[left_side ^ transpose_a] is not None:
+    raise ShardingTypeError(
+        "triangular solve input `a` must be unsharded on the contracting axis, but got "
+        f"{PartitionSpec(*a_spec)} with {left_side=} and {transpose_a=}.")
+  if b_mat[not left_side] is not None:
+    raise ShardingTypeError(
+        "triangular solve input `b` must be unsharded on the contracting axis, but got "
+        f"{PartitionSpec(*b_spec)} with {left_side=} and {transpose_a=}.")
+  out = ((a_mat[transpose_a], b_mat[1]) if left_side else (b_mat[0], a_mat[not transpose_a]))
+  return result_sharding("triangular_solve", [a, b], b.shape, b.dtype, a_spec[:-2] + out)
+
+
+triangular_solve_p.sharding_rule = _sharding
 
 
 def _solve(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):

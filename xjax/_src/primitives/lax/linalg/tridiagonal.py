@@ -23,7 +23,8 @@ from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, expa
                                              index_in_dim, reshape, slice_in_dim)
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import nan_where_failed, real_dtype
-from xjax._src.primitives.lax.linalg.rules import (check_operands, linalg_primitive, lower_fn,
+from xjax._src.primitives.lax.linalg.rules import (batch_sharding_rule, check_operands,
+                                                   linalg_primitive, lower_fn,
                                                    lowering, per_matrix)
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
@@ -135,6 +136,7 @@ def _solve_lowering(ctx, dl, d, du, b, *, perturb_singular):
 
 tridiagonal_solve_p = standard_primitive("tridiagonal_solve", _solve_abstract_eval,
                                          _solve_lowering)
+tridiagonal_solve_p.sharding_rule = batch_sharding_rule(tridiagonal_solve_p, (1, 1, 1, 2))
 
 
 def _tridiagonal_matmul(dl, d, du, x):
