@@ -528,3 +528,89 @@ INDEXING_RECORDED = {
 @pytest.mark.parametrize("name", sorted(INDEXING))
 def test_indexing_jaxpr_text_is_jaxs(name):
   assert str(jax.make_jaxpr(INDEXING[name])(M34, I2)) == INDEXING_RECORDED[name]
+
+
+X23 = jnp.arange(6.0).reshape(2, 3)
+X23_PROGRAMS = {  # one-argument programs of X23
+    "at_set_add_mul": lambda x: x.at[0, 1].set(5.).at[:, 1].add(5.).at[0].multiply(2.),
+    "at_add_twice_min": lambda x: x.at[:, 1].add(5.).at[0].add(2.).at[1].min(0.),
+}
+
+# str(jax.make_jaxpr(f)(X23)) under JAX 0.10.2
+X23_RECORDED = {
+    'at_set_add_mul': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:i32[1] = broadcast_in_dim 0:i32[]\n'
+        '    c:i32[1] = broadcast_in_dim 1:i32[]\n'
+        '    d:i32[2] = concatenate[dimension=0] b c\n'
+        '    e:f32[2,3] = scatter[\n'
+        '      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0, 1), scatter_dims_to_operand_dims=(0, 1), operand_batching_dims=(), scatter_indices_batching_dims=())\n'
+        '      indices_are_sorted=True\n'
+        '      mode=GatherScatterMode.FILL_OR_DROP\n'
+        '      unique_indices=True\n'
+        '      update_consts=()\n'
+        '      update_jaxpr=None\n'
+        '    ] a d 5.0:f32[]\n'
+        '    f:i32[1] = broadcast_in_dim 1:i32[]\n'
+        '    g:f32[2] = broadcast_in_dim 5.0:f32[]\n'
+        '    h:f32[2,3] = scatter-add[\n'
+        '      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(0,), inserted_window_dims=(1,), scatter_dims_to_operand_dims=(1,), operand_batching_dims=(), scatter_indices_batching_dims=())\n'
+        '      indices_are_sorted=True\n'
+        '      mode=GatherScatterMode.FILL_OR_DROP\n'
+        '      unique_indices=True\n'
+        '      update_consts=()\n'
+        '      update_jaxpr={ lambda ; i:f32[] j:f32[]. let k:f32[] = add i j in (k,) }\n'
+        '    ] e f g\n'
+        '    l:i32[1] = broadcast_in_dim 0:i32[]\n'
+        '    m:f32[3] = broadcast_in_dim 2.0:f32[]\n'
+        '    n:f32[2,3] = scatter-mul[\n'
+        '      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(0,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())\n'
+        '      indices_are_sorted=True\n'
+        '      mode=GatherScatterMode.FILL_OR_DROP\n'
+        '      unique_indices=True\n'
+        '      update_consts=()\n'
+        '      update_jaxpr={ lambda ; o:f32[] p:f32[]. let q:f32[] = mul o p in (q,) }\n'
+        '    ] h l m\n'
+        '  in (n,) }'
+    ),
+    'at_add_twice_min': (
+        'let jaxpr = { lambda ; a:f32[] b:f32[]. let c:f32[] = add a b in (c,) } in\n'
+        '{ lambda ; d:f32[2,3]. let\n'
+        '    e:i32[1] = broadcast_in_dim 1:i32[]\n'
+        '    f:f32[2] = broadcast_in_dim 5.0:f32[]\n'
+        '    g:f32[2,3] = scatter-add[\n'
+        '      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(0,), inserted_window_dims=(1,), scatter_dims_to_operand_dims=(1,), operand_batching_dims=(), scatter_indices_batching_dims=())\n'
+        '      indices_are_sorted=True\n'
+        '      mode=GatherScatterMode.FILL_OR_DROP\n'
+        '      unique_indices=True\n'
+        '      update_consts=()\n'
+        '      update_jaxpr=jaxpr\n'
+        '    ] d e f\n'
+        '    h:i32[1] = broadcast_in_dim 0:i32[]\n'
+        '    i:f32[3] = broadcast_in_dim 2.0:f32[]\n'
+        '    j:f32[2,3] = scatter-add[\n'
+        '      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(0,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())\n'
+        '      indices_are_sorted=True\n'
+        '      mode=GatherScatterMode.FILL_OR_DROP\n'
+        '      unique_indices=True\n'
+        '      update_consts=()\n'
+        '      update_jaxpr=jaxpr\n'
+        '    ] g h i\n'
+        '    k:i32[1] = broadcast_in_dim 1:i32[]\n'
+        '    l:f32[3] = broadcast_in_dim 0.0:f32[]\n'
+        '    m:f32[2,3] = scatter-min[\n'
+        '      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(0,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())\n'
+        '      indices_are_sorted=True\n'
+        '      mode=GatherScatterMode.FILL_OR_DROP\n'
+        '      unique_indices=True\n'
+        '      update_consts=()\n'
+        '      update_jaxpr={ lambda ; n:f32[] o:f32[]. let p:f32[] = min n o in (p,) }\n'
+        '    ] j k l\n'
+        '  in (m,) }'
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(X23_PROGRAMS))
+def test_program_jaxpr_text_is_jaxs(name):
+  assert str(jax.make_jaxpr(X23_PROGRAMS[name])(X23)) == X23_RECORDED[name]

@@ -5,6 +5,7 @@ Indices always carry their index vector in the last dimension (``index_vector_di
 from __future__ import annotations
 
 import enum
+import functools
 from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -15,6 +16,7 @@ from xjax._src.backend.lowering import i64_array
 from xjax._src.core.avals import ShapedArray, physical_aval, result_sharding, spec_of
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
@@ -289,10 +291,23 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
 # ---------------------------------------------------------------------------------------
 # scatter family
 
-_COMBINE = {"scatter": None, "scatter_add": "stablehlo.add", "scatter_mul": "stablehlo.multiply",
-            "scatter_min": "stablehlo.minimum", "scatter_max": "stablehlo.maximum",
-            "scatter_sub": "stablehlo.subtract"}
-_BOOL_COMBINE = {"stablehlo.add": "stablehlo.or", "stablehlo.multiply": "stablehlo.and"}
+# Each combining scatter's ``update_jaxpr`` (JAX's param, on two scalars of the operand's
+# dtype: its element and the update) is traced from these; a plain ``scatter``'s is None
+# (the update replaces the element). Booleans add as ``or`` and multiply as ``and``.
+_COMBINERS = {"scatter-add": ew.add, "scatter-mul": ew.mul, "scatter-min": ew.min,
+              "scatter-max": ew.max, "scatter-sub": ew.sub}
+_BOOL_COMBINERS = {"scatter-add": ew.bitwise_or, "scatter-mul": ew.bitwise_and}
+
+
+@functools.lru_cache(maxsize=None)
+def update_jaxpr(name: str, dtype: np.dtype):
+  """The ``update_jaxpr`` of scatter primitive ``name`` over ``dtype`` (one per pair, so
+  equal params compare equal)."""
+  if name == "scatter":
+    return None
+  combine = (_BOOL_COMBINERS if dtype == np.bool_ else {}).get(name, _COMBINERS[name])
+  scalar = ShapedArray((), dtype)
+  return trace_to_jaxpr(lambda a, b: [combine(a, b)], [scalar, scalar]).jaxpr
 
 
 def _scatter_abstract_eval(operand, indices, updates, *, dimension_numbers, **params):
@@ -325,30 +340,27 @@ def _scatter_abstract_eval(operand, indices, updates, *, dimension_numbers, **pa
   return operand
 
 
-def _scatter_lowering(name):
-  def lower(ctx, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
-            unique_indices, mode):
-    dn = dimension_numbers
-    scalar = ShapedArray((), ctx.avals_in[0].dtype)
-    hlo = _COMBINE[name]
-    if hlo is not None and scalar.dtype == np.bool_:
-      hlo = _BOOL_COMBINE.get(hlo, hlo)
+def _scatter_lowering(ctx, operand, indices, updates, *, dimension_numbers,
+                      indices_are_sorted, unique_indices, mode, update_jaxpr, update_consts):
+  dn = dimension_numbers
+  scalar = ShapedArray((), ctx.avals_in[0].dtype)
 
-    def body(sub, args):
-      return [args[1] if hlo is None else sub.op(hlo, args, scalar)]
-    region = ctx.region([scalar, scalar], body)
-    attr = _dims_attr("scatter", {
-        "update_window_dims": dn.update_window_dims,
-        "inserted_window_dims": dn.inserted_window_dims,
-        "input_batching_dims": dn.operand_batching_dims,
-        "scatter_indices_batching_dims": dn.scatter_indices_batching_dims,
-        "scatter_dims_to_operand_dims": dn.scatter_dims_to_operand_dims},
-        ctx.avals_in[1].ndim - 1)
-    return ctx.op("stablehlo.scatter", [operand, indices, updates], ctx.avals_out[0],
-                  {"scatter_dimension_numbers": attr,
-                   "indices_are_sorted": _bool(indices_are_sorted),
-                   "unique_indices": _bool(unique_indices)}, regions=[region])
-  return lower
+  def body(sub, args):
+    if update_jaxpr is None:
+      return [args[1]]
+    return sub.lower_jaxpr(update_jaxpr, update_consts, args)
+  region = ctx.region([scalar, scalar], body)
+  attr = _dims_attr("scatter", {
+      "update_window_dims": dn.update_window_dims,
+      "inserted_window_dims": dn.inserted_window_dims,
+      "input_batching_dims": dn.operand_batching_dims,
+      "scatter_indices_batching_dims": dn.scatter_indices_batching_dims,
+      "scatter_dims_to_operand_dims": dn.scatter_dims_to_operand_dims},
+      ctx.avals_in[1].ndim - 1)
+  return ctx.op("stablehlo.scatter", [operand, indices, updates], ctx.avals_out[0],
+                {"scatter_dimension_numbers": attr,
+                 "indices_are_sorted": _bool(indices_are_sorted),
+                 "unique_indices": _bool(unique_indices)}, regions=[region])
 
 
 def _gather_dims_for(dn: ScatterDimensionNumbers, operand_shape, updates_shape):
@@ -397,6 +409,12 @@ def _scatter_transpose(is_add):
   return transpose
 
 
+def _adding(dimension_numbers, params, dtype) -> dict:
+  """A scatter's params for a ``scatter-add`` over the same windows."""
+  return dict(params, dimension_numbers=dimension_numbers,
+              update_jaxpr=update_jaxpr("scatter-add", dtype), update_consts=())
+
+
 def _scatter_mul_jvp(primals, tangents, *, dimension_numbers, **params):
   x, i, u = primals
   tx, tu = tangents[0], tangents[2]
@@ -409,7 +427,7 @@ def _scatter_mul_jvp(primals, tangents, *, dimension_numbers, **params):
     g = _gather_updates(out, i, get_aval(u).shape, dimension_numbers, params)
     t = ew.add(t, scatter_add_p.bind(shapes.full(get_aval(x).shape, 0, get_aval(x).dtype), i,
                                      ew.mul(g, ew.div(tu, u)),
-                                     dimension_numbers=dimension_numbers, **params))
+                                     **_adding(dimension_numbers, params, get_aval(x).dtype)))
   return out, t
 
 
@@ -439,9 +457,11 @@ def _chooser_scatter_jvp(prim):
                                                                       u_aval.dtype)
     one_x, one_u = shapes.full(x_aval.shape, 1, x_aval.dtype), shapes.full(u_aval.shape, 1,
                                                                             u_aval.dtype)
-    num = scatter_add_p.bind(ew.select_n(x_won, zx, tx), i, ew.select_n(u_won, zu, tu), **kw)
+    add_kw = _adding(dimension_numbers, params, x_aval.dtype)
+    num = scatter_add_p.bind(ew.select_n(x_won, zx, tx), i, ew.select_n(u_won, zu, tu),
+                             **add_kw)
     cnt = scatter_add_p.bind(ew.select_n(x_won, zx, one_x), i, ew.select_n(u_won, zu, one_u),
-                             **kw)
+                             **add_kw)
     return out, ew.div(num, cnt)
   return jvp
 
@@ -460,7 +480,7 @@ def _scatter_batch(prim):
 
 
 def _make_scatter(name):
-  prim = standard_primitive(name, _scatter_abstract_eval, _scatter_lowering(name))
+  prim = standard_primitive(name, _scatter_abstract_eval, _scatter_lowering)
   prim.batch = _scatter_batch(prim)
   prim.sharding_rule = lambda operand, *args, **params: operand._sharding  # (JAX's)
   return prim
@@ -481,10 +501,10 @@ def _scatter_physical_lowering(ctx, operand, indices, updates, *, dimension_numb
 
 
 scatter_p.physical_lowering = _scatter_physical_lowering
-scatter_add_p = _make_scatter("scatter_add")
-scatter_mul_p = _make_scatter("scatter_mul")
-scatter_min_p = _make_scatter("scatter_min")
-scatter_max_p = _make_scatter("scatter_max")
+scatter_add_p = _make_scatter("scatter-add")
+scatter_mul_p = _make_scatter("scatter-mul")
+scatter_min_p = _make_scatter("scatter-min")
+scatter_max_p = _make_scatter("scatter-max")
 scatter_p.jvp = _linear_scatter_jvp(scatter_p)
 scatter_p.transpose = _scatter_transpose(is_add=False)
 scatter_add_p.jvp = _linear_scatter_jvp(scatter_add_p)
@@ -506,8 +526,10 @@ def _scatter_fn(prim):
                                       dn.scatter_dims_to_operand_dims, sizes)
     return prim.bind(operand, scatter_indices, updates, dimension_numbers=dn,
                      indices_are_sorted=bool(indices_are_sorted),
-                     unique_indices=bool(unique_indices), mode=mode)
-  scatter_fn.__name__ = prim.name
+                     unique_indices=bool(unique_indices), mode=mode,
+                     update_jaxpr=update_jaxpr(prim.name, get_aval(operand).dtype),
+                     update_consts=())
+  scatter_fn.__name__ = prim.name.replace("-", "_")
   scatter_fn.__doc__ = f"``{prim.name}``: writes ``updates`` into windows of ``operand``."
   return scatter_fn
 
@@ -587,7 +609,7 @@ shapes.dynamic_update_slice_p.batch = _dynamic_update_slice_batch
 # ---------------------------------------------------------------------------------------
 # scatter_sub: operand[idx] -= updates
 
-scatter_sub_p = _make_scatter("scatter_sub")
+scatter_sub_p = _make_scatter("scatter-sub")
 scatter_sub_p.jvp = _linear_scatter_jvp(scatter_sub_p)
 _add_transpose = _scatter_transpose(is_add=True)
 
