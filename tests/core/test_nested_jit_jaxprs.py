@@ -459,3 +459,13 @@ def test_var_std_values_through_the_nested_calls():
     np.testing.assert_allclose(jax.jit(lambda a: jnp.std(a, axis=0, ddof=ddof))(x),
                                np.std(x, axis=0, ddof=ddof), rtol=1e-6)
   assert np.isnan(jnp.var(x, axis=1, ddof=4)).all()   # no degrees of freedom left
+
+
+def test_var_eager_takes_ddof_at_run_time_as_jax():
+  """Eager ``var`` calls ``_var`` with ``ddof`` a run-time argument (JAX: 34/6 divided,
+  5.6666665); under an outer jit ddof is a constant, which XLA folds into a product with the
+  reciprocal (5.666667). Bits recorded from JAX 0.10.2."""
+  i = jnp.asarray([-3, -2, -1, 0, 2, 4], jnp.int32)
+  assert np.asarray(jnp.var(i)).view(np.uint32) == np.float32(5.6666665).view(np.uint32)
+  assert np.asarray(jax.jit(jnp.var)(i)).view(np.uint32) == np.float32(5.666667).view(np.uint32)
+  assert np.asarray(jnp.std(i)) == np.sqrt(np.float32(5.6666665))

@@ -174,7 +174,6 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
 _mean = mean  # var's and std's `mean=` keyword shadows the name
 
 
-@_compiled
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
   """The variance along ``axis``; ``mean`` (with the reduced axes kept) skips computing it."""
@@ -224,7 +223,6 @@ def _var(a, ddof, *, axis, dtype, keepdims, where, mean):
   return _where(gt(denom, np.zeros((), rdt)[()]), out, np.nan)
 
 
-@_compiled
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
   _check_out(out, "std")
