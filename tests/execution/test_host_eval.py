@@ -140,9 +140,19 @@ def test_binary_kernels_with_a_broadcast_scalar_agree_with_xla(prim):
 
 
 def test_programs_xla_would_rewrite_run_compiled():
-  """A multiply feeding an add may become a fused multiply-add; such programs compile."""
+  """A multiply feeding an add may become a fused multiply-add, and a multiply by a cast
+  boolean a select (``x * False`` is +0.0 for x = -2.5, NaN or inf): such programs compile,
+  so eager results stay XLA's."""
   x = jnp.asarray([0.1, 0.2, 0.3], np.float32)
-  assert jnp.polyval(jnp.asarray([3.0, 2.0, 1.0]), x)._host is None or True
+  fma = compiled_when_eager(lambda a: a * 3.0 + a)
+  assert fma(x)._host is None
+  np.testing.assert_array_equal(fma(x), xjax.jit(lambda a: a * 3.0 + a)(x))
+  f = jnp.asarray([-2.5, np.nan, np.inf, 1.5], np.float32)
+  b = jnp.asarray([False, False, False, True])
+  for out in (f * b, b * f):
+    assert out._host is None
+    np.testing.assert_array_equal(np.signbit(out), [False] * 3 + [False])
+    np.testing.assert_array_equal(out, [0.0, 0.0, 0.0, 1.5])   # JAX's values
   out = xjax.numpy.true_divide(jnp.asarray([1, 2, 3]), 7)  # a cast then a division: host
   assert out._host is not None
   np.testing.assert_array_equal(out, xjax.jit(lambda a: a / 7)(jnp.asarray([1, 2, 3])))

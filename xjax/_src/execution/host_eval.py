@@ -262,11 +262,16 @@ class HostProgram:
       return -len(known)
     steps = []
     plain = set(jaxpr.invars)  # inputs, and inputs cast: what a rounding step may take
+    from_bool = set()  # booleans cast to numbers: XLA multiplies by one as a select
     rounding_steps = 0
     for eqn in jaxpr.eqns:
       for v in eqn.invars:
         if type(v) is Literal and _constant(v.val, v.aval) is None:
           return None
+      if eqn.primitive.name == "convert_element_type" and eqn.invars[0].aval.dtype == bool:
+        from_bool.add(eqn.outvars[0])
+      elif eqn.primitive.name == "mul" and any(v in from_bool for v in eqn.invars):
+        return None  # (x * False is +0.0 for any x, NaN and -x included: not IEEE's)
       kernel = kernel_for(eqn.primitive, [v.aval for v in eqn.invars],
                           [v.aval for v in eqn.outvars], eqn.params)
       if kernel is None:
