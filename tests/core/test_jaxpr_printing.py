@@ -534,6 +534,9 @@ X23 = jnp.arange(6.0).reshape(2, 3)
 X23_PROGRAMS = {  # one-argument programs of X23
     "at_set_add_mul": lambda x: x.at[0, 1].set(5.).at[:, 1].add(5.).at[0].multiply(2.),
     "at_add_twice_min": lambda x: x.at[:, 1].add(5.).at[0].add(2.).at[1].min(0.),
+    "take": lambda x: jnp.take(x, jnp.array([0, 1]), axis=1),
+    "take_flat_clip": lambda x: jnp.take(x, 4, mode='clip'),
+    "get_fill": lambda x: x.at[jnp.array([0, 5])].get(mode='fill', fill_value=3),
 }
 
 # str(jax.make_jaxpr(f)(X23)) under JAX 0.10.2
@@ -607,6 +610,67 @@ X23_RECORDED = {
         '      update_jaxpr={ lambda ; n:f32[] o:f32[]. let p:f32[] = min n o in (p,) }\n'
         '    ] j k l\n'
         '  in (m,) }'
+    ),
+    'take': (
+        '{ lambda a:i32[2]; b:f32[2,3]. let\n'
+        '    c:f32[2,2] = jit[\n'
+        '      name=_take\n'
+        '      jaxpr={ lambda ; b:f32[2,3] a:i32[2]. let\n'
+        '          d:bool[2] = lt a 0:i32[]\n'
+        '          e:i32[2] = add a 3:i32[]\n'
+        '          f:i32[2] = jit[\n'
+        '            name=_where\n'
+        '            jaxpr={ lambda ; d:bool[2] e:i32[2] a:i32[2]. let\n'
+        '                f:i32[2] = select_n d a e\n'
+        '              in (f,) }\n'
+        '          ] d e a\n'
+        '          g:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] f\n'
+        '          c:f32[2,2] = gather[\n'
+        '            dimension_numbers=GatherDimensionNumbers(offset_dims=(0,), collapsed_slice_dims=(1,), start_index_map=(1,), operand_batching_dims=(), start_indices_batching_dims=())\n'
+        '            fill_value=nan\n'
+        '            indices_are_sorted=False\n'
+        '            mode=GatherScatterMode.FILL_OR_DROP\n'
+        '            slice_sizes=(2, 1)\n'
+        '            unique_indices=False\n'
+        '          ] b g\n'
+        '        in (c,) }\n'
+        '    ] b a\n'
+        '  in (c,) }'
+    ),
+    'take_flat_clip': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[] = jit[\n'
+        '      name=_take\n'
+        '      jaxpr={ lambda ; a:f32[2,3] c:i32[]. let\n'
+        '          d:f32[6] = reshape[dimensions=None new_sizes=(6,) sharding=None] a\n'
+        '          e:i32[1] = broadcast_in_dim c\n'
+        '          b:f32[] = gather[\n'
+        '            dimension_numbers=GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())\n'
+        '            fill_value=None\n'
+        '            indices_are_sorted=False\n'
+        '            mode=GatherScatterMode.CLIP\n'
+        '            slice_sizes=(1,)\n'
+        '            unique_indices=False\n'
+        '          ] d e\n'
+        '        in (b,) }\n'
+        '    ] a 4:i32[]\n'
+        '  in (b,) }'
+    ),
+    'get_fill': (
+        '{ lambda a:i32[2]; b:f32[2,3]. let\n'
+        '    c:bool[2] = lt a 0:i32[]\n'
+        '    d:i32[2] = add a 2:i32[]\n'
+        '    e:i32[2] = select_n c a d\n'
+        '    f:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e\n'
+        '    g:f32[2,3] = gather[\n'
+        '      dimension_numbers=GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())\n'
+        '      fill_value=3\n'
+        '      indices_are_sorted=False\n'
+        '      mode=GatherScatterMode.FILL_OR_DROP\n'
+        '      slice_sizes=(1, 3)\n'
+        '      unique_indices=False\n'
+        '    ] b f\n'
+        '  in (g,) }'
     ),
 }
 

@@ -29,6 +29,7 @@ from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.creation import arange, asarray
 from xjax._src.libraries.numpy.promotion import promote_dtypes
 from xjax._src.libraries.numpy.shaping import broadcast_to
+from xjax._src.libraries.numpy.where import _where
 
 _FILL = gs.GatherScatterMode.FILL_OR_DROP
 
@@ -618,23 +619,53 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
   """Elements of ``a`` at ``indices`` along ``axis`` (flattened when None)."""
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
-  a = asarray(a)
+  return _take_along(a, indices, None if axis is None else operator.index(axis), mode=mode,
+                     unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                     fill_value=fill_value)
+
+
+@compiled_when_eager(staged="_take", hashable_statics=True, static_argnames=(
+    "axis", "mode", "unique_indices", "indices_are_sorted", "fill_value"))
+def _take_along(a, indices, axis, *, mode, unique_indices, indices_are_sorted, fill_value):
+  """jnp.take as JAX jits it: one gather, its negative indices wrapped (``fill``, the
+  default), reduced modulo the axis (``wrap``) or clamped (``clip``)."""
+  a, indices = asarray(a), asarray(indices)
   if axis is None:
     a = reshape(a, (get_aval(a).size,))
     axis = 0
-  ndim = get_aval(a).ndim
-  axis = _axis(axis, ndim, "take")
-  indices = asarray(indices)
+  shape = get_aval(a).shape
+  axis = canonical_axis(axis, len(shape), scalar_axis=False)
   if get_aval(indices).dtype == np.bool_:  # positions 0 and 1, not a mask (as JAX)
     indices = convert_element_type(indices, np.int32)
   if not dtypes.is_integer(get_aval(indices).dtype):
     raise ValueError("indices must have an integer type")
-  if get_aval(a).shape[axis] == 0 and get_aval(indices).size != 0:
-    raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
-  indices, mode = _index_mode(indices, get_aval(a).shape[axis], mode)
-  return rewriting_take(a, (slice(None),) * axis + (indices,), mode=mode,
-                        fill_value=fill_value, indices_are_sorted=indices_are_sorted,
-                        unique_indices=unique_indices)
+  if mode is None or mode == "fill":
+    gather_mode = _FILL
+    indices = _where(indices < 0, indices + shape[axis], indices)
+  elif mode == "raise":
+    raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
+  elif mode == "wrap":
+    indices = ufuncs.remainder(indices, shape[axis]) if shape[axis] else indices
+    gather_mode = gs.GatherScatterMode.PROMISE_IN_BOUNDS
+  elif mode == "clip":
+    gather_mode = gs.GatherScatterMode.CLIP
+  else:
+    raise ValueError(f"Invalid mode '{mode}' for np.take")
+  idx_shape = get_aval(indices).shape
+  if shape[axis] == 0:
+    if get_aval(indices).size:
+      raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+    return a
+  if get_aval(indices).size == 0:
+    return full_like(a, 0, shape=shape[:axis] + idx_shape + shape[axis + 1:])
+  nidx = len(idx_shape)
+  dnums = gs.GatherDimensionNumbers(
+      offset_dims=(*range(axis), *range(axis + nidx, len(shape) + nidx - 1)),
+      collapsed_slice_dims=(axis,), start_index_map=(axis,))
+  sizes = shape[:axis] + (1,) + shape[axis + 1:]
+  return gs.gather(a, broadcast_in_dim(indices, idx_shape + (1,), tuple(range(nidx))), dnums,
+                   sizes, mode=gather_mode, unique_indices=unique_indices,
+                   indices_are_sorted=indices_are_sorted, fill_value=fill_value)
 
 
 def _axis(axis, ndim, name):

@@ -14,6 +14,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.backend.lowering import i64_array
 from xjax._src.core.avals import ShapedArray, physical_aval, result_sharding, spec_of
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.staging import trace_to_jaxpr
@@ -119,6 +120,10 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
     zero = ctx.constant(np.zeros((), out.dtype), ShapedArray((), out.dtype))
     return ctx.op("stablehlo.broadcast_in_dim", [zero], out,
                   {"broadcast_dimensions": i64_array(())})
+  if mode is GatherScatterMode.FILL_OR_DROP:
+    return _lower_fill(ctx, operand, indices, ctx.avals_in, dimension_numbers=dimension_numbers,
+                       slice_sizes=slice_sizes, indices_are_sorted=indices_are_sorted,
+                       unique_indices=unique_indices, fill_value=fill_value)
   dn = dimension_numbers
   attr = _dims_attr("gather", {
       "offset_dims": dn.offset_dims, "collapsed_slice_dims": dn.collapsed_slice_dims,
@@ -135,6 +140,8 @@ def _gather_jvp(primals, tangents, **params):
   out = gather_p.bind(operand, indices, **params)
   if type(tangents[0]) is Zero:
     return out, Zero(get_aval(out))
+  if params["fill_value"] is not None:  # (out-of-bounds slices have no tangent)
+    params = dict(params, fill_value=0)
   return out, gather_p.bind(tangents[0], indices, **params)
 
 
@@ -225,6 +232,10 @@ def _gather_physical_lowering(ctx, operand, indices, *, dimension_numbers, slice
   out_ndim = ctx.avals_out[0].ndim
   dn = dimension_numbers._replace(
       offset_dims=(*dimension_numbers.offset_dims, *range(out_ndim, out_ndim + len(extra))))
+  if params["mode"] is GatherScatterMode.FILL_OR_DROP:  # (the key data filled)
+    params = {k: v for k, v in params.items() if k != "mode"}
+    return _lower_fill(ctx, operand, indices, [physical_aval(ctx.avals_in[0]), ctx.avals_in[1]],
+                       dimension_numbers=dn, slice_sizes=(*slice_sizes, *extra), **params)
   return _gather_lowering(ctx, operand, indices, dimension_numbers=dn,
                           slice_sizes=(*slice_sizes, *extra), **params)
 
@@ -233,14 +244,15 @@ gather_p.physical_lowering = _gather_physical_lowering
 
 
 def default_fill_value(dtype):
-  """JAX's fill for out-of-bounds gathers: NaN, the lowest signed / highest unsigned int."""
+  """JAX's fill for out-of-bounds gathers (a Python scalar, as JAX's param): NaN, True, the
+  lowest signed / highest unsigned int."""
   dtype = np.dtype(dtype)
   if dtypes.is_inexact(dtype):
-    return np.array(np.nan, dtype)[()]
+    return float("nan")
   if dtype == np.bool_:
-    return np.True_
+    return True
   info = np.iinfo(dtype)
-  return np.array(info.max if dtypes.is_unsigned(dtype) else info.min, dtype)[()]
+  return int(info.max if dtypes.is_unsigned(dtype) else info.min)
 
 
 def _in_bounds(indices, operand_shape, index_map, window):
@@ -252,6 +264,30 @@ def _in_bounds(indices, operand_shape, index_map, window):
   return reduce_and(ok, (aval.ndim - 1,))
 
 
+def _gather_fill(operand, indices, *, dimension_numbers, slice_sizes, fill_value, **params):
+  """A FILL_OR_DROP gather as lowered: a clamping gather, its slices that start out of
+  bounds replaced by ``fill_value``."""
+  op_aval = get_aval(operand)
+  out = gather_p.bind(operand, indices, dimension_numbers=dimension_numbers,
+                      slice_sizes=slice_sizes, mode=GatherScatterMode.CLIP, fill_value=None,
+                      **params)
+  mask = _in_bounds(indices, op_aval.shape, dimension_numbers.start_index_map, slice_sizes)
+  out_aval = get_aval(out)
+  batch_pos = tuple(i for i in range(out_aval.ndim) if i not in dimension_numbers.offset_dims)
+  mask = shapes.broadcast_in_dim(mask, out_aval.shape, batch_pos)
+  fill = default_fill_value(op_aval.dtype) if fill_value is None else fill_value
+  fill = shapes.full(out_aval.shape, ew.convert_element_type(fill, op_aval.dtype,
+                                                             op_aval.weak_type))
+  return ew.select_n(mask, fill, out)
+
+
+def _lower_fill(ctx, operand, indices, avals, **params):
+  """Emits ``_gather_fill`` at ``avals`` (their splits left to the partitioner)."""
+  closed = trace_to_jaxpr(lambda o, i: [_gather_fill(o, i, **params)],
+                          [a.update(sharding=None) for a in avals])
+  return ctx.lower_jaxpr(closed.jaxpr, closed.consts, [operand, indices])[0]
+
+
 def clamp_indices(indices, operand_shape, index_map, window):
   aval = get_aval(indices)
   upper = np.array([max(operand_shape[d] - window[d], 0) for d in index_map], aval.dtype)
@@ -261,31 +297,25 @@ def clamp_indices(indices, operand_shape, index_map, window):
 
 def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_indices=False,
            indices_are_sorted=False, mode=None, fill_value=None):
-  """Gathers slices of ``operand`` of ``slice_sizes`` starting at ``start_indices``."""
+  """Gathers slices of ``operand`` of ``slice_sizes`` starting at ``start_indices``; with
+  mode FILL_OR_DROP, a slice starting out of bounds is ``fill_value`` (a static scalar,
+  by default ``default_fill_value``)."""
   dn = _tuples(dimension_numbers)
   slice_sizes = tuple(int(s) for s in slice_sizes)
   # as JAX, a bare lax.gather promises in-bounds indices (the backend clamps)
   mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else \
       GatherScatterMode.from_any(mode)
-  params = dict(dimension_numbers=dn, slice_sizes=slice_sizes,
-                indices_are_sorted=bool(indices_are_sorted),
-                unique_indices=bool(unique_indices), fill_value=None)
-  if mode is not GatherScatterMode.FILL_OR_DROP or dtypes.is_extended(get_aval(operand).dtype):
-    # (PRNG keys have no fill value: out-of-bounds indices clamp)
-    return gather_p.bind(operand, start_indices, mode=mode, **params)
-  op_aval = get_aval(operand)
-  out = gather_p.bind(operand, start_indices, mode=GatherScatterMode.CLIP, **params)
-  mask = _in_bounds(start_indices, op_aval.shape, dn.start_index_map, slice_sizes)
-  out_aval = get_aval(out)
-  batch_pos = tuple(i for i in range(out_aval.ndim) if i not in dn.offset_dims)
-  mask = shapes.broadcast_in_dim(mask, out_aval.shape, batch_pos,
-                                 out_sharding=out_aval._sharding)
-  fill = default_fill_value(op_aval.dtype) if fill_value is None else fill_value
-  # (the fill takes the operand's weak type, as the gathered values do)
-  fill = shapes.full(out_aval.shape, ew.convert_element_type(fill, op_aval.dtype,
-                                                             op_aval.weak_type),
-                     sharding=out_aval._sharding)
-  return ew.select_n(mask, fill, out)
+  if mode is not GatherScatterMode.FILL_OR_DROP:
+    fill_value = None
+  elif fill_value is None:  # (PRNG keys: their data's)
+    fill_value = default_fill_value(physical_aval(get_aval(operand)).dtype)
+  else:
+    fill_value = concrete_or_error(fill_value, "fill_value")
+    if isinstance(fill_value, np.ndarray) and fill_value.ndim == 0:
+      fill_value = fill_value.item()
+  return gather_p.bind(operand, start_indices, dimension_numbers=dn, slice_sizes=slice_sizes,
+                       indices_are_sorted=bool(indices_are_sorted),
+                       unique_indices=bool(unique_indices), mode=mode, fill_value=fill_value)
 
 
 # ---------------------------------------------------------------------------------------
