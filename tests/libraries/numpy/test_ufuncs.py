@@ -209,3 +209,18 @@ def test_ufuncs_under_jvp_type_tangents_as_jax_inline_jits():
     assert p.weak_type and t.weak_type
   _, t = xjax.jvp(lambda x: x - 1, (0.7,), (1.0,))
   assert isinstance(t, xjax.Array) and t.weak_type and t == 1
+
+
+def test_logaddexp_runs_as_one_program_when_eager():
+  """As JAX's ufuncs, logaddexp/logaddexp2 compile as a whole when eager, so XLA's fused
+  multiply-add shows as in jit and in JAX (op by op, logaddexp2(0, 0) was 0.0); their
+  custom_jvp equations carry JAX's names, in JAX's order."""
+  i = jnp.asarray([-3, -2, -1, 0, 2, 4], jnp.int32)
+  expected = np.float32(-1.0601923e-08)   # JAX 0.10.2, eager and jit
+  assert np.asarray(jnp.logaddexp2(i, i))[2] == expected
+  assert np.asarray(xjax.jit(jnp.logaddexp2)(i, i))[2] == expected
+  text = str(xjax.make_jaxpr(jnp.logaddexp)(jnp.ones(2), 1.0))
+  assert "name=logaddexp\n" in text
+  body = [line.split("= ")[1].split()[0] for line in text.splitlines()
+          if ":f32[2] = " in line or ":bool[2] = " in line]
+  assert body[1:7] == ["max", "sub", "ne", "add", "abs", "neg"], body

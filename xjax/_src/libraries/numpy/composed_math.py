@@ -161,6 +161,7 @@ def hypot(x1, x2, /):
   return select_n(bitwise_or(isinf(a), isinf(b)), r, full_like(r, np.inf))
 
 
+@compiled_when_eager(inline=True)  # (one program when eager, as JAX's ufunc)
 def logaddexp(x1, x2, /):
   """log(exp(x1) + exp(x2)), computed stably."""
   a, b = promote_args_inexact("logaddexp", x1, x2)
@@ -179,9 +180,9 @@ def _log_add(a, b, exp, scale=None):
     half_period = np.pi if scale is None else np.pi / np.log(2)
     return lax_complex(lax_real(out), _wrapped(lax_imag(out), half_period))
   delta = lax_sub(a, b)
+  nan, both = isnan(delta), add(a, b)  # (in JAX's order, which its jaxprs show)
   tail = log1p(exp(neg(lax_abs(delta))))
-  out = add(amax, tail if scale is None else mul(scale, tail))
-  return select_n(isnan(delta), out, add(a, b))
+  return select_n(nan, add(amax, tail if scale is None else mul(scale, tail)), both)
 
 
 def _wrapped(x, half: float):
@@ -191,7 +192,16 @@ def _wrapped(x, half: float):
   return lax_sub(r, _c(x, half))
 
 
+def _named(name: str):
+  """Gives a function the name JAX's jaxprs show for it (a custom_jvp's ``name``)."""
+  def rename(f):
+    f.__name__ = f.__qualname__ = name
+    return f
+  return rename
+
+
 @custom_jvp
+@_named("logaddexp")
 def _logaddexp(a, b):
   return _log_add(a, b, lax_exp)
 
@@ -216,6 +226,7 @@ def _logaddexp_jvp(primals, tangents):
   return _log_add_jvp(_logaddexp, lax_exp, primals, tangents)
 
 
+@compiled_when_eager(inline=True)  # (one program when eager, as JAX's ufunc)
 def logaddexp2(x1, x2, /):
   """log2(2**x1 + 2**x2), computed stably."""
   a, b = promote_args_inexact("logaddexp2", x1, x2)
@@ -223,6 +234,7 @@ def logaddexp2(x1, x2, /):
 
 
 @custom_jvp
+@_named("logaddexp2")
 def _logaddexp2(a, b):
   return _log_add(a, b, exp2, _wc(a, 1 / np.log(2)))
 
