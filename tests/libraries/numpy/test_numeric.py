@@ -73,6 +73,13 @@ def test_interp_and_counting():
   check(jnp.bincount(np.array([0, 1, 1, 3])), np.bincount([0, 1, 1, 3]).astype(np.int32))
   check(xjax.jit(lambda v: jnp.bincount(v, length=6))(np.array([0, 1, 1, 3])),
         np.bincount([0, 1, 1, 3], minlength=6).astype(np.int32))
+  # negative values count in bin 0, as JAX clips them (values recorded from JAX 0.10.2)
+  i = np.array([-3, -2, -1, 0, 2, 4], np.int32)
+  np.testing.assert_array_equal(jnp.bincount(i), [4, 0, 1, 0, 1])
+  np.testing.assert_array_equal(jnp.bincount(i, length=3), [4, 0, 1])
+  np.testing.assert_array_equal(jnp.bincount(np.array([-3, -1])), [2])
+  with pytest.raises(ValueError, match="type of weights must match type of x"):
+    jnp.bincount(i, np.ones(3))
   w = np.array([.5, 1., 2.], np.float32)
   check(jnp.bincount(np.array([0, 1, 1]), weights=w), np.bincount([0, 1, 1], w).astype(
       np.float32))

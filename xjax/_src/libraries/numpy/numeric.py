@@ -13,7 +13,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, clamp, conj,
                                                   convert_element_type, div, eq as lax_eq, mul,
-                                                  select_n, sub)
+                                                  max as lax_max, select_n, sub)
 from xjax._src.primitives.lax.reductions import reduce_sum
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota,
                                              concatenate as lax_concatenate, full, full_like,
@@ -265,9 +265,13 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     host = np.asarray(concrete_or_error(
         x, "argument of jnp.bincount(). The length argument must be specified (length=) "
         "to use jnp.bincount within JAX transformations"))
-    length = max(int(minlength), int(host.max()) + 1 if host.size else 0)
+    length = max(int(minlength), max(0, int(host.max())) + 1 if host.size else 0)
+  if weights is not None and np.shape(weights) != get_aval(x).shape:
+    raise ValueError(f"type of weights must match type of x. Got typeof(x)="
+                     f"{get_aval(x).str_short()}({{}}) and typeof(weights)="
+                     f"{get_aval(weights).str_short()}({{}})")
   n = get_aval(x).shape[0]
-  xi = convert_element_type(x, np.int32)
+  xi = lax_max(convert_element_type(x, np.int32), np.int32(0))  # negatives count as 0, as JAX
   hit = lax_eq(broadcast_in_dim(xi, (length, n), (1,)),
                broadcasted_iota(np.int32, (length, n), 0))
   if weights is None:
