@@ -381,14 +381,21 @@ def float_power(x1, x2, /):
 
 @compiled_when_eager(staged="ldexp")
 def ldexp(x1, x2, /):
-  """x1 * 2**x2 (x2 must be an integer)."""
+  """x1 * 2**x2 (x2 must be an integer), exact: x1's exponent is split off first (as JAX),
+  so a small x1 times a large power of two does not overflow on the way."""
   check_arraylike("ldexp", x1, x2)
-  if not (dtypes.is_integer(get_aval(x2).dtype) or get_aval(x2).dtype == np.bool_):
-    raise ValueError(f"ldexp: x2 must be an integer, got {get_aval(x2).dtype}")
+  t1, t2 = (dtypes.dtype(get_aval(x).dtype) for x in (x1, x2))
+  if dtypes.is_complex(t1) or dtypes.is_inexact(t2):
+    raise ValueError(f"ldexp not supported for input types {(t1, t2)}")
   (a,) = promote_args_inexact("ldexp", x1)
-  b = convert_element_type(x2, get_aval(a).dtype)
-  a, b = promote_args("ldexp", a, b)
-  return mul(a, exp2(b))
+  dt = get_aval(a).dtype
+  m, e = frexp(a)
+  e = add(convert_element_type(e, dt), convert_element_type(x2, dt))
+  up = gt(e, _c(e, 0))  # the exponent may overflow by one with a finite result
+  m = _where(up, mul(m, _wc(m, 2)), m)
+  e = _where(up, lax_sub(e, _wc(e, 1)), e)
+  x = mul(m, lax_pow(_wc(e, 2), e))
+  return _where(bitwise_or(isinf(a), eq(a, _c(a, 0))), a, x)
 
 
 @compiled_when_eager(staged="frexp")
@@ -399,21 +406,37 @@ def frexp(x, /):
   dt = get_aval(x).dtype
   if dtypes.is_complex(dt):
     raise TypeError("frexp does not support complex-valued inputs")
+  return _frexp(x)
+
+
+@custom_jvp
+def _frexp(x):
+  dt = get_aval(x).dtype
   info = dtypes.finfo(dt)
   bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
   nmant, bias = int(info.nmant), int(info.maxexp) - 1
   sub = lt(lax_abs(x), _c(x, info.smallest_normal))
-  xs = _where(sub, mul(x, _c(x, 2.0 ** (nmant + 1))), x)
+  xs = _where(sub, mul(x, _c(x, 2.0 ** nmant)), x)  # (as JAX: even a flushed one)
   u = bitcast_convert_type(xs, bits)
   field_mask = np.asarray((1 << (dt.itemsize * 8 - 1 - nmant)) - 1, bits)[()]
   field = bitwise_and(shift_right_logical(u, np.asarray(nmant, bits)[()]), field_mask)
   exp = lax_sub(convert_element_type(field, np.int32), np.int32(bias - 1))
-  exp = _where(sub, lax_sub(exp, np.int32(nmant + 1)), exp)
+  exp = _where(sub, lax_sub(exp, np.int32(nmant)), exp)
   keep = np.asarray(~(int(field_mask) << nmant) & ((1 << (dt.itemsize * 8)) - 1), bits)[()]
   mant_bits = bitwise_or(bitwise_and(u, keep), np.asarray((bias - 1) << nmant, bits)[()])
   mant = bitcast_convert_type(mant_bits, dt)
   special = bitwise_or(eq(x, _c(x, 0)), bitwise_not(is_finite(x)))
   return _where(special, x, mant), _where(special, full_like(exp, 0), exp)
+
+
+@_frexp.defjvp
+def _frexp_jvp(primals, tangents):
+  """The mantissa's tangent is the input's scaled by 2**-exponent (as JAX); the exponent
+  has none."""
+  (x,), (t,) = primals, tangents
+  m, e = _frexp(x)
+  return (m, e), (mul(t, exp2(neg(convert_element_type(e, get_aval(t).dtype)))),
+                  np.zeros(get_aval(e).shape, dtypes.float0))
 
 
 @compiled_when_eager(staged="modf")
