@@ -154,3 +154,15 @@ def test_private_ad_util_stop_gradient_takes_a_transpose_rule():
       del ad.primitive_transposes[ad_util.stop_gradient_p]
     else:
       ad.primitive_transposes[ad_util.stop_gradient_p] = previous
+
+
+def test_importlib_metadata_reports_the_jax_distribution(tmp_path):
+  # quax reads `importlib.metadata.version("jax")`; JAX 0.10.2's wheel answers as below.
+  code = ("import importlib.metadata as m\n"
+          "print('version', m.version('jax'), m.distribution('JAX').metadata['Name'])\n"
+          "print('top level', m.packages_distributions()['jax'])\n"
+          "print('listed', 'jax' in {d.metadata['Name'] for d in m.distributions()})\n"
+          "try:\n  m.version('jaxx')\nexcept m.PackageNotFoundError:\n  print('others unknown')\n")
+  out = run(lambda s: ["-m", "xjax", str(s)], tmp_path, code)
+  assert "version 0.10.2 jax" in out and "top level ['jax']" in out
+  assert "listed True" in out and "others unknown" in out

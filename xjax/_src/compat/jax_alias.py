@@ -1,5 +1,6 @@
 """Running unmodified JAX programs: `install_as_jax()` makes `import jax` (and every
-`jax.<submodule>` import) resolve to xjax, through a finder placed first on `sys.meta_path`.
+`jax.<submodule>` import) resolve to xjax, through a finder placed first on `sys.meta_path`
+(which also answers `importlib.metadata`'s questions about the `jax` distribution).
 
 `jax` itself is a thin module that forwards attribute lookups to `xjax` but reports the JAX
 version xjax implements; `jax.numpy` and the other submodules *are* the xjax modules.  A
@@ -11,9 +12,12 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.metadata
 import importlib.util
 import sys
 import types
+
+from xjax._src.compat.jax_distribution import find_jax_distributions
 
 JAX_VERSION = "0.10.2"
 _DIFFERENCES = "docs/differences.md"
@@ -136,6 +140,10 @@ class _JaxAliasFinder(importlib.abc.MetaPathFinder):
     is_package = found.submodule_search_locations is not None
     return importlib.machinery.ModuleSpec(fullname, _ExistingModuleLoader(xname),
                                           is_package=is_package)
+
+  def find_distributions(self, context=importlib.metadata.DistributionFinder.Context()):
+    """`importlib.metadata`'s `jax`: xjax's, as `import jax` is (first on sys.meta_path)."""
+    return find_jax_distributions(context, JAX_VERSION)
 
 
 _FINDER = _JaxAliasFinder()
