@@ -185,3 +185,19 @@ def test_nextafter_has_no_derivative_as_in_jax():
       transform(lambda x: jnp.nextafter(x, 2.0))
   assert float(jnp.nextafter(np.float32(1), np.float32(2))) == float(
       np.nextafter(np.float32(1), np.float32(2)))
+
+
+def test_complex_sin_cos_signs_of_zero_as_jax():
+  """Complex sin/cos are built from the real functions, as JAX lowers them: cos(-2.5+0j)
+  has a +0 imaginary part and cos(1-0j) a -0 one; sin(-0j) is (0, -0) (JAX 0.10.2's
+  values; XLA's complex ops gave the opposite signs)."""
+  z = np.array([-2.5 + 0j, 1 - 0j, 0j], np.complex64)
+  for f in (lax.cos, jax.jit(lax.cos)):
+    c = np.asarray(f(z))
+    np.testing.assert_array_equal(np.signbit(c.imag), [False, True, False])
+  s = np.asarray(lax.sin(np.array([-0j], np.complex64)))
+  assert not np.signbit(s.real[0]) and np.signbit(s.imag[0])
+  np.testing.assert_allclose(lax.sin(np.array([1 + 2j], np.complex64)), np.sin(1 + 2j),
+                             rtol=1e-6)
+  np.testing.assert_allclose(lax.cos(np.array([1 + 2j], np.complex64)), np.cos(1 + 2j),
+                             rtol=1e-6)

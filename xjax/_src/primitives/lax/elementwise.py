@@ -364,8 +364,37 @@ tanh_p = _unary("tanh", "stablehlo.tanh",
                  jvp2=lambda t, y, x: mul(add(t, mul(t, y)), sub(_one(y), y)))
 logistic_p = _unary("logistic", "stablehlo.logistic",
                     jvp2=lambda t, y, x: mul(t, mul(y, sub(_one(y), y))))
-sin_p = _unary("sin", "stablehlo.sine", jvp=lambda t, x: mul(t, cos(x)))
-cos_p = _unary("cos", "stablehlo.cosine", jvp=lambda t, x: neg(mul(t, sin(x))))
+def _sin_cos_of_complex(x, cosine: bool):
+  """sin or cos of complex ``x`` from the real functions, as JAX lowers them (XLA's complex
+  sine and cosine give other signs of zero parts): sinh and cosh of the imaginary part as
+  (expm1(b) -/+ expm1(-b)) / 2 (+ 1), without cancellation for small b; a zero real part
+  gives an exact zero imaginary (cos) or real (sin) part, and no NaN from inf * 0."""
+  a, b = real(x), imag(x)
+  zero_re, zero, two = eq(a, _const(a, 0)), _const(a, 0), _const(a, 2)
+  sn, cs = sin(a), cos(a)
+  e1m, e2m = expm1(b), expm1(neg(b))
+  snh, csh = div(sub(e1m, e2m), two), div(add(add(e1m, e2m), two), two)
+  if cosine:
+    re, im = mul(cs, csh), mul(neg(sn), snh)
+    return select_n(zero_re, complex(re, im), complex(re, zero))
+  re, im = mul(sn, csh), mul(cs, snh)
+  return select_n(zero_re, complex(re, im), complex(zero, im))
+
+
+def _complex_lowered_as(fn, hlo):
+  """``hlo`` on real operands; ``fn`` (lax functions) traced for complex ones."""
+  on_real = _lower_nary(hlo, accuracy_attrs)
+  on_complex = lowering_from(lambda x, accuracy=None: fn(x))
+  return lambda ctx, x, **params: (on_complex if dtypes.is_complex(ctx.avals_in[0].dtype)
+                                   else on_real)(ctx, x, **params)
+
+
+sin_p = _unary("sin", "stablehlo.sine", jvp=lambda t, x: mul(t, cos(x)),
+               lowering=_complex_lowered_as(lambda x: _sin_cos_of_complex(x, False),
+                                            "stablehlo.sine"))
+cos_p = _unary("cos", "stablehlo.cosine", jvp=lambda t, x: neg(mul(t, sin(x))),
+               lowering=_complex_lowered_as(lambda x: _sin_cos_of_complex(x, True),
+                                            "stablehlo.cosine"))
 tan_p = _unary("tan", "stablehlo.tan", jvp2=lambda t, y, x: mul(t, add(_const(y, 1), square(y))))
 asin_p = _unary("asin", "chlo.asin", jvp=lambda t, x: mul(t, rsqrt(sub(_const(x, 1), square(x)))))
 acos_p = _unary("acos", "chlo.acos",
