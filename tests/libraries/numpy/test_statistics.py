@@ -68,3 +68,25 @@ def test_cov_checks_both_arguments_are_arrays():
   with pytest.raises(TypeError, match=r"cov requires ndarray or scalar arguments, got "
                                       r"<class 'list'> at position 1\."):
     jnp.cov(np.ones(3), [1.0, 2.0, 3.0])
+
+
+def test_errors_as_jax_for_complex_quantiles_and_boolean_products():
+  """JAX 0.10.2's classes and messages: quantiles of complex values are a ValueError
+  (median, percentile, nanmedian too); kron multiplies as lax does, so booleans are a
+  TypeError (as lax.mul's); a negative integer power names the operation."""
+  from xjax import lax
+  c = np.array([1 + 1j, 2 - 1j, 0.5j], np.complex64)
+  for f in (jnp.median, jnp.nanmedian, lambda x: jnp.quantile(x, 0.5),
+            lambda x: jnp.percentile(x, 50)):
+    with pytest.raises(ValueError, match="quantile does not support complex input"):
+      f(c)
+  b = np.array([True, False])
+  for f in (jnp.kron, lax.mul):
+    with pytest.raises(TypeError, match="mul does not accept dtype bool at position 0"):
+      f(b, b)
+  np.testing.assert_array_equal(jnp.multiply(b, b), [True, False])   # jnp's is `and`
+  with pytest.raises(TypeError, match=r"got integer_pow\(int32\[3\], -1\)"):
+    jnp.power(jnp.arange(3), -1)
+  np.testing.assert_array_equal(jnp.kron(np.array([1., -1.]), np.arange(6.).reshape(2, 3)),
+                                np.kron([1., -1.], np.arange(6.).reshape(2, 3)))
+  assert xjax.grad(lambda v: jnp.kron(v, np.ones(3)).sum())(1.5) == 3.0

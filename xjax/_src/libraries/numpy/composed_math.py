@@ -365,7 +365,9 @@ def clip(arr=None, /, min=None, max=None):
   if any(v is not None and dtypes.is_complex(get_aval(asarray(v)).dtype)
          for v in (arr, min, max)):
     raise ValueError("Clip received a complex value either through the input or the "
-                     "min/max keywords. Complex values have no ordering and cannot be clipped.")
+                     "min/max keywords. Complex values have no ordering and cannot be clipped. "
+                     "Please convert to a real value or array by taking the real or imaginary "
+                     "components via jax.numpy.real/imag respectively.")
   if min is not None:
     arr = ufuncs.maximum(min, arr)
   if max is not None:
@@ -600,7 +602,7 @@ def round(a, decimals=0, out=None):
     raise ValueError("round does not accept boolean inputs")
   if not dtypes.is_inexact(dt):
     if decimals < 0:
-      raise NotImplementedError("integer round is not implemented for decimals < 0")
+      raise NotImplementedError("integer np.round not implemented for decimals < 0")
     return a
   if dtypes.is_complex(dt):  # as JAX: real and imaginary parts rounded separately
     return lax_complex(round(lax_real(a), decimals), round(lax_imag(a), decimals))

@@ -190,12 +190,16 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
 def kron(a, b):
   """Kronecker product."""
   a, b = promote_dtypes(a, b)
-  sa, sb = get_aval(a).shape, get_aval(b).shape
-  nd = max(len(sa), len(sb))
-  sa, sb = (1,) * (nd - len(sa)) + sa, (1,) * (nd - len(sb)) + sb
-  a = reshape(a, tuple(x for d in sa for x in (d, 1)))
-  b = reshape(b, tuple(x for d in sb for x in (1, d)))
-  return reshape(multiply(a, b), tuple(x * y for x, y in zip(sa, sb)))
+  na, nb = get_aval(a).ndim, get_aval(b).ndim
+  if na < nb:
+    a = expand_dims(a, tuple(range(nb - na)))
+  elif nb < na:
+    b = expand_dims(b, tuple(range(na - nb)))
+  nd = max(na, nb)
+  shape = tuple(x * y for x, y in zip(get_aval(a).shape, get_aval(b).shape))
+  # a's dimensions interleaved with b's, multiplied as lax multiplies (booleans refused)
+  return reshape(mul(expand_dims(a, tuple(range(1, 2 * nd, 2))),
+                     expand_dims(b, tuple(range(0, 2 * nd, 2)))), shape)
 
 
 @compiled_when_eager(staged="cross", static_argnames=("axisa", "axisb", "axisc", "axis"))

@@ -322,6 +322,9 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None
     raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' "
                      "or 'inverted_cdf'")
   a = asarray(a)
+  if dtypes.is_complex(get_aval(a).dtype):
+    raise ValueError("quantile does not support complex input, as the operation is poorly "
+                     "defined.")
   ndim = get_aval(a).ndim
   if axis is None:
     axes = None

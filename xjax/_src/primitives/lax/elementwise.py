@@ -262,7 +262,7 @@ add_p = _binary("add", "stablehlo.add", _number, transpose=_add_transpose,
 sub_p = _binary("sub", "stablehlo.subtract", _number, transpose=_sub_transpose,
                 jvp_of=_add_sub_jvp(lambda t: neg(t)),
                 host=ufunc_kernel(np.subtract, "fiu", arithmetic=True))
-mul_p = _binary("mul", "stablehlo.multiply", dtype_checker("int", "inexact", "bool"),
+mul_p = _binary("mul", "stablehlo.multiply", _number,
                 bilinear=(lambda ct, x, y: unbroadcast(mul(ct, y), x.aval),
                           lambda ct, x, y: unbroadcast(mul(x, ct), y.aval)),
                 host=ufunc_kernel(np.multiply, "fiub", arithmetic=True))
@@ -820,8 +820,8 @@ convert_element_type_p.host_kernel = _convert_host
 def _integer_pow_abstract_eval(x, *, y):
   _number("integer_pow", x.dtype)
   if y < 0 and dtypes.is_integer(x.dtype):
-    raise TypeError("integer_pow with a negative exponent needs an inexact dtype, got "
-                    f"{x.dtype.name}")
+    raise TypeError("Integers cannot be raised to negative powers, got "
+                    f"integer_pow({x.dtype.name}[{','.join(map(str, x.shape))}], {y})")
   return x
 
 
