@@ -678,3 +678,106 @@ X23_RECORDED = {
 @pytest.mark.parametrize("name", sorted(X23_PROGRAMS))
 def test_program_jaxpr_text_is_jaxs(name):
   assert str(jax.make_jaxpr(X23_PROGRAMS[name])(X23)) == X23_RECORDED[name]
+
+
+SCALAR_INDEXING = {  # f(M34, i), i a scalar of the given type (JAX: a dynamic_slice)
+    "scalar_index": (lambda x, i: x[i], jnp.array(1)),
+    "scalar_index_cols": (lambda x, i: x[:, i], jnp.array(1)),
+    "scalar_index_twice_rev": (lambda x, i: x[None, i, ::-1][:, i], jnp.array(1)),
+    "scalar_index_unsigned": (lambda x, i: x[i, 1:], jnp.array(1, jnp.uint32)),
+    "static_out_of_bounds": (lambda x, i: x[5, i], jnp.array(1, jnp.int8)),
+    "get_clip": (lambda x, i: x.at[1].get(mode='clip') + i, jnp.float32(1)),
+}
+
+# str(jax.make_jaxpr(f)(M34, i)) under JAX 0.10.2
+SCALAR_INDEXING_RECORDED = {
+    'scalar_index': (
+        '{ lambda ; a:f32[3,4] b:i32[]. let\n'
+        '    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b\n'
+        '    d:bool[] = lt c 0:i32[]\n'
+        '    e:i32[] = add c 3:i32[]\n'
+        '    f:i32[] = select_n d c e\n'
+        '    g:bool[] = lt 0:i32[] 0:i32[]\n'
+        '    h:i32[] = add 0:i32[] 4:i32[]\n'
+        '    i:i32[] = select_n g 0:i32[] h\n'
+        '    j:f32[1,4] = dynamic_slice[slice_sizes=(1, 4)] a f i\n'
+        '    k:f32[4] = squeeze[dimensions=(0,)] j\n'
+        '  in (k,) }'
+    ),
+    'scalar_index_cols': (
+        '{ lambda ; a:f32[3,4] b:i32[]. let\n'
+        '    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b\n'
+        '    d:bool[] = lt 0:i32[] 0:i32[]\n'
+        '    e:i32[] = add 0:i32[] 3:i32[]\n'
+        '    f:i32[] = select_n d 0:i32[] e\n'
+        '    g:bool[] = lt c 0:i32[]\n'
+        '    h:i32[] = add c 4:i32[]\n'
+        '    i:i32[] = select_n g c h\n'
+        '    j:f32[3,1] = dynamic_slice[slice_sizes=(3, 1)] a f i\n'
+        '    k:f32[3] = squeeze[dimensions=(1,)] j\n'
+        '  in (k,) }'
+    ),
+    'scalar_index_twice_rev': (
+        '{ lambda ; a:f32[3,4] b:i32[]. let\n'
+        '    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b\n'
+        '    d:bool[] = lt c 0:i32[]\n'
+        '    e:i32[] = add c 3:i32[]\n'
+        '    f:i32[] = select_n d c e\n'
+        '    g:bool[] = lt 0:i32[] 0:i32[]\n'
+        '    h:i32[] = add 0:i32[] 4:i32[]\n'
+        '    i:i32[] = select_n g 0:i32[] h\n'
+        '    j:f32[1,4] = dynamic_slice[slice_sizes=(1, 4)] a f i\n'
+        '    k:f32[1,4] = rev[dimensions=(1,)] j\n'
+        '    l:f32[4] = squeeze[dimensions=(0,)] k\n'
+        '    m:f32[1,4] = broadcast_in_dim[broadcast_dimensions=(1,)] l\n'
+        '    n:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b\n'
+        '    o:bool[] = lt 0:i32[] 0:i32[]\n'
+        '    p:i32[] = add 0:i32[] 1:i32[]\n'
+        '    q:i32[] = select_n o 0:i32[] p\n'
+        '    r:bool[] = lt n 0:i32[]\n'
+        '    s:i32[] = add n 4:i32[]\n'
+        '    t:i32[] = select_n r n s\n'
+        '    u:f32[1,1] = dynamic_slice[slice_sizes=(1, 1)] m q t\n'
+        '    v:f32[1] = squeeze[dimensions=(1,)] u\n'
+        '  in (v,) }'
+    ),
+    'scalar_index_unsigned': (
+        '{ lambda ; a:f32[3,4] b:u32[]. let\n'
+        '    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b\n'
+        '    d:bool[] = lt c 0:i32[]\n'
+        '    e:i32[] = add c 3:i32[]\n'
+        '    f:i32[] = select_n d c e\n'
+        '    g:bool[] = lt 1:i32[] 0:i32[]\n'
+        '    h:i32[] = add 1:i32[] 4:i32[]\n'
+        '    i:i32[] = select_n g 1:i32[] h\n'
+        '    j:f32[1,3] = dynamic_slice[slice_sizes=(1, 3)] a f i\n'
+        '    k:f32[3] = squeeze[dimensions=(0,)] j\n'
+        '  in (k,) }'
+    ),
+    'static_out_of_bounds': (
+        '{ lambda ; a:f32[3,4] b:i8[]. let\n'
+        '    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b\n'
+        '    d:bool[] = lt 5:i32[] 0:i32[]\n'
+        '    e:i32[] = add 5:i32[] 3:i32[]\n'
+        '    f:i32[] = select_n d 5:i32[] e\n'
+        '    g:bool[] = lt c 0:i32[]\n'
+        '    h:i32[] = add c 4:i32[]\n'
+        '    i:i32[] = select_n g c h\n'
+        '    j:f32[1,1] = dynamic_slice[slice_sizes=(1, 1)] a f i\n'
+        '    k:f32[] = squeeze[dimensions=(0, 1)] j\n'
+        '  in (k,) }'
+    ),
+    'get_clip': (
+        '{ lambda ; a:f32[3,4] b:f32[]. let\n'
+        '    c:f32[1,4] = slice[limit_indices=(2, 4) start_indices=(1, 0) strides=None] a\n'
+        '    d:f32[4] = squeeze[dimensions=(0,)] c\n'
+        '    e:f32[4] = add d b\n'
+        '  in (e,) }'
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCALAR_INDEXING))
+def test_scalar_indexing_jaxpr_text_is_jaxs(name):
+  f, i = SCALAR_INDEXING[name]
+  assert str(jax.make_jaxpr(f)(M34, i)) == SCALAR_INDEXING_RECORDED[name]

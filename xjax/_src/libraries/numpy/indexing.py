@@ -18,11 +18,12 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.api.explicit_sharding import auto_axes
 from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
-from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type, lt,
+from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type,
+                                                  convert_element_type_p, lt,
                                                   max as lax_max, mul as lax_mul, select_n)
-from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, expand_dims,
-                                             full as lax_full, full_like, iota, reshape, rev,
-                                             slice as lax_slice, squeeze)
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, dynamic_slice,
+                                             expand_dims, full as lax_full, full_like, iota,
+                                             reshape, rev, slice as lax_slice, squeeze)
 from xjax._src.libraries.numpy import dslice_indexing
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
@@ -42,7 +43,8 @@ def getitem(x, idx):
 def rewriting_take(x, idx, mode=None, fill_value=None, indices_are_sorted=False,
                    unique_indices=False, out_sharding=None):
   whole = _over_devices(x)
-  if current_trace() is eval_trace:   # eager: one compiled program for an array index
+  eager = current_trace() is eval_trace
+  if eager:   # one compiled program for an array index
     split = _split_index(idx)
     if split is not None and split[1]:
       return _compiled_take(x, split[1], template=split[0], mode=mode, fill_value=fill_value,
@@ -50,7 +52,7 @@ def rewriting_take(x, idx, mode=None, fill_value=None, indices_are_sorted=False,
                             unique_indices=unique_indices, out_sharding=out_sharding,
                             starts_in_gather=whole)
   return _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices, out_sharding,
-               whole)
+               whole, eager)
 
 
 def _over_devices(x) -> bool:
@@ -60,7 +62,9 @@ def _over_devices(x) -> bool:
 
 
 def _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices, out_sharding=None,
-          starts_in_gather=False):
+          starts_in_gather=False, eager=False):
+  """``x[idx]``; ``eager`` (values, not a jaxpr, wanted) takes what JAX takes by a
+  dynamic_slice by the equal-valued clamped slice or gather, cheaper run eagerly."""
   if dslice_indexing.has_dslice(idx):  # jax.ds entries: taken first
     x, idx = dslice_indexing.take(x, idx, mode, fill_value, rewriting_take)
     if idx is None:
@@ -72,8 +76,17 @@ def _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices, out_shar
   entries, empty = _expand(aval, idx)
   advanced = [k for k, e in enumerate(entries) if _is_array_index(e)]
   starts_in_gather = starts_in_gather and _cuts(aval, entries)
-  if not advanced and mode is None and not starts_in_gather:
+  parsed = None if mode is None else gs.GatherScatterMode.from_any(mode)
+  sliced = parsed in (None, gs.GatherScatterMode.PROMISE_IN_BOUNDS,
+                      gs.GatherScatterMode.CLIP) and not starts_in_gather
+  dynamic = sliced and not eager and not _has_bool(idx) and _dynamic_sliceable(aval, entries)
+  # (as JAX: a static slice, but where a static int is out of bounds and not clipped, a
+  # dynamic_slice, which clamps it; scalar integer arrays a dynamic_slice; else a gather)
+  if sliced and not advanced and not (dynamic and parsed is not gs.GatherScatterMode.CLIP
+                                      and not _ints_in_bounds(aval, entries)):
     out, new_axes = _static_take(x, aval, entries)
+  elif dynamic:
+    out, new_axes = _dynamic_slice_take(x, aval, entries)
   else:
     take = functools.partial(_gather_take, aval=aval, entries=entries, mode=mode,
                              fill_value=fill_value, indices_are_sorted=indices_are_sorted,
@@ -155,7 +168,7 @@ def _join_index(template, arrays):
 def _compiled_take(x, arrays, *, template, mode, fill_value, indices_are_sorted,
                    unique_indices, out_sharding, starts_in_gather):
   return _take(x, _join_index(template, arrays), mode, fill_value, indices_are_sorted,
-               unique_indices, out_sharding, starts_in_gather)
+               unique_indices, out_sharding, starts_in_gather, eager=True)
 
 
 def _is_array_index(e) -> bool:
@@ -272,7 +285,7 @@ def _static_take(x, aval, entries):
     else:
       k = operator.index(e)
       if not size:
-        raise IndexError(f"index {k} is out of bounds for axis {dim} with size 0")
+        raise IndexError(f"index is out of bounds for axis {dim} with size 0")
       k = min(max(k, -size), size - 1) % size  # out-of-bounds indices are clamped
       starts.append(k), limits.append(k + 1), strides.append(1)
       squeeze_dims.append(dim)
@@ -280,6 +293,62 @@ def _static_take(x, aval, entries):
   out = x
   if starts != [0] * aval.ndim or limits != list(aval.shape) or not set(strides) <= {1}:
     out = lax_slice(x, starts, limits, None if set(strides) <= {1} else strides)
+  if flips:
+    out = rev(out, flips)
+  if squeeze_dims:
+    out = squeeze(out, squeeze_dims)
+  return out, new_axes
+
+
+def _has_bool(idx) -> bool:
+  return any(isinstance(i, (bool, np.bool_)) or getattr(i, "dtype", None) == np.bool_
+             for i in (idx if isinstance(idx, tuple) else (idx,)))
+
+
+def _dynamic_sliceable(aval, entries) -> bool:
+  """Whether ``entries`` are ints, None, slices of step 1 or -1 and scalar integer arrays,
+  no int or array indexing an axis of size 0."""
+  dim = 0
+  for e in entries:
+    if e is None:
+      continue
+    if isinstance(e, slice):
+      if e.step not in (None, 1, -1):
+        return False
+    elif np.ndim(e) or not aval.shape[dim]:
+      return False
+    dim += 1
+  return True
+
+
+def _ints_in_bounds(aval, entries) -> bool:
+  real = [e for e in entries if e is not None]
+  return all(-n <= e < n for e, n in zip(real, aval.shape) if isinstance(e, (int, np.integer)))
+
+
+def _dynamic_slice_take(x, aval, entries):
+  """``x[entries]`` (``_dynamic_sliceable``) as JAX takes it: one dynamic_slice (its
+  several start indices cast to one integer type), reverse, squeeze and expand_dims."""
+  starts, sizes, flips, squeeze_dims, new_axes = [], [], [], [], []
+  for e in entries:
+    if e is None:
+      new_axes.append(len(starts) - len(squeeze_dims) + len(new_axes))
+      continue
+    dim, n = len(starts), aval.shape[len(starts)]
+    if not isinstance(e, slice):
+      starts.append(e), sizes.append(1), squeeze_dims.append(dim)
+      continue
+    start, stop, step = e.indices(n)
+    if step < 0:
+      starts.append(stop + 1), sizes.append(max(0, start - stop)), flips.append(dim)
+    else:
+      starts.append(start), sizes.append(max(0, stop - start))
+  if len(starts) > 1:
+    dt = np.int32 if all(n < 2**31 for n in aval.shape) else np.int64
+    # (a traced index is cast even to its own type, as JAX's lax.convert_element_type does)
+    starts = [convert_element_type_p.bind(i, new_dtype=np.dtype(dt), weak_type=False)
+              if isinstance(i, Tracer) else convert_element_type(i, dt) for i in starts]
+  out = dynamic_slice(x, starts, sizes)
   if flips:
     out = rev(out, flips)
   if squeeze_dims:
