@@ -272,8 +272,9 @@ STACKS = {
     ],
     "xjax._src.compat.jax_private_compat": [
         ["ad_util", "api_util", "checkify", "compiler", "core", "dispatch", "distributed",
-         "dtypes", "flatten_util", "lax", "lax.lax", "state", "state.types", "traceback_util",
-         "tree_util", "util", "xla_bridge"],  # one module a jax._src module, none on another
+         "dtypes", "flatten_util", "lax", "lax.lax", "numpy", "numpy.ufuncs", "pjit", "scipy",
+         "scipy.special", "sharding_impls", "state", "state.types", "traceback_util",
+         "tree_util", "typing", "util", "xla_bridge"],  # one module a jax._src module, none on another
     ],
 }
 NAMESPACES = {"xjax._src.libraries.numpy": ["namespace"],

@@ -293,3 +293,48 @@ def test_uniform_with_bounds_of_higher_rank_than_the_shape():
   np.testing.assert_array_equal(draws, np.stack(loop))
   with pytest.raises(TypeError, match="incompatible shapes for broadcasting"):
     xjax.random.uniform(key, (3,), jnp.float32, jnp.zeros(4), jnp.ones(4))
+
+
+def test_private_typing_ufuncs_and_special_modules():
+  """jaxctx ``from jax._src.typing import SupportsDType``; esquilax ``from
+  jax._src.numpy.ufuncs import ufunc``; jaxns ``from jax._src.scipy.special import gammaln``."""
+  from xjax._src.compat.jax_private_compat import typing, numpy, scipy  # noqa: F401
+  from xjax._src.compat.jax_private_compat.numpy import ufuncs
+  from xjax._src.compat.jax_private_compat.scipy import special
+  assert isinstance(jnp.ones(2), typing.SupportsDType) and not isinstance(3, typing.SupportsDType)
+  assert isinstance(np.ones(2), typing.DuckTypedArray)
+  assert ufuncs.ufunc is jnp.ufunc and isinstance(ufuncs.add, ufuncs.ufunc)
+  assert special.gammaln is xjax.scipy.special.gammaln
+  np.testing.assert_allclose(special.logsumexp(jnp.array([0.0, 1.0])), 1.3132616875182228,
+                             rtol=1e-6)
+  with pytest.raises(AttributeError, match="jax._src.typing"):
+    typing.NotAName
+
+
+def test_private_canonicalize_sharding_and_auto_axes():
+  """jaxns' copy of ``lax.map``: ``out_s = canonicalize_sharding(aval.sharding,
+  'jax.lax.map')``; ``if out_s is not None and out_s.mesh._any_axis_explicit:
+  return auto_axes(f, out_sharding=out_s, axes=out_s.mesh.explicit_axes)(leaf)``."""
+  from xjax._src.compat.jax_private_compat.pjit import auto_axes
+  from xjax._src.compat.jax_private_compat.sharding_impls import canonicalize_sharding
+  from xjax.sharding import AxisType, NamedSharding, PartitionSpec as P, SingleDeviceSharding
+  assert auto_axes is xjax.sharding.auto_axes
+  assert canonicalize_sharding(None, "x") is None
+  plain = canonicalize_sharding(xjax.typeof(jnp.ones(3)).sharding, "jax.lax.map")
+  assert plain.mesh.empty and not plain.mesh._any_axis_explicit
+  with pytest.raises(ValueError, match="not under a mesh context"):
+    canonicalize_sharding(P(), "x")
+  with pytest.raises(TypeError, match="only supports instances of `NamedSharding`"):
+    canonicalize_sharding(SingleDeviceSharding(xjax.devices()[0]), "x")
+  mesh = xjax.make_mesh((1,), ("a",), axis_types=(AxisType.Explicit,))
+  other = xjax.make_mesh((1,), ("b",), axis_types=(AxisType.Explicit,))
+  assert mesh._any_axis_explicit and mesh.abstract_mesh._any_axis_explicit
+  with xjax.set_mesh(mesh):   # JAX 0.10.2: NamedSharding over the abstract context mesh
+    out = canonicalize_sharding(P("a"), "api")
+    assert out.mesh == mesh.abstract_mesh and out.spec == P("a")
+    with pytest.raises(ValueError, match="Context mesh .* should match the mesh of sharding"):
+      canonicalize_sharding(NamedSharding(other, P("b")), "api")
+    kept = canonicalize_sharding(NamedSharding(other, P("b")), "api", check_mesh_consistency=False)
+    assert kept.mesh == other.abstract_mesh
+    with pytest.raises(ValueError, match="Resource axis: c"):
+      canonicalize_sharding(P("c"), "api")

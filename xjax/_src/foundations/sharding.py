@@ -306,6 +306,11 @@ class _MeshShape:
   def manual_axes(self) -> tuple:
     return self._axes_of_type(AxisType.Manual)
 
+  @property
+  def _any_axis_explicit(self) -> bool:
+    """Whether some axis is Explicit (libraries copying `lax.map`'s batching read it)."""
+    return bool(self.explicit_axes)
+
   def _all_axes(self, kind: AxisType) -> bool:
     return bool(self.axis_types) and all(t is kind for t in self.axis_types)
 

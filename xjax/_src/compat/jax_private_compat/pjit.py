@@ -1,0 +1,9 @@
+"""`jax._src.pjit`: `auto_axes` (jaxns' copy of `lax.map` imports it from here). JAX's
+`jit_p` and its parameters are not here: custom interpreters that re-bind it (quax) need
+JAX's trace protocol, which xjax does not present."""
+from xjax.sharding import auto_axes  # noqa: F401
+from xjax._src.compat.jax_private_compat import missing
+
+
+def __getattr__(name: str):
+  raise missing("jax._src.pjit", name)
