@@ -537,6 +537,9 @@ X23_PROGRAMS = {  # one-argument programs of X23
     "take": lambda x: jnp.take(x, jnp.array([0, 1]), axis=1),
     "take_flat_clip": lambda x: jnp.take(x, 4, mode='clip'),
     "get_fill": lambda x: x.at[jnp.array([0, 5])].get(mode='fill', fill_value=3),
+    "softmax": jax.nn.softmax,
+    "slice_in_dim": lambda x: lax.slice_in_dim(x, 0, 1, axis=1),
+    "diff": jnp.diff,
 }
 
 # str(jax.make_jaxpr(f)(X23)) under JAX 0.10.2
@@ -671,6 +674,44 @@ X23_RECORDED = {
         '      unique_indices=False\n'
         '    ] b f\n'
         '  in (g,) }'
+    ),
+    'softmax': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2] = reduce_max[axes=(1,)] a\n'
+        '    c:f32[2] = max -inf:f32[] b\n'
+        '    d:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] c\n'
+        '    e:f32[2,1] = stop_gradient d\n'
+        '    f:f32[2,3] = sub a e\n'
+        '    g:f32[2,3] = exp f\n'
+        '    h:f32[2] = reduce_sum[axes=(1,) out_sharding=None] g\n'
+        '    i:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] h\n'
+        '    j:f32[2,3] = div g i\n'
+        '  in (j,) }'
+    ),
+    'slice_in_dim': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,1] = slice[limit_indices=(2, 1) start_indices=(0, 0) strides=(1, 1)] a\n'
+        '  in (b,) }'
+    ),
+    'diff': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,2] = jit[\n'
+        '      name=diff\n'
+        '      jaxpr={ lambda ; a:f32[2,3]. let\n'
+        '          c:f32[2,2] = slice[\n'
+        '            limit_indices=(2, 3)\n'
+        '            start_indices=(0, 1)\n'
+        '            strides=None\n'
+        '          ] a\n'
+        '          d:f32[2,2] = slice[\n'
+        '            limit_indices=(2, 2)\n'
+        '            start_indices=(0, 0)\n'
+        '            strides=None\n'
+        '          ] a\n'
+        '          b:f32[2,2] = sub c d\n'
+        '        in (b,) }\n'
+        '    ] a\n'
+        '  in (b,) }'
     ),
 }
 

@@ -18,7 +18,7 @@ from xjax._src.primitives.lax.reductions import reduce_sum
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota,
                                              concatenate as lax_concatenate, full, full_like,
                                              index_in_dim, reshape as lax_reshape, rev,
-                                             slice_in_dim)
+                                             slice as lax_slice, slice_in_dim)
 from xjax._src.primitives.lax.sorting import sort_key_val
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy import ufuncs
@@ -114,9 +114,12 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     a = concatenate([p for p in (parts[0], a, parts[1]) if p is not None], axis=axis)
   is_bool = get_aval(a).dtype == np.bool_
   for _ in range(n):
-    size = get_aval(a).shape[axis]
-    hi = slice_in_dim(a, min(size, 1), size, axis=axis)
-    lo = slice_in_dim(a, 0, max(size - 1, 0), axis=axis)
+    shape = get_aval(a).shape
+    size = shape[axis]
+    # (a[1:] and a[:-1] along axis, JAX's static slices)
+    hi = lax_slice(a, [min(size, 1) if d == axis else 0 for d in range(nd)], shape)
+    lo = lax_slice(a, [0] * nd, [max(size - 1, 0) if d == axis else n
+                                 for d, n in enumerate(shape)])
     a = ufuncs.not_equal(hi, lo) if is_bool else ufuncs.subtract(hi, lo)
   return a
 

@@ -88,7 +88,7 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool, upcast_f16=False):
       combine = {"add": ufuncs.add, "mul": ufuncs.multiply, "max": ufuncs.maximum,
                  "min": ufuncs.minimum, "and": ufuncs.logical_and,
                  "or": ufuncs.logical_or}[identity_op]
-      result = convert_element_type(combine(result, initial), get_aval(result).dtype)
+      result = convert_element_type(combine(initial, result), get_aval(result).dtype)
     if ct != dt:
       result = convert_element_type(result, dt, False)
     return _keep(result, aval, axes, keepdims)

@@ -3,6 +3,7 @@ concatenate, pad, iota, dynamic_slice, dynamic_update_slice; and full / expand_d
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import Sequence
 
 import numpy as np
@@ -602,10 +603,8 @@ def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int =
   starts = [0] * aval.ndim
   limits = list(aval.shape)
   starts[axis], limits[axis] = start, limit
-  strides = None
-  if stride != 1:
-    strides = [1] * aval.ndim
-    strides[axis] = int(stride)
+  strides = [1] * aval.ndim   # (given, as JAX's: its slice prints them)
+  strides[axis] = operator.index(stride)
   return slice(operand, starts, limits, strides)
 
 
