@@ -540,6 +540,7 @@ X23_PROGRAMS = {  # one-argument programs of X23
     "softmax": jax.nn.softmax,
     "slice_in_dim": lambda x: lax.slice_in_dim(x, 0, 1, axis=1),
     "diff": jnp.diff,
+    "relu": jax.nn.relu,
 }
 
 # str(jax.make_jaxpr(f)(X23)) under JAX 0.10.2
@@ -710,6 +711,23 @@ X23_RECORDED = {
         '          ] a\n'
         '          b:f32[2,2] = sub c d\n'
         '        in (b,) }\n'
+        '    ] a\n'
+        '  in (b,) }'
+    ),
+    'relu': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,3] = custom_jvp_call[\n'
+        '      name=relu\n'
+        '      call_jaxpr={ lambda ; c:f32[2,3]. let\n'
+        '          d:f32[2,3] = jit[\n'
+        '            name=relu\n'
+        '            jaxpr={ lambda ; c:f32[2,3]. let\n'
+        '                d:f32[2,3] = max c 0.0:f32[]\n'
+        '              in (d,) }\n'
+        '          ] c\n'
+        '        in (d,) }\n'
+        '      jvp=jvp\n'
+        '      symbolic_zeros=False\n'
         '    ] a\n'
         '  in (b,) }'
     ),

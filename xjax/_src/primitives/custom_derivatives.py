@@ -352,17 +352,20 @@ class custom_jvp:
       call_jaxpr, consts, _, leaves, out_tree = _trace_call(self.fun, nondiff, statics, dyn)
       out_trees.append(out_tree)
       return custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, jvp=jvp_flat,
-                                    num_consts=len(consts), name=name)
+                                    num_consts=len(consts), name=name,
+                                    symbolic_zeros=symbolic)
 
     jvp_flat.__name__ = fun_name(rule)  # printed in jaxprs as the user's rule
     outs = _custom_call(custom_jvp_call_p, self.fun, args, dyn,
-                        dict(jvp=jvp_flat, name=name), trace_and_bind, self)
+                        dict(jvp=jvp_flat, name=name, symbolic_zeros=symbolic),
+                        trace_and_bind, self)
     if not out_trees:  # ran as a plain function on concrete inputs
       return outs
     return tree_util.tree_unflatten(out_trees[0], outs)
 
 
-def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name):
+def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name,
+                    symbolic_zeros):
   _check_closure_tangents(tangents, num_consts, "custom_jvp")
   return jvp(_rule_primals(primals[num_consts:]), list(tangents[num_consts:]))
 
