@@ -51,13 +51,21 @@ LIBRARIES = {
     "ott": "ott-jax==0.6.0", "jaxlie": "jaxlie==1.5.0", "jax_dataclasses": "jax-dataclasses==1.6.3",
     "flashbax": "flashbax==0.1.3", "pgx": "pgx==2.6.0", "kfac_jax": "kfac-jax==0.0.8",
     "mujoco_mjx": "mujoco-mjx==3.17.0", "brax": "brax==0.14.2", "tinygp": "tinygp==0.3.1",
+    "mctx": "mctx==0.0.71", "gpjax": "gpjax==1.0.0", "interpax": "interpax==0.3.16",
+    "quax": "quax==0.4.6", "jumanji": "jumanji==1.1.2", "jaxns": "jaxns==3.0.0",
+    "flowjax": "flowjax==19.1.2", "distreqx": "distreqx==0.0.3", "clu": "clu==0.0.12",
+    "jax_cosmo": "jax-cosmo==0.1.0",
 }
+# JAX libraries the programs' libraries depend on (also installed without dependencies).
+JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",
+                    "jaxctx==1.2.0"]
 # Their non-JAX dependencies that tools/ecosystem.py does not install (brax's web viewer and
 # jax-md's materials-science extras are left out: the programs do not import them).
 SUPPORT = ["aiofiles", "humanize", "prometheus-client", "protobuf", "psutil", "simplejson",
            "nest_asyncio", "ordered-set", "svgwrite", "dotmap",
            "matplotlib", "seaborn", "gymnasium==1.3.0", "tyro", "mujoco==3.17.0", "trimesh",
-           "ml-collections", "pillow", "sympy", "frozendict", "immutabledict", "beartype"]
+           "ml-collections", "pillow", "sympy", "frozendict", "immutabledict", "beartype",
+           "plum-dispatch==2.10.1", "ihoop", "huggingface-hub", "requests"]
 # Exception classes whose failure means xjax lacks a name JAX has.
 MISSING = ("ModuleNotFoundError", "ImportError", "AttributeError")
 # How close xjax's outputs must be to JAX's, unless a program sets its own TOLERANCE.
@@ -72,7 +80,7 @@ def setup(venv: Path) -> tuple[Path, Path]:
   that holds only `jax`, which turns it into the reference."""
   import ecosystem  # beside this file; only the sweep's driver needs it, not a program's process
   python = ecosystem.setup(venv, reference=False)
-  extra = sorted(set(LIBRARIES.values()) - set(ecosystem.NO_DEPS))
+  extra = sorted(set(LIBRARIES.values()) - set(ecosystem.NO_DEPS)) + JAX_DEPENDENCIES
   wanted = json.dumps([extra, SUPPORT])
   marker = venv / ".ecosystem-sweep-installed"
   if not (marker.exists() and marker.read_text() == wanted):
