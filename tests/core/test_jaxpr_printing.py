@@ -541,6 +541,7 @@ X23_PROGRAMS = {  # one-argument programs of X23
     "slice_in_dim": lambda x: lax.slice_in_dim(x, 0, 1, axis=1),
     "diff": jnp.diff,
     "relu": jax.nn.relu,
+    "pad": lambda x: jnp.pad(x, ((1, 1), (0, 2)), constant_values=2.),
 }
 
 # str(jax.make_jaxpr(f)(X23)) under JAX 0.10.2
@@ -729,6 +730,19 @@ X23_RECORDED = {
         '      jvp=jvp\n'
         '      symbolic_zeros=False\n'
         '    ] a\n'
+        '  in (b,) }'
+    ),
+    'pad': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[4,5] = jit[\n'
+        '      name=_pad\n'
+        '      jaxpr={ lambda ; a:f32[2,3] c:f32[]. let\n'
+        '          d:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c\n'
+        '          b:f32[4,5] = pad[\n'
+        '            padding_config=((np.int64(1), np.int64(1), 0), (np.int64(0), np.int64(2), 0))\n'
+        '          ] a d\n'
+        '        in (b,) }\n'
+        '    ] a 2.0:f32[]\n'
         '  in (b,) }'
     ),
 }

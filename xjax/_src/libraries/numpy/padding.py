@@ -86,14 +86,14 @@ def pad(array, pad_width, mode="constant", **kwargs):
                  end_values=kwargs.get("end_values", 0), reflect_type=reflect_type)
 
 
-@compiled_when_eager(static_argnames=("widths",))
+@compiled_when_eager(staged="_pad", static_argnames=("widths",))
 def _padded_constant(x, values, *, widths):
   """``x`` padded by ``widths`` with ``values`` (a scalar or per-axis (before, after) pairs,
   possibly traced, as JAX)."""
   aval = get_aval(x)
   values = convert_element_type(asarray(values), aval.dtype)
-  if get_aval(values).ndim == 0:
-    return lax_pad(x, values, [(lo, hi, 0) for lo, hi in widths])
+  if get_aval(values).ndim == 0:  # (JAX's widths are NumPy ints, as its jaxprs print)
+    return lax_pad(x, values, [(np.int64(lo), np.int64(hi), 0) for lo, hi in widths])
   values = broadcast_to(values, (aval.ndim, 2))
   for ax, (lo, hi) in enumerate(widths):
     x = _concat_const(x, ax, lo, hi, values[ax, 0], values[ax, 1])

@@ -787,7 +787,8 @@ pad_p.sharding_rule = lambda x, padding_value, **params: varying_shape_sharding(
 
 def pad(operand, padding_value, padding_config):
   """Pads with low/high (may be negative) and interior padding per dimension."""
-  cfg = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+  cfg = tuple(tuple(d if isinstance(d, (int, np.integer)) else operator.index(d)
+                    for d in dims) for dims in padding_config)  # (kept as given, as JAX)
   return pad_p.bind(operand, padding_value, padding_config=cfg)
 
 
