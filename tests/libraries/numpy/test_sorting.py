@@ -107,3 +107,18 @@ def test_gather_based_helpers_under_jit():
         [1, 2])
   check(jnp.median(np.array([[3., 1, 2, 7], [0, 5, 4, 4]]), axis=1), [2.5, 4.0])
   check(jnp.interp(np.array([0.5, 2.5]), np.array([0., 1, 3]), np.array([0., 2, 6])), [1, 5])
+
+
+def test_searchsorted_orders_complex_values_as_sort_does():
+  """Complex values are compared by real part, then imaginary part, NaNs last (as JAX's
+  sort), so searchsorted, digitize and histogram take them; method=None is JAX's
+  ValueError. Values recorded from JAX 0.10.2."""
+  c = jnp.asarray([1+1j, 2-1j, 0.5j, 1+0j, np.nan+0j, 1+np.nan*1j], jnp.complex64)
+  s = jnp.sort(c)
+  for method in ("compare_all", "scan", "sort"):
+    np.testing.assert_array_equal(jnp.searchsorted(s, c, method=method), [2, 3, 0, 1, 4, 5])
+    np.testing.assert_array_equal(jnp.searchsorted(s, c, side="right", method=method),
+                                  [3, 4, 1, 2, 5, 6])
+  np.testing.assert_array_equal(jnp.digitize(c, s[:4]), [3, 4, 1, 2, 4, 4])
+  with pytest.raises(ValueError, match="invalid argument method=None"):
+    jnp.searchsorted(s, c, method=None)

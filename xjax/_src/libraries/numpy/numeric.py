@@ -294,7 +294,7 @@ def digitize(x, bins, right=False, *, method=None):
   n = get_aval(bins).shape[0]
   if n == 0:
     return full(get_aval(x).shape, 0, np.int32)
-  side = "left" if right else "right"
+  side, method = "left" if right else "right", method or "scan"
   rising = searchsorted(bins, x, side=side, method=method)
   falling = sub(np.int32(n), searchsorted(rev(bins, (0,)), x, side=side,
                                                 method=method))

@@ -7,8 +7,8 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (add, bitwise_and, bitwise_not, bitwise_or,
-                                                  convert_element_type, div, eq, lt, min as lax_min,
-                                                  ne, neg, select_n, sub)
+                                                  convert_element_type, div, eq, imag, lt,
+                                                  min as lax_min, ne, neg, real, select_n, sub)
 from xjax._src.primitives.lax.reductions import reduce_sum
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, concatenate, full,
                                              reshape, rev, transpose)
@@ -91,20 +91,25 @@ def lexsort(keys, axis=-1):
 
 
 def _less(x, y):
-  """x < y with NaN ordered last, as in sorting."""
+  """x < y with NaN ordered last, as in sorting; complex numbers by their real parts, then
+  their imaginary parts (as JAX's sort orders them)."""
+  if dtypes.is_complex(get_aval(x).dtype):
+    rx, ry = real(x), real(y)
+    same = bitwise_or(eq(rx, ry), bitwise_and(ne(rx, rx), ne(ry, ry)))
+    return bitwise_or(_less(rx, ry), bitwise_and(same, _less(imag(x), imag(y))))
   if dtypes.is_inexact(get_aval(x).dtype):
     return bitwise_or(lt(x, y), bitwise_and(ne(y, y), eq(x, x)))
   return lt(x, y)
 
 
 @compiled_when_eager(staged="searchsorted", static_argnames=("side", "method"))
-def searchsorted(a, v, side="left", sorter=None, *, method=None):
+def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
   """Insertion indices of ``v`` into sorted 1-D ``a`` keeping it sorted."""
   check_arraylike("searchsorted", a, v)
   if side not in ("left", "right"):
     raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "
                      "['left', 'right']")
-  if method not in (None, "compare_all", "scan", "scan_unrolled", "sort"):
+  if method not in ("compare_all", "scan", "scan_unrolled", "sort"):
     raise ValueError(f"invalid argument method={method!r}, expected one of "
                      "['compare_all', 'scan', 'scan_unrolled', 'sort']")
   a, v = asarray(a), asarray(v)
