@@ -542,6 +542,11 @@ X23_PROGRAMS = {  # one-argument programs of X23
     "diff": jnp.diff,
     "relu": jax.nn.relu,
     "pad": lambda x: jnp.pad(x, ((1, 1), (0, 2)), constant_values=2.),
+    "dot_int": lambda x: jnp.dot(x, jnp.ones((3,), jnp.int32)),
+    "dot_scalar": lambda x: jnp.dot(x, 2),
+    "matmul_f16": lambda x: x @ jnp.ones((3, 2), jnp.float16),
+    "einsum_int": lambda x: jnp.einsum('ij,kj->ik', x, jnp.ones((2, 3), jnp.int32)),
+    "inner_int": lambda x: jnp.inner(x, jnp.ones((3,), jnp.int32)),
 }
 
 # str(jax.make_jaxpr(f)(X23)) under JAX 0.10.2
@@ -744,6 +749,50 @@ X23_RECORDED = {
         '        in (b,) }\n'
         '    ] a 2.0:f32[]\n'
         '  in (b,) }'
+    ),
+    'dot_int': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:i32[3] = broadcast_in_dim 1:i32[]\n'
+        '    c:f32[2] = dot_general[\n'
+        '      dimension_numbers=(([1], [0]), ([], []))\n'
+        '      preferred_element_type=float32\n'
+        '    ] a b\n'
+        '  in (c,) }'
+    ),
+    'dot_scalar': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,3] = dot_general[\n'
+        '      dimension_numbers=(([], []), ([], []))\n'
+        '      preferred_element_type=float32\n'
+        '    ] a 2:i32[]\n'
+        '  in (b,) }'
+    ),
+    'matmul_f16': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f16[3,2] = broadcast_in_dim 1.0:f16[]\n'
+        '    c:f32[2,2] = dot_general[\n'
+        '      dimension_numbers=(([1], [0]), ([], []))\n'
+        '      preferred_element_type=float32\n'
+        '    ] a b\n'
+        '  in (c,) }'
+    ),
+    'einsum_int': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:i32[2,3] = broadcast_in_dim 1:i32[]\n'
+        '    c:f32[2,2] = dot_general[\n'
+        '      dimension_numbers=(([1], [1]), ([], []))\n'
+        '      preferred_element_type=float32\n'
+        '    ] a b\n'
+        '  in (c,) }'
+    ),
+    'inner_int': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:i32[3] = broadcast_in_dim 1:i32[]\n'
+        '    c:f32[2] = dot_general[\n'
+        '      dimension_numbers=(([1], [0]), ([], []))\n'
+        '      preferred_element_type=float32\n'
+        '    ] a b\n'
+        '  in (c,) }'
     ),
 }
 

@@ -46,3 +46,18 @@ def test_einsum_output_subscripts_come_from_the_inputs():
     jnp.einsum("i->j", np.ones(3))
   with pytest.raises(ValueError, match="Output character 'i' appeared more than once"):
     jnp.einsum("i->ii", np.ones(3))
+
+
+def test_mixed_dtype_products_contract_in_the_result_type():
+  """Operands reach dot_general in their own dtypes; einsum's sums are taken in the
+  contraction's type (int8 operands summed as int32 under preferred_element_type)."""
+  x = np.arange(6., dtype=np.float32).reshape(2, 3) - 2.5
+  i = np.array([1, -2, 3], np.int32)
+  check(jnp.dot(x, i), x @ i.astype(np.float32))
+  check(jnp.dot(x, 2), x * 2)
+  check(jnp.dot(np.array([True, False, True]), i), np.int32(4))
+  check(jnp.einsum('ij,k->i', x, i), x.sum(1) * np.float32(i.sum()))
+  i8 = np.array([100, 100, 27], np.int8)
+  check(jnp.einsum('j,k->', i8, i8, preferred_element_type=jnp.int32), np.int32(227 * 227))
+  b = np.array([True, False, True])
+  check(jnp.einsum('j,k->', b, b), np.True_)

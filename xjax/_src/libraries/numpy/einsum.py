@@ -6,6 +6,7 @@ import string
 
 import numpy as np
 
+from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax.dot import dot_general
 from xjax._src.primitives.lax.elementwise import convert_element_type, eq, select_n
@@ -13,7 +14,6 @@ from xjax._src.primitives.lax.reductions import reduce_or, reduce_sum
 from xjax._src.primitives.lax.shapes import broadcast_in_dim, broadcasted_iota, full_like, transpose
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.linalg_basic import contraction_types
-from xjax._src.libraries.numpy.promotion import promote_dtypes
 
 
 def _parse(subscripts, shapes):
@@ -71,11 +71,17 @@ def _diagonalize(x, term):
   return x, term
 
 
-def _sum_out(x, term, keep):
+def _sum_out(x, term, keep, pet):
+  """Sums ``x`` over its labels not in ``keep``, in its dtype promoted with ``pet`` (the
+  contraction's), as JAX: booleans summed as integers or floats when the result is one."""
   axes = tuple(i for i, c in enumerate(term) if c not in keep)
   if not axes:
     return x, term
-  return reduce_sum(x, axes), "".join(c for c in term if c in keep)
+  dtype = dtypes.promote_types(get_aval(x).dtype, pet)
+  if dtype != get_aval(x).dtype:
+    x = convert_element_type(x, dtype)
+  summed = reduce_or(x, axes) if dtype == np.bool_ else reduce_sum(x, axes)
+  return summed, "".join(c for c in term if c in keep)
 
 
 def _contract(x, tx, y, ty, keep, precision, pet):
@@ -115,7 +121,6 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
     subscripts, operands = _from_sublists((subscripts,) + operands)
   ops = [asarray(o) for o in operands]
   pet, out_dtype, out_weak = contraction_types(preferred_element_type, *ops)
-  ops = promote_dtypes(*ops)
   terms, out_term = _parse(subscripts, [get_aval(o).shape for o in ops])
   sizes = {}
   for t, o in zip(terms, ops):
@@ -138,7 +143,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
         labels |= set(t)
     return labels
 
-  items = [_sum_out(o, t, needed({k})) for k, (o, t) in enumerate(items)]
+  items = [_sum_out(o, t, needed({k}), pet) for k, (o, t) in enumerate(items)]
   while len(items) > 1:
     best = None
     for i in range(len(items)):
@@ -152,11 +157,11 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
     _, i, j = best
     keep = needed({i, j})
     (x, tx), (y, ty) = items[i], items[j]
-    x, tx = _sum_out(x, tx, keep | set(ty))
-    y, ty = _sum_out(y, ty, keep | set(tx))
+    x, tx = _sum_out(x, tx, keep | set(ty), pet)
+    y, ty = _sum_out(y, ty, keep | set(tx), pet)
     new = _contract(x, tx, y, ty, keep, precision, pet)
     items = [it for k, it in enumerate(items) if k not in (i, j)] + [new]
-  x, t = _sum_out(*items[0], set(out_term))
+  x, t = _sum_out(*items[0], set(out_term), pet)
   x = convert_element_type(x, out_dtype, out_weak)
   return transpose(x, tuple(t.index(c) for c in out_term)) if t != out_term else x
 

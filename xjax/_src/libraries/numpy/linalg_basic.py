@@ -107,15 +107,12 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
   ``out_sharding`` says)."""
   check_arraylike("dot", a, b)
   pet, out_dtype, out_weak = contraction_types(preferred_element_type, a, b)
-  a, b = promote_dtypes(a, b)
   sa, sb = get_aval(a).shape, get_aval(b).shape
-  if not sa or not sb:
-    out = mul(a, b)
-  else:
-    contract_b = 0 if len(sb) == 1 else len(sb) - 2
-    out = dot_general(a, b, (((len(sa) - 1,), (contract_b,)), ((), ())),
-                          precision=precision, preferred_element_type=pet,
-                          out_sharding=out_sharding)
+  # the operands go to dot_general in their own dtypes (it computes in ``pet``), as JAX;
+  # a scalar operand makes it a contraction over no dimensions
+  contract = ((), ()) if not sa or not sb else ((len(sa) - 1,), (max(len(sb) - 2, 0),))
+  out = dot_general(a, b, (contract, ((), ())), precision=precision,
+                    preferred_element_type=pet, out_sharding=out_sharding)
   return _placed(convert_element_type(out, out_dtype, out_weak), out_sharding)
 
 
@@ -139,9 +136,8 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
 def inner(a, b, *, precision=None, preferred_element_type=None):
   """Sum product over the last axes of a and b."""
   check_arraylike("inner", a, b)
-  a, b = promote_dtypes(a, b)
   if not get_aval(a).ndim or not get_aval(b).ndim:
-    return mul(a, b)
+    return mul(*promote_dtypes(a, b))
   return tensordot(a, b, (-1, -1), precision=precision,
                    preferred_element_type=preferred_element_type)
 
@@ -160,7 +156,6 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
   import operator
   check_arraylike("tensordot", a, b)
   pet, out_dtype, out_weak = contraction_types(preferred_element_type, a, b)
-  a, b = promote_dtypes(a, b)
   na, nb = get_aval(a).ndim, get_aval(b).ndim
   if isinstance(axes, (list, tuple)) and len(axes) == 2:
     ax_a, ax_b = axes
