@@ -25,6 +25,7 @@ PROGRAMS = {
     "lineax": "lineax", "numpyro": "numpyro", "optax": "optax", "optimistix": "optimistix", "optree": "optree",
     "pgx": "pgx", "rlax": "rlax",
     "tinygp": "tinygp", "treescope": "treescope",
+    "clu": "clu", "distreqx": "distreqx", "gpjax": "gpjax", "interpax": "interpax", "mctx": "mctx",
 }
 
 
