@@ -547,6 +547,17 @@ X23_PROGRAMS = {  # one-argument programs of X23
     "matmul_f16": lambda x: x @ jnp.ones((3, 2), jnp.float16),
     "einsum_int": lambda x: jnp.einsum('ij,kj->ik', x, jnp.ones((2, 3), jnp.int32)),
     "inner_int": lambda x: jnp.inner(x, jnp.ones((3,), jnp.int32)),
+    "triu": lambda x: jnp.triu(x, 1),
+    "tril": lambda x: jnp.tril(x),
+    "trace_offset": lambda x: jnp.trace(x, 1),
+    "diag_vector": lambda x: jnp.diag(x[0], -1),
+    "outer": lambda x: jnp.outer(x[0] > 1, x[1]),
+    "split": lambda x: jnp.split(x, 3, axis=1),
+    "one_hot": lambda x: jax.nn.one_hot(jnp.array([0, 2]), 3),
+    "standardize": lambda x: jax.nn.standardize(x),
+    "meshgrid": lambda x: jnp.meshgrid(x[0], x[1][:2]),
+    "fft": lambda x: jnp.fft.fft(x),
+    "broadcast_to": lambda x: jnp.broadcast_to(x[:, :1], (2, 3)),
 }
 
 # str(jax.make_jaxpr(f)(X23)) under JAX 0.10.2
@@ -792,6 +803,172 @@ X23_RECORDED = {
         '      dimension_numbers=(([1], [0]), ([], []))\n'
         '      preferred_element_type=float32\n'
         '    ] a b\n'
+        '  in (c,) }'
+    ),
+    'triu': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,3] = jit[\n'
+        '      name=triu\n'
+        '      jaxpr={ lambda ; a:f32[2,3]. let\n'
+        '          c:i32[2,3] = iota[dimension=0 dtype=int32 shape=(2, 3) sharding=None] \n'
+        '          d:i32[2,3] = add c 0:i32[]\n'
+        '          e:i32[2,3] = iota[dimension=1 dtype=int32 shape=(2, 3) sharding=None] \n'
+        '          f:bool[2,3] = ge d e\n'
+        '          g:f32[2,3] = broadcast_in_dim 0.0:f32[]\n'
+        '          b:f32[2,3] = select_n f a g\n'
+        '        in (b,) }\n'
+        '    ] a\n'
+        '  in (b,) }'
+    ),
+    'tril': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,3] = jit[\n'
+        '      name=tril\n'
+        '      jaxpr={ lambda ; a:f32[2,3]. let\n'
+        '          c:i32[2,3] = iota[dimension=0 dtype=int32 shape=(2, 3) sharding=None] \n'
+        '          d:i32[2,3] = add c 0:i32[]\n'
+        '          e:i32[2,3] = iota[dimension=1 dtype=int32 shape=(2, 3) sharding=None] \n'
+        '          f:bool[2,3] = ge d e\n'
+        '          g:f32[2,3] = broadcast_in_dim 0.0:f32[]\n'
+        '          b:f32[2,3] = select_n f g a\n'
+        '        in (b,) }\n'
+        '    ] a\n'
+        '  in (b,) }'
+    ),
+    'trace_offset': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[] = jit[\n'
+        '      name=trace\n'
+        '      jaxpr={ lambda ; a:f32[2,3] c:i32[]. let\n'
+        '          d:i32[2,3] = iota[dimension=0 dtype=int32 shape=(2, 3) sharding=None] \n'
+        '          e:i32[2,3] = iota[dimension=1 dtype=int32 shape=(2, 3) sharding=None] \n'
+        '          f:i32[] = convert_element_type[new_dtype=int32 weak_type=False] c\n'
+        '          g:i32[2,3] = add d f\n'
+        '          h:bool[2,3] = eq g e\n'
+        '          i:f32[2,3] = broadcast_in_dim 0.0:f32[]\n'
+        '          j:f32[2,3] = jit[\n'
+        '            name=_where\n'
+        '            jaxpr={ lambda ; h:bool[2,3] a:f32[2,3] i:f32[2,3]. let\n'
+        '                j:f32[2,3] = select_n h i a\n'
+        '              in (j,) }\n'
+        '          ] h a i\n'
+        '          b:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] j\n'
+        '        in (b,) }\n'
+        '    ] a 1:i32[]\n'
+        '  in (b,) }'
+    ),
+    'diag_vector': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[1,3] = slice[limit_indices=(1, 3) start_indices=(0, 0) strides=None] a\n'
+        '    c:f32[3] = squeeze[dimensions=(0,)] b\n'
+        '    d:f32[4,4] = jit[\n'
+        '      name=_diag\n'
+        '      jaxpr={ lambda ; c:f32[3]. let\n'
+        '          e:f32[4] = pad[padding_config=((1, 0, 0),)] c 0.0:f32[]\n'
+        '          f:i32[4,4] = iota[dimension=0 dtype=int32 shape=(4, 4) sharding=None] \n'
+        '          g:i32[4,4] = iota[dimension=1 dtype=int32 shape=(4, 4) sharding=None] \n'
+        '          h:i32[4,4] = add f -1:i32[]\n'
+        '          i:bool[4,4] = eq h g\n'
+        '          j:f32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e\n'
+        '          d:f32[4,4] = jit[\n'
+        '            name=_where\n'
+        '            jaxpr={ lambda ; i:bool[4,4] j:f32[4,1] k:f32[]. let\n'
+        '                l:f32[4,4] = broadcast_in_dim[broadcast_dimensions=(0, 1)] j\n'
+        '                m:f32[4,4] = broadcast_in_dim k\n'
+        '                d:f32[4,4] = select_n i m l\n'
+        '              in (d,) }\n'
+        '          ] i j 0.0:f32[]\n'
+        '        in (d,) }\n'
+        '    ] c\n'
+        '  in (d,) }'
+    ),
+    'outer': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[1,3] = slice[limit_indices=(1, 3) start_indices=(0, 0) strides=None] a\n'
+        '    c:f32[3] = squeeze[dimensions=(0,)] b\n'
+        '    d:bool[3] = gt c 1.0:f32[]\n'
+        '    e:f32[1,3] = slice[limit_indices=(2, 3) start_indices=(1, 0) strides=None] a\n'
+        '    f:f32[3] = squeeze[dimensions=(0,)] e\n'
+        '    g:f32[3] = convert_element_type[new_dtype=float32 weak_type=False] d\n'
+        '    h:f32[3,1] = broadcast_in_dim[broadcast_dimensions=(0,)] g\n'
+        '    i:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] f\n'
+        '    j:f32[3,3] = mul h i\n'
+        '  in (j,) }'
+    ),
+    'split': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,1] c:f32[2,1] d:f32[2,1] = split[\n'
+        '      axis=1\n'
+        '      sizes=(np.int64(1), np.int64(1), np.int64(1))\n'
+        '    ] a\n'
+        '  in (b, c, d) }'
+    ),
+    'one_hot': (
+        '{ lambda a:i32[2]; b:f32[2,3]. let\n'
+        '    c:f32[2,3] = jit[\n'
+        '      name=_one_hot\n'
+        '      jaxpr={ lambda ; a:i32[2]. let\n'
+        '          d:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] a\n'
+        '          e:i32[1,3] = iota[dimension=1 dtype=int32 shape=(1, 3) sharding=None] \n'
+        '          f:bool[2,3] = eq d e\n'
+        '          c:f32[2,3] = convert_element_type[new_dtype=float32 weak_type=False] f\n'
+        '        in (c,) }\n'
+        '    ] a\n'
+        '  in (c,) }'
+    ),
+    'standardize': (
+        'let standardize = { lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2] = reduce_sum[axes=(1,) out_sharding=None] a\n'
+        '    c:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] b\n'
+        '    d:f32[2,1] = div c 3.0:f32[]\n'
+        '    e:f32[2,3] = square a\n'
+        '    f:f32[2] = reduce_sum[axes=(1,) out_sharding=None] e\n'
+        '    g:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] f\n'
+        '    h:f32[2,1] = div g 3.0:f32[]\n'
+        '    i:f32[2,1] = square d\n'
+        '    j:f32[2,1] = sub h i\n'
+        '    k:f32[2,1] = jit[\n'
+        '      name=clip\n'
+        '      jaxpr={ lambda ; j:f32[2,1] l:i32[]. let\n'
+        '          m:f32[] = convert_element_type[new_dtype=float32 weak_type=False] l\n'
+        '          k:f32[2,1] = max m j\n'
+        '        in (k,) }\n'
+        '    ] j 0:i32[]\n'
+        '    n:f32[2,3] = sub a d\n'
+        '    o:f32[2,1] = add k 9.999999747378752e-06:f32[]\n'
+        '    p:f32[2,1] = rsqrt o\n'
+        '    q:f32[2,3] = mul n p\n'
+        '  in (q,) } in\n'
+        '{ lambda ; r:f32[2,3]. let\n'
+        '    s:f32[2,3] = jit[name=standardize jaxpr=standardize] r\n'
+        '  in (s,) }'
+    ),
+    'meshgrid': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[1,3] = slice[limit_indices=(1, 3) start_indices=(0, 0) strides=None] a\n'
+        '    c:f32[3] = squeeze[dimensions=(0,)] b\n'
+        '    d:f32[1,3] = slice[limit_indices=(2, 3) start_indices=(1, 0) strides=None] a\n'
+        '    e:f32[3] = squeeze[dimensions=(0,)] d\n'
+        '    f:f32[2] = slice[limit_indices=(2,) start_indices=(0,) strides=None] e\n'
+        '    g:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(0,)] f\n'
+        '    h:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,)] c\n'
+        '  in (h, g) }'
+    ),
+    'fft': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:c64[2,3] = jit[\n'
+        '      name=fft\n'
+        '      jaxpr={ lambda ; a:f32[2,3]. let\n'
+        '          c:c64[2,3] = convert_element_type[new_dtype=complex64 weak_type=False] a\n'
+        '          b:c64[2,3] = fft[fft_lengths=(3,) fft_type=0] c\n'
+        '        in (b,) }\n'
+        '    ] a\n'
+        '  in (b,) }'
+    ),
+    'broadcast_to': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,1] = slice[limit_indices=(2, 1) start_indices=(0, 0) strides=None] a\n'
+        '    c:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(0, 1)] b\n'
         '  in (c,) }'
     ),
 }

@@ -160,3 +160,19 @@ def test_constructor_errors_are_raised_from_the_users_call(make, error, message)
   import xjax._src
   internal = [f for f in _traceback_files(e.value) if f.startswith(xjax._src.__path__[0])]
   assert internal == [] and _traceback_files(e.value)[-1] == __file__
+
+
+def test_diagonal_matrices_and_meshgrid_against_numpy():
+  v = np.array([1.5, -2., 0.5], np.float32)
+  for k in (-2, 0, 1):
+    np.testing.assert_array_equal(jnp.diag(v, k), np.diag(v, k))
+  m = np.arange(12., dtype=np.float32).reshape(3, 4)
+  for k in (-1, 0, 2):
+    np.testing.assert_array_equal(jnp.triu(m, k), np.triu(m, k))
+    np.testing.assert_array_equal(jnp.tril(m, k), np.tril(m, k))
+    np.testing.assert_array_equal(jnp.trace(m, k), np.trace(m, k))
+  grids = zip(jnp.meshgrid(v, v[:2], v, sparse=True), np.meshgrid(v, v[:2], v, sparse=True))
+  for got, want in grids:
+    np.testing.assert_array_equal(got, want)
+  with pytest.raises(ValueError, match="only supports copy=True"):
+    jnp.meshgrid(v, copy=False)

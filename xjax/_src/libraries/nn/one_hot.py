@@ -24,10 +24,11 @@ def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
   return _one_hot(x, num_classes=num_classes, dtype=dtype, axis=axis)
 
 
-@compiled_when_eager(static_argnames=("num_classes", "dtype", "axis"))
+@compiled_when_eager(staged="_one_hot", static_argnames=("num_classes", "dtype", "axis"))
 def _one_hot(x, *, num_classes, dtype, axis):
   out_axis = canonical_axis(axis, x.ndim + 1)
+  indices = jnp.expand_dims(x, out_axis)
   shape = [1] * x.ndim
   shape.insert(out_axis, num_classes)
   classes = broadcasted_iota(x.dtype, tuple(shape), out_axis)
-  return (jnp.expand_dims(x, out_axis) == classes).astype(dtype)
+  return (indices == classes).astype(dtype)

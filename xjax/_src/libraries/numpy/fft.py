@@ -13,6 +13,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.shapes import pad, slice as lax_slice
 from xjax._src.primitives.lax.fft import FftType, fft as lax_fft
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
@@ -22,6 +23,9 @@ from xjax._src.libraries.numpy.rearrange import roll
 from xjax._src.libraries.numpy.shaping import moveaxis
 
 _NORMS = ("backward", "ortho", "forward")
+
+# lax.fft as JAX runs it: a jitted call (a nested ``jit[name=fft]`` in jaxprs)
+_lax_fft = compiled_when_eager(lax_fft, staged="fft", static_argnames=("fft_type", "fft_lengths"))
 
 
 def _scale(out, sizes, name: str, norm):
@@ -92,20 +96,20 @@ def _fit(arr, target):
 def _transform(arr, typ: FftType, s: Sequence[int]):
   """``lax.fft`` over the trailing ``len(s)`` axes (XLA transforms at most three at once)."""
   if len(s) <= 3:
-    return lax_fft(arr, typ, tuple(s))
+    return _lax_fft(arr, typ, tuple(s))
   n = len(s) - 3
   nd = get_aval(arr).ndim
   outer = tuple(range(nd - len(s), nd - 3))
   moved = tuple(range(nd - n, nd))
   complex_typ = FftType.IFFT if typ in (FftType.IFFT, FftType.IRFFT) else FftType.FFT
   if typ in (FftType.FFT, FftType.RFFT):
-    arr = lax_fft(arr, typ, tuple(s[-3:]))
+    arr = _lax_fft(arr, typ, tuple(s[-3:]))
     arr = moveaxis(_transform(moveaxis(arr, outer, moved), complex_typ, s[:n]),
                        moved, outer)
     return arr
   arr = moveaxis(_transform(moveaxis(arr, outer, moved), complex_typ, s[:n]),
                      moved, outer)
-  return lax_fft(arr, typ, tuple(s[-3:]))
+  return _lax_fft(arr, typ, tuple(s[-3:]))
 
 
 def _one_axis(name: str, axis):

@@ -147,8 +147,10 @@ def outer(a, b, out=None):
   """Outer product of the flattened inputs."""
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
-  a, b = ravel(a), ravel(b)
-  return multiply(reshape(a, (get_aval(a).shape[0], 1)), b)
+  check_arraylike("outer", a, b)
+  a, b = promote_dtypes(a, b)
+  column = expand_dims(ravel(a), 1)
+  return multiply(column, expand_dims(ravel(b), 0))
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):

@@ -10,22 +10,37 @@ from xjax._src.core.concrete import canonicalize_dim, canonicalize_shape
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.primitives.lax.elementwise import convert_element_type, eq, ge, le, select_n, sub
+from xjax._src.primitives.lax.elementwise import add, convert_element_type, eq, ge, select_n
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, full_like, pad,
                                              reshape, slice as lax_slice)
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.creation import _placed, asarray
 from xjax._src.libraries.numpy.reductions import _check_out, sum as _sum
-from xjax._src.libraries.numpy.shaping import moveaxis, ravel
+from xjax._src.libraries.numpy.shaping import expand_dims, moveaxis, ravel
+from xjax._src.libraries.numpy.where import _where
 
 
-def _mask(n, m, k, cmp):
-  """``cmp(col - row, k)`` over an n x m grid; ``k`` may be traced."""
+def _shifted_rows(n, m, k):
+  """The row indices of an n x m grid plus ``k`` (a static int or an integer tracer)."""
+  rows = broadcasted_iota(np.int32, (n, m), 0)
+  k = convert_element_type(k, np.int32) if isinstance(k, Tracer) else \
+      np.int32(operator.index(k))
+  return add(rows, k)
+
+
+def _on_diagonal(n, m, k):
+  """Where ``col == row + k`` over an n x m grid (both iotas first, as JAX's eye)."""
   rows = broadcasted_iota(np.int32, (n, m), 0)
   cols = broadcasted_iota(np.int32, (n, m), 1)
   k = convert_element_type(k, np.int32) if isinstance(k, Tracer) else \
       np.int32(operator.index(k))
-  return cmp(sub(cols, rows), k)
+  return eq(add(rows, k), cols)
+
+
+def _at_or_below(n, m, k):
+  """Where ``col <= row + k`` over an n x m grid (JAX's tri)."""
+  shifted = _shifted_rows(n, m, k)
+  return ge(shifted, broadcasted_iota(np.int32, (n, m), 1))
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
@@ -40,7 +55,7 @@ def _eye(N, M, k, dtype):
     raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
   dt = dtypes.check_user_dtype_supported(dtype, "eye") if dtype else \
       dtypes.default_float_dtype()
-  return convert_element_type(_mask(N_int, M_int, k, eq), dt)
+  return convert_element_type(_on_diagonal(N_int, M_int, k), dt)
 
 
 def identity(n, dtype=None):
@@ -52,29 +67,34 @@ def tri(N, M=None, k=0, dtype=None):
   N, M = canonicalize_shape((N, N if M is None else M))
   dt = dtypes.check_user_dtype_supported(dtype, "tri") if dtype else \
       dtypes.default_float_dtype()
-  return convert_element_type(_mask(N, M, k, le), dt)
+  return convert_element_type(_at_or_below(N, M, k), dt)
 
 
-def _tri_select(name, m, k, cmp):
+def _tri_select(name, m, k, keep_lower):
+  """``m`` with the entries above (``keep_lower``) or at and below the ``k``-th diagonal
+  (of the last two axes) zeroed."""
   m = asarray(m)
   aval = get_aval(m)
   if aval.ndim < 2:
     raise ValueError(f"{name} requires an array of at least two dimensions")
   n, c = aval.shape[-2:]
-  mask = broadcast_in_dim(_mask(n, c, k, cmp), aval.shape, (aval.ndim - 2, aval.ndim - 1))
-  return select_n(mask, full_like(m, 0), m)
+  mask = _at_or_below(n, c, k)
+  if aval.ndim > 2:
+    mask = broadcast_in_dim(mask, aval.shape, (aval.ndim - 2, aval.ndim - 1))
+  zeros = full_like(m, 0)
+  return select_n(mask, zeros, m) if keep_lower else select_n(mask, m, zeros)
 
 
 @compiled_when_eager(staged="tril", static_argnames=("k",))
 def tril(m, k=0):
   """Zeroes the entries above the k-th diagonal."""
-  return _tri_select("tril", m, operator.index(k), le)
+  return _tri_select("tril", m, operator.index(k), True)
 
 
 @compiled_when_eager(staged="triu", static_argnames=("k",))
 def triu(m, k=0):
   """Zeroes the entries below the k-th diagonal."""
-  return _tri_select("triu", m, operator.index(k), ge)
+  return _tri_select("triu", m, operator.index(k) - 1, False)
 
 
 @compiled_when_eager(staged="diagonal", static_argnames=("offset", "axis1", "axis2"))
@@ -95,23 +115,25 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
   r0, c0 = min(max(-offset, 0), n), min(max(offset, 0), m)
   a = lax_slice(a, (0,) * len(batch) + (r0, c0),
                 tuple(batch) + (r0 + length, c0 + length))
-  mask = broadcast_in_dim(_mask(length, length, 0, eq), get_aval(a).shape,
+  mask = broadcast_in_dim(_on_diagonal(length, length, 0), get_aval(a).shape,
                          (len(batch), len(batch) + 1), out_sharding=get_aval(a)._sharding)
   return _sum(select_n(mask, full_like(a, 0), a), axis=-1, dtype=aval.dtype)
 
 
-@compiled_when_eager(static_argnames=("k",))
 def diag(v, k=0):
   """The k-th diagonal of a matrix, or a matrix with vector ``v`` on its k-th diagonal."""
-  v = asarray(v)
+  return _diag(asarray(v), operator.index(k))
+
+
+@compiled_when_eager(staged="_diag", static_argnames=("k",))
+def _diag(v, k):
   aval = get_aval(v)
-  k = operator.index(k)
   if aval.ndim == 1:
     n = aval.shape[0] + abs(k)
     zero = np.zeros((), aval.dtype)[()]
-    padded = pad(v, zero, [(abs(k), 0, 0)])
-    rows = broadcast_in_dim(padded, (n, n), (1,) if k >= 0 else (0,))
-    return select_n(_mask(n, n, k, eq), full_like(rows, 0), rows)
+    padded = pad(v, zero, [(max(-k, 0), max(k, 0), 0)])  # its i-th entry on row i
+    on = _on_diagonal(n, n, k)
+    return _where(on, expand_dims(padded, 1), zero)
   if aval.ndim == 2:
     return diagonal(v, offset=k)
   raise ValueError("diag input must be 1d or 2d")
@@ -134,34 +156,33 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     raise ValueError(f"axis1 and axis2 can not be same. axis1={axis1} and axis2={axis2}")
   a = moveaxis(a, (ax1, ax2), (-2, -1))
   n, m = get_aval(a).shape[-2:]
-  rows, cols = (broadcasted_iota(np.int32, (n, m), d) for d in (0, 1))
-  on = eq(sub(cols, rows), convert_element_type(offset, np.int32))
-  on = broadcast_in_dim(on, get_aval(a).shape, (nd - 2, nd - 1),
-                        out_sharding=get_aval(a)._sharding)
-  return _sum(select_n(on, full_like(a, 0), a), axis=(-2, -1), dtype=dtype)
+  on = _on_diagonal(n, m, offset)
+  if get_aval(a)._sharding is not None:
+    on = broadcast_in_dim(on, get_aval(a).shape, (nd - 2, nd - 1),
+                          out_sharding=get_aval(a)._sharding)
+  return _sum(_where(on, a, full_like(a, 0)), axis=(-2, -1), dtype=dtype)
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
   """Coordinate matrices from 1-D coordinate vectors ('xy' or 'ij' indexing)."""
+  check_arraylike("meshgrid", *xi)
+  if not copy:
+    raise ValueError("jax.numpy.meshgrid only supports copy=True")
   if indexing not in ("xy", "ij"):
     raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
   xs = [asarray(x) for x in xi]
-  for x in xs:
-    if get_aval(x).ndim != 1:
-      raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shape "
-                       f"{get_aval(x).shape}")
-  shape = [get_aval(x).shape[0] for x in xs]
-  if indexing == "xy" and len(xs) >= 2:
-    shape[0], shape[1] = shape[1], shape[0]
+  if any(get_aval(x).ndim != 1 for x in xs):
+    raise ValueError("Arguments to jax.numpy.meshgrid must be 1D, got shapes "
+                     f"{[get_aval(x).shape for x in xs]}")
+  swap = indexing == "xy" and len(xs) >= 2  # 'xy': the first two vectors trade places
+  if swap:
+    xs[0], xs[1] = xs[1], xs[0]
+  sizes = [get_aval(x).shape[0] for x in xs]
   out = []
   for i, x in enumerate(xs):
-    d = i
-    if indexing == "xy" and len(xs) >= 2 and i < 2:
-      d = 1 - i
-    if sparse:
-      s = [1] * len(xs)
-      s[d] = shape[d]
-      out.append(reshape(x, tuple(s)))
-    else:
-      out.append(broadcast_in_dim(x, tuple(shape), (d,)))
+    shape = [1] * len(xs) if sparse else list(sizes)
+    shape[i] = sizes[i]
+    out.append(broadcast_in_dim(x, tuple(shape), (i,)))
+  if swap:
+    out[0], out[1] = out[1], out[0]
   return out

@@ -106,7 +106,7 @@ def _split(name, ary, indices_or_sections, axis, exact):
     if exact and r:
       raise ValueError(f"array split does not result in an equal division: rest is {r}")
     sizes = [q + 1] * r + [q] * (n - r)
-  return list(lax_split(ary, sizes, axis))
+  return list(lax_split(ary, [np.int64(d) for d in sizes], axis))  # NumPy ints, as JAX's
 
 
 def split(ary, indices_or_sections, axis=0):

@@ -96,10 +96,8 @@ def broadcast_to(array, shape, *, out_sharding=None):
     if d != 1 and d != shape[lead + i]:
       raise ValueError(f"Incompatible types for broadcasting: input type={aval} and "
                        f"requested type={aval.update(shape=shape, weak_type=False)}")
-  keep = [i for i, d in enumerate(aval.shape) if d == shape[lead + i]]
-  squeezed = lax.reshape(a, tuple(aval.shape[i] for i in keep))
-  return lax.broadcast_in_dim(squeezed, shape, tuple(lead + i for i in keep),
-                              out_sharding=out_sharding)
+  # one broadcast_in_dim, which also stretches the size-1 dimensions (as JAX)
+  return lax.broadcast_in_dim(a, shape, tuple(range(lead, nd)), out_sharding=out_sharding)
 
 
 _broadcast_sharding = broadcasting_sharding_rule("broadcast_arrays")

@@ -125,7 +125,7 @@ def sign(x, /):
 @compiled_when_eager(inline=True)
 def square(x, /):
   (x,) = promote_args_numeric("square", x)
-  return lax.integer_pow(x, 2)
+  return lax.square(x)
 
 
 @compiled_when_eager(inline=True)

@@ -5,6 +5,7 @@ concatenations it stands for. All four are linear: split and concatenation trans
 each other, stack and unstack likewise, and tile transposes to a sum over its copies."""
 from __future__ import annotations
 
+import operator
 from typing import Sequence
 
 import numpy as np
@@ -76,7 +77,9 @@ def split(operand, sizes: Sequence[int], axis: int = 0) -> list:
   """Splits ``operand`` along ``axis`` into pieces of the given ``sizes``."""
   aval = get_aval(operand)
   axis = normalize_axis(axis, aval.ndim, "split")
-  return split_p.bind(operand, sizes=tuple(int(s) for s in sizes), axis=axis)
+  sizes = tuple(s if isinstance(s, (int, np.integer)) else operator.index(s)
+                for s in sizes)  # (kept as given, as JAX prints them)
+  return split_p.bind(operand, sizes=sizes, axis=axis)
 
 
 # ---------------------------------------------------------------------------------------
