@@ -558,6 +558,8 @@ X23_PROGRAMS = {  # one-argument programs of X23
     "meshgrid": lambda x: jnp.meshgrid(x[0], x[1][:2]),
     "fft": lambda x: jnp.fft.fft(x),
     "broadcast_to": lambda x: jnp.broadcast_to(x[:, :1], (2, 3)),
+    "linspace": lambda x: jnp.linspace(0., 1., 5) + x[0, 0],
+    "linspace_axis": lambda x: jnp.linspace(x[0], x[1], 4, axis=1, endpoint=False),
 }
 
 # str(jax.make_jaxpr(f)(X23)) under JAX 0.10.2
@@ -970,6 +972,52 @@ X23_RECORDED = {
         '    b:f32[2,1] = slice[limit_indices=(2, 1) start_indices=(0, 0) strides=None] a\n'
         '    c:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(0, 1)] b\n'
         '  in (c,) }'
+    ),
+    'linspace': (
+        'let _linspace = { lambda ; a:f32[] b:f32[]. let\n'
+        '    c:f32[] = convert_element_type[new_dtype=float32 weak_type=False] a\n'
+        '    d:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b\n'
+        '    e:f32[] = sub d c\n'
+        '    f:f32[] = div e 4.0:f32[]\n'
+        '    g:f32[4] = iota[dimension=0 dtype=float32 shape=(4,) sharding=None] \n'
+        '    h:f32[4] = div g 4.0:f32[]\n'
+        '    i:f32[1] = reshape[dimensions=None new_sizes=(1,) sharding=None] c\n'
+        '    j:f32[4] = sub 1.0:f32[] h\n'
+        '    k:f32[4] = mul i j\n'
+        '    l:f32[1] = reshape[dimensions=None new_sizes=(1,) sharding=None] d\n'
+        '    m:f32[4] = mul l h\n'
+        '    n:f32[4] = add k m\n'
+        '    o:f32[1] = broadcast_in_dim d\n'
+        '    p:f32[5] = concatenate[dimension=0] n o\n'
+        '  in (p,) } in\n'
+        '{ lambda ; q:f32[2,3]. let\n'
+        '    r:f32[5] = jit[name=_linspace jaxpr=_linspace] 0.0:f32[] 1.0:f32[]\n'
+        '    s:f32[1,1] = slice[limit_indices=(1, 1) start_indices=(0, 0) strides=None] q\n'
+        '    t:f32[] = squeeze[dimensions=(0, 1)] s\n'
+        '    u:f32[5] = add r t\n'
+        '  in (u,) }'
+    ),
+    'linspace_axis': (
+        'let _linspace = { lambda ; a:f32[3] b:f32[3]. let\n'
+        '    c:f32[3] = sub b a\n'
+        '    d:f32[3] = div c 4.0:f32[]\n'
+        '    e:f32[4] = iota[dimension=0 dtype=float32 shape=(4,) sharding=None] \n'
+        '    f:f32[1,4] = reshape[dimensions=None new_sizes=(1, 4) sharding=None] e\n'
+        '    g:f32[1,4] = div f 4.0:f32[]\n'
+        '    h:f32[3,1] = reshape[dimensions=None new_sizes=(3, 1) sharding=None] a\n'
+        '    i:f32[1,4] = sub 1.0:f32[] g\n'
+        '    j:f32[3,4] = mul h i\n'
+        '    k:f32[3,1] = reshape[dimensions=None new_sizes=(3, 1) sharding=None] b\n'
+        '    l:f32[3,4] = mul k g\n'
+        '    m:f32[3,4] = add j l\n'
+        '  in (m,) } in\n'
+        '{ lambda ; n:f32[2,3]. let\n'
+        '    o:f32[1,3] = slice[limit_indices=(1, 3) start_indices=(0, 0) strides=None] n\n'
+        '    p:f32[3] = squeeze[dimensions=(0,)] o\n'
+        '    q:f32[1,3] = slice[limit_indices=(2, 3) start_indices=(1, 0) strides=None] n\n'
+        '    r:f32[3] = squeeze[dimensions=(0,)] q\n'
+        '    s:f32[3,4] = jit[name=_linspace jaxpr=_linspace] p r\n'
+        '  in (s,) }'
     ),
 }
 

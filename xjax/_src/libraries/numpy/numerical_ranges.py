@@ -9,11 +9,11 @@ from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (add, convert_element_type, div as lax_div, floor,
                                                   mul, sub)
-from xjax._src.primitives.lax.shapes import broadcast_in_dim, concatenate, full, iota
+from xjax._src.primitives.lax.shapes import broadcast_in_dim, concatenate, full, iota, reshape
 from xjax._src.libraries.numpy.arguments import canonical_axis
 from xjax._src.libraries.numpy.composed_math import log10
 from xjax._src.libraries.numpy.creation import _requested_dtype, _with_device, asarray
-from xjax._src.libraries.numpy.shaping import broadcast_arrays, moveaxis
+from xjax._src.libraries.numpy.shaping import broadcast_arrays
 from xjax._src.libraries.numpy.ufuncs import multiply, power, sign
 
 
@@ -41,29 +41,34 @@ def _linspace(start, stop, *, num, endpoint, retstep, dtype, axis):
                                  convert_element_type(stop, comp))
   bshape = get_aval(start).shape
 
-  def stacked(v, n):   # ``v`` repeated ``n`` times along a new leading axis
-    return broadcast_in_dim(v, (n,) + bshape, tuple(range(1, len(bshape) + 1)))
-
   div = (num - 1) if endpoint else num
+  ax = canonical_axis(axis, len(bshape) + 1)
+  along = lambda n: bshape[:ax] + (n,) + bshape[ax:]  # noqa: E731 - the bounds' shape, n at ax
+
+  def expanded(v):  # ``v`` with a new axis ``ax`` of size 1
+    return broadcast_in_dim(v, along(1), tuple(d + (d >= ax) for d in range(len(bshape))))
+
   if num > 1:
-    real = dtypes.finfo(comp).dtype
-    t = lax_div(iota(real, div), np.asarray(div, real)[()])
-    t = broadcast_in_dim(convert_element_type(t, comp), (div,) + bshape, (0,))
-    out = add(mul(stacked(start, div), sub(np.asarray(1, comp)[()], t)),
-                  mul(stacked(stop, div), t))
-    if endpoint:
-      out = concatenate([out, stacked(stop, 1)], 0)
     delta = lax_div(sub(stop, start), np.asarray(div, comp)[()])
+    real = dtypes.finfo(comp).dtype
+    t = iota(real, div)
+    if bshape:
+      t = reshape(t, tuple(div if d == ax else 1 for d in range(len(bshape) + 1)))
+    t = convert_element_type(lax_div(t, np.asarray(div, real)[()]), comp)
+    # start * (1 - t) + stop * t, the bounds stretched along ``ax`` by the products
+    out = add(mul(reshape(start, along(1)), sub(np.asarray(1, comp)[()], t)),
+              mul(reshape(stop, along(1)), t))
+    if endpoint:
+      out = concatenate([out, expanded(stop)], ax)
   elif num == 1:
-    out = stacked(start, 1)
+    out = reshape(start, along(1))
     delta = full((), np.nan, comp) if endpoint else sub(stop, start)
   else:
-    out = full((0,) + bshape, 0, comp)
+    out = full(along(0), 0, comp)
     delta = full((), np.nan, comp)
   if dtypes.is_integer(out_dt):
     out = floor(out)
-  out = moveaxis(convert_element_type(out, out_dt), 0,
-                 canonical_axis(axis, len(bshape) + 1))
+  out = convert_element_type(out, out_dt)
   return (out, delta) if retstep else out
 
 
