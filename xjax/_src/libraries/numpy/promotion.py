@@ -8,7 +8,7 @@ from xjax._src.foundations.config import config
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax.elementwise import convert_element_type
-from xjax._src.primitives.lax.shapes import reshape
+from xjax._src.primitives.lax.shapes import broadcast_in_dim
 from xjax._src.primitives.lax.shapes import broadcast_shapes
 
 
@@ -43,7 +43,7 @@ def promote_dtypes_numeric(*args):
 
 
 def promote_shapes(name: str, *args):
-  """Reshapes lower-rank operands with leading 1s (NumPy rank promotion)."""
+  """Lower-rank operands with leading 1s (NumPy rank promotion)."""
   if len(args) < 2:
     return list(args)
   shapes = [get_aval(a).shape for a in args]
@@ -63,7 +63,8 @@ def promote_shapes(name: str, *args):
     import warnings
     warnings.warn(msg)
   broadcast_shapes(*shapes)  # ValueError for incompatible dimensions, as jnp's
-  return [a if len(s) in (0, nd) else reshape(a, (1,) * (nd - len(s)) + s)
+  return [a if len(s) in (0, nd) else  # leading 1s added by a broadcast_in_dim, as JAX
+          broadcast_in_dim(a, (1,) * (nd - len(s)) + s, tuple(range(nd - len(s), nd)))
           for a, s in zip(args, shapes)]
 
 

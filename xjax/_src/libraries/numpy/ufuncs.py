@@ -13,6 +13,7 @@ from xjax._src.libraries.numpy.arguments import check_arraylike, is_traced
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
                                                  promote_args_numeric, promote_shapes)
 from xjax._src.libraries.numpy.shaping import broadcast_arrays
+from xjax._src.libraries.numpy.where import _where
 
 
 def _inexact_unary(name, op):
@@ -144,9 +145,9 @@ def floor_divide(x1, x2, /):
     if dtypes.is_unsigned(dtype):
       return lax.div(a, b)
     q = lax.div(a, b)  # truncates; one less where the signs differ and it is inexact
-    adjust = lax.bitwise_and(lax.ne(lax.rem(a, b), _zero(a)),
-                             lax.ne(lax.sign(a), lax.sign(b)))
-    return lax.select_n(adjust, q, lax.sub(q, _const(q, 1)))
+    adjust = lax.bitwise_and(lax.ne(lax.sign(a), lax.sign(b)),
+                             lax.ne(lax.rem(a, b), _zero(a)))
+    return _where(adjust, lax.sub(q, _const(q, 1)), q)
   return float_divmod(a, b)[0]
 
 
@@ -154,12 +155,11 @@ def float_divmod(a, b):
   """(a // b, a mod b) for floats as JAX computes them: the quotient of ``a - a rem b``
   (exact where the remainder is), one less where the remainder's sign differs from b's,
   rounded to an integer."""
-  r = lax.rem(a, b)  # before broadcasting: lax's rule reports mismatched shapes (TypeError)
-  a, b = broadcast_arrays(a, b)
-  q = lax.div(lax.select_n(lax.eq(b, _zero(b)), lax.sub(a, r), a), b)
+  r = lax.rem(a, b)
+  q = lax.div(_where(lax.eq(b, _zero(b)), a, lax.sub(a, r)), b)
   fix = lax.bitwise_and(lax.ne(r, _zero(r)), lax.ne(lax.sign(b), lax.sign(r)))
-  return (rounding.round(lax.select_n(fix, q, lax.sub(q, _const(q, 1)))),
-          lax.select_n(fix, r, lax.add(r, b)))
+  mod = lax.select_n(fix, r, lax.add(r, b))
+  return rounding.round(lax.select_n(fix, q, lax.sub(q, _const(q, 1)))), mod
 
 
 @compiled_when_eager(staged="remainder")
@@ -169,12 +169,11 @@ def remainder(x1, x2, /):
   if dtypes.is_complex(dtype):
     raise TypeError("remainder does not support complex-valued inputs")
   if dtypes.is_integer(dtype):  # x % 0 is 0 for integers
-    b = lax.select_n(lax.eq(b, _zero(b)), b, lax.full_like(b, 1))
+    b = _where(lax.eq(b, _zero(b)), _const(b, 1), b)
   r = lax.rem(a, b)
-  if dtypes.is_unsigned(dtype):
-    return r
   zero = _zero(r)
-  fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(b, zero)))
+  inexact = lax.ne(r, zero)
+  fix = lax.bitwise_and(lax.ne(lax.lt(r, zero), lax.lt(b, zero)), inexact)
   return lax.select_n(fix, r, lax.add(r, b))
 
 
