@@ -103,7 +103,7 @@ def run_both(prim, operands, **params):
 
 
 BINARY = {
-    ew.add_p: FLOATS + INTS, ew.sub_p: FLOATS + INTS, ew.mul_p: FLOATS + INTS + [np.bool_],
+    ew.add_p: FLOATS + INTS, ew.sub_p: FLOATS + INTS, ew.mul_p: FLOATS + INTS,
     ew.div_p: FLOATS, ew.rem_p: FLOATS, ew.max_p: INTS + [np.bool_],
     ew.min_p: INTS + [np.bool_], ew.and_p: INTS + [np.bool_], ew.or_p: INTS + [np.bool_],
     ew.xor_p: INTS + [np.bool_], ew.add_any_p: FLOATS + INTS,

@@ -265,7 +265,7 @@ sub_p = _binary("sub", "stablehlo.subtract", _number, transpose=_sub_transpose,
 mul_p = _binary("mul", "stablehlo.multiply", _number,
                 bilinear=(lambda ct, x, y: unbroadcast(mul(ct, y), x.aval),
                           lambda ct, x, y: unbroadcast(mul(x, ct), y.aval)),
-                host=ufunc_kernel(np.multiply, "fiub", arithmetic=True))
+                host=ufunc_kernel(np.multiply, "fiu", arithmetic=True))
 # (integer division and remainder round, and treat zero divisors, as NumPy does not; a
 # float remainder is exact, and XLA leaves it subnormal)
 div_p = _binary("div", "stablehlo.divide", _number,
