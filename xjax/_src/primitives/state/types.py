@@ -32,6 +32,7 @@ class AbstractRef:
   shape = property(lambda self: self.inner_aval.shape)
   dtype = property(lambda self: self.inner_aval.dtype)
   weak_type = property(lambda self: self.inner_aval.weak_type)
+  _sharding = property(lambda self: self.inner_aval._sharding)  # (its values' type sharding)
   ndim = property(lambda self: self.inner_aval.ndim)
   size = property(lambda self: self.inner_aval.size)
   sharding = property(lambda self: self.inner_aval.sharding)
