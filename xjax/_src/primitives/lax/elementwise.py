@@ -362,8 +362,11 @@ expm1_p = _unary("expm1", "stablehlo.exponential_minus_one",
 log1p_p = _unary("log1p", "stablehlo.log_plus_one", jvp=lambda t, x: div(t, add(x, _one(x))))
 tanh_p = _unary("tanh", "stablehlo.tanh",
                  jvp2=lambda t, y, x: mul(add(t, mul(t, y)), sub(_one(y), y)))
+# (lowered as 1 / (1 + exp(-x)), as JAX lowers it: XLA's logistic rounds otherwise in bfloat16)
 logistic_p = _unary("logistic", "stablehlo.logistic",
-                    jvp2=lambda t, y, x: mul(t, mul(y, sub(_one(y), y))))
+                    jvp2=lambda t, y, x: mul(t, mul(y, sub(_one(y), y))),
+                    lowering=lowering_from(lambda x, accuracy=None: div(
+                        _one(x), add(_one(x), exp(neg(x))))))
 def _sin_cos_of_complex(x, cosine: bool):
   """sin or cos of complex ``x`` from the real functions, as JAX lowers them (XLA's complex
   sine and cosine give other signs of zero parts): sinh and cosh of the imaginary part as
