@@ -473,3 +473,12 @@ def test_qr_raw_mode_and_ormqr():
     xjax.grad(lambda a: jnp.linalg.qr(a, mode="raw")[0].sum())(_RAW_A)
   with pytest.raises(ValueError, match="ormqr"):
     lax.linalg.ormqr(h.mT, taus, np.ones((4, 2), np.float32))
+
+
+def test_matrix_power_multiplies_in_jaxs_order():
+  """a**3 is (a @ a) @ a, as JAX (a @ (a @ a) rounds otherwise in float16): the float16
+  entry recorded from JAX 0.10.2."""
+  m = jnp.asarray([[-2.2, -1.5, -0.5], [0.5, 2.5, 4.5], [-2.0, 1.75, -1.0]], jnp.float16)
+  want = jnp.matmul(jnp.matmul(m, m), m)
+  np.testing.assert_array_equal(jnp.linalg.matrix_power(m, 3), want)
+  np.testing.assert_array_equal(xjax.jit(lambda v: jnp.linalg.matrix_power(v, 3))(m), want)

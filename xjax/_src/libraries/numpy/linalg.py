@@ -402,6 +402,8 @@ def matrix_power(a, n: int):
     return broadcast_to(_eye(a.shape[-1], dtype=a.dtype), a.shape)
   if n < 0:
     a, n = inv(a), -n
+  if n == 3:  # (as JAX: the square first)
+    return _matmul(_matmul(a, a), a)
   return square_and_multiply(a, n, _matmul)
 
 
