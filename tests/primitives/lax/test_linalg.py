@@ -476,8 +476,8 @@ def test_qr_raw_mode_and_ormqr():
 
 
 def test_matrix_power_multiplies_in_jaxs_order():
-  """a**3 is (a @ a) @ a, as JAX (a @ (a @ a) rounds otherwise in float16): the float16
-  entry recorded from JAX 0.10.2."""
+  """a**3 is (a @ a) @ a, as JAX computes it (checked on JAX 0.10.2); a @ (a @ a) differs
+  from it in float16 for this matrix."""
   m = jnp.asarray([[-2.2, -1.5, -0.5], [0.5, 2.5, 4.5], [-2.0, 1.75, -1.0]], jnp.float16)
   want = jnp.matmul(jnp.matmul(m, m), m)
   np.testing.assert_array_equal(jnp.linalg.matrix_power(m, 3), want)
