@@ -210,3 +210,23 @@ def test_logistic_lowers_as_jax_in_every_dtype():
   for f in (lax.logistic, jax.jit(jax.nn.sigmoid)):
     np.testing.assert_array_equal(np.asarray(f(x)),
                                   np.array([0.992188, 0.992188, 0.0473633], jnp.bfloat16))
+
+
+def test_complex_operands_as_jax():
+  """JAX 0.10.2's classes, messages and values: a complex dot with a real
+  preferred_element_type keeps the complex product's real part (2.75, not 5); top_k,
+  argmax and argmin refuse complex operands; bitcast refuses complex and bool unless the
+  types match (it reached XLA before)."""
+  c = jnp.asarray([1 + 1j, 2 - 1j, 0.5j], jnp.complex64)
+  assert float(lax.dot(c, c, preferred_element_type=jnp.float32)) == 2.75
+  assert int(jax.jit(lambda a: lax.dot(a, a, preferred_element_type=jnp.int32))(c)) == 2
+  with pytest.raises(ValueError, match="top_k is not compatible with complex inputs"):
+    lax.top_k(c, 2)
+  for f, op in ((lax.argmax, "gt"), (lax.argmin, "lt")):
+    with pytest.raises(TypeError, match=f"{op} does not accept dtype complex64 at position 0"):
+      f(c, 0, jnp.int32)
+  with pytest.raises(TypeError, match="does not support bool or complex values unless the "
+                                      "operand and destination types match"):
+    lax.bitcast_convert_type(c, jnp.int32)
+  with pytest.raises(TypeError, match="Got operand dtype=bool, new_dtype=dtype\\('int8'\\)"):
+    lax.bitcast_convert_type(jnp.ones(2, bool), jnp.int8)

@@ -249,8 +249,6 @@ def _arg(name, fn):
     _check_out(out, name)
     check_arraylike(name, a)
     aval = get_aval(a)
-    if dtypes.is_complex(aval.dtype):
-      raise TypeError(f"{name} does not accept complex inputs: complex numbers have no order")
     if axis is None:
       if aval.size == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence")

@@ -19,8 +19,12 @@ from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 def _bitcast_abstract_eval(x, *, new_dtype):
   old_bits, new_bits = dtypes.itemsize_bits(x.dtype), dtypes.itemsize_bits(new_dtype)
-  if (x.dtype == np.bool_) != (np.dtype(new_dtype) == np.bool_):
-    raise TypeError("lax.bitcast_convert_type does not support bool")
+  special = lambda dt: dt == np.bool_ or dtypes.is_complex(dt)
+  if (special(x.dtype) or special(np.dtype(new_dtype))) and x.dtype != np.dtype(new_dtype):
+    raise TypeError("lax.bitcast_convert_type does not support bool or complex values unless "
+                    "the operand and destination types match. Got operand dtype="
+                    f"{x.dtype}, new_dtype={np.dtype(new_dtype)!r}. Consider using the "
+                    "arr.view() method instead.")
   if old_bits == new_bits:
     shape = x.shape
   elif old_bits > new_bits:

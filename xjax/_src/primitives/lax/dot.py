@@ -73,6 +73,10 @@ def _dot_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_elem
         precision, la.dtype, ra.dtype, out.dtype, clients.default_backend())
     out = out.update(dtype=acc)
     algorithm = dot_algorithms.algorithm_attr(precision, lhs_type, rhs_type)
+  elif out.dtype.kind != "c" and "c" in (la.dtype.kind, ra.dtype.kind):
+    # complex operands, a real result type: the complex product's real part (as JAX)
+    lhs_type = rhs_type = np.result_type(la.dtype, ra.dtype)
+    out = out.update(dtype=lhs_type)
   lhs, la = _convert(ctx, lhs, la, lhs_type)
   rhs, ra = _convert(ctx, rhs, ra, rhs_type)
   if all(la.shape[d] == 1 for d in lc) and out.dtype != np.bool_ and la.dtype == ra.dtype:
@@ -98,6 +102,11 @@ def _convert(ctx, x, aval, dtype):
   """``x`` (of ``aval``) converted to ``dtype``, and its new aval."""
   if aval.dtype == dtype:
     return x, aval
+  if aval.dtype.kind == "c" and np.dtype(dtype).kind != "c":  # the real part, converted
+    real = aval.update(dtype=np.finfo(aval.dtype).dtype)
+    x, aval = ctx.op("stablehlo.real", [x], real, in_avals=[aval]), real
+    if aval.dtype == dtype:
+      return x, aval
   new = aval.update(dtype=dtype)
   return ctx.op("stablehlo.convert", [x], new, in_avals=[aval]), new
 

@@ -210,6 +210,10 @@ def _arg_abstract_eval(name):
     if x.shape[axes[0]] == 0:
       raise ValueError(f"{name} of an empty dimension: axis {axes[0]} of shape {x.shape} "
                        "has size 0.")
+    if dtypes.is_complex(x.dtype):  # (JAX's error: its comparison refuses the operand)
+      raise TypeError(f"{'gt' if name == 'argmax' else 'lt'} does not accept dtype "
+                      f"{x.dtype.name} at position 0. Accepted dtypes at position 0 are "
+                      "subtypes of integer, floating, bool.")
     return ShapedArray(_reduced_shape(name, x, axes), index_dtype, False)
   return rule
 

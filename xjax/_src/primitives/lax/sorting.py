@@ -177,6 +177,8 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
 def _top_k_abstract_eval(x, *, k):
   if x.ndim == 0:
     raise ValueError("top_k operand must have >= 1 dimension, got a scalar")
+  if dtypes.is_complex(x.dtype):
+    raise ValueError("top_k is not compatible with complex inputs.")
   if not 0 <= k <= x.shape[-1]:
     raise ValueError(f"top_k: k must be between 0 and the size of the last axis "
                      f"({x.shape[-1]}), got {k}")
