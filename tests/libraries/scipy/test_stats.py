@@ -155,3 +155,72 @@ def test_grad_weak_types_as_jax(name):
   leaves = jax.tree_util.tree_leaves(fun())
   np.testing.assert_allclose(np.concatenate([np.ravel(x) for x in leaves]), values, rtol=1e-5)
   assert [jax.typeof(x).weak_type for x in leaves] == weak
+
+
+# Recorded from JAX 0.10.2: bool/int arrays promoted with Python-scalar parameters give
+# strongly typed float32 results (the functions' constants are typed like x), except where
+# no constant enters (expon.cdf of a bool array stays weak).
+_B = np.array([0, 1, 1, 0], bool)
+_I = np.array([0, 1, 2, 3], np.int32)
+_WEAK_TYPE_CASES = [
+    ("norm.logpdf", lambda v: xs.norm.logpdf(v), False,
+     [-0.9189385175704956, -1.4189385175704956, -2.918938636779785, -5.418938636779785]),
+    ("t.logpdf", lambda v: xs.t.logpdf(v, 3.0), False,
+     [-1.0008891820907593, -1.5762534141540527, -2.6954851150512695, -3.7734780311584473]),
+    ("gamma.logpdf", lambda v: xs.gamma.logpdf(v, 2.0), False,
+     [-np.inf, -1.0, -1.3068528175354004, -1.9013876914978027]),
+    ("chi2.logpdf", lambda v: xs.chi2.logpdf(v, 3), False,
+     [-np.inf, -1.4189388751983643, -1.5723652839660645, -1.8696327209472656]),
+    ("beta.cdf", lambda v: xs.beta.cdf(v / 4, 2.0, 3.0), False,
+     [0.0, 0.26171886920928955, 0.6874998211860657, 0.9492186903953552]),
+    ("bernoulli.logpmf", lambda v: xs.bernoulli.logpmf(v, 0.3), False,
+     [-0.3566749691963196, -1.2039728164672852, -np.inf, -np.inf]),
+    ("laplace.cdf", lambda v: xs.laplace.cdf(v), False,
+     [0.5, 0.8160603046417236, 0.9323323369026184, 0.9751064777374268]),
+    ("cauchy.logpdf", lambda v: xs.cauchy.logpdf(v), False,
+     [-1.1447298526763916, -1.8378770351409912, -2.7541677951812744, -3.447314977645874]),
+    ("expon.cdf", lambda v: xs.expon.cdf(v), True,
+     [-0.0, 0.6321205496788025, 0.8646647334098816, 0.9502129554748535]),
+]
+
+
+@pytest.mark.parametrize("name,f,bool_weak,int_values", _WEAK_TYPE_CASES,
+                         ids=[c[0] for c in _WEAK_TYPE_CASES])
+def test_integer_and_bool_arguments_give_strong_results(name, f, bool_weak, int_values):
+  for v, weak in ((_B, bool_weak), (_I, False)):
+    for g in (f, jax.jit(f)):
+      out = g(jax.numpy.asarray(v))
+      assert out.dtype == np.float32 and out.weak_type == weak, (name, v.dtype)
+  np.testing.assert_allclose(f(jax.numpy.asarray(_I)), int_values, rtol=1e-6)
+  # a weakly typed scalar keeps its weak type (its constants are Python scalars)
+  assert f(jax.numpy.asarray(1.0)).weak_type
+
+
+_LT_MSG = ("lt does not accept dtype complex64 at position 0. Accepted dtypes at position 0 are "
+           "subtypes of integer, floating, bool.")
+_COMPLEX_ERRORS = [  # (function, message), recorded from JAX 0.10.2
+    (lambda c: xs.bernoulli.logpmf(c, 0.3), _LT_MSG),
+    (lambda c: xs.expon.cdf(c), _LT_MSG),
+    (lambda c: xs.uniform.pdf(c), _LT_MSG.replace("lt ", "gt ")),
+    (lambda c: xs.laplace.logpdf(c),
+     "lax.div requires arguments to have the same dtypes, got float32, complex64."),
+    (lambda c: xs.gamma.logpdf(c, 2.0), _LT_MSG.replace("lt ", "ge ")),
+    (lambda c: xs.chi2.cdf(c, 3.0), "igamma does not accept dtype complex64 at position 0."),
+    (lambda c: xs.beta.cdf(c, 2.0, 3.0), "betainc does not support complex-valued inputs."),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_COMPLEX_ERRORS)))
+def test_complex_arguments_raise_as_jax(case):
+  f, msg = _COMPLEX_ERRORS[case]
+  c = jax.numpy.asarray(np.array([0.5 + 1j, 2.0 - 1j], np.complex64))
+  err = ValueError if "betainc" in msg else TypeError
+  for g in (f, jax.jit(f)):
+    with pytest.raises(err) as info:
+      g(c)
+    assert str(info.value).startswith(msg)
+
+
+def test_norm_logcdf_message_as_jax():
+  with pytest.raises(TypeError, match=r"^x.dtype=float16 is not supported\.$"):
+    xs.norm.logcdf(np.ones(2, np.float16))

@@ -8,12 +8,13 @@ from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.promotion import promote_args_inexact
 
 
-def float_array(x):
+def float_array(x, see_docstring: bool = True):
   """``x`` as a float32/float64 array; other dtypes raise TypeError, as JAX's functions
-  written for those two types do."""
+  written for those two types do (``see_docstring``: whether the message points there)."""
   x = jnp.asarray(x)
   if x.dtype not in (np.float32, np.float64):
-    raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported types.")
+    hint = ", see docstring for supported types" if see_docstring else ""
+    raise TypeError(f"x.dtype={x.dtype} is not supported{hint}.")
   return x
 
 

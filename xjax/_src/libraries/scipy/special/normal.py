@@ -85,7 +85,7 @@ def log_ndtr(x, series_order: int = 3):
     raise ValueError("series_order must be non-negative.")
   if series_order > 30:
     raise ValueError("series_order must be <= 30.")
-  return _log_ndtr(float_array(x), series_order)
+  return _log_ndtr(float_array(x, see_docstring=False), series_order)
 
 
 def _log_ndtr(x, order):

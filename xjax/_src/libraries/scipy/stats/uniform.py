@@ -1,31 +1,31 @@
 """The uniform distribution on [loc, loc + scale]."""
 import numpy as np
 
+from xjax._src.primitives.lax.elementwise import add, div, exp, ge, gt, le, log, lt, mul, neg, sub
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
-
-def _outside(x, loc, scale):
-  return (x > loc + scale) | (x < loc)
+# lax's comparisons: a complex x is a TypeError, as JAX.
 
 
 def logpdf(x, loc=0, scale=1):
   x, loc, scale = inexact_arrays("uniform.logpdf", x, loc, scale)
-  return jnp.where(_outside(x, loc, scale), -np.inf, -jnp.log(scale))
+  outside = jnp.logical_or(gt(x, add(loc, scale)), lt(x, loc))
+  return jnp.where(outside, -np.inf, neg(log(scale)))
 
 
 def pdf(x, loc=0, scale=1):
-  return jnp.exp(logpdf(x, loc, scale))
+  return exp(logpdf(x, loc, scale))
 
 
 def cdf(x, loc=0, scale=1):
   x, loc, scale = inexact_arrays("uniform.cdf", x, loc, scale)
-  inside = (x >= loc) & (x <= loc + scale)
-  out = jnp.where(x < loc, 0.0, jnp.where(x > loc + scale, 1.0,
-                                          jnp.where(inside, (x - loc) / scale, 0.0)))
-  return out.astype(x.dtype)
+  top = add(loc, scale)
+  conds = [lt(x, loc), gt(x, top), ge(x, loc) & le(x, top)]
+  vals = [jnp.array(0, x.dtype), jnp.array(1, x.dtype), div(sub(x, loc), scale)]
+  return jnp.select(conds, vals)
 
 
 def ppf(q, loc=0, scale=1):
   q, loc, scale = inexact_arrays("uniform.ppf", q, loc, scale)
-  return jnp.where(jnp.isnan(q) | (q < 0) | (q > 1), np.nan, loc + scale * q)
+  return jnp.where(jnp.isnan(q) | (q < 0) | (q > 1), np.nan, add(loc, mul(scale, q)))
