@@ -434,3 +434,19 @@ def test_zeta_differentiated_value_and_weak_types_as_jax():
   np.testing.assert_allclose(jax.vmap(jax.grad(xs.zeta))(jnp.array([2., 3.]), jnp.array([1., 2.])),
                              [-0.9375482, -0.19812626], rtol=1e-6)
   np.testing.assert_allclose(jax.hessian(xs.zeta)(2.5, 1.5), 0.6006957, rtol=1e-5)
+
+
+def test_lpmn_values_of_a_weak_array_are_strong():
+  # recorded from JAX 0.10.2: a weak z (a bool array over 10) gives strong tables
+  z = jnp.asarray(np.array([0, 1, 1, 0], bool)) / 10
+  assert z.weak_type
+  for normalized, col in ((False, [[1.0, 0.1, -0.485], [0.0, -0.994987428, -0.298496246],
+                                   [0.0, 0.0, 2.97]]),
+                          (True, [[0.282094777, 0.048860248, -0.305929780],
+                                  [0.0, -0.343762308, -0.076867595], [0.0, 0.0, 0.382411450]])):
+    for f in (xs.lpmn_values, jax.jit(xs.lpmn_values, static_argnums=(0, 1, 3))):
+      out = f(2, 2, z, normalized)
+      assert out.dtype == np.float32 and not out.weak_type
+      np.testing.assert_allclose(np.asarray(out)[:, :, 1], col, rtol=2e-6, atol=1e-7)
+  p, d = xs.lpmn(2, 2, z)
+  assert not p.weak_type and not d.weak_type

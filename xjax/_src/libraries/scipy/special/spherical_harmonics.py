@@ -74,10 +74,11 @@ def _legendre_table(n, z, normalized):
   """P[k][l] = P_l^k(z) for 0 <= k, l <= n (zero for k > l), with the Condon-Shortley
   phase; with ``normalized``, times sqrt((2l+1)/(4 pi) (l-k)!/(l+k)!), computed by the
   normalized recurrences (no overflow for large degrees)."""
-  zero = jnp.zeros_like(z)
+  # the table is strongly typed even for a weak z (a bool array over 10), as JAX's
+  zero = jnp.zeros(z.shape, z.dtype)
   s = jnp.sqrt(1 - z * z)  # NaN outside [-1, 1], as JAX
   table = [[zero] * (n + 1) for _ in range(n + 1)]
-  diag = jnp.full_like(z, 1 / np.sqrt(4 * np.pi) if normalized else 1.0)
+  diag = jnp.full(z.shape, 1 / np.sqrt(4 * np.pi) if normalized else 1.0, z.dtype)
   for k in range(n + 1):
     if k:  # P_k^k from P_{k-1}^{k-1}
       diag = diag * s * (-np.sqrt((2 * k + 1) / (2 * k)) if normalized else -(2 * k - 1.0))
