@@ -230,3 +230,16 @@ def test_complex_operands_as_jax():
     lax.bitcast_convert_type(c, jnp.int32)
   with pytest.raises(TypeError, match="Got operand dtype=bool, new_dtype=dtype\\('int8'\\)"):
     lax.bitcast_convert_type(jnp.ones(2, bool), jnp.int8)
+
+
+def test_bessel_i0e_uses_cephes_float32_expansion_as_jax():
+  """float32 (and float16/bfloat16, computed in float32) take Cephes' float32 Chebyshev
+  series, as JAX: i0e(0) and jnp.i0(0) are 1.0000001 (bits recorded from JAX 0.10.2; the
+  float64 series gave 0.99999994), float64 keeps the float64 series; jnp.i0's gradient is
+  its expansion's, zero at 0."""
+  x = np.array([0.0, 8.0, 30.0], np.float32)
+  np.testing.assert_array_equal(np.asarray(lax.bessel_i0e(x)).view(np.uint32),
+                                np.array([0x3F800001, 0x3E12DFC9, 0x3D95CD8A], np.uint32))
+  assert np.asarray(jnp.i0(np.float32(0))).view(np.uint32) == 0x3F800001
+  assert float(jax.grad(jnp.i0)(0.0)) == 0.0
+  np.testing.assert_allclose(jax.grad(jnp.i0)(1.5), scipy.special.i1(1.5), rtol=1e-6)

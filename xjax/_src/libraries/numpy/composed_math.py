@@ -11,6 +11,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.compiled_when_eager import compiled_when_eager
+from xjax._src.api.transformations import jvp
 from xjax._src.primitives.lax.bit_conversions import bitcast_convert_type
 from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, atan2, bessel_i0e,
                                                   bitwise_and, bitwise_not, bitwise_or,
@@ -467,8 +468,20 @@ def i0(x):
   (x,) = promote_args_inexact("i0", x)
   if not dtypes.is_float(get_aval(x).dtype):
     raise ValueError(f"Unsupported input type to jax.numpy.i0: {get_aval(x).dtype}")
+  return _i0(x)
+
+
+@custom_jvp
+def _i0(x):
   ax = lax_abs(x)
   return mul(lax_exp(ax), bessel_i0e(ax))
+
+
+@_i0.defjvp
+def _i0_jvp(primals, tangents):
+  """The expansion's own tangent, zero at 0 (where |x| has none), as JAX's."""
+  out, t = jvp(_i0.fun, primals, tangents)
+  return out, where(eq(primals[0], _c(primals[0], 0)), 0.0, t)
 
 
 def _integer_operands(name: str, x1, x2):

@@ -1285,10 +1285,12 @@ def _bessel_i0e_impl(x):
   dt = get_aval(x).dtype
   if dt in (np.float16, dtypes.bfloat16):  # evaluated in float32, as XLA's own expansion
     return convert_element_type(_bessel_i0e_impl(convert_element_type(x, np.float32)), dt)
+  # float32 takes Cephes' float32 expansions, their last 18 and 7 terms (as JAX)
+  a, b = (_I0E_A, _I0E_B) if dt == np.float64 else (_I0E_A[-18:], _I0E_B[-7:])
   z = abs(x)
-  small = _chebyshev(sub(mul(z, _const(z, 0.5)), _const(z, 2)), _I0E_A)
+  small = _chebyshev(sub(mul(z, _const(z, 0.5)), _const(z, 2)), a)
   safe = max(z, _const(z, 8))
-  large = div(_chebyshev(sub(div(_const(z, 32), safe), _const(z, 2)), _I0E_B), sqrt(safe))
+  large = div(_chebyshev(sub(div(_const(z, 32), safe), _const(z, 2)), b), sqrt(safe))
   return select_n(le(z, _const(z, 8)), large, small)
 
 
