@@ -450,3 +450,15 @@ def test_lpmn_values_of_a_weak_array_are_strong():
       np.testing.assert_allclose(np.asarray(out)[:, :, 1], col, rtol=2e-6, atol=1e-7)
   p, d = xs.lpmn(2, 2, z)
   assert not p.weak_type and not d.weak_type
+
+
+@pytest.mark.parametrize("name,f", [
+    ("exp1", lambda c: xs.exp1(c)), ("expn", lambda c: xs.expn(1, c)),
+    ("rel_entr", lambda c: xs.rel_entr(c, c)), ("kl_div", lambda c: xs.kl_div(c, c)),
+    ("polygamma", lambda c: xs.polygamma(1, c)), ("expi", lambda c: xs.expi(c)),
+    ("entr", lambda c: xs.entr(c))])
+def test_complex_inputs_raise_value_error_as_jax(name, f):
+  c = jnp.asarray(np.array([0.5 + 1j, 2 - 1j], np.complex64))
+  for g in (f, jax.jit(f)):
+    with pytest.raises(ValueError, match=f"^{name} does not support complex-valued inputs.$"):
+      g(c)

@@ -18,6 +18,12 @@ def float_array(x, see_docstring: bool = True):
   return x
 
 
+def real_only(name: str, x):
+  """Raise JAX's ValueError where ``x`` (already promoted) is complex."""
+  if np.issubdtype(x.dtype, np.complexfloating):
+    raise ValueError(f"{name} does not support complex-valued inputs.")
+
+
 def inexact_arrays(name: str, *args):
   """``args`` promoted to one inexact dtype and broadcast-compatible ranks, as arrays."""
   return [jnp.asarray(a) for a in promote_args_inexact(name, *args)]

@@ -12,7 +12,7 @@ from xjax._src.primitives.lax.control_flow.loops import fori_loop
 from xjax._src.primitives.lax.elementwise import (complex as lax_complex, digamma, lgamma, mul,
                                                   neg as lax_neg)
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.scipy.arguments import inexact_arrays
+from xjax._src.libraries.scipy.arguments import inexact_arrays, real_only
 
 _EULER = 0.5772156649015329
 
@@ -84,8 +84,7 @@ _expi.defjvps(lambda g, ans, x: g * jnp.exp(x) / x)
 def expi(x):
   """The exponential integral Ei(x)."""
   (x,) = inexact_arrays("expi", x)
-  if dtypes.issubdtype(x.dtype, np.complexfloating):
-    raise ValueError("expi does not support complex-valued inputs.")
+  real_only("expi", x)
   return _expi(x)
 
 
@@ -104,6 +103,7 @@ _exp1.defjvps(lambda g, ans, x: mul(lax_neg(g), jnp.astype(jnp.exp(-x) / x, ans.
 def exp1(x):
   """The exponential integral E1(x) = integral_1^inf exp(-x t) / t dt."""
   (x,) = inexact_arrays("exp1", x)
+  real_only("exp1", x)
   return _exp1(x)
 
 
@@ -143,6 +143,7 @@ def _expn_impl(n, x):
 def expn(n, x):
   """The generalized exponential integral E_n(x) for integer n >= 0, x >= 0."""
   n, x = inexact_arrays("expn", n, x)
+  real_only("expn", x)
   return _expn(n, x)
 
 
@@ -209,6 +210,5 @@ def _sici_jvp(primals, tangents):
 def sici(x):
   """The sine and cosine integrals (Si(x), Ci(x)); Ci uses |x|, as SciPy's real version."""
   (x,) = inexact_arrays("sici", x)
-  if dtypes.issubdtype(x.dtype, np.complexfloating):
-    raise ValueError("sici does not support complex-valued inputs.")
+  real_only("sici", x)
   return _sici(x)

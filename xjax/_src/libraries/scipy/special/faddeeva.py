@@ -9,7 +9,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.primitives.lax.elementwise import complex as lax_complex, erfc, exp
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.scipy.arguments import inexact_arrays
+from xjax._src.libraries.scipy.arguments import inexact_arrays, real_only
 
 _SQRT_PI = np.sqrt(np.pi)
 
@@ -178,6 +178,5 @@ def _fresnel_jvp(primals, tangents):
 def fresnel(x):
   """The Fresnel integrals (S(x), C(x)) of sin and cos(pi t^2 / 2) from 0 to x."""
   (x,) = inexact_arrays("fresnel", x)
-  if dtypes.issubdtype(x.dtype, np.complexfloating):
-    raise ValueError("fresnel does not support complex-valued inputs.")
+  real_only("fresnel", x)
   return _fresnel(x)

@@ -7,19 +7,13 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
-from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (digamma as lax_digamma, exp, floor, lgamma,
                                                   polygamma as lax_polygamma)
 from xjax._src.primitives.lax.special import betainc as lax_betainc, igamma, igammac
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.scipy.arguments import inexact_arrays
-
-
-def _real_only(name, x):
-  if dtypes.issubdtype(get_aval(x).dtype, np.complexfloating):
-    raise ValueError(f"{name} does not support complex-valued inputs.")
+from xjax._src.libraries.scipy.arguments import inexact_arrays, real_only
 
 
 def gammaln(x):
@@ -32,7 +26,7 @@ def gammaln(x):
 def gammasgn(x):
   """The sign of Gamma(x): NaN at the poles, -inf and NaN; -1 at -0."""
   (x,) = inexact_arrays("gammasgn", x)
-  _real_only("gammasgn", x)
+  real_only("gammasgn", x)
   floor_x = floor(x)
   neg = x < 0
   nan = (neg & (x == floor_x)) | jnp.isnan(x)
@@ -144,7 +138,7 @@ def _lgamma_difference(a, b):
 def beta(a, b):
   """B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)."""
   a, b = inexact_arrays("beta", a, b)
-  _real_only("beta", a)
+  real_only("beta", a)
   sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
   return sign * exp(_betaln(a, b))
 
@@ -152,7 +146,7 @@ def beta(a, b):
 def betainc(a, b, x):
   """The regularized incomplete beta function I_x(a, b)."""
   a, b, x = inexact_arrays("betainc", a, b, x)
-  _real_only("betainc", x)
+  real_only("betainc", x)
   return lax_betainc(a, b, x)
 
 
@@ -169,6 +163,7 @@ def polygamma(n, x):
     raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype "
                      f"{n_dtype}.")
   n_arr, x = inexact_arrays("polygamma", n, x)
+  real_only("polygamma", x)
   return lax_polygamma(n_arr, x)
 
 

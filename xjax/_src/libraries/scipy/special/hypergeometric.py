@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax._src.foundations import dtypes
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.loops import fori_loop
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.scipy.arguments import inexact_arrays
+from xjax._src.libraries.scipy.arguments import inexact_arrays, real_only
 from xjax._src.libraries.scipy.special.gamma_functions import gamma
 
 _TERMS_1F1 = 300
@@ -43,8 +42,7 @@ def _hyp1f1_asymptotic(a, b, x, shift):
 def hyp1f1(a, b, x):
   """The confluent hypergeometric function 1F1(a; b; x) (1 where a == 0, as JAX)."""
   a, b, x = jnp.broadcast_arrays(*inexact_arrays("hyp1f1", a, b, x))  # series carries one shape
-  if dtypes.issubdtype(x.dtype, np.complexfloating):
-    raise ValueError("hyp1f1 does not support complex-valued inputs.")
+  real_only("hyp1f1", x)
   neg = x < 0
   # Kummer: 1F1(a; b; x) = e^x 1F1(b - a; b; -x)
   a2 = jnp.where(neg, b - a, a)
@@ -79,8 +77,7 @@ def _hyp2f1_unit(a, b, c, x):
 def hyp2f1(a, b, c, x):
   """The Gauss hypergeometric function 2F1(a, b; c; x) for real x < 1 (and x == 1)."""
   a, b, c, x = jnp.broadcast_arrays(*inexact_arrays("hyp2f1", a, b, c, x))
-  if dtypes.issubdtype(x.dtype, np.complexfloating):
-    raise ValueError("hyp2f1 does not support complex-valued inputs.")
+  real_only("hyp2f1", x)
   neg = x < 0
   # Pfaff: 2F1(a, b; c; x) = (1 - x)^-a 2F1(a, c - b; c; x / (x - 1))
   safe_x = jnp.where(neg, x, -1.0)

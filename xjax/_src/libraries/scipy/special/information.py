@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from xjax._src.foundations import dtypes
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.primitives.lax.elementwise import log, log1p
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.scipy.arguments import inexact_arrays
+from xjax._src.libraries.scipy.arguments import inexact_arrays, real_only
 
 
 def _x_times(log_fn):
@@ -65,14 +64,14 @@ _xlogx.defjvp(lambda p, t: (_xlogx(p[0]), t[0] * (log(p[0]) + 1)))
 def entr(x):
   """-x log x for x >= 0, -inf for x < 0."""
   (x,) = inexact_arrays("entr", x)
-  if dtypes.issubdtype(x.dtype, np.complexfloating):
-    raise ValueError("entr does not support complex-valued inputs.")
+  real_only("entr", x)
   return jnp.where(x < 0, -np.inf, -_xlogx(x))
 
 
 def rel_entr(p, q):
   """p log(p / q) for p, q > 0 (as p log p - p log q); 0 at p == 0 <= q; inf elsewhere."""
   p, q = inexact_arrays("rel_entr", p, q)
+  real_only("rel_entr", p)
   both = (p > 0) & (q > 0)
   safe_p, safe_q = jnp.where(both, p, 1), jnp.where(both, q, 1)
   out = _xlogx(safe_p) - _xlogy(safe_p, safe_q)
@@ -82,4 +81,5 @@ def rel_entr(p, q):
 def kl_div(p, q):
   """rel_entr(p, q) - p + q."""
   p, q = inexact_arrays("kl_div", p, q)
+  real_only("kl_div", p)
   return rel_entr(p, q) - p + q
