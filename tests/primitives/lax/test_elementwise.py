@@ -243,3 +243,13 @@ def test_bessel_i0e_uses_cephes_float32_expansion_as_jax():
   assert np.asarray(jnp.i0(np.float32(0))).view(np.uint32) == 0x3F800001
   assert float(jax.grad(jnp.i0)(0.0)) == 0.0
   np.testing.assert_allclose(jax.grad(jnp.i0)(1.5), scipy.special.i1(1.5), rtol=1e-6)
+
+
+def test_complex_cummax_cummin_order_as_jax():
+  """cummax/cummin of complex values order by real then imaginary part, NaN carried on
+  (values recorded from JAX 0.10.2)."""
+  c = jnp.asarray([1 + 1j, 2 - 1j, 0.5j, 2 + 3j, np.nan + 0j], jnp.complex64)
+  np.testing.assert_array_equal(lax.cummax(c), [1 + 1j, 2 - 1j, 2 - 1j, 2 + 3j, np.nan])
+  np.testing.assert_array_equal(jax.jit(lax.cummin)(c), [1 + 1j, 1 + 1j, 0.5j, 0.5j, np.nan])
+  np.testing.assert_array_equal(jax.vmap(lax.cummax)(c[None, :4]), [[1 + 1j, 2 - 1j, 2 - 1j,
+                                                                      2 + 3j]])

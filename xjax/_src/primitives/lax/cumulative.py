@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.backend.lowering import compare_attributes
+from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray, spec_of, tangent_aval
 from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.core.values import get_aval
@@ -60,6 +61,9 @@ def _lowering(op):
     def body(sub, accs, xs):
       if op == "logaddexp":
         return [_logaddexp_body(sub, accs[0], xs[0])]
+      if op in ("max", "min") and dtypes.is_complex(aval.dtype):  # (real, imag) order
+        return [ew.lower_complex_minmax(sub, accs[0], xs[0], scalar,
+                                        "GT" if op == "max" else "LT")]
       return [sub.op(_HLO_OPS[op], [accs[0], xs[0]], scalar)]
     window = [1] * aval.ndim
     window[axis] = n
@@ -106,8 +110,8 @@ def _cumprim(name, op, check):
 
 cumsum_p = _cumprim("cumsum", "add", dtype_checker("int", "inexact"))
 cumprod_p = _cumprim("cumprod", "mul", dtype_checker("int", "inexact"))
-cummax_p = _cumprim("cummax", "max", dtype_checker("int", "float"))
-cummin_p = _cumprim("cummin", "min", dtype_checker("int", "float"))
+cummax_p = _cumprim("cummax", "max", dtype_checker("int", "inexact"))
+cummin_p = _cumprim("cummin", "min", dtype_checker("int", "inexact"))
 cumlogsumexp_p = _cumprim("cumlogsumexp", "logaddexp", dtype_checker("float"))
 
 
