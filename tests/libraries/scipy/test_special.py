@@ -460,5 +460,6 @@ def test_lpmn_values_of_a_weak_array_are_strong():
 def test_complex_inputs_raise_value_error_as_jax(name, f):
   c = jnp.asarray(np.array([0.5 + 1j, 2 - 1j], np.complex64))
   for g in (f, jax.jit(f)):
-    with pytest.raises(ValueError, match=f"^{name} does not support complex-valued inputs.$"):
+    with pytest.raises(ValueError) as info:
       g(c)
+    assert str(info.value) == f"{name} does not support complex-valued inputs."

@@ -222,5 +222,6 @@ def test_complex_arguments_raise_as_jax(case):
 
 
 def test_norm_logcdf_message_as_jax():
-  with pytest.raises(TypeError, match=r"^x.dtype=float16 is not supported\.$"):
+  with pytest.raises(TypeError) as info:
     xs.norm.logcdf(np.ones(2, np.float16))
+  assert str(info.value) == "x.dtype=float16 is not supported."
