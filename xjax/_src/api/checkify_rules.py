@@ -289,11 +289,11 @@ def _scan_rule(collector, eqn, ins) -> list:
 
 
 def _shard_map_rule(collector, eqn, ins) -> list:
-  """Each device's flags and payloads come out along leading dimensions, one per mesh
-  axis (the Error then reports each failing device's first failure)."""
+  """Each device's flags and payloads come out along leading dimensions, one per manual
+  mesh axis (the Error then reports each failing device's first failure)."""
   p = eqn.params
-  mesh, body, box = p["mesh"], p["jaxpr"], {}
-  lead = (1,) * len(mesh.axis_names)
+  mesh, manual, body, box = p["mesh"], p["manual_axes"], p["jaxpr"], {}
+  lead = (1,) * len(manual)
 
   def run(*blocks):   # (the collector's tracers must not outlive the trace)
     sub = _Collector(collector.errors)
@@ -304,9 +304,9 @@ def _shard_map_rule(collector, eqn, ins) -> list:
     return list(outs) + [shapes.reshape(x, lead + get_aval(x).shape) for x in flat]
 
   def out_specs():
-    return list(p["out_specs"]) + [PartitionSpec(*mesh.axis_names)] * box["extra"]
+    return list(p["out_specs"]) + [PartitionSpec(*manual)] * box["extra"]
   outs = shard_map(run, mesh=mesh, in_specs=tuple(p["in_specs"]), out_specs=out_specs,
-                   check_vma=p["check_vma"])(*ins)
+                   axis_names=frozenset(manual), check_vma=p["check_vma"])(*ins)
   collector.add_flat(box["sites"], box["counts"], outs[box["n"]:])
   return outs[:box["n"]]
 

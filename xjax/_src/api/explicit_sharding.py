@@ -207,9 +207,13 @@ def _axis_spec(axis_name, axis) -> PartitionSpec:
   return PartitionSpec() if axis is None else PartitionSpec(*[None] * axis, axis_name)
 
 
-def _inferred_spec(x) -> PartitionSpec:
+def _inferred_spec(axis_name, x) -> PartitionSpec:
+  """``x``'s split over the axis ``axis_name`` alone, from its sharding."""
   sharding = getattr(x, "sharding", None) if isinstance(x, Array) else None
-  return sharding.spec if isinstance(sharding, NamedSharding) else PartitionSpec()
+  if not isinstance(sharding, NamedSharding):
+    return PartitionSpec()
+  return PartitionSpec(*[axis_name if axis_name in spec_axes(p) else None
+                         for p in sharding.spec])
 
 
 def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
@@ -252,16 +256,13 @@ def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
       if axis_type is not AxisType.Explicit:
         raise TypeError(f"in_axes was not specified when axis_name={frozenset({axis_name})} "
                         f"was of type AxisType.{axis_type.name}")
-      in_specs = tuple(tree_util.tree_map(_inferred_spec, a) for a in args)
+      in_specs = tuple(tree_util.tree_map(functools.partial(_inferred_spec, axis_name), a)
+                       for a in args)
     else:
       in_specs = tree_util.tree_map(to_spec, in_axes, is_leaf=is_none)
     if manual_axis_names():
-      raise NotImplementedError("smap inside the body of a shard_map or smap: xjax's shard_map "
-                                "has no partial-manual regions to nest.")
-    if any(n > 1 for a, n in mesh.shape.items() if a != axis_name):
-      raise NotImplementedError(f"smap over the axis {axis_name!r} of the mesh {mesh}: xjax's "
-                                "shard_map makes every mesh axis manual (no partial-manual "
-                                "regions), which gives smap's values only when the other "
-                                "axes have size 1.")
-    return shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs)(*args)
+      raise NotImplementedError("smap inside the body of a shard_map or smap: xjax does not "
+                                "nest manual regions.")
+    return shard_map(f, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+                     axis_names={axis_name})(*args)
   return mapped

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from xjax._src.foundations import dtypes, monitoring
-from xjax._src.foundations.sharding import NamedSharding
+from xjax._src.foundations.sharding import NamedSharding, partial_manual_hlo_text
 from xjax._src.core.avals import ShapedArray, physical_aval, sharded_types
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal
 
@@ -170,11 +170,13 @@ class Module:
     self._taken: set[str] = {"main"}
     self.host_callbacks: list[Callable] = []  # executables.compile's host_callbacks
     # SPMD programs: each device's place in the device assignment (partition id), the
-    # meshes of the enclosing manual (shard_map) regions, innermost last, and the last
+    # meshes of the enclosing manual (shard_map) regions, innermost last, the axes each
+    # makes manual (all of its mesh's, or some: a partial-manual region), and the last
     # channel id handed to a collective.
     self.logical: dict = {}
     self.mesh = None
     self.manual: list = []
+    self.manual_axes: list = []
     self.channels = 0
 
   def next_channel(self) -> int:
@@ -419,6 +421,9 @@ def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
   types = ctx._types
   module = ctx.module
   typed_mesh = module.mesh if module.logical and not module.manual and sharded_types[0] else None
+  region = None  # a partial-manual region: (its mesh, its manual axes)
+  if module.manual and len(module.manual_axes[-1]) < len(module.manual[-1].axis_names):
+    region = module.manual[-1], module.manual_axes[-1]
   for eqn in jaxpr.eqns:
     prim = ctx.primitive = eqn.primitive
     if prim.lowering is None:
@@ -440,6 +445,8 @@ def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
         _invalid_result(prim, got, v.aval, ctx.avals_in)
       if typed_mesh is not None and type(o) is str:
         o = _laid_out_as_typed(ctx, o, v.aval, typed_mesh)
+      elif region is not None and type(o) is str:
+        o = _laid_out_in_region(ctx, o, v.aval, *region)
       env[v] = o
   return [read(a) for a in jaxpr.outvars]
 
@@ -454,6 +461,23 @@ def _laid_out_as_typed(ctx, value: str, aval, mesh):
   text = NamedSharding(mesh, sharding.spec).tiling(aval.ndim).hlo_text(ctx.module.logical)
   return ctx.op("stablehlo.custom_call", [value], aval,
                 {"call_target_name": '"Sharding"', "mhlo.sharding": f'"{text}"'})
+
+
+def _laid_out_in_region(ctx, value: str, aval, mesh, manual_axes):
+  """``value`` inside a partial-manual region, annotated with its manual tiles and the
+  split its type gives over the other Explicit axes (the dimensions it does not split left
+  to XLA's choice where other axes are Auto), as JAX annotates every value there."""
+  if (ctx.primitive.name == "sharding_constraint" or dtypes.is_extended(aval.dtype)
+      or not hasattr(aval, "ndim")):
+    return value
+  sharding = getattr(aval, "_sharding", None)
+  parts = list(sharding.spec) if sharding is not None else [None] * aval.ndim
+  attributes = {"call_target_name": '"Sharding"', "mhlo.sharding":
+                f'"{partial_manual_hlo_text(mesh, manual_axes, parts, ctx.module.logical)}"'}
+  if any(a not in manual_axes for a in mesh.auto_axes):
+    free = [d for d, p in enumerate(parts) if p is None]
+    attributes["backend_config"] = f'"unspecified_dims=[{",".join(map(str, free))}]"'
+  return ctx.op("stablehlo.custom_call", [value], aval, attributes)
 
 
 def _invalid_result(prim, got, want, avals_in):

@@ -770,6 +770,18 @@ def _over_context_mesh(spec: PartitionSpec) -> NamedSharding:
   return NamedSharding(mesh, spec)
 
 
+def check_typed_shape(sharding: NamedSharding, shape) -> None:
+  """JAX's ValueError unless each dimension of ``shape`` divides among the devices the type
+  sharding ``sharding`` splits it over."""
+  sizes = sharding.mesh.shape
+  for d, (n, part) in enumerate(zip(shape, sharding.spec)):
+    f = math.prod(sizes[a] for a in spec_axes(part))
+    if n % f:
+      raise ValueError(f"Sharding spec {spec_axes(part)} implies that array axis {d} is "
+                       f"partitioned {f} times, but does not evenly divide the dimension size "
+                       f"{n}. Got shape: {tuple(shape)} and sharding {sharding!r}")
+
+
 def typed_sharding(mesh: AbstractMesh, parts) -> NamedSharding:
   """The type sharding splitting each dimension over the Explicit axes ``parts`` names
   (checked already: distinct axes of ``mesh``), marked as a type's for its rank."""
@@ -852,6 +864,26 @@ class Tiling:
       dims = ",".join(map(str, self.dims + (self.replicas,)))
       return f"{{devices=[{dims}]{ids} last_tile_dim_replicate}}"
     return f"{{devices=[{','.join(map(str, self.dims))}]{ids}}}"
+
+
+def partial_manual_hlo_text(mesh, manual_axes, parts, logical: dict) -> str:
+  """XLA's HLO sharding text of a value inside a region of ``mesh`` manual over
+  ``manual_axes`` only (GSPMD's partial-manual subgroups): ``parts[d]`` the other axes
+  splitting dimension d, then one manual tile per device group of the manual axes, the
+  devices of the remaining axes replicating each tile."""
+  used = [a for p in parts for a in spec_axes(p)]
+  rest = [a for a in mesh.axis_names if a not in used and a not in manual_axes]
+  sizes = mesh.shape
+  order = [mesh.axis_names.index(a) for a in (*used, *manual_axes, *rest)]
+  ids = ",".join(str(logical[d]) for d in np.transpose(mesh.devices, order).reshape(-1))
+  dims = [math.prod(sizes[a] for a in spec_axes(p)) for p in parts]
+  dims.append(math.prod(sizes[a] for a in manual_axes))
+  replicas = math.prod(sizes[a] for a in rest)
+  kinds = "manual"
+  if replicas > 1:
+    dims.append(replicas)
+    kinds = "manual, replicated"
+  return f"{{devices=[{','.join(map(str, dims))}]{ids} last_tile_dims={{{kinds}}}}}"
 
 
 class TiledSharding(TilingSharding):

@@ -191,6 +191,15 @@ def _batch_key(axis, in_batched, instantiate=False):
           tuple(_axis_env.sizes))
 
 
+def _stacked(aval, size: int) -> ShapedArray:
+  """The type of ``size`` values of type ``aval`` stacked along a new leading, unsplit axis."""
+  sharding = getattr(aval, "_sharding", None)
+  if sharding is None:
+    return ShapedArray((size,) + aval.shape, aval.dtype, aval.weak_type)
+  return ShapedArray((size,) + aval.shape, aval.dtype, aval.weak_type,
+                     sharding=sharding.update(spec=(None, *sharding.spec)))
+
+
 @cached_on_jaxpr(_batch_key)
 def batch_closed_jaxpr(closed: ClosedJaxpr, axis: AxisData, in_batched: Sequence[bool],
                        instantiate: bool | Sequence[bool] = False):
@@ -198,8 +207,7 @@ def batch_closed_jaxpr(closed: ClosedJaxpr, axis: AxisData, in_batched: Sequence
   at 0 where the returned flags say so (always, where ``instantiate``)."""
   n_out = len(closed.out_avals)
   inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
-  avals = [ShapedArray((axis.size,) + a.shape, a.dtype, a.weak_type) if b else a
-           for a, b in zip(closed.in_avals, in_batched)]
+  avals = [_stacked(a, axis.size) if b else a for a, b in zip(closed.in_avals, in_batched)]
   result = {}
 
   def fun(*args):

@@ -19,6 +19,7 @@ from xjax._src.foundations import dtypes, tree_util
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Primitive, Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval
+from xjax._src.foundations.sharding import check_typed_shape, partial_manual_hlo_text
 from xjax._src.interpreters import ad, batching
 from xjax._src.primitives.lax import elementwise, reductions, shapes
 
@@ -225,7 +226,16 @@ def _axis_index_lowering(ctx, *, axis_name):
   const = ctx.constant(table, ShapedArray(table.shape, table.dtype))
   one = ctx.op("stablehlo.dynamic_slice", [const, pid], ShapedArray((1,), table.dtype),
                {"slice_sizes": "array<i64: 1>"})
-  return _reshape(ctx, one, ())
+  index = _reshape(ctx, one, ())
+  manual = ctx.module.manual_axes[-1]
+  if len(manual) == len(mesh.axis_names):
+    return index
+  # a partial-manual region: the partition id is read in a fully manual one, as JAX does
+  index = ctx.op("stablehlo.custom_call", [index], i32, {
+      "call_target_name": '"Sharding"', "mhlo.sharding": '"{manual}"'})
+  text = partial_manual_hlo_text(mesh, manual, [], ctx.module.logical)
+  return ctx.op("stablehlo.custom_call", [index], i32, {
+      "call_target_name": '"SPMDShardToFullShape"', "mhlo.sharding": f'"{text}"'})
 
 
 axis_index_p = _collective("axis_index", _axis_index_abstract_eval, _axis_index_lowering)
@@ -242,12 +252,19 @@ def axis_index(axis_name):
 # all_gather: every member receives the stack (or concatenation) of all members' values.
 
 def _all_gather_abstract_eval(x, *, axis_name, axis, axis_size, tiled):
+  """The gathered shape; a split in the operand's type (over the Explicit axes a
+  partial-manual shard_map leaves) stays on the same dimension positions, as JAX keeps it
+  (a stacked gather adds an unsplit last one), which must divide their new sizes."""
   shape = list(x.shape)
   if tiled:
     shape[axis] *= axis_size
   else:
     shape.insert(axis, axis_size)
-  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+  sharding = x._sharding
+  if sharding is not None:
+    sharding = sharding.update(spec=tuple(sharding.spec) + (None,) * (len(shape) - x.ndim))
+    check_typed_shape(sharding, shape)
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type, sharding=sharding)
 
 
 def _all_gather_batch(bt_axis, args, dims, *, axis_name, axis, axis_size, tiled):

@@ -5,7 +5,13 @@ PartitionSpec says, traces ``f`` once on a block's shape with the mesh axes boun
 for collectives, and joins the result blocks as ``out_specs`` says.  The ``shard_map``
 primitive carries the body jaxpr; it lowers to GSPMD's manual region (the ``Sharding`` and
 ``SPMDFullToShardShape`` / ``SPMDShardToFullShape`` custom calls around the body), so the
-whole program is one SPMD executable.  Every mesh axis is manual in the body.
+whole program is one SPMD executable.
+
+``axis_names`` makes only those mesh axes manual (every axis by default): the specs name
+only them, a block is split only along them, and the other axes stay as they were outside
+(an Explicit one in the blocks' types, over the context mesh with the manual axes typed
+Manual); such a partial-manual region lowers to GSPMD's manual subgroups, every value in it
+annotated with its manual tiles and its type's split over the other axes.
 
 Differentiation treats the body as a function of all devices' blocks: an output block
 declared replicated (its spec omits a mesh axis) receives its cotangent split evenly among
@@ -13,6 +19,7 @@ the devices holding it, and a replicated input sums its blocks' cotangents (a ps
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from typing import Callable
@@ -31,8 +38,10 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.higher_order import hoist, partial_eval_call, partition
 from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.primitives.lax import elementwise, parallel, shapes
-from xjax._src.foundations.sharding import (Mesh, NamedSharding, PartitionSpec, spec_axes,
-                                            type_sharding)
+from xjax._src.foundations.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec,
+                                            check_typed_shape,
+                                            partial_manual_hlo_text, spec_axes, type_sharding,
+                                            typed_sharding, use_abstract_mesh)
 
 
 def _factors(mesh: Mesh, spec: PartitionSpec, ndim: int) -> list:
@@ -41,33 +50,59 @@ def _factors(mesh: Mesh, spec: PartitionSpec, ndim: int) -> list:
   return [math.prod(sizes[a] for a in spec_axes(p)) for p in parts]
 
 
-def _block(aval: ShapedArray, mesh: Mesh, spec: PartitionSpec) -> ShapedArray:
-  """One device's block of a value laid out as ``spec``: its type is unsharded (the mesh's
-  axes are manual inside the body)."""
-  return aval.update(shape=tuple(n // f for n, f in zip(aval.shape,
-                                                        _factors(mesh, spec, aval.ndim))),
-                     sharding=None)
+def _partial(mesh: Mesh, manual_axes: tuple) -> bool:
+  return len(manual_axes) < len(mesh.axis_names)
+
+
+def _body_mesh(mesh: Mesh, manual_axes: tuple):
+  """The abstract mesh of a partial-manual body: its manual axes typed Manual."""
+  return mesh.abstract_mesh.update_axis_types({a: AxisType.Manual for a in manual_axes})
+
+
+def _part(axes: tuple):
+  return None if not axes else axes[0] if len(axes) == 1 else axes
+
+
+def _kept_parts(aval, keep) -> list:
+  """Each dimension's split in ``aval``'s type, over the axes ``keep`` holds only."""
+  return [_part(tuple(a for a in spec_axes(p) if keep(a))) for p in spec_of(aval)]
+
+
+def _block(aval: ShapedArray, mesh: Mesh, spec: PartitionSpec, manual_axes) -> ShapedArray:
+  """One device's block of a value laid out as ``spec``: split along the manual axes only;
+  its type keeps the value's split over the other Explicit axes (over the body's mesh)."""
+  shape = tuple(n // f for n, f in zip(aval.shape, _factors(mesh, spec, aval.ndim)))
+  sharding = None
+  if _partial(mesh, manual_axes):
+    parts = _kept_parts(aval, lambda a: a not in manual_axes)
+    if any(p is not None for p in parts):
+      sharding = typed_sharding(_body_mesh(mesh, manual_axes), parts)
+      check_typed_shape(sharding, shape)
+  return aval.update(shape=shape, sharding=sharding)
 
 
 def _full(aval: ShapedArray, mesh: Mesh, spec: PartitionSpec) -> ShapedArray:
-  """The value whose blocks ``aval`` types, laid out as ``spec`` (in its type, over the
-  mesh's Explicit axes)."""
+  """The value whose blocks ``aval`` types, laid out as ``spec`` along the manual axes and
+  as the blocks' types say along the others (in its type, over the mesh's Explicit axes)."""
+  parts = list(spec) + [None] * (aval.ndim - len(spec))
+  joined = [_part(spec_axes(p) + spec_axes(t)) for p, t in zip(parts, spec_of(aval))]
   return aval.update(shape=tuple(n * f for n, f in zip(aval.shape,
                                                        _factors(mesh, spec, aval.ndim))),
-                     sharding=NamedSharding(mesh, spec))
+                     sharding=NamedSharding(mesh, PartitionSpec(*joined)))
 
 
-def _typed_in_specs(mesh: Mesh, leaves, specs):
+def _typed_in_specs(mesh: Mesh, manual_axes, leaves, specs):
   """Over a mesh with Explicit axes, ``in_specs`` must be the arguments' types' splits (JAX's
-  ValueError otherwise); omitted (None), they are inferred from those types."""
+  ValueError otherwise; a partial-manual shard_map lays its arguments out as they say, as
+  JAX); omitted (None), they are inferred from those types' splits over the manual axes."""
   if not mesh.explicit_axes:
     return specs
   out = []
   for x, spec in zip(leaves, specs):
     aval = get_aval(x)
-    typed = PartitionSpec(*spec_of(aval))
-    if spec is None:
-      out.append(typed)
+    typed = PartitionSpec(*_kept_parts(aval, lambda a: a in manual_axes))
+    if spec is None or _partial(mesh, manual_axes):
+      out.append(typed if spec is None else spec)
       continue
     given = type_sharding(NamedSharding(mesh, spec), aval.ndim)
     if PartitionSpec(*(given.spec if given is not None else [None] * aval.ndim)) != typed:
@@ -81,16 +116,16 @@ def _typed_in_specs(mesh: Mesh, leaves, specs):
   return out
 
 
-def _missing(mesh: Mesh, spec: PartitionSpec) -> tuple:
-  """The mesh axes (of more than one device) along which a block is replicated."""
+def _missing(mesh: Mesh, spec: PartitionSpec, manual_axes) -> tuple:
+  """The manual axes (of more than one device) along which a block is replicated."""
   named = {a for p in spec for a in spec_axes(p)}
-  return tuple(a for a, n in zip(mesh.axis_names, mesh.axis_sizes) if a not in named and n > 1)
+  return tuple(a for a in manual_axes if a not in named and mesh.shape[a] > 1)
 
 
 # ---------------------------------------------------------------------------------------
 # The primitive
 
-def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma):
+def _abstract_eval(*avals, jaxpr, mesh, manual_axes, in_specs, out_specs, check_vma):
   return [_full(a, mesh, s) for a, s in zip(jaxpr.out_avals, out_specs)]
 
 
@@ -100,92 +135,106 @@ def _impl(*args, **params):
   return spmd.apply_primitive(shard_map_p, args, params, mesh=params["mesh"])
 
 
-def _lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
+def _lowering(ctx, *args, jaxpr, mesh, manual_axes, in_specs, out_specs, check_vma):
   from xjax._src.backend.lowering import LoweringContext
   module = ctx.module
   if mesh.size == 1 and not module.logical:
     module.logical = {mesh.devices.flat[0]: 0}
   logical = module.logical
+  partial = _partial(mesh, manual_axes)
+
+  def manual(ndim):  # a block's sharding: manual tiles (and replicas along the other axes)
+    return partial_manual_hlo_text(mesh, manual_axes, [None] * ndim, logical) if (
+        partial) else "{manual}"
   blocks = []
   for x, spec, block in zip(args, in_specs, jaxpr.in_avals):
     text = NamedSharding(mesh, spec).tiling(block.ndim).hlo_text(logical)
-    x = _custom_call(ctx, "Sharding", x, ctx.aval_of(x), text)
-    blocks.append(_custom_call(ctx, "SPMDFullToShardShape", x, block, "{manual}"))
+    x = _custom_call(ctx, "Sharding", x, ctx.aval_of(x), text, partial)
+    blocks.append(_custom_call(ctx, "SPMDFullToShardShape", x, block, manual(block.ndim),
+                               partial))
   body = LoweringContext(module, ctx.lines, ctx._counter, ctx.indent)
   module.manual.append(mesh)
+  module.manual_axes.append(manual_axes)
   try:
     outs = body.lower_jaxpr(jaxpr.jaxpr, jaxpr.consts, blocks)
   finally:
     module.manual.pop()
+    module.manual_axes.pop()
   results = []
   for x, spec, full in zip(outs, out_specs, ctx.avals_out):
-    x = _custom_call(ctx, "Sharding", x, ctx.aval_of(x), "{manual}")
+    x = _custom_call(ctx, "Sharding", x, ctx.aval_of(x), manual(full.ndim), partial)
     text = NamedSharding(mesh, spec).tiling(full.ndim).hlo_text(logical)
-    results.append(_custom_call(ctx, "SPMDShardToFullShape", x, full, text))
+    results.append(_custom_call(ctx, "SPMDShardToFullShape", x, full, text, partial))
   return results
 
 
-def _custom_call(ctx, target: str, x, out_aval, sharding: str):
-  return ctx.op("stablehlo.custom_call", [x], out_aval,
-                {"call_target_name": f'"{target}"', "mhlo.sharding": f'"{sharding}"'})
+def _custom_call(ctx, target: str, x, out_aval, sharding: str, free: bool = False):
+  """GSPMD's custom call ``target``; ``free``: the layout along the axes the sharding does
+  not make manual is XLA's choice (every dimension unspecified, as JAX writes it)."""
+  attributes = {"call_target_name": f'"{target}"', "mhlo.sharding": f'"{sharding}"'}
+  if free and out_aval.ndim:
+    dims = ",".join(map(str, range(out_aval.ndim)))
+    attributes["backend_config"] = f'"unspecified_dims=[{dims}]"'
+  return ctx.op("stablehlo.custom_call", [x], out_aval, attributes)
 
 
-def _bind_body(fun: Callable, block_avals, args, mesh, in_specs, out_specs, check_vma,
-               stage_on=None):
+def _bind_body(fun: Callable, block_avals, args, mesh, manual_axes, in_specs, out_specs,
+               check_vma, stage_on=None):
   """Binds shard_map (or stages it on the trace ``stage_on``) on ``fun`` traced over
   ``block_avals``, its constants hoisted into replicated operands; ``out_specs(closed)``
   gives the output specs of its trace."""
-  with _bound_axes(mesh):
+  with _bound_axes(mesh, manual_axes):
     closed = trace_to_jaxpr(fun, list(block_avals))
   specs_out = tuple(out_specs(closed))
   body, consts = hoist(closed)
-  params = dict(jaxpr=body, mesh=mesh, out_specs=specs_out, check_vma=check_vma,
-                in_specs=(PartitionSpec(),) * len(consts) + tuple(in_specs))
+  params = dict(jaxpr=body, mesh=mesh, manual_axes=manual_axes, out_specs=specs_out,
+                check_vma=check_vma, in_specs=(PartitionSpec(),) * len(consts) + tuple(in_specs))
   if stage_on is not None:
     return stage_on.stage(shard_map_p, [*consts, *args], params)
   return shard_map_p.bind(*consts, *args, **params)
 
 
-def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma):
+def _jvp(primals, tangents, *, jaxpr, mesh, manual_axes, in_specs, out_specs, check_vma):
   nonzeros = [type(t) is not Zero for t in tangents]
-  jvp_jaxpr, out_nz = ad.jvp_closed_jaxpr(jaxpr, nonzeros, instantiate_out=False)
+  with _body_types(mesh, manual_axes):
+    jvp_jaxpr, out_nz = ad.jvp_closed_jaxpr(jaxpr, nonzeros, instantiate_out=False)
   tans = [t for t in tangents if type(t) is not Zero]
   t_specs = [s for s, nz in zip(in_specs, nonzeros) if nz]
   outs = shard_map_p.bind(
-      *primals, *tans, jaxpr=jvp_jaxpr, mesh=mesh, in_specs=tuple(in_specs) + tuple(t_specs),
+      *primals, *tans, jaxpr=jvp_jaxpr, mesh=mesh, manual_axes=manual_axes,
+      in_specs=tuple(in_specs) + tuple(t_specs),
       out_specs=tuple(out_specs) + tuple(s for s, nz in zip(out_specs, out_nz) if nz),
       check_vma=check_vma)
   n = len(out_specs)
   it = iter(outs[n:])
+  full = [_full(a, mesh, s) for a, s in zip(jaxpr.out_avals, out_specs)]
   return outs[:n], [next(it) if nz else Zero(ad.tangent_aval(a))
-                    for nz, a in zip(out_nz, _abstract_eval(jaxpr=jaxpr, mesh=mesh,
-                                                             in_specs=in_specs,
-                                                             out_specs=out_specs,
-                                                             check_vma=check_vma))]
+                    for nz, a in zip(out_nz, full)]
 
 
-def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma):
+def _transpose(cts, *args, jaxpr, mesh, manual_axes, in_specs, out_specs, check_vma):
   linear = [ad.is_undefined(x) for x in args]
-  with _bound_axes(mesh):  # (transpose rules may ask the axis sizes)
+  with _bound_axes(mesh, manual_axes):  # (transpose rules may ask the axis sizes)
     ct_jaxpr = ad.transpose_closed_jaxpr(jaxpr, linear)
   nonlin = [x for x in args if not ad.is_undefined(x)]
   nonlin_specs = [s for s, l in zip(in_specs, linear) if not l]
   lin_specs = [s for s, l in zip(in_specs, linear) if l]
   cts = [ad.instantiate(c) for c in cts]
-  copies = [math.prod(mesh.shape[a] for a in _missing(mesh, s)) for s in out_specs]
+  missing = functools.partial(_missing, mesh, manual_axes=manual_axes)
+  copies = [math.prod(mesh.shape[a] for a in missing(s)) for s in out_specs]
 
   def body(*xs):
     ins, ct_blocks = xs[:len(nonlin)], xs[len(nonlin):]
     ct_blocks = [c if n == 1 else elementwise.div(c, elementwise.convert_element_type(
         n, get_aval(c).dtype)) for c, n in zip(ct_blocks, copies)]
     outs = jaxpr_as_fun(ct_jaxpr)(*ins, *ct_blocks)
-    return [parallel.psum(o, _missing(mesh, s)) if _missing(mesh, s) else o
+    return [parallel.psum(o, missing(s)) if missing(s) else o
             for o, s in zip(outs, lin_specs)]
 
-  blocks = [_block(get_aval(x), mesh, s) for x, s in zip(nonlin, nonlin_specs)] + [
-      _block(get_aval(c), mesh, s) for c, s in zip(cts, out_specs)]
-  outs = _bind_body(body, blocks, nonlin + cts, mesh, nonlin_specs + list(out_specs),
-                    lambda _: lin_specs, check_vma)
+  blocks = [_block(get_aval(x), mesh, s, manual_axes) for x, s in zip(nonlin, nonlin_specs)] + [
+      _block(get_aval(c), mesh, s, manual_axes) for c, s in zip(cts, out_specs)]
+  outs = _bind_body(body, blocks, nonlin + cts, mesh, manual_axes,
+                    nonlin_specs + list(out_specs), lambda _: lin_specs, check_vma)
   it = iter(outs)
   return [next(it) if l else None for l in linear]
 
@@ -194,7 +243,8 @@ def _partial_eval(trace, args, params):
   """Known inputs run now in one shard_map, which also returns each device's residuals
   (stacked along a leading axis split over the whole mesh); the rest is staged."""
   mesh, in_specs, out_specs = params["mesh"], params["in_specs"], params["out_specs"]
-  every = PartitionSpec(mesh.axis_names)
+  manual_axes = params["manual_axes"]
+  every = PartitionSpec(manual_axes)
 
   def run_known(split, known_args):
     n_known = len(split.known.out_avals) - split.num_res
@@ -204,9 +254,9 @@ def _partial_eval(trace, args, params):
     def known_body(*xs):
       outs = jaxpr_as_fun(split.known)(*xs)
       return outs[:n_known] + [_lead(r) for r in outs[n_known:]]
-    return _bind_body(known_body, [_block(get_aval(x), mesh, s)
+    return _bind_body(known_body, [_block(get_aval(x), mesh, s, manual_axes)
                                    for x, s in zip(known_args, known_specs)],
-                      known_args, mesh, known_specs,
+                      known_args, mesh, manual_axes, known_specs,
                       lambda _: known_out_specs + [every] * split.num_res, params["check_vma"])
 
   def stage_unknown(split, residuals, unknown_args):
@@ -216,9 +266,9 @@ def _partial_eval(trace, args, params):
       res = [shapes.reshape(r, a.shape) for r, a in zip(xs[:len(res_avals)], res_avals)]
       return jaxpr_as_fun(split.unknown)(*res, *xs[len(res_avals):])
     unknown_specs = partition(split.unknowns, in_specs)[1]
-    blocks = [a.update(shape=(1,) + a.shape) for a in res_avals] + [
-        _block(get_aval(x), mesh, s) for x, s in zip(unknown_args, unknown_specs)]
-    return _bind_body(unknown_body, blocks, residuals + unknown_args, mesh,
+    blocks = [_block(get_aval(r), mesh, every, manual_axes) for r in residuals] + [
+        _block(get_aval(x), mesh, s, manual_axes) for x, s in zip(unknown_args, unknown_specs)]
+    return _bind_body(unknown_body, blocks, residuals + unknown_args, mesh, manual_axes,
                       [every] * len(residuals) + unknown_specs,
                       lambda _: partition(split.out_unknowns, out_specs)[1],
                       params["check_vma"], stage_on=trace)
@@ -230,13 +280,14 @@ def _lead(x):
   return shapes.reshape(x, (1,) + aval.shape)
 
 
-def _batch(axis, args, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma):
+def _batch(axis, args, dims, *, jaxpr, mesh, manual_axes, in_specs, out_specs, check_vma):
   """vmap of shard_map: the batch axis leads every block, never split."""
   in_batched = [d is not None for d in dims]
   args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
-  batched, out_batched = batching.batch_closed_jaxpr(jaxpr, axis, in_batched, True)
+  with _body_types(mesh, manual_axes):
+    batched, out_batched = batching.batch_closed_jaxpr(jaxpr, axis, in_batched, True)
   lead = lambda s: PartitionSpec(None, *s)  # noqa: E731
-  outs = shard_map_p.bind(*args, jaxpr=batched, mesh=mesh, in_specs=tuple(
+  outs = shard_map_p.bind(*args, jaxpr=batched, mesh=mesh, manual_axes=manual_axes, in_specs=tuple(
       lead(s) if b else s for s, b in zip(in_specs, in_batched)),
       out_specs=tuple(lead(s) for s in out_specs), check_vma=check_vma)
   return outs, [0] * len(outs)
@@ -315,32 +366,41 @@ def _check_vma(jaxpr, mesh, in_specs, out_specs, name: str) -> None:
 
 
 def manual_axis_names() -> tuple:
-  """The mesh axes of the shard_map bodies being traced (manual in them)."""
-  return tuple(a for m in _bound_axes.meshes for a in m.axis_names)
+  """The mesh axes the shard_map bodies being traced make manual."""
+  return tuple(a for _, manual in _bound_axes.regions for a in manual)
 
 
 def _named(spec) -> list:
   return [a for p in spec for a in spec_axes(p)]
 
 
-class _bound_axes:
-  """Binds the mesh axes as names for collectives (``axis_size``) while tracing a body."""
-  meshes: list = []  # the meshes of the bodies being traced, innermost last
+def _body_types(mesh: Mesh, manual_axes: tuple):
+  """The context in which a body's values are typed: a partial-manual body's mesh (its
+  manual axes Manual, the others as outside); a fully manual body's values are unsharded."""
+  if _partial(mesh, manual_axes):
+    return use_abstract_mesh(_body_mesh(mesh, manual_axes))
+  return contextlib.nullcontext()
 
-  def __init__(self, mesh: Mesh) -> None:
-    self._mesh = mesh
-    self._contexts = [batching._bound_axis(batching.AxisData(n, a))
-                      for a, n in zip(mesh.axis_names, mesh.axis_sizes)]
+
+class _bound_axes:
+  """Binds the manual mesh axes as names for collectives (``axis_size``) while tracing a
+  body, typed in its context (``_body_types``)."""
+  regions: list = []  # (mesh, manual axes) of the bodies being traced, innermost last
+
+  def __init__(self, mesh: Mesh, manual_axes: tuple) -> None:
+    self._region = mesh, manual_axes
+    self._contexts = [batching._bound_axis(batching.AxisData(mesh.shape[a], a))
+                      for a in manual_axes] + [_body_types(mesh, manual_axes)]
 
   def __enter__(self):
-    _bound_axes.meshes.append(self._mesh)
+    _bound_axes.regions.append(self._region)
     for c in self._contexts:
       c.__enter__()
 
   def __exit__(self, *exc):
     for c in reversed(self._contexts):
       c.__exit__(*exc)
-    _bound_axes.meshes.pop()
+    _bound_axes.regions.pop()
 
 
 # ---------------------------------------------------------------------------------------
@@ -361,12 +421,12 @@ def _specs_for(specs, tree, what: str) -> list:
                    f"describes ({n} leaves).")
 
 
-def _check_specs(mesh: Mesh, specs, what: str) -> None:
+def _check_specs(manual_axes: tuple, specs, what: str) -> None:
   for spec in specs:
-    for a in _named(spec):
-      if a not in mesh.axis_names:
+    for a in _named(spec or ()):
+      if a not in manual_axes:
         raise ValueError(f"shard_map {what} argument must refer to an axis marked as manual "
-                         f"({frozenset(mesh.axis_names)}), but:\n\n  {what} refers to "
+                         f"({frozenset(manual_axes)}), but:\n\n  {what} refers to "
                          f"{a!r}\n\nCheck the {what} values passed to shard_map.")
 
 
@@ -389,6 +449,17 @@ def _check_divisible(mesh, fun_name, leaves, specs) -> None:
             f"divide {n}")
 
 
+def _manual_axes(mesh: Mesh, axis_names) -> tuple:
+  """The mesh axes ``axis_names`` makes manual, in the mesh's order (all when empty)."""
+  if not isinstance(axis_names, (set, frozenset)):
+    raise TypeError("`axis_names` argument of shard_map should be of type `frozenset` or "
+                    f"`set`. Got type: {type(axis_names)}")
+  if not set(axis_names) <= set(mesh.axis_names):
+    raise ValueError(f"jax.shard_map requires axis_names={frozenset(axis_names)} to be a "
+                     f"subset of mesh.axis_names={frozenset(mesh.axis_names)}")
+  return tuple(a for a in mesh.axis_names if not axis_names or a in axis_names)
+
+
 def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=None,
               axis_names=frozenset(), check_vma: bool = True, check_rep=None) -> Callable:
   """``f`` applied to each device's blocks of its arguments over ``mesh`` (see the module
@@ -403,24 +474,28 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
     if not _mesh_stack():
       raise ValueError("shard_map needs a mesh: pass mesh=, or call it inside `with mesh:`.")
     mesh = _mesh_stack()[-1]
-  if axis_names and set(axis_names) != set(mesh.axis_names):
-    raise NotImplementedError("shard_map: xjax makes every mesh axis manual; axis_names "
-                              "naming a subset of them is not supported.")
   fun_name = getattr(f, "__name__", repr(f))
 
   @wraps(f)
   def mapped(*args):
-    if _bound_axes.meshes and _bound_axes.meshes[-1] != mesh:  # (a pmap inside a pmap, too)
-      raise ValueError(f"shard_map inside the body of a shard_map over another mesh: the "
-                       f"context mesh {_bound_axes.meshes[-1]} should match the mesh passed "
-                       f"to shard_map {mesh}.")
+    manual = _manual_axes(mesh, axis_names)
+    if _bound_axes.regions:
+      outer, outer_manual = _bound_axes.regions[-1]
+      if outer != mesh:  # (a pmap inside a pmap, too)
+        raise ValueError(f"shard_map inside the body of a shard_map over another mesh: the "
+                         f"context mesh {outer} should match the mesh passed to shard_map "
+                         f"{mesh}.")
+      if _partial(outer, outer_manual):
+        raise NotImplementedError("shard_map inside the body of a shard_map with axis_names= "
+                                  "(a partial-manual region): xjax does not nest them.")
     leaves, in_tree = tree_util.tree_flatten(args)
     if in_specs is None and mesh.explicit_axes:  # from the arguments' types
-      specs = _typed_in_specs(mesh, leaves, [None] * len(leaves))
+      specs = _typed_in_specs(mesh, manual, leaves, [None] * len(leaves))
     else:
-      specs = _typed_in_specs(mesh, leaves, _specs_for(
-          in_specs if in_specs is not None else PartitionSpec(), args, "in_specs"))
-    _check_specs(mesh, specs, "in_specs")
+      specs = _specs_for(in_specs if in_specs is not None else PartitionSpec(), args,
+                         "in_specs")
+      _check_specs(manual, specs, "in_specs")
+      specs = _typed_in_specs(mesh, manual, leaves, specs)
     _check_divisible(mesh, fun_name, leaves, specs)
     out_tree_box = []
 
@@ -436,7 +511,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
       out, _ = out_tree_box[0]
       # (pmap passes a callable: its out_specs follow the traced outputs)
       flat = _specs_for(out_specs() if callable(out_specs) else out_specs, out, "out_specs")
-      _check_specs(mesh, flat, "out_specs")
+      _check_specs(manual, flat, "out_specs")
       for aval, spec in zip(closed.out_avals, flat):
         if len(spec) > aval.ndim:
           raise ValueError(
@@ -447,7 +522,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
         _check_vma(closed, mesh, specs, flat, fun_name)
       return flat
 
-    blocks = [_block(get_aval(x), mesh, s) for x, s in zip(leaves, specs)]
-    outs = _bind_body(body, blocks, leaves, mesh, specs, specs_out, check_vma)
+    blocks = [_block(get_aval(x), mesh, s, manual) for x, s in zip(leaves, specs)]
+    outs = _bind_body(body, blocks, leaves, mesh, manual, specs, specs_out, check_vma)
     return tree_util.tree_unflatten(out_tree_box[0][1], outs)
   return mapped
