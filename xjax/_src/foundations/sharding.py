@@ -669,7 +669,9 @@ class NamedSharding(TilingSharding):
     if len(self.spec) > len(shape):
       raise ValueError(f"Sharding {self!r} is only valid for values of rank at least "
                        f"{len(self.spec)}, but was applied to a {what} of rank {len(shape)}.")
-    factors = self.tiling(len(shape)).dims[:len(shape)]
+    sizes = self.mesh.shape  # (an abstract mesh's too: no devices needed)
+    factors = [math.prod(sizes[a] for a in spec_axes(p)) for p in self.spec]
+    factors += [1] * (len(shape) - len(factors))
     for d, (n, f) in enumerate(zip(shape, factors)):
       if n % f:
         raise IndivisibleError(

@@ -12,6 +12,7 @@ from xjax._src.core.trace import Primitive
 from xjax._src.interpreters import ad, batching
 from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, Mesh, NamedSharding,
                                             PartitionSpec, Sharding, _mesh_stack, context_mesh,
+                                            get_abstract_mesh, partial_manual_hlo_text,
                                             type_sharding)
 from xjax._src.core.values import get_aval
 
@@ -24,9 +25,17 @@ def _abstract_eval(x, *, sharding):
 
 def _lowering(ctx, x, *, sharding):
   module = ctx.module
-  if not module.logical or module.manual:
+  if not module.logical:
     return x
-  text = sharding.tiling(ctx.avals_in[0].ndim).hlo_text(module.logical)
+  if module.manual:  # inside a shard_map: a partial-manual one lays out along its other axes
+    mesh, manual = module.manual[-1], module.manual_axes[-1]
+    if len(manual) == len(mesh.axis_names):
+      return x
+    parts = [None if p is UNCONSTRAINED else p for p in sharding.spec]
+    text = partial_manual_hlo_text(mesh, manual, parts + [None] * (ctx.avals_in[0].ndim -
+                                                                    len(parts)), module.logical)
+  else:
+    text = sharding.tiling(ctx.avals_in[0].ndim).hlo_text(module.logical)
   attributes = {"call_target_name": '"Sharding"', "mhlo.sharding": f'"{text}"'}
   free = [d for d, p in enumerate(sharding.spec) if p is UNCONSTRAINED]
   if free:  # dimensions whose layout GSPMD's propagation chooses
@@ -87,9 +96,18 @@ def constrain_to_type(x, sharding):
   mesh, or None: left as it is), over the context mesh (``jax.set_mesh``): how transposes
   and ``out_sharding=`` give their results their operands' or the asked-for types."""
   mesh = context_mesh()
+  if sharding is not None and _in_partial_manual(sharding):
+    return sharding_constraint_p.bind(x, sharding=sharding)
   if sharding is None or mesh is None or mesh.abstract_mesh != sharding.mesh:
     return x
   return sharding_constraint_p.bind(x, sharding=NamedSharding(mesh, sharding.spec))
+
+
+def _in_partial_manual(sharding) -> bool:
+  """Whether ``sharding`` is over the abstract mesh of the partial-manual shard_map body
+  being traced (its manual axes typed Manual), where constraints name that mesh."""
+  return (isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, AbstractMesh)
+          and bool(sharding.mesh.manual_axes) and sharding.mesh == get_abstract_mesh())
 
 
 def _named(sharding) -> NamedSharding | None:
@@ -106,7 +124,7 @@ def _named(sharding) -> NamedSharding | None:
     raise TypeError(f"with_sharding_constraint expects a Sharding or PartitionSpec, got "
                     f"{sharding!r}")
   if (isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, Mesh)
-      and sharding.mesh.size > 1):
+      and sharding.mesh.size > 1) or _in_partial_manual(sharding):
     return sharding
   if isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, AbstractMesh):
     raise ValueError("with_sharding_constraint needs a concrete Mesh, not an AbstractMesh")
