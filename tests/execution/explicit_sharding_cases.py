@@ -544,3 +544,160 @@ def test_linear_algebra_values_over_the_mesh():
   w, v = jnp.linalg.eigh(BATCH)
   np.testing.assert_allclose(np.asarray(w), np.linalg.eigvalsh(host), rtol=1e-5)
   assert w.sharding.spec == P("X", None)
+
+
+# Partial-manual shard_map (axis_names=): X manual, Y left Explicit. Expected strings, values
+# and errors are JAX 0.10.2's on the same programs (its types add the varying axes, "{V:X}",
+# which xjax's types do not record: the body types are compared up to that suffix).
+
+def _manual_x(f, in_specs=P("X"), out_specs=P("X")):
+  return xjax.shard_map(f, in_specs=in_specs, out_specs=out_specs, axis_names={"X"})
+
+
+def test_partial_manual_blocks_keep_the_other_axes_in_their_types():
+  seen = []
+
+  def body(a):
+    seen.append(str(xjax.typeof(a)).split("{")[0])
+    seen.append(str(xjax.typeof(xjax.lax.all_gather(a, "X", tiled=True))).split("{")[0])
+    seen.append(str(xjax.typeof(a.sum(0))).split("{")[0])
+    return a * 2 + xjax.lax.psum(a, "X")
+  out = _manual_x(body)(X)
+  assert seen == ["float32[2,4@Y]", "float32[8,4@Y]", "float32[4@Y]"]
+  assert str(xjax.typeof(out)) == "float32[8@X,4@Y]" and out.sharding.spec == P("X", "Y")
+  x = np.arange(32.0).reshape(8, 4)
+  np.testing.assert_array_equal(out, 2 * x + np.tile(x.reshape(4, 2, 4).sum(0), (4, 1)))
+  assert str(xjax.sharding.get_abstract_mesh()).startswith("AbstractMesh('X': 4, 'Y': 2, "
+                                                           "axis_types=(Explicit, Explicit)")
+  inner = []
+  _manual_x(lambda a: inner.append(xjax.sharding.get_abstract_mesh().axis_types) or a)(X)
+  assert inner == [(xjax.sharding.AxisType.Manual, xjax.sharding.AxisType.Explicit)]
+
+
+def test_partial_manual_layouts_and_specs():
+  x = np.arange(32.0).reshape(8, 4)
+  for spec, arg, body_type, out_type in (
+      (P("X"), ROWS, "float32[2,4]", "float32[8@X,4]"),
+      (P(), X, "float32[8,4@Y]", "float32[8,4@Y]"),
+      (P("X"), xjax.reshard(X, P("Y", "X")), "float32[2@Y,4]", "float32[8@(X,Y),4]"),
+      (P(None, "X"), xjax.reshard(X, P("Y", "X")), "float32[8@Y,1]", "float32[8@Y,4@X]")):
+    seen = []
+    out = _manual_x(lambda a: seen.append(str(xjax.typeof(a)).split("{")[0]) or a, spec,
+                    spec)(arg)
+    assert (seen, str(xjax.typeof(out))) == ([body_type], out_type)
+    np.testing.assert_array_equal(out, np.ones((8, 4)) if arg is ROWS else x)
+  inferred = xjax.shard_map(lambda a: a + 1, out_specs=P("X"), axis_names={"X"})(X)
+  assert str(xjax.typeof(inferred)) == "float32[8@X,4@Y]"
+  total = _manual_x(lambda a: xjax.lax.psum(a, "X"), out_specs=P())(X)
+  assert str(xjax.typeof(total)) == "float32[2,4@Y]"
+  np.testing.assert_array_equal(total, x.reshape(4, 2, 4).sum(0))
+  with pytest.raises(ValueError, match=re.escape(
+      "Sharding spec ('Y',) implies that array axis 1 is partitioned 2 times, but does not "
+      "evenly divide the dimension size 1. Got shape: (8, 1)")):
+    _manual_x(lambda a: a, P(None, "X"), P(None, "X"))(X)
+
+
+def test_partial_manual_collectives():
+  x = np.arange(32.0).reshape(8, 4)
+  shift = [(i, (i + 1) % 4) for i in range(4)]
+  shifted = _manual_x(lambda a: xjax.lax.ppermute(a, "X", shift))(X)
+  np.testing.assert_array_equal(shifted, np.roll(x, 2, axis=0))
+  assert str(xjax.typeof(shifted)) == "float32[8@X,4@Y]"
+  scaled = _manual_x(lambda a: a * xjax.lax.axis_index("X"))(X)
+  np.testing.assert_array_equal(scaled, x * np.repeat(np.arange(4), 2)[:, None])
+  gathered = _manual_x(lambda a: xjax.lax.all_gather(a, "X", tiled=True)[::4])(X)
+  np.testing.assert_array_equal(gathered, np.tile(x[::4], (4, 1)))
+  smapped = xjax.smap(lambda a: a * xjax.lax.axis_index("X"), out_axes=0, axis_name="X")(X)
+  assert str(xjax.typeof(smapped)) == "float32[8@X,4@Y]"
+  np.testing.assert_array_equal(smapped, x * np.repeat(np.arange(4), 2)[:, None])
+
+
+def test_partial_manual_errors():
+  for names, cls, msg in (
+      (["X"], TypeError, "`axis_names` argument of shard_map should be of type `frozenset` "
+                         "or `set`. Got type: <class 'list'>"),
+      ("X", TypeError, "`axis_names` argument of shard_map should be of type `frozenset` "
+                       "or `set`. Got type: <class 'str'>"),
+      ({"Z"}, ValueError, "jax.shard_map requires axis_names=frozenset({'Z'}) to be a subset "
+                          "of mesh.axis_names=frozenset({")):
+    with pytest.raises(cls, match=re.escape(msg)):
+      xjax.shard_map(lambda a: a, in_specs=P("X"), out_specs=P("X"), axis_names=names)(X)
+  for in_specs, out_specs, what in ((P("X", "Y"), P("X"), "in_specs"),
+                                    (P("X"), P("X", "Y"), "out_specs")):
+    with pytest.raises(ValueError, match=re.escape(
+        f"shard_map {what} argument must refer to an axis marked as manual "
+        f"(frozenset({{'X'}})), but:\n\n  {what} refers to 'Y'")):
+      _manual_x(lambda a: a, in_specs, out_specs)(X)
+  with pytest.raises(NameError, match="Found an unbound axis name: Y"):
+    _manual_x(lambda a: xjax.lax.psum(a, "Y"))(X)
+  with pytest.raises(ValueError, match=re.escape(
+      "out_specs is P() which implies that the corresponding output value is only varying "
+      "across mesh axes {} and not {X}, but it was inferred to be possibly varying over {X}")):
+    _manual_x(lambda a: a, out_specs=P())(X)
+
+
+def test_partial_manual_grad_and_vmap():
+  f = _manual_x(lambda a: jnp.sin(a) * xjax.lax.psum(a, "X"))
+  x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+  total = np.tile(x.reshape(4, 2, 4).sum(0), (4, 1))
+  # d/dx_i sum_j sin(x_j) s_j, with s the psum over X: cos(x) s + sum over X of sin(x)
+  want = np.cos(x) * total + np.tile(np.sin(x).reshape(4, 2, 4).sum(0), (4, 1))
+  for arg, typed in ((X, "float32[8@X,4@Y]"), (xjax.device_put(jnp.asarray(x), P("X")),
+                                               "float32[8@X,4]")):
+    g = xjax.grad(lambda a: f(a).sum())(arg)
+    assert str(xjax.typeof(g)) == typed
+    np.testing.assert_allclose(g, want, rtol=2e-5, atol=1e-3)
+  g = xjax.jit(xjax.grad(lambda a: f(a).sum()))(X)
+  np.testing.assert_allclose(g, want, rtol=2e-5, atol=1e-3)
+  stacked = xjax.reshard(jnp.stack([X, X + 1]), P(None, "X", "Y"))
+  v = xjax.vmap(f)(stacked)
+  assert str(xjax.typeof(v)) == "float32[2,8@X,4@Y]"
+  np.testing.assert_allclose(v[1], np.sin(x + 1) * (total + 4), rtol=2e-5, atol=1e-3)
+  v = xjax.vmap(f, in_axes=1, out_axes=1)(xjax.reshard(jnp.stack([X, X + 1], 1),
+                                                       P("X", None, "Y")))
+  assert str(xjax.typeof(v)) == "float32[8@X,2,4@Y]"
+  np.testing.assert_allclose(v[:, 0], np.sin(x) * total, rtol=2e-5, atol=1e-3)
+
+
+def test_data_parallel_over_manual_x_tensor_parallel_over_explicit_y():
+  rng = np.random.RandomState(0)
+  w1, w2 = rng.randn(16, 32).astype(np.float32) * 0.3, rng.randn(32, 1).astype(np.float32) * 0.3
+  xs, ys = rng.randn(32, 16).astype(np.float32), rng.randn(32, 1).astype(np.float32)
+
+  def loss(p, x, y):
+    h = jnp.tanh(x @ p["w1"])  # float32[8,32@Y] on each X block
+    return jnp.mean((jnp.matmul(h, p["w2"], out_sharding=P()) - y) ** 2)
+
+  def dp_loss(p, x, y):
+    return xjax.shard_map(lambda p, x, y: xjax.lax.pmean(loss(p, x, y), "X"),
+                          in_specs=(P(), P("X"), P("X")), out_specs=P(),
+                          axis_names={"X"})(p, x, y)
+
+  @xjax.jit
+  def step(p, x, y):
+    l, g = xjax.value_and_grad(dp_loss)(p, x, y)
+    return l, xjax.tree.map(lambda w, d: w - 0.1 * d, p, g)
+
+  p = {"w1": xjax.device_put(w1, P(None, "Y")), "w2": xjax.device_put(w2, P("Y", None))}
+  x, y = xjax.device_put(xs, P("X")), xjax.device_put(ys, P("X"))
+  text = step.lower(p, x, y).as_text()
+  groups = re.findall(r"replica_groups = dense<([^>]*)>", text)
+  assert groups and set(groups) == {"[[0, 2, 4, 6], [1, 3, 5, 7]]"}  # all over X
+  losses = []
+  for _ in range(3):
+    l, p = step(p, x, y)
+    losses.append(float(l))
+  assert {k: str(xjax.typeof(v)) for k, v in p.items()} == {"w1": "float32[16,32@Y]",
+                                                             "w2": "float32[32@Y,1]"}
+  # one device, NumPy: the same three steps of full-batch gradient descent
+  a, b, want = w1.astype(np.float64), w2.astype(np.float64), []
+  for _ in range(3):
+    h = np.tanh(xs @ a)
+    r = h @ b - ys
+    want.append(float(np.mean(r ** 2)))
+    dr = 2 * r / r.size
+    db, da = h.T @ dr, xs.T @ ((dr @ b.T) * (1 - h ** 2))
+    a, b = a - 0.1 * da, b - 0.1 * db
+  np.testing.assert_allclose(losses, want, rtol=1e-5)
+  np.testing.assert_allclose(losses, [3.062002182006836, 0.6610945463180542,
+                                      0.41738638281822205], rtol=1e-6)  # JAX 0.10.2's
