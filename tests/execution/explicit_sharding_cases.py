@@ -701,3 +701,48 @@ def test_data_parallel_over_manual_x_tensor_parallel_over_explicit_y():
   np.testing.assert_allclose(losses, want, rtol=1e-5)
   np.testing.assert_allclose(losses, [3.062002182006836, 0.6610945463180542,
                                       0.41738638281822205], rtol=1e-6)  # JAX 0.10.2's
+
+
+@pytest.mark.parametrize("f, want", [
+    (lambda: jnp.stack([X, X]), "float32[2,8@X,4@Y]"),
+    (lambda: jnp.stack([X, X], 1), "float32[8@X,2,4@Y]"),
+    (lambda: jnp.stack([X, X], -1), "float32[8@X,4@Y,2]"),
+    (lambda: jnp.stack([X, X.astype(jnp.int32)]), "float32[2,8@X,4@Y]"),
+    (lambda: jnp.stack(X), "float32[8@X,4@Y]"),
+    (lambda: jnp.concatenate([X[None], X[None]]), "float32[2,8@X,4@Y]"),
+    (lambda: xjax.jit(lambda a: jnp.stack([a, a]))(X), "float32[2,8@X,4@Y]"),
+    (lambda: xjax.vmap(lambda a: jnp.stack([a, a]))(X), "float32[8@X,2,4@Y]"),
+    (lambda: xjax.grad(lambda a: jnp.stack([a, 2 * a]).sum())(X), "float32[8@X,4@Y]"),
+    (lambda: jnp.unstack(jnp.stack([X, X]))[1], "float32[8@X,4@Y]"),
+    (lambda: xjax.jit(lambda a: jnp.unstack(a)[1])(jnp.stack([X, X])), "float32[8@X,4@Y]"),
+    (lambda: jnp.tile(X, (1, 1)), "float32[8@X,4@Y]"),
+    (lambda: jnp.tile(X, (2, 1, 1)), "float32[2,8@X,4@Y]"),
+])
+def test_stacking_keeps_the_split(f, want):
+  assert typeof(f) == want
+
+
+def _named(spec):
+  return ("NamedSharding(mesh=AbstractMesh('X': 4, 'Y': 2, axis_types=(Explicit, Explicit), "
+          f"device_kind=cpu, num_cores=None, platform=cpu), spec={spec})")
+
+
+@pytest.mark.parametrize("f, message", [
+    (lambda: jnp.stack([X, jnp.ones((8, 4))]), "All operands should have the same sharding. "
+     f"Got shardings {_named(P('X', 'Y'))}, {_named(P(None, None))}"),
+    (lambda: jnp.concatenate([X, ROWS]), "All operands should have the same sharding. "
+     f"Got shardings {_named(P('X', 'Y'))}, {_named(P('X', None))}"),
+    (lambda: xjax.jit(lambda a: jnp.concatenate([a, jnp.ones((8, 4))]))(X),
+     "All operands should have the same sharding. "
+     f"Got shardings {_named(P('X', 'Y'))}, {_named(P(None, None))}"),
+    (lambda: jnp.unstack(X), "unstack operand cannot be sharded on the unstacking axis 0. "
+     "Got operand type=f32[8@X,4@Y]"),
+    (lambda: jnp.tile(X, (2, 1)), "Operand cannot be sharded on dimension 0 when the tiling "
+     "is non-trivial. Got input type: float32[8@X,4@Y] with reps: (2, 1)"),
+    (lambda: jnp.tile(X, (2,)), "Operand cannot be sharded on dimension 1 when the tiling "
+     "is non-trivial. Got input type: float32[8@X,4@Y] with reps: (1, 2)"),
+])
+def test_stacking_refuses_mixed_or_cut_splits(f, message):
+  with pytest.raises(ShardingTypeError) as e:
+    f()
+  assert str(e.value) == message

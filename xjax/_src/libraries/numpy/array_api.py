@@ -7,7 +7,8 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import convert_element_type
-from xjax._src.primitives.lax.shapes import index_in_dim, transpose as lax_transpose
+from xjax._src.primitives.lax.shapes import transpose as lax_transpose
+from xjax._src.primitives.lax.stacking import unstack as lax_unstack
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.composed_math import conjugate
 from xjax._src.libraries.numpy.creation import array, asarray
@@ -69,8 +70,7 @@ def unstack(x, /, *, axis=0):
   if aval.ndim == 0:
     raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was "
                      "passed.")
-  axis = canonical_axis(axis, aval.ndim)
-  return tuple(index_in_dim(x, i, axis, keepdims=False) for i in range(aval.shape[axis]))
+  return lax_unstack(x, canonical_axis(axis, aval.ndim))
 
 
 @compiled_when_eager(staged="vecmat")

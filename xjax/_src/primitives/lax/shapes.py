@@ -676,17 +676,19 @@ ad.deflinear(concatenate_p, _concatenate_transpose)
 concatenate_p.batch = _concatenate_batch
 
 
+def same_sharding(xs):
+  """JAX's rule for joining operands (``concatenate``, ``stack``): they must all carry the
+  same type sharding, which is the result's (before any new dimension)."""
+  if builtins.any(spec_of(x) != spec_of(xs[0]) for x in xs[1:]):
+    mesh = mesh_of(xs)
+    raise ShardingTypeError("All operands should have the same sharding. Got shardings "
+                            + ", ".join(str(x._sharding or typed_sharding(mesh, [None] * x.ndim))
+                                        for x in xs))
+  return xs[0]._sharding
+
+
 def _concatenate_sharding(*xs, dimension):
-  """The operands' common split (they must agree where split), the joined dimension too."""
-  specs = [spec_of(x) for x in xs]
-  parts = []
-  for d in range(xs[0].ndim):
-    found = {s[d] for s in specs} - {None}
-    if len(found) > 1:
-      raise ShardingTypeError(f"concatenate got incompatible shardings: "
-                              + ", ".join(str(s) for s in specs) + ".")
-    parts.append(next(iter(found), None))
-  return _type_sharding(xs, parts)
+  return same_sharding(xs)
 
 
 concatenate_p.sharding_rule = _concatenate_sharding

@@ -12,11 +12,13 @@ import numpy as np
 
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.values import get_aval
+from xjax._src.core.avals import spec_of
+from xjax._src.foundations.sharding import ShardingTypeError, typed_sharding
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, expand_dims,
-                                             index_in_dim, normalize_axis, reshape, slice_in_dim,
-                                             varying_shape_sharding)
+                                             index_in_dim, normalize_axis, reshape, same_sharding,
+                                             slice_in_dim, varying_shape_sharding)
 from xjax._src.primitives.lax.operand_checks import check_same_dtypes
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 from xjax._src.primitives.lax.reductions import reduce_sum
@@ -109,6 +111,18 @@ stack_p.transpose = lambda ct, *xs, axis: list(unstack_p.bind(ad.instantiate(ct)
 stack_p.batch = _stack_batch
 
 
+def _stack_sharding(*xs, axis):
+  """The operands' common split (JAX's concatenate rule), the new dimension unsplit."""
+  sharding = same_sharding(xs)
+  if sharding is None:
+    return None
+  spec = tuple(sharding.spec)
+  return typed_sharding(sharding.mesh, spec[:axis] + (None,) + spec[axis:])
+
+
+stack_p.sharding_rule = _stack_sharding
+
+
 def stack(operands: Sequence, axis: int = 0):
   """Stacks equal-shaped ``operands`` along a new ``axis``."""
   operands = list(operands)
@@ -136,6 +150,20 @@ unstack_p = standard_primitive("unstack", _unstack_abstract_eval, lowering_from(
 unstack_p.jvp = _linear_jvp(unstack_p)
 unstack_p.transpose = lambda cts, x, *, axis: [stack_p.bind(*_instantiated(cts), axis=axis)]
 unstack_p.batch = _unstack_batch
+
+
+def _unstack_sharding(x, *, axis):
+  """JAX's rule: ``x``'s split without ``axis``, which must not be split."""
+  spec = spec_of(x)
+  if spec[axis] is not None:
+    raise ShardingTypeError(f"unstack operand cannot be sharded on the unstacking axis {axis}. "
+                            f"Got operand type={x.str_short()}")
+  parts = spec[:axis] + spec[axis + 1:]
+  out = typed_sharding(x._sharding.mesh, parts) if any(p is not None for p in parts) else None
+  return [out] * x.shape[axis]
+
+
+unstack_p.sharding_rule = _unstack_sharding
 
 
 def unstack(x, axis: int = 0) -> tuple:
@@ -179,6 +207,20 @@ tile_p.jvp = _linear_jvp(tile_p)
 tile_p.transpose = _tile_transpose
 tile_p.batch = lambda axis_data, args, dims, *, reps: (
     tile_p.bind(args[0], reps=reps[:dims[0]] + (1,) + reps[dims[0]:]), dims[0])
+
+
+
+def _tile_sharding(x, *, reps):
+  """JAX's rule: ``x``'s split, which no repeated dimension may have."""
+  for d, (p, r) in enumerate(zip(spec_of(x), reps)):
+    if p is not None and r != 1:
+      raise ShardingTypeError(f"Operand cannot be sharded on dimension {d} when the tiling is "
+                              f"non-trivial. Got input type: {x.str_short(False)} with reps: "
+                              f"{tuple(reps)}")
+  return x._sharding
+
+
+tile_p.sharding_rule = _tile_sharding
 
 
 def tile(operand, reps: Sequence[int]):
