@@ -746,3 +746,27 @@ def test_stacking_refuses_mixed_or_cut_splits(f, message):
   with pytest.raises(ShardingTypeError) as e:
     f()
   assert str(e.value) == message
+
+
+@pytest.mark.parametrize("f, want", [
+    (lambda: xjax.vmap(lambda a: (a, jnp.ones(3)))(ROWS)[1], "float32[8@X,3]"),
+    (lambda: xjax.vmap(lambda a: jnp.ones(3), out_axes=1)(ROWS), "float32[3,8@X]"),
+    (lambda: xjax.vmap(lambda a, b: b, in_axes=(0, None))(ROWS, jnp.ones(3)), "float32[8@X,3]"),
+    (lambda: xjax.vmap(lambda a: jnp.ones(3), in_axes=1)(
+        xjax.device_put(jnp.ones((3, 8)), P(None, "X"))), "float32[8@X,3]"),
+    (lambda: xjax.jit(xjax.vmap(lambda a: jnp.ones(3)))(ROWS), "float32[8@X,3]"),
+    (lambda: xjax.vmap(lambda a: jnp.float32(2.0))(ROWS), "float32[8@X]"),
+    (lambda: xjax.vmap(lambda a: 2.0)(ROWS), "~float32[8]"),  # (a Python scalar: unsplit)
+    (lambda: xjax.vmap(xjax.vmap(lambda a: 1.0))(X), "~float32[8@X,4]"),
+    (lambda: xjax.vmap(lambda a: jnp.where(a > 0, a, jnp.zeros(4)))(ROWS), "float32[8@X,4]"),
+    (lambda: xjax.vmap(lambda a: jnp.concatenate([a, jnp.ones(4)]))(ROWS), "float32[8@X,8]"),
+])
+def test_unbatched_vmap_values_take_the_mapped_split(f, want):
+  assert typeof(f) == want
+
+
+def test_vmap_stack_of_an_unbatched_value_refuses_as_jax():
+  with pytest.raises(ShardingTypeError) as e:
+    xjax.vmap(lambda a: jnp.stack([a, jnp.ones(4)]))(ROWS)
+  assert str(e.value) == ("All operands should have the same sharding. Got shardings "
+                          f"{_named(P('X', None))}, {_named(P(None, None))}")

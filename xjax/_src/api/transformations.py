@@ -558,7 +558,8 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
       if not -ndim <= want < ndim:
         raise ValueError(f"vmap out_axes{path}: axis {want} is out of bounds for an output "
                          f"of rank {ndim} (including the mapped axis)")
-      results.append(batching.matchaxis(o, d, want % ndim, size))
+      results.append(batching.matchaxis(  # (a Python scalar stays unsplit, as JAX)
+          o, d, want % ndim, size, explicit if r is None else None))
     return tree_util.tree_unflatten(out_tree, results)
   return vmapped
 

@@ -13,5 +13,5 @@ full: Callable                  # full(shape, fill_value, dtype)
 convert_element_type: Callable  # convert_element_type(x, dtype, weak_type)
 add_any: Callable               # add_any(a, b): the sum of two tangents
 transpose: Callable             # transpose(x, permutation)
-broadcast_in_dim: Callable      # broadcast_in_dim(x, shape, broadcast_dimensions)
+broadcast_in_dim: Callable      # broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding)
 reduce_sum: Callable            # reduce_sum(x, axes): a batched cotangent summed

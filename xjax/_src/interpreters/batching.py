@@ -11,11 +11,12 @@ from contextlib import contextmanager
 from typing import Any, Callable, Sequence
 
 from xjax._src.core import leaks
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, spec_of
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from xjax._src.core.jaxpr_cache import cached_on_jaxpr, frozen
 from xjax._src.core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace
 from xjax._src.core.values import get_aval
+from xjax._src.foundations.sharding import get_abstract_mesh, typed_sharding
 from xjax._src.interpreters import array_builders as build
 from xjax._src.interpreters.staging import trace_to_jaxpr
 
@@ -170,18 +171,33 @@ def moveaxis(x, src: int, dst: int):
   return build.transpose(x, perm)
 
 
-def bdim_to_front(x, bdim, size: int):
-  """``x`` with its batch dimension first (broadcast when unbatched)."""
+def bdim_to_front(x, bdim, size: int, mesh_axis: tuple | None = None):
+  """``x`` with its batch dimension first (broadcast when unbatched, split over the Explicit
+  ``mesh_axis`` the mapped inputs are split over, if any, as JAX)."""
   if bdim is None:
     aval = get_aval(x)
-    return build.broadcast_in_dim(x, (size,) + aval.shape, tuple(range(1, aval.ndim + 1)))
+    return build.broadcast_in_dim(x, (size,) + aval.shape, tuple(range(1, aval.ndim + 1)),
+                                  _split_along(aval, mesh_axis))
   return moveaxis(x, bdim, 0)
 
 
-def matchaxis(x, src, dst, size: int):
+def _split_along(aval, mesh_axis):
+  """The type sharding of ``aval`` stacked along a new leading dimension split over
+  ``mesh_axis`` (None without one)."""
+  if not mesh_axis:
+    return None
+  sharding = getattr(aval, "_sharding", None)
+  mesh = sharding.mesh if sharding is not None else get_abstract_mesh()
+  if mesh.empty:
+    return None
+  return typed_sharding(mesh, (mesh_axis[0] if len(mesh_axis) == 1 else mesh_axis,
+                               *spec_of(aval)))
+
+
+def matchaxis(x, src, dst, size: int, mesh_axis: tuple | None = None):
   """Moves (or broadcasts, when unbatched) ``x``'s batch dimension to ``dst``."""
   if src is None:
-    return moveaxis(bdim_to_front(x, None, size), 0, dst)
+    return moveaxis(bdim_to_front(x, None, size, mesh_axis), 0, dst)
   return moveaxis(x, src, dst)
 
 
@@ -191,13 +207,14 @@ def _batch_key(axis, in_batched, instantiate=False):
           tuple(_axis_env.sizes))
 
 
-def _stacked(aval, size: int) -> ShapedArray:
-  """The type of ``size`` values of type ``aval`` stacked along a new leading, unsplit axis."""
+def _stacked(aval, size: int, mesh_axis: tuple | None) -> ShapedArray:
+  """The type of ``size`` values of type ``aval`` stacked along a new leading axis, split
+  over the Explicit ``mesh_axis`` the mapped inputs are split over (if any)."""
   sharding = getattr(aval, "_sharding", None)
-  if sharding is None:
-    return ShapedArray((size,) + aval.shape, aval.dtype, aval.weak_type)
-  return ShapedArray((size,) + aval.shape, aval.dtype, aval.weak_type,
-                     sharding=sharding.update(spec=(None, *sharding.spec)))
+  split = _split_along(aval, mesh_axis)
+  if split is None and sharding is not None:
+    split = sharding.update(spec=(None, *sharding.spec))
+  return ShapedArray((size,) + aval.shape, aval.dtype, aval.weak_type, sharding=split)
 
 
 @cached_on_jaxpr(_batch_key)
@@ -207,7 +224,7 @@ def batch_closed_jaxpr(closed: ClosedJaxpr, axis: AxisData, in_batched: Sequence
   at 0 where the returned flags say so (always, where ``instantiate``)."""
   n_out = len(closed.out_avals)
   inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
-  avals = [_stacked(a, axis.size) if b else a for a, b in zip(closed.in_avals, in_batched)]
+  avals = [_stacked(a, axis.size, axis.explicit_mesh_axis) if b else a for a, b in zip(closed.in_avals, in_batched)]
   result = {}
 
   def fun(*args):
@@ -216,7 +233,7 @@ def batch_closed_jaxpr(closed: ClosedJaxpr, axis: AxisData, in_batched: Sequence
                                 args, dims, axis)
     batched = [d is not None or i for d, i in zip(out_dims, inst)]
     result["batched"] = batched
-    return [matchaxis(o, d, 0, axis.size) if b else o
+    return [matchaxis(o, d, 0, axis.size, axis.explicit_mesh_axis) if b else o
             for o, d, b in zip(outs, out_dims, batched)]
 
   jaxpr = trace_to_jaxpr(fun, avals)

@@ -685,7 +685,10 @@ def _select_n_batch(axis, args, dims):
     which_dim = 0
   vals, out_dim = broadcast_batched_args([which, *cases], [which_dim, *case_dims])
   shape = np.broadcast_shapes(*(get_aval(v).shape for v in vals))
-  vals = [v if (i == 0 and get_aval(v).ndim == 0) else _broadcast_full(v, shape)
+  # (unbatched operands broadcast to a batched one's split, as JAX's over Explicit axes)
+  split = next((get_aval(v)._sharding for v, d in zip(vals, dims)
+                if d is not None and get_aval(v).shape == shape), None)
+  vals = [v if (i == 0 and get_aval(v).ndim == 0) else _broadcast_full(v, shape, split)
           for i, v in enumerate(vals)]
   return select_n(*vals), out_dim
 
@@ -698,9 +701,12 @@ def _logical_shape(cases, dims):
   return get_aval(cases[0]).shape
 
 
-def _broadcast_full(v, shape):
-  if get_aval(v).shape == tuple(shape):
+def _broadcast_full(v, shape, sharding=None):
+  aval = get_aval(v)
+  if aval.shape == tuple(shape):
     return v
+  if sharding is not None and aval.ndim == len(shape):
+    return broadcast_in_dim(v, shape, tuple(range(len(shape))), sharding)
   return broadcast_to_aval(v, shape)
 
 

@@ -662,7 +662,8 @@ def _concatenate_transpose(ct, *xs, dimension):
 def _concatenate_batch(axis, args, dims, *, dimension):
   # Keep the batch dimension where the first batched operand has it.
   bdim = next(d for d in dims if d is not None)
-  xs = [batching.matchaxis(x, d, bdim, axis.size) for x, d in zip(args, dims)]
+  xs = [batching.matchaxis(x, d, bdim, axis.size, axis.explicit_mesh_axis)
+        for x, d in zip(args, dims)]
   return concatenate(xs, dimension + (dimension >= bdim)), bdim
 
 
