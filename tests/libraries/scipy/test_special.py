@@ -463,3 +463,27 @@ def test_complex_inputs_raise_value_error_as_jax(name, f):
     with pytest.raises(ValueError) as info:
       g(c)
     assert str(info.value) == f"{name} does not support complex-valued inputs."
+
+
+def test_hyp1f1_gradients_are_finite_as_jax():
+  # recorded from JAX 0.10.2: grad of sum(hyp1f1(x, x[::-1], x / 10)); lanes off the
+  # asymptotic branch used to overflow there and turn every gradient into NaN
+  x = jnp.asarray(np.array([0.3, 1, 2, 3, 5, 7], np.float32) - 2.5)
+  f = lambda v: jnp.sum(xs.hyp1f1(v, v[::-1], v / 10))
+  expected = [-64.87159729003906, 0.7490882873535156, -0.2982838749885559,
+              -0.32486701011657715, 0.9460076093673706, -18.457172393798828]
+  for g in (jax.grad(f), jax.jit(jax.grad(f))):
+    np.testing.assert_allclose(g(x), expected, rtol=2e-5)
+  # d/da alone, batched
+  da = jax.vmap(jax.grad(xs.hyp1f1))(x, x[::-1], x / 10)
+  np.testing.assert_allclose(da, [-0.05224984139204025, -0.06256786733865738,
+                                  -0.09999725967645645, -0.1103256344795227,
+                                  0.41109439730644226, -8.046610832214355], rtol=2e-5)
+
+
+def test_exp1_gradient_is_nan_below_zero_as_jax():
+  x = jnp.asarray(np.array([-2.0, -0.5, 0.5, 2.0, 100.0], np.float32))
+  expected = [np.nan, np.nan, -1.2130613327026367, -0.0676676407456398, -0.0]
+  for g in (jax.vmap(jax.grad(xs.exp1)), jax.jit(jax.vmap(jax.grad(xs.exp1)))):
+    np.testing.assert_allclose(g(x), expected, rtol=1e-6)
+  np.testing.assert_allclose(jax.jvp(xs.exp1, (x,), (jnp.ones_like(x),))[1], expected, rtol=1e-6)

@@ -96,8 +96,10 @@ def _exp1(x):
   return jnp.where(pos & (x < np.inf), out, jnp.where(x == 0, np.inf, np.nan))
 
 
-# the term is -g E0(x), E0 strong as E1 is (as JAX's, which differentiates expn)
-_exp1.defjvps(lambda g, ans, x: mul(lax_neg(g), jnp.astype(jnp.exp(-x) / x, ans.dtype)))
+# the term is -g E0(x), E0 strong as E1 is and NaN for x < 0 where E1 is (as JAX's, which
+# differentiates expn)
+_exp1.defjvps(lambda g, ans, x: mul(lax_neg(g), jnp.astype(
+    jnp.where(x < 0, np.nan, jnp.exp(-x) / x), ans.dtype)))
 
 
 def exp1(x):

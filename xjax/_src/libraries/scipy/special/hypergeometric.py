@@ -49,7 +49,9 @@ def hyp1f1(a, b, x):
   x2 = jnp.abs(x)
   big = x2 > 60
   series = _hyp1f1_series(a2, b, jnp.where(big, 1.0, x2))
-  asym = _hyp1f1_asymptotic(a2, b, jnp.where(big, x2, 100.0), jnp.where(neg & big, x, 0.0))
+  # lanes off the asymptotic branch evaluate it at 61 (e^100 would overflow float32 and
+  # poison their gradients)
+  asym = _hyp1f1_asymptotic(a2, b, jnp.where(big, x2, 61.0), jnp.where(neg & big, x, 0.0))
   out = jnp.where(big, asym, jnp.where(neg, jnp.exp(x) * series, series))
   out = jnp.where(a == b, jnp.exp(x), out)
   out = jnp.where((b == 0) & (a != 0), np.inf, out)
