@@ -226,3 +226,61 @@ def test_arguments_as_jax_takes_them():
         **TOL)
   with pytest.raises(NotImplementedError, match="eigvals=None"):
     L.eigh(SPD, eigvals=(0, 1))
+
+
+# Recorded from JAX 0.10.2 (float16/bfloat16 and complex behaviour of the factorizations).
+_B = np.array([0.3, 1, 2, 3, 5, 7, 0.5, 4.25, 1.5]).reshape(3, 3) - 2.5
+
+
+@pytest.mark.parametrize("dtype,det,tri,cho", [
+    (np.float16, 32.625, [-0.87353515625, -0.125, -0.125],
+     [-0.022705078125, -0.0034351348876953125, -0.0010633468627929688]),
+    ("bfloat16", 32.75, [-0.87890625, -0.125, -0.125],
+     [-0.0224609375, -0.003448486328125, -0.00104522705078125])])
+def test_half_precision_det_and_triangular_solves_as_jax(dtype, det, tri, cho):
+  a = jnp.asarray(_B.astype(dtype))
+  spd = a @ a.T + 3 * jnp.eye(3, dtype=a.dtype)
+  t = jnp.triu(a) + 5 * jnp.eye(3, dtype=a.dtype)
+  for f, want in ((jnp.linalg.det, det), (L.det, det),
+                  (lambda a: L.solve_triangular(t, a[0]), tri),
+                  (lambda a: L.cho_solve((spd, True), a[0]), cho)):
+    for g in (f, xjax.jit(f)):
+      out = g(a)
+      assert out.dtype == a.dtype
+      np.testing.assert_array_equal(np.asarray(out, np.float32), np.float32(want))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, "bfloat16"])
+@pytest.mark.parametrize("name,f", [
+    ("inv", jnp.linalg.inv), ("slogdet", jnp.linalg.slogdet), ("pinv", jnp.linalg.pinv),
+    ("lstsq", lambda a: jnp.linalg.lstsq(a, a[0])), ("qr", jnp.linalg.qr),
+    ("svd", jnp.linalg.svd), ("norm2", lambda a: jnp.linalg.norm(a, 2)),
+    ("eigh", lambda a: jnp.linalg.eigh(a + a.T)), ("lu", L.lu), ("cond", jnp.linalg.cond),
+    ("cholesky", lambda a: jnp.linalg.cholesky(a @ a.T)), ("det4", jnp.linalg.det)])
+def test_half_precision_factorizations_raise_as_jax(dtype, name, f):
+  a = jnp.asarray((np.eye(4) + 0.1).astype(dtype) if name == "det4" else _B.astype(dtype))
+  with pytest.raises(NotImplementedError) as info:
+    f(a)
+  key, msg = info.value.args
+  assert isinstance(key, KeyError) and key.args == (a.dtype.type,)
+  assert msg == f"Unsupported dtype {a.dtype.name}."
+
+
+def test_det_closed_forms_gradient_as_jax():
+  g = xjax.grad(jnp.linalg.det)(jnp.asarray(_B.astype(np.float32)))
+  np.testing.assert_array_equal(g, np.float32([[-10.375, -8.5, 5.875],
+                                               [-2.375, 1.2000000476837158, 6.850000381469727],
+                                               [-5.5, 9.65000057220459, -4.75]]))
+  h = jnp.asarray(_B.astype(np.float16))
+  np.testing.assert_array_equal(xjax.vmap(jnp.linalg.det)(jnp.stack([h, h])), [32.625] * 2)
+  assert float(jnp.linalg.det(h[:2, :2])) == -4.75
+
+
+def test_lu_permutation_of_complex_input_is_real_as_jax():
+  c = jnp.asarray((_B + 1j * _B.T).astype(np.complex64))
+  for f in (L.lu, xjax.jit(L.lu)):
+    p, l, u = f(c)
+    assert p.dtype == np.float32 and l.dtype == u.dtype == np.complex64
+    np.testing.assert_array_equal(p, [[1, 0, 0], [0, 0, 1], [0, 1, 0]])
+    np.testing.assert_allclose(p @ l @ u, c, rtol=1e-5, atol=1e-5)
+  assert L.lu(c, permute_l=True)[0].dtype == np.complex64

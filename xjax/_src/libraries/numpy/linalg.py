@@ -277,10 +277,24 @@ def _det_jvp(primals, tangents):
 
 
 @compiled_when_eager(staged="det")
+def _det_2x2(a):
+  return a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+
+
+def _det_3x3(a):
+  """The rule of Sarrus, in JAX's order of terms."""
+  e = lambda i, j: a[..., i, j]
+  return (e(0, 0) * e(1, 1) * e(2, 2) + e(0, 1) * e(1, 2) * e(2, 0)
+          + e(0, 2) * e(1, 0) * e(2, 1) - e(0, 2) * e(1, 1) * e(2, 0)
+          - e(0, 0) * e(1, 2) * e(2, 1) - e(0, 1) * e(1, 0) * e(2, 2))
+
+
 def det(a):
-  """Determinants (0 for singular matrices)."""
+  """Determinants (0 for singular matrices).  2x2 and 3x3 matrices use the closed forms
+  (any float dtype, differentiated as written), larger ones LU, as JAX."""
   a = _matrix("det", a, rank_error=ValueError)
-  return _det(a)
+  closed = {2: _det_2x2, 3: _det_3x3}.get(a.shape[-1])
+  return closed(a) if closed else _det(a)
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
@@ -308,7 +322,7 @@ def _lstsq(a, b, rcond, *, numpy_resid):
   dt = a.dtype
   rdt = dtypes.to_floating_dtype(dt)
   if rcond is None:
-    rcond = float(np.finfo(rdt).eps) * max(m, n)
+    rcond = float(dtypes.finfo(rdt).eps) * max(m, n)
   u, s, vh = lax_linalg.svd(a, full_matrices=False)
   mask = (s >= asarray(rcond, rdt) * s[..., :1]) & (s > 0)
   rank = _sum(mask).astype(np.int32)
@@ -339,7 +353,7 @@ def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
   s = svd(M, full_matrices=False, compute_uv=False, hermitian=hermitian)
   if tol is None:
     if rtol is None:
-      rtol = max(M.shape[-2:]) * float(np.finfo(s.dtype).eps)
+      rtol = max(M.shape[-2:]) * float(dtypes.finfo(s.dtype).eps)
     thresh = asarray(rtol)[..., None] * _max(s, axis=-1, keepdims=True)
   else:
     thresh = asarray(tol)[..., None]
@@ -380,7 +394,7 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
   if rcond is not None:
     rtol = rcond
   if rtol is None:
-    rtol = 10.0 * max(a.shape[-2:]) * float(np.finfo(dtypes.to_floating_dtype(a.dtype)).eps)
+    rtol = 10.0 * max(a.shape[-2:]) * float(dtypes.finfo(dtypes.to_floating_dtype(a.dtype)).eps)
   rtol = broadcast_to(asarray(rtol, dtypes.to_floating_dtype(a.dtype)), a.shape[:-2])
   return _pinv(a, rtol, hermitian)
 

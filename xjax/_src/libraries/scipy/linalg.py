@@ -132,7 +132,8 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
   k = min(m, n)
   l = jnp.tril(factors[..., :, :k], -1) + jnp.eye(m, k, dtype=a.dtype)
   u = jnp.triu(factors[..., :k, :])
-  p = jnp.swapaxes(jnp.eye(m, dtype=a.dtype)[perm], -1, -2)
+  # p is real (float32 for complex64), as JAX's
+  p = jnp.swapaxes(jnp.eye(m, dtype=dtypes.to_floating_dtype(a.dtype))[perm], -1, -2)
   if permute_l:
     return jnp.matmul(p, l), u
   return p, l, u

@@ -11,6 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
+from xjax._src.foundations import dtypes
 from xjax._src.backend import clients, ffi_targets
 from xjax._src.backend.lowering import compare_attributes
 from xjax._src.core.avals import ShapedArray
@@ -23,13 +24,16 @@ def supported(dtype) -> bool:
   return np.dtype(dtype) in _PREFIX
 
 
-def check_dtype(name: str, dtype) -> None:
-  if not np.issubdtype(dtype, np.inexact):
-    raise TypeError(f"{name} does not accept dtype {np.dtype(dtype).name} at position 0. "
+def check_dtype(name: str, dtype, kernel: bool = True) -> None:
+  """A floating or complex dtype (TypeError otherwise); with ``kernel``, one LAPACK has
+  kernels for (float16 and bfloat16 raise the NotImplementedError JAX's kernel lookup
+  raises, with its arguments)."""
+  dtype = np.dtype(dtype)
+  if not (dtypes.is_float(dtype) or dtypes.is_complex(dtype)):
+    raise TypeError(f"{name} does not accept dtype {dtype.name} at position 0. "
                     "Accepted dtypes at position 0 are subtypes of floating, complexfloating.")
-  if not supported(dtype):
-    raise NotImplementedError(f"{name}: unsupported dtype {np.dtype(dtype).name}; linear "
-                              "algebra supports float32, float64, complex64 and complex128.")
+  if kernel and not supported(dtype):
+    raise NotImplementedError(KeyError(dtype.type), f"Unsupported dtype {dtype.name}.")
 
 
 def available(dtype) -> bool:
