@@ -770,3 +770,23 @@ def test_vmap_stack_of_an_unbatched_value_refuses_as_jax():
     xjax.vmap(lambda a: jnp.stack([a, jnp.ones(4)]))(ROWS)
   assert str(e.value) == ("All operands should have the same sharding. Got shardings "
                           f"{_named(P('X', None))}, {_named(P(None, None))}")
+
+
+_GLOBAL = np.arange(64.0, dtype=np.float32).reshape(8, 8)
+
+
+@pytest.mark.parametrize("make, want", [
+    (lambda s: xjax.make_array_from_callback(_GLOBAL.shape, s, lambda i: _GLOBAL[i]),
+     "float32[8@X,8]"),
+    (lambda s: xjax.make_array_from_process_local_data(s, _GLOBAL), "float32[8@X,8]"),
+    (lambda s: xjax.make_array_from_single_device_arrays(
+        _GLOBAL.shape, s, [xjax.device_put(_GLOBAL[i], d)
+                           for d, i in s.addressable_devices_indices_map((8, 8)).items()]),
+     "float32[8@X,8]"),
+])
+def test_global_arrays_carry_their_split_in_their_types(make, want):
+  """Arrays assembled from pieces over Explicit axes are typed as device_put's (the
+  multi-process way to feed a step typed by its shardings)."""
+  a = make(xjax.sharding.NamedSharding(MESH, P("X")))
+  assert str(xjax.typeof(a)) == want
+  np.testing.assert_array_equal(a, _GLOBAL)

@@ -20,10 +20,10 @@ def _env(devices: int) -> dict:
   return env
 
 
-def run_all(commands, timeout: float) -> list:
-  """Runs the commands at once; returns (returncode, output) of each, killing them all when
-  the slowest overruns ``timeout``."""
-  procs = [subprocess.Popen(c, cwd=ROOT, env=_env(2), stdout=subprocess.PIPE,
+def run_all(commands, timeout: float, devices: int = 2) -> list:
+  """Runs the commands at once (each process with ``devices`` CPU devices); returns
+  (returncode, output) of each, killing them all when the slowest overruns ``timeout``."""
+  procs = [subprocess.Popen(c, cwd=ROOT, env=_env(devices), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True) for c in commands]
   deadline = time.monotonic() + timeout
   out = []

@@ -55,7 +55,10 @@ def _check_pieces(pieces: Sequence, sharding: Sharding, aval: ShapedArray) -> No
 
 
 def _assemble(aval: ShapedArray, sharding: Sharding, bufs: list) -> Array:
-  """One Array of the one-device buffers ``bufs`` (in the runtime's device order)."""
+  """One Array of the one-device buffers ``bufs`` (in the runtime's device order); the
+  Explicit mesh axes a NamedSharding splits it over are in its type, as ``device_put``'s."""
+  if isinstance(sharding, NamedSharding):
+    aval = aval.update(sharding=sharding)
   if len(sharding.device_set) == 1:
     return Array._from_buffer(bufs[0], aval, True)
   return Array._from_buffer(buffers.assemble(bufs, sharding, aval.shape, aval.dtype), aval,
