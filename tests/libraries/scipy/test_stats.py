@@ -225,3 +225,43 @@ def test_norm_logcdf_message_as_jax():
   with pytest.raises(TypeError) as info:
     xs.norm.logcdf(np.ones(2, np.float16))
   assert str(info.value) == "x.dtype=float16 is not supported."
+
+
+_MORE_STRONG_CASES = [  # integer k/x with Python-scalar parameters: strong, recorded from JAX
+    (lambda v: xs.geom.logpmf(v, 0.3),
+     [-1.2039728164672852, -1.56064772605896, -1.9173227548599243, -2.2739977836608887]),
+    (lambda v: xs.pareto.logpdf(v, 2.0),
+     [0.6931471824645996, -1.3862943649291992, -2.602689743041992, -3.465735912322998]),
+    (lambda v: xs.nbinom.logpmf(v, 3.0, 0.4),
+     [-2.1610846519470215, -1.9787631034851074, -1.9787640571594238, -2.0841236114501953]),
+    (lambda v: xs.betabinom.logpmf(v, 5.0, 2.0, 3.0),
+     [-1.435084581375122, -1.4350841045379639, -1.6582276821136475, -2.1282312870025635]),
+    (lambda v: xs.poisson.cdf(v, 2.0),
+     [0.406005859375, 0.6766765117645264, 0.8571235537528992, 0.9473470449447632]),
+    (lambda v: xs.logistic.ppf(v / 5),
+     [-1.3862943649291992, -0.40546515583992004, 0.40546518564224243, 1.3862944841384888]),
+    (lambda v: xs.gumbel_r.sf(v),
+     [0.30779939889907837, 0.1265769600868225, 0.048568010330200195, 0.01814889907836914]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_MORE_STRONG_CASES)))
+def test_more_distributions_give_strong_results(case):
+  f, want = _MORE_STRONG_CASES[case]
+  i = jax.numpy.asarray(np.array([1, 2, 3, 4], np.int32))
+  for g in (f, jax.jit(f)):
+    out = g(i)
+    assert out.dtype == np.float32 and not out.weak_type
+    np.testing.assert_allclose(out, want, rtol=2e-6)
+
+
+@pytest.mark.parametrize("f,msg", [  # which check fails first, as JAX
+    (lambda c: xs.vonmises.logpdf(c, c), "gt does not accept dtype complex64"),
+    (lambda c: xs.wrapcauchy.logpdf(c, c), "gt does not accept dtype complex64"),
+    (lambda c: xs.poisson.cdf(c, c), "floor does not accept dtype complex64"),
+    (lambda c: xs.pareto.cdf(c, 2.0), "lt does not accept dtype complex64")])
+def test_complex_arguments_fail_at_jax_first_check(f, msg):
+  c = jax.numpy.asarray(np.array([0.5 + 1j], np.complex64))
+  with pytest.raises(TypeError) as info:
+    f(c)
+  assert str(info.value).startswith(msg)

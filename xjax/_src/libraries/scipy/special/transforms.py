@@ -2,17 +2,17 @@
 from __future__ import annotations
 
 from xjax._src.primitives.custom_derivatives import custom_jvp
-from xjax._src.primitives.lax.elementwise import log, logistic
+from xjax._src.primitives.lax.elementwise import _const, div, log, logistic, mul, sub
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 
 @custom_jvp
 def _logit(x):
-  return log(x / (1 - x))
+  return log(div(x, sub(_const(x, 1), x)))  # 1 typed like x, as JAX's
 
 
-_logit.defjvps(lambda g, ans, x: g / (x * (1 - x)))
+_logit.defjvps(lambda g, ans, x: div(g, mul(x, sub(_const(x, 1), x))))
 
 
 def logit(x):

@@ -2,18 +2,18 @@
 import numpy as np
 
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.primitives.lax.elementwise import lgamma
-from xjax._src.primitives.lax.special import igammac
+from xjax._src.primitives.lax.elementwise import _const, lgamma, lt, ne, sub
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
+from xjax._src.libraries.scipy.special.gamma_functions import gammaincc
 from xjax._src.libraries.scipy.special.information import entr, xlogy
 
 
 def logpmf(k, mu, loc=0):
   k, mu, loc = inexact_arrays("poisson.logpmf", k, mu, loc)
-  x = k - loc
+  x = sub(k, loc)
   out = xlogy(x, mu) - lgamma(x + 1) - mu
-  return jnp.where((x < 0) | (jnp.round(k) != k), -np.inf, out)
+  return jnp.where(jnp.logical_or(lt(x, _const(k, 0)), ne(jnp.round(k), k)), -np.inf, out)
 
 
 def pmf(k, mu, loc=0):
@@ -21,9 +21,11 @@ def pmf(k, mu, loc=0):
 
 
 def cdf(k, mu, loc=0):
-  k, mu, loc = inexact_arrays("poisson.cdf", k, mu, loc)
-  x = k - loc
-  return jnp.where(x < 0, 0.0, igammac(jnp.floor(1 + x), mu))
+  k, mu, loc = inexact_arrays("poisson.logpmf", k, mu, loc)  # JAX's name
+  zero = _const(k, 0)
+  x = sub(k, loc)
+  p = gammaincc(jnp.floor(1 + x), mu)
+  return jnp.where(lt(x, zero), zero, p)
 
 
 def _entropy_by_sum(mu, terms, width):
