@@ -44,6 +44,26 @@ def _iter_rows(self):
   return iter(unstack_rows(self))
 
 
+def _tracer_iter(self):
+  """A traced array's rows as JAX gives them: ``index_in_dim`` (a slice and a squeeze)
+  each; a traced mutable ref's by its own indexing."""
+  if not self.aval.shape:
+    raise TypeError("iteration over a 0-d array")
+  rows = range(self.aval.shape[0])
+  if getattr(self.aval, "_getitem", None) is not None:
+    return (self[i] for i in rows)
+  return (lax.index_in_dim(self, i, keepdims=False) for i in rows)
+
+
+def _clip_method(clip):
+  """``x.clip``: ``clip`` with the bounds passed by name (so its jitted call takes them sorted
+  by name, as JAX's method's does)."""
+  def method(self, min=None, max=None):
+    return clip(self, min=min, max=max)
+  method.__name__, method.__doc__ = "clip", clip.__doc__
+  return method
+
+
 def _getitem(self, idx):
   if type(self) is Array and self._host is not None and host_eval.shortcuts_apply():
     out = host_eval.basic_index(self, idx)
@@ -145,7 +165,7 @@ def install(jnp) -> None:
       "__rdivmod__": lambda self, o: (jnp.floor_divide(o, self), jnp.remainder(o, self)),
       "__getitem__": _getitem,
       "__round__": lambda self, ndigits=None: jnp.round(self, ndigits or 0),
-      "astype": _astype, "copy": _copy, "view": _view, "tobytes": _tobytes,
+      "astype": _astype, "clip": _clip_method(jnp.clip), "copy": _copy, "view": _view, "tobytes": _tobytes,
       "byteswap": _byteswap,
       "itemsize": property(lambda self: self.dtype.itemsize),
       "nbytes": property(lambda self: self.size * self.dtype.itemsize), "reshape": _reshape, "transpose": _transpose,
@@ -158,7 +178,7 @@ def install(jnp) -> None:
   }
   methods = ["sum", "prod", "max", "min", "mean", "var", "std", "all", "any", "argmax",
              "argmin", "ravel", "flatten", "squeeze", "swapaxes", "cumsum", "cumprod",
-             "clip", "conj", "conjugate", "dot", "round", "sort", "argsort", "nonzero",
+             "conj", "conjugate", "dot", "round", "sort", "argsort", "nonzero",
              "repeat", "take", "trace", "diagonal", "ptp", "searchsorted", "choose",
              "compress", "item", "argpartition"]
   for name in methods:
@@ -172,7 +192,8 @@ def install(jnp) -> None:
       setattr(cls, name, value if cls is Tracer or name not in _NUMERIC_ONLY
               else _numeric_only(name, value))
   Tracer.__getitem__ = _tracer_getitem
-  Array.__iter__ = _iter_rows  # (tracers iterate by indexing, in core/trace.py)
+  Array.__iter__ = _iter_rows
+  Tracer.__iter__ = _tracer_iter
   for name in basearray.PUBLIC_ATTRIBUTES:   # readable from the public type too
     if hasattr(Array, name):
       setattr(basearray.Array, name, getattr(Array, name))

@@ -23,12 +23,12 @@ from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, bitwise_a
                                                   shift_left, shift_right_logical, sign as lax_sign,
                                                   sqrt, sub, tan)
 from xjax._src.primitives.lax.reductions import reduce_sum
-from xjax._src.primitives.lax.shapes import full_like, reshape
+from xjax._src.primitives.lax.shapes import broadcast_to_rank, full_like, reshape
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.random import keys
 from xjax._src.libraries.random.sampler_args import (broadcast_shapes_or_shape, const, float_dtype,
-                                                     shape_arg, single_key, to_rank)
+                                                     shape_arg, single_key)
 from xjax._src.libraries.random.out_sharding import with_out_sharding
 
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
@@ -47,7 +47,8 @@ def _uniform(key, minval, maxval, shape, dtype):
   """As JAX computes it: bounds of higher rank than ``shape`` (one element per draw) give
   their own shape (``uniform(key, (), minval=zeros(1))`` has shape (1,)); bounds that do not
   broadcast raise lax's TypeError."""
-  minval, maxval = (to_rank(v, dtype, len(shape)) for v in (minval, maxval))
+  minval, maxval = (convert_element_type(v, dtype) for v in (minval, maxval))
+  minval, maxval = (broadcast_to_rank(v, len(shape)) for v in (minval, maxval))
   out = add(mul(unit_floats(key, shape, dtype), sub(maxval, minval)), minval)
   if get_aval(out).shape != shape:
     out = reshape(out, shape)
@@ -187,11 +188,11 @@ def _gumbel(key, shape, dtype, mode):
   if mode == "highest" and dtype == np.float32:
     return _gumbel_from_64_bits(key, shape)
   if mode in ("high", "highest"):
-    both = _uniform(key, 0., 1., (2, *shape), dtype)
-    high, low = both[0], both[1]
+    high, low = _uniform(key, minval=0., maxval=1., shape=(2, *shape), dtype=dtype)
     x = jnp.where(high >= 0.5, high, high + 2 ** -info.nmant * low + info.tiny)
     return -jnp.log(-jnp.log1p(-x))
-  return -jnp.log(-jnp.log(_uniform(key, info.tiny, 1., shape, dtype)))
+  return -jnp.log(-jnp.log(_uniform(key, minval=info.tiny, maxval=1., shape=shape,
+                                     dtype=dtype)))
 
 
 def _gumbel_from_64_bits(key, shape):

@@ -16,8 +16,9 @@ from xjax._src.foundations import dtypes
 from xjax._src.api.jit import jit
 from xjax._src.primitives.lax.control_flow.loops import scan, while_loop
 from xjax._src.primitives.lax.cumulative import cumsum
-from xjax._src.primitives.lax.elementwise import (add, clamp, convert_element_type, div, floor,
-                                                  lgamma, log, log1p, mul, rem, select, sqrt)
+from xjax._src.primitives.lax.elementwise import (_const, add, clamp, convert_element_type, div,
+                                                  floor, gt, lgamma, log, log1p, mul, rem, select,
+                                                  sqrt)
 from xjax._src.primitives.lax.shapes import broadcast_to_rank, expand_dims, full_like, reshape
 from xjax._src.primitives.lax.sorting import sort_key_val, top_k
 from xjax._src.libraries.numpy import namespace as jnp
@@ -47,17 +48,18 @@ def randint(key, shape, minval, maxval, dtype=None):
   sampled = dtype
   if info.bits < 32:  # narrow integers are drawn as int32 (less modulo bias), then cast
     sampled = np.dtype(np.int32)
-    minval = jnp.clip(jnp.asarray(minval).astype(sampled), int(info.min), int(info.max))
-    maxval = jnp.clip(jnp.asarray(maxval).astype(sampled), int(info.min), int(info.max) + 1)
+    minval = jnp.asarray(minval).astype(sampled).clip(int(info.min), int(info.max))
+    maxval = jnp.asarray(maxval).astype(sampled).clip(int(info.min), int(info.max) + 1)
   return _randint(key, minval, maxval, shape, sampled).astype(dtype)
 
 
 def _clip_to(val, dtype):
-  """Integer ``val`` converted to the integer ``dtype``, saturating instead of wrapping."""
+  """Integer ``val`` converted to the integer ``dtype``, saturating instead of wrapping (the
+  bounds are weak where ``val`` is a weak scalar, as JAX's)."""
   have, want = dtypes.iinfo(val.dtype), dtypes.iinfo(dtype)
-  lo = const(val.dtype, max(want.min, have.min))
-  hi = const(val.dtype, min(want.max, have.max))
-  return convert_element_type(clamp(lo, val, hi), dtype)
+  lo = _const(val, max(want.min, have.min))
+  hi = _const(val, min(want.max, have.max))
+  return jnp.clip(val, lo, hi).astype(dtype)
 
 
 @partial(jit, static_argnums=(3, 4))
@@ -66,10 +68,11 @@ def _randint(key, minval, maxval, shape, dtype):
   minval, maxval = (v if dtypes.is_integer(v.dtype) else v.astype(int)
                     for v in (jnp.asarray(minval), jnp.asarray(maxval)))
   # maxval one past the dtype's largest value (randint(k, s, 0, 256, uint8)) widens the span
-  dtype_max = min(dtypes.iinfo(dtype).max, dtypes.iinfo(maxval.dtype).max)
-  maxval_beyond = maxval > const(maxval.dtype, dtype_max)
-  minval = broadcast_to_rank(_clip_to(minval, dtype), len(shape))
-  maxval = broadcast_to_rank(_clip_to(maxval, dtype), len(shape))
+  dtype_max = _clip_to(jnp.array(dtypes.iinfo(dtype).max, dtype), maxval.dtype)
+  maxval_beyond = gt(maxval, dtype_max)
+  minval = _clip_to(minval, dtype)
+  maxval = _clip_to(maxval, dtype)
+  minval, maxval = (broadcast_to_rank(v, len(shape)) for v in (minval, maxval))
   nbits = dtypes.iinfo(dtype).bits
   uint = np.dtype(f"uint{nbits}")
   # 2 * nbits random bits per value, reduced modulo the span (wrapping to 0 = the full range)
@@ -157,7 +160,6 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
   return _categorical(key, logits, shape, batch_shape, axis, replace, mode)
 
 
-@partial(jit, static_argnums=(2, 3, 4, 5, 6))
 def _categorical(key, logits, shape, batch_shape, axis, replace, mode):
   prefix = shape[:len(shape) - len(batch_shape)]
   if replace:

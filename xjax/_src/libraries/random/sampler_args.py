@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.primitives.lax.elementwise import convert_element_type
-from xjax._src.primitives.lax.shapes import broadcast_to_rank
 from xjax._src.libraries.random.keys import _shape_arg, check_prng_key
 
 
@@ -69,8 +67,3 @@ def int_dtype(name: str, dtype) -> np.dtype:
 def const(dtype, value):
   """A NumPy scalar of ``dtype`` (a strongly typed constant for lax arithmetic)."""
   return np.array(value, dtype)[()]
-
-
-def to_rank(x, dtype, rank: int):
-  """A parameter converted to ``dtype`` with leading unit dims up to ``rank``."""
-  return broadcast_to_rank(convert_element_type(x, dtype), rank)
