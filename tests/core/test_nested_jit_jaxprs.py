@@ -33,6 +33,8 @@ PROGRAMS = {
     "cumulative_prod_initial": (lambda x: jnp.cumulative_prod(x, axis=1, include_initial=True),
                                 (M33,)),
     "slice_strides": (lambda x: lax.slice(x, (0,), (2,), (1,)), (X3,)),
+    "hypot": (lambda x: jnp.hypot(x, x), (M23,)),
+    "heaviside": (lambda x: jnp.heaviside(x, 0.5), (M23,)),
     "random_uniform": (lambda k: jax.random.uniform(k, (2,)), (K0,)),
     "random_uniform_bounds": (lambda k, lo: jax.random.uniform(k, (2, 3), minval=lo, maxval=2.),
                               (K0, jnp.zeros((2, 1)))),
@@ -574,6 +576,66 @@ RECORDED = {
         '    f:f32[3] = squeeze[dimensions=(0,)] e\n'
         '    g:f32[3] = mul f 2.0:f32[]\n'
         '  in (d, g) }'
+    ),
+    'hypot': (
+        'let hypot = { lambda ; a:f32[2,3] b:f32[2,3]. let\n'
+        '    c:f32[2,3] = abs a\n'
+        '    d:f32[2,3] = abs b\n'
+        '    e:bool[2,3] = eq c inf:f32[]\n'
+        '    f:bool[2,3] = eq d inf:f32[]\n'
+        '    g:bool[2,3] = or e f\n'
+        '    h:f32[2,3] = max c d\n'
+        '    i:f32[2,3] = min c d\n'
+        '    j:bool[2,3] = eq h 0.0:f32[]\n'
+        '    k:bool[2,3] = eq h 0.0:f32[]\n'
+        '    l:f32[2,3] = broadcast_in_dim 1.0:f32[]\n'
+        '    m:f32[2,3] = jit[name=_where jaxpr=_where] k l h\n'
+        '    n:f32[2,3] = div i m\n'
+        '    o:f32[2,3] = square n\n'
+        '    p:f32[2,3] = add 1.0:f32[] o\n'
+        '    q:f32[2,3] = sqrt p\n'
+        '    r:f32[2,3] = mul h q\n'
+        '    s:f32[2,3] = jit[name=_where jaxpr=_where] j h r\n'
+        '    t:f32[2,3] = jit[\n'
+        '      name=_where\n'
+        '      jaxpr={ lambda ; g:bool[2,3] u:f32[] s:f32[2,3]. let\n'
+        '          v:f32[2,3] = broadcast_in_dim u\n'
+        '          t:f32[2,3] = select_n g s v\n'
+        '        in (t,) }\n'
+        '    ] g inf:f32[] s\n'
+        '  in (t,) } in\n'
+        'let _where = { lambda ; w:bool[2,3] x:f32[2,3] y:f32[2,3]. let\n'
+        '    z:f32[2,3] = select_n w y x\n'
+        '  in (z,) } in\n'
+        '{ lambda ; ba:f32[2,3]. let\n'
+        '    bb:f32[2,3] = jit[name=hypot jaxpr=hypot] ba ba\n'
+        '  in (bb,) }'
+    ),
+    'heaviside': (
+        'let _where = { lambda ; a:bool[2,3] b:f32[] c:f32[2,3]. let\n'
+        '    d:f32[2,3] = broadcast_in_dim b\n'
+        '    e:f32[2,3] = select_n a c d\n'
+        '  in (e,) } in\n'
+        '{ lambda ; f:f32[2,3]. let\n'
+        '    g:f32[2,3] = jit[\n'
+        '      name=heaviside\n'
+        '      jaxpr={ lambda ; f:f32[2,3] h:f32[]. let\n'
+        '          i:f32[] = convert_element_type[new_dtype=float32 weak_type=False] h\n'
+        '          j:bool[2,3] = lt f 0.0:f32[]\n'
+        '          k:bool[2,3] = gt f 0.0:f32[]\n'
+        '          l:bool[2,3] = ne f f\n'
+        '          m:f32[2,3] = jit[\n'
+        '            name=_where\n'
+        '            jaxpr={ lambda ; l:bool[2,3] f:f32[2,3] i:f32[]. let\n'
+        '                n:f32[2,3] = broadcast_in_dim i\n'
+        '                m:f32[2,3] = select_n l n f\n'
+        '              in (m,) }\n'
+        '          ] l f i\n'
+        '          o:f32[2,3] = jit[name=_where jaxpr=_where] k 1.0:f32[] m\n'
+        '          g:f32[2,3] = jit[name=_where jaxpr=_where] j 0.0:f32[] o\n'
+        '        in (g,) }\n'
+        '    ] f 0.5:f32[]\n'
+        '  in (g,) }'
     ),
 }
 

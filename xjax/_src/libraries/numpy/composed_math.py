@@ -13,7 +13,7 @@ from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.api.transformations import jvp
 from xjax._src.primitives.lax.bit_conversions import bitcast_convert_type
-from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, atan2, bessel_i0e,
+from xjax._src.primitives.lax.elementwise import (_const, abs as lax_abs, add, atan2, bessel_i0e,
                                                   bitwise_and, bitwise_not, bitwise_or,
                                                   ceil as lax_ceil, complex as lax_complex,
                                                   conj as lax_conj, convert_element_type, div, eq,
@@ -23,7 +23,8 @@ from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, atan2, be
                                                   ne, neg, nextafter as lax_nextafter,
                                                   population_count, pow as lax_pow,
                                                   real as lax_real, rem, select_n,
-                                                  shift_right_logical, sin, sqrt, sub as lax_sub)
+                                                  shift_right_logical, sin, sqrt, square,
+                                                  sub as lax_sub)
 from xjax._src.primitives.lax.shapes import full_like
 from xjax._src.primitives.lax.rounding import round_half_even
 from xjax._src.libraries.numpy import ufuncs
@@ -154,12 +155,12 @@ def hypot(x1, x2, /):
     raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
                      "convert to real values first, such as by using abs(x)")
   a, b = lax_abs(a), lax_abs(b)
-  hi, lo = lax_max(a, b), lax_min(a, b)
-  safe = select_n(eq(hi, _c(hi, 0)), hi, full_like(hi, 1))
-  r = mul(hi, sqrt(add(_wc(hi, 1), integer_pow(div(lo, safe), 2))))
-  r = select_n(eq(hi, _c(hi, 0)), r, hi)
-  # an infinite side wins over a NaN one, as in C's hypot
-  return select_n(bitwise_or(isinf(a), isinf(b)), r, full_like(r, np.inf))
+  any_inf = bitwise_or(isposinf(a), isposinf(b))   # an infinite side wins over a NaN one
+  hi, lo = ufuncs.maximum(a, b), ufuncs.minimum(a, b)
+  at_zero = eq(hi, _c(hi, 0))
+  safe = _where(eq(hi, _c(hi, 0)), full_like(hi, 1), hi)
+  r = _where(at_zero, hi, mul(hi, sqrt(add(_wc(hi, 1), square(div(lo, safe))))))
+  return _where(any_inf, _const(r, np.inf), r)
 
 
 @compiled_when_eager(inline=True)  # (one program when eager, as JAX's ufunc)
@@ -257,10 +258,8 @@ def sinc(x, /):
 @compiled_when_eager(staged="heaviside")
 def heaviside(x1, x2, /):
   a, b = promote_args_inexact("heaviside", x1, x2)
-  a, b = broadcast_arrays(a, b)
-  pos = select_n(gt(a, _c(a, 0)), b, full_like(a, 1))
-  out = select_n(lt(a, _c(a, 0)), pos, full_like(a, 0))
-  return select_n(ne(a, a), out, a)  # NaN stays NaN
+  zero = _const(a, 0)
+  return _where(lt(a, zero), zero, _where(gt(a, zero), _const(a, 1), _where(ne(a, a), a, b)))
 
 
 @compiled_when_eager(staged="signbit")
