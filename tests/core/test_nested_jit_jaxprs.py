@@ -33,6 +33,8 @@ PROGRAMS = {
     "cumulative_prod_initial": (lambda x: jnp.cumulative_prod(x, axis=1, include_initial=True),
                                 (M33,)),
     "slice_strides": (lambda x: lax.slice(x, (0,), (2,), (1,)), (X3,)),
+    "isclose": (lambda x, y: jnp.isclose(x, y), (M23, M23)),
+    "isclose_equal_nan_int": (lambda x: jnp.isclose(x, 3, equal_nan=True), (I3,)),
     "hypot": (lambda x: jnp.hypot(x, x), (M23,)),
     "heaviside": (lambda x: jnp.heaviside(x, 0.5), (M23,)),
     "random_uniform": (lambda k: jax.random.uniform(k, (2,)), (K0,)),
@@ -636,6 +638,50 @@ RECORDED = {
         '        in (g,) }\n'
         '    ] f 0.5:f32[]\n'
         '  in (g,) }'
+    ),
+    'isclose': (
+        'let isclose = { lambda ; a:f32[2,3] b:f32[2,3]. let\n'
+        '    c:bool[2,3] = ne a a\n'
+        '    d:bool[2,3] = ne b b\n'
+        '    e:bool[2,3] = and c d\n'
+        '    f:bool[2,3] = is_finite b\n'
+        '    g:f32[2,3] = sub a b\n'
+        '    h:f32[2,3] = abs g\n'
+        '    i:f32[2,3] = abs b\n'
+        '    j:f32[2,3] = mul 9.999999747378752e-06:f32[] i\n'
+        '    k:f32[2,3] = add 9.99999993922529e-09:f32[] j\n'
+        '    l:bool[2,3] = le h k\n'
+        '    m:bool[2,3] = eq a b\n'
+        '    n:bool[2,3] = and f l\n'
+        '    o:bool[2,3] = or m n\n'
+        '  in (o,) } in\n'
+        '{ lambda ; p:f32[2,3] q:f32[2,3]. let\n'
+        '    r:bool[2,3] = jit[name=isclose jaxpr=isclose] p q\n'
+        '  in (r,) }'
+    ),
+    'isclose_equal_nan_int': (
+        'let isclose = { lambda ; a:i32[3] b:i32[]. let\n'
+        '    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b\n'
+        '    d:f32[3] = convert_element_type[new_dtype=float32 weak_type=False] a\n'
+        '    e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c\n'
+        '    f:bool[3] = ne d d\n'
+        '    g:bool[] = ne e e\n'
+        '    h:bool[3] = and f g\n'
+        '    i:bool[] = is_finite e\n'
+        '    j:f32[3] = sub d e\n'
+        '    k:f32[3] = abs j\n'
+        '    l:f32[] = abs e\n'
+        '    m:f32[] = mul 9.999999747378752e-06:f32[] l\n'
+        '    n:f32[] = add 9.99999993922529e-09:f32[] m\n'
+        '    o:bool[3] = le k n\n'
+        '    p:bool[3] = eq d e\n'
+        '    q:bool[3] = and i o\n'
+        '    r:bool[3] = or p q\n'
+        '    s:bool[3] = or r h\n'
+        '  in (s,) } in\n'
+        '{ lambda ; t:i32[3]. let\n'
+        '    u:bool[3] = jit[name=isclose jaxpr=isclose] t 3:i32[]\n'
+        '  in (u,) }'
     ),
 }
 

@@ -12,7 +12,8 @@ from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, clamp, conj,
-                                                  convert_element_type, div, eq as lax_eq, mul,
+                                                  convert_element_type, div, eq as lax_eq,
+                                                  le as lax_le, mul,
                                                   max as lax_max, select_n, sub)
 from xjax._src.primitives.lax.reductions import reduce_sum
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota,
@@ -23,7 +24,7 @@ from xjax._src.primitives.lax.sorting import sort_key_val
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
-from xjax._src.libraries.numpy.composed_math import isinf, isnan
+from xjax._src.libraries.numpy.composed_math import isfinite, isinf, isnan
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.cumulative import cumsum
 from xjax._src.libraries.numpy.nonzero import _unravel
@@ -40,25 +41,22 @@ from xjax._src.libraries.numpy.where import where
 
 @compiled_when_eager(staged="isclose", static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-  """|a - b| <= atol + rtol * |b|, elementwise (infinities equal only to themselves)."""
+  """a == b, or b finite and |a - b| <= atol + rtol * |b|, elementwise (integers compared as
+  floats, keys by equality)."""
   a, b = promote_args("isclose", a, b)
+  if dtypes.is_extended(get_aval(a).dtype):
+    return lax_eq(a, b)
+  a, b = promote_args_inexact("isclose", a, b)
   dt = get_aval(a).dtype
-  if not dtypes.is_inexact(dt):
-    return convert_element_type(ufuncs.equal(a, b), np.bool_, False)
-  rdt = dtypes.to_inexact_dtype(dt) if not dtypes.is_complex(dt) else \
-      np.dtype(np.float32 if dt == np.complex64 else np.float64)
-  rtol = asarray(rtol, rdt)
-  atol = asarray(atol, rdt)
-  out = ufuncs.less_equal(lax_abs(ufuncs.subtract(a, b)),
-                          add(atol, mul(rtol, lax_abs(b))))
-  inf_a, inf_b = isinf(a), isinf(b)
-  any_inf = ufuncs.logical_or(inf_a, inf_b)
-  both_same_inf = ufuncs.logical_and(ufuncs.logical_and(inf_a, inf_b), ufuncs.equal(a, b))
-  out = ufuncs.logical_and(out, ufuncs.logical_not(any_inf))
-  out = ufuncs.logical_or(out, both_same_inf)
-  if equal_nan:
-    out = ufuncs.logical_or(out, ufuncs.logical_and(isnan(a), isnan(b)))
-  return out
+  if dtypes.is_complex(dt):
+    dt = np.array(0, dt).real.dtype
+  rtol = convert_element_type(rtol, dt)
+  atol = convert_element_type(atol, dt)
+  both_nan = ufuncs.logical_and(isnan(a), isnan(b))
+  check_fin = isfinite(b)
+  in_range = lax_le(lax_abs(sub(a, b)), add(atol, mul(rtol, lax_abs(b))))
+  out = ufuncs.logical_or(lax_eq(a, b), ufuncs.logical_and(check_fin, in_range))
+  return ufuncs.logical_or(out, both_nan) if equal_nan else out
 
 
 @compiled_when_eager(staged="allclose", static_argnames=("equal_nan",))
