@@ -177,14 +177,21 @@ _mean = mean  # var's and std's `mean=` keyword shadows the name
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
   """The variance along ``axis``; ``mean`` (with the reduced axes kept) skips computing it."""
-  _check_out(out, "var")
-  check_arraylike("var", a)
+  ddof = _ddof("var", a, out, ddof, correction)
+  axes = _axes(axis, get_aval(a).ndim, IndexError)
+  return _var(a, ddof, axis=axes, dtype=dtype, keepdims=keepdims, where=where, mean=mean)
+
+
+def _ddof(name, a, out, ddof, correction):
+  """var's and std's ddof (``correction`` is its other name), their arguments checked first
+  as JAX checks them."""
+  _check_out(out, name)
+  check_arraylike(name, a)
   if correction is not None:
     if ddof != 0:
       raise ValueError("ddof and correction can't be provided simultaneously.")
     ddof = correction
-  axes = _axes(axis, get_aval(a).ndim, IndexError)
-  return _var(a, ddof, axis=axes, dtype=dtype, keepdims=keepdims, where=where, mean=mean)
+  return ddof
 
 
 @compiled_when_eager(staged="_var", static_argnames=("axis", "dtype", "keepdims"))
@@ -225,15 +232,10 @@ def _var(a, ddof, *, axis, dtype, keepdims, where, mean):
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
-  _check_out(out, "std")
-  check_arraylike("std", a)
-  if dtype is not None and not dtypes.is_inexact(dtypes.check_user_dtype_supported(dtype,
-                                                                                   "std")):
-    raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
-  if correction is not None:
-    if ddof != 0:
-      raise ValueError("ddof and correction can't be provided simultaneously.")
-    ddof = correction
+  ddof = _ddof("std", a, out, ddof, correction)
+  checked = None if dtype is None else dtypes.check_user_dtype_supported(dtype, "std")
+  if checked is not None and not dtypes.is_inexact(checked):
+    raise ValueError(f"dtype argument to jnp.std must be inexact; got {checked}")
   axes = _axes(axis, get_aval(a).ndim, IndexError)
   return _std(a, ddof, axis=axes, dtype=dtype, keepdims=keepdims, where=where, mean=mean)
 
