@@ -46,6 +46,8 @@ PROGRAMS = {
     "random_randint": (lambda k: jax.random.randint(k, (3,), 0, 10), (K1,)),
     "random_randint_uint8": (lambda k: jax.random.randint(k, (3,), 0, 256, jnp.uint8), (K1,)),
     "unpack_rows": (lambda x: [r * 2 for r in x], (M23,)),
+    "cross": (lambda x, y: jnp.cross(x, y), (M23, M23)),
+    "cross_vmap": (jax.vmap(lambda x, y: jnp.cross(x, y)), (M23, M23)),
 }
 
 # str(jax.make_jaxpr(f)(*args)) under JAX 0.10.2
@@ -682,6 +684,71 @@ RECORDED = {
         '{ lambda ; t:i32[3]. let\n'
         '    u:bool[3] = jit[name=isclose jaxpr=isclose] t 3:i32[]\n'
         '  in (u,) }'
+    ),
+    'cross': (
+        'let cross = { lambda ; a:f32[2,3] b:f32[2,3]. let\n'
+        '    c:f32[2,1] = slice[limit_indices=(2, 1) start_indices=(0, 0) strides=None] a\n'
+        '    d:f32[2] = squeeze[dimensions=(1,)] c\n'
+        '    e:f32[2,1] = slice[limit_indices=(2, 2) start_indices=(0, 1) strides=None] a\n'
+        '    f:f32[2] = squeeze[dimensions=(1,)] e\n'
+        '    g:f32[2,1] = slice[limit_indices=(2, 3) start_indices=(0, 2) strides=None] a\n'
+        '    h:f32[2] = squeeze[dimensions=(1,)] g\n'
+        '    i:f32[2,1] = slice[limit_indices=(2, 1) start_indices=(0, 0) strides=None] b\n'
+        '    j:f32[2] = squeeze[dimensions=(1,)] i\n'
+        '    k:f32[2,1] = slice[limit_indices=(2, 2) start_indices=(0, 1) strides=None] b\n'
+        '    l:f32[2] = squeeze[dimensions=(1,)] k\n'
+        '    m:f32[2,1] = slice[limit_indices=(2, 3) start_indices=(0, 2) strides=None] b\n'
+        '    n:f32[2] = squeeze[dimensions=(1,)] m\n'
+        '    o:f32[2] = mul f n\n'
+        '    p:f32[2] = mul h l\n'
+        '    q:f32[2] = sub o p\n'
+        '    r:f32[2] = mul h j\n'
+        '    s:f32[2] = mul d n\n'
+        '    t:f32[2] = sub r s\n'
+        '    u:f32[2] = mul d l\n'
+        '    v:f32[2] = mul f j\n'
+        '    w:f32[2] = sub u v\n'
+        '    x:f32[1,2] = broadcast_in_dim[broadcast_dimensions=(1,)] q\n'
+        '    y:f32[1,2] = broadcast_in_dim[broadcast_dimensions=(1,)] t\n'
+        '    z:f32[1,2] = broadcast_in_dim[broadcast_dimensions=(1,)] w\n'
+        '    ba:f32[3,2] = concatenate[dimension=0] x y z\n'
+        '    bb:f32[2,3] = transpose[permutation=(1, 0)] ba\n'
+        '  in (bb,) } in\n'
+        '{ lambda ; bc:f32[2,3] bd:f32[2,3]. let\n'
+        '    be:f32[2,3] = jit[name=cross jaxpr=cross] bc bd\n'
+        '  in (be,) }'
+    ),
+    'cross_vmap': (
+        'let cross = { lambda ; a:f32[2,3] b:f32[2,3]. let\n'
+        '    c:f32[2,1] = slice[limit_indices=(2, 1) start_indices=(0, 0) strides=None] a\n'
+        '    d:f32[2] = squeeze[dimensions=(1,)] c\n'
+        '    e:f32[2,1] = slice[limit_indices=(2, 2) start_indices=(0, 1) strides=None] a\n'
+        '    f:f32[2] = squeeze[dimensions=(1,)] e\n'
+        '    g:f32[2,1] = slice[limit_indices=(2, 3) start_indices=(0, 2) strides=None] a\n'
+        '    h:f32[2] = squeeze[dimensions=(1,)] g\n'
+        '    i:f32[2,1] = slice[limit_indices=(2, 1) start_indices=(0, 0) strides=None] b\n'
+        '    j:f32[2] = squeeze[dimensions=(1,)] i\n'
+        '    k:f32[2,1] = slice[limit_indices=(2, 2) start_indices=(0, 1) strides=None] b\n'
+        '    l:f32[2] = squeeze[dimensions=(1,)] k\n'
+        '    m:f32[2,1] = slice[limit_indices=(2, 3) start_indices=(0, 2) strides=None] b\n'
+        '    n:f32[2] = squeeze[dimensions=(1,)] m\n'
+        '    o:f32[2] = mul f n\n'
+        '    p:f32[2] = mul h l\n'
+        '    q:f32[2] = sub o p\n'
+        '    r:f32[2] = mul h j\n'
+        '    s:f32[2] = mul d n\n'
+        '    t:f32[2] = sub r s\n'
+        '    u:f32[2] = mul d l\n'
+        '    v:f32[2] = mul f j\n'
+        '    w:f32[2] = sub u v\n'
+        '    x:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] q\n'
+        '    y:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] t\n'
+        '    z:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] w\n'
+        '    ba:f32[2,3] = concatenate[dimension=1] x y z\n'
+        '  in (ba,) } in\n'
+        '{ lambda ; bb:f32[2,3] bc:f32[2,3]. let\n'
+        '    bd:f32[2,3] = jit[name=cross jaxpr=cross] bb bc\n'
+        '  in (bd,) }'
     ),
 }
 

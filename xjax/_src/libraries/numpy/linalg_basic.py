@@ -9,12 +9,13 @@ from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.dot import dot_general
 from xjax._src.primitives.lax.elementwise import convert_element_type, mul
-from xjax._src.primitives.lax.shapes import full_like, index_in_dim, reshape, squeeze, transpose
+from xjax._src.primitives.lax.shapes import reshape, squeeze, transpose
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.composed_math import conjugate
+from xjax._src.libraries.numpy.creation import array, zeros_like
 from xjax._src.libraries.numpy.promotion import promote_dtypes
-from xjax._src.libraries.numpy.shaping import broadcast_arrays, expand_dims, moveaxis, ravel, stack
-from xjax._src.libraries.numpy.ufuncs import multiply, subtract
+from xjax._src.libraries.numpy.shaping import broadcast_arrays, expand_dims, moveaxis, ravel
+from xjax._src.libraries.numpy.ufuncs import multiply
 
 
 @compiled_when_eager(static_argnames=("precision", "preferred_element_type", "out_sharding"))
@@ -201,24 +202,20 @@ def kron(a, b):
 
 @compiled_when_eager(staged="cross", static_argnames=("axisa", "axisb", "axisc", "axis"))
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-  """Cross product of 2- or 3-vectors."""
+  """Cross product of 2- or 3-vectors: components by static indexing, products with the
+  operators' promotion, the result built as an array of the three components."""
+  check_arraylike("cross", a, b)
   if axis is not None:
     axisa = axisb = axisc = axis
-  a, b = promote_dtypes(a, b)
   a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)
-  if get_aval(a).shape[-1] not in (2, 3) or get_aval(b).shape[-1] not in (2, 3):
+  na, nb = get_aval(a).shape[-1], get_aval(b).shape[-1]
+  if na not in (2, 3) or nb not in (2, 3):
     raise ValueError("Dimension must be either 2 or 3 for cross product")
-
-  def comp(x, i):
-    return index_in_dim(x, i, get_aval(x).ndim - 1, keepdims=False) \
-        if i < get_aval(x).shape[-1] else full_like(
-            index_in_dim(x, 0, get_aval(x).ndim - 1, keepdims=False), 0)
-  a0, a1, a2 = (comp(a, i) for i in range(3))
-  b0, b1, b2 = (comp(b, i) for i in range(3))
-  c2 = subtract(multiply(a0, b1), multiply(a1, b0))
-  if get_aval(a).shape[-1] == 2 and get_aval(b).shape[-1] == 2:
-    return c2
-  c0 = subtract(multiply(a1, b2), multiply(a2, b1))
-  c1 = subtract(multiply(a2, b0), multiply(a0, b2))
-  c = stack(broadcast_arrays(c0, c1, c2), axis=-1)
-  return moveaxis(c, -1, axisc)
+  if na == 2 and nb == 2:
+    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+  a0, a1 = a[..., 0], a[..., 1]
+  a2 = a[..., 2] if na == 3 else zeros_like(a0)
+  b0, b1 = b[..., 0], b[..., 1]
+  b2 = b[..., 2] if nb == 3 else zeros_like(b0)
+  c = array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
+  return moveaxis(c, 0, axisc)

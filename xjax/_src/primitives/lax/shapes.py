@@ -536,10 +536,9 @@ def _slice_batch(axis, args, dims, *, start_indices, limit_indices, strides):
   (x,), (d,) = args, dims
   starts = list(start_indices)
   limits = list(limit_indices)
-  st = list(strides) if strides else [1] * len(starts)
   starts.insert(d, 0)
   limits.insert(d, axis.size)
-  st.insert(d, 1)
+  st = None if strides is None else [*strides[:d], 1, *strides[d:]]   # None stays None
   return slice(x, starts, limits, st), d
 
 
