@@ -164,7 +164,7 @@ STACKS = {
          "tokens", "token_classes", "trace_markers", "control_flow.carried_refs", "linalg.rules"],
         # the small families on the base
         ["control_flow.associative", "control_flow.conditionals", "control_flow.loops", "dot",
-         "fft", "general_reduce", "linear_solve", "rng", "rounding", "stacking",
+         "fft", "general_reduce", "linear_solve", "log_add", "rng", "rounding", "stacking",
          "parallel", "shard_map"],  # pcast asks shard_map for its manual axes
         ["gather_scatter", "scaled_dot", "special", "windowed"],  # on dot and control flow
         ["cumulative", "select_and_scatter", "sorting"],  # on windowed ops and gather

@@ -253,3 +253,14 @@ def test_complex_cummax_cummin_order_as_jax():
   np.testing.assert_array_equal(jax.jit(lax.cummin)(c), [1 + 1j, 1 + 1j, 0.5j, 0.5j, np.nan])
   np.testing.assert_array_equal(jax.vmap(lax.cummax)(c[None, :4]), [[1 + 1j, 2 - 1j, 2 - 1j,
                                                                       2 + 3j]])
+
+
+def test_complex_cumlogsumexp_as_jax():
+  """cumlogsumexp of complex values is JAX's (values recorded from JAX 0.10.2): the
+  log-add of the larger operand, imaginary parts wrapped into (-pi, pi]."""
+  c = jnp.asarray([1 + 1j, 2 - 1j, 0.5j, 2 + 3j], jnp.complex64)
+  want = np.array([1 + 1.000000238418579j, 1.906323790550232 - 0.623828649520874j,
+                   1.976453185081482 - 0.4985532760620117j,
+                   0.9549762010574341 - 1.9560368061065674j], np.complex64)
+  np.testing.assert_allclose(lax.cumlogsumexp(c), want, rtol=1e-6)
+  np.testing.assert_allclose(jax.jit(lax.cumlogsumexp)(c), want, rtol=1e-6)

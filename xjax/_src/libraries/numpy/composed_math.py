@@ -25,6 +25,7 @@ from xjax._src.primitives.lax.elementwise import (_const, abs as lax_abs, add, a
                                                   real as lax_real, rem, select_n,
                                                   shift_right_logical, sin, sqrt, square,
                                                   sub as lax_sub)
+from xjax._src.primitives.lax.log_add import log_add_complex
 from xjax._src.primitives.lax.shapes import full_like
 from xjax._src.primitives.lax.rounding import round_half_even
 from xjax._src.libraries.numpy import ufuncs
@@ -175,23 +176,13 @@ def _log_add(a, b, exp, scale=None):
   of ``exp``, stably; a NaN difference (inf - inf, or a NaN) gives a + b.  Complex inputs
   (ordered as lax.max orders them) take JAX's form, the imaginary part wrapped into one
   period of the base's logarithm."""
-  amax = lax_max(a, b)
   if dtypes.is_complex(get_aval(a).dtype):
-    tail = log1p(exp(lax_sub(add(a, b), mul(amax, _c(amax, 2)))))
-    out = add(amax, tail if scale is None else mul(scale, tail))
-    half_period = np.pi if scale is None else np.pi / np.log(2)
-    return lax_complex(lax_real(out), _wrapped(lax_imag(out), half_period))
+    return log_add_complex(a, b, exp, scale)
+  amax = lax_max(a, b)
   delta = lax_sub(a, b)
   nan, both = isnan(delta), add(a, b)  # (in JAX's order, which its jaxprs show)
   tail = log1p(exp(neg(lax_abs(delta))))
   return select_n(nan, add(amax, tail if scale is None else mul(scale, tail)), both)
-
-
-def _wrapped(x, half: float):
-  """``x`` wrapped into [-half, half)."""
-  r = rem(add(x, _c(x, half)), _c(x, 2 * half))
-  r = select_n(lt(r, _c(x, 0)), r, add(r, _c(x, 2 * half)))
-  return lax_sub(r, _c(x, half))
 
 
 def _named(name: str):

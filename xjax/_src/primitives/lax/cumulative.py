@@ -17,6 +17,8 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
 from xjax._src.primitives.lax.control_flow.associative import associative_scan
+from xjax._src.primitives.lax.log_add import log_add_complex
+from xjax._src.primitives.traced_lowering import inline_traced
 from xjax._src.primitives.lax.reductions import _HLO_OPS, _identity, reduce_prod_p, reduce_sum
 from xjax._src.primitives.lax.operand_checks import dtype_checker
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
@@ -59,6 +61,9 @@ def _lowering(op):
     init = ctx.constant(ident, scalar)
 
     def body(sub, accs, xs):
+      if op == "logaddexp" and dtypes.is_complex(aval.dtype):  # (traced from lax, as JAX)
+        return inline_traced(sub, lambda a, b: [log_add_complex(a, b)], [scalar, scalar],
+                             [accs[0], xs[0]])
       if op == "logaddexp":
         return [_logaddexp_body(sub, accs[0], xs[0])]
       if op in ("max", "min") and dtypes.is_complex(aval.dtype):  # (real, imag) order
@@ -112,7 +117,7 @@ cumsum_p = _cumprim("cumsum", "add", dtype_checker("int", "inexact"))
 cumprod_p = _cumprim("cumprod", "mul", dtype_checker("int", "inexact"))
 cummax_p = _cumprim("cummax", "max", dtype_checker("int", "inexact"))
 cummin_p = _cumprim("cummin", "min", dtype_checker("int", "inexact"))
-cumlogsumexp_p = _cumprim("cumlogsumexp", "logaddexp", dtype_checker("float"))
+cumlogsumexp_p = _cumprim("cumlogsumexp", "logaddexp", dtype_checker("inexact"))
 
 
 def _cumsum_transpose(ct, x, *, axis, reverse):
@@ -122,6 +127,8 @@ def _cumsum_transpose(ct, x, *, axis, reverse):
 
 
 def _logaddexp(a, b):
+  if dtypes.is_complex(get_aval(a).dtype):
+    return log_add_complex(a, b)
   m = ew.max(a, b)
   aval = get_aval(m)
   safe = ew.select_n(ew.is_finite(m), shapes.full(aval.shape, 0, aval.dtype), m)
