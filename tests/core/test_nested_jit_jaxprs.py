@@ -48,6 +48,8 @@ PROGRAMS = {
     "unpack_rows": (lambda x: [r * 2 for r in x], (M23,)),
     "cross": (lambda x, y: jnp.cross(x, y), (M23, M23)),
     "cross_vmap": (jax.vmap(lambda x, y: jnp.cross(x, y)), (M23, M23)),
+    "nanmean": (lambda x: jnp.nanmean(x), (M23,)),
+    "nanmean_axis_where": (lambda x, w: jnp.nanmean(x, axis=1, where=w), (M23, M23 > 1)),
 }
 
 # str(jax.make_jaxpr(f)(*args)) under JAX 0.10.2
@@ -749,6 +751,70 @@ RECORDED = {
         '{ lambda ; bb:f32[2,3] bc:f32[2,3]. let\n'
         '    bd:f32[2,3] = jit[name=cross jaxpr=cross] bb bc\n'
         '  in (bd,) }'
+    ),
+    'nanmean': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[] = jit[\n'
+        '      name=nanmean\n'
+        '      jaxpr={ lambda ; a:f32[2,3]. let\n'
+        '          c:bool[2,3] = ne a a\n'
+        '          d:bool[2,3] = not c\n'
+        '          e:i32[2,3] = convert_element_type[new_dtype=int32 weak_type=False] d\n'
+        '          f:f32[2,3] = convert_element_type[new_dtype=float32 weak_type=False] e\n'
+        '          g:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] f\n'
+        '          h:f32[] = jit[\n'
+        '            name=nansum\n'
+        '            jaxpr={ lambda ; a:f32[2,3]. let\n'
+        '                i:bool[2,3] = ne a a\n'
+        '                j:f32[2,3] = jit[\n'
+        '                  name=_where\n'
+        '                  jaxpr={ lambda ; i:bool[2,3] k:f32[] a:f32[2,3]. let\n'
+        '                      l:f32[2,3] = broadcast_in_dim k\n'
+        '                      j:f32[2,3] = select_n i a l\n'
+        '                    in (j,) }\n'
+        '                ] i 0.0:f32[] a\n'
+        '                h:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] j\n'
+        '              in (h,) }\n'
+        '          ] a\n'
+        '          b:f32[] = div h g\n'
+        '        in (b,) }\n'
+        '    ] a\n'
+        '  in (b,) }'
+    ),
+    'nanmean_axis_where': (
+        'let _where = { lambda ; a:bool[2,3] b:f32[2,3] c:f32[]. let\n'
+        '    d:f32[2,3] = broadcast_in_dim c\n'
+        '    e:f32[2,3] = select_n a d b\n'
+        '  in (e,) } in\n'
+        '{ lambda ; f:f32[2,3] g:bool[2,3]. let\n'
+        '    h:f32[2] = jit[\n'
+        '      name=nanmean\n'
+        '      jaxpr={ lambda ; f:f32[2,3] g:bool[2,3]. let\n'
+        '          i:bool[2,3] = ne f f\n'
+        '          j:bool[2,3] = not i\n'
+        '          k:i32[2,3] = convert_element_type[new_dtype=int32 weak_type=False] j\n'
+        '          l:f32[2,3] = convert_element_type[new_dtype=float32 weak_type=False] k\n'
+        '          m:f32[2,3] = jit[name=_where jaxpr=_where] g l 0.0:f32[]\n'
+        '          n:f32[2] = reduce_sum[axes=(1,) out_sharding=None] m\n'
+        '          o:f32[2] = jit[\n'
+        '            name=nansum\n'
+        '            jaxpr={ lambda ; f:f32[2,3] g:bool[2,3]. let\n'
+        '                p:bool[2,3] = ne f f\n'
+        '                q:f32[2,3] = jit[\n'
+        '                  name=_where\n'
+        '                  jaxpr={ lambda ; p:bool[2,3] r:f32[] f:f32[2,3]. let\n'
+        '                      s:f32[2,3] = broadcast_in_dim r\n'
+        '                      q:f32[2,3] = select_n p f s\n'
+        '                    in (q,) }\n'
+        '                ] p 0.0:f32[] f\n'
+        '                t:f32[2,3] = jit[name=_where jaxpr=_where] g q 0.0:f32[]\n'
+        '                o:f32[2] = reduce_sum[axes=(1,) out_sharding=None] t\n'
+        '              in (o,) }\n'
+        '          ] f g\n'
+        '          h:f32[2] = div o n\n'
+        '        in (h,) }\n'
+        '    ] f g\n'
+        '  in (h,) }'
     ),
 }
 

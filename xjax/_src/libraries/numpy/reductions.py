@@ -68,6 +68,8 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool, upcast_f16=False):
       dt = aval.dtype
     # an explicit dtype is the accumulation dtype too (as JAX)
     ct = _accumulation_dtype(dt) if upcast_f16 and dtype is None else dt
+    if upcast_bool and aval.dtype == np.bool_:  # booleans are counted as integers first
+      a = convert_element_type(a, dtypes.default_int_dtype(), False)
     x = convert_element_type(a, ct, False)  # reductions are strongly typed
     axes = _axes(axis, aval.ndim)
     if where is not None:

@@ -83,14 +83,11 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
   a = asarray(a)
   if not dtypes.is_inexact(get_aval(a).dtype):
     return red.mean(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
-  if dtype is None:  # an explicit dtype: float16 accumulates in float16 here, as in JAX
-    dtype = get_aval(a).dtype
+  dtype = get_aval(a).dtype if dtype is None else \
+      dtypes.check_user_dtype_supported(dtype, "mean")  # float16 accumulates in float16
   ok = bitwise_not(_isnan(a))
-  if where is not None:
-    ok = bitwise_and(ok, broadcast_to(asarray(where), get_aval(a).shape))
-  total = red.sum(_replace_nan(a, 0), axis=axis, dtype=dtype, keepdims=keepdims, where=ok)
-  count = red.sum(ok, axis=axis, dtype=get_aval(total).dtype, keepdims=keepdims)
-  return div(total, count)
+  count = red.sum(ok, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+  return div(nansum(a, axis, dtype=dtype, keepdims=keepdims, where=where), count)
 
 
 @compiled_when_eager(staged="nanvar",
