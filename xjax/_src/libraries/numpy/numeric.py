@@ -481,17 +481,20 @@ def unravel_index(indices, shape):
 @compiled_when_eager(staged="unwrap", static_argnames=("axis",))
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
   """``p`` with jumps larger than ``discont`` along ``axis`` replaced by their
-  ``period`` complement."""
+  ``period`` complement; integers stay integers where ``period`` is an integer."""
   check_arraylike("unwrap", p)
-  (p,) = promote_args_inexact("unwrap", p)
-  axis = canonical_axis(axis, p.ndim)
-  half = period / 2
-  discont = half if discont is None else discont
+  p, period = promote_dtypes(p, period)
+  if dtypes.is_complex(get_aval(p).dtype):
+    raise ValueError("jnp.unwrap does not support complex inputs.")
+  if get_aval(p).shape[axis] == 0:
+    return p
+  if discont is None:
+    discont = period / 2
+  interval = period // 2 if dtypes.is_integer(get_aval(p).dtype) else period / 2
   dd = diff(p, axis=axis)
-  ddmod = mod(dd + half, period) - half
-  ddmod = where((ddmod == -half) & (dd > 0), half, ddmod)
+  ddmod = mod(dd + interval, period) - interval
+  ddmod = where((ddmod == -interval) & (dd > 0), interval, ddmod)
   correct = where(_abs(dd) < discont, 0, ddmod - dd)
-  head = slice_in_dim(p, 0, 1, axis=axis)
-  rest = slice_in_dim(p, 1, p.shape[axis], axis=axis)
-  return concatenate([head, rest + cumsum(correct, axis=axis)], axis=axis) \
-      .astype(p.dtype)
+  return concatenate((slice_in_dim(p, 0, 1, axis=axis),
+                      slice_in_dim(p, 1, None, axis=axis) + cumsum(correct, axis=axis)),
+                     axis=axis)
