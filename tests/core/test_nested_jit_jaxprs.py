@@ -52,6 +52,7 @@ PROGRAMS = {
     "nanmean_axis_where": (lambda x, w: jnp.nanmean(x, axis=1, where=w), (M23, M23 > 1)),
     "unwrap": (lambda x: jnp.unwrap(x), (M23,)),
     "unwrap_int_period": (lambda x: jnp.unwrap(x, period=6), (I3,)),
+    "vander": (lambda x: jnp.vander(x), (X3,)),
 }
 
 # str(jax.make_jaxpr(f)(*args)) under JAX 0.10.2
@@ -983,6 +984,20 @@ RECORDED = {
         '{ lambda ; cc:i32[3]. let\n'
         '    cd:i32[3] = jit[name=unwrap jaxpr=unwrap] cc 6:i32[]\n'
         '  in (cd,) }'
+    ),
+    'vander': (
+        '{ lambda ; a:f32[3]. let\n'
+        '    b:f32[3,3] = jit[\n'
+        '      name=vander\n'
+        '      jaxpr={ lambda ; a:f32[3]. let\n'
+        '          c:f32[3] = iota[dimension=0 dtype=float32 shape=(3,) sharding=None] \n'
+        '          d:f32[3] = sub 2.0:f32[] c\n'
+        '          e:f32[3,1] = broadcast_in_dim[broadcast_dimensions=(0,)] a\n'
+        '          f:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] d\n'
+        '          b:f32[3,3] = pow e f\n'
+        '        in (b,) }\n'
+        '    ] a\n'
+        '  in (b,) }'
     ),
 }
 

@@ -106,16 +106,20 @@ def polyint(p, m=1, k=None):
 
 @compiled_when_eager(staged="vander", static_argnames=("N", "increasing"))
 def vander(x, N=None, increasing=False):
-  """Columns are powers of x (decreasing unless ``increasing``)."""
+  """Columns are powers of x (decreasing unless ``increasing``): x raised to an iota of
+  exponents in x's dtype."""
+  check_arraylike("vander", x)
   x = asarray(x)
   if get_aval(x).ndim != 1:
     raise ValueError("x must be a one-dimensional array")
-  n = get_aval(x).shape[0]
-  N = n if N is None else operator.index(N)
-  powers = np.arange(N) if increasing else np.arange(N - 1, -1, -1)
-  cols = [ufuncs.power(x, int(p)) for p in powers]
-  return lax_concatenate([reshape(c, (n, 1)) for c in cols], 1) if cols else \
-      lax_full((n, 0), 0, get_aval(x).dtype)
+  N = get_aval(x).shape[0] if N is None else operator.index(
+      concrete_or_error(N, "'N' argument of jnp.vander()"))
+  if N < 0:
+    raise ValueError("N must be nonnegative")
+  exponents = iota(get_aval(x).dtype, N)
+  if not increasing:
+    exponents = sub(np.asarray(N - 1, get_aval(x).dtype)[()], exponents)
+  return ufuncs.power(x[..., None], exponents[None])
 
 
 @compiled_when_eager(staged="polyval", static_argnames=("unroll",))

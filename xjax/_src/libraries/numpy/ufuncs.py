@@ -205,6 +205,7 @@ def power(x1, x2, /):
 
 def _integer_power(a, b):
   """Integer ** integer by squaring over the exponent's low 6 bits (larger overflows)."""
+  a, b = broadcast_arrays(a, b)   # the accumulator takes the broadcast shape
   dtype = get_aval(a).dtype
   one = np.ones((), dtype)[()]
   zero = np.zeros((), dtype)[()]
