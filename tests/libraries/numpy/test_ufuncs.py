@@ -246,3 +246,29 @@ def test_ldexp_is_exact_and_differentiable_as_jax():
   with pytest.raises(ValueError, match="ldexp not supported for input types"):
     jnp.ldexp(1.0, 2.0)
   assert int(jnp.frexp(np.float32(1e-40))[1]) == -149
+
+
+def test_operand_errors_read_as_jax():
+  """JAX 0.10.2's texts: bitwise ufuncs and shifts leave the dtype check to lax's
+  primitives, negating booleans names neg, matmul names the scalar operand, and __index__
+  of a non-integer or non-scalar array says what it takes."""
+  cases = [
+      (lambda: jnp.bitwise_and(np.ones(2, np.float32), 1), "and does not accept dtype "
+       "float32 at position 0. Accepted dtypes at position 0 are subtypes of integer, bool."),
+      (lambda: jnp.left_shift(np.ones(2, np.float32), 1), "shift_left does not accept dtype "
+       "float32 at position 0. Accepted dtypes at position 0 are subtypes of integer."),
+      (lambda: -jnp.ones(2, bool), "neg does not accept dtype bool. Accepted dtypes are "
+       "subtypes of integer, floating, complexfloating."),
+      (lambda: range(10)[jnp.float32(1.0)],
+       "Only integer scalar arrays can be converted to a scalar index."),
+      (lambda: range(10)[jnp.arange(2)],
+       "Only integer scalar arrays can be converted to a scalar index."),
+  ]
+  for f, message in cases:
+    with pytest.raises(TypeError) as info:
+      f()
+    assert str(info.value).startswith(message), info.value
+  with pytest.raises(ValueError, match="matmul input operand 0 must have ndim at least 1, "
+                                       "but it has ndim 0"):
+    jnp.matmul(2.0, jnp.ones(3))
+  np.testing.assert_array_equal(jnp.left_shift(np.array([True, False]), 1), [2, 0])

@@ -203,10 +203,8 @@ class Array:
     return complex(self._value())
 
   def __index__(self) -> int:
-    if not dtypes.is_integer(self.dtype) and self.dtype != np.bool_:
-      raise TypeError(f"only integer arrays can be used as an index, got {self.dtype}")
-    if self.ndim:
-      raise TypeError("only integer scalar arrays can be converted to a scalar index")
+    if self.ndim or not (dtypes.is_integer(self.dtype) or self.dtype == np.bool_):
+      raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
     return self._value().__index__()
 
   def __len__(self) -> int:

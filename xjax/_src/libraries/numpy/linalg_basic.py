@@ -30,8 +30,8 @@ def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding
   check_arraylike("matmul", a, b)
   sa, sb = get_aval(a).shape, get_aval(b).shape
   if not sa or not sb:
-    raise ValueError("matmul: Input operand does not have enough dimensions: scalars are "
-                     "not allowed, use * instead.")
+    raise ValueError(f"matmul input operand {0 if not sa else 1} must have ndim at least 1, "
+                     "but it has ndim 0")
   preferred_element_type, out_dtype, out_weak = contraction_types(preferred_element_type, a, b)
   a_mat, b_mat = len(sa) > 1, len(sb) > 1
   if sa[-1] != sb[-2 if b_mat else 0]:
