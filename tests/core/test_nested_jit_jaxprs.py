@@ -53,6 +53,7 @@ PROGRAMS = {
     "unwrap": (lambda x: jnp.unwrap(x), (M23,)),
     "unwrap_int_period": (lambda x: jnp.unwrap(x, period=6), (I3,)),
     "vander": (lambda x: jnp.vander(x), (X3,)),
+    "cov": (lambda x: jnp.cov(x), (M23,)),
 }
 
 # str(jax.make_jaxpr(f)(*args)) under JAX 0.10.2
@@ -998,6 +999,28 @@ RECORDED = {
         '        in (b,) }\n'
         '    ] a\n'
         '  in (b,) }'
+    ),
+    'cov': (
+        'let cov = { lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,3] = jit[\n'
+        '      name=atleast_2d\n'
+        '      jaxpr={ lambda ; a:f32[2,3]. let  in (a,) }\n'
+        '    ] a\n'
+        '    c:f32[2] = reduce_sum[axes=(1,) out_sharding=None] b\n'
+        '    d:f32[2] = div c 3.0:f32[]\n'
+        '    e:f32[2] = broadcast_in_dim 3.0:f32[]\n'
+        '    f:f32[1] = slice[limit_indices=(1,) start_indices=(0,) strides=None] e\n'
+        '    g:f32[] = squeeze[dimensions=(0,)] f\n'
+        '    h:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] d\n'
+        '    i:f32[2,3] = sub b h\n'
+        '    j:f32[3,2] = transpose[permutation=(1, 0)] i\n'
+        '    k:f32[2,2] = dot_general[\n'
+        '      dimension_numbers=(([1], [0]), ([], []))\n'
+        '      preferred_element_type=float32\n'
+        '    ] i j\n'
+        '    l:f32[2,2] = div k 2.0:f32[]\n'
+        '  in (l,) } in\n'
+        '{ lambda ; m:f32[2,3]. let n:f32[2,2] = jit[name=cov jaxpr=cov] m in (n,) }'
     ),
 }
 

@@ -464,20 +464,17 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     dt = dtypes.check_user_dtype_supported(dtype, "cov")
     X = convert_element_type(X, dt, False)
     w = None if w is None else convert_element_type(w, dt, False)
+  avg, w_sum = average(X, axis=1, weights=w, returned=True)
+  w_sum = w_sum[0]
   if w is None:
-    avg = red.mean(X, axis=1)
-    w_sum = np.asarray(n, get_aval(X).dtype)[()]
     fact = n - ddof
+  elif ddof == 0:
+    fact = w_sum
+  elif aweights is None:
+    fact = ufuncs.subtract(w_sum, ddof)
   else:
-    avg, w_sum = average(X, axis=1, weights=w, returned=True)
-    w_sum = w_sum[0]
-    if ddof == 0:
-      fact = w_sum
-    elif aweights is None:
-      fact = ufuncs.subtract(w_sum, ddof)
-    else:
-      fact = ufuncs.subtract(w_sum, ufuncs.divide(
-          ufuncs.multiply(ddof, red.sum(ufuncs.multiply(w, aw))), w_sum))
+    fact = ufuncs.subtract(w_sum, ufuncs.divide(
+        ufuncs.multiply(ddof, red.sum(ufuncs.multiply(w, aw))), w_sum))
   X = ufuncs.subtract(X, avg[:, None])
   X_T = X.T if w is None else ufuncs.multiply(X, w).T
   if dtypes.is_complex(get_aval(X_T).dtype):
