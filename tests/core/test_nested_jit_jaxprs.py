@@ -54,6 +54,8 @@ PROGRAMS = {
     "unwrap_int_period": (lambda x: jnp.unwrap(x, period=6), (I3,)),
     "vander": (lambda x: jnp.vander(x), (X3,)),
     "cov": (lambda x: jnp.cov(x), (M23,)),
+    "diag": (lambda x: jnp.diag(x), (M23,)),
+    "diagonal_offset": (lambda x: jnp.diagonal(x, -1), (M33,)),
 }
 
 # str(jax.make_jaxpr(f)(*args)) under JAX 0.10.2
@@ -1021,6 +1023,64 @@ RECORDED = {
         '    l:f32[2,2] = div k 2.0:f32[]\n'
         '  in (l,) } in\n'
         '{ lambda ; m:f32[2,3]. let n:f32[2,2] = jit[name=cov jaxpr=cov] m in (n,) }'
+    ),
+    'diag': (
+        'let diagonal = { lambda ; a:f32[2,3]. let\n'
+        '    b:i32[2] = iota[dimension=0 dtype=int32 shape=(2,) sharding=None] \n'
+        '    c:i32[2] = iota[dimension=0 dtype=int32 shape=(2,) sharding=None] \n'
+        '    d:bool[2] = lt b 0:i32[]\n'
+        '    e:i32[2] = add b 2:i32[]\n'
+        '    f:i32[2] = select_n d b e\n'
+        '    g:bool[2] = lt c 0:i32[]\n'
+        '    h:i32[2] = add c 3:i32[]\n'
+        '    i:i32[2] = select_n g c h\n'
+        '    j:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] f\n'
+        '    k:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] i\n'
+        '    l:i32[2,2] = concatenate[dimension=1] j k\n'
+        '    m:f32[2] = gather[\n'
+        '      dimension_numbers=GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0, 1), start_index_map=(0, 1), operand_batching_dims=(), start_indices_batching_dims=())\n'
+        '      fill_value=None\n'
+        '      indices_are_sorted=False\n'
+        '      mode=GatherScatterMode.PROMISE_IN_BOUNDS\n'
+        '      slice_sizes=(1, 1)\n'
+        '      unique_indices=False\n'
+        '    ] a l\n'
+        '  in (m,) } in\n'
+        '{ lambda ; n:f32[2,3]. let\n'
+        '    o:f32[2] = jit[\n'
+        '      name=_diag\n'
+        '      jaxpr={ lambda ; n:f32[2,3]. let\n'
+        '          o:f32[2] = jit[name=diagonal jaxpr=diagonal] n\n'
+        '        in (o,) }\n'
+        '    ] n\n'
+        '  in (o,) }'
+    ),
+    'diagonal_offset': (
+        'let diagonal = { lambda ; a:f32[3,3]. let\n'
+        '    b:i32[2] = iota[dimension=0 dtype=int32 shape=(2,) sharding=None] \n'
+        '    c:i32[2] = iota[dimension=0 dtype=int32 shape=(2,) sharding=None] \n'
+        '    d:i32[2] = add 1:i32[] c\n'
+        '    e:bool[2] = lt d 0:i32[]\n'
+        '    f:i32[2] = add d 3:i32[]\n'
+        '    g:i32[2] = select_n e d f\n'
+        '    h:bool[2] = lt b 0:i32[]\n'
+        '    i:i32[2] = add b 3:i32[]\n'
+        '    j:i32[2] = select_n h b i\n'
+        '    k:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] g\n'
+        '    l:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] j\n'
+        '    m:i32[2,2] = concatenate[dimension=1] k l\n'
+        '    n:f32[2] = gather[\n'
+        '      dimension_numbers=GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0, 1), start_index_map=(0, 1), operand_batching_dims=(), start_indices_batching_dims=())\n'
+        '      fill_value=None\n'
+        '      indices_are_sorted=False\n'
+        '      mode=GatherScatterMode.PROMISE_IN_BOUNDS\n'
+        '      slice_sizes=(1, 1)\n'
+        '      unique_indices=False\n'
+        '    ] a m\n'
+        '  in (n,) } in\n'
+        '{ lambda ; o:f32[3,3]. let\n'
+        '    p:f32[2] = jit[name=diagonal jaxpr=diagonal] o\n'
+        '  in (p,) }'
     ),
 }
 
