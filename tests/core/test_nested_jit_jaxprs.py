@@ -56,6 +56,8 @@ PROGRAMS = {
     "cov": (lambda x: jnp.cov(x), (M23,)),
     "diag": (lambda x: jnp.diag(x), (M23,)),
     "diagonal_offset": (lambda x: jnp.diagonal(x, -1), (M33,)),
+    "convolve": (lambda x, y: jnp.convolve(x, y), (X3, X3[:2])),
+    "correlate_swap_full": (lambda x, y: jnp.correlate(x, y, mode='full'), (X3[:2], X3)),
 }
 
 # str(jax.make_jaxpr(f)(*args)) under JAX 0.10.2
@@ -1081,6 +1083,71 @@ RECORDED = {
         '{ lambda ; o:f32[3,3]. let\n'
         '    p:f32[2] = jit[name=diagonal jaxpr=diagonal] o\n'
         '  in (p,) }'
+    ),
+    'convolve': (
+        '{ lambda ; a:f32[3] b:f32[2]. let\n'
+        '    c:f32[4] = jit[\n'
+        '      name=convolve\n'
+        '      jaxpr={ lambda ; a:f32[3] b:f32[2]. let\n'
+        '          c:f32[4] = jit[\n'
+        '            name=_conv\n'
+        '            jaxpr={ lambda ; a:f32[3] b:f32[2]. let\n'
+        '                d:f32[2] = jit[\n'
+        '                  name=_flip\n'
+        '                  jaxpr={ lambda ; b:f32[2]. let\n'
+        '                      d:f32[2] = rev[dimensions=(0,)] b\n'
+        '                    in (d,) }\n'
+        '                ] b\n'
+        '                e:f32[1,1,3] = broadcast_in_dim[broadcast_dimensions=(2,)] a\n'
+        '                f:f32[1,1,2] = broadcast_in_dim[broadcast_dimensions=(2,)] d\n'
+        '                g:f32[1,1,4] = conv_general_dilated[\n'
+        '                  batch_group_count=1\n'
+        '                  dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 1, 2), rhs_spec=(0, 1, 2), out_spec=(0, 1, 2))\n'
+        '                  feature_group_count=1\n'
+        '                  lhs_dilation=(1,)\n'
+        '                  out_sharding=None\n'
+        '                  padding=((1, 1),)\n'
+        '                  precision=None\n'
+        '                  preferred_element_type=None\n'
+        '                  rhs_dilation=(1,)\n'
+        '                  window_strides=(1,)\n'
+        '                ] e f\n'
+        '                c:f32[4] = squeeze[dimensions=(0, 1)] g\n'
+        '              in (c,) }\n'
+        '          ] a b\n'
+        '        in (c,) }\n'
+        '    ] a b\n'
+        '  in (c,) }'
+    ),
+    'correlate_swap_full': (
+        '{ lambda ; a:f32[2] b:f32[3]. let\n'
+        '    c:f32[4] = jit[\n'
+        '      name=correlate\n'
+        '      jaxpr={ lambda ; a:f32[2] b:f32[3]. let\n'
+        '          c:f32[4] = jit[\n'
+        '            name=_conv\n'
+        '            jaxpr={ lambda ; a:f32[2] b:f32[3]. let\n'
+        '                d:f32[1,1,3] = broadcast_in_dim[broadcast_dimensions=(2,)] b\n'
+        '                e:f32[1,1,2] = broadcast_in_dim[broadcast_dimensions=(2,)] a\n'
+        '                f:f32[1,1,4] = conv_general_dilated[\n'
+        '                  batch_group_count=1\n'
+        '                  dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 1, 2), rhs_spec=(0, 1, 2), out_spec=(0, 1, 2))\n'
+        '                  feature_group_count=1\n'
+        '                  lhs_dilation=(1,)\n'
+        '                  out_sharding=None\n'
+        '                  padding=((1, 1),)\n'
+        '                  precision=None\n'
+        '                  preferred_element_type=None\n'
+        '                  rhs_dilation=(1,)\n'
+        '                  window_strides=(1,)\n'
+        '                ] d e\n'
+        '                g:f32[1,1,4] = rev[dimensions=(2,)] f\n'
+        '                c:f32[4] = squeeze[dimensions=(0, 1)] g\n'
+        '              in (c,) }\n'
+        '          ] a b\n'
+        '        in (c,) }\n'
+        '    ] a b\n'
+        '  in (c,) }'
     ),
 }
 

@@ -11,7 +11,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, clamp, conj,
+from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, clamp,
                                                   convert_element_type, div, eq as lax_eq,
                                                   le as lax_le, mul,
                                                   max as lax_max, select_n, sub)
@@ -24,14 +24,14 @@ from xjax._src.primitives.lax.sorting import sort_key_val
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
-from xjax._src.libraries.numpy.composed_math import isfinite, isinf, isnan
+from xjax._src.libraries.numpy.composed_math import conjugate, isfinite, isinf, isnan
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.cumulative import cumsum
 from xjax._src.libraries.numpy.nonzero import _unravel
 from xjax._src.libraries.numpy.numerical_ranges import linspace
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
                                                  promote_dtypes, promote_dtypes_inexact)
-from xjax._src.libraries.numpy.rearrange import _take_along
+from xjax._src.libraries.numpy.rearrange import _flip, _take_along
 from xjax._src.libraries.numpy.shaping import (broadcast_shapes, broadcast_to, concatenate,
                                                expand_dims, moveaxis, ravel, reshape, stack)
 from xjax._src.libraries.numpy.sorting import searchsorted
@@ -390,55 +390,59 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
   return counts, ex, ey
 
 
-def _conv(name, a, v, mode, flip, precision, preferred_element_type):
-  """1-D convolution (``flip``) or cross-correlation via ``lax.conv_general_dilated``."""
+@compiled_when_eager(staged="_conv",
+                     static_argnames=("mode", "op", "precision", "preferred_element_type"))
+def _conv(x, y, mode, op, precision, preferred_element_type):
+  """1-D convolution (``op="convolve"``) or cross-correlation via
+  ``lax.conv_general_dilated``, the shorter operand sliding over the longer."""
   from xjax._src.primitives.lax.windowed import conv_general_dilated
-  check_arraylike(name, a, v)
+  if get_aval(x).ndim != 1 or get_aval(y).ndim != 1:
+    raise ValueError(f"{op}() only support 1-dimensional inputs.")
   promote = promote_dtypes if preferred_element_type is not None else promote_dtypes_inexact
-  a, v = promote(asarray(a), asarray(v))
-  if get_aval(a).ndim != 1 or get_aval(v).ndim != 1:
-    raise ValueError(f"{name}() only support 1-dimensional inputs.")
-  n, m = get_aval(a).shape[0], get_aval(v).shape[0]
+  x, y = promote(x, y)
+  n, m = get_aval(x).shape[0], get_aval(y).shape[0]
   if n == 0 or m == 0:
-    raise ValueError(f"{name}: inputs cannot be empty, got shapes {(n,)} and {(m,)}.")
-  swap = n < m
-  if swap:
-    a, v, n, m = v, a, m, n
-  if not flip and dtypes.is_complex(get_aval(v).dtype):
-    v = conj(v)
-  if flip:
-    v = rev(v, (0,))
-  if mode == "full":
-    pad = (m - 1, m - 1)
+    raise ValueError(f"{op}: inputs cannot be empty, got shapes {(n,)} and {(m,)}.")
+  out_order = slice(None)
+  if op == "correlate":
+    y = conjugate(y)
+    if n < m:
+      x, y, n, m = y, x, m, n
+      out_order = slice(None, None, -1)
+  else:
+    if n < m:
+      x, y, n, m = y, x, m, n
+    y = _flip(y)
+  if mode == "valid":
+    pad = (0, 0)
   elif mode == "same":
     pad = (m // 2, m - m // 2 - 1)
-  elif mode == "valid":
-    pad = (0, 0)
+  elif mode == "full":
+    pad = (m - 1, m - 1)
   else:
-    raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode!r}")
-  out = conv_general_dilated(lax_reshape(a, (1, 1, n)), lax_reshape(v, (1, 1, m)), (1,),
-                             [pad], precision=precision,
+    raise ValueError("mode must be one of ['full', 'same', 'valid']")
+  out = conv_general_dilated(x[None, None, :], y[None, None, :], (1,), [pad],
+                             precision=precision,
                              preferred_element_type=preferred_element_type)
-  out = lax_reshape(out, (get_aval(out).shape[-1],))
-  if swap and not flip:
-    out = rev(out, (0,))
-    if dtypes.is_complex(get_aval(out).dtype):
-      out = conj(out)
-  return out
+  return out[0, 0, out_order]
 
 
 @compiled_when_eager(staged="convolve",
                      static_argnames=("mode", "precision", "preferred_element_type"))
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
   """Discrete linear convolution of two 1-D arrays."""
-  return _conv("convolve", a, v, mode, True, precision, preferred_element_type)
+  check_arraylike("convolve", a, v)
+  return _conv(asarray(a), asarray(v), mode=mode, op="convolve", precision=precision,
+               preferred_element_type=preferred_element_type)
 
 
 @compiled_when_eager(staged="correlate",
                      static_argnames=("mode", "precision", "preferred_element_type"))
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
   """Cross-correlation of two 1-D arrays: sum_n a[n + k] * conj(v[n])."""
-  return _conv("correlate", a, v, mode, False, precision, preferred_element_type)
+  check_arraylike("correlate", a, v)
+  return _conv(asarray(a), asarray(v), mode=mode, op="correlate", precision=precision,
+               preferred_element_type=preferred_element_type)
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
