@@ -58,6 +58,8 @@ PROGRAMS = {
     "diagonal_offset": (lambda x: jnp.diagonal(x, -1), (M33,)),
     "convolve": (lambda x, y: jnp.convolve(x, y), (X3, X3[:2])),
     "correlate_swap_full": (lambda x, y: jnp.correlate(x, y, mode='full'), (X3[:2], X3)),
+    "isin": (lambda x, y: jnp.isin(x, y), (M23, X3[:2])),
+    "isin_invert": (lambda x, y: jnp.isin(x, y, invert=True), (M23, I3)),
 }
 
 # str(jax.make_jaxpr(f)(*args)) under JAX 0.10.2
@@ -1148,6 +1150,37 @@ RECORDED = {
         '        in (c,) }\n'
         '    ] a b\n'
         '  in (c,) }'
+    ),
+    'isin': (
+        '{ lambda ; a:f32[2,3] b:f32[2]. let\n'
+        '    c:bool[6] = jit[\n'
+        '      name=_in1d\n'
+        '      jaxpr={ lambda ; a:f32[2,3] b:f32[2]. let\n'
+        '          d:f32[6] = reshape[dimensions=None new_sizes=(6,) sharding=None] a\n'
+        '          e:f32[6,1] = broadcast_in_dim[broadcast_dimensions=(0,)] d\n'
+        '          f:f32[1,2] = broadcast_in_dim[broadcast_dimensions=(1,)] b\n'
+        '          g:bool[6,2] = eq e f\n'
+        '          c:bool[6] = reduce_or[axes=(1,)] g\n'
+        '        in (c,) }\n'
+        '    ] a b\n'
+        '    h:bool[2,3] = reshape[dimensions=None new_sizes=(2, 3) sharding=None] c\n'
+        '  in (h,) }'
+    ),
+    'isin_invert': (
+        '{ lambda ; a:f32[2,3] b:i32[3]. let\n'
+        '    c:bool[6] = jit[\n'
+        '      name=_in1d\n'
+        '      jaxpr={ lambda ; a:f32[2,3] b:i32[3]. let\n'
+        '          d:f32[3] = convert_element_type[new_dtype=float32 weak_type=False] b\n'
+        '          e:f32[6] = reshape[dimensions=None new_sizes=(6,) sharding=None] a\n'
+        '          f:f32[6,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e\n'
+        '          g:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] d\n'
+        '          h:bool[6,3] = ne f g\n'
+        '          c:bool[6] = reduce_and[axes=(1,)] h\n'
+        '        in (c,) }\n'
+        '    ] a b\n'
+        '    i:bool[2,3] = reshape[dimensions=None new_sizes=(2, 3) sharding=None] c\n'
+        '  in (i,) }'
     ),
 }
 

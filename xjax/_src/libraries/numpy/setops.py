@@ -16,11 +16,11 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import cumulative as lax_cum
 from xjax._src.primitives.lax.elementwise import (bitwise_and, bitwise_not, bitwise_or,
-                                                  convert_element_type, eq as lax_eq, ne, select_n,
+                                                  convert_element_type, ne, select_n,
                                                   sub)
-from xjax._src.primitives.lax.reductions import reduce_or
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, full, full_like,
                                              index_in_dim, reshape, slice_in_dim)
 from xjax._src.primitives.lax.sorting import sort as lax_sort
@@ -29,7 +29,7 @@ from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.nonzero import _compact as _compact_nonempty
 from xjax._src.libraries.numpy.promotion import promote_dtypes
 from xjax._src.libraries.numpy.rearrange import _take_along
-from xjax._src.libraries.numpy.reductions import max as _max, min as _min
+from xjax._src.libraries.numpy.reductions import all as _all, any as _any, max as _max, min as _min
 from xjax._src.libraries.numpy.shaping import ravel
 from xjax._src.libraries.numpy.sorting import argsort, searchsorted, sort
 
@@ -124,14 +124,32 @@ def _select(name, s, keep, size, fill_value, default_first=True):
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
   """Whether each element of ``element`` occurs in ``test_elements``."""
   check_arraylike("isin", element, test_elements)
-  element, test = promote_dtypes(asarray(element), ravel(asarray(test_elements)))
-  es = get_aval(element).shape
-  n = get_aval(test).shape[0]
-  big = es + (n,)
-  eq = lax_eq(broadcast_in_dim(element, big, tuple(range(len(es)))),
-              broadcast_in_dim(test, big, (len(es),)))
-  found = reduce_or(eq, (len(es),)) if n else full(es, False, np.bool_)
-  return bitwise_not(found) if invert else found
+  element = asarray(element)
+  found = _in1d(element, asarray(test_elements), invert=invert, method=method,
+                assume_unique=assume_unique)
+  return reshape(found, get_aval(element).shape)
+
+
+@compiled_when_eager(staged="_in1d", static_argnames=("invert", "method", "assume_unique"))
+def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
+  """Membership of each element of ravelled ``ar1`` in ``ar2`` (negated with ``invert``),
+  by comparing all pairs or by a binary search of sorted ``ar2``."""
+  from xjax._src.libraries.numpy.ufuncs import equal, not_equal
+  arr1, arr2 = promote_dtypes(ar1, ar2)
+  arr1, arr2 = ravel(arr1), ravel(arr2)
+  if method not in ("auto", "compare_all", "binary_search", "sort"):
+    raise ValueError(f"{method=} is not implemented; options are "
+                     "'compare_all', 'binary_search', 'sort', and 'auto'")
+  if get_aval(arr1).size == 0 or get_aval(arr2).size == 0:
+    return full(get_aval(arr1).shape, invert, np.bool_)
+  if method == "binary_search":
+    arr2 = lax_sort(arr2)
+    hit = arr2[searchsorted(arr2, arr1)]
+    return not_equal(arr1, hit) if invert else equal(arr1, hit)
+  # "sort" finds the same members; it is computed by comparing all pairs
+  if invert:
+    return _all(not_equal(arr1[:, None], arr2[None, :]), axis=-1)
+  return _any(equal(arr1[:, None], arr2[None, :]), axis=-1)
 
 
 def _sorted(name, *arrays):
