@@ -30,3 +30,16 @@ def test_values_gradients_and_jit(name):
     xjax.jit(lambda x: ours(x, Y))(X)
   sized = xjax.jit(lambda x: ours(x, Y, size=len(want)))(X)
   np.testing.assert_array_equal(sized, want)
+
+
+def test_isin_methods_agree_with_numpy():
+  a = np.array([[1., np.nan, 3.], [2., 0., -0.]], np.float32)
+  t = np.array([3, 0, 7], np.int32)
+  for method in ("auto", "compare_all", "binary_search", "sort"):
+    for invert in (False, True):
+      np.testing.assert_array_equal(jnp.isin(a, t, invert=invert, method=method),
+                                    np.isin(a, t, invert=invert))
+  np.testing.assert_array_equal(xjax.jit(jnp.isin, static_argnames="method")(
+      t, a, method="binary_search"), np.isin(t, a))
+  with pytest.raises(ValueError, match="method='x' is not implemented"):
+    jnp.isin(a, t, method="x")
