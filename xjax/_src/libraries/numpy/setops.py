@@ -32,6 +32,7 @@ from xjax._src.libraries.numpy.rearrange import _take_along
 from xjax._src.libraries.numpy.reductions import all as _all, any as _any, max as _max, min as _min
 from xjax._src.libraries.numpy.shaping import ravel
 from xjax._src.libraries.numpy.sorting import argsort, searchsorted, sort
+from xjax._src.libraries.numpy.ufuncs import equal, not_equal
 
 
 class _UniqueAllResult(NamedTuple):
@@ -134,7 +135,6 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
 def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
   """Membership of each element of ravelled ``ar1`` in ``ar2`` (negated with ``invert``),
   by comparing all pairs or by a binary search of sorted ``ar2``."""
-  from xjax._src.libraries.numpy.ufuncs import equal, not_equal
   arr1, arr2 = promote_dtypes(ar1, ar2)
   arr1, arr2 = ravel(arr1), ravel(arr2)
   if method not in ("auto", "compare_all", "binary_search", "sort"):
