@@ -1,177 +1,171 @@
-"""einsum: subscript parsing, greedy pairwise contraction order, dot_general per pair."""
+"""einsum as JAX computes it: opt_einsum plans the pairwise contractions; each becomes one
+``dot_general`` (or, for a lone operand, reductions), so results, jaxprs and rounding are
+JAX's, also for chains of three or more operands."""
 from __future__ import annotations
 
-import operator
-import string
+import collections
 
 import numpy as np
+import opt_einsum
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
+from xjax._src.api.compiled_when_eager import compiled_when_eager
+from xjax._src.api.explicit_sharding import auto_axes
 from xjax._src.primitives.lax.dot import dot_general
-from xjax._src.primitives.lax.elementwise import convert_element_type, eq, select_n
+from xjax._src.primitives.lax.elementwise import (bitwise_and, convert_element_type, eq,
+                                                     select_n)
 from xjax._src.primitives.lax.reductions import reduce_or, reduce_sum
-from xjax._src.primitives.lax.shapes import broadcast_in_dim, broadcasted_iota, full_like, transpose
-from xjax._src.libraries.numpy.creation import asarray
-from xjax._src.libraries.numpy.linalg_basic import contraction_types
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, full_like,
+                                             squeeze, transpose)
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.linalg_basic import _before_transpose, contraction_types
 
 
-def _parse(subscripts, shapes):
-  subscripts = subscripts.replace(" ", "")
-  if "->" in subscripts:
-    ins, out = subscripts.split("->")
-    explicit = True
-  else:
-    ins, out, explicit = subscripts, None, False
-  ins = ins.split(",")
-  if len(ins) != len(shapes):
-    raise ValueError(f"einsum: {len(ins)} operand subscripts but {len(shapes)} operands")
-  used = set(subscripts) - set(",.->")
-  spare = [c for c in string.ascii_letters if c not in used]
-  ell_nd = max([len(s) - (len(t) - 3) for t, s in zip(ins, shapes) if "..." in t],
-               default=0)
-  ell = "".join(spare[:ell_nd])
-  terms = []
-  for t, s in zip(ins, shapes):
-    if "..." in t:
-      k = len(s) - (len(t) - 3)
-      t = t.replace("...", ell[ell_nd - k:] if k else "")
-    if len(t) != len(s):
-      raise ValueError(f"einsum: subscript '{t}' does not match operand shape {s}")
-    terms.append(t)
-  if explicit:
-    out = out.replace("...", ell)
-    for c in out:
-      if not any(c in t for t in terms):
-        raise ValueError(f"Output character {c!r} did not appear in the input")
-      if out.count(c) > 1:
-        raise ValueError(f"Output character {c!r} appeared more than once in the output")
-  else:
-    counts = {}
-    for t in terms:
-      for c in t:
-        counts[c] = counts.get(c, 0) + 1
-    out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
-  return terms, out
+class _Unoptimized(opt_einsum.paths.PathOptimizer):
+  """``optimize=False``: contract the operands in the order given."""
+
+  def __call__(self, inputs, *args, **kwargs):
+    return [(0, 1)] * (len(inputs) - 1)
 
 
-def _diagonalize(x, term):
-  """Collapses repeated labels within one operand to their diagonal."""
-  while len(set(term)) != len(term):
-    c = next(ch for ch in term if term.count(ch) > 1)
-    i = term.index(c)
-    j = term.index(c, i + 1)
-    shape = get_aval(x).shape
-    mask = eq(broadcasted_iota(np.int32, shape, i),
-                  broadcasted_iota(np.int32, shape, j))
-    x = reduce_sum(select_n(mask, full_like(x, 0), x), (j,)) if \
-        get_aval(x).dtype != np.bool_ else reduce_or(
-            select_n(mask, full_like(x, False), x), (j,))
-    term = term[:j] + term[j + 1:]
-  return x, term
+def _path_type(optimize):
+  return "optimal" if optimize is True else _Unoptimized() if optimize is False else optimize
 
 
-def _sum_out(x, term, keep, pet):
-  """Sums ``x`` over its labels not in ``keep``, in its dtype promoted with ``pet`` (the
-  contraction's), as JAX: booleans summed as integers or floats when the result is one."""
-  axes = tuple(i for i, c in enumerate(term) if c not in keep)
-  if not axes:
-    return x, term
-  dtype = dtypes.promote_types(get_aval(x).dtype, pet)
-  if dtype != get_aval(x).dtype:
-    x = convert_element_type(x, dtype)
-  summed = reduce_or(x, axes) if dtype == np.bool_ else reduce_sum(x, axes)
-  return summed, "".join(c for c in term if c in keep)
-
-
-def _contract(x, tx, y, ty, keep, precision, pet):
-  common = [c for c in tx if c in ty]
-  batch = [c for c in common if c in keep]
-  contract = [c for c in common if c not in keep]
-  dims = (((tuple(tx.index(c) for c in contract), tuple(ty.index(c) for c in contract)),
-           (tuple(tx.index(c) for c in batch), tuple(ty.index(c) for c in batch))))
-  out = dot_general(x, y, dims, precision=precision, preferred_element_type=pet)
-  term = "".join(batch) + "".join(c for c in tx if c not in common) + \
-      "".join(c for c in ty if c not in common)
-  return out, term
-
-
-def _from_sublists(args):
-  """Converts the interleaved ``(op, sublist, op, sublist, ..., [out])`` form."""
-  def term(sub):
-    try:
-      return "".join("..." if i is Ellipsis else string.ascii_letters[operator.index(i)]
-                     for i in sub)
-    except (TypeError, IndexError):
-      raise TypeError(f"einsum: invalid subscript list {sub!r}") from None
-
-  out = term(args[-1]) if len(args) % 2 else None
-  args = args[:len(args) - len(args) % 2]
-  ops, subs = args[0::2], [term(t) for t in args[1::2]]
-  spec = ",".join(subs) + ("" if out is None else "->" + out)
-  return spec, ops
-
-
-def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
-           preferred_element_type=None):
-  """Einstein summation over ``operands`` as described by ``subscripts``."""
+def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
+           preferred_element_type=None, _dot_general=None, out_sharding=None):
+  """Einstein summation over ``operands`` as ``subscripts`` says (or NumPy's interleaved
+  ``operand, sublist, ...`` form), contracted pairwise in the order ``optimize`` picks."""
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
-  if not isinstance(subscripts, str):
-    subscripts, operands = _from_sublists((subscripts,) + operands)
-  ops = [asarray(o) for o in operands]
-  pet, out_dtype, out_weak = contraction_types(preferred_element_type, *ops)
-  terms, out_term = _parse(subscripts, [get_aval(o).shape for o in ops])
-  sizes = {}
-  for t, o in zip(terms, ops):
-    for c, d in zip(t, get_aval(o).shape):
-      if sizes.setdefault(c, d) != d and d != 1 and sizes[c] != 1:
-        raise ValueError(f"einsum: size of label '{c}' differs: {sizes[c]} vs {d}")
-      sizes[c] = max(sizes[c], d)
-  items = []
-  for o, t in zip(ops, terms):
-    o, t = _diagonalize(o, t)
-    shape = get_aval(o).shape
-    if any(d == 1 and sizes[c] != 1 for c, d in zip(t, shape)):
-      o = broadcast_in_dim(o, tuple(sizes[c] for c in t), tuple(range(len(t))))
-    items.append((o, t))
+  operands = tuple(op.__jax_array__() if hasattr(op, "__jax_array__") else op
+                   for op in (subscripts, *operands))
+  operands, contractions = opt_einsum.contract_path(
+      *operands, einsum_call=True, use_blas=True, optimize=_path_type(optimize))
+  contractions = tuple((a, frozenset(b), c) for a, b, c, *_ in contractions)
+  check_arraylike("einsum", *operands)
+  statics = dict(precision=precision, preferred_element_type=preferred_element_type,
+                 _dot_general=_dot_general or dot_general)
+  if len(contractions) > 1 and out_sharding is not None:
+    mesh = getattr(out_sharding, "mesh", None)
+    axes = getattr(mesh, "explicit_axes", None)
+    return auto_axes(_contract_all, axes=axes, out_sharding=out_sharding)(
+        list(operands), contractions=contractions, **statics, out_sharding=None)
+  return _contract_all(list(operands), contractions=contractions, **statics,
+                       out_sharding=out_sharding)
 
-  def needed(exclude):
-    labels = set(out_term)
-    for k, (_, t) in enumerate(items):
-      if k not in exclude:
-        labels |= set(t)
-    return labels
 
-  items = [_sum_out(o, t, needed({k}), pet) for k, (o, t) in enumerate(items)]
-  while len(items) > 1:
-    best = None
-    for i in range(len(items)):
-      for j in range(i + 1, len(items)):
-        keep = needed({i, j})
-        ti, tj = items[i][1], items[j][1]
-        size = int(np.prod([sizes[c] for c in set(ti) | set(tj) if c in keep],
-                           dtype=np.int64))
-        if best is None or size < best[0]:
-          best = (size, i, j)
-    _, i, j = best
-    keep = needed({i, j})
-    (x, tx), (y, ty) = items[i], items[j]
-    x, tx = _sum_out(x, tx, keep | set(ty), pet)
-    y, ty = _sum_out(y, ty, keep | set(tx), pet)
-    new = _contract(x, tx, y, ty, keep, precision, pet)
-    items = [it for k, it in enumerate(items) if k not in (i, j)] + [new]
-  x, t = _sum_out(*items[0], set(out_term), pet)
-  x = convert_element_type(x, out_dtype, out_weak)
-  return transpose(x, tuple(t.index(c) for c in out_term)) if t != out_term else x
+def _removechars(s: str, chars) -> str:
+  return s.translate(str.maketrans(dict.fromkeys(chars)))
+
+
+def _delta(shape, axes):
+  """The boolean mask of the positions whose indices along ``axes`` are all equal."""
+  base = tuple(shape[a] for a in axes)
+  iotas = [broadcasted_iota(np.uint32, base, i) for i in range(len(base))]
+  eyes = [eq(i, j) for i, j in zip(iotas[:-1], iotas[1:])]
+  mask = eyes[0]
+  for e in eyes[1:]:
+    mask = bitwise_and(mask, e)
+  return broadcast_in_dim(mask, shape, tuple(axes))
+
+
+@compiled_when_eager(static_argnames=("contractions", "precision", "preferred_element_type",
+                                      "_dot_general", "out_sharding"), inline=True)
+def _contract_all(operands, contractions, precision, preferred_element_type, _dot_general,
+                  out_sharding):
+  """Runs opt_einsum's ``contractions`` (operand positions, contracted labels, the step's
+  own subscripts) one after another on the list ``operands``."""
+  pet, out_dtype, out_weak = contraction_types(preferred_element_type, *operands)
+
+  def total(x, axes):
+    if dtypes.result_type(x, pet) != get_aval(x).dtype:
+      x = convert_element_type(x, pet, False)
+    add = reduce_or if get_aval(x).dtype == np.bool_ else reduce_sum
+    return add(x, tuple(axes))
+
+  def sum_uniques(x, names, uniques):
+    if uniques:
+      x = total(x, [names.index(n) for n in uniques])
+      names = _removechars(names, uniques)
+    return x, names
+
+  def sum_repeats(x, names, counts, keep):
+    for name, count in counts.items():
+      if count > 1:
+        axes = [i for i, n in enumerate(names) if n == name]
+        x = select_n(_delta(get_aval(x).shape, axes), full_like(x, 0), x)
+        if name not in keep:
+          x, names = total(x, axes), names.replace(name, "")
+        else:
+          x, names = total(x, axes[:-1]), names.replace(name, "", count - 1)
+    return x, names
+
+  def drop_lone_ones(x, names, other_shape, other_names):
+    """Squeezes the size-1 dimensions whose label has a longer counterpart in the other
+    operand (broadcasting)."""
+    shape = get_aval(x).shape
+    drop = [i for i, j in enumerate(map(other_names.find, names))
+            if shape[i] == 1 and j != -1 and other_shape[j] != 1]
+    return squeeze(x, drop), "".join(n for i, n in enumerate(names) if i not in drop)
+
+  operands = list(operands)
+  for positions, contracted, step in contractions:
+    contracted = sorted(contracted)
+    inputs, result = step.split("->")
+    inputs = inputs.split(",")
+    if len(positions) == 1:
+      x = operands.pop(positions[0])
+      names, = inputs
+      counts = collections.Counter(names)
+      x, names = sum_uniques(x, names, [n for n in contracted if counts[n] == 1])
+      x, names = sum_repeats(x, names, counts, result)
+    elif len(positions) == 2:
+      lhs, rhs = map(operands.pop, positions)
+      lnames, rnames = inputs
+      lhs, lnames = drop_lone_ones(lhs, lnames, get_aval(rhs).shape, rnames)
+      rhs, rnames = drop_lone_ones(rhs, rnames, get_aval(lhs).shape, lnames)
+      lcounts, rcounts = collections.Counter(lnames), collections.Counter(rnames)
+      lhs, lnames = sum_uniques(lhs, lnames, [n for n in contracted
+                                              if lcounts[n] == 1 and rcounts[n] == 0])
+      rhs, rnames = sum_uniques(rhs, rnames, [n for n in contracted
+                                              if rcounts[n] == 1 and lcounts[n] == 0])
+      lhs, lnames = sum_repeats(lhs, lnames, lcounts, result + rnames)
+      rhs, rnames = sum_repeats(rhs, rnames, rcounts, result + lnames)
+      contracted = [n for n in contracted if n in set(lnames) | set(rnames)]
+      batch = "".join(n for n in result if n in set(lnames) & set(rnames))
+      lbatch, rbatch = (tuple(lnames.find(n) for n in batch), tuple(rnames.find(n) for n in batch))
+      lcont = tuple(lnames.index(n) for n in contracted)
+      rcont = tuple(rnames.index(n) for n in contracted)
+      lfree = _removechars(lnames, batch + "".join(contracted))
+      rfree = _removechars(rnames, batch + "".join(contracted))
+      # (rhs, lhs) first: opt_einsum contracts right to left, so that order most often
+      # needs no transpose afterwards
+      names = batch + rfree + lfree
+      if names == result:
+        args, dims = (rhs, lhs), ((rcont, lcont), (rbatch, lbatch))
+      else:
+        names = batch + lfree + rfree
+        args, dims = (lhs, rhs), ((lcont, rcont), (lbatch, rbatch))
+      perm = tuple(names.index(n) for n in result)
+      sharding = {} if out_sharding is None else {
+          "out_sharding": _before_transpose(out_sharding, perm)}
+      x = _dot_general(*args, dims, precision, preferred_element_type=pet, **sharding)
+    else:
+      raise NotImplementedError(
+          "jax.numpy.einsum does not support simultaneous contraction of 3 or more "
+          "operands. Typically this means you've passed an unsupported path to the einsum "
+          "optimize parameter.")
+    if names != result:
+      x = transpose(x, tuple(names.index(n) for n in result))
+    operands.append(x)
+  return convert_element_type(operands[0], out_dtype, out_weak)
 
 
 def einsum_path(subscripts, /, *operands, optimize="auto"):
-  """The pairwise contraction order for an einsum, with a printable report (NumPy's
-  planner on the operands' shapes)."""
-  if optimize in ("auto", True):
-    optimize = "optimal" if len(operands) <= 4 else "greedy"
-  stand_ins = [np.broadcast_to(np.zeros((), get_aval(asarray(o)).dtype), np.shape(o))
-               for o in operands]
-  path, report = np.einsum_path(subscripts, *stand_ins, optimize=optimize)
-  return [tuple(step) for step in path[1:]], report
+  """opt_einsum's contraction path for an einsum: ``(path, info)``, the pairwise steps and
+  a printable report of their costs."""
+  if isinstance(optimize, bool):
+    optimize = "optimal" if optimize else _Unoptimized()
+  return opt_einsum.contract_path(subscripts, *operands, optimize=optimize)

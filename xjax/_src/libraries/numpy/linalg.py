@@ -5,6 +5,7 @@ an inexact dtype as in JAX; singular matrices give inf/nan, never exceptions.
 """
 from __future__ import annotations
 
+import itertools
 import operator
 from functools import partial
 from typing import NamedTuple, Sequence
@@ -21,6 +22,7 @@ from xjax._src.libraries.numpy import linalg_basic
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.array_api import matrix_transpose as _matrix_transpose
 from xjax._src.libraries.numpy.composed_math import conj, isnan, real
+from xjax._src.libraries.numpy.einsum import einsum
 from xjax._src.libraries.numpy.creation import arange, asarray, zeros, zeros_like
 from xjax._src.libraries.numpy.indexing import take_along_axis
 from xjax._src.libraries.numpy.linalg_basic import matmul as _matmul
@@ -584,7 +586,9 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
 
 
 def multi_dot(arrays: Sequence, *, precision=None):
-  """The product of a chain of matrices, multiplied in the cheapest order."""
+  """The product of a chain of matrices, multiplied in the order opt_einsum finds cheapest
+  (an einsum, as JAX)."""
+  check_arraylike("jnp.linalg.multi_dot", *arrays)
   arrays = [asarray(a) for a in arrays]
   if len(arrays) < 2:
     raise ValueError(f"multi_dot requires at least two arrays; got len(arrays)={len(arrays)}")
@@ -597,35 +601,12 @@ def multi_dot(arrays: Sequence, *, precision=None):
   if any(a.shape[-1] != b.shape[0] for a, b in zip(arrays[:-1], arrays[1:])):
     raise ValueError("multi_dot: last dimension of each array must match first dimension of "
                      f"following array. Got array shapes {shapes}")
-  first_vec, last_vec = arrays[0].ndim == 1, arrays[-1].ndim == 1
-  if first_vec:
-    arrays[0] = arrays[0][None, :]
-  if last_vec:
-    arrays[-1] = arrays[-1][:, None]
-  dims = [a.shape[0] for a in arrays] + [arrays[-1].shape[1]]
-  n = len(arrays)
-  cost = [[0] * n for _ in range(n)]
-  split = [[0] * n for _ in range(n)]
-  for length in range(1, n):
-    for i in range(n - length):
-      j = i + length
-      cost[i][j] = None
-      for k in range(i, j):
-        c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
-        if cost[i][j] is None or c < cost[i][j]:
-          cost[i][j], split[i][j] = c, k
-
-  def product(i, j):
-    if i == j:
-      return arrays[i]
-    k = split[i][j]
-    return _matmul(product(i, k), product(k + 1, j), precision=precision)
-  out = product(0, n - 1)
-  if first_vec:
-    out = out[0]
-  if last_vec:
-    out = out[..., 0]
-  return out
+  axes = [(i, i + 1) for i in range(len(arrays))]
+  if arrays[0].ndim == 1:
+    axes[0] = axes[0][1:]
+  if arrays[-1].ndim == 1:
+    axes[-1] = axes[-1][:1]
+  return einsum(*itertools.chain(*zip(arrays, axes)), optimize="auto", precision=precision)
 
 
 def tensorinv(a, ind: int = 2):

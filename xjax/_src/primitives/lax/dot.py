@@ -157,16 +157,15 @@ def _remaining(original, *removed_lists):
 
 def _dot_transpose_lhs(ct, x, y, *, dimension_numbers, precision, preferred_element_type,
                        out_sharding=None, swap_ans=False):
-  """The cotangent of ``x``: ``ct`` contracted with ``y`` (cast to ct's dtype, as with a
-  ``preferred_element_type``), arranged in x's dimension order and cast to x's dtype."""
-  if get_aval(y).dtype != get_aval(ct).dtype:
+  """The cotangent of ``x``: ``ct`` contracted with ``y`` (with the product's
+  ``preferred_element_type``, as JAX), arranged in x's dimension order and cast to x's
+  dtype."""
+  if preferred_element_type is None and get_aval(y).dtype != get_aval(ct).dtype:
     y = convert_element_type(y, get_aval(ct).dtype)
   (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
   x_aval = x.aval
-  y_ndim = get_aval(y).ndim
-  x_ndim = x_aval.ndim
-  x_kept = _remaining(range(x_ndim), x_contract, x_batch)
-  y_kept = _remaining(range(y_ndim), y_contract, y_batch)
+  x_kept = _remaining(range(x_aval.ndim), x_contract, x_batch)
+  y_kept = _remaining(range(get_aval(y).ndim), y_contract, y_batch)
   if swap_ans:
     ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
   else:
@@ -174,20 +173,12 @@ def _dot_transpose_lhs(ct, x, y, *, dimension_numbers, precision, preferred_elem
   dims = ((ans_y, y_kept), (ans_batch, y_batch))
   x_contract_sorted_by_y = list(np.take(x_contract, np.argsort(y_contract)))
   out_axes = np.argsort(list(x_batch) + x_kept + x_contract_sorted_by_y)
-  swapped_axes = np.argsort(list(x_batch) + x_contract_sorted_by_y + x_kept)
-  kw = dict(precision=precision, preferred_element_type=None)
-  if list(out_axes) != sorted(out_axes) and list(swapped_axes) == sorted(swapped_axes):
-    # dot(y, ct) already yields x's dimension order: no transpose needed.
-    swapped_dims = ((y_kept, ans_y), (y_batch, ans_batch))
-    out = dot_general_p.bind(y, ct, dimension_numbers=_canon(swapped_dims),
-                             out_sharding=_presharded(x_aval, swapped_axes), **kw)
-    out_axes = swapped_axes
-  else:
-    out = dot_general_p.bind(ct, y, dimension_numbers=_canon(dims),
-                             out_sharding=_presharded(x_aval, out_axes), **kw)
+  out = dot_general_p.bind(ct, y, dimension_numbers=_canon(dims), precision=precision,
+                           preferred_element_type=preferred_element_type,
+                           out_sharding=_presharded(x_aval, out_axes))
   out = shapes.transpose(out, tuple(int(a) for a in out_axes))
   if get_aval(out).dtype != x_aval.dtype:
-    out = convert_element_type(out, x_aval.dtype)
+    out = convert_element_type(out, x_aval.dtype, x_aval.weak_type)
   return out
 
 
