@@ -49,7 +49,7 @@ class Suite:
   """Where a library's own tests are and what they need to run."""
   distribution: str              # pinned
   folder: str                    # in site-packages, or in the unpacked sdist when `sdist`
-  pattern: str = "*_test.py"     # the test files' names
+  patterns: tuple[str, ...] = ("*_test.py",)  # the test files' names
   sdist: bool = False            # the wheel ships no tests; the sdist does
   env: tuple[tuple[str, str], ...] = ()  # environment variables the suite reads
 
@@ -60,12 +60,22 @@ class Suite:
 # recorded reference yet, so only `--lib` runs them.
 LIBRARIES = {
     "optax": Suite("optax==0.2.8", "optax"), "chex": Suite("chex==0.1.92", "chex"),
-    "einops": Suite("einops==0.8.2", "einops/tests", "test_*.py",
+    "einops": Suite("einops==0.8.2", "einops/tests", ("test_*.py",),
                     env=(("EINOPS_TEST_BACKENDS", "jax"),)),
-    "jax_dataclasses": Suite("jax-dataclasses==1.6.3", "tests", "test_*.py", sdist=True),
+    "jax_dataclasses": Suite("jax-dataclasses==1.6.3", "tests", ("test_*.py",), sdist=True),
     "jraph": Suite("jraph==0.0.6.dev0", "jraph"), "dm_pix": Suite("dm-pix==0.4.5", "dm_pix"),
     "rlax": Suite("rlax==0.1.9", "rlax"), "flashbax": Suite("flashbax==0.1.3", "flashbax"),
     "distrax": Suite("distrax==0.1.9", "distrax"), "haiku": Suite("dm-haiku==0.0.17", "haiku"),
+    "mctx": Suite("mctx==0.0.71", "mctx/_src/tests", sdist=True),
+    "tinygp": Suite("tinygp==0.3.1", "tests", ("test_*.py",), sdist=True),
+    "gymnax": Suite("gymnax==1.0.1", "tests", ("test_*.py",), sdist=True),
+    "e3nn_jax": Suite("e3nn-jax==0.21.0", "tests", sdist=True),
+    "dynamax": Suite("dynamax==1.0.3", "dynamax", ("*_test.py", "test_*.py"), sdist=True),
+    "blackjax": Suite("blackjax==1.7.1", "tests", ("test_*.py",), sdist=True),
+    "flax": Suite("flax==0.12.8", "tests", sdist=True),
+    "numpyro": Suite("numpyro==0.22.0", "test", ("test_*.py",), sdist=True),
+    "penzai": Suite("penzai==0.2.5", "tests", sdist=True),
+    "jax_md": Suite("jax-md==0.2.29", "tests", sdist=True),
 }
 # The libraries whose quickstarts tests/compat/test_ecosystem_quickstarts.py runs.
 QUICKSTART_LIBRARIES = ["numpyro==0.22.0", "blackjax==1.7.1", "equinox==0.13.8", "diffrax==0.7.2",
@@ -148,7 +158,8 @@ def test_files(python: Path, lib: str) -> dict[str, Path]:
   """{path inside site-packages (or the sdist): path} of the library's test files."""
   suite = LIBRARIES[lib]
   root = suite_root(python, suite)
-  return {str(p.relative_to(root)): p for p in sorted((root / suite.folder).rglob(suite.pattern))}
+  files = {p for pattern in suite.patterns for p in (root / suite.folder).rglob(pattern)}
+  return {str(p.relative_to(root)): p for p in sorted(files)}
 
 
 def _cause(element) -> str:

@@ -4,6 +4,7 @@ JAX's, also for chains of three or more operands."""
 from __future__ import annotations
 
 import collections
+import functools
 
 import numpy as np
 import opt_einsum
@@ -41,9 +42,14 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
   operands = tuple(op.__jax_array__() if hasattr(op, "__jax_array__") else op
                    for op in (subscripts, *operands))
-  operands, contractions = opt_einsum.contract_path(
-      *operands, einsum_call=True, use_blas=True, optimize=_path_type(optimize))
-  contractions = tuple((a, frozenset(b), c) for a, b, c, *_ in contractions)
+  if isinstance(subscripts, str) and isinstance(optimize, (str, bool)):
+    shapes = tuple(tuple(opt_einsum.parser.get_shape(op)) for op in operands[1:])
+    contractions = _plan(subscripts, shapes, optimize)
+    operands = operands[1:]
+  else:  # the interleaved form, or an explicit path
+    operands, contractions = opt_einsum.contract_path(
+        *operands, einsum_call=True, use_blas=True, optimize=_path_type(optimize))
+    contractions = tuple((a, frozenset(b), c) for a, b, c, *_ in contractions)
   check_arraylike("einsum", *operands)
   statics = dict(precision=precision, preferred_element_type=preferred_element_type,
                  _dot_general=_dot_general or dot_general)
@@ -54,6 +60,15 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         list(operands), contractions=contractions, **statics, out_sharding=None)
   return _contract_all(list(operands), contractions=contractions, **statics,
                        out_sharding=out_sharding)
+
+
+@functools.lru_cache(maxsize=1024)
+def _plan(subscripts: str, shapes: tuple, optimize):
+  """opt_einsum's contractions for operands of these shapes (planned once per signature:
+  the planning costs more than a small einsum's run)."""
+  _, contractions = opt_einsum.contract_path(subscripts, *shapes, shapes=True, einsum_call=True,
+                                             use_blas=True, optimize=_path_type(optimize))
+  return tuple((a, frozenset(b), c) for a, b, c, *_ in contractions)
 
 
 def _removechars(s: str, chars) -> str:
