@@ -1,5 +1,8 @@
 """jax.Array's placement attributes on traced values: what JAX 0.10.2's tracers answer under
 jit, vmap and grad (error classes and messages recorded from the reference)."""
+import inspect
+import types
+
 import numpy as np
 import pytest
 
@@ -93,3 +96,34 @@ def test_byteswap_and_to_device_trace(transform):
   np.testing.assert_array_equal(out, [0, 256, 512])   # from JAX 0.10.2
   device = xjax.devices()[0]
   np.testing.assert_array_equal(xjax.jit(lambda a: a.to_device(device))(x), x)
+
+
+# jax.Array's methods that reduce or reshape, called with no arguments on a (2, 3) array.
+_METHODS = ["var", "std", "mean", "sum", "prod", "max", "min", "all", "any", "argmax",
+            "argmin", "cumsum", "cumprod", "ravel", "flatten", "squeeze", "transpose",
+            "conj", "copy", "round", "sort", "argsort", "nonzero", "ptp", "trace", "item"]
+
+
+@pytest.mark.parametrize("transform", ["jit", "make_jaxpr", "vmap", "grad"])
+def test_every_array_method_is_a_method_of_tracers(transform):
+  """No tracer's own attribute hides an array method (the jaxpr tracer's variable was
+  once called ``var``, so ``x.var()`` failed under jit and make_jaxpr)."""
+  x = np.arange(6.0, dtype=np.float32).reshape(2, 3) - 2.0
+  names = [n for n in _METHODS if n not in ("nonzero", "item")]
+  want = {n: np.asarray(getattr(jnp.asarray(x), n)()) for n in names}
+  run = {"jit": lambda f: xjax.jit(f)(x),
+         "make_jaxpr": lambda f: xjax.core.eval_jaxpr(
+             (j := xjax.make_jaxpr(f)(x)).jaxpr, j.consts, x),
+         "vmap": lambda f: [np.squeeze(v, 0) for v in xjax.vmap(f)(x[None])],
+         "grad": lambda f: (xjax.grad(lambda y: sum(jnp.sum(v) for v in f(y)) * 0.)(x),
+                            [getattr(jnp.asarray(x), n)() for n in names])[1]}[transform]
+  got = run(lambda y: [getattr(y, n)() for n in names])
+  for n, g in zip(names, got):
+    np.testing.assert_allclose(np.asarray(g), want[n], rtol=1e-6, err_msg=n)
+  cls = type(jnp.asarray(x))
+  array_methods = [n for n in dir(cls) if not n.startswith("_")
+                   and callable(inspect.getattr_static(cls, n))]
+  shadowed = _under(transform if transform != "make_jaxpr" else "jit", lambda t: [
+      n for n in array_methods
+      if isinstance(inspect.getattr_static(t, n, None), types.MemberDescriptorType)])
+  assert shadowed == [], shadowed

@@ -137,15 +137,15 @@ def make_debug_info(fun, arg_names: Sequence[str] | None, *, traced_for: str = "
 
 
 class DynamicJaxprTracer(Tracer):
-  __slots__ = ("var",)
+  __slots__ = ("_var",)  # (not `var`: that is the array method)
 
   def __init__(self, trace: "DynamicJaxprTrace", var: Var) -> None:
     self._trace = trace
-    self.var = var
+    self._var = var
 
   @property
   def aval(self) -> ShapedArray:
-    return self.var.aval
+    return self._var.aval
 
   def jax_repr(self) -> str:
     return f"JitTracer({self.aval})"
@@ -179,7 +179,7 @@ class DynamicJaxprTrace(Trace):
   def to_atom(self, x):
     if isinstance(x, Tracer):
       if x._trace is self:
-        return x.var
+        return x._var
       if not x._trace.alive:
         raise escaped_tracer_error(x)
       return self._const_var(x, x.aval)
@@ -239,7 +239,7 @@ class DynamicJaxprTrace(Trace):
         ins = [a.val if isinstance(a, Literal) else DynamicJaxprTracer(self, a) for a in atoms]
         outs = eqn.primitive.staging(self, ins, eqn.params)
         outs = outs if eqn.primitive.multiple_results else [outs]
-        env.update((v, o.var) for v, o in zip(eqn.outvars, outs))
+        env.update((v, o._var) for v, o in zip(eqn.outvars, outs))
         continue
       outvars = [type(v)(v.aval) for v in eqn.outvars]  # (a DropVar stays one)
       env.update(zip(eqn.outvars, outvars))
@@ -261,7 +261,7 @@ class DynamicJaxprTrace(Trace):
     info = self.debug_info
     if info is None:
       return ""
-    deps = self._input_dependencies(tracer.var)
+    deps = self._input_dependencies(tracer._var)
     where = f"While tracing the function {info.func_src_info}"
     if not deps:
       return (f"{where}, this value became a tracer because it was computed by JAX "
