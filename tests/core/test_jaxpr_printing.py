@@ -32,6 +32,9 @@ PROGRAMS = {
     "vmap_sort": (jax.vmap(lambda v: jnp.sort(v) * 2.), (M33,)),
     "scan_where": (lambda x: lax.scan(lambda c, y: (jnp.where(y > c, y, c), None), 0., x)[0],
                    (X3,)),
+    "grad_abs": (jax.grad(lambda y: jnp.sum(jnp.abs(y))), (X3,)),
+    "grad_maximum": (jax.grad(lambda y: jnp.sum(jnp.maximum(y, 1.))), (X3,)),
+    "grad_max": (jax.grad(jnp.max), (M33,)),
     "atleast_shared": (lambda x: jnp.atleast_1d(x, x), (X3,)),
     "long_body": (lambda x: jax.jit(lambda y: [y := jnp.sin(y) for _ in range(11)][-1])(x),
                   (X3,)),
@@ -39,6 +42,48 @@ PROGRAMS = {
 
 # str(jax.make_jaxpr(f)(*args)) under JAX 0.10.2
 RECORDED = {
+    "grad_abs": (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = abs a\n"
+        "    c:bool[3] = ge a 0.0:f32[]\n"
+        "    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b\n"
+        "    d:f32[3] = broadcast_in_dim 1.0:f32[]\n"
+        "    e:f32[3] = broadcast_in_dim 0.0:f32[]\n"
+        "    f:f32[3] = select_n c d e\n"
+        "    g:f32[3] = select_n c e d\n"
+        "    h:f32[3] = neg f\n"
+        "    i:f32[3] = add_any g h\n"
+        "  in (i,) }"
+    ),
+    "grad_maximum": (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = max a 1.0:f32[]\n"
+        "    c:bool[3] = eq a b\n"
+        "    d:f32[3] = broadcast_in_dim 1.0:f32[]\n"
+        "    e:f32[3] = broadcast_in_dim 0.0:f32[]\n"
+        "    f:f32[3] = select_n c e d\n"
+        "    g:bool[3] = eq 1.0:f32[] b\n"
+        "    h:f32[3] = broadcast_in_dim 2.0:f32[]\n"
+        "    i:f32[3] = broadcast_in_dim 1.0:f32[]\n"
+        "    j:f32[3] = select_n g i h\n"
+        "    k:f32[3] = div f j\n"
+        "    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b\n"
+        "    l:f32[3] = broadcast_in_dim 1.0:f32[]\n"
+        "    m:f32[3] = mul l k\n"
+        "  in (m,) }"
+    ),
+    "grad_max": (
+        "{ lambda ; a:f32[3,3]. let\n"
+        "    b:f32[] = reduce_max[axes=(0, 1)] a\n"
+        "    c:f32[1,1] = reshape[dimensions=None new_sizes=(1, 1) sharding=None] b\n"
+        "    d:bool[3,3] = eq a c\n"
+        "    e:f32[3,3] = convert_element_type[new_dtype=float32 weak_type=False] d\n"
+        "    f:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] e\n"
+        "    g:f32[] = div 1.0:f32[] f\n"
+        "    h:f32[3,3] = broadcast_in_dim g\n"
+        "    i:f32[3,3] = mul h e\n"
+        "  in (i,) }"
+    ),
     "dot": (
         "{ lambda ; a:f32[3,3] b:f32[3,3]. let\n"
         "    c:f32[3,3] = dot_general[\n"

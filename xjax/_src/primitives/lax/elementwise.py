@@ -7,6 +7,7 @@ operands and size-1 dimensions broadcast (as in JAX's lax).
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 
 import numpy as np
@@ -308,15 +309,15 @@ def _minmax_lowering(hlo, direction):
   return lower
 
 
+# the tangent of the chosen operand, halved at ties (as JAX)
+_minmax_jvp = functools.partial(ad.standard_jvp, rules=(
+    _broadcasting_jvp(lambda t, z, x, y: mul(t, _balanced_eq(x, z, y))),
+    _broadcasting_jvp(lambda t, z, x, y: mul(t, _balanced_eq(y, z, x)))), with_output=True)
 max_p = _binary("max", "stablehlo.maximum", dtype_checker("int", "inexact", "bool"),
-                [lambda t, x, y: mul(t, _tie_mask(x, y, False)),
-                 lambda t, x, y: mul(t, _tie_mask(y, x, False))],
-                lowering=_minmax_lowering("stablehlo.maximum", "GT"),
+                jvp_of=_minmax_jvp, lowering=_minmax_lowering("stablehlo.maximum", "GT"),
                 host=ufunc_kernel(np.maximum, "iub"))
 min_p = _binary("min", "stablehlo.minimum", dtype_checker("int", "inexact", "bool"),
-                [lambda t, x, y: mul(t, _tie_mask(x, y, True)),
-                 lambda t, x, y: mul(t, _tie_mask(y, x, True))],
-                lowering=_minmax_lowering("stablehlo.minimum", "LT"),
+                jvp_of=_minmax_jvp, lowering=_minmax_lowering("stablehlo.minimum", "LT"),
                 host=ufunc_kernel(np.minimum, "iub"))
 pow_p = _binary("pow", "stablehlo.power", _inexact,
                 [lambda t, x, y: mul(t, _pow_jac_base(x, y)),
@@ -456,7 +457,7 @@ imag_p = _unary("imag", "stablehlo.imag", jvp=lambda t, x: imag(t),
 conj_p = _unary("conj", "chlo.conj", _complex, jvp=lambda t, x: conj(t),
                 transpose=lambda ct, x: [conj(ct)])
 # (abs takes no unsigned or bool input)
-abs_p = _unary("abs", "stablehlo.abs", jvp=lambda t, x: _abs_jvp(t, x),
+abs_p = _unary("abs", "stablehlo.abs", jvp2=lambda t, y, x: _abs_jvp(t, y, x),
                abstract_eval=_real_valued("abs", dtype_checker("signed", "inexact")),
                host=ufunc_kernel(np.abs, "fi"))
 population_count_p = _unary("population_count", "stablehlo.popcnt", _int)
@@ -1223,28 +1224,32 @@ def _safe_base(x):
   return select_n(eq(x, _const(x, 0)), x, _full_like_value(x, 1))
 
 
-def _tie_mask(x, other, min_):
-  """1 where ``x`` is the selected value, 0.5 at ties (JAX splits max/min gradients)."""
-  shape = broadcasting_shape("max", [get_aval(x).shape, get_aval(other).shape])
-  x_b, o_b = broadcast_to_aval(x, shape), broadcast_to_aval(other, shape)
-  dtype = get_aval(x).dtype
-  weak = get_aval(x).weak_type and get_aval(other).weak_type  # as weak as max(x, other)
-  ties = eq(x_b, o_b)
-  one, half, zero = (convert_element_type(full(shape, v, dtype,
-                                               sharding=get_aval(ties)._sharding), dtype, weak)
-                     for v in (1, 0.5, 0))
-  wins = lt(o_b, x_b) if not min_ else lt(x_b, o_b)
-  return select_n(ties, select_n(wins, zero, one), half)
+def _balanced_eq(x, z, y):
+  """1 where ``x`` is the chosen value ``z`` of max/min(x, y), 1/2 where ``y`` ties it."""
+  def select(pred, on_true, on_false):  # (made in this order, as JAX's jaxprs show them)
+    return select_n(pred, on_false, on_true)
+  chosen = _eq_meet(x, z)
+  chosen = select(chosen, _full_like_value(z, 1), _full_like_value(z, 0))
+  tied = _eq_meet(y, z)
+  return div(chosen, select(tied, _full_like_value(z, 2), _full_like_value(z, 1)))
 
 
-def _abs_jvp(t, x):
-  aval = get_aval(x)
-  if dtypes.is_complex(aval.dtype):
-    y = abs(x)
-    safe = select_n(eq(y, _const_dtype(0, get_aval(y).dtype)), y, _full_like_value(y, 1))
-    return div(real(mul(conj(x), t)), safe)
-  return mul(t, select_n(ge(x, _const(x, 0)), _full_like_value(x, -1),
-                         _full_like_value(x, 1)))
+def _eq_meet(a, b):
+  """``a == b`` in their promoted dtype."""
+  a_dtype, b_dtype = get_aval(a).dtype, get_aval(b).dtype
+  if a_dtype != b_dtype:
+    dtype = dtypes.promote_types(a_dtype, b_dtype)
+    a, b = convert_element_type(a, dtype), convert_element_type(b, dtype)
+  return eq(a, b)
+
+
+def _abs_jvp(t, y, x):
+  """JAX's: ``t`` or ``-t`` by the sign of real ``x``; Re(t conj(x) / |x|) for complex
+  ``x`` (|x| = 0 taken as 1)."""
+  if dtypes.is_complex(get_aval(x).dtype):
+    y = convert_element_type(y, get_aval(x).dtype)
+    return real(mul(t, div(conj(x), select_n(eq(y, _const(y, 0)), y, _full_like_value(y, 1)))))
+  return select_n(ge(x, _const(x, 0)), neg(t), t)
 
 
 def _bessel_i1e_deriv(y, x):

@@ -145,9 +145,8 @@ def _chooser_jvp(prim):
     out = prim.bind(x, axes=axes)
     if type(t) is Zero:
       return out, Zero(tangent_aval(get_aval(out)))
-    shape = get_aval(x).shape
-    kept = tuple(i for i in range(len(shape)) if i not in axes)
-    location = ew.eq(x, shapes.broadcast_in_dim(out, shape, kept))
+    shape = [1 if i in axes else d for i, d in enumerate(get_aval(x).shape)]
+    location = ew.eq(x, shapes.reshape(out, shape))  # (size-1 axes broadcast, as JAX)
     mask = ew.convert_element_type(location, get_aval(t).dtype)
     counts = reduce_sum(mask, axes)
     return out, ew.div(reduce_sum(ew.mul(t, mask), axes), counts)
