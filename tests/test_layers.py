@@ -274,7 +274,8 @@ STACKS = {
         ["ad_util", "api_util", "checkify", "compiler", "core", "dispatch", "distributed",
          "dtypes", "flatten_util", "lax", "lax.lax", "numpy", "numpy.ufuncs", "pjit", "scipy",
          "scipy.special", "sharding_impls", "state", "state.types", "traceback_util",
-         "tree_util", "typing", "util", "xla_bridge"],  # one module a jax._src module, none on another
+         "public_test_util", "tree_util", "typing", "util", "xla_bridge"],  # one module a jax._src
+        # module, none on another
     ],
 }
 NAMESPACES = {"xjax._src.libraries.numpy": ["namespace"],

@@ -282,12 +282,12 @@ BINARY = {
 
 @pytest.mark.parametrize("name", sorted(UNARY))
 def test_check_grads_unary(name):
-  check_grads(UNARY[name], (X,), 2)
+  check_grads(UNARY[name], (X,), 2, atol=2e-2, rtol=2e-2)
 
 
 @pytest.mark.parametrize("name", sorted(BINARY))
 def test_check_grads_binary(name):
-  check_grads(BINARY[name], (X, Y), 2)
+  check_grads(BINARY[name], (X, Y), 2, atol=2e-2, rtol=2e-2)
 
 
 def test_check_grads_detects_wrong_rule():
@@ -616,3 +616,14 @@ def test_linearized_function_gives_arrays_for_zero_tangents():
   assert all(isinstance(t, xjax.Array) for t in ts) and ts[1].weak_type
   np.testing.assert_array_equal(ts, [2.0, 0.0])
   assert type(at_ones(lambda x: x, 0.7)) is float
+
+
+def test_check_grads_has_jaxs_semantics():
+  """One direction from RandomState(0), eps 1e-4 and JAX's per-dtype tolerances: on JAX 0.10.2
+  the second-order check of exp at X fails in float32 ("VJP of VJP cotangent projection")
+  and passes with atol=rtol=2e-2; sin passes with the defaults."""
+  with pytest.raises(AssertionError, match="VJP of VJP cotangent projection"):
+    check_grads(lax.exp, (X,), 2)
+  check_grads(lax.exp, (X,), 2, atol=2e-2, rtol=2e-2)
+  check_grads(lax.sin, (X,), 2)
+  check_grads(lax.sin, (X,), 2, modes=("lin",))

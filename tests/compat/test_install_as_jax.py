@@ -166,3 +166,18 @@ def test_importlib_metadata_reports_the_jax_distribution(tmp_path):
   out = run(lambda s: ["-m", "xjax", str(s)], tmp_path, code)
   assert "version 0.10.2 jax" in out and "top level ['jax']" in out
   assert "listed True" in out and "others unknown" in out
+
+
+def test_private_public_test_util_module():
+  """tinygp's tests import check_close from jax._src.public_test_util: tolerances per dtype,
+  times the leaf's size (JAX 0.10.2: float32 atol 1e-6, so 3 elements allow 3e-6)."""
+  import importlib
+  ptu = importlib.import_module("xjax._src.compat.jax_private_compat.public_test_util")
+  a = np.array([1.0, 2.0, 3.0], np.float32)
+  ptu.check_close(a, a + 2e-6)
+  with pytest.raises(AssertionError):
+    ptu.check_close(a, a + 1e-4)
+  ptu.check_close({"x": a}, {"x": a + 1e-3}, atol=1e-3, rtol=0)
+  assert ptu.tolerance(np.float32, {np.float32: 0.5}) == 0.5
+  assert ptu.tolerance(np.float16) == 1e-3
+  assert ptu.default_gradient_tolerance[np.dtype(np.float32)] == 2e-3

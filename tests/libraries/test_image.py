@@ -90,7 +90,8 @@ def test_grads_jit_vmap():
   g = xjax.grad(lambda s: image.scale_and_translate(X, (4, 6), (0, 1), s, t, "cubic").sum())(
       np.array([1.3, 1.5], np.float32))
   np.testing.assert_allclose(g, [-82.7114, -26.566084], rtol=1e-4)   # JAX 0.10.2
-  check_grads(lambda im: image.resize(im, (5, 3), "lanczos3"), (X,), order=1)
+  check_grads(lambda im: image.resize(im, (5, 3), "lanczos3"), (X,), order=1, atol=2e-2,
+              rtol=2e-2)
   check_grads(lambda s: image.scale_and_translate(X, (4, 6), (0, 1), s, t, "linear"),
               (np.array([1.3, 1.5], np.float32),), order=1, atol=5e-2, rtol=5e-2)
   f = xjax.jit(lambda im: image.resize(im, (5, 3), "cubic"))

@@ -102,7 +102,7 @@ def test_grad_jit_vmap():
   v = jnp.arange(3.)
   np.testing.assert_array_equal(xjax.grad(lambda d: f(d, v).sum())(s.data), [1, 0, 2, 2, 0])
   np.testing.assert_array_equal(xjax.grad(lambda v: f(s.data, v).sum())(v), M.sum(0))
-  check_grads(f, (s.data, v), order=2, modes=["fwd", "rev"])
+  check_grads(f, (s.data, v), order=2, modes=["fwd", "rev"], atol=2e-2, rtol=2e-2)
   np.testing.assert_array_equal(xjax.jit(f)(s.data, v), f(s.data, v))
   ds = jnp.stack([s.data, 2 * s.data])
   vs = jnp.stack([v, v + 1])

@@ -105,10 +105,11 @@ def test_grads_against_finite_differences(fmt, transpose):
   X = np.stack([x, 2 * x], 1)
   mat = (lambda m: m.T) if transpose else (lambda m: m)
   check_grads(lambda d, v: mat(_with_data(m, d)) @ v, (m.data, x), order=2,
-              modes=["fwd", "rev"])
+              modes=["fwd", "rev"], atol=2e-2, rtol=2e-2)
   check_grads(lambda d, B: mat(_with_data(m, d)) @ B, (m.data, X), order=1,
-              modes=["fwd", "rev"])
-  check_grads(lambda d: _with_data(m, d).todense(), (m.data,), order=1, modes=["fwd", "rev"])
+              modes=["fwd", "rev"], atol=2e-2, rtol=2e-2)
+  check_grads(lambda d: _with_data(m, d).todense(), (m.data,), order=1, modes=["fwd", "rev"],
+              atol=2e-2, rtol=2e-2)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

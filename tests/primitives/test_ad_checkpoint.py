@@ -175,7 +175,7 @@ def test_checkpoint_under_jit_vmap_and_scan():
   np.testing.assert_allclose(scanned(Ws), loop, rtol=2e-6)
   nested = xjax.checkpoint(lambda w, x: g(w, x) * jnp.sum(xjax.checkpoint(jnp.sin)(x)),
                            policy=cp.everything_saveable)
-  check_grads(nested, (W, X), order=2, modes=["rev"])
+  check_grads(nested, (W, X), order=2, modes=["rev"], atol=2e-2, rtol=2e-2)
 
 
 def test_prevent_cse_puts_an_optimization_barrier_before_the_recomputation():

@@ -107,14 +107,14 @@ def _real_imag(f):
                                lambda x: jnp.fft.irfft(x, n=7),
                                lambda x: jnp.fft.rfft(x, n=5, norm="ortho")])
 def test_gradients_of_real_inputs(f):
-  check_grads(_real_imag(f), (X,), 2, atol=1e-2, rtol=1e-2)
+  check_grads(_real_imag(f), (X,), 2, atol=2e-2, rtol=2e-2, eps=1e-3)
 
 
 @pytest.mark.parametrize("f", [jnp.fft.fft, jnp.fft.ifft, jnp.fft.irfft, jnp.fft.irfftn,
                                lambda x: jnp.fft.irfft(x, n=9)])
 def test_gradients_of_complex_inputs(f):
-  check_grads(lambda re, im: _real_imag(f)(re + 1j * im), (X, X[::-1]), 1, atol=1e-2,
-              rtol=1e-2)
+  check_grads(lambda re, im: _real_imag(f)(re + 1j * im), (X, X[::-1]), 1, atol=2e-2,
+              rtol=2e-2)
 
 
 def test_vjp_matches_reference_convention():

@@ -156,7 +156,7 @@ def test_square_reciprocal_select():
   np.testing.assert_array_equal(lax.square(x), [1., 4., 9.])
   np.testing.assert_array_equal(lax.square(jnp.arange(3)), [0, 1, 4])
   assert "square" in str(jax.make_jaxpr(lax.square)(1.))
-  check_grads(lax.square, (x,), 2)
+  check_grads(lax.square, (x,), 2, atol=2e-2, rtol=2e-2)
   np.testing.assert_allclose(lax.reciprocal(jnp.float32(4)), 0.25)
   with pytest.raises(TypeError):
     lax.reciprocal(jnp.int32(4))

@@ -64,10 +64,10 @@ def test_jaxpr_as_reference():
 
 
 def test_derivatives():
-  check_grads(lambda s: scatter_add(s, X), (SRC,), 2)
-  check_grads(lambda t: gather_add(t, X, kw=KW2), (T,), 2)
+  check_grads(lambda s: scatter_add(s, X), (SRC,), 2, atol=2e-2, rtol=2e-2, eps=1e-3)
+  check_grads(lambda t: gather_add(t, X, kw=KW2), (T,), 2, atol=2e-2, rtol=2e-2)
   dil = dict(base_dilation=(2, 1), window_dilation=(1, 1))
-  check_grads(lambda t: gather_add(t, X, dil=dil), (T,), 1, modes=("rev",))
+  check_grads(lambda t: gather_add(t, X, dil=dil), (T,), 1, modes=("rev",), atol=2e-2, rtol=2e-2)
   _, tangent = xjax.jvp(lambda x: scatter_add(SRC, x), (X,), (X,))
   assert not np.any(tangent)  # the selection does not move under small changes
 

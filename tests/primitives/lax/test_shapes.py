@@ -44,4 +44,4 @@ def test_squeeze_is_its_own_primitive():
   xs = np.random.RandomState(0).randn(3, 4, 1).astype(np.float32)
   np.testing.assert_allclose(xjax.vmap(lambda v: lax.squeeze(v, (1,)), in_axes=1)(xs),
                              np.stack([xs[:, i, 0] for i in range(4)]))
-  check_grads(lambda v: lax.squeeze(v, (0, 2)) ** 2, (x + 1,), order=2)
+  check_grads(lambda v: lax.squeeze(v, (0, 2)) ** 2, (x + 1,), order=2, atol=2e-2, rtol=2e-2)

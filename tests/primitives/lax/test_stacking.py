@@ -55,10 +55,10 @@ def test_jaxprs_as_reference():
 
 def test_derivatives():
   x = X / 10
-  check_grads(lambda x: lax.split(x, [1, 2, 1], axis=1)[1] ** 2, (x,), 2)
-  check_grads(lambda x: lax.stack([x, jnp.sin(x)], 1), (x,), 2)
-  check_grads(lambda x: lax.unstack(x, 1)[2] * lax.unstack(x)[0][1], (x,), 2)
-  check_grads(lambda x: lax.tile(x, (2, 3)) ** 2, (x,), 2)
+  check_grads(lambda x: lax.split(x, [1, 2, 1], axis=1)[1] ** 2, (x,), 2, atol=2e-2, rtol=2e-2)
+  check_grads(lambda x: lax.stack([x, jnp.sin(x)], 1), (x,), 2, atol=2e-2, rtol=2e-2)
+  check_grads(lambda x: lax.unstack(x, 1)[2] * lax.unstack(x)[0][1], (x,), 2, atol=2e-2, rtol=2e-2)
+  check_grads(lambda x: lax.tile(x, (2, 3)) ** 2, (x,), 2, atol=2e-2, rtol=2e-2)
   ct = xjax.grad(lambda x: lax.tile(x, (2, 3)).sum())(x)
   np.testing.assert_array_equal(ct, np.full(x.shape, 6.))
 
