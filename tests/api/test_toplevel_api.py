@@ -10,9 +10,10 @@ from xjax.test_util import check_grads
 
 
 def test_config_states_as_context_managers():
-  assert xjax.enable_x64.value is False
+  assert xjax.enable_x64.value is False and xjax.config.x64_enabled is False
   with xjax.enable_x64(True):
     assert xjax.enable_x64.value is True
+    assert xjax.config.x64_enabled is True  # (the older name gymnax's tests read)
     assert jnp.ones(1).dtype == np.float64
   assert jnp.ones(1).dtype == np.float32
   with xjax.numpy_rank_promotion("raise"):

@@ -60,6 +60,11 @@ class Config:
     return self._values[name]
 
   @property
+  def x64_enabled(self) -> bool:
+    """Whether 64-bit types are on (``jax_enable_x64``; older code reads this name)."""
+    return self._values["jax_enable_x64"]
+
+  @property
   def values(self) -> dict[str, Any]:
     """Every option's current value, by name (``"jax_enable_x64" in config.values``)."""
     return dict(self._values)
