@@ -19,6 +19,7 @@ import argparse
 import difflib
 import importlib
 import json
+import re
 import subprocess
 import warnings
 from pathlib import Path
@@ -176,7 +177,7 @@ def record(lib: str, names: list[str]) -> dict[str, str]:
   for name in names or CASES:
     f = eval(f"lambda x: {CASES[name]}", ns)  # noqa: S307 - the cases above
     try:
-      out[name] = str(jax.make_jaxpr(f)(x))
+      out[name] = re.sub(r"0x[0-9a-f]+", "0xADDRESS", str(jax.make_jaxpr(f)(x)))
     except Exception as e:  # a case the library refuses to trace
       out[name] = f"ERR {type(e).__name__}"
   return out

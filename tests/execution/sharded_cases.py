@@ -300,3 +300,41 @@ def test_equivalent_shardings_and_addressable_indices():
   assert named("x").has_addressable_devices
   assert mesh.shape_tuple == (("x", 2), ("y", 2)) and mesh.local_mesh is mesh
   assert mesh.local_devices == list(d) and not mesh.is_multi_process
+
+
+def test_host_callbacks_in_programs_over_several_devices():
+  """Callbacks in a sharded jit run once, on the first device (or the one their
+  SingleDeviceSharding names); in a shard_map body once per device (JAX 0.10.2's calls and
+  values). They crashed the interpreter before: the program got no callables."""
+  from xjax.experimental import io_callback
+  from xjax.sharding import SingleDeviceSharding
+  calls = []
+
+  def cb(a):
+    calls.append(np.asarray(a).tolist())
+    return np.asarray(a) * 2
+  line = xjax.sharding.Mesh(np.array(d), ("i",))
+  x = xjax.device_put(jnp.arange(8.0), NamedSharding(line, P("i")))
+  spec = lambda v: xjax.ShapeDtypeStruct(v.shape, v.dtype)
+  y = xjax.jit(lambda v: xjax.pure_callback(cb, spec(v), v))(x)
+  np.testing.assert_array_equal(y, np.arange(8.0) * 2)
+  assert calls == [list(range(8))]
+  calls.clear()
+  y = xjax.jit(xjax.shard_map(lambda b: xjax.pure_callback(cb, spec(b), b), mesh=line,
+                              in_specs=P("i"), out_specs=P("i")))(x)
+  np.testing.assert_array_equal(y, np.arange(8.0) * 2)
+  assert sorted(calls) == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0]]
+  calls.clear()
+  y = xjax.jit(lambda v: io_callback(cb, spec(v), v, ordered=True) + 1)(x)
+  np.testing.assert_array_equal(y, np.arange(8.0) * 2 + 1)
+  assert calls == [list(range(8))]
+  calls.clear()
+  f = xjax.jit(lambda v: xjax.pure_callback(cb, spec(v), v,
+                                            sharding=SingleDeviceSharding(d[2])))
+  assert "{maximal device=2}" in f.lower(x).as_text()
+  f(x)
+  assert calls == [list(range(8))]
+  with pytest.raises(NotImplementedError, match="only supports SingleDeviceSharding"):
+    xjax.jit(lambda v: xjax.pure_callback(cb, spec(v), v, sharding=named()))(x)
+  with pytest.raises(RuntimeError):
+    xjax.jit(lambda v: xjax.pure_callback(lambda a: 1 / 0, spec(v), v))(x).block_until_ready()

@@ -180,10 +180,13 @@ def set_env_options(options, overrides) -> None:
 class SpmdExecutable(_Loaded):
   """A program partitioned by XLA over several devices (``devices``, in the order of the
   program's device assignment); ``run`` takes and returns buffers over those devices."""
-  __slots__ = ("_loaded", "devices", "text", "_handlers", "in_tilings", "out_tilings")
+  __slots__ = ("_loaded", "devices", "text", "_handlers", "in_tilings", "out_tilings",
+               "_callbacks")
 
-  def __init__(self, loaded, devices, text: str, in_avals, out_avals) -> None:
+  def __init__(self, loaded, devices, text: str, in_avals, out_avals,
+               callbacks: bool = False) -> None:
     self._loaded, self.devices, self.text = loaded, tuple(devices), text
+    self._callbacks = callbacks
     self.in_tilings = [self._tiling(op, a.ndim)
                        for op, a in zip(loaded.get_parameter_shardings(), in_avals)]
     self.out_tilings = [self._tiling(op, a.ndim)
@@ -201,12 +204,18 @@ class SpmdExecutable(_Loaded):
   def run(self, bufs: Sequence[DeviceBuffer]) -> list[DeviceBuffer]:
     if _no_execution[0]:
       _refuse_execution(self.text)
-    return self._loaded.execute_sharded(bufs).consume_with_handlers(self._handlers)
+    if not self._callbacks:
+      return self._loaded.execute_sharded(bufs).consume_with_handlers(self._handlers)
+    with _callback_errors_as_causes():
+      outs = self._loaded.execute_sharded(bufs).consume_with_handlers(self._handlers)
+      for b in outs:  # callbacks run (and fail) before the call returns
+        b.block_until_ready()
+      return outs
 
 
 def compile_spmd(module_text: str, devices: Sequence, name: str, in_avals, out_avals,
                  choose_in: Sequence[bool], choose_out: Sequence[bool],
-                 env_options: Sequence = ()) -> SpmdExecutable:
+                 env_options: Sequence = (), host_callbacks: Sequence = ()) -> SpmdExecutable:
   """Compiles a StableHLO module with XLA's SPMD partitioner: one partition per device,
   ``devices`` giving the device of each partition id.  XLA picks the layouts of the
   parameters and results flagged in ``choose_in``/``choose_out`` (see ``in_tilings``,
@@ -227,10 +236,19 @@ def compile_spmd(module_text: str, devices: Sequence, name: str, in_avals, out_a
   set_env_options(options, env_options)
   with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"), \
       _invalid_program_quoted(module_text):
-    loaded = client.compile_and_load(module_text, _xc.DeviceList(tuple(devices)), options)
+    if host_callbacks:  # (the Python callables the module's callback custom calls run)
+      text = module_text if devices[0].platform == "cpu" else module_text.replace(
+          HOST_CALLBACK_TARGET, _GPU_CALLBACK_TARGET)
+      with lock:
+        module = parse_module(text)
+      loaded = client.compile_and_load(module, _xc.DeviceList(tuple(devices)), options,
+                                       host_callbacks=[_recording(f) for f in host_callbacks])
+    else:
+      loaded = client.compile_and_load(module_text, _xc.DeviceList(tuple(devices)), options)
   if inspections:
     report_inspections(module_text)
-  return SpmdExecutable(loaded, devices, module_text, in_avals, out_avals)
+  return SpmdExecutable(loaded, devices, module_text, in_avals, out_avals,
+                        bool(host_callbacks))
 
 
 def compile_and_load(client, module, devices, options, host_callbacks=()):
@@ -307,17 +325,25 @@ class _CallbackExecutable(Executable):
     return None  # callers must go through ``run``, which blocks and chains the cause
 
   def run(self, bufs):
-    _host_errors.error = None
-    try:
+    with _callback_errors_as_causes():
       outs = Executable.run(self, bufs)
       for b in outs:  # callbacks run (and fail) before the call returns, in call order
         b.block_until_ready()
       return outs
-    except XlaRuntimeError as err:
-      cause, _host_errors.error = _host_errors.error, None
-      if cause is not None:
-        raise err from cause
-      raise
+
+
+@contextlib.contextmanager
+def _callback_errors_as_causes():
+  """The exception a host callback raised becomes the ``__cause__`` of the execution's
+  JaxRuntimeError."""
+  _host_errors.error = None
+  try:
+    yield
+  except XlaRuntimeError as err:
+    cause, _host_errors.error = _host_errors.error, None
+    if cause is not None:
+      raise err from cause
+    raise
 
 
 def _compile_with_callbacks(client, text, device, options, out_avals, callbacks):

@@ -111,9 +111,11 @@ def _devices(mesh: Mesh) -> list:
   return sorted(mesh.devices.flat, key=lambda d: d.id)
 
 
-def lower(closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings, name: str) -> str:
+def lower(closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings, name: str,
+          host_callbacks: list | None = None) -> str:
   """The StableHLO of ``closed`` as an SPMD program over ``mesh``'s devices; parameters
-  and results with a sharding carry it (constants are replicated)."""
+  and results with a sharding carry it (constants are replicated).  The Python callables
+  of its host callbacks are appended to ``host_callbacks``."""
   logical = {d: i for i, d in enumerate(_devices(mesh))}
   rep = replicated(mesh)
   ins = [(rep, v.aval) for v in closed.jaxpr.constvars] + list(zip(in_shardings,
@@ -121,7 +123,7 @@ def lower(closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings, name: st
   layout = lowering.SpmdLayout(logical, [_text(s, a.ndim, logical) for s, a in ins],
                                [_text(s, a.ndim, logical)
                                 for s, a in zip(out_shardings, closed.out_avals)], mesh)
-  return lowering.lower_module(closed.jaxpr, name, layout=layout)
+  return lowering.lower_module(closed.jaxpr, name, host_callbacks, layout=layout)
 
 
 def _typed_layout(aval, mesh: Mesh):
@@ -148,11 +150,12 @@ class SpmdProgram:
     outs = [s if s is not None else _typed_layout(a, mesh)
             for s, a in zip(out_shardings, closed.out_avals)]
     self.name = name
-    self.text = lower(closed, mesh, in_shardings, outs, name)
+    callbacks = []
+    self.text = lower(closed, mesh, in_shardings, outs, name, callbacks)
     self.out_avals = closed.out_avals
     exe = self.executable = executables.compile_spmd(
         self.text, devices, name, in_avals, self.out_avals, [s is None for s in ins],
-        [s is None for s in outs], compiler_options)
+        [s is None for s in outs], compiler_options, callbacks)
     chosen = [s if s is not None else sharding_from_tiling(t, mesh, a.ndim)
               for s, t, a in zip(ins, exe.in_tilings, in_avals)]
     self.out_shardings = [s if s is not None else sharding_from_tiling(t, mesh, a.ndim)

@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
+from xjax._src.foundations.sharding import SingleDeviceSharding
 from xjax._src.execution.array import Array
 from xjax._src.backend import buffers, clients, executables, jaxlib_api
 from xjax._src.backend.lowering import TOKEN, tensor_type
@@ -53,8 +54,8 @@ class FlatCallback:
     args, kwargs = tree_util.tree_unflatten(self.in_tree, leaves)
     return self.fn(*args, **kwargs)
 
-  def __repr__(self) -> str:
-    return getattr(self.fn, "__name__", repr(self.fn))
+  def __repr__(self) -> str:  # (as JAX's jaxprs show a callback)
+    return f"_FlatCallback(callback_func={self.fn!r}, in_tree={self.in_tree})"
 
 
 def flatten_arguments(fn: Callable, args: tuple, kwargs: dict, static_non_arrays: bool):
@@ -130,10 +131,39 @@ def _run_eagerly(callback: Callable, args: Sequence[Any], result_avals) -> list:
 # ---------------------------------------------------------------------------------------
 # Lowering
 
+def _op_sharding(module, sharding) -> str | None:
+  """Where a callback runs in a program over several devices, as JAX places it: on every
+  device inside a fully manual (shard_map) region, else once, on the device ``sharding``
+  names (a SingleDeviceSharding) or the first of the program's devices."""
+  if sharding is not None and not isinstance(sharding, SingleDeviceSharding):
+    raise NotImplementedError(
+        f"pure_callback only supports SingleDeviceSharding, but got {type(sharding)}")
+  if not module.logical:
+    return None
+  if module.manual:
+    if set(module.manual_axes[-1]) != set(module.manual[-1].axis_names):
+      raise NotImplementedError(
+          "callbacks are only supported in spmd computations when all mesh axes are "
+          "partitioned manually (no partial automatic sharding).")
+    if sharding is not None:
+      raise NotImplementedError(
+          "callbacks do not support specifying sharding inside spmd computations")
+    return "{manual}"
+  index = 0
+  if sharding is not None:
+    device = next(iter(sharding.device_set))
+    if device not in module.logical:
+      raise ValueError(f"Couldn't find the device {device} of the callback's sharding in "
+                       f"the devices the computation runs on: {list(module.logical)}")
+    index = module.logical[device]
+  return f"{{maximal device={index}}}"
+
+
 def emit_callback(ctx, callback: Callable, operands: Sequence[str], result_avals,
-                  effectful: bool) -> list[str]:
+                  effectful: bool, sharding=None) -> list[str]:
   """A custom call running ``callback`` on the host; effectful ones are ordered by the
-  region's token and marked side-effecting so XLA keeps them."""
+  region's token and marked side-effecting so XLA keeps them.  In a program over several
+  devices it runs where ``_op_sharding`` says."""
   host = _host_function(callback, result_avals, takes_token=effectful)
   index = ctx.module.add_host_callback(host)
   in_types = [tensor_type(a) for a in ctx.avals_in]
@@ -147,10 +177,12 @@ def emit_callback(ctx, callback: Callable, operands: Sequence[str], result_avals
   res = ctx.fresh() if n else None
   lhs = f"{res}:{n} = " if n > 1 else (f"{res} = " if n else "")
   side = "true" if effectful else "false"
+  placed = _op_sharding(ctx.module, sharding)
+  placed = "" if placed is None else f', mhlo.sharding = "{placed}"'
   ctx.lines.append(
       f'{ctx.indent}{lhs}"stablehlo.custom_call"({", ".join(operands)}) '
       f'{{call_target_name = "{executables.HOST_CALLBACK_TARGET}", api_version = 4 : i32, '
-      f'has_side_effect = {side}, backend_config = {{index = {index} : ui64}}}} : '
+      f'has_side_effect = {side}, backend_config = {{index = {index} : ui64}}{placed}}} : '
       f'({", ".join(in_types)}) -> ({", ".join(out_types)})')
   names = [f"{res}#{i}" for i in range(n)] if n > 1 else ([res] if n else [])
   if effectful:
@@ -164,12 +196,12 @@ def emit_callback(ctx, callback: Callable, operands: Sequence[str], result_avals
 # ---------------------------------------------------------------------------------------
 # pure_callback
 
-def _pure_abstract_eval(*avals, callback, result_avals, vmap_method):
+def _pure_abstract_eval(*avals, callback, result_avals, sharding, vmap_method):
   return list(result_avals)
 
 
-def _pure_lowering(ctx, *args, callback, result_avals, vmap_method):
-  return emit_callback(ctx, callback, args, result_avals, effectful=False)
+def _pure_lowering(ctx, *args, callback, result_avals, sharding, vmap_method):
+  return emit_callback(ctx, callback, args, result_avals, effectful=False, sharding=sharding)
 
 
 def _pure_jvp(primals, tangents, **params):
@@ -182,11 +214,11 @@ def _pure_transpose(cts, *args, **params):
                    "to use callbacks while taking gradients.")
 
 
-def _pure_batch(axis, args, dims, *, callback, result_avals, vmap_method):
+def _pure_batch(axis, args, dims, *, callback, result_avals, sharding, vmap_method):
   size = axis.size
   args = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(args, dims)]
   batched_avals = tuple(ShapedArray((size, *a.shape), a.dtype) for a in result_avals)
-  params = dict(callback=callback, vmap_method=vmap_method)
+  params = dict(callback=callback, sharding=sharding, vmap_method=vmap_method)
   if vmap_method == "legacy_vectorized":
     outs = pure_callback_p.bind(*args, result_avals=batched_avals, **params)
   elif vmap_method in ("expand_dims", "broadcast_all"):
@@ -221,8 +253,8 @@ def _sequential(bind: Callable, args, dims, unroll: bool = False):
 pure_callback_p = Primitive("pure_callback", multiple_results=True)
 pure_callback_p.abstract_eval = _pure_abstract_eval
 pure_callback_p.lowering = _pure_lowering
-pure_callback_p.impl = lambda *args, callback, result_avals, vmap_method: _run_eagerly(
-    callback, args, result_avals)
+pure_callback_p.impl = lambda *args, callback, result_avals, sharding, vmap_method: (
+    _run_eagerly(callback, args, result_avals))
 pure_callback_p.jvp = _pure_jvp
 pure_callback_p.transpose = _pure_transpose
 pure_callback_p.batch = _pure_batch
@@ -242,8 +274,9 @@ def pure_callback(callback: Callable, result_shape_dtypes: Any, *args: Any,
                   sharding=None, vmap_method: str | None = None, **kwargs: Any):
   """Calls the pure Python function ``callback`` on the host from transformed code.
 
-  ``result_shape_dtypes`` (a pytree of ``ShapeDtypeStruct``) declares what it returns.
-  Under vmap, ``vmap_method`` says how: ``"sequential"`` (a loop), ``"expand_dims"``
+  ``result_shape_dtypes`` (a pytree of ``ShapeDtypeStruct``) declares what it returns;
+  ``sharding`` (a SingleDeviceSharding) names the device it runs from in a program over
+  several devices (the first by default). Under vmap, ``vmap_method`` says how: ``"sequential"`` (a loop), ``"expand_dims"``
   (unbatched inputs get a size-1 axis), ``"broadcast_all"`` (all inputs get the batch
   axis) or ``"legacy_vectorized"`` (the callback handles a leading batch axis).
   """
@@ -253,15 +286,15 @@ def pure_callback(callback: Callable, result_shape_dtypes: Any, *args: Any,
   flat, dynamic = flatten_arguments(callback, args, kwargs, static_non_arrays=False)
   result_avals, out_tree = _result_avals(result_shape_dtypes)
   outs = pure_callback_p.bind(*dynamic, callback=flat, result_avals=result_avals,
-                              vmap_method=vmap_method)
+                              sharding=sharding, vmap_method=vmap_method)
   return tree_util.tree_unflatten(out_tree, outs)
 
 
 # ---------------------------------------------------------------------------------------
 # io_callback
 
-def _io_lowering(ctx, *args, callback, result_avals, ordered):
-  return emit_callback(ctx, callback, args, result_avals, effectful=True)
+def _io_lowering(ctx, *args, callback, result_avals, sharding, ordered):
+  return emit_callback(ctx, callback, args, result_avals, effectful=True, sharding=sharding)
 
 
 def _io_jvp(primals, tangents, **params):
@@ -272,12 +305,12 @@ def _io_transpose(cts, *args, **params):
   raise ValueError("IO callbacks do not support transpose.")
 
 
-def _io_batch(axis, args, dims, *, callback, result_avals, ordered):
+def _io_batch(axis, args, dims, *, callback, result_avals, sharding, ordered):
   if ordered:
     raise ValueError("Cannot `vmap` ordered IO callback.")
   args = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(args, dims)]
   outs = _sequential(lambda *xs: io_callback_p.bind(
-      *xs, callback=callback, result_avals=result_avals, ordered=False),
+      *xs, callback=callback, result_avals=result_avals, sharding=sharding, ordered=False),
       args, [None if d is None else 0 for d in dims])
   return list(outs), [0] * len(outs)
 
@@ -285,7 +318,7 @@ def _io_batch(axis, args, dims, *, callback, result_avals, ordered):
 io_callback_p = Primitive("io_callback", multiple_results=True)
 io_callback_p.abstract_eval = lambda *avals, result_avals, **_: list(result_avals)
 io_callback_p.lowering = _io_lowering
-io_callback_p.impl = lambda *args, callback, result_avals, ordered: _run_eagerly(
+io_callback_p.impl = lambda *args, callback, result_avals, sharding, ordered: _run_eagerly(
     callback, args, result_avals)
 io_callback_p.effects = lambda ordered, **_: (fx.ordered_io_effect,) if ordered else (
     fx.io_effect,)
@@ -298,11 +331,11 @@ def io_callback(callback: Callable, result_shape_dtypes: Any, *args: Any, shardi
                 ordered: bool = False, **kwargs: Any):
   """Calls the (possibly impure) Python function ``callback`` on the host.  It is never
   removed as dead code; with ``ordered=True`` calls run in program order (and cannot be
-  vmapped)."""
+  vmapped); ``sharding`` is as for ``pure_callback``."""
   flat, dynamic = flatten_arguments(callback, args, kwargs, static_non_arrays=False)
   result_avals, out_tree = _result_avals(result_shape_dtypes)
   outs = io_callback_p.bind(*dynamic, callback=flat, result_avals=result_avals,
-                            ordered=bool(ordered))
+                            sharding=sharding, ordered=bool(ordered))
   return tree_util.tree_unflatten(out_tree, outs)
 
 
