@@ -272,3 +272,18 @@ def test_operand_errors_read_as_jax():
                                        "but it has ndim 0"):
     jnp.matmul(2.0, jnp.ones(3))
   np.testing.assert_array_equal(jnp.left_shift(np.array([True, False]), 1), [2, 0])
+
+
+def test_sinc_derivatives_at_zero_are_its_maclaurin_terms():
+  """sinc(x) = 1 - (pi x)^2/6 + (pi x)^4/120 - ...: at 0 the even derivatives are
+  -pi^2/3, pi^4/5 (JAX 0.10.2's numbers; the value there used to be a constant, so every
+  derivative was 0), the odd ones 0; away from 0 the quotient's."""
+  import xjax
+  d2 = xjax.grad(xjax.grad(jnp.sinc))
+  np.testing.assert_allclose(d2(0.0), -np.pi ** 2 / 3, rtol=1e-6)
+  np.testing.assert_allclose(xjax.grad(xjax.grad(d2))(0.0), np.pi ** 4 / 5, rtol=1e-5)
+  assert xjax.grad(jnp.sinc)(0.0) == 0 and xjax.grad(d2)(0.0) == 0
+  np.testing.assert_allclose(xjax.vmap(d2)(jnp.array([0.0, 0.5])), [-3.2898684, -1.190227],
+                             rtol=1e-6)
+  np.testing.assert_allclose(xjax.jit(xjax.hessian(jnp.sinc))(0.0), -np.pi ** 2 / 3, rtol=1e-6)
+  assert jnp.sinc(2.5).weak_type and jnp.sinc(0.0) == 1

@@ -3,6 +3,7 @@ float classification, log/exp variants, clip, nan-aware max/min, gcd/lcm (the on
 ufuncs are in ufuncs.py)."""
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -239,11 +240,27 @@ def _logaddexp2_jvp(primals, tangents):
 
 @compiled_when_eager(staged="sinc")
 def sinc(x, /):
-  """sin(pi x) / (pi x), with sinc(0) = 1."""
+  """sin(pi x) / (pi x), with sinc(0) = 1 and every derivative at 0 exact (the value at 0
+  is the Maclaurin series' term, whose derivative rule gives the next term)."""
   (x,) = promote_args_inexact("sinc", x)
-  zero = eq(x, _c(x, 0))
-  pix = mul(select_n(zero, x, full_like(x, 1)), _wc(x, np.pi))
-  return select_n(zero, div(sin(pix), pix), full_like(x, 1))
+  eq_zero = eq(x, _wc(x, 0))
+  pi_x = mul(_wc(x, np.pi), x)
+  safe_pi_x = _where(eq_zero, _wc(x, 1), pi_x)
+  return _where(eq_zero, _sinc_maclaurin(0, pi_x), div(sin(safe_pi_x), safe_pi_x))
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def _sinc_maclaurin(k, x):
+  """The k-th derivative of sin(x)/x at 0, in x's shape."""
+  if k % 2:
+    return x * 0
+  return x * 0 + _wc(x, (-1) ** (k // 2) / (k + 1))
+
+
+@_sinc_maclaurin.defjvp
+def _sinc_maclaurin_jvp(k, primals, tangents):
+  (x,), (t,) = primals, tangents
+  return _sinc_maclaurin(k, x), _sinc_maclaurin(k + 1, x) * t
 
 
 @compiled_when_eager(staged="heaviside")
