@@ -18,7 +18,7 @@ from xjax._src.primitives.lax.elementwise import (_const, abs as lax_abs, add, a
                                                   bitwise_and, bitwise_not, bitwise_or,
                                                   ceil as lax_ceil, complex as lax_complex,
                                                   conj as lax_conj, convert_element_type, div, eq,
-                                                  exp as lax_exp, exp2, floor as lax_floor, gt,
+                                                  exp as lax_exp, exp2, floor as lax_floor, ge, gt,
                                                   imag as lax_imag, integer_pow, is_finite, log,
                                                   log1p, lt, max as lax_max, min as lax_min, mul,
                                                   ne, neg, nextafter as lax_nextafter,
@@ -455,7 +455,7 @@ def modf(x, /, out=None):
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
   (x,) = promote_args_inexact("modf", x)
-  whole = _trunc(x)
+  whole = _where(ge(x, _c(x, 0)), lax_floor(x), lax_ceil(x))
   return lax_sub(x, whole), whole
 
 
