@@ -176,3 +176,27 @@ def test_ravel_multi_index_fortran_order():
   with pytest.raises(ValueError, match=r"invalid mode='foo'\. Expected 'raise', 'wrap', "
                                        r"'clip', or 'ignore'\."):
     jnp.ravel_multi_index(idx, (3, 4, 5), mode="foo")
+
+
+def test_interp_as_jax_computes_it():
+  """JAX 0.10.2's values: below repeated xp points the lower fp is taken (where dx is 0),
+  a complex fp stays complex, x and xp promote apart from fp; the gradient with respect to
+  fp is bit for bit the reference's (its three gathers of fp[i - 1])."""
+  xp, fp = jnp.array([1., 1., 2., 3.]), jnp.array([0., 10., 20., 30.])
+  x = jnp.array([0.5, 1., 1.5, 3.5])
+  check(jnp.interp(x, xp, fp, left="extrapolate", right="extrapolate"),
+        np.array([0., 10., 15., 35.], np.float32))
+  out = jnp.interp(jnp.array([0.5, 1.5]), jnp.array([0., 1., 2.]), jnp.array([1j, 2., 3 + 1j]))
+  check(out, np.array([1 + 0.5j, 2.5 + 0.5j], np.complex64))
+  check(jnp.interp(jnp.array([0.5], jnp.float16), jnp.array([0., 1.]),
+                   jnp.array([0., 3.], jnp.float16)), np.array([1.5], np.float32))
+  rng = np.random.default_rng(0)
+  xs = np.sort(rng.standard_normal(50)).astype(np.float32)
+  fs = rng.standard_normal(50).astype(np.float32)
+  pts = rng.standard_normal(200).astype(np.float32) * 1.5
+  g = np.asarray(xjax.grad(lambda f: jnp.sum(jnp.interp(pts, xs, f)))(fs))
+  # JAX 0.10.2's float32 bits of the first nine entries
+  assert g[:9].view(np.uint32).tolist() == [
+      1105318917, 1099836409, 1015487712, 1087231890, 1089089312, 1087525285, 1083736498,
+      1075491368, 1083915823]
+  assert xjax.jit(lambda l: jnp.interp(jnp.array([0.]), xp, fp, left=l))(-3.) == -3.

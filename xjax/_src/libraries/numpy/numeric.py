@@ -24,7 +24,7 @@ from xjax._src.primitives.lax.sorting import sort_key_val
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
-from xjax._src.libraries.numpy.composed_math import conjugate, isfinite, isinf, isnan
+from xjax._src.libraries.numpy.composed_math import clip, conjugate, isfinite, isinf, isnan
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.cumulative import cumsum
 from xjax._src.libraries.numpy.nonzero import _unravel
@@ -211,48 +211,53 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 
 @compiled_when_eager(static_argnames=("left", "right", "period"))
 def interp(x, xp, fp, left=None, right=None, period=None):
-  """Piecewise-linear interpolation of (xp, fp) at x (xp increasing, or periodic)."""
+  """Piecewise-linear interpolation of (xp, fp) at x (xp increasing, or periodic): one
+  compiled program, with ``left``/``right`` static when None or "extrapolate" and
+  ``period`` when None, as JAX."""
+  static = tuple(name for name, v in (("left", left), ("right", right))
+                 if v is None or isinstance(v, str)) + (("period",) if period is None else ())
+  if static not in _interp_programs:
+    _interp_programs[static] = compiled_when_eager(_interp, staged="_interp",
+                                                   static_argnames=static)
+  return _interp_programs[static](x, xp, fp, left, right, period)
+
+
+_interp_programs: dict = {}
+
+
+def _interp(x, xp, fp, left=None, right=None, period=None):
   check_arraylike("interp", x, xp, fp)
+  if np.shape(xp) != np.shape(fp) or np.ndim(xp) != 1:
+    raise ValueError("xp and fp must be one-dimensional arrays of equal size")
+  x, xp = promote_dtypes_inexact(x, xp)
+  (fp,) = promote_dtypes_inexact(fp)
   for name, side in (("left", left), ("right", right)):
     if isinstance(side, str) and side != "extrapolate":
       raise ValueError(f"the only valid string value of `{name}` is 'extrapolate', "
                        f"but got: {side!r}")
-  x, xp, fp = promote_dtypes_inexact(x, xp, fp)
-  if get_aval(x).dtype.kind == "c":
+  if dtypes.is_complex(get_aval(x).dtype):
     raise ValueError("jnp.interp: complex x values not supported.")
-  n = get_aval(xp).shape[0] if get_aval(xp).ndim else 0
-  if get_aval(xp).ndim != 1 or get_aval(fp).shape != (n,):
-    raise ValueError("xp and fp must be one-dimensional arrays of equal size")
-  shape = get_aval(x).shape
-  xf = ravel(x)
   if period is not None:
     if np.ndim(period) != 0:
       raise ValueError(f"period must be a scalar; got {period}")
-    period = ufuncs.abs(asarray(period, get_aval(x).dtype))
-    xf = ufuncs.remainder(xf, period)
-    xp, fp = sort_key_val(ufuncs.remainder(xp, period), fp)
-    xp = lax_concatenate([ufuncs.subtract(slice_in_dim(xp, n - 1, n), period), xp,
-                          ufuncs.add(slice_in_dim(xp, 0, 1), period)], 0)
-    fp = lax_concatenate([slice_in_dim(fp, n - 1, n), fp, slice_in_dim(fp, 0, 1)], 0)
-    n += 2
-  i = clamp(np.int32(1), convert_element_type(
-      searchsorted(xp, xf, side="right"), np.int32), np.int32(max(n - 1, 1)))
-  x0 = _take_along(xp, sub(i, np.int32(1)), 0)
-  x1 = _take_along(xp, i, 0)
-  f0 = _take_along(fp, sub(i, np.int32(1)), 0)
-  f1 = _take_along(fp, i, 0)
-  dx = sub(x1, x0)
-  t = div(sub(xf, x0), select_n(lax_eq(dx, full_like(dx, 0)), dx,
-                                            full_like(dx, 1)))
-  out = add(f0, mul(t, sub(f1, f0)))
-  out = select_n(lax_eq(dx, full_like(dx, 0)), out, f1)
-  if period is None and not isinstance(left, str):
-    lo = index_in_dim(fp, 0, 0, keepdims=False) if left is None else left
-    out = where(ufuncs.less(xf, index_in_dim(xp, 0, 0, keepdims=False)), lo, out)
-  if period is None and not isinstance(right, str):
-    hi = index_in_dim(fp, n - 1, 0, keepdims=False) if right is None else right
-    out = where(ufuncs.greater(xf, index_in_dim(xp, n - 1, 0, keepdims=False)), hi, out)
-  return lax_reshape(convert_element_type(out, get_aval(x).dtype), shape)
+    period = ufuncs.abs(period)
+    x, xp = x % period, xp % period
+    xp, fp = sort_key_val(xp, fp)
+    xp = concatenate([xp[-1:] - period, xp, xp[:1] + period])
+    fp = concatenate([fp[-1:], fp, fp[:1]])
+  i = clip(searchsorted(xp, x, side="right"), 1, get_aval(xp).shape[0] - 1)
+  df = fp[i] - fp[i - 1]
+  dx = xp[i] - xp[i - 1]
+  delta = x - xp[i - 1]
+  # (a near-zero dx gives fp[i - 1], with no NaN in the gradient)
+  epsilon = np.spacing(dtypes.finfo(get_aval(xp).dtype).eps)
+  dx0 = lax_abs(dx) <= epsilon
+  f = where(dx0, fp[i - 1], fp[i - 1] + (delta / where(dx0, 1, dx)) * df)
+  if not isinstance(left, str) and period is None:
+    f = where(x < xp[0], fp[0] if left is None else left, f)
+  if not isinstance(right, str) and period is None:
+    f = where(x > xp[-1], fp[-1] if right is None else right, f)
+  return f
 
 
 def bincount(x, weights=None, minlength=0, *, length=None):

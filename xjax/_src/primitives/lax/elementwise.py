@@ -111,20 +111,15 @@ def broadcast_operand(ctx, operand, aval, shape):
 
 
 def _broadcast_operand(ctx, operand, aval, shape):
-  if aval.ndim == 0:
-    dims = []
-  else:
-    if aval.ndim != len(shape) or any(d not in (1, n) for d, n in zip(aval.shape, shape)):
-      raise AssertionError(f"lowering of '{ctx.primitive}': an operand of shape {aval.shape} "
-                           f"cannot be broadcast to {tuple(shape)} (an xjax bug: its shape "
-                           "rule accepted operands its lowering cannot combine)")
-    keep = [i for i, d in enumerate(aval.shape) if d == shape[i]]
-    if len(keep) != aval.ndim:  # size-1 dims: drop them first
-      squeezed = ShapedArray(tuple(aval.shape[i] for i in keep), aval.dtype)
-      operand = ctx.op("stablehlo.reshape", [operand], squeezed, in_avals=[aval])
-      aval = squeezed
-    dims = keep
+  """One broadcast_in_dim onto the trailing dimensions, size-1 ones stretched by it (as JAX
+  lowers it: a reshape first makes another program, which XLA may round differently)."""
+  if aval.ndim and (aval.ndim != len(shape)
+                    or any(d not in (1, n) for d, n in zip(aval.shape, shape))):
+    raise AssertionError(f"lowering of '{ctx.primitive}': an operand of shape {aval.shape} "
+                         f"cannot be broadcast to {tuple(shape)} (an xjax bug: its shape "
+                         "rule accepted operands its lowering cannot combine)")
   out = ShapedArray(tuple(shape), aval.dtype)
+  dims = list(range(len(shape) - aval.ndim, len(shape)))
   return ctx.op("stablehlo.broadcast_in_dim", [operand], out,
                 {"broadcast_dimensions": i64_array(dims)}, in_avals=[aval])
 
