@@ -258,7 +258,7 @@ class LoweringContext:
     self.indent = indent
     self.avals_in: Sequence[ShapedArray] = ()
     self.avals_out: Sequence[ShapedArray] = ()
-    self.memo: dict = {}  # per-region cache of emitted values (constants, broadcasts)
+    self.memo: dict = {}  # per-region cache of emitted constants
     self.token: str | None = None  # orders the region's effectful operations
     self.primitive = None  # the primitive whose equation is being lowered (for errors)
 

@@ -101,18 +101,12 @@ def _lower_nary(op_name, attrs=None):
 
 
 def broadcast_operand(ctx, operand, aval, shape):
-  """Lowers lax's implicit rank-0 / size-1 broadcasting (each broadcast emitted once)."""
+  """Lowers lax's implicit rank-0 / size-1 broadcasting as JAX does: one broadcast_in_dim
+  onto the trailing dimensions for each use (size-1 ones stretched by it). Another program
+  (a reshape first, or one broadcast shared by several uses) is one XLA may optimise, and
+  so round, differently."""
   if aval.shape == tuple(shape):
     return operand
-  key = ("broadcast", operand, tuple(shape))
-  if key not in ctx.memo:
-    ctx.memo[key] = _broadcast_operand(ctx, operand, aval, shape)
-  return ctx.memo[key]
-
-
-def _broadcast_operand(ctx, operand, aval, shape):
-  """One broadcast_in_dim onto the trailing dimensions, size-1 ones stretched by it (as JAX
-  lowers it: a reshape first makes another program, which XLA may round differently)."""
   if aval.ndim and (aval.ndim != len(shape)
                     or any(d not in (1, n) for d, n in zip(aval.shape, shape))):
     raise AssertionError(f"lowering of '{ctx.primitive}': an operand of shape {aval.shape} "
