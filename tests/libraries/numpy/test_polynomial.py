@@ -1,4 +1,4 @@
-"""xjax.numpy's polynomials against NumPy: polyfit (Householder least squares in lax ops,
+"""xjax.numpy's polynomials against NumPy: polyfit (SVD least squares, as JAX,
 under jit and grad), polyval, polyadd/polysub/polymul, polyder/polyint and vander."""
 import numpy as np
 import pytest
@@ -105,3 +105,20 @@ def test_polyval_and_arithmetic():
   check(jnp.polyint(p, 2, k=np.array([1., 2.])), np.polyint(p, 2, k=[1., 2.]).astype(np.float32))
   check(jnp.vander(q), np.vander(q).astype(np.float32))
   check(jnp.vander(p, 4, increasing=True), np.vander(p, 4, increasing=True).astype(np.float32))
+
+
+def test_polyfit_as_jax_solves_it():
+  """Bits of JAX 0.10.2's results: the coefficients come from lstsq (an SVD), the residual
+  is a squared norm, an integer x has no eps (ValueError), cov='unscaled' of a 2-D y has
+  JAX's trailing axis."""
+  x = jnp.arange(5.)
+  y = x ** 2 + 0.3 * jnp.sin(x)
+  bits = lambda a: np.asarray(a).ravel().view(np.uint32).tolist()
+  c, resid, rank, s, rcond = jnp.polyfit(x, y, 2, full=True)
+  assert bits(c) == [1063802015, 1050368345, 1015237194]
+  assert bits(resid) == [999500104] and rank == 3
+  assert bits(s) == [1070674773, 1057962860, 1040224913]
+  c, v = jnp.polyfit(x, jnp.stack([y, x]).T, 1, cov="unscaled")
+  assert v.shape == (2, 2, 1) and bits(v) == [1036831948, 3192704205, 3192704205, 1058642330]
+  with pytest.raises(ValueError, match="not inexact"):
+    jnp.polyfit(jnp.arange(5), y, 1)

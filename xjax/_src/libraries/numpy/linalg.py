@@ -323,21 +323,26 @@ def _lstsq(a, b, rcond, *, numpy_resid):
                      "incompatible (rows must match).")
   dt = a.dtype
   rdt = dtypes.to_floating_dtype(dt)
-  if rcond is None:
-    rcond = float(dtypes.finfo(rdt).eps) * max(m, n)
-  u, s, vh = lax_linalg.svd(a, full_matrices=False)
-  mask = (s >= asarray(rcond, rdt) * s[..., :1]) & (s > 0)
-  rank = _sum(mask).astype(np.int32)
-  safe = where(mask, s, 1)
-  uthb = _matmul(_H(u), b) * where(mask, 1 / safe, 0)[:, None].astype(dt)
-  x = _matmul(_H(vh), uthb)
-  if numpy_resid:
-    resid = (_sum(_abs(_matmul(a, x) - b) ** 2, axis=0) if rank == n and m > n
-             else zeros((0,), rdt))
+  if a.size == 0:
+    s, rank, x = zeros((0,), dt), asarray(0, np.int32), zeros((n, *b.shape[1:]), dt)
   else:
-    resid = _sum(_abs(_matmul(a, x) - b) ** 2, axis=0)
+    if rcond is None:
+      rcond = float(dtypes.finfo(rdt).eps) * max(m, n)
+    else:  # (a negative rcond means machine precision)
+      rcond = where(asarray(rcond) < 0, dtypes.finfo(rdt).eps, rcond)
+    u, s, vh = lax_linalg.svd(a, full_matrices=False)
+    mask = (s > 0) & (s >= asarray(rcond, rdt) * s[0])
+    rank = _sum(mask)
+    safe = where(mask, s, 1).astype(dt)
+    s_inv = where(mask, 1 / safe, 0)[:, None]
+    uthb = _matmul(_H(u), b, precision="highest")
+    x = _matmul(_H(vh), s_inv * uthb, precision="highest")
+  if numpy_resid and (rank < n or m <= n):  # NumPy's: none unless full rank and m > n
+    resid = zeros((0,), rdt)
+  else:
+    resid = norm(b - _matmul(a, x, precision="highest"), axis=0) ** 2
   if vec:
-    x = x[:, 0]  # the residuals keep their length-1 axis, as JAX's
+    x = x.ravel()  # the residuals keep their length-1 axis, as JAX's
   return x, resid, rank, s
 
 

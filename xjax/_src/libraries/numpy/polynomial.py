@@ -12,28 +12,23 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.primitives.lax.control_flow.loops import fori_loop
-from xjax._src.primitives.lax.elementwise import add, convert_element_type, max as lax_max, sub
+from xjax._src.primitives.lax.elementwise import add, max as lax_max, sub
 from xjax._src.primitives.lax.reductions import reduce_prod
 from xjax._src.primitives.lax.shapes import (broadcasted_iota, concatenate as lax_concatenate,
-                                             dynamic_index_in_dim, dynamic_slice_in_dim,
-                                             dynamic_update_slice_in_dim, full as lax_full, iota,
-                                             pad, reshape, rev, slice_in_dim, transpose)
+                                             full as lax_full, iota, rev, slice_in_dim)
 from xjax._src.primitives.lax.sorting import sort_key_val
-from xjax._src.primitives.lax import linalg as lax_linalg
-from xjax._src.primitives.lax.linalg.matrices import mH
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.creation import arange, asarray, ones, ones_like, zeros
 from xjax._src.libraries.numpy.indexing import take
-from xjax._src.libraries.numpy.linalg import eigvals
-from xjax._src.libraries.numpy.linalg_basic import matmul
+from xjax._src.libraries.numpy.linalg import eigvals, inv, lstsq
+from xjax._src.libraries.numpy.linalg_basic import dot, outer
 from xjax._src.libraries.numpy.matrices import eye as _eye
 from xjax._src.libraries.numpy.numeric import convolve
 from xjax._src.libraries.numpy.promotion import (promote_args_inexact, promote_dtypes,
                                                  promote_dtypes_inexact)
 from xjax._src.libraries.numpy.rearrange import atleast_1d
-from xjax._src.libraries.numpy.reductions import all as _all, argmin, max as _max, sum as _sum
+from xjax._src.libraries.numpy.reductions import all as _all, argmin
 from xjax._src.libraries.numpy.shaping import broadcast_shapes, broadcast_to, concatenate, stack
 from xjax._src.libraries.numpy.where import where
 
@@ -204,97 +199,56 @@ def roots(p, *, strip_zeros: bool = True):
   return where(arange(n) < n - leading, out, np.array(complex(np.nan, np.nan), cdt))
 
 
-def householder_qr(a, b):
-  """``(R, Q^H b)`` of the reduced QR decomposition of ``a`` (m, n)."""
-  q, r = lax_linalg.qr(a, full_matrices=False)
-  return r, matmul(mH(q), b)
-
-
-def back_substitute(r, b, keep):
-  """Solve ``r x = b`` for square upper-triangular ``r`` (n, n) and ``b`` (n, k).
-
-  Rows whose diagonal entry is not in ``keep`` (rank-deficient directions) get ``x = 0``.
-  """
-  n = get_aval(r).shape[0]
-  diag = _diag(r)
-
-  def step(t, x):
-    i = n - 1 - t
-    row = dynamic_slice_in_dim(r, i, 1, 0)[0]
-    bi = dynamic_slice_in_dim(b, i, 1, 0)[0]
-    d = dynamic_index_in_dim(diag, i, keepdims=False)
-    ok = dynamic_index_in_dim(keep, i, keepdims=False)
-    xi = where(ok, (bi - matmul(row, x)) / where(ok, d, 1), 0)
-    return dynamic_update_slice_in_dim(x, xi[None, :], i, 0)
-
-  return fori_loop(0, n, step, lax_full(get_aval(b).shape, 0, get_aval(b).dtype))
-
-
 @compiled_when_eager(static_argnames=("deg", "rcond", "full", "cov"),
                      hashable_statics=True)
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-  """Least-squares polynomial fit of degree ``deg``; coefficients highest power first."""
-  check_arraylike("polyfit", x, y)
-  deg = operator.index(deg)
+  """Least-squares polynomial fit of degree ``deg`` (coefficients highest power first), as
+  JAX solves it: the Vandermonde matrix's columns scaled to unit norm, then ``lstsq``."""
+  check_arraylike("polyfit", x, y, *(() if w is None else (w,)))
+  x, y = asarray(x), asarray(y)
+  deg = operator.index(deg)  # (static, as rcond)
+  order = deg + 1
   if deg < 0:
     raise ValueError("expected deg >= 0")
-  x, y = promote_dtypes_inexact(asarray(x), asarray(y))
-  xa, ya = get_aval(x), get_aval(y)
-  if xa.ndim != 1:
+  if x.ndim != 1:
     raise TypeError("expected 1D vector for x")
-  if xa.shape[0] == 0:
+  if x.size == 0:
     raise TypeError("expected non-empty vector for x")
-  if ya.ndim not in (1, 2):
+  if y.ndim < 1 or y.ndim > 2:
     raise TypeError("expected 1D or 2D array for y")
-  if ya.shape[0] != xa.shape[0]:
+  if x.shape[0] != y.shape[0]:
     raise TypeError("expected x and y to have same length")
-  m, order = xa.shape[0], deg + 1
-  dtype = xa.dtype
-  if rcond is None:
-    rcond = m * float(np.finfo(dtype).eps)
-
-  lhs = vander(x, order)
-  rhs = y if ya.ndim == 2 else y[:, None]
+  if rcond is None:  # (an integer x has no eps: ValueError, as in JAX)
+    rcond = x.shape[0] * float(dtypes.finfo(x.dtype).eps)
+  rcond = float(rcond)
+  lhs, rhs = vander(x, order), y
   if w is not None:
-    check_arraylike("polyfit", w)
-    w = asarray(w).astype(dtype)
-    if get_aval(w).ndim != 1:
+    (w,) = promote_dtypes_inexact(asarray(w))
+    if w.ndim != 1:
       raise TypeError("expected a 1-d array for weights")
-    if get_aval(w).shape[0] != m:
+    if w.shape[0] != y.shape[0]:
       raise TypeError("expected w and y to have the same length")
     lhs = lhs * w[:, None]
-    rhs = rhs * w[:, None]
-
-  scale = ufuncs.sqrt(_sum(lhs * lhs, axis=0))
-  lhs = lhs / scale
-  r, qtb = householder_qr(lhs, rhs)
-  r = _square_r(r, order)
-  diag = ufuncs.abs(_diag(r))
-  keep = diag > rcond * _max(diag)
-  c = back_substitute(r, _square_r(qtb, order), keep)
-  resids = _sum((matmul(lhs, c) - rhs) ** 2, axis=0)
-  c = c / scale[:, None]
-  coef = c if ya.ndim == 2 else c[:, 0]
-
+    rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
+  scale = ufuncs.sqrt((lhs * lhs).sum(axis=0))
+  lhs = lhs / scale[None, :]
+  c, resids, rank, s = lstsq(lhs, rhs, rcond)
+  c = (c.T / scale[None, :]).T if c.ndim > 1 else c / scale
   if full:
-    k = min(m, order)
-    s = lax_linalg.svd(r[:k], compute_uv=False)
-    rank = _sum(s > rcond * s[0]).astype(np.int32)
-    return coef, resids, rank, s, asarray(rcond)
-  if cov:
-    rinv = back_substitute(r, convert_element_type(np.eye(order), dtype), keep)
-    vbase = matmul(rinv, transpose(rinv, (1, 0))) / (scale[:, None] * scale[None, :])
-    if isinstance(cov, str) and cov == "unscaled":
-      fac = lax_full((1,), 1, dtype)  # NumPy's unscaled 2-D covariance has a trailing 1
-    else:
-      if m <= order:
-        raise ValueError("the number of data points must exceed order "
-                         "to scale the covariance matrix")
-      fac = resids / (m - order)
-    if ya.ndim == 1:
-      return coef, vbase * fac[0]
-    return coef, vbase[:, :, None] * fac[None, None, :]
-  return coef
+    return c, resids, rank, s, asarray(rcond)
+  if not cov:
+    return c
+  vbase = inv(dot(lhs.T, lhs)) / outer(scale, scale)
+  if cov == "unscaled":
+    fac = asarray(1.0)
+  else:
+    if x.shape[0] <= order:
+      raise ValueError("the number of data points must exceed order to scale the "
+                       "covariance matrix")
+    fac = resids / (x.shape[0] - order)
+  if y.ndim == 1:
+    return c, vbase * atleast_1d(fac)[None]
+  return c, vbase[:, :, None] * atleast_1d(fac)[None, None, :]
 
 
 def _companion_roots(p):
@@ -302,17 +256,3 @@ def _companion_roots(p):
   top = -p[1:] / p[0]
   companion = concatenate([top[None, :], _eye(n - 1, n, dtype=p.dtype)], axis=0)
   return eigvals(companion)
-
-
-def _diag(r):
-  n = get_aval(r).shape[0]
-  eye = iota(np.int32, n)[:, None] == iota(np.int32, n)[None, :]
-  return _sum(where(eye, r, 0), axis=1)
-
-
-def _square_r(r, n):
-  """The leading (n, n) block of ``r``, zero-padded when ``r`` has fewer than n rows."""
-  m = get_aval(r).shape[0]
-  if m >= n:
-    return r[:n]
-  return pad(r, np.zeros((), get_aval(r).dtype)[()], [(0, n - m, 0), (0, 0, 0)])

@@ -1,6 +1,8 @@
 """The multivariate normal distribution (covariance factored by Cholesky; a covariance
-that is not positive definite gives NaN, as JAX)."""
-import math
+that is not positive definite gives NaN, as JAX), computed as JAX computes it."""
+import functools
+
+import numpy as np
 
 from xjax._src.primitives.lax.linalg import cholesky, triangular_solve
 from xjax._src.libraries.numpy import namespace as jnp
@@ -11,7 +13,7 @@ def logpdf(x, mean, cov, allow_singular=None):
   if allow_singular is not None:
     raise NotImplementedError("allow_singular argument of multivariate_normal.logpdf")
   x, mean, cov = (jnp.asarray(v) for v in promote_dtypes_inexact(x, mean, cov))
-  log2pi = math.log(2 * math.pi)  # a Python float: weak, as JAX's jnp.log(2 * np.pi)
+  log2pi = jnp.log(2 * np.pi)  # (a weak float32 computed by XLA, as JAX's)
   if not mean.shape:
     return -0.5 * jnp.square(x - mean) / cov - 0.5 * (log2pi + jnp.log(cov))
   n = mean.shape[-1]
@@ -23,11 +25,10 @@ def logpdf(x, mean, cov, allow_singular=None):
   if not cov.shape:
     return -0.5 * jnp.einsum("...i,...i->...", y, y) / cov - n / 2 * (log2pi + jnp.log(cov))
   chol = cholesky(cov)
-
-  def solve(lower, rhs):
-    return triangular_solve(lower, rhs[..., None], left_side=True, lower=True)[..., 0]
+  # z L^T = y for each row (XLA's right-side solve, whose rounding is JAX's)
+  solve = functools.partial(triangular_solve, lower=True, transpose_a=True)
   z = jnp.vectorize(solve, signature="(n,n),(n)->(n)")(chol, y)
-  log_det = jnp.sum(jnp.log(jnp.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
+  log_det = jnp.log(jnp.diagonal(chol, axis1=-1, axis2=-2)).sum(-1)
   return -0.5 * jnp.einsum("...i,...i->...", z, z) - n / 2 * log2pi - log_det
 
 
