@@ -17,12 +17,18 @@ from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.primitives.lax.linalg.lu import solve_factored
+from xjax._src.primitives.lax.linear_solve import custom_linear_solve
+from xjax._src.primitives.lax.dot import dot_general
+from xjax._src.primitives.lax.shapes import broadcast
+from xjax._src.primitives.lax.stop_gradient import stop_gradient
+from xjax._src.api.transformations import vmap
 from xjax._src.primitives.lax.elementwise import square_and_multiply
 from xjax._src.libraries.numpy import linalg_basic
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.array_api import matrix_transpose as _matrix_transpose
 from xjax._src.libraries.numpy.composed_math import conj, isnan, real
 from xjax._src.libraries.numpy.einsum import einsum
+from xjax._src.libraries.numpy.functional import vectorize
 from xjax._src.libraries.numpy.creation import arange, asarray, zeros, zeros_like
 from xjax._src.libraries.numpy.indexing import take_along_axis
 from xjax._src.libraries.numpy.linalg_basic import matmul as _matmul
@@ -30,7 +36,7 @@ from xjax._src.libraries.numpy.matrices import diagonal as _diagonal, eye as _ey
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.numpy.reductions import (any as _any, max as _max, min as _min, prod,
                                                   sum as _sum)
-from xjax._src.libraries.numpy.shaping import (broadcast_shapes, broadcast_to, expand_dims,
+from xjax._src.libraries.numpy.shaping import (broadcast_to, expand_dims,
                                                moveaxis, ravel, reshape, squeeze, stack, swapaxes)
 from xjax._src.libraries.numpy.sorting import argsort
 from xjax._src.libraries.numpy.ufuncs import abs as _abs, exp, log, sign as _sign, sqrt
@@ -172,43 +178,53 @@ def svdvals(x, /):
 
 # -- solving -------------------------------------------------------------------------------
 
-def _lu_solve(a, b):
-  """Solves ``a x = b`` (matrix ``b``) by LU; derivatives flow through the factorization
-  (correct under ``vmap`` too, where a custom linear-solve rule would be bypassed)."""
-  factors, _, perm = lax_linalg.lu(a)
-  return solve_factored(factors, perm, b, 0)
-
-
 @compiled_when_eager(staged="solve")
 def solve(a, b):
-  """Solves ``a @ x = b``; ``b`` is a vector when 1-D, else a stack of matrices (NumPy 2)."""
-  a = _matrix("solve", a, rank_error=ValueError)
-  check_arraylike("jnp.linalg.solve", b)
-  a, b = promote_dtypes_inexact(a, asarray(b))
-  if b.ndim == 1:
-    if b.shape[0] != a.shape[-1]:
-      raise ValueError(f"solve: b of shape {b.shape} does not match a of shape {a.shape}.")
-    b = broadcast_to(b, a.shape[:-1])[..., None]
-    return _solve_broadcast(a, b)[..., 0]
-  if b.shape[-2] != a.shape[-1]:
-    raise ValueError(f"solve: b of shape {b.shape} does not match a of shape {a.shape}; "
-                     "b must be (..., n) for a vector or (..., n, k).")
-  return _solve_broadcast(a, b)
+  """Solves ``a @ x = b``; ``b`` is a vector when 1-D, else a stack of matrices (NumPy 2).
+  Each system is a ``custom_linear_solve`` over one LU factorization, as in JAX, so its
+  derivatives reuse the factors."""
+  check_arraylike("jnp.linalg.solve", a, b)
+  a, b = promote_dtypes_inexact(asarray(a), asarray(b))
+  if a.ndim < 2:
+    raise ValueError(f"left hand array must be at least two dimensional; got {a.shape=}")
+  if (b.ndim > 1 and a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1]
+      and a.shape[-1] != b.shape[-2]):
+    raise ValueError(
+        f"Invalid shapes for solve: {a.shape}, {b.shape}. Prior to JAX v0.5.0, this would "
+        "have been treated as a batched 1-dimensional solve. To recover this behavior, use "
+        "solve(a, b[..., None]).squeeze(-1).")
+  signature = "(m,m),(m)->(m)" if b.ndim == 1 else "(m,m),(m,n)->(m,n)"
+  return vectorize(_solve_system, signature=signature)(a, b)
 
 
-def _solve_broadcast(a, b):
-  batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-  a = broadcast_to(a, batch + a.shape[-2:])
-  b = broadcast_to(b, batch + b.shape[-2:])
-  return _lu_solve(a, b)
+def _solve_system(a, b):
+  """``a x = b`` for one square ``a`` and a vector or matrix ``b``."""
+  if not (a.ndim >= 2 and b.ndim in (a.ndim, a.ndim - 1)
+          and a.shape[-1] == a.shape[-2] == b.shape[a.ndim - 2]):
+    raise ValueError("The arguments to solve must have shapes a=[..., m, m] and "
+                     f"b=[..., m, k] or b=[..., m]; got a={a.shape} and b={b.shape}")
+  factors, _, perm = lax_linalg.lu(stop_gradient(a))
+
+  def lu_solve(x, trans):
+    return solve_factored(factors, perm, x[:, None], trans)[:, 0]
+  solve_vector = partial(
+      custom_linear_solve,
+      lambda x: dot_general(a, x, (((a.ndim - 1,), (x.ndim - 1,)), ((), ())),
+                            precision="highest"),
+      solve=lambda _, x: lu_solve(x, 0), transpose_solve=lambda _, x: lu_solve(x, 1))
+  if a.ndim == b.ndim + 1:
+    return solve_vector(b)
+  return vmap(solve_vector, b.ndim - 1, b.ndim - 1)(b)
 
 
 @compiled_when_eager(staged="inv")
 def inv(a):
-  """Matrix inverses (inf/nan for singular matrices)."""
-  a = _matrix("inv", a, rank_error=ValueError)
-  eye = broadcast_to(_eye(a.shape[-1], dtype=a.dtype), a.shape)
-  return _lu_solve(a, eye)
+  """Matrix inverses (inf/nan for singular matrices): ``solve`` with the identity, as JAX."""
+  check_arraylike("jnp.linalg.inv", a)
+  a = asarray(a)
+  if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+    raise ValueError(f"Argument to inv must have shape [..., n, n], got {a.shape}.")
+  return solve(a, broadcast(_eye(a.shape[-1], dtype=a.dtype), a.shape[:-2]))
 
 
 def _slogdet_lu(a):

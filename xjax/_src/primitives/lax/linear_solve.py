@@ -17,7 +17,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.interpreters.higher_order import trace_hoisted
+from xjax._src.interpreters.higher_order import as_closed, hoist, trace_hoisted
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax.stop_gradient import stop_gradient_leaf
 
@@ -122,7 +122,28 @@ def _transpose(cts, *args, jaxprs, counts):
 
 
 def _batch(axis, args, dims, *, jaxprs, counts):
-  return batching.batch_flat(lambda *a: _run("solve", a, jaxprs, counts), args, dims, axis)
+  """The solve of each batch element stays a ``custom_linear_solve`` (so its derivative
+  stays implicit): the right-hand side and solution are batched at 0, and each of the four
+  jaxprs is batched over its own operands."""
+  groups, gdims = _split(list(args), counts), _split(list(dims), counts)
+  rhs = [batching.bdim_to_front(x, d, axis.size, axis.explicit_mesh_axis)
+         for x, d in zip(groups[-1], gdims[-1])]
+  new_jaxprs, operands, new_counts = [], [], []
+  for jaxpr, consts, cdims in zip(jaxprs, groups[:-1], gdims[:-1]):
+    if jaxpr is None:
+      new_jaxprs.append(None)
+      new_counts.append(0)
+      continue
+    consts = [x if d is None else batching.moveaxis(x, d, 0) for x, d in zip(consts, cdims)]
+    in_batched = [d is not None for d in cdims] + [True] * len(rhs)
+    batched, _ = batching.batch_closed_jaxpr(as_closed(jaxpr), axis, in_batched, True)
+    batched, extra = hoist(batched)
+    new_jaxprs.append(batched.jaxpr)
+    operands += [*extra, *consts]
+    new_counts.append(len(extra) + len(consts))
+  outs = linear_solve_p.bind(*operands, *rhs, jaxprs=tuple(new_jaxprs),
+                             counts=tuple(new_counts))
+  return outs, [0] * len(outs)
 
 
 linear_solve_p = Primitive("custom_linear_solve", multiple_results=True)
