@@ -187,3 +187,30 @@ def test_shape_dtype_struct_is_ref():
       "  in (c,) }")
   assert repr(xjax.eval_shape(lambda ref: ref[...] + 1, r)) == (
       "ShapeDtypeStruct(shape=(3,), dtype=float32)")
+
+
+def test_compile_time_eval_folds_constants_inside_called_jits():
+  """ensure_compile_time_eval turns on eager_constant_folding (as JAX): operations on
+  concrete values run at once even inside a jitted function it calls, so the jaxpr holds the
+  folded constant and jax_debug_infs sees the masked division by zero (JAX 0.10.2 raises
+  "invalid value (inf) encountered in div" there; e3nn-jax's tests rely on it)."""
+  def g(x):
+    with xjax.ensure_compile_time_eval():
+      c = xjax.jit(lambda: jnp.sin(jnp.arange(3.)))()
+    return x + c
+  text = str(xjax.make_jaxpr(g)(jnp.ones(3)))
+  assert text == "{ lambda a:f32[3]; b:f32[3]. let c:f32[3] = add b a in (c,) }"
+
+  @xjax.jit
+  def masked(n):
+    a = jnp.arange(3.)
+    return jnp.where(a > 0, 1 / a, 0.) * n
+
+  def h(x):
+    with xjax.ensure_compile_time_eval():
+      return x * masked(1.)
+  with xjax.debug_infs(True):
+    np.testing.assert_array_equal(xjax.jit(lambda x: x * masked(1.))(2.), [0., 2., 1.])
+    with pytest.raises(FloatingPointError, match=r"invalid value \(inf\) encountered in div"):
+      xjax.jit(h)(2.)
+  assert not xjax.config.eager_constant_folding

@@ -1,9 +1,11 @@
 """`ensure_compile_time_eval`: operations on concrete values run eagerly even while tracing
-(inside `jit`), so their results stay concrete; operations on tracers are still staged."""
+(inside `jit`, and inside the jitted functions it calls: ``eager_constant_folding``, as
+JAX), so their results stay concrete; operations on tracers are still staged."""
 from __future__ import annotations
 
 import contextlib
 
+from xjax._src.foundations.config import config
 from xjax._src.core.trace import (Trace, Tracer, current_trace, eval_trace,
                                   set_current_trace)
 
@@ -25,7 +27,8 @@ class _CompileTimeEvalTrace(Trace):
 @contextlib.contextmanager
 def ensure_compile_time_eval():
   """Inside the block, operations whose inputs are all concrete are computed at once."""
-  with set_current_trace(_CompileTimeEvalTrace(current_trace())):
+  with config._override("eager_constant_folding", True), \
+      set_current_trace(_CompileTimeEvalTrace(current_trace())):
     yield
 
 

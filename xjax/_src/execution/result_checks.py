@@ -25,5 +25,5 @@ def check_special_values(name: str, outs) -> None:
       raise FloatingPointError(f"invalid value (nan) encountered in {name}\n"
                                f"  at {errors.user_frame()}")
     if _debug["infs"] and np.isinf(value).any():
-      raise FloatingPointError(f"divide by zero (inf) encountered in {name}\n"
+      raise FloatingPointError(f"invalid value (inf) encountered in {name}\n"
                                f"  at {errors.user_frame()}")

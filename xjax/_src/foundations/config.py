@@ -104,6 +104,10 @@ config.define("jax_numpy_rank_promotion", os.environ.get("JAX_NUMPY_RANK_PROMOTI
 config.define("jax_default_matmul_precision", None, affects_tracing=True)
 config.define("jax_debug_nans", _bool_env("JAX_DEBUG_NANS", False))
 config.define("jax_debug_infs", _bool_env("JAX_DEBUG_INFS", False))
+# While tracing, operations on concrete values only are computed at once (what
+# ensure_compile_time_eval turns on), as JAX's flag.
+config.define("eager_constant_folding", _bool_env("EAGER_CONSTANT_FOLDING", False),
+              affects_tracing=True)
 # Guards for tests: tracing for jit / running compiled programs is an error while set.
 config.define("jax_no_tracing", _bool_env("JAX_NO_TRACING", False))
 config.define("jax_no_execution", _bool_env("JAX_NO_EXECUTION", False))

@@ -14,7 +14,9 @@ from xjax._src.backend.lowering import user_constant_lowering
 from xjax._src.core import leaks, source_info
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
-from xjax._src.core.trace import Trace, Tracer, escaped_tracer_error, eval_types, new_trace
+from xjax._src.core.trace import (Trace, Tracer, escaped_tracer_error, eval_trace, eval_types,
+                                  new_trace, set_current_trace)
+from xjax._src.foundations.config import config
 from xjax._src.core.values import get_aval
 
 
@@ -136,6 +138,10 @@ def make_debug_info(fun, arg_names: Sequence[str] | None, *, traced_for: str = "
 
 
 
+_folding = [config.read("eager_constant_folding")]
+config.on_change("eager_constant_folding", lambda v: _folding.__setitem__(0, bool(v)))
+
+
 class DynamicJaxprTracer(Tracer):
   __slots__ = ("_var",)  # (not `var`: that is the array method)
 
@@ -205,6 +211,9 @@ class DynamicJaxprTrace(Trace):
     return var
 
   def process_primitive(self, prim, args, params):
+    if _folding[0] and not any(isinstance(x, Tracer) for x in args):
+      with set_current_trace(eval_trace):  # eager_constant_folding: computed now
+        return prim.bind_with_trace(eval_trace, args, params)
     if prim.staging is not None:
       return prim.staging(self, args, params)
     return self.record(prim, args, params)
