@@ -284,3 +284,14 @@ def test_lu_permutation_of_complex_input_is_real_as_jax():
     np.testing.assert_array_equal(p, [[1, 0, 0], [0, 0, 1], [0, 1, 0]])
     np.testing.assert_allclose(p @ l @ u, c, rtol=1e-5, atol=1e-5)
   assert L.lu(c, permute_l=True)[0].dtype == np.complex64
+
+
+def test_expm_is_one_jitted_call_under_eager_vmap():
+  """JAX jits expm, so an eager vmap of it runs one program and jax_debug_nans sees only
+  its outputs; run op by op, the cond's NaN branch (taken by no element) raised."""
+  rng = np.random.default_rng(0)
+  m = rng.standard_normal((5, 3, 3)).astype(np.float32)
+  m = m - m.transpose(0, 2, 1)
+  with xjax.debug_nans(True):
+    out = xjax.vmap(L.expm)(m)
+  np.testing.assert_allclose(out, [sl.expm(a) for a in m], rtol=1e-5, atol=1e-6)

@@ -427,7 +427,7 @@ def _expm_2d(a, upper_triangular, max_squarings):
                   approximate, p, q)
 
 
-@compiled_when_eager(static_argnames=("upper_triangular", "max_squarings"))
+@compiled_when_eager(static_argnames=("upper_triangular", "max_squarings"), staged="expm")
 def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
   """The matrix exponential: Padé approximation of degree 3 to 13 chosen by the 1-norm, with
   scaling and squaring (NaN where more than ``max_squarings`` squarings would be needed);
