@@ -169,7 +169,7 @@ def gelu(x, approximate: bool = True):
   return jnp.asarray(0.5 * x * erfc(-x * half), dtype=x.dtype)
 
 
-@compiled_when_eager(static_argnames=("axis",))
+@compiled_when_eager(static_argnames=("axis",), staged="glu")
 def glu(x, axis: int = -1):
   """a * sigmoid(b) for the two halves a, b of x along ``axis``."""
   x = _arr("glu", x)
@@ -188,7 +188,7 @@ def _log1mexp(x):
 _log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="log1mexp")
 def log1mexp(x):
   """log(1 - exp(-x)), stably for small and large x."""
   return _log1mexp(_arr("log1mexp", x))

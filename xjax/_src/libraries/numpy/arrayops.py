@@ -145,7 +145,7 @@ def insert(arr, obj, values, axis=None):
   return take(both, order.astype(np.int32), axis=axis)
 
 
-@compiled_when_eager(static_argnames=("new_shape",))
+@compiled_when_eager(static_argnames=("new_shape",), staged="resize")
 def resize(a, new_shape):
   """``a`` flattened, repeated as needed, and reshaped to ``new_shape``."""
   check_arraylike("resize", a)
@@ -161,7 +161,7 @@ def resize(a, new_shape):
   return tile(flat, reps)[:total].reshape(new_shape)
 
 
-@compiled_when_eager(static_argnames=("axis", "start"))
+@compiled_when_eager(static_argnames=("axis", "start"), staged="rollaxis")
 def rollaxis(a, axis, start=0):
   """Moves ``axis`` to sit before position ``start``."""
   a = asarray(a)

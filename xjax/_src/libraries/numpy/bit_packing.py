@@ -39,7 +39,7 @@ def packbits(a, axis=None, bitorder="big"):
   return moveaxis(packed, -1, axis)
 
 
-@compiled_when_eager(static_argnames=("axis", "count", "bitorder"))
+@compiled_when_eager(static_argnames=("axis", "count", "bitorder"), staged="unpackbits")
 def unpackbits(a, axis=None, count=None, bitorder="big"):
   """Each uint8 along ``axis`` unpacked into 8 bits; ``count`` keeps that many (negative:
   drops that many from the end; more than available: zero-padded)."""

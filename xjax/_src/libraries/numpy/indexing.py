@@ -784,7 +784,7 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
   return rewriting_take(arr, tuple(idx), mode=mode, fill_value=fill_value)
 
 
-@compiled_when_eager(static_argnames=("axis", "inplace", "mode"))
+@compiled_when_eager(static_argnames=("axis", "inplace", "mode"), staged="put_along_axis")
 def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
   """``arr`` with ``values`` written at ``indices`` along ``axis``; needs
   ``inplace=False``."""

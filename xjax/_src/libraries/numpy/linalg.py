@@ -422,7 +422,7 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
   return _pinv(a, rtol, hermitian)
 
 
-@compiled_when_eager(static_argnames=("n",), hashable_statics=True)
+@compiled_when_eager(static_argnames=("n",), hashable_statics=True, staged="matrix_power")
 def matrix_power(a, n: int):
   """``a`` multiplied by itself ``n`` times (inverted first when ``n < 0``)."""
   check_arraylike("jnp.linalg.matrix_power", a)

@@ -200,7 +200,7 @@ def roots(p, *, strip_zeros: bool = True):
 
 
 @compiled_when_eager(static_argnames=("deg", "rcond", "full", "cov"),
-                     hashable_statics=True)
+                     hashable_statics=True, staged="polyfit")
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
   """Least-squares polynomial fit of degree ``deg`` (coefficients highest power first), as
   JAX solves it: the Vandermonde matrix's columns scaled to unit norm, then ``lstsq``."""

@@ -166,7 +166,7 @@ def _partition_keys(name, a, kth, axis):
   return a, keys, kth, perm
 
 
-@compiled_when_eager(static_argnames=("kth", "axis"), hashable_statics=True)
+@compiled_when_eager(static_argnames=("kth", "axis"), hashable_statics=True, staged="partition")
 def partition(a, kth, axis=-1):
   """A copy of ``a`` with the ``kth`` smallest value at position ``kth`` along ``axis``,
   the smaller ones (ascending) before it and the larger ones (descending) after, as JAX's
@@ -180,7 +180,7 @@ def partition(a, kth, axis=-1):
   return transpose(concatenate([bottom, top], len(perm) - 1), perm)
 
 
-@compiled_when_eager(static_argnames=("kth", "axis"), hashable_statics=True)
+@compiled_when_eager(static_argnames=("kth", "axis"), hashable_statics=True, staged="argpartition")
 def argpartition(a, kth, axis=-1):
   """Indices that partition ``a`` around its ``kth`` smallest value along ``axis``: those
   of the smaller values (ascending) first, then the others by position."""

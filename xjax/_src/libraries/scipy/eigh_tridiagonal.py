@@ -106,7 +106,8 @@ def _eigenvectors(alpha, beta, w, key):
   return v
 
 
-@compiled_when_eager(static_argnames=("eigvals_only", "select", "select_range"))
+@compiled_when_eager(static_argnames=("eigvals_only", "select", "select_range"),
+                     staged="eigh_tridiagonal")
 def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
                      select_range=None, tol=None, key=None):
   """Eigenvalues (ascending) and, unless ``eigvals_only``, eigenvectors (columns) of the

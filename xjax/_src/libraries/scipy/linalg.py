@@ -111,7 +111,7 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
   return _cho_solve(c, b, lower=lower)
 
 
-@compiled_when_eager(static_argnames=("lower",))
+@compiled_when_eager(static_argnames=("lower",), staged="_cho_solve")
 def _cho_solve(c, b, *, lower):
   c, b = _inexact("cho_solve", c, b)
   vector, c, b = _solve_operands("cho_solve", c, b)
@@ -123,7 +123,7 @@ def _cho_solve(c, b, *, lower):
 
 # -- LU ------------------------------------------------------------------------------------
 
-@compiled_when_eager(static_argnames=("permute_l", "overwrite_a", "check_finite"))
+@compiled_when_eager(static_argnames=("permute_l", "overwrite_a", "check_finite"), staged="lu")
 def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True):
   """``(p, l, u)`` with ``a = p @ l @ u`` (or ``(p @ l, u)`` when ``permute_l``)."""
   (a,) = _inexact("lu", a)
@@ -139,7 +139,7 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
   return p, l, u
 
 
-@compiled_when_eager(static_argnames=("overwrite_a", "check_finite"))
+@compiled_when_eager(static_argnames=("overwrite_a", "check_finite"), staged="lu_factor")
 def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
   """``(lu, piv)``: packed factors and LAPACK-style (0-based) row swaps."""
   (a,) = _inexact("lu_factor", a)
@@ -147,7 +147,7 @@ def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
   return factors, pivots
 
 
-@compiled_when_eager(static_argnames=("trans", "overwrite_b", "check_finite"))
+@compiled_when_eager(static_argnames=("trans", "overwrite_b", "check_finite"), staged="lu_solve")
 def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False,
              check_finite: bool = True):
   """Solves ``a x = b`` (``trans`` 0), ``a^T x = b`` (1) or ``a^H x = b`` (2)."""
@@ -269,7 +269,7 @@ def schur(a, output: str = "real"):
   return lax_linalg.schur(a)
 
 
-@compiled_when_eager(static_argnames=("calc_q", "overwrite_a", "check_finite"))
+@compiled_when_eager(static_argnames=("calc_q", "overwrite_a", "check_finite"), staged="hessenberg")
 def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False,
                check_finite: bool = True):
   """The upper Hessenberg form ``h`` of ``a`` (and ``q`` with ``a = q h q^H``)."""
@@ -286,7 +286,7 @@ def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False,
   return h, q
 
 
-@compiled_when_eager(static_argnames=("side", "method", "eps", "max_iterations"))
+@compiled_when_eager(static_argnames=("side", "method", "eps", "max_iterations"), staged="polar")
 def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterations=None):
   """``(u, p)``: unitary ``u`` and positive semidefinite ``p`` with ``a = u p`` (right) or
   ``a = p u`` (left), by QDWH (tall matrices on the right, wide ones on the left) or from
@@ -439,7 +439,7 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
                        signature="(n,n)->(n,n)")(A)
 
 
-@compiled_when_eager(static_argnames=("method", "compute_expm"))
+@compiled_when_eager(static_argnames=("method", "compute_expm"), staged="expm_frechet")
 def expm_frechet(A, E, *, method=None, compute_expm: bool = True):
   """The Fréchet derivative of ``expm`` at ``A`` in direction ``E`` (and ``expm(A)``): the
   JVP of ``expm``.  ``method`` (SciPy's choice of algorithm) has no effect, as in JAX."""
@@ -552,7 +552,7 @@ def _rsf2csf_2d(t, z):
   return fori_loop(1, n, step, (t, z))
 
 
-@compiled_when_eager(static_argnames=("check_finite",))
+@compiled_when_eager(static_argnames=("check_finite",), staged="rsf2csf")
 def rsf2csf(T, Z, check_finite: bool = True):
   """The complex Schur form ``(T, Z)`` from the real one (``schur(a)``): same ``Z T Z^H``,
   but ``T`` upper triangular."""
@@ -604,7 +604,7 @@ def _sylvester_2d(a, b, c, *, method, tol):
   return jnp.where(singular, jnp.full_like(x, np.nan), x)
 
 
-@compiled_when_eager(static_argnames=("method",))
+@compiled_when_eager(static_argnames=("method",), staged="solve_sylvester")
 def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
   """``X`` with ``A X + X B = C``, by Bartels-Stewart (``method="schur"``) or by
   diagonalising ``A`` and ``B`` (``"eigen"``); NaNs where some eigenvalue of ``A`` and one of

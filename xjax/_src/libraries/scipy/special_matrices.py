@@ -162,7 +162,7 @@ def fiedler_companion(a):
   return jnp.vectorize(_fiedler_companion, signature="(n)->(m,m)")(a)
 
 
-@compiled_when_eager(static_argnames=("n", "mode",))
+@compiled_when_eager(static_argnames=("n", "mode",), staged="convolution_matrix")
 def convolution_matrix(a, n: int, mode: str = "full"):
   """The Toeplitz matrix ``A`` (``n`` columns) with ``A @ v == convolve(a, v, mode)``."""
   n = operator.index(n)
@@ -186,7 +186,7 @@ def convolution_matrix(a, n: int, mode: str = "full"):
   return jnp.where(inside, a[..., jnp.clip(k, 0, m - 1)], jnp.zeros((), a.dtype))
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="block_diag")
 def block_diag(*arrs):
   """The block-diagonal matrix of the given (at most 2-D) arrays."""
   if not arrs:
@@ -209,14 +209,14 @@ def block_diag(*arrs):
 
 # -- matrices of a given order --------------------------------------------------------------
 
-@compiled_when_eager(static_argnames=("n",), hashable_statics=True)
+@compiled_when_eager(static_argnames=("n",), hashable_statics=True, staged="hilbert")
 def hilbert(n: int):
   """The Hilbert matrix ``1 / (i + j + 1)``."""
   a = jnp.arange(n, dtype=dtypes.default_float_dtype())
   return 1.0 / (a[:, None] + a[None, :] + 1)
 
 
-@compiled_when_eager(static_argnames=("n",))
+@compiled_when_eager(static_argnames=("n",), staged="invhilbert")
 def invhilbert(n: int):
   """The inverse of the Hilbert matrix of order ``n`` from its closed form in binomial
   coefficients (floating point: entries outgrow the format quickly)."""
@@ -242,7 +242,7 @@ def _kind(kind):
   return kind
 
 
-@compiled_when_eager(static_argnames=("n", "kind",), hashable_statics=True)
+@compiled_when_eager(static_argnames=("n", "kind",), hashable_statics=True, staged="pascal")
 def pascal(n: int, kind: str | None = None):
   """The Pascal matrix (binomial coefficients, in float32 as JAX): lower, upper or
   symmetric (their product)."""
@@ -253,7 +253,7 @@ def pascal(n: int, kind: str | None = None):
       jnp.dot(lower, lower.T)
 
 
-@compiled_when_eager(static_argnames=("n", "kind",), hashable_statics=True)
+@compiled_when_eager(static_argnames=("n", "kind",), hashable_statics=True, staged="invpascal")
 def invpascal(n: int, kind: str | None = None):
   """The inverse Pascal matrix: ``(-1)^(i-j) binom(i, j)`` (lower), its transpose (upper),
   or their product in reverse order (symmetric)."""
@@ -265,7 +265,7 @@ def invpascal(n: int, kind: str | None = None):
       jnp.dot(lower.T, lower)
 
 
-@compiled_when_eager(static_argnames=("n", "full",))
+@compiled_when_eager(static_argnames=("n", "full",), staged="helmert")
 def helmert(n: int, full: bool = False):
   """The Helmert matrix: rows ``(1, ..., 1, -k, 0, ...) / sqrt(k (k + 1))`` for
   ``k = 1 .. n-1``, with a first row of ``1 / sqrt(n)`` when ``full``."""
@@ -280,7 +280,7 @@ def helmert(n: int, full: bool = False):
   return h
 
 
-@compiled_when_eager(static_argnames=("n", "dtype",))
+@compiled_when_eager(static_argnames=("n", "dtype",), staged="hadamard")
 def hadamard(n: int, dtype=int):
   """Sylvester's Hadamard matrix of order ``n`` (a power of 2):
   ``H[i, j] = (-1)^popcount(i & j)``."""
@@ -291,7 +291,7 @@ def hadamard(n: int, dtype=int):
   return jnp.asarray(1 - 2 * parity, dtype=dtype)
 
 
-@compiled_when_eager(static_argnames=("n", "scale", "dtype",))
+@compiled_when_eager(static_argnames=("n", "scale", "dtype",), staged="dft")
 def dft(n: int, scale: str | None = None, *, dtype=None):
   """The DFT matrix ``W[i, j] = exp(-2 pi i j / n)``, unscaled or divided by ``sqrt(n)``
   (``scale="sqrtn"``, unitary) or ``n`` (``scale="n"``)."""

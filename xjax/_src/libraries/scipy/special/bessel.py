@@ -44,7 +44,7 @@ def _concrete(fn, value, what):
     raise TypeError(f"{what} must be a concrete integer: {e}") from None
 
 
-@compiled_when_eager(static_argnames=("v", "n_iter"))
+@compiled_when_eager(static_argnames=("v", "n_iter"), staged="bessel_jn")
 def bessel_jn(z, *, v: int, n_iter: int = 50):
   """J_0(z), ..., J_v(z) stacked on a new leading axis (shape ``(v + 1, *z.shape)``).
 

@@ -80,7 +80,7 @@ def _expi(x):
 _expi.defjvps(lambda g, ans, x: g * jnp.exp(x) / x)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="expi")
 def expi(x):
   """The exponential integral Ei(x)."""
   (x,) = inexact_arrays("expi", x)
@@ -208,7 +208,7 @@ def _sici_jvp(primals, tangents):
   return (si, ci), (g * jnp.sinc(x / np.pi), g * jnp.cos(x) / x)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="sici")
 def sici(x):
   """The sine and cosine integrals (Si(x), Ci(x)); Ci uses |x|, as SciPy's real version."""
   (x,) = inexact_arrays("sici", x)

@@ -38,7 +38,7 @@ def _hyp1f1_asymptotic(a, b, x, shift):
   return gamma(b) / gamma(a) * jnp.exp(x + shift) * x ** (a - b) * total
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="hyp1f1")
 def hyp1f1(a, b, x):
   """The confluent hypergeometric function 1F1(a; b; x) (1 where a == 0, as JAX)."""
   a, b, x = jnp.broadcast_arrays(*inexact_arrays("hyp1f1", a, b, x))  # series carries one shape
@@ -75,7 +75,7 @@ def _hyp2f1_unit(a, b, c, x):
   return jnp.where(near, first + second, direct)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="hyp2f1")
 def hyp2f1(a, b, c, x):
   """The Gauss hypergeometric function 2F1(a, b; c; x) for real x < 1 (and x == 1)."""
   a, b, c, x = jnp.broadcast_arrays(*inexact_arrays("hyp2f1", a, b, c, x))

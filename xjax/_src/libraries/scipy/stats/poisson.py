@@ -36,7 +36,7 @@ def _entropy_by_sum(mu, terms, width):
   return jnp.sum(entr(probs), axis=0)
 
 
-@compiled_when_eager
+@compiled_when_eager(staged="entropy")
 def entropy(mu, loc=0):
   """The entropy of Poisson(mu): a direct sum for mu < 100, the asymptotic form above."""
   mu, loc = inexact_arrays("poisson.entropy", mu, loc)
