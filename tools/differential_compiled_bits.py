@@ -169,6 +169,17 @@ progs['xlogy_entropy'] = lambda: jax.jit(lambda p: -jnp.sum(jax.scipy.special.xl
 progs['kl_div'] = lambda: jax.jit(lambda p, q: jnp.sum(jax.scipy.special.rel_entr(p, q)))(jax.nn.softmax(Z), jax.nn.softmax(Z[::-1]))
 progs['norm_logpdf'] = lambda: jax.jit(lambda z: jax.scipy.stats.norm.logpdf(z, 0.5, 2.0))(Z)
 progs['mvn_logpdf'] = lambda: jax.jit(lambda z: jax.scipy.stats.multivariate_normal.logpdf(z, jnp.zeros(6), SPD))(r(10, 6))
+U = jnp.abs(Z) + 0.1
+progs['int_pows'] = lambda: jax.jit(lambda z: jnp.stack([z ** 3, z ** 5, z ** -2, z ** 7, lax.integer_pow(z, 12)]))(U)
+progs['unary_mix'] = lambda: jax.jit(lambda z: jnp.stack([lax.rsqrt(z), jnp.tan(z), jnp.cbrt(z), jnp.exp2(z), jnp.log2(z), jnp.log10(z), jnp.arcsinh(z), jnp.arccosh(z + 1), jnp.arctanh(z / 3)]))(U)
+progs['special_mix'] = lambda: jax.jit(lambda z: jnp.stack([jax.scipy.special.erfc(z), jax.scipy.special.gammaln(z), jax.scipy.special.digamma(z), jax.scipy.special.gammainc(2., z), jax.scipy.special.i0e(z), jax.scipy.special.i1(z), jax.scipy.special.ndtri(z / 3), jax.scipy.special.log_ndtr(z - 2)]))(U)
+progs['logistic_softplus'] = lambda: jax.jit(lambda z: jnp.stack([jax.nn.sigmoid(z), jax.nn.softplus(z), jax.nn.log_sigmoid(z), jax.nn.silu(z), jax.nn.mish(z), jax.nn.gelu(z, approximate=False)]))(Z)
+progs['int_pow_grad'] = lambda: jax.jit(jax.grad(lambda z: jnp.sum(z ** 3 + z ** -2)))(U)
+progs['mixed_dtype_arith'] = lambda: jax.jit(lambda z: (z.astype(jnp.float16) * 3.3 + jnp.float16(1)).astype(jnp.float32) + (z.astype(jnp.bfloat16) / 7).astype(jnp.float32))(Z)
+progs['random_normal_math'] = lambda: jax.jit(lambda k: jnp.tanh(jax.random.normal(k, (64,)) * 2) ** 2)(jax.random.key(1))
+progs['categorical_logits'] = lambda: jax.jit(lambda l: jax.nn.log_softmax(l * 3.7, axis=0) - jax.nn.logsumexp(l, axis=1, keepdims=True))(r(8, 6))
+progs['clip_grad_norm'] = lambda: jax.jit(lambda g: g * jnp.minimum(1., 1. / (jnp.sqrt(jnp.sum(g * g)) + 1e-6)))(X)
+progs['ema'] = lambda: jax.jit(lambda z: lax.scan(lambda c, x: (0.9 * c + 0.1 * x, c), jnp.zeros(32), z.reshape(-1, 32))[0])(Z)
 out = {}
 for name, f in progs.items():
   try:
