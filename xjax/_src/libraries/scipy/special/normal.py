@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.primitives.custom_derivatives import custom_jvp
-from xjax._src.primitives.lax.elementwise import (erf as lax_erf, erf_inv, erfc as lax_erfc, exp,
-                                                  mul, square, sub)
+from xjax._src.primitives.lax.elementwise import (abs as lax_abs, erf as lax_erf, erf_inv,
+                                                  erfc as lax_erfc, exp, gt, log, lt,
+                                                  max as lax_max, min as lax_min, mul, select,
+                                                  sqrt, square, sub)
 from xjax._src.primitives.lax.elementwise import _const
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import float_array, inexact_arrays
-from xjax._src.libraries.scipy.special.faddeeva import _erfcx
 
 _LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
 
@@ -31,10 +32,14 @@ def erfinv(x):
 
 
 def _ndtr(x):
-  w = x * np.sqrt(0.5)
-  z = jnp.abs(w)
-  return 0.5 * jnp.where(z < np.sqrt(0.5), 1 + lax_erf(w),
-                         jnp.where(w > 0, 2 - lax_erfc(z), lax_erfc(z)))
+  dt = x.dtype.type
+  half_sqrt_2 = dt(0.5) * np.sqrt(2., dtype=dt)
+  w = x * half_sqrt_2
+  z = lax_abs(w)
+  # erf near zero, erfc (complemented on the right) elsewhere
+  y = select(lt(z, half_sqrt_2), dt(1.) + lax_erf(w),
+             select(gt(w, dt(0.)), dt(2.) - lax_erfc(z), lax_erfc(z)))
+  return dt(0.5) * y
 
 
 def ndtr(x):
@@ -48,33 +53,48 @@ def _norm_logpdf(x):
   return sub(mul(_const(x, -0.5), square(x)), _const(x, _LOG_SQRT_2PI))
 
 
-# Below these, log_ndtr uses the asymptotic series of the requested order.
-_LOWER = {np.dtype(np.float32): -10.0, np.dtype(np.float64): -20.0}
+# log_ndtr's segments: the asymptotic series at or below the lower bound, log(ndtr(x))
+# between, and -ndtr(-x) (log(1 - q) ~ -q) above the upper bound.
+_SEGMENTS = {np.dtype(np.float32): (np.array(-10, np.float32), np.array(5, np.float32)),
+             np.dtype(np.float64): (np.array(-20, np.float64), np.array(8, np.float64))}
 
 
-def _double_factorial(n: int) -> int:
-  return int(np.prod(np.arange(n, 1, -2))) if n > 1 else 1
+def _double_factorial(n: int):
+  return np.prod(np.arange(n, 1, -2))
 
 
 def _log_ndtr_series(x, order):
-  x2 = x * x
-  total, power = jnp.ones_like(x), x2
+  """1 + sum_{n=1}^{order} (-1)^n (2n-1)!! / x^(2n), alternating terms summed apart."""
+  dt = x.dtype.type
+  if order <= 0:
+    return np.array(1, dt)
+  x2 = square(x)
+  even, odd, x2n = jnp.zeros_like(x), jnp.zeros_like(x), x2
   for n in range(1, order + 1):
-    total = total + ((-1) ** n * _double_factorial(2 * n - 1)) / power
-    power = power * x2
-  return _norm_logpdf(x) - jnp.log(-x) + jnp.log(total)
+    term = np.array(_double_factorial(2 * n - 1), dt) / x2n
+    if n % 2:
+      odd += term
+    else:
+      even += term
+    x2n *= x2
+  return dt(1.) + even - odd
+
+
+def _log_ndtr_lower(x, order):
+  """log Phi(x) for x << -1: log of exp(-x^2/2) / (-x sqrt(2 pi)) times the series."""
+  dt = x.dtype.type
+  log_scale = -dt(0.5) * square(x) - log(-x) - dt(_LOG_SQRT_2PI)
+  return log_scale + log(_log_ndtr_series(x, order))
 
 
 def _log_ndtr_impl(x, order):
-  lower = _LOWER[x.dtype]
-  tail = x <= lower
-  neg = (x < 0) & ~tail
-  # log Phi(x) = log(erfcx(-x / sqrt 2) / 2) - x^2 / 2 on the left; log1p(-Phi(-x)) on the right
-  xn = jnp.where(neg, x, -1.0)
-  left = jnp.log(0.5 * _erfcx(-xn * np.sqrt(0.5))) - 0.5 * xn * xn
-  right = jnp.log1p(-_ndtr(-jnp.where(neg | tail, 1.0, x)))
-  series = _log_ndtr_series(jnp.where(tail, x, lower), order)
-  return jnp.where(tail, series, jnp.where(neg, left, right))
+  lower, upper = _SEGMENTS[x.dtype]
+  above = gt(x, upper)
+  # One ndtr call for both the middle and upper segments; the clamps keep the unchosen
+  # branches finite (a NaN there would leak into the gradient of the select).
+  res = _ndtr(jnp.where(above, -x, lax_max(x, lower)))
+  return jnp.where(above, -res,
+                   jnp.where(gt(x, lower), log(res), _log_ndtr_lower(lax_min(x, lower), order)))
 
 
 def log_ndtr(x, series_order: int = 3):
@@ -97,17 +117,25 @@ def _log_ndtr(x, order):
   return f(x)
 
 
-def _ndtri_newton(q, steps):
-  """x <= 0 with Phi(x) = q (0 < q <= 1/2), by Newton's method on log Phi."""
-  t = jnp.sqrt(-2 * jnp.log(q))
-  # Abramowitz & Stegun 26.2.23 (error < 4.5e-4) as the starting point
-  x = -(t - (2.515517 + t * (0.802853 + t * 0.010328))
-        / (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
-  log_q = jnp.log(q)
-  for _ in range(steps):
-    lp = _log_ndtr_impl(x, 3)
-    x = x - (lp - log_q) / jnp.exp(_norm_logpdf(x) - lp)
-  return x
+# Cephes' rational approximations for ndtri (coefficients highest degree first): P0/Q0 on
+# the centre, P1/Q1 and P2/Q2 on the tails split at z = sqrt(-2 log p) = 8.
+_NDTRI_P0 = [-5.99633501014107895267E1, 9.80010754185999661536E1, -5.66762857469070293439E1,
+             1.39312609387279679503E1, -1.23916583867381258016E0]
+_NDTRI_Q0 = [1.0, 1.95448858338141759834E0, 4.67627912898881538453E0, 8.63602421390890590575E1,
+             -2.25462687854119370527E2, 2.00260212380060660359E2, -8.20372256168333339912E1,
+             1.59056225126211695515E1, -1.18331621121330003142E0]
+_NDTRI_P1 = [4.05544892305962419923E0, 3.15251094599893866154E1, 5.71628192246421288162E1,
+             4.40805073893200834700E1, 1.46849561928858024014E1, 2.18663306850790267539E0,
+             -1.40256079171354495875E-1, -3.50424626827848203418E-2, -8.57456785154685413611E-4]
+_NDTRI_Q1 = [1.0, 1.57799883256466749731E1, 4.53907635128879210584E1, 4.13172038254672030440E1,
+             1.50425385692907503408E1, 2.50464946208309415979E0, -1.42182922854787788574E-1,
+             -3.80806407691578277194E-2, -9.33259480895457427372E-4]
+_NDTRI_P2 = [3.23774891776946035970E0, 6.91522889068984211695E0, 3.93881025292474443415E0,
+             1.33303460815807542389E0, 2.01485389549179081538E-1, 1.23716634817820021358E-2,
+             3.01581553508235416007E-4, 2.65806974686737550832E-6, 6.23974539184983293730E-9]
+_NDTRI_Q2 = [1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099489081330271E0,
+             2.16236993594496635890E-1, 1.34204006088543189037E-2, 3.28014464682127739104E-4,
+             2.89247864745380683936E-6, 6.79019408009981274425E-9]
 
 
 def ndtri(p):
@@ -115,21 +143,26 @@ def ndtri(p):
   return _ndtri(float_array(p))
 
 
-@custom_jvp
 def _ndtri(p):
-  upper = p > 0.5
-  q = jnp.where(upper, 1 - p, p)
-  central = q > 0.1
-  ok = (q > 0) & ~central
-  tail = _ndtri_newton(jnp.where(ok, q, 0.05), 4)
-  mid = np.sqrt(2) * erf_inv(2 * jnp.where(central, q, 0.3) - 1)
-  x = jnp.where(central, mid, tail)
-  x = jnp.where(q == 0, -np.inf, x)
-  x = jnp.where(upper, -x, x)
-  return jnp.where((p < 0) | (p > 1) | jnp.isnan(p), np.nan, x).astype(p.dtype)
-
-
-_ndtri.defjvps(lambda g, x, p: g * np.sqrt(2 * np.pi) * jnp.exp(0.5 * x * x))
+  dt = p.dtype.type
+  coeffs = lambda c: np.array(c, dtype=dt)
+  # Work with q = min(p, 1 - p) (split at exp(-2)), 0 replaced by any harmless value
+  q = jnp.where(p > dt(-np.expm1(-2.)), dt(1.) - p, p)
+  q = jnp.where(q == dt(0.), jnp.full(p.shape, dt(0.5)), q)
+  # Centre, q > exp(-2): x / sqrt(2 pi) = w + w^3 P0(w^2) / Q0(w^2) with w = q - 1/2
+  w = q - dt(0.5)
+  ww = square(w)
+  centre = w + w * ww * (jnp.polyval(coeffs(_NDTRI_P0), ww) / jnp.polyval(coeffs(_NDTRI_Q0), ww))
+  centre *= -dt(np.sqrt(2. * np.pi))
+  # Tails: x = z - log(z) / z - P(1/z) / Q(1/z) / z with z = sqrt(-2 log q)
+  z = sqrt(dt(-2.) * log(q))
+  lead = z - log(z) / z
+  far = lead - jnp.polyval(coeffs(_NDTRI_P2), 1 / z) / jnp.polyval(coeffs(_NDTRI_Q2), 1 / z) / z
+  near = lead - jnp.polyval(coeffs(_NDTRI_P1), 1 / z) / jnp.polyval(coeffs(_NDTRI_Q1), 1 / z) / z
+  x = jnp.where(q > dt(np.exp(-2.)), centre, jnp.where(z >= dt(8.0), far, near))
+  x = jnp.where(p > dt(1. - np.exp(-2.)), x, -x)
+  inf = jnp.full(p.shape, dt(np.inf))
+  return jnp.where(p == dt(0.0), -inf, jnp.where(p == dt(1.0), inf, x))
 
 
 # Owen's T: Gauss-Legendre quadrature of T(h, a) = 1/(2 pi) int_0^a exp(-h^2 (1+u^2)/2)/(1+u^2)
