@@ -422,3 +422,16 @@ def test_cond_older_five_argument_form():
   assert float(f(False)) == 20.0
   with pytest.raises(TypeError, match="lax.cond: true_fun and false_fun arguments should be"):
     lax.cond(True, 1.0, lambda x: x + 1, 2.0, 5)
+
+
+def test_associative_scan_takes_another_container_of_the_same_leaves():
+  """fn may return a tuple for namedtuple elems (dynamax's parallel smoother does): JAX only
+  flattens its result."""
+  import collections
+  Pair = collections.namedtuple("Pair", "a b")
+  elems = Pair(jnp.arange(1., 5.), jnp.ones(4))
+  out = lax.associative_scan(lambda x, y: (x.a + y.a, x.b * y.b), elems)
+  assert isinstance(out, Pair)
+  np.testing.assert_array_equal(out.a, [1., 3., 6., 10.])
+  with pytest.raises(TypeError, match="same structure"):
+    lax.associative_scan(lambda x, y: (x.a + y.a,), elems)
