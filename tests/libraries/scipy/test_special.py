@@ -35,7 +35,9 @@ def test_unary_against_scipy(name, x, rtol):
                                   "spence", "gammaln", "i1e"])
 def test_unary_float64_precision(name, x64):
   x = {"ndtri": PROB, "spence": POS, "exp1": POS, "gammaln": POS}.get(name, X).astype(np.float64)
-  np.testing.assert_allclose(getattr(xs, name)(x), getattr(ss, name)(x), rtol=1e-12)
+  # (log_ndtr is JAX's log(ndtr(x)) below x = 8: 2.5e-12 from SciPy at 4.5, in JAX too)
+  rtol = 5e-12 if name == "log_ndtr" else 1e-12
+  np.testing.assert_allclose(getattr(xs, name)(x), getattr(ss, name)(x), rtol=rtol)
 
 
 def test_pairs_and_tuples_against_scipy():
