@@ -416,3 +416,18 @@ def test_callback_wrong_results_name_expected_and_got(ret, msg):
     xjax.jit(lambda x: xjax.pure_callback(ret, sds(x), x))(x)
   with pytest.raises(xjax.errors.JaxRuntimeError, match=msg):
     xjax.pure_callback(ret, sds(x), x)
+
+
+def test_eager_debug_callback_raises_the_callbacks_exception():
+  """JAX 0.10.2 calls an eager debug callback in Python (also under vmap and grad): its
+  exception propagates as it is (tinygp's sortedness check expects the ValueError); under
+  jit it is a JaxRuntimeError naming it, as for pure and io callbacks."""
+  def bad(*_):
+    raise ValueError("Input coordinates must be sorted")
+  x = jnp.ones(3)
+  with pytest.raises(ValueError, match="must be sorted"):
+    xjax.debug.callback(bad, x)
+  with pytest.raises(ValueError, match="must be sorted"):
+    xjax.vmap(lambda v: xjax.debug.callback(bad, v))(jnp.ones((2, 3)))
+  with pytest.raises(xjax.errors.JaxRuntimeError, match="must be sorted"):
+    xjax.jit(lambda v: (xjax.debug.callback(bad, v), v * 2)[1])(x).block_until_ready()

@@ -15,6 +15,7 @@ the callable runs at once.  Callables receive xjax Arrays, as JAX's do.
 """
 from __future__ import annotations
 
+import logging
 import traceback
 from typing import Any, Callable, Sequence
 
@@ -32,6 +33,8 @@ from xjax._src.interpreters import batching
 from xjax._src.primitives.lax.control_flow.loops import scan
 from xjax._src.primitives.lax.shapes import broadcast, index_in_dim
 from xjax._src.foundations.wrapping import wraps
+
+logger = logging.getLogger(__name__)
 
 _VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
                  "legacy_vectorized", None)
@@ -363,7 +366,12 @@ def _debug_batch(axis, args, dims, **params):
 
 
 def _debug_impl(*args, callback, ordered):
-  _run_eagerly(callback, args, ())
+  """Eagerly the callback's own exception propagates (logged first), as in JAX."""
+  try:
+    callback(*_to_arrays([np.asarray(x) for x in args]))
+  except BaseException:
+    logger.exception("jax.debug.callback failed")
+    raise
   return []
 
 
