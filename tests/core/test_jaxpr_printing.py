@@ -1293,3 +1293,10 @@ SCALAR_INDEXING_RECORDED = {
 def test_scalar_indexing_jaxpr_text_is_jaxs(name):
   f, i = SCALAR_INDEXING[name]
   assert str(jax.make_jaxpr(f)(M34, i)) == SCALAR_INDEXING_RECORDED[name]
+
+
+def test_object_addresses_print_as_jaxs():
+  """Parameters holding functions print their address as X's, as JAX prints them."""
+  text = str(jax.make_jaxpr(lambda x: jax.pure_callback(
+      lambda a: a, jax.ShapeDtypeStruct((3,), jnp.float32), x))(X3))
+  assert "at 0xXXXXXXXXXXXX>, in_tree=PyTreeDef(((*,), {})))" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import itertools
+import re
 from typing import Any, Sequence
 
 import numpy as np
@@ -385,7 +386,9 @@ def _format_value(value) -> str:
     return np.dtype(value).name
   if callable(value) and hasattr(value, "__name__"):
     return value.__name__
-  return str(value)
+  # object addresses as JAX prints them (`<function f at 0xXXXXXXXXXXXX>`): the same on
+  # every run
+  return re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m.group(1)), str(value))
 
 
 def _vars_doc(vs, names: JaxprPpContext, sep: str = "", binders: bool = False) -> pp.Doc:
