@@ -237,12 +237,9 @@ def compile_spmd(module_text: str, devices: Sequence, name: str, in_avals, out_a
   with monitoring.timed(monitoring.BACKEND_COMPILE_EVENT, f"jit({name})"), \
       _invalid_program_quoted(module_text):
     if host_callbacks:  # (the Python callables the module's callback custom calls run)
-      text = module_text if devices[0].platform == "cpu" else module_text.replace(
-          HOST_CALLBACK_TARGET, _GPU_CALLBACK_TARGET)
-      with lock:
-        module = parse_module(text)
+      module, wrapped = _with_callbacks(module_text, devices[0].platform, host_callbacks)
       loaded = client.compile_and_load(module, _xc.DeviceList(tuple(devices)), options,
-                                       host_callbacks=[_recording(f) for f in host_callbacks])
+                                       host_callbacks=wrapped)
     else:
       loaded = client.compile_and_load(module_text, _xc.DeviceList(tuple(devices)), options)
   if inspections:
@@ -346,12 +343,18 @@ def _callback_errors_as_causes():
     raise
 
 
-def _compile_with_callbacks(client, text, device, options, out_avals, callbacks):
-  if device.platform != "cpu":
+def _with_callbacks(text: str, platform: str, callbacks):
+  """(the parsed module, its callables made to record their exceptions): jaxlib takes host
+  callbacks only with a parsed module, whose custom calls name the platform's target."""
+  if platform != "cpu":
     text = text.replace(HOST_CALLBACK_TARGET, _GPU_CALLBACK_TARGET)
-  wrapped = [_recording(fn) for fn in callbacks]
   with lock:
     module = parse_module(text)
+  return module, [_recording(fn) for fn in callbacks]
+
+
+def _compile_with_callbacks(client, text, device, options, out_avals, callbacks):
+  module, wrapped = _with_callbacks(text, device.platform, callbacks)
   loaded = compile_hook[0](client, module, _xc.DeviceList((device,)), options, wrapped)
   exe = _CallbackExecutable(loaded, device, text, out_avals)
   exe.callbacks = wrapped  # kept alive as long as the executable
