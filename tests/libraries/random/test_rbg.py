@@ -80,3 +80,20 @@ def test_user_defined_impl_maps_over_key_arrays():
   np.testing.assert_array_equal(random.key_data(keys), [[6], [6], [6]])
   np.testing.assert_array_equal(random.key_data(random.fold_in(random.key(5, impl=impl), 3)),
                                 [6])
+
+
+GAMMA_FAMILY = {   # JAX 0.10.2 on CPU: lax.map over the per-element keys, not vmap
+    "rbg": ([0.17552947998046875, 0.47717294096946716, 0.0022567114792764187,
+             0.27171409130096436], [0.4268583357334137, 0.5066204071044922, 0.11621583253145218]),
+    "unsafe_rbg": ([0.23160088062286377, 0.3820924758911133, 0.17027097940444946,
+                    0.16523388028144836],
+                   [0.07542606443166733, 0.5312023758888245, 0.43159306049346924]),
+}
+
+
+@pytest.mark.parametrize("impl", sorted(GAMMA_FAMILY))
+def test_gamma_family_draws_each_element_from_its_own_key(impl):
+  gamma, beta = GAMMA_FAMILY[impl]
+  key = random.key(7, impl=impl)
+  np.testing.assert_array_equal(random.gamma(key, 0.5, (4,)), np.float32(gamma))
+  np.testing.assert_array_equal(random.beta(key, 2., 3., (3,)), np.float32(beta))

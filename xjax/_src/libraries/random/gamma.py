@@ -3,7 +3,8 @@ loggamma, beta, dirichlet, chisquare, t, f, generalized_normal, ball).
 
 ``random_gamma`` draws one Gamma(a) sample per element of ``a`` with Marsaglia and Tsang's
 rejection method: each element gets its own key and its own ``while_loop``, vmapped over
-the elements as JAX does, so the same key gives the same numbers. Its derivative in ``a``
+the elements for threefry keys and mapped one by one for the others, as JAX does (a vmapped
+RngBitGenerator would draw from the first key only), so the same key gives the same numbers. Its derivative in ``a``
 comes from implicit differentiation of the CDF (``lax.random_gamma_grad``).
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ from xjax._src.api.transformations import vmap
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.interpreters import ad, batching
 from xjax._src.api.jit import jit
-from xjax._src.primitives.lax.control_flow.loops import while_loop
+from xjax._src.primitives.lax.control_flow.loops import map as lax_map, while_loop
 from xjax._src.primitives.lax.elementwise import (add, bitwise_and, bitwise_or,
                                                   convert_element_type, div, eq, exp, ge, le, log,
                                                   max as lax_max, mul, neg, pow as lax_pow, select,
@@ -86,13 +87,18 @@ def _gamma_one(key, alpha, log_space: bool):
 
 def _gamma_samples(key_data, a, *, impl, log_space: bool):
   """Each key of ``key_data`` (stored uint32 keys) split into one key per element of the
-  trailing dims of ``a``; the samples vmapped over all elements."""
+  trailing dims of ``a``; one sample per element."""
   key_ndim = key_data.ndim - len(impl.key_shape)
   num_keys, per_key = math.prod(a.shape[:key_ndim]), math.prod(a.shape[key_ndim:])
   flat = reshape(key_data, (num_keys, *impl.key_shape))
   subkeys = reshape(impl.split(flat, (per_key,)), (a.size, *impl.key_shape))
   subkeys = prng.random_wrap_p.bind(subkeys, impl=impl)
-  samples = vmap(partial(_gamma_one, log_space=log_space))(subkeys, reshape(a, (a.size,)))
+  one = partial(_gamma_one, log_space=log_space)
+  alphas = reshape(a, (a.size,))
+  if impl is prng.threefry_prng_impl:
+    samples = vmap(one)(subkeys, alphas)
+  else:
+    samples = lax_map(lambda args: one(*args), (subkeys, alphas))
   return reshape(samples, a.shape)
 
 
