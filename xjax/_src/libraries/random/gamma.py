@@ -15,6 +15,7 @@ from functools import partial
 
 import numpy as np
 
+from xjax._src.backend import clients
 from xjax._src.foundations import dtypes
 from xjax._src.api.transformations import vmap
 from xjax._src.core.concrete import concrete_or_error
@@ -124,14 +125,22 @@ def _gamma_batch(axis, args, dims, *, log_space):
 
 
 def _gamma_grad(sample, a, log_space: bool):
-  """d sample / d a by implicit differentiation (of log(sample) when ``log_space``)."""
-  if not log_space:
-    return random_gamma_grad(a, sample)
-  # exp(log sample) may round to zero: use the smallest normal number instead
-  x = exp(sample)
-  x = select(eq(x, const(x.dtype, 0)),
-                 full_like(x, dtypes.finfo(x.dtype).tiny), x)
-  return div(random_gamma_grad(a, x), x)
+  """d sample / d a by implicit differentiation (of log(sample) when ``log_space``), one
+  element at a time on CPU and vmapped elsewhere, as JAX computes it."""
+  samples, alphas = reshape(sample, (sample.size,)), reshape(a, (a.size,))
+  if log_space:
+    # exp(log sample) may round to zero: use the smallest normal number instead
+    samples = exp(samples)
+    samples = select(eq(samples, const(samples.dtype, 0)),
+                     full_like(samples, dtypes.finfo(samples.dtype).tiny), samples)
+    grad = lambda alpha, sample: div(random_gamma_grad(alpha, sample), sample)
+  else:
+    grad = random_gamma_grad
+  if clients.default_backend() == "cpu":
+    grads = lax_map(lambda args: grad(*args), (alphas, samples))
+  else:
+    grads = vmap(grad)(alphas, samples)
+  return reshape(grads, a.shape)
 
 
 random_gamma_p = standard_primitive("random_gamma", _gamma_abstract_eval, _gamma_lowering)

@@ -7,6 +7,8 @@ converged; 16-bit floats compute in float32.
 """
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from xjax._src.core.avals import tangent_aval
@@ -14,12 +16,13 @@ from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
-from xjax._src.primitives.lax.elementwise import (abs, add, digamma, div, eq, exp, gt, le, lgamma,
-                                                  log, log1p, lt, mul, ne, select_n, sub)
+from xjax._src.primitives.lax.elementwise import (abs, add, digamma, div, eq, exp, ge, gt, le,
+                                                  lgamma, log, log1p, lt, mul, ne, select_n,
+                                                  sub)
 from xjax._src.primitives.lax.operand_checks import broadcasting_shape, dtype_checker
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 from xjax._src.primitives.lax.control_flow.loops import while_loop
-from xjax._src.primitives.lax.reductions import reduce_and
+from xjax._src.primitives.lax.reductions import reduce_and, reduce_or
 
 _MAX_ITER = 2000
 _float = dtype_checker("float")
@@ -69,126 +72,174 @@ def _eps(x):
 
 
 # ---------------------------------------------------------------------------------------
-# Incomplete gamma
+# Incomplete gamma: XLA's algorithm (Cephes's series and continued fraction, with their
+# derivatives in a carried along), operation for operation as JAX computes it, so that
+# the results agree bit for bit.
 
-def _log_prefactor(a, x):
-  return sub(sub(mul(a, log(x)), x), lgamma(a))
+class _Mode(enum.Enum):
+  VALUE = 1              # P(a, x) (series) or Q(a, x) (continued fraction)
+  DERIVATIVE = 2         # its derivative in a
+  SAMPLE_DERIVATIVE = 3  # d sample / d a of a Gamma(a) sample x
 
 
-def _small(d, total):
-  return le(abs(d), mul(abs(total), _eps(total)))
+def _any(pred):
+  return reduce_or(pred, tuple(range(get_aval(pred).ndim)))
 
 
-def _igamma_series(a, x, active):
-  """(P(a, x), dP/da) by the power series (good for x <= max(1, a))."""
-  def body(s):
-    r, c, dc, ans, dans = s
+def _finfo(x):
+  return np.finfo(get_aval(x).dtype)
+
+
+def _series(ax, x, a, enabled, mode):
+  """The power series of P(a, x) (or a derivative), for x < 1 or x <= a."""
+  eps = _finfo(x).eps
+
+  def body(vals):
+    enabled, r, c, ans, x, dc_da, dans_da = vals
     r = add(r, _c(r, 1))
-    dc = sub(mul(dc, div(x, r)), div(mul(c, div(x, r)), r))
+    dc_da = sub(mul(dc_da, div(x, r)), div(mul(c, x), mul(r, r)))
+    dans_da = add(dans_da, dc_da)
     c = mul(c, div(x, r))
-    ans, dans = add(ans, c), add(dans, dc)
-    return (r, c, dc, ans, dans), ew.bitwise_and(_small(c, ans), _small(dc, dans))
-  one = ew._full_like_value(x, 1)
-  zero = ew._full_like_value(x, 0)
-  _, _, _, ans, dans = _iterate(body, (a, one, zero, one, zero), ew.bitwise_not(active))
-  pre = div(exp(_log_prefactor(a, x)), a)
-  dlog = sub(sub(log(x), digamma(a)), div(_c(a, 1), a))
-  return mul(ans, pre), mul(pre, add(dans, mul(ans, dlog)))
+    ans = add(ans, c)
+    if mode is _Mode.VALUE:
+      going = gt(div(c, ans), _c(c, eps))
+    else:
+      going = gt(abs(div(dc_da, dans_da)), _c(c, eps))
+    new = (r, c, ans, x, dc_da, dans_da)
+    return (ew.bitwise_and(enabled, going),
+            *(select_n(enabled, old, n) for old, n in zip(vals[1:], new)))
+
+  one, zero = ew._full_like_value(a, 1), ew._full_like_value(a, 0)
+  vals = while_loop(lambda vals: _any(vals[0]), body, (enabled, a, one, one, x, zero, zero))
+  ans, dans_da = vals[3], vals[6]
+  if mode is _Mode.VALUE:
+    return div(mul(ans, ax), a)
+  dlogax_da = sub(log(x), digamma(add(a, _c(a, 1))))
+  if mode is _Mode.DERIVATIVE:
+    return div(mul(ax, add(mul(ans, dlogax_da), dans_da)), a)
+  return div(mul(ew.neg(add(dans_da, mul(ans, dlogax_da))), x), a)
 
 
-def _igammac_fraction(a, x, active):
-  """(Q(a, x), dQ/da) by the continued fraction (good for x > max(1, a))."""
-  big = _c(x, 2.0 ** 52 if get_aval(x).dtype == np.float64 else 2.0 ** 24)
-  y = sub(_c(a, 1), a)
-  z = add(add(x, y), _c(x, 1))
-  zero = ew._full_like_value(x, 0)
-  pkm2, qkm2, pkm1, qkm1 = add(zero, _c(x, 1)), x, add(x, _c(x, 1)), mul(z, x)
-  dqkm1 = ew.neg(x)
+def _continued_fraction(ax, x, a, enabled, mode):
+  """The continued fraction of Q(a, x) (or a derivative), for x >= 1 and x > a; at most
+  2,000 terms, rescaled by eps whenever the numerators grow past 1 / eps."""
+  eps = _finfo(x).eps
 
-  def body(s):
-    c, y, z, pkm2, qkm2, pkm1, qkm1, dpkm2, dqkm2, dpkm1, dqkm1, ans, dans = s
+  def body(vals):
+    (enabled, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2,
+     dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da) = vals
     c, y, z = add(c, _c(c, 1)), add(y, _c(y, 1)), add(z, _c(z, 2))
     yc = mul(y, c)
     pk = sub(mul(pkm1, z), mul(pkm2, yc))
     qk = sub(mul(qkm1, z), mul(qkm2, yc))
-    dpk = add(sub(sub(mul(dpkm1, z), pkm1), mul(dpkm2, yc)), mul(pkm2, c))
-    dqk = add(sub(sub(mul(dqkm1, z), qkm1), mul(dqkm2, yc)), mul(qkm2, c))
     nonzero = ne(qk, _c(qk, 0))
-    safe_qk = _where(nonzero, qk, _c(qk, 1))
-    r = div(pk, safe_qk)
-    dr = div(sub(dpk, mul(r, dqk)), safe_qk)
-    conv = ew.bitwise_and(nonzero, ew.bitwise_and(_small(sub(ans, r), r),
-                                                  _small(sub(dans, dr), dr)))
-    ans, dans = _where(nonzero, r, ans), _where(nonzero, dr, dans)
-    scale = _where(gt(abs(pk), big), div(_c(pk, 1), big), _c(pk, 1))
-    vals = [mul(v, scale) for v in (pkm1, qkm1, pk, qk, dpkm1, dqkm1, dpk, dqk)]
-    return (c, y, z, *vals, ans, dans), conv
-  state = (zero, y, z, pkm2, qkm2, pkm1, qkm1, zero, zero, zero, dqkm1, div(pkm1, qkm1),
-           div(ew.neg(mul(div(pkm1, qkm1), dqkm1)), qkm1))
-  out = _iterate(body, state, ew.bitwise_not(active))
-  ans, dans = out[-2], out[-1]
-  pre = exp(_log_prefactor(a, x))
-  # Far in the tail the prefactor underflows to 0 while the fraction overflows: Q is 0.
-  tail = eq(pre, _c(pre, 0))
-  q = _where(tail, _c(pre, 0), mul(ans, pre))
-  dq = _where(tail, _c(pre, 0), mul(pre, add(dans, mul(ans, sub(log(x), digamma(a))))))
-  return q, dq
+    r = div(pk, qk)
+    t = select_n(nonzero, ew._full_like_value(r, 1), abs(div(sub(ans, r), r)))
+    ans = select_n(nonzero, ans, r)
+    dpk_da = add(sub(sub(mul(dpkm1_da, z), pkm1), mul(dpkm2_da, yc)), mul(pkm2, c))
+    dqk_da = add(sub(sub(mul(dqkm1_da, z), qkm1), mul(dqkm2_da, yc)), mul(qkm2, c))
+    dans_da_new = select_n(nonzero, dans_da, div(sub(dpk_da, mul(ans, dqk_da)), qk))
+    grad_change = select_n(nonzero, ew._full_like_value(dans_da, 1),
+                           abs(sub(dans_da_new, dans_da)))
+    pkm2, pkm1, qkm2, qkm1 = pkm1, pk, qkm1, qk
+    dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da = dpkm1_da, dqkm1_da, dpk_da, dqk_da
+    rescale = gt(abs(pk), _c(pk, 1 / eps))
+    (pkm2, pkm1, qkm2, qkm1, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da) = (
+        select_n(rescale, v, mul(v, _c(v, eps)))
+        for v in (pkm2, pkm1, qkm2, qkm1, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da))
+    going = gt(t, _c(t, eps)) if mode is _Mode.VALUE else gt(grad_change, _c(t, eps))
+    new = (ans, t, y, z)
+    rest = (pkm1, qkm1, pkm2, qkm2, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da_new)
+    return (ew.bitwise_and(enabled, going),
+            *(select_n(enabled, old, n) for old, n in zip(vals[1:5], new)), c,
+            *(select_n(enabled, old, n) for old, n in zip(vals[6:], rest)))
+
+  def cond(vals):
+    return ew.bitwise_and(lt(vals[5], _c(vals[5], 2000)), _any(vals[0]))
+
+  y = sub(_c(a, 1), a)
+  z = add(add(x, y), _c(x, 1))
+  pkm2, qkm2 = ew._full_like_value(x, 1), x
+  pkm1 = add(x, _c(x, 1))
+  qkm1 = mul(z, x)
+  ans = div(pkm1, qkm1)
+  zero = ew._full_like_value(x, 0)
+  dqkm1_da = ew.neg(x)
+  dans_da = div(sub(zero, mul(ans, dqkm1_da)), qkm1)
+  vals = while_loop(cond, body, (enabled, ans, ew._full_like_value(x, 1), y, z, _c(x, 0),
+                                 pkm1, qkm1, pkm2, qkm2, zero, zero, zero, dqkm1_da, dans_da))
+  ans = vals[1]
+  if mode is _Mode.VALUE:
+    return mul(ans, ax)
+  dans_da = vals[14]
+  dlogax_da = sub(log(x), digamma(a))
+  if mode is _Mode.DERIVATIVE:
+    return mul(ax, add(mul(ans, dlogax_da), dans_da))
+  return ew.neg(mul(add(dans_da, mul(ans, dlogax_da)), x))
 
 
-def _igamma_parts(a, x):
-  """(use_fraction, (P, dP/da), (Q, dQ/da), nan mask, x == 0, a == 0, x == inf, a == inf)."""
-  zero = _c(x, 0)
-  bad = ew.bitwise_or(ew.bitwise_or(lt(a, zero), lt(x, zero)),
-                      ew.bitwise_or(ne(a, a), ne(x, x)))
-  ainf = eq(a, _c(a, np.inf))
-  special = ew.bitwise_or(ew.bitwise_or(bad, le(x, zero)), le(a, zero))
-  special = ew.bitwise_or(ew.bitwise_or(special, eq(x, _c(x, np.inf))), ainf)
-  frac = ew.bitwise_and(gt(x, _c(x, 1)), gt(x, a))
-  safe_a = _where(special, _c(a, 1), a)
-  safe_x = _where(special, _c(x, 1), x)
-  ok = ew.bitwise_not(special)
-  p = _igamma_series(safe_a, safe_x, ew.bitwise_and(ok, ew.bitwise_not(frac)))
-  q = _igammac_fraction(safe_a, safe_x, ew.bitwise_and(ok, frac))
-  return frac, p, q, bad, eq(x, zero), eq(a, _c(a, 0)), eq(x, _c(x, np.inf)), ainf
+def _any_of(*preds):
+  out = preds[0]
+  for p in preds[1:]:
+    out = ew.bitwise_or(out, p)
+  return out
+
+
+def _log_ax(a, x):
+  """(x^a e^-x / Gamma(a), whether its log underflows)."""
+  log_ax = sub(sub(mul(a, log(x)), x), lgamma(a))
+  return exp(log_ax), lt(log_ax, ew.neg(log(_c(x, _finfo(x).max))))
 
 
 def _igamma_impl(a, x):
-  frac, (p, _), (q, _), bad, x0, a0, xinf, ainf = _igamma_parts(a, x)
-  out = _where(frac, sub(_c(q, 1), q), p)
-  out = _where(ew.bitwise_or(a0, xinf), _c(out, 1), _where(x0, _c(out, 0), out))
-  out = _where(ew.bitwise_and(ainf, ew.bitwise_not(xinf)), _c(out, 0), out)
-  nan = ew.bitwise_or(ew.bitwise_and(a0, lt(x, _c(x, 1))), _infinite_a_nan(ainf, x, xinf))
-  return _where(ew.bitwise_or(bad, nan), _c(out, np.nan), out)
-
-
-def _infinite_a_nan(ainf, x, xinf):
-  """Where XLA's (so JAX's) incomplete gamma with a == inf is NaN: a finite x >= 1."""
-  return ew.bitwise_and(ainf, ew.bitwise_not(ew.bitwise_or(lt(x, _c(x, 1)), xinf)))
+  is_nan = ew.bitwise_or(ne(a, a), ne(x, x))
+  x_inf, a0, x0 = eq(x, _c(x, np.inf)), eq(a, _c(a, 0)), eq(x, _c(x, 0))
+  domain_error = _any_of(lt(x, _c(x, 0)), lt(a, _c(a, 0)), ew.bitwise_and(a0, x0), is_nan)
+  use_fraction = ew.bitwise_and(ge(x, _c(x, 1)), gt(x, a))
+  ax, underflow = _log_ax(a, x)
+  enabled = ew.bitwise_not(_any_of(x0, domain_error, underflow, x_inf))
+  out = _where(use_fraction,
+               sub(_c(a, 1), _continued_fraction(
+                   ax, x, a, ew.bitwise_and(enabled, use_fraction), _Mode.VALUE)),
+               _series(ax, x, a, ew.bitwise_and(enabled, ew.bitwise_not(use_fraction)),
+                       _Mode.VALUE))
+  out = _where(x0, _c(a, 0), out)
+  out = _where(x_inf, _c(a, 1), out)
+  return _where(domain_error, _c(a, np.nan), out)
 
 
 def _igammac_impl(a, x):
-  frac, (p, _), (q, _), bad, x0, a0, xinf, ainf = _igamma_parts(a, x)
-  out = _where(frac, q, sub(_c(p, 1), p))
-  out = _where(ew.bitwise_or(a0, xinf), _c(out, 0), _where(x0, _c(out, 1), out))
-  out = _where(ew.bitwise_and(ainf, ew.bitwise_not(xinf)), _c(out, 1), out)
-  nan = ew.bitwise_or(ew.bitwise_and(a0, x0), _infinite_a_nan(ainf, x, xinf))
-  return _where(ew.bitwise_or(bad, nan), _c(out, np.nan), out)
+  is_nan = ew.bitwise_or(ne(a, a), ne(x, x))
+  x_inf, a0, x0 = eq(x, _c(x, np.inf)), eq(a, _c(a, 0)), eq(x, _c(x, 0))
+  domain_error = _any_of(lt(x, _c(x, 0)), lt(a, _c(a, 0)), ew.bitwise_and(a0, x0), is_nan)
+  use_series = ew.bitwise_or(lt(x, _c(x, 1)), lt(x, a))
+  ax, underflow = _log_ax(a, x)
+  enabled = ew.bitwise_not(_any_of(domain_error, underflow, x_inf, a0))
+  series = _series(ax, x, a, ew.bitwise_and(enabled, use_series), _Mode.VALUE)
+  fraction = _continued_fraction(ax, x, a, ew.bitwise_and(enabled, ew.bitwise_not(use_series)),
+                                 _Mode.VALUE)
+  out = _where(use_series, sub(_c(a, 1), series), fraction)
+  out = _where(ew.bitwise_or(x_inf, a0), _c(a, 0), out)
+  return _where(domain_error, _c(a, np.nan), out)
 
 
-def _igamma_grad_a_impl(a, x):
-  frac, (_, dp), (_, dq), bad, x0, a0, xinf, ainf = _igamma_parts(a, x)
-  out = _where(frac, ew.neg(dq), dp)
-  out = _where(ew.bitwise_or(x0, xinf), _c(out, 0), out)
-  return _where(ew.bitwise_or(ew.bitwise_or(bad, a0), ainf), _c(out, np.nan), out)
-
-
-def _dp_dx(a, x):
-  """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)."""
-  return exp(sub(add(ew.neg(x), mul(sub(a, _c(a, 1)), log(x))), lgamma(a)))
-
-
-def _random_gamma_grad_impl(a, x):
-  return ew.neg(div(_igamma_grad_a_impl(a, x), _dp_dx(a, x)))
+def _derivative_in_a(mode):
+  """d/da P(a, x) (DERIVATIVE) or the Gamma(a)-sample derivative (SAMPLE_DERIVATIVE)."""
+  def impl(a, x):
+    is_nan = ew.bitwise_or(ne(a, a), ne(x, x))
+    x0 = eq(x, _c(x, 0))
+    domain_error = ew.bitwise_or(lt(x, _c(x, 0)), le(a, _c(a, 0)))
+    use_fraction = ew.bitwise_and(gt(x, _c(x, 1)), gt(x, a))
+    ax, underflow = _log_ax(a, x)
+    enabled = ew.bitwise_not(_any_of(x0, domain_error, underflow, is_nan))
+    out = _where(use_fraction,
+                 ew.neg(_continued_fraction(ax, x, a, ew.bitwise_and(enabled, use_fraction),
+                                            mode)),
+                 _series(ax, x, a, ew.bitwise_and(enabled, ew.bitwise_not(use_fraction)),
+                         mode))
+    out = _where(x0, _c(a, 0), out)
+    return _where(ew.bitwise_or(domain_error, is_nan), _c(a, np.nan), out)
+  return impl
 
 
 def _special(name, impl):
@@ -198,19 +249,14 @@ def _special(name, impl):
   return prim
 
 
+def _dp_dx(a, x):
+  """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)."""
+  return exp(sub(add(ew.neg(x), mul(sub(a, _c(a, 1)), log(x))), lgamma(a)))
+
+
 igamma_p = _special("igamma", _igamma_impl)
 igammac_p = _special("igammac", _igammac_impl)
-igamma_grad_a_p = _special("igamma_grad_a", _igamma_grad_a_impl)
-random_gamma_grad_p = _special("random_gamma_grad", _random_gamma_grad_impl)
-def _random_gamma_grad_jvp(primals, tangents):
-  """As JAX: the JVP of its implementation (forward mode works; reverse mode stops at the
-  implementation's while loops with their ValueError)."""
-  outs, out_tangents = ad.jvp_flat(lambda a, x: [_random_gamma_grad_impl(a, x)], primals,
-                                   [ad.instantiate(t) for t in tangents])
-  return outs[0], out_tangents[0]
-
-
-random_gamma_grad_p.jvp = _random_gamma_grad_jvp
+igamma_grad_a_p = _special("igamma_grad_a", _derivative_in_a(_Mode.DERIVATIVE))
 ad.defjvp(igamma_p, ew._broadcasting_jvp(lambda t, a, x: mul(t, igamma_grad_a(a, x))),
           ew._broadcasting_jvp(lambda t, a, x: mul(t, _dp_dx(a, x))))
 ad.defjvp(igammac_p, ew._broadcasting_jvp(lambda t, a, x: ew.neg(mul(t, igamma_grad_a(a, x)))),
@@ -234,8 +280,9 @@ def igamma_grad_a(a, x):
 
 def random_gamma_grad(a, x):
   """The derivative of a Gamma(a) sample ``x`` with respect to ``a`` (implicit
-  differentiation of the CDF)."""
-  return random_gamma_grad_p.bind(a, x)
+  differentiation of the CDF). As JAX, not a primitive: its operations are traced inline,
+  so forward mode differentiates them and reverse mode stops at their while loops."""
+  return _prepared(_derivative_in_a(_Mode.SAMPLE_DERIVATIVE))(a, x)
 
 
 # ---------------------------------------------------------------------------------------
