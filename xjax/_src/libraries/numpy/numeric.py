@@ -24,10 +24,10 @@ from xjax._src.primitives.lax.sorting import sort_key_val
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
-from xjax._src.libraries.numpy.composed_math import clip, conjugate, isfinite, isinf, isnan
+from xjax._src.libraries.numpy.composed_math import (clip, conjugate, divmod as _divmod, isfinite,
+                                                     isinf, isnan)
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.cumulative import cumsum
-from xjax._src.libraries.numpy.nonzero import _unravel
 from xjax._src.libraries.numpy.numerical_ranges import linspace
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
                                                  promote_dtypes, promote_dtypes_inexact)
@@ -358,11 +358,20 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
   if get_aval(sample).ndim != 2:
     raise ValueError(f"histogramdd: sample must be 2-dimensional, got shape "
                      f"{get_aval(sample).shape}")
-  d = get_aval(sample).shape[1]
-  bins_seq = [bins] * d if np.ndim(bins) == 0 else list(bins)
+  n, d = get_aval(sample).shape
+  if weights is not None and np.shape(weights) != (n,):
+    raise ValueError("should have one weight for each sample.")
+  try:
+    bins_seq = list(bins)
+  except TypeError:  # one bin count (or edge array) for every dimension
+    bins_seq = [bins] * d
+  else:
+    if len(bins_seq) != d:
+      raise ValueError("should be a bin for each dimension.")
   range_seq = [None] * d if range is None else list(range)
-  if len(bins_seq) != d or len(range_seq) != d:
-    raise ValueError("histogramdd: bins and range must have one entry per sample dimension")
+  if len(range_seq) != d or any(r is not None and np.shape(r)[0] != 2 for r in range_seq):
+    raise ValueError(f"For sample.shape={(n, d)}, range must be a sequence "
+                     f"of {d} pairs or Nones; got {range=}")
   edges, flat, nbins = [], None, []
   for i, (b, rng) in enumerate(zip(bins_seq, range_seq)):
     col = index_in_dim(sample, i, 1, keepdims=False)
@@ -388,8 +397,12 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
 def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
   """2-D histogram of points (x, y): counts, x edges and y edges."""
   check_arraylike("histogram2d", x, y)
-  if not isinstance(bins, int) and np.ndim(bins) == 1 and len(bins) != 2:
-    bins = [bins, bins]  # one edge array for both axes
+  try:
+    n = len(bins)
+  except TypeError:
+    n = 1
+  if n not in (1, 2):   # one edge array for both axes
+    bins = [asarray(bins), asarray(bins)]
   counts, (ex, ey) = histogramdd(stack([asarray(x), asarray(y)], axis=1), bins, range,
                                  weights, density)
   return counts, ex, ey
@@ -479,12 +492,22 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
 
 
 def unravel_index(indices, shape):
-  """Tuple of coordinate arrays for flat ``indices`` into ``shape`` (clipped)."""
+  """Tuple of coordinate arrays for flat ``indices`` into ``shape``; out-of-bounds indices
+  are clipped to the first or last element."""
+  check_arraylike("unravel_index", indices)
   indices = asarray(indices)
-  size = int(np.prod(shape, dtype=np.int64))
-  idx = ufuncs.minimum(ufuncs.maximum(indices, -size), size - 1) if size else indices
-  idx = ufuncs.remainder(idx, size) if size else idx
-  return tuple(_unravel(idx, tuple(shape)))
+  try:
+    shape = list(shape)  # not an array: weakly typed dims stay weak
+  except TypeError:
+    shape = [shape]
+  if any(np.ndim(s) != 0 for s in shape):
+    raise ValueError("unravel_index: shape should be a scalar or 1D sequence.")
+  out = [0] * len(shape)
+  for i, s in reversed(list(enumerate(shape))):
+    indices, out[i] = _divmod(indices, s)
+  too_high = indices > 0
+  too_low = asarray(False) if dtypes.is_unsigned(get_aval(indices).dtype) else indices < -1
+  return tuple(where(too_high, s - 1, where(too_low, 0, i)) for s, i in zip(shape, out))
 
 
 @compiled_when_eager(staged="unwrap", static_argnames=("axis",))

@@ -1,6 +1,8 @@
 """Numerical ranges: linspace, logspace, geomspace (evenly spaced on a linear or log scale)."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from xjax._src.foundations import dtypes
@@ -9,7 +11,8 @@ from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (add, convert_element_type, div as lax_div, floor,
                                                   mul, sub)
-from xjax._src.primitives.lax.shapes import broadcast_in_dim, concatenate, full, iota, reshape
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, full, iota, reshape,
+                                             transpose)
 from xjax._src.libraries.numpy.arguments import canonical_axis
 from xjax._src.libraries.numpy.composed_math import log10
 from xjax._src.libraries.numpy.creation import _requested_dtype, _with_device, asarray
@@ -21,8 +24,7 @@ from xjax._src.libraries.numpy.ufuncs import multiply, power, sign
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
   """``num`` evenly spaced samples over [start, stop] (num must be static); one compiled
   program per signature when eager, as JAX's."""
-  num = concrete_or_error(num, "'num' argument of jnp.linspace")
-  num = int(num)
+  num = operator.index(concrete_or_error(num, "'num' argument of jnp.linspace"))
   if num < 0:
     raise ValueError(f"Number of samples, {num}, must be non-negative.")
   return _linspace(start, stop, num=num, endpoint=endpoint, retstep=retstep,
@@ -73,23 +75,43 @@ def _linspace(start, stop, *, num, endpoint, retstep, dtype, axis):
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-  """``base ** linspace(start, stop)``."""
-  dt = _requested_dtype(dtype, "logspace")
-  comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
-  lin = linspace(start, stop, num, endpoint=endpoint, dtype=comp, axis=axis)
-  out = power(convert_element_type(asarray(base), comp), lin)
-  return convert_element_type(out, dt or comp)
+  """``base ** linspace(start, stop)``; one compiled program per signature when eager."""
+  num = operator.index(concrete_or_error(num, "'num' argument of jnp.logspace"))
+  axis = operator.index(concrete_or_error(axis, "'axis' argument of jnp.logspace"))
+  return _logspace(start, stop, base, num=num, endpoint=endpoint,
+                   dtype=_requested_dtype(dtype, "logspace"), axis=axis)
+
+
+@compiled_when_eager(staged="_logspace", static_argnames=("num", "endpoint", "dtype", "axis"))
+def _logspace(start, stop, base, *, num, endpoint, dtype, axis):
+  dtype = dtype or dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+  comp = dtypes.to_inexact_dtype(dtype)
+  start = convert_element_type(asarray(start), comp)
+  stop = convert_element_type(asarray(stop), comp)
+  lin = linspace(start, stop, num, endpoint=endpoint, axis=axis)
+  return convert_element_type(power(base, lin), dtype)
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-  """Samples evenly spaced on a log scale, from start to stop (same sign)."""
-  dt = _requested_dtype(dtype, "geomspace")
-  comp = dtypes.to_inexact_dtype(dtypes.result_type(start, stop, dt or float))
+  """Samples evenly spaced on a log scale, from start to stop (same sign); one compiled
+  program per signature when eager."""
+  num = operator.index(concrete_or_error(num, "'num' argument of jnp.geomspace"))
+  axis = operator.index(concrete_or_error(axis, "'axis' argument of jnp.geomspace"))
+  return _geomspace(start, stop, num=num, endpoint=endpoint,
+                    dtype=_requested_dtype(dtype, "geomspace"), axis=axis)
+
+
+@compiled_when_eager(staged="_geomspace", static_argnames=("num", "endpoint", "dtype", "axis"))
+def _geomspace(start, stop, *, num, endpoint, dtype, axis):
+  dtype = dtype or dtypes.to_inexact_dtype(dtypes.result_type(start, stop))
+  comp = dtypes.to_inexact_dtype(dtype)
   start = convert_element_type(asarray(start), comp)
   stop = convert_element_type(asarray(stop), comp)
   sgn = sign(start)
   # dividing by the sign (not abs) makes a zero start NaN throughout, as in JAX
-  lin = linspace(log10(lax_div(start, sgn)), log10(lax_div(stop, sgn)), num, endpoint=endpoint,
-                 axis=axis)
-  out = multiply(sgn, power(np.asarray(10.0, comp)[()], lin))
-  return convert_element_type(out, dt or comp)
+  out = multiply(sgn, logspace(log10(lax_div(start, sgn)), log10(lax_div(stop, sgn)), num,
+                               endpoint=endpoint, base=10.0, dtype=comp, axis=0))
+  axis = canonical_axis(axis, get_aval(out).ndim)
+  if axis != 0:
+    out = transpose(out, (*range(1, axis + 1), 0, *range(axis + 1, get_aval(out).ndim)))
+  return convert_element_type(out, dtype)

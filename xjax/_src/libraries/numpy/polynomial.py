@@ -19,6 +19,7 @@ from xjax._src.primitives.lax.shapes import (broadcasted_iota, concatenate as la
 from xjax._src.primitives.lax.sorting import sort_key_val
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arrayops import trim_zeros
 from xjax._src.libraries.numpy.creation import arange, asarray, ones, ones_like, zeros
 from xjax._src.libraries.numpy.indexing import take
 from xjax._src.libraries.numpy.linalg import eigvals, inv, lstsq
@@ -55,6 +56,12 @@ def polysub(a1, a2):
 def polymul(a1, a2, *, trim_leading_zeros=False):
   check_arraylike("polymul", a1, a2)
   a1, a2 = promote_dtypes_inexact(asarray(a1), asarray(a2))
+  if trim_leading_zeros and (len(a1) > 1 or len(a2) > 1):   # needs concrete coefficients
+    a1, a2 = trim_zeros(a1, "f"), trim_zeros(a2, "f")
+  if len(a1) == 0:
+    a1 = zeros(1, get_aval(a2).dtype)
+  if len(a2) == 0:
+    a2 = zeros(1, get_aval(a1).dtype)
   return convolve(a1, a2, "full")
 
 

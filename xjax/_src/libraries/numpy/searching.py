@@ -4,24 +4,29 @@ Their output sizes depend on values, so under jit they need a static ``size=``.
 """
 from __future__ import annotations
 
+import math
+import operator
+
 import numpy as np
 
 from xjax._src.foundations import dtypes
 
+from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (bitwise_and, bitwise_not, convert_element_type,
-                                                  ne, select_n)
-from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, full, index_in_dim,
-                                             reshape, slice_in_dim)
-from xjax._src.libraries.numpy.arguments import check_arraylike
-from xjax._src.libraries.numpy.creation import asarray
-from xjax._src.libraries.numpy.nonzero import _compact, _concrete, _nonzero_mask, nonzero
-from xjax._src.libraries.numpy.padding import pad
-from xjax._src.libraries.numpy.rearrange import _take_along
-from xjax._src.libraries.numpy.reductions import sum as _sum
-from xjax._src.libraries.numpy.shaping import ravel, stack
-from xjax._src.libraries.numpy.sorting import sort
+                                                  ne)
+from xjax._src.primitives.lax.shapes import concatenate, full, reshape
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.composed_math import isnan
+from xjax._src.libraries.numpy.creation import arange, asarray, full_like, ones, zeros
+from xjax._src.libraries.numpy.cumulative import cumsum
+from xjax._src.libraries.numpy.indexing import take
+from xjax._src.libraries.numpy.nonzero import _concrete, _nonzero_mask, nonzero
+from xjax._src.libraries.numpy.reductions import any as _any, sum as _sum
+from xjax._src.libraries.numpy.shaping import expand_dims, moveaxis, ravel, stack
+from xjax._src.libraries.numpy.sorting import lexsort
+from xjax._src.libraries.numpy.where import where
 
 
 def flatnonzero(a, *, size=None, fill_value=None):
@@ -47,65 +52,92 @@ def count_nonzero(a, axis=None, keepdims=False):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, size=None, fill_value=None, sorted=True):
-  """Sorted unique elements (flattened unless ``axis``); with ``size=``, padded with
-  ``fill_value``. Index/inverse/count outputs and ``axis`` need a concrete input."""
+  """Sorted unique elements (flattened unless ``axis``) and optionally the index of each
+  one's first occurrence, the inverse map and the counts. With a static ``size=`` it
+  traces (so it works under jit and vmap): values padded with ``fill_value`` (default: the
+  smallest), counts with 0."""
+  del sorted  # always sorted, as in JAX
   check_arraylike("unique", ar)
-  ar = asarray(ar)
-  if size is None or axis is not None or return_index or return_inverse or return_counts:
-    host = _concrete(ar, "unique")
-    res = np.unique(host, return_index=return_index, return_inverse=return_inverse,
-                    return_counts=return_counts, axis=axis, equal_nan=equal_nan)
-    if not isinstance(res, tuple):
-      res = (res,)
-    aval = get_aval(ar)  # the values keep the input's dtype and weak type (as JAX)
-    vals = [convert_element_type(asarray(res[0]), aval.dtype, aval.weak_type)] + [
-        asarray(r.astype(dtypes.default_int_dtype())) for r in res[1:]]
-    if size is not None:
-      vals = _pad_unique(vals, axis, int(size), fill_value, return_index, return_inverse)
-    return tuple(vals) if len(vals) > 1 else vals[0]
-  ar = ravel(ar)
-  s = sort(ar)
-  n = get_aval(s).shape[0]
-  if n == 0:
-    return full((size,), 0 if fill_value is None else fill_value, get_aval(s).dtype)
-  diff = ne(slice_in_dim(s, 1, n), slice_in_dim(s, 0, n - 1))
-  if equal_nan and dtypes.is_inexact(get_aval(s).dtype):
-    both_nan = bitwise_and(ne(slice_in_dim(s, 1, n), slice_in_dim(s, 1, n)),
-                               ne(slice_in_dim(s, 0, n - 1),
-                                      slice_in_dim(s, 0, n - 1)))
-    diff = bitwise_and(diff, bitwise_not(both_nan))
-  first = concatenate([full((1,), True, np.bool_), diff], 0)
-  pos, valid = _compact(first, size)
-  vals = _take_along(s, convert_element_type(pos, np.int32), 0)
-  fill = index_in_dim(s, 0, 0, keepdims=False) if fill_value is None else fill_value
-  return select_n(valid, _broadcast(fill, vals), vals)
-
-
-def _pad_unique(vals, axis, size, fill_value, return_index, return_inverse):
-  """Host-computed unique outputs cut or padded to ``size`` along the unique axis: values
-  with ``fill_value`` (default: the first unique), indices with the first index, counts
-  with 0."""
-  out = []
-  for k, v in enumerate(vals):
-    ax = 0 if k or axis is None else axis
-    n = get_aval(v).shape[ax]
-    if (return_inverse and k == 1 + bool(return_index)) or n == 0:
-      out.append(v)
-    elif n >= size:
-      out.append(slice_in_dim(v, 0, size, axis=ax))
-    elif (k == 0 and fill_value is None) or (k == 1 and return_index):
-      first = slice_in_dim(v, 0, 1, axis=ax)
-      out.append(concatenate([v] + [first] * (size - n), ax))
-    else:
-      widths = [(0, 0)] * get_aval(v).ndim
-      widths[ax] = (0, size - n)
-      out.append(pad(v, widths, constant_values=fill_value if k == 0 else 0))
+  arr = asarray(ar)
+  if size is None:
+    _concrete(arr, "unique")
+  else:
+    size = operator.index(concrete_or_error(size, "size"))
+  shape = get_aval(arr).shape
+  if axis is None:
+    axis_int, arr = 0, ravel(arr)
+  else:
+    axis_int = canonical_axis(axis, len(shape))
+  out = _unique(arr, axis_int, return_index, return_inverse, return_counts, equal_nan, size,
+                fill_value)
+  if return_inverse and axis is None:
+    k = 2 if return_index else 1
+    out = (*out[:k], reshape(out[k], shape), *out[k + 1:])
   return out
 
 
-def _broadcast(fill, like):
-  return broadcast_in_dim(convert_element_type(asarray(fill), get_aval(like).dtype),
-                              get_aval(like).shape, ())
+def _unique_sorted_mask(ar, axis, equal_nan):
+  """(the slices along ``axis`` sorted lexicographically, a mask of each first
+  occurrence, the sorting permutation)."""
+  aux = moveaxis(ar, axis, 0)
+  if dtypes.is_complex(get_aval(aux).dtype):  # NaN only in the imaginary part sorts as NaN
+    aux = where(isnan(aux), np.asarray(np.nan, get_aval(aux).dtype)[()], aux)
+  n, *rest = get_aval(aux).shape
+  if math.prod(rest) == 0:
+    n, perm = 1, zeros(1, dtype=dtypes.default_int_dtype())
+  else:
+    perm = lexsort(reshape(aux, (n, math.prod(rest))).T[::-1])
+  aux = take(aux, perm, axis=0)
+  if get_aval(aux).size:
+    a, b = aux[1:], aux[:-1]
+    neq = ne(a, b)
+    if equal_nan and dtypes.is_inexact(get_aval(aux).dtype):
+      neq = bitwise_and(neq, bitwise_not(bitwise_and(isnan(a), isnan(b))))
+    mask = ones(n, dtype=bool).at[1:].set(_any(neq, tuple(range(1, get_aval(aux).ndim))))
+  else:
+    mask = zeros(n, dtype=bool)
+  return aux, mask, perm
+
+
+def _unique(ar, axis, return_index, return_inverse, return_counts, equal_nan, size,
+            fill_value):
+  if get_aval(ar).shape[axis] == 0 and size and fill_value is None:
+    raise ValueError("jnp.unique: for zero-sized input with nonzero size argument, "
+                     "fill_value must be specified")
+  aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan)
+  ind = nonzero(mask, size=size)[0]
+  nonempty = bool(get_aval(aux).size)
+  result = take(aux, ind, axis=0) if nonempty else aux
+  if size is not None and fill_value is not None:
+    fill = convert_element_type(asarray(fill_value), get_aval(result).dtype)
+    if get_aval(result).shape[0]:
+      valid = expand_dims(arange(size) < _sum(mask), tuple(range(1, get_aval(result).ndim)))
+      result = where(valid, result, fill)
+    else:
+      result = full_like(result, fill, shape=(size, *get_aval(result).shape[1:]))
+  out = [moveaxis(result, 0, axis)]
+  int_dtype = dtypes.default_int_dtype()
+  if return_index:
+    out.append(take(perm, ind) if nonempty else perm)
+  if return_inverse:
+    if nonempty:
+      out.append(zeros(get_aval(mask).shape, int_dtype).at[perm].set(cumsum(mask) - 1))
+    else:
+      out.append(zeros(get_aval(ar).shape[axis], int_dtype))
+  if return_counts:
+    n = get_aval(mask).shape[0]
+    if nonempty:
+      if size is None:
+        idx = concatenate([nonzero(mask)[0], full((1,), n, int_dtype)], 0)
+      else:
+        idx = nonzero(mask, size=size + 1)[0]
+        idx = idx.at[1:].set(where(idx[1:], idx[1:], n))
+      out.append(idx[1:] - idx[:-1])
+    elif get_aval(ar).shape[axis]:
+      out.append(full((1,), get_aval(ar).shape[axis], int_dtype))
+    else:
+      out.append(zeros(0, int_dtype))
+  return out[0] if len(out) == 1 else tuple(out)
 
 
 def unique_values(x, /, *, size=None, fill_value=None):

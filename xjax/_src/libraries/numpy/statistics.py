@@ -65,6 +65,8 @@ def _nan_extreme(name, reduce, fill):
       return reduce(a, axis=axis, keepdims=keepdims, initial=initial, where=where)
     out_ = reduce(_replace_nan(a, fill), axis=axis, keepdims=keepdims, initial=initial,
                   where=where)
+    if initial is not None:   # all-NaN slices give ``initial``, as in JAX
+      return out_
     all_nan = red.all(_isnan(a), axis=axis, keepdims=keepdims)
     return _where(all_nan, np.asarray(np.nan, get_aval(a).dtype)[()], out_)
   fn.__name__ = name

@@ -1,0 +1,72 @@
+"""Options and edge cases of jnp functions, pinned to JAX 0.10.2's results (found by
+tools/differential_expressions.py over tools/expressions/numpy_options.txt)."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+
+
+def test_nan_extremes_with_initial_fill_all_nan_slices():
+  a = jnp.array([[1., np.nan], [np.nan, np.nan]])
+  np.testing.assert_array_equal(jnp.nanmin(a, axis=1, initial=0.0), [0., 0.])
+  np.testing.assert_array_equal(jnp.nanmax(a, axis=1, initial=5.0), [5., 5.])
+  np.testing.assert_array_equal(jnp.nanmax(a, axis=1), [1., np.nan])
+
+
+def test_polymul_trims_leading_zeros_when_asked():
+  a, b = jnp.array([0, 0, 1, 2.]), jnp.array([1, 2, 3.])
+  np.testing.assert_array_equal(jnp.polymul(a, b, trim_leading_zeros=True), [1, 4, 7, 6])
+  np.testing.assert_array_equal(jnp.polymul(a, b), [0, 0, 1, 4, 7, 6])
+  np.testing.assert_array_equal(jnp.polymul(jnp.zeros(2), jnp.zeros(2),
+                                            trim_leading_zeros=True), [0.])
+
+
+def test_unravel_index_divmods_and_keeps_weak_types():
+  r = jnp.unravel_index(7, (3, 4))
+  assert [int(v) for v in r] == [1, 3] and all(v.aval.weak_type for v in r)
+  r = jnp.unravel_index(jnp.array(3.0), (3, 4))
+  assert [float(v) for v in r] == [0., 3.] and r[0].dtype == jnp.float32
+  r = jnp.unravel_index(jnp.array([1, 5, 13, -1, -13]), (3, 4))
+  np.testing.assert_array_equal(r, [[0, 1, 2, 2, 0], [1, 1, 3, 3, 0]])
+  r = jnp.unravel_index(jnp.uint8(200), (3, 4))
+  assert [int(v) for v in r] == [2, 3] and r[0].dtype == jnp.uint8
+
+
+def test_geomspace_and_logspace_compile_as_one_program():
+  np.testing.assert_array_equal(np.asarray(jnp.geomspace(1, 1000, 4)).view(np.uint32),
+                                [1065353216, 1092616195, 1120403463, 1148846080])
+  np.testing.assert_array_equal(jnp.geomspace(jnp.array([1., 10.]), 1000, 3, axis=1),
+                                np.float32([[1.0, 31.62277603149414, 1000.0],
+                                            [10.0, 100.0, 1000.0]]))
+  np.testing.assert_array_equal(np.asarray(jnp.logspace(0., 2., 5, base=3.)).view(np.uint32),
+                                [1065353216, 1071494103, 1077936128, 1084638945, 1091567616])
+  with pytest.raises(TypeError):
+    jnp.linspace(0, 1, 2.5)
+
+
+def test_unique_with_size_traces_every_output():
+  f = xjax.jit(lambda a: jnp.unique(a, size=4, return_counts=True, return_inverse=True,
+                                    return_index=True))
+  vals, index, inverse, counts = f(jnp.array([2, 0, 2, 1, 0, 2]))
+  np.testing.assert_array_equal(vals, [0, 1, 2, 0])
+  np.testing.assert_array_equal(index, [1, 3, 0, 1])
+  np.testing.assert_array_equal(inverse, [2, 0, 2, 1, 0, 2])
+  np.testing.assert_array_equal(counts, [2, 1, 3, 0])
+  rows, counts = jnp.unique(jnp.array([[1, 2], [0, 1], [1, 2], [0, 0]]), axis=0, size=4,
+                            fill_value=9, return_counts=True)
+  np.testing.assert_array_equal(rows, [[0, 0], [0, 1], [1, 2], [9, 9]])
+  np.testing.assert_array_equal(counts, [1, 1, 2, 0])
+  batched = xjax.vmap(lambda a: jnp.unique(a, size=3, return_counts=True))(
+      jnp.array([[0, 1, 2, 0], [4, 4, 2, 0]]))
+  np.testing.assert_array_equal(batched[1], [[2, 1, 1], [1, 1, 2]])
+
+
+def test_histogram2d_takes_a_list_of_mixed_bins():
+  counts, ex, ey = jnp.histogram2d(jnp.array([-1., 0.5, 1.5, 0.2]), jnp.array([0., 1., 2., 3.]),
+                                   bins=[jnp.array([-2., 0., 2.]), 3])
+  np.testing.assert_array_equal(counts, [[1, 0, 0], [0, 1, 2]])
+  np.testing.assert_array_equal(ex, [-2., 0., 2.])
+  np.testing.assert_array_equal(ey, [0., 1., 2., 3.])
+  with pytest.raises(ValueError, match="should be a bin for each dimension"):
+    jnp.histogramdd(jnp.zeros((3, 2)), bins=(2, 3, 4))
