@@ -70,3 +70,42 @@ def test_histogram2d_takes_a_list_of_mixed_bins():
   np.testing.assert_array_equal(ey, [0., 1., 2., 3.])
   with pytest.raises(ValueError, match="should be a bin for each dimension"):
     jnp.histogramdd(jnp.zeros((3, 2)), bins=(2, 3, 4))
+
+
+def test_average_takes_weights_shaped_to_a_tuple_of_axes():
+  t = jnp.arange(24.).reshape(2, 3, 4)
+  w = jnp.arange(8.).reshape(4, 2)
+  want = (np.arange(24.).reshape(2, 3, 4) * np.arange(8.).reshape(4, 2).T[:, None, :]).sum(
+      (0, 2)) / 28.
+  np.testing.assert_allclose(jnp.average(t, axis=(2, 0), weights=w), want, rtol=1e-6)
+  with pytest.raises(ValueError, match="consistent with shape of a"):
+    jnp.average(t, axis=(0, 2), weights=jnp.ones((4, 2)))
+  avg, wsum = jnp.average(jnp.arange(6), returned=True)
+  assert avg.dtype == jnp.float32 and wsum.shape == () and float(wsum) == 6.
+
+
+def test_insert_clips_positions_and_traces_them():
+  x = jnp.arange(6.)
+  np.testing.assert_array_equal(jnp.insert(x, 10, 1.0), [0, 1, 2, 3, 4, 5, 1])
+  np.testing.assert_array_equal(xjax.jit(lambda i: jnp.insert(x, i, 9.))(2),
+                                [0, 1, 9, 2, 3, 4, 5])
+  np.testing.assert_array_equal(jnp.insert(x, jnp.array([1, 3]), jnp.array([7., 8.])),
+                                [0, 7, 1, 2, 8, 3, 4, 5])
+  with pytest.raises(TypeError):
+    jnp.insert(x, [1, 1], 5.)
+
+
+def test_delete_takes_a_mask_and_checks_a_static_index():
+  x = jnp.arange(6.)
+  np.testing.assert_array_equal(
+      jnp.delete(x, jnp.array([True, False, True, False, False, False])), [1, 3, 4, 5])
+  with pytest.raises(ValueError, match="out of bounds"):
+    jnp.delete(x, 7)
+  np.testing.assert_array_equal(
+      xjax.jit(lambda i: jnp.delete(x, i, assume_unique_indices=True))(jnp.array([0, 3])),
+      [1, 2, 4, 5])
+
+
+def test_padded_shapes_are_python_ints():
+  assert all(type(d) is int for d in jnp.pad(jnp.ones(6), 2, mode="empty").shape)
+  assert all(type(d) is int for d in xjax.lax.pad(jnp.ones(6), 0., [(1, 1, 0)]).shape)

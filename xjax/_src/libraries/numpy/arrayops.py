@@ -18,13 +18,15 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import convert_element_type, select_n
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, is_traced
 from xjax._src.libraries.numpy.composed_math import clip
-from xjax._src.libraries.numpy.creation import arange, asarray, ones, zeros
+from xjax._src.libraries.numpy.creation import (arange, array, asarray, full, ones, zeros,
+                                                zeros_like)
 from xjax._src.libraries.numpy.indexing import take
 from xjax._src.libraries.numpy.nonzero import nonzero
 from xjax._src.libraries.numpy.rearrange import diag_indices, tile, tril_indices, triu_indices
 from xjax._src.libraries.numpy.setops import _compact
-from xjax._src.libraries.numpy.shaping import (broadcast_arrays, broadcast_to, concatenate,
+from xjax._src.libraries.numpy.shaping import (broadcast_arrays, broadcast_shapes, concatenate,
                                                moveaxis, ravel)
+from xjax._src.libraries.numpy.sorting import argsort, sort
 from xjax._src.libraries.numpy.ufuncs import mod
 from xjax._src.libraries.numpy.where import where
 
@@ -92,57 +94,81 @@ def extract(condition, arr, *, size=None, fill_value=0):
   return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
 
 
-def _positions(obj, n, name):
-  if isinstance(obj, slice):
-    return np.arange(n)[obj]
-  return _host(obj, f"obj argument of jnp.{name}")
-
-
 def delete(arr, obj, axis=None, *, assume_unique_indices=False):
-  """``arr`` without the entries at ``obj`` (int, int array or slice) along ``axis``."""
+  """``arr`` without the entries at ``obj`` along ``axis``: an int, a slice, an int array
+  (concrete, or traced with ``assume_unique_indices=True``) or a boolean mask."""
   check_arraylike("delete", arr)
-  if not isinstance(obj, slice):
-    check_arraylike("delete", obj)
   a = ravel(arr) if axis is None else asarray(arr)
   axis = canonical_axis(0 if axis is None else axis, get_aval(a).ndim)
   n = get_aval(a).shape[axis]
-  if assume_unique_indices and is_traced(obj):
-    obj = ravel(obj)
-    keep = ones(n, bool).at[obj].set(False)
-    pos, _ = _compact(keep, n - obj.shape[0])
-    return take(a, pos, axis=axis)
-  pos = _positions(obj, n, "delete")
-  if pos.dtype == np.bool_:
-    raise ValueError("jnp.delete(arr, obj): boolean obj is not supported")
-  if np.any((pos < -n) | (pos >= n)):
-    raise IndexError(f"index out of bounds for axis {axis} with size {n}")
-  keep = np.ones(n, bool)
-  keep[pos.ravel() % max(n, 1)] = False
-  return take(a, np.flatnonzero(keep).astype(np.int32), axis=axis)
+  before = (slice(None),) * axis
+  try:
+    index = operator.index(obj)
+  except TypeError:
+    pass
+  else:  # one static position
+    index = canonical_axis(index, n)
+    return concatenate([a[before + (slice(0, index),)], a[before + (slice(index + 1, None),)]],
+                       axis=axis)
+  if isinstance(obj, slice):
+    obj, assume_unique_indices = arange(n)[obj], True
+  check_arraylike("delete", a, obj)
+  if dtypes.is_integer(dtypes.dtype(obj)) and assume_unique_indices:
+    # the kept positions: each output slot i skips the deleted positions at or before it
+    gone = ravel(asarray(obj))
+    gone = clip(where(gone < 0, gone + n, gone), 0, n)
+    gone = sort(gone)
+    gone = gone - arange(get_aval(gone).shape[0], dtype=get_aval(gone).dtype)
+    i = arange(n - get_aval(gone).size, dtype=get_aval(gone).dtype)
+    i = i + (i[None, :] >= gone[:, None]).sum(0, dtype=get_aval(i).dtype)
+    return a[before + (i,)]
+  host = _host(obj, "'obj' array argument of jnp.delete()")
+  if dtypes.is_integer(host.dtype):
+    keep = np.ones(n, dtype=bool)
+    keep[host] = False
+  elif host.dtype == bool:
+    if host.shape != (n,):
+      raise ValueError("np.delete(arr, obj): for boolean indices, obj must be "
+                       "one-dimensional with length matching specified axis.")
+    keep = ~host
+  else:
+    raise ValueError(f"np.delete(arr, obj): got obj.dtype={host.dtype}; must be integer "
+                     "or bool.")
+  return a[before + (keep,)]
 
 
 def insert(arr, obj, values, axis=None):
-  """``arr`` with ``values`` inserted before the positions ``obj`` along ``axis``."""
-  check_arraylike("insert", arr, values)
+  """``arr`` with ``values`` inserted before the positions ``obj`` (a slice, or integer
+  positions, which may be traced) along ``axis``; positions are clipped to the axis."""
+  check_arraylike("insert", arr, 0 if isinstance(obj, slice) else obj, values)
   a = ravel(arr) if axis is None else asarray(arr)
-  axis = canonical_axis(0 if axis is None else axis, get_aval(a).ndim)
-  shape = get_aval(a).shape
-  n = shape[axis]
-  pos = _positions(obj, n, "insert")
-  if np.any((pos < -n) | (pos > n)):
-    raise IndexError(f"index out of bounds for axis {axis} with size {n}")
-  values = asarray(values).astype(get_aval(a).dtype)
-  if pos.ndim == 0:
-    values = moveaxis(values.reshape((1,) * (len(shape) - values.ndim) + values.shape)
-                          if values.ndim < len(shape) else values, 0, axis)
-    k = values.shape[axis]
-  else:
-    k = pos.size
-  new_shape = shape[:axis] + (k,) + shape[axis + 1:]
-  values = broadcast_to(values, new_shape)
-  order = np.insert(np.arange(n), pos, np.arange(n, n + k))
-  both = concatenate([a, values], axis=axis)
-  return take(both, order.astype(np.int32), axis=axis)
+  axis = canonical_axis(0 if axis is None else concrete_or_error(axis, "axis"),
+                        get_aval(a).ndim)
+  n = get_aval(a).shape[axis]
+  indices = arange(*obj.indices(n)) if isinstance(obj, slice) else asarray(obj)
+  if get_aval(indices).ndim > 1:
+    raise ValueError("jnp.insert(): obj must be a slice, a one-dimensional array, or a "
+                     f"scalar; got {obj}")
+  if not dtypes.is_integer(get_aval(indices).dtype):
+    if get_aval(indices).size == 0 and not hasattr(obj, "aval"):
+      indices = indices.astype(int)
+    else:
+      raise ValueError(f"jnp.insert(): index array must be integer typed; got {obj}")
+  values = array(values, ndmin=get_aval(a).ndim, dtype=get_aval(a).dtype, copy=False)
+  if get_aval(indices).size == 1:
+    index = ravel(indices)[0]
+    if get_aval(indices).ndim == 0:
+      values = moveaxis(values, 0, axis)
+    indices = full(get_aval(values).shape[axis], index)
+  k = broadcast_shapes(get_aval(indices).shape, (get_aval(values).shape[axis],))[0]
+  out_shape = list(get_aval(a).shape)
+  out_shape[axis] += k
+  indices = clip(where(indices < 0, indices + n, indices), 0, n)
+  values_at = indices.at[argsort(indices)].add(arange(k, dtype=get_aval(indices).dtype))
+  kept_at = where(ones(n + k, dtype=bool).at[values_at].set(False), size=n)[0]
+  before = (slice(None),) * axis
+  out = zeros_like(a, shape=tuple(out_shape)).at[before + (values_at,)].set(values)
+  return out.at[before + (kept_at,)].set(a)
 
 
 @compiled_when_eager(static_argnames=("new_shape",), staged="resize")

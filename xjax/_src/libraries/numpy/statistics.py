@@ -1,13 +1,15 @@
 """NaN-aware reductions, order statistics (median/percentile/quantile), average, ptp."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.primitives.lax.elementwise import (add, bitwise_and, bitwise_not, bitwise_or, ceil,
+from xjax._src.primitives.lax.elementwise import (add, bitwise_not, bitwise_or, ceil,
                                                   complex as lax_complex, conj,
                                                   convert_element_type, div, eq, floor, imag, le,
                                                   lt, max as lax_max, min as lax_min, mul, ne, real,
@@ -176,29 +178,31 @@ def _ptp(a, axis=None, out=None, keepdims=False):
 
 @compiled_when_eager(static_argnames=("axis", "returned", "keepdims"))
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
-  """Weighted mean along ``axis``."""
+  """Weighted mean along ``axis``; ``weights`` has ``a``'s shape, or the shape of ``a``
+  along ``axis``."""
   check_arraylike("average", a)
   a = asarray(a)
-  red._axes(axis, get_aval(a).ndim)  # an out-of-bounds axis is a ValueError here
+  axes = red._axes(axis, get_aval(a).ndim)  # an out-of-bounds axis is a ValueError here
+  shape = get_aval(a).shape
   if weights is None:
+    (a,) = promote_dtypes_inexact(a)
     avg = red.mean(a, axis=axis, keepdims=keepdims)
-    n = get_aval(a).size // max(get_aval(avg).size, 1) if get_aval(a).size else 0
-    wsum = full_like(avg, n)
+    wsum = full((), math.prod(shape[d] for d in axes), get_aval(avg).dtype)
   else:
     a, w = promote_dtypes_inexact(a, asarray(weights))
-    sa, sw = get_aval(a).shape, get_aval(w).shape
-    if sa != sw:
+    if shape != get_aval(w).shape:
       if axis is None:
         raise ValueError("Axis must be specified when shapes of a and weights differ.")
-      if len(sw) != 1:
-        raise ValueError("1D weights expected when shapes of a and weights differ.")
-      ax = canonical_axis(axis, len(sa))
-      if sw[0] != sa[ax]:
-        raise ValueError("Length of weights not compatible with specified axis.")
-      w = broadcast_in_dim(w, sa, (ax,))
+      if get_aval(w).shape != tuple(shape[d] for d in axes):
+        raise ValueError("Shape of weights must be consistent with shape of a along "
+                         "specified axis.")
+      w = lax_reshape(w, tuple(n if d in axes else 1 for d, n in enumerate(shape)),
+                      tuple(int(d) for d in np.argsort(axes)))
     wsum = red.sum(w, axis=axis, keepdims=keepdims)
-    avg = div(red.sum(mul(a, w), axis=axis, keepdims=keepdims), wsum)
+    avg = ufuncs.divide(red.sum(ufuncs.multiply(a, w), axis=axis, keepdims=keepdims), wsum)
   if returned:
+    if get_aval(avg).shape != get_aval(wsum).shape:
+      wsum = broadcast_to(wsum, get_aval(avg).shape)
     return avg, wsum
   return avg
 

@@ -726,7 +726,7 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
       raise ValueError(f"Dimension size after padding is not at least 0, got result shape "
                        f"with negative size for padding_config {padding_config} and "
                        f"operand shape {x.shape}")
-    shape.append(size)
+    shape.append(int(size))
   return ShapedArray(tuple(shape), x.dtype, x.weak_type and padding_value.weak_type)
 
 
