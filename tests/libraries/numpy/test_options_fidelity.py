@@ -109,3 +109,15 @@ def test_delete_takes_a_mask_and_checks_a_static_index():
 def test_padded_shapes_are_python_ints():
   assert all(type(d) is int for d in jnp.pad(jnp.ones(6), 2, mode="empty").shape)
   assert all(type(d) is int for d in xjax.lax.pad(jnp.ones(6), 0., [(1, 1, 0)]).shape)
+
+
+def test_complex_convolution_is_three_real_ones():
+  """Gauss's trick, as JAX lowers complex convolutions on CPU: JAX 0.10.2's bits."""
+  x = jnp.array([0.3, -1.2, 2.5, 0.7, -0.1, 1.9], jnp.float32)
+  y = jnp.array([1.1, 0.4, -0.8], jnp.float32)
+  r = jnp.correlate(x + 1j * x[::-1], y + 0.5j, mode="full")
+  np.testing.assert_array_equal(
+      np.asarray(r).view(np.uint32),
+      [1060487818, 3218457232, 1073574052, 1067785913, 3211159144, 1060152278, 1059816736,
+       3224706744, 1082361119, 1066863164, 1008981888, 1061662231, 1045220556, 3221644902,
+       1074748457, 3206461520])
