@@ -268,7 +268,11 @@ def _result_avals(result_shape_dtypes):
     if not hasattr(x, "shape") or not hasattr(x, "dtype"):
       raise ValueError("result_shape_dtypes must be a pytree of objects with shape and "
                        f"dtype attributes (e.g. xjax.ShapeDtypeStruct); got {x!r}")
-    return ShapedArray(tuple(x.shape), dtypes.canonicalize_dtype(x.dtype))
+    dt = np.dtype(x.dtype)
+    if dtypes.canonicalize_dtype(dt) != dt:
+      raise ValueError("result_shape_dtypes cannot specify 64-bit types when "
+                       "`jax_enable_x64` is disabled")
+    return ShapedArray(tuple(x.shape), dt)
   leaves, tree = tree_util.tree_flatten(result_shape_dtypes)
   return tuple(aval(x) for x in leaves), tree
 

@@ -141,8 +141,8 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
                      f"but got {q.shape[-2]} vs {k}")
   scale = 1.0 / np.sqrt(h) if scale is None else scale
   if implementation == "cudnn":
-    raise NotImplementedError("dot_product_attention: implementation='cudnn' is not "
-                              "available in xjax; use implementation='xla' (or None).")
+    raise RuntimeError("cuDNN is not detected. dot_product_attention's implementation="
+                       "'cudnn' needs an NVIDIA GPU; use implementation='xla' (or None).")
   if implementation not in (None, "xla"):
     raise ValueError(f"Unsupported implementation option: {implementation}")
   out = _attention_xla(q, kk, v, bias, mask, is_causal, scale, q_len, kv_len,

@@ -56,7 +56,8 @@ ad.zero_jvp(bitcast_convert_type_p)
 def bitcast_convert_type(operand, new_dtype):
   """Reinterprets the bits of ``operand`` as ``new_dtype`` (adding or removing a trailing
   dimension when the widths differ)."""
-  return bitcast_convert_type_p.bind(operand, new_dtype=np.dtype(dtypes.dtype(new_dtype)))
+  new_dtype = dtypes.check_user_dtype_supported(new_dtype, "bitcast_convert_type")
+  return bitcast_convert_type_p.bind(operand, new_dtype=np.dtype(new_dtype))
 
 
 # ---------------------------------------------------------------------------------------

@@ -373,6 +373,9 @@ class Precision(enum.Enum):
   def __str__(self) -> str:
     return self.name
 
+  def __repr__(self) -> str:
+    return f"Precision.{self.name}"
+
 
 def batch_matmul(lhs, rhs, precision=None):
   """Batched matrix product over all leading dimensions of equal-rank operands."""

@@ -88,7 +88,7 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
                           indices_are_sorted, unique_indices, mode, fill_value):
   dn = dimension_numbers
   if not dtypes.is_integer(indices.dtype):
-    raise TypeError(f"gather indices must be integers, got {indices.dtype.name}")
+    raise ValueError(f"indices must have an integer type, got {indices.dtype.name}")
   if len(slice_sizes) != operand.ndim:
     raise TypeError(f"gather slice_sizes must have length operand.ndim ({operand.ndim}), got "
                     f"{slice_sizes}")
@@ -345,7 +345,7 @@ def _scatter_abstract_eval(operand, indices, updates, *, dimension_numbers, **pa
     raise TypeError(f"scatter operand and updates must have the same dtype, got "
                     f"{operand.dtype.name} and {updates.dtype.name}")
   if not dtypes.is_integer(indices.dtype):
-    raise TypeError(f"scatter indices must be integers, got {indices.dtype.name}")
+    raise ValueError(f"indices must have an integer type, got {indices.dtype.name}")
   dn = dimension_numbers
   if not indices.ndim or indices.shape[-1] != len(dn.scatter_dims_to_operand_dims):
     raise TypeError("scatter indices last dimension must equal "

@@ -116,23 +116,36 @@ def _bind_cond(index, funs, operands, names):
 
 
 def _join_consts(jaxprs: Sequence[ClosedJaxpr], consts: Sequence[Sequence]):
-  """Branches whose leading consts differ become branches taking every branch's consts
-  (the same jaxprs each time for the same branches and const types)."""
-  all_consts = [c for cs in consts for c in cs]
-  const_avals = tuple(tuple(get_aval(c) for c in cs) for cs in consts)
-  joined, _ = cached_trace(jaxprs[0], ("join", tuple(jaxprs[1:]), const_avals),
-                           lambda: (_joined(jaxprs, const_avals), ()))
-  return joined, all_consts
+  """Branches whose leading consts differ become branches taking the union of every
+  branch's consts, a value closed over by several branches passed once (as JAX's common
+  consts); the same jaxprs each time for the same branches, const types and sharing."""
+  slots: dict = {}
+  joined_consts, layout = [], []
+  for cs in consts:
+    seen: dict = {}
+    where = []
+    for c in cs:  # the n-th use of a value within one branch keeps its own slot
+      key = (id(c), seen.setdefault(id(c), 0))
+      seen[id(c)] += 1
+      if key not in slots:
+        slots[key] = len(joined_consts)
+        joined_consts.append(c)
+      where.append(slots[key])
+    layout.append(tuple(where))
+  avals = tuple(get_aval(c) for c in joined_consts)
+  joined, _ = cached_trace(jaxprs[0], ("join", tuple(jaxprs[1:]), avals, tuple(layout)),
+                           lambda: (_joined(jaxprs, avals, layout), ()))
+  return joined, joined_consts
 
 
-def _joined(jaxprs: Sequence[ClosedJaxpr], const_avals) -> list[ClosedJaxpr]:
+def _joined(jaxprs: Sequence[ClosedJaxpr], avals, layout) -> list[ClosedJaxpr]:
   out = []
-  for i, j in enumerate(jaxprs):
-    pre = [Var(a) for avals in const_avals[:i] for a in avals]
-    post = [Var(a) for avals in const_avals[i + 1:] for a in avals]
-    k = len(const_avals[i])
+  for j, where in zip(jaxprs, layout):
     jx = j.jaxpr
-    new = Jaxpr((), pre + jx.invars[:k] + post + jx.invars[k:], jx.outvars, jx.eqns, jx.effects)
+    invars = [Var(a) for a in avals]
+    for own, slot in zip(jx.invars[:len(where)], where):
+      invars[slot] = own
+    new = Jaxpr((), invars + jx.invars[len(where):], jx.outvars, jx.eqns, jx.effects)
     out.append(ClosedJaxpr(new, ()))
   return out
 

@@ -170,7 +170,7 @@ lu_p.jvp = _jvp
 
 def lu(x):
   """``(lu, pivots, permutation)`` of each matrix of ``x`` (see the module docstring)."""
-  return tuple(lu_p.bind(x))
+  return list(lu_p.bind(x))  # a list, as JAX's
 
 
 def lu_solve(a, b, trans: int = 0):

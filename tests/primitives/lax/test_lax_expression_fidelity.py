@@ -1,0 +1,51 @@
+"""lax API details found by tools/differential_expressions.py (tools/expressions/lax_api.txt),
+pinned to JAX 0.10.2's behaviour."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+
+
+def test_cond_passes_a_value_closed_over_by_both_branches_once():
+  text = str(xjax.make_jaxpr(lambda a: lax.cond(a > 0, lambda: a, lambda: -a))(1.))
+  assert "{ lambda ; e:f32[]. let f:f32[] = neg e in (f,) }" in text
+  assert "] c a\n" in text  # the index, then a once
+  f = lambda a, b: lax.switch(1, [lambda: a, lambda: b, lambda: a + b])
+  jaxpr = xjax.make_jaxpr(f)(1., 2.)
+  assert len(jaxpr.eqns[-1].invars) == 3  # the index, a and b
+  assert float(f(1., 2.)) == 2.
+  grad = xjax.grad(lambda a: lax.cond(a > 0, lambda: a ** 2, lambda: -a))
+  assert float(grad(1.)) == 2. and float(grad(-1.)) == -1.
+
+
+def test_lu_returns_a_list_and_precision_reprs_as_jax():
+  assert type(lax.linalg.lu(jnp.eye(2))) is list
+  assert repr(lax.Precision("highest")) == "Precision.HIGHEST"
+  assert str(lax.Precision.HIGH) == "HIGH"
+
+
+def test_float_indices_are_a_value_error():
+  dn = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
+                                  start_index_map=(0,))
+  with pytest.raises(ValueError, match="indices must have an integer type"):
+    lax.gather(jnp.ones(6), jnp.array([[1.0]]), dn, (1,))
+  sdn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                    scatter_dims_to_operand_dims=(0,))
+  with pytest.raises(ValueError, match="indices must have an integer type"):
+    lax.scatter_add(jnp.ones(6), jnp.array([[1.0]]), jnp.ones(1), sdn)
+
+
+def test_bitcast_to_an_unavailable_64_bit_type_is_its_32_bit_one():
+  with pytest.warns(UserWarning, match="float64"):
+    out = lax.bitcast_convert_type(jnp.arange(4.).reshape(2, 2), jnp.float64)
+  assert out.dtype == jnp.float32 and out.shape == (2, 2)
+
+
+def test_callbacks_reject_64_bit_results_without_x64():
+  spec = xjax.ShapeDtypeStruct((6,), np.float64)
+  with pytest.raises(ValueError, match="cannot specify 64-bit types"):
+    xjax.pure_callback(np.sin, spec, jnp.ones(6))
+  with pytest.raises(ValueError, match="cannot specify 64-bit types"):
+    xjax.experimental.io_callback(np.sin, spec, jnp.ones(6))
