@@ -49,3 +49,20 @@ def test_callbacks_reject_64_bit_results_without_x64():
     xjax.pure_callback(np.sin, spec, jnp.ones(6))
   with pytest.raises(ValueError, match="cannot specify 64-bit types"):
     xjax.experimental.io_callback(np.sin, spec, jnp.ones(6))
+
+
+BITS_CUMLOGSUMEXP_GRAD = [1030481483, 1012042643, 1057296371, 1034941916, 1025384659,
+                          1049759073]  # JAX 0.10.2
+
+
+def test_cumlogsumexp_differentiates_through_jax_logaddexp():
+  x = jnp.array([0.3, -1.2, 2.5, 0.7, -0.1, 1.9], jnp.float32)
+  g = xjax.grad(lambda a: lax.cumlogsumexp(a)[-1])(x)
+  np.testing.assert_array_equal(np.asarray(g).view(np.uint32), BITS_CUMLOGSUMEXP_GRAD)
+
+
+def test_concatenate_transposes_to_one_split():
+  f = xjax.grad(lambda a, b: jnp.concatenate([a, b]).sum(), argnums=(1,))
+  text = str(xjax.make_jaxpr(f)(jnp.ones(2), jnp.ones(3)))
+  assert "_:f32[2] e:f32[3] = split[axis=0 sizes=(2, 3)] d" in text
+  np.testing.assert_array_equal(f(jnp.ones(2), jnp.ones(3))[0], np.ones(3))

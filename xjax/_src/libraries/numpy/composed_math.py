@@ -20,13 +20,12 @@ from xjax._src.primitives.lax.elementwise import (_const, abs as lax_abs, add, a
                                                   conj as lax_conj, convert_element_type, div, eq,
                                                   exp as lax_exp, exp2, floor as lax_floor, ge, gt,
                                                   imag as lax_imag, integer_pow, is_finite, log,
-                                                  log1p, lt, max as lax_max, min as lax_min, mul,
-                                                  ne, neg, nextafter as lax_nextafter,
+                                                  lt, min as lax_min, mul, ne, neg, nextafter as lax_nextafter,
                                                   population_count, pow as lax_pow,
                                                   real as lax_real, rem, select_n,
                                                   shift_right_logical, sin, sqrt, square,
                                                   sub as lax_sub)
-from xjax._src.primitives.lax.log_add import log_add_complex
+from xjax._src.primitives.lax.log_add import logaddexp as _logaddexp, logaddexp2 as _logaddexp2
 from xjax._src.primitives.lax.shapes import full_like
 from xjax._src.primitives.lax.rounding import round_half_even
 from xjax._src.libraries.numpy import ufuncs
@@ -172,70 +171,11 @@ def logaddexp(x1, x2, /):
   return _logaddexp(a, b)
 
 
-def _log_add(a, b, exp, scale=None):
-  """max(a, b) + log1p(exp(-|a - b|)) (times ``scale``): log(exp(a) + exp(b)) in the base
-  of ``exp``, stably; a NaN difference (inf - inf, or a NaN) gives a + b.  Complex inputs
-  (ordered as lax.max orders them) take JAX's form, the imaginary part wrapped into one
-  period of the base's logarithm."""
-  if dtypes.is_complex(get_aval(a).dtype):
-    return log_add_complex(a, b, exp, scale)
-  amax = lax_max(a, b)
-  delta = lax_sub(a, b)
-  nan, both = isnan(delta), add(a, b)  # (in JAX's order, which its jaxprs show)
-  tail = log1p(exp(neg(lax_abs(delta))))
-  return select_n(nan, add(amax, tail if scale is None else mul(scale, tail)), both)
-
-
-def _named(name: str):
-  """Gives a function the name JAX's jaxprs show for it (a custom_jvp's ``name``)."""
-  def rename(f):
-    f.__name__ = f.__qualname__ = name
-    return f
-  return rename
-
-
-@custom_jvp
-@_named("logaddexp")
-def _logaddexp(a, b):
-  return _log_add(a, b, lax_exp)
-
-
-def _finite_above(x):
-  """``x`` with +inf replaced by 0 (so that ``a - out`` is defined where ``out`` is +inf)."""
-  return select_n(isposinf(x), x, full_like(x, 0))
-
-
-def _log_add_jvp(log_add, exp, primals, tangents):
-  # d/da = exp(a - out), with +inf read as 0 on both sides (as JAX): 1/2 each at a == b,
-  # 1 for an infinite side.
-  a, b = primals
-  ta, tb = tangents
-  out = log_add(a, b)
-  weight = lambda x: exp(lax_sub(_finite_above(x), _finite_above(out)))
-  return out, add(mul(ta, weight(a)), mul(tb, weight(b)))
-
-
-@_logaddexp.defjvp
-def _logaddexp_jvp(primals, tangents):
-  return _log_add_jvp(_logaddexp, lax_exp, primals, tangents)
-
-
 @compiled_when_eager(inline=True)  # (one program when eager, as JAX's ufunc)
 def logaddexp2(x1, x2, /):
   """log2(2**x1 + 2**x2), computed stably."""
   a, b = promote_args_inexact("logaddexp2", x1, x2)
   return _logaddexp2(a, b)
-
-
-@custom_jvp
-@_named("logaddexp2")
-def _logaddexp2(a, b):
-  return _log_add(a, b, exp2, _wc(a, 1 / np.log(2)))
-
-
-@_logaddexp2.defjvp
-def _logaddexp2_jvp(primals, tangents):
-  return _log_add_jvp(_logaddexp2, exp2, primals, tangents)
 
 
 @compiled_when_eager(staged="sinc")

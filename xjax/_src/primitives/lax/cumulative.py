@@ -17,7 +17,7 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
 from xjax._src.primitives.lax.control_flow.associative import associative_scan
-from xjax._src.primitives.lax.log_add import log_add_complex
+from xjax._src.primitives.lax.log_add import log_add_complex, logaddexp
 from xjax._src.primitives.traced_lowering import inline_traced
 from xjax._src.primitives.lax.reductions import _HLO_OPS, _identity, reduce_prod_p, reduce_sum
 from xjax._src.primitives.lax.operand_checks import dtype_checker
@@ -126,22 +126,13 @@ def _cumsum_transpose(ct, x, *, axis, reverse):
   return [cumsum_p.bind(ct, axis=axis, reverse=not reverse)]
 
 
-def _logaddexp(a, b):
-  if dtypes.is_complex(get_aval(a).dtype):
-    return log_add_complex(a, b)
-  m = ew.max(a, b)
-  aval = get_aval(m)
-  safe = ew.select_n(ew.is_finite(m), shapes.full(aval.shape, 0, aval.dtype), m)
-  return ew.add(safe, ew.log(ew.add(ew.exp(ew.sub(a, safe)), ew.exp(ew.sub(b, safe)))))
-
-
 ad.deflinear(cumsum_p, _cumsum_transpose)
 cumprod_p.jvp = _scan_jvp(ew.mul)
 cummax_p.jvp = _scan_jvp(ew.max)
 cummin_p.jvp = _scan_jvp(ew.min)
 
 
-cumlogsumexp_p.jvp = _scan_jvp(_logaddexp)
+cumlogsumexp_p.jvp = _scan_jvp(logaddexp)
 
 
 def _bind(prim):

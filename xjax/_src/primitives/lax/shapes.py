@@ -375,7 +375,7 @@ def _squeeze_abstract_eval(x, *, dimensions):
 
 
 def _squeeze_transpose(ct, x, *, dimensions):
-  return [Zero(x.aval) if type(ct) is Zero else reshape(ct, x.aval.shape)]
+  return [Zero(x.aval) if type(ct) is Zero else expand_dims(ct, dimensions)]
 
 
 def _squeeze_batch(axis, args, dims, *, dimensions):
@@ -645,17 +645,14 @@ def _concatenate_abstract_eval(*xs, dimension):
 
 
 def _concatenate_transpose(ct, *xs, dimension):
+  """One ``split`` of the cotangent into every operand's piece, as JAX's (a piece for a
+  defined operand is left unused)."""
+  from xjax._src.primitives.lax.stacking import split  # (stacking builds on this module)
   if type(ct) is Zero:
     return [Zero(x.aval) if ad.is_undefined(x) else None for x in xs]
-  outs, start = [], 0
-  for x in xs:
-    size = (x.aval if ad.is_undefined(x) else get_aval(x)).shape[dimension]
-    if ad.is_undefined(x):
-      outs.append(slice_in_dim(ct, start, start + size, 1, dimension))
-    else:
-      outs.append(None)
-    start += size
-  return outs
+  sizes = [(x.aval if ad.is_undefined(x) else get_aval(x)).shape[dimension] for x in xs]
+  pieces = split(ct, tuple(sizes), dimension)
+  return [p if ad.is_undefined(x) else None for p, x in zip(pieces, xs)]
 
 
 def _concatenate_batch(axis, args, dims, *, dimension):
