@@ -66,3 +66,16 @@ def test_concatenate_transposes_to_one_split():
   text = str(xjax.make_jaxpr(f)(jnp.ones(2), jnp.ones(3)))
   assert "_:f32[2] e:f32[3] = split[axis=0 sizes=(2, 3)] d" in text
   np.testing.assert_array_equal(f(jnp.ones(2), jnp.ones(3))[0], np.ones(3))
+
+
+def test_complex_and_conj_are_linear_so_real_gradients_are_strong():
+  g = xjax.grad(lambda a: lax.abs(lax.complex(a, 2.)))(1.)
+  assert not g.aval.weak_type and float(g) == np.float32(1 / np.sqrt(5.))
+  g = xjax.grad(lambda a: lax.imag(lax.exp(lax.complex(0., a))))(1.)
+  assert not g.aval.weak_type and float(g) == np.float32(np.cos(1.))
+  text = str(xjax.make_jaxpr(lax.conj)(1.0))
+  assert "conj[input_dtype=float32] a" in text
+  assert complex(lax.conj(1.0)) == 1 + 0j
+  assert float(xjax.grad(lambda a: lax.conj(a).real)(2.)) == 1.
+  with pytest.raises(TypeError, match="conj does not accept dtype int32"):
+    lax.conj(jnp.int32(1))

@@ -28,7 +28,7 @@ from xjax._src.primitives.lax.accuracy import accuracy_attrs, check_accuracy
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcast_to_aval, expand_dims, full,
                                              reshape)
 from xjax._src.primitives.lax.operand_checks import (any_dtype, broadcasting_shape,
-                                                     check_same_dtypes, dtype_checker)
+                                                     check_same_dtypes, dtype_checker, dtype_name)
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 
 _float = dtype_checker("float")
@@ -443,8 +443,27 @@ real_p = _unary("real", "stablehlo.real", jvp=lambda t, x: real(t),
 imag_p = _unary("imag", "stablehlo.imag", jvp=lambda t, x: imag(t),
                 transpose=lambda ct, x: [complex(_strong_zeros(ct), neg(ct))],
                 abstract_eval=_real_valued("imag", _complex))
-conj_p = _unary("conj", "chlo.conj", _complex, jvp=lambda t, x: conj(t),
-                transpose=lambda ct, x: [conj(ct)])
+def _conj_abstract_eval(x, *, input_dtype):
+  if x.dtype not in (np.float32, np.float64) and not dtypes.is_complex(x.dtype):
+    raise TypeError(f"conj does not accept dtype {dtype_name(x.dtype)}. Accepted dtypes are "
+                    "subtypes of float32, complexfloating, float64.")
+  return ShapedArray(x.shape, _complex_dtype_of(x.dtype), x.weak_type)
+
+
+def _conj_lowering(ctx, x, *, input_dtype):
+  """chlo.conj of a complex operand; a real one becomes ``x + 0j``."""
+  out, aval = ctx.avals_out[0], ctx.avals_in[0]
+  if dtypes.is_complex(input_dtype):
+    return ctx.op("chlo.conj", [x], out)
+  zeros = ctx.constant(np.zeros(aval.shape, aval.dtype), aval.update(weak_type=False))
+  return ctx.op("stablehlo.complex", [x, zeros], out, in_avals=[aval, aval])
+
+
+# linear, as JAX's: the transpose conjugates back, or takes the real part of a real input's
+conj_p = elementwise_primitive("conj", _conj_abstract_eval, _conj_lowering)
+conj_p.batch = elementwise_batch(conj_p)
+ad.deflinear(conj_p, lambda ct, x, *, input_dtype: [
+    conj(ct) if dtypes.is_complex(input_dtype) else real(ct)])
 # (abs takes no unsigned or bool input)
 abs_p = _unary("abs", "stablehlo.abs", jvp2=lambda t, y, x: _abs_jvp(t, y, x),
                abstract_eval=_real_valued("abs", dtype_checker("signed", "inexact")),
@@ -460,19 +479,21 @@ shift_right_arithmetic_p = _binary("shift_right_arithmetic", "stablehlo.shift_ri
                                    _int)
 shift_right_logical_p = _binary("shift_right_logical", "stablehlo.shift_right_logical", _int)
 
-complex_p = _binary("complex", "stablehlo.complex", _float,
-                    [lambda t, x, y: convert_element_type(t, _complex_dtype(x)),
-                     lambda t, x, y: mul(convert_element_type(t, _complex_dtype(y)),
-                                         _const_dtype(1j, _complex_dtype(y)))],
+complex_p = _binary("complex", "stablehlo.complex", _float, None,
                     result_dtype=lambda d: np.dtype(np.complex128 if d == np.float64
                                                     else np.complex64),
-                    transpose=lambda ct, x, y: [
-                        unbroadcast(real(ct), x.aval) if ad.is_undefined(x) else None,
-                        unbroadcast(neg(imag(ct)), y.aval) if ad.is_undefined(y) else None])
+                    differentiable=False)  # (its JVP is deflinear's, below)
+# linear in both parts (as JAX's): the transpose gives real(ct) and imag(-ct), both strong
+ad.deflinear(complex_p, lambda ct, x, y: [
+    unbroadcast(real(ct), x.aval) if ad.is_undefined(x) else None,
+    unbroadcast(imag(neg(ct)), y.aval) if ad.is_undefined(y) else None])
 
 
-def _complex_dtype(x):
-  return np.dtype(np.complex128 if get_aval(x).dtype == np.float64 else np.complex64)
+def _complex_dtype_of(dtype):
+  """The complex dtype of a float32/float64 (a complex dtype is its own)."""
+  if dtypes.is_complex(dtype):
+    return np.dtype(dtype)
+  return np.dtype(np.complex128 if dtype == np.float64 else np.complex64)
 
 
 # ---------------------------------------------------------------------------------------
@@ -1011,9 +1032,7 @@ imag = _bind(imag_p)
 
 def conj(x):
   """Elementwise complex conjugate; a float32/float64 input gives ``x + 0j`` (as JAX)."""
-  if get_aval(x).dtype in (np.float32, np.float64):
-    return complex(x, _zeros_like_value(x))
-  return conj_p.bind(x)
+  return conj_p.bind(x, input_dtype=get_aval(x).dtype)
 
 
 complex = _bind(complex_p)
@@ -1236,8 +1255,9 @@ def _abs_jvp(t, y, x):
   """JAX's: ``t`` or ``-t`` by the sign of real ``x``; Re(t conj(x) / |x|) for complex
   ``x`` (|x| = 0 taken as 1)."""
   if dtypes.is_complex(get_aval(x).dtype):
+    conj_x = conj(x)
     y = convert_element_type(y, get_aval(x).dtype)
-    return real(mul(t, div(conj(x), select_n(eq(y, _const(y, 0)), y, _full_like_value(y, 1)))))
+    return real(mul(t, div(conj_x, select_n(eq(y, _const(y, 0)), y, _full_like_value(y, 1)))))
   return select_n(ge(x, _const(x, 0)), neg(t), t)
 
 
