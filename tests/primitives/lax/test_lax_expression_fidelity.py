@@ -79,3 +79,14 @@ def test_complex_and_conj_are_linear_so_real_gradients_are_strong():
   assert float(xjax.grad(lambda a: lax.conj(a).real)(2.)) == 1.
   with pytest.raises(TypeError, match="conj does not accept dtype int32"):
     lax.conj(jnp.int32(1))
+
+
+def test_complex_cube_multiplies_as_jax():
+  rng = np.random.RandomState(0)
+  x = rng.standard_normal(6).astype(np.float32)
+  y = rng.standard_normal(6).astype(np.float32)
+  want = [1060529086, 1090531698, 1024839295, 3180187212, 1063780819, 3197587348, 1092741485,
+          1086568768, 1087158083, 1069582627, 1084787937, 1066117824]  # JAX 0.10.2
+  z = lax.complex(jnp.asarray(x), jnp.asarray(y))
+  np.testing.assert_array_equal(np.asarray(lax.integer_pow(z, 3)).view(np.uint32), want)
+  np.testing.assert_array_equal(np.asarray(z ** 3).view(np.uint32), want)

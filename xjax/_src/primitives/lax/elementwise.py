@@ -847,7 +847,10 @@ def _integer_pow_abstract_eval(x, *, y):
 
 def square_and_multiply(base, n: int, multiply):
   """``base`` to the power ``n`` >= 1 as the products ``multiply(a, b)`` of repeated
-  squaring, in the order integer_pow's lowering makes them."""
+  squaring, in the order integer_pow's lowering makes them (JAX's: a cube is (x x) x,
+  which rounds differently from x (x x) for complex x)."""
+  if n == 3:
+    return multiply(multiply(base, base), base)
   acc = None
   while n:
     if n & 1:
