@@ -121,3 +121,43 @@ def test_complex_convolution_is_three_real_ones():
       [1060487818, 3218457232, 1073574052, 1067785913, 3211159144, 1060152278, 1059816736,
        3224706744, 1082361119, 1066863164, 1008981888, 1061662231, 1045220556, 3221644902,
        1074748457, 3206461520])
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda: jnp.quantile(jnp.ones(3), 0.5, overwrite_input=True), ValueError),
+    (lambda: jnp.median(jnp.ones(3), overwrite_input=True), ValueError),
+    (lambda: jnp.cov(jnp.ones((2, 4)), fweights=jnp.array([1.5, 2, 1, 3])), TypeError),
+    (lambda: jnp.cov(jnp.ones((2, 4)), aweights=jnp.ones(3)), RuntimeError),
+    (lambda: jnp.ix_(jnp.array([True, False])), NotImplementedError),
+    (lambda: jnp.ravel_multi_index((jnp.array([0.]), jnp.array([1.])), (3, 4)), ValueError),
+    (lambda: jnp.nonzero(jnp.ones((2, 2)), size=8, fill_value=(-1,)), ValueError),
+    (lambda: jnp.histogram(jnp.ones(3), bins="auto"), TypeError),
+    (lambda: jnp.bincount(jnp.arange(3), weights=jnp.ones(3, bool)), TypeError),
+    (lambda: jnp.arange(None), TypeError),
+    (lambda: jnp.concatenate([jnp.ones(6), 1.0]), TypeError),
+    (lambda: jnp.piecewise(jnp.ones(6), jnp.ones(6) < 0, [1.0, 2.0]), ValueError),
+    (lambda: jnp.gradient(jnp.ones(4), edge_order=1), NotImplementedError),
+    (lambda: jnp.ediff1d(jnp.ones(3, bool)), TypeError),
+    (lambda: jnp.ones(2, bool).at[1].add(True), TypeError),
+])
+def test_invalid_calls_raise_jax_classes(call, error):
+  with pytest.raises(error):
+    call()
+
+
+def test_piecewise_switches_per_element_and_bincount_scatters():
+  x = jnp.arange(-4, 5)
+  np.testing.assert_array_equal(
+      jnp.piecewise(x, [x < -1, x > 1], [lambda v: 1 + v, lambda v: v - 1, 0]),
+      [-3, -2, -1, 0, 0, 0, 1, 2, 3])
+  np.testing.assert_array_equal(
+      jnp.piecewise(x, jnp.array([False, True, False]), [lambda v: v * 0, lambda v: v * 10,
+                                                        lambda v: v * 100]),
+      10 * np.arange(-4, 5))
+  np.testing.assert_array_equal(jnp.concatenate([jnp.float32(1), jnp.ones(2)], axis=None),
+                                [1, 1, 1])
+  counts = jnp.bincount(jnp.array([0, 1, 1, 3, -2, 5]),
+                        weights=jnp.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6], jnp.float32))
+  np.testing.assert_allclose(counts, [0.6, 0.5, 0, 0.4, 0, 0.6], rtol=1e-6)
+  flat = jnp.ravel_multi_index((jnp.array([1]), jnp.array([2])), (3, 4), dtype=jnp.int16)
+  assert flat.dtype == jnp.int16 and int(flat[0]) == 6

@@ -241,6 +241,8 @@ def arange(start, stop=None, step=None, dtype=None):
     if isinstance(v, (list, tuple)):
       raise TypeError(f"arange requires ndarray, scalar, or None arguments, got {type(v)} at "
                       f"position {i}.")
+  if start is None:
+    raise TypeError("must be real number, not NoneType")
   start_name = "stop" if stop is None and step is None else "start"
   bounds = [v for v in (start, stop, step) if v is not None]  # their dtypes give the result's
   start = concrete_or_error(start, f"arange {start_name}")

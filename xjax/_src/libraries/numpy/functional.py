@@ -6,12 +6,15 @@ import re
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
+from xjax._src.api.compiled_when_eager import compiled_when_eager
+from xjax._src.primitives.lax.control_flow.conditionals import switch
 from xjax._src.primitives.lax.shapes import broadcasted_iota
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
-from xjax._src.libraries.numpy.creation import asarray, ones, zeros_like
-from xjax._src.libraries.numpy.reductions import any as _any
-from xjax._src.libraries.numpy.shaping import broadcast_shapes, broadcast_to, expand_dims, stack
-from xjax._src.libraries.numpy.where import where
+from xjax._src.libraries.numpy.creation import asarray, zeros_like
+from xjax._src.libraries.numpy.cumulative import cumsum
+from xjax._src.libraries.numpy.reductions import argmax
+from xjax._src.libraries.numpy.shaping import (broadcast_shapes, broadcast_to, concatenate,
+                                               expand_dims)
 from xjax._src.core.values import get_aval
 from xjax._src.foundations.wrapping import update_wrapper
 
@@ -56,26 +59,37 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
 
 def piecewise(x, condlist, funclist, *args, **kw):
   """``funclist[i]`` (a function of ``x`` or a constant) where ``condlist[i]`` holds, later
-  conditions winning; one extra function is the default where none holds (else 0)."""
+  conditions winning; one extra function is the default where none holds (else 0). As in
+  JAX, each element picks its function with a ``switch`` (vectorized: each function sees
+  one element)."""
   check_arraylike("piecewise", x)
   x = asarray(x)
-  if isinstance(condlist, (list, tuple)):
-    conds = [asarray(c) for c in condlist]
+  nc, nf = len(condlist), len(funclist)
+  if nf == nc + 1:
+    funclist = funclist[-1:] + funclist[:-1]
+  elif nf == nc:
+    funclist = [0] + list(funclist)
   else:
-    condlist = asarray(condlist)
-    conds = [condlist] if condlist.ndim == x.ndim else list(condlist)
-  n = len(conds)
-  if len(funclist) == n + 1:
-    conds.append(~_any(stack([broadcast_to(c, x.shape) for c in conds]), axis=0)
-                 if n else ones(x.shape, bool))
-  elif len(funclist) != n:
-    raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are "
-                     f"expected; got {len(funclist)}")
-  out = zeros_like(x)
-  for cond, f in zip(conds, funclist):
-    val = f(x, *args, **kw) if callable(f) else f
-    out = where(cond, asarray(val).astype(x.dtype), out)
-  return out
+    raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are "
+                     f"expected; got {nf}")
+  consts = {i: c for i, c in enumerate(funclist) if not callable(c)}
+  funcs = frozenset((i, f) for i, f in enumerate(funclist) if callable(f))
+  return _piecewise(x, asarray(condlist, dtype=bool), consts, funcs, *args, **kw)
+
+
+@compiled_when_eager(static_argnames=("funcs",))
+def _piecewise(x, condlist, consts, funcs, *args, **kw):
+  funcs = dict(funcs)
+  dtype = get_aval(x).dtype
+  # the last condition that holds (0: none, the default)
+  index = argmax(cumsum(concatenate([zeros_like(condlist[:1]), condlist], 0), 0), 0)
+
+  def branch(i):
+    if i in funcs:
+      return lambda v: asarray(funcs[i](v, *args, **kw)).astype(dtype)
+    return lambda v: asarray(consts[i], dtype=dtype)
+  branches = [branch(i) for i in range(get_aval(condlist).shape[0] + 1)]
+  return vectorize(switch, excluded=(1,))(index, branches, x)
 
 
 _DIMS = r"\w+"

@@ -8,7 +8,8 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax.shapes import reshape, transpose
-from xjax._src.libraries.numpy.creation import arange, array, asarray
+from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.creation import arange, array, asarray, zeros
 from xjax._src.libraries.numpy.matrices import meshgrid
 from xjax._src.libraries.numpy.numerical_ranges import linspace
 from xjax._src.libraries.numpy.shaping import concatenate, expand_dims, stack
@@ -121,13 +122,21 @@ index_exp.__doc__ = "As ``s_``, always a tuple: ``index_exp[2]`` is ``(2,)``."
 
 def ix_(*args):
   """Open mesh of 1-D index arrays: the i-th output has shape 1 except along axis i."""
+  check_arraylike("ix", *args)
   out = []
   n = len(args)
   for i, a in enumerate(args):
     a = asarray(a)
     if get_aval(a).ndim != 1:
-      raise ValueError(f"Cross index must be 1 dimensional, got {get_aval(a).ndim}")
-    out.append(reshape(a, (1,) * i + get_aval(a).shape + (1,) * (n - i - 1)))
+      raise ValueError("Arguments to jax.numpy.ix_ must be 1-dimensional, got shape "
+                       f"{get_aval(a).shape}")
+    if get_aval(a).dtype == bool:
+      raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not implemented")
+    shape = (1,) * i + get_aval(a).shape + (1,) * (n - i - 1)
+    if get_aval(a).size == 0:  # an integer index for empty arrays, as NumPy
+      out.append(zeros(shape, dtypes.default_int_dtype()))
+    else:
+      out.append(reshape(a, shape))
   return tuple(out)
 
 

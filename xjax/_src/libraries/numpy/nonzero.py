@@ -60,6 +60,9 @@ def nonzero(a, *, size=None, fill_value=None):
   coords = _unravel(pos, aval.shape)
   fills = fill_value if isinstance(fill_value, (tuple, list)) else \
       (0 if fill_value is None else fill_value,) * aval.ndim
+  if len(fills) != aval.ndim:
+    raise ValueError(f"fill_value has {len(fills)} entries; nonzero of a {aval.ndim}-d array "
+                     f"needs {aval.ndim} (one per dimension)")
   return tuple(select_n(valid, full_like(c, f), c) for c, f in zip(coords, fills))
 
 

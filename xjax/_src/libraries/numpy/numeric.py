@@ -2,6 +2,7 @@
 interp, unwrap, counting (bincount/histogram/digitize), convolve/correlate, index math."""
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -13,20 +14,18 @@ from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, clamp,
                                                   convert_element_type, div, eq as lax_eq,
-                                                  le as lax_le, mul,
-                                                  max as lax_max, select_n, sub)
-from xjax._src.primitives.lax.reductions import reduce_sum
-from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota,
-                                             concatenate as lax_concatenate, full, full_like,
+                                                  le as lax_le, mul, select_n, sub)
+from xjax._src.primitives.lax.shapes import (concatenate as lax_concatenate, full, full_like,
                                              index_in_dim, reshape as lax_reshape, rev,
                                              slice as lax_slice, slice_in_dim)
+from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
 from xjax._src.primitives.lax.sorting import sort_key_val
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.composed_math import (clip, conjugate, divmod as _divmod, isfinite,
                                                      isinf, isnan)
-from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.creation import asarray, zeros
 from xjax._src.libraries.numpy.cumulative import cumsum
 from xjax._src.libraries.numpy.numerical_ranges import linspace
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
@@ -125,7 +124,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 @compiled_when_eager(staged="ediff1d")
 def ediff1d(ary, to_end=None, to_begin=None):
   check_arraylike("ediff1d", ary, *(v for v in (to_end, to_begin) if v is not None))
-  out = diff(ravel(asarray(ary)))
+  arr = ravel(asarray(ary))
+  out = sub(arr[1:], arr[:-1])  # (lax's: bool is a TypeError, as JAX's)
   parts = [ravel(asarray(to_begin, get_aval(out).dtype))] if to_begin is not None else []
   parts.append(out)
   if to_end is not None:
@@ -136,8 +136,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
 @compiled_when_eager(staged="gradient", static_argnames=("axis", "edge_order"))
 def gradient(f, *varargs, axis=None, edge_order=None):
   """Central differences inside, one-sided at the edges (uniform or coordinate spacing)."""
-  if edge_order not in (None, 1):
-    raise NotImplementedError("jnp.gradient supports only edge_order=1.")
+  if edge_order is not None:
+    raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not supported.")
   (f,) = promote_args_inexact("gradient", f)
   nd = get_aval(f).ndim
   axes = tuple(range(nd)) if axis is None else tuple(
@@ -260,31 +260,33 @@ def _interp(x, xp, fp, left=None, right=None, period=None):
   return f
 
 
-def bincount(x, weights=None, minlength=0, *, length=None):
-  """Counts of each non-negative integer in x (``length`` static under jit)."""
+def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
+  """Counts (or summed ``weights``) of each non-negative integer in x, negatives counted
+  as 0 (``length`` static under jit): a scatter-add, as JAX computes it."""
+  check_arraylike("bincount", x)
   x = asarray(x)
-  if not (dtypes.is_integer(get_aval(x).dtype) or get_aval(x).dtype == np.bool_):
+  if get_aval(x).dtype == np.bool_:
+    x = convert_element_type(x, np.int32)
+  if not dtypes.is_integer(get_aval(x).dtype):
     raise TypeError(f"x argument to bincount must have an integer type; got {get_aval(x).dtype}")
   if get_aval(x).ndim != 1:
-    raise ValueError("only 1-dimensional input supported for bincount.")
+    raise ValueError("only 1-dimensional input supported.")
+  minlength = operator.index(concrete_or_error(minlength, "minlength"))
   if length is None:
     host = np.asarray(concrete_or_error(
         x, "argument of jnp.bincount(). The length argument must be specified (length=) "
         "to use jnp.bincount within JAX transformations"))
-    length = max(int(minlength), max(0, int(host.max())) + 1 if host.size else 0)
-  if weights is not None and np.shape(weights) != get_aval(x).shape:
+    length = max(minlength, max(0, int(host.max())) + 1 if host.size else 0)
+  else:
+    length = operator.index(concrete_or_error(length, "length"))
+  if weights is None:
+    weights = np.array(1, dtypes.default_int_dtype())
+  elif np.shape(weights) != get_aval(x).shape:
     raise ValueError(f"type of weights must match type of x. Got typeof(x)="
                      f"{get_aval(x).str_short()}({{}}) and typeof(weights)="
-                     f"{get_aval(weights).str_short()}({{}})")
-  n = get_aval(x).shape[0]
-  xi = lax_max(convert_element_type(x, np.int32), np.int32(0))  # negatives count as 0, as JAX
-  hit = lax_eq(broadcast_in_dim(xi, (length, n), (1,)),
-               broadcasted_iota(np.int32, (length, n), 0))
-  if weights is None:
-    return reduce_sum(convert_element_type(hit, dtypes.default_int_dtype()), (1,))
-  w = asarray(weights)
-  wb = broadcast_in_dim(w, (length, n), (1,))
-  return reduce_sum(select_n(hit, full_like(wb, 0), wb), (1,))
+                     f"{get_aval(asarray(weights)).str_short()}({{}})")
+  counts = zeros(length, dtypes.dtype(weights)).at[clip(x, 0)].add(weights, mode="drop")
+  return place_out_sharding(counts, out_sharding)
 
 
 @compiled_when_eager(staged="digitize", static_argnames=("right", "method"))
@@ -306,8 +308,8 @@ def digitize(x, bins, right=False, *, method=None):
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
-  if isinstance(bins, str):
-    raise NotImplementedError("string values for `bins` not implemented.")
+  if isinstance(bins, str):  # (NumPy's estimators are not offered, as in JAX)
+    raise TypeError(f"asarray: expected ArrayLike, got {bins} of type {type(bins)}.")
   check_arraylike("histogram_bin_edges", a, bins)
   a = asarray(a)
   dt = dtypes.to_inexact_dtype(get_aval(a).dtype)
@@ -463,31 +465,48 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
                preferred_element_type=preferred_element_type)
 
 
-def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-  """Flat C- or F-order indices from a tuple of coordinate arrays (mode 'clip' or 'wrap'
-  under jit)."""
-  if order not in ("C", "F"):
-    raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
-  if mode not in ("raise", "wrap", "clip", "ignore"):
-    raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
+def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None):
+  """Flat C- or F-order indices from a tuple of integer coordinate arrays, in ``dtype``
+  (default: the indices' integer type); mode 'clip', 'wrap' or 'ignore' under jit."""
+  if len(multi_index) != len(dims):
+    raise AssertionError(f"len(multi_index)={len(multi_index)} != len(dims)={len(dims)}")
+  dims = tuple(operator.index(concrete_or_error(d, "dims")) for d in dims)
+  check_arraylike("ravel_multi_index", *multi_index)
   idx = [asarray(i) for i in multi_index]
-  if len(idx) != len(dims):
-    raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
-  pairs = list(zip(idx, dims))
-  out = None
-  for i, d in (pairs if order == "C" else pairs[::-1]):
-    i = convert_element_type(i, dtypes.default_int_dtype())
-    if mode == "clip":
-      i = ufuncs.minimum(ufuncs.maximum(i, 0), d - 1)
-    elif mode == "wrap":
-      i = ufuncs.remainder(i, d)
-    elif mode == "raise":
-      host = np.asarray(concrete_or_error(
-          i, "multi_index argument of jnp.ravel_multi_index(); use mode='clip' or 'wrap' "
-          "under JAX transformations"))
-      if (host < 0).any() or (host >= d).any():
-        raise ValueError("invalid entry in coordinates array")
-    out = i if out is None else ufuncs.add(ufuncs.multiply(out, d), i)
+  if dtype is None:
+    dtype = dtypes.result_type(int, *idx)
+  else:
+    dtype = dtypes.check_user_dtype_supported(dtype, "ravel_multi_index")
+  if not dtypes.is_integer(dtype):
+    raise ValueError(f"{dtype=} is not an integer type.")
+  if math.prod(dims) - 1 > np.iinfo(dtype).max:
+    raise ValueError(f"jnp.ravel_multi_index: {dtype=} not large enough to hold flattened "
+                     f"index for {dims=}. Use the dtype argument to pass a suitable dtype "
+                     "(e.g. dtype=np.min_scalar_type(prod(dims))).")
+  for i in idx:
+    if mode == "raise":
+      concrete_or_error(i, "multi_index argument of jnp.ravel_multi_index() with "
+                        "mode='raise' (use mode='wrap' or mode='clip' under jit)")
+    if not dtypes.is_integer(get_aval(i).dtype):
+      raise TypeError("only int indices permitted")
+  if mode == "raise":
+    if any(np.any((np.asarray(i) < 0) | (np.asarray(i) >= d)) for i, d in zip(idx, dims)):
+      raise ValueError("invalid entry in coordinates array")
+  elif mode == "clip":
+    idx = [clip(i, 0, d - 1) for i, d in zip(idx, dims)]
+  elif mode == "wrap":
+    idx = [ufuncs.remainder(i, d) for i, d in zip(idx, dims)]
+  elif mode != "ignore":
+    raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', 'clip', or 'ignore'.")
+  if order == "F":
+    strides = np.cumprod((1,) + dims[:-1])
+  elif order == "C":
+    strides = np.cumprod((1,) + dims[1:][::-1])[::-1]
+  else:
+    raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
+  out = asarray(0, dtype=dtype)
+  for i, stride in zip(idx, strides):
+    out = ufuncs.add(out, ufuncs.multiply(convert_element_type(i, dtype), int(stride)))
   return out
 
 

@@ -161,11 +161,11 @@ def concatenate(arrays, axis=0, dtype=None):
       return out
   check_arraylike("concatenate", *arrays)
   arrays = [_as_array(a) for a in arrays]
-  if any(get_aval(a).ndim == 0 for a in arrays):
-    raise ValueError("Zero-dimensional arrays cannot be concatenated.")
   if axis is None:
     arrays = [ravel(a) for a in arrays]
     axis = 0
+  if get_aval(arrays[0]).ndim == 0:  # (others of the wrong rank: lax's TypeError, as JAX)
+    raise ValueError("Zero-dimensional arrays cannot be concatenated.")
   arrays = promote_dtypes(*arrays)
   if dtype is not None:
     arrays = [lax.convert_element_type(a, dtype) for a in arrays]

@@ -207,6 +207,11 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
   return avg
 
 
+def _check_no_overwrite(name, overwrite_input, out):
+  if overwrite_input or out is not None:
+    raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or out != None")
+
+
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 _QUANTILE_STATIC = ("axis", "overwrite_input", "keepdims", "method")
 
@@ -217,6 +222,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
   """q-th quantiles (q in [0, 1]) along ``axis``; ``weights`` (per element of ``a``, or per
   position along ``axis``) with ``method="inverted_cdf"`` only, as JAX."""
+  _check_no_overwrite("quantile", overwrite_input, out)
   return _quantile("quantile", a, q, axis, out, method, keepdims, False, weights)
 
 
@@ -224,6 +230,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                      hashable_statics=True)
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None):
+  _check_no_overwrite("nanquantile", overwrite_input, out)
   return _quantile("nanquantile", a, q, axis, out, method, keepdims, True, weights)
 
 
@@ -253,14 +260,16 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
                      static_argnames=("axis", "overwrite_input", "keepdims"),
                      hashable_statics=True)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-  return quantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
+  return quantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
+                  keepdims=keepdims)
 
 
 @compiled_when_eager(staged="nanmedian",
                      static_argnames=("axis", "overwrite_input", "keepdims"),
                      hashable_statics=True)
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-  return nanquantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
+  return nanquantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
+                     keepdims=keepdims)
 
 
 def _as_float(q, a):
@@ -457,14 +466,16 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     ddof = 0 if bias else 1
   n = get_aval(X).shape[1]
   w = None
+  # (JAX's checks, and weights taken by magnitude where NumPy rejects negative ones)
   if fweights is not None:
-    w = asarray(fweights)
-    if get_aval(w).ndim != 1 or get_aval(w).shape[0] != n:
-      raise ValueError("fweights must be 1-D with one weight per observation")
+    check_arraylike("cov", fweights)
+    w = _observation_weights(asarray(fweights), n, "fweights")
+    if not dtypes.is_integer(get_aval(w).dtype):
+      raise TypeError("fweights must be integer.")
+    w = ufuncs.abs(w)
   if aweights is not None:
-    aw = asarray(aweights)
-    if get_aval(aw).ndim != 1 or get_aval(aw).shape[0] != n:
-      raise ValueError("aweights must be 1-D with one weight per observation")
+    check_arraylike("cov", aweights)
+    aw = ufuncs.abs(_observation_weights(asarray(aweights), n, "aweights"))
     w = aw if w is None else ufuncs.multiply(w, aw)
   if dtype is not None:
     dt = dtypes.check_user_dtype_supported(dtype, "cov")
@@ -487,6 +498,14 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     X_T = conj(X_T)
   c = ufuncs.true_divide(dot(X, X_T), fact)
   return squeeze(c)
+
+
+def _observation_weights(w, n, name):
+  if get_aval(w).ndim > 1:
+    raise RuntimeError(f"cannot handle multidimensional {name}")
+  if get_aval(w).shape[0] != n:
+    raise RuntimeError(f"incompatible numbers of samples and {name}")
+  return w
 
 
 @compiled_when_eager(staged="corrcoef", static_argnames=("rowvar", "dtype"))

@@ -510,7 +510,14 @@ def _scatter_batch(prim):
 
 
 def _make_scatter(name):
-  prim = standard_primitive(name, _scatter_abstract_eval, _scatter_lowering)
+  combine = {"scatter-add": "add", "scatter-mul": "mul"}.get(name)
+
+  def abstract_eval(operand, indices, updates, **params):
+    if combine and operand.dtype == np.bool_:  # (lax's add/mul reject bool, as JAX's)
+      raise TypeError(f"{combine} does not accept dtype bool at position 0. Accepted dtypes "
+                      "at position 0 are subtypes of integer, floating, complexfloating.")
+    return _scatter_abstract_eval(operand, indices, updates, **params)
+  prim = standard_primitive(name, abstract_eval, _scatter_lowering)
   prim.batch = _scatter_batch(prim)
   prim.sharding_rule = lambda operand, *args, **params: operand._sharding  # (JAX's)
   return prim
