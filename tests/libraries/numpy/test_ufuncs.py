@@ -118,9 +118,8 @@ def test_ufunc_reduceat_against_numpy():
   check(jnp.maximum.reduceat(v, np.array([0, 2, 4])), np.maximum.reduceat(v, [0, 2, 4]))
   check(jnp.multiply.reduceat(v, np.array([0, 3])), np.multiply.reduceat(v, [0, 3]))
   check(jnp.subtract.reduceat(v, np.array([0, 2])), np.subtract.reduceat(v, [0, 2]))
-  # dtype is the result's (as NumPy's; JAX 0.10.2 ignores it)
-  check(jnp.add.reduceat(x, np.array([0, 2]), dtype=jnp.float32),
-        np.add.reduceat(x, [0, 2], dtype=np.float32))
+  # dtype is ignored, as by JAX 0.10.2 (NumPy's result would be float32)
+  check(jnp.add.reduceat(x, np.array([0, 2]), dtype=jnp.float32), np.array([3, 33]), np.int32)
   f = jnp.frompyfunc(lambda p, q: p * 2 + q, 2, 1)
   check(f.reduceat(np.arange(5.), np.array([0, 2])), np.array([1., 18.]), np.float32)
   # values, grad and vmap recorded from JAX 0.10.2 (out-of-range starts: take's fill value)
@@ -287,3 +286,23 @@ def test_sinc_derivatives_at_zero_are_its_maclaurin_terms():
                              rtol=1e-6)
   np.testing.assert_allclose(xjax.jit(xjax.hessian(jnp.sinc))(0.0), -np.pi ** 2 / 3, rtol=1e-6)
   assert jnp.sinc(2.5).weak_type and jnp.sinc(0.0) == 1
+
+
+def test_ufunc_methods_compute_as_jax():
+  """JAX 0.10.2's bits: logaddexp.reduce is its own logsumexp; a frompyfunc's call and
+  methods are compiled programs (a fori_loop or scan) rather than op-by-op folds."""
+  x = jnp.array([0.3, -1.2, 2.5, 0.7, -0.1, 1.9], jnp.float32)
+  bits = lambda v: np.asarray(v).view(np.uint32).tolist()
+  assert bits(jnp.logaddexp.reduce(x)) == 1078583561
+  import xjax
+  assert bits(xjax.grad(lambda a: jnp.logaddexp.reduce(a))(x)) == [
+      1030481482, 1012042644, 1057296371, 1034941917, 1025384660, 1049759074]
+  f = jnp.frompyfunc(lambda a, c: a * c + 1, 2, 1)
+  assert bits(f.reduce(x)) == 1075269389
+  assert bits(f(x, x[::-1])) == [1070134723, 1066359849, 1076887552, 1076887552, 1066359849,
+                                 1070134723]
+  assert bits(f.accumulate(x)) == [1050253722, 1059313418, 1076258406, 1077181153, 1060622041,
+                                   1075269389]
+  np.testing.assert_array_equal(jnp.bitwise_xor.reduce(
+      jnp.arange(6).reshape(2, 3), axis=1, where=jnp.array([True, False, True])), [2, 6])
+  assert bool(jnp.logical_xor.reduce(jnp.array([True, False, True, True])))

@@ -1,166 +1,88 @@
 """``jnp.ufunc`` / ``jnp.frompyfunc``: a scalar Python function lifted to a broadcasting
 function with ``outer``, ``reduce``, ``accumulate``, ``reduceat`` and ``at`` methods.
 
-The methods fold with a Python loop over the (static) reduced axis, so they suit short
-axes; the scalar function itself is vectorized with vmap.
+As in JAX, a call and each method is one compiled program when eager (a nested ``jit`` of
+JAX's name when traced); a ufunc without an efficient method implementation folds with a
+loop: ``reduce`` and ``reduceat`` a ``fori_loop`` (starting from the identity where there is
+one), ``accumulate`` and ``at`` a ``scan``. The scalar function is vectorized with vmap.
 """
 from __future__ import annotations
 
+import math
+import operator
+
 import numpy as np
 
-from xjax._src.foundations import dtypes
-from xjax._src.primitives.lax.control_flow.loops import fori_loop
+from xjax._src.api.compiled_when_eager import compiled_when_eager
+from xjax._src.api.make_jaxpr import eval_shape
+from xjax._src.api.transformations import vmap
+from xjax._src.core.values import get_aval
+from xjax._src.primitives.lax.control_flow.loops import fori_loop, scan
+from xjax._src.primitives.lax.shapes import expand_dims as lax_expand_dims, full, reshape
+from xjax._src.primitives.lax.shapes import slice_in_dim
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.functional import vectorize
 from xjax._src.libraries.numpy.indexing import take
-from xjax._src.libraries.numpy.shaping import (broadcast_to, concatenate, expand_dims, moveaxis,
-                                               stack)
+from xjax._src.libraries.numpy.shaping import broadcast_shapes, broadcast_to, concatenate, moveaxis
 from xjax._src.libraries.numpy.where import where as _where
 
 
 class ufunc:
-  """A universal function built from ``func`` taking ``nin`` scalars to ``nout`` results."""
+  """A universal function built from ``func`` taking ``nin`` scalars to ``nout`` results;
+  ``call``, ``reduce``, ``accumulate``, ``at`` and ``reduceat`` are efficient
+  implementations of those methods (``jnp.add.reduce`` is ``jnp.sum``)."""
 
   def __init__(self, func, /, nin, nout, *, name=None, nargs=None, identity=None,
-               call=None, reduce=None, accumulate=None, at=None):
+               call=None, reduce=None, accumulate=None, at=None, reduceat=None):
+    self.__doc__ = func.__doc__
+    self.__name__ = name or func.__name__
     self._func = func
-    self._nin, self._nout = int(nin), int(nout)
-    self._nargs = self._nin if nargs is None else nargs
+    self._nin, self._nout = operator.index(nin), operator.index(nout)
+    self._nargs = operator.index(nargs or nin)
     self._identity = identity
-    self.__name__ = name or getattr(func, "__name__", "ufunc")
-    self.__doc__ = getattr(func, "__doc__", None)
-    # ``call`` is an already-broadcasting implementation (jnp.add's own function); the
-    # other overrides are efficient implementations of the methods (sum for add.reduce).
-    self._vectorized = call if call is not None else vectorize(func)
-    self._reduce, self._accumulate, self._at = reduce, accumulate, at
+    self._call, self._reduce, self._accumulate = call, reduce, accumulate
+    self._at, self._reduceat = at, reduceat
 
-  @property
-  def nin(self) -> int:
-    return self._nin
+  nin = property(lambda self: self._nin)
+  nout = property(lambda self: self._nout)
+  nargs = property(lambda self: self._nargs)
+  identity = property(lambda self: self._identity)
 
-  @property
-  def nout(self) -> int:
-    return self._nout
+  def _key(self):
+    return (self._func, self.__name__, self._identity, self._nin, self._nout, self._nargs)
 
-  @property
-  def nargs(self) -> int:
-    return self._nargs
+  def __hash__(self) -> int:  # (a static argument of the compiled methods)
+    return hash(self._key())
 
-  @property
-  def identity(self):
-    return self._identity
+  def __eq__(self, other) -> bool:
+    return isinstance(other, ufunc) and self._key() == other._key()
 
   def __repr__(self):
     return f"<jnp.ufunc '{self.__name__}'>"
 
-  def __call__(self, *args, **kwargs):
-    if kwargs:
-      return self._vectorized(*args, **kwargs)
-    if len(args) != self.nin:
-      raise TypeError(f"{self.__name__}() takes {self.nin} positional argument(s) but "
-                      f"{len(args)} were given")
-    return self._vectorized(*args)
+  def __call__(self, *args, out=None, where=None):
+    check_arraylike(self.__name__, *args)
+    if out is not None:
+      raise NotImplementedError(f"out argument of {self}")
+    if where is not None:
+      raise NotImplementedError(f"where argument of {self}")
+    return (self._call or _call_vectorized)(*(() if self._call else (self,)), *args)
 
   def _binary(self, method):
-    if self.nin != 2 or self.nout != 1:
-      raise ValueError(f"{method} only supported for binary ufuncs with a single output; "
-                       f"{self.__name__} has nin={self.nin}, nout={self.nout}")
-
-  def outer(self, A, B, /):
-    """``self(a, b)`` for every pair of elements of ``A`` and ``B``."""
-    self._binary("outer")
-    check_arraylike(f"{self.__name__}.outer", A, B)
-    A, B = asarray(A), asarray(B)
-    return self(A.reshape(A.shape + (1,) * B.ndim), B)
+    if self.nin != 2:
+      raise ValueError(f"{method} only supported for binary ufuncs")
+    if self.nout != 1:
+      raise ValueError(f"{method} only supported for functions returning a single value")
 
   def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
              where=None):
     """Left fold of ``self`` along ``axis`` (all axes, flattened, when None)."""
-    self._binary("reduce")
-    if out is not None:
-      raise NotImplementedError(f"out argument of {self.__name__}.reduce()")
-    check_arraylike(f"{self.__name__}.reduce", a)
-    if self._reduce is not None and where is None:
-      return self._reduce(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial)
-    a = asarray(a, dtype=dtype)
-    if where is not None:
-      where = asarray(where)
-      if self.identity is None and initial is None:
-        raise ValueError(f"reduction operation {self.__name__!r} does not have an identity, "
-                         "so to use a where mask one has to specify 'initial'.")
-      if where.dtype != bool:
-        raise ValueError(f"where argument must have dtype=bool; got dtype={where.dtype}")
-      where = broadcast_to(where, a.shape)
-    if axis is None:
-      res = self.reduce(a.ravel(), 0, initial=initial,
-                        where=None if where is None else where.ravel())
-      return res.reshape((1,) * a.ndim) if keepdims else res
-    axis = canonical_axis(axis, a.ndim)
-    x = moveaxis(a, axis, 0)
-    mask = None if where is None else moveaxis(where, axis, 0)
-    n = x.shape[0]
-    start = initial if initial is not None or (n and mask is None) else self.identity
-    if start is None and n == 0:
-      raise ValueError(f"zero-size array to reduction operation {self.__name__} which has "
-                       "no identity")
-    if start is None:
-      acc, first = x[0], 1
-    else:
-      acc, first = broadcast_to(asarray(start, x.dtype), x.shape[1:]), 0
-    for i in range(first, n):
-      step = self(acc, x[i])
-      acc = step if mask is None else _where(mask[i], step, acc)
-    return expand_dims(acc, axis) if keepdims else acc
+    return _reduce(self, a, axis, dtype, out, keepdims, initial, where)
 
   def accumulate(self, a, axis=0, dtype=None, out=None):
     """Running left fold of ``self`` along ``axis``."""
-    self._binary("accumulate")
-    if out is not None:
-      raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
-    if self._accumulate is not None:
-      return self._accumulate(a, axis=axis, dtype=dtype)
-    check_arraylike(f"{self.__name__}.accumulate", a)
-    a = asarray(a, dtype=dtype)
-    axis = canonical_axis(axis, a.ndim, scalar_axis=False)
-    x = moveaxis(a, axis, 0)
-    if x.shape[0] == 0:
-      return a
-    outs = [x[0]]
-    for i in range(1, x.shape[0]):
-      outs.append(self(outs[-1], x[i]).astype(x.dtype))
-    return moveaxis(stack(outs), 0, axis)
-
-  def reduceat(self, a, indices, axis=0, dtype=None, out=None):
-    """Left folds of ``self`` over the segments of ``a`` along ``axis`` that start at each
-    of ``indices`` and end at the next one (at the end for the last); a segment whose next
-    index is not larger is just its first element, as in NumPy."""
-    if self.nin != 2:
-      raise ValueError("reduceat only supported for binary ufuncs")
-    if self.nout != 1:
-      raise ValueError("reduceat only supported for functions returning a single value")
-    if out is not None:
-      raise NotImplementedError(f"out argument of {self.__name__}.reduceat()")
-    check_arraylike(f"{self.__name__}.reduceat", a, indices)
-    a, indices = asarray(a, dtype=dtype), asarray(indices)
-    if a.ndim == 0:
-      raise ValueError(f"reduceat: a must have 1 or more dimension, got a.shape={a.shape}")
-    if indices.ndim != 1:
-      raise ValueError(f"reduceat: indices must be one-dimensional, got "
-                       f"indices.shape={indices.shape}")
-    if not dtypes.issubdtype(indices.dtype, np.integer):
-      raise ValueError("indices must have an integer type")
-    if axis is None or isinstance(axis, (tuple, list)):
-      raise ValueError("reduceat requires a single integer axis.")
-    x = moveaxis(a, canonical_axis(axis, a.ndim), 0)
-    n = x.shape[0]
-    starts = indices.reshape(indices.shape + (1,) * (x.ndim - 1))
-    ends = concatenate([indices, asarray([n], indices.dtype)])[1:].reshape(starts.shape)
-
-    def fold(j, acc):  # element j joins the segments it lies in after their first
-      return _where((starts < j) & (j < ends), self(acc, x[j]), acc).astype(acc.dtype)
-    first = take(x, indices, axis=0)  # (out-of-range starts: take's fill values, as JAX)
-    return moveaxis(fori_loop(0, n, fold, first), 0, canonical_axis(axis, a.ndim))
+    return _accumulate(self, a, axis, dtype, out)
 
   def at(self, a, indices, b=None, /, *, inplace=True):
     """``a`` with ``self`` applied at ``indices`` one index at a time (repeats
@@ -168,21 +90,181 @@ class ufunc:
     if inplace:
       raise NotImplementedError("jax.numpy.ufunc.at cannot modify arrays in-place, because "
                                 "JAX arrays are immutable. Pass inplace=False.")
-    if self._at is not None:
-      return self._at(asarray(a), indices, b)
-    a = asarray(a)
-    idx = asarray(indices).ravel()
-    n = idx.shape[0]
-    if b is not None:
-      b = broadcast_to(asarray(b), (n,) + a.shape[1:])
-    for k in range(n):
-      cur = a[idx[k]]
-      new = self(cur) if b is None else self(cur, b[k])
-      a = a.at[idx[k]].set(asarray(new).astype(a.dtype))
+    return _at(self, a, indices) if b is None else _at(self, a, indices, b)
+
+  def reduceat(self, a, indices, axis=0, dtype=None, out=None):
+    """Left folds of ``self`` over the segments of ``a`` along ``axis`` that start at each
+    of ``indices`` and end at the next one (at the end for the last); a segment whose next
+    index is not larger is just its first element, as in NumPy."""
+    return _reduceat(self, a, indices, axis, dtype, out)
+
+  def outer(self, A, B, /):
+    """``self(a, b)`` for every pair of elements of ``A`` and ``B``."""
+    return _outer(self, A, B)
+
+
+@compiled_when_eager(staged="_call_vectorized", static_argnames=("self",))
+def _call_vectorized(self, *args):
+  return vectorize(self._func)(*args)
+
+
+def _result_dtype(u, *args):
+  """The dtype ``u``'s scalar function gives for one element of each argument."""
+  ones = [np.ones((), get_aval(asarray(a)).dtype) for a in args]
+  return eval_shape(u._func, *ones).dtype
+
+
+@compiled_when_eager(staged="reduce", static_argnames=("self", "axis", "dtype", "out",
+                                                       "keepdims"))
+def _reduce(self, a, axis, dtype, out, keepdims, initial, where):
+  check_arraylike(f"{self.__name__}.reduce", a)
+  self._binary("reduce")
+  if out is not None:
+    raise NotImplementedError(f"out argument of {self.__name__}.reduce()")
+  if initial is not None:
+    check_arraylike(f"{self.__name__}.reduce", initial)
+  if where is not None:
+    check_arraylike(f"{self.__name__}.reduce", where)
+    if self.identity is None and initial is None:
+      raise ValueError(f"reduction operation {self.__name__!r} does not have an identity, "
+                       "so to use a where mask one has to specify 'initial'.")
+    if get_aval(asarray(where)).dtype != bool:
+      raise ValueError(f"where argument must have dtype=bool; got "
+                       f"dtype={get_aval(asarray(where)).dtype}")
+  reduce = self._reduce or _reduce_via_loop
+  return reduce(*(() if self._reduce else (self,)), a, axis=axis, dtype=dtype,
+                keepdims=keepdims, initial=initial, where=where)
+
+
+def _reduce_via_loop(u, arr, axis=0, dtype=None, keepdims=False, initial=None, where=None):
+  arr = asarray(arr)
+  initial = u.identity if initial is None else initial
+  dtype = dtype or _result_dtype(u, arr, arr)
+  shape = get_aval(arr).shape
+  if where is not None:
+    where = broadcast_to(where, shape)
+  if isinstance(axis, tuple):
+    raise NotImplementedError("tuple of axes")
+  if axis is None:
+    final_shape = (1,) * len(shape) if keepdims else ()
+    arr = reshape(arr, (get_aval(arr).size,))
+    where = None if where is None else reshape(where, (get_aval(where).size,))
+    axis = 0
+  else:
+    axis = canonical_axis(axis, len(shape))
+    final_shape = shape[:axis] + ((1,) if keepdims else ()) + shape[axis + 1:]
+  if axis != 0:
+    arr = moveaxis(arr, axis, 0)
+    where = None if where is None else moveaxis(where, axis, 0)
+  n = get_aval(arr).shape[0]
+  if n == 0:
+    if initial is None:
+      raise ValueError(f"zero-size array to reduction operation {u.__name__} which has no "
+                       "identity")
+    return full(final_shape, initial, dtype)
+
+  def body(i, acc):
+    step = u(acc, arr[i].astype(dtype))
+    return step if where is None else _where(where[i], step, acc)
+  start, first = (0, initial) if initial is not None else (1, arr[0])
+  first = broadcast_to(asarray(first).astype(dtype), get_aval(arr).shape[1:])
+  result = fori_loop(start, n, body, first)
+  return reshape(result, final_shape) if keepdims else result
+
+
+@compiled_when_eager(staged="accumulate", static_argnames=("self", "axis", "dtype"))
+def _accumulate(self, a, axis, dtype, out):
+  self._binary("accumulate")
+  if out is not None:
+    raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
+  if self._accumulate is not None:
+    return self._accumulate(a, axis=axis, dtype=dtype)
+  check_arraylike(f"{self.__name__}.accumulate", a)
+  arr = asarray(a)
+  dtype = dtype or _result_dtype(self, arr, arr)
+  if axis is None or isinstance(axis, tuple):
+    raise ValueError("accumulate does not allow multiple axes")
+  axis = canonical_axis(axis, get_aval(arr).ndim, scalar_axis=False)
+  if get_aval(arr).size == 0:
+    return full(get_aval(arr).shape, 0, dtype)
+  arr = moveaxis(arr, axis, 0)
+
+  def step(carry, _):
+    i, acc = carry
+    y = _where(i == 0, arr[0].astype(dtype), self(acc.astype(dtype), arr[i].astype(dtype)))
+    return (i + 1, y), y
+  _, result = scan(step, (0, arr[0].astype(dtype)), None, length=get_aval(arr).shape[0])
+  return moveaxis(result, 0, axis)
+
+
+@compiled_when_eager(staged="at", static_argnames=("self",))
+def _at(self, a, indices, *b):
+  if self._at is not None:
+    return self._at(a, indices, *b)
+  check_arraylike(f"{self.__name__}.at", a, *b)
+  dtype = _result_dtype(self, a, *b)
+  a = asarray(a).astype(dtype)
+  args = tuple(asarray(v).astype(dtype) for v in b)
+  indices = indices if isinstance(indices, tuple) else (indices,)
+  if not indices:
     return a
+  shapes = [np.shape(i) for i in indices if not isinstance(i, slice)]
+  shape = broadcast_shapes(*shapes) if shapes else ()
+  if not shape:
+    return a.at[indices].set(self(a.at[indices].get(), *args))
+  if args:
+    rest = get_aval(args[0]).shape[len(shape):]
+    args = (reshape(broadcast_to(args[0], (*shape, *rest)), (math.prod(shape), *rest)),)
+  indices = [i if isinstance(i, slice) else broadcast_to(i, shape).ravel() for i in indices]
+
+  def step(carry, _):
+    i, acc = carry
+    idx = tuple(ind if isinstance(ind, slice) else ind[i] for ind in indices)
+    acc = acc.at[idx].set(self(acc.at[idx].get(), *(arg[i] for arg in args)))
+    return (i + 1, acc), None
+  (_, out), _ = scan(step, (0, a), None, len(indices[0]))
+  return out
+
+
+@compiled_when_eager(staged="reduceat", static_argnames=("self", "axis", "dtype"))
+def _reduceat(self, a, indices, axis, dtype, out):
+  self._binary("reduceat")
+  if out is not None:
+    raise NotImplementedError(f"out argument of {self.__name__}.reduceat()")
+  if self._reduceat is not None:
+    return self._reduceat(a, indices, axis=axis, dtype=dtype)
+  check_arraylike(f"{self.__name__}.reduceat", a, indices)
+  a, indices = asarray(a), asarray(indices)
+  if get_aval(a).ndim == 0:
+    raise ValueError(f"reduceat: a must have 1 or more dimension, got a.shape={a.shape}")
+  if get_aval(indices).ndim != 1:
+    raise ValueError(f"reduceat: indices must be one-dimensional, got "
+                     f"indices.shape={indices.shape}")
+  if axis is None or isinstance(axis, (tuple, list)):
+    raise ValueError("reduceat requires a single integer axis.")
+  axis = canonical_axis(axis, get_aval(a).ndim)
+  result = take(a, indices, axis=axis)
+  ends = asarray([get_aval(a).shape[axis]], get_aval(indices).dtype)
+  ind = lax_expand_dims(concatenate([indices, ends]),
+                        [d for d in range(get_aval(result).ndim) if d != axis])
+  start = slice_in_dim(ind, 0, get_aval(ind).shape[axis] - 1, axis=axis)
+  end = slice_in_dim(ind, 1, get_aval(ind).shape[axis], axis=axis)
+
+  def body(i, acc):  # element i joins the segments it lies in after their first
+    return _where((i > start) & (i < end),
+                  self(acc, take(a, lax_expand_dims(i, (0,)), axis=axis)), acc)
+  return fori_loop(0, get_aval(a).shape[axis], body, result)
+
+
+@compiled_when_eager(staged="outer", static_argnames=("self",))
+def _outer(self, A, B):
+  self._binary("outer")
+  check_arraylike(f"{self.__name__}.outer", A, B)
+  flat = lambda v: reshape(asarray(v), (np.size(v),))
+  result = vmap(vmap(self, (None, 0)), (0, None))(flat(A), flat(B))
+  return reshape(result, (*np.shape(A), *np.shape(B)))
 
 
 def frompyfunc(func, /, nin, nout, *, identity=None):
   """``func`` as a :class:`ufunc`."""
   return ufunc(func, nin, nout, identity=identity)
-

@@ -950,13 +950,13 @@ def _index_scalars(start_indices, name, operand, allow_negative_indices=True):
       out.append(np.asarray(i, np.int32)[()] if -2**31 <= i < 2**31 else
                  np.asarray(i, np.int64)[()])
       continue
-    if aval.weak_type:
-      i = convert_element_type(i, np.int32)
-    else:
+    if not aval.weak_type:
       strong.append(aval.dtype)
-    if wrap and dtypes.is_integer(get_aval(i).dtype) and not dtypes.is_unsigned(get_aval(i).dtype):
-      dt = get_aval(i).dtype
-      i = select_n(lt(i, np.zeros((), dt)), i, add(i, np.asarray(dim, dt)))
+    if wrap and not dtypes.is_unsigned(aval.dtype):  # JAX's ``select(i < 0, i + d, i)``,
+      # whose ``+`` (NumPy's) makes a weak index strong
+      negative = lt(i, np.zeros((), aval.dtype))
+      strong_i = convert_element_type(i, aval.dtype) if aval.weak_type else i
+      i = select_n(negative, i, add(strong_i, np.asarray(dim, aval.dtype)))
     out.append(i)
   if len(set(strong)) > 1 or np.dtype(np.bool_) in strong:
     names = ", ".join(dict.fromkeys(np.dtype(d).name for d in strong))
