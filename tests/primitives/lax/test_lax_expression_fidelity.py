@@ -90,3 +90,16 @@ def test_complex_cube_multiplies_as_jax():
   z = lax.complex(jnp.asarray(x), jnp.asarray(y))
   np.testing.assert_array_equal(np.asarray(lax.integer_pow(z, 3)).view(np.uint32), want)
   np.testing.assert_array_equal(np.asarray(z ** 3).view(np.uint32), want)
+
+
+PROD_GRAD_BITS = [0, 0, 1027874258, 0, 0, 0]  # JAX 0.10.2 (+0.0 where a factor is 0)
+PROD_JVP_PRIMAL_BITS = 3214125525
+
+
+def test_prod_differentiates_as_a_tree_of_products():
+  """JAX's reduce_prod JVP: JAX 0.10.2's bits, signed zeros included."""
+  x = jnp.array([0.3, -1.2, 0., 0.7, -0.1, 1.9], jnp.float32)
+  g = xjax.grad(jnp.prod)(x)
+  np.testing.assert_array_equal(np.asarray(g).view(np.uint32), PROD_GRAD_BITS)
+  out = xjax.jvp(jnp.prod, (x + 1,), (jnp.ones(6),))[0]
+  assert np.asarray(out).view(np.uint32) == PROD_JVP_PRIMAL_BITS

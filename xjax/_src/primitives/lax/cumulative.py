@@ -9,17 +9,16 @@ import numpy as np
 
 from xjax._src.backend.lowering import compare_attributes
 from xjax._src.foundations import dtypes
-from xjax._src.core.avals import ShapedArray, spec_of, tangent_aval
+from xjax._src.core.avals import ShapedArray, spec_of
 from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
-from xjax._src.primitives.lax import shapes
 from xjax._src.primitives.lax.control_flow.associative import associative_scan
 from xjax._src.primitives.lax.log_add import log_add_complex, logaddexp
 from xjax._src.primitives.traced_lowering import inline_traced
-from xjax._src.primitives.lax.reductions import _HLO_OPS, _identity, reduce_prod_p, reduce_sum
+from xjax._src.primitives.lax.reductions import _HLO_OPS, _identity
 from xjax._src.primitives.lax.operand_checks import dtype_checker
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
 from xjax._src.primitives.lax.windowed import lower_reduce_window
@@ -155,30 +154,3 @@ cummin = _bind(cummin_p)
 cumlogsumexp = _bind(cumlogsumexp_p)
 
 
-def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
-  (x,), (t,) = primals, tangents
-  out = reduce_prod_p.bind(x, axes=axes)
-  if type(t) is Zero:
-    return out, Zero(tangent_aval(get_aval(out)))
-  # d prod = sum_i t_i * prod_{j != i} x_j, computed without dividing by x (zeros safe):
-  # move reduced axes to the end, flatten them, and use exclusive cumulative products.
-  aval = get_aval(x)
-  kept = [i for i in range(aval.ndim) if i not in axes]
-  perm = kept + list(axes)
-  n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
-  kept_shape = tuple(aval.shape[i] for i in kept)
-  xs = shapes.reshape(shapes.transpose(x, perm), kept_shape + (n,))
-  ts = shapes.reshape(shapes.transpose(t, perm), kept_shape + (n,))
-  one = shapes.full(kept_shape + (1,), 1, aval.dtype)
-  left = shapes.concatenate([one, shapes.slice_in_dim(cumprod(xs, axis=len(kept_shape)),
-                                                      0, n - 1, 1, len(kept_shape))],
-                            len(kept_shape))
-  right = shapes.concatenate([shapes.slice_in_dim(
-      cumprod(xs, axis=len(kept_shape), reverse=True), 1, n, 1, len(kept_shape)), one],
-      len(kept_shape))
-  others = ew.mul(left, right)
-  return out, reduce_sum(ew.mul(ts, others), (len(kept_shape),))
-
-
-# reduce_prod's JVP is written with cumprod, so it is registered here rather than in reductions.py
-reduce_prod_p.jvp = _reduce_prod_jvp

@@ -118,6 +118,42 @@ def _reduction(name, op, check):
 _number = dtype_checker("int", "inexact", "bool")
 reduce_sum_p = _reduction("reduce_sum", "add", _number)
 reduce_prod_p = _reduction("reduce_prod", "mul", _number)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
+  """JAX's: the reduced axes moved to the front and flattened, then multiplied as a tree
+  (halves padded with 1), primal and tangent both forward-differentiated from it (so zeros
+  are safe, and the values round as JAX's)."""
+  (x,), (t,) = primals, tangents
+  if type(t) is Zero:
+    out = reduce_prod_p.bind(x, axes=axes)
+    return out, Zero(tangent_aval(get_aval(out)))
+  aval = get_aval(x)
+  kept = tuple(i for i in range(aval.ndim) if i not in axes)
+  n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
+  kept_shape = tuple(aval.shape[i] for i in kept)
+  perm = tuple(axes) + kept
+  xs = shapes.reshape(x, (n,) + kept_shape, perm)
+  ts = shapes.reshape(ad.instantiate(t), (n,) + kept_shape, perm)
+  one = np.ones((), aval.dtype)
+
+  def tree(v):
+    while get_aval(v).shape[0] > 1:
+      m = get_aval(v).shape[0]
+      half = (m + 1) // 2
+      first, second = shapes.slice_in_dim(v, 0, half), shapes.slice_in_dim(v, half, m)
+      if m - half != half:
+        second = shapes.pad(second, one, [(0, 1, 0)] + [(0, 0, 0)] * len(kept_shape))
+      v = ew.mul(first, second)
+    if get_aval(v).shape[0] == 0:
+      return shapes.full(kept_shape, 1, aval.dtype)
+    return shapes.squeeze(v, (0,))
+  outs, out_tangents = ad.jvp_flat(lambda v: [tree(v)], [xs], [ts])
+  return outs[0], out_tangents[0]
+
+
+reduce_prod_p.jvp = _reduce_prod_jvp
+
 reduce_max_p = _reduction("reduce_max", "max", _number)
 reduce_min_p = _reduction("reduce_min", "min", _number)
 reduce_and_p = _reduction("reduce_and", "and", dtype_checker("int", "bool"))
