@@ -103,3 +103,14 @@ def test_prod_differentiates_as_a_tree_of_products():
   np.testing.assert_array_equal(np.asarray(g).view(np.uint32), PROD_GRAD_BITS)
   out = xjax.jvp(jnp.prod, (x + 1,), (jnp.ones(6),))[0]
   assert np.asarray(out).view(np.uint32) == PROD_JVP_PRIMAL_BITS
+
+
+def test_gather_checks_slice_sizes_before_xla_does():
+  dn = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
+                                  start_index_map=(0,))
+  with pytest.raises(TypeError, match="can only collapse slice dims with bound 1"):
+    lax.gather(jnp.ones(6), jnp.array([[1], [4]]), dn, (2,))
+  with pytest.raises(TypeError, match="Slice size at index 0 in gather op is out of range"):
+    lax.gather(jnp.ones(6), jnp.array([[1]]),
+               lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(),
+                                          start_index_map=(0,)), (7,))

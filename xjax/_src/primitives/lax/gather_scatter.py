@@ -95,6 +95,19 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
   if not indices.ndim or indices.shape[-1] != len(dn.start_index_map):
     raise TypeError(f"gather indices last dimension must equal len(start_index_map) = "
                     f"{len(dn.start_index_map)}, got indices shape {indices.shape}")
+  if 0 not in indices.shape:  # (JAX's checks: XLA's verifier would reject these)
+    for i, (size, n) in enumerate(zip(slice_sizes, operand.shape)):
+      if not 0 <= size <= n:
+        raise TypeError(f"Slice size at index {i} in gather op is out of range, must be "
+                        f"within [0, {n} + 1), got {size}.")
+  for i, d in enumerate(dn.collapsed_slice_dims):
+    if slice_sizes[d] != 1:
+      raise TypeError(f"Gather op can only collapse slice dims with bound 1, but bound is "
+                      f"{slice_sizes[d]} for index {d} at position {i}.")
+  for i, d in enumerate(dn.operand_batching_dims):
+    if slice_sizes[d] > 1:
+      raise TypeError(f"Gather op can only have operand batching dims with bound 0/1, but "
+                      f"bound is {slice_sizes[d]} for index {d} at position {i}.")
   dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
   offset_sizes = [s for i, s in enumerate(slice_sizes) if i not in dropped]
   if len(offset_sizes) != len(dn.offset_dims):
