@@ -183,6 +183,9 @@ class Array:
     return self._value().tolist()
 
   def __bool__(self) -> bool:
+    if self.size == 0:  # (NumPy only warns)
+      raise ValueError("The truth value of an empty array is ambiguous. Use `array.size > 0` "
+                       "to check that an array is not empty.")
     return bool(self._value())
 
   def _check_scalar(self) -> None:
@@ -255,7 +258,7 @@ class Array:
       dtype_str += ", weak_type=True"
     # JAX's layout: a dtype that would overflow the last line is set off by wide spacing
     last_line_len = len(body) - body.rfind("\n") + 1
-    too_long = last_line_len + len(dtype_str) + 1 > np.get_printoptions()["linewidth"]
+    too_long = last_line_len + len(dtype_str) + 2 > np.get_printoptions()["linewidth"]
     sep = " " * len(prefix) if too_long else " "
     return f"{prefix}{body},{sep}{dtype_str})"
 

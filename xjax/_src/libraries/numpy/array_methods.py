@@ -12,19 +12,36 @@ from xjax._src.libraries.numpy.indexing import IndexUpdateHelper, getitem
 from xjax._src.libraries.numpy.shaping import reshape, transpose
 
 
-def _defer(binary, swap=False):
+_REJECTED = (list, tuple, set, dict)  # (their exact types: a NamedTuple may define operators)
+
+
+def _defer(binary, opchar, swap=False):
+  """An operator: ``binary`` of an array operand, JAX's TypeError for a list, tuple, set or
+  dict (so ``x == [1, 2]`` is not a silent False), else NotImplemented."""
   # a host Array's shortcut: the jitted function's host result, if it has one at hand
   on_host = getattr(getattr(binary, "_vectorized", binary), "on_host", None)
 
   def op(self, other):
+    if not _is_operand(other):
+      if type(other) in _REJECTED:
+        a, b = (other, self) if swap else (self, other)
+        raise TypeError(f"unsupported operand type(s) for {opchar}: "
+                        f"{type(a).__name__!r} and {type(b).__name__!r}")
+      return NotImplemented
     if on_host is not None and type(self) is Array and self._host is not None:
       out = on_host(other, self) if swap else on_host(self, other)
       if out is not None:
         return out
-    if not _is_operand(other):
-      return NotImplemented
     return binary(other, self) if swap else binary(self, other)
   return op
+
+
+def _round(round_fn):
+  def round_(self, ndigits=None):
+    """Python's ``round``: an integer array without ``ndigits``, as JAX's."""
+    out = round_fn(self, ndigits or 0)
+    return out.astype(int) if ndigits is None else out
+  return round_
 
 
 def _is_operand(x) -> bool:
@@ -83,29 +100,43 @@ def _astype(self, dtype, copy=False, device=None):
 
 
 def _view(self, dtype=None, type=None):
-  """The same bits as ``dtype`` (the last axis rescales when the item size changes)."""
+  """The same bits as ``dtype`` (the last axis rescales when the item size changes), as
+  JAX views them: bool through uint8, complex as interleaved real and imaginary parts."""
   from xjax._src.foundations import dtypes
   if type is not None:
     raise NotImplementedError("`type` argument of array.view() is not supported.")
   if dtype is None:
     return self
-  dtype = dtypes.dtype(dtype)
-  old, new = self.dtype.itemsize, dtype.itemsize
-  if self.dtype == np.bool_ or dtype == np.bool_:
-    as_u8 = lambda x: lax.convert_element_type(x, np.uint8)
-    if self.dtype == np.bool_:
-      return _view(as_u8(self), dtype)
-    return lax.ne(_view(self, np.uint8), np.uint8(0))
-  if old == new:
-    return lax.bitcast_convert_type(self, dtype)
-  if not self.ndim or (self.shape[-1] * old) % new:
+  dtype = dtypes.check_user_dtype_supported(dtype, "view")
+  bits_in, bits_out = self.dtype.itemsize * 8, dtype.itemsize * 8
+  if self.ndim == 0:
+    if bits_in != bits_out:
+      raise ValueError("view() of a 0d array is only supported if the itemsize is unchanged.")
+    return _view(lax.expand_dims(self, (0,)), dtype).squeeze()
+  if (self.shape[-1] * bits_in) % bits_out:
     raise ValueError("When changing to a larger dtype, its size must be a divisor of the "
                      "total size in bytes of the last axis of the array.")
-  if old > new:
-    out = lax.bitcast_convert_type(self, dtype)  # adds a trailing axis of old // new
-    return lax.reshape(out, self.shape[:-1] + (self.shape[-1] * (old // new),))
-  grouped = lax.reshape(self, self.shape[:-1] + (self.shape[-1] * old // new, new // old))
-  return lax.bitcast_convert_type(grouped, dtype)
+  if self.dtype == dtype:
+    return self
+  if self.dtype == np.bool_:
+    return _view(self.astype(np.uint8), dtype)
+  if dtypes.is_complex(self.dtype):
+    part = np.finfo(self.dtype).dtype
+    parts = lax.full((*self.shape[:-1], self.shape[-1] * 2), 0, part)
+    return _view(parts.at[..., 0::2].set(self.real).at[..., 1::2].set(self.imag), dtype)
+  if dtype == np.bool_:
+    return _view(self, np.uint8).astype(np.bool_)
+  if dtypes.is_complex(dtype):
+    out = _view(self, np.finfo(dtype).dtype).astype(dtype)
+    return out[..., 0::2] + 1j * out[..., 1::2]
+  if bits_in < bits_out:
+    factor = bits_out // bits_in
+    grouped = lax.reshape(self, (*self.shape[:-1], self.shape[-1] // factor, factor))
+    return lax.bitcast_convert_type(grouped, dtype)
+  out = lax.bitcast_convert_type(self, dtype)  # (a trailing axis when narrower)
+  if bits_in > bits_out:
+    return lax.reshape(out, (*out.shape[:-2], out.shape[-2] * out.shape[-1]))
+  return out
 
 
 def _byteswap(self):
@@ -142,35 +173,35 @@ def install(jnp) -> None:
   """Sets Array's and Tracer's operators and methods to the functions of the namespace ``jnp``
   (``_src/wiring.py`` passes ``numpy/namespace.py``)."""
   ops = {
-      "__add__": _defer(jnp.add), "__radd__": _defer(jnp.add, True),
-      "__sub__": _defer(jnp.subtract), "__rsub__": _defer(jnp.subtract, True),
-      "__mul__": _defer(jnp.multiply), "__rmul__": _defer(jnp.multiply, True),
-      "__truediv__": _defer(jnp.true_divide), "__rtruediv__": _defer(jnp.true_divide, True),
-      "__floordiv__": _defer(jnp.floor_divide),
-      "__rfloordiv__": _defer(jnp.floor_divide, True),
-      "__mod__": _defer(jnp.remainder), "__rmod__": _defer(jnp.remainder, True),
-      "__pow__": _defer(jnp.power), "__rpow__": _defer(jnp.power, True),
-      "__matmul__": _defer(jnp.matmul), "__rmatmul__": _defer(jnp.matmul, True),
-      "__and__": _defer(jnp.bitwise_and), "__rand__": _defer(jnp.bitwise_and, True),
-      "__or__": _defer(jnp.bitwise_or), "__ror__": _defer(jnp.bitwise_or, True),
-      "__xor__": _defer(jnp.bitwise_xor), "__rxor__": _defer(jnp.bitwise_xor, True),
-      "__lshift__": _defer(jnp.left_shift), "__rlshift__": _defer(jnp.left_shift, True),
-      "__rshift__": _defer(jnp.right_shift), "__rrshift__": _defer(jnp.right_shift, True),
-      "__eq__": _defer(jnp.equal), "__ne__": _defer(jnp.not_equal),
-      "__lt__": _defer(jnp.less), "__le__": _defer(jnp.less_equal),
-      "__gt__": _defer(jnp.greater), "__ge__": _defer(jnp.greater_equal),
+      "__add__": _defer(jnp.add, "+"), "__radd__": _defer(jnp.add, "+", True),
+      "__sub__": _defer(jnp.subtract, "-"), "__rsub__": _defer(jnp.subtract, "-", True),
+      "__mul__": _defer(jnp.multiply, "*"), "__rmul__": _defer(jnp.multiply, "*", True),
+      "__truediv__": _defer(jnp.true_divide, "/"), "__rtruediv__": _defer(jnp.true_divide, "/", True),
+      "__floordiv__": _defer(jnp.floor_divide, "//"),
+      "__rfloordiv__": _defer(jnp.floor_divide, "//", True),
+      "__mod__": _defer(jnp.remainder, "%"), "__rmod__": _defer(jnp.remainder, "%", True),
+      "__pow__": _defer(jnp.power, "**"), "__rpow__": _defer(jnp.power, "**", True),
+      "__matmul__": _defer(jnp.matmul, "@"), "__rmatmul__": _defer(jnp.matmul, "@", True),
+      "__and__": _defer(jnp.bitwise_and, "&"), "__rand__": _defer(jnp.bitwise_and, "&", True),
+      "__or__": _defer(jnp.bitwise_or, "|"), "__ror__": _defer(jnp.bitwise_or, "|", True),
+      "__xor__": _defer(jnp.bitwise_xor, "^"), "__rxor__": _defer(jnp.bitwise_xor, "^", True),
+      "__lshift__": _defer(jnp.left_shift, "<<"), "__rlshift__": _defer(jnp.left_shift, "<<", True),
+      "__rshift__": _defer(jnp.right_shift, ">>"), "__rrshift__": _defer(jnp.right_shift, ">>", True),
+      "__eq__": _defer(jnp.equal, "=="), "__ne__": _defer(jnp.not_equal, "!="),
+      "__lt__": _defer(jnp.less, "<"), "__le__": _defer(jnp.less_equal, "<="),
+      "__gt__": _defer(jnp.greater, ">"), "__ge__": _defer(jnp.greater_equal, ">="),
       "__neg__": lambda self: jnp.negative(self), "__pos__": lambda self: jnp.positive(self),
       "__abs__": lambda self: jnp.absolute(self), "__invert__": lambda self: jnp.invert(self),
       "__divmod__": lambda self, o: (jnp.floor_divide(self, o), jnp.remainder(self, o)),
       "__rdivmod__": lambda self, o: (jnp.floor_divide(o, self), jnp.remainder(o, self)),
       "__getitem__": _getitem,
-      "__round__": lambda self, ndigits=None: jnp.round(self, ndigits or 0),
+      "__round__": _round(jnp.round),
       "astype": _astype, "clip": _clip_method(jnp.clip), "copy": _copy, "view": _view, "tobytes": _tobytes,
       "byteswap": _byteswap,
       "itemsize": property(lambda self: self.dtype.itemsize),
       "nbytes": property(lambda self: self.size * self.dtype.itemsize), "reshape": _reshape, "transpose": _transpose,
       "T": property(lambda self: jnp.transpose(self)),
-      "mT": property(lambda self: jnp.swapaxes(self, -1, -2)),
+      "mT": property(lambda self: jnp.matrix_transpose(self)),
       "real": property(lambda self: jnp.real(self)),
       "imag": property(lambda self: jnp.imag(self)),
       "flat": property(lambda self: jnp.ravel(self)),
@@ -180,11 +211,13 @@ def install(jnp) -> None:
              "argmin", "ravel", "flatten", "squeeze", "swapaxes", "cumsum", "cumprod",
              "conj", "conjugate", "dot", "round", "sort", "argsort", "nonzero",
              "repeat", "take", "trace", "diagonal", "ptp", "searchsorted", "choose",
-             "compress", "item", "argpartition"]
+             "item", "argpartition"]
   for name in methods:
     fn = getattr(jnp, name if name != "flatten" else "ravel", None)
     if fn is not None and name != "item":
       ops[name] = _method(fn)
+  ops["compress"] = lambda self, condition, axis=None, *, out=None, size=None, fill_value=0: \
+      jnp.compress(condition, self, axis=axis, out=out, size=size, fill_value=fill_value)
   for cls in (Array, Tracer):
     for name, value in ops.items():
       if cls is Tracer and name == "tobytes":   # (a tracer's raises, in core/trace.py)

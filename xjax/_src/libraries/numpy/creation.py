@@ -10,6 +10,7 @@ from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.elementwise import copy_p
 from xjax._src.foundations.wrapping import with_keyword
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
@@ -54,11 +55,11 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   """Converts ``a`` to an Array (no copy when it already is one of the right dtype)."""
   _check_order(order)
   dt = _requested_dtype(dtype, "asarray")
-  if isinstance(a, (Array, Tracer)):
+  if isinstance(a, (Array, Tracer)) and not copy:
     if dt is None or (get_aval(a).dtype == dt and not get_aval(a).weak_type):
       return _placed(a, device)
     return _placed(lax.convert_element_type(a, dt), device)  # explicit dtype: strong type
-  return array(a, dtype=dt, copy=copy, device=device)
+  return array(a, dtype=dt, copy=bool(copy), device=device)
 
 
 @_with_out_sharding
@@ -72,13 +73,14 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
     dt = dtypes.default_float_dtype()
     return make_array(np.array(object, dt), dtype=dt, weak_type=False)
   if isinstance(object, (Array, Tracer)):
-    out = object if dt is None else lax.convert_element_type(object, dt)
+    out = copy_p.bind(object) if copy else object  # (a new array: JAX's ``copy`` op)
+    out = out if dt is None else lax.convert_element_type(out, dt)
   elif isinstance(object, (list, tuple)) and _must_stack_on_device(object):
     leaves = tree_util.tree_leaves(object)
     if dt is None and not any(dtypes.is_extended(get_aval(x).dtype) for x in leaves):
       dt = dtypes.canonicalize_dtype(dtypes.result_type(*leaves))
     # each element converted to the sequence's dtype (strongly typed), then stacked, as JAX
-    parts = [lax.expand_dims(array(o, dtype=dt), (0,)) for o in object]
+    parts = [lax.expand_dims(array(o, dtype=dt, copy=False), (0,)) for o in object]
     while len(parts) > 16:  # a tree of concatenations, as JAX (wide ones compile slowly)
       parts = [lax.concatenate(parts[i:i + 16], 0) for i in range(0, len(parts), 16)]
     out = lax.concatenate(parts, 0)

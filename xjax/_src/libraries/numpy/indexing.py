@@ -515,6 +515,9 @@ class IndexUpdateRef:
     self.array = array
     self.index = index
 
+  def __repr__(self) -> str:
+    return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
   def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
           fill_value=None, out_sharding=None):
     return rewriting_take(self.array, self.index, mode, fill_value, indices_are_sorted,
@@ -542,7 +545,7 @@ class IndexUpdateRef:
 
   def _factors(self, values, kw):
     """Ones, times ``values`` at every (possibly repeated) indexed position."""
-    ones = lax_full(get_aval(self.array).shape, 1, get_aval(self.array).dtype)
+    ones = full_like(self.array, 1)  # (of the array's weak type, as JAX's ones_like)
     return _scatter_update(ones, self.index, values, gs.scatter_mul, **kw)
 
   def min(self, values, **kw):

@@ -697,7 +697,10 @@ def scatter_apply(operand, scatter_indices, func: Callable, dimension_numbers, *
                   update_shape=(), indices_are_sorted=False, unique_indices=False,
                   mode=None):
   """Applies ``func`` to each entry of ``operand`` the scatter addresses, once per time
-  it is addressed (``update_shape`` is the shape of the scatter's updates)."""
+  it is addressed (``update_shape`` is the shape of the scatter's updates). Not
+  differentiable, as in JAX."""
+  if isinstance(operand, ad.JVPTracer):
+    raise NotImplementedError("scatter_apply JVP not implemented")
   aval = get_aval(operand)
   hits = scatter_add(shapes.full(aval.shape, 0, np.int32), scatter_indices,
                         shapes.full(tuple(update_shape), 1, np.int32), dimension_numbers,
