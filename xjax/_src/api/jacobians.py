@@ -13,22 +13,43 @@ from xjax._src.api.transformations import (_check_callable, _check_grad_input,
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.foundations.wrapping import wraps
-from xjax._src.primitives.lax.elementwise import convert_element_type, real
-from xjax._src.primitives.lax.shapes import reshape, slice_in_dim
+from xjax._src.core.trace import current_trace, eval_trace
+from xjax._src.primitives.lax.elementwise import (add, convert_element_type,
+                                                  convert_element_type_p, eq, real)
+from xjax._src.primitives.lax.shapes import broadcasted_iota, reshape, split
 
 
-def _std_basis(leaves):
-  """A stacked identity: shape (total size,) + leaf shape for each leaf."""
-  sizes = [int(np.prod(get_aval(x).shape)) for x in leaves]
-  total = sum(sizes)
-  out, start = [], 0
-  for x, s in zip(leaves, sizes):
-    a = get_aval(x)
-    eye = np.zeros((total, s), a.dtype)
-    eye[np.arange(start, start + s), np.arange(s)] = 1
-    out.append(convert_element_type(eye.reshape((total,) + a.shape), a.dtype))
-    start += s
-  return out, sizes
+def _std_basis(tree):
+  """The identity, one column per element of the leaves of ``tree``, unravelled into its
+  structure: each leaf ``(total size,) + leaf shape`` (JAX's; traced, jnp.eye's ops)."""
+  leaves = tree_util.tree_leaves(tree)
+  n = sum(get_aval(x).size for x in leaves)
+  dtype = dtypes.result_type(*leaves)
+  if current_trace() is eval_trace:
+    eye = convert_element_type(np.eye(n, dtype=dtype), dtype)
+  else:
+    rows, cols = broadcasted_iota(np.int32, (n, n), 0), broadcasted_iota(np.int32, (n, n), 1)
+    eye = convert_element_type(eq(add(rows, np.int32(0)), cols), dtype)
+  # (JAX's basis gives each piece a new sharding spec, so it is always converted)
+  return _unravel(tree, 1, None, eye, always_convert=True)
+
+
+def _unravel(tree, axis, example, arr, always_convert=False):
+  """``arr`` split along ``axis`` into the leaves of ``tree`` (that axis becoming each leaf's
+  shape), each cast to its leaf's dtype and weak type, or ``example``'s when given."""
+  leaves, treedef = tree_util.tree_flatten(tree)
+  shape = get_aval(arr).shape
+  axis %= len(shape)
+  cuts = np.cumsum([get_aval(x).size for x in leaves[:-1]])
+  sizes = list(np.diff(np.asarray([0, *cuts, shape[axis]])))  # (NumPy ints, as JAX's)
+  parts = split(arr, sizes, axis)
+  out = []
+  for part, leaf in zip(parts, leaves):
+    leaf_shape = shape[:axis] + get_aval(leaf).shape + shape[axis + 1:]
+    if get_aval(part).shape != leaf_shape:
+      part = reshape(part, leaf_shape)
+    out.append(_possible_downcast(part, leaf if example is None else example, always_convert))
+  return tree_util.tree_unflatten(treedef, out)
 
 
 def _check_inputs(dyn, check):
@@ -61,41 +82,28 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   def jac(*args):
     dyn, partial = select_args(args, nums)
     _check_inputs(dyn, lambda x: _check_forward_input(x, holomorphic))
-    leaves, in_tree = tree_util.tree_flatten(dyn)
-    basis, sizes = _std_basis(leaves)
     def f(*d):
       return fun(*partial(d))
 
     def push(*t):
-      return jvp(f, dyn, tree_util.tree_unflatten(in_tree, t), has_aux=has_aux)
-    res = vmap(push, out_axes=(None, -1, None) if has_aux else (None, -1))(*basis)
-    y, jac_t = res[0], res[1]
-    out = tree_util.tree_map(
-        lambda j, yl: tree_util.tree_map(lambda part: _possible_downcast(part, yl),
-                                         _split_in(j, leaves, sizes, in_tree, multiple)),
-        jac_t, y)
+      return jvp(f, dyn, t, has_aux=has_aux)
+    res = vmap(push, out_axes=(None, -1, None) if has_aux else (None, -1))(*_std_basis(dyn))
+    y, jac = res[0], res[1]
+    example = dyn if multiple else dyn[0]
+    out = tree_util.tree_map(lambda yl, j: _unravel(example, -1, yl, j), y, jac)
     return (out, res[2]) if has_aux else out
   return jac
 
 
-def _possible_downcast(block, example):
+def _possible_downcast(block, example, always=False):
   """A Jacobian block in the dtype and weak type of the value it differentiates with
   respect to (jacrev: the input; jacfwd: the output), as JAX."""
   ex = get_aval(example)
   if dtypes.is_complex(get_aval(block).dtype) and not dtypes.is_complex(ex.dtype):
     block = real(block)
+  if always:
+    return convert_element_type_p.bind(block, new_dtype=ex.dtype, weak_type=ex.weak_type)
   return convert_element_type(block, ex.dtype, ex.weak_type)
-
-
-def _split_in(j, leaves, sizes, in_tree, multiple):
-  """Splits the trailing stacked-input axis of ``j`` per input leaf, in its shape."""
-  out_shape, parts, start = j.shape[:-1], [], 0
-  for x, s in zip(leaves, sizes):
-    piece = slice_in_dim(j, start, start + s, axis=j.ndim - 1)
-    parts.append(reshape(piece, out_shape + get_aval(x).shape))
-    start += s
-  tree = tree_util.tree_unflatten(in_tree, parts)
-  return tree if multiple else tree[0]
 
 
 def _check_output(leaf, holomorphic, name):
@@ -128,21 +136,11 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
     y_leaves, y_tree = tree_util.tree_flatten(y)
     for leaf in y_leaves:
       _check_output(leaf, holomorphic, "jacrev")
-    basis, sizes = _std_basis(y_leaves)
-    cts = vmap(lambda *c: tree_util.tree_leaves(pullback(tree_util.tree_unflatten(y_tree,
-                                                                                   c))))(*basis)
-    in_leaves, in_tree = tree_util.tree_flatten(dyn)
-    # cts[k]: (total out size,) + in_leaf_k.shape -> per output leaf: out shape + in shape
-    per_out, start = [], 0
-    for yl, s in zip(y_leaves, sizes):
-      yshape = get_aval(yl).shape
-      parts = [_possible_downcast(reshape(slice_in_dim(c, start, start + s, axis=0),
-                                          yshape + get_aval(x).shape), x)
-               for c, x in zip(cts, in_leaves)]
-      t = tree_util.tree_unflatten(in_tree, parts)
-      per_out.append(t if multiple else t[0])
-      start += s
-    out = tree_util.tree_unflatten(y_tree, per_out)
+    jac = vmap(pullback)(_std_basis(y))
+    example = dyn if multiple else dyn[0]
+    jac = jac if multiple else jac[0]
+    per_input = tree_util.tree_map(lambda x, j: _unravel(y, 0, x, j), example, jac)
+    out = tree_util.tree_transpose(tree_util.tree_structure(example), y_tree, per_input)
     return (out, res[2]) if has_aux else out
   return jac
 

@@ -51,7 +51,8 @@ from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcast_in_dim_
                                              concatenate_p, dynamic_slice_p, dynamic_update_slice_p,
                                              full, full_like, pad_p, reshape, reshape_p, rev_p,
                                              slice_p, squeeze_p, transpose_p)
-from xjax._src.primitives.lax.stacking import split_p, stack_p, unstack_p
+from xjax._src.primitives.lax.shapes import split_p
+from xjax._src.primitives.lax.stacking import stack_p, unstack_p
 from xjax._src.primitives.lax.windowed import conv_general_dilated_p, reduce_window_sum_p
 from xjax._src.primitives.lax.stop_gradient import stop_gradient_p
 from xjax._src.interpreters.higher_order import trace_hoisted

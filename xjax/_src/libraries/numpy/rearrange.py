@@ -15,7 +15,8 @@ from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota,
                                              expand_dims, full, index_in_dim,
                                              reshape as lax_reshape, rev, slice as lax_slice,
                                              slice_in_dim, transpose)
-from xjax._src.primitives.lax.stacking import split as lax_split, tile as lax_tile
+from xjax._src.primitives.lax.shapes import split as lax_split
+from xjax._src.primitives.lax.stacking import tile as lax_tile
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.cumulative import cumsum

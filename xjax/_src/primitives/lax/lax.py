@@ -76,4 +76,5 @@ from xjax._src.primitives.lax.shapes import (broadcast, broadcast_in_dim,  # noq
                                              empty, expand_dims, full, full_like, index_in_dim,
                                              iota, pad, reshape, rev, shape_as_value, slice,
                                              slice_in_dim, squeeze, transpose, zeros_like_array)
-from xjax._src.primitives.lax.stacking import split, stack, tile, unstack  # noqa: F401
+from xjax._src.primitives.lax.shapes import split  # noqa: F401
+from xjax._src.primitives.lax.stacking import stack, tile, unstack  # noqa: F401

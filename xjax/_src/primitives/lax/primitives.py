@@ -28,7 +28,8 @@ from xjax._src.primitives.lax.select_and_scatter import (select_and_gather_add_p
                                                          select_and_scatter_p)
 from xjax._src.primitives.lax.sharding_constraint import sharding_constraint_p  # noqa: F401
 from xjax._src.primitives.lax.sorting import sort_p, top_k_p  # noqa: F401
-from xjax._src.primitives.lax.stacking import split_p, stack_p, tile_p, unstack_p  # noqa: F401
+from xjax._src.primitives.lax.shapes import split_p  # noqa: F401
+from xjax._src.primitives.lax.stacking import stack_p, tile_p, unstack_p  # noqa: F401
 from xjax._src.primitives.lax.windowed import (conv_general_dilated_p,  # noqa: F401
                                                reduce_window_max_p, reduce_window_min_p,
                                                reduce_window_p, reduce_window_sum_p)

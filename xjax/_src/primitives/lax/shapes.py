@@ -1,5 +1,6 @@
 """Shape primitives: broadcast_in_dim, reshape, transpose, squeeze, rev, slice,
-concatenate, pad, iota, dynamic_slice, dynamic_update_slice; and full / expand_dims."""
+concatenate and split (its transpose), pad, iota, dynamic_slice, dynamic_update_slice; and
+full / expand_dims."""
 from __future__ import annotations
 
 import builtins
@@ -11,13 +12,14 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.execution.array import Array
 from xjax._src.backend.lowering import i64_array
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.operand_checks import check_same_dtypes
-from xjax._src.primitives.lax.primitive_builders import standard_primitive, stored_dims
+from xjax._src.primitives.lax.primitive_builders import (lowering_from, standard_primitive,
+                                                         stored_dims)
 from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, ShardingTypeError,
                                             type_sharding, typed_sharding)
 from xjax._src.core.avals import mesh_of, spec_of
@@ -647,7 +649,6 @@ def _concatenate_abstract_eval(*xs, dimension):
 def _concatenate_transpose(ct, *xs, dimension):
   """One ``split`` of the cotangent into every operand's piece, as JAX's (a piece for a
   defined operand is left unused)."""
-  from xjax._src.primitives.lax.stacking import split  # (stacking builds on this module)
   if type(ct) is Zero:
     return [Zero(x.aval) if ad.is_undefined(x) else None for x in xs]
   sizes = [(x.aval if ad.is_undefined(x) else get_aval(x)).shape[dimension] for x in xs]
@@ -698,6 +699,66 @@ def concatenate(operands: Sequence, dimension: int):
   if len(operands) == 1:
     return operands[0]
   return concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+def _linear_jvp(prim):
+  """The JVP of a primitive linear in all its operands: itself on the tangents."""
+  def jvp(primals, tangents, **params):
+    out = prim.bind(*primals, **params)
+    if all(type(t) is Zero for t in tangents):
+      outs = out if prim.multiple_results else [out]
+      zeros = [Zero(tangent_aval(get_aval(o))) for o in outs]
+      return out, zeros if prim.multiple_results else zeros[0]
+    return out, prim.bind(*[ad.instantiate(t) for t in tangents], **params)
+  return jvp
+
+
+def _instantiated(cts) -> list:
+  return [ad.instantiate(c) for c in cts]
+
+
+# ---------------------------------------------------------------------------------------
+# split
+
+def _split_abstract_eval(x, *, sizes, axis):
+  if not 0 <= axis < x.ndim:
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+  if any(s < 0 for s in sizes):
+    raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
+  if sum(sizes) != x.shape[axis]:
+    raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
+                     f"operand shape {list(x.shape)}")
+  return [x.update(shape=x.shape[:axis] + (int(s),) + x.shape[axis + 1:]) for s in sizes]
+
+
+def _split_pieces(x, *, sizes, axis):
+  starts = np.cumsum((0,) + tuple(sizes))
+  return [slice_in_dim(x, int(a), int(a) + s, axis=axis) for a, s in zip(starts, sizes)]
+
+
+def _split_batch(axis_data, args, dims, *, sizes, axis):
+  (x,), (d,) = args, dims
+  outs = split_p.bind(x, sizes=sizes, axis=axis + (d <= axis))
+  return outs, [d] * len(outs)
+
+
+split_p = standard_primitive("split", _split_abstract_eval, lowering_from(_split_pieces),
+                             multiple_results=True)
+split_p.jvp = _linear_jvp(split_p)
+split_p.transpose = lambda cts, x, *, sizes, axis: [concatenate(_instantiated(cts), axis)]
+split_p.batch = _split_batch
+split_p.sharding_rule = lambda x, *, sizes, axis: [  # (JAX's message shows a NumPy size)
+    varying_shape_sharding(x.shape[:axis] + (np.int64(n),) + x.shape[axis + 1:], x, "split")
+    for n in sizes]
+
+
+def split(operand, sizes: Sequence[int], axis: int = 0) -> list:
+  """Splits ``operand`` along ``axis`` into pieces of the given ``sizes``."""
+  aval = get_aval(operand)
+  axis = normalize_axis(axis, aval.ndim, "split")
+  sizes = tuple(s if isinstance(s, (int, np.integer)) else operator.index(s)
+                for s in sizes)  # (kept as given, as JAX prints them)
+  return split_p.bind(operand, sizes=sizes, axis=axis)
 
 
 # ---------------------------------------------------------------------------------------

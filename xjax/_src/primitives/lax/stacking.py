@@ -1,87 +1,25 @@
-"""Joining and cutting arrays along an axis: ``split``, ``stack``, ``unstack``, ``tile``.
+"""Joining and cutting arrays along an axis: ``stack``, ``unstack``, ``tile`` (``split``,
+concatenate's transpose, is in shapes.py).
 
 Each is a primitive (as in JAX), lowered through the slices, broadcasts and
-concatenations it stands for. All four are linear: split and concatenation transpose to
-each other, stack and unstack likewise, and tile transposes to a sum over its copies."""
+concatenations it stands for. All are linear: stack and unstack transpose to each other,
+and tile transposes to a sum over its copies."""
 from __future__ import annotations
 
-import operator
 from typing import Sequence
 
-import numpy as np
-
-from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.core.avals import spec_of
 from xjax._src.foundations.sharding import ShardingTypeError, typed_sharding
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, expand_dims,
-                                             index_in_dim, normalize_axis, reshape, same_sharding,
-                                             slice_in_dim, varying_shape_sharding)
+from xjax._src.primitives.lax.shapes import (_instantiated, _linear_jvp, broadcast_in_dim,
+                                             concatenate, expand_dims, index_in_dim,
+                                             normalize_axis, reshape, same_sharding)
 from xjax._src.primitives.lax.operand_checks import check_same_dtypes
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 from xjax._src.primitives.lax.reductions import reduce_sum
-
-
-def _linear_jvp(prim):
-  """The JVP of a primitive linear in all its operands: itself on the tangents."""
-  def jvp(primals, tangents, **params):
-    out = prim.bind(*primals, **params)
-    if all(type(t) is Zero for t in tangents):
-      outs = out if prim.multiple_results else [out]
-      zeros = [Zero(tangent_aval(get_aval(o))) for o in outs]
-      return out, zeros if prim.multiple_results else zeros[0]
-    return out, prim.bind(*[ad.instantiate(t) for t in tangents], **params)
-  return jvp
-
-
-def _instantiated(cts) -> list:
-  return [ad.instantiate(c) for c in cts]
-
-
-# ---------------------------------------------------------------------------------------
-# split
-
-def _split_abstract_eval(x, *, sizes, axis):
-  if not 0 <= axis < x.ndim:
-    raise ValueError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
-  if any(s < 0 for s in sizes):
-    raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
-  if sum(sizes) != x.shape[axis]:
-    raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
-                     f"operand shape {list(x.shape)}")
-  return [x.update(shape=x.shape[:axis] + (s,) + x.shape[axis + 1:]) for s in sizes]
-
-
-def _split_pieces(x, *, sizes, axis):
-  starts = np.cumsum((0,) + tuple(sizes))
-  return [slice_in_dim(x, int(a), int(a) + s, axis=axis) for a, s in zip(starts, sizes)]
-
-
-def _split_batch(axis_data, args, dims, *, sizes, axis):
-  (x,), (d,) = args, dims
-  outs = split_p.bind(x, sizes=sizes, axis=axis + (d <= axis))
-  return outs, [d] * len(outs)
-
-
-split_p = standard_primitive("split", _split_abstract_eval, lowering_from(_split_pieces),
-                             multiple_results=True)
-split_p.jvp = _linear_jvp(split_p)
-split_p.transpose = lambda cts, x, *, sizes, axis: [concatenate(_instantiated(cts), axis)]
-split_p.batch = _split_batch
-split_p.sharding_rule = lambda x, *, sizes, axis: [  # (JAX's message shows a NumPy size)
-    varying_shape_sharding(x.shape[:axis] + (np.int64(n),) + x.shape[axis + 1:], x, "split")
-    for n in sizes]
-
-
-def split(operand, sizes: Sequence[int], axis: int = 0) -> list:
-  """Splits ``operand`` along ``axis`` into pieces of the given ``sizes``."""
-  aval = get_aval(operand)
-  axis = normalize_axis(axis, aval.ndim, "split")
-  sizes = tuple(s if isinstance(s, (int, np.integer)) else operator.index(s)
-                for s in sizes)  # (kept as given, as JAX prints them)
-  return split_p.bind(operand, sizes=sizes, axis=axis)
 
 
 # ---------------------------------------------------------------------------------------
