@@ -77,7 +77,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
   return _piecewise(x, asarray(condlist, dtype=bool), consts, funcs, *args, **kw)
 
 
-@compiled_when_eager(static_argnames=("funcs",))
+@compiled_when_eager(staged="_piecewise", static_argnames=("funcs",))
 def _piecewise(x, condlist, consts, funcs, *args, **kw):
   funcs = dict(funcs)
   dtype = get_aval(x).dtype

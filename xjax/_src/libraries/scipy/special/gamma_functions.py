@@ -113,26 +113,35 @@ def betaln(a, b):
 
 
 def _betaln(a, b):
-  # as JAX: with a <= b, lgamma(a) + [lgamma(b) - lgamma(a + b)], the bracket in
-  # Stirling's form once b >= 8 (where the two lgammas would cancel)
+  # as JAX (after CDFLIB's betaln): with a <= b, lgamma(a) + [lgamma(b) - lgamma(a + b)],
+  # the bracket by CDFLIB's algdiv once b >= 8 (where the two lgammas would cancel)
   a, b = jnp.minimum(a, b), jnp.maximum(a, b)
-  direct = lgamma(a) + (lgamma(b) - lgamma(a + b))
-  bs = jnp.where(b < 8, 8.0, b)
-  return jnp.where(b < 8, direct, lgamma(a) + _lgamma_difference(a, bs))
+  small_b = lgamma(a) + (lgamma(b) - lgamma(a + b))
+  return jnp.where(b < 8, small_b, lgamma(a) + _algdiv(a, b))
 
 
-def _stirling_correction(x):
-  """lgamma(x) - [(x - 1/2) log x - x + log(2 pi)/2] for x >= 8 (asymptotic series)."""
-  r = 1.0 / (x * x)
-  series = 1 / 12 + r * (-1 / 360 + r * (1 / 1260 + r * (-1 / 1680 + r * (1 / 1188))))
-  return series / x
+# CDFLIB's coefficients of del(b) - del(a + b), del(x) = lgamma(x) - Stirling's terms
+_ALGDIV = (0.833333333333333e-01, -0.277777777760991e-02, 0.793650666825390e-03,
+           -0.595202931351870e-03, 0.837308034031215e-03, -0.165322962780713e-02)
 
 
-def _lgamma_difference(a, b):
-  """lgamma(b) - lgamma(a + b) for b >= 8, by Stirling's series."""
-  s = a + b
-  corr = _stirling_correction(b) - _stirling_correction(s)
-  return corr - (b - 0.5) * jnp.log1p(a / b) - a * (jnp.log(s) - 1)
+def _algdiv(a, b):
+  """lgamma(b) - lgamma(a + b) for a <= b, b >= 8 (CDFLIB's algdiv)."""
+  h = a / b
+  x = h / (1 + h)
+  d = b + (a - 0.5)
+  x2 = x * x
+  s = [1.0 + (x + x2)]  # (1 - x^n) / (1 - x) for n = 3, 5, ..., 11
+  for _ in range(4):
+    s.append(1.0 + (x + x2 * s[-1]))
+  s3, s5, s7, s9, s11 = s
+  t = (1.0 / b) ** 2
+  c0, c1, c2, c3, c4, c5 = _ALGDIV
+  w = ((((c5 * s11 * t + c4 * s9) * t + c3 * s7) * t + c2 * s5) * t + c1 * s3) * t + c0
+  w = w * (x / b)
+  u = d * jnp.log1p(a / b)
+  v = a * (jnp.log(b) - 1.0)
+  return jnp.where(u <= v, (w - v) - u, (w - u) - v)
 
 
 def beta(a, b):
@@ -183,10 +192,11 @@ def multigammaln(a, d):
   """The log of the multivariate gamma function of dimension ``d`` (a static int)."""
   d = _concrete_int(d)
   (a,) = inexact_arrays("multigammaln", a)
-  constant = 0.25 * d * (d - 1) * np.log(np.pi)
-  offsets = jnp.arange(d, dtype=a.dtype) / 2
-  terms = lgamma(jnp.expand_dims(a, -1) - offsets)
-  return jnp.sum(terms, axis=-1) + jnp.asarray(constant, a.dtype)
+  d_ = jnp.asarray(d, a.dtype)
+  constant = (np.array(0.25, a.dtype) * d_) * (d_ - np.array(1, a.dtype)) * jnp.log(
+      np.array(np.pi, a.dtype))
+  terms = lgamma(jnp.expand_dims(a, -1) - jnp.arange(d, dtype=a.dtype) / np.array(2, a.dtype))
+  return jnp.sum(terms, axis=-1) + constant
 
 
 def _concrete_int(d):
@@ -219,13 +229,11 @@ def comb(N, k, *, repetition: bool = False):
 
 @custom_jvp
 def _poch(z, m):
-  sign = gammasgn(z + m) * gammasgn(z)
-  out = sign * exp(lgamma(z + m) - lgamma(z))
-  return jnp.where(m == 0, jnp.ones_like(out), out)
+  return jnp.where(m == 0., jnp.array(1, dtype=z.dtype), gamma(z + m) / gamma(z))
 
 
-_poch.defjvps(lambda g, ans, z, m: g * ans * (lax_digamma(z + m) - lax_digamma(z)),
-              lambda g, ans, z, m: g * ans * lax_digamma(z + m))
+_poch.defjvps(lambda g, ans, z, m: (lax_digamma(z + m) - lax_digamma(z)) * _poch(z, m) * g,
+              lambda g, ans, z, m: lax_digamma(z + m) * _poch(z, m) * g)
 
 
 def poch(z, m):

@@ -1,17 +1,19 @@
-"""Confluent (1F1) and Gauss (2F1) hypergeometric functions of real arguments: power
-series of fixed length (so every transformation differentiates them), with Kummer's,
-Pfaff's and the 1 - x transformations to keep the series argument small."""
+"""Confluent (1F1) and Gauss (2F1) hypergeometric functions of real arguments. 1F1 as
+JAX's (its series or asymptotic expansion, with their own derivative series); 2F1 by power
+series of fixed length (so every transformation differentiates them), with Pfaff's and the
+1 - x transformations to keep the series argument small."""
 from __future__ import annotations
 
 import numpy as np
 
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.primitives.lax.control_flow.loops import fori_loop
+from xjax._src.primitives.custom_derivatives import custom_jvp
+from xjax._src.primitives.lax.control_flow.loops import fori_loop, while_loop
+from xjax._src.primitives.lax.elementwise import digamma
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays, real_only
 from xjax._src.libraries.scipy.special.gamma_functions import gamma
 
-_TERMS_1F1 = 300
 _TERMS_2F1 = 400
 
 
@@ -24,38 +26,77 @@ def _series(ratio, like, n_terms):
   return fori_loop(0, n_terms, body, (jnp.ones_like(like), jnp.ones_like(like)))[1]
 
 
-def _hyp1f1_series(a, b, x):
-  return _series(lambda k: (a + k) / (b + k) * x / (k + 1), x, _TERMS_1F1)
+def _hyp1f1_sum(a, b, x, first, weight):
+  """first + sum_k weight(k) t_k, t_k the series' terms (a)_k x^k / ((b)_k k!) from k = 1,
+  until a term is below eps relative to the sum or 250 terms; scalars."""
+  eps = np.array(np.finfo(x.dtype).eps, x.dtype)
+
+  def body(s):
+    total, k, term = s
+    kf = k.astype(x.dtype)
+    return (total + weight(term, kf), k + 1,
+            term * ((a + kf) / (b + kf) * x / (kf + 1)))
+  return while_loop(lambda s: (s[1] < 250) & (abs(s[2]) / abs(s[0]) > eps), body,
+                    (jnp.asarray(first, x.dtype), np.int32(1), a / b * x))[0]
 
 
-def _hyp1f1_asymptotic(a, b, x, shift):
-  """Gamma(b)/Gamma(a) e^(x + shift) x^(a-b) sum (b-a)_k (1-a)_k / (k! x^k), for large
-  positive x (``shift`` folds Kummer's e^x factor into the exponent)."""
-  term, total = jnp.ones_like(x), jnp.ones_like(x)
-  for k in range(30):
-    term = term * (b - a + k) * (1 - a + k) / ((k + 1) * x)
-    total = total + term
-  return gamma(b) / gamma(a) * jnp.exp(x + shift) * x ** (a - b) * total
+def _hyp1f1_asymptotic(a, b, x):
+  """The asymptotic expansion for large |x| (Pearson, Olver & Porter 2014, eq. 3.8)."""
+  eps = np.array(np.finfo(x.dtype).eps, x.dtype)
+
+  def body(s):
+    total, k, term = s
+    kf = k.astype(x.dtype)
+    return total + term, k + 1, term * ((b - a + kf) * (1 - a + kf) / (kf + 1) / x)
+  total = while_loop(lambda s: (s[1] < 250) & (abs(s[2]) / abs(s[0]) > eps), body,
+                     (jnp.ones_like(x), np.int32(1), (b - a) * (1 - a) / x))[0]
+  return gamma(b) / gamma(a) * jnp.exp(x) * x ** (a - b) * total
 
 
-@compiled_when_eager(staged="hyp1f1")
-def hyp1f1(a, b, x):
-  """The confluent hypergeometric function 1F1(a; b; x) (1 where a == 0, as JAX)."""
-  a, b, x = jnp.broadcast_arrays(*inexact_arrays("hyp1f1", a, b, x))  # series carries one shape
-  real_only("hyp1f1", x)
-  neg = x < 0
-  # Kummer: 1F1(a; b; x) = e^x 1F1(b - a; b; -x)
-  a2 = jnp.where(neg, b - a, a)
-  x2 = jnp.abs(x)
-  big = x2 > 60
-  series = _hyp1f1_series(a2, b, jnp.where(big, 1.0, x2))
-  # lanes off the asymptotic branch evaluate it at 61 (e^100 would overflow float32 and
-  # poison their gradients)
-  asym = _hyp1f1_asymptotic(a2, b, jnp.where(big, x2, 61.0), jnp.where(neg & big, x, 0.0))
-  out = jnp.where(big, asym, jnp.where(neg, jnp.exp(x) * series, series))
-  out = jnp.where(a == b, jnp.exp(x), out)
+@jnp.vectorize
+def _hyp1f1_scalar(a, b, x):
+  # as JAX's vmapped cond: both branches on every element
+  out = jnp.where(abs(x) < 100, _hyp1f1_sum(a, b, x, 1, lambda t, k: t),
+                  _hyp1f1_asymptotic(a, b, x))
   out = jnp.where((b == 0) & (a != 0), np.inf, out)
-  return jnp.where(a == 0, 1.0, out).astype(x.dtype)
+  out = jnp.where((a == b) & (a != 0), jnp.exp(x), out)
+  return jnp.where(a == 0, jnp.ones_like(x), out)
+
+
+@custom_jvp
+@compiled_when_eager(staged="hyp1f1")
+def _hyp1f1(a, b, x):
+  return _hyp1f1_scalar(a, b, x)
+
+
+@compiled_when_eager(staged="_hyp1f1_a_derivative")
+@jnp.vectorize
+def _hyp1f1_da(a, b, x):
+  return _hyp1f1_sum(a, b, x, 0, lambda t, k: t * (digamma(a + k) - digamma(a)))
+
+
+@compiled_when_eager(staged="_hyp1f1_b_derivative")
+@jnp.vectorize
+def _hyp1f1_db(a, b, x):
+  return _hyp1f1_sum(a, b, x, 0, lambda t, k: t * (digamma(b) - digamma(b + k)))
+
+
+@compiled_when_eager(staged="_hyp1f1_x_derivative")
+def _hyp1f1_dx(a, b, x):
+  return a / b * _hyp1f1(a + 1, b + 1, x)
+
+
+_hyp1f1.defjvps(lambda t, ans, a, b, x: _hyp1f1_da(a, b, x) * t,
+                lambda t, ans, a, b, x: _hyp1f1_db(a, b, x) * t,
+                lambda t, ans, a, b, x: _hyp1f1_dx(a, b, x) * t)
+
+
+def hyp1f1(a, b, x):
+  """The confluent hypergeometric function 1F1(a; b; x): its power series below |x| = 100,
+  its asymptotic expansion beyond (as JAX)."""
+  a, b, x = inexact_arrays("hyp1f1", a, b, x)
+  real_only("hyp1f1", x)
+  return _hyp1f1(a, b, x)
 
 
 def _hyp2f1_series(a, b, c, x):

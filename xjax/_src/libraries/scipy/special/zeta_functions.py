@@ -10,6 +10,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jacobians import jvp
+from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.primitives.lax.special import zeta as lax_zeta
 from xjax._src.libraries.numpy import namespace as jnp
@@ -42,35 +43,35 @@ def bernoulli(n: int):
   return jnp.asarray(values, dtype=dtypes.default_float_dtype())
 
 
-_EM_TERMS = 12  # Euler-Maclaurin correction terms
-def _em_coefficients():
-  bern = _bernoulli_exact(2 * _EM_TERMS)
-  fact = 1
-  out = []
-  for j in range(1, _EM_TERMS + 1):
-    fact = fact * (2 * j - 1) * (2 * j)
-    out.append(float(bern[2 * j] / fact))
-  return out
-
-
-_EM = _em_coefficients()
+# (2j)! / B_2j for j = 1..16: the Euler-Maclaurin coefficients' reciprocals
+_EM_RECIPROCALS = (
+    12, -720, 30240, -1209600, 47900160, -1307674368000 / 691, 74724249600,
+    -10670622842880000 / 3617, 5109094217170944000 / 43867,
+    -802857662698291200000 / 174611, 14101100039391805440000 / 77683,
+    -1693824136731743669452800000 / 236364091, 186134520519971831808000000 / 657931,
+    -37893265687455865519472640000000 / 3392780147,
+    759790291646040068357842010112000000 / 1723168255201,
+    -134196726836183700385281186201600000000 / 7709321041217)
 
 
 def _zeta_expansion(s, a):
-  """Euler-Maclaurin: sum_{k<N} (a+k)^-s + (a+N)^(1-s)/(s-1) + (a+N)^-s/2 + corrections."""
-  # The constants are strongly typed (as JAX's expansion's are), which decides the weak
-  # types of the derivatives of weakly typed arguments.
+  """Euler-Maclaurin with N = M = 8 terms (16 in float64), as JAX's (Johansson 2015, eq.
+  5): sum_{k<N} (a+k)^-s + (a+N)^(1-s)/(s-1) + (a+N)^-s (1/2 + sum_j T_j)."""
+  # The constants are strongly typed (as JAX's), which decides the weak types of the
+  # derivatives of weakly typed arguments.
   dtype = np.dtype(a.dtype).type
-  n, one = dtype(10), dtype(1)
-  k = np.arange(n, dtype=a.dtype)
-  head = jnp.sum((a[..., None] + k) ** (-s[..., None]), axis=-1)
-  an = a + n
-  tail = an ** (one - s) / (s - one) + dtype(0.5) * an ** (-s)
-  rising = s * an ** (-s - one)  # s (s+1) ... (s+2j-2) (a+N)^(-s-2j+1)
-  for j, coeff in enumerate(_EM, start=1):
-    tail = tail + dtype(coeff) * rising
-    rising = rising * (s + dtype(2 * j - 1)) * (s + dtype(2 * j)) / (an * an)
-  return head + tail
+  n = dtype(8) if a.dtype == np.float32 else dtype(16)
+  s_, a_ = jnp.expand_dims(s, -1), jnp.expand_dims(a, -1)
+  k = jnp.expand_dims(np.arange(n, dtype=n.dtype), tuple(range(a.ndim)))
+  head = jnp.sum((a_ + k) ** -s_, -1)
+  integral = ew.div((a + n) ** (dtype(1) - s), s - dtype(1))
+  t0 = (a + n) ** -s
+  m = jnp.expand_dims(np.arange(2 * n, dtype=n.dtype), tuple(range(s.ndim)))
+  t1 = jnp.cumprod((s_ + m) / (a_ + n), -1)[..., ::2]
+  t1 = jnp.clip(t1, max=np.finfo(dtype).max)
+  t1 = t1 / np.expand_dims(np.array(_EM_RECIPROCALS[:t1.shape[-1]], dtype=dtype),
+                           tuple(range(a.ndim)))
+  return head + integral + t0 * (dtype(0.5) + t1.sum(-1))
 
 
 @custom_jvp
@@ -94,35 +95,33 @@ def zeta(x, q=None):
   return _zeta(x, q)
 
 
-def _li2_series(u, terms=60):
-  """sum_{k>=1} u^k / k^2 for |u| <= 1/2."""
-  total, power = jnp.zeros_like(u), jnp.ones_like(u)
-  for k in range(1, terms + 1):
-    power = power * u
-    total = total + power / (k * k)
-  return total
+# Cephes's rational approximation of Spence's function on [1/2, 3/2] in w = x - 1
+_SPENCE_NUM = (4.65128586073990045278E-5, 7.31589045238094711071E-3, 1.33847639578309018650E-1,
+               8.79691311754530315341E-1, 2.71149851196553469920E0, 4.25697156008121755724E0,
+               3.29771340985225106936E0, 1.00000000000000000126E0)
+_SPENCE_DEN = (6.90990488912553276999E-4, 2.54043763932544379113E-2, 2.82974860602568089943E-1,
+               1.41172597751831069617E0, 3.63800533345137075418E0, 5.03278880143316990390E0,
+               3.54771340985225096217E0, 9.99999999999999998740E-1)
 
 
-def _li2_nonpositive(w):
-  """Li2(w) for -1 <= w <= 0 via Landen: -Li2(w / (w - 1)) - log(1 - w)^2 / 2."""
-  return -_li2_series(w / (w - 1)) - 0.5 * jnp.square(jnp.log1p(-w))
+def _spence_positive(x):
+  """Cephes's spence for x > 0, x != 1: the rational approximation at 1/x past 2 and 3/2
+  (by the inversion formula) and at 1 - x below 1/2 (by the reflection formula)."""
+  inverted = x > 2.0
+  x = jnp.piecewise(x, [inverted], [lambda x: 1.0 / x, lambda x: x])
+  above, below = x > 1.5, x < 0.5
+  inverted = inverted | above
+  w = jnp.piecewise(x, [above, below], [lambda x: 1.0 / x - 1.0, lambda x: -x,
+                                        lambda x: x - 1.0])
+  num, den = (jnp.array(c, dtype=w.dtype) for c in (_SPENCE_NUM, _SPENCE_DEN))
+  y = -w * jnp.polyval(num, w) / jnp.polyval(den, w)
+  y = jnp.where(below, np.pi ** 2 / 6.0 - jnp.log(x) * jnp.log(1.0 - x) - y, y)
+  return jnp.where(inverted, -0.5 * jnp.log(x) ** 2 - y, y)
 
 
 def spence(x):
-  """Spence's function integral_1^x log(t) / (1 - t) dt = Li2(1 - x); NaN for x < 0."""
+  """Spence's function integral_1^x log(t) / (1 - t) dt = Li2(1 - x); NaN for x < 0
+  (Cephes's algorithm, as JAX)."""
   x = float_array(x)  # float32/float64 only (complex too is JAX's TypeError)
-  pi2_6 = np.pi ** 2 / 6
-  y = 1 - x
-  # y in [-1, 0] (1 <= x <= 2); y < -1 (x > 2); y in [0, 1/2] (1/2 <= x <= 1); y in (1/2, 1]
-  r1 = (x >= 1) & (x <= 2)
-  r2 = x > 2
-  r3 = (x >= 0.5) & (x < 1)
-  out1 = _li2_nonpositive(jnp.where(r1, y, 0.0))
-  y2 = jnp.where(r2, y, -2.0)
-  out2 = -pi2_6 - 0.5 * jnp.square(jnp.log(-y2)) - _li2_nonpositive(1 / y2)
-  out3 = _li2_series(jnp.where(r3, y, 0.0))
-  x4 = jnp.where(r1 | r2 | r3 | (x <= 0), 0.25, x)
-  out4 = pi2_6 - jnp.log1p(-x4) * jnp.log(x4) - _li2_series(x4)
-  out = jnp.where(r1, out1, jnp.where(r2, out2, jnp.where(r3, out3, out4)))
-  out = jnp.where(x == 0, pi2_6, jnp.where(x == np.inf, -np.inf, out))
-  return jnp.where((x < 0) | jnp.isnan(x), np.nan, out).astype(x.dtype)
+  return jnp.piecewise(x, [x < 0.0, x == 1.0, x == 0.0],
+                       [np.nan, 0, np.pi ** 2 / 6, _spence_positive])
