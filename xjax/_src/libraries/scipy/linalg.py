@@ -230,8 +230,9 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
         check_finite: bool = True, lapack_driver: str = "gesdd"):
-  """``(u, s, vh)`` or ``s``."""
-  return jnp_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+  """``(u, s, vh)`` (a plain tuple, as JAX's) or ``s``."""
+  out = jnp_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+  return tuple(out) if compute_uv else out
 
 
 @compiled_when_eager(static_argnames=(
@@ -266,7 +267,7 @@ def schur(a, output: str = "real"):
   a = _square("schur", a)
   if output == "complex":
     a = a.astype(dtypes.to_complex_dtype(a.dtype))
-  return lax_linalg.schur(a)
+  return list(lax_linalg.schur(a))  # (a list, as JAX's)
 
 
 @compiled_when_eager(static_argnames=("calc_q", "overwrite_a", "check_finite"), staged="hessenberg")

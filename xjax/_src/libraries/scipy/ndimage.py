@@ -2,70 +2,76 @@
 (order 0) or linear (order 1) interpolation, with SciPy's boundary modes."""
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 
+from xjax._src.api.compiled_when_eager import compiled_when_eager
+from xjax._src.primitives.lax.rounding import round as lax_round
 from xjax._src.libraries.numpy import namespace as jnp
 
-_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
+def _mirror(index, size):
+  s = size - 1  # a triangular wave of half-period s
+  return jnp.abs((index + s) % (2 * s) - s)
 
 
-def _index(index, size, mode):
-  """(in-range index, validity mask) for integer ``index`` along an axis of ``size``."""
-  if mode == "constant":
-    return jnp.clip(index, 0, size - 1), (index >= 0) & (index < size)
-  if mode == "nearest":
-    return jnp.clip(index, 0, size - 1), True
-  if mode == "wrap":
-    return jnp.mod(index, size), True
-  if mode == "mirror":
-    period = 2 * (size - 1) if size > 1 else 1
-    i = jnp.mod(index, period)
-    return jnp.where(i > size - 1, period - i, i), True
-  period = 2 * size  # reflect
-  i = jnp.mod(index, period)
-  return jnp.where(i >= size, period - 1 - i, i), True
+_INDEX_FIXERS = {
+    "constant": lambda index, size: index,  # (out-of-range entries are masked to cval)
+    "nearest": lambda index, size: jnp.clip(index, 0, size - 1),
+    "wrap": lambda index, size: index % size,
+    "mirror": _mirror,
+    "reflect": lambda index, size: jnp.floor_divide(_mirror(2 * index + 1, 2 * size + 1) - 1, 2),
+}
+
+
+def _round_half_away(a):
+  return a if jnp.issubdtype(a.dtype, jnp.integer) else lax_round(a)
 
 
 def _weights(coordinate, order):
   """[(integer index, weight)] contributions along one axis."""
   if order == 0:
-    return [(jnp.round(coordinate).astype(jnp.int32), 1)]
+    return [(_round_half_away(coordinate).astype(jnp.int32), coordinate.dtype.type(1))]
   lower = jnp.floor(coordinate)
   upper_weight = coordinate - lower
-  lower = lower.astype(jnp.int32)
-  return [(lower, 1 - upper_weight), (lower + 1, upper_weight)]
+  index = lower.astype(jnp.int32)
+  return [(index, 1 - upper_weight), (index + 1, upper_weight)]
 
 
 def map_coordinates(input, coordinates, order, mode="constant", cval=0.0):
-  """``input`` sampled at ``coordinates`` (a sequence of ``input.ndim`` arrays)."""
+  """``input`` sampled at ``coordinates`` (a sequence of ``input.ndim`` arrays), each
+  corner's weight the product over axes, rounded half away from zero for integer input,
+  as JAX's (one compiled program when eager)."""
+  return _map_coordinates(input, coordinates, order, mode, cval)
+
+
+@compiled_when_eager(static_argnames=("order", "mode", "cval"))
+def _map_coordinates(input, coordinates, order, mode, cval):
   input_arr = jnp.asarray(input)
   coordinates = [jnp.asarray(c) for c in coordinates]
   cval = jnp.asarray(cval, input_arr.dtype)
   if len(coordinates) != input_arr.ndim:
     raise ValueError("coordinates must be a sequence of length input.ndim, but "
                      f"{len(coordinates)} != {input_arr.ndim}")
-  order = operator.index(order)
+  fix = _INDEX_FIXERS.get(mode)
+  if fix is None:
+    raise NotImplementedError(f"jax.scipy.ndimage.map_coordinates does not yet support mode "
+                              f"{mode}. Currently supported modes are {set(_INDEX_FIXERS)}.")
   if order not in (0, 1):
     raise NotImplementedError("jax.scipy.ndimage.map_coordinates currently requires "
                               "order<=1")
-  if mode not in _MODES:
-    raise NotImplementedError(f"jax.scipy.ndimage.map_coordinates does not support "
-                              f"mode {mode!r}; supported: {', '.join(_MODES)}")
-  per_axis = [[(*_index(i, size, mode), w) for i, w in _weights(c, order)]
+  per_axis = [[(fix(i, size), ((0 <= i) & (i < size)) if mode == "constant" else True, w)
+               for i, w in _weights(c, order)]
               for c, size in zip(coordinates, input_arr.shape)]
-  out = 0
+  outputs = []
   for corner in itertools.product(*per_axis):
-    indices = tuple(i for i, _, _ in corner)
-    valid = True
-    weight = 1
-    for _, ok, w in corner:
-      valid = valid & ok
-      weight = weight * w
-    value = input_arr[indices]
-    if mode == "constant":
-      value = jnp.where(valid, value, cval)
-    out = out + value * weight
+    indices, valid, weights = zip(*corner)
+    if all(v is True for v in valid):
+      contribution = input_arr[indices]
+    else:
+      contribution = jnp.where(functools.reduce(operator.and_, valid), input_arr[indices], cval)
+    outputs.append(functools.reduce(operator.mul, weights) * contribution)
+  result = functools.reduce(operator.add, outputs)
   if jnp.issubdtype(input_arr.dtype, jnp.integer):
-    out = jnp.round(out)
-  return jnp.asarray(out).astype(input_arr.dtype)
+    result = _round_half_away(result)
+  return result.astype(input_arr.dtype)

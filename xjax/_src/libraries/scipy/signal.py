@@ -6,11 +6,11 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.primitives.lax.shapes import slice as lax_slice
-from xjax._src.primitives.lax.windowed import conv_dimension_numbers, conv_general_dilated
+from xjax._src.primitives.lax.windowed import conv_general_dilated
 from xjax._src.libraries.numpy import fft as jnp_fft
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
-from xjax._src.libraries.numpy.promotion import promote_dtypes, promote_dtypes_inexact
+from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 
 _MODES = ("full", "same", "valid")
 
@@ -23,30 +23,24 @@ def _convolve_nd(in1, in2, mode, *, precision):
   if in1.size == 0 or in2.size == 0:
     raise ValueError(f"zero-size arrays not supported in convolutions, got shapes "
                      f"{in1.shape} and {in2.shape}.")
-  in1, in2 = (jnp.asarray(v) for v in promote_dtypes(in1, in2))
+  in1, in2 = promote_dtypes_inexact(in1, in2)  # (integers convolve as floats, as JAX)
   no_swap = all(s1 >= s2 for s1, s2 in zip(in1.shape, in2.shape))
   swap = all(s1 <= s2 for s1, s2 in zip(in1.shape, in2.shape))
   if not (no_swap or swap):
     raise ValueError("One input must be smaller than the other in every dimension.")
-  shape_out = in1.shape
-  if swap and mode != "same":
+  shape_out = in2.shape
+  if swap:
     in1, in2 = in2, in1
-  if mode == "valid":
-    padding = [(0, 0)] * in1.ndim
-  elif mode == "full":
-    padding = [(k - 1, k - 1) for k in in2.shape]
-  else:
-    padding = [(k - 1 - (k - 1) // 2, (k - 1) // 2) for k in in2.shape]
+  shape = in2.shape
   kernel = jnp.flip(in2)
-  spatial = "".join(chr(ord("a") + i) for i in range(in1.ndim)) if in1.ndim > 1 else "a"
-  dn = conv_dimension_numbers((1, 1) + in1.shape, (1, 1) + kernel.shape,
-                                  ("NC" + spatial.upper(), "OI" + spatial.upper(),
-                                   "NC" + spatial.upper()))
-  out = conv_general_dilated(in1[None, None], kernel[None, None], (1,) * in1.ndim,
-                                 padding, dimension_numbers=dn, precision=precision)[0, 0]
-  if mode == "same" and swap:
-    out = out[tuple(slice(0, s) for s in shape_out)]
-  return out
+  if mode == "valid":
+    padding = [(0, 0)] * len(shape)
+  elif mode == "same":
+    padding = [(k - 1 - (o - 1) // 2, k - o + (o - 1) // 2) for k, o in zip(shape, shape_out)]
+  else:
+    padding = [(k - 1, k - 1) for k in shape]
+  return conv_general_dilated(in1[None, None], kernel[None, None], (1,) * len(shape),
+                              padding, precision=precision)[0, 0]
 
 
 def convolve(in1, in2, mode="full", method="auto", precision=None):

@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.api.transformations import vmap
 from xjax._src.primitives.lax.cumulative import cummax, cummin
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
@@ -54,18 +55,20 @@ def mode(a, axis: int | None = 0, nan_policy: str = "propagate", keepdims: bool 
   else:
     out_shape = tuple(1 if i == axis else d for i, d in enumerate(shape)) if keepdims else \
         tuple(d for i, d in enumerate(shape) if i != axis)
-  x = jnp.moveaxis(x, axis, -1)
-  rows = jnp.reshape(x, (math.prod(x.shape[:-1]), x.shape[-1]))
-  if rows.shape[-1] == 0:
-    fill = jnp.full(rows.shape[:1], np.nan, dtypes.default_float_dtype())
-    return ModeResult(jnp.reshape(fill, out_shape), jnp.reshape(jnp.zeros_like(fill), out_shape))
-  s = jnp.sort(rows, axis=-1)
-  idx, _, last, start = _runs(s)
-  length = jnp.where(last, idx - start + 1, 0)
-  best = jnp.argmax(length, axis=-1)
-  vals = jnp.take_along_axis(s, best[:, None], axis=-1)[:, 0]
-  counts = jnp.max(length, axis=-1).astype(dtypes.canonicalize_dtype(np.int64))
+  # as JAX: each column's unique values and counts (sorted; NaNs one run), the first most
+  # frequent
+  x = jnp.moveaxis(x, axis, 0)
+  x = jnp.reshape(x, (x.shape[0], math.prod(x.shape[1:])))
+  vals, counts = vmap(_mode_of, in_axes=1)(x)
   return ModeResult(jnp.reshape(vals, out_shape), jnp.reshape(counts, out_shape))
+
+
+def _mode_of(x):
+  if x.size == 0:
+    return (jnp.array(np.nan, dtypes.default_float_dtype()),
+            jnp.array(0, dtypes.default_float_dtype()))
+  vals, counts = jnp.unique(x, return_counts=True, size=x.size)
+  return vals[jnp.argmax(counts)], counts.max()
 
 
 def _rank_1d(a, method):

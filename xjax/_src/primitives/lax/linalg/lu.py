@@ -45,6 +45,8 @@ def _apply_swaps(pivots, permutation_size):
   shape = batch + (permutation_size,)
   last = len(shape) - 1
   idx = broadcasted_iota(np.int32, shape, last)
+  if k == 0:  # no swaps (an empty matrix)
+    return [idx]
   col = lambda x, i: squeeze(dynamic_slice_in_dim(x, i, 1, last), (last,))
 
   def swap(i, perm):
