@@ -21,7 +21,6 @@ from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.composed_math import isnan
 from xjax._src.libraries.numpy.creation import arange, asarray, full_like, ones, zeros
 from xjax._src.libraries.numpy.cumulative import cumsum
-from xjax._src.libraries.numpy.indexing import take
 from xjax._src.libraries.numpy.nonzero import _concrete, _nonzero_mask, nonzero
 from xjax._src.libraries.numpy.reductions import any as _any, sum as _sum
 from xjax._src.libraries.numpy.shaping import expand_dims, moveaxis, ravel, stack
@@ -76,6 +75,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
   return out
 
 
+@compiled_when_eager(staged="_unique_sorted_mask", static_argnames=("axis", "equal_nan"))
 def _unique_sorted_mask(ar, axis, equal_nan):
   """(the slices along ``axis`` sorted lexicographically, a mask of each first
   occurrence, the sorting permutation)."""
@@ -87,13 +87,14 @@ def _unique_sorted_mask(ar, axis, equal_nan):
     n, perm = 1, zeros(1, dtype=dtypes.default_int_dtype())
   else:
     perm = lexsort(reshape(aux, (n, math.prod(rest))).T[::-1])
-  aux = take(aux, perm, axis=0)
+  aux = aux[perm]
   if get_aval(aux).size:
+    ones_ = ones(n, dtype=bool)
     a, b = aux[1:], aux[:-1]
     neq = ne(a, b)
     if equal_nan and dtypes.is_inexact(get_aval(aux).dtype):
       neq = bitwise_and(neq, bitwise_not(bitwise_and(isnan(a), isnan(b))))
-    mask = ones(n, dtype=bool).at[1:].set(_any(neq, tuple(range(1, get_aval(aux).ndim))))
+    mask = ones_.at[1:].set(_any(neq, tuple(range(1, get_aval(aux).ndim))))
   else:
     mask = zeros(n, dtype=bool)
   return aux, mask, perm
@@ -107,7 +108,7 @@ def _unique(ar, axis, return_index, return_inverse, return_counts, equal_nan, si
   aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan)
   ind = nonzero(mask, size=size)[0]
   nonempty = bool(get_aval(aux).size)
-  result = take(aux, ind, axis=0) if nonempty else aux
+  result = aux[ind] if nonempty else aux
   if size is not None and fill_value is not None:
     fill = convert_element_type(asarray(fill_value), get_aval(result).dtype)
     if get_aval(result).shape[0]:
@@ -118,7 +119,7 @@ def _unique(ar, axis, return_index, return_inverse, return_counts, equal_nan, si
   out = [moveaxis(result, 0, axis)]
   int_dtype = dtypes.default_int_dtype()
   if return_index:
-    out.append(take(perm, ind) if nonempty else perm)
+    out.append(perm[ind] if nonempty else perm)
   if return_inverse:
     if nonempty:
       out.append(zeros(get_aval(mask).shape, int_dtype).at[perm].set(cumsum(mask) - 1))
