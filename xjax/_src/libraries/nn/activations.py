@@ -166,7 +166,7 @@ def gelu(x, approximate: bool = True):
     c = np.sqrt(2 / np.pi).astype(x.dtype)
     return x * (0.5 * (1.0 + jnp.tanh(c * (x + 0.044715 * (x ** 3)))))
   half = np.sqrt(0.5).astype(x.dtype)
-  return jnp.asarray(0.5 * x * erfc(-x * half), dtype=x.dtype)
+  return jnp.array(0.5 * x * erfc(-x * half), dtype=x.dtype)  # (a copy, as JAX's)
 
 
 @compiled_when_eager(static_argnames=("axis",), staged="glu")

@@ -18,8 +18,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.api.explicit_sharding import auto_axes
 from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
-from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type,
-                                                  convert_element_type_p, lt,
+from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type, lt,
                                                   max as lax_max, mul as lax_mul, select_n)
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, dynamic_slice,
                                              expand_dims, full as lax_full, full_like, iota,
@@ -345,9 +344,7 @@ def _dynamic_slice_take(x, aval, entries):
       starts.append(start), sizes.append(max(0, stop - start))
   if len(starts) > 1:
     dt = np.int32 if all(n < 2**31 for n in aval.shape) else np.int64
-    # (a traced index is cast even to its own type, as JAX's lax.convert_element_type does)
-    starts = [convert_element_type_p.bind(i, new_dtype=np.dtype(dt), weak_type=False)
-              if isinstance(i, Tracer) else convert_element_type(i, dt) for i in starts]
+    starts = [convert_element_type(i, dt) for i in starts]
   out = dynamic_slice(x, starts, sizes)
   if flips:
     out = rev(out, flips)

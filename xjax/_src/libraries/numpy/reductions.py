@@ -163,13 +163,13 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
   else:
     dt = dtypes.check_user_dtype_supported(dtype, "mean")
   ct = _accumulation_dtype(dt) if dtype is None else dt
-  total = sum(a, axis=axes, dtype=ct, keepdims=keepdims, where=where)
   if where is None:
+    total = sum(a, axis=axes, dtype=ct, keepdims=keepdims)
     n = _count(aval, axes)
     out = div(total, np.asarray(n, get_aval(total).dtype)[()])
-  else:
+  else:  # (the count first, as JAX)
     count = sum(broadcast_to(where, aval.shape), axis=axes, dtype=ct, keepdims=keepdims)
-    out = div(total, count)
+    out = div(sum(a, axis=axes, dtype=ct, keepdims=keepdims, where=where), count)
   return out if ct == dt else convert_element_type(out, dt, False)
 
 

@@ -17,6 +17,7 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
+from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.core.effects import check_control_flow_effects
 from xjax._src.interpreters.higher_order import (cached_trace, hoist, merge, partition,
                                                  trace_hoisted)
@@ -286,9 +287,12 @@ def _cond_batch(axis, args, dims, *, branches):
     ops = [batching.bdim_to_front(x, d, axis.size) for x, d in zip(ops, op_dims)]
     index = batching.moveaxis(index, idx_dim, 0)
     outs_per_branch = []
-    for b in branches:
+    for i, b in enumerate(branches):
       bj, _ = batching.batch_closed_jaxpr(b, axis, [True] * len(ops), instantiate=True)
-      outs_per_branch.append(call(bj, *ops))
+      # each branch sees its lanes' operands, the others' with their gradients stopped (as
+      # JAX: so an unselected branch's NaN derivative cannot reach a gradient)
+      taken = ew.eq(index, np.int32(i))
+      outs_per_branch.append(call(bj, *[_lanes(taken, x) for x in ops]))
     outs = []
     for cases in zip(*outs_per_branch):
       shape = get_aval(cases[0]).shape
@@ -305,6 +309,15 @@ def _cond_batch(axis, args, dims, *, branches):
   new_branches, consts = _join_closed(batched)
   outs = cond_p.bind(index, *consts, *ops, branches=tuple(new_branches))
   return outs, [0 if b else None for b in out_b]
+
+
+def _lanes(taken, x):
+  """``x`` where ``taken`` (broadcast from the leading axis), else ``stop_gradient(x)``."""
+  stopped = stop_gradient(x)
+  shape = get_aval(x).shape
+  if get_aval(taken).ndim != len(shape):
+    taken = shapes.broadcast_in_dim(taken, shape, tuple(range(get_aval(taken).ndim)))
+  return ew.select_n(taken, stopped, x)
 
 
 cond_p = Primitive("cond", multiple_results=True)
