@@ -114,3 +114,14 @@ def test_gather_checks_slice_sizes_before_xla_does():
     lax.gather(jnp.ones(6), jnp.array([[1]]),
                lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(),
                                           start_index_map=(0,)), (7,))
+
+
+def test_vmap_of_cond_stops_gradients_of_other_lanes_operands():
+  x = jnp.arange(6.0).reshape(2, 3)
+  f = lambda x: xjax.vmap(lambda r: lax.cond(r[0] > 1, jnp.sin, jnp.cos, r))(x)
+  names = [e.primitive.name for e in xjax.make_jaxpr(f)(x).eqns]
+  assert names[-12:] == ["eq", "stop_gradient", "broadcast_in_dim", "select_n", "cos", "eq",
+                         "stop_gradient", "broadcast_in_dim", "select_n", "sin",
+                         "broadcast_in_dim", "select_n"]  # JAX 0.10.2's
+  g = lambda v: lax.cond(v > 0, jnp.sqrt, lambda v: 0. * v, v)
+  np.testing.assert_array_equal(xjax.vmap(xjax.grad(g))(jnp.array([-1., 4.])), [0., 0.25])
