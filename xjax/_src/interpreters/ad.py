@@ -14,6 +14,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.dce import dce_jaxpr, dce_open_jaxpr
 from xjax._src.core.jaxpr_cache import cached_on_jaxpr
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr, literal_value
 from xjax._src.core.trace import (Trace, Tracer, current_trace, new_trace,
@@ -268,17 +269,25 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns: Sequence[bool],
       out_unknowns = [pe.is_unknown(o) or i for o, i in zip(outs, inst)]
       unknown_outs = [o for o, u in zip(outs, out_unknowns) if u]
       staged = pe.to_closed_jaxpr(unknown_outs)
-    residuals = staged.consts
     jaxpr = staged.jaxpr
-    unknown_jaxpr = Jaxpr((), jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns,
-                          jaxpr.effects)
+    # only the residuals live unknown equations read (as JAX: a tangent killed by
+    # stop_gradient leaves its equations, and what they would read, out)
+    unknown_jaxpr, used = dce_open_jaxpr(
+        Jaxpr((), jaxpr.constvars + jaxpr.invars, jaxpr.outvars, jaxpr.eqns, jaxpr.effects),
+        [True] * len(jaxpr.outvars))
+    n_res = len(jaxpr.constvars)
+    keep = used[:n_res]
+    residuals = [c for c, k in zip(staged.consts, keep) if k]
+    unknown_jaxpr = Jaxpr((), [v for v, k in zip(jaxpr.constvars, keep) if k] + jaxpr.invars,
+                          unknown_jaxpr.outvars, unknown_jaxpr.eqns, unknown_jaxpr.effects)
     result["unknown"] = ClosedJaxpr(unknown_jaxpr, ())
     result["out_unknowns"] = out_unknowns
     result["num_res"] = len(residuals)
     known_outs = [o for o, u in zip(outs, out_unknowns) if not u]
     return known_outs + list(residuals)
 
-  known = trace_to_jaxpr(known_fun, known_avals)
+  known, _ = dce_jaxpr(trace_to_jaxpr(known_fun, known_avals),
+                      [True] * (n_out - sum(result["out_unknowns"]) + result["num_res"]))
   return known, result["unknown"], result["out_unknowns"], result["num_res"]
 
 
