@@ -161,3 +161,20 @@ def test_piecewise_switches_per_element_and_bincount_scatters():
   np.testing.assert_allclose(counts, [0.6, 0.5, 0, 0.4, 0, 0.6], rtol=1e-6)
   flat = jnp.ravel_multi_index((jnp.array([1]), jnp.array([2])), (3, 4), dtype=jnp.int16)
   assert flat.dtype == jnp.int16 and int(flat[0]) == 6
+
+
+def test_take_along_axis_is_one_gather_with_batch_dims():
+  x = jnp.arange(6.).reshape(2, 3)
+  idx = jnp.array([[0, -1, 5], [-4, 2, 1]])
+  np.testing.assert_array_equal(jnp.take_along_axis(x, idx, axis=1),
+                                [[0., 2., np.nan], [np.nan, 5., 4.]])
+  np.testing.assert_array_equal(jnp.take_along_axis(x, idx, axis=1, mode="clip"),
+                                [[0., 2., 2.], [3., 5., 4.]])
+  np.testing.assert_array_equal(jnp.take_along_axis(x, idx, axis=1, mode="one_hot"),
+                                [[0., 2., 0.], [0., 5., 4.]])
+  jaxpr = xjax.make_jaxpr(lambda a: jnp.take_along_axis(a, jnp.argsort(a, axis=1), axis=1))(x)
+  inner = jaxpr.eqns[-1].params["jaxpr"].jaxpr
+  gather = [e for e in inner.eqns if e.primitive.name == "gather"][0]
+  assert gather.params["dimension_numbers"].operand_batching_dims == (0,)  # as JAX 0.10.2
+  with pytest.raises(ValueError, match='Unknown gather mode "wrap"'):
+    jnp.take_along_axis(x, idx, axis=1, mode="wrap")

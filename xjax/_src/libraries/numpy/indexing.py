@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import string
 import warnings
 from typing import NamedTuple
 
@@ -20,6 +21,7 @@ from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
 from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type, lt,
                                                   max as lax_max, mul as lax_mul, select_n)
+from xjax._src.primitives.lax import dot as lax_dot
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, dynamic_slice,
                                              expand_dims, full as lax_full, full_like, iota,
                                              reshape, rev, slice as lax_slice, squeeze)
@@ -27,6 +29,7 @@ from xjax._src.libraries.numpy import dslice_indexing
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.creation import arange, asarray
+from xjax._src.libraries.numpy.einsum import einsum
 from xjax._src.libraries.numpy.promotion import promote_dtypes
 from xjax._src.libraries.numpy.shaping import broadcast_to
 from xjax._src.libraries.numpy.where import _where
@@ -666,23 +669,6 @@ def _scatter_at_positions(x, idx, values, scatter_fn, indices_are_sorted, unique
 # ---------------------------------------------------------------------------------------
 # take / take_along_axis / put / place
 
-def _index_mode(indices, size, mode):
-  """(indices, gather mode) for NumPy's take modes ``fill`` (default), ``clip``, ``wrap``."""
-  if mode is None or mode in ("fill", "drop", "promise_in_bounds"):
-    return indices, ("fill" if mode is None else mode)
-  indices = asarray(indices)
-  if mode == "clip":
-    aval = get_aval(indices)
-    if dtypes.is_unsigned(aval.dtype):
-      return indices, "clip"
-    return lax_max(indices, full_like(indices, 0)), "clip"
-  if mode == "wrap":
-    return ufuncs.remainder(indices, size) if size else indices, "clip"
-  if mode == "raise":
-    raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
-  raise ValueError(f"Invalid mode {mode!r} for take")
-
-
 def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
   """Elements of ``a`` at ``indices`` along ``axis`` (flattened when None)."""
@@ -748,40 +734,69 @@ def _axis(axis, ndim, name):
                      static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
-  """``arr`` indexed along ``axis`` by ``indices`` (other dims broadcast with it).  Negative
-  indices count from the end unless ``wrap_negative_indices`` is false (by default they do
-  except with ``mode='promise_in_bounds'``, as JAX); then they are out of bounds."""
-  arr, indices = asarray(arr), asarray(indices)
-  if mode == "wrap":  # take's mode; gathers have none of that name
-    raise ValueError('Unknown gather mode "wrap"')
+  """``arr`` indexed along ``axis`` by ``indices`` (other dims broadcast with it), as one
+  gather whose other matching dims are batch dims (JAX's).  Negative indices count from
+  the end unless ``wrap_negative_indices`` is false (by default they do except with
+  ``mode='promise_in_bounds'``, as JAX); then they are out of bounds."""
+  check_arraylike("take_along_axis", arr, indices)
+  a, indices = asarray(arr), asarray(indices)
+  if not dtypes.is_integer(get_aval(indices).dtype):
+    raise TypeError("take_along_axis indices must be of integer type, got "
+                    f"{get_aval(indices).dtype}")
   if axis is None:
     if get_aval(indices).ndim != 1:
       raise ValueError("take_along_axis indices must be 1D if axis=None, got shape "
                        f"{get_aval(indices).shape}")
-    arr = reshape(arr, (get_aval(arr).size,))
-    axis = 0
-  a_aval, i_aval = get_aval(arr), get_aval(indices)
-  if a_aval.ndim != i_aval.ndim:
+    a, axis = reshape(a, (get_aval(a).size,)), 0
+  rank = get_aval(a).ndim
+  if rank != get_aval(indices).ndim:
     raise ValueError("indices and arr must have the same number of dimensions; "
-                     f"{i_aval.ndim} vs. {a_aval.ndim}")
-  if not dtypes.is_integer(i_aval.dtype):
-    raise TypeError(f"take_along_axis indices must be of integer type, got {i_aval.dtype}")
-  axis = _axis(axis, a_aval.ndim, "take_along_axis")
+                     f"{get_aval(indices).ndim} vs. {rank}")
+  axis = canonical_axis(axis, rank)
+  idx_shape = get_aval(indices).shape
+  size = get_aval(a).shape[axis]
+  arr_shape = get_aval(a).shape[:axis] + (1,) + get_aval(a).shape[axis + 1:]
+  out_shape = np.broadcast_shapes(idx_shape, arr_shape)
+  if size == 0:
+    return lax_full(out_shape, 0, get_aval(a).dtype)
   if wrap_negative_indices is None:
     wrap_negative_indices = mode != "promise_in_bounds"
-  if not dtypes.is_unsigned(i_aval.dtype):
-    indices = _negatives_resolved(indices, a_aval.shape[axis], mode, wrap_negative_indices)
-  indices, mode = _index_mode(indices, a_aval.shape[axis], mode)
-  idx = []
-  for d in range(a_aval.ndim):
-    if d == axis:
-      idx.append(indices)
-    else:
-      n = a_aval.shape[d] if a_aval.shape[d] != 1 else 1
-      shape = [1] * a_aval.ndim
-      shape[d] = n
-      idx.append(np.arange(n, dtype=np.int32).reshape(shape))
-  return rewriting_take(arr, tuple(idx), mode=mode, fill_value=fill_value)
+  if wrap_negative_indices:  # (in a signed type that holds the axis size)
+    indices = convert_element_type(indices, np.int64 if size > 2**31 - 1 else np.int32)
+    indices = _normalize(indices, size)
+  if mode == "one_hot":  # a contraction with the one-hot rows
+    hot = ufuncs.equal(expand_dims(indices, (get_aval(indices).ndim,)),
+                       iota(get_aval(indices).dtype, size))
+    if rank == 1:
+      return einsum("...b,b->...", hot, a, preferred_element_type=get_aval(a).dtype)
+    labels = "".join(string.ascii_letters[i] for i in range(axis))
+    return einsum(f"{labels}y...z,{labels}z...->{labels}y...", hot, a,
+                  precision=lax_dot.Precision.HIGHEST, preferred_element_type=get_aval(a).dtype)
+  index_dims = [i for i, n in enumerate(idx_shape) if i == axis or n != 1]
+  gather_indices = reshape(indices, tuple(out_shape[i] for i in index_dims) + (1,))
+  sizes, offset, index_map, collapsed, operand_batch, indices_batch, squeezed = (
+      [], [], [], [], [], [], [])
+  new_i = j = 0  # the dim in the squeezed array, the dim in the gather's indices
+  for i in range(rank):
+    if i == axis:
+      sizes.append(1), index_map.append(new_i), collapsed.append(new_i)
+      new_i, j = new_i + 1, j + 1
+    elif idx_shape[i] == 1:  # the whole of arr's axis, without an iota index
+      offset.append(i), sizes.append(arr_shape[i])
+      new_i += 1
+    elif arr_shape[i] == 1:  # broadcast by the index: squeezed out of the array
+      squeezed.append(i)
+      j += 1
+    else:  # equal sizes: corresponding elements, as batch dims
+      sizes.append(0 if arr_shape[i] == 0 else 1)
+      operand_batch.append(new_i), indices_batch.append(j)
+      new_i, j = new_i + 1, j + 1
+  dn = gs.GatherDimensionNumbers(
+      offset_dims=tuple(offset), collapsed_slice_dims=tuple(collapsed),
+      start_index_map=tuple(index_map), operand_batching_dims=tuple(operand_batch),
+      start_indices_batching_dims=tuple(indices_batch))
+  return gs.gather(squeeze(a, squeezed), gather_indices, dn, tuple(sizes),
+                   mode="fill" if mode is None else mode, fill_value=fill_value)
 
 
 @compiled_when_eager(static_argnames=("axis", "inplace", "mode"), staged="put_along_axis")
@@ -806,19 +821,6 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
                arange(a.shape[d]).reshape((1,) * d + (-1,) + (1,) * (nd - d - 1))
                for d in range(nd))
   return a.at[full].set(values, mode=mode)
-
-
-def _negatives_resolved(indices, size, mode, wrap):
-  """Signed ``indices`` with none negative: with ``wrap`` the negative ones count from the
-  end first; those still negative are out of bounds, moved past the end where out-of-bounds
-  reads fill, to 0 where they clamp (``clip``, ``promise_in_bounds``)."""
-  indices = convert_element_type(indices, np.int32 if size < 2**31 - 1 else np.int64)
-  zero = full_like(indices, 0)
-  if wrap:
-    indices = select_n(lt(indices, zero), indices,
-                           lax_add(indices, full_like(indices, size)))
-  past = 0 if mode in ("clip", "promise_in_bounds") else size
-  return select_n(lt(indices, zero), indices, full_like(indices, past))
 
 
 def put(a, ind, v, mode=None, *, inplace=True):

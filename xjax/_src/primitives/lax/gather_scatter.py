@@ -64,7 +64,7 @@ class GatherScatterMode(enum.Enum):
       return GatherScatterMode.PROMISE_IN_BOUNDS
     if s == "one_hot":
       return GatherScatterMode.ONE_HOT
-    raise ValueError(f"Unknown gather mode {s!r}")
+    raise ValueError(f'Unknown gather mode "{s}"')
 
 
 def _tuples(nt):
