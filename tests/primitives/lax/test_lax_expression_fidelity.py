@@ -125,3 +125,13 @@ def test_vmap_of_cond_stops_gradients_of_other_lanes_operands():
                          "broadcast_in_dim", "select_n"]  # JAX 0.10.2's
   g = lambda v: lax.cond(v > 0, jnp.sqrt, lambda v: 0. * v, v)
   np.testing.assert_array_equal(xjax.vmap(xjax.grad(g))(jnp.array([-1., 4.])), [0., 0.25])
+
+
+def test_top_k_takes_an_axis():
+  t = jnp.arange(24.).reshape(2, 3, 4)[:, ::-1]
+  vals, idx = lax.top_k(t, 2, axis=1)
+  np.testing.assert_array_equal(vals, np.sort(np.asarray(t), axis=1)[:, ::-1][:, :2])
+  np.testing.assert_array_equal(idx, np.zeros((2, 2, 4)) + [[0], [1]])
+  assert "top_k[axis=2 k=2]" in str(xjax.make_jaxpr(lambda a: lax.top_k(a, 2))(t))
+  g = xjax.grad(lambda a: lax.top_k(a, 2, axis=0)[0].sum())(t)
+  np.testing.assert_array_equal(g, np.ones((2, 3, 4)))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import string
 import warnings
 from typing import NamedTuple
 
@@ -21,7 +20,7 @@ from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
 from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type, lt,
                                                   max as lax_max, mul as lax_mul, select_n)
-from xjax._src.primitives.lax import dot as lax_dot
+from xjax._src.primitives.lax.reductions import reduce_sum
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, dynamic_slice,
                                              expand_dims, full as lax_full, full_like, iota,
                                              reshape, rev, slice as lax_slice, squeeze)
@@ -29,9 +28,8 @@ from xjax._src.libraries.numpy import dslice_indexing
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.creation import arange, asarray
-from xjax._src.libraries.numpy.einsum import einsum
 from xjax._src.libraries.numpy.promotion import promote_dtypes
-from xjax._src.libraries.numpy.shaping import broadcast_to
+from xjax._src.libraries.numpy.shaping import broadcast_to, moveaxis
 from xjax._src.libraries.numpy.where import _where
 
 _FILL = gs.GatherScatterMode.FILL_OR_DROP
@@ -764,14 +762,12 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
   if wrap_negative_indices:  # (in a signed type that holds the axis size)
     indices = convert_element_type(indices, np.int64 if size > 2**31 - 1 else np.int32)
     indices = _normalize(indices, size)
-  if mode == "one_hot":  # a contraction with the one-hot rows
+  if mode == "one_hot":  # the sum of each slice times its one-hot row (0 out of bounds)
     hot = ufuncs.equal(expand_dims(indices, (get_aval(indices).ndim,)),
                        iota(get_aval(indices).dtype, size))
-    if rank == 1:
-      return einsum("...b,b->...", hot, a, preferred_element_type=get_aval(a).dtype)
-    labels = "".join(string.ascii_letters[i] for i in range(axis))
-    return einsum(f"{labels}y...z,{labels}z...->{labels}y...", hot, a,
-                  precision=lax_dot.Precision.HIGHEST, preferred_element_type=get_aval(a).dtype)
+    rows = expand_dims(moveaxis(a, axis, -1), (axis,))
+    return reduce_sum(ufuncs.multiply(convert_element_type(hot, get_aval(a).dtype), rows),
+                      (get_aval(hot).ndim - 1,))
   index_dims = [i for i, n in enumerate(idx_shape) if i == axis or n != 1]
   gather_indices = reshape(indices, tuple(out_shape[i] for i in index_dims) + (1,))
   sizes, offset, index_map, collapsed, operand_batch, indices_batch, squeezed = (

@@ -9,13 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.backend.lowering import compare_attributes
+from xjax._src.backend.lowering import compare_attributes, i64_array
 from xjax._src.core.avals import ShapedArray, spec_of, tangent_aval
 from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
 from xjax._src.primitives.lax.gather_scatter import (GatherDimensionNumbers, GatherScatterMode,
                                                       gather)
@@ -174,47 +173,62 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
 # ---------------------------------------------------------------------------------------
 # top_k
 
-def _top_k_abstract_eval(x, *, k):
-  if x.ndim == 0:
-    raise ValueError("top_k operand must have >= 1 dimension, got a scalar")
+def _top_k_abstract_eval(x, *, k, axis):
   if dtypes.is_complex(x.dtype):
     raise ValueError("top_k is not compatible with complex inputs.")
-  if not 0 <= k <= x.shape[-1]:
-    raise ValueError(f"top_k: k must be between 0 and the size of the last axis "
-                     f"({x.shape[-1]}), got {k}")
-  shape = x.shape[:-1] + (k,)
+  if k < 0:
+    raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+  if x.ndim == 0:
+    raise TypeError(f"top_k operand must have >= 1 dimension, got {x.shape}")
+  if not 0 <= axis < x.ndim:
+    raise ValueError(f"axis argument out of range: {axis=} for operand.shape={x.shape}")
+  if x.shape[axis] < k:
+    raise ValueError("k argument to top_k must be no larger than size along axis; got "
+                     f"{k=} with shape={list(x.shape)} and {axis=}")
+  shape = x.shape[:axis] + (k,) + x.shape[axis + 1:]
   # both updates of the operand's type, the indices too keeping its weak type (as JAX)
   return [x.update(shape=shape), x.update(shape=shape, dtype=np.dtype(np.int32))]
 
 
-def _top_k_lowering(ctx, x, *, k):
+def _top_k_lowering(ctx, x, *, k, axis):
+  """A descending stable sort of (x, iota) along the last axis, cut to ``k`` (the operand
+  swapped so ``axis`` is last, and back, as JAX)."""
   aval = ctx.avals_in[0]
   nd = aval.ndim
+  perm = list(range(nd))
+  perm[axis], perm[-1] = perm[-1], perm[axis]
+  if axis != nd - 1:
+    aval = aval.update(shape=tuple(aval.shape[p] for p in perm))
+    x = ctx.op("stablehlo.transpose", [x], aval, {"permutation": i64_array(perm)},
+               in_avals=[ctx.avals_in[0]])
   idx_aval = ShapedArray(aval.shape, np.int32)
   idx = ctx.op("stablehlo.iota", [], idx_aval, {"iota_dimension": f"{nd - 1} : i64"},
                in_avals=[])
   vals, ids = lower_sort(ctx, [x, idx], [aval, idx_aval], nd - 1, True, 1, "GT")
-  out_v, out_i = ctx.avals_out
+  cut = aval.shape[:-1] + (k,)
   attrs = {"start_indices": f"array<i64: {', '.join(['0'] * nd)}>",
-           "limit_indices": f"array<i64: {', '.join(str(d) for d in out_v.shape)}>",
+           "limit_indices": f"array<i64: {', '.join(str(d) for d in cut)}>",
            "strides": f"array<i64: {', '.join(['1'] * nd)}>"}
-  return [ctx.op("stablehlo.slice", [vals], out_v, attrs, in_avals=[aval]),
-          ctx.op("stablehlo.slice", [ids], out_i, attrs, in_avals=[idx_aval])]
+  outs = [ctx.op("stablehlo.slice", [vals], aval.update(shape=cut), attrs, in_avals=[aval]),
+          ctx.op("stablehlo.slice", [ids], idx_aval.update(shape=cut), attrs,
+                 in_avals=[idx_aval])]
+  if axis == nd - 1:
+    return outs
+  return [ctx.op("stablehlo.transpose", [o], out, {"permutation": i64_array(perm)})
+          for o, out in zip(outs, ctx.avals_out)]
 
 
-def _top_k_jvp(primals, tangents, *, k):
+def _top_k_jvp(primals, tangents, *, k, axis):
   (x,), (t,) = primals, tangents
-  vals, idx = top_k_p.bind(x, k=k)
-  nd = get_aval(x).ndim
-  return [vals, idx], [permute_along(t, idx, nd - 1), Zero(tangent_aval(get_aval(idx)))]
+  vals, idx = top_k_p.bind(x, k=k, axis=axis)
+  if type(t) is Zero:
+    return [vals, idx], [Zero(tangent_aval(get_aval(vals))), Zero(tangent_aval(get_aval(idx)))]
+  return [vals, idx], [permute_along(t, idx, axis), Zero(tangent_aval(get_aval(idx)))]
 
 
-def _top_k_batch(axis, args, dims, *, k):
+def _top_k_batch(batch_axis, args, dims, *, k, axis):
   (x,), (d,) = args, dims
-  nd = get_aval(x).ndim
-  if d == nd - 1:
-    x, d = batching.moveaxis(x, d, 0), 0
-  return top_k_p.bind(x, k=k), [d, d]
+  return top_k_p.bind(x, k=k, axis=axis + 1 if d <= axis else axis), [d, d]
 
 
 top_k_p = standard_primitive("top_k", _top_k_abstract_eval, _top_k_lowering,
@@ -223,9 +237,13 @@ top_k_p.jvp = _top_k_jvp
 top_k_p.batch = _top_k_batch
 
 
-def top_k(operand, k: int):
-  """The ``k`` largest entries along the last axis, and their int32 indices."""
+def top_k(operand, k: int, *, axis: int = -1):
+  """The ``k`` largest entries along ``axis`` (the last by default) and their int32
+  indices; equal entries in index order."""
   k = int(k)
   if k < 0:
     raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
-  return list(top_k_p.bind(operand, k=k))  # a list, as in JAX
+  ndim = get_aval(operand).ndim
+  if not -ndim <= axis < ndim:
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+  return list(top_k_p.bind(operand, k=k, axis=axis % ndim))  # (a list, as JAX's)
