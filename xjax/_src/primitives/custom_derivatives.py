@@ -389,6 +389,7 @@ def _custom_jvp_batch(axis, args, dims, **params):
       nz_batched = [b for b, z in zip(nb, zero) if not z]
       outs = _batch_flat_fn(rule_flat, axis, nb + nz_batched)(*primals, *nz)
       return outs[:len(outs) // 2], outs[len(outs) // 2:]
+    jvp.__name__ = getattr(rule, "__name__", "jvp")  # (jaxprs print the user's rule's name)
     return dict(jvp=jvp)
   return _batch_call(custom_jvp_call_p, axis, args, dims, params, rebatch)
 

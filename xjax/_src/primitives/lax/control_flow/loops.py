@@ -119,8 +119,8 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
   weak = get_aval(lower).weak_type  # the index is as weak as ``lower``
   if lo_c is not None and hi_c is not None:  # concrete bounds act as Python ints
     dtype, weak = dtypes.default_int_dtype(), True
-  one = ew.convert_element_type(np.ones((), dtype), dtype, weak)
   if lo_c is not None and hi_c is not None:
+    one = ew.convert_element_type(np.ones((), dtype), dtype, weak)
     def step(carry, _):
       i, val = carry
       return (ew.add(i, one), body_fun(i, val)), None
@@ -133,12 +133,15 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
     raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are statically "
                      "known: pass Python ints (or concrete arrays) as lower and upper, or drop "
                      "unroll.")
-  lower = ew.convert_element_type(lower, dtype, weak)
-  upper = ew.convert_element_type(upper, dtype, weak)
+  # (a bound of another dtype converted, strongly typed; the index as weak as ``lower``)
+  if get_aval(lower).dtype != dtype:
+    lower = ew.convert_element_type(lower, dtype)
+  if get_aval(upper).dtype != dtype:
+    upper = ew.convert_element_type(upper, dtype)
 
   def body(carry):
     i, hi, val = carry
-    return ew.add(i, one), hi, body_fun(i, val)
+    return ew.add(i, ew._const(i, 1)), hi, body_fun(i, val)
   _, _, out = while_loop(lambda c: ew.lt(c[0], c[1]), body, (lower, upper, init_val))
   return out
 
