@@ -387,6 +387,9 @@ checkpoint_p.discharge_call = _discharge_call
 call_rules(checkpoint_p, update=_cse, rules=("jvp", "transpose", "batch"),
            cts_typed_by_body=True)
 checkpoint_p.partial_eval = _partial_eval
+# a function policy prints as its repr, address masked (as JAX's: ``<function f at 0x..>``)
+checkpoint_p.pp_params = lambda shown: sorted(
+    (k, repr(v) if k == "policy" and inspect.isfunction(v) else v) for k, v in shown.items())
 
 
 # ---------------------------------------------------------------------------------------
