@@ -20,7 +20,9 @@ from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.composed_math import conj
 from xjax._src.libraries.numpy.creation import arange, asarray
 from xjax._src.libraries.numpy.rearrange import roll
+from xjax._src.libraries.numpy.reductions import prod
 from xjax._src.libraries.numpy.shaping import moveaxis
+from xjax._src.libraries.numpy.ufuncs import sqrt
 
 _NORMS = ("backward", "ortho", "forward")
 
@@ -29,15 +31,19 @@ _lax_fft = compiled_when_eager(lax_fft, staged="fft", static_argnames=("fft_type
 
 
 def _scale(out, sizes, name: str, norm):
-  """Applies ``norm`` (XLA's inverse transforms already divide by the size)."""
-  if norm is None or norm == "backward":
+  """Multiplies by JAX's ``norm`` factor, computed as JAX does in the result's dtype (complex
+  for complex results): 1 ("backward"), or ``prod(sizes)`` ("forward") or its square root
+  ("ortho"), inverted for the forward transforms (XLA's inverse ones divide by the size)."""
+  if norm is None:
     return out
+  if norm == "backward":
+    return out * asarray(1)
   if norm not in _NORMS:
     raise ValueError(f'Invalid norm value {norm}; should be "backward","ortho" or "forward".')
-  n = float(np.prod(sizes, dtype=np.float64))
-  root = np.sqrt(n) if norm == "ortho" else n
-  factor = root if name.startswith("i") else 1 / root
-  return out * np.array(factor, dtypes.to_floating_dtype(get_aval(out).dtype))[()]
+  factor = prod(asarray(sizes, dtype=get_aval(out).dtype))
+  if norm == "ortho":
+    factor = sqrt(factor)
+  return out * (factor if name.startswith("i") else 1 / factor)
 
 
 def _fftn(name: str, typ: FftType, a, s, axes, norm):
@@ -151,25 +157,22 @@ def irfft(a, n=None, axis=-1, norm=None):
   return _fft1("irfft", FftType.IRFFT, a, n, axis, norm)
 
 
-_SWAP = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
-
-
-def _swapped(norm):
-  if norm not in _SWAP:
-    raise ValueError(f'Invalid norm value {norm}; should be "backward","ortho" or "forward".')
-  return _SWAP[norm]
-
-
 def hfft(a, n=None, axis=-1, norm=None):
-  """Transform of a Hermitian-symmetric signal given by its first half: a real spectrum."""
+  """Transform of a Hermitian-symmetric signal given by its first half: a real spectrum,
+  ``irfft(conj(a)) * n`` as JAX computes it."""
+  check_arraylike("conjugate", a)
+  conj_a = conj(a)
   _one_axis("hfft", axis)
-  return irfft(conj(asarray(a)), n, axis, _swapped(norm))
+  nn = (get_aval(conj_a).shape[axis] - 1) * 2 if n is None else n
+  return _fft1("hfft", FftType.IRFFT, conj_a, n, axis, norm) * nn
 
 
 def ihfft(a, n=None, axis=-1, norm=None):
-  """Inverse of ``hfft``."""
+  """Inverse of ``hfft``: ``conj(rfft(a)) * (1 / n)`` as JAX computes it."""
   _one_axis("ihfft", axis)
-  return conj(rfft(a, n, axis, _swapped(norm)))
+  arr = asarray(a)
+  nn = get_aval(arr).shape[axis] if n is None else n
+  return conj(_fft1("ihfft", FftType.RFFT, arr, n, axis, norm)) * (1 / nn)
 
 
 def fftn(a, s=None, axes=None, norm=None):

@@ -18,7 +18,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.primitives.lax.linalg.lu import solve_factored
 from xjax._src.primitives.lax.linear_solve import custom_linear_solve
-from xjax._src.primitives.lax.dot import dot_general
+from xjax._src.primitives.lax.dot import Precision, dot_general
 from xjax._src.primitives.lax.shapes import broadcast
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.api.transformations import vmap
@@ -29,7 +29,7 @@ from xjax._src.libraries.numpy.array_api import matrix_transpose as _matrix_tran
 from xjax._src.libraries.numpy.composed_math import conj, isnan, real
 from xjax._src.libraries.numpy.einsum import einsum
 from xjax._src.libraries.numpy.functional import vectorize
-from xjax._src.libraries.numpy.creation import arange, asarray, zeros, zeros_like
+from xjax._src.libraries.numpy.creation import arange, asarray, empty, zeros, zeros_like
 from xjax._src.libraries.numpy.indexing import take_along_axis
 from xjax._src.libraries.numpy.linalg_basic import matmul as _matmul
 from xjax._src.libraries.numpy.matrices import diagonal as _diagonal, eye as _eye, trace as _trace
@@ -383,43 +383,60 @@ def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
   return _sum(s > thresh, axis=-1).astype(np.int32)
 
 
-@partial(custom_jvp, nondiff_argnums=(1, 2))
-def _pinv(a, rtol, hermitian):
-  u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
-  cutoff = rtol[..., None] * _max(s, axis=-1, keepdims=True)
-  inv_s = where(s > cutoff, 1 / where(s > cutoff, s, 1), 0)
-  return _matmul(_H(vh) * inv_s.astype(a.dtype)[..., None, :], _H(u))
-
-
-@_pinv.defjvp
-def _pinv_jvp(rtol, hermitian, primals, tangents):
-  # Golub & Pereyra (1973): the derivative of the pseudo-inverse of a fixed-rank matrix.
-  (a,), (da,) = primals, tangents
-  p = _pinv(a, rtol, hermitian)
-  pp = _matmul(p, _H(p))
-  ap = _matmul(a, p)
-  pa = _matmul(p, a)
-  eye_m = _eye(a.shape[-2], dtype=a.dtype)
-  eye_n = _eye(a.shape[-1], dtype=a.dtype)
-  dp = (-_matmul(_matmul(p, da), p)
-        + _matmul(_matmul(pp, _H(da)), eye_m - ap)
-        + _matmul(_matmul(eye_n - pa, _H(da)), _matmul(_H(p), p)))
-  return p, dp
-
-
-@compiled_when_eager(static_argnames=("hermitian",))
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
   """Moore-Penrose pseudo-inverse (differentiable where the rank is locally constant)."""
+  if rcond is not None:
+    if rtol is not None:
+      raise ValueError("pinv: only one of rtol and rcond may be specified.")
+    rtol = rcond
+  return _pinv(a, rtol, hermitian)
+
+
+@partial(custom_jvp, nondiff_argnums=(1, 2))
+@compiled_when_eager(staged="_pinv", static_argnames=("hermitian",))
+def _pinv(a, rtol=None, hermitian: bool = False):
+  """``V (U^T / s)`` from the SVD of ``conj(a)``, singular values at most ``rtol * max(s)``
+  dropped (divided by infinity), as JAX computes it."""
   (a,) = _inexact("pinv", a)
   if a.ndim < 2:
     raise ValueError(f"jnp.linalg.pinv: input must have at least 2 dimensions, got shape "
                      f"{a.shape}.")
-  if rcond is not None:
-    rtol = rcond
+  m, n = a.shape[-2:]
+  if m == 0 or n == 0:
+    return empty(a.shape[:-2] + (n, m), a.dtype)
+  a = conj(a)
   if rtol is None:
-    rtol = 10.0 * max(a.shape[-2:]) * float(dtypes.finfo(dtypes.to_floating_dtype(a.dtype)).eps)
-  rtol = broadcast_to(asarray(rtol, dtypes.to_floating_dtype(a.dtype)), a.shape[:-2])
-  return _pinv(a, rtol, hermitian)
+    rtol = 10. * max(a.shape[-2:]) * asarray(dtypes.finfo(a.dtype).eps)
+  rtol = asarray(rtol)
+  u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
+  rtol = expand_dims(rtol[..., None], tuple(range(s.ndim - rtol.ndim - 1)))
+  s = where(s > rtol * s[..., 0:1], s, np.inf).astype(u.dtype)
+  res = _matmul(_matrix_transpose(vh), _matrix_transpose(u) / s[..., None],
+                precision=Precision.HIGHEST)
+  return res.astype(a.dtype)
+
+
+def _symmetrize(x):
+  return (x + _H(x)) / 2
+
+
+@_pinv.defjvp
+def _pinv_jvp(rtol, hermitian, primals, tangents):
+  """Golub & Pereyra (1973), in JAX's association order."""
+  (a,), (da,) = primals, tangents
+  p = pinv(a, rtol=rtol, hermitian=hermitian)
+  if hermitian:
+    a, da = _symmetrize(a), _symmetrize(da)
+  m, n = a.shape[-2:]
+  if m >= n:
+    s = (p @ _H(p)) @ _H(da)
+    t = (_H(da) @ _H(p)) @ p
+    dp = -(p @ da) @ p + s - (s @ a) @ p + t - (p @ a) @ t
+  else:
+    s = p @ (_H(p) @ _H(da))
+    t = _H(da) @ (_H(p) @ p)
+    dp = -p @ (da @ p) + s - s @ (a @ p) + t - p @ (a @ t)
+  return p, dp
 
 
 @compiled_when_eager(static_argnames=("n",), hashable_statics=True, staged="matrix_power")

@@ -1,126 +1,195 @@
 """Discrete cosine transforms (``jax.scipy.fft``): type-2 DCT and its inverse, 1-d and n-d.
 
-A type-2 DCT of length N is one complex FFT of the even/odd-interleaved input
-``v = [x0, x2, x4, ..., x5, x3, x1]`` rotated by a quarter-sample twiddle
-``exp(-i pi k / 2N)``; the inverse undoes the twiddle on ``X_k - i X_{N-k}`` and
-de-interleaves an inverse FFT. Complex inputs transform their real and imaginary parts.
+Makhoul's algorithm, computed as JAX computes it: the type-2 DCT of length N is one complex
+FFT of the even/odd-interleaved input ``v = [x0, x2, x4, ..., x5, x3, x1]`` times the twiddle
+``W4(N, k) = exp(-i pi k / 2N)`` (evaluated in complex on the device), and two transformed
+axes use the fused 2-D form over one ``fftn``. The inverse scales, divides by the twiddle,
+inverse-FFTs and de-interleaves. Complex inputs transform their real and imaginary parts.
 """
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.primitives.lax.elementwise import complex as lax_complex
-from xjax._src.primitives.lax.shapes import concatenate, pad, rev, slice_in_dim
+from xjax._src.core.values import get_aval
+from xjax._src.primitives.lax.elementwise import complex as lax_complex, sqrt as lax_sqrt
+from xjax._src.primitives.lax.elementwise import convert_element_type
+from xjax._src.primitives.lax.shapes import (concatenate, expand_dims, full, pad, rev,
+                                              slice_in_dim)
 from xjax._src.libraries.numpy import fft as jnp_fft
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 
 
-def _checked(name: str, x, type, norm):
+def _check(name: str, x, type, norm):
   check_arraylike(name, x)
   if type != 2:
     raise NotImplementedError("Only DCT type 2 is implemented.")
   if norm is not None and norm not in ("backward", "ortho"):
     raise ValueError(f"jax.scipy.fft.{name}: {norm=!r} is not implemented")
-  (x,) = promote_dtypes_inexact(jnp.asarray(x))
   return jnp.asarray(x)
 
 
-def _resize(x, n, axis):
-  """``x`` cropped or zero-padded at the end of ``axis`` to length ``n``."""
-  if n is None or n == x.shape[axis]:
+def _is_complex(x) -> bool:
+  return dtypes.issubdtype(get_aval(x).dtype, np.complexfloating)
+
+
+def _other_axes(x, axis):
+  return [a for a in range(x.ndim) if a != axis]
+
+
+def _resize(x, sizes: dict):
+  """``x`` cropped or zero-padded at the end of each axis in ``sizes`` to its length."""
+  if all(x.shape[a] == n for a, n in sizes.items()):
     return x
-  n = operator.index(n)
-  if n < x.shape[axis]:
-    return slice_in_dim(x, 0, n, axis=axis)
-  pads = [(0, n - x.shape[axis] if a == axis else 0, 0) for a in range(x.ndim)]
+  pads = [(0, sizes[a] - x.shape[a] if a in sizes else 0, 0) for a in range(x.ndim)]
   return pad(x, np.zeros((), x.dtype)[()], pads)
 
 
-def _along(x, axis):
-  """Shape (1, .., N, .., 1) broadcasting a length-N vector along ``axis``."""
-  return tuple(x.shape[axis] if a == axis else 1 for a in range(x.ndim))
+def _w4(n: int, k):
+  """``exp(-i pi k / 2n)`` in the complex dtype of ``k`` (``n`` promoted with it)."""
+  cdt = dtypes.to_complex_dtype(dtypes.result_type(n, k))
+  k = convert_element_type(k, cdt, False)
+  n_arr = jnp.asarray(n, cdt)
+  return jnp.exp(-.5j * np.pi * k / n_arr)
 
 
-def _ortho_scale(x, axis):
-  """Per-coefficient factors of the orthonormal DCT-II: sqrt(1/4N) for k=0, sqrt(1/2N) else."""
-  n = x.shape[axis]
-  f = np.full(n, np.sqrt(1 / (2 * n)))
-  f[0] = np.sqrt(1 / (4 * n))
-  return jnp.reshape(jnp.asarray(f.astype(x.dtype)), _along(x, axis))
-
-
-def _twiddle(x, axis, sign):
-  n = x.shape[axis]
-  w = np.exp(sign * 0.5j * np.pi * np.arange(n) / n)
-  return jnp.reshape(jnp.asarray(w.astype(dtypes.to_complex_dtype(x.dtype))), _along(x, axis))
-
-
-def _dct_real(x, axis, norm):
-  evens = slice_in_dim(x, 0, None, 2, axis)
+def _interleave(x, axis):
+  evens = slice_in_dim(x, None, None, 2, axis)
   odds = rev(slice_in_dim(x, 1, None, 2, axis), (axis,))
-  spectrum = jnp_fft.fft(concatenate([evens, odds], axis), axis=axis)
-  out = 2 * jnp.real(spectrum * _twiddle(x, axis, -1))
-  return out * _ortho_scale(x, axis) if norm == "ortho" else out
+  return concatenate([evens, odds], axis)
 
 
-def _idct_real(x, axis, norm):
-  n = x.shape[axis]
+def _deinterleave(x, axis):
+  """Inverse of ``_interleave``: the first half to the even positions, the reversed second
+  half to the odd ones."""
+  def along(index):
+    return tuple(index if a == axis else slice(None) for a in range(x.ndim))
+  half = -(-x.shape[axis] // 2)
+  first, second = x[along(slice(None, half, 1))], rev(x[along(slice(half, None, 1))], (axis,))
+  out = jnp.zeros(x.shape, dtype=x.dtype).at[along(slice(None, None, 2))].set(first)
+  return out.at[along(slice(1, None, 2))].set(second)
+
+
+def _ortho_norm(out, axis):
+  """``out / sqrt(f * N)`` with f = 4 for the first coefficient along ``axis``, 2 else."""
+  n = out.shape[axis]
+  factor = concatenate([full((1,), 4, out.dtype), full((n - 1,), 2, out.dtype)], 0)
+  factor = expand_dims(factor, _other_axes(out, axis))
+  return out / lax_sqrt(factor * n)
+
+
+def _dct1(x, n, axis, norm):
+  axis = canonical_axis(axis, x.ndim)
+  if n is not None:
+    x = _resize(x, {axis: operator.index(n)})
+  spectrum = jnp_fft.fft(_interleave(x, axis), axis=axis)
+  k = expand_dims(jnp.arange(x.shape[axis], dtype=jnp.real(spectrum).dtype),
+                  _other_axes(x, axis))
+  out = 2 * jnp.real(spectrum * _w4(x.shape[axis], k))
+  return _ortho_norm(out, axis) if norm == "ortho" else out
+
+
+def _dct2(x, axes, norm):
+  """The fused two-axis DCT: one 2-d FFT of the doubly interleaved input."""
+  a1, a2 = axes
+  n1, n2 = x.shape[a1], x.shape[a2]
+  spectrum = jnp_fft.fftn(_interleave(_interleave(x, a1), a2), axes=axes)
+  k1 = expand_dims(jnp.arange(n1, dtype=spectrum.dtype), _other_axes(x, a1))
+  k2 = expand_dims(jnp.arange(n2, dtype=spectrum.dtype), _other_axes(x, a2))
+  out = _w4(n1, k1) * (_w4(n2, k2) * spectrum
+                       + _w4(n2, -k2) * jnp.roll(jnp.flip(spectrum, axis=a2), shift=1, axis=a2))
+  out = 2 * jnp.real(out)
   if norm == "ortho":
-    x = x / _ortho_scale(x, axis)
-  # X_{N-k} for k >= 1 (and 0 at k = 0), the imaginary partner of each coefficient
-  tail = rev(slice_in_dim(x, 1, None, 1, axis), (axis,))
-  partner = concatenate([jnp.zeros_like(slice_in_dim(x, 0, 1, 1, axis)), tail], axis)
-  v = jnp.real(jnp_fft.ifft((x - 1j * partner) * _twiddle(x, axis, 1), axis=axis)) / 2
-  # de-interleave: x[2m] = v[m], x[2m + 1] = v[n - 1 - m]
-  order = np.empty(n, int)
-  order[0::2] = np.arange((n + 1) // 2)
-  order[1::2] = n - 1 - np.arange(n // 2)
-  return jnp.take(v, jnp.asarray(order), axis=axis)
+    return _ortho_norm(_ortho_norm(out, a1), a2)
+  return out
 
 
-def _apply(fn, x, axis, norm):
-  if dtypes.issubdtype(x.dtype, np.complexfloating):
-    return lax_complex(fn(jnp.real(x), axis, norm), fn(jnp.imag(x), axis, norm))
-  return fn(x, axis, norm)
+def _idct1(x, n, axis, norm):
+  axis = canonical_axis(axis, x.ndim)
+  if n is not None:
+    x = _resize(x, {axis: operator.index(n)})
+  size = x.shape[axis]
+  (x,) = promote_dtypes_inexact(x)
+  if norm is None or norm == "backward":
+    x = _ortho_norm(x, axis)
+  x = _ortho_norm(x, axis)
+  k = expand_dims(jnp.arange(size, dtype=x.dtype), _other_axes(x, axis))
+  w4 = _w4(size, k)
+  x = x.astype(w4.dtype) / w4 * 2 * size
+  return _deinterleave(jnp.real(jnp_fft.ifft(x, axis=axis)), axis)
+
+
+def _by_parts(fn, x, *args):
+  """``fn`` on a real ``x``, or on the real and imaginary parts of a complex one."""
+  if _is_complex(x):
+    return lax_complex(fn(jnp.real(x), *args), fn(jnp.imag(x), *args))
+  return fn(x, *args)
 
 
 def dct(x, type=2, n=None, axis=-1, norm=None):
   """Type-2 discrete cosine transform along ``axis`` (``norm`` None/"backward"/"ortho")."""
-  x = _checked("dct", x, type, norm)
-  axis = canonical_axis(axis, x.ndim)
-  return _apply(_dct_real, _resize(x, n, axis), axis, norm)
+  return _by_parts(_dct1, _check("dct", x, type, norm), n, axis, norm)
 
 
 def idct(x, type=2, n=None, axis=-1, norm=None):
   """Inverse of the type-2 DCT along ``axis``."""
-  x = _checked("idct", x, type, norm)
-  axis = canonical_axis(axis, x.ndim)
-  return _apply(_idct_real, _resize(x, n, axis), axis, norm)
+  return _by_parts(_idct1, _check("idct", x, type, norm), n, axis, norm)
 
 
-def _nd(fn, name, x, type, s, axes, norm):
-  x = _checked(name, x, type, norm)
-  if axes is None:
-    axes = range(x.ndim) if s is None else range(x.ndim - len(s), x.ndim)
-  axes = [canonical_axis(a, x.ndim) for a in axes]
+def _nd_axes(x, s, axes):
+  """JAX's (s, axes) for the n-d transforms: ``s`` a list or None, ``axes`` canonical."""
   if s is not None:
-    for size, axis in zip(s, axes):
-      x = _resize(x, size, axis)
+    try:
+      s = list(s)
+    except TypeError:
+      s = [operator.index(s)]
+    if len(s) > x.ndim:
+      raise ValueError(f"s must have at most x.ndim ({x.ndim}) elements, got {len(s)}")
+  if axes is None:
+    start = 0 if s is None else x.ndim - len(s)
+    return s, tuple(range(start, x.ndim))
+  if not isinstance(axes, Sequence):
+    axes = (axes,)
+  axes = tuple(canonical_axis(a, x.ndim) for a in axes)
+  if len(set(axes)) != len(axes):
+    raise ValueError(f"repeated axis: {axes}")
+  return s, axes
+
+
+def _dctn(x, s, axes, norm):
+  s, axes = _nd_axes(x, s, axes)
+  if len(axes) == 1:
+    return _dct1(x, None if s is None else s[0], axes[0], norm)
+  if s is not None:
+    x = _resize(x, dict(zip(axes, s)))
+  if len(axes) == 2:
+    return _dct2(x, axes, norm)
+  for i in range(0, len(axes), 2):  # fused pairs, then a 1-d transform for an odd count
+    x = _dctn(x, None, axes[i:i + 2], norm)
+  return x
+
+
+def _idctn(x, s, axes, norm):
+  s, axes = _nd_axes(x, s, axes)
+  if len(axes) == 1:
+    return _idct1(x, None if s is None else s[0], axes[0], norm)
+  if s is not None:
+    x = _resize(x, dict(zip(axes, s)))
   for axis in axes:
-    x = _apply(fn, x, axis, norm)
+    x = _idct1(x, None, axis, norm)
   return x
 
 
 def dctn(x, type=2, s=None, axes=None, norm=None):
-  """Type-2 DCT over ``axes`` (default all), each cropped/padded to ``s``."""
-  return _nd(_dct_real, "dctn", x, type, s, axes, norm)
+  """Type-2 DCT over ``axes`` (default all, or the last ``len(s)``), cropped/padded to ``s``."""
+  return _by_parts(_dctn, _check("dctn", x, type, norm), s, axes, norm)
 
 
 def idctn(x, type=2, s=None, axes=None, norm=None):
-  """Inverse type-2 DCT over ``axes`` (default all), each cropped/padded to ``s``."""
-  return _nd(_idct_real, "idctn", x, type, s, axes, norm)
+  """Inverse type-2 DCT over ``axes`` (default all, or the last ``len(s)``)."""
+  return _by_parts(_idctn, _check("idctn", x, type, norm), s, axes, norm)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.primitives.lax.dot import Precision
 from xjax._src.primitives.lax.shapes import slice as lax_slice
 from xjax._src.primitives.lax.windowed import conv_general_dilated
 from xjax._src.libraries.numpy import fft as jnp_fft
+from xjax._src.libraries.numpy import linalg as jnp_linalg
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
@@ -88,29 +90,30 @@ def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=N
 
 
 def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):
-  """Removes the mean ("constant") or a least-squares line per segment between the
-  breakpoints ``bp`` ("linear") along ``axis``."""
-  del overwrite_data
+  """Removes the mean ("constant") or, between the breakpoints ``bp``, the least-squares
+  line ("linear", fitted with ``lstsq`` on [1, t / N] as JAX) along ``axis``."""
+  if overwrite_data is not None:
+    raise NotImplementedError("overwrite_data argument not implemented.")
   if type not in ("constant", "linear"):
     raise ValueError("Trend type must be 'linear' or 'constant'.")
   (data,) = promote_dtypes_inexact(jnp.asarray(data))
-  data = jnp.asarray(data)
   if type == "constant":
     return data - data.mean(axis, keepdims=True)
   n = data.shape[axis]
-  edges = np.unique(np.r_[0, np.asarray(bp, int), n])
-  if np.any(edges > n):
-    raise ValueError("Breakpoints must be less than length of data along given axis.")
-  moved = jnp.moveaxis(data, axis, 0)
-  pieces = []
+  edges = np.sort(np.unique(np.r_[0, bp, n]))
+  if edges[0] < 0 or edges[-1] > n:
+    raise ValueError("Breakpoints must be non-negative and less than length of data along "
+                     "given axis.")
+  data = jnp.moveaxis(data, axis, 0)
+  shape = data.shape
+  data = data.reshape(n, -1)
   for lo, hi in zip(edges[:-1], edges[1:]):
-    seg = moved[lo:hi]
-    t = jnp.arange(hi - lo, dtype=seg.dtype) / max(hi - lo, 1)
-    t = jnp.reshape(t, t.shape + (1,) * (seg.ndim - 1))
-    t_c = t - t.mean(0)
-    slope = jnp.sum(t_c * (seg - seg.mean(0)), 0) / jnp.maximum(jnp.sum(t_c * t_c, 0), 1e-30)
-    pieces.append(seg - seg.mean(0) - slope * t_c)
-  return jnp.moveaxis(jnp.concatenate(pieces, 0), 0, axis)
+    npts = hi - lo
+    fit = jnp.vstack([jnp.ones(npts, dtype=data.dtype),
+                      jnp.arange(1, npts + 1, dtype=data.dtype) / npts.astype(data.dtype)]).T
+    coef = jnp_linalg.lstsq(fit, data[lo:hi])[0]
+    data = data.at[lo:hi].add(-jnp.matmul(fit, coef, precision=Precision.HIGHEST))
+  return jnp.moveaxis(data.reshape(shape), 0, axis)
 
 
 def _fft_convolve_axes(in1, in2, mode, axes):

@@ -14,6 +14,8 @@ import warnings
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.api.transformations import vmap
+from xjax._src.primitives.lax.shapes import dynamic_slice_in_dim
 from xjax._src.libraries.numpy import fft as jnp_fft
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
@@ -21,16 +23,16 @@ from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.scipy.signal import detrend as _detrend
 
 
-def _named_window(window, n: int, dtype):
+def _named_window(window, n: int):
+  """A named window of length ``n``: "hann" computed in float32 on the device as JAX's
+  ``sin(linspace(0, pi, n, endpoint=False)) ** 2``, others by ``scipy.signal.get_window``."""
   if isinstance(window, str) and window == "hann":
-    win = np.ones(1) if n == 1 else np.sin(np.pi * np.arange(n) / n) ** 2
-  else:
-    try:
-      from scipy.signal import get_window
-    except ImportError as err:
-      raise ImportError(f"scipy must be available to use {window=}") from err
-    win = get_window(window, n)
-  return jnp.asarray(np.asarray(win), dtype=dtype)
+    return jnp.array([1.0]) if n == 1 else jnp.sin(jnp.linspace(0, np.pi, n, endpoint=False)) ** 2
+  try:
+    from scipy.signal import get_window
+  except ImportError as err:
+    raise ImportError(f"scipy must be available to use {window=}") from err
+  return get_window(window, n)
 
 
 def _window(window, nperseg, length: int, dtype):
@@ -41,7 +43,7 @@ def _window(window, nperseg, length: int, dtype):
       warnings.warn(f"nperseg={n} is greater than input_length={length}, using "
                     f"nperseg={length}")
       n = length
-    return _named_window(window, n, dtype), n
+    return jnp.array(_named_window(window, n), dtype=dtype), n
   win = jnp.asarray(window, dtype=dtype)
   n = win.size if nperseg is None else nperseg
   if win.ndim != 1:
@@ -85,12 +87,15 @@ def _detrender(detrend_type):
 
 def _segment_spectra(x, win, detrend_func, nperseg, step, nfft, onesided):
   """FFTs of the windowed, detrended segments of ``x``: shape (..., segments, freqs)."""
-  starts = np.arange(0, x.shape[-1] - nperseg + 1, step)
-  segments = x[..., starts[:, None] + np.arange(nperseg)]
+  if nperseg == 1 and step == 1:
+    segments = x[..., None]
+  else:  # one dynamic slice per start, as JAX gathers them
+    starts = jnp.arange(x.shape[-1] - nperseg + 1, step=step)
+    segments = vmap(lambda i: dynamic_slice_in_dim(x, i, nperseg, axis=-1), out_axes=-2)(starts)
   segments = detrend_func(segments)
   if dtypes.issubdtype(win.dtype, np.complexfloating):
     segments = segments.astype(dtypes.to_complex_dtype(segments.dtype))
-  segments = win * segments
+  segments = jnp.reshape(win, (1,) * (segments.ndim - 1) + (nperseg,)) * segments
   if onesided:
     return jnp_fft.rfft(jnp.real(segments), n=nfft)
   return jnp_fft.fft(segments, n=nfft)
@@ -164,6 +169,7 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend_type, return_on
     raise ValueError(f"Unknown scaling: {scaling}")
   if mode == "stft":
     scale = jnp.sqrt(scale)
+  scale = scale.astype(dtypes.to_complex_dtype(scale.dtype))
   onesided = return_onesided
   if onesided and any(dtypes.issubdtype(v.dtype, np.complexfloating) for v in signals):
     onesided = False
@@ -179,11 +185,7 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend_type, return_on
     result = spectra[0]
   result = result * scale
   if onesided and mode == "psd":
-    doubled = np.full(nfft // 2 + 1, 2.0)
-    doubled[0] = 1.0
-    if nfft % 2 == 0:
-      doubled[-1] = 1.0
-    result = result * doubled.astype(freq_dtype)
+    result = result.at[..., 1:None if nfft % 2 else -1].mul(2)
   length = signals[0].shape[-1]
   times = jnp.arange(nperseg / 2, length - nperseg / 2 + 1, step, dtype=freq_dtype) / fs
   if boundary is not None:
@@ -212,14 +214,13 @@ def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
   if pxy.ndim >= 2 and pxy.size > 0:
     if pxy.shape[-1] > 1:
       if average == "median":
-        n = pxy.shape[-1]
-        even = np.arange(2.0, n, 2)
-        bias = 1 + np.sum(1.0 / (even + 1) - 1.0 / even)
+        even = jnp.arange(2., pxy.shape[-1], 2)  # the median's bias, in float32 as JAX
+        bias = (1 + jnp.sum(1. / (even + 1) - 1. / even)).astype(pxy.dtype)
         if dtypes.issubdtype(pxy.dtype, np.complexfloating):
           pxy = jnp.median(jnp.real(pxy), -1) + 1j * jnp.median(jnp.imag(pxy), -1)
         else:
           pxy = jnp.median(pxy, -1)
-        pxy = pxy / np.asarray(bias, dtype=pxy.dtype)
+        pxy = pxy / bias
       elif average == "mean":
         pxy = jnp.mean(pxy, -1)
       else:
@@ -238,12 +239,19 @@ def welch(x, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
 
 
 def _overlap_add(frames, step: int):
-  """Sums (..., frames, length) frames placed every ``step`` samples."""
-  nframes, length = frames.shape[-2:]
+  """Sums (..., frames, length) frames placed every ``step`` samples, as JAX: each frame cut
+  into ``step``-sample pieces, the pieces laid out with a one-frame skew and summed."""
+  *batch, nframes, length = frames.shape
+  flat = int(np.prod(batch))
   total = step * (nframes - 1) + length
-  out = jnp.zeros(frames.shape[:-2] + (total,), frames.dtype)
-  index = (np.arange(nframes)[:, None] * step + np.arange(length)).ravel()
-  return out.at[..., index].add(jnp.reshape(frames, frames.shape[:-2] + (-1,)))
+  pieces = 1 + (length - 1) // step
+  x = jnp.pad(frames.reshape((flat, nframes, length)),
+              ((0, 0), (0, 0), (0, pieces * step - length)))
+  x = x.reshape((flat, nframes, pieces, step)).transpose((0, 2, 1, 3))
+  x = jnp.pad(x, ((0, 0), (0, 0), (0, nframes), (0, 0)))
+  skew = x.shape[2] - 1
+  x = x.reshape((flat, -1))[:, :pieces * skew * step].reshape((flat, pieces, skew * step))
+  return x.sum(axis=1)[:, :total].reshape(tuple(batch) + (-1,))
 
 
 def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
@@ -270,21 +278,23 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
   noverlap = _as_int(noverlap or nperseg // 2)
   if noverlap >= nperseg:
     raise ValueError("noverlap must be less than nperseg.")
-  outer = tuple(a for a in range(zxx.ndim) if a not in (time_axis, freq_axis))
-  zxx = jnp.transpose(zxx, outer + (time_axis, freq_axis))  # (..., segments, freqs)
+  if time_axis != zxx.ndim - 1 or freq_axis != zxx.ndim - 2:
+    outer = tuple(a for a in range(zxx.ndim) if a not in (time_axis, freq_axis))
+    zxx = jnp.transpose(zxx, outer + (freq_axis, time_axis))  # (..., freqs, segments)
   inverse = jnp_fft.irfft if input_onesided else jnp_fft.ifft
-  frames = inverse(zxx, n=nfft, axis=-1)[..., :nperseg]
+  frames = inverse(zxx, n=nfft, axis=-2)[..., :nperseg, :]
   if isinstance(window, (str, tuple)):
-    win = _named_window(window, nperseg, frames.dtype)
+    win = jnp.asarray(_named_window(window, nperseg), dtype=frames.dtype)
   else:
     win = jnp.asarray(window)
     if win.ndim != 1:
       raise ValueError("window must be 1-D")
     if win.shape[0] != nperseg:
       raise ValueError(f"window must have length of {nperseg}")
-  frames = frames * jnp.sum(win)
-  x = _overlap_add(frames * win, nperseg - noverlap)
-  norm = _overlap_add(jnp.broadcast_to(win * win, (frames.shape[-2], nperseg)),
+  frames = frames * jnp.sum(win)  # the 'spectrum' scaling
+  win = jnp.expand_dims(win, (*range(frames.ndim - 2), -1))
+  x = _overlap_add(jnp.swapaxes(frames * win, -2, -1), nperseg - noverlap)
+  norm = _overlap_add(jnp.swapaxes(jnp.repeat(win * win, frames.shape[-1], axis=-1), -2, -1),
                       nperseg - noverlap)
   if boundary:
     x = x[..., nperseg // 2:-(nperseg // 2)]

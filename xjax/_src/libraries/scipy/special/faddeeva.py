@@ -1,131 +1,176 @@
-"""The Faddeeva function w(z) = exp(-z^2) erfc(-iz) (Weideman's rational approximation,
-SIAM J. Numer. Anal. 31 (1994)), and the functions of real x that follow from it: erfcx,
-dawsn; and the Fresnel integrals (Cephes's fresnl, as JAX)."""
+"""The Faddeeva function w(z) = exp(-z^2) erfc(-iz) (Weideman's N = 32 rational
+approximation, SIAM J. Numer. Anal. 31 (1994)), erfcx (directly, or by its asymptotic series
+where exp(x^2) overflows), Dawson's integral (Cody, Paciorek & Thacher's rational
+approximations), and the Fresnel integrals (Cephes's fresnl) -- all as JAX computes them."""
 from __future__ import annotations
 
 import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.api.compiled_when_eager import compiled_when_eager
+from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp
-from xjax._src.primitives.lax.elementwise import erfc, exp
+from xjax._src.primitives.lax.elementwise import (abs as lax_abs, complex as lax_complex,
+                                                  convert_element_type, erfc, exp, ge, imag,
+                                                  neg, real, select, square)
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays, real_only
 
-_SQRT_PI = np.sqrt(np.pi)
+
+def _const(like, value):
+  """``value`` as a strong constant of ``like``'s dtype (JAX's ``lax._const`` of an array)."""
+  return np.array(value, get_aval(like).dtype)
 
 
-def _weideman_coefficients(n: int):
-  """Polynomial coefficients (highest power first) of Weideman's approximation."""
-  m = 2 * n
-  length = np.sqrt(n / np.sqrt(2))
-  theta = np.arange(-m + 1, m) * np.pi / m
-  t = length * np.tan(theta / 2)
-  f = np.concatenate([[0.0], np.exp(-t * t) * (length ** 2 + t * t)])
-  a = np.real(np.fft.fft(np.fft.fftshift(f))) / (2 * m)
-  return length, a[1:n + 1][::-1].copy()
+# w(z) = 2 p(Z) / (L - iz)^2 + 1 / (sqrt(pi) (L - iz)), Z = (L + iz) / (L - iz), for Im z >= 0;
+# p's coefficients highest degree first
+_WOFZ_L = 4.7568284600108841
+_WOFZ_C = np.array([
+    -1.3034426067909105e-12, 3.7411838373738471e-12, 8.030427700497756e-12,
+    -2.1543593557490879e-11, -5.5442449963237932e-11, 1.165824698850374e-10,
+    4.1537441121999766e-10, -5.2310202114920615e-10, -3.2080151339721323e-09,
+    8.1248864216535907e-10, 2.3797556530014025e-08, 2.2930438438915445e-08,
+    -1.4813078929137642e-07, -4.1840763750512053e-07, 4.2558331397138446e-07,
+    4.4015317312832251e-06, 6.8210319443575151e-06, -2.1409619201999998e-05,
+    -0.00013075449254579421, -0.00024532980270038237, 0.00039259136070109705,
+    0.0045195411053493093, 0.019006155784845501, 0.057304403529837282, 0.14060716226893755,
+    0.29544451071508743, 0.54601397206393376, 0.9019254893648001, 1.3455441692345449,
+    1.8256696296324815, 2.2635372999002676, 2.5722534081245696])
 
 
-_L, _COEFFS = _weideman_coefficients(40)
-
-
-def _w_upper(z):
+def _wofz_upper(z):
   """w(z) for Im z >= 0."""
-  iz = 1j * z
-  denom = _L - iz
-  big_z = (_L + iz) / denom
-  p = jnp.polyval(jnp.asarray(_COEFFS, dtype=z.dtype), big_z)
-  return 2 * p / (denom * denom) + (1 / _SQRT_PI) / denom
+  re = real(z)
+  length = lax_complex(_const(re, _WOFZ_L), _const(re, 0.))
+  iz = lax_complex(neg(imag(z)), re)
+  denom = length - iz
+  big_z = (length + iz) / denom
+  p = jnp.polyval(jnp.asarray(_WOFZ_C, dtype=big_z.dtype), big_z)
+  inv_sqrt_pi = lax_complex(_const(re, 1. / np.sqrt(np.pi)), _const(re, 0.))
+  return 2 * p / (denom * denom) + inv_sqrt_pi / denom
 
 
 @custom_jvp
 def _wofz(z):
-  upper = jnp.imag(z) >= 0
-  zu = jnp.where(upper, z, -z)
-  wu = _w_upper(zu)
-  return jnp.where(upper, wu, 2 * jnp.exp(-z * z) - wu)
+  upper = ge(imag(z), _const(real(z), 0.))
+  w_upper = _wofz_upper(select(upper, z, neg(z)))
+  return select(upper, w_upper, 2 * exp(neg(z * z)) - w_upper)
 
 
-_wofz.defjvps(lambda g, w, z: g * (2j / _SQRT_PI - 2 * z * w))
+_wofz.defjvps(lambda g, w, z: g * (neg(2 * z * w) + lax_complex(
+    _const(real(z), 0.), _const(real(z), 2. / np.sqrt(np.pi)))))
 
 
 def wofz(z):
   """The Faddeeva function w(z) = exp(-z^2) erfc(-iz); complex output."""
   (z,) = inexact_arrays("wofz", z)
-  if not dtypes.issubdtype(z.dtype, np.complexfloating):
-    z = z.astype(dtypes.to_complex_dtype(z.dtype))
+  aval = get_aval(z)
+  if not dtypes.issubdtype(aval.dtype, np.complexfloating):
+    z = convert_element_type(z, dtypes.to_complex_dtype(aval.dtype), aval.weak_type)
   return _wofz(z)
 
 
-def _cf_erfcx(x, terms: int = 40):
-  """erfcx(x) for x >= 4 by the continued fraction of erfc, evaluated from the tail."""
-  acc = jnp.zeros_like(x)
-  for k in range(terms, 0, -1):
-    acc = (k / 2) / (x + acc)
-  return (1 / _SQRT_PI) / (x + acc)
+# erfcx(x) ~ P(1/x^2) / (sqrt(pi) x), P's coefficients (-1)^k (2k-1)!! / 2^k highest first
+_ERFCX_ASYMPTOTIC = (7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625, -1.875, .75,
+                     -.5, 1.)
+
+
+def _erfcx_impl(x, nterms: int):
+  """exp(x^2) erfc(x), by the asymptotic series where exp(x^2) would overflow."""
+  large = x > _const(x, np.sqrt(np.log(dtypes.finfo(x.dtype).max)))
+  safe_x = select(large, jnp.full_like(x, 1.), x)
+  direct = exp(square(safe_x)) * erfc(safe_x)
+  t = _const(x, 1.) / square(x)
+  p = jnp.polyval(np.array(_ERFCX_ASYMPTOTIC[-nterms:], dtype=x.dtype), t)
+  return select(large, p / (x * _const(x, np.sqrt(np.pi))), direct)
 
 
 @custom_jvp
 def _erfcx(x):
-  big = x >= 4
-  safe_big = jnp.where(big, x, 4.0)
-  safe_small = jnp.where(big, 0.0, x)
-  direct = exp(safe_small * safe_small) * erfc(safe_small)
-  return jnp.where(big, _cf_erfcx(safe_big), direct)
+  if x.dtype == np.float64:
+    return _erfcx_impl(x, nterms=9)
+  if x.dtype == np.float32:
+    return _erfcx_impl(x, nterms=5)
+  return _erfcx_impl(x.astype(np.float32), nterms=5).astype(x.dtype)  # (16-bit floats)
 
 
-_erfcx.defjvps(lambda g, y, x: g * (2 * x * y - 2 / _SQRT_PI))
+_erfcx.defjvps(lambda g, y, x: g * (2 * x * y - _const(x, 2. / np.sqrt(np.pi))))
 
 
 def erfcx(x):
-  """The scaled complementary error function exp(x^2) erfc(x)."""
+  """The scaled complementary error function exp(x^2) erfc(x) (complex: w(iz))."""
   (x,) = inexact_arrays("erfcx", x)
+  if dtypes.issubdtype(x.dtype, np.complexfloating):
+    return _wofz(lax_complex(neg(imag(x)), real(x)))
   return _erfcx(x)
 
 
-# Rybicki's sum for Dawson's integral, step h (error ~ exp(-(pi/2h)^2)), 2 * _RYBICKI_M terms.
-_RYBICKI_H = 0.2
-_RYBICKI_M = 32
+# Dawson's integral on |x| (odd): x P(x^2) / Q(x^2) below 3.25, else
+# (1 + t P(t) / Q(t)) / (2 |x|) with t = 1/x^2 (one pair of polynomials below 6.25, one above)
+_DAWSN_AN = np.array([
+    1.13681498971755972054e-11, 8.49262267667473811108e-10, 1.94434204175553054283e-8,
+    9.53151741254484363489e-7, 3.07828309874913200438e-6, 3.52513368520288738649e-4,
+    -8.50149846724410912031e-4, 4.22618223005546594270e-2, -9.17480371773452345351e-2,
+    9.99999999999999994612e-1])
+_DAWSN_AD = np.array([
+    2.40372073066762605484e-11, 1.48864681368493396752e-9, 5.21265281010541664570e-8,
+    1.27258478273186970203e-6, 2.32490249820789513991e-5, 3.25524741826057911661e-4,
+    3.48805814657162590916e-3, 2.79448531198828973716e-2, 1.58874241960120565368e-1,
+    5.74918629489320327824e-1, 1.00000000000000000539e0])
+_DAWSN_BN = np.array([
+    5.08955156417900903354e-1, -2.44754418142697847934e-1, 9.41512335303534411857e-2,
+    -2.18711255142039025206e-2, 3.66207612329569181322e-3, -4.23209114460388756528e-4,
+    3.59641304793896631888e-5, -2.14640351719968974225e-6, 9.10010780076391431042e-8,
+    -2.40274520828250956942e-9, 3.59233385440928410398e-11])
+_DAWSN_BD = np.array([
+    1.00000000000000000000e0, -6.31839869873368190192e-1, 2.36706788228248691528e-1,
+    -5.31806367003223277662e-2, 8.48041718586295374409e-3, -9.47996768486665330168e-4,
+    7.81025592944552338085e-5, -4.55875153252442634831e-6, 1.89100358111421846170e-7,
+    -4.91324691331920606875e-9, 7.18466403235734541950e-11])
+_DAWSN_CN = np.array([
+    -5.90592860534773254987e-1, 6.29235242724368800674e-1, -1.72858975380388136411e-1,
+    1.64837047825189632310e-2, -4.86827613020462700845e-4])
+_DAWSN_CD = np.array([
+    1.00000000000000000000e0, -2.69820057197544900361e0, 1.73270799045947845857e0,
+    -3.93708582281939493482e-1, 3.44278924041233391079e-2, -9.73655226040941223894e-4])
 
 
-def _dawsn_series(x):
-  x2 = x * x
-  term, total = x, x
-  for n in range(1, 12):
-    term = term * (-2 * x2) / (2 * n + 1)
-    total = total + term
-  return total
+def _dawsn_impl(x):
+  sign = jnp.sign(x)  # (0 at 0, where the rest is 0 too)
+  ax = lax_abs(x)
+  t = _const(x, 1.) / square(ax)
+  below, above = ax < _const(x, 3.25), ax >= _const(x, 6.25)
+  # each region's polynomials at a harmless 1 outside it (their overflow would give inf/inf)
+  ax1 = select(below, ax, jnp.full_like(ax, 1.))
+  val1 = (ax1 * jnp.polyval(np.array(_DAWSN_AN, x.dtype), square(ax1))
+          / jnp.polyval(np.array(_DAWSN_AD, x.dtype), square(ax1)))
 
+  def tail(inside, num, den):
+    ti = select(inside, t, jnp.full_like(t, 1.))
+    axi = select(inside, ax, jnp.full_like(ax, 1.))
+    return (_const(x, 0.5) / axi) * (_const(x, 1.) + ti * jnp.polyval(np.array(num, x.dtype), ti)
+                                     / jnp.polyval(np.array(den, x.dtype), ti))
 
-def _dawsn_rybicki(x):
-  h = _RYBICKI_H
-  n0 = 2 * jnp.round(x / (2 * h))
-  xp = x - n0 * h
-  odd = np.arange(-2 * _RYBICKI_M + 1, 2 * _RYBICKI_M, 2, dtype=np.float64)
-  m = jnp.asarray(odd, dtype=x.dtype)
-  terms = jnp.exp(-jnp.square(xp[..., None] - m * h)) / (n0[..., None] + m)
-  return jnp.sum(terms, axis=-1) / _SQRT_PI
+  val2 = tail((ax >= _const(x, 3.25)) & (ax < _const(x, 6.25)), _DAWSN_BN, _DAWSN_BD)
+  val3 = tail(above, _DAWSN_CN, _DAWSN_CD)
+  return sign * select(below, val1, select(ax < _const(x, 6.25), val2, val3))
 
 
 @custom_jvp
 def _dawsn(x):
-  ax = jnp.abs(x)
-  small = ax < 0.2
-  huge = ax > 1e7
-  mid = ~(small | huge)
-  out_small = _dawsn_series(jnp.where(small, x, 0.0))
-  out_mid = _dawsn_rybicki(jnp.where(mid, x, 1.0))
-  safe_huge = jnp.where(huge, x, 1e7)
-  out_huge = 0.5 / safe_huge
-  return jnp.where(small, out_small, jnp.where(huge, out_huge, out_mid))
+  if x.dtype in (np.float32, np.float64):
+    return _dawsn_impl(x)
+  return _dawsn_impl(x.astype(np.float32)).astype(x.dtype)  # (16-bit floats)
 
 
-_dawsn.defjvps(lambda g, y, x: g * (1 - 2 * x * y))
+_dawsn.defjvps(lambda g, y, x: g * (_const(x, 1.) - _const(x, 2.) * x * y))
 
 
 def dawsn(x):
   """Dawson's integral exp(-x^2) * integral_0^x exp(t^2) dt."""
   (x,) = inexact_arrays("dawsn", x)
+  if dtypes.issubdtype(x.dtype, np.complexfloating):
+    raise ValueError("dawsn does not support complex-valued inputs.")
   return _dawsn(x)
 
 

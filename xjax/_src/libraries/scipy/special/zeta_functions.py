@@ -3,11 +3,9 @@ Bernoulli numbers, and Spence's function (the dilogarithm)."""
 from __future__ import annotations
 
 import operator
-from fractions import Fraction
 
 import numpy as np
 
-from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jacobians import jvp
 from xjax._src.primitives.lax import elementwise as ew
@@ -17,30 +15,22 @@ from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import float_array, inexact_arrays
 
 
-def _bernoulli_exact(n: int) -> list:
-  """B_0 .. B_n as Fractions (B_1 = -1/2), by the Akiyama-Tanigawa recurrence."""
-  out, row = [], []
-  for m in range(n + 1):
-    row.append(Fraction(1, m + 1))
-    for j in range(m, 0, -1):
-      row[j - 1] = j * (row[j - 1] - row[j])
-    out.append(row[0])
-  if n >= 1:
-    out[1] = -out[1]
-  return out
-
-
 def bernoulli(n: int):
-  """The Bernoulli numbers B_0 .. B_n (B_1 = -1/2)."""
-  n = concrete_or_error(n, "bernoulli n")
-  try:
-    n = operator.index(n)
-  except TypeError:
-    raise TypeError(f"Argument n of bernoulli must be a concrete integer, got {n!r}.") from None
+  """The Bernoulli numbers B_0 .. B_n (B_1 = -1/2), in float32 as JAX computes them: the
+  even ones from B_4 by the Chowla-Hartung series B_m = (1/pi^2) prod_{j<=m} -(j-1)j/(4pi^2)
+  * (1 + sum_{k=2}^{49} k^-m)."""
+  n = operator.index(concrete_or_error(n, "Argument n of bernoulli"))
   if n < 0:
     raise ValueError("n must be a non-negative integer.")
-  values = np.array([float(b) for b in _bernoulli_exact(n)])
-  return jnp.asarray(values, dtype=dtypes.default_float_dtype())
+  first = jnp.array([1, -1 / 2, 1 / 6])
+  if n < 3:
+    return first[:n + 1]
+  out = jnp.zeros(n + 1).at[:3].set(first)
+  m = jnp.arange(4, n + 1, 2, dtype=out.dtype)
+  q1 = (1. / np.pi ** 2) * jnp.cumprod(-(m - 1) * m / 4 / np.pi ** 2)
+  k = jnp.arange(2, 50, dtype=out.dtype)  # 2 ** -50 < 1e-15
+  q2 = jnp.sum(k[:, None] ** -m[None, :], axis=0)
+  return out.at[4::2].set(q1 * (1 + q2))
 
 
 # (2j)! / B_2j for j = 1..16: the Euler-Maclaurin coefficients' reciprocals

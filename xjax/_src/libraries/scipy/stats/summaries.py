@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.api.transformations import vmap
 from xjax._src.primitives.lax.cumulative import cummax, cummin
 from xjax._src.libraries.numpy import namespace as jnp
@@ -104,6 +105,7 @@ def rankdata(a, method: str = "average", *, axis: int | None = None,
   return _rank_1d(jnp.ravel(jnp.asarray(a)), method)
 
 
+@compiled_when_eager(staged="sem", static_argnames=("axis", "nan_policy", "keepdims"))
 def sem(a, axis: int | None = 0, ddof: int = 1, nan_policy: str = "propagate", *,
         keepdims: bool = False):
   """The standard error of the mean: std(ddof) / sqrt(n)."""
