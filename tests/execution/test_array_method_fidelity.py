@@ -54,3 +54,10 @@ def test_array_copies_and_repr_layout_as_jax():
   text = repr(jnp.array([1.76562, 0.400391, 0.980469, 2.23438, 1.86719, -0.976562],
                         jnp.bfloat16))
   assert text.endswith("],      dtype=bfloat16)")
+
+
+def test_one_element_division_by_a_scalar_is_ieee_division():
+  """XLA rewrites x / c as x * (1/c) only for a result of more than one element."""
+  x = jnp.array([-3.], jnp.float32)
+  assert np.asarray(x / np.pi ** 2).view(np.uint32)[0] == \
+      np.asarray(np.float32(-3.) / np.float32(np.pi ** 2)).view(np.uint32)

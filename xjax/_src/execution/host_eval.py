@@ -106,11 +106,11 @@ identity.input_cast = True
 def divide_rule(avals, out_avals):
   """Float division as XLA:CPU computes it: by a divisor broadcast to the result's shape
   (a scalar), as a product with the divisor's reciprocal (XLA's algebraic simplifier
-  rewrites it so); else IEEE division."""
+  rewrites it so, unless the result has one element); else IEEE division."""
   if avals[0].dtype.kind != "f":
     return None
   divide = _ieee_arithmetic(np.divide, avals, out_avals[0])
-  if avals[1].shape == out_avals[0].shape:
+  if avals[1].shape == out_avals[0].shape or out_avals[0].size == 1:
     return divide
   reciprocal = _ieee_arithmetic(np.divide, [avals[1].update(shape=()), avals[1]], avals[1])
   multiply = _ieee_arithmetic(np.multiply, avals, out_avals[0])
