@@ -307,6 +307,7 @@ def _det_3x3(a):
           - e(0, 0) * e(1, 2) * e(2, 1) - e(0, 1) * e(1, 0) * e(2, 2))
 
 
+@compiled_when_eager(staged="det")
 def det(a):
   """Determinants (0 for singular matrices).  2x2 and 3x3 matrices use the closed forms
   (any float dtype, differentiated as written), larger ones LU, as JAX."""
