@@ -170,10 +170,16 @@ def _log_ax(a, x):
   return exp(log_ax), lt(log_ax, ew.neg(log(_c(x, _finfo(x).max))))
 
 
-def _igamma_impl(a, x):
-  is_nan = ew.bitwise_or(ne(a, a), ne(x, x))
+def _domain(a, x):
+  """(x == inf, a == 0, x == 0, where P and Q are undefined: NaNs, negatives, a = x = 0)."""
+  is_nan = ew.bitwise_or(ne(a, a), ne(x, x))  # (JAX's order)
   x_inf, a0, x0 = eq(x, _c(x, np.inf)), eq(a, _c(a, 0)), eq(x, _c(x, 0))
-  domain_error = _any_of(lt(x, _c(x, 0)), lt(a, _c(a, 0)), ew.bitwise_and(a0, x0), is_nan)
+  return x_inf, a0, x0, _any_of(lt(x, _c(x, 0)), lt(a, _c(a, 0)), ew.bitwise_and(a0, x0),
+                                is_nan)
+
+
+def _igamma_impl(a, x):
+  x_inf, a0, x0, domain_error = _domain(a, x)
   use_fraction = ew.bitwise_and(ge(x, _c(x, 1)), gt(x, a))
   ax, underflow = _log_ax(a, x)
   enabled = ew.bitwise_not(_any_of(x0, domain_error, underflow, x_inf))
@@ -188,9 +194,7 @@ def _igamma_impl(a, x):
 
 
 def _igammac_impl(a, x):
-  is_nan = ew.bitwise_or(ne(a, a), ne(x, x))
-  x_inf, a0, x0 = eq(x, _c(x, np.inf)), eq(a, _c(a, 0)), eq(x, _c(x, 0))
-  domain_error = _any_of(lt(x, _c(x, 0)), lt(a, _c(a, 0)), ew.bitwise_and(a0, x0), is_nan)
+  x_inf, a0, x0, domain_error = _domain(a, x)
   use_series = ew.bitwise_or(lt(x, _c(x, 1)), lt(x, a))
   ax, underflow = _log_ax(a, x)
   enabled = ew.bitwise_not(_any_of(domain_error, underflow, x_inf, a0))
