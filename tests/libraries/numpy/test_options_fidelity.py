@@ -178,3 +178,13 @@ def test_take_along_axis_is_one_gather_with_batch_dims():
   assert gather.params["dimension_numbers"].operand_batching_dims == (0,)  # as JAX 0.10.2
   with pytest.raises(ValueError, match='Unknown gather mode "wrap"'):
     jnp.take_along_axis(x, idx, axis=1, mode="wrap")
+
+
+def test_det_gradient_is_the_cofactor_solve():
+  """JAX's _cofactor_solve: exact for full rank, rank n-1 and lower ranks alike."""
+  rng = np.random.RandomState(1)
+  a = jnp.asarray(rng.standard_normal((4, 4)).astype(np.float32))
+  adj = np.linalg.det(np.asarray(a, np.float64)) * np.linalg.inv(np.asarray(a, np.float64)).T
+  np.testing.assert_allclose(xjax.grad(jnp.linalg.det)(a), adj, rtol=2e-5, atol=1e-5)
+  rank2 = a.at[3].set(a[0] + a[1]).at[2].set(a[0] - a[1])
+  np.testing.assert_array_equal(xjax.grad(jnp.linalg.det)(rank2), np.zeros((4, 4)))

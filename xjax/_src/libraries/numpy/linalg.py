@@ -19,25 +19,29 @@ from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.primitives.lax.linalg.lu import solve_factored
 from xjax._src.primitives.lax.linear_solve import custom_linear_solve
 from xjax._src.primitives.lax.dot import Precision, dot_general
-from xjax._src.primitives.lax.shapes import broadcast
+from xjax._src.primitives.lax.shapes import broadcast, iota as lax_iota
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.api.transformations import vmap
 from xjax._src.primitives.lax.elementwise import square_and_multiply
 from xjax._src.libraries.numpy import linalg_basic
 from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.array_api import matrix_transpose as _matrix_transpose
-from xjax._src.libraries.numpy.composed_math import conj, isnan, real
+from xjax._src.libraries.numpy.composed_math import conj, isinf, isnan, real
+from xjax._src.libraries.numpy.cumulative import cumprod
 from xjax._src.libraries.numpy.einsum import einsum
 from xjax._src.libraries.numpy.functional import vectorize
-from xjax._src.libraries.numpy.creation import arange, asarray, empty, zeros, zeros_like
+from xjax._src.libraries.numpy.creation import arange, asarray, empty, ones, zeros, zeros_like
+from xjax._src.libraries.numpy.index_tricks import ix_
 from xjax._src.libraries.numpy.indexing import take_along_axis
 from xjax._src.libraries.numpy.linalg_basic import matmul as _matmul
 from xjax._src.libraries.numpy.matrices import diagonal as _diagonal, eye as _eye, trace as _trace
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.numpy.reductions import (any as _any, max as _max, min as _min, prod,
                                                   sum as _sum)
-from xjax._src.libraries.numpy.shaping import (broadcast_to, expand_dims,
-                                               moveaxis, ravel, reshape, squeeze, stack, swapaxes)
+from xjax._src.libraries.numpy.shaping import (broadcast_to, concatenate, expand_dims,
+                                               moveaxis, ravel, reshape, squeeze, swapaxes)
+from xjax._src.libraries.numpy.rearrange import tile
+from xjax._src.libraries.numpy.searching import count_nonzero
 from xjax._src.libraries.numpy.sorting import argsort
 from xjax._src.libraries.numpy.ufuncs import abs as _abs, exp, log, sign as _sign, sqrt
 from xjax._src.libraries.numpy.where import where
@@ -281,17 +285,39 @@ def _det(a):
 @_det.defjvp
 def _det_jvp(primals, tangents):
   (a,), (da,) = primals, tangents
-  y = _det(a)
-  # d det = tr(adj(a) da), with the adjugate from the SVD so singular matrices work.
-  u, s, vh = lax_linalg.svd(a, full_matrices=False)
-  sign_u, _ = _slogdet_lu(u)
-  sign_v, _ = _slogdet_lu(vh)
-  n = s.shape[-1]
-  prods = stack([prod(where(arange(n) == i, 1, s), axis=-1)
-                     for i in range(n)], axis=-1) if n else s
-  adj = _matmul(_H(vh) * prods.astype(a.dtype)[..., None, :], _H(u))
-  adj = adj * (sign_u * sign_v)[..., None, None]
-  return y, _trace(_matmul(adj, da), axis1=-2, axis2=-1)
+  y, z = _cofactor_solve(a, da)
+  return y, _trace(z, axis1=-1, axis2=-2)
+
+
+def _cofactor_solve(a, b):
+  """(det(a), adj(a) @ b), defined for singular ``a`` too, as JAX computes them: from the
+  LU factors, the last pivot replaced by 1 / (the other pivots' product) so a rank n-1
+  matrix still solves, and zeros where the matrix has rank below n-1."""
+  n = a.shape[-1]
+  if n == 1:
+    return a[..., 0, 0], b
+  lu, pivots, permutation = lax_linalg.lu(a)
+  batch = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
+  x = broadcast_to(b, batch + b.shape[-2:])
+  lu = broadcast_to(lu, batch + lu.shape[-2:])
+  diag = _diagonal(lu, axis1=-2, axis2=-1)
+  iota = expand_dims(arange(n, dtype=pivots.dtype), tuple(range(pivots.ndim - 1)))
+  parity = count_nonzero(pivots != iota, axis=-1)
+  sign = asarray(-2 * (parity % 2) + 1, dtype=a.dtype)
+  partial_det = cumprod(diag, axis=-1) * sign[..., None]  # [..., -2]: det(u) / u_nn
+  lu = lu.at[..., -1, -1].set(1.0 / partial_det[..., -2])
+  permutation = broadcast_to(permutation, (*batch, n))
+  iotas = ix_(*(lax_iota(np.int32, m) for m in (*batch, 1)))
+  singular = ones(x.shape[:-1], x.dtype)  # rank below n - 1: a zero adjugate
+  singular = lax_linalg.triangular_solve(lu, singular, left_side=True, lower=False)
+  singular = _any(isnan(singular) | isinf(singular), axis=-1)
+  singular = tile(singular[..., None, None], singular.ndim * (1,) + x.shape[-2:])
+  x = where(singular, zeros_like(x), x)
+  x = x[iotas[:-1] + (permutation, slice(None))]
+  x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+  x = concatenate((x[..., :-1, :] * partial_det[..., -1, None, None], x[..., -1:, :]), axis=-2)
+  x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
+  return partial_det[..., -1], where(singular, zeros_like(x), x)
 
 
 @compiled_when_eager(staged="det")
