@@ -595,10 +595,11 @@ scatter_max = _scatter_fn(scatter_max_p)
 # vmap of dynamic_slice / dynamic_update_slice with batched start indices
 
 def _stacked_indices(axis, idxs, idims):
+  """The start indices as (batch, n) gather indices, each column broadcast (as JAX's)."""
   dt = np.int64 if any(get_aval(i).dtype == np.int64 for i in idxs) else np.int32
-  cols = [ew.convert_element_type(batching.bdim_to_front(i, d, axis.size), dt)
-          for i, d in zip(idxs, idims)]
-  cols = [shapes.reshape(c, (axis.size, 1)) for c in cols]
+  cols = [shapes.broadcast_in_dim(
+      ew.convert_element_type(i if d is None else batching.moveaxis(i, d, 0), dt),
+      (axis.size, 1), () if d is None else (0,)) for i, d in zip(idxs, idims)]
   return shapes.concatenate(cols, 1) if cols else shapes.full((axis.size, 0), 0, dt)
 
 
@@ -611,7 +612,8 @@ def batched_dynamic_slice(axis, x, xd, idxs, idims, slice_sizes):
     return gather(x, indices, dn, slice_sizes, mode=GatherScatterMode.CLIP)
   x = batching.moveaxis(x, xd, 0)
   dn = GatherDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(1, n + 1)), (0,), (0,))
-  return gather(x, indices, dn, (1,) + tuple(slice_sizes), mode=GatherScatterMode.CLIP)
+  return gather(x, indices, dn, (1,) + tuple(slice_sizes), mode=GatherScatterMode.CLIP,
+                indices_are_sorted=True, unique_indices=True)
 
 
 def batched_dynamic_update_slice(axis, x, xd, upd, ud, idxs, idims):
@@ -629,7 +631,8 @@ def batched_dynamic_update_slice(axis, x, xd, upd, ud, idxs, idims):
                    mode=GatherScatterMode.CLIP)
   indices = _stacked_indices(axis, idxs, idims)
   dn = ScatterDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(1, n + 1)), (0,), (0,))
-  return scatter(x, indices, upd, dn, mode=GatherScatterMode.CLIP)
+  return scatter(x, indices, upd, dn, indices_are_sorted=True, unique_indices=True,
+                 mode=GatherScatterMode.CLIP)
 
 
 def _dynamic_slice_batch(axis, args, dims, *, slice_sizes):
