@@ -135,3 +135,12 @@ def test_top_k_takes_an_axis():
   assert "top_k[axis=2 k=2]" in str(xjax.make_jaxpr(lambda a: lax.top_k(a, 2))(t))
   g = xjax.grad(lambda a: lax.top_k(a, 2, axis=0)[0].sum())(t)
   np.testing.assert_array_equal(g, np.ones((2, 3, 4)))
+
+
+def test_non_hashable_static_arguments_raise_a_plain_value_error():
+  x = jnp.arange(6.)
+  for call in (lambda: xjax.jit(lambda a, n: a * n, static_argnums=1)(x, jnp.ones(6)),
+               lambda: jnp.partition(x, jnp.array(2))):
+    with pytest.raises(ValueError, match="Non-hashable static arguments") as info:
+      call()
+    assert type(info.value) is ValueError  # (JAX's class, not a subclass)

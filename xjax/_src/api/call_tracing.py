@@ -82,7 +82,11 @@ def arg_names(sig, args, kwargs) -> list[str]:
 
 
 class NonHashableStaticError(ValueError):
-  """A static argument that cannot be hashed (JAX raises a ValueError)."""
+  """A static argument that cannot be hashed: caught inside xjax (a library function then
+  runs op by op); what reaches the user is ``as_value_error``'s plain ValueError, as JAX's."""
+
+  def as_value_error(self) -> ValueError:
+    return ValueError(*self.args)
 
 
 def check_hashable(value, where: str):

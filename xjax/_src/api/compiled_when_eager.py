@@ -40,12 +40,15 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
     if trace is eval_trace or staged is not None:
       try:
         return jitted(*args, **kwargs)
-      except NonHashableStaticError:
+      except NonHashableStaticError as e:
         if hashable_statics:
-          raise
+          raise e.as_value_error() from None
     elif hashable_statics:  # traced: JAX's jit still hashes them (a traced axis fails)
-      check_statics_hashable(*split_args(args, kwargs, jitted._static_argnums,
-                                           jitted._static_argnames)[2:])
+      try:
+        check_statics_hashable(*split_args(args, kwargs, jitted._static_argnums,
+                                             jitted._static_argnames)[2:])
+      except NonHashableStaticError as e:
+        raise e.as_value_error() from None
     if inline and isinstance(trace, JVPTrace):  # as an inline jit's JVP, without tracing one
       args = [ad.as_jit_input(trace, a) for a in args]
       out = fun(*args, **kwargs)

@@ -37,9 +37,10 @@ from xjax._src.interpreters.staging import (DynamicJaxprTrace, fun_name, fun_sou
                                             make_debug_info)
 from xjax._src.primitives.hijax import check_low
 from xjax._src.primitives.state.discharge import StatefulCall, has_state
-from xjax._src.api.call_tracing import (arg_names, check_statics_hashable, flatten_call,
-                                        normalize_static, rebuild_call, split_args, static_key,
-                                        trace_flat, valid_leaf_aval)
+from xjax._src.api.call_tracing import (NonHashableStaticError, arg_names,
+                                        check_statics_hashable, flatten_call, normalize_static,
+                                        rebuild_call, split_args, static_key, trace_flat,
+                                        valid_leaf_aval)
 from xjax._src.api.fast_path import fast_walk, leaf_key, plain_dispatch
 from xjax._src.api.jit_primitives import jit_p
 from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
@@ -308,6 +309,10 @@ class PjitFunction:
             return hit(leaves, args, kwargs)
       if not config._values["jax_disable_jit"]:
         return self._call(args, kwargs, fast_key)
+    except NonHashableStaticError as e:
+      if self._host_eval:  # (a library function's: compiled_when_eager falls back)
+        raise
+      raise e.as_value_error() from None  # (a plain ValueError, as JAX's)
     except Exception as e:  # the user sees their frames, not ours (jax_traceback_filtering)
       remove_internal_frames(e)
       raise  # a bare raise does not add this frame back
