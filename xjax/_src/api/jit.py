@@ -386,11 +386,10 @@ class PjitFunction:
       if self._placement:
         device, committed = self._target_device(), True
       else:
-        try:
-          device, committed = dispatch.pick_device(leaves, self._name)
-        except dispatch.IncompatibleDevicesError as err:
+        def names():
           dyn = split_args(args, kwargs, self._static_argnums, self._static_argnames)
-          raise err.with_names(arg_names(self._sig, dyn[0], dyn[1])) from None
+          return arg_names(self._sig, dyn[0], dyn[1])
+        device, committed = dispatch.pick_device(leaves, self._name, names)
       if (fast_key is not None and not entry.donated and entry.state is None
           and not clients.several_devices and plain_dispatch[0] and not self._placement
           and not any(a.dtype == dtypes.float0 for a in (*avals, *entry.closed.out_avals))):

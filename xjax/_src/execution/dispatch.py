@@ -22,10 +22,11 @@ from xjax._src.execution.result_checks import check_special_values, checks_resul
 # ---------------------------------------------------------------------------------------
 # Devices and buffers
 
-def pick_device(args: Sequence[Any], fun: str = "computation"):
+def pick_device(args: Sequence[Any], fun: str = "computation", names=None):
   """(device, committed): the committed device of the inputs, else the default device.
   ``committed`` is a ``MeshCommitment`` when the first committed input carries a sharding
-  over a mesh of one device (its results carry one too, as in JAX)."""
+  over a mesh of one device (its results carry one too, as in JAX). Inputs committed to
+  different devices are JAX's ValueError, naming them by ``names()`` when given."""
   device = None
   for i, x in enumerate(args):
     if type(x) is Array and x._committed:
@@ -33,7 +34,7 @@ def pick_device(args: Sequence[Any], fun: str = "computation"):
       if device is None:
         device, first = d, i
       elif d != device:
-        raise IncompatibleDevicesError(args, first, i, fun)
+        raise _incompatible_devices(args, first, i, fun, names() if names else ())
   if device is None:
     return clients.default_device(), False
   marker = args[first]._committed
@@ -77,23 +78,15 @@ def _float0_or(make):
   return wrap
 
 
-class IncompatibleDevicesError(ValueError):
-  """Arguments committed to different devices (JAX raises a ValueError)."""
-
-  def __init__(self, args, i: int, j: int, fun: str, names: Sequence[str] = ()) -> None:
-    self.args_, self.i, self.j, self.fun = args, i, j, fun
-
-    def describe(k):
-      name = names[k] if k < len(names) else f"args[{k}]"
-      x = args[k]
-      return (f"argument {name} of {fun} with shape {x.aval.update(weak_type=False)} and "
-              f"with device ids [{x.device.id}] on platform {x.device.platform.upper()}")
-    super().__init__(f"Received incompatible devices for jitted computation. Got "
-                     f"{describe(i)} and {describe(j)}. Move the arguments to one device "
-                     "with xjax.device_put, or leave them uncommitted.")
-
-  def with_names(self, names: Sequence[str]) -> "IncompatibleDevicesError":
-    return IncompatibleDevicesError(self.args_, self.i, self.j, self.fun, names)
+def _incompatible_devices(args, i: int, j: int, fun: str, names: Sequence[str]) -> ValueError:
+  def describe(k):
+    name = names[k] if k < len(names) else f"args[{k}]"
+    x = args[k]
+    return (f"argument {name} of {fun} with shape {x.aval.update(weak_type=False)} and "
+            f"with device ids [{x.device.id}] on platform {x.device.platform.upper()}")
+  return ValueError(f"Received incompatible devices for jitted computation. Got "
+                    f"{describe(i)} and {describe(j)}. Move the arguments to one device "
+                    "with xjax.device_put, or leave them uncommitted.")
 
 
 class DonatedBufferError(jaxlib_api.XlaRuntimeError):
