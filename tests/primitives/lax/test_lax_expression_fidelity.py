@@ -144,3 +144,16 @@ def test_non_hashable_static_arguments_raise_a_plain_value_error():
     with pytest.raises(ValueError, match="Non-hashable static arguments") as info:
       call()
     assert type(info.value) is ValueError  # (JAX's class, not a subclass)
+
+
+def test_clip_scatters_clamp_when_lowered_not_in_the_jaxpr():
+  x = jnp.arange(6.)
+  idx = jnp.array([0, 7, -9, 3])
+  np.testing.assert_array_equal(x.at[idx].add(1., mode="clip"), [2., 1., 2., 4., 4., 6.])
+  names = [e.primitive.name for e in
+           xjax.make_jaxpr(lambda r: r.at[idx].set(1., mode="clip"))(x).eqns]
+  assert names == ["lt", "add", "select_n", "broadcast_in_dim", "broadcast_in_dim",
+                   "scatter"]  # JAX 0.10.2's: no min/max
+  g = xjax.vmap(lambda r, i: lax.dynamic_update_slice(r, jnp.ones(2), (i,)))(
+      jnp.stack([x, x]), jnp.array([0, 5]))
+  np.testing.assert_array_equal(g, [[1., 1., 2., 3., 4., 5.], [0., 1., 2., 3., 1., 1.]])

@@ -386,7 +386,15 @@ def _scatter_abstract_eval(operand, indices, updates, *, dimension_numbers, **pa
 def _scatter_lowering(ctx, operand, indices, updates, *, dimension_numbers,
                       indices_are_sorted, unique_indices, mode, update_jaxpr, update_consts):
   dn = dimension_numbers
-  scalar = ShapedArray((), ctx.avals_in[0].dtype)
+  avals_in, out_aval = list(ctx.avals_in), ctx.avals_out[0]
+  scalar = ShapedArray((), avals_in[0].dtype)
+  if mode is GatherScatterMode.CLIP:  # (clamped here, not in the jaxpr, as JAX lowers it)
+    op_aval, idx_aval, upd_aval = avals_in
+    _, sizes = _gather_dims_for(dn, op_aval.shape, upd_aval.shape)
+    closed = trace_to_jaxpr(lambda i: [clamp_indices(i, op_aval.shape,
+                                                     dn.scatter_dims_to_operand_dims, sizes)],
+                            [idx_aval.update(sharding=None)])
+    indices = ctx.lower_jaxpr(closed.jaxpr, closed.consts, [indices])[0]
 
   def body(sub, args):
     if update_jaxpr is None:
@@ -399,11 +407,12 @@ def _scatter_lowering(ctx, operand, indices, updates, *, dimension_numbers,
       "input_batching_dims": dn.operand_batching_dims,
       "scatter_indices_batching_dims": dn.scatter_indices_batching_dims,
       "scatter_dims_to_operand_dims": dn.scatter_dims_to_operand_dims},
-      ctx.avals_in[1].ndim - 1)
-  return ctx.op("stablehlo.scatter", [operand, indices, updates], ctx.avals_out[0],
+      avals_in[1].ndim - 1)
+  return ctx.op("stablehlo.scatter", [operand, indices, updates], out_aval,
                 {"scatter_dimension_numbers": attr,
                  "indices_are_sorted": _bool(indices_are_sorted),
-                 "unique_indices": _bool(unique_indices)}, regions=[region])
+                 "unique_indices": _bool(unique_indices)}, regions=[region],
+                in_avals=avals_in)
 
 
 def _gather_dims_for(dn: ScatterDimensionNumbers, operand_shape, updates_shape):
@@ -418,10 +427,13 @@ def _gather_dims_for(dn: ScatterDimensionNumbers, operand_shape, updates_shape):
 
 
 def _gather_updates(x, indices, updates_shape, dn, params):
+  """The windows of ``x`` a scatter with ``params`` writes, read with the scatter's mode (a
+  dropped update's window reads 0; a clipped one's, the clamped window)."""
   gdn, sizes = _gather_dims_for(dn, get_aval(x).shape, updates_shape)
+  mode = params["mode"]
   return gather(x, indices, gdn, sizes, indices_are_sorted=params["indices_are_sorted"],
-                unique_indices=params["unique_indices"], mode=GatherScatterMode.FILL_OR_DROP,
-                fill_value=0)
+                unique_indices=params["unique_indices"], mode=mode,
+                fill_value=0 if mode is GatherScatterMode.FILL_OR_DROP else None)
 
 
 def _linear_scatter_jvp(prim):
@@ -570,10 +582,6 @@ def _scatter_fn(prim):
                  indices_are_sorted=False, unique_indices=False, mode=None):
     dn = _tuples(dimension_numbers)
     mode = GatherScatterMode.from_any(mode)
-    if mode is GatherScatterMode.CLIP:
-      _, sizes = _gather_dims_for(dn, get_aval(operand).shape, get_aval(updates).shape)
-      scatter_indices = clamp_indices(scatter_indices, get_aval(operand).shape,
-                                      dn.scatter_dims_to_operand_dims, sizes)
     return prim.bind(operand, scatter_indices, updates, dimension_numbers=dn,
                      indices_are_sorted=bool(indices_are_sorted),
                      unique_indices=bool(unique_indices), mode=mode,
@@ -620,16 +628,17 @@ def batched_dynamic_update_slice(axis, x, xd, upd, ud, idxs, idims):
   """vmap of dynamic_update_slice: a scatter (as JAX, so weak as the operand), batched at
   dim 0; start indices shared by the batch index the other dimensions."""
   x = batching.bdim_to_front(x, xd, axis.size)
-  upd = batching.bdim_to_front(upd, ud, axis.size)
   n = len(idxs)
   if all(d is None for d in idims):
+    upd = batching.bdim_to_front(upd, ud, axis.size)
     dt = np.int64 if any(get_aval(i).dtype == np.int64 for i in idxs) else np.int32
     indices = shapes.concatenate([shapes.broadcast_in_dim(ew.convert_element_type(i, dt), (1,), ())
                                   for i in idxs], 0) if idxs else shapes.full((0,), 0, dt)
     dn = ScatterDimensionNumbers(tuple(range(n + 1)), (), tuple(range(1, n + 1)))
     return scatter(x, indices, upd, dn, indices_are_sorted=True, unique_indices=True,
                    mode=GatherScatterMode.CLIP)
-  indices = _stacked_indices(axis, idxs, idims)
+  indices = _stacked_indices(axis, idxs, idims)  # (before the updates' broadcast, as JAX)
+  upd = batching.bdim_to_front(upd, ud, axis.size)
   dn = ScatterDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(1, n + 1)), (0,), (0,))
   return scatter(x, indices, upd, dn, indices_are_sorted=True, unique_indices=True,
                  mode=GatherScatterMode.CLIP)
