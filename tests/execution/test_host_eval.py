@@ -409,3 +409,17 @@ def test_host_programs_leave_closed_over_numpy_constants_writable():
   assert table.flags.writeable
   table[0] = 5.0  # the program's copy is unaffected
   np.testing.assert_array_equal(fun(jnp.asarray([1.0, 1.0, 1.0])), [1.0, 2.0, 3.0])
+
+
+def test_array_operators_take_the_host_shortcut(monkeypatch):
+  """`x + y` on host Arrays is computed from the jitted ufunc's host call, not through the
+  jit's full dispatch (a jnp.ufunc wraps the function that holds the shortcut)."""
+  from xjax._src.api.jit import PjitFunction
+  x = jnp.asarray([1.0, 2.0, 3.0])
+  expected = [np.asarray(v) for v in (x + x, x * 2.0, 1.0 - x, x / x, x ** 2)]
+
+  def refuse(self, *args, **kwargs):
+    raise AssertionError(f"{self} dispatched through the jit")
+  monkeypatch.setattr(PjitFunction, "__call__", refuse)
+  for got, want in zip((x + x, x * 2.0, 1.0 - x, x / x, x ** 2), expected):
+    np.testing.assert_array_equal(np.asarray(got), want)

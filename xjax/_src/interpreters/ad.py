@@ -118,7 +118,10 @@ class JVPTrace(Trace):
         with set_current_trace(self.parent):
           return prim.bind(*[x.primal if isinstance(x, JVPTracer) and x._trace is self
                              else x for x in args], **params)
-    primals, tangents = zip(*map(self.lift, args)) if args else ((), ())
+    primals = tuple([x.primal if isinstance(x, JVPTracer) and x._trace is self else x
+                     for x in args])
+    tangents = tuple([x.tangent if isinstance(x, JVPTracer) and x._trace is self
+                      else Zero.like(x) for x in args])
     if prim.jvp is None:
       raise NotImplementedError(f"Differentiation rule for '{prim.name}' not implemented")
     with set_current_trace(self.parent):
@@ -196,7 +199,10 @@ class PartialEvalTrace(DynamicJaxprTrace):
     return isinstance(x, Tracer) and x._trace is self
 
   def process_primitive(self, prim, args, params):
-    if not any(isinstance(x, Tracer) and x._trace is self for x in args):
+    for x in args:
+      if isinstance(x, Tracer) and x._trace is self:
+        break
+    else:  # everything known: evaluated on the parent trace
       with set_current_trace(self.parent):
         return prim.bind(*args, **params)
     if prim.partial_eval is not None:

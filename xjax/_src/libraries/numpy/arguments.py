@@ -6,11 +6,17 @@ import operator
 import numpy as np
 
 from xjax._src.core.trace import Tracer
+from xjax._src.execution.array import Array
 from xjax._src.core.values import get_aval
+
+
+_KNOWN_TYPES = frozenset((Array, bool, int, float, complex))  # (checked first: the hot path)
 
 
 def check_arraylike(name: str, *args) -> None:
   for i, a in enumerate(args):
+    if type(a) in _KNOWN_TYPES or isinstance(a, Tracer):
+      continue
     if isinstance(a, (list, tuple)):
       raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} "
                       f"at position {i}.")

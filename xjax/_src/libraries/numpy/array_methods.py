@@ -18,8 +18,10 @@ _REJECTED = (list, tuple, set, dict)  # (their exact types: a NamedTuple may def
 def _defer(binary, opchar, swap=False):
   """An operator: ``binary`` of an array operand, JAX's TypeError for a list, tuple, set or
   dict (so ``x == [1, 2]`` is not a silent False), else NotImplemented."""
-  # a host Array's shortcut: the jitted function's host result, if it has one at hand
-  on_host = getattr(getattr(binary, "_vectorized", binary), "on_host", None)
+  # a jnp.ufunc's own function (operands are checked here), and a host Array's shortcut:
+  # the jitted function's host result, if it has one at hand
+  binary = getattr(binary, "_call", None) or binary
+  on_host = getattr(binary, "on_host", None)
 
   def op(self, other):
     if not _is_operand(other):

@@ -1072,6 +1072,11 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
 
   Host scalars are converted on the host (they stay literals in jaxprs, as in JAX).
   """
+  if type(operand) in _PYTHON_SCALARS and isinstance(new_dtype, np.dtype):  # (promotion's case)
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    if type(operand) is float and new_dtype.kind in "iu":
+      operand = _saturating_int(operand, new_dtype)
+    return scalar_array(operand, new_dtype, bool(weak_type))
   if isinstance(new_dtype, dtypes.ExtendedDType) or isinstance(
       getattr(operand, "dtype", None), dtypes.ExtendedDType):
     return _convert_extended(operand, new_dtype)
@@ -1094,6 +1099,7 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
 
 
 _HOST_SCALARS = (bool, int, float, type(1j), np.generic)  # `complex` is lax.complex here
+_PYTHON_SCALARS = frozenset(_HOST_SCALARS[:4])
 
 
 def _is_host_scalar(x) -> bool:
