@@ -518,7 +518,7 @@ def test_jit_closing_over_a_float0_array():
 # Integer inputs: float0 tangents and cotangents (values recorded from JAX 0.10.2)
 
 def _is_float0(x, shape=()):
-  return type(x) is np.ndarray and x.dtype == xjax.dtypes.float0 and x.shape == shape
+  return isinstance(x, np.ndarray) and x.dtype == xjax.dtypes.float0 and x.shape == shape
 
 
 def test_vjp_of_integer_inputs_gives_float0_cotangents():

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
+
 from xjax._src.foundations import monitoring, tree_util
 from xjax._src.foundations.config import config
 from xjax._src.core.avals import ShapedArray
@@ -18,7 +20,7 @@ def normalize_static(fun, static_argnums, static_argnames, kind: str = "static")
   signature; ``kind`` ("static" or "donate") names the options in errors."""
   if static_argnums is None:
     static_argnums = ()
-  elif isinstance(static_argnums, int):
+  elif isinstance(static_argnums, (int, np.integer)):
     static_argnums = (static_argnums,)
   static_argnums = tuple(int(i) for i in static_argnums)
   if static_argnames is None:

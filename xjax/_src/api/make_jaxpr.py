@@ -15,6 +15,7 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.staging import make_debug_info
 from xjax._src.api.call_tracing import (arg_names, flatten_call, normalize_static,
                                         rebuild_call, split_args, trace_flat, valid_leaf_aval)
+from xjax._src.api.jit import PjitFunction
 from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
 
 
@@ -67,6 +68,8 @@ def _shaped_leaf_aval(leaf, fun) -> ShapedArray:
 @api_boundary
 def eval_shape(fun: Callable, *args, **kwargs):
   """Output shapes/dtypes of ``fun(*args)`` without running it (no FLOPs)."""
+  if type(fun) is PjitFunction:  # its own static arguments stay static, as in JAX
+    return fun.eval_shape(*args, **kwargs)
   leaves, in_tree = flatten_call(args, kwargs)
   avals = [_shaped_leaf_aval(x, fun) for x in leaves]
   debug = make_debug_info(fun, None)

@@ -258,8 +258,7 @@ class _Pullback:
     for c, a in zip(cts_in, in_avals):
       t = tangent_aval(a)
       if type(c) is Zero or c is None:
-        out.append(np.zeros(t.shape, t.dtype) if t.dtype == dtypes.float0 else
-                   ad.zeros_of(t))
+        out.append(ad.zeros_of(t))
       else:  # its weak type is what the backward pass computed (as JAX)
         out.append(c)
     return tree_util.tree_unflatten(self.p_tree, out)

@@ -169,7 +169,8 @@ class ShapedArray:
 
   def str_short(self, short_dtypes: bool = True) -> str:
     """``f32[3,4]`` (jaxpr binders) or ``float32[3,4]``."""
-    name = dtypes.short_name(self.dtype) if short_dtypes else self.dtype.name
+    name = (dtypes.short_name(self.dtype) if short_dtypes or self.dtype is dtypes.float0
+            else self.dtype.name)  # (float0's NumPy name is "void")
     if self._sharding is None:
       return f"{name}[{','.join(map(str, self.shape))}]"
     dims = [str(n) if p is None else f"{n}@{p}" if isinstance(p, str)

@@ -14,6 +14,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.foundations.sharding import NamedSharding, PartitionSpec
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr_cache import bounded_put
+from xjax._src.core.typed_ndarray import float0_zeros
 from xjax._src.backend import buffers, clients, jaxlib_api
 from xjax._src.execution.array import SCALAR_CACHE_SIZE, Array
 from xjax._src.execution.result_checks import check_special_values, checks_results
@@ -73,7 +74,7 @@ def _float0_or(make):
   """``make``, except that a float0 result is a host array of zeros (it holds no data)."""
   def wrap(buf, aval, committed):
     if aval.dtype == dtypes.float0:
-      return np.zeros(aval.shape, dtypes.float0)
+      return float0_zeros(aval.shape)
     return make(buf, aval, committed)
   return wrap
 

@@ -16,6 +16,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.dce import dce_jaxpr, dce_open_jaxpr
 from xjax._src.core.jaxpr_cache import cached_on_jaxpr
+from xjax._src.core.typed_ndarray import float0_zeros
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr, literal_value
 from xjax._src.core.trace import (Trace, Tracer, current_trace, new_trace,
                                   set_current_trace)
@@ -48,7 +49,7 @@ class Zero:
 def zeros_of(aval: ShapedArray):
   """A concrete (or traced) zero array of ``aval``."""
   if aval.dtype == dtypes.float0:
-    return np.zeros(aval.shape, dtypes.float0)
+    return float0_zeros(aval.shape)
   return build.full(aval.shape, build.convert_element_type(0, aval.dtype, aval.weak_type),
                     sharding=getattr(aval, "_sharding", None))
 

@@ -257,7 +257,7 @@ pure_callback_p = Primitive("pure_callback", multiple_results=True)
 pure_callback_p.abstract_eval = _pure_abstract_eval
 pure_callback_p.lowering = _pure_lowering
 pure_callback_p.impl = lambda *args, callback, result_avals, sharding, vmap_method: (
-    _run_eagerly(callback, args, result_avals))
+    _run_eagerly(callback, args, result_avals) if result_avals else [])  # (dead: not called)
 pure_callback_p.jvp = _pure_jvp
 pure_callback_p.transpose = _pure_transpose
 pure_callback_p.batch = _pure_batch

@@ -9,6 +9,7 @@ import operator
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.core.typed_ndarray import float0_zeros
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.compiled_when_eager import compiled_when_eager
@@ -386,7 +387,7 @@ def _frexp_jvp(primals, tangents):
   (x,), (t,) = primals, tangents
   m, e = _frexp(x)
   return (m, e), (mul(t, exp2(neg(convert_element_type(e, get_aval(t).dtype)))),
-                  np.zeros(get_aval(e).shape, dtypes.float0))
+                  float0_zeros(get_aval(e).shape))
 
 
 @compiled_when_eager(staged="modf")

@@ -194,9 +194,11 @@ def _scan(f: Callable, init, xs, length, reverse, unroll, cache_on: tuple):
   xs_leaves, xs_tree = tree_util.tree_flatten(xs)
   xs_avals = avals_of(xs_leaves)
   lengths = []
-  for a in xs_avals:
-    if not a.shape:
-      raise IndexError(f"scan got value with no leading axis to scan over: {a.str_short()}.")
+  for x, a in zip(xs_leaves, xs_avals):
+    if not a.shape:  # (a Python scalar is a ValueError in JAX, a 0-d array an IndexError)
+      raise (IndexError if hasattr(x, "shape") else ValueError)(
+          f"scan got value with no leading axis to scan over: "
+          f"{a.str_short() if hasattr(x, 'shape') else x}.")
     lengths.append(a.shape[0])
   if length is not None:
     length = int(length)
@@ -278,7 +280,7 @@ def _trace_scan_body(f: Callable, in_tree, avals):
 @api_boundary
 def map(f: Callable, xs, *, batch_size: int | None = None):
   """``stack([f(x) for x in xs])`` over the leading axis of pytree ``xs``, as a scan."""
-  scalars = [x for x in tree_util.tree_leaves(xs) if not get_aval(x).shape]
+  scalars = [x for x in tree_util.tree_leaves(xs) if not hasattr(x, "shape")]
   if scalars:
     raise ValueError("scan got value with no leading axis to scan over: "
                      f"{', '.join(str(x) for x in scalars)}.")
@@ -286,7 +288,7 @@ def map(f: Callable, xs, *, batch_size: int | None = None):
     return scan(lambda _, x: ((), f(x)), (), xs)[1]
   leaves, tree = tree_util.tree_flatten(xs)
   n = get_aval(leaves[0]).shape[0]
-  nb, rem = divmod(n, batch_size)
+  nb, rem = divmod(n, batch_size) if batch_size else (0, n)  # (0: one vmap, as JAX)
   outs = None
   if nb:
     main = [shapes.reshape(shapes.slice_in_dim(x, 0, nb * batch_size),

@@ -1,0 +1,61 @@
+"""Transformation details found by tools/differential_expressions.py
+(tools/expressions/transformations.txt), pinned to JAX 0.10.2's behaviour."""
+import pickle
+
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+
+
+def test_float0_results_carry_their_type():
+  ints = jnp.arange(3)
+  g = xjax.grad(lambda a, n: (a * n).sum(), argnums=1, allow_int=True)(jnp.ones(3), ints)
+  assert g.dtype == xjax.dtypes.float0 and g.shape == (3,)
+  assert g.weak_type is False and str(g.aval) == "float0[3]"
+  assert repr(g) == "TypedNdArray([(b'',), (b'',), (b'',)], dtype=void)"  # JAX's text
+  assert type(np.asarray(g)) is np.ndarray
+  assert pickle.loads(pickle.dumps(g)).aval == g.aval  # (JAX 0.10.2's loses its aval)
+  _, t = xjax.jvp(lambda n: n * 2, (ints,), (g,))
+  assert t.dtype == xjax.dtypes.float0 and t.weak_type is False
+  _, pullback = xjax.vjp(lambda a, n: a * n, jnp.ones(3), ints)
+  assert pullback(jnp.ones(3))[1].aval.weak_type is False
+
+
+def test_eval_shape_of_a_jitted_function_keeps_its_static_arguments():
+  tile = xjax.jit(lambda a, n: jnp.tile(a, n), static_argnums=1)
+  out = xjax.eval_shape(tile, jnp.ones(6), 3)
+  assert (out.shape, out.dtype) == ((18,), jnp.float32)
+
+
+def test_a_numpy_integer_names_a_static_argument():
+  f = xjax.jit(lambda a, n: a * n, static_argnums=np.int64(1))
+  np.testing.assert_array_equal(f(jnp.arange(3.), 2), [0., 2., 4.])
+
+
+def test_a_pure_callback_without_results_is_never_called():
+  calls = []
+  callback = lambda a: calls.append(a)
+  assert xjax.pure_callback(callback, None, jnp.ones(3)) is None
+  assert xjax.jit(lambda a: xjax.pure_callback(callback, None, a))(jnp.ones(3)) is None
+  assert xjax.pure_callback(callback, (), jnp.ones(3)) == ()
+  assert calls == []
+
+
+def test_map_with_batch_size_zero_is_one_vmap():
+  x = jnp.arange(6.)
+  np.testing.assert_array_equal(lax.map(jnp.sin, x, batch_size=0), jnp.sin(x))
+
+
+def test_scanning_a_python_scalar_is_a_value_error_and_a_0d_array_an_index_error():
+  body = lambda c, a: (c + a, None)
+  with pytest.raises(ValueError, match="no leading axis to scan over: 3.0"):
+    lax.scan(body, 0., 3.)
+  with pytest.raises(IndexError):
+    lax.scan(body, 0., jnp.array(3.))
+  with pytest.raises(ValueError, match="no leading axis"):
+    lax.map(jnp.sin, 3.)
+  with pytest.raises(IndexError):
+    lax.map(jnp.sin, jnp.array(3.))
