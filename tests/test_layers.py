@@ -96,6 +96,7 @@ STACKS = {
     # -- core
     "xjax._src.core": [
         ["avals", "effects", "pretty_printer", "source_info", "jaxpr_cache"],  # plain records
+        ["typed_ndarray"],  # host arrays with a type (float0 results)
         ["trace"],  # Primitive, traces and tracers, on avals
         ["values", "concrete", "compile_time_eval", "leaks"],  # what tracers and values meet
         ["jaxpr"],  # the IR, its printer and its evaluator
@@ -180,7 +181,7 @@ STACKS = {
         ["call_tracing", "fast_path", "jit_primitives", "shape_dtype_struct", "vmappable"],  # the
         # parts jit and the transformations are made of
         ["make_jaxpr", "stages", "transformations"],  # make_jaxpr; the AOT stages; jvp/vjp/vmap
-        ["jit", "jacobians", "jet", "closure_convert", "saved_residuals",
+        ["jit", "eval_shape", "jacobians", "jet", "closure_convert", "saved_residuals",
          "checkify", "checkify_rules"],  # on them (checkify's rules fill its table)
         ["compiled_when_eager", "custom_gradient", "placement", "pmap", "export"],  # on jit
         ["explicit_sharding"],  # set_mesh and reshard, on placement

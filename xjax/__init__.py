@@ -9,7 +9,8 @@ _wiring.install()   # before anything runs: lower layers' slots filled by higher
 from xjax._src.foundations.config import config, disable_jit  # noqa: E402
 from xjax._src.execution.basearray import Array
 from xjax._src.api.jit import jit
-from xjax._src.api.make_jaxpr import make_jaxpr, eval_shape
+from xjax._src.api.make_jaxpr import make_jaxpr
+from xjax._src.api.eval_shape import eval_shape
 from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
 from xjax._src.api.transformations import jvp, linearize, vjp, grad, value_and_grad, vmap
 from xjax._src.api.placement import (device_put, device_get, block_until_ready,  # noqa: F401

@@ -1,21 +1,17 @@
-"""``make_jaxpr`` and ``eval_shape``: a function traced at its arguments' types."""
+"""``make_jaxpr``: a function traced at its arguments' types."""
 from __future__ import annotations
 
 import contextlib
 from typing import Callable
 
 from xjax._src.foundations import tree_util
-from xjax._src.foundations.dtypes import canonicalize_dtype
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.foundations.wrapping import wraps
-from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Tracer
-from xjax._src.core.values import get_aval
-from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters import batching
 from xjax._src.interpreters.staging import make_debug_info
 from xjax._src.api.call_tracing import (arg_names, flatten_call, normalize_static,
                                         rebuild_call, split_args, trace_flat, valid_leaf_aval)
-from xjax._src.api.jit import PjitFunction
 from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
 
 
@@ -47,35 +43,3 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
       return closed, shapes
     return closed
   return make
-
-
-def _shaped_leaf_aval(leaf, fun) -> ShapedArray:
-  """The type eval_shape gives an argument: an array's, a ShapedArray itself, or that of
-  any object with ``shape`` and ``dtype`` (and maybe ``weak_type``), as in JAX."""
-  if isinstance(leaf, Tracer):
-    return leaf.aval
-  if isinstance(leaf, ShapedArray):
-    return leaf
-  if hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
-    try:
-      return get_aval(leaf)
-    except TypeError:
-      return ShapedArray(tuple(leaf.shape), canonicalize_dtype(leaf.dtype),
-                         weak_type=bool(getattr(leaf, "weak_type", False)))
-  return valid_leaf_aval(leaf, fun, "?")
-
-
-@api_boundary
-def eval_shape(fun: Callable, *args, **kwargs):
-  """Output shapes/dtypes of ``fun(*args)`` without running it (no FLOPs)."""
-  if type(fun) is PjitFunction:  # its own static arguments stay static, as in JAX
-    return fun.eval_shape(*args, **kwargs)
-  leaves, in_tree = flatten_call(args, kwargs)
-  avals = [_shaped_leaf_aval(x, fun) for x in leaves]
-  debug = make_debug_info(fun, None)
-  # A ShapeDtypeStruct in the output has no value: it stands for itself (as in JAX).
-  shaped = lambda x: ad.zeros_of(get_aval(x)) if isinstance(x, ShapeDtypeStruct) else x
-  closed, out_tree = trace_flat(lambda a, k: tree_util.tree_map(shaped, fun(*a, **k)),
-                                 in_tree, avals, debug)
-  return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
-      a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])

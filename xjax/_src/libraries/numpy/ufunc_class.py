@@ -14,7 +14,7 @@ import operator
 import numpy as np
 
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.api.make_jaxpr import eval_shape
+from xjax._src.api.eval_shape import eval_shape
 from xjax._src.api.transformations import vmap
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax.control_flow.loops import fori_loop, scan
