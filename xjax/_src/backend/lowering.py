@@ -424,8 +424,16 @@ def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
   region = None  # a partial-manual region: (its mesh, its manual axes)
   if module.manual and len(module.manual_axes[-1]) < len(module.manual[-1].axis_names):
     region = module.manual[-1], module.manual_axes[-1]
+  folds = (_transposes_to_fold(jaxpr) if typed_mesh is None and region is None else {})
   for eqn in jaxpr.eqns:
     prim = ctx.primitive = eqn.primitive
+    if folds:
+      fold = folds.get(id(eqn))
+      if fold is True:  # a transpose its operand's producer has already made
+        continue
+      if fold is not None and _lower_transposed(ctx, eqn, fold, read, env):
+        folds[id(fold)] = True
+        continue
     if prim.lowering is None:
       raise NotImplementedError(
           f"MLIR translation rule for primitive '{prim.name}' not found (a primitive defined "
@@ -449,6 +457,36 @@ def _lower_eqns(ctx: LoweringContext, jaxpr: Jaxpr, consts, args) -> list[str]:
         o = _laid_out_in_region(ctx, o, v.aval, *region)
       env[v] = o
   return [read(a) for a in jaxpr.outvars]
+
+
+def _transposes_to_fold(jaxpr: Jaxpr) -> dict:
+  """{id of an equation whose primitive can lower its result transposed: the transpose
+  equation that is the only use of that result}."""
+  producers, uses, folds = {}, {}, {}
+  for eqn in jaxpr.eqns:
+    for v in eqn.invars:
+      if type(v) is not Literal:
+        uses[v] = uses.get(v, 0) + 1
+    if eqn.primitive.lower_transposed is not None and len(eqn.outvars) == 1:
+      producers[eqn.outvars[0]] = eqn
+    elif eqn.primitive.name == "transpose" and eqn.invars[0] in producers:
+      folds[id(producers[eqn.invars[0]])] = eqn
+  outs = set(v for v in jaxpr.outvars if type(v) is not Literal)
+  return {k: t for k, t in folds.items() if uses[t.invars[0]] == 1 and t.invars[0] not in outs}
+
+
+def _lower_transposed(ctx, eqn, transpose, read, env) -> bool:
+  """Lowers ``eqn`` with its result transposed as ``transpose`` says, into ``transpose``'s
+  output; False (nothing emitted) where its primitive declines."""
+  ctx.avals_in = [a.aval for a in eqn.invars]
+  ctx.avals_out = [v.aval for v in transpose.outvars]
+  out = eqn.primitive.lower_transposed(ctx, *[read(a) for a in eqn.invars],
+                                       permutation=transpose.params["permutation"],
+                                       **eqn.params)
+  if out is None:
+    return False
+  env[transpose.outvars[0]] = out
+  return True
 
 
 def _laid_out_as_typed(ctx, value: str, aval, mesh):

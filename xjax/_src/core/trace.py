@@ -43,6 +43,10 @@ class Primitive:
   - ``physical_lowering``: the lowering used when an operand or result has an extended
     dtype (PRNG keys), for structural primitives whose attributes name dimensions: keys
     are stored with trailing dimensions (see ``core.avals.physical_aval``).
+  - ``lower_transposed(ctx, *operands, permutation, **params)``: optional; emits the
+    primitive's result already transposed by ``permutation`` (``ctx.avals_out`` is the
+    transposed type), or returns None. Lowering asks it when the only use of the result is
+    a ``transpose`` (the vmapped gradients of matmuls end so), which then costs nothing.
   - ``discharge``: a state primitive's rule for running it on plain values (see
     ``primitives/state/discharge.py``); ``discharge_call``, that of a call whose body
     may take refs.
@@ -54,7 +58,7 @@ class Primitive:
   ``rules_set_twice`` (a test checks both).
   """
   RULES = ("abstract_eval", "effectful_abstract_eval", "sharding_rule", "host_kernel", "impl",
-           "lowering", "physical_lowering", "jvp", "transpose", "batch", "partial_eval", "staging", "dce",
+           "lowering", "physical_lowering", "lower_transposed", "jvp", "transpose", "batch", "partial_eval", "staging", "dce",
            "discharge", "discharge_call", "effects", "pp_params", "pp_eqn")
   ATTRIBUTES = RULES + ("name", "multiple_results", "hidden_params", "pp_alias_jaxpr",
                         "is_collective", "ref_allocating", "call_primitive")
@@ -71,6 +75,7 @@ class Primitive:
   # unsharded.
   sharding_rule: Callable | None = None
   host_kernel: Callable | None = None  # see the docstring
+  lower_transposed: Callable | None = None  # see the docstring
   ref_allocating = False  # makes a mutable ref (the JVP trace always runs its rule)
   call_primitive = False  # JAX's flag: calls the jaxpr in its `call_jaxpr` (CallPrimitive)
   pp_eqn: Callable | None = None  # prints an equation its own way (see core/jaxpr.py)

@@ -62,7 +62,7 @@ _PRECISION = {None: "DEFAULT", "DEFAULT": "DEFAULT", "HIGH": "HIGH", "HIGHEST": 
 
 
 def _dot_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type,
-                  out_sharding=None):
+                  out_sharding=None, permutation=None):
   (lc, rc), (lb, rb) = dimension_numbers
   la, ra = ctx.avals_in
   out = final = ctx.avals_out[0]
@@ -79,11 +79,12 @@ def _dot_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_elem
     out = out.update(dtype=lhs_type)
   lhs, la = _convert(ctx, lhs, la, lhs_type)
   rhs, ra = _convert(ctx, rhs, ra, rhs_type)
-  if all(la.shape[d] == 1 for d in lc) and out.dtype != np.bool_ and la.dtype == ra.dtype:
+  if _is_outer_product(la, ra, lc, out):
     lhs, la, lb = _drop_dims(ctx, lhs, la, lc, lb)
     rhs, ra, rb = _drop_dims(ctx, rhs, ra, rc, rb)
-    result = _outer_product_lowering(ctx, lhs, rhs, la, ra, lb, rb, out)
+    result = _outer_product_lowering(ctx, lhs, rhs, la, ra, lb, rb, out, permutation)
   else:
+    assert permutation is None, "only an outer product is lowered transposed"
     attr = (f"#stablehlo.dot<lhs_batching_dimensions = {_dims_list(lb)}, "
             f"rhs_batching_dimensions = {_dims_list(rb)}, "
             f"lhs_contracting_dimensions = {_dims_list(lc)}, "
@@ -96,6 +97,26 @@ def _dot_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_elem
       attrs["algorithm"] = algorithm
     result = ctx.op("stablehlo.dot_general", [lhs, rhs], out, attrs, in_avals=[la, ra])
   return _convert(ctx, result, out, final.dtype)[0]
+
+
+def _is_outer_product(la, ra, lc, out) -> bool:
+  """Whether a dot_general is lowered as a (batched) outer product: it contracts only
+  size-1 dimensions, so each element is one product."""
+  return all(la.shape[d] == 1 for d in lc) and out.dtype != np.bool_ and la.dtype == ra.dtype
+
+
+def _dot_lowering_transposed(ctx, lhs, rhs, *, permutation, dimension_numbers, precision,
+                             preferred_element_type, out_sharding=None):
+  """An outer product's result made directly in a transposed layout (the broadcasts place
+  the operands' dimensions there): the per-example weight gradients of ``vmap(grad)``."""
+  la, ra = ctx.avals_in
+  if (dot_algorithms.is_algorithm(precision) or out_sharding is not None
+      or "c" in (la.dtype.kind, ra.dtype.kind)
+      or not _is_outer_product(la, ra, dimension_numbers[0][0], ctx.avals_out[0])):
+    return None
+  return _dot_lowering(ctx, lhs, rhs, dimension_numbers=dimension_numbers,
+                       precision=precision, preferred_element_type=preferred_element_type,
+                       permutation=tuple(permutation))
 
 
 def _convert(ctx, x, aval, dtype):
@@ -121,22 +142,28 @@ def _drop_dims(ctx, x, aval, drop, batch):
   return x, new, [keep.index(b) for b in batch]
 
 
-def _outer_product_lowering(ctx, lhs, rhs, la, ra, lb, rb, out):
+def _outer_product_lowering(ctx, lhs, rhs, la, ra, lb, rb, out, permutation=None):
   """A dot_general without contraction (or contracting only size-1 dims) is an outer
   product, possibly batched: emitted as a broadcast multiply, since XLA's CPU dot emitter
-  is several times slower for it (vmap of grad makes these from every matmul)."""
+  is several times slower for it (vmap of grad makes these from every matmul). With a
+  ``permutation``, ``out`` is the product transposed by it."""
   nb = len(lb)
   lfree = [i for i in range(la.ndim) if i not in lb]
   rfree = [i for i in range(ra.ndim) if i not in rb]
+  where = (list(range(out.ndim)) if permutation is None  # product dim -> result dim
+           else [permutation.index(d) for d in range(out.ndim)])
 
   def place(x, aval, batch, free, first_free):
-    perm = list(batch) + free
+    target = dict(zip(batch, where[:nb]))
+    target.update(zip(free, where[first_free:first_free + len(free)]))
+    perm = sorted(range(aval.ndim), key=target.__getitem__)
     if perm != list(range(aval.ndim)):
-      aval = ShapedArray(tuple(aval.shape[p] for p in perm), aval.dtype)
-      x = ctx.op("stablehlo.transpose", [x], aval, {"permutation": i64_array(perm)})
-    dims = list(range(nb)) + list(range(first_free, first_free + len(free)))
+      x = ctx.op("stablehlo.transpose", [x], aval.update(shape=tuple(
+          aval.shape[p] for p in perm)), {"permutation": i64_array(perm)}, in_avals=[aval])
+      aval = aval.update(shape=tuple(aval.shape[p] for p in perm))
     return ctx.op("stablehlo.broadcast_in_dim", [x], out,
-                  {"broadcast_dimensions": i64_array(dims)}, in_avals=[aval])
+                  {"broadcast_dimensions": i64_array([target[p] for p in perm])},
+                  in_avals=[aval])
 
   a = place(lhs, la, lb, lfree, nb)
   b = place(rhs, ra, rb, rfree, nb + len(lfree))
@@ -238,6 +265,7 @@ def _dot_batch(axis, args, dims, *, dimension_numbers, precision, preferred_elem
 
 
 dot_general_p = standard_primitive("dot_general", _dot_abstract_eval, _dot_lowering)
+dot_general_p.lower_transposed = _dot_lowering_transposed
 dot_general_p.hidden_params = frozenset({"out_sharding"})
 
 
