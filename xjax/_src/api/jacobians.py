@@ -185,7 +185,7 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
     for c, a in zip(ct_leaves, out_avals):
       if get_aval(c).shape != a.shape or get_aval(c).dtype != a.dtype:
         raise TypeError(f"cotangent type does not match function output, expected "
-                        f"{a.str_short()} but got {get_aval(c).str_short()}")
+                        f"{a.str_short(short_dtypes=True)} but got {get_aval(c).str_short(short_dtypes=True)}")
     args = [ad.UndefinedPrimal(a) for a in in_avals]
     outs = ad.backward_pass(closed.jaxpr, closed.consts, args, ct_leaves)
     return tree_util.tree_unflatten(in_tree, [ad.instantiate(o) for o in outs])

@@ -177,7 +177,7 @@ class _LinearMap:
       ta = get_aval(t)
       if ta.shape != a.shape or ta.dtype != a.dtype:
         raise ValueError(f"linearized function called with tangent of type "
-                         f"{ta.str_short()} where {a.str_short()} was expected")
+                         f"{ta.str_short(short_dtypes=True)} where {a.str_short(short_dtypes=True)} was expected")
     outs = eval_jaxpr(self.jaxpr, residuals, *t_leaves)
     # a constant output (a zero tangent) is an array, as JAX's; inputs come back as given
     outs = [make_array(np.asarray(o, v.aval.dtype), weak_type=v.aval.weak_type,
@@ -435,7 +435,7 @@ def _check_mapped_splits(given, traced, dims, spmd_names):
       aval = get_aval(x)
       if set(mapped) & {a for p in spec_of(aval) for a in spec_axes(p)}:
         raise ValueError("Unmapped values passed to vmap cannot be sharded along the mesh axis "
-                         f"you are vmapping over. Got type: {aval.str_short()}, in_axes: None "
+                         f"you are vmapping over. Got type: {aval.str_short(short_dtypes=True)}, in_axes: None "
                          f"and vmapped mesh axis: {mapped}")
   if spmd_names is not None and mapped:
     if spmd_names != mapped:
@@ -507,7 +507,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     if len(sizes) > 1:
       lines = ([f"  * the `axis_size` argument was {axis_size};"] if axis_size is not None
                else [])
-      lines += [f"  * axis {d} of {name} of type {a.str_short()} has size {a.shape[d]};"
+      lines += [f"  * axis {d} of {name} of type {a.str_short(short_dtypes=True)} has size {a.shape[d]};"
                 for name, d, a in mapped]
       raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
                        + "\n".join(lines))

@@ -66,7 +66,7 @@ def result_sharding(name: str, avals, shape, dtype, parts):
     shown = ",".join(str(n) if p is None else f"{n}@{p}" if isinstance(p, str)
                      else f"{n}@({','.join(p)})" for n, p in zip(shape, parts))
     raise ShardingTypeError(f"{name} operation with inputs: "
-                            f"{', '.join(a.str_short() for a in avals)} produces an illegally "
+                            f"{', '.join(a.str_short(short_dtypes=True) for a in avals)} produces an illegally "
                             f"sharded result: {dtypes.short_name(dtype)}[{shown}]")
   return typed_sharding(mesh_of(avals), parts)
 
@@ -167,8 +167,8 @@ class ShapedArray:
   def __hash__(self) -> int:
     return self._hash
 
-  def str_short(self, short_dtypes: bool = True) -> str:
-    """``f32[3,4]`` (jaxpr binders) or ``float32[3,4]``."""
+  def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
+    """``float32[3,4]``, or ``f32[3,4]`` (jaxpr binders) with ``short_dtypes``."""
     name = (dtypes.short_name(self.dtype) if short_dtypes or self.dtype is dtypes.float0
             else self.dtype.name)  # (float0's NumPy name is "void")
     if self._sharding is None:

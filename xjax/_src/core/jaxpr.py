@@ -29,7 +29,7 @@ class Var:
     self.count = next(_var_ids)
 
   def __repr__(self) -> str:
-    return f"Var(id={self.count}):{self.aval.str_short()}"
+    return f"Var(id={self.count}):{self.aval.str_short(short_dtypes=True)}"
 
   def pretty_print(self, context: "JaxprPpContext", *, print_dtype: bool = True) -> str:
     """The variable's name in ``context`` (without its type, as JAX)."""
@@ -53,7 +53,7 @@ class Literal:
     self.aval = aval
 
   def __repr__(self) -> str:
-    return f"{_format_scalar(self.val, self.aval.dtype)}:{self.aval.str_short()}"
+    return f"{_format_scalar(self.val, self.aval.dtype)}:{self.aval.str_short(short_dtypes=True)}"
 
   @property
   def hash(self) -> int | None:
@@ -72,7 +72,7 @@ class Literal:
   def pretty_print(self, context: "JaxprPpContext", *, print_dtype: bool = True) -> str:
     """``1.0:f32[]`` (``1.0`` without ``print_dtype``); a non-scalar value is ``[...]``."""
     text = _format_scalar(self.val, self.aval.dtype) if not np.shape(self.val) else "[...]"
-    return f"{text}:{self.aval.str_short()}" if print_dtype else text
+    return f"{text}:{self.aval.str_short(short_dtypes=True)}" if print_dtype else text
 
 
 def _format_scalar(val, dtype) -> str:
@@ -393,7 +393,7 @@ def _format_value(value) -> str:
 
 def _vars_doc(vs, names: JaxprPpContext, sep: str = "", binders: bool = False) -> pp.Doc:
   """Variables (``binders``: with their types), wrapped at the line's end."""
-  shown = [pp.text(f"{names(v)}:{v.aval.str_short()}" if binders else names(v)) for v in vs]
+  shown = [pp.text(f"{names(v)}:{v.aval.str_short(short_dtypes=True)}" if binders else names(v)) for v in vs]
   return pp.nest(2, pp.group(pp.join(pp.text(sep) + pp.group(pp.brk()), shown)))
 
 

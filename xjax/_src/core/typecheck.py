@@ -55,7 +55,7 @@ def _check_call_operands(prim, in_avals, params) -> None:
   for v, a in zip(callee.invars, in_avals):
     if not typematch(v.aval, a):
       raise JaxprTypeError(f"Call primitive {prim} passes an operand of type "
-                           f"{a.str_short()} to jaxpr expecting type {v.aval.str_short()}")
+                           f"{a.str_short(short_dtypes=True)} to jaxpr expecting type {v.aval.str_short(short_dtypes=True)}")
 
 
 class _Checker:
@@ -78,7 +78,7 @@ class _Checker:
         ok = False
       if not ok:
         raise JaxprTypeError(f"Literal value {atom.val} does not match its type annotation "
-                             f"{atom.aval.str_short()}")
+                             f"{atom.aval.str_short(short_dtypes=True)}")
       return atom.aval
     if atom not in self.bound:
       raise JaxprTypeError(f"Variable '{self.names(atom)}' not defined")
@@ -89,8 +89,8 @@ class _Checker:
       raise JaxprTypeError(f"Variable '{self.name(var)}' already bound")
     if not typematch(var.aval, aval):
       raise JaxprTypeError(f"Value for variable '{self.name(var)}' inconsistently typed as "
-                           f"{aval.str_short()} for let-binder of type "
-                           f"{var.aval.str_short()}")
+                           f"{aval.str_short(short_dtypes=True)} for let-binder of type "
+                           f"{var.aval.str_short(short_dtypes=True)}")
     if not isinstance(var, DropVar):
       self.bound.add(var)
 
@@ -111,7 +111,7 @@ class _Checker:
                            f"{missing[0]}. Jaxpr effects: {set(self.jaxpr.effects)}")
     if len(out_avals) != len(eqn.outvars):
       raise JaxprTypeError(f"{prim} gives {len(out_avals)} results for operands of types "
-                           f"{', '.join(a.str_short() for a in in_avals)}, but the equation "
+                           f"{', '.join(a.str_short(short_dtypes=True) for a in in_avals)}, but the equation "
                            f"binds {len(eqn.outvars)} variables")
     for v, a in zip(eqn.outvars, out_avals):
       self.write(v, a)

@@ -90,4 +90,4 @@ def _compare(old, new, arg_names) -> list[str]:
 
 
 def _aval(a) -> str:
-  return a.str_short() + (" (weak)" if a.weak_type else "")
+  return a.str_short(short_dtypes=True) + (" (weak)" if a.weak_type else "")

@@ -43,7 +43,7 @@ class Zero:
     return zeros_of(self.aval)
 
   def __repr__(self) -> str:
-    return f"Zero({self.aval.str_short()})"
+    return f"Zero({self.aval.str_short(short_dtypes=True)})"
 
 
 def zeros_of(aval: ShapedArray):
@@ -89,7 +89,7 @@ class JVPTracer(Tracer):
     ``JVPTracer``, as JAX names them."""
     if isinstance(self.tangent, Tracer) and isinstance(self.tangent._trace, PartialEvalTrace):
       return (f"GradTracer(primal={self.primal}, "
-              f"typeof(tangent)={self.tangent.aval.str_short()})")
+              f"typeof(tangent)={self.tangent.aval.str_short(short_dtypes=True)})")
     return f"JVPTracer(primal={self.primal}, tangent={self.tangent})"
 
   def to_concrete_value(self):
@@ -309,7 +309,7 @@ class UndefinedPrimal:
     self.aval = aval
 
   def __repr__(self) -> str:
-    return f"UndefinedPrimal({self.aval.str_short()})"
+    return f"UndefinedPrimal({self.aval.str_short(short_dtypes=True)})"
 
 
 def is_undefined(x) -> bool:

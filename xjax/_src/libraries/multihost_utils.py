@@ -177,7 +177,7 @@ def _rescaled(aval: ShapedArray, mesh: Mesh, pspec, to_global: bool) -> ShapedAr
       if to_global:
         shape[i] *= share
       elif shape[i] % share:
-        raise ValueError(f"Dimension {i} of {aval.str_short()} is not divisible by the "
+        raise ValueError(f"Dimension {i} of {aval.str_short(short_dtypes=True)} is not divisible by the "
                          f"{share} processes along mesh axis {axis!r}")
       else:
         shape[i] //= share

@@ -283,8 +283,8 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
     weights = np.array(1, dtypes.default_int_dtype())
   elif np.shape(weights) != get_aval(x).shape:
     raise ValueError(f"type of weights must match type of x. Got typeof(x)="
-                     f"{get_aval(x).str_short()}({{}}) and typeof(weights)="
-                     f"{get_aval(asarray(weights)).str_short()}({{}})")
+                     f"{get_aval(x).str_short(short_dtypes=True)}({{}}) and typeof(weights)="
+                     f"{get_aval(asarray(weights)).str_short(short_dtypes=True)}({{}})")
   counts = zeros(length, dtypes.dtype(weights)).at[clip(x, 0)].add(weights, mode="drop")
   return place_out_sharding(counts, out_sharding)
 

@@ -162,8 +162,8 @@ def pallas_call(kernel, out_shape, *, grid_spec=None, grid=(), in_specs=no_block
       if (avals[i].shape, avals[i].dtype) != (out_avals[o].shape, out_avals[o].dtype):
         raise ValueError(
             f"input_output_aliases contains the mapping '{i}:{o}' referring to input{i} with "
-            f"abstract value {avals[i].str_short()} and to output{o} with a different "
-            f"abstract value {out_avals[o].str_short()}.")
+            f"abstract value {avals[i].str_short(short_dtypes=True)} and to output{o} with a different "
+            f"abstract value {out_avals[o].str_short(short_dtypes=True)}.")
     mappings = [_mapping(s, a, grid, f"input {k}") for k, (s, a) in enumerate(
         zip(_per_leaf(in_specs, in_tree, len(leaves), "the inputs"), avals))]
     mappings += [_mapping(s, a, grid, f"output {k}") for k, (s, a) in enumerate(

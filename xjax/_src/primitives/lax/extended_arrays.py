@@ -79,7 +79,7 @@ class EArray(metaclass=_EArrayMeta):
     expected = physical_aval(aval)
     if not isinstance(data, Array) or (data.shape, data.dtype) != (expected.shape,
                                                                   expected.dtype):
-      raise TypeError(f"EArray of type {aval} needs data of type {expected.str_short()}, got "
+      raise TypeError(f"EArray of type {aval} needs data of type {expected.str_short(short_dtypes=True)}, got "
                       f"{data!r}.")
     return Array._from_buffer(data._buf, ShapedArray(aval.shape, aval.dtype),
                               data._committed)

@@ -36,7 +36,7 @@ def _reduce_abstract_eval(*args, computation, dimensions):
       raise ValueError(f"reduce found non-scalar initial value: {[i.shape for i in inits]}")
     if init.dtype != x.dtype:
       raise TypeError(f"reduce init values must be scalars of the operands' dtypes, got "
-                      f"{init.str_short()} for an operand of dtype {x.dtype.name}")
+                      f"{init.str_short(short_dtypes=True)} for an operand of dtype {x.dtype.name}")
   if any(not 0 <= d < len(shape) for d in dimensions) or len(set(dimensions)) != len(dimensions):
     raise ValueError(f"reduce: invalid dimensions {dimensions} for operand shape {shape}")
   out_shape = tuple(s for i, s in enumerate(shape) if i not in dimensions)

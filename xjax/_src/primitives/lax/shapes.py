@@ -572,7 +572,7 @@ def varying_shape_sharding(out_shape, x, what: str):
     if k % devices:
       raise ShardingTypeError(
           f"{what} on sharded dims where out dim ({k}) is not divisible by mesh axes "
-          f"({devices}) with spec ({p}) is not implemented. Got input type={x.str_short()} "
+          f"({devices}) with spec ({p}) is not implemented. Got input type={x.str_short(short_dtypes=True)} "
           f"and output shape={tuple(out_shape)}")
   return x._sharding
 
@@ -861,7 +861,7 @@ def _check_indices(name, x, idxs):
                     f"{len(idxs)} indices for operand of shape {x.shape}")
   for i in idxs:
     if i.shape or not dtypes.is_integer(i.dtype):
-      raise TypeError(f"{name} start indices must be scalar integers, got {i.str_short()}")
+      raise TypeError(f"{name} start indices must be scalar integers, got {i.str_short(short_dtypes=True)}")
 
 
 def _dynamic_slice_abstract_eval(x, *idxs, slice_sizes):

@@ -443,7 +443,7 @@ def _check_divisible(mesh, fun_name, leaves, specs) -> None:
             f"shard_map applied to the function '{fun_name}' was given argument arrays with "
             "axis sizes that are not evenly divisible by the corresponding mesh axis sizes:\n\n"
             f"The mesh given has shape {mesh.axis_sizes} with corresponding axis names "
-            f"{mesh.axis_names}.\n\nthe passed args[{i}] of shape {aval.str_short()} "
+            f"{mesh.axis_names}.\n\nthe passed args[{i}] of shape {aval.str_short(short_dtypes=True)} "
             f"corresponds to in_specs of value {spec!r}, which maps array axis {d} (of size "
             f"{n}) to mesh axes {spec_axes(spec[d])} (of size {f}), but {f} does not evenly "
             f"divide {n}")
@@ -516,7 +516,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
         if len(spec) > aval.ndim:
           raise ValueError(
               f"shard_map applied to the function '{fun_name}' was given an out_specs entry "
-              f"{spec!r} of length {len(spec)} for an output of shape {aval.str_short()} "
+              f"{spec!r} of length {len(spec)} for an output of shape {aval.str_short(short_dtypes=True)} "
               f"(rank {aval.ndim}); a spec may not be longer than the output's rank.")
       if check_vma:
         _check_vma(closed, mesh, specs, flat, fun_name)

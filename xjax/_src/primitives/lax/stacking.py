@@ -95,7 +95,7 @@ def _unstack_sharding(x, *, axis):
   spec = spec_of(x)
   if spec[axis] is not None:
     raise ShardingTypeError(f"unstack operand cannot be sharded on the unstacking axis {axis}. "
-                            f"Got operand type={x.str_short()}")
+                            f"Got operand type={x.str_short(short_dtypes=True)}")
   parts = spec[:axis] + spec[axis + 1:]
   out = typed_sharding(x._sharding.mesh, parts) if any(p is not None for p in parts) else None
   return [out] * x.shape[axis]

@@ -93,7 +93,7 @@ def _state_primitive(name: str, multiple_results: bool = False) -> Primitive:
 
 
 def _binder(v, names) -> str:
-  return f"{names(v)}:{v.aval.str_short()}"
+  return f"{names(v)}:{v.aval.str_short(short_dtypes=True)}"
 
 
 def _place(eqn, names, n_before: int) -> str:

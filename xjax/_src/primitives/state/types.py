@@ -55,7 +55,7 @@ class AbstractRef:
   def __hash__(self) -> int:
     return self._hash
 
-  def str_short(self, short_dtypes: bool = True) -> str:
+  def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
     return f"Ref{{{self.inner_aval.str_short(short_dtypes)}}}"
 
   def __repr__(self) -> str:

@@ -58,7 +58,7 @@ class _Type:
     self.aval = aval
 
   def __repr__(self) -> str:
-    return self.aval.str_short()
+    return self.aval.str_short(short_dtypes=True)
 
 
 def split(xs: Sequence[Any], sizes: Sequence[int]) -> list[list]:

@@ -161,7 +161,7 @@ def _join_closed(closed: Sequence[ClosedJaxpr]):
 
 def _cond_abstract_eval(index, *avals, branches):
   if index.shape or index.dtype != np.int32:
-    raise TypeError(f"cond: index must be an int32 scalar, got {index.str_short()}")
+    raise TypeError(f"cond: index must be an int32 scalar, got {index.str_short(short_dtypes=True)}")
   return branches[0].out_avals
 
 

@@ -198,7 +198,7 @@ def _scan(f: Callable, init, xs, length, reverse, unroll, cache_on: tuple):
     if not a.shape:  # (a Python scalar is a ValueError in JAX, a 0-d array an IndexError)
       raise (IndexError if hasattr(x, "shape") else ValueError)(
           f"scan got value with no leading axis to scan over: "
-          f"{a.str_short() if hasattr(x, 'shape') else x}.")
+          f"{a.str_short(short_dtypes=True) if hasattr(x, 'shape') else x}.")
     lengths.append(a.shape[0])
   if length is not None:
     length = int(length)

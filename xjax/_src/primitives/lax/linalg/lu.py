@@ -32,7 +32,7 @@ from xjax._src.primitives.lax.linalg.triangular_solve import triangular_solve
 def _perm_abstract_eval(pivots, *, permutation_size):
   if pivots.ndim < 1 or pivots.dtype != np.int32:
     raise ValueError(f"lu_pivots_to_permutation: pivots must be an int32 array of rank >= 1, "
-                     f"got {pivots.str_short()}.")
+                     f"got {pivots.str_short(short_dtypes=True)}.")
   if permutation_size < pivots.shape[-1]:
     raise ValueError(f"lu_pivots_to_permutation: permutation_size {permutation_size} is "
                      f"smaller than the number of pivots {pivots.shape[-1]}.")

@@ -110,8 +110,8 @@ def _hp_abstract_eval(a, taus):
   if m < n or taus.shape != a.shape[:-2] + (taus.shape[-1],) or taus.shape[-1] > n \
       or taus.dtype != a.dtype:
     raise ValueError(f"householder_product: a must have shape (..., m, n) with m >= n and "
-                     f"taus shape (..., k) with k <= n of a's dtype, got {a.str_short()} "
-                     f"and {taus.str_short()}.")
+                     f"taus shape (..., k) with k <= n of a's dtype, got {a.str_short(short_dtypes=True)} "
+                     f"and {taus.str_short(short_dtypes=True)}.")
   return ShapedArray(a.shape, a.dtype)
 
 
@@ -251,7 +251,7 @@ def _geqp3_abstract_eval(a, jpvt):
   *batch, m, n = a.shape
   if jpvt.shape != tuple(batch) + (n,) or not dtypes.is_integer(jpvt.dtype):
     raise ValueError(f"geqp3: jpvt must be integers of shape {tuple(batch) + (n,)}, got "
-                     f"{jpvt.str_short()}.")
+                     f"{jpvt.str_short(short_dtypes=True)}.")
   return [ShapedArray(a.shape, a.dtype), ShapedArray(jpvt.shape, jpvt.dtype),
           ShapedArray(tuple(batch) + (min(m, n),), a.dtype)]
 
@@ -281,8 +281,8 @@ def _ormqr_abstract_eval(a, taus, c, *, left, transpose):
   if c.ndim != a.ndim or side != m or taus.shape[-1] > min(a.shape[-2:]) or \
       len({a.dtype, taus.dtype, c.dtype}) != 1:
     raise ValueError(f"ormqr: a (..., m, n), taus (..., k) with k <= min(m, n) and c with m "
-                     f"{'rows' if left else 'columns'}, all of one dtype; got {a.str_short()}, "
-                     f"{taus.str_short()} and {c.str_short()}.")
+                     f"{'rows' if left else 'columns'}, all of one dtype; got {a.str_short(short_dtypes=True)}, "
+                     f"{taus.str_short(short_dtypes=True)} and {c.str_short(short_dtypes=True)}.")
   return ShapedArray(c.shape, c.dtype)
 
 
