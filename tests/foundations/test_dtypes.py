@@ -269,7 +269,7 @@ def test_narrow_dtypes_never_promote_implicitly(x64, mode, name):
         if code in partners:
           assert dtypes.result_type(*args, return_weak_type_flag=True) == (narrow, False)
         else:
-          with pytest.raises(dtypes.TypePromotionError, match="no implicit promotion path"):
+          with pytest.raises(dtypes.TypePromotionError, match="no available implicit dtype promotion path"):
             dtypes.result_type(*args)
     for other in NARROW_INTS + NARROW_FLOATS:
       other_dt = np.dtype(getattr(ml_dtypes, other))

@@ -11,7 +11,7 @@ import gc
 
 import numpy as np
 
-from xjax._src.foundations import tree_util
+from xjax._src.foundations import dtypes, tree_util
 from xjax._src.execution.array import Array, make_array
 from xjax._src.backend import buffers, clients, jaxlib_api
 from xjax._src.foundations.config import config
@@ -179,13 +179,21 @@ def _put_spread(leaf, sharding):
 
 
 def device_get(x):
-  """The leaves of ``x`` as NumPy arrays (every copy to the host is started first)."""
+  """The leaves of ``x`` on the host (every copy to the host is started first): arrays and
+  anything with ``__array__`` as NumPy arrays; tracers, PRNG key arrays and other values as
+  they are."""
   leaves, tree = tree_util.tree_flatten(x)
   for leaf in leaves:
     if isinstance(leaf, Array):
       leaf.copy_to_host_async()
-  return tree_util.tree_unflatten(
-      tree, [np.asarray(leaf) if isinstance(leaf, Array) else leaf for leaf in leaves])
+  return tree_util.tree_unflatten(tree, [_on_host(leaf) for leaf in leaves])
+
+
+def _on_host(leaf):
+  if isinstance(leaf, Array):
+    return leaf if dtypes.is_extended(leaf.dtype) else np.asarray(leaf)
+  to_array = None if isinstance(leaf, Tracer) else getattr(leaf, "__array__", None)
+  return leaf if to_array is None else to_array()
 
 
 def block_until_ready(x):

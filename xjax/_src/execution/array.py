@@ -269,7 +269,10 @@ class Array:
 
   def __format__(self, spec) -> str:
     if self.ndim == 0:
-      return format(self._value()[()], spec)
+      value = self._value()[()]
+      if value.dtype.kind == "V":  # an ml_dtypes scalar: formatted as the Python number
+        value = float(value) if dtypes.is_inexact(value.dtype) else int(value)
+      return format(value, spec)
     if spec:
       raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
     return str(self)

@@ -77,7 +77,10 @@ def _apply_on_host(prim, args, avals, params) -> list | None:
   kernel, out_avals = entry
   if kernel is None:
     return None
-  outs = kernel(*values)
+  try:
+    outs = kernel(*values)
+  except host_eval.NotOnHost:
+    return None
   if not prim.multiple_results:
     return [host_eval.make(outs, out_avals[0])]
   return [host_eval.make(v, a) for v, a in zip(outs, out_avals)]

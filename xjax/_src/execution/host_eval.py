@@ -166,6 +166,28 @@ def ufunc_kernel(ufunc, kinds: str, arithmetic: bool = False, rounds: bool = Fal
   return rule
 
 
+class NotOnHost(Exception):
+  """Raised by a kernel whose result no host value can hold (a subnormal float XLA:CPU
+  keeps, as its remainder does): the computation runs compiled instead."""
+
+
+def declining_subnormals(rule):
+  """``rule`` (a host rule) whose float kernels raise NotOnHost on results with
+  subnormals: XLA:CPU keeps them there, and reads them as zeros in the next operation."""
+  def checked_rule(avals, out_avals, **params):
+    kernel = rule(avals, out_avals, **params)
+    if kernel is None or out_avals[0].dtype not in TINY:
+      return kernel
+
+    def checked(*args):
+      out = kernel(*args)
+      if has_subnormals(out):
+        raise NotOnHost
+      return out
+    return checked
+  return checked_rule
+
+
 def make(value: np.ndarray, aval: ShapedArray) -> Array:
   """A host Array of a kernel's result ``value`` (made contiguous and read-only here)."""
   if type(value) is not np.ndarray:  # NumPy gives scalars for 0-d results
@@ -355,9 +377,12 @@ class HostCall:
       values.append(value)
     if not enabled():
       return None
-    if self._single is not None:
-      return make(self._single(*values), self._out_avals[0])
-    outs = self._run(values)
+    try:
+      if self._single is not None:
+        return make(self._single(*values), self._out_avals[0])
+      outs = self._run(values)
+    except NotOnHost:
+      return None
     if self._unflatten is None:
       return make(outs[0], self._out_avals[0])
     return self._unflatten([make(v, a) for v, a in zip(outs, self._out_avals)])

@@ -57,7 +57,10 @@ class Config:
     self._listeners.setdefault(name, []).append(listener)
 
   def read(self, name: str) -> Any:
-    return self._values[name]
+    try:
+      return self._values[name]
+    except KeyError:
+      raise AttributeError(f"Unrecognized config option: {name}") from None
 
   @property
   def x64_enabled(self) -> bool:

@@ -184,7 +184,8 @@ def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> np.dty
   if isinstance(dtype, ExtendedDType):
     if allow_extended_dtype:
       return dtype
-    raise TypeError(f"dtype {dtype} is an extended dtype, not a numeric one")
+    raise ValueError(f"Internal: canonicalize_dtype called on extended dtype {dtype} with "
+                     "allow_extended_dtype=False")
   return _canonicalize(dtype, enable_x64())
 
 
@@ -473,10 +474,6 @@ _UPPER_BOUNDS = {(strict, x64): _upper_bounds(strict, x64)
                  for strict in (False, True) for x64 in (False, True)}
 
 
-def _node_name(node: Any) -> str:
-  return f"weak {node.__name__}" if isinstance(node, type) else str(node)
-
-
 def _join(nodes: Any, strict: bool, x64: bool) -> Any:
   """The least upper bound of lattice nodes, or TypePromotionError."""
   bounds = _UPPER_BOUNDS[strict, x64]
@@ -488,19 +485,23 @@ def _join(nodes: Any, strict: bool, x64: bool) -> Any:
   for candidate in common:
     if common <= bounds[candidate]:
       return candidate
-  names = tuple(sorted(map(_node_name, set(nodes))))
+  names = tuple(str(n) for n in dict.fromkeys(nodes))
   if strict:
     raise TypePromotionError(
-        f"Input dtypes {names} have no implicit promotion path when "
-        f"jax_numpy_dtype_promotion='strict'. Cast the inputs explicitly to the type you want, "
-        f"or set jax_numpy_dtype_promotion='standard'.")
-  narrow_float = any(n in _NARROW_FLOAT for n in nodes)
-  kind, example = (("floats narrower than 16 bits", "float32") if narrow_float
-                   else ("integers narrower than 8 bits", "int32"))
+        f"Input dtypes {names} have no available implicit dtype promotion path when "
+        "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired output "
+        "type, or set jax_numpy_dtype_promotion=standard.")
+  narrow = [n.name for n in nodes if n in _NARROW_FLOAT]
+  if narrow:
+    bits = "8-bit" if any(name.startswith("float8") for name in narrow) else "4-bit"
+    kind, example = f"{bits} floats", "float32"
+  else:
+    kind, example = "1-bit, 2-bit and 4-bit integers", "int32"
   raise TypePromotionError(
-      f"Input dtypes {names} have no implicit promotion path: {kind} never promote implicitly, "
-      f"so that precision cannot change by accident. Cast explicitly, e.g. "
-      f"x.astype('{example}').")
+      f"Input dtypes {names} have no available implicit dtype promotion path. To avoid "
+      f"unintended promotion, {kind} do not support implicit promotion. If you'd like your "
+      f"inputs to be promoted to another type, you can do so explicitly using e.g. "
+      f"x.astype('{example}')")
 
 
 def _node(dt: np.dtype, weak: bool) -> Any:
@@ -605,6 +606,9 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
 @functools.lru_cache(maxsize=None)
 def _promote_types(a: Any, b: Any, strict: bool, x64: bool) -> np.dtype:
   nodes = [x if _is_weak_scalar_type(x) else _specifier_dtype(x) for x in (a, b)]
+  for node in nodes:
+    if isinstance(node, ExtendedDType):  # (JAX's class: NumPy's, which cannot read it)
+      raise TypeError(f"Cannot interpret '{node}' as a data type")
   out = _join(nodes, strict, x64)
   return python_scalar_dtypes[out] if isinstance(out, type) else out
 

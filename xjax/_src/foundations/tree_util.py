@@ -357,7 +357,8 @@ def flatten_one_level(tree: Any) -> tuple[Iterable[Any], Hashable]:
     node = _node_of(type(tree))
     if node is None:
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
-    return node.flatten(tree)
+    children, aux = node.flatten(tree)
+    return tuple(children), aux
 
 
 def flatten_one_level_with_keys(tree: Any) -> tuple[Iterable[tuple[Any, Any]], Hashable]:
@@ -365,7 +366,8 @@ def flatten_one_level_with_keys(tree: Any) -> tuple[Iterable[tuple[Any, Any]], H
     node = _node_of(type(tree))
     if node is None:
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
-    return node.keyed(tree)
+    pairs, aux = node.keyed(tree)
+    return tuple(pairs), aux
 
 
 class PyTreeRegistry:
@@ -382,19 +384,11 @@ class PyTreeRegistry:
 
     def flatten_one_level(self, tree: Any) -> tuple[Iterable[Any], Any] | None:
         """The children and aux data of the node `tree`; None for a leaf."""
-        node = _node_of(type(tree))
-        if node is None:
-            return None
-        children, aux = node.flatten(tree)
-        return tuple(children), aux
+        return None if _node_of(type(tree)) is None else flatten_one_level(tree)
 
     def flatten_one_level_with_keys(self, tree: Any) -> tuple[Iterable[tuple[Any, Any]], Any] | None:
         """Like `flatten_one_level`, with children paired with their keys."""
-        node = _node_of(type(tree))
-        if node is None:
-            return None
-        pairs, aux = node.keyed(tree)
-        return tuple(pairs), aux
+        return None if _node_of(type(tree)) is None else flatten_one_level_with_keys(tree)
 
     def is_node(self, type: type) -> bool:
         return is_tree_node(type)

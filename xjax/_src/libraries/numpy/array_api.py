@@ -2,21 +2,25 @@
 concat, permute_dims, ...), astype/copy, matrix_transpose, unstack, vecmat and matvec."""
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.primitives.lax.elementwise import convert_element_type
+from xjax._src.primitives.lax.elementwise import convert_element_type, copy_p
 from xjax._src.primitives.lax.shapes import transpose as lax_transpose
 from xjax._src.primitives.lax.stacking import unstack as lax_unstack
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.composed_math import conjugate
-from xjax._src.libraries.numpy.creation import array, asarray
+from xjax._src.libraries.numpy.creation import array, asarray, placed
 from xjax._src.libraries.numpy.functional import vectorize
 from xjax._src.libraries.numpy.linalg_basic import matmul
 from xjax._src.libraries.numpy.shaping import concatenate, ravel, transpose
 from xjax._src.libraries.numpy.ufuncs import (arccos, arccosh, arcsin, arcsinh, arctan, arctan2,
-                                              arctanh, left_shift, power, right_shift)
+                                              arctanh, left_shift, not_equal, power,
+                                              right_shift)
 
 acos = arccos
 acosh = arccosh
@@ -51,11 +55,24 @@ def matrix_transpose(x, /):
 
 
 def astype(x, dtype, /, *, copy=False, device=None):
+  """``x`` converted to ``dtype`` (None: the default float type), a new array when ``copy``,
+  placed on ``device`` when one is given. Complex to real keeps the real part, with JAX's
+  DeprecationWarning; complex to bool tests for nonzero."""
   check_arraylike("astype", x)
   x = asarray(x)
-  if dtype is None:
-    return x
-  return convert_element_type(x, dtypes.check_user_dtype_supported(dtype, "astype"))
+  dt = (dtypes.default_float_dtype() if dtype is None
+        else dtypes.check_user_dtype_supported(dtype, "astype"))
+  if dtypes.is_complex(get_aval(x).dtype):
+    if dt == np.bool_:
+      x = not_equal(x, 0)
+    elif not dtypes.is_complex(dt) and not dtypes.is_extended(dt):
+      warnings.warn("Casting from complex to real dtypes will soon raise a ValueError. Please "
+                    "first use jnp.real or jnp.imag to take the real/imaginary component of "
+                    "your input.", DeprecationWarning, stacklevel=2)
+  out = convert_element_type(x, dt)
+  if copy and out is x:
+    out = copy_p.bind(x)
+  return placed(out, device)
 
 
 def copy(a, order=None):

@@ -8,6 +8,7 @@ from xjax._src.execution.array import Array
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
+from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.libraries.numpy.indexing import IndexUpdateHelper, getitem
 from xjax._src.libraries.numpy.shaping import reshape, transpose
 
@@ -96,9 +97,26 @@ def _tracer_getitem(self, idx):
   return _getitem(self, idx) if getitem is None else getitem(self, idx)
 
 
-def _astype(self, dtype, copy=False, device=None):
-  from xjax._src.foundations import dtypes
-  return lax.convert_element_type(self, dtypes.check_user_dtype_supported(dtype, "astype"))
+def _contains(jnp):
+  """``query in arr`` as JAX's: a 0-d query against a 1-D array, ``any(arr == query)``."""
+  def contains(self, query):
+    if query is None or isinstance(query, str):
+      raise TypeError(f"Array.__contains__: unsupported operand type {type(query)}.")
+    check_arraylike("Array.__contains__", query)
+    if self.ndim != 1:
+      raise ValueError("Array.__contains__: search array must be one-dimensional, got "
+                       f"arr.shape={self.shape}.")
+    query = jnp.asarray(query)
+    if query.ndim != 0:
+      raise ValueError(f"Array.__contains__: query value must be a scalar, got "
+                       f"query.shape={query.shape}")
+    return jnp.any(self == query)
+  return contains
+
+
+def _flat(self):
+  raise NotImplementedError("JAX Arrays do not implement the arr.flat property: consider "
+                            "arr.flatten() instead.")
 
 
 def _view(self, dtype=None, type=None):
@@ -198,7 +216,7 @@ def install(jnp) -> None:
       "__rdivmod__": lambda self, o: (jnp.floor_divide(o, self), jnp.remainder(o, self)),
       "__getitem__": _getitem,
       "__round__": _round(jnp.round),
-      "astype": _astype, "clip": _clip_method(jnp.clip), "copy": _copy, "view": _view, "tobytes": _tobytes,
+      "astype": _method(jnp.astype), "clip": _clip_method(jnp.clip), "copy": _copy, "view": _view, "tobytes": _tobytes,
       "byteswap": _byteswap,
       "itemsize": property(lambda self: self.dtype.itemsize),
       "nbytes": property(lambda self: self.size * self.dtype.itemsize), "reshape": _reshape, "transpose": _transpose,
@@ -206,7 +224,8 @@ def install(jnp) -> None:
       "mT": property(lambda self: jnp.matrix_transpose(self)),
       "real": property(lambda self: jnp.real(self)),
       "imag": property(lambda self: jnp.imag(self)),
-      "flat": property(lambda self: jnp.ravel(self)),
+      "flat": property(_flat),
+      "__contains__": _contains(jnp),
       "at": property(lambda self: _at(self)),
   }
   methods = ["sum", "prod", "max", "min", "mean", "var", "std", "all", "any", "argmax",

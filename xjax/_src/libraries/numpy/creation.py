@@ -16,7 +16,7 @@ from xjax._src.libraries.numpy.arguments import check_arraylike
 from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
 
 
-def _placed(out, device):
+def placed(out, device):
   """``out``, committed to ``device`` when one is given (the ``device=`` argument): made on
   the default device, then moved, as in JAX."""
   if device is None or isinstance(out, Tracer):
@@ -28,7 +28,7 @@ def _placed(out, device):
 def _with_device(fn):
   """``fn`` taking ``device=`` and placing its result there; its errors show the user's
   frames only (a ragged list's ValueError is raised from the user's call, as JAX's)."""
-  return api_boundary(with_keyword(fn, "device", _placed))
+  return api_boundary(with_keyword(fn, "device", placed))
 
 
 def _with_out_sharding(fn):
@@ -57,8 +57,8 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   dt = _requested_dtype(dtype, "asarray")
   if isinstance(a, (Array, Tracer)) and not copy:
     if dt is None or (get_aval(a).dtype == dt and not get_aval(a).weak_type):
-      return _placed(a, device)
-    return _placed(lax.convert_element_type(a, dt), device)  # explicit dtype: strong type
+      return placed(a, device)
+    return placed(lax.convert_element_type(a, dt), device)  # explicit dtype: strong type
   return array(a, dtype=dt, copy=bool(copy), device=device)
 
 
@@ -95,6 +95,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
     if isinstance(object, (list, tuple)):
       host = _host_from_sequence(object, dt)
     else:  # a Python int out of dt's range raises OverflowError
+      if type(object) in (float, complex) and dt is not None and dtypes.is_integer(dt):
+        object = int(object)  # as JAX: NaN is a ValueError, infinity an OverflowError
       host = np.asarray(object, dt if type(object) is int else None)
       if (host.dtype.kind in "OUSV" and host.dtype != dtypes.float0
           and not (dtypes.is_inexact(host.dtype) or dtypes.is_integer(host.dtype))):
@@ -140,18 +142,12 @@ def _host_from_sequence(seq, dt):
   for v in leaves:
     if isinstance(v, (str, bytes)):  # a value here, not a dtype name as in result_type
       raise dtypes.unsupported_dtype_error(np.asarray(v).dtype, v)
-  if dt is None and leaves and not any(isinstance(v, (np.ndarray, np.generic, Array))
-                                       for v in leaves):
-    result = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
-    return np.asarray(_to_host(seq), dtype=result)
-  if dt is not None:
-    return np.asarray(_to_host(seq), dtype=dt)
-  host = np.asarray(_to_host(seq))
-  if dt is None and leaves:
-    dt = dtypes.result_type(*[v if isinstance(v, (np.ndarray, np.generic, Array)) else v
-                              for v in leaves])
-    host = host.astype(dt)
-  return host
+    if v is None:
+      raise ValueError("None is not a valid value for jnp.array")
+  if dt is None:
+    dt = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
+  # Converting straight to dt makes a Python int out of its range an OverflowError
+  return np.asarray(_to_host(seq), dtype=dt)
 
 
 def _to_host(o):
@@ -162,13 +158,16 @@ def _to_host(o):
   return o
 
 
+_PYTHON_SCALARS = (bool, int, float, complex)  # (of any size: converted to the dtype asked)
+
+
 @_with_out_sharding
 @_with_device
 def full(shape, fill_value, dtype=None):
   dt = _requested_dtype(dtype, "full")
   check_arraylike("full", fill_value)
   shape = canonicalize_shape(shape)
-  if get_aval(fill_value).shape:
+  if type(fill_value) not in _PYTHON_SCALARS and get_aval(fill_value).shape:
     # shaping converts its operands with asarray: creation and shaping import each other
     from xjax._src.libraries.numpy.shaping import broadcast_to
     return broadcast_to(asarray(fill_value, dtype=dt), shape)
@@ -223,14 +222,14 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
   shape = aval.shape if shape is None else canonicalize_shape(shape)
   if device is None and type(a) is Array and a.committed:
     device = a.device
-  if get_aval(fill_value).ndim:
+  if type(fill_value) not in _PYTHON_SCALARS and get_aval(fill_value).ndim:
     # shaping converts its operands with asarray: creation and shaping import each other
     from xjax._src.libraries.numpy.shaping import broadcast_to
     value = asarray(fill_value, dtype=aval.dtype if dt is None else dt)
-    return _placed(broadcast_to(value, shape), device)
+    return placed(broadcast_to(value, shape), device)
   if dt is None:  # keeps a's weak type
-    return _placed(lax.full_like(a, fill_value, shape=shape), device)
-  return _placed(lax.full(shape, fill_value, dt), device)
+    return placed(lax.full_like(a, fill_value, shape=shape), device)
+  return placed(lax.full(shape, fill_value, dt), device)
 
 
 @_with_out_sharding

@@ -25,17 +25,37 @@ _KINDS = {
 
 
 def isdtype(dtype, kind):
-  """Whether ``dtype`` is of ``kind``: a dtype, an Array API kind name, or a tuple."""
+  """Whether ``dtype`` is of ``kind``: an Array API kind name, anything ``jnp.dtype``
+  takes, or a tuple of them."""
   dt = np.dtype(dtype)
   for k in kind if isinstance(kind, tuple) else (kind,):
-    if isinstance(k, str):
-      if k not in _KINDS:
-        raise ValueError(f"Unrecognized {k=!r}")
+    if isinstance(k, str) and k in _KINDS:
       if _KINDS[k](dt):
         return True
-    elif dt == np.dtype(k):
+      continue
+    try:
+      kind_dtype = _dtype_of_kind(k)
+    except TypeError:
+      if isinstance(k, str):
+        raise ValueError(f"Unrecognized kind={k!r} expected one of {list(_KINDS)}, or a "
+                         "compatible input for jnp.dtype()") from None
+      raise TypeError(f"Expected kind to be a dtype, string, or tuple; got kind={k!r}") from None
+    if dt == kind_dtype:
       return True
   return False
+
+
+def _dtype_of_kind(kind) -> np.dtype:
+  """``np.dtype(kind)``; an abstract scalar class (``np.floating``) is a TypeError, as in
+  NumPy 2.3 and later, where older NumPy names float64 with a DeprecationWarning."""
+  if not isinstance(kind, type):
+    return np.dtype(kind)
+  with warnings.catch_warnings():
+    warnings.simplefilter("error", DeprecationWarning)
+    try:
+      return np.dtype(kind)
+    except DeprecationWarning:
+      raise TypeError(f"{kind} names no dtype") from None
 
 
 def can_cast(from_, to, casting="safe"):

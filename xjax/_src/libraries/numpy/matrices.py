@@ -14,7 +14,7 @@ from xjax._src.primitives.lax.elementwise import add, convert_element_type, eq, 
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, full_like, pad,
                                              reshape)
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
-from xjax._src.libraries.numpy.creation import _placed, arange, asarray
+from xjax._src.libraries.numpy.creation import arange, asarray, placed
 from xjax._src.libraries.numpy.reductions import _check_out, sum as _sum
 from xjax._src.libraries.numpy.shaping import expand_dims, moveaxis, ravel
 from xjax._src.libraries.numpy.where import _where
@@ -45,7 +45,7 @@ def _at_or_below(n, m, k):
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
   """Ones on the k-th diagonal of an N x M matrix."""
-  return _placed(_eye(N, M, k, dtype), device)
+  return placed(_eye(N, M, k, dtype), device)
 
 
 def _eye(N, M, k, dtype):

@@ -15,8 +15,9 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.sharding import ShardingTypeError, typed_sharding
 from xjax._src.execution.array import Array, scalar_array
-from xjax._src.execution.host_eval import (divide_rule, flush_subnormals, identity,
-                                           input_cast, quiet, rounding, ufunc_kernel)
+from xjax._src.execution.host_eval import (declining_subnormals, divide_rule,
+                                           flush_subnormals, identity, input_cast, quiet,
+                                           rounding, ufunc_kernel)
 from xjax._src.backend.lowering import compare_attributes, i64_array
 from xjax._src.core.avals import (ShapedArray, mesh_of, physical_aval, result_sharding,
                                   spec_of, tangent_aval)
@@ -266,7 +267,7 @@ div_p = _binary("div", "stablehlo.divide", _number,
 rem_p = _binary("rem", "stablehlo.remainder", dtype_checker("int", "float"),
                 [lambda t, x, y: t,
                  lambda t, x, y: mul(neg(t), _trunc_div(x, y))],
-                host=ufunc_kernel(np.fmod, "f"))
+                host=declining_subnormals(ufunc_kernel(np.fmod, "f")))
 
 
 def lower_complex_minmax(ctx, x, y, aval, direction):

@@ -199,7 +199,10 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
                     f"{np.shape(fill_value)}.")
   if dtype is None:
     weak = dtypes.is_weakly_typed(fill_value)
-    dtype = get_aval(fill_value).dtype
+    scalar_dtype = dtypes.python_scalar_dtypes.get(type(fill_value))
+    # (a Python int out of range wraps in the conversion, as in JAX)
+    dtype = (get_aval(fill_value).dtype if scalar_dtype is None
+             else dtypes.canonicalize_dtype(scalar_dtype))
   else:
     weak = False
     dtype = dtypes.dtype(dtype)

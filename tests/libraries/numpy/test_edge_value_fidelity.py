@@ -1,0 +1,40 @@
+"""Edge values found by the differential sweep ``tools/expressions/edge_values.txt``:
+expected values and error classes are the reference JAX 0.10.2's."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import lax
+
+
+def test_full_takes_ints_of_the_requested_unsigned_range():
+  big = 4294967295
+  assert jnp.full((2,), big, jnp.uint32).tolist() == [big, big]
+  assert jnp.full_like(jnp.zeros(2, jnp.uint32), big).tolist() == [big, big]
+  assert xjax.jit(lambda: jnp.full((2,), big, jnp.uint32))().tolist() == [big, big]
+  assert xjax.jit(lambda a: jnp.full_like(a, big))(jnp.zeros(2, jnp.uint32)).tolist() == [big] * 2
+  assert jnp.sum(jnp.full((3,), big, jnp.uint32)).tolist() == 4294967293   # wraps, as XLA
+  assert jnp.full_like(jnp.zeros(2), 2**40).tolist() == [2.0**40] * 2
+  out = jnp.full((2,), 2**32)              # JAX's weak int32, wrapped
+  assert out.dtype == jnp.int32 and out.weak_type and out.tolist() == [0, 0]
+  assert lax.full((2,), 2**32).tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("expr, error, message", [
+    (lambda: jnp.array(1e10, jnp.int32), OverflowError, "10000000000 out of bounds for int32"),
+    (lambda: jnp.asarray(-1., jnp.uint32), OverflowError, "-1 out of bounds for uint32"),
+    (lambda: jnp.array(-1.5, jnp.uint8), OverflowError, "-1 out of bounds for uint8"),
+    (lambda: jnp.int8(300.), OverflowError, "300 out of bounds for int8"),
+    (lambda: jnp.int8(np.inf), OverflowError, "cannot convert float infinity to integer"),
+    (lambda: jnp.int32(np.nan), ValueError, "cannot convert float NaN to integer"),
+    (lambda: jnp.array(3 + 0j, jnp.int32), TypeError, "not 'complex'")])
+def test_python_floats_convert_to_integers_as_python_ints(expr, error, message):
+  with pytest.raises(error, match=message):
+    expr()
+
+
+def test_in_range_python_floats_truncate():
+  assert jnp.array(2.7, jnp.int32).tolist() == 2 and jnp.array(-2.7, jnp.int32).tolist() == -2
+  assert jnp.uint8(255.9).tolist() == 255 and jnp.array(-0.5, jnp.uint8).tolist() == 0
+  assert jnp.array(2.5, bool).tolist() is True
