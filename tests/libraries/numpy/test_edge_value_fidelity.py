@@ -38,3 +38,18 @@ def test_in_range_python_floats_truncate():
   assert jnp.array(2.7, jnp.int32).tolist() == 2 and jnp.array(-2.7, jnp.int32).tolist() == -2
   assert jnp.uint8(255.9).tolist() == 255 and jnp.array(-0.5, jnp.uint8).tolist() == 0
   assert jnp.array(2.5, bool).tolist() is True
+
+
+def _bits(x):
+  return np.asarray(x).view(np.uint32).tolist()
+
+
+def test_python_nans_keep_their_sign():
+  neg, pos = 0xFFC00000, 0x7FC00000
+  assert _bits(jnp.full((2,), np.nan)) == [pos, pos]
+  assert _bits(jnp.full((2,), -np.nan)) == [neg, neg]      # after a +NaN of the same type
+  assert _bits(xjax.jit(lambda: jnp.full((2,), -np.nan))()) == [neg, neg]
+  a = jnp.array([np.nan, 1.], jnp.float32)
+  assert _bits(a + -np.nan) == [neg, neg]
+  assert _bits(xjax.jit(lambda a: a + -np.nan)(a)) == [neg, neg]
+  assert _bits(jnp.full((1,), complex(-np.nan, 0.)).real) == [neg]

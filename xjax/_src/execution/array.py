@@ -7,6 +7,7 @@ delegate to ``xjax.numpy``) and are shared with tracers.
 from __future__ import annotations
 
 import functools
+import struct
 
 import numpy as np
 
@@ -529,7 +530,9 @@ SCALAR_CACHE_SIZE = 256
 def scalar_array(value, dtype, weak_type: bool) -> Array:
   """A cached 0-d Array for a host scalar (how Python scalars enter computations)."""
   if type(value) is float and value == value and value != 0.0:
-    key = (float, value, dtype, weak_type)  # fast; NaN and -0.0 need repr to be told apart
+    key = (float, value, dtype, weak_type)  # fast; NaN and -0.0 need their bits told apart
+  elif isinstance(value, (float, complex)):
+    key = (type(value), struct.pack("<dd", value.real, value.imag), dtype, weak_type)
   else:
     key = (type(value), repr(value), dtype, weak_type)
   arr = _SCALAR_ARRAYS.get(key)
