@@ -333,7 +333,8 @@ def test_tree_map_structure_mismatch(tree, other, fragments):
     with pytest.raises(ValueError) as info:
         tu.tree_map(lambda *a: a, tree, other)
     message = str(info.value)
-    assert message.startswith("tree_map")
+    assert message.startswith("pytree structure error: ")   # (JAX's first line)
+    assert "\ntree_map: " in message
     assert repr(tu.tree_structure(tree)) in message
     for fragment in fragments:
         assert fragment in message
@@ -733,7 +734,7 @@ def test_flatten_up_to_dict_mismatch_starts_with_jaxs_wording():
     # optax's tests match on JAX's "Dict key mismatch" (from PyTreeDef.flatten_up_to).
     treedef = tu.tree_structure({"a": 1})
     with pytest.raises(ValueError, match=r"^Dict key mismatch; expected keys: \['a'\]; "
-                                         r"present keys: \['a', 'b'\]\. flatten_up_to"):
+                                         r"present keys: \['a', 'b'\]\.\nflatten_up_to"):
         treedef.flatten_up_to({"a": 1, "b": 2})
 
 
@@ -835,3 +836,42 @@ def test_from_node_data_and_children():
   def rebuild(t):
     return make(reg, t.node_data(), [rebuild(c) for c in t.children()])
   assert rebuild(td) == td and rebuild(td).num_leaves == 3
+
+
+@pytest.mark.parametrize("call, first_lines", [
+    (lambda: tu.tree_map(lambda a, c: a, (1, 2), [1, 2]),
+     ["pytree structure error: different types at key path", "    tree_map tree"]),
+    (lambda: tu.tree_map(lambda a, c: a, [1, 2, 3], [1, 2]),
+     ["pytree structure error: different lengths of list at key path", "    tree_map tree"]),
+    (lambda: tu.tree_map(lambda a, c: a, {"a": 1, "b": 2}, {"a": 1, "c": 2}),
+     ["pytree structure error: different pytree metadata at key path", "    tree_map tree"]),
+    (lambda: tu.tree_map(lambda a, c: a, {"a": (1, 2)}, {"a": (1, 2, 3)}),
+     ["pytree structure error: different lengths of tuple at key path",
+      "    tree_map tree['a']"]),
+    (lambda: tu.tree_map_with_path(lambda p, a, c: a, {"a": 1}, {"b": 1}),
+     ["pytree structure error: different pytree metadata at key path",
+      "    tree_map_with_path tree"]),
+    (lambda: tu.tree_broadcast([1, 2], (1, 2)),
+     ["pytree structure error: different types at key path",
+      "    broadcast_prefix prefix_tree"]),
+    (lambda: tu.tree_structure((1, 2)).flatten_up_to([1, 2]),
+     ["Expected tuple, got [1, 2]."]),
+    (lambda: tu.tree_structure((1, 2)).flatten_up_to((1, 2, 3)),
+     ["Tuple arity mismatch: 3 != 2; tuple: (1, 2, 3)."]),
+    (lambda: tu.tree_structure([1, 2]).flatten_up_to([1, 2, 3]),
+     ["List arity mismatch: 3 != 2; list: [1, 2, 3]."]),
+    (lambda: tu.tree_structure(None).flatten_up_to(1), ["Expected None, got 1."]),
+    (lambda: tu.tree_unflatten(tu.tree_structure((0, 0)), [1, 2, 3]),
+     ["Too many leaves for PyTreeDef; expected 2."]),
+    (lambda: tu.tree_unflatten(tu.tree_structure((0, 0)), [1]),
+     ["Too few leaves for PyTreeDef; expected 2, got 1"]),
+    (lambda: tu.tree_leaves({1: "a", "b": 2}),
+     ["Comparator raised exception while sorting pytree dictionary keys."]),
+])
+def test_structure_errors_open_with_jax_lines(call, first_lines):
+  """Code matches on JAX's first lines (the reference's text); xjax's detail follows."""
+  with pytest.raises(ValueError) as info:
+    call()
+  lines = str(info.value).splitlines()
+  assert lines[:len(first_lines)] == first_lines
+  assert len(lines) > len(first_lines)

@@ -139,7 +139,8 @@ def _sorted_keys(d: dict) -> list:
     try:
         return sorted(d)
     except Exception as e:
-        raise ValueError(f"Pytree dict keys must be sortable (children are ordered by key), "
+        raise ValueError("Comparator raised exception while sorting pytree dictionary keys.\n"
+                         "Pytree dict keys must be sortable (children are ordered by key), "
                          f"but sorting the keys {list(d)} failed: {e}") from e
 
 
@@ -230,8 +231,8 @@ def _node_for_pickled_type(t: type) -> _Node:
 
 def _register(nodetype: type, flatten, unflatten, flatten_with_keys) -> None:
     if nodetype in _registry:
-        raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}: a "
-                         "type can be registered as a pytree node only once.")
+        raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.\n"
+                         "A type can be registered as a pytree node only once.")
     _registry[nodetype] = _Node(nodetype, flatten, unflatten, flatten_with_keys,
                                 _custom_fmt(getattr(nodetype, "__name__", str(nodetype))))
     _node_cache.pop(nodetype, None)
@@ -557,8 +558,12 @@ class PyTreeDef:
         if type(leaves) is not list:
             leaves = list(leaves)
         if len(leaves) != self._num_leaves:
-            raise ValueError(f"Cannot unflatten {self!r}: it has {self._num_leaves} leaves, but "
-                             f"{len(leaves)} were given.")
+            first = (f"Too many leaves for PyTreeDef; expected {self._num_leaves}."
+                     if len(leaves) > self._num_leaves else
+                     f"Too few leaves for PyTreeDef; expected {self._num_leaves}, got "
+                     f"{len(leaves)}")   # (JAX's first line: code matches on it)
+            raise ValueError(f"{first}\nCannot unflatten {self!r}: it has {self._num_leaves} "
+                             f"leaves, but {len(leaves)} were given.")
         if self._spec is None:
             return leaves[0]
         return _build(self._spec, iter(leaves).__next__)
@@ -566,7 +571,8 @@ class PyTreeDef:
     def flatten_up_to(self, tree: Any) -> list[Any]:
         """The subtrees of `tree` sitting where this treedef has leaves; `tree` must have this
         structure down to them (ValueError otherwise)."""
-        return _up_to(self, tree, f"flatten_up_to: the tree does not match {self!r}", "tree")
+        return _up_to(self, tree, f"flatten_up_to: the tree does not match {self!r}", "tree",
+                      None)
 
     def children(self) -> list[PyTreeDef]:
         """Treedefs of the root's children ([] for a leaf)."""
@@ -813,22 +819,46 @@ class _Mismatch(Exception):
     def __init__(self, spec, value):
         self.spec, self.value, self.path = spec, value, []
 
-    def message(self, what: str, name: str) -> str:
+    def message(self, what: str, name: str, op: str | None) -> str:
+        """JAX's first line (code matches on it), then where and how the trees differ.
+        ``op`` names the operation as JAX's Python-level prefix errors do; None gives the
+        wording of JAX's ``PyTreeDef.flatten_up_to``."""
         path = keystr(tuple(reversed(self.path)))
-        node = self.spec[0]
+        node, aux, specs = self.spec
         msg = (f"{what}: at key path {name}{path}, expected {_describe_spec(self.spec)} "
                f"but got {_describe_value(self.value)}.")
         if node is _NONE:
             msg += (" None is a pytree node with no children, not a leaf, so it only matches "
                     "None; to treat None as a leaf pass is_leaf=lambda x: x is None.")
         elif node is _DICT and type(self.value) is dict:
-            diff = set(self.spec[1]).symmetric_difference(self.value)
+            diff = set(aux).symmetric_difference(self.value)
             msg += f" Keys in only one of them: {sorted(diff, key=repr)}."
-            if what.startswith("flatten_up_to"):  # JAX's wording first: code matches on it
-                msg = (f"Dict key mismatch; expected keys: {list(self.spec[1])}; "
-                       f"present keys: {sorted(self.value, key=repr)}. {msg}")
-        return msg
+        return f"{self._first_line(op, name + path)}\n{msg}"
 
+    def _first_line(self, op: str | None, where: str) -> str:
+        node, aux, specs = self.spec
+        same_type = _node_of(type(self.value)) is node
+        n = len(list(node.flatten(self.value)[0])) if same_type else 0
+        if op is not None:
+            if not same_type:
+                kind = "different types"
+            elif node is _TUPLE or node is _LIST:
+                kind = f"different lengths of {node.type.__name__}"
+            elif n != len(specs):
+                kind = "different numbers of pytree children"
+            else:
+                kind = "different pytree metadata"
+            return f"pytree structure error: {kind} at key path\n    {op} {where}"
+        if node is _DICT and type(self.value) is dict:
+            return (f"Dict key mismatch; expected keys: {list(aux)}; present keys: "
+                    f"{sorted(self.value, key=repr)}.")
+        kind = node.type.__name__ if node is not _NONE else "None"
+        if not same_type:
+            return f"Expected {kind}, got {self.value!r}."
+        if node is _TUPLE or node is _LIST:
+            return (f"{kind.capitalize()} arity mismatch: {n} != {len(specs)}; {kind}: "
+                    f"{self.value!r}.")
+        return f"Mismatch custom node data: {aux!r} != {node.flatten(self.value)[1]!r}."
 
 
 def _describe(node: _Node, aux, n: int) -> str:
@@ -878,13 +908,14 @@ def _flatten_up_to(spec, x, out: list) -> None:
         raise
 
 
-def _up_to(treedef: PyTreeDef, tree, what: str, name: str) -> list:
-    """`treedef.flatten_up_to(tree)`, reporting a mismatch as coming from `what`."""
+def _up_to(treedef: PyTreeDef, tree, what: str, name: str, op: str | None) -> list:
+    """`treedef.flatten_up_to(tree)`, reporting a mismatch as coming from `what` (JAX's
+    operation `op`, see `_Mismatch.message`)."""
     out = []
     try:
         _flatten_up_to(treedef._spec, tree, out)
     except _Mismatch as m:
-        raise ValueError(m.message(what, name)) from None
+        raise ValueError(m.message(what, name, op)) from None
     return out
 
 
@@ -899,7 +930,8 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
     if not rest:
         return treedef.unflatten(map(f, leaves))
     others = [_up_to(treedef, r, f"tree_map: rest[{i}] does not have the structure of the "
-                                 f"first tree {treedef!r}", "tree") for i, r in enumerate(rest)]
+                                 f"first tree {treedef!r}", "tree", "tree_map")
+              for i, r in enumerate(rest)]
     return treedef.unflatten(map(f, leaves, *others))
 
 
@@ -909,7 +941,8 @@ def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
     """Like `tree_map`, calling `f(key_path, leaf, *other_subtrees)`."""
     pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
     others = [_up_to(treedef, r, f"tree_map_with_path: rest[{i}] does not have the structure of "
-                                 f"the first tree {treedef!r}", "tree") for i, r in enumerate(rest)]
+                                 f"the first tree {treedef!r}", "tree",
+                      "tree_map_with_path") for i, r in enumerate(rest)]
     return treedef.unflatten(f(p, x, *xs) for (p, x), *xs in zip(pairs, *others))
 
 
@@ -983,7 +1016,8 @@ def tree_broadcast(prefix_tree: Any, full_tree: Any,
     matching subtree of `full_tree` (`is_leaf` applies to `prefix_tree`)."""
     leaves, treedef = tree_flatten(prefix_tree, is_leaf)
     subtrees = _up_to(treedef, full_tree, f"tree_broadcast: full_tree does not have the "
-                                          f"structure of prefix_tree {treedef!r}", "full_tree")
+                                          f"structure of prefix_tree {treedef!r}", "prefix_tree",
+                      "broadcast_prefix")
     return treedef.unflatten(
         tree_map(lambda _, x=x: x, sub) for x, sub in zip(leaves, subtrees))
 
