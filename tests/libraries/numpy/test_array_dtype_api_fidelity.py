@@ -176,3 +176,16 @@ def test_flatten_one_level_returns_tuples():
 def test_format_of_narrow_scalars_is_the_python_numbers(value, spec, expected):
   assert format(value, spec) == expected
 
+
+
+def test_enum_flags_hold_enum_members():
+  value = xjax.config.jax_numpy_dtype_promotion
+  assert repr(value) == "<NumpyDtypePromotion.STANDARD: 'standard'>" and value == "standard"
+  with xjax.numpy_dtype_promotion("strict"):
+    assert repr(xjax.config.jax_numpy_dtype_promotion) == "<NumpyDtypePromotion.STRICT: 'strict'>"
+  assert repr(xjax.config.jax_legacy_prng_key) == "<LegacyPrngKeyState.ALLOW: 'allow'>"
+  with pytest.raises(ValueError, match="'bad' is not a valid NumpyDtypePromotion"):
+    xjax.config.update("jax_numpy_dtype_promotion", "bad")
+  with pytest.raises(TypeError, match="must be an instance of <enum 'NumpyDtypePromotion'>"):
+    xjax.config.update("jax_numpy_dtype_promotion", 3)
+  assert xjax.config.jax_numpy_dtype_promotion == "standard"

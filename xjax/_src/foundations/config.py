@@ -7,6 +7,7 @@ change what tracing produces are part of every jit cache key (``trace_state_key`
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
 from typing import Any, Callable
 
@@ -26,6 +27,7 @@ class Config:
     self._affects_tracing: set[str] = set()
     self._listeners: dict[str, list[Callable[[Any], None]]] = {}
     self._validators: dict[str, Callable[[Any], None]] = {}
+    self._enums: dict[str, type[enum.StrEnum]] = {}  # flags held as enum members, as JAX's
     self._trace_key: tuple = ()
     self._trace_token = 0  # a small int naming the current _trace_key (cheap to hash)
     self._trace_tokens: dict[tuple, int] = {}
@@ -45,6 +47,8 @@ class Config:
       raise AttributeError(f"Unrecognized config option: {name}")
     if name in self._validators:
       self._validators[name](value)
+    if name in self._enums:
+      value = self._enums[name](value)
     self._values[name] = value
     self._refresh_trace_key()
     for listener in self._listeners.get(name, ()):
@@ -186,15 +190,30 @@ def _enum(values: list, none_ok: bool = False) -> Callable[[Any], None]:
   return validate
 
 
-def _enum_class(enum_name: str, values: list) -> Callable[[Any], None]:
-  """A validator for a flag JAX holds as a Python enum named ``enum_name``."""
+class NumpyDtypePromotion(enum.StrEnum):
+  """The values of ``jax_numpy_dtype_promotion`` (equal to their strings)."""
+  STANDARD = "standard"
+  STRICT = "strict"
+
+
+class LegacyPrngKeyState(enum.StrEnum):
+  """The values of ``jax_legacy_prng_key`` (equal to their strings)."""
+  ALLOW = "allow"
+  WARN = "warn"
+  ERROR = "error"
+
+
+def _enum_class(name: str, cls: type[enum.StrEnum]) -> None:
+  """Makes flag ``name`` hold members of ``cls`` (a string names its member)."""
   def validate(value: Any) -> None:
     if not isinstance(value, str):
-      raise TypeError(f"new enum value must be an instance of <enum '{enum_name}'>, got "
+      raise TypeError(f"new enum value must be an instance of <enum '{cls.__name__}'>, got "
                       f"{value} of type {type(value)}.")
-    if value not in values:
-      raise ValueError(f"{value!r} is not a valid {enum_name}")
-  return validate
+    cls(value)  # (ValueError: "'bad' is not a valid NumpyDtypePromotion")
+  config.add_validator(name, validate)
+  config._enums[name] = cls
+  config._values[name] = cls(config._values[name])
+  config._refresh_trace_key()
 
 
 def _typed(kind: type) -> Callable[[Any], None]:
@@ -229,8 +248,6 @@ for _name, _validator in {  # the value checks JAX 0.10.2 makes
     "jax_logging_level": _enum(["NOTSET", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"],
                                none_ok=True),
     "jax_optimization_level": _enum(_LEVELS), "jax_memory_fitting_level": _enum(_LEVELS),
-    "jax_numpy_dtype_promotion": _enum_class("NumpyDtypePromotion", ["standard", "strict"]),
-    "jax_legacy_prng_key": _enum_class("LegacyPrngKeyState", ["allow", "warn", "error"]),
     "jax_platforms": _typed(str), "jax_compilation_cache_dir": _typed(str),
     "jax_num_cpu_devices": _typed(int), "jax_random_seed_offset": _typed(int),
     "jax_persistent_cache_min_entry_size_bytes": _typed(int),
@@ -239,6 +256,8 @@ for _name, _validator in {  # the value checks JAX 0.10.2 makes
     "jax_persistent_cache_min_compile_time_secs": _typed(float),
 }.items():
   config.add_validator(_name, _validator)
+_enum_class("jax_numpy_dtype_promotion", NumpyDtypePromotion)
+_enum_class("jax_legacy_prng_key", LegacyPrngKeyState)
 
 
 def enable_x64() -> bool:
