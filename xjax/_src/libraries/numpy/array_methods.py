@@ -9,7 +9,7 @@ from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
 from xjax._src.libraries.numpy.arguments import check_arraylike
-from xjax._src.libraries.numpy.indexing import IndexUpdateHelper, getitem
+from xjax._src.libraries.numpy.indexing import _IndexUpdateHelper, getitem
 from xjax._src.libraries.numpy.shaping import reshape, transpose
 
 
@@ -295,4 +295,4 @@ def _at(self):
   ref_at = getattr(self.aval, "_at", None)   # a traced mutable ref's type has one
   if ref_at is not None:
     return ref_at(self)
-  return IndexUpdateHelper(self)
+  return _IndexUpdateHelper(self)

@@ -490,7 +490,7 @@ def _normalize(i, size: int):
 # ---------------------------------------------------------------------------------------
 # x.at[idx]
 
-class IndexUpdateHelper:
+class _IndexUpdateHelper:
   """``x.at[idx]``: functional updates (JAX arrays are immutable)."""
   __slots__ = ("array",)
 
@@ -498,13 +498,13 @@ class IndexUpdateHelper:
     self.array = array
 
   def __getitem__(self, idx):
-    return IndexUpdateRef(self.array, idx)
+    return _IndexUpdateRef(self.array, idx)
 
   def __repr__(self) -> str:
     return f"_IndexUpdateHelper({self.array!r})"
 
 
-class IndexUpdateRef:
+class _IndexUpdateRef:
   """``x.at[idx]``: ``get`` gathers; ``set``/``add``/... return an updated copy. Scatters
   drop out-of-bounds updates unless ``mode='clip'``."""
   __slots__ = ("array", "index")
@@ -847,7 +847,7 @@ def put(a, ind, v, mode=None, *, inplace=True):
   else:
     raise ValueError(f"put: mode={mode!r} is not supported")
   flat = reshape(a, (aval.size,))
-  return reshape(IndexUpdateRef(flat, ind).set(v, mode=scatter_mode), aval.shape)
+  return reshape(_IndexUpdateRef(flat, ind).set(v, mode=scatter_mode), aval.shape)
 
 
 def place(arr, mask, vals, *, inplace=True):
