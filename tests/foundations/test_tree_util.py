@@ -317,25 +317,28 @@ def test_tree_map_rest_may_have_subtrees_at_leaves():
 
 
 @pytest.mark.parametrize("tree, other, fragments", [
-    ((1, 2), (1, 2, 3), ["tuple of length 2", "tuple of length 3"]),
-    ((1, 2), [1, 2], ["a tuple", "a list"]),
-    ({"a": 1}, {"b": 1}, ["keys ['a']", "keys ['b']"]),
-    ({"a": 1}, {"a": 1, "b": 2}, ["keys ['a']", "keys ['a', 'b']"]),
-    ((1, None), (1, 2), ["tree[1]", "expected None"]),
-    ({"a": (1, 2)}, {"a": (1,)}, ["tree['a']", "length 2", "length 1"]),
-    (Point(1, 2), (1, 2), ["Point", "tuple"]),
-    ((1, 2), Point(1, 2), ["tuple", "Point"]),
-    (OrderedDict(a=1), {"a": 1}, ["OrderedDict", "dict"]),
-    (defaultdict(list, a=1), {"a": 1}, ["defaultdict", "dict"]),
+    ((1, 2), (1, 2, 3), ["different lengths of tuple", "type tuple of length 2",
+                         "but of length 3"]),
+    ((1, 2), [1, 2], ["different types", "<class 'tuple'>", "<class 'list'>"]),
+    ({"a": 1}, {"b": 1}, ["different pytree metadata", "('a',)", "('b',)",
+                          "    - ('a',)\n    ?   ^\n\n    + ('b',)"]),
+    ({"a": 1}, {"a": 1, "b": 2}, ["different numbers of pytree children", "1 child keys\n    a\n",
+                                  "2 child keys\n    a b\n", "key sets is\n    b"]),
+    ((1, None), (1, 2), ["    tree_map tree[1]\n", "<class 'NoneType'>", "only matches None"]),
+    ({"a": (1, 2)}, {"a": (1,)}, ["    tree_map tree['a']\n", "length 2", "length 1"]),
+    (Point(1, 2), (1, 2), ["Point'>", "<class 'tuple'>"]),
+    ((1, 2), Point(1, 2), ["<class 'tuple'>", "Point'>"]),
+    (OrderedDict(a=1), {"a": 1}, ["<class 'collections.OrderedDict'>", "<class 'dict'>"]),
+    (defaultdict(list, a=1), {"a": 1}, ["<class 'collections.defaultdict'>", "<class 'dict'>"]),
     (Op(1, 2, "add"), Op(1, 2, "sub"), ["('add',)", "('sub',)"]),
 ])
 def test_tree_map_structure_mismatch(tree, other, fragments):
+    """JAX's text (the reference's), which code matches on."""
     with pytest.raises(ValueError) as info:
         tu.tree_map(lambda *a: a, tree, other)
     message = str(info.value)
-    assert message.startswith("pytree structure error: ")   # (JAX's first line)
-    assert "\ntree_map: " in message
-    assert repr(tu.tree_structure(tree)) in message
+    assert message.startswith("pytree structure error: ")
+    assert "At that key path, the prefix pytree tree_map tree has a subtree of type" in message
     for fragment in fragments:
         assert fragment in message
 
@@ -408,7 +411,7 @@ def test_tree_broadcast():
     assert tu.tree_broadcast(None, None) is None
     assert tu.tree_broadcast([1, 2], ([3], [4, 5]), is_leaf=lambda x: isinstance(x, list)) == (
         [[1, 2]], [[1, 2], [1, 2]])
-    with pytest.raises(ValueError, match="tree_broadcast"):
+    with pytest.raises(ValueError, match="broadcast_prefix prefix_tree"):
         tu.tree_broadcast((1, None), ((3, 4), 5))
     with pytest.raises(ValueError, match="length 3"):
         tu.tree_broadcast((1, 2), (1, 2, 3))

@@ -81,7 +81,7 @@ def flatten_axes(name: str, values, axes, kind: str = "in_axes") -> list:
     subtrees = structure.flatten_up_to(values)
   except (ValueError, TypeError):
     raise ValueError(f"{name} {kind.split('[')[0]} specification must be a tree prefix of "
-                     f"the corresponding value; got specification {axes} for {kind}, whose "
+                     f"the corresponding value; \n  got specification {axes} for {kind}, whose "
                      f"value has the tree structure "
                      f"{tree_util.tree_structure(values, is_leaf=is_vmappable)}.") from None
   leaves = tree_util.tree_leaves(axes, is_leaf=is_spec)

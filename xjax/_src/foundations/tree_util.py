@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import difflib
 import functools
 import itertools
 import operator
+import textwrap
 from typing import Any, Callable, Hashable, Iterable, Sequence, TypeVar
 
 from xjax._src.foundations import pytree_proto
@@ -571,8 +573,8 @@ class PyTreeDef:
     def flatten_up_to(self, tree: Any) -> list[Any]:
         """The subtrees of `tree` sitting where this treedef has leaves; `tree` must have this
         structure down to them (ValueError otherwise)."""
-        return _up_to(self, tree, f"flatten_up_to: the tree does not match {self!r}", "tree",
-                      None)
+        return _up_to(self, tree, "tree", None,
+                      f"flatten_up_to: the tree does not match {self!r}")
 
     def children(self) -> list[PyTreeDef]:
         """Treedefs of the root's children ([] for a leaf)."""
@@ -819,46 +821,79 @@ class _Mismatch(Exception):
     def __init__(self, spec, value):
         self.spec, self.value, self.path = spec, value, []
 
-    def message(self, what: str, name: str, op: str | None) -> str:
-        """JAX's first line (code matches on it), then where and how the trees differ.
-        ``op`` names the operation as JAX's Python-level prefix errors do; None gives the
-        wording of JAX's ``PyTreeDef.flatten_up_to``."""
+    def message(self, name: str, op: str | None, what: str = "") -> str:
+        """The error's text. Code matches on JAX's wording, so it is JAX's: with ``op`` (the
+        operation's name), that of JAX's Python-level prefix errors; without, JAX's
+        ``PyTreeDef.flatten_up_to`` first line followed by ``what`` and where they differ."""
         path = keystr(tuple(reversed(self.path)))
         node, aux, specs = self.spec
-        msg = (f"{what}: at key path {name}{path}, expected {_describe_spec(self.spec)} "
-               f"but got {_describe_value(self.value)}.")
-        if node is _NONE:
-            msg += (" None is a pytree node with no children, not a leaf, so it only matches "
-                    "None; to treat None as a leaf pass is_leaf=lambda x: x is None.")
-        elif node is _DICT and type(self.value) is dict:
-            diff = set(aux).symmetric_difference(self.value)
-            msg += f" Keys in only one of them: {sorted(diff, key=repr)}."
-        return f"{self._first_line(op, name + path)}\n{msg}"
-
-    def _first_line(self, op: str | None, where: str) -> str:
-        node, aux, specs = self.spec
-        same_type = _node_of(type(self.value)) is node
-        n = len(list(node.flatten(self.value)[0])) if same_type else 0
         if op is not None:
-            if not same_type:
-                kind = "different types"
-            elif node is _TUPLE or node is _LIST:
-                kind = f"different lengths of {node.type.__name__}"
-            elif n != len(specs):
-                kind = "different numbers of pytree children"
-            else:
-                kind = "different pytree metadata"
-            return f"pytree structure error: {kind} at key path\n    {op} {where}"
+            msg = self._prefix_text(op, name, path)
+        else:
+            msg = (f"{self._flatten_up_to_line()}\n{what}: at key path {name}{path}, expected "
+                   f"{_describe_spec(self.spec)} but got {_describe_value(self.value)}.")
+            if node is _DICT and type(self.value) is dict:
+                diff = set(aux).symmetric_difference(self.value)
+                msg += f" Keys in only one of them: {sorted(diff, key=repr)}."
+        if node is _NONE:
+            msg += ("\nNone is a pytree node with no children, not a leaf, so it only matches "
+                    "None; to treat None as a leaf pass is_leaf=lambda x: x is None.")
+        return msg
+
+    def _prefix_text(self, op: str, name: str, path: str) -> str:
+        node, aux, specs = self.spec
+        prefix = f"At that key path, the prefix pytree {op} {name} has a subtree of type"
+        if _node_of(type(self.value)) is not node:
+            return (f"pytree structure error: different types at key path\n    {op} {name}{path}"
+                    f"\n{prefix}\n    {node.type}\nbut at the same key path the full pytree "
+                    f"has a subtree of different type\n    {type(self.value)}.")
+        children, value_aux = node.flatten(self.value)
+        n = len(list(children))
+        if node is _TUPLE or node is _LIST:
+            kind = node.type.__name__
+            return (f"pytree structure error: different lengths of {kind} at key path\n    "
+                    f"{op} {name}{path}\n{prefix} {kind} of length {len(specs)}, but the full "
+                    f"pytree has a subtree of the same type but of length {n}.")
+        if n != len(specs):
+            try:   # (the prefix's node rebuilt with None children, to read its keys)
+                ours = _child_keys(node, _build(self.spec, itertools.repeat(None).__next__))
+            except Exception:
+                ours = list(range(len(specs)))
+            theirs = _child_keys(node, self.value)
+            only = [k for k in ours if k not in theirs] + [k for k in theirs if k not in ours]
+            return (f"pytree structure error: different numbers of pytree children at key path"
+                    f"\n    {op} {name}{path}\n{prefix}\n    {node.type}\nwith {len(ours)} "
+                    f"child keys\n    {' '.join(map(str, ours))}\nbut at the same key path the "
+                    f"full pytree has a subtree of the same type but with {len(theirs)} child "
+                    f"keys\n    {' '.join(map(str, theirs))}\nso the symmetric difference on key "
+                    f"sets is\n    {' '.join(map(str, only))}")
+        ours, theirs = (tuple(a) if node is _DICT else a for a in (aux, value_aux))
+        diff = textwrap.indent("\n".join(difflib.ndiff([repr(ours)], [repr(theirs)])), "    ")
+        return (f"pytree structure error: different pytree metadata at key path\n    "
+                f"{op} {name}{path}\n{prefix}\n    {node.type}\nwith metadata\n    {ours!r}\n"
+                f"but at the same key path the full pytree has a subtree of the same type but "
+                f"with metadata\n    {theirs!r}\nso the diff in the metadata at these pytree "
+                f"nodes is\n{diff}")
+
+    def _flatten_up_to_line(self) -> str:
+        node, aux, specs = self.spec
         if node is _DICT and type(self.value) is dict:
             return (f"Dict key mismatch; expected keys: {list(aux)}; present keys: "
                     f"{sorted(self.value, key=repr)}.")
         kind = node.type.__name__ if node is not _NONE else "None"
-        if not same_type:
+        if _node_of(type(self.value)) is not node:
             return f"Expected {kind}, got {self.value!r}."
+        children, value_aux = node.flatten(self.value)
+        n = len(list(children))
         if node is _TUPLE or node is _LIST:
             return (f"{kind.capitalize()} arity mismatch: {n} != {len(specs)}; {kind}: "
                     f"{self.value!r}.")
-        return f"Mismatch custom node data: {aux!r} != {node.flatten(self.value)[1]!r}."
+        return f"Mismatch custom node data: {aux!r} != {value_aux!r}."
+
+
+def _child_keys(node: _Node, x) -> list:
+    """The keys of a node's children as plain values (a dict's keys, positions, names)."""
+    return [getattr(k, "_v", k) for k, _ in node.keyed(x)[0]]
 
 
 def _describe(node: _Node, aux, n: int) -> str:
@@ -908,14 +943,14 @@ def _flatten_up_to(spec, x, out: list) -> None:
         raise
 
 
-def _up_to(treedef: PyTreeDef, tree, what: str, name: str, op: str | None) -> list:
-    """`treedef.flatten_up_to(tree)`, reporting a mismatch as coming from `what` (JAX's
-    operation `op`, see `_Mismatch.message`)."""
+def _up_to(treedef: PyTreeDef, tree, name: str, op: str | None, what: str = "") -> list:
+    """`treedef.flatten_up_to(tree)`, reporting a mismatch as coming from JAX's operation
+    `op` (see `_Mismatch.message`)."""
     out = []
     try:
         _flatten_up_to(treedef._spec, tree, out)
     except _Mismatch as m:
-        raise ValueError(m.message(what, name, op)) from None
+        raise ValueError(m.message(name, op, what)) from None
     return out
 
 
@@ -929,9 +964,7 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
     leaves, treedef = tree_flatten(tree, is_leaf)
     if not rest:
         return treedef.unflatten(map(f, leaves))
-    others = [_up_to(treedef, r, f"tree_map: rest[{i}] does not have the structure of the "
-                                 f"first tree {treedef!r}", "tree", "tree_map")
-              for i, r in enumerate(rest)]
+    others = [_up_to(treedef, r, "tree", "tree_map") for r in rest]
     return treedef.unflatten(map(f, leaves, *others))
 
 
@@ -940,9 +973,7 @@ def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
                        is_leaf_takes_path: bool = False) -> Any:
     """Like `tree_map`, calling `f(key_path, leaf, *other_subtrees)`."""
     pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
-    others = [_up_to(treedef, r, f"tree_map_with_path: rest[{i}] does not have the structure of "
-                                 f"the first tree {treedef!r}", "tree",
-                      "tree_map_with_path") for i, r in enumerate(rest)]
+    others = [_up_to(treedef, r, "tree", "tree_map_with_path") for r in rest]
     return treedef.unflatten(f(p, x, *xs) for (p, x), *xs in zip(pairs, *others))
 
 
@@ -1015,9 +1046,7 @@ def tree_broadcast(prefix_tree: Any, full_tree: Any,
     """Give `prefix_tree` the structure of `full_tree` by copying each of its leaves over the
     matching subtree of `full_tree` (`is_leaf` applies to `prefix_tree`)."""
     leaves, treedef = tree_flatten(prefix_tree, is_leaf)
-    subtrees = _up_to(treedef, full_tree, f"tree_broadcast: full_tree does not have the "
-                                          f"structure of prefix_tree {treedef!r}", "prefix_tree",
-                      "broadcast_prefix")
+    subtrees = _up_to(treedef, full_tree, "prefix_tree", "broadcast_prefix")
     return treedef.unflatten(
         tree_map(lambda _, x=x: x, sub) for x, sub in zip(leaves, subtrees))
 
