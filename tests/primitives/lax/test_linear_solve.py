@@ -1,6 +1,7 @@
 """lax.custom_linear_solve and lax.custom_root: values against NumPy, derivatives (Jacobians,
 finite differences), vmap and jit."""
 import numpy as np
+import pytest
 
 import xjax
 import xjax.numpy as jnp
@@ -83,3 +84,23 @@ def test_linalg_solve_and_inv_derivatives_are_jaxs():
       3226692363]
   assert bits(jnp.linalg.inv(a)) == [1054735878, 3212092379, 1061938532, 3217787500,
                                     1014745379, 1067792632, 3185024169, 1057805641]
+
+
+def test_custom_root_solve_closing_over_a_differentiated_value():
+  """What ``solve`` closes over reaches the root as an operand without derivatives (JAX's
+  values: d sqrt(a)/da at 2 = 0.35355338)."""
+  def root_of(a):
+    return lax.custom_root(lambda z: z**2 - a, 1., lambda f, z0: jnp.sqrt(a),
+                           lambda g, v: v / g(1.))
+  np.testing.assert_allclose(xjax.grad(root_of)(2.), 0.5 / np.sqrt(2.), rtol=1e-6)
+  primal, tangent = xjax.jvp(root_of, (2.,), (1.,))
+  np.testing.assert_allclose([primal, tangent], [np.sqrt(2.), 0.5 / np.sqrt(2.)], rtol=1e-6)
+  np.testing.assert_allclose(xjax.vmap(xjax.grad(root_of))(jnp.array([1., 4.])), [0.5, 0.25],
+                             rtol=1e-6)
+
+
+def test_custom_root_checks_output_structures():
+  with pytest.raises(TypeError, match=r"^f\(\) output pytree structure must match initial_guess"):
+    lax.custom_root(lambda z: (z, z), 1., lambda f, z0: z0, lambda g, y: y)
+  with pytest.raises(TypeError, match=r"^solve\(\) output pytree structure must match"):
+    lax.custom_root(lambda z: z**2 - 4., 1., lambda f, z0: (z0, z0), lambda g, y: y)

@@ -12,14 +12,14 @@ from typing import Any, Callable
 from xjax._src.foundations import tree_util
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.jaxpr import eval_jaxpr
-from xjax._src.core.trace import Primitive
+from xjax._src.core.trace import Primitive, Tracer
+from xjax._src.execution.array import Array, scalar_array
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.higher_order import as_closed, hoist, trace_hoisted
 from xjax._src.primitives.lax import elementwise as ew
-from xjax._src.primitives.lax.stop_gradient import stop_gradient_leaf
 
 _ROLES = ("matvec", "vecmat", "solve", "transpose_solve")
 
@@ -199,36 +199,56 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable,
 def custom_root(f: Callable, initial_guess: Any, solve: Callable, tangent_solve: Callable,
                 has_aux: bool = False):
   """The root ``solve(f, initial_guess)`` of ``f``, differentiated implicitly: tangents
-  solve the linearized ``f`` with ``tangent_solve(g, y)`` (which returns x with g(x) = y)."""
+  solve the linearized ``f`` with ``tangent_solve(g, y)`` (which returns x with g(x) = y).
+  Only what ``f`` closes over gets tangents: ``solve`` is traced, and what it closes over
+  enters the root as operands without derivatives, as in JAX."""
   guess_leaves, tree = tree_util.tree_flatten(initial_guess)
   avals = [get_aval(x) for x in guess_leaves]
   closed, consts = trace_hoisted(
-      lambda *xs: tree_util.tree_leaves(f(tree_util.tree_unflatten(tree, list(xs)))), avals)
+      lambda *xs: _leaves_as(f(tree_util.tree_unflatten(tree, list(xs))), tree, "f"), avals)
 
   def f_of(cs, x):
     return tree_util.tree_unflatten(
         tree, eval_jaxpr(closed.jaxpr, [], *cs, *tree_util.tree_leaves(x)))
 
-  aux_box = []
+  aux_tree = []
+
+  def solve_flat(*xs):
+    out = solve(f, tree_util.tree_unflatten(tree, list(xs)))
+    sol, aux = out if has_aux else (out, None)
+    aux_leaves, aux_tree_ = tree_util.tree_flatten(aux)
+    aux_tree.append(aux_tree_)
+    return _leaves_as(sol, tree, "solve") + aux_leaves
+  solved, solve_consts = trace_hoisted(solve_flat, avals)
+  n = len(guess_leaves)
 
   @custom_jvp
-  def root(cs, guess):
-    out = solve(lambda x: f_of(cs, x), guess)
-    if has_aux:
-      out, aux = out
-      aux_box.append(aux)
-    return out
+  def root(cs, scs, guess):
+    outs = eval_jaxpr(solved.jaxpr, [], *scs, *tree_util.tree_leaves(guess))
+    outs = [o if isinstance(o, (Array, Tracer))   # (a literal's value becomes an Array)
+            else scalar_array(o, v.aval.dtype, v.aval.weak_type)
+            for o, v in zip(outs, solved.jaxpr.outvars)]
+    return tree_util.tree_unflatten(tree, outs[:n]), outs[n:]
 
   def root_jvp(primals, tangents):
-    cs, guess = primals
-    dcs, _ = tangents
-    sol = root(cs, guess)
-    sol = tree_util.tree_map(stop_gradient_leaf, sol)
+    cs, scs, guess = primals
+    dcs = tangents[0]
+    sol, aux = root(cs, scs, guess)
     f_dot = _tangent(lambda c: f_of(c, sol), cs, dcs)
     lin = lambda v: _tangent(lambda x: f_of(cs, x), sol, v)
     dx = tangent_solve(lin, f_dot)
-    return sol, tree_util.tree_map(ew.neg, dx)
+    zeros = [ad.zeros_of(tangent_aval(get_aval(a))) for a in aux]
+    return (sol, aux), (tree_util.tree_map(ew.neg, dx), zeros)
 
   root.defjvp(root_jvp)
-  out = root(list(consts), initial_guess)
-  return (out, aux_box[-1]) if has_aux else out
+  out, aux = root(list(consts), list(solve_consts), initial_guess)
+  return (out, tree_util.tree_unflatten(aux_tree[0], aux)) if has_aux else out
+
+
+def _leaves_as(out, tree, name: str) -> list:
+  """The leaves of ``fun``'s output ``out``, which must have the guess's structure."""
+  leaves, out_tree = tree_util.tree_flatten(out)
+  if out_tree != tree:
+    raise TypeError(f"{name}() output pytree structure must match initial_guess, got "
+                    f"{out_tree} and {tree}.")
+  return leaves
