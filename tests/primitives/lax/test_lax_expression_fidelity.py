@@ -157,3 +157,31 @@ def test_clip_scatters_clamp_when_lowered_not_in_the_jaxpr():
   g = xjax.vmap(lambda r, i: lax.dynamic_update_slice(r, jnp.ones(2), (i,)))(
       jnp.stack([x, x]), jnp.array([0, 5]))
   np.testing.assert_array_equal(g, [[1., 1., 2., 3., 4., 5.], [0., 1., 2., 3., 1., 1.]])
+
+
+@pytest.mark.parametrize("reduce", [lax.reduce_sum, lax.reduce_prod, lax.cumsum, lax.cummax])
+def test_sums_products_and_cumulative_ops_refuse_bool(reduce):
+  with pytest.raises(TypeError, match="does not accept dtype bool. Accepted dtypes are "
+                                      "subtypes of number."):
+    reduce(jnp.array([True, False]), 0 if reduce in (lax.cumsum, lax.cummax) else (0,))
+  assert lax.reduce_max(jnp.array([True, False]), (0,)).tolist() is True
+
+
+def test_boolean_sums_and_products_are_or_and_and():
+  b = jnp.array([[True, False, True], [False, False, True]])
+  assert jnp.sum(b, axis=0, dtype=bool).tolist() == [True, False, True]
+  assert jnp.prod(b, axis=0, dtype=bool).tolist() == [False, False, True]
+  assert jnp.sum(b, dtype=bool).tolist() is True and jnp.prod(b, dtype=bool).tolist() is False
+  assert jnp.sum(jnp.zeros((0,), bool), dtype=bool).tolist() is False
+  assert jnp.prod(jnp.zeros((0,), bool), dtype=bool).tolist() is True
+  assert jnp.sum(b).tolist() == 3 and jnp.cumsum(b, axis=1, dtype=bool).tolist() == [
+      [True, True, True], [False, False, True]]
+  assert xjax.vmap(lambda r: jnp.sum(r, dtype=bool))(b).tolist() == [True, True]
+
+
+def test_histogram_weights_promote_to_inexact():
+  a = jnp.array([1., 2., 2.5])
+  counts = jnp.histogram(a, bins=2, weights=jnp.array([True, False, True]))[0]
+  assert counts.dtype == jnp.float32 and counts.tolist() == [1., 1.]
+  assert jnp.histogram(jnp.array([1, 2, 3]), bins=2, weights=jnp.array([1, 2, 3]))[0].dtype \
+      == jnp.float32

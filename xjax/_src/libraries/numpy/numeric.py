@@ -336,7 +336,7 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
   nb = get_aval(edges).shape[0] - 1
   idx = _bin_index(a, edges)
   w = full(get_aval(a).shape, 1, dtypes.to_inexact_dtype(get_aval(a).dtype)) \
-      if weights is None else ravel(asarray(weights))
+      if weights is None else ravel(promote_args_inexact("histogram", a, weights)[1])
   counts = bincount(idx, w, length=nb + 2)
   counts = slice_in_dim(counts, 1, nb + 1)
   if density:

@@ -50,7 +50,9 @@ def _accumulation_dtype(dtype):
   return np.dtype(np.float32) if dtype in (np.float16, dtypes.bfloat16) else dtype
 
 
-def _reduction(name, reduce_fn, identity_op, upcast_bool, upcast_f16=False):
+def _reduction(name, reduce_fn, identity_op, upcast_bool, upcast_f16=False, bool_fn=None):
+  """A jnp reduction by ``reduce_fn`` (``bool_fn`` where it accumulates booleans: lax's sum
+  and product take numbers only)."""
   def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
     _check_out(out, name)
@@ -85,7 +87,7 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool, upcast_f16=False):
                            "identity")
     if initial is not None and np.ndim(initial) != 0:
       raise ValueError(f"initial value must be a scalar. Got array of shape {np.shape(initial)}")
-    result = reduce_fn(x, axes)
+    result = (bool_fn if bool_fn is not None and ct == np.bool_ else reduce_fn)(x, axes)
     if initial is not None:
       combine = {"add": ufuncs.add, "mul": ufuncs.multiply, "max": ufuncs.maximum,
                  "min": ufuncs.minimum, "and": ufuncs.logical_and,
@@ -112,8 +114,9 @@ def _compiled(fn):
   return compiled_when_eager(fn, static_argnames=tuple(p for p in _STATIC if p in params))
 
 
-sum = _compiled(_reduction("sum", reduce_sum, "add", True, upcast_f16=True))
-prod = _compiled(_reduction("prod", reduce_prod, "mul", True, upcast_f16=True))
+sum = _compiled(_reduction("sum", reduce_sum, "add", True, upcast_f16=True, bool_fn=reduce_or))
+prod = _compiled(_reduction("prod", reduce_prod, "mul", True, upcast_f16=True,
+                            bool_fn=reduce_and))
 
 
 def _without_dtype(red):

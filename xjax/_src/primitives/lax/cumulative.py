@@ -112,10 +112,11 @@ def _cumprim(name, op, check):
   return prim
 
 
-cumsum_p = _cumprim("cumsum", "add", dtype_checker("int", "inexact"))
-cumprod_p = _cumprim("cumprod", "mul", dtype_checker("int", "inexact"))
-cummax_p = _cumprim("cummax", "max", dtype_checker("int", "inexact"))
-cummin_p = _cumprim("cummin", "min", dtype_checker("int", "inexact"))
+_number = dtype_checker("number")
+cumsum_p = _cumprim("cumsum", "add", _number)
+cumprod_p = _cumprim("cumprod", "mul", _number)
+cummax_p = _cumprim("cummax", "max", _number)
+cummin_p = _cumprim("cummin", "min", _number)
 cumlogsumexp_p = _cumprim("cumlogsumexp", "logaddexp", dtype_checker("inexact"))
 
 

@@ -73,13 +73,14 @@ DTYPE_CLASSES = {
     "int": lambda d: dtypes.is_integer(d),
     "signed": lambda d: dtypes.is_integer(d) and not dtypes.is_unsigned(d),
     "bool": lambda d: np.dtype(d) == np.bool_,
+    "number": lambda d: dtypes.is_integer(d) or dtypes.is_inexact(d),
 }
 
 
 # The classes as NumPy's abstract scalar types name them (JAX's error messages do)
 _NUMPY_NAMES = {"float": "floating", "complex": "complexfloating",
                 "inexact": "floating, complexfloating", "int": "integer",
-                "signed": "signedinteger", "bool": "bool"}
+                "signed": "signedinteger", "bool": "bool", "number": "number"}
 
 
 def dtype_checker(*classes: str) -> Callable:

@@ -115,7 +115,7 @@ def _reduction(name, op, check):
   return prim
 
 
-_number = dtype_checker("int", "inexact", "bool")
+_number = dtype_checker("number")
 reduce_sum_p = _reduction("reduce_sum", "add", _number)
 reduce_prod_p = _reduction("reduce_prod", "mul", _number)
 
@@ -154,8 +154,9 @@ def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
 
 reduce_prod_p.jvp = _reduce_prod_jvp
 
-reduce_max_p = _reduction("reduce_max", "max", _number)
-reduce_min_p = _reduction("reduce_min", "min", _number)
+_ordered = dtype_checker("int", "inexact", "bool")
+reduce_max_p = _reduction("reduce_max", "max", _ordered)
+reduce_min_p = _reduction("reduce_min", "min", _ordered)
 reduce_and_p = _reduction("reduce_and", "and", dtype_checker("int", "bool"))
 reduce_or_p = _reduction("reduce_or", "or", dtype_checker("int", "bool"))
 reduce_xor_p = _reduction("reduce_xor", "xor", dtype_checker("int", "bool"))
