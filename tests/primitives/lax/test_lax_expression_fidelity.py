@@ -185,3 +185,20 @@ def test_histogram_weights_promote_to_inexact():
   assert counts.dtype == jnp.float32 and counts.tolist() == [1., 1.]
   assert jnp.histogram(jnp.array([1, 2, 3]), bins=2, weights=jnp.array([1, 2, 3]))[0].dtype \
       == jnp.float32
+
+
+def test_pow_keeps_an_integer_exponent():
+  """lax.pow takes an integer exponent as it is (converted when lowered), so its derivative
+  at an exponent 0 is 0 also at x = 0 (JAX's values)."""
+  assert float(xjax.grad(lambda a: lax.pow(a, jnp.int32(0)))(0.)) == 0.
+  jac = xjax.jacfwd(lambda a: jnp.power(a, jnp.array([0, 1, 2, 3])))(jnp.zeros(4))
+  np.testing.assert_array_equal(jac, np.diag([0., 1., 0., 0.]))
+  assert xjax.vmap(xjax.grad(lambda a, n: lax.pow(a, n)))(
+      jnp.array([0., 1., 2.]), jnp.array([0, 1, 2])).tolist() == [0., 1., 4.]
+  assert "pow a 0:i32[]" in str(xjax.make_jaxpr(lambda a: lax.pow(a, jnp.int32(0)))(1.))
+  out = lax.pow(2., 2)
+  assert out.weak_type and float(out) == 4. and not lax.pow(2., jnp.int32(2)).weak_type
+  assert lax.pow(jnp.ones(3, jnp.float16), jnp.arange(3, dtype=jnp.uint8)).dtype == jnp.float16
+  with pytest.raises(TypeError, match="two inexact dtypes must match, but got float32 and "
+                                      "float16"):
+    lax.pow(jnp.ones(2), jnp.ones(2, jnp.float16))

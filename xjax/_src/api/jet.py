@@ -415,7 +415,8 @@ jet_rules[exp_p] = _exp_rule
 
 def _pow_rule(primals_in, series_in):
   # x ** y = exp(y log x)
-  z0, zs = jet2(lambda x, y: mul(y, log(x)), primals_in, series_in)
+  z0, zs = jet2(lambda x, y: mul(convert_element_type(y, get_aval(x).dtype), log(x)),
+                primals_in, series_in)
   return _exp_series(pow_p.bind(*primals_in), [z0] + zs)
 
 

@@ -184,12 +184,14 @@ def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None, transpose=None, lower
 
 
 def _binary(name, hlo, check, jvps=None, result_dtype=None, transpose=None, lowering=None,
-            bilinear=None, jvp_of=None, differentiable=True, host=None):
+            bilinear=None, jvp_of=None, differentiable=True, host=None, abstract_eval=None):
   """A binary primitive: ``jvps`` per operand (broadcast to the output), or ``bilinear``,
   the (lhs, rhs) transpose rules of a product (``ad.defbilinear``), or the whole JVP rule
   ``jvp_of(prim)``, or a zero JVP; none where it is not ``differentiable`` (as JAX's).
-  ``host`` is its host kernel rule, if it has one."""
-  prim = elementwise_primitive(name, _nary_abstract_eval(name, check, result_dtype),
+  ``host`` is its host kernel rule, if it has one; ``abstract_eval`` replaces the rule of
+  operands of one dtype ``check`` accepts."""
+  prim = elementwise_primitive(name, abstract_eval or _nary_abstract_eval(name, check,
+                                                                          result_dtype),
                             lowering or _lower_nary(hlo))
   prim.host_kernel = host
   prim.batch = elementwise_batch(prim)
@@ -309,8 +311,33 @@ max_p = _binary("max", "stablehlo.maximum", dtype_checker("int", "inexact", "boo
 min_p = _binary("min", "stablehlo.minimum", dtype_checker("int", "inexact", "bool"),
                 jvp_of=_minmax_jvp, lowering=_minmax_lowering("stablehlo.minimum", "LT"),
                 host=ufunc_kernel(np.minimum, "iub"))
-pow_p = _binary("pow", "stablehlo.power", _inexact,
-                [lambda t, x, y: mul(t, _pow_jac_base(x, y)),
+def _pow_abstract_eval(x, y):
+  """An inexact base; an exponent of the same dtype or any integer dtype (JAX's rule)."""
+  _inexact("pow", x.dtype, 0)
+  if not (dtypes.is_integer(y.dtype) or y.dtype == x.dtype):
+    raise TypeError("the first argument to pow must have an inexact dtype (float or complex), "
+                    "and the second argument must have an inexact or integer dtype, and two "
+                    f"inexact dtypes must match, but got {x.dtype} and {y.dtype}.")
+  shape = broadcasting_shape("pow", [x.shape, y.shape])
+  return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+
+
+def _pow_lowering(ctx, x, y):
+  """An integer exponent converted to the base's dtype, then broadcast, as JAX lowers it."""
+  xa, ya = ctx.avals_in
+  if ya.dtype != xa.dtype:
+    converted = ya.update(dtype=xa.dtype, weak_type=False)
+    y = ctx.op("stablehlo.convert", [y], converted, in_avals=[ya])
+    ya = converted
+  out = ctx.avals_out[0]
+  ops = [broadcast_operand(ctx, x, xa, out.shape), broadcast_operand(ctx, y, ya, out.shape)]
+  return ctx.op("stablehlo.power", ops, out,
+                in_avals=[xa.update(shape=out.shape), ya.update(shape=out.shape)])
+
+
+pow_p = _binary("pow", "stablehlo.power", _inexact, lowering=_pow_lowering,
+                abstract_eval=_pow_abstract_eval,
+                jvps=[lambda t, x, y: mul(t, _pow_jac_base(x, y)),
                  # converted to the exponent's dtype: strong, as JAX
                  lambda t, x, y: convert_element_type(mul(t, mul(log(_safe_base(x)), pow(x, y))),
                                                       get_aval(y).dtype)])
@@ -973,10 +1000,7 @@ min = _bind(min_p)
 
 
 def pow(x, y):
-  """Elementwise ``x ** y``; an integer ``y`` with an inexact ``x`` is cast to x's dtype."""
-  xa, ya = get_aval(x), get_aval(y)
-  if dtypes.is_inexact(xa.dtype) and dtypes.is_integer(ya.dtype):
-    y = convert_element_type(y, xa.dtype, ya.weak_type)
+  """Elementwise ``x ** y``: an inexact ``x``, ``y`` of its dtype or an integer dtype."""
   return pow_p.bind(x, y)
 
 
@@ -1220,10 +1244,19 @@ def _trunc_div(x, y):
 
 def _pow_jac_base(x, y):
   """d pow(x, y) / dx on strongly typed operands (JAX's rule converts them, so the
-  derivative of a weakly typed base is strong)."""
+  derivative of a weakly typed base is strong). An integer exponent 0 has derivative 0,
+  also at x = 0 (where y * x**(y - 1) is NaN), as in JAX."""
+  integer = dtypes.is_integer(get_aval(y).dtype)
   dt = get_aval(x).dtype
   x, y = convert_element_type(x, dt), convert_element_type(y, dt)
-  return mul(y, pow(x, sub(y, _one(y))))
+  if not integer:
+    return mul(y, pow(x, sub(y, _one(y))))
+  shape = np.broadcast_shapes(get_aval(x).shape, get_aval(y).shape)
+  x, y = _broadcast_full(x, shape), _broadcast_full(y, shape)
+  zero = eq(y, _const(y, 0))
+  nonzero_y = select_n(zero, y, _full_like_value(y, 1))
+  return select_n(zero, mul(nonzero_y, pow(x, sub(y, _full_like_value(y, 1)))),
+                  _full_like_value(y, 0))
 
 
 def _strong_zeros(x):
