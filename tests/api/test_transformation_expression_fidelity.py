@@ -59,3 +59,20 @@ def test_scanning_a_python_scalar_is_a_value_error_and_a_0d_array_an_index_error
     lax.map(jnp.sin, 3.)
   with pytest.raises(IndexError):
     lax.map(jnp.sin, jnp.array(3.))
+
+
+def test_grad_with_no_argnums_is_a_value_error():
+  for transform in (xjax.grad, xjax.value_and_grad):
+    with pytest.raises(ValueError, match=r"argnums=\(\) selects no argument"):
+      transform(lambda a: a * 2., argnums=())(1.)
+
+
+def test_frexp_tangent_is_strong_and_its_cotangent_weak():
+  g = xjax.grad(lambda a: jnp.frexp(a)[0])(3.)
+  assert float(g) == 0.25 and g.weak_type          # JAX's: the weak input's cotangent
+  assert not xjax.grad(lambda a: jnp.frexp(a)[0])(jnp.float32(3.)).weak_type
+
+
+def test_a_float0_literal_prints_as_jax_prints_it():
+  text = str(xjax.make_jaxpr(lambda a: xjax.jvp(jnp.frexp, (a,), (1.,)))(3.))
+  assert "(b'',):float0[]" in text

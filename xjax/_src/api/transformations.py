@@ -344,6 +344,9 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False,
   @api_boundary
   @wraps(fun)
   def vg(*args, **kwargs):
+    if not nums:   # (JAX's class, raised when called)
+      raise ValueError(f"{name}: argnums=() selects no argument to differentiate with "
+                       "respect to; pass the index of at least one.")
     dyn, with_dyn = select_args(args, nums, too_few)
     for leaf in tree_util.tree_leaves(dyn):
       _check_grad_input(leaf, name, allow_int, holomorphic)

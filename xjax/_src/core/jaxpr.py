@@ -77,6 +77,8 @@ class Literal:
 
 def _format_scalar(val, dtype) -> str:
   v = np.asarray(val)
+  if v.dtype.kind == "V":   # a float0 zero, as JAX prints it: (b'',)
+    return repr(v.item())
   if v.dtype == np.bool_:
     return str(bool(v))
   if dtypes.is_integer(v.dtype):

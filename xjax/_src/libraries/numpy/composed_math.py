@@ -386,7 +386,9 @@ def _frexp_jvp(primals, tangents):
   has none."""
   (x,), (t,) = primals, tangents
   m, e = _frexp(x)
-  return (m, e), (mul(t, exp2(neg(convert_element_type(e, get_aval(t).dtype)))),
+  dt = get_aval(t).dtype   # (the tangent strongly typed, as JAX's multiply by a strong scale)
+  scale = exp2(neg(convert_element_type(e, dt)))
+  return (m, e), (mul(convert_element_type(t, dt, False), scale),
                   float0_zeros(get_aval(e).shape))
 
 
