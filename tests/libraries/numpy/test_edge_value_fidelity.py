@@ -53,3 +53,24 @@ def test_python_nans_keep_their_sign():
   assert _bits(a + -np.nan) == [neg, neg]
   assert _bits(xjax.jit(lambda a: a + -np.nan)(a)) == [neg, neg]
   assert _bits(jnp.full((1,), complex(-np.nan, 0.)).real) == [neg]
+
+
+def test_quantile_computes_in_q_dtype_and_returns_a_dtype():
+  """JAX's dataflow: q keeps its dtype (positions and weights in it), the result is of a's
+  dtype, strongly typed; the reference's bits."""
+  a = jnp.array([3., 1., 4., 1.5, 9.])
+  h = a.astype(jnp.float16)
+  out = jnp.quantile(h, jnp.float32(0.3))
+  assert out.dtype == jnp.float16 and _bits16(out) == 0x3F33
+  out = jnp.quantile(a, jnp.float16(0.3))
+  assert out.dtype == jnp.float32 and _bits(out) == 0x3FE66000
+  assert jnp.quantile(jnp.array([3, 1, 4, 1, 9]), jnp.float16(0.3)).dtype == jnp.float32
+  g = xjax.grad(lambda q: jnp.quantile(a, q))(0.3)
+  assert float(g) == 6.0 and not g.weak_type
+  assert not xjax.grad(lambda q: jnp.percentile(a, q))(30.).weak_type
+  with pytest.raises(TypeError, match="floor does not accept dtype int32"):
+    jnp.quantile(a, 1)
+
+
+def _bits16(x):
+  return int(np.asarray(x).view(np.uint16))

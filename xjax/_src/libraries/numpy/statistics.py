@@ -242,7 +242,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
   """q-th percentiles (q in [0, 100]) along ``axis``; ``out_sharding`` lays the result out
   (see ``place_out_sharding``)."""
   from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
-  q = div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
+  q = _percent(q)
   return place_out_sharding(quantile(a, q, axis, out, overwrite_input, method, keepdims,
                                      weights=weights),
                             out_sharding)
@@ -252,7 +252,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                      hashable_statics=True)
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None):
-  q = div(_as_float(q, a), np.asarray(100, get_aval(_as_float(q, a)).dtype)[()])
+  q = _percent(q)
   return nanquantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
 
 
@@ -272,8 +272,10 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
                      keepdims=keepdims)
 
 
-def _as_float(q, a):
-  return promote_dtypes_inexact(asarray(q), asarray(a))[0]
+def _percent(q):
+  """q in [0, 100] as a fraction, of q's own inexact dtype (as JAX)."""
+  (q,) = promote_dtypes_inexact(asarray(q))
+  return div(q, np.asarray(100, get_aval(q).dtype)[()])
 
 
 def _quantile_weights(name, a, weights, method, axes):
@@ -348,7 +350,12 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None
   w = None
   if weights is not None:
     a, w = _quantile_weights(name, a, weights, method, axes)
-  a, q = promote_dtypes_inexact(a, asarray(q))
+  else:
+    (a,) = promote_dtypes_inexact(a)
+  # q keeps its own dtype (an integer q fails, as in JAX): positions and the interpolation
+  # are computed in it, the result converted to a's dtype
+  q = asarray(q)
+  qdt = get_aval(q).dtype
   aval = get_aval(a)
   if get_aval(q).ndim > 1:
     raise ValueError(f"q must be have rank <= 1, got shape {get_aval(q).shape}")
@@ -373,15 +380,15 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None
     x = select_n(_isnan(x), x, full_like(x, np.nan))  # NaNs of either sign last
     x, w = lax_sorting.sort((x, w), dimension=-1, num_keys=1)
     res = _inverted_cdf(x, w, qs, squash_nans)
-    return _quantile_shape(res, q, nq, aval.shape, axes, keepdims)
+    return _quantile_shape(res, q, nq, aval, axes, keepdims)
   x = sort(x, axis=-1)
   if squash_nans:
-    count = red.sum(bitwise_not(_isnan(x)), axis=-1, keepdims=True, dtype=dt)
+    count = red.sum(bitwise_not(_isnan(x)), axis=-1, keepdims=True, dtype=qdt)
   else:
-    count = full(get_aval(x).shape[:-1] + (1,), n, dt)
+    count = full(get_aval(x).shape[:-1] + (1,), n, qdt)
   pos = mul(broadcast_in_dim(qs, lead + (nq,), (len(lead),)),
-                sub(count, np.asarray(1, dt)[()]))
-  pos = lax_max(pos, np.asarray(0, dt)[()])
+                sub(count, np.asarray(1, qdt)[()]))
+  pos = lax_max(pos, np.asarray(0, qdt)[()])
   lo, hi = floor(pos), ceil(pos)
   if method == "lower":
     idx_pairs = [(lo, None)]
@@ -389,7 +396,7 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None
     idx_pairs = [(hi, None)]
   elif method == "nearest":
     # ties go to the lower neighbour, as in JAX
-    idx_pairs = [(select(le(sub(pos, lo), np.asarray(0.5, dt)[()]),
+    idx_pairs = [(select(le(sub(pos, lo), np.asarray(0.5, qdt)[()]),
                              lo, hi), None)]
   else:
     idx_pairs = [(lo, hi)]
@@ -403,26 +410,28 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None
   elif method == "midpoint":
     res = mul(add(vals[0], vals[1]), np.asarray(0.5, dt)[()])
   else:
-    frac = sub(pos, lo)  # the weights of both neighbours, as JAX
-    res = add(mul(vals[0], sub(np.asarray(1, dt)[()], frac)),
-                  mul(vals[1], frac))
+    frac = sub(pos, lo)  # the weights of both neighbours, in q's dtype, as JAX
+    low, high = (convert_element_type(v, qdt, False) for v in vals)
+    res = add(mul(low, sub(np.asarray(1, qdt)[()], frac)), mul(high, frac))
   if not squash_nans:
     has_nan = red.any(_isnan(x), axis=-1, keepdims=True)
     res = select_n(broadcast_in_dim(has_nan, get_aval(res).shape,
                                             tuple(range(len(lead) + 1))),
                        res, full_like(res, np.nan))
-  return _quantile_shape(res, q, nq, aval.shape, axes, keepdims)
+  return _quantile_shape(res, q, nq, aval, axes, keepdims)
 
 
-def _quantile_shape(res, q, nq, shape, axes, keepdims):
+def _quantile_shape(res, q, nq, a_aval, axes, keepdims):
   """Quantiles of shape lead + (nq,) laid out as JAX returns them: the quantiles first
-  (none for a scalar ``q``), then the kept axes (the reduced ones as 1 with ``keepdims``)."""
+  (none for a scalar ``q``), then the kept axes (the reduced ones as 1 with ``keepdims``),
+  of ``a``'s dtype, strongly typed."""
   res = moveaxis(res, -1, 0)
   if keepdims:
-    res = lax_reshape(res, (nq,) + tuple(1 if i in axes else d for i, d in enumerate(shape)))
+    res = lax_reshape(res, (nq,) + tuple(1 if i in axes else d
+                                         for i, d in enumerate(a_aval.shape)))
   if not get_aval(q).ndim:
     res = lax_squeeze(res, (0,))
-  return convert_element_type(res, get_aval(res).dtype, False)
+  return convert_element_type(res, a_aval.dtype, False)
 
 
 def _gather_last(x, idx):
