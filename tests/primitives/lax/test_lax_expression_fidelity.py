@@ -202,3 +202,13 @@ def test_pow_keeps_an_integer_exponent():
   with pytest.raises(TypeError, match="two inexact dtypes must match, but got float32 and "
                                       "float16"):
     lax.pow(jnp.ones(2), jnp.ones(2, jnp.float16))
+
+
+def test_platform_dependent_and_shape_as_value():
+  assert float(lax.platform_dependent(1., cpu=lambda a: a * 2, default=lambda a: a)) == 2.
+  assert float(lax.platform_dependent(1., cuda=lambda a: a * 2, default=lambda a: a)) == 1.
+  with pytest.raises(ValueError, match="Use 'cuda' or 'rocm' for lax.platform_dependent"):
+    lax.platform_dependent(1., gpu=lambda a: a, default=lambda a: a)
+  empty = lax.shape_as_value(())
+  assert isinstance(empty, xjax.Array) and empty.shape == (0,) and empty.dtype == jnp.int32
+  assert lax.shape_as_value((2, 3)).tolist() == [2, 3]

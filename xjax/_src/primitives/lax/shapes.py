@@ -1106,9 +1106,11 @@ def empty(shape, dtype, *, out_sharding=None):
 
 
 def shape_as_value(shape):
-  """``shape`` as an int32 array."""
+  """``shape`` as an int32 array: a NumPy one (a constant), an Array for ``()`` (JAX's)."""
   # elementwise builds on shapes (broadcasting): the shape is converted with it
   from xjax._src.primitives.lax.elementwise import convert_element_type
+  if not len(shape):
+    return full((0,), np.int32(0))
   return convert_element_type(np.asarray(shape, np.int32).reshape(-1), np.int32)
 
 

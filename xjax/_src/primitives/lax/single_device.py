@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from typing import Callable
 
+from xjax._src.backend import clients
+
 
 def platform_dependent(*args, default=None, **per_platform):
-  """Calls the branch for this platform ('cpu'), else ``default``."""
-  branch = per_platform.get("cpu", default)
+  """Calls the branch for the default backend's platform ('cpu', 'cuda', 'rocm', 'tpu'),
+  else ``default``."""
+  if "gpu" in per_platform:
+    raise ValueError("Use 'cuda' or 'rocm' for lax.platform_dependent.")
+  platform = clients.backend().platform
+  branch = per_platform.get(platform, default)
   if branch is None:
-    raise NotImplementedError(f"platform_dependent: no branch for platform cpu among "
+    raise NotImplementedError(f"platform_dependent: no branch for platform {platform} among "
                               f"{sorted(per_platform)} and no default")
   return branch(*args)
 
