@@ -76,3 +76,20 @@ def test_frexp_tangent_is_strong_and_its_cotangent_weak():
 def test_a_float0_literal_prints_as_jax_prints_it():
   text = str(xjax.make_jaxpr(lambda a: xjax.jvp(jnp.frexp, (a,), (1.,)))(3.))
   assert "(b'',):float0[]" in text
+
+
+def test_inputs_handed_back_are_canonicalized_as_jax():
+  """JAX 0.10 hands back inputs a transformation did not compute as typed host values
+  (the reference's reprs)."""
+  aux = xjax.grad(lambda a: (a ** 2, a), has_aux=True)(2.)[1]
+  assert repr(aux) == "TypedFloat(2.0, dtype=float32)" and aux == 2.0
+  assert aux.aval.weak_type and aux.dtype == jnp.float32
+  assert repr(xjax.vjp(lambda a: a, 3.)[0]) == "TypedFloat(3.0, dtype=float32)"
+  assert repr(xjax.vjp(lambda a: a, np.ones(2, np.float32))[0]) == (
+      "TypedNdArray([1., 1.], dtype=float32)")
+  assert xjax.vjp(lambda a: 3., 2.)[0] == 3.0            # a constant stays as it is
+  assert repr(lax.stop_gradient(2)) == "TypedInt(2, dtype=int32)"
+  assert repr(lax.stop_gradient(np.float64(2.5))) == "TypedNdArray(2.5, dtype=float32)"
+  assert repr(lax.stop_gradient(1 + 2j)) == "TypedComplex((1+2j), dtype=complex64)"
+  assert lax.stop_gradient(True) is True
+  assert jnp.asarray(aux).weak_type and pickle.loads(pickle.dumps(aux)) == aux

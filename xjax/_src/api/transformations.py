@@ -12,6 +12,7 @@ from xjax._src.api import vmappable
 from xjax._src.execution.array import Array, make_array
 from xjax._src.core.avals import sharded_types, spec_of, tangent_aval
 from xjax._src.core.trace import Tracer
+from xjax._src.core.typed_ndarray import typed_value
 from xjax._src.core.values import get_aval, is_valid_value
 from xjax._src.core.jaxpr import Literal, eval_jaxpr
 from xjax._src.foundations.errors import api_boundary
@@ -201,10 +202,10 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
   out_box = []
   values = [_as_value(p) for p in p_leaves]
   out_p, linear = ad.linearize_flat(_flat_fun(fun, p_tree, out_box, aux_box), values)
-  n_out = out_box[0].num_leaves
-  # aux outputs that are inputs come back as given (as JAX); primal outputs are arrays
-  out_p, aux = _split_aux_outs(out_p[:n_out] + _forward_inputs(out_p[n_out:], values,
-                                                               p_leaves), aux_box)
+  # outputs that are inputs come back canonicalized, as JAX's (a Python float as a
+  # TypedFloat, a NumPy value as a TypedNdArray)
+  typed = [typed_value(p, get_aval(p)) for p in p_leaves]
+  out_p, aux = _split_aux_outs(_forward_inputs(out_p, values, typed), aux_box)
   out_tree = out_box[0]
   in_avals = [get_aval(p) for p in p_leaves]
   out_avals = [get_aval(o) for o in out_p]

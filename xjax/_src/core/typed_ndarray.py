@@ -1,5 +1,7 @@
-"""Host arrays that carry their abstract value: what JAX 0.10 returns for float0 results
-(the tangents of integer and boolean values), whose ``.aval``/``.weak_type`` code reads."""
+"""Host values that carry their abstract value, as JAX 0.10 returns them: ``TypedNdArray``
+for float0 results (the tangents of integer and boolean values) and canonicalized NumPy
+values, ``TypedInt``/``TypedFloat``/``TypedComplex`` for canonicalized Python scalars (weakly
+typed), where a transformation hands back a value it did not compute (``typed_value``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -55,6 +57,69 @@ class TypedNdArray(np.ndarray):
 
   def __reduce__(self):
     return (TypedNdArray, (np.asarray(self), self._weak_type))
+
+
+class _TypedScalar:
+  """A Python number with a weakly typed ``dtype``/``aval``; arithmetic gives plain numbers."""
+  __slots__ = ()
+
+  @property
+  def aval(self) -> ShapedArray:
+    return ShapedArray((), self.dtype, weak_type=True)
+
+  def __repr__(self) -> str:
+    return f"{type(self).__name__}({self._plain(self)!r}, dtype={self.dtype.name})"
+
+  def __str__(self) -> str:
+    return str(self._plain(self))
+
+  def __reduce__(self):
+    return (type(self), (self._plain(self), self.dtype))
+
+
+class TypedInt(_TypedScalar, int):   # (int subclasses cannot have slots)
+  _plain = int
+
+  def __new__(cls, value, dtype):
+    out = int.__new__(cls, value)
+    out.dtype = np.dtype(dtype)
+    return out
+
+
+class TypedFloat(_TypedScalar, float):
+  __slots__ = ("dtype",)
+  _plain = float
+
+  def __new__(cls, value, dtype):
+    out = float.__new__(cls, value)
+    out.dtype = np.dtype(dtype)
+    return out
+
+
+class TypedComplex(_TypedScalar, complex):
+  __slots__ = ("dtype",)
+  _plain = complex
+
+  def __new__(cls, value, dtype):
+    out = complex.__new__(cls, value)
+    out.dtype = np.dtype(dtype)
+    return out
+
+
+_TYPED = {int: TypedInt, float: TypedFloat, complex: TypedComplex}
+TYPED_SCALARS = frozenset(_TYPED.values())
+
+
+def typed_value(x, aval: ShapedArray):
+  """``x`` (an input of abstract value ``aval``) canonicalized as JAX 0.10 hands inputs
+  back: a Python int, float or complex as a typed scalar, a NumPy value as a TypedNdArray
+  of the canonical dtype; anything else (a bool, an Array) as it is."""
+  typed = _TYPED.get(type(x))
+  if typed is not None:
+    return typed(x, aval.dtype)
+  if isinstance(x, (np.ndarray, np.generic)) and not isinstance(x, TypedNdArray):
+    return TypedNdArray(np.asarray(x, aval.dtype), aval.weak_type)
+  return x
 
 
 def float0_zeros(shape) -> TypedNdArray:

@@ -8,6 +8,7 @@ from xjax._src.foundations.errors import api_boundary
 from xjax._src.execution.array import Array, make_array
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.trace import Tracer
+from xjax._src.core.typed_ndarray import TYPED_SCALARS
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.elementwise import copy_p
@@ -89,7 +90,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
   else:
     if object is None:
       raise ValueError("None is not a valid value for jnp.array")
-    weak = type(object) in (int, float, complex) and dt is None
+    weak = (type(object) in (int, float, complex) or type(object) in TYPED_SCALARS) \
+        and dt is None
     if weak:
       get_aval(object)  # a Python int outside the default integer's range: OverflowError
     if isinstance(object, (list, tuple)):

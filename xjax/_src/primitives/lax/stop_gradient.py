@@ -4,6 +4,7 @@ from __future__ import annotations
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.trace import Tracer
+from xjax._src.core.typed_ndarray import typed_value
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
@@ -20,10 +21,13 @@ stop_gradient_p.batch = lambda axis, args, dims: (stop_gradient_p.bind(args[0]),
 
 
 def stop_gradient_leaf(x):
-  """Only traced inexact values can carry gradients; other values pass through (a leaf
-  that is no array at all is a TypeError, as in JAX)."""
+  """Only traced inexact values can carry gradients; other values pass through, host ones
+  canonicalized as JAX's (``typed_value``; a leaf that is no array at all is a TypeError,
+  as in JAX)."""
   aval = get_aval(x)
-  if not isinstance(x, Tracer) or not dtypes.is_inexact(aval.dtype):
+  if not isinstance(x, Tracer):
+    return typed_value(x, aval)
+  if not dtypes.is_inexact(aval.dtype):
     return x
   return stop_gradient_p.bind(x)
 
