@@ -14,6 +14,7 @@ import numpy as np
 
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy import linalg as jnp_linalg
+from xjax._src.libraries.numpy.functional import core_dimensions
 from xjax._src.libraries.random.continuous import normal
 
 _AXES = {"x": 0, "y": 1, "z": 2}
@@ -175,8 +176,11 @@ class Rotation(typing.NamedTuple):
 
   @classmethod
   def from_matrix(cls, matrix):
-    """From rotation matrices (shape ``(..., 3, 3)``)."""
-    return cls(_from_matrix(jnp.asarray(matrix)))
+    """From rotation matrices (shape ``(..., 3, 3)``; larger square ones use their top
+    left 3x3 block, as in JAX)."""
+    matrix = jnp.asarray(matrix)
+    core_dimensions("(m,m)->(n)", [matrix.shape])
+    return cls(_from_matrix(matrix))
 
   @classmethod
   def from_mrp(cls, mrp):
@@ -224,8 +228,10 @@ class Rotation(typing.NamedTuple):
   def apply(self, vectors, inverse: bool = False):
     """The rotated ``vectors`` (shape ``(..., 3)``, broadcast against the rotations)."""
     m = _matrix(self.quat)
+    vectors = jnp.asarray(vectors)
+    core_dimensions("(m,m),(m),()->(m)", [m.shape, vectors.shape, ()])
     m = jnp.swapaxes(m, -1, -2) if inverse else m
-    return jnp.matmul(m, jnp.asarray(vectors)[..., None])[..., 0]
+    return jnp.matmul(m, vectors[..., None])[..., 0]
 
   def as_euler(self, seq: str, degrees: bool = False):
     """Euler angles for a 3-axis sequence (see ``from_euler``)."""
