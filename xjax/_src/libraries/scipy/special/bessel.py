@@ -1,14 +1,16 @@
 """Modified Bessel functions of orders 0 and 1, and Bessel functions of the first kind of
-integer order (Miller's backward recurrence)."""
+integer order (Miller's backward recurrence, as JAX runs it)."""
 from __future__ import annotations
 
+import functools
 import operator
 
-import numpy as np
-
-from xjax._src.foundations import dtypes
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.primitives.lax.elementwise import bessel_i0e, bessel_i1e, convert_element_type
+from xjax._src.api.transformations import vmap
+from xjax._src.primitives.lax.control_flow.conditionals import cond
+from xjax._src.primitives.lax.control_flow.loops import scan
+from xjax._src.primitives.lax.elementwise import _const, bessel_i0e, bessel_i1e
+from xjax._src.primitives.lax.shapes import iota
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
@@ -37,40 +39,37 @@ def i1(x):
   return jnp.exp(jnp.abs(x)) * bessel_i1e(x)
 
 
-def _concrete(fn, value, what):
-  try:
-    return fn(value)
-  except TypeError as e:
-    raise TypeError(f"{what} must be a concrete integer: {e}") from None
+def _jn_step(z, carry, k):
+  """One downward step of the recurrence: the value of order ``k`` from orders ``k + 1`` and
+  ``k + 2``, added twice to the normalising sum where ``k`` is even."""
+  above, here, total = carry
+  below = 2.0 * (k + 1.0) * here / z - above
+  total = cond(jnp.mod(k, 2) == 0, lambda t, b: t + 2.0 * b, lambda t, b: t, total, below)
+  return (here, below, total), below
 
 
-@compiled_when_eager(static_argnames=("v", "n_iter"), staged="bessel_jn")
+def _jn_scalar(z, *, v: int, n_iter: int):
+  """J_0(z), ..., J_v(z) of a scalar ``z``: the recurrence run from order ``n_iter`` down to 0
+  (no rescaling: float32 overflows to NaN for small |z|), normalised by
+  J_0 + 2 (J_2 + J_4 + ...) = 1."""
+  zero, start = _const(z, 0.0), _const(z, 1e-16)
+  (_, _, total), values = scan(functools.partial(_jn_step, z), (zero, start, zero),
+                               iota(z.dtype, n_iter + 1), reverse=True)
+  j0 = values[0]
+  return values[:v + 1] / (total - j0)
+
+
+@compiled_when_eager(static_argnames=("v", "n_iter"), hashable_statics=True,
+                     staged="bessel_jn")
 def bessel_jn(z, *, v: int, n_iter: int = 50):
-  """J_0(z), ..., J_v(z) stacked on a new leading axis (shape ``(v + 1, *z.shape)``).
+  """J_0(z), ..., J_v(z) stacked on a new leading axis (shape ``(v + 1, *z.shape)``; Python
+  slicing of the ``n_iter + 1`` orders, so a negative ``v`` drops orders from the top).
 
   The recurrence starts at order ``n_iter``, which must exceed |z| by a margin.
   """
-  (z,) = inexact_arrays("bessel_jn", z)
-  if dtypes.issubdtype(z.dtype, np.complexfloating):
-    raise ValueError("complex input not supported.")
-  v = _concrete(operator.index, v, "Argument v of bessel_jn")
-  n_iter = _concrete(int, n_iter, "Argument n_iter of bessel_jn")
-  upper, lower = jnp.zeros_like(z), jnp.full_like(z, 1e-16)
-  values, norm = [], jnp.zeros_like(z)
-  big = 1e15
-  # downward: J_{k-1} = (2k / z) J_k - J_{k+1}, started at k = n_iter, rescaled before the
-  # values overflow (only orders <= v are kept)
-  for k in range(n_iter, -1, -1):
-    if k <= v:
-      values.append(lower)
-    if k % 2 == 0:
-      norm = norm + (2 * lower if k else lower)
-    if k:
-      upper, lower = lower, (2 * k / z) * lower - upper
-      scale = jnp.where(jnp.abs(lower) > big, 1 / big, 1.0)
-      upper, lower, norm = upper * scale, lower * scale, norm * scale
-      values = [w * scale for w in values]
-  out = jnp.stack(values[::-1]) / norm
-  at_zero = (jnp.arange(v + 1) == 0).reshape((v + 1,) + (1,) * z.ndim)  # J_0(0) = 1
-  out = jnp.where(z == 0, at_zero.astype(out.dtype), out)
-  return convert_element_type(out, out.dtype, False)  # strongly typed, as JAX
+  (z,) = inexact_arrays("bessel_jn", jnp.asarray(z))
+  v, n_iter = operator.index(v), int(n_iter)
+  fun = functools.partial(_jn_scalar, v=v, n_iter=n_iter)
+  for _ in range(z.ndim):
+    fun = vmap(fun)
+  return jnp.moveaxis(fun(z), -1, 0)
