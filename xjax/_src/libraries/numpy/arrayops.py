@@ -16,7 +16,7 @@ from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import convert_element_type, select_n
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, is_traced
+from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.composed_math import clip
 from xjax._src.libraries.numpy.creation import (arange, array, asarray, full, ones, zeros,
                                                 zeros_like)
@@ -64,33 +64,37 @@ def choose(a, choices, out=None, mode="raise"):
 
 def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
   """Slices of ``a`` along ``axis`` where ``condition`` is true (``size=``: padded with
-  ``fill_value`` or cut)."""
+  ``fill_value`` or cut). Both are cut to the shorter length; without ``size``, true
+  entries past the end of ``a`` are an error (checked with a Python ``if``, so under
+  tracing it raises JAX's TracerBoolConversionError)."""
+  check_arraylike("compress", condition, a, fill_value)
+  cond, fill_value = asarray(condition).astype(bool), asarray(fill_value)
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
-  check_arraylike("compress", condition, a)
-  cond = asarray(condition)
   if get_aval(cond).ndim != 1:
     raise ValueError("condition must be a 1D array")
-  a = ravel(a) if axis is None else asarray(a)
-  axis = canonical_axis(0 if axis is None else axis, get_aval(a).ndim)
-  n, m = get_aval(a).shape[axis], get_aval(cond).shape[0]
-  cond = cond != 0
-  if m > n and not is_traced(cond) and _host(cond, "condition")[n:].any():
-    raise ValueError("condition contains entries that are out of bounds")
-  cond = cond[:n] if m >= n else concatenate([cond, zeros(n - m, bool)])
+  a = ravel(a) if axis is None else moveaxis(a, axis, 0)
+  cond, extra = cond[:get_aval(a).shape[0]], cond[get_aval(a).shape[0]:]
+  n = get_aval(cond).shape[0]
+  a = a[:n]
   if size is None:
-    size = int(_host(cond, "condition argument of jnp.compress").sum())
-  pos, valid = _compact(cond, int(size))
-  taken = take(a, pos, axis=axis, mode="clip") if n else \
-      zeros(get_aval(a).shape[:axis] + (int(size),) + get_aval(a).shape[axis + 1:],
-                get_aval(a).dtype)
-  shape = [1] * get_aval(a).ndim
-  shape[axis] = int(size)
-  return where(valid.reshape(shape), taken, asarray(fill_value, get_aval(a).dtype))
+    if extra.any():
+      raise ValueError("condition contains entries that are out of bounds")
+    result = a[cond]
+  elif not 0 <= size <= n:
+    raise ValueError("size must be positive and not greater than the size of the array axis;"
+                     f" got {size=} for a.shape[axis]={n}")
+  else:
+    pos, valid = _compact(cond, operator.index(size))
+    valid = valid.reshape((-1,) + (1,) * (get_aval(a).ndim - 1))
+    result = where(valid, take(a, pos, axis=0, mode="clip"),
+                   asarray(fill_value, get_aval(a).dtype))
+  return result if axis is None else moveaxis(result, 0, axis)
 
 
 def extract(condition, arr, *, size=None, fill_value=0):
   """Elements of flattened ``arr`` where flattened ``condition`` is true."""
+  check_arraylike("extract", condition, arr, fill_value)
   return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
 
 

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import re
 
-from xjax._src.foundations import dtypes
-from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.conditionals import switch
-from xjax._src.primitives.lax.shapes import broadcasted_iota
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
-from xjax._src.libraries.numpy.creation import asarray, zeros_like
+from xjax._src.libraries.numpy.creation import arange, asarray, zeros_like
 from xjax._src.libraries.numpy.cumulative import cumsum
 from xjax._src.libraries.numpy.reductions import argmax
 from xjax._src.libraries.numpy.shaping import (broadcast_shapes, broadcast_to, concatenate,
@@ -49,12 +47,14 @@ def apply_over_axes(func, a, axes):
 
 
 def fromfunction(function, shape, *, dtype=float, **kwargs):
-  """``function`` called with one index grid per dimension of ``shape``."""
-  shape = tuple(int(concrete_or_error(d, "shape argument of jnp.fromfunction"))
-                for d in shape)
-  dt = dtypes.check_user_dtype_supported(dtype, "fromfunction")
-  return function(*(broadcasted_iota(dt, shape, i) for i in range(len(shape))),
-                  **kwargs)
+  """``function`` of one scalar index per dimension of ``shape``, vmapped over each
+  dimension in turn (as in JAX, keyword arguments are mapped along with the indices)."""
+  from xjax._src.api.transformations import vmap
+  shape = canonicalize_shape(shape, "shape argument of jnp.fromfunction()")
+  fn = function
+  for i in reversed(range(len(shape))):
+    fn = vmap(fn, in_axes=tuple(0 if j == i else None for j in range(len(shape))))
+  return fn(*(arange(n, dtype=dtype) for n in shape), **kwargs)
 
 
 def piecewise(x, condlist, funclist, *args, **kw):

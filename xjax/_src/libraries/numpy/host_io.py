@@ -30,9 +30,17 @@ def fromstring(string, dtype=float, count=-1, *, sep):
 
 
 def load(file, *args, **kwargs):
-  """``np.load``, with a stored array (not an archive) returned as an xjax array."""
+  """``np.load``, with a stored array (not an archive) returned as an xjax array when its
+  dtype allows; bfloat16 data, which NumPy stores as 2-byte void, is restored."""
   out = np.load(file, *args, **kwargs)
-  return _to_device(out) if isinstance(out, np.ndarray) and out.dtype != object else out
+  if not isinstance(out, np.ndarray):
+    return out
+  if out.dtype == "V2":
+    out = out.view(dtypes.bfloat16)
+  try:
+    return _to_device(out)
+  except TypeError:  # a dtype xjax cannot hold (strings, objects, ...)
+    return out
 
 
 def _impure(name):

@@ -28,6 +28,7 @@ from xjax._src.libraries.numpy import dslice_indexing
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.creation import arange, asarray
+from xjax._src.libraries.numpy.nonzero import nonzero
 from xjax._src.libraries.numpy.promotion import promote_dtypes
 from xjax._src.libraries.numpy.shaping import broadcast_to, moveaxis
 from xjax._src.libraries.numpy.where import _where
@@ -833,8 +834,10 @@ def put(a, ind, v, mode=None, *, inplace=True):
   n, m = get_aval(ind).size, get_aval(v).size
   if not n or not m:
     return a
-  if m != n:
-    v = lax_slice(concatenate([v] * (-(-n // m)), 0), (0,), (n,))
+  if m < n:
+    v = concatenate([v] * (-(-n // m)), 0)
+  if get_aval(v).size > n:
+    v = lax_slice(v, (0,), (n,))
   if mode is None:
     scatter_mode = "clip"
   elif mode == "wrap":
@@ -851,14 +854,19 @@ def put(a, ind, v, mode=None, *, inplace=True):
 
 
 def place(arr, mask, vals, *, inplace=True):
-  """NumPy's place without mutation: ``vals`` (tiled) written where ``mask`` (concrete)."""
+  """NumPy's place without mutation: ``vals`` (tiled) written where ``mask`` holds. The
+  mask's True positions come from a fixed-size nonzero, so it may be traced."""
+  check_arraylike("place", arr, mask, vals)
   if inplace:
     raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays are "
                      "immutable. Pass inplace=False to instead return an updated array.")
-  arr = asarray(arr)
-  aval = get_aval(arr)
-  value = mask.to_concrete_value() if isinstance(mask, Tracer) else np.asarray(mask)
-  if value is None:
-    raise errors.NonConcreteBooleanIndexError(mask)
-  where = np.nonzero(np.broadcast_to(np.asarray(value, bool), aval.shape).ravel())[0]
-  return put(arr, where.astype(np.int32), vals, inplace=False)
+  arr, mask, vals = asarray(arr), asarray(mask), asarray(vals)
+  size = get_aval(mask).size
+  if get_aval(arr).size != size:
+    raise ValueError("place: arr and mask must be the same size")
+  if not get_aval(vals).size:
+    raise ValueError("Cannot place values from an empty array")
+  if not size:
+    return arr
+  where = nonzero(reshape(mask, (size,)), size=size, fill_value=size)[0]
+  return put(arr, where, vals, mode="drop", inplace=False)

@@ -12,9 +12,9 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, clamp,
-                                                  convert_element_type, div, eq as lax_eq,
-                                                  le as lax_le, mul, select_n, sub)
+from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, convert_element_type,
+                                                  eq as lax_eq, le as lax_le, mul, select_n,
+                                                  sub)
 from xjax._src.primitives.lax.shapes import (concatenate as lax_concatenate, full, full_like,
                                              index_in_dim, reshape as lax_reshape, rev,
                                              slice as lax_slice, slice_in_dim)
@@ -24,13 +24,13 @@ from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.composed_math import (clip, conjugate, divmod as _divmod, isfinite,
-                                                     isinf, isnan)
+                                                     isnan)
 from xjax._src.libraries.numpy.creation import asarray, zeros
 from xjax._src.libraries.numpy.cumulative import cumsum
 from xjax._src.libraries.numpy.numerical_ranges import linspace
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
                                                  promote_dtypes, promote_dtypes_inexact)
-from xjax._src.libraries.numpy.rearrange import _flip, _take_along
+from xjax._src.libraries.numpy.rearrange import _flip
 from xjax._src.libraries.numpy.shaping import (broadcast_shapes, broadcast_to, concatenate,
                                                expand_dims, moveaxis, ravel, reshape, stack)
 from xjax._src.libraries.numpy.sorting import searchsorted

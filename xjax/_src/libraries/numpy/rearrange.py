@@ -9,6 +9,7 @@ from xjax._src.core.concrete import canonicalize_shape, concrete_or_error
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
+from xjax._src.execution.array import Array
 from xjax._src.primitives.lax.elementwise import convert_element_type, sub
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota,
                                              concatenate as lax_concatenate, dynamic_slice_in_dim,
@@ -54,10 +55,16 @@ def atleast_3d(*arys):
 
 
 def _seq(tup, name):
-  """The arrays of ``tup`` (a sequence of arrays, not of lists: JAX's TypeError)."""
-  if isinstance(tup, (list, tuple)):
+  """The arrays of ``tup``: the items of a sequence of arrays (not of lists: JAX's
+  TypeError), or an array's slices along its leading axis (a 0-d one has none: JAX's
+  ValueError, from mapping over that axis)."""
+  if not isinstance(tup, (np.ndarray, Array, Tracer)):
+    tup = [*tup]
     check_arraylike(name, *tup)
-    return list(tup)
+    return tup
+  if not get_aval(tup).ndim:
+    raise ValueError(f"{name} maps over the leading axis of an array argument, which must "
+                     "have rank at least 1, but is only 0")
   return [tup[i] for i in range(get_aval(tup).shape[0])]
 
 
@@ -81,7 +88,7 @@ def column_stack(tup):
   arrs = []
   for a in _seq(tup, "column_stack"):
     a = asarray(a)
-    arrs.append(lax_reshape(a, get_aval(a).shape + (1,)) if get_aval(a).ndim < 2 else a)
+    arrs.append(lax_reshape(a, (get_aval(a).size, 1)) if get_aval(a).ndim < 2 else a)
   return concatenate(arrs, axis=1)
 
 
@@ -195,7 +202,7 @@ def flip(m, axis=None):
 def _flip(m, axis=None):
   nd = get_aval(m).ndim
   return rev(m, tuple(range(nd)) if axis is None else
-                 tuple(canonical_axis(a, nd) for a in axis))
+                 tuple(canonical_axis(a, nd, scalar_axis=False) for a in axis))
 
 
 def fliplr(m):

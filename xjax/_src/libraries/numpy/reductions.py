@@ -11,11 +11,11 @@ from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.call_tracing import check_hashable
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (conj, convert_element_type, div, gt, mul, ne,
-                                                  real, select_n, sqrt, square, sub)
+                                                  real, sqrt, square, sub)
 from xjax._src.primitives.lax.reductions import (argmax as lax_argmax, argmin as lax_argmin,
                                                  reduce_and, reduce_max, reduce_min, reduce_or,
                                                  reduce_prod, reduce_sum)
-from xjax._src.primitives.lax.shapes import expand_dims, full_like, reshape
+from xjax._src.primitives.lax.shapes import expand_dims, reshape
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
 from xjax._src.libraries.numpy.shaping import broadcast_to

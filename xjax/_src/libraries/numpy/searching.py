@@ -142,4 +142,4 @@ def _unique(ar, axis, return_index, return_inverse, return_counts, equal_nan, si
 
 
 def unique_values(x, /, *, size=None, fill_value=None):
-  return unique(x, size=size, fill_value=fill_value)
+  return unique(x, equal_nan=False, size=size, fill_value=fill_value)
