@@ -252,3 +252,10 @@ def test_load_bfloat16_npy():
   strings = jnp.load(_saved(np.array(["ab", "c"])))
   assert type(strings) is np.ndarray and strings.dtype == np.dtype("<U2")
   check_exact(jnp.load(_saved(np.array([1, 2], np.int64))), [1, 2], np.int32)
+
+
+def test_moveaxis_of_a_0d_array_is_a_value_error():
+  with pytest.raises(ValueError, match="axis 0 is out of bounds for array of dimension 0"):
+    jnp.moveaxis(jnp.array(3.), 0, 0)
+  with pytest.raises(ValueError, match="out of bounds for array of dimension 0"):
+    jnp.compress(jnp.array([True]), 3., axis=0)

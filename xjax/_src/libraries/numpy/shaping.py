@@ -206,8 +206,8 @@ def moveaxis(a, source, destination):
   if len(src) != len(dst):
     raise ValueError("Inconsistent number of elements: "
                      f"{len(src)} vs {len(dst)}")
-  src = [canonical_axis(s, nd) for s in src]
-  dst = [canonical_axis(d, nd) for d in dst]
+  src = [canonical_axis(s, nd, scalar_axis=False) for s in src]
+  dst = [canonical_axis(d, nd, scalar_axis=False) for d in dst]
   perm = [i for i in range(nd) if i not in src]
   for d, s in sorted(zip(dst, src)):
     perm.insert(d, s)
