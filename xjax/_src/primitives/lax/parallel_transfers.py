@@ -65,7 +65,7 @@ ad.deflinear(pbroadcast_p, _pbroadcast_transpose)
 
 def pbroadcast(x, axis_name, source):
   """Every member of the named axis gets member ``source``'s ``x`` (a pytree)."""
-  check_bound(axis_name, "pbroadcast")
+  check_bound(axis_name, "ppermute")   # (JAX names ppermute here too)
   return tree_util.tree_map(
       lambda leaf: pbroadcast_p.bind(leaf, axis_name=axis_name, source=source), x)
 
