@@ -93,3 +93,14 @@ def test_inputs_handed_back_are_canonicalized_as_jax():
   assert repr(lax.stop_gradient(1 + 2j)) == "TypedComplex((1+2j), dtype=complex64)"
   assert lax.stop_gradient(True) is True
   assert jnp.asarray(aux).weak_type and pickle.loads(pickle.dumps(aux)) == aux
+
+
+def test_eager_checkpoint_rounds_as_without_it():
+  """checkpoint's body runs equation by equation eagerly (as JAX's), so its gradient has
+  the bits of the gradient without checkpoint; a constant output comes back typed."""
+  sq = jnp.asarray(np.random.RandomState(0).standard_normal((3, 3)).astype(np.float32))
+  f = lambda a: jnp.tanh(a @ sq).sum()
+  for policy in (None, xjax.checkpoint_policies.dots_saveable):
+    np.testing.assert_array_equal(xjax.grad(xjax.checkpoint(f, policy=policy))(sq),
+                                  xjax.grad(f)(sq))
+  assert repr(xjax.checkpoint(lambda a: 3.)(2.)) == "TypedFloat(3.0, dtype=float32)"

@@ -14,7 +14,7 @@ from typing import Callable, NamedTuple
 
 import ml_dtypes
 
-from xjax._src.execution.compiled_jaxprs import call_primitive, run_closed_jaxpr
+from xjax._src.execution.compiled_jaxprs import call_primitive
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.errors import ConcretizationTypeError, api_boundary
 from xjax._src.execution.array import Array, make_array
@@ -24,6 +24,7 @@ from xjax._src.core import source_info
 from xjax._src.core.dce import dce_jaxpr
 from xjax._src.core.jaxpr_cache import cached_on_jaxpr
 from xjax._src.core.trace import Primitive, Tracer, set_current_trace
+from xjax._src.core.typed_ndarray import typed_value
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.higher_order import (CONST, NEW, cached_trace, call_rules, merge,
@@ -376,9 +377,13 @@ def _discharge_call(is_ref, *args, jaxpr, prevent_cse, **params):
 
 
 def _impl(*args, jaxpr, **params):
+  """Evaluated equation by equation, as JAX's (so eager ``grad(checkpoint(f))`` rounds as
+  ``grad(f)``); outputs no equation computed come back canonicalized (``typed_value``)."""
   if any(type(get_aval(x)) is AbstractRef for x in args):
     return run_with_refs(checkpoint_p, args, dict(params, jaxpr=jaxpr))
-  return run_closed_jaxpr(jaxpr, args, "remat2")
+  outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+  return [o if isinstance(o, (Array, Tracer)) else typed_value(o, v.aval)
+          for o, v in zip(outs, jaxpr.jaxpr.outvars)]
 
 
 checkpoint_p = call_primitive("remat2", impl=_impl,   # JAX's name for it
