@@ -117,7 +117,7 @@ def qr(a, mode: str = "reduced"):
     raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
   if mode == "raw":
     packed, taus = lax_linalg.geqrf(a)
-    return _matrix_transpose(packed), taus
+    return QRResult(_matrix_transpose(packed), taus)
   q, r = lax_linalg.qr(a, full_matrices=mode == "complete")
   return r if mode == "r" else QRResult(q, r)
 
@@ -201,12 +201,18 @@ def solve(a, b):
   return vectorize(_solve_system, signature=signature)(a, b)
 
 
-def _solve_system(a, b):
-  """``a x = b`` for one square ``a`` and a vector or matrix ``b``."""
+def check_solve_shapes(a, b):
+  """The ValueError JAX's solvers raise unless ``a`` is (..., m, m) and ``b`` (..., m, k)
+  or (..., m)."""
   if not (a.ndim >= 2 and b.ndim in (a.ndim, a.ndim - 1)
           and a.shape[-1] == a.shape[-2] == b.shape[a.ndim - 2]):
     raise ValueError("The arguments to solve must have shapes a=[..., m, m] and "
                      f"b=[..., m, k] or b=[..., m]; got a={a.shape} and b={b.shape}")
+
+
+def _solve_system(a, b):
+  """``a x = b`` for one square ``a`` and a vector or matrix ``b``."""
+  check_solve_shapes(a, b)
   factors, _, perm = lax_linalg.lu(stop_gradient(a))
 
   def lu_solve(x, trans):
@@ -231,54 +237,99 @@ def inv(a):
   return solve(a, broadcast(_eye(a.shape[-1], dtype=a.dtype), a.shape[:-2]))
 
 
+def _slogdet_closed(a):
+  """``(sign, log|det|)`` of 1x1 or 2x2 matrices from the determinant's closed form."""
+  d = a[..., 0, 0] if a.shape[-1] == 1 else _det_2x2(a)
+  return _sign(d), real(log(_abs(d)))
+
+
+@custom_jvp
+def _slogdet_small(a):
+  return _slogdet_closed(a)
+
+
+@custom_jvp
 def _slogdet_lu(a):
+  """From the LU factors: the sign from the pivots' parity (and, for real matrices, the
+  negative pivots'), 0 and -inf for an exactly singular factor, as JAX."""
   factors, pivots, _ = lax_linalg.lu(a)
   d = _diagonal(factors, axis1=-2, axis2=-1)
-  swaps = _sum(pivots != arange(a.shape[-1], dtype=pivots.dtype), axis=-1)
-  parity = where(swaps % 2 == 1, -1, 1).astype(a.dtype)
-  absd = _abs(d)
+  singular = _any(d == 0, axis=-1)
+  parity = count_nonzero(pivots != arange(a.shape[-1], dtype=pivots.dtype), axis=-1)
   if dtypes.is_complex(a.dtype):
-    sign = parity * prod(d / absd.astype(a.dtype), axis=-1)
+    sign = prod(d / _abs(d).astype(a.dtype), axis=-1)
   else:
-    sign = parity * prod(_sign(d), axis=-1)
-  logdet = _sum(log(absd), axis=-1)
-  zero = _any(absd == 0, axis=-1)
-  sign = where(zero, zeros((), a.dtype), sign)
-  logdet = where(zero, -np.inf, logdet)
+    sign = ones((), a.dtype)
+    parity = parity + count_nonzero(d < 0, axis=-1)
+  sign = where(singular, zeros((), a.dtype), sign * asarray(1 - 2 * (parity % 2), a.dtype))
+  logdet = where(singular, -np.inf, _sum(log(_abs(d)), axis=-1))
   return sign, logdet
 
 
 @custom_jvp
-def _slogdet(a):
-  return _slogdet_lu(a)
-
-
-@_slogdet.defjvp
-def _slogdet_jvp(primals, tangents):
-  (a,), (da,) = primals, tangents
-  sign, logdet = _slogdet(a)
-  tr = _trace(solve(a, da), axis1=-2, axis2=-1)
+def _slogdet_qr(a):
+  """From the QR factors: R's diagonal, and a factor -1 per reflection actually made."""
   if dtypes.is_complex(a.dtype):
-    dsign = sign * (tr - real(tr).astype(tr.dtype))
-    dlog = real(tr)
+    raise NotImplementedError("slogdet method='qr' not implemented for complex inputs")
+  packed, taus = lax_linalg.geqrf(a)
+  d = _diagonal(packed, axis1=-2, axis2=-1)
+  reflections = prod(where(taus[..., :a.shape[-1] - 1] != 0, -1, 1), axis=-1)
+  return prod(_sign(d), axis=-1) * reflections.astype(a.dtype), _sum(log(_abs(d)), axis=-1)
+
+
+def _slogdet_by_method(a, method):
+  if method == "qr":
+    return _slogdet_qr(a)
+  return (_slogdet_small if a.shape[-1] in (1, 2) else _slogdet_lu)(a)
+
+
+def _slogdet_tangents(sign, tr):
+  """``(dsign, dlog)`` from ``tr = trace(a^{-1} da)``: the sign moves only in the complex
+  plane."""
+  if dtypes.is_complex(tr.dtype):
+    return (tr - real(tr).astype(tr.dtype)) * sign, real(tr)
+  return zeros_like(sign), tr
+
+
+@_slogdet_small.defjvp
+def _slogdet_small_jvp(primals, tangents):
+  (a,), (da,) = primals, tangents
+  sign, logdet = _slogdet_small(a)
+  if a.shape[-1] == 1:
+    tr = da[..., 0, 0] / a[..., 0, 0]
   else:
-    dsign = zeros_like(sign)
-    dlog = tr
-  return (sign, logdet), (dsign, dlog)
+    e, g = (lambda i, j: a[..., i, j]), (lambda i, j: da[..., i, j])
+    tr = (g(0, 0) * e(1, 1) - g(0, 1) * e(1, 0) - g(1, 0) * e(0, 1)
+          + g(1, 1) * e(0, 0)) / _det_2x2(a)
+  return (sign, logdet), _slogdet_tangents(sign, tr)
+
+
+def _slogdet_jvp(primals, tangents):
+  """``d log|det a| = trace(a^{-1} da)``; the primal is the default method's, as JAX's."""
+  (a,), (da,) = primals, tangents
+  sign, logdet = _slogdet_by_method(a, None)
+  tr = _trace(solve(a, da), axis1=-1, axis2=-2)
+  return (sign, logdet), _slogdet_tangents(sign, tr)
+
+
+_slogdet_lu.defjvp(_slogdet_jvp)
+_slogdet_qr.defjvp(_slogdet_jvp)
 
 
 @compiled_when_eager(staged="slogdet", static_argnames=("method",))
 def slogdet(a, *, method: str | None = None):
-  """``(sign, log|det|)`` of each matrix (``method`` "lu" or "qr"; both use LU here)."""
+  """``(sign, log|det|)`` of each matrix: by LU (``method`` None or "lu"; 1x1 and 2x2
+  matrices by the closed form) or by QR ("qr")."""
   a = _matrix("slogdet", a, rank_error=ValueError)
   if method not in (None, "lu", "qr"):
-    raise ValueError(f"Unrecognized slogdet method {method!r}; expected 'lu' or 'qr'.")
-  return SlogdetResult(*_slogdet(a))
+    raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' "
+                     "(`None`), and 'qr'.")
+  return SlogdetResult(*_slogdet_by_method(a, method))
 
 
 @custom_jvp
 def _det(a):
-  sign, logdet = _slogdet_lu(a)
+  sign, logdet = _slogdet_by_method(a, None)
   return sign * exp(logdet).astype(sign.dtype)
 
 
@@ -517,7 +568,7 @@ def _vector_norm(x, ord, axis, keepdims):
   if ord is None or ord == 2:
     return sqrt(_sum(real(x * conj(x)), axis=axis, keepdims=keepdims))
   if ord == np.inf:
-    return _max(_abs(x), axis=axis, keepdims=keepdims)
+    return _max(_abs(x), axis=axis, keepdims=keepdims, initial=0)
   if ord == -np.inf:
     return _min(_abs(x), axis=axis, keepdims=keepdims)
   if ord == 0:
@@ -535,18 +586,17 @@ def _matrix_norm(x, ord, axis, keepdims):
   r, c = axis
   if ord in (None, "fro", "f"):
     return sqrt(_sum(real(x * conj(x)), axis=axis, keepdims=keepdims))
-  if ord in (1, -1):
-    reduce = _max if ord == 1 else _min
-    col = _sum(_abs(x), axis=r, keepdims=True)
-    out = reduce(col, axis=c, keepdims=True)
-  elif ord in (np.inf, -np.inf):
-    reduce = _max if ord == np.inf else _min
-    row = _sum(_abs(x), axis=c, keepdims=True)
-    out = reduce(row, axis=r, keepdims=True)
+  if ord in (1, -1, np.inf, -np.inf):  # the largest (smallest) column or row sum
+    inner, outer = (r, c) if ord in (1, -1) else (c, r)
+    sums = _sum(_abs(x), axis=inner, keepdims=True)
+    out = (_max(sums, axis=outer, keepdims=True, initial=0) if ord > 0
+           else _min(sums, axis=outer, keepdims=True))
   elif ord in (2, -2, "nuc"):
     moved = moveaxis(x, (r, c), (-2, -1))
     s = svdvals(moved)
-    val = {2: s[..., 0], -2: s[..., -1], "nuc": _sum(s, axis=-1)}[ord]
+    # (max/min, not s[0]/s[-1]: ties share the gradient, as JAX's)
+    val = (_max(s, axis=-1, initial=0) if ord == 2 else
+           _min(s, axis=-1) if ord == -2 else _sum(s, axis=-1))
     if keepdims:
       val = expand_dims(val, sorted((r % x.ndim, c % x.ndim)))
     return val

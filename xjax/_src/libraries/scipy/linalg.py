@@ -8,11 +8,12 @@ import warnings
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.api.transformations import jvp
+from xjax._src.api.transformations import jvp, vmap
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.conditionals import cond, switch
 from xjax._src.primitives.lax.control_flow.loops import fori_loop, scan
-from xjax._src.primitives.lax.dot import Precision
+from xjax._src.primitives.lax.dot import Precision, dot_general
+from xjax._src.primitives.lax.linear_solve import custom_linear_solve
 from xjax._src.primitives.lax.shapes import (dynamic_slice, dynamic_slice_in_dim,
                                              dynamic_update_slice_in_dim)
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
@@ -168,29 +169,18 @@ def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: b
        check_finite: bool = True):
   """``(q, r)`` (``mode`` "full" or "economic") or ``(r,)`` ("r"); with ``pivoting``, also
   the column permutation ``p`` with ``a[:, p] = q @ r``."""
-  (a,) = _inexact("qr", a)
   if mode not in ("full", "economic", "r"):
     raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
-  if pivoting:
-    p = _pivots(a)
-    a = jnp.take_along_axis(a, p[..., None, :], axis=-1)
-  q, r = lax_linalg.qr(a, full_matrices=mode != "economic")
-  out = (r,) if mode == "r" else (q, r)
-  return out + (p,) if pivoting else out
-
-
-def _pivots(a):
-  """The 0-based column order of LAPACK's pivoted QR (geqp3) of ``a``: its factors are
-  then those of the unpivoted QR of ``a[:, p]``, which stays differentiable."""
-  jpvt = jnp.zeros(a.shape[:-2] + a.shape[-1:], np.int32)
-  return lax_linalg.geqp3(stop_gradient(a), jpvt)[1] - 1
+  (a,) = promote_dtypes_inexact(jnp.asarray(a))  # (lists too, as JAX's)
+  q, r, *p = lax_linalg.qr(a, pivoting=pivoting, full_matrices=mode != "economic")
+  return ((r,) if mode == "r" else (q, r)) + tuple(p)
 
 
 def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
                 overwrite_a: bool = False, overwrite_c: bool = False):
   """``(Q @ c, R)`` (``mode="left"``) or ``(c @ Q, R)`` ("right") for ``a = Q R``, without
   forming Q (``conj(Q)`` when ``conjugate``); with ``pivoting``, also the permutation."""
-  a, c = _inexact("qr_multiply", a, c)
+  a, c = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(c))
   if mode not in ("right", "left"):
     raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
   vector = c.ndim == 1
@@ -209,10 +199,11 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
   batch = jnp.broadcast_shapes(a.shape[:-2], c.shape[:-2])
   a = jnp.broadcast_to(a, batch + a.shape[-2:])
   c = jnp.broadcast_to(c, batch + c.shape[-2:])
-  if pivoting:
-    p = _pivots(a)
-    a = jnp.take_along_axis(a, p[..., None, :], axis=-1)
-  packed, taus = lax_linalg.geqrf(a)
+  if pivoting:  # LAPACK's column-pivoted factorization, its pivots made 0-based
+    packed, p, taus = lax_linalg.geqp3(a, jnp.zeros(a.shape[:-2] + (n,), np.int32))
+    p = p - 1
+  else:
+    packed, taus = lax_linalg.geqrf(a)
   if mode == "left" and m > n:
     c = jnp.concatenate([c, jnp.zeros(c.shape[:-2] + (m - k,) + c.shape[-1:], c.dtype)], -2)
   if conjugate:  # conj(Q) c = (c^T Q^H)^T and c conj(Q) = (Q^H c^T)^T
@@ -335,22 +326,39 @@ def det(a, overwrite_a: bool = False, check_finite: bool = True):
   return jnp_linalg.det(a)
 
 
+_ASSUME_A = ["gen", "sym", "her", "pos"]
+
+
 @compiled_when_eager(static_argnames=("lower", "overwrite_a", "overwrite_b", "debug",
                                      "check_finite", "assume_a"))
 def solve(a, b, lower: bool = False, overwrite_a: bool = False, overwrite_b: bool = False,
           debug: bool = False, check_finite: bool = True, assume_a: str = "gen"):
-  """Solves ``a x = b``; ``assume_a="pos"`` uses a Cholesky factorization."""
-  if assume_a not in ("gen", "general", "sym", "symmetric", "her", "hermitian", "pos",
-                      "positive definite"):
-    raise ValueError(f"Expected assume_a to be one of 'gen', 'sym', 'her' or 'pos', got "
-                     f"{assume_a!r}.")
-  a, b = _inexact("solve", a, b)
-  if assume_a in ("pos", "positive definite"):
-    factor = jnp_linalg.cholesky(a if lower else _H(a), symmetrize_input=False)
-    return cho_solve((factor, True), b)
-  if b.ndim == a.ndim - 1:
-    return jnp_linalg.solve(a, b[..., None])[..., 0]
-  return jnp_linalg.solve(a, b)
+  """Solves ``a x = b``: ``jnp.linalg.solve``, or for ``assume_a="pos"`` a Cholesky
+  factorization of the ``lower`` (else upper) triangle, as JAX: a symmetric
+  ``custom_linear_solve`` whose derivatives go through the whole ``a @ x``."""
+  if assume_a not in _ASSUME_A:
+    raise ValueError(f"Expected assume_a to be one of {_ASSUME_A}; got {assume_a!r}")
+  if assume_a != "pos":
+    return jnp_linalg.solve(a, b)
+  a, b = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b))
+  jnp_linalg.check_solve_shapes(a, b)
+  factors = cho_factor(stop_gradient(a), lower=lower)
+  solve_vector = functools.partial(
+      custom_linear_solve, lambda x: _matvec(a, x), solve=lambda _, x: cho_solve(factors, x),
+      symmetric=True)
+  if a.ndim == b.ndim + 1:
+    return solve_vector(b)
+  return vmap(solve_vector, b.ndim - 1, b.ndim - 1)(b)
+
+
+def _matvec(a, x):
+  """``a @ x`` for (..., n, m) ``a`` and (..., m) ``x``, batch dimensions broadcast."""
+  batch = jnp.broadcast_shapes(a.shape[:-2], x.shape[:-1])
+  a = jnp.broadcast_to(a, batch + a.shape[-2:])
+  x = jnp.broadcast_to(x, batch + x.shape[-1:])
+  nb = tuple(range(len(batch)))
+  return dot_general(a, x, (((a.ndim - 1,), (x.ndim - 1,)), (nb, nb)),
+                     precision=Precision.HIGHEST)
 
 
 # -- matrix functions ----------------------------------------------------------------------

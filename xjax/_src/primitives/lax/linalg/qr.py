@@ -1,10 +1,10 @@
 """``qr`` and ``householder_product``: QR decomposition by Householder reflections.
 
 On the CPU, LAPACK's geqrf packs the reflectors below ``R`` and orgqr/ungqr multiplies them
-out into ``Q``; elsewhere the same two steps run as HLO loops.  ``qr``'s JVP is JAX's
-(for ``m >= n`` with reduced ``Q``): ``dQ = Q (do - Q^H dA R^{-1}) + dA R^{-1}``,
-``dR = (Q^H dA R^{-1} - do) R`` with ``do`` the skew-Hermitian part fixed by ``R``'s
-triangularity.
+out into ``Q`` (geqp3 for the column-pivoted ``qr``, CPU only); elsewhere the same two steps
+run as HLO loops.  ``qr``'s JVP is JAX's (see ``_jvp``): for ``m >= n`` with reduced ``Q``,
+``dQ = Q (do - Q^H dA R^{-1}) + dA R^{-1}``, ``dR = (Q^H dA R^{-1} - do) R`` with ``do``
+the skew-Hermitian part fixed by ``R``'s triangularity.
 """
 from __future__ import annotations
 
@@ -19,13 +19,14 @@ from xjax._src.primitives.lax.dot import dot_general
 from xjax._src.primitives.lax.elementwise import (add, bitwise_and, convert_element_type, div, eq,
                                                   ge, gt, imag, mul, neg, select, sqrt, sub)
 from xjax._src.primitives.lax.reductions import reduce_sum
-from xjax._src.primitives.lax.shapes import (broadcast_in_dim, dynamic_slice_in_dim,
+from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, dynamic_slice_in_dim,
                                              dynamic_update_index_in_dim,
                                              dynamic_update_slice_in_dim, full, iota, pad, reshape,
                                              slice_in_dim, squeeze)
 from xjax._src.primitives.lax.linalg import lapack
-from xjax._src.primitives.lax.linalg.matrices import (conj, eye, matmul, mH, real, real_dtype, tril,
-                                                      triu)
+from xjax._src.primitives.lax.linalg.lu import lu_p, solve_factored
+from xjax._src.primitives.lax.linalg.matrices import (conj, eye, matmul, mH, mT, permute_rows, real,
+                                                      real_dtype, tril, triu)
 from xjax._src.primitives.lax.linalg.rules import (check_matrix, linalg_primitive, lower_fn,
                                                    lowering, per_matrix)
 from xjax._src.primitives.lax.linalg.triangular_solve import triangular_solve
@@ -146,12 +147,13 @@ def householder_product(a, taus):
 
 # -- qr -------------------------------------------------------------------------------------
 
-def _abstract_eval(a, *, full_matrices):
+def _abstract_eval(a, *, pivoting, full_matrices, use_magma):
   check_matrix("qr", a, square=False)
   *batch, m, n = a.shape
+  batch = tuple(batch)
   k = m if full_matrices else min(m, n)
-  return [ShapedArray(tuple(batch) + (m, k), a.dtype),
-          ShapedArray(tuple(batch) + (k, n), a.dtype)]
+  outs = [ShapedArray(batch + (m, k), a.dtype), ShapedArray(batch + (k, n), a.dtype)]
+  return outs + [ShapedArray(batch + (n,), np.int32)] if pivoting else outs
 
 
 def _assemble(packed, taus, a_shape, full_matrices, product):
@@ -172,53 +174,98 @@ def _assemble(packed, taus, a_shape, full_matrices, product):
   return [q, r]
 
 
-def _kernel(ctx, a, *, full_matrices):
-  aval = ctx.avals_in[0]
-  *batch, m, n = aval.shape
-  t_aval = ShapedArray(tuple(batch) + (min(m, n),), aval.dtype)
-  packed, taus = lapack.call(ctx, lapack.target("geqrf", aval.dtype), [a], [aval],
-                             [aval, t_aval], {}, [True], [True, False])
-  return lower_fn(ctx, lambda p, t: _assemble(p, t, aval.shape, full_matrices,
-                                              householder_product),
-                  [packed, taus], [aval, t_aval])
+def _factor(a, pivoting, full_matrices, factor, product):
+  """``[q, r]`` (and the 0-based column order ``p``) from ``factor`` (geqrf) or, when
+  ``pivoting``, geqp3; a matrix without rows or columns gives JAX's identity ``q`` and
+  zero ``r`` (and ``p``)."""
+  *batch, m, n = a.shape
+  batch = tuple(batch)
+  if 0 in (m, n):
+    k = m if full_matrices else 0
+    q, r = eye(a.dtype, batch + (m, k)), full(batch + (k, n), 0, a.dtype)
+    return [q, r, full(batch + (n,), 0, np.int32)] if pivoting else [q, r]
+  if not pivoting:
+    return _assemble(*factor(a), a.shape, full_matrices, product)
+  packed, p, taus = geqp3(a, full(batch + (n,), 0, np.int32))
+  return _assemble(packed, taus, a.shape, full_matrices, product) + [sub(p, np.int32(1))]
 
 
-def _fallback(a, *, full_matrices):
-  packed, taus = geqrf_hlo(a)
-  return _assemble(packed, taus, a.shape, full_matrices, householder_product_hlo)
+def _kernel(ctx, a, *, pivoting, full_matrices, use_magma):
+  return lower_fn(ctx, lambda a: _factor(a, pivoting, full_matrices, geqrf,
+                                         householder_product), [a], ctx.avals_in)
+
+
+def _fallback(a, *, pivoting, full_matrices, use_magma):
+  """The HLO loops (pivoting needs geqp3, which has none: it raises)."""
+  return _factor(a, pivoting, full_matrices, geqrf_hlo, householder_product_hlo)
 
 
 qr_p = linalg_primitive("qr", _abstract_eval, lowering(_kernel, _fallback, "qr"))
 
 
-def _jvp(primals, tangents, *, full_matrices):
-  (a,), (da,) = primals, tangents
-  q, r = qr_p.bind(a, full_matrices=full_matrices)
-  if type(da) is Zero:
-    return (q, r), [Zero.like(q), Zero.like(r)]
-  *batch, m, n = a.shape
-  if m < n or (full_matrices and m != n):
-    raise NotImplementedError("Unimplemented case of QR decomposition derivative")
+def _thin_jvp(q, r, da):
+  """``(dq, dr)`` of ``a = q r`` with ``m >= n`` and ``q`` (m, n), from
+  ``dA R^{-1}`` and the skew-Hermitian ``do`` fixed by ``r``'s triangularity."""
   dx_rinv = triangular_solve(r, da)  # right side: dA R^{-1}
   qt_dx_rinv = matmul(mH(q), dx_rinv)
   low = tril(qt_dx_rinv, -1)
   do = sub(low, mH(low))
-  if dtypes.is_complex(a.dtype):  # the diagonal's imaginary part
-    diag_imag = sub(qt_dx_rinv, convert_element_type(real(qt_dx_rinv), a.dtype))
-    do = add(do, mul(eye(a.dtype, qt_dx_rinv.shape), diag_imag))
+  # plus the diagonal's imaginary part (zero, or NaN where not finite, for real matrices)
+  diag_imag = sub(qt_dx_rinv, convert_element_type(real(qt_dx_rinv), qt_dx_rinv.dtype))
+  do = add(do, mul(eye(do.dtype, do.shape), diag_imag))
   dq = add(matmul(q, sub(do, qt_dx_rinv)), dx_rinv)
   dr = matmul(sub(qt_dx_rinv, do), r)
-  return (q, r), [dq, dr]
+  return dq, dr
+
+
+def _jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
+  """JAX's rule: the thin rule above; for a wide ``a = [a1 a2]``, that of the square
+  ``a1 = q r1`` and ``dr2 = dq^H a2 + q^H da2``; for the full ``q`` of a tall ``a``, the
+  remaining columns by eqs. 32-33 of arXiv:2409.13374.  Pivoting permutes ``da``'s
+  columns; the pivots have no tangent."""
+  (a,), (da,) = primals, tangents
+  outs = qr_p.bind(a, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+  q, r, *p = outs
+  dp = [Zero.like(x) for x in p]
+  if type(da) is Zero:
+    return outs, [Zero.like(q), Zero.like(r)] + dp
+  *batch, m, n = a.shape
+  nb = len(batch)
+  if pivoting:
+    da = mT(permute_rows(mT(da), p[0]))
+  if m < n:
+    cols = lambda x, lo, hi: slice_in_dim(x, lo, hi, axis=nb + 1)
+    dq, dr1 = _thin_jvp(q, cols(r, 0, m), cols(da, 0, m))
+    # (a2 is the unpermuted a's, also when pivoting, as in JAX)
+    dr2 = add(matmul(mH(dq), cols(a, m, n)), matmul(mH(q), cols(da, m, n)))
+    return outs, [dq, concatenate([dr1, dr2], nb + 1)] + dp
+  if not full_matrices or m == n:
+    return outs, list(_thin_jvp(q, r, da)) + dp
+  rows = lambda x, lo, hi: slice_in_dim(x, lo, hi, axis=nb)
+  q_mn, q_mp = slice_in_dim(q, 0, n, axis=nb + 1), slice_in_dim(q, n, m, axis=nb + 1)
+  dq_mn, dr_nn = _thin_jvp(q_mn, rows(r, 0, n), da)
+  q_nn, q_pn = rows(q_mn, 0, n), rows(q_mn, n, m)
+  dq_nn, dq_pn = rows(dq_mn, 0, n), rows(dq_mn, n, m)  # (first: JAX's order of cotangents)
+  # z = q_pn (q_nn - I)^{-1}, from (q_nn - I)^H z^H = q_pn^H
+  factors, _, perm = lu_p.bind(sub(q_nn, eye(q.dtype, q_nn.shape)))
+  z_h = solve_factored(factors, perm, mH(q_pn), 2)
+  z = mH(z_h)
+  dq_mp = sub(matmul(dq_mn, z_h),
+              matmul(add(q_mn, matmul(q_mp, z)), mH(sub(dq_pn, matmul(z, dq_nn)))))
+  dq = concatenate([dq_mn, dq_mp], nb + 1)
+  dr = concatenate([dr_nn, full(tuple(batch) + (m - n, n), 0, a.dtype)], nb)
+  return outs, [dq, dr] + dp
 
 
 qr_p.jvp = _jvp
 
 
-def qr(x, *, full_matrices: bool = True):
-  """``(q, r)`` with ``x = q @ r``; ``q`` is (..., m, m) when ``full_matrices``, else
-  (..., m, min(m, n))."""
-  q, r = qr_p.bind(x, full_matrices=bool(full_matrices))
-  return q, r
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma: bool | None = None):
+  """``(q, r)`` with ``x = q @ r`` (``(q, r, p)`` with ``x[..., p] = q @ r`` when
+  ``pivoting``: LAPACK's column-pivoted geqp3, CPU only); ``q`` is (..., m, m) when
+  ``full_matrices``, else (..., m, min(m, n)).  ``use_magma`` (GPU) is ignored."""
+  return tuple(qr_p.bind(x, pivoting=bool(pivoting), full_matrices=bool(full_matrices),
+                         use_magma=use_magma))
 
 
 # -- geqrf and ormqr: the packed factorization, and products with its Q ----------------------

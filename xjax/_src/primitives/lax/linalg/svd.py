@@ -4,8 +4,9 @@ or gesvd for ``SvdAlgorithm.QR``; Jacobi and polar are GPU/TPU algorithms in JAX
 Singular values are real and descending; ``subset_by_index=(lo, hi)`` keeps ``lo:hi`` of
 them (and their vectors) from the full decomposition.  The JVP is JAX's (reduced ``U``/``V``,
 or full ones of a square matrix): with ``S = U^H dA V``, ``ds = re(diag S)``; ``dU``/``dV``
-use ``F[i, j] = 1 / (s_j^2 - s_i^2)`` (0 where equal) plus, for rectangular ``a``, the
-components outside the span of ``U``/``V``.
+use ``F[i, j] = 1 / (s_j^2 - s_i^2)`` (0 on the diagonal; inf/nan for repeated singular
+values, as JAX's) plus, for rectangular ``a``, the components outside the span of
+``U``/``V``.
 """
 from __future__ import annotations
 
@@ -144,8 +145,8 @@ def _jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, algor
   sq = broadcast_in_dim(s, s.shape[:-1] + (k, k), tuple(range(nb)) + (nb + 1,))
   sqt = broadcast_in_dim(s, s.shape[:-1] + (k, k), tuple(range(nb + 1)))
   diffs = mul(add(sq, sqt), sub(sq, sqt))
-  zero_d = convert_element_type(eq(diffs, full(diffs.shape, 0, s.dtype)), s.dtype)
-  f = sub(div(full(diffs.shape, 1, s.dtype), add(diffs, zero_d)), zero_d)
+  ident = eye(s.dtype, diffs.shape)  # (only the diagonal is guarded: repeated values blow up)
+  f = sub(div(full(diffs.shape, 1, s.dtype), add(diffs, ident)), ident)
   f = convert_element_type(f, dt)
   s_c = convert_element_type(sq, dt)      # s_j along columns
   st_c = convert_element_type(sqt, dt)    # s_i along rows
