@@ -13,6 +13,7 @@ from xjax._src.foundations import tree_util
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.core.trace import Primitive, Tracer
+from xjax._src.core.typed_ndarray import typed_value
 from xjax._src.execution.array import Array, scalar_array
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.custom_derivatives import custom_jvp
@@ -225,9 +226,7 @@ def custom_root(f: Callable, initial_guess: Any, solve: Callable, tangent_solve:
   @custom_jvp
   def root(cs, scs, guess):
     outs = eval_jaxpr(solved.jaxpr, [], *scs, *tree_util.tree_leaves(guess))
-    outs = [o if isinstance(o, (Array, Tracer))   # (a literal's value becomes an Array)
-            else scalar_array(o, v.aval.dtype, v.aval.weak_type)
-            for o, v in zip(outs, solved.jaxpr.outvars)]
+    outs = [_literal_out(o, v.aval) for o, v in zip(outs, solved.jaxpr.outvars)]
     return tree_util.tree_unflatten(tree, outs[:n]), outs[n:]
 
   def root_jvp(primals, tangents):
@@ -243,6 +242,16 @@ def custom_root(f: Callable, initial_guess: Any, solve: Callable, tangent_solve:
   root.defjvp(root_jvp)
   out, aux = root(list(consts), list(solve_consts), initial_guess)
   return (out, tree_util.tree_unflatten(aux_tree[0], aux)) if has_aux else out
+
+
+def _literal_out(o, aval):
+  """An output of the traced ``solve`` as JAX hands it back: a Python number it returned
+  as a typed scalar, a constant array as an Array."""
+  if isinstance(o, (Array, Tracer)):
+    return o
+  if type(o) in (int, float, complex):
+    return typed_value(o, aval)
+  return scalar_array(o, aval.dtype, aval.weak_type)
 
 
 def _leaves_as(out, tree, name: str) -> list:
