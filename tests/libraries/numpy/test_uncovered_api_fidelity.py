@@ -259,3 +259,16 @@ def test_moveaxis_of_a_0d_array_is_a_value_error():
     jnp.moveaxis(jnp.array(3.), 0, 0)
   with pytest.raises(ValueError, match="out of bounds for array of dimension 0"):
     jnp.compress(jnp.array([True]), 3., axis=0)
+
+
+def test_put_modes_as_jax():
+  a = jnp.zeros(5)
+  with pytest.raises(NotImplementedError, match="The 'raise' mode to jnp.put is not supported"):
+    jnp.put(a, jnp.array([1]), 1., mode="raise", inplace=False)
+  for mode in ("fill", "drop", "bogus"):
+    with pytest.raises(ValueError, match="mode should be one of 'wrap' or 'clip'"):
+      jnp.put(a, jnp.array([1]), 1., mode=mode, inplace=False)
+  assert jnp.put(a, jnp.array([1, 7]), jnp.array([1., 2.]), mode="wrap",
+                 inplace=False).tolist() == [0., 1., 2., 0., 0.]
+  assert jnp.put(a, jnp.array([1, 7]), jnp.array([1., 2.]), inplace=False).tolist() == [
+      0., 1., 0., 0., 2.]

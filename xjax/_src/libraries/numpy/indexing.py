@@ -821,14 +821,28 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
 
 
 def put(a, ind, v, mode=None, *, inplace=True):
-  """NumPy's put without mutation: ``a`` flattened, with ``v`` (tiled) written at ``ind``."""
+  """NumPy's put without mutation: ``a`` flattened, with ``v`` (tiled) written at ``ind``;
+  out-of-range indices clipped (``mode`` None or 'clip') or wrapped ('wrap')."""
   if inplace:
     raise ValueError("jax.numpy.put cannot modify arrays in-place, because JAX arrays are "
                      "immutable. Pass inplace=False to instead return an updated array.")
-  a = asarray(a)
-  aval = get_aval(a)
-  ind = asarray(ind)
+  if mode == "raise":
+    raise NotImplementedError("The 'raise' mode to jnp.put is not supported.")
+  if mode not in (None, "wrap", "clip"):
+    raise ValueError(f"mode should be one of 'wrap' or 'clip'; got {mode=}")
+  a, ind = asarray(a), asarray(ind)
   ind = reshape(ind, (get_aval(ind).size,))
+  if mode == "wrap":
+    ind = ufuncs.remainder(ind, get_aval(a).size)
+  elif mode == "clip" and not dtypes.is_unsigned(get_aval(ind).dtype):
+    ind = lax_max(ind, full_like(ind, 0))
+  return _put_flat(a, ind, v, "clip")
+
+
+def _put_flat(a, ind, v, scatter_mode):
+  """``v`` (flattened, tiled or cut to ``ind``'s length) scattered into flattened ``a`` at
+  the 1-D ``ind`` with ``scatter_mode``."""
+  aval = get_aval(a)
   v = asarray(v)
   v = reshape(v, (get_aval(v).size,))
   n, m = get_aval(ind).size, get_aval(v).size
@@ -838,17 +852,6 @@ def put(a, ind, v, mode=None, *, inplace=True):
     v = concatenate([v] * (-(-n // m)), 0)
   if get_aval(v).size > n:
     v = lax_slice(v, (0,), (n,))
-  if mode is None:
-    scatter_mode = "clip"
-  elif mode == "wrap":
-    ind, scatter_mode = ufuncs.remainder(ind, aval.size), "clip"
-  elif mode == "clip":
-    ind, scatter_mode = (ind if dtypes.is_unsigned(get_aval(ind).dtype)
-                         else lax_max(ind, full_like(ind, 0))), "clip"
-  elif mode in ("fill", "drop"):
-    scatter_mode = "drop"
-  else:
-    raise ValueError(f"put: mode={mode!r} is not supported")
   flat = reshape(a, (aval.size,))
   return reshape(_IndexUpdateRef(flat, ind).set(v, mode=scatter_mode), aval.shape)
 
@@ -869,4 +872,4 @@ def place(arr, mask, vals, *, inplace=True):
   if not size:
     return arr
   where = nonzero(reshape(mask, (size,)), size=size, fill_value=size)[0]
-  return put(arr, where, vals, mode="drop", inplace=False)
+  return _put_flat(arr, where, vals, "drop")
