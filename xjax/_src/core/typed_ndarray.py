@@ -62,6 +62,12 @@ class TypedNdArray(np.ndarray):
 class _TypedScalar:
   """A Python number with a weakly typed ``dtype``/``aval``; arithmetic gives plain numbers."""
   __slots__ = ()
+  _plain: type
+
+  def __new__(cls, value, dtype):
+    out = cls._plain.__new__(cls, value)
+    out.dtype = np.dtype(dtype)
+    return out
 
   @property
   def aval(self) -> ShapedArray:
@@ -80,30 +86,15 @@ class _TypedScalar:
 class TypedInt(_TypedScalar, int):   # (int subclasses cannot have slots)
   _plain = int
 
-  def __new__(cls, value, dtype):
-    out = int.__new__(cls, value)
-    out.dtype = np.dtype(dtype)
-    return out
-
 
 class TypedFloat(_TypedScalar, float):
   __slots__ = ("dtype",)
   _plain = float
 
-  def __new__(cls, value, dtype):
-    out = float.__new__(cls, value)
-    out.dtype = np.dtype(dtype)
-    return out
-
 
 class TypedComplex(_TypedScalar, complex):
   __slots__ = ("dtype",)
   _plain = complex
-
-  def __new__(cls, value, dtype):
-    out = complex.__new__(cls, value)
-    out.dtype = np.dtype(dtype)
-    return out
 
 
 _TYPED = {int: TypedInt, float: TypedFloat, complex: TypedComplex}
