@@ -74,3 +74,19 @@ def test_quantile_computes_in_q_dtype_and_returns_a_dtype():
 
 def _bits16(x):
   return int(np.asarray(x).view(np.uint16))
+
+
+def test_float_constants_convert_to_integers_as_jax_eager_and_staged():
+  """Eagerly XLA converts (saturating, NaN -> 0); staged by jit JAX folds the constant with
+  NumPy's cast (the reference's values, on x86: INT_MIN for NaN and overflow)."""
+  z = jnp.zeros(3, jnp.int32)
+  assert (z + lax.convert_element_type(np.nan, jnp.int32)).tolist() == [0, 0, 0]
+  assert (z + lax.convert_element_type(1e10, jnp.int32)).tolist() == [2147483647] * 3
+  with np.errstate(invalid="ignore"):
+    staged = xjax.jit(lambda a: a + lax.convert_element_type(np.nan, jnp.int32))(z)
+    assert staged.tolist() == [-2147483648] * 3
+    assert xjax.jit(lambda a: jnp.full_like(a, -1.))(jnp.zeros(3, jnp.uint32)).tolist() == [
+        4294967295] * 3
+  assert "add a -2147483648:i32[]" in str(xjax.make_jaxpr(
+      lambda a: a + lax.convert_element_type(np.nan, jnp.int32))(z))
+  assert xjax.jit(lambda a: a + lax.convert_element_type(2.5, jnp.int32))(z).tolist() == [2] * 3

@@ -25,6 +25,7 @@ from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
+from xjax._src.interpreters.staging import DynamicJaxprTrace
 from xjax._src.primitives.lax.accuracy import accuracy_attrs, check_accuracy
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcast_to_aval, expand_dims, full,
                                              reshape)
@@ -1100,7 +1101,7 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
   if type(operand) in _PYTHON_SCALARS and isinstance(new_dtype, np.dtype):  # (promotion's case)
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
     if type(operand) is float and new_dtype.kind in "iu":
-      operand = _saturating_int(operand, new_dtype)
+      operand = _float_to_int(operand, new_dtype)
     return scalar_array(operand, new_dtype, bool(weak_type))
   if isinstance(new_dtype, dtypes.ExtendedDType) or isinstance(
       getattr(operand, "dtype", None), dtypes.ExtendedDType):
@@ -1115,7 +1116,7 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     operand = operand._value()[()] if type(operand) is Array else operand
     if (type(operand) is float or np.asarray(operand).dtype.kind == "f") and (
         dtypes.is_integer(new_dtype)):
-      operand = _saturating_int(float(operand), new_dtype)
+      operand = _float_to_int(operand, new_dtype)
     return scalar_array(operand, new_dtype, weak_type)
   aval = get_aval(operand)
   if aval.dtype == new_dtype and aval.weak_type == weak_type:
@@ -1148,6 +1149,19 @@ def _convert_extended(operand, new_dtype):
   if src != dst:
     raise ValueError(f"Cannot convert_element_type from {src} to {dst}")
   return operand
+
+
+def _float_to_int(v, dtype):
+  """A host float constant converted to an integer dtype as JAX converts it: eagerly as XLA
+  does (``_saturating_int``); staged by jit, folded with NumPy's cast, as JAX's jaxpr
+  folding does (NaN and out-of-range values become what the C cast gives, with NumPy's
+  RuntimeWarning)."""
+  trace = current_trace()
+  while isinstance(trace, (ad.JVPTrace, ad.PartialEvalTrace, batching.BatchTrace)):
+    trace = trace.parent   # (they compute on constants with their parent trace)
+  if type(trace) is DynamicJaxprTrace:
+    return np.asarray(v).astype(dtype)[()]
+  return _saturating_int(float(v), dtype)
 
 
 def _saturating_int(v: float, dtype) -> int:
