@@ -161,12 +161,19 @@ def _nd_axes(x, s, axes):
   return s, axes
 
 
-def _dctn(x, s, axes, norm):
+def _resized(x, s, axes):
+  """(x cropped/padded to ``s`` over its axes, the axes, the 1-d size where there is one
+  axis: that transform crops/pads itself)."""
   s, axes = _nd_axes(x, s, axes)
   if len(axes) == 1:
-    return _dct1(x, None if s is None else s[0], axes[0], norm)
-  if s is not None:
-    x = _resize(x, dict(zip(axes, s)))
+    return x, axes, None if s is None else s[0]
+  return (x if s is None else _resize(x, dict(zip(axes, s)))), axes, None
+
+
+def _dctn(x, s, axes, norm):
+  x, axes, n = _resized(x, s, axes)
+  if len(axes) == 1:
+    return _dct1(x, n, axes[0], norm)
   if len(axes) == 2:
     return _dct2(x, axes, norm)
   for i in range(0, len(axes), 2):  # fused pairs, then a 1-d transform for an odd count
@@ -175,11 +182,9 @@ def _dctn(x, s, axes, norm):
 
 
 def _idctn(x, s, axes, norm):
-  s, axes = _nd_axes(x, s, axes)
+  x, axes, n = _resized(x, s, axes)
   if len(axes) == 1:
-    return _idct1(x, None if s is None else s[0], axes[0], norm)
-  if s is not None:
-    x = _resize(x, dict(zip(axes, s)))
+    return _idct1(x, n, axes[0], norm)
   for axis in axes:
     x = _idct1(x, None, axis, norm)
   return x
