@@ -176,3 +176,58 @@ def test_diagonal_matrices_and_meshgrid_against_numpy():
     np.testing.assert_array_equal(got, want)
   with pytest.raises(ValueError, match="only supports copy=True"):
     jnp.meshgrid(v, copy=False)
+
+
+_OUTSIDE = jnp.ones(3)
+
+
+def _kinds():
+  """Whether each constructor's result is traced (inside the function being traced)."""
+  g = _OUTSIDE
+  made = dict(list=jnp.array([1, 2]), scalar=jnp.array(3.), numpy=jnp.array(np.ones(2)),
+              asarray_numpy=jnp.asarray(np.ones(2)), asarray_int=jnp.asarray(2),
+              tuple=jnp.array((1, 2)), scalar_type=jnp.float32(3.), bool_=jnp.bool_(True),
+              asarray_array=jnp.asarray(g))
+  return {k: isinstance(v, xjax.core.Tracer) for k, v in made.items()}
+
+
+def test_constructors_inside_jit_are_traced_as_in_jax():
+  # JAX 0.10.2: inside jit every constructor's result is a tracer (the value is a constant
+  # of the jaxpr), except asarray of an existing Array; under vmap or grad they stay arrays
+  seen = {}
+
+  def f(x):
+    seen["jit"] = _kinds()
+    return x
+  xjax.jit(f)(1.)
+  assert seen["jit"] == {"list": True, "scalar": True, "numpy": True, "asarray_numpy": True,
+                         "asarray_int": True, "tuple": True, "scalar_type": True,
+                         "bool_": True, "asarray_array": False}
+  xjax.vmap(lambda x: seen.__setitem__("vmap", _kinds()) or x)(jnp.ones(2))
+  xjax.grad(lambda x: seen.__setitem__("grad", _kinds()) or x)(1.)
+  with xjax.ensure_compile_time_eval():
+    xjax.jit(lambda x: seen.__setitem__("folded", _kinds()) or x)(2.)
+  for where in ("vmap", "grad", "folded"):
+    assert not any(seen[where].values()), where
+
+
+def test_traced_constants_behave_as_jaxs():
+  x = jnp.ones((2, 3))
+  # a boolean mask made with jnp inside jit is not concrete (NumPy's is)
+  with pytest.raises(xjax.errors.NonConcreteBooleanIndexError):
+    xjax.jit(lambda v: v[:, jnp.array([True, False, True])])(x)
+  check(xjax.jit(lambda v: v[:, np.array([True, False, True])])(x), np.ones((2, 2), np.float32))
+  # the seed's example: the product of jnp.array(x.shape) is traced, so it is no shape
+  with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
+    xjax.jit(lambda v: v.reshape(jnp.array(v.shape).prod()))(x)
+  # the constant is a constvar of the jaxpr, and scalar conversions still fold to literals
+  text = str(xjax.make_jaxpr(lambda v: v + jnp.array([0, 2, 3]) + jnp.array(2) * 1.5)(x))
+  assert text == (
+      "{ lambda a:i32[3]; b:f32[2,3]. let\n"
+      "    c:f32[3] = convert_element_type[new_dtype=float32 weak_type=False] a\n"
+      "    d:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] c\n"
+      "    e:f32[2,3] = add b d\n"
+      "    f:f32[] = mul 2.0:f32[] 1.5:f32[]\n"
+      "    g:f32[] = convert_element_type[new_dtype=float32 weak_type=False] f\n"
+      "    h:f32[2,3] = add e g\n"
+      "  in (h,) }"), text

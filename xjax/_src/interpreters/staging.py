@@ -14,8 +14,8 @@ from xjax._src.backend.lowering import user_constant_lowering
 from xjax._src.core import leaks, source_info
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
-from xjax._src.core.trace import (Trace, Tracer, escaped_tracer_error, eval_trace, eval_types,
-                                  new_trace, set_current_trace)
+from xjax._src.core.trace import (Trace, Tracer, current_trace, escaped_tracer_error,
+                                  eval_trace, eval_types, new_trace, set_current_trace)
 from xjax._src.foundations.config import config
 from xjax._src.core.values import get_aval
 
@@ -140,6 +140,24 @@ def make_debug_info(fun, arg_names: Sequence[str] | None, *, traced_for: str = "
 
 _folding = [config.read("eager_constant_folding")]
 config.on_change("eager_constant_folding", lambda v: _folding.__setitem__(0, bool(v)))
+
+
+def staged_constant(x):
+  """``x``, a value just made on the host, as a tracer of the current trace where that
+  trace stages (inside ``jit``), as JAX's array constructors give: ``jnp.array(...)`` inside
+  a jitted function is traced, so it cannot decide Python control flow or a shape."""
+  trace = current_trace()
+  if type(trace) is DynamicJaxprTrace and not _folding[0]:
+    return trace.to_tracer(x)
+  return x
+
+
+def literal_value(x):
+  """The host scalar a staged tracer stands for when it is a literal (``jnp.array(2.)``
+  inside ``jit``), else None: conversions of it fold, as JAX's do."""
+  if type(x) is DynamicJaxprTracer and type(x._var) is Literal:
+    return x._var.val
+  return None
 
 
 class DynamicJaxprTracer(Tracer):

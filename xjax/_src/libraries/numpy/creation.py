@@ -10,6 +10,7 @@ from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.trace import Tracer
 from xjax._src.core.typed_ndarray import TYPED_SCALARS
 from xjax._src.core.values import get_aval
+from xjax._src.interpreters.staging import staged_constant
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.elementwise import copy_p
 from xjax._src.foundations.wrapping import with_keyword
@@ -72,7 +73,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
   if type(object) is list and dt is None and ndmin == 0 and _all_floats(object):
     # the common case first: a list of Python floats (a strongly typed default float)
     dt = dtypes.default_float_dtype()
-    return make_array(np.array(object, dt), dtype=dt, weak_type=False)
+    return staged_constant(make_array(np.array(object, dt), dtype=dt, weak_type=False))
   if isinstance(object, (Array, Tracer)):
     out = copy_p.bind(object) if copy else object  # (a new array: JAX's ``copy`` op)
     out = out if dt is None else lax.convert_element_type(out, dt)
@@ -108,7 +109,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
         dt = get_aval(object).dtype
       else:
         dt = dtypes.canonicalize_dtype(host.dtype)
-    out = make_array(host.astype(dt, copy=False), dtype=dt, weak_type=weak)
+    out = staged_constant(make_array(host.astype(dt, copy=False), dtype=dt, weak_type=weak))
   if ndmin > get_aval(out).ndim:
     out = lax.reshape(out, (1,) * (ndmin - get_aval(out).ndim) + get_aval(out).shape)
   return out

@@ -25,7 +25,7 @@ from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.interpreters.staging import DynamicJaxprTrace
+from xjax._src.interpreters.staging import DynamicJaxprTrace, DynamicJaxprTracer, literal_value
 from xjax._src.primitives.lax.accuracy import accuracy_attrs, check_accuracy
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcast_to_aval, expand_dims, full,
                                              reshape)
@@ -1113,7 +1113,10 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
   weak_type = bool(weak_type)
   if (_is_host_scalar(operand) or _staged_scalar_constant(operand)) and \
       getattr(operand, "dtype", None) != dtypes.float0:
-    operand = operand._value()[()] if type(operand) is Array else operand
+    if type(operand) is Array:
+      operand = operand._value()[()]
+    elif type(operand) is DynamicJaxprTracer:
+      operand = literal_value(operand)
     if (type(operand) is float or np.asarray(operand).dtype.kind == "f") and (
         dtypes.is_integer(new_dtype)):
       operand = _float_to_int(operand, new_dtype)
@@ -1133,8 +1136,11 @@ def _is_host_scalar(x) -> bool:
 
 
 def _staged_scalar_constant(x) -> bool:
-  """A concrete 0-d Array under a staging trace: converted as a literal, as JAX folds it."""
-  return type(x) is Array and x.ndim == 0 and current_trace() is not eval_trace
+  """A concrete 0-d Array under a staging trace, or a staged literal: converted as a
+  literal, as JAX folds it."""
+  if type(x) is Array:
+    return x.ndim == 0 and current_trace() is not eval_trace
+  return literal_value(x) is not None
 
 
 def _convert_extended(operand, new_dtype):
