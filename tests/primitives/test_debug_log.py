@@ -79,3 +79,33 @@ def test_debug_effects_are_jax_classes():
   (effect,) = xjax.make_jaxpr(lambda x: debug.log("{}", x))(1.0).effects
   assert isinstance(effect, debug.DebugEffect)
   assert str(debug.OrderedDebugEffect()) == "OrderedDebug"
+
+
+def test_print_forms_and_options_as_jax(capfd):
+  # outputs as JAX 0.10.2 prints them
+  x = jnp.arange(6.).reshape(2, 3)
+  debug.print("a {} b {c}", x, c=3)
+  debug.print("no fields", x, skip_format_check=True)  # values joined after the text
+  xjax.jit(lambda y: debug.print("jit {y}", y=y))(x)
+  xjax.vmap(lambda y: debug.print("vm {}", y))(x)
+  debug.print(ordered=True)("two-call {}", 1.5)
+  debug.callback(ordered=True)(lambda a, s: print("cb", a, s), x, "st")
+  with np.printoptions(precision=2):  # the options in effect when traced
+    f = xjax.jit(lambda y: debug.print("prec {}", y / 3))
+    f(x)
+  xjax.grad(lambda y: (debug.print("g {}", y), y * 2)[1])(1.)
+  assert capfd.readouterr().out == (
+      "a [[0. 1. 2.]\n [3. 4. 5.]] b 3\n"
+      "no fields [[0. 1. 2.]\n [3. 4. 5.]]\n"
+      "jit [[0. 1. 2.]\n [3. 4. 5.]]\n"
+      "vm [0. 1. 2.]\nvm [3. 4. 5.]\n"
+      "two-call 1.5\n"
+      "cb [[0. 1. 2.]\n [3. 4. 5.]] st\n"
+      "prec [[0.   0.33 0.67]\n [1.   1.33 1.67]]\n"
+      "g 1.0\n")
+  with pytest.raises(IndexError):
+    debug.print("{} {}", 1)
+  with pytest.raises(TypeError, match="unexpected arguments in the two-call form"):
+    debug.print(None, 1)
+  with pytest.raises(TypeError, match="unexpected arguments in the two-call form"):
+    debug.callback(None, 1)

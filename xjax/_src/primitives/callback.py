@@ -32,7 +32,6 @@ from xjax._src.core.trace import Primitive
 from xjax._src.interpreters import batching
 from xjax._src.primitives.lax.control_flow.loops import scan
 from xjax._src.primitives.lax.shapes import broadcast, index_in_dim
-from xjax._src.foundations.wrapping import wraps
 
 logger = logging.getLogger(__name__)
 
@@ -41,37 +40,26 @@ _VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_
 
 
 class FlatCallback:
-  """The user's function behind flat array arguments: re-inserts static leaves and
-  rebuilds the argument tree, and flattens what it returns."""
-  __slots__ = ("fn", "in_tree", "static", "__weakref__")
+  """The user's function behind flat array arguments: rebuilds the argument tree, and
+  flattens what it returns."""
+  __slots__ = ("fn", "in_tree", "__weakref__")
 
-  def __init__(self, fn: Callable, in_tree, static: tuple = ()) -> None:
+  def __init__(self, fn: Callable, in_tree) -> None:
     self.fn = fn
     self.in_tree = in_tree
-    self.static = static  # ((position among leaves, value), ...)
 
   def __call__(self, *dynamic):
-    leaves = list(dynamic)
-    for i, v in self.static:
-      leaves.insert(i, v)
-    args, kwargs = tree_util.tree_unflatten(self.in_tree, leaves)
+    args, kwargs = tree_util.tree_unflatten(self.in_tree, dynamic)
     return self.fn(*args, **kwargs)
 
   def __repr__(self) -> str:  # (as JAX's jaxprs show a callback)
     return f"_FlatCallback(callback_func={self.fn!r}, in_tree={self.in_tree})"
 
 
-def flatten_arguments(fn: Callable, args: tuple, kwargs: dict, static_non_arrays: bool):
-  """(FlatCallback, dynamic leaves).  With ``static_non_arrays``, leaves that are not
-  arrays (strings, None, objects) stay Python values, as in ``jax.debug.callback``."""
+def flatten_arguments(fn: Callable, args: tuple, kwargs: dict):
+  """(FlatCallback, the argument leaves)."""
   leaves, in_tree = tree_util.tree_flatten((args, kwargs))
-  static, dynamic = [], []
-  for i, leaf in enumerate(leaves):
-    if static_non_arrays and not _is_array_like(leaf):
-      static.append((i, leaf))
-    else:
-      dynamic.append(leaf)
-  return FlatCallback(fn, in_tree, tuple(static)), dynamic
+  return FlatCallback(fn, in_tree), leaves
 
 
 def _is_array_like(x) -> bool:
@@ -290,7 +278,7 @@ def pure_callback(callback: Callable, result_shape_dtypes: Any, *args: Any,
   if vmap_method not in _VMAP_METHODS:
     raise ValueError(f"vmap_method must be on of the allowed methods {list(_VMAP_METHODS)}, "
                      f"but got: {vmap_method}")
-  flat, dynamic = flatten_arguments(callback, args, kwargs, static_non_arrays=False)
+  flat, dynamic = flatten_arguments(callback, args, kwargs)
   result_avals, out_tree = _result_avals(result_shape_dtypes)
   outs = pure_callback_p.bind(*dynamic, callback=flat, result_avals=result_avals,
                               sharding=sharding, vmap_method=vmap_method)
@@ -339,7 +327,7 @@ def io_callback(callback: Callable, result_shape_dtypes: Any, *args: Any, shardi
   """Calls the (possibly impure) Python function ``callback`` on the host.  It is never
   removed as dead code; with ``ordered=True`` calls run in program order (and cannot be
   vmapped); ``sharding`` is as for ``pure_callback``."""
-  flat, dynamic = flatten_arguments(callback, args, kwargs, static_non_arrays=False)
+  flat, dynamic = flatten_arguments(callback, args, kwargs)
   result_avals, out_tree = _result_avals(result_shape_dtypes)
   outs = io_callback_p.bind(*dynamic, callback=flat, result_avals=result_avals,
                             sharding=sharding, ordered=bool(ordered))
@@ -347,29 +335,9 @@ def io_callback(callback: Callable, result_shape_dtypes: Any, *args: Any, shardi
 
 
 # ---------------------------------------------------------------------------------------
-# debug_callback
+# debug_callback (and debugging.py's debug_print): host calls made for their side effect
 
-def _debug_lowering(ctx, *args, callback, ordered):
-  return emit_callback(ctx, callback, args, (), effectful=True)
-
-
-def _debug_jvp(primals, tangents, **params):
-  return debug_callback_p.bind(*primals, **params), []
-
-
-def _debug_transpose(cts, *args, **params):
-  return [None] * len(args)
-
-
-def _debug_batch(axis, args, dims, **params):
-  """One call per batch element (unrolled, as JAX), in batch order."""
-  for i in range(axis.size):
-    debug_callback_p.bind(*[x if d is None else index_in_dim(x, i, d, keepdims=False)
-                            for x, d in zip(args, dims)], **params)
-  return [], []
-
-
-def _debug_impl(*args, callback, ordered):
+def _debug_impl(callback, args):
   """Eagerly the callback's own exception propagates (logged first), as in JAX."""
   try:
     callback(*_to_arrays([np.asarray(x) for x in args]))
@@ -379,31 +347,80 @@ def _debug_impl(*args, callback, ordered):
   return []
 
 
-debug_callback_p = Primitive("debug_callback", multiple_results=True)
-debug_callback_p.abstract_eval = lambda *avals, **params: []
-debug_callback_p.lowering = _debug_lowering
-debug_callback_p.impl = _debug_impl
-debug_callback_p.effects = lambda ordered, **_: (fx.ordered_debug_effect,) if ordered else (
-    fx.debug_effect,)
-debug_callback_p.jvp = _debug_jvp
-debug_callback_p.transpose = _debug_transpose
-debug_callback_p.batch = _debug_batch
+def debug_primitive(name: str, host_callback: Callable, effect: Callable) -> Primitive:
+  """A primitive that calls the host for a side effect and returns nothing:
+  ``host_callback(params)`` is the function it calls on the operands' values,
+  ``effect(params)`` its effect.  Derivatives pass through it (it sees the primal values);
+  ``vmap`` calls it once per batch element, in order, as JAX's unrolled rule."""
+  prim = Primitive(name, multiple_results=True)
+  prim.abstract_eval = lambda *avals, **params: []
+  prim.effects = lambda **params: (effect(params),)
+  prim.impl = lambda *args, **params: _debug_impl(host_callback(params), args)
+  prim.lowering = lambda ctx, *args, **params: emit_callback(
+      ctx, host_callback(params), args, (), effectful=True)
+  prim.jvp = lambda primals, tangents, **params: (prim.bind(*primals, **params), [])
+  prim.transpose = lambda cts, *args, **params: [None] * len(args)
+
+  def batch(axis, args, dims, **params):
+    for i in range(axis.size):
+      prim.bind(*[x if d is None else index_in_dim(x, i, d, keepdims=False)
+                  for x, d in zip(args, dims)], **params)
+    return [], []
+  prim.batch = batch
+  return prim
 
 
-def _returning_nothing(fn: Callable) -> Callable:
-  @wraps(fn)
-  def call(*args, **kwargs):
-    fn(*args, **kwargs)
-    return ()
-  return call
+debug_callback_p = debug_primitive("debug_callback", lambda params: params["callback"],
+                                   lambda params: params["effect"])
+# (the callback shown as the function it is, ``<function ... at 0xXXXXXXXXXXXX>``, as JAX)
+debug_callback_p.pp_params = lambda params: sorted(
+    (k, str(v) if k == "callback" else v) for k, v in params.items())
 
 
-def debug_callback(callback: Callable, *args: Any, ordered: bool = False,
-                   partitioned: bool = False, **kwargs: Any) -> None:
+def split_callback_args(args: tuple, kwargs: dict):
+  """(tree of ``(args, kwargs)``, array leaves, {position: other leaf}): the leaves that
+  are no arrays (strings, None, objects) stay Python values, given back as they are."""
+  leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+  static, dynamic = {}, []
+  for i, leaf in enumerate(leaves):
+    if _is_array_like(leaf):
+      dynamic.append(leaf)
+    else:
+      static[i] = leaf
+  return in_tree, dynamic, static
+
+
+def merge_callback_args(in_tree, dynamic: Sequence, static: dict):
+  """``(args, kwargs)`` again from ``split_callback_args``' pieces."""
+  values = iter(dynamic)
+  leaves = [static[i] if i in static else next(values)
+            for i in range(len(static) + len(dynamic))]
+  return tree_util.tree_unflatten(in_tree, leaves)
+
+
+def debug_callback(callback: Callable | None = None, *args: Any, ordered: bool = False,
+                   partitioned: bool = False, **kwargs: Any):
   """Calls ``callback(*args, **kwargs)`` on the host for its side effect (``jax.debug.callback``).
-  Array arguments arrive as Arrays with the runtime values; other leaves as they are."""
-  if not callable(callback):
-    raise TypeError(f"first argument to jax.debug.callback must be callable, got {callback!r}")
-  flat, dynamic = flatten_arguments(_returning_nothing(callback), args, kwargs,
-                                    static_non_arrays=True)
-  debug_callback_p.bind(*dynamic, callback=flat, ordered=bool(ordered))
+  Array arguments arrive as Arrays with the runtime values; other leaves as they are.
+  Without ``callback`` it returns the function taking the callback and its arguments, so
+  options come first: ``debug.callback(ordered=True)(fn, x)``."""
+  def _debug_callback(callback: Callable, *c_args: Any, **c_kwargs: Any) -> None:
+    if not callable(callback):
+      raise TypeError("first argument to jax.debug.callback must be callable, but got an "
+                      f"object of type {type(callback)}")
+    in_tree, dynamic, static = split_callback_args(c_args, c_kwargs)
+
+    def _flat_callback(*values):
+      call_args, call_kwargs = merge_callback_args(in_tree, values, static)
+      callback(*call_args, **call_kwargs)
+      return ()
+    debug_callback_p.bind(*dynamic, callback=_flat_callback,
+                          effect=fx.ordered_debug_effect if ordered else fx.debug_effect,
+                          partitioned=bool(partitioned))
+
+  if callback is not None:
+    return _debug_callback(callback, *args, **kwargs)
+  if args or kwargs:
+    raise TypeError("debug_callback received unexpected arguments in the two-call form: "
+                    f"args={args} kwargs={kwargs}")
+  return _debug_callback

@@ -6,6 +6,7 @@ or unused argument fails at once.  Both are built on the ``debug_callback`` prim
 """
 from __future__ import annotations
 
+import copy
 import logging
 import string
 import sys
@@ -15,7 +16,8 @@ import numpy as np
 
 from xjax._src.foundations import tree_util
 from xjax._src.backend import clients, hlo_sharding
-from xjax._src.primitives.callback import debug_callback
+from xjax._src.primitives.callback import (debug_callback, debug_primitive,
+                                             merge_callback_args, split_callback_args)
 from xjax._src.core import effects as fx
 from xjax._src.core.trace import Primitive
 from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, SingleDeviceSharding,
@@ -54,21 +56,70 @@ def _host_value(x):
   return x
 
 
-def debug_print(fmt: str, *args: Any, ordered: bool = False, **kwargs: Any) -> None:
+def _print_callback(params) -> Callable:
+  """The host function of a ``debug_print`` equation: formats its values (under the NumPy
+  print options in effect when it was traced) and prints them, or logs them as the
+  equation's ``logging_record``."""
+  fmt, placeholders, record = params["fmt"], params["has_placeholders"], params["logging_record"]
+  options = dict(params["np_printoptions"])
+
+  def emit(*values):
+    args, kwargs = merge_callback_args(params["in_tree"], values, dict(params["static_args"]))
+    with np.printoptions(**options):
+      if placeholders:
+        msg = fmt.format(*map(_host_value, args),
+                         **{k: _host_value(v) for k, v in kwargs.items()})
+      else:  # (values after text without fields are joined to it, as JAX does)
+        msg = " ".join((fmt, *(str(_host_value(a)) for a in args)))
+    if record is None:
+      sys.stdout.write(msg + "\n")
+      sys.stdout.flush()
+    else:
+      logged = copy.copy(record)
+      logged.msg = msg
+      logger.handle(logged)
+    return ()
+  return emit
+
+
+debug_print_p = debug_primitive(
+    "debug_print", _print_callback,
+    lambda params: fx.ordered_debug_effect if params["ordered"] else fx.debug_effect)
+
+
+def debug_print(fmt: str | None = None, *args: Any, ordered: bool = False,
+                partitioned: bool = False, skip_format_check: bool = False,
+                _use_logging: bool = False, **kwargs: Any) -> Callable[..., None] | None:
   """Prints ``fmt.format(*args, **kwargs)`` with the values the arrays hold when the
   computation runs (``jax.debug.print``); ``ordered=True`` keeps program order across
-  functions and calls."""
-  if not isinstance(fmt, str):
-    raise TypeError(f"jax.debug.print expects a format string, got {type(fmt).__name__}")
-  _checker.format(fmt, *args, **kwargs)
+  functions and calls.  Without ``fmt`` it returns the function taking the format and
+  values, so options come first: ``debug.print(ordered=True)("x={}", x)``."""
+  def _debug_print(fmt: str, *c_args: Any, **c_kwargs: Any) -> None:
+    if not isinstance(fmt, str):
+      raise TypeError(f"jax.debug.print expects a format string, got {type(fmt).__name__}")
+    if not skip_format_check:
+      _checker.format(fmt, *c_args, **c_kwargs)
+    record = None
+    if _use_logging:
+      caller = sys._getframe(1)
+      while caller.f_code.co_filename == __file__:  # (the user's frame: the record's place)
+        caller = caller.f_back
+      record = logger.makeRecord(logger.name, logging.INFO, caller.f_code.co_filename,
+                                 caller.f_lineno, "", (), None)
+    in_tree, dynamic, static = split_callback_args(c_args, c_kwargs)
+    debug_print_p.bind(*dynamic, fmt=fmt, ordered=bool(ordered),
+                       partitioned=bool(partitioned), in_tree=in_tree,
+                       static_args=tuple(static.items()),
+                       np_printoptions=tuple(np.get_printoptions().items()),
+                       has_placeholders=_has_placeholders(fmt), logging_record=record)
 
-  def emit(*host_args, **host_kwargs):
-    pos = [_host_value(a) for a in host_args]
-    kw = {k: _host_value(v) for k, v in host_kwargs.items()}
-    sys.stdout.write(fmt.format(*pos, **kw) + "\n")
-    sys.stdout.flush()
-
-  debug_callback(emit, *args, ordered=ordered, **kwargs)
+  fmt_given = fmt is not None
+  if fmt_given:
+    return _debug_print(fmt, *args, **kwargs)
+  if args or kwargs:
+    raise TypeError(f"debug_print received unexpected arguments in the two-call form: "
+                    f"args={args} kwargs={kwargs}")
+  return _debug_print
 
 
 def _has_placeholders(fmt: str) -> bool:
@@ -81,36 +132,9 @@ def debug_log(fmt: str | None = None, *args: Any, ordered: bool = False,
               partitioned: bool = False, skip_format_check: bool = False,
               **kwargs: Any) -> Callable[..., None] | None:
   """As ``debug.print``, but each message is an INFO record of the logging module (logger
-  ``xjax._src.primitives.debugging``) located at the caller's line (``jax.debug.log``).  Without
-  ``fmt`` it returns the function taking the format and values, so options come first:
-  ``debug.log(ordered=True)("x={}", x)``."""
-  def log(fmt: str, *args: Any, **kwargs: Any) -> None:
-    if not isinstance(fmt, str):
-      raise TypeError(f"jax.debug.log expects a format string, got {type(fmt).__name__}")
-    if not skip_format_check:
-      _checker.format(fmt, *args, **kwargs)
-    caller = sys._getframe(2 if fmt_given else 1)
-    record = logger.makeRecord(logger.name, logging.INFO, caller.f_code.co_filename,
-                               caller.f_lineno, "", (), None)
-    placeholders = _has_placeholders(fmt)
-
-    def emit(*host_args, **host_kwargs):
-      pos = [_host_value(a) for a in host_args]
-      if placeholders:
-        record.msg = fmt.format(*pos, **{k: _host_value(v) for k, v in host_kwargs.items()})
-      else:
-        record.msg = " ".join((fmt, *map(str, pos)))
-      logger.handle(record)
-
-    debug_callback(emit, *args, ordered=ordered, partitioned=partitioned, **kwargs)
-
-  fmt_given = fmt is not None
-  if fmt_given:
-    return log(fmt, *args, **kwargs)
-  if args or kwargs:
-    raise TypeError(f"debug_log received unexpected arguments in the two-call form: "
-                    f"args={args} kwargs={kwargs}")
-  return log
+  ``xjax._src.primitives.debugging``) located at the caller's line (``jax.debug.log``)."""
+  return debug_print(fmt, *args, ordered=ordered, partitioned=partitioned,
+                     skip_format_check=skip_format_check, _use_logging=True, **kwargs)
 
 
 # ---------------------------------------------------------------------------------------
