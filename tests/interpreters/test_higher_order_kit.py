@@ -138,7 +138,7 @@ def test_call_rules_jvp():
   np.testing.assert_allclose(tangents[0], np.cos(X) * Y, rtol=1e-6)
   np.testing.assert_allclose(tangents[1], [2, 2, 2])
   # operands: the body's constant (position 0), x, y, then the two nonzero tangents
-  assert seen == [("jvp", [0, 1, 2, ho.NEW, ho.NEW])]
+  assert seen == [("jvp", [0, 1, 2, (ho.NEW, 1), (ho.NEW, 2)])]
 
 
 def test_call_rules_partial_eval_and_transpose():
@@ -150,7 +150,7 @@ def test_call_rules_partial_eval_and_transpose():
   # one the residuals, then the tangents (its operands 3 and 4); its transpose takes the
   # residuals (nonlinear: operands 0 to 2 of the staged call) and the output cotangents
   # that are not symbolic zeros (output 1 is unused: it takes none, as JAX's jit).
-  assert seen == [("jvp", [0, 1, 2, ho.NEW, ho.NEW]), ("known", [0, 1, 2]),
+  assert seen == [("jvp", [0, 1, 2, (ho.NEW, 1), (ho.NEW, 2)]), ("known", [0, 1, 2]),
                   ("unknown", [ho.NEW] * 3 + [3, 4]), ("transpose", [0, 1, 2, ho.NEW])]
   check_grads(lambda x, y: my_call(x, y)[0], (X, Y), order=2, modes=["fwd", "rev"])
 

@@ -646,6 +646,7 @@ def _jit_rule(primals_in, series_in, *, jaxpr, **params):
 
   closed, consts = trace_hoisted(jet_of_body, [get_aval(x) for x in flat],
                                  cache_on=(jaxpr, ("jet", order)))
+  params.pop("donated_invars", None)  # (one flag per operand: these are new operands)
   outs = jit_p.bind(*consts, *flat, jaxpr=closed, **params)
   m = len(jaxpr.out_avals)
   return outs[:m], [outs[m + i * order:m + (i + 1) * order] for i in range(m)]

@@ -406,8 +406,13 @@ class PjitFunction:
         dyn = split_args(args, kwargs, self._static_argnums, self._static_argnames)
         raise err.with_names(arg_names(self._sig, dyn[0], dyn[1])) from None
     else:
+      params = self._bind_params()
+      if entry.donated is not None:  # (per operand: the hoisted constants are not donated)
+        params["donated_invars"] = (False,) * len(entry.closed.consts) + entry.donated
+      if self._keep_unused:
+        params["keep_unused"] = True
       outs = jit_p.bind(*entry.closed.consts, *leaves, jaxpr=entry.call_jaxpr,
-                        name=self._name, **self._bind_params())
+                        name=self._name, **params)
     if entry.state is not None:
       outs = entry.state.write(refs, outs)
     return tree_util.tree_unflatten(entry.out_tree, outs)

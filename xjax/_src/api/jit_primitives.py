@@ -10,14 +10,17 @@ from xjax._src.interpreters.higher_order import as_closed, call_rules
 
 
 
-def _jit_impl(*args, jaxpr, name, device=None, compiler_options=(), inline=False):
+def _jit_impl(*args, jaxpr, name, device=None, compiler_options=(), inline=False,
+              donated_invars=None, keep_unused=False):
   """A jit call run now (under a transformation that evaluates, such as vmap at the top
   level): on ``device`` when jit was given one (``device=``/``backend=``), compiled with
-  its ``compiler_options``."""
+  its ``compiler_options``.  (``donated_invars`` and ``keep_unused``, shown in jaxprs as
+  JAX shows them, act where jit is called itself, not inside another computation.)"""
   return run_closed_jaxpr(jaxpr, args, name, device, compiler_options)
 
 
-def _jit_lowering(ctx, *args, jaxpr, name, device=None, compiler_options=(), inline=False):
+def _jit_lowering(ctx, *args, jaxpr, name, device=None, compiler_options=(), inline=False,
+                  donated_invars=None, keep_unused=False):
   if device is not None:
     raise NotImplementedError(
         f"jit of {name} with device={device!r} (or backend=) inside another compiled "
@@ -37,9 +40,29 @@ def _jit_staging(trace, args, params) -> list:
 jit_p = call_primitive("jit", impl=_jit_impl, lowering=_jit_lowering)
 jit_p.staging = _jit_staging
 jit_p.pp_params = lambda p: sorted(((k, v) for k, v in p.items() if k != "inline"),
-                                   key=lambda kv: kv[0] != "name")
+                                   key=lambda kv: (kv[0] != "name", kv[0]))
 jit_p.pp_alias_jaxpr = "jaxpr"
-call_rules(jit_p, keep_consts=("jvp",), forward_inputs=True)   # (as JAX prints them)
+
+
+def _donation_follows(params: dict, rule: str, origin: list) -> dict:
+  """A transformed jit call donates the operands the original donated (a transpose none),
+  as JAX's rules: ``donated_invars`` is a parameter only while some operand is donated."""
+  donated = params.get("donated_invars")
+  if donated is None:
+    return params
+  flags = tuple(rule != "transpose" and (donated[o] if type(o) is int else  # (a tangent:
+                                         type(o) is tuple and donated[o[1]])  # as its primal)
+                for o in origin)
+  params = dict(params)
+  if any(flags):
+    params["donated_invars"] = flags
+  else:
+    del params["donated_invars"]
+  return params
+
+
+call_rules(jit_p, keep_consts=("jvp",), forward_inputs=True,   # (as JAX prints them)
+           update=_donation_follows)
 
 
 def _jax_call_primitive(name: str, closed_of: Callable) -> Primitive:

@@ -204,7 +204,8 @@ class _CallRules:
     jvp_body, out_nz = ad.jvp_closed_jaxpr(body, nonzeros, instantiate_out=False)
     nz_tangents = [t for t in tangents if type(t) is not Zero]
     outs = self._call("jvp", params, jvp_body, [*primals, *nz_tangents],
-                      list(range(len(primals))) + [NEW] * len(nz_tangents))
+                      list(range(len(primals))) + [(NEW, i) for i, t in enumerate(tangents)
+                                                    if type(t) is not Zero])
     n = len(body.out_avals)
     zeros = [Zero(tangent_aval(a)) for a, nz in zip(body.out_avals, out_nz) if not nz]
     return outs[:n], merge(out_nz, zeros, outs[n:])
@@ -271,8 +272,8 @@ def call_rules(prim, param: str = "jaxpr", *, open_jaxpr: bool = False,
   ``update(params, rule, origin)`` adjusts the other
   parameters of each new binding: ``rule`` is "jvp", "transpose", "batch", or "known" /
   "unknown" (the two parts of partial evaluation); ``origin`` has, per new operand, the
-  position of the original operand it is, ``CONST`` (a hoisted constant) or ``NEW`` (a
-  tangent, cotangent or residual)."""
+  position of the original operand it is, ``CONST`` (a hoisted constant), ``(NEW, i)``
+  (the tangent of operand ``i``) or ``NEW`` (a cotangent or residual)."""
   r = _CallRules(prim, param, open_jaxpr, update, keep_consts, forward_inputs,
                  cts_typed_by_body)
   for name in rules:

@@ -222,8 +222,8 @@ def _cse(params: dict, rule: str, origin: list) -> dict:
   pc = params["prevent_cse"]
   if isinstance(pc, bool):
     return params
-  return dict(params, prevent_cse=tuple(False if o == CONST else True if o == NEW else pc[o]
-                                        for o in origin))
+  return dict(params, prevent_cse=tuple(False if o == CONST else pc[o] if type(o) is int
+                                        else True for o in origin))
 
 
 # ---------------------------------------------------------------------------------------
