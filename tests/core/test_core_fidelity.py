@@ -568,6 +568,7 @@ def test_printed_forms_of_common_primitives():
       bwd=<lambda>
       call_jaxpr={ lambda ; c:f32[]. let d:f32[] = mul c 2.0:f32[] in (d,) }
       fwd=<lambda>
+      symbolic_zeros=False
     ] a
   in (b,) }"""
 

@@ -275,7 +275,7 @@ class ClosedJaxpr:
 def literal_value(lit: Literal):
   """A literal's value; weakly typed literals become Python scalars so they stay weak."""
   if lit.aval.weak_type:
-    py = lit.val.item()
+    py = lit.val if type(lit.val) in (float, complex) else lit.val.item()
     if get_aval(py) == lit.aval:
       return py
   return lit.val

@@ -10,6 +10,8 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from xjax._src.core import leaks
 from xjax._src.core.avals import ShapedArray, spec_of
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
@@ -176,7 +178,8 @@ def bdim_to_front(x, bdim, size: int, mesh_axis: tuple | None = None):
   ``mesh_axis`` the mapped inputs are split over, if any, as JAX)."""
   if bdim is None:
     aval = get_aval(x)
-    return build.broadcast_in_dim(x, (size,) + aval.shape, tuple(range(1, aval.ndim + 1)),
+    # (NumPy integers, as JAX's rule makes them: its jaxprs print them so)
+    return build.broadcast_in_dim(x, (size,) + aval.shape, tuple(np.arange(1, aval.ndim + 1)),
                                   _split_along(aval, mesh_axis))
   return moveaxis(x, bdim, 0)
 

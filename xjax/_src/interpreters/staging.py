@@ -152,7 +152,7 @@ def staged_constant(x):
   return x
 
 
-def literal_value(x):
+def staged_literal(x):
   """The host scalar a staged tracer stands for when it is a literal (``jnp.array(2.)``
   inside ``jit``), else None: conversions of it fold, as JAX's do."""
   if type(x) is DynamicJaxprTracer and type(x._var) is Literal:
@@ -212,7 +212,9 @@ class DynamicJaxprTrace(Trace):
         and user_constant_lowering(x) is None):
       # scalars are inlined, as JAX does (PRNG keys, and values of the types libraries
       # lower themselves, stay constvars)
-      return Literal(np.asarray(x, dtype=aval.dtype)[()], aval)
+      # (a Python float or complex is kept as given, so it prints as written, as JAX's)
+      return Literal(x if type(x) in (float, complex) else np.asarray(x, dtype=aval.dtype)[()],
+                     aval)
     return self._const_var(x, aval)
 
   def to_tracer(self, x) -> DynamicJaxprTracer:

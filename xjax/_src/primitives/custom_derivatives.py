@@ -500,24 +500,29 @@ class custom_vjp:
       call_jaxpr, consts, _, leaves, out_tree = _trace_call(self.fun, nondiff, statics, dyn)
       out_trees.append(out_tree)
       return custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=call_jaxpr, fwd=fwd_flat,
-                                    bwd=bwd_flat, num_consts=len(consts), name=name)
+                                    bwd=bwd_flat, num_consts=len(consts), name=name,
+                                    symbolic_zeros=symbolic)
 
     fwd_flat.__name__, bwd_flat.__name__ = fun_name(fwd), fun_name(bwd)  # as printed in JAX
     outs = _custom_call(custom_vjp_call_p, self.fun, args, dyn,
-                        dict(fwd=fwd_flat, bwd=bwd_flat, name=name), trace_and_bind, self)
+                        dict(fwd=fwd_flat, bwd=bwd_flat, name=name, symbolic_zeros=symbolic),
+                        trace_and_bind, self)
     if not out_trees:  # ran as a plain function on concrete inputs
       return outs
     return tree_util.tree_unflatten(out_trees[0], outs)
 
 
-def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name):
+def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name,
+                    symbolic_zeros):
   _check_closure_tangents(tangents, num_consts, "custom_vjp")
   perturbed = [type(t) is not Zero for t in tangents[num_consts:]]
   outs, res, res_tree = fwd(perturbed, *_rule_primals(primals[num_consts:]))
-  ts = [ad.instantiate(t) for t in tangents[num_consts:]]
+  in_zeros = [not p for p in perturbed]
+  ts = [t for t, p in zip(tangents[num_consts:], perturbed) if p]
   out_avals = [tangent_aval(get_aval(o)) for o in outs]
   tans = custom_lin_p.bind(*res, *ts, num_res=len(res), res_tree=res_tree, bwd=bwd,
-                           out_avals=tuple(out_avals))
+                           out_avals=tuple(out_avals), symbolic_zeros=symbolic_zeros,
+                           in_zeros=in_zeros)
   return outs, tans
 
 
@@ -575,8 +580,11 @@ def _custom_lin_impl(*args, **_):
   raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
-def _custom_lin_transpose(cts, *args, num_res, res_tree, bwd, out_avals):
-  return [None] * num_res + list(bwd(res_tree, list(args[:num_res]), list(cts)))
+def _custom_lin_transpose(cts, *args, num_res, res_tree, bwd, out_avals, symbolic_zeros,
+                          in_zeros):
+  """bwd's cotangents of the inputs that had tangents (``in_zeros``: those that had none)."""
+  cts_in = bwd(res_tree, list(args[:num_res]), list(cts))
+  return [None] * num_res + [c for c, z in zip(cts_in, in_zeros) if not z]
 
 
 custom_lin_p = Primitive("custom_lin", multiple_results=True)
@@ -584,6 +592,7 @@ custom_lin_p.abstract_eval = _custom_lin_abstract_eval
 custom_lin_p.impl = _custom_lin_impl
 custom_lin_p.lowering = custom_lin_p.batch = custom_lin_p.jvp = _custom_lin_impl
 custom_lin_p.transpose = _custom_lin_transpose
+custom_lin_p.hidden_params = frozenset({"out_avals", "res_tree"})  # (as JAX prints it)
 
 
 def zero_from_primal(val, symbolic_zeros: bool = False):

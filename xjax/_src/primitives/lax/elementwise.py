@@ -25,7 +25,7 @@ from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.interpreters.staging import DynamicJaxprTrace, DynamicJaxprTracer, literal_value
+from xjax._src.interpreters.staging import DynamicJaxprTrace, DynamicJaxprTracer, staged_literal
 from xjax._src.primitives.lax.accuracy import accuracy_attrs, check_accuracy
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcast_to_aval, expand_dims, full,
                                              reshape)
@@ -139,8 +139,8 @@ def broadcast_batched_args(args, dims):
   shape, dim = next((a.shape, d) for a, d in zip(avals, dims) if d is not None)
   if all(a.shape == shape and d == dim for a, d in zip(avals, dims) if a.ndim):
     return list(args), dim
-  out = [x if a.ndim == 0 else batching.moveaxis(x, d, 0) if d is not None
-         else expand_dims(x, (0,)) for x, a, d in zip(args, avals, dims)]
+  out = [x if a.ndim == 0 else batching.bdim_to_front(x, d, 1)
+         for x, a, d in zip(args, avals, dims)]
   rank = builtins.max(get_aval(x).ndim for x in out)
   out = [x if d is None or get_aval(x).ndim == rank
          else expand_dims(x, tuple(range(get_aval(x).ndim, rank))) for x, d in zip(out, dims)]
@@ -1116,7 +1116,7 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     if type(operand) is Array:
       operand = operand._value()[()]
     elif type(operand) is DynamicJaxprTracer:
-      operand = literal_value(operand)
+      operand = staged_literal(operand)
     if (type(operand) is float or np.asarray(operand).dtype.kind == "f") and (
         dtypes.is_integer(new_dtype)):
       operand = _float_to_int(operand, new_dtype)
@@ -1140,7 +1140,7 @@ def _staged_scalar_constant(x) -> bool:
   literal, as JAX folds it."""
   if type(x) is Array:
     return x.ndim == 0 and current_trace() is not eval_trace
-  return literal_value(x) is not None
+  return staged_literal(x) is not None
 
 
 def _convert_extended(operand, new_dtype):

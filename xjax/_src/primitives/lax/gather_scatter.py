@@ -68,7 +68,8 @@ class GatherScatterMode(enum.Enum):
 
 
 def _tuples(nt):
-  return type(nt)(*(tuple(int(d) for d in f) for f in nt))
+  """Dimension numbers as tuples of integers (NumPy ones stay so, printed as JAX's)."""
+  return type(nt)(*(tuple(d if isinstance(d, np.integer) else int(d) for d in f) for f in nt))
 
 
 def _dims_attr(kind: str, fields: dict, index_vector_dim: int) -> str:
@@ -171,8 +172,10 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
                       unique_indices=unique_indices, mode=mode), None]
 
 
-def _shift(dims, k=1):
-  return tuple(d + k for d in dims)
+def _shift(dims):
+  """``dims`` one further on, as NumPy integers (as JAX's batching rules compute them: its
+  jaxprs print them so)."""
+  return tuple(np.add(1, dims)) if len(dims) else ()
 
 
 def _gather_batch(axis, args, dims, *, dimension_numbers, slice_sizes, **params):
@@ -187,9 +190,11 @@ def _gather_batch(axis, args, dims, *, dimension_numbers, slice_sizes, **params)
     return gather_p.bind(operand, indices, dimension_numbers=new,
                          slice_sizes=(axis.size,) + tuple(slice_sizes), **params), 0
   indices = batching.moveaxis(indices, idd, 0)
-  if od is None:  # one more batch dimension of indices, first in output
-    new = dn._replace(offset_dims=_shift(dn.offset_dims),
+  if od is None:  # one more batch dimension of indices, first in output (whose indices
+    # may no longer be sorted or unique, as JAX's rule says)
+    new = dn._replace(offset_dims=tuple(d + 1 for d in dn.offset_dims),
                       start_indices_batching_dims=_shift(dn.start_indices_batching_dims))
+    params = dict(params, indices_are_sorted=False, unique_indices=False)
     return gather_p.bind(operand, indices, dimension_numbers=new, slice_sizes=slice_sizes,
                          **params), 0
   operand = batching.moveaxis(operand, od, 0)
@@ -198,7 +203,7 @@ def _gather_batch(axis, args, dims, *, dimension_numbers, slice_sizes, **params)
                                (0,) + _shift(dn.operand_batching_dims),
                                (0,) + _shift(dn.start_indices_batching_dims))
   return gather_p.bind(operand, indices, dimension_numbers=new,
-                       slice_sizes=(1,) + tuple(slice_sizes), **params), 0
+                       slice_sizes=(min(axis.size, 1),) + tuple(slice_sizes), **params), 0
 
 
 def _gather_sharding(operand, indices, *, dimension_numbers, slice_sizes, **params):
@@ -523,8 +528,17 @@ def _chooser_scatter_jvp(prim):
 
 def _scatter_batch(prim):
   def rule(axis, args, dims, *, dimension_numbers, **params):
-    x, i, u = (batching.bdim_to_front(a, d, axis.size) for a, d in zip(args, dims))
+    (x, i, u), (dx, di, du) = args, dims
+    x, u = batching.bdim_to_front(x, dx, axis.size), batching.bdim_to_front(u, du, axis.size)
     dn = dimension_numbers
+    if di is None:  # the batch axis is one more window dimension of the updates, as JAX
+      new = ScatterDimensionNumbers((0,) + _shift(dn.update_window_dims),
+                                    _shift(dn.inserted_window_dims),
+                                    _shift(dn.scatter_dims_to_operand_dims),
+                                    _shift(dn.operand_batching_dims),
+                                    dn.scatter_indices_batching_dims)
+      return prim.bind(x, i, u, dimension_numbers=new, **params), 0
+    i = batching.bdim_to_front(i, di, axis.size)
     new = ScatterDimensionNumbers(_shift(dn.update_window_dims),
                                   _shift(dn.inserted_window_dims),
                                   _shift(dn.scatter_dims_to_operand_dims),
@@ -619,7 +633,7 @@ def batched_dynamic_slice(axis, x, xd, idxs, idims, slice_sizes):
     dn = GatherDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(n)))
     return gather(x, indices, dn, slice_sizes, mode=GatherScatterMode.CLIP)
   x = batching.moveaxis(x, xd, 0)
-  dn = GatherDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(1, n + 1)), (0,), (0,))
+  dn = GatherDimensionNumbers(_shift(range(n)), (), _shift(range(n)), (0,), (0,))
   return gather(x, indices, dn, (1,) + tuple(slice_sizes), mode=GatherScatterMode.CLIP,
                 indices_are_sorted=True, unique_indices=True)
 
@@ -630,16 +644,16 @@ def batched_dynamic_update_slice(axis, x, xd, upd, ud, idxs, idims):
   x = batching.bdim_to_front(x, xd, axis.size)
   n = len(idxs)
   if all(d is None for d in idims):
-    upd = batching.bdim_to_front(upd, ud, axis.size)
     dt = np.int64 if any(get_aval(i).dtype == np.int64 for i in idxs) else np.int32
     indices = shapes.concatenate([shapes.broadcast_in_dim(ew.convert_element_type(i, dt), (1,), ())
                                   for i in idxs], 0) if idxs else shapes.full((0,), 0, dt)
-    dn = ScatterDimensionNumbers(tuple(range(n + 1)), (), tuple(range(1, n + 1)))
+    upd = batching.bdim_to_front(upd, ud, axis.size)  # (after the indices, as JAX)
+    dn = ScatterDimensionNumbers((0,) + _shift(range(n)), (), _shift(range(n)))
     return scatter(x, indices, upd, dn, indices_are_sorted=True, unique_indices=True,
                    mode=GatherScatterMode.CLIP)
   indices = _stacked_indices(axis, idxs, idims)  # (before the updates' broadcast, as JAX)
   upd = batching.bdim_to_front(upd, ud, axis.size)
-  dn = ScatterDimensionNumbers(tuple(range(1, n + 1)), (), tuple(range(1, n + 1)), (0,), (0,))
+  dn = ScatterDimensionNumbers(_shift(range(n)), (), _shift(range(n)), (0,), (0,))
   return scatter(x, indices, upd, dn, indices_are_sorted=True, unique_indices=True,
                  mode=GatherScatterMode.CLIP)
 

@@ -94,7 +94,8 @@ def _monoid_lowering(op):
 def _reduce_batch(prim):
   def rule(axis, args, dims, *, axes, **params):
     (x,), (d,) = args, dims
-    new_axes = tuple(a + (a >= d) for a in axes)
+    # (NumPy integers, as JAX's rule makes them: its jaxprs print them so)
+    new_axes = tuple(np.where(np.less(axes, d), axes, np.add(axes, 1))) if axes else ()
     out_dim = d - sum(a < d for a in axes)
     return prim.bind(x, axes=new_axes, **params), out_dim
   return rule
@@ -166,7 +167,7 @@ def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
   if type(ct) is Zero:
     return [Zero(x.aval)]
   shape = x.aval.shape
-  kept = tuple(i for i in range(len(shape)) if i not in axes)
+  kept = tuple(np.delete(np.arange(len(shape)), axes))  # (NumPy integers, as JAX's rule)
   return [constrain_to_type(shapes.broadcast_in_dim(ct, shape, kept), x.aval._sharding)]
 
 
@@ -302,7 +303,8 @@ def _arg_lowering(is_max):
 def _arg_batch(prim):
   def rule(axis, args, dims, *, axes, index_dtype):
     (x,), (d,) = args, dims
-    new_axes = tuple(a + (a >= d) for a in axes)
+    # (NumPy integers, as JAX's rule makes them: its jaxprs print them so)
+    new_axes = tuple(np.where(np.less(axes, d), axes, np.add(axes, 1))) if axes else ()
     out_dim = d - sum(a < d for a in axes)
     return prim.bind(x, axes=new_axes, index_dtype=index_dtype), out_dim
   return rule

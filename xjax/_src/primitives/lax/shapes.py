@@ -165,7 +165,9 @@ broadcast_in_dim_p.sharding_rule = _broadcast_in_dim_sharding
 def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequence[int],
                      out_sharding=None):
   shape = _shape_tuple(shape, "broadcast_in_dim")
-  broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
+  # (NumPy integers stay so, as in JAX, whose jaxprs print them as given)
+  broadcast_dimensions = tuple(d if isinstance(d, np.integer) else int(d)
+                               for d in broadcast_dimensions)
   aval = get_aval(operand)
   if aval.shape == shape and broadcast_dimensions == tuple(range(len(shape))) and not \
       isinstance(operand, (int, float, bool, complex)) and (
@@ -530,9 +532,11 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
   strides = strides or (1,) * len(shape)
   out_shape = get_aval(ct).shape
   lo = start_indices
-  hi = [d - (s + (o - 1) * st + 1) if o else d - s for d, s, o, st in
-        zip(shape, start_indices, out_shape, strides)]
-  interior = [st - 1 if o else 0 for st, o in zip(strides, out_shape)]
+  # (NumPy integers, as JAX's rule computes them: its jaxprs print them so)
+  hi = np.subtract(shape, [s + (o - 1) * st + 1 if o else s for s, o, st in
+                           zip(start_indices, out_shape, strides)], dtype=np.int64)
+  interior = (np.subtract(strides, 1) if any(st != 1 for st in strides)
+              else (0,) * len(shape))
   zero = np.zeros((), get_aval(ct).dtype)[()]
   return [pad(ct, zero, list(zip(lo, hi, interior)))]
 
