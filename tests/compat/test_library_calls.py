@@ -243,6 +243,32 @@ def test_tracers_can_be_weakly_referenced():
   assert len(seen) == 3
 
 
+def test_tracers_die_with_their_trace_without_a_garbage_collection():
+  """distrax through tfp's bijector cache (``internal/cache_util.py``, shared by bijectors
+  of equal parameters): an entry lives while its output does; a tracer a jitted function
+  made (and returned, or flattened with key paths) must be freed when jit returns, as in
+  JAX, or a later eager call finds a tracer in the cache."""
+  import gc
+  import weakref
+  made = []
+
+  def f(x):
+    y = x * 2
+    z = xjax.tree_util.tree_flatten_with_path({"a": y + 1, "b": [y]})[0][0][1]
+    made.extend([weakref.ref(y), weakref.ref(z)])
+    return z, {"out": y}
+  enabled = gc.isenabled()
+  gc.disable()
+  try:
+    xjax.jit(f)(1.0)
+    xjax.jit(lambda: f(jnp.array(3.0)))()
+    xjax.make_jaxpr(f)(2.0)
+    assert [r() for r in made] == [None] * 6
+  finally:
+    if enabled:
+      gc.enable()
+
+
 def test_core_effects_alias_is_deprecated():
   """kfac-jax ``layers_and_loss_tags.py``: ``-> tuple[Arrays, jax.core.Effects]``."""
   import xjax.core

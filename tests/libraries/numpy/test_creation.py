@@ -187,7 +187,9 @@ def _kinds():
   made = dict(list=jnp.array([1, 2]), scalar=jnp.array(3.), numpy=jnp.array(np.ones(2)),
               asarray_numpy=jnp.asarray(np.ones(2)), asarray_int=jnp.asarray(2),
               tuple=jnp.array((1, 2)), scalar_type=jnp.float32(3.), bool_=jnp.bool_(True),
-              asarray_array=jnp.asarray(g))
+              asarray_array=jnp.asarray(g), astype=g.astype(jnp.float32),
+              astype_scalar=jnp.asarray(g[0]).astype(jnp.int32),
+              convert=xjax.lax.convert_element_type(g, jnp.float32))
   return {k: isinstance(v, xjax.core.Tracer) for k, v in made.items()}
 
 
@@ -202,7 +204,8 @@ def test_constructors_inside_jit_are_traced_as_in_jax():
   xjax.jit(f)(1.)
   assert seen["jit"] == {"list": True, "scalar": True, "numpy": True, "asarray_numpy": True,
                          "asarray_int": True, "tuple": True, "scalar_type": True,
-                         "bool_": True, "asarray_array": False}
+                         "bool_": True, "asarray_array": False, "astype": True,
+                         "astype_scalar": True, "convert": True}
   xjax.vmap(lambda x: seen.__setitem__("vmap", _kinds()) or x)(jnp.ones(2))
   xjax.grad(lambda x: seen.__setitem__("grad", _kinds()) or x)(1.)
   with xjax.ensure_compile_time_eval():

@@ -594,24 +594,9 @@ class PyTreeDef:
         """Folds `leaves` (in flattening order) up this structure: `f_leaf(leaf)` at each
         leaf (the leaf itself when `f_leaf` is None), `f_node(children's results, node
         data)` at each node: a dict's keys, a namedtuple's class, a custom node's aux data."""
-        it, missing = iter(leaves), object()
-
-        def go(spec):
-            if spec is None:
-                x = next(it, missing)
-                if x is missing:
-                    raise ValueError("Too few leaves for PyTreeDef")
-                return x if f_leaf is None else f_leaf(x)
-            node, aux, kids = spec
-            results = tuple([go(k) for k in kids])
-            if node is _DICT:
-                aux = list(aux)
-            elif _namedtuple_nodes.get(node.type) is node:
-                aux = node.type     # (JAX's walk passes a namedtuple's class)
-            return f_node(results, aux)
-
-        out = go(self._spec)
-        if next(it, missing) is not missing:
+        it = iter(leaves)
+        out = _fold(self._spec, it, f_node, f_leaf)
+        if next(it, _MISSING) is not _MISSING:
             raise ValueError("Too many leaves for PyTreeDef")
         return out
 
@@ -619,18 +604,7 @@ class PyTreeDef:
         """The pytree of this structure whose nodes' children are taken, in order, from the
         nested iterables `xs` (its leaves from `xs`'s elements at this treedef's leaves)."""
         leaves = []
-
-        def go(spec, x):
-            if spec is None:
-                leaves.append(x)
-                return
-            items = list(x)
-            if len(items) != len(spec[2]):
-                raise ValueError("Arity mismatch between trees")
-            for k, item in zip(spec[2], items):
-                go(k, item)
-
-        go(self._spec, xs)
+        _collect_iterable(self._spec, xs, leaves)
         return self.unflatten(leaves)
 
     def compose(self, inner: PyTreeDef) -> PyTreeDef:
@@ -639,6 +613,38 @@ class PyTreeDef:
 
 
 _LEAF = PyTreeDef(None, 1)
+_MISSING = object()
+
+
+# (The recursions below are module functions: nested recursive ones would make reference
+# cycles keeping the leaves, tracers among them, alive until the next garbage collection.)
+
+def _fold(spec, it, f_node, f_leaf):
+    """`PyTreeDef.walk` below ``spec``, taking its leaves from the iterator ``it``."""
+    if spec is None:
+        x = next(it, _MISSING)
+        if x is _MISSING:
+            raise ValueError("Too few leaves for PyTreeDef")
+        return x if f_leaf is None else f_leaf(x)
+    node, aux, kids = spec
+    results = tuple([_fold(k, it, f_node, f_leaf) for k in kids])
+    if node is _DICT:
+        aux = list(aux)
+    elif _namedtuple_nodes.get(node.type) is node:
+        aux = node.type     # (JAX's walk passes a namedtuple's class)
+    return f_node(results, aux)
+
+
+def _collect_iterable(spec, x, leaves: list) -> None:
+    """`PyTreeDef.from_iterable_tree`'s leaves: ``x``'s elements at ``spec``'s leaves."""
+    if spec is None:
+        leaves.append(x)
+        return
+    items = list(x)
+    if len(items) != len(spec[2]):
+        raise ValueError("Arity mismatch between trees")
+    for k, item in zip(spec[2], items):
+        _collect_iterable(k, item, leaves)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -663,23 +669,26 @@ def _flatten_into(node: _Node, x, leaves: list):
 def _flatten_general(tree, is_leaf, with_path: bool, is_leaf_takes_path: bool = False):
     """Flatten honouring `is_leaf` and/or recording key paths (the slower path)."""
     leaves = []
-
-    def walk(x, path):
-        if is_leaf is not None and (is_leaf(path, x) if is_leaf_takes_path else is_leaf(x)):
-            node = None
-        else:
-            node = _node_of(type(x))
-        if node is None:
-            leaves.append((path, x) if with_path else x)
-            return None
-        if with_path:
-            pairs, aux = node.keyed(x)
-            return node, aux, tuple([walk(c, (*path, k)) for k, c in pairs])
-        children, aux = node.flatten(x)
-        return node, aux, tuple([walk(c, None) for c in children])
-
-    spec = walk(tree, () if with_path else None)
+    spec = _walk(tree, () if with_path else None, is_leaf, with_path, is_leaf_takes_path, leaves)
     return leaves, PyTreeDef(spec, len(leaves))
+
+
+def _walk(x, path, is_leaf, with_path: bool, takes_path: bool, leaves: list):
+    """`_flatten_general`'s recursion."""
+    if is_leaf is not None and (is_leaf(path, x) if takes_path else is_leaf(x)):
+        node = None
+    else:
+        node = _node_of(type(x))
+    if node is None:
+        leaves.append((path, x) if with_path else x)
+        return None
+    if with_path:
+        pairs, aux = node.keyed(x)
+        return node, aux, tuple([_walk(c, (*path, k), is_leaf, True, takes_path, leaves)
+                                 for k, c in pairs])
+    children, aux = node.flatten(x)
+    return node, aux, tuple([_walk(c, None, is_leaf, False, takes_path, leaves)
+                             for c in children])
 
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None

@@ -134,14 +134,7 @@ def _must_stack_on_device(seq) -> bool:
 
 def _host_from_sequence(seq, dt):
   leaves = []
-
-  def collect(o):
-    if isinstance(o, (list, tuple)):
-      for v in o:
-        collect(v)
-    else:
-      leaves.append(o)
-  collect(seq)
+  _collect_leaves(seq, leaves)
   for v in leaves:
     if isinstance(v, (str, bytes)):  # a value here, not a dtype name as in result_type
       raise dtypes.unsupported_dtype_error(np.asarray(v).dtype, v)
@@ -151,6 +144,14 @@ def _host_from_sequence(seq, dt):
     dt = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
   # Converting straight to dt makes a Python int out of its range an OverflowError
   return np.asarray(_to_host(seq), dtype=dt)
+
+
+def _collect_leaves(o, leaves: list) -> None:
+  if isinstance(o, (list, tuple)):
+    for v in o:
+      _collect_leaves(v, leaves)
+  else:
+    leaves.append(o)
 
 
 def _to_host(o):

@@ -25,7 +25,8 @@ from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.interpreters.staging import DynamicJaxprTrace, DynamicJaxprTracer, staged_literal
+from xjax._src.interpreters.staging import (DynamicJaxprTrace, DynamicJaxprTracer, staged_constant,
+                                            staged_literal)
 from xjax._src.primitives.lax.accuracy import accuracy_attrs, check_accuracy
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcast_to_aval, expand_dims, full,
                                              reshape)
@@ -1120,10 +1121,11 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     if (type(operand) is float or np.asarray(operand).dtype.kind == "f") and (
         dtypes.is_integer(new_dtype)):
       operand = _float_to_int(operand, new_dtype)
-    return scalar_array(operand, new_dtype, weak_type)
+    # (inside jit a tracer of the converted literal, as JAX's conversion gives)
+    return staged_constant(scalar_array(operand, new_dtype, weak_type))
   aval = get_aval(operand)
   if aval.dtype == new_dtype and aval.weak_type == weak_type:
-    return operand
+    return staged_constant(operand) if type(operand) is Array else operand
   return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
 
 
