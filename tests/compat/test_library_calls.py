@@ -269,6 +269,33 @@ def test_tracers_die_with_their_trace_without_a_garbage_collection():
       gc.enable()
 
 
+def test_vmap_returns_pytrees_that_tell_data_from_metadata():
+  """distrax ``Jittable`` (``utils/jittable.py``): a class flattening its ``__dict__`` whose
+  Python ints are metadata and whose other values (arrays, tracers, bare ``object()``s)
+  are data, returned from vmap (``test_vmap_outputs``)."""
+  @xjax.tree_util.register_pytree_node_class
+  class Box:
+    def __init__(self, loc, n):
+      self.loc, self.n = loc, n
+
+    def tree_flatten(self):
+      leaves, treedef = xjax.tree_util.tree_flatten(self.__dict__)
+      data = [not isinstance(x, (bool, int, float)) for x in leaves]
+      return ([x if d else None for x, d in zip(leaves, data)],
+              ([None if d else x for x, d in zip(leaves, data)], data, treedef))
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+      meta, data, treedef = aux
+      obj = object.__new__(cls)
+      obj.__dict__ = xjax.tree_util.tree_unflatten(
+          treedef, [c if d else m for c, m, d in zip(children, meta, data)])
+      return obj
+  out = xjax.vmap(lambda x: Box(x.sum(keepdims=True), 3))(jnp.arange(6.).reshape(3, 2))
+  np.testing.assert_array_equal(out.loc, [[1.], [5.], [9.]])
+  assert out.n == 3
+
+
 def test_core_effects_alias_is_deprecated():
   """kfac-jax ``layers_and_loss_tags.py``: ``-> tuple[Arrays, jax.core.Effects]``."""
   import xjax.core

@@ -545,7 +545,9 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     axis = batching.AxisData(size, axis_name, spmd_names, explicit)
     outs, out_dims = batching.batch_flat(flat, all_leaves, dims, axis)
     out_tree, raw = out_box[0]
-    out_value = tree_util.tree_unflatten(out_tree, [0] * len(raw))  # the structure
+    # the structure, its leaves bare objects (as JAX's were: distrax's pytrees tell them
+    # from metadata by that)
+    out_value = tree_util.tree_unflatten(out_tree, [object()] * len(raw))
     out_spec = _flatten_axes("vmap", out_value, out_axes, "out_axes")
     out_paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(out_value)[0]]
     results = []

@@ -195,7 +195,7 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
       raise NotImplementedError("serialization of host_callbacks is not yet implemented")
     has_kwargs, tree = entry.in_tree
     in_tree = tree if has_kwargs else tree_util.tree_structure(
-        (tree_util.tree_unflatten(tree, [0] * tree.num_leaves), {}))
+        (tree_util.tree_unflatten(tree, [object()] * tree.num_leaves), {}))
     n_in, n_out = len(entry.in_avals), len(entry.closed.out_avals)
     in_named, out_named = _recorded_shardings(fun_jit, traced)
     return Exported(
