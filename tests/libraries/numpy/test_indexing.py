@@ -355,3 +355,22 @@ def test_update_with_strided_and_reversed_slices():
   want[::2, ::-3] *= 2
   np.testing.assert_array_equal(x.at[::2, ::-3].multiply(2.), want)
   np.testing.assert_array_equal(xjax.jit(lambda y: y.at[::2, ::-3].multiply(2.))(x), want)
+
+
+def test_slice_bounds_go_through_operator_index_as_jax():
+  # tfp's batch slicing (reached from distrax's DistributionFromTFP) slices with 0-d NumPy
+  # integer arrays; JAX 0.10.2 takes any bound with __index__ and raises its TypeError else
+  x = jnp.arange(10.)
+  assert x[np.array(-1):].shape == (1,)
+  assert x[:np.array(-1):np.int32(1)].shape == (9,)
+  assert x[1:8:jnp.array(-2, jnp.int8)].shape == (0,)
+  assert x[np.uint8(3):].shape == (7,)
+  np.testing.assert_array_equal(x.at[np.array(1):np.array(3)].set(5.)[:4], [0., 5., 5., 3.])
+  for bad, message in ((np.array([2]), "only integer scalar arrays"),
+                       (np.array(2.), "only integer scalar arrays"),
+                       (jnp.array(2.), "Only integer scalar arrays"),
+                       (2.0, "'float' object cannot be interpreted as an integer")):
+    with pytest.raises(TypeError, match=message):
+      x[bad:]
+  with pytest.raises(IndexError, match="Slice entries must be static integers"):
+    xjax.jit(lambda i: x[i:])(3)

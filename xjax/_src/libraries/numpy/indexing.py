@@ -177,11 +177,12 @@ def _is_array_index(e) -> bool:
 
 
 def _concrete_bound(b):
-  """A concrete 0-d integer array slice bound as an int (as JAX accepts); else ``b``."""
-  if hasattr(b, "aval") and not isinstance(b, Tracer) and b.aval.ndim == 0 and \
-      np.issubdtype(b.aval.dtype, np.integer):
-    return int(b)
-  return b
+  """A slice bound as an int, through ``operator.index`` as JAX's (a 0-d integer array,
+  NumPy's or ours, is one; anything else raises its TypeError); a tracer as it is (refused
+  by the caller)."""
+  if b is None or type(b) is int or isinstance(b, Tracer):
+    return b
+  return operator.index(b)
 
 
 def _expand(aval, idx) -> list:
@@ -197,13 +198,10 @@ def _expand(aval, idx) -> list:
       i = np.asarray(i) if i else np.zeros((0,), np.int32)
     if isinstance(i, slice):
       i = slice(*(_concrete_bound(b) for b in (i.start, i.stop, i.step)))
-      for b in (i.start, i.stop, i.step):
-        if b is not None and not isinstance(b, (int, np.integer)):
-          if isinstance(b, Tracer) or hasattr(b, "aval"):
-            raise IndexError(f"Slice entries must be static integers. Got {i} at position "
-                             f"{pos}. For a traced start, use lax.dynamic_slice or "
-                             "lax.dynamic_slice_in_dim with a static size.")
-          raise TypeError(f"slice indices must be integers or None, got {b!r}")
+      if any(isinstance(b, Tracer) for b in (i.start, i.stop, i.step)):
+        raise IndexError(f"Slice entries must be static integers. Got {i} at position "
+                         f"{pos}. For a traced start, use lax.dynamic_slice or "
+                         "lax.dynamic_slice_in_dim with a static size.")
       entries.append(i)
     elif isinstance(i, bool):
       if not i:
