@@ -305,3 +305,21 @@ def test_impossible_allocation_is_a_clear_memory_error_and_the_process_lives():
   with pytest.raises(MemoryError):
     xjax.jit(lambda x: jnp.broadcast_to(x, (2**31, 2**31)))(jnp.ones(1))
   np.testing.assert_array_equal(jnp.ones(2) + 1, [2.0, 2.0])
+
+
+def test_eager_loops_with_new_closures_keep_a_bounded_number_of_programs(compiles):
+  # distrax's multinomial sampler runs a while_loop whose body is a new closure on every
+  # call: each makes a program, and every CPU executable holds memory maps the kernel
+  # limits (past vm.max_map_count XLA's next compilation crashed the interpreter)
+  from xjax._src.execution import eager_primitives
+  xjax.clear_caches()
+  for n in range(eager_primitives._BODY_CACHE_SIZE + 16):
+    out = lax.while_loop(lambda c: c < n, lambda c, n=n: c + 1 + 0 * n, 0)
+    assert int(out) == n
+  assert len(eager_primitives._body_cache) <= eager_primitives._BODY_CACHE_SIZE
+  # the same loop again is still compiled once
+  cond, body = (lambda c: c < 5), (lambda c: c * 2 + 1)
+  before = compiles[0]
+  for _ in range(5):
+    assert int(lax.while_loop(cond, body, 0)) == 7
+  assert compiles[0] - before <= 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xjax._src.foundations.config import config
 from xjax._src.core.avals import canonical
-from xjax._src.core.jaxpr import Jaxpr, JaxprEqn, Var
+from xjax._src.core.jaxpr import Jaxpr, JaxprEqn, Var, jaxprs_in_params
 from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.trace import eval_types
 from xjax._src.core.values import get_aval
@@ -18,7 +18,15 @@ from xjax._src.execution.result_checks import checks_results
 
 _primitive_cache: dict = {}
 clients.register_backend_cache(_primitive_cache)
-_PRIMITIVE_CACHE_SIZE = 8192  # executables; the oldest go first (control-flow params hold jaxprs)
+_PRIMITIVE_CACHE_SIZE = 8192  # executables; the oldest go first
+# Primitives whose parameters hold jaxprs (loops, branches, calls) each compile a program of
+# their own: kept apart and fewer, the least recently used going first.  A loop written with
+# new closures on every call (distrax's multinomial sampler under vmap) makes a new program
+# each time, and every CPU executable holds memory maps (dozens for a loop body), which the
+# kernel limits (vm.max_map_count, 65530): past that, XLA's next compilation crashes.
+_body_cache: dict = {}
+clients.register_backend_cache(_body_cache)
+_BODY_CACHE_SIZE = 64
 _host_kernels: dict = {}  # (primitive, avals, params) -> (host kernel or None, out avals)
 
 
@@ -26,6 +34,7 @@ def clear_caches() -> None:
   """Forgets compiled primitives and host kernels (part of ``xjax.clear_caches``; compiled
   jaxprs are keyed weakly on their jaxprs and go with the jit caches)."""
   _primitive_cache.clear()
+  _body_cache.clear()
   _host_kernels.clear()
 
 
@@ -41,16 +50,18 @@ def apply_primitive(prim, *args, **params):
     if results is not None:
       return results if prim.multiple_results else results[0]
   device, committed = pick_device(args, prim.name)
+  cache, size = (_body_cache, _BODY_CACHE_SIZE) if jaxprs_in_params(params) else (
+      _primitive_cache, _PRIMITIVE_CACHE_SIZE)
   try:
     # Lowerings may read flags that affect tracing (jax_threefry_partitionable).
     key = (prim, avals, params_key(params), device, config._trace_token)
-    entry = _primitive_cache.get(key)
+    entry = cache.pop(key, None) if cache is _body_cache else cache.get(key)
   except TypeError:  # unhashable params: compile without caching
     key, entry = None, None
   if entry is None:
     entry = _compile_primitive(prim, avals, params, device)
-    if key is not None:
-      bounded_put(_primitive_cache, key, entry, _PRIMITIVE_CACHE_SIZE)
+  if key is not None:
+    bounded_put(cache, key, entry, size)  # (a body's entry back in as the most recent)
   exe, out_avals = entry
   results = run_program(exe, input_buffers(args, avals, device), args, out_avals, committed,
                         prim.name)
