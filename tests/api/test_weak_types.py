@@ -130,3 +130,39 @@ def test_weak_types_as_jax(name):
   np.testing.assert_allclose(np.concatenate([np.ravel(x) for x in leaves]), values, rtol=1e-5)
   assert [xjax.typeof(x).dtype for x in leaves] == (dtypes or [[np.float32] * len(leaves)])[0]
   assert [xjax.typeof(x).weak_type for x in leaves] == weak
+
+
+def test_linear_algebra_results_are_as_weak_as_their_operands():
+  # JAX 0.10.2: a linear-algebra primitive's results (integer ones too) are weakly typed
+  # where all operands are; jnp.pad keeps a weak array weak; the main diagonal of a square
+  # matrix is strong (JAX takes it by a platform-dependent choice), other diagonals weak
+  import xjax.scipy.linalg as jsl
+  jax = xjax
+  lin = jax.lax.linalg
+  w = jax.lax.broadcast(jnp.asarray(4.0), (2, 2))
+  s = jnp.array([[4., 4.], [4., 4.]])  # (strong)
+  weak = lambda t: [x.weak_type for x in (t if isinstance(t, (tuple, list)) else [t])]
+  assert weak(lin.cholesky(w)) == [True] and weak(lin.cholesky(s)) == [False]
+  assert weak(lin.eigh(w)) == [True, True]
+  assert weak(lin.qr(w)) == [True, True]
+  assert weak(lin.svd(w)) == [True, True, True]
+  assert weak(lin.lu(w)) == [True, True, True]  # (the int32 pivots too)
+  assert weak(lin.triangular_solve(w, w, left_side=True)) == [True]
+  assert weak(lin.triangular_solve(w, s, left_side=True)) == [False]
+  assert weak(lin.eig(w)) == [True, True, True]
+  assert weak(lin.tridiagonal_solve(w[0], w[0], w[0], w)) == [True]
+  assert weak(jsl.cho_solve((w, True), w)) == [True]
+  assert weak(jnp.linalg.lstsq(w, w)) == [False, False, False, True]
+  assert weak(jsl.lu(w)) == [False, False, True]
+  assert weak(jnp.pad(w, 1)) == [True] and weak(jnp.pad(s, 1)) == [False]
+  m3 = jax.lax.broadcast(jnp.asarray(4.0), (2, 3, 3))
+  assert weak(jnp.diagonal(m3[0])) == [False] and weak(jax.jit(jnp.diagonal)(m3[0])) == [False]
+  assert weak(jnp.diagonal(m3[0], 1)) == [True] and weak(jnp.diagonal(m3, 0, 1, 2)) == [True]
+  assert weak(jnp.diagonal(m3[0, :2])) == [True]
+  assert weak(jnp.diag(m3[0, 0])) == [True] and weak(jnp.diag(m3[0, 0], 1)) == [True]
+  # values and derivatives are those of the strong matrix
+  a = jnp.array([[4., 1.], [1., 3.]])
+  f = lambda m: jnp.sum(lin.cholesky(m) * 2.0)
+  np.testing.assert_allclose(jax.grad(f)(a * jnp.asarray(1.0)), jax.grad(f)(a), rtol=1e-6)
+  np.testing.assert_allclose(jax.vmap(lin.cholesky)(jnp.stack([w + 2 * jnp.eye(2)] * 2))[0],
+                             lin.cholesky(s + 2 * jnp.eye(2)), rtol=1e-6)

@@ -17,6 +17,7 @@ from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
 from xjax._src.libraries.numpy.creation import arange, asarray, placed
 from xjax._src.libraries.numpy.reductions import _check_out, sum as _sum
 from xjax._src.libraries.numpy.shaping import expand_dims, moveaxis, ravel
+from xjax._src.libraries.numpy.ufuncs import _const
 from xjax._src.libraries.numpy.where import _where
 
 
@@ -114,7 +115,12 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
   length = max(0, min(n + min(offset, 0), m - max(offset, 0)))
   i = arange(length)
   j = arange(abs(offset), abs(offset) + length)
-  return a[..., i, j] if offset >= 0 else a[..., j, i]
+  out = a[..., i, j] if offset >= 0 else a[..., j, i]
+  if aval.ndim == 2 and n == m and offset == 0:
+    # JAX takes a square matrix's main diagonal by a platform-dependent choice, one branch
+    # multiplying by a strong mask: the result is strongly typed
+    out = convert_element_type(out, aval.dtype, weak_type=False)
+  return out
 
 
 def diag(v, k=0):
@@ -127,7 +133,7 @@ def _diag(v, k):
   aval = get_aval(v)
   if aval.ndim == 1:
     n = aval.shape[0] + abs(k)
-    zero = np.zeros((), aval.dtype)[()]
+    zero = _const(v, 0)  # (weak where v is: the matrix is as weak as v, as JAX's)
     padded = pad(v, zero, [(max(-k, 0), max(k, 0), 0)])  # its i-th entry on row i
     on = _on_diagonal(n, n, k)
     return _where(on, expand_dims(padded, 1), zero)

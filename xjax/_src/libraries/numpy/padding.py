@@ -93,7 +93,7 @@ def _padded_constant(x, values, *, widths):
   """``x`` padded by ``widths`` with ``values`` (a scalar or per-axis (before, after) pairs,
   possibly traced, as JAX)."""
   aval = get_aval(x)
-  values = convert_element_type(asarray(values), aval.dtype)
+  values = convert_element_type(asarray(values), aval.dtype, aval.weak_type)
   if get_aval(values).ndim == 0:  # (JAX's widths are NumPy ints, as its jaxprs print)
     return lax_pad(x, values, [(np.int64(lo), np.int64(hi), 0) for lo, hi in widths])
   values = broadcast_to(values, (aval.ndim, 2))

@@ -86,7 +86,8 @@ def symmetrize(x):
   division promotes them, so cholesky and eigh take integer input)."""
   if not dtypes.is_inexact(dtype(x)):
     x = convert_element_type(x, dtypes.default_float_dtype())
-  return div(add(x, mH(x)), lax_full((), 2, dtype(x)))
+  # (halved by a weakly typed 2, as JAX's ``/ 2``: the result is as weak as ``x``)
+  return div(add(x, mH(x)), convert_element_type(2, dtype(x), weak_type=True))
 
 
 def real_dtype(dt):

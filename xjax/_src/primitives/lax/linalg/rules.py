@@ -94,12 +94,27 @@ def batch_leading(prim) -> Callable:
   return batch
 
 
+def weak_as_operands(abstract_eval: Callable) -> Callable:
+  """``abstract_eval`` with JAX's weak-type rule of its linear-algebra primitives: every
+  result (integer ones too) is weakly typed where all operands are."""
+  def rule(*avals, **params):
+    out = abstract_eval(*avals, **params)
+    if not avals or not all(a.weak_type for a in avals):
+      return out
+    if isinstance(out, (list, tuple)):
+      return type(out)(o.update(weak_type=True) for o in out)
+    return out.update(weak_type=True)
+  return rule
+
+
 def linalg_primitive(name: str, abstract_eval: Callable, lowering_rule: Callable,
                      multiple_results: bool = True, ranks: Sequence[int] | None = (2,)):
   """A primitive on (batches of) matrices and vectors, its operands of the given core
   ``ranks`` (their leading dimensions batch them): batched over the leading dimensions,
-  with JAX's sharding rule (``batch_sharding_rule``; none where ``ranks`` is None)."""
-  prim = standard_primitive(name, abstract_eval, lowering_rule, multiple_results)
+  with JAX's sharding rule (``batch_sharding_rule``; none where ``ranks`` is None) and weak
+  types (``weak_as_operands``)."""
+  prim = standard_primitive(name, weak_as_operands(abstract_eval), lowering_rule,
+                            multiple_results)
   prim.batch = batch_leading(prim)
   if ranks is not None:
     prim.sharding_rule = batch_sharding_rule(prim, ranks)

@@ -16,6 +16,7 @@ from xjax._src.primitives.lax.elementwise import conj, neg
 from xjax._src.primitives.lax.shapes import expand_dims, squeeze
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import matmul, mT, tril, triu
+from xjax._src.primitives.lax.linalg.rules import weak_as_operands
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
@@ -63,7 +64,8 @@ def _lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_dia
                 in_avals=[a_aval, b_aval])
 
 
-triangular_solve_p = standard_primitive("triangular_solve", _abstract_eval, _lowering)
+triangular_solve_p = standard_primitive("triangular_solve", weak_as_operands(_abstract_eval),
+                                        _lowering)
 
 
 def _sharding(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):

@@ -25,7 +25,7 @@ from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import nan_where_failed, real_dtype
 from xjax._src.primitives.lax.linalg.rules import (batch_sharding_rule, check_operands,
                                                    linalg_primitive, lower_fn,
-                                                   lowering, per_matrix)
+                                                   lowering, per_matrix, weak_as_operands)
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
@@ -134,8 +134,8 @@ def _solve_lowering(ctx, dl, d, du, b, *, perturb_singular):
   return lower_fn(ctx, solve, [dl, d, du, b], avals)[0]
 
 
-tridiagonal_solve_p = standard_primitive("tridiagonal_solve", _solve_abstract_eval,
-                                         _solve_lowering)
+tridiagonal_solve_p = standard_primitive("tridiagonal_solve",
+                                         weak_as_operands(_solve_abstract_eval), _solve_lowering)
 tridiagonal_solve_p.sharding_rule = batch_sharding_rule(tridiagonal_solve_p, (1, 1, 1, 2))
 
 
