@@ -1340,6 +1340,8 @@ TRANSFORMED_PROGRAMS = {  # one-argument programs of X23
     "grad_jit_donate": jax.grad(lambda a: jnp.sum(_DONATING(a, 2.))),
     "custom_vjp_jvp": lambda x: jax.jvp(_CV, (x,), (x,)),
     "custom_vjp_jvp_zero": lambda x: jax.jvp(lambda a: _CV2(a, x), (x,), (x,)),
+    "fori_loop_literals": lambda x: lax.fori_loop(0, 3, lambda k, c: c + k, x),
+    "scan_closing_over_literal": lambda x: lax.scan(lambda c, r: (c * jnp.float32(2), r * c), x[0, 0], x),
     "array_in_jit": lambda x: x + jnp.array([0., 2., 3.]) + jnp.float32(2) * 1.5,
 }
 
@@ -1694,6 +1696,39 @@ TRANSFORMED_RECORDED = {
         '      symbolic_zeros=False\n'
         '    ] a a a\n'
         '  in (b, c) }'
+    ),
+    'fori_loop_literals': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    _:i32[] b:f32[2,3] = scan[\n'
+        '      jaxpr={ lambda ; c:i32[] d:f32[2,3]. let\n'
+        '          e:i32[] = add c 1:i32[]\n'
+        '          f:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c\n'
+        '          g:f32[2,3] = add d f\n'
+        '        in (e, g) }\n'
+        '      length=3\n'
+        '      num_carry=2\n'
+        '      num_consts=0\n'
+        '      reverse=False\n'
+        '      unroll=1\n'
+        '    ] 0:i32[] a\n'
+        '  in (b,) }'
+    ),
+    'scan_closing_over_literal': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[1,1] = slice[limit_indices=(1, 1) start_indices=(0, 0) strides=None] a\n'
+        '    c:f32[] = squeeze[dimensions=(0, 1)] b\n'
+        '    d:f32[] e:f32[2,3] = scan[\n'
+        '      jaxpr={ lambda ; f:f32[] g:f32[3]. let\n'
+        '          h:f32[] = mul f 2.0:f32[]\n'
+        '          i:f32[3] = mul g f\n'
+        '        in (h, i) }\n'
+        '      length=2\n'
+        '      num_carry=1\n'
+        '      num_consts=0\n'
+        '      reverse=False\n'
+        '      unroll=1\n'
+        '    ] c a\n'
+        '  in (d, e) }'
     ),
     'array_in_jit': (
         '{ lambda a:f32[3]; b:f32[2,3]. let\n'

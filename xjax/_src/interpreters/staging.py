@@ -206,6 +206,8 @@ class DynamicJaxprTrace(Trace):
         return x._var
       if not x._trace.alive:
         raise escaped_tracer_error(x)
+      if type(x) is DynamicJaxprTracer and type(x._var) is Literal:
+        return x._var  # an enclosing trace's literal is inlined, as JAX inlines them
       return self._const_var(x, x.aval)
     aval = get_aval(x)
     if (not aval.shape and type(aval) is ShapedArray and not dtypes.is_extended(aval.dtype)
