@@ -31,6 +31,7 @@ import collections
 import dataclasses
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -223,6 +224,9 @@ def load_reference(lib: str) -> set[str] | None:
   return set(path.read_text().split("\n")) - {""} if path.exists() else None
 
 
+_XJAX_NAME = re.compile(r"\bxjax\.")
+
+
 def report(lib: str, results: dict, top: int) -> str:
   """Prints the library's counts and failure causes; returns its row of docs/ecosystem.md's
   table of own test suites."""
@@ -241,7 +245,9 @@ def report(lib: str, results: dict, top: int) -> str:
   name, version = LIBRARIES[lib].distribution.split("==")
   row = f"| {name} | {version} | no reference recorded | | |"
   if reference:
-    passed = {t for r in results.values() for t, (o, _) in r["tests"].items() if o == "passed"}
+    # (test ids that print a value's class name it as xjax's: ``<class 'xjax.numpy.float32'>``)
+    passed = {_XJAX_NAME.sub("jax.", t) for r in results.values()
+              for t, (o, _) in r["tests"].items() if o == "passed"}
     both = len(passed & reference)
     share = f"{100.0 * both / len(reference):.1f}%"
     print(f"   vs the reference JAX 0.10.2: {both} of its {len(reference)} passing tests pass ({share})")
@@ -286,8 +292,8 @@ def main(argv=None) -> None:
     saved = args.results / f"{lib}.json"
     results = json.loads(saved.read_text()) if saved.exists() else {}
     if python is not None:
-      work = args.results / "work"
-      work.mkdir(exist_ok=True)
+      work = args.results / "work" / lib  # (one per library: runs of two never share a report)
+      work.mkdir(parents=True, exist_ok=True)
       for key, test_file in test_files(python, lib).items():
         if args.pattern not in key:
           continue
