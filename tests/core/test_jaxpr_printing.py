@@ -1342,6 +1342,7 @@ TRANSFORMED_PROGRAMS = {  # one-argument programs of X23
     "custom_vjp_jvp_zero": lambda x: jax.jvp(lambda a: _CV2(a, x), (x,), (x,)),
     "fori_loop_literals": lambda x: lax.fori_loop(0, 3, lambda k, c: c + k, x),
     "scan_closing_over_literal": lambda x: lax.scan(lambda c, r: (c * jnp.float32(2), r * c), x[0, 0], x),
+    "vmap_scan": jax.vmap(lambda r: lax.scan(lambda c, e: (c + e, c), 0., r)),
     "array_in_jit": lambda x: x + jnp.array([0., 2., 3.]) + jnp.float32(2) * 1.5,
 }
 
@@ -1729,6 +1730,24 @@ TRANSFORMED_RECORDED = {
         '      unroll=1\n'
         '    ] c a\n'
         '  in (d, e) }'
+    ),
+    'vmap_scan': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2] = broadcast_in_dim 0.0:f32[]\n'
+        '    c:f32[3,2] = transpose[permutation=(1, 0)] a\n'
+        '    d:f32[2] e:f32[3,2] = scan[\n'
+        '      jaxpr={ lambda ; f:f32[2] g:f32[2]. let\n'
+        '          h:f32[2] = convert_element_type[new_dtype=float32 weak_type=False] f\n'
+        '          i:f32[2] = add h g\n'
+        '        in (i, f) }\n'
+        '      length=3\n'
+        '      num_carry=1\n'
+        '      num_consts=0\n'
+        '      reverse=False\n'
+        '      unroll=1\n'
+        '    ] b c\n'
+        '    j:f32[2,3] = transpose[permutation=(1, 0)] e\n'
+        '  in (d, j) }'
     ),
     'array_in_jit': (
         '{ lambda a:f32[3]; b:f32[2,3]. let\n'

@@ -689,7 +689,6 @@ def _scan_batch(axis, args, dims, *, jaxpr, num_consts, num_carry, length, rever
   consts, carry, xs = split(args, [nc, n])
   cd, cad, xd = split(dims, [nc, n])
   consts = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(consts, cd)]
-  xs = [batching.moveaxis(x, d, 1) if d is not None else x for x, d in zip(xs, xd)]
   const_b = [d is not None for d in cd]
   xs_b = [d is not None for d in xd]
   n_ys = len(jaxpr.out_avals) - n
@@ -701,6 +700,8 @@ def _scan_batch(axis, args, dims, *, jaxpr, num_consts, num_carry, length, rever
                                           instantiate=carry_b + [False] * n_ys)
   carry = [batching.matchaxis(x, d, 0, size) if b else x
            for x, d, b in zip(carry, cad, carry_b)]
+  # (the xs after the carry, as JAX orders these equations)
+  xs = [batching.moveaxis(x, d, 1) if d is not None else x for x, d in zip(xs, xd)]
   hj, hoisted = hoist(bj)
   outs = scan_p.bind(*hoisted, *consts, *carry, *xs, jaxpr=hj, num_consts=len(hoisted) + nc,
                      num_carry=n, length=length, reverse=reverse, unroll=unroll)
