@@ -234,3 +234,23 @@ def test_traced_constants_behave_as_jaxs():
       "    g:f32[] = convert_element_type[new_dtype=float32 weak_type=False] f\n"
       "    h:f32[2,3] = add e g\n"
       "  in (h,) }"), text
+
+
+def test_functions_jax_jits_give_tracers_inside_jit_even_for_no_ops():
+  # JAX 0.10.2: jnp functions it jits (and stop_gradient, which binds) return tracers
+  # inside jit even where they pass a concrete input through; lax's no-ops return it
+  h = _OUTSIDE
+  seen = {}
+
+  def f(x):
+    made = dict(stop_gradient=xjax.lax.stop_gradient(h), stop_int=xjax.lax.stop_gradient(3),
+                squeeze=jnp.squeeze(h), ravel=jnp.ravel(h), real=jnp.real(h),
+                moveaxis=jnp.moveaxis(h, 0, 0), broadcast_arrays=jnp.broadcast_arrays(h, h)[0],
+                conj=jnp.conj(h))
+    seen.update({k: isinstance(v, xjax.core.Tracer) for k, v in made.items()})
+    seen["lax_squeeze"] = xjax.lax.squeeze(h, ()) is h
+    seen["lax_reshape"] = xjax.lax.reshape(h, (3,)) is h
+    return x
+  xjax.jit(f)(1.)
+  assert all(seen.values()), seen
+  assert xjax.lax.stop_gradient(2.0) == 2.0 and not isinstance(jnp.squeeze(h), xjax.core.Tracer)

@@ -12,6 +12,8 @@ from xjax._src.api.jit import PjitFunction
 from xjax._src.foundations import tree_util
 from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import JVPTrace, JVPTracer
+from xjax._src.interpreters.staging import staged_constant
+from xjax._src.execution.array import Array
 
 
 def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
@@ -55,6 +57,9 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
       if isinstance(out, JVPTracer):  # (one result, without a tree walk)
         return ad.as_jit_output(trace, out)
       return tree_util.tree_map(functools.partial(ad.as_jit_output, trace), out)
-    return fun(*args, **kwargs)
+    out = fun(*args, **kwargs)
+    if type(out) is Array:  # (inside jit a jitted function's result is a tracer, as JAX's,
+      return staged_constant(out)  # even where it passes a concrete input through)
+    return out
   call.on_host = jitted.call_on_host
   return call

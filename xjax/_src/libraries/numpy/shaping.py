@@ -6,6 +6,7 @@ import numpy as np
 
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.values import get_aval
+from xjax._src.interpreters.staging import staged_constant
 from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.execution import host_eval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
@@ -116,7 +117,8 @@ def broadcast_arrays(*args):
       sharding = _broadcast_sharding(*avals)
     except ShardingTypeError:
       pass  # (the operation that combines them says how they disagree)
-  return [broadcast_to(a, shape, out_sharding=sharding) for a in args]
+  # (jitted in JAX: inside jit its results are tracers, inputs passed through included)
+  return [staged_constant(broadcast_to(a, shape, out_sharding=sharding)) for a in args]
 
 
 def expand_dims(a, axis):
@@ -131,7 +133,7 @@ def squeeze(a, axis=None):
     axes = tuple(i for i, d in enumerate(aval.shape) if d == 1)
   else:
     axes = index_tuple(axis)
-  return lax.squeeze(a, axes)
+  return staged_constant(lax.squeeze(a, axes))  # (jitted in JAX: a tracer inside jit)
 
 
 def _concatenate_array(arr, axis, dtype):
@@ -211,7 +213,8 @@ def moveaxis(a, source, destination):
   perm = [i for i in range(nd) if i not in src]
   for d, s in sorted(zip(dst, src)):
     perm.insert(d, s)
-  return a if perm == list(range(nd)) else lax.transpose(a, tuple(perm))
+  # (jitted in JAX: inside jit a tracer, even of the input passed through)
+  return staged_constant(a) if perm == list(range(nd)) else lax.transpose(a, tuple(perm))
 
 
 @compiled_when_eager(static_argnames=("axis1", "axis2"))

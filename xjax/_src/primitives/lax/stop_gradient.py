@@ -7,6 +7,7 @@ from xjax._src.core.trace import Tracer
 from xjax._src.core.typed_ndarray import typed_value
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
+from xjax._src.interpreters.staging import staged_constant
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
@@ -25,8 +26,8 @@ def stop_gradient_leaf(x):
   canonicalized as JAX's (``typed_value``; a leaf that is no array at all is a TypeError,
   as in JAX)."""
   aval = get_aval(x)
-  if not isinstance(x, Tracer):
-    return typed_value(x, aval)
+  if not isinstance(x, Tracer):  # (inside jit a tracer of it, as JAX's bind gives)
+    return staged_constant(typed_value(x, aval))
   if not dtypes.is_inexact(aval.dtype):
     return x
   return stop_gradient_p.bind(x)
