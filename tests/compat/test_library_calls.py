@@ -391,3 +391,22 @@ def test_private_canonicalize_sharding_and_auto_axes():
     assert kept.mesh == other.abstract_mesh
     with pytest.raises(ValueError, match="Resource axis: c"):
       canonicalize_sharding(P("c"), "api")
+
+
+def test_equations_carry_a_source_info_with_a_name_stack():
+  """dm-haiku ``jaxpr_info.py``: ``str(eqn.source_info.name_stack)`` of every equation
+  (empty: xjax does not name equations by named_scope; see docs/differences.md)."""
+  jaxpr = xjax.make_jaxpr(lambda x: jnp.sin(x) * 2)(1.0).jaxpr
+  for eqn in jaxpr.eqns:
+    assert str(eqn.source_info.name_stack) == "" and eqn.source_info.traceback is None
+
+
+def test_collectives_take_axis_index_groups():
+  """dm-haiku ``BatchNorm(cross_replica_axis=...)``: ``lax.pmean(x, name,
+  axis_index_groups=None)``; groups themselves are refused clearly."""
+  f = lambda x: xjax.lax.pmean(x, "i", axis_index_groups=None)
+  np.testing.assert_allclose(xjax.vmap(f, axis_name="i")(jnp.arange(4.)), [1.5] * 4)
+  for collective in (xjax.lax.psum, xjax.lax.pmean, xjax.lax.pmax, xjax.lax.pmin):
+    with pytest.raises(NotImplementedError, match="axis_index_groups is not supported"):
+      xjax.vmap(lambda x: collective(x, "i", axis_index_groups=[[0, 1], [2, 3]]),
+                axis_name="i")(jnp.arange(4.))

@@ -138,6 +138,9 @@ class JaxprEqnContext:
             f"xla_metadata={self.xla_metadata})")
 
 
+_NO_SOURCE = source_info.NO_SOURCE
+
+
 class JaxprEqn:
   __slots__ = ("primitive", "invars", "outvars", "params", "effects", "source_info", "ctx")
 
@@ -148,7 +151,7 @@ class JaxprEqn:
     self.outvars = list(outvars)
     self.params = params
     self.effects = effects
-    self.source_info = source_info
+    self.source_info = _NO_SOURCE if source_info is None else source_info
     self.ctx = JaxprEqnContext() if ctx is None else ctx   # (where it was staged)
 
   def replace(self, **kw) -> "JaxprEqn":

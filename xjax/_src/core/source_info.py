@@ -1,9 +1,12 @@
 """Where equations come from, recorded only on request (``print_saved_residuals``).
 
-While ``recording()`` is on, every staged equation gets a ``source_info`` string naming the
+While ``recording()`` is on, every staged equation gets a ``source_info`` naming the
 innermost user frame outside xjax (``file:line:column (function)``), and an equation
 re-staged while a jaxpr is interpreted inherits the source of the equation it came from.
-Off (the default), equations carry no source and nothing is looked up.
+Off (the default), equations carry ``NO_SOURCE`` and nothing is looked up.  A source is a
+``SourceInfo``: that text, with JAX's ``traceback`` and ``name_stack`` attributes (which
+libraries reading jaxprs use) -- no traceback, and an empty name stack: xjax does not name
+equations by ``named_scope``.
 """
 from __future__ import annotations
 
@@ -11,6 +14,32 @@ import contextlib
 import os
 import sys
 import threading
+
+class NameStack:
+  """The named scopes an equation was staged in (JAX's ``eqn.source_info.name_stack``):
+  ``str`` of it is the scopes joined by ``/``."""
+  __slots__ = ("stack",)
+
+  def __init__(self, stack: tuple = ()) -> None:
+    self.stack = tuple(stack)
+
+  def __str__(self) -> str:
+    return "/".join(map(str, self.stack))
+
+  def __repr__(self) -> str:
+    return f"NameStack(stack={self.stack!r})"
+
+  def __len__(self) -> int:
+    return len(self.stack)
+
+
+class SourceInfo(str):
+  """An equation's source: its text (empty where none was recorded), with JAX's attributes."""
+  traceback = None
+  name_stack = NameStack()
+
+
+NO_SOURCE = SourceInfo("")
 
 _XJAX_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _state = threading.local()
@@ -33,7 +62,7 @@ def recording():
 def inherited(source):
   """Equations staged inside the block come from ``source`` (an equation's source_info)."""
   prev = getattr(_state, "inherited", None)
-  _state.inherited = source if source is not None else prev
+  _state.inherited = source if source else prev
   try:
     yield
   finally:
@@ -43,7 +72,7 @@ def inherited(source):
 def current() -> str:
   """The source of an equation staged now: the inherited one, else the user's frame."""
   source = getattr(_state, "inherited", None)
-  return source if source is not None else _user_frame()
+  return source if source else SourceInfo(_user_frame())
 
 
 def _user_frame() -> str:

@@ -172,9 +172,19 @@ def _times(leaf, n: int):
                                                         aval.weak_type), leaf)
 
 
-def psum(x, axis_name):
+def _no_groups(name: str, axis_index_groups) -> None:
+  """``axis_index_groups`` (collectives within groups of axis indices) is refused clearly:
+  xjax reduces over whole axes only."""
+  if axis_index_groups is not None:
+    raise NotImplementedError(
+        f"{name}: axis_index_groups is not supported by xjax; reduce over the whole axis, or "
+        "split the axis in two named axes (a mesh or nested vmap) and reduce over one")
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
   """Sums ``x`` (a pytree) over the named axis (or tuple of axes); booleans count as int32.
   A sum of constants is the constants times the axis size, computed now (as in JAX)."""
+  _no_groups("psum", axis_index_groups)
   if not _names(axis_name):
     return x
   x = tree_util.tree_map(lambda leaf: elementwise.convert_element_type(leaf, np.int32)
@@ -185,19 +195,22 @@ def psum(x, axis_name):
   return _tree_bind(psum_p, x, axis_name)
 
 
-def pmax(x, axis_name):
+def pmax(x, axis_name, *, axis_index_groups=None):
   """The maximum of ``x`` (a pytree) over the named axis (or tuple of axes)."""
+  _no_groups("pmax", axis_index_groups)
   return _tree_bind(pmax_p, x, axis_name)
 
 
-def pmin(x, axis_name):
+def pmin(x, axis_name, *, axis_index_groups=None):
   """The minimum of ``x`` (a pytree) over the named axis (or tuple of axes)."""
+  _no_groups("pmin", axis_index_groups)
   return _tree_bind(pmin_p, x, axis_name)
 
 
-def pmean(x, axis_name):
+def pmean(x, axis_name, *, axis_index_groups=None):
   """The mean of ``x`` (a pytree) over the named axis (or tuple of axes): its psum over
   the axis size, divided as ``/`` divides (integers give floats)."""
+  _no_groups("pmean", axis_index_groups)
   total = psum(x, axis_name)
   n = axis_size(axis_name)
   return tree_util.tree_map(lambda leaf: leaf / n, total)
@@ -481,8 +494,7 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
                tiled: bool = False):
   """Member j of the named axis receives block j of every member's ``split_axis`` of ``x``
   (a pytree), stacked along ``concat_axis`` (concatenated along it when ``tiled``)."""
-  if axis_index_groups is not None:
-    raise NotImplementedError("all_to_all: axis_index_groups is not supported by xjax")
+  _no_groups("all_to_all", axis_index_groups)
 
   def one(leaf):
     aval = get_aval(leaf)
@@ -557,8 +569,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
                  tiled: bool = False):
   """Sums ``x`` (a pytree) over the named axis; member j keeps block j of the sum along
   ``scatter_dimension`` (of size the axis size, or a multiple of it when ``tiled``)."""
-  if axis_index_groups is not None:
-    raise NotImplementedError("psum_scatter: axis_index_groups is not supported by xjax")
+  _no_groups("psum_scatter", axis_index_groups)
 
   def one(leaf):
     aval = get_aval(leaf)
