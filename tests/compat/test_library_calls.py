@@ -410,3 +410,16 @@ def test_collectives_take_axis_index_groups():
     with pytest.raises(NotImplementedError, match="axis_index_groups is not supported"):
       xjax.vmap(lambda x: collective(x, "i", axis_index_groups=[[0, 1], [2, 3]]),
                 axis_name="i")(jnp.arange(4.))
+
+
+def test_jit_shows_the_functions_own_attributes():
+  """dm-haiku ``summarise.py``: ``get_original_fn(jax.jit(f.init))`` reads the attribute
+  haiku set on ``init``; JAX's jit wrapper copies the function's ``__dict__``."""
+  def init(x):
+    return x
+  init._original_fn = "original"
+  init.lower = "shadowed"
+  jitted = xjax.jit(init)
+  assert jitted._original_fn == "original"
+  assert callable(jitted.lower)  # (jit's own attributes win)
+  assert float(jitted(2.0)) == 2.0

@@ -204,6 +204,11 @@ class PjitFunction:
         self._compiler_options, self._keep_unused, host_eval))
     self._name = fun_name(fun) if name is None else name   # (jaxprs show it)
     update_wrapper(self, fun, updated=())
+    # The function's own attributes show through, as functools.wraps gives JAX's wrapper
+    # (dm-haiku finds a transformed function's original under jit so), but none of ours.
+    for key, value in getattr(fun, "__dict__", {}).items():
+      if key not in self.__dict__ and not hasattr(type(self), key):
+        self.__dict__[key] = value
     if self._sig is not None:  # inspect would take the object for a builtin (it has __get__)
       self.__signature__ = self._sig
 
