@@ -206,7 +206,7 @@ class DynamicJaxprTrace(Trace):
         return x._var
       if not x._trace.alive:
         raise escaped_tracer_error(x)
-      if type(x) is DynamicJaxprTracer and type(x._var) is Literal:
+      if staged_literal(x) is not None:
         return x._var  # an enclosing trace's literal is inlined, as JAX inlines them
       return self._const_var(x, x.aval)
     aval = get_aval(x)

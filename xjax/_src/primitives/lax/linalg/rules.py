@@ -12,6 +12,7 @@ from xjax._src.interpreters import batching
 from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
+from xjax._src.primitives.lax.operand_checks import weak_of
 
 
 def check_matrix(name: str, aval: ShapedArray, square: bool = True) -> None:
@@ -99,7 +100,7 @@ def weak_as_operands(abstract_eval: Callable) -> Callable:
   result (integer ones too) is weakly typed where all operands are."""
   def rule(*avals, **params):
     out = abstract_eval(*avals, **params)
-    if not avals or not all(a.weak_type for a in avals):
+    if not avals or not weak_of(avals):
       return out
     if isinstance(out, (list, tuple)):
       return type(out)(o.update(weak_type=True) for o in out)
