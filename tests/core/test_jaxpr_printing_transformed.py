@@ -22,6 +22,7 @@ _CV.defvjp(lambda y: (jnp.sin(y), jnp.cos(y)), lambda res, g: (res * g,))
 _DONATING = jax.jit(lambda y, z: y * z + 1, donate_argnums=0)
 _CV2 = jax.custom_vjp(lambda a, b: a * b)
 _CV2.defvjp(lambda a, b: (a * b, (a, b)), lambda r, t: (r[1] * t, r[0] * t))
+_CLOSES_NP = jax.jit(lambda y: y * np.arange(3.0))
 TRANSFORMED_PROGRAMS = {  # one-argument programs of X23
     "vmap_in_axes_none": lambda x: jax.vmap(lambda a, b: a * b, in_axes=(0, None))(x, x[0]),
     "vmap_grad_sum": jax.vmap(jax.grad(lambda y: jnp.sum(jnp.sin(y)))),
@@ -52,6 +53,11 @@ TRANSFORMED_PROGRAMS = {  # one-argument programs of X23
     "scan_closing_over_literal": lambda x: lax.scan(lambda c, r: (c * jnp.float32(2), r * c), x[0, 0], x),
     "vmap_scan": jax.vmap(lambda r: lax.scan(lambda c, e: (c + e, c), 0., r)),
     "array_in_jit": lambda x: x + jnp.array([0., 2., 3.]) + jnp.float32(2) * 1.5,
+    'jit_closing_over_numpy': lambda x: _CLOSES_NP(x) + 1,
+    'grad_jit_closing_over_numpy': jax.grad(lambda y: jnp.sum(_CLOSES_NP(y))),
+    'vmap_jit_closing_over_numpy': jax.vmap(_CLOSES_NP),
+    'linearize_jit_closing_over_numpy': lambda x: jax.linearize(_CLOSES_NP, x)[1](x),
+    'jit_closing_over_tracer': lambda x: jax.jit(lambda y: y * x)(x),
 }
 
 TRANSFORMED_RECORDED = {
@@ -464,6 +470,69 @@ TRANSFORMED_RECORDED = {
         '    e:f32[] = mul 2.0:f32[] 1.5:f32[]\n'
         '    f:f32[2,3] = add d e\n'
         '  in (f,) }'
+    ),
+    'jit_closing_over_numpy': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,3] = jit[\n'
+        '      name=<lambda>\n'
+        '      jaxpr={ lambda c:f32[3]; a:f32[2,3]. let\n'
+        '          d:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] c\n'
+        '          b:f32[2,3] = mul a d\n'
+        '        in (b,) }\n'
+        '    ] a\n'
+        '    e:f32[2,3] = add b 1.0:f32[]\n'
+        '  in (e,) }'
+    ),
+    'grad_jit_closing_over_numpy': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,3] c:f32[1,3] = jit[\n'
+        '      name=<lambda>\n'
+        '      jaxpr={ lambda d:f32[3]; a:f32[2,3]. let\n'
+        '          c:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] d\n'
+        '          b:f32[2,3] = mul a c\n'
+        '        in (b, c) }\n'
+        '    ] a\n'
+        '    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] b\n'
+        '    e:f32[2,3] = broadcast_in_dim 1.0:f32[]\n'
+        '    f:f32[2,3] = jit[\n'
+        '      name=<lambda>\n'
+        '      jaxpr={ lambda ; c:f32[1,3] e:f32[2,3]. let f:f32[2,3] = mul e c in (f,) }\n'
+        '    ] c e\n'
+        '  in (f,) }'
+    ),
+    'vmap_jit_closing_over_numpy': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,3] = jit[\n'
+        '      name=<lambda>\n'
+        '      jaxpr={ lambda c:f32[3]; a:f32[2,3]. let\n'
+        '          d:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(np.int64(1),)] c\n'
+        '          b:f32[2,3] = mul a d\n'
+        '        in (b,) }\n'
+        '    ] a\n'
+        '  in (b,) }'
+    ),
+    'linearize_jit_closing_over_numpy': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    _:f32[2,3] b:f32[1,3] = jit[\n'
+        '      name=<lambda>\n'
+        '      jaxpr={ lambda c:f32[3]; a:f32[2,3]. let\n'
+        '          b:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] c\n'
+        '          _:f32[2,3] = mul a b\n'
+        '        in (_, b) }\n'
+        '    ] a\n'
+        '    d:f32[2,3] = jit[\n'
+        '      name=<lambda>\n'
+        '      jaxpr={ lambda ; b:f32[1,3] a:f32[2,3]. let d:f32[2,3] = mul a b in (d,) }\n'
+        '    ] b a\n'
+        '  in (d,) }'
+    ),
+    'jit_closing_over_tracer': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,3] = jit[\n'
+        '      name=<lambda>\n'
+        '      jaxpr={ lambda ; a:f32[2,3] c:f32[2,3]. let b:f32[2,3] = mul c a in (b,) }\n'
+        '    ] a a\n'
+        '  in (b,) }'
     ),
 }
 

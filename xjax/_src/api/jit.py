@@ -28,7 +28,8 @@ from xjax._src.core.trace import Tracer, current_trace, escaped_tracer_error, ev
 from xjax._src.core.values import pytype_aval_mappings
 from xjax._src.backend import clients, jaxlib_api
 from xjax._src.execution import dispatch, host_eval, spmd
-from xjax._src.execution.compiled_jaxprs import CompiledJaxpr, UncommittedCall
+from xjax._src.execution.compiled_jaxprs import (CompiledJaxpr, UncommittedCall,
+                                                 embedded_consts)
 from xjax._src.execution.array import Array
 from xjax._src.execution.host_eval import HostCall
 from xjax._src.interpreters import batching
@@ -44,7 +45,7 @@ from xjax._src.api.call_tracing import (NonHashableStaticError, arg_names,
 from xjax._src.api.fast_path import fast_walk, leaf_key, plain_dispatch
 from xjax._src.api.jit_primitives import jit_p
 from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
-from xjax._src.api.stages import Traced
+from xjax._src.api.stages import Lowered, Traced
 
 
 # ---------------------------------------------------------------------------------------
@@ -81,8 +82,8 @@ def _broadcast_prefix(shardings, tree, what: str) -> list:
 # The user-facing wrapper
 
 class CacheEntry:
-  __slots__ = ("closed", "call_jaxpr", "out_tree", "compiled", "in_avals", "donated", "in_tree",
-               "state", "host")
+  __slots__ = ("closed", "call_jaxpr", "call_consts", "out_tree", "compiled", "in_avals",
+               "donated", "in_tree", "state", "host")
 
   def __init__(self, closed: ClosedJaxpr, out_tree, in_avals, in_tree=None) -> None:
     check_low(in_avals, "jit")
@@ -92,7 +93,13 @@ class CacheEntry:
       closed, in_avals = self.state.closed, self.state.in_avals
     self.in_tree = in_tree
     self.closed = closed
-    self.call_jaxpr = hoist(closed)[0]
+    # Staged into an enclosing trace, the call's body keeps the constants a module would
+    # hold itself (as JAX's jit shows them: ``{ lambda c:f32[3]; a:f32[2,3]. ... }``);
+    # others (tracers of the enclosing trace, big arrays, keys) are passed as operands.
+    if len(embedded_consts(closed)) == len(closed.consts):
+      self.call_jaxpr, self.call_consts = closed, ()
+    else:
+      self.call_jaxpr, self.call_consts = hoist(closed)
     self.out_tree = out_tree
     self.compiled: dict = {}
     self.in_avals = in_avals
@@ -413,10 +420,10 @@ class PjitFunction:
     else:
       params = self._bind_params()
       if entry.donated is not None:  # (per operand: the hoisted constants are not donated)
-        params["donated_invars"] = (False,) * len(entry.closed.consts) + entry.donated
+        params["donated_invars"] = (False,) * len(entry.call_consts) + entry.donated
       if self._keep_unused:
         params["keep_unused"] = True
-      outs = jit_p.bind(*entry.closed.consts, *leaves, jaxpr=entry.call_jaxpr,
+      outs = jit_p.bind(*entry.call_consts, *leaves, jaxpr=entry.call_jaxpr,
                         name=self._name, **params)
     if entry.state is not None:
       outs = entry.state.write(refs, outs)

@@ -61,7 +61,7 @@ def _donation_follows(params: dict, rule: str, origin: list) -> dict:
   return params
 
 
-call_rules(jit_p, keep_consts=("jvp",), forward_inputs=True,   # (as JAX prints them)
+call_rules(jit_p, keep_consts=("jvp", "batch", "known"), forward_inputs=True,  # (as JAX)
            update=_donation_follows)
 
 

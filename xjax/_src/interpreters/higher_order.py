@@ -156,13 +156,14 @@ def _same_params(params: dict, rule: str, origin: list) -> dict:
 
 @cached_on_jaxpr(lambda split: tuple(split.unknowns))
 def _without_forwarded(body: ClosedJaxpr, split: CallSplit):
-  """(``split.known`` without the residual outputs that are its own inputs, or None where
-  there are none; the input each residual is, or None), cached on the call's ``body`` (so
-  the entry goes with it): the same jaxpr object on every call, so what is compiled from
-  it is reused."""
+  """(``split.known`` without the residual outputs that are its own inputs or constants,
+  or None where there are none; per residual, the input it is, ``(CONST, j)`` for its
+  ``j``-th constant, or None), cached on the call's ``body`` (so the entry goes with it):
+  the same jaxpr object on every call, so what is compiled from it is reused."""
   jaxpr = split.known.jaxpr
   n_out = len(jaxpr.outvars) - split.num_res
   position = {v: i for i, v in enumerate(jaxpr.invars)}
+  position.update((v, (CONST, j)) for j, v in enumerate(jaxpr.constvars))
   fwd = tuple(position.get(v) for v in jaxpr.outvars[n_out:])
   if all(i is None for i in fwd):
     return None, fwd
@@ -215,13 +216,15 @@ class _CallRules:
       known_at = partition(split.unknowns, range(len(args)))[0]
       if not self.forward_inputs:
         return self._call("known", params, split.known, known_args, known_at)
-      # Residuals that are known inputs are passed on as they are, not returned.
+      # Residuals that are known inputs or constants are passed on as they are, not
+      # returned.
       body, fwd = _without_forwarded(self.body(params), split)
       if body is None:
         return self._call("known", params, split.known, known_args, known_at)
       outs = iter(self._call("known", params, body, known_args, known_at))
       known_outs = [next(outs) for _ in range(len(split.known.out_avals) - split.num_res)]
-      return known_outs + [next(outs) if i is None else known_args[i] for i in fwd]
+      return known_outs + [next(outs) if i is None else known_args[i] if type(i) is int
+                           else split.known.consts[i[1]] for i in fwd]
 
     def stage_unknown(split, residuals, unknown_args):
       unknown_at = partition(split.unknowns, range(len(args)))[1]
