@@ -40,3 +40,29 @@ def test_one_hot_mode_as_jax():   # JAX 0.10.2: scatters as promise_in_bounds, c
       xjax.make_jaxpr(lambda v: v.at[i].get(mode="one_hot"))(x))
   with pytest.raises(AssertionError, match="ONE_HOT"):
     x.at[i].get(mode="one_hot")
+
+
+def test_scatter_with_repeated_indices_differentiates_the_update_that_lands():
+  # y.at[[0, 0]].set(2 y): one of the two updates lands (XLA's choice); only it gets a
+  # cotangent, and row 0 of y none (values from JAX 0.10.2, which lands the last)
+  x = jnp.arange(6.).reshape(2, 3)
+  w = jnp.arange(1., 7.).reshape(2, 3)
+  f = lambda y: y.at[jnp.array([0, 0])].set(y * 2.)
+  expected = [[0., 0., 0.], [6., 9., 12.]]
+  for grad in (xjax.grad(lambda y: jnp.sum(f(y) * w)),
+               xjax.jit(xjax.grad(lambda y: jnp.sum(f(y) * w)))):
+    np.testing.assert_array_equal(grad(x), expected)
+  jac = xjax.jacfwd(f)(x).reshape(6, 6)   # forward mode agrees with reverse mode
+  np.testing.assert_array_equal(jac.T @ w.ravel(), np.ravel(expected))
+  batched = xjax.vmap(xjax.grad(lambda y: jnp.sum(f(y) * w)))(jnp.stack([x, x + 1.]))
+  np.testing.assert_array_equal(batched, [expected, expected])
+
+
+def test_scatter_max_ties_share_the_tangent_as_jax_computes_it():
+  # three values tie at element (0, 1): the two updates and the retained operand share its
+  # tangent; JAX's arithmetic (1 - 1/3 then / 1, ...) gives these bits, not 2/3 rounded
+  x = jnp.arange(6.).reshape(2, 3)
+  f = lambda y: y.at[jnp.array([0, 1, 0])].max(y[jnp.array([1, 0, 1])] * 0. + 1.)
+  g = xjax.grad(lambda y: jnp.sum(f(y) * jnp.arange(1., 7.).reshape(2, 3)))(x)
+  assert np.asarray(g).view(np.uint32).ravel().tolist() == [
+      0, 1059760812, 1077936128, 1082130432, 1084227584, 1086324736]

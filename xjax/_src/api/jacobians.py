@@ -15,7 +15,7 @@ from xjax._src.interpreters import ad
 from xjax._src.foundations.wrapping import wraps
 from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.primitives.lax.elementwise import (add, convert_element_type,
-                                                  convert_element_type_p, eq, real)
+                                                  convert_element_type_kept, eq, real)
 from xjax._src.primitives.lax.shapes import broadcasted_iota, reshape, split
 
 
@@ -102,7 +102,7 @@ def _possible_downcast(block, example, always=False):
   if dtypes.is_complex(get_aval(block).dtype) and not dtypes.is_complex(ex.dtype):
     block = real(block)
   if always:
-    return convert_element_type_p.bind(block, new_dtype=ex.dtype, weak_type=ex.weak_type)
+    return convert_element_type_kept(block, ex.dtype, ex.weak_type)
   return convert_element_type(block, ex.dtype, ex.weak_type)
 
 

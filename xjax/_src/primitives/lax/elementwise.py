@@ -836,10 +836,29 @@ def _convert_batch(axis, args, dims, **params):
   return convert_element_type_p.bind(args[0], **params), dims[0]
 
 
+_forward_same_type = [True]  # (False while ``convert_element_type_kept`` binds)
+
+
+def convert_element_type_kept(x, new_dtype, weak_type: bool):
+  """``convert_element_type_p`` bound so that a staged conversion to the operand's own type
+  stays an equation (as JAX keeps those of its Jacobians' blocks, which carry a sharding)."""
+  _forward_same_type[0] = False
+  try:
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+  finally:
+    _forward_same_type[0] = True
+
+
 def _convert_staging(trace, args, params):
-  """A host scalar is converted now, staying a literal (JAX folds these conversions)."""
-  if _is_host_scalar(args[0]):
-    return trace.to_tracer(convert_element_type(args[0], **params))
+  """A host scalar is converted now, staying a literal (JAX folds these conversions); a
+  conversion to the operand's own type is the operand (JAX forwards it)."""
+  x, = args
+  if _is_host_scalar(x):
+    return trace.to_tracer(convert_element_type(x, **params))
+  aval = get_aval(x)
+  if (aval.dtype == params["new_dtype"] and aval.weak_type == params["weak_type"]
+      and not dtypes.is_extended(aval.dtype) and _forward_same_type[0]):
+    return trace.to_tracer(x)
   return trace.record(convert_element_type_p, args, params)
 
 

@@ -441,15 +441,58 @@ def _gather_updates(x, indices, updates_shape, dn, params):
                 fill_value=0 if mode is GatherScatterMode.FILL_OR_DROP else None)
 
 
-def _linear_scatter_jvp(prim):
+def _linear_scatter_jvp(prim, zeros_first: bool = False):
+  """The JVP of a scatter linear in operand and updates; ``zeros_first``: zero tangents
+  are made before the primal scatter (as JAX's scatter, not its scatter-add, orders them)."""
   def jvp(primals, tangents, **params):
     x, i, u = primals
-    out = prim.bind(x, i, u, **params)
     tx, tu = tangents[0], tangents[2]
     if type(tx) is Zero and type(tu) is Zero:
+      out = prim.bind(x, i, u, **params)
       return out, Zero(get_aval(out))
+    if zeros_first:
+      tx, tu = ad.instantiate(tx), ad.instantiate(tu)
+    out = prim.bind(x, i, u, **params)
     return out, prim.bind(ad.instantiate(tx), i, ad.instantiate(tu), **params)
   return jvp
+
+
+def _scatter_jvp(primals, tangents, *, dimension_numbers, **params):
+  """scatter's JVP.  Where indices may repeat, which update lands is XLA's choice; as in
+  JAX, every update gets an id, the ids are scattered the same way, and the values and
+  tangents of the updates whose id landed (and of the operand elements none overwrote) are
+  scatter-added."""
+  kw = dict(dimension_numbers=dimension_numbers, **params)
+  if params["unique_indices"]:
+    return _unique_scatter_jvp(primals, tangents, **kw)
+  x, i, u = primals
+  tx, tu = tangents[0], tangents[2]
+  if type(tx) is Zero and type(tu) is Zero:
+    out = scatter_p.bind(x, i, u, **kw)
+    return out, Zero(get_aval(out))
+  tx, tu = ad.instantiate(tx), ad.instantiate(tu)
+  x_shape, u_shape = get_aval(x).shape, get_aval(u).shape
+  ids_shape = tuple(1 if d in dimension_numbers.update_window_dims else n
+                    for d, n in enumerate(u_shape))
+  n_ids = int(np.prod(ids_shape))
+  id_dtype = np.dtype(np.uint32 if n_ids < 2 ** 32 else np.uint64)
+  update_ids = ew.add(shapes.reshape(shapes.broadcasted_iota(id_dtype, (n_ids,), 0),
+                                     ids_shape), shapes.full(u_shape, 1, id_dtype))
+  scattered_ids = scatter_p.bind(shapes.full(x_shape, 0, id_dtype), i, update_ids, **kw)
+  gdn, sizes = _gather_dims_for(dimension_numbers, x_shape, u_shape)
+  landed_ids = gather(scattered_ids, i, gdn, sizes,
+                      mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+
+  def kept(v):  # an operand-shaped value where no update landed, else 0
+    untouched = ew.eq(scattered_ids, shapes.full(x_shape, 0, id_dtype))
+    return ew.select_n(untouched, shapes.full(x_shape, 0, get_aval(v).dtype), v)
+
+  def landed(v):  # an updates-shaped value where its update landed, else 0
+    return ew.select_n(ew.eq(update_ids, landed_ids),
+                       shapes.full(u_shape, 0, get_aval(v).dtype), v)
+  add_kw = _adding(dimension_numbers, params, get_aval(x).dtype)
+  x, u, tx, tu = kept(x), landed(u), kept(tx), landed(tu)
+  return scatter_add_p.bind(x, i, u, **add_kw), scatter_add_p.bind(tx, i, tu, **add_kw)
 
 
 def _scatter_transpose(is_add):
@@ -463,8 +506,9 @@ def _scatter_transpose(is_add):
       ct_x = ct if is_add else scatter_p.bind(
           ct, i, shapes.full(u_aval.shape, 0, u_aval.dtype),
           dimension_numbers=dimension_numbers, **params)
-    if ad.is_undefined(u):
-      ct_u = _gather_updates(ct, i, u_aval.shape, dimension_numbers, params)
+    if ad.is_undefined(u):  # (a gather with its default flags, as JAX's)
+      ct_u = _gather_updates(ct, i, u_aval.shape, dimension_numbers,
+                             dict(params, indices_are_sorted=False, unique_indices=False))
     return [ct_x, None, ct_u]
   return transpose
 
@@ -501,28 +545,39 @@ def _scatter_mul_transpose(ct, x, i, u, *, dimension_numbers, **params):
 
 
 def _chooser_scatter_jvp(prim):
-  """min/max: the tangent of every tied winner, averaged over the ties."""
+  """min/max, as JAX's: where several values contend for an element, its tangent is the
+  average of the winners' (the operand's own among them when it is retained)."""
   def jvp(primals, tangents, *, dimension_numbers, **params):
     x, i, u = primals
-    kw = dict(dimension_numbers=dimension_numbers, **params)
-    out = prim.bind(x, i, u, **kw)
+    out = prim.bind(x, i, u, dimension_numbers=dimension_numbers, **params)
     tx, tu = tangents[0], tangents[2]
     if type(tx) is Zero and type(tu) is Zero:
       return out, Zero(get_aval(out))
     tx, tu = ad.instantiate(tx), ad.instantiate(tu)
     x_aval, u_aval = get_aval(x), get_aval(u)
-    g = _gather_updates(out, i, u_aval.shape, dimension_numbers, params)
-    x_won, u_won = ew.eq(x, out), ew.eq(u, g)
-    zx, zu = shapes.full(x_aval.shape, 0, x_aval.dtype), shapes.full(u_aval.shape, 0,
-                                                                      u_aval.dtype)
-    one_x, one_u = shapes.full(x_aval.shape, 1, x_aval.dtype), shapes.full(u_aval.shape, 1,
-                                                                            u_aval.dtype)
-    add_kw = _adding(dimension_numbers, params, x_aval.dtype)
-    num = scatter_add_p.bind(ew.select_n(x_won, zx, tx), i, ew.select_n(u_won, zu, tu),
-                             **add_kw)
-    cnt = scatter_add_p.bind(ew.select_n(x_won, zx, one_x), i, ew.select_n(u_won, zu, one_u),
-                             **add_kw)
-    return out, ew.div(num, cnt)
+    gdn, sizes = _gather_dims_for(dimension_numbers, x_aval.shape, u_aval.shape)
+    take = lambda v: gather(v, i, gdn, sizes)
+    zeros_u = lambda: shapes.full(u_aval.shape, 0, u_aval.dtype)
+    ones_u = lambda: shapes.full(u_aval.shape, 1, u_aval.dtype)
+    plain_add = dict(update_jaxpr=update_jaxpr("scatter-add", x_aval.dtype), update_consts=(),
+                     dimension_numbers=dimension_numbers, indices_are_sorted=False,
+                     unique_indices=False, mode=GatherScatterMode.FILL_OR_DROP)
+    select = lambda pred, on_true, on_false: ew.select_n(pred, on_false, on_true)
+
+    def count(updates):  # (the operand's zeros made first, as in JAX)
+      zeros_x = shapes.full(x_aval.shape, 0, x_aval.dtype)
+      return take(scatter_add_p.bind(zeros_x, i, updates(), **plain_add))
+    initial, target = take(x), take(out)
+    won, retained = ew.eq(u, target), ew.eq(initial, target)
+    n_won = count(lambda: select(won, ones_u(), zeros_u()))
+    n_refs = count(ones_u)
+    u_share = select(retained, ew.div(1.0, ew.add(n_won, 1.0)), ew.div(1.0, n_won))
+    u_coef = select(won, u_share, zeros_u())
+    x_share = select(retained, ew.div(1.0, ew.add(n_won, 1.0)), zeros_u())
+    x_coef = ew.div(ew.add(-1.0, x_share), n_refs)
+    t_updates = ew.add(ew.mul(take(tx), x_coef), ew.mul(tu, u_coef))
+    return out, scatter_add_p.bind(tx, i, t_updates,
+                                   **_adding(dimension_numbers, params, x_aval.dtype))
   return jvp
 
 
@@ -581,7 +636,8 @@ scatter_add_p = _make_scatter("scatter-add")
 scatter_mul_p = _make_scatter("scatter-mul")
 scatter_min_p = _make_scatter("scatter-min")
 scatter_max_p = _make_scatter("scatter-max")
-scatter_p.jvp = _linear_scatter_jvp(scatter_p)
+_unique_scatter_jvp = _linear_scatter_jvp(scatter_p, zeros_first=True)
+scatter_p.jvp = _scatter_jvp
 scatter_p.transpose = _scatter_transpose(is_add=False)
 scatter_add_p.jvp = _linear_scatter_jvp(scatter_add_p)
 scatter_add_p.transpose = _scatter_transpose(is_add=True)

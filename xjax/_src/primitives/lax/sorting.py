@@ -98,12 +98,13 @@ def _sort_lowering(ctx, *xs, dimension, is_stable, num_keys):
   return outs if isinstance(outs, list) else [outs]
 
 
-def permute_along(t, perm, dimension):
+def permute_along(t, perm, dimension, index_type=int):
   """``take_along_axis(t, perm, dimension)`` as one gather batched over the other dimensions
   (as JAX's sort and top_k JVPs: linear in ``t``, weak as ``t``, transposing to a strong
-  scatter-add)."""
+  scatter-add); the batching dimensions are of ``index_type`` (sort's are NumPy's, as
+  JAX computes them)."""
   nd = get_aval(t).ndim
-  others = tuple(d for d in range(nd) if d != dimension)
+  others = tuple(index_type(d) for d in range(nd) if d != dimension)
   dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(dimension,),
                               start_index_map=(dimension,), operand_batching_dims=others,
                               start_indices_batching_dims=others)
@@ -117,7 +118,8 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
   outs = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable,
                      num_keys=num_keys)
   perm = outs[-1]
-  out_t = [t if type(t) is Zero else permute_along(t, perm, dimension) for t in tangents]
+  out_t = [t if type(t) is Zero else permute_along(t, perm, dimension, np.int64)
+           for t in tangents]
   return outs[:-1], out_t
 
 
