@@ -66,3 +66,19 @@ def test_scatter_max_ties_share_the_tangent_as_jax_computes_it():
   g = xjax.grad(lambda y: jnp.sum(f(y) * jnp.arange(1., 7.).reshape(2, 3)))(x)
   assert np.asarray(g).view(np.uint32).ravel().tolist() == [
       0, 1059760812, 1077936128, 1082130432, 1084227584, 1086324736]
+
+
+def test_scatter_mul_differentiates_its_updates_only_at_unique_indices():
+  # as JAX: d out / d updates = operand (finite where an update is 0); repeated indices raise
+  x = jnp.arange(6.).reshape(2, 3) - 1.
+  g = xjax.grad(lambda y: jnp.sum(jnp.sin(y.at[1].multiply(y[0] - 1.))))(x)
+  x0, x1 = np.arange(3.) - 1., np.arange(3.) + 2.   # row 1 becomes x1 * (x0 - 1)
+  out1 = x1 * (x0 - 1.)                            # (its last update is 0)
+  np.testing.assert_allclose(g, [np.cos(x0) + np.cos(out1) * x1, np.cos(out1) * (x0 - 1.)],
+                             rtol=1e-6)
+  with pytest.raises(NotImplementedError, match="unique_indices=True"):
+    xjax.grad(lambda y: jnp.sum(y.at[jnp.array([0, 0])].multiply(y + 1.)))(x)
+  # the operand alone is linear: any indices
+  np.testing.assert_array_equal(
+      xjax.grad(lambda y: jnp.sum(y.at[jnp.array([0, 0])].multiply(3.)))(x),
+      [[9., 9., 9.], [1., 1., 1.]])

@@ -520,19 +520,26 @@ def _adding(dimension_numbers, params, dtype) -> dict:
 
 
 def _scatter_mul_jvp(primals, tangents, *, dimension_numbers, **params):
+  """As JAX's: linear in the operand; in the updates, ``x * (the scattered tangents)`` (which
+  is their derivative only where each element is written once: unique indices)."""
   x, i, u = primals
   tx, tu = tangents[0], tangents[2]
-  out = scatter_mul_p.bind(x, i, u, dimension_numbers=dimension_numbers, **params)
-  if type(tx) is Zero and type(tu) is Zero:
+  kw = dict(dimension_numbers=dimension_numbers, **params)
+  out = scatter_mul_p.bind(x, i, u, **kw)
+  terms = []
+  if type(tx) is not Zero:
+    terms.append(scatter_mul_p.bind(tx, i, u, **kw))
+  if type(tu) is not Zero:
+    if not params["unique_indices"]:
+      raise NotImplementedError(
+          "scatter_mul gradients are only implemented if `unique_indices=True`")
+    x_aval = get_aval(x)
+    terms.append(ew.mul(x, scatter_add_p.bind(
+        shapes.full(x_aval.shape, 0, x_aval.dtype), i, tu,
+        **_adding(dimension_numbers, params, x_aval.dtype))))
+  if not terms:
     return out, Zero(get_aval(out))
-  t = scatter_mul_p.bind(ad.instantiate(tx), i, u, dimension_numbers=dimension_numbers,
-                         **params)
-  if type(tu) is not Zero:  # d out = out * tu / u at each written element
-    g = _gather_updates(out, i, get_aval(u).shape, dimension_numbers, params)
-    t = ew.add(t, scatter_add_p.bind(shapes.full(get_aval(x).shape, 0, get_aval(x).dtype), i,
-                                     ew.mul(g, ew.div(tu, u)),
-                                     **_adding(dimension_numbers, params, get_aval(x).dtype)))
-  return out, t
+  return out, terms[0] if len(terms) == 1 else ad.add_tangents(*terms)
 
 
 def _scatter_mul_transpose(ct, x, i, u, *, dimension_numbers, **params):
