@@ -246,7 +246,7 @@ def test_gradients_against_finite_differences():
   _check_grad(lambda v: (lax.scatter_add(v, idx, v * 2, SDN) ** 2).sum(), m)
   _check_grad(lambda v: (lax.scatter(v, uniq, u * v, SDN) ** 2).sum(), m)
   _check_grad(lambda v: (lax.scatter_mul(v, idx, u, SDN) ** 2).sum(), m)
-  _check_grad(lambda w: (lax.scatter_mul(jnp.asarray(m), uniq, w, SDN) ** 2).sum(), u)
+  _check_grad(lambda w: (lax.scatter_mul(jnp.asarray(m), uniq, w, SDN, unique_indices=True) ** 2).sum(), u)
   _check_grad(lambda v: (lax.scatter_max(v, idx, u - 0.7, SDN) ** 2).sum(), m)
   _check_grad(lambda w: (lax.scatter_min(jnp.asarray(m), idx, w - 1.2, SDN) ** 2).sum(), u)
   _check_grad(lambda v: (v.at[1:, [0, 0, 3]].add(v[0, :3]) ** 2).sum(), m)
