@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.core.avals import ShapedArray, physical_aval
+from xjax._src.core.avals import MemorySpace, ShapedArray, physical_aval
 from xjax._src.interpreters import ad
+from xjax._src.primitives.lax import shapes
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 
@@ -24,3 +25,10 @@ def _empty2_lowering(ctx, *, dtype, memory_space):
 empty2_p = standard_primitive("empty2", _empty2_abstract_eval, _empty2_lowering)
 ad.zero_jvp(empty2_p)
 empty2_p.batch = lambda axis, args, dims, **params: (empty2_p.bind(**params), None)  # no operands
+
+
+def empty_like_aval(aval: ShapedArray):
+  """A value of ``aval``'s type with unspecified contents, as JAX's ``empty_like_aval``
+  makes it (an ``empty2`` broadcast to the shape)."""
+  x = empty2_p.bind(dtype=aval.dtype, memory_space=MemorySpace.Device)
+  return shapes.broadcast_in_dim(x, aval.shape, ()) if aval.shape else x

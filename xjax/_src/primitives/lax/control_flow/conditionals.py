@@ -17,6 +17,7 @@ from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
+from xjax._src.primitives.lax.empty2 import empty_like_aval
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.core.effects import check_control_flow_effects
 from xjax._src.interpreters.higher_order import (cached_trace, hoist, merge, partition,
@@ -239,11 +240,12 @@ def _cond_partial_eval(trace, args, params):
   def known_branch(i):
     known = splits[i][0]
 
-    def fun(*xs):
+    def fun(*xs):  # (every slot made empty first, then filled, as JAX's jaxprs show it)
       outs = call(known, *xs)
-      filled = dict(zip(where[i], outs[n_known_out:]))
-      return outs[:n_known_out] + [filled[s] if s in filled else ad.zeros_of(a)
-                                   for s, a in enumerate(slots)]
+      res = [empty_like_aval(a) for a in slots]
+      for s, r in zip(where[i], outs[n_known_out:]):
+        res[s] = r
+      return outs[:n_known_out] + res
     return trace_hoisted(fun, known_avals, cache_on=(
         known, ("cond_known", n_known_out, tuple(slots), where[i])))
 
