@@ -67,6 +67,9 @@ TRANSFORMED_PROGRAMS = {  # one-argument programs of X23
     'grad_cond_residuals': jax.grad(lambda y: lax.cond(y.sum() > 1., lambda a: jnp.sin(a).sum(), lambda a: (a * a * 3.).sum(), y)),
     'grad_cond_one_branch_residual': jax.grad(lambda y: lax.cond(y.sum() > 1., lambda a: jnp.sin(a).sum(), lambda a: (a * 2.).sum(), y)),
     'grad_cond_scalar': lambda x: jax.grad(lambda y: lax.cond(y > 1., jnp.sin, jnp.cos, y))(x[0, 0]),
+    'vmap_softmax': jax.vmap(jax.nn.softmax),
+    'vmap_transpose_out_axes': lambda x: jax.vmap(lambda a: jnp.transpose(a), in_axes=1, out_axes=1)(x.reshape(1, 2, 3)),
+    'dot_product_attention': lambda x: jax.nn.dot_product_attention(x[None, :, None], x[None, :, None], x[None, :, None]),
 }
 
 TRANSFORMED_RECORDED = {
@@ -949,6 +952,69 @@ TRANSFORMED_RECORDED = {
         '      )\n'
         '    ] e f 1.0:f32[]\n'
         '  in (o,) }'
+    ),
+    'vmap_softmax': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2] = reduce_max[axes=(np.int64(1),)] a\n'
+        '    c:f32[2] = max -inf:f32[] b\n'
+        '    d:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] c\n'
+        '    e:f32[2,1] = stop_gradient d\n'
+        '    f:f32[2,3] = sub a e\n'
+        '    g:f32[2,3] = exp f\n'
+        '    h:f32[2] = reduce_sum[axes=(np.int64(1),) out_sharding=None] g\n'
+        '    i:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] h\n'
+        '    j:f32[2,3] = div g i\n'
+        '  in (j,) }'
+    ),
+    'vmap_transpose_out_axes': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[1,2,3] = reshape[dimensions=None new_sizes=(1, 2, 3) sharding=None] a\n'
+        '    c:f32[2,3,1] = transpose[permutation=(1, 2, 0)] b\n'
+        '    d:f32[3,2,1] = transpose[permutation=(1, 0, 2)] c\n'
+        '  in (d,) }'
+    ),
+    'dot_product_attention': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[1,2,1,3] = broadcast_in_dim[broadcast_dimensions=(1, 3)] a\n'
+        '    c:f32[1,2,1,3] = broadcast_in_dim[broadcast_dimensions=(1, 3)] a\n'
+        '    d:f32[1,2,1,3] = broadcast_in_dim[broadcast_dimensions=(1, 3)] a\n'
+        '    e:f32[1,2,1,1,3] = reshape[\n'
+        '      dimensions=None\n'
+        '      new_sizes=(1, 2, 1, 1, 3)\n'
+        '      sharding=None\n'
+        '    ] b\n'
+        '    f:f32[1,1,2,1,2] = dot_general[\n'
+        '      dimension_numbers=(([4], [3]), ([0, 2], [0, 2]))\n'
+        '      preferred_element_type=float32\n'
+        '    ] e c\n'
+        '    g:f32[1,1,2,1,2] = mul f 0.5773502588272095:f32[]\n'
+        '    h:f32[1,1,2,1] = reduce_max[axes=(np.int64(4),)] g\n'
+        '    i:f32[1,1,2,1] = max -inf:f32[] h\n'
+        '    j:f32[1,1,1,2] = transpose[permutation=(3, 0, 1, 2)] i\n'
+        '    k:f32[1,1,1,2,1] = broadcast_in_dim[\n'
+        '      broadcast_dimensions=(0, np.int64(1), np.int64(2), np.int64(3))\n'
+        '    ] j\n'
+        '    l:f32[1,1,1,2,1] = stop_gradient k\n'
+        '    m:f32[1,1,1,2,2] = transpose[permutation=(3, 0, 1, 2, 4)] g\n'
+        '    n:f32[1,1,1,2,2] = sub m l\n'
+        '    o:f32[1,1,1,2,2] = exp n\n'
+        '    p:f32[1,1,1,2] = reduce_sum[axes=(np.int64(4),) out_sharding=None] o\n'
+        '    q:f32[1,1,1,2,1] = broadcast_in_dim[\n'
+        '      broadcast_dimensions=(0, np.int64(1), np.int64(2), np.int64(3))\n'
+        '    ] p\n'
+        '    r:f32[1,1,1,2,2] = div o q\n'
+        '    s:f32[1,1,3,1,2] = dot_general[\n'
+        '      dimension_numbers=(([1], [4]), ([0, 2], [1, 2]))\n'
+        '      preferred_element_type=float32\n'
+        '    ] d r\n'
+        '    t:f32[1,1,2,1,3] = transpose[permutation=(3, 0, 4, 1, 2)] s\n'
+        '    u:f32[1,2,1,1,3] = transpose[permutation=(1, 2, 3, 0, 4)] t\n'
+        '    v:f32[1,2,1,3] = reshape[\n'
+        '      dimensions=None\n'
+        '      new_sizes=(1, 2, 1, 3)\n'
+        '      sharding=None\n'
+        '    ] u\n'
+        '  in (v,) }'
     ),
 }
 

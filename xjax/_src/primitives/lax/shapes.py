@@ -112,7 +112,7 @@ def _broadcast_in_dim_batch(axis, args, dims, *, shape, broadcast_dimensions, sh
   (x,), (d,) = args, dims
   x = batching.moveaxis(x, d, 0)
   new_shape = (axis.size,) + tuple(shape)
-  new_dims = (0,) + tuple(b + 1 for b in broadcast_dimensions)
+  new_dims = (0,) + tuple(np.add(1, broadcast_dimensions))  # (NumPy ints, as JAX's)
   if sharding is not None:  # the batch dimension split as the operand's
     sharding = typed_sharding(sharding.mesh, (spec_of(get_aval(x))[0], *sharding.spec))
   return broadcast_in_dim(x, new_shape, new_dims, out_sharding=sharding), 0
@@ -350,16 +350,14 @@ transpose_p.physical_lowering = lambda ctx, x, *, permutation: transpose_p.lower
     ctx, x, permutation=_with_stored_dims(permutation, ctx.avals_in[0]))
 ad.deflinear(transpose_p, lambda ct, x, *, permutation: [
     Zero(x.aval) if type(ct) is Zero else transpose(ct, tuple(np.argsort(permutation)))])
-transpose_p.batch = lambda axis, args, dims, *, permutation: (
-    transpose(args[0], _batched_perm(permutation, dims[0])), dims[0])
+transpose_p.batch = lambda axis, args, dims, *, permutation: (  # (batch dimension first,
+    transpose(args[0], _batched_perm(permutation, dims[0])), 0)    # as JAX's rule)
 transpose_p.sharding_rule = lambda x, *, permutation: _type_sharding(
     [x], [spec_of(x)[p] for p in permutation])
 
 
 def _batched_perm(perm, bdim):
-  perm = [p + (p >= bdim) for p in perm]
-  perm.insert(bdim, bdim)
-  return tuple(perm)
+  return (bdim, *(p + (p >= bdim) for p in perm))
 
 
 def transpose(operand, permutation: Sequence[int]):
