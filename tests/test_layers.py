@@ -202,7 +202,7 @@ STACKS = {
     # -- libraries
     "xjax._src.libraries": [
         ["colocated_python", "distributed", "environment", "global_arrays", "mesh_utils",
-         "profiler", "sharding_display", "test_util"],  # on the layers below only
+         "profiler", "sharding_display", "staged_lax", "test_util"],  # on the layers below
         ["numpy"],
         ["flatten_util", "segment_ops", "multihost_utils", "tensorstore_arrays", "image",
          "pallas"],  # on numpy (or on global_arrays)

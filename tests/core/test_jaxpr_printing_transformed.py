@@ -70,6 +70,8 @@ TRANSFORMED_PROGRAMS = {  # one-argument programs of X23
     'vmap_softmax': jax.vmap(jax.nn.softmax),
     'vmap_transpose_out_axes': lambda x: jax.vmap(lambda a: jnp.transpose(a), in_axes=1, out_axes=1)(x.reshape(1, 2, 3)),
     'dot_product_attention': lambda x: jax.nn.dot_product_attention(x[None, :, None], x[None, :, None], x[None, :, None]),
+    'dynamic_index_in_dim': lambda x: lax.dynamic_index_in_dim(x, x[0, 1].astype(jnp.int32), axis=1, keepdims=False),
+    'dynamic_update_index_in_dim': lambda x: lax.dynamic_update_index_in_dim(x, x[0], 1, 0),
 }
 
 TRANSFORMED_RECORDED = {
@@ -1015,6 +1017,40 @@ TRANSFORMED_RECORDED = {
         '      sharding=None\n'
         '    ] u\n'
         '  in (v,) }'
+    ),
+    'dynamic_index_in_dim': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[1,1] = slice[limit_indices=(1, 2) start_indices=(0, 1) strides=None] a\n'
+        '    c:f32[] = squeeze[dimensions=(0, 1)] b\n'
+        '    d:i32[] = convert_element_type[new_dtype=int32 weak_type=False] c\n'
+        '    e:f32[2] = jit[\n'
+        '      name=dynamic_index_in_dim\n'
+        '      jaxpr={ lambda ; a:f32[2,3] d:i32[]. let\n'
+        '          f:bool[] = lt d 0:i32[]\n'
+        '          g:i32[] = add d 3:i32[]\n'
+        '          h:i32[] = select_n f d g\n'
+        '          i:f32[2,1] = dynamic_slice[slice_sizes=(2, 1)] a 0:i32[] h\n'
+        '          e:f32[2] = squeeze[dimensions=(1,)] i\n'
+        '        in (e,) }\n'
+        '    ] a d\n'
+        '  in (e,) }'
+    ),
+    'dynamic_update_index_in_dim': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[1,3] = slice[limit_indices=(1, 3) start_indices=(0, 0) strides=None] a\n'
+        '    c:f32[3] = squeeze[dimensions=(0,)] b\n'
+        '    d:f32[2,3] = jit[\n'
+        '      name=dynamic_update_index_in_dim\n'
+        '      jaxpr={ lambda ; a:f32[2,3] c:f32[3] e:i32[]. let\n'
+        '          f:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] c\n'
+        '          g:bool[] = lt e 0:i32[]\n'
+        '          h:i32[] = convert_element_type[new_dtype=int32 weak_type=False] e\n'
+        '          i:i32[] = add h 2:i32[]\n'
+        '          j:i32[] = select_n g e i\n'
+        '          d:f32[2,3] = dynamic_update_slice a f j 0:i32[]\n'
+        '        in (d,) }\n'
+        '    ] a c 1:i32[]\n'
+        '  in (d,) }'
     ),
 }
 

@@ -19,3 +19,5 @@ from xjax._src.primitives.lax.scaled_dot import scaled_dot  # noqa: F401
 from xjax._src.primitives.lax.parallel_transfers import (pbroadcast, precv,  # noqa: F401,E402
                                                          psend, ragged_all_to_all,
                                                          ragged_all_to_all_p)
+from xjax._src.libraries.staged_lax import (dynamic_index_in_dim,  # noqa: F401,E402
+                                            dynamic_update_index_in_dim)
