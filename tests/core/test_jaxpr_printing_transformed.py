@@ -72,6 +72,10 @@ TRANSFORMED_PROGRAMS = {  # one-argument programs of X23
     'dot_product_attention': lambda x: jax.nn.dot_product_attention(x[None, :, None], x[None, :, None], x[None, :, None]),
     'dynamic_index_in_dim': lambda x: lax.dynamic_index_in_dim(x, x[0, 1].astype(jnp.int32), axis=1, keepdims=False),
     'dynamic_update_index_in_dim': lambda x: lax.dynamic_update_index_in_dim(x, x[0], 1, 0),
+    'vmap_while_batched_predicate': lambda x: jax.vmap(lambda r: lax.while_loop(lambda c: c[0] < 10., lambda c: c * 2., r))(x + 1.),
+    'vmap_vmap_while': lambda x: jax.vmap(lambda n: jax.vmap(lambda r: lax.while_loop(lambda c: c[0] < n, lambda c: c * 2., r))(x + 1.))(x[:, 0] + 5.),
+    'vmap_while_inner_batched_predicate': jax.vmap(lambda r: jax.vmap(lambda s: lax.while_loop(lambda c: c[0] < 10., lambda c: (c[0] * 2., c[1] + s), (s, 0.)))(r), in_axes=1),
+    'while_weak_carry_stays_weak': lambda x: lax.while_loop(lambda c: c[0] < 10, lambda c: (c[0] + x[0, 1], c[1] * 2), (0., 1)),
 }
 
 TRANSFORMED_RECORDED = {
@@ -1051,6 +1055,97 @@ TRANSFORMED_RECORDED = {
         '        in (d,) }\n'
         '    ] a c 1:i32[]\n'
         '  in (d,) }'
+    ),
+    'vmap_while_batched_predicate': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,3] = add a 1.0:f32[]\n'
+        '    c:f32[2,3] = while[\n'
+        '      body_jaxpr={ lambda ; d:f32[2,3]. let\n'
+        '          e:f32[2,3] = mul d 2.0:f32[]\n'
+        '        in (e,) }\n'
+        '      body_nconsts=0\n'
+        '      cond_jaxpr={ lambda ; f:f32[2,3]. let\n'
+        '          g:f32[2,1] = slice[\n'
+        '            limit_indices=(2, 1)\n'
+        '            start_indices=(0, 0)\n'
+        '            strides=None\n'
+        '          ] f\n'
+        '          h:f32[2] = squeeze[dimensions=(1,)] g\n'
+        '          i:bool[2] = lt h 10.0:f32[]\n'
+        '        in (i,) }\n'
+        '      cond_nconsts=0\n'
+        '    ] b\n'
+        '  in (c,) }'
+    ),
+    'vmap_vmap_while': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,1] = slice[limit_indices=(2, 1) start_indices=(0, 0) strides=None] a\n'
+        '    c:f32[2] = squeeze[dimensions=(1,)] b\n'
+        '    d:f32[2] = add c 5.0:f32[]\n'
+        '    e:f32[2,3] = add a 1.0:f32[]\n'
+        '    f:f32[2,2,3] = broadcast_in_dim[\n'
+        '      broadcast_dimensions=(np.int64(1), np.int64(2))\n'
+        '    ] e\n'
+        '    g:f32[2,2,3] = while[\n'
+        '      body_jaxpr={ lambda ; h:f32[2,2,3]. let\n'
+        '          i:f32[2,2,3] = mul h 2.0:f32[]\n'
+        '        in (i,) }\n'
+        '      body_nconsts=0\n'
+        '      cond_jaxpr={ lambda ; j:f32[2] k:f32[2,2,3]. let\n'
+        '          l:f32[2,2,1] = slice[\n'
+        '            limit_indices=(2, 2, 1)\n'
+        '            start_indices=(0, 0, 0)\n'
+        '            strides=None\n'
+        '          ] k\n'
+        '          m:f32[2,2] = squeeze[dimensions=(2,)] l\n'
+        '          n:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] j\n'
+        '          o:bool[2,2] = lt m n\n'
+        '        in (o,) }\n'
+        '      cond_nconsts=1\n'
+        '    ] d f\n'
+        '  in (g,) }'
+    ),
+    'vmap_while_inner_batched_predicate': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2] = broadcast_in_dim 0.0:f32[]\n'
+        '    c:f32[3,2] = transpose[permutation=(1, 0)] a\n'
+        '    d:f32[3,2] = broadcast_in_dim[broadcast_dimensions=(np.int64(1),)] b\n'
+        '    e:f32[3,2] f:f32[3,2] = while[\n'
+        '      body_jaxpr={ lambda ; g:f32[2,3] h:f32[3,2] i:f32[3,2]. let\n'
+        '          j:f32[3,2] = mul h 2.0:f32[]\n'
+        '          k:f32[3,2] = convert_element_type[new_dtype=float32 weak_type=False] i\n'
+        '          l:f32[3,2] = transpose[permutation=(1, 0)] g\n'
+        '          m:f32[3,2] = add k l\n'
+        '        in (j, m) }\n'
+        '      body_nconsts=1\n'
+        '      cond_jaxpr={ lambda ; n:f32[3,2] o:f32[3,2]. let\n'
+        '          p:bool[3,2] = lt n 10.0:f32[]\n'
+        '        in (p,) }\n'
+        '      cond_nconsts=0\n'
+        '    ] a c d\n'
+        '  in (e, f) }'
+    ),
+    'while_weak_carry_stays_weak': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[] c:i32[] = while[\n'
+        '      body_jaxpr={ lambda ; d:f32[2,3] e:f32[] f:i32[]. let\n'
+        '          g:f32[1,1] = slice[\n'
+        '            limit_indices=(1, 2)\n'
+        '            start_indices=(0, 1)\n'
+        '            strides=None\n'
+        '          ] d\n'
+        '          h:f32[] = squeeze[dimensions=(0, 1)] g\n'
+        '          i:f32[] = convert_element_type[new_dtype=float32 weak_type=False] e\n'
+        '          j:f32[] = add i h\n'
+        '          k:i32[] = mul f 2:i32[]\n'
+        '        in (j, k) }\n'
+        '      body_nconsts=1\n'
+        '      cond_jaxpr={ lambda ; l:f32[] m:i32[]. let\n'
+        '          n:bool[] = lt l 10.0:f32[]\n'
+        '        in (n,) }\n'
+        '      cond_nconsts=0\n'
+        '    ] a 0.0:f32[] 1:i32[]\n'
+        '  in (b, c) }'
     ),
 }
 

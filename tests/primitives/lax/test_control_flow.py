@@ -215,7 +215,9 @@ def test_scan_errors():
     lax.scan(lambda c, x: (c, x), 0., (jnp.ones(3), jnp.ones(4)))
   with pytest.raises(ValueError, match="length"):
     lax.scan(lambda c, x: (c, x), 0., jnp.ones(3), length=5)
-  with pytest.raises(TypeError, match=r"f32\[\].*\n.*f32\[3\]"):
+  with pytest.raises(TypeError, match=r"The input carry c has type float32\[\] but the "
+                     r"corresponding output carry component has type float32\[3\], so the "
+                     r"shapes do not match\."):   # (JAX's words)
     lax.scan(lambda c, x: (c * jnp.ones(3), x), jnp.float32(0.), jnp.ones(3))
 
 
@@ -435,3 +437,54 @@ def test_associative_scan_takes_another_container_of_the_same_leaves():
   np.testing.assert_array_equal(out.a, [1., 3., 6., 10.])
   with pytest.raises(TypeError, match="same structure"):
     lax.associative_scan(lambda x, y: (x.a + y.a,), elems)
+
+
+# Loop bodies whose carry output differs from the input: JAX 0.10.2's TypeError texts
+_CARRY_ERRORS = [
+    ('types', 'lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * jnp.ones(2)), (0, 1.))',
+     'while_loop body function carry input and carry output must have equal types, but they differ:\n\nThe input carry component c[1] has type float32[] but the corresponding output carry component has type float32[2], so the shapes do not match.\n\nRevise the function so that all output types match the corresponding input types.'),
+    ('two_types', 'lax.scan(lambda carry, x: ((carry[0] * jnp.ones(2), carry[1].astype(jnp.int32)), x), (0., 1.), jnp.ones(3))',
+     'scan body function carry input and carry output must have equal types, but they differ:\n\n  * the input carry component carry[0] has type float32[] but the corresponding output carry component has type float32[2], so the shapes do not match;\n  * the input carry component carry[1] has type float32[] but the corresponding output carry component has type int32[], so the dtypes do not match.\n\nRevise the function so that all output types match the corresponding input types.'),
+    ('length', 'lax.while_loop(lambda c: True, lambda c: (c[0] + 1,), (0, 1.))',
+     'while_loop body function carry input and carry output must have the same pytree structure, but they differ:\n\nThe input carry c is a tuple of length 2 but the corresponding component of the carry output is a tuple of length 1, so the lengths do not match.\n\nRevise the function so that the carry output has the same pytree structure as the carry input.'),
+    ('dict_keys', "lax.while_loop(lambda c: True, lambda c: {'a': c['a'], 'c': 1.}, {'a': 0, 'b': 1.})",
+     "while_loop body function carry input and carry output must have the same pytree structure, but they differ:\n\nThe input carry c is a <class 'dict'> with pytree metadata ('a', 'b') but the corresponding component of the carry output is a <class 'dict'> with pytree metadata ('a', 'c'), so the pytree node metadata does not match.\n\nRevise the function so that the carry output has the same pytree structure as the carry input."),
+    ('cond_pytree', 'lax.while_loop(lambda c: (True, True), lambda c: c, 1.)',
+     'cond_fun must return a boolean scalar, but got pytree PyTreeDef((*, *)).'),
+    ('cond_shape', 'lax.while_loop(lambda c: jnp.array([True]), lambda c: c, 1.)',
+     'cond_fun must return a boolean scalar, but got output type(s) [ShapedArray(bool[1])].'),
+]
+
+
+@pytest.mark.parametrize("name, program, message", _CARRY_ERRORS)
+def test_carry_mismatches_raise_jaxs_words(name, program, message):
+  with pytest.raises(TypeError) as info:
+    eval(program)
+  assert str(info.value).split("\n" + "-" * 20)[0] == message
+
+
+def test_vmapped_while_with_batched_predicates_matches_python_loops():
+  # the predicate batched by the inner vmap, by the outer one, or by both: each lane runs
+  # until its own predicate fails (the jaxprs keep JAX's form: a bool[...] predicate)
+  x = np.arange(6.).reshape(2, 3) + 1.
+
+  def loop(c, limit):
+    while c[0] < limit:
+      c = c * 2.
+    return c
+  both = xjax.vmap(lambda n: xjax.vmap(lambda r: lax.while_loop(
+      lambda c: c[0] < n, lambda c: c * 2., r))(x))(jnp.array([5., 20.]))
+  np.testing.assert_array_equal(both, [[loop(r, n) for r in x] for n in (5., 20.)])
+  inner = xjax.vmap(lambda r: xjax.vmap(lambda s: lax.while_loop(
+      lambda c: c[0] < 10., lambda c: (c[0] * 2., c[1] + s), (s, 0.)))(r), in_axes=1)(x)
+
+  def loop2(s):
+    c = (s, 0.)
+    while c[0] < 10.:
+      c = (c[0] * 2., c[1] + s)
+    return c
+  expected = np.array([[loop2(s) for s in col] for col in x.T])   # (3, 2, 2)
+  np.testing.assert_array_equal(inner[0], expected[..., 0])
+  np.testing.assert_array_equal(inner[1], expected[..., 1])
+  jitted = xjax.jit(xjax.vmap(lambda r: lax.while_loop(lambda c: c[0] < 10., lambda c: c * 2., r)))
+  np.testing.assert_array_equal(jitted(x), [loop(r, 10.) for r in x])

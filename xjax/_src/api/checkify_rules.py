@@ -257,6 +257,10 @@ def _while_rule(collector, eqn, ins) -> list:
                                                                     p["body_jaxpr"])
   if not cond.sites and not body.sites:
     return bind_equation(eqn, ins)
+  if p["cond_jaxpr"].out_avals[0].shape:  # a vmapped loop's predicate, one per lane
+    raise ValueError("Checkify does not support batched while-loops "
+                     "(checkify-of-vmap-of-while). \nHint: if possible, move the vmap to the "
+                     "outer level to get vmap-of-checkify-of-while.")
 
   def body_fun(state):
     carry, cflat, bflat = state

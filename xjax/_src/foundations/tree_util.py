@@ -364,6 +364,49 @@ def flatten_one_level(tree: Any) -> tuple[Iterable[Any], Hashable]:
     return tuple(children), aux
 
 
+def equality_errors(tree1: Any, tree2: Any, is_leaf: Callable[[Any], bool] | None = None
+                    ) -> Iterable[tuple[KeyPath, str, str, str]]:
+    """How two pytrees' structures differ (JAX's ``equality_errors``): per difference, its
+    key path, what each tree has there, and why they disagree; the first difference on
+    each path from the root."""
+    yield from _equality_errors((), tree1, tree2, is_leaf)
+
+
+def _equality_errors(path, t1, t2, is_leaf):
+    leaf = lambda t: (is_leaf is not None and is_leaf(t)) or _node_of(type(t)) is None
+    if leaf(t1) and leaf(t2):
+        return
+    if type(t1) != type(t2):
+        yield path, str(type(t1)), str(type(t2)), "their Python types differ"
+        return
+    if isinstance(t1, (list, tuple)) and len(t1) != len(t2):
+        yield (path, f"{type(t1).__name__} of length {len(t1)}",
+               f"{type(t2).__name__} of length {len(t2)}", "the lengths do not match")
+        return
+    node = _node_of(type(t1))
+    (pairs1, meta1), (pairs2, meta2) = node.keyed(t1), node.keyed(t2)
+    pairs1, pairs2 = list(pairs1), list(pairs2)
+    if node is _DICT:
+        meta1, meta2 = tuple(meta1), tuple(meta2)
+    if len(pairs1) != len(pairs2):
+        try:
+            keys = {k for k, _ in pairs1} ^ {k for k, _ in pairs2}
+            diff = " ".join(repr(k.key) for k in keys)
+        except Exception:
+            diff = ""
+        yield (path, f"{type(t1)} with {len(pairs1)} child{'ren' if len(pairs1) > 1 else ''}",
+               f"{type(t2)} with {len(pairs2)} child{'ren' if len(pairs2) > 1 else ''}",
+               "the numbers of children do not match"
+               + (diff and f", with the symmetric difference of key sets: {{{diff}}}"))
+        return
+    if meta1 != meta2:
+        yield (path, f"{type(t1)} with pytree metadata {meta1}",
+               f"{type(t2)} with pytree metadata {meta2}", "the pytree node metadata does not match")
+        return
+    for (k, c1), (_, c2) in zip(pairs1, pairs2):
+        yield from _equality_errors((*path, k), c1, c2, is_leaf)
+
+
 def flatten_one_level_with_keys(tree: Any) -> tuple[Iterable[tuple[Any, Any]], Hashable]:
     """Like `flatten_one_level`, with children paired with their keys."""
     node = _node_of(type(tree))

@@ -220,6 +220,36 @@ def _stacked(aval, size: int, mesh_axis: tuple | None) -> ShapedArray:
   return ShapedArray((size,) + aval.shape, aval.dtype, aval.weak_type, sharding=split)
 
 
+def _stacked_at(aval, size: int, dim: int, mesh_axis: tuple | None) -> ShapedArray:
+  """``_stacked``, the new axis at ``dim``."""
+  stacked = _stacked(aval, size, mesh_axis)
+  if dim == 0:
+    return stacked
+  perm = [*range(1, dim + 1), 0, *range(dim + 1, stacked.ndim)]
+  shape = tuple(stacked.shape[p] for p in perm)
+  sharding = getattr(stacked, "_sharding", None)
+  if sharding is not None:
+    sharding = sharding.update(spec=tuple(sharding.spec[p] for p in perm))
+  return ShapedArray(shape, stacked.dtype, stacked.weak_type, sharding=sharding)
+
+
+@cached_on_jaxpr(lambda axis, in_dims, out_dims: _batch_key(axis, in_dims, out_dims))
+def batch_closed_jaxpr_axes(closed: ClosedJaxpr, axis: AxisData, in_dims: Sequence,
+                            out_dims: Sequence) -> ClosedJaxpr:
+  """A jaxpr over inputs batched at ``in_dims`` (None: unbatched), its outputs batched at
+  ``out_dims`` (broadcast there if need be; None: the output comes out unbatched)."""
+  avals = [a if d is None else _stacked_at(a, axis.size, d, axis.explicit_mesh_axis)
+           for a, d in zip(closed.in_avals, in_dims)]
+
+  def fun(*args):
+    outs, dims = batch_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+                            args, list(in_dims), axis)
+    assert all(t is not None or d is None for d, t in zip(dims, out_dims))
+    return [o if t is None else matchaxis(o, d, t, axis.size, axis.explicit_mesh_axis)
+            for o, d, t in zip(outs, dims, out_dims)]
+  return trace_to_jaxpr(fun, avals)
+
+
 @cached_on_jaxpr(_batch_key)
 def batch_closed_jaxpr(closed: ClosedJaxpr, axis: AxisData, in_batched: Sequence[bool],
                        instantiate: bool | Sequence[bool] = False):

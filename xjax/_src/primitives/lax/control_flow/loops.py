@@ -8,6 +8,8 @@ differentiation works.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
 from typing import Callable
 
@@ -23,13 +25,13 @@ from xjax._src.core.trace import Primitive, Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.interpreters.staging import make_debug_info
+from xjax._src.interpreters.staging import make_debug_info, trace_to_jaxpr
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import reductions, shapes
 from xjax._src.core.effects import check_control_flow_effects
 from xjax._src.interpreters.higher_order import (cached_trace, carry_fixpoint, hoist, merge,
                                                  partition, trace_hoisted)
-from xjax._src.primitives.lax.control_flow.body_tracing import (avals_of, call, describe,
+from xjax._src.primitives.lax.control_flow.body_tracing import (avals_of, call,
                                                                 same_types, split, trace_user_fun)
 from xjax._src.primitives.lax.control_flow.carried_refs import carrying_refs, refs_among
 from xjax._src.primitives.state.discharge import read_refs, write_refs
@@ -47,15 +49,17 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
   avals = avals_of(leaves)
   arg_tree = tree_util.tree_structure((init_val,))
   cond_j, cond_consts, cond_tree = trace_user_fun(cond_fun, arg_tree, avals, "while_cond")
-  if cond_tree.num_leaves != 1 or cond_j.out_avals[0].shape or (
-      cond_j.out_avals[0].dtype != np.bool_):
+  if not tree_util.treedef_is_leaf(cond_tree) or len(cond_j.out_avals) != 1:
+    raise TypeError(f"cond_fun must return a boolean scalar, but got pytree {cond_tree}.")
+  if cond_j.out_avals[0].shape or cond_j.out_avals[0].dtype != np.bool_:
     raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
-                    f"{describe(cond_tree, cond_j.out_avals)}.")
+                    f"{list(cond_j.out_avals)}.")
   body_j, body_consts, body_tree = trace_user_fun(body_fun, arg_tree, avals, "while_body")
   if body_tree == tree and _promote_weak_carry(leaves, avals, body_j.out_avals):
     init_val = tree_util.tree_unflatten(tree, leaves)
     return while_loop(cond_fun, body_fun, init_val)
-  _check_carry("while_loop body function", tree, avals, body_tree, body_j.out_avals)
+  _check_carry("while_loop body function", body_fun, tree, avals, body_tree,
+               body_j.out_avals)
   refs = refs_among(cond_consts, body_consts)   # carried as values, written back after
   cond_j, cond_consts = carrying_refs(cond_j, cond_consts, refs, "while_loop's cond_fun",
                                       returns_refs=False)
@@ -78,31 +82,71 @@ def _forward_unchanged(body, nconsts, init_leaves, outs):
           for i, (x, o) in enumerate(zip(init_leaves, outs))] + list(outs[len(init_leaves):])
 
 
-def _promote_weak_carry(leaves, in_avals, out_avals, dtype_only=False) -> bool:
-  """Weakly typed carry inits the body strengthens become strong ``out.dtype`` (in place);
-  with ``dtype_only`` (scan, as in JAX) only those whose dtype changes.
+def _promote_weak_carry(leaves, in_avals, out_avals) -> bool:
+  """Weakly typed carry inits whose dtype the body changes become strong, of the promotion
+  of both (in place; as JAX: a weak float carry the body makes an int stays a float, and
+  the body's carry types then disagree).  A weak init the body merely strengthens stays
+  weak, as in JAX.
 
-  Returns whether any did, so the caller retraces with the promoted inits.
+  Returns whether any changed, so the caller retraces with the promoted inits.
   """
   changed = False
   for k, (a, b) in enumerate(zip(in_avals, out_avals)):
-    if a.weak_type and a.shape == b.shape and (
-        a.dtype != b.dtype or not (b.weak_type or dtype_only)):
-      # to the promotion of both (as JAX): a weak float carry the body makes an int stays
-      # a float, and the body's carry types then disagree
+    if a.weak_type and a.dtype != b.dtype:
       leaves[k] = ew.convert_element_type(leaves[k], dtypes.result_type(a, b), False)
       changed = True
   return changed
 
 
+def _check_carry(what, body_fun, in_tree, in_avals, out_tree, out_avals):
+  """JAX's TypeError, in its words, where the body's carry output differs from its input
+  in structure or in type (weak types aside)."""
+  if in_tree == out_tree and same_types(in_avals, out_avals):
+    return
+  try:
+    name = next(iter(inspect.signature(body_fun).parameters))
+  except (ValueError, TypeError, StopIteration):
+    name = None
 
-def _check_carry(what, in_tree, in_avals, out_tree, out_avals):
-  if in_tree != out_tree or not same_types(in_avals, out_avals):
-    must = "have the same pytree structure" if in_tree != out_tree else "have equal types"
-    raise TypeError(f"{what} carry input and carry output must {must}, but "
-                    f"they differ:\ninput:  {describe(in_tree, in_avals)}\noutput: "
-                    f"{describe(out_tree, out_avals)}\nRevise the function so that all "
-                    "output types match the corresponding input types.")
+  def component(path):
+    if name:
+      return f"the input carry component {name}{tree_util.keystr(path)}" if path else \
+          f"the input carry {name}"
+    return f"the input carry at path {tree_util.keystr(path)}" if path else "the input carry"
+  if in_tree != out_tree:
+    try:
+      diffs = [f"{component(path)} is a {a} but the corresponding component of the carry "
+               f"output is a {b}, so {why}" for path, a, b, why in tree_util.equality_errors(
+                   tree_util.tree_unflatten(in_tree, in_avals),
+                   tree_util.tree_unflatten(out_tree, out_avals))]
+      differences = _listed(diffs)
+    except Exception:   # (an output tree that does not rebuild)
+      differences = (f"the input tree structure is:\n{in_tree}\nthe output tree structure "
+                     f"is:\n{out_tree}\n")
+    raise TypeError(f"{what} carry input and carry output must have the same pytree "
+                    f"structure, but they differ:\n\n{differences}\nRevise the function so "
+                    "that the carry output has the same pytree structure as the carry input.")
+  paths = [p for p, _ in tree_util.tree_flatten_with_path(
+      tree_util.tree_unflatten(in_tree, range(len(in_avals))))[0]]
+  diffs = [f"{component(path)} has type {a.str_short()} but the corresponding output carry "
+           f"component has type {b.str_short()}{_mismatch(a, b)}"
+           for path, a, b in zip(paths, in_avals, out_avals) if not same_types([a], [b])]
+  raise TypeError(f"{what} carry input and carry output must have equal types, but they "
+                  f"differ:\n\n{_listed(diffs)}\nRevise the function so that all output "
+                  "types match the corresponding input types.")
+
+
+def _mismatch(a, b) -> str:
+  parts = (["the dtypes do not match"] if a.dtype != b.dtype else []) + (
+      ["the shapes do not match"] if a.shape != b.shape else [])
+  return "" if not parts else ", so " + ", and ".join(parts)
+
+
+def _listed(items) -> str:
+  """One sentence, or a bulleted list of clauses, as JAX writes these errors."""
+  if len(items) == 1:
+    return items[0][:1].upper() + items[0][1:] + ".\n"
+  return "".join(f"  * {d};\n" for d in items[:-1]) + f"  * {items[-1]}.\n"
 
 
 @api_boundary
@@ -221,10 +265,10 @@ def _scan(f: Callable, init, xs, length, reverse, unroll, cache_on: tuple):
   jaxpr, consts, (c_tree, y_tree, n_c) = cached_trace(
       owner, (what, in_tree, body_avals), lambda: _trace_scan_body(f, in_tree, body_avals))
   if c_tree == carry_tree and _promote_weak_carry(carry_leaves, carry_avals,
-                                                  jaxpr.out_avals[:n_c], dtype_only=True):
+                                                  jaxpr.out_avals[:n_c]):
     return _scan(f, tree_util.tree_unflatten(carry_tree, carry_leaves), xs, length, reverse,
                  unroll, cache_on)
-  _check_carry("scan body function", carry_tree, carry_avals, c_tree,
+  _check_carry("scan body function", f, carry_tree, carry_avals, c_tree,
                jaxpr.out_avals[:n_c])
   unroll = int(length if unroll is True else (1 if unroll is False else unroll))
   refs = refs_among(consts)   # carried as values, written back after
@@ -312,19 +356,44 @@ def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
   return body_jaxpr.out_avals
 
 
+@functools.lru_cache(maxsize=256)
+def _lanes(pred: ShapedArray, carry: tuple):
+  """For a batched predicate (a vmapped loop's, one per lane), the jaxprs the lowering
+  adds: whether any lane goes on, and each carry updated only in the lanes still going
+  (a carry without the predicate's leading dimensions takes its new value); None for a
+  scalar predicate."""
+  if not pred.shape:
+    return None
+  axes = tuple(range(pred.ndim))
+
+  def keep(p, *xs):
+    new, old = xs[:len(carry)], xs[len(carry):]
+    return [n if a.shape[:pred.ndim] != pred.shape else
+            ew.select_n(shapes.broadcast_in_dim(p, a.shape, axes), o, n)
+            for n, o, a in zip(new, old, carry)]
+  return (trace_to_jaxpr(lambda p: [reductions.reduce_or(p, axes)], [pred]),
+          trace_to_jaxpr(keep, [pred, *carry, *carry]))
+
+
 def _while_lowering(ctx, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
   nc = cond_nconsts + body_nconsts
   effectful = bool(cond_jaxpr.effects or body_jaxpr.effects)  # the token is carried first
   avals = [TOKEN, *ctx.avals_in] if effectful else list(ctx.avals_in)
 
+  lanes = _lanes(cond_jaxpr.out_avals[0], tuple(body_jaxpr.out_avals))
+
   def cond_region(sub, xs):
     cc, bc, carry = split(sub.take_token(effectful, xs), [cond_nconsts, body_nconsts])
-    return sub.lower_jaxpr(cond_jaxpr.jaxpr, (), cc + carry)
+    pred = sub.lower_jaxpr(cond_jaxpr.jaxpr, (), cc + carry)
+    return pred if lanes is None else sub.lower_jaxpr(lanes[0].jaxpr, (), pred)
 
   def body_region(sub, xs):
     xs = sub.take_token(effectful, xs)
     cc, bc, carry = split(xs, [cond_nconsts, body_nconsts])
     outs = sub.lower_jaxpr(body_jaxpr.jaxpr, (), bc + carry)
+    if lanes is not None:  # finished lanes keep their carry
+      pred = sub.lower_jaxpr(cond_jaxpr.jaxpr, (), cc + carry)
+      outs = sub.lower_jaxpr(lanes[1].jaxpr, (), pred + outs + carry)
     return sub.give_token(effectful, xs[:nc] + outs)
 
   regions = [ctx.region(avals, cond_region), ctx.region(avals, body_region)]
@@ -409,45 +478,32 @@ def _while_transpose(cts, *args, **params):
 
 
 def _while_batch(axis, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-  size = axis.size
-  args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
+  """As JAX's rule: where the predicate is batched, every carry is batched at 0 and the
+  predicate comes out batched (the loop runs while any lane's holds, and the lowering keeps
+  finished lanes' carries); otherwise batched carries sit after the predicate's own
+  dimensions (those of an inner vmap's batched predicate), so its shape stays a prefix."""
   cc, bc, carry = split(args, [cond_nconsts, body_nconsts])
-  ccd, bcd, cd = split([d is not None for d in dims], [cond_nconsts, body_nconsts])
-  carry_b = carry_fixpoint(lambda b: batching.batch_closed_jaxpr(body_jaxpr, axis, bcd + b)[1],
-                           cd)
-  _, pred_b = batching.batch_closed_jaxpr(cond_jaxpr, axis, ccd + carry_b)
-  if pred_b[0]:
+  ccd, bcd, cd = split(list(dims), [cond_nconsts, body_nconsts])
+  batched = lambda ds: [d is not None for d in ds]
+  carry_b = carry_fixpoint(
+      lambda b: batching.batch_closed_jaxpr(body_jaxpr, axis, batched(bcd) + b)[1],
+      batched(cd))
+  _, (pred_b,) = batching.batch_closed_jaxpr(cond_jaxpr, axis, batched(ccd) + carry_b)
+  if pred_b:
     carry_b = [True] * len(carry)
-  carry = [batching.bdim_to_front(x, None, size) if b and not d else x
-           for x, b, d in zip(carry, carry_b, cd)]
-  body_b, _ = batching.batch_closed_jaxpr(body_jaxpr, axis, bcd + carry_b, instantiate=carry_b)
-  cond_b, _ = batching.batch_closed_jaxpr(cond_jaxpr, axis, ccd + carry_b,
-                                          instantiate=pred_b[0])
-  ncc, nbc = len(cc), len(bc)
-  if not pred_b[0]:
-    new_cond, c_consts = hoist(cond_b)
-    new_body, b_consts = hoist(body_b)
-  else:
-    # Run until every lane is done; finished lanes keep their carry.
-    def cond(*xs):
-      return [reductions.reduce_or(call(cond_b, *xs)[0], (0,))]
-
-    def body(*xs):
-      ccs, rest = xs[:ncc], xs[ncc:]
-      bcs, c = rest[:nbc], rest[nbc:]
-      pred = call(cond_b, *ccs, *c)[0]
-      new = call(body_b, *bcs, *c)
-      return [ew.select_n(shapes.broadcast_in_dim(pred, get_aval(o).shape, (0,)), old, o)
-              for old, o in zip(c, new)]
-    new_cond, c_consts = trace_hoisted(cond, [get_aval(x) for x in cc + carry],
-                                       cache_on=(cond_b, "while_any_lane"))
-    new_body, b_consts = trace_hoisted(body, [get_aval(x) for x in cc + bc + carry],
-                                       cache_on=(body_b, ("while_any_lane", cond_b, ncc, nbc)))
-    b_consts = b_consts + cc
+  at = 0 if pred_b else cond_jaxpr.out_avals[0].ndim
+  carry_dims = [at if b else None for b in carry_b]
+  body_b = batching.batch_closed_jaxpr_axes(body_jaxpr, axis, bcd + carry_dims, carry_dims)
+  cond_b = batching.batch_closed_jaxpr_axes(cond_jaxpr, axis, ccd + carry_dims,
+                                            [0 if pred_b else None])
+  carry = [x if t is None else batching.matchaxis(x, d, t, axis.size)
+           for x, d, t in zip(carry, cd, carry_dims)]
+  new_cond, c_consts = hoist(cond_b)
+  new_body, b_consts = hoist(body_b)
   outs = while_p.bind(*c_consts, *cc, *b_consts, *bc, *carry, cond_jaxpr=new_cond,
-                      body_jaxpr=new_body, cond_nconsts=len(c_consts) + ncc,
-                      body_nconsts=len(b_consts) + nbc)
-  return outs, [0 if b else None for b in carry_b]
+                      body_jaxpr=new_body, cond_nconsts=len(c_consts) + len(cc),
+                      body_nconsts=len(b_consts) + len(bc))
+  return outs, carry_dims
 
 
 while_p = Primitive("while", multiple_results=True)
