@@ -500,10 +500,13 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
     aval = get_aval(leaf)
     size = axis_size(axis_name)
     split, concat = split_axis % aval.ndim, concat_axis % aval.ndim
-    if aval.shape[split] % size if tiled else aval.shape[split] != size:
-      raise ValueError(f"all_to_all: the split axis {split_axis} has size {aval.shape[split]}, "
-                       f"which must {'be divisible by' if tiled else 'equal'} the size {size} of "
-                       f"axis {axis_name!r}")
+    if tiled and aval.shape[split] % size:   # (JAX's words)
+      raise ValueError(f"The size of all_to_all split_axis ({aval.shape[split]}) has to be "
+                       f"divisible by the size of the named axis {axis_name} ({size})")
+    if not tiled and aval.shape[split] != size:
+      raise ValueError("all_to_all requires the size of the mapped axis axis_name to equal "
+                       f"x.shape[split_axis], but they are {size} and {aval.shape[split]} "
+                       "respectively.")
     return all_to_all_p.bind(leaf, axis_name=axis_name, split_axis=split, concat_axis=concat,
                              axis_size=size, tiled=tiled)
   return tree_util.tree_map(one, x)
@@ -575,10 +578,12 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
     aval = get_aval(leaf)
     size = axis_size(axis_name)
     dim = scatter_dimension % aval.ndim
-    if aval.shape[dim] % size if tiled else aval.shape[dim] != size:
-      raise ValueError(f"psum_scatter: dimension {scatter_dimension} has size "
-                       f"{aval.shape[dim]}, which must {'be divisible by' if tiled else 'equal'}"
-                       f" the size {size} of axis {axis_name!r}")
+    if tiled and aval.shape[dim] % size:   # (JAX's words)
+      raise ValueError(f"tiled reduce_scatter operand scatter dimension size {aval.shape[dim]} "
+                       f"must be divisible by shard_count {size}")
+    if not tiled and aval.shape[dim] != size:
+      raise ValueError(f"reduce_scatter operand scatter dimension size {aval.shape[dim]} must "
+                       f"match shard count {size}")
     return psum_scatter_p.bind(leaf, axis_name=axis_name, scatter_dimension=dim,
                                axis_size=size, tiled=tiled)
   return tree_util.tree_map(one, x)

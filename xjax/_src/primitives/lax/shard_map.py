@@ -105,9 +105,10 @@ def _typed_in_specs(mesh: Mesh, manual_axes, leaves, specs):
       out.append(typed if spec is None else spec)
       continue
     given = type_sharding(NamedSharding(mesh, spec), aval.ndim)
-    if PartitionSpec(*(given.spec if given is not None else [None] * aval.ndim)) != typed:
-      raise ValueError(
-          f"in_specs passed to shard_map: {spec} does not match the specs of the input: "
+    given = PartitionSpec(*(given.spec if given is not None else [None] * aval.ndim))
+    if given != typed:
+      raise ValueError(   # (both specs padded to the argument's rank, as JAX shows them)
+          f"in_specs passed to shard_map: {given} does not match the specs of the input: "
           f"{typed} for arg: {aval.str_short(short_dtypes=False)}. `in_specs` is an optional "
           "argument so you can omit specifying it and shard_map will infer the in_specs from "
           "the arguments. If you want to reshard your inputs, you can use `jax.reshard` on "
@@ -344,25 +345,41 @@ def _holds_jaxpr(param) -> bool:
       isinstance(param, tuple) and any(map(_holds_jaxpr, param)))
 
 
-def _check_vma(jaxpr, mesh, in_specs, out_specs, name: str) -> None:
+def _check_vma(jaxpr, mesh, in_specs, out_specs, spec_paths, name: str) -> None:
+  """JAX's ValueError (in its words, one entry per output) where an output varies over a
+  mesh axis its out_specs entry does not split it over."""
   # jax_remove_size_one_mesh_axis_from_type: axes of size 1 are left out of the types
   dropped = frozenset(a for a, n in mesh.shape.items() if n == 1) if config.read(
       "jax_remove_size_one_mesh_axis_from_type") else frozenset()
   in_axes = [frozenset(_named(s)) - dropped for s in in_specs]
-  for spec, varying in zip(out_specs, _varying(jaxpr.jaxpr, in_axes, dropped)):
-    extra = sorted(varying - set(_named(spec)))
-    if extra:
-      named = "{" + ", ".join(sorted(_named(spec))) + "}"
-      raise ValueError(
-          f"shard_map applied to the function '{name}' was given out_specs which require "
-          "replication which can't be statically inferred given the mesh:\n\nThe mesh given "
-          f"has shape {mesh.axis_sizes} with corresponding axis names {mesh.axis_names}.\n\n"
-          f"out_specs is {spec!r} which implies that the corresponding output value is only "
-          f"varying across mesh axes {named} and not {{{', '.join(extra)}}}, but it was "
-          f"inferred to be possibly varying over {{{', '.join(extra)}}}\n\nCheck if these "
-          "output values are meant to be replicated over those mesh axes. If not, consider "
-          "revising the corresponding out_specs entries. If so, consider disabling the check "
-          "by passing the check_vma=False argument to `xjax.shard_map`.")
+  in_order = lambda axes: ",".join(a for a in mesh.axis_names if a in axes)
+  msgs = []
+  for spec, path, varying in zip(out_specs, spec_paths,
+                                 _varying(jaxpr.jaxpr, in_axes, dropped)):
+    named = set(_named(spec))
+    if not varying - named:
+      continue
+    unmentioned = [a for a in mesh.axis_names if a not in named]
+    head = f"* out_specs{tree_util.keystr(path)} is {spec!r} which implies that the "
+    if len(unmentioned) > 1:
+      msgs.append(head + "corresponding output value is only varying across mesh axes "
+                  f"{{{in_order(named)}}} and not {{{in_order(set(unmentioned) & varying)}}}, "
+                  f"but it was inferred to be possibly varying over {{{in_order(varying)}}}")
+    else:
+      msgs.append(head + "corresponding output value is replicated across mesh axis "
+                  f"'{unmentioned[0]}', but could not infer replication over any axes")
+  if not msgs:
+    return
+  if len(msgs) == 1:
+    msgs = [msgs[0][2:]]
+  raise ValueError(
+      f"shard_map applied to the function '{name}' was given out_specs which require "
+      "replication which can't be statically inferred given the mesh:\n\nThe mesh given "
+      f"has shape {mesh.axis_sizes} with corresponding axis names {mesh.axis_names}.\n\n"
+      + "\n\n".join(msgs) + "\n\nCheck if these output values are meant to be replicated "
+      "over those mesh axes. If not, consider revising the corresponding out_specs entries. "
+      "If so, consider disabling the check by passing the check_vma=False argument to "
+      "`jax.shard_map`.")
 
 
 def manual_axis_names() -> tuple:
@@ -408,15 +425,22 @@ class _bound_axes:
 
 def _specs_for(specs, tree, what: str) -> list:
   """``specs`` (a PartitionSpec or a pytree prefix of ``tree``) as one spec per leaf."""
+  return [spec for _, spec in _specs_with_paths(specs, tree, what)]
+
+
+def _specs_with_paths(specs, tree, what: str, path: tuple = ()) -> list:
+  """``_specs_for``, each spec with its key path in ``specs``."""
   n = len(tree_util.tree_leaves(tree))
   if isinstance(specs, PartitionSpec) or specs is None:
-    return [specs or PartitionSpec()] * n
+    return [(path, specs or PartitionSpec())] * n
   if isinstance(tree, (tuple, list)) and isinstance(specs, (tuple, list)) and (
       len(specs) == len(tree)):
-    return [s for sub, t in zip(specs, tree) for s in _specs_for(sub, t, what)]
-  flat = tree_util.tree_leaves(specs, is_leaf=lambda s: isinstance(s, PartitionSpec))
+    return [pair for i, (sub, t) in enumerate(zip(specs, tree))
+            for pair in _specs_with_paths(sub, t, what, (*path, tree_util.SequenceKey(i)))]
+  flat = tree_util.tree_flatten_with_path(
+      specs, is_leaf=lambda s: isinstance(s, PartitionSpec))[0]
   if len(flat) == n:
-    return flat
+    return [((*path, *p), s) for p, s in flat]
   raise ValueError(f"shard_map {what} {specs!r} is not a pytree prefix of the values it "
                    f"describes ({n} leaves).")
 
@@ -510,7 +534,9 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
     def specs_out(closed):
       out, _ = out_tree_box[0]
       # (pmap passes a callable: its out_specs follow the traced outputs)
-      flat = _specs_for(out_specs() if callable(out_specs) else out_specs, out, "out_specs")
+      pairs = _specs_with_paths(out_specs() if callable(out_specs) else out_specs, out,
+                                "out_specs")
+      paths, flat = [p for p, _ in pairs], [spec for _, spec in pairs]
       _check_specs(manual, flat, "out_specs")
       for aval, spec in zip(closed.out_avals, flat):
         if len(spec) > aval.ndim:
@@ -519,7 +545,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
               f"{spec!r} of length {len(spec)} for an output of shape {aval.str_short(short_dtypes=True)} "
               f"(rank {aval.ndim}); a spec may not be longer than the output's rank.")
       if check_vma:
-        _check_vma(closed, mesh, specs, flat, fun_name)
+        _check_vma(closed, mesh, specs, flat, paths, fun_name)
       return flat
 
     blocks = [_block(get_aval(x), mesh, s, manual) for x, s in zip(leaves, specs)]

@@ -1,0 +1,46 @@
+"""shard_map's errors in JAX 0.10.2's words (texts recorded from it): collectives whose
+operand does not split over the named axis, and out_specs that claim a replication the body
+does not give (traced over an AbstractMesh: no devices needed)."""
+import pytest
+
+import xjax as jax
+import xjax.numpy as jnp
+from xjax import lax
+from xjax.sharding import AbstractMesh, AxisType, PartitionSpec as P
+
+mesh = AbstractMesh((4,), ("i",), axis_types=(AxisType.Auto,))
+mesh2 = AbstractMesh((2, 2), ("a", "b"), axis_types=(AxisType.Auto,) * 2)
+x = jnp.arange(8.).reshape(4, 2)
+
+
+def sm(f, out=P("i"), m=mesh, ins=P("i")):
+  return jax.shard_map(f, mesh=m, in_specs=ins, out_specs=out)
+
+
+CASES = [
+    ('a2a_tiled', "sm(lambda a: lax.all_to_all(a, 'i', 0, 0, tiled=True))",
+     'The size of all_to_all split_axis (1) has to be divisible by the size of the named axis i (4)'),
+    ('a2a_untiled', "sm(lambda a: lax.all_to_all(a, 'i', 0, 0))",
+     'all_to_all requires the size of the mapped axis axis_name to equal x.shape[split_axis], but they are 4 and 1 respectively.'),
+    ('scatter_tiled', "sm(lambda a: lax.psum_scatter(a, 'i', tiled=True))",
+     'tiled reduce_scatter operand scatter dimension size 1 must be divisible by shard_count 4'),
+    ('scatter_untiled', "sm(lambda a: lax.psum_scatter(a, 'i'))",
+     'reduce_scatter operand scatter dimension size 1 must match shard count 4'),
+    ('unreplicated', 'sm(lambda a: a, P())',
+     "shard_map applied to the function '<lambda>' was given out_specs which require replication which can't be statically inferred given the mesh:\n\nThe mesh given has shape (4,) with corresponding axis names ('i',).\n\nout_specs is P() which implies that the corresponding output value is replicated across mesh axis 'i', but could not infer replication over any axes\n\nCheck if these output values are meant to be replicated over those mesh axes. If not, consider revising the corresponding out_specs entries. If so, consider disabling the check by passing the check_vma=False argument to `jax.shard_map`."),
+    ('unreplicated_pair', "sm(lambda a: (a, a * 2), (P(), P('i')))",
+     "shard_map applied to the function '<lambda>' was given out_specs which require replication which can't be statically inferred given the mesh:\n\nThe mesh given has shape (4,) with corresponding axis names ('i',).\n\nout_specs[0] is P() which implies that the corresponding output value is replicated across mesh axis 'i', but could not infer replication over any axes\n\nCheck if these output values are meant to be replicated over those mesh axes. If not, consider revising the corresponding out_specs entries. If so, consider disabling the check by passing the check_vma=False argument to `jax.shard_map`."),
+    ('unreplicated_both', 'sm(lambda a: (a, a * 2), P())',
+     "shard_map applied to the function '<lambda>' was given out_specs which require replication which can't be statically inferred given the mesh:\n\nThe mesh given has shape (4,) with corresponding axis names ('i',).\n\n* out_specs is P() which implies that the corresponding output value is replicated across mesh axis 'i', but could not infer replication over any axes\n\n* out_specs is P() which implies that the corresponding output value is replicated across mesh axis 'i', but could not infer replication over any axes\n\nCheck if these output values are meant to be replicated over those mesh axes. If not, consider revising the corresponding out_specs entries. If so, consider disabling the check by passing the check_vma=False argument to `jax.shard_map`."),
+    ('unreplicated_2d', "sm(lambda a: a, P('a'), mesh2, P('a', 'b'))",
+     "shard_map applied to the function '<lambda>' was given out_specs which require replication which can't be statically inferred given the mesh:\n\nThe mesh given has shape (2, 2) with corresponding axis names ('a', 'b').\n\nout_specs is P('a',) which implies that the corresponding output value is replicated across mesh axis 'b', but could not infer replication over any axes\n\nCheck if these output values are meant to be replicated over those mesh axes. If not, consider revising the corresponding out_specs entries. If so, consider disabling the check by passing the check_vma=False argument to `jax.shard_map`."),
+    ('unreplicated_2d_none', "sm(lambda a: a, P(), mesh2, P('a', 'b'))",
+     "shard_map applied to the function '<lambda>' was given out_specs which require replication which can't be statically inferred given the mesh:\n\nThe mesh given has shape (2, 2) with corresponding axis names ('a', 'b').\n\nout_specs is P() which implies that the corresponding output value is only varying across mesh axes {} and not {a,b}, but it was inferred to be possibly varying over {a,b}\n\nCheck if these output values are meant to be replicated over those mesh axes. If not, consider revising the corresponding out_specs entries. If so, consider disabling the check by passing the check_vma=False argument to `jax.shard_map`."),
+]
+
+
+@pytest.mark.parametrize("name, program, message", CASES)
+def test_shard_map_errors_are_jaxs(name, program, message):
+  with pytest.raises(ValueError) as info:
+    jax.make_jaxpr(eval(program))(x)
+  assert str(info.value).split("\n" + "-" * 20)[0] == message
