@@ -76,6 +76,12 @@ TRANSFORMED_PROGRAMS = {  # one-argument programs of X23
     'vmap_vmap_while': lambda x: jax.vmap(lambda n: jax.vmap(lambda r: lax.while_loop(lambda c: c[0] < n, lambda c: c * 2., r))(x + 1.))(x[:, 0] + 5.),
     'vmap_while_inner_batched_predicate': jax.vmap(lambda r: jax.vmap(lambda s: lax.while_loop(lambda c: c[0] < 10., lambda c: (c[0] * 2., c[1] + s), (s, 0.)))(r), in_axes=1),
     'while_weak_carry_stays_weak': lambda x: lax.while_loop(lambda c: c[0] < 10, lambda c: (c[0] + x[0, 1], c[1] * 2), (0., 1)),
+    'vmap_psum': jax.vmap(lambda r: r / lax.psum(r, 'i'), axis_name='i'),
+    'vmap_psum_in_axes_1': jax.vmap(lambda r: r / lax.psum(r, 'i'), in_axes=1, axis_name='i'),
+    'vmap_vmap_psum_both': lambda x: jax.vmap(jax.vmap(lambda r: r - lax.psum(r, ('i', 'j')), axis_name='j'), axis_name='i')(x),
+    'vmap_psum_unbatched': lambda x: jax.vmap(lambda r: r + lax.psum(x[0, 0], 'i'), axis_name='i')(x),
+    'vmap_pmax_outer': lambda x: jax.vmap(jax.vmap(lambda r: r - lax.pmax(r, 'i'), axis_name='j'), axis_name='i')(x),
+    'grad_vmap_psum': jax.grad(lambda a: jax.vmap(lambda r: jnp.sin(r / lax.psum(r, 'i')), axis_name='i')(a).sum()),
 }
 
 TRANSFORMED_RECORDED = {
@@ -1146,6 +1152,66 @@ TRANSFORMED_RECORDED = {
         '      cond_nconsts=0\n'
         '    ] a 0.0:f32[] 1:i32[]\n'
         '  in (b, c) }'
+    ),
+    'vmap_psum': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[3] = psum[axes=(0,) axis_index_groups=None] a\n'
+        '    c:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(np.int64(1),)] b\n'
+        '    d:f32[2,3] = div a c\n'
+        '  in (d,) }'
+    ),
+    'vmap_psum_in_axes_1': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[3,2] = transpose[permutation=(1, 0)] a\n'
+        '    c:f32[2] = psum[axes=(0,) axis_index_groups=None] b\n'
+        '    d:f32[3,2] = transpose[permutation=(1, 0)] a\n'
+        '    e:f32[1,2] = broadcast_in_dim[broadcast_dimensions=(np.int64(1),)] c\n'
+        '    f:f32[3,2] = div d e\n'
+        '  in (f,) }'
+    ),
+    'vmap_vmap_psum_both': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[] = psum[axes=(0, 1) axis_index_groups=None] a\n'
+        '    c:f32[2,3] = sub a b\n'
+        '  in (c,) }'
+    ),
+    'vmap_psum_unbatched': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[1,1] = slice[limit_indices=(1, 1) start_indices=(0, 0) strides=None] a\n'
+        '    c:f32[] = squeeze[dimensions=(0, 1)] b\n'
+        '    d:f32[] = mul 2.0:f32[] c\n'
+        '    e:f32[2,3] = add a d\n'
+        '  in (e,) }'
+    ),
+    'vmap_pmax_outer': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[3] = pmax[axes=(0,) axis_index_groups=None] a\n'
+        '    c:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(np.int64(1),)] b\n'
+        '    d:f32[2,3] = sub a c\n'
+        '  in (d,) }'
+    ),
+    'grad_vmap_psum': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[3] = psum[axes=(0,) axis_index_groups=None] a\n'
+        '    c:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(np.int64(1),)] b\n'
+        '    d:f32[2,3] = div a c\n'
+        '    e:f32[1,3] = integer_pow[y=-2] c\n'
+        '    f:f32[2,3] = sin d\n'
+        '    g:f32[2,3] = cos d\n'
+        '    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] f\n'
+        '    h:f32[2,3] = broadcast_in_dim 1.0:f32[]\n'
+        '    i:f32[2,3] = mul h g\n'
+        '    j:f32[2,3] = mul i e\n'
+        '    k:f32[2,3] = mul j a\n'
+        '    l:f32[3] = reduce_sum[axes=(0,) out_sharding=None] k\n'
+        '    m:f32[1,3] = reshape[dimensions=None new_sizes=(1, 3) sharding=None] l\n'
+        '    n:f32[1,3] = neg m\n'
+        '    o:f32[2,3] = div i c\n'
+        '    p:f32[3] = reduce_sum[axes=(0,) out_sharding=None] n\n'
+        '    q:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(np.int64(1),)] p\n'
+        '    r:f32[2,3] = psum[axes=() axis_index_groups=None] q\n'
+        '    s:f32[2,3] = add_any o r\n'
+        '  in (s,) }'
     ),
 }
 

@@ -105,8 +105,8 @@ class BatchTrace(Trace):
 
 def _uses_axis(prim, params, name) -> bool:
   """Whether ``prim`` (or a jaxpr among its params) runs a collective over axis ``name``."""
-  if prim.is_collective:
-    names = params.get("axis_name")
+  if prim.is_collective:   # (psum, pmax and pmin name theirs in ``axes``, as JAX)
+    names = params.get("axes", params.get("axis_name"))
     return name in (names if isinstance(names, tuple) else (names,))
   for p in params.values():
     for jaxpr in (p if isinstance(p, (tuple, list)) else (p,)):

@@ -13,6 +13,8 @@ re-evaluate a traced body bind the primitives, which do not check).
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
@@ -21,6 +23,7 @@ from xjax._src.core.trace import Primitive, Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.foundations.sharding import check_typed_shape, partial_manual_hlo_text
 from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.primitives.lax import elementwise, reductions, shapes
 
 
@@ -28,8 +31,8 @@ def _names(axis_name) -> tuple:
   return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
-def _unbound(*_, axis_name, **__):
-  raise NameError(f"unbound axis name: {_names(axis_name)[0]}")
+def _unbound(*_, axis_name=None, axes=None, **__):
+  raise NameError(f"unbound axis name: {_names(axis_name if axes is None else axes)[0]}")
 
 
 def check_bound(axis_name, api_name: str) -> None:
@@ -84,12 +87,31 @@ def _reducer(op: str):
   return region
 
 
-def _all_reduce_lowering(op: str):
-  def lowering(ctx, x, *, axis_name):
+def _all_reduce_lowering(op: str, reduce):
+  """The lowering of a reduction over ``axes``: its positional axes (a vmapped axis, as
+  JAX's batching rule names it) reduced as ``reduce`` does, then an ``all_reduce`` over the
+  named ones."""
+  def lowering(ctx, x, *, axes, axis_index_groups=None):
+    positional, names = _split_axes(axes)
+    if positional:
+      x, = ctx.lower_jaxpr(_reduce_jaxpr(reduce, ctx.avals_in[0], positional).jaxpr, (), [x])
+    if not names:
+      return x
     aval = ctx.avals_out[0]
-    return ctx.op("stablehlo.all_reduce", [x], aval, _group_attrs(ctx, axis_name),
+    return ctx.op("stablehlo.all_reduce", [x], aval, _group_attrs(ctx, names),
                   regions=[_reducer(op)(ctx, aval)])
   return lowering
+
+
+@functools.lru_cache(maxsize=256)
+def _reduce_jaxpr(reduce, aval, axes):
+  return trace_to_jaxpr(lambda x: [reduce(x, axes)], [aval])
+
+
+def _split_axes(axes) -> tuple[tuple, tuple]:
+  """(the positional axes, the names) among a reduction's ``axes``."""
+  return (tuple(a for a in axes if isinstance(a, int)),
+          tuple(a for a in axes if not isinstance(a, int)))
 
 
 def _reshape(ctx, x, shape):
@@ -119,47 +141,83 @@ def _rest(axis, axis_name):
 # ---------------------------------------------------------------------------------------
 # psum / pmax / pmin: reduce over the named axes; the result is the same for every member.
 
-def _reducer_batch(prim, reduce, scale_unbatched):
-  def rule(axis, args, dims, *, axis_name):
+def _reduction_abstract_eval(x, *, axes, axis_index_groups=None):
+  positional = _split_axes(axes)[0]
+  if not positional:
+    return x
+  return ShapedArray(tuple(n for i, n in enumerate(x.shape) if i not in positional), x.dtype,
+                     x.weak_type)
+
+
+def _reducer_batch(prim, scale_unbatched):
+  """As JAX's rule: over the vmapped axis, the reduction becomes one over the batch
+  dimension, a positional axis among ``axes`` (an unbatched operand is the same in every
+  member: ``scale_unbatched`` gives the result)."""
+  def rule(axis, args, dims, *, axes, axis_index_groups=None):
     (x,), (d,) = args, dims
-    rest = _rest(axis, axis_name)
-    if rest is None:  # another (outer) axis: the collective acts per batch element
-      return prim.bind(x, axis_name=axis_name), d
+    shift = lambda a: a + (a >= d) if isinstance(a, int) and d is not None else a
+    if axis.name not in axes:  # another (outer) axis: the collective acts per batch element
+      out_d = None if d is None else d - sum(isinstance(a, int) and a < d for a in axes)
+      return prim.bind(x, axes=tuple(map(shift, axes)),
+                       axis_index_groups=axis_index_groups), out_d
+    rest = tuple(a for a in axes if a != axis.name)
     if d is None:
       out = scale_unbatched(x, axis.size)
-    else:
-      out = reduce(x, (d,))
-    if rest:
-      out = prim.bind(out, axis_name=rest if len(rest) > 1 else rest[0])
-    return out, None
+      return (prim.bind(out, axes=rest, axis_index_groups=axis_index_groups) if rest
+              else out), None
+    x = batching.moveaxis(x, d, 0)   # (the batch dimension first, as JAX's rule)
+    return prim.bind(x, axes=(0, *(a + 1 if isinstance(a, int) else a for a in rest)),
+                     axis_index_groups=axis_index_groups), None
   return rule
 
 
 def _psum_unbatched(x, size):
   aval = get_aval(x)
-  return elementwise.mul(x, elementwise.convert_element_type(np.array(size, aval.dtype),
-                                                             aval.dtype, aval.weak_type))
+  return elementwise.mul(elementwise.convert_element_type(np.array(size, aval.dtype),
+                                                          aval.dtype, aval.weak_type), x)
 
 
-def _psum_transpose(ct, x, *, axis_name):
-  return [psum_p.bind(ad.instantiate(ct), axis_name=axis_name)]
+def _psum_transpose(ct, x, *, axes, axis_index_groups=None):
+  """A sum's cotangent broadcast back over its positional axes, then summed over the
+  named ones (psum is psum and a broadcast, as in JAX)."""
+  positional, names = _split_axes(axes)
+  ct = ad.instantiate(ct)
+  if positional:   # (NumPy ints, as JAX's reduce_sum transpose computes them)
+    kept = tuple(np.delete(np.arange(x.aval.ndim), positional))
+    ct = shapes.broadcast_in_dim(ct, x.aval.shape, kept)
+  return [psum_p.bind(ct, axes=names, axis_index_groups=axis_index_groups)]
 
 
-psum_p = _collective("psum", _same_aval, _all_reduce_lowering("stablehlo.add"))
+def _reduction_impl(reduce):
+  """Run now: a reduction over positional axes only (a vmapped one's, outside any mapped
+  computation) is ``reduce``; a name is bound nowhere here."""
+  def impl(x, *, axes, axis_index_groups=None):
+    positional, names = _split_axes(axes)
+    if names:
+      _unbound(axes=names)
+    return reduce(x, positional)
+  return impl
+
+
+psum_p = _collective("psum", _reduction_abstract_eval,
+                     _all_reduce_lowering("stablehlo.add", reductions.reduce_sum),
+                     _reduction_impl(reductions.reduce_sum))
 ad.deflinear(psum_p, _psum_transpose)
-psum_p.batch = _reducer_batch(psum_p, reductions.reduce_sum,
-                              _psum_unbatched)
-pmax_p = _collective("pmax", _same_aval, _all_reduce_lowering("stablehlo.maximum"))
-pmax_p.batch = _reducer_batch(pmax_p, reductions.reduce_max,
-                              lambda x, _: x)
-pmin_p = _collective("pmin", _same_aval, _all_reduce_lowering("stablehlo.minimum"))
-pmin_p.batch = _reducer_batch(pmin_p, reductions.reduce_min,
-                              lambda x, _: x)
+psum_p.batch = _reducer_batch(psum_p, _psum_unbatched)
+pmax_p = _collective("pmax", _reduction_abstract_eval,
+                     _all_reduce_lowering("stablehlo.maximum", reductions.reduce_max),
+                     _reduction_impl(reductions.reduce_max))
+pmax_p.batch = _reducer_batch(pmax_p, lambda x, _: x)
+pmin_p = _collective("pmin", _reduction_abstract_eval,
+                     _all_reduce_lowering("stablehlo.minimum", reductions.reduce_min),
+                     _reduction_impl(reductions.reduce_min))
+pmin_p.batch = _reducer_batch(pmin_p, lambda x, _: x)
 
 
 def _tree_bind(prim, x, axis_name):
   check_bound(axis_name, "psum")
-  return tree_util.tree_map(lambda leaf: prim.bind(leaf, axis_name=axis_name), x)
+  return tree_util.tree_map(
+      lambda leaf: prim.bind(leaf, axes=_names(axis_name), axis_index_groups=None), x)
 
 
 def _times(leaf, n: int):
@@ -298,7 +356,7 @@ def _all_gather_transpose(ct, x, *, axis_name, axis, axis_size, tiled):
   """Each member's cotangent is its own block of the sum of all members' cotangents."""
   if type(ct) is ad.Zero:
     return [ad.Zero(x.aval)]
-  total = psum_p.bind(ct, axis_name=axis_name)
+  total = psum_p.bind(ct, axes=_names(axis_name), axis_index_groups=None)
   index = axis_index_p.bind(axis_name=axis_name)
   if tiled:
     block = x.aval.shape[axis]

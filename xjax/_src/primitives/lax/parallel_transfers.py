@@ -52,7 +52,7 @@ def _pbroadcast_batch(axis, args, dims, *, axis_name, source):
 
 def _pbroadcast_transpose(ct, x, *, axis_name, source):
   """The source gets every member's cotangent, the others nothing."""
-  total = psum_p.bind(ad.instantiate(ct), axis_name=axis_name)
+  total = psum_p.bind(ad.instantiate(ct), axes=_names(axis_name), axis_index_groups=None)
   aval = get_aval(total)
   is_source = elementwise.eq(axis_index_p.bind(axis_name=axis_name), np.int32(source))
   return [elementwise.select_n(is_source, shapes.full(aval.shape, 0, aval.dtype), total)]

@@ -330,7 +330,7 @@ def _varying(jaxpr, in_axes: list, dropped=frozenset()) -> list:
                        "pass the check_vma=False argument to `jax.shard_map`")
     ins = frozenset().union(*operands)
     if name in _REDUCING:
-      ins = ins - set(parallel._names(eqn.params["axis_name"]))
+      ins = ins - set(parallel._split_axes(eqn.params["axes"])[1])
     elif name in _VARYING:
       ins = ins | (set(parallel._names(eqn.params["axis_name"])) - dropped)
     elif name == "pvary":
