@@ -82,6 +82,7 @@ TRANSFORMED_PROGRAMS = {  # one-argument programs of X23
     'vmap_psum_unbatched': lambda x: jax.vmap(lambda r: r + lax.psum(x[0, 0], 'i'), axis_name='i')(x),
     'vmap_pmax_outer': lambda x: jax.vmap(jax.vmap(lambda r: r - lax.pmax(r, 'i'), axis_name='j'), axis_name='i')(x),
     'grad_vmap_psum': jax.grad(lambda a: jax.vmap(lambda r: jnp.sin(r / lax.psum(r, 'i')), axis_name='i')(a).sum()),
+    'vmap_convolve': lambda x: jax.vmap(jnp.convolve)(x, x),
 }
 
 TRANSFORMED_RECORDED = {
@@ -1212,6 +1213,61 @@ TRANSFORMED_RECORDED = {
         '    r:f32[2,3] = psum[axes=() axis_index_groups=None] q\n'
         '    s:f32[2,3] = add_any o r\n'
         '  in (s,) }'
+    ),
+    'vmap_convolve': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,5] = jit[\n'
+        '      name=convolve\n'
+        '      jaxpr={ lambda ; a:f32[2,3] c:f32[2,3]. let\n'
+        '          b:f32[2,5] = jit[\n'
+        '            name=_conv\n'
+        '            jaxpr={ lambda ; a:f32[2,3] c:f32[2,3]. let\n'
+        '                d:f32[2,3] = jit[\n'
+        '                  name=_flip\n'
+        '                  jaxpr={ lambda ; c:f32[2,3]. let\n'
+        '                      d:f32[2,3] = rev[dimensions=(1,)] c\n'
+        '                    in (d,) }\n'
+        '                ] c\n'
+        '                e:f32[2,1,1,3] = broadcast_in_dim[\n'
+        '                  broadcast_dimensions=(0, np.int64(3))\n'
+        '                ] a\n'
+        '                f:f32[2,1,1,3] = broadcast_in_dim[\n'
+        '                  broadcast_dimensions=(0, np.int64(3))\n'
+        '                ] d\n'
+        '                g:f32[1,2,3] = reshape[\n'
+        '                  dimensions=(1, 0, 2, 3)\n'
+        '                  new_sizes=(1, 2, 3)\n'
+        '                  sharding=None\n'
+        '                ] e\n'
+        '                h:f32[2,1,3] = reshape[\n'
+        '                  dimensions=None\n'
+        '                  new_sizes=(2, 1, 3)\n'
+        '                  sharding=None\n'
+        '                ] f\n'
+        '                i:f32[1,2,5] = conv_general_dilated[\n'
+        '                  batch_group_count=1\n'
+        '                  dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 1, 2), rhs_spec=(0, 1, 2), out_spec=(0, 1, 2))\n'
+        '                  feature_group_count=2\n'
+        '                  lhs_dilation=(1,)\n'
+        '                  out_sharding=None\n'
+        '                  padding=((2, 2),)\n'
+        '                  precision=None\n'
+        '                  preferred_element_type=None\n'
+        '                  rhs_dilation=(1,)\n'
+        '                  window_strides=(1,)\n'
+        '                ] g h\n'
+        '                j:f32[1,2,1,5] = reshape[\n'
+        '                  dimensions=None\n'
+        '                  new_sizes=(1, 2, 1, 5)\n'
+        '                  sharding=None\n'
+        '                ] i\n'
+        '                k:f32[2,1,1,5] = transpose[permutation=(1, 0, 2, 3)] j\n'
+        '                b:f32[2,5] = squeeze[dimensions=(1, 2)] k\n'
+        '              in (b,) }\n'
+        '          ] a c\n'
+        '        in (b,) }\n'
+        '    ] a a\n'
+        '  in (b,) }'
     ),
 }
 

@@ -240,7 +240,7 @@ def _reshape_axis_into(src: int, dst: int, x):
   perm.insert(dst, src)
   new = [d for i, d in enumerate(shape) if i != src]
   new[dst] *= shape[src]
-  return shapes.reshape(shapes.transpose(x, perm), tuple(new))
+  return shapes.reshape(x, tuple(new), perm)   # (a reshape with dimensions, as JAX's)
 
 
 def _reshape_axis_out_of(src: int, size1: int, x):
