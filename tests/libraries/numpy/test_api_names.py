@@ -346,3 +346,16 @@ def test_binary_functions_are_ufunc_objects():
   np.testing.assert_array_equal(jnp.maximum.reduce(m, axis=1), [2, 5])
   assert int(jnp.subtract.reduce(jnp.arange(4))) == -6
   assert not bool(jnp.logical_and.reduce(jnp.array([True, False])))
+
+
+def test_print_option_functions_are_jax_numpys_own():
+  # as JAX's: functions of jax.numpy's own that call NumPy's (not NumPy's objects)
+  import numpy
+  for name in ("printoptions", "get_printoptions", "set_printoptions"):
+    assert getattr(jnp, name) is not getattr(numpy, name)
+  before = numpy.get_printoptions()["precision"]
+  jnp.set_printoptions(precision=3)
+  try:
+    assert jnp.get_printoptions()["precision"] == numpy.get_printoptions()["precision"] == 3
+  finally:
+    numpy.set_printoptions(precision=before)

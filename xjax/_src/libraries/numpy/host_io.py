@@ -57,10 +57,19 @@ fromiter = _impure("fromiter")
 fromfile = _impure("fromfile")
 
 
-printoptions = np.printoptions
+# Arrays print through NumPy, so NumPy's print options apply; these are functions of
+# jax.numpy's own that call NumPy's, as JAX's are.
+
+def printoptions(*args, **kwargs):
+  """NumPy's ``printoptions`` context manager (arrays print through NumPy)."""
+  return np.printoptions(*args, **kwargs)
 
 
-get_printoptions = np.get_printoptions
+def get_printoptions():
+  """NumPy's current print options (arrays print through NumPy)."""
+  return np.get_printoptions()
 
 
-set_printoptions = np.set_printoptions
+def set_printoptions(*args, **kwargs):
+  """Sets NumPy's print options (arrays print through NumPy)."""
+  return np.set_printoptions(*args, **kwargs)
