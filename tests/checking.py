@@ -75,3 +75,8 @@ def _types_and_shape(got, want, dtype, weak):
 
 def _is_narrow_float(dtype) -> bool:
   return jnp.issubdtype(dtype, jnp.floating) and dtype.itemsize < 4
+
+
+def message_of(error: BaseException) -> str:
+  """``error``'s message without the note on filtered traceback frames that follows it."""
+  return str(error).split("\n" + "-" * 20)[0]
