@@ -5,7 +5,7 @@ import pytest
 
 import xjax as jax
 import xjax.numpy as jnp
-from xjax import lax  # noqa: F401  (the programs below use it)
+from xjax import lax
 from xjax.sharding import AbstractMesh, AxisType, PartitionSpec as P
 from tests.checking import message_of
 
@@ -43,5 +43,5 @@ CASES = [
 @pytest.mark.parametrize("name, program, message", CASES)
 def test_shard_map_errors_are_jaxs(name, program, message):
   with pytest.raises(ValueError) as info:
-    jax.make_jaxpr(eval(program))(x)
+    jax.make_jaxpr(eval(program, dict(sm=sm, lax=lax, P=P, mesh2=mesh2)))(x)
   assert message_of(info.value) == message
