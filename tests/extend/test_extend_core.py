@@ -324,6 +324,65 @@ def test_trace_tags_array_types_and_the_axis_environment():
   assert core.InconclusiveDimensionOperation is xjax.errors.InconclusiveDimensionOperation
 
 
+class _CountingTracer(xjax.core.Tracer):
+  """A custom interpreter's tracer in JAX 0.10's form (haiku's ``to_dot`` is one)."""
+
+  def __init__(self, trace, val):
+    super().__init__(trace, xjax.typeof(val))
+    self.val = val
+
+
+class _CountingTrace(xjax.core.Trace):
+  """Records each primitive's name, then runs it on the parent trace."""
+
+  def __init__(self, parent, tag, seen):
+    super().__init__()
+    self.parent_trace, self.tag, self.seen = parent, tag, seen
+
+  def to_val(self, x):
+    return x.val if isinstance(x, _CountingTracer) and x._trace.tag is self.tag else x
+
+  def process_primitive(self, prim, tracers, params):
+    self.seen.append(str(prim))
+    vals = [self.to_val(t) for t in tracers]
+    out = prim.bind_with_trace(self.parent_trace, vals, [xjax.typeof(t) for t in tracers],
+                               params)
+    if prim.multiple_results:
+      return [_CountingTracer(self, v) for v in out]
+    return _CountingTracer(self, out)
+
+
+def _counting(f, seen):
+  def run(*args):
+    with core.take_current_trace() as parent:
+      trace = _CountingTrace(parent, core.TraceTag(), seen)
+      with core.set_current_trace(trace):
+        out = f(*[_CountingTracer(trace, a) for a in args])
+      return trace.to_val(out)
+  return run
+
+
+def test_a_custom_interpreter_in_jaxs_form_runs_eagerly_and_under_transformations():
+  f = lambda x, y: lax.add(lax.mul(lax.sin(x), y), 1.0)
+  x, y = jnp.arange(3.0), jnp.float32(2.0)
+  want = np.sin(np.arange(3.0, dtype=np.float32)) * 2 + 1
+  seen = []
+  np.testing.assert_allclose(np.asarray(_counting(f, seen)(x, y)), want, rtol=1e-6)
+  assert seen == ["sin", "mul", "add"]   # (as JAX 0.10.2)
+  tracer = _CountingTracer(_CountingTrace(None, None, []), x)
+  assert tracer.aval == xjax.typeof(x) and tracer.shape == (3,) and tracer.dtype == np.float32
+  np.testing.assert_allclose(np.asarray(xjax.jit(_counting(f, []))(x, y)), want, rtol=1e-6)
+  np.testing.assert_allclose(
+      np.asarray(xjax.grad(lambda v: _counting(f, [])(v, y).sum())(x)),
+      2 * np.cos(np.arange(3.0)), rtol=1e-6)
+  assert str(xjax.make_jaxpr(lambda v: _counting(f, [])(v, y))(x)) == """\
+{ lambda a:f32[]; b:f32[3]. let
+    c:f32[3] = sin b
+    d:f32[3] = mul c a
+    e:f32[3] = add d 1.0:f32[]
+  in (e,) }"""   # (as JAX 0.10.2)
+
+
 # ---------------------------------------------------------------------------------------
 # Primitives JAX lists in jax.extend.core.primitives
 

@@ -59,7 +59,7 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
       return tree_util.tree_map(functools.partial(ad.as_jit_output, trace), out)
     out = fun(*args, **kwargs)
     if type(out) is Array:  # (inside jit a jitted function's result is a tracer, as JAX's,
-      return staged_constant(out)  # even where it passes a concrete input through)
+      return staged_constant(out, made=False)  # even where it passes a concrete input through)
     return out
   call.on_host = jitted.call_on_host
   return call

@@ -19,6 +19,7 @@ from xjax._src.foundations.errors import api_boundary
 from xjax._src.foundations.sharding import spec_axes
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
+from xjax._src.interpreters.staging import staged_constant
 from xjax._src.primitives.state.grad_refs import VJP
 from xjax._src.primitives.state.types import Ref
 from xjax._src.foundations.wrapping import wraps
@@ -361,7 +362,8 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False,
       out, f_vjp = vjp(partial_fun, *dyn)
     _check_scalar_output(out, name, holomorphic)
     out_aval = get_aval(out)
-    grads = f_vjp(make_array(np.ones((), out_aval.dtype), weak_type=out_aval.weak_type))
+    grads = f_vjp(staged_constant(make_array(np.ones((), out_aval.dtype),
+                                             weak_type=out_aval.weak_type)))
     g = grads if multiple else grads[0]
     if has_aux:
       return (out, aux), g

@@ -102,8 +102,10 @@ class Primitive:
   def bind(self, *args, **params):
     return _ctx.trace.process_primitive(self, args, params)
 
-  def bind_with_trace(self, trace: "Trace", args, params):
-    return trace.process_primitive(self, args, params)
+  def bind_with_trace(self, trace: "Trace", args, *avals_params):
+    """Has ``trace`` interpret this primitive on ``args``. JAX 0.10's form passes the
+    operands' types too, ``(trace, args, avals, params)``; they are the operands'."""
+    return trace.process_primitive(self, args, avals_params[-1])
 
   def abstract_eval(self, *avals, **params):  # replaced by each primitive's shape rule
     raise NotImplementedError(f"Abstract evaluation for '{self.name}' not implemented")
@@ -238,6 +240,10 @@ class Trace:
   def invalidate(self) -> None:
     self.alive = False
 
+  def is_valid(self) -> bool:
+    """Whether the transformation is still running (JAX's name for ``alive``)."""
+    return self.alive
+
   @property
   def main(self) -> "Trace":
     """What identifies this transformation (JAX's older API; ``x._trace.main is main``)."""
@@ -303,12 +309,25 @@ class Tracer:
   cannot tell them apart except where JAX says it can: printing, and conversion to Python
   or NumPy values, which needs a concrete value.
   """
-  __slots__ = ("_trace", "__weakref__")   # (libraries cache on tracers weakly, as on JAX's)
+  __slots__ = ("_trace", "_aval", "__weakref__")  # (libraries cache on tracers weakly)
   __array_priority__ = 1000
+
+  def __init__(self, trace: "Trace", aval) -> None:
+    """JAX's constructor, for the tracers of traces that libraries define (custom
+    interpreters); xjax's own tracers have their own and derive their type."""
+    self._trace = trace
+    self._aval = aval
 
   @property
   def aval(self) -> ShapedArray:
-    raise NotImplementedError
+    try:
+      return self._aval
+    except AttributeError:
+      raise NotImplementedError(f"{type(self).__name__} defines no aval") from None
+
+  @aval.setter
+  def aval(self, aval) -> None:
+    self._aval = aval
 
   def to_concrete_value(self):
     """The concrete value this tracer stands for, or None when it is abstract."""
@@ -437,7 +456,7 @@ class Tracer:
   def __getattr__(self, name):
     # Attributes a type declares for its traced values (``aval_method``/``aval_property``,
     # used by high-level types, jax.experimental.hijax); only names not found otherwise.
-    if (name in ("aval", "_trace") or name.startswith("__")
+    if (name in ("aval", "_aval", "_trace") or name.startswith("__")
         or name in getattr(type(self), "__slots__", ())):   # (an unset field)
       raise AttributeError(name)
     if name == "sharding":

@@ -142,14 +142,22 @@ _folding = [config.read("eager_constant_folding")]
 config.on_change("eager_constant_folding", lambda v: _folding.__setitem__(0, bool(v)))
 
 
-def staged_constant(x):
-  """``x``, a value just made on the host, as a tracer of the current trace where that
-  trace stages (inside ``jit``), as JAX's array constructors give: ``jnp.array(...)`` inside
-  a jitted function is traced, so it cannot decide Python control flow or a shape."""
+def staged_constant(x, made: bool = True):
+  """``x`` as a tracer of the current trace where that trace stages (inside ``jit``), as
+  JAX's array constructors and jitted functions give: ``jnp.array(...)`` inside a jitted
+  function is traced, so it cannot decide Python control flow or a shape. A scalar ``x``
+  just ``made`` on the host is a literal, as JAX's constructors make inside a trace; one
+  passed through (a concrete array the function closes over) is a constant."""
   trace = current_trace()
-  if type(trace) is DynamicJaxprTrace and not _folding[0]:
-    return trace.to_tracer(x)
-  return x
+  if isinstance(x, Tracer):
+    return trace.to_tracer(x) if type(trace) is DynamicJaxprTrace and not _folding[0] else x
+  while type(trace) is not DynamicJaxprTrace:  # (a value under vmap or grad inside jit: jit's)
+    trace = trace.parent
+    if trace is None:
+      return x
+  if _folding[0]:
+    return x
+  return DynamicJaxprTracer(trace, trace.to_atom(x, made))
 
 
 def staged_literal(x):
@@ -158,6 +166,11 @@ def staged_literal(x):
   if type(x) is DynamicJaxprTracer and type(x._var) is Literal:
     return x._var.val
   return None
+
+
+# The constants a jaxpr inlines as literals where they are scalars (JAX's ``literalable``
+# types); concrete ``Array``s are not among them.
+_LITERAL_TYPES = (int, float, complex, np.generic, np.ndarray)
 
 
 class DynamicJaxprTracer(Tracer):
@@ -200,7 +213,9 @@ class DynamicJaxprTrace(Trace):
     self.invars.append(var)
     return DynamicJaxprTracer(self, var)
 
-  def to_atom(self, x):
+  def to_atom(self, x, made: bool = False):
+    """The variable or literal ``x`` is in this trace's jaxpr; a scalar ``made`` on the host
+    during this trace (not only a Python or NumPy scalar) is a literal."""
     if isinstance(x, Tracer):
       if x._trace is self:
         return x._var
@@ -210,11 +225,12 @@ class DynamicJaxprTrace(Trace):
         return x._var  # an enclosing trace's literal is inlined, as JAX inlines them
       return self._const_var(x, x.aval)
     aval = get_aval(x)
-    if (not aval.shape and type(aval) is ShapedArray and not dtypes.is_extended(aval.dtype)
-        and user_constant_lowering(x) is None):
-      # scalars are inlined, as JAX does (PRNG keys, and values of the types libraries
-      # lower themselves, stay constvars)
-      # (a Python float or complex is kept as given, so it prints as written, as JAX's)
+    if (not aval.shape and (made or isinstance(x, _LITERAL_TYPES)) and type(aval) is ShapedArray
+        and not dtypes.is_extended(aval.dtype) and user_constant_lowering(x) is None):
+      # Python and NumPy scalars are inlined, as JAX 0.10 does; arrays (``jnp.float32(2)``
+      # made outside the trace included), PRNG keys and values of the types libraries
+      # lower themselves stay constvars (a Python float or complex is kept as given, so it
+      # prints as written, as JAX's)
       return Literal(x if type(x) in (float, complex) else np.asarray(x, dtype=aval.dtype)[()],
                      aval)
     return self._const_var(x, aval)

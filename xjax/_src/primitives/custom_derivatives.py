@@ -27,7 +27,7 @@ from xjax._src.interpreters import ad, array_builders as build, batching
 from xjax._src.interpreters.ad import JVPTrace, PartialEvalTrace, Zero
 from xjax._src.interpreters.batching import BatchTrace
 from xjax._src.interpreters.higher_order import hoist, trace_hoisted
-from xjax._src.interpreters.staging import fun_name, trace_to_jaxpr
+from xjax._src.interpreters.staging import fun_name, staged_constant, trace_to_jaxpr
 from xjax._src.primitives.state.discharge import discharged_body
 from xjax._src.foundations.wrapping import update_wrapper
 
@@ -67,7 +67,8 @@ def _merge(nondiff, statics, dyn):
 
 
 def _as_array(x):
-  return x if isinstance(x, (Array, Tracer)) else make_array(x)
+  """``x`` as an array (inside jit a literal of it, as JAX's rules see one)."""
+  return x if isinstance(x, (Array, Tracer)) else staged_constant(make_array(x))
 
 
 _PY_SCALARS = (bool, int, float, complex)

@@ -118,7 +118,7 @@ def broadcast_arrays(*args):
     except ShardingTypeError:
       pass  # (the operation that combines them says how they disagree)
   # (jitted in JAX: inside jit its results are tracers, inputs passed through included)
-  return [staged_constant(broadcast_to(a, shape, out_sharding=sharding)) for a in args]
+  return [staged_constant(broadcast_to(a, shape, out_sharding=sharding), made=False) for a in args]
 
 
 def expand_dims(a, axis):
@@ -133,7 +133,7 @@ def squeeze(a, axis=None):
     axes = tuple(i for i, d in enumerate(aval.shape) if d == 1)
   else:
     axes = index_tuple(axis)
-  return staged_constant(lax.squeeze(a, axes))  # (jitted in JAX: a tracer inside jit)
+  return staged_constant(lax.squeeze(a, axes), made=False)  # (jitted in JAX: a tracer inside jit)
 
 
 def _concatenate_array(arr, axis, dtype):
@@ -214,7 +214,7 @@ def moveaxis(a, source, destination):
   for d, s in sorted(zip(dst, src)):
     perm.insert(d, s)
   # (jitted in JAX: inside jit a tracer, even of the input passed through)
-  return staged_constant(a) if perm == list(range(nd)) else lax.transpose(a, tuple(perm))
+  return staged_constant(a, made=False) if perm == list(range(nd)) else lax.transpose(a, tuple(perm))
 
 
 @compiled_when_eager(static_argnames=("axis1", "axis2"))

@@ -1122,7 +1122,7 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
     if type(operand) is float and new_dtype.kind in "iu":
       operand = _float_to_int(operand, new_dtype)
-    return scalar_array(operand, new_dtype, bool(weak_type))
+    return staged_constant(scalar_array(operand, new_dtype, bool(weak_type)))
   if isinstance(new_dtype, dtypes.ExtendedDType) or isinstance(
       getattr(operand, "dtype", None), dtypes.ExtendedDType):
     return _convert_extended(operand, new_dtype)
@@ -1133,9 +1133,7 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
   weak_type = bool(weak_type)
   if (_is_host_scalar(operand) or _staged_scalar_constant(operand)) and \
       getattr(operand, "dtype", None) != dtypes.float0:
-    if type(operand) is Array:
-      operand = operand._value()[()]
-    elif type(operand) is DynamicJaxprTracer:
+    if type(operand) is DynamicJaxprTracer:
       operand = staged_literal(operand)
     if (type(operand) is float or np.asarray(operand).dtype.kind == "f") and (
         dtypes.is_integer(new_dtype)):
@@ -1144,7 +1142,7 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     return staged_constant(scalar_array(operand, new_dtype, weak_type))
   aval = get_aval(operand)
   if aval.dtype == new_dtype and aval.weak_type == weak_type:
-    return staged_constant(operand) if type(operand) is Array else operand
+    return staged_constant(operand, made=False) if type(operand) is Array else operand
   return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
 
 
@@ -1157,10 +1155,8 @@ def _is_host_scalar(x) -> bool:
 
 
 def _staged_scalar_constant(x) -> bool:
-  """A concrete 0-d Array under a staging trace, or a staged literal: converted as a
-  literal, as JAX folds it."""
-  if type(x) is Array:
-    return x.ndim == 0 and current_trace() is not eval_trace
+  """A staged literal: converted as a literal, as JAX folds it. (A concrete Array closed
+  over is a constant of the jaxpr, whose conversion is staged, as in JAX.)"""
   return staged_literal(x) is not None
 
 

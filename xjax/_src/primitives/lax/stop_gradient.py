@@ -17,19 +17,23 @@ def _stop_gradient_jvp(primals, tangents):
 
 
 stop_gradient_p = standard_primitive("stop_gradient", lambda x: x, lambda ctx, x: x)
+stop_gradient_p.def_impl(lambda x: x)
 stop_gradient_p.jvp = _stop_gradient_jvp
 stop_gradient_p.batch = lambda axis, args, dims: (stop_gradient_p.bind(args[0]), dims[0])
 
 
 def stop_gradient_leaf(x):
-  """Only traced inexact values can carry gradients; other values pass through, host ones
-  canonicalized as JAX's (``typed_value``; a leaf that is no array at all is a TypeError,
-  as in JAX)."""
+  """``stop_gradient_p`` of each value, as JAX binds it: inside ``jit`` an equation, even
+  on an integer or a constant (PRNG keys pass through); host values are canonicalized as
+  JAX's (``typed_value``; a leaf that is no array at all is a TypeError, as in JAX)."""
   aval = get_aval(x)
-  if not isinstance(x, Tracer):  # (inside jit a tracer of it, as JAX's bind gives)
-    return staged_constant(typed_value(x, aval))
-  if not dtypes.is_inexact(aval.dtype):
+  if dtypes.is_extended(aval.dtype):
     return x
+  if not isinstance(x, Tracer):
+    value = typed_value(x, aval)
+    x = staged_constant(value, made=value is not x)
+    if not isinstance(x, Tracer):  # (eagerly: the value itself)
+      return x
   return stop_gradient_p.bind(x)
 
 

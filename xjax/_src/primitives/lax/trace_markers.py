@@ -8,6 +8,7 @@ from xjax._src.core.effects import Effect, control_flow_allowed_effects
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
+from xjax._src.interpreters.staging import staged_constant
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
 # ---------------------------------------------------------------------------------------
@@ -30,7 +31,9 @@ def stage(x, /):
                     f"value is of type {type(x)} and was passed to stage at position 0."
                     ) from None
   from xjax._src.execution.array import Array, make_array
-  return x if isinstance(x, Array) else make_array(x)
+  if isinstance(x, Array):
+    return staged_constant(x, made=False)
+  return staged_constant(make_array(x))
 
 
 # ---------------------------------------------------------------------------------------
