@@ -21,7 +21,7 @@ from xjax._src.execution.host_eval import (declining_subnormals, divide_rule,
 from xjax._src.backend.lowering import compare_attributes, i64_array
 from xjax._src.core.avals import (ShapedArray, mesh_of, physical_aval, result_sharding,
                                   spec_of, tangent_aval)
-from xjax._src.core.trace import current_trace, eval_trace
+from xjax._src.core.trace import current_trace
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
