@@ -166,3 +166,23 @@ def test_linear_algebra_results_are_as_weak_as_their_operands():
   np.testing.assert_allclose(jax.grad(f)(a * jnp.asarray(1.0)), jax.grad(f)(a), rtol=1e-6)
   np.testing.assert_allclose(jax.vmap(lin.cholesky)(jnp.stack([w + 2 * jnp.eye(2)] * 2))[0],
                              lin.cholesky(s + 2 * jnp.eye(2)), rtol=1e-6)
+
+
+def _kinds(tree):
+  return [(type(leaf).__name__ if isinstance(leaf, (float, int)) else "Array",
+           getattr(leaf, "weak_type", None)) for leaf in xjax.tree.leaves(tree)]
+
+
+def test_eager_differentiation_of_asarray_gives_arrays_as_jax():
+  # (JAX 0.10.2 converts a tracer of eager differentiation in jnp.asarray: a Python-scalar
+  # primal comes back an Array, weakly typed)
+  arrays = [("Array", True), ("Array", True)]
+  assert _kinds(xjax.jvp(jnp.asarray, (1.0,), (1.0,))) == arrays
+  assert _kinds(xjax.jvp(jnp.conj, (1.0,), (1.0,))) == arrays
+  assert _kinds(xjax.jvp(jnp.real, (1.0,), (1.0,))) == arrays
+  assert _kinds(xjax.value_and_grad(jnp.asarray)(1.0)) == arrays
+  assert _kinds(xjax.linearize(jnp.asarray, 1.0)[0]) == [("Array", True)]
+  value, tangent = xjax.jvp(jnp.asarray, (2.0,), (3.0,))
+  assert float(value) == 2.0 and float(tangent) == 3.0
+  # a function that returns its input unchanged still hands back the Python scalars
+  assert _kinds(xjax.jvp(lambda x: x, (1.0,), (1.0,))) == [("float", None), ("float", None)]

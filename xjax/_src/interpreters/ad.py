@@ -99,6 +99,14 @@ class JVPTracer(Tracer):
     return np.asarray(p)
 
 
+def concrete_primal(x: JVPTracer) -> bool:
+  """Whether the JVP tracer ``x`` differentiates a concrete value (eager differentiation,
+  possibly nested), as JAX's ``core.is_concrete``."""
+  while type(x) is JVPTracer:
+    x = x.primal
+  return not isinstance(x, Tracer)
+
+
 class JVPTrace(Trace):
   __slots__ = ()
 

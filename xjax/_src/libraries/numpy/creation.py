@@ -10,6 +10,7 @@ from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.trace import Tracer
 from xjax._src.core.typed_ndarray import TYPED_SCALARS
 from xjax._src.core.values import get_aval
+from xjax._src.interpreters.ad import JVPTracer
 from xjax._src.interpreters.staging import staged_constant
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.elementwise import copy_p
@@ -59,6 +60,9 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   dt = _requested_dtype(dtype, "asarray")
   if isinstance(a, (Array, Tracer)) and not copy:
     if dt is None or (get_aval(a).dtype == dt and not get_aval(a).weak_type):
+      if type(a) is JVPTracer:  # (eager differentiation's: converted, as JAX's)
+        aval = get_aval(a)
+        a = lax.convert_element_type(a, aval.dtype, aval.weak_type)
       return placed(a, device)
     return placed(lax.convert_element_type(a, dt), device)  # explicit dtype: strong type
   return array(a, dtype=dt, copy=bool(copy), device=device)

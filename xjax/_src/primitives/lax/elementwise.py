@@ -1142,7 +1142,12 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     return staged_constant(scalar_array(operand, new_dtype, weak_type))
   aval = get_aval(operand)
   if aval.dtype == new_dtype and aval.weak_type == weak_type:
-    return staged_constant(operand, made=False) if type(operand) is Array else operand
+    if type(operand) is Array:
+      return staged_constant(operand, made=False)
+    if type(operand) is not ad.JVPTracer or not ad.concrete_primal(operand):
+      return operand
+    # (a tracer of eager differentiation is converted, as JAX's: its primal becomes an
+    # Array where it was a Python scalar)
   return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
 
 
