@@ -362,3 +362,37 @@ def test_a_string_argument_is_named_once_quoted():
   with pytest.raises(TypeError, match=r"^Argument 'abc' of type <class 'str'> is not a valid "
                                       r"JAX type"):
     jax.vmap(lambda x: x)("abc")
+
+
+_R = np.random.RandomState(0)
+_CX = np.asarray(_R.randn(4, 3), np.float32)
+_CLO, _CHI = np.asarray(_R.randn(4), np.float32) - 1, np.asarray(_R.randn(3), np.float32) + 1
+_CLAMP_CASES = {  # (function, in_axes, arguments)
+    "scalar_bound": (lambda a, b: lax.clamp(0., a, b), (0, 0), (_CX[:, 0], _CHI[0] * np.ones(4, np.float32))),
+    "all_batched": (lambda lo, a, hi: lax.clamp(lo, a, hi), (0, 0, 0), (_CLO, _CX[:, 0], _CLO + 2)),
+    "bound_batched": (lambda lo, a: lax.clamp(lo, a, 2.0), (0, None), (_CLO, _CX[0])),
+    "vector_bounds": (lambda a, lo, hi: lax.clamp(lo, a, hi), (0, None, None),
+                      (_CX, np.full(3, -.3, np.float32), np.full(3, .4, np.float32))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CLAMP_CASES))
+def test_vmap_of_clamp_is_the_loop(name):
+  f, in_axes, args = _CLAMP_CASES[name]
+  n = next(a.shape[d] for a, d in zip(args, in_axes) if d is not None)
+  loop = [f(*[a if d is None else np.take(a, i, d) for a, d in zip(args, in_axes)])
+          for i in range(n)]
+  np.testing.assert_array_equal(np.asarray(jax.vmap(f, in_axes=in_axes)(*args)),
+                                np.stack([np.asarray(v) for v in loop]))
+
+
+def test_vmap_of_clamp_broadcasts_bounds_as_jax():
+  f, in_axes, args = _CLAMP_CASES["bound_batched"]
+  # (JAX 0.10.2: a scalar bound is broadcast first, then a batched one)
+  assert str(jax.make_jaxpr(jax.vmap(f, in_axes=in_axes))(*args)) == """\
+{ lambda ; a:f32[4] b:f32[3]. let
+    c:f32[4,3] = broadcast_in_dim[broadcast_dimensions=(np.int64(1),)] b
+    d:f32[4,3] = broadcast_in_dim 2.0:f32[]
+    e:f32[4,3] = broadcast_in_dim[broadcast_dimensions=(0,)] a
+    f:f32[4,3] = clamp e c d
+  in (f,) }"""

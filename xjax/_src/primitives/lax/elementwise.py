@@ -978,16 +978,28 @@ ad.defjvp(clamp_p, _clamp_jvp(lambda lo, x, hi: bitwise_and(gt(lo, x), lt(lo, hi
 
 
 def _clamp_batch(axis, args, dims):
+  """JAX's rule: the special cases keep the operands as they are; otherwise batch
+  dimensions go first and scalar or 1-D bounds are broadcast to the operand."""
   lo, x, hi = args
   ld, xd, hd = dims
-  size = axis.size
-  x = batching.bdim_to_front(x, xd, size)
-  lo = lo if (ld is None and get_aval(lo).ndim == 0) else batching.bdim_to_front(
-      broadcast_to_aval(lo, get_aval(x).shape[1:]) if ld is None else lo, ld, size)
-  hi = hi if (hd is None and get_aval(hi).ndim == 0) else batching.bdim_to_front(
-      broadcast_to_aval(hi, get_aval(x).shape[1:]) if hd is None else hi, hd, size)
-  lo = _broadcast_full(lo, get_aval(x).shape) if get_aval(lo).ndim else lo
-  hi = _broadcast_full(hi, get_aval(x).shape) if get_aval(hi).ndim else hi
+  nd = lambda v: get_aval(v).ndim
+  if ld == xd == hd:
+    if get_aval(lo).shape == get_aval(x).shape == get_aval(hi).shape or nd(lo) == nd(hi) == 0:
+      return clamp(lo, x, hi), xd
+    if nd(lo) == nd(hi) == 1:
+      shape = get_aval(x).shape
+      return clamp(broadcast_in_dim(lo, shape, (ld,)), x, broadcast_in_dim(hi, shape, (hd,))), xd
+  elif nd(lo) == 0 and nd(hi) == 0 and xd is not None:
+    return clamp(lo, x, hi), xd
+  front = lambda v, d: batching.bdim_to_front(v, d, axis.size) if nd(v) else v
+  lo, hi, x = front(lo, ld), front(hi, hd), front(x, xd)
+  shape = get_aval(x).shape
+  lo = broadcast_in_dim(lo, shape, ()) if nd(lo) == 0 < len(shape) else lo
+  hi = broadcast_in_dim(hi, shape, ()) if nd(hi) == 0 < len(shape) else hi
+  lo = broadcast_in_dim(lo, shape, (0,)) if 0 < nd(lo) < len(shape) else lo
+  hi = broadcast_in_dim(hi, shape, (0,)) if 0 < nd(hi) < len(shape) else hi
+  if nd(lo) > nd(x):
+    x = broadcast_in_dim(x, get_aval(lo).shape, ())
   return clamp(lo, x, hi), 0
 
 
