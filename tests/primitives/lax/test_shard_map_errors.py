@@ -45,3 +45,43 @@ def test_shard_map_errors_are_jaxs(name, program, message):
   with pytest.raises(ValueError) as info:
     jax.make_jaxpr(eval(program, dict(sm=sm, lax=lax, P=P, mesh2=mesh2)))(x)
   assert message_of(info.value) == message
+
+
+v = jnp.arange(8.0)
+# Programs JAX 0.10.2 accepts with these out_specs: what a loop or branch returns varies
+# only as its body makes it (a loop's carries to their fixed point), not with a varying
+# predicate or branch index.
+ACCEPTED = {
+    "while_psum_carry": (lambda a: lax.while_loop(
+        lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] + lax.psum(a.sum(), "i")), (0, 0.))[1],
+                         P()),
+    "while_varying_predicate": (lambda a: lax.while_loop(
+        lambda c: c[1] < a.sum(), lambda c: (c[0] + 1, c[1] + 1.), (0, 0.))[0], P()),
+    "scan_psum_carry": (lambda a: lax.scan(lambda c, b: (c + lax.psum(b, "i"), b * 2), 0., a),
+                        (P(), P("i"))),
+    "fori_zeros_like": (lambda a: lax.fori_loop(0, 3, lambda i, c: c + a, jnp.zeros_like(a)),
+                        P("i")),
+    "cond_psum_index": (lambda a: lax.cond(lax.psum(a.sum(), "i") > 0,
+                                           lambda: lax.psum(a, "i"), lambda: jnp.zeros(2)), P()),
+    "cond_varying_index": (lambda a: lax.cond(a.sum() > 0, lambda: jnp.ones(2),
+                                              lambda: jnp.zeros(2)), P()),
+    "jit_psum": (lambda a: jax.jit(lambda b: lax.psum(b, "i") * 2)(a), P()),
+    "checkpoint_psum": (lambda a: jax.checkpoint(lambda b: lax.psum(b, "i") * 2)(a), P()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+def test_shard_map_infers_replication_through_loops_branches_and_calls(name):
+  f, out = ACCEPTED[name]
+  jax.make_jaxpr(sm(f, out))(v)
+
+
+@pytest.mark.parametrize("f", [
+    lambda a: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] + a.sum()),
+                             (0, 0.))[1],
+    lambda a: lax.scan(lambda c, b: ((c[1], b), None), (0., 0.), a)[0][0],
+    lambda a: lax.cond(a.sum() > 0, lambda: a, lambda: a * 2),
+])
+def test_a_carry_or_branch_that_varies_is_not_replicated(f):
+  with pytest.raises((ValueError, TypeError)):  # (JAX: TypeError for loop carries)
+    jax.make_jaxpr(sm(f, P()))(v)

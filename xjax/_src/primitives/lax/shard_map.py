@@ -329,6 +329,11 @@ def _varying(jaxpr, in_axes: list, dropped=frozenset()) -> list:
                        "https://github.com/jax-ml/jax/issues and as a temporary workaround "
                        "pass the check_vma=False argument to `jax.shard_map`")
     ins = frozenset().union(*operands)
+    inner = _varying_through(eqn, operands, dropped)
+    if inner is not None:
+      for v, axes in zip(eqn.outvars, inner):
+        env[v] = axes
+      continue
     if name in _REDUCING:
       ins = ins - set(parallel._split_axes(eqn.params["axes"])[1])
     elif name in _VARYING:
@@ -338,6 +343,40 @@ def _varying(jaxpr, in_axes: list, dropped=frozenset()) -> list:
     for v in eqn.outvars:
       env[v] = ins
   return [env.get(v, frozenset()) for v in jaxpr.outvars]
+
+
+def _varying_through(eqn, operands: list, dropped) -> list | None:
+  """The axes each output of a control-flow or call equation varies along, from its body:
+  a loop's carries to their fixed point (JAX instead requires a body to keep its carries'
+  types, which xjax cannot tell apart without types that carry them: a ``zeros_like`` of a
+  varying value varies in JAX); a branch index or loop predicate that varies does not
+  make the outputs vary, as in JAX. None for other equations."""
+  p, name = eqn.params, eqn.primitive.name
+  body = lambda j, axes: _varying(getattr(j, "jaxpr", j), axes, dropped)
+  if name == "cond":
+    outs = [body(b, operands[1:]) for b in p["branches"]]
+    return [frozenset().union(*axes) for axes in zip(*outs)]
+  if name in ("while", "scan"):
+    if name == "while":
+      consts, nk = operands[p["cond_nconsts"]:p["cond_nconsts"] + p["body_nconsts"]], None
+      jaxpr, first = p["body_jaxpr"], p["cond_nconsts"] + p["body_nconsts"]
+      carry, xs = operands[first:], []
+    else:
+      nc, nk = p["num_consts"], p["num_carry"]
+      jaxpr, consts = p["jaxpr"], operands[:nc]
+      carry, xs = operands[nc:nc + nk], operands[nc + nk:]
+    while True:
+      outs = body(jaxpr, consts + carry + xs)
+      new = [c | o for c, o in zip(carry, outs)]
+      if new == carry:
+        return carry + outs[len(carry):]
+      carry = new
+  for key in ("jaxpr", "call_jaxpr"):   # (jit, checkpoint, custom_jvp/vjp calls, ...)
+    j = p.get(key)
+    if isinstance(j, (Jaxpr, ClosedJaxpr)) and len(getattr(j, "jaxpr", j).invars) == len(
+        operands) and len(getattr(j, "jaxpr", j).outvars) == len(eqn.outvars):
+      return body(j, operands)
+  return None
 
 
 def _holds_jaxpr(param) -> bool:
