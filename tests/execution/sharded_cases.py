@@ -338,3 +338,18 @@ def test_host_callbacks_in_programs_over_several_devices():
     xjax.jit(lambda v: xjax.pure_callback(cb, spec(v), v, sharding=named()))(x)
   with pytest.raises(RuntimeError):
     xjax.jit(lambda v: xjax.pure_callback(lambda a: 1 / 0, spec(v), v))(x).block_until_ready()
+
+
+def test_sharded_prng_keys_in_jit_and_shard_map():
+  # (a key's trailing data dimension is replicated in the program's layouts)
+  keys = xjax.random.split(xjax.random.key(1), 4)
+  sharded = xjax.device_put(keys, named("x"))
+  np.testing.assert_array_equal(np.asarray(xjax.jit(xjax.random.key_data)(sharded)),
+                                np.asarray(xjax.random.key_data(keys)))
+  out = xjax.jit(lambda k: k)(sharded)
+  assert out.sharding == named("x") and out.dtype == keys.dtype
+  draw = lambda k: xjax.random.normal(k[0], (3,))[None]
+  got = xjax.jit(xjax.shard_map(draw, mesh=mesh, in_specs=P(("x", "y")),
+                                out_specs=P(("x", "y")), check_vma=False))(sharded)
+  want = np.stack([np.asarray(xjax.random.normal(k, (3,))) for k in keys])
+  np.testing.assert_array_equal(np.asarray(got), want)

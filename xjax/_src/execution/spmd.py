@@ -120,8 +120,9 @@ def lower(closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings, name: st
   rep = replicated(mesh)
   ins = [(rep, v.aval) for v in closed.jaxpr.constvars] + list(zip(in_shardings,
                                                                    closed.in_avals))
-  layout = lowering.SpmdLayout(logical, [_text(s, a.ndim, logical) for s, a in ins],
-                               [_text(s, a.ndim, logical)
+  rank = lambda aval: physical_aval(aval).ndim  # (a PRNG key's trailing dims: replicated)
+  layout = lowering.SpmdLayout(logical, [_text(s, rank(a), logical) for s, a in ins],
+                               [_text(s, rank(a), logical)
                                 for s, a in zip(out_shardings, closed.out_avals)], mesh)
   return lowering.lower_module(closed.jaxpr, name, host_callbacks, layout=layout)
 

@@ -28,7 +28,7 @@ from xjax._src.execution import spmd
 from xjax._src.execution.eager_primitives import apply_primitive
 from xjax._src.foundations import tree_util
 from xjax._src.foundations.wrapping import wraps
-from xjax._src.core.avals import ShapedArray, spec_of
+from xjax._src.core.avals import ShapedArray, physical_aval, spec_of
 from xjax._src.foundations.config import config
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, jaxpr_as_fun
 from xjax._src.core.trace import Primitive
@@ -147,11 +147,12 @@ def _lowering(ctx, *args, jaxpr, mesh, manual_axes, in_specs, out_specs, check_v
   def manual(ndim):  # a block's sharding: manual tiles (and replicas along the other axes)
     return partial_manual_hlo_text(mesh, manual_axes, [None] * ndim, logical) if (
         partial) else "{manual}"
+  rank = lambda aval: physical_aval(aval).ndim  # (a PRNG key's trailing dims: replicated)
   blocks = []
   for x, spec, block in zip(args, in_specs, jaxpr.in_avals):
-    text = NamedSharding(mesh, spec).tiling(block.ndim).hlo_text(logical)
+    text = NamedSharding(mesh, spec).tiling(rank(block)).hlo_text(logical)
     x = _custom_call(ctx, "Sharding", x, ctx.aval_of(x), text, partial)
-    blocks.append(_custom_call(ctx, "SPMDFullToShardShape", x, block, manual(block.ndim),
+    blocks.append(_custom_call(ctx, "SPMDFullToShardShape", x, block, manual(rank(block)),
                                partial))
   body = LoweringContext(module, ctx.lines, ctx._counter, ctx.indent)
   module.manual.append(mesh)
@@ -163,8 +164,8 @@ def _lowering(ctx, *args, jaxpr, mesh, manual_axes, in_specs, out_specs, check_v
     module.manual_axes.pop()
   results = []
   for x, spec, full in zip(outs, out_specs, ctx.avals_out):
-    x = _custom_call(ctx, "Sharding", x, ctx.aval_of(x), manual(full.ndim), partial)
-    text = NamedSharding(mesh, spec).tiling(full.ndim).hlo_text(logical)
+    x = _custom_call(ctx, "Sharding", x, ctx.aval_of(x), manual(rank(full)), partial)
+    text = NamedSharding(mesh, spec).tiling(rank(full)).hlo_text(logical)
     results.append(_custom_call(ctx, "SPMDShardToFullShape", x, full, text, partial))
   return results
 
