@@ -9,12 +9,12 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import erfc, logistic, select
 from xjax._src.primitives.lax.shapes import full_like
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.promotion import promote_args_inexact
 
 
 def _arr(name, x):
-  check_arraylike(name, x)
+  x, = arraylike(name, x)
   return jnp.asarray(x)
 
 
@@ -85,7 +85,7 @@ def soft_sign(x):
 @compiled_when_eager(staged="squareplus")
 def squareplus(x, b=4):
   """(x + sqrt(x^2 + b)) / 2: a smooth relu."""
-  check_arraylike("squareplus", x, b)
+  x, b = arraylike("squareplus", x, b)
   return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
 
@@ -160,7 +160,7 @@ def leaky_relu(x, negative_slope=1e-2):
 def gelu(x, approximate: bool = True):
   """Gaussian error linear unit (tanh approximation by default, as JAX).  Run op by op when
   eager, as JAX does (its fused form rounds differently)."""
-  check_arraylike("gelu", x)
+  x, = arraylike("gelu", x)
   x = jnp.asarray(promote_args_inexact("gelu", x)[0])
   if approximate:
     c = np.sqrt(2 / np.pi).astype(x.dtype)

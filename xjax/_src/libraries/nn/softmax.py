@@ -7,13 +7,13 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import rsqrt
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.scipy.special.log_sum_exp import logsumexp
 
 
 def softmax(x, axis=-1, where=None):
   """exp(x) / sum(exp(x)) along ``axis``; masked-out entries (``where``) are 0."""
-  check_arraylike("softmax", x)
+  x, = arraylike("softmax", x)
   x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
   x_safe = x if where is None else jnp.where(where, x, -np.inf)
   unnormalized = jnp.exp(x_safe - stop_gradient(x_max))
@@ -24,7 +24,7 @@ def softmax(x, axis=-1, where=None):
 @compiled_when_eager(staged="log_softmax", static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
   """x - logsumexp(x) along ``axis``; masked-out entries (``where``) are -inf."""
-  check_arraylike("log_softmax", x)
+  x, = arraylike("log_softmax", x)
   x = jnp.asarray(x)
   x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
   x_safe = x if where is None else jnp.where(where, x, -np.inf)
@@ -47,10 +47,10 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
                 algorithm: str = "fast"):
   """(x - mean) / sqrt(variance + epsilon) along ``axis``; ``algorithm`` is "fast"
   (mean(x^2) - mean(x)^2, clipped at 0) or "stable" (two passes)."""
-  check_arraylike("standardize", x)
+  x, = arraylike("standardize", x)
   for name, v in (("mean", mean), ("variance", variance), ("where", where)):
     if v is not None:
-      check_arraylike("standardize", v)
+      v, = arraylike("standardize", v)
   if mean is None:
     mean = jnp.mean(x, axis, keepdims=True, where=where)
   if variance is None:

@@ -14,17 +14,30 @@ _KNOWN_TYPES = frozenset((Array, bool, int, float, complex))  # (checked first: 
 
 
 def check_arraylike(name: str, *args) -> None:
+  """TypeError (in JAX's words) unless every argument is an array, scalar or array-like."""
+  arraylike(name, *args)
+
+
+def arraylike(name: str, *args) -> tuple:
+  """``args`` checked as ``check_arraylike`` does, those that define ``__jax_array__``
+  (flax's ``Variable``, equinox's wrappers) replaced by the array it gives, as JAX's
+  ``ensure_arraylike`` (Python scalars stay as given)."""
+  converted = None
   for i, a in enumerate(args):
     if type(a) in _KNOWN_TYPES or isinstance(a, Tracer):
       continue
     if isinstance(a, (list, tuple)):
       raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} "
                       f"at position {i}.")
+    if not isinstance(a, (np.ndarray, np.generic)) and hasattr(a, "__jax_array__"):
+      converted = list(args) if converted is None else converted
+      a = converted[i] = a.__jax_array__()
     try:
       get_aval(a)
     except TypeError:
       raise TypeError(f"{name} requires ndarray or scalar arguments, got "
                       f"{type(a)} at position {i}.") from None
+  return args if converted is None else tuple(converted)
 
 
 def is_traced(x) -> bool:

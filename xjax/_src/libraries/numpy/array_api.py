@@ -12,7 +12,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import convert_element_type, copy_p
 from xjax._src.primitives.lax.shapes import transpose as lax_transpose
 from xjax._src.primitives.lax.stacking import unstack as lax_unstack
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.composed_math import conjugate
 from xjax._src.libraries.numpy.creation import array, asarray, placed
 from xjax._src.libraries.numpy.functional import vectorize
@@ -58,7 +58,7 @@ def astype(x, dtype, /, *, copy=False, device=None):
   """``x`` converted to ``dtype`` (None: the default float type), a new array when ``copy``,
   placed on ``device`` when one is given. Complex to real keeps the real part, with JAX's
   DeprecationWarning; complex to bool tests for nonzero."""
-  check_arraylike("astype", x)
+  x, = arraylike("astype", x)
   x = asarray(x)
   dt = (dtypes.default_float_dtype() if dtype is None
         else dtypes.check_user_dtype_supported(dtype, "astype"))
@@ -93,12 +93,12 @@ def unstack(x, /, *, axis=0):
 @compiled_when_eager(staged="vecmat")
 def vecmat(x1, x2, /):
   """conj(x1) (..., n) times x2 (..., n, m), batched."""
-  check_arraylike("vecmat", x1, x2)
+  x1, x2 = arraylike("vecmat", x1, x2)
   return vectorize(matmul, signature="(n),(n,m)->(m)")(conjugate(x1), x2)
 
 
 @compiled_when_eager(staged="matvec")
 def matvec(x1, x2, /):
   """x1 (..., m, n) times x2 (..., n), batched."""
-  check_arraylike("matvec", x1, x2)
+  x1, x2 = arraylike("matvec", x1, x2)
   return vectorize(matmul, signature="(n,m),(m)->(n)")(x1, x2)

@@ -8,7 +8,7 @@ from xjax._src.execution.array import Array
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.indexing import _IndexUpdateHelper, getitem
 from xjax._src.libraries.numpy.shaping import reshape, transpose
 
@@ -102,7 +102,7 @@ def _contains(jnp):
   def contains(self, query):
     if query is None or isinstance(query, str):
       raise TypeError(f"Array.__contains__: unsupported operand type {type(query)}.")
-    check_arraylike("Array.__contains__", query)
+    query, = arraylike("Array.__contains__", query)
     if self.ndim != 1:
       raise ValueError("Array.__contains__: search array must be one-dimensional, got "
                        f"arr.shape={self.shape}.")

@@ -16,7 +16,7 @@ from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import convert_element_type, select_n
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike, check_arraylike
 from xjax._src.libraries.numpy.composed_math import clip
 from xjax._src.libraries.numpy.creation import (arange, array, asarray, full, ones, zeros,
                                                 zeros_like)
@@ -67,7 +67,7 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
   ``fill_value`` or cut). Both are cut to the shorter length; without ``size``, true
   entries past the end of ``a`` are an error (checked with a Python ``if``, so under
   tracing it raises JAX's TracerBoolConversionError)."""
-  check_arraylike("compress", condition, a, fill_value)
+  condition, a, fill_value = arraylike("compress", condition, a, fill_value)
   cond, fill_value = asarray(condition).astype(bool), asarray(fill_value)
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
@@ -94,14 +94,14 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
 
 def extract(condition, arr, *, size=None, fill_value=0):
   """Elements of flattened ``arr`` where flattened ``condition`` is true."""
-  check_arraylike("extract", condition, arr, fill_value)
+  condition, arr, fill_value = arraylike("extract", condition, arr, fill_value)
   return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
 
 
 def delete(arr, obj, axis=None, *, assume_unique_indices=False):
   """``arr`` without the entries at ``obj`` along ``axis``: an int, a slice, an int array
   (concrete, or traced with ``assume_unique_indices=True``) or a boolean mask."""
-  check_arraylike("delete", arr)
+  arr, = arraylike("delete", arr)
   a = ravel(arr) if axis is None else asarray(arr)
   axis = canonical_axis(0 if axis is None else axis, get_aval(a).ndim)
   n = get_aval(a).shape[axis]
@@ -116,7 +116,7 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
                        axis=axis)
   if isinstance(obj, slice):
     obj, assume_unique_indices = arange(n)[obj], True
-  check_arraylike("delete", a, obj)
+  a, obj = arraylike("delete", a, obj)
   if dtypes.is_integer(dtypes.dtype(obj)) and assume_unique_indices:
     # the kept positions: each output slot i skips the deleted positions at or before it
     gone = ravel(asarray(obj))
@@ -178,7 +178,7 @@ def insert(arr, obj, values, axis=None):
 @compiled_when_eager(static_argnames=("new_shape",), staged="resize")
 def resize(a, new_shape):
   """``a`` flattened, repeated as needed, and reshaped to ``new_shape``."""
-  check_arraylike("resize", a)
+  a, = arraylike("resize", a)
   new_shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
   if any(d < 0 for d in new_shape):
     raise ValueError("all elements of `new_shape` must be non-negative")
@@ -209,7 +209,7 @@ def rollaxis(a, axis, start=0):
 def trim_zeros(filt, trim="fb", axis=None):
   """``filt`` without its leading ('f') and/or trailing ('b') all-zero hyperslices along
   ``axis`` (all axes when None)."""
-  check_arraylike("trim_zeros", filt)
+  filt, = arraylike("trim_zeros", filt)
   a = asarray(filt)
   nz = _host(a, "filt argument of jnp.trim_zeros") != 0
   nd = nz.ndim
@@ -235,7 +235,7 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
   if wrap:
     raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
-  check_arraylike("fill_diagonal", a, val)
+  a, val = arraylike("fill_diagonal", a, val)
   a = asarray(a)
   shape = get_aval(a).shape
   if len(shape) < 2:

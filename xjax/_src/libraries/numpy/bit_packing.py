@@ -5,7 +5,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.creation import asarray, zeros
 from xjax._src.libraries.numpy.reductions import sum as _sum
 from xjax._src.libraries.numpy.shaping import concatenate, moveaxis, ravel
@@ -22,7 +22,7 @@ def _bit_weights(bitorder):
 @compiled_when_eager(staged="packbits", static_argnames=("axis", "bitorder"))
 def packbits(a, axis=None, bitorder="big"):
   """Groups of 8 truth values along ``axis`` packed into uint8 (zero-padded at the end)."""
-  check_arraylike("packbits", a)
+  a, = arraylike("packbits", a)
   a = asarray(a)
   if not (dtypes.is_integer(a.dtype) or a.dtype == np.bool_):
     raise TypeError("Expected an input array of integer or boolean data type")
@@ -43,7 +43,7 @@ def packbits(a, axis=None, bitorder="big"):
 def unpackbits(a, axis=None, count=None, bitorder="big"):
   """Each uint8 along ``axis`` unpacked into 8 bits; ``count`` keeps that many (negative:
   drops that many from the end; more than available: zero-padded)."""
-  check_arraylike("unpackbits", a)
+  a, = arraylike("unpackbits", a)
   a = asarray(a)
   if a.dtype != np.uint8:
     raise TypeError("Expected an input array of unsigned byte data type")

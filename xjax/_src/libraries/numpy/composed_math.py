@@ -30,7 +30,7 @@ from xjax._src.primitives.lax.log_add import logaddexp as _logaddexp, logaddexp2
 from xjax._src.primitives.lax.shapes import full_like
 from xjax._src.primitives.lax.rounding import round_half_even
 from xjax._src.libraries.numpy import ufuncs
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy import arguments as _arguments  # (star-imported: private)
 from xjax._src.libraries.numpy.creation import asarray, zeros_like
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
                                                  promote_args_numeric, promote_dtypes)
@@ -67,7 +67,7 @@ def _is_float(x) -> bool:
 
 def _rounding(name, op, staged=None):
   def fn(x, /):
-    check_arraylike(name, x)
+    x, = _arguments.arraylike(name, x)
     x = asarray(x)
     return op(x) if _is_float(x) else x
   fn.__name__ = fn.__qualname__ = name
@@ -90,7 +90,7 @@ trunc = _rounding("trunc", _trunc, staged="trunc")
 @compiled_when_eager(staged="rint")
 def rint(x, /):
   """Round to the nearest integer, ties to even (integers become floats)."""
-  check_arraylike("rint", x)
+  x, = _arguments.arraylike("rint", x)
   integral = not dtypes.is_inexact(dtypes.dtype(x))
   (x,) = promote_args_inexact("rint", x)
   if integral:  # integers become strongly typed floats
@@ -214,7 +214,7 @@ def heaviside(x1, x2, /):
 @compiled_when_eager(staged="signbit")
 def signbit(x, /):
   """True where the sign bit is set (including -0.0)."""
-  check_arraylike("signbit", x)
+  x, = _arguments.arraylike("signbit", x)
   dt = get_aval(x).dtype
   if dt == np.bool_ or dtypes.is_unsigned(dt):
     return full_like(x, False, np.bool_)
@@ -244,7 +244,7 @@ def nextafter(x1, x2, /):
 
 def _classify(name, float_fn, int_value, staged=None):
   def fn(x, /):
-    check_arraylike(name, x)
+    x, = _arguments.arraylike(name, x)
     dt = get_aval(x).dtype
     if dtypes.is_complex(dt):
       return float_fn(lax_real(x), lax_imag(x))
@@ -271,7 +271,7 @@ def _is_inf_of_sign(name: str, inf: float):
   def fn(x, /, out=None):
     if out is not None:
       raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
-    check_arraylike(name, x)
+    x, = _arguments.arraylike(name, x)
     if dtypes.is_complex(get_aval(x).dtype):
       raise ValueError(f"{name} does not support complex inputs")
     if not _is_float(x):
@@ -310,7 +310,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 @compiled_when_eager(staged="clip")
 def clip(arr=None, /, min=None, max=None):
   """Limits values to [min, max] (either bound may be None)."""
-  check_arraylike("clip", arr)
+  arr, = _arguments.arraylike("clip", arr)
   if any(v is not None and dtypes.is_complex(get_aval(asarray(v)).dtype)
          for v in (arr, min, max)):
     raise ValueError("Clip received a complex value either through the input or the "
@@ -334,7 +334,7 @@ def float_power(x1, x2, /):
 def ldexp(x1, x2, /):
   """x1 * 2**x2 (x2 must be an integer), exact: x1's exponent is split off first (as JAX),
   so a small x1 times a large power of two does not overflow on the way."""
-  check_arraylike("ldexp", x1, x2)
+  x1, x2 = _arguments.arraylike("ldexp", x1, x2)
   t1, t2 = (dtypes.dtype(get_aval(x).dtype) for x in (x1, x2))
   if dtypes.is_complex(t1) or dtypes.is_inexact(t2):
     raise ValueError(f"ldexp not supported for input types {(t1, t2)}")
@@ -352,7 +352,7 @@ def ldexp(x1, x2, /):
 @compiled_when_eager(staged="frexp")
 def frexp(x, /):
   """(mantissa, exponent) with x == mantissa * 2**exponent and 0.5 <= |mantissa| < 1."""
-  check_arraylike("frexp", x)
+  x, = _arguments.arraylike("frexp", x)
   (x,) = promote_args_inexact("frexp", x)
   dt = get_aval(x).dtype
   if dtypes.is_complex(dt):
@@ -437,7 +437,7 @@ def _i0_jvp(primals, tangents):
 def _integer_operands(name: str, x1, x2):
   """``|x1|``, ``|x2|`` promoted to a common integer dtype (ValueError for others and
   bool), not yet broadcast."""
-  check_arraylike(name, x1, x2)
+  x1, x2 = _arguments.arraylike(name, x1, x2)
   a, b = promote_dtypes(x1, x2)
   if not dtypes.is_integer(get_aval(a).dtype):  # bool with an int is fine (JAX)
     raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
@@ -557,7 +557,7 @@ conj = conjugate
 @compiled_when_eager(staged="round", static_argnames=("decimals",),
                      hashable_statics=True)
 def round(a, decimals=0, out=None):
-  check_arraylike("round", a)
+  a, = _arguments.arraylike("round", a)
   decimals = operator.index(decimals)
   a = asarray(a)
   dt = get_aval(a).dtype

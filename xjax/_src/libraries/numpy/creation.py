@@ -15,7 +15,7 @@ from xjax._src.interpreters.staging import staged_constant
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.elementwise import copy_p
 from xjax._src.foundations.wrapping import with_keyword
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
 
 
@@ -173,7 +173,7 @@ _PYTHON_SCALARS = (bool, int, float, complex)  # (of any size: converted to the 
 @_with_device
 def full(shape, fill_value, dtype=None):
   dt = _requested_dtype(dtype, "full")
-  check_arraylike("full", fill_value)
+  fill_value, = arraylike("full", fill_value)
   shape = canonicalize_shape(shape)
   if type(fill_value) not in _PYTHON_SCALARS and get_aval(fill_value).shape:
     # shaping converts its operands with asarray: creation and shaping import each other
@@ -205,7 +205,7 @@ def empty(shape, dtype=None):
 def _like(name, value):
   def fn(a, dtype=None, shape=None, *, device=None):
     if not (hasattr(a, "dtype") and hasattr(a, "shape")):
-      check_arraylike(name, a)
+      a, = arraylike(name, a)
     return full_like(a, value, dtype, shape, device=device)
   fn.__name__ = fn.__qualname__ = name
   return api_boundary(fn)
@@ -222,9 +222,9 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
   """An array like ``a``, on ``a``'s device when ``a`` is committed (as in JAX); an array
   ``fill_value`` is broadcast to the shape."""
   if hasattr(a, "dtype") and hasattr(a, "shape"):
-    check_arraylike("full_like", 0, fill_value)
+    _, fill_value = arraylike("full_like", 0, fill_value)
   else:
-    check_arraylike("full_like", a, fill_value)
+    a, fill_value = arraylike("full_like", a, fill_value)
   dt = _requested_dtype(dtype, "full_like")
   aval = get_aval(a)
   shape = aval.shape if shape is None else canonicalize_shape(shape)

@@ -9,7 +9,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import cumulative as lax_cum
 from xjax._src.primitives.lax.elementwise import convert_element_type, ne
 from xjax._src.primitives.lax.shapes import concatenate, full, reshape
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.reductions import _check_out
 from xjax._src.libraries.numpy.where import _where
@@ -28,7 +28,7 @@ def _promote_integer(dt):
 def _cumulative(name, prim, nan_fill=None, promote_integers=False, staged=True):
   def fn(a, axis=None, dtype=None, out=None):
     _check_out(out, name)
-    check_arraylike(name, a)
+    a, = arraylike(name, a)
     a = asarray(a)
     if axis is None:
       a, axis = reshape(a, (get_aval(a).size,)), 0

@@ -19,7 +19,7 @@ from xjax._src.primitives.lax.elementwise import (bitwise_and, convert_element_t
 from xjax._src.primitives.lax.reductions import reduce_or, reduce_sum
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, full_like,
                                              squeeze, transpose)
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.linalg_basic import _before_transpose, contraction_types
 
 
@@ -50,7 +50,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     operands, contractions = opt_einsum.contract_path(
         *operands, einsum_call=True, use_blas=True, optimize=_path_type(optimize))
     contractions = tuple((a, frozenset(b), c) for a, b, c, *_ in contractions)
-  check_arraylike("einsum", *operands)
+  operands = arraylike("einsum", *operands)
   statics = dict(precision=precision, preferred_element_type=preferred_element_type,
                  _dot_general=_dot_general or dot_general)
   if len(contractions) > 1 and out_sharding is not None:

@@ -16,7 +16,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.shapes import pad, slice as lax_slice
 from xjax._src.primitives.lax.fft import FftType, fft as lax_fft
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.composed_math import conj
 from xjax._src.libraries.numpy.creation import arange, asarray
 from xjax._src.libraries.numpy.rearrange import roll
@@ -48,7 +48,7 @@ def _scale(out, sizes, name: str, norm):
 
 def _fftn(name: str, typ: FftType, a, s, axes, norm):
   full = f"jax.numpy.fft.{name}"
-  check_arraylike(full, a)
+  a, = arraylike(full, a)
   arr = asarray(a)
   ndim = get_aval(arr).ndim
   if s is not None:
@@ -160,7 +160,7 @@ def irfft(a, n=None, axis=-1, norm=None):
 def hfft(a, n=None, axis=-1, norm=None):
   """Transform of a Hermitian-symmetric signal given by its first half: a real spectrum,
   ``irfft(conj(a)) * n`` as JAX computes it."""
-  check_arraylike("conjugate", a)
+  a, = arraylike("conjugate", a)
   conj_a = conj(a)
   _one_axis("hfft", axis)
   nn = (get_aval(conj_a).shape[axis] - 1) * 2 if n is None else n
@@ -243,7 +243,7 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None):
 
 
 def _shift(name: str, x, axes, sign: int):
-  check_arraylike(name, x)
+  x, = arraylike(name, x)
   x = asarray(x)
   shape = get_aval(x).shape
   if axes is None:

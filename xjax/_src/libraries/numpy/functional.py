@@ -7,7 +7,7 @@ import re
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.conditionals import switch
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.creation import arange, asarray, zeros_like
 from xjax._src.libraries.numpy.cumulative import cumsum
 from xjax._src.libraries.numpy.reductions import argmax
@@ -62,7 +62,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
   conditions winning; one extra function is the default where none holds (else 0). As in
   JAX, each element picks its function with a ``switch`` (vectorized: each function sees
   one element)."""
-  check_arraylike("piecewise", x)
+  x, = arraylike("piecewise", x)
   x = asarray(x)
   nc, nf = len(condlist), len(funclist)
   if nf == nc + 1:

@@ -8,7 +8,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax.shapes import reshape, transpose
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.creation import arange, array, asarray, zeros
 from xjax._src.libraries.numpy.matrices import meshgrid
 from xjax._src.libraries.numpy.numerical_ranges import linspace
@@ -122,7 +122,7 @@ index_exp.__doc__ = "As ``s_``, always a tuple: ``index_exp[2]`` is ``(2,)``."
 
 def ix_(*args):
   """Open mesh of 1-D index arrays: the i-th output has shape 1 except along axis i."""
-  check_arraylike("ix", *args)
+  args = arraylike("ix", *args)
   out = []
   n = len(args)
   for i, a in enumerate(args):

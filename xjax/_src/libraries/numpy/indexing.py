@@ -26,7 +26,7 @@ from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, dyna
                                              reshape, rev, slice as lax_slice, squeeze)
 from xjax._src.libraries.numpy import dslice_indexing
 from xjax._src.libraries.numpy import ufuncs
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.creation import arange, asarray
 from xjax._src.libraries.numpy.nonzero import nonzero
 from xjax._src.libraries.numpy.promotion import promote_dtypes
@@ -735,7 +735,7 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
   gather whose other matching dims are batch dims (JAX's).  Negative indices count from
   the end unless ``wrap_negative_indices`` is false (by default they do except with
   ``mode='promise_in_bounds'``, as JAX); then they are out of bounds."""
-  check_arraylike("take_along_axis", arr, indices)
+  arr, indices = arraylike("take_along_axis", arr, indices)
   a, indices = asarray(arr), asarray(indices)
   if not dtypes.is_integer(get_aval(indices).dtype):
     raise TypeError("take_along_axis indices must be of integer type, got "
@@ -802,7 +802,7 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
                      "arrays are immutable. Pass inplace=False to instead return an updated "
                      "array.")
-  check_arraylike("put_along_axis", arr, indices, values)
+  arr, indices, values = arraylike("put_along_axis", arr, indices, values)
   a, idx = asarray(arr), asarray(indices)
   if axis is None:
     if get_aval(idx).ndim != 1:
@@ -857,7 +857,7 @@ def _put_flat(a, ind, v, scatter_mode):
 def place(arr, mask, vals, *, inplace=True):
   """NumPy's place without mutation: ``vals`` (tiled) written where ``mask`` holds. The
   mask's True positions come from a fixed-size nonzero, so it may be traced."""
-  check_arraylike("place", arr, mask, vals)
+  arr, mask, vals = arraylike("place", arr, mask, vals)
   if inplace:
     raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays are "
                      "immutable. Pass inplace=False to instead return an updated array.")

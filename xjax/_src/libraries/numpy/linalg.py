@@ -24,7 +24,7 @@ from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.api.transformations import vmap
 from xjax._src.primitives.lax.elementwise import square_and_multiply
 from xjax._src.libraries.numpy import linalg_basic
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.array_api import matrix_transpose as _matrix_transpose
 from xjax._src.libraries.numpy.composed_math import conj, isinf, isnan, real
 from xjax._src.libraries.numpy.cumulative import cumprod
@@ -74,7 +74,7 @@ class EigResult(NamedTuple):
 
 
 def _inexact(name: str, *args):
-  check_arraylike(f"jnp.linalg.{name}", *args)
+  args = arraylike(f"jnp.linalg.{name}", *args)
   out = promote_dtypes_inexact(*(asarray(a) for a in args))
   return out
 
@@ -187,7 +187,7 @@ def solve(a, b):
   """Solves ``a @ x = b``; ``b`` is a vector when 1-D, else a stack of matrices (NumPy 2).
   Each system is a ``custom_linear_solve`` over one LU factorization, as in JAX, so its
   derivatives reuse the factors."""
-  check_arraylike("jnp.linalg.solve", a, b)
+  a, b = arraylike("jnp.linalg.solve", a, b)
   a, b = promote_dtypes_inexact(asarray(a), asarray(b))
   if a.ndim < 2:
     raise ValueError(f"left hand array must be at least two dimensional; got {a.shape=}")
@@ -230,7 +230,7 @@ def _solve_system(a, b):
 @compiled_when_eager(staged="inv")
 def inv(a):
   """Matrix inverses (inf/nan for singular matrices): ``solve`` with the identity, as JAX."""
-  check_arraylike("jnp.linalg.inv", a)
+  a, = arraylike("jnp.linalg.inv", a)
   a = asarray(a)
   if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
     raise ValueError(f"Argument to inv must have shape [..., n, n], got {a.shape}.")
@@ -401,7 +401,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
 
 
 def _lstsq(a, b, rcond, *, numpy_resid):
-  check_arraylike("jnp.linalg.lstsq", a, b)
+  a, b = arraylike("jnp.linalg.lstsq", a, b)
   a, b = promote_dtypes_inexact(asarray(a), asarray(b))
   if a.ndim != 2:
     raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
@@ -520,7 +520,7 @@ def _pinv_jvp(rtol, hermitian, primals, tangents):
 @compiled_when_eager(static_argnames=("n",), hashable_statics=True, staged="matrix_power")
 def matrix_power(a, n: int):
   """``a`` multiplied by itself ``n`` times (inverted first when ``n < 0``)."""
-  check_arraylike("jnp.linalg.matrix_power", a)
+  a, = arraylike("jnp.linalg.matrix_power", a)
   a = asarray(a)  # integer matrices stay integer
   if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
     raise TypeError(f"jnp.linalg.matrix_power: input must be a (batch of) square matrices, "
@@ -662,7 +662,7 @@ def matrix_transpose(x, /):
 
 def outer(x1, x2, /):
   """Outer product of two vectors."""
-  check_arraylike("jnp.linalg.outer", x1, x2)
+  x1, x2 = arraylike("jnp.linalg.outer", x1, x2)
   x1, x2 = asarray(x1), asarray(x2)
   if x1.ndim != 1 or x2.ndim != 1:
     raise ValueError(f"Input arrays must be one-dimensional, but they are {x1.ndim=} "
@@ -672,7 +672,7 @@ def outer(x1, x2, /):
 
 def cross(x1, x2, /, *, axis=-1):
   """Cross product of 3-vectors along ``axis``."""
-  check_arraylike("jnp.linalg.cross", x1, x2)
+  x1, x2 = arraylike("jnp.linalg.cross", x1, x2)
   x1, x2 = asarray(x1), asarray(x2)
   if x1.shape[axis] != 3 or x2.shape[axis] != 3:
     raise ValueError("Both input arrays must be (arrays of) 3-dimensional vectors, but they "
@@ -703,7 +703,7 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
 def multi_dot(arrays: Sequence, *, precision=None):
   """The product of a chain of matrices, multiplied in the order opt_einsum finds cheapest
   (an einsum, as JAX)."""
-  check_arraylike("jnp.linalg.multi_dot", *arrays)
+  arrays = arraylike("jnp.linalg.multi_dot", *arrays)
   arrays = [asarray(a) for a in arrays]
   if len(arrays) < 2:
     raise ValueError(f"multi_dot requires at least two arrays; got len(arrays)={len(arrays)}")

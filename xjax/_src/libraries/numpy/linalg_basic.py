@@ -12,7 +12,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.dot import dot_general
 from xjax._src.primitives.lax.elementwise import convert_element_type, mul
 from xjax._src.primitives.lax.shapes import reshape, squeeze, transpose
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.composed_math import conjugate
 from xjax._src.libraries.numpy.creation import array, zeros_like
 from xjax._src.libraries.numpy.functional import vectorize
@@ -30,7 +30,7 @@ def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding
   free dimension of the other operand in ``dot_general``, and one transpose puts the
   output dimensions in order.
   """
-  check_arraylike("matmul", a, b)
+  a, b = arraylike("matmul", a, b)
   sa, sb = get_aval(a).shape, get_aval(b).shape
   if not sa or not sb:
     raise ValueError(f"matmul input operand {0 if not sa else 1} must have ndim at least 1, "
@@ -109,7 +109,7 @@ def _placed(x, out_sharding):
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
   """NumPy's dot: sum over the last axis of a and the second-to-last of b (laid out as
   ``out_sharding`` says)."""
-  check_arraylike("dot", a, b)
+  a, b = arraylike("dot", a, b)
   pet, out_dtype, out_weak = contraction_types(preferred_element_type, a, b)
   sa, sb = get_aval(a).shape, get_aval(b).shape
   # the operands go to dot_general in their own dtypes (it computes in ``pet``), as JAX;
@@ -130,7 +130,7 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
   """Conjugated dot product along ``axis`` with batch broadcasting: ``vdot`` vectorized
   over the other axes, as JAX computes it."""
-  check_arraylike("jnp.vecdot", x1, x2)
+  x1, x2 = arraylike("jnp.vecdot", x1, x2)
   a, b = array(x1, copy=False), array(x2, copy=False)
   if get_aval(a).shape[axis] != get_aval(b).shape[axis]:
     raise ValueError(f"axes must match; got shapes {get_aval(a).shape} and "
@@ -142,7 +142,7 @@ def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
 @compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
 def inner(a, b, *, precision=None, preferred_element_type=None):
   """Sum product over the last axes of a and b."""
-  check_arraylike("inner", a, b)
+  a, b = arraylike("inner", a, b)
   if not get_aval(a).ndim or not get_aval(b).ndim:
     return mul(*promote_dtypes(a, b))
   return tensordot(a, b, (-1, -1), precision=precision,
@@ -154,7 +154,7 @@ def outer(a, b, out=None):
   """Outer product of the flattened inputs."""
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
-  check_arraylike("outer", a, b)
+  a, b = arraylike("outer", a, b)
   a, b = promote_dtypes(a, b)
   column = expand_dims(ravel(a), 1)
   return multiply(column, expand_dims(ravel(b), 0))
@@ -163,7 +163,7 @@ def outer(a, b, out=None):
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
   """Sum products over the given axes (an int N: last N of a with first N of b)."""
   import operator
-  check_arraylike("tensordot", a, b)
+  a, b = arraylike("tensordot", a, b)
   pet, out_dtype, out_weak = contraction_types(preferred_element_type, a, b)
   na, nb = get_aval(a).ndim, get_aval(b).ndim
   if isinstance(axes, (list, tuple)) and len(axes) == 2:
@@ -210,7 +210,7 @@ def kron(a, b):
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
   """Cross product of 2- or 3-vectors: components by static indexing, products with the
   operators' promotion, the result built as an array of the three components."""
-  check_arraylike("cross", a, b)
+  a, b = arraylike("cross", a, b)
   if axis is not None:
     axisa = axisb = axisc = axis
   a, b = moveaxis(a, axisa, -1), moveaxis(b, axisb, -1)

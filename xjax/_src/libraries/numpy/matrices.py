@@ -13,7 +13,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import add, convert_element_type, eq, ge, select_n
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, full_like, pad,
                                              reshape)
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.creation import arange, asarray, placed
 from xjax._src.libraries.numpy.reductions import _check_out, sum as _sum
 from xjax._src.libraries.numpy.shaping import expand_dims, moveaxis, ravel
@@ -151,7 +151,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
   """Sum along a diagonal: the matrices over (axis1, axis2), zero off the ``offset``
   diagonal (which may be traced), summed over both axes."""
   _check_out(out, "trace")
-  check_arraylike("trace", a)
+  a, = arraylike("trace", a)
   a = asarray(a)
   nd = get_aval(a).ndim
   ax1, ax2 = canonical_axis(axis1, nd), canonical_axis(axis2, nd)
@@ -168,7 +168,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
   """Coordinate matrices from 1-D coordinate vectors ('xy' or 'ij' indexing)."""
-  check_arraylike("meshgrid", *xi)
+  xi = arraylike("meshgrid", *xi)
   if not copy:
     raise ValueError("jax.numpy.meshgrid only supports copy=True")
   if indexing not in ("xy", "ij"):

@@ -14,7 +14,7 @@ from xjax._src.primitives.lax import cumulative as lax_cum
 from xjax._src.primitives.lax.elementwise import (convert_element_type, div, lt, ne, rem, select_n,
                                                   sub)
 from xjax._src.primitives.lax.shapes import full, full_like, index_in_dim, iota
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.shaping import ravel
 
@@ -46,7 +46,7 @@ def _compact(mask, size):
 
 def nonzero(a, *, size=None, fill_value=None):
   """Indices of the nonzero elements, one array per dimension."""
-  check_arraylike("nonzero", a)
+  a, = arraylike("nonzero", a)
   a = asarray(a)
   aval = get_aval(a)
   if aval.ndim == 0:

@@ -22,7 +22,7 @@ from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
 from xjax._src.primitives.lax.sorting import sort_key_val
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy import ufuncs
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike, check_arraylike
 from xjax._src.libraries.numpy.composed_math import (clip, conjugate, divmod as _divmod, isfinite,
                                                      isnan)
 from xjax._src.libraries.numpy.creation import asarray, zeros
@@ -87,7 +87,7 @@ def array_equiv(a1, a2):
 @compiled_when_eager(staged="diff", static_argnames=("n", "axis"))
 def diff(a, n=1, axis=-1, prepend=None, append=None):
   """n-th discrete difference along ``axis``."""
-  check_arraylike("diff", a)
+  a, = arraylike("diff", a)
   a = asarray(a)
   nd = get_aval(a).ndim
   if nd == 0:
@@ -188,14 +188,14 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
   """Integral of y by the trapezoidal rule along ``axis``: with one spacing, spacing *
   (sum - half the end points); else the sum of spacing * (pairwise sums) / 2."""
   if x is None:
-    check_arraylike("trapezoid", y)
+    y, = arraylike("trapezoid", y)
     (y,) = promote_dtypes_inexact(asarray(y))
     d = asarray(dx)
     if get_aval(d).ndim:
       d = expand_dims(d, tuple(range(get_aval(y).ndim - get_aval(d).ndim)))
       d = moveaxis(d, axis, -1)
   else:
-    check_arraylike("trapezoid", y, x)
+    y, x = arraylike("trapezoid", y, x)
     y, x = promote_dtypes_inexact(asarray(y), asarray(x))
     d = diff(x) if get_aval(x).ndim == 1 else moveaxis(diff(x, axis=axis), axis, -1)
   y = moveaxis(y, axis, -1)
@@ -226,7 +226,7 @@ _interp_programs: dict = {}
 
 
 def _interp(x, xp, fp, left=None, right=None, period=None):
-  check_arraylike("interp", x, xp, fp)
+  x, xp, fp = arraylike("interp", x, xp, fp)
   if np.shape(xp) != np.shape(fp) or np.ndim(xp) != 1:
     raise ValueError("xp and fp must be one-dimensional arrays of equal size")
   x, xp = promote_dtypes_inexact(x, xp)
@@ -263,7 +263,7 @@ def _interp(x, xp, fp, left=None, right=None, period=None):
 def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
   """Counts (or summed ``weights``) of each non-negative integer in x, negatives counted
   as 0 (``length`` static under jit): a scatter-add, as JAX computes it."""
-  check_arraylike("bincount", x)
+  x, = arraylike("bincount", x)
   x = asarray(x)
   if get_aval(x).dtype == np.bool_:
     x = convert_element_type(x, np.int32)
@@ -292,7 +292,7 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
 @compiled_when_eager(staged="digitize", static_argnames=("right", "method"))
 def digitize(x, bins, right=False, *, method=None):
   """Index of the bin each x falls in (bins increasing or decreasing)."""
-  check_arraylike("digitize", x, bins)
+  x, bins = arraylike("digitize", x, bins)
   x, bins = asarray(x), asarray(bins)
   if get_aval(bins).ndim != 1:
     raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
@@ -310,7 +310,7 @@ def digitize(x, bins, right=False, *, method=None):
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
   if isinstance(bins, str):  # (NumPy's estimators are not offered, as in JAX)
     raise TypeError(f"asarray: expected ArrayLike, got {bins} of type {type(bins)}.")
-  check_arraylike("histogram_bin_edges", a, bins)
+  a, bins = arraylike("histogram_bin_edges", a, bins)
   a = asarray(a)
   dt = dtypes.to_inexact_dtype(get_aval(a).dtype)
   if np.ndim(bins) == 1:   # the edges themselves, in the data's inexact dtype (as JAX)
@@ -330,7 +330,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
 def histogram(a, bins=10, range=None, weights=None, density=None):
   """Counts (or weighted sums) of ``a`` in ``bins`` and the bin edges."""
   if not isinstance(bins, str):
-    check_arraylike("histogram", a, bins)
+    a, bins = arraylike("histogram", a, bins)
   edges = histogram_bin_edges(a, bins, range, weights)
   a = ravel(asarray(a))
   nb = get_aval(edges).shape[0] - 1
@@ -355,7 +355,7 @@ def _bin_index(a, edges):
 
 def histogramdd(sample, bins=10, range=None, weights=None, density=None):
   """D-dimensional histogram of the (N, D) ``sample``: counts and the per-axis edges."""
-  check_arraylike("histogramdd", sample)
+  sample, = arraylike("histogramdd", sample)
   sample = asarray(sample)
   if get_aval(sample).ndim != 2:
     raise ValueError(f"histogramdd: sample must be 2-dimensional, got shape "
@@ -398,7 +398,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
 
 def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
   """2-D histogram of points (x, y): counts, x edges and y edges."""
-  check_arraylike("histogram2d", x, y)
+  x, y = arraylike("histogram2d", x, y)
   try:
     n = len(bins)
   except TypeError:
@@ -451,7 +451,7 @@ def _conv(x, y, mode, op, precision, preferred_element_type):
                      static_argnames=("mode", "precision", "preferred_element_type"))
 def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
   """Discrete linear convolution of two 1-D arrays."""
-  check_arraylike("convolve", a, v)
+  a, v = arraylike("convolve", a, v)
   return _conv(asarray(a), asarray(v), mode=mode, op="convolve", precision=precision,
                preferred_element_type=preferred_element_type)
 
@@ -460,7 +460,7 @@ def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
                      static_argnames=("mode", "precision", "preferred_element_type"))
 def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
   """Cross-correlation of two 1-D arrays: sum_n a[n + k] * conj(v[n])."""
-  check_arraylike("correlate", a, v)
+  a, v = arraylike("correlate", a, v)
   return _conv(asarray(a), asarray(v), mode=mode, op="correlate", precision=precision,
                preferred_element_type=preferred_element_type)
 
@@ -471,7 +471,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
   if len(multi_index) != len(dims):
     raise AssertionError(f"len(multi_index)={len(multi_index)} != len(dims)={len(dims)}")
   dims = tuple(operator.index(concrete_or_error(d, "dims")) for d in dims)
-  check_arraylike("ravel_multi_index", *multi_index)
+  multi_index = arraylike("ravel_multi_index", *multi_index)
   idx = [asarray(i) for i in multi_index]
   if dtype is None:
     dtype = dtypes.result_type(int, *idx)
@@ -513,7 +513,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
 def unravel_index(indices, shape):
   """Tuple of coordinate arrays for flat ``indices`` into ``shape``; out-of-bounds indices
   are clipped to the first or last element."""
-  check_arraylike("unravel_index", indices)
+  indices, = arraylike("unravel_index", indices)
   indices = asarray(indices)
   try:
     shape = list(shape)  # not an array: weakly typed dims stay weak
@@ -533,7 +533,7 @@ def unravel_index(indices, shape):
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
   """``p`` with jumps larger than ``discont`` along ``axis`` replaced by their
   ``period`` complement; integers stay integers where ``period`` is an integer."""
-  check_arraylike("unwrap", p)
+  p, = arraylike("unwrap", p)
   p, period = promote_dtypes(p, period)
   if dtypes.is_complex(get_aval(p).dtype):
     raise ValueError("jnp.unwrap does not support complex inputs.")

@@ -18,7 +18,7 @@ from xjax._src.primitives.lax.shapes import (broadcasted_iota, concatenate as la
                                              full as lax_full, iota, rev, slice_in_dim)
 from xjax._src.primitives.lax.sorting import sort_key_val
 from xjax._src.libraries.numpy import ufuncs
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike, check_arraylike
 from xjax._src.libraries.numpy.arrayops import trim_zeros
 from xjax._src.libraries.numpy.creation import arange, asarray, ones, ones_like, zeros
 from xjax._src.libraries.numpy.indexing import take
@@ -36,7 +36,7 @@ from xjax._src.libraries.numpy.where import where
 
 @compiled_when_eager(staged="polyadd")
 def polyadd(a1, a2):
-  check_arraylike("polyadd", a1, a2)
+  a1, a2 = arraylike("polyadd", a1, a2)
   a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
   n1, n2 = get_aval(a1).shape[0], get_aval(a2).shape[0]
   if n1 < n2:
@@ -48,13 +48,13 @@ def polyadd(a1, a2):
 
 @compiled_when_eager(staged="polysub")
 def polysub(a1, a2):
-  check_arraylike("polysub", a1, a2)
+  a1, a2 = arraylike("polysub", a1, a2)
   a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
   return polyadd(a1, ufuncs.negative(a2))
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
-  check_arraylike("polymul", a1, a2)
+  a1, a2 = arraylike("polymul", a1, a2)
   a1, a2 = promote_dtypes_inexact(asarray(a1), asarray(a2))
   if trim_leading_zeros and (len(a1) > 1 or len(a2) > 1):   # needs concrete coefficients
     a1, a2 = trim_zeros(a1, "f"), trim_zeros(a2, "f")
@@ -86,7 +86,7 @@ def polyint(p, m=1, k=None):
   0): (p, k) divided by the falling factorials of their powers."""
   m = operator.index(m)
   k = 0 if k is None else k
-  check_arraylike("polyint", p, k)
+  p, k = arraylike("polyint", p, k)
   p, k = promote_dtypes_inexact(asarray(p), asarray(k))
   if m < 0:
     raise ValueError("Order of integral must be positive (see polyder)")
@@ -110,7 +110,7 @@ def polyint(p, m=1, k=None):
 def vander(x, N=None, increasing=False):
   """Columns are powers of x (decreasing unless ``increasing``): x raised to an iota of
   exponents in x's dtype."""
-  check_arraylike("vander", x)
+  x, = arraylike("vander", x)
   x = asarray(x)
   if get_aval(x).ndim != 1:
     raise ValueError("x must be a one-dimensional array")
@@ -129,7 +129,7 @@ def polyval(p, x, *, unroll=16):
   """Evaluates the polynomial with coefficients ``p`` (highest degree first; further axes
   broadcast against x) at x, by Horner's rule in a scan."""
   from xjax._src.primitives.lax.control_flow import scan
-  check_arraylike("polyval", p, x)
+  p, x = arraylike("polyval", p, x)
   p, x = promote_dtypes(asarray(p), asarray(x))
   shape = broadcast_shapes(get_aval(p).shape[1:], get_aval(x).shape)
   y = lax_full(shape, 0, get_aval(x).dtype)
@@ -141,7 +141,7 @@ def polyval(p, x, *, unroll=16):
 def poly(seq_of_zeros):
   """Coefficients of the monic polynomial with the given 1-D sequence of roots, or of the
   characteristic polynomial of a square matrix."""
-  check_arraylike("poly", seq_of_zeros)
+  seq_of_zeros, = arraylike("poly", seq_of_zeros)
   (roots,) = promote_args_inexact("poly", seq_of_zeros)
   roots = atleast_1d(roots)
   if roots.ndim == 2 and roots.shape[0] == roots.shape[1] and roots.shape[0] > 0:
@@ -157,7 +157,7 @@ def poly(seq_of_zeros):
 def polydiv(u, v, *, trim_leading_zeros=False):
   """Quotient and remainder of polynomial division ``u / v`` (remainder as long as ``u``,
   unless ``trim_leading_zeros``, which needs concrete values)."""
-  check_arraylike("polydiv", u, v)
+  u, v = arraylike("polydiv", u, v)
   u, v = promote_dtypes_inexact(asarray(u), asarray(v))
   m, n = u.shape[0] - 1, v.shape[0] - 1
   scale = 1.0 / v[0]
@@ -180,7 +180,7 @@ def roots(p, *, strip_zeros: bool = True):
   Leading zeros are stripped (which needs concrete coefficients); with
   ``strip_zeros=False`` they give NaN roots instead, and trailing zeros give zero roots.
   """
-  check_arraylike("roots", p)
+  p, = arraylike("roots", p)
   (p,) = promote_dtypes_inexact(atleast_1d(asarray(p)))
   if p.ndim != 1:
     raise ValueError("Input must be a rank-1 array.")

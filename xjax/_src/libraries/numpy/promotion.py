@@ -7,12 +7,14 @@ from xjax._src.execution.array import Array
 from xjax._src.foundations.config import config
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.primitives.lax.elementwise import convert_element_type
 from xjax._src.primitives.lax.shapes import broadcast_in_dim
 from xjax._src.primitives.lax.shapes import broadcast_shapes
 
 
 _ARRAY_TYPES = (Array, Tracer)
+_PYTHON_SCALARS = frozenset((bool, int, float, complex))
 
 
 def promote_dtypes(*args):
@@ -70,18 +72,13 @@ def promote_shapes(name: str, *args):
 
 def _arraylike_avals(name: str, args) -> list:
   avals = []
-  for i, a in enumerate(args):
+  for a in args:
     if isinstance(a, _ARRAY_TYPES):
       avals.append(a.aval)
-      continue
-    if isinstance(a, (list, tuple)):
-      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} "
-                      f"at position {i}.")
-    try:
+    elif type(a) in _PYTHON_SCALARS:
       avals.append(get_aval(a))
-    except TypeError:
-      raise TypeError(f"{name} requires ndarray or scalar arguments, got "
-                      f"{type(a)} at position {i}.") from None
+    else:  # (the checks, and the arrays ``__jax_array__`` gives, in arguments.arraylike)
+      return None
   return avals
 
 
@@ -89,6 +86,9 @@ def _promote(name: str, args, to_kind=None) -> list:
   """Dtype promotion (weak types respected; ``to_kind`` may adjust the result dtype), then
   NumPy rank promotion.  Each argument's aval is computed once: this runs for every op."""
   avals = _arraylike_avals(name, args)
+  if avals is None:
+    args = arraylike(name, *args)
+    avals = [get_aval(a) for a in args]
   dtype, weak = dtypes.result_type(*avals, return_weak_type_flag=True)
   if to_kind is not None:
     dtype = to_kind(dtype)

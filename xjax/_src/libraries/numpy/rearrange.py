@@ -18,7 +18,7 @@ from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota,
                                              slice_in_dim, transpose)
 from xjax._src.primitives.lax.shapes import split as lax_split
 from xjax._src.primitives.lax.stacking import tile as lax_tile
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike, index_tuple
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.cumulative import cumsum
 from xjax._src.libraries.numpy.indexing import take
@@ -29,7 +29,7 @@ from xjax._src.libraries.numpy.where import where
 
 
 def _atleast(nd, arys, shape_fn):
-  check_arraylike(f"atleast_{nd}d", *arys)
+  arys = arraylike(f"atleast_{nd}d", *arys)
   out = []
   for a in arys:
     a = asarray(a)
@@ -60,7 +60,7 @@ def _seq(tup, name):
   ValueError, from mapping over that axis)."""
   if not isinstance(tup, (np.ndarray, Array, Tracer)):
     tup = [*tup]
-    check_arraylike(name, *tup)
+    tup = arraylike(name, *tup)
     return tup
   if not get_aval(tup).ndim:
     raise ValueError(f"{name} maps over the leading axis of an array argument, which must "

@@ -17,7 +17,7 @@ from xjax._src.primitives.lax.reductions import (argmax as lax_argmax, argmin as
                                                  reduce_prod, reduce_sum)
 from xjax._src.primitives.lax.shapes import expand_dims, reshape
 from xjax._src.libraries.numpy import ufuncs
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike, index_tuple
 from xjax._src.libraries.numpy.shaping import broadcast_to
 from xjax._src.libraries.numpy.where import where as _where
 
@@ -56,7 +56,7 @@ def _reduction(name, reduce_fn, identity_op, upcast_bool, upcast_f16=False, bool
   def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
     _check_out(out, name)
-    check_arraylike(name, a)
+    a, = arraylike(name, a)
     aval = get_aval(a)
     if dtype is not None:
       dt = dtypes.check_user_dtype_supported(dtype, name)
@@ -135,7 +135,7 @@ amax, amin = max, min
 def _bool_reduction(name, reduce_fn, op):
   def fn(a, axis=None, out=None, keepdims=False, *, where=None):
     _check_out(out, name)
-    check_arraylike(name, a)
+    a, = arraylike(name, a)
     aval = get_aval(a)
     x = convert_element_type(a, np.bool_, False) if aval.dtype == np.bool_ else \
         ne(a, np.zeros((), aval.dtype)[()])
@@ -158,7 +158,7 @@ def _count(aval, axes):
 @_compiled
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
   _check_out(out, "mean")
-  check_arraylike("mean", a)
+  a, = arraylike("mean", a)
   aval = get_aval(a)
   axes = _axes(axis, aval.ndim, IndexError)
   if dtype is None:
@@ -191,7 +191,7 @@ def _ddof(name, a, out, ddof, correction):
   """var's and std's ddof (``correction`` is its other name), their arguments checked first
   as JAX checks them."""
   _check_out(out, name)
-  check_arraylike(name, a)
+  a, = arraylike(name, a)
   if correction is not None:
     if ddof != 0:
       raise ValueError("ddof and correction can't be provided simultaneously.")
@@ -213,7 +213,7 @@ def _var(a, ddof, *, axis, dtype, keepdims, where, mean):
   if mean is None:
     mean = _mean(x, axis=axis, dtype=dt, keepdims=True, where=where)
   else:
-    check_arraylike("var", mean)
+    mean, = arraylike("var", mean)
     mean = convert_element_type(mean, dt, False)
   centered = sub(x, mean)
   if dtypes.is_complex(dt):
@@ -254,7 +254,7 @@ def _std(a, ddof, *, axis, dtype, keepdims, where, mean):
 def _arg(name, fn):
   def arg(a, axis=None, out=None, keepdims=False):
     _check_out(out, name)
-    check_arraylike(name, a)
+    a, = arraylike(name, a)
     aval = get_aval(a)
     if axis is None:
       if aval.size == 0:

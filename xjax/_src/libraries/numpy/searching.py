@@ -17,7 +17,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (bitwise_and, bitwise_not, convert_element_type,
                                                   ne)
 from xjax._src.primitives.lax.shapes import concatenate, full, reshape
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.composed_math import isnan
 from xjax._src.libraries.numpy.creation import arange, asarray, full_like, ones, zeros
 from xjax._src.libraries.numpy.cumulative import cumsum
@@ -44,7 +44,7 @@ def argwhere(a, *, size=None, fill_value=None):
 @compiled_when_eager(staged="count_nonzero",
                      static_argnames=("axis", "keepdims"), hashable_statics=True)
 def count_nonzero(a, axis=None, keepdims=False):
-  check_arraylike("count_nonzero", a)
+  a, = arraylike("count_nonzero", a)
   return _sum(_nonzero_mask(asarray(a)), axis=axis, keepdims=keepdims,
               dtype=dtypes.default_int_dtype())
 
@@ -56,7 +56,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
   traces (so it works under jit and vmap): values padded with ``fill_value`` (default: the
   smallest), counts with 0."""
   del sorted  # always sorted, as in JAX
-  check_arraylike("unique", ar)
+  ar, = arraylike("unique", ar)
   arr = asarray(ar)
   if size is None:
     _concrete(arr, "unique")

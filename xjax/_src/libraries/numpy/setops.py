@@ -24,7 +24,7 @@ from xjax._src.primitives.lax.elementwise import (bitwise_and, bitwise_not, bitw
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, full, full_like,
                                              index_in_dim, reshape, slice_in_dim)
 from xjax._src.primitives.lax.sorting import sort as lax_sort
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.nonzero import _compact as _compact_nonempty
 from xjax._src.libraries.numpy.promotion import promote_dtypes
@@ -124,7 +124,7 @@ def _select(name, s, keep, size, fill_value, default_first=True):
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
   """Whether each element of ``element`` occurs in ``test_elements``."""
-  check_arraylike("isin", element, test_elements)
+  element, test_elements = arraylike("isin", element, test_elements)
   element = asarray(element)
   found = _in1d(element, asarray(test_elements), invert=invert, method=method,
                 assume_unique=assume_unique)
@@ -153,7 +153,7 @@ def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
 
 
 def _sorted(name, *arrays):
-  check_arraylike(name, *arrays)
+  arrays = arraylike(name, *arrays)
   flat = promote_dtypes(*[ravel(asarray(a)) for a in arrays])
   return flat, sort(concatenate(flat, 0) if len(flat) > 1 else flat[0])
 
@@ -166,7 +166,7 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
   """Sorted unique values of ``ar1`` not in ``ar2`` (padding defaults to 0)."""
-  check_arraylike("setdiff1d", ar1, ar2)
+  ar1, ar2 = arraylike("setdiff1d", ar1, ar2)
   ar1, ar2 = _unsized("setdiff1d", size, ar1, ar2)
   a, b = promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2)))
   s = _gather(a, argsort(a))
@@ -177,7 +177,7 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
   """Sorted unique values found in exactly one input: JAX's way, the unique values of both
   sorted together and those equal to neither neighbour kept (so a NaN of each input stays)."""
-  check_arraylike("setxor1d", ar1, ar2)
+  ar1, ar2 = arraylike("setxor1d", ar1, ar2)
   ar1, ar2 = _unsized("setxor1d", size, ar1, ar2)
   a, b = (sort(x) for x in promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2))))
   both = concatenate([a, b], 0)
@@ -207,7 +207,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
                 fill_value=None):
   """Sorted unique values found in both inputs; with ``return_indices``, also the index of
   each value's first occurrence in each (padded with the input lengths)."""
-  check_arraylike("intersect1d", ar1, ar2)
+  ar1, ar2 = arraylike("intersect1d", ar1, ar2)
   ar1, ar2 = _unsized("intersect1d", size, ar1, ar2)
   a, b = promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2)))
   perm1 = argsort(a)
@@ -230,7 +230,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
 
 def _unique_parts(name, x, size, fill_value):
   """Sorted unique values of flattened ``x`` with first indices, inverse and counts."""
-  check_arraylike(name, x)
+  x, = arraylike(name, x)
   (x,) = _unsized(name, size, x)
   x = asarray(x)
   flat = ravel(x)

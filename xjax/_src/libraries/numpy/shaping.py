@@ -12,7 +12,7 @@ from xjax._src.execution import host_eval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.elementwise import broadcasting_sharding_rule
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike, index_tuple
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.promotion import promote_dtypes
 
@@ -153,7 +153,7 @@ def _concatenate_array(arr, axis, dtype):
 
 def concatenate(arrays, axis=0, dtype=None):
   if not isinstance(arrays, (list, tuple)):
-    check_arraylike("concatenate", arrays)
+    arrays, = arraylike("concatenate", arrays)
     return _concatenate_array(arrays, axis, dtype)
   if not arrays:
     raise ValueError("Need at least one array to concatenate.")
@@ -161,7 +161,7 @@ def concatenate(arrays, axis=0, dtype=None):
     out = host_eval.join(arrays, axis, stack=False)
     if out is not None:
       return out
-  check_arraylike("concatenate", *arrays)
+  arrays = arraylike("concatenate", *arrays)
   arrays = [_as_array(a) for a in arrays]
   if axis is None:
     arrays = [ravel(a) for a in arrays]
@@ -183,7 +183,7 @@ def stack(arrays, axis=0, out=None, dtype=None):
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
   if not isinstance(arrays, (list, tuple)):
-    check_arraylike("stack", arrays)
+    arrays, = arraylike("stack", arrays)
     ndim = get_aval(arrays).ndim
     axis = canonical_axis(axis, ndim)
     return concatenate(lax.expand_dims(_as_array(arrays), (axis + 1,)), axis, dtype=dtype)
@@ -191,7 +191,7 @@ def stack(arrays, axis=0, out=None, dtype=None):
     out = host_eval.join(arrays, axis, stack=True)
     if out is not None:
       return out
-  check_arraylike("stack", *arrays)
+  arrays = arraylike("stack", *arrays)
   if dtype is not None:
     arrays = [asarray(a, dtype=dtype) for a in arrays]
   else:

@@ -13,7 +13,7 @@ from xjax._src.primitives.lax.reductions import reduce_sum
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, concatenate, full,
                                              reshape, rev, transpose)
 from xjax._src.primitives.lax import sorting as lax_sorting
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.indexing import put_along_axis
 from xjax._src.libraries.numpy.promotion import promote_dtypes
@@ -22,7 +22,7 @@ from xjax._src.libraries.numpy.shaping import ravel
 
 
 def _prepare(name, a, axis):
-  check_arraylike(name, a)
+  a, = arraylike(name, a)
   a = asarray(a)
   if axis is None:
     return ravel(a), 0
@@ -105,7 +105,7 @@ def _less(x, y):
 @compiled_when_eager(staged="searchsorted", static_argnames=("side", "method"))
 def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
   """Insertion indices of ``v`` into sorted 1-D ``a`` keeping it sorted."""
-  check_arraylike("searchsorted", a, v)
+  a, v = arraylike("searchsorted", a, v)
   if side not in ("left", "right"):
     raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "
                      "['left', 'right']")
@@ -151,7 +151,7 @@ def _bisect(a, v, before, idt):
 def _partition_keys(name, a, kth, axis):
   """``a`` with ``axis`` swapped last, the canonical ``kth``, and keys whose largest
   entries are ``a``'s smallest (``lax.top_k`` finds them)."""
-  check_arraylike(name, a)
+  a, = arraylike(name, a)
   a = asarray(a)
   if dtypes.is_complex(get_aval(a).dtype):
     raise NotImplementedError(f"jnp.{name} for complex dtype is not implemented.")

@@ -20,7 +20,7 @@ from xjax._src.primitives.lax.shapes import (broadcast_in_dim, full, full_like,
 from xjax._src.primitives.lax import sorting as lax_sorting
 from xjax._src.libraries.numpy import reductions as red
 from xjax._src.libraries.numpy import ufuncs
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike, index_tuple
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike, check_arraylike, index_tuple
 from xjax._src.libraries.numpy.composed_math import clip
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.cumulative import cumsum
@@ -103,7 +103,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
   ``ddof`` (NaN where that is not positive); integers are taken as floats, float16
   computed in float32, complex values give a real variance."""
   red._check_out(out, "nanvar")
-  check_arraylike("nanvar", a)
+  a, = arraylike("nanvar", a)
   a = asarray(a)
   in_dt = get_aval(a).dtype
   if dtype is not None:
@@ -120,7 +120,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
   if mean is None:
     mu = nanmean(x, axis=axis, dtype=get_aval(x).dtype, keepdims=True, where=where)
   else:
-    check_arraylike("nanvar", mean)
+    mean, = arraylike("nanvar", mean)
     mu = convert_element_type(asarray(mean), get_aval(x).dtype, False)
   c = select_n(nan, sub(x, mu), full_like(x, 0))
   sq = real(mul(c, conj(c))) if dtypes.is_complex(get_aval(c).dtype) else \
@@ -164,7 +164,7 @@ nanargmin = _nanarg("nanargmin", red.argmin, np.inf)
 @compiled_when_eager(static_argnames=("axis", "keepdims"))
 def ptp(a, axis=None, out=None, keepdims=False):
   """Range (max - min) along ``axis``."""
-  check_arraylike("ptp", a)
+  a, = arraylike("ptp", a)
   axis = concrete_or_error(axis, "axis")
   return _ptp(asarray(a), None if axis is None else index_tuple(axis), out, keepdims)
 
@@ -180,7 +180,7 @@ def _ptp(a, axis=None, out=None, keepdims=False):
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
   """Weighted mean along ``axis``; ``weights`` has ``a``'s shape, or the shape of ``a``
   along ``axis``."""
-  check_arraylike("average", a)
+  a, = arraylike("average", a)
   a = asarray(a)
   axes = red._axes(axis, get_aval(a).ndim)  # an out-of-bounds axis is a ValueError here
   shape = get_aval(a).shape
@@ -282,7 +282,7 @@ def _quantile_weights(name, a, weights, method, axes):
   """``a`` and its ``weights`` promoted together, the weights broadcast to ``a``'s shape
   (JAX's checks: real weights, method 'inverted_cdf', one weight per element or per
   position along the reduced axes)."""
-  check_arraylike(name, weights)
+  weights, = arraylike(name, weights)
   w = asarray(weights)
   if dtypes.is_complex(get_aval(w).dtype):
     raise ValueError("Weights cannot be complex types.")
@@ -477,13 +477,13 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
   w = None
   # (JAX's checks, and weights taken by magnitude where NumPy rejects negative ones)
   if fweights is not None:
-    check_arraylike("cov", fweights)
+    fweights, = arraylike("cov", fweights)
     w = _observation_weights(asarray(fweights), n, "fweights")
     if not dtypes.is_integer(get_aval(w).dtype):
       raise TypeError("fweights must be integer.")
     w = ufuncs.abs(w)
   if aweights is not None:
-    check_arraylike("cov", aweights)
+    aweights, = arraylike("cov", aweights)
     aw = ufuncs.abs(_observation_weights(asarray(aweights), n, "aweights"))
     w = aw if w is None else ufuncs.multiply(w, aw)
   if dtype is not None:
@@ -521,7 +521,7 @@ def _observation_weights(w, n, name):
 def corrcoef(x, y=None, rowvar=True, dtype=None):
   """Pearson correlation coefficients (``cov`` normalized; real parts clipped to [-1, 1]),
   computed in ``dtype`` (float or complex) when given."""
-  check_arraylike("corrcoef", x)
+  x, = arraylike("corrcoef", x)
   _check_inexact("corrcoef", dtype)
   c = cov(x, y, rowvar, dtype=dtype)
   if get_aval(c).ndim == 0:

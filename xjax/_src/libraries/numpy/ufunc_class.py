@@ -20,7 +20,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax.control_flow.loops import fori_loop, scan
 from xjax._src.primitives.lax.shapes import expand_dims as lax_expand_dims, full, reshape
 from xjax._src.primitives.lax.shapes import slice_in_dim
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike, check_arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.functional import vectorize
 from xjax._src.libraries.numpy.indexing import take
@@ -62,7 +62,7 @@ class ufunc:
     return f"<jnp.ufunc '{self.__name__}'>"
 
   def __call__(self, *args, out=None, where=None):
-    check_arraylike(self.__name__, *args)
+    args = arraylike(self.__name__, *args)
     if out is not None:
       raise NotImplementedError(f"out argument of {self}")
     if where is not None:
@@ -117,14 +117,14 @@ def _result_dtype(u, *args):
 @compiled_when_eager(staged="reduce", static_argnames=("self", "axis", "dtype", "out",
                                                        "keepdims"))
 def _reduce(self, a, axis, dtype, out, keepdims, initial, where):
-  check_arraylike(f"{self.__name__}.reduce", a)
+  a, = arraylike(f"{self.__name__}.reduce", a)
   self._binary("reduce")
   if out is not None:
     raise NotImplementedError(f"out argument of {self.__name__}.reduce()")
   if initial is not None:
-    check_arraylike(f"{self.__name__}.reduce", initial)
+    initial, = arraylike(f"{self.__name__}.reduce", initial)
   if where is not None:
-    check_arraylike(f"{self.__name__}.reduce", where)
+    where, = arraylike(f"{self.__name__}.reduce", where)
     if self.identity is None and initial is None:
       raise ValueError(f"reduction operation {self.__name__!r} does not have an identity, "
                        "so to use a where mask one has to specify 'initial'.")
@@ -179,7 +179,7 @@ def _accumulate(self, a, axis, dtype, out):
     raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
   if self._accumulate is not None:
     return self._accumulate(a, axis=axis, dtype=dtype)
-  check_arraylike(f"{self.__name__}.accumulate", a)
+  a, = arraylike(f"{self.__name__}.accumulate", a)
   arr = asarray(a)
   dtype = dtype or _result_dtype(self, arr, arr)
   if axis is None or isinstance(axis, tuple):
@@ -233,7 +233,7 @@ def _reduceat(self, a, indices, axis, dtype, out):
     raise NotImplementedError(f"out argument of {self.__name__}.reduceat()")
   if self._reduceat is not None:
     return self._reduceat(a, indices, axis=axis, dtype=dtype)
-  check_arraylike(f"{self.__name__}.reduceat", a, indices)
+  a, indices = arraylike(f"{self.__name__}.reduceat", a, indices)
   a, indices = asarray(a), asarray(indices)
   if get_aval(a).ndim == 0:
     raise ValueError(f"reduceat: a must have 1 or more dimension, got a.shape={a.shape}")
@@ -259,7 +259,7 @@ def _reduceat(self, a, indices, axis, dtype, out):
 @compiled_when_eager(staged="outer", static_argnames=("self",))
 def _outer(self, A, B):
   self._binary("outer")
-  check_arraylike(f"{self.__name__}.outer", A, B)
+  A, B = arraylike(f"{self.__name__}.outer", A, B)
   flat = lambda v: reshape(asarray(v), (np.size(v),))
   result = vmap(vmap(self, (None, 0)), (0, None))(flat(A), flat(B))
   return reshape(result, (*np.shape(A), *np.shape(B)))

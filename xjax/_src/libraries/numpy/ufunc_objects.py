@@ -18,7 +18,7 @@ from xjax._src.libraries.numpy import composed_math
 from xjax._src.libraries.numpy import cumulative
 from xjax._src.libraries.numpy import reductions
 from xjax._src.libraries.numpy import ufuncs
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.numpy.ufunc_class import ufunc
@@ -38,7 +38,7 @@ def _bits_reduction(name, reduce_fn, identity, combine, to_bool=False):
   """A reduction with a bitwise op (of integers and booleans, or of truth values when
   ``to_bool``), as JAX's: ``where`` fills with ``identity``, ``initial`` joins last."""
   def reduce(a, axis=0, dtype=None, keepdims=False, initial=None, where=None):
-    check_arraylike(name, a)
+    a, = arraylike(name, a)
     a = asarray(a)
     aval = get_aval(a)
     if to_bool:
@@ -63,7 +63,7 @@ def _logsumexp(a, axis=None, dtype=None, keepdims=False, initial=None, where=Non
   (gradient-free) finite maximum; ``dtype`` is checked, and ignored as by JAX."""
   if dtype is not None:
     dtypes.check_user_dtype_supported(dtype, "jnp.logaddexp.reduce")
-  check_arraylike("logsumexp", a)
+  a, = arraylike("logsumexp", a)
   (a,) = promote_dtypes_inexact(asarray(a))
   ndim = get_aval(a).ndim
   dims = reductions._axes(axis, ndim)
@@ -81,7 +81,7 @@ def _logsumexp2(a, axis=None, dtype=None, keepdims=False, initial=None, where=No
   """log2(sum(2 ** a)) through ``_logsumexp``, as JAX's ``logaddexp2.reduce``."""
   if dtype is not None:
     dtypes.check_user_dtype_supported(dtype, "jnp.logaddexp2.reduce")
-  check_arraylike("logsumexp2", a)
+  a, = arraylike("logsumexp2", a)
   ln2 = float(np.log(2))
   if initial is not None:
     initial = initial * ln2

@@ -9,7 +9,8 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import lax, rounding
-from xjax._src.libraries.numpy.arguments import check_arraylike, is_traced
+from xjax._src.libraries.numpy import arguments as _arguments  # (star-imported: private)
+from xjax._src.libraries.numpy.arguments import is_traced
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
                                                  promote_args_numeric, promote_shapes)
 from xjax._src.libraries.numpy.shaping import broadcast_arrays
@@ -87,7 +88,7 @@ cbrt = _inexact_unary("cbrt", lax.cbrt)
 
 @compiled_when_eager(inline=True)
 def negative(x, /):
-  check_arraylike("negative", x)
+  x, = _arguments.arraylike("negative", x)
   if get_aval(x).dtype == np.bool_:
     raise TypeError("neg does not accept dtype bool. Accepted dtypes are subtypes of integer, "
                     "floating, complexfloating.")
@@ -97,14 +98,14 @@ def negative(x, /):
 
 @compiled_when_eager(inline=True)
 def positive(x, /):
-  check_arraylike("positive", x)
+  x, = _arguments.arraylike("positive", x)
   aval = get_aval(x)
   return lax.convert_element_type(x, aval.dtype, aval.weak_type)
 
 
 @compiled_when_eager(inline=True)
 def absolute(x, /):
-  check_arraylike("absolute", x)
+  x, = _arguments.arraylike("absolute", x)
   aval = get_aval(x)
   if dtypes.is_unsigned(aval.dtype) or aval.dtype == np.bool_:
     return x if not isinstance(x, (int, float, bool)) else lax.convert_element_type(
@@ -117,7 +118,7 @@ abs = absolute
 
 @compiled_when_eager(inline=True)
 def sign(x, /):
-  check_arraylike("sign", x)
+  x, = _arguments.arraylike("sign", x)
   if dtypes.dtype(x) == np.bool_:
     raise TypeError("sign does not accept booleans")
   (x,) = promote_args_numeric("sign", x)
@@ -182,7 +183,7 @@ mod = remainder
 
 
 def power(x1, x2, /):
-  check_arraylike("power", x1, x2)
+  x1, x2 = _arguments.arraylike("power", x1, x2)
   if not is_traced(x2):
     try:
       exponent = operator.index(x2)
@@ -234,7 +235,7 @@ def _zero(x):
 
 @compiled_when_eager(inline=True)
 def logical_not(x, /):
-  check_arraylike("logical_not", x)
+  x, = _arguments.arraylike("logical_not", x)
   return lax.eq(x, _zero(x)) if get_aval(x).dtype != np.bool_ else lax.bitwise_not(x)
 
 
@@ -290,7 +291,7 @@ def right_shift(x1, x2, /):
 
 @compiled_when_eager(inline=True)
 def invert(x, /):
-  check_arraylike("invert", x)
+  x, = _arguments.arraylike("invert", x)
   return lax.bitwise_not(x)
 
 

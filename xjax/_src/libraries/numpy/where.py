@@ -6,7 +6,7 @@ import numpy as np
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import ne, select_n
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.nonzero import nonzero
 from xjax._src.libraries.numpy.promotion import promote_dtypes
 from xjax._src.libraries.numpy.shaping import broadcast_arrays
@@ -19,7 +19,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   if x is None or y is None:
     raise TypeError("Either both or neither of the x and y arguments should be provided "
                      "to jax.numpy.where.")
-  check_arraylike("where", condition, x, y)
+  condition, x, y = arraylike("where", condition, x, y)
   return _where(condition, x, y)
 
 

@@ -22,7 +22,7 @@ from xjax._src.primitives.lax.elementwise import (_const, add, clamp, convert_el
 from xjax._src.primitives.lax.shapes import broadcast_to_rank, expand_dims, full_like, reshape
 from xjax._src.primitives.lax.sorting import sort_key_val, top_k
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.random import keys
 from xjax._src.libraries.random.continuous import _uniform, gumbel, uniform
@@ -43,7 +43,7 @@ def randint(key, shape, minval, maxval, dtype=None):
   shape = shape_arg("randint", shape)
   if not dtypes.is_integer(dtype):
     raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
-  check_arraylike("randint", minval, maxval)
+  minval, maxval = arraylike("randint", minval, maxval)
   info = dtypes.iinfo(dtype)
   sampled = dtype
   if info.bits < 32:  # narrow integers are drawn as int32 (less modulo bias), then cast
@@ -101,7 +101,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low"):
   if mode not in ("high", "low"):
     raise ValueError(f"got {mode=}, expected 'high' or 'low'")
   key = single_key("bernoulli", key)
-  check_arraylike("bernoulli", p)
+  p, = arraylike("bernoulli", p)
   dtype = dtypes.dtype(p, canonicalize=True)
   if not dtypes.is_float(dtype):
     raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
@@ -144,7 +144,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
   """Category indices drawn with probabilities ``softmax(logits, axis)``: the Gumbel-max
   trick with replacement, Gumbel top-k without."""
   key = single_key("categorical", key)
-  check_arraylike("categorical", logits)
+  logits, = arraylike("categorical", logits)
   logits = jnp.asarray(logits)
   batch_shape = tuple(int(d) for d in np.delete(logits.shape, axis))
   if shape is None:
@@ -181,7 +181,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
   if not isinstance(shape, Sequence):
     raise TypeError(f"shape argument of xjax.random.choice must be a sequence, got {shape}")
   shape = shape_arg("choice", shape)
-  check_arraylike("choice", a)
+  a, = arraylike("choice", a)
   arr = jnp.asarray(a)
   if arr.ndim == 0:
     n_inputs = int(a)
@@ -203,7 +203,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     if p is None:
       index = randint(key, shape, 0, n_inputs)
     else:
-      check_arraylike("choice", p)
+      p, = arraylike("choice", p)
       p, = promote_dtypes_inexact(p)
       if np.shape(p) != (n_inputs,):
         raise ValueError("p must be None or a 1D vector with the same size as a.shape[axis]. "
@@ -231,7 +231,7 @@ def permutation(key, x, axis=0, independent=False):
   """A random permutation of ``x`` along ``axis`` (of ``arange(x)`` for an integer ``x``);
   ``independent=True`` shuffles each slice along ``axis`` separately."""
   key = single_key("permutation", key)
-  check_arraylike("permutation", x)
+  x, = arraylike("permutation", x)
   axis = canonical_axis(axis, np.ndim(x) or 1)
   if not np.ndim(x):
     if not dtypes.is_integer(dtypes.dtype(x)):
@@ -271,7 +271,7 @@ def poisson(key, lam, shape=None, dtype=None):
   if key.dtype._impl.name != "threefry2x32":  # as JAX: its algorithm assumes threefry keys
     raise NotImplementedError("`poisson` is only implemented for the threefry2x32 RNG, not "
                               f"{key.dtype._impl}")
-  check_arraylike("poisson", lam)
+  lam, = arraylike("poisson", lam)
   shape = broadcast_shapes_or_shape("poisson", shape, lam)
   lam = convert_element_type(jnp.broadcast_to(lam, shape), np.float32)
   return _poisson(key, lam, shape, dtype)
@@ -346,7 +346,7 @@ def binomial(key, n, p, shape=None, dtype=None):
   when ``n * min(p, 1-p) <= 10``, else the BTRS transformed rejection. Invalid ``n`` or
   ``p`` give NaN, an infinite ``n`` gives inf."""
   key = single_key("binomial", key)
-  check_arraylike("binomial", n, p)
+  n, p = arraylike("binomial", n, p)
   dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype, "binomial")
   if not dtypes.is_float(dtype):
     raise ValueError(f"dtype argument to `binomial` must be a float dtype, got {dtype}")
@@ -463,7 +463,7 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
   """Counts (as floats) of ``n`` trials over the outcomes along ``p``'s last axis: a
   binomial draw per outcome from what the earlier outcomes left."""
   key = single_key("multinomial", key)
-  check_arraylike("multinomial", n, p)
+  n, p = arraylike("multinomial", n, p)
   n, p = promote_dtypes_inexact(n, p)
   dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype, "multinomial")
   shape = np.shape(p) if shape is None else shape_arg("multinomial", shape)
@@ -499,7 +499,7 @@ def geometric(key, p, shape=None, dtype=None):
   """The number of Bernoulli(p) trials up to and including the first success."""
   key = single_key("geometric", key)
   dtype = int_dtype("geometric", dtype)
-  check_arraylike("geometric", p)
+  p, = arraylike("geometric", p)
   shape = broadcast_shapes_or_shape("geometric", shape, p)
   return _geometric(key, p, shape, dtype)
 

@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 
 
 def vq(obs, code_book, check_finite: bool = True):
   """For each row of ``obs``, the index of the nearest code (Euclidean) and its distance."""
   del check_finite
-  check_arraylike("scipy.cluster.vq.vq", obs, code_book)
+  obs, code_book = arraylike("scipy.cluster.vq.vq", obs, code_book)
   obs, code_book = (jnp.asarray(v) for v in promote_dtypes_inexact(obs, code_book))
   if obs.ndim != code_book.ndim:
     raise ValueError("Observation and code_book should have the same rank")

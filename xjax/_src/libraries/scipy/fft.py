@@ -21,12 +21,12 @@ from xjax._src.primitives.lax.shapes import (concatenate, expand_dims, full, pad
                                               slice_in_dim)
 from xjax._src.libraries.numpy import fft as jnp_fft
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 
 
 def _check(name: str, x, type, norm):
-  check_arraylike(name, x)
+  x, = arraylike(name, x)
   if type != 2:
     raise NotImplementedError("Only DCT type 2 is implemented.")
   if norm is not None and norm not in ("backward", "ortho"):

@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.foundations.tree_util import register_pytree_node
 
@@ -22,7 +22,7 @@ class RegularGridInterpolator:
       raise ValueError(f"method {method!r} is not defined")
     if bounds_error:
       raise NotImplementedError("`bounds_error` takes no effect under JIT")
-    check_arraylike("RegularGridInterpolator", values)
+    values, = arraylike("RegularGridInterpolator", values)
     if len(points) > jnp.ndim(values):
       raise ValueError(f"there are {len(points)} point arrays, but values has "
                        f"{jnp.ndim(values)} dimensions")
@@ -30,7 +30,7 @@ class RegularGridInterpolator:
     if not jnp.issubdtype(values.dtype, jnp.inexact):
       values = values.astype(float)
     if fill_value is not None:
-      check_arraylike("RegularGridInterpolator", fill_value)
+      fill_value, = arraylike("RegularGridInterpolator", fill_value)
       fill_value = jnp.asarray(fill_value)
       if not np.can_cast(fill_value.dtype, values.dtype, casting="same_kind"):
         raise ValueError("fill_value must be either 'None' or of a type compatible with "

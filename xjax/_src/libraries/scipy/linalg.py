@@ -22,13 +22,13 @@ from xjax._src.primitives.lax.linalg.lu import solve_factored
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy import linalg as jnp_linalg
 from xjax._src.libraries.numpy.functional import core_dimensions
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.scipy.qdwh import qdwh
 
 
 def _inexact(name, *args):
-  check_arraylike(f"jax.scipy.linalg.{name}", *args)
+  args = arraylike(f"jax.scipy.linalg.{name}", *args)
   return promote_dtypes_inexact(*(jnp.asarray(a) for a in args))
 
 

@@ -11,7 +11,7 @@ from xjax._src.primitives.lax.windowed import conv_general_dilated
 from xjax._src.libraries.numpy import fft as jnp_fft
 from xjax._src.libraries.numpy import linalg as jnp_linalg
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 
 _MODES = ("full", "same", "valid")
@@ -48,7 +48,7 @@ def _convolve_nd(in1, in2, mode, *, precision):
 def convolve(in1, in2, mode="full", method="auto", precision=None):
   """N-d convolution of ``in1`` with ``in2`` (``method`` "auto"/"direct" as an XLA
   convolution, "fft" through :func:`fftconvolve`)."""
-  check_arraylike("convolve", in1, in2)
+  in1, in2 = arraylike("convolve", in1, in2)
   if method not in ("auto", "direct", "fft"):
     raise ValueError(f"Got {method=}; expected 'auto', 'fft', or 'direct'.")
   if method == "fft":
@@ -58,7 +58,7 @@ def convolve(in1, in2, mode="full", method="auto", precision=None):
 
 def correlate(in1, in2, mode="full", method="auto", precision=None):
   """N-d cross-correlation: convolve(in1, flipped conj(in2))."""
-  check_arraylike("correlate", in1, in2)
+  in1, in2 = arraylike("correlate", in1, in2)
   return convolve(in1, jnp.flip(jnp.conj(jnp.asarray(in2))), mode, method, precision)
 
 
@@ -71,14 +71,14 @@ def _check_2d(name, in1, in2, boundary, fillvalue):
 
 def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=None):
   """2-D convolution (zero-filled boundary)."""
-  check_arraylike("convolve2d", in1, in2)
+  in1, in2 = arraylike("convolve2d", in1, in2)
   _check_2d("convolve2d", in1, in2, boundary, fillvalue)
   return _convolve_nd(jnp.asarray(in1), jnp.asarray(in2), mode, precision=precision)
 
 
 def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=None):
   """2-D cross-correlation (zero-filled boundary)."""
-  check_arraylike("correlate2d", in1, in2)
+  in1, in2 = arraylike("correlate2d", in1, in2)
   _check_2d("correlate2d", in1, in2, boundary, fillvalue)
   in1, in2 = jnp.asarray(in1), jnp.asarray(in2)
   kernel = jnp.flip(jnp.conj(in2))
@@ -144,7 +144,7 @@ def _fft_convolve_axes(in1, in2, mode, axes):
 
 def fftconvolve(in1, in2, mode="full", axes=None):
   """N-d convolution through FFTs over ``axes`` (default all; other axes must match)."""
-  check_arraylike("fftconvolve", in1, in2)
+  in1, in2 = arraylike("fftconvolve", in1, in2)
   in1, in2 = (jnp.asarray(v) for v in promote_dtypes_inexact(in1, in2))
   if in1.ndim != in2.ndim:
     raise ValueError("in1 and in2 should have the same dimensionality")

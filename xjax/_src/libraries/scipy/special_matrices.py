@@ -13,14 +13,14 @@ from xjax._src.foundations import dtypes
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import exp, lgamma
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.promotion import (promote_args_inexact, promote_dtypes,
                                                  promote_dtypes_inexact)
 from xjax._src.libraries.scipy.special.gamma_functions import comb
 
 
 def _vector(name, *args):
-  check_arraylike(name, *args)
+  args = arraylike(name, *args)
   return [jnp.atleast_1d(jnp.asarray(a)) for a in args]
 
 
@@ -66,11 +66,11 @@ def hankel(c, r=None):
   """The Hankel matrix ``H[i, j] = v[i + j]`` with ``v = concatenate([c, r[1:]])`` (``r``
   defaults to zeros; ``r[0]`` is ignored); leading dimensions are batch dimensions."""
   if r is None:
-    check_arraylike("hankel", c)
+    c, = arraylike("hankel", c)
     c = jnp.asarray(c)
     r = jnp.zeros_like(c)
   else:
-    check_arraylike("hankel", c, r)
+    c, r = arraylike("hankel", c, r)
     c, r = jnp.asarray(c), jnp.asarray(r)
   for name, v in (("c", c), ("r", r)):
     if v.ndim == 0:
@@ -168,7 +168,7 @@ def convolution_matrix(a, n: int, mode: str = "full"):
   n = operator.index(n)
   if n <= 0:
     raise ValueError(f"n must be a positive integer; got {n}.")
-  check_arraylike("convolution_matrix", a)
+  a, = arraylike("convolution_matrix", a)
   a = jnp.asarray(a)
   if a.ndim == 0:
     raise ValueError("convolution_matrix: a must be at least 1-dimensional, got a scalar.")

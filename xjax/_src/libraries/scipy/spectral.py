@@ -18,7 +18,7 @@ from xjax._src.api.transformations import vmap
 from xjax._src.primitives.lax.shapes import dynamic_slice_in_dim
 from xjax._src.libraries.numpy import fft as jnp_fft
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.scipy.signal import detrend as _detrend
 
@@ -119,11 +119,11 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend_type, return_on
     raise ValueError(f"Unknown boundary option '{boundary}', must be one of: "
                      f"{list(_BOUNDARIES)}")
   if y is None:
-    check_arraylike("spectral_helper", x)
+    x, = arraylike("spectral_helper", x)
     (x,) = promote_dtypes_inexact(x)
     x = jnp.asarray(x)
   else:
-    check_arraylike("spectral_helper", x, y)
+    x, y = arraylike("spectral_helper", x, y)
     x, y = (jnp.asarray(v) for v in promote_dtypes_inexact(x, y))
     if x.ndim != y.ndim:
       raise ValueError(f"two-arguments must have the same rank ({x.ndim} vs {y.ndim}).")
@@ -257,7 +257,7 @@ def _overlap_add(frames, step: int):
 def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
           input_onesided=True, boundary=True, time_axis=-1, freq_axis=-2):
   """Inverse STFT by weighted overlap-add: (times, x)."""
-  check_arraylike("istft", Zxx)
+  Zxx, = arraylike("istft", Zxx)
   zxx = jnp.asarray(Zxx)
   if zxx.ndim < 2:
     raise ValueError("Input stft must be at least 2d!")

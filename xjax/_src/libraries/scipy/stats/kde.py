@@ -14,7 +14,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.api.transformations import vmap
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy import linalg as jnp_linalg
-from xjax._src.libraries.numpy.arguments import check_arraylike
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.random import discrete as random_discrete
 from xjax._src.libraries.random import multivariate as random_multivariate
@@ -33,7 +33,7 @@ class gaussian_kde:
   __slots__ = _FIELDS
 
   def __init__(self, dataset, bw_method=None, weights=None):
-    check_arraylike("gaussian_kde", dataset)
+    dataset, = arraylike("gaussian_kde", dataset)
     dataset = jnp.atleast_2d(dataset)
     if dtypes.issubdtype(dataset.dtype, np.complexfloating):
       raise NotImplementedError("gaussian_kde does not support complex data")
@@ -44,7 +44,7 @@ class gaussian_kde:
       (dataset,) = promote_dtypes_inexact(dataset)
       weights = jnp.full(n, 1.0 / n, dtype=dataset.dtype)
     else:
-      check_arraylike("gaussian_kde", weights)
+      weights, = arraylike("gaussian_kde", weights)
       dataset, weights = promote_dtypes_inexact(dataset, weights)
       weights = jnp.atleast_1d(weights)
       weights = weights / jnp.sum(weights)
@@ -105,7 +105,7 @@ class gaussian_kde:
 
   def evaluate(self, points):
     """The density at ``points`` (shape (d, m))."""
-    check_arraylike("evaluate", points)
+    points, = arraylike("evaluate", points)
     points = self._points(points)
     return _kernel_sums(self.dataset.T, self.weights[:, None], points.T, self.inv_cov,
                         in_log=False)[:, 0]
@@ -119,7 +119,7 @@ class gaussian_kde:
 
   def logpdf(self, x):
     """The log density at ``x``, a log-sum-exp over the kernels."""
-    check_arraylike("logpdf", x)
+    x, = arraylike("logpdf", x)
     x = self._points(x)
     return _kernel_sums(self.dataset.T, self.weights[:, None], x.T, self.inv_cov,
                         in_log=True)[:, 0]

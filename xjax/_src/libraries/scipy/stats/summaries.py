@@ -11,7 +11,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.api.transformations import vmap
 from xjax._src.primitives.lax.cumulative import cummax, cummin
 from xjax._src.libraries.numpy import namespace as jnp
-from xjax._src.libraries.numpy.arguments import canonical_axis, check_arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
 
@@ -44,7 +44,7 @@ def _runs(s):
 
 def mode(a, axis: int | None = 0, nan_policy: str = "propagate", keepdims: bool = False):
   """The most frequent value along ``axis`` (the smallest among ties) and its count."""
-  check_arraylike("mode", a)
+  a, = arraylike("mode", a)
   x = jnp.atleast_1d(a)
   _check_nan_policy(nan_policy, "mode")
   if axis is not None:
@@ -96,7 +96,7 @@ def rankdata(a, method: str = "average", *, axis: int | None = None,
              nan_policy: str = "propagate"):
   """Ranks of the data (1-based), ties resolved by ``method``: average, min, max, dense or
   ordinal; any NaN makes every rank NaN."""
-  check_arraylike("rankdata", a)
+  a, = arraylike("rankdata", a)
   _check_nan_policy(nan_policy, "rankdata")
   if method not in ("average", "min", "max", "dense", "ordinal"):
     raise ValueError(f"unknown method '{method}'")

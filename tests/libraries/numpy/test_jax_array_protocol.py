@@ -1,0 +1,60 @@
+"""Objects that define ``__jax_array__`` (flax's ``Variable``, a registered pytree, is the
+common one) as xjax.numpy's operands: each function takes the array the object gives, as
+JAX's ``ensure_arraylike`` does, eagerly and under jit, grad and vmap."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax import tree_util
+
+
+@tree_util.register_pytree_node_class
+class Boxed:
+  """Holds a value; forwards other attributes to it, as flax's Variable does."""
+
+  def __init__(self, value):
+    self.value = value
+
+  def __jax_array__(self):
+    return self.value
+
+  def __getattr__(self, name):
+    return getattr(self.value, name)
+
+  def tree_flatten(self):
+    return (self.value,), None
+
+  @classmethod
+  def tree_unflatten(cls, aux, children):
+    return cls(*children)
+
+
+X = np.arange(1.0, 7.0, dtype=np.float32).reshape(2, 3)
+FUNCTIONS = {
+    "mean": (jnp.mean, np.mean),
+    "sum": (lambda a: jnp.sum(a, axis=0), lambda a: np.sum(a, axis=0)),
+    "sin": (jnp.sin, np.sin),
+    "add": (lambda a: jnp.add(1.0, a), lambda a: 1.0 + a),
+    "matmul": (lambda a: jnp.matmul(a, jnp.ones(3)), lambda a: a @ np.ones(3)),
+    "where": (lambda a: jnp.where(jnp.greater(a, 2), a, 0.0), lambda a: np.where(a > 2, a, 0.0)),
+    "tanh": (jnp.tanh, np.tanh),
+    "max": (jnp.max, np.max),
+    "cumsum": (jnp.cumsum, np.cumsum),
+    "sort": (jnp.sort, np.sort),
+    "transpose": (jnp.transpose, np.transpose),
+    "softmax": (xjax.nn.softmax, lambda a: np.exp(a) / np.exp(a).sum(-1, keepdims=True)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_functions_take_the_array_an_operand_gives(name):
+  f, want = FUNCTIONS[name]
+  np.testing.assert_allclose(np.asarray(f(Boxed(X))), want(X), rtol=1e-6)
+  np.testing.assert_allclose(np.asarray(xjax.jit(lambda b: f(b))(Boxed(X))), want(X),
+                             rtol=1e-6)
+  np.testing.assert_allclose(np.asarray(xjax.vmap(lambda r: f(Boxed(r)))(X)),
+                             np.stack([want(r) for r in X]), rtol=1e-6)
+  g = xjax.grad(lambda a: jnp.sum(f(Boxed(a))))(X)
+  g_plain = xjax.grad(lambda a: jnp.sum(f(a)))(X)
+  np.testing.assert_allclose(np.asarray(g), np.asarray(g_plain), rtol=1e-6)
