@@ -143,3 +143,30 @@ def test_nested_pmap_is_a_value_error_as_in_jax():
   inner = jax.pmap(lambda x: lax.psum(x, "j"), axis_name="j")
   with pytest.raises(ValueError, match="context mesh"):
     jax.pmap(inner, axis_name="i")(jnp.arange(4.0).reshape(2, 2))
+
+
+def test_pmap_axes_are_pytree_prefixes():
+  f = jax.pmap(lambda a, b: (a * 2, (b[0] + 1, {"s": a.sum()})), in_axes=(0, (0, None)),
+               out_axes=(0, (1, {"s": 0})))
+  out = f(A, (A, 3.0))
+  assert _lists(jax.tree.leaves(out)) == [  # (JAX 0.10.2's)
+      [[0.0, 2.0], [4.0, 6.0], [8.0, 10.0], [12.0, 14.0]],
+      [[1.0, 3.0, 5.0, 7.0], [2.0, 4.0, 6.0, 8.0]], [1.0, 5.0, 9.0, 13.0]]
+  tail = ("\n\nThe 'full pytree' here is the tuple of arguments passed positionally to the "
+          "pmapped function, and the value of `in_axes` must be a tree prefix of that tuple. "
+          "But it was not a prefix.\n\nCheck that the value of the `in_axes` argument to "
+          "`pmap` is a tree prefix of the tuple of arguments passed positionally to the "
+          "pmapped function.")
+  with pytest.raises(ValueError) as info:
+    jax.pmap(lambda a: a, in_axes=(0, 0))(A)
+  assert str(info.value) == (
+      "pytree structure error: different lengths of tuple at key path\n    pmap in_axes[0]\n"
+      "At that key path, the prefix pytree pmap in_axes has a subtree of type tuple of length "
+      "2, but the full pytree has a subtree of the same type but of length 1." + tail)
+  with pytest.raises(ValueError) as info:
+    jax.pmap(lambda a: a, in_axes=[0])(A)
+  assert str(info.value) == (
+      "pytree structure error: different types at key path\n    pmap in_axes[0]\nAt that "
+      "key path, the prefix pytree pmap in_axes has a subtree of type\n    <class 'list'>\n"
+      "but at the same key path the full pytree has a subtree of different type\n    "
+      "<class 'tuple'>." + tail)

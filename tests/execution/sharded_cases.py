@@ -353,3 +353,23 @@ def test_sharded_prng_keys_in_jit_and_shard_map():
                                 out_specs=P(("x", "y")), check_vma=False))(sharded)
   want = np.stack([np.asarray(xjax.random.normal(k, (3,))) for k in keys])
   np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_constraint_over_an_abstract_mesh_uses_the_context_mesh():
+  from xjax.sharding import AbstractMesh, AxisType
+  abstract = NamedSharding(mesh.abstract_mesh, P("x"))
+  with xjax.set_mesh(mesh):   # (as flax names its parameters' layouts)
+    out = xjax.lax.with_sharding_constraint(jnp.asarray(X), abstract)
+    assert out.sharding == named("x")
+    jitted = xjax.jit(lambda a: xjax.lax.with_sharding_constraint(a * 2, abstract))(X)
+    assert jitted.sharding == named("x")
+  np.testing.assert_array_equal(np.asarray(jitted), X * 2)
+  # outside a mesh context, an array placed over a mesh of that shape gives the mesh
+  placed = xjax.device_put(X, named())
+  assert xjax.lax.with_sharding_constraint(placed, abstract).sharding == named("x")
+  with pytest.raises(TypeError, match="The sharding on the input must be a `NamedSharding`"):
+    xjax.lax.with_sharding_constraint(jnp.asarray(X), abstract)
+  one = AbstractMesh((1, 1), ("a", "b"), axis_types=(AxisType.Auto,) * 2)
+  constrained = xjax.jit(lambda a: xjax.lax.with_sharding_constraint(
+      a, NamedSharding(one, P("a"))))(X)   # (one device: nothing to do)
+  np.testing.assert_array_equal(np.asarray(constrained), X)

@@ -156,33 +156,43 @@ def _compiled(fun, args, static, axes_key, out_axes_key, mesh, name):
                   axes_key, out_axes_key, mesh, name)
 
 
+def _prefix_axes(values, axes, kind: str) -> list:
+  """The axis for each leaf of ``values`` from ``axes``, an int or None for all of them
+  or a pytree prefix of ``values`` (None leaves included); JAX's ValueError otherwise."""
+  if axes is None or isinstance(axes, int):
+    return [axes] * len(tree_util.tree_leaves(values))
+  is_none = lambda x: x is None  # noqa: E731
+  structure = tree_util.tree_structure((axes,), is_leaf=is_none)  # (paths read in_axes[0])
+  try:
+    subtrees = tree_util._up_to(structure, (values,), kind, "pmap")
+  except ValueError as e:
+    if kind != "in_axes":
+      raise
+    raise ValueError(
+        f"{e}\n\nThe 'full pytree' here is the tuple of arguments passed positionally to the "
+        "pmapped function, and the value of `in_axes` must be a tree prefix of that tuple. But "
+        "it was not a prefix.\n\nCheck that the value of the `in_axes` argument to `pmap` is "
+        "a tree prefix of the tuple of arguments passed positionally to the pmapped "
+        "function.") from None
+  return [a for a, sub in zip(tree_util.tree_leaves(axes, is_leaf=is_none), subtrees)
+          for _ in tree_util.tree_leaves(sub)]
+
+
 def _leaf_axes(args, in_axes) -> list:
   """The mapped axis of every leaf of ``args`` (None: broadcast), normalized."""
-  axes = in_axes if isinstance(in_axes, (tuple, list)) else [in_axes] * len(args)
   out = []
-  for arg, ax in zip(args, axes):
-    leaves = tree_util.tree_leaves(arg)
-    flat = [ax] * len(leaves) if isinstance(ax, int) or ax is None else (
-        tree_util.tree_leaves(ax, is_leaf=lambda x: x is None))
-    for x, a in zip(leaves, flat):
-      ndim = get_aval(x).ndim
-      if a is not None and not -ndim <= a < ndim:
-        raise ValueError(f"pmap was asked to map an argument over axis {a}, which needs rank "
-                         f"at least {a + 1 if a >= 0 else -a}, but the argument has shape "
-                         f"{get_aval(x).shape}. Pass in_axes=None for it to broadcast it.")
-      out.append(None if a is None else a % ndim)
+  for x, a in zip(tree_util.tree_leaves(args), _prefix_axes(tuple(args), in_axes, "in_axes")):
+    ndim = get_aval(x).ndim
+    if a is not None and not -ndim <= a < ndim:
+      raise ValueError(f"pmap was asked to map an argument over axis {a}, which needs rank "
+                       f"at least {a + 1 if a >= 0 else -a}, but the argument has shape "
+                       f"{get_aval(x).shape}. Pass in_axes=None for it to broadcast it.")
+    out.append(None if a is None else a % ndim)
   return out
 
 
 def _out_leaf_axes(out, out_axes) -> list:
-  leaves = tree_util.tree_leaves(out)
-  if isinstance(out_axes, int) or out_axes is None:
-    return [out_axes] * len(leaves)
-  flat = []
-  for sub, ax in zip(out if isinstance(out, (tuple, list)) else [out],
-                     out_axes if isinstance(out_axes, (tuple, list)) else [out_axes]):
-    flat += [ax] * len(tree_util.tree_leaves(sub))
-  return flat
+  return _prefix_axes(out, out_axes, "out_axes")
 
 
 def _mapped_size(args, leaf_axes) -> int:

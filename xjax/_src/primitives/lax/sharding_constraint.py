@@ -15,6 +15,7 @@ from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, Mesh, N
                                             get_abstract_mesh, partial_manual_hlo_text,
                                             type_sharding)
 from xjax._src.core.values import get_aval
+from xjax._src.execution.array import Array
 
 
 def _abstract_eval(x, *, sharding):
@@ -110,9 +111,9 @@ def _in_partial_manual(sharding) -> bool:
           and bool(sharding.mesh.manual_axes) and sharding.mesh == get_abstract_mesh())
 
 
-def _named(sharding) -> NamedSharding | None:
-  """The NamedSharding a constraint names (a bare PartitionSpec takes the ``with mesh:``
-  mesh); None when it spans one device."""
+def _named(sharding, leaf=None) -> NamedSharding | None:
+  """The NamedSharding a constraint on ``leaf`` names (a bare PartitionSpec takes the
+  ``with mesh:`` mesh); None when it spans one device."""
   if isinstance(sharding, PartitionSpec):
     stack = _mesh_stack()
     if not stack:
@@ -127,8 +128,36 @@ def _named(sharding) -> NamedSharding | None:
       and sharding.mesh.size > 1) or _in_partial_manual(sharding):
     return sharding
   if isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, AbstractMesh):
-    raise ValueError("with_sharding_constraint needs a concrete Mesh, not an AbstractMesh")
+    return _over_concrete_mesh(sharding, leaf)
   return None
+
+
+def _over_concrete_mesh(sharding: NamedSharding, leaf) -> NamedSharding | None:
+  """A sharding over an AbstractMesh, as JAX resolves it: over the context mesh
+  (``jax.set_mesh``, ``with mesh:``) of its shape, else (outside ``jit``) over the mesh the
+  array is laid out over. Nothing to do on one device."""
+  abstract = sharding.mesh
+  mesh = context_mesh()
+  if mesh is not None and not mesh.empty and mesh.shape_tuple == abstract.shape_tuple:
+    return NamedSharding(mesh, sharding.spec) if mesh.size > 1 else None
+  if isinstance(leaf, Array):
+    placed = leaf.sharding
+    if not isinstance(placed, NamedSharding):
+      raise TypeError("The sharding on the input must be a `NamedSharding` since the target "
+                      "sharding has an `AbstractMesh` in it. Got sharding type "
+                      f"<class 'xjax.sharding.{type(placed).__name__}'> for shape "
+                      f"{leaf.aval.str_short()}")
+    if placed.mesh.shape_tuple != abstract.shape_tuple:
+      raise ValueError(f"Mesh shape of the input {placed.mesh.shape_tuple} does not match "
+                       f"the mesh shape of the target sharding {abstract.shape_tuple} for "
+                       f"shape {leaf.aval.str_short()}")
+    return NamedSharding(placed.mesh, sharding.spec) if placed.mesh.size > 1 else None
+  if abstract.size == 1:
+    return None
+  raise ValueError(
+      f"with_sharding_constraint was given a NamedSharding over {abstract!r}, which names no "
+      "devices; set a concrete mesh of that shape with `jax.set_mesh(mesh)` (or `with "
+      "mesh:`), or pass a NamedSharding over a concrete Mesh.")
 
 
 def with_sharding_constraint(x, shardings):
@@ -145,6 +174,6 @@ def with_sharding_constraint(x, shardings):
                        "arrays; give one sharding or a pytree matching x.")
   out = []
   for leaf, s in zip(leaves, flat):
-    named = None if s is None else _named(s)
+    named = None if s is None else _named(s, leaf)
     out.append(leaf if named is None else sharding_constraint_p.bind(leaf, sharding=named))
   return tree_util.tree_unflatten(tree, out)
