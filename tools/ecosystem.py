@@ -57,8 +57,8 @@ class Suite:
 
 # The libraries whose wheel or sdist ships tests that run here (dm-pix's and haiku's files
 # that compare with TensorFlow, and einops' torch ones, do not: no tensorflow or torch here;
-# jaxlie's sdist lacks its tests' helper module). Those without a recorded reference (flax,
-# numpyro, jax-md) run only with `--lib`.
+# jaxlie's sdist lacks its tests' helper module). Those without a recorded reference
+# (numpyro, jax-md) run only with `--lib`.
 LIBRARIES = {
     "optax": Suite("optax==0.2.8", "optax"), "chex": Suite("chex==0.1.92", "chex"),
     "einops": Suite("einops==0.8.2", "einops/tests", ("test_*.py",),
@@ -73,7 +73,7 @@ LIBRARIES = {
     "e3nn_jax": Suite("e3nn-jax==0.21.0", "tests", sdist=True),
     "dynamax": Suite("dynamax==1.0.3", "dynamax", ("*_test.py", "test_*.py"), sdist=True),
     "blackjax": Suite("blackjax==1.7.1", "tests", ("test_*.py",), sdist=True),
-    "flax": Suite("flax==0.12.8", "tests", sdist=True),
+    "flax": Suite("flax==0.12.8", "tests/nnx", sdist=True),  # (NNX; linen's tests not run)
     "numpyro": Suite("numpyro==0.22.0", "test", ("test_*.py",), sdist=True),
     "penzai": Suite("penzai==0.2.5", "tests", sdist=True),
     "jax_md": Suite("jax-md==0.2.29", "tests", sdist=True),
