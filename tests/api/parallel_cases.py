@@ -170,3 +170,26 @@ def test_pmap_axes_are_pytree_prefixes():
       "key path, the prefix pytree pmap in_axes has a subtree of type\n    <class 'list'>\n"
       "but at the same key path the full pytree has a subtree of different type\n    "
       "<class 'tuple'>." + tail)
+
+
+@jax.tree_util.register_dataclass
+@__import__("dataclasses").dataclass
+class _Pair:
+  first: object
+  second: object
+
+
+def test_sharding_and_spec_prefixes_through_custom_nodes():
+  one = Mesh(np.array(jax.devices()), ("i",))
+  pair = _Pair(jnp.asarray(A), (jnp.asarray(A), jnp.ones(4)))
+  shardings = _Pair(NamedSharding(one, P("i")), NamedSharding(one, P()))
+  out = jax.jit(lambda p: p.first * 2 + p.second[0], in_shardings=(shardings,))(pair)
+  np.testing.assert_array_equal(np.asarray(out), A * 3)
+  specs = _Pair(P("i"), (P("i"), None))
+  total = shard_map(lambda p: p.first + p.second[0] + p.second[1].sum(), mesh=one,
+                    in_specs=(specs,), out_specs=P("i"))(pair)
+  np.testing.assert_array_equal(np.asarray(total), A * 2 + 4)
+  # eagerly, the result's sharding names out_specs as given (JAX 0.10.2: P(None,))
+  y = shard_map(lambda a: a * 2, mesh=one, in_specs=P(), out_specs=P(None),
+                check_vma=False)(jnp.asarray(A))
+  assert y.sharding.spec == P(None) and y.sharding.spec != P()

@@ -65,17 +65,19 @@ def _per_arg(shardings, n: int) -> list:
 
 
 def _broadcast_prefix(shardings, tree, what: str) -> list:
-  """``shardings`` (a pytree prefix of ``tree``) as one entry per leaf of ``tree``."""
-  n = len(tree_util.tree_leaves(tree))
-  if shardings is None or isinstance(shardings, Sharding):
-    return [shardings] * n
-  flat = tree_util.tree_leaves(shardings, is_leaf=lambda s: s is None)
-  if len(flat) == n:
-    return flat
-  if isinstance(tree, (tuple, list)) and len(shardings) == len(tree):
-    return [s for sub, t in zip(shardings, tree) for s in _broadcast_prefix(sub, t, what)]
-  raise ValueError(f"jit {what} ({shardings!r}) is not a pytree prefix of the values it "
-                   f"describes ({n} leaves).")
+  """``shardings`` (a pytree prefix of ``tree``: a Sharding, PartitionSpec or None covers
+  the subtree at its place) as one entry per leaf of ``tree``."""
+  is_spec = lambda s: s is None or isinstance(s, (Sharding, PartitionSpec))  # noqa: E731
+  if is_spec(shardings):
+    return [shardings] * len(tree_util.tree_leaves(tree))
+  structure = tree_util.tree_structure(shardings, is_leaf=is_spec)
+  try:
+    subtrees = structure.flatten_up_to(tree)
+  except (ValueError, TypeError):
+    raise ValueError(f"jit {what} ({shardings!r}) is not a pytree prefix of the values it "
+                     f"describes ({tree_util.tree_structure(tree)}).") from None
+  return [s for s, sub in zip(tree_util.tree_leaves(shardings, is_leaf=is_spec), subtrees)
+          for _ in tree_util.tree_leaves(sub)]
 
 
 # ---------------------------------------------------------------------------------------

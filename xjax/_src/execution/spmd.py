@@ -208,12 +208,14 @@ _primitive_programs: dict = {}
 clients.register_backend_cache(_primitive_programs)
 
 
-def apply_primitive(prim, args: Sequence[Any], params: dict, mesh: Mesh | None = None):
-  """Evaluates one primitive now over the devices of its spread inputs (or ``mesh``)."""
+def apply_primitive(prim, args: Sequence[Any], params: dict, mesh: Mesh | None = None,
+                    out_shardings: tuple | None = None):
+  """Evaluates one primitive now over the devices of its spread inputs (or ``mesh``); its
+  results laid out as ``out_shardings`` say (None: as XLA chooses)."""
   mesh = common_mesh([mesh, args_mesh(args)], prim.name)
   avals = tuple(get_aval(x) for x in args)
   ins = tuple(in_layout(x) for x in args)
-  key = (prim, avals, params_key(params), mesh, ins, config._trace_token)
+  key = (prim, avals, params_key(params), mesh, ins, out_shardings, config._trace_token)
   program = _primitive_programs.get(key)
   if program is None:
     out = eval_types(prim, avals, params)
@@ -221,8 +223,8 @@ def apply_primitive(prim, args: Sequence[Any], params: dict, mesh: Mesh | None =
     invars = [Var(a) for a in avals]
     outvars = [Var(a) for a in out_avals]
     jaxpr = Jaxpr((), invars, outvars, [JaxprEqn(prim, invars, outvars, params)])
-    program = SpmdProgram(ClosedJaxpr(jaxpr, ()), mesh, ins, (None,) * len(out_avals),
-                          prim.name)
+    program = SpmdProgram(ClosedJaxpr(jaxpr, ()), mesh, ins,
+                          out_shardings or (None,) * len(out_avals), prim.name)
     bounded_put(_primitive_programs, key, program, 1024)
   results = program(args)
   return results if prim.multiple_results else results[0]

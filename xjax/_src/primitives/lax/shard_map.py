@@ -133,7 +133,11 @@ def _abstract_eval(*avals, jaxpr, mesh, manual_axes, in_specs, out_specs, check_
 def _impl(*args, **params):
   if params["mesh"].size == 1:  # one device: compiled as under jit
     return apply_primitive(shard_map_p, *args, **params)
-  return spmd.apply_primitive(shard_map_p, args, params, mesh=params["mesh"])
+  mesh = params["mesh"]
+  outs = None  # (over every mesh axis, the results' shardings name out_specs as given, as
+  if set(params["manual_axes"]) == set(mesh.axis_names):  # JAX's; else types add the rest)
+    outs = tuple(NamedSharding(mesh, spec) for spec in params["out_specs"])
+  return spmd.apply_primitive(shard_map_p, args, params, mesh=mesh, out_shardings=outs)
 
 
 def _lowering(ctx, *args, jaxpr, mesh, manual_axes, in_specs, out_specs, check_vma):
@@ -468,21 +472,19 @@ def _specs_for(specs, tree, what: str) -> list:
   return [spec for _, spec in _specs_with_paths(specs, tree, what)]
 
 
-def _specs_with_paths(specs, tree, what: str, path: tuple = ()) -> list:
-  """``_specs_for``, each spec with its key path in ``specs``."""
-  n = len(tree_util.tree_leaves(tree))
-  if isinstance(specs, PartitionSpec) or specs is None:
-    return [(path, specs or PartitionSpec())] * n
-  if isinstance(tree, (tuple, list)) and isinstance(specs, (tuple, list)) and (
-      len(specs) == len(tree)):
-    return [pair for i, (sub, t) in enumerate(zip(specs, tree))
-            for pair in _specs_with_paths(sub, t, what, (*path, tree_util.SequenceKey(i)))]
-  flat = tree_util.tree_flatten_with_path(
-      specs, is_leaf=lambda s: isinstance(s, PartitionSpec))[0]
-  if len(flat) == n:
-    return [((*path, *p), s) for p, s in flat]
-  raise ValueError(f"shard_map {what} {specs!r} is not a pytree prefix of the values it "
-                   f"describes ({n} leaves).")
+def _specs_with_paths(specs, tree, what: str) -> list:
+  """``_specs_for``, each spec with its key path in ``specs`` (None is ``P()``)."""
+  is_spec = lambda s: s is None or isinstance(s, PartitionSpec)  # noqa: E731
+  if is_spec(specs):
+    return [((), specs or PartitionSpec())] * len(tree_util.tree_leaves(tree))
+  try:
+    subtrees = tree_util.tree_structure(specs, is_leaf=is_spec).flatten_up_to(tree)
+  except (ValueError, TypeError):
+    raise ValueError(f"shard_map {what} {specs!r} is not a pytree prefix of the values it "
+                     f"describes ({tree_util.tree_structure(tree)}).") from None
+  flat = tree_util.tree_flatten_with_path(specs, is_leaf=is_spec)[0]
+  return [(p, s or PartitionSpec()) for (p, s), sub in zip(flat, subtrees)
+          for _ in tree_util.tree_leaves(sub)]
 
 
 def _check_specs(manual_axes: tuple, specs, what: str) -> None:
