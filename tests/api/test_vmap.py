@@ -396,3 +396,14 @@ def test_vmap_of_clamp_broadcasts_bounds_as_jax():
     e:f32[4,3] = broadcast_in_dim[broadcast_dimensions=(0,)] a
     f:f32[4,3] = clamp e c d
   in (f,) }"""
+
+
+def test_vmap_of_cond_keeps_a_forwarded_operand_unbatched():
+  # (as JAX 0.10.2: an output every branch forwards is the operand itself, so a batched
+  # predicate does not batch it, and out_axes=None accepts it)
+  f = lambda p, w, v: lax.cond(p, lambda a, b: (a, b + 1), lambda a, b: (a, b * 2), w, v)
+  w, v = jnp.arange(3.0), jnp.arange(4.0)
+  same, out = jax.vmap(f, in_axes=(0, None, 0), out_axes=(None, 0))(
+      jnp.array([True, False, True, False]), w, v)
+  np.testing.assert_array_equal(np.asarray(same), np.arange(3.0))
+  np.testing.assert_array_equal(np.asarray(out), [1.0, 2.0, 3.0, 6.0])

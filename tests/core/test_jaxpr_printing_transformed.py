@@ -83,6 +83,9 @@ TRANSFORMED_PROGRAMS = {  # one-argument programs of X23
     'vmap_pmax_outer': lambda x: jax.vmap(jax.vmap(lambda r: r - lax.pmax(r, 'i'), axis_name='j'), axis_name='i')(x),
     'grad_vmap_psum': jax.grad(lambda a: jax.vmap(lambda r: jnp.sin(r / lax.psum(r, 'i')), axis_name='i')(a).sum()),
     'vmap_convolve': lambda x: jax.vmap(jnp.convolve)(x, x),
+    'cond_forwards_an_operand': lambda x: lax.cond(x[0, 0] > 0, lambda a, b: (a, b * 2), lambda a, b: (a, b + 1), x, x[0]),
+    'cond_swaps_operands': lambda x: lax.cond(x[0, 0] > 0, lambda a, b: (b, a), lambda a, b: (a, b), x, x + 1),
+    'cond_forwards_a_closed_over_value': lambda x: (lambda y: lax.cond(x[0, 0] > 0, lambda: (y, x), lambda: (y, x)))(x * 2),
 }
 
 TRANSFORMED_RECORDED = {
@@ -1268,6 +1271,52 @@ TRANSFORMED_RECORDED = {
         '        in (b,) }\n'
         '    ] a a\n'
         '  in (b,) }'
+    ),
+    'cond_forwards_an_operand': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[1,1] = slice[limit_indices=(1, 1) start_indices=(0, 0) strides=None] a\n'
+        '    c:f32[] = squeeze[dimensions=(0, 1)] b\n'
+        '    d:bool[] = gt c 0.0:f32[]\n'
+        '    e:f32[1,3] = slice[limit_indices=(1, 3) start_indices=(0, 0) strides=None] a\n'
+        '    f:f32[3] = squeeze[dimensions=(0,)] e\n'
+        '    g:i32[] = convert_element_type[new_dtype=int32 weak_type=False] d\n'
+        '    h:f32[3] = cond[\n'
+        '      branches=(\n'
+        '        { lambda ; i:f32[2,3] j:f32[3]. let k:f32[3] = add j 1.0:f32[] in (k,) }\n'
+        '        { lambda ; l:f32[2,3] m:f32[3]. let n:f32[3] = mul m 2.0:f32[] in (n,) }\n'
+        '      )\n'
+        '    ] g a f\n'
+        '  in (a, h) }'
+    ),
+    'cond_swaps_operands': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[1,1] = slice[limit_indices=(1, 1) start_indices=(0, 0) strides=None] a\n'
+        '    c:f32[] = squeeze[dimensions=(0, 1)] b\n'
+        '    d:bool[] = gt c 0.0:f32[]\n'
+        '    e:f32[2,3] = add a 1.0:f32[]\n'
+        '    f:i32[] = convert_element_type[new_dtype=int32 weak_type=False] d\n'
+        '    g:f32[2,3] h:f32[2,3] = cond[\n'
+        '      branches=(\n'
+        '        { lambda ; i:f32[2,3] j:f32[2,3]. let  in (i, j) }\n'
+        '        { lambda ; k:f32[2,3] l:f32[2,3]. let  in (l, k) }\n'
+        '      )\n'
+        '    ] f a e\n'
+        '  in (g, h) }'
+    ),
+    'cond_forwards_a_closed_over_value': (
+        '{ lambda ; a:f32[2,3]. let\n'
+        '    b:f32[2,3] = mul a 2.0:f32[]\n'
+        '    c:f32[1,1] = slice[limit_indices=(1, 1) start_indices=(0, 0) strides=None] a\n'
+        '    d:f32[] = squeeze[dimensions=(0, 1)] c\n'
+        '    e:bool[] = gt d 0.0:f32[]\n'
+        '    f:i32[] = convert_element_type[new_dtype=int32 weak_type=False] e\n'
+        '    cond[\n'
+        '      branches=(\n'
+        '        { lambda ; g:f32[2,3] h:f32[2,3]. let  in () }\n'
+        '        { lambda ; i:f32[2,3] j:f32[2,3]. let  in () }\n'
+        '      )\n'
+        '    ] f b a\n'
+        '  in (b, a) }'
     ),
 }
 

@@ -112,9 +112,37 @@ def _bind_cond(index, funs, operands, names):
   branches, consts = _join_consts([j for j, _ in lifted], [c for _, c in lifted])
   check_control_flow_effects("cond" if len(funs) == 2 else "switch",
                              frozenset().union(*(b.effects for b in branches)))
-  outs = cond_p.bind(index, *consts, *read_refs(refs), *leaves, branches=tuple(branches))
-  write_refs(refs, outs[:len(refs)])
-  return tree_util.tree_unflatten(first_tree, outs[len(refs):])
+  operands = [*consts, *read_refs(refs), *leaves]
+  branches, forwarded = _without_forwarded(branches)
+  outs = iter(cond_p.bind(index, *operands, branches=tuple(branches)))
+  values = [next(outs) if k is None else operands[k] for k in forwarded]
+  written = [j for j in range(len(refs)) if forwarded[j] != len(consts) + j]
+  write_refs([refs[j] for j in written], [values[j] for j in written])
+  return tree_util.tree_unflatten(first_tree, values[len(refs):])
+
+
+def _without_forwarded(branches: Sequence[ClosedJaxpr]):
+  """The branches without the outputs that every branch forwards from the same input (as
+  JAX's cond leaves them out: such a value is the operand, unbatched where it is, and a
+  ref that no branch writes keeps its value), and for each output that input's index, or
+  None where the cond computes it."""
+  def source(b, i):
+    index = {id(v): k for k, v in enumerate(b.jaxpr.invars)}
+    return index.get(id(b.jaxpr.outvars[i]))
+  n_out = len(branches[0].jaxpr.outvars)
+  forwarded = tuple(
+      k if k is not None and all(source(b, i) == k for b in branches[1:]) else None
+      for i, k in ((i, source(branches[0], i)) for i in range(n_out)))
+  if all(k is None for k in forwarded):
+    return branches, forwarded
+  keep = [i for i, k in enumerate(forwarded) if k is None]
+
+  def pruned():
+    return [ClosedJaxpr(Jaxpr(b.jaxpr.constvars, b.jaxpr.invars,
+                              [b.jaxpr.outvars[i] for i in keep], b.jaxpr.eqns,
+                              b.jaxpr.effects), b.consts) for b in branches], ()
+  return cached_trace(branches[0], ("forwarded", tuple(branches[1:]), forwarded),
+                      pruned)[0], forwarded
 
 
 def _join_consts(jaxprs: Sequence[ClosedJaxpr], consts: Sequence[Sequence]):
