@@ -507,6 +507,40 @@ def test_custom_vjp_bwd_may_give_none_for_a_whole_argument_subtree():
   assert float(xjax.grad(f)(2., aux)) == 3.0
 
 
+def test_custom_vjp_bwd_output_is_a_prefix_whose_leaves_cover_subtrees():
+  # (as JAX 0.10.2: a leaf of the bwd output stands for every leaf of the argument subtree
+  # at its place; flax's custom_vjp returns arrays where its Variables are)
+  @xjax.custom_vjp
+  def f(p):
+    return p["a"] * p["b"][0] + p["b"][1]
+  f.defvjp(lambda p: (f(p), p), lambda p, g: ({"a": g * p["b"][0], "b": g},))
+  p = {"a": jnp.float32(2.0), "b": (jnp.float32(3.0), jnp.float32(4.0))}
+  g = xjax.grad(f)(p)
+  assert [float(v) for v in xjax.tree.leaves(g)] == [3.0, 1.0, 1.0]
+  f.defvjp(lambda p: (f(p), p), lambda p, g: ([g, g],))   # (a list where a dict is)
+  with pytest.raises(TypeError, match="same pytree structure"):
+    xjax.grad(f)(p)
+
+
+def test_custom_vjp_fwd_runs_where_its_known_primals_live_under_grad():
+  # (as JAX 0.10.2, whose linearize trace runs the rule on its parent: what the rule makes,
+  # such as flax's Variables, belongs to the trace the function was called in)
+  from xjax.extend import core
+  seen, outer = [], []
+
+  @xjax.custom_vjp
+  def f(x):
+    return jnp.sin(x)
+
+  def fwd(x):
+    seen.append(core.get_opaque_trace_state() == outer[0])
+    return jnp.sin(x), jnp.cos(x)
+  f.defvjp(fwd, lambda c, g: (g * c,))
+  outer.append(core.get_opaque_trace_state())
+  assert float(xjax.grad(lambda x: f(x) * 2)(1.0)) == pytest.approx(2 * np.cos(1.0))
+  assert seen == [True]
+
+
 def test_jit_closing_over_a_float0_array():
   # float0 values (integer tangents) have no data; XLA receives them as booleans
   z = np.zeros((3,), xjax.dtypes.float0)

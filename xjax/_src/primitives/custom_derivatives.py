@@ -198,20 +198,24 @@ def _check_closure_tangents(tangents, num_consts, kind):
                     "parameters; pass the value as an argument instead.")
 
 
-def _leaves_up_to(treedef, x) -> list | None:
+def _leaves_up_to(treedef, x, prefix: bool = False) -> list | None:
   """``x``'s parts at the leaves of ``treedef`` (None where it does not fit it); a None
-  in ``x`` stands for zeros of the whole subtree below it, as JAX allows in rules."""
+  in ``x`` stands for zeros of the whole subtree below it, as JAX allows in rules. With
+  ``prefix`` (a bwd rule's output, as JAX reads it), a leaf of ``x`` where ``treedef`` has
+  a subtree stands for each of that subtree's leaves."""
   if treedef.node_data() is None:   # a leaf
     return [x]
   if x is None:
     return [None] * treedef.num_leaves
   kids, node = tree_util.tree_flatten(x, is_leaf=lambda y: y is not x)
+  if prefix and node.node_data() is None:
+    return [x] * treedef.num_leaves
   children = treedef.children()
   if node.node_data() != treedef.node_data() or len(kids) != len(children):
     return None
   out = []
   for child, kid in zip(children, kids):
-    part = _leaves_up_to(child, kid)
+    part = _leaves_up_to(child, kid, prefix)
     if part is None:
       return None
     out += part
@@ -219,7 +223,7 @@ def _leaves_up_to(treedef, x) -> list | None:
 
 
 def _flat_tangents(tree, expected_tree, avals, what):
-  leaves = _leaves_up_to(expected_tree, tree)
+  leaves = _leaves_up_to(expected_tree, tree, prefix=what == "Custom VJP bwd rule")
   if leaves is None or not all(
       x is None or tree_util.tree_structure(x).node_data() is None for x in leaves):
     t = tree_util.tree_structure(tree, is_leaf=lambda x: x is None)
@@ -517,7 +521,15 @@ def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name
                     symbolic_zeros):
   _check_closure_tangents(tangents, num_consts, "custom_vjp")
   perturbed = [type(t) is not Zero for t in tangents[num_consts:]]
-  outs, res, res_tree = fwd(perturbed, *_rule_primals(primals[num_consts:]))
+  primals = _rule_primals(primals[num_consts:])
+  trace = current_trace()
+  if type(trace) is PartialEvalTrace and not any(map(trace.is_unknown, primals)):
+    # (linearizing: the rule runs where its known primals live, as JAX runs it on the
+    # linearize trace's parent; what it makes, such as flax's Variables, belongs there)
+    with set_current_trace(trace.parent):
+      outs, res, res_tree = fwd(perturbed, *primals)
+  else:
+    outs, res, res_tree = fwd(perturbed, *primals)
   in_zeros = [not p for p in perturbed]
   ts = [t for t, p in zip(tangents[num_consts:], perturbed) if p]
   out_avals = [tangent_aval(get_aval(o)) for o in outs]

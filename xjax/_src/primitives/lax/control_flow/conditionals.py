@@ -11,7 +11,9 @@ from xjax._src.backend.lowering import TOKEN
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
-from xjax._src.core.trace import Primitive
+from xjax._src.core.trace import Primitive, Tracer
+from xjax._src.execution.array import Array, make_array
+from xjax._src.interpreters.staging import staged_constant
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -115,10 +117,16 @@ def _bind_cond(index, funs, operands, names):
   operands = [*consts, *read_refs(refs), *leaves]
   branches, forwarded = _without_forwarded(branches)
   outs = iter(cond_p.bind(index, *operands, branches=tuple(branches)))
-  values = [next(outs) if k is None else operands[k] for k in forwarded]
+  values = [next(outs) if k is None else _as_result(operands[k]) for k in forwarded]
   written = [j for j in range(len(refs)) if forwarded[j] != len(consts) + j]
   write_refs([refs[j] for j in written], [values[j] for j in written])
   return tree_util.tree_unflatten(first_tree, values[len(refs):])
+
+
+def _as_result(x):
+  """An operand a cond returns as it is, as an array (a Python or NumPy value converted, as
+  JAX's cond returns arrays)."""
+  return x if isinstance(x, (Array, Tracer)) else staged_constant(make_array(x))
 
 
 def _without_forwarded(branches: Sequence[ClosedJaxpr]):
