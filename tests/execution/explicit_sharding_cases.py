@@ -790,3 +790,11 @@ def test_global_arrays_carry_their_split_in_their_types(make, want):
   a = make(xjax.sharding.NamedSharding(MESH, P("X")))
   assert str(xjax.typeof(a)) == want
   np.testing.assert_array_equal(a, _GLOBAL)
+
+
+def test_reshard_to_a_sharding_over_the_abstract_mesh():
+  # (as JAX 0.10.2 and flax's Variables in explicit mode: over the context mesh)
+  target = xjax.sharding.NamedSharding(xjax.sharding.get_abstract_mesh(), P("X", "Y"))
+  out = xjax.reshard(jnp.ones((8, 4)), target)
+  assert out.sharding == xjax.sharding.NamedSharding(MESH, P("X", "Y"))
+  assert str(xjax.typeof(out)) == "float32[8@X,4@Y]"

@@ -369,6 +369,10 @@ def test_constraint_over_an_abstract_mesh_uses_the_context_mesh():
   assert xjax.lax.with_sharding_constraint(placed, abstract).sharding == named("x")
   with pytest.raises(TypeError, match="The sharding on the input must be a `NamedSharding`"):
     xjax.lax.with_sharding_constraint(jnp.asarray(X), abstract)
+  from xjax.experimental.layout import Format, Layout
+  formatted = xjax.lax.with_sharding_constraint(
+      xjax.device_put(X, named()), Format(Layout(major_to_minor=(1, 0)), named("x")))
+  assert formatted.sharding == named("x")   # (as JAX 0.10.2, for a default layout)
   one = AbstractMesh((1, 1), ("a", "b"), axis_types=(AxisType.Auto,) * 2)
   constrained = xjax.jit(lambda a: xjax.lax.with_sharding_constraint(
       a, NamedSharding(one, P("a"))))(X)   # (one device: nothing to do)

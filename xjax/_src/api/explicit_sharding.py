@@ -92,6 +92,10 @@ def _reshard_one(x, sharding):
     mesh = context_mesh()
   elif isinstance(sharding, NamedSharding):
     types_mesh, spec, mesh = sharding.mesh, sharding.spec, sharding.mesh
+    concrete = context_mesh()
+    if isinstance(mesh, AbstractMesh) and concrete is not None and (
+        concrete.shape_tuple == mesh.shape_tuple):   # (over the context mesh, as JAX's)
+      mesh = concrete
   else:
     raise TypeError(f"reshard takes NamedShardings or PartitionSpecs, got {sharding!r}")
   types = dict(zip(types_mesh.axis_names, types_mesh.axis_types))

@@ -16,6 +16,7 @@ from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, Mesh, N
                                             type_sharding)
 from xjax._src.core.values import get_aval
 from xjax._src.execution.array import Array
+from xjax._src.foundations.layout import Format
 
 
 def _abstract_eval(x, *, sharding):
@@ -114,6 +115,10 @@ def _in_partial_manual(sharding) -> bool:
 def _named(sharding, leaf=None) -> NamedSharding | None:
   """The NamedSharding a constraint on ``leaf`` names (a bare PartitionSpec takes the
   ``with mesh:`` mesh); None when it spans one device."""
+  if isinstance(sharding, Format):  # (its layout: xjax keeps default layouts, which a
+    sharding = sharding.sharding     # layout never changes the values of; see Layouts)
+    if sharding is None:
+      return None
   if isinstance(sharding, PartitionSpec):
     stack = _mesh_stack()
     if not stack:
