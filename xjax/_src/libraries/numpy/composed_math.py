@@ -31,7 +31,7 @@ from xjax._src.primitives.lax.shapes import full_like
 from xjax._src.primitives.lax.rounding import round_half_even
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy import arguments as _arguments  # (star-imported: private)
-from xjax._src.libraries.numpy.creation import asarray, zeros_like
+from xjax._src.libraries.numpy.creation import as_operand, asarray, zeros_like
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
                                                  promote_args_numeric, promote_dtypes)
 from xjax._src.libraries.numpy.reductions import any as _any
@@ -535,7 +535,7 @@ def angle(z, deg=False):
 
 @compiled_when_eager(inline=True)
 def real(x):
-  x = asarray(x)
+  x = as_operand(x)
   return lax_real(x) if dtypes.is_complex(get_aval(x).dtype) else x
 
 
@@ -547,7 +547,7 @@ def imag(x):
 
 @compiled_when_eager(inline=True)
 def conjugate(x):
-  x = asarray(x)
+  x = as_operand(x)
   return lax_conj(x) if dtypes.is_complex(get_aval(x).dtype) else x
 
 

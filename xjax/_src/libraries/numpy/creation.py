@@ -68,6 +68,12 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
   return array(a, dtype=dt, copy=bool(copy), device=device)
 
 
+def as_operand(x):
+  """``x`` as an array operand of a function JAX jits: a tracer as it is (a jitted function
+  forwards its input under ``linearize``), anything else through ``asarray``."""
+  return x if isinstance(x, Tracer) else asarray(x)
+
+
 @_with_out_sharding
 @_with_device
 def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):

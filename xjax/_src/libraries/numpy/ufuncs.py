@@ -9,6 +9,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import lax, rounding
+from xjax._src.core.trace import Tracer as _Tracer  # (star-imported: private)
 from xjax._src.libraries.numpy import arguments as _arguments  # (star-imported: private)
 from xjax._src.libraries.numpy.arguments import is_traced
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
@@ -99,6 +100,8 @@ def negative(x, /):
 @compiled_when_eager(inline=True)
 def positive(x, /):
   x, = _arguments.arraylike("positive", x)
+  if isinstance(x, _Tracer):  # (forwarded, as JAX's jitted positive under linearize)
+    return x
   aval = get_aval(x)
   return lax.convert_element_type(x, aval.dtype, aval.weak_type)
 
