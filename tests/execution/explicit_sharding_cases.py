@@ -798,3 +798,12 @@ def test_reshard_to_a_sharding_over_the_abstract_mesh():
   out = xjax.reshard(jnp.ones((8, 4)), target)
   assert out.sharding == xjax.sharding.NamedSharding(MESH, P("X", "Y"))
   assert str(xjax.typeof(out)) == "float32[8@X,4@Y]"
+
+
+def test_eval_shape_gives_the_split_in_the_type():
+  # (as JAX 0.10.2: the result's struct carries a NamedSharding over the abstract mesh)
+  for out in (xjax.eval_shape(lambda a: a * 2, X), xjax.jit(lambda a: a * 2).eval_shape(X)):
+    assert out.sharding == xjax.sharding.NamedSharding(
+        xjax.sharding.get_abstract_mesh(), P("X", "Y"))
+  assert xjax.eval_shape(lambda a: a.sum(), X).sharding == xjax.sharding.NamedSharding(
+      xjax.sharding.get_abstract_mesh(), P())   # (unsplit, over the Explicit mesh)

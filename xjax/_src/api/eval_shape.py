@@ -45,5 +45,5 @@ def eval_shape(fun: Callable, *args, **kwargs):
   shaped = lambda x: ad.zeros_of(get_aval(x)) if isinstance(x, ShapeDtypeStruct) else x
   closed, out_tree = trace_flat(lambda a, k: tree_util.tree_map(shaped, fun(*a, **k)),
                                  in_tree, avals, debug)
-  return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct(
-      a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])
+  return tree_util.tree_unflatten(out_tree, [ShapeDtypeStruct.of_type(a)
+                                             for a in closed.out_avals])

@@ -583,7 +583,7 @@ class PjitFunction:
     entry, _, _ = self._entry(args, kwargs)
     out_avals = entry.closed.out_avals   # (then the final values of refs it writes)
     return tree_util.tree_unflatten(
-        entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+        entry.out_tree, [ShapeDtypeStruct.of_type(a)
                          for a in out_avals[:len(out_avals) - entry.n_ref_outs]])
 
   def clear_cache(self) -> None:

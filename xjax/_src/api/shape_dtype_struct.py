@@ -6,7 +6,8 @@ from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src.execution.array import Array
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.layout import Format
-from xjax._src.foundations.sharding import ManualAxisType, PartitionSpec, Sharding
+from xjax._src.foundations.sharding import (ManualAxisType, NamedSharding, PartitionSpec,
+                                            Sharding, get_abstract_mesh)
 from xjax._src.primitives.state.types import AbstractRef, is_ref_aval
 
 
@@ -44,6 +45,16 @@ class ShapeDtypeStruct:
     sharding = None
     if getattr(x, "_committed", True):
       sharding = x.format if isinstance(x, Array) else getattr(x, "sharding", None)
+    return cls(aval.shape, aval.dtype, weak_type=aval.weak_type, sharding=sharding)
+
+  @classmethod
+  def of_type(cls, aval) -> "ShapeDtypeStruct":
+    """The struct of a traced result's type: its shape, dtype, weak type and the split over
+    Explicit mesh axes it carries (as ``eval_shape`` gives, as JAX)."""
+    sharding = getattr(aval, "_sharding", None)
+    mesh = get_abstract_mesh()
+    if sharding is None and not mesh.empty and mesh._any_axis_explicit:
+      sharding = NamedSharding(mesh, PartitionSpec())  # (unsplit, over an Explicit mesh)
     return cls(aval.shape, aval.dtype, weak_type=aval.weak_type, sharding=sharding)
 
   @property
