@@ -362,6 +362,24 @@ def test_vmap_matches_loops_and_jit_matches_eager():
   np.testing.assert_allclose(xjax.vmap(f)(b), np.linalg.solve(spd[0], b.T).T, atol=1e-5)
 
 
+@pytest.mark.parametrize("left_side", [True, False])
+@pytest.mark.parametrize("b_axis", [0, 1, 2])
+def test_triangular_solve_vmapped_over_b_alone_matches_loops(left_side, b_axis):
+  """With ``a`` unbatched, JAX folds ``b``'s batch into its free dimension (one trsm)."""
+  a = np.tril(_rand((3, 3), np.float32)) + 3 * np.eye(3, dtype=np.float32)
+  b = _rand((4, 3, 2) if left_side else (4, 2, 3), np.float32)
+  f = lambda y: lax.linalg.triangular_solve(a, y, left_side=left_side, lower=True,
+                                            transpose_a=True)
+  out = xjax.vmap(f, in_axes=b_axis, out_axes=b_axis)(np.moveaxis(b, 0, b_axis))
+  np.testing.assert_allclose(np.moveaxis(np.asarray(out), b_axis, 0),
+                             np.stack([f(y) for y in b]), rtol=1e-6, atol=1e-6)
+  g = xjax.grad(lambda a: jnp.sum(xjax.vmap(lambda y: lax.linalg.triangular_solve(
+      a, y, left_side=left_side, lower=True) ** 2)(b)))(a)
+  want = sum(xjax.grad(lambda a: jnp.sum(lax.linalg.triangular_solve(
+      a, y, left_side=left_side, lower=True) ** 2))(a) for y in b)
+  np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("name", ["cholesky", "triangular_solve", "lu", "qr"])
 def test_hlo_fallbacks_match_lapack(name, monkeypatch):
   a = _rand((2, 4, 4), np.float32)

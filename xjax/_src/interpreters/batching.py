@@ -165,9 +165,11 @@ def batch_flat(fun: Callable, args: Sequence[Any], in_dims: Sequence, axis: Axis
 # Helpers for rules
 
 def moveaxis(x, src: int, dst: int):
+  """``x`` with axis ``src`` moved to ``dst`` (either may be negative)."""
+  ndim = get_aval(x).ndim
+  src, dst = src % ndim, dst % ndim
   if src == dst:
     return x
-  ndim = get_aval(x).ndim
   perm = [i for i in range(ndim) if i != src]
   perm.insert(dst, src)
   return build.transpose(x, perm)

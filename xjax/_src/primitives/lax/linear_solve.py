@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from xjax._src.foundations import tree_util
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.jaxpr import eval_jaxpr
@@ -22,20 +24,27 @@ from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.higher_order import as_closed, hoist, trace_hoisted
 from xjax._src.primitives.lax import elementwise as ew
 
-_ROLES = ("matvec", "vecmat", "solve", "transpose_solve")
 
+def _trace(fun, name, tree, avals, has_aux=False):
+  """``fun`` on pytree ``tree`` of ``avals`` as (jaxpr taking consts first, consts, the
+  tree of its aux output); the jaxpr returns the solution's leaves, then aux's."""
+  aux_trees = []
 
-def _trace(fun, tree, avals):
-  """``fun`` on pytree ``tree`` of ``avals`` as (jaxpr taking consts first, consts)."""
   def flat(*xs):
     out = fun(tree_util.tree_unflatten(tree, list(xs)))
+    out, aux = out if has_aux else (out, None)
     leaves, out_tree = tree_util.tree_flatten(out)
     if out_tree != tree:
-      raise TypeError(f"custom_linear_solve: function output structure {out_tree} does "
-                      f"not match the right-hand side's {tree}")
-    return leaves
+      raise TypeError(f"{name}() output pytree structure must match b, got {out_tree} "
+                      f"and {tree}.")
+    shapes, expected = [np.shape(x) for x in leaves], [a.shape for a in avals]
+    if shapes != expected:
+      raise ValueError(f"{name}() output shapes must match b, got {shapes} and {expected}")
+    aux_leaves, aux_tree = tree_util.tree_flatten(aux)
+    aux_trees.append(aux_tree)
+    return leaves + aux_leaves
   jaxpr, consts = trace_hoisted(flat, avals)
-  return jaxpr.jaxpr, consts
+  return jaxpr.jaxpr, consts, aux_trees[0]
 
 
 def _transposed(jaxpr, consts, tree, avals):
@@ -69,21 +78,15 @@ def _split(args, counts):
   return out
 
 
-def _run(role, args, jaxprs, counts):
-  groups = _split(args, counts)
-  k = _ROLES.index(role)
-  if jaxprs[k] is None:
-    raise TypeError(f"custom_linear_solve: transpose needs {role}; pass transpose_solve or "
-                    "symmetric=True")
-  return eval_jaxpr(jaxprs[k], [], *groups[k], *groups[-1])
-
-
 def _abstract_eval(*avals, jaxprs, counts):
-  return list(avals[sum(counts):])
+  """The right-hand side's avals, then those of the solve's aux outputs."""
+  rhs = avals[sum(counts):]
+  return [*rhs, *(v.aval for v in jaxprs[2].outvars[len(rhs):])]
 
 
 def _impl(*args, jaxprs, counts):
-  return _run("solve", args, jaxprs, counts)
+  groups = _split(args, counts)
+  return eval_jaxpr(jaxprs[2], [], *groups[2], *groups[-1])
 
 
 def _lowering(ctx, *args, jaxprs, counts):
@@ -92,34 +95,44 @@ def _lowering(ctx, *args, jaxprs, counts):
 
 
 def _jvp(primals, tangents, *, jaxprs, counts):
-  x = linear_solve_p.bind(*primals, jaxprs=jaxprs, counts=counts)
+  """The solution's tangent solves again; the aux outputs' tangents are zero."""
+  out = linear_solve_p.bind(*primals, jaxprs=jaxprs, counts=counts)
   groups = _split(primals, counts)
   tgroups = _split(tangents, counts)
+  x, aux = out[:len(groups[-1])], out[len(groups[-1]):]
+  aux_zeros = [Zero(tangent_aval(get_aval(o))) for o in aux]
   rhs = [ad.instantiate(t) if type(t) is not Zero else None for t in tgroups[-1]]
   if any(type(t) is not Zero for t in tgroups[0]):  # d(matvec) applied to x
     _, dmv = ad.jvp_flat(lambda *cs: eval_jaxpr(jaxprs[0], [], *cs, *x), groups[0], tgroups[0])
     rhs = [ew.neg(d) if r is None else ew.sub(r, d) if type(d) is not Zero else r
            for r, d in zip(rhs, [ad.instantiate(d) for d in dmv])]
   if all(r is None for r in rhs):
-    return x, [Zero(tangent_aval(get_aval(o))) for o in x]
+    return out, [Zero(tangent_aval(get_aval(o))) for o in x] + aux_zeros
   rhs = [ad.zeros_of(tangent_aval(get_aval(o))) if r is None else r for r, o in zip(rhs, x)]
   consts = [p for g in groups[:-1] for p in g]
-  return x, linear_solve_p.bind(*consts, *rhs, jaxprs=jaxprs, counts=counts)
+  dx = linear_solve_p.bind(*consts, *rhs, jaxprs=jaxprs, counts=counts)[:len(x)]
+  return out, [*dx, *aux_zeros]
 
 
 def _transpose(cts, *args, jaxprs, counts):
+  """Solves with the transposed operator; the aux outputs' cotangents are dropped (their
+  tangents are zero)."""
   n = sum(counts)
   if any(ad.is_undefined(a) for a in args[:n]):
     raise TypeError("custom_linear_solve is only linear in its right-hand side")
+  cts = cts[:len(args) - n]
   if all(type(c) is Zero for c in cts):
     return [None] * n + [Zero(a.aval) for a in args[n:]]
+  if jaxprs[3] is None:
+    raise TypeError("transpose_solve required for backwards mode automatic "
+                    "differentiation of custom_linear_solve")
   cts = [ad.instantiate(c) for c in cts]
   g = _split(args[:n], counts)[:-1]
   swapped = (jaxprs[1], jaxprs[0], jaxprs[3], jaxprs[2])
   swapped_counts = (counts[1], counts[0], counts[3], counts[2])
   outs = linear_solve_p.bind(*g[1], *g[0], *g[3], *g[2], *cts, jaxprs=swapped,
                              counts=swapped_counts)
-  return [None] * n + list(outs)
+  return [None] * n + list(outs[:len(cts)])
 
 
 def _batch(axis, args, dims, *, jaxprs, counts):
@@ -167,34 +180,22 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable,
   """
   leaves, tree = tree_util.tree_flatten(b)
   avals = [get_aval(x) for x in leaves]
-  aux_box = []
-
-  def solver(fn, op):
-    def run(rhs):
-      out = fn(op, rhs)
-      if has_aux:
-        out, aux = out
-        aux_box.append(aux)
-      return out
-    return run
-
-  mv, mv_consts = _trace(matvec, tree, avals)
+  mv, mv_consts, _ = _trace(matvec, "matvec", tree, avals)
   matvec_fn = lambda x: tree_util.tree_unflatten(
       tree, eval_jaxpr(mv, [], *mv_consts, *tree_util.tree_leaves(x)))
-  s, s_consts = _trace(solver(solve, matvec_fn), tree, avals)
-  aux = aux_box[0] if has_aux else None
+  s, s_consts, aux_tree = _trace(lambda x: solve(matvec_fn, x), "solve", tree, avals, has_aux)
   if symmetric:
     vm, vm_consts, ts, ts_consts = mv, mv_consts, s, s_consts
   else:
     vecmat = _transposed(mv, mv_consts, tree, avals)
-    vm, vm_consts = _trace(vecmat, tree, avals)
-    ts, ts_consts = (None, []) if transpose_solve is None else _trace(
-        solver(transpose_solve, vecmat), tree, avals)
+    vm, vm_consts, _ = _trace(vecmat, "vecmat", tree, avals)
+    ts, ts_consts, _ = (None, [], None) if transpose_solve is None else _trace(
+        lambda x: transpose_solve(vecmat, x), "transpose_solve", tree, avals, has_aux)
   counts = (len(mv_consts), len(vm_consts), len(s_consts), len(ts_consts))
   out = linear_solve_p.bind(*mv_consts, *vm_consts, *s_consts, *ts_consts, *leaves,
                             jaxprs=(mv, vm, s, ts), counts=counts)
-  x = tree_util.tree_unflatten(tree, out)
-  return (x, aux) if has_aux else x
+  x = tree_util.tree_unflatten(tree, out[:len(leaves)])
+  return (x, tree_util.tree_unflatten(aux_tree, out[len(leaves):])) if has_aux else x
 
 
 def custom_root(f: Callable, initial_guess: Any, solve: Callable, tangent_solve: Callable,

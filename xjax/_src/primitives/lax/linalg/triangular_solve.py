@@ -13,7 +13,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.elementwise import conj, neg
-from xjax._src.primitives.lax.shapes import expand_dims, squeeze
+from xjax._src.primitives.lax.shapes import expand_dims, reshape, squeeze
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.matrices import matmul, mT, tril, triu
 from xjax._src.primitives.lax.linalg.rules import weak_as_operands
@@ -131,6 +131,20 @@ def _transpose(ct, a, b, *, transpose_a, **params):
 
 
 def _batch(axis, args, dims, **params):
+  """JAX's rule: with ``a`` unbatched, ``b``'s batch joins its free dimension (one solve
+  with more right-hand sides, so the same LAPACK call and bits as JAX's)."""
+  (a, b), (a_dim, b_dim) = args, dims
+  if a_dim is None:
+    if params["left_side"]:
+      b = batching.moveaxis(b, b_dim, -1)
+      flat = b.shape[:-2] + (b.shape[-2] * b.shape[-1],)
+      out_dim = b.ndim - 1
+    else:
+      b = batching.moveaxis(b, b_dim, -2)
+      flat = b.shape[:-3] + (b.shape[-3] * b.shape[-2], b.shape[-1])
+      out_dim = b.ndim - 2
+    out = triangular_solve_p.bind(a, reshape(b, flat), **params)
+    return reshape(out, b.shape), out_dim
   a, b = (batching.bdim_to_front(x, d, axis.size) for x, d in zip(args, dims))
   return triangular_solve_p.bind(a, b, **params), 0
 
