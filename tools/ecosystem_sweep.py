@@ -54,7 +54,7 @@ LIBRARIES = {
     "mctx": "mctx==0.0.71", "gpjax": "gpjax==1.0.0", "interpax": "interpax==0.3.16",
     "quax": "quax==0.4.6", "jumanji": "jumanji==1.1.2", "jaxns": "jaxns==3.0.0",
     "flowjax": "flowjax==19.1.2", "distreqx": "distreqx==0.0.3", "clu": "clu==0.0.12",
-    "jax_cosmo": "jax-cosmo==0.1.0",
+    "jax_cosmo": "jax-cosmo==0.1.0", "pytensor": "pytensor==3.0.7",
 }
 # JAX libraries the programs' libraries depend on (also installed without dependencies).
 JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",
@@ -65,7 +65,8 @@ SUPPORT = ["aiofiles", "humanize", "prometheus-client", "protobuf", "psutil", "s
            "nest_asyncio", "ordered-set", "svgwrite", "dotmap",
            "matplotlib", "seaborn", "gymnasium==1.3.0", "tyro", "mujoco==3.17.0", "trimesh",
            "ml-collections", "pillow", "sympy", "frozendict", "immutabledict", "beartype",
-           "plum-dispatch==2.10.1", "ihoop", "huggingface-hub", "requests"]
+           "plum-dispatch==2.10.1", "ihoop", "huggingface-hub", "requests", "cons", "etuples",
+           "logical-unification", "minikanren", "filelock", "setuptools"]
 # Exception classes whose failure means xjax lacks a name JAX has.
 MISSING = ("ModuleNotFoundError", "ImportError", "AttributeError")
 # How close xjax's outputs must be to JAX's, unless a program sets its own TOLERANCE.

@@ -181,3 +181,15 @@ def test_private_public_test_util_module():
   assert ptu.tolerance(np.float32, {np.float32: 0.5}) == 0.5
   assert ptu.tolerance(np.float16) == 1e-3
   assert ptu.default_gradient_tolerance[np.dtype(np.float32)] == 2e-3
+
+
+def test_private_lax_control_flow_module():
+  # PyTensor's JAX linker does `from jax._src.lax.control_flow import scan as jax_scan`.
+  import importlib
+  import xjax
+  cf = importlib.import_module("xjax._src.compat.jax_private_compat.lax.control_flow")
+  assert cf.scan is xjax.lax.scan and cf.while_p.name == "while"
+  carry, ys = cf.scan(lambda c, x: (c * x, c), 1., np.arange(1., 4., dtype=np.float32))
+  assert float(carry) == 6. and ys.tolist() == [1., 1., 2.]
+  with pytest.raises(AttributeError, match="jax._src.lax.control_flow"):
+    cf._scan_impl

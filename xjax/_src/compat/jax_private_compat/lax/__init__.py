@@ -1,1 +1,2 @@
-"""`jax._src.lax`: JAX's lax implementation package; only its `lax` module is here."""
+"""`jax._src.lax`: JAX's lax implementation package; its `lax` and `control_flow` modules are
+here."""
