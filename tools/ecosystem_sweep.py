@@ -55,6 +55,7 @@ LIBRARIES = {
     "quax": "quax==0.4.6", "jumanji": "jumanji==1.1.2", "jaxns": "jaxns==3.0.0",
     "flowjax": "flowjax==19.1.2", "distreqx": "distreqx==0.0.3", "clu": "clu==0.0.12",
     "jax_cosmo": "jax-cosmo==0.1.0", "pytensor": "pytensor==3.0.7",
+    "pennylane": "pennylane==0.45.1", "opt_einsum": "opt_einsum==3.4.0",
 }
 # JAX libraries the programs' libraries depend on (also installed without dependencies).
 JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",
@@ -66,7 +67,9 @@ SUPPORT = ["aiofiles", "humanize", "prometheus-client", "protobuf", "psutil", "s
            "matplotlib", "seaborn", "gymnasium==1.3.0", "tyro", "mujoco==3.17.0", "trimesh",
            "ml-collections", "pillow", "sympy", "frozendict", "immutabledict", "beartype",
            "plum-dispatch==2.10.1", "ihoop", "huggingface-hub", "requests", "cons", "etuples",
-           "logical-unification", "minikanren", "filelock", "setuptools"]
+           "logical-unification", "minikanren", "filelock", "setuptools", "autoray", "rustworkx",
+           "networkx", "appdirs", "cachetools", "autograd", "diastatic-malt", "tomlkit",
+           "pennylane-lightning==0.45.0"]
 # Exception classes whose failure means xjax lacks a name JAX has.
 MISSING = ("ModuleNotFoundError", "ImportError", "AttributeError")
 # How close xjax's outputs must be to JAX's, unless a program sets its own TOLERANCE.
@@ -287,10 +290,13 @@ def main(argv=None) -> None:
   print("\n" + table(results) + "\n\n" + failures(results))
   if args.write_docs:
     write_docs(results)
-  if args.write_reference:
-    recorded = {name: {"version": LIBRARIES[name], "outputs": entry["reference"]["outputs"],
-                       "seconds_xjax": entry["xjax"].get("seconds")}
-                for name, entry in sorted(results.items()) if entry["verdict"]["status"] == "match"}
+  if args.write_reference:  # (programs without results here keep their recorded outputs)
+    recorded = json.loads(REFERENCE_OUTPUTS.read_text()) if REFERENCE_OUTPUTS.exists() else {}
+    for name, entry in results.items():
+      recorded.pop(name, None)
+      if entry["verdict"]["status"] == "match":
+        recorded[name] = {"version": LIBRARIES[name], "outputs": entry["reference"]["outputs"],
+                          "seconds_xjax": entry["xjax"].get("seconds")}
     REFERENCE_OUTPUTS.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
 
 

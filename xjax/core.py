@@ -25,8 +25,11 @@ _DEPRECATED = {
     "InconclusiveDimensionOperation": "xjax.errors", "JaxprTypeError": "xjax.errors",
     **{name: None for name in (
         "nonempty_axis_env_DO_NOT_USE", "unsafe_am_i_under_a_jit_DO_NOT_USE",
-        "unsafe_am_i_under_a_vmap_DO_NOT_USE", "unsafe_get_axis_names_DO_NOT_USE")},
+        "unsafe_am_i_under_a_vmap_DO_NOT_USE", "unsafe_get_axis_names_DO_NOT_USE",
+        "is_concrete", "is_constant_dim", "is_constant_shape")},
 }
+# The deprecated names served from xjax's core rather than from xjax.extend.core.
+_FROM_CONCRETE = ("is_concrete", "is_constant_dim", "is_constant_shape")
 
 
 def __getattr__(name):
@@ -37,4 +40,5 @@ def __getattr__(name):
   use = _DEPRECATED[name]
   warnings.warn(f"xjax.core.{name} is deprecated." + (f" Use {use}.{name}." if use else ""),
                 DeprecationWarning, stacklevel=2)
-  return getattr(importlib.import_module("xjax.extend.core"), name)
+  source = "xjax._src.core.concrete" if name in _FROM_CONCRETE else "xjax.extend.core"
+  return getattr(importlib.import_module(source), name)

@@ -193,3 +193,39 @@ def test_private_lax_control_flow_module():
   assert float(carry) == 6. and ys.tolist() == [1., 1., 2.]
   with pytest.raises(AttributeError, match="jax._src.lax.control_flow"):
     cf._scan_impl
+
+
+BACKEND_BY_MODULE = """
+import pickle
+import warnings
+import jax, jax.numpy as jnp
+
+def backend(x):  # how opt_einsum and autoray pick an array library
+  return type(x).__module__.split(".")[0]
+
+x = jnp.arange(3.)
+seen = [backend(x)]
+jax.jit(lambda t: seen.append(backend(t)) or t)(x)
+jax.grad(lambda t: seen.append(backend(t)) or t)(1.)
+jax.vmap(lambda t: seen.append(backend(t)) or t)(x)
+print("backends", seen)
+print("pickles", pickle.loads(pickle.dumps(x)).tolist())
+with warnings.catch_warnings(record=True) as w:
+  warnings.simplefilter("always")
+  flags = [jax.core.is_concrete(x), jax.core.is_constant_shape((2, 3)),
+           jax.core.is_constant_dim("a")]
+  jax.jit(lambda t: flags.append(jax.core.is_concrete(t)) or t)(x)
+  jax.grad(lambda t: flags.append(jax.core.is_concrete(t)) or t)(1.)
+print("concrete", flags, str(w[0].message))
+"""
+
+
+def test_array_and_tracer_classes_report_jaxs_modules(tmp_path):
+  # opt_einsum and autoray (PennyLane's and quimb's dispatch) pick the array library from
+  # `type(x).__module__`: JAX's are jaxlib._jax.ArrayImpl and jax._src.interpreters.*.
+  out = run(lambda s: ["-m", "xjax", str(s)], tmp_path, BACKEND_BY_MODULE)
+  assert "backends ['jaxlib', 'jax', 'jax', 'jax']" in out
+  assert "pickles [0.0, 1.0, 2.0]" in out
+  # PennyLane asks whether a tracer's value is known (JAX 0.10.2 serves it, deprecated)
+  assert "concrete [True, True, False, False, True]" in out  # (as JAX 0.10.2 prints)
+  assert "core.is_concrete is deprecated." in out

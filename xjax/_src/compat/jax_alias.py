@@ -158,3 +158,22 @@ def install_as_jax() -> None:
   xjax_package()
   if _FINDER not in sys.meta_path:
     sys.meta_path.insert(0, _FINDER)
+  _present_array_classes_as_jaxs()
+
+
+def _present_array_classes_as_jaxs() -> None:
+  """Gives xjax's array and tracer classes the modules JAX's have: libraries that pick an
+  array library by `type(x).__module__` (opt_einsum, autoray and so PennyLane and quimb)
+  then take xjax's arrays for JAX's, eagerly and under transformations. (Arrays pickle by
+  value and tracers not at all, so nothing looks the classes up by these names.)"""
+  from xjax._src.api.jet import JetTracer
+  from xjax._src.execution.array import Array
+  from xjax._src.interpreters.ad import JVPTracer
+  from xjax._src.interpreters.batching import BatchTracer
+  from xjax._src.interpreters.staging import DynamicJaxprTracer
+  for cls, module in [(Array, "jaxlib._jax"),
+                      (DynamicJaxprTracer, "jax._src.interpreters.partial_eval"),
+                      (JVPTracer, "jax._src.interpreters.ad"),
+                      (BatchTracer, "jax._src.interpreters.batching"),
+                      (JetTracer, "jax.experimental.jet")]:
+    cls.__module__ = module

@@ -23,6 +23,25 @@ def concrete_or_error(x, what: str):
   return x
 
 
+def is_concrete(x) -> bool:
+  """Whether ``x``'s value is known now: not an abstract tracer (JAX's deprecated
+  ``jax.core.is_concrete``)."""
+  return (x.to_concrete_value() if isinstance(x, Tracer) else x) is not None
+
+
+def is_constant_dim(d) -> bool:
+  """Whether ``d`` is a dimension known now (every integer-like value is, in xjax)."""
+  try:
+    operator.index(d)
+  except TypeError:
+    return False
+  return True
+
+
+def is_constant_shape(shape) -> bool:
+  return all(is_constant_dim(d) for d in shape)
+
+
 def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
   """``shape`` as a tuple of Python ints.  It may be any iterable of integer-like values (with
   ``__index__``: ints, NumPy integers, concrete scalar Arrays, a TensorShape's dimensions), a
