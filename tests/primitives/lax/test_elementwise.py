@@ -1,4 +1,6 @@
 """lax elementwise primitives against NumPy/SciPy, eagerly and under jit."""
+import re
+
 import numpy as np
 import pytest
 import scipy.special
@@ -123,6 +125,10 @@ def test_integer_pow_and_clamp():
   np.testing.assert_allclose(lax.integer_pow(POS, -2), POS ** -2.0, rtol=1e-5)
   np.testing.assert_array_equal(lax.clamp(np.float32(-0.5), F32, np.float32(0.5)),
                                 np.clip(F32, -0.5, 0.5))
+  with pytest.raises(TypeError, match=re.escape(  # JAX's message
+      "clamp requires max.shape == operand.shape or max.shape == (), got max.shape=(3,), "
+      "operand.shape=(2,).")):
+    lax.clamp(np.float32(0), np.ones(2, np.float32), np.ones(3, np.float32))
 
 
 def test_complex_parts():

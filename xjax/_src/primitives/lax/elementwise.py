@@ -954,8 +954,8 @@ def _clamp_abstract_eval(lo, x, hi):
   check_same_dtypes("clamp", [lo, x, hi])
   for b, n in ((lo, "min"), (hi, "max")):
     if b.shape and b.shape != x.shape:
-      raise TypeError(f"clamp requires {n} to be a scalar or have the same shape as the "
-                      f"operand, got {n} shape {b.shape} and operand shape {x.shape}.")
+      raise TypeError(f"clamp requires {n}.shape == operand.shape or {n}.shape == (), got "
+                      f"{n}.shape={b.shape}, operand.shape={x.shape}.")
   return x.update(weak_type=lo.weak_type and x.weak_type and hi.weak_type)
 
 
