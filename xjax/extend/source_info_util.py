@@ -1,48 +1,34 @@
-"""``jax.extend.source_info_util``: where equations come from.  xjax records no name stacks
-or source locations on equations, so these are the empty ones and the context managers
-change nothing."""
-from contextlib import contextmanager
-from typing import NamedTuple
+"""``jax.extend.source_info_util``: where equations come from. Name stacks are JAX's
+(``named_scope`` scopes and ``jvp``/``transpose``/``vmap`` transformations, on every staged
+equation's ``source_info``); source locations are not recorded, so tracebacks are None."""
+import contextlib
 
-
-class NameStack(NamedTuple):
-  stack: tuple = ()
-
-  def extend(self, name) -> "NameStack":
-    return NameStack(self.stack + (tuple(name) if isinstance(name, tuple) else (name,)))
-
-  def __str__(self) -> str:
-    return "/".join(map(str, self.stack))
-
-
-class SourceInfo(NamedTuple):
-  traceback: object = None
-  name_stack: NameStack = NameStack()
+from xjax._src.core.source_info import (NO_SOURCE, NameStack, SourceInfo,  # noqa: F401
+                                        current_name_stack, extend_name_stack,
+                                        set_name_stack, transform_name_stack)
 
 
 def current() -> SourceInfo:
-  return SourceInfo()
+  """The source an equation staged now gets: no traceback, the current name stack."""
+  return NO_SOURCE.replace(current_name_stack())
 
 
 def new_source_info() -> SourceInfo:
-  return SourceInfo()
-
-
-def current_name_stack() -> NameStack:
-  return NameStack()
+  return NO_SOURCE
 
 
 def new_name_stack(name: str = "") -> NameStack:
-  return NameStack((name,) if name else ())
+  return NameStack().extend(name) if name else NameStack()
 
 
-@contextmanager
-def _unchanged(*args, **kwargs):
-  yield
+def reset_name_stack():
+  """Stages what runs inside the block (or decorated function) under an empty stack."""
+  return set_name_stack(NameStack())
 
 
-extend_name_stack = set_name_stack = reset_name_stack = transform_name_stack = _unchanged
-user_context = _unchanged
+def user_context(traceback, *, name_stack: NameStack | None = None):
+  """Stages what runs inside the block under ``name_stack`` (the traceback is not kept)."""
+  return contextlib.nullcontext() if name_stack is None else set_name_stack(name_stack)
 
 
 def summarize(source_info: SourceInfo, num_frames: int = 1) -> str:

@@ -10,6 +10,7 @@ from xjax._src.foundations.errors import api_boundary
 from xjax._src.api.transformations import (_check_callable, _check_grad_input,
                                            _refuse_reduce_axes, argnums_tuple, jvp,
                                            select_args, vjp, vmap)
+from xjax._src.core import source_info
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
 from xjax._src.foundations.wrapping import wraps
@@ -187,6 +188,7 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
         raise TypeError(f"cotangent type does not match function output, expected "
                         f"{a.str_short(short_dtypes=True)} but got {get_aval(c).str_short(short_dtypes=True)}")
     args = [ad.UndefinedPrimal(a) for a in in_avals]
-    outs = ad.backward_pass(closed.jaxpr, closed.consts, args, ct_leaves)
+    with source_info.transform_name_stack("transpose"):
+      outs = ad.backward_pass(closed.jaxpr, closed.consts, args, ct_leaves)
     return tree_util.tree_unflatten(in_tree, [ad.instantiate(o) for o in outs])
   return transposed

@@ -10,6 +10,7 @@ import numpy as np
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.api import vmappable
 from xjax._src.execution.array import Array, make_array
+from xjax._src.core import source_info
 from xjax._src.core.avals import sharded_types, spec_of, tangent_aval
 from xjax._src.core.trace import Tracer
 from xjax._src.core.typed_ndarray import typed_value
@@ -43,7 +44,8 @@ def _flat_fun(fun, in_tree, out_tree_box, aux_box=None):
   as extra outputs, so transformations return them as plain (primal) values."""
   def flat(*leaves):
     args = tree_util.tree_unflatten(in_tree, leaves)
-    out = fun(*args)
+    with source_info.transform_name_stack("jvp"):  # (its equations are named jvp(...))
+      out = fun(*args)
     aux_leaves = []
     if aux_box is not None:
       if not isinstance(out, (tuple, list)) or len(out) != 2:
@@ -255,7 +257,8 @@ class _Pullback:
                          f"primal output with dtype {a.dtype}.")
     lin_args = [ad.UndefinedPrimal(tangent_aval(a)) for a in in_avals]
     aux_cts = [Zero(o.aval) for o in self.jaxpr.outvars[len(ct_leaves):]]
-    cts_in = ad.backward_pass(self.jaxpr, residuals, lin_args, ct_leaves + aux_cts)
+    with source_info.transform_name_stack("transpose"):
+      cts_in = ad.backward_pass(self.jaxpr, residuals, lin_args, ct_leaves + aux_cts)
     out = []
     for c, a in zip(cts_in, in_avals):
       t = tangent_aval(a)
@@ -545,7 +548,8 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
       return [_as_value(o) for o in out_leaves]
 
     axis = batching.AxisData(size, axis_name, spmd_names, explicit)
-    outs, out_dims = batching.batch_flat(flat, all_leaves, dims, axis)
+    with source_info.transform_name_stack("vmap"):
+      outs, out_dims = batching.batch_flat(flat, all_leaves, dims, axis)
     out_tree, raw = out_box[0]
     # the structure, its leaves bare objects (as JAX's were: distrax's pytrees tell them
     # from metadata by that)

@@ -300,7 +300,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args) -> list:
 
   for eqn in jaxpr.eqns:
     ins = [read(a) for a in eqn.invars]
-    if source_info.active:
+    if source_info.active or len(eqn.source_info.name_stack):
       with source_info.inherited(eqn.source_info):
         outs = eqn.primitive.bind(*ins, **eqn.params)
     else:

@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.core import source_info
 from xjax._src.core.avals import ShapedArray, tangent_aval
 from xjax._src.core.dce import dce_jaxpr, dce_open_jaxpr
 from xjax._src.core.jaxpr_cache import cached_on_jaxpr
@@ -364,6 +365,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
   for v, ct in zip(jaxpr.outvars, cts_out):
     write_ct(v, ct)
 
+  base, namings = source_info.current_name_stack(), {}
   for eqn in reversed(linear_eqns):
     prim = eqn.primitive
     cts = [ct_env.pop(v, None) for v in eqn.outvars]
@@ -375,7 +377,18 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
           f"Transpose rule (for reverse-mode differentiation) for '{prim.name}' "
           "not implemented")
     ins = [read_primal(a) for a in eqn.invars]
-    cts_in = prim.transpose(cts if prim.multiple_results else cts[0], *ins, **eqn.params)
+    named = eqn.source_info.name_stack
+    if len(named):  # staged under the current name stack extended by the equation's
+      naming = namings.get(id(named))  # (the equations keep their stacks alive)
+      if naming is None:
+        naming = namings[id(named)] = source_info.naming(base + named)
+      prev = source_info.enter(naming)
+      try:
+        cts_in = prim.transpose(cts if prim.multiple_results else cts[0], *ins, **eqn.params)
+      finally:
+        source_info.leave(prev)
+    else:
+      cts_in = prim.transpose(cts if prim.multiple_results else cts[0], *ins, **eqn.params)
     for atom, x, ct in zip(eqn.invars, ins, cts_in):
       if is_undefined(x):
         write_ct(atom, ct)

@@ -194,7 +194,8 @@ class DynamicJaxprTrace(Trace):
   Python and NumPy scalars become literals; other values (concrete arrays, or tracers of
   enclosing transformations) become constvars, hoisted by the caller as arguments.
   """
-  __slots__ = ("eqns", "invars", "const_vars", "const_values", "debug_info", "effects")
+  __slots__ = ("eqns", "invars", "const_vars", "const_values", "debug_info", "effects",
+               "name_depth")
 
   def __init__(self, debug_info: DebugInfo | None = None, parent: Trace | None = None) -> None:
     super().__init__(parent)
@@ -204,6 +205,8 @@ class DynamicJaxprTrace(Trace):
     self.const_values: list[tuple[Var, Any]] = []
     self.debug_info = debug_info
     self.effects: set = set()
+    # equations are named relative to the name stack the trace began in
+    self.name_depth = len(source_info.current_name_stack())
 
   def __repr__(self) -> str:
     return "DynamicJaxprTrace"
@@ -265,7 +268,7 @@ class DynamicJaxprTrace(Trace):
     if effects:
       self.effects |= effects
     self.eqns.append(JaxprEqn(prim, atoms, outvars, params, effects,
-                              source_info.current() if source_info.active else None))
+                              source_info.staged(self.name_depth)))
     tracers = [DynamicJaxprTracer(self, v) for v in outvars]
     return tracers if prim.multiple_results else tracers[0]
 
@@ -292,7 +295,11 @@ class DynamicJaxprTrace(Trace):
       env.update(zip(eqn.outvars, outvars))
       if eqn.effects:
         self.effects |= eqn.effects
-      self.eqns.append(eqn.replace(invars=atoms, outvars=outvars))
+      here = source_info.staged(self.name_depth)
+      source = eqn.source_info
+      if here is not None:  # named under the current stack extended by the equation's
+        source = source.replace(here.name_stack + source.name_stack)
+      self.eqns.append(eqn.replace(invars=atoms, outvars=outvars, source_info=source))
     return [DynamicJaxprTracer(self, read(v)) for v in closed.jaxpr.outvars]
 
   def to_closed_jaxpr(self, outs: Sequence[Any]) -> ClosedJaxpr:

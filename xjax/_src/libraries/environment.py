@@ -2,7 +2,6 @@
 `host_count`, `process_indices`, `typeof`, `named_scope`, `effects_barrier`, ...)."""
 from __future__ import annotations
 
-import contextlib
 import platform
 import sys
 
@@ -10,6 +9,7 @@ import numpy as np
 
 from xjax._src.backend import clients
 from xjax._src.foundations.version import __version__
+from xjax._src.core import source_info
 from xjax._src.core.values import get_aval
 
 
@@ -38,12 +38,12 @@ def typeof(x):
   return get_aval(x)
 
 
-@contextlib.contextmanager
 def named_scope(name: str):
-  """Names a region of a traced computation (a profiler and debugging aid)."""
+  """Names the equations staged inside (their ``source_info.name_stack``): a context
+  manager, or a decorator."""
   if not isinstance(name, str):
     raise TypeError("named_scope name argument must be a string.")
-  yield
+  return source_info.extend_name_stack(name)
 
 
 def effects_barrier() -> None:

@@ -207,12 +207,12 @@ def leaf_names(fun, args, kwargs, static=frozenset()) -> list[str]:
 
 
 def named_call(fun: Callable, *, name: str | None = None) -> Callable:
-  """``fun`` unchanged in value; JAX uses ``name`` (by default ``fun.__name__``) only to
-  label its staged computation."""
+  """``fun`` with the equations it stages named ``name`` (by default ``fun.__name__``), as
+  under ``named_scope``."""
   if name is None and not hasattr(fun, "__name__"):  # an AttributeError, as JAX's
     raise AttributeError(f"named_call: {fun!r} has no __name__ to name the call by; pass "
                          "name=")
-  return wraps(fun)(lambda *args, **kwargs: fun(*args, **kwargs))
+  return wraps(fun)(source_info.extend_name_stack(fun.__name__ if name is None else name)(fun))
 
 
 def _cse(params: dict, rule: str, origin: list) -> dict:
