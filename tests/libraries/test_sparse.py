@@ -173,3 +173,47 @@ def test_vmap_over_bcoo_arguments_and_results():
     xjax.vmap(lambda m: m @ v)(sparse.BCOO.fromdense(mats))
   with pytest.raises(ValueError, match="cannot add out_axis=1 for BCOO array with n_batch=0"):
     xjax.vmap(lambda m: m, out_axes=1)(b)
+
+
+def test_matmul_with_one_batched_operand_is_numpys():
+  # numpyro's sparse CAR distribution: `adj_matrix @ phi[..., None]`, a 2-D BCOO times a
+  # batch of column vectors; NumPy's matmul broadcasting is the oracle
+  s, s3 = sparse.BCOO.fromdense(M), sparse.BCOO.fromdense(np.stack([M, 2 * M]))
+  x = np.arange(24, dtype=np.float32).reshape(2, 4, 3) / 7
+  d = jnp.asarray(x[..., :3])  # (a NumPy lhs would make NumPy loop over objects, in JAX too)
+  cases = [(s, x[:, :3, :, None], M), (s, x[:, :3, :2], M), (d, s, M),
+           (s3, x[0, :3, :2], np.stack([M, 2 * M])), (s3, x[0, 0], np.stack([M, 2 * M])),
+           (sparse.BCOO.fromdense(M[0]), x[:, :3], M[0]), (d, sparse.BCOO.fromdense(M[1]), M[1])]
+  for lhs, rhs, dense in cases:
+    want = (dense @ rhs) if isinstance(lhs, sparse.BCOO) else (np.asarray(lhs) @ dense)
+    np.testing.assert_allclose(lhs @ rhs, want, rtol=1e-6)
+  phi = x[:, :3, 0]
+  g = xjax.jit(xjax.grad(lambda p: jnp.sum((s @ p[..., None]) ** 2)))(phi)
+  np.testing.assert_allclose(g, 2 * (M.T @ (M @ phi[..., None]))[..., 0], rtol=1e-5)
+  with pytest.raises(NotImplementedError, match="both operands"):
+    s3 @ np.ones((2, 3, 1), np.float32)
+
+
+def test_add_and_subtract_as_jaxs():
+  # JAX defines BCOO's + and - through sparsify: sparse +/- sparse concatenates the entries
+  # (nse adds up), sparse + dense is dense when the dense operand has the result's shape
+  s, t = sparse.BCOO.fromdense(M), sparse.BCOO.fromdense(M.T)
+  for out, want, nse in [(s + t, M + M.T, 8), (s - t, M - M.T, 8),
+                         (xjax.jit(lambda a, b: a + b)(s, t), M + M.T, 8)]:
+    assert isinstance(out, sparse.BCOO) and out.nse == nse
+    np.testing.assert_array_equal(out.todense(), want)
+  np.testing.assert_array_equal(s + np.ones((3, 3), np.float32), M + 1)
+  np.testing.assert_array_equal(jnp.ones((3, 3)) + s, M + 1)
+  b = sparse.BCOO.fromdense(np.stack([M, M.T]), n_batch=1)
+  np.testing.assert_array_equal((b + b).todense(), 2 * np.stack([M, M.T]))
+  g = xjax.grad(lambda d: (sparse.BCOO((d, s.indices), shape=s.shape) + t).todense().sum())
+  np.testing.assert_array_equal(g(s.data), np.ones(4))
+  with pytest.raises(NotImplementedError, match="silent densification"):
+    s + 1.
+  with pytest.raises(NotImplementedError, match="Subtraction between sparse and dense"):
+    s - np.ones((3, 3), np.float32)
+  # a 0-d BCOO (numpy's object loops make them: `np_array @ bcoo`) scales and adds
+  z = sparse.BCOO.fromdense(np.float32(3.))
+  assert float((z * 2.).todense()) == 6. and float((z + z).todense()) == 6.
+  with pytest.raises(TypeError, match="First argument to bcoo_extract should be a BCOO"):
+    sparse.bcoo_extract(z.indices, np.float32(1.))

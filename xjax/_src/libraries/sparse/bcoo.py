@@ -149,6 +149,18 @@ class BCOO(JAXSparse):
   def __pos__(self):
     return self
 
+  def __add__(self, other):
+    return _sparsified(jnp.add, self, other)
+
+  def __radd__(self, other):
+    return _sparsified(jnp.add, other, self)
+
+  def __sub__(self, other):
+    return _sparsified(jnp.subtract, self, other)
+
+  def __rsub__(self, other):
+    return _sparsified(jnp.subtract, other, self)
+
   def __matmul__(self, other):
     return _matmul(self, other)
 
@@ -173,19 +185,31 @@ class BCOO(JAXSparse):
     return _getitem(self, idx)
 
 
+def _sparsified(fun, *args):
+  """``sparsify(fun)(*args)``, as JAX defines BCOO's ``+`` and ``-``."""
+  from xjax._src.libraries.sparse.transform import sparsify  # (it builds on this module)
+  return sparsify(fun)(*args)
+
+
 def _matmul(lhs, rhs):
-  """`lhs @ rhs` where either is a BCOO: numpy's matmul contraction for 1- and 2-d."""
+  """`lhs @ rhs` where either is a BCOO, with jnp.matmul's semantics where at most one
+  operand has more than 2 dimensions (its leading ones are batch dimensions)."""
   lhs_nd, rhs_nd = np.ndim(lhs) if not isinstance(lhs, BCOO) else lhs.ndim, (
       np.ndim(rhs) if not isinstance(rhs, BCOO) else rhs.ndim)
   if lhs_nd == 0 or rhs_nd == 0:
     raise TypeError("matmul: a 0-dimensional operand (use * for scalars)")
-  if lhs_nd > 2 or rhs_nd > 2:
-    raise NotImplementedError("BCOO @ with more than 2 dimensions; use bcoo_dot_general")
+  if lhs_nd > 2 and rhs_nd > 2:
+    raise NotImplementedError("BCOO @ with batch dimensions on both operands; use "
+                              "bcoo_dot_general")
   if not isinstance(lhs, BCOO):
     lhs = jnp.asarray(lhs)
   if not isinstance(rhs, BCOO):
     rhs = jnp.asarray(rhs)
-  return bcoo_dot_general(lhs, rhs, dimension_numbers=(((lhs_nd - 1,), (0,)), ((), ())))
+  contracting = (lhs_nd - 1,), (max(rhs_nd - 2, 0),)
+  out = bcoo_dot_general(lhs, rhs, dimension_numbers=(contracting, ((), ())))
+  if lhs_nd == 2 and rhs_nd > 2:  # (rows, *batch, cols) -> (*batch, rows, cols)
+    out = jnp.moveaxis(out.todense() if isinstance(out, BCOO) else out, 0, -2)
+  return out
 
 
 def _getitem(mat, idx):
@@ -289,6 +313,9 @@ def bcoo_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0,
 
 def bcoo_extract(sparr: BCOO, arr, *, assume_unique=None) -> BCOO:
   """A BCOO with `sparr`'s indices holding `arr`'s values there."""
+  if not isinstance(sparr, BCOO):
+    raise TypeError(f"First argument to bcoo_extract should be a BCOO array. Got "
+                    f"{type(sparr)=}")
   arr = jnp.asarray(arr)
   if arr.shape != sparr.shape:
     raise ValueError(f"shape mismatch: sparr.shape={sparr.shape} arr.shape={arr.shape}")

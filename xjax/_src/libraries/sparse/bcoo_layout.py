@@ -6,7 +6,6 @@ and batching rules.  Entries whose index is out of range (at least the dimension
 are padding: conversions drop them."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -233,7 +232,10 @@ def _first_only(indices, data, sparse_shape):
 
 def _extract_one(indices, mat, *, assume_unique):
   n_sparse = indices.shape[1]
-  data = mat.at[tuple(indices[:, k] for k in range(n_sparse))].get(mode="fill", fill_value=0)
+  if n_sparse == 0:  # every entry is the whole (dense) array
+    data = jnp.broadcast_to(mat, (indices.shape[0],) + mat.shape)
+  else:
+    data = mat.at[tuple(indices[:, k] for k in range(n_sparse))].get(mode="fill", fill_value=0)
   return data if assume_unique else _first_only(indices, data, mat.shape[:n_sparse])
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import Literal
 from xjax._src.core.values import get_aval
@@ -116,8 +118,17 @@ def _concat_entries(x, y, sign):
 
 
 def _add(x, y):
+  """Sparse + sparse concatenates the entries; sparse + dense is dense where the dense
+  operand has the result's shape (JAX will not densify a sparse array silently)."""
   if _is_sparse(x) and _is_sparse(y):
     return _concat_entries(x, y, 1)
+  dense = y if _is_sparse(x) else x
+  if np.shape(dense) != np.broadcast_shapes(np.shape(x), np.shape(y)):
+    raise NotImplementedError(
+        "Addition between a sparse array X and a dense array Y is not implemented when the "
+        "output shape is larger than Y.shape. This is to prevent silent densification of a "
+        "large sparse array. If this is your intent, you can explicitly cast the sparse "
+        "array to a dense matrix.")
   return todense(x) + todense(y)
 
 
