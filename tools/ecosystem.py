@@ -58,7 +58,7 @@ class Suite:
 # The libraries whose wheel or sdist ships tests that run here (dm-pix's and haiku's files
 # that compare with TensorFlow, and einops' torch ones, do not: no tensorflow or torch here;
 # jaxlie's sdist lacks its tests' helper module). Those without a recorded reference
-# (numpyro, jax-md) run only with `--lib`.
+# (jax-md) run only with `--lib`.
 LIBRARIES = {
     "optax": Suite("optax==0.2.8", "optax"), "chex": Suite("chex==0.1.92", "chex"),
     "einops": Suite("einops==0.8.2", "einops/tests", ("test_*.py",),
