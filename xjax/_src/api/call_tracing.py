@@ -12,7 +12,7 @@ from xjax._src.foundations.config import config
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval
-from xjax._src.interpreters.staging import fun_name, trace_to_jaxpr
+from xjax._src.interpreters.staging import trace_to_jaxpr
 
 
 def normalize_static(fun, static_argnums, static_argnames, kind: str = "static"):
@@ -114,12 +114,11 @@ def valid_leaf_aval(leaf, fun, name: str) -> ShapedArray:
     return get_aval(leaf)
   except TypeError:
     raise TypeError(
-        f"Error interpreting argument to {fun_name(fun)} as an abstract array. The "
-        f"problematic value is of type {type(leaf)} and was passed to the function at path "
-        f"{name}.\nThis typically means that a jit-wrapped function was called with a "
-        f"non-array argument, and this argument was not marked as static using the "
-        f"static_argnums or static_argnames parameters of jax.jit.\n"
-        f"Argument '{leaf}' of type {type(leaf)} is not a valid JAX type.") from None
+        f"Error interpreting argument to {fun!r} as an abstract array. The problematic "
+        f"value is of type {type(leaf)} and was passed to the function at path {name}.\n"
+        f"This typically means that a jit-wrapped function was called with a non-array "
+        f"argument, and this argument was not marked as static using the static_argnums or "
+        f"static_argnames parameters of jax.jit.") from None
 
 
 class _Static:

@@ -76,7 +76,7 @@ def get_aval(x) -> ShapedArray:
     return _numpy_aval(x)
   if hasattr(x, "__jax_array__"):
     return get_aval(x.__jax_array__())
-  raise TypeError(f"Value {_short_repr(x)} of type {type(x)} is not a valid JAX type")
+  raise TypeError(f"Argument '{_short_str(x)}' of type {type(x)} is not a valid JAX type")
 
 
 def is_valid_value(x) -> bool:
@@ -87,8 +87,8 @@ def is_valid_value(x) -> bool:
     return False
 
 
-def _short_repr(x) -> str:
-  r = repr(x)
+def _short_str(x) -> str:
+  r = str(x)
   return r if len(r) < 80 else r[:77] + "..."
 
 
