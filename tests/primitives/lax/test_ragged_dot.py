@@ -43,7 +43,7 @@ def test_ragged_dot_values_as_reference():
                                           [-0.5663295388221741, -1.238702654838562],
                                           [0.33867406845092773, -0.9098008871078491],
                                           [0.33242127299308777, 0.03088611364364624],
-                                          [0.0, 0.0]], rtol=1e-6)
+                                          [0.0, 0.0]], rtol=3e-6)  # (last bits vary by CPU)
   assert lax.ragged_dot(LHS, RHS, np.array([1, 1, 1])).tolist()[3:] == [[0.] * 5] * 3
   assert lax.ragged_dot(LHS.astype(jnp.bfloat16), RHS, GS).dtype == np.float32
   assert lax.ragged_dot(LHS, RHS, GS, preferred_element_type=np.float16).dtype == np.float16

@@ -150,16 +150,16 @@ class BCOO(JAXSparse):
     return self
 
   def __add__(self, other):
-    return _sparsified(jnp.add, self, other)
+    return add_operands(self, other)
 
   def __radd__(self, other):
-    return _sparsified(jnp.add, other, self)
+    return add_operands(other, self)
 
   def __sub__(self, other):
-    return _sparsified(jnp.subtract, self, other)
+    return subtract_operands(self, other)
 
   def __rsub__(self, other):
-    return _sparsified(jnp.subtract, other, self)
+    return subtract_operands(other, self)
 
   def __matmul__(self, other):
     return _matmul(self, other)
@@ -185,10 +185,42 @@ class BCOO(JAXSparse):
     return _getitem(self, idx)
 
 
-def _sparsified(fun, *args):
-  """``sparsify(fun)(*args)``, as JAX defines BCOO's ``+`` and ``-``."""
-  from xjax._src.libraries.sparse.transform import sparsify  # (it builds on this module)
-  return sparsify(fun)(*args)
+def _concat_entries(x, y, sign):
+  if x.shape != y.shape:
+    raise NotImplementedError("Addition between sparse matrices of different shapes.")
+  if (x.n_batch, x.n_dense) != (y.n_batch, y.n_dense):
+    raise NotImplementedError("Addition between sparse matrices with different batch or "
+                              "dense dimensions.")
+  nb = x.n_batch
+  batch = x.shape[:nb]
+  grow = lambda a: jnp.broadcast_to(a, batch + a.shape[nb:])
+  data = jnp.concatenate([grow(x.data), grow(sign * y.data)], axis=nb)
+  indices = jnp.concatenate([grow(x.indices), grow(y.indices)], axis=nb)
+  return BCOO((data, indices), shape=x.shape)
+
+
+def add_operands(x, y):
+  """``x + y`` where either is a BCOO, as JAX's sparsify rule: sparse + sparse concatenates
+  the entries; sparse + dense is dense where the dense operand has the result's shape (JAX
+  will not densify a sparse array silently)."""
+  if isinstance(x, BCOO) and isinstance(y, BCOO):
+    return _concat_entries(x, y, 1)
+  dense = y if isinstance(x, BCOO) else x
+  if np.shape(dense) != np.broadcast_shapes(np.shape(x), np.shape(y)):
+    raise NotImplementedError(
+        "Addition between a sparse array X and a dense array Y is not implemented when the "
+        "output shape is larger than Y.shape. This is to prevent silent densification of a "
+        "large sparse array. If this is your intent, you can explicitly cast the sparse "
+        "array to a dense matrix.")
+  return (x.todense() if isinstance(x, BCOO) else x) + (
+      y.todense() if isinstance(y, BCOO) else y)
+
+
+def subtract_operands(x, y):
+  """``x - y`` where either is a BCOO: sparse - sparse only, as JAX's sparsify rule."""
+  if isinstance(x, BCOO) and isinstance(y, BCOO):
+    return _concat_entries(x, y, -1)
+  raise NotImplementedError("Subtraction between sparse and dense array.")
 
 
 def _matmul(lhs, rhs):

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
-
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import Literal
 from xjax._src.core.values import get_aval
@@ -103,39 +101,13 @@ def _integer_pow(x, *, y):
   return _with_data(x, x.data ** y)
 
 
-def _concat_entries(x, y, sign):
-  if x.shape != y.shape:
-    raise NotImplementedError("Addition between sparse matrices of different shapes.")
-  if (x.n_batch, x.n_dense) != (y.n_batch, y.n_dense):
-    raise NotImplementedError("Addition between sparse matrices with different batch or "
-                              "dense dimensions.")
-  nb = x.n_batch
-  batch = x.shape[:nb]
-  grow = lambda a: jnp.broadcast_to(a, batch + a.shape[nb:])
-  data = jnp.concatenate([grow(x.data), grow(sign * y.data)], axis=nb)
-  indices = jnp.concatenate([grow(x.indices), grow(y.indices)], axis=nb)
-  return B.BCOO((data, indices), shape=x.shape)
-
-
 def _add(x, y):
-  """Sparse + sparse concatenates the entries; sparse + dense is dense where the dense
-  operand has the result's shape (JAX will not densify a sparse array silently)."""
-  if _is_sparse(x) and _is_sparse(y):
-    return _concat_entries(x, y, 1)
-  dense = y if _is_sparse(x) else x
-  if np.shape(dense) != np.broadcast_shapes(np.shape(x), np.shape(y)):
-    raise NotImplementedError(
-        "Addition between a sparse array X and a dense array Y is not implemented when the "
-        "output shape is larger than Y.shape. This is to prevent silent densification of a "
-        "large sparse array. If this is your intent, you can explicitly cast the sparse "
-        "array to a dense matrix.")
-  return todense(x) + todense(y)
+  return B.add_operands(*(todense(v) if _is_sparse(v) and not isinstance(v, B.BCOO) else v
+                          for v in (x, y)))
 
 
 def _sub(x, y):
-  if _is_sparse(x) and _is_sparse(y):
-    return _concat_entries(x, y, -1)
-  raise NotImplementedError("Subtraction between sparse and dense array.")
+  return B.subtract_operands(x, y)
 
 
 def _mul(x, y):
