@@ -15,3 +15,13 @@ def x64():
     yield
   finally:
     config.update("jax_enable_x64", False)
+
+
+def pytest_collection_modifyitems(config, items):
+  """Tests marked `cpu_bits` run only on the CPU vendor their JAX bits were recorded on."""
+  from tests.checking import off_recording_cpu
+  reason = off_recording_cpu()
+  if reason:
+    for item in items:
+      if item.get_closest_marker("cpu_bits"):
+        item.add_marker(pytest.mark.skip(reason=reason))

@@ -4,6 +4,7 @@ by several uses) XLA may rewrite it differently (``c / s / s`` as ``c / (s * s)`
 than ``c * (1/s) * (1/s)``) and the last bits differ. Bits recorded from JAX 0.10.2 on CPU;
 tools/differential_compiled_bits.py compares forty larger programs the same way."""
 import numpy as np
+import pytest
 
 import xjax
 import xjax.numpy as jnp
@@ -27,6 +28,7 @@ def test_division_by_broadcast_vectors():
       3203160695, 1065353217]
 
 
+@pytest.mark.cpu_bits
 def test_corrcoef():
   assert _bits(jnp.corrcoef(Z.reshape(4, 24))) == [
       1065353216, 3181104997, 3186882085, 1051792995, 3181104996, 1065353214, 1053614196,

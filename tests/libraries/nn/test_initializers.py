@@ -5,6 +5,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
+from tests.checking import skip_off_recording_cpu
 
 I = xjax.nn.initializers
 k = xjax.random.key(42)
@@ -43,6 +44,8 @@ COMPLEX_UNIFORM = [[(-0.1018589437007904-0.7210308313369751j), (0.13193653523921
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_values_match_reference(name):
+  if name.startswith("orthogonal"):  # (a QR: LAPACK's bits depend on the CPU)
+    skip_off_recording_cpu()
   dtype, values = EXPECTED[name]
   got = eval(CASES[name])
   assert str(got.dtype) == dtype

@@ -180,6 +180,7 @@ def test_take_along_axis_is_one_gather_with_batch_dims():
     jnp.take_along_axis(x, idx, axis=1, mode="wrap")
 
 
+@pytest.mark.cpu_bits
 def test_det_gradient_is_the_cofactor_solve():
   """JAX's _cofactor_solve: exact for full rank, rank n-1 and lower ranks alike."""
   rng = np.random.RandomState(1)

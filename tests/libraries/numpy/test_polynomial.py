@@ -107,6 +107,7 @@ def test_polyval_and_arithmetic():
   check(jnp.vander(p, 4, increasing=True), np.vander(p, 4, increasing=True).astype(np.float32))
 
 
+@pytest.mark.cpu_bits
 def test_polyfit_as_jax_solves_it():
   """Bits of JAX 0.10.2's results: the coefficients come from lstsq (an SVD), the residual
   is a squared norm, an integer x has no eps (ValueError), cov='unscaled' of a 2-D y has

@@ -12,7 +12,7 @@ import xjax.numpy as jnp
 from xjax import lax, random as R
 from xjax._src.foundations.config import config
 
-from tests.checking import check_ulps
+from tests.checking import check_ulps, skip_off_recording_cpu
 from tests.libraries.random.reference_values import CASES, EXPECTED
 
 
@@ -28,6 +28,8 @@ def x64(enabled=True):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_same_bits_as_reference(name):
+  if name.startswith("orthogonal"):  # (a QR: LAPACK's bits depend on the CPU)
+    skip_off_recording_cpu()
   ctx = x64() if name.startswith("x64_") else contextlib.nullcontext()
   with ctx:
     expected = EXPECTED[name]

@@ -12,6 +12,7 @@ import xjax.scipy.fft as jfft
 import xjax.scipy.linalg as jla
 import xjax.scipy.signal as jsig
 import xjax.scipy.special as xs
+from tests.checking import skip_off_recording_cpu
 import xjax.scipy.stats as jst
 
 f32 = np.float32
@@ -146,6 +147,9 @@ BITS = {  # name: (eager bits, jit bits or None when the same)
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_bit_for_bit_jax(name):
+  if name in ("dctn_3axes_ortho", "detrend_bp", "funm", "pinv", "pinv_grad", "pinv_hermitian",
+              "rfftn_grad"):
+    skip_off_recording_cpu()
   f, args = CASES[name]
   eager, jitted = BITS[name]
   np.testing.assert_array_equal(np.asarray(f(*args)).view(np.uint32), eager)

@@ -48,6 +48,7 @@ GMRES_CASES = {  # (A, b, keyword arguments) -> x's bits in JAX
 
 
 @pytest.mark.parametrize("name", GMRES_CASES)
+@pytest.mark.cpu_bits
 def test_gmres_bits_and_info_match_jax(name):
   (a, b, kwargs), bits = GMRES_CASES[name]
   x, info = sla.gmres(jnp.asarray(a), jnp.asarray(b), **kwargs)
@@ -89,6 +90,7 @@ def test_gmres_info_is_minus_one_for_nan_solution():
   _assert_info(info, 0)
 
 
+@pytest.mark.cpu_bits
 def test_gmres_under_transformations_matches_jax():
   x, info = jax.jit(lambda a, b: sla.gmres(a, b, restart=4))(jnp.asarray(A8), jnp.asarray(B8))
   assert _hex(x) == "4c18253fea51e4bf16b3acbe1b7e1ec090a5a93eb1e612406ce7dfbe8a7519be"

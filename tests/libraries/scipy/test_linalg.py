@@ -136,6 +136,7 @@ def test_expm_batched_jit_and_gradient():
   check_grads(L.expm, (a[0],), 1, atol=3e-2, rtol=3e-2)
 
 
+@pytest.mark.cpu_bits
 def test_expm_follows_jax_pade_schedule():
   # JAX 0.10.2's values: its degree choice (3/5/7 in float32) and squaring give these bits
   a = np.array([[0.5, -1.2, 0.3], [2.0, 0.1, -0.7], [0.4, 0.9, -0.3]], np.float32)
