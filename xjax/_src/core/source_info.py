@@ -146,12 +146,10 @@ class _Extended(contextlib.ContextDecorator):
     self.name, self.prev = name, []
 
   def __enter__(self):
-    self.prev.append((_state.stack, _state.named))
-    stack = _state.stack.extend(self.name)
-    _state.stack, _state.named = stack, NO_SOURCE.replace(stack)
+    self.prev.append(enter(naming(_state.stack.extend(self.name))))
 
   def __exit__(self, *exc):
-    _state.stack, _state.named = self.prev.pop()
+    leave(self.prev.pop())
 
 
 def transform_name_stack(name: str):
