@@ -166,6 +166,8 @@ def batch_flat(fun: Callable, args: Sequence[Any], in_dims: Sequence, axis: Axis
 
 def moveaxis(x, src: int, dst: int):
   """``x`` with axis ``src`` moved to ``dst`` (either may be negative)."""
+  if src == dst:
+    return x
   ndim = get_aval(x).ndim
   src, dst = src % ndim, dst % ndim
   if src == dst:
