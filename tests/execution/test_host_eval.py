@@ -440,3 +440,29 @@ def test_a_remainder_keeping_subnormals_is_computed_by_xla():
   assert (r == 0).tolist() == [True, True, False]
   assert xjax.jit(lambda a, b: lax.rem(a, b) == 0)(a, b).tolist() == [True, True, False]
   assert lax.rem(jnp.float32(7.), jnp.float32(2.))._host is not None
+
+
+def test_host_values_reach_users_read_only():
+  """Host results are made writable and frozen when a user gets them (``np.asarray``), so
+  no user write can reach an array's value or a value another array shares."""
+  x = jnp.asarray([1.0, 2.0, 3.0])
+  for y in (x + x, x * 2.0, x[1:], x.reshape(3, 1), x[0], -x):
+    assert y._host is not None
+    view = np.asarray(y)
+    assert not view.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+      view[...] = 0.0
+  np.testing.assert_array_equal(x, [1.0, 2.0, 3.0])
+
+
+def test_python_scalar_operands_keep_their_value_sign_and_nan():
+  """Python scalars' host values are reused between operations: -0.0 and 0.0, and NaN,
+  which compare unlike their bits, are each their own."""
+  x = jnp.asarray([1.0, -2.0, 3.0])
+  for _ in range(2):
+    assert np.signbit(np.asarray(x * -0.0)).tolist() == [True, False, True]
+    assert np.signbit(np.asarray(x * 0.0)).tolist() == [False, True, False]
+    assert np.isnan(np.asarray(x * float("nan"))).all()
+    assert (x * 2.0).tolist() == [2.0, -4.0, 6.0]
+    assert (jnp.asarray([1, 2]) + True).tolist() == [2, 3]
+    assert (jnp.asarray([1, 2], jnp.uint8) * 200).tolist() == [200, 144]

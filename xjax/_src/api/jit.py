@@ -354,7 +354,7 @@ class PjitFunction:
       if type(hit) is not HostCall:
         return None
       self._host_memo = (token, kx, ky, hit)
-    return hit.on_host([x, y])
+    return hit.binary(x, y)
 
   def _fast_call_walk(self, args, kwargs, key: list, leaves: list) -> bool:
     """``fast_walk`` of a call with static or keyword arguments: the key first holds the

@@ -171,6 +171,7 @@ class Array:
     if copy:
       return np.array(value, dtype=dtype, copy=True)
     if dtype is None or np.dtype(dtype) == value.dtype:
+      value.setflags(write=False)  # (host values are made writable: they are frozen here)
       return value
     if copy is False:
       raise ValueError("Unable to avoid copy while creating an array as requested: converting "

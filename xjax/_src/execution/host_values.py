@@ -45,13 +45,14 @@ def scan_floats(value: np.ndarray) -> tuple[bool, bool]:
     magnitude = np.abs(value)
     return (bool(((magnitude < tiny) & (magnitude > 0)).any()),
             bool(np.isnan(magnitude).any()))
-  subnormals = nans = False
-  for v in value.ravel().tolist():  # quicker than NumPy's reductions on a few values
-    if v != v:
-      nans = True
-    elif -tiny < v < tiny and v:
-      subnormals = True
-  return subnormals, nans
+  # (quicker than NumPy's reductions on a few values)
+  values = value.tolist() if value.ndim == 1 else value.ravel().tolist()
+  for v in values:  # the common case first: every value normal, infinite or zero
+    if not (v >= tiny or v <= -tiny or v == 0):  # (a NaN fails each comparison)
+      break
+  else:
+    return False, False
+  return (any(-tiny < v < tiny and v for v in values), any(v != v for v in values))
 
 
 def has_subnormals(value: np.ndarray) -> bool:

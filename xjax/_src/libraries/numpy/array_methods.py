@@ -14,6 +14,7 @@ from xjax._src.libraries.numpy.shaping import reshape, transpose
 
 
 _REJECTED = (list, tuple, set, dict)  # (their exact types: a NamedTuple may define operators)
+_HOST_OPERANDS = (Array, float, int, bool)  # (the operands an operator may compute on the host)
 
 
 def _defer(binary, opchar, swap=False):
@@ -25,16 +26,17 @@ def _defer(binary, opchar, swap=False):
   on_host = getattr(binary, "on_host", None)
 
   def op(self, other):
-    if not _is_operand(other):
+    if (on_host is not None and type(self) is Array and self._host is not None
+        and type(other) in _HOST_OPERANDS):
+      out = on_host(other, self) if swap else on_host(self, other)
+      if out is not None:
+        return out
+    elif not _is_operand(other):
       if type(other) in _REJECTED:
         a, b = (other, self) if swap else (self, other)
         raise TypeError(f"unsupported operand type(s) for {opchar}: "
                         f"{type(a).__name__!r} and {type(b).__name__!r}")
       return NotImplemented
-    if on_host is not None and type(self) is Array and self._host is not None:
-      out = on_host(other, self) if swap else on_host(self, other)
-      if out is not None:
-        return out
     return binary(other, self) if swap else binary(self, other)
   return op
 
