@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 from xjax._src.foundations import errors
 from xjax._src.foundations.config import config
+from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.avals import ShapedArray, sharded_types
 
 
@@ -61,7 +62,7 @@ class Primitive:
            "lowering", "physical_lowering", "lower_transposed", "jvp", "transpose", "batch", "partial_eval", "staging", "dce",
            "discharge", "discharge_call", "effects", "pp_params", "pp_eqn")
   ATTRIBUTES = RULES + ("name", "multiple_results", "hidden_params", "pp_alias_jaxpr",
-                        "is_collective", "ref_allocating", "call_primitive")
+                        "is_collective", "ref_allocating", "call_primitive", "types_cached")
 
   # Class-level defaults (a subclass or an instance may override them):
   multiple_results = False
@@ -78,6 +79,9 @@ class Primitive:
   lower_transposed: Callable | None = None  # see the docstring
   ref_allocating = False  # makes a mutable ref (the JVP trace always runs its rule)
   call_primitive = False  # JAX's flag: calls the jaxpr in its `call_jaxpr` (CallPrimitive)
+  # Its shape rule is a function of the operand types and parameters alone (no context: axis
+  # names, meshes), so ``eval_types`` may remember its results.
+  types_cached = False
   pp_eqn: Callable | None = None  # prints an equation its own way (see core/jaxpr.py)
 
   def __init__(self, name: str, multiple_results: bool = False) -> None:
@@ -141,7 +145,27 @@ def eval_types(prim: Primitive, avals: Sequence, params: dict, effects: bool = F
   the shardings its sharding rule gives where an operand's type is sharded or a
   ``sharding`` or ``out_sharding`` parameter asks for one (then also
   checked there: ShardingTypeError where the result's sharding would be ambiguous). With
-  ``effects``, ``(types, effects)`` (from the effectful shape rule when it has one)."""
+  ``effects``, ``(types, effects)`` (from the effectful shape rule when it has one).
+  A ``types_cached`` primitive's types are remembered (while no type is sharded)."""
+  if not prim.types_cached or sharded_types[0]:
+    return _eval_types(prim, avals, params, effects)
+  try:
+    key = (prim, effects, config._trace_token, len(avals), *avals, *params.items())
+    hit = _types.get(key)
+  except TypeError:  # unhashable parameters
+    return _eval_types(prim, avals, params, effects)
+  if hit is None:
+    hit = _eval_types(prim, avals, params, effects)
+    bounded_put(_types, key, hit, 4096)
+  if prim.multiple_results:  # (a list the caller may change)
+    return (list(hit[0]), hit[1]) if effects else list(hit)
+  return hit
+
+
+_types: dict = {}  # (primitive, effects?, config, avals, params) -> eval_types' result
+
+
+def _eval_types(prim: Primitive, avals: Sequence, params: dict, effects: bool):
   if prim.effectful_abstract_eval is not None:
     out, found = prim.effectful_abstract_eval(*avals, **params)
   else:

@@ -42,13 +42,12 @@ def apply_primitive(prim, *args, **params):
   """Evaluates one primitive now: on the host where its operands are host values and it
   has a host kernel for their types, else through a cached one-primitive compiled
   program."""
+  out = apply_on_host(prim, args, params)
+  if out is not None:
+    return out
   if clients.several_devices and _any_spread(args):
     return spmd.apply_primitive(prim, args, params)
   avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
-  if prim.host_kernel is not None and not checks_results():
-    results = _apply_on_host(prim, args, avals, params)
-    if results is not None:
-      return results if prim.multiple_results else results[0]
   device, committed = pick_device(args, prim.name)
   cache, size = (_body_cache, _BODY_CACHE_SIZE) if jaxprs_in_params(params) else (
       _primitive_cache, _PRIMITIVE_CACHE_SIZE)
@@ -68,15 +67,40 @@ def apply_primitive(prim, *args, **params):
   return results if prim.multiple_results else results[0]
 
 
-
-def _apply_on_host(prim, args, avals, params) -> list | None:
-  """The results of ``prim`` computed by its host kernel, or None where an operand is not
-  a host value or the kernel does not take these types."""
-  values = [host_eval.host_value(x, a) for x, a in zip(args, avals)]
-  if any(v is None for v in values) or not host_eval.enabled():
+def apply_on_host(prim, args, params):
+  """``prim``'s result (a list with multiple results) computed on the host where its
+  operands are host values and it has a host kernel for their types, else None. It reads
+  no trace: the partial evaluation of eager differentiation calls it for known values."""
+  if prim.host_kernel is None or clients.several_devices or checks_results():
     return None
+  results = _apply_on_host(prim, args, params)
+  if results is None:
+    return None
+  return results if prim.multiple_results else results[0]
+
+
+def _apply_on_host(prim, args, params) -> list | None:
+  """The results of ``prim`` computed by its host kernel, or None where an operand is not
+  a host value or the kernel does not take these types. (Eager differentiation's hot
+  path: one pass over the operands, one flat cache key.)"""
+  avals: list = []
+  values: list = []
+  for x in args:
+    if type(x) is Array:
+      aval = x.aval
+      value = x._host if x._b is None else x._live_host()
+    else:
+      aval = get_aval(x)
+      value = host_eval.host_value(x, aval)
+    if value is None:
+      return None
+    avals.append(aval)
+    values.append(value)
+  if not host_eval.enabled():
+    return None
+  # (parameters in the order given: another order is another entry, as good)
+  key = (prim, config._trace_token, len(avals), *avals, *params.items())
   try:
-    key = (prim, avals, params_key(params), config._trace_token)
     entry = _host_kernels.get(key)
   except TypeError:  # unhashable params
     return None

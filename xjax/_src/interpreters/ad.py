@@ -19,9 +19,11 @@ from xjax._src.core.dce import dce_jaxpr, dce_open_jaxpr
 from xjax._src.core.jaxpr_cache import cached_on_jaxpr
 from xjax._src.core.typed_ndarray import float0_zeros
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr, literal_value
-from xjax._src.core.trace import (Trace, Tracer, current_trace, new_trace,
+from xjax._src.core.trace import (Trace, Tracer, current_trace, eval_trace, new_trace,
                                   set_current_trace)
 from xjax._src.core.values import get_aval
+from xjax._src.execution.array import Array
+from xjax._src.execution.eager_primitives import apply_on_host
 from xjax._src.interpreters import array_builders as build
 from xjax._src.interpreters.staging import DynamicJaxprTrace, trace_to_jaxpr
 
@@ -80,7 +82,8 @@ class JVPTracer(Tracer):
 
   @property
   def aval(self) -> ShapedArray:
-    return get_aval(self.primal)
+    primal = self.primal
+    return primal.aval if isinstance(primal, (Tracer, Array)) else get_aval(primal)
 
   def get_referent(self):
     return self.primal.get_referent() if isinstance(self.primal, Tracer) else self.primal
@@ -120,18 +123,23 @@ class JVPTrace(Trace):
     return x, Zero.like(x)
 
   def process_primitive(self, prim, args, params):
-    for x in args:
-      if isinstance(x, JVPTracer) and x._trace is self and type(x.tangent) is not Zero:
-        break
-    else:  # no operand has a tangent (constants, such as a promoted Python scalar)
-      if not prim.ref_allocating:
-        with set_current_trace(self.parent):
-          return prim.bind(*[x.primal if isinstance(x, JVPTracer) and x._trace is self
-                             else x for x in args], **params)
-    primals = tuple([x.primal if isinstance(x, JVPTracer) and x._trace is self else x
-                     for x in args])
-    tangents = tuple([x.tangent if isinstance(x, JVPTracer) and x._trace is self
-                      else Zero.like(x) for x in args])
+    primals = []
+    tangents = []
+    differentiated = False
+    for x in args:  # (one pass: this runs for every operation differentiated)
+      if type(x) is JVPTracer and x._trace is self:
+        primals.append(x.primal)
+        tangents.append(x.tangent)
+        differentiated = differentiated or type(x.tangent) is not Zero
+      else:
+        primals.append(x)
+        tangents.append(None)
+    if not differentiated and not prim.ref_allocating:
+      # no operand has a tangent (constants, such as a promoted Python scalar)
+      with set_current_trace(self.parent):
+        return prim.bind(*primals, **params)
+    tangents = tuple([Zero.like(x) if t is None else t for x, t in zip(args, tangents)])
+    primals = tuple(primals)
     if prim.jvp is None:
       raise NotImplementedError(f"Differentiation rule for '{prim.name}' not implemented")
     with set_current_trace(self.parent):
@@ -213,6 +221,10 @@ class PartialEvalTrace(DynamicJaxprTrace):
       if isinstance(x, Tracer) and x._trace is self:
         break
     else:  # everything known: evaluated on the parent trace
+      if self.parent is eval_trace:  # (eager grad: on the host, if it can be, at once)
+        out = apply_on_host(prim, args, params)
+        if out is not None:
+          return out
       with set_current_trace(self.parent):
         return prim.bind(*args, **params)
     if prim.partial_eval is not None:

@@ -82,9 +82,36 @@ def _arraylike_avals(name: str, args) -> list:
   return avals
 
 
+def _with_python_scalar(args) -> list | None:
+  """The promoted operands of a strongly typed float or complex array and a Python int or
+  float (in either order): the scalar converted to the array's dtype -- the common case,
+  worked out without the promotion lattice -- or None for other operands."""
+  x, y = args
+  if _small_scalar(y) and isinstance(x, _ARRAY_TYPES):
+    aval = x.aval
+    if aval.dtype.kind in "fc" and not aval.weak_type:
+      return [x, convert_element_type(y, aval.dtype)]
+  elif _small_scalar(x) and isinstance(y, _ARRAY_TYPES):
+    aval = y.aval
+    if aval.dtype.kind in "fc" and not aval.weak_type:
+      return [convert_element_type(x, aval.dtype), y]
+  return None
+
+
+def _small_scalar(x) -> bool:
+  """A Python float, or an int that fits int32 (a larger one takes the checked path, which
+  raises JAX's OverflowError where it does not fit the integer type)."""
+  kind = type(x)
+  return kind is float or (kind is int and -2**31 <= x < 2**31)
+
+
 def _promote(name: str, args, to_kind=None) -> list:
   """Dtype promotion (weak types respected; ``to_kind`` may adjust the result dtype), then
   NumPy rank promotion.  Each argument's aval is computed once: this runs for every op."""
+  if len(args) == 2:
+    out = _with_python_scalar(args)
+    if out is not None:
+      return out
   avals = _arraylike_avals(name, args)
   if avals is None:
     args = arraylike(name, *args)

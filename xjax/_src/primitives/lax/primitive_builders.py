@@ -16,6 +16,7 @@ def standard_primitive(name: str, abstract_eval: Callable, lowering: Callable,
   prim = Primitive(name, multiple_results)
   prim.abstract_eval = abstract_eval
   prim.lowering = lowering
+  prim.types_cached = True
   return prim
 
 
