@@ -56,6 +56,8 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
       out = fun(*args, **kwargs)
       if isinstance(out, JVPTracer):  # (one result, without a tree walk)
         return ad.as_jit_output(trace, out)
+      if type(out) is Array:  # (a result of constants: as it is)
+        return out
       return tree_util.tree_map(functools.partial(ad.as_jit_output, trace), out)
     out = fun(*args, **kwargs)
     if type(out) is Array:  # (inside jit a jitted function's result is a tracer, as JAX's,

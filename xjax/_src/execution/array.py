@@ -314,8 +314,8 @@ class Array:
                                 else buffers.buf_device(buf))
 
   def block_until_ready(self) -> "Array":
-    self._check_alive()
-    if self._b is not None:
+    if self._b is not None:  # (a host value is ready)
+      self._check_alive()
       self._b.block_until_ready()
     return self
 

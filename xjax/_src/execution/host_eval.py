@@ -476,8 +476,10 @@ def join(arrays, axis, stack: bool):
     bounded_put(_joined_avals, key, aval, 1024)
   if aval is False:
     return None
-  if stack:  # (np.stack, written in Python, is slower than reshapes and one concatenate)
+  if stack:  # (np.stack, written in Python, is slower than these)
     axis %= aval.ndim
+    if axis == 0:
+      return make(np.array(values), aval)
     values = [v.reshape(aval.shape[:axis] + (1,) + aval.shape[axis + 1:]) for v in values]
   return make(np.concatenate(values, axis), aval)
 

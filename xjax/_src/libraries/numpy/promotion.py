@@ -2,6 +2,8 @@
 NumPy-style, to a common rank."""
 from __future__ import annotations
 
+import numpy as np
+
 from xjax._src.foundations import dtypes
 from xjax._src.execution.array import Array
 from xjax._src.foundations.config import config
@@ -116,7 +118,11 @@ def _promote(name: str, args, to_kind=None) -> list:
   if avals is None:
     args = arraylike(name, *args)
     avals = [get_aval(a) for a in args]
-  dtype, weak = dtypes.result_type(*avals, return_weak_type_flag=True)
+  if (len(avals) == 2 and avals[0].dtype == avals[1].dtype
+      and avals[0].weak_type == avals[1].weak_type and isinstance(avals[0].dtype, np.dtype)):
+    dtype, weak = avals[0].dtype, avals[0].weak_type  # (one type: its own join)
+  else:
+    dtype, weak = dtypes.result_type(*avals, return_weak_type_flag=True)
   if to_kind is not None:
     dtype = to_kind(dtype)
   out = [a if (v.dtype == dtype and v.weak_type == weak)
