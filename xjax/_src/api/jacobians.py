@@ -7,7 +7,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.errors import api_boundary
-from xjax._src.api.transformations import (_check_callable, _check_grad_input,
+from xjax._src.api.transformations import (_check_callable, _check_grad_input, checked_input_aval,
                                            _refuse_reduce_axes, argnums_tuple, jvp,
                                            select_args, vjp, vmap)
 from xjax._src.core import source_info
@@ -60,7 +60,7 @@ def _check_inputs(dyn, check):
 
 
 def _check_forward_input(leaf, holomorphic):
-  aval = get_aval(leaf)
+  aval = checked_input_aval(leaf)
   if holomorphic:
     if not dtypes.is_complex(aval.dtype):
       raise TypeError(f"jacfwd with holomorphic=True requires inputs with complex dtype, "

@@ -199,8 +199,8 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
   _refuse_reduce_axes(reduce_axes, "vjp")
   _check_callable(fun)
   p_leaves, p_tree = tree_util.tree_flatten(primals)
-  for i, p in enumerate(p_leaves):
-    get_aval(p)  # validates the input type
+  for p in p_leaves:
+    checked_input_aval(p, dtypes.InvalidInputException)
   aux_box = [] if has_aux else None
   out_box = []
   values = [_as_value(p) for p in p_leaves]
@@ -269,8 +269,17 @@ class _Pullback:
     return tree_util.tree_unflatten(self.p_tree, out)
 
 
+def checked_input_aval(x, error=TypeError):
+  """``get_aval(x)``; for a value that is not a valid JAX type, the error JAX's argument
+  check of the differentiating transformations raises (its class ``error``)."""
+  try:
+    return get_aval(x)
+  except TypeError:
+    raise error(f"Argument '{x}' of type {type(x)} is not a valid JAX type.") from None
+
+
 def _check_grad_input(x, name, allow_int, holomorphic):
-  aval = get_aval(x)
+  aval = checked_input_aval(x)
   if holomorphic:
     if not dtypes.is_complex(aval.dtype):
       raise TypeError(f"grad with holomorphic=True requires inputs with complex dtype, but "

@@ -166,6 +166,11 @@ class TypePromotionError(ValueError):
   __module__ = "xjax.dtypes"
 
 
+class InvalidInputException(TypeError):
+  """A value that is not a valid JAX type where an array was needed (JAX's class, a
+  TypeError, raised by ``vjp``'s input check)."""
+
+
 # ---------------------------------------------------------------------------------------------
 # Canonicalization, defaults and classification
 # ---------------------------------------------------------------------------------------------

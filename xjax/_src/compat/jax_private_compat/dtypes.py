@@ -2,7 +2,8 @@
 tinygp's complex promotion)."""
 import numpy as np
 
-from xjax._src.foundations.dtypes import (ExtendedDType, TypePromotionError,  # noqa: F401
+from xjax._src.foundations.dtypes import (ExtendedDType, InvalidInputException,  # noqa: F401
+                                          TypePromotionError,
                                           canonicalize_dtype, extended, finfo, iinfo,
                                           is_weakly_typed, issubdtype, prng_key, result_type,
                                           to_complex_dtype, to_inexact_dtype)
