@@ -186,3 +186,13 @@ def test_eager_differentiation_of_asarray_gives_arrays_as_jax():
   # does one JAX jits, under grad (its jit forwards the input)
   assert _kinds(xjax.jvp(lambda x: x, (1.0,), (1.0,))) == [("float", None), ("float", None)]
   assert _kinds(xjax.vjp(jnp.real, 1.0)[0]) == [("TypedFloat", None)]
+
+
+def test_weak_booleans_join_as_a_strong_boolean():
+  """JAX 0.10.2's jaxpr of ``fmax``'s mask: ``gt`` and ``ne`` of weak floats are weak
+  booleans, converted to the strong boolean (their join) before ``or``."""
+  jaxpr = xjax.make_jaxpr(jnp.fmax)(0.7, jnp.asarray(0.7)).jaxpr.eqns[0].params["jaxpr"].jaxpr
+  prims = [e.primitive.name for e in jaxpr.eqns]
+  assert prims[:5] == ["gt", "ne", "convert_element_type", "convert_element_type", "or"]
+  assert [e.outvars[0].aval.weak_type for e in jaxpr.eqns[:5]] == [True, True, False, False,
+                                                                  False]

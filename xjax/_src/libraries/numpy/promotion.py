@@ -118,9 +118,10 @@ def _promote(name: str, args, to_kind=None) -> list:
   if avals is None:
     args = arraylike(name, *args)
     avals = [get_aval(a) for a in args]
-  if (len(avals) == 2 and avals[0].dtype == avals[1].dtype
-      and avals[0].weak_type == avals[1].weak_type and isinstance(avals[0].dtype, np.dtype)):
-    dtype, weak = avals[0].dtype, avals[0].weak_type  # (one type: its own join)
+  if (len(avals) == 2 and avals[0].dtype == avals[1].dtype and not avals[0].weak_type
+      and not avals[1].weak_type and isinstance(avals[0].dtype, np.dtype)):
+    dtype, weak = avals[0].dtype, False  # (one strong type: its own join; weak ones are
+    # not, as a weak boolean's join is the strong boolean)
   else:
     dtype, weak = dtypes.result_type(*avals, return_weak_type_flag=True)
   if to_kind is not None:
