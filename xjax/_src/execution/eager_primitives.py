@@ -28,6 +28,7 @@ _body_cache: dict = {}
 clients.register_backend_cache(_body_cache)
 _BODY_CACHE_SIZE = 64
 _host_kernels: dict = {}  # (primitive, avals, params) -> (host kernel or None, out avals)
+_last_kernel: dict = {}  # parameterless primitive -> (config token, avals, its entry above)
 
 
 def clear_caches() -> None:
@@ -36,6 +37,7 @@ def clear_caches() -> None:
   _primitive_cache.clear()
   _body_cache.clear()
   _host_kernels.clear()
+  _last_kernel.clear()
 
 
 def apply_primitive(prim, *args, **params):
@@ -98,17 +100,24 @@ def _apply_on_host(prim, args, params) -> list | None:
     values.append(value)
   if not host_eval.enabled():
     return None
-  # (parameters in the order given: another order is another entry, as good)
-  key = (prim, config._trace_token, len(avals), *avals, *params.items())
-  try:
-    entry = _host_kernels.get(key)
-  except TypeError:  # unhashable params
-    return None
-  if entry is None:
-    out = eval_types(prim, avals, params)
-    out_avals = [canonical(a) for a in out] if prim.multiple_results else [canonical(out)]
-    entry = (host_eval.kernel_for(prim, avals, out_avals, params), out_avals)
-    bounded_put(_host_kernels, key, entry, _PRIMITIVE_CACHE_SIZE)
+  token = config._trace_token
+  last = _last_kernel.get(prim)  # (the last types a parameterless primitive was used on)
+  if last is not None and not params and last[0] == token and last[1] == avals:
+    entry = last[2]
+  else:
+    # (parameters in the order given: another order is another entry, as good)
+    key = (prim, token, len(avals), *avals, *params.items())
+    try:
+      entry = _host_kernels.get(key)
+    except TypeError:  # unhashable params
+      return None
+    if entry is None:
+      out = eval_types(prim, avals, params)
+      out_avals = [canonical(a) for a in out] if prim.multiple_results else [canonical(out)]
+      entry = (host_eval.kernel_for(prim, avals, out_avals, params), out_avals)
+      bounded_put(_host_kernels, key, entry, _PRIMITIVE_CACHE_SIZE)
+    if not params:
+      _last_kernel[prim] = (token, avals, entry)
   kernel, out_avals = entry
   if kernel is None:
     return None

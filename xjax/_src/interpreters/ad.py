@@ -37,7 +37,13 @@ class Zero:
 
   @staticmethod
   def like(x) -> "Zero":
-    return Zero(tangent_aval(x.aval if type(x) is Array else get_aval(x)))
+    aval = x.aval if type(x) is Array else get_aval(x)
+    zero = _zeros.get(aval)
+    if zero is None:
+      zero = Zero(tangent_aval(aval))
+      if len(_zeros) < 1024:
+        _zeros[aval] = zero
+    return zero
 
   from_primal_value = like   # JAX's name
 
@@ -47,6 +53,9 @@ class Zero:
 
   def __repr__(self) -> str:
     return f"Zero({self.aval.str_short(short_dtypes=True)})"
+
+
+_zeros: dict = {}  # a primal's aval -> the Zero of its tangent (Zeros are never changed)
 
 
 def zeros_of(aval: ShapedArray):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.execution.array import Array
+from xjax._src.execution.array import Array, scalar_array
+from xjax._src.interpreters.staging import staged_constant
 from xjax._src.foundations.config import config
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
@@ -87,16 +88,18 @@ def _arraylike_avals(name: str, args) -> list:
 def _with_python_scalar(args) -> list | None:
   """The promoted operands of a strongly typed float or complex array and a Python int or
   float (in either order): the scalar converted to the array's dtype -- the common case,
-  worked out without the promotion lattice -- or None for other operands."""
+  worked out without the promotion lattice -- or None for other operands. (The conversion
+  is ``convert_element_type``'s of a Python scalar, whose dtype checks an array's
+  canonical float dtype does not need: the cached scalar, a literal inside ``jit``.)"""
   x, y = args
   if _small_scalar(y) and isinstance(x, _ARRAY_TYPES):
     aval = x.aval
     if aval.dtype.kind in "fc" and not aval.weak_type:
-      return [x, convert_element_type(y, aval.dtype)]
+      return [x, staged_constant(scalar_array(y, aval.dtype, False))]
   elif _small_scalar(x) and isinstance(y, _ARRAY_TYPES):
     aval = y.aval
     if aval.dtype.kind in "fc" and not aval.weak_type:
-      return [convert_element_type(x, aval.dtype), y]
+      return [staged_constant(scalar_array(x, aval.dtype, False)), y]
   return None
 
 
