@@ -52,7 +52,7 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
       except NonHashableStaticError as e:
         raise e.as_value_error() from None
     if inline and isinstance(trace, JVPTrace):  # as an inline jit's JVP, without tracing one
-      args = [ad.as_jit_input(trace, a) for a in args]
+      args = [ad.as_jit_input(trace, a) if type(a) is JVPTracer else a for a in args]
       out = fun(*args, **kwargs)
       if isinstance(out, JVPTracer):  # (one result, without a tree walk)
         return ad.as_jit_output(trace, out)

@@ -50,7 +50,8 @@ def _round(round_fn):
 
 
 def _is_operand(x) -> bool:
-  if isinstance(x, (Array, Tracer, int, float, complex, bool, np.ndarray, np.generic)):
+  if type(x) in _HOST_OPERANDS or isinstance(x, (Array, Tracer, int, float, complex, bool,
+                                                  np.ndarray, np.generic)):
     return True
   return hasattr(x, "__jax_array__")
 
