@@ -20,6 +20,8 @@ test_host_eval.py`` sweeps every kernel against the compiled primitive):
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from xjax._src.foundations import tree_util
@@ -251,7 +253,11 @@ class HostProgram:
   __slots__ = ("_steps", "_known", "_out", "out_avals", "run", "single")
 
   def __init__(self, steps, known: list, outs, out_avals) -> None:
-    self._steps, self._known, self._out = steps, known, outs
+    # each step's operands taken by one C call (an itemgetter gives a value for one
+    # position, a tuple for several: ``unpack`` says which)
+    self._steps = [(kernel, operator.itemgetter(*ins) if ins else _no_operands, len(ins) != 1,
+                    multiple) for kernel, ins, multiple in steps]
+    self._known, self._out = known, outs
     self.out_avals = [canonical(a) for a in out_avals]
     self.run = self._interpret
     self.single = None  # the kernel, for one one-result equation taking the inputs in order
@@ -330,13 +336,17 @@ class HostProgram:
 
   def _interpret(self, values: list) -> list:
     env = [*self._known, *values]
-    for kernel, ins, multiple in self._steps:
-      result = kernel(*[env[i] for i in ins])
+    for kernel, take, unpack, multiple in self._steps:
+      result = kernel(*take(env)) if unpack else kernel(take(env))
       if multiple:
         env.extend(result)
       else:
         env.append(result)
     return [env[i] for i in self._out]
+
+
+def _no_operands(env) -> tuple:
+  return ()
 
 
 def _constant(c, aval: ShapedArray):
