@@ -366,7 +366,8 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
   def read_primal(atom):
     if type(atom) is Literal:
       return literal_value(atom)  # weakly typed literals stay weak
-    return primal_env.get(atom, UndefinedPrimal(atom.aval))
+    x = primal_env.get(atom, primal_env)  # (the dict itself: a marker no value can be)
+    return UndefinedPrimal(atom.aval) if x is primal_env else x
 
   linear_eqns = []
   for eqn in jaxpr.eqns:
