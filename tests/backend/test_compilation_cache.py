@@ -126,22 +126,3 @@ def test_a_second_process_loads_what_the_first_compiled(tmp_path):
   value = np.sin(np.float32(0.5)) * 3 + 1
   assert [float(r[0]) for r in runs] == pytest.approx([value, value], rel=1e-6)
   assert [r[1] for r in runs] == ["False", "True"]
-
-
-def test_a_program_built_again_in_the_process_is_not_compiled_again(cache_dir, lookups,
-                                                                     monkeypatch):
-  """Two functions with one body (a closure made again) share one executable, looked up
-  neither on disk nor compiled; ``clear_caches`` forgets it (then it comes from disk)."""
-  from xjax._src.backend import executables
-  compiled = []
-  real = executables._load_or_compile_new
-  monkeypatch.setattr(executables, "_load_or_compile_new",
-                      lambda *a: compiled.append(1) or real(*a))
-  x = np.linspace(-1, 1, 6, dtype=np.float32)
-  first, second = _program(0.75)(x), _program(0.75)(x)
-  np.testing.assert_array_equal(first, second)
-  np.testing.assert_allclose(second, np.tanh(x) * 0.75 + np.cos(x), rtol=1e-6)
-  assert len(compiled) == 1 and lookups == [0, 1]
-  xjax.clear_caches()
-  np.testing.assert_array_equal(_program(0.75)(x), first)
-  assert len(compiled) == 2 and lookups == [1, 1]

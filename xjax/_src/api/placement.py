@@ -13,7 +13,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.execution.array import Array, make_array
-from xjax._src.backend import buffers, clients, executables, jaxlib_api
+from xjax._src.backend import buffers, clients, jaxlib_api
 from xjax._src.foundations.config import config
 from xjax._src.foundations.layout import Format
 from xjax._src.core.avals import MemorySpace
@@ -227,7 +227,6 @@ def clear_caches() -> None:
   jit._clear_function_caches()
   eager_primitives.clear_caches()
   dispatch.clear_scalar_buffers()
-  executables.forget_recent()
 
 
 def clear_backends() -> None:

@@ -8,7 +8,6 @@ import os
 import re
 import threading
 import time
-from collections import OrderedDict
 from typing import Sequence
 
 import numpy as np
@@ -19,7 +18,6 @@ from xjax._src.core.avals import physical_aval
 from xjax._src.backend import compilation_cache
 from xjax._src.backend.jaxlib_api import xc as _xc
 from xjax._src.backend.jaxlib_api import JAXLIB_CACHE_VERSION, DeviceBuffer, XlaRuntimeError
-from xjax._src.backend import clients
 from xjax._src.backend.clients import lock, xla_transforms
 from xjax._src.backend.buffers import device_sharding, spread
 from xjax._src.backend.hlo_sharding import inspections, report_inspections, tiling_of
@@ -270,45 +268,7 @@ def _options_key(options) -> str:
                [getattr(build, name) for name in _BUILD_OPTIONS]))
 
 
-# Programs compiled in this process, most recent last: a program built again (a new closure
-# with the same body, a test that rebuilds its function) takes the executable compiled
-# before, shared (executables hold no state between runs). Bounded: the executables of
-# programs no longer used go with them.
-_recent: OrderedDict = OrderedDict()
-RECENT_PROGRAMS = 128
-clients.register_backend_cache(_recent)
-
-
 def _load_or_compile(client, module_text: str, device, options):
-  """The executable compiled before in this process, else from the persistent compilation
-  cache, else compiled (and stored in both)."""
-  if xla_transforms:
-    return _load_or_compile_new(client, module_text, device, options)
-  key = (module_text, id(client), device.id, _options_key(options))
-  with _recent_lock:
-    loaded = _recent.get(key)
-    if loaded is not None:
-      _recent.move_to_end(key)
-      return loaded
-  loaded = _load_or_compile_new(client, module_text, device, options)
-  with _recent_lock:
-    _recent[key] = loaded
-    if len(_recent) > RECENT_PROGRAMS:
-      _recent.popitem(last=False)
-  return loaded
-
-
-_recent_lock = threading.Lock()
-
-
-def forget_recent() -> None:
-  """Forgets the programs compiled in this process (part of ``xjax.clear_caches``: they are
-  compiled again, or loaded from the persistent cache)."""
-  with _recent_lock:
-    _recent.clear()
-
-
-def _load_or_compile_new(client, module_text: str, device, options):
   """The executable from the persistent compilation cache, else compiled (and stored)."""
   devices = _xc.DeviceList((device,))
   entry = compilation_cache.key(module_text, device.platform, device.device_kind,
