@@ -138,20 +138,26 @@ class JVPTrace(Trace):
   def process_primitive(self, prim, args, params):
     primals = []
     tangents = []
-    differentiated = False
+    differentiated = others = False
     for x in args:  # (one pass: this runs for every operation differentiated)
       if type(x) is JVPTracer and x._trace is self:
         primals.append(x.primal)
-        tangents.append(x.tangent)
-        differentiated = differentiated or type(x.tangent) is not Zero
+        t = x.tangent
+        tangents.append(t)
+        if type(t) is not Zero:
+          differentiated = True
       else:
         primals.append(x)
-        tangents.append(None)
+        zero = _zeros.get(x.aval) if type(x) is Array else None  # (a constant's, at once)
+        tangents.append(zero)
+        others = others or zero is None
     if not differentiated and not prim.ref_allocating:
       # no operand has a tangent (constants, such as a promoted Python scalar)
       with set_current_trace(self.parent):
         return prim.bind(*primals, **params)
-    tangents = tuple([Zero.like(x) if t is None else t for x, t in zip(args, tangents)])
+    if others:
+      tangents = [Zero.like(x) if t is None else t for x, t in zip(args, tangents)]
+    tangents = tuple(tangents)
     primals = tuple(primals)
     if prim.jvp is None:
       raise NotImplementedError(f"Differentiation rule for '{prim.name}' not implemented")
