@@ -4,12 +4,19 @@ import numpy as np
 import pytest
 
 from xjax._src.core import trace
+from xjax._src.core import avals
 from xjax._src.core.avals import ShapedArray
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
 
 F3 = ShapedArray((3,), np.dtype(np.float32))
 I3 = ShapedArray((3,), np.dtype(np.int32))
+
+
+@pytest.fixture(autouse=True)
+def no_sharded_types(monkeypatch):
+  """As in a process that has made no sharded type (which remembers types)."""
+  monkeypatch.setitem(avals.sharded_types, 0, False)
 
 
 def test_types_are_remembered_per_operand_types_and_parameters():
@@ -23,6 +30,12 @@ def test_types_are_remembered_per_operand_types_and_parameters():
   assert out.shape == (3, 1)
   assert trace.eval_types(shapes.reshape_p, [F3], dict(new_sizes=(1, 3), dimensions=None,
                                                        sharding=None)).shape == (1, 3)
+
+
+def test_nothing_is_remembered_once_a_type_is_sharded(monkeypatch):
+  monkeypatch.setitem(avals.sharded_types, 0, True)
+  first = trace.eval_types(ew.add_p, [F3, F3], {})
+  assert first == F3 and trace.eval_types(ew.add_p, [F3, F3], {}) is not first
 
 
 def test_a_shape_rule_error_is_raised_every_time():
