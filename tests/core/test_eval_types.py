@@ -14,9 +14,14 @@ I3 = ShapedArray((3,), np.dtype(np.int32))
 
 
 @pytest.fixture(autouse=True)
-def no_sharded_types(monkeypatch):
+def no_sharded_types():
   """As in a process that has made no sharded type (which remembers types)."""
-  monkeypatch.setitem(avals.sharded_types, 0, False)
+  before = avals.sharded_types[0]
+  avals.sharded_types[0] = False
+  try:
+    yield
+  finally:
+    avals.sharded_types[0] = before
 
 
 def test_types_are_remembered_per_operand_types_and_parameters():
@@ -32,8 +37,8 @@ def test_types_are_remembered_per_operand_types_and_parameters():
                                                        sharding=None)).shape == (1, 3)
 
 
-def test_nothing_is_remembered_once_a_type_is_sharded(monkeypatch):
-  monkeypatch.setitem(avals.sharded_types, 0, True)
+def test_nothing_is_remembered_once_a_type_is_sharded():
+  avals.sharded_types[0] = True
   first = trace.eval_types(ew.add_p, [F3, F3], {})
   assert first == F3 and trace.eval_types(ew.add_p, [F3, F3], {}) is not first
 
