@@ -311,3 +311,19 @@ def test_abstracted_axes_is_not_a_parameter():
   with pytest.raises(TypeError, match=r"make_jaxpr\(\) got an unexpected keyword argument "
                                       "'abstracted_axes'"):
     xjax.make_jaxpr(f, abstracted_axes=None)
+
+
+def test_arguments_after_static_ones_are_named_by_their_own_parameters():
+  """JAX 0.10.2: with ``static_argnums=0`` the dynamic arguments of ``f(n, x, y)`` are named
+  ``x`` and ``y`` (debug info, error paths), not shifted onto ``n``."""
+  def f(n, x, y):
+    return x * n + y
+  j = xjax.jit(f, static_argnums=0)
+  ones = jnp.ones(2)
+  assert j.trace(2, ones, ones).jaxpr.debug_info.arg_names == ("x", "y")
+  assert xjax.make_jaxpr(f, static_argnums=0)(2, ones, ones).jaxpr.debug_info.arg_names == (
+      "x", "y")
+  with pytest.raises(TypeError, match="passed to the function at path y"):
+    j(2, ones, "s")
+  with pytest.raises(OverflowError, match="whose argument path is x"):
+    j(2, 2**100, ones)

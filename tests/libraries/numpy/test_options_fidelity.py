@@ -189,3 +189,25 @@ def test_det_gradient_is_the_cofactor_solve():
   np.testing.assert_allclose(xjax.grad(jnp.linalg.det)(a), adj, rtol=2e-5, atol=1e-5)
   rank2 = a.at[3].set(a[0] + a[1]).at[2].set(a[0] - a[1])
   np.testing.assert_array_equal(xjax.grad(jnp.linalg.det)(rank2), np.zeros((4, 4)))
+
+
+def test_signatures_and_argument_errors_are_jaxs():
+  """JAX 0.10.2's parameters: gcd, lcm, trunc and matmul take them by name; real, imag and
+  conj only by position; a binary ufunc's operands are ``x``/``y`` (``x1``/``x2`` for
+  true_divide), as its jit's errors name them; a string operand reaches that jit (JAX's
+  array-like check takes it for a NumPy scalar)."""
+  a, b = jnp.array([4, 6]), jnp.array([6, 9])
+  assert jnp.gcd(x1=a, x2=b).tolist() == [2, 3] and jnp.lcm(x1=a, x2=b).tolist() == [12, 18]
+  assert jnp.trunc(x=jnp.array([1.5, -1.5])).tolist() == [1.0, -1.0]
+  assert jnp.matmul(a=jnp.eye(2), b=jnp.eye(2)).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+  for call, name in ((lambda: jnp.real(val=a), "val"), (lambda: jnp.conjugate(x=a), "x")):
+    with pytest.raises(TypeError, match=f"positional-only arguments passed as keyword "
+                                        f"arguments: '{name}'"):
+      call()
+  for fn, path in ((jnp.add, "y"), (jnp.bitwise_and, "y"), (jnp.logical_or, "y"),
+                   (jnp.true_divide, "x2"), (jnp.equal, "y")):
+    with pytest.raises(TypeError, match=f"passed to the function at path {path}\\."):
+      fn(a, "s")
+  with pytest.raises(TypeError, match="add requires ndarray or scalar arguments, got "
+                                      "<class 'list'> at position 0"):
+    jnp.add([1, 2], a)

@@ -62,16 +62,20 @@ def normalize_static(fun, static_argnums, static_argnames, kind: str = "static")
   return static_argnums, static_argnames, sig
 
 
-def arg_names(sig, args, kwargs) -> list[str]:
-  """Human names for the flattened dynamic arguments (used in error messages)."""
+def arg_names(sig, args, kwargs, statics=()) -> list[str]:
+  """Human names for the flattened dynamic arguments ``args``/``kwargs`` of a call whose
+  static positional arguments ``statics`` ((position, value) pairs, as ``split_args``
+  gives them) were taken out: each is named by its position in the whole call."""
   names = []
+  taken = {i for i, _ in statics}
+  positions = [i for i in range(len(args) + len(taken)) if i not in taken]
   params = list(sig.parameters.values()) if sig is not None else []
   positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
                                                      p.POSITIONAL_OR_KEYWORD)]
   var_args = next((p.name for p in params if p.kind == p.VAR_POSITIONAL), "args")
   var_kw = next((p.name for p in params if p.kind == p.VAR_KEYWORD), None)
   named = {p.name for p in params if p.kind != p.VAR_KEYWORD}
-  for i, a in enumerate(args):   # extra positional ones are named as JAX does: args[0]...
+  for i, a in zip(positions, args):  # extra positional ones are named as JAX's: args[0]...
     base = (positional[i] if i < len(positional)
             else f"{var_args}[{i - len(positional)}]")
     for path, _ in tree_util.tree_flatten_with_path(a)[0]:

@@ -249,7 +249,7 @@ class PjitFunction:
         avals.append(handler(leaf) if handler is not None else None)
       except OverflowError:
         dyn = split_args(args, kwargs, self._static_argnums, self._static_argnames)
-        name = arg_names(self._sig, dyn[0], dyn[1])[len(avals)]
+        name = arg_names(self._sig, dyn[0], dyn[1], dyn[2])[len(avals)]
         raise OverflowError(
             "An overflow was encountered while parsing an argument to a jitted computation, "
             f"whose argument path is {name}. Got {type(leaf)} with value {leaf}") from None
@@ -261,7 +261,7 @@ class PjitFunction:
             avals[i] = leaf.aval
           else:
             if names is None:
-              names = arg_names(self._sig, dyn_args, dyn_kwargs)
+              names = arg_names(self._sig, dyn_args, dyn_kwargs, statics)
             avals[i] = valid_leaf_aval(leaf, self.fun, names[i] if i < len(names) else "?")
     avals = tuple(avals)
     axis_sizes = _axis_env.sizes   # named axes bound now (vmap, shard_map, axis_env)
@@ -279,7 +279,7 @@ class PjitFunction:
           raise ValueError("jit does not support keyword arguments when in_shardings is "
                            "specified; pass them positionally.")
         _per_arg(self._shardings[0], len(dyn_args))
-      debug = make_debug_info(self.fun, arg_names(self._sig, dyn_args, dyn_kwargs))
+      debug = make_debug_info(self.fun, arg_names(self._sig, dyn_args, dyn_kwargs, statics))
       retracing.explain(self._cache, key, self._name, fun_source(self.fun), debug.arg_names,
                         _retrace_warned)
       call = rebuild_call(self.fun, len(args), statics, static_kw)
@@ -402,7 +402,7 @@ class PjitFunction:
       else:
         def names():
           dyn = split_args(args, kwargs, self._static_argnums, self._static_argnames)
-          return arg_names(self._sig, dyn[0], dyn[1])
+          return arg_names(self._sig, dyn[0], dyn[1], dyn[2])
         device, committed = dispatch.pick_device(leaves, self._name, names)
       if (fast_key is not None and not entry.donated and entry.state is None
           and not clients.several_devices and plain_dispatch[0] and not self._placement
@@ -418,7 +418,7 @@ class PjitFunction:
         self._rerun_deoptimized(err, args, kwargs)
       except dispatch.DonatedBufferError as err:
         dyn = split_args(args, kwargs, self._static_argnums, self._static_argnames)
-        raise err.with_names(arg_names(self._sig, dyn[0], dyn[1])) from None
+        raise err.with_names(arg_names(self._sig, dyn[0], dyn[1], dyn[2])) from None
     else:
       params = self._bind_params()
       if entry.donated is not None:  # (per operand: the hoisted constants are not donated)

@@ -67,9 +67,7 @@ def _is_float(x) -> bool:
 
 def _rounding(name, op, staged=None):
   def fn(x, /):
-    x, = _arguments.arraylike(name, x)
-    x = asarray(x)
-    return op(x) if _is_float(x) else x
+    return _rounded(name, op, x)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = (f"Elementwise {name}; integers and booleans are returned unchanged, as "
                 f"numpy.{name}.")
@@ -80,11 +78,21 @@ floor = _rounding("floor", lax_floor)
 ceil = _rounding("ceil", lax_ceil)
 
 
+def _rounded(name, op, x):
+  x, = _arguments.arraylike(name, x)
+  x = asarray(x)
+  return op(x) if _is_float(x) else x
+
+
 def _trunc(x):
   return where(lt(x, _c(x, 0)), lax_ceil(x), lax_floor(x))
 
 
-trunc = _rounding("trunc", _trunc, staged="trunc")
+@compiled_when_eager(staged="trunc")
+def trunc(x):
+  """Elementwise trunc (toward zero); integers and booleans are returned unchanged, as
+  numpy.trunc. (Unlike floor and ceil, ``x`` may be passed by name, as JAX's.)"""
+  return _rounded("trunc", _trunc, x)
 
 
 @compiled_when_eager(staged="rint")
@@ -237,8 +245,8 @@ def copysign(x1, x2, /):
 
 
 @compiled_when_eager(inline=True)
-def nextafter(x1, x2, /):
-  a, b = promote_args_inexact("nextafter", x1, x2)
+def nextafter(x, y, /):
+  a, b = promote_args_inexact("nextafter", x, y)
   return lax_nextafter(a, b)
 
 
@@ -325,8 +333,8 @@ def clip(arr=None, /, min=None, max=None):
 
 
 @compiled_when_eager(inline=True)
-def float_power(x1, x2, /):
-  a, b = promote_args_inexact("float_power", x1, x2)
+def float_power(x, y, /):
+  a, b = promote_args_inexact("float_power", x, y)
   return lax_pow(a, b)
 
 
@@ -445,7 +453,7 @@ def _integer_operands(name: str, x1, x2):
 
 
 @compiled_when_eager(staged="gcd")
-def gcd(x1, x2, /):
+def gcd(x1, x2):
   """Greatest common divisor (Euclid's algorithm, looping until every remainder is 0)."""
   from xjax._src.primitives.lax.control_flow import while_loop
   a, b = broadcast_arrays(*_integer_operands("gcd", x1, x2))
@@ -460,7 +468,7 @@ def gcd(x1, x2, /):
 
 
 @compiled_when_eager(staged="lcm")
-def lcm(x1, x2, /):
+def lcm(x1, x2):
   """Least common multiple (0 where either operand is 0)."""
   a, b = _integer_operands("lcm", x1, x2)
   g = gcd(a, b)
@@ -534,19 +542,19 @@ def angle(z, deg=False):
 
 
 @compiled_when_eager(inline=True)
-def real(x):
-  x = as_operand(x)
+def real(val, /):
+  x = as_operand(val)
   return lax_real(x) if dtypes.is_complex(get_aval(x).dtype) else x
 
 
 @compiled_when_eager(inline=True)
-def imag(x):
-  x = asarray(x)
+def imag(val, /):
+  x = asarray(val)
   return lax_imag(x) if dtypes.is_complex(get_aval(x).dtype) else zeros_like(x)
 
 
 @compiled_when_eager(inline=True)
-def conjugate(x):
+def conjugate(x, /):
   x = as_operand(x)
   return lax_conj(x) if dtypes.is_complex(get_aval(x).dtype) else x
 

@@ -22,7 +22,7 @@ from xjax._src.libraries.numpy.ufuncs import multiply
 
 
 @compiled_when_eager(static_argnames=("precision", "preferred_element_type", "out_sharding"))
-def matmul(a, b, /, *, precision=None, preferred_element_type=None, out_sharding=None):
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
   """Matrix product with NumPy's rules for vectors and broadcast batch dimensions, laid out
   as ``out_sharding`` says (see ``place_out_sharding``).
 

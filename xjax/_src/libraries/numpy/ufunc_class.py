@@ -62,7 +62,13 @@ class ufunc:
     return f"<jnp.ufunc '{self.__name__}'>"
 
   def __call__(self, *args, out=None, where=None):
-    args = arraylike(self.__name__, *args)
+    try:
+      args = arraylike(self.__name__, *args)
+    except TypeError:
+      if not any(type(a) is str for a in args):
+        raise
+      # JAX's check takes a string for a NumPy scalar (its jitted function then refuses it)
+      arraylike(self.__name__, *(0 if type(a) is str else a for a in args))
     if out is not None:
       raise NotImplementedError(f"out argument of {self}")
     if where is not None:

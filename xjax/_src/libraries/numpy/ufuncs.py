@@ -1,6 +1,7 @@
 """NumPy's elementwise functions over lax, with NumPy broadcasting and JAX promotion."""
 from __future__ import annotations
 
+import inspect
 import operator
 
 import numpy as np
@@ -27,10 +28,16 @@ def _inexact_unary(name, op):
   return compiled_when_eager(fn, inline=True)
 
 
-def _binary(name, op, promote=promote_args):
-  def fn(x1, x2, /):
-    a, b = promote(name, x1, x2)
+_NUMPY_NAMES = inspect.Signature([inspect.Parameter(name, inspect.Parameter.POSITIONAL_ONLY)
+                                  for name in ("x1", "x2")])
+
+
+def _binary(name, op, promote=promote_args, numpy_names=False):
+  def fn(x, y, /):  # (JAX's names, or NumPy's where JAX's are: jit's errors use them)
+    a, b = promote(name, x, y)
     return op(a, b)
+  if numpy_names:
+    fn.__signature__ = _NUMPY_NAMES
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Elementwise {name} with NumPy broadcasting, as numpy.{name}."
   return compiled_when_eager(fn, inline=True)
@@ -41,11 +48,11 @@ add = _binary("add", lambda a, b: lax.bitwise_or(a, b) if get_aval(a).dtype == n
 subtract = _binary("subtract", lax.sub)
 multiply = _binary("multiply", lambda a, b: lax.bitwise_and(a, b)
                    if get_aval(a).dtype == np.bool_ else lax.mul(a, b))
-true_divide = _binary("true_divide", lax.div, promote_args_inexact)
+true_divide = _binary("true_divide", lax.div, promote_args_inexact, numpy_names=True)
 divide = true_divide
 maximum = _binary("maximum", lax.max)
 minimum = _binary("minimum", lax.min)
-arctan2 = _binary("arctan2", lax.atan2, promote_args_inexact)
+arctan2 = _binary("arctan2", lax.atan2, promote_args_inexact, numpy_names=True)
 equal = _binary("equal", lax.eq)
 not_equal = _binary("not_equal", lax.ne)
 
@@ -243,10 +250,10 @@ def logical_not(x, /):
 
 
 def _logical(name, op):
-  def fn(x1, x2, /):
+  def fn(x, y, /):
     # promoted together first (as JAX), so Python scalars keep their weak type
     a, b = (lax.ne(v, _zero(v)) if get_aval(v).dtype != np.bool_ else v
-            for v in promote_args(name, x1, x2))
+            for v in promote_args(name, x, y))
     return op(a, b)
   fn.__name__ = name
   return compiled_when_eager(fn, inline=True)
@@ -258,8 +265,8 @@ logical_xor = _logical("logical_xor", lax.bitwise_xor)
 
 
 def _bitwise(name, op):
-  def fn(x1, x2, /):
-    a, b = promote_args(name, x1, x2)
+  def fn(x, y, /):
+    a, b = promote_args(name, x, y)
     return op(a, b)  # (lax's dtype check is JAX's error for other dtypes)
   fn.__name__ = name
   return compiled_when_eager(fn, inline=True)
@@ -279,8 +286,8 @@ def _shift_args(name, x1, x2):
 
 
 @compiled_when_eager(inline=True)
-def left_shift(x1, x2, /):
-  a, b = _shift_args("left_shift", x1, x2)
+def left_shift(x, y, /):
+  a, b = _shift_args("left_shift", x, y)
   return lax.shift_left(a, b)
 
 
