@@ -239,3 +239,23 @@ def test_remove_size_one_mesh_axis_from_type_as_jax():
       f = xjax.shard_map(lambda x, y: x + y, mesh=AUTO, in_specs=(P("i"), P()),
                          out_specs=P("i"))
       np.testing.assert_array_equal(f(X, jnp.float32(1.)), [1., 2., 3., 4.])
+
+
+def test_asked_for_types_are_given_from_the_first_one():
+  """A sharding asked for by ``out_sharding=`` types the result even when no sharded type was
+  made before in the process; lax.broadcasted_iota and lax.broadcast take it (JAX 0.10.2:
+  ``int32[4@i,2]``, ``float32[4@i,2]``)."""
+  from xjax._src.core import avals
+  before, avals.sharded_types[0] = avals.sharded_types[0], False
+  try:
+    with xjax.set_mesh(EXPLICIT):
+      out = lax.broadcast_in_dim(jnp.ones(2), (4, 2), (1,), out_sharding=P("i"))
+      assert str(xjax.typeof(out)) == "float32[4@i,2]"
+      iota = lax.broadcasted_iota(jnp.int32, (4, 2), 0, out_sharding=P("i"))
+      assert str(xjax.typeof(iota)) == "int32[4@i,2]"
+      assert iota.tolist() == [[0, 0], [1, 1], [2, 2], [3, 3]]
+      assert str(xjax.typeof(lax.broadcast(jnp.ones(2), (4,), out_sharding=P("i")))) == (
+          "float32[4@i,2]")
+    assert str(xjax.typeof(lax.broadcasted_iota(jnp.int32, (4, 2), 1))) == "int32[4,2]"
+  finally:
+    avals.sharded_types[0] = before or avals.sharded_types[0]

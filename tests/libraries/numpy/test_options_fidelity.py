@@ -5,6 +5,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
+from xjax import lax
 
 
 def test_nan_extremes_with_initial_fill_all_nan_slices():
@@ -211,3 +212,12 @@ def test_signatures_and_argument_errors_are_jaxs():
   with pytest.raises(TypeError, match="add requires ndarray or scalar arguments, got "
                                       "<class 'list'> at position 0"):
     jnp.add([1, 2], a)
+
+
+def test_lax_elementwise_functions_take_jaxs_parameter_names():
+  a = jnp.array([1.0, 2.0])
+  assert lax.add(x=a, y=a).tolist() == [2.0, 4.0] and lax.abs(x=-a).tolist() == [1.0, 2.0]
+  assert lax.clamp(min=0.0, x=a, max=1.5).tolist() == [1.0, 1.5]
+  assert lax.complex(x=a, y=a).tolist() == [1 + 1j, 2 + 2j]
+  np.testing.assert_allclose(lax.polygamma(m=1.0, x=a), [1.644934, 0.644934], rtol=1e-5)
+  assert (lax.nextafter(x1=a, x2=a * 2) > a).all()

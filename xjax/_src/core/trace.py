@@ -171,9 +171,8 @@ def _eval_types(prim: Primitive, avals: Sequence, params: dict, effects: bool):
   else:
     out = prim.abstract_eval(*avals, **params)
     found = None
-  if sharded_types[0] and (any(getattr(a, "_sharding", None) is not None for a in avals)
-                          or params.get("sharding") is not None  # (an asked-for type)
-                          or params.get("out_sharding") is not None):
+  if (params.get("sharding") is not None or params.get("out_sharding") is not None  # asked for
+      or sharded_types[0] and any(getattr(a, "_sharding", None) is not None for a in avals)):
     out = _with_type_shardings(prim, avals, out, params)
   if not effects:
     return out

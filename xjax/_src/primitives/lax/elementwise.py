@@ -1014,11 +1014,22 @@ ad.deflinear(copy_p, lambda ct, x: [ct])
 # ---------------------------------------------------------------------------------------
 # User-facing functions
 
+def _unary(prim):
+  """The user function ``f(x)`` of a one-operand primitive (JAX's parameter name)."""
+  def fn(x):
+    return prim.bind(x)
+  return _named(fn, prim)
+
+
 def _bind(prim):
-  def fn(*args):
-    return prim.bind(*args)
-  fn.__name__ = prim.name
-  fn.__qualname__ = prim.name
+  """The user function ``f(x, y)`` of a two-operand primitive (JAX's parameter names)."""
+  def fn(x, y):
+    return prim.bind(x, y)
+  return _named(fn, prim)
+
+
+def _named(fn, prim):
+  fn.__name__ = fn.__qualname__ = prim.name
   fn.__doc__ = f"Elementwise ``{prim.name}`` (lax: operands must share a dtype)."
   return fn
 
@@ -1038,12 +1049,18 @@ def pow(x, y):
 
 
 atan2 = _bind(atan2_p)
-nextafter = _bind(nextafter_p)
-neg = _bind(neg_p)
-sign = _bind(sign_p)
-floor = _bind(floor_p)
-ceil = _bind(ceil_p)
-is_finite = _bind(is_finite_p)
+
+
+def nextafter(x1, x2):
+  """The next representable value after ``x1`` towards ``x2``, elementwise."""
+  return nextafter_p.bind(x1, x2)
+
+
+neg = _unary(neg_p)
+sign = _unary(sign_p)
+floor = _unary(floor_p)
+ceil = _unary(ceil_p)
+is_finite = _unary(is_finite_p)
 
 
 def _bind_accurate(prim):
@@ -1068,27 +1085,33 @@ logistic = _bind_accurate(logistic_p)
 sin = _bind_accurate(sin_p)
 cos = _bind_accurate(cos_p)
 tan = _bind_accurate(tan_p)
-asin = _bind(asin_p)
-acos = _bind(acos_p)
-atan = _bind(atan_p)
-sinh = _bind(sinh_p)
-cosh = _bind(cosh_p)
-asinh = _bind(asinh_p)
-acosh = _bind(acosh_p)
-atanh = _bind(atanh_p)
+asin = _unary(asin_p)
+acos = _unary(acos_p)
+atan = _unary(atan_p)
+sinh = _unary(sinh_p)
+cosh = _unary(cosh_p)
+asinh = _unary(asinh_p)
+acosh = _unary(acosh_p)
+atanh = _unary(atanh_p)
 sqrt = _bind_accurate(sqrt_p)
 rsqrt = _bind_accurate(rsqrt_p)
 cbrt = _bind_accurate(cbrt_p)
-erf = _bind(erf_p)
-erfc = _bind(erfc_p)
-erf_inv = _bind(erf_inv_p)
-lgamma = _bind(lgamma_p)
-digamma = _bind(digamma_p)
-polygamma = _bind(polygamma_p)
-bessel_i0e = _bind(bessel_i0e_p)
-bessel_i1e = _bind(bessel_i1e_p)
-real = _bind(real_p)
-imag = _bind(imag_p)
+erf = _unary(erf_p)
+erfc = _unary(erfc_p)
+erf_inv = _unary(erf_inv_p)
+lgamma = _unary(lgamma_p)
+digamma = _unary(digamma_p)
+
+
+def polygamma(m, x):
+  """The ``m``-th derivative of the digamma function at ``x``, elementwise."""
+  return polygamma_p.bind(m, x)
+
+
+bessel_i0e = _unary(bessel_i0e_p)
+bessel_i1e = _unary(bessel_i1e_p)
+real = _unary(real_p)
+imag = _unary(imag_p)
 
 
 def conj(x):
@@ -1097,10 +1120,10 @@ def conj(x):
 
 
 complex = _bind(complex_p)
-abs = _bind(abs_p)
-population_count = _bind(population_count_p)
-clz = _bind(clz_p)
-bitwise_not = _bind(not_p)
+abs = _unary(abs_p)
+population_count = _unary(population_count_p)
+clz = _unary(clz_p)
+bitwise_not = _unary(not_p)
 bitwise_and = _bind(and_p)
 bitwise_or = _bind(or_p)
 bitwise_xor = _bind(xor_p)
@@ -1114,7 +1137,13 @@ le = _bind(le_p)
 gt = _bind(gt_p)
 ge = _bind(ge_p)
 add_any = _bind(add_any_p)
-clamp = _bind(clamp_p)
+
+
+def clamp(min, x, max):
+  """``x`` limited to [``min``, ``max``] elementwise (bounds may be scalars)."""
+  return clamp_p.bind(min, x, max)
+
+
 logical_and = bitwise_and
 
 

@@ -188,7 +188,7 @@ def broadcast(operand, sizes: Sequence[int], out_sharding=None):
   aval = get_aval(operand)
   sizes = _shape_tuple(sizes, "broadcast")
   dims = tuple(range(len(sizes), len(sizes) + aval.ndim))
-  return broadcast_in_dim(operand, sizes + aval.shape, dims)
+  return broadcast_in_dim(operand, sizes + aval.shape, dims, out_sharding=out_sharding)
 
 
 def full(shape, fill_value, dtype=None, *, sharding=None):
@@ -468,6 +468,9 @@ iota_p = standard_primitive(
         in_avals=[]))
 
 
+iota_p.sharding_rule = lambda *, sharding=None, **params: sharding  # (the type asked for)
+
+
 def _iota_host(avals, out_avals, *, dtype, shape, dimension, sharding=None):
   """The (immutable) result, made once."""
   line = [1] * len(shape)
@@ -486,13 +489,16 @@ def iota(dtype, size: int, *, sharding=None):
   return broadcasted_iota(dtype, (size,), 0)
 
 
-def broadcasted_iota(dtype, shape, dimension: int, *, sharding=None):
+def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
+  """Indices along ``dimension`` of an array of ``shape``, its type sharded as
+  ``out_sharding`` says (over a mesh with Explicit axes)."""
   dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype))
   if dtype == np.bool_:
     raise TypeError("iota does not accept dtype bool. Accepted dtypes are subtypes of "
                     "integer, floating, complexfloating.")
   shape = _shape_tuple(shape, "broadcasted_iota")
-  return iota_p.bind(dtype=dtype, shape=shape, dimension=int(dimension), sharding=None)
+  sharding = None if out_sharding is None else type_sharding(out_sharding, len(shape))
+  return iota_p.bind(dtype=dtype, shape=shape, dimension=int(dimension), sharding=sharding)
 
 
 # ---------------------------------------------------------------------------------------
