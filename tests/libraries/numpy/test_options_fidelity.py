@@ -221,3 +221,12 @@ def test_lax_elementwise_functions_take_jaxs_parameter_names():
   assert lax.complex(x=a, y=a).tolist() == [1 + 1j, 2 + 2j]
   np.testing.assert_allclose(lax.polygamma(m=1.0, x=a), [1.644934, 0.644934], rtol=1e-5)
   assert (lax.nextafter(x1=a, x2=a * 2) > a).all()
+
+
+def test_more_parameters_take_jaxs_names():
+  from xjax import random
+  assert jnp.issubdtype(arg1=jnp.float32, arg2=jnp.floating)
+  assert lax.padtype_to_pads((5,), (3,), window_strides=(1,), padding="SAME") == [(1, 1)]
+  assert str(random.key_dtype(impl_spec="rbg")) == "key<rbg>"
+  with xjax.default_device(new_val=xjax.devices()[0]):
+    assert jnp.ones(2).devices() == {xjax.devices()[0]}

@@ -206,10 +206,10 @@ def block_until_ready(x):
   return x
 
 
-def default_device(device):
-  """Context manager: uncommitted data and computations go to ``device`` (a Device or a
+def default_device(new_val):
+  """Context manager: uncommitted data and computations go to ``new_val`` (a Device or a
   platform name) inside the block (``jax.default_device``)."""
-  return config._override("jax_default_device", device)
+  return config._override("jax_default_device", new_val)
 
 
 def live_arrays(platform: str | None = None) -> list:

@@ -668,8 +668,9 @@ def _issubdtype_of_specifiers(a: Any, b: Any) -> bool:
   return _issubdtype(_scalar_class(a), _scalar_class(b))
 
 
-def issubdtype(a: Any, b: Any) -> bool:
-  """``np.issubdtype`` that knows bfloat16/float8 are floating and int4 is a signed integer."""
-  if isinstance(a, _SPECIFIER_TYPES) and isinstance(b, _SPECIFIER_TYPES):
-    return _issubdtype_of_specifiers(a, b)
-  return _issubdtype(_scalar_class(a), _scalar_class(b))  # e.g. an array: its dtype
+def issubdtype(arg1: Any, arg2: Any) -> bool:
+  """``np.issubdtype`` that knows bfloat16/float8 are floating and int4 is a signed integer
+  (JAX's parameter names)."""
+  if isinstance(arg1, _SPECIFIER_TYPES) and isinstance(arg2, _SPECIFIER_TYPES):
+    return _issubdtype_of_specifiers(arg1, arg2)
+  return _issubdtype(_scalar_class(arg1), _scalar_class(arg2))  # e.g. an array: its dtype

@@ -43,9 +43,9 @@ def resolve_prng_impl(spec) -> PRNGImpl:
   raise TypeError(f"unrecognized type {type(spec)} for specifying PRNG implementation.")
 
 
-def key_dtype(impl=None) -> KeyTy:
-  """The key dtype of a PRNG implementation (the default one when ``impl`` is None)."""
-  return KeyTy(resolve_prng_impl(impl))
+def key_dtype(impl_spec=None) -> KeyTy:
+  """The key dtype of a PRNG implementation (the default one when ``impl_spec`` is None)."""
+  return KeyTy(resolve_prng_impl(impl_spec))
 
 
 # ---------------------------------------------------------------------------------------

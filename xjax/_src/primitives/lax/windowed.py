@@ -119,7 +119,7 @@ def _dilate(size: int, d: int) -> int:
   return 0 if size == 0 else 1 + d * (size - 1)
 
 
-def padtype_to_pads(in_shape, window_shape, strides, padding: str) -> list:
+def padtype_to_pads(in_shape, window_shape, window_strides, padding: str) -> list:
   """Explicit (lo, hi) pads for 'SAME', 'SAME_LOWER' or 'VALID'."""
   kind = padding.upper()
   if kind == "VALID":
@@ -128,7 +128,7 @@ def padtype_to_pads(in_shape, window_shape, strides, padding: str) -> list:
     raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', "
                        f"got {padding}.")
   pads = []
-  for n, k, s in zip(in_shape, window_shape, strides):
+  for n, k, s in zip(in_shape, window_shape, window_strides):
     out = -(-n // s)
     total = max((out - 1) * s + k - n, 0)
     lo = total // 2 if kind == "SAME" else total - total // 2
