@@ -230,3 +230,7 @@ def test_more_parameters_take_jaxs_names():
   assert str(random.key_dtype(impl_spec="rbg")) == "key<rbg>"
   with xjax.default_device(new_val=xjax.devices()[0]):
     assert jnp.ones(2).devices() == {xjax.devices()[0]}
+  out = jnp.empty_like(prototype=jnp.ones((2, 2)), dtype=jnp.int32)
+  assert out.dtype == jnp.int32 and out.tolist() == [[0, 0], [0, 0]]
+  with pytest.raises(TypeError, match="ones_like requires ndarray or scalar arguments"):
+    jnp.empty_like([1.0, 2.0])  # (JAX's message names ones_like)

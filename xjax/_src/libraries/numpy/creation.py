@@ -219,7 +219,15 @@ def _like(name, value):
 
 zeros_like = _with_out_sharding(_like("zeros_like", 0))
 ones_like = _with_out_sharding(_like("ones_like", 1))
-empty_like = _like("empty_like", 0)
+
+
+@api_boundary
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+  """An array like ``prototype`` (zeros: arrays are immutable, so uninitialized memory would
+  serve nothing; JAX's name for the first parameter)."""
+  if not (hasattr(prototype, "dtype") and hasattr(prototype, "shape")):
+    prototype, = arraylike("ones_like", prototype)  # (the function JAX's message names)
+  return full_like(prototype, 0, dtype, shape, device=device)
 
 
 @_with_out_sharding
