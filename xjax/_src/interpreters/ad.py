@@ -148,9 +148,11 @@ class JVPTrace(Trace):
           differentiated = True
       else:
         primals.append(x)
-        zero = _zeros.get(x.aval) if type(x) is Array else None  # (a constant's, at once)
-        tangents.append(zero)
-        others = others or zero is None
+        if type(x) is Array:  # (a constant's zero, at once)
+          tangents.append(Zero.like(x))
+        else:
+          tangents.append(None)
+          others = True
     if not differentiated and not prim.ref_allocating:
       # no operand has a tangent (constants, such as a promoted Python scalar)
       with set_current_trace(self.parent):
