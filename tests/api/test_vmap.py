@@ -147,6 +147,29 @@ def test_axes_specs():
   np.testing.assert_allclose(np.asarray(kw), X - X[::-1])
 
 
+def test_sum_match_sums_batched_outputs_whose_out_axes_is_none():
+  """``sum_match=True``: a batched output with out_axes None is summed over the mapped axis
+  (jnp's sum: small integers and bools come back as int32, as in JAX); unbatched outputs and
+  mapped out_axes are left alone."""
+  summed, flags, small, const = jax.vmap(
+      lambda a: (a * 2, a > 0, a.astype(jnp.int8), 2.0), out_axes=None, sum_match=True)(X)
+  np.testing.assert_allclose(np.asarray(summed), (2 * X).sum(0), rtol=1e-6)
+  assert flags.dtype == np.int32 and flags.tolist() == (X > 0).sum(0).tolist()
+  assert small.dtype == np.int32
+  assert small.tolist() == X.astype(np.int8).astype(np.int32).sum(0).tolist()
+  assert const == 2.0 and type(const) is float
+  along1 = jax.vmap(lambda a: a * 2, in_axes=1, out_axes=None, sum_match=True)(X)
+  np.testing.assert_allclose(np.asarray(along1), (2 * X).sum(1), rtol=1e-6)
+  kept = jax.vmap(lambda a: a * 2, sum_match=True)(X)
+  np.testing.assert_allclose(np.asarray(kept), 2 * X)
+  mixed = jax.vmap(lambda a, b: (a * b, b), in_axes=(0, None), out_axes=(None, None),
+                   sum_match=True)(X, Y[:, 0])
+  np.testing.assert_allclose(np.asarray(mixed[0]), (X * Y[:, 0]).sum(0), rtol=1e-6)
+  np.testing.assert_allclose(np.asarray(mixed[1]), Y[:, 0])
+  jaxpr = jax.make_jaxpr(jax.vmap(lambda a: a * 2, out_axes=None, sum_match=True))(X)
+  assert [e.primitive.name for e in jaxpr.eqns] == ["mul", "reduce_sum"]
+
+
 @pytest.mark.parametrize("call, match", [
     (lambda: jax.vmap(lambda a, b: a, (0, 1))(X, X),
      r"inconsistent sizes(.|\n)*axis 0 of argument a .* size 3(.|\n)*axis 1 of argument b "),

@@ -465,9 +465,10 @@ def _check_mapped_splits(given, traced, dims, spmd_names):
 
 
 def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
-         spmd_axis_name=None):
+         spmd_axis_name=None, sum_match: bool = False):
   """Vectorizes ``fun`` over the ``in_axes`` of its arguments (keyword arguments are mapped
-  over axis 0), stacking the results along ``out_axes``."""
+  over axis 0), stacking the results along ``out_axes``; with ``sum_match``, a batched
+  result whose ``out_axes`` entry is None is summed over the mapped axis instead."""
   _check_callable(fun)
   if isinstance(in_axes, list):
     in_axes = tuple(in_axes)
@@ -483,7 +484,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
                        f"but got len(in_axes)={len(in_axes)}, len(args)={len(args)}")
     if vmappable.involved(args, kwargs, in_axes, out_axes):  # registered containers
       return vmappable.vmap_call(fun, in_axes, out_axes, axis_name, axis_size, args, kwargs,
-                                 spmd_axis_name)
+                                 spmd_axis_name, sum_match)
     if not args and not kwargs and axis_size is None:
       raise ValueError("vmap wrapped function must be passed at least one argument "
                        "containing an array or axis_size must be specified, got empty "
@@ -568,6 +569,9 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     results = []
     for o, d, want, path, r in zip(outs, out_dims, out_spec, out_paths, raw):
       if want is None:
+        if d is not None and sum_match:
+          results.append(o.sum(d))
+          continue
         if d is not None:
           raise ValueError(f"at vmap out_axes{path}, got axis spec None but output was "
                            f"batched on axis {d}")

@@ -122,13 +122,15 @@ def _to_elt_of(trace: BatchTrace, get_idx: Callable, x, spec):
   return BatchTracer(trace, x, spec % ndim)
 
 
-def _from_elt_of(trace: BatchTrace, axis_size, i: int, x, spec):
+def _from_elt_of(trace: BatchTrace, axis_size, i: int, x, spec, sum_match=False):
   handler = _from_elt.get(type(x))
   if handler is not None:
-    return handler(lambda size, elt, s: _from_elt_of(trace, size, i, elt, s), axis_size, x,
-                   spec)
+    return handler(lambda size, elt, s: _from_elt_of(trace, size, i, elt, s, sum_match),
+                   axis_size, x, spec)
   val, bdim = trace.lift(x)
   if spec is None:
+    if bdim is not None and sum_match:
+      return val.sum(bdim)
     if bdim is not None:
       raise ValueError(f"vmap out_axes of output {i}: got axis spec None but output was "
                        f"batched on axis {bdim}")
@@ -139,7 +141,7 @@ def _from_elt_of(trace: BatchTrace, axis_size, i: int, x, spec):
 
 
 def vmap_call(fun: Callable, in_axes, out_axes, axis_name, axis_size, args, kwargs,
-              spmd_axis_name=None):
+              spmd_axis_name=None, sum_match=False):
   """``vmap(fun, in_axes, out_axes, axis_name, axis_size)(*args, **kwargs)`` with
   registered containers among the arguments, results or axes."""
   leaves, in_tree = tree_util.tree_flatten((args, kwargs), is_leaf=is_vmappable)
@@ -162,7 +164,7 @@ def vmap_call(fun: Callable, in_axes, out_axes, axis_name, axis_size, args, kwar
     out = fun(*call_args, **call_kwargs)
     out_leaves, out_tree = tree_util.tree_flatten(out, is_leaf=is_vmappable)
     out_specs = flatten_axes("vmap", out, out_axes, "out_axes")
-    results = [_from_elt_of(trace, size, i, o, s)
+    results = [_from_elt_of(trace, size, i, o, s, sum_match)
                for i, (o, s) in enumerate(zip(out_leaves, out_specs))]
   return tree_util.tree_unflatten(out_tree, results)
 
