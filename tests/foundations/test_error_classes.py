@@ -343,3 +343,34 @@ def test_lax_linalg_symmetrized_integer_input_is_promoted():
 def test_make_jaxpr_of_a_non_callable():
   with pytest.raises(TypeError, match="^the first argument must be callable"):
     xjax.make_jaxpr(1)
+
+
+@pytest.mark.parametrize("where", ["eager", "jit", "grad", "vmap"])
+@pytest.mark.parametrize("call, prim, position, kind", [
+    (lambda a: lax.add(a, [1.0, 2.0]), "add", 1, "list"),
+    (lambda a: lax.mul("a", a), "mul", 0, "str"),
+    (lambda a: lax.exp(None) + a, "exp", 0, "NoneType"),
+    (lambda a: lax.concatenate([a, [1.0]], 0), "concatenate", 1, "list"),
+])
+def test_a_primitive_operand_of_no_jax_type_is_named_with_its_position(where, call, prim,
+                                                                       position, kind):
+  """JAX 0.10.2's ``Primitive.bind`` text, under every transformation."""
+  x = jnp.ones(2)
+  run = {"eager": call, "jit": xjax.jit(call), "vmap": xjax.vmap(call),
+         "grad": xjax.grad(lambda a: call(a).sum())}[where]
+  with pytest.raises(TypeError, match=(
+      rf"^Error interpreting argument to {prim} as a JAX value\. The problematic value is of "
+      rf"type <class '{kind}'> and was passed to {prim} at position {position}\.\n")):
+    run(x)
+
+
+def test_lax_dot_takes_dimension_numbers_and_keywords_only():
+  a, b = jnp.ones((5, 2, 3)), jnp.ones((5, 3, 4))
+  out = lax.dot(a, b, dimension_numbers=(([2], [1]), ([0], [0])))
+  np.testing.assert_allclose(out, np.full((5, 2, 4), 3.0))
+  assert lax.dot(jnp.ones(3), jnp.arange(3.0)).tolist() == 3.0
+  with pytest.raises(ValueError, match=r"^jax.lax.dot: dimension_numbers must be specified .*"
+                     r"got lhs_shape=\(2, 3\) rhs_shape=\(4, 3\)$"):
+    lax.dot(jnp.ones((2, 3)), jnp.ones((4, 3)))  # a mismatched contraction, as JAX words it
+  with pytest.raises(TypeError):
+    lax.dot(jnp.ones(3), jnp.ones(3), lax.Precision.HIGHEST)  # keyword-only in JAX 0.10.2

@@ -104,7 +104,16 @@ class Primitive:
     self.is_collective = False  # binds to a named axis (batching runs it unbatched too)
 
   def bind(self, *args, **params):
-    return _ctx.trace.process_primitive(self, args, params)
+    try:
+      return _ctx.trace.process_primitive(self, args, params)
+    except TypeError as e:  # an operand of no JAX type (``values.get_aval`` names it)
+      bad = next((i for i, a in enumerate(args) if a is getattr(e, "invalid_value", args)),
+                 None)
+      if bad is None:
+        raise
+      raise TypeError(f"Error interpreting argument to {self} as a JAX value. The problematic "
+                      f"value is of type {type(args[bad])} and was passed to {self} at "
+                      f"position {bad}.\n") from e
 
   def bind_with_trace(self, trace: "Trace", args, *avals_params):
     """Has ``trace`` interpret this primitive on ``args``. JAX 0.10's form passes the

@@ -42,8 +42,8 @@ def _numpy_aval(x) -> ShapedArray:
   dt = x.dtype
   if (dt.kind in "OUSVMm" and dt != dtypes.float0
       and not (dtypes.is_inexact(dt) or dtypes.is_integer(dt))):  # ml_dtypes' narrow types
-    raise TypeError(f"Value of type {type(x).__name__} with dtype {dt} is not a valid JAX "
-                    "type: xjax arrays hold booleans and numbers only.")
+    raise _invalid(x, f"Value of type {type(x).__name__} with dtype {dt} is not a valid JAX "
+                   "type: xjax arrays hold booleans and numbers only.")
   return ShapedArray(x.shape, dtypes.canonicalize_dtype(dt), False)
 
 
@@ -76,7 +76,15 @@ def get_aval(x) -> ShapedArray:
     return _numpy_aval(x)
   if hasattr(x, "__jax_array__"):
     return get_aval(x.__jax_array__())
-  raise TypeError(f"Argument '{_short_str(x)}' of type {type(x)} is not a valid JAX type")
+  raise _invalid(x, f"Argument '{_short_str(x)}' of type {type(x)} is not a valid JAX type")
+
+
+def _invalid(x, message: str) -> TypeError:
+  """The TypeError for a value of no JAX type; it names the value (``invalid_value``), so
+  ``Primitive.bind`` can say which operand it was."""
+  e = TypeError(message)
+  e.invalid_value = x
+  return e
 
 
 def is_valid_value(x) -> bool:

@@ -368,18 +368,19 @@ _PRECISION_STRINGS = ("highest", "float32", "high", "bfloat16_3x", "tensorfloat3
                       "bfloat16", "fastest")
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None, out_sharding=None):
-  """Vector/matrix products of rank-1 and rank-2 operands."""
-  la, ra = get_aval(lhs), get_aval(rhs)
-  if not (1 <= la.ndim <= 2 and 1 <= ra.ndim <= 2):
-    raise ValueError("jax.lax.dot: dimension_numbers must be specified when not performing "
-                     "simple un-batched matrix-matrix, matrix-vector, or vector-vector "
-                     f"products; got lhs_shape={la.shape} rhs_shape={ra.shape}")
-  if la.shape[-1] != ra.shape[0]:
-    raise ValueError(f"jax.lax.dot: incompatible shapes for dot: got {la.shape} and "
-                     f"{ra.shape}.")
-  dn = (((la.ndim - 1,), (0,)), ((), ()))
-  return dot_general(lhs, rhs, dn, precision, preferred_element_type)
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
+        out_sharding=None):
+  """``dot_general`` with ``dimension_numbers`` defaulting to the vector/matrix product of
+  rank-1 and rank-2 operands (the last axis of ``lhs`` against the first of ``rhs``)."""
+  if dimension_numbers is None:
+    ls, rs = np.shape(lhs), np.shape(rhs)
+    if not (1 <= len(ls) <= 2 and 1 <= len(rs) <= 2 and ls[-1] == rs[0]):
+      raise ValueError("jax.lax.dot: dimension_numbers must be specified when not performing "
+                       "simple un-batched matrix-matrix, matrix-vector, or vector-vector "
+                       f"products; got lhs_shape={ls} rhs_shape={rs}")
+    dimension_numbers = (((len(ls) - 1,), (0,)), ((), ()))
+  return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type,
+                     out_sharding)
 
 
 DotDimensionNumbers = tuple  # ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))
