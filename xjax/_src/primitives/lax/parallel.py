@@ -378,34 +378,85 @@ all_gather_p.batch = _all_gather_batch
 ad.deflinear(all_gather_p, _all_gather_transpose)
 
 
-def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
+def _as_all_gather(rule):
+  """An all_gather rule taking all_gather_invariant's parameters (JAX's names)."""
+  return lambda *args, all_gather_dimension, **params: rule(*args, axis=all_gather_dimension,
+                                                            **params)
+
+
+def _all_gather_invariant_batch(bt_axis, args, dims, *, all_gather_dimension, **params):
+  """Under a vmap inside the shard_map: gathered per batch element (the vmap's own axis
+  never reaches it: ``all_gather(to='invarying')`` needs the shard_map's)."""
+  x = batching.moveaxis(args[0], dims[0], 0)
+  return all_gather_invariant_p.bind(x, all_gather_dimension=all_gather_dimension + 1,
+                                     **params), 0
+
+
+# JAX's all_gather to an invariant value (the same on every member; shard_map's check_vma
+# then lets it out unsplit): the same collective; its transpose is all_gather's, as
+# shard_map's reverse mode divides an unsplit output's cotangent among its copies.
+all_gather_invariant_p = _collective("all_gather_invariant",
+                                     _as_all_gather(_all_gather_abstract_eval),
+                                     _as_all_gather(_all_gather_lowering))
+all_gather_invariant_p.batch = _all_gather_invariant_batch
+ad.deflinear(all_gather_invariant_p, _as_all_gather(_all_gather_transpose))
+
+_ALL_GATHER_TO = ("varying", "reduced", "invarying")
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bool = False,
+               to: str = "varying"):
   """Gathers ``x`` (a pytree) from every member of the named axis, stacked along ``axis``
-  (concatenated along it when ``tiled``)."""
+  (concatenated along it when ``tiled``); ``to="invarying"`` (in a shard_map) types the
+  result as the same on every member."""
+  if to not in _ALL_GATHER_TO:
+    raise ValueError("Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` "
+                     f"values are: {set(_ALL_GATHER_TO)}")
+  _no_groups("all_gather", axis_index_groups)
+  if to == "reduced":
+    raise NotImplementedError("all_gather(to='reduced'): xjax has no reduced/unreduced "
+                              "sharding types; gather to='varying' or 'invarying'.")
   names = _names(axis_name)
+  if to == "invarying":
+    return _all_gather_invariant(x, names, axis, tiled)
   if len(names) > 1:
     return tree_util.tree_map(lambda leaf: _gather_many(leaf, names, axis, tiled), x)
 
   def gather(leaf):
-    aval = get_aval(leaf)
-    rank = aval.ndim + (0 if tiled else 1)
-    if not -rank <= axis < rank:
-      raise ValueError(f"all_gather: axis {axis} is out of bounds for an operand of rank "
-                       f"{aval.ndim}{'' if tiled else ' (plus the gathered axis)'}")
+    rank = _gathered_rank(leaf, axis, tiled)
     size = batching.axis_size(_names(axis_name)[0])
     return all_gather_p.bind(leaf, axis_name=axis_name, axis=axis % rank, axis_size=size,
                              tiled=tiled)
   return tree_util.tree_map(gather, x)
 
 
-def _gather_many(leaf, names, axis, tiled):
-  """Gathers over several axis names as over their product, the first name major: one
-  stacked gather per name (last name first), then the new axes merged into one."""
+def _gathered_rank(leaf, axis: int, tiled: bool) -> int:
+  """The rank of ``leaf`` gathered; ``axis`` must be within it."""
   aval = get_aval(leaf)
   rank = aval.ndim + (0 if tiled else 1)
   if not -rank <= axis < rank:
     raise ValueError(f"all_gather: axis {axis} is out of bounds for an operand of rank "
                      f"{aval.ndim}{'' if tiled else ' (plus the gathered axis)'}")
-  axis %= rank
+  return rank
+
+
+def _all_gather_invariant(x, names: tuple, axis: int, tiled: bool):
+  if not names:
+    return x
+  # shard_map builds on parallel's collectives; the gather asks which axes are manual
+  from xjax._src.primitives.lax.shard_map import manual_axis_names
+  if any(n not in manual_axis_names() for n in names):
+    raise ValueError("pvary should be called under jax.shard_map.")
+  size = int(np.prod([batching.axis_size(n) for n in names], dtype=np.int64))
+  return tree_util.tree_map(lambda leaf: all_gather_invariant_p.bind(
+      leaf, all_gather_dimension=axis % _gathered_rank(leaf, axis, tiled), axis_name=names,
+      axis_size=size, tiled=tiled), x)
+
+
+def _gather_many(leaf, names, axis, tiled):
+  """Gathers over several axis names as over their product, the first name major: one
+  stacked gather per name (last name first), then the new axes merged into one."""
+  axis %= _gathered_rank(leaf, axis, tiled)
   for name in reversed(names):
     leaf = all_gather(leaf, name, axis=axis)
   shape = get_aval(leaf).shape

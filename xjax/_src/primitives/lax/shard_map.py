@@ -345,6 +345,8 @@ def _varying(jaxpr, in_axes: list, dropped=frozenset()) -> list:
       ins = ins | (set(parallel._names(eqn.params["axis_name"])) - dropped)
     elif name == "pvary":
       ins = ins | (set(eqn.params["axes"]) - dropped)
+    elif name == "all_gather_invariant":
+      ins = ins - set(eqn.params["axis_name"])
     for v in eqn.outvars:
       env[v] = ins
   return [env.get(v, frozenset()) for v in jaxpr.outvars]
