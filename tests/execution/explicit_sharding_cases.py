@@ -94,6 +94,11 @@ def test_mesh_and_placed_types():
     (lambda: xjax.grad(lambda a: (a @ jnp.ones((4, 3))).sum())(X), "float32[8@X,4@Y]"),
     (lambda: xjax.grad(lambda w: jnp.sum(jnp.tanh(ROWS @ w)))(
         xjax.device_put(jnp.ones((4, 6)), P(None, "Y"))), "float32[4,6@Y]"),
+    (lambda: xjax.lax.reduce_sum(ROWS, (0,), out_sharding=P("X")), "float32[4@X]"),
+    (lambda: xjax.jit(lambda a: xjax.lax.reduce(a, 0.0, xjax.lax.add, (0,),
+                                                out_sharding=P("Y")))(ROWS), "float32[4@Y]"),
+    (lambda: xjax.lax.reduce(ROWS, 1.0, lambda u, v: u * v + 0, (0,), out_sharding=P("X")),
+     "float32[4]"),  # (a computation of one's own does not take it, as in JAX)
 ])
 def test_types_follow_the_operations(f, want):
   assert typeof(f) == want

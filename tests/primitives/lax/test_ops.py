@@ -376,6 +376,14 @@ def test_reduce_with_python_computation():
   # monoid computations with identity inits use the differentiable reductions
   g = xjax.grad(lambda r: lax.reduce(r, np.float32(0), lax.add, (0, 1)))(a)
   np.testing.assert_allclose(g, np.ones_like(a))
+  # JAX 0.10.2's signatures: out_sharding for a sum only; the other reductions take none
+  with pytest.raises(NotImplementedError, match="out_sharding"):
+    lax.reduce(a, -np.inf, lax.max, (0,), out_sharding=xjax.sharding.PartitionSpec())
+  for reduction in (lax.reduce_prod, lax.reduce_max, lax.reduce_min):
+    with pytest.raises(TypeError, match="out_sharding"):
+      reduction(a, (0,), out_sharding=None)
+  with pytest.raises(TypeError):
+    lax.reduce_sum(a, (0,), None)  # keyword only
 
 
 def test_generic_reduce_is_differentiable():

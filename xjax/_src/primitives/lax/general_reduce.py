@@ -119,9 +119,11 @@ def _monoid_reduction(computation, init, aval):
   return fn
 
 
-def reduce(operands, init_values, computation, dimensions: Sequence[int]):
+def reduce(operands, init_values, computation, dimensions: Sequence[int], out_sharding=None):
   """Reduces ``operands`` (an array or a pytree of arrays) over ``dimensions`` with
-  ``computation(accumulators, values)``, starting from ``init_values``."""
+  ``computation(accumulators, values)``, starting from ``init_values``. As in JAX,
+  ``out_sharding`` (the result's split) applies to a sum; the other monoids refuse it and a
+  computation of the user's own does not take it."""
   flat_ops, tree = tree_util.tree_flatten(operands)
   flat_inits, init_tree = tree_util.tree_flatten(init_values)
   if tree != init_tree:
@@ -129,6 +131,11 @@ def reduce(operands, init_values, computation, dimensions: Sequence[int]):
   dims = tuple(int(d) for d in dimensions)
   if len(flat_ops) == 1:
     fn = _monoid_reduction(computation, flat_inits[0], get_aval(flat_ops[0]))
+    if fn is r.reduce_sum:
+      return tree_util.tree_unflatten(tree, [fn(flat_ops[0], dims, out_sharding=out_sharding)])
+    if fn is not None and out_sharding is not None:
+      raise NotImplementedError("lax.reduce: out_sharding is supported for sums (lax.add "
+                                "with init 0) only, as in JAX; reshard the result instead.")
     if fn is not None:
       return tree_util.tree_unflatten(tree, [fn(flat_ops[0], dims)])
   avals = [ShapedArray((), get_aval(x).dtype) for x in flat_ops]

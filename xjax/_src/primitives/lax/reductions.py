@@ -7,7 +7,7 @@ from typing import Sequence
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.foundations.sharding import NamedSharding, PartitionSpec
+from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, out_sharding_param
 from xjax._src.backend.lowering import compare_attributes, i64_array
 from xjax._src.core.avals import ShapedArray, mesh_of, spec_of, tangent_aval
 from xjax._src.core.values import get_aval
@@ -205,31 +205,32 @@ def _axes(operand, axes) -> tuple:
   return axes
 
 
-def reduce_sum(operand, axes: Sequence[int], out_sharding=None):
-  return reduce_sum_p.bind(operand, axes=_axes(operand, axes), out_sharding=None)
+def reduce_sum(operand, axes: Sequence[int], *, out_sharding=None):
+  return reduce_sum_p.bind(operand, axes=_axes(operand, axes),
+                           out_sharding=out_sharding_param(out_sharding))
 
 
-def reduce_prod(operand, axes: Sequence[int], out_sharding=None):
+def reduce_prod(operand, axes: Sequence[int]):
   return reduce_prod_p.bind(operand, axes=_axes(operand, axes))
 
 
-def reduce_max(operand, axes: Sequence[int], out_sharding=None):
+def reduce_max(operand, axes: Sequence[int]):
   return reduce_max_p.bind(operand, axes=_axes(operand, axes))
 
 
-def reduce_min(operand, axes: Sequence[int], out_sharding=None):
+def reduce_min(operand, axes: Sequence[int]):
   return reduce_min_p.bind(operand, axes=_axes(operand, axes))
 
 
-def reduce_and(operand, axes: Sequence[int], out_sharding=None):
+def reduce_and(operand, axes: Sequence[int]):
   return reduce_and_p.bind(operand, axes=_axes(operand, axes))
 
 
-def reduce_or(operand, axes: Sequence[int], out_sharding=None):
+def reduce_or(operand, axes: Sequence[int]):
   return reduce_or_p.bind(operand, axes=_axes(operand, axes))
 
 
-def reduce_xor(operand, axes: Sequence[int], out_sharding=None):
+def reduce_xor(operand, axes: Sequence[int]):
   return reduce_xor_p.bind(operand, axes=_axes(operand, axes))
 
 
