@@ -226,6 +226,31 @@ def test_custom_vjp_nondiff_and_clip_gradient():
   assert xjax.grad(lambda x: 2.0 * f(1.0, x))(3.0) == 2.0
 
 
+def test_nondiff_argnames_and_sorted_nondiff_argnums():
+  """JAX 0.10.2: ``nondiff_argnames`` name positional-or-keyword parameters; with
+  ``nondiff_argnums`` they reach the rules in positional order (values from JAX)."""
+  f = xjax.custom_jvp(lambda x, n: x ** n, nondiff_argnames=("n",))
+  f.defjvp(lambda n, p, t: (f(p[0], n), n * p[0] ** (n - 1) * t[0] * 10))
+  assert f.nondiff_argnums == (1,)
+  assert f(2.0, 3) == f(2.0, n=3) == 8.0
+  assert xjax.grad(f)(2.0, 3) == xjax.grad(lambda x: f(x, n=3))(2.0) == 120.0
+  assert xjax.jit(xjax.grad(f), static_argnums=1)(2.0, 3) == 120.0
+  assert xjax.vmap(xjax.grad(f), in_axes=(0, None))(jnp.arange(3.0), 2).tolist() == [
+      0.0, 20.0, 40.0]
+  with pytest.raises(TypeError, match="Can't use ``defjvps`` with ``nondiff_argnums``"):
+    f.defjvps(lambda t, ans, x, n: t)
+
+  def h(m, x, n):
+    return x * n * m
+  h = xjax.custom_vjp(h, nondiff_argnums=(0,), nondiff_argnames="n")
+  h.defvjp(lambda m, x, n: (h(m, x, n), x), lambda m, n, res, ct: (ct * n * m + m,))
+  assert h.nondiff_argnums == (0, 2)
+  assert xjax.grad(h, 1)(2.0, 3.0, 4.0) == 10.0
+  k = xjax.custom_vjp(lambda m, x, n: x * n * m, nondiff_argnums=(2, 0))
+  k.defvjp(lambda m, x, n: (k(m, x, n), x), lambda m, n, res, ct: (ct * n * m + m,))
+  assert k.nondiff_argnums == (0, 2) and xjax.grad(k, 1)(2.0, 3.0, 4.0) == 10.0
+
+
 # ---------------------------------------------------------------------------------------
 # checkpoint / remat
 

@@ -294,6 +294,18 @@ def _discharge_call(prim, kind: str, rules: tuple):
 # ---------------------------------------------------------------------------------------
 # custom_jvp
 
+def _nondiff_argnums(fun: Callable, argnums, argnames) -> tuple:
+  """The positions of the non-differentiable arguments, given by position or by name (the
+  positional-or-keyword parameters of ``fun`` so named), in order, as JAX sorts them."""
+  positions = set(argnums)
+  if argnames:
+    names = (argnames,) if isinstance(argnames, str) else tuple(argnames)
+    params = inspect.signature(fun).parameters.values()
+    positions.update(i for i, p in enumerate(params)
+                     if p.kind is p.POSITIONAL_OR_KEYWORD and p.name in names)
+  return tuple(sorted(positions))
+
+
 class custom_jvp:
   """A function with a custom JVP rule, set with ``defjvp`` or ``defjvps``."""
   jvp: Callable | None = None   # the rule, and whether it takes symbolic zeros (defjvp's)
@@ -301,10 +313,10 @@ class custom_jvp:
 
   __getattr__ = forward_to_fun
 
-  def __init__(self, fun: Callable, nondiff_argnums=()) -> None:
+  def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()) -> None:
     update_wrapper(self, fun)
     self.fun = fun
-    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.nondiff_argnums = _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames)
 
   def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
     """``jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)``; with
@@ -315,6 +327,8 @@ class custom_jvp:
 
   def defjvps(self, *jvps) -> None:
     """One rule per argument: ``rule(tangent, primal_out, *primals) -> contribution``."""
+    if self.nondiff_argnums:
+      raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
     def jvp(primals, tangents):
       out = self(*primals)
       parts = [f(t, out, *primals) for f, t in zip(jvps, tangents) if f is not None]
@@ -432,10 +446,10 @@ class custom_vjp:
 
   __getattr__ = forward_to_fun
 
-  def __init__(self, fun: Callable, nondiff_argnums=()) -> None:
+  def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()) -> None:
     update_wrapper(self, fun)
     self.fun = fun
-    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.nondiff_argnums = _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames)
     self.fwd = self.bwd = None
     self.symbolic_zeros = self.optimize_remat = False
 
