@@ -99,6 +99,16 @@ def test_mesh_and_placed_types():
                                                 out_sharding=P("Y")))(ROWS), "float32[4@Y]"),
     (lambda: xjax.lax.reduce(ROWS, 1.0, lambda u, v: u * v + 0, (0,), out_sharding=P("X")),
      "float32[4]"),  # (a computation of one's own does not take it, as in JAX)
+    (lambda: jnp.tensordot(ROWS, jnp.ones((4, 3)), 1, out_sharding=P(None, "Y")),
+     "float32[8,3@Y]"),
+    (lambda: jnp.linalg.tensordot(ROWS, jnp.ones((4, 3)), axes=1), "float32[8@X,3]"),
+    (lambda: jnp.repeat(ROWS, jnp.array([1, 2, 0, 1]), axis=1, total_repeat_length=4),
+     "float32[8@X,4]"),
+    (lambda: jnp.repeat(ROWS, 2, axis=0, out_sharding=P(None)), "float32[16,4]"),
+    (lambda: xjax.ops.segment_sum(ROWS, jnp.arange(8) // 2, 4, out_sharding=P("X")),
+     "float32[4@X,4]"),
+    (lambda: xjax.jit(lambda a: xjax.ops.segment_max(a, jnp.arange(8) % 3, 3,
+                                                     out_sharding=P()))(ROWS), "float32[3,4]"),
 ])
 def test_types_follow_the_operations(f, want):
   assert typeof(f) == want
@@ -124,6 +134,14 @@ def test_ambiguous_shardings_raise_sharding_type_errors(f, message):
   with pytest.raises(ShardingTypeError) as e:
     f()
   assert str(e.value) == message
+
+
+def test_repeat_along_a_split_dimension_needs_out_sharding():
+  with pytest.raises(ValueError, match="^Please pass sharding to `jnp.repeat` via "
+                                       "`out_sharding` parameter.$"):
+    jnp.repeat(ROWS, 2, axis=0)
+  out = xjax.jit(lambda a: jnp.repeat(a, 2, axis=0, out_sharding=P(None)))(ROWS)
+  np.testing.assert_array_equal(out, np.repeat(np.ones((8, 4)), 2, axis=0))
 
 
 def test_vmap_sees_the_rows_types():

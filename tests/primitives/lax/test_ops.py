@@ -244,6 +244,11 @@ def test_reduce_window_values():
                                               ((1, 0), (1, 1)), -np.inf))
   out = lax.reduce_window(IMG, np.inf, lax.min, (3, 1), (1, 1), "VALID")
   np.testing.assert_allclose(out, _np_windows(IMG, np.min, (3, 1), (1, 1), ((0, 0),) * 2, 0))
+  # strides of 1 and VALID padding by default (JAX 0.10.2's signature)
+  np.testing.assert_array_equal(lax.reduce_window(IMG, np.inf, lax.min, (3, 1)), out)
+  prod = lax.reduce_window(IMG, np.float32(1), lambda a, b: a * b + 0, (3, 1))
+  np.testing.assert_allclose(prod, _np_windows(IMG, np.prod, (3, 1), (1, 1), ((0, 0),) * 2, 1),
+                             rtol=1e-5)
 
 
 def test_reduce_window_dilations():

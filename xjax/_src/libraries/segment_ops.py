@@ -2,11 +2,14 @@
 `num_segments` buckets chosen by `segment_ids`."""
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
 
+from xjax._src.api.explicit_sharding import auto_axes
 from xjax._src.foundations import dtypes
+from xjax._src.foundations.sharding import get_abstract_mesh
 from xjax._src.core.values import get_aval
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.primitives.lax import gather_scatter as gs
@@ -35,7 +38,7 @@ _SCATTERS = {"sum": gs.scatter_add, "prod": gs.scatter_mul,
 _COMBINE = {"sum": add, "prod": mul, "max": lax_max, "min": lax_min}
 
 
-def _segment_reduce(kind, name, data, segment_ids, num_segments, indices_are_sorted,
+def _segment_reduce(kind, name, data, segment_ids, *, num_segments, indices_are_sorted,
                     unique_indices, bucket_size, mode):
   data = creation.asarray(data)
   segment_ids = creation.asarray(segment_ids)
@@ -80,15 +83,25 @@ def _make(kind: str):
 
   def segment_op(data, segment_ids, num_segments: int | None = None,
                  indices_are_sorted: bool = False, unique_indices: bool = False,
-                 bucket_size: int | None = None, mode=None):
-    return _segment_reduce(kind, name, data, segment_ids, num_segments, indices_are_sorted,
-                           unique_indices, bucket_size, mode)
+                 bucket_size: int | None = None, mode=None, out_sharding=None):
+    reduce = functools.partial(_segment_reduce, kind, name, num_segments=num_segments,
+                               indices_are_sorted=indices_are_sorted,
+                               unique_indices=unique_indices, bucket_size=bucket_size,
+                               mode=mode)
+    if out_sharding is None:
+      return reduce(data, segment_ids)
+    if bucket_size is not None:
+      raise NotImplementedError(f"{name}: out_sharding with bucket_size is not supported "
+                                "(as in JAX); reshard the result instead.")
+    mesh = getattr(out_sharding, "mesh", get_abstract_mesh())
+    return auto_axes(reduce, axes=mesh.explicit_axes, out_sharding=out_sharding)(
+        data, segment_ids)
   segment_op.__name__ = segment_op.__qualname__ = name
   segment_op.__doc__ = (
       f"The {kind} of the rows of ``data`` that share a segment id, for ids 0 .. "
       "``num_segments - 1`` (default: the largest id + 1, which needs concrete ids). "
       "Out-of-range ids are dropped (``mode='clip'`` clamps them); empty segments hold the "
-      f"identity of {kind}.")
+      f"identity of {kind}. ``out_sharding``: the result's split over the mesh.")
   return segment_op
 
 

@@ -690,9 +690,11 @@ def trace(x, /, *, offset: int = 0, dtype=None):
   return _trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
-def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None,
+              out_sharding=None):
   return linalg_basic.tensordot(x1, x2, axes=axes, precision=precision,
-                                preferred_element_type=preferred_element_type)
+                                preferred_element_type=preferred_element_type,
+                                out_sharding=out_sharding)
 
 
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):

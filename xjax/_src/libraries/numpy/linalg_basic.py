@@ -160,7 +160,8 @@ def outer(a, b, out=None):
   return multiply(column, expand_dims(ravel(b), 0))
 
 
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
+              out_sharding=None):
   """Sum products over the given axes (an int N: last N of a with first N of b)."""
   import operator
   a, b = arraylike("tensordot", a, b)
@@ -186,7 +187,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
   ax_a = tuple(canonical_axis(x, na) for x in ax_a)
   ax_b = tuple(canonical_axis(x, nb) for x in ax_b)
   out = dot_general(a, b, ((ax_a, ax_b), ((), ())), precision=precision,
-                        preferred_element_type=pet)
+                    preferred_element_type=pet, out_sharding=out_sharding)
   return convert_element_type(out, out_dtype, out_weak)
 
 

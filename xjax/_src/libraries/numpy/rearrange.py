@@ -7,9 +7,12 @@ import numpy as np
 
 from xjax._src.core.concrete import canonicalize_shape, concrete_or_error
 from xjax._src.core.trace import Tracer
+from xjax._src.core.avals import spec_of
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
+from xjax._src.api.explicit_sharding import auto_axes
 from xjax._src.execution.array import Array
+from xjax._src.foundations.sharding import get_abstract_mesh
 from xjax._src.primitives.lax.elementwise import convert_element_type, sub
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota,
                                              concatenate as lax_concatenate, dynamic_slice_in_dim,
@@ -153,13 +156,26 @@ def tile(A, reps):
   return lax_tile(A, reps)
 
 
-def repeat(a, repeats, axis=None, *, total_repeat_length=None):
-  """Repeats each element; ``repeats`` must be concrete unless total_repeat_length is set."""
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
+  """Repeats each element; ``repeats`` must be concrete unless total_repeat_length is set.
+  Over a dimension split over Explicit mesh axes the result's split must be given
+  (``out_sharding``), as JAX requires."""
   a = asarray(a)
   if axis is None:
     a, axis = ravel(a), 0
   aval = get_aval(a)
   axis = canonical_axis(axis, aval.ndim)
+  if out_sharding is None and spec_of(aval)[axis] is not None:
+    raise ValueError("Please pass sharding to `jnp.repeat` via `out_sharding` parameter.")
+  if out_sharding is not None:
+    mesh = getattr(out_sharding, "mesh", get_abstract_mesh())
+    return auto_axes(_repeat, axes=mesh.explicit_axes, out_sharding=out_sharding)(
+        a, repeats, axis, total_repeat_length)
+  return _repeat(a, repeats, axis, total_repeat_length)
+
+
+def _repeat(a, repeats, axis: int, total_repeat_length):
+  aval = get_aval(a)
   n = aval.shape[axis]
   if np.ndim(repeats) == 0 and not hasattr(repeats, "aval"):
     r = operator.index(concrete_or_error(repeats, "repeats"))

@@ -641,10 +641,13 @@ def _window_params(operand, window_dimensions, window_strides, padding, base_dil
               window_dilation=wd)
 
 
-def reduce_window(operand, init_value, computation, window_dimensions, window_strides,
-                  padding, base_dilation=None, window_dilation=None):
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides=None,
+                  padding="VALID", base_dilation=None, window_dilation=None):
   """Reduces each window of ``operand`` (an array or a pytree of arrays) with
-  ``computation(accumulators, values)``, starting from ``init_value``."""
+  ``computation(accumulators, values)``, starting from ``init_value`` (strides of 1 unless
+  given)."""
+  if window_strides is None:
+    window_strides = (1,) * len(window_dimensions)
   prims = {ew.add: reduce_window_sum_p, ew.max: reduce_window_max_p,
            ew.min: reduce_window_min_p}
   if computation not in prims or not _is_leaf(operand):
