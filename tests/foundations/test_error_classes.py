@@ -374,3 +374,10 @@ def test_lax_dot_takes_dimension_numbers_and_keywords_only():
     lax.dot(jnp.ones((2, 3)), jnp.ones((4, 3)))  # a mismatched contraction, as JAX words it
   with pytest.raises(TypeError):
     lax.dot(jnp.ones(3), jnp.ones(3), lax.Precision.HIGHEST)  # keyword-only in JAX 0.10.2
+
+
+def test_transposing_a_product_of_two_linear_values_is_jaxs_assertion_error():
+  with pytest.raises(AssertionError, match="^mul of two values that both depend on the "
+                                           "inputs being transposed is not linear"):
+    xjax.linear_transpose(lambda x: x * x, 1.0)(1.0)
+  assert xjax.linear_transpose(lambda x: x * 2.0, 1.0)(1.0) == (2.0,)

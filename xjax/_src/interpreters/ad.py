@@ -544,6 +544,10 @@ def defbilinear(prim, lhs_rule, rhs_rule) -> None:
 
   def transpose(ct, x, y, *rest, **params):
     lhs = is_undefined(x)
+    if lhs and is_undefined(y):  # (JAX's class: an AssertionError)
+      raise AssertionError(f"{prim.name} of two values that both depend on the inputs being "
+                           "transposed is not linear in them; transpose (linear_transpose, "
+                           "vjp) only a function linear in its inputs.")
     if type(ct) is Zero:
       ct_x = Zero(x.aval) if lhs else None
       ct_y = Zero(y.aval) if is_undefined(y) else None
