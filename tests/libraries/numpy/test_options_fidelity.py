@@ -234,3 +234,10 @@ def test_more_parameters_take_jaxs_names():
   assert out.dtype == jnp.int32 and out.tolist() == [[0, 0], [0, 0]]
   with pytest.raises(TypeError, match="ones_like requires ndarray or scalar arguments"):
     jnp.empty_like([1.0, 2.0])  # (JAX's message names ones_like)
+
+
+def test_conj_is_its_own_function_as_jax():
+  """JAX 0.10.2's ``jnp.conj`` is a function named ``conj`` calling ``conjugate``."""
+  assert jnp.conj.__name__ == "conj" and jnp.conj is not jnp.conjugate
+  assert complex(jnp.conj(1 + 2j)) == 1 - 2j
+  assert [e.primitive.name for e in xjax.make_jaxpr(jnp.conj)(1.0 + 1j).eqns] == ["conj"]

@@ -559,7 +559,9 @@ def conjugate(x, /):
   return lax_conj(x) if dtypes.is_complex(get_aval(x).dtype) else x
 
 
-conj = conjugate
+def conj(x, /):
+  """Alias of ``conjugate``."""
+  return conjugate(x)
 
 
 @compiled_when_eager(staged="round", static_argnames=("decimals",),
