@@ -381,3 +381,12 @@ def test_transposing_a_product_of_two_linear_values_is_jaxs_assertion_error():
                                            "inputs being transposed is not linear"):
     xjax.linear_transpose(lambda x: x * x, 1.0)(1.0)
   assert xjax.linear_transpose(lambda x: x * 2.0, 1.0)(1.0) == (2.0,)
+
+
+def test_float_only_special_functions_refuse_other_dtypes_as_jax():
+  x = jnp.arange(1.0, 4.0)
+  for bad in (x.astype(jnp.int8), x > 1):
+    with pytest.raises(TypeError, match="^random_gamma_grad does not accept dtype "):
+      lax.random_gamma_grad(bad, bad)
+  with pytest.raises(ValueError, match="^jnp.poch does not support complex-valued inputs"):
+    xjax.scipy.special.poch(x.astype(jnp.complex64), x)

@@ -8,6 +8,8 @@ import xjax as jax
 import xjax.scipy.special as xs
 
 f32, f16 = np.float32, np.float16
+bf16 = lambda v: jax.numpy.asarray(v, jax.numpy.bfloat16)
+BF = [0.3, 1, 2, 3, 5, 7]
 
 CASES = {  # name: (function, operands, eager bits, jit bits or None when the same)
     "betainc": (xs.betainc, (f32([0.5, 2., 7.5, 0.2, 30.]), f32([3., 0.7, 2.5, 0.2, 40.]),
@@ -73,6 +75,11 @@ CASES = {  # name: (function, operands, eager bits, jit bits or None when the sa
     "fresnel_grad": (jax.vmap(jax.grad(lambda v: xs.fresnel(v)[0] + xs.fresnel(v)[1])),
                      (f32([0.3, 1.2, 2.5, -4.]),), [1066451494, 1040730244, 3215408500, 1065353216],
                      None),
+    # bfloat16 operands (ml_dtypes' finfo: NumPy's cannot describe bfloat16)
+    "exp1_bf16": (xs.exp1, (bf16(BF),), [16232, 15964, 15689, 15446, 14999, 14579], None),
+    "expi_bf16": (xs.expi, (bf16(BF),), [48794, 16371, 16542, 16672, 16928, 17215], None),
+    "hyp1f1_bf16": (xs.hyp1f1, (bf16(BF), bf16(BF[::-1]), bf16(BF) / 10),
+                    [16256, 16259, 16274, 16326, 16585, 17114], None),
     "zeta_grad": (jax.vmap(jax.grad(xs.zeta, (0, 1))), (f32([1.5, 3., 7.5]), f32([2., 0.5, 10.])),
                   [[3229329872, 1084812134, 3022779853], [3204653456, 3259158902, 3007437220]],
                   [[3229329872, 1084812134, 3022779853], [3204653457, 3259158902, 3007437220]]),
@@ -82,7 +89,7 @@ CASES = {  # name: (function, operands, eager bits, jit bits or None when the sa
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_bit_for_bit_jax(name):
   f, args, eager, jitted = CASES[name]
-  view = np.uint16 if args[0].dtype == np.float16 else np.uint32
+  view = np.uint16 if args[0].dtype.itemsize == 2 else np.uint32
   np.testing.assert_array_equal(np.asarray(f(*args)).view(view), eager)
   np.testing.assert_array_equal(np.asarray(jax.jit(lambda: f(*args))()).view(view),
                                 eager if jitted is None else jitted)

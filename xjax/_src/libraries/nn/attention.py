@@ -16,7 +16,7 @@ from xjax._src.libraries.scipy.special.log_sum_exp import logsumexp
 
 
 def _large_negative(dtype):
-  top = min(float(dtypes.finfo(dtype).max), float(np.finfo(np.float32).max))
+  top = min(float(dtypes.finfo(dtype).max), float(dtypes.finfo(np.float32).max))
   return jnp.asarray(-0.7 * top, dtype=dtype)
 
 

@@ -39,7 +39,7 @@ def _count_below(alpha, beta_sq, pivmin, x):
 def _bisect(alpha, beta_abs, beta_sq, targets, tol):
   """The ``targets``-th smallest eigenvalues, bisecting inside the Gershgorin interval."""
   n = alpha.shape[0]
-  finfo = np.finfo(alpha.dtype)
+  finfo = dtypes.finfo(alpha.dtype)
   radius = jnp.concatenate([beta_abs, jnp.zeros(1, alpha.dtype)]) + jnp.concatenate(
       [jnp.zeros(1, alpha.dtype), beta_abs])
   lo, hi = jnp.min(alpha - radius), jnp.max(alpha + radius)
@@ -85,9 +85,9 @@ def _eigenvectors(alpha, beta, w, key):
   dl = jnp.broadcast_to(jnp.pad(jnp.conj(beta), (1, 0)), (k, n))
   du = jnp.broadcast_to(jnp.pad(beta, (0, 1)), (k, n))
   d = (alpha[None, :] - w[:, None]).astype(dt)
-  gap_tol = np.sqrt(np.finfo(w.dtype).eps) * jnp.maximum(jnp.abs(w[0]), jnp.abs(w[-1]))
+  gap_tol = np.sqrt(dtypes.finfo(w.dtype).eps) * jnp.maximum(jnp.abs(w[0]), jnp.abs(w[-1]))
   cluster = jnp.cumsum(jnp.concatenate([jnp.zeros(1, bool), w[1:] - w[:-1] >= gap_tol]))
-  v = normal(key, (k, n), dtype=np.finfo(dt).dtype).astype(dt)
+  v = normal(key, (k, n), dtype=dtypes.finfo(dt).dtype).astype(dt)
   v = v / jnp_linalg.norm(v, axis=-1, keepdims=True).astype(dt)
 
   def growing(state):

@@ -557,7 +557,7 @@ def _rsf2csf_2d(t, z):
   n = t.shape[0]
   if n == 1:
     return t, z
-  eps = np.finfo(t.dtype).eps
+  eps = dtypes.finfo(t.dtype).eps
   idx = jnp.arange(n)
 
   def split(m, t, z):

@@ -122,8 +122,8 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations: int | None = None,
   else:
     m, n = big_m, big_n
   dt = aval.dtype
-  eps = float(np.finfo(dt).eps) if eps is None else float(eps)
-  rdt = np.finfo(dt).dtype
+  eps = float(dtypes.finfo(dt).eps) if eps is None else float(eps)
+  rdt = dtypes.finfo(dt).dtype
 
   norm1, norm_inf = _max_abs_sum(x, 0), _max_abs_sum(x, 1)
   scale = mul(rsqrt(norm1), rsqrt(norm_inf))

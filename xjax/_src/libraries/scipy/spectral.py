@@ -129,7 +129,7 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend_type, return_on
       raise ValueError(f"two-arguments must have the same rank ({x.ndim} vs {y.ndim}).")
   axis = canonical_axis(axis, x.ndim)
   result_dtype = dtypes.to_complex_dtype(x.dtype)
-  freq_dtype = np.finfo(result_dtype).dtype
+  freq_dtype = dtypes.finfo(result_dtype).dtype
   if nperseg is not None:
     nperseg = _as_int(nperseg)
     if nperseg < 1:
@@ -302,5 +302,5 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
   x = x / jnp.where(norm > 1e-10, norm, 1.0)
   if x.ndim > 1 and time_axis != zxx.ndim - 1:
     x = jnp.moveaxis(x, -1, time_axis - (1 if freq_axis < time_axis else 0))
-  times = jnp.arange(x.shape[0], dtype=np.finfo(x.dtype).dtype) / fs
+  times = jnp.arange(x.shape[0], dtype=dtypes.finfo(x.dtype).dtype) / fs
   return times, x

@@ -124,7 +124,7 @@ def _convert(ctx, x, aval, dtype):
   if aval.dtype == dtype:
     return x, aval
   if aval.dtype.kind == "c" and np.dtype(dtype).kind != "c":  # the real part, converted
-    real = aval.update(dtype=np.finfo(aval.dtype).dtype)
+    real = aval.update(dtype=dtypes.finfo(aval.dtype).dtype)
     x, aval = ctx.op("stablehlo.real", [x], real, in_avals=[aval]), real
     if aval.dtype == dtype:
       return x, aval

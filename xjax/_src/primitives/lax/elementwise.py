@@ -278,7 +278,7 @@ def lower_complex_minmax(ctx, x, y, aval, direction):
   """Complex max ("GT") / min ("LT") ordered by (real, imag), as in JAX (XLA's own
   complex maximum looks at the real part only)."""
   full = ShapedArray(aval.shape, aval.dtype)
-  part = ShapedArray(aval.shape, np.finfo(aval.dtype).dtype)
+  part = ShapedArray(aval.shape, dtypes.finfo(aval.dtype).dtype)
   pred = ShapedArray(aval.shape, np.dtype(np.bool_))
   re = [ctx.op("stablehlo.real", [v], part, in_avals=[full]) for v in (x, y)]
   im = [ctx.op("stablehlo.imag", [v], part, in_avals=[full]) for v in (x, y)]

@@ -51,7 +51,7 @@ def _complex_dtype(dtype):
 
 
 def _real_dtype(dtype):
-  return np.finfo(dtype).dtype
+  return dtypes.finfo(dtype).dtype
 
 
 def _abstract_eval(x, *, fft_type, fft_lengths):

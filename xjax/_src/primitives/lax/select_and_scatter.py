@@ -19,7 +19,7 @@ from xjax._src.core.jaxpr import ClosedJaxpr
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
-from xjax._src.primitives.lax import elementwise as ew, shapes
+from xjax._src.primitives.lax import shapes
 from xjax._src.primitives.lax.reductions import _identity
 from xjax._src.primitives.lax.operand_checks import check_same_dtypes
 from xjax._src.primitives.lax.primitive_builders import standard_primitive

@@ -44,7 +44,7 @@ def _lex_less(sub, pairs, avals, direction="LT"):
   expanded = []
   for (a, b), aval in zip(pairs, avals):
     if dtypes.is_complex(aval.dtype):  # complex keys order by (real, imag)
-      part = ShapedArray((), np.finfo(aval.dtype).dtype)
+      part = ShapedArray((), dtypes.finfo(aval.dtype).dtype)
       for name in ("stablehlo.real", "stablehlo.imag"):
         expanded.append(((sub.op(name, [a], part, in_avals=[aval]),
                           sub.op(name, [b], part, in_avals=[aval])), part))

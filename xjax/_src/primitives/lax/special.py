@@ -11,6 +11,7 @@ import enum
 
 import numpy as np
 
+from xjax._src.foundations import dtypes
 from xjax._src.core.avals import tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad
@@ -66,7 +67,7 @@ def _any(pred):
 
 
 def _finfo(x):
-  return np.finfo(get_aval(x).dtype)
+  return dtypes.finfo(get_aval(x).dtype)
 
 
 def _series(ax, x, a, enabled, mode):
@@ -265,6 +266,11 @@ def random_gamma_grad(a, x):
   """The derivative of a Gamma(a) sample ``x`` with respect to ``a`` (implicit
   differentiation of the CDF). As JAX, not a primitive: its operations are traced inline,
   so forward mode differentiates them and reverse mode stops at their while loops."""
+  for v in (a, x):
+    dt = get_aval(v).dtype
+    if not dtypes.issubdtype(dt, np.floating):
+      raise TypeError(f"random_gamma_grad does not accept dtype {np.dtype(dt).name}. "
+                      "Accepted dtypes are subtypes of floating.")
   return _prepared(_derivative_in_a(_Mode.SAMPLE_DERIVATIVE))(a, x)
 
 
@@ -292,7 +298,7 @@ def _betacf(a, b, x):
   """I_x(a, b)'s continued fraction, by the Lentz-Thompson-Barnett algorithm as XLA's:
   every element iterates until all have converged (at most 199 terms for float32, 599
   for float64)."""
-  small = _c(x, np.finfo(get_aval(x).dtype).eps / 2)
+  small = _c(x, dtypes.finfo(get_aval(x).dtype).eps / 2)
   one = _c(x, 1)
   steps = np.int32(200 if get_aval(x).dtype == np.float32 else 600)
 
@@ -330,7 +336,7 @@ def _betainc_impl(a, b, x):
   lbeta_small_a = sub(lgamma(b), lgamma(add(a, b)))
   lbeta = add(lgamma(a), lbeta_small_a)
   log1m_x_b = mul(log1p(ew.neg(x)), b)
-  factor = _where(lt(a, _c(a, np.finfo(get_aval(a).dtype).tiny * 2)),
+  factor = _where(lt(a, _c(a, dtypes.finfo(get_aval(a).dtype).tiny * 2)),
                   exp(sub(log1m_x_b, lbeta_small_a)),
                   div(exp(sub(add(mul(log(x), a), log1m_x_b), lbeta)), a))
   out = mul(cf, factor)

@@ -224,7 +224,7 @@ def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
 def _gauss_complex_conv(lhs, rhs, *, preferred_element_type, **params):
   """A complex convolution as three real ones (Gauss's trick), as JAX lowers it on CPU and
   GPU: fewer products, with the error bounded relative to the larger of the parts."""
-  pet = None if preferred_element_type is None else np.finfo(preferred_element_type).dtype
+  pet = None if preferred_element_type is None else dtypes.finfo(preferred_element_type).dtype
   conv = lambda x, y: conv_general_dilated_p.bind(x, y, preferred_element_type=pet, **params)
   x_re, x_im, y_re, y_im = ew.real(lhs), ew.imag(lhs), ew.real(rhs), ew.imag(rhs)
   k1 = conv(ew.add(x_re, x_im), y_re)

@@ -103,7 +103,7 @@ def _expi_jvp(primals, tangents):
 def _en_series(x, n):
   """E_n(x) by its power series (Cephes's expn.c, for x <= 1); scalars."""
   one, zero = np.array(1, x.dtype), np.array(0, x.dtype)
-  eps = np.array(np.finfo(x.dtype).eps, x.dtype)
+  eps = np.array(dtypes.finfo(x.dtype).eps, x.dtype)
   psi = while_loop(lambda s: s[0] < s[1], lambda s: (s[0] + one, s[1], s[2] + one / s[0]),
                    (jnp.ones_like(n), n, -np.euler_gamma - jnp.log(x)))[2]
   is_one = n == 1
@@ -125,7 +125,7 @@ def _en_fraction(x, n):
   """E_n(x) by its continued fraction (Cephes's expn.c, for x > 1); scalars."""
   one, zero = np.array(1, x.dtype), np.array(0, x.dtype)
   big = np.array(1.44115188075855872e17, x.dtype)
-  eps = np.array(np.finfo(x.dtype).eps, x.dtype)
+  eps = np.array(dtypes.finfo(x.dtype).eps, x.dtype)
 
   def body(s):  # the carries in JAX's order (its dict's sorted keys)
     ans, k, pkm1, pkm2, qkm1, qkm2, r, _, x = s

@@ -239,4 +239,5 @@ _poch.defjvps(lambda g, ans, z, m: (lax_digamma(z + m) - lax_digamma(z)) * _poch
 def poch(z, m):
   """The rising factorial Gamma(z + m) / Gamma(z)."""
   z, m = inexact_arrays("poch", z, m)
+  real_only("jnp.poch", z)
   return _poch(z, m)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xjax._src.foundations import dtypes
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.primitives.lax.control_flow.loops import fori_loop, while_loop
@@ -16,7 +17,7 @@ from xjax._src.libraries.scipy.special.gamma_functions import gamma
 def _hyp1f1_sum(a, b, x, first, weight):
   """first + sum_k weight(k) t_k, t_k the series' terms (a)_k x^k / ((b)_k k!) from k = 1,
   until a term is below eps relative to the sum or 250 terms; scalars."""
-  eps = np.array(np.finfo(x.dtype).eps, x.dtype)
+  eps = np.array(dtypes.finfo(x.dtype).eps, x.dtype)
 
   def body(s):
     total, k, term = s
@@ -29,7 +30,7 @@ def _hyp1f1_sum(a, b, x, first, weight):
 
 def _hyp1f1_asymptotic(a, b, x):
   """The asymptotic expansion for large |x| (Pearson, Olver & Porter 2014, eq. 3.8)."""
-  eps = np.array(np.finfo(x.dtype).eps, x.dtype)
+  eps = np.array(dtypes.finfo(x.dtype).eps, x.dtype)
 
   def body(s):
     total, k, term = s
@@ -89,7 +90,7 @@ def hyp1f1(a, b, x):
 def _hyp2f1_terminal(a, b, c, x):
   """The terminating series when a or b is a non-positive integer (Pearson, Olver & Porter
   2014, eq. 4.1), summed up to the larger such |a| or |b| (one below |c| if c is too)."""
-  eps = np.finfo(x.dtype).eps * 50
+  eps = dtypes.finfo(x.dtype).eps * 50
   swap = (b < a) & (jnp.abs(b - jnp.round(b)) < eps) & ~((c % 1 == 0) & (c <= 0) & (c > b))
   a, b = jnp.where(swap, b, a), jnp.where(swap, a, b)
   a = jnp.abs(a)
@@ -104,7 +105,7 @@ def _hyp2f1_terminal(a, b, c, x):
 
 def _hyp2f1_serie(a, b, c, x):
   """The power series until a term is below eps relative to the sum, or 250 terms."""
-  rtol = np.finfo(x.dtype).eps
+  rtol = dtypes.finfo(x.dtype).eps
 
   def body(state):
     total, k, term = state
@@ -117,7 +118,7 @@ def _hyp2f1_serie(a, b, c, x):
 def _hyp2f1_digamma_transform(a, b, c, x):
   """The 1 - x transformation for integer c - a - b, with its digamma terms (Abramowitz &
   Stegun 15.3.10-12)."""
-  rtol = np.finfo(x.dtype).eps
+  rtol = dtypes.finfo(x.dtype).eps
   d = c - a - b
   s = 1 - x
   rd = jnp.round(d)
@@ -162,7 +163,7 @@ def _hyp2f1_digamma_transform(a, b, c, x):
 def _hyp2f1_terminal_or_serie(a, b, c, x):
   """The terminating series, the 1 - x transformation (x > 0.9, integer c - a - b) or the
   power series (Pearson, Olver & Porter 2014, 4.6.1)."""
-  eps = np.finfo(x.dtype).eps * 50
+  eps = dtypes.finfo(x.dtype).eps * 50
   d = c - a - b
   neg_int_a = (a <= 0) & (jnp.abs(a - jnp.round(a)) < eps)
   neg_int_b = (b <= 0) & (jnp.abs(b - jnp.round(b)) < eps)
@@ -175,7 +176,7 @@ def _hyp2f1_terminal_or_serie(a, b, c, x):
 
 @jnp.vectorize
 def _hyp2f1_scalar(a, b, c, x):
-  eps = np.finfo(x.dtype).eps * 50
+  eps = dtypes.finfo(x.dtype).eps * 50
   d = c - a - b
   s = 1 - x
   ca, cb = c - a, c - b
@@ -205,7 +206,7 @@ def _hyp2f1_parameter_derivative(name, digammas):
   @compiled_when_eager(staged=f"_hyp2f1_{name}_derivative")
   @jnp.vectorize
   def derivative(a, b, c, x):
-    precision = np.finfo(x.dtype).eps
+    precision = dtypes.finfo(x.dtype).eps
 
     def body(state):
       total, k, term = state

@@ -6,6 +6,7 @@ import operator
 
 import numpy as np
 
+from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.jacobians import jvp
 from xjax._src.primitives.lax import elementwise as ew
@@ -58,7 +59,7 @@ def _zeta_expansion(s, a):
   t0 = (a + n) ** -s
   m = jnp.expand_dims(np.arange(2 * n, dtype=n.dtype), tuple(range(s.ndim)))
   t1 = jnp.cumprod((s_ + m) / (a_ + n), -1)[..., ::2]
-  t1 = jnp.clip(t1, max=np.finfo(dtype).max)
+  t1 = jnp.clip(t1, max=dtypes.finfo(dtype).max)
   t1 = t1 / np.expand_dims(np.array(_EM_RECIPROCALS[:t1.shape[-1]], dtype=dtype),
                            tuple(range(a.ndim)))
   return head + integral + t0 * (dtype(0.5) + t1.sum(-1))

@@ -91,7 +91,7 @@ def symmetrize(x):
 
 
 def real_dtype(dt):
-  return np.finfo(dt).dtype
+  return dtypes.finfo(dt).dtype
 
 
 def nan_where_failed(x, ok):
