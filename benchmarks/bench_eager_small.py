@@ -38,6 +38,7 @@ def jax_rows(jax, jnp) -> dict:
   y3 = jnp.asarray([4.0, 5.0, 6.0], dtype=jnp.float32)
   x100 = jnp.arange(100, dtype=jnp.float32)
   a4 = jnp.arange(16, dtype=jnp.float32).reshape(4, 4) / 16
+  e100 = jnp.exp(x100 / 100)  # a compiled result: its data on the device
   ready = jax.block_until_ready
   grad_chain = jax.grad(lambda v: jnp.sum(_chain(v)))
   return {
@@ -53,6 +54,8 @@ def jax_rows(jax, jnp) -> dict:
       "where(x > 2, x, 0), 3-vector": lambda: ready(jnp.where(x3 > 2, x3, 0.0)),
       "exp, 3-vector": lambda: ready(jnp.exp(x3)),
       "float(x[1]), 100-vector": lambda: float(x100[1]),
+      "x[1], computed 100-vector": lambda: ready(e100[1]),
+      "float(exp(x)[1]), 100-vector": lambda: float(jnp.exp(x100)[1]),
   }
 
 
@@ -61,6 +64,7 @@ def torch_rows(torch) -> dict:
   y3 = torch.tensor([4.0, 5.0, 6.0])
   x100 = torch.arange(100, dtype=torch.float32)
   a4 = torch.arange(16, dtype=torch.float32).reshape(4, 4) / 16
+  e100 = torch.exp(x100 / 100)
 
   def grad_chain():
     v = x3.clone().requires_grad_()
@@ -80,6 +84,8 @@ def torch_rows(torch) -> dict:
       "where(x > 2, x, 0), 3-vector": lambda: torch.where(x3 > 2, x3, 0.0),
       "exp, 3-vector": lambda: torch.exp(x3),
       "float(x[1]), 100-vector": lambda: float(x100[1]),
+      "x[1], computed 100-vector": lambda: e100[1],
+      "float(exp(x)[1]), 100-vector": lambda: float(torch.exp(x100)[1]),
   }
 
 
@@ -88,6 +94,7 @@ def numpy_rows(np) -> dict:
   y3 = np.array([4.0, 5.0, 6.0], np.float32)
   x100 = np.arange(100, dtype=np.float32)
   a4 = np.arange(16, dtype=np.float32).reshape(4, 4) / 16
+  e100 = np.exp(x100 / 100)
   return {
       "x + x, 3-vector": lambda: x3 + x3,
       "chain of 1,500 elementwise ops": lambda: _chain(x3),
@@ -100,6 +107,8 @@ def numpy_rows(np) -> dict:
       "where(x > 2, x, 0), 3-vector": lambda: np.where(x3 > 2, x3, 0.0),
       "exp, 3-vector": lambda: np.exp(x3),
       "float(x[1]), 100-vector": lambda: float(x100[1]),
+      "x[1], computed 100-vector": lambda: e100[1],
+      "float(exp(x)[1]), 100-vector": lambda: float(np.exp(x100)[1]),
   }
 
 

@@ -368,6 +368,50 @@ def test_host_shortcuts_of_indexing_and_joining_equal_the_general_path(case):
   assert fun(weak).weak_type == xjax.jit(fun)(weak).weak_type
 
 
+def _computed(value):
+  """An uncommitted Array whose data is on the device only (a compiled result)."""
+  x = xjax.jit(lambda v: lax.rev(lax.rev(v, (0,)), (0,)))(value)
+  assert x._host is None and not x.committed
+  return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.uint32, np.bool_],
+                         ids=lambda d: np.dtype(d).name)
+def test_static_indexing_of_a_small_device_array_copies_it_to_the_host_once(dtype):
+  """Eager ``x[i]`` of a small device Array: one copy to the host, then the host kernels
+  (bit for bit the compiled slices, over edge values); the copy is kept for later ones."""
+  if dtype not in available([dtype]):
+    return
+  values = edge_values(dtype)
+  x = _computed(values)
+  for fun in SHORTCUTS[:11]:
+    try:
+      expected = xjax.jit(fun)(device(values))
+    except (TypeError, ValueError, IndexError):
+      continue
+    out = fun(x)
+    assert x._host is not None and out._host is not None
+    assert out.aval == expected.aval
+    np.testing.assert_array_equal(bits(out), bits(expected))
+
+
+def test_indexing_leaves_committed_large_subnormal_and_deleted_arrays_to_xla():
+  committed = device([1.0, 2.0])
+  assert float(committed[1]) == 2.0 and committed._host is None
+  large = _computed(np.arange(host_eval.HOST_MAX_SIZE + 1.0))
+  assert float(large[3]) == 3.0 and large._host is None
+  tiny = np.finfo(np.float32).tiny
+  subnormal = _computed(np.array([tiny / 4, 1.0], np.float32))
+  np.testing.assert_array_equal(bits(subnormal[0]), bits(np.float32(tiny / 4)))
+  assert subnormal._host is None
+  gone = _computed(np.array([1.0, 2.0]))
+  gone.delete()
+  with pytest.raises(RuntimeError, match="deleted"):
+    gone[0]
+  keys = xjax.random.split(xjax.random.key(0))
+  assert keys[0].shape == () and keys._host is None
+
+
 @pytest.mark.parametrize("case", range(len(BAD_SHORTCUTS)))
 def test_host_shortcuts_leave_bad_indices_to_the_general_path(case):
   fun = BAD_SHORTCUTS[case]

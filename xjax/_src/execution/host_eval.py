@@ -231,6 +231,19 @@ def host_value(x, aval: ShapedArray):
   return None
 
 
+def fetch_small(x) -> None:
+  """Gives ``x``, a small uncommitted Array on the only device (a CPU), its host value from
+  its buffer, where it can have one: one copy to the host, after which the operations with
+  host kernels (slicing, indexing, arithmetic) run on the host. (Eager indexing asks for
+  it: a compiled slice and squeeze cost several copies' time.)"""
+  if (type(x) is not Array or x._host is not None or x._committed
+      or not types_fit([x.aval]) or not enabled()):
+    return
+  value = x._value()  # (cached in the Array; it checks that the buffer is alive)
+  if usable(value):
+    x._host = value
+
+
 def types_fit(avals) -> bool:
   """Whether values of ``avals`` can be host values (dtype and size)."""
   return all(a.dtype in HOST_DTYPES and a.size <= HOST_MAX_SIZE and a._sharding is None

@@ -16,6 +16,7 @@ from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.api.explicit_sharding import auto_axes
+from xjax._src.execution import host_eval
 from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
 from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type, lt,
@@ -52,6 +53,7 @@ def rewriting_take(x, idx, mode=None, fill_value=None, indices_are_sorted=False,
                             indices_are_sorted=indices_are_sorted,
                             unique_indices=unique_indices, out_sharding=out_sharding,
                             starts_in_gather=whole)
+    host_eval.fetch_small(x)  # static indices: sliced on the host
   return _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices, out_sharding,
                whole, eager)
 
