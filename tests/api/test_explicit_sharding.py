@@ -259,3 +259,23 @@ def test_asked_for_types_are_given_from_the_first_one():
     assert str(xjax.typeof(lax.broadcasted_iota(jnp.int32, (4, 2), 1))) == "int32[4,2]"
   finally:
     avals.sharded_types[0] = before or avals.sharded_types[0]
+
+
+def test_with_sharding_constraint_names_auto_axes_only_as_jax():
+  """A constraint over make_mesh's default (Explicit) axes, outside a mesh context, is JAX
+  0.10.2's ValueError; over Auto axes, or naming none, it constrains."""
+  wsc = xjax.lax.with_sharding_constraint
+  explicit = xjax.make_mesh((1,), ("i",))
+  auto = xjax.make_mesh((1,), ("i",), axis_types=(xjax.sharding.AxisType.Auto,))
+  for f in (lambda a: wsc(a, NamedSharding(explicit, P("i"))),
+            xjax.jit(lambda a: wsc(a, NamedSharding(explicit, P("i"))))):
+    with pytest.raises(ValueError, match=r"^The spec of NamedSharding passed to "
+                       r"with_sharding_constraint can only refer to Auto axes of the mesh\. "
+                       r"Got spec=P\('i',\)"):
+      f(jnp.ones(4))
+  np.testing.assert_array_equal(wsc(jnp.ones(4), NamedSharding(explicit, P())), np.ones(4))
+  out = xjax.jit(lambda a: wsc(a * 2, NamedSharding(auto, P("i"))))(jnp.ones(4))
+  np.testing.assert_array_equal(out, np.full(4, 2.0))
+  with pytest.raises(ValueError, match="cannot contain `P.UNCONSTRAINED` when no mesh "
+                                       "axis_types are `Auto`"):
+    NamedSharding(explicit, P(P.UNCONSTRAINED))

@@ -832,3 +832,29 @@ def test_eval_shape_gives_the_split_in_the_type():
         xjax.sharding.get_abstract_mesh(), P("X", "Y"))
   assert xjax.eval_shape(lambda a: a.sum(), X).sharding == xjax.sharding.NamedSharding(
       xjax.sharding.get_abstract_mesh(), P())   # (unsplit, over the Explicit mesh)
+
+
+def test_with_sharding_constraint_asserts_over_explicit_axes_as_jax():
+  """Every axis of the context mesh Explicit: the constraint asserts the type's split (the
+  value is returned as it is); elsewhere it may name Auto axes only."""
+  wsc = xjax.lax.with_sharding_constraint
+  f = xjax.jit(lambda a: wsc(a * 2, P("X", "Y")))
+  assert typeof(lambda: f(X)) == "float32[8@X,4@Y]"
+  np.testing.assert_array_equal(wsc(X, P("X", "Y")), X)
+  with pytest.raises(AssertionError, match=re.escape(
+      "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
+      "`Explicit`. The array sharding: P('X', None) did not match the sharding provided: "
+      "P(None, 'X').")):
+    xjax.jit(lambda a: wsc(a, P(None, "X")))(ROWS)
+  with pytest.raises(ValueError, match=re.escape(
+      "P(UNCONSTRAINED, None) cannot contain `P.UNCONSTRAINED` when no mesh axis_types are "
+      "`Auto`. Got mesh axis_types: (Explicit, Explicit)")):
+    xjax.jit(lambda a: wsc(a, P(P.UNCONSTRAINED, None)))(ROWS)
+  auto_y = xjax.make_mesh((4, 2), ("X", "Y"), axis_types=(xjax.sharding.AxisType.Explicit,
+                                                          xjax.sharding.AxisType.Auto))
+  with xjax.set_mesh(auto_y):
+    rows = xjax.device_put(np.ones((8, 4), np.float32), P("X", None))
+    out = xjax.jit(lambda a: wsc(a * 2, P(None, "Y")))(rows)
+    np.testing.assert_array_equal(out, np.full((8, 4), 2.0))
+    with pytest.raises(ValueError, match="can only refer to Auto axes of the mesh"):
+      xjax.jit(lambda a: wsc(a, P("X", "Y")))(rows)

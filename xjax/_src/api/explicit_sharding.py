@@ -13,7 +13,7 @@ from xjax._src.foundations import tree_util
 from xjax._src.execution.array import Array
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.primitives.lax.shard_map import manual_axis_names, shard_map
-from xjax._src.primitives.lax.sharding_constraint import with_sharding_constraint
+from xjax._src.primitives.lax.sharding_constraint import constrain
 from xjax._src.api.placement import _EMPTY_MESH, device_put
 from xjax._src.foundations.sharding import (AbstractMesh, AxisType, Mesh, NamedSharding,
                                             PartitionSpec, Sharding, _mesh_stack, context_mesh,
@@ -110,7 +110,7 @@ def _reshard_one(x, sharding):
 
 def _place(x, target: NamedSharding):
   if isinstance(x, Tracer):
-    return with_sharding_constraint(x, target) if isinstance(target.mesh, Mesh) else x
+    return constrain(x, target) if isinstance(target.mesh, Mesh) else x
   return device_put(x, target)
 
 

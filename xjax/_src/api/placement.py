@@ -167,8 +167,8 @@ def device_put_impl(*xs, devices, srcs, copy_semantics):
 def _put_spread(leaf, sharding):
   """``leaf`` laid out over the devices of ``sharding`` (a constraint when traced)."""
   if isinstance(leaf, Tracer):
-    from xjax._src.primitives.lax.sharding_constraint import with_sharding_constraint
-    return with_sharding_constraint(leaf, sharding)
+    from xjax._src.primitives.lax.sharding_constraint import constrain
+    return constrain(leaf, sharding)
   try:
     return spmd.put(leaf, sharding)
   except IndivisibleError:

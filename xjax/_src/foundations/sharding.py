@@ -629,6 +629,9 @@ class NamedSharding(TilingSharding):
                            f"axis to at most one positional dimension, but {spec!r} has "
                            f"duplicate entries for `{name}`")
         seen.add(name)
+    if UNCONSTRAINED in tuple(spec) and AxisType.Auto not in tuple(mesh.axis_types):
+      raise ValueError(f"{spec!r} cannot contain `P.UNCONSTRAINED` when no mesh axis_types "
+                       f"are `Auto`. Got mesh axis_types: {tuple(mesh.axis_types)!r}")
 
   @property
   def mesh(self):

@@ -10,10 +10,11 @@ from xjax._src.execution import spmd
 from xjax._src.foundations import tree_util
 from xjax._src.core.trace import Primitive
 from xjax._src.interpreters import ad, batching
-from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, Mesh, NamedSharding,
-                                            PartitionSpec, Sharding, _mesh_stack, context_mesh,
-                                            get_abstract_mesh, partial_manual_hlo_text,
-                                            type_sharding)
+from xjax._src.core.avals import spec_of
+from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, AxisType, Mesh,
+                                            NamedSharding, PartitionSpec, Sharding, _mesh_stack,
+                                            context_mesh, get_abstract_mesh,
+                                            partial_manual_hlo_text, spec_axes, type_sharding)
 from xjax._src.core.values import get_aval
 from xjax._src.execution.array import Array
 from xjax._src.foundations.layout import Format
@@ -90,7 +91,7 @@ def place_out_sharding(x, out_sharding):
     raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
                      "allowed. Please pass a NamedSharding instance or enter into a mesh "
                      f"context via `with mesh:`. Got {out_sharding}")
-  return with_sharding_constraint(x, out_sharding)
+  return constrain(x, out_sharding)
 
 
 def constrain_to_type(x, sharding):
@@ -167,18 +168,70 @@ def _over_concrete_mesh(sharding: NamedSharding, leaf) -> NamedSharding | None:
 
 def with_sharding_constraint(x, shardings):
   """``x`` (a pytree) laid out as ``shardings`` (one, or a pytree matching ``x``; None
-  leaves it unconstrained)."""
-  leaves, tree = tree_util.tree_flatten(x)
-  if shardings is None or isinstance(shardings, (Sharding, PartitionSpec)):
-    flat = [shardings] * len(leaves)
-  else:
-    flat = tree_util.tree_leaves(shardings, is_leaf=lambda s: s is None or isinstance(
-        s, PartitionSpec))
-    if len(flat) != len(leaves):
-      raise ValueError(f"with_sharding_constraint: {len(flat)} shardings for {len(leaves)} "
-                       "arrays; give one sharding or a pytree matching x.")
+  leaves it unconstrained). As in JAX, where every axis of the context mesh is Explicit it
+  only asserts that the types are split so, and otherwise it names Auto axes only."""
+  leaves, tree, flat = _flat(x, shardings)
+  context = get_abstract_mesh()
   out = []
   for leaf, s in zip(leaves, flat):
-    named = None if s is None else _named(s, leaf)
-    out.append(leaf if named is None else sharding_constraint_p.bind(leaf, sharding=named))
+    # (JAX's form of a bare spec, which checks it: over the context mesh)
+    given = NamedSharding(context, s) if isinstance(s, PartitionSpec) and not context.empty \
+        else s
+    if context.are_all_axes_explicit and isinstance(given, NamedSharding):
+      _assert_typed_as(leaf, given.spec)  # over Explicit axes the type says it: an assertion
+      out.append(leaf)
+      continue
+    if isinstance(given, NamedSharding):
+      _check_auto_axes(given)
+    out.append(_constrain_leaf(leaf, s))
   return tree_util.tree_unflatten(tree, out)
+
+
+def constrain(x, shardings):
+  """``x`` (a pytree) laid out as ``shardings`` says, whatever the axes' types: the layout
+  ``reshard``, ``device_put`` under a trace and ``out_sharding=`` arguments give."""
+  leaves, tree, flat = _flat(x, shardings)
+  return tree_util.tree_unflatten(tree, [_constrain_leaf(l, s) for l, s in zip(leaves, flat)])
+
+
+def _flat(x, shardings):
+  leaves, tree = tree_util.tree_flatten(x)
+  if shardings is None or isinstance(shardings, (Sharding, PartitionSpec)):
+    return leaves, tree, [shardings] * len(leaves)
+  flat = tree_util.tree_leaves(shardings, is_leaf=lambda s: s is None or isinstance(
+      s, PartitionSpec))
+  if len(flat) != len(leaves):
+    raise ValueError(f"with_sharding_constraint: {len(flat)} shardings for {len(leaves)} "
+                     "arrays; give one sharding or a pytree matching x.")
+  return leaves, tree, flat
+
+
+def _constrain_leaf(leaf, sharding):
+  named = None if sharding is None else _named(sharding, leaf)
+  return leaf if named is None else sharding_constraint_p.bind(leaf, sharding=named)
+
+
+def _assert_typed_as(leaf, spec: PartitionSpec) -> None:
+  """JAX's check, where every axis of the context mesh is Explicit, that ``leaf``'s type is
+  split as ``spec`` says."""
+  aval = get_aval(leaf)
+  given = tuple(spec) + (None,) * (aval.ndim - len(spec))
+  have = tuple(spec_of(aval))
+  if any(g is not UNCONSTRAINED and g != h for g, h in zip(given, have)):
+    raise AssertionError(
+        "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
+        f"`Explicit`. The array sharding: {PartitionSpec(*have)} did not match the sharding "
+        f"provided: {PartitionSpec(*given)}. Please use `jax.sharding.reshard` to shard your "
+        "input to the sharding you want.")
+
+
+def _check_auto_axes(sharding: NamedSharding) -> None:
+  """JAX's rule: a constraint names Auto mesh axes only (Explicit ones are in the types;
+  ``reshard`` changes those)."""
+  mesh = sharding.mesh
+  types = dict(zip(mesh.axis_names, mesh.axis_types))
+  if any(types[name] is not AxisType.Auto
+         for part in sharding.spec if part is not UNCONSTRAINED for name in spec_axes(part)):
+    raise ValueError("The spec of NamedSharding passed to with_sharding_constraint can only "
+                     f"refer to Auto axes of the mesh. Got spec={sharding.spec} and "
+                     f"mesh={mesh.abstract_mesh}. You probably meant to use `reshard` API?")
