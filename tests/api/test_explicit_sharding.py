@@ -279,3 +279,20 @@ def test_with_sharding_constraint_names_auto_axes_only_as_jax():
   with pytest.raises(ValueError, match="cannot contain `P.UNCONSTRAINED` when no mesh "
                                        "axis_types are `Auto`"):
     NamedSharding(explicit, P(P.UNCONSTRAINED))
+
+
+def test_out_sharding_types_results_over_a_mesh_of_one_device():
+  """As JAX 0.10.2: over a one-device mesh an Explicit split is still in the type and the
+  reported sharding (values unchanged), eagerly, under jit and in gradients."""
+  with xjax.set_mesh(EXPLICIT):
+    for make in (lambda: jnp.ones(4, out_sharding=P("i")),
+                 lambda: jnp.arange(4.0, out_sharding=P("i")),
+                 lambda: xjax.random.normal(xjax.random.key(0), (4,), out_sharding=P("i"))):
+      a = make()
+      assert str(xjax.typeof(a)) == "float32[4@i]"
+      assert a.sharding == NamedSharding(EXPLICIT, P("i"))
+    jitted = xjax.jit(lambda: jnp.zeros(4, out_sharding=P("i")))()
+    assert str(xjax.typeof(jitted)) == "float32[4@i]"
+    assert str(xjax.typeof(jnp.zeros((2, 4), out_sharding=P(None, "i")))) == "float32[2,4@i]"
+    g = xjax.grad(lambda a: xjax.reshard(a, P("i")).sum())(jnp.arange(4.0))
+    np.testing.assert_array_equal(g, np.ones(4))

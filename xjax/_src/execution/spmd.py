@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from xjax._src.execution.array import Array
+from xjax._src.execution.array import Array, make_array
 from xjax._src.execution.dispatch import params_key, run_program
 from xjax._src.backend import buffers, clients, executables, lowering
 from xjax._src.core.avals import ShapedArray, physical_aval
@@ -94,6 +94,14 @@ def to_spread_buffer(x, sharding: Sharding, aval: ShapedArray):
 def put(x, sharding: Sharding) -> Array:
   """An Array of ``x`` (an Array or host value) laid out as ``sharding``."""
   aval = get_aval(x)
+  if isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, Mesh) and \
+      sharding.mesh.size == 1:
+    # one device: the Array is there, reporting the sharding (its Explicit axes typed)
+    device = sharding.mesh.devices.flat[0]
+    buf = (x if type(x) is Array else make_array(x))._buf
+    if buffers.buf_device(buf) != device:
+      buf, = buffers.copy_to_devices([buf], [device])
+    return Array._from_buffer(buf, aval.update(sharding=sharding), sharding)
   if isinstance(sharding, NamedSharding):
     sharding.check_shape(aval.shape)
     # the Explicit axes it is split over are in its type

@@ -131,11 +131,19 @@ def _named(sharding, leaf=None) -> NamedSharding | None:
     raise TypeError(f"with_sharding_constraint expects a Sharding or PartitionSpec, got "
                     f"{sharding!r}")
   if (isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, Mesh)
-      and sharding.mesh.size > 1) or _in_partial_manual(sharding):
+      and (sharding.mesh.size > 1 or _types(sharding))) or _in_partial_manual(sharding):
     return sharding
   if isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, AbstractMesh):
     return _over_concrete_mesh(sharding, leaf)
   return None
+
+
+def _types(sharding: NamedSharding) -> bool:
+  """Whether ``sharding`` splits a dimension over an Explicit axis: it then gives the value
+  its type, even over a mesh of one device."""
+  types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+  return any(types[name] is AxisType.Explicit
+             for part in sharding.spec if part is not UNCONSTRAINED for name in spec_axes(part))
 
 
 def _over_concrete_mesh(sharding: NamedSharding, leaf) -> NamedSharding | None:
@@ -145,7 +153,8 @@ def _over_concrete_mesh(sharding: NamedSharding, leaf) -> NamedSharding | None:
   abstract = sharding.mesh
   mesh = context_mesh()
   if mesh is not None and not mesh.empty and mesh.shape_tuple == abstract.shape_tuple:
-    return NamedSharding(mesh, sharding.spec) if mesh.size > 1 else None
+    over = NamedSharding(mesh, sharding.spec)
+    return over if mesh.size > 1 or _types(over) else None
   if isinstance(leaf, Array):
     placed = leaf.sharding
     if not isinstance(placed, NamedSharding):
