@@ -858,3 +858,14 @@ def test_with_sharding_constraint_asserts_over_explicit_axes_as_jax():
     np.testing.assert_array_equal(out, np.full((8, 4), 2.0))
     with pytest.raises(ValueError, match="can only refer to Auto axes of the mesh"):
       xjax.jit(lambda a: wsc(a, P("X", "Y")))(rows)
+
+
+def test_jit_out_shardings_over_explicit_axes_type_the_results():
+  """JAX reads an array's type from its sharding: results laid out by ``out_shardings``
+  over Explicit axes are typed so (the traced result's type is not)."""
+  f = xjax.jit(lambda a: a * 2, out_shardings=P("X"))
+  out = f(jnp.ones((8, 4)))
+  assert str(xjax.typeof(out)) == "float32[8@X,4]"
+  assert out.sharding == xjax.sharding.NamedSharding(MESH, P("X"))
+  np.testing.assert_array_equal(out, np.full((8, 4), 2.0))
+  assert str(xjax.typeof(xjax.jit(lambda a: a + 1)(jnp.ones((8, 4))))) == "float32[8,4]"

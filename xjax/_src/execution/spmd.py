@@ -23,7 +23,7 @@ from xjax._src.core.trace import eval_types
 from xjax._src.core.values import get_aval
 from xjax._src.foundations.config import config
 from xjax._src.foundations.sharding import (Mesh, NamedSharding, PartitionSpec, Sharding,
-                                            sharding_from_tiling)
+                                            sharding_from_tiling, type_sharding)
 
 
 def is_spread(x) -> bool:
@@ -170,6 +170,11 @@ class SpmdProgram:
     self.out_shardings = [s if s is not None else sharding_from_tiling(t, mesh, a.ndim)
                           for s, t, a in zip(outs, exe.out_tilings, self.out_avals)]
     exe.set_outputs(self.out_avals, self.out_shardings)
+    # results laid out as asked over Explicit axes are typed so (JAX reads the types of
+    # arrays from their shardings)
+    self.out_avals = [a if s is None or type_sharding(s, a.ndim) is None
+                      else a.update(sharding=type_sharding(s, a.ndim))
+                      for a, s in zip(self.out_avals, out_shardings)]
     self.in_shardings = chosen[len(consts):]
     self.const_bufs = [to_spread_buffer(c, replicated(mesh), v.aval)
                        for c, v in zip(closed.consts, consts)]
