@@ -293,6 +293,11 @@ def test_out_sharding_types_results_over_a_mesh_of_one_device():
       assert a.sharding == NamedSharding(EXPLICIT, P("i"))
     jitted = xjax.jit(lambda: jnp.zeros(4, out_sharding=P("i")))()
     assert str(xjax.typeof(jitted)) == "float32[4@i]"
+    f = xjax.jit(lambda v: (v * 2, v + 1), out_shardings=(P("i"), None))
+    laid, free = f(jnp.arange(4.0))
+    assert str(xjax.typeof(laid)) == "float32[4@i]" and str(xjax.typeof(free)) == "float32[4]"
+    assert laid.sharding == NamedSharding(EXPLICIT, P("i"))
+    np.testing.assert_array_equal(laid, np.arange(4.0) * 2)
     assert str(xjax.typeof(jnp.zeros((2, 4), out_sharding=P(None, "i")))) == "float32[2,4@i]"
     g = xjax.grad(lambda a: xjax.reshard(a, P("i")).sum())(jnp.arange(4.0))
     np.testing.assert_array_equal(g, np.ones(4))

@@ -18,7 +18,7 @@ from typing import Callable
 from xjax._src.foundations import dtypes, retracing, tree_util
 from xjax._src.foundations.config import config
 from xjax._src.foundations.errors import remove_internal_frames
-from xjax._src.foundations.sharding import (UNCONSTRAINED, NamedSharding, PartitionSpec,
+from xjax._src.foundations.sharding import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec,
                                             Sharding, context_mesh)
 from xjax._src.foundations.wrapping import update_wrapper
 from xjax._src.core import source_info
@@ -404,7 +404,11 @@ class PjitFunction:
           dyn = split_args(args, kwargs, self._static_argnums, self._static_argnames)
           return arg_names(self._sig, dyn[0], dyn[1], dyn[2])
         device, committed = dispatch.pick_device(leaves, self._name, names)
+      named_outs = self._named_out_shardings(entry)
+      if named_outs is not None:  # over one device: results report them, typed by them
+        committed = [s if s is not None else committed for s in named_outs]
       if (fast_key is not None and not entry.donated and entry.state is None
+          and named_outs is None
           and not clients.several_devices and plain_dispatch[0] and not self._placement
           and not any(a.dtype == dtypes.float0 for a in (*avals, *entry.closed.out_avals))):
         call = self._fast_call(entry, leaves, avals, device)
@@ -430,6 +434,20 @@ class PjitFunction:
     if entry.state is not None:
       outs = entry.state.write(refs, outs)
     return tree_util.tree_unflatten(entry.out_tree, outs)
+
+  def _named_out_shardings(self, entry) -> list | None:
+    """Per result, the NamedSharding of a mesh of one device that ``out_shardings`` gives
+    it (a PartitionSpec over the context mesh), or None; None when it gives none."""
+    outs = self._shardings[1] if self._shardings else None
+    if outs is None or entry.n_ref_outs:
+      return None
+    mesh = context_mesh()
+    flat = [NamedSharding(mesh, s) if isinstance(s, PartitionSpec) and mesh is not None
+            else s for s in _broadcast_prefix(outs, tree_util.tree_unflatten(
+                entry.out_tree, [0] * len(entry.closed.out_avals)), "out_shardings")]
+    flat = [s if isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh) else None
+            for s in flat]
+    return flat if any(s is not None for s in flat) else None
 
   def _fast_call(self, entry, leaves, avals, device):
     """What the fast path runs for calls like this one: a HostCall where the function

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.foundations.sharding import NamedSharding, PartitionSpec
+from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, type_sharding
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.typed_ndarray import float0_zeros
@@ -67,6 +67,10 @@ def wrap_results(bufs, avals, committed) -> list:
     make = _float0_or(make)
   if type(committed) is MeshCommitment:
     return [make(b, a, committed.for_result(a)) for b, a in zip(bufs, avals)]
+  if type(committed) is list:  # one per result: jit's out_shardings over one device
+    return [make(b, a if type(c) is not NamedSharding or type_sharding(c, a.ndim) is None
+                 else a.update(sharding=type_sharding(c, a.ndim)), c)
+            for b, a, c in zip(bufs, avals, committed)]
   return [make(b, a, committed) for b, a in zip(bufs, avals)]
 
 
