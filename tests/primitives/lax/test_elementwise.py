@@ -270,3 +270,29 @@ def test_complex_cumlogsumexp_as_jax():
                    0.9549762010574341 - 1.9560368061065674j], np.complex64)
   np.testing.assert_allclose(lax.cumlogsumexp(c), want, rtol=1e-6)
   np.testing.assert_allclose(jax.jit(lax.cumlogsumexp)(c), want, rtol=1e-6)
+
+
+def test_mul_out_dtype_multiplies_in_the_given_dtype():
+  """JAX 0.10.2's ``lax.mul(x, y, out_dtype=)``: operands of any numeric dtypes, cast and
+  multiplied in ``out_dtype`` (canonical), weak only if both are; cotangents come back in
+  each operand's dtype (values from JAX)."""
+  a, b = jnp.arange(3, dtype=jnp.int8), jnp.arange(3, dtype=jnp.int8) + 100
+  for f in (lax.mul, jax.jit(lax.mul, static_argnames="out_dtype")):
+    out = f(a, b, out_dtype=jnp.int32)
+    assert out.dtype == np.int32 and out.tolist() == [0, 101, 204]  # (int8 would wrap)
+  jaxpr = jax.make_jaxpr(lambda u, v: lax.mul(u, v, out_dtype=jnp.int32))(a, b)
+  assert jaxpr.eqns[0].params == {"out_dtype": jnp.int32}
+  assert jaxpr.jaxpr.outvars[0].aval.dtype == np.int32
+  assert jax.make_jaxpr(lax.mul)(a, b).eqns[0].params == {}
+  weak = lax.mul(2.0, 3.0, out_dtype=jnp.float16)
+  assert weak.dtype == np.float16 and weak.weak_type and float(weak) == 6.0
+  assert lax.mul(jnp.float32(2), jnp.float32(3), out_dtype=np.float64).dtype == np.float32
+  g = jax.grad(lambda u: lax.mul(u, jnp.float32(3.0), out_dtype=jnp.float32))(jnp.bfloat16(2.0))
+  assert g.dtype == jnp.bfloat16 and float(g) == 3.0
+  h = jax.hessian(lambda u: lax.mul(u, u, out_dtype=jnp.float32))(jnp.bfloat16(2.0))
+  assert h.dtype == jnp.bfloat16 and float(h) == 2.0
+  v = jax.vmap(lambda u: lax.mul(u, jnp.float32(2), out_dtype=jnp.float32))(
+      jnp.arange(3, dtype=jnp.bfloat16))
+  assert v.dtype == np.float32 and v.tolist() == [0.0, 2.0, 4.0]
+  with pytest.raises(TypeError, match="mul does not accept dtype bool at position 0"):
+    lax.mul(jnp.ones(2, bool), jnp.ones(2), out_dtype=jnp.float32)

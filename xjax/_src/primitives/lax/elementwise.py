@@ -257,9 +257,41 @@ add_p = _binary("add", "stablehlo.add", _number, transpose=_add_transpose,
 sub_p = _binary("sub", "stablehlo.subtract", _number, transpose=_sub_transpose,
                 jvp_of=_add_sub_jvp(lambda t: neg(t)),
                 host=ufunc_kernel(np.subtract, "fiu", arithmetic=True))
-mul_p = _binary("mul", "stablehlo.multiply", _number,
-                bilinear=(lambda ct, x, y: unbroadcast(mul(ct, y), x.aval),
-                          lambda ct, x, y: unbroadcast(mul(x, ct), y.aval)),
+def _mul_abstract_eval(x, y, *, out_dtype=None):
+  """With ``out_dtype`` (JAX's parameter, present only when given) the operands, numbers
+  of any dtypes, are cast to it and multiplied in it."""
+  if out_dtype is None:
+    return _same_type_mul(x, y)
+  for i, a in enumerate((x, y)):
+    _number("mul", a.dtype, i)
+  shape = broadcasting_shape("mul", [x.shape, y.shape])
+  return ShapedArray(shape, dtypes.canonicalize_dtype(dtypes.dtype(out_dtype)),
+                     x.weak_type and y.weak_type)
+
+
+def _mul_lowering(ctx, x, y, *, out_dtype=None):
+  if out_dtype is None:
+    return _multiply(ctx, x, y)
+  out = ctx.avals_out[0]
+  cast = [a.update(dtype=out.dtype, weak_type=False) for a in ctx.avals_in]
+  ops = [o if a.dtype == out.dtype else ctx.op("stablehlo.convert", [o], c, in_avals=[a])
+         for o, a, c in zip((x, y), ctx.avals_in, cast)]
+  ops = [broadcast_operand(ctx, o, c, out.shape) for o, c in zip(ops, cast)]
+  return ctx.op("stablehlo.multiply", ops, out, in_avals=[c.update(shape=out.shape)
+                                                          for c in cast])
+
+
+_same_type_mul = _nary_abstract_eval("mul", _number)
+_multiply = _lower_nary("stablehlo.multiply")
+# (a cotangent of a product in ``out_dtype`` is cast back to its operand's dtype, as JAX)
+mul_p = _binary("mul", "stablehlo.multiply", _number, abstract_eval=_mul_abstract_eval,
+                lowering=_mul_lowering,
+                bilinear=(lambda ct, x, y, out_dtype=None: unbroadcast(
+                              mul(ct, y, out_dtype=None if out_dtype is None else x.aval.dtype),
+                              x.aval),
+                          lambda ct, x, y, out_dtype=None: unbroadcast(
+                              mul(x, ct, out_dtype=None if out_dtype is None else y.aval.dtype),
+                              y.aval)),
                 host=ufunc_kernel(np.multiply, "fiu", arithmetic=True))
 # (integer division and remainder round, and treat zero divisors, as NumPy does not; a
 # float remainder is exact, and XLA leaves it subnormal)
@@ -1036,7 +1068,14 @@ def _named(fn, prim):
 
 add = _bind(add_p)
 sub = _bind(sub_p)
-mul = _bind(mul_p)
+
+
+def mul(x, y, *, out_dtype=None):
+  """Elementwise ``x * y``: operands of one dtype, or with ``out_dtype``, operands of any
+  numeric dtypes multiplied in that dtype."""
+  return mul_p.bind(x, y) if out_dtype is None else mul_p.bind(x, y, out_dtype=out_dtype)
+
+
 div = _bind(div_p)
 rem = _bind(rem_p)
 max = _bind(max_p)
