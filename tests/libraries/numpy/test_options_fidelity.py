@@ -241,3 +241,14 @@ def test_conj_is_its_own_function_as_jax():
   assert jnp.conj.__name__ == "conj" and jnp.conj is not jnp.conjugate
   assert complex(jnp.conj(1 + 2j)) == 1 - 2j
   assert [e.primitive.name for e in xjax.make_jaxpr(jnp.conj)(1.0 + 1j).eqns] == ["conj"]
+
+
+def test_ldexp_stages_jaxs_operations_in_jaxs_order():
+  """The top-level equations of ``make_jaxpr(jnp.ldexp)``, as JAX 0.10.2 prints them."""
+  jaxpr = xjax.make_jaxpr(jnp.ldexp)(jnp.ones((2, 3)), 2)
+  names = [e.primitive.name + (f"[{e.params['name']}]" if e.primitive.name == "jit" else "")
+           for e in jaxpr.eqns]
+  assert names == ["convert_element_type", "jit[frexp]", "convert_element_type", "add", "gt",
+                   "mul", "jit[_where]", "gt", "sub", "jit[_where]", "pow", "mul",
+                   "jit[isinf]", "eq", "or", "jit[_where]"]
+  np.testing.assert_array_equal(jnp.ldexp(jnp.asarray([0.75, -3.0, 0.0]), 3), [6.0, -24.0, 0.0])

@@ -348,11 +348,12 @@ def ldexp(x1, x2, /):
     raise ValueError(f"ldexp not supported for input types {(t1, t2)}")
   (a,) = promote_args_inexact("ldexp", x1)
   dt = get_aval(a).dtype
+  x2 = convert_element_type(x2, dt)  # (JAX's order of operations, as its jaxpr shows)
   m, e = frexp(a)
-  e = add(convert_element_type(e, dt), convert_element_type(x2, dt))
-  up = gt(e, _c(e, 0))  # the exponent may overflow by one with a finite result
-  m = _where(up, mul(m, _wc(m, 2)), m)
-  e = _where(up, lax_sub(e, _wc(e, 1)), e)
+  e = add(convert_element_type(e, dt), x2)
+  # the exponent may overflow by one with a finite result
+  m = _where(gt(e, _c(e, 0)), mul(m, _wc(m, 2)), m)
+  e = _where(gt(e, _c(e, 0)), lax_sub(e, _wc(e, 1)), e)
   x = mul(m, lax_pow(_wc(e, 2), e))
   return _where(bitwise_or(isinf(a), eq(a, _c(a, 0))), a, x)
 
