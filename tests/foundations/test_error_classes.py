@@ -390,3 +390,11 @@ def test_float_only_special_functions_refuse_other_dtypes_as_jax():
       lax.random_gamma_grad(bad, bad)
   with pytest.raises(ValueError, match="^jnp.poch does not support complex-valued inputs"):
     xjax.scipy.special.poch(x.astype(jnp.complex64), x)
+
+
+def test_a_traced_rfftfreq_length_is_a_bool_conversion_error_as_jax():
+  with pytest.raises(xjax.errors.TracerBoolConversionError):
+    xjax.jit(jnp.fft.rfftfreq)(4)
+  with pytest.raises(xjax.errors.ConcretizationTypeError):
+    xjax.jit(jnp.fft.fftfreq)(4)
+  np.testing.assert_allclose(jnp.fft.rfftfreq(7, 0.5), np.fft.rfftfreq(7, 0.5), rtol=1e-6)

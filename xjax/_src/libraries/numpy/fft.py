@@ -238,7 +238,9 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None):
   """Non-negative sample frequencies of an ``n``-point real transform."""
   _check_freq_args("rfftfreq", n, d)
   dtype = dtypes.default_float_dtype() if dtype is None else dtype
-  k = arange(0, n // 2 + 1, dtype=dtype, device=device)
+  # (n's parity asked first, as JAX: a traced n is its TracerBoolConversionError)
+  last = n // 2 if n % 2 == 0 else (n - 1) // 2
+  k = arange(0, last + 1, dtype=dtype, device=device)
   return k / asarray(d * n, dtype=dtype)
 
 
