@@ -398,3 +398,44 @@ def test_a_traced_rfftfreq_length_is_a_bool_conversion_error_as_jax():
   with pytest.raises(xjax.errors.ConcretizationTypeError):
     xjax.jit(jnp.fft.fftfreq)(4)
   np.testing.assert_allclose(jnp.fft.rfftfreq(7, 0.5), np.fft.rfftfreq(7, 0.5), rtol=1e-6)
+
+
+M34 = jnp.arange(12.0).reshape(3, 4)
+I31 = jnp.arange(3)[:, None]
+_GD, _SD = lax.GatherDimensionNumbers, lax.ScatterDimensionNumbers
+
+
+@pytest.mark.parametrize("dn, sizes, message", [  # (JAX 0.10.2's words)
+    (_GD(offset_dims=(2,), collapsed_slice_dims=(0,), start_index_map=(0,)), (1, 4),
+     "Offset dimension 0 in gather op is out of bounds; got 2, but should have been in [0, 2)"),
+    (_GD(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(2,)), (1, 4),
+     "Invalid start_index_map; domain is [0, 2), got: 0->2."),
+    (_GD(offset_dims=(1,), collapsed_slice_dims=(0, 0), start_index_map=(0,)), (1, 4),
+     "collapsed_slice_dims in gather op must not repeat; got: (0, 0)."),
+    (_GD(offset_dims=(), collapsed_slice_dims=(1, 0), start_index_map=(0,)), (1, 1),
+     "collapsed_slice_dims in gather op must be sorted; got (1, 0)"),
+    (_GD(offset_dims=(1,), collapsed_slice_dims=(-1,), start_index_map=(0,)), (1, 4),
+     "Invalid collapsed_slice_dims set in gather op; valid range is [0, 2); got: -1."),
+])
+def test_bad_gather_dimension_numbers_are_refused_before_xla(dn, sizes, message):
+  with pytest.raises(TypeError, match="^" + re.escape(message)):
+    lax.gather(M34, I31, dn, sizes)
+
+
+@pytest.mark.parametrize("dn, message", [
+    (_SD(update_window_dims=(1,), inserted_window_dims=(2,), scatter_dims_to_operand_dims=(0,)),
+     "Invalid inserted_window_dims set in scatter op; valid range is [0, 2); got: 2."),
+    (_SD(update_window_dims=(1,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(3,)),
+     "Invalid scatter_dims_to_operand_dims mapping; domain is [0, 2), got: 0->3."),
+    (_SD(update_window_dims=(1,), inserted_window_dims=(0, 0), scatter_dims_to_operand_dims=(0,)),
+     "inserted_window_dims in scatter op must not repeat; got: (0, 0)."),
+    (_SD(update_window_dims=(2,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)),
+     "Invalid update_window_dims set in scatter op; valid range is [0, 2); got: 2."),
+    (_SD(update_window_dims=(1,), inserted_window_dims=(0,),
+         scatter_dims_to_operand_dims=(0, 1)),
+     "Scatter op has 2 elements in scatter_dims_to_operand_dims and the bound of dimension "
+     "index_vector_dim=1 of indices is 1. These two numbers must be equal"),
+])
+def test_bad_scatter_dimension_numbers_are_refused_before_xla(dn, message):
+  with pytest.raises(TypeError, match="^" + re.escape(message)):
+    lax.scatter_add(M34, I31, jnp.ones((3, 4)), dn)

@@ -85,11 +85,64 @@ def _bool(b) -> str:
 # ---------------------------------------------------------------------------------------
 # gather
 
+def _sorted(dims, name: str, op: str) -> None:
+  if any(b < a for a, b in zip(dims, dims[1:])):
+    raise TypeError(f"{name} in {op} op must be sorted; got {dims}")
+
+
+def _distinct(dims, name: str, op: str) -> None:
+  if len(set(dims)) != len(dims):
+    raise TypeError(f"{name} in {op} op must not repeat; got: {dims}.")
+
+
+def _in_range(dims, rank: int, name: str, op: str, sorted_: bool = True) -> None:
+  """JAX's check: for sorted dims, the first and last (JAX reads a bad 0 as fine)."""
+  bad = ([d for d in dims[:1] if d < 0] + [d for d in dims[-1:] if d >= rank]) if sorted_ \
+      else [d for d in dims if not 0 <= d < rank]
+  if bad and (bad[0] or not sorted_):
+    raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); got: "
+                    f"{bad[0]}.")
+
+
+def _check_gather_dims(operand, indices, dn) -> None:
+  """JAX's (and XLA's verifier's) checks of gather dimension numbers, in JAX's order and
+  words: an invalid gather is refused here, naming the field, not by XLA."""
+  out_rank = len(dn.offset_dims) + indices.ndim - 1
+  _sorted(dn.offset_dims, "offset_dims", "gather")
+  _distinct(dn.offset_dims, "offset_dims", "gather")
+  for i, d in enumerate(dn.offset_dims):
+    if not 0 <= d < out_rank:
+      raise TypeError(f"Offset dimension {i} in gather op is out of bounds; got {d}, but "
+                      f"should have been in [0, {out_rank})")
+  if indices.ndim and len(dn.start_index_map) != indices.shape[-1]:
+    raise TypeError(f"Gather op has {len(dn.start_index_map)} elements in start_index_map "
+                    f"and the bound of dimension index_vector_dim={indices.ndim - 1} of "
+                    f"indices is {indices.shape[-1]}. These two numbers must be equal.")
+  for i, d in enumerate(dn.start_index_map):
+    if not 0 <= d < operand.ndim:
+      raise TypeError(f"Invalid start_index_map; domain is [0, {operand.ndim}), got: "
+                      f"{i}->{d}.")
+  _distinct(dn.start_index_map, "start_index_map", "gather")
+  _sorted(dn.collapsed_slice_dims, "collapsed_slice_dims", "gather")
+  _in_range(dn.collapsed_slice_dims, operand.ndim, "collapsed_slice_dims", "gather")
+  _distinct(dn.collapsed_slice_dims, "collapsed_slice_dims", "gather")
+  _distinct(dn.operand_batching_dims, "operand_batching_dims", "gather")
+  _sorted(dn.operand_batching_dims, "operand_batching_dims", "gather")
+  _in_range(dn.operand_batching_dims, operand.ndim, "operand_batching_dims", "gather")
+  for (a, b), (x, y) in (((dn.collapsed_slice_dims, dn.operand_batching_dims),
+                          ("collapsed_slice_dims", "operand_batching_dims")),
+                         ((dn.start_index_map, dn.operand_batching_dims),
+                          ("start_index_map", "operand_batching_dims"))):
+    if set(a) & set(b):
+      raise TypeError(f"{x} and {y} in gather op must be disjoint; got: {a} and {b}.")
+
+
 def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes,
                           indices_are_sorted, unique_indices, mode, fill_value):
   dn = dimension_numbers
   if not dtypes.is_integer(indices.dtype):
     raise ValueError(f"indices must have an integer type, got {indices.dtype.name}")
+  _check_gather_dims(operand, indices, dn)
   if len(slice_sizes) != operand.ndim:
     raise TypeError(f"gather slice_sizes must have length operand.ndim ({operand.ndim}), got "
                     f"{slice_sizes}")
@@ -358,6 +411,41 @@ def update_jaxpr(name: str, dtype: np.dtype):
   return trace_to_jaxpr(lambda a, b: [combine(a, b)], [scalar, scalar]).jaxpr
 
 
+def _check_scatter_dims(operand, indices, updates, dn) -> None:
+  """JAX's (and XLA's verifier's) checks of scatter dimension numbers, in JAX's order and
+  words: an invalid scatter is refused here, naming the field, not by XLA."""
+  _sorted(dn.update_window_dims, "update_window_dims", "scatter")
+  _distinct(dn.update_window_dims, "update_window_dims", "scatter")
+  _in_range(dn.update_window_dims, updates.ndim, "update_window_dims", "scatter")
+  _sorted(dn.inserted_window_dims, "inserted_window_dims", "scatter")
+  _distinct(dn.inserted_window_dims, "inserted_window_dims", "scatter")
+  _in_range(dn.inserted_window_dims, operand.ndim, "inserted_window_dims", "scatter")
+  _sorted(dn.operand_batching_dims, "operand_batching_dims", "scatter")
+  _distinct(dn.operand_batching_dims, "operand_batching_dims", "scatter")
+  _in_range(dn.operand_batching_dims, operand.ndim, "operand_batching_dims", "scatter")
+  for a, b, x in ((dn.inserted_window_dims, dn.operand_batching_dims, "inserted_window_dims"),
+                  (dn.scatter_dims_to_operand_dims, dn.operand_batching_dims,
+                   "scatter_dims_to_operand_dims")):
+    if set(a) & set(b):
+      raise TypeError(f"{x} and operand_batching_dims in scatter op must be disjoint; got: "
+                      f"{a} and {b}.")
+  window = (len(dn.update_window_dims) + len(dn.inserted_window_dims)
+            + len(dn.operand_batching_dims))
+  if operand.ndim != window:
+    raise TypeError(f"Scatter op has window of size {window}; doesn't match operand of rank "
+                    f"{operand.ndim}.")
+  if indices.ndim and len(dn.scatter_dims_to_operand_dims) != indices.shape[-1]:
+    raise TypeError(f"Scatter op has {len(dn.scatter_dims_to_operand_dims)} elements in "
+                    "scatter_dims_to_operand_dims and the bound of dimension "
+                    f"index_vector_dim={indices.ndim - 1} of indices is {indices.shape[-1]}. "
+                    "These two numbers must be equal")
+  for i, d in enumerate(dn.scatter_dims_to_operand_dims):
+    if not 0 <= d < operand.ndim:
+      raise TypeError(f"Invalid scatter_dims_to_operand_dims mapping; domain is "
+                      f"[0, {operand.ndim}), got: {i}->{d}.")
+  _distinct(dn.scatter_dims_to_operand_dims, "scatter_dims_to_operand_dims", "scatter")
+
+
 def _scatter_abstract_eval(operand, indices, updates, *, dimension_numbers, **params):
   if operand.dtype != updates.dtype:
     raise TypeError(f"scatter operand and updates must have the same dtype, got "
@@ -365,12 +453,13 @@ def _scatter_abstract_eval(operand, indices, updates, *, dimension_numbers, **pa
   if not dtypes.is_integer(indices.dtype):
     raise ValueError(f"indices must have an integer type, got {indices.dtype.name}")
   dn = dimension_numbers
+  rank = max(indices.ndim, 1) - 1 + len(dn.update_window_dims)
+  if updates.ndim != rank:
+    raise TypeError(f"Updates tensor must be of rank {rank}; got {updates.ndim}.")
+  _check_scatter_dims(operand, indices, updates, dn)
   if not indices.ndim or indices.shape[-1] != len(dn.scatter_dims_to_operand_dims):
     raise TypeError("scatter indices last dimension must equal "
                     f"len(scatter_dims_to_operand_dims), got indices shape {indices.shape}")
-  rank = indices.ndim - 1 + len(dn.update_window_dims)
-  if updates.ndim != rank:
-    raise TypeError(f"Updates tensor must be of rank {rank}; got {updates.ndim}.")
   scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
   for i, d in enumerate(scatter_dims):
     if updates.shape[d] != indices.shape[i]:
