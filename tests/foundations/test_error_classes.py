@@ -439,3 +439,12 @@ def test_bad_gather_dimension_numbers_are_refused_before_xla(dn, sizes, message)
 def test_bad_scatter_dimension_numbers_are_refused_before_xla(dn, message):
   with pytest.raises(TypeError, match="^" + re.escape(message)):
     lax.scatter_add(M34, I31, jnp.ones((3, 4)), dn)
+
+
+def test_a_traced_top_k_count_is_a_bool_conversion_error_as_jax():
+  x = jnp.arange(5.0)
+  with pytest.raises(xjax.errors.TracerBoolConversionError):
+    xjax.jit(lambda k: lax.top_k(x, k))(2)
+  assert lax.top_k(x, jnp.int32(2))[0].tolist() == [4.0, 3.0]
+  with pytest.raises(ValueError, match="k argument to top_k must be nonnegative, got -1"):
+    lax.top_k(x, -1)

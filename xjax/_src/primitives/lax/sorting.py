@@ -12,6 +12,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.backend.lowering import compare_attributes, i64_array
 from xjax._src.core.avals import ShapedArray, spec_of, tangent_aval
 from xjax._src.foundations.sharding import ShardingTypeError
+from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import batching
 from xjax._src.interpreters.ad import Zero
@@ -242,9 +243,10 @@ top_k_p.batch = _top_k_batch
 def top_k(operand, k: int, *, axis: int = -1):
   """The ``k`` largest entries along ``axis`` (the last by default) and their int32
   indices; equal entries in index order."""
-  k = int(k)
-  if k < 0:
+  # (JAX checks the sign first: a traced k is its TracerBoolConversionError)
+  if (k < 0 if isinstance(k, Tracer) else int(k) < 0):
     raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+  k = int(k)
   ndim = get_aval(operand).ndim
   if not -ndim <= axis < ndim:
     raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
