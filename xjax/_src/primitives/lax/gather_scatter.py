@@ -95,11 +95,10 @@ def _distinct(dims, name: str, op: str) -> None:
     raise TypeError(f"{name} in {op} op must not repeat; got: {dims}.")
 
 
-def _in_range(dims, rank: int, name: str, op: str, sorted_: bool = True) -> None:
-  """JAX's check: for sorted dims, the first and last (JAX reads a bad 0 as fine)."""
-  bad = ([d for d in dims[:1] if d < 0] + [d for d in dims[-1:] if d >= rank]) if sorted_ \
-      else [d for d in dims if not 0 <= d < rank]
-  if bad and (bad[0] or not sorted_):
+def _in_range(dims, rank: int, name: str, op: str) -> None:
+  """JAX's check of sorted dims: the first and the last (a bad 0 passes it, as in JAX)."""
+  bad = [d for d in dims[:1] if d < 0] + [d for d in dims[-1:] if d >= rank]
+  if bad and bad[0]:
     raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); got: "
                     f"{bad[0]}.")
 
