@@ -41,6 +41,13 @@ def _check_type_extras(manual_axis_type, memory_space) -> None:
 sharded_types = [False]
 
 
+def typed_as_laid_out(aval, sharding):
+  """``aval`` with the type sharding of a value laid out as ``sharding`` (its Explicit
+  axes), as JAX reads an array's type from its sharding; ``aval`` where it names none."""
+  typed = type_sharding(sharding, aval.ndim)
+  return aval if typed is None else aval.update(sharding=typed)
+
+
 def spec_of(aval) -> tuple:
   """The type sharding's spec of ``aval``, one entry (None or axes) per dimension."""
   sharding = getattr(aval, "_sharding", None)

@@ -11,8 +11,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, type_sharding
-from xjax._src.core.avals import ShapedArray
+from xjax._src.foundations.sharding import NamedSharding, PartitionSpec
+from xjax._src.core.avals import ShapedArray, typed_as_laid_out
 from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.typed_ndarray import float0_zeros
 from xjax._src.backend import buffers, clients, jaxlib_api
@@ -68,8 +68,7 @@ def wrap_results(bufs, avals, committed) -> list:
   if type(committed) is MeshCommitment:
     return [make(b, a, committed.for_result(a)) for b, a in zip(bufs, avals)]
   if type(committed) is list:  # one per result: jit's out_shardings over one device
-    return [make(b, a if type(c) is not NamedSharding or type_sharding(c, a.ndim) is None
-                 else a.update(sharding=type_sharding(c, a.ndim)), c)
+    return [make(b, typed_as_laid_out(a, c) if type(c) is NamedSharding else a, c)
             for b, a, c in zip(bufs, avals, committed)]
   return [make(b, a, committed) for b, a in zip(bufs, avals)]
 

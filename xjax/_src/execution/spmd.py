@@ -16,14 +16,14 @@ import numpy as np
 from xjax._src.execution.array import Array, make_array
 from xjax._src.execution.dispatch import params_key, run_program
 from xjax._src.backend import buffers, clients, executables, lowering
-from xjax._src.core.avals import ShapedArray, physical_aval
+from xjax._src.core.avals import ShapedArray, physical_aval, typed_as_laid_out
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
 from xjax._src.core.jaxpr_cache import WeakLRU, bounded_put, cached_on_jaxpr
 from xjax._src.core.trace import eval_types
 from xjax._src.core.values import get_aval
 from xjax._src.foundations.config import config
 from xjax._src.foundations.sharding import (Mesh, NamedSharding, PartitionSpec, Sharding,
-                                            sharding_from_tiling, type_sharding)
+                                            sharding_from_tiling)
 
 
 def is_spread(x) -> bool:
@@ -172,8 +172,7 @@ class SpmdProgram:
     exe.set_outputs(self.out_avals, self.out_shardings)
     # results laid out as asked over Explicit axes are typed so (JAX reads the types of
     # arrays from their shardings)
-    self.out_avals = [a if s is None or type_sharding(s, a.ndim) is None
-                      else a.update(sharding=type_sharding(s, a.ndim))
+    self.out_avals = [a if s is None else typed_as_laid_out(a, s)
                       for a, s in zip(self.out_avals, out_shardings)]
     self.in_shardings = chosen[len(consts):]
     self.const_bufs = [to_spread_buffer(c, replicated(mesh), v.aval)
