@@ -73,7 +73,9 @@ LIBRARIES = {
     "e3nn_jax": Suite("e3nn-jax==0.21.0", "tests", sdist=True),
     "dynamax": Suite("dynamax==1.0.3", "dynamax", ("*_test.py", "test_*.py"), sdist=True),
     "blackjax": Suite("blackjax==1.7.1", "tests", ("test_*.py",), sdist=True),
-    "flax": Suite("flax==0.12.8", "tests/nnx", sdist=True),  # (NNX; linen's tests not run)
+    "flax": Suite("flax==0.12.8", "tests/nnx", sdist=True),
+    "flax_linen": Suite("flax==0.12.8", "tests/linen", sdist=True),
+    "flax_core": Suite("flax==0.12.8", "tests/core", sdist=True),
     "numpyro": Suite("numpyro==0.22.0", "test", ("test_*.py",), sdist=True),
     "penzai": Suite("penzai==0.2.5", "tests", sdist=True),
     "jax_md": Suite("jax-md==0.2.29", "tests", sdist=True),

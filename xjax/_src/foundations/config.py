@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import itertools
 import os
+import sys
 from typing import Any, Callable
 
 
@@ -19,10 +21,14 @@ def _bool_env(name: str, default: bool) -> bool:
   return value.strip().lower() in ("1", "true", "t", "yes", "y", "on")
 
 
+_configured_with_absl = False  # (parse_flags_with_absl reads the command line once)
+
+
 class Config:
   """Holds the flag values; ``update`` validates the name."""
 
   def __init__(self) -> None:
+    self.use_absl = False  # set by config_with_absl
     self._values: dict[str, Any] = {}
     self._affects_tracing: set[str] = set()
     self._listeners: dict[str, list[Callable[[Any], None]]] = {}
@@ -81,6 +87,55 @@ class Config:
     if name in values:
       return values[name]
     raise AttributeError(f"Unrecognized config option: {name}")
+
+  def __dir__(self) -> list[str]:
+    return sorted({*super().__dir__(), *self._values})
+
+  def config_with_absl(self) -> None:
+    """Defines an absl flag for every option (``--jax_enable_x64``, ...); the values given
+    on the command line apply once absl has parsed it (``absl.app.run``)."""
+    from absl import app, flags
+    self.use_absl = True
+    for name, value in self._values.items():
+      if name not in flags.FLAGS:
+        self._define_absl_flag(flags, name, value)
+    app.call_after_init(lambda: self.complete_absl_config(flags))
+
+  def _define_absl_flag(self, flags: Any, name: str, default: Any) -> None:
+    help_text = f"The {name} option of jax.config."
+    validator = self._validators.get(name)
+    if name in self._enums:
+      flags.DEFINE_enum_class(name, default, self._enums[name], help_text)
+    elif getattr(validator, "enum_values", None):
+      flags.DEFINE_enum(name, default, validator.enum_values, help_text)
+    else:
+      kind = getattr(validator, "kind", type(default))
+      define = {bool: flags.DEFINE_bool, int: flags.DEFINE_integer,
+                float: flags.DEFINE_float}.get(kind, flags.DEFINE_string)
+      define(name, default, help_text)
+
+  def complete_absl_config(self, absl_flags: Any) -> None:
+    """Applies the options given as absl flags on the command line."""
+    for name in list(self._values):
+      try:
+        flag = absl_flags.FLAGS[name]
+      except KeyError:
+        continue
+      if flag.present:
+        self.update(name, flag.value)
+
+  def parse_flags_with_absl(self) -> None:
+    """Reads the ``--jax*`` arguments of ``sys.argv`` (those before a ``--``) as absl flags,
+    once per process: what test files of JAX libraries call at import."""
+    global _configured_with_absl
+    if _configured_with_absl:
+      return
+    from absl import flags
+    argv = itertools.takewhile(lambda a: a != "--", sys.argv)
+    self.config_with_absl()
+    flags.FLAGS(["", *(a for a in argv if a.startswith("--jax"))], known_only=True)
+    self.complete_absl_config(flags)
+    _configured_with_absl = True
 
   def _refresh_trace_key(self) -> None:
     self._trace_key = tuple((n, self._values[n]) for n in sorted(self._affects_tracing))
@@ -176,8 +231,69 @@ for _name, _default in {
     "jax_dump_ir_to": "", "jax_optimization_level": "UNKNOWN",
     "jax_memory_fitting_level": "O2", "jax_check_static_indices": False,
     "jax_default_device": None,
+    # internal implementation choices of JAX's that do not change results
+    "check_vma": False, "jax_use_direct_linearize": True, "jax_mutable_array_checks": True,
+    "jax_disable_bwd_checks": False, "jax_disable_vmap_shmap_error": False,
+    "jax_disallow_mesh_context_manager": False, "jax_embedded_constants_max_bytes": 32,
+    "jax_compiler_enable_remat_pass": True, "jax_exec_time_optimization_effort": 0.0,
+    "jax_memory_fitting_effort": 0.0, "jax_xla_profile_version": 0,
+    "jax_remove_custom_partitioning_ptr_from_cache_key": False,
+    "jax_use_emit_pipeline_primitive": False, "jax_bcoo_cusparse_lowering": False,
+    # logging, dumps and diagnostics
+    "jax_debug_log_modules": "", "jax_dump_ir_modes": "stablehlo",
+    "jax_include_debug_info_in_dumps": True, "jax_compiler_detailed_logging_min_ops": 10,
+    "jax_hlo_source_file_canonicalization_regex": None, "jax_source_url_schema": None,
+    "jax_tracer_error_num_traceback_frames": 5, "jax_captured_constants_warn_bytes": 2000000000,
+    "jax_captured_constants_report_frames": 0, "jax_log_checkpoint_residuals": False,
+    "jax_debug_leaked_clients_on_clear_backends": False, "jax_distributed_debug": False,
+    "jax_check_proxy_envs": True, "jax_experimental_unsafe_xla_runtime_errors": False,
+    # the persistent cache: XLA's own caches, cache keys and errors
+    "jax_persistent_cache_enable_xla_caches": "xla_gpu_per_fusion_autotune_cache_dir",
+    "jax_compilation_cache_include_metadata_in_key": False,
+    "jax_compilation_cache_check_contents": False, "jax_raise_persistent_cache_errors": False,
+    # GPU, TPU and Pallas-on-accelerator options (no effect on CPU, in JAX too)
+    "jax_cuda_visible_devices": "all", "jax_rocm_visible_devices": "all",
+    "jax_oneapi_visible_devices": "all", "mock_num_gpu_processes": 0,
+    "jax_mock_gpu_topology": "", "jax_threefry_gpu_kernel_lowering": False,
+    "jax_enable_pgle": False, "jax_pgle_profiling_runs": 3, "jax_pgle_aggregation_percentile": 90,
+    "jax_compilation_cache_expect_pgle": False, "jax_pallas_use_mosaic_gpu": True,
+    "jax_pallas_verbose_errors": False, "jax_pallas_enable_debug_checks": False,
+    "jax_pallas_poison_buffers": False, "jax_mosaic_allow_hlo": False,
+    "jax_ragged_dot_use_ragged_dot_instruction": True,
+    "jax_ragged_dot_use_gpu_pallas_triton_lowering": False,
+    # several hosts (xjax runs one host's processes over loopback)
+    "jax_backend_target": "", "jax_xla_backend": "", "jax_pjrt_client_create_options": None,
+    "jax_cpu_get_local_topology_timeout_minutes": 2,
+    "jax_cpu_get_global_topology_timeout_minutes": 5, "jax_enable_recoverability": False,
+    "jax_enable_preemption_service": True, "jax_share_binary_between_hosts": False,
+    "jax_share_binary_between_hosts_timeout_ms": 1200000,
+    "jax_sort_devices_by_process_index": True, "jax_force_dcn_cross_host_transfers": False,
+    "jax_cross_host_transfer_socket_address": "", "jax_cross_host_transport_addresses": "",
+    "jax_cross_host_transfer_timeout_seconds": None,
+    "jax_cross_host_transfer_transfer_size": None,
+    # jax2tf (not in xjax) and serialization defaults
+    "jax2tf_default_native_serialization": True, "jax_serialization_version": 0,
+    "jax_export_ignore_forward_compatibility": False,
 }.items():
   config.define(_name, _default)
+
+# Options whose other values would change what programs compute, in ways xjax does not
+# implement: only JAX's default is accepted.
+for _name, _default, _why in [
+    ("jax_cpu_collectives_implementation", "gloo", "collectives between processes use gloo"),
+    ("jax_export_calling_convention_version", 10, "jax.export writes calling convention 10"),
+    ("jax_error_checking_behavior_nan", "ignore", "jax.experimental.error_check is absent"),
+    ("jax_error_checking_behavior_divide", "ignore", "jax.experimental.error_check is absent"),
+    ("jax_error_checking_behavior_oob", "ignore", "jax.experimental.error_check is absent"),
+    ("jax_disable_most_optimizations", False, "XLA always optimizes xjax's programs"),
+    ("jax_use_simplified_jaxpr_constants", False, "jaxprs hold constants as JAX's default"),
+    ("jax_scan3", False, "scan is JAX's default implementation"),
+    ("jax_remat3", False, "checkpoint is JAX's default implementation"),
+    ("jax_custom_vjp3", False, "custom_vjp is JAX's default implementation"),
+    ("jax_refs_to_pins", False, "mutable array references are JAX's default ones"),
+    ("jax_use_magma", "auto", "eig runs LAPACK on the CPU"),
+]:
+  config.define(_name, _default, validator=_only(_name, _default, _why))
 
 
 def _enum(values: list, none_ok: bool = False) -> Callable[[Any], None]:
@@ -187,6 +303,7 @@ def _enum(values: list, none_ok: bool = False) -> Callable[[Any], None]:
       return
     raise ValueError(f"new enum value must be {'None or ' if none_ok else ''}in {values}, "
                      f"got {value} of type {type(value)}.")
+  validate.enum_values = values  # (an absl flag's choices)
   return validate
 
 
@@ -203,13 +320,37 @@ class LegacyPrngKeyState(enum.StrEnum):
   ERROR = "error"
 
 
-def _enum_class(name: str, cls: type[enum.StrEnum]) -> None:
-  """Makes flag ``name`` hold members of ``cls`` (a string names its member)."""
+class ExplicitX64Mode(enum.IntEnum):
+  """The values of ``jax_explicit_x64_dtypes`` (a string names its member)."""
+  WARN = enum.auto()
+  ERROR = enum.auto()
+  ALLOW = enum.auto()
+
+  @classmethod
+  def _missing_(cls, value: object) -> "ExplicitX64Mode | None":
+    return {"warn": cls.WARN, "error": cls.ERROR, "allow": cls.ALLOW}.get(value)
+
+
+class RuntimeTracebackMode(enum.StrEnum):
+  """The values of ``jax_send_traceback_to_runtime`` (accepted; no effect on the CPU)."""
+  OFF = "off"
+  ON = "on"
+  FULL = "full"
+
+
+def _enum_class(name: str, cls: type[enum.Enum], default: Any = None,
+                extra: Callable[[Any], None] | None = None, affects_tracing: bool = False) -> None:
+  """Makes flag ``name`` hold members of ``cls`` (a string names its member); ``extra``
+  checks the member further.  ``default`` defines the flag."""
   def validate(value: Any) -> None:
-    if not isinstance(value, str):
+    if not isinstance(value, (str, cls)):
       raise TypeError(f"new enum value must be an instance of <enum '{cls.__name__}'>, got "
                       f"{value} of type {type(value)}.")
-    cls(value)  # (ValueError: "'bad' is not a valid NumpyDtypePromotion")
+    member = cls(value)  # (ValueError: "'bad' is not a valid NumpyDtypePromotion")
+    if extra is not None:
+      extra(member)
+  if default is not None:
+    config.define(name, default, affects_tracing)
   config.add_validator(name, validate)
   config._enums[name] = cls
   config._values[name] = cls(config._values[name])
@@ -224,6 +365,7 @@ def _typed(kind: type) -> Callable[[Any], None]:
       raise ValueError(f"new {kind_name} config value must be None or of type "
                        f"{kind.__name__}, got {value} of type {type(value)}"
                        + ("." if kind is str else ""))
+  validate.kind = kind  # (an absl flag's type)
   return validate
 
 
@@ -258,6 +400,21 @@ for _name, _validator in {  # the value checks JAX 0.10.2 makes
   config.add_validator(_name, _validator)
 _enum_class("jax_numpy_dtype_promotion", NumpyDtypePromotion)
 _enum_class("jax_legacy_prng_key", LegacyPrngKeyState)
+_enum_class("jax_send_traceback_to_runtime", RuntimeTracebackMode, "off")
+
+
+def _explicit_x64_dtypes(value: ExplicitX64Mode) -> None:
+  if value == ExplicitX64Mode.ALLOW:
+    raise NotImplementedError(
+        "xjax does not support jax_explicit_x64_dtypes='allow': without jax_enable_x64 every "
+        "64-bit dtype is narrowed to 32 bits; turn on jax_enable_x64 instead "
+        "(see docs/differences.md).")
+
+
+# An explicitly requested 64-bit dtype without x64: 'warn' narrows it with a warning, 'error'
+# raises ValueError (foundations/dtypes.py).
+_enum_class("jax_explicit_x64_dtypes", ExplicitX64Mode, "warn", extra=_explicit_x64_dtypes,
+            affects_tracing=True)
 
 
 def enable_x64() -> bool:

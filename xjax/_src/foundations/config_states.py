@@ -28,7 +28,7 @@ class ConfigState:
 
 
 # Flags JAX exposes as states that the config does not define yet (accepted, no effect).
-for _flag, _default in {"jax_jax2tf_associative_scan_reductions": False,
+for _flag, _default in {"jax2tf_associative_scan_reductions": False,
                         "jax_thread_guard": False,
                         "jax_array_garbage_collection_guard": None}.items():
   if _flag not in config._values:
@@ -80,7 +80,9 @@ _DESCRIPTIONS = {
     "remove_size_one_mesh_axis_from_type": "Leave mesh axes of size 1 out of sharded types.",
 }
 
-STATES = {name: ConfigState("jax_" + name, doc) for name, doc in _DESCRIPTIONS.items()}
+# (jax2tf's flag is the one whose name does not start with "jax_")
+STATES = {name: ConfigState(name if name.startswith("jax2tf") else "jax_" + name, doc)
+          for name, doc in _DESCRIPTIONS.items()}
 globals().update(STATES)  # module attributes too: where tools (the API reference) find them
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from xjax._src.foundations.config import config, enable_x64
+from xjax._src.foundations.config import ExplicitX64Mode, config, enable_x64
 
 # ---------------------------------------------------------------------------------------------
 # The dtype set
@@ -314,7 +314,13 @@ def short_name(dtype: Any) -> str:
 # ---------------------------------------------------------------------------------------------
 
 def _truncation_warning(requested: np.dtype, canonical: np.dtype, fun_name: str | None) -> None:
+  """Warns that an explicitly requested 64-bit dtype is narrowed, or raises ValueError under
+  ``jax_explicit_x64_dtypes='error'``."""
   where = f" requested in {fun_name}" if fun_name else ""
+  if config.read("jax_explicit_x64_dtypes") == ExplicitX64Mode.ERROR:
+    raise ValueError(
+        f"Explicitly requested dtype {requested}{where} is not available: 64-bit dtypes need "
+        f"the jax_enable_x64 configuration option (jax_explicit_x64_dtypes is 'error').")
   warnings.warn(
       f"Explicitly requested dtype {requested}{where} is not available, and will be "
       f"truncated to dtype {canonical}. 64-bit dtypes need the jax_enable_x64 configuration "
