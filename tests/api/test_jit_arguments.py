@@ -327,3 +327,27 @@ def test_arguments_after_static_ones_are_named_by_their_own_parameters():
     j(2, ones, "s")
   with pytest.raises(OverflowError, match="whose argument path is x"):
     j(2, 2**100, ones)
+
+
+def test_static_argnames_and_argnums_given_together_are_taken_as_they_are():
+  """As JAX: only when one of the two is given is the other read off the signature. flax's
+  lifted jit passes `static_argnums=(0,)` with the user's `static_argnames=['b']` to a function
+  whose signature (through `functools.wraps`) has `b` at another position."""
+  import functools
+
+  def user(scope, a, b):
+    return a
+
+  @functools.partial(xjax.jit, static_argnums=(0,), static_argnames=["b"])
+  @functools.wraps(user)
+  def jitted(fingerprint, variables, rngs, *args, **kwargs):
+    return args[0] + len(kwargs["b"])
+
+  assert float(jitted("key", {}, {}, jnp.array(1.), b="hi")) == 3.  # ({} at position 2: dynamic)
+  seen = []
+  f = xjax.jit(lambda x, s: (seen.append(s), x)[1], static_argnums=(), static_argnames="s")
+  with pytest.raises(TypeError, match="path s"):  # given by position: not static
+    f(1., "a")
+  assert float(f(1., s="a")) == 1. and seen == ["a"]
+  g = xjax.jit(lambda x, s: x * len(s), static_argnames="s")  # names alone: positions too
+  assert float(g(1., "ab")) == 2. and float(g(1., s="abc")) == 3.

@@ -108,6 +108,20 @@ def test_private_core_and_dtypes_modules():
     core.no_such_name
 
 
+def test_private_dtypes_canonicalizing_dtype():
+  """optree's ``tree_ravel`` of leaves of several dtypes: ``dtypes.dtype(leaf)`` then
+  ``dtypes.result_type``; JAX's private ``dtype`` canonicalizes (float32 without x64, and a
+  64-bit specifier warns as it is narrowed)."""
+  import importlib
+  dts = importlib.import_module("xjax._src.compat.jax_private_compat.dtypes")
+  assert dts.dtype(1.0) == np.float32 and dts.dtype(1) == np.int32
+  assert dts.dtype(np.ones(2)) == np.float32 and dts.dtype(True) == np.bool_
+  with pytest.warns(UserWarning, match="Explicitly requested dtype float64"):
+    assert dts.dtype("float64") == np.float32
+  assert dts.result_type(dts.dtype(np.ones(2)), dts.dtype(np.arange(2))) == np.float32
+  assert dts.check_and_canonicalize_user_dtype(np.int16) == np.int16
+
+
 def test_private_dispatch_module_waits_for_effects():
   # equinox calls jax._src.dispatch.wait_for_tokens() before reading callback output; xjax's
   # computations with host callbacks have finished when their results are returned.

@@ -29,6 +29,16 @@ def test_aval_str_and_repr():
                                   "ShapedArray(float32[], weak_type=True)]")
 
 
+def test_a_type_given_a_sharding_that_splits_nothing_hashes_as_an_unsharded_one():
+  """flax's scan builds `ShapedArray(shape, dtype, sharding=x.aval.sharding)`: equal types
+  must hash alike, or jit's cache misses (flax's test_jit_scan_retracing traced once more)."""
+  x = jnp.ones((4, 4))
+  typed = ShapedArray((4, 4), np.float32, sharding=x.aval.sharding)
+  plain = ShapedArray((4, 4), np.float32)
+  assert typed == plain and hash(typed) == hash(plain) and len({typed, plain}) == 1
+  assert {plain: "entry"}[typed] == "entry"  # (a cache keyed by one finds the other)
+
+
 def test_inner_jit_jaxpr_names_its_binders_like_the_operands():
   def f(x, y):
     z = x * 3

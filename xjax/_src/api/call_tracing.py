@@ -16,8 +16,11 @@ from xjax._src.interpreters.staging import trace_to_jaxpr
 
 
 def normalize_static(fun, static_argnums, static_argnames, kind: str = "static"):
-  """(argnums, argnames, signature) with each completed from the other through the
-  signature; ``kind`` ("static" or "donate") names the options in errors."""
+  """(argnums, argnames, signature). As JAX's, when only one of the two is given the other
+  is read off the signature (the positional-or-keyword parameters at those positions, or of
+  those names); when both are given each is taken as it is. ``kind`` ("static" or "donate")
+  names the options in errors."""
+  nums_given, names_given = static_argnums is not None, static_argnames is not None
   if static_argnums is None:
     static_argnums = ()
   elif isinstance(static_argnums, (int, np.integer)):
@@ -46,20 +49,12 @@ def normalize_static(fun, static_argnums, static_argnames, kind: str = "static")
       if invalid:
         raise ValueError(f"Jitted function has invalid argnames {invalid} in "
                          f"{kind}_argnames. Function does not take these args.")
-    names = set(static_argnames)
-    for i in static_argnums:
-      if -len(positional) <= i < len(positional):
-        p = positional[i]
-        if p.kind == p.POSITIONAL_OR_KEYWORD:
-          names.add(p.name)
-    nums = set(static_argnums)
-    for name in static_argnames:
-      for idx, p in enumerate(positional):
-        if p.name == name:
-          nums.add(idx)
-    static_argnames = tuple(sorted(names))
-    static_argnums = tuple(sorted(nums))
-  return static_argnums, static_argnames, sig
+    either = [(i, p.name) for i, p in enumerate(params) if p.kind == p.POSITIONAL_OR_KEYWORD]
+    if nums_given and not names_given:
+      static_argnames = tuple(name for i, name in either if i in static_argnums)
+    elif names_given and not nums_given:
+      static_argnums = tuple(i for i, name in either if name in static_argnames)
+  return tuple(sorted(set(static_argnums))), tuple(sorted(set(static_argnames))), sig
 
 
 def arg_names(sig, args, kwargs, statics=()) -> list[str]:

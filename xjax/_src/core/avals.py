@@ -95,14 +95,13 @@ class ShapedArray:
     self.shape = tuple(shape)
     self.dtype = dtype if isinstance(dtype, (np.dtype, dtypes.ExtendedDType)) else np.dtype(dtype)
     self.weak_type = bool(weak_type)
+    if sharding is not None:
+      sharding = type_sharding(sharding, len(self.shape))  # (None when it splits nothing)
+    self._sharding = sharding
     if sharding is None:
-      self._sharding = None
       self._hash = hash((self.shape, self.dtype, self.weak_type))
     else:
-      sharding = type_sharding(sharding, len(self.shape))
-      if sharding is not None:
-        sharded_types[0] = True
-      self._sharding = sharding
+      sharded_types[0] = True
       self._hash = hash((self.shape, self.dtype, self.weak_type, sharding))
     if manual_axis_type or memory_space is not MemorySpace.Device:
       _check_type_extras(manual_axis_type, memory_space)
