@@ -53,6 +53,7 @@ class Suite:
   patterns: tuple[str, ...] = ("*_test.py",)  # the test files' names
   sdist: bool = False            # the wheel ships no tests; the sdist does
   env: tuple[tuple[str, str], ...] = ()  # environment variables the suite reads
+  recursive: bool = True         # False: the folder's own files only, not its subfolders'
 
 
 # The libraries whose wheel or sdist ships tests that run here (dm-pix's and haiku's files
@@ -76,6 +77,7 @@ LIBRARIES = {
     "flax": Suite("flax==0.12.8", "tests/nnx", sdist=True),
     "flax_linen": Suite("flax==0.12.8", "tests/linen", sdist=True),
     "flax_core": Suite("flax==0.12.8", "tests/core", sdist=True),
+    "flax_misc": Suite("flax==0.12.8", "tests", sdist=True, recursive=False),  # (struct, ...)
     "numpyro": Suite("numpyro==0.22.0", "test", ("test_*.py",), sdist=True),
     "penzai": Suite("penzai==0.2.5", "tests", sdist=True),
     "jax_md": Suite("jax-md==0.2.29", "tests", sdist=True),
@@ -161,7 +163,9 @@ def test_files(python: Path, lib: str) -> dict[str, Path]:
   """{path inside site-packages (or the sdist): path} of the library's test files."""
   suite = LIBRARIES[lib]
   root = suite_root(python, suite)
-  files = {p for pattern in suite.patterns for p in (root / suite.folder).rglob(pattern)}
+  folder = root / suite.folder
+  files = {p for pattern in suite.patterns
+           for p in (folder.rglob(pattern) if suite.recursive else folder.glob(pattern))}
   return {str(p.relative_to(root)): p for p in sorted(files)}
 
 

@@ -341,6 +341,7 @@ def test_common_config_options_are_accepted():
   with pytest.raises(AttributeError):
     jax.config.update("jax_not_an_option", 1)
   jax.config.update("jax_traceback_filtering", "auto")
+  jax.config.update("jax_platform_name", "")
 
 
 def test_lowered_compiler_ir_dialects():

@@ -423,3 +423,44 @@ def test_jit_shows_the_functions_own_attributes():
   assert jitted._original_fn == "original"
   assert callable(jitted.lower)  # (jit's own attributes win)
   assert float(jitted(2.0)) == 2.0
+
+
+def test_divmod_defers_to_an_operand_that_implements_it():
+  """flax's ``Cursor``: ``divmod(array, cursor)`` reaches ``Cursor.__rdivmod__`` (JAX's
+  ``__divmod__`` returns NotImplemented for operands it does not know)."""
+
+  class Wrapped:
+    def __init__(self, value):
+      self.value = value
+
+    def __rdivmod__(self, other):
+      return divmod(other, self.value)
+
+  q, r = divmod(jnp.array([7, 8]), Wrapped(3))
+  np.testing.assert_array_equal(q, [2, 2])
+  np.testing.assert_array_equal(r, [1, 2])
+  q, r = divmod(7, jnp.arange(1, 4))  # (__rdivmod__ of the array)
+  np.testing.assert_array_equal(q, [7, 3, 2])
+  np.testing.assert_array_equal(r, [0, 1, 1])
+  with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for divmod\(\)"):
+    divmod(jnp.ones(2), [1, 2])
+
+
+def test_private_tree_prefix_errors():
+  """flax's struct tests: ``(e,) = prefix_errors(prefix, full)``, ``raise e('in_axes')``;
+  texts recorded from JAX 0.10.2 (every mismatch, none below one)."""
+  from xjax._src.compat.jax_private_compat.tree_util import prefix_errors
+  assert prefix_errors((1, 2), (1, 2)) == [] and prefix_errors(0, {"a": [1, 2]}) == []
+  (e,) = prefix_errors({"a": (1, [2.0]), "b": 3}, {"a": (1, 2.0), "b": (4, 5)})
+  assert str(e("in_axes")) == (
+      "pytree structure error: different types at key path\n    in_axes['a'][1]\n"
+      "At that key path, the prefix pytree in_axes has a subtree of type\n    <class 'list'>\n"
+      "but at the same key path the full pytree has a subtree of different type\n"
+      "    <class 'float'>.")
+  (e,) = prefix_errors((1, [2., 3.]), (1, [2.]))
+  assert str(e("in_axes")) == (
+      "pytree structure error: different lengths of list at key path\n    in_axes[1]\n"
+      "At that key path, the prefix pytree in_axes has a subtree of type list of length 2, "
+      "but the full pytree has a subtree of the same type but of length 1.")
+  errs = prefix_errors([[1], [2]], [[1, 2], (3,)])
+  assert len(errs) == 2 and all(isinstance(e("x"), ValueError) for e in errs)

@@ -82,6 +82,41 @@ def test_traceback_filtering_shows_user_frames():
     assert sum("/xjax/_src/" in p for p in files) > 3
 
 
+def test_traceback_filtering_modes():
+  """"tracebackhide" keeps every frame and marks xjax's with ``__tracebackhide__`` (IPython
+  and pytest hide them); "remove_frames" removes them and chains an UnfilteredStackTrace,
+  holding the whole traceback, as the cause (flax's traceback_util tests check both)."""
+  from xjax._src.compat.jax_private_compat import traceback_util
+
+  def failing(x):
+    return xjax.jit(lambda y: bool(y))(x)
+
+  def raised(mode):
+    with config._override("jax_traceback_filtering", mode):
+      with pytest.raises(errors.TracerBoolConversionError) as info:
+        xjax.grad(failing)(1.0)
+    return info.value
+
+  every = list(traceback.walk_tb(raised("off").__traceback__))
+  hidden = raised("tracebackhide")
+  marked = [f for f, _ in traceback.walk_tb(hidden.__traceback__)
+            if "__tracebackhide__" in f.f_locals]
+  shown = [f.f_code.co_filename for f, _ in traceback.walk_tb(hidden.__traceback__)
+           if "__tracebackhide__" not in f.f_locals]
+  assert len(marked) > 3 and all("/xjax/" in f.f_code.co_filename for f in marked)
+  assert shown and not any("/xjax/_src/" in name for name in shown)
+  assert len(marked) + len(shown) >= len(every) - 1
+  removed = raised("remove_frames")
+  assert isinstance(removed.__cause__, traceback_util.UnfilteredStackTrace)
+  kept = list(traceback.walk_tb(removed.__traceback__))
+  whole = list(traceback.walk_tb(removed.__cause__.__traceback__))
+  assert not any("/xjax/_src/" in f.f_code.co_filename for f, _ in kept)
+  assert len(whole) > len(kept) + 3
+  assert not getattr(removed, "__notes__", None)
+  quiet = raised("quiet_remove_frames")
+  assert quiet.__cause__ is None and "xjax removed its internal frames" in quiet.__notes__[-1]
+
+
 def test_explain_cache_misses_logs_the_changed_argument(caplog):
   def f(x, n):
     return x * n

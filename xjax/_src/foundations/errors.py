@@ -177,13 +177,38 @@ _FILTERED_NOTE = ("--------------------\nxjax removed its internal frames from t
                   "'off') to include them.")
 
 
+class UnfilteredStackTrace(Exception):
+  """Under ``jax_traceback_filtering='remove_frames'``, the ``__cause__`` of an exception
+  whose traceback was filtered: it carries the whole traceback."""
+
+
+def _filtering_mode() -> str:
+  """``jax_traceback_filtering``, with "auto" resolved as JAX does: frames are marked
+  hidden under IPython (which honours ``__tracebackhide__``), removed elsewhere."""
+  mode = config.read("jax_traceback_filtering")
+  if mode in (None, "auto"):
+    import builtins
+    return "tracebackhide" if hasattr(builtins, "get_ipython") else "quiet_remove_frames"
+  return mode
+
+
 def remove_internal_frames(e: BaseException) -> None:
-  """Drops xjax's frames from ``e``'s traceback (``jax_traceback_filtering``), so the user
-  sees their code, and says so once in a note; call it in an ``except`` block, then
-  re-raise with a bare ``raise``."""
-  if config.read("jax_traceback_filtering") == "off":
+  """Filters xjax's frames (and those of folders libraries registered) out of ``e``'s
+  traceback, by ``jax_traceback_filtering``: "tracebackhide" marks them with
+  ``__tracebackhide__``; "quiet_remove_frames" removes them and says so in a note;
+  "remove_frames" removes them and chains an ``UnfilteredStackTrace`` holding the whole
+  traceback as the cause. Call it in an ``except`` block, then re-raise with a bare
+  ``raise``."""
+  mode = _filtering_mode()
+  if mode == "off":
     return
   tb, kept, removed = e.__traceback__, [], False
+  if mode == "tracebackhide":
+    while tb is not None:
+      if _is_ours(tb.tb_frame.f_code.co_filename):
+        tb.tb_frame.f_locals["__tracebackhide__"] = True
+      tb = tb.tb_next
+    return
   while tb is not None:
     if _is_ours(tb.tb_frame.f_code.co_filename):
       removed = True
@@ -192,9 +217,18 @@ def remove_internal_frames(e: BaseException) -> None:
     tb = tb.tb_next
   if not removed:
     return
-  out = None
+  whole, out = e.__traceback__, None
   for t in reversed(kept):
     out = type(t)(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
   e.with_traceback(out)
-  if _FILTERED_NOTE not in getattr(e, "__notes__", ()):
+  if mode == "remove_frames":
+    if not isinstance(e.__cause__, UnfilteredStackTrace):
+      unfiltered = UnfilteredStackTrace(
+          f"{type(e).__name__}: {e}\n\nThe preceding is the original exception that occurred, "
+          "unmodified; its traceback includes xjax's internal frames.")
+      unfiltered.with_traceback(whole)
+      unfiltered.__cause__, unfiltered.__context__ = e.__cause__, e.__context__
+      unfiltered.__suppress_context__ = e.__suppress_context__
+      e.__cause__, e.__context__ = unfiltered, None
+  elif _FILTERED_NOTE not in getattr(e, "__notes__", ()):
     e.add_note(_FILTERED_NOTE)

@@ -894,9 +894,10 @@ class _Mismatch(Exception):
 
     def _prefix_text(self, op: str, name: str, path: str) -> str:
         node, aux, specs = self.spec
-        prefix = f"At that key path, the prefix pytree {op} {name} has a subtree of type"
+        where = f"{op} {name}" if op else name
+        prefix = f"At that key path, the prefix pytree {where} has a subtree of type"
         if _node_of(type(self.value)) is not node:
-            return (f"pytree structure error: different types at key path\n    {op} {name}{path}"
+            return (f"pytree structure error: different types at key path\n    {where}{path}"
                     f"\n{prefix}\n    {node.type}\nbut at the same key path the full pytree "
                     f"has a subtree of different type\n    {type(self.value)}.")
         children, value_aux = node.flatten(self.value)
@@ -904,7 +905,7 @@ class _Mismatch(Exception):
         if node is _TUPLE or node is _LIST:
             kind = node.type.__name__
             return (f"pytree structure error: different lengths of {kind} at key path\n    "
-                    f"{op} {name}{path}\n{prefix} {kind} of length {len(specs)}, but the full "
+                    f"{where}{path}\n{prefix} {kind} of length {len(specs)}, but the full "
                     f"pytree has a subtree of the same type but of length {n}.")
         if n != len(specs):
             try:   # (the prefix's node rebuilt with None children, to read its keys)
@@ -914,7 +915,7 @@ class _Mismatch(Exception):
             theirs = _child_keys(node, self.value)
             only = [k for k in ours if k not in theirs] + [k for k in theirs if k not in ours]
             return (f"pytree structure error: different numbers of pytree children at key path"
-                    f"\n    {op} {name}{path}\n{prefix}\n    {node.type}\nwith {len(ours)} "
+                    f"\n    {where}{path}\n{prefix}\n    {node.type}\nwith {len(ours)} "
                     f"child keys\n    {' '.join(map(str, ours))}\nbut at the same key path the "
                     f"full pytree has a subtree of the same type but with {len(theirs)} child "
                     f"keys\n    {' '.join(map(str, theirs))}\nso the symmetric difference on key "
@@ -922,7 +923,7 @@ class _Mismatch(Exception):
         ours, theirs = (tuple(a) if node is _DICT else a for a in (aux, value_aux))
         diff = textwrap.indent("\n".join(difflib.ndiff([repr(ours)], [repr(theirs)])), "    ")
         return (f"pytree structure error: different pytree metadata at key path\n    "
-                f"{op} {name}{path}\n{prefix}\n    {node.type}\nwith metadata\n    {ours!r}\n"
+                f"{where}{path}\n{prefix}\n    {node.type}\nwith metadata\n    {ours!r}\n"
                 f"but at the same key path the full pytree has a subtree of the same type but "
                 f"with metadata\n    {theirs!r}\nso the diff in the metadata at these pytree "
                 f"nodes is\n{diff}")
@@ -993,6 +994,35 @@ def _flatten_up_to(spec, x, out: list) -> None:
     except _Mismatch as m:
         m.path.append(node.keyed(x)[0][i][0])
         raise
+
+
+def prefix_errors(prefix_tree: Any, full_tree: Any,
+                  is_leaf: Callable[[Any], bool] | None = None) -> list[Callable[[str], ValueError]]:
+    """Every place where ``prefix_tree`` is not a prefix of ``full_tree`` (below a mismatch
+    nothing more is looked at), each as a function of the prefix's name (``"in_axes"``)
+    giving the ValueError JAX's prefix errors raise."""
+    errors = []
+
+    def walk(spec, x, path):
+        if spec is None:
+            return
+        node, aux, specs = spec
+        children = None
+        if _node_of(type(x)) is node:
+            children, x_aux = node.flatten(x)
+            children = list(children)
+            if len(children) != len(specs) or x_aux != aux:
+                children = None
+        if children is None:
+            mismatch = _Mismatch(spec, x)
+            mismatch.path = list(reversed(path))
+            errors.append(lambda name, m=mismatch: ValueError(m.message(name, "")))
+            return
+        for (key, _), s, c in zip(node.keyed(x)[0], specs, children):
+            walk(s, c, path + [key])
+
+    walk(tree_structure(prefix_tree, is_leaf)._spec, full_tree, [])
+    return errors
 
 
 def _up_to(treedef: PyTreeDef, tree, name: str, op: str | None, what: str = "") -> list:

@@ -7,7 +7,7 @@ filtering (`errors.remove_internal_frames`, `jax_traceback_filtering`) reads.
 import os
 
 from xjax._src.foundations import errors
-from xjax._src.foundations.errors import api_boundary  # noqa: F401
+from xjax._src.foundations.errors import UnfilteredStackTrace, api_boundary  # noqa: F401
 from xjax._src.compat.jax_private_compat import missing
 
 _exclude_paths = errors.excluded_paths

@@ -8,6 +8,7 @@ from typing import Any, Callable, NamedTuple
 
 from xjax._src.compat.jax_private_compat import missing
 from xjax._src.foundations import tree_util as _tree_util
+from xjax._src.foundations.tree_util import prefix_errors  # noqa: F401  (flax's tests)
 
 
 class _RegistryEntry(NamedTuple):
