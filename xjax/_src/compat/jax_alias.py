@@ -162,10 +162,11 @@ def install_as_jax() -> None:
 
 
 def _present_array_classes_as_jaxs() -> None:
-  """Gives xjax's array and tracer classes the modules JAX's have: libraries that pick an
-  array library by `type(x).__module__` (opt_einsum, autoray and so PennyLane and quimb)
-  then take xjax's arrays for JAX's, eagerly and under transformations. (Arrays pickle by
-  value and tracers not at all, so nothing looks the classes up by these names.)"""
+  """Gives xjax's array and tracer classes the modules (and the array class the name) JAX's
+  have: libraries that pick an array library by `type(x).__module__` (opt_einsum, autoray
+  and so PennyLane and quimb) then take xjax's arrays for JAX's, eagerly and under
+  transformations, and `type(x)` prints as JAX's. (Arrays pickle by value and tracers not at
+  all, so nothing looks the classes up by these names.)"""
   from xjax._src.api.jet import JetTracer
   from xjax._src.execution.array import Array
   from xjax._src.interpreters.ad import JVPTracer
@@ -177,3 +178,4 @@ def _present_array_classes_as_jaxs() -> None:
                       (BatchTracer, "jax._src.interpreters.batching"),
                       (JetTracer, "jax.experimental.jet")]:
     cls.__module__ = module
+  Array.__name__ = Array.__qualname__ = "ArrayImpl"  # (``type(x)`` prints as JAX's class)
