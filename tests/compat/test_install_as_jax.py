@@ -223,7 +223,7 @@ jax.jit(lambda t: seen.append(backend(t)) or t)(x)
 jax.grad(lambda t: seen.append(backend(t)) or t)(1.)
 jax.vmap(lambda t: seen.append(backend(t)) or t)(x)
 print("backends", seen)
-print("type", type(x))
+print("type", type(x), jnp.float32)
 print("pickles", pickle.loads(pickle.dumps(x)).tolist())
 with warnings.catch_warnings(record=True) as w:
   warnings.simplefilter("always")
@@ -240,7 +240,7 @@ def test_array_and_tracer_classes_report_jaxs_modules(tmp_path):
   # `type(x).__module__`: JAX's are jaxlib._jax.ArrayImpl and jax._src.interpreters.*.
   out = run(lambda s: ["-m", "xjax", str(s)], tmp_path, BACKEND_BY_MODULE)
   assert "backends ['jaxlib', 'jax', 'jax', 'jax']" in out
-  assert "type <class 'jaxlib._jax.ArrayImpl'>" in out  # (as JAX 0.10.2 prints it)
+  assert "type <class 'jaxlib._jax.ArrayImpl'> <class 'jax.numpy.float32'>" in out  # (as JAX)
   assert "pickles [0.0, 1.0, 2.0]" in out
   # PennyLane asks whether a tracer's value is known (JAX 0.10.2 serves it, deprecated)
   assert "concrete [True, True, False, False, True]" in out  # (as JAX 0.10.2 prints)

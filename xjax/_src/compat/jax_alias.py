@@ -162,10 +162,10 @@ def install_as_jax() -> None:
 
 
 def _present_array_classes_as_jaxs() -> None:
-  """Gives xjax's array and tracer classes the modules (and the array class the name) JAX's
-  have: libraries that pick an array library by `type(x).__module__` (opt_einsum, autoray
-  and so PennyLane and quimb) then take xjax's arrays for JAX's, eagerly and under
-  transformations, and `type(x)` prints as JAX's. (Arrays pickle by value and tracers not at
+  """Gives xjax's array, tracer and scalar type classes the modules (and the array class
+  the name) JAX's have: libraries that pick an array library by `type(x).__module__`
+  (opt_einsum, autoray and so PennyLane and quimb) then take xjax's arrays for JAX's,
+  eagerly and under transformations, and `type(x)` and `jnp.float32` print as JAX's. (Arrays pickle by value and tracers not at
   all, so nothing looks the classes up by these names.)"""
   from xjax._src.api.jet import JetTracer
   from xjax._src.execution.array import Array
@@ -179,3 +179,7 @@ def _present_array_classes_as_jaxs() -> None:
                       (JetTracer, "jax.experimental.jet")]:
     cls.__module__ = module
   Array.__name__ = Array.__qualname__ = "ArrayImpl"  # (``type(x)`` prints as JAX's class)
+  from xjax._src.libraries.numpy import scalar_types
+  for scalar_type in vars(scalar_types).values():
+    if isinstance(scalar_type, scalar_types._ScalarMeta):
+      scalar_type.__module__ = "jax.numpy"  # (``jnp.float32`` prints <class 'jax.numpy.float32'>)

@@ -34,8 +34,8 @@ class _ScalarMeta(type):
       x = np.array(x, dtype=cls.dtype)
     return asarray(x, dtype=cls.dtype)
 
-  def __repr__(cls):
-    return f"<class 'xjax.numpy.{cls.__name__}'>"
+  def __repr__(cls):  # (standing in for jax, the module is jax.numpy: compat/jax_alias.py)
+    return f"<class '{cls.__module__}.{cls.__name__}'>"
 
 
 def _make(name: str, scalar_type) -> _ScalarMeta:
