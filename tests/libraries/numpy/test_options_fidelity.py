@@ -254,3 +254,19 @@ def test_ldexp_stages_jaxs_operations_in_jaxs_order():
                    "mul", "jit[_where]", "gt", "sub", "jit[_where]", "pow", "mul",
                    "jit[isinf]", "eq", "or", "jit[_where]"]
   np.testing.assert_array_equal(jnp.ldexp(jnp.asarray([0.75, -3.0, 0.0]), 3), [6.0, -24.0, 0.0])
+
+
+def test_array_options_by_position_are_deprecated():
+  """JAX 0.10.2's `jnp.array(x, dtype, copy, order, ndmin)`: taken, with a
+  DeprecationWarning pointing at the caller; clashes with keywords are TypeErrors."""
+  with pytest.warns(DeprecationWarning, match="positionally is deprecated") as record:
+    x = jnp.array([1, 2], None, False, "K", 2)
+  assert x.shape == (1, 2) and record[0].filename == __file__
+  with pytest.raises(TypeError, match="multiple values for argument 'copy'"):
+    jnp.array([1], None, True, copy=False)
+  with pytest.raises(TypeError, match="at most 5 positional arguments but 6 were given"):
+    jnp.array([1], None, True, "K", 0, 1)
+  import warnings
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    assert jnp.array([1, 2], jnp.float32, copy=False).dtype == jnp.float32

@@ -1,6 +1,8 @@
 """Array creation: asarray/array, zeros/ones/full/empty (+ _like), arange."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
@@ -40,6 +42,21 @@ def _with_out_sharding(fn):
   return api_boundary(with_keyword(fn, "out_sharding", place_out_sharding))
 
 
+def _positional_array_options(args, copy, order, ndmin):
+  """``jnp.array``'s ``copy``, ``order`` and ``ndmin`` given by position: taken, with
+  JAX's DeprecationWarning (and TypeError where they clash with keywords)."""
+  if len(args) > 3:
+    raise TypeError(f"array() takes at most 5 positional arguments but {len(args) + 2} were "
+                    "given")
+  for i, name in enumerate(["copy", "order", "ndmin"]):
+    if i < len(args) and [copy, order, ndmin][i] != [True, "K", 0][i]:
+      raise TypeError(f"array() got multiple values for argument '{name}'")
+  warnings.warn("Passing the copy, order, and ndmin arguments to jnp.array positionally is "
+                "deprecated. Use keyword arguments instead.", DeprecationWarning,
+                stacklevel=7)  # (the caller, past the wrappers)
+  return (list(args) + [copy, order, ndmin][len(args):])[:3]
+
+
 def _requested_dtype(dtype, name):
   if dtype is None:
     return None
@@ -76,8 +93,11 @@ def as_operand(x):
 
 @_with_out_sharding
 @_with_device
-def array(object, dtype=None, copy=True, order="K", ndmin: int = 0):
-  """A new Array from a scalar, NumPy array, nested sequence, or Array/tracer."""
+def array(object, dtype=None, *args, copy=True, order="K", ndmin: int = 0):
+  """A new Array from a scalar, NumPy array, nested sequence, or Array/tracer. ``copy``,
+  ``order`` and ``ndmin`` given by position are deprecated, as in JAX."""
+  if args:
+    copy, order, ndmin = _positional_array_options(args, copy, order, ndmin)
   _check_order(order)
   dt = _requested_dtype(dtype, "array")
   if type(object) is list and dt is None and ndmin == 0 and _all_floats(object):
