@@ -196,3 +196,15 @@ def test_weak_booleans_join_as_a_strong_boolean():
   assert prims[:5] == ["gt", "ne", "convert_element_type", "convert_element_type", "or"]
   assert [e.outvars[0].aval.weak_type for e in jaxpr.eqns[:5]] == [True, True, False, False,
                                                                   False]
+
+
+def test_eager_jvp_of_functions_jax_jits_returns_arrays():
+  """`jax.jvp(jnp.real, (1.,), (1.,))`: JAX's real, conj and positive are jitted, so their
+  primal comes back a weakly typed Array (recorded from JAX 0.10.2), not the Python number."""
+  for f in (jnp.real, jnp.conj, jnp.conjugate, jnp.positive):
+    assert _kinds(xjax.jvp(f, (1.0,), (1.0,))) == [("Array", True), ("Array", True)], f
+  x = jnp.arange(3.)
+  primal, _ = xjax.jvp(jnp.real, (x,), (x,))
+  assert primal is not x and primal.tolist() == [0., 1., 2.]
+  assert "convert_element_type" not in str(xjax.make_jaxpr(
+      lambda x: xjax.linearize(jnp.real, x)[1](x))(x))  # (forwarded, as JAX's jit)

@@ -87,8 +87,16 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
 
 def as_operand(x):
   """``x`` as an array operand of a function JAX jits: a tracer as it is (a jitted function
-  forwards its input under ``linearize``), anything else through ``asarray``."""
-  return x if isinstance(x, Tracer) else asarray(x)
+  forwards its input under ``linearize``), anything else through ``asarray``. Under eager
+  ``jvp`` the result is a new value, as the jitted function's (``jvp(jnp.real, (1.,),
+  (1.,))`` gives an Array primal, not the Python number passed in)."""
+  if not isinstance(x, Tracer):
+    return asarray(x)
+  if type(x) is JVPTracer and not isinstance(x.primal, Tracer) and (
+      not isinstance(x.tangent, Tracer)):  # (vjp's tangents are staged: forwarded there)
+    aval = get_aval(x)
+    return lax.convert_element_type(x, aval.dtype, aval.weak_type)
+  return x
 
 
 @_with_out_sharding
