@@ -225,6 +225,28 @@ def test_debug_print_formats_runtime_values(capsys):
   assert capsys.readouterr().out == "x=1.500 y=[0 1 2] s\n1 and [0 1]\n"
 
 
+def test_debug_values_as_jax_passes_them(capsys):
+  """Recorded from JAX 0.10.2: eagerly a debug callback gets Arrays (Python scalars weakly
+  typed, typed keys as keys); under jit the values' types without weak types, and keys as
+  their data; `debug.print` of a key prints the key array."""
+  seen = []
+  xjax.debug.callback(lambda *a: seen.append([repr(x) for x in a]), 1, jnp.int8(2), 2.5)
+  xjax.jit(lambda: xjax.debug.callback(lambda *a: seen.append([repr(x) for x in a]), 1,
+                                       jnp.int8(2), 2.5))()
+  assert seen == [["Array(1, dtype=int32, weak_type=True)", "Array(2, dtype=int8)",
+                   "Array(2.5, dtype=float32, weak_type=True)"],
+                  ["Array(1, dtype=int32)", "Array(2, dtype=int8)", "Array(2.5, dtype=float32)"]]
+  xjax.debug.print("tree {t}", t={"b": (1, 2.)})
+  xjax.debug.print("key {}", xjax.random.key(0))
+  xjax.jit(lambda k: xjax.debug.print("jkey {}", k))(xjax.random.key(1))
+  assert capsys.readouterr().out == (
+      "tree {'b': (Array(1, dtype=int32, weak_type=True), Array(2., dtype=float32, "
+      "weak_type=True))}\nkey Array((), dtype=key<fry>) overlaying:\n[0 0]\njkey [0 1]\n")
+  assert "{}".format(xjax.random.key(0)) == str(xjax.random.key(0))
+  with pytest.raises(TypeError, match="unsupported format string"):
+    "{:>5}".format(xjax.random.key(0))
+
+
 def test_debug_print_format_errors_at_trace_time():
   with pytest.raises(KeyError, match="y"):
     xjax.jit(lambda x: xjax.debug.print("{y}", x=x))(1.0)

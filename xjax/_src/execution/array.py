@@ -270,7 +270,7 @@ class Array:
     return str(self._value())
 
   def __format__(self, spec) -> str:
-    if self.ndim == 0:
+    if self.ndim == 0 and not dtypes.is_extended(self.dtype):
       value = self._value()[()]
       if value.dtype.kind == "V":  # an ml_dtypes scalar: formatted as the Python number
         value = float(value) if dtypes.is_inexact(value.dtype) else int(value)

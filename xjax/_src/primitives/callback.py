@@ -23,7 +23,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.sharding import SingleDeviceSharding
-from xjax._src.execution.array import Array
+from xjax._src.execution.array import Array, make_array
 from xjax._src.backend import buffers, clients, executables, jaxlib_api
 from xjax._src.backend.lowering import TOKEN, tensor_type
 from xjax._src.core.avals import ShapedArray
@@ -338,9 +338,11 @@ def io_callback(callback: Callable, result_shape_dtypes: Any, *args: Any, shardi
 # debug_callback (and debugging.py's debug_print): host calls made for their side effect
 
 def _debug_impl(callback, args):
-  """Eagerly the callback's own exception propagates (logged first), as in JAX."""
+  """Eagerly the callback gets Arrays as they are (typed keys too) and other values as
+  Arrays (Python scalars weakly typed), as in JAX; its own exception propagates (logged
+  first)."""
   try:
-    callback(*_to_arrays([np.asarray(x) for x in args]))
+    callback(*[x if isinstance(x, Array) else make_array(x) for x in args])
   except BaseException:
     logger.exception("jax.debug.callback failed")
     raise

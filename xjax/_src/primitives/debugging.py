@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from xjax._src.foundations import tree_util
+from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend import clients, hlo_sharding
 from xjax._src.primitives.callback import (debug_callback, debug_primitive,
                                              merge_callback_args, split_callback_args)
@@ -49,7 +49,10 @@ _checker = _FormatChecker()
 
 
 def _host_value(x):
-  """Arrays print as NumPy does (``[0 1 2]``); 0-d ones accept scalar format specs."""
+  """Arrays print as NumPy does (``[0 1 2]``); 0-d ones accept scalar format specs. Arrays
+  of extended dtypes (typed PRNG keys) print as themselves."""
+  if dtypes.is_extended(getattr(x, "dtype", None)):
+    return x
   if hasattr(x, "__array__") and not isinstance(x, (str, bytes)):
     value = np.asarray(x)
     return value[()] if value.ndim == 0 else value
