@@ -301,3 +301,30 @@ def test_out_sharding_types_results_over_a_mesh_of_one_device():
     assert str(xjax.typeof(jnp.zeros((2, 4), out_sharding=P(None, "i")))) == "float32[2,4@i]"
     g = xjax.grad(lambda a: xjax.reshard(a, P("i")).sum())(jnp.arange(4.0))
     np.testing.assert_array_equal(g, np.ones(4))
+
+
+def test_results_under_set_mesh_are_placed_on_its_device():
+  """JAX 0.10.2 on one CPU device: under ``set_mesh`` results of computations report the
+  mesh (``P(None, ...)`` over Explicit axes, read from their types; ``P()`` over Auto ones
+  and for ``jnp.array`` of host data) and are committed; ``device_put`` of host data without
+  a target stays a SingleDeviceSharding, and outside the mesh nothing changes."""
+  z = jnp.arange(2.)
+  with xjax.set_mesh(EXPLICIT):
+    x = jnp.arange(4.)
+    assert x.sharding == NamedSharding(EXPLICIT, P(None)) and x.committed
+    assert (x * 2).sharding.spec == P(None) and jnp.sum(x).sharding.spec == P()
+    y = jnp.ones(4, out_sharding=P("i"))
+    assert str(xjax.typeof(y)) == "float32[4@i]" and (y + 1).sharding.spec == P("i")
+    assert str(xjax.typeof(y + x)) == "float32[4@i]" and jnp.sum(y).sharding.spec == P()
+    assert jnp.array([1, 2]).sharding.spec == P()
+    assert jnp.asarray(np.ones((2, 2))).sharding.spec == P()
+    assert xjax.grad(lambda a: jnp.sum(a ** 2))(x).sharding.spec == P(None)
+    assert xjax.vmap(jnp.sin)(x).sharding.spec == P(None) and x[1].sharding.spec == P()
+    assert isinstance(xjax.device_put(np.ones(2)).sharding, xjax.sharding.SingleDeviceSharding)
+    assert xjax.random.normal(xjax.random.key(0), (3,)).sharding.spec == P(None)
+    assert (x > 1).sharding.spec == P(None) and (z + 1).sharding.spec == P(None)
+    assert (z + 1).committed
+    np.testing.assert_array_equal(x * 2, [0., 2., 4., 6.])
+  with xjax.set_mesh(AUTO):
+    assert jnp.arange(3.).sharding == NamedSharding(AUTO, P())
+  assert not z.committed and isinstance((z + 1).sharding, xjax.sharding.SingleDeviceSharding)

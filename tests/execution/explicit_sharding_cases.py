@@ -869,3 +869,65 @@ def test_jit_out_shardings_over_explicit_axes_type_the_results():
   assert out.sharding == xjax.sharding.NamedSharding(MESH, P("X"))
   np.testing.assert_array_equal(out, np.full((8, 4), 2.0))
   assert str(xjax.typeof(xjax.jit(lambda a: a + 1)(jnp.ones((8, 4))))) == "float32[8,4]"
+
+
+def test_reshard_is_its_own_equation_and_transposes_to_the_operands_type():
+  """JAX's ``reshard`` equation (printed without parameters); its cotangent goes back to
+  the operand's type; under vmap the mapped dimension keeps its Explicit axes."""
+  assert str(xjax.make_jaxpr(lambda a: xjax.reshard(a, P(None, "Y")) * 2)(ROWS)) == (
+      "{ lambda ; a:f32[8@X,4]. let\n    b:f32[8,4@Y] = reshard a\n"
+      "    c:f32[8,4@Y] = mul b 2.0:f32[]\n  in (c,) }")
+  g = xjax.jit(xjax.grad(lambda a: (xjax.reshard(a, P(None, "Y")) ** 2).sum()))(ROWS)
+  assert str(xjax.typeof(g)) == "float32[8@X,4]" and float(g.sum()) == 64.0
+  g = xjax.grad(lambda a: (xjax.reshard(a, P("X")) ** 2).sum())(jnp.ones((8, 4)))
+  assert str(xjax.typeof(g)) == "float32[8,4]" and g.sharding.spec == P(None, None)
+  assert typeof(lambda: xjax.vmap(lambda a: xjax.reshard(a, P("Y")))(ROWS)) == (
+      "float32[8@X,4@Y]")
+
+
+def test_auto_axes_casts_its_arguments_to_the_auto_mesh():
+  """flax's ``nnx.Embed(out_sharding=)``: a gather of rows split over X by indices split
+  over Y inside ``auto_axes``, whose arguments lose the axes made Auto (JAX's mesh_cast)."""
+  emb = xjax.reshard(jnp.arange(32.).reshape(8, 4), P("X"))
+  idx = xjax.reshard(jnp.arange(4) * 2, P("Y"))
+  with pytest.raises(ShardingTypeError, match="for the gather indexing"):
+    jnp.take(emb, idx, axis=0)
+  take = xjax.sharding.auto_axes(lambda e, i: jnp.take(e, i, axis=0), out_sharding=P("X"))
+  want = [[0., 1., 2., 3.], [8., 9., 10., 11.], [16., 17., 18., 19.], [24., 25., 26., 27.]]
+  for f in (take, xjax.jit(take)):
+    out = f(emb, idx)
+    assert str(xjax.typeof(out)) == "float32[4@X,4]" and out.tolist() == want
+  assert str(xjax.make_jaxpr(xjax.sharding.auto_axes(lambda e: e * 2, out_sharding=P("X")))(
+      X)) == ("{ lambda ; a:f32[8@X,4@Y]. let\n    b:f32[8,4] = reshard a\n"
+              "    c:f32[8,4] = mul b 2.0:f32[]\n    d:f32[8@X,4] = reshard c\n  in (d,) }")
+
+
+def test_computations_under_set_mesh_run_over_it_results_replicated():
+  """JAX 0.10.2 (recorded on 8 devices): under ``set_mesh`` computations of uncommitted
+  values run over the mesh, their results replicated there and committed; over Explicit
+  axes the spec reads the type (``P(None,)``), host data put by ``jnp.array`` is ``P()``;
+  ``jax.device_put`` of host data without a target, and ``with mesh:``, place nothing."""
+  rep = lambda *spec: xjax.sharding.NamedSharding(MESH, P(*spec))
+  x = jnp.arange(8.)
+  assert x.sharding == rep(None) and x.committed and len(x.devices()) == 8
+  assert str(xjax.typeof(x)) == "float32[8]"
+  assert (x * 2).sharding == rep(None) and xjax.jit(lambda a: a + 1)(x).sharding == rep(None)
+  assert jnp.zeros(3).sharding == rep(None) and jnp.ones((2, 2)).sharding == rep(None, None)
+  assert xjax.random.normal(xjax.random.key(0), (4,)).sharding == rep(None)
+  assert jnp.array([1, 2]).sharding == rep() and jnp.asarray(np.ones(2)).sharding == rep()
+  assert x[2].sharding == rep() and float(jnp.sum(x)) == 28.0
+  assert (X @ jnp.ones((4, 3))).sharding == rep("X", None)
+  assert isinstance(xjax.device_put(np.ones(3)).sharding, xjax.sharding.SingleDeviceSharding)
+  np.testing.assert_array_equal(x * 2, np.arange(8.) * 2)
+  sub = xjax.make_mesh((2,), ("Z",), devices=xjax.devices()[2:4])
+  with xjax.set_mesh(sub):
+    y = jnp.ones(2)
+    assert y.sharding == xjax.sharding.NamedSharding(sub, P(None))
+    assert y.devices() == set(xjax.devices()[2:4])
+  auto = xjax.make_mesh((4, 2), ("X", "Y"), axis_types=(xjax.sharding.AxisType.Auto,) * 2)
+  with xjax.set_mesh(auto):
+    assert jnp.arange(8.).sharding == xjax.sharding.NamedSharding(auto, P())
+  with pytest.warns(DeprecationWarning, match="`with mesh:` context manager has been "
+                                                "deprecated"):
+    with auto:
+      pass

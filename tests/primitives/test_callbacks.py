@@ -83,7 +83,8 @@ def test_pure_callback_receives_arrays_and_pytrees():
   out = xjax.jit(lambda a: xjax.pure_callback(cb, out_shape, {"a": a}, 2.0))(jnp.ones(3))
   np.testing.assert_array_equal(out["s"], [2., 2., 2.])
   assert int(out["n"]) == 3
-  assert seen == [("Array", "Array")]
+  name = type(jnp.ones(1)).__name__  # ("ArrayImpl" once xjax stands in for jax)
+  assert seen == [(name, name)]
 
 
 def test_pure_callback_float64_results_are_canonicalized():

@@ -13,10 +13,13 @@ from xjax._src.foundations import tree_util
 from xjax._src.execution.array import Array
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.primitives.lax.shard_map import manual_axis_names, shard_map
-from xjax._src.primitives.lax.sharding_constraint import constrain
+from xjax._src.primitives.lax.sharding_constraint import constrain, reshard_p
+from xjax._src.core.avals import spec_of
 from xjax._src.api.placement import _EMPTY_MESH, device_put
-from xjax._src.foundations.sharding import (AbstractMesh, AxisType, Mesh, NamedSharding,
-                                            PartitionSpec, Sharding, _mesh_stack, context_mesh,
+from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, AxisType, Mesh,
+                                            NamedSharding, PartitionSpec, Sharding,
+                                            _mesh_stack, _placing, context_mesh,
+                                            mesh_stack_changed,
                                             get_abstract_mesh, spec_axes, use_abstract_mesh)
 
 
@@ -25,7 +28,7 @@ class set_mesh:
   for a ``with`` block; ``set_mesh(None)`` clears it.  Outside ``jit`` only.  ``prev_mesh``
   and ``prev_abstract_mesh`` are the context's meshes before (empty ones where none was set:
   JAX has an opaque sentinel there)."""
-  __slots__ = ("_prev", "prev_mesh", "prev_abstract_mesh")
+  __slots__ = ("_prev", "_prev_placing", "prev_mesh", "prev_abstract_mesh")
 
   def __init__(self, mesh: Mesh | None) -> None:
     if mesh is not None and not isinstance(mesh, Mesh):
@@ -37,16 +40,20 @@ class set_mesh:
                        "`jax.set_mesh`. Please use `jax.shard_map` to enter into `Manual` mode "
                        "instead.")
     stack = _mesh_stack()
-    self._prev = list(stack)
+    self._prev, self._prev_placing = list(stack), list(_placing())
     self.prev_mesh = context_mesh() or _EMPTY_MESH
     self.prev_abstract_mesh = get_abstract_mesh()
     stack.append(_EMPTY_MESH if mesh is None else mesh)
+    _placing().append(len(stack) - 1)
+    mesh_stack_changed()
 
   def __enter__(self) -> None:
     return None
 
   def __exit__(self, *exc) -> None:
     _mesh_stack()[:] = self._prev
+    _placing()[:] = self._prev_placing
+    mesh_stack_changed()
 
 
 def spec_sharding(spec: PartitionSpec, what: str) -> NamedSharding:
@@ -110,7 +117,7 @@ def _reshard_one(x, sharding):
 
 def _place(x, target: NamedSharding):
   if isinstance(x, Tracer):
-    return constrain(x, target) if isinstance(target.mesh, Mesh) else x
+    return reshard_p.bind(x, sharding=target) if isinstance(target.mesh, Mesh) else x
   return device_put(x, target)
 
 
@@ -169,9 +176,25 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     if mesh is None or mesh == get_abstract_mesh():
       return f(*args, **kwargs)
     with use_abstract_mesh(mesh):
-      out = f(*args, **kwargs)
+      out = f(*tree_util.tree_map(lambda a: _untyped_over(a, mesh), args), **kwargs)
     return reshard(out, target)
   return wrapped
+
+
+def _untyped_over(x, mesh: AbstractMesh):
+  """``x`` with the axes that ``mesh`` makes Auto taken out of its type (JAX's
+  ``mesh_cast`` of ``auto_axes``' arguments): those dimensions' layout is left free."""
+  aval = getattr(x, "aval", None)
+  concrete = context_mesh()
+  if aval is None or aval._sharding is None or concrete is None:
+    return x
+  auto = {a for a, t in zip(mesh.axis_names, mesh.axis_types) if t is AxisType.Auto}
+  spec = spec_of(aval)
+  if not any(set(spec_axes(p)) & auto for p in spec):
+    return x
+  kept = [UNCONSTRAINED if set(spec_axes(p)) & auto else p for p in spec]
+  over = concrete.update(axis_types=mesh.axis_types)
+  return reshard_p.bind(x, sharding=NamedSharding(over, PartitionSpec(*kept)))
 
 
 def explicit_axes(f=None, /, *, axes=None, in_sharding=None):

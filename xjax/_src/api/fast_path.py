@@ -5,21 +5,24 @@ from __future__ import annotations
 
 from xjax._src.foundations import tree_util
 from xjax._src.foundations.config import config
+from xjax._src.foundations.sharding import PLACING, placing_listeners
 from xjax._src.execution.array import Array
 
 
-# jit's fast path is off while jit is disabled, results are checked for NaN/Inf or
-# execution is forbidden.
+# jit's fast path is off while jit is disabled, results are checked for NaN/Inf,
+# execution is forbidden or ``set_mesh`` places results.
 _FAST_FLAGS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_no_execution")
 
 
 def _plain_dispatch_now() -> bool:
-  return not any(config.read(name) for name in _FAST_FLAGS)
+  return not PLACING[0] and not any(config.read(name) for name in _FAST_FLAGS)
 
 
 plain_dispatch = [_plain_dispatch_now()]
 for _flag in _FAST_FLAGS:
   config.on_change(_flag, lambda _: plain_dispatch.__setitem__(0, _plain_dispatch_now()))
+# (and while ``set_mesh`` places results: they must be placed on its mesh)
+placing_listeners.append(lambda: plain_dispatch.__setitem__(0, _plain_dispatch_now()))
 
 
 _SCALAR_TYPES = (bool, int, float, complex)

@@ -11,7 +11,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.foundations.sharding import NamedSharding, PartitionSpec
+from xjax._src.foundations.sharding import (PLACING, NamedSharding, PartitionSpec,
+                                            placement_mesh, replicated_over)
 from xjax._src.core.avals import ShapedArray, typed_as_laid_out
 from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.typed_ndarray import float0_zeros
@@ -37,6 +38,9 @@ def pick_device(args: Sequence[Any], fun: str = "computation", names=None):
       elif d != device:
         raise _incompatible_devices(args, first, i, fun, names() if names else ())
   if device is None:
+    mesh = placement_mesh() if PLACING[0] else None
+    if mesh is not None and mesh.size == 1:  # set_mesh's one device: results placed there
+      return mesh.devices.flat[0], MeshCommitment(NamedSharding(mesh, PartitionSpec()), None)
     return clients.default_device(), False
   marker = args[first]._committed
   return device, (True if marker is True else MeshCommitment(marker, args[first].aval.shape))
@@ -45,7 +49,7 @@ def pick_device(args: Sequence[Any], fun: str = "computation", names=None):
 class MeshCommitment:
   """What results computed from an array placed with a one-device NamedSharding report:
   that sharding for results of the array's shape, else the mesh replicated (JAX's sharding
-  propagation on one device)."""
+  propagation on one device); ``shape`` None: every result replicated (``set_mesh``'s)."""
   __slots__ = ("sharding", "shape")
 
   def __init__(self, sharding, shape) -> None:
@@ -57,7 +61,7 @@ class MeshCommitment:
   def for_result(self, aval):
     if aval.shape == self.shape:
       return self.sharding
-    return NamedSharding(self.sharding.mesh, PartitionSpec())
+    return replicated_over(self.sharding.mesh, len(aval.shape))
 
 
 def wrap_results(bufs, avals, committed) -> list:

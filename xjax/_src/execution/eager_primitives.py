@@ -4,6 +4,7 @@ lowering rule and cached by (primitive, params, input avals, device)."""
 from __future__ import annotations
 
 from xjax._src.foundations.config import config
+from xjax._src.foundations.sharding import PLACING
 from xjax._src.core.avals import canonical
 from xjax._src.core.jaxpr import Jaxpr, JaxprEqn, Var, jaxprs_in_params
 from xjax._src.core.jaxpr_cache import bounded_put
@@ -47,8 +48,8 @@ def apply_primitive(prim, *args, **params):
   out = apply_on_host(prim, args, params)
   if out is not None:
     return out
-  if clients.several_devices and _any_spread(args):
-    return spmd.apply_primitive(prim, args, params)
+  if clients.several_devices and (_any_spread(args) or spmd.placing_mesh(args)):
+    return spmd.apply_primitive(prim, args, params, spmd.placing_mesh(args))
   avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
   device, committed = pick_device(args, prim.name)
   cache, size = (_body_cache, _BODY_CACHE_SIZE) if jaxprs_in_params(params) else (
@@ -73,7 +74,7 @@ def apply_on_host(prim, args, params):
   """``prim``'s result (a list with multiple results) computed on the host where its
   operands are host values and it has a host kernel for their types, else None. It reads
   no trace: the partial evaluation of eager differentiation calls it for known values."""
-  if prim.host_kernel is None or clients.several_devices or checks_results():
+  if prim.host_kernel is None or clients.several_devices or checks_results() or PLACING[0]:
     return None
   results = _apply_on_host(prim, args, params)
   if results is None:

@@ -22,7 +22,8 @@ from xjax._src.core.jaxpr_cache import WeakLRU, bounded_put, cached_on_jaxpr
 from xjax._src.core.trace import eval_types
 from xjax._src.core.values import get_aval
 from xjax._src.foundations.config import config
-from xjax._src.foundations.sharding import (Mesh, NamedSharding, PartitionSpec, Sharding,
+from xjax._src.foundations.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec,
+                                            Sharding, placement_mesh, replicated_over,
                                             sharding_from_tiling)
 
 
@@ -136,10 +137,16 @@ def lower(closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings, name: st
 
 
 def _typed_layout(aval, mesh: Mesh):
-  """The layout a result's type asks for (its Explicit axes' split over ``mesh``); None
-  (XLA chooses) for an unsharded type or one over another mesh."""
+  """The layout a result's type asks for (its Explicit axes' split over ``mesh``): an
+  unsharded type over a mesh whose axes are all Explicit is replicated (``P(None, ...)``,
+  as JAX reads it from the type); else None (XLA chooses), as for a type over another
+  mesh."""
   sharding = getattr(aval, "_sharding", None)
-  if sharding is None or mesh.abstract_mesh != sharding.mesh:
+  if sharding is None:
+    if all(t is AxisType.Explicit for t in mesh.axis_types):
+      return replicated_over(mesh, len(aval.shape))
+    return None
+  if mesh.abstract_mesh != sharding.mesh:
     return None
   return NamedSharding(mesh, sharding.spec)
 
@@ -265,5 +272,15 @@ def _named_mesh(closed: ClosedJaxpr) -> tuple:
 
 def call_mesh(closed: ClosedJaxpr, args) -> Mesh | None:
   """The mesh a call of ``closed`` runs over: that of its spread inputs or of the meshes
-  its equations name (None: one device)."""
-  return common_mesh([args_mesh(args), _named_mesh(closed)[0]])
+  its equations name, else ``set_mesh``'s for uncommitted inputs (None: one device)."""
+  mesh = common_mesh([args_mesh(args), _named_mesh(closed)[0]])
+  return mesh if mesh is not None else placing_mesh(args)
+
+
+def placing_mesh(args) -> Mesh | None:
+  """``set_mesh``'s mesh (of several devices) when no input is committed to a device: JAX
+  runs the computation over it, its results replicated."""
+  mesh = placement_mesh()
+  if mesh is None or mesh.size == 1 or any(type(x) is Array and x._committed for x in args):
+    return None  # (over one device, ``dispatch.pick_device`` places the results)
+  return mesh

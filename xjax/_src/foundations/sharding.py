@@ -9,9 +9,12 @@ import functools
 import itertools
 import math
 import threading
+import warnings
 import weakref
 
 import numpy as np
+
+from xjax._src.foundations.config import config
 
 
 class Sharding:
@@ -463,11 +466,17 @@ class Mesh(_MeshShape):
     return hash((self.axis_names, self.axis_types, tuple(self.devices.flat)))
 
   def __enter__(self) -> "Mesh":
+    if config.read("jax_disallow_mesh_context_manager"):
+      raise RuntimeError("Mesh context manager is disabled.")
+    warnings.warn("`with mesh:` context manager has been deprecated. Please use `with "
+                  "jax.set_mesh(mesh):` instead.", DeprecationWarning, stacklevel=2)
     _mesh_stack().append(self)
+    mesh_stack_changed()
     return self
 
   def __exit__(self, *exc) -> None:
     _mesh_stack().pop()
+    mesh_stack_changed()
 
   def __repr__(self) -> str:
     return (f"Mesh(axis_sizes={self.axis_sizes!r}, axis_names={self.axis_names!r}, "
@@ -486,6 +495,47 @@ def _mesh_stack() -> list:
   if not hasattr(_MESHES, "stack"):
     _MESHES.stack = []
   return _MESHES.stack
+
+
+def _placing() -> list:
+  """The positions in this thread's mesh stack that ``set_mesh`` pushed (a ``with mesh:``
+  block names a mesh for PartitionSpecs but places nothing)."""
+  if not hasattr(_MESHES, "placing"):
+    _MESHES.placing = []
+  return _MESHES.placing
+
+
+def placement_mesh() -> "Mesh | None":
+  """The mesh of the innermost ``set_mesh`` while it is the innermost mesh: JAX runs
+  computations of uncommitted values over its devices, their results replicated there."""
+  stack = _mesh_stack()
+  if not stack or len(stack) - 1 not in _placing():
+    return None
+  mesh = stack[-1]
+  return mesh if isinstance(mesh, Mesh) and not mesh.empty else None
+
+
+# Whether a ``set_mesh`` mesh places computations now (read on hot paths: the host kernels
+# and jit's fast path stand aside meanwhile), and who follows it.
+PLACING = [False]
+placing_listeners: list = []
+
+
+def mesh_stack_changed() -> None:
+  """Called after every change of the mesh stack."""
+  now = placement_mesh() is not None
+  if now != PLACING[0]:
+    PLACING[0] = now
+    for listener in placing_listeners:
+      listener()
+
+
+def replicated_over(mesh, ndim: int) -> "NamedSharding":
+  """A result replicated over ``mesh`` as JAX reports it: ``P(None, ...)`` (read from an
+  unsharded type) over a mesh whose axes are all Explicit, else ``P()``."""
+  if all(t is AxisType.Explicit for t in mesh.axis_types):
+    return NamedSharding(mesh, PartitionSpec(*[None] * ndim))
+  return NamedSharding(mesh, PartitionSpec())
 
 
 def get_abstract_mesh() -> AbstractMesh:
@@ -519,9 +569,11 @@ class use_abstract_mesh:
                        f"size={prev.size}")
     self.prev = prev
     _mesh_stack().append(self.mesh)
+    mesh_stack_changed()
 
   def __exit__(self, *exc) -> None:
     _mesh_stack().pop()
+    mesh_stack_changed()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

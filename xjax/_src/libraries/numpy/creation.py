@@ -8,6 +8,7 @@ import numpy as np
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.execution.array import Array, make_array
+from xjax._src.foundations.sharding import PLACING, NamedSharding, PartitionSpec, placement_mesh
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.trace import Tracer
 from xjax._src.core.typed_ndarray import TYPED_SCALARS
@@ -23,9 +24,15 @@ from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
 
 def placed(out, device):
   """``out``, committed to ``device`` when one is given (the ``device=`` argument): made on
-  the default device, then moved, as in JAX."""
-  if device is None or isinstance(out, Tracer):
+  the default device, then moved, as in JAX. Without one, under ``set_mesh`` an
+  uncommitted result is replicated over the mesh (``P()``), as JAX transfers it."""
+  if isinstance(out, Tracer):
     return out
+  if device is None:
+    mesh = placement_mesh() if PLACING[0] else None
+    if mesh is None or type(out) is not Array or out._committed:
+      return out
+    device = NamedSharding(mesh, PartitionSpec())
   from xjax._src.api.placement import device_put
   return device_put(out, device)
 

@@ -13,7 +13,7 @@ from xjax._src.primitives.lax import lax, rounding
 from xjax._src.core.trace import Tracer as _Tracer  # (star-imported: private)
 from xjax._src.libraries.numpy import arguments as _arguments  # (star-imported: private)
 from xjax._src.libraries.numpy.arguments import is_traced
-from xjax._src.libraries.numpy.creation import as_operand
+from xjax._src.libraries.numpy.creation import as_operand as _as_operand  # (private)
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
                                                  promote_args_numeric, promote_shapes)
 from xjax._src.libraries.numpy.shaping import broadcast_arrays
@@ -109,7 +109,7 @@ def negative(x, /):
 def positive(x, /):
   x, = _arguments.arraylike("positive", x)
   if isinstance(x, _Tracer):  # (forwarded, as JAX's jitted positive under linearize)
-    return as_operand(x)
+    return _as_operand(x)
   aval = get_aval(x)
   return lax.convert_element_type(x, aval.dtype, aval.weak_type)
 

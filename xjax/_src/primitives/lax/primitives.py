@@ -26,7 +26,7 @@ from xjax._src.primitives.lax.shapes import (broadcast_in_dim_p, concatenate_p, 
 from xjax._src.primitives.lax.select_and_scatter import (select_and_gather_add_p,  # noqa: F401
                                                          select_and_scatter_add_p,
                                                          select_and_scatter_p)
-from xjax._src.primitives.lax.sharding_constraint import sharding_constraint_p  # noqa: F401
+from xjax._src.primitives.lax.sharding_constraint import reshard_p, sharding_constraint_p  # noqa: F401
 from xjax._src.primitives.lax.sorting import sort_p, top_k_p  # noqa: F401
 from xjax._src.primitives.lax.shapes import split_p  # noqa: F401
 from xjax._src.primitives.lax.stacking import stack_p, tile_p, unstack_p  # noqa: F401

@@ -46,14 +46,20 @@ def _lowering(ctx, x, *, sharding):
   return ctx.op("stablehlo.custom_call", [x], ctx.avals_out[0], attributes)
 
 
-def _batch(axis, args, dims, *, sharding):
-  (x,), (d,) = args, dims
-  x = batching.moveaxis(x, d, 0)
-  # the batch's layout is free, as JAX, unless vmap's spmd_axis_name names its mesh axes
-  names = axis.spmd_name
-  part = UNCONSTRAINED if names is None else names[0] if len(names) == 1 else names
-  spec = PartitionSpec(part, *sharding.spec)
-  return sharding_constraint_p.bind(x, sharding=NamedSharding(sharding.mesh, spec)), 0
+def _batch(prim, unnamed):
+  """The batch dimension goes first, split over vmap's ``spmd_axis_name`` mesh axes, else
+  ``unnamed``: free (UNCONSTRAINED) for a constraint; for a reshard the Explicit axes the
+  mapped dimension was split over (unsplit if none), as JAX."""
+  def rule(axis, args, dims, *, sharding):
+    (x,), (d,) = args, dims
+    x = batching.moveaxis(x, d, 0)
+    names = axis.spmd_name
+    if names is None and unnamed is None:
+      names = axis.explicit_mesh_axis
+    part = unnamed if names is None else names[0] if len(names) == 1 else names
+    spec = PartitionSpec(part, *sharding.spec)
+    return prim.bind(x, sharding=NamedSharding(sharding.mesh, spec)), 0
+  return rule
 
 
 sharding_constraint_p = Primitive("sharding_constraint")
@@ -71,9 +77,31 @@ def _impl(x, *, sharding):
 
 sharding_constraint_p.impl = _impl
 sharding_constraint_p.lowering = _lowering
-sharding_constraint_p.batch = _batch
+sharding_constraint_p.batch = _batch(sharding_constraint_p, UNCONSTRAINED)
 ad.deflinear(sharding_constraint_p, lambda ct, x, *, sharding: [
     sharding_constraint_p.bind(ad.instantiate(ct), sharding=sharding)])
+
+
+def _reshard_transpose(ct, x, *, sharding):
+  """The cotangent laid out and typed as the operand was (JAX's reshard transpose)."""
+  aval = x.aval
+  mesh = sharding.mesh
+  if aval._sharding is not None:
+    mesh = mesh.update(axis_types=aval._sharding.mesh.axis_types)
+  back = NamedSharding(mesh, PartitionSpec(*spec_of(aval)))
+  return [reshard_p.bind(ad.instantiate(ct), sharding=back)]
+
+
+# ``jax.sharding.reshard`` under a trace (and ``auto_axes``' casts of its arguments): a
+# sharding constraint whose equation is JAX's ``reshard``, printed without parameters, and
+# whose cotangent goes back to the operand's type.
+reshard_p = Primitive("reshard")
+reshard_p.abstract_eval = _abstract_eval
+reshard_p.impl = _impl
+reshard_p.lowering = _lowering
+reshard_p.batch = _batch(reshard_p, None)
+reshard_p.hidden_params = frozenset({"sharding"})
+ad.deflinear(reshard_p, _reshard_transpose)
 
 
 def place_out_sharding(x, out_sharding):
