@@ -2,7 +2,6 @@
 `jax_explicit_x64_dtypes` (expected values recorded from the reference)."""
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest

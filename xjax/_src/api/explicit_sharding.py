@@ -13,7 +13,7 @@ from xjax._src.foundations import tree_util
 from xjax._src.execution.array import Array
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.primitives.lax.shard_map import manual_axis_names, shard_map
-from xjax._src.primitives.lax.sharding_constraint import constrain, reshard_p
+from xjax._src.primitives.lax.sharding_constraint import reshard_p
 from xjax._src.core.avals import spec_of
 from xjax._src.api.placement import _EMPTY_MESH, device_put
 from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, AxisType, Mesh,
