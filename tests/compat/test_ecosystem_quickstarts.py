@@ -179,7 +179,7 @@ def test_optimistix_and_lineax():
   mk, vk = jr.split(jr.PRNGKey(0))
   matrix, vector = jr.normal(mk, (10, 8)), jr.normal(vk, (10,))
   x = lx.linear_solve(lx.MatrixLinearOperator(matrix), vector, solver=lx.QR()).value
-  np.testing.assert_allclose(x, [-0.9001689553260803, 0.014176682569086552, 1.1072425842285156,
+  np.testing.assert_allclose(x, [-0.9001689553260803, 0.014176472090184689, 1.1072425842285156,
                                  -0.11275369673967361, 0.5766700506210327, 0.30868738889694214,
                                  0.6622522473335266, 0.4402996897697449], rtol=1e-5)
   spd = matrix.T @ matrix + jnp.eye(8)
@@ -330,11 +330,11 @@ def test_flax_nnx_mlp_with_optax():
   graphdef, state = nnx.split(model)
   merged = nnx.merge(graphdef, state)
   assert float(jnp.mean((merged(x) - y) ** 2)) == eval_loss
-  np.testing.assert_allclose(eval_loss, 0.7570480108261108, rtol=1e-6)
+  np.testing.assert_allclose(eval_loss, 0.7801171541213989, rtol=1e-6)
   params = jax.tree.leaves(nnx.state(model, nnx.Param))
-  np.testing.assert_allclose(float(sum(jnp.sum(p) for p in params)), 21.25445556640625,
+  np.testing.assert_allclose(float(sum(jnp.sum(p) for p in params)), 21.155372619628906,
                              rtol=1e-5)
-  np.testing.assert_allclose(float(model.bn.mean[...].sum()), -0.00942495558410883,
+  np.testing.assert_allclose(float(model.bn.mean[...].sum()), -0.015690483152866364,
                              rtol=1e-5)
 
 

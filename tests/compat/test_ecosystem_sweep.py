@@ -37,6 +37,16 @@ def _sweep():
   return module
 
 
+@pytest.fixture(autouse=True)
+def _restore_x64():
+  """Libraries may turn on x64 when imported (gpjax does): later programs run as JAX's ran,
+  each in a process of its own."""
+  yield
+  if importlib.util.find_spec("jax") is not None:
+    import jax
+    jax.config.update("jax_enable_x64", False)
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program_matches_jax(name):
   if importlib.util.find_spec(PROGRAMS[name]) is None:
