@@ -1,4 +1,5 @@
 """Automatic differentiation: grad/jvp/vjp composition, Jacobians, custom rules, remat."""
+import functools
 import numpy as np
 import pytest
 
@@ -686,3 +687,31 @@ def test_check_grads_has_jaxs_semantics():
   check_grads(lax.exp, (X,), 2, atol=2e-2, rtol=2e-2)
   check_grads(lax.sin, (X,), 2)
   check_grads(lax.sin, (X,), 2, modes=("lin",))
+
+
+def test_custom_vjp_bwd_runs_when_its_outputs_are_live_without_cotangents():
+  """flax's fp8 ``in_q``: its outputs feed other custom_vjp functions whose bwd returns None
+  for them, and its bwd returns new state as the gradient: JAX transposes every live linear
+  equation, so bwd runs; where its outputs are dead (stop_gradient) it does not. Values
+  recorded from JAX 0.10.2."""
+  @functools.partial(xjax.custom_vjp, nondiff_argnums=(0,))
+  def in_q(c, inp, scale, hist):
+    return inp * scale[0], scale * 2
+
+  def fwd(c, inp, scale, hist):
+    new_hist = jnp.roll(hist, -1).at[0].set(jnp.max(jnp.abs(inp)))
+    return (inp * scale[0], scale * 2), (scale * 2, new_hist)
+  in_q.defvjp(fwd, lambda c, res, g: (None, *res))
+
+  @xjax.custom_vjp
+  def consume(q, s):
+    return q * s[0]
+  consume.defvjp(lambda q, s: (q * s[0], None), lambda r, g: (None, None))
+
+  x, p = jnp.array([1., -3., 2.]), {"scale": jnp.ones(1), "hist": jnp.zeros(4)}
+  loss = lambda p: jnp.sum(consume(*in_q(0, x, p["scale"], p["hist"])))
+  for grad in (xjax.grad(loss), xjax.jit(xjax.grad(loss))):
+    g = grad(p)
+    assert g["hist"].tolist() == [3., 0., 0., 0.] and g["scale"].tolist() == [2.]
+  dead = xjax.grad(lambda p: jnp.sum(lax.stop_gradient(in_q(0, x, p["scale"], p["hist"])[0])))
+  assert dead(p)["hist"].tolist() == [0.] * 4 and dead(p)["scale"].tolist() == [0.]

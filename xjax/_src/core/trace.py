@@ -62,7 +62,8 @@ class Primitive:
            "lowering", "physical_lowering", "lower_transposed", "jvp", "transpose", "batch", "partial_eval", "staging", "dce",
            "discharge", "discharge_call", "effects", "pp_params", "pp_eqn")
   ATTRIBUTES = RULES + ("name", "multiple_results", "hidden_params", "pp_alias_jaxpr",
-                        "is_collective", "ref_allocating", "call_primitive", "types_cached")
+                        "is_collective", "ref_allocating", "call_primitive", "types_cached",
+                        "transposed_without_cotangents")
 
   # Class-level defaults (a subclass or an instance may override them):
   multiple_results = False
@@ -102,6 +103,9 @@ class Primitive:
     self.hidden_params: frozenset = frozenset()  # params the jaxpr printer leaves out
     self.pp_alias_jaxpr: str | None = None  # a jaxpr param printed with the eqn's names
     self.is_collective = False  # binds to a named axis (batching runs it unbatched too)
+    # transposed even when no cotangent reaches its outputs (custom_vjp's bwd runs then, as
+    # in JAX: its results need not be zero)
+    self.transposed_without_cotangents = False
 
   def bind(self, *args, **params):
     try:

@@ -107,6 +107,24 @@ class ExtendedDType:
     """An array of ``shape`` of this dtype: what ``lax.full`` does for extended dtypes."""
     raise NotImplementedError(f"lax.full of dtype {self.name}")
 
+  def __init_subclass__(cls, **kwargs) -> None:
+    """A dtype defined outside xjax the way JAX's are (flax's fp8 "meta" dtype): its class
+    holds ``_rules`` (``physical_element_aval``, ``convert_from``/``convert_to``, ``add``,
+    ``zero``, ``tangent_dtype``, ``full``), from which its storage, conversions, tangents
+    and accumulation (``add``, as autodiff adds cotangents) follow."""
+    super().__init_subclass__(**kwargs)
+    rules = cls.__dict__.get("_rules")
+    if rules is None:
+      return
+    physical = lambda self: self._rules.physical_element_aval(self)
+    cls.physical_dtype = property(lambda self: np.dtype(physical(self).dtype))
+    cls.physical_shape = property(lambda self: tuple(physical(self).shape))
+    if hasattr(rules, "tangent_dtype"):
+      cls.tangent_dtype = property(lambda self: self._rules.tangent_dtype(self))
+    cls.allow_conversion = hasattr(rules, "convert_from") or hasattr(rules, "convert_to")
+    if hasattr(rules, "full"):
+      cls.full = lambda self, shape, fill_value: self._rules.full(shape, fill_value, self)
+
   @property
   def itemsize(self) -> int:
     return int(np.prod(self.physical_shape, dtype=np.int64)) * self.physical_dtype.itemsize

@@ -59,9 +59,13 @@ _zeros: dict = {}  # a primal's aval -> the Zero of its tangent (Zeros are never
 
 
 def zeros_of(aval: ShapedArray):
-  """A concrete (or traced) zero array of ``aval``."""
+  """A concrete (or traced) zero array of ``aval`` (an extended dtype's by its rules'
+  ``zero``)."""
   if aval.dtype == dtypes.float0:
     return float0_zeros(aval.shape)
+  rules = getattr(aval.dtype, "_rules", None)
+  if rules is not None and hasattr(rules, "zero"):
+    return build.broadcast_in_dim(rules.zero(aval.dtype), aval.shape, (), None)
   return build.full(aval.shape, build.convert_element_type(0, aval.dtype, aval.weak_type),
                     sharding=getattr(aval, "_sharding", None))
 
@@ -358,6 +362,19 @@ def is_undefined(x) -> bool:
   return type(x) is UndefinedPrimal
 
 
+def _live_outputs(jaxpr: Jaxpr, linear_eqns: list) -> set:
+  """The variables that the outputs depend on through linear equations (what JAX's
+  linearization keeps after dead-code elimination); computed only where an equation is
+  transposed without cotangents (custom_vjp's bwd runs when its outputs are live)."""
+  if not any(e.primitive.transposed_without_cotangents for e in linear_eqns):
+    return set()
+  live = {v for v in jaxpr.outvars if type(v) is not Literal}
+  for eqn in reversed(linear_eqns):
+    if any(v in live for v in eqn.outvars):
+      live.update(a for a in eqn.invars if type(a) is not Literal)
+  return live
+
+
 def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
                   cts_out: Sequence[Any]) -> list:
   """Transposes ``jaxpr`` w.r.t. its UndefinedPrimal args; returns their cotangents.
@@ -399,11 +416,13 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
   for v, ct in zip(jaxpr.outvars, cts_out):
     write_ct(v, ct)
 
+  live = _live_outputs(jaxpr, linear_eqns)
   base, namings = source_info.current_name_stack(), {}
   for eqn in reversed(linear_eqns):
     prim = eqn.primitive
     cts = [ct_env.pop(v, None) for v in eqn.outvars]
-    if all(c is None for c in cts):
+    if all(c is None for c in cts) and not (
+        prim.transposed_without_cotangents and any(v in live for v in eqn.outvars)):
       continue
     cts = [Zero(tangent_aval(v.aval)) if c is None else c for v, c in zip(eqn.outvars, cts)]
     if prim.transpose is None:

@@ -619,6 +619,7 @@ custom_lin_p.abstract_eval = _custom_lin_abstract_eval
 custom_lin_p.impl = _custom_lin_impl
 custom_lin_p.lowering = custom_lin_p.batch = custom_lin_p.jvp = _custom_lin_impl
 custom_lin_p.transpose = _custom_lin_transpose
+custom_lin_p.transposed_without_cotangents = True
 custom_lin_p.hidden_params = frozenset({"out_avals", "res_tree"})  # (as JAX prints it)
 
 

@@ -53,6 +53,17 @@ from_edtype_p.batch = lambda axis, args, dims, **p: (from_edtype_p.bind(args[0],
                                                      dims[0])
 
 
+def _transpose(ct, x, **params):
+  """Both conversions are linear: the cotangent converted back to the operand's dtype (an
+  extended dtype's tangents may be of that dtype itself, as flax's fp8 meta dtype's)."""
+  if type(ct) is Zero:
+    return [Zero(ad.tangent_aval(x.aval))]
+  return [elementwise.convert_element_type(ct, x.aval.dtype)]
+
+
+to_edtype_p.transpose = from_edtype_p.transpose = _transpose
+
+
 def convert(operand, new_dtype):
   """``convert_element_type`` into or out of a convertible extended dtype."""
   src = get_aval(operand).dtype

@@ -1,0 +1,1 @@
+"""`jax._src.interpreters`: JAX's interpreter package; its `pxla` module is here."""
