@@ -15,7 +15,7 @@ from xjax._src.backend import lowering
 from xjax._src.execution.array import Array
 from xjax._src.execution.eager_primitives import apply_primitive
 from xjax._src.interpreters import array_builders
-from xjax._src.primitives.lax import elementwise, reductions, shapes
+from xjax._src.primitives.lax import elementwise, extended_arrays, reductions, shapes
 from xjax._src.primitives.lax.device_put import device_put_p
 from xjax._src.primitives.state import discharge
 from xjax._src.primitives.state import primitives as ref_primitives
@@ -34,7 +34,7 @@ def install() -> None:
   array_builders.transpose = shapes.transpose
   array_builders.broadcast_in_dim = shapes.broadcast_in_dim
   array_builders.convert_element_type = elementwise.convert_element_type
-  array_builders.add_any = elementwise.add_any
+  array_builders.add_any = extended_arrays.add_tangents
   array_builders.reduce_sum = reductions.reduce_sum
   # backend <- primitives: bodies that make and use their own refs lower as array operations.
   lowering.without_local_state[0] = discharge.without_local_state

@@ -1175,13 +1175,7 @@ lt = _bind(lt_p)
 le = _bind(le_p)
 gt = _bind(gt_p)
 ge = _bind(ge_p)
-def add_any(x, y):
-  """The sum of two tangents (autodiff's accumulation); an extended dtype whose rules
-  define ``add`` accumulates by it (flax's fp8 meta dtype takes the maximum), as JAX."""
-  rules = getattr(get_aval(x).dtype, "_rules", None)
-  if rules is not None and hasattr(rules, "add"):
-    return rules.add(get_aval(x).dtype, x, y)
-  return add_any_p.bind(x, y)
+add_any = _bind(add_any_p)
 
 
 def clamp(min, x, max):

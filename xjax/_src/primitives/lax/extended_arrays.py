@@ -64,6 +64,16 @@ def _transpose(ct, x, **params):
 to_edtype_p.transpose = from_edtype_p.transpose = _transpose
 
 
+def add_tangents(x, y):
+  """The sum of two tangents (autodiff's accumulation); an extended dtype whose rules
+  define ``add`` accumulates by it (flax's fp8 meta dtype takes the maximum), as JAX."""
+  dtype = get_aval(x).dtype
+  rules = getattr(dtype, "_rules", None)
+  if rules is not None and hasattr(rules, "add"):
+    return rules.add(dtype, x, y)
+  return elementwise.add_any(x, y)
+
+
 def convert(operand, new_dtype):
   """``convert_element_type`` into or out of a convertible extended dtype."""
   src = get_aval(operand).dtype
