@@ -931,3 +931,22 @@ def test_computations_under_set_mesh_run_over_it_results_replicated():
                                                 "deprecated"):
     with auto:
       pass
+
+
+def test_jit_in_shardings_refuse_committed_arguments_laid_out_otherwise():
+  """JAX 0.10.2: an uncommitted argument is moved to ``in_shardings`` (and its layout
+  propagates to the result); a committed one laid out otherwise is its ValueError, except
+  between two single devices (moved)."""
+  mesh = xjax.make_mesh((8,), ("x",))
+  x_split = xjax.sharding.NamedSharding(mesh, P("x"))
+  f = xjax.jit(lambda a: a * 2, in_shardings=x_split)
+  with xjax.set_mesh(None):
+    assert f(jnp.arange(8.)).sharding.spec == P("x")
+  with pytest.raises(ValueError, match="Sharding passed to jit does not match the sharding "
+                                       "on the respective arg"):
+    f(xjax.device_put(jnp.arange(8.), xjax.sharding.NamedSharding(mesh, P())))
+  with pytest.raises(ValueError, match="arg sharding: SingleDeviceSharding"):
+    f(xjax.device_put(jnp.arange(8.), xjax.devices()[1]))
+  one = xjax.sharding.SingleDeviceSharding(xjax.devices()[0])
+  g = xjax.jit(lambda a: a * 2, in_shardings=one)
+  assert g(xjax.device_put(np.arange(4.), xjax.devices()[3])).devices() == {xjax.devices()[0]}

@@ -532,6 +532,13 @@ class PjitFunction:
     in_flat = [s for a, s in zip(args, _per_arg(ins, len(args)))
                for s in _broadcast_prefix(s, a, "in_shardings")]
     in_flat += [None] * (len(leaves) - len(in_flat))
+    for s, x, a in zip(in_flat, leaves, entry.in_avals):
+      if s is not None and type(x) is Array and x._committed and not (
+          s.is_equivalent_to(x.sharding, len(a.shape))
+          or len(s.device_set) == len(x.sharding.device_set) == 1):
+        raise ValueError(  # (a committed argument is not moved, but between two devices)
+            f"Sharding passed to jit does not match the sharding on the respective arg. Got "
+            f"jit sharding: {s},\narg sharding: {x.sharding} for arg type: {a.str_short()}")
     in_flat = [s if s is not None else spmd.in_layout(x) for s, x in zip(in_flat, leaves)]
     out_flat = _broadcast_prefix(outs, tree_util.tree_unflatten(
         entry.out_tree, [0] * (len(entry.closed.out_avals) - entry.n_ref_outs)),

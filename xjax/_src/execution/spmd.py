@@ -136,19 +136,35 @@ def lower(closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings, name: st
   return lowering.lower_module(closed.jaxpr, name, host_callbacks, layout=layout)
 
 
-def _typed_layout(aval, mesh: Mesh):
-  """The layout a result's type asks for (its Explicit axes' split over ``mesh``): an
-  unsharded type over a mesh whose axes are all Explicit is replicated (``P(None, ...)``,
-  as JAX reads it from the type); else None (XLA chooses), as for a type over another
-  mesh."""
+def _typed_layout(aval, mesh: Mesh, by_types: bool = False):
+  """The layout a result's type asks for (its Explicit axes' split over ``mesh``); None
+  (XLA chooses) for a type over another mesh, and for an unsharded type unless
+  ``by_types``: then, over a mesh whose axes are all Explicit, it is replicated
+  (``P(None, ...)``, as JAX reads it from the type)."""
   sharding = getattr(aval, "_sharding", None)
   if sharding is None:
-    if all(t is AxisType.Explicit for t in mesh.axis_types):
+    if by_types and all(t is AxisType.Explicit for t in mesh.axis_types):
       return replicated_over(mesh, len(aval.shape))
     return None
   if mesh.abstract_mesh != sharding.mesh:
     return None
   return NamedSharding(mesh, sharding.spec)
+
+
+def _laid_out_by_types(in_avals, in_shardings, mesh: Mesh) -> bool:
+  """Whether every input is free (None) or laid out as its type says: JAX's
+  explicit-sharding regime, where results' types say their layouts. (``jit``'s
+  ``in_shardings`` on untyped arguments leave it: XLA propagates their layouts.)"""
+  for aval, sharding in zip(in_avals, in_shardings):
+    if sharding is None:
+      continue
+    typed = _typed_layout(aval, mesh)
+    if typed is None:
+      if not sharding.is_fully_replicated:
+        return False
+    elif not _same_layout(typed, sharding, len(aval.shape)):
+      return False
+  return True
 
 
 class SpmdProgram:
@@ -163,7 +179,8 @@ class SpmdProgram:
     consts = list(closed.jaxpr.constvars)
     in_avals = [v.aval for v in consts] + list(closed.in_avals)
     ins = [replicated(mesh)] * len(consts) + list(in_shardings)
-    outs = [s if s is not None else _typed_layout(a, mesh)
+    by_types = _laid_out_by_types(closed.in_avals, in_shardings, mesh)
+    outs = [s if s is not None else _typed_layout(a, mesh, by_types)
             for s, a in zip(out_shardings, closed.out_avals)]
     self.name = name
     callbacks = []
