@@ -48,8 +48,10 @@ def apply_primitive(prim, *args, **params):
   out = apply_on_host(prim, args, params)
   if out is not None:
     return out
-  if clients.several_devices and (_any_spread(args) or spmd.placing_mesh(args)):
-    return spmd.apply_primitive(prim, args, params, spmd.placing_mesh(args))
+  if clients.several_devices:
+    placing = spmd.placing_mesh(args)
+    if placing is not None or _any_spread(args):
+      return spmd.apply_primitive(prim, args, params, placing)
   avals = tuple([x.aval if type(x) is Array else get_aval(x) for x in args])
   device, committed = pick_device(args, prim.name)
   cache, size = (_body_cache, _BODY_CACHE_SIZE) if jaxprs_in_params(params) else (

@@ -22,7 +22,7 @@ from xjax._src.core.jaxpr_cache import WeakLRU, bounded_put, cached_on_jaxpr
 from xjax._src.core.trace import eval_types
 from xjax._src.core.values import get_aval
 from xjax._src.foundations.config import config
-from xjax._src.foundations.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec,
+from xjax._src.foundations.sharding import (PLACING, Mesh, NamedSharding, PartitionSpec,
                                             Sharding, placement_mesh, replicated_over,
                                             sharding_from_tiling)
 
@@ -143,7 +143,7 @@ def _typed_layout(aval, mesh: Mesh, by_types: bool = False):
   (``P(None, ...)``, as JAX reads it from the type)."""
   sharding = getattr(aval, "_sharding", None)
   if sharding is None:
-    if by_types and all(t is AxisType.Explicit for t in mesh.axis_types):
+    if by_types and mesh.are_all_axes_explicit:
       return replicated_over(mesh, len(aval.shape))
     return None
   if mesh.abstract_mesh != sharding.mesh:
@@ -297,7 +297,7 @@ def call_mesh(closed: ClosedJaxpr, args) -> Mesh | None:
 def placing_mesh(args) -> Mesh | None:
   """``set_mesh``'s mesh (of several devices) when no input is committed to a device: JAX
   runs the computation over it, its results replicated."""
-  mesh = placement_mesh()
+  mesh = placement_mesh() if PLACING[0] else None
   if mesh is None or mesh.size == 1 or any(type(x) is Array and x._committed for x in args):
     return None  # (over one device, ``dispatch.pick_device`` places the results)
   return mesh

@@ -533,7 +533,7 @@ def mesh_stack_changed() -> None:
 def replicated_over(mesh, ndim: int) -> "NamedSharding":
   """A result replicated over ``mesh`` as JAX reports it: ``P(None, ...)`` (read from an
   unsharded type) over a mesh whose axes are all Explicit, else ``P()``."""
-  if all(t is AxisType.Explicit for t in mesh.axis_types):
+  if mesh.are_all_axes_explicit:
     return NamedSharding(mesh, PartitionSpec(*[None] * ndim))
   return NamedSharding(mesh, PartitionSpec())
 
