@@ -60,8 +60,8 @@ def has_subnormals(value: np.ndarray) -> bool:
   search for NaNs on larger arrays)."""
   if value.size <= 24:
     return scan_floats(value)[0]
-  magnitude = np.abs(value)
-  return bool(((magnitude < TINY[value.dtype]) & (magnitude > 0)).any())
+  small = np.abs(value) < TINY[value.dtype]  # (zeros and subnormals; count_nonzero is the
+  return bool(np.count_nonzero(small)) and bool(np.count_nonzero(value[small]))  # quickest)
 
 
 def usable(value: np.ndarray) -> bool:

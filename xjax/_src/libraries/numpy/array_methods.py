@@ -88,11 +88,17 @@ def _clip_method(clip):
 
 
 def _getitem(self, idx):
-  if type(self) is Array and self._host is not None and host_eval.shortcuts_apply():
-    out = host_eval.basic_index(self, idx)
-    if out is not None:
-      return out
+  if type(self) is Array and host_eval.shortcuts_apply():
+    if self._host is None and type(idx) in _STATIC_INDEX_TYPES:
+      host_eval.fetch_small(self)  # a small computed result: sliced on the host
+    if self._host is not None:
+      out = host_eval.basic_index(self, idx)
+      if out is not None:
+        return out
   return getitem(self, idx)
+
+
+_STATIC_INDEX_TYPES = (int, slice)
 
 
 def _tracer_getitem(self, idx):
