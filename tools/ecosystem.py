@@ -81,6 +81,9 @@ LIBRARIES = {
     "numpyro": Suite("numpyro==0.22.0", "test", ("test_*.py",), sdist=True),
     "penzai": Suite("penzai==0.2.5", "tests", sdist=True),
     "jax_md": Suite("jax-md==0.2.29", "tests", sdist=True),
+    "mjx": Suite("mujoco-mjx==3.17.0", "mujoco/mjx/_src"),
+    "brax": Suite("brax==0.14.2", "brax"),
+    "clu": Suite("clu==0.0.12", "clu"),
 }
 # The libraries whose quickstarts tests/compat/test_ecosystem_quickstarts.py runs.
 QUICKSTART_LIBRARIES = ["numpyro==0.22.0", "blackjax==1.7.1", "equinox==0.13.8", "diffrax==0.7.2",

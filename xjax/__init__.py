@@ -20,7 +20,6 @@ from xjax._src.backend import clients as _clients
 from xjax._src.libraries.global_arrays import (make_array_from_callback,  # noqa: F401
                                                make_array_from_process_local_data,
                                                make_array_from_single_device_arrays)
-from xjax._src.primitives.lax.lax import stop_gradient  # noqa: F401
 from xjax._src.api.jacobians import (jacfwd, jacrev, jacobian, hessian,  # noqa: F401
                                      linear_transpose)
 from xjax._src.primitives.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
@@ -88,7 +87,7 @@ from xjax import ref  # noqa: E402,F401
 
 # Submodules JAX's `import jax` makes reachable as attributes (`jax.scipy.special...`),
 # loaded here on first access so that importing xjax stays fast.
-_LAZY_SUBMODULES = ("scipy", "image", "ops", "typing", "export", "api_util")
+_LAZY_SUBMODULES = ("scipy", "image", "ops", "typing", "export", "api_util", "lib")
 
 
 def __getattr__(name: str):
@@ -96,6 +95,10 @@ def __getattr__(name: str):
     import importlib
     return importlib.import_module(f"{__name__}.{name}")
   raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+  return sorted({*globals(), *_LAZY_SUBMODULES})
 from xjax._src.primitives.state.dslice import ds  # noqa: E402,F401
 from xjax._src.foundations.config import make_user_context  # noqa: E402,F401
 from xjax._src.primitives.state import grad_refs as _grad_refs  # noqa: E402

@@ -1,18 +1,16 @@
 """Core types (``jax.core``): tracers, abstract values, primitives and jaxprs."""
-from typing import Any
+from typing import Any as _Any
 
 from xjax._src.core.avals import ShapedArray  # noqa: F401
-from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var,  # noqa: F401
-                                  eval_jaxpr, jaxpr_as_fun)
-from xjax._src.core.trace import Primitive, Trace, Tracer  # noqa: F401
-from xjax._src.core.values import get_aval, pytype_aval_mappings  # noqa: F401
+from xjax._src.core.jaxpr import Literal as _Literal, Var as _Var, eval_jaxpr  # noqa: F401
+from xjax._src.core.trace import Trace, Tracer  # noqa: F401
 from xjax._src.core.compile_time_eval import ensure_compile_time_eval, eval_context  # noqa: F401
 from xjax._src.core.concrete import max_dim, min_dim  # noqa: F401
 
 AbstractValue = ShapedArray
-Atom = Var | Literal   # what an equation's operand is
-ParamDict = dict[str, Any]  # an equation's parameters
-Value = Any  # a concrete value
+Atom = _Var | _Literal   # what an equation's operand is
+ParamDict = dict[str, _Any]  # an equation's parameters
+Value = _Any  # a concrete value
 
 
 # Names JAX 0.10.2 still serves here, deprecated: name -> the module to use instead.
@@ -26,13 +24,19 @@ _DEPRECATED = {
     **{name: None for name in (
         "nonempty_axis_env_DO_NOT_USE", "unsafe_am_i_under_a_jit_DO_NOT_USE",
         "unsafe_am_i_under_a_vmap_DO_NOT_USE", "unsafe_get_axis_names_DO_NOT_USE",
-        "is_concrete", "is_constant_dim", "is_constant_shape")},
+        "is_concrete", "is_constant_dim", "is_constant_shape", "pytype_aval_mappings")},
 }
-# The deprecated names served from xjax's core rather than from xjax.extend.core.
-_FROM_CONCRETE = ("is_concrete", "is_constant_dim", "is_constant_shape")
+# The deprecated names served from xjax's own modules rather than from xjax.extend.core.
+_SOURCES = {**dict.fromkeys(("is_concrete", "is_constant_dim", "is_constant_shape"),
+                            "xjax._src.core.concrete"),
+            "pytype_aval_mappings": "xjax._src.core.values"}
+_REMOVED = {"get_aval": "jax.core.get_aval was deprecated in JAX v0.8.2 and removed in JAX "
+                        "v0.10.0; use jax.typeof instead."}
 
 
 def __getattr__(name):
+  if name in _REMOVED:
+    raise AttributeError(_REMOVED[name])
   if name not in _DEPRECATED:
     raise AttributeError(f"module 'xjax.core' has no attribute '{name}'")
   import importlib
@@ -40,5 +44,4 @@ def __getattr__(name):
   use = _DEPRECATED[name]
   warnings.warn(f"xjax.core.{name} is deprecated." + (f" Use {use}.{name}." if use else ""),
                 DeprecationWarning, stacklevel=2)
-  source = "xjax._src.core.concrete" if name in _FROM_CONCRETE else "xjax.extend.core"
-  return getattr(importlib.import_module(source), name)
+  return getattr(importlib.import_module(_SOURCES.get(name, "xjax.extend.core")), name)

@@ -86,3 +86,65 @@ def test_submodules_reachable_after_import_as_in_jax():
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
   assert out.stdout.split() == ["0.6931472", "resize", "segment_sum", "export", "True", "True"], (
       out.stderr[-2000:])
+
+
+# xjax's own names beside JAX's in the snapshot's modules (stax's and optimizers' are JAX's
+# too: the snapshot keeps only the names an implementation module defines).
+_OWN_NAMES = {"jax": {"install_as_jax"}, "jax.api_util": {"safe_map"},
+              "jax.experimental.shard_map": {"shard_map"}}
+
+
+def test_namespaces_hold_no_names_jax_lacks():
+  """A module's helpers and imports stay private: ``hasattr(jnp, "np")`` or
+  ``hasattr(lax, "zeros_like_array")`` is False, as in JAX (libraries test names to pick a
+  code path)."""
+  import types
+  extra = {}
+  for module, names in SNAPSHOT.items():
+    if module.startswith("jax.example_libraries"):
+      continue
+    mod = importlib.import_module(xjax_module_name(module))
+    own = set(names) | _OWN_NAMES.get(module, set())
+    found = [n for n in dir(mod) if not n.startswith("_") and n not in own
+             and not isinstance(getattr(mod, n), types.ModuleType)]
+    if found:
+      extra[module] = found
+  assert not extra
+
+
+# Names JAX 0.10.2 does not have (AttributeError there), which xjax's modules once leaked.
+_ABSENT = {
+    "xjax": ["stop_gradient"],
+    "xjax.numpy": ["row_stack", "cumproduct", "promote_args", "is_traced", "float_divmod",
+                   "compiled_when_eager", "np", "lax"],
+    "xjax.lax": ["zeros_like_array", "reshard_p", "scaled_dot_p"],
+    "xjax.core": ["ClosedJaxpr", "Jaxpr", "JaxprEqn", "Literal", "Primitive", "Var",
+                  "jaxpr_as_fun", "Any"],
+    "xjax.experimental.checkify": ["NaNError", "OOBError", "FailedCheckError",
+                                   "DivisionByZeroError", "JaxException"],
+    "xjax.extend.core": ["ShapedArray", "DynamicJaxprTrace", "current_trace", "np"],
+    "xjax.extend.random": ["PRNGImpl", "random_seed_p", "jnp"],
+    "xjax.interpreters.ad": ["jvp_flat", "tree_util", "RuleRegistry"],
+    "xjax.interpreters.batching": ["BatchTracer", "not_mapped", "AxisData", "moveaxis"],
+    "xjax.interpreters.partial_eval": ["JaxprTrace", "trace_to_jaxpr", "get_aval"],
+}
+
+
+def test_names_jax_lacks_raise_attribute_error():
+  for module, names in _ABSENT.items():
+    mod = importlib.import_module(module)
+    present = [n for n in names if hasattr(mod, n)]
+    assert not present, (module, present)
+  import xjax.core
+  try:
+    xjax.core.get_aval
+  except AttributeError as e:  # JAX's text
+    assert "removed in JAX v0.10.0; use jax.typeof instead" in str(e)
+  else:
+    raise AssertionError("xjax.core.get_aval exists")
+
+
+def test_top_level_dir_lists_the_submodules_jax_imports():
+  import xjax
+  assert {"scipy", "image", "ops", "typing", "export", "api_util", "lib"} <= set(dir(xjax))
+  assert xjax.lib.__name__ == "xjax.lib"

@@ -44,7 +44,7 @@ mlir.register_lowering(fma_p, mlir.lower_fun(lambda a, b, c: a * b + c,
 
 def _fma_jvp(primals, tangents):
   a, b, c = primals
-  ta, tb, tc = (lax.zeros_like_array(a) if type(t) is ad.Zero else t for t in tangents)
+  ta, tb, tc = (lax.full_like(a, 0) if type(t) is ad.Zero else t for t in tangents)
   # d(a*b + c) = ta*b + (a*tb + tc), each product again an fma
   return fma(a, b, c), fma(ta, b, fma(a, tb, tc))
 
@@ -55,9 +55,9 @@ ad.primitive_jvps[fma_p] = _fma_jvp
 def _fma_transpose(ct, a, b, c):
   # linear in exactly one of a, b (the other is a known primal) and in c
   if ad.is_undefined_primal(a):
-    ct_a = ad.Zero(a.aval) if type(ct) is ad.Zero else fma(ct, b, lax.zeros_like_array(b))
+    ct_a = ad.Zero(a.aval) if type(ct) is ad.Zero else fma(ct, b, lax.full_like(b, 0))
     return ct_a, None, ct
-  ct_b = ad.Zero(b.aval) if type(ct) is ad.Zero else fma(a, ct, lax.zeros_like_array(a))
+  ct_b = ad.Zero(b.aval) if type(ct) is ad.Zero else fma(a, ct, lax.full_like(a, 0))
   return None, ct_b, ct
 
 
@@ -65,7 +65,7 @@ ad.primitive_transposes[fma_p] = _fma_transpose
 
 
 def _fma_batch(args, dims):
-  size = next(x.shape[d] for x, d in zip(args, dims) if d is not batching.not_mapped)
+  size = next(x.shape[d] for x, d in zip(args, dims) if d is not None)
   return fma(*(batching.bdim_at_front(x, d, size) for x, d in zip(args, dims))), 0
 
 

@@ -124,7 +124,7 @@ ho.call_rules(my_call_p, update=_record)
 
 
 def my_call(x, y):
-  jaxpr, consts = ho.trace_hoisted(_body, [xjax.core.get_aval(x), xjax.core.get_aval(y)])
+  jaxpr, consts = ho.trace_hoisted(_body, [xjax.typeof(x), xjax.typeof(y)])
   return my_call_p.bind(*consts, x, y, jaxpr=jaxpr)
 
 

@@ -1,7 +1,8 @@
 """``jax.extend.backend``: the runtime's clients."""
-from typing import Callable
+from typing import Callable as _Callable
 
-from xjax._src.backend import jaxlib_api as _jaxlib_api, clients as _clients, executables as _executables
+from xjax._src.backend import clients as _clients, executables as _executables
+from xjax._src.backend import jaxlib_api as _jaxlib_api
 
 
 def get_backend(platform=None):
@@ -46,9 +47,9 @@ def backend_xla_version(platform=None):
   return getattr(get_backend(platform), "xla_version", None)
 
 
-def register_backend_factory(name: str, factory: Callable, *, priority: int = 0,
+def register_backend_factory(name: str, factory: _Callable, *, priority: int = 0,
                              fail_quietly: bool = True, experimental: bool = False,
-                             make_topology: Callable | None = None, c_api=None) -> None:
+                             make_topology: _Callable | None = None, c_api=None) -> None:
   """Adds the backend ``name``, whose client ``factory()`` makes: it starts with the
   others (the default backend is the one of highest ``priority``), or on first use when
   they have started (``xjax.devices(name)``).  RuntimeError if ``name`` has started."""

@@ -6,20 +6,19 @@
 dims, **params)``, which is xjax's own signature; ``axis_primitive_batchers`` rules take
 ``(axis_size, axis_name, trace_type, batched_args, batch_dims, **params)``.
 """
-from xjax._src.interpreters.batching import (AxisData, BatchTrace, BatchTracer,  # noqa: F401
-                                             matchaxis, moveaxis, not_mapped)
 from xjax._src.interpreters.batching import bdim_to_front as _bdim_to_front
-from xjax._src.extend.rule_registries import (RuleRegistry, axis_batcher_from_slot,
-                                              axis_batcher_to_slot, batcher_from_slot,
-                                              batcher_to_slot)
-from xjax._src.primitives.lax.elementwise import elementwise_batch
+from xjax._src.interpreters.batching import matchaxis as _matchaxis
+from xjax._src.extend import rule_registries as _registries
+from xjax._src.primitives.lax.elementwise import elementwise_batch as _elementwise_batch
 from xjax._src.api.vmappable import register_vmappable, unregister_vmappable  # noqa: F401
 
-primitive_batchers = RuleRegistry("batching.primitive_batchers", "batch", batcher_to_slot,
-                                  batcher_from_slot)
-fancy_primitive_batchers = RuleRegistry("batching.fancy_primitive_batchers", "batch")
-axis_primitive_batchers = RuleRegistry("batching.axis_primitive_batchers", "batch",
-                                       axis_batcher_to_slot, axis_batcher_from_slot)
+_Registry = _registries.RuleRegistry
+primitive_batchers = _Registry("batching.primitive_batchers", "batch",
+                               _registries.batcher_to_slot, _registries.batcher_from_slot)
+fancy_primitive_batchers = _Registry("batching.fancy_primitive_batchers", "batch")
+axis_primitive_batchers = _Registry("batching.axis_primitive_batchers", "batch",
+                                    _registries.axis_batcher_to_slot,
+                                    _registries.axis_batcher_from_slot)
 
 
 def bdim_at_front(x, bdim, size: int):
@@ -29,7 +28,7 @@ def bdim_at_front(x, bdim, size: int):
 
 def broadcast(x, size: int, axis: int, mesh_axis=None):
   """``x`` broadcast along a new dimension ``axis`` of ``size``."""
-  return matchaxis(x, None, axis, size)
+  return _matchaxis(x, None, axis, size)
 
 
 def defvectorized(prim) -> None:
@@ -37,7 +36,7 @@ def defvectorized(prim) -> None:
   it is batched by applying it to the batched operands as they are."""
   def batch(axis, args, dims, **params):
     out_dim = next(d for d in dims if d is not None)
-    args = [matchaxis(x, d, out_dim, axis.size) for x, d in zip(args, dims)]
+    args = [_matchaxis(x, d, out_dim, axis.size) for x, d in zip(args, dims)]
     out = prim.bind(*args, **params)
     return out, ([out_dim] * len(out) if prim.multiple_results else out_dim)
   prim.batch = batch
@@ -45,7 +44,7 @@ def defvectorized(prim) -> None:
 
 def defbroadcasting(prim) -> None:
   """An elementwise primitive over operands of equal rank (or rank 0)."""
-  prim.batch = elementwise_batch(prim)
+  prim.batch = _elementwise_batch(prim)
 
 
 def defreducer(prim) -> None:

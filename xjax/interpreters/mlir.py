@@ -7,7 +7,7 @@ binding values and their operations are spliced into the text.
 """
 from xjax._src.backend import mlir_modules as _mlir_modules
 from xjax._src.primitives.callback import emit_callback as _emit_callback
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray as _ShapedArray
 from xjax._src.extend.ir_attributes import dense_int_elements, ir_attribute  # noqa: F401
 from xjax._src.extend.ir_modules import (make_ir_context,  # noqa: F401
                                          merge_mlir_modules, module_to_bytecode,
@@ -36,7 +36,7 @@ from xjax._src.foundations.sharding import Mesh  # noqa: F401
 
 def dtype_to_ir_type(dtype):
   """The StableHLO element type of ``dtype`` (text, or an ``ir.Type`` in a bindings rule)."""
-  text = aval_to_ir_type(ShapedArray((), dtype))
+  text = aval_to_ir_type(_ShapedArray((), dtype))
   return text[len("tensor<"):-1] if isinstance(text, str) else text.element_type
 
 

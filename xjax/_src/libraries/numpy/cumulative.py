@@ -57,7 +57,6 @@ cumsum = _cumulative("cumsum", lax_cum.cumsum)
 cumprod = _cumulative("cumprod", lax_cum.cumprod)
 nancumsum = _cumulative("nancumsum", lax_cum.cumsum, 0)
 nancumprod = _cumulative("nancumprod", lax_cum.cumprod, 1)
-cumproduct = cumprod
 _cumsum_with_promotion = _cumulative("_cumsum_with_promotion", lax_cum.cumsum,
                                      promote_integers=True)
 _cumulative_prod = _cumulative("cumulative_prod", lax_cum.cumprod, staged=False)  # as JAX

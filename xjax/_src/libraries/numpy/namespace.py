@@ -1,12 +1,9 @@
 """The ``xjax.numpy`` namespace, assembled from its family modules."""
-from __future__ import annotations
 
-import numpy as np
+import numpy as _np
 
 from xjax._src.foundations import dtypes as _dtypes
-from xjax._src.execution.array import Array
 from xjax._src.execution.basearray import Array as _PublicArray
-from xjax._src.core.values import get_aval
 from xjax._src.libraries.numpy.creation import (arange, array, asarray, empty, empty_like, full,
                                                 full_like, ones, ones_like, zeros, zeros_like)
 from xjax._src.libraries.numpy.linalg_basic import dot, matmul
@@ -26,10 +23,10 @@ from xjax._src.libraries.numpy.matrices import (diag, diagflat, diagonal, eye, i
 from xjax._src.libraries.numpy.shaping import moveaxis, swapaxes
 from xjax._src.libraries.numpy.rearrange import (array_split, atleast_1d, atleast_2d, atleast_3d,
                                                  column_stack, dsplit, dstack, flip, fliplr, flipud,
-                                                 hsplit, hstack, repeat, roll, rot90, row_stack,
+                                                 hsplit, hstack, repeat, roll, rot90,
                                                  split, tile, vsplit, vstack)
 from xjax._src.libraries.numpy.padding import pad
-from xjax._src.libraries.numpy.cumulative import (cumprod, cumproduct, cumsum, cumulative_prod,
+from xjax._src.libraries.numpy.cumulative import (cumprod, cumsum, cumulative_prod,
                                                   cumulative_sum, nancumprod, nancumsum)
 from xjax._src.libraries.numpy.sorting import argsort, lexsort, searchsorted, sort
 from xjax._src.libraries.numpy.nonzero import nonzero
@@ -91,11 +88,11 @@ from xjax._src.libraries.numpy.ufunc_class import frompyfunc, ufunc  # noqa: F40
 from xjax._src.libraries.numpy.numeric import histogram2d, histogramdd
 
 ndarray = _PublicArray
-pi = np.pi
-e = np.e
-inf = np.inf
-nan = np.nan
-euler_gamma = np.euler_gamma
+pi = _np.pi
+e = _np.e
+inf = _np.inf
+nan = _np.nan
+euler_gamma = _np.euler_gamma
 newaxis = None
 
 promote_types = _dtypes.promote_types
@@ -103,7 +100,7 @@ result_type = _dtypes.result_type
 issubdtype = _dtypes.issubdtype
 iinfo = _dtypes.iinfo
 finfo = _dtypes.finfo
-dtype = np.dtype
+dtype = _np.dtype
 
 from xjax._src.libraries.numpy.scalar_types import (bfloat16, bool_, cdouble, complex128, complex64,
                                                     complex_, csingle, double, float16, float32,
@@ -119,8 +116,8 @@ try:
 except ImportError:  # ml_dtypes before 0.6 has no 1-bit integers: absent, as in JAX
   pass
 generic, number, integer, signedinteger, unsignedinteger = (
-    np.generic, np.number, np.integer, np.signedinteger, np.unsignedinteger)
-inexact, floating, complexfloating = np.inexact, np.floating, np.complexfloating
+    _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger)
+inexact, floating, complexfloating = _np.inexact, _np.floating, _np.complexfloating
 
 
 # Last: the functions JAX exposes as jnp.ufunc objects replace their plain versions.

@@ -75,9 +75,6 @@ def vstack(tup, dtype=None):
   return concatenate([atleast_2d(a) for a in _seq(tup, "vstack")], axis=0, dtype=dtype)
 
 
-row_stack = vstack
-
-
 def hstack(tup, dtype=None):
   arrs = [atleast_1d(a) for a in _seq(tup, "hstack")]
   return concatenate(arrs, axis=0 if get_aval(arrs[0]).ndim == 1 else 1, dtype=dtype)

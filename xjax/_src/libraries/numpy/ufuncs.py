@@ -10,14 +10,24 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import lax, rounding
-from xjax._src.core.trace import Tracer as _Tracer  # (star-imported: private)
-from xjax._src.libraries.numpy import arguments as _arguments  # (star-imported: private)
+from xjax._src.core.trace import Tracer as _Tracer
+from xjax._src.libraries.numpy import arguments as _arguments
 from xjax._src.libraries.numpy.arguments import is_traced
-from xjax._src.libraries.numpy.creation import as_operand as _as_operand  # (private)
+from xjax._src.libraries.numpy.creation import as_operand as _as_operand
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
                                                  promote_args_numeric, promote_shapes)
 from xjax._src.libraries.numpy.shaping import broadcast_arrays
 from xjax._src.libraries.numpy.where import _where
+
+# The public functions (what xjax.numpy takes from here).
+__all__ = ["abs", "absolute", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
+           "arctan2", "arctanh", "bitwise_and", "bitwise_invert", "bitwise_not", "bitwise_or",
+           "bitwise_xor", "cbrt", "cos", "cosh", "divide", "equal", "exp", "exp2", "expm1",
+           "floor_divide", "greater", "greater_equal", "invert", "left_shift", "less",
+           "less_equal", "log", "log1p", "logical_and", "logical_not", "logical_or",
+           "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "not_equal",
+           "positive", "power", "reciprocal", "remainder", "right_shift", "sign", "sin",
+           "sinh", "sqrt", "square", "subtract", "tan", "tanh", "true_divide"]
 
 
 def _inexact_unary(name, op):

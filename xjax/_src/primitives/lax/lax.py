@@ -75,6 +75,6 @@ from xjax._src.primitives.lax.shapes import (broadcast, broadcast_in_dim,  # noq
                                              dynamic_update_slice, dynamic_update_slice_in_dim,
                                              empty, expand_dims, full, full_like, index_in_dim,
                                              iota, pad, reshape, rev, shape_as_value, slice,
-                                             slice_in_dim, squeeze, transpose, zeros_like_array)
+                                             slice_in_dim, squeeze, transpose)
 from xjax._src.primitives.lax.shapes import split  # noqa: F401
 from xjax._src.primitives.lax.stacking import stack, tile, unstack  # noqa: F401

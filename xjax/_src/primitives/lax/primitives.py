@@ -26,7 +26,7 @@ from xjax._src.primitives.lax.shapes import (broadcast_in_dim_p, concatenate_p, 
 from xjax._src.primitives.lax.select_and_scatter import (select_and_gather_add_p,  # noqa: F401
                                                          select_and_scatter_add_p,
                                                          select_and_scatter_p)
-from xjax._src.primitives.lax.sharding_constraint import reshard_p, sharding_constraint_p  # noqa: F401
+from xjax._src.primitives.lax.sharding_constraint import sharding_constraint_p  # noqa: F401
 from xjax._src.primitives.lax.sorting import sort_p, top_k_p  # noqa: F401
 from xjax._src.primitives.lax.shapes import split_p  # noqa: F401
 from xjax._src.primitives.lax.stacking import stack_p, tile_p, unstack_p  # noqa: F401
@@ -34,4 +34,3 @@ from xjax._src.primitives.lax.windowed import (conv_general_dilated_p,  # noqa: 
                                                reduce_window_max_p, reduce_window_min_p,
                                                reduce_window_p, reduce_window_sum_p)
 from xjax._src.primitives.lax.trace_markers import dce_sink_p, stage_p  # noqa: F401
-from xjax._src.primitives.lax.scaled_dot import scaled_dot_p  # noqa: F401

@@ -1177,8 +1177,3 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
   # weak: the fill converted first (on the host for a scalar: a weak literal, as JAX)
   value = convert_element_type(fill_value, aval.dtype, True)
   return full(shape, value, sharding=sharding) if shape else _own(value, fill_value)
-
-
-def zeros_like_array(x):
-  """Zeros of ``x``'s shape and dtype."""
-  return full_like(x, 0)
