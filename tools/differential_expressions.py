@@ -11,7 +11,8 @@ weak types, shapes or values differ (values: any bit; `--ulps N` to allow N ulps
     .venv/bin/python tools/differential_expressions.py record --lib xjax --out /tmp/expr_x.json
     .venv/bin/python tools/differential_expressions.py compare /tmp/expr_ref.json /tmp/expr_x.json
 
-`record --only random` runs tools/expressions/random.txt alone.  Not run by CI: it needs the
+`record --only random` runs tools/expressions/random.txt alone; `record --x64` runs every
+expression with `jax_enable_x64` on (record both sides so).  Not run by CI: it needs the
 reference JAX.
 """
 from __future__ import annotations
@@ -29,8 +30,9 @@ import numpy as np
 HERE = pathlib.Path(__file__).parent / "expressions"
 
 
-def _namespace(lib: str) -> dict:
+def _namespace(lib: str, x64: bool = False) -> dict:
   jax = importlib.import_module(lib)
+  jax.config.update("jax_enable_x64", x64)
   for sub in ("numpy", "lax", "random", "nn", "scipy.special", "scipy.stats", "scipy.linalg",
               "scipy.signal", "scipy.ndimage", "tree_util", "experimental"):
     importlib.import_module(f"{lib}.{sub}")
@@ -94,8 +96,8 @@ def _lines(only):
       yield f"{path.stem}/{name}", expr
 
 
-def record(lib: str, only) -> dict:
-  ns = _namespace(lib)
+def record(lib: str, only, x64: bool = False) -> dict:
+  ns = _namespace(lib, x64)
   out = {}
   for name, expr in _lines(only):
     with warnings.catch_warnings():
@@ -189,6 +191,7 @@ def main() -> int:
   rec.add_argument("--lib", default="jax")
   rec.add_argument("--out", required=True)
   rec.add_argument("--only", nargs="*")
+  rec.add_argument("--x64", action="store_true", help="with jax_enable_x64 on")
   cmp = sub.add_parser("compare")
   cmp.add_argument("ref")
   cmp.add_argument("got")
@@ -197,7 +200,7 @@ def main() -> int:
   if args.cmd == "record":
     if args.lib == "xjax":
       sys.path.insert(0, str(pathlib.Path(__file__).parent.parent))
-    json.dump(record(args.lib, args.only), open(args.out, "w"))
+    json.dump(record(args.lib, args.only, args.x64), open(args.out, "w"))
     return 0
   return compare(args.ref, args.got, args.ulps)
 

@@ -164,6 +164,17 @@ def test_closed_over_arrays_up_to_a_mebibyte_are_inlined_larger_ones_hoisted():
   np.testing.assert_allclose(g(1.0)[-3:], np.arange(300_000.0)[-3:] + 1)
 
 
+@pytest.mark.parametrize("shape", [(0,), (0, 1), (2, 0, 3)])
+@pytest.mark.parametrize("dtype", [np.bool_, np.float32, np.int8, np.complex64])
+def test_closed_over_empty_arrays_are_written_into_the_module(shape, dtype):
+  """An empty constant of any rank (MuJoCo MJX closes over (0, 1) boolean masks of models
+  without contacts) is a valid literal of its type."""
+  empty = np.zeros(shape, dtype)
+  out = jax.jit(lambda x: (x + 1, jnp.asarray(empty), jnp.asarray(empty).sum()))(1.0)
+  assert out[1].shape == shape and out[1].dtype == dtype
+  assert out[2] == 0
+
+
 def test_lower_and_compile():
   f = jax.jit(lambda x: jnp.sin(x) + 1)
   lowered = f.lower(np.ones(3, np.float32))

@@ -57,6 +57,22 @@ def test_segment_reference_literals():
       ops.segment_sum(DATA, np.sort(IDS), 6, indices_are_sorted=True), [1, 2, 7, 0, 0, 5])
 
 
+@pytest.mark.parametrize("kind", ["sum", "prod", "max", "min"])
+def test_segment_reductions_of_no_rows(kind):
+  """Data with no rows gives every segment the reduction's identity (MuJoCo MJX reduces
+  over a model's tendons, of which there may be none)."""
+  f = getattr(ops, f"segment_{kind}")
+  no_ids = np.zeros((0,), np.int32)
+  for data in (np.zeros((0, 2), np.float32), np.zeros((0,), np.int32)):
+    expected = numpy_segment(kind, data, no_ids, 3)
+    for out in (f(data, no_ids, 3), f(data, no_ids, 3, bucket_size=2),
+                xjax.jit(f, static_argnums=2)(data, no_ids, 3)):
+      np.testing.assert_array_equal(out, expected)
+      assert out.dtype == data.dtype
+  grad = xjax.grad(lambda d: f(d, no_ids, 2).sum())(np.zeros((0,), np.float32))
+  assert grad.shape == (0,)
+
+
 def test_segment_grads_jit_vmap():
   data = np.random.RandomState(1).rand(6, 2).astype(np.float32) + 0.5
   full_ids = np.array([0, 0, 2, 2, 3, 1], np.int32)        # no empty segment (max: -inf)

@@ -100,13 +100,15 @@ def dense_attr(value: np.ndarray, aval: ShapedArray) -> str:
     value = np.zeros(aval.shape, np.bool_)
   else:
     value = np.asarray(value, dtype=aval.dtype)
+  if not value.size:  # (an empty nested list would read as one dimension)
+    return f"dense<> : {tensor_type(aval)}"
   if value.dtype == np.bool_:
-    if value.size and (value.all() or not value.any()):
+    if value.all() or not value.any():
       return f"dense<{'true' if value.flat[0] else 'false'}> : {tensor_type(aval)}"
     body = ", ".join("true" if v else "false" for v in value.ravel())
     return f"dense<[{body}]> : {_flat_tensor(aval)}" if value.ndim <= 1 else (
         f"dense<{_nested(value)}> : {tensor_type(aval)}")
-  if value.size and (value == value.flat[0]).all() and not _has_nan(value):
+  if (value == value.flat[0]).all() and not _has_nan(value):
     raw = value.ravel()[:1].tobytes().hex().upper()
     return f'dense<"0x{raw}"> : {tensor_type(aval)}'
   raw = np.ascontiguousarray(value).tobytes().hex().upper()

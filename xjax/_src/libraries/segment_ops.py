@@ -67,9 +67,11 @@ def _segment_reduce(kind, name, data, segment_ids, *, num_segments, indices_are_
   dn = gs.ScatterDimensionNumbers(update_window_dims=tuple(range(1, d_aval.ndim)),
                                   inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,))
   n = d_aval.shape[0]
-  step = n if bucket_size is None or n == 0 else bucket_size
+  if n == 0:  # no rows: the identities, and no scatter (as JAX)
+    return init
+  step = n if bucket_size is None else bucket_size
   out = None
-  for start in range(0, max(n, 1), step):  # buckets reduce separately, then combine
+  for start in range(0, n, step):  # buckets reduce separately, then combine
     ids = reshape(segment_ids[start:start + step], (min(step, n - start), 1))
     part = _SCATTERS[kind](init, ids, data[start:start + step], dn,
                            indices_are_sorted=indices_are_sorted,
