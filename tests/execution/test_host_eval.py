@@ -18,6 +18,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.execution import host_eval
 from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import elementwise as ew
+from xjax._src.primitives.lax import reductions as red
 from xjax._src.primitives.lax import shapes
 
 pytestmark = pytest.mark.skipif(not host_eval.enabled(),
@@ -325,6 +326,45 @@ def test_large_arrays_and_other_dtypes_stay_on_the_device():
   assert jnp.asarray([1.0, 2.0], jnp.float16)._host is None
   assert jnp.asarray([1 + 2j])._host is None
   assert jnp.asarray([1.0, 2.0])._host is not None
+
+
+REDUCTIONS = {
+    red.reduce_sum_p: INTS, red.reduce_prod_p: INTS, red.reduce_max_p: INTS + [np.bool_],
+    red.reduce_min_p: INTS + [np.bool_], red.reduce_and_p: INTS + [np.bool_],
+    red.reduce_or_p: INTS + [np.bool_], red.reduce_xor_p: INTS + [np.bool_],
+}
+
+
+@pytest.mark.parametrize("prim", list(REDUCTIONS), ids=lambda p: p.name)
+def test_integer_and_boolean_reductions_agree_with_xla(prim):
+  """Exact in any order (wrapping sums and products included), so equal to XLA's."""
+  for dtype in available(REDUCTIONS[prim]):
+    values = edge_values(dtype)
+    grid = np.array(list(itertools.product(values, values)), dtype)  # (n, 2)
+    for axes in [(0,), (1,), (0, 1), ()]:
+      assert_same(*run_both(prim, [grid], axes=axes), f"{prim.name} {axes} {grid.dtype}")
+    empty = np.zeros((0, 2), dtype)
+    out, expected = run_both(prim, [empty], axes=(0,))
+    np.testing.assert_array_equal(out, expected)  # (max/min over nothing: run compiled)
+
+
+@pytest.mark.parametrize("prim", [red.argmax_p, red.argmin_p], ids=lambda p: p.name)
+def test_argmax_and_argmin_agree_with_xla(prim):
+  """The first of equal values (signed zeros are equal) and the first NaN, as XLA's."""
+  for dtype in available(FLOATS + INTS + [np.bool_]):
+    values = edge_values(dtype)
+    rows = values[np.random.RandomState(0).randint(len(values), size=(400, 3))]
+    for axis in (0, 1):
+      for index_dtype in available([np.int32, np.int64]):
+        assert_same(*run_both(prim, [rows], axes=(axis,), index_dtype=np.dtype(index_dtype)),
+                    f"{prim.name} {axis} {rows.dtype}")
+
+
+def test_reductions_of_floats_run_compiled():
+  """XLA picks the order of a float sum: no host kernel could promise its bits."""
+  out = jnp.sum(jnp.asarray([0.1, 0.2, 0.3]))
+  assert out._host is None
+  assert jnp.sum(jnp.arange(5))._host is not None and int(jnp.sum(jnp.arange(5))) == 10
 
 
 def test_transcendental_functions_run_compiled():

@@ -113,7 +113,26 @@ def _reduction(name, op, check):
   prim = standard_primitive(name, _reduce_abstract_eval(name, check), _monoid_lowering(op))
   prim.batch = _reduce_batch(prim)
   prim.sharding_rule = reduced_sharding_rule
+  prim.host_kernel = _exact_host_reduction(_HOST_UFUNCS[op], op in ("max", "min"))
   return prim
+
+
+_HOST_UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum,
+                "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+def _exact_host_reduction(ufunc, needs_values: bool):
+  """The host kernel of a reduction of integers or booleans, exact in any order (two's
+  complement sums and products wrap alike), so equal to XLA's whatever order it picks; none
+  for floats, whose order XLA chooses, nor for a max/min over no values (NumPy has no
+  identity for them)."""
+  def rule(avals, out_avals, *, axes, out_sharding=None):
+    (aval,) = avals
+    if aval.dtype.kind not in "iub" or (needs_values and 0 in [aval.shape[a] for a in axes]):
+      return None
+    dtype, axes = aval.dtype, tuple(axes)
+    return lambda x: ufunc.reduce(x, axis=axes, dtype=dtype)
+  return rule
 
 
 _number = dtype_checker("number")
@@ -313,9 +332,19 @@ def _arg_batch(prim):
 
 argmax_p = standard_primitive("argmax", _arg_abstract_eval("argmax"), _arg_lowering(True))
 argmin_p = standard_primitive("argmin", _arg_abstract_eval("argmin"), _arg_lowering(False))
-for _p in (argmax_p, argmin_p):
+def _arg_host(np_arg):
+  """The host kernel of argmax/argmin: NumPy's picks the first of equal values and the first
+  NaN, as XLA's comparisons do (found by testing, signed zeros and NaNs included)."""
+  def rule(avals, out_avals, *, axes, index_dtype):
+    axis = axes[0]  # (never empty: the shape rule refuses that)
+    return lambda x: np_arg(x, axis=axis).astype(index_dtype)
+  return rule
+
+
+for _p, _np_arg in ((argmax_p, np.argmax), (argmin_p, np.argmin)):
   _p.batch = _arg_batch(_p)
   _p.sharding_rule = reduced_sharding_rule
+  _p.host_kernel = _arg_host(_np_arg)
   ad.zero_jvp(_p)
 
 
