@@ -56,6 +56,8 @@ def jax_rows(jax, jnp) -> dict:
       "float(x[1]), 100-vector": lambda: float(x100[1]),
       "x[1], computed 100-vector": lambda: ready(e100[1]),
       "float(exp(x)[1]), 100-vector": lambda: float(jnp.exp(x100)[1]),
+      "bool(any(x > 50)), 100-vector": lambda: bool(jnp.any(x100 > 50)),
+      "argmax of a 100-vector": lambda: ready(jnp.argmax(x100)),
   }
 
 
@@ -86,6 +88,8 @@ def torch_rows(torch) -> dict:
       "float(x[1]), 100-vector": lambda: float(x100[1]),
       "x[1], computed 100-vector": lambda: e100[1],
       "float(exp(x)[1]), 100-vector": lambda: float(torch.exp(x100)[1]),
+      "bool(any(x > 50)), 100-vector": lambda: bool(torch.any(x100 > 50)),
+      "argmax of a 100-vector": lambda: torch.argmax(x100),
   }
 
 
@@ -109,6 +113,8 @@ def numpy_rows(np) -> dict:
       "float(x[1]), 100-vector": lambda: float(x100[1]),
       "x[1], computed 100-vector": lambda: e100[1],
       "float(exp(x)[1]), 100-vector": lambda: float(np.exp(x100)[1]),
+      "bool(any(x > 50)), 100-vector": lambda: bool(np.any(x100 > 50)),
+      "argmax of a 100-vector": lambda: np.argmax(x100),
   }
 
 
