@@ -148,3 +148,13 @@ def test_top_level_dir_lists_the_submodules_jax_imports():
   import xjax
   assert {"scipy", "image", "ops", "typing", "export", "api_util", "lib"} <= set(dir(xjax))
   assert xjax.lib.__name__ == "xjax.lib"
+
+
+def test_the_compilation_cache_module_comes_with_experimental():
+  """``jax.experimental.compilation_cache.compilation_cache.set_cache_dir`` needs no import of
+  its own in JAX."""
+  import subprocess
+  code = ("import xjax\n"
+          "print(xjax.experimental.compilation_cache.compilation_cache.set_cache_dir.__name__)")
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+  assert out.stdout.split() == ["set_cache_dir"], out.stderr[-2000:]
