@@ -99,6 +99,8 @@ def __getattr__(name: str):
 
 def __dir__():
   return sorted({*globals(), *_LAZY_SUBMODULES})
+
+
 from xjax._src.primitives.state.dslice import ds  # noqa: E402,F401
 from xjax._src.foundations.config import make_user_context  # noqa: E402,F401
 from xjax._src.primitives.state import grad_refs as _grad_refs  # noqa: E402

@@ -330,8 +330,6 @@ def _arg_batch(prim):
   return rule
 
 
-argmax_p = standard_primitive("argmax", _arg_abstract_eval("argmax"), _arg_lowering(True))
-argmin_p = standard_primitive("argmin", _arg_abstract_eval("argmin"), _arg_lowering(False))
 def _arg_host(np_arg):
   """The host kernel of argmax/argmin: NumPy's picks the first of equal values and the first
   NaN, as XLA's comparisons do (found by testing, signed zeros and NaNs included)."""
@@ -341,6 +339,8 @@ def _arg_host(np_arg):
   return rule
 
 
+argmax_p = standard_primitive("argmax", _arg_abstract_eval("argmax"), _arg_lowering(True))
+argmin_p = standard_primitive("argmin", _arg_abstract_eval("argmin"), _arg_lowering(False))
 for _p, _np_arg in ((argmax_p, np.argmax), (argmin_p, np.argmin)):
   _p.batch = _arg_batch(_p)
   _p.sharding_rule = reduced_sharding_rule
