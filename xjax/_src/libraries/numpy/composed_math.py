@@ -99,10 +99,8 @@ def trunc(x):
 def rint(x, /):
   """Round to the nearest integer, ties to even (integers become floats)."""
   x, = _arguments.arraylike("rint", x)
-  integral = not dtypes.is_inexact(dtypes.dtype(x))
-  (x,) = promote_args_inexact("rint", x)
-  if integral:  # integers become strongly typed floats
-    return convert_element_type(x, get_aval(x).dtype, False)
+  if not dtypes.is_inexact(dtypes.dtype(x)):  # integers and booleans become strongly typed
+    return convert_element_type(x, dtypes.default_float_dtype(), False)  # default floats
   if dtypes.is_complex(get_aval(x).dtype):
     return lax_complex(round_half_even(lax_real(x)), round_half_even(lax_imag(x)))
   return round_half_even(x)
@@ -532,8 +530,9 @@ def spacing(x, /):
 @compiled_when_eager(staged="angle", static_argnames=("deg",))
 def angle(z, deg=False):
   """Argument of complex ``z`` (radians, or degrees with ``deg``)."""
-  (z,) = promote_args_inexact("angle", z)
-  if get_aval(z).ndim == 0 and dtypes.is_float(get_aval(z).dtype):
+  (z,) = _arguments.arraylike("angle", z)
+  aval = get_aval(z)
+  if not dtypes.is_inexact(aval.dtype) or (aval.ndim == 0 and dtypes.is_float(aval.dtype)):
     z = convert_element_type(z, dtypes.default_float_dtype())  # as JAX (and NumPy)
   if dtypes.is_complex(get_aval(z).dtype):
     out = atan2(lax_imag(z), lax_real(z))

@@ -458,7 +458,7 @@ def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
     thresh = asarray(rtol)[..., None] * _max(s, axis=-1, keepdims=True)
   else:
     thresh = asarray(tol)[..., None]
-  return _sum(s > thresh, axis=-1).astype(np.int32)
+  return _sum(s > thresh, axis=-1)  # (the default integer dtype, as JAX's)
 
 
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):

@@ -66,8 +66,8 @@ def identity(n, dtype=None):
 def tri(N, M=None, k=0, dtype=None):
   """Ones at and below the k-th diagonal."""
   N, M = canonicalize_shape((N, N if M is None else M))
-  dt = dtypes.check_user_dtype_supported(dtype, "tri") if dtype else \
-      dtypes.default_float_dtype()
+  # (float32 by default, whatever jax_enable_x64 says: JAX's)
+  dt = dtypes.check_user_dtype_supported(dtype, "tri") if dtype else np.dtype(np.float32)
   return convert_element_type(_at_or_below(N, M, k), dt)
 
 

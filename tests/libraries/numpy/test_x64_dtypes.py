@@ -1,0 +1,60 @@
+"""Result dtypes and weak types under ``jax_enable_x64`` where JAX's functions pick their
+own: values and types recorded from JAX 0.10.2 (found by running the expression sweep,
+tools/differential_expressions.py, with ``--x64``)."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+
+
+@pytest.fixture(params=[False, True], ids=["x32", "x64"])
+def x64(request):
+  xjax.config.update("jax_enable_x64", request.param)
+  try:
+    yield request.param
+  finally:
+    xjax.config.update("jax_enable_x64", False)
+
+
+def _type(v):
+  return str(v.dtype), bool(v.weak_type)
+
+
+def test_rint_and_angle_of_integers_give_the_default_float(x64):
+  wide = "float64" if x64 else "float32"
+  i = jnp.arange(-2, 3, dtype=jnp.int32)
+  assert _type(jnp.rint(i)) == (wide, False)
+  assert _type(jnp.rint(i > 0)) == (wide, False)
+  assert _type(jnp.rint(3)) == (wide, False)
+  assert _type(jnp.angle(i)) == (wide, False)
+  assert _type(jnp.angle(3)) == (wide, False)
+  assert _type(jnp.angle(3.0)) == (wide, False)
+  assert _type(jnp.angle(2 + 3j)) == ("float64" if x64 else "float32", True)
+  assert _type(jnp.angle(jnp.array([1 + 1j], jnp.complex64))) == ("float32", False)
+  np.testing.assert_array_equal(jnp.rint(i), [-2, -1, 0, 1, 2])
+  np.testing.assert_allclose(jnp.angle(i), [np.pi, np.pi, 0, 0, 0])
+  assert _type(xjax.vmap(jnp.rint)(i)) == (wide, False)
+
+
+def test_matrix_rank_counts_in_the_default_integer_and_tri_is_float32(x64):
+  wide = "int64" if x64 else "int32"
+  assert _type(jnp.linalg.matrix_rank(jnp.ones((3, 3)))) == (wide, False)
+  assert _type(jnp.linalg.matrix_rank(jnp.ones((2, 3, 3)))) == (wide, False)
+  assert _type(jnp.linalg.matrix_rank(jnp.ones(3))) == ("int32", False)  # (a vector: JAX's)
+  assert int(jnp.linalg.matrix_rank(jnp.ones((3, 3)))) == 1
+  assert _type(jnp.tri(3)) == ("float32", False)  # whatever x64 says, as JAX's default
+  assert _type(jnp.tri(2, dtype=int)) == (wide, False)
+
+
+def test_scatter_max_gradients_under_x64(x64):
+  """The chooser JVP's constants are typed as the updates (a Python float was float64 under
+  x64, which lax refuses beside float32)."""
+  x = jnp.arange(4.0, dtype=jnp.float32)
+  g = xjax.grad(lambda a: a.at[jnp.array([1, 2])].max(0.0).sum())(x)
+  assert _type(g) == ("float32", False)
+  np.testing.assert_array_equal(g, [1, 1, 1, 1])
+  u = jnp.array([1.0, 0.0, 5.0], jnp.float32)
+  g = xjax.grad(lambda a: a.at[jnp.array([0, 0, 1])].min(u).sum())(jnp.array([1., 2., 3.],
+                                                                             jnp.float32))
+  np.testing.assert_array_equal(g, [0, 1, 1])  # (JAX 0.10.2's)
