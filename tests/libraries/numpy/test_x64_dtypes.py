@@ -58,3 +58,21 @@ def test_scatter_max_gradients_under_x64(x64):
   g = xjax.grad(lambda a: a.at[jnp.array([0, 0, 1])].min(u).sum())(jnp.array([1., 2., 3.],
                                                                              jnp.float32))
   np.testing.assert_array_equal(g, [0, 1, 1])  # (JAX 0.10.2's)
+
+
+def test_regular_grid_interpolator_promotes_values_with_the_points(x64):
+  """As JAX's: the result's dtype is the values' promoted with the points' (float64 points
+  under x64 give float64), integer values become inexact; values against SciPy's."""
+  import scipy.interpolate
+  from xjax.scipy.interpolate import RegularGridInterpolator
+  values = np.arange(12.0, dtype=np.float32).reshape(3, 4) ** 1.5
+  grid = (np.arange(3.0), np.arange(4.0))
+  points = np.array([[0.5, 0.5], [1.2, 2.7]])
+  out = RegularGridInterpolator(tuple(map(jnp.asarray, grid)), jnp.asarray(values))(
+      jnp.asarray(points))
+  assert _type(out) == ("float64" if x64 else "float32", False)
+  np.testing.assert_allclose(out, scipy.interpolate.RegularGridInterpolator(grid, values)(points),
+                             rtol=1e-6)
+  ints = RegularGridInterpolator(grid, jnp.arange(12, dtype=jnp.int32).reshape(3, 4))(
+      np.array([[0.5, 0.5]], np.float32))
+  assert _type(ints) == ("float64" if x64 else "float32", False)  # (the grid's float64)

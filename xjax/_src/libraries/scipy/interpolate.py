@@ -26,9 +26,7 @@ class RegularGridInterpolator:
     if len(points) > jnp.ndim(values):
       raise ValueError(f"there are {len(points)} point arrays, but values has "
                        f"{jnp.ndim(values)} dimensions")
-    values = jnp.asarray(values)
-    if not jnp.issubdtype(values.dtype, jnp.inexact):
-      values = values.astype(float)
+    values, = promote_dtypes_inexact(jnp.asarray(values))
     if fill_value is not None:
       fill_value, = arraylike("RegularGridInterpolator", fill_value)
       fill_value = jnp.asarray(fill_value)
@@ -73,8 +71,8 @@ class RegularGridInterpolator:
     if self.fill_value is not None:
       mask = jnp.reshape(outside, outside.shape + (1,) * (self.values.ndim - ndim))
       out = jnp.where(mask, self.fill_value, out)
-    out = jnp.asarray(out).astype(promote_dtypes_inexact(self.values)[0].dtype)
-    return jnp.reshape(out, shape[:-1] + self.values.shape[ndim:])
+    # (the values' and the points' dtypes promoted: float64 points give float64 results)
+    return jnp.reshape(jnp.asarray(out), shape[:-1] + self.values.shape[ndim:])
 
 
 register_pytree_node(
