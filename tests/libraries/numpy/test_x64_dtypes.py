@@ -76,3 +76,20 @@ def test_regular_grid_interpolator_promotes_values_with_the_points(x64):
   ints = RegularGridInterpolator(grid, jnp.arange(12, dtype=jnp.int32).reshape(3, 4))(
       np.array([[0.5, 0.5]], np.float32))
   assert _type(ints) == ("float64" if x64 else "float32", False)  # (the grid's float64)
+
+
+def test_user_ufunc_at_keeps_the_arrays_dtype_beside_python_scalars(x64):
+  """``jnp.ufunc(f, 2, 1).at(x, idx, 1.)``: the result dtype is ``f``'s on one element of
+  each operand with weak types kept, so a Python float defers to float32 ``x`` (JAX's)."""
+  add = jnp.ufunc(lambda a, c: a + c, 2, 1, name="add3")
+  x = jnp.asarray(np.linspace(-1, 2, 6).astype(np.float32))
+  out = add.at(x, jnp.array([0, 0, 2]), 1.0, inplace=False)
+  assert _type(out) == ("float32", False)
+  expected = np.asarray(x).copy()
+  np.add.at(expected, [0, 0, 2], np.float32(1))
+  np.testing.assert_array_equal(out, expected)
+  ints = add.at(jnp.arange(6, dtype=jnp.int32), jnp.array([0, 0, 2]), 1, inplace=False)
+  assert _type(ints) == ("int32", False)
+  np.testing.assert_array_equal(ints, [2, 1, 3, 3, 4, 5])
+  with pytest.raises(ValueError, match="axis 0 is out of bounds for array of dimension 0"):
+    add.reduce(3.0)

@@ -19,6 +19,7 @@ from xjax._src.api.transformations import vmap
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax.control_flow.loops import fori_loop, scan
 from xjax._src.primitives.lax.shapes import expand_dims as lax_expand_dims, full, reshape
+from xjax._src.primitives.lax.shapes import full_like
 from xjax._src.primitives.lax.shapes import slice_in_dim
 from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike, check_arraylike
 from xjax._src.libraries.numpy.creation import asarray
@@ -115,8 +116,9 @@ def _call_vectorized(self, *args):
 
 
 def _result_dtype(u, *args):
-  """The dtype ``u``'s scalar function gives for one element of each argument."""
-  ones = [np.ones((), get_aval(asarray(a)).dtype) for a in args]
+  """The dtype ``u``'s scalar function gives for one element of each argument (weak types
+  kept: a Python scalar operand defers to the array's dtype, as in JAX)."""
+  ones = [full_like(a, 1, shape=()) for a in args]
   return eval_shape(u._func, *ones).dtype
 
 
@@ -157,7 +159,7 @@ def _reduce_via_loop(u, arr, axis=0, dtype=None, keepdims=False, initial=None, w
     where = None if where is None else reshape(where, (get_aval(where).size,))
     axis = 0
   else:
-    axis = canonical_axis(axis, len(shape))
+    axis = canonical_axis(axis, len(shape), scalar_axis=False)  # (a 0-d array has none)
     final_shape = shape[:axis] + ((1,) if keepdims else ()) + shape[axis + 1:]
   if axis != 0:
     arr = moveaxis(arr, axis, 0)
