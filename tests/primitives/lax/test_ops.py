@@ -399,3 +399,45 @@ def test_generic_reduce_is_differentiable():
   m = np.arange(1.0, 7.0, dtype=np.float32).reshape(2, 3)
   g = xjax.grad(lambda m: lax.reduce(m, 1.0, lambda a, b: a * b, (0,)).sum())(m)
   np.testing.assert_allclose(g, [[4.0, 5.0, 6.0], [1.0, 2.0, 3.0]])
+
+
+def test_reduce_window_with_an_init_that_is_no_identity_pads_with_it():
+  """As JAX: only an identity init (0 for add, -inf/inf for max/min) takes the monoid
+  reducer; any other init is where each window's reduction starts (padding adds nothing)."""
+  x = np.arange(12.0, dtype=np.float32).reshape(3, 4) / 7
+  padded = np.pad(x, [(1, 1), (0, 1)])
+  expected = np.array([[1.0 + padded[i:i + 2, j:j + 2].sum() for j in range(4)]
+                       for i in range(4)], np.float32)
+  out = lax.reduce_window(x, 1.0, lax.add, (2, 2), (1, 1), [(1, 1), (0, 1)])
+  np.testing.assert_allclose(out, expected, rtol=1e-6)
+  same = lax.reduce_window(x, 0.0, lax.max, (2, 2), (1, 1), "SAME")
+  np.testing.assert_array_equal(same, np.maximum(lax.reduce_window(x, -np.inf, lax.max, (2, 2),
+                                                                   (1, 1), "SAME"), 0))
+
+
+@pytest.mark.parametrize("x64", [False, True])
+def test_reduce_init_values_keep_their_own_dtype(x64):
+  """JAX checks a non-monoid reduction's init values as they are: a Python int beside
+  floats, or a Python float under x64 beside float32, is a TypeError (its messages)."""
+  xjax.config.update("jax_enable_x64", x64)
+  try:
+    m = jnp.ones((2, 3), jnp.float32)
+    with pytest.raises(TypeError, match="reduce operand dtypes should match corresponding "
+                       r"initial value dtypes, got operands=\[ShapedArray\(float32\[2,3\]\)\]"):
+      lax.reduce(m, 0, lambda a, c: a + c, (1,))
+    with pytest.raises(TypeError, match=r"reduce_window got inconsistent dtypes for operands "
+                       r"and init_values: got operand dtypes \[dtype\('float32'\)\] and "
+                       r"init_value dtypes \[dtype\('int(32|64)'\)\]"):
+      lax.reduce_window(m, 1, lax.mul, (1, 2), (1, 1), "VALID")
+    # monoids with their identity take any scalar, as JAX's reducers do
+    np.testing.assert_array_equal(lax.reduce(m, 0, lax.add, (1,)), [3, 3])
+    np.testing.assert_array_equal(lax.reduce_window(m, 0, lax.add, (1, 2), (1, 1), "VALID"),
+                                  np.full((2, 2), 2))
+    float_init = lambda: lax.reduce(m, 0.0, lambda a, c: a + 2 * c, (1,))
+    if x64:
+      with pytest.raises(TypeError, match="float64"):
+        float_init()
+    else:
+      np.testing.assert_array_equal(float_init(), [6, 6])
+  finally:
+    xjax.config.update("jax_enable_x64", False)

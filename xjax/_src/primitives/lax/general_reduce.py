@@ -139,6 +139,12 @@ def reduce(operands, init_values, computation, dimensions: Sequence[int], out_sh
     if fn is not None:
       return tree_util.tree_unflatten(tree, [fn(flat_ops[0], dims)])
   avals = [ShapedArray((), get_aval(x).dtype) for x in flat_ops]
+  init_avals = [get_aval(i) for i in flat_inits]
+  if any(i.dtype != a.dtype for i, a in zip(init_avals, avals)):  # (a Python float is
+    # float64 under x64, a Python int int32: JAX checks them as they are)
+    raise TypeError("reduce operand dtypes should match corresponding initial value dtypes, "
+                    f"got operands={[get_aval(x) for x in flat_ops]} and "
+                    f"initial_values={init_avals}")
   n = len(flat_ops)
 
   def flat_computation(*args):

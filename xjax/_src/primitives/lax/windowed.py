@@ -653,17 +653,14 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
   if computation not in prims or not _is_leaf(operand):
     return _generic_reduce_window(operand, init_value, computation, window_dimensions,
                                   window_strides, padding, base_dilation, window_dilation)
-  params = _window_params(operand, window_dimensions, window_strides, padding, base_dilation,
-                          window_dilation)
-  out = prims[computation].bind(operand, **params)
-  init = init_value
-  if not isinstance(init, Tracer):
-    init = np.asarray(init)
+  if not isinstance(init_value, Tracer):  # JAX's monoid reducers: an identity init
     name = {ew.add: "add", ew.max: "max", ew.min: "min"}[computation]
-    if np.array_equal(init, _identity(name, get_aval(out).dtype)):
-      return out
-    init = init.astype(get_aval(out).dtype)
-  return computation(out, init)
+    if np.array_equal(np.asarray(init_value), _identity(name, get_aval(operand).dtype)):
+      params = _window_params(operand, window_dimensions, window_strides, padding,
+                              base_dilation, window_dilation)
+      return prims[computation].bind(operand, **params)
+  return _generic_reduce_window(operand, init_value, computation, window_dimensions,
+                                window_strides, padding, base_dilation, window_dilation)
 
 
 def _is_leaf(x):
@@ -748,15 +745,6 @@ reduce_window_p.sharding_rule = lambda *args, computation, **params: (  # the fi
     [window_sharding(args[0], **params)] * (len(args) // 2))
 
 
-def _init_like(init, dtype):
-  """Python scalars take the operand's dtype when they fit its kind, as weak types do."""
-  if isinstance(init, (bool, int, float, complex)) and not isinstance(init, np.generic):
-    kinds = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}[type(init)]
-    if np.dtype(dtype).kind in kinds:
-      return np.asarray(init, dtype)[()]
-  return init
-
-
 def _generic_reduce_window(operand, init_value, computation, window_dimensions,
                            window_strides, padding, base_dilation, window_dilation):
   flat_ops, tree = tree_util.tree_flatten(operand)
@@ -766,7 +754,12 @@ def _generic_reduce_window(operand, init_value, computation, window_dimensions,
                      f"{tree} vs. {init_tree}")
   n = len(flat_ops)
   avals = [ShapedArray((), get_aval(x).dtype) for x in flat_ops]
-  inits = [_init_like(i, a.dtype) for i, a in zip(flat_inits, avals)]
+  inits = [get_aval(i) for i in flat_inits]  # (as they are: a Python float is float64 under
+  if any(i.dtype != a.dtype for i, a in zip(inits, avals)):  # x64, a Python int int32)
+    raise TypeError("reduce_window got inconsistent dtypes for operands and init_values: got "
+                    f"operand dtypes {[a.dtype for a in avals]} and init_value dtypes "
+                    f"{[i.dtype for i in inits]}.")
+  inits = flat_inits
 
   def flat_computation(*args):
     out = computation(tree_util.tree_unflatten(tree, args[:n]),
