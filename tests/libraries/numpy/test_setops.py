@@ -43,3 +43,15 @@ def test_isin_methods_agree_with_numpy():
       t, a, method="binary_search"), np.isin(t, a))
   with pytest.raises(ValueError, match="method='x' is not implemented"):
     jnp.isin(a, t, method="x")
+
+
+def test_setdiff1d_keeps_the_first_arrays_dtype():
+  """JAX returns elements of ``ar1`` (compared with ``ar2`` after promotion): an int8 array
+  less a float one stays int8, a uint8 one less a Python-int-sized value stays uint8."""
+  out = jnp.setdiff1d(jnp.array([1, 2, 3], jnp.int8), jnp.array([1.5, 2.0]))
+  assert out.dtype == np.int8 and out.tolist() == [1, 3]
+  out = jnp.setdiff1d(jnp.array([3, 1, 3, 7], jnp.uint8), jnp.array([300]))
+  assert out.dtype == np.uint8 and out.tolist() == [1, 3, 7]
+  sized = xjax.jit(lambda a: jnp.setdiff1d(a, jnp.array([1, 2]), size=4))(
+      jnp.arange(6, dtype=jnp.int32))
+  assert sized.dtype == np.int32 and sized.tolist() == [0, 3, 4, 5]

@@ -168,7 +168,7 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
   """Sorted unique values of ``ar1`` not in ``ar2`` (padding defaults to 0)."""
   ar1, ar2 = arraylike("setdiff1d", ar1, ar2)
   ar1, ar2 = _unsized("setdiff1d", size, ar1, ar2)
-  a, b = promote_dtypes(ravel(asarray(ar1)), ravel(asarray(ar2)))
+  a, b = ravel(asarray(ar1)), ravel(asarray(ar2))  # (isin promotes: the result is ar1's)
   s = _gather(a, argsort(a))
   keep = bitwise_and(_firsts(s, equal_nan=True), isin(s, b, invert=True))
   return _select("setdiff1d", s, keep, size, fill_value, default_first=False)
