@@ -172,7 +172,7 @@ def test_sum_match_sums_batched_outputs_whose_out_axes_is_none():
 
 @pytest.mark.parametrize("call, match", [
     (lambda: jax.vmap(lambda a, b: a, (0, 1))(X, X),
-     r"inconsistent sizes(.|\n)*axis 0 of argument a .* size 3(.|\n)*axis 1 of argument b "),
+     r"inconsistent sizes(.|\n)*size 3: axis 0 of argument a (.|\n)*axis 1 of argument b "),
     (lambda: jax.vmap(lambda a, b=0: a)(X, b=Y), r"kwargs\['b'\]"),
     (lambda: jax.vmap(lambda a: a, axis_size=5)(X), "axis_size"),
     (lambda: jax.vmap(lambda a: a, 2)(X), "axis 2.*argument a"),
@@ -377,7 +377,7 @@ def test_plain_vmap_is_unchanged_once_sparse_registers_its_containers():
   """Importing jax.experimental.sparse registers BCOO/BCSR as vmappables (spec type int);
   a vmap of plain arrays still reports its arguments by name."""
   import xjax.experimental.sparse  # noqa: F401
-  with pytest.raises(ValueError, match="axis 0 of argument a .* size 3(.|\\n)*argument b"):
+  with pytest.raises(ValueError, match="size 3: axis 0 of argument a (.|\\n)*argument b"):
     xjax.vmap(lambda a, b: a + b)(xjax.numpy.ones(3), xjax.numpy.ones(4))
 
 
@@ -430,3 +430,24 @@ def test_vmap_of_cond_keeps_a_forwarded_operand_unbatched():
       jnp.array([True, False, True, False]), w, v)
   np.testing.assert_array_equal(np.asarray(same), np.arange(3.0))
   np.testing.assert_array_equal(np.asarray(out), [1.0, 2.0, 3.0, 6.0])
+
+
+def test_inconsistent_sizes_message_is_jaxs():
+  """The sizes most common first, each with its first leaf (JAX 0.10.2's text); ``*args``
+  leaves are named as JAX names them."""
+  with pytest.raises(ValueError) as e:
+    jax.vmap(lambda a, b, c: a, axis_size=4)(jnp.ones((2, 3)), jnp.ones((3,)),
+                                             {"k": jnp.ones(2)})
+  assert str(e.value) == (
+      "vmap got inconsistent sizes for array axes to be mapped:\n"
+      "  * the `axis_size` argument was 4;\n"
+      "  * most axes (2 of them) had size 2, e.g. axis 0 of argument a of type float32[2,3];\n"
+      "  * one axis had size 3: axis 0 of argument b of type float32[3]")
+  with pytest.raises(ValueError) as e:
+    jax.vmap(lambda *xs: xs[0])(jnp.ones(2), jnp.ones(3), jnp.ones(3))
+  assert str(e.value).splitlines()[1:] == [
+      "  * most axes (2 of them) had size 3, e.g. axis 0 of args[1] of type float32[3];",
+      "  * one axis had size 2: axis 0 of argument xs of type float32[2]"]
+  with pytest.raises(ValueError, match=r"pmap got inconsistent sizes(.|\n)*one axis had size "
+                     r"10: axis 0 of argument b of type int32\[10\]"):
+    jax.pmap(lambda a, b: a + b.sum())(jnp.ones((1, 3)), jnp.arange(10))

@@ -18,6 +18,7 @@ from xjax._src.backend import clients
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import batching
 from xjax._src.api.jit import jit
+from xjax._src.api.transformations import inconsistent_sizes, leaf_names
 from xjax._src.primitives.lax import shapes
 from xjax._src.primitives.lax.shard_map import shard_map
 from xjax._src.foundations.sharding import Mesh, PartitionSpec
@@ -59,8 +60,12 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
     sizes = {get_aval(x).shape[a] for x, a in zip(tree_util.tree_leaves(dyn), per_leaf)
              if a is not None}
     if len(sizes) > 1:
-      raise ValueError(f"pmap got inconsistent sizes for array axes to be mapped: "
-                       f"{sorted(sizes)}; every mapped axis must have the same size.")
+      names = [n for i, a in enumerate(args) if i not in static
+               for n in leaf_names(fun, args, {})[sum(map(_leaf_count, args[:i])):][
+                   :_leaf_count(a)]]
+      leaves = tree_util.tree_leaves(dyn)
+      raise inconsistent_sizes("pmap", [(n, a, get_aval(x)) for n, x, a in
+                                        zip(names, leaves, per_leaf) if a is not None])
     size = axis_size if axis_size is not None else _mapped_size(dyn, per_leaf)
     if size > len(pool):
       raise ValueError(f"compiling computation that requires {size} logical devices, but only "
@@ -109,6 +114,10 @@ def _program(fun, statics, static_pos, n_args, axes, out_axes, mesh, name):
     outs = [o if a is None else batching.moveaxis(o, 0, a) for o, a in zip(outs, flat_axes)]
     return tree_util.tree_unflatten(out_tree, outs)
   return jit(program)
+
+
+def _leaf_count(x) -> int:
+  return len(tree_util.tree_leaves(x))
 
 
 class _WithKeywords:

@@ -2,6 +2,7 @@
 device helpers.  (jit, make_jaxpr and eval_shape live in jit.py.)"""
 from __future__ import annotations
 
+import collections
 import inspect
 from typing import Callable
 
@@ -422,12 +423,34 @@ def _arg_names(fun, n: int) -> list[str]:
   return [params[i] if i < len(params) else f"args[{i}]" for i in range(n)]
 
 
-def _leaf_names(fun, args, kwargs):
+def inconsistent_sizes(transform: str, mapped, axis_size=None) -> ValueError:
+  """JAX's error for mapped axes of several sizes; ``mapped`` lists (leaf name, axis, aval)
+  in argument order. Sizes are listed most common first, each with its first leaf."""
+  counts = collections.Counter(a.shape[d] for _, d, a in mapped).most_common()
+  lines = [f"  * the `axis_size` argument was {axis_size};"] if axis_size is not None else []
+  for k, (size, count) in enumerate(counts):
+    name, d, aval = next(m for m in mapped if m[2].shape[m[1]] == size)
+    where = f"axis {d} of {name} of type {aval.str_short()}"
+    if count == 1:
+      lines.append(f"  * one axis had size {size}: {where};")
+    else:
+      lines.append(f"  * {'most' if k == 0 else 'some'} axes ({count} of them) had size "
+                   f"{size}, e.g. {where};")
+  return ValueError(f"{transform} got inconsistent sizes for array axes to be mapped:\n"
+                    + "\n".join(lines)[:-1])
+
+
+def leaf_names(fun, args, kwargs):
   """Readable names for the leaves of (args, kwargs): ``argument x['a']``, ``kwargs['b']``."""
-  params = _arg_names(fun, len(args))
+  try:  # (as JAX: every parameter's name by position, ``*args`` ones included)
+    params = list(inspect.signature(fun).bind(*args, **kwargs).signature.parameters)
+  except (TypeError, ValueError):
+    params = []
   names = []
   for path, _ in tree_util.tree_flatten_with_path(tuple(args))[0]:
-    names.append(f"argument {params[path[0].idx]}{tree_util.keystr(path[1:])}")
+    i = path[0].idx
+    names.append(f"argument {params[i]}{tree_util.keystr(path[1:])}" if i < len(params)
+                 else f"args{tree_util.keystr(path)}")
   for path, _ in tree_util.tree_flatten_with_path(kwargs)[0]:
     names.append(f"kwargs{tree_util.keystr(path)}")
   return names
@@ -508,8 +531,8 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
         kind = kind if isinstance(given[i], str) else f"'{kind}'"
         raise TypeError(f"Argument '{given[i]}' of type {kind} is not a valid JAX type")
     all_leaves = [_as_value(given[i]) for i in traced]
-    leaf_names = _leaf_names(fun, args, kwargs)
-    names = [leaf_names[i] for i in traced]
+    every_name = leaf_names(fun, args, kwargs)
+    names = [every_name[i] for i in traced]
     axes = [axes[i] for i in traced]
     dims = []
     for x, ax, name in zip(all_leaves, axes, names):
@@ -524,12 +547,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     if axis_size is not None:
       sizes.add(int(axis_size))
     if len(sizes) > 1:
-      lines = ([f"  * the `axis_size` argument was {axis_size};"] if axis_size is not None
-               else [])
-      lines += [f"  * axis {d} of {name} of type {a.str_short(short_dtypes=True)} has size {a.shape[d]};"
-                for name, d, a in mapped]
-      raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
-                       + "\n".join(lines))
+      raise inconsistent_sizes("vmap", mapped, axis_size)
     if not sizes:
       raise ValueError("vmap must have at least one non-None value in in_axes or axis_size "
                        "must be specified")
