@@ -82,7 +82,12 @@ LIBRARIES = {
     "penzai": Suite("penzai==0.2.5", "tests", sdist=True),
     "jax_md": Suite("jax-md==0.2.29", "tests", sdist=True),
     "mjx": Suite("mujoco-mjx==3.17.0", "mujoco/mjx/_src"),
-    "brax": Suite("brax==0.14.2", "brax"),
+    # (brax's physics, I/O and training-utility tests; not its agents' training runs and
+    # perf benchmarks, which take many minutes each)
+    "brax": Suite("brax==0.14.2", "brax", tuple(f"{n}_test.py" for n in (
+        "kinematics", "scan", "math", "fluid", "base", "actuator", "com", "contact", "joints",
+        "constraint", "dynamics", "mass", "json", "mjcf", "types", "replay_buffers", "losses",
+        "training"))),
     "clu": Suite("clu==0.0.12", "clu"),
 }
 # The libraries whose quickstarts tests/compat/test_ecosystem_quickstarts.py runs.
