@@ -93,3 +93,23 @@ def test_user_ufunc_at_keeps_the_arrays_dtype_beside_python_scalars(x64):
   np.testing.assert_array_equal(ints, [2, 1, 3, 3, 4, 5])
   with pytest.raises(ValueError, match="axis 0 is out of bounds for array of dimension 0"):
     add.reduce(3.0)
+
+
+def test_vector_norm_of_integers_is_not_promoted_first(x64):
+  """JAX's ``jnp.linalg.vector_norm`` of integers (values and types recorded from JAX
+  0.10.2): the 2-norm is the float of the integer sum of squares, the 1-norm and inf-norm
+  stay integers, the 0-norm raises, another order is cast to the integer dtype."""
+  i = jnp.array([[3, -4, 0], [1, 2, -2]], jnp.int32)
+  wide_float, wide_int = ("float64", "int64") if x64 else ("float32", "int32")
+  two = jnp.linalg.vector_norm(i)
+  assert _type(two) == (wide_float, False)
+  np.testing.assert_allclose(two, np.sqrt(34), rtol=1e-6)
+  one = jnp.linalg.vector_norm(i, ord=1)
+  assert _type(one) == (wide_int, False) and int(one) == 12
+  top = jnp.linalg.vector_norm(i, ord=np.inf)
+  assert _type(top) == ("int32", False) and int(top) == 4
+  assert int(jnp.linalg.vector_norm(i, ord=3)) == 1  # (1/3 cast to an integer: JAX's)
+  with pytest.raises(ValueError, match="not inexact"):
+    jnp.linalg.vector_norm(i, ord=0)
+  assert _type(jnp.linalg.vector_norm(jnp.array([True, False, True]))) == (wide_float, False)
+  np.testing.assert_array_equal(jnp.linalg.vector_norm(i, axis=0, ord=1), [4, 6, 2])

@@ -632,11 +632,39 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
 
 def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
   """The vector norm over ``axis`` (all axes, flattened, by default)."""
+  (x,) = arraylike("jnp.linalg.vector_norm", x)
+  x = asarray(x)
+  if not dtypes.is_inexact(x.dtype):
+    return _integer_vector_norm(x, ord, axis, keepdims)
   (x,) = _inexact("vector_norm", x)
   if axis is None:
     out = _vector_norm(ravel(x), ord, 0, False)
     return reshape(out, (1,) * x.ndim) if keepdims else out
   return _vector_norm(x, ord, axis, keepdims)
+
+
+def _integer_vector_norm(x, ord, axis, keepdims):
+  """JAX's vector norm of integers and booleans, which it does not promote first: the
+  2-norm takes the float of the integer sum of squares, the 1- and inf-norms stay integers,
+  the 0-norm has no float type to count in (ValueError), and other orders are cast to the
+  integer dtype (with their inverse)."""
+  if ord is None or ord == 2:
+    return sqrt(_sum(real(x * conj(x)), axis=axis, keepdims=keepdims))
+  if ord == np.inf:
+    return _max(_abs(x), axis=axis, keepdims=keepdims, initial=0)
+  if ord == -np.inf:
+    return _min(_abs(x), axis=axis, keepdims=keepdims)
+  if ord == 1:
+    return _sum(_abs(x), axis=axis, keepdims=keepdims)
+  if isinstance(ord, str):
+    return _vector_norm(x, ord, axis, keepdims)  # (its error)
+  if ord == 0:  # (JAX counts in the dtype's float type, which an integer has not)
+    raise ValueError(f"data type {x.dtype.type!r} not inexact")
+  abs_x = _abs(x)
+  p = np.array(ord, abs_x.dtype)
+  with np.errstate(all="ignore"):
+    inverse = np.array(1.0 / p, abs_x.dtype)
+  return _sum(abs_x ** p, axis=axis, keepdims=keepdims) ** inverse
 
 
 def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
