@@ -648,18 +648,10 @@ def _integer_vector_norm(x, ord, axis, keepdims):
   2-norm takes the float of the integer sum of squares, the 1- and inf-norms stay integers,
   the 0-norm has no float type to count in (ValueError), and other orders are cast to the
   integer dtype (with their inverse)."""
-  if ord is None or ord == 2:
-    return sqrt(_sum(real(x * conj(x)), axis=axis, keepdims=keepdims))
-  if ord == np.inf:
-    return _max(_abs(x), axis=axis, keepdims=keepdims, initial=0)
-  if ord == -np.inf:
-    return _min(_abs(x), axis=axis, keepdims=keepdims)
-  if ord == 1:
-    return _sum(_abs(x), axis=axis, keepdims=keepdims)
-  if isinstance(ord, str):
-    return _vector_norm(x, ord, axis, keepdims)  # (its error)
   if ord == 0:  # (JAX counts in the dtype's float type, which an integer has not)
     raise ValueError(f"data type {x.dtype.type!r} not inexact")
+  if isinstance(ord, str) or ord in (None, 1, 2, np.inf, -np.inf):
+    return _vector_norm(x, ord, axis, keepdims)  # (the same operations on integers)
   abs_x = _abs(x)
   p = np.array(ord, abs_x.dtype)
   with np.errstate(all="ignore"):
