@@ -60,9 +60,11 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
     sizes = {get_aval(x).shape[a] for x, a in zip(tree_util.tree_leaves(dyn), per_leaf)
              if a is not None}
     if len(sizes) > 1:
-      names = [n for i, a in enumerate(args) if i not in static
-               for n in leaf_names(fun, args, {})[sum(map(_leaf_count, args[:i])):][
-                   :_leaf_count(a)]]
+      every, names, k = leaf_names(fun, args, {}), [], 0
+      for i, a in enumerate(args):  # (the names of the dynamic arguments' leaves)
+        n = len(tree_util.tree_leaves(a))
+        names += [] if i in static else every[k:k + n]
+        k += n
       leaves = tree_util.tree_leaves(dyn)
       raise inconsistent_sizes("pmap", [(n, a, get_aval(x)) for n, x, a in
                                         zip(names, leaves, per_leaf) if a is not None])
@@ -114,10 +116,6 @@ def _program(fun, statics, static_pos, n_args, axes, out_axes, mesh, name):
     outs = [o if a is None else batching.moveaxis(o, 0, a) for o, a in zip(outs, flat_axes)]
     return tree_util.tree_unflatten(out_tree, outs)
   return jit(program)
-
-
-def _leaf_count(x) -> int:
-  return len(tree_util.tree_leaves(x))
 
 
 class _WithKeywords:
