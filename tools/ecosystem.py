@@ -89,6 +89,8 @@ LIBRARIES = {
         "constraint", "dynamics", "mass", "json", "mjcf", "types", "replay_buffers", "losses",
         "training"))),
     "clu": Suite("clu==0.0.12", "clu"),
+    "gpjax": Suite("gpjax==1.0.0", "tests", ("test_*.py",), sdist=True),
+    "interpax": Suite("interpax==0.3.16", "tests", ("test_*.py",), sdist=True),
 }
 # The libraries whose quickstarts tests/compat/test_ecosystem_quickstarts.py runs.
 QUICKSTART_LIBRARIES = ["numpyro==0.22.0", "blackjax==1.7.1", "equinox==0.13.8", "diffrax==0.7.2",

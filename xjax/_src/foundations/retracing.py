@@ -2,15 +2,17 @@
 
 With ``jax_explain_cache_misses`` each retrace logs which argument changed (shape, dtype,
 weak type, static value, tree structure) and where the function is defined.  Beyond JAX,
-a one-time warning names the changing argument once a function has been traced more than
+a one-time notice on the "xjax" logger (level WARNING, so it reaches stderr without any
+logging set up) names the changing argument once a function has been traced more than
 ``xjax_retrace_warning_threshold`` (default 10) times: retracing on every call is the most
-common silent performance bug in JAX code.  Runs only on cache misses.
+common silent performance bug in JAX code.  It is a log record, not a Python warning, so
+programs that turn warnings into errors (pytest's ``filterwarnings = error``) behave as on
+JAX.  Runs only on cache misses.
 """
 from __future__ import annotations
 
 import logging
 import os
-import warnings
 
 from xjax._src.foundations import errors
 from xjax._src.foundations.config import config
@@ -42,13 +44,13 @@ def explain(cache: dict, key: tuple, fun_name: str, fun_src: str, arg_names,
                      fun_name, fun_src, "\n".join(f"  * {r}" for r in reasons))
   if retraced:
     warned.add(id(cache))
-    warnings.warn(
-        f"xjax: the jitted function {fun_name} (defined at {fun_src}) has been traced "
-        f"{len(cache) + 1} times; each trace recompiles. The latest retrace happened "
-        f"because {'; '.join(reasons) or 'the arguments differ'}. Pass values that change "
-        "as array arguments rather than static ones, keep shapes and dtypes fixed (pad "
-        "batches), or set jax_explain_cache_misses to log every retrace.",
-        RuntimeWarning, stacklevel=4)
+    logger.warning(
+        "xjax: the jitted function %s (defined at %s) has been traced %d times; each trace "
+        "recompiles. The latest retrace happened because %s. Pass values that change as "
+        "array arguments rather than static ones, keep shapes and dtypes fixed (pad "
+        "batches), set jax_explain_cache_misses to log every retrace, or "
+        "xjax_retrace_warning_threshold to None to silence this.", fun_name, fun_src,
+        len(cache) + 1, "; ".join(reasons) or "the arguments differ")
 
 
 def _differences(cache: dict, key: tuple, arg_names) -> list[str]:
