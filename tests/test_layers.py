@@ -98,6 +98,7 @@ STACKS = {
         ["avals", "effects", "pretty_printer", "source_info", "jaxpr_cache"],  # plain records
         ["typed_ndarray"],  # host arrays with a type (float0 results)
         ["trace"],  # Primitive, traces and tracers, on avals
+        ["dim_expr"],  # symbolic dimensions (their dim_as_value primitive)
         ["values", "concrete", "compile_time_eval", "leaks"],  # what tracers and values meet
         ["jaxpr"],  # the IR, its printer and its evaluator
         ["dce", "typecheck"],  # passes over jaxprs

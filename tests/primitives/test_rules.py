@@ -9,6 +9,7 @@ from xjax._src.core.trace import Primitive
 # Primitives that legitimately lack a rule, and why.
 NO_JVP = {
     "iota": "takes no operands, so it never has a tangent",
+    "dim_as_value": "takes no operands (a symbolic dimension's value)",
     "axis_index": "takes no operands",
     "iota_2x32_shape": "takes no operands (the PRNG's counters)",
     "pmax": "not differentiable in JAX either",
@@ -35,6 +36,7 @@ NO_JVP = {
 }
 NO_BATCH = {
     "iota": "takes no operands, so it is never batched",
+    "dim_as_value": "takes no operands, so it is never batched",
     "iota_2x32_shape": "takes no operands, so it is never batched",
     "custom_lin": "internal: only appears in linear jaxprs",
     "rng_uniform": "stateful random numbers: no batching rule in JAX either",
@@ -49,6 +51,7 @@ NO_BATCH = {
                    "operations",
 }
 NO_LOWERING = {"custom_lin": "internal: transposed away before lowering",
+               "dim_as_value": "symbolic shapes are traced, never lowered",
                "load": "pallas.triton: discharged into array operations before lowering",
                "masked_swap": "pallas.triton: discharged into array operations before lowering"}
 

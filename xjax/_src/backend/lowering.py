@@ -73,6 +73,7 @@ def tensor_type(aval: ShapedArray) -> str:
   text = _TENSOR_TYPES.get(key)
   if text is None:
     stored = physical_aval(aval)  # PRNG keys are stored as uint32 arrays
+    _check_static(aval)
     _check_addressable(stored)
     dims = "".join(f"{d}x" for d in stored.shape)
     text = _TENSOR_TYPES[key] = f"tensor<{dims}{element_type(stored.dtype)}>"
@@ -80,6 +81,17 @@ def tensor_type(aval: ShapedArray) -> str:
 
 
 _MAX_BYTES = 2**63 - 1  # XLA sizes buffers with int64 byte counts
+
+
+def _check_static(aval: ShapedArray) -> None:
+  """Symbolic dimensions are traced, never lowered: NotImplementedError saying so."""
+  if not all(type(d) is int for d in aval.shape):
+    raise NotImplementedError(
+        f"xjax cannot compile or export a function with symbolic (shape-polymorphic) "
+        f"dimensions: it has a value of type {aval.str_short(short_dtypes=True)}. xjax traces "
+        "symbolic shapes (jax.eval_shape, jax.make_jaxpr, jit(f).trace) but compiles and "
+        "exports concrete shapes only: export once per concrete shape, e.g. "
+        "export(jit(f))(jax.ShapeDtypeStruct((8, 4), jnp.float32)).")
 
 
 def _check_addressable(aval: ShapedArray) -> None:

@@ -7,6 +7,7 @@ import numpy as np
 
 from xjax._src.foundations import errors
 from xjax._src.core.trace import Tracer, _describe_tracer
+from xjax._src.core.dim_expr import DimExpr
 
 
 def concrete_or_error(x, what: str):
@@ -30,7 +31,7 @@ def is_concrete(x) -> bool:
 
 
 def is_constant_dim(d) -> bool:
-  """Whether ``d`` is a dimension known now (every integer-like value is, in xjax)."""
+  """Whether ``d`` is a dimension known now (an integer-like value, not a symbolic one)."""
   try:
     operator.index(d)
   except TypeError:
@@ -43,11 +44,11 @@ def is_constant_shape(shape) -> bool:
 
 
 def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
-  """``shape`` as a tuple of Python ints.  It may be any iterable of integer-like values (with
-  ``__index__``: ints, NumPy integers, concrete scalar Arrays, a TensorShape's dimensions), a
-  1-D integer ndarray or concrete Array, or a single such value for a 1-D shape.  TypeError
-  with JAX's message otherwise (naming ``context``, the argument it came from, when given),
-  telling where a traced dimension came from."""
+  """``shape`` as a tuple of Python ints (and symbolic dimensions).  It may be any iterable
+  of integer-like values (with ``__index__``: ints, NumPy integers, concrete scalar Arrays, a
+  TensorShape's dimensions), a 1-D integer ndarray or concrete Array, or a single such value
+  for a 1-D shape.  TypeError with JAX's message otherwise (naming ``context``, the argument
+  it came from, when given), telling where a traced dimension came from."""
   if _is_one_dimension(shape):
     shape = (shape,)
   dims = ()
@@ -56,6 +57,11 @@ def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
     return tuple(operator.index(d) for d in dims)
   except TypeError:
     pass
+  if any(isinstance(d, DimExpr) for d in dims):
+    try:
+      return tuple(d if isinstance(d, DimExpr) else operator.index(d) for d in dims)
+    except TypeError:
+      pass
   msg = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
   if context:
     msg += f" {context}."
@@ -64,6 +70,11 @@ def canonicalize_shape(shape, context: str = "") -> tuple[int, ...]:
     msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
             "subfunctions.\n" + _describe_tracer(traced))
   raise TypeError(msg)
+
+
+def dim_or_int(d):
+  """A dimension as lax's shape arguments take it: symbolic as it is, else ``int(d)``."""
+  return d if isinstance(d, DimExpr) else int(d)
 
 
 def canonicalize_dim(d, context: str = "") -> int:
@@ -78,15 +89,25 @@ def _is_one_dimension(shape) -> bool:
   return not (hasattr(shape, "__iter__") or hasattr(shape, "__getitem__"))
 
 
-def _dimension(d, which: str, fname: str) -> int:
+def _dimension(d, which: str, fname: str):
+  if isinstance(d, DimExpr):
+    return d
   return operator.index(concrete_or_error(d, f"core.{fname} {which}"))
 
 
-def max_dim(d1, d2) -> int:
-  """The larger of two dimension sizes (xjax's dimensions are always constants)."""
-  return max(_dimension(d1, "d1", "max_dim"), _dimension(d2, "d2", "max_dim"))
+def max_dim(d1, d2):
+  """The larger of two dimension sizes (a ``max`` expression when symbolic ones differ
+  undecidably)."""
+  d1, d2 = _dimension(d1, "d1", "max_dim"), _dimension(d2, "d2", "max_dim")
+  if isinstance(d1, DimExpr):
+    return d1.max(d2)
+  return d2.rmax(d1) if isinstance(d2, DimExpr) else max(d1, d2)
 
 
-def min_dim(d1, d2) -> int:
-  """The smaller of two dimension sizes (xjax's dimensions are always constants)."""
-  return min(_dimension(d1, "d1", "min_dim"), _dimension(d2, "d2", "min_dim"))
+def min_dim(d1, d2):
+  """The smaller of two dimension sizes (a ``min`` expression when symbolic ones differ
+  undecidably)."""
+  d1, d2 = _dimension(d1, "d1", "min_dim"), _dimension(d2, "d2", "min_dim")
+  if isinstance(d1, DimExpr):
+    return d1.min(d2)
+  return d2.rmin(d1) if isinstance(d2, DimExpr) else min(d1, d2)

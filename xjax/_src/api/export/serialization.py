@@ -18,7 +18,7 @@ from xjax._src.foundations import dtypes, tree_util
 from xjax._src.core.avals import MemorySpace, ShapedArray
 from xjax._src.api.export.exported import DisabledSafetyCheck, Exported
 from xjax._src.api.export.flatbuffer import Table, Writer
-from xjax._src.api.export.shape_poly import parse_dim
+from xjax._src.api.export.shape_poly import SymbolicScope, parse_dim
 
 # The version this writes: JAX 0.10.2 writes 3 (older readers accept only 2 and 3); the
 # schema is the one of version 11, which reads every version from 1.
@@ -242,14 +242,14 @@ def _tree(t: Table, avals) -> tree_util.PyTreeDef:
   return tree_util.tree_structure(_read_tree(t, iter(avals)))
 
 
-def _read_aval(t: Table) -> ShapedArray:
+def _read_aval(t: Table, scope: SymbolicScope) -> ShapedArray:
   if t.scalar(_AVAL_KIND, "b") != 0:
     raise NotImplementedError("deserializing an abstract token value is not supported by xjax")
   code = t.scalar(_AVAL_DTYPE, "b")
   if not 0 <= code < len(_DTYPE_CODES):
     raise NotImplementedError(f"deserializing an aval of dtype code {code} (a PRNG key type "
                               "or one unknown to JAX 0.10.2) is not supported by xjax")
-  return ShapedArray(tuple(parse_dim(d) for d in t.strings(_AVAL_SHAPE)), _DTYPE_CODES[code],
+  return ShapedArray(tuple(parse_dim(d, scope) for d in t.strings(_AVAL_SHAPE)), _DTYPE_CODES[code],
                      memory_space=_MEMORY_SPACES[t.scalar(_AVAL_MEMORY, "b")])
 
 
@@ -288,12 +288,14 @@ def _read_exported(t: Table) -> Exported:
   nr_devices = t.scalar(_NR_DEVICES, "I") or t.scalar(_NR_DEVICES_SHORT, "h")
   if nr_devices != 1:  # over one device, every sharding is that device (JAX's hlo is None)
     _check_unsharded(t)
-  unique = [_read_aval(a) for a in t.tables(_UNIQUE_AVALS)]
+  scope = SymbolicScope()   # (JAX serializes no constraints: one scope for the export)
+  read_aval = lambda a: _read_aval(a, scope)
+  unique = [read_aval(a) for a in t.tables(_UNIQUE_AVALS)]
   in_idxs, out_idxs = t.numbers(_IN_AVAL_IDXS, np.uint32), t.numbers(_OUT_AVAL_IDXS, np.uint32)
   in_avals = (tuple(unique[i] for i in in_idxs) if in_idxs.size
-              else tuple(map(_read_aval, t.tables(_IN_AVALS))))
+              else tuple(map(read_aval, t.tables(_IN_AVALS))))
   out_avals = (tuple(unique[i] for i in out_idxs) if out_idxs.size
-               else tuple(map(_read_aval, t.tables(_OUT_AVALS))))
+               else tuple(map(read_aval, t.tables(_OUT_AVALS))))
   vjp = t.table(_VJP)
   return Exported(
       fun_name=t.string(_NAME) or "", in_tree=_tree(t.table(_IN_TREE), in_avals),

@@ -1,210 +1,56 @@
-"""Shape polymorphism of ``jax.export``. xjax cannot export shape-polymorphic functions (its
-shapes are tuples of Python ints while tracing: ``symbolic_shape`` and the other
-constructors raise), but it reads and calls JAX's polymorphic exports: their dimensions are
-``SymbolicDim``s parsed from the expressions JAX writes ("b", "2*a*b + 3", "floordiv(a, 2)",
-...), evaluated against the concrete shapes of a call by ``solve``."""
+"""Shape polymorphism of ``jax.export``: ``symbolic_shape``, ``symbolic_args_specs`` and
+``SymbolicScope`` make shapes with symbolic dimensions (``xjax._src.core.dim_expr``), which
+``eval_shape``, ``make_jaxpr`` and ``jit(...).trace`` trace with; xjax does not lower them
+(export once per concrete shape).  Deserialized JAX exports' dimensions are parsed into one
+scope per export, and ``solve`` finds their variables' values from a call's shapes."""
 from __future__ import annotations
 
 import re
 from typing import Sequence
 
-_WHY = ("xjax does not support shape polymorphism: shapes are static Python ints while "
-        "tracing. Export once per concrete shape instead, e.g. "
-        "export(jit(f))(jax.ShapeDtypeStruct((8, 4), jnp.float32)).")
-
-
-def symbolic_shape(shape_spec, *, constraints=(), scope=None, like=None):
-  """Not supported (see the module docstring)."""
-  raise NotImplementedError(f"symbolic_shape({shape_spec!r}): {_WHY}")
+from xjax._src.foundations import tree_util
+from xjax._src.core.dim_expr import (SymbolicScope, _ExprParser, is_symbolic_dim,  # noqa: F401
+                                     symbolic_shape)
+from xjax._src.core.values import get_aval
+from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
 
 
 def symbolic_args_specs(args, shapes_specs, constraints=(), scope=None):
-  """Not supported (see the module docstring)."""
-  raise NotImplementedError(f"symbolic_args_specs: {_WHY}")
+  """``ShapeDtypeStruct``s for ``args`` (a pytree of arrays or ShapeDtypeStructs) with the
+  shapes ``shapes_specs`` gives: None (static shapes), one specification for every
+  argument, or a pytree prefix of ``args`` of them; placeholders are filled from the
+  arguments' shapes."""
+  leaves, tree = tree_util.tree_flatten(args)
+  if isinstance(args, tuple) and isinstance(shapes_specs, list):
+    shapes_specs = tuple(shapes_specs)
+  try:
+    is_none = lambda x: x is None
+    specs = tree_util.tree_leaves(tree_util.tree_broadcast(shapes_specs, args, is_leaf=is_none),
+                                  is_leaf=is_none)
+  except ValueError:
+    error, *_ = tree_util.prefix_errors(shapes_specs, args, is_leaf=lambda x: x is None)
+    raise error("export.symbolic_args_specs shapes_specs") from None
+  if scope is None:
+    scope = SymbolicScope(constraints)
+  elif constraints:
+    raise ValueError("Cannot use both `scope` and `constraints`")
+  out = []
+  for leaf, spec in zip(leaves, specs):
+    aval = leaf if isinstance(leaf, ShapeDtypeStruct) else get_aval(leaf)
+    out.append(ShapeDtypeStruct(symbolic_shape(spec, like=aval.shape, scope=scope),
+                                aval.dtype))
+  return tree.unflatten(out)
 
 
-class SymbolicScope:
-  """Not supported (see the module docstring)."""
-
-  def __init__(self, constraints_str=()) -> None:
-    raise NotImplementedError(f"SymbolicScope: {_WHY}")
-
-
-def is_symbolic_dim(p) -> bool:
-  """Whether ``p`` is a symbolic dimension (of a deserialized polymorphic ``Exported``)."""
-  return isinstance(p, SymbolicDim)
-
-
-# ---------------------------------------------------------------------------------------
-# Dimension expressions: a polynomial with integer coefficients, {monomial: coefficient},
-# a monomial a sorted tuple of (atom, power), an atom a variable name or an operation
-# ("floordiv" | "mod" | "max" | "min", polynomial, polynomial).
-
-_OPS = {"floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b, "max": max, "min": min}
-_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_.]*)|(.))")
-
-
-def _poly(terms: dict) -> tuple:
-  return tuple(sorted(((m, c) for m, c in terms.items() if c), key=repr))
-
-
-def _add(p: tuple, q: tuple, sign: int = 1) -> tuple:
-  out = dict(p)
-  for m, c in q:
-    out[m] = out.get(m, 0) + sign * c
-  return _poly(out)
-
-
-def _mul(p: tuple, q: tuple) -> tuple:
-  out: dict = {}
-  for m1, c1 in p:
-    for m2, c2 in q:
-      powers = dict(m1)
-      for atom, k in m2:
-        powers[atom] = powers.get(atom, 0) + k
-      m = tuple(sorted(powers.items(), key=repr))
-      out[m] = out.get(m, 0) + c1 * c2
-  return _poly(out)
-
-
-class _Parser:
-  """Recursive descent over JAX's printed dimension expressions."""
-
-  def __init__(self, text: str) -> None:
-    self.text = text
-    self.tokens = [t for t in _TOKEN.findall(text) if any(t)]
-    self.i = 0
-
-  def fail(self):
-    raise ValueError(f"syntax error in symbolic dimension {self.text!r}")
-
-  def peek(self):
-    return self.tokens[self.i] if self.i < len(self.tokens) else ("", "", "")
-
-  def take(self, sym: str | None = None):
-    tok = self.peek()
-    if sym is not None and tok[2] != sym:
-      self.fail()
-    self.i += 1
-    return tok
-
-  def parse(self) -> tuple:
-    p = self.expr()
-    if self.i != len(self.tokens):
-      self.fail()
-    return p
-
-  def expr(self) -> tuple:
-    sign = -1 if self.peek()[2] == "-" and self.take() else 1
-    p = _mul((((), sign),), self.term())
-    while self.peek()[2] in ("+", "-"):
-      sign = 1 if self.take()[2] == "+" else -1
-      p = _add(p, self.term(), sign)
-    return p
-
-  def term(self) -> tuple:
-    p = self.power()
-    while self.peek()[2] == "*":
-      self.take()
-      p = _mul(p, self.power())
-    return p
-
-  def power(self) -> tuple:
-    p = self.atom()
-    if self.peek()[2] == "^":
-      self.take()
-      k = int(self.take()[0] or self.fail())
-      q = (((), 1),)
-      for _ in range(k):
-        q = _mul(q, p)
-      p = q
-    return p
-
-  def atom(self) -> tuple:
-    num, name, sym = self.take()
-    if num:
-      return (((), int(num)),)
-    if sym == "(":
-      p = self.expr()
-      self.take(")")
-      return p
-    if not name:
-      self.fail()
-    if name in _OPS and self.peek()[2] == "(":
-      self.take("(")
-      a = self.expr()
-      self.take(",")
-      b = self.expr()
-      self.take(")")
-      return (((((name, a, b), 1),), 1),)
-    return ((((name, 1),), 1),)
-
-
-def _evaluate(p: tuple, env: dict) -> int:
-  def atom(a):
-    return env[a] if isinstance(a, str) else _OPS[a[0]](_evaluate(a[1], env),
-                                                       _evaluate(a[2], env))
-  total = 0
-  for m, c in p:
-    v = c
-    for a, k in m:
-      v *= atom(a) ** k
-    total += v
-  return total
-
-
-def _variables(p: tuple) -> set:
-  out: set = set()
-  for m, _ in p:
-    for a, _ in m:
-      out |= {a} if isinstance(a, str) else _variables(a[1]) | _variables(a[2])
-  return out
-
-
-class SymbolicDim:
-  """A dimension given by an expression over dimension variables; prints as JAX wrote it,
-  compares by its normalized polynomial."""
-  __slots__ = ("text", "_poly")
-
-  def __init__(self, text: str) -> None:
-    self.text = text.strip()
-    self._poly = _Parser(self.text).parse()
-
-  def __str__(self) -> str:
-    return self.text
-
-  __repr__ = __str__
-
-  def __eq__(self, other) -> bool:
-    if isinstance(other, SymbolicDim):
-      return self._poly == other._poly
-    return isinstance(other, int) and self._poly == _poly({(): other})
-
-  def __hash__(self) -> int:
-    return hash(self._poly)
-
-  def variables(self) -> set:
-    return _variables(self._poly)
-
-  def evaluate(self, env: dict) -> int:
-    return _evaluate(self._poly, env)
-
-  def _solve_one(self, env: dict, value: int):
-    """(variable, value) where this dimension is ``c*v + known`` for one unknown ``v``."""
-    unknown = [mc for mc in self._poly if _variables((mc,)) - env.keys()]
-    if len(unknown) != 1 or len(unknown[0][0]) != 1:
-      return None
-    ((atom, k),), c = unknown[0]
-    if not isinstance(atom, str) or k != 1:
-      return None
-    rest = _evaluate(tuple(mc for mc in self._poly if mc != unknown[0]), env)
-    return atom, (value - rest) // c, (value - rest) % c == 0
-
-
-def parse_dim(text: str):
-  """A dimension as JAX serializes it: an int, or a ``SymbolicDim``."""
+def parse_dim(text: str, scope: SymbolicScope):
+  """A dimension as JAX serializes it: an int, or an expression in ``scope``."""
   text = text.strip()
-  return int(text) if re.fullmatch(r"-?\d+", text) else SymbolicDim(text)
+  if re.fullmatch(r"-?\d+", text):
+    return int(text)
+
+  def fail(detail: str = "syntax error"):
+    raise ValueError(f"syntax error in symbolic dimension {text!r}: {detail}")
+  return _ExprParser(text, scope, fail).parse()
 
 
 _SEE = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
@@ -218,7 +64,7 @@ def solve(avals: Sequence, shapes: Sequence[tuple], names: Sequence[str]) -> dic
   env: dict = {}
   found: list[str] = []
   dims = [(f"{n}.shape[{i}]", d, s[i]) for n, a, s in zip(names, avals, shapes)
-          for i, d in enumerate(a.shape) if isinstance(d, SymbolicDim)]
+          for i, d in enumerate(a.shape) if is_symbolic_dim(d)]
   specs = ",".join(f"{n}.shape = {tuple(a.shape)!r}" for n, a in zip(names, avals))
 
   def error(what: str):

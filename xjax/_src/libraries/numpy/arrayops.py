@@ -6,6 +6,7 @@ without ``size=``) those values must be concrete.
 """
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -183,7 +184,7 @@ def resize(a, new_shape):
   if any(d < 0 for d in new_shape):
     raise ValueError("all elements of `new_shape` must be non-negative")
   flat = ravel(a)
-  total = int(np.prod(new_shape, dtype=np.int64))
+  total = math.prod(new_shape)
   n = flat.shape[0]
   if n == 0:
     return zeros(new_shape, flat.dtype)

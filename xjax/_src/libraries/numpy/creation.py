@@ -10,6 +10,7 @@ from xjax._src.foundations.errors import api_boundary
 from xjax._src.execution.array import Array, make_array
 from xjax._src.foundations.sharding import PLACING, NamedSharding, PartitionSpec, placement_mesh
 from xjax._src.core.concrete import canonicalize_shape
+from xjax._src.core.dim_expr import is_symbolic_dim
 from xjax._src.core.trace import Tracer
 from xjax._src.core.typed_ndarray import TYPED_SCALARS
 from xjax._src.core.values import get_aval
@@ -321,6 +322,8 @@ def arange(start, stop=None, step=None, dtype=None):
   # and bfloat16 work in float32), so values match JAX to the last bit
   if stop is None:
     start, stop = 0, start
+  if is_symbolic_dim(stop) and start == 0 and step is None:
+    return lax.iota(dt, stop)     # (a symbolic length)
   if step is not None:
     work = np.float32 if dtypes.is_float(dt) and dtypes.finfo(dt).bits < 32 else dt
     size = max(0, int(np.ceil((stop - start) / step)))

@@ -14,6 +14,8 @@ from xjax._src.foundations import dtypes, errors
 from xjax._src.foundations.config import config
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval
+from xjax._src.core.concrete import max_dim, min_dim
+from xjax._src.core.dim_expr import is_symbolic_dim
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.api.explicit_sharding import auto_axes
 from xjax._src.execution import host_eval
@@ -357,6 +359,8 @@ def _dynamic_slice_take(x, aval, entries):
 
 def _slice_bounds(e: slice, size: int):
   """(start, limit, stride, reversed) of a lax.slice selecting ``e``'s elements."""
+  if is_symbolic_dim(size):
+    return _symbolic_slice_bounds(e, size)
   start, stop, step = e.indices(size)
   if step > 0:
     n = max(0, (stop - start + step - 1) // step)
@@ -365,6 +369,27 @@ def _slice_bounds(e: slice, size: int):
   if not n:
     return 0, 0, 1, False
   return start + (n - 1) * step, start + 1, -step, True
+
+
+def _symbolic_slice_bounds(e: slice, size):
+  """``_slice_bounds`` along a symbolic dimension: positive steps with constant (or
+  symbolic) start and stop, clamped with max/min expressions; negative steps reverse the
+  whole dimension only."""
+  step = 1 if e.step is None else operator.index(e.step)
+  if step < 0:
+    if e.start is not None or e.stop is not None:
+      raise IndexError(f"Slice {e} of a dimension of symbolic size {size}: with a negative "
+                       "step xjax supports only the whole dimension (x[::-k])")
+    n = (size - 1) // -step + 1
+    return size - 1 - (n - 1) * -step, size, -step, True
+
+  def clamp(i, default):
+    if i is None:
+      return default
+    i = i if is_symbolic_dim(i) else operator.index(i)
+    return max_dim(size + i, 0) if not is_symbolic_dim(i) and i < 0 else min_dim(i, size)
+  start, stop = clamp(e.start, 0), clamp(e.stop, size)
+  return start, max_dim(start, stop), step, False
 
 
 class _GatherPlan(NamedTuple):

@@ -2,6 +2,7 @@
 size, isscalar, iterable, iscomplexobj/isrealobj, isdtype and can_cast."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -89,9 +90,9 @@ def ndim(a):
 def size(a, axis=None):
   s = _shape_of(a, "size")
   if axis is None:
-    return int(np.prod(s, dtype=np.int64))
+    return math.prod(s)
   axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-  return int(np.prod([s[canonical_axis(i, len(s))] for i in axes], dtype=np.int64))
+  return math.prod([s[canonical_axis(i, len(s))] for i in axes])
 
 
 def isscalar(element):

@@ -1,8 +1,7 @@
 """Shape manipulation: reshape, ravel, transpose, broadcasting, stacking."""
 from __future__ import annotations
 
-
-import numpy as np
+import math
 
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.values import get_aval
@@ -29,14 +28,14 @@ def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
     raise TypeError("can only specify one unknown axis size with a `-1` value, got "
                     f"{tuple(shape)}")
   if -1 in shape:
-    known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+    known = math.prod([d for d in shape if d != -1])
     if known == 0 or aval.size % known:
       raise TypeError(f"cannot reshape array of shape {aval.shape} (size {aval.size}) into "
                       f"shape {tuple(shape)}")
     shape[shape.index(-1)] = aval.size // known
-  if int(np.prod(shape, dtype=np.int64)) != aval.size:
+  if math.prod(shape) != aval.size:
     raise TypeError(f"cannot reshape array of shape {aval.shape} (size {aval.size}) into "
-                    f"shape {tuple(shape)} (size {int(np.prod(shape, dtype=np.int64))})")
+                    f"shape {tuple(shape)} (size {math.prod(shape)})")
   if order == "F":
     from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
     rev = tuple(reversed(range(aval.ndim)))

@@ -362,7 +362,7 @@ def _quantile(name, a, q, axis, out, method, keepdims, squash_nans, weights=None
   axes = tuple(range(aval.ndim)) if axes is None else axes
   rest = [i for i in range(aval.ndim) if i not in axes]
   flat_shape = tuple(aval.shape[i] for i in rest) + (
-      int(np.prod([aval.shape[i] for i in axes], dtype=np.int64)),)
+      math.prod([aval.shape[i] for i in axes]),)
   x = reshape(transpose(a, tuple(rest) + axes), flat_shape)
   n = get_aval(x).shape[-1]
   if n == 0 and get_aval(x).size == 0 and int(np.prod(get_aval(x).shape[:-1])) != 0:

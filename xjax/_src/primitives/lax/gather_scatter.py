@@ -14,7 +14,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.backend.lowering import i64_array
 from xjax._src.core.avals import ShapedArray, physical_aval, result_sharding, spec_of
-from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.concrete import concrete_or_error, dim_or_int
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.staging import trace_to_jaxpr
@@ -371,7 +371,7 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
   mode FILL_OR_DROP, a slice starting out of bounds is ``fill_value`` (a static scalar,
   by default ``default_fill_value``)."""
   dn = _tuples(dimension_numbers)
-  slice_sizes = tuple(int(s) for s in slice_sizes)
+  slice_sizes = tuple(map(dim_or_int, slice_sizes))
   # as JAX, a bare lax.gather promises in-bounds indices (the backend clamps)
   mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else \
       GatherScatterMode.from_any(mode)

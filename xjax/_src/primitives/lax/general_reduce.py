@@ -2,6 +2,7 @@
 ``stablehlo.reduce`` (the monoid cases go to the dedicated reductions)."""
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -72,7 +73,7 @@ def _reduce_jvp(primals, tangents, *, computation, dimensions):
   shape = get_aval(xs[0]).shape
   rest = [i for i in range(len(shape)) if i not in dimensions]
   rest_shape = tuple(shape[i] for i in rest)
-  count = int(np.prod([shape[d] for d in dimensions], dtype=np.int64))
+  count = math.prod([shape[d] for d in dimensions])
 
   def rows(x):
     return shapes.reshape(shapes.transpose(x, tuple(dimensions) + tuple(rest)),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Sequence
 
 import numpy as np
@@ -150,7 +151,7 @@ def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
     return out, Zero(tangent_aval(get_aval(out)))
   aval = get_aval(x)
   kept = tuple(i for i in range(aval.ndim) if i not in axes)
-  n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
+  n = math.prod([aval.shape[a] for a in axes])
   kept_shape = tuple(aval.shape[i] for i in kept)
   perm = tuple(axes) + kept
   xs = shapes.reshape(x, (n,) + kept_shape, perm)

@@ -4,6 +4,7 @@ full / expand_dims."""
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from typing import Sequence
 
@@ -13,7 +14,8 @@ from xjax._src.foundations import dtypes
 from xjax._src.execution.array import Array
 from xjax._src.backend.lowering import i64_array
 from xjax._src.core.avals import ShapedArray, tangent_aval
-from xjax._src.core.concrete import canonicalize_shape
+from xjax._src.core.concrete import canonicalize_shape, dim_or_int
+from xjax._src.core.dim_expr import is_symbolic_dim
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -57,7 +59,7 @@ def _shape_tuple(shape, name: str) -> tuple:
   out = canonicalize_shape(shape)
   if any(d < 0 for d in out):
     raise TypeError(f"{name}: shape dimensions must be non-negative, got {out}")
-  if any(d > _MAX_DIM for d in out):
+  if any(type(d) is int and d > _MAX_DIM for d in out):
     raise TypeError(f"{name}: shape dimensions must fit in a 64-bit signed integer "
                     f"(at most 2**63 - 1), got {out}")
   return out
@@ -226,9 +228,9 @@ def _own(value, fill_value):
 # reshape
 
 def _reshape_abstract_eval(x, *, new_sizes, dimensions, sharding):
-  if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+  if math.prod(new_sizes) != x.size:
     raise ValueError(f"reshape total size must be unchanged, got new_sizes {new_sizes} (of "
-                    f"total size {int(np.prod(new_sizes, dtype=np.int64))}) for shape "
+                    f"total size {math.prod(new_sizes)}) for shape "
                     f"{x.shape} (of total size {x.size}).")
   return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
@@ -597,8 +599,8 @@ slice_p.physical_lowering = lambda ctx, x, *, start_indices, limit_indices, stri
 
 
 def slice(operand, start_indices, limit_indices, strides=None):
-  start_indices = tuple(int(i) for i in start_indices)
-  limit_indices = tuple(int(i) for i in limit_indices)
+  start_indices = tuple(map(dim_or_int, start_indices))
+  limit_indices = tuple(map(dim_or_int, limit_indices))
   strides = None if strides is None else tuple(int(s) for s in strides)  # kept as given
   return slice_p.bind(operand, start_indices=start_indices, limit_indices=limit_indices,
                       strides=strides)
@@ -608,8 +610,8 @@ def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int =
   aval = get_aval(operand)
   axis = normalize_axis(axis, aval.ndim, "slice_in_dim")
   size = aval.shape[axis]
-  start = 0 if start_index is None else int(start_index)
-  limit = size if limit_index is None else int(limit_index)
+  start = 0 if start_index is None else dim_or_int(start_index)
+  limit = size if limit_index is None else dim_or_int(limit_index)
   start = start + size if start < 0 else start
   limit = limit + size if limit < 0 else limit
   starts = [0] * aval.ndim
@@ -739,12 +741,13 @@ def _split_abstract_eval(x, *, sizes, axis):
   if sum(sizes) != x.shape[axis]:
     raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
                      f"operand shape {list(x.shape)}")
-  return [x.update(shape=x.shape[:axis] + (int(s),) + x.shape[axis + 1:]) for s in sizes]
+  return [x.update(shape=x.shape[:axis] + (dim_or_int(s),) + x.shape[axis + 1:]) for s in sizes]
 
 
 def _split_pieces(x, *, sizes, axis):
   starts = np.cumsum((0,) + tuple(sizes))
-  return [slice_in_dim(x, int(a), int(a) + s, axis=axis) for a, s in zip(starts, sizes)]
+  return [slice_in_dim(x, dim_or_int(a), dim_or_int(a) + s, axis=axis)
+          for a, s in zip(starts, sizes)]
 
 
 def _split_batch(axis_data, args, dims, *, sizes, axis):
@@ -767,8 +770,8 @@ def split(operand, sizes: Sequence[int], axis: int = 0) -> list:
   """Splits ``operand`` along ``axis`` into pieces of the given ``sizes``."""
   aval = get_aval(operand)
   axis = normalize_axis(axis, aval.ndim, "split")
-  sizes = tuple(s if isinstance(s, (int, np.integer)) else operator.index(s)
-                for s in sizes)  # (kept as given, as JAX prints them)
+  sizes = tuple(s if isinstance(s, (int, np.integer)) or is_symbolic_dim(s)
+                else operator.index(s) for s in sizes)  # (kept as given, as JAX prints them)
   return split_p.bind(operand, sizes=sizes, axis=axis)
 
 
@@ -795,7 +798,7 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
       raise ValueError(f"Dimension size after padding is not at least 0, got result shape "
                        f"with negative size for padding_config {padding_config} and "
                        f"operand shape {x.shape}")
-    shape.append(int(size))
+    shape.append(dim_or_int(size))
   return ShapedArray(tuple(shape), x.dtype, x.weak_type and padding_value.weak_type)
 
 
@@ -1067,7 +1070,7 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *
   axis, starts, wraps = _in_dim(operand, start_index, axis, "dynamic_slice_in_dim",
                                 allow_negative_indices)
   sizes = list(get_aval(operand).shape)
-  sizes[axis] = int(slice_size)
+  sizes[axis] = dim_or_int(slice_size)
   return dynamic_slice(operand, starts, sizes, allow_negative_indices=wraps)
 
 
@@ -1159,7 +1162,7 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
   if hi < lo:
     raise ValueError(f"Invalid dimension range passed to collapse: {shape}"
                      f"[{start_dimension}:{stop_dimension}]")
-  size = int(np.prod(shape[lo:hi], dtype=np.int64))
+  size = math.prod(shape[lo:hi])
   return reshape(operand, shape[:lo] + (size,) + shape[hi:])
 
 
