@@ -234,6 +234,7 @@ STACKS = {
         ["grid", "specs"],  # inside a kernel; block and grid descriptions
         ["pallas_call"],  # running a kernel over its grid
         ["triton"],  # Triton's operations, on pallas_call's refs
+        ["splash_attention"],  # JAX's splash attention kernel, computed densely
     ],
     "xjax._src.libraries.sparse": [
         ["sparse_array", "batched"],  # what every format shares; batched layouts

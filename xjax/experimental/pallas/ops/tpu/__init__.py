@@ -1,0 +1,1 @@
+"""JAX's TPU Pallas kernels: xjax provides ``splash_attention`` (computed densely)."""
