@@ -56,6 +56,7 @@ LIBRARIES = {
     "flowjax": "flowjax==19.1.2", "distreqx": "distreqx==0.0.3", "clu": "clu==0.0.12",
     "jax_cosmo": "jax-cosmo==0.1.0", "pytensor": "pytensor==3.0.7",
     "pennylane": "pennylane==0.45.1", "opt_einsum": "opt_einsum==3.4.0",
+    "keras": "keras==3.15.1",
 }
 # JAX libraries the programs' libraries depend on (also installed without dependencies).
 JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",

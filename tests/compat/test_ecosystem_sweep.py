@@ -26,7 +26,7 @@ PROGRAMS = {
     "pgx": "pgx", "rlax": "rlax",
     "tinygp": "tinygp", "treescope": "treescope",
     "clu": "clu", "distreqx": "distreqx", "gpjax": "gpjax", "interpax": "interpax", "mctx": "mctx",
-    "opt_einsum": "opt_einsum", "pytensor": "pytensor",
+    "opt_einsum": "opt_einsum", "pytensor": "pytensor", "keras": "keras",
 }
 
 
