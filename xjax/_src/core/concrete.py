@@ -95,19 +95,22 @@ def _dimension(d, which: str, fname: str):
   return operator.index(concrete_or_error(d, f"core.{fname} {which}"))
 
 
+def _extreme(d1, d2, which: str):
+  d1, d2 = _dimension(d1, "d1", f"{which}_dim"), _dimension(d2, "d2", f"{which}_dim")
+  if isinstance(d1, DimExpr):
+    return getattr(d1, which)(d2)
+  if isinstance(d2, DimExpr):
+    return getattr(d2, "r" + which)(d1)
+  return max(d1, d2) if which == "max" else min(d1, d2)
+
+
 def max_dim(d1, d2):
   """The larger of two dimension sizes (a ``max`` expression when symbolic ones differ
   undecidably)."""
-  d1, d2 = _dimension(d1, "d1", "max_dim"), _dimension(d2, "d2", "max_dim")
-  if isinstance(d1, DimExpr):
-    return d1.max(d2)
-  return d2.rmax(d1) if isinstance(d2, DimExpr) else max(d1, d2)
+  return _extreme(d1, d2, "max")
 
 
 def min_dim(d1, d2):
   """The smaller of two dimension sizes (a ``min`` expression when symbolic ones differ
   undecidably)."""
-  d1, d2 = _dimension(d1, "d1", "min_dim"), _dimension(d2, "d2", "min_dim")
-  if isinstance(d1, DimExpr):
-    return d1.min(d2)
-  return d2.rmin(d1) if isinstance(d2, DimExpr) else min(d1, d2)
+  return _extreme(d1, d2, "min")

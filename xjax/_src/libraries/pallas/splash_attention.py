@@ -101,31 +101,27 @@ class Mask:
 
 
 @dataclasses.dataclass
-class LogicalOr(Mask):
+class _Combined(Mask):
   left: Mask
   right: Mask
 
   shape = property(lambda self: self.left.shape)
 
   def __getitem__(self, idx) -> np.ndarray:
-    return self.left[idx] | self.right[idx]
+    return self._combine_values(self.left[idx], self.right[idx])
 
   def __hash__(self):
     return hash((type(self), self.left, self.right))
 
 
-@dataclasses.dataclass
-class LogicalAnd(Mask):
-  left: Mask
-  right: Mask
+class LogicalOr(_Combined):
+  """Where either mask allows."""
+  _combine_values = staticmethod(np.logical_or)
 
-  shape = property(lambda self: self.left.shape)
 
-  def __getitem__(self, idx) -> np.ndarray:
-    return self.left[idx] & self.right[idx]
-
-  def __hash__(self):
-    return hash((type(self), self.left, self.right))
+class LogicalAnd(_Combined):
+  """Where both masks allow."""
+  _combine_values = staticmethod(np.logical_and)
 
 
 @dataclasses.dataclass
