@@ -135,3 +135,54 @@ def test_jaxprs_show_symbolic_types_and_dim_as_value():
       "    d:f32[4] = reduce_sum[axes=(0,) out_sharding=None] a",
       "    e:f32[4] = div d c",
       "  in (e,) }"]
+
+
+
+def test_eval_shape_sweep_with_a_constrained_dimension():
+  """numpy, lax, nn, random, image and segment operations over a dimension ``b >= 2``,
+  each result's shapes and dtypes as JAX 0.10.2 gives them."""
+  b, = sym("b", constraints=["b >= 2"])
+  x = xjax.ShapeDtypeStruct((b,), jnp.float32)
+  x2 = xjax.ShapeDtypeStruct((b, 3), jnp.float32)
+  img = xjax.ShapeDtypeStruct((b, 4, 4, 1), jnp.float32)
+  key = xjax.random.key(0)
+  dn = ("NHWC", "HWIO", "NHWC")
+  cases = [
+      (lambda x: jnp.histogram(x, bins=5), x, "('(5,):float32', '(6,):float32')"),
+      (lambda x: jnp.median(x, axis=0), x2, "(3,):float32"),
+      (lambda x: jnp.sort(x, 0), x2, "(b, 3):float32"),
+      (lambda x: jnp.cumsum(x, 0), x2, "(b, 3):float32"),
+      (lambda x: x[jnp.array([0, 1])], x2, "(2, 3):float32"),
+      (lambda x: x[:, jnp.argmax(x[0])], x2, "(b,):float32"),
+      (lambda x: xjax.nn.one_hot(jnp.argmax(x, 1), 4), x2, "(b, 4):float32"),
+      (lambda x: jnp.pad(x, ((1, 1), (0, 0))), x2, "(b + 2, 3):float32"),
+      (lambda x: jnp.tile(x, (2, 1)), x2, "(2*b, 3):float32"),
+      (lambda x: jnp.repeat(x, 2, axis=0), x2, "(2*b, 3):float32"),
+      (lambda x: jnp.roll(x, 1, 0), x2, "(b, 3):float32"),
+      (lambda x: jnp.einsum("bi,bj->ij", x, x), x2, "(3, 3):float32"),
+      (lambda x: lax.cond(True, lambda: x, lambda: -x), x2, "(b, 3):float32"),
+      (lambda x: lax.fori_loop(0, 3, lambda i, c: c * 2, x), x2, "(b, 3):float32"),
+      (lambda x: x + xjax.random.normal(key, x.shape), x2, "(b, 3):float32"),
+      (lambda x: jnp.where(xjax.random.bernoulli(key, 0.5, x.shape), x, 0), x2,
+       "(b, 3):float32"),
+      (lambda z: lax.conv_transpose(z, jnp.ones((3, 3, 1, 2)), (2, 2), "SAME",
+                                    dimension_numbers=dn), img, "(b, 8, 8, 2):float32"),
+      (lambda z: xjax.image.resize(z, (z.shape[0], 8, 8, 1), "bilinear"), img,
+       "(b, 8, 8, 1):float32"),
+      (lambda x: xjax.ops.segment_sum(x, jnp.zeros(x.shape[0], jnp.int32), 3), x2,
+       "(3, 3):float32"),
+      (lambda x: jnp.unique(x, size=3), x, "(3,):float32"),
+      (lambda x: jnp.split(x, 3, axis=1), x2,
+       "['(b, 1):float32', '(b, 1):float32', '(b, 1):float32']"),
+      (lambda x: lax.top_k(x, 2), x2, "['(b, 2):float32', '(b, 2):int32']"),
+      (lambda x: jnp.eye(x.shape[0]), x2, "(b, b):float32"),
+      (lambda x: x.sum() / x.size, x2, "():float32"),
+      (lambda x: lax.dynamic_slice_in_dim(x, 0, 2, 1), x2, "(b, 2):float32"),
+      (lambda x: x.at[0].set(1.0), x2, "(b, 3):float32"),
+      (lambda x: jnp.concatenate([x, jnp.zeros((2, 3))]), x2, "(b + 2, 3):float32"),
+      (xjax.grad(lambda x: xjax.checkpoint(lambda y: jnp.sin(y).sum())(x)), x2,
+       "(b, 3):float32"),
+  ]
+  for f, arg, want in cases:
+    got = xjax.tree_util.tree_map(lambda s: f"{s.shape}:{s.dtype}", xjax.eval_shape(f, arg))
+    assert str(got) == want, want

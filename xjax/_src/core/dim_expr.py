@@ -182,8 +182,7 @@ def _interval(terms: tuple, scope: "SymbolicScope") -> tuple:
 def _factor_interval(f, scope: "SymbolicScope") -> tuple:
   if isinstance(f, str):
     return scope._variable_bounds.get(f, (1, _INF))
-  op, a, b = f[0], scope._bounds(a_ := f[1]), scope._bounds(f[2])
-  del a_
+  op, a, b = f[0], scope._bounds(f[1]), scope._bounds(f[2])
   if op == "max":
     return max(a[0], b[0]), max(a[1], b[1])
   if op == "min":
@@ -245,7 +244,8 @@ class SymbolicScope:
   def _bounds(self, terms: tuple) -> tuple:
     """(lower, upper) bounds of the expression with these terms."""
     lo, hi = _interval(terms, self)
-    for fact in self._facts:   # e = (e - g) + g >= lb(e - g), e <= ub(e + g), for g >= 0
+    for fact in (*self._facts, *_implicit_facts(terms, self)):
+      # e = (e - g) + g >= lb(e - g), and e <= ub(e + g), for each fact g >= 0
       lo = max(lo, _interval(_terms(_make(_combine(terms, fact, -1), self)), self)[0])
       hi = min(hi, _interval(_terms(_make(_combine(terms, fact, 1), self)), self)[1])
     return lo, hi
@@ -255,6 +255,24 @@ class SymbolicScope:
       raise ValueError(f"Invalid mixing of symbolic scopes {what}.\nExpected current "
                        f"scope {self}\nand found for '{other}' ({what}) scope "
                        f"{other.scope}\n")
+
+
+def _implicit_facts(terms: tuple, scope: "SymbolicScope") -> list:
+  """What the floordiv and mod factors of ``terms`` imply, as normal forms >= 0: for
+  ``m = mod(a, b)`` (b >= 1), ``b - 1 - m``; for ``q = floordiv(a, b)`` (b >= 1),
+  ``a - b*q`` and ``b - 1 - (a - b*q)``."""
+  facts = []
+  for t, _ in terms:
+    for f, _ in t:
+      if isinstance(f, str) or f[0] not in ("mod", "floordiv"):
+        continue
+      a, b = _make(dict(f[1]), scope), _make(dict(f[2]), scope)
+      if (b if not isinstance(b, DimExpr) else b.bounds()[0]) < 1:
+        continue
+      x = DimExpr(((((f, 1),), 1),), scope)
+      gaps = [b - 1 - x] if f[0] == "mod" else [a - b * x, b - 1 - (a - b * x)]
+      facts.extend(_terms(g) for g in gaps)
+  return facts
 
 
 def _combine(t1: tuple, t2: tuple, k2: int) -> dict:
@@ -538,6 +556,32 @@ def _as_expr(x, scope: SymbolicScope) -> DimExpr:
 def is_symbolic_dim(d) -> bool:
   """Whether ``d`` is a symbolic dimension."""
   return isinstance(d, DimExpr)
+
+
+def index_dtype(*dims) -> np.dtype:
+  """A signed integer dtype for indices into dimensions ``dims``: int32 unless one is too
+  large for it (then int64); a symbolic dimension asks for the default integer type."""
+  wide = any(d >= 2**31 for d in dims if not isinstance(d, DimExpr))
+  if wide:
+    return np.dtype(np.int64)
+  if any(isinstance(d, DimExpr) for d in dims):
+    return dtypes.canonicalize_dtype(np.int64)
+  return np.dtype(np.int32)
+
+
+def broadcast_shapes(*shapes) -> tuple:
+  """``np.broadcast_shapes`` (and its errors) that also takes symbolic dimensions."""
+  if not any(isinstance(d, DimExpr) for s in shapes for d in s):
+    return tuple(np.broadcast_shapes(*shapes))
+  rank = max(len(s) for s in shapes)
+  out = []
+  for dims in zip(*[(1,) * (rank - len(s)) + tuple(s) for s in shapes]):
+    sizes = {d for d in dims if not (type(d) is int and d == 1)}
+    if len(sizes) > 1:
+      raise ValueError("shape mismatch: objects cannot be broadcast to a single shape: "
+                       + ", ".join(map(str, shapes)))
+    out.append(sizes.pop() if sizes else 1)
+  return tuple(out)
 
 
 def dim_value_dtype():

@@ -12,6 +12,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.foundations.sharding import get_abstract_mesh
 from xjax._src.core.values import get_aval
 from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.dim_expr import is_symbolic_dim
 from xjax._src.primitives.lax import gather_scatter as gs
 from xjax._src.primitives.lax.elementwise import add, max as lax_max, min as lax_min, mul
 from xjax._src.primitives.lax.shapes import broadcast_in_dim, full, reshape
@@ -69,9 +70,10 @@ def _segment_reduce(kind, name, data, segment_ids, *, num_segments, indices_are_
   n = d_aval.shape[0]
   if n == 0:  # no rows: the identities, and no scatter (as JAX)
     return init
-  step = n if bucket_size is None else bucket_size
+  step = n if bucket_size is None or is_symbolic_dim(n) else bucket_size
   out = None
-  for start in range(0, n, step):  # buckets reduce separately, then combine
+  starts = (0,) if is_symbolic_dim(n) else range(0, n, step)  # (a symbolic size: one bucket)
+  for start in starts:  # buckets reduce separately, then combine
     ids = reshape(segment_ids[start:start + step], (min(step, n - start), 1))
     part = _SCATTERS[kind](init, ids, data[start:start + step], dn,
                            indices_are_sorted=indices_are_sorted,

@@ -7,6 +7,7 @@ from typing import Sequence
 import numpy as np
 
 from xjax._src.core.values import get_aval
+from xjax._src.core.concrete import dim_or_int
 from xjax._src.api.jit import jit
 from xjax._src.primitives.lax.dot import Precision
 from xjax._src.libraries.numpy import namespace as jnp
@@ -61,7 +62,7 @@ def _resample(x, shape, spatial_dims, scales, translations, method: ResizeMethod
 
 
 def _check_shape(image, shape) -> tuple:
-  shape = tuple(int(s) for s in shape)
+  shape = tuple(map(dim_or_int, shape))
   if len(shape) != get_aval(image).ndim:
     raise ValueError("shape must have length equal to the number of dimensions of x; "
                      f"{shape} vs {get_aval(image).shape}")

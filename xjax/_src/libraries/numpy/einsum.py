@@ -11,6 +11,7 @@ import opt_einsum
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
+from xjax._src.core.dim_expr import is_symbolic_dim
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.api.explicit_sharding import auto_axes
 from xjax._src.primitives.lax.dot import dot_general
@@ -43,7 +44,9 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
   operands = tuple(op.__jax_array__() if hasattr(op, "__jax_array__") else op
                    for op in (subscripts, *operands))
   if isinstance(subscripts, str) and isinstance(optimize, (str, bool)):
-    shapes = tuple(tuple(opt_einsum.parser.get_shape(op)) for op in operands[1:])
+    # (symbolic dimensions plan as 8, as JAX: the path only orders the contractions)
+    shapes = tuple(tuple(8 if is_symbolic_dim(d) else d for d in opt_einsum.parser.get_shape(op))
+                   for op in operands[1:])
     contractions = _plan(subscripts, shapes, optimize)
     operands = operands[1:]
   else:  # the interleaved form, or an explicit path

@@ -15,14 +15,15 @@ from xjax._src.foundations.config import config
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.core.concrete import max_dim, min_dim
-from xjax._src.core.dim_expr import is_symbolic_dim
+from xjax._src.core.dim_expr import broadcast_shapes, index_dtype, is_symbolic_dim
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.api.explicit_sharding import auto_axes
 from xjax._src.execution import host_eval
 from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
-from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type, lt,
-                                                  max as lax_max, mul as lax_mul, select_n)
+from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type,
+                                                  dimension_constant, lt, max as lax_max,
+                                                  mul as lax_mul, select_n)
 from xjax._src.primitives.lax.reductions import reduce_sum
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, dynamic_slice,
                                              expand_dims, full as lax_full, full_like, iota,
@@ -183,8 +184,8 @@ def _is_array_index(e) -> bool:
 def _concrete_bound(b):
   """A slice bound as an int, through ``operator.index`` as JAX's (a 0-d integer array,
   NumPy's or ours, is one; anything else raises its TypeError); a tracer as it is (refused
-  by the caller)."""
-  if b is None or type(b) is int or isinstance(b, Tracer):
+  by the caller); a symbolic dimension as it is."""
+  if b is None or type(b) is int or isinstance(b, Tracer) or is_symbolic_dim(b):
     return b
   return operator.index(b)
 
@@ -341,13 +342,19 @@ def _dynamic_slice_take(x, aval, entries):
     if not isinstance(e, slice):
       starts.append(e), sizes.append(1), squeeze_dims.append(dim)
       continue
+    if is_symbolic_dim(n):  # (a positive step: _dynamic_sliceable)
+      start, limit, _, flip = _symbolic_slice_bounds(e, n)
+      starts.append(start), sizes.append(limit - start)
+      if flip:
+        flips.append(dim)
+      continue
     start, stop, step = e.indices(n)
     if step < 0:
       starts.append(stop + 1), sizes.append(max(0, start - stop)), flips.append(dim)
     else:
       starts.append(start), sizes.append(max(0, stop - start))
   if len(starts) > 1:
-    dt = np.int32 if all(n < 2**31 for n in aval.shape) else np.int64
+    dt = index_dtype(*aval.shape)
     starts = [convert_element_type(i, dt) for i in starts]
   out = dynamic_slice(x, starts, sizes)
   if flips:
@@ -405,6 +412,10 @@ class _GatherPlan(NamedTuple):
 
 def _slice_extent(e: slice, size: int):
   """(first element, step, number of elements) ``e`` selects of ``size``."""
+  if is_symbolic_dim(size):
+    start, limit, step, flip = _symbolic_slice_bounds(e, size)
+    n = (limit - start + step - 1) // step
+    return ((start + (n - 1) * step, -step, n) if flip else (start, step, n))
   start, stop, step = e.indices(size)
   n = (stop - start + step - 1) // step if step > 0 else (start - stop - step - 1) // -step
   return start, step, max(0, n)
@@ -415,7 +426,7 @@ def _gather_plan(aval, entries) -> _GatherPlan:
   real entry per dimension): ints, arrays and strided slices give start indices (ints and
   arrays broadcast together as NumPy's advanced indexing when an array of rank >= 1 is
   among them), partial unit-step slices give a start and a window, full ones a window."""
-  dt = np.int32 if all(n < 2**31 for n in aval.shape) else np.int64
+  dt = index_dtype(*aval.shape)
   advanced = any(e is not None and not isinstance(e, (slice, int, np.integer))
                  and np.ndim(e) > 0 for e in entries)
   real = [e for e in entries if e is not None]
@@ -423,7 +434,7 @@ def _gather_plan(aval, entries) -> _GatherPlan:
   if advanced:
     adv_dims = [d for d, e in enumerate(real) if not isinstance(e, slice)]
     adv_vals = [_normalize(real[d], aval.shape[d]) for d in adv_dims]
-    bshape = tuple(np.broadcast_shapes(*(np.shape(v) for v in adv_vals)))
+    bshape = broadcast_shapes(*(np.shape(v) for v in adv_vals))
     positions = [k for k, e in enumerate(entries) if e is not None and not isinstance(e, slice)]
     block_at = positions[0] if positions == list(range(positions[0], positions[-1] + 1)) else 0
   starts, starts_shape = [], []        # (index array, its first axis in the starts' shape)
@@ -510,7 +521,7 @@ def _normalize(i, size: int):
   if dtypes.is_unsigned(aval.dtype):
     return i
   return select_n(lt(i, np.zeros((), aval.dtype)[()]), i,
-                      lax_add(i, np.asarray(size, aval.dtype)[()]))
+                      lax_add(i, dimension_constant(size, aval.dtype)))
 
 
 # ---------------------------------------------------------------------------------------
@@ -675,7 +686,7 @@ def _scatter_at_positions(x, idx, values, scatter_fn, indices_are_sorted, unique
   mode = gs.GatherScatterMode.from_any(mode)
   if aval.size == 0:
     return x
-  flat_dt = np.int32 if aval.size < 2**31 else np.int64
+  flat_dt = index_dtype(aval.size)
   ids = reshape(iota(flat_dt, aval.size), aval.shape)
   pos_mode = gs.GatherScatterMode.CLIP if mode is gs.GatherScatterMode.CLIP else _FILL
   pos = rewriting_take(ids, idx, mode=pos_mode, fill_value=aval.size)
@@ -786,7 +797,7 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
   if wrap_negative_indices is None:
     wrap_negative_indices = mode != "promise_in_bounds"
   if wrap_negative_indices:  # (in a signed type that holds the axis size)
-    indices = convert_element_type(indices, np.int64 if size > 2**31 - 1 else np.int32)
+    indices = convert_element_type(indices, index_dtype(size))
     indices = _normalize(indices, size)
   if mode == "one_hot":  # the sum of each slice times its one-hot row (0 out of bounds)
     hot = ufuncs.equal(expand_dims(indices, (get_aval(indices).ndim,)),

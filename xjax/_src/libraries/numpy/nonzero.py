@@ -5,14 +5,16 @@ Its output size depends on values, so under jit it needs a static ``size=``.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.concrete import concrete_or_error, max_dim
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import cumulative as lax_cum
-from xjax._src.primitives.lax.elementwise import (convert_element_type, div, lt, ne, rem, select_n,
-                                                  sub)
+from xjax._src.primitives.lax.elementwise import (convert_element_type, dimension_constant, div,
+                                                  lt, ne, rem, select_n, sub)
 from xjax._src.primitives.lax.shapes import full, full_like, index_in_dim, iota
 from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.creation import asarray
@@ -69,7 +71,8 @@ def nonzero(a, *, size=None, fill_value=None):
 def _unravel(flat, shape):
   out = []
   for i, d in enumerate(shape):
-    stride = int(np.prod(shape[i + 1:], dtype=np.int64))
-    c = div(flat, np.asarray(stride, get_aval(flat).dtype)[()]) if stride != 1 else flat
-    out.append(rem(c, np.asarray(max(d, 1), get_aval(flat).dtype)[()]))
+    dt = get_aval(flat).dtype
+    stride = math.prod(shape[i + 1:])
+    c = div(flat, dimension_constant(stride, dt)) if stride != 1 else flat
+    out.append(rem(c, dimension_constant(max_dim(d, 1), dt)))
   return out

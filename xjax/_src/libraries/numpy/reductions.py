@@ -9,11 +9,10 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
 from xjax._src.core.concrete import concrete_or_error
-from xjax._src.core.dim_expr import is_symbolic_dim
 from xjax._src.api.call_tracing import check_hashable
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.primitives.lax.elementwise import (conj, convert_element_type, div, gt, mul, ne,
-                                                  real, sqrt, square, sub)
+from xjax._src.primitives.lax.elementwise import (conj, convert_element_type, dimension_constant,
+                                                  div, gt, mul, ne, real, sqrt, square, sub)
 from xjax._src.primitives.lax.reductions import (argmax as lax_argmax, argmin as lax_argmin,
                                                  reduce_and, reduce_max, reduce_min, reduce_or,
                                                  reduce_prod, reduce_sum)
@@ -157,13 +156,6 @@ def _count(aval, axes):
   return math.prod([aval.shape[a] for a in axes])
 
 
-def _dimension_constant(n, dtype):
-  """A size as a scalar of ``dtype``: a constant, or a symbolic dimension's value."""
-  if is_symbolic_dim(n):
-    return convert_element_type(n.dimension_as_value(), dtype, False)
-  return np.asarray(n, dtype)[()]
-
-
 @_compiled
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
   _check_out(out, "mean")
@@ -176,7 +168,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     dt = dtypes.check_user_dtype_supported(dtype, "mean")
   ct = _accumulation_dtype(dt) if dtype is None else dt
   if where is None:  # (the count first, as JAX)
-    n = _dimension_constant(_count(aval, axes), dtypes.canonicalize_dtype(ct))
+    n = dimension_constant(_count(aval, axes), dtypes.canonicalize_dtype(ct))
     out = div(sum(a, axis=axes, dtype=ct, keepdims=keepdims), n)
   else:  # (the count first, as JAX)
     count = sum(broadcast_to(where, aval.shape), axis=axes, dtype=ct, keepdims=keepdims)
@@ -230,7 +222,7 @@ def _var(a, ddof, *, axis, dtype, keepdims, where, mean):
     sq = square(centered)
   rdt = get_aval(sq).dtype
   if where is None:
-    count = _dimension_constant(_count(aval, axis), rdt)
+    count = dimension_constant(_count(aval, axis), rdt)
   else:
     count = sum(broadcast_to(where, aval.shape), axis=axis, keepdims=keepdims, dtype=rdt)
   denom = sub(count, convert_element_type(ddof, rdt))

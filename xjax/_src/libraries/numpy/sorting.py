@@ -5,6 +5,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.values import get_aval
+from xjax._src.core.concrete import is_constant_dim
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (add, bitwise_and, bitwise_not, bitwise_or,
                                                   convert_element_type, div, eq, imag, lt,
@@ -120,7 +121,7 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
   a, v = promote_dtypes(a, v)
   n = get_aval(a).shape[0]
   # int32 indices even in x64 mode, as in JAX
-  idt = np.int32 if n < 2**31 else dtypes.default_int_dtype()
+  idt = np.int32 if is_constant_dim(n) and n < 2**31 else dtypes.default_int_dtype()
   before = (lambda x, y: _less(x, y)) if side == "left" else \
       (lambda x, y: bitwise_not(_less(y, x)))  # a[i] goes before v
   if method == "compare_all" or n == 0:

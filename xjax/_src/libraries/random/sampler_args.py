@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.core.dim_expr import broadcast_shapes
 from xjax._src.libraries.random.keys import _shape_arg, check_prng_key
 
 
@@ -22,7 +23,7 @@ def check_shape(name: str, shape: tuple, *param_shapes) -> None:
   """Parameters must broadcast to exactly ``shape`` (JAX's rule for ``shape=``)."""
   if param_shapes:
     try:
-      broadcast = np.broadcast_shapes(shape, *param_shapes)
+      broadcast = broadcast_shapes(shape, *param_shapes)
     except ValueError:
       broadcast = None
     if broadcast != tuple(shape):
@@ -38,7 +39,7 @@ def broadcast_shapes_or_shape(name: str, shape, *params) -> tuple:
   param_shapes = [np.shape(p) for p in params]
   if shape is None:
     try:
-      return tuple(np.broadcast_shapes(*param_shapes)) if param_shapes else ()
+      return broadcast_shapes(*param_shapes) if param_shapes else ()
     except ValueError:
       raise ValueError(f"{name}: incompatible parameter shapes "
                        f"{', '.join(str(s) for s in param_shapes)}") from None

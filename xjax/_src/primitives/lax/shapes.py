@@ -626,7 +626,7 @@ def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
   aval = get_aval(operand)
   axis = normalize_axis(axis, aval.ndim, "index_in_dim")
   size = aval.shape[axis]
-  index = int(index)
+  index = dim_or_int(index)
   wrapped = index + size if index < 0 else index
   if not 0 <= wrapped < size:
     raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
@@ -1006,7 +1006,7 @@ def _index_scalars(start_indices, name, operand, allow_negative_indices=True):
     raise ValueError(f"Length of slice indices must match number of operand dimensions "
                      f"({len(start_indices)} vs {shape})")
   # elementwise builds on shapes: negative traced indices wrap with it
-  from xjax._src.primitives.lax.elementwise import add, lt, select_n
+  from xjax._src.primitives.lax.elementwise import add, dimension_constant, lt, select_n
   wraps = ([allow_negative_indices] * len(shape) if isinstance(allow_negative_indices, bool)
            else list(allow_negative_indices))
   if len(wraps) != len(shape):
@@ -1031,7 +1031,7 @@ def _index_scalars(start_indices, name, operand, allow_negative_indices=True):
       # whose ``+`` (NumPy's) makes a weak index strong
       negative = lt(i, np.zeros((), aval.dtype))
       strong_i = convert_element_type(i, aval.dtype) if aval.weak_type else i
-      i = select_n(negative, i, add(strong_i, np.asarray(dim, aval.dtype)))
+      i = select_n(negative, i, add(strong_i, dimension_constant(dim, aval.dtype)))
     out.append(i)
   if len(set(strong)) > 1 or np.dtype(np.bool_) in strong:
     names = ", ".join(dict.fromkeys(np.dtype(d).name for d in strong))
