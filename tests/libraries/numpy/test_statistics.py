@@ -90,3 +90,15 @@ def test_errors_as_jax_for_complex_quantiles_and_boolean_products():
   np.testing.assert_array_equal(jnp.kron(np.array([1., -1.]), np.arange(6.).reshape(2, 3)),
                                 np.kron([1., -1.], np.arange(6.).reshape(2, 3)))
   assert xjax.grad(lambda v: jnp.kron(v, np.ones(3)).sum())(1.5) == 3.0
+
+
+def test_median_is_the_midpoint_as_jax():
+  # JAX's median and nanmedian take method="midpoint", (low + high) * 0.5: infinities stay
+  # infinite (linear interpolation gives inf * 0 = nan) and large values keep JAX's bits.
+  x = np.array([[1.0, np.nan, 3.0, 4.0, 5.0], [np.nan, 2.0, 3.0, np.inf, -np.inf]], np.float32)
+  np.testing.assert_array_equal(jnp.nanmedian(x, axis=()), x)
+  np.testing.assert_array_equal(jnp.median(x, axis=()), x)
+  np.testing.assert_array_equal(jnp.nanmedian(x, axis=1), np.nanmedian(x, axis=1))
+  big = np.array([3e38, 2e38, 3.3e38, -1e38], np.float32)   # the middle two overflow a sum
+  assert float(jnp.median(big)) == np.inf                     # (linear: 2.5e38)
+  np.testing.assert_array_equal(xjax.grad(lambda v: jnp.median(v))(big), [0.5, 0.5, 0, 0])

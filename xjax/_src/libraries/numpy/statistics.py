@@ -261,7 +261,7 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
                      hashable_statics=True)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
   return quantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
-                  keepdims=keepdims)
+                  keepdims=keepdims, method="midpoint")  # (as JAX's: (low + high) / 2)
 
 
 @compiled_when_eager(staged="nanmedian",
@@ -269,7 +269,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
                      hashable_statics=True)
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
   return nanquantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
-                     keepdims=keepdims)
+                     keepdims=keepdims, method="midpoint")
 
 
 def _percent(q):
