@@ -217,3 +217,30 @@ def test_add_and_subtract_as_jaxs():
   assert float((z * 2.).todense()) == 6. and float((z + z).todense()) == 6.
   with pytest.raises(TypeError, match="First argument to bcoo_extract should be a BCOO"):
     sparse.bcoo_extract(z.indices, np.float32(1.))
+
+
+def test_multiply_dense_returns_data_and_broadcast_in_dim_lays_out_as_jax():
+  # Layouts recorded from JAX 0.10.2 (Keras's sparse ops rely on both).
+  from xjax.experimental import sparse as jsp
+  d = np.array([[1., 0, 2], [0, 3, 0]], np.float32)
+  x = jsp.BCOO.fromdense(d)
+  out = jsp.bcoo_multiply_dense(x, np.arange(6, dtype=np.float32).reshape(2, 3))
+  assert isinstance(out, xjax.Array)
+  np.testing.assert_array_equal(out, [0., 4., 12.])
+  assert isinstance(x * 2.0, jsp.BCOO)
+
+  def layout(m):
+    return m.shape, m.n_batch, m.n_dense, np.asarray(m.indices).tolist()
+  assert layout(jsp.bcoo_broadcast_in_dim(x, shape=(2, 1, 3), broadcast_dimensions=(0, 2))) == (
+      (2, 1, 3), 0, 0, [[0, 0, 0], [0, 0, 2], [1, 0, 1]])
+  assert layout(jsp.bcoo_broadcast_in_dim(x, shape=(2, 3, 1), broadcast_dimensions=(0, 1))) == (
+      (2, 3, 1), 0, 0, [[0, 0, 0], [0, 2, 0], [1, 1, 0]])
+  assert layout(jsp.bcoo_broadcast_in_dim(x, shape=(1, 2, 3), broadcast_dimensions=(1, 2)))[:3] \
+      == ((1, 2, 3), 1, 0)
+  summed = jsp.sparsify(lambda x: jnp.sum(x, axis=1, keepdims=True))(x)
+  assert layout(summed) == ((2, 1), 0, 0, [[0, 0], [0, 0], [1, 0]])
+  np.testing.assert_array_equal(summed.todense(), [[3.], [3.]])
+  expanded = jsp.sparsify(lambda x: jnp.expand_dims(x, -2))(x)
+  np.testing.assert_array_equal(expanded.todense(), d[:, None])
+  with pytest.raises(NotImplementedError, match="Adding sparse dimensions with lengths != 1"):
+    jsp.bcoo_broadcast_in_dim(x, shape=(2, 4, 3), broadcast_dimensions=(0, 2))

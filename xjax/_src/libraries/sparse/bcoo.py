@@ -24,7 +24,7 @@ from xjax._src.libraries.sparse.bcoo_products import (
 from xjax._src.libraries.sparse.bcoo_structure import (
     bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice, bcoo_multiply_dense,
     bcoo_multiply_sparse, bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze,
-    bcoo_update_layout)
+    bcoo_update_layout, multiply_dense)
 from xjax._src.libraries.sparse.sparse_array import JAXSparse, SparseInfo
 
 
@@ -170,7 +170,7 @@ class BCOO(JAXSparse):
   def __mul__(self, other):
     if isinstance(other, BCOO):
       return bcoo_multiply_sparse(self, other)
-    return bcoo_multiply_dense(self, other)
+    return multiply_dense(self, other)
 
   __rmul__ = __mul__
 

@@ -50,16 +50,20 @@ def bcoo_reduce_sum(mat, *, axes):
 
 
 def bcoo_multiply_dense(sp_mat, v):
-  """`sp_mat * v` for a dense `v` broadcasting to `sp_mat`'s shape: a BCOO of the same
-  indices."""
+  """`sp_mat * v` for a dense `v` broadcasting to `sp_mat`'s shape: the product's data, an
+  array for `sp_mat`'s indices (as JAX's; `multiply_dense` gives the BCOO)."""
   v = jnp.asarray(v)
   shape = jnp.broadcast_shapes(sp_mat.shape, v.shape)
   if shape != sp_mat.shape:
     raise NotImplementedError(f"bcoo_multiply_dense: the dense operand of shape {v.shape} "
                               f"would broadcast the sparse one of shape {sp_mat.shape}")
   dense = jnp.broadcast_to(v, shape)
-  factor = bcoo_extract_p.bind(sp_mat.indices, dense, assume_unique=True)
-  return _like(sp_mat, sp_mat.data * factor, sp_mat.indices, shape,
+  return sp_mat.data * bcoo_extract_p.bind(sp_mat.indices, dense, assume_unique=True)
+
+
+def multiply_dense(sp_mat, v):
+  """`sp_mat * v` for a dense `v`: a BCOO of `sp_mat`'s indices."""
+  return _like(sp_mat, bcoo_multiply_dense(sp_mat, v), sp_mat.indices, sp_mat.shape,
                indices_sorted=sp_mat.indices_sorted, unique_indices=sp_mat.unique_indices)
 
 
@@ -96,33 +100,36 @@ def bcoo_multiply_sparse(lhs, rhs):
 
 
 def bcoo_broadcast_in_dim(mat, *, shape, broadcast_dimensions):
-  """`mat` broadcast to `shape` (as `lax.broadcast_in_dim`): new leading dimensions become
-  batch dimensions, new trailing ones dense dimensions."""
+  """`mat` broadcast to `shape` (as `lax.broadcast_in_dim`), as JAX lays it out: new
+  dimensions before the first sparse (or dense) one are batch dimensions, those after the
+  first dense one dense (when `mat` has dense dimensions), and the others sparse, of size 1
+  (their indices 0)."""
   shape = tuple(shape)
   bdims = tuple(broadcast_dimensions)
   if len(bdims) != mat.ndim or list(bdims) != sorted(bdims):
     raise ValueError(f"bcoo_broadcast_in_dim: invalid broadcast_dimensions {bdims} for an "
                      f"operand of shape {mat.shape}")
-  nb, ns = mat.n_batch, mat.n_sparse
-  first_sparse = bdims[nb] if ns else None
-  last_sparse = bdims[nb + ns - 1] if ns else None
-  new = [d for d in range(len(shape)) if d not in bdims]
-  if ns and any(first_sparse < d < last_sparse for d in new):
-    raise NotImplementedError("bcoo_broadcast_in_dim: a new dimension among the sparse ones")
-  for d, s in zip(range(nb, nb + ns), mat.shape[nb:nb + ns]):
-    if shape[bdims[d]] != s:
-      raise NotImplementedError("bcoo_broadcast_in_dim: broadcasting a sparse dimension")
-  split = first_sparse if ns else (bdims[nb] if nb < mat.ndim else len(shape))
-  n_batch = sum(1 for d in range(len(shape)) if d < split)
-  batch_shape = shape[:n_batch]
-  batch_dims = tuple(bdims[:nb])
-  data_shape = batch_shape + (mat.nse,) + shape[n_batch + ns:]
-  dense_dims = tuple(d - n_batch - ns + n_batch + 1 for d in bdims[nb + ns:])
-  data = broadcast_in_dim(mat.data, data_shape, batch_dims + (n_batch,) + dense_dims)
-  ind_batch = tuple(mat.indices.shape[batch_dims.index(d)] if d in batch_dims else 1
-                    for d in range(n_batch))
-  indices = broadcast_in_dim(mat.indices, ind_batch + (mat.nse, ns),
-                                 batch_dims + (n_batch, n_batch + 1))
+  nb, ns, nd = mat.n_batch, mat.n_sparse, mat.n_dense
+  batch_to, sparse_to, dense_to = bdims[:nb], bdims[nb:nb + ns], bdims[nb + ns:]
+  if max(batch_to, default=0) > min(sparse_to, default=len(shape)):
+    raise ValueError("Cannot mix batch and sparse dimensions during broadcast_in_dim")
+  if max(sparse_to, default=0) > min(dense_to, default=len(shape)):
+    raise ValueError("Cannot mix sparse and dense dimensions during broadcast_in_dim")
+  new_nb = min(bdims[nb:], default=len(shape))
+  new_nd = len(shape) - min(dense_to) if nd else 0
+  new_ns = len(shape) - new_nb - new_nd
+  if math.prod(mat.shape[nb:nb + ns]) != math.prod(shape[new_nb:new_nb + new_ns]):
+    raise NotImplementedError("Adding sparse dimensions with lengths != 1")
+  data, indices = mat.data, mat.indices
+  if (new_nb, new_nd) != (nb, nd):
+    data = broadcast_in_dim(data, (*shape[:new_nb], mat.nse, *shape[new_nb + new_ns:]),
+                            (*batch_to, new_nb, *(d + 1 - new_ns for d in dense_to)))
+    indices = broadcast_in_dim(indices, (*shape[:new_nb], mat.nse, ns),
+                               (*batch_to, new_nb, new_nb + 1))
+  if new_ns != ns:   # new sparse dimensions of size 1: index 0
+    columns = jnp.asarray([d - new_nb for d in sparse_to], np.int32)
+    indices = jnp.zeros((*indices.shape[:-1], new_ns), indices.dtype).at[..., columns].set(
+        indices)
   return _like(mat, data, indices, shape, indices_sorted=mat.indices_sorted,
                unique_indices=mat.unique_indices)
 

@@ -114,7 +114,7 @@ def _mul(x, y):
   if _is_sparse(x) and _is_sparse(y):
     return B.bcoo_multiply_sparse(x, y)
   sp, dense = (x, y) if _is_sparse(x) else (y, x)
-  return B.bcoo_multiply_dense(sp, dense)
+  return B.multiply_dense(sp, dense)
 
 
 def _div(x, y):
