@@ -244,3 +244,20 @@ def test_multiply_dense_returns_data_and_broadcast_in_dim_lays_out_as_jax():
   np.testing.assert_array_equal(expanded.todense(), d[:, None])
   with pytest.raises(NotImplementedError, match="Adding sparse dimensions with lengths != 1"):
     jsp.bcoo_broadcast_in_dim(x, shape=(2, 4, 3), broadcast_dimensions=(0, 2))
+
+
+def test_batch_dimensions_shared_across_their_size():
+  # A BCOO's data and indices may hold size 1 for a batch dimension (one set of entries
+  # shared by every batch element), as Keras builds them; sums and products see every
+  # element (JAX 0.10.2: sum 6.0, the product and slice below; its concatenate raises).
+  from xjax.experimental import sparse as jsp
+  x = jsp.BCOO((jnp.array([[1.0, 2.0]]), jnp.array([[[0], [2]]])), shape=(2, 3))
+  np.testing.assert_array_equal(x.todense(), [[1, 0, 2], [1, 0, 2]])
+  assert float(jsp.sparsify(jnp.sum)(x).todense()) == 6.0
+  np.testing.assert_array_equal(jsp.bcoo_reduce_sum(x, axes=(0,)).todense(), [2, 0, 4])
+  dense = np.arange(6.).reshape(2, 3).astype(np.float32)
+  np.testing.assert_array_equal(jsp.sparsify(jnp.matmul)(x, dense.T), [[4, 13], [4, 13]])
+  np.testing.assert_array_equal(jsp.bcoo_slice(x, start_indices=(1, 0), limit_indices=(2, 3))
+                                .todense(), [[1, 0, 2]])
+  np.testing.assert_array_equal(
+      jsp.bcoo_concatenate([x, x], dimension=0).todense(), np.tile([[1, 0, 2]], (4, 1)))

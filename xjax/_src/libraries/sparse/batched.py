@@ -16,11 +16,14 @@ def nfold_vmap(fun: Callable, n: int, in_axes=0) -> Callable:
   return fun
 
 
-def broadcast_batch(n_batch: int, *arrays):
-  """`arrays` with their leading `n_batch` dimensions broadcast against each other."""
+def broadcast_batch(n_batch: int, *arrays, shape=None):
+  """`arrays` with their leading `n_batch` dimensions broadcast against each other, and to
+  the batch dimensions of `shape` (the array's) when given: a BCOO's data and indices may
+  hold size 1 for a batch dimension they share across it."""
   if not n_batch:
     return arrays
-  batch = tuple(max(sizes) for sizes in zip(*(a.shape[:n_batch] for a in arrays)))
+  shapes = [a.shape[:n_batch] for a in arrays] + ([tuple(shape[:n_batch])] if shape else [])
+  batch = tuple(max(sizes) for sizes in zip(*shapes))
   return tuple(jnp.broadcast_to(a, batch + a.shape[n_batch:]) for a in arrays)
 
 

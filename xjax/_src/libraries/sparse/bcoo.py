@@ -287,7 +287,7 @@ def batch_axis_to_elt(fmt, mat, axis, buffers, cont):
     raise ValueError(f"Cannot map in_axis={axis} for {fmt} array with n_batch={mat.n_batch}. "
                      f"in_axes for batched {fmt} operations must correspond to a batch "
                      "dimension.")
-  buffers = broadcast_batch(mat.n_batch, *buffers)
+  buffers = broadcast_batch(mat.n_batch, *buffers, shape=mat.shape)
   return [cont(b, axis) for b in buffers], mat.shape[:axis] + mat.shape[axis + 1:]
 
 

@@ -6,6 +6,7 @@ and batching rules.  Entries whose index is out of range (at least the dimension
 are padding: conversions drop them."""
 from __future__ import annotations
 
+import math
 
 import numpy as np
 
@@ -386,7 +387,7 @@ def count_unique(indices, shape) -> int:
       "the function within jit"))
   n_batch = indices.ndim - 2
   sparse_shape = np.asarray(shape[n_batch:n_batch + indices.shape[-1]])
-  flat = indices.reshape((-1,) + indices.shape[-2:])
+  flat = indices.reshape((math.prod(indices.shape[:-2]),) + indices.shape[-2:])  # (-1: 0-size)
   best = 0
   for rows in flat:
     rows = rows[np.all((rows >= 0) & (rows < sparse_shape), axis=1)]

@@ -76,7 +76,7 @@ def _dot_general_impl(data, indices, rhs, *, dimension_numbers, preferred_elemen
                       lhs_spinfo):
   lc, rc, lb, rb = _dims(dimension_numbers)
   n_batch, n_sparse, _, _ = layout(data.shape, indices.shape, lhs_spinfo.shape)
-  data, indices = broadcast_batch(n_batch, data, indices)
+  data, indices = broadcast_batch(n_batch, data, indices, shape=lhs_spinfo.shape)
   free_batch = [d for d in range(n_batch) if d not in lb]
   order = list(lb) + free_batch
   data = data.transpose(order + list(range(n_batch, data.ndim)))
@@ -252,7 +252,8 @@ def _spdot_impl(lhs_data, lhs_indices, rhs_data, rhs_indices, *, lhs_spinfo, rhs
   ls = lhs_spinfo.shape[n_batch:]
   rs = rhs_spinfo.shape[n_batch:]
   dtype = _out_dtype(lhs_data.dtype, rhs_data.dtype, preferred_element_type)
-  args = broadcast_batch(n_batch, lhs_data, lhs_indices, rhs_data, rhs_indices)
+  args = broadcast_batch(n_batch, lhs_data, lhs_indices, rhs_data, rhs_indices,
+                         shape=lhs_spinfo.shape)
   fn = lambda a, b, c, d: _spdot_one(a, b, c, d, lc=[k - n_batch for k in lc],
                                      rc=[k - n_batch for k in rc], lhs_sparse=ls,
                                      rhs_sparse=rs, dtype=dtype)

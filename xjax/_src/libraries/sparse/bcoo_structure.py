@@ -31,7 +31,7 @@ def bcoo_reduce_sum(mat, *, axes):
   converted, without being merged)."""
   axes = _normalize_axes(axes, mat.ndim)
   nb, ns = mat.n_batch, mat.n_sparse
-  data, indices = broadcast_batch(nb, mat.data, mat.indices)
+  data, indices = broadcast_batch(nb, mat.data, mat.indices, shape=mat.shape)
   batch_axes = [a for a in axes if a < nb]
   if batch_axes:  # the summed batch dimensions join the entries
     keep = [a for a in range(nb) if a not in batch_axes]
@@ -148,7 +148,7 @@ def bcoo_concatenate(operands, *, dimension):
   if nb <= dimension < nb + ns:
     k = dimension - nb
     offsets = np.cumsum([0] + [op.shape[dimension] for op in operands[:-1]])
-    pairs = [broadcast_batch(nb, op.data, op.indices) for op in operands]
+    pairs = [broadcast_batch(nb, op.data, op.indices, shape=op.shape) for op in operands]
     batch = tuple(max(s) for s in zip(*(d.shape[:nb] for d, _ in pairs))) if nb else ()
     datas = [jnp.broadcast_to(d, batch + d.shape[nb:]) for d, _ in pairs]
     idxs = [jnp.broadcast_to(i.at[..., k].add(int(o)), batch + i.shape[nb:])
@@ -200,7 +200,7 @@ def _shrink_nse(mat, nb, ns):
 def _window(mat, starts, sizes, strides=None):
   """Entries of the window `starts` + `sizes` (with `strides`), re-indexed; others padding."""
   nb, ns = mat.n_batch, mat.n_sparse
-  data, indices = broadcast_batch(nb, mat.data, mat.indices)
+  data, indices = broadcast_batch(nb, mat.data, mat.indices, shape=mat.shape)
   strides = strides or (1,) * mat.ndim
   if nb:
     data = lax_slice(data, tuple(starts[:nb]) + (0,) * (data.ndim - nb),
@@ -245,7 +245,7 @@ def bcoo_dynamic_slice(mat, start_indices, slice_sizes):
   starts = [jnp.clip(jnp.asarray(s), 0, d - z) for s, d, z in zip(start_indices, mat.shape,
                                                                     sizes)]
   nb, ns = mat.n_batch, mat.n_sparse
-  data, indices = broadcast_batch(nb, mat.data, mat.indices)
+  data, indices = broadcast_batch(nb, mat.data, mat.indices, shape=mat.shape)
   zero = jnp.zeros((), starts[0].dtype) if starts else 0
   if nb:
     data = dynamic_slice(data, starts[:nb] + [zero] * (data.ndim - nb),
@@ -349,7 +349,7 @@ def bcoo_update_layout(mat, *, n_batch=None, n_dense=None, on_inefficient="error
 def _batch_to_sparse(mat):
   """The last batch dimension becomes the first sparse one."""
   nb = mat.n_batch
-  data, indices = broadcast_batch(nb, mat.data, mat.indices)
+  data, indices = broadcast_batch(nb, mat.data, mat.indices, shape=mat.shape)
   size = mat.shape[nb - 1]
   pos = jnp.broadcast_to(jnp.arange(size, dtype=indices.dtype).reshape(
       (size, 1, 1)), indices.shape[nb - 1:-1] + (1,))
