@@ -219,3 +219,20 @@ def test_traceback_is_none_as_jax_without_collection():
   assert isinstance(type(jnp.ones(2)).__dict__["traceback"], property)
   assert jnp.arange(3.0).traceback is None
   assert jax.jit(lambda a: a * 2)(jnp.ones(2)).traceback is None
+
+
+def test_arrays_take_user_attributes_as_jax():
+  # JAX's ArrayImpl has a __dict__ (Keras sets `trainable` on an array); its own properties
+  # stay read-only, results do not inherit the attribute, and tracers refuse one.
+  x = jnp.ones(3)
+  x.trainable = False
+  assert x.trainable is False and x.__dict__ == {"trainable": False}
+  assert not hasattr(x + 1, "trainable")
+  with pytest.raises(AttributeError, match="has no setter"):
+    x.shape = (1,)
+
+  def f(t):
+    with pytest.raises(AttributeError, match="object has no attribute 'bar'"):
+      t.bar = 2
+    return t
+  jax.jit(f)(x)

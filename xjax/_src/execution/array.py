@@ -64,8 +64,10 @@ class Array:
 
   It has no ``__init__``: as with JAX's, ``Array(x)`` raises "Array() takes no arguments"
   (make arrays with ``xjax.numpy.asarray`` or ``xjax.device_put``), and ``Array()`` is
-  the cheapest way for Python to make an instance, which results are made with."""
-  __slots__ = ("_b", "_host", "aval", "_committed", "_npy", "__weakref__")
+  the cheapest way for Python to make an instance, which results are made with.  As JAX's,
+  an array takes attributes of the user's (Keras marks its arrays ``trainable``): the
+  ``__dict__`` slot, made only when one is set."""
+  __slots__ = ("_b", "_host", "aval", "_committed", "_npy", "__weakref__", "__dict__")
   __array_priority__ = 100
 
   # ``Array._from_buffer(buf, aval, committed=False)``: ``from_buffer``, set below the class.
