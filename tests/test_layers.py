@@ -161,7 +161,8 @@ STACKS = {
         ["primitive_builders", "operand_checks", "accuracy", "dot_algorithms",
          "sharding_constraint", "single_device", "control_flow.body_tracing", "linalg.lapack"],
         # building primitives and checking operands, the options they take, tracing bodies
-        ["shapes", "elementwise", "reductions", "extended_arrays"],  # transposes close a circle
+        ["shapes", "elementwise", "reductions", "extended_arrays", "dimension_values"],
+        # (transposes close a circle; sizes as values on the conversions)
         ["bit_conversions", "device_put", "empty2", "optimization_barrier", "stop_gradient",
          "tokens", "token_classes", "trace_markers", "control_flow.carried_refs", "linalg.rules"],
         # the small families on the base

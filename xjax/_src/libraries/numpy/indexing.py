@@ -21,9 +21,9 @@ from xjax._src.api.explicit_sharding import auto_axes
 from xjax._src.execution import host_eval
 from xjax._src.execution.array import Array
 from xjax._src.primitives.lax import gather_scatter as gs
-from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type,
-                                                  dimension_constant, lt, max as lax_max,
-                                                  mul as lax_mul, select_n)
+from xjax._src.primitives.lax.dimension_values import dimension_constant
+from xjax._src.primitives.lax.elementwise import (add as lax_add, convert_element_type, lt,
+                                                  max as lax_max, mul as lax_mul, select_n)
 from xjax._src.primitives.lax.reductions import reduce_sum
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, dynamic_slice,
                                              expand_dims, full as lax_full, full_like, iota,

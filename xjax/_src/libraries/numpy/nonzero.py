@@ -13,8 +13,9 @@ from xjax._src.foundations import dtypes
 from xjax._src.core.concrete import concrete_or_error, max_dim
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import cumulative as lax_cum
-from xjax._src.primitives.lax.elementwise import (convert_element_type, dimension_constant, div,
-                                                  lt, ne, rem, select_n, sub)
+from xjax._src.primitives.lax.dimension_values import dimension_constant
+from xjax._src.primitives.lax.elementwise import (convert_element_type, div, lt, ne, rem, select_n,
+                                                  sub)
 from xjax._src.primitives.lax.shapes import full, full_like, index_in_dim, iota
 from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.creation import asarray

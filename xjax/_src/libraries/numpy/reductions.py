@@ -11,8 +11,9 @@ from xjax._src.core.values import get_aval
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.api.call_tracing import check_hashable
 from xjax._src.api.compiled_when_eager import compiled_when_eager
-from xjax._src.primitives.lax.elementwise import (conj, convert_element_type, dimension_constant,
-                                                  div, gt, mul, ne, real, sqrt, square, sub)
+from xjax._src.primitives.lax.dimension_values import dimension_constant
+from xjax._src.primitives.lax.elementwise import (conj, convert_element_type, div, gt, mul, ne,
+                                                  real, sqrt, square, sub)
 from xjax._src.primitives.lax.reductions import (argmax as lax_argmax, argmin as lax_argmin,
                                                  reduce_and, reduce_max, reduce_min, reduce_or,
                                                  reduce_prod, reduce_sum)

@@ -22,7 +22,6 @@ from xjax._src.backend.lowering import compare_attributes, i64_array
 from xjax._src.core.avals import (ShapedArray, mesh_of, physical_aval, result_sharding,
                                   spec_of, tangent_aval)
 from xjax._src.core.trace import current_trace
-from xjax._src.core.dim_expr import is_symbolic_dim
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -1235,14 +1234,6 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
 _HOST_SCALARS = (bool, int, float, type(1j), np.generic)  # `complex` is lax.complex here
 _PYTHON_SCALARS = frozenset(_HOST_SCALARS[:4])
 
-
-
-def dimension_constant(n, dtype):
-  """A size as a scalar of ``dtype``: a constant, or a symbolic dimension's value (its
-  ``dim_as_value`` converted)."""
-  if is_symbolic_dim(n):
-    return convert_element_type(n.dimension_as_value(), dtype, False)
-  return np.asarray(n, dtype)[()]
 
 def _is_host_scalar(x) -> bool:
   return isinstance(x, _HOST_SCALARS) or (isinstance(x, np.ndarray) and x.ndim == 0)

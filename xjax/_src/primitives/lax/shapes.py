@@ -1006,7 +1006,7 @@ def _index_scalars(start_indices, name, operand, allow_negative_indices=True):
     raise ValueError(f"Length of slice indices must match number of operand dimensions "
                      f"({len(start_indices)} vs {shape})")
   # elementwise builds on shapes: negative traced indices wrap with it
-  from xjax._src.primitives.lax.elementwise import add, dimension_constant, lt, select_n
+  from xjax._src.primitives.lax.elementwise import add, convert_element_type, lt, select_n
   wraps = ([allow_negative_indices] * len(shape) if isinstance(allow_negative_indices, bool)
            else list(allow_negative_indices))
   if len(wraps) != len(shape):
@@ -1031,7 +1031,9 @@ def _index_scalars(start_indices, name, operand, allow_negative_indices=True):
       # whose ``+`` (NumPy's) makes a weak index strong
       negative = lt(i, np.zeros((), aval.dtype))
       strong_i = convert_element_type(i, aval.dtype) if aval.weak_type else i
-      i = select_n(negative, i, add(strong_i, dimension_constant(dim, aval.dtype)))
+      size = (convert_element_type(dim.dimension_as_value(), aval.dtype) if is_symbolic_dim(dim)
+              else np.asarray(dim, aval.dtype))   # (dimension_values' rule, below shapes)
+      i = select_n(negative, i, add(strong_i, size))
     out.append(i)
   if len(set(strong)) > 1 or np.dtype(np.bool_) in strong:
     names = ", ".join(dict.fromkeys(np.dtype(d).name for d in strong))
