@@ -27,10 +27,10 @@ def _weights(in_size: int, out_size: int, scale, translation, kernel, antialias:
   otherwise output pixels centred outside the input get zero weight."""
   dtype = jnp.result_type(scale, translation)
   inv = 1. / scale
-  centre = (jnp.arange(out_size, dtype=dtype) + 0.5 - translation) * inv - 0.5
+  centre = (jnp.arange(out_size, dtype=dtype) + 0.5) * inv - translation * inv - 0.5
   taps = jnp.arange(-pad, in_size + pad, dtype=dtype)
   if kernel is AREA:   # overlap of output pixel [j/s - t/s, +1/s] with input pixel [i, i+1]
-    left = (jnp.arange(out_size, dtype=dtype) - translation) * inv
+    left = jnp.arange(out_size, dtype=dtype) * inv - translation * inv
     w = jnp.maximum(0., jnp.minimum(left + inv, taps[:, None] + 1.)
                     - jnp.maximum(left, taps[:, None]))
   else:
@@ -55,10 +55,15 @@ def _resample(x, shape, spatial_dims, scales, translations, method: ResizeMethod
     method = ResizeMethod.CUBIC        # PyTorch antialiases with Keys' kernel
   radius, kernel = KERNELS[method]
   pad = radius if method is ResizeMethod.CUBIC_PYTORCH else 0
-  for d, s, t in zip(spatial_dims, scales, translations):
+  if not spatial_dims:
+    return x
+  # one einsum over every resampled dimension, as JAX's (its contraction order, its bits)
+  operands, out_indices = [x, list(range(x.ndim))], list(range(x.ndim))
+  for i, (d, s, t) in enumerate(zip(spatial_dims, scales, translations)):
     w = _weights(x.shape[d], shape[d], s, t, kernel, antialias, pad).astype(x.dtype)
-    x = jnp.moveaxis(jnp.tensordot(x, w, axes=([d], [0]), precision=precision), -1, d)
-  return x
+    operands += [w, [d, x.ndim + i]]
+    out_indices[d] = x.ndim + i
+  return jnp.einsum(*operands, out_indices, precision=precision)
 
 
 def _check_shape(image, shape) -> tuple:
