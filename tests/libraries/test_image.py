@@ -121,10 +121,17 @@ def test_resize_bits_match_jax():
   cases = {("linear", True, (8, 10)): ("7e3a50567a2f0777", "bc3036385dcac96d"),
            ("cubic", False, (2, 12, 5, 3)): ("e66db2ace36b2a43", "7bbb20883665dcdd"),
            ("lanczos3", True, (8, 10)): ("956e044b832d4d19", "48013672d6273ccd"),
-           ("lanczos5", False, (2, 3)): ("51ab88ea82e7032f", "3de651a802173e5b")}
+           ("lanczos5", False, (2, 3)): ("51ab88ea82e7032f", "3de651a802173e5b"),
+           ("cubic-pytorch", False, (2, 12, 5, 3)): ("fe6f83ba1f0ba564", "f9a257a5fa00483d")}
   digest = lambda v: hashlib.sha256(np.asarray(v).tobytes()).hexdigest()[:16]
   for (method, aa, shape), want in cases.items():
     arr = x if len(shape) == 2 else img
     f = lambda a: xjax.image.resize(a, shape, method, antialias=aa)
     got = (digest(f(arr)), digest(xjax.grad(lambda a: (f(a) ** 2).sum())(arr)))
     assert got == want, (method, aa, shape)
+
+  # scale_and_translate is not jitted (as JAX's): eagerly each operation runs alone
+  sat = lambda a: xjax.image.scale_and_translate(a, (7, 4), (0, 1), xjax.numpy.array((1.5, 0.7)),
+                                                 xjax.numpy.array((0.3, -0.2)), "linear")
+  assert (digest(sat(x)), digest(xjax.grad(lambda a: (sat(a) ** 2).sum())(x))) == (
+      "c0ef70e971be635f", "d5e0c7ed2798130c")

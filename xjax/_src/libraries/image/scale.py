@@ -36,11 +36,9 @@ def _weights(in_size: int, out_size: int, scale, translation, kernel, antialias:
   else:
     width = jnp.maximum(inv, 1.) if antialias else 1.
     w = kernel(jnp.abs(centre[None, :] - taps[:, None]) / width)
-  if pad:
-    fold = np.zeros((in_size, in_size + 2 * pad), np.float32)
-    fold[np.clip(np.arange(-pad, in_size + pad), 0, in_size - 1),
-         np.arange(in_size + 2 * pad)] = 1.
-    w = jnp.matmul(fold.astype(w.dtype), w, precision=Precision.HIGHEST)
+  if pad:   # taps beyond an edge add onto the edge pixel (a scatter-add, as JAX's)
+    edge = np.clip(np.arange(-pad, in_size + pad), 0, in_size - 1)
+    w = jnp.zeros((in_size, out_size), w.dtype).at[edge[:, None], np.arange(out_size)].add(w)
   total = jnp.sum(w, axis=0, keepdims=True)
   w = jnp.where(jnp.abs(total) > _TINY_TOTAL, w / jnp.where(total != 0, total, 1.), 0.)
   if not pad:
@@ -122,9 +120,8 @@ def scale_and_translate(image, shape: Sequence[int], spatial_dims: Sequence[int]
                               bool(antialias), precision)
 
 
-@jit(static_argnums=(1, 2, 5, 6, 7))
 def _scale_and_translate(image, shape, spatial_dims, scale, translation, method, antialias,
-                         precision):
+                         precision):   # (not jitted, as JAX's: eagerly each op runs alone)
   image, = promote_dtypes_inexact(image)
   return _resample(image, shape, spatial_dims, [scale[i] for i in range(len(spatial_dims))],
                    [translation[i] for i in range(len(spatial_dims))], method, antialias,
