@@ -43,6 +43,10 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
   operands = tuple(op.__jax_array__() if hasattr(op, "__jax_array__") else op
                    for op in (subscripts, *operands))
+  if not isinstance(subscripts, str) and isinstance(optimize, (str, bool)):
+    # NumPy's interleaved form as subscripts, planned as the string form is
+    subscripts, rest = opt_einsum.parser.convert_interleaved_input(operands)
+    operands = (subscripts, *rest)
   if isinstance(subscripts, str) and isinstance(optimize, (str, bool)):
     # (symbolic dimensions plan as 8, as JAX: the path only orders the contractions)
     shapes = tuple(tuple(8 if is_symbolic_dim(d) else d for d in opt_einsum.parser.get_shape(op))
