@@ -950,3 +950,73 @@ def test_jit_in_shardings_refuse_committed_arguments_laid_out_otherwise():
   one = xjax.sharding.SingleDeviceSharding(xjax.devices()[0])
   g = xjax.jit(lambda a: a * 2, in_shardings=one)
   assert g(xjax.device_put(np.arange(4.), xjax.devices()[3])).devices() == {xjax.devices()[0]}
+
+
+def _layout(v):
+  """Type, spec and the spec's mesh axis types, as the probe of JAX 0.10.2 printed them."""
+  return (str(xjax.typeof(v)), v.sharding.spec,
+          tuple(t.name for t in v.sharding.mesh.axis_types))
+
+
+def test_explicit_axes_over_an_auto_mesh_types_values_and_keeps_their_layouts():
+  """JAX 0.10.2 (recorded on 8 devices; Keras's ModelParallel initializers): inside
+  ``explicit_axes`` over an Auto mesh, values resharded or made with ``out_sharding=`` are
+  typed over the Explicit abstract mesh (laid out over the concrete mesh, whose axis types
+  their shardings take); back outside, their types lose the split but their layouts stay
+  (XLA's, over Auto axes), eagerly, under ``jit`` and for ``grad``."""
+  auto = xjax.make_mesh((4, 2), ("batch", "model"),
+                        axis_types=(xjax.sharding.AxisType.Auto,) * 2)
+  explicit_axes = xjax.sharding.explicit_axes
+  seen = []
+
+  def body(a):
+    b = a * 2
+    seen.append((_layout(a), _layout(b)))
+    return b, jnp.sum(b, axis=0)
+
+  def traced(a):
+    b = a * 2
+    seen.append(str(xjax.typeof(b)))
+    return b
+
+  def init():
+    x = jnp.zeros((8, 4), out_sharding=P("batch", "model"))
+    y = xjax.random.normal(xjax.random.key(0), (8, 4), out_sharding=P("batch"))
+    if not isinstance(x, xjax.core.Tracer):
+      seen.append((_layout(x), _layout(y)))
+    return x + y
+
+  with xjax.set_mesh(auto):
+    x = jnp.arange(8.).reshape(4, 2)
+    b, s = explicit_axes(body)(x, in_sharding=P("batch"))
+    assert seen.pop() == (("float32[4@batch,2]", P("batch", None), ("Explicit", "Explicit")),) * 2
+    assert _layout(b) == ("float32[4,2]", P("batch"), ("Auto", "Auto"))
+    assert _layout(s) == ("float32[2]", P(), ("Auto", "Auto"))
+    np.testing.assert_array_equal(b, np.arange(8.).reshape(4, 2) * 2)
+    b, _ = explicit_axes(body, axes=("batch",))(x, in_sharding=P("batch"))
+    assert seen.pop() == (("float32[4@batch,2]", P("batch", None), ("Explicit", "Auto")),) * 2
+    assert _layout(b) == ("float32[4,2]", P("batch"), ("Auto", "Auto"))
+    out = xjax.jit(lambda a: explicit_axes(traced)(a, in_sharding=P("batch", "model")))(x)
+    assert seen.pop() == "float32[4@batch,2@model]"
+    assert _layout(out) == ("float32[4,2]", P("batch", "model"), ("Auto", "Auto"))
+    assert str(xjax.make_jaxpr(lambda a: explicit_axes(traced, axes="model")(
+        a, in_sharding=P(None, "model")))(x)) == (
+            "{ lambda ; a:f32[4,2]. let\n    b:f32[4,2@model] = reshard a\n"
+            "    c:f32[4,2@model] = mul b 2.0:f32[]\n    d:f32[4,2] = reshard c\n  in (d,) }")
+    g = xjax.grad(lambda a: jnp.sum(explicit_axes(traced)(a, in_sharding=P("batch")) ** 2))(x)
+    assert _layout(g) == ("float32[4,2]", P("batch"), ("Auto", "Auto"))
+    np.testing.assert_array_equal(g, 8 * np.arange(8.).reshape(4, 2))
+    r = explicit_axes(init)(in_sharding=None)
+    assert seen.pop() == (("float32[8@batch,4@model]", P("batch", "model"),
+                           ("Explicit", "Explicit")),
+                          ("float32[8@batch,4]", P("batch", None), ("Explicit", "Explicit")))
+    assert _layout(r) == ("float32[8,4]", P("batch", "model"), ("Auto", "Auto"))
+    r2 = xjax.jit(lambda: explicit_axes(init)(in_sharding=None))()
+    assert _layout(r2) == ("float32[8,4]", P("batch", "model"), ("Auto", "Auto"))
+    np.testing.assert_array_equal(r, r2)
+  mixed = xjax.make_mesh((4, 2), ("batch", "model"), axis_types=(
+      xjax.sharding.AxisType.Explicit, xjax.sharding.AxisType.Auto))
+  with xjax.set_mesh(mixed):
+    m = explicit_axes(lambda a: a + 1, axes="model")(jnp.ones((4, 2)),
+                                                       in_sharding=P("batch", "model"))
+    assert _layout(m) == ("float32[4@batch,2]", P("batch", "model"), ("Explicit", "Auto"))

@@ -15,12 +15,13 @@ from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.primitives.lax.shard_map import manual_axis_names, shard_map
 from xjax._src.primitives.lax.sharding_constraint import reshard_p
 from xjax._src.core.avals import spec_of
+from xjax._src.core.values import get_aval
 from xjax._src.api.placement import _EMPTY_MESH, device_put
 from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, AxisType, Mesh,
                                             NamedSharding, PartitionSpec, Sharding,
                                             _mesh_stack, _placing, context_mesh,
-                                            mesh_stack_changed,
-                                            get_abstract_mesh, spec_axes, use_abstract_mesh)
+                                            mesh_stack_changed, get_abstract_mesh, retyped,
+                                            spec_axes, typed_context_mesh, use_abstract_mesh)
 
 
 class set_mesh:
@@ -96,13 +97,13 @@ def _reshard_one(x, sharding):
     types_mesh, spec = get_abstract_mesh(), sharding
     if types_mesh.empty:
       spec_sharding(spec, "reshard")  # raises
-    mesh = context_mesh()
+    mesh = typed_context_mesh()
   elif isinstance(sharding, NamedSharding):
     types_mesh, spec, mesh = sharding.mesh, sharding.spec, sharding.mesh
     concrete = context_mesh()
     if isinstance(mesh, AbstractMesh) and concrete is not None and (
         concrete.shape_tuple == mesh.shape_tuple):   # (over the context mesh, as JAX's)
-      mesh = concrete
+      mesh = retyped(concrete, mesh.axis_types)
   else:
     raise TypeError(f"reshard takes NamedShardings or PartitionSpecs, got {sharding!r}")
   types = dict(zip(types_mesh.axis_names, types_mesh.axis_types))
@@ -118,6 +119,8 @@ def _reshard_one(x, sharding):
 def _place(x, target: NamedSharding):
   if isinstance(x, Tracer):
     return reshard_p.bind(x, sharding=target) if isinstance(target.mesh, Mesh) else x
+  if isinstance(x, Array) and target.mesh.auto_axes:  # (its splits over them kept)
+    return reshard_p.bind(x, sharding=target)
   return device_put(x, target)
 
 
@@ -193,7 +196,7 @@ def _untyped_over(x, mesh: AbstractMesh):
   if not any(set(spec_axes(p)) & auto for p in spec):
     return x
   kept = [UNCONSTRAINED if set(spec_axes(p)) & auto else p for p in spec]
-  over = concrete.update(axis_types=mesh.axis_types)
+  over = retyped(concrete, mesh.axis_types)
   return reshard_p.bind(x, sharding=NamedSharding(over, PartitionSpec(*kept)))
 
 
@@ -212,11 +215,17 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
                        "into a mesh context when using `explicit_axes` API.")
     with use_abstract_mesh(mesh):
       out = f(*reshard(args, target), **kwargs)
-    if get_abstract_mesh().are_all_axes_explicit or context_mesh() is None:
+    outer = typed_context_mesh()
+    if get_abstract_mesh().are_all_axes_explicit or outer is None:
       return out
-    # back in the outer mesh, the outputs are replicated over the axes that were Explicit
-    replicated = NamedSharding(context_mesh(), PartitionSpec())
-    return tree_util.tree_map(lambda o: _place(o, replicated), out)
+    # back in the outer mesh, typed over its Explicit axes; the layout over its Auto axes
+    # is XLA's (it keeps the one the function gave)
+    explicit = set(outer.explicit_axes)
+    def back(o):
+      kept = [tuple(a for a in spec_axes(p) if a in explicit) for p in spec_of(get_aval(o))]
+      return _place(o, NamedSharding(outer, PartitionSpec(
+          *[None if not p else p[0] if len(p) == 1 else p for p in kept])))
+    return tree_util.tree_map(back, out)
   return wrapped
 
 

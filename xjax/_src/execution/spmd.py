@@ -24,7 +24,8 @@ from xjax._src.core.values import get_aval
 from xjax._src.foundations.config import config
 from xjax._src.foundations.sharding import (PLACING, Mesh, NamedSharding, PartitionSpec,
                                             Sharding, placement_mesh, replicated_over,
-                                            sharding_from_tiling)
+                                            retyped, sharding_from_tiling,
+                                            typed_context_mesh)
 
 
 def is_spread(x) -> bool:
@@ -83,9 +84,14 @@ def to_spread_buffer(x, sharding: Sharding, aval: ShapedArray):
   """``x``'s buffer laid out as ``sharding`` (moved through the host if it is not)."""
   if isinstance(x, Array):
     x._check_alive()
-    if buffers.is_spread(x._buf) and _same_layout(buffers.buf_sharding(x._buf), sharding,
-                                                  aval.ndim):
-      return x._buf
+    if buffers.is_spread(x._buf):
+      placed = buffers.buf_sharding(x._buf)
+      if placed == sharding:
+        return x._buf
+      if _same_layout(placed, sharding, aval.ndim):  # its shards, under the new name
+        physical = physical_aval(aval)
+        return buffers.assemble(buffers.shards(x._buf), sharding, physical.shape,
+                                physical.dtype)
     value = x._physical_value()
   else:
     value = np.asarray(x, dtype=physical_aval(aval).dtype)
@@ -291,7 +297,13 @@ def call_mesh(closed: ClosedJaxpr, args) -> Mesh | None:
   """The mesh a call of ``closed`` runs over: that of its spread inputs or of the meshes
   its equations name, else ``set_mesh``'s for uncommitted inputs (None: one device)."""
   mesh = common_mesh([args_mesh(args), _named_mesh(closed)[0]])
-  return mesh if mesh is not None else placing_mesh(args)
+  if mesh is None:
+    return placing_mesh(args)
+  context = typed_context_mesh()
+  if context is not None and context.axis_types != mesh.axis_types and (
+      retyped(context, mesh.axis_types) == mesh):  # (typed otherwise inside the function)
+    return context
+  return mesh
 
 
 def placing_mesh(args) -> Mesh | None:

@@ -549,6 +549,25 @@ def context_mesh() -> "Mesh | None":
   return next((m for m in reversed(_mesh_stack()) if isinstance(m, Mesh)), None)
 
 
+def typed_context_mesh() -> "Mesh | None":
+  """The context mesh with the axis types the abstract mesh gives it: inside
+  ``explicit_axes``/``auto_axes`` values are laid out over the concrete mesh but typed over
+  the abstract one, whose axes may be Explicit where the concrete mesh's are Auto (and
+  back).  Inside a ``shard_map`` body the context mesh as it is."""
+  mesh, abstract = context_mesh(), get_abstract_mesh()
+  if (mesh is None or abstract.axis_types == mesh.axis_types or abstract.manual_axes
+      or abstract.shape_tuple != mesh.shape_tuple):
+    return mesh
+  return retyped(mesh, abstract.axis_types)
+
+
+@functools.lru_cache(maxsize=64)
+def retyped(mesh: "Mesh", axis_types: tuple) -> "Mesh":
+  """``mesh`` with ``axis_types`` (one Mesh object per pair, so jit caches keyed on meshes
+  hit)."""
+  return mesh if mesh.axis_types == axis_types else mesh.update(axis_types=axis_types)
+
+
 class use_abstract_mesh:
   """``with use_abstract_mesh(abstract_mesh):`` makes it the mesh ``get_abstract_mesh``
   reports (it may not change the size of an enclosing mesh); ``prev`` is the abstract mesh

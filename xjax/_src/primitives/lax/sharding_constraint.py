@@ -14,7 +14,8 @@ from xjax._src.core.avals import spec_of
 from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, AxisType, Mesh,
                                             NamedSharding, PartitionSpec, Sharding, _mesh_stack,
                                             context_mesh, get_abstract_mesh,
-                                            partial_manual_hlo_text, spec_axes, type_sharding)
+                                            partial_manual_hlo_text, retyped, spec_axes,
+                                            type_sharding)
 from xjax._src.core.values import get_aval
 from xjax._src.execution.array import Array
 from xjax._src.foundations.layout import Format
@@ -27,6 +28,13 @@ def _abstract_eval(x, *, sharding):
 
 
 def _lowering(ctx, x, *, sharding):
+  free = [d for d, p in enumerate(sharding.spec) if p is UNCONSTRAINED]
+  return _constraint(ctx, x, sharding, free)
+
+
+def _constraint(ctx, x, sharding, free: list):
+  """``x`` constrained to ``sharding``, its dimensions ``free`` left for GSPMD's
+  propagation to split further."""
   module = ctx.module
   if not module.logical:
     return x
@@ -40,7 +48,6 @@ def _lowering(ctx, x, *, sharding):
   else:
     text = sharding.tiling(ctx.avals_in[0].ndim).hlo_text(module.logical)
   attributes = {"call_target_name": '"Sharding"', "mhlo.sharding": f'"{text}"'}
-  free = [d for d, p in enumerate(sharding.spec) if p is UNCONSTRAINED]
   if free:  # dimensions whose layout GSPMD's propagation chooses
     attributes["backend_config"] = f'"unspecified_dims=[{",".join(map(str, free))}]"'
   return ctx.op("stablehlo.custom_call", [x], ctx.avals_out[0], attributes)
@@ -85,11 +92,58 @@ ad.deflinear(sharding_constraint_p, lambda ct, x, *, sharding: [
 def _reshard_transpose(ct, x, *, sharding):
   """The cotangent laid out and typed as the operand was (JAX's reshard transpose)."""
   aval = x.aval
+  # an unsharded operand's type names no mesh: it is typed over the context's (the grad
+  # of an ``explicit_axes`` function is taken outside it, over the mesh's own types)
+  types = (aval._sharding.mesh if aval._sharding is not None else get_abstract_mesh())
   mesh = sharding.mesh
-  if aval._sharding is not None:
-    mesh = mesh.update(axis_types=aval._sharding.mesh.axis_types)
+  if types.shape_tuple == mesh.shape_tuple:
+    mesh = retyped(mesh, types.axis_types)
   back = NamedSharding(mesh, PartitionSpec(*spec_of(aval)))
   return [reshard_p.bind(ad.instantiate(ct), sharding=back)]
+
+
+def _reshard_lowering(ctx, x, *, sharding):
+  """As JAX lowers a value to its type: nothing over a mesh whose axes are all Auto (XLA's
+  propagation lays it out), and over one with some Auto axes every dimension is left free
+  beyond the Explicit axes the type names."""
+  mesh = sharding.mesh
+  if mesh.are_all_axes_auto:
+    return x
+  if mesh.auto_axes:
+    return _constraint(ctx, x, sharding, list(range(ctx.avals_in[0].ndim)))
+  return _lowering(ctx, x, sharding=sharding)
+
+
+def _reshard_impl(x, *, sharding):
+  """Evaluated now: over a mesh with Auto axes, ``x`` keeps its splits along them (XLA's
+  propagation keeps the operand's layout where the type leaves it free)."""
+  if sharding.mesh.auto_axes and isinstance(x, Array):
+    sharding = _keeping_auto_splits(x, sharding)
+  return _impl(x, sharding=sharding)
+
+
+def _keeping_auto_splits(x: Array, sharding: NamedSharding) -> NamedSharding:
+  """``sharding`` plus the splits of ``x`` over ``sharding``'s Auto mesh axes that it
+  leaves unused (trailing unsplit dimensions dropped, as JAX reports a layout XLA chose)."""
+  placed = x.sharding
+  if not isinstance(placed, NamedSharding) or not isinstance(placed.mesh, Mesh) or (
+      placed.mesh.axis_names != sharding.mesh.axis_names
+      or placed.mesh.devices.shape != sharding.mesh.devices.shape
+      or not (placed.mesh.devices == sharding.mesh.devices).all()):
+    return sharding
+  sizes = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_sizes))
+  auto = {a for a in sharding.mesh.auto_axes if sizes[a] > 1}  # (XLA reports no 1-way split)
+  ndim = x.ndim
+  pad = lambda spec: list(spec)[:ndim] + [None] * (ndim - len(spec))
+  want = [None if p is UNCONSTRAINED else p for p in pad(sharding.spec)]
+  used = {a for p in want for a in spec_axes(p)}
+  parts = []
+  for w, h in zip(want, pad(placed.spec)):
+    axes = list(spec_axes(w)) + [a for a in spec_axes(h) if a in auto and a not in used]
+    parts.append(None if not axes else axes[0] if len(axes) == 1 else tuple(axes))
+  while parts and parts[-1] is None and sharding.mesh.are_all_axes_auto:
+    parts.pop()
+  return NamedSharding(sharding.mesh, PartitionSpec(*parts))
 
 
 # ``jax.sharding.reshard`` under a trace (and ``auto_axes``' casts of its arguments): a
@@ -97,8 +151,8 @@ def _reshard_transpose(ct, x, *, sharding):
 # whose cotangent goes back to the operand's type.
 reshard_p = Primitive("reshard")
 reshard_p.abstract_eval = _abstract_eval
-reshard_p.impl = _impl
-reshard_p.lowering = _lowering
+reshard_p.impl = _reshard_impl
+reshard_p.lowering = _reshard_lowering
 reshard_p.batch = _batch(reshard_p, None)
 reshard_p.hidden_params = frozenset({"sharding"})
 ad.deflinear(reshard_p, _reshard_transpose)
@@ -119,6 +173,13 @@ def place_out_sharding(x, out_sharding):
     raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
                      "allowed. Please pass a NamedSharding instance or enter into a mesh "
                      f"context via `with mesh:`. Got {out_sharding}")
+  spec = out_sharding if isinstance(out_sharding, PartitionSpec) else getattr(
+      out_sharding, "spec", None)
+  if spec is not None and len(spec) < aval.ndim and type_sharding(out_sharding, aval.ndim):
+    # a typed result reports its type's spec, one entry per dimension
+    spec = PartitionSpec(*spec, *[None] * (aval.ndim - len(spec)))
+    out_sharding = (spec if isinstance(out_sharding, PartitionSpec)
+                    else out_sharding.update(spec=spec))
   return constrain(x, out_sharding)
 
 
@@ -181,7 +242,7 @@ def _over_concrete_mesh(sharding: NamedSharding, leaf) -> NamedSharding | None:
   abstract = sharding.mesh
   mesh = context_mesh()
   if mesh is not None and not mesh.empty and mesh.shape_tuple == abstract.shape_tuple:
-    over = NamedSharding(mesh, sharding.spec)
+    over = NamedSharding(retyped(mesh, abstract.axis_types), sharding.spec)
     return over if mesh.size > 1 or _types(over) else None
   if isinstance(leaf, Array):
     placed = leaf.sharding
