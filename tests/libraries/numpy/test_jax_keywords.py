@@ -200,3 +200,45 @@ def test_var_and_std_take_a_precomputed_mean():
   assert float(jnp.var(x, mean=x.mean())) == np.float32(11.916667)
   with pytest.raises(TypeError, match="same number of dimensions"):
     jnp.var(x, axis=0, mean=x.mean(0))
+
+
+M23 = jnp.arange(6.).reshape(2, 3)
+
+
+@pytest.mark.parametrize("call, want, dtype", [
+    # the method's arguments by position or name, as JAX's methods take them (netket
+    # calls ``h.astype(dtype=...)``); values from JAX 0.10.2
+    (lambda: M23.astype(dtype=jnp.int32), [[0, 1, 2], [3, 4, 5]], np.int32),
+    (lambda: M23.astype(jnp.int32, True), [[0, 1, 2], [3, 4, 5]], np.int32),
+    (lambda: M23.astype(jnp.int32, False, xjax.devices()[0]), [[0, 1, 2], [3, 4, 5]],
+     np.int32),
+    (lambda: M23.astype(None), [[0., 1., 2.], [3., 4., 5.]], np.float32),
+    # JAX 0.10.2's ``Array.sum`` takes ``initial`` and does not pass it on
+    (lambda: M23.sum(axis=1, keepdims=True, where=M23 > 1, initial=1.0), [[2.], [12.]],
+     np.float32),
+    (lambda: M23.sum(1, None, None, True, 5.0), [[3.], [12.]], np.float32),
+    (lambda: M23.prod(axis=0, keepdims=True, initial=2.0, where=M23 > 0), [[6., 8., 20.]],
+     np.float32),
+    (lambda: M23.max(0, None, True, -1.0, M23 > 0), [[3., 4., 5.]], np.float32),
+    (lambda: M23.std(0, None, None, 1, True), [[2.1213202476501465] * 3], np.float32),
+    (lambda: M23.take(indices=jnp.array([0, 5]), mode="fill", fill_value=-1.0), [0., 5.],
+     np.float32),
+    (lambda: M23.clip(min=1, max=3), [[1., 1., 2.], [3., 3., 3.]], np.float32),
+])
+def test_array_methods_take_jax_arguments(call, want, dtype):
+  check_exact(call(), want, dtype)
+  check_exact(xjax.jit(call)(), want, dtype)
+
+
+def test_array_method_compress_by_name():
+  check_exact(M23.compress(condition=jnp.array([True, False]), axis=0), [[0., 1., 2.]],
+              np.float32)
+  with pytest.raises(xjax.errors.TracerBoolConversionError):  # as JAX: its size is data's
+    xjax.jit(lambda: M23.compress(condition=jnp.array([True, False]), axis=0))()
+
+
+def test_array_method_sum_initial_under_tracing():
+  f = lambda a: a.sum(initial=10.0)
+  check_exact(xjax.jit(f)(M23), 15., np.float32)
+  check_exact(xjax.grad(f)(M23), np.ones((2, 3)), np.float32)
+  check_exact(jnp.sum(M23, initial=10.0), 25., np.float32)  # the function adds it
