@@ -1,5 +1,8 @@
 """NumPy-API names: set ops, NumPy 2 aliases, editing helpers, index tricks, windows,
 vectorize and friends, checked against NumPy (values and dtypes) and under jit."""
+import inspect
+import re
+
 import numpy as np
 import pytest
 
@@ -254,6 +257,52 @@ def test_vectorize():
   check(sums, x.sum(1))
   g = jnp.vectorize(lambda a, p: a ** p, excluded={1})
   check(g(np.arange(3.), 2), np.arange(3.) ** 2)
+
+
+def test_vectorize_as_jax():
+  """JAX 0.10.2's: a function wrapping ``pyfunc``; loop dimensions of size 1 are squeezed
+  and not mapped (the jaxpr is JAX's); outputs checked against the signature; None
+  arguments pass through; its errors."""
+  def f(a, b=2):
+    "doc of f"
+    return a * b
+  v = jnp.vectorize(f)
+  assert inspect.isfunction(v) and v.__name__ == "f" and v.__doc__ == "doc of f"
+  assert str(inspect.signature(v)) == "(a, b=2)" and v.__wrapped__ is f
+  assert str(xjax.make_jaxpr(jnp.vectorize(lambda a, b: a * b))(
+      jnp.ones((1, 3)), jnp.ones((2, 1)))) == (
+          "{ lambda ; a:f32[1,3] b:f32[2,1]. let\n"
+          "    c:f32[3] = squeeze[dimensions=(0,)] a\n"
+          "    d:f32[2] = squeeze[dimensions=(1,)] b\n"
+          "    e:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(np.int64(1),)] c\n"
+          "    f:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] d\n"
+          "    g:f32[2,3] = mul e f\n  in (g,) }")
+  check(jnp.vectorize(lambda a, b: a * b)(np.ones((1, 3), np.float32), np.ones((1, 3))),
+        np.ones((1, 3)), np.float32)
+  check(jnp.vectorize(lambda a, n, b: a + b if n is None else 0)(F, None, F), F * 2)
+  context = "on vectorized function with excluded=frozenset() and signature="
+  x = np.ones((2, 3), np.float32)
+  with pytest.raises(ValueError, match=re.escape(
+      f"output shape (3,) does not match core dimensions () {context}'(n)->()'")):
+    jnp.vectorize(lambda a: a, signature="(n)->()")(x)
+  with pytest.raises(ValueError, match=re.escape(
+      f"inconsistent size for core dimension 'n': 2 vs 3 {context}'(n)->(n)'")):
+    jnp.vectorize(lambda a: a[:2], signature="(n)->(n)")(x)
+  with pytest.raises(TypeError, match="wrong number of output arguments: expected 2, got 3"):
+    jnp.vectorize(lambda a: (a, a, a), signature="(n)->(n),(n)")(x)
+  with pytest.raises(TypeError, match="output must be a tuple when multiple outputs"):
+    jnp.vectorize(lambda a: a, signature="(n)->(),()")(x)
+  with pytest.raises(ValueError, match=re.escape(
+      "Cannot pass None at locations {1} with signature='(),(k)->()'")):
+    jnp.vectorize(lambda a, n: a, signature="(),(k)->()")(F, None)
+  with pytest.raises(ValueError, match=re.escape("excluded={-1} contains negative numbers")):
+    jnp.vectorize(f, excluded={-1})
+  with pytest.raises(TypeError, match="can only exclude integer or string arguments"):
+    jnp.vectorize(f, excluded={1.5})
+  with xjax.numpy_rank_promotion("raise"):
+    with pytest.raises(ValueError, match=re.escape(
+        "operands with shapes [(2, 3), (3,)] require rank promotion")):
+      jnp.vectorize(lambda a, b: a + b)(x, np.ones(3, np.float32))
 
 
 def test_fromfunction_piecewise_unwrap():

@@ -96,18 +96,6 @@ def _astype_method(astype):
   return method
 
 
-def _sum_method(total):
-  """``x.sum``: as JAX 0.10.2's method, which takes ``initial`` but does not pass it on
-  (``jnp.sum(x, initial=...)`` adds it)."""
-  def method(self, *args, **kwargs):  # (the arguments as given: jit's fast path keys them)
-    if len(args) > 4:  # (axis, dtype, out, keepdims, initial, ...)
-      args = (*args[:4], None, *args[5:])
-    kwargs.pop("initial", None)
-    return total(self, *args, **kwargs)
-  method.__name__, method.__doc__ = "sum", total.__doc__
-  return method
-
-
 def _getitem(self, idx):
   if type(self) is Array and host_eval.shortcuts_apply():
     if self._host is None and type(idx) in _STATIC_INDEX_TYPES:
@@ -246,7 +234,7 @@ def install(jnp) -> None:
       "__rdivmod__": _defer(jnp.divmod, "divmod()", True),
       "__getitem__": _getitem,
       "__round__": _round(jnp.round),
-      "astype": _astype_method(jnp.astype), "sum": _sum_method(jnp.sum), "clip": _clip_method(jnp.clip), "copy": _copy, "view": _view, "tobytes": _tobytes,
+      "astype": _astype_method(jnp.astype), "clip": _clip_method(jnp.clip), "copy": _copy, "view": _view, "tobytes": _tobytes,
       "byteswap": _byteswap,
       "itemsize": property(lambda self: self.dtype.itemsize),
       "nbytes": property(lambda self: self.size * self.dtype.itemsize), "reshape": _reshape, "transpose": _transpose,
@@ -258,7 +246,7 @@ def install(jnp) -> None:
       "__contains__": _contains(jnp),
       "at": property(lambda self: _at(self)),
   }
-  methods = ["prod", "max", "min", "mean", "var", "std", "all", "any", "argmax",
+  methods = ["sum", "prod", "max", "min", "mean", "var", "std", "all", "any", "argmax",
              "argmin", "ravel", "flatten", "squeeze", "swapaxes", "cumsum", "cumprod",
              "conj", "conjugate", "dot", "round", "sort", "argsort", "nonzero",
              "repeat", "take", "trace", "diagonal", "ptp", "searchsorted", "choose",

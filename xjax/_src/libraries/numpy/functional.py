@@ -3,18 +3,20 @@ fromfunction, piecewise and vectorize (NumPy's generalized-ufunc signatures over
 from __future__ import annotations
 
 import re
+import warnings
 
 from xjax._src.core.concrete import canonicalize_shape
+from xjax._src.foundations.config import config
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.conditionals import switch
 from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.creation import arange, asarray, zeros_like
 from xjax._src.libraries.numpy.cumulative import cumsum
 from xjax._src.libraries.numpy.reductions import argmax
-from xjax._src.libraries.numpy.shaping import (broadcast_shapes, broadcast_to, concatenate,
-                                               expand_dims)
+from xjax._src.libraries.numpy.shaping import (broadcast_shapes, concatenate, expand_dims,
+                                               squeeze)
 from xjax._src.core.values import get_aval
-from xjax._src.foundations.wrapping import update_wrapper
+from xjax._src.foundations.wrapping import wraps
 
 
 def apply_along_axis(func1d, axis: int, arr, *args, **kwargs):
@@ -113,10 +115,20 @@ def core_dimensions(signature: str | None, shapes, excluded=frozenset()):
   """``(core, loop)``: each argument's core dimension names under the gufunc ``signature``
   (none without one) and the broadcast shape of their loop dimensions; raises what
   jnp.vectorize raises for arguments that do not fit the signature."""
-  if signature is None:
-    return [()] * len(shapes), broadcast_shapes(*shapes)
-  context = f"on vectorized function with excluded={excluded!r} and signature={signature!r}"
-  core_in, _ = _parse_signature(signature)
+  core = None if signature is None else _parse_signature(signature)[0]
+  core, loop, _ = _input_dimensions(core, shapes, _context(excluded, signature))
+  return core, loop
+
+
+def _context(excluded, signature) -> str:
+  return f"on vectorized function with excluded={excluded!r} and signature={signature!r}"
+
+
+def _input_dimensions(core_in, shapes, context: str):
+  """``core_dimensions``' answer for the arguments' core dimension names ``core_in`` (None:
+  no signature), and the sizes of the named core dimensions."""
+  if core_in is None:
+    return [()] * len(shapes), broadcast_shapes(*shapes), {}
   if len(core_in) != len(shapes):
     raise TypeError(f"wrong number of positional arguments: expected {len(core_in)}, "
                     f"got {len(shapes)} {context}")
@@ -125,40 +137,109 @@ def core_dimensions(signature: str | None, shapes, excluded=frozenset()):
     if len(shape) < len(core):
       raise ValueError(f"input with shape {shape!r} does not have enough dimensions for all "
                        f"core dimensions {core!r} {context}")
-    for name, d in zip(core, shape[len(shape) - len(core):]):
-      if sizes.setdefault(name, d) != d:
-        raise ValueError(f"inconsistent size for core dimension {name!r}: {d!r} vs "
-                         f"{sizes[name]!r} {context}")
+    _agree(sizes, core, shape[len(shape) - len(core):], context)
     loops.append(shape[:len(shape) - len(core)])
-  return core_in, broadcast_shapes(*loops)
+  return core_in, broadcast_shapes(*loops), sizes
 
 
-class vectorize:
-  """``pyfunc`` mapped over the broadcast leading (loop) dimensions of its arguments with
-  vmap; ``signature`` (e.g. ``'(n),(n)->()'``) names each argument's core dimensions.
-  Arguments listed in ``excluded`` and keyword arguments pass through unchanged."""
+def _agree(sizes: dict, names, dims, context: str) -> None:
+  """Records the sizes of the core dimensions ``names``; a name seen with another size is
+  NumPy's ValueError."""
+  for name, d in zip(names, dims):
+    if sizes.setdefault(name, d) != d:
+      raise ValueError(f"inconsistent size for core dimension {name!r}: {d!r} vs "
+                       f"{sizes[name]!r} {context}")
 
-  def __init__(self, pyfunc, *, excluded=frozenset(), signature=None):
-    self.pyfunc = pyfunc
-    self.excluded = excluded
-    self.signature = signature
-    update_wrapper(self, pyfunc)
 
-  def __call__(self, *args, **kwargs):
+def _check_outputs(out, core_out, sizes: dict, context: str) -> None:
+  """The outputs of one call against the signature's output core dimensions."""
+  outs = out if isinstance(out, tuple) else [out]
+  if len(core_out) > 1 and not isinstance(out, tuple):
+    raise TypeError(f"output must be a tuple when multiple outputs are expected, got: "
+                    f"{out!r}\n{context}")
+  if len(outs) != len(core_out):
+    raise TypeError(f"wrong number of output arguments: expected {len(core_out)}, got "
+                    f"{len(outs)} {context}")
+  sizes = dict(sizes)
+  for o, core in zip(outs, core_out):
+    shape = get_aval(o).shape
+    if len(shape) != len(core):
+      raise ValueError(f"output shape {shape!r} does not match core dimensions {core!r} "
+                       f"{context}")
+    _agree(sizes, core, shape, context)
+
+
+def _check_rank_promotion(arrays, core, signature) -> None:
+  """``jax_numpy_rank_promotion`` ('warn' or 'raise') for loop dimensions of different
+  ranks."""
+  mode = config.read("jax_numpy_rank_promotion")
+  if mode == "allow" or len({x.ndim - len(c) for x, c in zip(arrays, core) if x.ndim}) < 2:
+    return
+  msg = (f"operands with shapes {[x.shape for x in arrays]} require rank promotion for "
+         f"jnp.vectorize function with signature {signature}. Set the "
+         "jax_numpy_rank_promotion config option to 'allow' to disable this message; for "
+         "more information, see https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+  if mode == "raise":
+    raise ValueError(msg)
+  warnings.warn(msg)
+
+
+def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
+  """``pyfunc`` mapped with vmap over the broadcast leading (loop) dimensions of its
+  positional arguments; ``signature`` (e.g. ``'(n),(n)->()'``) names each argument's and
+  result's core dimensions, which are checked. Arguments listed in ``excluded`` (positions,
+  or names of keyword arguments), None arguments and keyword arguments are passed through
+  unmapped. As JAX's, a loop dimension of size 1 is not mapped for that argument (and one
+  of size 1 for all of them is added back to the results)."""
+  if any(not isinstance(e, (str, int)) for e in excluded):
+    raise TypeError("jax.numpy.vectorize can only exclude integer or string arguments, but "
+                    f"excluded={excluded!r}")
+  if any(isinstance(e, int) and e < 0 for e in excluded):
+    raise ValueError(f"excluded={excluded!r} contains negative numbers")
+  context = _context(excluded, signature)
+  core_in, core_out = (None, None) if signature is None else _parse_signature(signature)
+
+  @wraps(pyfunc)
+  def vectorized(*args, **kwargs):
     from xjax._src.api.transformations import vmap
-    mapped = [i for i in range(len(args)) if i not in self.excluded]
+    dynamic = [i for i in range(len(args)) if i not in excluded]
+    nones = {j for j, i in enumerate(dynamic) if args[i] is None}
+    core = core_in
+    if nones and core is not None:
+      if any(j < len(core) and core[j] for j in nones):
+        raise ValueError(f"Cannot pass None at locations {nones} with "
+                         f"signature={signature!r}")
+      core = [c for j, c in enumerate(core) if j not in nones]
+    mapped = [i for j, i in enumerate(dynamic) if j not in nones]
     arrays = [asarray(args[i]) for i in mapped]
-    core_in, loop = core_dimensions(self.signature, [x.shape for x in arrays], self.excluded)
-    arrays = [broadcast_to(x, loop + x.shape[x.ndim - len(core):])
-              for x, core in zip(arrays, core_in)]
+    core, loop, sizes = _input_dimensions(core, [x.shape for x in arrays], context)
+    _check_rank_promotion(arrays, core, signature)
 
     def call(*mapped_args):
       full = list(args)
       for i, x in zip(mapped, mapped_args):
         full[i] = x
-      return self.pyfunc(*full, **kwargs)
+      out = pyfunc(*full, **kwargs)
+      if core_out is not None:
+        _check_outputs(out, core_out, sizes, context)
+      return out
 
-    f = call
-    for _ in loop:
-      f = vmap(f)
-    return f(*arrays)
+    ndim = len(loop)
+    leads = [x.shape[:x.ndim - len(c)] for x, c in zip(arrays, core)]
+    filled = [(1,) * (ndim - len(lead)) + lead for lead in leads]
+    operands = [squeeze(x, tuple(i for i, d in enumerate(lead) if d == 1)) if 1 in lead
+                else x for x, lead in zip(arrays, leads)]
+    f, added = call, []
+    for k in reversed(range(ndim)):  # the innermost vmap maps the last loop dimension
+      in_axes = tuple(None if shape[k] == 1 else 0 for shape in filled)
+      if all(a is None for a in in_axes):
+        added.append(k)
+      else:
+        f = vmap(f, in_axes)
+    out = f(*operands)
+    if not added:
+      return out
+    if isinstance(out, tuple):
+      return tuple(expand_dims(o, added) for o in out)
+    return expand_dims(out, added)
+  return vectorized
