@@ -158,6 +158,20 @@ def test_partition_spec_update():
   assert P("x", None).update() == P("x", None)
 
 
+def test_partition_spec_unreduced_and_reduced_axes_are_refused():
+  """JAX's keywords: empty sets are the default; axes in them are xjax's
+  NotImplementedError (its types have none), a non-set JAX's TypeError."""
+  assert P("x", unreduced=set(), reduced=frozenset()) == P("x")
+  assert P("x").unreduced == frozenset() and P("x").reduced == frozenset()
+  for kwargs in ({"unreduced": {"y"}}, {"reduced": frozenset({"y"})}):
+    with pytest.raises(NotImplementedError, match="no unreduced or reduced mesh axes"):
+      P("x", **kwargs)
+    with pytest.raises(NotImplementedError, match="no unreduced or reduced mesh axes"):
+      P("x").update(**kwargs)
+  with pytest.raises(TypeError, match="unreduced argument of PartitionSpec should of type"):
+    P(unreduced="y")
+
+
 def test_sharding_equivalence_and_addressable_indices():
   from xjax.sharding import Sharding, SingleDeviceSharding
   dev = xjax.devices()[0]

@@ -231,7 +231,9 @@ class PartitionSpec:
   def to_lo(self) -> list:
     return [self]
 
-  def __init__(self, *parts) -> None:
+  def __init__(self, *parts, unreduced=frozenset(), reduced=frozenset()) -> None:
+    if unreduced or reduced:
+      _no_unreduced(unreduced, reduced)
     self._parts = tuple(parts)
 
   def __getitem__(self, i):
@@ -252,13 +254,26 @@ class PartitionSpec:
   def update(self, partitions=None, unreduced=None, reduced=None) -> PartitionSpec:
     """This spec with its ``partitions`` (a sequence of entries) replaced."""
     if unreduced or reduced:
-      raise NotImplementedError("xjax's PartitionSpec has no unreduced or reduced axes "
-                                "(see docs/differences.md)")
+      _no_unreduced(unreduced, reduced)
     return PartitionSpec(*(self._parts if partitions is None else partitions))
 
   def __repr__(self) -> str:
     inner = ", ".join(map(repr, self._parts))
     return f"P({inner}{',' if len(self._parts) == 1 else ''})"
+
+
+def _no_unreduced(unreduced, reduced) -> None:
+  """JAX's type check of a spec's ``unreduced``/``reduced`` axes, then xjax's refusal of
+  them (its types have no unreduced or reduced axes)."""
+  for name, axes in (("unreduced", unreduced), ("reduced", reduced)):
+    if not isinstance(axes, (set, frozenset)):
+      raise TypeError(f"{name} argument of PartitionSpec should of type `frozenset` or "
+                      f"`set`. Got type {axes}")
+  raise NotImplementedError(
+      f"PartitionSpec(unreduced={set(unreduced) or '{}'}, reduced={set(reduced) or '{}'}): "
+      "xjax's sharding types have no unreduced or reduced mesh axes. Leave them out: "
+      "values are then always reduced (inside shard_map, reduce with lax.psum). See "
+      "docs/differences.md.")
 
 
 def _axis_types(axis_types, axis_names: tuple) -> tuple:
