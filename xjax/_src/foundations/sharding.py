@@ -254,7 +254,7 @@ class PartitionSpec:
   def update(self, partitions=None, unreduced=None, reduced=None) -> PartitionSpec:
     """This spec with its ``partitions`` (a sequence of entries) replaced."""
     if unreduced or reduced:
-      _no_unreduced(unreduced, reduced)
+      _no_unreduced(unreduced or frozenset(), reduced or frozenset())
     return PartitionSpec(*(self._parts if partitions is None else partitions))
 
   def __repr__(self) -> str:
