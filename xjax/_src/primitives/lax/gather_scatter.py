@@ -21,7 +21,6 @@ from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
-from xjax._src.primitives.lax.sharding_constraint import constrain_to_type
 from xjax._src.primitives.lax.primitive_builders import standard_primitive, stored_dims
 from xjax._src.primitives.lax.control_flow.loops import while_loop
 from xjax._src.primitives.lax.reductions import reduce_and, reduce_max
@@ -219,7 +218,7 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes,
   dn = dimension_numbers
   sdn = ScatterDimensionNumbers(dn.offset_dims, dn.collapsed_slice_dims, dn.start_index_map,
                                 dn.operand_batching_dims, dn.start_indices_batching_dims)
-  zeros = constrain_to_type(shapes.full(aval.shape, 0, aval.dtype), aval._sharding)
+  zeros = shapes.full(aval.shape, 0, aval.dtype, sharding=aval._sharding)
   return [scatter_add(zeros, indices, ct, sdn, indices_are_sorted=indices_are_sorted,
                       unique_indices=unique_indices, mode=mode), None]
 

@@ -16,7 +16,6 @@ from xjax._src.interpreters import ad
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
-from xjax._src.primitives.lax.sharding_constraint import constrain_to_type
 from xjax._src.primitives.lax.operand_checks import dtype_checker
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
@@ -188,7 +187,7 @@ def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
     return [Zero(x.aval)]
   shape = x.aval.shape
   kept = tuple(np.delete(np.arange(len(shape)), axes))  # (NumPy integers, as JAX's rule)
-  return [constrain_to_type(shapes.broadcast_in_dim(ct, shape, kept), x.aval._sharding)]
+  return [shapes.broadcast_in_dim(ct, shape, kept, out_sharding=x.aval._sharding)]
 
 
 ad.deflinear(reduce_sum_p, _reduce_sum_transpose)

@@ -183,18 +183,6 @@ def place_out_sharding(x, out_sharding):
   return constrain(x, out_sharding)
 
 
-def constrain_to_type(x, sharding):
-  """``x`` laid out as the type sharding ``sharding`` says (a NamedSharding over the abstract
-  mesh, or None: left as it is), over the context mesh (``jax.set_mesh``): how transposes
-  and ``out_sharding=`` give their results their operands' or the asked-for types."""
-  mesh = context_mesh()
-  if sharding is not None and _in_partial_manual(sharding):
-    return sharding_constraint_p.bind(x, sharding=sharding)
-  if sharding is None or mesh is None or mesh.abstract_mesh != sharding.mesh:
-    return x
-  return sharding_constraint_p.bind(x, sharding=NamedSharding(mesh, sharding.spec))
-
-
 def _in_partial_manual(sharding) -> bool:
   """Whether ``sharding`` is over the abstract mesh of the partial-manual shard_map body
   being traced (its manual axes typed Manual), where constraints name that mesh."""
