@@ -1043,3 +1043,41 @@ def test_second_order_derivatives_of_split_arrays():
   # seed 1.0 to the output's mesh, an equation xjax does not have)
   text = str(xjax.make_jaxpr(xjax.grad(lambda a: jnp.sum(a ** 2)))(x))
   assert "f32[8@X] = broadcast_in_dim 1.0:f32[]" in text and "sharding_constraint" not in text
+
+
+@pytest.mark.parametrize("f, want", [
+    # JAX 0.10.2 (8 devices): Jacobian blocks are typed as JAX's (the basis split as each
+    # input, the blocks keeping the other operand's splits), by a conversion's parameter
+    (lambda x: xjax.jacrev(lambda a: a * 2)(x), "float32[8,8@X]"),
+    (lambda x: xjax.jacfwd(lambda a: a * 2)(x), "float32[8@X,8]"),
+    (lambda x: xjax.jacfwd(lambda a: a.sum(1))(X), "float32[8@X,8,4]"),
+    (lambda x: xjax.jacrev(lambda a: a * 2)(X), "float32[8,4,8@X,4@Y]"),
+    (lambda x: xjax.jacfwd(lambda d: {"o": d["a"] * 2})({"a": x})["o"]["a"],
+     "float32[8@X,8]"),
+    (lambda x: xjax.vmap(xjax.jacfwd(lambda r: jnp.sin(r) * 2))(X), "float32[8@X,4@Y,4]"),
+])
+def test_jacobians_of_split_arrays_are_typed_as_jax(f, want):
+  out = f(xjax.device_put(jnp.arange(8.), P("X")))
+  assert str(xjax.typeof(out)) == want
+
+
+def test_jacobian_jaxpr_and_cotangent_type_checks():
+  x = xjax.device_put(jnp.arange(8.), P("X"))
+  assert str(xjax.make_jaxpr(xjax.jacfwd(lambda a: a * 2))(x)).splitlines()[7:] == [
+      "    h:f32[8,8@X] = convert_element_type[new_dtype=float32 weak_type=False] g",
+      "    _:f32[8@X] = mul a 2.0:f32[]",
+      "    i:f32[8,8@X] = mul h 2.0:f32[]",
+      "    j:f32[8@X,8] = transpose[permutation=(1, 0)] i",
+      "    k:f32[8@X,8] = split[axis=1 sizes=(np.int64(8),)] j",
+      "  in (k,) }"]
+  np.testing.assert_array_equal(xjax.jacfwd(lambda a: a * 2)(x), 2 * np.eye(8))
+  with pytest.raises(ValueError, match=re.escape(
+      "unexpected JAX type (e.g. shape/dtype) for argument to VJP function: got float32[8], "
+      "but expected float32[8@X] because the corresponding output of the differentiated "
+      "function had JAX type float32[8@X]")):
+    xjax.vjp(lambda a: a * 2, x)[1](jnp.ones(8))
+  with pytest.raises(ValueError, match=re.escape(
+      "Got tangent aval float32[8] for primal aval float32[8@X] but expected float32[8@X].")):
+    xjax.linearize(lambda a: a * 2, x)[1](jnp.ones(8))
+  ct = xjax.device_put(jnp.ones(8), P("X"))
+  assert str(xjax.typeof(xjax.vjp(lambda a: a * 2, x)[1](ct)[0])) == "float32[8@X]"

@@ -11,18 +11,21 @@ from xjax._src.api.transformations import (_check_callable, _check_grad_input, c
                                            _refuse_reduce_axes, argnums_tuple, jvp,
                                            select_args, vjp, vmap)
 from xjax._src.core import source_info
+from xjax._src.core.avals import spec_of
 from xjax._src.core.values import get_aval
+from xjax._src.foundations.sharding import typed_sharding
 from xjax._src.interpreters import ad
 from xjax._src.foundations.wrapping import wraps
 from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.primitives.lax.elementwise import (add, convert_element_type,
-                                                  convert_element_type_kept, eq, real)
+                                                  convert_to_type, eq, real)
 from xjax._src.primitives.lax.shapes import broadcasted_iota, reshape, split
 
 
 def _std_basis(tree):
   """The identity, one column per element of the leaves of ``tree``, unravelled into its
-  structure: each leaf ``(total size,) + leaf shape`` (JAX's; traced, jnp.eye's ops)."""
+  structure: each leaf ``(total size,) + leaf shape``, split as the leaf is (JAX's; traced,
+  jnp.eye's ops)."""
   leaves = tree_util.tree_leaves(tree)
   n = sum(get_aval(x).size for x in leaves)
   dtype = dtypes.result_type(*leaves)
@@ -32,24 +35,33 @@ def _std_basis(tree):
     rows, cols = broadcasted_iota(np.int32, (n, n), 0), broadcasted_iota(np.int32, (n, n), 1)
     eye = convert_element_type(eq(add(rows, np.int32(0)), cols), dtype)
   # (JAX's basis gives each piece a new sharding spec, so it is always converted)
-  return _unravel(tree, 1, None, eye, always_convert=True)
+  return _unravel(tree, 1, None, eye, always_convert=True, split_as_leaves=True)
 
 
-def _unravel(tree, axis, example, arr, always_convert=False):
+def _unravel(tree, axis, example, arr, always_convert=False, split_as_leaves=False):
   """``arr`` split along ``axis`` into the leaves of ``tree`` (that axis becoming each leaf's
-  shape), each cast to its leaf's dtype and weak type, or ``example``'s when given."""
+  shape), each cast to its leaf's dtype and weak type, or ``example``'s when given. Each
+  block keeps ``arr``'s splits of its other dimensions; the leaf's dimensions are unsplit
+  (``split_as_leaves``: split as the leaf), as JAX types them."""
   leaves, treedef = tree_util.tree_flatten(tree)
-  shape = get_aval(arr).shape
+  aval = get_aval(arr)
+  shape = aval.shape
   axis %= len(shape)
   cuts = np.cumsum([get_aval(x).size for x in leaves[:-1]])
   sizes = list(np.diff(np.asarray([0, *cuts, shape[axis]])))  # (NumPy ints, as JAX's)
   parts = split(arr, sizes, axis)
+  arr_spec = spec_of(aval)
   out = []
   for part, leaf in zip(parts, leaves):
-    leaf_shape = shape[:axis] + get_aval(leaf).shape + shape[axis + 1:]
+    leaf_aval = get_aval(leaf)
+    leaf_shape = shape[:axis] + leaf_aval.shape + shape[axis + 1:]
     if get_aval(part).shape != leaf_shape:
       part = reshape(part, leaf_shape)
-    out.append(_possible_downcast(part, leaf if example is None else example, always_convert))
+    inner = spec_of(leaf_aval) if split_as_leaves else (None,) * leaf_aval.ndim
+    source = leaf_aval if split_as_leaves else aval
+    target = (*arr_spec[:axis], *inner, *arr_spec[axis + 1:])
+    out.append(_possible_downcast(part, leaf if example is None else example, always_convert,
+                                  target, source._sharding))
   return tree_util.tree_unflatten(treedef, out)
 
 
@@ -96,14 +108,21 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   return jac
 
 
-def _possible_downcast(block, example, always=False):
+def _possible_downcast(block, example, always=False, parts=(), typed_by=None):
   """A Jacobian block in the dtype and weak type of the value it differentiates with
-  respect to (jacrev: the input; jacfwd: the output), as JAX."""
+  respect to (jacrev: the input; jacfwd: the output), as JAX, split over the Explicit
+  mesh axes ``parts`` names (those of ``typed_by``'s mesh)."""
   ex = get_aval(example)
   if dtypes.is_complex(get_aval(block).dtype) and not dtypes.is_complex(ex.dtype):
     block = real(block)
+  current = get_aval(block)._sharding
+  mesh = typed_by.mesh if typed_by is not None else current.mesh if current is not None else None
+  target = typed_sharding(mesh, parts) if mesh is not None and any(parts) else None
+  if target != current:  # (one that splits nothing: unsharded)
+    return convert_to_type(block, ex.dtype, ex.weak_type,
+                           target or typed_sharding(mesh, [None] * len(parts)))
   if always:
-    return convert_element_type_kept(block, ex.dtype, ex.weak_type)
+    return convert_to_type(block, ex.dtype, ex.weak_type)
   return convert_element_type(block, ex.dtype, ex.weak_type)
 
 

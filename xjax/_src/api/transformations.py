@@ -18,7 +18,7 @@ from xjax._src.core.typed_ndarray import typed_value
 from xjax._src.core.values import get_aval, is_valid_value
 from xjax._src.core.jaxpr import Literal, eval_jaxpr
 from xjax._src.foundations.errors import api_boundary
-from xjax._src.foundations.sharding import spec_axes
+from xjax._src.foundations.sharding import get_abstract_mesh, spec_axes
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.staging import staged_constant
@@ -162,6 +162,14 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
   return primal_out, f_jvp
 
 
+def _split_otherwise(given, primal) -> bool:
+  """Whether a tangent or cotangent's type is split otherwise than its primal's over the
+  Explicit axes of the context mesh (JAX compares the types of values made under a mesh
+  with Explicit axes)."""
+  return (given._sharding != primal._sharding
+          and bool(get_abstract_mesh().explicit_axes))
+
+
 class _LinearMap:
   """The function ``linearize`` returns, as a ``Partial`` whose leaves are the residuals
   (a pytree, as in JAX); this is its static part."""
@@ -183,6 +191,11 @@ class _LinearMap:
       if ta.shape != a.shape or ta.dtype != a.dtype:
         raise ValueError(f"linearized function called with tangent of type "
                          f"{ta.str_short(short_dtypes=True)} where {a.str_short(short_dtypes=True)} was expected")
+      if _split_otherwise(ta, a):
+        raise ValueError("linearized function called on tangent values inconsistent with "
+                         f"the original primal values:\nGot tangent aval {ta.str_short()} "
+                         f"for primal aval {a.str_short()} but expected "
+                         f"{tangent_aval(a).str_short()}.")
     outs = eval_jaxpr(self.jaxpr, residuals, *t_leaves)
     # a constant output (a zero tangent) is an array, as JAX's; inputs come back as given
     outs = [make_array(np.asarray(o, v.aval.dtype), weak_type=v.aval.weak_type,
@@ -256,6 +269,11 @@ class _Pullback:
         raise ValueError(f"Type of cotangent input to vjp pullback function ({ca.dtype}) is "
                          f"not the expected tangent type ({expected.dtype}) of corresponding "
                          f"primal output with dtype {a.dtype}.")
+      if _split_otherwise(ca, a):
+        raise ValueError("unexpected JAX type (e.g. shape/dtype) for argument to VJP "
+                         f"function: got {ca.str_short()}, but expected "
+                         f"{expected.str_short()} because the corresponding output of the "
+                         f"differentiated function had JAX type {a.str_short()}")
     lin_args = [ad.UndefinedPrimal(tangent_aval(a)) for a in in_avals]
     aux_cts = [Zero(o.aval) for o in self.jaxpr.outvars[len(ct_leaves):]]
     with source_info.transform_name_stack("transpose"):

@@ -15,7 +15,8 @@ from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.api.transformations import jvp
 from xjax._src.primitives.lax.bit_conversions import bitcast_convert_type
-from xjax._src.primitives.lax.elementwise import (_const, abs as lax_abs, add, atan2, bessel_i0e,
+from xjax._src.primitives.lax.special import bessel_i0e
+from xjax._src.primitives.lax.elementwise import (_const, abs as lax_abs, add, atan2,
                                                   bitwise_and, bitwise_not, bitwise_or,
                                                   ceil as lax_ceil, complex as lax_complex,
                                                   conj as lax_conj, convert_element_type, div, eq,

@@ -163,7 +163,7 @@ def unbroadcast(ct, aval: ShapedArray):
   return reshape(reductions.reduce_sum(ct, axes), aval.shape)
 
 
-def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None, transpose=None, lowering=None,
+def unary_primitive(name, hlo, check=_inexact, jvp=None, jvp2=None, transpose=None, lowering=None,
            abstract_eval=None, host=None):
   """A unary primitive; the transcendental ones also take an ``accuracy`` parameter
   (lowered as the op's ``result_accuracy``; derivatives ignore it, as in JAX).
@@ -185,7 +185,7 @@ def _unary(name, hlo, check=_inexact, jvp=None, jvp2=None, transpose=None, lower
   return prim
 
 
-def _binary(name, hlo, check, jvps=None, result_dtype=None, transpose=None, lowering=None,
+def binary_primitive(name, hlo, check, jvps=None, result_dtype=None, transpose=None, lowering=None,
             bilinear=None, jvp_of=None, differentiable=True, host=None, abstract_eval=None):
   """A binary primitive: ``jvps`` per operand (broadcast to the output), or ``bilinear``,
   the (lhs, rhs) transpose rules of a product (``ad.defbilinear``), or the whole JVP rule
@@ -252,9 +252,9 @@ def _add_sub_tangents(prim, negate, primals, tangents):
   return out, prim.bind(tx, ty)
 
 
-add_p = _binary("add", "stablehlo.add", _number, transpose=_add_transpose,
+add_p = binary_primitive("add", "stablehlo.add", _number, transpose=_add_transpose,
                 jvp_of=_add_sub_jvp(lambda t: t), host=ufunc_kernel(np.add, "fiu", arithmetic=True))
-sub_p = _binary("sub", "stablehlo.subtract", _number, transpose=_sub_transpose,
+sub_p = binary_primitive("sub", "stablehlo.subtract", _number, transpose=_sub_transpose,
                 jvp_of=_add_sub_jvp(lambda t: neg(t)),
                 host=ufunc_kernel(np.subtract, "fiu", arithmetic=True))
 def _mul_abstract_eval(x, y, *, out_dtype=None):
@@ -284,7 +284,7 @@ def _mul_lowering(ctx, x, y, *, out_dtype=None):
 _same_type_mul = _nary_abstract_eval("mul", _number)
 _multiply = _lower_nary("stablehlo.multiply")
 # (a cotangent of a product in ``out_dtype`` is cast back to its operand's dtype, as JAX)
-mul_p = _binary("mul", "stablehlo.multiply", _number, abstract_eval=_mul_abstract_eval,
+mul_p = binary_primitive("mul", "stablehlo.multiply", _number, abstract_eval=_mul_abstract_eval,
                 lowering=_mul_lowering,
                 bilinear=(lambda ct, x, y, out_dtype=None: unbroadcast(
                               mul(ct, y, out_dtype=None if out_dtype is None else x.aval.dtype),
@@ -295,12 +295,12 @@ mul_p = _binary("mul", "stablehlo.multiply", _number, abstract_eval=_mul_abstrac
                 host=ufunc_kernel(np.multiply, "fiu", arithmetic=True))
 # (integer division and remainder round, and treat zero divisors, as NumPy does not; a
 # float remainder is exact, and XLA leaves it subnormal)
-div_p = _binary("div", "stablehlo.divide", _number,
+div_p = binary_primitive("div", "stablehlo.divide", _number,
                 [lambda t, x, y: div(t, y),
                  lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2))],
                 transpose=lambda ct, x, y: [unbroadcast(div(ct, y), x.aval), None],
                 host=divide_rule)
-rem_p = _binary("rem", "stablehlo.remainder", dtype_checker("int", "float"),
+rem_p = binary_primitive("rem", "stablehlo.remainder", dtype_checker("int", "float"),
                 [lambda t, x, y: t,
                  lambda t, x, y: mul(neg(t), _trunc_div(x, y))],
                 host=declining_subnormals(ufunc_kernel(np.fmod, "f")))
@@ -339,10 +339,10 @@ def _minmax_lowering(hlo, direction):
 _minmax_jvp = functools.partial(ad.standard_jvp, rules=(
     _broadcasting_jvp(lambda t, z, x, y: mul(t, _balanced_eq(x, z, y))),
     _broadcasting_jvp(lambda t, z, x, y: mul(t, _balanced_eq(y, z, x)))), with_output=True)
-max_p = _binary("max", "stablehlo.maximum", dtype_checker("int", "inexact", "bool"),
+max_p = binary_primitive("max", "stablehlo.maximum", dtype_checker("int", "inexact", "bool"),
                 jvp_of=_minmax_jvp, lowering=_minmax_lowering("stablehlo.maximum", "GT"),
                 host=ufunc_kernel(np.maximum, "iub"))
-min_p = _binary("min", "stablehlo.minimum", dtype_checker("int", "inexact", "bool"),
+min_p = binary_primitive("min", "stablehlo.minimum", dtype_checker("int", "inexact", "bool"),
                 jvp_of=_minmax_jvp, lowering=_minmax_lowering("stablehlo.minimum", "LT"),
                 host=ufunc_kernel(np.minimum, "iub"))
 def _pow_abstract_eval(x, y):
@@ -369,18 +369,18 @@ def _pow_lowering(ctx, x, y):
                 in_avals=[xa.update(shape=out.shape), ya.update(shape=out.shape)])
 
 
-pow_p = _binary("pow", "stablehlo.power", _inexact, lowering=_pow_lowering,
+pow_p = binary_primitive("pow", "stablehlo.power", _inexact, lowering=_pow_lowering,
                 abstract_eval=_pow_abstract_eval,
                 jvps=[lambda t, x, y: mul(t, _pow_jac_base(x, y)),
                  # converted to the exponent's dtype: strong, as JAX
                  lambda t, x, y: convert_element_type(mul(t, mul(log(_safe_base(x)), pow(x, y))),
                                                       get_aval(y).dtype)])
-atan2_p = _binary("atan2", "stablehlo.atan2", _inexact,
+atan2_p = binary_primitive("atan2", "stablehlo.atan2", _inexact,
                   [lambda t, x, y: mul(t, div(y, add(mul(x, x), mul(y, y)))),
                    lambda t, x, y: mul(t, div(neg(x), add(mul(x, x), mul(y, y))))])
-nextafter_p = _binary("nextafter", "chlo.next_after", _float, differentiable=False)
+nextafter_p = binary_primitive("nextafter", "chlo.next_after", _float, differentiable=False)
 
-neg_p = _unary("neg", "stablehlo.negate", _number, jvp=lambda t, x: neg(t),
+neg_p = unary_primitive("neg", "stablehlo.negate", _number, jvp=lambda t, x: neg(t),
                transpose=lambda ct, x: [neg(ct)], host=ufunc_kernel(np.negative, "fiu"))
 _sign_unsigned = lowering_from(lambda x: convert_element_type(ne(x, _const(x, 0)), x.dtype))
 
@@ -392,10 +392,10 @@ def _lower_sign(ctx, x):
   return _lower_nary("stablehlo.sign")(ctx, x)
 
 
-sign_p = _unary("sign", "stablehlo.sign", _number, lowering=_lower_sign,
+sign_p = unary_primitive("sign", "stablehlo.sign", _number, lowering=_lower_sign,
                 host=ufunc_kernel(lambda x: np.where(x == 0, x, np.sign(x)), "fi"))  # (±0 kept)
-floor_p = _unary("floor", "stablehlo.floor", _float, host=ufunc_kernel(np.floor, "f"))
-ceil_p = _unary("ceil", "stablehlo.ceil", _float, host=ufunc_kernel(np.ceil, "f"))
+floor_p = unary_primitive("floor", "stablehlo.floor", _float, host=ufunc_kernel(np.floor, "f"))
+ceil_p = unary_primitive("ceil", "stablehlo.ceil", _float, host=ufunc_kernel(np.ceil, "f"))
 is_finite_p = elementwise_primitive(
     "is_finite", lambda a: ShapedArray(a.shape, np.bool_, a.weak_type) if _float("is_finite", a.dtype)
     is None else None, _lower_nary("stablehlo.is_finite"))
@@ -403,19 +403,19 @@ is_finite_p.host_kernel = ufunc_kernel(np.isfinite, "f")
 is_finite_p.batch = elementwise_batch(is_finite_p)
 ad.zero_jvp(is_finite_p)
 
-exp_p = _unary("exp", "stablehlo.exponential", jvp2=lambda t, y, x: mul(t, y))
-exp2_p = _unary("exp2", "stablehlo.exponential",
+exp_p = unary_primitive("exp", "stablehlo.exponential", jvp2=lambda t, y, x: mul(t, y))
+exp2_p = unary_primitive("exp2", "stablehlo.exponential",
                 jvp2=lambda t, y, x: mul(log(_const(y, 2)), mul(t, y)),
                 lowering=lowering_from(lambda x, accuracy=None: exp(
                     mul(x, _const(x, np.log(2))), accuracy=accuracy)))
-log_p = _unary("log", "stablehlo.log", jvp=lambda t, x: div(t, x))
-expm1_p = _unary("expm1", "stablehlo.exponential_minus_one",
+log_p = unary_primitive("log", "stablehlo.log", jvp=lambda t, x: div(t, x))
+expm1_p = unary_primitive("expm1", "stablehlo.exponential_minus_one",
                  jvp2=lambda t, y, x: mul(t, add(y, _one(y))))
-log1p_p = _unary("log1p", "stablehlo.log_plus_one", jvp=lambda t, x: div(t, add(x, _one(x))))
-tanh_p = _unary("tanh", "stablehlo.tanh",
+log1p_p = unary_primitive("log1p", "stablehlo.log_plus_one", jvp=lambda t, x: div(t, add(x, _one(x))))
+tanh_p = unary_primitive("tanh", "stablehlo.tanh",
                  jvp2=lambda t, y, x: mul(add(t, mul(t, y)), sub(_one(y), y)))
 # (lowered as 1 / (1 + exp(-x)), as JAX lowers it: XLA's logistic rounds otherwise in bfloat16)
-logistic_p = _unary("logistic", "stablehlo.logistic",
+logistic_p = unary_primitive("logistic", "stablehlo.logistic",
                     jvp2=lambda t, y, x: mul(t, mul(y, sub(_one(y), y))),
                     lowering=lowering_from(lambda x, accuracy=None: div(
                         _one(x), add(_one(x), exp(neg(x))))))
@@ -444,45 +444,41 @@ def _complex_lowered_as(fn, hlo):
                                    else on_real)(ctx, x, **params)
 
 
-sin_p = _unary("sin", "stablehlo.sine", jvp=lambda t, x: mul(t, cos(x)),
+sin_p = unary_primitive("sin", "stablehlo.sine", jvp=lambda t, x: mul(t, cos(x)),
                lowering=_complex_lowered_as(lambda x: _sin_cos_of_complex(x, False),
                                             "stablehlo.sine"))
-cos_p = _unary("cos", "stablehlo.cosine", jvp=lambda t, x: neg(mul(t, sin(x))),
+cos_p = unary_primitive("cos", "stablehlo.cosine", jvp=lambda t, x: neg(mul(t, sin(x))),
                lowering=_complex_lowered_as(lambda x: _sin_cos_of_complex(x, True),
                                             "stablehlo.cosine"))
-tan_p = _unary("tan", "stablehlo.tan", jvp2=lambda t, y, x: mul(t, add(_const(y, 1), square(y))))
-asin_p = _unary("asin", "chlo.asin", jvp=lambda t, x: mul(t, rsqrt(sub(_const(x, 1), square(x)))))
-acos_p = _unary("acos", "chlo.acos",
+tan_p = unary_primitive("tan", "stablehlo.tan", jvp2=lambda t, y, x: mul(t, add(_const(y, 1), square(y))))
+asin_p = unary_primitive("asin", "chlo.asin", jvp=lambda t, x: mul(t, rsqrt(sub(_const(x, 1), square(x)))))
+acos_p = unary_primitive("acos", "chlo.acos",
                 jvp=lambda t, x: mul(t, neg(rsqrt(sub(_const(x, 1), square(x))))))
-atan_p = _unary("atan", "chlo.atan", jvp=lambda t, x: div(t, add(_const(x, 1), square(x))))
-sinh_p = _unary("sinh", "chlo.sinh", jvp=lambda t, x: mul(t, cosh(x)))
-cosh_p = _unary("cosh", "chlo.cosh", jvp=lambda t, x: mul(t, sinh(x)))
-asinh_p = _unary("asinh", "chlo.asinh", jvp=lambda t, x: mul(t, rsqrt(add(square(x), _one(x)))))
-acosh_p = _unary("acosh", "chlo.acosh",
+atan_p = unary_primitive("atan", "chlo.atan", jvp=lambda t, x: div(t, add(_const(x, 1), square(x))))
+sinh_p = unary_primitive("sinh", "chlo.sinh", jvp=lambda t, x: mul(t, cosh(x)))
+cosh_p = unary_primitive("cosh", "chlo.cosh", jvp=lambda t, x: mul(t, sinh(x)))
+asinh_p = unary_primitive("asinh", "chlo.asinh", jvp=lambda t, x: mul(t, rsqrt(add(square(x), _one(x)))))
+acosh_p = unary_primitive("acosh", "chlo.acosh",
                  jvp=lambda t, x: mul(t, rsqrt(sub(square(x), _one(x)))))
-atanh_p = _unary("atanh", "chlo.atanh", jvp=lambda t, x: mul(
+atanh_p = unary_primitive("atanh", "chlo.atanh", jvp=lambda t, x: mul(
     integer_pow(add(_one(x), x), -1), div(t, sub(_one(x), x))))
-sqrt_p = _unary("sqrt", "stablehlo.sqrt", jvp2=lambda t, y, x: mul(t, div(_const(y, 0.5), y)),
+sqrt_p = unary_primitive("sqrt", "stablehlo.sqrt", jvp2=lambda t, y, x: mul(t, div(_const(y, 0.5), y)),
                 host=ufunc_kernel(np.sqrt, "f", rounds=True))
-rsqrt_p = _unary("rsqrt", "stablehlo.rsqrt",
+rsqrt_p = unary_primitive("rsqrt", "stablehlo.rsqrt",
                  jvp2=lambda t, y, x: mul(t, mul(_const(y, -0.5), div(y, x))))
-cbrt_p = _unary("cbrt", "stablehlo.cbrt", _float,
+cbrt_p = unary_primitive("cbrt", "stablehlo.cbrt", _float,
                 jvp2=lambda t, y, x: mul(t, mul(_const(y, 1 / 3), integer_pow(y, -2))))
-erf_p = _unary("erf", "chlo.erf", _float, jvp=lambda t, x: mul(
+erf_p = unary_primitive("erf", "chlo.erf", _float, jvp=lambda t, x: mul(
     _const(x, 2 / np.sqrt(np.pi)), mul(t, exp(neg(square(x))))))
-erfc_p = _unary("erfc", "chlo.erfc", _float, jvp=lambda t, x: mul(
+erfc_p = unary_primitive("erfc", "chlo.erfc", _float, jvp=lambda t, x: mul(
     _const(x, -2 / np.sqrt(np.pi)), mul(t, exp(neg(square(x))))))
-erf_inv_p = _unary("erf_inv", "chlo.erf_inv", _float, jvp2=lambda t, y, x: mul(
+erf_inv_p = unary_primitive("erf_inv", "chlo.erf_inv", _float, jvp2=lambda t, y, x: mul(
     _const(y, np.sqrt(np.pi) / 2), mul(t, exp(square(y)))))
-lgamma_p = _unary("lgamma", "chlo.lgamma", _float, jvp=lambda t, x: mul(t, digamma(x)))
-digamma_p = _unary("digamma", "chlo.digamma", _float,
+lgamma_p = unary_primitive("lgamma", "chlo.lgamma", _float, jvp=lambda t, x: mul(t, digamma(x)))
+digamma_p = unary_primitive("digamma", "chlo.digamma", _float,
                    jvp=lambda t, x: mul(t, polygamma(_const(x, 1), x)))
-polygamma_p = _binary("polygamma", "chlo.polygamma", _float,
+polygamma_p = binary_primitive("polygamma", "chlo.polygamma", _float,
                       [None, lambda t, m, x: mul(t, polygamma(add(m, _const(m, 1)), x))])
-bessel_i0e_p = _unary("bessel_i0e", "chlo.bessel_i0e", _float, jvp2=lambda t, y, x: mul(
-    t, sub(bessel_i1e(x), mul(sign(x), y))), lowering=lowering_from(lambda x: _bessel_i0e_impl(x)))
-bessel_i1e_p = _unary("bessel_i1e", "chlo.bessel_i1e", _float, jvp2=lambda t, y, x: mul(
-    t, _bessel_i1e_deriv(y, x)))
 
 
 def _real_dtype(dtype):
@@ -499,10 +495,10 @@ def _real_valued(name, check):
 
 
 # (strong zeros: the cotangent of a complex input is strongly typed, as in JAX)
-real_p = _unary("real", "stablehlo.real", jvp=lambda t, x: real(t),
+real_p = unary_primitive("real", "stablehlo.real", jvp=lambda t, x: real(t),
                 transpose=lambda ct, x: [complex(ct, _strong_zeros(ct))],
                 abstract_eval=_real_valued("real", _complex))
-imag_p = _unary("imag", "stablehlo.imag", jvp=lambda t, x: imag(t),
+imag_p = unary_primitive("imag", "stablehlo.imag", jvp=lambda t, x: imag(t),
                 transpose=lambda ct, x: [complex(_strong_zeros(ct), neg(ct))],
                 abstract_eval=_real_valued("imag", _complex))
 def _conj_abstract_eval(x, *, input_dtype):
@@ -527,21 +523,21 @@ conj_p.batch = elementwise_batch(conj_p)
 ad.deflinear(conj_p, lambda ct, x, *, input_dtype: [
     conj(ct) if dtypes.is_complex(input_dtype) else real(ct)])
 # (abs takes no unsigned or bool input)
-abs_p = _unary("abs", "stablehlo.abs", jvp2=lambda t, y, x: _abs_jvp(t, y, x),
+abs_p = unary_primitive("abs", "stablehlo.abs", jvp2=lambda t, y, x: _abs_jvp(t, y, x),
                abstract_eval=_real_valued("abs", dtype_checker("signed", "inexact")),
                host=ufunc_kernel(np.abs, "fi"))
-population_count_p = _unary("population_count", "stablehlo.popcnt", _int)
-clz_p = _unary("clz", "stablehlo.count_leading_zeros", _int)
-not_p = _unary("not", "stablehlo.not", _int_or_bool, host=ufunc_kernel(np.invert, "iub"))
-and_p = _binary("and", "stablehlo.and", _int_or_bool, host=ufunc_kernel(np.bitwise_and, "iub"))
-or_p = _binary("or", "stablehlo.or", _int_or_bool, host=ufunc_kernel(np.bitwise_or, "iub"))
-xor_p = _binary("xor", "stablehlo.xor", _int_or_bool, host=ufunc_kernel(np.bitwise_xor, "iub"))
-shift_left_p = _binary("shift_left", "stablehlo.shift_left", _int)
-shift_right_arithmetic_p = _binary("shift_right_arithmetic", "stablehlo.shift_right_arithmetic",
+population_count_p = unary_primitive("population_count", "stablehlo.popcnt", _int)
+clz_p = unary_primitive("clz", "stablehlo.count_leading_zeros", _int)
+not_p = unary_primitive("not", "stablehlo.not", _int_or_bool, host=ufunc_kernel(np.invert, "iub"))
+and_p = binary_primitive("and", "stablehlo.and", _int_or_bool, host=ufunc_kernel(np.bitwise_and, "iub"))
+or_p = binary_primitive("or", "stablehlo.or", _int_or_bool, host=ufunc_kernel(np.bitwise_or, "iub"))
+xor_p = binary_primitive("xor", "stablehlo.xor", _int_or_bool, host=ufunc_kernel(np.bitwise_xor, "iub"))
+shift_left_p = binary_primitive("shift_left", "stablehlo.shift_left", _int)
+shift_right_arithmetic_p = binary_primitive("shift_right_arithmetic", "stablehlo.shift_right_arithmetic",
                                    _int)
-shift_right_logical_p = _binary("shift_right_logical", "stablehlo.shift_right_logical", _int)
+shift_right_logical_p = binary_primitive("shift_right_logical", "stablehlo.shift_right_logical", _int)
 
-complex_p = _binary("complex", "stablehlo.complex", _float, None,
+complex_p = binary_primitive("complex", "stablehlo.complex", _float, None,
                     result_dtype=lambda d: np.dtype(np.complex128 if d == np.float64
                                                     else np.complex64),
                     differentiable=False)  # (its JVP is deflinear's, below)
@@ -821,7 +817,7 @@ def _select_n_host(avals, out_avals):
 select_n_p.host_kernel = _select_n_host
 
 
-def _convert_abstract_eval(operand, *, new_dtype, weak_type):
+def _convert_abstract_eval(operand, *, new_dtype, weak_type, sharding=None):
   if operand.dtype != new_dtype and (dtypes.is_extended(operand.dtype)
                                      or dtypes.is_extended(new_dtype)):
     raise ValueError(f"Cannot convert_element_type from {operand.dtype} to {new_dtype}"
@@ -829,7 +825,7 @@ def _convert_abstract_eval(operand, *, new_dtype, weak_type):
   return ShapedArray(operand.shape, new_dtype, weak_type)
 
 
-def _convert_lowering(ctx, x, *, new_dtype, weak_type):
+def _convert_lowering(ctx, x, *, new_dtype, weak_type, sharding=None):
   src, out = ctx.avals_in[0], ctx.avals_out[0]
   if src.dtype == out.dtype:
     return x
@@ -848,35 +844,60 @@ def _convert_lowering(ctx, x, *, new_dtype, weak_type):
   return ctx.op("stablehlo.convert", [x], out, in_avals=[src])
 
 
-def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
+def _convert_jvp(primals, tangents, **params):
   (x,), (t,) = primals, tangents
-  out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+  out = convert_element_type_p.bind(x, **params)
   out_aval = get_aval(out)
-  if type(t) is Zero or not dtypes.is_inexact(new_dtype) or not dtypes.is_inexact(
+  if type(t) is Zero or not dtypes.is_inexact(params["new_dtype"]) or not dtypes.is_inexact(
       get_aval(x).dtype):
     return out, Zero(ad.tangent_aval(out_aval))
-  return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
+  return out, convert_element_type_p.bind(t, **params)
 
 
-def _convert_transpose(ct, x, *, new_dtype, weak_type):
+def _convert_transpose(ct, x, **params):
+  """The cotangent back in the operand's dtype, weak type and (for a conversion that typed
+  its result) sharding."""
   if type(ct) is Zero:
     return [Zero(x.aval)]
-  return [convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type)]
+  back = dict(new_dtype=x.aval.dtype, weak_type=x.aval.weak_type)
+  if "sharding" in params:
+    sharding = x.aval._sharding
+    back["sharding"] = (typed_sharding(params["sharding"].mesh, [None] * x.aval.ndim)
+                        if sharding is None else sharding)
+  return [convert_element_type_p.bind(ct, **back)]
 
 
 def _convert_batch(axis, args, dims, **params):
-  return convert_element_type_p.bind(args[0], **params), dims[0]
+  (x,), (d,) = args, dims
+  sharding = params.get("sharding")
+  if sharding is None:
+    return convert_element_type_p.bind(x, **params), d
+  x = batching.moveaxis(x, d, 0)  # the batch dimension split as the operand's
+  sharding = typed_sharding(sharding.mesh, (spec_of(get_aval(x))[0], *sharding.spec))
+  return convert_element_type_p.bind(x, **dict(params, sharding=sharding)), 0
 
 
-_forward_same_type = [True]  # (False while ``convert_element_type_kept`` binds)
+def _convert_sharding(x, *, new_dtype, weak_type, sharding=None):
+  """The result's type sharding: the parameter when given (JAX's jacobians type their
+  blocks so; one that splits nothing: unsharded), else the operand's."""
+  if sharding is None:
+    return x._sharding
+  return sharding if builtins.any(sharding.spec) else None
 
 
-def convert_element_type_kept(x, new_dtype, weak_type: bool):
+_forward_same_type = [True]  # (False while ``convert_to_type`` binds)
+
+
+def convert_to_type(x, new_dtype, weak_type: bool, sharding=None):
   """``convert_element_type_p`` bound so that a staged conversion to the operand's own type
-  stays an equation (as JAX keeps those of its Jacobians' blocks, which carry a sharding)."""
+  stays an equation (as JAX keeps those of its Jacobians' blocks), its result typed by
+  ``sharding`` (a type sharding; None: the operand's), a hidden parameter as in JAX."""
+  params = dict(new_dtype=new_dtype, weak_type=weak_type)
+  if sharding is not None:
+    params["sharding"] = sharding
   _forward_same_type[0] = False
   try:
-    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+    return convert_element_type_p.bind(x, **params)
   finally:
     _forward_same_type[0] = True
 
@@ -889,20 +910,23 @@ def _convert_staging(trace, args, params):
     return trace.to_tracer(convert_element_type(x, **params))
   aval = get_aval(x)
   if (aval.dtype == params["new_dtype"] and aval.weak_type == params["weak_type"]
-      and not dtypes.is_extended(aval.dtype) and _forward_same_type[0]):
+      and not dtypes.is_extended(aval.dtype) and _forward_same_type[0]
+      and "sharding" not in params):
     return trace.to_tracer(x)
   return trace.record(convert_element_type_p, args, params)
 
 
-convert_element_type_p = elementwise_primitive("convert_element_type", _convert_abstract_eval,
+convert_element_type_p = standard_primitive("convert_element_type", _convert_abstract_eval,
                                             _convert_lowering)
 convert_element_type_p.jvp = _convert_jvp
 convert_element_type_p.transpose = _convert_transpose
 convert_element_type_p.batch = _convert_batch
 convert_element_type_p.staging = _convert_staging
+convert_element_type_p.sharding_rule = _convert_sharding
+convert_element_type_p.hidden_params = frozenset({"sharding"})
 
 
-def _convert_host(avals, out_avals, *, new_dtype, weak_type):
+def _convert_host(avals, out_avals, *, new_dtype, weak_type, sharding=None):
   """Casts NumPy makes as XLA does: all but floats to integers (XLA saturates them and
   takes NaN to zero); a float narrowed can land among the subnormals, which XLA flushes."""
   source, target = avals[0].dtype, out_avals[0].dtype
@@ -1147,8 +1171,6 @@ def polygamma(m, x):
   return polygamma_p.bind(m, x)
 
 
-bessel_i0e = _unary(bessel_i0e_p)
-bessel_i1e = _unary(bessel_i1e_p)
 real = _unary(real_p)
 imag = _unary(imag_p)
 
@@ -1424,59 +1446,6 @@ def _abs_jvp(t, y, x):
     y = convert_element_type(y, get_aval(x).dtype)
     return real(mul(t, div(conj_x, select_n(eq(y, _const(y, 0)), y, _full_like_value(y, 1)))))
   return select_n(ge(x, _const(x, 0)), neg(t), t)
-
-
-def _bessel_i1e_deriv(y, x):
-  """i0e(x) - y (sign(x) + 1/x), and its limit 0.5 where |x| is within eps of 0."""
-  eps = dtypes.finfo(get_aval(x).dtype).eps
-  not_tiny = gt(abs(x), _const(x, eps))
-  safe_x = select_n(not_tiny, _full_like_value(x, eps), x)
-  d = sub(bessel_i0e(safe_x), mul(y, add(sign(safe_x), reciprocal(safe_x))))
-  return select_n(not_tiny, _full_like_value(x, 0.5), d)
-
-
-# Chebyshev coefficients of exp(-|x|) I0(x) on [0, 8] and of sqrt(x) exp(-x) I0(x) on
-# (8, inf), as in the Cephes library (XLA has no i0e op).
-_I0E_A = (-4.41534164647933937950e-18, 3.33079451882223809783e-17, -2.43127984654795469359e-16,
-          1.71539128555513303061e-15, -1.16853328779934516808e-14, 7.67618549860493561688e-14,
-          -4.85644678311192946090e-13, 2.95505266312963983461e-12, -1.72682629144155570723e-11,
-          9.67580903537323691224e-11, -5.18979560163526290666e-10, 2.65982372468238665035e-09,
-          -1.30002500998624804212e-08, 6.04699502254191894932e-08, -2.67079385394061173391e-07,
-          1.11738753912010371815e-06, -4.41673835845875056359e-06, 1.64484480707288970893e-05,
-          -5.75419501008210370398e-05, 1.88502885095841655729e-04, -5.76375574538582365885e-04,
-          1.63947561694133579842e-03, -4.32430999505057594430e-03, 1.05464603945949983183e-02,
-          -2.37374148058994688156e-02, 4.93052842396707084878e-02, -9.49010970480476444210e-02,
-          1.71620901522208775349e-01, -3.04682672343198398683e-01, 6.76795274409476084995e-01)
-_I0E_B = (-7.23318048787475395456e-18, -4.83050448594418207126e-18, 4.46562142029675999901e-17,
-          3.46122286769746109310e-17, -2.82762398051658348494e-16, -3.42548561967721913462e-16,
-          1.77256013305652638360e-15, 3.81168066935262242075e-15, -9.55484669882830764870e-15,
-          -4.15056934728722208663e-14, 1.54008621752140982691e-14, 3.85277838274214270114e-13,
-          7.18012445138366623367e-13, -1.79417853150680611778e-12, -1.32158118404477131188e-11,
-          -3.14991652796324136454e-11, 1.18891471078464383424e-11, 4.94060238822496958910e-10,
-          3.39623202570838634515e-09, 2.26666899049817806459e-08, 2.04891858946906374183e-07,
-          2.89137052083475648297e-06, 6.88975834691682398426e-05, 3.36911647825569408990e-03,
-          8.04490411014108831608e-01)
-
-
-def _chebyshev(x, coeffs):
-  b0, b1, b2 = _const(x, coeffs[0]), _const(x, 0), _const(x, 0)
-  for c in coeffs[1:]:
-    b2, b1 = b1, b0
-    b0 = add(sub(mul(x, b1), b2), _const(x, c))
-  return mul(_const(x, 0.5), sub(b0, b2))
-
-
-def _bessel_i0e_impl(x):
-  dt = get_aval(x).dtype
-  if dt in (np.float16, dtypes.bfloat16):  # evaluated in float32, as XLA's own expansion
-    return convert_element_type(_bessel_i0e_impl(convert_element_type(x, np.float32)), dt)
-  # float32 takes Cephes' float32 expansions, their last 18 and 7 terms (as JAX)
-  a, b = (_I0E_A, _I0E_B) if dt == np.float64 else (_I0E_A[-18:], _I0E_B[-7:])
-  z = abs(x)
-  small = _chebyshev(sub(mul(z, _const(z, 0.5)), _const(z, 2)), a)
-  safe = max(z, _const(z, 8))
-  large = div(_chebyshev(sub(div(_const(z, 32), safe), _const(z, 2)), b), sqrt(safe))
-  return select_n(le(z, _const(z, 8)), large, small)
 
 
 def reciprocal(x):

@@ -22,8 +22,7 @@ from xjax._src.primitives.lax.control_flow.loops import fori_loop, map, scan, wh
 from xjax._src.primitives.lax.elementwise import (abs, abs_p, acos, acos_p, acosh,  # noqa: F401
                                                   acosh_p, add, add_p, and_p, asin, asin_p, asinh,
                                                   asinh_p, atan, atan2, atan2_p, atan_p, atanh,
-                                                  atanh_p, bessel_i0e, bessel_i0e_p, bessel_i1e,
-                                                  bessel_i1e_p, bitwise_and, bitwise_not,
+                                                  atanh_p, bitwise_and, bitwise_not,
                                                   bitwise_or, bitwise_xor, cbrt, cbrt_p, ceil,
                                                   ceil_p, clamp, clamp_p, clz, clz_p, complex,
                                                   complex_p, conj, conj_p, convert_element_type,
@@ -60,8 +59,10 @@ from xjax._src.primitives.lax.primitives import *  # noqa: F401,F403  (the *_p p
 from xjax._src.primitives.lax.optimization_barrier import optimization_barrier  # noqa: F401
 from xjax._src.primitives.lax.single_device import composite, platform_dependent  # noqa: F401
 from xjax._src.primitives.lax.sharding_constraint import with_sharding_constraint  # noqa: F401
-from xjax._src.primitives.lax.special import (betainc, igamma, igamma_grad_a,  # noqa: F401
-                                              igamma_grad_a_p, igamma_p, igammac, igammac_p,
+from xjax._src.primitives.lax.special import (bessel_i0e, bessel_i0e_p,  # noqa: F401
+                                              bessel_i1e, bessel_i1e_p, betainc, igamma,
+                                              igamma_grad_a, igamma_grad_a_p, igamma_p, igammac,
+                                              igammac_p,
                                               random_gamma_grad, regularized_incomplete_beta_p,
                                               zeta, zeta_p)
 from xjax._src.primitives.lax.linear_solve import (custom_linear_solve, custom_root,  # noqa: F401

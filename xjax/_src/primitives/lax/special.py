@@ -1,6 +1,7 @@
 """Special functions written in lax operations: the regularized incomplete gamma
 functions (igamma, igammac) and their parameter derivative, the gamma-sample derivative,
-the regularized incomplete beta function, and Hurwitz's zeta (XLA's chlo.zeta).
+the regularized incomplete beta function, Hurwitz's zeta (XLA's chlo.zeta) and the
+exponentially scaled Bessel functions i0e/i1e (i0e's Chebyshev expansion, as XLA's).
 
 The series and continued fractions iterate in a ``while_loop`` until every element has
 converged; 16-bit floats compute in float32.
@@ -382,3 +383,77 @@ zeta_p.batch = ew.elementwise_batch(zeta_p)
 def zeta(x, q):
   """The Hurwitz zeta function: sum over n >= 0 of (n + q) ** -x."""
   return zeta_p.bind(x, q)
+
+
+# ---------------------------------------------------------------------------------------
+# Exponentially scaled modified Bessel functions of order 0 and 1 (chlo.bessel_i0e/i1e)
+
+bessel_i0e_p = ew.unary_primitive(
+    "bessel_i0e", "chlo.bessel_i0e", _float,
+    jvp2=lambda t, y, x: mul(t, sub(bessel_i1e(x), mul(ew.sign(x), y))),
+    lowering=lowering_from(lambda x: _bessel_i0e_impl(x)))
+bessel_i1e_p = ew.unary_primitive("bessel_i1e", "chlo.bessel_i1e", _float,
+                                  jvp2=lambda t, y, x: mul(t, _bessel_i1e_deriv(y, x)))
+
+
+def bessel_i0e(x):
+  """Elementwise ``bessel_i0e``: exp(-|x|) I0(x)."""
+  return bessel_i0e_p.bind(x)
+
+
+def bessel_i1e(x):
+  """Elementwise ``bessel_i1e``: exp(-|x|) I1(x)."""
+  return bessel_i1e_p.bind(x)
+
+
+def _bessel_i1e_deriv(y, x):
+  """i0e(x) - y (sign(x) + 1/x), and its limit 0.5 where |x| is within eps of 0."""
+  eps = dtypes.finfo(get_aval(x).dtype).eps
+  not_tiny = gt(abs(x), ew._const(x, eps))
+  safe_x = select_n(not_tiny, ew._full_like_value(x, eps), x)
+  d = sub(bessel_i0e(safe_x), mul(y, add(ew.sign(safe_x), ew.reciprocal(safe_x))))
+  return select_n(not_tiny, ew._full_like_value(x, 0.5), d)
+
+
+# Chebyshev coefficients of exp(-|x|) I0(x) on [0, 8] and of sqrt(x) exp(-x) I0(x) on
+# (8, inf), as in the Cephes library (XLA has no i0e op).
+_I0E_A = (-4.41534164647933937950e-18, 3.33079451882223809783e-17, -2.43127984654795469359e-16,
+          1.71539128555513303061e-15, -1.16853328779934516808e-14, 7.67618549860493561688e-14,
+          -4.85644678311192946090e-13, 2.95505266312963983461e-12, -1.72682629144155570723e-11,
+          9.67580903537323691224e-11, -5.18979560163526290666e-10, 2.65982372468238665035e-09,
+          -1.30002500998624804212e-08, 6.04699502254191894932e-08, -2.67079385394061173391e-07,
+          1.11738753912010371815e-06, -4.41673835845875056359e-06, 1.64484480707288970893e-05,
+          -5.75419501008210370398e-05, 1.88502885095841655729e-04, -5.76375574538582365885e-04,
+          1.63947561694133579842e-03, -4.32430999505057594430e-03, 1.05464603945949983183e-02,
+          -2.37374148058994688156e-02, 4.93052842396707084878e-02, -9.49010970480476444210e-02,
+          1.71620901522208775349e-01, -3.04682672343198398683e-01, 6.76795274409476084995e-01)
+_I0E_B = (-7.23318048787475395456e-18, -4.83050448594418207126e-18, 4.46562142029675999901e-17,
+          3.46122286769746109310e-17, -2.82762398051658348494e-16, -3.42548561967721913462e-16,
+          1.77256013305652638360e-15, 3.81168066935262242075e-15, -9.55484669882830764870e-15,
+          -4.15056934728722208663e-14, 1.54008621752140982691e-14, 3.85277838274214270114e-13,
+          7.18012445138366623367e-13, -1.79417853150680611778e-12, -1.32158118404477131188e-11,
+          -3.14991652796324136454e-11, 1.18891471078464383424e-11, 4.94060238822496958910e-10,
+          3.39623202570838634515e-09, 2.26666899049817806459e-08, 2.04891858946906374183e-07,
+          2.89137052083475648297e-06, 6.88975834691682398426e-05, 3.36911647825569408990e-03,
+          8.04490411014108831608e-01)
+
+
+def _chebyshev(x, coeffs):
+  b0, b1, b2 = ew._const(x, coeffs[0]), ew._const(x, 0), ew._const(x, 0)
+  for c in coeffs[1:]:
+    b2, b1 = b1, b0
+    b0 = add(sub(mul(x, b1), b2), ew._const(x, c))
+  return mul(ew._const(x, 0.5), sub(b0, b2))
+
+
+def _bessel_i0e_impl(x):
+  dt = get_aval(x).dtype
+  if dt in (np.float16, dtypes.bfloat16):  # evaluated in float32, as XLA's own expansion
+    return ew.convert_element_type(_bessel_i0e_impl(ew.convert_element_type(x, np.float32)), dt)
+  # float32 takes Cephes' float32 expansions, their last 18 and 7 terms (as JAX)
+  a, b = (_I0E_A, _I0E_B) if dt == np.float64 else (_I0E_A[-18:], _I0E_B[-7:])
+  z = abs(x)
+  small = _chebyshev(sub(mul(z, ew._const(z, 0.5)), ew._const(z, 2)), a)
+  safe = ew.max(z, ew._const(z, 8))
+  large = div(_chebyshev(sub(div(ew._const(z, 32), safe), ew._const(z, 2)), b), ew.sqrt(safe))
+  return select_n(le(z, ew._const(z, 8)), large, small)

@@ -9,7 +9,8 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.api.transformations import vmap
 from xjax._src.primitives.lax.control_flow.conditionals import cond
 from xjax._src.primitives.lax.control_flow.loops import scan
-from xjax._src.primitives.lax.elementwise import _const, bessel_i0e, bessel_i1e
+from xjax._src.primitives.lax.elementwise import _const
+from xjax._src.primitives.lax.special import bessel_i0e, bessel_i1e
 from xjax._src.primitives.lax.shapes import iota
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays

@@ -1,7 +1,8 @@
 """The von Mises distribution on the circle."""
 import numpy as np
 
-from xjax._src.primitives.lax.elementwise import _const, bessel_i0e, exp, gt
+from xjax._src.primitives.lax.elementwise import _const, exp, gt
+from xjax._src.primitives.lax.special import bessel_i0e
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays
 
