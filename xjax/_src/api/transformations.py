@@ -18,7 +18,8 @@ from xjax._src.core.typed_ndarray import typed_value
 from xjax._src.core.values import get_aval, is_valid_value
 from xjax._src.core.jaxpr import Literal, eval_jaxpr
 from xjax._src.foundations.errors import api_boundary
-from xjax._src.foundations.sharding import get_abstract_mesh, spec_axes
+from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, get_abstract_mesh,
+                                            placement_mesh, spec_axes, typed_context_mesh)
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.staging import staged_constant
@@ -26,6 +27,7 @@ from xjax._src.primitives.state.grad_refs import VJP
 from xjax._src.primitives.state.types import Ref
 from xjax._src.foundations.wrapping import wraps
 from xjax._src.primitives.lax.elementwise import convert_element_type
+from xjax._src.primitives.lax.sharding_constraint import reshard_p
 
 
 def _refuse_reduce_axes(reduce_axes, what: str) -> None:
@@ -393,13 +395,23 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False,
       out, f_vjp = vjp(partial_fun, *dyn)
     _check_scalar_output(out, name, holomorphic)
     out_aval = get_aval(out)
-    grads = f_vjp(staged_constant(make_array(np.ones((), out_aval.dtype),
-                                             weak_type=out_aval.weak_type)))
+    grads = f_vjp(_seed(staged_constant(make_array(np.ones((), out_aval.dtype),
+                                                   weak_type=out_aval.weak_type)), out))
     g = grads if multiple else grads[0]
     if has_aux:
       return (out, aux), g
     return out, g
   return vg
+
+
+def _seed(one, out):
+  """The output's cotangent ``one``: traced under ``set_mesh`` of a mesh with Explicit axes,
+  resharded onto it as the output is (JAX's ``reshard 1.0`` equation; eagerly the
+  literal serves, with the same values)."""
+  mesh = placement_mesh()
+  if mesh is None or not mesh.explicit_axes or not isinstance(out, Tracer):
+    return one
+  return reshard_p.bind(one, sharding=NamedSharding(typed_context_mesh(), PartitionSpec()))
 
 
 def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
