@@ -9,6 +9,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
+from xjax import lax
 from xjax.sharding import PartitionSpec as P
 from xjax._src.compat.jax_private_compat.core import ShardingTypeError
 
@@ -125,6 +126,24 @@ def test_types_follow_the_operations(f, want):
     (lambda: ROWS @ xjax.device_put(jnp.ones((4, 8)), P(None, "X")),
      "dot_general operation with inputs: f32[8@X,4], f32[4,8@X] produces an illegally "
      "sharded result: f32[8@X,8@X]"),
+    # JAX 0.10.2's dot_general rule: contracting (or batch) dimensions split differently
+    # on the two sides, and any pair split on both, raise
+    (lambda: X @ xjax.device_put(jnp.ones((4, 8)), P("X", "Y")),
+     "dot_general requires contracting dimensions to have consistent sharding, got ('Y',) "
+     "and ('X',)."),
+    (lambda: xjax.grad(lambda a: (a @ a.T @ a).sum())(X),
+     "Contracting dimensions are sharded and it is ambiguous how the output should be "
+     "sharded. Please specify the output sharding via the `out_sharding` parameter. Got "
+     "lhs_contracting_spec=('Y',) and rhs_contracting_spec=('Y',)"),
+    (lambda: lax.dot_general(X, xjax.device_put(jnp.ones((8, 4)), P("X", None)),
+                             (((0, 1), (0, 1)), ((), ()))),
+     "Contracting dimensions are sharded and it is ambiguous how the output should be "
+     "sharded. Please specify the output sharding via the `out_sharding` parameter. Got "
+     "lhs_contracting_spec=('X', 'Y') and rhs_contracting_spec=('X', None)"),
+    (lambda: jnp.einsum("bij,bjk->bik", xjax.device_put(jnp.ones((8, 2, 2)), P("X")),
+                        xjax.device_put(jnp.ones((8, 2, 2)), P("Y"))),
+     "dot_general requires lhs batch dimensions and rhs batch dimensions to have the "
+     "consistent sharding, got ('X',) and ('Y',)."),
     (lambda: ROWS.reshape(2, 16),
      "This reshape is not supported. Please specify the sharding of the output via the "
      "`out_sharding` argument of jax.lax.reshape. Got operand type: float32[8@X,4], new "

@@ -270,20 +270,28 @@ dot_general_p.hidden_params = frozenset({"out_sharding"})
 
 
 def _dot_sharding(lhs, rhs, *, dimension_numbers, out_sharding=None, **params):
-  """Batch dimensions, then the free ones, keep their operands' splits; contracting ones
-  split the same way on both sides make the result's ambiguous (``out_sharding`` says it)."""
+  """JAX's rule: batch dimensions (the lhs's split), then the free ones, keep their
+  operands' splits; batch or contracting dimensions split differently on the two sides are
+  an error, and contracting ones split on both make the result's ambiguous
+  (``out_sharding`` says it)."""
   if out_sharding is not None:
     return type_sharding(out_sharding, lhs.ndim + rhs.ndim - 2 * len(dimension_numbers[0][0])
                          - len(dimension_numbers[1][0]))
   (lc, rc), (lb, rb) = dimension_numbers
   ls, rs = spec_of(lhs), spec_of(rhs)
   lcs, rcs = tuple(ls[d] for d in lc), tuple(rs[d] for d in rc)
-  if any(p is not None for p in lcs) and lcs == rcs:
+  for what, l_spec, r_spec in (
+      ("lhs batch dimensions and rhs batch dimensions to have the consistent sharding",
+       tuple(ls[d] for d in lb), tuple(rs[d] for d in rb)),
+      ("contracting dimensions to have consistent sharding", lcs, rcs)):
+    if any(a is not None and b is not None and a != b for a, b in zip(l_spec, r_spec)):
+      raise ShardingTypeError(f"dot_general requires {what}, got {l_spec} and {r_spec}.")
+  if any(a is not None and b is not None for a, b in zip(lcs, rcs)):
     raise ShardingTypeError(
         "Contracting dimensions are sharded and it is ambiguous how the output should be "
         "sharded. Please specify the output sharding via the `out_sharding` parameter. Got "
         f"lhs_contracting_spec={lcs} and rhs_contracting_spec={rcs}")
-  batch = [ls[a] if ls[a] is not None else rs[b] for a, b in zip(lb, rb)]
+  batch = [ls[a] for a in lb]
   parts = (batch + [p for d, p in enumerate(ls) if d not in lc and d not in lb]
            + [p for d, p in enumerate(rs) if d not in rc and d not in rb])
   out = _dot_abstract_eval(lhs, rhs, dimension_numbers=dimension_numbers, precision=None,
