@@ -56,11 +56,13 @@ LIBRARIES = {
     "flowjax": "flowjax==19.1.2", "distreqx": "distreqx==0.0.3", "clu": "clu==0.0.12",
     "jax_cosmo": "jax-cosmo==0.1.0", "pytensor": "pytensor==3.0.7",
     "pennylane": "pennylane==0.45.1", "opt_einsum": "opt_einsum==3.4.0",
-    "keras": "keras==3.15.1",
+    "keras": "keras==3.15.1", "netket": "netket==3.23.0", "craftax": "craftax==1.6.1",
+    "evojax": "evojax==0.2.17", "jaxley": "jaxley==0.14.0", "jaxmarl": "jaxmarl==0.2.0",
+    "qdax": "qdax==0.5.0", "jwave": "jwave==0.2.1",
 }
 # JAX libraries the programs' libraries depend on (also installed without dependencies).
 JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",
-                    "jaxctx==1.2.0"]
+                    "jaxctx==1.2.0", "tridiax==0.2.1", "jaxdf==0.2.8"]
 # Their non-JAX dependencies that tools/ecosystem.py does not install (brax's web viewer and
 # jax-md's materials-science extras are left out: the programs do not import them).
 SUPPORT = ["aiofiles", "humanize", "prometheus-client", "protobuf", "psutil", "simplejson",
@@ -70,7 +72,8 @@ SUPPORT = ["aiofiles", "humanize", "prometheus-client", "protobuf", "psutil", "s
            "plum-dispatch==2.10.1", "ihoop", "huggingface-hub", "requests", "cons", "etuples",
            "logical-unification", "minikanren", "filelock", "setuptools", "autoray", "rustworkx",
            "networkx", "appdirs", "cachetools", "autograd", "diastatic-malt", "tomlkit",
-           "pennylane-lightning==0.45.0"]
+           "pennylane-lightning==0.45.0", "numba==0.65.1", "igraph", "sparse", "orjson", "rich",
+           "cma", "pygame", "imageio", "safetensors", "scikit-learn", "pandas"]
 # Exception classes whose failure means xjax lacks a name JAX has.
 MISSING = ("ModuleNotFoundError", "ImportError", "AttributeError")
 # How close xjax's outputs must be to JAX's, unless a program sets its own TOLERANCE.

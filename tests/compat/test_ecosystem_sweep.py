@@ -26,7 +26,8 @@ PROGRAMS = {
     "pgx": "pgx", "rlax": "rlax",
     "tinygp": "tinygp", "treescope": "treescope",
     "clu": "clu", "distreqx": "distreqx", "gpjax": "gpjax", "interpax": "interpax", "mctx": "mctx",
-    "opt_einsum": "opt_einsum", "pytensor": "pytensor", "keras": "keras",
+    "opt_einsum": "opt_einsum", "pytensor": "pytensor", "keras": "keras", "evojax": "evojax",
+    "jwave": "jwave",
 }
 
 
