@@ -1104,3 +1104,24 @@ def test_jacobian_jaxpr_and_cotangent_type_checks():
     xjax.linearize(lambda a: a * 2, x)[1](jnp.ones(8))
   ct = xjax.device_put(jnp.ones(8), P("X"))
   assert str(xjax.typeof(xjax.vjp(lambda a: a * 2, x)[1](ct)[0])) == "float32[8@X]"
+
+
+def test_use_abstract_mesh_of_another_shape_inside_jit():
+  """JAX 0.10.2 (its "Distributed arrays" page, 8 devices): inside ``jit`` an abstract
+  mesh of another shape (the same devices, reshaped) types and lays out values over it;
+  ``auto_axes``' abstract mesh keeps the devices' description."""
+  @xjax.jit
+  def f(a):
+    abstract = xjax.sharding.AbstractMesh((8,), ("A",), (xjax.sharding.AxisType.Explicit,))
+    with xjax.sharding.use_abstract_mesh(abstract):
+      return xjax.reshard(a, P("A", None)) * 2
+  z = f(X)
+  assert str(xjax.typeof(z)) == "float32[8@A,4]"
+  assert repr(z.sharding) == ("NamedSharding(mesh=Mesh('A': 8, axis_types=(Explicit,)), "
+                              "spec=P('A', None), memory_kind=device)")
+  np.testing.assert_array_equal(z, 2 * np.arange(32.).reshape(8, 4))
+  seen = []
+  xjax.sharding.auto_axes(lambda a: seen.append(repr(xjax.sharding.get_abstract_mesh())) or a,
+                          out_sharding=P("X", None))(X)
+  assert seen == ["AbstractMesh('X': 4, 'Y': 2, axis_types=(Auto, Auto), device_kind=cpu, "
+                  "num_cores=None, platform=cpu)"]

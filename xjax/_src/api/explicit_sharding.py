@@ -154,8 +154,7 @@ def _typed_mesh(axes, axis_type: AxisType, name: str, shardings=None) -> Abstrac
       raise NotImplementedError("Going from `Manual` AxisType to `Auto` or `Explicit` "
                                 "AxisType is not allowed.")
     types[a] = axis_type
-  return AbstractMesh(mesh.axis_sizes, mesh.axis_names,
-                      tuple(types[a] for a in mesh.axis_names))
+  return mesh.update(axis_types=tuple(types[a] for a in mesh.axis_names))
 
 
 def _pop_required(kwargs: dict, name: str, given):

@@ -24,8 +24,8 @@ from xjax._src.core.values import get_aval
 from xjax._src.foundations.config import config
 from xjax._src.foundations.sharding import (PLACING, Mesh, NamedSharding, PartitionSpec,
                                             Sharding, placement_mesh, replicated_over,
-                                            retyped, sharding_from_tiling,
-                                            typed_context_mesh)
+                                            over_devices_of, retyped,
+                                            sharding_from_tiling, typed_context_mesh)
 
 
 def is_spread(x) -> bool:
@@ -152,8 +152,10 @@ def _typed_layout(aval, mesh: Mesh, by_types: bool = False):
     if by_types and mesh.are_all_axes_explicit:
       return replicated_over(mesh, len(aval.shape))
     return None
-  if mesh.abstract_mesh != sharding.mesh:
-    return None
+  if mesh.abstract_mesh != sharding.mesh:  # (a type over the devices of another shape)
+    if sharding.mesh.size != mesh.size or sharding.mesh.manual_axes:
+      return None
+    return NamedSharding(over_devices_of(mesh, sharding.mesh), sharding.spec)
   return NamedSharding(mesh, sharding.spec)
 
 

@@ -570,10 +570,24 @@ def typed_context_mesh() -> "Mesh | None":
   the abstract one, whose axes may be Explicit where the concrete mesh's are Auto (and
   back).  Inside a ``shard_map`` body the context mesh as it is."""
   mesh, abstract = context_mesh(), get_abstract_mesh()
-  if (mesh is None or abstract.axis_types == mesh.axis_types or abstract.manual_axes
-      or abstract.shape_tuple != mesh.shape_tuple):
+  if mesh is None or abstract.manual_axes or abstract.size != mesh.size:
     return mesh
-  return retyped(mesh, abstract.axis_types)
+  return over_devices_of(mesh, abstract)
+
+
+def over_devices_of(mesh: "Mesh", abstract: AbstractMesh) -> "Mesh":
+  """The concrete mesh of ``abstract`` (of ``mesh``'s size) over ``mesh``'s devices:
+  ``mesh`` itself or retyped for a mesh of its shape; else (``use_abstract_mesh`` of
+  another shape) its devices in their order, reshaped."""
+  if abstract.shape_tuple == mesh.shape_tuple:
+    return retyped(mesh, abstract.axis_types)
+  return _reshaped(mesh, abstract)
+
+
+@functools.lru_cache(maxsize=64)
+def _reshaped(mesh: "Mesh", abstract: AbstractMesh) -> "Mesh":
+  return Mesh(mesh.devices.reshape(abstract.axis_sizes), abstract.axis_names,
+              abstract.axis_types)
 
 
 @functools.lru_cache(maxsize=64)
