@@ -1039,6 +1039,11 @@ def test_explicit_axes_over_an_auto_mesh_types_values_and_keeps_their_layouts():
     m = explicit_axes(lambda a: a + 1, axes="model")(jnp.ones((4, 2)),
                                                        in_sharding=P("batch", "model"))
     assert _layout(m) == ("float32[4@batch,2]", P("batch", "model"), ("Explicit", "Auto"))
+    # under jit too: over a mesh with Auto axes a result's layout is XLA's (JAX leaves it
+    # unspecified), which keeps the split over "model"
+    m = xjax.jit(lambda a: explicit_axes(lambda b: b + 1, axes="model")(
+        a, in_sharding=P("batch", "model")))(jnp.ones((4, 2)))
+    assert _layout(m) == ("float32[4@batch,2]", P("batch", "model"), ("Explicit", "Auto"))
 
 
 def test_second_order_derivatives_of_split_arrays():

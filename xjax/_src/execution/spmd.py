@@ -144,13 +144,16 @@ def lower(closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings, name: st
 
 def _typed_layout(aval, mesh: Mesh, by_types: bool = False):
   """The layout a result's type asks for (its Explicit axes' split over ``mesh``); None
-  (XLA chooses) for a type over another mesh, and for an unsharded type unless
-  ``by_types``: then, over a mesh whose axes are all Explicit, it is replicated
-  (``P(None, ...)``, as JAX reads it from the type)."""
+  (XLA chooses) for a type over another mesh, over a mesh with Auto axes too (as JAX: the
+  program's constraints hold the Explicit splits, XLA keeps or picks the Auto ones), and
+  for an unsharded type unless ``by_types``: then, over a mesh whose axes are all
+  Explicit, it is replicated (``P(None, ...)``, as JAX reads it from the type)."""
   sharding = getattr(aval, "_sharding", None)
   if sharding is None:
     if by_types and mesh.are_all_axes_explicit:
       return replicated_over(mesh, len(aval.shape))
+    return None
+  if sharding.mesh.auto_axes:
     return None
   if mesh.abstract_mesh != sharding.mesh:  # (a type over the devices of another shape)
     if sharding.mesh.size != mesh.size or sharding.mesh.manual_axes:
@@ -173,6 +176,16 @@ def _laid_out_by_types(in_avals, in_shardings, mesh: Mesh) -> bool:
     elif not _same_layout(typed, sharding, len(aval.shape)):
       return False
   return True
+
+
+def _chosen(tiling, mesh: Mesh, ndim: int):
+  """The sharding XLA chose for a result, as JAX reports it: over a mesh with Explicit
+  and Auto axes, a spec of one entry per dimension."""
+  sharding = sharding_from_tiling(tiling, mesh, ndim)
+  if (isinstance(sharding, NamedSharding) and mesh.explicit_axes and mesh.auto_axes
+      and len(sharding.spec) < ndim):
+    return sharding.update(spec=[*sharding.spec, *[None] * (ndim - len(sharding.spec))])
+  return sharding
 
 
 class SpmdProgram:
@@ -199,7 +212,7 @@ class SpmdProgram:
         [s is None for s in outs], compiler_options, callbacks)
     chosen = [s if s is not None else sharding_from_tiling(t, mesh, a.ndim)
               for s, t, a in zip(ins, exe.in_tilings, in_avals)]
-    self.out_shardings = [s if s is not None else sharding_from_tiling(t, mesh, a.ndim)
+    self.out_shardings = [s if s is not None else _chosen(t, mesh, a.ndim)
                           for s, t, a in zip(outs, exe.out_tilings, self.out_avals)]
     exe.set_outputs(self.out_avals, self.out_shardings)
     # results laid out as asked over Explicit axes are typed so (JAX reads the types of
