@@ -20,8 +20,9 @@ from xjax._src.api.placement import _EMPTY_MESH, device_put
 from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, AxisType, Mesh,
                                             NamedSharding, PartitionSpec, Sharding,
                                             _mesh_stack, _placing, context_mesh,
-                                            mesh_stack_changed, get_abstract_mesh, retyped,
-                                            spec_axes, typed_context_mesh, use_abstract_mesh)
+                                            mesh_stack_changed, get_abstract_mesh,
+                                            over_devices_of, spec_axes, spec_part,
+                                            typed_context_mesh, use_abstract_mesh)
 
 
 class set_mesh:
@@ -103,7 +104,7 @@ def _reshard_one(x, sharding):
     concrete = context_mesh()
     if isinstance(mesh, AbstractMesh) and concrete is not None and (
         concrete.shape_tuple == mesh.shape_tuple):   # (over the context mesh, as JAX's)
-      mesh = retyped(concrete, mesh.axis_types)
+      mesh = over_devices_of(concrete, mesh)
   else:
     raise TypeError(f"reshard takes NamedShardings or PartitionSpecs, got {sharding!r}")
   types = dict(zip(types_mesh.axis_names, types_mesh.axis_types))
@@ -195,7 +196,7 @@ def _untyped_over(x, mesh: AbstractMesh):
   if not any(set(spec_axes(p)) & auto for p in spec):
     return x
   kept = [UNCONSTRAINED if set(spec_axes(p)) & auto else p for p in spec]
-  over = retyped(concrete, mesh.axis_types)
+  over = over_devices_of(concrete, mesh)
   return reshard_p.bind(x, sharding=NamedSharding(over, PartitionSpec(*kept)))
 
 
@@ -221,9 +222,8 @@ def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
     # is XLA's (it keeps the one the function gave)
     explicit = set(outer.explicit_axes)
     def back(o):
-      kept = [tuple(a for a in spec_axes(p) if a in explicit) for p in spec_of(get_aval(o))]
-      return _place(o, NamedSharding(outer, PartitionSpec(
-          *[None if not p else p[0] if len(p) == 1 else p for p in kept])))
+      return _place(o, NamedSharding(outer, PartitionSpec(*[
+          spec_part([a for a in spec_axes(p) if a in explicit]) for p in spec_of(get_aval(o))])))
     return tree_util.tree_map(back, out)
   return wrapped
 

@@ -701,6 +701,12 @@ def spec_axes(part) -> tuple:
   return tuple(part) if isinstance(part, (tuple, list)) else (part,)
 
 
+def spec_part(axes) -> "str | tuple | None":
+  """The PartitionSpec entry naming ``axes`` (a sequence of mesh axes): None for none, the
+  name for one, else their tuple (``spec_axes``' inverse)."""
+  return None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
+
+
 class IndivisibleError(ValueError):
   """A sharded dimension is not a multiple of the number of its shards."""
 

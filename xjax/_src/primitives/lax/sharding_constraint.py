@@ -14,8 +14,8 @@ from xjax._src.core.avals import spec_of
 from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, AxisType, Mesh,
                                             NamedSharding, PartitionSpec, Sharding, _mesh_stack,
                                             context_mesh, get_abstract_mesh,
-                                            partial_manual_hlo_text, retyped, spec_axes,
-                                            type_sharding)
+                                            over_devices_of, partial_manual_hlo_text,
+                                            spec_axes, spec_part, type_sharding)
 from xjax._src.core.values import get_aval
 from xjax._src.execution.array import Array
 from xjax._src.foundations.layout import Format
@@ -97,7 +97,7 @@ def _reshard_transpose(ct, x, *, sharding):
   types = (aval._sharding.mesh if aval._sharding is not None else get_abstract_mesh())
   mesh = sharding.mesh
   if types.shape_tuple == mesh.shape_tuple:
-    mesh = retyped(mesh, types.axis_types)
+    mesh = over_devices_of(mesh, types)
   back = NamedSharding(mesh, PartitionSpec(*spec_of(aval)))
   return [reshard_p.bind(ad.instantiate(ct), sharding=back)]
 
@@ -140,7 +140,7 @@ def _keeping_auto_splits(x: Array, sharding: NamedSharding) -> NamedSharding:
   parts = []
   for w, h in zip(want, pad(placed.spec)):
     axes = list(spec_axes(w)) + [a for a in spec_axes(h) if a in auto and a not in used]
-    parts.append(None if not axes else axes[0] if len(axes) == 1 else tuple(axes))
+    parts.append(spec_part(axes))
   while parts and parts[-1] is None and sharding.mesh.are_all_axes_auto:
     parts.pop()
   return NamedSharding(sharding.mesh, PartitionSpec(*parts))
@@ -230,7 +230,7 @@ def _over_concrete_mesh(sharding: NamedSharding, leaf) -> NamedSharding | None:
   abstract = sharding.mesh
   mesh = context_mesh()
   if mesh is not None and not mesh.empty and mesh.shape_tuple == abstract.shape_tuple:
-    over = NamedSharding(retyped(mesh, abstract.axis_types), sharding.spec)
+    over = NamedSharding(over_devices_of(mesh, abstract), sharding.spec)
     return over if mesh.size > 1 or _types(over) else None
   if isinstance(leaf, Array):
     placed = leaf.sharding
