@@ -70,6 +70,15 @@ def test_immutable_with_helpful_message():
   assert int(x[0]) == 0 and int(y[0]) == 10
 
 
+def test_array_type_is_not_constructed_by_calling_it():
+  # JAX: type(x)() is a TypeError (its constructor needs a buffer), jax.Array(x) too
+  x = jnp.ones(2)
+  with pytest.raises(TypeError, match="cannot be constructed directly"):
+    type(x)()
+  with pytest.raises(TypeError):
+    jax.Array(x)
+
+
 def test_not_hashable():
   with pytest.raises(TypeError, match="unhashable"):
     hash(jnp.ones(2))

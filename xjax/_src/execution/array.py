@@ -62,13 +62,18 @@ class Array:
   (``host_eval.py``); the buffer is then made from it the first time one is needed.
   ``_npy`` caches the host copy of a buffer.
 
-  It has no ``__init__``: as with JAX's, ``Array(x)`` raises "Array() takes no arguments"
-  (make arrays with ``xjax.numpy.asarray`` or ``xjax.device_put``), and ``Array()`` is
-  the cheapest way for Python to make an instance, which results are made with.  As JAX's,
+  It cannot be constructed by calling it: as JAX's ``type(x)()``, ``Array(...)`` raises a
+  TypeError (make arrays with ``xjax.numpy.asarray`` or ``xjax.device_put``); results are
+  made with ``object.__new__``, the cheapest way for Python to make an instance.  As JAX's,
   an array takes attributes of the user's (Keras marks its arrays ``trainable``): the
   ``__dict__`` slot, made only when one is set."""
   __slots__ = ("_b", "_host", "aval", "_committed", "_npy", "__weakref__", "__dict__")
   __array_priority__ = 100
+
+  def __new__(cls, *args, **kwargs):
+    raise TypeError(
+        "xjax.Array cannot be constructed directly; make arrays with "
+        "xjax.numpy.asarray(...) or xjax.device_put(...)")
 
   # ``Array._from_buffer(buf, aval, committed=False)``: ``from_buffer``, set below the class.
 
@@ -450,10 +455,13 @@ class Array:
     return out
 
 
+_new_instance = object.__new__
+
+
 def from_buffer(buf, aval: ShapedArray, committed=False) -> Array:
   """A new Array of the device buffer ``buf`` (``Array._from_buffer``); a plain function,
   cheapest to call, as jit's fast path does for each result."""
-  x = Array()
+  x = _new_instance(Array)
   x._b = buf
   x._host = None
   x.aval = aval
@@ -466,7 +474,7 @@ def from_host(value: np.ndarray, aval: ShapedArray) -> Array:
   """A new uncommitted Array of the read-only NumPy array ``value`` (of ``aval``'s shape
   and dtype, free of subnormal floats), which host evaluation computes on; its buffer is
   made on the default device when first needed."""
-  x = Array()
+  x = _new_instance(Array)
   x._b = None
   x._host = x._npy = value
   x.aval = aval
