@@ -364,6 +364,26 @@ def test_private_typing_ufuncs_and_special_modules():
     typing.NotAName
 
 
+def test_private_numpy_util_promotions():
+  """s2fft ``from jax._src.numpy.util import promote_dtypes_complex``; the dtypes and weak
+  types are JAX 0.10.2's."""
+  from xjax._src.compat.jax_private_compat.numpy import util
+
+  def types(xs):
+    return [(x.dtype.name, x.weak_type) for x in xs]
+  assert types(util.promote_dtypes_complex(1.0)) == [("complex64", True)]
+  assert types(util.promote_dtypes(1.0)) == [("float32", True)]   # one operand: an array too
+  assert types(util.promote_dtypes_complex(1, jnp.float32(2))) == [("complex64", False)] * 2
+  assert types(util.promote_dtypes_inexact(np.int32(3), 2.0)) == [("float32", True)] * 2
+  assert types(util.promote_dtypes(jnp.ones(2, jnp.float16), 1j)) == [("complex64", False)] * 2
+  out = util.promote_args_complex("f", jnp.ones(2), jnp.float32(2))
+  assert types(out) == [("complex64", False)] * 2 and out[1].shape == ()  # (not rank-promoted)
+  assert util.ensure_arraylike("f", 1.0).weak_type
+  assert types(util.ensure_arraylike("f", 1, np.ones(2))) == [("int32", True), ("float32", False)]
+  with pytest.raises(TypeError, match="f requires ndarray or scalar arguments"):
+    util.check_arraylike("f", [1])
+
+
 def test_private_canonicalize_sharding_and_auto_axes():
   """jaxns' copy of ``lax.map``: ``out_s = canonicalize_sharding(aval.sharding,
   'jax.lax.map')``; ``if out_s is not None and out_s.mesh._any_axis_explicit:

@@ -21,16 +21,21 @@ _PYTHON_SCALARS = frozenset((bool, int, float, complex))
 
 
 def promote_dtypes(*args):
-  """Converts args to their common JAX result dtype (weak types respected)."""
+  """Converts args to arrays of their common JAX result dtype (weak types respected)."""
   if len(args) < 2:
-    return list(args)
+    return [_convert(a, *_own_type(a)) for a in args]
   dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
   return [_convert(a, dtype, weak) for a in args]
 
 
-def _convert(x, dtype, weak: bool):
+def _own_type(x) -> tuple:
   aval = get_aval(x)
-  if aval.dtype == dtype and aval.weak_type == weak:
+  return aval.dtype, aval.weak_type
+
+
+def _convert(x, dtype, weak: bool):
+  """``x`` as an array of ``dtype`` (weak if ``weak``): itself if it is one already."""
+  if isinstance(x, _ARRAY_TYPES) and x.aval.dtype == dtype and x.aval.weak_type == weak:
     return x
   return convert_element_type(x, dtype, weak)
 
@@ -44,6 +49,12 @@ def promote_dtypes_inexact(*args):
 def promote_dtypes_numeric(*args):
   dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
   dtype = dtypes.to_numeric_dtype(dtype)
+  return [_convert(a, dtype, weak) for a in args]
+
+
+def promote_dtypes_complex(*args):
+  dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+  dtype = dtypes.to_complex_dtype(dtype)
   return [_convert(a, dtype, weak) for a in args]
 
 
@@ -113,7 +124,8 @@ def _small_scalar(x) -> bool:
 def _promote(name: str, args, to_kind=None) -> list:
   """Dtype promotion (weak types respected; ``to_kind`` may adjust the result dtype), then
   NumPy rank promotion.  Each argument's aval is computed once: this runs for every op."""
-  if len(args) == 2:
+  if len(args) == 2 and to_kind is not dtypes.to_complex_dtype:  # (a float array's
+    # dtype is its own inexact and numeric dtype, not its complex one)
     out = _with_python_scalar(args)
     if out is not None:
       return out
@@ -152,3 +164,7 @@ def promote_args_inexact(name: str, *args):
 
 def promote_args_numeric(name: str, *args):
   return _promote(name, args, dtypes.to_numeric_dtype)
+
+
+def promote_args_complex(name: str, *args):
+  return _promote(name, args, dtypes.to_complex_dtype)

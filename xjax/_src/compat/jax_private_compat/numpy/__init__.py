@@ -1,1 +1,1 @@
-"""`jax._src.numpy`: JAX's numpy implementation package; only its `ufuncs` module is here."""
+"""`jax._src.numpy`: JAX's numpy implementation package; its `ufuncs` and `util` modules are here."""
