@@ -208,3 +208,39 @@ def test_eager_jvp_of_functions_jax_jits_returns_arrays():
   assert primal is not x and primal.tolist() == [0., 1., 2.]
   assert "convert_element_type" not in str(xjax.make_jaxpr(
       lambda x: xjax.linearize(jnp.real, x)[1](x))(x))  # (forwarded, as JAX's jit)
+
+
+# jvp with a strong primal and a weak tangent, and the reverse: the result tangent's weak
+# type eagerly and in make_jaxpr, recorded from JAX 0.10.2. A tangent keeps its own weak
+# type through lax's primitives and the functions JAX does not jit (reshape, indexing,
+# broadcast_to); a function JAX jits types it from the primal, but, staged, passes an
+# input tangent it forwards on as given (add1); a conversion to an operand's own type
+# (concatenate's promotion) types it eagerly only.
+_STRONG = jnp.asarray([1.0, 2.0, 3.0], jnp.float32)
+_MIXED_TANGENTS = {
+    "sum": (jnp.sum, "FFFF"), "sin": (jnp.sin, "FFTT"), "add1": (lambda x: x + 1, "FTTF"),
+    "reshape": (lambda x: x.reshape(3, 1), "TTFF"), "T": (lambda x: x.T, "TTFF"),
+    "jnp.reshape": (lambda x: jnp.reshape(x, (3, 1)), "TTFF"), "idx": (lambda x: x[0], "TTFF"),
+    "broadcast_to": (lambda x: jnp.broadcast_to(x, (2, 3)), "TTFF"),
+    "concat": (lambda x: jnp.concatenate([x, x]), "FTTF"),
+    "stack": (lambda x: jnp.stack([x, x]), "FTTF"), "dot": (lambda x: jnp.dot(x, x), "FFTT"),
+    "matmul": (lambda x: x @ x, "FFTT"), "einsum": (lambda x: jnp.einsum("i,i->", x, x), "FFTT"),
+    "lax.add": (lambda x: lax.add(x, x), "TTFF"), "relu": (xjax.nn.relu, "TTFF"),
+    "asarray": (jnp.asarray, "FTTF"), "identity": (lambda x: x, "TTFF"),
+    "jit_identity": (xjax.jit(lambda x: x), "FFTT"),
+    "inline_jit_identity": (xjax.jit(lambda x: x, inline=True), "FTTF"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_MIXED_TANGENTS))
+def test_jvp_tangent_weak_types_as_jax(name):
+  f, expected = _MIXED_TANGENTS[name]
+  got = ""
+  for primal, tangent in [(_STRONG, W3), (W3, _STRONG)]:
+    out = xjax.jvp(f, (primal,), (tangent,))[1]
+    got += "T" if out.weak_type else "F"
+    jaxpr = xjax.make_jaxpr(lambda p, t: xjax.jvp(f, (p,), (t,))[1])(primal, tangent)
+    got += "T" if jaxpr.out_avals[0].weak_type else "F"
+  assert got == expected
+  np.testing.assert_allclose(xjax.jvp(f, (_STRONG,), (W3,))[1],
+                             xjax.jvp(f, (_STRONG,), (jnp.float32(0.7) * jnp.ones(3),))[1])

@@ -26,7 +26,6 @@ from xjax._src.interpreters.staging import staged_constant
 from xjax._src.primitives.state.grad_refs import VJP
 from xjax._src.primitives.state.types import Ref
 from xjax._src.foundations.wrapping import wraps
-from xjax._src.primitives.lax.elementwise import convert_element_type
 from xjax._src.primitives.lax.sharding_constraint import reshard_p
 
 
@@ -96,14 +95,6 @@ def _forward_inputs(outs, values, originals):
 # ---------------------------------------------------------------------------------------
 # Forward mode
 
-def _match_weak_type(t, primal_aval):
-  """A tangent takes its (same-dtype) primal's weak type."""
-  ta = get_aval(t)
-  if ta.dtype == primal_aval.dtype and ta.weak_type != primal_aval.weak_type:
-    return convert_element_type(t, ta.dtype, weak_type=primal_aval.weak_type)
-  return t
-
-
 @api_boundary
 def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
   """(fun(*primals), the directional derivative along ``tangents``)."""
@@ -128,8 +119,10 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
                       "equal, or in case of int/bool primal dtype the tangent dtype must be "
                       f"float0.Got primal dtype {pa.dtype} and so expected tangent dtype "
                       f"{expected.dtype}, but got tangent dtype {ta.dtype} instead.")
-  t_leaves = [ad.Zero(tangent_aval(get_aval(p))) if get_aval(t).dtype == dtypes.float0 else
-              _match_weak_type(t, get_aval(p)) for p, t in zip(p_leaves, t_leaves)]
+  # (a tangent keeps its own weak type, as JAX's: jvp of the identity of a strong primal
+  # along a weak tangent is weak)
+  t_leaves = [ad.Zero(tangent_aval(get_aval(p))) if get_aval(t).dtype == dtypes.float0 else t
+              for p, t in zip(p_leaves, t_leaves)]
   aux_box = [] if has_aux else None
   out_box = []
   values = [_as_value(p) for p in p_leaves]

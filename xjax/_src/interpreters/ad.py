@@ -174,9 +174,11 @@ class JVPTrace(Trace):
     return JVPTracer(self, out, out_t)
 
 
-def as_jit_input(trace: JVPTrace, x):
+def as_jit_input(trace: JVPTrace, x, forwarded: dict | None = None):
   """``x`` as a jit's JVP takes it: a tangent typed from its primal (weak where the primal
-  is, strong where it is not, as JAX types a call's tangent inputs)."""
+  is, strong where it is not, as JAX types a call's tangent inputs). When it is retyped
+  while staging, ``forwarded`` maps the new tangent's id to ``x``: an inline jit's result
+  whose tangent is that input's passes the given tangent on (``as_jit_output``)."""
   if not (type(x) is JVPTracer and x._trace is trace) or type(x.tangent) is Zero:
     return x
   aval, t_aval = x.aval, _aval(x.tangent)
@@ -186,16 +188,31 @@ def as_jit_input(trace: JVPTrace, x):
   if t_aval.weak_type == aval.weak_type or t_aval.dtype != aval.dtype:
     return x
   with set_current_trace(trace.parent):
-    return JVPTracer(trace, x.primal,
-                     build.convert_element_type(x.tangent, aval.dtype, aval.weak_type))
+    out = JVPTracer(trace, x.primal,
+                    build.convert_element_type(x.tangent, aval.dtype, aval.weak_type))
+  if forwarded is not None and not has_concrete_primal(x):
+    forwarded[id(out.tangent)] = x
+  return out
+
+
+def has_concrete_primal(x: JVPTracer) -> bool:
+  """Whether ``x``'s primal is a concrete value (eager differentiation), not a tracer."""
+  while type(x) is JVPTracer:
+    x = x.primal
+  return not isinstance(x, Tracer)
 
 
 _PYTHON_SCALARS = (bool, int, float, complex)
 
 
-def as_jit_output(trace: JVPTrace, x):
+def as_jit_output(trace: JVPTrace, x, forwarded: dict | None = None):
   """``x`` as a jit's output: a Python scalar (a forwarded input or constant, or such a
-  primal or tangent) becomes an array, as JAX's jit returns arrays."""
+  primal or tangent) becomes an array, as JAX's jit returns arrays. A staged input's
+  retyped tangent passed through (in ``forwarded``) is the input's own again: JAX inlines
+  a jit's equations with the types of its JVP, but passes its forwarded variables on as
+  they are."""
+  if forwarded and isinstance(x, JVPTracer) and id(x.tangent) in forwarded:
+    return JVPTracer(trace, x.primal, forwarded[id(x.tangent)].tangent)
   if isinstance(x, JVPTracer) and x._trace is trace:
     if not (isinstance(x.primal, _PYTHON_SCALARS) or isinstance(x.tangent, _PYTHON_SCALARS)):
       return x  # (the common case, without entering the parent trace)

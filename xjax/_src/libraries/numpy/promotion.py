@@ -10,6 +10,7 @@ from xjax._src.interpreters.staging import staged_constant
 from xjax._src.foundations.config import config
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
+from xjax._src.interpreters.ad import JVPTracer, has_concrete_primal
 from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.primitives.lax.elementwise import convert_element_type
 from xjax._src.primitives.lax.shapes import broadcast_in_dim
@@ -34,8 +35,11 @@ def _own_type(x) -> tuple:
 
 
 def _convert(x, dtype, weak: bool):
-  """``x`` as an array of ``dtype`` (weak if ``weak``): itself if it is one already."""
-  if isinstance(x, _ARRAY_TYPES) and x.aval.dtype == dtype and x.aval.weak_type == weak:
+  """``x`` as an array of ``dtype`` (weak if ``weak``): itself if it is one already, but
+  for eager differentiation's tracers, whose tangents the conversion types as JAX's does
+  (JAX skips a conversion to an operand's own type only for values not concrete)."""
+  if (isinstance(x, _ARRAY_TYPES) and x.aval.dtype == dtype and x.aval.weak_type == weak
+      and not (type(x) is JVPTracer and has_concrete_primal(x))):
     return x
   return convert_element_type(x, dtype, weak)
 

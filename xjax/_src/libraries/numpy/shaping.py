@@ -4,10 +4,12 @@ from __future__ import annotations
 import math
 
 from xjax._src.core.concrete import canonicalize_shape
+from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.staging import staged_constant
 from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.execution import host_eval
+from xjax._src.execution.array import Array
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.elementwise import broadcasting_sharding_rule
@@ -17,7 +19,9 @@ from xjax._src.libraries.numpy.promotion import promote_dtypes
 
 
 def _as_array(a):
-  return asarray(a)
+  """``a`` as JAX's ``ensure_arraylike`` gives it: an array or tracer as it is (so under
+  eager ``jvp`` its tangent keeps its own weak type), anything else through ``asarray``."""
+  return a if isinstance(a, (Array, Tracer)) else asarray(a)
 
 
 def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
