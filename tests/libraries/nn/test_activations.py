@@ -105,6 +105,33 @@ def test_softmax_where_logmeanexp_standardize():
     jax.nn.glu(m[:, :3])
 
 
+def test_softmax_custom_jvp_option():
+  """``jax_softmax_custom_jvp``: softmax is differentiated by its own rule, y * (t - sum(y t)),
+  a ``custom_jvp_call`` named ``_softmax`` in jaxprs (as JAX 0.10.2's); the values, and the
+  gradient's against finite differences, are those of the default."""
+  m = np.random.RandomState(1).randn(3, 4).astype(np.float32)
+  f = lambda v: (jax.nn.softmax(v, axis=1) ** 2 * np.arange(4.0)).sum()
+  default_value, default_grad = jax.value_and_grad(f)(m)
+  with jax.softmax_custom_jvp(True):
+    assert "custom_jvp_call" in str(jax.make_jaxpr(f)(m))
+    value, grad = jax.value_and_grad(f)(m)
+    y = jax.nn.softmax(m, where=m > -0.5)
+    _, tangent = jax.jvp(lambda v: jax.nn.softmax(v, where=m > -0.5), (m,), (np.ones_like(m),))
+  assert "custom_jvp_call" not in str(jax.make_jaxpr(f)(m))
+  np.testing.assert_allclose(value, default_value, rtol=1e-6)
+  np.testing.assert_allclose(grad, default_grad, rtol=1e-5, atol=1e-6)
+  eps = 1e-3
+  numeric = np.zeros_like(m)
+  for i in np.ndindex(m.shape):
+    d = np.zeros_like(m)
+    d[i] = eps
+    numeric[i] = (float(f(m + d)) - float(f(m - d))) / (2 * eps)
+  np.testing.assert_allclose(grad, numeric, rtol=2e-2, atol=2e-3)
+  e = np.where(m > -0.5, np.exp(m), 0)
+  np.testing.assert_allclose(y, e / e.sum(-1, keepdims=True), rtol=1e-6)
+  np.testing.assert_allclose(tangent, 0.0, atol=1e-6)  # (softmax is shift-invariant)
+
+
 def test_one_hot_options():
   idx = np.array([[0, 3, 5], [-1, 1, 2]])
   out = jax.nn.one_hot(idx, 4, axis=0, dtype=jnp.int8)

@@ -1,9 +1,13 @@
 """The softmax family (``jax.nn``): softmax, log_softmax, logmeanexp, and standardize."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from xjax._src.api.compiled_when_eager import compiled_when_eager
+from xjax._src.foundations.config import config
+from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.primitives.lax.elementwise import rsqrt
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.libraries.numpy import namespace as jnp
@@ -12,13 +16,32 @@ from xjax._src.libraries.scipy.special.log_sum_exp import logsumexp
 
 
 def softmax(x, axis=-1, where=None):
-  """exp(x) / sum(exp(x)) along ``axis``; masked-out entries (``where``) are 0."""
+  """exp(x) / sum(exp(x)) along ``axis``; masked-out entries (``where``) are 0. With the
+  ``jax_softmax_custom_jvp`` option it is differentiated by its own JVP rule, as JAX's."""
   x, = arraylike("softmax", x)
-  x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
-  x_safe = x if where is None else jnp.where(where, x, -np.inf)
-  unnormalized = jnp.exp(x_safe - stop_gradient(x_max))
+  if config.read("jax_softmax_custom_jvp"):
+    return _softmax(x, axis, where)
+  return _softmax_value(x, axis, where, -np.inf, stop_gradient)
+
+
+def _softmax_value(x, axis, where, initial, max_gradient=lambda m: m):
+  x_max = jnp.max(x, axis, where=where, initial=initial, keepdims=True)
+  x_safe = x if where is None else jnp.where(where, x, initial)
+  unnormalized = jnp.exp(x_safe - max_gradient(x_max))
   out = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
   return out if where is None else jnp.where(where, out, 0)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1,))
+def _softmax(x, axis, where=None, initial=-np.inf):
+  return _softmax_value(x, axis, where, initial)
+
+
+@_softmax.defjvp
+def _softmax_jvp(axis, primals, tangents):
+  (x, where, initial), (x_dot, _, _) = primals, tangents
+  y = _softmax(x, axis, where, initial)
+  return y, y * (x_dot - (y * x_dot).sum(axis, where=where, keepdims=True))
 
 
 @compiled_when_eager(staged="log_softmax", static_argnames=("axis",))
