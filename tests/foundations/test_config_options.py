@@ -8,6 +8,7 @@ import pytest
 
 import xjax
 import xjax.numpy as jnp
+from xjax import lax
 
 # Every option of JAX 0.10.2's `jax.config.values`, with its default (enum members by value).
 JAX_DEFAULTS = {
@@ -150,3 +151,20 @@ def test_parse_flags_with_absl_reads_the_jax_arguments_of_the_command_line():
   out = subprocess.run([sys.executable, "-c", _ABSL_PROGRAM], capture_output=True, text=True,
                        check=True).stdout.split()
   assert out == ["True", "True", "raise", "rbg", "strict", "False", "float64"]
+
+
+def test_allow_f16_reductions_false_refuses_half_float_reduce_sum():
+  """As JAX 0.10.2's: lax.reduce_sum of float16/bfloat16 over more than one element raises;
+  jnp.sum and the sum method compute in float32 and run; jit's cache tells the two apart."""
+  x = jnp.ones((3, 1), jnp.float16)
+  reduce0 = xjax.jit(lambda v: lax.reduce_sum(v, (0,)))
+  assert float(reduce0(x)[0]) == 3.0
+  with xjax.allow_f16_reductions(False):
+    with pytest.raises(ValueError, match=r"reduce_sum on operand f16\[3,1\] is not allowed "
+                       "when jax_allow_f16_reductions=False"):
+      reduce0(x)
+    with pytest.raises(ValueError, match="bf16"):
+      lax.reduce_sum(x.astype(jnp.bfloat16), (0,))
+    assert float(jnp.sum(x)) == 3.0 and x.sum(axis=0).tolist() == [3.0]
+    assert lax.reduce_sum(x, (1,)).tolist() == [1.0, 1.0, 1.0]  # (size-one axes only)
+  assert float(reduce0(x)[0]) == 3.0

@@ -209,6 +209,10 @@ config.define("jax_check_tracer_leaks", False, affects_tracing=True)  # core/lea
 # the same mesh axes; remove_size_one_mesh_axis_from_type leaves axes of size 1 out.
 config.define("jax_auto_pcast", True, affects_tracing=True)
 config.define("jax_remove_size_one_mesh_axis_from_type", False, affects_tracing=True)
+# nn.softmax differentiated by its own JVP rule (libraries/nn/softmax.py); reduce_sum of
+# float16/bfloat16 over more than one element refused (primitives/lax/reductions.py).
+config.define("jax_softmax_custom_jvp", False, affects_tracing=True)
+config.define("jax_allow_f16_reductions", True, affects_tracing=True)
 
 # The persistent compilation cache (backend/compilation_cache.py). Unlike JAX it is on
 # without a directory being set, and caches every compile (JAX's minimum is 1 s).
@@ -222,10 +226,10 @@ config.define("jax_compilation_cache_max_size", -1)  # bytes; -1: xjax's default
 for _name, _default in {
     "jax_traceback_filtering": "auto",
     "jax_enable_checks": False, "jax_explain_cache_misses": False,
-    "jax_softmax_custom_jvp": False, "jax_transfer_guard": None,
+    "jax_transfer_guard": None,
     "jax_transfer_guard_host_to_device": None, "jax_transfer_guard_device_to_host": None,
     "jax_transfer_guard_device_to_device": None, "jax_cpu_enable_async_dispatch": True,
-    "jax_logging_level": "NOTSET", "jax_allow_f16_reductions": True,
+    "jax_logging_level": "NOTSET",
     "jax_use_shardy_partitioner": True, "jax_traceback_in_locations_limit": 100,
     "jax_include_full_tracebacks_in_locations": True, "jax_pprint_use_color": True,
     "jax_dump_ir_to": "", "jax_optimization_level": "UNKNOWN",

@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.foundations.config import config
 from xjax._src.foundations.sharding import NamedSharding, PartitionSpec, out_sharding_param
 from xjax._src.backend.lowering import compare_attributes, i64_array
 from xjax._src.core.avals import ShapedArray, mesh_of, spec_of, tangent_aval
@@ -32,8 +33,16 @@ def _reduced_shape(name, x, axes):
 def _reduce_abstract_eval(name, check):
   def rule(x, *, axes, out_sharding=None):
     check(name, x.dtype)
+    if (name == "reduce_sum" and x.dtype in _HALF_FLOATS
+        and not config.read("jax_allow_f16_reductions")
+        and builtins.any(x.shape[a] != 1 for a in axes)):
+      raise ValueError(f"reduce_sum on operand {x.str_short(short_dtypes=True)} is not "
+                       "allowed when jax_allow_f16_reductions=False.")
     return ShapedArray(_reduced_shape(name, x, axes), x.dtype, x.weak_type)
   return rule
+
+
+_HALF_FLOATS = (np.dtype(np.float16), np.dtype(dtypes.bfloat16))
 
 
 def _identity(op, dtype):
