@@ -96,7 +96,8 @@ def check_hashable(value, where: str):
   except TypeError as e:
     raise NonHashableStaticError(
         f"Non-hashable static arguments are not supported. An error occurred while trying "
-        f"to hash an object of type {type(value)}, {value!r}. The error was:\n{e}\n"
+        f"to hash an object of type {type(value)}, {value}. The error was:\n"
+        f"{type(e).__name__}: {e}\n"
         f"(static argument {where}: mark only hashable values such as Python scalars, "
         "strings and tuples as static, or pass arrays as regular arguments.)") from None
 
