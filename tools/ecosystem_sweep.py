@@ -59,7 +59,7 @@ LIBRARIES = {
     "keras": "keras==3.15.1", "netket": "netket==3.23.0", "craftax": "craftax==1.6.1",
     "evojax": "evojax==0.2.17", "jaxley": "jaxley==0.14.0", "jaxmarl": "jaxmarl==0.2.0",
     "qdax": "qdax==0.5.0", "jwave": "jwave==0.2.1", "xminigrid": "xminigrid==0.9.3",
-    "s2fft": "s2fft==1.5.0", "kernex": "kernex==0.2.1",
+    "s2fft": "s2fft==1.5.0", "kernex": "kernex==0.2.1", "jax_healpy": "jax-healpy==0.8.2",
 }
 # JAX libraries the programs' libraries depend on (also installed without dependencies).
 JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",

@@ -27,7 +27,7 @@ PROGRAMS = {
     "tinygp": "tinygp", "treescope": "treescope",
     "clu": "clu", "distreqx": "distreqx", "gpjax": "gpjax", "interpax": "interpax", "mctx": "mctx",
     "opt_einsum": "opt_einsum", "pytensor": "pytensor", "keras": "keras", "evojax": "evojax",
-    "jwave": "jwave", "kernex": "kernex",
+    "jwave": "jwave", "kernex": "kernex", "jax_healpy": "jax_healpy",
 }
 
 
