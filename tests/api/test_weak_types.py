@@ -215,18 +215,16 @@ def test_eager_jvp_of_functions_jax_jits_returns_arrays():
 # type through lax's primitives and the functions JAX does not jit (reshape, indexing,
 # broadcast_to); a function JAX jits types it from the primal, but, staged, passes an
 # input tangent it forwards on as given (add1); a conversion to an operand's own type
-# (concatenate's promotion) types it eagerly only. (Staged, JAX also types the tangents of
-# jnp.sum, dot and matmul from their primals; xjax does not: it would take a conversion
-# whose transpose changes the cotangent's weak type, test_custom_jvp_strong_output_...)
+# (concatenate's promotion) types it eagerly only.
 _STRONG = jnp.asarray([1.0, 2.0, 3.0], jnp.float32)
 _MIXED_TANGENTS = {
-    "sin": (jnp.sin, "FFTT"), "add1": (lambda x: x + 1, "FTTF"),
+    "sum": (jnp.sum, "FFFF"), "sin": (jnp.sin, "FFTT"), "add1": (lambda x: x + 1, "FTTF"),
     "reshape": (lambda x: x.reshape(3, 1), "TTFF"), "T": (lambda x: x.T, "TTFF"),
     "jnp.reshape": (lambda x: jnp.reshape(x, (3, 1)), "TTFF"), "idx": (lambda x: x[0], "TTFF"),
     "broadcast_to": (lambda x: jnp.broadcast_to(x, (2, 3)), "TTFF"),
     "concat": (lambda x: jnp.concatenate([x, x]), "FTTF"),
-    "stack": (lambda x: jnp.stack([x, x]), "FTTF"),
-    "einsum": (lambda x: jnp.einsum("i,i->", x, x), "FFTT"),
+    "stack": (lambda x: jnp.stack([x, x]), "FTTF"), "dot": (lambda x: jnp.dot(x, x), "FFTT"),
+    "matmul": (lambda x: x @ x, "FFTT"), "einsum": (lambda x: jnp.einsum("i,i->", x, x), "FFTT"),
     "lax.add": (lambda x: lax.add(x, x), "TTFF"), "relu": (xjax.nn.relu, "TTFF"),
     "asarray": (jnp.asarray, "FTTF"), "identity": (lambda x: x, "TTFF"),
     "jit_identity": (xjax.jit(lambda x: x), "FFTT"),
@@ -258,9 +256,10 @@ _strong_exp.defjvp(lambda p, t: (_strong_exp(p[0]), jnp.exp(p[0]) * t[0]))
 
 def test_custom_jvp_strong_output_of_a_weak_input_has_a_strong_gradient():
   """JAX 0.10.2: the rule's tangent is weak (exp of a weak input) but the gradient is typed
-  by the cotangent of the strong output, with or without a Python scalar added. (Eagerly,
-  xjax's is weak: jnp.sum converts the weak tangent inside, where JAX's jit types it.)"""
+  by the cotangent of the strong output (jnp.sum, a jit in JAX, gives its input's cotangent
+  its primal's type), with or without a Python scalar added."""
   for f in (lambda x: jnp.sum(_strong_exp(x)), lambda x: 0 + jnp.sum(_strong_exp(x))):
+    assert not xjax.grad(f)(W3).weak_type
     g = xjax.jit(xjax.grad(f))(W3)
     assert not g.weak_type
     np.testing.assert_allclose(g, np.exp(0.7) * np.ones(3), rtol=1e-6)

@@ -34,6 +34,7 @@ def install() -> None:
   array_builders.transpose = shapes.transpose
   array_builders.broadcast_in_dim = shapes.broadcast_in_dim
   array_builders.convert_element_type = elementwise.convert_element_type
+  array_builders.retype_tangent = elementwise.retype_tangent
   array_builders.add_any = extended_arrays.add_tangents
   array_builders.reduce_sum = reductions.reduce_sum
   # backend <- primitives: bodies that make and use their own refs lower as array operations.

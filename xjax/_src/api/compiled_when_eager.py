@@ -17,8 +17,7 @@ from xjax._src.execution.array import Array
 
 
 def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
-                        hashable_statics: bool = False, staged: str | None = None,
-                        inline: bool = False):
+                        hashable_statics: bool = False, staged: str | None = None):
   """``fun``, a library function built from primitives, run as one compiled program per
   argument signature when called on concrete values (as JAX jits its ``jax.numpy``).
   Traced, it runs inline, so jaxprs show its primitives, but for the functions JAX jits
@@ -27,13 +26,13 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
   JAX, so weak types follow a call's rules (its transpose sums cotangents inside the call).
   A non-hashable value for a static parameter runs it op by op instead, or, with
   ``hashable_statics`` (functions JAX jits with those parameters as they are given), raises
-  JAX's ValueError. ``inline`` (functions JAX jits with ``inline=True``: its ufuncs): under
-  jvp a call types its tangents from the primals (a weak primal's tangent is weak, a strong
-  one's strong; staged, a tangent it passes through is the one given) and its outputs are
-  arrays, as JAX's inline jit does."""
+  JAX's ValueError. Run inline under jvp, a call types its tangents from the primals (a
+  weak primal's tangent is weak, a strong one's strong; staged, a tangent it passes through
+  is the one given), its cotangents keep their types, and its outputs are arrays, as the
+  JVP of JAX's jit does."""
   if fun is None:
     return functools.partial(compiled_when_eager, static_argnames=static_argnames,
-                             hashable_statics=hashable_statics, staged=staged, inline=inline)
+                             hashable_statics=hashable_statics, staged=staged)
   jitted = PjitFunction(fun, None, static_argnames, None, None, False, False, name=staged,
                         host_eval=True)
 
@@ -52,7 +51,7 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
                                              jitted._static_argnames)[2:])
       except NonHashableStaticError as e:
         raise e.as_value_error() from None
-    if inline and isinstance(trace, JVPTrace):  # as an inline jit's JVP, without tracing one
+    if isinstance(trace, JVPTrace):  # as an inline jit's JVP, without tracing one
       forwarded = {}
       retype = functools.partial(ad.as_jit_input, trace, forwarded=forwarded)
       args = [retype(a) if type(a) is JVPTracer else  # (and within sequences, as einsum's

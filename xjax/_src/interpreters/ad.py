@@ -188,8 +188,7 @@ def as_jit_input(trace: JVPTrace, x, forwarded: dict | None = None):
   if t_aval.weak_type == aval.weak_type or t_aval.dtype != aval.dtype:
     return x
   with set_current_trace(trace.parent):
-    out = JVPTracer(trace, x.primal,
-                    build.convert_element_type(x.tangent, aval.dtype, aval.weak_type))
+    out = JVPTracer(trace, x.primal, build.retype_tangent(x.tangent, aval.weak_type))
   if forwarded is not None and not has_concrete_primal(x):
     forwarded[id(out.tangent)] = x
   return out

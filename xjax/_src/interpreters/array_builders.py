@@ -11,6 +11,7 @@ from typing import Callable
 
 full: Callable                  # full(shape, fill_value, dtype)
 convert_element_type: Callable  # convert_element_type(x, dtype, weak_type)
+retype_tangent: Callable        # retype_tangent(t, weak_type): a jit's retyping of a tangent
 add_any: Callable               # add_any(a, b): the sum of two tangents
 transpose: Callable             # transpose(x, permutation)
 broadcast_in_dim: Callable      # broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding)

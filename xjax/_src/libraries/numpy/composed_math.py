@@ -107,7 +107,7 @@ def rint(x, /):
   return round_half_even(x)
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def fabs(x, /):
   (x,) = promote_args_inexact("fabs", x)
   if dtypes.is_complex(get_aval(x).dtype):
@@ -133,7 +133,7 @@ def _log_base(name, scale):
       return lax_complex(scale(lax_real(out)), scale(lax_imag(out)))
     return scale(out)
   fn.__name__ = fn.__qualname__ = name
-  return compiled_when_eager(fn, inline=True)
+  return compiled_when_eager(fn)
 
 
 # as JAX: log2 divides by log(2) (computed in the program), log10 multiplies by 1 / log(10)
@@ -172,14 +172,14 @@ def hypot(x1, x2, /):
   return _where(any_inf, _const(r, np.inf), r)
 
 
-@compiled_when_eager(inline=True)  # (one program when eager, as JAX's ufunc)
+@compiled_when_eager  # (one program when eager, as JAX's ufunc)
 def logaddexp(x1, x2, /):
   """log(exp(x1) + exp(x2)), computed stably."""
   a, b = promote_args_inexact("logaddexp", x1, x2)
   return _logaddexp(a, b)
 
 
-@compiled_when_eager(inline=True)  # (one program when eager, as JAX's ufunc)
+@compiled_when_eager  # (one program when eager, as JAX's ufunc)
 def logaddexp2(x1, x2, /):
   """log2(2**x1 + 2**x2), computed stably."""
   a, b = promote_args_inexact("logaddexp2", x1, x2)
@@ -243,7 +243,7 @@ def copysign(x1, x2, /):
   return select_n(signbit(b), lax_abs(a), neg(lax_abs(a)))
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def nextafter(x, y, /):
   a, b = promote_args_inexact("nextafter", x, y)
   return lax_nextafter(a, b)
@@ -331,7 +331,7 @@ def clip(arr=None, /, min=None, max=None):
   return asarray(arr)
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def float_power(x, y, /):
   a, b = promote_args_inexact("float_power", x, y)
   return lax_pow(a, b)
@@ -512,7 +512,7 @@ fmax = _nan_pick("fmax", "maximum", ufuncs.greater)
 fmin = _nan_pick("fmin", "minimum", ufuncs.less)
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def spacing(x, /):
   """Distance from ``x`` to the next representable number away from zero (the smallest
   subnormal, signed, where that difference flushes to zero)."""
@@ -542,19 +542,19 @@ def angle(z, deg=False):
   return rad2deg(out) if deg else out
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def real(val, /):
   x = as_operand(val)
   return lax_real(x) if dtypes.is_complex(get_aval(x).dtype) else x
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def imag(val, /):
   x = asarray(val)
   return lax_imag(x) if dtypes.is_complex(get_aval(x).dtype) else zeros_like(x)
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def conjugate(x, /):
   x = as_operand(x)
   return lax_conj(x) if dtypes.is_complex(get_aval(x).dtype) else x

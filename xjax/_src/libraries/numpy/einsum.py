@@ -94,7 +94,7 @@ def _delta(shape, axes):
 
 
 @compiled_when_eager(static_argnames=("contractions", "precision", "preferred_element_type",
-                                      "_dot_general", "out_sharding"), inline=True)
+                                      "_dot_general", "out_sharding"))
 def _contract_all(operands, contractions, precision, preferred_element_type, _dot_general,
                   out_sharding):
   """Runs opt_einsum's ``contractions`` (operand positions, contracted labels, the step's

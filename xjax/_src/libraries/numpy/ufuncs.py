@@ -36,7 +36,7 @@ def _inexact_unary(name, op):
     return op(x)
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Elementwise {name} (integers are promoted to float), as numpy.{name}."
-  return compiled_when_eager(fn, inline=True)
+  return compiled_when_eager(fn)
 
 
 _NUMPY_NAMES = inspect.Signature([inspect.Parameter(name, inspect.Parameter.POSITIONAL_ONLY)
@@ -51,7 +51,7 @@ def _binary(name, op, promote=promote_args, numpy_names=False):
     fn.__signature__ = _NUMPY_NAMES
   fn.__name__ = fn.__qualname__ = name
   fn.__doc__ = f"Elementwise {name} with NumPy broadcasting, as numpy.{name}."
-  return compiled_when_eager(fn, inline=True)
+  return compiled_when_eager(fn)
 
 
 add = _binary("add", lambda a, b: lax.bitwise_or(a, b) if get_aval(a).dtype == np.bool_
@@ -105,7 +105,7 @@ sqrt = _inexact_unary("sqrt", lax.sqrt)
 cbrt = _inexact_unary("cbrt", lax.cbrt)
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def negative(x, /):
   x, = _arguments.arraylike("negative", x)
   if get_aval(x).dtype == np.bool_:
@@ -115,7 +115,7 @@ def negative(x, /):
   return lax.neg(x)
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def positive(x, /):
   x, = _arguments.arraylike("positive", x)
   if isinstance(x, _Tracer):  # (forwarded, as JAX's jitted positive under linearize)
@@ -124,7 +124,7 @@ def positive(x, /):
   return lax.convert_element_type(x, aval.dtype, aval.weak_type)
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def absolute(x, /):
   x, = _arguments.arraylike("absolute", x)
   aval = get_aval(x)
@@ -137,7 +137,7 @@ def absolute(x, /):
 abs = absolute
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def sign(x, /):
   x, = _arguments.arraylike("sign", x)
   if dtypes.dtype(x) == np.bool_:
@@ -146,13 +146,13 @@ def sign(x, /):
   return lax.sign(x)
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def square(x, /):
   (x,) = promote_args_numeric("square", x)
   return lax.square(x)
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def reciprocal(x, /):
   (x,) = promote_args_inexact("reciprocal", x)
   return lax.integer_pow(x, -1)
@@ -254,7 +254,7 @@ def _zero(x):
   return _const(x, 0)
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def logical_not(x, /):
   x, = _arguments.arraylike("logical_not", x)
   return lax.eq(x, _zero(x)) if get_aval(x).dtype != np.bool_ else lax.bitwise_not(x)
@@ -267,7 +267,7 @@ def _logical(name, op):
             for v in promote_args(name, x, y))
     return op(a, b)
   fn.__name__ = name
-  return compiled_when_eager(fn, inline=True)
+  return compiled_when_eager(fn)
 
 
 logical_and = _logical("logical_and", lax.bitwise_and)
@@ -280,7 +280,7 @@ def _bitwise(name, op):
     a, b = promote_args(name, x, y)
     return op(a, b)  # (lax's dtype check is JAX's error for other dtypes)
   fn.__name__ = name
-  return compiled_when_eager(fn, inline=True)
+  return compiled_when_eager(fn)
 
 
 bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
@@ -296,13 +296,13 @@ def _shift_args(name, x1, x2):
   return a, b
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def left_shift(x, y, /):
   a, b = _shift_args("left_shift", x, y)
   return lax.shift_left(a, b)
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def right_shift(x1, x2, /):
   a, b = _shift_args("right_shift", x1, x2)
   if dtypes.is_unsigned(get_aval(a).dtype):
@@ -310,7 +310,7 @@ def right_shift(x1, x2, /):
   return lax.shift_right_arithmetic(a, b)
 
 
-@compiled_when_eager(inline=True)
+@compiled_when_eager
 def invert(x, /):
   x, = _arguments.arraylike("invert", x)
   return lax.bitwise_not(x)

@@ -817,7 +817,7 @@ def _select_n_host(avals, out_avals):
 select_n_p.host_kernel = _select_n_host
 
 
-def _convert_abstract_eval(operand, *, new_dtype, weak_type, sharding=None):
+def _convert_abstract_eval(operand, *, new_dtype, weak_type, sharding=None, retype=False):
   if operand.dtype != new_dtype and (dtypes.is_extended(operand.dtype)
                                      or dtypes.is_extended(new_dtype)):
     raise ValueError(f"Cannot convert_element_type from {operand.dtype} to {new_dtype}"
@@ -825,7 +825,7 @@ def _convert_abstract_eval(operand, *, new_dtype, weak_type, sharding=None):
   return ShapedArray(operand.shape, new_dtype, weak_type)
 
 
-def _convert_lowering(ctx, x, *, new_dtype, weak_type, sharding=None):
+def _convert_lowering(ctx, x, *, new_dtype, weak_type, sharding=None, retype=False):
   src, out = ctx.avals_in[0], ctx.avals_out[0]
   if src.dtype == out.dtype:
     return x
@@ -856,9 +856,11 @@ def _convert_jvp(primals, tangents, **params):
 
 def _convert_transpose(ct, x, **params):
   """The cotangent back in the operand's dtype, weak type and (for a conversion that typed
-  its result) sharding."""
+  its result) sharding; a ``retype`` passes it on as it is."""
   if type(ct) is Zero:
     return [Zero(x.aval)]
+  if params.get("retype"):
+    return [ct]
   back = dict(new_dtype=x.aval.dtype, weak_type=x.aval.weak_type)
   if "sharding" in params:
     sharding = x.aval._sharding
@@ -877,7 +879,7 @@ def _convert_batch(axis, args, dims, **params):
   return convert_element_type_p.bind(x, **dict(params, sharding=sharding)), 0
 
 
-def _convert_sharding(x, *, new_dtype, weak_type, sharding=None):
+def _convert_sharding(x, *, new_dtype, weak_type, sharding=None, retype=False):
   """The result's type sharding: the parameter when given (JAX's jacobians type their
   blocks so; one that splits nothing: unsharded), else the operand's."""
   if sharding is None:
@@ -923,10 +925,19 @@ convert_element_type_p.transpose = _convert_transpose
 convert_element_type_p.batch = _convert_batch
 convert_element_type_p.staging = _convert_staging
 convert_element_type_p.sharding_rule = _convert_sharding
-convert_element_type_p.hidden_params = frozenset({"sharding"})
+convert_element_type_p.hidden_params = frozenset({"sharding", "retype"})
 
 
-def _convert_host(avals, out_avals, *, new_dtype, weak_type, sharding=None):
+def retype_tangent(t, weak_type: bool):
+  """The tangent ``t`` typed weak or strong, as JAX's jit types the tangents it takes from
+  their primals: a ``convert_element_type`` with the hidden ``retype`` parameter, whose
+  transpose leaves the cotangent's type as the call's inside made it (JAX's jit gives the
+  cotangent of an input the type of that input's primal)."""
+  return convert_element_type_p.bind(t, new_dtype=get_aval(t).dtype, weak_type=weak_type,
+                                     retype=True)
+
+
+def _convert_host(avals, out_avals, *, new_dtype, weak_type, sharding=None, retype=False):
   """Casts NumPy makes as XLA does: all but floats to integers (XLA saturates them and
   takes NaN to zero); a float narrowed can land among the subnormals, which XLA flushes."""
   source, target = avals[0].dtype, out_avals[0].dtype
