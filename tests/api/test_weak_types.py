@@ -264,3 +264,14 @@ def test_custom_jvp_strong_output_of_a_weak_input_has_a_strong_gradient():
     assert not g.weak_type
     np.testing.assert_allclose(g, np.exp(0.7) * np.ones(3), rtol=1e-6)
     assert not xjax.make_jaxpr(xjax.grad(f))(W3).out_avals[0].weak_type
+
+
+def test_gradient_of_a_jitted_function_of_weak_values_through_jnp_sum():
+  """JAX 0.10.2: squareplus (a jit) of a weak vector has a weak result but strong tangents;
+  jnp.sum converts its input to the strong type, and the gradient comes back strong."""
+  f = lambda x: 0 + jnp.sum(xjax.vmap(xjax.nn.squareplus)(x))
+  for g in (xjax.grad(f)(W3), xjax.jit(xjax.grad(f))(W3)):
+    assert not g.weak_type
+    np.testing.assert_allclose(g, 0.5 * (1 + 0.7 / np.sqrt(0.7 ** 2 + 4)) * np.ones(3),
+                               rtol=1e-6)
+  assert not xjax.eval_shape(lambda: xjax.grad(f)(W3)).weak_type

@@ -187,6 +187,10 @@ def as_jit_input(trace: JVPTrace, x, forwarded: dict | None = None):
   aval = tangent_aval(aval)
   if t_aval.weak_type == aval.weak_type or t_aval.dtype != aval.dtype:
     return x
+  if aval.weak_type and type(trace.parent) is PartialEvalTrace:
+    return x  # (linearizing, a strong tangent of a weak primal stays strong: JAX's transpose
+    # of the call's equations types cotangents by the tangents given, so one converted
+    # inside to strong comes back strong)
   with set_current_trace(trace.parent):
     out = JVPTracer(trace, x.primal, build.retype_tangent(x.tangent, aval.weak_type))
   if forwarded is not None and not has_concrete_primal(x):
