@@ -60,6 +60,7 @@ LIBRARIES = {
     "evojax": "evojax==0.2.17", "jaxley": "jaxley==0.14.0", "jaxmarl": "jaxmarl==0.2.0",
     "qdax": "qdax==0.5.0", "jwave": "jwave==0.2.1", "xminigrid": "xminigrid==0.9.3",
     "s2fft": "s2fft==1.5.0", "kernex": "kernex==0.2.1", "jax_healpy": "jax-healpy==0.8.2",
+    "equimo": "equimo==1.1.0",
 }
 # JAX libraries the programs' libraries depend on (also installed without dependencies).
 JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",
@@ -67,7 +68,7 @@ JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tq
 # Their non-JAX dependencies that tools/ecosystem.py does not install (brax's web viewer and
 # jax-md's materials-science extras are left out: the programs do not import them).
 SUPPORT = ["aiofiles", "humanize", "prometheus-client", "protobuf", "psutil", "simplejson",
-           "nest_asyncio", "ordered-set", "svgwrite", "dotmap",
+           "nest_asyncio", "loguru", "lz4", "semver", "ordered-set", "svgwrite", "dotmap",
            "matplotlib", "seaborn", "gymnasium==1.3.0", "tyro", "mujoco==3.17.0", "trimesh",
            "ml-collections", "pillow", "sympy", "frozendict", "immutabledict", "beartype",
            "plum-dispatch==2.10.1", "ihoop", "huggingface-hub", "requests", "cons", "etuples",
