@@ -306,3 +306,36 @@ def test_ufunc_methods_compute_as_jax():
   np.testing.assert_array_equal(jnp.bitwise_xor.reduce(
       jnp.arange(6).reshape(2, 3), axis=1, where=jnp.array([True, False, True])), [2, 6])
   assert bool(jnp.logical_xor.reduce(jnp.array([True, False, True, True])))
+
+
+# (error class, first line) recorded from JAX 0.10.2 for complex operands where the ufunc
+# is not defined, and a boolean sign
+_COMPLEX = jnp.ones(3, jnp.complex64)
+_REFUSED = {
+    "signbit": (lambda: jnp.signbit(_COMPLEX), ValueError,
+                "jax.numpy.signbit is not well defined for complex64"),
+    "isposinf": (lambda: jnp.isposinf(_COMPLEX), ValueError,
+                 "isposinf/isneginf are not well defined for complex types"),
+    "isneginf": (lambda: jnp.isneginf(_COMPLEX), ValueError,
+                 "isposinf/isneginf are not well defined for complex types"),
+    "remainder": (lambda: jnp.remainder(_COMPLEX, _COMPLEX), TypeError,
+                  "rem does not accept dtype complex64 at position 0. Accepted dtypes at "
+                  "position 0 are subtypes of integer, floating."),
+    "divmod": (lambda: jnp.divmod(1.0, _COMPLEX), TypeError,
+               "rem does not accept dtype complex64 at position 0. Accepted dtypes at "
+               "position 0 are subtypes of integer, floating."),
+    "operator %": (lambda: _COMPLEX % _COMPLEX, TypeError,
+                   "rem does not accept dtype complex64 at position 0. Accepted dtypes at "
+                   "position 0 are subtypes of integer, floating."),
+    "sign bool": (lambda: jnp.sign(jnp.array([True])), TypeError,
+                  "sign does not accept dtype bool. Accepted dtypes are subtypes of integer, "
+                  "floating, complexfloating."),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_REFUSED))
+def test_refused_operands_raise_jax_errors(name):
+  call, error, first_line = _REFUSED[name]
+  with pytest.raises(error) as info:
+    call()
+  assert str(info.value).split("\n")[0] == first_line

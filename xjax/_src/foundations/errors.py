@@ -64,7 +64,7 @@ class TracerIntegerConversionError(JAXTypeError):
   def __init__(self, tracer, context: str = "") -> None:
     super().__init__(
         "The __index__() method was called on traced array with shape "
-        f"{tracer.aval.str_short(False)}.\n{context}"
+        f"{tracer.aval.str_short(False)}\n{context}"
         "A traced value cannot be used as a Python integer (a shape, an index into a "
         "Python list, a range bound). Make the argument static with static_argnums / "
         "static_argnames, or use lax.dynamic_slice / lax.dynamic_index_in_dim for indexing.\n"

@@ -228,7 +228,7 @@ def signbit(x, /):
   if dtypes.is_integer(dt):
     return lt(x, _c(x, 0))
   if dtypes.is_complex(dt):
-    raise ValueError("jnp.signbit is not well defined for complex values")
+    raise ValueError(f"jax.numpy.signbit is not well defined for {dt}")
   # the sign bit itself, so -0.0 and negative NaNs count as in JAX
   bits = bitcast_convert_type(x, np.dtype(f"int{8 * np.dtype(dt).itemsize}"))
   return lt(bits, full_like(bits, 0))
@@ -280,7 +280,7 @@ def _is_inf_of_sign(name: str, inf: float):
       raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
     x, = _arguments.arraylike(name, x)
     if dtypes.is_complex(get_aval(x).dtype):
-      raise ValueError(f"{name} does not support complex inputs")
+      raise ValueError("isposinf/isneginf are not well defined for complex types")
     if not _is_float(x):
       return full_like(x, False, np.bool_)
     return eq(x, _c(x, inf))
@@ -416,7 +416,7 @@ def divmod(x1, x2, /):
   if dtypes.is_integer(get_aval(a).dtype):
     return ufuncs.floor_divide(a, b), ufuncs.remainder(a, b)
   if dtypes.is_complex(get_aval(a).dtype):
-    raise TypeError("divmod does not support complex-valued inputs")
+    raise ufuncs.complex_remainder_error(get_aval(a).dtype)
   return ufuncs.float_divmod(a, b)
 
 

@@ -141,7 +141,8 @@ abs = absolute
 def sign(x, /):
   x, = _arguments.arraylike("sign", x)
   if dtypes.dtype(x) == np.bool_:
-    raise TypeError("sign does not accept booleans")
+    raise TypeError("sign does not accept dtype bool. Accepted dtypes are subtypes of "
+                    "integer, floating, complexfloating.")
   (x,) = promote_args_numeric("sign", x)
   return lax.sign(x)
 
@@ -185,12 +186,18 @@ def float_divmod(a, b):
   return rounding.round(lax.select_n(fix, q, lax.sub(q, _const(q, 1)))), mod
 
 
+def complex_remainder_error(dtype) -> TypeError:
+  """JAX's error for a remainder of complex numbers (its ``rem`` primitive's dtype check)."""
+  return TypeError(f"rem does not accept dtype {dtype} at position 0. Accepted dtypes at "
+                   "position 0 are subtypes of integer, floating.")
+
+
 @compiled_when_eager(staged="remainder")
 def remainder(x1, x2, /):
   a, b = promote_args_numeric("remainder", x1, x2)
   dtype = get_aval(a).dtype
   if dtypes.is_complex(dtype):
-    raise TypeError("remainder does not support complex-valued inputs")
+    raise complex_remainder_error(dtype)
   if dtypes.is_integer(dtype):  # x % 0 is 0 for integers
     b = _where(lax.eq(b, _zero(b)), _const(b, 1), b)
   r = lax.rem(a, b)
