@@ -254,3 +254,18 @@ def test_functions_jax_jits_give_tracers_inside_jit_even_for_no_ops():
   xjax.jit(f)(1.)
   assert all(seen.values()), seen
   assert xjax.lax.stop_gradient(2.0) == 2.0 and not isinstance(jnp.squeeze(h), xjax.core.Tracer)
+
+
+@pytest.mark.parametrize("value,first", [
+    (["a", "b"], "Value 'a' with dtype <U1"), ({"a": 1}, "Value '{'a': 1}' with dtype object"),
+    ([1, "a"], "Value 'a' with dtype <U1"), (b"ab", "Value 'b'ab'' with dtype |S2"),
+    ([{"a": 1}], "Value '{'a': 1}' with dtype object"), ("abc", "Value 'abc' with dtype <U3"),
+])
+def test_array_of_values_no_array_holds_raises_jax_text(value, first):
+  """JAX 0.10.2's TypeError, naming the first value that no array can hold."""
+  with pytest.raises(TypeError) as info:
+    jnp.array(value)
+  assert str(info.value) == (f"{first} is not a valid JAX array type. Only arrays of numeric "
+                             "types are supported by JAX.")
+  with pytest.raises(TypeError, match="^Dtype <U1 is not a valid JAX array type"):
+    xjax.device_put(np.array(["x"]))

@@ -42,8 +42,8 @@ def _numpy_aval(x) -> ShapedArray:
   dt = x.dtype
   if (dt.kind in "OUSVMm" and dt != dtypes.float0
       and not (dtypes.is_inexact(dt) or dtypes.is_integer(dt))):  # ml_dtypes' narrow types
-    raise _invalid(x, f"Value of type {type(x).__name__} with dtype {dt} is not a valid JAX "
-                   "type: xjax arrays hold booleans and numbers only.")
+    raise _invalid(x, f"Dtype {dt} is not a valid JAX array type. Only arrays of numeric "
+                   "types are supported by JAX.")
   return ShapedArray(x.shape, dtypes.canonicalize_dtype(dt), False)
 
 

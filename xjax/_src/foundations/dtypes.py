@@ -348,9 +348,9 @@ def _truncation_warning(requested: np.dtype, canonical: np.dtype, fun_name: str 
 
 def unsupported_dtype_error(dt: np.dtype, value: Any = None) -> TypeError:
   """JAX's TypeError for a value (or a dtype) that no array can hold (strings, objects)."""
-  what = f"Value {value!r} with dtype {dt}" if value is not None else f"Dtype {dt}"
-  return TypeError(f"{what} is not a valid JAX array type: only boolean and numeric dtypes "
-                   f"are supported.")
+  what = f"Value '{value}' with dtype {dt}" if value is not None else f"Dtype {dt}"
+  return TypeError(f"{what} is not a valid JAX array type. Only arrays of numeric types are "
+                   "supported by JAX.")
 
 
 def _specifier_dtype(x: Any) -> np.dtype:

@@ -147,9 +147,7 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin: int = 0):
       if type(object) in (float, complex) and dt is not None and dtypes.is_integer(dt):
         object = int(object)  # as JAX: NaN is a ValueError, infinity an OverflowError
       host = np.asarray(object, dt if type(object) is int else None)
-      if (host.dtype.kind in "OUSV" and host.dtype != dtypes.float0
-          and not (dtypes.is_inexact(host.dtype) or dtypes.is_integer(host.dtype))):
-        raise TypeError(f"Value {object!r} of type {type(object)} is not a valid JAX type")
+      _check_holdable(host)
     if dt is None:
       if weak:
         dt = get_aval(object).dtype
@@ -182,14 +180,28 @@ def _host_from_sequence(seq, dt):
   leaves = []
   _collect_leaves(seq, leaves)
   for v in leaves:
+    if type(v) in _NUMBERS:
+      continue
     if isinstance(v, (str, bytes)):  # a value here, not a dtype name as in result_type
       raise dtypes.unsupported_dtype_error(np.asarray(v).dtype, v)
     if v is None:
       raise ValueError("None is not a valid value for jnp.array")
+    if not isinstance(v, (np.ndarray, np.generic, Array)) and not hasattr(v, "__jax_array__"):
+      _check_holdable(np.asarray(v))  # (dicts, objects: no array holds them)
   if dt is None:
     dt = dtypes.result_type(*leaves) if leaves else dtypes.default_float_dtype()
   # Converting straight to dt makes a Python int out of its range an OverflowError
   return np.asarray(_to_host(seq), dtype=dt)
+
+
+_NUMBERS = frozenset((bool, int, float, complex))
+
+
+def _check_holdable(host: np.ndarray) -> None:
+  """JAX's TypeError, naming the first element, for strings, bytes and objects."""
+  if (host.dtype.kind in "OUSV" and host.dtype != dtypes.float0
+      and not (dtypes.is_inexact(host.dtype) or dtypes.is_integer(host.dtype))):
+    raise dtypes.unsupported_dtype_error(host.dtype, host.ravel()[0] if host.size else None)
 
 
 def _collect_leaves(o, leaves: list) -> None:
