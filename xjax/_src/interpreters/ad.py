@@ -177,8 +177,8 @@ class JVPTrace(Trace):
 def as_jit_input(trace: JVPTrace, x, forwarded: dict | None = None):
   """``x`` as a jit's JVP takes it: a tangent typed from its primal (weak where the primal
   is, strong where it is not, as JAX types a call's tangent inputs). When it is retyped
-  while staging, ``forwarded`` maps the new tangent's id to ``x``: an inline jit's result
-  whose tangent is that input's passes the given tangent on (``as_jit_output``)."""
+  while staging, ``forwarded`` maps the new tangent's id to it and ``x``: an inline jit's
+  result whose tangent is that input's passes the given tangent on (``as_jit_output``)."""
   if not (type(x) is JVPTracer and x._trace is trace) or type(x.tangent) is Zero:
     return x
   aval, t_aval = x.aval, _aval(x.tangent)
@@ -194,7 +194,7 @@ def as_jit_input(trace: JVPTrace, x, forwarded: dict | None = None):
   with set_current_trace(trace.parent):
     out = JVPTracer(trace, x.primal, build.retype_tangent(x.tangent, aval.weak_type))
   if forwarded is not None and not has_concrete_primal(x):
-    forwarded[id(out.tangent)] = x
+    forwarded[id(out.tangent)] = (out.tangent, x)  # (held, so the id is not reused)
   return out
 
 
@@ -214,8 +214,10 @@ def as_jit_output(trace: JVPTrace, x, forwarded: dict | None = None):
   retyped tangent passed through (in ``forwarded``) is the input's own again: JAX inlines
   a jit's equations with the types of its JVP, but passes its forwarded variables on as
   they are."""
-  if forwarded and isinstance(x, JVPTracer) and id(x.tangent) in forwarded:
-    return JVPTracer(trace, x.primal, forwarded[id(x.tangent)].tangent)
+  if forwarded and isinstance(x, JVPTracer) and x._trace is trace:
+    retyped, given = forwarded.get(id(x.tangent), (None, None))
+    if retyped is x.tangent:
+      return JVPTracer(trace, x.primal, given.tangent)
   if isinstance(x, JVPTracer) and x._trace is trace:
     if not (isinstance(x.primal, _PYTHON_SCALARS) or isinstance(x.tangent, _PYTHON_SCALARS)):
       return x  # (the common case, without entering the parent trace)
