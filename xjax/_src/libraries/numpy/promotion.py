@@ -23,15 +23,29 @@ _PYTHON_SCALARS = frozenset((bool, int, float, complex))
 
 def promote_dtypes(*args):
   """Converts args to arrays of their common JAX result dtype (weak types respected)."""
-  if len(args) < 2:
-    return [_convert(a, *_own_type(a)) for a in args]
+  return _to_common_type(args)
+
+
+def promote_dtypes_inexact(*args):
+  return _to_common_type(args, dtypes.to_inexact_dtype)
+
+
+def promote_dtypes_numeric(*args):
+  return _to_common_type(args, dtypes.to_numeric_dtype)
+
+
+def promote_dtypes_complex(*args):
+  return _to_common_type(args, dtypes.to_complex_dtype)
+
+
+def _to_common_type(args, to_kind=None) -> list:
+  """``args`` as arrays of their common dtype (adjusted by ``to_kind``) and weak type."""
+  if not args:
+    return []
   dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+  if to_kind is not None:
+    dtype = to_kind(dtype)
   return [_convert(a, dtype, weak) for a in args]
-
-
-def _own_type(x) -> tuple:
-  aval = get_aval(x)
-  return aval.dtype, aval.weak_type
 
 
 def _convert(x, dtype, weak: bool):
@@ -42,24 +56,6 @@ def _convert(x, dtype, weak: bool):
       and not (type(x) is JVPTracer and has_concrete_primal(x))):
     return x
   return convert_element_type(x, dtype, weak)
-
-
-def promote_dtypes_inexact(*args):
-  dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-  dtype = dtypes.to_inexact_dtype(dtype)
-  return [_convert(a, dtype, weak) for a in args]
-
-
-def promote_dtypes_numeric(*args):
-  dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-  dtype = dtypes.to_numeric_dtype(dtype)
-  return [_convert(a, dtype, weak) for a in args]
-
-
-def promote_dtypes_complex(*args):
-  dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-  dtype = dtypes.to_complex_dtype(dtype)
-  return [_convert(a, dtype, weak) for a in args]
 
 
 def promote_shapes(name: str, *args):
