@@ -96,7 +96,8 @@ STACKS = {
     # -- core
     "xjax._src.core": [
         ["avals", "effects", "pretty_printer", "source_info", "jaxpr_cache"],  # plain records
-        ["typed_ndarray"],  # host arrays with a type (float0 results)
+        ["typed_ndarray", "varying"],  # host arrays with a type (float0 results); the
+        # rules of the manual axes values vary over
         ["trace"],  # Primitive, traces and tracers, on avals
         ["dim_expr"],  # symbolic dimensions (their dim_as_value primitive)
         ["values", "concrete", "compile_time_eval", "leaks"],  # what tracers and values meet

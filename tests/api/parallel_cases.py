@@ -130,7 +130,7 @@ def test_shard_map_errors():
     shard_map(lambda a: a, mesh=mesh, in_specs=P("x"), out_specs=P())(X)
   out = shard_map(lambda a: a, mesh=mesh, in_specs=P("x"), out_specs=P(), check_vma=False)(X)
   assert out.shape == (2, 4)
-  with pytest.raises(ValueError, match=r"maps array axis 0 \(of size 3\) to mesh axes \('x',\) "
+  with pytest.raises(ValueError, match=r"maps array axis 0 \(of size 3\) to mesh axis 'x' "
                                        r"\(of size 2\), but 2 does not evenly divide 3"):
     shard_map(lambda a: a, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(np.ones(3))
   with pytest.raises(ValueError, match="in_specs refers to 'z'"):

@@ -83,5 +83,9 @@ def test_shaped_array_aval_protocol():
   assert a.is_high is False and a.has_qdd is False
   assert a.mat is xjax.sharding.ManualAxisType() and a.manual_axis_type.empty
   assert a.update_manual_axis_type(a.mat) is a
-  with pytest.raises(NotImplementedError, match="manual mesh axes"):
-    a.update_manual_axis_type(xjax.sharding.ManualAxisType(varying={"x"}))
+  # the manual axes a shard_map value varies over are part of its type (printed as JAX's)
+  b = a.update_manual_axis_type(xjax.sharding.ManualAxisType(varying={"x"}))
+  assert str(b) == "~int32[2]{V:x}" and b.mat.varying == {"x"} and b != a
+  assert str(b.update(shape=(3,))) == "~int32[3]{V:x}" and str(b.to_ct_aval()) == "~float0[2]{V:x}"
+  with pytest.raises(NotImplementedError, match="unreduced or reduced"):
+    a.update_manual_axis_type(xjax.sharding.ManualAxisType(unreduced={"x"}))

@@ -10,12 +10,13 @@ layer's classes or modules.
 """
 from __future__ import annotations
 
+from xjax._src.core import varying
 from xjax._src.core.trace import Primitive, Tracer
 from xjax._src.backend import lowering
 from xjax._src.execution.array import Array
 from xjax._src.execution.eager_primitives import apply_primitive
 from xjax._src.interpreters import array_builders
-from xjax._src.primitives.lax import elementwise, extended_arrays, reductions, shapes
+from xjax._src.primitives.lax import elementwise, extended_arrays, parallel, reductions, shapes
 from xjax._src.primitives.lax.device_put import device_put_p
 from xjax._src.primitives.state import discharge
 from xjax._src.primitives.state import primitives as ref_primitives
@@ -37,6 +38,9 @@ def install() -> None:
   array_builders.retype_tangent = elementwise.retype_tangent
   array_builders.add_any = extended_arrays.add_tangents
   array_builders.reduce_sum = reductions.reduce_sum
+  array_builders.pvary = parallel.pvary
+  # core <- primitives: shard_map bodies cast operands to vary alike with lax's pvary.
+  varying.cast = parallel.pvary
   # backend <- primitives: bodies that make and use their own refs lower as array operations.
   lowering.without_local_state[0] = discharge.without_local_state
   # primitives/state/types <- primitives/state/primitives: indexing a traced ref.

@@ -24,13 +24,20 @@ class MemorySpace(enum.Enum):
   __str__ = __repr__
 
 
-def _check_type_extras(manual_axis_type, memory_space) -> None:
-  """JAX's keyword arguments of ``ShapedArray``: xjax's types do not vary over manual axes
-  and are in device memory, so those values (which libraries pass through) are the only
-  ones taken."""
-  if manual_axis_type and not getattr(manual_axis_type, "empty", False):
-    raise NotImplementedError("ShapedArray(manual_axis_type=...): xjax's array types do not "
-                              "record manual mesh axes (see docs/differences.md, Sharding).")
+def _varying_of(manual_axis_type) -> frozenset:
+  """The axes a ``ManualAxisType`` varies over; xjax's types have no unreduced or reduced
+  axes, so a type naming any is refused."""
+  if manual_axis_type is None:
+    return _INVARIANT
+  if getattr(manual_axis_type, "unreduced", None) or getattr(manual_axis_type, "reduced", None):
+    raise NotImplementedError("ShapedArray(manual_axis_type=...) with unreduced or reduced "
+                              "axes: xjax's types record only the axes a value varies over "
+                              "(see docs/differences.md, Sharding).")
+  return manual_axis_type.varying
+
+
+def _check_memory_space(memory_space) -> None:
+  """JAX's ``memory_space`` keyword: xjax's arrays live in device memory only."""
   if memory_space is not MemorySpace.Device:
     raise NotImplementedError(f"ShapedArray(memory_space={memory_space!r}): xjax's arrays live "
                               "in device memory (see docs/differences.md).")
@@ -39,6 +46,32 @@ def _check_type_extras(manual_axis_type, memory_space) -> None:
 # Whether any type has carried a sharding in this process: until one has, evaluating a
 # primitive's types skips its sharding rule (see core.trace.eval_types).
 sharded_types = [False]
+# Whether any type has varied over manual mesh axes in this process (see core/varying.py).
+varying_types = [False]
+
+_INVARIANT = frozenset()
+
+# Mesh axis names in the order the mesh of the latest shard_map body lists them: a type
+# prints the axes it varies over in this order, as JAX prints them in its mesh's order
+# (``f32[2]{V:(i,j)}``). ``shard_map`` records its mesh's names here.
+axis_order: dict = {}
+
+
+def record_axis_order(names) -> None:
+  if tuple(axis_order) != tuple(names):
+    axis_order.clear()
+    axis_order.update((name, k) for k, name in enumerate(names))
+
+
+def vma_of(aval) -> frozenset:
+  """The manual axes values of type ``aval`` vary over (none for types other than arrays':
+  refs, tokens)."""
+  return getattr(aval, "vma", _INVARIANT)
+
+
+def ordered_axes(axes) -> tuple:
+  """``axes`` (a set of mesh axis names) in mesh order."""
+  return tuple(sorted(axes, key=lambda a: (axis_order.get(a, len(axis_order)), str(a))))
 
 
 def typed_as_laid_out(aval, sharding):
@@ -87,24 +120,34 @@ class ShapedArray:
   operand's dtype in promotion (``x_f16 + 1.0`` stays float16). ``_sharding`` is None for an
   unsharded type, else the NamedSharding over the abstract mesh that ``type_sharding``
   gives: which Explicit axes split each dimension (printed ``f32[8@X,4]``).
+
+  Inside a ``shard_map`` that checks how values vary (``check_vma=True``), ``vma`` is the
+  set of manual mesh axes along which the value may differ from device to device (JAX's
+  ``manual_axis_type.varying``, printed ``f32[2]{V:i}``); empty elsewhere.
   """
-  __slots__ = ("shape", "dtype", "weak_type", "_sharding", "_hash")
+  __slots__ = ("shape", "dtype", "weak_type", "_sharding", "vma", "_hash")
 
   def __init__(self, shape, dtype, weak_type: bool = False, *, sharding=None,
-               manual_axis_type=None, memory_space=MemorySpace.Device) -> None:
+               manual_axis_type=None, memory_space=MemorySpace.Device,
+               vma: frozenset = _INVARIANT) -> None:
     self.shape = tuple(shape)
     self.dtype = dtype if isinstance(dtype, (np.dtype, dtypes.ExtendedDType)) else np.dtype(dtype)
     self.weak_type = bool(weak_type)
     if sharding is not None:
       sharding = type_sharding(sharding, len(self.shape))  # (None when it splits nothing)
     self._sharding = sharding
-    if sharding is None:
+    if manual_axis_type is not None:
+      vma = _varying_of(manual_axis_type)
+    self.vma = vma
+    if vma:
+      varying_types[0] = True
+    if sharding is None and not vma:
       self._hash = hash((self.shape, self.dtype, self.weak_type))
     else:
-      sharded_types[0] = True
-      self._hash = hash((self.shape, self.dtype, self.weak_type, sharding))
-    if manual_axis_type or memory_space is not MemorySpace.Device:
-      _check_type_extras(manual_axis_type, memory_space)
+      sharded_types[0] = sharded_types[0] or sharding is not None
+      self._hash = hash((self.shape, self.dtype, self.weak_type, sharding, vma))
+    if memory_space is not MemorySpace.Device:
+      _check_memory_space(memory_space)
 
   @property
   def ndim(self) -> int:
@@ -122,10 +165,13 @@ class ShapedArray:
     return self._sharding or replicated_type_sharding(len(self.shape))
 
   def update(self, shape=None, dtype=None, weak_type=None, **extras) -> "ShapedArray":
-    """This type with the given parts replaced; its sharding is kept while the rank is."""
+    """This type with the given parts replaced; its sharding is kept while the rank is,
+    the axes it varies over always."""
     if "sharding" not in extras and self._sharding is not None and (
         shape is None or len(shape) == len(self.shape)):
       extras["sharding"] = self._sharding
+    if self.vma and "vma" not in extras and "manual_axis_type" not in extras:
+      extras["vma"] = self.vma
     return ShapedArray(self.shape if shape is None else shape,
                        self.dtype if dtype is None else dtype,
                        self.weak_type if weak_type is None else weak_type, **extras)
@@ -153,23 +199,26 @@ class ShapedArray:
 
   @property
   def manual_axis_type(self):
-    """How the value varies over manual mesh axes: never, in xjax's types."""
-    return ManualAxisType()
+    """How the value varies over manual mesh axes (``varying``: the axes ``vma`` holds)."""
+    return ManualAxisType(varying=self.vma)
 
   mat = manual_axis_type
 
   def update_manual_axis_type(self, mat) -> "ShapedArray":
-    _check_type_extras(mat, MemorySpace.Device)
-    return self
+    return self.update_vma(_varying_of(mat))
+
+  def update_vma(self, vma) -> "ShapedArray":
+    vma = frozenset(vma)
+    return self if vma == self.vma else self.update(vma=vma)
 
   def strip_weak_type(self) -> "ShapedArray":
     return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False,
-                                                       sharding=self._sharding)
+                                                       sharding=self._sharding, vma=self.vma)
 
   def __eq__(self, other) -> bool:
     return (type(other) is ShapedArray and self.shape == other.shape
             and self.dtype == other.dtype and self.weak_type == other.weak_type
-            and self._sharding == other._sharding)
+            and self._sharding == other._sharding and self.vma == other.vma)
 
   def __hash__(self) -> int:
     return self._hash
@@ -178,11 +227,15 @@ class ShapedArray:
     """``float32[3,4]``, or ``f32[3,4]`` (jaxpr binders) with ``short_dtypes``."""
     name = (dtypes.short_name(self.dtype) if short_dtypes or self.dtype is dtypes.float0
             else self.dtype.name)  # (float0's NumPy name is "void")
+    varying = ""
+    if self.vma:  # (JAX's form: one axis bare, several in parentheses)
+      axes = ",".join(map(str, ordered_axes(self.vma)))
+      varying = "{V:" + (axes if len(self.vma) == 1 else f"({axes})") + "}"
     if self._sharding is None:
-      return f"{name}[{','.join(map(str, self.shape))}]"
+      return f"{name}[{','.join(map(str, self.shape))}]{varying}"
     dims = [str(n) if p is None else f"{n}@{p}" if isinstance(p, str)
             else f"{n}@({','.join(p)})" for n, p in zip(self.shape, self._sharding.spec)]
-    return f"{name}[{','.join(dims)}]"
+    return f"{name}[{','.join(dims)}]{varying}"
 
   def __repr__(self) -> str:
     weak = ", weak_type=True" if self.weak_type else ""
@@ -199,7 +252,7 @@ def physical_aval(aval: ShapedArray) -> ShapedArray:
   dt = aval.dtype
   if not isinstance(dt, dtypes.ExtendedDType):
     return aval
-  return ShapedArray(aval.shape + dt.physical_shape, dt.physical_dtype)
+  return ShapedArray(aval.shape + dt.physical_shape, dt.physical_dtype, vma=aval.vma)
 
 
 _canonical: dict = {}  # ShapedArray -> the one equal to it that canonical() gives
@@ -222,4 +275,5 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
   if dtypes.is_inexact(aval.dtype):
     return aval
   tangent = getattr(aval.dtype, "tangent_dtype", None)  # (an extended dtype may name one)
-  return ShapedArray(aval.shape, dtypes.float0 if tangent is None else tangent, False)
+  return ShapedArray(aval.shape, dtypes.float0 if tangent is None else tangent, False,
+                     vma=aval.vma)

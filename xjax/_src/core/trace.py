@@ -19,7 +19,8 @@ from typing import Any, Callable, Sequence
 from xjax._src.foundations import errors
 from xjax._src.foundations.config import config
 from xjax._src.core.jaxpr_cache import bounded_put
-from xjax._src.core.avals import ShapedArray, sharded_types
+from xjax._src.core import varying
+from xjax._src.core.avals import ShapedArray, sharded_types, varying_types
 
 
 class Primitive:
@@ -30,6 +31,9 @@ class Primitive:
   - ``jvp(primals, tangents, **params)``: (primal_out, tangent_out); tangents may be Zero.
   - ``transpose(cts, *args, **params)``: cotangents of the linear (UndefinedPrimal) args.
   - ``batch(args, dims, **params)``: (out, out_dim) for vmap.
+  - ``vma_rule(*avals, **params)``: optional; the manual mesh axes the result (a list of
+    them with multiple results) varies over in a shard_map body, for a collective; without
+    one, results vary as the operands do (see ``core/varying.py``).
   - ``host_kernel(avals, out_avals, **params)``: optional; a function of NumPy arrays that
     computes the primitive for those types bit for bit as XLA:CPU does, or None where
     NumPy would differ (see ``execution/host_eval.py``).
@@ -58,7 +62,8 @@ class Primitive:
   setting an undeclared attribute raises and setting a rule a second time is recorded in
   ``rules_set_twice`` (a test checks both).
   """
-  RULES = ("abstract_eval", "effectful_abstract_eval", "sharding_rule", "host_kernel", "impl",
+  RULES = ("abstract_eval", "effectful_abstract_eval", "sharding_rule", "vma_rule",
+           "host_kernel", "impl",
            "lowering", "physical_lowering", "lower_transposed", "jvp", "transpose", "batch", "partial_eval", "staging", "dce",
            "discharge", "discharge_call", "effects", "pp_params", "pp_eqn")
   ATTRIBUTES = RULES + ("name", "multiple_results", "hidden_params", "pp_alias_jaxpr",
@@ -76,6 +81,7 @@ class Primitive:
   # when an operand's type is sharded (over Explicit mesh axes). Without one, results are
   # unsharded.
   sharding_rule: Callable | None = None
+  vma_rule: Callable | None = None  # see the docstring
   host_kernel: Callable | None = None  # see the docstring
   lower_transposed: Callable | None = None  # see the docstring
   ref_allocating = False  # makes a mutable ref (the JVP trace always runs its rule)
@@ -108,6 +114,8 @@ class Primitive:
     self.transposed_without_cotangents = False
 
   def bind(self, *args, **params):
+    if varying.regions[0]:  # (in a shard_map body: operands made to vary alike)
+      args = varying.match_operands(self, args, params)
     try:
       return _ctx.trace.process_primitive(self, args, params)
     except TypeError as e:  # an operand of no JAX type (``values.get_aval`` names it)
@@ -187,6 +195,8 @@ def _eval_types(prim: Primitive, avals: Sequence, params: dict, effects: bool):
   if (params.get("sharding") is not None or params.get("out_sharding") is not None  # asked for
       or sharded_types[0] and any(getattr(a, "_sharding", None) is not None for a in avals)):
     out = _with_type_shardings(prim, avals, out, params)
+  if varying_types[0] and varying.active(avals):
+    out = varying.with_result_vma(prim, avals, out, params)
   if not effects:
     return out
   if found is None:

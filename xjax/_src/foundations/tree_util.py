@@ -364,20 +364,22 @@ def flatten_one_level(tree: Any) -> tuple[Iterable[Any], Hashable]:
     return tuple(children), aux
 
 
-def equality_errors(tree1: Any, tree2: Any, is_leaf: Callable[[Any], bool] | None = None
-                    ) -> Iterable[tuple[KeyPath, str, str, str]]:
+def equality_errors(tree1: Any, tree2: Any, is_leaf: Callable[[Any], bool] | None = None,
+                    leaf_name: str | None = None) -> Iterable[tuple[KeyPath, str, str, str]]:
     """How two pytrees' structures differ (JAX's ``equality_errors``): per difference, its
     key path, what each tree has there, and why they disagree; the first difference on
-    each path from the root."""
-    yield from _equality_errors((), tree1, tree2, is_leaf)
+    each path from the root.  ``leaf_name`` describes a leaf facing a node (JAX's
+    ``equality_errors_pytreedef`` says "pytree leaf"); by default, its type."""
+    yield from _equality_errors((), tree1, tree2, is_leaf, leaf_name)
 
 
-def _equality_errors(path, t1, t2, is_leaf):
+def _equality_errors(path, t1, t2, is_leaf, leaf_name=None):
     leaf = lambda t: (is_leaf is not None and is_leaf(t)) or _node_of(type(t)) is None
     if leaf(t1) and leaf(t2):
         return
     if type(t1) != type(t2):
-        yield path, str(type(t1)), str(type(t2)), "their Python types differ"
+        what = lambda t: leaf_name if leaf_name is not None and leaf(t) else str(type(t))
+        yield path, what(t1), what(t2), "their Python types differ"
         return
     if isinstance(t1, (list, tuple)) and len(t1) != len(t2):
         yield (path, f"{type(t1).__name__} of length {len(t1)}",
@@ -404,7 +406,7 @@ def _equality_errors(path, t1, t2, is_leaf):
                f"{type(t2)} with pytree metadata {meta2}", "the pytree node metadata does not match")
         return
     for (k, c1), (_, c2) in zip(pairs1, pairs2):
-        yield from _equality_errors((*path, k), c1, c2, is_leaf)
+        yield from _equality_errors((*path, k), c1, c2, is_leaf, leaf_name)
 
 
 def flatten_one_level_with_keys(tree: Any) -> tuple[Iterable[tuple[Any, Any]], Hashable]:

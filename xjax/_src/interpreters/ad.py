@@ -14,7 +14,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core import source_info
-from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.avals import ShapedArray, tangent_aval, vma_of
 from xjax._src.core.dce import dce_jaxpr, dce_open_jaxpr
 from xjax._src.core.jaxpr_cache import cached_on_jaxpr
 from xjax._src.core.typed_ndarray import float0_zeros
@@ -65,9 +65,11 @@ def zeros_of(aval: ShapedArray):
     return float0_zeros(aval.shape)
   rules = getattr(aval.dtype, "_rules", None)
   if rules is not None and hasattr(rules, "zero"):
-    return build.broadcast_in_dim(rules.zero(aval.dtype), aval.shape, (), None)
-  return build.full(aval.shape, build.convert_element_type(0, aval.dtype, aval.weak_type),
-                    sharding=getattr(aval, "_sharding", None))
+    zeros = build.broadcast_in_dim(rules.zero(aval.dtype), aval.shape, (), None)
+  else:
+    zeros = build.full(aval.shape, build.convert_element_type(0, aval.dtype, aval.weak_type),
+                       sharding=getattr(aval, "_sharding", None))
+  return build.pvary(zeros, aval.vma) if vma_of(aval) else zeros
 
 
 def instantiate(t):

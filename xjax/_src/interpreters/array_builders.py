@@ -16,3 +16,4 @@ add_any: Callable               # add_any(a, b): the sum of two tangents
 transpose: Callable             # transpose(x, permutation)
 broadcast_in_dim: Callable      # broadcast_in_dim(x, shape, broadcast_dimensions, out_sharding)
 reduce_sum: Callable            # reduce_sum(x, axes): a batched cotangent summed
+pvary: Callable                 # pvary(x, axes): x cast to vary over manual mesh axes

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from xjax._src.core import leaks
-from xjax._src.core.avals import ShapedArray, spec_of
+from xjax._src.core.avals import ShapedArray, spec_of, vma_of
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from xjax._src.core.jaxpr_cache import cached_on_jaxpr, frozen
 from xjax._src.core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace
@@ -221,7 +221,8 @@ def _stacked(aval, size: int, mesh_axis: tuple | None) -> ShapedArray:
   split = _split_along(aval, mesh_axis)
   if split is None and sharding is not None:
     split = sharding.update(spec=(None, *sharding.spec))
-  return ShapedArray((size,) + aval.shape, aval.dtype, aval.weak_type, sharding=split)
+  return ShapedArray((size,) + aval.shape, aval.dtype, aval.weak_type, sharding=split,
+                     vma=vma_of(aval))
 
 
 def _stacked_at(aval, size: int, dim: int, mesh_axis: tuple | None) -> ShapedArray:
@@ -234,7 +235,8 @@ def _stacked_at(aval, size: int, dim: int, mesh_axis: tuple | None) -> ShapedArr
   sharding = getattr(stacked, "_sharding", None)
   if sharding is not None:
     sharding = sharding.update(spec=tuple(sharding.spec[p] for p in perm))
-  return ShapedArray(shape, stacked.dtype, stacked.weak_type, sharding=sharding)
+  return ShapedArray(shape, stacked.dtype, stacked.weak_type, sharding=sharding,
+                     vma=stacked.vma)
 
 
 @cached_on_jaxpr(lambda axis, in_dims, out_dims: _batch_key(axis, in_dims, out_dims))

@@ -18,6 +18,7 @@ from xjax._src.interpreters.ad import JVPTracer
 from xjax._src.interpreters.staging import staged_constant
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.elementwise import copy_p
+from xjax._src.primitives.lax.shapes import varying_like
 from xjax._src.foundations.wrapping import with_keyword
 from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
@@ -296,10 +297,10 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     # shaping converts its operands with asarray: creation and shaping import each other
     from xjax._src.libraries.numpy.shaping import broadcast_to
     value = asarray(fill_value, dtype=aval.dtype if dt is None else dt)
-    return placed(broadcast_to(value, shape), device)
+    return placed(varying_like(broadcast_to(value, shape), aval), device)
   if dt is None:  # keeps a's weak type
     return placed(lax.full_like(a, fill_value, shape=shape), device)
-  return placed(lax.full(shape, fill_value, dt), device)
+  return placed(varying_like(lax.full(shape, fill_value, dt), aval), device)
 
 
 @_with_out_sharding

@@ -18,7 +18,8 @@ import functools
 import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core import varying
+from xjax._src.core.avals import ShapedArray, ordered_axes, vma_of
 from xjax._src.core.trace import Primitive, Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.foundations.sharding import check_typed_shape, partial_manual_hlo_text
@@ -45,13 +46,22 @@ def check_bound(axis_name, api_name: str) -> None:
                       f"{api_name} under `jax.shard_map`.")
 
 
-def _collective(name: str, abstract_eval, lowering=None, impl=_unbound) -> Primitive:
+def _collective(name: str, abstract_eval, lowering=None, impl=_unbound,
+                vma_rule=None) -> Primitive:
+  """A collective over named axes; ``vma_rule(*avals, **params)``: the manual axes its
+  result varies over (by default, its operand's)."""
   prim = Primitive(name)
   prim.is_collective = True
   prim.abstract_eval = abstract_eval
+  prim.vma_rule = vma_rule or _operand_vma
   prim.impl = impl
   prim.lowering = lowering or (lambda ctx, *args, **params: _unbound(**params))
   return prim
+
+
+def _operand_vma(*avals, **_):
+  """A collective that keeps each member's own value varies as its operands do."""
+  return frozenset().union(*map(vma_of, avals))
 
 
 # ---------------------------------------------------------------------------------------
@@ -153,21 +163,19 @@ def _reducer_batch(prim, scale_unbatched):
   """As JAX's rule: over the vmapped axis, the reduction becomes one over the batch
   dimension, a positional axis among ``axes`` (an unbatched operand is the same in every
   member: ``scale_unbatched`` gives the result)."""
-  def rule(axis, args, dims, *, axes, axis_index_groups=None):
+  def rule(axis, args, dims, *, axes, **params):
     (x,), (d,) = args, dims
     shift = lambda a: a + (a >= d) if isinstance(a, int) and d is not None else a
     if axis.name not in axes:  # another (outer) axis: the collective acts per batch element
       out_d = None if d is None else d - sum(isinstance(a, int) and a < d for a in axes)
-      return prim.bind(x, axes=tuple(map(shift, axes)),
-                       axis_index_groups=axis_index_groups), out_d
+      return prim.bind(x, axes=tuple(map(shift, axes)), **params), out_d
     rest = tuple(a for a in axes if a != axis.name)
     if d is None:
       out = scale_unbatched(x, axis.size)
-      return (prim.bind(out, axes=rest, axis_index_groups=axis_index_groups) if rest
-              else out), None
+      return (prim.bind(out, axes=rest, **params) if rest else out), None
     x = batching.moveaxis(x, d, 0)   # (the batch dimension first, as JAX's rule)
     return prim.bind(x, axes=(0, *(a + 1 if isinstance(a, int) else a for a in rest)),
-                     axis_index_groups=axis_index_groups), None
+                     **params), None
   return rule
 
 
@@ -199,25 +207,71 @@ def _reduction_impl(reduce):
   return impl
 
 
+def _reduced_vma(x, *, axes, axis_index_groups=None):
+  """A reduction over named axes is the same on every member along them."""
+  return x.vma - set(axes)
+
+
 psum_p = _collective("psum", _reduction_abstract_eval,
                      _all_reduce_lowering("stablehlo.add", reductions.reduce_sum),
-                     _reduction_impl(reductions.reduce_sum))
+                     _reduction_impl(reductions.reduce_sum), _reduced_vma)
 ad.deflinear(psum_p, _psum_transpose)
 psum_p.batch = _reducer_batch(psum_p, _psum_unbatched)
 pmax_p = _collective("pmax", _reduction_abstract_eval,
                      _all_reduce_lowering("stablehlo.maximum", reductions.reduce_max),
-                     _reduction_impl(reductions.reduce_max))
+                     _reduction_impl(reductions.reduce_max), _reduced_vma)
 pmax_p.batch = _reducer_batch(pmax_p, lambda x, _: x)
 pmin_p = _collective("pmin", _reduction_abstract_eval,
                      _all_reduce_lowering("stablehlo.minimum", reductions.reduce_min),
-                     _reduction_impl(reductions.reduce_min))
+                     _reduction_impl(reductions.reduce_min), _reduced_vma)
 pmin_p.batch = _reducer_batch(pmin_p, lambda x, _: x)
+
+
+# psum_invariant: JAX's psum in a shard_map body that checks varying axes, from a value
+# varying over the axes to one that does not; its transpose is pvary (below), as pvary's
+# is it: reverse mode then follows the types, with no sums at shard_map's boundary.
+
+def _psum_invariant_vma(x, *, axes):
+  if not set(axes) & x.vma:
+    raise ValueError("psum is a variant->invariant collective. This means that the axis "
+                     "names mentioned in `axes` passed to `psum` must be present in "
+                     f"`jax.typeof(inp).mat.varying`. Got axes={axes} and "
+                     f"jax.typeof(inp).mat.varying={x.vma}")
+  return x.vma - set(axes)
+
+
+def _psum_invariant_transpose(ct, x, *, axes):
+  if type(ct) is ad.Zero:
+    return [ad.Zero(x.aval)]
+  return [pvary_p.bind(ct, axes=axes)]
+
+
+psum_invariant_p = _collective("psum_invariant", _reduction_abstract_eval,
+                               _all_reduce_lowering("stablehlo.add", reductions.reduce_sum),
+                               _reduction_impl(reductions.reduce_sum), _psum_invariant_vma)
+ad.deflinear(psum_invariant_p, _psum_invariant_transpose)
+psum_invariant_p.batch = _reducer_batch(psum_invariant_p, _psum_unbatched)
+
+
+def _vary(leaf, names: tuple):
+  """``leaf`` cast to vary over those of the manual axes ``names`` it does not vary over
+  yet (JAX casts the operands of collectives so), in a shard_map body that checks them."""
+  if not varying.regions[0]:
+    return leaf
+  missing = set(names) & varying.manual_axes() - get_aval(leaf).vma
+  return pvary_p.bind(leaf, axes=ordered_axes(missing)) if missing else leaf
+
+
+def _checked_manual(names: tuple) -> bool:
+  """Whether every name is a manual axis of a shard_map body that checks varying axes."""
+  return bool(names) and varying.regions[0] > 0 and set(names) <= varying.manual_axes()
 
 
 def _tree_bind(prim, x, axis_name):
   check_bound(axis_name, "psum")
+  names = _names(axis_name)
   return tree_util.tree_map(
-      lambda leaf: prim.bind(leaf, axes=_names(axis_name), axis_index_groups=None), x)
+      lambda leaf: prim.bind(_vary(leaf, names), axes=names, axis_index_groups=None), x)
 
 
 def _times(leaf, n: int):
@@ -250,6 +304,11 @@ def psum(x, axis_name, *, axis_index_groups=None):
   if not any(isinstance(leaf, Tracer) for leaf in tree_util.tree_leaves(x)):
     n = axis_size(axis_name)
     return tree_util.tree_map(lambda leaf: _times(leaf, n), x)
+  names = _names(axis_name)
+  if _checked_manual(names):
+    check_bound(axis_name, "psum")
+    return tree_util.tree_map(
+        lambda leaf: psum_invariant_p.bind(_vary(leaf, names), axes=names), x)
   return _tree_bind(psum_p, x, axis_name)
 
 
@@ -309,7 +368,13 @@ def _axis_index_lowering(ctx, *, axis_name):
       "call_target_name": '"SPMDShardToFullShape"', "mhlo.sharding": f'"{text}"'})
 
 
-axis_index_p = _collective("axis_index", _axis_index_abstract_eval, _axis_index_lowering)
+def _axis_index_vma(*, axis_name):
+  """An index varies over its manual axes (in a shard_map body that checks them)."""
+  return frozenset(_names(axis_name)) & varying.manual_axes()
+
+
+axis_index_p = _collective("axis_index", _axis_index_abstract_eval, _axis_index_lowering,
+                           vma_rule=_axis_index_vma)
 axis_index_p.batch = _axis_index_batch
 
 
@@ -392,14 +457,28 @@ def _all_gather_invariant_batch(bt_axis, args, dims, *, all_gather_dimension, **
                                      **params), 0
 
 
+def _all_gather_invariant_transpose(ct, x, *, all_gather_dimension, axis_name, axis_size,
+                                    tiled):
+  """The gathered value is the same on every member: each takes its own block of the
+  cotangent (no sum), as JAX's rule."""
+  if type(ct) is ad.Zero:
+    return [ad.Zero(x.aval)]
+  index = axis_index_p.bind(axis_name=axis_name)
+  if tiled:
+    block = x.aval.shape[all_gather_dimension]
+    start = elementwise.mul(index, np.int32(block))
+    return [shapes.dynamic_slice_in_dim(ct, start, block, all_gather_dimension)]
+  return [shapes.dynamic_index_in_dim(ct, index, all_gather_dimension, keepdims=False)]
+
+
 # JAX's all_gather to an invariant value (the same on every member; shard_map's check_vma
-# then lets it out unsplit): the same collective; its transpose is all_gather's, as
-# shard_map's reverse mode divides an unsplit output's cotangent among its copies.
-all_gather_invariant_p = _collective("all_gather_invariant",
-                                     _as_all_gather(_all_gather_abstract_eval),
-                                     _as_all_gather(_all_gather_lowering))
+# then lets it out unsplit): the same collective, typed as not varying over its axes.
+all_gather_invariant_p = _collective(
+    "all_gather_invariant", _as_all_gather(_all_gather_abstract_eval),
+    _as_all_gather(_all_gather_lowering),
+    vma_rule=lambda x, *, axis_name, **_: x.vma - set(axis_name))
 all_gather_invariant_p.batch = _all_gather_invariant_batch
-ad.deflinear(all_gather_invariant_p, _as_all_gather(_all_gather_transpose))
+ad.deflinear(all_gather_invariant_p, _all_gather_invariant_transpose)
 
 _ALL_GATHER_TO = ("varying", "reduced", "invarying")
 
@@ -425,8 +504,8 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bo
   def gather(leaf):
     rank = _gathered_rank(leaf, axis, tiled)
     size = batching.axis_size(_names(axis_name)[0])
-    return all_gather_p.bind(leaf, axis_name=axis_name, axis=axis % rank, axis_size=size,
-                             tiled=tiled)
+    return all_gather_p.bind(_vary(leaf, names), axis_name=axis_name, axis=axis % rank,
+                             axis_size=size, tiled=tiled)
   return tree_util.tree_map(gather, x)
 
 
@@ -449,8 +528,8 @@ def _all_gather_invariant(x, names: tuple, axis: int, tiled: bool):
     raise ValueError("pvary should be called under jax.shard_map.")
   size = int(np.prod([batching.axis_size(n) for n in names], dtype=np.int64))
   return tree_util.tree_map(lambda leaf: all_gather_invariant_p.bind(
-      leaf, all_gather_dimension=axis % _gathered_rank(leaf, axis, tiled), axis_name=names,
-      axis_size=size, tiled=tiled), x)
+      _vary(leaf, names), all_gather_dimension=axis % _gathered_rank(leaf, axis, tiled),
+      axis_name=names, axis_size=size, tiled=tiled), x)
 
 
 def _gather_many(leaf, names, axis, tiled):
@@ -510,8 +589,8 @@ def ppermute(x, axis_name, perm):
   if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
     raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
   check_bound(axis_name, "ppermute")
-  return tree_util.tree_map(lambda leaf: ppermute_p.bind(leaf, axis_name=axis_name,
-                                                         perm=perm), x)
+  return tree_util.tree_map(lambda leaf: ppermute_p.bind(
+      _vary(leaf, _names(axis_name)), axis_name=axis_name, perm=perm), x)
 
 
 def pshuffle(x, axis_name, perm):
@@ -616,8 +695,8 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
       raise ValueError("all_to_all requires the size of the mapped axis axis_name to equal "
                        f"x.shape[split_axis], but they are {size} and {aval.shape[split]} "
                        "respectively.")
-    return all_to_all_p.bind(leaf, axis_name=axis_name, split_axis=split, concat_axis=concat,
-                             axis_size=size, tiled=tiled)
+    return all_to_all_p.bind(_vary(leaf, _names(axis_name)), axis_name=axis_name,
+                             split_axis=split, concat_axis=concat, axis_size=size, tiled=tiled)
   return tree_util.tree_map(one, x)
 
 
@@ -693,25 +772,50 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
     if not tiled and aval.shape[dim] != size:
       raise ValueError(f"reduce_scatter operand scatter dimension size {aval.shape[dim]} must "
                        f"match shard count {size}")
-    return psum_scatter_p.bind(leaf, axis_name=axis_name, scatter_dimension=dim,
-                               axis_size=size, tiled=tiled)
+    return psum_scatter_p.bind(_vary(leaf, _names(axis_name)), axis_name=axis_name,
+                               scatter_dimension=dim, axis_size=size, tiled=tiled)
   return tree_util.tree_map(one, x)
 
 
 # ---------------------------------------------------------------------------------------
-# pcast: JAX's cast between the varying-manual-axes types of shard_map values. xjax's
-# shard_map does not type values by the axes they vary over, so the cast to 'varying' (the
-# one JAX computes on CPU, leaving values unchanged) is the identity on values; inside a
-# shard_map body it records a ``pvary`` equation, which shard_map's check_vma reads.  Its
-# transpose is the identity too (not JAX's psum): shard_map's reverse mode already sums a
-# replicated input's cotangents.
+# pvary / pcast: JAX's cast of a shard_map value to vary over more manual axes. Its values
+# are unchanged (the cast lowers to nothing); its type varies over the axes too, and its
+# transpose sums the cotangent over them (psum_invariant).
+
+def _pvary_vma(x, *, axes):
+  if set(axes) & x.vma:
+    raise ValueError("pvary is a invariant->variant collective. This means that the axis "
+                     "names mentioned in `axes` passed to `pvary` must not be present in "
+                     f"`jax.typeof(inp).mat.varying`. Got axes={axes} and "
+                     f"jax.typeof(inp)={x}")
+  return x.vma | set(axes)
+
+
+def _pvary_transpose(ct, x, *, axes):
+  if type(ct) is ad.Zero:
+    return [ad.Zero(x.aval)]
+  return [psum_invariant_p.bind(ct, axes=axes)]
+
+
+def _pvary_impl(x, *, axes):
+  raise ValueError("pvary should be called under jax.shard_map.")
+
 
 pvary_p = Primitive("pvary")
 pvary_p.abstract_eval = lambda x, *, axes: x
-pvary_p.impl = lambda x, *, axes: x
+pvary_p.vma_rule = _pvary_vma
+pvary_p.impl = _pvary_impl
 pvary_p.lowering = lambda ctx, x, *, axes: x
 pvary_p.batch = lambda axis, args, dims, *, axes: (pvary_p.bind(args[0], axes=axes), dims[0])
-ad.deflinear(pvary_p, lambda ct, x, *, axes: [ad.instantiate(ct)])
+ad.deflinear(pvary_p, _pvary_transpose)
+
+
+def pvary(x, axes: tuple):
+  """``x`` cast to vary over the manual axes ``axes`` too (in mesh order), in a shard_map
+  body that checks varying axes; ``x`` elsewhere."""
+  axes = ordered_axes(set(axes) & varying.manual_axes())
+  return pvary_p.bind(x, axes=axes) if axes else x
+
 
 _PCAST_TARGETS = ("reduced", "unreduced", "varying")
 
@@ -730,9 +834,18 @@ def pcast(x, axis_name, *, to: str):
                               "types; only to='varying' is supported.")
   if current_trace() is not eval_trace:  # (called eagerly: the identity)
     check_bound(axis_name, "pvary")
-  # shard_map builds on parallel's collectives; pcast asks which axes its bodies make manual
-  from xjax._src.primitives.lax.shard_map import manual_axis_names
-  axes = tuple(n for n in _names(axis_name) if n in manual_axis_names())
-  if not axes:
+  names = _names(axis_name)
+  if not set(names) & varying.manual_axes():  # (outside a checked shard_map body: as is)
     return x
-  return tree_util.tree_map(lambda leaf: pvary_p.bind(leaf, axes=axes), x)
+
+  def cast(leaf):
+    aval = get_aval(leaf)
+    states = {"varying" if n in aval.vma else "invarying" for n in names}
+    if len(states) > 1:
+      raise ValueError("jax.lax.pcast can only accept axis_name which corresponds to one of "
+                       "varying, unreduced, reduced or invarying state of the input. Got "
+                       f"input type: {aval}, axes: {names} and input state: {states}")
+    if states == {"varying"}:
+      raise ValueError(f"Unsupported pcast from=varying, to={to!r}")
+    return pvary(leaf, names)
+  return tree_util.tree_map(cast, x)

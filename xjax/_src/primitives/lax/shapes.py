@@ -13,11 +13,12 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.execution.array import Array
 from xjax._src.backend.lowering import i64_array
-from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.avals import ShapedArray, tangent_aval, vma_of
 from xjax._src.core.concrete import canonicalize_shape, dim_or_int
 from xjax._src.core.dim_expr import is_symbolic_dim
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
+from xjax._src.interpreters import array_builders as build
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.operand_checks import check_same_dtypes
 from xjax._src.primitives.lax.primitive_builders import (lowering_from, standard_primitive,
@@ -1170,7 +1171,8 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
-  """An array like ``x`` (its shape and dtype, unless given) filled with ``fill_value``."""
+  """An array like ``x`` (its shape and dtype, unless given) filled with ``fill_value``;
+  in a shard_map body, varying over the manual axes ``x`` varies over (as JAX's)."""
   # elementwise builds on shapes (broadcasting): the fill value is converted with it
   from xjax._src.primitives.lax.elementwise import convert_element_type
   aval = get_aval(x)
@@ -1178,7 +1180,13 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     sharding = aval._sharding  # (typed as x, over Explicit mesh axes)
   shape = aval.shape if shape is None else shape
   if dtype is not None or not aval.weak_type:
-    return full(shape, fill_value, aval.dtype if dtype is None else dtype, sharding=sharding)
-  # weak: the fill converted first (on the host for a scalar: a weak literal, as JAX)
-  value = convert_element_type(fill_value, aval.dtype, True)
-  return full(shape, value, sharding=sharding) if shape else _own(value, fill_value)
+    out = full(shape, fill_value, aval.dtype if dtype is None else dtype, sharding=sharding)
+  else:  # weak: the fill converted first (on the host for a scalar: a weak literal, as JAX)
+    value = convert_element_type(fill_value, aval.dtype, True)
+    out = full(shape, value, sharding=sharding) if shape else _own(value, fill_value)
+  return varying_like(out, aval)
+
+
+def varying_like(out, aval):
+  """``out`` cast to vary over the manual axes values of type ``aval`` vary over."""
+  return build.pvary(out, aval.vma) if vma_of(aval) else out

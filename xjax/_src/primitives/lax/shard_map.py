@@ -13,7 +13,10 @@ only them, a block is split only along them, and the other axes stay as they wer
 Manual); such a partial-manual region lowers to GSPMD's manual subgroups, every value in it
 annotated with its manual tiles and its type's split over the other axes.
 
-Differentiation treats the body as a function of all devices' blocks: an output block
+With ``check_vma`` (the default) the body's types record the manual axes each value varies
+over (``core/varying.py``), and differentiation follows them: a replicated input reaches a
+varying computation through a ``pvary``, whose transpose sums its cotangents. Without it,
+differentiation treats the body as a function of all devices' blocks: an output block
 declared replicated (its spec omits a mesh axis) receives its cotangent split evenly among
 the devices holding it, and a replicated input sums its blocks' cotangents (a psum).
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import math
 from typing import Callable
 
@@ -28,9 +32,11 @@ from xjax._src.execution import spmd
 from xjax._src.execution.eager_primitives import apply_primitive
 from xjax._src.foundations import tree_util
 from xjax._src.foundations.wrapping import wraps
-from xjax._src.core.avals import ShapedArray, physical_aval, spec_of
+from xjax._src.core import varying
+from xjax._src.core.avals import (ShapedArray, ordered_axes, physical_aval,
+                                  record_axis_order, spec_of)
 from xjax._src.foundations.config import config
-from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, jaxpr_as_fun
+from xjax._src.core.jaxpr import jaxpr_as_fun
 from xjax._src.core.trace import Primitive
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
@@ -88,7 +94,8 @@ def _full(aval: ShapedArray, mesh: Mesh, spec: PartitionSpec) -> ShapedArray:
   joined = [_part(spec_axes(p) + spec_axes(t)) for p, t in zip(parts, spec_of(aval))]
   return aval.update(shape=tuple(n * f for n, f in zip(aval.shape,
                                                        _factors(mesh, spec, aval.ndim))),
-                     sharding=NamedSharding(mesh, PartitionSpec(*joined)))
+                     sharding=NamedSharding(mesh, PartitionSpec(*joined)),
+                     vma=aval.vma - set(mesh.axis_names))
 
 
 def _typed_in_specs(mesh: Mesh, manual_axes, leaves, specs):
@@ -128,6 +135,14 @@ def _missing(mesh: Mesh, spec: PartitionSpec, manual_axes) -> tuple:
 
 def _abstract_eval(*avals, jaxpr, mesh, manual_axes, in_specs, out_specs, check_vma):
   return [_full(a, mesh, s) for a, s in zip(jaxpr.out_avals, out_specs)]
+
+
+def _varies_over(spec: PartitionSpec, mesh: Mesh, manual_axes) -> frozenset:
+  """The manual axes a block laid out as ``spec`` varies over (JAX leaves out axes of size
+  1 under ``jax_remove_size_one_mesh_axis_from_type``)."""
+  drop = config.read("jax_remove_size_one_mesh_axis_from_type")
+  return frozenset(a for a in _named(spec) if a in manual_axes and not (
+      drop and mesh.shape[a] == 1))
 
 
 def _impl(*args, **params):
@@ -189,7 +204,10 @@ def _bind_body(fun: Callable, block_avals, args, mesh, manual_axes, in_specs, ou
   """Binds shard_map (or stages it on the trace ``stage_on``) on ``fun`` traced over
   ``block_avals``, its constants hoisted into replicated operands; ``out_specs(closed)``
   gives the output specs of its trace."""
-  with _bound_axes(mesh, manual_axes):
+  if check_vma:
+    block_avals = [a.update(vma=_varies_over(s, mesh, manual_axes))
+                   for a, s in zip(block_avals, in_specs)]
+  with _bound_axes(mesh, manual_axes, check_vma):
     closed = trace_to_jaxpr(fun, list(block_avals))
   specs_out = tuple(out_specs(closed))
   body, consts = hoist(closed)
@@ -202,7 +220,7 @@ def _bind_body(fun: Callable, block_avals, args, mesh, manual_axes, in_specs, ou
 
 def _jvp(primals, tangents, *, jaxpr, mesh, manual_axes, in_specs, out_specs, check_vma):
   nonzeros = [type(t) is not Zero for t in tangents]
-  with _body_types(mesh, manual_axes):
+  with _bound_axes(mesh, manual_axes, check_vma):
     jvp_jaxpr, out_nz = ad.jvp_closed_jaxpr(jaxpr, nonzeros, instantiate_out=False)
   tans = [t for t in tangents if type(t) is not Zero]
   t_specs = [s for s, nz in zip(in_specs, nonzeros) if nz]
@@ -219,14 +237,18 @@ def _jvp(primals, tangents, *, jaxpr, mesh, manual_axes, in_specs, out_specs, ch
 
 
 def _transpose(cts, *args, jaxpr, mesh, manual_axes, in_specs, out_specs, check_vma):
+  """With ``check_vma`` the body's types say where cotangents are summed (``pvary``'s
+  transpose); without, a replicated output's cotangent is split evenly among its copies
+  and a replicated input's summed over them."""
   linear = [ad.is_undefined(x) for x in args]
-  with _bound_axes(mesh, manual_axes):  # (transpose rules may ask the axis sizes)
+  with _bound_axes(mesh, manual_axes, check_vma):  # (transpose rules may ask axis sizes)
     ct_jaxpr = ad.transpose_closed_jaxpr(jaxpr, linear)
   nonlin = [x for x in args if not ad.is_undefined(x)]
   nonlin_specs = [s for s, l in zip(in_specs, linear) if not l]
   lin_specs = [s for s, l in zip(in_specs, linear) if l]
   cts = [ad.instantiate(c) for c in cts]
-  missing = functools.partial(_missing, mesh, manual_axes=manual_axes)
+  missing = (lambda _: ()) if check_vma else functools.partial(_missing, mesh,
+                                                                 manual_axes=manual_axes)
   copies = [math.prod(mesh.shape[a] for a in missing(s)) for s in out_specs]
 
   def body(*xs):
@@ -249,13 +271,17 @@ def _partial_eval(trace, args, params):
   """Known inputs run now in one shard_map, which also returns each device's residuals
   (stacked along a leading axis split over the whole mesh); the rest is staged."""
   mesh, in_specs, out_specs = params["mesh"], params["in_specs"], params["out_specs"]
-  manual_axes = params["manual_axes"]
+  manual_axes, check_vma = params["manual_axes"], params["check_vma"]
   every = PartitionSpec(manual_axes)
+
+  def res_spec(aval):  # (checked, a residual that varies over fewer axes is split over them)
+    return PartitionSpec(_part(ordered_axes(aval.vma))) if check_vma else every
 
   def run_known(split, known_args):
     n_known = len(split.known.out_avals) - split.num_res
     known_specs = partition(split.unknowns, in_specs)[0]
     known_out_specs = partition(split.out_unknowns, out_specs)[0]
+    res_specs = [res_spec(a) for a in split.known.out_avals[n_known:]]
 
     def known_body(*xs):
       outs = jaxpr_as_fun(split.known)(*xs)
@@ -263,21 +289,23 @@ def _partial_eval(trace, args, params):
     return _bind_body(known_body, [_block(get_aval(x), mesh, s, manual_axes)
                                    for x, s in zip(known_args, known_specs)],
                       known_args, mesh, manual_axes, known_specs,
-                      lambda _: known_out_specs + [every] * split.num_res, params["check_vma"])
+                      lambda _: known_out_specs + res_specs, check_vma)
 
   def stage_unknown(split, residuals, unknown_args):
     res_avals = split.unknown.in_avals[:len(residuals)]
+    res_specs = [res_spec(a) for a in res_avals]
 
     def unknown_body(*xs):
       res = [shapes.reshape(r, a.shape) for r, a in zip(xs[:len(res_avals)], res_avals)]
       return jaxpr_as_fun(split.unknown)(*res, *xs[len(res_avals):])
     unknown_specs = partition(split.unknowns, in_specs)[1]
-    blocks = [_block(get_aval(r), mesh, every, manual_axes) for r in residuals] + [
-        _block(get_aval(x), mesh, s, manual_axes) for x, s in zip(unknown_args, unknown_specs)]
+    blocks = [_block(get_aval(r), mesh, s, manual_axes) for r, s in zip(residuals, res_specs)
+              ] + [_block(get_aval(x), mesh, s, manual_axes)
+                   for x, s in zip(unknown_args, unknown_specs)]
     return _bind_body(unknown_body, blocks, residuals + unknown_args, mesh, manual_axes,
-                      [every] * len(residuals) + unknown_specs,
+                      res_specs + unknown_specs,
                       lambda _: partition(split.out_unknowns, out_specs)[1],
-                      params["check_vma"], stage_on=trace)
+                      check_vma, stage_on=trace)
   return partial_eval_call(trace, args, params["jaxpr"], run_known, stage_unknown)
 
 
@@ -290,13 +318,14 @@ def _batch(axis, args, dims, *, jaxpr, mesh, manual_axes, in_specs, out_specs, c
   """vmap of shard_map: the batch axis leads every block, never split."""
   in_batched = [d is not None for d in dims]
   args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
-  with _body_types(mesh, manual_axes):
-    batched, out_batched = batching.batch_closed_jaxpr(jaxpr, axis, in_batched, True)
+  with _bound_axes(mesh, manual_axes, check_vma):
+    batched, out_batched = batching.batch_closed_jaxpr(jaxpr, axis, in_batched)
   lead = lambda s: PartitionSpec(None, *s)  # noqa: E731
   outs = shard_map_p.bind(*args, jaxpr=batched, mesh=mesh, manual_axes=manual_axes, in_specs=tuple(
       lead(s) if b else s for s, b in zip(in_specs, in_batched)),
-      out_specs=tuple(lead(s) for s in out_specs), check_vma=check_vma)
-  return outs, [0] * len(outs)
+      out_specs=tuple(lead(s) if b else s for s, b in zip(out_specs, out_batched)),
+      check_vma=check_vma)
+  return outs, [0 if b else None for b in out_batched]
 
 
 shard_map_p = Primitive("shard_map", multiple_results=True)
@@ -307,101 +336,21 @@ shard_map_p.jvp = _jvp
 shard_map_p.transpose = _transpose
 shard_map_p.partial_eval = _partial_eval
 shard_map_p.batch = _batch
-shard_map_p.pp_alias_jaxpr = "jaxpr"
+shard_map_p.pp_params = lambda p: sorted(
+    ("newly_manual_axes", "frozenset({" + ", ".join(map(repr, v)) + "})")  # (JAX's name)
+    if k == "manual_axes" else (k, v) for k, v in p.items())
 
 
 # ---------------------------------------------------------------------------------------
 # Which mesh axes a value may differ along (JAX's check_vma)
 
-_REDUCING = {"psum", "pmax", "pmin"}
-_VARYING = {"axis_index", "ppermute", "all_to_all", "reduce_scatter"}
-
-
-def _varying(jaxpr, in_axes: list, dropped=frozenset()) -> list:
-  """For each output of ``jaxpr``, the mesh axes it may vary along, given its inputs'
-  (the ``dropped`` axes left out).  With ``jax_auto_pcast`` off, the operands of an
-  equation must vary along the same axes (JAX inserts no ``pvary`` then)."""
-  env = dict(zip(jaxpr.invars, in_axes))
-  check = not config.read("jax_auto_pcast")
-  for eqn in jaxpr.eqns:
-    operands = [frozenset() if hasattr(v, "val") else env.get(v, frozenset())
-                for v in eqn.invars]
-    name = eqn.primitive.name
-    if (check and len(set(operands)) > 1 and not eqn.primitive.is_collective
-        and name != "pvary" and not any(map(_holds_jaxpr, eqn.params.values()))):
-      raise ValueError(f"Primitive {name} requires varying manual axes to match, but got "
-                       f"{operands}. Please open an issue at "
-                       "https://github.com/jax-ml/jax/issues and as a temporary workaround "
-                       "pass the check_vma=False argument to `jax.shard_map`")
-    ins = frozenset().union(*operands)
-    inner = _varying_through(eqn, operands, dropped)
-    if inner is not None:
-      for v, axes in zip(eqn.outvars, inner):
-        env[v] = axes
-      continue
-    if name in _REDUCING:
-      ins = ins - set(parallel._split_axes(eqn.params["axes"])[1])
-    elif name in _VARYING:
-      ins = ins | (set(parallel._names(eqn.params["axis_name"])) - dropped)
-    elif name == "pvary":
-      ins = ins | (set(eqn.params["axes"]) - dropped)
-    elif name == "all_gather_invariant":
-      ins = ins - set(eqn.params["axis_name"])
-    for v in eqn.outvars:
-      env[v] = ins
-  return [env.get(v, frozenset()) for v in jaxpr.outvars]
-
-
-def _varying_through(eqn, operands: list, dropped) -> list | None:
-  """The axes each output of a control-flow or call equation varies along, from its body:
-  a loop's carries to their fixed point (JAX instead requires a body to keep its carries'
-  types, which xjax cannot tell apart without types that carry them: a ``zeros_like`` of a
-  varying value varies in JAX); a branch index or loop predicate that varies does not
-  make the outputs vary, as in JAX. None for other equations."""
-  p, name = eqn.params, eqn.primitive.name
-  body = lambda j, axes: _varying(getattr(j, "jaxpr", j), axes, dropped)
-  if name == "cond":
-    outs = [body(b, operands[1:]) for b in p["branches"]]
-    return [frozenset().union(*axes) for axes in zip(*outs)]
-  if name in ("while", "scan"):
-    if name == "while":
-      consts, nk = operands[p["cond_nconsts"]:p["cond_nconsts"] + p["body_nconsts"]], None
-      jaxpr, first = p["body_jaxpr"], p["cond_nconsts"] + p["body_nconsts"]
-      carry, xs = operands[first:], []
-    else:
-      nc, nk = p["num_consts"], p["num_carry"]
-      jaxpr, consts = p["jaxpr"], operands[:nc]
-      carry, xs = operands[nc:nc + nk], operands[nc + nk:]
-    while True:
-      outs = body(jaxpr, consts + carry + xs)
-      new = [c | o for c, o in zip(carry, outs)]
-      if new == carry:
-        return carry + outs[len(carry):]
-      carry = new
-  for key in ("jaxpr", "call_jaxpr"):   # (jit, checkpoint, custom_jvp/vjp calls, ...)
-    j = p.get(key)
-    if isinstance(j, (Jaxpr, ClosedJaxpr)) and len(getattr(j, "jaxpr", j).invars) == len(
-        operands) and len(getattr(j, "jaxpr", j).outvars) == len(eqn.outvars):
-      return body(j, operands)
-  return None
-
-
-def _holds_jaxpr(param) -> bool:
-  return isinstance(param, (Jaxpr, ClosedJaxpr)) or (
-      isinstance(param, tuple) and any(map(_holds_jaxpr, param)))
-
-
-def _check_vma(jaxpr, mesh, in_specs, out_specs, spec_paths, name: str) -> None:
-  """JAX's ValueError (in its words, one entry per output) where an output varies over a
-  mesh axis its out_specs entry does not split it over."""
-  # jax_remove_size_one_mesh_axis_from_type: axes of size 1 are left out of the types
-  dropped = frozenset(a for a, n in mesh.shape.items() if n == 1) if config.read(
-      "jax_remove_size_one_mesh_axis_from_type") else frozenset()
-  in_axes = [frozenset(_named(s)) - dropped for s in in_specs]
+def _check_vma(jaxpr, mesh, out_specs, spec_paths, name: str) -> None:
+  """JAX's ValueError (in its words, one entry per output) where an output's type varies
+  over a mesh axis its out_specs entry does not split it over."""
   in_order = lambda axes: ",".join(a for a in mesh.axis_names if a in axes)
   msgs = []
-  for spec, path, varying in zip(out_specs, spec_paths,
-                                 _varying(jaxpr.jaxpr, in_axes, dropped)):
+  for spec, path, aval in zip(out_specs, spec_paths, jaxpr.out_avals):
+    varying = aval.vma
     named = set(_named(spec))
     if not varying - named:
       continue
@@ -446,14 +395,18 @@ def _body_types(mesh: Mesh, manual_axes: tuple):
 
 
 class _bound_axes:
-  """Binds the manual mesh axes as names for collectives (``axis_size``) while tracing a
-  body, typed in its context (``_body_types``)."""
+  """Binds the manual mesh axes as names for collectives (``axis_size``) while tracing or
+  transforming a body, typed in its context (``_body_types``; with ``check_vma``, its
+  values' types record the manual axes they vary over)."""
   regions: list = []  # (mesh, manual axes) of the bodies being traced, innermost last
 
-  def __init__(self, mesh: Mesh, manual_axes: tuple) -> None:
+  def __init__(self, mesh: Mesh, manual_axes: tuple, check_vma: bool = False) -> None:
     self._region = mesh, manual_axes
     self._contexts = [batching._bound_axis(batching.AxisData(mesh.shape[a], a))
                       for a in manual_axes] + [_body_types(mesh, manual_axes)]
+    if check_vma:
+      record_axis_order(mesh.axis_names)
+      self._contexts.append(varying.checking(manual_axes))
 
   def __enter__(self):
     _bound_axes.regions.append(self._region)
@@ -469,13 +422,9 @@ class _bound_axes:
 # ---------------------------------------------------------------------------------------
 # The user-facing function
 
-def _specs_for(specs, tree, what: str) -> list:
-  """``specs`` (a PartitionSpec or a pytree prefix of ``tree``) as one spec per leaf."""
-  return [spec for _, spec in _specs_with_paths(specs, tree, what)]
-
-
 def _specs_with_paths(specs, tree, what: str) -> list:
-  """``_specs_for``, each spec with its key path in ``specs`` (None is ``P()``)."""
+  """``specs`` (a PartitionSpec or a pytree prefix of ``tree``) as one spec per leaf, each
+  with its key path in ``specs`` (None is ``P()``)."""
   is_spec = lambda s: s is None or isinstance(s, PartitionSpec)  # noqa: E731
   if is_spec(specs):
     return [((), specs or PartitionSpec())] * len(tree_util.tree_leaves(tree))
@@ -498,23 +447,83 @@ def _check_specs(manual_axes: tuple, specs, what: str) -> None:
                          f"{a!r}\n\nCheck the {what} values passed to shard_map.")
 
 
-def _check_divisible(mesh, fun_name, leaves, specs) -> None:
-  for i, (x, spec) in enumerate(zip(leaves, specs)):
+def _arg_binding(f, fun_name: str, args, key) -> str:
+  """Which parameter of ``f`` the argument ``args[key.idx]`` binds to, as JAX's errors say
+  it (empty where the signature does not take the arguments)."""
+  try:
+    inspect.signature(f).bind(*args)
+    params = [p for p in inspect.signature(f).parameters.values()
+              if p.kind not in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)]
+  except (TypeError, ValueError):
+    return ""
+  if key.idx >= len(params) or params[key.idx].kind == inspect.Parameter.VAR_POSITIONAL:
+    return (f", where args{key} is the index {key.idx - len(params) + 1} component of "
+            f"{fun_name}'s varargs parameter '{params[-1].name}',")
+  return f", where args{key} is bound to {fun_name}'s parameter '{params[key.idx].name}',"
+
+
+def _rank_error(fun_name: str, prefix: str, entries) -> ValueError:
+  """JAX's error for specs longer than their values' ranks; ``entries``: per value, the
+  spec's path, the spec, how the value is named, and its type."""
+  msgs = [f"* {prefix}_specs{tree_util.keystr(sp)} is {spec} which has length {len(spec)}, "
+          f"but {what} has shape {aval.str_short()}, which has rank {aval.ndim} (and "
+          f"{aval.ndim} < {len(spec)})" for sp, spec, what, aval in entries]
+  if len(msgs) == 1:
+    msgs = [msgs[0][2:]]
+  msg = (f"shard_map applied to the function '{fun_name}' was given an {prefix}_specs entry "
+         f"which is too long to be compatible with the corresponding {prefix}put value from "
+         "the function:\n\n" + "\n\n".join(msgs) + f"\n\nEntries in {prefix}_specs must be "
+         f"of length no greater than the number of axes in the corresponding {prefix}put "
+         f"value.\n\nEither revise the spec to be shorter, or modify '{fun_name}' so that its "
+         f"{prefix}puts have sufficient rank.")
+  if any(not aval.ndim for *_, aval in entries):
+    msg += (f"\n\nFor scalar values (rank 0), consider using an {prefix}_specs entry of "
+            "`P()`, where `P = jax.sharding.PartitionSpec`.")
+    if prefix == "out":
+      msg += (" In particular, for rank 0 outputs which are not constant over the mesh, add "
+              "at least one (singleton) axis to them so that they can be concatenated using "
+              "out_specs.")
+  return ValueError(msg)
+
+
+def _check_in_specs_fit(f, mesh, fun_name, args, specs, spec_paths) -> None:
+  """JAX's errors, in its words, for in_specs longer than their arguments' ranks or
+  splitting a dimension over mesh axes whose size does not divide it."""
+  arg_paths = [p for p, _ in tree_util.tree_flatten_with_path(args)[0]]
+  leaves = tree_util.tree_leaves(args)
+  long = [(sp, spec, f"the passed args{tree_util.keystr(p)}"
+           + _arg_binding(f, fun_name, args, p[0]), get_aval(x))
+          for x, spec, sp, p in zip(leaves, specs, spec_paths, arg_paths)
+          if len(spec) > get_aval(x).ndim]
+  if long:
+    raise _rank_error(fun_name, "in", long)
+  msgs = []
+  for x, spec, sp, p in zip(leaves, specs, spec_paths, arg_paths):
     aval = get_aval(x)
-    if len(spec) > aval.ndim:
-      raise ValueError(f"shard_map applied to the function '{fun_name}' was given an "
-                       f"argument args[{i}] of rank {aval.ndim} with in_specs {spec!r} of "
-                       f"length {len(spec)}; a spec may not be longer than the rank.")
-    for d, (n, f) in enumerate(zip(aval.shape, _factors(mesh, spec, aval.ndim))):
-      if n % f:
-        raise ValueError(
-            f"shard_map applied to the function '{fun_name}' was given argument arrays with "
-            "axis sizes that are not evenly divisible by the corresponding mesh axis sizes:\n\n"
-            f"The mesh given has shape {mesh.axis_sizes} with corresponding axis names "
-            f"{mesh.axis_names}.\n\nthe passed args[{i}] of shape {aval.str_short(short_dtypes=True)} "
-            f"corresponds to in_specs of value {spec!r}, which maps array axis {d} (of size "
-            f"{n}) to mesh axes {spec_axes(spec[d])} (of size {f}), but {f} does not evenly "
-            f"divide {n}")
+    for d, part in enumerate(spec):
+      names = spec_axes(part)
+      size = math.prod(mesh.shape[a] for a in names)
+      if names and aval.shape[d] % size:
+        axis = f"axes {names}" if len(names) > 1 else f"axis '{names[0]}'"
+        total = "total " if len(names) > 1 else ""
+        msgs.append(f"* the passed args{tree_util.keystr(p)} of shape {aval.str_short()}"
+                    f"{_arg_binding(f, fun_name, args, p[0])} corresponds to "
+                    f"in_specs{tree_util.keystr(sp)} of value {spec}, which maps array axis "
+                    f"{d} (of size {aval.shape[d]}) to mesh {axis} (of {total}size {size}), "
+                    f"but {size} does not evenly divide {aval.shape[d]}")
+  if not msgs:
+    return
+  if len(msgs) == 1:
+    msgs = [msgs[0][2:]]
+  raise ValueError(
+      f"shard_map applied to the function '{fun_name}' was given argument arrays with axis "
+      "sizes that are not evenly divisible by the corresponding mesh axis sizes:\n\nThe mesh "
+      f"given has shape {mesh.axis_sizes} with corresponding axis names {mesh.axis_names}."
+      "\n\n" + "\n\n".join(msgs) + "\n\nArray arguments' axis sizes must be evenly "
+      "divisible by the mesh axis or axes indicated by the corresponding elements of the "
+      "argument's in_specs entry. Consider checking that in_specs are correct, and if so "
+      f"consider changing the mesh axis sizes or else padding the input and adapting "
+      f"'{fun_name}' appropriately.")
 
 
 def _manual_axes(mesh: Mesh, axis_names) -> tuple:
@@ -559,12 +568,14 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
     leaves, in_tree = tree_util.tree_flatten(args)
     if in_specs is None and mesh.explicit_axes:  # from the arguments' types
       specs = _typed_in_specs(mesh, manual, leaves, [None] * len(leaves))
+      spec_paths = [()] * len(leaves)
     else:
-      specs = _specs_for(in_specs if in_specs is not None else PartitionSpec(), args,
-                         "in_specs")
+      pairs = _specs_with_paths(in_specs if in_specs is not None else PartitionSpec(), args,
+                                "in_specs")
+      spec_paths, specs = [p for p, _ in pairs], [spec for _, spec in pairs]
       _check_specs(manual, specs, "in_specs")
       specs = _typed_in_specs(mesh, manual, leaves, specs)
-    _check_divisible(mesh, fun_name, leaves, specs)
+    _check_in_specs_fit(f, mesh, fun_name, args, specs, spec_paths)
     out_tree_box = []
 
     def body(*blocks):
@@ -572,24 +583,27 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
       out_leaves, out_tree = tree_util.tree_flatten(out)
       # (the outputs' structure, with avals for leaves: keeping tracers would leak them)
       skeleton = tree_util.tree_unflatten(out_tree, [get_aval(o) for o in out_leaves])
-      out_tree_box.append((skeleton, out_tree))
+      # (pmap passes a callable: its out_specs follow the traced outputs)
+      pairs = _specs_with_paths(out_specs() if callable(out_specs) else out_specs, skeleton,
+                                "out_specs")
+      _check_specs(manual, [spec for _, spec in pairs], "out_specs")
+      if check_vma and config.read("jax_auto_pcast"):  # (JAX casts each output to vary as
+        out_leaves = [parallel.pvary(o, _varies_over(spec, mesh, manual)  # its spec says)
+                                     - get_aval(o).vma) for o, (_, spec) in zip(out_leaves, pairs)]
+      out_tree_box.append((skeleton, out_tree, pairs))
       return out_leaves
 
     def specs_out(closed):
-      out, _ = out_tree_box[0]
-      # (pmap passes a callable: its out_specs follow the traced outputs)
-      pairs = _specs_with_paths(out_specs() if callable(out_specs) else out_specs, out,
-                                "out_specs")
+      out, _, pairs = out_tree_box[0]
       paths, flat = [p for p, _ in pairs], [spec for _, spec in pairs]
-      _check_specs(manual, flat, "out_specs")
-      for aval, spec in zip(closed.out_avals, flat):
-        if len(spec) > aval.ndim:
-          raise ValueError(
-              f"shard_map applied to the function '{fun_name}' was given an out_specs entry "
-              f"{spec!r} of length {len(spec)} for an output of shape {aval.str_short(short_dtypes=True)} "
-              f"(rank {aval.ndim}); a spec may not be longer than the output's rank.")
+      out_paths = [p for p, _ in tree_util.tree_flatten_with_path(out)[0]]
+      long = [(sp, spec, f"{fun_name}(*args){tree_util.keystr(p)}", aval.update(vma=frozenset()))
+              for aval, spec, sp, p in zip(closed.out_avals, flat, paths, out_paths)
+              if len(spec) > aval.ndim]
+      if long:
+        raise _rank_error(fun_name, "out", long)
       if check_vma:
-        _check_vma(closed, mesh, specs, flat, paths, fun_name)
+        _check_vma(closed, mesh, flat, paths, fun_name)
       return flat
 
     blocks = [_block(get_aval(x), mesh, s, manual) for x, s in zip(leaves, specs)]

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from xjax._src.foundations import tree_util
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core import varying
+from xjax._src.core.avals import ShapedArray, ordered_axes, vma_of
 from xjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.higher_order import cached_trace, trace_hoisted
@@ -42,23 +43,49 @@ def avals_of(leaves) -> list[ShapedArray]:
 
 
 def same_types(a: Sequence[ShapedArray], b: Sequence[ShapedArray]) -> bool:
-  return len(a) == len(b) and all(x.shape == y.shape and x.dtype == y.dtype
+  """Whether the types are the same, weak types aside; the manual axes values vary over
+  count in a shard_map body that checks them (not when lowering retraces a loop)."""
+  check_vma = varying.regions[0] > 0
+  return len(a) == len(b) and all(x.shape == y.shape and x.dtype == y.dtype and
+                                  (not check_vma or vma_of(x) == vma_of(y))
                                   for x, y in zip(a, b))
 
 
-def describe(tree, avals: Sequence[ShapedArray]) -> str:
-  """A pytree of types, as ``tree_unflatten`` would show it: ``(f32[], f32[3])``."""
-  return str(tree_util.tree_unflatten(tree, [_Type(a) for a in avals]))
+def mismatch(a: ShapedArray, b: ShapedArray) -> str:
+  """What differs between two types, as JAX's errors say it (", so the dtypes ...")."""
+  parts = (["the dtypes do not match"] if a.dtype != b.dtype else []) + (
+      ["the shapes do not match"] if a.shape != b.shape else []) + (
+      ["the manual axis types do not match"] if vma_of(a) != vma_of(b) else [])
+  if not parts:
+    return ""
+  return ", so " + (parts[0] if len(parts) == 1 else
+                    ", ".join(parts[:-1]) + ", and " + parts[-1])
 
 
-class _Type:
-  __slots__ = ("aval",)
+def listed(items, spaced: bool) -> str:
+  """One sentence, or a bulleted list of clauses, as JAX writes these errors (``spaced``:
+  as its loops do, a blank line between all but the last two)."""
+  if len(items) == 1:
+    return items[0][:1].upper() + items[0][1:] + ".\n"
+  return ("\n".join(f"  * {d};{chr(10) if spaced else ''}" for d in items[:-1])
+          + ("" if spaced else "\n") + f"  * {items[-1]}.\n")
 
-  def __init__(self, aval) -> None:
-    self.aval = aval
 
-  def __repr__(self) -> str:
-    return self.aval.str_short(short_dtypes=True)
+def pcast_hint(fixes, spaced: bool) -> str:
+  """JAX's advice where types differ in the manual axes they vary over: each
+  ``(axes, what)`` is a ``pcast`` to apply to ``what``."""
+  fixes = [f"applying `jax.lax.pcast(..., {axes}, to='varying')`{what}" for axes, what in fixes]
+  if not fixes:
+    return ""
+  text = (f"This might be fixed by {fixes[0]}.\n" if len(fixes) == 1 else
+          "This might be fixed by:\n" + listed(fixes, spaced))
+  return text + ("See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for "
+                 "more information.\n\n")
+
+
+def newly_varying(a: ShapedArray, b: ShapedArray) -> tuple:
+  """The axes ``b`` varies over and ``a`` does not, in mesh order."""
+  return ordered_axes(vma_of(b) - vma_of(a))
 
 
 def split(xs: Sequence[Any], sizes: Sequence[int]) -> list[list]:

@@ -8,12 +8,12 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
-from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.avals import ShapedArray, ordered_axes, tangent_aval, vma_of
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
 from xjax._src.core.trace import Primitive, Tracer
 from xjax._src.execution.array import Array, make_array
-from xjax._src.interpreters.staging import staged_constant
+from xjax._src.interpreters.staging import fun_source_info, staged_constant
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -24,8 +24,8 @@ from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.core.effects import check_control_flow_effects
 from xjax._src.interpreters.higher_order import (cached_trace, hoist, merge, partition,
                                                  trace_hoisted)
-from xjax._src.primitives.lax.control_flow.body_tracing import (avals_of, call, describe,
-                                                                same_types, trace_user_fun)
+from xjax._src.primitives.lax.control_flow.body_tracing import (
+    avals_of, call, listed, mismatch, pcast_hint, same_types, trace_user_fun)
 from xjax._src.primitives.lax.control_flow.carried_refs import carrying_refs, refs_among
 from xjax._src.primitives.state.discharge import read_refs, write_refs
 
@@ -94,20 +94,51 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_O
   return _bind_cond(index, [false_fun, true_fun], operands, ["false_fun", "true_fun"])
 
 
+def _check_branch_outputs(api: str, first, other) -> None:
+  """JAX's TypeError, in its words, where two branches' outputs differ in structure or in
+  type (weak types aside); each branch is ``(name, function, jaxpr, out_tree)``."""
+  (name1, f1, jaxpr1, tree1), (name2, f2, jaxpr2, tree2) = first, other
+  avals1, avals2 = jaxpr1.out_avals, jaxpr2.out_avals
+  if tree1 == tree2 and same_types(avals1, avals2):
+    return
+  head = f"{name1} is {fun_source_info(f1)}\n{name2} is {fun_source_info(f2)}\n\n"
+  component = lambda p: f" at path {tree_util.keystr(p)}" if p else ""
+  if tree1 != tree2:
+    diffs = [f"{name1} output{component(p)} is a {a} but {name2} output{component(p)} is a "
+             f"{b}, so {why}" for p, a, b, why in tree_util.equality_errors(
+                 tree_util.tree_unflatten(tree1, avals1), tree_util.tree_unflatten(tree2, avals2),
+                 leaf_name="pytree leaf")]
+    differences = f"{diffs[0]}.\n" if len(diffs) == 1 else listed(diffs, spaced=True)
+    raise TypeError(f"{api} branch outputs must have the same pytree structure, but they "
+                    f"differ:\n\n{head}{differences}\nRevise {name1} and/or {name2} so that "
+                    "they have the same pytree structure.")
+  paths = [p for p, _ in tree_util.tree_flatten_with_path(
+      tree_util.tree_unflatten(tree1, range(len(avals1))))[0]]
+  differ = [(p, a, b) for p, a, b in zip(paths, avals1, avals2) if not same_types([a], [b])]
+  diffs = [f"the output of {name1}{component(p)} has type {a.str_short()} but the "
+           f"corresponding output of {name2} has type {b.str_short()}{mismatch(a, b)}"
+           for p, a, b in differ]
+  # (as JAX's, the axes named are those the *other* branch's output lacks)
+  hint = pcast_hint([(ordered_axes(vma_of(x) - vma_of(y)), f" to the output of {n}"
+                      f"{component(p)}") for p, a, b in differ
+                     for n, x, y in ((name1, b, a), (name2, a, b))
+                     if vma_of(x) != vma_of(y) and vma_of(y) - vma_of(x)], spaced=False)
+  raise TypeError(f"{api} branches must have equal output types but they differ.\n\n{head}"
+                  f"{listed(diffs, spaced=False)}\n{hint}Revise {name1} and/or {name2} so that "
+                  "all output types match.")
+
+
 def _bind_cond(index, funs, operands, names):
   leaves, in_tree = tree_util.tree_flatten(operands)
   avals = avals_of(leaves)
   traced_for = "cond" if names == ["false_fun", "true_fun"] else "switch"
   traced = [trace_user_fun(f, in_tree, avals, traced_for) for f in funs]
-  first_jaxpr, _, first_tree = traced[0]
-  for (jaxpr, _, tree), name in zip(traced[1:], names[1:]):
-    if tree != first_tree or not same_types(jaxpr.out_avals, first_jaxpr.out_avals):
-      a = describe(first_tree, first_jaxpr.out_avals)
-      b = describe(tree, jaxpr.out_avals)
-      what = ("branch outputs must have the same pytree structure, but" if tree != first_tree
-              else "branches must have equal output types but")
-      raise TypeError(f"{traced_for} {what} they differ: {names[0]} output is {a} but "
-                      f"{name} output is {b}.")
+  if traced_for == "cond":  # (JAX compares true_fun's outputs with false_fun's)
+    _check_branch_outputs("cond", ("true_fun", funs[1], *traced[1][::2]),
+                          ("false_fun", funs[0], *traced[0][::2]))
+  for i in range(1, len(funs) if traced_for == "switch" else 0):
+    _check_branch_outputs("switch", ("branch 0", funs[0], *traced[0][::2]),
+                          (f"branch{i}", funs[i], *traced[i][::2]))
   refs = refs_among(*(c for _, c, _ in traced))   # passed as values, written back after
   lifted = [carrying_refs(j, c, refs, f"cond's {name}")
             for (j, c, _), name in zip(traced, names)]
@@ -120,7 +151,7 @@ def _bind_cond(index, funs, operands, names):
   values = [next(outs) if k is None else _as_result(operands[k]) for k in forwarded]
   written = [j for j in range(len(refs)) if forwarded[j] != len(consts) + j]
   write_refs([refs[j] for j in written], [values[j] for j in written])
-  return tree_util.tree_unflatten(first_tree, values[len(refs):])
+  return tree_util.tree_unflatten(traced[0][2], values[len(refs):])
 
 
 def _as_result(x):

@@ -17,7 +17,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
-from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.core.avals import ShapedArray, tangent_aval, vma_of
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.core.jaxpr import Var
@@ -31,8 +31,9 @@ from xjax._src.primitives.lax import reductions, shapes
 from xjax._src.core.effects import check_control_flow_effects
 from xjax._src.interpreters.higher_order import (cached_trace, carry_fixpoint, hoist, merge,
                                                  partition, trace_hoisted)
-from xjax._src.primitives.lax.control_flow.body_tracing import (avals_of, call,
-                                                                same_types, split, trace_user_fun)
+from xjax._src.primitives.lax.control_flow.body_tracing import (
+    avals_of, call, listed, mismatch, newly_varying, pcast_hint, same_types, split,
+    trace_user_fun)
 from xjax._src.primitives.lax.control_flow.carried_refs import carrying_refs, refs_among
 from xjax._src.primitives.state.discharge import read_refs, write_refs
 
@@ -119,7 +120,7 @@ def _check_carry(what, body_fun, in_tree, in_avals, out_tree, out_avals):
                f"output is a {b}, so {why}" for path, a, b, why in tree_util.equality_errors(
                    tree_util.tree_unflatten(in_tree, in_avals),
                    tree_util.tree_unflatten(out_tree, out_avals))]
-      differences = _listed(diffs)
+      differences = listed(diffs, spaced=True)
     except Exception:   # (an output tree that does not rebuild)
       differences = (f"the input tree structure is:\n{in_tree}\nthe output tree structure "
                      f"is:\n{out_tree}\n")
@@ -129,24 +130,14 @@ def _check_carry(what, body_fun, in_tree, in_avals, out_tree, out_avals):
   paths = [p for p, _ in tree_util.tree_flatten_with_path(
       tree_util.tree_unflatten(in_tree, range(len(in_avals))))[0]]
   diffs = [f"{component(path)} has type {a.str_short()} but the corresponding output carry "
-           f"component has type {b.str_short()}{_mismatch(a, b)}"
+           f"component has type {b.str_short()}{mismatch(a, b)}"
            for path, a, b in zip(paths, in_avals, out_avals) if not same_types([a], [b])]
+  hint = pcast_hint([(newly_varying(a, b), ", to the initial carry value corresponding to "
+                      + component(path)) for path, a, b in zip(paths, in_avals, out_avals)
+                     if not same_types([a], [b]) and newly_varying(a, b)], spaced=True)
   raise TypeError(f"{what} carry input and carry output must have equal types, but they "
-                  f"differ:\n\n{_listed(diffs)}\nRevise the function so that all output "
-                  "types match the corresponding input types.")
-
-
-def _mismatch(a, b) -> str:
-  parts = (["the dtypes do not match"] if a.dtype != b.dtype else []) + (
-      ["the shapes do not match"] if a.shape != b.shape else [])
-  return "" if not parts else ", so " + ", and ".join(parts)
-
-
-def _listed(items) -> str:
-  """One sentence, or a bulleted list of clauses, as JAX writes these errors."""
-  if len(items) == 1:
-    return items[0][:1].upper() + items[0][1:] + ".\n"
-  return "".join(f"  * {d};\n" for d in items[:-1]) + f"  * {items[-1]}.\n"
+                  f"differ:\n\n{listed(diffs, spaced=True)}\n{hint}Revise the function so "
+                  "that all output types match the corresponding input types.")
 
 
 @api_boundary
@@ -165,8 +156,8 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
     dtype, weak = dtypes.default_int_dtype(), True
   if lo_c is not None and hi_c is not None:
     one = ew.convert_element_type(np.ones((), dtype), dtype, weak)
-    def step(carry, _):
-      i, val = carry
+    def step(loop_carry, _):  # (JAX's name for it, which its errors show)
+      i, val = loop_carry
       return (ew.add(i, one), body_fun(i, val)), None
     start = ew.convert_element_type(np.asarray(lo_c, dtype), dtype, weak)
     # ``step`` is new on every call: its trace is cached on ``body_fun`` instead.
@@ -183,8 +174,8 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
   if get_aval(upper).dtype != dtype:
     upper = ew.convert_element_type(upper, dtype)
 
-  def body(carry):
-    i, hi, val = carry
+  def body(loop_carry):  # (JAX's name for it, which its errors show)
+    i, hi, val = loop_carry
     return ew.add(i, ew._const(i, 1)), hi, body_fun(i, val)
   _, _, out = while_loop(lambda c: ew.lt(c[0], c[1]), body, (lower, upper, init_val))
   return out
@@ -258,7 +249,7 @@ def _scan(f: Callable, init, xs, length, reverse, unroll, cache_on: tuple):
     raise ValueError("scan got no values to scan over and `length` not provided.")
   carry_leaves, carry_tree = tree_util.tree_flatten(init)
   carry_avals = avals_of(carry_leaves)
-  x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in xs_avals]
+  x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type, vma=vma_of(a)) for a in xs_avals]
   in_tree = tree_util.tree_structure((init, xs))
   body_avals = tuple(carry_avals + x_avals)
   owner, what = cache_on
@@ -522,7 +513,8 @@ while_p.batch = _while_batch
 
 def _scan_abstract_eval(*avals, jaxpr, num_consts, num_carry, length, reverse, unroll):
   outs = jaxpr.out_avals
-  return list(outs[:num_carry]) + [ShapedArray((length,) + a.shape, a.dtype, a.weak_type)
+  return list(outs[:num_carry]) + [ShapedArray((length,) + a.shape, a.dtype, a.weak_type,
+                                               vma=vma_of(a))
                                    for a in outs[num_carry:]]
 
 
@@ -596,7 +588,8 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
   xt = [t for t, z in zip(xs_t, xs_nz) if z]
   nx = len(xs)
   avals = [get_aval(v) for v in consts + ct + carry + cat] + [
-      ShapedArray(a.shape, a.dtype, a.weak_type) for a in jaxpr.in_avals[nc + n:]] + [
+      ShapedArray(a.shape, a.dtype, a.weak_type, vma=vma_of(a))
+      for a in jaxpr.in_avals[nc + n:]] + [
       tangent_aval(a) for a, z in zip(jaxpr.in_avals[nc + n:], xs_nz) if z]
   n_ct, n_cat = len(ct), len(cat)
 
@@ -717,7 +710,8 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
   acc0 = [ad.zeros_of(a) for a in lin_const_avals]
   n_nlc, n_acc, n_nlx = len(nl_consts), len(acc0), len(nl_xs)
   avals = [get_aval(x) for x in nl_consts + acc0 + ct_carry] + [
-      ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in map_avals(nl_xs + ct_ys)]
+      ShapedArray(a.shape[1:], a.dtype, a.weak_type, vma=vma_of(a))
+      for a in map_avals(nl_xs + ct_ys)]
 
   def body(*a):
     c, acc, ctc, x, cty = split(a, [n_nlc, n_acc, n, n_nlx])

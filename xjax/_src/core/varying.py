@@ -1,0 +1,128 @@
+"""The manual mesh axes a value varies over (JAX's "vma"), inside ``shard_map``.
+
+In a ``shard_map`` body that checks them (``check_vma=True``, the default), each value's
+type records the manual mesh axes along which it may differ from device to device
+(``ShapedArray.vma``, printed ``f32[2]{V:i}``): a block split over ``i`` varies over
+``i``; a replicated block, a constant, ``jnp.zeros`` vary over none. The types follow
+three kinds of rule:
+
+- most primitives take operands that vary alike and give results that vary as they do:
+  where operands differ, those varying over fewer axes are first cast with ``pvary`` (an
+  equation in the jaxpr, as JAX's ``auto_pcast`` inserts it), at ``Primitive.bind``;
+- a collective's ``vma_rule`` gives its results' axes (``psum`` removes the axes it sums
+  over, ``axis_index`` varies over its axis, ``pvary`` adds its axes);
+- primitives that hold jaxprs (``cond``, ``scan``, ``jit``, ...) take their results' types
+  from their bodies.
+
+``shard_map`` then checks that each output varies only over axes its ``out_specs`` splits
+it over, and reverse mode follows the types: ``pvary``'s transpose sums over its axes.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from xjax._src.foundations.config import config
+from xjax._src.core.avals import ShapedArray, ordered_axes, varying_types
+
+_NONE = frozenset()
+
+# How many shard_map bodies that check varying axes are being traced or transformed now:
+# while any is, ``Primitive.bind`` casts operands to vary alike.
+regions = [0]
+_manual: list = []  # the manual axes of each of those bodies, innermost last
+
+# Set by the wiring (docs/design.md §1): ``cast(x, axes)`` is ``x`` cast to vary over the
+# manual axes ``axes`` too (``pvary``, which lax defines).
+cast: Callable | None = None
+
+
+class checking:
+  """The context of a shard_map body whose values' types record the axes among
+  ``manual_axes`` they vary over."""
+
+  def __init__(self, manual_axes) -> None:
+    self._axes = frozenset(manual_axes)
+
+  def __enter__(self):
+    regions[0] += 1
+    _manual.append(self._axes)
+    varying_types[0] = True
+
+  def __exit__(self, *exc):
+    regions[0] -= 1
+    _manual.pop()
+
+
+def manual_axes() -> frozenset:
+  """The manual axes of the checked shard_map bodies being traced (none outside them)."""
+  return frozenset().union(*_manual)
+
+
+_body_typed: dict = {}  # primitive -> whether it holds jaxprs (then typed by its bodies)
+
+
+def _holds_jaxpr(value) -> bool:
+  # (a jaxpr, open or closed, is what has equations: core/jaxpr.py sits above this module)
+  return hasattr(value, "eqns") or (
+      isinstance(value, (tuple, list)) and any(map(_holds_jaxpr, value)))
+
+
+def body_typed(prim, params) -> bool:
+  """Whether ``prim`` holds jaxprs among its parameters (a call, a loop, a branch): its
+  results vary as its bodies' do."""
+  hit = _body_typed.get(prim)
+  if hit is None:
+    hit = _body_typed[prim] = any(map(_holds_jaxpr, params.values()))
+  return hit
+
+
+def _vma_of(x) -> frozenset:
+  return getattr(getattr(x, "aval", None), "vma", _NONE)
+
+
+def match_operands(prim, args, params):
+  """``args`` with those that vary over fewer manual axes than the others cast to vary
+  over all of them (JAX's auto_pcast, unless ``jax_auto_pcast`` is off), for a primitive
+  with the standard rule."""
+  if prim.vma_rule is not None or body_typed(prim, params) or not config.read(
+      "jax_auto_pcast"):
+    return args
+  vmas = [_vma_of(x) for x in args]
+  every = frozenset().union(*vmas)
+  if all(v == every for v in vmas):
+    return args
+  return tuple(x if v == every else cast(x, ordered_axes(every - v))
+               for x, v in zip(args, vmas))
+
+
+def with_result_vma(prim, avals, out, params):
+  """``out`` (the shape rule's result types) with the axes the results vary over."""
+  rule = prim.vma_rule
+  if rule is None:
+    if body_typed(prim, params):
+      return out
+    given = [getattr(a, "vma", _NONE) for a in avals]
+    vma = frozenset().union(*given)
+    if any(v != vma for v in given) and not config.read("jax_auto_pcast"):
+      raise ValueError(f"Primitive {prim.name} requires varying manual axes to match, but "
+                       f"got {given}. Please open an issue at "
+                       "https://github.com/jax-ml/jax/issues and as a temporary workaround "
+                       "pass the check_vma=False argument to `jax.shard_map`")
+    vmas = [vma] * len(out) if prim.multiple_results else vma
+  else:
+    vmas = rule(*avals, **params)
+  if not prim.multiple_results:
+    return _typed(out, vmas)
+  return [_typed(o, v) for o, v in zip(out, vmas)]
+
+
+def _typed(aval, vma):
+  if type(aval) is not ShapedArray or aval.vma == vma:
+    return aval
+  return aval.update(vma=vma)
+
+
+def active(avals) -> bool:
+  """Whether types of operands ``avals`` need the rules: in a checked body, or an
+  operand varies."""
+  return regions[0] > 0 or any(getattr(a, "vma", None) for a in avals)
