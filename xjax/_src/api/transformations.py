@@ -27,6 +27,7 @@ from xjax._src.primitives.state.grad_refs import VJP
 from xjax._src.primitives.state.types import Ref
 from xjax._src.foundations.wrapping import wraps
 from xjax._src.primitives.lax.sharding_constraint import reshard_p
+from xjax._src.primitives.lax.shapes import varying_like
 
 
 def _refuse_reduce_axes(reduce_axes, what: str) -> None:
@@ -398,9 +399,10 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False,
 
 
 def _seed(one, out):
-  """The output's cotangent ``one``: traced under ``set_mesh`` of a mesh with Explicit axes,
-  resharded onto it as the output is (JAX's ``reshard 1.0`` equation; eagerly the
-  literal serves, with the same values)."""
+  """The output's cotangent ``one``: in a shard_map body, varying as the output does; traced
+  under ``set_mesh`` of a mesh with Explicit axes, resharded onto it as the output is (JAX's
+  ``reshard 1.0`` equation; eagerly the literal serves, with the same values)."""
+  one = varying_like(one, get_aval(out))
   mesh = placement_mesh()
   if mesh is None or not mesh.explicit_axes or not isinstance(out, Tracer):
     return one

@@ -11,8 +11,8 @@ three kinds of rule:
   equation in the jaxpr, as JAX's ``auto_pcast`` inserts it), at ``Primitive.bind``;
 - a collective's ``vma_rule`` gives its results' axes (``psum`` removes the axes it sums
   over, ``axis_index`` varies over its axis, ``pvary`` adds its axes);
-- primitives that hold jaxprs (``cond``, ``scan``, ``jit``, ...) take their results' types
-  from their bodies.
+- primitives that call jaxprs (``cond``, ``scan``, ``jit``, ...; their ``vma_rule`` is
+  ``from_bodies``) take their results' types from their bodies.
 
 ``shard_map`` then checks that each output varies only over axes its ``out_specs`` splits
 it over, and reverse mode follows the types: ``pvary``'s transpose sums over its axes.
@@ -58,22 +58,10 @@ def manual_axes() -> frozenset:
   return frozenset().union(*_manual)
 
 
-_body_typed: dict = {}  # primitive -> whether it holds jaxprs (then typed by its bodies)
-
-
-def _holds_jaxpr(value) -> bool:
-  # (a jaxpr, open or closed, is what has equations: core/jaxpr.py sits above this module)
-  return hasattr(value, "eqns") or (
-      isinstance(value, (tuple, list)) and any(map(_holds_jaxpr, value)))
-
-
-def body_typed(prim, params) -> bool:
-  """Whether ``prim`` holds jaxprs among its parameters (a call, a loop, a branch): its
-  results vary as its bodies' do."""
-  hit = _body_typed.get(prim)
-  if hit is None:
-    hit = _body_typed[prim] = any(map(_holds_jaxpr, params.values()))
-  return hit
+def from_bodies(*avals, **params):
+  """The ``vma_rule`` of a primitive that calls jaxprs (a call, a loop, a branch): its
+  results vary as its bodies' do, as its shape rule gives them (never called)."""
+  raise AssertionError("from_bodies marks a rule; the shape rule's types are kept")
 
 
 def _vma_of(x) -> frozenset:
@@ -84,8 +72,7 @@ def match_operands(prim, args, params):
   """``args`` with those that vary over fewer manual axes than the others cast to vary
   over all of them (JAX's auto_pcast, unless ``jax_auto_pcast`` is off), for a primitive
   with the standard rule."""
-  if prim.vma_rule is not None or body_typed(prim, params) or not config.read(
-      "jax_auto_pcast"):
+  if prim.vma_rule is not None or not config.read("jax_auto_pcast"):
     return args
   vmas = [_vma_of(x) for x in args]
   every = frozenset().union(*vmas)
@@ -98,9 +85,9 @@ def match_operands(prim, args, params):
 def with_result_vma(prim, avals, out, params):
   """``out`` (the shape rule's result types) with the axes the results vary over."""
   rule = prim.vma_rule
+  if rule is from_bodies:
+    return out
   if rule is None:
-    if body_typed(prim, params):
-      return out
     given = [getattr(a, "vma", _NONE) for a in avals]
     vma = frozenset().union(*given)
     if any(v != vma for v in given) and not config.read("jax_auto_pcast"):

@@ -10,6 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from xjax._src.core import varying
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.core.avals import ShapedArray, canonical
 from xjax._src.core.dce import dce_jaxpr
@@ -272,6 +273,7 @@ def call_primitive(name: str, jaxpr_param: str = "jaxpr", *, impl=None,
   prim.lowering = lowering or (lambda ctx, *args, **params: ctx.call(
       params[jaxpr_param], params.get("name", name), list(args)))
   prim.effects = lambda **params: params[jaxpr_param].effects
+  prim.vma_rule = varying.from_bodies
   return prim
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from xjax._src.core import varying
 from xjax._src.core.jaxpr import eval_jaxpr
 from xjax._src.core.trace import Primitive, current_trace, eval_trace
 from xjax._src.core.values import get_aval
@@ -36,6 +37,7 @@ class CallPrimitive(Primitive):
     super().__init__(name, multiple_results=True)
     self.abstract_eval = lambda *avals, call_jaxpr, **_: list(call_jaxpr.out_avals)
     self.effects = lambda *, call_jaxpr, **_: call_jaxpr.effects
+    self.vma_rule = varying.from_bodies
     self.lowering = lambda ctx, *args, call_jaxpr, **_: ctx.call(call_jaxpr, self.name,
                                                                   list(args))
     call_rules(self, "call_jaxpr", open_jaxpr=True)

@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from xjax._src.core import varying
 from xjax._src.backend import clients
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
@@ -394,6 +395,7 @@ def _permuted(closed: ClosedJaxpr, order: list) -> ClosedJaxpr:
 
 
 pallas_call_p = Primitive("pallas_call", multiple_results=True)
+pallas_call_p.vma_rule = varying.from_bodies
 pallas_call_p.abstract_eval = lambda *avals, out_avals, **params: list(out_avals)
 pallas_call_p.lowering = _lower
 pallas_call_p.batch = _batch

@@ -794,7 +794,8 @@ def _pvary_vma(x, *, axes):
 def _pvary_transpose(ct, x, *, axes):
   if type(ct) is ad.Zero:
     return [ad.Zero(x.aval)]
-  return [psum_invariant_p.bind(ct, axes=axes)]
+  # (a cotangent typed as varying over fewer axes than the cast's result is cast first)
+  return [psum_invariant_p.bind(_vary(ct, axes), axes=axes)]
 
 
 def _pvary_impl(x, *, axes):

@@ -329,6 +329,7 @@ def _batch(axis, args, dims, *, jaxpr, mesh, manual_axes, in_specs, out_specs, c
 
 
 shard_map_p = Primitive("shard_map", multiple_results=True)
+shard_map_p.vma_rule = varying.from_bodies
 shard_map_p.abstract_eval = _abstract_eval
 shard_map_p.impl = _impl
 shard_map_p.lowering = _lowering

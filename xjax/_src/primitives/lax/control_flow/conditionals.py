@@ -6,6 +6,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from xjax._src.core import varying
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
 from xjax._src.core.avals import ShapedArray, ordered_axes, tangent_aval, vma_of
@@ -390,6 +391,7 @@ def _lanes(taken, x):
 
 
 cond_p = Primitive("cond", multiple_results=True)
+cond_p.vma_rule = varying.from_bodies
 cond_p.abstract_eval = _cond_abstract_eval
 cond_p.lowering = _cond_lowering
 cond_p.effects = lambda branches: frozenset().union(*(b.effects for b in branches))

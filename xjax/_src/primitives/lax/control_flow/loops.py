@@ -15,6 +15,7 @@ from typing import Callable
 
 import numpy as np
 
+from xjax._src.core import varying
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
 from xjax._src.core.avals import ShapedArray, tangent_aval, vma_of
@@ -498,6 +499,7 @@ def _while_batch(axis, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body
 
 
 while_p = Primitive("while", multiple_results=True)
+while_p.vma_rule = varying.from_bodies
 while_p.abstract_eval = _while_abstract_eval
 while_p.lowering = _while_lowering
 while_p.effects = lambda cond_jaxpr, body_jaxpr, **_: cond_jaxpr.effects | body_jaxpr.effects
@@ -759,6 +761,7 @@ def _scan_batch(axis, args, dims, *, jaxpr, num_consts, num_carry, length, rever
 
 
 scan_p = Primitive("scan", multiple_results=True)
+scan_p.vma_rule = varying.from_bodies
 scan_p.abstract_eval = _scan_abstract_eval
 scan_p.lowering = _scan_lowering
 scan_p.effects = lambda jaxpr, **_: jaxpr.effects
