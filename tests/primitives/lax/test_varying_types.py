@@ -135,3 +135,18 @@ def test_pcast_of_a_varying_value_is_refused():
 def test_values_and_derivatives_on_eight_devices():
   from tests.multi_device_run import run_cases
   assert run_cases("tests/primitives/lax/varying_types_cases.py", devices=8) == 3
+
+
+def test_a_custom_vjp_bwd_must_vary_as_its_input():
+  @jax.custom_vjp
+  def f(x):
+    return x
+  f.defvjp(lambda x: (x, None), lambda _, g: (lax.pmean(g, "i"),))
+  loss = lambda a: sm(lambda x: f(x) * x, P("i"), P("i"))(a).sum()
+  with pytest.raises(ValueError) as info:
+    jax.make_jaxpr(jax.grad(loss))(x)
+  assert str(info.value).split("\n-----")[0] == (   # (JAX 0.10.2's text)
+      "Custom VJP bwd rule must produce an output with the same type as the args tuple of "
+      "the primal function, but at output[0] the bwd rule produced an output of type "
+      "float32[2] corresponding to an input of type float32[2]{V:i}, so the manual axis "
+      "types do not match")

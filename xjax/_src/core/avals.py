@@ -69,6 +69,17 @@ def vma_of(aval) -> frozenset:
   return getattr(aval, "vma", _INVARIANT)
 
 
+def mismatch(a, b) -> str:
+  """What differs between two types, as JAX's errors say it (", so the dtypes ...")."""
+  parts = (["the dtypes do not match"] if a.dtype != b.dtype else []) + (
+      ["the shapes do not match"] if a.shape != b.shape else []) + (
+      ["the manual axis types do not match"] if vma_of(a) != vma_of(b) else [])
+  if not parts:
+    return ""
+  return ", so " + (parts[0] if len(parts) == 1 else
+                    ", ".join(parts[:-1]) + ", and " + parts[-1])
+
+
 def ordered_axes(axes) -> tuple:
   """``axes`` (a set of mesh axis names) in mesh order."""
   return tuple(sorted(axes, key=lambda a: (axis_order.get(a, len(axis_order)), str(a))))

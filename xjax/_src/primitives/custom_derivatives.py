@@ -17,7 +17,8 @@ from xjax._src.execution.compiled_jaxprs import call_primitive
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.execution.array import Array, make_array
-from xjax._src.core.avals import tangent_aval
+from xjax._src.core import varying
+from xjax._src.core.avals import mismatch, tangent_aval, vma_of
 from xjax._src.core.dce import dce_jaxpr
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_jaxpr
 from xjax._src.core.trace import (Primitive, Tracer, current_trace, eval_trace,
@@ -242,12 +243,12 @@ def _flat_tangents(tree, expected_tree, avals, what):
             "Custom JVP rule must produce primal and tangent outputs with corresponding "
             f"shapes and dtypes. Expected {ta.str_short(False)} (tangent type of "
             f"{a.str_short(False)}) but got {xa.str_short(False)}.")
-    elif xa.shape != ta.shape:
-      raise ValueError(
+    elif xa.shape != ta.shape or varying.regions[0] and vma_of(xa) != vma_of(ta):
+      raise ValueError(   # (in a shard_map body, the manual axes they vary over count too)
           f"{what} must produce an output with the same type as the args tuple of the "
           f"primal function, but at output[{i}] the bwd rule produced an output of type "
-          f"{xa.str_short(False)} corresponding to an input of type {a.str_short(False)}, "
-          "so the shapes do not match")
+          f"{xa.str_short(False)} corresponding to an input of type {a.str_short(False)}"
+          f"{mismatch(a, xa)}")
     out.append(x if ta.dtype == dtypes.float0 else _as_array(x))
   return out
 

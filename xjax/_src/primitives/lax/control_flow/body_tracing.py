@@ -51,17 +51,6 @@ def same_types(a: Sequence[ShapedArray], b: Sequence[ShapedArray]) -> bool:
                                   for x, y in zip(a, b))
 
 
-def mismatch(a: ShapedArray, b: ShapedArray) -> str:
-  """What differs between two types, as JAX's errors say it (", so the dtypes ...")."""
-  parts = (["the dtypes do not match"] if a.dtype != b.dtype else []) + (
-      ["the shapes do not match"] if a.shape != b.shape else []) + (
-      ["the manual axis types do not match"] if vma_of(a) != vma_of(b) else [])
-  if not parts:
-    return ""
-  return ", so " + (parts[0] if len(parts) == 1 else
-                    ", ".join(parts[:-1]) + ", and " + parts[-1])
-
-
 def listed(items, spaced: bool) -> str:
   """One sentence, or a bulleted list of clauses, as JAX writes these errors (``spaced``:
   as its loops do, a blank line between all but the last two)."""

@@ -9,7 +9,7 @@ import numpy as np
 from xjax._src.core import varying
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
-from xjax._src.core.avals import ShapedArray, ordered_axes, tangent_aval, vma_of
+from xjax._src.core.avals import ShapedArray, mismatch, ordered_axes, tangent_aval, vma_of
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
 from xjax._src.core.trace import Primitive, Tracer
@@ -26,7 +26,7 @@ from xjax._src.core.effects import check_control_flow_effects
 from xjax._src.interpreters.higher_order import (cached_trace, hoist, merge, partition,
                                                  trace_hoisted)
 from xjax._src.primitives.lax.control_flow.body_tracing import (
-    avals_of, call, listed, mismatch, pcast_hint, same_types, trace_user_fun)
+    avals_of, call, listed, pcast_hint, same_types, trace_user_fun)
 from xjax._src.primitives.lax.control_flow.carried_refs import carrying_refs, refs_among
 from xjax._src.primitives.state.discharge import read_refs, write_refs
 

@@ -18,7 +18,7 @@ import numpy as np
 from xjax._src.core import varying
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
-from xjax._src.core.avals import ShapedArray, tangent_aval, vma_of
+from xjax._src.core.avals import ShapedArray, mismatch, tangent_aval, vma_of
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.core.jaxpr import Var
@@ -33,7 +33,7 @@ from xjax._src.core.effects import check_control_flow_effects
 from xjax._src.interpreters.higher_order import (cached_trace, carry_fixpoint, hoist, merge,
                                                  partition, trace_hoisted)
 from xjax._src.primitives.lax.control_flow.body_tracing import (
-    avals_of, call, listed, mismatch, newly_varying, pcast_hint, same_types, split,
+    avals_of, call, listed, newly_varying, pcast_hint, same_types, split,
     trace_user_fun)
 from xjax._src.primitives.lax.control_flow.carried_refs import carrying_refs, refs_among
 from xjax._src.primitives.state.discharge import read_refs, write_refs
