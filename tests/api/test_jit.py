@@ -1,4 +1,6 @@
 """jit: caching, static arguments, side effects, pytrees, nesting, AOT, errors."""
+import functools
+import types
 from functools import partial
 
 import numpy as np
@@ -118,6 +120,28 @@ def test_method_self_not_a_valid_type():
 
   with pytest.raises(TypeError, match="Error interpreting argument to <function .*C.calc at"):
     C().calc(3)
+
+
+def test_a_jitted_method_binds_as_a_python_method():
+  """As JAX's: ``obj.method`` is a bound method whose ``lower``/``trace`` are the jitted
+  function's own, taking the instance explicitly (bayex lowers its ``self._fit`` so)."""
+  class C:
+    @functools.partial(jax.jit, static_argnums=0)
+    def calc(self, y):
+      return y * 2
+
+    def __hash__(self):
+      return 1
+
+    def __eq__(self, other):
+      return isinstance(other, C)
+
+  c = C()
+  bound = c.calc
+  assert type(bound) is types.MethodType and bound.__self__ is c
+  assert bound.__func__ is C.__dict__["calc"] and C.calc is C.__dict__["calc"]
+  assert int(bound(3)) == 6 and bound == c.calc
+  assert "stablehlo.multiply" in bound.lower(c, 3).as_text()
 
 
 def test_string_argument_names_argument():

@@ -11,6 +11,7 @@ is in ``call_tracing.py``, the fast path's key in ``fast_path.py``, the AOT stag
 from __future__ import annotations
 
 import functools
+import types
 import warnings
 import weakref
 from typing import Callable
@@ -222,9 +223,11 @@ class PjitFunction:
       self.__signature__ = self._sig
 
   def __get__(self, obj, objtype=None):
+    """As a method: bound as a Python method (attributes such as ``lower`` stay the jitted
+    function's, taking the instance explicitly, as JAX's)."""
     if obj is None:
       return self
-    return functools.partial(self, obj)
+    return types.MethodType(self, obj)
 
   def __repr__(self) -> str:
     return f"<PjitFunction of {self.fun!r}>"
