@@ -273,6 +273,7 @@ STACKS = {
     # -- compat (the public layer's part inside _src)
     "xjax._src.compat": [
         ["jax_distribution"],  # importlib.metadata's `jax`
+        ["removed_names"],  # the names JAX removed, with its texts
         ["jax_alias", "jax_private_compat"],  # `import jax` redirected; jax._src's names
     ],
     "xjax._src.compat.jax_private_compat": [

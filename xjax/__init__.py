@@ -94,7 +94,8 @@ def __getattr__(name: str):
   if name in _LAZY_SUBMODULES:
     import importlib
     return importlib.import_module(f"{__name__}.{name}")
-  raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+  from xjax._src.compat.removed_names import missing_name
+  raise missing_name(__name__, name)
 
 
 def __dir__():

@@ -30,15 +30,10 @@ _DEPRECATED = {
 _SOURCES = {**dict.fromkeys(("is_concrete", "is_constant_dim", "is_constant_shape"),
                             "xjax._src.core.concrete"),
             "pytype_aval_mappings": "xjax._src.core.values"}
-_REMOVED = {"get_aval": "jax.core.get_aval was deprecated in JAX v0.8.2 and removed in JAX "
-                        "v0.10.0; use jax.typeof instead."}
-
-
 def __getattr__(name):
-  if name in _REMOVED:
-    raise AttributeError(_REMOVED[name])
   if name not in _DEPRECATED:
-    raise AttributeError(f"module 'xjax.core' has no attribute '{name}'")
+    from xjax._src.compat.removed_names import missing_name
+    raise missing_name(__name__, name)
   import importlib
   import warnings
   use = _DEPRECATED[name]

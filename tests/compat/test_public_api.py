@@ -10,6 +10,7 @@ import pathlib
 import sys
 
 import ml_dtypes
+import pytest
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
 SNAPSHOT = json.loads((DATA / "jax_public_api.json").read_text())["modules"]
@@ -158,3 +159,23 @@ def test_the_compilation_cache_module_comes_with_experimental():
           "print(xjax.experimental.compilation_cache.compilation_cache.set_cache_dir.__name__)")
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
   assert out.stdout.split() == ["set_cache_dir"], out.stderr[-2000:]
+
+
+@pytest.mark.parametrize("module, name, text", [   # (the texts JAX 0.10.2 raises)
+    ("xjax", "device_put_replicated", "jax.device_put_replicated is deprecated; use "
+     "jax.device_put instead. See https://docs.jax.dev/en/latest/migrate_pmap.html"
+     "#drop-in-replacements for a drop-in replacement."),
+    ("xjax.numpy", "fix", "jax.numpy.fix was deprecated in JAX v0.9.0, and will be removed in "
+     "JAX v0.10.0. Use jax.numpy.trunc instead."),
+    ("xjax.lax", "pvary", "jax.lax.pvary was deprecated in JAX v0.8.2 and removed in JAX "
+     "v0.10.0; use `jax.lax.pcast(..., to='varying')"),
+    ("xjax.interpreters.batching", "NotMapped",
+     "jax.interpreters.batching.NotMapped is deprecated."),
+    ("xjax.interpreters.ad", "reducing_transposes", "jax.interpreters.ad.reducing_transposes "
+     "was deprecated in v0.9.0. and removed in v0.10.0. It has been unused since JAX v0.4.38."),
+    ("xjax.lax", "no_such_name", "module 'xjax.lax' has no attribute 'no_such_name'"),
+])
+def test_names_jax_removed_raise_its_attribute_error(module, name, text):
+  with pytest.raises(AttributeError) as info:
+    getattr(importlib.import_module(module), name)
+  assert str(info.value) == text

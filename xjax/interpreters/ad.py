@@ -96,3 +96,8 @@ def linearize(traceable: _Callable, primals: _Sequence[_Any], has_aux: bool = Fa
                                             instantiate=True)
   consts = [c for c, u in zip(linear.consts, used_consts) if u]
   return (out_primals, [not nz for nz in nonzero], jaxpr, consts, *auxs)
+
+
+def __getattr__(name):
+  from xjax._src.compat.removed_names import missing_name
+  raise missing_name(__name__, name)

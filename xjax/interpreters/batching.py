@@ -54,3 +54,8 @@ def defreducer(prim) -> None:
     out = prim.bind(*args, axes=tuple(a + 1 for a in axes), **params)
     return out, ([0] * len(out) if prim.multiple_results else 0)
   prim.batch = batch
+
+
+def __getattr__(name):
+  from xjax._src.compat.removed_names import missing_name
+  raise missing_name(__name__, name)

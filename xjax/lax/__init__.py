@@ -21,3 +21,8 @@ from xjax._src.primitives.lax.parallel_transfers import (pbroadcast, precv,  # n
                                                          ragged_all_to_all_p)
 from xjax._src.libraries.staged_lax import (dynamic_index_in_dim,  # noqa: F401,E402
                                             dynamic_update_index_in_dim)
+
+
+def __getattr__(name):
+  from xjax._src.compat.removed_names import missing_name
+  raise missing_name(__name__, name)

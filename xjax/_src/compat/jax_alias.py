@@ -18,6 +18,7 @@ import sys
 import types
 
 from xjax._src.compat.jax_distribution import find_jax_distributions
+from xjax._src.compat.removed_names import REMOVED, missing_name
 
 JAX_VERSION = "0.10.2"
 _DIFFERENCES = "docs/differences.md"
@@ -61,6 +62,8 @@ class _JaxModule(types.ModuleType):
     except AttributeError:
       if not name.startswith("_") and importlib.util.find_spec("xjax." + name) is not None:
         return importlib.import_module("jax." + name)    # submodules, as `jax.ops`
+      if name in REMOVED["xjax"]:   # (JAX's own text for the names it removed)
+        raise missing_name("xjax", name) from None
       raise AttributeError(f"module 'jax' has no attribute '{name}' (xjax does not provide "
                            f"'xjax.{name}'; see {_DIFFERENCES})") from None
 

@@ -417,17 +417,22 @@ def _all_gather_batch(bt_axis, args, dims, *, axis_name, axis, axis_size, tiled)
   return stacked, None
 
 
+def _own_block(ct, x, axis_name, axis: int, tiled: bool) -> list:
+  """This member's block (along ``axis``) of a gathered value's cotangent ``ct``."""
+  index = axis_index_p.bind(axis_name=axis_name)
+  if tiled:
+    block = x.aval.shape[axis]
+    start = elementwise.mul(index, np.int32(block))
+    return [shapes.dynamic_slice_in_dim(ct, start, block, axis)]
+  return [shapes.dynamic_index_in_dim(ct, index, axis, keepdims=False)]
+
+
 def _all_gather_transpose(ct, x, *, axis_name, axis, axis_size, tiled):
   """Each member's cotangent is its own block of the sum of all members' cotangents."""
   if type(ct) is ad.Zero:
     return [ad.Zero(x.aval)]
   total = psum_p.bind(ct, axes=_names(axis_name), axis_index_groups=None)
-  index = axis_index_p.bind(axis_name=axis_name)
-  if tiled:
-    block = x.aval.shape[axis]
-    start = elementwise.mul(index, np.int32(block))
-    return [shapes.dynamic_slice_in_dim(total, start, block, axis)]
-  return [shapes.dynamic_index_in_dim(total, index, axis, keepdims=False)]
+  return _own_block(total, x, axis_name, axis, tiled)
 
 
 def _all_gather_lowering(ctx, x, *, axis_name, axis, axis_size, tiled):
@@ -463,12 +468,7 @@ def _all_gather_invariant_transpose(ct, x, *, all_gather_dimension, axis_name, a
   cotangent (no sum), as JAX's rule."""
   if type(ct) is ad.Zero:
     return [ad.Zero(x.aval)]
-  index = axis_index_p.bind(axis_name=axis_name)
-  if tiled:
-    block = x.aval.shape[all_gather_dimension]
-    start = elementwise.mul(index, np.int32(block))
-    return [shapes.dynamic_slice_in_dim(ct, start, block, all_gather_dimension)]
-  return [shapes.dynamic_index_in_dim(ct, index, all_gather_dimension, keepdims=False)]
+  return _own_block(ct, x, axis_name, all_gather_dimension, tiled)
 
 
 # JAX's all_gather to an invariant value (the same on every member; shard_map's check_vma
