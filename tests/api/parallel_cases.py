@@ -193,3 +193,20 @@ def test_sharding_and_spec_prefixes_through_custom_nodes():
   y = shard_map(lambda a: a * 2, mesh=one, in_specs=P(), out_specs=P(None),
                 check_vma=False)(jnp.asarray(A))
   assert y.sharding.spec == P(None) and y.sharding.spec != P()
+
+
+def test_experimental_shard_map_keeps_its_older_signature():
+  """``jax.experimental.shard_map.shard_map(f, mesh, in_specs, out_specs, check_rep)``: the
+  mesh and specs positional, reading the name warns (JAX 0.10.2's text)."""
+  import warnings
+  import xjax.experimental.shard_map as old_module
+  with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    old = old_module.shard_map
+  assert [str(w.message) for w in caught] == [
+      "jax.experimental.shard_map is deprecated in v0.8.0. Used jax.shard_map instead."]
+  np.testing.assert_allclose(old(lambda a: a * 2, mesh, P("x"), P("x"))(X), X * 2)
+  summed = old(lambda a: jax.lax.psum(a, "x"), mesh, P("x"), P(), check_rep=False)(X)
+  np.testing.assert_allclose(summed, X.reshape(2, -1, *X.shape[1:]).sum(0))
+  with pytest.raises(TypeError, match=r"shard_map\(\) got an unexpected keyword argument"):
+    old(lambda a: a, mesh=mesh, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})

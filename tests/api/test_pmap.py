@@ -4,4 +4,4 @@ from tests.multi_device_run import run_cases
 
 
 def test_parallel_cases():
-  assert run_cases("tests/api/parallel_cases.py") == 11
+  assert run_cases("tests/api/parallel_cases.py") == 12

@@ -91,8 +91,7 @@ def test_submodules_reachable_after_import_as_in_jax():
 
 # xjax's own names beside JAX's in the snapshot's modules (stax's and optimizers' are JAX's
 # too: the snapshot keeps only the names an implementation module defines).
-_OWN_NAMES = {"jax": {"install_as_jax"}, "jax.api_util": {"safe_map"},
-              "jax.experimental.shard_map": {"shard_map"}}
+_OWN_NAMES = {"jax": {"install_as_jax"}, "jax.api_util": {"safe_map"}}
 
 
 def test_namespaces_hold_no_names_jax_lacks():
