@@ -715,3 +715,23 @@ def test_custom_vjp_bwd_runs_when_its_outputs_are_live_without_cotangents():
     assert g["hist"].tolist() == [3., 0., 0., 0.] and g["scale"].tolist() == [2.]
   dead = xjax.grad(lambda p: jnp.sum(lax.stop_gradient(in_q(0, x, p["scale"], p["hist"])[0])))
   assert dead(p)["hist"].tolist() == [0.] * 4 and dead(p)["scale"].tolist() == [0.]
+
+
+def test_custom_jvp_float0_tangent_of_an_integer_output_is_a_zero():
+  """A rule's float0 tangent for an integer output counts as zero, as JAX takes it (quadax's
+  adaptive quadrature multiplies such an output by an integer under grad); 12.0 is JAX's."""
+  @xjax.custom_jvp
+  def f(x):
+    return x * 2, jnp.int32(3)
+
+  @f.defjvp
+  def f_jvp(primals, tangents):
+    (x,), (tx,) = primals, tangents
+    return f(x), (tx * 2, np.zeros((), dtype=xjax.dtypes.float0))
+
+  def g(x):
+    y, n = f(x)
+    return y * (n * 2)
+  assert float(xjax.grad(g)(1.0)) == 12.0 == float(xjax.jit(xjax.grad(g))(1.0))
+  assert float(xjax.jvp(g, (1.0,), (1.0,))[1]) == 12.0
+  assert float(xjax.grad(lambda x: xjax.jit(g)(x))(1.0)) == 12.0

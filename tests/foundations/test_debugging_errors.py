@@ -136,6 +136,16 @@ def test_explain_cache_misses_logs_the_changed_argument(caplog):
   assert "different input type at x, now i32[3] and before f32[3]" in msgs[3]
 
 
+def test_explain_cache_misses_names_the_mapped_axes_around_a_call(caplog):
+  g = xjax.jit(lambda x: x * 2)
+  with config._override("jax_explain_cache_misses", True), caplog.at_level(logging.WARNING,
+                                                                             "xjax"):
+    g(jnp.float32(1))
+    xjax.vmap(g)(jnp.ones(3))   # (traced again: inside the vmap, with its axis)
+  assert ("different mapped axes around the call (vmap or shard_map: (name, size) pairs), "
+          "now [(None, 3)] and before []" in caplog.records[-1].getMessage())
+
+
 def test_retrace_notice_once_after_threshold(caplog):
   # A log record on the "xjax" logger, not a Python warning: under `-W error` (pytest's
   # filterwarnings = error) a retracing program runs as on JAX.

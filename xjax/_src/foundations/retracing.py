@@ -86,9 +86,22 @@ def _compare(old, new, arg_names) -> list[str]:
       out.append(f"different static argument {k}, now {a!r} and before {b!r}")
   if len(n_statics) != len(o_statics) or [k for k, _ in n_kw] != [k for k, _ in o_kw]:
     out.append("different static arguments")
-  if o_trace != n_trace:
-    out.append("different configuration (e.g. jax_enable_x64)")
+  if o_trace != n_trace:  # (the configuration, with the sizes of the bound axes after it)
+    o_cfg, n_cfg = (t[0] if _with_axes(t) else t for t in (o_trace, n_trace))
+    if o_cfg != n_cfg:
+      out.append("different configuration (e.g. jax_enable_x64)")
+    else:
+      sizes = lambda t: list(t[1]) if _with_axes(t) else []  # noqa: E731
+      out.append(f"different mapped axes around the call (vmap or shard_map: (name, size) "
+                 f"pairs), now {sizes(n_trace)} and before {sizes(o_trace)}")
   return out
+
+
+def _with_axes(trace_key) -> bool:
+  """Whether a cache key's trace part is (configuration, the (name, size) of each axis
+  bound around the call), not the configuration alone."""
+  return (len(trace_key) == 2 and isinstance(trace_key[1], tuple) and
+          all(isinstance(a, tuple) and len(a) == 2 for a in trace_key[1]))
 
 
 def _aval(a) -> str:

@@ -249,7 +249,8 @@ def _flat_tangents(tree, expected_tree, avals, what):
           f"primal function, but at output[{i}] the bwd rule produced an output of type "
           f"{xa.str_short(False)} corresponding to an input of type {a.str_short(False)}"
           f"{mismatch(a, xa)}")
-    out.append(x if ta.dtype == dtypes.float0 else _as_array(x))
+    # (an integer's float0 tangent is a zero, as JAX's maybe_jvp_tracer takes it)
+    out.append(Zero(ta) if ta.dtype == dtypes.float0 else _as_array(x))
   return out
 
 
