@@ -278,7 +278,8 @@ STACKS = {
     ],
     "xjax._src.compat.jax_private_compat": [
         ["ad_util", "api_util", "checkify", "compiler", "core", "dispatch", "distributed",
-         "dtypes", "earray", "flatten_util", "interpreters", "interpreters.pxla", "lax",
+         "dtypes", "earray", "flatten_util", "interpreters", "interpreters.batching",
+         "interpreters.pxla", "lax",
          "lax.control_flow", "lax.lax", "numpy", "numpy.ufuncs", "numpy.util", "pjit", "scipy",
          "scipy.special", "sharding_impls", "state", "state.types", "traceback_util",
          "public_test_util", "tree_util", "typing", "util", "xla_bridge"],  # one module a jax._src

@@ -60,7 +60,9 @@ LIBRARIES = {
     "evojax": "evojax==0.2.17", "jaxley": "jaxley==0.14.0", "jaxmarl": "jaxmarl==0.2.0",
     "qdax": "qdax==0.5.0", "jwave": "jwave==0.2.1", "xminigrid": "xminigrid==0.9.3",
     "s2fft": "s2fft==1.5.0", "kernex": "kernex==0.2.1", "jax_healpy": "jax-healpy==0.8.2",
-    "equimo": "equimo==1.1.0",
+    "equimo": "equimo==1.1.0", "jmp": "jmp==0.0.4", "tree_math": "tree-math==0.2.1",
+    "sympy2jax": "sympy2jax==0.0.8", "quadax": "quadax==0.3.1", "jax_cfd": "jax-cfd==0.2.1",
+    "jaxoplanet": "jaxoplanet==0.2.0",
 }
 # JAX libraries the programs' libraries depend on (also installed without dependencies).
 JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",

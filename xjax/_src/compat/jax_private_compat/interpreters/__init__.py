@@ -1,1 +1,1 @@
-"""`jax._src.interpreters`: JAX's interpreter package; its `pxla` module is here."""
+"""`jax._src.interpreters`: JAX's interpreter package; its `batching` and `pxla` modules are here."""
