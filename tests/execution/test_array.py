@@ -1,4 +1,5 @@
 """xjax.Array: attributes, conversions, operators, printing, immutability, lifetime."""
+import collections.abc
 import pickle
 
 import numpy as np
@@ -80,8 +81,18 @@ def test_array_type_is_not_constructed_by_calling_it():
 
 
 def test_not_hashable():
+  """As JAX's: hashing raises, and arrays and tracers are not ``Hashable`` at all (funsor keys
+  its cons cache by ``id`` for values that are not)."""
   with pytest.raises(TypeError, match="unhashable"):
     hash(jnp.ones(2))
+  assert not isinstance(jnp.ones(2), collections.abc.Hashable)
+
+  def traced(a):
+    assert not isinstance(a, collections.abc.Hashable)
+    with pytest.raises(TypeError, match="unhashable type: 'DynamicJaxprTracer'"):
+      hash(a)
+    return a
+  jax.jit(traced)(jnp.ones(2))
 
 
 def test_astype_reshape_copy():

@@ -494,10 +494,7 @@ class Tracer:
     """The object that identifies this value (``core.get_referent``): the tracer itself."""
     return self
 
-  def __hash__(self):
-    raise TypeError(f"unhashable type: {type(self).__name__}. Traced arrays are not "
-                    "hashable; to use a value as a dict key or static argument, pass a "
-                    "Python or NumPy value instead.")
+  __hash__ = None  # (as JAX's tracers: not Hashable, "unhashable type: 'JVPTracer'")
 
   def __getattr__(self, name):
     # Attributes a type declares for its traced values (``aval_method``/``aval_property``,

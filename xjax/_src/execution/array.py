@@ -224,10 +224,9 @@ class Array:
       raise TypeError("len() of unsized object")
     return self.aval.shape[0]
 
-  def __hash__(self):
-    raise TypeError("unhashable type: 'Array'. Arrays are mutable-looking buffers and are "
-                    "not hashable; use a tuple or a NumPy scalar as a dict key or static "
-                    "argument.")
+  # Not hashable, as JAX's arrays (``isinstance(x, collections.abc.Hashable)`` is False:
+  # libraries key caches by ``id`` then, as funsor's cons cache does).
+  __hash__ = None
 
   def __setitem__(self, idx, value):
     raise TypeError(_immutable_message(type(self).__name__))
