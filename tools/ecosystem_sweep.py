@@ -63,6 +63,7 @@ LIBRARIES = {
     "equimo": "equimo==1.1.0", "jmp": "jmp==0.0.4", "tree_math": "tree-math==0.2.1",
     "sympy2jax": "sympy2jax==0.0.8", "quadax": "quadax==0.3.1", "jax_cfd": "jax-cfd==0.2.1",
     "jaxoplanet": "jaxoplanet==0.2.0", "pyhf": "pyhf==0.7.6", "funsor": "funsor==0.4.8",
+    "scico": "scico==0.0.7",
 }
 # JAX libraries the programs' libraries depend on (also installed without dependencies).
 JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",
