@@ -66,7 +66,7 @@ def record_axis_order(names) -> None:
 def vma_of(aval) -> frozenset:
   """The manual axes values of type ``aval`` vary over (none for types other than arrays':
   refs, tokens)."""
-  return getattr(aval, "vma", _INVARIANT)
+  return getattr(aval, "_vma", _INVARIANT)
 
 
 def mismatch(a, b) -> str:
@@ -132,11 +132,11 @@ class ShapedArray:
   unsharded type, else the NamedSharding over the abstract mesh that ``type_sharding``
   gives: which Explicit axes split each dimension (printed ``f32[8@X,4]``).
 
-  Inside a ``shard_map`` that checks how values vary (``check_vma=True``), ``vma`` is the
+  Inside a ``shard_map`` that checks how values vary (``check_vma=True``), ``_vma`` is the
   set of manual mesh axes along which the value may differ from device to device (JAX's
   ``manual_axis_type.varying``, printed ``f32[2]{V:i}``); empty elsewhere.
   """
-  __slots__ = ("shape", "dtype", "weak_type", "_sharding", "vma", "_hash")
+  __slots__ = ("shape", "dtype", "weak_type", "_sharding", "_vma", "_hash")
 
   def __init__(self, shape, dtype, weak_type: bool = False, *, sharding=None,
                manual_axis_type=None, memory_space=MemorySpace.Device,
@@ -149,7 +149,7 @@ class ShapedArray:
     self._sharding = sharding
     if manual_axis_type is not None:
       vma = _varying_of(manual_axis_type)
-    self.vma = vma
+    self._vma = vma
     if vma:
       varying_types[0] = True
     if sharding is None and not vma:
@@ -181,8 +181,8 @@ class ShapedArray:
     if "sharding" not in extras and self._sharding is not None and (
         shape is None or len(shape) == len(self.shape)):
       extras["sharding"] = self._sharding
-    if self.vma and "vma" not in extras and "manual_axis_type" not in extras:
-      extras["vma"] = self.vma
+    if self._vma and "vma" not in extras and "manual_axis_type" not in extras:
+      extras["vma"] = self._vma
     return ShapedArray(self.shape if shape is None else shape,
                        self.dtype if dtype is None else dtype,
                        self.weak_type if weak_type is None else weak_type, **extras)
@@ -210,26 +210,23 @@ class ShapedArray:
 
   @property
   def manual_axis_type(self):
-    """How the value varies over manual mesh axes (``varying``: the axes ``vma`` holds)."""
-    return ManualAxisType(varying=self.vma)
+    """How the value varies over manual mesh axes (``varying``: the axes ``_vma`` holds)."""
+    return ManualAxisType(varying=self._vma)
 
   mat = manual_axis_type
 
   def update_manual_axis_type(self, mat) -> "ShapedArray":
-    return self.update_vma(_varying_of(mat))
-
-  def update_vma(self, vma) -> "ShapedArray":
-    vma = frozenset(vma)
-    return self if vma == self.vma else self.update(vma=vma)
+    vma = _varying_of(mat)
+    return self if vma == self._vma else self.update(vma=vma)
 
   def strip_weak_type(self) -> "ShapedArray":
     return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False,
-                                                       sharding=self._sharding, vma=self.vma)
+                                                       sharding=self._sharding, vma=self._vma)
 
   def __eq__(self, other) -> bool:
     return (type(other) is ShapedArray and self.shape == other.shape
             and self.dtype == other.dtype and self.weak_type == other.weak_type
-            and self._sharding == other._sharding and self.vma == other.vma)
+            and self._sharding == other._sharding and self._vma == other._vma)
 
   def __hash__(self) -> int:
     return self._hash
@@ -239,9 +236,9 @@ class ShapedArray:
     name = (dtypes.short_name(self.dtype) if short_dtypes or self.dtype is dtypes.float0
             else self.dtype.name)  # (float0's NumPy name is "void")
     varying = ""
-    if self.vma:  # (JAX's form: one axis bare, several in parentheses)
-      axes = ",".join(map(str, ordered_axes(self.vma)))
-      varying = "{V:" + (axes if len(self.vma) == 1 else f"({axes})") + "}"
+    if self._vma:  # (JAX's form: one axis bare, several in parentheses)
+      axes = ",".join(map(str, ordered_axes(self._vma)))
+      varying = "{V:" + (axes if len(self._vma) == 1 else f"({axes})") + "}"
     if self._sharding is None:
       return f"{name}[{','.join(map(str, self.shape))}]{varying}"
     dims = [str(n) if p is None else f"{n}@{p}" if isinstance(p, str)
@@ -263,7 +260,7 @@ def physical_aval(aval: ShapedArray) -> ShapedArray:
   dt = aval.dtype
   if not isinstance(dt, dtypes.ExtendedDType):
     return aval
-  return ShapedArray(aval.shape + dt.physical_shape, dt.physical_dtype, vma=aval.vma)
+  return ShapedArray(aval.shape + dt.physical_shape, dt.physical_dtype, vma=aval._vma)
 
 
 _canonical: dict = {}  # ShapedArray -> the one equal to it that canonical() gives
@@ -287,4 +284,4 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
     return aval
   tangent = getattr(aval.dtype, "tangent_dtype", None)  # (an extended dtype may name one)
   return ShapedArray(aval.shape, dtypes.float0 if tangent is None else tangent, False,
-                     vma=aval.vma)
+                     vma=aval._vma)

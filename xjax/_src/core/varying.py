@@ -2,7 +2,7 @@
 
 In a ``shard_map`` body that checks them (``check_vma=True``, the default), each value's
 type records the manual mesh axes along which it may differ from device to device
-(``ShapedArray.vma``, printed ``f32[2]{V:i}``): a block split over ``i`` varies over
+(``ShapedArray._vma``, printed ``f32[2]{V:i}``): a block split over ``i`` varies over
 ``i``; a replicated block, a constant, ``jnp.zeros`` vary over none. The types follow
 three kinds of rule:
 
@@ -22,9 +22,7 @@ from __future__ import annotations
 from typing import Callable
 
 from xjax._src.foundations.config import config
-from xjax._src.core.avals import ShapedArray, ordered_axes, varying_types
-
-_NONE = frozenset()
+from xjax._src.core.avals import ShapedArray, ordered_axes, varying_types, vma_of
 
 # How many shard_map bodies that check varying axes are being traced or transformed now:
 # while any is, ``Primitive.bind`` casts operands to vary alike.
@@ -65,7 +63,7 @@ def from_bodies(*avals, **params):
 
 
 def _vma_of(x) -> frozenset:
-  return getattr(getattr(x, "aval", None), "vma", _NONE)
+  return vma_of(getattr(x, "aval", None))
 
 
 def match_operands(prim, args, params):
@@ -88,7 +86,7 @@ def with_result_vma(prim, avals, out, params):
   if rule is from_bodies:
     return out
   if rule is None:
-    given = [getattr(a, "vma", _NONE) for a in avals]
+    given = [vma_of(a) for a in avals]
     vma = frozenset().union(*given)
     if any(v != vma for v in given) and not config.read("jax_auto_pcast"):
       raise ValueError(f"Primitive {prim.name} requires varying manual axes to match, but "
@@ -104,7 +102,7 @@ def with_result_vma(prim, avals, out, params):
 
 
 def _typed(aval, vma):
-  if type(aval) is not ShapedArray or aval.vma == vma:
+  if type(aval) is not ShapedArray or aval._vma == vma:
     return aval
   return aval.update(vma=vma)
 
@@ -112,4 +110,4 @@ def _typed(aval, vma):
 def active(avals) -> bool:
   """Whether types of operands ``avals`` need the rules: in a checked body, or an
   operand varies."""
-  return regions[0] > 0 or any(getattr(a, "vma", None) for a in avals)
+  return regions[0] > 0 or any(map(vma_of, avals))

@@ -69,7 +69,7 @@ def zeros_of(aval: ShapedArray):
   else:
     zeros = build.full(aval.shape, build.convert_element_type(0, aval.dtype, aval.weak_type),
                        sharding=getattr(aval, "_sharding", None))
-  return build.pvary(zeros, aval.vma) if vma_of(aval) else zeros
+  return build.pvary(zeros, aval._vma) if vma_of(aval) else zeros
 
 
 def instantiate(t):

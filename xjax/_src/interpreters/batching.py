@@ -236,7 +236,7 @@ def _stacked_at(aval, size: int, dim: int, mesh_axis: tuple | None) -> ShapedArr
   if sharding is not None:
     sharding = sharding.update(spec=tuple(sharding.spec[p] for p in perm))
   return ShapedArray(shape, stacked.dtype, stacked.weak_type, sharding=sharding,
-                     vma=stacked.vma)
+                     vma=stacked._vma)
 
 
 @cached_on_jaxpr(lambda axis, in_dims, out_dims: _batch_key(axis, in_dims, out_dims))

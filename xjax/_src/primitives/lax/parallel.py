@@ -209,7 +209,7 @@ def _reduction_impl(reduce):
 
 def _reduced_vma(x, *, axes, axis_index_groups=None):
   """A reduction over named axes is the same on every member along them."""
-  return x.vma - set(axes)
+  return x._vma - set(axes)
 
 
 psum_p = _collective("psum", _reduction_abstract_eval,
@@ -232,12 +232,12 @@ pmin_p.batch = _reducer_batch(pmin_p, lambda x, _: x)
 # is it: reverse mode then follows the types, with no sums at shard_map's boundary.
 
 def _psum_invariant_vma(x, *, axes):
-  if not set(axes) & x.vma:
+  if not set(axes) & x._vma:
     raise ValueError("psum is a variant->invariant collective. This means that the axis "
                      "names mentioned in `axes` passed to `psum` must be present in "
                      f"`jax.typeof(inp).mat.varying`. Got axes={axes} and "
-                     f"jax.typeof(inp).mat.varying={x.vma}")
-  return x.vma - set(axes)
+                     f"jax.typeof(inp).mat.varying={x._vma}")
+  return x._vma - set(axes)
 
 
 def _psum_invariant_transpose(ct, x, *, axes):
@@ -258,7 +258,7 @@ def _vary(leaf, names: tuple):
   yet (JAX casts the operands of collectives so), in a shard_map body that checks them."""
   if not varying.regions[0]:
     return leaf
-  missing = set(names) & varying.manual_axes() - get_aval(leaf).vma
+  missing = set(names) & varying.manual_axes() - get_aval(leaf)._vma
   return pvary_p.bind(leaf, axes=ordered_axes(missing)) if missing else leaf
 
 
@@ -476,7 +476,7 @@ def _all_gather_invariant_transpose(ct, x, *, all_gather_dimension, axis_name, a
 all_gather_invariant_p = _collective(
     "all_gather_invariant", _as_all_gather(_all_gather_abstract_eval),
     _as_all_gather(_all_gather_lowering),
-    vma_rule=lambda x, *, axis_name, **_: x.vma - set(axis_name))
+    vma_rule=lambda x, *, axis_name, **_: x._vma - set(axis_name))
 all_gather_invariant_p.batch = _all_gather_invariant_batch
 ad.deflinear(all_gather_invariant_p, _all_gather_invariant_transpose)
 
@@ -783,12 +783,12 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
 # transpose sums the cotangent over them (psum_invariant).
 
 def _pvary_vma(x, *, axes):
-  if set(axes) & x.vma:
+  if set(axes) & x._vma:
     raise ValueError("pvary is a invariant->variant collective. This means that the axis "
                      "names mentioned in `axes` passed to `pvary` must not be present in "
                      f"`jax.typeof(inp).mat.varying`. Got axes={axes} and "
                      f"jax.typeof(inp)={x}")
-  return x.vma | set(axes)
+  return x._vma | set(axes)
 
 
 def _pvary_transpose(ct, x, *, axes):
@@ -841,7 +841,7 @@ def pcast(x, axis_name, *, to: str):
 
   def cast(leaf):
     aval = get_aval(leaf)
-    states = {"varying" if n in aval.vma else "invarying" for n in names}
+    states = {"varying" if n in aval._vma else "invarying" for n in names}
     if len(states) > 1:
       raise ValueError("jax.lax.pcast can only accept axis_name which corresponds to one of "
                        "varying, unreduced, reduced or invarying state of the input. Got "

@@ -1189,4 +1189,4 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
 
 def varying_like(out, aval):
   """``out`` cast to vary over the manual axes values of type ``aval`` vary over."""
-  return build.pvary(out, aval.vma) if vma_of(aval) else out
+  return build.pvary(out, aval._vma) if vma_of(aval) else out

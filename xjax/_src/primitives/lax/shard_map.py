@@ -95,7 +95,7 @@ def _full(aval: ShapedArray, mesh: Mesh, spec: PartitionSpec) -> ShapedArray:
   return aval.update(shape=tuple(n * f for n, f in zip(aval.shape,
                                                        _factors(mesh, spec, aval.ndim))),
                      sharding=NamedSharding(mesh, PartitionSpec(*joined)),
-                     vma=aval.vma - set(mesh.axis_names))
+                     vma=aval._vma - set(mesh.axis_names))
 
 
 def _typed_in_specs(mesh: Mesh, manual_axes, leaves, specs):
@@ -275,7 +275,7 @@ def _partial_eval(trace, args, params):
   every = PartitionSpec(manual_axes)
 
   def res_spec(aval):  # (checked, a residual that varies over fewer axes is split over them)
-    return PartitionSpec(_part(ordered_axes(aval.vma))) if check_vma else every
+    return PartitionSpec(_part(ordered_axes(aval._vma))) if check_vma else every
 
   def run_known(split, known_args):
     n_known = len(split.known.out_avals) - split.num_res
@@ -351,7 +351,7 @@ def _check_vma(jaxpr, mesh, out_specs, spec_paths, name: str) -> None:
   in_order = lambda axes: ",".join(a for a in mesh.axis_names if a in axes)
   msgs = []
   for spec, path, aval in zip(out_specs, spec_paths, jaxpr.out_avals):
-    varying = aval.vma
+    varying = aval._vma
     named = set(_named(spec))
     if not varying - named:
       continue
@@ -590,7 +590,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
       _check_specs(manual, [spec for _, spec in pairs], "out_specs")
       if check_vma and config.read("jax_auto_pcast"):  # (JAX casts each output to vary as
         out_leaves = [parallel.pvary(o, _varies_over(spec, mesh, manual)  # its spec says)
-                                     - get_aval(o).vma) for o, (_, spec) in zip(out_leaves, pairs)]
+                                     - get_aval(o)._vma) for o, (_, spec) in zip(out_leaves, pairs)]
       out_tree_box.append((skeleton, out_tree, pairs))
       return out_leaves
 
