@@ -115,7 +115,7 @@ class Primitive:
 
   def bind(self, *args, **params):
     if varying.regions[0]:  # (in a shard_map body: operands made to vary alike)
-      args = varying.match_operands(self, args, params)
+      args = varying.match_operands(self, args)
     try:
       return _ctx.trace.process_primitive(self, args, params)
     except TypeError as e:  # an operand of no JAX type (``values.get_aval`` names it)

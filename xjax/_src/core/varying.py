@@ -66,7 +66,7 @@ def _vma_of(x) -> frozenset:
   return vma_of(getattr(x, "aval", None))
 
 
-def match_operands(prim, args, params):
+def match_operands(prim, args):
   """``args`` with those that vary over fewer manual axes than the others cast to vary
   over all of them (JAX's auto_pcast, unless ``jax_auto_pcast`` is off), for a primitive
   with the standard rule."""

@@ -258,8 +258,7 @@ def _vary(leaf, names: tuple):
   yet (JAX casts the operands of collectives so), in a shard_map body that checks them."""
   if not varying.regions[0]:
     return leaf
-  missing = set(names) & varying.manual_axes() - get_aval(leaf)._vma
-  return pvary_p.bind(leaf, axes=ordered_axes(missing)) if missing else leaf
+  return pvary(leaf, set(names) - get_aval(leaf)._vma)
 
 
 def _checked_manual(names: tuple) -> bool:
