@@ -150,3 +150,14 @@ def test_a_custom_vjp_bwd_must_vary_as_its_input():
       "the primal function, but at output[0] the bwd rule produced an output of type "
       "float32[2] corresponding to an input of type float32[2]{V:i}, so the manual axis "
       "types do not match")
+
+
+def test_psum_over_axes_a_value_varies_over_only_in_part_is_refused():
+  # (JAX 0.10.2: all the axes summed over must be varying, or all invariant)
+  f = sm(lambda a: lax.pmean(a, ("i", "j")), P("i"), P())
+  with pytest.raises(ValueError, match=r"jax.lax.psum can only accept axis_name which "
+                     r"corresponds to one of varying, unreduced, reduced or invarying state of "
+                     r"the input. Got input type: float32\[2\]\{V:i\}, axes: \('i', 'j'\)"):
+    jax.make_jaxpr(f)(x)
+  both = sm(lambda a: lax.psum(a, ("i", "j")), P(("i", "j")), P())
+  assert "psum_invariant[axes=('i', 'j')]" in str(jax.make_jaxpr(both)(jnp.arange(8.)))

@@ -306,6 +306,8 @@ def psum(x, axis_name, *, axis_index_groups=None):
   names = _names(axis_name)
   if _checked_manual(names):
     check_bound(axis_name, "psum")
+    for leaf in tree_util.tree_leaves(x):  # (over axes it varies over all or none of)
+      _state(get_aval(leaf), names, "jax.lax.psum")
     return tree_util.tree_map(
         lambda leaf: psum_invariant_p.bind(_vary(leaf, names), axes=names), x)
   return _tree_bind(psum_p, x, axis_name)
@@ -839,13 +841,18 @@ def pcast(x, axis_name, *, to: str):
     return x
 
   def cast(leaf):
-    aval = get_aval(leaf)
-    states = {"varying" if n in aval._vma else "invarying" for n in names}
-    if len(states) > 1:
-      raise ValueError("jax.lax.pcast can only accept axis_name which corresponds to one of "
-                       "varying, unreduced, reduced or invarying state of the input. Got "
-                       f"input type: {aval}, axes: {names} and input state: {states}")
-    if states == {"varying"}:
+    if _state(get_aval(leaf), names, "jax.lax.pcast") == "varying":
       raise ValueError(f"Unsupported pcast from=varying, to={to!r}")
     return pvary(leaf, names)
   return tree_util.tree_map(cast, x)
+
+
+def _state(aval, names: tuple, api: str) -> str:
+  """Whether a value of type ``aval`` is "varying" or "invarying" over the axes ``names``;
+  JAX's ValueError where it is one over some and the other over others."""
+  states = {"varying" if n in aval._vma else "invarying" for n in names}
+  if len(states) > 1:
+    raise ValueError(f"{api} can only accept axis_name which corresponds to one of varying, "
+                     "unreduced, reduced or invarying state of the input. Got input type: "
+                     f"{aval}, axes: {names} and input state: {states}")
+  return states.pop()
