@@ -1,9 +1,12 @@
 """Arguments JAX 0.10.2 no longer honours are refused as it refuses them, never silently
-ignored: ``reduce_axes`` of grad/value_and_grad/vjp/linear_transpose."""
+ignored: ``reduce_axes`` of grad/value_and_grad/vjp/linear_transpose; values of no JAX type,
+with the texts JAX gives where they arrive."""
 import pytest
 
 import xjax
 import xjax.numpy as jnp
+from xjax import lax
+from xjax.sharding import PartitionSpec as P
 
 
 @pytest.mark.parametrize("call, what", [
@@ -40,3 +43,34 @@ def test_non_jax_inputs_raise_the_differentiating_transformations_errors():
   for call in (lambda: xjax.jvp(f, ("a",), ("a",)), lambda: xjax.vmap(f)("a")):
     with pytest.raises(TypeError, match="(?m)is not a valid JAX type$"):
       call()
+
+
+class _NoJaxType:
+  def __repr__(self) -> str:
+    return "<obj>"
+
+
+def test_values_of_no_jax_type_raise_the_texts_jax_gives_where_they_arrive():
+  """JAX 0.10.2's texts: an object of no JAX type is 'not a valid JAX type' with its type
+  quoted (vmap, jvp, cond, scan), a string with its type bare, and shard_map's, checkpoint's
+  and device_put's arguments 'cannot be interpreted as an abstract array'."""
+  o, f = _NoJaxType(), lambda a: a
+  quoted = "Argument '<obj>' of type '<class 'tests.api.test_refused_arguments._NoJaxType'>' "
+  for call in (lambda: xjax.vmap(f)(o), lambda: xjax.jvp(f, (o,), (o,)),
+               lambda: lax.cond(True, f, f, o),
+               lambda: lax.scan(lambda c, a: (c, a), o, None, length=2)):
+    with pytest.raises(TypeError) as info:
+      call()
+    assert str(info.value).split("\n")[0] == quoted + "is not a valid JAX type"
+  with pytest.raises(TypeError) as info:
+    xjax.vmap(f)("a")
+  assert str(info.value).split("\n")[0] == ("Argument 'a' of type <class 'str'> is not a valid "
+                                             "JAX type")
+  mesh = xjax.sharding.AbstractMesh((1,), ("d",))
+  cannot = ("Cannot interpret value of type <class 'tests.api.test_refused_arguments."
+            "_NoJaxType'> as an abstract array; it does not have a dtype attribute")
+  for call in (lambda: xjax.shard_map(f, mesh=mesh, in_specs=P(), out_specs=P())(o),
+               lambda: xjax.checkpoint(f)(o), lambda: xjax.device_put(o)):
+    with pytest.raises(TypeError) as info:
+      call()
+    assert str(info.value).split("\n")[0] == cannot

@@ -12,7 +12,7 @@ import gc
 import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
-from xjax._src.execution.array import Array, make_array
+from xjax._src.execution.array import Array, argument_array, make_array
 from xjax._src.backend import buffers, clients, jaxlib_api
 from xjax._src.foundations.config import config
 from xjax._src.foundations.layout import Format
@@ -111,7 +111,7 @@ def _put_concrete(leaves: list, device, donate: bool) -> list:
   if isinstance(device, MemorySpace):
     return [_put_in_memory(leaf, device) for leaf in leaves]
   if device is None:
-    return [leaf if isinstance(leaf, Array) else make_array(leaf) for leaf in leaves]
+    return [leaf if isinstance(leaf, Array) else argument_array(leaf) for leaf in leaves]
   target = resolve_device(device)
   # A sharding over a mesh of one device stays the array's reported sharding.
   committed = device if isinstance(device, NamedSharding) else True

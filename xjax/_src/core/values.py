@@ -76,7 +76,23 @@ def get_aval(x) -> ShapedArray:
     return _numpy_aval(x)
   if hasattr(x, "__jax_array__"):
     return get_aval(x.__jax_array__())
-  raise _invalid(x, f"Argument '{_short_str(x)}' of type {type(x)} is not a valid JAX type")
+  # (JAX's texts: a string's type unquoted, any other value's quoted)
+  shown = type(x) if isinstance(x, str) else f"'{type(x)}'"
+  e = _invalid(x, f"Argument '{_short_str(x)}' of type {shown} is not a valid JAX type")
+  e.no_jax_type = not isinstance(x, str)  # (shaped_abstractify has its own text for these)
+  raise e
+
+
+def shaped_abstractify(x) -> ShapedArray:
+  """``get_aval`` where JAX abstractifies an argument of shard_map, checkpoint or
+  device_put: a value of no JAX type (strings aside) is JAX's "Cannot interpret" error."""
+  try:
+    return get_aval(x)
+  except TypeError as e:
+    if getattr(e, "no_jax_type", False) and e.invalid_value is x:
+      raise _invalid(x, f"Cannot interpret value of type {type(x)} as an abstract array; "
+                        "it does not have a dtype attribute") from None
+    raise
 
 
 def _invalid(x, message: str) -> TypeError:

@@ -504,6 +504,13 @@ def _reconstruct_extended(stored: np.ndarray, aval: ShapedArray) -> Array:
   return Array._from_buffer(buffers.put(stored, clients.default_device()), aval)
 
 
+def argument_array(value) -> Array:
+  """``make_array`` of an argument JAX abstractifies as an array (``device_put``,
+  ``checkpoint``): a value of no JAX type is JAX's "Cannot interpret" TypeError."""
+  values.shaped_abstractify(value)
+  return make_array(value)
+
+
 def make_array(value, device=None, committed=False, weak_type: bool | None = None,
                dtype=None) -> Array:
   """A new Array holding a copy of a host value (Python scalar or NumPy array): a host

@@ -17,7 +17,7 @@ import ml_dtypes
 from xjax._src.execution.compiled_jaxprs import call_primitive
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.errors import ConcretizationTypeError, api_boundary
-from xjax._src.execution.array import Array, make_array
+from xjax._src.execution.array import Array, argument_array
 from xjax._src.core.effects import debug_effect, ordered_debug_effect
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
 from xjax._src.core import source_info
@@ -120,7 +120,7 @@ def checkpoint(fun: Callable, *, prevent_cse: bool | tuple = True, policy=None,
     static = _static_positions(static_argnums, len(args))
     dyn = tuple(a for i, a in enumerate(args) if i not in static)
     leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
-    leaves = [x if isinstance(x, (Array, Tracer)) else make_array(x) for x in leaves]
+    leaves = [x if isinstance(x, (Array, Tracer)) else argument_array(x) for x in leaves]
     jaxpr, consts, out_tree = _traced(fun, args, kwargs, static, in_tree,
                                       tuple(get_aval(x) for x in leaves))
     cse = prevent_cse

@@ -38,7 +38,7 @@ from xjax._src.core.avals import (ShapedArray, ordered_axes, physical_aval,
 from xjax._src.foundations.config import config
 from xjax._src.core.jaxpr import jaxpr_as_fun
 from xjax._src.core.trace import Primitive
-from xjax._src.core.values import get_aval
+from xjax._src.core.values import get_aval, shaped_abstractify
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.higher_order import hoist, partial_eval_call, partition
@@ -567,6 +567,8 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
         raise NotImplementedError("shard_map inside the body of a shard_map with axis_names= "
                                   "(a partial-manual region): xjax does not nest them.")
     leaves, in_tree = tree_util.tree_flatten(args)
+    for x in leaves:   # (a value of no JAX type: JAX's error for shard_map's arguments)
+      shaped_abstractify(x)
     if in_specs is None and mesh.explicit_axes:  # from the arguments' types
       specs = _typed_in_specs(mesh, manual, leaves, [None] * len(leaves))
       spec_paths = [()] * len(leaves)
