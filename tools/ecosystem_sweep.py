@@ -63,7 +63,8 @@ LIBRARIES = {
     "equimo": "equimo==1.1.0", "jmp": "jmp==0.0.4", "tree_math": "tree-math==0.2.1",
     "sympy2jax": "sympy2jax==0.0.8", "quadax": "quadax==0.3.1", "jax_cfd": "jax-cfd==0.2.1",
     "jaxoplanet": "jaxoplanet==0.2.0", "pyhf": "pyhf==0.7.6", "funsor": "funsor==0.4.8",
-    "scico": "scico==0.0.7",
+    "scico": "scico==0.0.7", "pytreeclass": "pytreeclass==0.11.1", "mpax": "mpax==0.2.4",
+    "jaxwt": "jaxwt==0.1.1",
 }
 # JAX libraries the programs' libraries depend on (also installed without dependencies).
 JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",
@@ -79,7 +80,7 @@ SUPPORT = ["aiofiles", "humanize", "prometheus-client", "protobuf", "psutil", "s
            "networkx", "appdirs", "cachetools", "autograd", "diastatic-malt", "tomlkit",
            "pennylane-lightning==0.45.0", "numba==0.65.1", "igraph", "sparse", "orjson", "rich",
            "cma", "pygame", "imageio", "safetensors", "scikit-learn", "pandas", "jsonschema",
-           "jsonpatch", "makefun", "multipledispatch"]
+           "jsonpatch", "makefun", "multipledispatch", "PyWavelets"]
 # Exception classes whose failure means xjax lacks a name JAX has.
 MISSING = ("ModuleNotFoundError", "ImportError", "AttributeError")
 # How close xjax's outputs must be to JAX's, unless a program sets its own TOLERANCE.

@@ -29,7 +29,7 @@ PROGRAMS = {
     "opt_einsum": "opt_einsum", "pytensor": "pytensor", "keras": "keras", "evojax": "evojax",
     "jwave": "jwave", "kernex": "kernex", "jax_healpy": "jax_healpy", "jmp": "jmp",
     "tree_math": "tree_math", "sympy2jax": "sympy2jax", "jax_cfd": "jax_cfd", "funsor": "funsor",
-    "pyhf": "pyhf",
+    "pyhf": "pyhf", "pytreeclass": "pytreeclass", "jaxwt": "jaxwt",
 }
 
 
