@@ -64,7 +64,7 @@ LIBRARIES = {
     "sympy2jax": "sympy2jax==0.0.8", "quadax": "quadax==0.3.1", "jax_cfd": "jax-cfd==0.2.1",
     "jaxoplanet": "jaxoplanet==0.2.0", "pyhf": "pyhf==0.7.6", "funsor": "funsor==0.4.8",
     "scico": "scico==0.0.7", "pytreeclass": "pytreeclass==0.11.1", "mpax": "mpax==0.2.4",
-    "jaxwt": "jaxwt==0.1.1",
+    "jaxwt": "jaxwt==0.1.1", "flowmc": "flowMC==0.6.4",
 }
 # JAX libraries the programs' libraries depend on (also installed without dependencies).
 JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",
@@ -191,6 +191,8 @@ def close(a, b, rtol: float, atol: float) -> bool:
   if isinstance(a, (int, float)) and isinstance(b, (int, float)):
     if a != a or b != b:
       return a != a and b != b
+    if a == b:  # (infinities too)
+      return True
     return abs(a - b) <= atol + rtol * abs(b)
   return a == b
 
