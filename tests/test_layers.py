@@ -281,7 +281,8 @@ STACKS = {
          "dtypes", "earray", "flatten_util", "interpreters", "interpreters.batching",
          "interpreters.pxla", "lax",
          "lax.control_flow", "lax.lax", "numpy", "numpy.ufuncs", "numpy.util", "pjit", "scipy",
-         "scipy.special", "sharding_impls", "state", "state.types", "traceback_util",
+         "scipy.special", "sharding_impls", "source_info_util", "state", "state.types",
+         "traceback_util",
          "public_test_util", "tree_util", "typing", "util", "xla_bridge"],  # one module a jax._src
         # module, none on another
     ],

@@ -214,3 +214,36 @@ def test_compile_time_eval_folds_constants_inside_called_jits():
     with pytest.raises(FloatingPointError, match=r"invalid value \(inf\) encountered in div"):
       xjax.jit(h)(2.)
   assert not xjax.config.eager_constant_folding
+
+
+class _DuckArray:
+  """No JAX type, but a shape and a dtype: JAX abstractifies it where it traces only."""
+  dtype = np.dtype("float32")
+  shape = (2,)
+
+
+def test_tracing_takes_abstract_values_and_objects_with_a_dtype():
+  """make_jaxpr, AOT trace/lower and eval_shape take ShapedArrays and duck-typed arrays (as
+  JAX's shaped_abstractify); calling a jitted function on them is a TypeError (JAX 0.10.2)."""
+  f = lambda a: a + 1  # noqa: E731
+  text = "{ lambda ; a:f32[2]. let b:f32[2] = add a 1.0:f32[] in (b,) }"
+  for arg in (xjax.core.ShapedArray((2,), np.float32), _DuckArray(),
+              xjax.ShapeDtypeStruct((2,), np.float32)):
+    assert str(xjax.make_jaxpr(f)(arg)) == text
+    assert str(xjax.jit(f).trace(arg).jaxpr) == text
+    assert xjax.jit(f).eval_shape(arg) == xjax.ShapeDtypeStruct((2,), np.float32)
+    compiled = xjax.jit(f).lower(arg).compile()
+    np.testing.assert_array_equal(np.asarray(compiled(jnp.ones(2, np.float32))), [2.0, 2.0])
+  weak = xjax.core.ShapedArray((), np.float32, weak_type=True)
+  assert xjax.eval_shape(f, weak).weak_type
+  for arg in (xjax.core.ShapedArray((2,), np.float32), _DuckArray()):
+    with pytest.raises(TypeError):
+      xjax.jit(f)(arg)
+
+
+def test_module_names_drop_trailing_underscores():
+  """JAX 0.10.2's module names: ``jit__lambda``, ``jit_f`` for ``f_``."""
+  def f_(a):
+    return a
+  assert xjax.jit(lambda a: a).lower(1.0).as_text().startswith("module @jit__lambda attributes")
+  assert xjax.jit(f_).lower(1.0).as_text().startswith("module @jit_f attributes")

@@ -18,13 +18,12 @@ pytestmark = pytest.mark.ecosystem
 
 def library(*names):
   """Imports the library (the first name) and its companions, or skips when one is not
-  installed; once any is, `import jax` must give xjax or the reference JAX."""
+  installed or `import jax` gives neither xjax (`python -m xjax`) nor the reference JAX."""
   for name in names:  # (`jax` itself is xjax where the reference is not installed)
     if name != "jax" and importlib.util.find_spec(name.split(".")[0]) is None:
       pytest.skip(f"{name} is not installed (run in the ecosystem venv: make ecosystem)")
-  if importlib.util.find_spec("jax") is None:
-    import xjax
-    xjax.install_as_jax()
+  if importlib.util.find_spec("jax") is None:  # (the alias renames classes process-wide)
+    pytest.skip("run through `python -m xjax` (make ecosystem), which makes `jax` xjax")
   return [importlib.import_module(name) for name in names]
 
 

@@ -133,7 +133,7 @@ def test_private_dispatch_module_waits_for_effects():
   dispatch.wait_for_tokens()
   assert seen == [2.0]
   with pytest.raises(AttributeError, match="jax._src.dispatch"):
-    dispatch.apply_primitive
+    dispatch.runtime_tokens
 
 
 def test_private_flatten_util_module():

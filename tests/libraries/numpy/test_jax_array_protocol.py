@@ -58,3 +58,43 @@ def test_functions_take_the_array_an_operand_gives(name):
   g = xjax.grad(lambda a: jnp.sum(f(Boxed(a))))(X)
   g_plain = xjax.grad(lambda a: jnp.sum(f(a)))(X)
   np.testing.assert_allclose(np.asarray(g), np.asarray(g_plain), rtol=1e-6)
+
+
+class Unregistered:
+  """Gives an array by ``__jax_array__`` but is no pytree: JAX 0.10.2 converts it only in
+  ``jnp.asarray``/``jnp.array``, the Array operators and its unjitted helpers."""
+
+  def __jax_array__(self):
+    return jnp.arange(2.0)
+
+
+ABSTRACTIFIED = {   # each raises JAX 0.10.2's ValueError (recorded from it)
+    "jit": lambda: xjax.jit(lambda a: a)(Unregistered()),
+    "device_put": lambda: xjax.device_put(Unregistered()),
+    "sin": lambda: jnp.sin(Unregistered()),
+    "add": lambda: jnp.add(Unregistered(), 1.0),
+    "where": lambda: jnp.where(Unregistered(), 1.0, 0.0),
+    "sum": lambda: jnp.sum(Unregistered()),
+    "vmap": lambda: xjax.vmap(lambda a: a)(Unregistered()),
+    "grad": lambda: xjax.grad(lambda a: a.sum())(Unregistered()),
+    "typeof": lambda: xjax.typeof(Unregistered()),
+    "lax.sin": lambda: xjax.lax.sin(Unregistered()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ABSTRACTIFIED))
+def test_an_unregistered_object_is_not_abstractified(name):
+  with pytest.raises(ValueError, match=r"Triggering __jax_array__\(\) during abstractification"):
+    ABSTRACTIFIED[name]()
+
+
+def test_an_unregistered_object_converts_where_jax_converts_it():
+  x = jnp.asarray([3.0, 4.0])
+  for got, want in [(x * Unregistered(), [0.0, 4.0]), (Unregistered() * x, [0.0, 4.0]),
+                    (x - Unregistered(), [3.0, 3.0]), (Unregistered() - x, [-3.0, -3.0]),
+                    (jnp.asarray(Unregistered()), [0.0, 1.0]),
+                    (jnp.array(Unregistered()), [0.0, 1.0])]:
+    np.testing.assert_array_equal(np.asarray(got), want)
+  assert float(x @ Unregistered()) == 4.0
+  assert jnp.shape(Unregistered()) == (2,) and jnp.ndim(Unregistered()) == 1
+  assert jnp.size(Unregistered()) == 2 and jnp.iscomplexobj(Unregistered()) is False

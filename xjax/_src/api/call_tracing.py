@@ -11,7 +11,7 @@ from xjax._src.foundations import monitoring, tree_util
 from xjax._src.foundations.config import config
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
-from xjax._src.core.values import get_aval
+from xjax._src.core.values import get_aval, shaped_abstractify
 from xjax._src.interpreters.staging import trace_to_jaxpr
 
 
@@ -109,9 +109,12 @@ def check_statics_hashable(statics, static_kw) -> None:
     check_hashable(v, f"'{k}'")
 
 
-def valid_leaf_aval(leaf, fun, name: str) -> ShapedArray:
+def valid_leaf_aval(leaf, fun, name: str, abstract: bool = False) -> ShapedArray:
+  """The abstract value of an argument leaf; ``abstract`` (make_jaxpr, AOT tracing and
+  lowering) also takes abstract values and objects with a dtype, as JAX's
+  ``shaped_abstractify`` does."""
   try:
-    return get_aval(leaf)
+    return shaped_abstractify(leaf) if abstract else get_aval(leaf)
   except TypeError:
     raise TypeError(
         f"Error interpreting argument to {fun!r} as an abstract array. The problematic "

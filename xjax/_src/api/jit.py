@@ -20,7 +20,7 @@ from xjax._src.foundations import dtypes, retracing, tree_util
 from xjax._src.foundations.config import config
 from xjax._src.foundations.errors import remove_internal_frames
 from xjax._src.foundations.sharding import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec,
-                                            Sharding, context_mesh)
+                                            Sharding, UnspecifiedValue, context_mesh)
 from xjax._src.foundations.wrapping import update_wrapper
 from xjax._src.core import source_info
 from xjax._src.core.jaxpr import ClosedJaxpr
@@ -233,7 +233,7 @@ class PjitFunction:
     return f"<PjitFunction of {self.fun!r}>"
 
   # -- signature and tracing ---------------------------------------------------------------
-  def _entry(self, args, kwargs):
+  def _entry(self, args, kwargs, abstract: bool = False):
     if kwargs or self._static_argnums:
       dyn_args, dyn_kwargs, statics, static_kw = split_args(
           args, kwargs, self._static_argnums, self._static_argnames)
@@ -265,7 +265,8 @@ class PjitFunction:
           else:
             if names is None:
               names = arg_names(self._sig, dyn_args, dyn_kwargs, statics)
-            avals[i] = valid_leaf_aval(leaf, self.fun, names[i] if i < len(names) else "?")
+            avals[i] = valid_leaf_aval(leaf, self.fun, names[i] if i < len(names) else "?",
+                                       abstract)
     avals = tuple(avals)
     axis_sizes = _axis_env.sizes   # named axes bound now (vmap, shard_map, axis_env)
     try:
@@ -601,14 +602,14 @@ class PjitFunction:
   def trace(self, *args, **kwargs) -> "Traced":
     if self._placement:
       self._target_device()  # an unknown backend raises now, as in JAX
-    entry, leaves, avals = self._entry(args, kwargs)
+    entry, leaves, avals = self._entry(args, kwargs, abstract=True)
     return Traced(self, entry, leaves, args)
 
   def lower(self, *args, **kwargs) -> "Lowered":
     return self.trace(*args, **kwargs).lower()
 
   def eval_shape(self, *args, **kwargs):
-    entry, _, _ = self._entry(args, kwargs)
+    entry, _, _ = self._entry(args, kwargs, abstract=True)
     out_avals = entry.closed.out_avals   # (then the final values of refs it writes)
     return tree_util.tree_unflatten(
         entry.out_tree, [ShapeDtypeStruct.of_type(a)
@@ -628,7 +629,10 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
         compiler_options: dict | None = None):
   """Compiles ``fun`` with XLA; traced once per distinct argument signature.  ``device``
   or ``backend`` (deprecated in JAX) places every call there; ``compiler_options`` are
-  XLA options by name (``{"xla_cpu_enable_fast_math": True}``)."""
+  XLA options by name (``{"xla_cpu_enable_fast_math": True}``); shardings given as JAX's
+  ``UNSPECIFIED`` are left unspecified, as None."""
+  in_shardings = None if isinstance(in_shardings, UnspecifiedValue) else in_shardings
+  out_shardings = None if isinstance(out_shardings, UnspecifiedValue) else out_shardings
   if fun is None:
     return functools.partial(
         jit, static_argnums=static_argnums, static_argnames=static_argnames,

@@ -29,7 +29,7 @@ def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bo
     dyn_args, dyn_kwargs, statics, static_kw = split_args(args, kwargs, static_argnums_n, ())
     leaves, in_tree = flatten_call(dyn_args, dyn_kwargs)
     names = arg_names(sig, dyn_args, dyn_kwargs, statics)
-    avals = [leaf.aval if isinstance(leaf, Tracer) else valid_leaf_aval(leaf, fun, n)
+    avals = [leaf.aval if isinstance(leaf, Tracer) else valid_leaf_aval(leaf, fun, n, True)
              for leaf, n in zip(leaves, names + ["?"] * len(leaves))]
     debug = make_debug_info(fun, names)
     call = rebuild_call(fun, len(args), statics, static_kw)

@@ -103,10 +103,12 @@ def _axis_size(leaves, specs, axis_size) -> int:
   return sizes.pop()
 
 
-def _to_elt_of(trace: BatchTrace, get_idx: Callable, x, spec):
+def to_elt(trace: BatchTrace, get_idx: Callable, x, spec):
+  """``x`` entering ``trace``'s map along ``spec``: a BatchTracer for an array mapped along
+  an int axis, ``x`` itself for a None spec, a registered vmappable's own view."""
   handler = _to_elt.get(type(x))
   if handler is not None:
-    return handler(partial(_to_elt_of, trace, get_idx), get_idx, x, spec)
+    return handler(partial(to_elt, trace, get_idx), get_idx, x, spec)
   if spec is None:
     return x
   if not isinstance(spec, int):
@@ -154,12 +156,12 @@ def vmap_call(fun: Callable, in_axes, out_axes, axis_name, axis_size, args, kwar
 
   def get_idx():
     if not index:
-      index.append(BatchTracer(trace, _iota(size), 0))
+      index.append(BatchTracer(trace, make_iota(size), 0))
     return index[0]
 
   with new_trace(trace), _bound_axis(axis):
     with set_current_trace(trace.parent):
-      ins = [_to_elt_of(trace, get_idx, x, s) for x, s in zip(leaves, specs)]
+      ins = [to_elt(trace, get_idx, x, s) for x, s in zip(leaves, specs)]
     call_args, call_kwargs = tree_util.tree_unflatten(in_tree, ins)
     out = fun(*call_args, **call_kwargs)
     out_leaves, out_tree = tree_util.tree_flatten(out, is_leaf=is_vmappable)
@@ -169,7 +171,9 @@ def vmap_call(fun: Callable, in_axes, out_axes, axis_name, axis_size, args, kwar
   return tree_util.tree_unflatten(out_tree, results)
 
 
-def _iota(axis_size):
+def make_iota(axis_size):
+  """The indices ``0..axis_size-1`` along the mapped axis (int32), or what the axis size
+  type's registered ``make_iota`` gives."""
   handler = _make_iota.get(type(axis_size))
   if handler is not None:
     return handler(axis_size)

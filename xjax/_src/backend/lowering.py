@@ -228,7 +228,8 @@ class Module:
 
   def text(self) -> str:
     body = "\n".join(self.functions)
-    return (f"module @{_sanitize(self.name)} attributes {{mhlo.num_partitions = "
+    name = _sanitize(self.name).rstrip("_") or "_"   # (as JAX names modules)
+    return (f"module @{name} attributes {{mhlo.num_partitions = "
             f"{max(len(self.logical), 1)} : i32, "
             f"mhlo.num_replicas = 1 : i32}} {{\n{body}\n}}\n")
 

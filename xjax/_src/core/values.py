@@ -9,6 +9,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.foundations.config import enable_x64
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.trace import Tracer
+from xjax._src.core.dim_expr import DimExpr, dim_value_dtype
 
 # type -> function(value) -> ShapedArray.  xjax.Array registers itself here.
 pytype_aval_mappings: dict[type, Callable[[Any], ShapedArray]] = {}
@@ -53,6 +54,7 @@ pytype_aval_mappings.update({
     float: _scalar_aval(np.float32, np.float64),
     complex: _scalar_aval(np.complex64, np.complex128),
     np.ndarray: _numpy_aval,
+    DimExpr: lambda d: ShapedArray((), dim_value_dtype(), weak_type=True),  # (as dim_as_value)
 })
 for _t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
            np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128,
@@ -74,8 +76,10 @@ def get_aval(x) -> ShapedArray:
       return handler(x)
   if isinstance(x, np.generic):
     return _numpy_aval(x)
-  if hasattr(x, "__jax_array__"):
-    return get_aval(x.__jax_array__())
+  if getattr(x, "__jax_array__", None) is not None:  # (jnp.asarray converts such objects)
+    raise ValueError("Triggering __jax_array__() during abstractification is no longer "
+                     "supported. To avoid this error, either explicitly convert your object "
+                     "using jax.numpy.array(), or register your object as a pytree.")
   # (JAX's texts: a string's type unquoted, any other value's quoted)
   shown = type(x) if isinstance(x, str) else f"'{type(x)}'"
   e = _invalid(x, f"Argument '{_short_str(x)}' of type {shown} is not a valid JAX type")
@@ -84,15 +88,22 @@ def get_aval(x) -> ShapedArray:
 
 
 def shaped_abstractify(x) -> ShapedArray:
-  """``get_aval`` where JAX abstractifies an argument of shard_map, checkpoint or
-  device_put: a value of no JAX type (strings aside) is JAX's "Cannot interpret" error."""
+  """The abstract value of ``x`` as JAX's ``shaped_abstractify`` gives it: ``get_aval``'s,
+  an abstract value itself, or for another object with a ``dtype`` its shape and dtype; a
+  value of no JAX type (strings aside) is JAX's "Cannot interpret" error (shard_map's,
+  checkpoint's and device_put's arguments are checked with it)."""
   try:
     return get_aval(x)
   except TypeError as e:
-    if getattr(e, "no_jax_type", False) and e.invalid_value is x:
-      raise _invalid(x, f"Cannot interpret value of type {type(x)} as an abstract array; "
-                        "it does not have a dtype attribute") from None
-    raise
+    if not (getattr(e, "no_jax_type", False) and e.invalid_value is x):
+      raise
+  if isinstance(x, ShapedArray):
+    return x
+  if hasattr(x, "dtype"):
+    return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype),
+                       weak_type=getattr(x, "weak_type", False))
+  raise _invalid(x, f"Cannot interpret value of type {type(x)} as an abstract array; it "
+                    "does not have a dtype attribute") from None
 
 
 def _invalid(x, message: str) -> TypeError:

@@ -6,7 +6,7 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from xjax._src.foundations import tree_util
-from xjax._src.core.values import get_aval
+from xjax._src.core.values import get_aval, shaped_abstractify  # noqa: F401
 from xjax._src.interpreters.staging import DebugInfo, fun_source_info
 from xjax._src.api.call_tracing import arg_names as _arg_names
 from xjax._src.extend.linear_util import WrappedFun, transformation2, transformation_with_aux2
@@ -47,11 +47,6 @@ def flatten_fun(f: WrappedFun, in_tree) -> tuple[WrappedFun, Callable[[], Any]]:
 def flatten_fun_nokwargs(f: WrappedFun, in_tree) -> tuple[WrappedFun, Callable[[], Any]]:
   """As `flatten_fun`, for `in_tree` the structure of the positional arguments alone."""
   return _flattened(f, in_tree, False)
-
-
-def shaped_abstractify(x):
-  """The abstract value (shape, dtype, weak type) of an array-like value."""
-  return get_aval(x)
 
 
 # ---------------------------------------------------------------------------------------

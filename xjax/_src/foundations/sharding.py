@@ -203,6 +203,27 @@ class _Unconstrained:
 UNCONSTRAINED = _Unconstrained()
 
 
+class UnspecifiedValue:
+  """JAX's ``UNSPECIFIED``: a jit's ``in_shardings``/``out_shardings`` left unspecified (as
+  None is); one object, kept by pickling and copying."""
+  __slots__ = ()
+  _instance: "UnspecifiedValue | None" = None
+
+  def __new__(cls):
+    if cls._instance is None:
+      cls._instance = object.__new__(cls)
+    return cls._instance
+
+  def __repr__(self) -> str:
+    return "UnspecifiedValue"
+
+  def __reduce__(self):
+    return UnspecifiedValue, ()
+
+
+UNSPECIFIED = UnspecifiedValue()
+
+
 class PartitionSpec:
   """For each array dimension, the mesh axis (or tuple of axes) it is split over, or None
   (or ``UNCONSTRAINED``: the compiler's choice)."""

@@ -211,7 +211,9 @@ class DynamicJaxprTrace(Trace):
   def __repr__(self) -> str:
     return "DynamicJaxprTrace"
 
-  def new_arg(self, aval: ShapedArray) -> DynamicJaxprTracer:
+  def new_arg(self, aval: ShapedArray, source_info=None) -> DynamicJaxprTracer:
+    """A new input of the jaxpr being traced (``source_info``, JAX's, is taken for its
+    signature: xjax records no source locations)."""
     var = Var(aval)
     self.invars.append(var)
     return DynamicJaxprTracer(self, var)

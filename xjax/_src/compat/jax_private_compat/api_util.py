@@ -1,9 +1,11 @@
 """`jax._src.api_util`: e3nn-jax (hence jax-md) completes argnums from argnames, and the
-reverse, through ``infer_argnums_and_argnames``."""
+reverse, through ``infer_argnums_and_argnames``; brainstate flattens vmap's axes with
+``flatten_axes``."""
 from __future__ import annotations
 
 import inspect
 
+from xjax._src.extend.api_util import flatten_axes  # noqa: F401
 from xjax._src.compat.jax_private_compat import missing
 
 

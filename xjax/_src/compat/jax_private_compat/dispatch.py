@@ -1,5 +1,7 @@
 """`jax._src.dispatch`: equinox waits here for effectful computations (host callbacks) that
-are still running before it reads their output."""
+are still running before it reads their output; brainevent evaluates its primitives eagerly
+with ``apply_primitive``."""
+from xjax._src.execution.eager_primitives import apply_primitive  # noqa: F401
 from xjax._src.libraries.environment import effects_barrier
 from xjax._src.compat.jax_private_compat import missing
 

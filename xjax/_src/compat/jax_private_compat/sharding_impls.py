@@ -1,6 +1,8 @@
-"""`jax._src.sharding_impls`: `canonicalize_sharding` (jaxns' copy of `lax.map`)."""
+"""`jax._src.sharding_impls`: `canonicalize_sharding` (jaxns' copy of `lax.map`) and the
+`UNSPECIFIED` sentinel (brainstate's jaxpr-to-code writer compares parameters with it)."""
 from xjax._src.api.explicit_sharding import spec_sharding
-from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, get_abstract_mesh)
+from xjax._src.foundations.sharding import (UNSPECIFIED, NamedSharding,  # noqa: F401
+                                            PartitionSpec, UnspecifiedValue, get_abstract_mesh)
 from xjax._src.compat.jax_private_compat import missing
 
 

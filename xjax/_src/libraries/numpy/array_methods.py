@@ -32,11 +32,14 @@ def _defer(binary, opchar, swap=False):
       if out is not None:
         return out
     elif not _is_operand(other):
-      if type(other) in _REJECTED:
+      if getattr(other, "__jax_array__", None) is not None:
+        other = other.__jax_array__()   # (JAX's operators convert such an operand first)
+      elif type(other) in _REJECTED:
         a, b = (other, self) if swap else (self, other)
         raise TypeError(f"unsupported operand type(s) for {opchar}: "
                         f"{type(a).__name__!r} and {type(b).__name__!r}")
-      return NotImplemented
+      else:
+        return NotImplemented
     return binary(other, self) if swap else binary(self, other)
   return op
 
@@ -50,10 +53,8 @@ def _round(round_fn):
 
 
 def _is_operand(x) -> bool:
-  if type(x) in _HOST_OPERANDS or isinstance(x, (Array, Tracer, int, float, complex, bool,
-                                                  np.ndarray, np.generic)):
-    return True
-  return hasattr(x, "__jax_array__")
+  return type(x) in _HOST_OPERANDS or isinstance(x, (Array, Tracer, int, float, complex, bool,
+                                                      np.ndarray, np.generic))
 
 
 def unstack_rows(x):

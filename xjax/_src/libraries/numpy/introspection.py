@@ -73,6 +73,8 @@ def _shape_of(a, name: str):
     return get_aval(a).shape if isinstance(a, (Array, Tracer)) else np.shape(a)
   if hasattr(a, "shape"):   # a ShapeDtypeStruct, a duck-typed array
     return tuple(a.shape)
+  if getattr(a, "__jax_array__", None) is not None:   # (array-like: no warning)
+    return get_aval(a.__jax_array__()).shape
   warnings.warn(f"{name} requires ndarray or scalar arguments, got {type(a)} at position 0. "
                 "In a future JAX release this will be an error.", DeprecationWarning,
                 stacklevel=3)
@@ -112,6 +114,8 @@ def iscomplexobj(x):
     return False
   dt = getattr(x, "dtype", None)   # arrays, and scalar types such as jnp.complex64 (as JAX)
   if not isinstance(dt, np.dtype):
+    if getattr(x, "__jax_array__", None) is not None:
+      x = x.__jax_array__()
     try:
       dt = get_aval(x).dtype
     except TypeError:

@@ -63,8 +63,10 @@ class ufunc:
     return f"<jnp.ufunc '{self.__name__}'>"
 
   def __call__(self, *args, out=None, where=None):
+    # (checked, not converted: an object giving an array by ``__jax_array__`` reaches the
+    # compiled function as it is, which takes it if it is a pytree, as JAX's jit does)
     try:
-      args = arraylike(self.__name__, *args)
+      arraylike(self.__name__, *args)
     except TypeError:
       if not any(type(a) is str for a in args):
         raise

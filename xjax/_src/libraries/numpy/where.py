@@ -19,13 +19,14 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   if x is None or y is None:
     raise TypeError("Either both or neither of the x and y arguments should be provided "
                      "to jax.numpy.where.")
-  condition, x, y = arraylike("where", condition, x, y)
+  arraylike("where", condition, x, y)   # (checked; ``_where`` takes them as JAX's jit does)
   return _where(condition, x, y)
 
 
 def where_inline(condition, x, y):
   """The 3-argument ``where`` traced inline (library code JAX writes with ``lax.select``,
   whose jaxprs show no nested ``_where`` call)."""
+  condition, x, y = arraylike("where", condition, x, y)
   cond = condition if get_aval(condition).dtype == np.bool_ else ne(
       condition, np.zeros((), get_aval(condition).dtype)[()])
   x, y = promote_dtypes(x, y)

@@ -1,0 +1,66 @@
+"""The `jax._src` names brainstate (a state-based transformation system) traces with: the
+current trace, vmap's tracers and entry helpers, eager primitive application, a jaxpr's
+extra inputs, axis flattening and JAX's UNSPECIFIED sharding (values from JAX 0.10.2)."""
+import numpy as np
+import pytest
+
+import xjax
+import xjax.numpy as jnp
+from xjax._src.compat.jax_private_compat import api_util, core, dispatch, sharding_impls
+from xjax._src.compat.jax_private_compat import source_info_util
+from xjax._src.compat.jax_private_compat.interpreters import batching
+
+
+def test_is_constant_dim_and_the_current_trace():
+  assert core.is_constant_dim(3) and core.is_constant_dim(np.int64(2))
+  assert not core.is_constant_dim(xjax.export.symbolic_shape("n")[0])
+  assert core.trace_ctx.trace is core.current_trace()
+  seen = []
+  xjax.make_jaxpr(lambda a: seen.append(repr(core.trace_ctx.trace)) or a)(1.0)
+  assert seen == ["DynamicJaxprTrace"]
+  assert core.closed_call_p.name == "closed_call"
+
+
+def test_extra_inputs_made_while_tracing_are_the_jaxprs_inputs():
+  """brainstate's state values: ``trace.new_arg(aval, source_info=...)`` inside make_jaxpr."""
+  def f(a):
+    b = core.trace_ctx.trace.new_arg(xjax.core.ShapedArray((2,), np.float32),
+                                     source_info=source_info_util.current())
+    return a * b
+  jaxpr = xjax.make_jaxpr(f)(jnp.ones(2))
+  assert [str(v.aval) for v in jaxpr.jaxpr.invars] == ["float32[2]", "float32[2]"]
+  assert str(jaxpr.jaxpr.eqns[0].primitive) == "mul"
+
+
+def test_vmap_tracers_and_their_entry_helpers():
+  dims = []
+
+  def f(a):
+    dims.append((type(a) is batching.BatchTracer, a.batch_dim))
+    return a
+  xjax.vmap(f, in_axes=1)(jnp.ones((2, 3)))
+  assert dims == [(True, 1)]
+  np.testing.assert_array_equal(np.asarray(batching.make_iota(4)), [0, 1, 2, 3])
+  assert batching.make_iota(4).dtype == np.int32
+
+  def g(x):
+    trace = core.trace_ctx.trace
+    assert type(trace) is batching.BatchTrace
+    y = batching.to_elt(trace, None, jnp.arange(6.0).reshape(2, 3), 0)
+    assert type(y) is batching.BatchTracer and y.batch_dim == 0 and y.shape == (3,)
+    assert batching.to_elt(trace, None, 5.0, None) == 5.0
+    return x + y.sum()
+  np.testing.assert_array_equal(np.asarray(xjax.vmap(g)(jnp.zeros(2))), [3.0, 12.0])
+
+
+def test_apply_primitive_flatten_axes_and_unspecified():
+  out = dispatch.apply_primitive(xjax.lax.add_p, jnp.ones(2), jnp.full(2, 2.0))
+  np.testing.assert_array_equal(np.asarray(out), [3.0, 3.0])
+  tree = xjax.tree_util.tree_structure(((1, 2), {"a": 3}))
+  assert api_util.flatten_axes("vmap in_axes", tree, (0, {"a": None})) == [0, 0, None]
+  assert repr(sharding_impls.UNSPECIFIED) == "UnspecifiedValue"
+  f = xjax.jit(lambda a: a * 2, in_shardings=sharding_impls.UNSPECIFIED,
+               out_shardings=sharding_impls.UNSPECIFIED)
+  np.testing.assert_array_equal(np.asarray(f(jnp.ones(2))), [2.0, 2.0])
+  with pytest.raises(ValueError, match="tree prefix"):
+    api_util.flatten_axes("vmap in_axes", tree, (0, 1, 2))
