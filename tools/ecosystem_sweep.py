@@ -65,11 +65,12 @@ LIBRARIES = {
     "jaxoplanet": "jaxoplanet==0.2.0", "pyhf": "pyhf==0.7.6", "funsor": "funsor==0.4.8",
     "scico": "scico==0.0.7", "pytreeclass": "pytreeclass==0.11.1", "mpax": "mpax==0.2.4",
     "jaxwt": "jaxwt==0.1.1", "flowmc": "flowMC==0.6.4", "brainstate": "brainstate==0.5.4",
+    "brainunit": "brainunit==0.5.2",
 }
 # JAX libraries the programs' libraries depend on (also installed without dependencies).
 JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",
-                    "jaxctx==1.2.0", "tridiax==0.2.1", "jaxdf==0.2.8", "brainunit==0.5.2",
-                    "saiunit==0.5.2", "brainevent==0.2.1"]
+                    "jaxctx==1.2.0", "tridiax==0.2.1", "jaxdf==0.2.8", "saiunit==0.5.2",
+                    "brainevent==0.2.1"]
 # Their non-JAX dependencies that tools/ecosystem.py does not install (brax's web viewer and
 # jax-md's materials-science extras are left out: the programs do not import them).
 SUPPORT = ["aiofiles", "humanize", "prometheus-client", "protobuf", "psutil", "simplejson",

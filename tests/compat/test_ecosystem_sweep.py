@@ -30,7 +30,7 @@ PROGRAMS = {
     "jwave": "jwave", "kernex": "kernex", "jax_healpy": "jax_healpy", "jmp": "jmp",
     "tree_math": "tree_math", "sympy2jax": "sympy2jax", "jax_cfd": "jax_cfd", "funsor": "funsor",
     "pyhf": "pyhf", "pytreeclass": "pytreeclass", "jaxwt": "jaxwt",
-    "brainstate": "brainstate",
+    "brainstate": "brainstate", "brainunit": "brainunit",
 }
 
 
