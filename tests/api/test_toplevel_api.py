@@ -239,6 +239,9 @@ def test_tracing_takes_abstract_values_and_objects_with_a_dtype():
   for arg in (xjax.core.ShapedArray((2,), np.float32), _DuckArray()):
     with pytest.raises(TypeError):
       xjax.jit(f)(arg)
+  assert len(xjax.ShapeDtypeStruct((4, 2), np.float32)) == 4
+  with pytest.raises(TypeError, match=r"len\(\) of unsized object"):
+    len(xjax.ShapeDtypeStruct((), np.float32))
 
 
 def test_module_names_drop_trailing_underscores():

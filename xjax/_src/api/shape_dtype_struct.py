@@ -89,6 +89,11 @@ class ShapeDtypeStruct:
     import math
     return math.prod(self.shape)
 
+  def __len__(self) -> int:
+    if not self.shape:
+      raise TypeError("len() of unsized object")  # (NumPy's text)
+    return self.shape[0]
+
   def __repr__(self) -> str:
     sharding = "" if self.sharding is None else f", sharding={self.sharding}"
     layout = "" if self._layout is None else f", format={self._layout}"
