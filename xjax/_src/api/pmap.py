@@ -89,20 +89,20 @@ def _program(fun, statics, static_pos, n_args, axes, out_axes, mesh, name):
     return fun(*[static_values[i].value if i in static_values else next(it)
                  for i in range(n_args)])
 
-  def program(*dyn_args):
+  def _fun(*dyn_args):   # (JAX's name for the jitted program)
     leaves, tree = tree_util.tree_flatten(dyn_args)
     leaf_axes = _leaf_axes(list(dyn_args), _unhash(axes))
     fronted = [x if a is None else batching.moveaxis(x, a, 0) for x, a in zip(leaves, leaf_axes)]
     specs = [PartitionSpec() if a is None else PartitionSpec(name) for a in leaf_axes]
 
     def per_device(*blocks):
-      ins = [b if a is None else shapes.reshape(b, get_aval(b).shape[1:])
-             for b, a in zip(blocks, leaf_axes)]
+      ins = [b if a is None else shapes.squeeze(b, (0,)) for b, a in zip(blocks, leaf_axes)]
       out = body(*tree_util.tree_unflatten(tree, ins))
       out_leaves, out_tree = tree_util.tree_flatten(out)
       flat_axes = _out_leaf_axes(out, _unhash(out_axes))
       box.append((out_tree, flat_axes))
-      return [o if a is None else shapes.reshape(o, (1,) + get_aval(o).shape)
+      return [o if a is None else shapes.broadcast_in_dim(
+                  o, (1,) + get_aval(o).shape, tuple(range(1, get_aval(o).ndim + 1)))
               for o, a in zip(out_leaves, flat_axes)]
 
     box: list = []
@@ -115,7 +115,7 @@ def _program(fun, statics, static_pos, n_args, axes, out_axes, mesh, name):
     out_tree, flat_axes = box[0]
     outs = [o if a is None else batching.moveaxis(o, 0, a) for o, a in zip(outs, flat_axes)]
     return tree_util.tree_unflatten(out_tree, outs)
-  return jit(program)
+  return jit(_fun)
 
 
 class _WithKeywords:
