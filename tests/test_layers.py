@@ -277,11 +277,12 @@ STACKS = {
         ["jax_alias", "jax_private_compat"],  # `import jax` redirected; jax._src's names
     ],
     "xjax._src.compat.jax_private_compat": [
-        ["ad_util", "api_util", "checkify", "compiler", "core", "dispatch", "distributed",
+        ["ad_util", "api", "api_util", "checkify", "compiler", "core", "dispatch", "distributed",
          "dtypes", "earray", "flatten_util", "interpreters", "interpreters.batching",
          "interpreters.pxla", "lax",
          "lax.control_flow", "lax.lax", "numpy", "numpy.ufuncs", "numpy.util", "pjit", "scipy",
-         "scipy.special", "sharding_impls", "source_info_util", "state", "state.types",
+         "literals", "scipy.special", "sharding_impls", "source_info_util", "state",
+         "state.types",
          "traceback_util",
          "public_test_util", "tree_util", "typing", "util", "xla_bridge"],  # one module a jax._src
         # module, none on another

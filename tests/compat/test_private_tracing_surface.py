@@ -64,3 +64,26 @@ def test_apply_primitive_flatten_axes_and_unspecified():
   np.testing.assert_array_equal(np.asarray(f(jnp.ones(2))), [2.0, 2.0])
   with pytest.raises(ValueError, match="tree prefix"):
     api_util.flatten_axes("vmap in_axes", tree, (0, 1, 2))
+
+
+def test_literal_types_traceback_filtering_and_api_dtype():
+  """equinox's ``is_array`` counts ``jax._src.literals.TypedNdArray`` among arrays;
+  brainstate filters tracebacks with ``filter_traceback``; PennyLane reads ``api._dtype``."""
+  import sys
+  from xjax._src.compat.jax_private_compat import api, literals, traceback_util
+  from xjax._src.core.typed_ndarray import TypedFloat, TypedNdArray
+  assert literals.TypedNdArray is TypedNdArray and issubclass(TypedNdArray, np.ndarray)
+  assert TypedFloat in literals.typed_scalar_types and len(literals.typed_scalar_types) == 3
+  assert repr(xjax.vjp(lambda a: a, 3.0)[0]) == "TypedFloat(3.0, dtype=float32)"
+  assert api._dtype(1.0) == np.float32 and api._dtype(2) == np.int32
+  assert api._dtype(jnp.ones(2, jnp.int8)) == np.int8
+  try:
+    xjax.jit(lambda a: a.reshape(5))(jnp.ones(2))
+  except TypeError:
+    tb = sys.exc_info()[2]
+  kept = traceback_util.filter_traceback(tb)
+  files = []
+  while kept is not None:
+    files.append(kept.tb_frame.f_code.co_filename)
+    kept = kept.tb_next
+  assert files and __file__ in files and not any("/xjax/_src/" in f for f in files)

@@ -5,6 +5,8 @@ frames are filtered together with xjax's; `_exclude_paths` is the live list that
 filtering (`errors.remove_internal_frames`, `jax_traceback_filtering`) reads.
 """
 import os
+import traceback
+import types
 
 from xjax._src.foundations import errors
 from xjax._src.foundations.errors import UnfilteredStackTrace, api_boundary  # noqa: F401
@@ -30,6 +32,15 @@ def path_starts_with(path: str, path_prefix: str) -> bool:
 def include_frame(f) -> bool:
   """Whether a filtered traceback keeps frame ``f``."""
   return not errors._is_ours(f.f_code.co_filename)
+
+
+def filter_traceback(tb: types.TracebackType) -> types.TracebackType | None:
+  """A traceback of ``tb``'s frames that filtered tracebacks keep (None if none)."""
+  out = None
+  for f, lineno in reversed(list(traceback.walk_tb(tb))):
+    if include_frame(f):
+      out = types.TracebackType(out, f, f.f_lasti, lineno)
+  return out
 
 
 def __getattr__(name: str):
