@@ -55,3 +55,16 @@ def test_setdiff1d_keeps_the_first_arrays_dtype():
   sized = xjax.jit(lambda a: jnp.setdiff1d(a, jnp.array([1, 2]), size=4))(
       jnp.arange(6, dtype=jnp.int32))
   assert sized.dtype == np.int32 and sized.tolist() == [0, 3, 4, 5]
+
+
+def test_intersect1d_indices_dtype_when_inputs_are_unique():
+  """JAX 0.10.2 types intersect1d's indices int32 under x64 when it sorts the inputs as
+  given (assume_unique, no size), the default integer otherwise."""
+  a, b = np.array([1, 3, 4]), np.array([3, 1, 2])
+  with xjax.enable_x64(True):
+    vals, i1, i2 = jnp.intersect1d(a, b, assume_unique=True, return_indices=True)
+    assert vals.dtype == np.int64 and i1.dtype == i2.dtype == np.int32
+    np.testing.assert_array_equal(np.asarray(i1), [0, 1])
+    np.testing.assert_array_equal(np.asarray(i2), [1, 0])
+    assert jnp.intersect1d(a, b, return_indices=True)[1].dtype == np.int64
+    assert jnp.intersect1d(a, b, return_indices=True, size=3)[1].dtype == np.int64

@@ -504,3 +504,12 @@ def test_matrix_power_multiplies_in_jaxs_order():
   want = jnp.matmul(jnp.matmul(m, m), m)
   np.testing.assert_array_equal(jnp.linalg.matrix_power(m, 3), want)
   np.testing.assert_array_equal(xjax.jit(lambda v: jnp.linalg.matrix_power(v, 3))(m), want)
+
+
+def test_hermitian_svd_orders_equal_singular_values_as_jax():
+  """JAX 0.10.2 sorts |eigenvalues| ascending (stable) and reverses: equal singular values
+  come in reverse order of their eigenvectors."""
+  u, s, vh = xjax.numpy.linalg.svd(2 * np.eye(2, dtype=np.float32), hermitian=True)
+  np.testing.assert_array_equal(np.asarray(u), [[0.0, 1.0], [1.0, 0.0]])
+  np.testing.assert_array_equal(np.asarray(s), [2.0, 2.0])
+  np.testing.assert_array_equal(np.asarray(vh), [[0.0, 1.0], [1.0, 0.0]])

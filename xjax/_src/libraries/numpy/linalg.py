@@ -19,7 +19,7 @@ from xjax._src.primitives.lax import linalg as lax_linalg
 from xjax._src.primitives.lax.linalg.lu import solve_factored
 from xjax._src.primitives.lax.linear_solve import custom_linear_solve
 from xjax._src.primitives.lax.dot import Precision, dot_general
-from xjax._src.primitives.lax.shapes import broadcast, iota as lax_iota
+from xjax._src.primitives.lax.shapes import broadcast, iota as lax_iota, rev
 from xjax._src.primitives.lax.stop_gradient import stop_gradient
 from xjax._src.api.transformations import vmap
 from xjax._src.primitives.lax.elementwise import square_and_multiply
@@ -163,7 +163,9 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
   if hermitian:
     v, w = lax_linalg.eigh(a, subset_by_index=subset_by_index)
     s = _abs(w)
-    order = argsort(-s, axis=-1)
+    # descending as JAX orders it: a stable ascending sort reversed (equal values in
+    # reverse order of their eigenvectors)
+    order = rev(argsort(s, axis=-1), (s.ndim - 1,))
     s = take_along_axis(s, order, axis=-1)
     if not compute_uv:
       return s

@@ -213,6 +213,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
   perm1 = argsort(a)
   s1 = _gather(a, perm1)
   keep = bitwise_and(_firsts(s1), isin(s1, b))
+  int32_indices = assume_unique and size is None   # (JAX's dtype for these indices)
   size = _size("intersect1d", keep, size)
   pos, valid = _compact(keep, size)
   vals = _gather(s1, pos)
@@ -223,9 +224,11 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     return vals
   n1, n2 = get_aval(a).shape[0], get_aval(b).shape[0]
   perm2 = argsort(b)
-  i1 = _gather(perm1, pos)
-  i2 = _gather(perm2, searchsorted(_gather(b, perm2), vals))
-  return vals, _fill(valid, i1, n1), _fill(valid, i2, n2)
+  i1 = _fill(valid, _gather(perm1, pos), n1)
+  i2 = _fill(valid, _gather(perm2, searchsorted(_gather(b, perm2), vals)), n2)
+  if int32_indices and n1 + n2 <= np.iinfo(np.int32).max:
+    i1, i2 = i1.astype(np.int32), i2.astype(np.int32)
+  return vals, i1, i2
 
 
 def _unique_parts(name, x, size, fill_value):
