@@ -339,3 +339,14 @@ def test_refused_operands_raise_jax_errors(name):
   with pytest.raises(error) as info:
     call()
   assert str(info.value).split("\n")[0] == first_line
+
+
+def test_log10_multiplies_by_jaxs_constant_under_x64():
+  """JAX 0.10.2 multiplies by 0.4342944819032518 (one ulp above float64's 1 / log(10)):
+  log10(1000.) is 3.0 exactly, and geomspace(1, 1000, 4) ends at 1000.0 (values from it)."""
+  with xjax.enable_x64(True):
+    assert float(jnp.log10(np.float64(1000.0))) == 3.0
+    np.testing.assert_array_equal(
+        np.asarray(jnp.geomspace(1, 1000, 4)),
+        np.frombuffer(bytes.fromhex("000000000000f03ffdffffffffff2340f9ffffffffff5840"
+                                    "0000000000408f40"), np.float64))

@@ -137,8 +137,9 @@ def _log_base(name, scale):
 
 
 # as JAX: log2 divides by log(2) (computed in the program), log10 multiplies by 1 / log(10)
+# written as JAX writes it (0.4342944819032518, one ulp above float64's 1 / np.log(10))
 log2 = _log_base("log2", lambda r: div(r, log(_c(r, 2.0))))
-log10 = _log_base("log10", lambda r: mul(r, _c(r, 1 / np.log(10))))
+log10 = _log_base("log10", lambda r: mul(r, _c(r, 0.4342944819032518)))
 
 
 @compiled_when_eager
