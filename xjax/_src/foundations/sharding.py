@@ -182,43 +182,41 @@ class AxisType(enum.Enum):
     return self.name
 
 
-class _Unconstrained:
-  """``P.UNCONSTRAINED``: a dimension whose layout the compiler chooses (in
-  ``with_sharding_constraint``); one object, kept by pickling and copying."""
+class _Sentinel:
+  """A value of which there is one object per subclass, kept by pickling and copying; it
+  prints as the subclass's ``_text``."""
   __slots__ = ()
-  _instance: "_Unconstrained | None" = None
+  _text = ""
 
   def __new__(cls):
-    if cls._instance is None:
-      cls._instance = object.__new__(cls)
-    return cls._instance
+    instance = cls.__dict__.get("_instance")
+    if instance is None:
+      instance = object.__new__(cls)
+      type.__setattr__(cls, "_instance", instance)
+    return instance
 
   def __repr__(self) -> str:
-    return "UNCONSTRAINED"
+    return self._text
 
   def __reduce__(self):
-    return (_Unconstrained, ())
+    return type(self), ()
+
+
+class _Unconstrained(_Sentinel):
+  """``P.UNCONSTRAINED``: a dimension whose layout the compiler chooses (in
+  ``with_sharding_constraint``)."""
+  __slots__ = ()
+  _text = "UNCONSTRAINED"
 
 
 UNCONSTRAINED = _Unconstrained()
 
 
-class UnspecifiedValue:
+class UnspecifiedValue(_Sentinel):
   """JAX's ``UNSPECIFIED``: a jit's ``in_shardings``/``out_shardings`` left unspecified (as
-  None is); one object, kept by pickling and copying."""
+  None is)."""
   __slots__ = ()
-  _instance: "UnspecifiedValue | None" = None
-
-  def __new__(cls):
-    if cls._instance is None:
-      cls._instance = object.__new__(cls)
-    return cls._instance
-
-  def __repr__(self) -> str:
-    return "UnspecifiedValue"
-
-  def __reduce__(self):
-    return UnspecifiedValue, ()
+  _text = "UnspecifiedValue"
 
 
 UNSPECIFIED = UnspecifiedValue()
