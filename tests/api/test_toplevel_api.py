@@ -250,3 +250,12 @@ def test_module_names_drop_trailing_underscores():
     return a
   assert xjax.jit(lambda a: a).lower(1.0).as_text().startswith("module @jit__lambda attributes")
   assert xjax.jit(f_).lower(1.0).as_text().startswith("module @jit_f attributes")
+
+
+def test_a_shape_dtype_struct_is_no_value():
+  """Where a ShapeDtypeStruct would be computed on, JAX 0.10.2 raises a TypeError saying its
+  type is not a valid JAX type."""
+  s = xjax.ShapeDtypeStruct((2,), np.float32)
+  for f in (xjax.device_put, jnp.sin, xjax.vmap(lambda a: a * 2), xjax.jit(lambda a: a)):
+    with pytest.raises(TypeError, match="is not a valid JAX type"):
+      f(s)

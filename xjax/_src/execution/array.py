@@ -511,6 +511,17 @@ def argument_array(value) -> Array:
   return make_array(value)
 
 
+def host_array(value, dtype) -> np.ndarray:
+  """``value`` as a NumPy array of ``dtype``; a type that only stands for values (a
+  ShapeDtypeStruct has an aval but no data) is JAX's TypeError."""
+  try:
+    return np.asarray(value, dtype=dtype)
+  except (TypeError, ValueError):
+    if isinstance(value, (np.ndarray, np.generic, bool, int, float, complex)):
+      raise
+    raise TypeError(f"Argument of type {type(value)} is not a valid JAX type.") from None
+
+
 def make_array(value, device=None, committed=False, weak_type: bool | None = None,
                dtype=None) -> Array:
   """A new Array holding a copy of a host value (Python scalar or NumPy array): a host
@@ -524,7 +535,7 @@ def make_array(value, device=None, committed=False, weak_type: bool | None = Non
     if weak_type is not None:
       aval = aval.update(weak_type=weak_type)
   aval = canonical(aval)
-  host = np.asarray(value, dtype=aval.dtype)
+  host = host_array(value, aval.dtype)
   if device is None and not committed and host_values.usable(host) and host_values.enabled():
     if host is value or host.base is not None:  # the caller's memory: not ours to freeze
       host = host.copy()

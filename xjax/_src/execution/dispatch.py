@@ -17,7 +17,7 @@ from xjax._src.core.avals import ShapedArray, typed_as_laid_out
 from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.typed_ndarray import float0_zeros
 from xjax._src.backend import buffers, clients, jaxlib_api
-from xjax._src.execution.array import SCALAR_CACHE_SIZE, Array
+from xjax._src.execution.array import SCALAR_CACHE_SIZE, Array, host_array
 from xjax._src.execution.result_checks import check_special_values, checks_results
 
 
@@ -162,7 +162,7 @@ def to_buffer(x, aval: ShapedArray, device):
   handler = canonicalize_dtype_handlers.get(type(x))
   if handler is not None:
     x = handler(x)
-  return buffers.put(np.asarray(x, dtype=aval.dtype), device)
+  return buffers.put(host_array(x, aval.dtype), device)
 
 
 def input_buffers(args, avals, device, leading: Sequence = ()) -> list:
