@@ -22,9 +22,11 @@ from xjax._src.foundations import tree_util
 from xjax._src.core import effects as fx
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Literal, literal_value
 from xjax._src.core.trace import Primitive, Tracer
+from xjax._src.core.typed_ndarray import typed_value
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import elementwise as ew, reductions, shapes
 from xjax._src.api.make_jaxpr import make_jaxpr
+from xjax._src.execution.basearray import Array
 
 
 class JaxException(Exception):
@@ -133,27 +135,31 @@ check_p.lowering = _unstageable
 
 
 def check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
-  """Checks that ``pred`` (a boolean array) is all true; ``msg.format(*fmt_args, **fmt_kwargs)``
-  is the error message.  Needs ``checkify`` to be staged under ``jit``."""
-  if not isinstance(msg, str):
-    raise TypeError(f"checkify.check takes a static message string, got {msg!r}")
-  leaves, fmt_tree = tree_util.tree_flatten((fmt_args, fmt_kwargs))
-  for leaf in leaves:
-    if not (isinstance(leaf, (np.ndarray, np.generic, Tracer)) or hasattr(leaf, "aval")):
-      raise TypeError("Formatting arguments to checkify.check need to be PyTrees of arrays, "
-                      f"but got {leaf!r} of type {type(leaf)}.")
-  if get_aval(pred).dtype != np.dtype(bool):
-    raise TypeError(f"check takes a boolean predicate, got {get_aval(pred).dtype}")
-  if get_aval(pred).shape:
-    raise TypeError(f"check takes a scalar pred as argument, got {pred!r}")
-  check_p.bind(pred, *leaves, message=msg, fmt_tree=fmt_tree)
+  """Checks that ``pred`` (a scalar boolean: a Python bool or an Array) holds;
+  ``msg.format(*fmt_args, **fmt_kwargs)`` is the error message, its arguments arrays.
+  Needs ``checkify`` to be staged under ``jit``."""
+  _check(pred, msg, fmt_args, fmt_kwargs, debug=False)
 
 
 def debug_check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
   """``check`` that does nothing unless the function is ``checkify``-ed."""
-  if _functionalizing() or not any(isinstance(x, Tracer)
-                                   for x in tree_util.tree_leaves((pred, fmt_args, fmt_kwargs))):
-    check(pred, msg, *fmt_args, **fmt_kwargs)
+  _check(pred, msg, fmt_args, fmt_kwargs, debug=True)
+
+
+def _check(pred, msg, fmt_args, fmt_kwargs, debug: bool) -> None:
+  if not isinstance(msg, str):
+    raise TypeError(f"checkify.check takes a static message string, got {msg!r}")
+  if not (isinstance(pred, bool) or isinstance(pred, Array) and np.shape(pred) == ()
+          and pred.dtype == np.dtype(bool)):
+    name = "debug_check" if debug else "check"
+    raise TypeError(f"{name} takes a scalar pred as argument, got {pred}")
+  leaves, fmt_tree = tree_util.tree_flatten((fmt_args, fmt_kwargs))
+  for leaf in leaves:
+    if not isinstance(leaf, (Array, np.ndarray)):
+      raise TypeError("Formatting arguments to checkify.check need to be PyTrees of arrays, "
+                      f"but got {leaf!r} of type {type(leaf)}.")
+  if not debug or _functionalizing():
+    check_p.bind(pred, *leaves, message=msg, fmt_tree=fmt_tree)
 
 
 # ---------------------------------------------------------------------------------------
@@ -217,7 +223,7 @@ class Error:
         raise JaxRuntimeError(_message(*site, payload))
 
   def __str__(self) -> str:
-    return self.get() or "Error(no failure)"
+    return f"Error({self.get()})"
 
 
 def init_error() -> Error:
@@ -349,28 +355,26 @@ def _refuse_checks_inside(eqn) -> None:
 def checkify(f: Callable, errors=user_checks) -> Callable:
   """``checkify(f, errors)(*args)`` returns ``(Error, f(*args))``, the Error holding the
   failures of ``f``'s checks of the ``errors`` categories."""
-  errors = frozenset(errors)
-  unknown = errors - all_checks
-  if unknown:
-    raise TypeError(f"checkify: unknown error categories {sorted(map(str, unknown))}")
+  errors = frozenset(errors)   # (classes of no category check nothing, as in JAX)
 
   def checked(*args, **kwargs):
-    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    # The arguments are closed over, as JAX's checkify: ``f`` sees Python scalars as they
+    # are and arrays as constants of the traced program (operations on them are staged).
     out_tree = []
 
-    def flat(*leaves):
-      a, k = tree_util.tree_unflatten(in_tree, list(leaves))
-      out, tree = tree_util.tree_flatten(f(*a, **k))
+    def flat():
+      out, tree = tree_util.tree_flatten(f(*args, **kwargs))
       out_tree.append(tree)
       return out
 
     _state.depth = getattr(_state, "depth", 0) + 1
     try:
-      closed = make_jaxpr(flat)(*leaves)
+      closed = make_jaxpr(flat)()
     finally:
       _state.depth -= 1
     collector = _Collector(errors)
-    outs = collector.run(closed.jaxpr, closed.consts, leaves)
+    outs = [typed_value(x, v.aval) for x, v in
+            zip(collector.run(closed.jaxpr, closed.consts, []), closed.jaxpr.outvars)]
     error = Error(tuple(collector.sites), collector.failed, collector.payloads)
     return error, tree_util.tree_unflatten(out_tree[0], outs)
   return checked
