@@ -289,6 +289,36 @@ def test_disable_jit_runs_python():
   assert isinstance(seen[0], jax.Array) and not isinstance(seen[0], jax.core.Tracer)
 
 
+def test_disable_jit_runs_control_flow_in_python(capsys):
+  # As JAX 0.10.2: bodies see concrete values (Python control flow and print work), cond's
+  # result is the branch's own, scan's ys are stacked (as weakly typed as all of them).
+  def body(c, x):
+    print("c", c)
+    return c + (x if x > 1 else -x), c
+  with jax.disable_jit():
+    carry, ys = jax.lax.scan(body, 0, jnp.arange(3))
+    assert capsys.readouterr().out == "c 0\nc 0\nc -1\n"
+    assert int(carry) == 1 and ys.tolist() == [0, 0, -1] and not ys.aval.weak_type
+    assert jax.lax.scan(lambda c, _: (c + 1, c), 0, None, length=2)[1].aval.weak_type
+    assert jax.lax.scan(lambda c, x: (c + x, c), 0., jnp.ones(3), reverse=True)[1].tolist() \
+        == [2., 1., 0.]
+    out = jax.lax.cond(jnp.array(True), lambda: 1, lambda: 2)
+    assert out == 1 and type(out) is int
+    assert jax.lax.switch(jnp.array(5), [lambda: "a", lambda: "b"]) == "b"
+    seen = []
+    jax.lax.fori_loop(0, 3, lambda i, c: seen.append(type(i)) or c, 0)
+    assert seen == [int, int, int]
+    out = jax.lax.while_loop(lambda c: c < 3, lambda c: c + 1, 0)
+    assert int(out) == 3 and out.aval.weak_type
+    # Traced values still stage: vmap of a while loop or a cond on a batched predicate.
+    assert jax.vmap(lambda x: jax.lax.while_loop(lambda c: c < 3, lambda c: c + 1, x))(
+        jnp.arange(5)).tolist() == [3, 3, 3, 3, 4]
+    assert jax.vmap(lambda p: jax.lax.cond(p, lambda: 1., lambda: 2.))(
+        jnp.array([True, False])).tolist() == [1., 2.]
+    with pytest.raises(ValueError, match="zero-length scan is not supported in disable_jit"):
+      jax.lax.scan(lambda c, x: (c, x), 0., jnp.zeros(0))
+
+
 def test_log_compiles(caplog):
   jax.config.update("jax_log_compiles", True)
   try:

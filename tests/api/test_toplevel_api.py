@@ -1,6 +1,8 @@
 """Top-level names of `jax` added for issue 19: config states as context managers,
 custom_gradient, fwd_and_bwd, ensure_compile_time_eval, named_scope, typeof, process
 queries — checked against the reference's behaviour."""
+import re
+
 import numpy as np
 import pytest
 
@@ -17,7 +19,15 @@ def test_config_states_as_context_managers():
     assert jnp.ones(1).dtype == np.float64
   assert jnp.ones(1).dtype == np.float32
   with xjax.numpy_rank_promotion("raise"):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=re.escape(
+        "Operands could not be broadcast together for add on shapes (3,) (2, 3) and with the "
+        "config option jax_numpy_rank_promotion='raise'. For more information, see "
+        "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")):
+      jnp.ones(3) + jnp.ones((2, 3))
+  with xjax.numpy_rank_promotion("warn"):
+    with pytest.warns(UserWarning, match=re.escape(
+        "Following NumPy automatic rank promotion for add on shapes (3,) (2, 3). Set the "
+        "jax_numpy_rank_promotion config option to 'allow'")):
       jnp.ones(3) + jnp.ones((2, 3))
   with xjax.debug_nans(True):
     with pytest.raises(FloatingPointError):

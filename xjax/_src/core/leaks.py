@@ -8,7 +8,6 @@ from __future__ import annotations
 import gc
 import sys
 
-from xjax._src.foundations import errors
 from xjax._src.foundations.config import config
 from xjax._src.core.trace import Trace, Tracer
 
@@ -19,7 +18,7 @@ def checking() -> bool:
 
 
 def check_no_leaks(trace: Trace, what: str) -> None:
-  """Raises UnexpectedTracerError if a tracer of the finished ``trace`` is still alive;
+  """Raises Exception (JAX's class for this check) if a tracer of the finished ``trace`` is still alive;
   ``what`` says which transformation (and function) the trace was for."""
   gc.collect()  # tracers only in unreachable cycles are not leaks
   leaked = [r for r in gc.get_referrers(trace) if isinstance(r, Tracer) and r._trace is trace]
@@ -31,7 +30,7 @@ def check_no_leaks(trace: Trace, what: str) -> None:
     chain = "\n".join(_holders(t, skip | {id(sys._getframe())}))
     parts.append(f"{t!r}\n{chain}")
   del leaked
-  raise errors.UnexpectedTracerError(
+  raise Exception(
       f"Leaked trace {trace!r} ({what}). Leaked tracer(s):\n\n" + "\n\n".join(parts) + "\n"
       "The function stored a traced value where it outlives the transformation (checked "
       "because jax_check_tracer_leaks is on).")

@@ -71,13 +71,17 @@ def promote_shapes(name: str, *args):
     return list(args)  # equal ranks: the lax primitive checks the dimensions (TypeError)
   mode = config.read("jax_numpy_rank_promotion")
   if mode != "allow" and len({len(s) for s in shapes if s}) > 1:
-    msg = (f"Operands could not be broadcast together for {name} on shapes "
-           f"{' '.join(str(s) for s in shapes)} and with the config option "
-           f"jax_numpy_rank_promotion='{mode}'.")
+    shown = " ".join(map(str, shapes))
     if mode == "raise":
-      raise ValueError(msg)
+      raise ValueError(
+          f"Operands could not be broadcast together for {name} on shapes {shown} and with "
+          "the config option jax_numpy_rank_promotion='raise'. For more information, see "
+          "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
     import warnings
-    warnings.warn(msg)
+    warnings.warn(
+        f"Following NumPy automatic rank promotion for {name} on shapes {shown}. Set the "
+        "jax_numpy_rank_promotion config option to 'allow' to disable this warning; for "
+        "more information, see https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
   broadcast_shapes(*shapes)  # ValueError for incompatible dimensions, as jnp's
   return [a if len(s) in (0, nd) else  # leading 1s added by a broadcast_in_dim, as JAX
           broadcast_in_dim(a, (1,) * (nd - len(s)) + s, tuple(range(nd - len(s), nd)))

@@ -5,12 +5,20 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from xjax._src.foundations import tree_util
+from xjax._src.foundations.config import config
+from xjax._src.core.concrete import is_concrete
 from xjax._src.core import varying
 from xjax._src.core.avals import ShapedArray, ordered_axes, vma_of
 from xjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.higher_order import cached_trace, trace_hoisted
 from xjax._src.interpreters.staging import make_debug_info
+
+
+def in_python(*values) -> bool:
+  """Whether control flow runs as Python code, as JAX's does under ``disable_jit``: the flag
+  is on and ``values`` (a predicate, a branch index) are concrete."""
+  return config._values["jax_disable_jit"] and all(map(is_concrete, values))
 
 
 def call(closed: ClosedJaxpr, *args) -> list:

@@ -26,7 +26,7 @@ from xjax._src.core.effects import check_control_flow_effects
 from xjax._src.interpreters.higher_order import (cached_trace, hoist, merge, partition,
                                                  trace_hoisted)
 from xjax._src.primitives.lax.control_flow.body_tracing import (
-    avals_of, call, listed, pcast_hint, same_types, trace_user_fun)
+    avals_of, call, in_python, listed, pcast_hint, same_types, trace_user_fun)
 from xjax._src.primitives.lax.control_flow.carried_refs import carrying_refs, refs_among
 from xjax._src.primitives.state.discharge import read_refs, write_refs
 
@@ -71,6 +71,8 @@ def switch(index, branches: Sequence[Callable], *operands, operand=_NO_OPERAND):
     return branches[0](*operands)
   index = ew.convert_element_type(index, np.int32)
   index = ew.clamp(np.int32(0), index, np.int32(len(branches) - 1))
+  if in_python(index):
+    return branches[int(index)](*operands)
   names = [f"branches[{i}]" for i in range(len(branches))]
   return _bind_cond(index, branches, operands, names)
 
@@ -91,6 +93,8 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_O
     raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {aval.shape}.")
   if aval.dtype != np.bool_:
     pred = ew.ne(pred, ew.convert_element_type(np.zeros((), aval.dtype), aval.dtype))
+  if in_python(pred):
+    return true_fun(*operands) if pred else false_fun(*operands)
   index = ew.convert_element_type(pred, np.int32)
   return _bind_cond(index, [false_fun, true_fun], operands, ["false_fun", "true_fun"])
 

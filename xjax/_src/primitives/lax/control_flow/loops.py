@@ -20,9 +20,10 @@ from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
 from xjax._src.core.avals import ShapedArray, mismatch, tangent_aval, vma_of
 from xjax._src.core.concrete import concrete_or_error
-from xjax._src.foundations.errors import api_boundary
+from xjax._src.foundations.errors import ConcretizationTypeError, api_boundary
 from xjax._src.core.jaxpr import Var
 from xjax._src.core.trace import Primitive, Tracer
+from xjax._src.execution.array import Array
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -33,7 +34,7 @@ from xjax._src.core.effects import check_control_flow_effects
 from xjax._src.interpreters.higher_order import (cached_trace, carry_fixpoint, hoist, merge,
                                                  partition, trace_hoisted)
 from xjax._src.primitives.lax.control_flow.body_tracing import (
-    avals_of, call, listed, newly_varying, pcast_hint, same_types, split,
+    avals_of, call, in_python, listed, newly_varying, pcast_hint, same_types, split,
     trace_user_fun)
 from xjax._src.primitives.lax.control_flow.carried_refs import carrying_refs, refs_among
 from xjax._src.primitives.state.discharge import read_refs, write_refs
@@ -47,6 +48,14 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
   """Repeats ``val = body_fun(val)`` while ``cond_fun(val)``; returns the final ``val``."""
   if not callable(cond_fun) or not callable(body_fun):
     raise TypeError("while_loop: cond_fun and body_fun arguments should be callable.")
+  if in_python():
+    try:
+      val = tree_util.tree_map(_as_array, init_val)
+      while cond_fun(val):
+        val = tree_util.tree_map(_as_array, body_fun(val))
+      return val
+    except ConcretizationTypeError:  # (under vmap, say: the loop is staged instead, as JAX)
+      pass
   leaves, tree = tree_util.tree_flatten(init_val)
   avals = avals_of(leaves)
   arg_tree = tree_util.tree_structure((init_val,))
@@ -74,6 +83,14 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
   outs = _forward_unchanged(body_j, len(body_consts), leaves, outs)
   write_refs(refs, outs[:len(refs)])
   return tree_util.tree_unflatten(tree, outs[len(refs):])
+
+
+def _as_array(x):
+  """``x`` as an array (JAX's ``lax.asarray``): Python scalars weakly typed."""
+  if isinstance(x, (Array, Tracer)):
+    return x
+  aval = get_aval(x)
+  return ew.convert_element_type(x, aval.dtype, aval.weak_type)
 
 
 def _forward_unchanged(body, nconsts, init_leaves, outs):
@@ -155,6 +172,10 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll=None):
   weak = get_aval(lower).weak_type  # the index is as weak as ``lower``
   if lo_c is not None and hi_c is not None:  # concrete bounds act as Python ints
     dtype, weak = dtypes.default_int_dtype(), True
+  if lo_c is not None and hi_c is not None and in_python():  # (the index a Python int)
+    for i in range(lo_c, hi_c):
+      init_val = body_fun(i, init_val)
+    return init_val
   if lo_c is not None and hi_c is not None:
     one = ew.convert_element_type(np.ones((), dtype), dtype, weak)
     def step(loop_carry, _):  # (JAX's name for it, which its errors show)
@@ -248,6 +269,8 @@ def _scan(f: Callable, init, xs, length, reverse, unroll, cache_on: tuple):
     length = lengths[0]
   else:
     raise ValueError("scan got no values to scan over and `length` not provided.")
+  if in_python():
+    return _scan_in_python(f, init, xs_leaves, xs_tree, length, reverse)
   carry_leaves, carry_tree = tree_util.tree_flatten(init)
   carry_avals = avals_of(carry_leaves)
   x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type, vma=vma_of(a)) for a in xs_avals]
@@ -275,6 +298,24 @@ def _scan(f: Callable, init, xs, length, reverse, unroll, cache_on: tuple):
   write_refs(refs, carry[:len(refs)])
   return (tree_util.tree_unflatten(carry_tree, carry[len(refs):]),
           tree_util.tree_unflatten(y_tree, outs[n_c:]))
+
+
+def _scan_in_python(f: Callable, init, xs_leaves, xs_tree, length: int, reverse: bool):
+  """``scan`` as a Python loop (under ``disable_jit``, as JAX's): ``ys`` stacked with
+  ``concatenate``, so they are as weakly typed as all of them are."""
+  if length == 0:
+    raise ValueError("zero-length scan is not supported in disable_jit() mode because the "
+                     "output type is unknown.")
+  carry, ys = init, []
+  for i in (range(length - 1, -1, -1) if reverse else range(length)):
+    x = tree_util.tree_unflatten(xs_tree, [shapes.index_in_dim(v, i, keepdims=False)
+                                           for v in xs_leaves])
+    carry, y = f(carry, x)
+    ys.append(y)
+  if reverse:
+    ys.reverse()
+  stack = lambda *vs: shapes.concatenate([shapes.expand_dims(v, (0,)) for v in vs], 0)
+  return carry, tree_util.tree_map(stack, *ys)
 
 
 def _mapped(f: Callable, xs):
