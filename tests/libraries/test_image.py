@@ -123,15 +123,23 @@ def test_resize_bits_match_jax():
            ("lanczos3", True, (8, 10)): ("956e044b832d4d19", "48013672d6273ccd"),
            ("lanczos5", False, (2, 3)): ("51ab88ea82e7032f", "3de651a802173e5b"),
            ("cubic-pytorch", False, (2, 12, 5, 3)): ("fe6f83ba1f0ba564", "f9a257a5fa00483d")}
+  # The same cases on an AMD EPYC CPU with AVX-512 (XLA's CPU kernels round differently
+  # there; JAX 0.10.2 gives these digests on it too).
+  other_cpu = {("linear", True, (8, 10)): ("490f782a847e04ed", "058127e164243606"),
+               ("cubic", False, (2, 12, 5, 3)): ("ff900962c447e46f", "aeeb5bf8912abe07"),
+               ("lanczos3", True, (8, 10)): ("dde92ac0441f01eb", "5beeda3fa31911ba"),
+               ("lanczos5", False, (2, 3)): ("66548fd674ba7bf0", "efd5f19860ddfa6b"),
+               ("cubic-pytorch", False, (2, 12, 5, 3)): ("521cecdb9a6b97fe",
+                                                         "235b0040151a89db")}
   digest = lambda v: hashlib.sha256(np.asarray(v).tobytes()).hexdigest()[:16]
   for (method, aa, shape), want in cases.items():
     arr = x if len(shape) == 2 else img
     f = lambda a: xjax.image.resize(a, shape, method, antialias=aa)
     got = (digest(f(arr)), digest(xjax.grad(lambda a: (f(a) ** 2).sum())(arr)))
-    assert got == want, (method, aa, shape)
+    assert got in (want, other_cpu[method, aa, shape]), (method, aa, shape)
 
   # scale_and_translate is not jitted (as JAX's): eagerly each operation runs alone
   sat = lambda a: xjax.image.scale_and_translate(a, (7, 4), (0, 1), xjax.numpy.array((1.5, 0.7)),
                                                  xjax.numpy.array((0.3, -0.2)), "linear")
-  assert (digest(sat(x)), digest(xjax.grad(lambda a: (sat(a) ** 2).sum())(x))) == (
-      "c0ef70e971be635f", "d5e0c7ed2798130c")
+  assert (digest(sat(x)), digest(xjax.grad(lambda a: (sat(a) ** 2).sum())(x))) in (
+      ("c0ef70e971be635f", "d5e0c7ed2798130c"), ("4829361ad538d8d6", "4fd949e25d897e3d"))

@@ -337,13 +337,14 @@ def _truncation_warning(requested: np.dtype, canonical: np.dtype, fun_name: str 
   where = f" requested in {fun_name}" if fun_name else ""
   if config.read("jax_explicit_x64_dtypes") == ExplicitX64Mode.ERROR:
     raise ValueError(
-        f"Explicitly requested dtype {requested}{where} is not available: 64-bit dtypes need "
-        f"the jax_enable_x64 configuration option (jax_explicit_x64_dtypes is 'error').")
+        f"Explicitly requested dtype {requested}{where} is not available. To enable more "
+        "dtypes, set the jax_enable_x64 or allow_explicit_x64_dtypes configuration "
+        "options.See https://github.com/jax-ml/jax#current-gotchas for more.")
   warnings.warn(
       f"Explicitly requested dtype {requested}{where} is not available, and will be "
-      f"truncated to dtype {canonical}. 64-bit dtypes need the jax_enable_x64 configuration "
-      f"option (or the JAX_ENABLE_X64 shell environment variable) to be set.",
-      UserWarning, stacklevel=3)
+      f"truncated to dtype {canonical}. To enable more dtypes, set the jax_enable_x64 "
+      "configuration option or the JAX_ENABLE_X64 shell environment variable. See "
+      "https://github.com/jax-ml/jax#current-gotchas for more.", UserWarning, stacklevel=3)
 
 
 def unsupported_dtype_error(dt: np.dtype, value: Any = None) -> TypeError:
@@ -622,10 +623,11 @@ def result_type(*args: Any, return_weak_type_flag: bool = False) -> Any:
     elif _is_weak_scalar_type(x):
       key += (python_scalar_dtypes[x], True)
     else:  # a dtype specifier: strong, and warns if it names an unavailable 64-bit type
-      dt = _specifier_dtype(x)
+      dt = _specifier_dtype(x)  # (as JAX's, except through a jnp scalar type's ``dtype``)
       key += (dt, False)
-      if not x64 and dt in _X64_OFF:
-        _truncation_warning(dt, _X64_OFF[dt], None)
+      if not x64 and dt in _X64_OFF and not (isinstance(x, type) and
+                                             not issubclass(x, np.generic)):
+        _truncation_warning(dt, _X64_OFF[dt], "dtype")
   out = _RESULT_CACHE.get(key)
   if out is None:
     out = _RESULT_CACHE[key] = _result(x64, key[1], key[2::2], key[3::2])

@@ -254,14 +254,15 @@ def ones(shape, dtype=None):
 @_with_out_sharding
 @_with_device
 def empty(shape, dtype=None):
-  return zeros(shape, dtype)
+  dt = _requested_dtype(dtype, "empty") or dtypes.default_float_dtype()
+  return lax.full(canonicalize_shape(shape), 0, dt)
 
 
 def _like(name, value):
   def fn(a, dtype=None, shape=None, *, device=None):
     if not (hasattr(a, "dtype") and hasattr(a, "shape")):
       a, = arraylike(name, a)
-    return full_like(a, value, dtype, shape, device=device)
+    return full_like(a, value, dtype, shape, device=device, _name=name)
   fn.__name__ = fn.__qualname__ = name
   return api_boundary(fn)
 
@@ -276,19 +277,19 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
   serve nothing; JAX's name for the first parameter)."""
   if not (hasattr(prototype, "dtype") and hasattr(prototype, "shape")):
     prototype, = arraylike("ones_like", prototype)  # (the function JAX's message names)
-  return full_like(prototype, 0, dtype, shape, device=device)
+  return full_like(prototype, 0, dtype, shape, device=device, _name="empty_like")
 
 
 @_with_out_sharding
 @api_boundary
-def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, _name="full_like"):
   """An array like ``a``, on ``a``'s device when ``a`` is committed (as in JAX); an array
   ``fill_value`` is broadcast to the shape."""
   if hasattr(a, "dtype") and hasattr(a, "shape"):
     _, fill_value = arraylike("full_like", 0, fill_value)
   else:
     a, fill_value = arraylike("full_like", a, fill_value)
-  dt = _requested_dtype(dtype, "full_like")
+  dt = _requested_dtype(dtype, _name)
   aval = get_aval(a)
   shape = aval.shape if shape is None else canonicalize_shape(shape)
   if device is None and type(a) is Array and a.committed:

@@ -60,7 +60,7 @@ def _eye(N, M, k, dtype):
 
 
 def identity(n, dtype=None):
-  return eye(n, dtype=dtype)
+  return eye(n, dtype=dtypes.check_user_dtype_supported(dtype, "identity"))
 
 
 def tri(N, M=None, k=0, dtype=None):

@@ -299,7 +299,7 @@ def _wald(key, mean, shape, dtype):
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
   """Log-normal samples: ``exp(sigma * normal)``."""
   key = single_key("lognormal", key)
-  dt = dtypes.check_user_dtype_supported(float if dtype is None else dtype, "lognormal")
+  dt = dtypes.check_user_dtype_supported(float if dtype is None else dtype)
   if not dtypes.is_inexact(dt):
     raise ValueError(f"dtype argument to `lognormal` must be a float or complex dtype, "
                      f"got {dt}")

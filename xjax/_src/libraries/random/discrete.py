@@ -39,7 +39,7 @@ def randint(key, shape, minval, maxval, dtype=None):
   """Uniform integers in ``[minval, maxval)``; bounds beyond ``dtype`` are clipped to it,
   and where ``maxval <= minval`` the result is ``minval``."""
   key = single_key("randint", key)
-  dtype = dtypes.check_user_dtype_supported(int if dtype is None else dtype, "randint")
+  dtype = dtypes.check_user_dtype_supported(int if dtype is None else dtype)
   shape = shape_arg("randint", shape)
   if not dtypes.is_integer(dtype):
     raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
@@ -126,7 +126,7 @@ def _bernoulli(key, p, shape, mode):
 def rademacher(key, shape=(), dtype=None):
   """Random signs: -1 or 1 with equal probability."""
   key = single_key("rademacher", key)
-  dtype = dtypes.check_user_dtype_supported(int if dtype is None else dtype, "rademacher")
+  dtype = dtypes.check_user_dtype_supported(int if dtype is None else dtype)
   return _rademacher(key, shape_arg("rademacher", shape), dtype)
 
 
@@ -347,7 +347,7 @@ def binomial(key, n, p, shape=None, dtype=None):
   ``p`` give NaN, an infinite ``n`` gives inf."""
   key = single_key("binomial", key)
   n, p = arraylike("binomial", n, p)
-  dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype, "binomial")
+  dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype)
   if not dtypes.is_float(dtype):
     raise ValueError(f"dtype argument to `binomial` must be a float dtype, got {dtype}")
   shape = broadcast_shapes_or_shape("binomial", shape, n, p)
@@ -465,7 +465,7 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
   key = single_key("multinomial", key)
   n, p = arraylike("multinomial", n, p)
   n, p = promote_dtypes_inexact(n, p)
-  dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype, "multinomial")
+  dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype)
   shape = np.shape(p) if shape is None else shape_arg("multinomial", shape)
   check_shape("multinomial", shape, np.shape(p))
   if np.broadcast_shapes(shape[:-1], np.shape(n)) != shape[:-1]:

@@ -284,8 +284,7 @@ def generalized_normal(key, p, shape=(), dtype=None):
   """Samples with density proportional to ``exp(-|x| ** p)``."""
   shape = shape_arg("generalized_normal", shape)
   key = single_key("generalized_normal", key)
-  dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype,
-                                            "generalized_normal")
+  dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype)
   return _generalized_normal(key, p, shape, dtype)
 
 
@@ -304,7 +303,7 @@ def ball(key, d, p=2, shape=(), dtype=None):
   """Samples uniform in the unit L``p`` ball of dimension ``d``: shape ``(*shape, d)``."""
   shape = shape_arg("ball", shape)
   key = single_key("ball", key)
-  dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype, "ball")
+  dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype)
   d = operator.index(concrete_or_error(d, "`d` (of xjax.random.ball)"))
   return _ball(key, p, d, shape, dtype)
 

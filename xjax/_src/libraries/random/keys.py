@@ -183,7 +183,7 @@ def bits(key, shape=(), dtype=None):
   if dtype is None:
     dt = dtypes.default_uint_dtype()
   else:
-    dt = dtypes.check_user_dtype_supported(dtype, "bits")
+    dt = dtypes.check_user_dtype_supported(dtype)
   if not dtypes.is_unsigned(dt):
     raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dt}")
   return random_bits(typed, np.dtype(dt).itemsize * 8, _shape_arg("bits", shape))

@@ -66,7 +66,7 @@ def orthogonal(key, n, shape=(), dtype=None, m=None):
   """Uniformly (Haar) random ``n x m`` matrices with orthonormal columns or rows
   (square ``n x n`` when ``m`` is None)."""
   key = single_key("orthogonal", key)
-  dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype, "orthogonal")
+  dtype = dtypes.check_user_dtype_supported(float if dtype is None else dtype)
   shape = shape_arg("orthogonal", shape)
   where = "The error occurred in xjax.random.orthogonal()"
   n = operator.index(concrete_or_error(n, where))

@@ -50,7 +50,7 @@ def broadcast_shapes_or_shape(name: str, shape, *params) -> tuple:
 
 def float_dtype(name: str, dtype, allow_complex: bool = False) -> np.dtype:
   """The canonical float dtype a sampler returns (the default float when None)."""
-  dt = dtypes.check_user_dtype_supported(float if dtype is None else dtype, name)
+  dt = dtypes.check_user_dtype_supported(float if dtype is None else dtype)
   ok = dtypes.is_inexact(dt) if allow_complex else dtypes.is_float(dt)
   if not ok:
     kind = "a float or complex" if allow_complex else "a float"
@@ -59,7 +59,7 @@ def float_dtype(name: str, dtype, allow_complex: bool = False) -> np.dtype:
 
 
 def int_dtype(name: str, dtype) -> np.dtype:
-  dt = dtypes.check_user_dtype_supported(int if dtype is None else dtype, name)
+  dt = dtypes.check_user_dtype_supported(int if dtype is None else dtype)
   if not dtypes.is_integer(dt):
     raise ValueError(f"dtype argument to `{name}` must be an int dtype, got {dt}")
   return dt
