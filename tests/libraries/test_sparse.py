@@ -129,6 +129,8 @@ def test_sparsify():
   np.testing.assert_allclose(sparse.sparsify(lambda x: jnp.sin(x) * x)(s).todense(),
                              np.sin(M) * M, rtol=1e-6)
   assert sparse.sparsify(lambda x, y: x + y)(s, s).nse == 10
+  total = sparse.sparsify(jnp.sum)(s)    # a total is a dense scalar, as JAX's
+  assert isinstance(total, xjax.Array) and float(total) == 10.0
   np.testing.assert_array_equal(sparse.sparsify(lambda x, y: x + y)(s, jnp.ones((3, 3))),
                                 M + 1)
   np.testing.assert_array_equal(sparse.sparsify(xjax.jit(lambda x, v: x @ v))(s, jnp.ones(3)),
@@ -149,6 +151,19 @@ def test_constructors():
   np.testing.assert_array_equal(e.todense(), np.eye(3))
   r = sparse.random_bcoo(xjax.random.key(0), (3, 4), nse=0.5)
   assert r.nse == 6 and np.count_nonzero(np.asarray(r.todense())) == 6
+  # JAX 0.10.2's draws: the first of (batch size + 1) keys for the values, a fraction of
+  # positions rounded up, sort_indices for sorted ones.
+  r = sparse.random_bcoo(xjax.random.key(3), (2, 5, 4), nse=3, n_batch=1)
+  np.testing.assert_array_equal(r.indices, [[[2, 2], [4, 0], [1, 2]], [[4, 1], [2, 3], [3, 3]]])
+  np.testing.assert_allclose(r.data, [[0.008695, 0.043988, 0.311573],
+                                      [0.167742, 0.575428, 0.867339]], atol=1e-6)
+  assert not r.unique_indices and not r.indices_sorted
+  assert sparse.random_bcoo(xjax.random.key(3), (5, 4), nse=0.33).nse == 7
+  r = sparse.random_bcoo(xjax.random.key(3), (5, 4), nse=5, sorted_indices=True)
+  assert r.indices_sorted
+  np.testing.assert_array_equal(r.indices, [[0, 2], [1, 2], [2, 2], [2, 3], [4, 0]])
+  with pytest.raises(ValueError, match="got nse=20, expected to be between 0 and 20"):
+    sparse.random_bcoo(xjax.random.key(3), (5, 4), nse=20)
   with pytest.raises(xjax.errors.ConcretizationTypeError):
     xjax.jit(lambda m: sparse.BCOO.fromdense(m))(M)
 
@@ -253,7 +268,7 @@ def test_batch_dimensions_shared_across_their_size():
   from xjax.experimental import sparse as jsp
   x = jsp.BCOO((jnp.array([[1.0, 2.0]]), jnp.array([[[0], [2]]])), shape=(2, 3))
   np.testing.assert_array_equal(x.todense(), [[1, 0, 2], [1, 0, 2]])
-  assert float(jsp.sparsify(jnp.sum)(x).todense()) == 6.0
+  assert float(jsp.sparsify(jnp.sum)(x)) == 6.0
   np.testing.assert_array_equal(jsp.bcoo_reduce_sum(x, axes=(0,)).todense(), [2, 0, 4])
   dense = np.arange(6.).reshape(2, 3).astype(np.float32)
   np.testing.assert_array_equal(jsp.sparsify(jnp.matmul)(x, dense.T), [[4, 13], [4, 13]])
