@@ -186,3 +186,23 @@ def test_eval_shape_sweep_with_a_constrained_dimension():
   for f, arg, want in cases:
     got = xjax.tree_util.tree_map(lambda s: f"{s.shape}:{s.dtype}", xjax.eval_shape(f, arg))
     assert str(got) == want, want
+
+
+def test_slices_loops_and_transforms_of_symbolic_dimensions():
+  # Shapes as JAX 0.10.2 gives them (max/min terms bounded as JAX's decision procedure).
+  a, = sym("a")
+  x = xjax.ShapeDtypeStruct((a,), jnp.float32)
+  shape = lambda f: str(xjax.eval_shape(f, x).shape)
+  assert shape(lambda x: x[-2:]) == "(- max(0, a - 2) + a,)"
+  assert shape(lambda x: x[:2]) == "(min(a, 2),)"
+  assert shape(lambda x: x[2:-1]) == "(max(0, - min(a, 2) + a - 1),)"
+  assert shape(lambda x: x[:-2:2]) == "(floordiv(max(0, a - 2) + 1, 2),)"
+  assert shape(lambda x: x[1:5]) == "(min(a, 5) - 1,)"
+  assert shape(jnp.diff) == "(a - 1,)"
+  assert shape(jnp.fft.fft) == "(a,)" and shape(jnp.fft.fftshift) == "(a,)"
+  assert xjax.eval_shape(lambda x: lax.fori_loop(0, x.shape[0], lambda i, c: c + 1., 0.),
+                         x).shape == ()
+  assert xjax.core.max_dim(a - 2, 0) <= a   # (a - max(a - 2, 0) is min(2, a) >= 1)
+  with pytest.raises(InconclusiveDimensionOperation,
+                     match=r"Cannot divide evenly the sizes of shapes \(a,\) and \(2, -1\)"):
+    xjax.eval_shape(lambda x: x.reshape(2, -1), x)

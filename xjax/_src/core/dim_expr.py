@@ -244,6 +244,17 @@ class SymbolicScope:
   def _bounds(self, terms: tuple) -> tuple:
     """(lower, upper) bounds of the expression with these terms."""
     lo, hi = _interval(terms, self)
+    for k, (t, c) in enumerate(terms):
+      # c*max(x, y) + rest is max(c*x + rest, c*y + rest) for c > 0 (min for c < 0), and
+      # the same for min: bounds of the two sides give the term's (as JAX's procedure)
+      f = t[0][0] if len(t) == 1 and t[0][1] == 1 else None
+      if isinstance(f, tuple) and f[0] in ("max", "min"):
+        rest = terms[:k] + terms[k + 1:]
+        b1, b2 = (self._bounds(_terms(_make(_combine(rest, side, c), self)))
+                  for side in f[1:])
+        pick = max if (f[0] == "max") == (c > 0) else min
+        lo, hi = max(lo, pick(b1[0], b2[0])), min(hi, pick(b1[1], b2[1]))
+        break
     for fact in (*self._facts, *_implicit_facts(terms, self)):
       # e = (e - g) + g >= lb(e - g), and e <= ub(e + g), for each fact g >= 0
       lo = max(lo, _interval(_terms(_make(_combine(terms, fact, -1), self)), self)[0])

@@ -394,9 +394,12 @@ def _symbolic_slice_bounds(e: slice, size):
     if i is None:
       return default
     i = i if is_symbolic_dim(i) else operator.index(i)
-    return max_dim(size + i, 0) if not is_symbolic_dim(i) and i < 0 else min_dim(i, size)
+    return max_dim(0, size + i) if not is_symbolic_dim(i) and i < 0 else min_dim(size, i)
   start, stop = clamp(e.start, 0), clamp(e.stop, size)
-  return start, max_dim(start, stop), step, False
+  try:   # (JAX's shapes: the stop itself where it is known not to precede the start)
+    return start, stop if start <= stop else start, step, False
+  except errors.InconclusiveDimensionOperation:
+    return start, start + max_dim(0, stop - start), step, False
 
 
 class _GatherPlan(NamedTuple):

@@ -9,7 +9,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 
-from xjax._src.core.concrete import concrete_or_error
+from xjax._src.core.concrete import concrete_or_error, max_dim, min_dim
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, convert_element_type,
@@ -114,8 +114,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     shape = get_aval(a).shape
     size = shape[axis]
     # (a[1:] and a[:-1] along axis, JAX's static slices)
-    hi = lax_slice(a, [min(size, 1) if d == axis else 0 for d in range(nd)], shape)
-    lo = lax_slice(a, [0] * nd, [max(size - 1, 0) if d == axis else n
+    hi = lax_slice(a, [min_dim(size, 1) if d == axis else 0 for d in range(nd)], shape)
+    lo = lax_slice(a, [0] * nd, [max_dim(size - 1, 0) if d == axis else n
                                  for d, n in enumerate(shape)])
     a = ufuncs.not_equal(hi, lo) if is_bool else ufuncs.subtract(hi, lo)
   return a

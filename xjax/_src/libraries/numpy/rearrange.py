@@ -8,6 +8,7 @@ import numpy as np
 from xjax._src.core.concrete import canonicalize_shape, concrete_or_error
 from xjax._src.core.trace import Tracer
 from xjax._src.core.avals import spec_of
+from xjax._src.core.dim_expr import is_symbolic_dim
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.api.explicit_sharding import auto_axes
@@ -261,7 +262,8 @@ def roll(a, shift, axis=None):
   shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
   if any(isinstance(s, Tracer) for s in shifts):
     return _roll_dynamic(a, asarray(shift), list(axes))
-  return _roll_static(a, tuple(int(concrete_or_error(s, "roll shift")) for s in shifts), axes)
+  return _roll_static(a, tuple(s if is_symbolic_dim(s) else int(concrete_or_error(s, "roll shift"))
+                              for s in shifts), axes)
 
 
 @compiled_when_eager(staged="_roll_static", static_argnames=("shift", "axis"))
@@ -271,7 +273,8 @@ def _roll_static(a, shift, axis):
     if n == 0:
       continue
     shape = get_aval(a).shape
-    i, ones = int(-s) % n, (1,) * len(shape)  # strides given, as JAX's slice_in_dim
+    i = -s % n if is_symbolic_dim(s) or is_symbolic_dim(n) else int(-s) % n
+    ones = (1,) * len(shape)  # strides given, as JAX's slice_in_dim
     lo = [i if d == ax else 0 for d in range(len(shape))]
     hi = [i if d == ax else k for d, k in enumerate(shape)]
     a = lax_concatenate([lax_slice(a, lo, shape, ones), lax_slice(a, [0] * len(shape), hi, ones)],

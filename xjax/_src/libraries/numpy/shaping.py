@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 
 from xjax._src.core.concrete import canonicalize_shape
+from xjax._src.core.dim_expr import is_symbolic_dim
+from xjax._src.foundations import errors
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.staging import staged_constant
@@ -33,6 +35,10 @@ def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
                     f"{tuple(shape)}")
   if -1 in shape:
     known = math.prod([d for d in shape if d != -1])
+    if known and is_symbolic_dim(aval.size % known):   # (JAX's class and words)
+      raise errors.InconclusiveDimensionOperation(
+          f"Cannot divide evenly the sizes of shapes {aval.shape} and {tuple(shape)}. The "
+          f"remainder {aval.size % known} should be 0.")
     if known == 0 or aval.size % known:
       raise TypeError(f"cannot reshape array of shape {aval.shape} (size {aval.size}) into "
                       f"shape {tuple(shape)}")

@@ -14,6 +14,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.dim_expr import is_symbolic_dim
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
@@ -141,7 +142,7 @@ def fft(x, fft_type: FftType | str, fft_lengths: Sequence[int]):
     x = ew.convert_element_type(x, dtypes.to_inexact_dtype(dt))
   else:
     x = ew.convert_element_type(x, dtypes.to_complex_dtype(dt))
-  fft_lengths = tuple(int(n) for n in fft_lengths)
+  fft_lengths = tuple(n if is_symbolic_dim(n) else int(n) for n in fft_lengths)
   if not fft_lengths:
     return x
   return fft_p.bind(x, fft_type=typ, fft_lengths=fft_lengths)

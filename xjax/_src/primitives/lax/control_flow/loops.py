@@ -20,7 +20,8 @@ from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
 from xjax._src.core.avals import ShapedArray, mismatch, tangent_aval, vma_of
 from xjax._src.core.concrete import concrete_or_error
-from xjax._src.foundations.errors import ConcretizationTypeError, api_boundary
+from xjax._src.foundations.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
+                                         api_boundary)
 from xjax._src.core.jaxpr import Var
 from xjax._src.core.trace import Primitive, Tracer
 from xjax._src.execution.array import Array
@@ -208,7 +209,7 @@ def _concrete_int(x):
     return None
   try:
     return int(x)
-  except (TypeError, ValueError):
+  except (TypeError, ValueError, InconclusiveDimensionOperation):  # (a symbolic bound)
     return None
 
 
