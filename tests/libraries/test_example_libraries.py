@@ -48,6 +48,24 @@ def test_optimizer_matches_reference(name):
   np.testing.assert_allclose(params["w"], want_w, rtol=2e-5, atol=2e-6)
 
 
+def test_adamax_and_state_layout_bit_for_bit():
+  # JAX 0.10.2's bits: adamax's bias correction is computed in the moments' dtype.
+  params = {"w": jnp.arange(6.).reshape(2, 3) / 7, "b": jnp.ones(3)}
+  grads = xjax.tree_util.tree_map(lambda p: jnp.sin(p) + 0.1, params)
+  init, update, get = O.adamax(0.1)
+  state = init(params)
+  for i in range(3):
+    state = update(i, grads, state)
+  np.testing.assert_array_equal(np.asarray(get(state)["w"]).view(np.uint32),
+                                [[3197737366, 3189828103, 3161067064],
+                                 [1040427076, 1049295028, 1054088518]])
+  np.testing.assert_array_equal(np.asarray(get(state)["b"]).view(np.uint32), [1060320053] * 3)
+  # The state's parts are tuples (hashable where they are treedefs), as JAX's.
+  packed = O.pack_optimizer_state(O.unpack_optimizer_state(state))
+  assert type(state.packed_state) is tuple and type(packed.packed_state) is tuple
+  assert type(packed.subtree_defs) is tuple and hash(packed.subtree_defs) is not None
+
+
 def test_optimizer_utilities_and_errors():
   np.testing.assert_allclose(O.l2_norm(P0), 3.913119, rtol=1e-6)
   np.testing.assert_allclose(O.clip_grads(P0, 1.0)["b"], [0.06388766, -0.25555062], rtol=1e-6)

@@ -39,8 +39,9 @@ class Optimizer(NamedTuple):
 
 
 def _flatten_states(states):
+  """(leaves per state, treedef per state), as tuples (JAX's ``unzip2``)."""
   pairs = [_tree_util.tree_flatten(s) for s in states]
-  return [p[0] for p in pairs], [p[1] for p in pairs]
+  return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
 
 
 def optimizer(opt_maker: Callable) -> Callable[..., Optimizer]:
@@ -225,7 +226,8 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
     x, m, u = state
     m = (1 - b1) * g + b1 * m
     u = jnp.maximum(b2 * u, jnp.abs(g))
-    return x - (step_size(i) / (1 - b1 ** (i + 1))) * m / (u + eps), m, u
+    bias = 1 - jnp.asarray(b1, m.dtype) ** (i + 1)   # (in the moments' dtype, as JAX's)
+    return x - (step_size(i) / bias) * m / (u + eps), m, u
   return (lambda x0: (x0, jnp.zeros_like(x0), jnp.zeros_like(x0)), update,
           lambda state: state[0])
 

@@ -205,6 +205,9 @@ def test_conv_transpose_is_gradient_of_conv():
 def test_conv_shapes_and_patches():
   assert lax.conv_shape_tuple((2, 3, 10, 10), (4, 3, 3, 3), (1, 2), [(1, 1), (0, 0)]) == \
       (2, 4, 10, 4)
+  # (spatial sizes, and every size of the general form, are NumPy integers, as JAX's)
+  assert [type(d) for d in lax.conv_shape_tuple((2, 3, 10, 10), (4, 3, 3, 3), (1, 2),
+                                                "SAME")] == [int, int, np.int64, np.int64]
   assert lax.conv_shape_tuple((2, 3, 10, 10), (4, 3, 3, 3), (1, 2), "SAME") == (2, 4, 10, 5)
   dn = ("NHWC", "HWIO", "NHWC")
   assert lax.conv_general_shape_tuple((2, 10, 10, 3), (3, 3, 3, 4), (1, 2), "SAME", dn) == \

@@ -8,6 +8,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import i64_array
+from xjax._src.core.dim_expr import is_symbolic_dim
 from xjax._src.core.avals import ShapedArray, spec_of
 from xjax._src.foundations.sharding import (NamedSharding, PartitionSpec, ShardingTypeError,
                                             cotangent_sharding, out_sharding_param,
@@ -786,9 +787,15 @@ def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
   if len(pads) != len(lhs_shape) - 2:
     raise TypeError(f"Wrong number of explicit pads for convolution: expected "
                     f"{len(lhs_shape) - 2}, got {len(pads)}.")
-  spatial = tuple(max(0, (n + lo + hi - k) // s + 1) for n, k, s, (lo, hi)
+  spatial = tuple(_np_int(max(0, (n + lo + hi - k) // s + 1)) for n, k, s, (lo, hi)
                   in zip(lhs_shape[2:], rhs_shape[2:], strides, pads))
   return (lhs_shape[0] // batch_group_count, rhs_shape[0]) + spatial
+
+
+def _np_int(d):
+  """A constant dimension as a NumPy integer (JAX's shape tuples compute them with NumPy),
+  a symbolic one as it is."""
+  return d if is_symbolic_dim(d) else np.int64(d)
 
 
 def _permuted(shape, spec):
@@ -801,7 +808,7 @@ def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
   dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
   lhs, rhs = _permuted(lhs_shape, dn.lhs_spec), _permuted(rhs_shape, dn.rhs_spec)
   out = conv_shape_tuple(lhs, rhs, window_strides, padding)
-  return tuple(out[dn.out_spec.index(i)] for i in range(len(out)))
+  return tuple(_np_int(out[dn.out_spec.index(i)]) for i in range(len(out)))
 
 
 def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
@@ -820,7 +827,7 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
     spatial = tuple((n - 1) * s + 1 + lo + hi - k + 1 for n, k, s, (lo, hi)
                     in zip(lhs[2:], rhs[2:], window_strides, padding))
   out = (lhs[0], rhs[0]) + spatial
-  return tuple(out[dn.out_spec.index(i)] for i in range(len(out)))
+  return tuple(_np_int(out[dn.out_spec.index(i)]) for i in range(len(out)))
 
 
 def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
