@@ -67,6 +67,16 @@ def test_immutable_with_helpful_message():
   x = jnp.arange(10)
   with pytest.raises(TypeError, match=r"immutable.*x\.at\[idx\]\.set"):
     x[0] = 10
+  message = ("JAX arrays are immutable and do not support in-place item assignment. Instead "
+             "of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+             "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+  for target in (x, None):   # (an Array, and a tracer: JAX 0.10.2's text for both)
+    with pytest.raises(TypeError) as info:
+      if target is None:
+        jax.jit(lambda v: v.__setitem__(0, 1))(x)
+      else:
+        target[0] = 10
+    assert str(info.value) == message
   y = x.at[0].set(10)
   assert int(x[0]) == 0 and int(y[0]) == 10
 

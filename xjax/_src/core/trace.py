@@ -516,7 +516,7 @@ class Tracer:
   def __setitem__(self, idx, value):
     setitem = getattr(self.aval, "_setitem", None)   # a traced mutable ref's type has one
     if setitem is None:
-      raise TypeError(_immutable_message(type(self).__name__))
+      raise TypeError(_immutable_message())
     setitem(self, idx, value)
 
   def __iter__(self):
@@ -552,10 +552,10 @@ class Tracer:
     return self
 
 
-def _immutable_message(type_name: str) -> str:
-  return (f"'{type_name}' object does not support item assignment. JAX arrays are "
-          "immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another "
-          ".at[] method: https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+def _immutable_message() -> str:
+  return ("JAX arrays are immutable and do not support in-place item assignment. Instead of "
+          "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+          "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
 
 
 def _conversion_context(fun) -> str:

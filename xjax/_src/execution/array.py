@@ -229,7 +229,7 @@ class Array:
   __hash__ = None
 
   def __setitem__(self, idx, value):
-    raise TypeError(_immutable_message(type(self).__name__))
+    raise TypeError(_immutable_message())
 
   def __reduce__(self):
     if dtypes.is_extended(self.dtype):  # PRNG keys: their stored data and their dtype
