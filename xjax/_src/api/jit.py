@@ -18,7 +18,7 @@ from typing import Callable
 
 from xjax._src.foundations import dtypes, retracing, tree_util
 from xjax._src.foundations.config import config
-from xjax._src.foundations.errors import remove_internal_frames
+from xjax._src.foundations.errors import api_boundary, remove_internal_frames
 from xjax._src.foundations.sharding import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec,
                                             Sharding, UnspecifiedValue, context_mesh)
 from xjax._src.foundations.wrapping import update_wrapper
@@ -623,6 +623,7 @@ class PjitFunction:
     return len(self._cache)
 
 
+@api_boundary
 def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=None,
         donate_argnums=None, donate_argnames=None, keep_unused: bool = False, device=None,
         backend=None, inline: bool = False, in_shardings=None, out_shardings=None,
