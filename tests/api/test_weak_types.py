@@ -186,6 +186,13 @@ def test_eager_differentiation_of_asarray_gives_arrays_as_jax():
   # does one JAX jits, under grad (its jit forwards the input)
   assert _kinds(xjax.jvp(lambda x: x, (1.0,), (1.0,))) == [("float", None), ("float", None)]
   assert _kinds(xjax.vjp(jnp.real, 1.0)[0]) == [("TypedFloat", None)]
+  # checkpoint forwards an unchanged input as it was given (JAX 0.10.2: typed scalars, a
+  # TypedNdArray for NumPy, the Array itself), computed outputs as Arrays
+  assert _kinds(xjax.checkpoint(lambda a, b: (a, b * 2))(3.0, 2)) == [("TypedFloat", None),
+                                                                      ("Array", True)]
+  assert type(xjax.checkpoint(lambda a: a)(np.float32(3.0))).__name__ == "TypedNdArray"
+  x = jnp.ones(2)
+  assert xjax.checkpoint(lambda a: a)(x) is x
 
 
 def test_weak_booleans_join_as_a_strong_boolean():

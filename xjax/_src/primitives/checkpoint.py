@@ -119,8 +119,8 @@ def checkpoint(fun: Callable, *, prevent_cse: bool | tuple = True, policy=None,
   def wrapped(*args, **kwargs):
     static = _static_positions(static_argnums, len(args))
     dyn = tuple(a for i, a in enumerate(args) if i not in static)
-    leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
-    leaves = [x if isinstance(x, (Array, Tracer)) else argument_array(x) for x in leaves]
+    given, in_tree = tree_util.tree_flatten((dyn, kwargs))
+    leaves = [x if isinstance(x, (Array, Tracer)) else argument_array(x) for x in given]
     jaxpr, consts, out_tree = _traced(fun, args, kwargs, static, in_tree,
                                       tuple(get_aval(x) for x in leaves))
     cse = prevent_cse
@@ -131,8 +131,17 @@ def checkpoint(fun: Callable, *, prevent_cse: bool | tuple = True, policy=None,
           True,) * len(tree_util.tree_leaves(kwargs))
     outs = checkpoint_p.bind(*consts, *leaves, jaxpr=jaxpr, prevent_cse=cse,
                              differentiated=False, policy=policy)
-    return tree_util.tree_unflatten(out_tree, outs)
+    return tree_util.tree_unflatten(out_tree, _forwarded(jaxpr, len(consts), given, outs))
   return wrapped
+
+
+def _forwarded(jaxpr, n_consts: int, given: list, outs: list) -> list:
+  """Outputs that are the function's inputs unchanged come back as those inputs (Python
+  and NumPy values typed), as JAX's checkpoint returns them."""
+  j = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+  position = {v: k for k, v in enumerate(j.invars[n_consts:])}
+  return [typed_value(given[position[v]], v.aval) if type(v) is Var and v in position else o
+          for v, o in zip(j.outvars, outs)]
 
 
 remat = checkpoint
