@@ -444,3 +444,17 @@ def test_reduce_init_values_keep_their_own_dtype(x64):
       np.testing.assert_array_equal(float_init(), [6, 6])
   finally:
     xjax.config.update("jax_enable_x64", False)
+
+
+def test_argmax_reducer_is_jaxs():
+  # JAX 0.10.2's reducer keeps the first value only when it compares greater (or is NaN),
+  # the first index also on ties; XLA shares that reduce with a max of the same operand,
+  # so jit(max, argmax) of signed zeros gives JAX's -0.0 (xjax gave 0.0 before).
+  a = jnp.array([-0., 0., -0.], jnp.float32)
+  out = xjax.jit(lambda v: (jnp.max(v), jnp.min(v), jnp.argmax(v), jnp.argmin(v)))(a)
+  assert [np.signbit(np.asarray(x)).item() for x in out[:2]] == [True, True]
+  assert [int(x) for x in out[2:]] == [0, 0]
+  b = jnp.array([1., np.nan, 3., np.nan, 3.], jnp.float32)
+  assert (int(xjax.jit(jnp.argmax)(b)), int(xjax.jit(jnp.argmin)(b))) == (1, 1)
+  text = xjax.jit(jnp.argmax).lower(b).as_text()
+  assert text.count("stablehlo.compare") == 4 and text.count("stablehlo.select") == 2

@@ -296,7 +296,6 @@ def _arg_lowering(is_max):
     is_ = ShapedArray((), index_dtype)
     init_v = ctx.constant(_identity("max" if is_max else "min", x_aval.dtype), vs)
     init_i = ctx.constant(np.zeros((), index_dtype), is_)
-    inexact = dtypes.is_inexact(x_aval.dtype)
     b = ShapedArray((), np.bool_)
 
     def cmp(sub, a, c, direction, dtype=x_aval.dtype, aval=vs):
@@ -304,23 +303,18 @@ def _arg_lowering(is_max):
                     in_avals=[aval, aval])
 
     def body(sub, accs, xs):
+      # JAX's reducer, op for op (XLA may share it with a max/min of the same operand, so
+      # the value it keeps matters too): the first value wins when it compares greater
+      # (less) or is NaN; the first index also wins a tie of equal values.
       av, ai = accs
       xv, xi = xs
-      pick = cmp(sub, av, xv, "GT" if is_max else "LT")
-      if inexact:
-        a_nan = cmp(sub, av, av, "NE")
-        pick = sub.op("stablehlo.or", [pick, a_nan], b)
-      eq = cmp(sub, av, xv, "EQ")
-      lower_idx = cmp(sub, ai, xi, "LT", index_dtype, is_)
-      tie = sub.op("stablehlo.and", [eq, lower_idx], b)
-      pick = sub.op("stablehlo.or", [pick, tie], b)
-      if inexact:  # a NaN candidate beats a non-NaN accumulator
-        x_nan = cmp(sub, xv, xv, "NE")
-        not_a_nan = sub.op("stablehlo.not", [cmp(sub, av, av, "NE")], b)
-        x_wins = sub.op("stablehlo.and", [x_nan, not_a_nan], b)
-        pick = sub.op("stablehlo.and", [pick, sub.op("stablehlo.not", [x_wins], b)], b)
-      v = sub.op("stablehlo.select", [pick, av, xv], vs, in_avals=[b, vs, vs])
-      i = sub.op("stablehlo.select", [pick, ai, xi], is_, in_avals=[b, is_, is_])
+      pick_v = sub.op("stablehlo.or", [cmp(sub, av, xv, "GT" if is_max else "LT"),
+                                       cmp(sub, av, av, "NE")], b)
+      tie = sub.op("stablehlo.and", [cmp(sub, av, xv, "EQ"),
+                                     cmp(sub, ai, xi, "LT", index_dtype, is_)], b)
+      pick_i = sub.op("stablehlo.or", [pick_v, tie], b)
+      v = sub.op("stablehlo.select", [pick_v, av, xv], vs, in_avals=[b, vs, vs])
+      i = sub.op("stablehlo.select", [pick_i, ai, xi], is_, in_avals=[b, is_, is_])
       return [v, i]
 
     outs = lower_reduce(ctx, [x, idx], [init_v, init_i], axes, body,
