@@ -17,7 +17,7 @@ from xjax._src.api.transformations import jvp
 from xjax._src.primitives.lax.bit_conversions import bitcast_convert_type
 from xjax._src.primitives.lax.special import bessel_i0e
 from xjax._src.primitives.lax.elementwise import (_const, abs as lax_abs, add, atan2,
-                                                  bitwise_and, bitwise_not, bitwise_or,
+                                                  bitwise_and, bitwise_or,
                                                   ceil as lax_ceil, complex as lax_complex,
                                                   conj as lax_conj, convert_element_type, div, eq,
                                                   exp as lax_exp, exp2, floor as lax_floor, ge, gt,
@@ -25,7 +25,7 @@ from xjax._src.primitives.lax.elementwise import (_const, abs as lax_abs, add, a
                                                   lt, min as lax_min, mul, ne, neg, nextafter as lax_nextafter,
                                                   population_count, pow as lax_pow,
                                                   real as lax_real, rem, select_n,
-                                                  shift_right_logical, sin, sqrt, square,
+                                                  sin, sqrt, square,
                                                   sub as lax_sub)
 from xjax._src.primitives.lax.log_add import logaddexp as _logaddexp, logaddexp2 as _logaddexp2
 from xjax._src.primitives.lax.shapes import full_like
@@ -369,24 +369,29 @@ def frexp(x, /):
   return _frexp(x)
 
 
+_INT_OF_BITS = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+
+
 @custom_jvp
 def _frexp(x):
+  # JAX's operations, in its order (signed integers, an arithmetic shift, subnormals scaled
+  # up first), so that XLA computes JAX's bits: a subnormal that XLA flushes compares equal
+  # to zero and comes back as it is, with exponent 0.
   dt = get_aval(x).dtype
   info = dtypes.finfo(dt)
-  bits = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
-  nmant, bias = int(info.nmant), int(info.maxexp) - 1
-  sub = lt(lax_abs(x), _c(x, info.smallest_normal))
-  xs = _where(sub, mul(x, _c(x, 2.0 ** nmant)), x)  # (as JAX: even a flushed one)
-  u = bitcast_convert_type(xs, bits)
-  field_mask = np.asarray((1 << (dt.itemsize * 8 - 1 - nmant)) - 1, bits)[()]
-  field = bitwise_and(shift_right_logical(u, np.asarray(nmant, bits)[()]), field_mask)
-  exp = lax_sub(convert_element_type(field, np.int32), np.int32(bias - 1))
-  exp = _where(sub, lax_sub(exp, np.int32(nmant)), exp)
-  keep = np.asarray(~(int(field_mask) << nmant) & ((1 << (dt.itemsize * 8)) - 1), bits)[()]
-  mant_bits = bitwise_or(bitwise_and(u, keep), np.asarray((bias - 1) << nmant, bits)[()])
-  mant = bitcast_convert_type(mant_bits, dt)
-  special = bitwise_or(eq(x, _c(x, 0)), bitwise_not(is_finite(x)))
-  return _where(special, x, mant), _where(special, full_like(exp, 0), exp)
+  int_type = _INT_OF_BITS[info.bits]
+  mask, bias = (1 << info.nexp) - 1, 1 - info.minexp
+  small = lax_abs(x) < info.tiny
+  x1 = _where(small, x * _c(x, 1 << info.nmant), x)
+  x2 = _where(small, int_type(-info.nmant), int_type(0))
+  x1 = bitcast_convert_type(x1, int_type)
+  x2 += ((x1 >> info.nmant) & mask) - bias + 1
+  x1 &= ~(mask << info.nmant)
+  x1 |= (bias - 1) << info.nmant
+  x1 = bitcast_convert_type(x1, dt)
+  special = isinf(x) | isnan(x) | (x == 0)
+  x2 = _where(special, zeros_like(x2), x2)
+  return _where(special, x, x1), convert_element_type(x2, np.int32)
 
 
 @_frexp.defjvp
