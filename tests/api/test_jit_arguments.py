@@ -140,7 +140,7 @@ def test_functions_with_other_options_have_their_own_executables():
 
 
 def test_compiler_options_are_part_of_the_persistent_cache_key(tmp_path):
-  old = config.read("jax_compilation_cache_dir")
+  old = config.jax_compilation_cache_dir
   config.update("jax_compilation_cache_dir", str(tmp_path))
   try:
     g = lambda x: jnp.tanh(x) * 0.75 + 0.5

@@ -19,7 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def cache_dir(tmp_path):
-  old = config.read("jax_compilation_cache_dir")
+  old = config.jax_compilation_cache_dir
   config.update("jax_compilation_cache_dir", str(tmp_path))
   try:
     yield tmp_path

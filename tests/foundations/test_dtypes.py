@@ -48,7 +48,7 @@ class Weak:
 
 @contextlib.contextmanager
 def flags(x64=False, promotion="standard"):
-  old = config.read("jax_enable_x64"), config.read("jax_numpy_dtype_promotion")
+  old = config.read("jax_enable_x64"), config.jax_numpy_dtype_promotion
   config.update("jax_enable_x64", x64)
   config.update("jax_numpy_dtype_promotion", promotion)
   try:

@@ -105,6 +105,12 @@ def test_config_read_unknown_is_an_attribute_error():
   assert xjax.config.read("jax_enable_x64") is False
   with pytest.raises(AttributeError, match="Unrecognized config option: jax_no_such_flag"):
     xjax.config.read("jax_no_such_flag")
+  # (as JAX 0.10.2: options with a context manager are read as attributes instead)
+  with pytest.raises(AttributeError, match="For flags with a corresponding contextmanager, "
+                     "read their value via e.g. `config.jax_disable_jit` rather than "
+                     "`config.FLAGS.jax_disable_jit`."):
+    xjax.config.read("jax_disable_jit")
+  assert xjax.config.jax_disable_jit is False and xjax.config.read("jax_platform_name") == ""
 
 
 @pytest.mark.parametrize("kind, expected", [

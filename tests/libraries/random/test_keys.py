@@ -316,7 +316,7 @@ def test_key_equality_compares_stored_words():
 
 @contextlib.contextmanager
 def flag(name, value):
-  old = config.read(name)
+  old = getattr(config, name)
   config.update(name, value)
   try:
     yield
@@ -338,7 +338,7 @@ def test_prng_configuration_flags():
                                   R.gumbel(R.key(42), (4,), mode="high"))
   with pytest.raises(NotImplementedError, match="jax_debug_key_reuse"):
     config.update("jax_debug_key_reuse", True)
-  assert config.read("jax_debug_key_reuse") is False
+  assert config.jax_debug_key_reuse is False
 
 
 # ---------------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ EXPECTED = {
 
 @contextlib.contextmanager
 def flags(**values):
-  old = {name: config.read(name) for name in values}
+  old = {name: getattr(config, name) for name in values}
   for name, value in values.items():
     config.update(name, value)
   try:

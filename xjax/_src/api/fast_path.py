@@ -15,7 +15,7 @@ _FAST_FLAGS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs", "jax_no_ex
 
 
 def _plain_dispatch_now() -> bool:
-  return not PLACING[0] and not any(config.read(name) for name in _FAST_FLAGS)
+  return not PLACING[0] and not any(config._read(name) for name in _FAST_FLAGS)
 
 
 plain_dispatch = [_plain_dispatch_now()]

@@ -653,7 +653,7 @@ def _placement(device, backend, in_shardings, out_shardings) -> tuple | None:
   warnings.warn("backend and device argument on jit is deprecated. You can use "
                 '`jax.device_put(..., jax.local_devices(backend="cpu")[0])` on the inputs to '
                 "the jitted function to get the same behavior.", DeprecationWarning,
-                stacklevel=4)
+                stacklevel=5)   # (caller, api_boundary, jit, __init__)
   if device is not None and backend is not None:
     raise ValueError("can't specify both a device and a backend for jit, "
                      f"got device={device!r} and backend={backend!r}")

@@ -25,7 +25,7 @@ _PLATFORM_ALIASES = {"gpu": "cuda", "cuda": "cuda", "rocm": "rocm", "cpu": "cpu"
 
 
 def _num_cpu_devices() -> int:
-  n = config.read("jax_num_cpu_devices")
+  n = config._read("jax_num_cpu_devices")
   if n is not None and n > 0:
     return n
   flags = os.environ.get("XLA_FLAGS", "")
@@ -173,7 +173,7 @@ def register_backend_factory(name: str, factory: Callable, *, priority: int = 0,
 
 
 def _requested_platforms() -> list[str]:
-  requested = config.read("jax_platforms") or config.read("jax_platform_name")
+  requested = config._read("jax_platforms") or config._read("jax_platform_name")
   if not requested:
     return []
   out = []
@@ -319,7 +319,7 @@ def process_count(backend: str | None = None) -> int:
 def default_device():
   """Where uncommitted data goes: ``jax_default_device`` (a device or a platform name) if
   set, else this process's first device of the default backend."""
-  chosen = config.read("jax_default_device")
+  chosen = config._read("jax_default_device")
   if chosen is None:
     return backend().local_devices()[0]
   if isinstance(chosen, str):

@@ -33,9 +33,9 @@ def directory() -> pathlib.Path | None:
   """The cache directory, or None when the cache is off."""
   if os.environ.get("XJAX_COMPILATION_CACHE", "1") == "0":
     return None
-  if not config.read("jax_enable_compilation_cache"):
+  if not config._read("jax_enable_compilation_cache"):
     return None
-  chosen = config.read("jax_compilation_cache_dir")
+  chosen = config._read("jax_compilation_cache_dir")
   if chosen:
     return pathlib.Path(chosen).expanduser()
   base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -84,7 +84,7 @@ def get(entry: str) -> bytes | None:
 def put(entry: str, payload: bytes) -> None:
   """Stores ``payload`` for ``entry`` (atomically); storage errors leave the cache as it is."""
   folder = directory()
-  if folder is None or len(payload) < config.read("jax_persistent_cache_min_entry_size_bytes"):
+  if folder is None or len(payload) < config._read("jax_persistent_cache_min_entry_size_bytes"):
     return
   try:
     folder.mkdir(parents=True, exist_ok=True)
@@ -114,7 +114,7 @@ def discard(entry: str) -> None:
 
 
 def _max_bytes() -> int:
-  limit = config.read("jax_compilation_cache_max_size")
+  limit = config._read("jax_compilation_cache_max_size")
   return DEFAULT_MAX_BYTES if limit is None or limit < 0 else int(limit)
 
 

@@ -27,7 +27,7 @@ logger = logging.getLogger("xjax")
 
 # jax_no_execution: while set, running a compiled program raises (jit's fast path, which
 # inlines ``Executable.run``, is off meanwhile).
-_no_execution = [config.read("jax_no_execution")]
+_no_execution = [config._read("jax_no_execution")]
 config.on_change("jax_no_execution", lambda value: _no_execution.__setitem__(0, bool(value)))
 
 
@@ -96,7 +96,7 @@ def compile(module_text: str, device, name: str, out_avals,
   ``_compile_with_callbacks``).  ``env_options``: (name, value) pairs of XLA options (jit's
   ``compiler_options``; see ``set_env_options``)."""
   client = device.client
-  if config.read("jax_log_compiles"):
+  if config._read("jax_log_compiles"):
     logger.warning("Compiling %s for device %s", name or "module", device)
   options = _xc.CompileOptions()
   options.num_replicas = 1
@@ -222,7 +222,7 @@ def compile_spmd(module_text: str, devices: Sequence, name: str, in_avals, out_a
   ``out_tilings``); ``env_options`` as ``compile``'s."""
   devices = list(devices)
   client = devices[0].client
-  if config.read("jax_log_compiles"):
+  if config._read("jax_log_compiles"):
     logger.warning("Compiling %s for devices %s", name or "module", devices)
   options = _xc.CompileOptions()
   options.num_replicas = 1
@@ -285,7 +285,7 @@ def _load_or_compile(client, module_text: str, device, options):
   start = time.perf_counter()
   loaded = client.compile_and_load(module_text, devices, options)
   if entry is not None and (time.perf_counter() - start
-                            >= config.read("jax_persistent_cache_min_compile_time_secs")):
+                            >= config._read("jax_persistent_cache_min_compile_time_secs")):
     compilation_cache.put(entry, client.serialize_executable(loaded))
   return loaded
 

@@ -107,9 +107,9 @@ class JaxprEqnContext:
     if ctx is None:
       ctx = cls._interned[key] = object.__new__(cls)
       for name, value in (("compute_type", None), ("xla_metadata", None),
-                          ("threefry_partitionable", config.read("jax_threefry_partitionable")),
+                          ("threefry_partitionable", config._read("jax_threefry_partitionable")),
                           ("cur_abstract_mesh", key[1]), ("remove_size_one_mesh_axis",
-                          config.read("jax_remove_size_one_mesh_axis_from_type"))):
+                          config._read("jax_remove_size_one_mesh_axis_from_type"))):
         object.__setattr__(ctx, name, value)
     cls._last = (*key, ctx)
     return ctx

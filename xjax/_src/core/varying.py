@@ -70,7 +70,7 @@ def match_operands(prim, args):
   """``args`` with those that vary over fewer manual axes than the others cast to vary
   over all of them (JAX's auto_pcast, unless ``jax_auto_pcast`` is off), for a primitive
   with the standard rule."""
-  if prim.vma_rule is not None or not config.read("jax_auto_pcast"):
+  if prim.vma_rule is not None or not config._read("jax_auto_pcast"):
     return args
   vmas = [_vma_of(x) for x in args]
   every = frozenset().union(*vmas)
@@ -88,7 +88,7 @@ def with_result_vma(prim, avals, out, params):
   if rule is None:
     given = [vma_of(a) for a in avals]
     vma = frozenset().union(*given)
-    if any(v != vma for v in given) and not config.read("jax_auto_pcast"):
+    if any(v != vma for v in given) and not config._read("jax_auto_pcast"):
       raise ValueError(f"Primitive {prim.name} requires varying manual axes to match, but "
                        f"got {given}. Please open an issue at "
                        "https://github.com/jax-ml/jax/issues and as a temporary workaround "

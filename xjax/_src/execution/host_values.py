@@ -33,7 +33,7 @@ def enabled() -> bool:
   on = _state.get("on")
   if on is None:
     on = _state["on"] = (clients.default_device().platform == "cpu"
-                         and not config.read("jax_no_execution"))
+                         and not config._read("jax_no_execution"))
   return on
 
 

@@ -6,7 +6,7 @@ import numpy as np
 from xjax._src.foundations import dtypes, errors
 from xjax._src.foundations.config import config
 
-_debug = {"nans": config.read("jax_debug_nans"), "infs": config.read("jax_debug_infs")}
+_debug = {"nans": config._read("jax_debug_nans"), "infs": config._read("jax_debug_infs")}
 config.on_change("jax_debug_nans", lambda v: _debug.__setitem__("nans", bool(v)))
 config.on_change("jax_debug_infs", lambda v: _debug.__setitem__("infs", bool(v)))
 

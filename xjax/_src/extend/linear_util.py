@@ -210,7 +210,7 @@ def cache(call: Callable, *, explain: Callable | None = None):
       return ans
     start = time.time()
     ans = call(fun, *args)
-    if explain is not None and config.read("jax_explain_cache_misses"):
+    if explain is not None and config._read("jax_explain_cache_misses"):
       explain(fun, table is fresh, table, key, time.time() - start)
     table[key] = (ans, fun.stores)
     return ans

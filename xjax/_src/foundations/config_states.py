@@ -18,7 +18,7 @@ class ConfigState:
 
   @property
   def value(self) -> Any:
-    return config.read(self.flag)
+    return config._read(self.flag)
 
   def __call__(self, new_val: Any = True):
     return config._override(self.flag, new_val)

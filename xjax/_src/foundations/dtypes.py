@@ -335,7 +335,7 @@ def _truncation_warning(requested: np.dtype, canonical: np.dtype, fun_name: str 
   """Warns that an explicitly requested 64-bit dtype is narrowed, or raises ValueError under
   ``jax_explicit_x64_dtypes='error'``."""
   where = f" requested in {fun_name}" if fun_name else ""
-  if config.read("jax_explicit_x64_dtypes") == ExplicitX64Mode.ERROR:
+  if config._read("jax_explicit_x64_dtypes") == ExplicitX64Mode.ERROR:
     raise ValueError(
         f"Explicitly requested dtype {requested}{where} is not available. To enable more "
         "dtypes, set the jax_enable_x64 or allow_explicit_x64_dtypes configuration "
@@ -583,7 +583,7 @@ def _extended_result(dts: tuple) -> tuple[ExtendedDType, bool]:
 
 _RESULT_CACHE: dict[tuple, tuple[np.dtype, bool]] = {}
 _DTYPE_CLASSES = frozenset(type(dt) for dt in _SUPPORTED)  # np.dtype's per-type subclasses
-_strict_promotion = [config.read("jax_numpy_dtype_promotion") == "strict"]  # kept current:
+_strict_promotion = [config._read("jax_numpy_dtype_promotion") == "strict"]  # kept current:
 config.on_change("jax_numpy_dtype_promotion",
                  lambda mode: _strict_promotion.__setitem__(0, mode == "strict"))
 

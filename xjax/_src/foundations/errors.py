@@ -185,7 +185,7 @@ class UnfilteredStackTrace(Exception):
 def _filtering_mode() -> str:
   """``jax_traceback_filtering``, with "auto" resolved as JAX does: frames are marked
   hidden under IPython (which honours ``__tracebackhide__``), removed elsewhere."""
-  mode = config.read("jax_traceback_filtering")
+  mode = config._read("jax_traceback_filtering")
   if mode in (None, "auto"):
     import builtins
     return "tracebackhide" if hasattr(builtins, "get_ipython") else "quiet_remove_frames"

@@ -26,8 +26,8 @@ config.define("xjax_retrace_warning_threshold", 10)
 def explain(cache: dict, key: tuple, fun_name: str, fun_src: str, arg_names,
             warned: set) -> None:
   """Called before tracing ``key`` (a miss); ``cache`` holds the keys traced before."""
-  explain_on = config.read("jax_explain_cache_misses")
-  threshold = config.read("xjax_retrace_warning_threshold")
+  explain_on = config._read("jax_explain_cache_misses")
+  threshold = config._read("xjax_retrace_warning_threshold")
   retraced = (threshold is not None and len(cache) >= threshold and id(cache) not in warned
               and not fun_src.startswith(_XJAX_DIR))  # xjax's own helpers retrace by design
   if not explain_on and not retraced:

@@ -500,7 +500,7 @@ class Mesh(_MeshShape):
     return hash((self.axis_names, self.axis_types, tuple(self.devices.flat)))
 
   def __enter__(self) -> "Mesh":
-    if config.read("jax_disallow_mesh_context_manager"):
+    if config._read("jax_disallow_mesh_context_manager"):
       raise RuntimeError("Mesh context manager is disabled.")
     warnings.warn("`with mesh:` context manager has been deprecated. Please use `with "
                   "jax.set_mesh(mesh):` instead.", DeprecationWarning, stacklevel=2)

@@ -138,7 +138,7 @@ def make_debug_info(fun, arg_names: Sequence[str] | None, *, traced_for: str = "
 
 
 
-_folding = [config.read("eager_constant_folding")]
+_folding = [config._read("eager_constant_folding")]
 config.on_change("eager_constant_folding", lambda v: _folding.__setitem__(0, bool(v)))
 
 

@@ -63,7 +63,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
   clients.connect_distributed(coordinator_address, bind, num_processes, process_id,
                               int(initialization_timeout), int(heartbeat_timeout_seconds),
                               int(shutdown_timeout_seconds),
-                              config.read("jax_enable_preemption_service"))
+                              config._read("jax_enable_preemption_service"))
   atexit.register(shutdown)
 
 

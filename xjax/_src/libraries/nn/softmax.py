@@ -19,7 +19,7 @@ def softmax(x, axis=-1, where=None):
   """exp(x) / sum(exp(x)) along ``axis``; masked-out entries (``where``) are 0. With the
   ``jax_softmax_custom_jvp`` option it is differentiated by its own JVP rule, as JAX's."""
   x, = arraylike("softmax", x)
-  if config.read("jax_softmax_custom_jvp"):
+  if config._read("jax_softmax_custom_jvp"):
     return _softmax(x, axis, where)
   return _softmax_value(x, axis, where, -np.inf, stop_gradient)
 

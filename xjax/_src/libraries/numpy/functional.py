@@ -172,7 +172,7 @@ def _check_outputs(out, core_out, sizes: dict, context: str) -> None:
 def _check_rank_promotion(arrays, core, signature) -> None:
   """``jax_numpy_rank_promotion`` ('warn' or 'raise') for loop dimensions of different
   ranks."""
-  mode = config.read("jax_numpy_rank_promotion")
+  mode = config._read("jax_numpy_rank_promotion")
   if mode == "allow" or len({x.ndim - len(c) for x, c in zip(arrays, core) if x.ndim}) < 2:
     return
   msg = (f"operands with shapes {[x.shape for x in arrays]} require rank promotion for "

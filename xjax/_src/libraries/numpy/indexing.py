@@ -634,7 +634,7 @@ def _update_values(x, values):
   if not dtypes.safe_to_cast(values, dtype):
     warnings.warn("scatter inputs have incompatible types: cannot safely cast value from "
                   f"dtype={get_aval(values).dtype} to dtype={dtype} with "
-                  f"jax_numpy_dtype_promotion={config.read('jax_numpy_dtype_promotion')}. "
+                  f"jax_numpy_dtype_promotion={config._read('jax_numpy_dtype_promotion')}. "
                   "In future JAX releases this will result in an error.", FutureWarning,
                   stacklevel=4)
   return values

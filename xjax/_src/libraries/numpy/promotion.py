@@ -69,7 +69,7 @@ def promote_shapes(name: str, *args):
   nd = max(len(s) for s in shapes)
   if all(len(s) in (0, nd) for s in shapes):
     return list(args)  # equal ranks: the lax primitive checks the dimensions (TypeError)
-  mode = config.read("jax_numpy_rank_promotion")
+  mode = config._read("jax_numpy_rank_promotion")
   if mode != "allow" and len({len(s) for s in shapes if s}) > 1:
     shown = " ".join(map(str, shapes))
     if mode == "raise":

@@ -176,7 +176,7 @@ def gumbel(key, shape=(), dtype=None, mode=None):
   dtype = float_dtype("gumbel", dtype)
   shape = shape_arg("gumbel", shape)
   if mode is None:
-    mode = "high" if config.read("jax_high_dynamic_range_gumbel") else "low"
+    mode = "high" if config._read("jax_high_dynamic_range_gumbel") else "low"
   if mode not in ("highest", "high", "low"):
     raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
   return _gumbel(key, shape, dtype, mode)

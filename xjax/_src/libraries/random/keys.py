@@ -22,7 +22,7 @@ from xjax._src.libraries.random.out_sharding import with_out_sharding
 
 
 def default_prng_impl() -> PRNGImpl:
-  return prng.prngs[config.read("jax_default_prng_impl")]
+  return prng.prngs[config._read("jax_default_prng_impl")]
 
 
 def resolve_prng_impl(spec) -> PRNGImpl:
@@ -89,12 +89,12 @@ _LEGACY_MESSAGE = ("Legacy uint32 key array passed as key to xjax.random functio
 def _legacy_key_used() -> None:
   """What ``jax_legacy_prng_key`` (allow/warn/error) and ``jax_enable_custom_prng`` say
   about a raw uint32 key."""
-  mode = config.read("jax_legacy_prng_key")
+  mode = config._read("jax_legacy_prng_key")
   if mode == "error":
     raise ValueError(_LEGACY_MESSAGE)
   if mode == "warn":
     warnings.warn(_LEGACY_MESSAGE, stacklevel=3)
-  elif config.read("jax_enable_custom_prng"):
+  elif config._read("jax_enable_custom_prng"):
     warnings.warn("Raw arrays as random keys to xjax.random functions are deprecated. "
                   "Assuming valid threefry2x32 key for now.", FutureWarning, stacklevel=3)
 
@@ -102,7 +102,7 @@ def _legacy_key_used() -> None:
 def _returned(wrapped: bool, keys):
   """Keys in the kind the caller gave: legacy uint32 data if it gave legacy keys (typed
   keys always under ``jax_enable_custom_prng``)."""
-  if wrapped and not config.read("jax_enable_custom_prng"):
+  if wrapped and not config._read("jax_enable_custom_prng"):
     return prng.random_unwrap_p.bind(keys)
   return keys
 
@@ -126,7 +126,7 @@ def _seed_keys(ctor: str, seed, impl: PRNGImpl):
     seed = jnp.asarray(np.int64(seed))
   else:
     seed = jnp.asarray(seed)
-  offset = config.read("jax_random_seed_offset")
+  offset = config._read("jax_random_seed_offset")
   if offset:
     seed = seed + offset
   return prng.random_seed_p.bind(seed, impl=impl)

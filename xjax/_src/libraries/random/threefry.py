@@ -130,13 +130,13 @@ def _random_bits_original(keys, bit_width: int, shape: tuple):
 
 def split(keys, shape: tuple):
   """New stored keys of ``shape`` from each of ``keys``."""
-  if config.read("jax_threefry_partitionable"):
+  if config._read("jax_threefry_partitionable"):
     return _split_partitionable(keys, shape)
   return _split_original(keys, shape)
 
 
 def random_bits(keys, bit_width: int, shape: tuple):
   """Unsigned ``bit_width``-bit integers of ``shape`` from each of ``keys``."""
-  if config.read("jax_threefry_partitionable"):
+  if config._read("jax_threefry_partitionable"):
     return _random_bits_partitionable(keys, bit_width, shape)
   return _random_bits_original(keys, bit_width, shape)

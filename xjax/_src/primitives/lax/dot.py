@@ -344,7 +344,7 @@ def _precision(precision):
   algorithm (``DotAlgorithm``, ``DotAlgorithmPreset`` or a preset's name). None takes
   ``jax_default_matmul_precision`` (``jax.default_matmul_precision``) when that is set."""
   if precision is None:
-    precision = config.read("jax_default_matmul_precision")
+    precision = config._read("jax_default_matmul_precision")
     if precision is None:
       return None
   if dot_algorithms.is_algorithm(precision):

@@ -34,7 +34,7 @@ def _reduce_abstract_eval(name, check):
   def rule(x, *, axes, out_sharding=None):
     check(name, x.dtype)
     if (name == "reduce_sum" and x.dtype in _HALF_FLOATS
-        and not config.read("jax_allow_f16_reductions")
+        and not config._read("jax_allow_f16_reductions")
         and builtins.any(x.shape[a] != 1 for a in axes)):
       raise ValueError(f"reduce_sum on operand {x.str_short(short_dtypes=True)} is not "
                        "allowed when jax_allow_f16_reductions=False.")

@@ -140,7 +140,7 @@ def _abstract_eval(*avals, jaxpr, mesh, manual_axes, in_specs, out_specs, check_
 def _varies_over(spec: PartitionSpec, mesh: Mesh, manual_axes) -> frozenset:
   """The manual axes a block laid out as ``spec`` varies over (JAX leaves out axes of size
   1 under ``jax_remove_size_one_mesh_axis_from_type``)."""
-  drop = config.read("jax_remove_size_one_mesh_axis_from_type")
+  drop = config._read("jax_remove_size_one_mesh_axis_from_type")
   return frozenset(a for a in _named(spec) if a in manual_axes and not (
       drop and mesh.shape[a] == 1))
 
@@ -590,7 +590,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
       pairs = _specs_with_paths(out_specs() if callable(out_specs) else out_specs, skeleton,
                                 "out_specs")
       _check_specs(manual, [spec for _, spec in pairs], "out_specs")
-      if check_vma and config.read("jax_auto_pcast"):  # (JAX casts each output to vary as
+      if check_vma and config._read("jax_auto_pcast"):  # (JAX casts each output to vary as
         out_leaves = [parallel.pvary(o, _varies_over(spec, mesh, manual)  # its spec says)
                                      - get_aval(o)._vma) for o, (_, spec) in zip(out_leaves, pairs)]
       out_tree_box.append((skeleton, out_tree, pairs))
