@@ -64,6 +64,18 @@ def test_odeint_under_jit_and_vmap():
     np.testing.assert_allclose(row, sol.y[:, -1], rtol=1e-5)
 
 
+def test_odeint_takes_jaxs_steps_bit_for_bit():
+  # JAX 0.10.2's bits: its starting step (norms of the scaled state and slope), its error
+  # weights, the stages in a fori_loop and the dense output by polyval.
+  ys = odeint(decay, jnp.array([1., 2.]), TS, 0.7)
+  np.testing.assert_array_equal(np.asarray(ys[-1]).view(np.uint32), [1064268813, 1065838252])
+  np.testing.assert_array_equal(np.asarray(ys[3]).view(np.uint32), [1065403065, 1068338556])
+  g = xjax.grad(lambda a: odeint(decay, jnp.array([1., 2.]), TS, a).sum())(0.7)
+  assert np.asarray(g).view(np.uint32) == 3243574277
+  with pytest.raises(TypeError, match=r"t must be an array of floats, but got \[0 1 2\]"):
+    odeint(decay, jnp.array([1., 2.]), jnp.arange(3), 0.7)
+
+
 def test_odeint_errors():
   with pytest.raises(TypeError, match="must be arrays or scalars"):
     odeint(decay, jnp.array([1., 2.]), TS, "x")
