@@ -1,7 +1,11 @@
 """Vector quantization (``jax.scipy.cluster.vq``)."""
 from __future__ import annotations
 
+import operator
+
+from xjax._src.api.transformations import vmap
 from xjax._src.libraries.numpy import namespace as jnp
+from xjax._src.libraries.numpy.linalg import norm
 from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 
@@ -17,6 +21,7 @@ def vq(obs, code_book, check_finite: bool = True):
     obs, code_book = obs[..., None], code_book[..., None]
   if obs.ndim != 2:
     raise ValueError("ndim different than 1 or 2 are not supported")
-  dist = jnp.sum(jnp.square(obs[:, None, :] - code_book[None, :, :]), axis=-1)
+  # (JAX's computation: each row's norms to the codes, then the nearest one's picked)
+  dist = vmap(lambda ob: norm(ob[None] - code_book, axis=-1))(obs)
   code = jnp.argmin(dist, axis=-1)
-  return code, jnp.sqrt(jnp.min(dist, axis=-1))
+  return code, vmap(operator.getitem)(dist, code)
