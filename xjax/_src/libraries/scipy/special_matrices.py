@@ -12,6 +12,8 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import exp, lgamma
+from xjax._src.primitives.lax.windowed import conv_general_dilated_patches
+from xjax._src.primitives.lax.dot import Precision
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.promotion import (promote_args_inexact, promote_dtypes,
@@ -32,13 +34,16 @@ def _grid(n: int, m: int | None = None):
 # -- from vectors ---------------------------------------------------------------------------
 
 def _toeplitz(c, r):
+  # As JAX builds it: the patches of concatenate(c[::-1], r[1:]) by a convolution at full
+  # precision (so its values, complex ones included, carry the convolution's rounding).
   m, n = c.shape[0], r.shape[0]
-  dt = jnp.result_type(c, r)
   if m == 0 or n == 0:
-    return jnp.zeros((m, n), dt)
-  vals = jnp.concatenate([r[1:][::-1], c]).astype(dt)  # vals[n - 1 + i - j]
-  i, j = _grid(m, n)
-  return vals[n - 1 + i - j]
+    return jnp.empty((m, n), dtype=jnp.promote_types(c.dtype, r.dtype))
+  elems = jnp.concatenate((c[::-1], r[1:]))
+  patches = conv_general_dilated_patches(
+      elems.reshape((1, m + n - 1, 1)), (n,), (1,), "VALID",
+      dimension_numbers=("NTC", "IOT", "NTC"), precision=Precision.HIGHEST)[0]
+  return jnp.flip(patches, axis=0)
 
 
 def toeplitz(c, r=None):
