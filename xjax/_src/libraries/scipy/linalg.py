@@ -600,40 +600,44 @@ def rsf2csf(T, Z, check_finite: bool = True):
                                                                           z.astype(dt))
 
 
-def _sylvester_triangular(r, w, f):
-  """``Y`` with ``r Y + Y w = f`` for upper triangular ``r`` and lower triangular ``w``:
-  column ``j`` (last first) solves ``(r + w[j, j]) y_j = f_j - sum_{k > j} y_k w[k, j]``."""
+def _sylvester_triangular(r, s, f):
+  """``Y`` with ``r Y + Y s^T = f`` for upper triangular ``r`` and ``s``, entry by entry from
+  the bottom right (JAX's scan, so its roundings are JAX's)."""
   m, n = f.shape
-  ident = jnp.eye(m, dtype=r.dtype)
 
-  def column(i, y):
-    j = n - 1 - i
-    later = jnp.arange(n) > j
-    rhs = f[:, j] - jnp.matmul(y, jnp.where(later, w[:, j], 0))
-    yj = lax_linalg.triangular_solve(r + w[j, j] * ident, rhs, left_side=True, lower=False)
-    return y.at[:, j].set(yj)
-  return fori_loop(0, n, column, jnp.zeros_like(f))
+  def entry(y_flat, idx):
+    i, j = idx // n, idx % n
+    y = y_flat.reshape((m, n))
+    row = jnp.sum(jnp.where(jnp.arange(m) > i, r[i, :] * y[:, j], 0.0))
+    col = jnp.sum(jnp.where(jnp.arange(n) > j, y[i, :] * s[:, j], 0.0))
+    rhs = f[i, j] - (row + col)
+    return y_flat.at[i * n + j].set(rhs / (r[i, i] + s[j, j])), None
+
+  y_flat, _ = scan(entry, jnp.zeros((m * n,), dtype=f.dtype), jnp.arange(m * n - 1, -1, -1))
+  return y_flat.reshape((m, n))
 
 
 def _sylvester_2d(a, b, c, *, method, tol):
+  m, n = c.shape[-2:]
   if method == "schur":
     r, u = schur(a, output="complex")
-    s, v = schur(_H(b), output="complex")
-    f = jnp.matmul(jnp.matmul(_H(u), c.astype(r.dtype)), v)
-    x = jnp.matmul(jnp.matmul(u, _sylvester_triangular(r, _H(s), f)), _H(v))
-    eig_a, eig_b = jnp.diagonal(r), jnp.conj(jnp.diagonal(s))
+    s, v = schur(b.conj().T, output="complex")
+    f = u.conj().T @ c.astype(r.dtype) @ v
+    x = u @ _sylvester_triangular(r, s.conj().T, f) @ v.conj().T
   elif method == "eigen":
     eig_a, ua = jnp_linalg.eig(a)
     eig_b, ub = jnp_linalg.eig(b)
-    f = jnp_linalg.solve(ua, jnp.matmul(c.astype(eig_a.dtype), ub))
-    x = jnp.matmul(jnp.matmul(ua, f / (eig_a[:, None] + eig_b[None, :])), jnp_linalg.inv(ub))
+    f = jnp_linalg.solve(ua, c.astype(eig_a.dtype) @ ub)
+    y = f / (eig_a[:, None] + eig_b[None, :])
+    x = ua[:m, :m] @ y[:m, :n] @ jnp_linalg.inv(ub)[:n, :n]
   else:
     raise ValueError(f'Unrecognized method {method}. The two valid methods are either "schur" '
                      'or "eigen".')
   if not dtypes.is_complex(c.dtype):
-    x = jnp.real(x)
-  singular = jnp.any(jnp.abs(eig_a[:, None] + eig_b[None, :]) < tol)
-  return jnp.where(singular, jnp.full_like(x, np.nan), x)
+    x = x.real
+  singular = jnp.any(jnp.abs(jnp_linalg.eigvals(a)[:, None] + jnp_linalg.eigvals(b)[None, :])
+                     < tol)
+  return cond(singular, lambda: jnp.zeros_like(x) * np.nan, lambda: x)
 
 
 @compiled_when_eager(static_argnames=("method",), staged="solve_sylvester")
