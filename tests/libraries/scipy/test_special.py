@@ -233,6 +233,21 @@ def test_sici_fresnel_grads():
   np.testing.assert_allclose(g, np.sin(np.pi * x * x / 2) - np.cos(np.pi * x * x / 2), rtol=1e-5)
 
 
+def test_sici_bits_are_jaxs():
+  # JAX 0.10.2's bits: Cephes's rational approximations (series to 4, auxiliary functions
+  # to 1e9, the large-x forms beyond), eagerly and under jit.
+  x = jnp.array([0.1, 1., 5., 30., -2., 4., 8.5, 2e9], jnp.float32)
+  for f in (xs.sici, jax.jit(xs.sici)):
+    si, ci = f(x)
+    np.testing.assert_array_equal(np.asarray(si).view(np.uint32), [
+        1036824495, 1064448640, 1069966374, 1070107515, 3217915436, 1071713485, 1070634660,
+        1070141403])
+    np.testing.assert_array_equal(np.asarray(ci).view(np.uint32), [
+        3218942667, 1051508790, 3192035113, 3171372288, 1054380274, 3188743552, 1036755627,
+        805007111])
+  assert jax.make_jaxpr(xs.sici)(1.).jaxpr.eqns[0].primitive.name == "custom_jvp_call"
+
+
 def test_vmap_and_jit_compositions():
   a, b = jnp.asarray(A), jnp.asarray(B)
   loop = np.stack([xs.owens_t(x, y) for x, y in zip(A[:3], B[:3])])

@@ -12,13 +12,9 @@ from xjax._src.foundations import dtypes
 from xjax._src.primitives.custom_derivatives import custom_jvp
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.control_flow.loops import while_loop
-from xjax._src.primitives.lax.elementwise import (complex as lax_complex, lgamma,
-                                                  mul as lax_mul, neg as lax_neg)
+from xjax._src.primitives.lax.elementwise import lgamma, mul as lax_mul, neg as lax_neg
 from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.scipy.arguments import inexact_arrays, real_only
-
-_EULER = 0.5772156649015329
-
 
 # Cephes's rational approximations of Ei(x) e^-x x (ei.c): (0, 2], then (2^k, 2^(k+1)] for
 # k = 1..5 and (64, inf), as polynomials in x, then in w = 1/x (numerators, denominators)
@@ -206,56 +202,97 @@ def exp1(x):
   return _expn(1, x)
 
 
+# Cephes's sici.c coefficients (highest degree first): the series' rational functions
+# for |x| <= 4 (SN/SD for Si, CN/CD for Ci) and the asymptotic auxiliary functions f, g
+# for 4 < |x| <= 8 and beyond.
+_SICI = {
+    "SN": [-8.39167827910303881427E-11, 4.62591714427012837309E-8,
+           -9.75759303843632795789E-6, 9.76945438170435310816E-4,
+           -4.13470316229406538752E-2, 1.00000000000000000302E0],
+    "SD": [2.03269266195951942049E-12, 1.27997891179943299903E-9, 4.41827842801218905784E-7,
+           9.96412122043875552487E-5, 1.42085239326149893930E-2, 9.99999999999999996984E-1],
+    "CN": [2.02524002389102268789E-11, -1.35249504915790756375E-8,
+           3.59325051419993077021E-6, -4.74007206873407909465E-4, 2.89159652607555242092E-2,
+           -1.00000000000000000080E0],
+    "CD": [4.07746040061880559506E-12, 3.06780997581887812692E-9, 1.23210355685883423679E-6,
+           3.17442024775032769882E-4, 5.10028056236446052392E-2, 4.00000000000000000080E0],
+    "FN4": [4.23612862892216586994E0, 5.45937717161812843388E0, 1.62083287701538329132E0,
+           1.67006611831323023771E-1, 6.81020132472518137426E-3, 1.08936580650328664411E-4,
+           5.48900223421373614008E-7],
+    "FD4": [1, 8.16496634205391016773E0, 7.30828822505564552187E0, 1.86792257950184183883E0,
+           1.78792052963149907262E-1, 7.01710668322789753610E-3, 1.10034357153915731354E-4,
+           5.48900252756255700982E-7],
+    "GN4": [8.71001698973114191777E-2, 6.11379109952219284151E-1, 3.97180296392337498885E-1,
+           7.48527737628469092119E-2, 5.38868681462177273157E-3, 1.61999794598934024525E-4,
+           1.97963874140963632189E-6, 7.82579040744090311069E-9],
+    "GD4": [1, 1.64402202413355338886E0, 6.66296701268987968381E-1,
+           9.88771761277688796203E-2, 6.22396345441768420760E-3, 1.73221081474177119497E-4,
+           2.02659182086343991969E-6, 7.82579218933534490868E-9],
+    "FN8": [4.55880873470465315206E-1, 7.13715274100146711374E-1, 1.60300158222319456320E-1,
+           1.16064229408124407915E-2, 3.49556442447859055605E-4, 4.86215430826454749482E-6,
+           3.20092790091004902806E-8, 9.41779576128512936592E-11, 9.70507110881952024631E-14],
+    "FD8": [1.0, 9.17463611873684053703E-1, 1.78685545332074536321E-1,
+           1.22253594771971293032E-2, 3.58696481881851580297E-4, 4.92435064317881464393E-6,
+           3.21956939101046018377E-8, 9.43720590350276732376E-11, 9.70507110881952025725E-14],
+    "GN8": [6.97359953443276214934E-1, 3.30410979305632063225E-1, 3.84878767649974295920E-2,
+           1.71718239052347903558E-3, 3.48941165502279436777E-5, 3.47131167084116673800E-7,
+           1.70404452782044526189E-9, 3.85945925430276600453E-12, 3.14040098946363334640E-15],
+    "GD8": [1.0, 1.68548898811011640017E0, 4.87852258695304967486E-1,
+           4.67913194259625806320E-2, 1.90284426674399523638E-3, 3.68475504442561108162E-5,
+           3.57043223443740838771E-7, 1.72693748966316146736E-9, 3.87830166023954706752E-12,
+           3.14040098946363335242E-15],
+}
+
+
+def _sici_poly(name, x):
+  return jnp.polyval(np.array([float(v) for v in _SICI[name]], dtype=x.dtype), x)
+
+
 def _sici_series(x):
-  """(Si, Ci) by their power series, for 0 < x <= 4."""
-  x2 = x * x
-  si_term, ci_term = x, jnp.ones_like(x)
-  si, ci = x, jnp.zeros_like(x)
-  for k in range(1, 22):
-    ci_term = ci_term * (-x2) / ((2 * k - 1) * (2 * k))
-    si_term = si_term * (-x2) / ((2 * k) * (2 * k + 1))
-    ci = ci + ci_term / (2 * k)
-    si = si + si_term / (2 * k + 1)
-  return si, _EULER + jnp.log(x) + ci
+  """(Si, Ci) for 0 <= x <= 4: Cephes's rational approximations (in JAX's order)."""
+  t = x * x
+  si = (x * _sici_poly("SN", t)) / _sici_poly("SD", t)
+  ci = np.euler_gamma + jnp.log(x) + t * _sici_poly("CN", t) / _sici_poly("CD", t)
+  return jnp.where(x == 0, 0.0, si), jnp.where(x == 0, -np.inf, ci)
 
 
-def _sici_fraction(x, depth=80):
-  """(Si, Ci) for x >= 4 from E1(ix) = -Ci(x) + i (Si(x) - pi/2) by its continued fraction."""
-  cdt = dtypes.to_complex_dtype(x.dtype)
-  z = lax_complex(jnp.zeros_like(x), x).astype(cdt)
-  acc = jnp.zeros_like(z)
-  for i in range(depth, 0, -1):
-    acc = (i * i) / (z + 2 * i + 1 - acc)
-  phase = lax_complex(jnp.cos(x), -jnp.sin(x))
-  e1 = phase / (z + 1 - acc)
-  return np.pi / 2 + jnp.imag(e1), -jnp.real(e1)
+def _sici_asymptotic(x):
+  """(Si, Ci) for 4 < x <= 1e9 from Cephes's auxiliary functions f and g."""
+  s, c, z = jnp.sin(x), jnp.cos(x), 1.0 / (x * x)
+  f4 = _sici_poly("FN4", z) / (x * _sici_poly("FD4", z))
+  g4 = z * _sici_poly("GN4", z) / _sici_poly("GD4", z)
+  f8 = _sici_poly("FN8", z) / (x * _sici_poly("FD8", z))
+  g8 = z * _sici_poly("GN8", z) / _sici_poly("GD8", z)
+  near = x < 8.0
+  f, g = jnp.where(near, f4, f8), jnp.where(near, g4, g8)
+  return (np.pi / 2) - f * c - g * s, f * s - g * c
+
+
+def _sici_large(x):
+  """(Si, Ci) for x > 1e9 (and infinity)."""
+  si, ci = (np.pi / 2) - jnp.cos(x) / x, jnp.sin(x) / x
+  inf = jnp.isposinf(x)
+  return jnp.where(inf, np.pi / 2, si), jnp.where(inf, 0.0, ci)
 
 
 @custom_jvp
-def _sici(x):
-  ax = jnp.abs(x)
-  small = ax <= 4
-  s1, c1 = _sici_series(jnp.where(small, ax, 1.0))
-  s2, c2 = _sici_fraction(jnp.where(small, 5.0, ax))
-  si = jnp.where(small, s1, s2)
-  ci = jnp.where(small, c1, c2)
-  si = jnp.where(ax == np.inf, np.pi / 2, si)
-  ci = jnp.where(ax == np.inf, 0.0, jnp.where(ax == 0, -np.inf, ci))
-  si = jnp.sign(x) * si
-  nan = jnp.isnan(x)
-  return jnp.where(nan, x, si), jnp.where(nan, x, ci)
-
-
-@_sici.defjvp
-def _sici_jvp(primals, tangents):
-  (x,), (g,) = primals, tangents
-  si, ci = _sici(x)
-  return (si, ci), (g * jnp.sinc(x / np.pi), g * jnp.cos(x) / x)
-
-
 @compiled_when_eager(staged="sici")
 def sici(x):
-  """The sine and cosine integrals (Si(x), Ci(x)); Ci uses |x|, as SciPy's real version."""
+  """The sine and cosine integrals (Si(x), Ci(x)), by Cephes's approximations: a
+  custom_jvp around the jitted computation, as JAX's (Ci of a negative x is Ci(|x|), NaN
+  at -inf)."""
   (x,) = inexact_arrays("sici", x)
   real_only("sici", x)
-  return _sici(x)
+  ax = jnp.abs(x)
+  series, asymptotic, large = _sici_series(ax), _sici_asymptotic(ax), _sici_large(ax)
+  conds = [ax <= 4, (ax > 4) & (ax <= 1e9)]
+  si = jnp.select(conds, [series[0], asymptotic[0]], large[0])
+  ci = jnp.select(conds, [series[1], asymptotic[1]], large[1])
+  return jnp.sign(x) * si, jnp.where(jnp.isneginf(x), np.nan, ci)
+
+
+@sici.defjvp
+@compiled_when_eager(staged="sici_jvp")
+def _sici_jvp(primals, tangents):
+  (x,), (t,) = primals, tangents
+  return sici(x), (jnp.sinc(x / np.pi) * t, jnp.cos(x) / x * t)
