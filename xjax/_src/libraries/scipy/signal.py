@@ -81,12 +81,15 @@ def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=N
   in1, in2 = arraylike("correlate2d", in1, in2)
   _check_2d("correlate2d", in1, in2, boundary, fillvalue)
   in1, in2 = jnp.asarray(in1), jnp.asarray(in2)
-  kernel = jnp.flip(jnp.conj(in2))
-  if mode != "same":
-    return _convolve_nd(in1, kernel, mode, precision=precision)
-  # SciPy centres a 2-D correlation's 'same' window at k // 2 of the full result
-  full = _convolve_nd(in1, kernel, "full", precision=precision)
-  return full[tuple(slice(k // 2, k // 2 + n) for k, n in zip(in2.shape, in1.shape))]
+  # JAX's arrangement (which input is flipped decides the convolution's summation order):
+  # the flipped first input convolved with the conjugated second, the result flipped back;
+  # a smaller first input swaps them (conjugating the result in 'full' mode).
+  swap = all(s1 <= s2 for s1, s2 in zip(in1.shape, in2.shape))
+  same_shape = in1.shape == in2.shape
+  if swap and (mode == "full" or mode == "valid" and not same_shape):
+    out = _convolve_nd(jnp.flip(in2), in1.conj(), mode, precision=precision)
+    return out.conj() if mode == "full" else out
+  return jnp.flip(_convolve_nd(jnp.flip(in1), in2.conj(), mode, precision=precision))
 
 
 def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):
