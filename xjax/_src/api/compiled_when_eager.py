@@ -11,6 +11,7 @@ from xjax._src.api.call_tracing import NonHashableStaticError, check_statics_has
 from xjax._src.api.jit import PjitFunction
 from xjax._src.foundations import tree_util
 from xjax._src.interpreters import ad
+from xjax._src.interpreters.batching import BatchTrace
 from xjax._src.interpreters.ad import JVPTrace, JVPTracer
 from xjax._src.interpreters.staging import staged_constant
 from xjax._src.execution.array import Array
@@ -39,7 +40,7 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
   @wraps(fun)
   def call(*args, **kwargs):  # (with ``call.on_host``, ``jitted.call_on_host``, below)
     trace = current_trace()
-    if trace is eval_trace or staged is not None:
+    if trace is eval_trace or staged is not None or _eager_batching(trace):
       try:
         return jitted(*args, **kwargs)
       except NonHashableStaticError as e:
@@ -70,3 +71,12 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
     return out
   call.on_host = jitted.call_on_host
   return call
+
+
+def _eager_batching(trace) -> bool:
+  """Whether ``trace`` is an eager ``vmap`` (batch traces over the eval trace): there JAX's
+  jitted functions run batched as one program each (XLA folds and fuses inside it), so
+  they are called as a jit here too."""
+  while type(trace) is BatchTrace:
+    trace = trace.parent
+  return trace is eval_trace

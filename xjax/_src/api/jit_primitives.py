@@ -62,7 +62,7 @@ def _donation_follows(params: dict, rule: str, origin: list) -> dict:
 
 
 call_rules(jit_p, keep_consts=("jvp", "batch", "known"), forward_inputs=True,  # (as JAX)
-           update=_donation_follows)
+           update=_donation_follows, batch_in_place=True)
 
 
 def _jax_call_primitive(name: str, closed_of: Callable) -> Primitive:

@@ -256,6 +256,22 @@ def batch_closed_jaxpr_axes(closed: ClosedJaxpr, axis: AxisData, in_dims: Sequen
   return trace_to_jaxpr(fun, avals)
 
 
+@cached_on_jaxpr(lambda axis, in_dims: _batch_key(axis, in_dims))
+def batch_closed_jaxpr_in_place(closed: ClosedJaxpr, axis: AxisData, in_dims: Sequence):
+  """(a jaxpr over inputs batched at ``in_dims``, the dimensions its outputs come out
+  batched at, None where unbatched): nothing moved, as JAX batches its ``jit``'s body."""
+  avals = [a if d is None else _stacked_at(a, axis.size, d, axis.explicit_mesh_axis)
+           for a, d in zip(closed.in_avals, in_dims)]
+  result = {}
+
+  def fun(*args):
+    outs, result["dims"] = batch_flat(
+        lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs), args, list(in_dims), axis)
+    return outs
+  jaxpr = trace_to_jaxpr(fun, avals)
+  return jaxpr, result["dims"]
+
+
 @cached_on_jaxpr(_batch_key)
 def batch_closed_jaxpr(closed: ClosedJaxpr, axis: AxisData, in_batched: Sequence[bool],
                        instantiate: bool | Sequence[bool] = False):

@@ -177,11 +177,12 @@ class _CallRules:
 
   def __init__(self, prim, param: str, open_jaxpr: bool, update: Callable,
                keep_consts: Sequence[str], forward_inputs: bool,
-               cts_typed_by_body: bool) -> None:
+               cts_typed_by_body: bool, batch_in_place: bool) -> None:
     self.prim, self.param, self.open_jaxpr, self.update = prim, param, open_jaxpr, update
     self.keep_consts = frozenset(keep_consts)
     self.forward_inputs = forward_inputs
     self.cts_typed_by_body = cts_typed_by_body
+    self.batch_in_place = batch_in_place
 
   def body(self, params: dict) -> ClosedJaxpr:
     body = params[self.param]
@@ -248,6 +249,10 @@ class _CallRules:
     return merge(linear, [None] * len(nonlin), outs)
 
   def batch(self, axis, args, dims, **params):
+    if self.batch_in_place:
+      batched, out_dims = batching.batch_closed_jaxpr_in_place(self.body(params), axis,
+                                                               tuple(dims))
+      return self._call("batch", params, batched, list(args), list(range(len(args)))), out_dims
     in_batched = [d is not None for d in dims]
     args = [batching.moveaxis(x, d, 0) if d is not None else x for x, d in zip(args, dims)]
     batched, out_batched = batching.batch_closed_jaxpr(self.body(params), axis, in_batched)
@@ -261,7 +266,7 @@ RULES = ("jvp", "partial_eval", "transpose", "batch")
 def call_rules(prim, param: str = "jaxpr", *, open_jaxpr: bool = False,
                update: Callable = _same_params, rules: Sequence[str] = RULES,
                keep_consts: Sequence[str] = (), forward_inputs: bool = False,
-               cts_typed_by_body: bool = False) -> None:
+               cts_typed_by_body: bool = False, batch_in_place: bool = False) -> None:
   """Installs on ``prim``, a primitive that calls its body (the closed jaxpr in parameter
   ``param``; an open one whose consts come first with ``open_jaxpr``), the ``rules`` that
   transform the body (``jvp_closed_jaxpr``, ``partial_eval_jaxpr``,
@@ -272,12 +277,14 @@ def call_rules(prim, param: str = "jaxpr", *, open_jaxpr: bool = False,
   the unknown part instead of returning them from the known one (as JAX's ``jit`` does).
   The transpose is traced on the cotangents' types as given (weak types included, as JAX's
   ``jit``), or on the body's output types with ``cts_typed_by_body`` (as JAX's checkpoint).
+  With ``batch_in_place`` the body is batched with its inputs' batch dimensions where they
+  are and its outputs' where they come out (as JAX's ``jit``); otherwise both are moved to 0.
   ``update(params, rule, origin)`` adjusts the other
   parameters of each new binding: ``rule`` is "jvp", "transpose", "batch", or "known" /
   "unknown" (the two parts of partial evaluation); ``origin`` has, per new operand, the
   position of the original operand it is, ``CONST`` (a hoisted constant), ``(NEW, i)``
   (the tangent of operand ``i``) or ``NEW`` (a cotangent or residual)."""
   r = _CallRules(prim, param, open_jaxpr, update, keep_consts, forward_inputs,
-                 cts_typed_by_body)
+                 cts_typed_by_body, batch_in_place)
   for name in rules:
     setattr(prim, name, getattr(r, name))

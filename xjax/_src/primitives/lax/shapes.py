@@ -671,11 +671,10 @@ def _concatenate_transpose(ct, *xs, dimension):
 
 
 def _concatenate_batch(axis, args, dims, *, dimension):
-  # Keep the batch dimension where the first batched operand has it.
-  bdim = next(d for d in dims if d is not None)
-  xs = [batching.matchaxis(x, d, bdim, axis.size, axis.explicit_mesh_axis)
+  # Every operand batched at 0 (unbatched ones broadcast there), as JAX's rule.
+  xs = [batching.matchaxis(x, d, 0, axis.size, axis.explicit_mesh_axis)
         for x, d in zip(args, dims)]
-  return concatenate(xs, dimension + (dimension >= bdim)), bdim
+  return concatenate(xs, dimension + 1), 0
 
 
 concatenate_p = standard_primitive(
