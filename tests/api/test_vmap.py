@@ -451,3 +451,23 @@ def test_inconsistent_sizes_message_is_jaxs():
   with pytest.raises(ValueError, match=r"pmap got inconsistent sizes(.|\n)*one axis had size "
                      r"10: axis 0 of argument b of type int32\[10\]"):
     jax.pmap(lambda a, b: a + b.sum())(jnp.ones((1, 3)), jnp.arange(10))
+
+
+def test_eager_vmap_runs_jitted_library_functions_as_programs():
+  # JAX 0.10.2's bits: under an eager vmap, jnp.average runs batched as one program, where
+  # XLA turns its division by the (constant) weight sum into a product.
+  rng = np.random.RandomState(0)
+  rng.standard_normal(12)
+  m = jnp.asarray(rng.standard_normal((3, 4)).astype(np.float32))
+  got = jax.vmap(lambda r: jnp.average(r, weights=jnp.arange(4.0)))(m)
+  np.testing.assert_array_equal(np.asarray(got).view(np.uint32),
+                                [1051430502, 3199646115, 1020591248])
+  t = jnp.asarray(np.random.RandomState(1).randn(2, 3, 4).astype(np.float32))
+  np.testing.assert_array_equal(
+      np.asarray(jax.vmap(lambda a: a.sum(), in_axes=2)(t)).view(np.uint32),
+      [1067142737, 3226593571, 1083716553, 3229231970])
+  # a jit's body is batched in place (JAX's jaxpr: no transpose before the call; the one
+  # after moves the result to out_axes=0)
+  eqns = jax.make_jaxpr(jax.vmap(jax.jit(lambda a: jnp.sort(a, 0)), in_axes=1))(t).eqns
+  assert [e.primitive.name for e in eqns] == ["jit", "transpose"]
+  assert eqns[0].outvars[0].aval.shape == (2, 3, 4)
