@@ -296,3 +296,16 @@ def test_expm_is_one_jitted_call_under_eager_vmap():
   with xjax.debug_nans(True):
     out = xjax.vmap(L.expm)(m)
   np.testing.assert_allclose(out, [sl.expm(a) for a in m], rtol=1e-5, atol=1e-6)
+
+
+def test_rsf2csf_bits_are_jaxs():
+  # JAX 0.10.2's bits: the rotation's radius as a vector norm, the products of masked rows
+  # and columns.
+  rng = np.random.RandomState(1)
+  a = rng.randn(6, 6).astype(np.float32)
+  t, z = L.rsf2csf(*L.schur(a))
+  np.testing.assert_array_equal(np.asarray(t).view(np.uint32).ravel()[:8], [
+      1074024916, 1053284631, 3197314702, 3028287488, 3204818620, 1067168402, 1047011948,
+      1046363927])
+  np.testing.assert_array_equal(np.asarray(z).view(np.uint32).ravel()[:4],
+                                [3205045699, 3182884224, 1040394571, 1052722225])

@@ -157,3 +157,13 @@ def test_pytrees_under_jit_vmap_grad():
   # The small-angle branches stay differentiable at zero.
   g = xjax.grad(lambda v: R.from_rotvec(v).as_quat()[0])(np.zeros(3, np.float32))
   check(g, [0.5, 0, 0], **TOL)
+
+
+def test_composition_bits_are_jaxs():
+  # JAX 0.10.2's bits: the scalar part subtracts the products one by one.
+  rng = np.random.RandomState(1)
+  rng.randn(36)
+  b = rng.randn(6).astype(np.float32)
+  q = (R.from_rotvec(b[:3]) * R.from_rotvec(b[3:])).as_quat()
+  np.testing.assert_array_equal(np.asarray(q).view(np.uint32),
+                                [3191474111, 1034293207, 1052416085, 1063838677])

@@ -560,19 +560,20 @@ def _rsf2csf_2d(t, z):
   eps = dtypes.finfo(t.dtype).eps
   idx = jnp.arange(n)
 
-  def split(m, t, z):
-    block = dynamic_slice(t, (m - 1, m - 1), (2, 2))
-    mu = jnp_linalg.eigvals(block) - t[m, m]
-    r = jnp.hypot(jnp.abs(mu[0]), jnp.abs(t[m, m - 1])).astype(t.dtype)
+  def split(m, t, z):   # (JAX's steps: the norm, the masked products)
+    mu = jnp_linalg.eigvals(dynamic_slice(t, (m - 1, m - 1), (2, 2))) - t[m, m]
+    r = jnp_linalg.norm(jnp.array([mu[0], t[m, m - 1]])).astype(t.dtype)
     c, s = mu[0] / r, t[m, m - 1] / r
-    g = jnp.stack([jnp.stack([jnp.conj(c), s]), jnp.stack([-s, c])])
+    g = jnp.array([[c.conj(), s], [-s, c]], dtype=t.dtype)
     rows = dynamic_slice_in_dim(t, m - 1, 2, axis=0)
-    rows = jnp.where(idx >= m - 1, jnp.matmul(g, rows), rows)  # columns m-1: of the rows
-    t = dynamic_update_slice_in_dim(t, rows, m - 1, axis=0)
+    later = idx >= m - 1
+    t = dynamic_update_slice_in_dim(t, jnp.where(~later, rows, g @ jnp.where(later, rows, 0)),
+                                    m - 1, axis=0)
     cols = dynamic_slice_in_dim(t, m - 1, 2, axis=1)
-    cols = jnp.where(idx[:, None] <= m, jnp.matmul(cols, _H(g)), cols)  # rows :m+1
-    t = dynamic_update_slice_in_dim(t, cols, m - 1, axis=1)
-    zc = jnp.matmul(dynamic_slice_in_dim(z, m - 1, 2, axis=1), _H(g))
+    upper = idx[:, None] < m + 1
+    t = dynamic_update_slice_in_dim(
+        t, jnp.where(~upper, cols, jnp.where(upper, cols, 0) @ g.conj().T), m - 1, axis=1)
+    zc = dynamic_slice_in_dim(z, m - 1, 2, axis=1) @ g.conj().T
     return t, dynamic_update_slice_in_dim(z, zc, m - 1, axis=1)
 
   def step(i, tz):
@@ -580,7 +581,7 @@ def _rsf2csf_2d(t, z):
     m = n - i
     coupled = jnp.abs(t[m, m - 1]) > eps * (jnp.abs(t[m - 1, m - 1]) + jnp.abs(t[m, m]))
     t, z = cond(coupled, split, lambda m, t, z: (t, z), m, t, z)
-    return t.at[m, m - 1].set(0), z
+    return t.at[m, m - 1].set(0.0), z
   return fori_loop(1, n, step, (t, z))
 
 

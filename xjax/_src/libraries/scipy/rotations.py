@@ -49,7 +49,10 @@ def _compose(p, q):
   """The quaternion product ``p q`` (rotation ``q`` first, then ``p``)."""
   pv, pw, qv, qw = p[..., :3], p[..., 3:], q[..., :3], q[..., 3:]
   vec = pw * qv + qw * pv + jnp.cross(pv, qv)
-  return jnp.concatenate([vec, pw * qw - jnp.sum(pv * qv, axis=-1, keepdims=True)], axis=-1)
+  w = pw * qw   # (the products subtracted one by one, as JAX's)
+  for i in range(3):
+    w = w - p[..., i:i + 1] * q[..., i:i + 1]
+  return jnp.concatenate([vec, w], axis=-1)
 
 
 def _elementary(axis: int, angle):
