@@ -192,3 +192,14 @@ def test_eigh_tridiagonal_clusters_x64_and_errors():
     L.eigh_tridiagonal(d.astype(np.int32), e.astype(np.int32))
   assert float(jnp.max(xjax.jit(lambda d: L.eigh_tridiagonal(d, e, eigvals_only=True))(d))) == \
       pytest.approx(5, rel=1e-6)
+
+
+def test_eigh_tridiagonal_bits_are_jaxs():
+  # JAX 0.10.2's bits for a cluster of close eigenvalues (its bisection, its inverse
+  # iteration with the cluster orthonormalised by QR, random.key(42)'s starts).
+  w, v = xjax.scipy.linalg.eigh_tridiagonal(xjax.numpy.ones(6), xjax.numpy.ones(5) * 1e-4)
+  np.testing.assert_array_equal(np.asarray(w).view(np.uint32), [
+      1065350193, 1065351125, 1065352469, 1065353590, 1065354262, 1065354728])
+  np.testing.assert_array_equal(np.asarray(v).view(np.uint32)[:2], [
+      [3194846360, 1054210008, 1057318958, 1057318957, 1054210005, 1047362712],
+      [1054210008, 3204802606, 3194846362, 1047362717, 1057318959, 1054210008]])
