@@ -358,7 +358,12 @@ def test_complex_gamma_against_scipy():
                 -30.5 + 0.1j, 1e-3 + 1e-3j], np.complex64)
   got = xs.gamma(z)
   assert got.dtype == np.complex64
-  np.testing.assert_allclose(got, ss.gamma(z.astype(np.complex128)), rtol=5e-6)
+  # (JAX's log-space Lanczos form: 5.9e-6 relative error at 35)
+  np.testing.assert_allclose(got, ss.gamma(z.astype(np.complex128)), rtol=1e-5)
+  # JAX 0.10.2's bits
+  np.testing.assert_array_equal(
+      np.asarray(xs.gamma(np.array([3 + 1j, -2.5 + 0.5j, 0.2 - 4j], np.complex64))).view(
+          np.uint32), [1064730205, 1068197778, 3198874038, 3193137535, 985749686, 3140611641])
   # the poles and non-finite parts are NaN in both parts, as SciPy
   bad = np.array([0, -1, -2, np.nan, complex(1, np.nan), np.inf], np.complex64)
   out = np.asarray(xs.gamma(bad))

@@ -90,20 +90,32 @@ _LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.323
             9.9843695780195716e-6, 1.5056327351493116e-7)
 
 
+def _lanczos_log_gamma(z):
+  """log Gamma(z) by Lanczos' approximation in log space (JAX's way for complex ``gamma``):
+  ``(w + 1/2) log t - t + log A(w) + log(2 pi)/2`` with w = z - 1, t = w + g + 1/2, and the
+  reflection ``log pi - log sin(pi z) - log Gamma(1 - z)`` left of Re(z) = 1/2."""
+  reflect = jnp.real(z) < 0.5
+  w = jnp.where(reflect, 1.0 - z, z) - 1.0
+  coeffs = jnp.asarray(np.array(_LANCZOS), dtype=z.dtype)
+  ks = jnp.expand_dims(jnp.arange(1, 9, dtype=z.dtype), tuple(range(w.ndim)))
+  series = coeffs[0] + jnp.sum(jnp.expand_dims(coeffs[1:], tuple(range(w.ndim)))
+                               / (jnp.expand_dims(w, (w.ndim,)) + ks), axis=-1)
+  t = w + _LANCZOS_G + 0.5
+  log_gamma = (jnp.asarray(0.5 * np.log(2.0 * np.pi), dtype=z.dtype) + (w + 0.5) * jnp.log(t)
+               - t + jnp.log(series))
+  z_safe = jnp.where(reflect, z, jnp.full_like(z, 0.5))   # (no NaN on the unused side)
+  reflected = (jnp.log(jnp.asarray(np.pi, dtype=z.dtype)) - jnp.log(jnp.sin(np.pi * z_safe))
+               - log_gamma)
+  return jnp.where(reflect, reflected, log_gamma)
+
+
 def _complex_gamma(z):
-  """Gamma(z) = sqrt(2 pi) t^(w + 1/2) e^-t A(w) with w = z - 1 and t = w + g + 1/2, and
-  the reflection Gamma(z) = pi / (sin(pi z) Gamma(1 - z)) left of Re(z) = 1/2; NaN (both
-  parts) at the poles and for NaN or infinite parts, as SciPy."""
-  re, im = jnp.real(z), jnp.imag(z)
-  reflect = re < 0.5
-  w = jnp.where(reflect, -z, z - 1)  # (1 - z) - 1 or z - 1
-  series = sum(c / (w + k) for k, c in enumerate(_LANCZOS[1:], 1)) + _LANCZOS[0]
-  t = w + (_LANCZOS_G + 0.5)
-  g = np.sqrt(2 * np.pi) * jnp.exp((w + 0.5) * jnp.log(t) - t) * series  # no overflow midway
-  out = jnp.where(reflect, np.pi / (jnp.sin(np.pi * z) * g), g)
-  pole = (im == 0) & (re <= 0) & (re == jnp.floor(re))
-  bad = pole | ~jnp.isfinite(re) | ~jnp.isfinite(im)
-  return jnp.where(bad, jnp.asarray(complex(np.nan, np.nan), z.dtype), out)
+  """Gamma(z) = exp(log Gamma(z)); NaN (both parts) at the poles and for NaN parts, as
+  SciPy (the masked points take z = 1 inside, so no NaN reaches a gradient)."""
+  pole = (jnp.imag(z) == 0) & (jnp.real(z) == jnp.floor(jnp.real(z))) & (jnp.real(z) <= 0)
+  bad = pole | jnp.isnan(z)
+  out = jnp.exp(_lanczos_log_gamma(jnp.where(bad, jnp.ones_like(z), z)))
+  return jnp.where(bad, jnp.array(complex(np.nan, np.nan), dtype=z.dtype), out)
 
 
 def betaln(a, b):
