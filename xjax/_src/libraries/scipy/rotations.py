@@ -38,7 +38,8 @@ def _check_seq(seq: str, lengths: tuple[int, ...]) -> tuple[bool, list[int]]:
 
 
 def _norm(v):
-  return jnp.sqrt(jnp.sum(v * v, axis=-1))
+  # (a dot product per vector, as JAX's: its rounding is the dot's)
+  return jnp.sqrt(jnp.vectorize(lambda u: jnp.dot(u, u), signature="(n)->()")(v))
 
 
 def _normalized(quat):
@@ -93,21 +94,21 @@ def _from_matrix(m):
 
 def _from_rotvec(rotvec, degrees: bool):
   rotvec = jnp.deg2rad(rotvec) if degrees else rotvec
-  a2 = jnp.sum(rotvec * rotvec, axis=-1)
-  small = a2 <= 1e-6  # angle <= 1e-3: Taylor series, differentiable at 0
-  angle = jnp.sqrt(jnp.where(small, 1, a2))
-  scale = jnp.where(small, 0.5 - a2 / 48 + a2 * a2 / 3840, jnp.sin(angle / 2) / angle)
-  w = jnp.where(small, 1 - a2 / 8 + a2 * a2 / 384, jnp.cos(angle / 2))
-  return jnp.concatenate([scale[..., None] * rotvec, w[..., None]], axis=-1)
+  # JAX's computation, values and derivatives alike (its gradient at the zero vector is NaN:
+  # the angle's square root): the Taylor series up to an angle of 1e-3, sin(angle/2)/angle
+  # beyond
+  angle = _norm(rotvec)
+  angle2 = angle * angle
+  small_scale = 0.5 - angle2 / 48 + angle2 * angle2 / 3840
+  scale = jnp.where(angle <= 1e-3, small_scale, jnp.sin(angle / 2) / angle)
+  return jnp.concatenate([scale[..., None] * rotvec, jnp.cos(angle / 2)[..., None]], axis=-1)
 
 
 def _as_rotvec(quat, degrees: bool):
   quat = jnp.where(quat[..., 3:] < 0, -quat, quat)  # w >= 0: angle in [0, pi]
-  angle = 2 * jnp.arctan2(_norm(quat[..., :3]), quat[..., 3])
-  small = angle <= 1e-3
-  safe = jnp.where(small, 1, angle)
+  angle = 2. * jnp.arctan2(_norm(quat[..., :3]), quat[..., 3])
   a2 = angle * angle
-  scale = jnp.where(small, 2 + a2 / 12 + 7 * a2 * a2 / 2880, safe / jnp.sin(safe / 2))
+  scale = jnp.where(angle <= 1e-3, 2 + a2 / 12 + 7 * a2 * a2 / 2880, angle / jnp.sin(angle / 2))
   scale = jnp.rad2deg(scale) if degrees else scale
   return scale[..., None] * quat[..., :3]
 
