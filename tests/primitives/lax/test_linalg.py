@@ -513,3 +513,12 @@ def test_hermitian_svd_orders_equal_singular_values_as_jax():
   np.testing.assert_array_equal(np.asarray(u), [[0.0, 1.0], [1.0, 0.0]])
   np.testing.assert_array_equal(np.asarray(s), [2.0, 2.0])
   np.testing.assert_array_equal(np.asarray(vh), [[0.0, 1.0], [1.0, 0.0]])
+
+
+def test_eigvals_gradient_bits_are_jaxs():
+  # JAX 0.10.2's bits: the eigenvalues' JVP is diag(vr^-1 da vr) computed row by row,
+  # ((vr^-1 da) * vr^T).sum(-1).
+  g = xjax.grad(lambda a: xjax.numpy.linalg.eigvals(a).real.sum())(
+      xjax.numpy.array([[2., 1.], [0.5, 3.]]))
+  np.testing.assert_array_equal(np.asarray(g).view(np.uint32),
+                                [[1065353216, 0], [0, 1065353216]])

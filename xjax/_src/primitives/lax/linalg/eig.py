@@ -12,12 +12,13 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.core.avals import ShapedArray
+from xjax._src.core.values import get_aval
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.elementwise import (abs as lax_abs, add, complex as lax_complex, conj,
                                                   convert_element_type, div, eq, imag, mul, neg,
                                                   select, sub)
 from xjax._src.primitives.lax.reductions import reduce_max, reduce_min, reduce_sum
-from xjax._src.primitives.lax.shapes import broadcast_in_dim, broadcasted_iota, full
+from xjax._src.primitives.lax.shapes import broadcast_in_dim, broadcasted_iota, full, transpose
 from xjax._src.primitives.lax.linalg import lapack
 from xjax._src.primitives.lax.linalg.lu import lu_solve
 from xjax._src.primitives.lax.linalg.matrices import (diagonal, eye, matmul, mH, nan_where_failed,
@@ -122,8 +123,10 @@ def _jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eigenvec
   if type(da) is Zero:
     return primal_out, [Zero.like(o) for o in primal_out]
   da = convert_element_type(da, w.dtype)
-  if not vectors:
-    return primal_out, [diagonal(lu_solve(vr, matmul(da, vr)))]
+  if not vectors:   # diag(vr^-1 da vr), row by row as JAX's: (vr^-1 da) * vr^T summed
+    nd = get_aval(vr).ndim
+    vr_t = transpose(vr, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+    return primal_out, [reduce_sum(mul(lu_solve(vr, da), vr_t), (nd - 1,))]
   dw, dvr = _eigenvector_jvp(w, vr, da)
   tangent_out = [dw]
   if compute_left_eigenvectors:
