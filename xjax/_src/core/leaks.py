@@ -18,8 +18,8 @@ def checking() -> bool:
 
 
 def check_no_leaks(trace: Trace, what: str) -> None:
-  """Raises Exception (JAX's class for this check) if a tracer of the finished ``trace`` is still alive;
-  ``what`` says which transformation (and function) the trace was for."""
+  """Raises a plain Exception (JAX's class for this check) if a tracer of the finished
+  ``trace`` is still alive; ``what`` says which transformation (and function) it was for."""
   gc.collect()  # tracers only in unreachable cycles are not leaks
   leaked = [r for r in gc.get_referrers(trace) if isinstance(r, Tracer) and r._trace is trace]
   if not leaked:

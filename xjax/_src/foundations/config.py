@@ -27,16 +27,16 @@ _configured_with_absl = False  # (parse_flags_with_absl reads the command line o
 # The options JAX defines as plain flags (``config.read`` returns them); JAX's others have
 # context managers and are read as attributes.  The last two are xjax's own.
 _PLAIN_OPTIONS = frozenset({
-    'jax_backend_target', 'jax_check_proxy_envs', 'jax_compiler_detailed_logging_min_ops',
-    'jax_cpu_enable_async_dispatch', 'jax_cross_host_transfer_socket_address',
-    'jax_cross_host_transfer_timeout_seconds', 'jax_cross_host_transfer_transfer_size',
-    'jax_cross_host_transport_addresses', 'jax_cuda_visible_devices',
-    'jax_disable_most_optimizations', 'jax_dump_ir_modes', 'jax_dump_ir_to', 'jax_enable_x64',
-    'jax_force_dcn_cross_host_transfers', 'jax_include_debug_info_in_dumps',
-    'jax_mock_gpu_topology', 'jax_oneapi_visible_devices', 'jax_pallas_verbose_errors',
-    'jax_platform_name', 'jax_rocm_visible_devices', 'jax_sort_devices_by_process_index',
-    'jax_tracer_error_num_traceback_frames', 'jax_xla_backend', 'mock_num_gpu_processes',
-    'jax_tracer_repr', 'xjax_retrace_warning_threshold',
+    "jax_backend_target", "jax_check_proxy_envs", "jax_compiler_detailed_logging_min_ops",
+    "jax_cpu_enable_async_dispatch", "jax_cross_host_transfer_socket_address",
+    "jax_cross_host_transfer_timeout_seconds", "jax_cross_host_transfer_transfer_size",
+    "jax_cross_host_transport_addresses", "jax_cuda_visible_devices",
+    "jax_disable_most_optimizations", "jax_dump_ir_modes", "jax_dump_ir_to", "jax_enable_x64",
+    "jax_force_dcn_cross_host_transfers", "jax_include_debug_info_in_dumps",
+    "jax_mock_gpu_topology", "jax_oneapi_visible_devices", "jax_pallas_verbose_errors",
+    "jax_platform_name", "jax_rocm_visible_devices", "jax_sort_devices_by_process_index",
+    "jax_tracer_error_num_traceback_frames", "jax_xla_backend", "mock_num_gpu_processes",
+    "jax_tracer_repr", "xjax_retrace_warning_threshold",
 })
 
 

@@ -245,7 +245,7 @@ _SICI = {
 
 
 def _sici_poly(name, x):
-  return jnp.polyval(np.array([float(v) for v in _SICI[name]], dtype=x.dtype), x)
+  return jnp.polyval(np.array(_SICI[name], dtype=x.dtype), x)
 
 
 def _sici_series(x):
