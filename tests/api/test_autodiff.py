@@ -511,6 +511,54 @@ def test_custom_rules_see_closed_over_scalars_as_arrays_and_python_residuals_as_
   assert seen[-1] == ("bool", "int", "NoneType", "float")
 
 
+def test_custom_rules_on_python_numbers_give_python_numbers_as_jax():
+  """JAX 0.10.2 differentiates Python numbers as they are: a custom rule's arithmetic on
+  them gives Python numbers, which jvp, linearize, vjp and value_and_grad return."""
+  seen = []
+
+  @xjax.custom_jvp
+  def g(x, c):
+    return x * c
+  @g.defjvp
+  def g_jvp(p, t):
+    seen.append(tuple(type(v).__name__ for v in p))
+    return g(*p), t[0] * p[1]
+
+  @xjax.custom_vjp
+  def h(x):
+    return x * 3.
+  h.defvjp(lambda x: (seen.append(type(x).__name__) or x * 3., None), lambda r, ct: (ct * 3,))
+
+  def kinds(tree):
+    return [("Array" if isinstance(v, xjax.Array) else type(v).__name__,
+             getattr(v, "weak_type", None)) for v in xjax.tree_util.tree_leaves(tree)]
+  out = xjax.jvp(g, (2., 3.), (1., 1.))
+  assert out == (6.0, 3.0) and kinds(out) == [("float", None)] * 2
+  assert seen.pop() == ("float", "float")
+  # a Python number passed to the call (not differentiated) reaches the rule typed
+  assert kinds(xjax.jvp(lambda x: g(x, 3.), (2.,), (1.,))) == [("float", None)] * 2
+  assert seen.pop() == ("float", "TypedFloat")
+  assert kinds(xjax.linearize(lambda x: g(x, 3.), 2.)[0]) == [("float", None)]
+  assert seen.pop() == ("float", "TypedFloat")
+  value, grad = xjax.value_and_grad(g)(2., 3.)
+  assert (value, float(grad)) == (6.0, 3.0) and kinds((value, grad)) == [
+      ("float", None), ("Array", True)]
+  assert seen.pop() == ("TypedFloat", "TypedFloat")
+  assert kinds(xjax.vjp(h, 2.)[0]) == [("float", None)] and seen.pop() == "TypedFloat"
+  assert kinds(xjax.value_and_grad(h)(2.)) == [("float", None), ("Array", True)]
+  # arrays stay arrays; under jit the rule sees tracers, and the outputs are arrays
+  assert kinds(xjax.jvp(g, (jnp.float32(2.), 3.), (jnp.float32(1.), 1.))) == [
+      ("Array", False)] * 2
+  assert kinds(xjax.jit(lambda x: xjax.jvp(g, (x, 3.), (1., 1.)))(2.)) == [
+      ("Array", True)] * 2
+
+
+def test_eager_jvp_types_a_promoted_operands_tangent_from_its_primal():
+  # JAX converts a concrete JVP tracer to its own (weak) type: the tangent becomes weak
+  primal, tangent = xjax.jvp(lambda a: a ** 2, (2.,), (jnp.float32(1.),))
+  assert float(tangent) == 4.0 and tangent.weak_type and primal.weak_type
+
+
 def test_custom_call_with_only_zero_tangents_runs_below_the_jvp():
   @xjax.custom_jvp
   def probe(x):

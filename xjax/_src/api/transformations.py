@@ -126,7 +126,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
               for p, t in zip(p_leaves, t_leaves)]
   aux_box = [] if has_aux else None
   out_box = []
-  values = [_as_value(p) for p in p_leaves]
+  values = [p if type(p) in _PY_SCALARS else _as_value(p) for p in p_leaves]
   out_p, out_t = ad.jvp_flat(_flat_fun(fun, p_tree, out_box, aux_box), values, t_leaves)
   out_p, aux = _split_aux_outs(_forward_inputs(out_p, values, p_leaves), aux_box)
   out_t = [ad.instantiate(t) for t in out_t[:len(out_p)]]
@@ -144,7 +144,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
   p_leaves, p_tree = tree_util.tree_flatten(primals)
   aux_box = [] if has_aux else None
   out_box = []
-  values = [_as_value(p) for p in p_leaves]
+  values = [p if type(p) in _PY_SCALARS else _as_value(p) for p in p_leaves]
   out_p, linear = ad.linearize_flat(_flat_fun(fun, p_tree, out_box, aux_box), values)
   out_p, aux = _split_aux_outs(_forward_inputs(out_p, values, p_leaves), aux_box)
   out_tree = out_box[0]
@@ -213,11 +213,11 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     checked_input_aval(p, dtypes.InvalidInputException)
   aux_box = [] if has_aux else None
   out_box = []
-  values = [_as_value(p) for p in p_leaves]
-  out_p, linear = ad.linearize_flat(_flat_fun(fun, p_tree, out_box, aux_box), values)
   # outputs that are inputs come back canonicalized, as JAX's (a Python float as a
   # TypedFloat, a NumPy value as a TypedNdArray)
   typed = [typed_value(p, get_aval(p)) for p in p_leaves]
+  values = [t if type(p) in _PY_SCALARS else _as_value(p) for p, t in zip(p_leaves, typed)]
+  out_p, linear = ad.linearize_flat(_flat_fun(fun, p_tree, out_box, aux_box), values)
   out_p, aux = _split_aux_outs(_forward_inputs(out_p, values, typed), aux_box)
   out_tree = out_box[0]
   in_avals = [get_aval(p) for p in p_leaves]

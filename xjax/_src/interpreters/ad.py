@@ -183,6 +183,8 @@ def as_jit_input(trace: JVPTrace, x, forwarded: dict | None = None):
   result whose tangent is that input's passes the given tangent on (``as_jit_output``)."""
   if not (type(x) is JVPTracer and x._trace is trace) or type(x.tangent) is Zero:
     return x
+  if forwarded is not None and isinstance(x.primal, _PYTHON_SCALARS):
+    forwarded[id(x)] = (x, None)  # (see as_jit_output)
   aval, t_aval = x.aval, _aval(x.tangent)
   if t_aval.weak_type == aval.weak_type:  # (the common case: nothing to retype)
     return x
@@ -215,7 +217,8 @@ def as_jit_output(trace: JVPTrace, x, forwarded: dict | None = None):
   primal or tangent) becomes an array, as JAX's jit returns arrays. A staged input's
   retyped tangent passed through (in ``forwarded``) is the input's own again: JAX inlines
   a jit's equations with the types of its JVP, but passes its forwarded variables on as
-  they are."""
+  they are. Linearizing, an input of a Python-scalar primal passed through stays as it is
+  (JAX's jit forwards it)."""
   if forwarded and isinstance(x, JVPTracer) and x._trace is trace:
     retyped, given = forwarded.get(id(x.tangent), (None, None))
     if retyped is x.tangent:
@@ -223,6 +226,9 @@ def as_jit_output(trace: JVPTrace, x, forwarded: dict | None = None):
   if isinstance(x, JVPTracer) and x._trace is trace:
     if not (isinstance(x.primal, _PYTHON_SCALARS) or isinstance(x.tangent, _PYTHON_SCALARS)):
       return x  # (the common case, without entering the parent trace)
+    if forwarded and forwarded.get(id(x), (None,))[0] is x and (
+        type(trace.parent) is PartialEvalTrace):
+      return x
     with set_current_trace(trace.parent):
       return JVPTracer(trace, _scalar_as_array(x.primal), _scalar_as_array(x.tangent))
   if not isinstance(x, _PYTHON_SCALARS):

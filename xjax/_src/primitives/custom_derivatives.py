@@ -23,6 +23,7 @@ from xjax._src.core.dce import dce_jaxpr
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_jaxpr
 from xjax._src.core.trace import (Primitive, Tracer, current_trace, eval_trace,
                                   set_current_trace)
+from xjax._src.core.typed_ndarray import TYPED_SCALARS, typed_value
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, array_builders as build, batching
 from xjax._src.interpreters.ad import JVPTrace, PartialEvalTrace, Zero
@@ -130,7 +131,8 @@ def _custom_call(prim, fun, args, dyn, params, trace_and_bind, recall):
   with set_current_trace(trace):
     if trace is eval_trace:
       return fun(*args)
-    if isinstance(trace, JVPTrace):
+    if isinstance(trace, JVPTrace):  # (Python scalar arguments reach the rule typed)
+      leaves = [typed_value(x, get_aval(x)) if type(x) in _PY_SCALARS else x for x in leaves]
       return trace.process_primitive(prim, leaves, dict(params, call_jaxpr=None,
                                                           num_consts=0))
     return trace_and_bind()
@@ -184,11 +186,18 @@ def _rule_zeros(tangents, symbolic: bool) -> list:
   return [ad.instantiate(t) for t in tangents]
 
 
-def _rule_primals(primals) -> list:
-  """Primals as a rule sees them: arrays.  A jaxpr re-evaluated under a transformation
-  (a jit's body under grad) hands its scalar literals over as Python or NumPy scalars;
-  the rule gets them as the arrays they were (JAX passes closed-over arrays as tracers)."""
-  return [_as_array(p) for p in primals]
+def _rule_primals(primals, tangents) -> list:
+  """Primals as a rule sees them, as JAX hands them over: a Python scalar (plain or typed)
+  that is differentiated, or was an argument of the call, stays a number; the other
+  scalars -- the literals of a jaxpr re-evaluated under a transformation (a jit's body under
+  grad) -- are the arrays they were (JAX passes them as tracers)."""
+  return [p if type(p) in TYPED_SCALARS or type(p) in _PY_SCALARS and type(t) is not Zero
+          else _as_array(p) for p, t in zip(primals, tangents)]
+
+
+def _rule_output(x):
+  """A rule's primal output: a Python number stays one (as JAX returns it), else an array."""
+  return x if type(x) in _PY_SCALARS else _as_array(x)
 
 
 def _check_closure_tangents(tangents, num_consts, kind):
@@ -250,7 +259,7 @@ def _flat_tangents(tree, expected_tree, avals, what):
           f"{xa.str_short(False)} corresponding to an input of type {a.str_short(False)}"
           f"{mismatch(a, xa)}")
     # (an integer's float0 tangent is a zero, as JAX's maybe_jvp_tracer takes it)
-    out.append(Zero(ta) if ta.dtype == dtypes.float0 else _as_array(x))
+    out.append(Zero(ta) if ta.dtype == dtypes.float0 else _rule_output(x))
   return out
 
 
@@ -365,7 +374,7 @@ class custom_jvp:
         raise TypeError("Custom JVP rule must produce primal outputs with the same pytree "
                         f"structure as the custom_jvp function {name}: expected "
                         f"{out_trees[0]}, got {tree}.")
-      out_p = [_as_array(o) for o in out_p]
+      out_p = [_rule_output(o) for o in out_p]
       return out_p, _flat_tangents(res[1], tree, [get_aval(o) for o in out_p],
                                    "Custom JVP rule")
 
@@ -388,7 +397,8 @@ class custom_jvp:
 def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name,
                     symbolic_zeros):
   _check_closure_tangents(tangents, num_consts, "custom_jvp")
-  return jvp(_rule_primals(primals[num_consts:]), list(tangents[num_consts:]))
+  tangents = list(tangents[num_consts:])
+  return jvp(_rule_primals(primals[num_consts:], tangents), tangents)
 
 
 def _custom_jvp_batch(axis, args, dims, **params):
@@ -502,7 +512,7 @@ class custom_vjp:
       # carried to it as values of the computation.
       scalars = tuple((i, r) for i, r in enumerate(res_leaves) if type(r) in _PY_SCALARS)
       arrays = [_as_array(r) for r in res_leaves if type(r) not in _PY_SCALARS]
-      return [_as_array(o) for o in out], arrays, (res_tree, scalars)
+      return [_rule_output(o) for o in out], arrays, (res_tree, scalars)
 
     def bwd_flat(res_tree, res, cts):  # cts: arrays or symbolic Zeros
       res_tree, scalars = res_tree
@@ -537,7 +547,7 @@ def _custom_vjp_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, name
                     symbolic_zeros):
   _check_closure_tangents(tangents, num_consts, "custom_vjp")
   perturbed = [type(t) is not Zero for t in tangents[num_consts:]]
-  primals = _rule_primals(primals[num_consts:])
+  primals = _rule_primals(primals[num_consts:], tangents[num_consts:])
   trace = current_trace()
   if type(trace) is PartialEvalTrace and not any(map(trace.is_unknown, primals)):
     # (linearizing: the rule runs where its known primals live, as JAX runs it on the

@@ -145,8 +145,8 @@ def _promote(name: str, args, to_kind=None) -> list:
     dtype, weak = dtypes.result_type(*avals, return_weak_type_flag=True)
   if to_kind is not None:
     dtype = to_kind(dtype)
-  out = [a if (v.dtype == dtype and v.weak_type == weak)
-         else convert_element_type(a, dtype, weak) for a, v in zip(args, avals)]
+  out = [a if (v.dtype == dtype and v.weak_type == weak and type(a) is not JVPTracer)
+         else _convert(a, dtype, weak) for a, v in zip(args, avals)]
   if len(out) < 2:
     return out
   first = next((v.shape for v in avals if v.shape), ())
