@@ -783,3 +783,21 @@ def test_custom_jvp_float0_tangent_of_an_integer_output_is_a_zero():
   assert float(xjax.grad(g)(1.0)) == 12.0 == float(xjax.jit(xjax.grad(g))(1.0))
   assert float(xjax.jvp(g, (1.0,), (1.0,))[1]) == 12.0
   assert float(xjax.grad(lambda x: xjax.jit(g)(x))(1.0)) == 12.0
+
+
+def test_float0_operands_are_refused_with_jaxs_type_errors():
+  """An integer's float0 tangent supports no arithmetic: jnp functions and lax primitives
+  raise JAX's TypeError naming the operation; type promotion its ValueError."""
+  z = np.zeros((), xjax.dtypes.float0)
+  for f, text in ((lambda: jnp.multiply(z, 2.), "Called multiply with a float0 array. "),
+                  (lambda: jnp.sin(z), "Called sin with a float0 array. "),
+                  (lambda: jnp.add(z, z), "Called add with a float0 array. "),
+                  (lambda: lax.mul(z, z), "Called mul with a float0 at position 0. "),
+                  (lambda: lax.sin(z), "Called sin with a float0 array. ")):
+    with pytest.raises(TypeError) as info:
+      f()
+    assert str(info.value).startswith(text + "float0s do not support any operations by design")
+    assert str(info.value).endswith("taken a gradient with respect to an integer argument.")
+  with pytest.raises(ValueError, match=r"^dtype=dtype\(\[\('float0', 'V'\)\]\) is not a valid "
+                     "dtype for JAX type promotion."):
+    jnp.where(True, z, 1.)

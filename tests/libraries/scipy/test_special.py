@@ -193,6 +193,28 @@ def test_logsumexp():
   np.testing.assert_allclose(xs.log_softmax(a, axis=1), ss.log_softmax(a, axis=1), rtol=1e-5)
 
 
+def test_xlogy_family_differentiates_its_arguments_as_given_as_jax():
+  """JAX 0.10.2's xlogy/xlog1py are custom_jvp functions of the arguments as given (their
+  promotion is inside the call): differentiating through one with an integer argument hands
+  its rule a float0 tangent, which the rule's arithmetic refuses -- so gumbel_r's logpdf
+  (``xlogy(-1, scale)``) has no gradient in its scale, on JAX as here."""
+  for f in (xs.xlogy, xs.xlog1py):
+    with pytest.raises(TypeError, match="Called multiply with a float0 array"):
+      jax.grad(lambda s: f(-1, s))(0.3)
+    with pytest.raises(TypeError, match="float0"):
+      jax.jvp(lambda s: f(2, s), (0.3,), (1.0,))
+    np.testing.assert_allclose(jax.grad(lambda s: f(-1., s))(0.3),
+                               -1 / (0.3 + (f is xs.xlog1py)), rtol=1e-6)
+  with pytest.raises(TypeError, match="float0"):
+    jax.grad(jax.scipy.stats.gumbel_r.logpdf, argnums=2)(0.3, 0.3, 0.3)
+  z = 1 / 0.3   # d/dx of -log(scale) - z - exp(-z), z = (x - loc) / scale
+  np.testing.assert_allclose(jax.grad(jax.scipy.stats.gumbel_r.logpdf)(1.3, 0.3, 0.3),
+                             -(1 - np.exp(-z)) / 0.3, rtol=1e-6)
+  text = str(jax.make_jaxpr(xs.xlogy)(1, 2.))   # one call, of the integer as given
+  assert text.startswith("{ lambda ; a:i32[] b:f32[]. let\n    c:f32[] = custom_jvp_call[")
+  assert "      name=xlogy\n" in text and "      jvp=_xlogy_jvp\n" in text
+
+
 def test_custom_derivatives_at_special_points():
   # xlogy/xlog1py/entr: finite derivatives where x == 0
   np.testing.assert_allclose(jax.grad(xs.xlogy, (0, 1))(0.0, 2.0), (np.log(2.0), 0.0))

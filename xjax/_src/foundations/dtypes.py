@@ -511,7 +511,7 @@ def _join(nodes: Any, strict: bool, x64: bool) -> Any:
     common = frozenset.intersection(*(bounds[n] for n in nodes))
   except KeyError:
     bad = next(n for n in nodes if n not in bounds)
-    raise ValueError(f"dtype {bad} cannot take part in type promotion") from None
+    raise ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion.") from None
   for candidate in common:
     if common <= bounds[candidate]:
       return candidate

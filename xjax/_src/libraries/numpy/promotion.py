@@ -142,7 +142,13 @@ def _promote(name: str, args, to_kind=None) -> list:
     dtype, weak = avals[0].dtype, False  # (one strong type: its own join; weak ones are
     # not, as a weak boolean's join is the strong boolean)
   else:
-    dtype, weak = dtypes.result_type(*avals, return_weak_type_flag=True)
+    try:
+      dtype, weak = dtypes.result_type(*avals, return_weak_type_flag=True)
+    except ValueError:
+      _check_no_float0s(name, avals)
+      raise
+  if dtype == dtypes.float0:
+    _check_no_float0s(name, avals)
   if to_kind is not None:
     dtype = to_kind(dtype)
   out = [a if (v.dtype == dtype and v.weak_type == weak and type(a) is not JVPTracer)
@@ -153,6 +159,16 @@ def _promote(name: str, args, to_kind=None) -> list:
   if all(v.shape == first or not v.shape for v in avals):
     return out
   return promote_shapes(name, *out)
+
+
+def _check_no_float0s(name: str, avals) -> None:
+  if any(v.dtype == dtypes.float0 for v in avals):
+    raise TypeError(
+        f"Called {name} with a float0 array. float0s do not support any operations by design "
+        "because they are not compatible with non-trivial vector spaces. No implicit dtype "
+        "conversion is done. You can use np.zeros_like(arr, dtype=np.float) to cast a float0 "
+        "array to a regular zeros array. \nIf you didn't expect to get a float0 you might "
+        "have accidentally taken a gradient with respect to an integer argument.")
 
 
 def promote_args(name: str, *args):

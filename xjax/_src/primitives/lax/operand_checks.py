@@ -83,6 +83,14 @@ _NUMPY_NAMES = {"float": "floating", "complex": "complexfloating",
                 "signed": "signedinteger", "bool": "bool", "number": "number"}
 
 
+FLOAT0_ADVICE = (
+    "float0s do not support any operations by design, because they are not compatible with "
+    "non-trivial vector spaces. No implicit dtype conversion is done. You can use "
+    "np.zeros_like(arr, dtype=np.float) to cast a float0 array to a regular zeros array. \n"
+    "If you didn't expect to get a float0 you might have accidentally taken a gradient with "
+    "respect to an integer argument.")
+
+
 def dtype_checker(*classes: str) -> Callable:
   """``check(name, dtype, position=None)``: TypeError unless ``dtype`` is in one of the
   ``classes`` (the position of the operand is named for an n-ary operation)."""
@@ -95,6 +103,9 @@ def dtype_checker(*classes: str) -> Callable:
       return
     if not any(t(dtype) for t in tests):
       at = "" if position is None else f" at position {position}"
+      if dtype == dtypes.float0:
+        raise TypeError(f"Called {name} with a float0{' array' if position is None else at}. "
+                        f"{FLOAT0_ADVICE}")
       raise TypeError(f"{name} does not accept dtype {dtype_name(dtype)}{at}. "
                       f"Accepted dtypes{at} are subtypes of {description}.")
     accepted.add(dtype)
