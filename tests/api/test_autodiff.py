@@ -801,3 +801,34 @@ def test_float0_operands_are_refused_with_jaxs_type_errors():
   with pytest.raises(ValueError, match=r"^dtype=dtype\(\[\('float0', 'V'\)\]\) is not a valid "
                      "dtype for JAX type promotion."):
     jnp.where(True, z, 1.)
+
+
+def test_values_without_tangents_stay_host_values_as_jax():
+  """JAX 0.10.2: an input whose tangent is float0 enters the function as it is (no tracer);
+  stop_gradient reaches through an eager JVP tracer to its primal, canonicalized;
+  checkpoint_name canonicalizes host values (TypedFloat, TypedInt, TypedNdArray)."""
+  from xjax.ad_checkpoint import checkpoint_name
+  f0 = np.zeros((), xjax.dtypes.float0)
+  primals, _ = xjax.jvp(lambda a, n: (a * n, n * 1), (2., 3), (1., f0))
+  assert float(primals[0]) == 6.0 and type(primals[1]) is int and primals[1] == 3
+  for run in (lambda f: xjax.jvp(f, (3.,), (1.,))[0], lambda f: xjax.linearize(f, 3.)[0],
+              lambda f: xjax.vjp(f, 3.)[0]):
+    out = run(lambda a: lax.stop_gradient(a) * 2)
+    assert type(out) is float and out == 6.0
+  out = xjax.jvp(lax.stop_gradient, (3.,), (1.,))[0]
+  assert type(out).__name__ == "TypedFloat" and out == 3.0
+  assert float(xjax.grad(lambda a: lax.stop_gradient(a) * a)(3.)) == 3.0
+  assert float(xjax.hessian(lambda a: lax.stop_gradient(a) * a ** 2)(3.)) == 6.0
+  kinds = [type(checkpoint_name(v, "n")).__name__ for v in (2., 2, np.float32(2), np.ones(2))]
+  assert kinds == ["TypedFloat", "TypedInt", "TypedNdArray", "TypedNdArray"]
+  assert type(xjax.jvp(lambda a: checkpoint_name(a, "n"), (2.,), (1.,))[0]).__name__ == (
+      "TypedFloat")
+  # a custom rule gets an integer argument whose tangent is float0 as a typed number
+  seen = []
+
+  @xjax.custom_jvp
+  def g(a, n):
+    return a * n
+  g.defjvp(lambda p, t: (seen.append(type(p[1]).__name__) or g(*p), t[0] * p[1]))
+  out = xjax.jvp(g, (2., 3), (1., f0))
+  assert out == (6.0, 3.0) and seen == ["TypedInt"]

@@ -248,7 +248,8 @@ def jvp_flat(fun: Callable, primals: Sequence[Any], tangents: Sequence[Any]):
   """Runs ``fun(*primals)`` forward-differentiated; returns (out_primals, out_tangents)."""
   trace = JVPTrace(current_trace())
   with new_trace(trace):
-    ins = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
+    # (an input of a symbolic zero tangent is passed as it is, as JAX's maybe_jvp_tracer)
+    ins = [p if type(t) is Zero else JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
     outs = fun(*ins)
     pairs = [trace.lift(o) for o in outs]
   return [p for p, _ in pairs], [t for _, t in pairs]

@@ -31,6 +31,7 @@ from xjax._src.interpreters.higher_order import (CONST, NEW, cached_trace, call_
                                                  partition, trace_hoisted)
 from xjax._src.interpreters.staging import make_debug_info
 from xjax._src.primitives.lax.bit_conversions import reduce_precision_p
+from xjax._src.primitives.lax.stop_gradient import bind_identity
 from xjax._src.primitives.state.discharge import discharged_body, run_with_refs
 from xjax._src.primitives.state.types import AbstractRef
 from xjax._src.foundations.wrapping import wraps
@@ -412,12 +413,14 @@ checkpoint_p.pp_params = lambda shown: sorted(
 def checkpoint_name(x, name: str):
   """``x`` (a pytree) unchanged, each leaf tagged ``name`` for checkpoint policies
   (``save_only_these_names`` and the like)."""
-  return tree_util.tree_map(lambda leaf: name_p.bind(leaf, name=name), x)
+  return tree_util.tree_map(
+      lambda leaf: bind_identity(name_p, leaf, get_aval(leaf), name=name), x)
 
 
 def _name_jvp(primals, tangents, *, name):
   (x,), (t,) = primals, tangents
-  return name_p.bind(x, name=name), t   # the tangent is not named, as in JAX
+  return bind_identity(name_p, x, get_aval(x), name=name), t  # (the tangent is not named,
+  # as in JAX)
 
 
 name_p = Primitive("name")

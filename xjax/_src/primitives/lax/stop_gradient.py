@@ -24,17 +24,28 @@ stop_gradient_p.batch = lambda axis, args, dims: (stop_gradient_p.bind(args[0]),
 
 def stop_gradient_leaf(x):
   """``stop_gradient_p`` of each value, as JAX binds it: inside ``jit`` an equation, even
-  on an integer or a constant (PRNG keys pass through); host values are canonicalized as
-  JAX's (``typed_value``; a leaf that is no array at all is a TypeError, as in JAX)."""
+  on an integer or a constant (PRNG keys pass through); an eager JVP's tracer gives its
+  primal's (as JAX's, which reaches through the tracer: ``stop_gradient(x) * 2`` of a
+  Python-number primal stays a number); host values are canonicalized as JAX's
+  (``typed_value``; a leaf that is no array at all is a TypeError, as in JAX)."""
   aval = get_aval(x)
   if dtypes.is_extended(aval.dtype):
     return x
+  if type(x) is ad.JVPTracer:
+    return stop_gradient_leaf(x.primal)
+  return bind_identity(stop_gradient_p, x, aval)
+
+
+def bind_identity(prim, x, aval, **params):
+  """``prim.bind(x, **params)`` of an identity primitive, as JAX binds one: a concrete host
+  value comes back canonicalized (``typed_value``: a Python float as a TypedFloat, a NumPy
+  value as a TypedNdArray), inside ``jit`` as the staged constant it is."""
   if not isinstance(x, Tracer):
     value = typed_value(x, aval)
     x = staged_constant(value, made=value is not x)
     if not isinstance(x, Tracer):  # (eagerly: the value itself)
       return x
-  return stop_gradient_p.bind(x)
+  return prim.bind(x, **params)
 
 
 def stop_gradient(x):
