@@ -142,6 +142,17 @@ def test_linear_transpose():
   f_t = xjax.linear_transpose(lambda x: M @ x, X)
   (ct,) = f_t(np.ones(2, np.float32))
   np.testing.assert_allclose(ct, M.sum(0), rtol=1e-6)
+  # as JAX's: a Partial over the constants (returned from jit); a cotangent that went
+  # through an operation comes back an array, one passed straight through as given
+  f_t = xjax.linear_transpose(lambda a, c: (a + 2 * c, a), 1., 1.)
+  assert isinstance(f_t, xjax.tree_util.Partial)
+  ca, cc = f_t((1., 0.5))
+  assert isinstance(ca, xjax.Array) and ca.weak_type and float(ca) == 1.5
+  assert isinstance(cc, xjax.Array) and float(cc) == 2.0
+  assert xjax.linear_transpose(lambda a: a, 1.)(1.) == (1.0,)
+  assert type(xjax.linear_transpose(lambda a: a, 1.)(1.)[0]) is float
+  g = xjax.jit(lambda: xjax.linear_transpose(lambda a: a * jnp.float32(3.), 1.))()
+  assert float(g(1.)[0]) == 3.0
 
 
 # ---------------------------------------------------------------------------------------

@@ -194,6 +194,11 @@ def test_dot_product_attention():
     dpa(q[:, :, :3], k, v)
   with pytest.raises(ValueError, match="mask dtype"):
     dpa(q, k, v, mask=mask.astype(np.float32))
+  # a mask or bias that does not broadcast to (batch, heads, query, key): JAX's TypeError
+  with pytest.raises(TypeError, match="incompatible shapes for broadcasting"):
+    dpa(q, k, v, mask=np.ones((6, 5), bool))
+  with pytest.raises(TypeError, match="incompatible shapes for broadcasting"):
+    dpa(q, k, v, bias=np.ones((3, 1, 5, 6), np.float32))
 
 
 def test_scaled_matmul_and_scaled_dot_general():

@@ -7,14 +7,17 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.errors import api_boundary
-from xjax._src.api.transformations import (_check_callable, _check_grad_input, checked_input_aval,
-                                           _refuse_reduce_axes, argnums_tuple, jvp,
+from xjax._src.api.transformations import (_as_value, _check_callable, _check_grad_input,
+                                           checked_input_aval, _refuse_reduce_axes,
+                                           argnums_tuple, jvp,
                                            select_args, vjp, vmap)
 from xjax._src.core import source_info
 from xjax._src.core.avals import spec_of
+from xjax._src.core.jaxpr import Literal
 from xjax._src.core.values import get_aval
 from xjax._src.foundations.sharding import typed_sharding
 from xjax._src.interpreters import ad
+from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.foundations.wrapping import wraps
 from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.primitives.lax.elementwise import (add, convert_element_type,
@@ -174,11 +177,11 @@ def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool =
 
 
 def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
-  """The transpose of linear ``fun`` at the types of ``primals``."""
+  """The transpose of linear ``fun`` at the types of ``primals``: a ``Partial`` (a pytree
+  whose leaves are the constants ``fun`` closes over, as JAX's)."""
   _refuse_reduce_axes(reduce_axes, "transpose")
   leaves, in_tree = tree_util.tree_flatten(primals)
   in_avals = [get_aval(x) for x in leaves]
-  from xjax._src.interpreters.staging import trace_to_jaxpr
   out_box = []
 
   def flat(*xs):
@@ -195,19 +198,37 @@ def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
     raise TypeError(f"linear_transpose only supports [float or complex] -> [float or "
                     f"complex], and integer -> integer functions, but got {in_dtypes} -> "
                     f"{out_dtypes}.")
+  return tree_util.Partial(_Transposed(closed.jaxpr, in_tree, out_box[0], in_avals, out_avals),
+                           *closed.consts)
 
-  def transposed(*cts):
+
+class _Transposed:
+  """The static part of ``linear_transpose``'s result: the jaxpr and its types."""
+
+  def __init__(self, jaxpr, in_tree, out_tree, in_avals, out_avals) -> None:
+    self.jaxpr, self.in_tree, self.out_tree = jaxpr, in_tree, out_tree
+    self.in_avals, self.out_avals = in_avals, out_avals
+
+  def __call__(self, *consts_and_cts):
+    consts = consts_and_cts[:len(self.jaxpr.constvars)]
+    cts = consts_and_cts[len(consts):]
     ct = cts[0] if len(cts) == 1 else cts
     ct_leaves, ct_tree = tree_util.tree_flatten(ct)
-    if ct_tree != out_box[0]:
+    if ct_tree != self.out_tree:
       raise TypeError(f"cotangent tree does not match function output, expected "
-                      f"{out_box[0]}, got {ct_tree}")
-    for c, a in zip(ct_leaves, out_avals):
-      if get_aval(c).shape != a.shape or get_aval(c).dtype != a.dtype:
-        raise TypeError(f"cotangent type does not match function output, expected "
-                        f"{a.str_short(short_dtypes=True)} but got {get_aval(c).str_short(short_dtypes=True)}")
-    args = [ad.UndefinedPrimal(a) for a in in_avals]
+                      f"{self.out_tree}, got {ct_tree}")
+    for c, a in zip(ct_leaves, self.out_avals):
+      c_aval = get_aval(c)
+      if c_aval.shape != a.shape or c_aval.dtype != a.dtype:
+        raise TypeError("cotangent type does not match function output, expected "
+                        f"{a.str_short(short_dtypes=True)} but got "
+                        f"{c_aval.str_short(short_dtypes=True)}")
+    args = [ad.UndefinedPrimal(a) for a in self.in_avals]
     with source_info.transform_name_stack("transpose"):
-      outs = ad.backward_pass(closed.jaxpr, closed.consts, args, ct_leaves)
-    return tree_util.tree_unflatten(in_tree, [ad.instantiate(o) for o in outs])
-  return transposed
+      outs = ad.backward_pass(self.jaxpr, consts, args, ct_leaves)
+    # A cotangent that went through an operation is an array, as JAX's transposition rules
+    # make; one passed straight through (an input that is an output) is as it was given.
+    direct = set(v for v in self.jaxpr.outvars if not isinstance(v, Literal))
+    outs = [ad.instantiate(o) if v in direct else _as_value(ad.instantiate(o))
+            for o, v in zip(outs, self.jaxpr.invars)]
+    return tree_util.tree_unflatten(self.in_tree, outs)

@@ -136,6 +136,12 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
   _check(bias, [-1] * 4, None, "bias")
   _check(q_len, [b], np.dtype("int32"), "query_seq_lengths")
   _check(kv_len, [b], np.dtype("int32"), "key_value_seq_lengths")
+  logits_shape = (b, q.shape[2], q.shape[1], s)
+  for t, what in ((mask, "mask"), (bias, "bias")):
+    if t is not None and any(d not in (1, n) for d, n in zip(t.shape, logits_shape)):
+      raise TypeError(   # (JAX's class: its combining operation's broadcasting TypeError)
+          f"dot_product_attention got incompatible shapes for broadcasting: the {what}'s "
+          f"{t.shape} and the logits' (batch, heads, query, key) {logits_shape}.")
   if q.shape[-2] % k != 0:
     raise ValueError(f"The number of query heads must be a multiple of key/value heads, "
                      f"but got {q.shape[-2]} vs {k}")
