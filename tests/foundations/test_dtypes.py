@@ -380,6 +380,39 @@ def test_result_type_warns_for_unavailable_requested_dtypes():
       dtypes.result_type(np.zeros(2, np.int64), 1, int, float)  # values and Python types: silent
 
 
+def test_requested_64_bit_dtypes_warn_where_jax_warns_and_name_the_callers_line():
+  """JAX 0.10.2 checks the dtypes users pass to these lax and jnp functions (its warning
+  names the function); lax.full_like narrows silently. The warning points at the caller."""
+  import xjax.numpy as jnp
+  from xjax import lax
+  x = jnp.ones((2, 2))
+  cases = [
+      ("convert_element_type", lambda: lax.convert_element_type(x, np.float64)),
+      ("convert_element_type", lambda: lax.convert_element_type(x, "int64")),
+      ("broadcasted_iota", lambda: lax.iota(np.int64, 3)),
+      ("broadcasted_iota", lambda: lax.broadcasted_iota(np.int64, (2, 2), 0)),
+      ("full", lambda: lax.full((2,), 1, np.float64)),
+      ("dot", lambda: lax.dot(x, x, preferred_element_type=np.float64)),
+      ("dot", lambda: lax.dot_general(x, x, (((1,), (0,)), ((), ())),
+                                      preferred_element_type=np.float64)),
+      ("conv_general_dilated", lambda: lax.conv(jnp.ones((1, 1, 3, 3)), jnp.ones((1, 1, 2, 2)),
+                                                (1, 1), "VALID",
+                                                preferred_element_type=np.float64)),
+      ("matmul", lambda: jnp.matmul(x, x, preferred_element_type=np.float64)),
+      ("dot", lambda: jnp.dot(x, x, preferred_element_type=np.float64)),
+      ("einsum", lambda: jnp.einsum("ij,jk", x, x, preferred_element_type=np.float64))]
+  with flags(x64=False):
+    for name, run in cases:
+      with pytest.warns(UserWarning, match=f"Explicitly requested dtype .*64 requested in "
+                        f"{name} is not available") as record:
+        out = run()
+      assert out.dtype.itemsize == 4 and record[0].filename == __file__, name
+    with warnings.catch_warnings():
+      warnings.simplefilter("error")
+      assert lax.full_like(x, 1, np.float64).dtype == np.float32
+      assert lax.convert_element_type(x, float).dtype == np.float32
+
+
 def test_python_scalar_subclasses_are_strong():
   class Color(enum.IntEnum):
     RED = 1

@@ -1,6 +1,8 @@
 """The strict, explicit layer beneath xjax.numpy (``from xjax import lax``)."""
 from xjax._src.primitives.lax.lax import *  # noqa: F401,F403
 from xjax._src.primitives.lax.lax import stop_gradient, full_like  # noqa: F401
+from xjax._src.primitives.lax.elementwise import (  # noqa: F401
+    user_convert_element_type as convert_element_type)
 from xjax._src.primitives.lax.stop_gradient import stop_gradient_p  # noqa: F401
 from xjax._src.primitives.lax.rounding import RoundingMethod, round  # noqa: F401
 from xjax._src.primitives.lax.fft import FftType, fft, fft_p  # noqa: F401

@@ -24,6 +24,7 @@ import ml_dtypes
 import numpy as np
 
 from xjax._src.foundations.config import ExplicitX64Mode, config, enable_x64
+from xjax._src.foundations.errors import user_stacklevel
 
 # ---------------------------------------------------------------------------------------------
 # The dtype set
@@ -344,7 +345,8 @@ def _truncation_warning(requested: np.dtype, canonical: np.dtype, fun_name: str 
       f"Explicitly requested dtype {requested}{where} is not available, and will be "
       f"truncated to dtype {canonical}. To enable more dtypes, set the jax_enable_x64 "
       "configuration option or the JAX_ENABLE_X64 shell environment variable. See "
-      "https://github.com/jax-ml/jax#current-gotchas for more.", UserWarning, stacklevel=3)
+      "https://github.com/jax-ml/jax#current-gotchas for more.", UserWarning,
+      stacklevel=user_stacklevel())
 
 
 def unsupported_dtype_error(dt: np.dtype, value: Any = None) -> TypeError:

@@ -149,6 +149,15 @@ def _is_ours(filename: str) -> bool:
   return filename.startswith(tuple(excluded_paths))
 
 
+def user_stacklevel() -> int:
+  """The ``stacklevel`` that makes a warning issued by the caller of this function point at
+  the innermost frame outside xjax (JAX's warnings name the user's line)."""
+  f, level = sys._getframe(2), 2
+  while f is not None and f.f_code.co_filename.startswith(_XJAX_DIR):
+    f, level = f.f_back, level + 1
+  return level if f is not None else 1
+
+
 def user_frame(depth: int = 1) -> str:
   """``file:line (function)`` of the innermost caller outside xjax."""
   f = sys._getframe(depth)

@@ -99,7 +99,7 @@ def _contract_all(operands, contractions, precision, preferred_element_type, _do
                   out_sharding):
   """Runs opt_einsum's ``contractions`` (operand positions, contracted labels, the step's
   own subscripts) one after another on the list ``operands``."""
-  pet, out_dtype, out_weak = contraction_types(preferred_element_type, *operands)
+  pet, out_dtype, out_weak = contraction_types("einsum", preferred_element_type, *operands)
 
   def total(x, axes):
     if dtypes.result_type(x, pet) != get_aval(x).dtype:

@@ -35,7 +35,8 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
   if not sa or not sb:
     raise ValueError(f"matmul input operand {0 if not sa else 1} must have ndim at least 1, "
                      "but it has ndim 0")
-  preferred_element_type, out_dtype, out_weak = contraction_types(preferred_element_type, a, b)
+  preferred_element_type, out_dtype, out_weak = contraction_types("matmul",
+                                                                  preferred_element_type, a, b)
   a_mat, b_mat = len(sa) > 1, len(sb) > 1
   if sa[-1] != sb[-2 if b_mat else 0]:
     raise TypeError(f"dot_general requires contracting dimensions to have the same shape, "
@@ -76,13 +77,14 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
   return _placed(convert_element_type(out, out_dtype, out_weak), out_sharding)
 
 
-def contraction_types(preferred_element_type, *operands):
-  """(dot_general's preferred_element_type, the result's dtype and weak type) of a jnp
-  contraction, as JAX: the operands' result type unless one is asked for."""
+def contraction_types(name, preferred_element_type, *operands):
+  """(dot_general's preferred_element_type, the result's dtype and weak type) of jnp's
+  contraction ``name``, as JAX: the operands' result type unless one is asked for (checked
+  as a user's dtype: a 64-bit one without x64 warns)."""
   if preferred_element_type is None:
     out_dtype, out_weak = dtypes.result_type(*operands, return_weak_type_flag=True)
     return out_dtype, out_dtype, out_weak
-  out_dtype = dtypes.dtype(preferred_element_type)
+  out_dtype = dtypes.check_user_dtype_supported(preferred_element_type, name)
   return out_dtype, out_dtype, False
 
 
@@ -110,7 +112,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
   """NumPy's dot: sum over the last axis of a and the second-to-last of b (laid out as
   ``out_sharding`` says)."""
   a, b = arraylike("dot", a, b)
-  pet, out_dtype, out_weak = contraction_types(preferred_element_type, a, b)
+  pet, out_dtype, out_weak = contraction_types("dot", preferred_element_type, a, b)
   sa, sb = get_aval(a).shape, get_aval(b).shape
   # the operands go to dot_general in their own dtypes (it computes in ``pet``), as JAX;
   # a scalar operand makes it a contraction over no dimensions
@@ -165,7 +167,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
   """Sum products over the given axes (an int N: last N of a with first N of b)."""
   import operator
   a, b = arraylike("tensordot", a, b)
-  pet, out_dtype, out_weak = contraction_types(preferred_element_type, a, b)
+  pet, out_dtype, out_weak = contraction_types("tensordot", preferred_element_type, a, b)
   na, nb = get_aval(a).ndim, get_aval(b).ndim
   if isinstance(axes, (list, tuple)) and len(axes) == 2:
     ax_a, ax_b = axes

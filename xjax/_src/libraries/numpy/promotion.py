@@ -8,6 +8,7 @@ from xjax._src.foundations import dtypes
 from xjax._src.execution.array import Array, scalar_array
 from xjax._src.interpreters.staging import staged_constant
 from xjax._src.foundations.config import config
+from xjax._src.foundations.errors import user_stacklevel
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.ad import JVPTracer, has_concrete_primal
@@ -81,7 +82,8 @@ def promote_shapes(name: str, *args):
     warnings.warn(
         f"Following NumPy automatic rank promotion for {name} on shapes {shown}. Set the "
         "jax_numpy_rank_promotion config option to 'allow' to disable this warning; for "
-        "more information, see https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+        "more information, see https://docs.jax.dev/en/latest/rank_promotion_warning.html.",
+        stacklevel=user_stacklevel())
   broadcast_shapes(*shapes)  # ValueError for incompatible dimensions, as jnp's
   return [a if len(s) in (0, nd) else  # leading 1s added by a broadcast_in_dim, as JAX
           broadcast_in_dim(a, (1,) * (nd - len(s)) + s, tuple(range(nd - len(s), nd)))

@@ -333,7 +333,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
   (lhs_batch, rhs_batch))``; output dims are batch, lhs free, rhs free."""
   dn = _canon(dimension_numbers)
   pet = None if preferred_element_type is None else (  # None stays None, as JAX prints it
-      dtypes.canonicalize_dtype(dtypes.dtype(preferred_element_type)))
+      dtypes.check_user_dtype_supported(preferred_element_type, "dot"))
   return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=_precision(precision),
                             preferred_element_type=pet,
                             out_sharding=out_sharding_param(out_sharding))

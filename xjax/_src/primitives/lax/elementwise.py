@@ -1264,6 +1264,14 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
   return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
 
 
+def user_convert_element_type(operand, new_dtype):
+  """``lax.convert_element_type`` as users call it: ``new_dtype`` is checked as a requested
+  dtype first (a 64-bit one without x64 warns that it is truncated, as JAX's public function
+  does; xjax's own conversions skip the check)."""
+  return convert_element_type(
+      operand, dtypes.check_user_dtype_supported(new_dtype, "convert_element_type"))
+
+
 _HOST_SCALARS = (bool, int, float, type(1j), np.generic)  # `complex` is lax.complex here
 _PYTHON_SCALARS = frozenset(_HOST_SCALARS[:4])
 

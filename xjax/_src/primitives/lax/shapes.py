@@ -210,10 +210,9 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
              else dtypes.canonicalize_dtype(scalar_dtype))
   else:
     weak = False
-    dtype = dtypes.dtype(dtype)
+    dtype = dtypes.check_user_dtype_supported(dtype, "full")
     if dtypes.is_extended(dtype):  # e.g. zero PRNG keys for a scan's stacked outputs
       return dtype.full(shape, fill_value)
-    dtype = dtypes.canonicalize_dtype(dtype)
   value = convert_element_type(fill_value, dtype, weak)
   return (broadcast_in_dim(value, shape, (), out_sharding=sharding) if shape
           else _own(value, fill_value))
@@ -495,7 +494,7 @@ def iota(dtype, size: int, *, sharding=None):
 def broadcasted_iota(dtype, shape, dimension: int, *, out_sharding=None):
   """Indices along ``dimension`` of an array of ``shape``, its type sharded as
   ``out_sharding`` says (over a mesh with Explicit axes)."""
-  dtype = dtypes.canonicalize_dtype(dtypes.dtype(dtype))
+  dtype = dtypes.check_user_dtype_supported(dtype, "broadcasted_iota")
   if dtype == np.bool_:
     raise TypeError("iota does not accept dtype bool. Accepted dtypes are subtypes of "
                     "integer, floating, complexfloating.")
@@ -1178,8 +1177,11 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
   if sharding is None and (shape is None or tuple(shape) == aval.shape):
     sharding = aval._sharding  # (typed as x, over Explicit mesh axes)
   shape = aval.shape if shape is None else shape
-  if dtype is not None or not aval.weak_type:
-    out = full(shape, fill_value, aval.dtype if dtype is None else dtype, sharding=sharding)
+  if dtype is not None or not aval.weak_type:  # (a 64-bit dtype narrows without a warning,
+    # as JAX's full_like)
+    dtype = aval.dtype if dtype is None else dtypes.canonicalize_dtype(
+        dtypes.dtype(dtype), allow_extended_dtype=True)
+    out = full(shape, fill_value, dtype, sharding=sharding)
   else:  # weak: the fill converted first (on the host for a scalar: a weak literal, as JAX)
     value = convert_element_type(fill_value, aval.dtype, True)
     out = full(shape, value, sharding=sharding) if shape else _own(value, fill_value)

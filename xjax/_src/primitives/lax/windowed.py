@@ -430,8 +430,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     win = [_dilate(ra.shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dil)]
     padding = padtype_to_pads(in_shape, win, strides, padding)
   pads = tuple((int(lo), int(hi)) for lo, hi in padding)
-  pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(
-      dtypes.dtype(preferred_element_type))
+  pet = None if preferred_element_type is None else dtypes.check_user_dtype_supported(
+      preferred_element_type, "conv_general_dilated")
   param = out_sharding_param(out_sharding)
   out = conv_general_dilated_p.bind(
       lhs, rhs, window_strides=strides, padding=pads, lhs_dilation=lhs_dil,
