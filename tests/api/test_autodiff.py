@@ -843,3 +843,20 @@ def test_values_without_tangents_stay_host_values_as_jax():
   g.defjvp(lambda p, t: (seen.append(type(p[1]).__name__) or g(*p), t[0] * p[1]))
   out = xjax.jvp(g, (2., 3), (1., f0))
   assert out == (6.0, 3.0) and seen == ["TypedInt"]
+
+
+def test_jit_under_linearize_forwards_known_outputs_that_are_inputs_as_jax():
+  """JAX's jit passes a known output that is one of its inputs on as it is (its known part
+  does not return it): vjp of a jitted identity hands back the canonicalized input, and the
+  staged known call returns only what it computes (JAX 0.10.2's jaxpr)."""
+  out = xjax.vjp(xjax.jit(lambda y: y), 1.)[0]
+  assert type(out).__name__ == "TypedFloat" and out == 1.0
+  assert str(xjax.make_jaxpr(lambda x: xjax.vjp(xjax.jit(lambda y: (y, y * 2)), x)[0])(1.)) == (
+      "{ lambda ; a:f32[]. let\n"
+      "    b:f32[] = jit[\n"
+      "      name=<lambda>\n"
+      "      jaxpr={ lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) }\n"
+      "    ] a\n"
+      "  in (a, b) }")
+  y, pullback = xjax.vjp(xjax.jit(lambda a: (a, jnp.sin(a))), jnp.float32(0.5))
+  np.testing.assert_allclose(pullback((1., 1.))[0], 1 + np.cos(0.5), rtol=1e-6)

@@ -156,18 +156,20 @@ def _same_params(params: dict, rule: str, origin: list) -> dict:
 
 @cached_on_jaxpr(lambda split: tuple(split.unknowns))
 def _without_forwarded(body: ClosedJaxpr, split: CallSplit):
-  """(``split.known`` without the residual outputs that are its own inputs or constants,
-  or None where there are none; per residual, the input it is, ``(CONST, j)`` for its
-  ``j``-th constant, or None), cached on the call's ``body`` (so the entry goes with it):
-  the same jaxpr object on every call, so what is compiled from it is reused."""
+  """(``split.known`` without the outputs that are its own inputs and the residuals that
+  are its constants, or None where there are none; per output, the input it is, ``(CONST,
+  j)`` for a residual that is its ``j``-th constant, or None), cached on the call's ``body``
+  (so the entry goes with it): the same jaxpr object on every call, so what is compiled
+  from it is reused."""
   jaxpr = split.known.jaxpr
   n_out = len(jaxpr.outvars) - split.num_res
-  position = {v: i for i, v in enumerate(jaxpr.invars)}
-  position.update((v, (CONST, j)) for j, v in enumerate(jaxpr.constvars))
-  fwd = tuple(position.get(v) for v in jaxpr.outvars[n_out:])
+  inputs = {v: i for i, v in enumerate(jaxpr.invars)}
+  consts = {v: (CONST, j) for j, v in enumerate(jaxpr.constvars)}
+  fwd = tuple(inputs.get(v, consts.get(v) if k >= n_out else None)
+              for k, v in enumerate(jaxpr.outvars))
   if all(i is None for i in fwd):
     return None, fwd
-  kept = jaxpr.outvars[:n_out] + [v for v, i in zip(jaxpr.outvars[n_out:], fwd) if i is None]
+  kept = [v for v, i in zip(jaxpr.outvars, fwd) if i is None]
   return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, kept, jaxpr.eqns, jaxpr.effects,
                            jaxpr.debug_info), split.known.consts), fwd
 
@@ -217,15 +219,14 @@ class _CallRules:
       known_at = partition(split.unknowns, range(len(args)))[0]
       if not self.forward_inputs:
         return self._call("known", params, split.known, known_args, known_at)
-      # Residuals that are known inputs or constants are passed on as they are, not
-      # returned.
+      # Outputs that are known inputs, and residuals that are constants, are passed on as
+      # they are, not returned (as JAX's jit forwards them).
       body, fwd = _without_forwarded(self.body(params), split)
       if body is None:
         return self._call("known", params, split.known, known_args, known_at)
       outs = iter(self._call("known", params, body, known_args, known_at))
-      known_outs = [next(outs) for _ in range(len(split.known.out_avals) - split.num_res)]
-      return known_outs + [next(outs) if i is None else known_args[i] if type(i) is int
-                           else split.known.consts[i[1]] for i in fwd]
+      return [next(outs) if i is None else known_args[i] if type(i) is int
+              else split.known.consts[i[1]] for i in fwd]
 
     def stage_unknown(split, residuals, unknown_args):
       unknown_at = partition(split.unknowns, range(len(args)))[1]
@@ -273,8 +274,8 @@ def call_rules(prim, param: str = "jaxpr", *, open_jaxpr: bool = False,
   ``transpose_closed_jaxpr``, ``batch_closed_jaxpr``) and bind ``prim`` again on it, its
   consts hoisted to leading operands (but for the rules named in ``keep_consts``, whose
   closed body keeps its consts, as JAX's ``jit`` keeps those its JVP creates).  With
-  ``forward_inputs``, partial evaluation passes residuals that are known inputs straight to
-  the unknown part instead of returning them from the known one (as JAX's ``jit`` does).
+  ``forward_inputs``, partial evaluation passes outputs and residuals that are known inputs
+  on as they are instead of returning them from the known part (as JAX's ``jit`` does).
   The transpose is traced on the cotangents' types as given (weak types included, as JAX's
   ``jit``), or on the body's output types with ``cts_typed_by_body`` (as JAX's checkpoint).
   With ``batch_in_place`` the body is batched with its inputs' batch dimensions where they
