@@ -860,3 +860,15 @@ def test_jit_under_linearize_forwards_known_outputs_that_are_inputs_as_jax():
       "  in (a, b) }")
   y, pullback = xjax.vjp(xjax.jit(lambda a: (a, jnp.sin(a))), jnp.float32(0.5))
   np.testing.assert_allclose(pullback((1., 1.))[0], 1 + np.cos(0.5), rtol=1e-6)
+
+
+def test_linearize_passes_an_input_without_tangent_as_it_is():
+  """An integer input of linearize/vjp (its tangent float0) enters the function as it is,
+  as in JAX: expn's order, a nondiff argument of its custom JVP whose rule is compiled for
+  each static order, leaked an eager JVP tracer before."""
+  from xjax.scipy.special import expn
+  for run in (lambda: xjax.linearize(expn, 1, 0.7)[0], lambda: xjax.vjp(expn, 1, 0.7)[0]):
+    np.testing.assert_allclose(run(), 0.37376893, rtol=1e-6)   # scipy.special.expn(1, 0.7)
+  seen = []
+  xjax.linearize(lambda n, x: seen.append(type(n)) or x * n, 2, 1.5)
+  assert seen == [int]

@@ -308,7 +308,8 @@ def linearize_nonzero(fun: Callable, primals: Sequence[Any], instantiate: bool =
     # an integer or boolean input's tangent is a symbolic zero (its float0 argument stays)
     tangents_in = [Zero(t.aval) if t.aval.dtype == dtypes.float0 else t for t in tangents_in]
     with new_trace(jvp_trace):
-      ins = [JVPTracer(jvp_trace, p, t) for p, t in zip(primals, tangents_in)]
+      ins = [p if type(t) is Zero else JVPTracer(jvp_trace, p, t)  # (as jvp_flat)
+             for p, t in zip(primals, tangents_in)]
       outs = fun(*ins)
       pairs = [jvp_trace.lift(o) for o in outs]
     out_primals = [p for p, _ in pairs]
