@@ -998,8 +998,6 @@ def _index_scalars(start_indices, name, operand, allow_negative_indices=True):
   """The start indices as scalars of one integer type; a negative traced index counts from
   the end unless ``allow_negative_indices`` (a bool, or one per index) says it cannot be
   negative (then no wrapping select is emitted, as scan's own indexing does in JAX)."""
-  # elementwise builds on shapes (broadcasting): the start indices are converted with it
-  from xjax._src.primitives.lax.elementwise import convert_element_type
   shape = get_aval(operand).shape
   if len(start_indices) != len(shape):
     raise ValueError(f"Length of slice indices must match number of operand dimensions "
