@@ -265,3 +265,17 @@ def test_optimize_remat_forward_pass_runs_the_function():
   with pytest.raises(NotImplementedError, match="symbolic zeros"):
     _sin_with_rule.defvjp(lambda x: (x, ()), lambda r, g: (g,), symbolic_zeros=True,
                           optimize_remat=True)
+
+
+def test_checkpoint_passes_traced_inputs_through_its_equation_as_jax():
+  """A traced input that the body returns unchanged is the remat2 equation's output in the
+  jaxpr (JAX 0.10.2's text); under eager jvp/linearize, a Python number passed through
+  comes back typed, as JAX's; concrete inputs come back as given."""
+  text = str(xjax.make_jaxpr(xjax.checkpoint(lambda a, b: (a, b * 2)))(1., 2.))
+  assert text.startswith("{ lambda ; a:f32[] b:f32[]. let\n    c:f32[] d:f32[] = remat2[")
+  assert text.endswith("    ] a b\n  in (c, d) }")
+  ident = xjax.checkpoint(lambda a: a)
+  assert [type(v).__name__ for v in xjax.jvp(ident, (0.5,), (1.,))] == ["TypedFloat"] * 2
+  assert type(xjax.linearize(ident, 0.5)[0]).__name__ == "TypedFloat"
+  x = jnp.ones(2)
+  assert ident(x) is x and xjax.vmap(ident)(x) is x and xjax.jvp(ident, (x,), (x,))[0] is x

@@ -137,12 +137,14 @@ def checkpoint(fun: Callable, *, prevent_cse: bool | tuple = True, policy=None,
 
 
 def _forwarded(jaxpr, n_consts: int, given: list, outs: list) -> list:
-  """Outputs that are the function's inputs unchanged come back as those inputs (Python
-  and NumPy values typed), as JAX's checkpoint returns them."""
+  """Outputs that are the function's concrete inputs unchanged come back as those inputs
+  (Python and NumPy values typed), as JAX's checkpoint returns them; a traced input passed
+  through is the checkpoint's output, as in JAX's jaxprs (under eager transformations it
+  comes back as JAX's does, through the equation's evaluation)."""
   j = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
   position = {v: k for k, v in enumerate(j.invars[n_consts:])}
-  return [typed_value(given[position[v]], v.aval) if type(v) is Var and v in position else o
-          for v, o in zip(j.outvars, outs)]
+  return [typed_value(g, v.aval) if type(v) is Var and v in position and not isinstance(
+      g := given[position[v]], Tracer) else o for v, o in zip(j.outvars, outs)]
 
 
 remat = checkpoint
@@ -249,6 +251,8 @@ def _partial_eval(trace, args, params):
   with set_current_trace(trace.parent):
     outs = eval_jaxpr(split.forward.jaxpr, split.forward.consts, *known_args)
   known_outs, saved = outs[:split.num_known_outs], outs[split.num_known_outs:]
+  known_outs = [o if isinstance(o, (Array, Tracer)) else typed_value(o, get_aval(o))
+                for o in known_outs]  # (host values canonicalized, as _impl's)
   reread = split.staged_known_inputs
   origin = ([CONST] * len(split.staged_consts) + [NEW] * len(saved) +
             [known_at[i] for i in reread] + unknown_at)
