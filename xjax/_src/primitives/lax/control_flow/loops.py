@@ -18,7 +18,8 @@ import numpy as np
 from xjax._src.core import varying
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
-from xjax._src.core.avals import ShapedArray, mismatch, tangent_aval, vma_of
+from xjax._src.core.avals import ShapedArray, mismatch, spec_of, tangent_aval, vma_of
+from xjax._src.foundations.sharding import PartitionSpec
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.foundations.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
                                          api_boundary)
@@ -270,6 +271,9 @@ def _scan(f: Callable, init, xs, length, reverse, unroll, cache_on: tuple):
     length = lengths[0]
   else:
     raise ValueError("scan got no values to scan over and `length` not provided.")
+  if any(spec_of(a)[0] is not None for a in xs_avals):  # (over Explicit mesh axes)
+    raise ValueError("0th dimension of all xs should be replicated. Got " + ", ".join(
+        str(PartitionSpec(*spec_of(a))) for a in xs_avals))
   if in_python():
     return _scan_in_python(f, init, xs_leaves, xs_tree, length, reverse)
   carry_leaves, carry_tree = tree_util.tree_flatten(init)
