@@ -1130,3 +1130,34 @@ def test_use_abstract_mesh_of_another_shape_inside_jit():
                           out_sharding=P("X", None))(X)
   assert seen == ["AbstractMesh('X': 4, 'Y': 2, axis_types=(Auto, Auto), device_kind=cpu, "
                   "num_cores=None, platform=cpu)"]
+
+
+X3 = xjax.device_put(jnp.arange(64.0).reshape(8, 4, 2), P("X", None, "Y"))
+FLAT = xjax.device_put(jnp.arange(32.0), P(("X", "Y")))
+UNSUPPORTED_RESHAPE = "This reshape is not supported"
+
+
+@pytest.mark.parametrize("f, want", [   # (JAX 0.10.2's types, or its ShardingTypeError)
+    (lambda: FLAT.reshape(4, 8), "float32[4@X,8@Y]"),    # a split's axes go piece by piece
+    (lambda: FLAT.reshape(8, 4), "float32[8@(X,Y),4]"),
+    (lambda: FLAT.reshape(2, 16), UNSUPPORTED_RESHAPE),
+    (lambda: X3.reshape(8, 8), UNSUPPORTED_RESHAPE),     # a sharded dim after an unsharded one
+    (lambda: X3.reshape(32, 2), "float32[32@X,2@Y]"),
+    (lambda: xjax.device_put(jnp.ones((1, 8, 4)), P(None, "X")).reshape(32), UNSUPPORTED_RESHAPE),
+    (lambda: xjax.device_put(jnp.ones((1, 8, 4)), P(None, "X")).reshape(8, 4),
+     "float32[8@X,4]"),
+    (lambda: X.reshape(2, 2, 2, 4), UNSUPPORTED_RESHAPE),   # two dimensions split
+    (lambda: X.at[0:8].add(1.0), "float32[8@X,4@Y]"),      # whole windows keep the split
+    (lambda: X.at[0, 0].set(1.0, out_sharding=P("X", "Y")), "float32[8@X,4@Y]"),
+    (lambda: X.at[0].set(jnp.ones(4)), "Use `.at[...].set/add/mul/...(out_sharding=)`"),
+    (lambda: X.at[:, 1].set(2.0), "Use `.at[...].set/add/mul/...(out_sharding=)`"),
+    (lambda: lax.top_k(X, 2)[0], "The input should be unsharded over the axis along which "
+                                 "to compute the top_k values."),
+    (lambda: lax.top_k(ROWS, 2)[0], "float32[8@X,2]"),
+])
+def test_reshapes_scatters_and_top_k_type_as_jax(f, want):
+  if want.startswith("float32"):
+    assert typeof(f) == want
+  else:
+    with pytest.raises(ShardingTypeError, match=re.escape(want)):
+      f()

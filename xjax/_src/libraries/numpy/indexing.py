@@ -12,7 +12,9 @@ import numpy as np
 
 from xjax._src.foundations import dtypes, errors
 from xjax._src.foundations.config import config
+from xjax._src.foundations.sharding import PartitionSpec
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
+from xjax._src.core.avals import spec_of
 from xjax._src.core.values import get_aval
 from xjax._src.core.concrete import max_dim, min_dim
 from xjax._src.core.dim_expr import broadcast_shapes, index_dtype, is_symbolic_dim
@@ -613,6 +615,11 @@ def _scatter_update(x, idx, values, scatter_fn, *, indices_are_sorted=False,
       return _compiled_scatter(x, split[1], values, template=split[0], scatter_fn=scatter_fn,
                                indices_are_sorted=indices_are_sorted,
                                unique_indices=unique_indices, mode=mode)
+  if out_sharding is not None:  # (JAX's: the scatter runs over Auto axes, its result
+    # resharded as asked)
+    return auto_axes(lambda a, v: _scatter(a, idx, v, scatter_fn, indices_are_sorted,
+                                           unique_indices, mode),
+                     out_sharding=out_sharding)(x, values)
   return _scatter(x, idx, values, scatter_fn, indices_are_sorted, unique_indices,
                   mode)
 
@@ -663,7 +670,7 @@ def _scatter(x, idx, values, scatter_fn, indices_are_sorted, unique_indices, mod
   target, v = promote_dtypes(x, values)   # updated in the common dtype, as JAX
   v_aval = get_aval(v)
   try:
-    v = broadcast_to(v, plan.shape)
+    v = broadcast_to(v, plan.shape, out_sharding=_window_split(aval, entries, plan))
   except (ValueError, TypeError):
     raise ValueError(f"Incompatible types for broadcasting: input type={v_aval.str_short(False)} "
                      f"and requested type={v_aval.update(shape=plan.shape).str_short(False)}"
@@ -679,6 +686,24 @@ def _scatter(x, idx, values, scatter_fn, indices_are_sorted, unique_indices, mod
                    indices_are_sorted=indices_are_sorted or not plan.advanced,
                    unique_indices=unique_indices or not plan.advanced, mode=mode)
   return convert_element_type(out, aval.dtype, aval.weak_type)
+
+
+def _window_split(aval, entries, plan):
+  """The split of the updates' window over a type-sharded operand, as JAX broadcasts them:
+  a sliced dimension's as the operand's, new axes unsplit (None where nothing is split or
+  the index is advanced)."""
+  spec = spec_of(aval)
+  if plan.advanced or all(p is None for p in spec):
+    return None
+  parts, dims = [], iter(range(aval.ndim))
+  for e in entries:
+    if e is None:
+      parts.append(None)
+    elif isinstance(e, slice):
+      parts.append(spec[next(dims)])
+    else:
+      next(dims)
+  return PartitionSpec(*parts) if any(p is not None for p in parts) else None
 
 
 def _scatter_at_positions(x, idx, values, scatter_fn, indices_are_sorted, unique_indices,

@@ -708,8 +708,48 @@ def _make_scatter(name):
     return _scatter_abstract_eval(operand, indices, updates, **params)
   prim = standard_primitive(name, abstract_eval, _scatter_lowering)
   prim.batch = _scatter_batch(prim)
-  prim.sharding_rule = lambda operand, *args, **params: operand._sharding  # (JAX's)
+  prim.sharding_rule = _scatter_sharding
   return prim
+
+
+def _scatter_sharding(operand, indices, updates, *, dimension_numbers, **params):
+  """JAX's rule (a gather's, read backwards): batch dimensions of the operand, indices and
+  updates agree (or are unsplit), window dimensions the updates cover whole are split as
+  the operand's, and everything else -- the windows' other dimensions, the dimensions
+  updates are inserted into, the query dimensions of indices and updates, the index
+  vector -- is unsplit; the result is the operand's split, completed from the updates'
+  and the indices'. Otherwise the result's split is ambiguous: JAX's ShardingTypeError."""
+  dn = dimension_numbers
+  ospec, ispec, uspec = spec_of(operand), spec_of(indices), spec_of(updates)
+  if all(p is None for p in (*ospec, *ispec, *uspec)):
+    return None
+  queries = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
+  batch = list(zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims,
+                   [queries[i] for i in dn.scatter_indices_batching_dims]))
+  windows = list(zip(dn.update_window_dims,
+                     [d for d in range(operand.ndim) if d not in dn.inserted_window_dims
+                      and d not in dn.operand_batching_dims]))
+  if not (all(len({p for p in (ospec[o], ispec[i], uspec[u]) if p is not None}) <= 1
+              for o, i, u in batch)
+          and all((updates.shape[u] == operand.shape[o] and uspec[u] == ospec[o])
+                  or (uspec[u] is None and ospec[o] is None) for u, o in windows)
+          and all(ospec[d] is None for d in dn.inserted_window_dims)
+          and all(uspec[d] is None for d in queries
+                  if d not in [u for _, _, u in batch])
+          and all(p is None for d, p in enumerate(ispec)
+                  if d not in dn.scatter_indices_batching_dims)):
+    raise ShardingTypeError(
+        "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for "
+        "the scatter update as out sharding could not be resolved unambiguously (or would "
+        f"require collectives on inputs). Got operand={operand!r}, indices={indices!r}, "
+        f"updates={updates!r}")
+  out = list(ospec)
+  for o, i, u in batch:
+    out[o] = out[o] or ispec[i] or uspec[u]
+  for u, o in windows:
+    out[o] = out[o] or uspec[u]
+  return result_sharding("scatter", [operand, indices, updates], operand.shape,
+                         operand.dtype, out)
 
 
 scatter_p = _make_scatter("scatter")

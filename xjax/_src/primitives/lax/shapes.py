@@ -269,39 +269,108 @@ reshape_p.batch = _reshape_batch
 
 
 def _reshape_sharding(x, *, new_sizes, dimensions, sharding):
-  """As JAX: a split dimension's axes go to the first of its pieces (which they must
-  divide), merged dimensions take their axes in order, size-1 dimensions come and go
-  whole; other reshapes of split dimensions need ``out_sharding``."""
+  """As JAX: size-1 dimensions come and go unsharded; otherwise the reshape may split one
+  dimension (its axes go to the pieces in order, each piece taking axes until they divide
+  it) or merge one group of dimensions (their axes in order: a sharded dimension may not
+  follow an unsharded one in the group); any other reshape of a sharded operand, or one
+  with ``dimensions`` touching a sharded dimension, needs ``out_sharding``."""
   if sharding is not None:
     return sharding
-  if 0 in x.shape:  # no elements: nothing to lay out
+  spec = spec_of(x)
+  if 0 in x.shape or all(p is None for p in spec):  # (no elements, or nothing sharded)
     return None
-  kept = [(n, p) for n, p in zip(x.shape, spec_of(x)) if n != 1]
-  shape, spec = [n for n, _ in kept], [p for _, p in kept]
-  sizes = [n for n in new_sizes if n != 1]
-  out, i, j = [], 0, 0
-  while i < len(shape):
-    i1, j1, a, b = i + 1, j + 1, shape[i], sizes[j]
-    while a != b:
-      if a < b:
-        a, i1 = a * shape[i1], i1 + 1
+  new_sizes = tuple(new_sizes)
+  if [n for n in x.shape if n != 1] == [n for n in new_sizes if n != 1]:
+    kept = iter(p for n, p in zip(x.shape, spec) if n != 1)
+    return _type_sharding([x], [None if n == 1 else next(kept) for n in new_sizes])
+  refuse = ShardingTypeError(_reshape_unsupported(x, new_sizes))
+  split = _one_dimension_split(x.shape, new_sizes, refuse)
+  parts = []
+  if split is not None:     # one operand dimension becomes several
+    for piece, p in zip(split, spec):
+      if type(piece) is int:
+        parts.append(p)
+      elif p is None:
+        parts += [None] * len(piece)
+      elif dimensions is not None:
+        raise refuse
       else:
-        b, j1 = b * sizes[j1], j1 + 1
-    block = [p for p in spec[i:i1] if p is not None]
-    pieces = [None] * (j1 - j)
-    if block and i1 - i == 1:          # one dimension split into j1 - j
-      if sizes[j] % _axes_size([x], block[0]):
-        raise ShardingTypeError(_reshape_unsupported(x, new_sizes))
-      pieces[0] = block[0]
-    elif block and j1 - j == 1:        # dimensions merged into one
-      axes = tuple(a for p in block for a in ((p,) if isinstance(p, str) else p))
-      pieces[0] = axes[0] if len(axes) == 1 else axes
-    elif block:
-      raise ShardingTypeError(_reshape_unsupported(x, new_sizes))
-    out += pieces
-    i, j = i1, j1
-  parts = iter(out)
-  return _type_sharding([x], [None if n == 1 else next(parts) for n in new_sizes])
+        parts += _pieces_taking_axes(x, _axis_names([p]), piece, refuse)
+    return _type_sharding([x], parts)
+  merge = _one_dimension_split(new_sizes, x.shape, refuse)
+  if merge is None:
+    raise refuse
+  specs = iter(spec)
+  for n, group in zip(new_sizes, merge):   # one group of operand dimensions becomes one
+    if type(group) is int:
+      parts.append(next(specs))
+      continue
+    members = [next(specs) for _ in group]
+    while members and members[-1] is None:
+      members.pop()
+    if not members:
+      parts.append(None)
+    elif dimensions is not None or None in members:
+      raise refuse
+    else:
+      parts += _pieces_taking_axes(x, _axis_names(members), [n], refuse)
+  return _type_sharding([x], parts)
+
+
+def _axis_names(parts) -> list:
+  return [a for p in parts for a in ((p,) if isinstance(p, str) else p)]
+
+
+def _one_dimension_split(old, new, refuse):
+  """Per dimension of ``old``, its size where ``new`` keeps it, or the sizes of ``new`` it
+  becomes, where ``new`` splits one dimension of ``old`` (trailing size-1 dimensions both
+  have aside; other size-1 dimensions of ``new`` join a split); None where ``new`` is no
+  such split; ``refuse`` (raised) where it splits more than one."""
+  if len(new) <= len(old):
+    return None
+  trailing = 0
+  while old[len(old) - 1 - trailing] == 1 and new[len(new) - 1 - trailing] == 1:
+    trailing += 1
+  old, new = old[:len(old) - trailing], new[:len(new) - trailing]
+  out, i, j = [], 0, 0
+  while j < len(new):
+    if i >= len(old):
+      return None
+    if old[i] == new[j]:
+      out.append(old[i])
+    else:
+      if len(out) != sum(type(o) is int for o in out):
+        raise refuse        # (a second dimension split)
+      pieces = [new[j]]
+      while math.prod(pieces) != old[i] or (j + 1 < len(new) and new[j + 1] == 1):
+        if math.prod(pieces) > old[i]:
+          return None
+        if math.prod(pieces) == old[i] and i + 1 < len(old) and new[j + 1] == old[i + 1]:
+          break
+        j += 1
+        if j >= len(new):
+          return None
+        pieces.append(new[j])
+      out.append(pieces)
+    i, j = i + 1, j + 1
+  return out + [1] * trailing if len(out) == len(old) else None
+
+
+def _pieces_taking_axes(x, axes, pieces, refuse) -> list:
+  """Each piece's share of ``axes`` (in order): a piece takes axes while it is larger than
+  one, each one's size dividing what is left of it (else ``refuse`` is raised)."""
+  it, out = iter(axes), []
+  for n in pieces:
+    taken = []
+    while n > 1 and (axis := next(it, None)) is not None:
+      n, rest = divmod(n, _axes_size([x], axis))
+      if rest:
+        raise refuse
+      taken.append(axis)
+    out.append(None if not taken else taken[0] if len(taken) == 1 else tuple(taken))
+  if next(it, None) is not None:
+    raise refuse
+  return out
 
 
 def _reshape_unsupported(x, sizes) -> str:

@@ -188,6 +188,9 @@ def _top_k_abstract_eval(x, *, k, axis):
   if x.shape[axis] < k:
     raise ValueError("k argument to top_k must be no larger than size along axis; got "
                      f"{k=} with shape={list(x.shape)} and {axis=}")
+  if spec_of(x)[axis] is not None:
+    raise ShardingTypeError("The input should be unsharded over the axis along which to "
+                            f"compute the top_k values. Got input type={x} and axis={axis}")
   shape = x.shape[:axis] + (k,) + x.shape[axis + 1:]
   # both updates of the operand's type, the indices too keeping its weak type (as JAX)
   return [x.update(shape=shape), x.update(shape=shape, dtype=np.dtype(np.int32))]
