@@ -1161,3 +1161,21 @@ def test_reshapes_scatters_and_top_k_type_as_jax(f, want):
   else:
     with pytest.raises(ShardingTypeError, match=re.escape(want)):
       f()
+
+
+def test_control_flow_types_include_the_split_and_tril_keeps_it():
+  other = xjax.reshard(X, P("X", None))
+  with pytest.raises(TypeError, match=re.escape(
+      "The output of true_fun has type float32[8@X,4@Y] but the corresponding output of "
+      "false_fun has type float32[8@X,4].")):
+    lax.cond(True, lambda: X, lambda: other)
+  for loop, name in ((lambda: lax.while_loop(lambda a: False,
+                                             lambda a: xjax.reshard(a, P("X", None)), X),
+                      "while_loop"),
+                     (lambda: lax.scan(lambda c, _: (xjax.reshard(c, P("X", None)), None), X,
+                                       length=2), "scan")):
+    with pytest.raises(TypeError, match=re.escape(
+        f"{name} body function carry input and carry output must have equal types")):
+      loop()
+  assert typeof(lambda: jnp.tril(X)) == typeof(lambda: jnp.triu(X, 1)) == "float32[8@X,4@Y]"
+  np.testing.assert_array_equal(np.asarray(jnp.tril(X)), np.tril(np.arange(32.0).reshape(8, 4)))

@@ -80,8 +80,9 @@ def _tri_select(name, m, k, keep_lower):
     raise ValueError(f"{name} requires an array of at least two dimensions")
   n, c = aval.shape[-2:]
   mask = _at_or_below(n, c, k)
-  if aval.ndim > 2:
-    mask = broadcast_in_dim(mask, aval.shape, (aval.ndim - 2, aval.ndim - 1))
+  if aval.ndim > 2 or aval._sharding is not None:  # (split as ``m`` is, as JAX's)
+    mask = broadcast_in_dim(mask, aval.shape, (aval.ndim - 2, aval.ndim - 1),
+                            out_sharding=aval._sharding)
   zeros = full_like(m, 0)
   return select_n(mask, zeros, m) if keep_lower else select_n(mask, m, zeros)
 

@@ -8,7 +8,7 @@ from xjax._src.foundations import tree_util
 from xjax._src.foundations.config import config
 from xjax._src.core.concrete import is_concrete
 from xjax._src.core import varying
-from xjax._src.core.avals import ShapedArray, ordered_axes, vma_of
+from xjax._src.core.avals import ShapedArray, ordered_axes, spec_of, vma_of
 from xjax._src.core.jaxpr import ClosedJaxpr, eval_jaxpr
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.higher_order import cached_trace, trace_hoisted
@@ -51,10 +51,12 @@ def avals_of(leaves) -> list[ShapedArray]:
 
 
 def same_types(a: Sequence[ShapedArray], b: Sequence[ShapedArray]) -> bool:
-  """Whether the types are the same, weak types aside; the manual axes values vary over
-  count in a shard_map body that checks them (not when lowering retraces a loop)."""
+  """Whether the types are the same, weak types aside: shapes, dtypes and the splits over
+  Explicit mesh axes; the manual axes values vary over count in a shard_map body that
+  checks them (not when lowering retraces a loop)."""
   check_vma = varying.regions[0] > 0
   return len(a) == len(b) and all(x.shape == y.shape and x.dtype == y.dtype and
+                                  spec_of(x) == spec_of(y) and
                                   (not check_vma or vma_of(x) == vma_of(y))
                                   for x, y in zip(a, b))
 
