@@ -1179,3 +1179,21 @@ def test_control_flow_types_include_the_split_and_tril_keeps_it():
       loop()
   assert typeof(lambda: jnp.tril(X)) == typeof(lambda: jnp.triu(X, 1)) == "float32[8@X,4@Y]"
   np.testing.assert_array_equal(np.asarray(jnp.tril(X)), np.tril(np.arange(32.0).reshape(8, 4)))
+
+
+def test_abstract_inputs_and_placement_errors_as_jax():
+  sds = xjax.ShapeDtypeStruct((8, 4), jnp.float32,
+                              sharding=xjax.sharding.NamedSharding(MESH, P("X", None)))
+  assert str(xjax.eval_shape(lambda a: a * 2, sds).sharding.spec) == "P('X', None)"
+  with pytest.raises(ShardingTypeError, match=re.escape(
+      "dot_general operation with inputs: f32[8@X,4], f32[4,8@X] produces an illegally "
+      "sharded result: f32[8@X,8@X]")):
+    xjax.eval_shape(lambda a: a @ a.T, sds)
+  with pytest.raises(ValueError, match=re.escape(
+      "Sharding spec ('X', 'Y') implies that array axis 0 is partitioned 8 times, but does "
+      "not evenly divide the dimension size 6. Got shape: (6, 4) and sharding "
+      "NamedSharding(mesh=AbstractMesh('X': 4, 'Y': 2")):
+    xjax.device_put(np.ones((6, 4)), xjax.sharding.NamedSharding(MESH, P(("X", "Y"))))
+  with pytest.raises(ValueError, match=re.escape(
+      "Resource axis: Z of P('Z',) is not found in mesh: ('X', 'Y').")):
+    xjax.reshard(X, P("Z"))

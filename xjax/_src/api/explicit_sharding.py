@@ -114,6 +114,7 @@ def _reshard_one(x, sharding):
                        f"type Auto or Manual. Got PartitionSpec: {spec} with axis name: {a} of "
                        f"type: AxisType.{types[a].name}.")
   ndim = len(getattr(x, "shape", ()))
+  NamedSharding(mesh, spec)  # (the spec as given checked against the mesh: JAX's errors)
   return _place(x, NamedSharding(mesh, _normalized(spec, ndim)))
 
 

@@ -169,6 +169,8 @@ def _put_spread(leaf, sharding):
   if isinstance(leaf, Tracer):
     from xjax._src.primitives.lax.sharding_constraint import constrain
     return constrain(leaf, sharding)
+  if type(sharding) is NamedSharding and sharding.mesh.abstract_mesh.explicit_axes:
+    sharding.check_shape(np.shape(leaf))  # (the type's check: JAX's error as it is)
   try:
     return spmd.put(leaf, sharding)
   except IndivisibleError:

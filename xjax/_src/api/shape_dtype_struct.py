@@ -1,7 +1,7 @@
 """``ShapeDtypeStruct``: a shape and dtype standing in for an array."""
 from __future__ import annotations
 
-from xjax._src.core.avals import ShapedArray
+from xjax._src.core.avals import ShapedArray, typed_as_laid_out
 from xjax._src.core.values import get_aval, pytype_aval_mappings
 from xjax._src.execution.array import Array
 from xjax._src.foundations import dtypes
@@ -115,8 +115,12 @@ class ShapeDtypeStruct:
 
 
 def _shape_dtype_struct_aval(s: ShapeDtypeStruct):
+  """Its abstract value; a sharding over Explicit mesh axes is part of the type, as JAX
+  reads it (``eval_shape``, ``jit(...).trace`` of such structs see split types)."""
   aval = ShapedArray(s.shape, dtypes.canonicalize_dtype(s.dtype, allow_extended_dtype=True),
                      s.weak_type, manual_axis_type=s.manual_axis_type)
+  if s.sharding is not None:
+    aval = typed_as_laid_out(aval, s.sharding)
   return AbstractRef(aval) if s.is_ref else aval
 
 

@@ -801,6 +801,11 @@ class NamedSharding(TilingSharding):
     factors = [math.prod(sizes[a] for a in spec_axes(p)) for p in self.spec]
     factors += [1] * (len(shape) - len(factors))
     for d, (n, f) in enumerate(zip(shape, factors)):
+      if n % f and self.mesh.abstract_mesh.explicit_axes:  # (a type's check, as JAX's)
+        raise ValueError(
+            f"Sharding spec {tuple(spec_axes(self.spec[d]))} implies that array axis {d} is "
+            f"partitioned {f} times, but does not evenly divide the dimension size {n}. Got "
+            f"shape: {tuple(shape)} and sharding {type_sharding(self, len(shape))}")
       if n % f:
         raise IndivisibleError(
             f"Sharding {self!r} implies that array axis {d} is partitioned {f} times, but "

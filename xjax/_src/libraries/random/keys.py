@@ -63,7 +63,7 @@ def check_prng_key(name: str, key, *, allow_batched: bool = False):
     _legacy_key_used()
   if not allow_batched and typed.ndim:
     raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
-                     f"{np.shape(key)} != (). Use xjax.vmap for batching.")
+                     f"{np.shape(key)} != (). Use jax.vmap for batching.")
   return typed, wrapped
 
 
@@ -115,7 +115,7 @@ def _seed_keys(ctor: str, seed, impl: PRNGImpl):
     raise TypeError(f"{ctor} accepts a scalar seed, but was given a PRNG key.")
   if np.ndim(seed):
     raise TypeError(f"{ctor} accepts a scalar seed, but was given an array of shape "
-                    f"{np.shape(seed)} != (). Use xjax.vmap for batching")
+                    f"{np.shape(seed)} != (). Use jax.vmap for batching")
   if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
     dt = getattr(seed, "dtype", None) or dtypes.dtype(seed)
     if not dtypes.is_integer(dt):
@@ -166,7 +166,7 @@ def fold_in(key, data):
   typed, wrapped = check_prng_key("fold_in", key)
   if np.ndim(data):
     raise TypeError("fold_in accepts a scalar, but was given an array of shape "
-                    f"{np.shape(data)} != (). Use xjax.vmap for batching.")
+                    f"{np.shape(data)} != (). Use jax.vmap for batching.")
   msg = jnp.asarray(data, dtype=np.uint32)
   return _returned(wrapped, prng.random_fold_in_p.bind(typed, msg))
 
