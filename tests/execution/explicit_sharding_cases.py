@@ -1197,3 +1197,21 @@ def test_abstract_inputs_and_placement_errors_as_jax():
   with pytest.raises(ValueError, match=re.escape(
       "Resource axis: Z of P('Z',) is not found in mesh: ('X', 'Y').")):
     xjax.reshard(X, P("Z"))
+
+
+def test_cotangents_take_their_operands_types_and_scan_elements_keep_their_split():
+  value, grad = xjax.value_and_grad(lambda a: (a * X).sum())(ROWS)
+  assert str(xjax.typeof(grad)) == "float32[8@X,4]"   # ROWS's type, as JAX's
+  np.testing.assert_array_equal(np.asarray(grad), np.arange(32.0).reshape(8, 4))
+  assert typeof(lambda: lax.reshape(X, (8, 4), out_sharding=P("X", None))) == "float32[8@X,4]"
+  cols = xjax.reshard(X, P(None, "Y"))
+  with pytest.raises(TypeError, match=re.escape(
+      "scan body function carry input and carry output must have equal types")):
+    lax.scan(lambda c, row: (c + row, c), jnp.zeros(4, jnp.float32), cols)
+  total, _ = lax.scan(lambda c, row: (c + row, c), jnp.zeros(4, jnp.float32, out_sharding=P("Y")),
+                      cols)
+  assert str(xjax.typeof(total)) == "float32[4@Y]"
+  np.testing.assert_array_equal(np.asarray(total), np.arange(32.0).reshape(8, 4).sum(0))
+  # stacked outputs: a new unsplit leading dimension over the element's split (JAX's types)
+  assert typeof(lambda: lax.scan(lambda c, _: (c, c), X, length=2)[1]) == "float32[2,8@X,4@Y]"
+  assert typeof(lambda: lax.map(lambda r: r * 2, cols)) == "float32[8,4@Y]"

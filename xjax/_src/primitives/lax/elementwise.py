@@ -149,18 +149,20 @@ def broadcast_batched_args(args, dims):
 
 
 def unbroadcast(ct, aval: ShapedArray):
-  """Sums a cotangent down to ``aval``'s shape (undoing implicit broadcasting)."""
+  """Sums a cotangent down to ``aval``'s shape (undoing implicit broadcasting), split over
+  Explicit mesh axes as ``aval`` is (as JAX's: the cotangent takes its operand's type)."""
   if type(ct) is Zero:
     return Zero(aval)
   ct_aval = get_aval(ct)
-  if ct_aval.shape == aval.shape:
+  if ct_aval.shape == aval.shape and ct_aval._sharding == aval._sharding:
     return ct
   # reductions builds on elementwise: a transpose sums broadcast cotangents with it
   from xjax._src.primitives.lax import reductions
   if aval.ndim == 0:
     return reductions.reduce_sum(ct, tuple(range(ct_aval.ndim)))
   axes = tuple(i for i, (a, b) in enumerate(zip(aval.shape, ct_aval.shape)) if a != b)
-  return reshape(reductions.reduce_sum(ct, axes), aval.shape)
+  return reshape(reductions.reduce_sum(ct, axes) if axes else ct, aval.shape,
+                 out_sharding=aval._sharding)
 
 
 def unary_primitive(name, hlo, check=_inexact, jvp=None, jvp2=None, transpose=None, lowering=None,

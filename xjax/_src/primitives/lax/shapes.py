@@ -393,7 +393,7 @@ def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None 
   if dims is not None and dims == tuple(range(aval.ndim)):
     dims = None
   if aval.shape == new_sizes and dims is None and not isinstance(
-      operand, (int, float, bool, complex)):
+      operand, (int, float, bool, complex)) and out_sharding is None:
     return operand
   # sharding: the result's (None: the operand's layout), a parameter as in JAX's jaxprs
   return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims,

@@ -18,7 +18,8 @@ import numpy as np
 from xjax._src.core import varying
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.backend.lowering import TOKEN
-from xjax._src.core.avals import ShapedArray, mismatch, spec_of, tangent_aval, vma_of
+from xjax._src.core.avals import (ShapedArray, mismatch, result_sharding, spec_of,
+                                   tangent_aval, vma_of)
 from xjax._src.foundations.sharding import PartitionSpec
 from xjax._src.core.concrete import concrete_or_error
 from xjax._src.foundations.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
@@ -278,7 +279,7 @@ def _scan(f: Callable, init, xs, length, reverse, unroll, cache_on: tuple):
     return _scan_in_python(f, init, xs_leaves, xs_tree, length, reverse)
   carry_leaves, carry_tree = tree_util.tree_flatten(init)
   carry_avals = avals_of(carry_leaves)
-  x_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type, vma=vma_of(a)) for a in xs_avals]
+  x_avals = [_element(a) for a in xs_avals]
   in_tree = tree_util.tree_structure((init, xs))
   body_avals = tuple(carry_avals + x_avals)
   owner, what = cache_on
@@ -559,11 +560,24 @@ while_p.batch = _while_batch
 # The scan primitive: operands (consts, carry, xs); the body maps (consts, carry, x) to
 # (carry, y)
 
+def _element(a: ShapedArray) -> ShapedArray:
+  """The type of one of the values a scan takes from ``a`` along its leading dimension:
+  the other dimensions split as ``a``'s (as JAX's)."""
+  return ShapedArray(a.shape[1:], a.dtype, a.weak_type, vma=vma_of(a), sharding=result_sharding(
+      "scan", [a], a.shape[1:], a.dtype, spec_of(a)[1:]))
+
+
+def _stacked(a: ShapedArray, length: int) -> ShapedArray:
+  """The type of ``length`` values of type ``a`` stacked (a scan's ys): the new leading
+  dimension unsplit, the others split as ``a``'s."""
+  shape = (length,) + a.shape
+  return ShapedArray(shape, a.dtype, a.weak_type, vma=vma_of(a), sharding=result_sharding(
+      "scan", [a], shape, a.dtype, (None,) + spec_of(a)))
+
+
 def _scan_abstract_eval(*avals, jaxpr, num_consts, num_carry, length, reverse, unroll):
   outs = jaxpr.out_avals
-  return list(outs[:num_carry]) + [ShapedArray((length,) + a.shape, a.dtype, a.weak_type,
-                                               vma=vma_of(a))
-                                   for a in outs[num_carry:]]
+  return list(outs[:num_carry]) + [_stacked(a, length) for a in outs[num_carry:]]
 
 
 def _scan_as_while(*args, jaxpr, num_consts, num_carry, length, reverse, unroll):
@@ -573,7 +587,8 @@ def _scan_as_while(*args, jaxpr, num_consts, num_carry, length, reverse, unroll)
   follow the loop (with ``unroll >= length`` there is no loop at all).
   """
   consts, init, xs = split(args, [num_consts, num_carry])
-  ys0 = [shapes.full((length,) + a.shape, 0, a.dtype) for a in jaxpr.out_avals[num_carry:]]
+  ys0 = [shapes.full(t.shape, 0, t.dtype, sharding=t._sharding)
+         for t in (_stacked(a, length) for a in jaxpr.out_avals[num_carry:])]
   unroll = max(1, min(int(unroll), length))
 
   def step(k, carry, ys):
@@ -758,8 +773,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
   acc0 = [ad.zeros_of(a) for a in lin_const_avals]
   n_nlc, n_acc, n_nlx = len(nl_consts), len(acc0), len(nl_xs)
   avals = [get_aval(x) for x in nl_consts + acc0 + ct_carry] + [
-      ShapedArray(a.shape[1:], a.dtype, a.weak_type, vma=vma_of(a))
-      for a in map_avals(nl_xs + ct_ys)]
+      _element(a) for a in map_avals(nl_xs + ct_ys)]
 
   def body(*a):
     c, acc, ctc, x, cty = split(a, [n_nlc, n_acc, n, n_nlx])
