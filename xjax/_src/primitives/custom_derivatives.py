@@ -191,7 +191,7 @@ def _rule_primals(primals, tangents) -> list:
   that is differentiated, or was an argument of the call, stays a number; the other
   scalars -- the literals of a jaxpr re-evaluated under a transformation (a jit's body under
   grad) -- are the arrays they were (JAX passes them as tracers)."""
-  return [p if type(p) in TYPED_SCALARS or type(p) in _PY_SCALARS and type(t) is not Zero
+  return [p if type(p) in TYPED_SCALARS or (type(p) in _PY_SCALARS and type(t) is not Zero)
           else _as_array(p) for p, t in zip(primals, tangents)]
 
 
