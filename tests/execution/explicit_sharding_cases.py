@@ -1215,3 +1215,5 @@ def test_cotangents_take_their_operands_types_and_scan_elements_keep_their_split
   # stacked outputs: a new unsplit leading dimension over the element's split (JAX's types)
   assert typeof(lambda: lax.scan(lambda c, _: (c, c), X, length=2)[1]) == "float32[2,8@X,4@Y]"
   assert typeof(lambda: lax.map(lambda r: r * 2, cols)) == "float32[8,4@Y]"
+  scanned = lambda a: lax.scan(lambda c, row: (c + row.sum(), row * c), 0., a)[1].sum()
+  assert typeof(lambda: xjax.grad(scanned)(cols)) == "float32[8,4@Y]"

@@ -650,9 +650,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, revers
   cat = [ad.instantiate(t) for t, z in zip(carry_t, carry_nz) if z]
   xt = [t for t, z in zip(xs_t, xs_nz) if z]
   nx = len(xs)
-  avals = [get_aval(v) for v in consts + ct + carry + cat] + [
-      ShapedArray(a.shape, a.dtype, a.weak_type, vma=vma_of(a))
-      for a in jaxpr.in_avals[nc + n:]] + [
+  avals = [get_aval(v) for v in consts + ct + carry + cat] + list(jaxpr.in_avals[nc + n:]) + [
       tangent_aval(a) for a, z in zip(jaxpr.in_avals[nc + n:], xs_nz) if z]
   n_ct, n_cat = len(ct), len(cat)
 
