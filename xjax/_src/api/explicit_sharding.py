@@ -18,6 +18,7 @@ from xjax._src.core.avals import spec_of
 from xjax._src.core.values import get_aval
 from xjax._src.api.placement import _EMPTY_MESH, device_put
 from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, AxisType, Mesh,
+                                            check_spec_axes,
                                             NamedSharding, PartitionSpec, Sharding,
                                             _mesh_stack, _placing, context_mesh,
                                             mesh_stack_changed, get_abstract_mesh,
@@ -114,7 +115,7 @@ def _reshard_one(x, sharding):
                        f"type Auto or Manual. Got PartitionSpec: {spec} with axis name: {a} of "
                        f"type: AxisType.{types[a].name}.")
   ndim = len(getattr(x, "shape", ()))
-  NamedSharding(mesh, spec)  # (the spec as given checked against the mesh: JAX's errors)
+  check_spec_axes(mesh, spec)  # (the spec as given, as JAX's errors quote it)
   return _place(x, NamedSharding(mesh, _normalized(spec, ndim)))
 
 

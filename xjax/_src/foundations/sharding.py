@@ -726,6 +726,21 @@ def spec_part(axes) -> "str | tuple | None":
   return None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
 
 
+def check_spec_axes(mesh, spec: PartitionSpec) -> None:
+  """JAX's ValueErrors for a spec naming an axis ``mesh`` lacks, or one axis twice."""
+  seen: set = set()
+  for part in spec:
+    for name in spec_axes(part):
+      if name not in mesh.axis_names:
+        raise ValueError(f"Resource axis: {name} of {spec!r} is not found in mesh: "
+                         f"{mesh.axis_names}.")
+      if name in seen:
+        raise ValueError(f"A single NamedSharding spec specification can map every mesh "
+                         f"axis to at most one positional dimension, but {spec!r} has "
+                         f"duplicate entries for `{name}`")
+      seen.add(name)
+
+
 class IndivisibleError(ValueError):
   """A sharded dimension is not a multiple of the number of its shards."""
 
@@ -743,17 +758,7 @@ class NamedSharding(TilingSharding):
       device = mesh.devices.flat[0] if mesh.devices.size else None
       self._memory_kind = checked_memory_kind(memory_kind, device) or (
           None if device is None else device.default_memory().kind)
-    seen: set = set()
-    for part in spec:
-      for name in spec_axes(part):
-        if name not in mesh.axis_names:
-          raise ValueError(f"Resource axis: {name} of {spec!r} is not found in mesh: "
-                           f"{mesh.axis_names}.")
-        if name in seen:
-          raise ValueError(f"A single NamedSharding spec specification can map every mesh "
-                           f"axis to at most one positional dimension, but {spec!r} has "
-                           f"duplicate entries for `{name}`")
-        seen.add(name)
+    check_spec_axes(mesh, spec)
     if UNCONSTRAINED in tuple(spec) and AxisType.Auto not in tuple(mesh.axis_types):
       raise ValueError(f"{spec!r} cannot contain `P.UNCONSTRAINED` when no mesh axis_types "
                        f"are `Auto`. Got mesh axis_types: {tuple(mesh.axis_types)!r}")

@@ -251,8 +251,7 @@ def _partial_eval(trace, args, params):
   with set_current_trace(trace.parent):
     outs = eval_jaxpr(split.forward.jaxpr, split.forward.consts, *known_args)
   known_outs, saved = outs[:split.num_known_outs], outs[split.num_known_outs:]
-  known_outs = [o if isinstance(o, (Array, Tracer)) else typed_value(o, get_aval(o))
-                for o in known_outs]  # (host values canonicalized, as _impl's)
+  known_outs = [_typed_host_value(o, get_aval(o)) for o in known_outs]
   reread = split.staged_known_inputs
   origin = ([CONST] * len(split.staged_consts) + [NEW] * len(saved) +
             [known_at[i] for i in reread] + unknown_at)
@@ -396,8 +395,13 @@ def _impl(*args, jaxpr, **params):
   if any(type(get_aval(x)) is AbstractRef for x in args):
     return run_with_refs(checkpoint_p, args, dict(params, jaxpr=jaxpr))
   outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
-  return [o if isinstance(o, (Array, Tracer)) else typed_value(o, v.aval)
-          for o, v in zip(outs, jaxpr.jaxpr.outvars)]
+  return [_typed_host_value(o, v.aval) for o, v in zip(outs, jaxpr.jaxpr.outvars)]
+
+
+def _typed_host_value(x, aval):
+  """An output no equation computed, canonicalized as JAX's remat returns it: a host value
+  typed (``typed_value``), an array or tracer as it is."""
+  return x if isinstance(x, (Array, Tracer)) else typed_value(x, aval)
 
 
 checkpoint_p = call_primitive("remat2", impl=_impl,   # JAX's name for it
