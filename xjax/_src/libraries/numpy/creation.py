@@ -168,9 +168,11 @@ def _all_floats(seq) -> bool:
 
 
 def _must_stack_on_device(seq) -> bool:
-  """A sequence holding tracers or PRNG keys: values that have no host copy to build from."""
+  """A sequence holding tracers, PRNG keys or arrays whose type is sharded: values that have
+  no host copy to build from, or whose layout the result's type follows."""
   for o in seq:
-    if isinstance(o, Tracer) or (isinstance(o, Array) and dtypes.is_extended(o.dtype)):
+    if isinstance(o, Tracer) or (isinstance(o, Array) and (
+        dtypes.is_extended(o.dtype) or o.aval._sharding is not None)):
       return True
     if isinstance(o, (list, tuple)) and _must_stack_on_device(o):
       return True

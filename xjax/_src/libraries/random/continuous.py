@@ -95,7 +95,7 @@ def _normal_real(key, shape, dtype):
   return mul(const(dtype, np.sqrt(2)), erf_inv(u))
 
 
-@with_out_sharding
+@partial(with_out_sharding, unsplit_without_shape=False)
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
   """Standard normal samples conditioned on ``lower < x < upper``."""
   key = single_key("truncated_normal", key)
@@ -244,7 +244,7 @@ def _sampler_with_params(name: str, shape, dtype, *params):
   return shape, dtype
 
 
-@with_out_sharding
+@partial(with_out_sharding, shape_from=("b",))
 def pareto(key, b, shape=None, dtype=None):
   """Pareto samples with shape parameter ``b`` (scale 1)."""
   key = single_key("pareto", key)
@@ -258,7 +258,7 @@ def _pareto(key, b, shape, dtype):
   return exp(div(_exponential(key, shape, dtype), b))
 
 
-@with_out_sharding
+@partial(with_out_sharding, shape_from=("scale",))
 def rayleigh(key, scale, shape=None, dtype=None):
   """Rayleigh samples with the given scale."""
   key = single_key("rayleigh", key)
@@ -273,7 +273,7 @@ def _rayleigh(key, scale, shape, dtype):
   return mul(scale, sqrt(mul(log(u), const(dtype, -2))))
 
 
-@with_out_sharding
+@partial(with_out_sharding, unsplit_without_shape=False)
 def wald(key, mean, shape=None, dtype=None):
   """Wald (inverse Gaussian) samples with the given mean and scale 1."""
   key = single_key("wald", key)
@@ -295,7 +295,7 @@ def _wald(key, mean, shape, dtype):
   return select(le(z, mean / (mean + x)), x, mean_sq / x)
 
 
-@with_out_sharding
+@partial(with_out_sharding, unsplit_without_shape=False)
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
   """Log-normal samples: ``exp(sigma * normal)``."""
   key = single_key("lognormal", key)
@@ -314,7 +314,7 @@ def _lognormal(key, sigma, shape, dtype):
   return exp(_normal(key, shape, dtype) * sigma)
 
 
-@with_out_sharding
+@partial(with_out_sharding, shape_from=("left", "mode", "right",))
 def triangular(key, left, mode, right, shape=None, dtype=None):
   """Triangular samples on ``[left, right]`` with the given mode."""
   key = single_key("triangular", key)

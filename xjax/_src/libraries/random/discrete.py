@@ -92,7 +92,7 @@ def _randint(key, minval, maxval, shape, dtype):
 # ---------------------------------------------------------------------------------------
 # bernoulli, rademacher
 
-@with_out_sharding
+@partial(with_out_sharding, unsplit_without_shape=False)
 def bernoulli(key, p=0.5, shape=None, mode="low"):
   """Booleans that are True with probability ``p``. ``mode="high"`` spends two uniforms
   per sample so that tiny ``p`` (below the float's resolution) is still honoured."""
@@ -139,7 +139,7 @@ def _rademacher(key, shape, dtype):
 # ---------------------------------------------------------------------------------------
 # categorical, choice, permutation
 
-@with_out_sharding
+@partial(with_out_sharding, unsplit_without_shape=False)
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
   """Category indices drawn with probabilities ``softmax(logits, axis)``: the Gumbel-max
   trick with replacement, Gumbel top-k without."""
@@ -226,7 +226,7 @@ def _weighted_choice(key, p, shape, replace, mode):
   return top_k(scores, math.prod(shape))[1].astype(int)
 
 
-@with_out_sharding
+@partial(with_out_sharding, unsplit_without_shape=False)
 def permutation(key, x, axis=0, independent=False):
   """A random permutation of ``x`` along ``axis`` (of ``arange(x)`` for an integer ``x``);
   ``independent=True`` shuffles each slice along ``axis`` separately."""
@@ -262,7 +262,7 @@ def _shuffle(key, x, axis):
 # ---------------------------------------------------------------------------------------
 # poisson
 
-@with_out_sharding
+@partial(with_out_sharding, shape_from=("lam",))
 def poisson(key, lam, shape=None, dtype=None):
   """Poisson counts with rate ``lam`` (Knuth's method below 10, Hormann's transformed
   rejection above; lam < 0 or NaN gives -1)."""
@@ -494,7 +494,7 @@ def _multinomial(key, n, p, unroll):
 # ---------------------------------------------------------------------------------------
 # geometric
 
-@with_out_sharding
+@partial(with_out_sharding, shape_from=("p",))
 def geometric(key, p, shape=None, dtype=None):
   """The number of Bernoulli(p) trials up to and including the first success."""
   key = single_key("geometric", key)

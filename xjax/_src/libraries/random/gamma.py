@@ -161,7 +161,7 @@ def gamma(key, a, shape=None, dtype=None):
   return _gamma(key, a, shape, dtype, False)
 
 
-@with_out_sharding
+@partial(with_out_sharding, unsplit_without_shape=False)
 def loggamma(key, a, shape=None, dtype=None):
   """The logs of Gamma(a) samples, computed in log space: accurate for small ``a``, where
   the samples themselves round to zero."""
@@ -183,7 +183,7 @@ def _gamma(key, a, shape, dtype, log_space):
   return random_gamma_p.bind(key, a, log_space=log_space)
 
 
-@with_out_sharding
+@partial(with_out_sharding, shape_from=("a", "b",))
 def beta(key, a, b, shape=None, dtype=None):
   """Beta(a, b) samples, as the ratio of two gamma samples drawn in log space."""
   key = single_key("beta", key)
@@ -227,7 +227,7 @@ def _dirichlet(key, alpha, shape, dtype):
   return softmax(log_samples, -1)
 
 
-@with_out_sharding
+@partial(with_out_sharding, shape_from=("df",))
 def chisquare(key, df, shape=None, dtype=None):
   """Chi-square samples with ``df`` degrees of freedom: twice a Gamma(df / 2) sample."""
   key = single_key("chisquare", key)
@@ -243,7 +243,7 @@ def _chisquare(key, df, shape, dtype):
   return mul(exp(log_g), two)
 
 
-@with_out_sharding
+@partial(with_out_sharding, shape_from=("df",))
 def t(key, df, shape=None, dtype=None):
   """Student's t samples with ``df`` degrees of freedom."""
   key = single_key("t", key)
@@ -261,7 +261,7 @@ def _t(key, df, shape, dtype):
   return n * jnp.sqrt(half_df / g)
 
 
-@with_out_sharding
+@partial(with_out_sharding, shape_from=("dfnum", "dfden",))
 def f(key, dfnum, dfden, shape=None, dtype=None):
   """F-distribution samples: a ratio of chi-square samples, each over its ``df``."""
   key = single_key("f", key)
@@ -298,7 +298,7 @@ def _generalized_normal(key, p, shape, dtype):
   return sign * g ** (1 / p)
 
 
-@with_out_sharding
+@partial(with_out_sharding, unsplit_without_shape=False)
 def ball(key, d, p=2, shape=(), dtype=None):
   """Samples uniform in the unit L``p`` ball of dimension ``d``: shape ``(*shape, d)``."""
   shape = shape_arg("ball", shape)

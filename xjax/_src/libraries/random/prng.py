@@ -12,10 +12,11 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.core.avals import ShapedArray
+from xjax._src.foundations.sharding import typed_sharding
+from xjax._src.core.avals import ShapedArray, spec_of
 from xjax._src.interpreters import ad, batching
 from xjax._src.primitives.lax.shapes import full as lax_full
-from xjax._src.primitives.lax.elementwise import elementwise_batch
+from xjax._src.primitives.lax.elementwise import broadcasting_sharding_rule, elementwise_batch
 from xjax._src.primitives.lax.operand_checks import broadcasting_shape
 from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_primitive
 from xjax._src.libraries.random import threefry
@@ -93,6 +94,16 @@ def _key_aval(impl: PRNGImpl, shape: tuple) -> ShapedArray:
   return ShapedArray(shape, KeyTy(impl))
 
 
+def _resplit(aval: ShapedArray, ndim: int):
+  """The type sharding of a result whose leading dimensions are ``aval``'s first ``ndim``
+  (split as they are) and whose others are unsplit: keys and their data, split keys and
+  their bits."""
+  if aval._sharding is None:
+    return None
+  spec = spec_of(aval)[:ndim]
+  return typed_sharding(aval._sharding.mesh, spec + (None,) * (ndim - len(spec)))
+
+
 def _impl_of(aval: ShapedArray) -> PRNGImpl:
   if not isinstance(aval.dtype, KeyTy):
     raise TypeError(f"expected an array of PRNG keys, got an array of dtype {aval.dtype}")
@@ -117,6 +128,7 @@ random_seed_p = standard_primitive(
     "random_seed", _seed_abstract_eval,
     lowering_from(lambda seeds, *, impl: impl.seed(seeds)))
 ad.zero_jvp(random_seed_p)
+random_seed_p.sharding_rule = lambda seeds, *, impl: seeds._sharding
 random_seed_p.batch = lambda axis, args, dims, *, impl: (
     random_seed_p.bind(*args, impl=impl), dims[0])
 
@@ -141,6 +153,7 @@ random_wrap_p = standard_primitive("random_wrap", _wrap_abstract_eval,
                                    lambda ctx, data, *, impl: data)
 ad.zero_jvp(random_wrap_p)
 random_wrap_p.batch = _wrap_batch
+random_wrap_p.sharding_rule = lambda data, *, impl: _resplit(data, data.ndim - len(impl.key_shape))
 
 
 def _unwrap_abstract_eval(keys):
@@ -151,6 +164,8 @@ def _unwrap_abstract_eval(keys):
 random_unwrap_p = standard_primitive("random_unwrap", _unwrap_abstract_eval,
                                      lambda ctx, keys: keys)
 ad.zero_jvp(random_unwrap_p)
+random_unwrap_p.sharding_rule = lambda keys: _resplit(
+    keys, keys.ndim + len(_impl_of(keys).key_shape))
 random_unwrap_p.batch = lambda axis, args, dims: (random_unwrap_p.bind(*args), dims[0])
 
 
@@ -166,6 +181,7 @@ random_split_p = standard_primitive(
     lambda ctx, keys, *, shape: lowering_from(
         lambda k: _impl_of(ctx.avals_in[0]).split(k, shape))(ctx, keys))
 ad.zero_jvp(random_split_p)
+random_split_p.sharding_rule = lambda keys, *, shape: _resplit(keys, keys.ndim + len(shape))
 random_split_p.batch = lambda axis, args, dims, *, shape: (
     random_split_p.bind(*_keys_first(axis, args, dims), shape=shape), 0)
 
@@ -182,6 +198,8 @@ random_bits_p = standard_primitive(
     lambda ctx, keys, *, bit_width, shape: lowering_from(
         lambda k: _impl_of(ctx.avals_in[0]).random_bits(k, bit_width, shape))(ctx, keys))
 ad.zero_jvp(random_bits_p)
+random_bits_p.sharding_rule = lambda keys, *, bit_width, shape: _resplit(
+    keys, keys.ndim + len(shape))
 random_bits_p.batch = lambda axis, args, dims, **params: (
     random_bits_p.bind(*_keys_first(axis, args, dims), **params), 0)
 
@@ -201,4 +219,5 @@ random_fold_in_p = standard_primitive(
     lambda ctx, keys, msgs: lowering_from(
         lambda k, m: _impl_of(ctx.avals_in[0]).fold_in(k, m))(ctx, keys, msgs))
 ad.zero_jvp(random_fold_in_p)
+random_fold_in_p.sharding_rule = broadcasting_sharding_rule("random_fold_in")
 random_fold_in_p.batch = elementwise_batch(random_fold_in_p)  # scalars stay unbatched, as JAX

@@ -9,7 +9,8 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.backend import lowering, mlir_modules
 from xjax._src.backend.lowering import compare_attributes, element_type, tensor_type
-from xjax._src.core.avals import ShapedArray, tangent_aval
+from xjax._src.foundations.sharding import ShardingTypeError
+from xjax._src.core.avals import ShapedArray, spec_of, tangent_aval
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.ad import Zero
 from xjax._src.primitives.lax.sorting import permute_along
@@ -98,6 +99,18 @@ def _batch(axis, args, dims, *, reduction_dimension, **params):
 approx_top_k_p = standard_primitive("approx_top_k", _abstract_eval, _lowering,
                                     multiple_results=True)
 approx_top_k_p.jvp = _jvp
+
+
+def _sharding_rule(x, *, reduction_dimension, **params):
+  """Both results split as the operand, which must not be split along the reduction."""
+  if spec_of(x)[reduction_dimension] is not None:
+    raise ShardingTypeError(
+        f"reduction dimension {reduction_dimension} in operand {x.str_short()} should be "
+        "unsharded i.e. the spec of that dim should be `None`.")
+  return [x._sharding, x._sharding]
+
+
+approx_top_k_p.sharding_rule = _sharding_rule
 approx_top_k_p.batch = _batch
 
 

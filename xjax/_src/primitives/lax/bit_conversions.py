@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
-from xjax._src.core.avals import ShapedArray
+from xjax._src.foundations.sharding import typed_sharding
+from xjax._src.core.avals import ShapedArray, spec_of
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
 from xjax._src.primitives.lax.operand_checks import dtype_checker
@@ -50,6 +51,19 @@ bitcast_convert_type_p = standard_primitive(
     "bitcast_convert_type", _bitcast_abstract_eval,
     lambda ctx, x, *, new_dtype: ctx.op("stablehlo.bitcast_convert", [x], ctx.avals_out[0]))
 bitcast_convert_type_p.batch = _bitcast_batch
+
+
+def _bitcast_sharding(x, *, new_dtype):
+  """The operand's split; a trailing dimension added (narrower bits) unsplit, one removed
+  (wider) dropped."""
+  old_bits, new_bits = dtypes.itemsize_bits(x.dtype), dtypes.itemsize_bits(new_dtype)
+  if old_bits == new_bits:
+    return x._sharding
+  spec = spec_of(x)
+  return typed_sharding(x._sharding.mesh, spec + (None,) if old_bits > new_bits else spec[:-1])
+
+
+bitcast_convert_type_p.sharding_rule = _bitcast_sharding
 ad.zero_jvp(bitcast_convert_type_p)
 
 
@@ -79,6 +93,7 @@ def _reduce_precision_lowering(ctx, x, *, exponent_bits, mantissa_bits):
 
 reduce_precision_p = standard_primitive("reduce_precision", _reduce_precision_abstract_eval,
                                         _reduce_precision_lowering)
+reduce_precision_p.sharding_rule = lambda x, **params: x._sharding
 reduce_precision_p.batch = lambda axis, args, dims, **p: (reduce_precision_p.bind(args[0], **p),
                                                            dims[0])
 ad.deflinear(reduce_precision_p, lambda ct, x, **p: [

@@ -105,6 +105,8 @@ def _reduce_jvp(primals, tangents, *, computation, dimensions):
 reduce_p = standard_primitive("reduce", _reduce_abstract_eval, _reduce_lowering,
                               multiple_results=True)
 reduce_p.batch = _reduce_batch
+reduce_p.sharding_rule = lambda *avals, computation, dimensions: [
+    r.reduced_sharding_rule(x, axes=dimensions) for x in avals[:len(avals) // 2]]
 reduce_p.jvp = _reduce_jvp
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 import enum
 
 from xjax._src.interpreters import ad
-from xjax._src.primitives.lax.elementwise import elementwise_batch, _nary_abstract_eval
+from xjax._src.primitives.lax.elementwise import (broadcasting_sharding_rule, elementwise_batch,
+                                                  _nary_abstract_eval)
 from xjax._src.primitives.lax.operand_checks import dtype_checker
 from xjax._src.primitives.lax.primitive_builders import standard_primitive
 
@@ -23,6 +24,7 @@ def _round_lowering(ctx, x, *, rounding_method):
 round_p = standard_primitive("round", _nary_abstract_eval("round", dtype_checker("float")),
                              _round_lowering)
 round_p.batch = elementwise_batch(round_p)
+round_p.sharding_rule = broadcasting_sharding_rule("round")
 ad.zero_jvp(round_p)
 
 

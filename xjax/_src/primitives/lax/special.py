@@ -231,6 +231,7 @@ def _special(name, impl):
   prim = standard_primitive(name, ew._nary_abstract_eval(name, _float),
                             lowering_from(_prepared(impl)))
   prim.batch = ew.elementwise_batch(prim)
+  prim.sharding_rule = ew.broadcasting_sharding_rule(name)
   return prim
 
 
@@ -378,6 +379,7 @@ def betainc(a, b, x):
 zeta_p = standard_primitive("zeta", ew._nary_abstract_eval("zeta", _float),
                             ew._lower_nary("chlo.zeta"))
 zeta_p.batch = ew.elementwise_batch(zeta_p)
+zeta_p.sharding_rule = ew.broadcasting_sharding_rule("zeta")
 
 
 def zeta(x, q):
