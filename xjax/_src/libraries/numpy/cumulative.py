@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import cumulative as lax_cum
@@ -31,6 +32,9 @@ def _cumulative(name, prim, nan_fill=None, promote_integers=False, staged=True):
     a, = arraylike(name, a)
     a = asarray(a)
     if axis is None:
+      if get_aval(a)._sharding is not None:
+        raise ShardingTypeError("The input should be fully replicated when axis is not "
+                                f"specified to {name}. Got input type={get_aval(a)}")
       a, axis = reshape(a, (get_aval(a).size,)), 0
     axis = canonical_axis(axis, get_aval(a).ndim, scalar_axis=False)
     if nan_fill is not None:

@@ -7,11 +7,13 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.sharding import PartitionSpec
+from xjax._src.core.avals import spec_of
 from xjax._src.core.values import get_aval
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.dot import dot_general
 from xjax._src.primitives.lax.elementwise import convert_element_type, mul
-from xjax._src.primitives.lax.shapes import reshape, squeeze, transpose
+from xjax._src.primitives.lax.shapes import (expand_dims as lax_expand_dims, reshape, squeeze,
+                                             transpose)
 from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
 from xjax._src.libraries.numpy.composed_math import conjugate
 from xjax._src.libraries.numpy.creation import array, zeros_like
@@ -44,25 +46,32 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
   nb = max(len(sa) - 2, len(sb) - 2, 0)
   batch_a = (None,) * (nb - max(len(sa) - 2, 0)) + sa[:-2]
   batch_b = (None,) * (nb - max(len(sb) - 2, 0)) + sb[:-2]
-  squeeze_a, squeeze_b, dims_a, dims_b = [], [], [], []
+  specs_a = (None,) * (nb - max(len(sa) - 2, 0)) + spec_of(get_aval(a))[:-2]
+  specs_b = (None,) * (nb - max(len(sb) - 2, 0)) + spec_of(get_aval(b))[:-2]
+  squeeze_a, squeeze_b, squeeze_both, dims_a, dims_b = [], [], [], [], []
   out_batch, out_a, out_b = [], [], []  # output positions, in dot_general's order
-  for i, (da, db) in enumerate(zip(batch_a, batch_b)):
+  for i, (da, db, pa, pb) in enumerate(zip(batch_a, batch_b, specs_a, specs_b)):
     if da is None:
       out_b.append(i)
     elif db is None:
       out_a.append(i)
-    elif da == 1:
+    elif da == 1 and db == 1 and pa is None and pb is None:  # squeezed, put back at the end
+      squeeze_a.append(len(out_batch) + len(out_a) + len(squeeze_a))
+      squeeze_b.append(len(out_batch) + len(out_b) + len(squeeze_b))
+      squeeze_both.append(i)
+    elif da == 1 and pa is None:
       out_b.append(i)
       squeeze_a.append(len(out_batch) + len(out_a) + len(squeeze_a))
-    elif db == 1:
+    elif db == 1 and pb is None:
       out_a.append(i)
       squeeze_b.append(len(out_batch) + len(out_b) + len(squeeze_b))
-    elif da == db:
+    elif da == db and pa == pb:
       dims_a.append(len(out_batch) + len(out_a))
       dims_b.append(len(out_batch) + len(out_b))
       out_batch.append(i)
     else:
-      raise ValueError(f"Incompatible shapes for matmul arguments: {sa} and {sb}")
+      raise ValueError(f"Incompatible types for matmul arguments: {get_aval(a).str_short()} "
+                       f"and {get_aval(b).str_short()}")
   if a_mat:
     out_a.append(nb)
   if b_mat:
@@ -74,6 +83,8 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
                         precision=precision, preferred_element_type=preferred_element_type,
                         out_sharding=_before_transpose(out_sharding, perm))
   out = transpose(out, perm)
+  if squeeze_both:
+    out = lax_expand_dims(out, tuple(squeeze_both))
   return _placed(convert_element_type(out, out_dtype, out_weak), out_sharding)
 
 

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.foundations.sharding import ShardingTypeError
 from xjax._src.core.concrete import concrete_or_error, max_dim
 from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import cumulative as lax_cum
@@ -59,7 +60,11 @@ def nonzero(a, *, size=None, fill_value=None):
     host = _concrete(a, "nonzero")
     return tuple(asarray(i.astype(dtypes.default_int_dtype())) for i in np.nonzero(host))
   size = int(concrete_or_error(size, "size argument of jnp.nonzero"))
-  pos, valid = _compact(ravel(_nonzero_mask(a)), size)
+  mask = _nonzero_mask(a)
+  if aval._sharding is not None and size and aval.size:  # (JAX's count is a flat cumsum)
+    raise ShardingTypeError("The input should be fully replicated when axis is not specified "
+                            f"to cumsum. Got input type={get_aval(mask)}")
+  pos, valid = _compact(ravel(mask), size)
   coords = _unravel(pos, aval.shape)
   fills = fill_value if isinstance(fill_value, (tuple, list)) else \
       (0 if fill_value is None else fill_value,) * aval.ndim

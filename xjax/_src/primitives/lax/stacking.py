@@ -124,12 +124,14 @@ def _tile_abstract_eval(x, *, reps):
 
 def _tile_copies(x, *, reps):
   """Copies as a leading size-``r`` dimension before each dimension, then merged (a key's
-  stored trailing dimensions are copied once)."""
-  shape = get_aval(x).shape
+  stored trailing dimensions are copied once) into the operand's split."""
+  aval = get_aval(x)
+  shape = aval.shape
   reps = tuple(reps) + (1,) * (len(shape) - len(reps))
   inter = tuple(d for r, s in zip(reps, shape) for d in (r, s))
   x = broadcast_in_dim(x, inter, tuple(range(1, 2 * len(shape), 2)))
-  return reshape(x, tuple(r * s for r, s in zip(reps, shape)))
+  split = None if aval._sharding is None else typed_sharding(aval._sharding.mesh, spec_of(aval))
+  return reshape(x, tuple(r * s for r, s in zip(reps, shape)), out_sharding=split)
 
 
 def _tile_transpose(ct, x, *, reps):
