@@ -1217,3 +1217,78 @@ def test_cotangents_take_their_operands_types_and_scan_elements_keep_their_split
   assert typeof(lambda: lax.map(lambda r: r * 2, cols)) == "float32[8,4@Y]"
   scanned = lambda a: lax.scan(lambda c, row: (c + row.sum(), row * c), 0., a)[1].sum()
   assert typeof(lambda: xjax.grad(scanned)(cols)) == "float32[8,4@Y]"
+
+
+KEYS = xjax.device_put(xjax.random.split(xjax.random.key(0), 8), P("X"))
+UINTS = xjax.device_put(jnp.arange(32, dtype=jnp.uint32).reshape(8, 4), P("X", "Y"))
+
+
+@pytest.mark.parametrize("f, want", [
+    # primitives whose rules keep the operand's split (they once returned unsplit types)
+    (lambda: xjax.lax.round(X), "float32[8@X,4@Y]"),
+    (lambda: jnp.round(ROWS, 1), "float32[8@X,4]"),
+    (lambda: jnp.signbit(ROWS), "bool[8@X,4]"),
+    (lambda: xjax.lax.bitcast_convert_type(X, jnp.uint32), "uint32[8@X,4@Y]"),
+    (lambda: xjax.lax.bitcast_convert_type(X, jnp.uint8), "uint8[8@X,4@Y,4]"),
+    (lambda: xjax.lax.bitcast_convert_type(
+        xjax.device_put(jnp.ones((8, 4, 2), jnp.float16), P("X", "Y")), jnp.float32),
+     "float32[8@X,4@Y]"),
+    (lambda: xjax.lax.reduce_precision(ROWS, 5, 10), "float32[8@X,4]"),
+    (lambda: xjax.lax.zeta(X + 1, ROWS), "float32[8@X,4@Y]"),
+    (lambda: xjax.lax.reduce((X, X), (0.0, 0.0), lambda a, b: (a[0] + b[0], a[1] * b[1]), (1,))[1],
+     "float32[8@X]"),
+    (lambda: jnp.frexp(ROWS)[1], "int32[8@X,4]"),
+    (lambda: jnp.ldexp(ROWS, 2), "float32[8@X,4]"),
+    (lambda: jnp.copysign(ROWS, -1.0), "float32[8@X,4]"),
+    (lambda: jnp.spacing(X), "float32[8@X,4@Y]"),
+    (lambda: jnp.floor_divide(X, 2.0), "float32[8@X,4@Y]"),
+    (lambda: jnp.divmod(X, 2.0)[0], "float32[8@X,4@Y]"),
+    (lambda: jnp.piecewise(ROWS, [ROWS > 1], [lambda a: a * 2, lambda a: a]), "float32[8@X,4]"),
+    (lambda: xjax.lax.approx_max_k(ROWS, 2)[1], "int32[8@X,2]"),
+    (lambda: jnp.tile(ROWS, (1, 2)), "float32[8@X,8]"),
+    (lambda: jnp.tile(ROWS, (1, 1, 2)), "float32[1,8@X,8]"),
+    (lambda: jnp.asarray([ROWS > 1]), "bool[1,8@X,4]"),
+    (lambda: jnp.array((X,)), "float32[1,8@X,4@Y]"),
+    (lambda: jnp.matmul(xjax.device_put(jnp.ones((4, 8, 4)), P("X", None, "Y")),
+                        jnp.ones((1, 4, 3))), "float32[4@X,8,3]"),
+    # key arrays keep their split through the key primitives
+    (lambda: xjax.random.key_data(KEYS), "uint32[8@X,2]"),
+    (lambda: xjax.vmap(lambda k: xjax.random.bits(k, (3,)))(KEYS), "uint32[8@X,3]"),
+    (lambda: xjax.vmap(xjax.random.fold_in, (0, None))(KEYS, 3), "key<fry>[8@X]"),
+    (lambda: xjax.vmap(xjax.random.split)(KEYS), "key<fry>[8@X,2]"),
+    (lambda: xjax.random.wrap_key_data(xjax.device_put(jnp.ones((8, 2), jnp.uint32), P("X"))),
+     "key<fry>[8@X]"),
+    (lambda: xjax.vmap(lambda k: xjax.random.normal(k, (2,)))(KEYS), "float32[8@X,2]"),
+    # samplers without a shape give unsplit results over an all-Explicit mesh, as JAX's
+    (lambda: xjax.random.gamma(xjax.random.key(0), ROWS + 1), "float32[8,4]"),
+    (lambda: xjax.random.dirichlet(xjax.random.key(0), ROWS + 1), "float32[8,4]"),
+    (lambda: xjax.random.gamma(xjax.random.key(0), ROWS + 1, out_sharding=P("X")),
+     "float32[8@X,4]"),
+    (lambda: xjax.random.normal(xjax.random.key(0)), "float32[]"),
+])
+def test_rules_keep_splits(f, want):
+  assert typeof(f) == want
+
+
+@pytest.mark.parametrize("f, error, message", [
+    (lambda: xjax.lax.approx_max_k(X, 2), ShardingTypeError,
+     "reduction dimension -1 in operand float32[8@X,4@Y] should be unsharded i.e. the spec "
+     "of that dim should be `None`."),
+    (lambda: jnp.array([ROWS, X]), ShardingTypeError, "All operands should have the same sharding"),
+    (lambda: jnp.cumsum(X), ShardingTypeError,
+     "The input should be fully replicated when axis is not specified to cumsum. Got input "
+     "type=float32[8@X,4@Y]"),
+    (lambda: jnp.nonzero(X > 2, size=3), ShardingTypeError,
+     "The input should be fully replicated when axis is not specified to cumsum. Got input "
+     "type=bool[8@X,4@Y]"),
+    (lambda: jnp.matmul(xjax.device_put(jnp.ones((4, 8, 4)), P("X", None, "Y")),
+                        jnp.ones((4, 4, 3))), ValueError,
+     "Incompatible types for matmul arguments: float32[4@X,8,4@Y] and float32[4,4,3]"),
+    (lambda: xjax.random.beta(xjax.random.key(0), ROWS + 1, ROWS + 1), ValueError,
+     "Mapped away dimension of inputs passed to vmap should be sharded the same. Got "
+     "inconsistent axis specs: None vs X"),
+])
+def test_rules_refuse_as_jax(f, error, message):
+  with pytest.raises(error) as e:
+    f()
+  assert message in str(e.value)
