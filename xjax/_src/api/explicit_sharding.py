@@ -188,16 +188,14 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
 
 def _untyped_over(x, mesh: AbstractMesh):
   """``x`` with the axes that ``mesh`` makes Auto taken out of its type (JAX's
-  ``mesh_cast`` of ``auto_axes``' arguments): those dimensions' layout is left free."""
+  ``mesh_cast`` of ``auto_axes``' arguments, one for each: those dimensions' layout is left
+  free)."""
   aval = getattr(x, "aval", None)
   concrete = context_mesh()
-  if aval is None or aval._sharding is None or concrete is None:
+  if aval is None or concrete is None or not isinstance(x, (Array, Tracer)):
     return x
   auto = {a for a, t in zip(mesh.axis_names, mesh.axis_types) if t is AxisType.Auto}
-  spec = spec_of(aval)
-  if not any(set(spec_axes(p)) & auto for p in spec):
-    return x
-  kept = [UNCONSTRAINED if set(spec_axes(p)) & auto else p for p in spec]
+  kept = [UNCONSTRAINED if set(spec_axes(p)) & auto else p for p in spec_of(aval)]
   over = over_devices_of(concrete, mesh)
   return reshard_p.bind(x, sharding=NamedSharding(over, PartitionSpec(*kept)))
 

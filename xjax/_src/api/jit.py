@@ -20,7 +20,8 @@ from xjax._src.foundations import dtypes, retracing, tree_util
 from xjax._src.foundations.config import config
 from xjax._src.foundations.errors import api_boundary, remove_internal_frames
 from xjax._src.foundations.sharding import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec,
-                                            Sharding, UnspecifiedValue, context_mesh)
+                                            Sharding, UnspecifiedValue, context_mesh,
+                                            jit_context_mesh)
 from xjax._src.foundations.wrapping import update_wrapper
 from xjax._src.core import source_info
 from xjax._src.core.jaxpr import ClosedJaxpr
@@ -493,6 +494,9 @@ class PjitFunction:
     enclosing computation, as in JAX), and ``inline`` (staged as its body's equations)
     where neither placement nor shardings stop it, as JAX."""
     params = {}
+    mesh = jit_context_mesh()
+    if mesh is not None:
+      params["ctx_mesh"] = mesh
     if self._placement:
       params["device"] = self._target_device()
     elif self._inline and self._shardings is None:

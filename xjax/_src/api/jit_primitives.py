@@ -11,16 +11,17 @@ from xjax._src.interpreters.higher_order import as_closed, call_rules
 
 
 def _jit_impl(*args, jaxpr, name, device=None, compiler_options=(), inline=False,
-              donated_invars=None, keep_unused=False):
+              donated_invars=None, keep_unused=False, ctx_mesh=None):
   """A jit call run now (under a transformation that evaluates, such as vmap at the top
   level): on ``device`` when jit was given one (``device=``/``backend=``), compiled with
   its ``compiler_options``.  (``donated_invars`` and ``keep_unused``, shown in jaxprs as
-  JAX shows them, act where jit is called itself, not inside another computation.)"""
+  JAX shows them, act where jit is called itself, not inside another computation;
+  ``ctx_mesh`` records the context mesh it was traced under.)"""
   return run_closed_jaxpr(jaxpr, args, name, device, compiler_options)
 
 
 def _jit_lowering(ctx, *args, jaxpr, name, device=None, compiler_options=(), inline=False,
-                  donated_invars=None, keep_unused=False):
+                  donated_invars=None, keep_unused=False, ctx_mesh=None):
   if device is not None:
     raise NotImplementedError(
         f"jit of {name} with device={device!r} (or backend=) inside another compiled "

@@ -583,6 +583,18 @@ def context_mesh() -> "Mesh | None":
   return next((m for m in reversed(_mesh_stack()) if isinstance(m, Mesh)), None)
 
 
+def jit_context_mesh() -> "Mesh | AbstractMesh | None":
+  """The mesh a ``jit`` call records as its ``ctx_mesh`` (JAX's): the innermost one
+  ``set_mesh`` set (a ``with mesh:`` block sets none), else an abstract mesh with Explicit
+  axes; None where neither is."""
+  stack, placing = _mesh_stack(), _placing()
+  mesh = stack[placing[-1]] if placing else None
+  if isinstance(mesh, Mesh) and not mesh.empty:
+    return mesh
+  abstract = get_abstract_mesh()
+  return abstract if abstract.explicit_axes else None
+
+
 def typed_context_mesh() -> "Mesh | None":
   """The context mesh with the axis types the abstract mesh gives it: inside
   ``explicit_axes``/``auto_axes`` values are laid out over the concrete mesh but typed over

@@ -10,7 +10,6 @@ from functools import partial
 
 import numpy as np
 
-from xjax._src.core.values import get_aval
 
 from xjax._src.foundations import dtypes
 from xjax._src.foundations.config import config
@@ -50,9 +49,7 @@ def _uniform(key, minval, maxval, shape, dtype):
   minval, maxval = (convert_element_type(v, dtype) for v in (minval, maxval))
   minval, maxval = (broadcast_to_rank(v, len(shape)) for v in (minval, maxval))
   out = add(mul(unit_floats(key, shape, dtype), sub(maxval, minval)), minval)
-  if get_aval(out).shape != shape:
-    out = reshape(out, shape)
-  return lax_max(minval, out)
+  return lax_max(minval, reshape(out, shape))
 
 
 def unit_floats(key, shape: tuple, dtype):

@@ -13,6 +13,7 @@ import numpy as np
 from xjax._src.foundations import dtypes
 from xjax._src.execution.array import Array
 from xjax._src.backend.lowering import i64_array
+from xjax._src.core.trace import Tracer
 from xjax._src.core.avals import ShapedArray, tangent_aval, vma_of
 from xjax._src.core.concrete import canonicalize_shape, dim_or_int
 from xjax._src.core.dim_expr import is_symbolic_dim
@@ -392,8 +393,8 @@ def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None 
                     f"dimensions {dims} for shape {aval.shape}.")
   if dims is not None and dims == tuple(range(aval.ndim)):
     dims = None
-  if aval.shape == new_sizes and dims is None and not isinstance(
-      operand, (int, float, bool, complex)) and out_sharding is None:
+  if (aval.shape and aval.shape == new_sizes and dims is None and out_sharding is None
+      and isinstance(operand, (Array, Tracer))):  # (a scalar is reshaped all the same, as JAX)
     return operand
   # sharding: the result's (None: the operand's layout), a parameter as in JAX's jaxprs
   return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims,
