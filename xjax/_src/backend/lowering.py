@@ -509,8 +509,9 @@ def _laid_out_as_typed(ctx, value: str, aval, mesh):
   program's mesh), so that XLA's partitioner follows the types rather than choosing."""
   sharding = getattr(aval, "_sharding", None)
   if (sharding is None or ctx.primitive.name == "sharding_constraint"
-      or dtypes.is_extended(aval.dtype) or mesh.abstract_mesh != sharding.mesh):
-    return value
+      or dtypes.is_extended(aval.dtype)
+      or mesh.abstract_mesh.shape_tuple != sharding.mesh.shape_tuple):  # (any axis types:
+    return value                            # explicit_axes types over an Auto mesh's axes)
   text = NamedSharding(mesh, sharding.spec).tiling(aval.ndim).hlo_text(ctx.module.logical)
   return ctx.op("stablehlo.custom_call", [value], aval,
                 {"call_target_name": '"Sharding"', "mhlo.sharding": f'"{text}"'})

@@ -8,10 +8,11 @@ import numpy as np
 from xjax._src.foundations import dtypes, tree_util
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.execution.array import Array, make_array
-from xjax._src.foundations.sharding import PLACING, NamedSharding, PartitionSpec, placement_mesh
+from xjax._src.foundations.sharding import (PLACING, NamedSharding, PartitionSpec, placement_mesh,
+                                            type_sharding)
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.dim_expr import is_symbolic_dim
-from xjax._src.core.trace import Tracer
+from xjax._src.core.trace import Tracer, current_trace, eval_trace
 from xjax._src.core.typed_ndarray import TYPED_SCALARS
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.ad import JVPTracer
@@ -226,38 +227,45 @@ def _to_host(o):
 _PYTHON_SCALARS = (bool, int, float, complex)  # (of any size: converted to the dtype asked)
 
 
-@_with_out_sharding
-@_with_device
-def full(shape, fill_value, dtype=None):
+@api_boundary
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
   dt = _requested_dtype(dtype, "full")
   fill_value, = arraylike("full", fill_value)
   shape = canonicalize_shape(shape)
   if type(fill_value) not in _PYTHON_SCALARS and get_aval(fill_value).shape:
     # shaping converts its operands with asarray: creation and shaping import each other
     from xjax._src.libraries.numpy.shaping import broadcast_to
-    return broadcast_to(asarray(fill_value, dtype=dt), shape)
-  return lax.full(shape, fill_value, dt)
+    out = broadcast_to(asarray(fill_value, dtype=dt), shape)
+    return place_out_sharding(placed(out, device), out_sharding)
+  return _filled(shape, fill_value, dt, device, out_sharding)
 
 
-@_with_out_sharding
-@_with_device
-def zeros(shape, dtype=None):
+@api_boundary
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
   dt = _requested_dtype(dtype, "zeros") or dtypes.default_float_dtype()
-  return lax.full(canonicalize_shape(shape), 0, dt)
+  return _filled(canonicalize_shape(shape), 0, dt, device, out_sharding)
 
 
-@_with_out_sharding
-@_with_device
-def ones(shape, dtype=None):
+@api_boundary
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
   dt = _requested_dtype(dtype, "ones") or dtypes.default_float_dtype()
-  return lax.full(canonicalize_shape(shape), 1, dt)
+  return _filled(canonicalize_shape(shape), 1, dt, device, out_sharding)
 
 
-@_with_out_sharding
-@_with_device
-def empty(shape, dtype=None):
+@api_boundary
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
   dt = _requested_dtype(dtype, "empty") or dtypes.default_float_dtype()
-  return lax.full(canonicalize_shape(shape), 0, dt)
+  return _filled(canonicalize_shape(shape), 0, dt, device, out_sharding)
+
+
+def _filled(shape, fill_value, dtype, device, out_sharding):
+  """``lax.full`` on ``device``, laid out as ``out_sharding`` says: traced over Explicit mesh
+  axes its broadcast takes the type's split (a parameter in jaxprs, as JAX's); any other
+  layout, and an eager one, is placed afterwards (``place_out_sharding``)."""
+  typed = (type_sharding(out_sharding, len(shape))
+           if out_sharding is not None and current_trace() is not eval_trace else None)
+  out = lax.full(shape, fill_value, dtype, sharding=typed)
+  return place_out_sharding(placed(out, device), out_sharding)
 
 
 def _like(name, value):

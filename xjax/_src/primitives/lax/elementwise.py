@@ -744,41 +744,39 @@ def _select_n_transpose(ct, which, *cases):
 
 
 def _select_n_batch(axis, args, dims):
+  """JAX's rule: operands batched alike (or a scalar ``which`` over cases batched alike)
+  stay where they are; otherwise every case goes batch-first, unbatched ones broadcast
+  (JAX's jaxprs), and a vmapped scalar ``which`` is broadcast to the cases' shape."""
   which, *cases = args
   which_dim, *case_dims = dims
-  which_aval = get_aval(which)
-  logical_which_rank = which_aval.ndim - (which_dim is not None)
-  case_rank = get_aval(cases[0]).ndim - (case_dims[0] is not None)
-  if logical_which_rank == 0 and which_dim is not None and case_rank > 0:
-    which = batching.moveaxis(which, which_dim, 0)
-    which = broadcast_in_dim(which, (axis.size,) + _logical_shape(cases, case_dims),
-                                    (0,))
-    which_dim = 0
-  vals, out_dim = broadcast_batched_args([which, *cases], [which_dim, *case_dims])
-  shape = np.broadcast_shapes(*(get_aval(v).shape for v in vals))
-  # (unbatched operands broadcast to a batched one's split, as JAX's over Explicit axes)
-  split = next((get_aval(v)._sharding for v, d in zip(vals, dims)
-                if d is not None and get_aval(v).shape == shape), None)
-  vals = [v if (i == 0 and get_aval(v).ndim == 0) else _broadcast_full(v, shape, split)
-          for i, v in enumerate(vals)]
-  return select_n(*vals), out_dim
+  case_aval = get_aval(cases[0])
+  if all(d == which_dim for d in case_dims):
+    if get_aval(which).shape != case_aval.shape:  # a scalar which, vmapped
+      which = broadcast_in_dim(which, case_aval.shape, (which_dim,), case_aval._sharding)
+    return select_n(which, *cases), which_dim
+  if get_aval(which).ndim == 0 and all(d is not None for d in case_dims):
+    if all(d == case_dims[0] for d in case_dims[1:]):
+      return select_n(which, *cases), case_dims[0]
+    if all(get_aval(c).shape == case_aval.shape for c in cases):
+      moved = [batching.moveaxis(c, d, case_dims[0]) for c, d in zip(cases[1:], case_dims[1:])]
+      return select_n(which, cases[0], *moved), case_dims[0]
+  mesh_axis = axis.explicit_mesh_axis
+  if get_aval(which).ndim:
+    which = batching.bdim_to_front(which, which_dim, axis.size, mesh_axis)
+  if not all(get_aval(c).ndim == 0 for c in cases):
+    cases = [batching.bdim_to_front(c, d, axis.size, mesh_axis)
+             for c, d in zip(cases, case_dims)]
+  case_aval = get_aval(cases[0])
+  if 0 < get_aval(which).ndim < case_aval.ndim:  # a scalar which, vmapped
+    which = broadcast_in_dim(which, case_aval.shape, (0,), case_aval._sharding)
+  if get_aval(which).ndim > case_aval.ndim:  # scalar cases
+    cases = [broadcast_in_dim(c, get_aval(which).shape, (), get_aval(which)._sharding)
+             for c in cases]
+  return select_n(which, *cases), 0
 
 
-def _logical_shape(cases, dims):
-  for c, d in zip(cases, dims):
-    shape = get_aval(c).shape
-    if d is not None:
-      return shape[:d] + shape[d + 1:]
-  return get_aval(cases[0]).shape
-
-
-def _broadcast_full(v, shape, sharding=None):
-  aval = get_aval(v)
-  if aval.shape == tuple(shape):
-    return v
-  if sharding is not None and aval.ndim == len(shape):
-    return broadcast_in_dim(v, shape, tuple(range(len(shape))), sharding)
-  return broadcast_to_aval(v, shape)
+def _broadcast_full(v, shape):
+  return v if get_aval(v).shape == tuple(shape) else broadcast_to_aval(v, shape)
 
 
 select_n_p = standard_primitive("select_n", _select_n_abstract_eval, _select_n_lowering)

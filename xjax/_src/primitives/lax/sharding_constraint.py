@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from xjax._src.execution import spmd
 from xjax._src.foundations import tree_util
-from xjax._src.core.trace import Primitive
+from xjax._src.core.trace import Primitive, Tracer
 from xjax._src.interpreters import ad, batching
 from xjax._src.core.avals import spec_of
 from xjax._src.foundations.sharding import (UNCONSTRAINED, AbstractMesh, AxisType, Mesh,
@@ -169,6 +169,9 @@ def place_out_sharding(x, out_sharding):
   aval = get_aval(x)
   if aval._sharding is not None and aval._sharding == type_sharding(out_sharding, aval.ndim):
     return x  # its type already says so (an operation that took out_sharding)
+  if (aval._sharding is None and isinstance(x, Tracer) and _mesh_stack()
+      and not type_sharding(out_sharding, aval.ndim) and _all_explicit(out_sharding)):
+    return x  # an unsplit type over a mesh of Explicit axes says it all (in a jaxpr)
   if isinstance(out_sharding, PartitionSpec) and not _mesh_stack():
     raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
                      "allowed. Please pass a NamedSharding instance or enter into a mesh "
@@ -181,6 +184,14 @@ def place_out_sharding(x, out_sharding):
     out_sharding = (spec if isinstance(out_sharding, PartitionSpec)
                     else out_sharding.update(spec=spec))
   return constrain(x, out_sharding)
+
+
+def _all_explicit(sharding) -> bool:
+  """Whether ``sharding`` (or the context mesh, for a bare PartitionSpec) is over a mesh
+  whose axes are all Explicit."""
+  mesh = (get_abstract_mesh() if isinstance(sharding, PartitionSpec)
+          else getattr(getattr(sharding, "mesh", None), "abstract_mesh", None))
+  return mesh is not None and not mesh.empty and mesh.are_all_axes_explicit
 
 
 def _in_partial_manual(sharding) -> bool:
