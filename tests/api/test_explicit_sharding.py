@@ -203,6 +203,16 @@ def test_smap_needs_a_context_mesh():
     xjax.smap(lambda a: a, in_axes=0, out_axes=0, axis_name="i")(X2)
 
 
+def test_shard_map_takes_the_context_mesh_of_its_first_call():
+  """JAX 0.10.2: a shard_map made without ``mesh=`` (a decorator at import) finds the
+  context mesh when called; called outside one it raises JAX's ValueError."""
+  f = xjax.shard_map(lambda a: xjax.lax.psum(a.sum(), "i"), in_specs=P("i"), out_specs=P())
+  with pytest.raises(ValueError, match="The context mesh cannot be empty"):
+    f(X)
+  with xjax.set_mesh(AUTO):
+    assert float(f(X)) == 6.0
+
+
 def test_auto_pcast_flag_as_jax():
   assert xjax.auto_pcast.value is True and xjax.config.jax_auto_pcast is True
   f = xjax.shard_map(lambda x, y: x + y, mesh=AUTO, in_specs=(P("i"), P()), out_specs=P("i"))

@@ -12,7 +12,7 @@ import functools
 from xjax._src.foundations import tree_util
 from xjax._src.execution.array import Array
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
-from xjax._src.primitives.lax.shard_map import manual_axis_names, shard_map
+from xjax._src.primitives.lax.shard_map import EMPTY_CONTEXT_MESH, manual_axis_names, shard_map
 from xjax._src.primitives.lax.sharding_constraint import reshard_p
 from xjax._src.core.avals import spec_of
 from xjax._src.core.values import get_aval
@@ -281,8 +281,7 @@ def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
   def mapped(*args):
     abstract, mesh = get_abstract_mesh(), context_mesh()
     if abstract.empty or mesh is None:
-      raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter "
-                       "into a mesh context")
+      raise ValueError(EMPTY_CONTEXT_MESH)
     if axis_name not in abstract.axis_names:
       raise ValueError(f"jax.shard_map requires axis_names={frozenset({axis_name})} to be a "
                        f"subset of mesh.axis_names={frozenset(abstract.axis_names)}")

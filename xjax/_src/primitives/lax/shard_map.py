@@ -31,6 +31,7 @@ from typing import Callable
 from xjax._src.execution import spmd
 from xjax._src.execution.eager_primitives import apply_primitive
 from xjax._src.foundations import tree_util
+from xjax._src.foundations.errors import api_boundary
 from xjax._src.foundations.wrapping import wraps
 from xjax._src.core import varying
 from xjax._src.core.avals import (ShapedArray, ordered_axes, physical_aval,
@@ -538,6 +539,10 @@ def _manual_axes(mesh: Mesh, axis_names) -> tuple:
   return tuple(a for a in mesh.axis_names if not axis_names or a in axis_names)
 
 
+EMPTY_CONTEXT_MESH = ("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter "
+                      "into a mesh context")
+
+
 def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=None,
               axis_names=frozenset(), check_vma: bool = True, check_rep=None) -> Callable:
   """``f`` applied to each device's blocks of its arguments over ``mesh`` (see the module
@@ -547,15 +552,17 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
                              axis_names=axis_names, check_vma=check_vma, check_rep=check_rep)
   if check_rep is not None:
     check_vma = check_rep
-  if mesh is None:
-    from xjax._src.foundations.sharding import _mesh_stack
-    if not _mesh_stack():
-      raise ValueError("shard_map needs a mesh: pass mesh=, or call it inside `with mesh:`.")
-    mesh = _mesh_stack()[-1]
   fun_name = getattr(f, "__name__", repr(f))
 
   @wraps(f)
+  @api_boundary
   def mapped(*args):
+    nonlocal mesh
+    if mesh is None:  # the context mesh of the first call (JAX's)
+      from xjax._src.foundations.sharding import _mesh_stack
+      if not _mesh_stack() or _mesh_stack()[-1].empty:
+        raise ValueError(EMPTY_CONTEXT_MESH)
+      mesh = _mesh_stack()[-1]
     manual = _manual_axes(mesh, axis_names)
     if _bound_axes.regions:
       outer, outer_manual = _bound_axes.regions[-1]
