@@ -169,7 +169,8 @@ STACKS = {
         # the small families on the base
         ["control_flow.associative", "control_flow.conditionals", "control_flow.loops", "dot",
          "fft", "general_reduce", "linear_solve", "log_add", "rng", "rounding", "stacking",
-         "parallel", "shard_map"],  # pcast asks shard_map for its manual axes
+         "parallel", "shard_map", "shard_map_eager"],  # pcast asks shard_map for its manual
+        # axes; shard_map runs at the top level through shard_map_eager
         ["gather_scatter", "scaled_dot", "special", "windowed"],  # on dot and control flow
         ["cumulative", "select_and_scatter", "sorting"],  # on windowed ops and gather
         ["approx_top_k", "parallel_transfers", "ragged_dot", "linalg.matrices"],  # on sorting

@@ -210,3 +210,48 @@ def test_experimental_shard_map_keeps_its_older_signature():
   np.testing.assert_allclose(summed, X.reshape(2, -1, *X.shape[1:]).sum(0))
   with pytest.raises(TypeError, match=r"shard_map\(\) got an unexpected keyword argument"):
     old(lambda a: a, mesh=mesh, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+
+
+def test_eager_shard_map_prints_each_device_block(capsys):
+  """JAX 0.10.2 runs a shard_map called at the top level one operation at a time: printing
+  a value lists each device's block (replicated values on every device), jax.debug.print
+  prints once per distinct block, and the values match the compiled call."""
+  auto = Mesh(np.array(jax.devices()).reshape(2, 2), ("i", "j"),
+              axis_types=(jax.sharding.AxisType.Auto,) * 2)
+
+  def body(b):
+    print(b)
+    s = lax.psum(b, "j")
+    print(s)
+    jax.debug.print("block {}", s.sum())
+    return s
+
+  f = shard_map(body, mesh=auto, in_specs=P("i", "j"), out_specs=P("i"))
+  out = f(X)
+  printed = capsys.readouterr().out
+  assert printed.startswith(
+      "On cpu:0 at mesh coordinates (i, j,) = (0, 0):\n[[0. 1.]\n [4. 5.]]\n\n"
+      "On cpu:1 at mesh coordinates (i, j,) = (0, 1):\n[[2. 3.]\n [6. 7.]]\n\n")
+  assert ("On cpu:1 at mesh coordinates (i, j,) = (0, 1):\n[[ 2.  4.]\n [10. 12.]]\n\n"
+          in printed)  # (the psum: the same on both devices along j)
+  assert printed.endswith("block 28.0\nblock 92.0\n")
+  np.testing.assert_array_equal(out, X[:, :2] + X[:, 2:])
+  np.testing.assert_array_equal(jax.jit(f)(X), out)
+  capsys.readouterr()
+
+
+def test_eager_shard_map_branches_on_replicated_values():
+  """A value that varies over no mesh axis is concrete in an eager body (Python control flow
+  may read it); one that varies is not (JAX's TracerBoolConversionError), and the out_specs
+  check names JAX's eager helper ``_rem_singleton``."""
+  def body(b):
+    total = lax.psum(b.sum(), ("x", "y"))
+    return total * 2 if total > 100 else total
+
+  assert float(shard_map(body, mesh=mesh, in_specs=P("x", "y"), out_specs=P())(X)) == 240.0
+  with pytest.raises(jax.errors.TracerBoolConversionError):
+    shard_map(lambda b: b if b.sum() > 0 else -b, mesh=mesh, in_specs=P("x"),
+              out_specs=P("x"))(X)
+  with pytest.raises(ValueError, match="shard_map applied to the function '_rem_singleton' "
+                                       "was given out_specs which require replication"):
+    shard_map(lambda b: b, mesh=mesh, in_specs=P("x"), out_specs=P())(X)

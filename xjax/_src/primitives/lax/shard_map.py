@@ -38,13 +38,14 @@ from xjax._src.core.avals import (ShapedArray, ordered_axes, physical_aval,
                                   record_axis_order, spec_of)
 from xjax._src.foundations.config import config
 from xjax._src.core.jaxpr import jaxpr_as_fun
-from xjax._src.core.trace import Primitive
+from xjax._src.core.trace import Primitive, Tracer, current_trace, eval_trace
 from xjax._src.core.values import get_aval, shaped_abstractify
 from xjax._src.interpreters import ad, batching
 from xjax._src.interpreters.ad import Zero
 from xjax._src.interpreters.higher_order import hoist, partial_eval_call, partition
 from xjax._src.interpreters.staging import trace_to_jaxpr
 from xjax._src.primitives.lax import elementwise, parallel, shapes
+from xjax._src.primitives.lax.shard_map_eager import run_eagerly
 from xjax._src.foundations.sharding import (AxisType, Mesh, NamedSharding, PartitionSpec,
                                             check_typed_shape,
                                             partial_manual_hlo_text, spec_axes, type_sharding,
@@ -201,10 +202,11 @@ def _custom_call(ctx, target: str, x, out_aval, sharding: str, free: bool = Fals
 
 
 def _bind_body(fun: Callable, block_avals, args, mesh, manual_axes, in_specs, out_specs,
-               check_vma, stage_on=None):
+               check_vma, stage_on=None, keep=None):
   """Binds shard_map (or stages it on the trace ``stage_on``) on ``fun`` traced over
   ``block_avals``, its constants hoisted into replicated operands; ``out_specs(closed)``
-  gives the output specs of its trace."""
+  gives the output specs of its trace.  ``keep`` (a list) receives the constants and the
+  parameters, to bind again on operands of the same types."""
   if check_vma:
     block_avals = [a.update(vma=_varies_over(s, mesh, manual_axes))
                    for a, s in zip(block_avals, in_specs)]
@@ -214,6 +216,8 @@ def _bind_body(fun: Callable, block_avals, args, mesh, manual_axes, in_specs, ou
   body, consts = hoist(closed)
   params = dict(jaxpr=body, mesh=mesh, manual_axes=manual_axes, out_specs=specs_out,
                 check_vma=check_vma, in_specs=(PartitionSpec(),) * len(consts) + tuple(in_specs))
+  if keep is not None:
+    keep.append((consts, params))
   if stage_on is not None:
     return stage_on.stage(shard_map_p, [*consts, *args], params)
   return shard_map_p.bind(*consts, *args, **params)
@@ -546,12 +550,25 @@ EMPTY_CONTEXT_MESH = ("The context mesh cannot be empty. Use `jax.set_mesh(mesh)
 def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=None,
               axis_names=frozenset(), check_vma: bool = True, check_rep=None) -> Callable:
   """``f`` applied to each device's blocks of its arguments over ``mesh`` (see the module
-  docstring); ``check_vma`` checks that outputs declared replicated are."""
+  docstring); ``check_vma`` checks that outputs declared replicated are.  Called at the top
+  level, the body runs eagerly, one operation at a time (``shard_map_eager``)."""
   if f is None:
     return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
                              axis_names=axis_names, check_vma=check_vma, check_rep=check_rep)
   if check_rep is not None:
     check_vma = check_rep
+  return _shard_map(f, out_specs, in_specs, mesh, axis_names, check_vma, eager=True)
+
+
+def compiled_shard_map(f: Callable, *, out_specs, in_specs, mesh, axis_names,
+                       check_vma: bool) -> Callable:
+  """``shard_map`` whose body is always traced and compiled as a whole (never eager), and
+  traced once for operands of the same types (``f`` must not change)."""
+  return _shard_map(f, out_specs, in_specs, mesh, axis_names, check_vma, eager=False,
+                    traced={})
+
+
+def _shard_map(f, out_specs, in_specs, mesh, axis_names, check_vma, eager, traced=None):
   fun_name = getattr(f, "__name__", repr(f))
 
   @wraps(f)
@@ -574,6 +591,11 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
         raise NotImplementedError("shard_map inside the body of a shard_map with axis_names= "
                                   "(a partial-manual region): xjax does not nest them.")
     leaves, in_tree = tree_util.tree_flatten(args)
+    key = (in_tree, tuple(map(get_aval, leaves))) if traced is not None else None
+    hit = traced.get(key) if key is not None else None
+    if hit is not None:  # (bound as traced before)
+      consts, params, out_tree = hit
+      return tree_util.tree_unflatten(out_tree, shard_map_p.bind(*consts, *leaves, **params))
     for x in leaves:   # (a value of no JAX type: JAX's error for shard_map's arguments)
       shaped_abstractify(x)
     if in_specs is None and mesh.explicit_axes:  # from the arguments' types
@@ -603,20 +625,33 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh=No
       out_tree_box.append((skeleton, out_tree, pairs))
       return out_leaves
 
-    def specs_out(closed):
+    def checked_specs(out_avals, closed=None):
+      """The outputs' specs, checked against their ranks (and with ``closed``, the traced
+      body, against the axes they vary over)."""
       out, _, pairs = out_tree_box[0]
       paths, flat = [p for p, _ in pairs], [spec for _, spec in pairs]
       out_paths = [p for p, _ in tree_util.tree_flatten_with_path(out)[0]]
       long = [(sp, spec, f"{fun_name}(*args){tree_util.keystr(p)}", aval.update(vma=frozenset()))
-              for aval, spec, sp, p in zip(closed.out_avals, flat, paths, out_paths)
+              for aval, spec, sp, p in zip(out_avals, flat, paths, out_paths)
               if len(spec) > aval.ndim]
       if long:
         raise _rank_error(fun_name, "out", long)
-      if check_vma:
+      if check_vma and closed is not None:
         _check_vma(closed, mesh, flat, paths, fun_name)
       return flat
 
-    blocks = [_block(get_aval(x), mesh, s, manual) for x, s in zip(leaves, specs)]
-    outs = _bind_body(body, blocks, leaves, mesh, manual, specs, specs_out, check_vma)
+    if (eager and current_trace() is eval_trace and isinstance(mesh, Mesh)
+        and not _partial(mesh, manual) and not any(isinstance(x, Tracer) for x in leaves)):
+      outs = run_eagerly(body, leaves, specs, lambda outs: checked_specs(map(get_aval, outs)),
+                         mesh, manual, check_vma, lambda s: _varies_over(s, mesh, manual),
+                         lambda: _bound_axes(mesh, manual, check_vma), compiled_shard_map)
+    else:
+      blocks = [_block(get_aval(x), mesh, s, manual) for x, s in zip(leaves, specs)]
+      kept: list = []
+      outs = _bind_body(body, blocks, leaves, mesh, manual, specs,
+                        lambda closed: checked_specs(closed.out_avals, closed), check_vma,
+                        keep=kept)
+      if key is not None and current_trace() is eval_trace:
+        traced[key] = (*kept[0], out_tree_box[0][1])
     return tree_util.tree_unflatten(out_tree_box[0][1], outs)
   return mapped
