@@ -98,3 +98,14 @@ def test_an_unregistered_object_converts_where_jax_converts_it():
   assert float(x @ Unregistered()) == 4.0
   assert jnp.shape(Unregistered()) == (2,) and jnp.ndim(Unregistered()) == 1
   assert jnp.size(Unregistered()) == 2 and jnp.iscomplexobj(Unregistered()) is False
+
+
+@pytest.mark.parametrize("like, value", [(jnp.zeros_like, 0.0), (jnp.ones_like, 1.0),
+                                         (jnp.empty_like, 0.0),
+                                         (lambda a: jnp.full_like(a, 2.0), 2.0)])
+def test_like_functions_read_the_shape_and_dtype_of_such_objects(like, value):
+  """JAX's ``zeros_like(variable)`` (flax's ``m.kernel[...] = jnp.zeros_like(m.kernel)``
+  in a loop body) reads the object's shape and dtype, eagerly and under jit."""
+  for out in (like(Boxed(jnp.asarray(X))), xjax.jit(lambda a: like(Boxed(a)))(X)):
+    assert out.shape == (2, 3) and out.dtype == np.float32 and not out.weak_type
+    np.testing.assert_array_equal(out, np.full((2, 3), value, np.float32))

@@ -13,6 +13,7 @@ from xjax._src.foundations.sharding import (PLACING, NamedSharding, PartitionSpe
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.dim_expr import is_symbolic_dim
 from xjax._src.core.trace import Tracer, current_trace, eval_trace
+from xjax._src.api.shape_dtype_struct import ShapeDtypeStruct
 from xjax._src.core.typed_ndarray import TYPED_SCALARS
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.ad import JVPTracer
@@ -297,6 +298,8 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, _name="full
   ``fill_value`` is broadcast to the shape."""
   if hasattr(a, "dtype") and hasattr(a, "shape"):
     _, fill_value = arraylike("full_like", 0, fill_value)
+    if hasattr(a, "__jax_array__") and not isinstance(a, (Array, Tracer)):
+      a = ShapeDtypeStruct(a.shape, a.dtype)  # (JAX reads only these, as of any such value)
   else:
     a, fill_value = arraylike("full_like", a, fill_value)
   dt = _requested_dtype(dtype, _name)
