@@ -1265,6 +1265,14 @@ UINTS = xjax.device_put(jnp.arange(32, dtype=jnp.uint32).reshape(8, 4), P("X", "
     (lambda: xjax.random.gamma(xjax.random.key(0), ROWS + 1, out_sharding=P("X")),
      "float32[8@X,4]"),
     (lambda: xjax.random.normal(xjax.random.key(0)), "float32[]"),
+    # NumPy broadcasting of operands of different ranks (a causal mask over a batch)
+    (lambda: jnp.where(jnp.tril(jnp.ones((4, 4), bool)),
+                       xjax.device_put(jnp.ones((8, 4, 4)), P("X")), -jnp.inf),
+     "float32[8@X,4,4]"),
+    # a gather with out_sharding= runs over Auto axes, operand and indices resharded
+    (lambda: xjax.device_put(jnp.ones((16, 4)), P(None, "Y")).at[
+        xjax.device_put(jnp.arange(48, dtype=jnp.int32).reshape(8, 6) % 16, P("X", None))
+    ].get(out_sharding=P("X", None, "Y")), "float32[8@X,6,4@Y]"),
 ])
 def test_rules_keep_splits(f, want):
   assert typeof(f) == want

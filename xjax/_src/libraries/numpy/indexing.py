@@ -96,14 +96,20 @@ def _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices, out_shar
   elif dynamic:
     out, new_axes = _dynamic_slice_take(x, aval, entries)
   else:
-    take = functools.partial(_gather_take, aval=aval, entries=entries, mode=mode,
-                             fill_value=fill_value, indices_are_sorted=indices_are_sorted,
+    take = functools.partial(_gather_take, aval=aval, mode=mode, fill_value=fill_value,
+                             indices_are_sorted=indices_are_sorted,
                              unique_indices=unique_indices)
     if out_sharding is None:
-      out, new_axes = take(x)
-    else:  # (JAX's: the gather runs over Auto axes, its result resharded as asked)
-      new_axes = []
-      out = auto_axes(lambda a: _placed_axes(take(a), new_axes), out_sharding=out_sharding)(x)
+      out, new_axes = take(x, entries=entries)
+    else:  # (JAX's: the gather runs over Auto axes, its operand and index arrays resharded
+      new_axes = []  # in, its result resharded as asked)
+      arrays = [e for e in entries if _is_array_index(e)]
+
+      def gather(a, *arrays):
+        it = iter(arrays)
+        return _placed_axes(take(a, entries=[next(it) if _is_array_index(e) else e
+                                             for e in entries]), new_axes)
+      out = auto_axes(gather, out_sharding=out_sharding)(x, *arrays)
   if new_axes:
     out = expand_dims(out, new_axes)
   for rank in empty:  # a scalar False index adds an axis of length 0

@@ -9,7 +9,8 @@ from xjax._src.foundations import errors
 from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters.staging import staged_constant
-from xjax._src.foundations.sharding import ShardingTypeError
+from xjax._src.foundations.sharding import ShardingTypeError, typed_sharding
+from xjax._src.core.avals import spec_of
 from xjax._src.execution import host_eval
 from xjax._src.execution.array import Array
 from xjax._src.api.compiled_when_eager import compiled_when_eager
@@ -110,7 +111,16 @@ def broadcast_to(array, shape, *, out_sharding=None):
   return lax.broadcast_in_dim(a, shape, tuple(range(lead, nd)), out_sharding=out_sharding)
 
 
-_broadcast_sharding = broadcasting_sharding_rule("broadcast_arrays")
+_lax_broadcast_sharding = broadcasting_sharding_rule("broadcast_arrays")
+
+
+def _broadcast_sharding(avals, ndim: int):
+  """The split of NumPy-broadcast operands of rank ``ndim`` (ranks promoted by leading size-1
+  dimensions, which no split names), as lax's rule gives it."""
+  return _lax_broadcast_sharding(*[a if a.ndim == ndim else a.update(
+      shape=(1,) * (ndim - a.ndim) + a.shape, sharding=None if a._sharding is None else
+      typed_sharding(a._sharding.mesh, (None,) * (ndim - a.ndim) + spec_of(a)))
+      for a in avals])
 
 
 def broadcast_arrays(*args):
@@ -123,7 +133,7 @@ def broadcast_arrays(*args):
   sharding = None
   if any(a._sharding is not None for a in avals) and any(a.shape != shape for a in avals):
     try:  # over Explicit mesh axes, the broadcast ones are split as the others
-      sharding = _broadcast_sharding(*avals)
+      sharding = _broadcast_sharding(avals, len(shape))
     except ShardingTypeError:
       pass  # (the operation that combines them says how they disagree)
   # (jitted in JAX: inside jit its results are tracers, inputs passed through included)
