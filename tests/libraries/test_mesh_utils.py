@@ -46,6 +46,8 @@ def test_create_device_mesh_errors():
     mesh_utils.create_device_mesh((3,), CPUS)
   with pytest.raises(ValueError, match="should be a sequence of ints. Got"):
     mesh_utils.create_device_mesh(("a",), CPUS)
+  with pytest.raises(TypeError, match="for one axis pass \\(8,\\)"):  # (JAX: TypeError)
+    mesh_utils.create_device_mesh(8, CPUS)
 
 
 def test_hybrid_meshes():

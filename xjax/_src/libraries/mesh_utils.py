@@ -23,8 +23,16 @@ _GPU_PLATFORMS = ("gpu", "cuda", "rocm")
 
 
 def _axis_sizes(mesh_shape) -> tuple[int, ...]:
+  """``mesh_shape`` as ints: a shape that is not a sequence is JAX's TypeError, a sequence
+  of other values its ValueError."""
   try:
-    return tuple(int(s) for s in mesh_shape)
+    sizes = list(mesh_shape)
+  except TypeError:
+    raise TypeError(f"`mesh_shape` passed to `create_device_mesh` should be a sequence of "
+                    f"ints, got {type(mesh_shape).__name__} {mesh_shape!r}; for one axis "
+                    f"pass ({mesh_shape!r},)") from None
+  try:
+    return tuple(int(s) for s in sizes)
   except (TypeError, ValueError):
     raise ValueError("`mesh_shape` passed to `create_device_mesh` should be a sequence of "
                      f"ints. Got {mesh_shape}") from None
