@@ -349,3 +349,11 @@ def test_scan_over_a_leading_dimension_sharded_in_its_type_is_refused_as_jax():
       lax.scan(body, 0., [x, jnp.ones(4)])
     y = xjax.device_put(jnp.ones((4, 2)), P(None, "i"))   # (another dimension may be)
     assert float(lax.scan(lambda c, r: (c + r.sum(), c), 0., y)[0]) == 8.0
+
+
+def test_with_sharding_constraint_of_a_spec_outside_a_mesh_is_a_runtime_error():
+  """JAX 0.10.2 raises RuntimeError (not ValueError) for a bare PartitionSpec without a
+  context mesh."""
+  with pytest.raises(RuntimeError, match="with_sharding_constraint requires a non-empty mesh "
+                                         "in context if you are passing `PartitionSpec`s"):
+    xjax.jit(lambda a: xjax.lax.with_sharding_constraint(a, P("i")))(X)

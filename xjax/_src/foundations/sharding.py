@@ -738,8 +738,17 @@ def spec_part(axes) -> "str | tuple | None":
   return None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
 
 
+class DuplicateSpecError(Exception):
+  """A spec names one mesh axis for two dimensions (JAX's class: not a ValueError)."""
+
+  def __init__(self, message: str, mesh, pspec) -> None:
+    super().__init__(message)
+    self.message, self.mesh, self.pspec = message, mesh, pspec
+
+
 def check_spec_axes(mesh, spec: PartitionSpec) -> None:
-  """JAX's ValueErrors for a spec naming an axis ``mesh`` lacks, or one axis twice."""
+  """JAX's errors for a spec naming an axis ``mesh`` lacks (ValueError), or one axis twice
+  (DuplicateSpecError)."""
   seen: set = set()
   for part in spec:
     for name in spec_axes(part):
@@ -747,9 +756,10 @@ def check_spec_axes(mesh, spec: PartitionSpec) -> None:
         raise ValueError(f"Resource axis: {name} of {spec!r} is not found in mesh: "
                          f"{mesh.axis_names}.")
       if name in seen:
-        raise ValueError(f"A single NamedSharding spec specification can map every mesh "
-                         f"axis to at most one positional dimension, but {spec!r} has "
-                         f"duplicate entries for `{name}`")
+        raise DuplicateSpecError(
+            f"A single NamedSharding spec specification can map every mesh axis to at most "
+            f"one positional dimension, but {spec!r} has duplicate entries for `{name}`",
+            mesh, spec)
       seen.add(name)
 
 

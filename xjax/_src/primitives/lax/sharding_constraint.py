@@ -211,9 +211,11 @@ def _named(sharding, leaf=None) -> NamedSharding | None:
   if isinstance(sharding, PartitionSpec):
     stack = _mesh_stack()
     if not stack:
-      raise ValueError("with_sharding_constraint was given a PartitionSpec "
-                       f"{sharding!r} outside a mesh context; pass a NamedSharding, or "
-                       "call it inside `with mesh:`.")
+      raise RuntimeError(  # (JAX's class and words)
+          "with_sharding_constraint requires a non-empty mesh in context if you are passing "
+          "`PartitionSpec`s to shardings. You can define a context mesh via "
+          "`jax.set_mesh(mesh)`. Alternatively, provide `Sharding`s to shardings and then "
+          "the mesh context manager is not required.")
     sharding = NamedSharding(stack[-1], sharding)
   if not isinstance(sharding, Sharding):
     raise TypeError(f"with_sharding_constraint expects a Sharding or PartitionSpec, got "
