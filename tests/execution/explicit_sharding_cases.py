@@ -1273,6 +1273,11 @@ UINTS = xjax.device_put(jnp.arange(32, dtype=jnp.uint32).reshape(8, 4), P("X", "
     (lambda: xjax.device_put(jnp.ones((16, 4)), P(None, "Y")).at[
         xjax.device_put(jnp.arange(48, dtype=jnp.int32).reshape(8, 6) % 16, P("X", None))
     ].get(out_sharding=P("X", None, "Y")), "float32[8@X,6,4@Y]"),
+    # and a scatter with out_sharding= likewise, eagerly and under jit
+    (lambda: jnp.zeros((8, 4)).at[xjax.device_put(jnp.arange(8) % 3, P("X"))].add(
+        ROWS, out_sharding=P("X")), "float32[8@X,4]"),
+    (lambda: xjax.jit(lambda r, i: jnp.zeros((8, 4)).at[i].add(r, out_sharding=P("X")))(
+        ROWS, xjax.device_put(jnp.arange(8) % 3, P("X"))), "float32[8@X,4]"),
 ])
 def test_rules_keep_splits(f, want):
   assert typeof(f) == want

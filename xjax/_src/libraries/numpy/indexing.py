@@ -621,11 +621,18 @@ def _scatter_update(x, idx, values, scatter_fn, *, indices_are_sorted=False,
       return _compiled_scatter(x, split[1], values, template=split[0], scatter_fn=scatter_fn,
                                indices_are_sorted=indices_are_sorted,
                                unique_indices=unique_indices, mode=mode)
-  if out_sharding is not None:  # (JAX's: the scatter runs over Auto axes, its result
-    # resharded as asked)
-    return auto_axes(lambda a, v: _scatter(a, idx, v, scatter_fn, indices_are_sorted,
-                                           unique_indices, mode),
-                     out_sharding=out_sharding)(x, values)
+  if out_sharding is not None:  # (JAX's: the scatter runs over Auto axes, its operands and
+    # index arrays resharded in, its result resharded as asked)
+    items = idx if type(idx) is tuple else (idx,)
+    arrays = [e for e in items if isinstance(e, (Array, Tracer))]
+
+    def rebuilt(arrays):
+      it = iter(arrays)
+      out = tuple(next(it) if isinstance(e, (Array, Tracer)) else e for e in items)
+      return out if type(idx) is tuple else out[0]
+    return auto_axes(lambda a, v, *arrays: _scatter(
+        a, rebuilt(arrays), v, scatter_fn, indices_are_sorted, unique_indices, mode),
+        out_sharding=out_sharding)(x, values, *arrays)
   return _scatter(x, idx, values, scatter_fn, indices_are_sorted, unique_indices,
                   mode)
 
