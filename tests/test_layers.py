@@ -282,8 +282,8 @@ STACKS = {
          "dtypes", "earray", "flatten_util", "interpreters", "interpreters.batching",
          "interpreters.pxla", "lax",
          "lax.control_flow", "lax.lax", "numpy", "numpy.ufuncs", "numpy.util", "pjit", "scipy",
-         "literals", "scipy.special", "sharding_impls", "source_info_util", "state",
-         "state.types",
+         "literals", "named_sharding", "scipy.special", "sharding_impls", "source_info_util",
+         "state", "state.types",
          "traceback_util",
          "public_test_util", "tree_util", "typing", "util", "xla_bridge"],  # one module a jax._src
         # module, none on another

@@ -587,7 +587,7 @@ class PjitFunction:
         committed = True
       return self._compiled(entry, device)(leaves, entry.in_avals, committed)
     return spmd.run_jaxpr(entry.closed, leaves, mesh, self._name, ins, outs,
-                          self._compiler_options)
+                          self._compiler_options, entry.donated)
 
   def _rerun_deoptimized(self, err: FloatingPointError, args, kwargs):
     """jax_debug_nans/infs: a jitted result held a NaN/Inf; run the function op by op so

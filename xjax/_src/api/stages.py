@@ -169,7 +169,7 @@ class Lowered(_Signature):
       leaves, mesh, ins, outs = self._spread
       options = tuple({**dict(jitted._compiler_options), **(compiler_options or {})}.items())
       return Compiled(jitted, entry, _SpmdCompiled(spmd.program_for(
-          entry.closed, leaves, mesh, jitted._name, ins, outs, options)))
+          entry.closed, leaves, mesh, jitted._name, ins, outs, options, entry.donated)))
     device = (jitted._target_device() if jitted._placement
               else jitted._sharded_device() or clients.default_device())
     if device_assignment is not None:

@@ -566,7 +566,8 @@ def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: boo
                     embedded: dict | None = None) -> str:
   """``takes_token``: the function takes a token first and returns the token its
   effects leave first, so they run in program order with the caller's.  ``aliases[i]``:
-  the output that invar i's (donated) buffer may hold, or None.  ``layout``: the
+  the output that invar i's (donated) buffer may hold, ``"donor"`` (any output XLA finds
+  it fits), or None.  ``layout``: the
   shardings of ``main``'s parameters and results.  ``embedded[i]``: the value of
   constvar i, written into the function as a constant instead of taken as a parameter."""
   lines: list[str] = []
@@ -600,7 +601,9 @@ def _lower_function(module: Module, name: str, jaxpr: Jaxpr, consts, public: boo
   if aliases:
     first = len(params) - len(jaxpr.invars)
     for i, out in enumerate(aliases):
-      if out is not None:
+      if out == "donor":  # (XLA may reuse the buffer for an output it fits)
+        attrs[first + i].append("jax.buffer_donor = true")
+      elif out is not None:
         attrs[first + i].append(f"tf.aliasing_output = {out} : i32")
   if layout is not None:
     for a, text in zip(attrs, layout.in_texts):
@@ -627,7 +630,8 @@ def lower_module(jaxpr: Jaxpr, name: str, host_callbacks: list | None = None,
   """A module whose ``main`` takes the jaxpr's constvars, then its invars.  The Python
   callables its host callbacks run are appended to ``host_callbacks`` (pass them to
   ``executables.compile``).  ``aliases[i]`` names the output that invar i's donated buffer
-  holds (``tf.aliasing_output``), so XLA writes that output in place.  With a ``layout``
+  holds (``tf.aliasing_output``), so XLA writes that output in place (``"donor"``: XLA
+  picks one, ``jax.buffer_donor``).  With a ``layout``
   the module is an SPMD program over its devices.  ``embedded[i]`` is the value of
   constvar i when it is written into the module rather than taken as a parameter."""
   with monitoring.timed(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, f"jit({name})"):

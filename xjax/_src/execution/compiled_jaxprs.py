@@ -4,7 +4,6 @@ of jaxprs run eagerly (``run_closed_jaxpr``) and the call primitives built on it
 ``UncommittedCall``, jit's fast-path call of a compiled jaxpr."""
 from __future__ import annotations
 
-import warnings
 import weakref
 from typing import Any, Sequence
 
@@ -22,28 +21,9 @@ from xjax._src.backend import clients, executables, lowering
 from xjax._src.backend.executable_budget import budget
 from xjax._src.execution import spmd
 from xjax._src.execution.array import Array, from_buffer
-from xjax._src.execution.dispatch import (DonatedBufferError, input_buffers, pick_device,
-                                          raise_if_deleted, run_program, to_buffer)
-
-
-def donation_aliases(in_avals, donated, out_avals) -> list:
-  """For each input, the output its donated buffer will hold (or None).  As in JAX, the
-  k-th donated input of a (shape, dtype) goes to the k-th output of that (shape, dtype);
-  donations left over are reported in a UserWarning."""
-  free: dict = {}
-  for j, a in enumerate(out_avals):
-    free.setdefault((a.shape, a.dtype), []).append(j)
-  aliases, unused = [], []
-  for a, d in zip(in_avals, donated):
-    outs = free.get((a.shape, a.dtype)) if d else None
-    aliases.append(outs.pop(0) if outs else None)
-    if d and not outs and aliases[-1] is None:
-      unused.append(str(a))
-  if unused:
-    warnings.warn(f"Some donated buffers were not usable: {', '.join(unused)}.\nSee an "
-                  "explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
-                  UserWarning, stacklevel=4)
-  return aliases
+from xjax._src.execution.dispatch import (DonatedBufferError, donation_aliases, input_buffers,
+                                          pick_device, raise_if_deleted, run_program,
+                                          to_buffer)
 
 
 def _fresh_if_donated(args, avals, donated, positions) -> list:

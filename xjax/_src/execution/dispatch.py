@@ -6,6 +6,7 @@ compiled jaxprs and jit's fast-path calls in ``compiled_jaxprs.py``.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -202,3 +203,26 @@ def run_program(executable, bufs: list, args, out_avals, committed, name: str) -
   if checks_results():
     check_special_values(name, results)
   return results
+
+
+def donation_aliases(in_avals, donated, out_avals, shown=None, warn: bool = True) -> list:
+  """For each input, the output its donated buffer will hold (or None).  As in JAX, the
+  k-th donated input of a (shape, dtype) goes to the k-th output of that (shape, dtype)
+  (an output aval of None takes none); donations left over are reported in a UserWarning
+  unless ``warn`` is False (each as ``shown`` gives it: JAX names a partitioned program's
+  per-device blocks)."""
+  free: dict = {}
+  for j, a in enumerate(out_avals):
+    if a is not None:
+      free.setdefault((a.shape, a.dtype), []).append(j)
+  aliases, unused = [], []
+  for a, d in zip(in_avals, donated):
+    outs = free.get((a.shape, a.dtype)) if d else None
+    aliases.append(outs.pop(0) if outs else None)
+    if d and not outs and aliases[-1] is None:
+      unused.append(str(a) if shown is None else shown[len(aliases) - 1])
+  if unused and warn:
+    warnings.warn(f"Some donated buffers were not usable: {', '.join(unused)}.\nSee an "
+                  "explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+                  UserWarning, stacklevel=4)
+  return aliases

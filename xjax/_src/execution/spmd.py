@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from xjax._src.execution.array import Array, make_array
-from xjax._src.execution.dispatch import params_key, run_program
+from xjax._src.execution.dispatch import donation_aliases, params_key, run_program
 from xjax._src.backend import buffers, clients, executables, lowering
 from xjax._src.core.avals import ShapedArray, physical_aval, typed_as_laid_out
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
@@ -127,10 +127,11 @@ def _devices(mesh: Mesh) -> list:
 
 
 def lower(closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings, name: str,
-          host_callbacks: list | None = None) -> str:
+          host_callbacks: list | None = None, aliases=None) -> str:
   """The StableHLO of ``closed`` as an SPMD program over ``mesh``'s devices; parameters
   and results with a sharding carry it (constants are replicated).  The Python callables
-  of its host callbacks are appended to ``host_callbacks``."""
+  of its host callbacks are appended to ``host_callbacks``; ``aliases[i]`` names the
+  output argument i's donated buffer holds."""
   logical = {d: i for i, d in enumerate(_devices(mesh))}
   rep = replicated(mesh)
   ins = [(rep, v.aval) for v in closed.jaxpr.constvars] + list(zip(in_shardings,
@@ -139,7 +140,7 @@ def lower(closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings, name: st
   layout = lowering.SpmdLayout(logical, [_text(s, rank(a), logical) for s, a in ins],
                                [_text(s, rank(a), logical)
                                 for s, a in zip(out_shardings, closed.out_avals)], mesh)
-  return lowering.lower_module(closed.jaxpr, name, host_callbacks, layout=layout)
+  return lowering.lower_module(closed.jaxpr, name, host_callbacks, aliases, layout=layout)
 
 
 def _typed_layout(aval, mesh: Mesh, by_types: bool = False):
@@ -190,12 +191,14 @@ def _chosen(tiling, mesh: Mesh, ndim: int):
 
 class SpmdProgram:
   """A closed jaxpr compiled over a mesh's devices.  ``in_shardings``/``out_shardings``
-  fix the layouts of arguments and outputs; where one is None, XLA chooses it."""
+  fix the layouts of arguments and outputs; where one is None, XLA chooses it.
+  ``donated`` (one flag per argument, or None) marks arguments whose buffers outputs may
+  reuse; the runtime then deletes them, as JAX's donation does."""
   __slots__ = ("executable", "in_shardings", "out_shardings", "out_avals", "const_bufs",
                "text", "name")
 
   def __init__(self, closed: ClosedJaxpr, mesh: Mesh, in_shardings, out_shardings,
-               name: str, compiler_options: tuple = ()) -> None:
+               name: str, compiler_options: tuple = (), donated=None) -> None:
     devices = _devices(mesh)
     consts = list(closed.jaxpr.constvars)
     in_avals = [v.aval for v in consts] + list(closed.in_avals)
@@ -205,7 +208,8 @@ class SpmdProgram:
             for s, a in zip(out_shardings, closed.out_avals)]
     self.name = name
     callbacks = []
-    self.text = lower(closed, mesh, in_shardings, outs, name, callbacks)
+    aliases = donated and _spmd_aliases(closed, donated, in_shardings, outs)
+    self.text = lower(closed, mesh, in_shardings, outs, name, callbacks, aliases)
     self.out_avals = closed.out_avals
     exe = self.executable = executables.compile_spmd(
         self.text, devices, name, in_avals, self.out_avals, [s is None for s in ins],
@@ -230,22 +234,39 @@ class SpmdProgram:
     return run_program(self.executable, bufs, args, self.out_avals, True, self.name)
 
 
+def _spmd_aliases(closed: ClosedJaxpr, donated, in_shardings, out_shardings) -> list:
+  """Donations in a partitioned program, as JAX sets them up: a donated argument's block is
+  written in place of a result's block of the same shape and dtype (results whose layout XLA
+  chooses take none); the others, while some result's layout is XLA's choice, are offered
+  to XLA (``"donor"``), else reported unusable (named by their blocks)."""
+  def block(a, s):
+    return ShapedArray(a.shape if s is None else s.shard_shape(a.shape), a.dtype)
+  ins = [block(a, s) for a, s in zip(closed.in_avals, in_shardings)]
+  outs = [None if s is None else block(a, s)
+          for a, s in zip(closed.out_avals, out_shardings)]
+  chosen = any(s is None for s in out_shardings)
+  aliases = donation_aliases(ins, donated, outs, [str(a) for a in ins], warn=not chosen)
+  return [a if a is not None or not d or not chosen else "donor"
+          for a, d in zip(aliases, donated)]
+
+
 _programs = WeakLRU(per_owner=8)  # closed jaxpr -> {(mesh, shardings): SpmdProgram}
 clients.register_backend_cache(_programs)
 
 
 def run_jaxpr(closed: ClosedJaxpr, args: Sequence[Any], mesh: Mesh, name: str = "jaxpr",
-              in_shardings=None, out_shardings=None, compiler_options: tuple = ()) -> list:
-  """Runs ``closed`` over ``mesh``'s devices (compiled once per jaxpr, layouts and XLA
-  options, (name, value) pairs).  Inputs without a given sharding keep their own layout
-  (XLA's choice if on one device)."""
+              in_shardings=None, out_shardings=None, compiler_options: tuple = (),
+              donated=None) -> list:
+  """Runs ``closed`` over ``mesh``'s devices (compiled once per jaxpr, layouts, XLA
+  options, (name, value) pairs, and donations).  Inputs without a given sharding keep their
+  own layout (XLA's choice if on one device)."""
   return program_for(closed, args, mesh, name, in_shardings, out_shardings,
-                     compiler_options)(args)
+                     compiler_options, donated)(args)
 
 
 def program_for(closed: ClosedJaxpr, args: Sequence[Any], mesh: Mesh, name: str = "jaxpr",
                 in_shardings=None, out_shardings=None,
-                compiler_options: tuple = ()) -> SpmdProgram:
+                compiler_options: tuple = (), donated=None) -> SpmdProgram:
   """The SpmdProgram ``run_jaxpr`` runs ``closed`` with on ``args`` (compiled once per
   jaxpr, layouts and XLA options; also what a jit's ``.lower(...).compile()`` holds)."""
   if in_shardings is None:
@@ -253,10 +274,10 @@ def program_for(closed: ClosedJaxpr, args: Sequence[Any], mesh: Mesh, name: str 
   ins = tuple(s if s is not None else in_layout(x) for x, s in zip(args, in_shardings))
   outs = tuple(out_shardings) if out_shardings is not None else (None,) * len(
       closed.out_avals)
-  key = (mesh, ins, outs, compiler_options)
+  key = (mesh, ins, outs, compiler_options, donated)
   program = _programs.get(closed, key)
   if program is None:
-    program = SpmdProgram(closed, mesh, ins, outs, name, compiler_options)
+    program = SpmdProgram(closed, mesh, ins, outs, name, compiler_options, donated)
     _programs.put(closed, key, program)
   return program
 

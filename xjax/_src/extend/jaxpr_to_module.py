@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from xjax._src.execution import compiled_jaxprs
+from xjax._src.execution import dispatch
 from xjax._src.backend import lowering as lo
 from xjax._src.backend import mlir_modules
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr
@@ -47,7 +47,7 @@ def lower_jaxpr_to_module(module_name: str, jaxpr: ClosedJaxpr | Jaxpr, *,
   if input_output_aliases is not None:
     aliases = list(input_output_aliases)[num_const_args:]
   elif donated_args is not None:
-    aliases = compiled_jaxprs.donation_aliases(jaxpr.in_avals, list(donated_args)[num_const_args:],
+    aliases = dispatch.donation_aliases(jaxpr.in_avals, list(donated_args)[num_const_args:],
                                         jaxpr.out_avals)
   else:
     aliases = None
