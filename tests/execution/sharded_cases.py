@@ -379,3 +379,32 @@ def test_constraint_over_an_abstract_mesh_uses_the_context_mesh():
   constrained = xjax.jit(lambda a: xjax.lax.with_sharding_constraint(
       a, NamedSharding(one, P("a"))))(X)   # (one device: nothing to do)
   np.testing.assert_array_equal(np.asarray(constrained), X)
+
+
+def test_donation_over_several_devices_as_jax():
+  """JAX 0.10.2 (4 CPU devices): a donated sharded argument whose block fits a result's
+  is deleted (also through an Array device_put made sharing its buffers); one whose block
+  fits no result of a known layout warns, naming its block, and stays; with a result whose
+  layout XLA chooses it is offered to XLA, without a warning."""
+  import warnings
+  auto = Mesh(np.array(d), ("x",), axis_types=(xjax.sharding.AxisType.Auto,))
+  split = NamedSharding(auto, P("x"))
+  a = xjax.device_put(jnp.arange(8.0), split)
+  out = xjax.jit(lambda v: v * 2, donate_argnums=0)(a)
+  assert a.is_deleted() and out.sharding.spec == P("x")
+  np.testing.assert_array_equal(out, np.arange(8.0) * 2)
+  r = xjax.device_put(jnp.ones((8, 4)), NamedSharding(auto, P("x", None)))
+  s = xjax.device_put(r, NamedSharding(auto, P("x")))
+  xjax.jit(lambda v: v * 2, donate_argnums=0)(s)
+  assert s.is_deleted() and r.is_deleted()
+  b = xjax.device_put(jnp.arange(8.0), split)
+  with pytest.warns(UserWarning, match=r"Some donated buffers were not usable: float32\[2\]"):
+    assert float(xjax.jit(lambda v: v.sum(), donate_argnums=0,
+                          out_shardings=NamedSharding(auto, P()))(b)) == 28.0
+  assert not b.is_deleted()
+  c = xjax.device_put(jnp.arange(8.0), split)
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    out = xjax.jit(lambda v: xjax.lax.with_sharding_constraint(
+        v * 2, NamedSharding(auto, P())), donate_argnums=0)(c)
+  assert not c.is_deleted() and out.sharding.spec == P()

@@ -4,4 +4,4 @@ from tests.multi_device_run import run_cases
 
 
 def test_sharded_cases():
-  assert run_cases("tests/execution/sharded_cases.py") == 22
+  assert run_cases("tests/execution/sharded_cases.py") == 23
