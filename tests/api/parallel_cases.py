@@ -255,3 +255,15 @@ def test_eager_shard_map_branches_on_replicated_values():
   with pytest.raises(ValueError, match="shard_map applied to the function '_rem_singleton' "
                                        "was given out_specs which require replication"):
     shard_map(lambda b: b, mesh=mesh, in_specs=P("x"), out_specs=P())(X)
+
+
+def test_pmap_donates_its_arguments():
+  """JAX 0.10.2: pmap's donate_argnums donates (the argument is deleted); a position both
+  static and donated is its ValueError."""
+  x = jax.pmap(lambda v: v)(jnp.arange(8.0).reshape(4, 2))
+  out = jax.pmap(lambda c, v: v * c, static_broadcasted_argnums=0, donate_argnums=1)(2.0, x)
+  assert x.is_deleted()
+  np.testing.assert_array_equal(out, np.arange(8.0).reshape(4, 2) * 2)
+  with pytest.raises(ValueError, match=r"`static_argnums` \[0\] and `donate_argnums` \[0\] "
+                                        "cannot intersect"):
+    jax.pmap(lambda a, b: b, static_broadcasted_argnums=0, donate_argnums=0)

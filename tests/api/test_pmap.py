@@ -4,7 +4,7 @@ from tests.multi_device_run import run_cases
 
 
 def test_parallel_cases():
-  assert run_cases("tests/api/parallel_cases.py") == 14
+  assert run_cases("tests/api/parallel_cases.py") == 15
 
 
 PMAP_PSUM_JAXPR = """\

@@ -33,6 +33,10 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
   """Maps ``fun`` over axis ``in_axes`` of its arguments, one member per device."""
   static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) else (
       tuple(static_broadcasted_argnums))
+  donate = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+  if set(static) & set(donate):
+    raise ValueError(f"`static_argnums` {sorted(set(static))} and `donate_argnums` "
+                     f"{sorted(set(donate))} cannot intersect.")
   name = _ANONYMOUS if axis_name is None else axis_name
   pool = list(devices) if devices is not None else clients.local_devices(backend=backend)
 
@@ -75,13 +79,16 @@ def pmap(fun: Callable, axis_name=None, *, in_axes=0, out_axes=0,
     mesh = meshes.get(size)
     if mesh is None:
       mesh = meshes[size] = Mesh(np.array(pool[:size], dtype=object), (name,))
-    return _compiled(fun, args, static, axes_key, hashed_out, mesh, name)(*dyn)
+    # (donated arguments, by their place among the dynamic ones; keywords are not donated)
+    donated = tuple(k for k, i in enumerate(i for i in range(len(args)) if i not in static)
+                    if i in donate and not (keywords and i == len(args) - 1))
+    return _compiled(fun, args, static, axes_key, hashed_out, mesh, name, donated)(*dyn)
   return mapped
 
 
 @functools.lru_cache(maxsize=256)
-def _program(fun, statics, static_pos, n_args, axes, out_axes, mesh, name):
-  """The jitted shard_map for one function, static arguments and mesh."""
+def _program(fun, statics, static_pos, n_args, axes, out_axes, mesh, name, donated):
+  """The jitted shard_map for one function, static arguments, mesh and donated arguments."""
   static_values = dict(zip(static_pos, statics))
 
   def body(*dyn_args):
@@ -115,7 +122,7 @@ def _program(fun, statics, static_pos, n_args, axes, out_axes, mesh, name):
     out_tree, flat_axes = box[0]
     outs = [o if a is None else batching.moveaxis(o, 0, a) for o, a in zip(outs, flat_axes)]
     return tree_util.tree_unflatten(out_tree, outs)
-  return jit(_fun)
+  return jit(_fun, donate_argnums=donated)
 
 
 class _WithKeywords:
@@ -157,10 +164,10 @@ def _unhash(pair):
   return tree_util.tree_unflatten(*pair)
 
 
-def _compiled(fun, args, static, axes_key, out_axes_key, mesh, name):
+def _compiled(fun, args, static, axes_key, out_axes_key, mesh, name, donated):
   statics = tuple(_Static(args[i]) for i in static if i < len(args))
   return _program(fun, statics, tuple(i for i in static if i < len(args)), len(args),
-                  axes_key, out_axes_key, mesh, name)
+                  axes_key, out_axes_key, mesh, name, donated)
 
 
 def _prefix_axes(values, axes, kind: str) -> list:
