@@ -153,7 +153,7 @@ class Lowered(_Signature):
   def compiler_ir(self, dialect: str | None = None):
     """The module as jaxlib's MLIR ``ir.Module`` (``dialect='stablehlo'``, the default) or
     as XLA's HLO computation (``dialect='hlo'``, printed by ``as_hlo_text()``)."""
-    from xjax._src.backend import clients, mlir_modules
+    from xjax._src.backend import mlir_modules
     if dialect in (None, "stablehlo"):
       return mlir_modules.mlir_module(self._text)
     if dialect == "hlo":
