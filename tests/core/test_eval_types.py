@@ -1,11 +1,13 @@
 """``core.trace.eval_types`` remembers the result types of lax's primitives (whose shape rules
-read only operand types and parameters), never an error, and not while types are sharded."""
+read only operand types and parameters), never an error; once types are sharded, per abstract
+mesh (sharding rules may read the context's)."""
 import numpy as np
 import pytest
 
 from xjax._src.core import trace
 from xjax._src.core import avals
 from xjax._src.core.avals import ShapedArray
+from xjax._src.foundations.sharding import AbstractMesh, AxisType, use_abstract_mesh
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
 
@@ -37,10 +39,14 @@ def test_types_are_remembered_per_operand_types_and_parameters():
                                                        sharding=None)).shape == (1, 3)
 
 
-def test_nothing_is_remembered_once_a_type_is_sharded():
+def test_types_are_remembered_per_abstract_mesh_once_a_type_is_sharded():
   avals.sharded_types[0] = True
   first = trace.eval_types(ew.add_p, [F3, F3], {})
-  assert first == F3 and trace.eval_types(ew.add_p, [F3, F3], {}) is not first
+  assert first == F3 and trace.eval_types(ew.add_p, [F3, F3], {}) is first
+  mesh = AbstractMesh((1,), ("i",), (AxisType.Explicit,))
+  with use_abstract_mesh(mesh):
+    other = trace.eval_types(ew.add_p, [F3, F3], {})
+  assert other == F3 and other is not first
 
 
 def test_a_shape_rule_error_is_raised_every_time():

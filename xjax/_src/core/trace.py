@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 from xjax._src.foundations import errors
 from xjax._src.foundations.config import config
+from xjax._src.foundations.sharding import get_abstract_mesh
 from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core import varying
 from xjax._src.core.avals import ShapedArray, sharded_types, varying_types
@@ -167,11 +168,14 @@ def eval_types(prim: Primitive, avals: Sequence, params: dict, effects: bool = F
   ``sharding`` or ``out_sharding`` parameter asks for one (then also
   checked there: ShardingTypeError where the result's sharding would be ambiguous). With
   ``effects``, ``(types, effects)`` (from the effectful shape rule when it has one).
-  A ``types_cached`` primitive's types are remembered (while no type is sharded)."""
-  if not prim.types_cached or sharded_types[0]:
+  A ``types_cached`` primitive's types are remembered (once a type is sharded, per
+  abstract mesh too: sharding rules may read the context's)."""
+  if not prim.types_cached:
     return _eval_types(prim, avals, params, effects)
   try:
     key = (prim, effects, config._trace_token, len(avals), *avals, *params.items())
+    if sharded_types[0]:
+      key = (get_abstract_mesh(), *key)
     hit = _types.get(key)
   except TypeError:  # unhashable parameters
     return _eval_types(prim, avals, params, effects)
@@ -215,14 +219,19 @@ def _with_type_shardings(prim: Primitive, avals, out, params):
   shardings = rule(*avals, **params)
   if not prim.multiple_results:
     shardings = [shardings]
-  typed = [_typed(o, s) for o, s in zip(outs, shardings)]
+  typed = [_typed(o, s, avals) for o, s in zip(outs, shardings)]
   return typed if prim.multiple_results else typed[0]
 
 
-def _typed(aval, sharding):
-  """``aval`` with the type sharding ``sharding`` (None: unsharded)."""
+def _typed(aval, sharding, operands=()):
+  """``aval`` with the type sharding ``sharding`` (None: unsharded): an operand's type
+  when it is that type (elementwise results mostly are), else a new one."""
   if type(aval) is not ShapedArray or aval._sharding is sharding:
     return aval
+  for a in operands:
+    if (type(a) is ShapedArray and a._sharding is sharding and a.shape == aval.shape
+        and a.dtype == aval.dtype and a.weak_type == aval.weak_type and a._vma == aval._vma):
+      return a
   return aval.update(sharding=sharding)
 
 
