@@ -103,13 +103,10 @@ def _take(x, idx, mode, fill_value, indices_are_sorted, unique_indices, out_shar
       out, new_axes = take(x, entries=entries)
     else:  # (JAX's: the gather runs over Auto axes, its operand and index arrays resharded
       new_axes = []  # in, its result resharded as asked)
-      arrays = [e for e in entries if _is_array_index(e)]
-
-      def gather(a, *arrays):
-        it = iter(arrays)
-        return _placed_axes(take(a, entries=[next(it) if _is_array_index(e) else e
-                                             for e in entries]), new_axes)
-      out = auto_axes(gather, out_sharding=out_sharding)(x, *arrays)
+      arrays, rebuilt = _split_out_arrays(entries, _is_array_index)
+      out = auto_axes(lambda a, *arrays: _placed_axes(take(a, entries=rebuilt(arrays)),
+                                                      new_axes),
+                      out_sharding=out_sharding)(x, *arrays)
   if new_axes:
     out = expand_dims(out, new_axes)
   for rank in empty:  # a scalar False index adds an axis of length 0
@@ -183,6 +180,18 @@ def _compiled_take(x, arrays, *, template, mode, fill_value, indices_are_sorted,
                    unique_indices, out_sharding, starts_in_gather):
   return _take(x, _join_index(template, arrays), mode, fill_value, indices_are_sorted,
                unique_indices, out_sharding, starts_in_gather, eager=True)
+
+
+def _split_out_arrays(entries, is_array):
+  """``(arrays, rebuilt)``: the entries of an index that ``is_array`` picks, and the function
+  giving the entries back with other arrays in their places (to pass them through
+  ``auto_axes``, which reshards its arguments)."""
+  arrays = [e for e in entries if is_array(e)]
+
+  def rebuilt(new):
+    it = iter(new)
+    return [next(it) if is_array(e) else e for e in entries]
+  return arrays, rebuilt
 
 
 def _is_array_index(e) -> bool:
@@ -624,14 +633,10 @@ def _scatter_update(x, idx, values, scatter_fn, *, indices_are_sorted=False,
   if out_sharding is not None:  # (JAX's: the scatter runs over Auto axes, its operands and
     # index arrays resharded in, its result resharded as asked)
     items = idx if type(idx) is tuple else (idx,)
-    arrays = [e for e in items if isinstance(e, (Array, Tracer))]
-
-    def rebuilt(arrays):
-      it = iter(arrays)
-      out = tuple(next(it) if isinstance(e, (Array, Tracer)) else e for e in items)
-      return out if type(idx) is tuple else out[0]
+    arrays, rebuilt = _split_out_arrays(items, lambda e: isinstance(e, (Array, Tracer)))
     return auto_axes(lambda a, v, *arrays: _scatter(
-        a, rebuilt(arrays), v, scatter_fn, indices_are_sorted, unique_indices, mode),
+        a, tuple(rebuilt(arrays)) if type(idx) is tuple else rebuilt(arrays)[0], v,
+        scatter_fn, indices_are_sorted, unique_indices, mode),
         out_sharding=out_sharding)(x, values, *arrays)
   return _scatter(x, idx, values, scatter_fn, indices_are_sorted, unique_indices,
                   mode)
