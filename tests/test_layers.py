@@ -122,7 +122,8 @@ STACKS = {
     ],
     # -- interpreters
     "xjax._src.interpreters": [
-        ["staging", "array_builders"],  # tracing to a jaxpr; the slots lax fills
+        ["staging", "array_builders", "linear_util"],  # tracing to a jaxpr; the slots lax
+        # fills; functions wrapped with transformations, as JAX's internals pass them
         ["ad", "batching"],  # the transformations
         ["higher_order"],  # the rules higher-order primitives share
     ],
@@ -196,9 +197,9 @@ STACKS = {
     ],
     # -- extend
     "xjax._src.extend": [
-        ["rule_registries", "dce_rules", "partial_eval_rules", "linear_util"],  # JAX's rule
-        # tables as views of the rule slots; wrapped functions
-        ["api_util", "call_primitive"],  # on linear_util
+        ["rule_registries", "dce_rules", "partial_eval_rules"],  # JAX's rule tables as views
+        # of the rule slots
+        ["api_util", "call_primitive"],  # on interpreters' linear_util
         ["ir_attributes", "ir_modules", "ir_trees"],  # jaxlib's MLIR bindings, made usable
         ["lowering_records", "user_lowering"],  # lowering rules written the JAX way
         ["jaxpr_to_ir", "jaxpr_to_module", "ffi"],  # built on user_lowering
@@ -282,7 +283,8 @@ STACKS = {
          "dtypes", "earray", "flatten_util", "interpreters", "interpreters.batching",
          "interpreters.pxla", "lax",
          "lax.control_flow", "lax.lax", "numpy", "numpy.ufuncs", "numpy.util", "pjit", "scipy",
-         "literals", "named_sharding", "scipy.special", "sharding_impls", "source_info_util",
+         "literals", "named_sharding", "random", "random.threefry2x32", "scipy.special",
+         "sharding_impls", "source_info_util",
          "state", "state.types",
          "traceback_util",
          "public_test_util", "tree_util", "typing", "util", "xla_bridge"],  # one module a jax._src

@@ -2,7 +2,7 @@
 transformations, as JAX's internals pass them around."""
 from collections.abc import Callable  # noqa: F401  (JAX's module shows it too)
 
-from xjax._src.extend.linear_util import (StoreException, WrappedFun, cache,  # noqa: F401
+from xjax._src.interpreters.linear_util import (StoreException, WrappedFun, cache,  # noqa: F401
                                           merge_linear_aux, transformation, transformation2,
                                           transformation_with_aux, transformation_with_aux2,
                                           wrap_init)

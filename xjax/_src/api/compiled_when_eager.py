@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
-from xjax._src.core.trace import current_trace, eval_trace
+from xjax._src.core.trace import current_trace, defined_outside_xjax, eval_trace
 from xjax._src.foundations.wrapping import wraps
 from xjax._src.api.call_tracing import NonHashableStaticError, check_statics_hashable, split_args
 from xjax._src.api.jit import PjitFunction
@@ -25,6 +25,8 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
   (``staged``: the name JAX's jaxprs give the call): under any transformation (make_jaxpr,
   jit, a loop body, eager grad or vmap) these are a nested ``jit`` call of that name, as in
   JAX, so weak types follow a call's rules (its transpose sums cotangents inside the call).
+  A trace defined outside xjax (a custom interpreter) gets every call as a ``jit``, as
+  JAX's would: ``inline`` for the functions JAX jits so, which it stages inline.
   A non-hashable value for a static parameter runs it op by op instead, or, with
   ``hashable_statics`` (functions JAX jits with those parameters as they are given), raises
   JAX's ValueError. Run inline under jvp, a call types its tangents from the primals (a
@@ -34,13 +36,14 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
   if fun is None:
     return functools.partial(compiled_when_eager, static_argnames=static_argnames,
                              hashable_statics=hashable_statics, staged=staged)
-  jitted = PjitFunction(fun, None, static_argnames, None, None, False, False, name=staged,
-                        host_eval=True)
+  jitted = PjitFunction(fun, None, static_argnames, None, None, False, staged is None,
+                        name=staged, host_eval=True)
 
   @wraps(fun)
   def call(*args, **kwargs):  # (with ``call.on_host``, ``jitted.call_on_host``, below)
     trace = current_trace()
-    if trace is eval_trace or staged is not None or _eager_batching(trace):
+    if (trace is eval_trace or staged is not None or _eager_batching(trace)
+        or defined_outside_xjax(trace)):
       try:
         return jitted(*args, **kwargs)
       except NonHashableStaticError as e:

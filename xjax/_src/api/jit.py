@@ -491,16 +491,15 @@ class PjitFunction:
   def _bind_params(self) -> dict:
     """The ``jit`` primitive's parameters beyond the body and name: the device and XLA
     options jit was given (compiler options only where the call is not staged into an
-    enclosing computation, as in JAX), and ``inline`` (staged as its body's equations)
-    where neither placement nor shardings stop it, as JAX."""
+    enclosing computation, as in JAX), and ``inline``, always present as in JAX (staged as
+    its body's equations where neither placement nor shardings stop it)."""
     params = {}
     mesh = jit_context_mesh()
     if mesh is not None:
       params["ctx_mesh"] = mesh
     if self._placement:
       params["device"] = self._target_device()
-    elif self._inline and self._shardings is None:
-      params["inline"] = True
+    params["inline"] = (not self._placement and self._inline and self._shardings is None)
     if self._compiler_options:
       trace = current_trace()
       while trace is not None and not isinstance(trace, DynamicJaxprTrace):

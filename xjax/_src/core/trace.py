@@ -299,6 +299,10 @@ class Trace:
     """Whether the transformation is still running (JAX's name for ``alive``)."""
     return self.alive
 
+  def full_raise(self, value):
+    """``value`` as it is (JAX's older API: a trace took in lower tracers with it)."""
+    return value
+
   @property
   def main(self) -> "Trace":
     """What identifies this transformation (JAX's older API; ``x._trace.main is main``)."""
@@ -342,6 +346,12 @@ def new_trace(trace: Trace):
   finally:
     ctx.trace = prev
     trace.invalidate()
+
+
+def defined_outside_xjax(trace: Trace) -> bool:
+  """Whether ``trace`` is of a class defined outside xjax: a custom interpreter written
+  against JAX's trace protocol (quax's), which sees calls as JAX's traces would."""
+  return not type(trace).__module__.startswith("xjax.")
 
 
 def current_trace() -> Trace:

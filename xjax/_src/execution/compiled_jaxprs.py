@@ -241,12 +241,12 @@ clients.register_backend_cache(_compiled_jaxprs)
 
 
 def call_primitive(name: str, jaxpr_param: str = "jaxpr", *, impl=None,
-                   lowering=None) -> Primitive:
+                   lowering=None, primitive_class: type = Primitive) -> Primitive:
   """A primitive that calls the closed jaxpr in its ``jaxpr_param`` parameter on its
   operands: the shape rule, eager evaluation (compiled once per jaxpr) and lowering (a
   private function call) shared by jit, checkpoint and the custom-derivative calls;
   ``impl`` and ``lowering``, when given, replace the last two."""
-  prim = Primitive(name, multiple_results=True)
+  prim = primitive_class(name, multiple_results=True)
   prim.abstract_eval = lambda *avals, **params: params[jaxpr_param].out_avals
   prim.impl = impl or (lambda *args, **params: run_closed_jaxpr(
       params[jaxpr_param], args, params.get("name", name)))

@@ -9,7 +9,7 @@ from xjax._src.foundations import tree_util
 from xjax._src.core.values import get_aval, shaped_abstractify  # noqa: F401
 from xjax._src.interpreters.staging import DebugInfo, fun_source_info
 from xjax._src.api.call_tracing import arg_names as _arg_names
-from xjax._src.extend.linear_util import WrappedFun, transformation2, transformation_with_aux2
+from xjax._src.interpreters.linear_util import WrappedFun, transformation2, transformation_with_aux2
 
 
 def debug_info(traced_for: str, fun: Callable, args: Sequence[Any], kwargs: dict[str, Any], *,

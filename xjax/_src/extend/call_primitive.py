@@ -18,7 +18,7 @@ from xjax._src.core.trace import Primitive, current_trace, eval_trace
 from xjax._src.core.values import get_aval
 from xjax._src.extend.dce_rules import dce_jaxpr_call_rule, dce_rule_to_slot
 from xjax._src.interpreters.higher_order import call_rules, trace_hoisted
-from xjax._src.extend.linear_util import wrap_init
+from xjax._src.interpreters.linear_util import wrap_init
 
 
 def call_impl(f, *args, **params):

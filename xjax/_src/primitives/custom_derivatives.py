@@ -26,6 +26,7 @@ from xjax._src.core.trace import (Primitive, Tracer, current_trace, eval_trace,
 from xjax._src.core.typed_ndarray import TYPED_SCALARS, typed_value
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, array_builders as build, batching
+from xjax._src.interpreters import linear_util as lu
 from xjax._src.interpreters.ad import JVPTrace, PartialEvalTrace, Zero
 from xjax._src.interpreters.batching import BatchTrace
 from xjax._src.interpreters.higher_order import hoist, trace_hoisted
@@ -115,12 +116,14 @@ def _processing_trace(leaves):
   return trace
 
 
-def _custom_call(prim, fun, args, dyn, params, trace_and_bind, recall):
+def _custom_call(prim, fun, args, dyn, params, trace_and_bind, recall, foreign=None):
   """Calls a custom-derivative function as JAX does.  On concrete inputs the function
   just runs; under a JVP the rule runs on the primals (concrete when the JVP is eager), so
-  the function is not traced; any other trace stages the call (``trace_and_bind``).  A
-  JVP whose tracers among the inputs all carry zero tangents leaves the call to the
-  transformation below it, on the primals (``recall``: the custom function itself)."""
+  the function is not traced; a trace defined outside xjax that takes such calls the JAX
+  way gets it so (``foreign(trace)``); any other trace stages the call
+  (``trace_and_bind``).  A JVP whose tracers among the inputs all carry zero tangents
+  leaves the call to the transformation below it, on the primals (``recall``: the custom
+  function itself)."""
   leaves = tree_util.tree_leaves(dyn)
   # Tracers among the nondiff arguments count too: the call closes over them.
   trace = _processing_trace(tree_util.tree_leaves(args))
@@ -135,6 +138,8 @@ def _custom_call(prim, fun, args, dyn, params, trace_and_bind, recall):
       leaves = [typed_value(x, get_aval(x)) if type(x) in _PY_SCALARS else x for x in leaves]
       return trace.process_primitive(prim, leaves, dict(params, call_jaxpr=None,
                                                           num_consts=0))
+    if foreign is not None and hasattr(type(trace), f"process_{prim.name}"):
+      return foreign(trace)
     return trace_and_bind()
 
 
@@ -385,13 +390,72 @@ class custom_jvp:
                                     num_consts=len(consts), name=name,
                                     symbolic_zeros=symbolic)
 
+    def foreign(trace):
+      def flat_fun(*xs):
+        out = self.fun(*_merge(nondiff, statics, tree_util.tree_unflatten(in_tree, xs)))
+        out_leaves, tree = tree_util.tree_flatten(out)
+        out_trees[:] = [tree]
+        return out_leaves
+      outs = trace.process_custom_jvp_call(
+          custom_jvp_call_p, lu.wrap_init(flat_fun), lu.wrap_init(_protocol_rule(jvp_flat)),
+          tree_util.tree_leaves(dyn), symbolic_zeros=symbolic)
+      if not out_trees:  # (the trace ran neither: its outputs are as many leaves)
+        out_trees.append(tree_util.tree_structure(list(outs)))
+      return outs
+
     jvp_flat.__name__ = fun_name(rule)  # printed in jaxprs as the user's rule
     outs = _custom_call(custom_jvp_call_p, self.fun, args, dyn,
                         dict(jvp=jvp_flat, name=name, symbolic_zeros=symbolic),
-                        trace_and_bind, self)
+                        trace_and_bind, self, foreign)
     if not out_trees:  # ran as a plain function on concrete inputs
       return outs
     return tree_util.tree_unflatten(out_trees[0], outs)
+
+
+def _protocol_rule(jvp_flat, num_consts: int = 0):
+  """A flat JVP rule (tangents arrays or symbolic ``Zero``s; primal and tangent outputs
+  apart) in JAX's form for traces defined outside xjax: primals then tangents in (the
+  first ``num_consts`` of each, a call's constants, dropped), primal then tangent outputs
+  out, zero tangents as ``SymbolicZero`` records both ways."""
+  def rule(*xs):
+    n = len(xs) // 2
+    tangents = [Zero(t.aval) if type(t) is SymbolicZero else t for t in xs[n + num_consts:]]
+    out_p, out_t = jvp_flat(list(xs[num_consts:n]), tangents)
+    return [*out_p, *(SymbolicZero(t.aval) if type(t) is Zero else t for t in out_t)]
+  return rule
+
+
+class _CustomJVPCallPrimitive(Primitive):
+  """``custom_jvp_call`` with JAX's protocol for traces defined outside xjax (quax's):
+  a bound call (a jaxpr's equation re-evaluated) reaches such a trace's
+  ``process_custom_jvp_call`` with its body and rule as wrapped functions, and the trace
+  re-binds it with ``bind_with_trace(trace, args, avals, params)``, the two wrapped
+  functions in ``params["subfuns"]``."""
+
+  def bind(self, *args, **params):
+    trace = current_trace()
+    if not hasattr(type(trace), "process_custom_jvp_call"):
+      return super().bind(*args, **params)
+    closed = params["call_jaxpr"]
+    fun = lu.wrap_init(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs))
+    jvp = lu.wrap_init(_protocol_rule(params["jvp"], params["num_consts"]))
+    return trace.process_custom_jvp_call(self, fun, jvp, args,
+                                         symbolic_zeros=params["symbolic_zeros"])
+
+  def bind_with_trace(self, trace, args, *avals_params):
+    params = dict(avals_params[-1])
+    if "subfuns" not in params:
+      return super().bind_with_trace(trace, args, params)
+    fun, jvp = params.pop("subfuns")
+    call = custom_jvp(lambda *xs: list(fun.call_wrapped(*xs)))
+    n = len(args)
+
+    def rule(primals, tangents):
+      outs = jvp.call_wrapped(*primals, *tangents)
+      return list(outs[:len(outs) // 2]), list(outs[len(outs) // 2:])
+    call.defjvp(rule, symbolic_zeros=params.pop("symbolic_zeros", False))
+    with set_current_trace(trace):
+      return call(*args[:n])
 
 
 def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name,
@@ -436,7 +500,8 @@ def _custom_jvp_partial_eval(trace, args, params):
   return eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
 
-custom_jvp_call_p = call_primitive("custom_jvp_call", "call_jaxpr")
+custom_jvp_call_p = call_primitive("custom_jvp_call", "call_jaxpr",
+                                   primitive_class=_CustomJVPCallPrimitive)
 custom_jvp_call_p.jvp = _custom_jvp_jvp
 custom_jvp_call_p.hidden_params = frozenset({"num_consts"})
 custom_jvp_call_p.pp_params = lambda p: sorted(p.items(), key=lambda kv: (kv[0] != "name",

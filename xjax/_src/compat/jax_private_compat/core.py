@@ -4,7 +4,9 @@ from xjax._src.core.avals import ShapedArray, physical_aval  # noqa: F401
 from xjax._src.core.concrete import is_constant_dim  # noqa: F401
 from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprEqnContext,  # noqa: F401
                                   JaxprPpContext, Literal, Var, jaxpr_as_fun)
-from xjax._src.core.trace import Primitive, Trace, Tracer, current_trace, eval_trace
+from xjax._src.core.trace import (Primitive, Trace, Tracer, current_trace, eval_trace,  # noqa: F401
+                                  set_current_trace)
+from xjax.extend.core import TraceTag, take_current_trace  # noqa: F401
 from xjax._src.core.values import get_aval  # noqa: F401
 from xjax._src.foundations.sharding import ShardingTypeError  # noqa: F401
 from xjax._src.api.jit_primitives import closed_call_p  # noqa: F401
@@ -28,6 +30,11 @@ class _TraceContext:
 
 
 trace_ctx = _TraceContext()
+
+
+def full_lower(value):
+  """A tracer's simplest form (itself: xjax's tracers never wrap an untraced value)."""
+  return value.full_lower() if isinstance(value, Tracer) else value
 
 
 def __getattr__(name: str):

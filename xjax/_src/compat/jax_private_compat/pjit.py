@@ -2,6 +2,7 @@
 `jit_p` and its parameters are not here: custom interpreters that re-bind it (quax) need
 JAX's trace protocol, which xjax does not present."""
 from xjax.sharding import auto_axes  # noqa: F401
+from xjax._src.api.jit_primitives import jit_p  # noqa: F401
 from xjax._src.compat.jax_private_compat import missing
 
 

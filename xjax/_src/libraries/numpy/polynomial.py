@@ -20,7 +20,7 @@ from xjax._src.primitives.lax.sorting import sort_key_val
 from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy.arguments import arraylike, check_arraylike
 from xjax._src.libraries.numpy.arrayops import trim_zeros
-from xjax._src.libraries.numpy.creation import arange, asarray, ones, ones_like, zeros
+from xjax._src.libraries.numpy.creation import arange, array, asarray, ones, ones_like, zeros
 from xjax._src.libraries.numpy.indexing import take
 from xjax._src.libraries.numpy.linalg import eigvals, inv, lstsq
 from xjax._src.libraries.numpy.linalg_basic import dot, outer
@@ -30,7 +30,7 @@ from xjax._src.libraries.numpy.promotion import (promote_args_inexact, promote_d
                                                  promote_dtypes_inexact)
 from xjax._src.libraries.numpy.rearrange import atleast_1d
 from xjax._src.libraries.numpy.reductions import all as _all, argmin
-from xjax._src.libraries.numpy.shaping import broadcast_shapes, broadcast_to, concatenate, stack
+from xjax._src.libraries.numpy.shaping import broadcast_shapes, broadcast_to, concatenate
 from xjax._src.libraries.numpy.where import where
 
 
@@ -148,9 +148,11 @@ def poly(seq_of_zeros):
     roots = eigvals(roots)
   elif roots.ndim != 1:
     raise ValueError("input must be 1d or non-empty square 2d array.")
+  if roots.shape[0] == 0:
+    return ones((), roots.dtype)
   coeffs = ones((1,), roots.dtype)
   for i in range(roots.shape[0]):
-    coeffs = convolve(coeffs, stack([ones((), roots.dtype), -roots[i]]))
+    coeffs = convolve(coeffs, array([1, -roots[i]], dtype=roots.dtype))
   return coeffs
 
 
