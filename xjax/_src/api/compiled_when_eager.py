@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
-from xjax._src.core.trace import current_trace, defined_outside_xjax, eval_trace
+from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.foundations.wrapping import wraps
 from xjax._src.api.call_tracing import NonHashableStaticError, check_statics_hashable, split_args
 from xjax._src.api.jit import PjitFunction
@@ -43,7 +43,7 @@ def compiled_when_eager(fun: Callable | None = None, *, static_argnames=(),
   def call(*args, **kwargs):  # (with ``call.on_host``, ``jitted.call_on_host``, below)
     trace = current_trace()
     if (trace is eval_trace or staged is not None or _eager_batching(trace)
-        or defined_outside_xjax(trace)):
+        or trace.defined_outside_xjax):
       try:
         return jitted(*args, **kwargs)
       except NonHashableStaticError as e:

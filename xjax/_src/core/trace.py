@@ -284,6 +284,13 @@ if os.environ.get("XJAX_CHECK_RULE_DECLARATIONS") == "1":
 class Trace:
   """An interpreter for primitives.  Subclasses implement ``process_primitive``."""
   __slots__ = ("parent", "alive", "__weakref__")
+  # Whether the class is defined outside xjax: a custom interpreter written against JAX's
+  # trace protocol (quax's), which sees calls as JAX's traces would.
+  defined_outside_xjax = False
+
+  def __init_subclass__(cls, **kwargs) -> None:
+    super().__init_subclass__(**kwargs)
+    cls.defined_outside_xjax = not cls.__module__.startswith("xjax.")
 
   def __init__(self, parent: "Trace | None" = None) -> None:
     self.parent = parent
@@ -346,12 +353,6 @@ def new_trace(trace: Trace):
   finally:
     ctx.trace = prev
     trace.invalidate()
-
-
-def defined_outside_xjax(trace: Trace) -> bool:
-  """Whether ``trace`` is of a class defined outside xjax: a custom interpreter written
-  against JAX's trace protocol (quax's), which sees calls as JAX's traces would."""
-  return not type(trace).__module__.startswith("xjax.")
 
 
 def current_trace() -> Trace:
