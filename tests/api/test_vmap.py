@@ -471,3 +471,25 @@ def test_eager_vmap_runs_jitted_library_functions_as_programs():
   eqns = jax.make_jaxpr(jax.vmap(jax.jit(lambda a: jnp.sort(a, 0)), in_axes=1))(t).eqns
   assert [e.primitive.name for e in eqns] == ["jit", "transpose"]
   assert eqns[0].outvars[0].aval.shape == (2, 3, 4)
+
+
+def test_vectorize_outputs_are_checked_by_their_shape_attribute():
+  """As JAX's (``np.shape`` of each output): a pytree with a ``shape`` (dynamiqs' QArray)
+  comes back mapped, its leaves stacked as a loop would."""
+  import dataclasses
+
+  @jax.tree_util.register_dataclass
+  @dataclasses.dataclass
+  class Box:
+    data: jax.Array
+
+    @property
+    def shape(self):
+      return self.data.shape
+
+  f = jnp.vectorize(lambda x: Box(jnp.stack([x, 2 * x])), signature="()->(k)")
+  np.testing.assert_array_equal(np.asarray(f(np.float32(1.0)).data), [1.0, 2.0])
+  xs = np.arange(3.0, dtype=np.float32)
+  np.testing.assert_array_equal(np.asarray(f(xs).data), [[x, 2 * x] for x in xs])
+  with pytest.raises(ValueError, match="does not match core dimensions"):
+    jnp.vectorize(lambda x: Box(x), signature="()->(k)")(xs)

@@ -87,3 +87,19 @@ def test_literal_types_traceback_filtering_and_api_dtype():
     files.append(kept.tb_frame.f_code.co_filename)
     kept = kept.tb_next
   assert files and __file__ in files and not any("/xjax/_src/" in f for f in files)
+
+
+def test_lib_concrete_or_error_and_random_aliases():
+  """dynamiqs catches ``jax._src.lib.xla_client.XlaRuntimeError`` and reads concrete values
+  with ``core.concrete_or_error``; evermore annotates with ``jax._src.random.Shape``."""
+  from collections.abc import Sequence
+  from xjax._src.compat.jax_private_compat import lib, random
+  assert lib.xla_client.XlaRuntimeError is xjax.errors.JaxRuntimeError
+  assert len(lib.version) == 3 and lib.version_str.startswith("0.")
+  assert isinstance(lib.jaxlib_extension_version, int)
+  np.testing.assert_array_equal(core.concrete_or_error(None, jnp.arange(3.0)), [0, 1, 2])
+  assert core.concrete_or_error(int, jnp.int32(4)) == 4
+  with pytest.raises(xjax.errors.ConcretizationTypeError):
+    xjax.jit(lambda a: core.concrete_or_error(None, a, "traced array"))(1.0)
+  assert random.Shape == Sequence[int] and random.DTypeLikeFloat is xjax.typing.DTypeLike
+  assert random.normal is xjax.random.normal

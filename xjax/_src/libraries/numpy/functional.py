@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import warnings
 
+import numpy as np
+
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.foundations.config import config
 from xjax._src.api.compiled_when_eager import compiled_when_eager
@@ -162,7 +164,7 @@ def _check_outputs(out, core_out, sizes: dict, context: str) -> None:
                     f"{len(outs)} {context}")
   sizes = dict(sizes)
   for o, core in zip(outs, core_out):
-    shape = get_aval(o).shape
+    shape = np.shape(o)  # (as JAX: any object with a ``shape``, a pytree of arrays too)
     if len(shape) != len(core):
       raise ValueError(f"output shape {shape!r} does not match core dimensions {core!r} "
                        f"{context}")
