@@ -54,6 +54,7 @@ class Suite:
   sdist: bool = False            # the wheel ships no tests; the sdist does
   env: tuple[tuple[str, str], ...] = ()  # environment variables the suite reads
   recursive: bool = True         # False: the folder's own files only, not its subfolders'
+  leave_out: tuple[str, ...] = ()  # subfolders whose tests need what is not installed here
 
 
 # The libraries whose wheel or sdist ships tests that run here (dm-pix's and haiku's files
@@ -91,6 +92,8 @@ LIBRARIES = {
     "clu": Suite("clu==0.0.12", "clu"),
     "gpjax": Suite("gpjax==1.0.0", "tests", ("test_*.py",), sdist=True),
     "interpax": Suite("interpax==0.3.16", "tests", ("test_*.py",), sdist=True),
+    # (quax's benchmarks need pytest-benchmark)
+    "quax": Suite("quax==0.4.6", "tests", ("test_*.py",), sdist=True, leave_out=("benchmark",)),
 }
 # The libraries whose quickstarts tests/compat/test_ecosystem_quickstarts.py runs.
 QUICKSTART_LIBRARIES = ["numpyro==0.22.0", "blackjax==1.7.1", "equinox==0.13.8", "diffrax==0.7.2",
@@ -102,12 +105,12 @@ NO_DEPS = sorted({*(s.distribution for s in LIBRARIES.values()), "flax==0.12.8",
                   *QUICKSTART_LIBRARIES})
 # What the libraries and their tests import besides JAX (flax: the parts linen needs; then
 # what the quickstart libraries need: numpyro, blackjax, equinox/diffrax, haiku, tfp; then
-# what rlax, flashbax and the distrax and haiku tests need).
+# what rlax, flashbax and the distrax and haiku tests need; quax's multiple dispatch).
 SUPPORT = ["absl-py", "toolz", "typing_extensions>=4.15", "pytest==9.2.0", "cloudpickle",
            "dm-tree", "scikit-learn", "msgpack", "rich", "PyYAML", "treescope", "etils",
            "opt_einsum", "multipledispatch", "tqdm", "fastprogress", "wadler_lindig",
            "typeguard", "jmp", "tabulate", "decorator", "gast", "six", "dm-env",
-           "tensorstore", "mock", "dill"]
+           "tensorstore", "mock", "dill", "plum-dispatch==2.10.1", "beartype"]
 XJAX_RUNTIME = ["numpy==2.4.6", "jaxlib==0.10.2", "ml_dtypes==0.6.0", "scipy==1.17.1",
                 "flatbuffers==25.12.19"]
 REFERENCE_RUNTIME = [*XJAX_RUNTIME, REFERENCE_JAX, "opt_einsum"]
@@ -175,7 +178,8 @@ def test_files(python: Path, lib: str) -> dict[str, Path]:
   root = suite_root(python, suite)
   folder = root / suite.folder
   files = {p for pattern in suite.patterns
-           for p in (folder.rglob(pattern) if suite.recursive else folder.glob(pattern))}
+           for p in (folder.rglob(pattern) if suite.recursive else folder.glob(pattern))
+           if not set(p.relative_to(folder).parts) & set(suite.leave_out)}
   return {str(p.relative_to(root)): p for p in sorted(files)}
 
 
