@@ -281,6 +281,7 @@ STACKS = {
     "xjax._src.compat.jax_private_compat": [
         ["ad_util", "api", "api_util", "checkify", "compiler", "core", "dispatch", "distributed",
          "dtypes", "earray", "flatten_util", "interpreters", "interpreters.batching", "lib",
+         "interpreters.partial_eval",
          "interpreters.pxla", "lax",
          "lax.control_flow", "lax.lax", "numpy", "numpy.ufuncs", "numpy.util", "pjit", "scipy",
          "literals", "named_sharding", "random", "random.threefry2x32", "scipy.special",

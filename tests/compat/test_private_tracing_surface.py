@@ -103,3 +103,23 @@ def test_lib_concrete_or_error_and_random_aliases():
     xjax.jit(lambda a: core.concrete_or_error(None, a, "traced array"))(1.0)
   assert random.Shape == Sequence[int] and random.DTypeLikeFloat is xjax.typing.DTypeLike
   assert random.normal is xjax.random.normal
+
+
+def test_hashable_partial_partial_eval_and_core_names():
+  """Names libraries' source reads (tools/scan_private_jax.py over the ecosystem's): a
+  hashable partial, partial evaluation's tracer class (scico), core's no_effects and
+  get_referent."""
+  from xjax._src.compat.jax_private_compat import util
+  from xjax._src.compat.jax_private_compat.interpreters import partial_eval as pe
+
+  def f(a, b, c=0):
+    return a * 10 + b + c
+  p, q = util.HashablePartial(f, 1, c=5), util.HashablePartial(f, 1, c=5)
+  assert p == q and hash(p) == hash(q) and p(2) == 17
+  assert util.HashablePartial(f, 2) != p
+  seen = []
+  xjax.make_jaxpr(lambda a: seen.append(isinstance(a, pe.DynamicJaxprTracer)) or a)(1.0)
+  assert seen == [True]
+  assert core.no_effects == frozenset()
+  x = jnp.ones(2)
+  assert core.get_referent(x) is x

@@ -6,7 +6,8 @@ from xjax._src.core.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprEqnContext,
                                   JaxprPpContext, Literal, Var, jaxpr_as_fun)
 from xjax._src.core.trace import (Primitive, Trace, Tracer, current_trace, eval_trace,  # noqa: F401
                                   set_current_trace)
-from xjax.extend.core import TraceTag, concrete_or_error, take_current_trace  # noqa: F401
+from xjax.extend.core import (TraceTag, concrete_or_error, no_effects,  # noqa: F401
+                              take_current_trace)
 from xjax._src.core.values import get_aval  # noqa: F401
 from xjax._src.foundations.sharding import ShardingTypeError  # noqa: F401
 from xjax._src.api.jit_primitives import closed_call_p  # noqa: F401
@@ -30,6 +31,11 @@ class _TraceContext:
 
 
 trace_ctx = _TraceContext()
+
+
+def get_referent(value):
+  """What identifies ``value``: a tracer's referent, else the value itself."""
+  return value.get_referent() if isinstance(value, Tracer) else value
 
 
 def full_lower(value):

@@ -9,6 +9,24 @@ from xjax._src.interpreters.staging import fun_name  # noqa: F401
 from xjax._src.compat.jax_private_compat import missing
 
 
+class HashablePartial:
+  """``f`` with leading arguments, equal to another of the same code and arguments (a cache
+  key for a function made afresh on each call)."""
+
+  def __init__(self, f, *args, **kwargs):
+    self.f, self.args, self.kwargs = f, args, kwargs
+
+  def __eq__(self, other):
+    return (type(other) is HashablePartial and self.f.__code__ == other.f.__code__
+            and self.args == other.args and self.kwargs == other.kwargs)
+
+  def __hash__(self):
+    return hash((self.f.__code__, self.args, tuple(sorted(self.kwargs.items()))))
+
+  def __call__(self, *args, **kwargs):
+    return self.f(*self.args, *args, **self.kwargs, **kwargs)
+
+
 def canonicalize_axis(axis, num_dims: int) -> int:
   """``axis`` in ``range(num_dims)`` (a negative one counts from the end)."""
   import operator

@@ -1,1 +1,2 @@
-"""`jax._src.interpreters`: JAX's interpreter package; its `batching` and `pxla` modules are here."""
+"""`jax._src.interpreters`: JAX's interpreter package; its `batching`, `partial_eval` and
+`pxla` modules are here."""
