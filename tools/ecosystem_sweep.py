@@ -65,12 +65,19 @@ LIBRARIES = {
     "jaxoplanet": "jaxoplanet==0.2.0", "pyhf": "pyhf==0.7.6", "funsor": "funsor==0.4.8",
     "scico": "scico==0.0.7", "pytreeclass": "pytreeclass==0.11.1", "mpax": "mpax==0.2.4",
     "jaxwt": "jaxwt==0.1.1", "flowmc": "flowMC==0.6.4", "brainstate": "brainstate==0.5.4",
-    "brainunit": "brainunit==0.5.2",
+    "brainunit": "brainunit==0.5.2", "coix": "coix==0.1.0", "evermore": "evermore==0.4.1",
+    "dlux": "dLux==0.15.1", "jaxkan": "jaxkan==0.3.7", "bayex": "bayex==0.3.0",
+    "jax_metrics": "jax-metrics==0.2.5", "jaxsim": "jaxsim==0.9.0",
+    "optimagic": "optimagic==0.5.3", "exponax": "exponax==0.2.0", "dynamiqs": "dynamiqs==0.3.7",
+    "qujax": "qujax==1.1.0", "augmax": "augmax==0.4.1",
+    "jaxwell": "jaxwell==0.2.0", "navix": "navix==0.7.4",
+    "deepxde": "deepxde==1.15.0",
 }
 # JAX libraries the programs' libraries depend on (also installed without dependencies).
 JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",
                     "jaxctx==1.2.0", "tridiax==0.2.1", "jaxdf==0.2.8", "saiunit==0.5.2",
-                    "brainevent==0.2.1"]
+                    "brainevent==0.2.1", "zodiax==0.5.0", "abcdLux==0.0.2",
+                    "simple_pytree==0.2.2", "qpax==0.1.4"]
 # Their non-JAX dependencies that tools/ecosystem.py does not install (brax's web viewer and
 # jax-md's materials-science extras are left out: the programs do not import them).
 SUPPORT = ["aiofiles", "humanize", "prometheus-client", "protobuf", "psutil", "simplejson",
@@ -82,7 +89,10 @@ SUPPORT = ["aiofiles", "humanize", "prometheus-client", "protobuf", "psutil", "s
            "networkx", "appdirs", "cachetools", "autograd", "diastatic-malt", "tomlkit",
            "pennylane-lightning==0.45.0", "numba==0.65.1", "igraph", "sparse", "orjson", "rich",
            "cma", "pygame", "imageio", "safetensors", "scikit-learn", "pandas", "jsonschema",
-           "jsonpatch", "makefun", "multipledispatch", "PyWavelets", "array-api-compat"]
+           "jsonpatch", "makefun", "multipledispatch", "PyWavelets", "array-api-compat",
+           "rod==0.5.0", "coloredlogs", "pptree", "pybaum", "plotly", "sqlalchemy",
+           "annotated-types", "qutip", "cmap", "ipython", "wandb",
+           "scikit-optimize"]
 # Exception classes whose failure means xjax lacks a name JAX has.
 MISSING = ("ModuleNotFoundError", "ImportError", "AttributeError")
 # How close xjax's outputs must be to JAX's, unless a program sets its own TOLERANCE.

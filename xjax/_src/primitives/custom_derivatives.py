@@ -448,14 +448,13 @@ class _CustomJVPCallPrimitive(Primitive):
       return super().bind_with_trace(trace, args, params)
     fun, jvp = params.pop("subfuns")
     call = custom_jvp(lambda *xs: list(fun.call_wrapped(*xs)))
-    n = len(args)
 
     def rule(primals, tangents):
       outs = jvp.call_wrapped(*primals, *tangents)
       return list(outs[:len(outs) // 2]), list(outs[len(outs) // 2:])
     call.defjvp(rule, symbolic_zeros=params.pop("symbolic_zeros", False))
     with set_current_trace(trace):
-      return call(*args[:n])
+      return call(*args)
 
 
 def _custom_jvp_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, name,
