@@ -168,3 +168,13 @@ def test_allow_f16_reductions_false_refuses_half_float_reduce_sum():
     assert float(jnp.sum(x)) == 3.0 and x.sum(axis=0).tolist() == [3.0]
     assert lax.reduce_sum(x, (1,)).tolist() == [1.0, 1.0, 1.0]  # (size-one axes only)
   assert float(reduce0(x)[0]) == 3.0
+
+
+def test_update_takes_jax_parameter_names():
+  """klujax (sax) calls ``jax.config.update(name=..., val=...)``."""
+  before = xjax.config.jax_numpy_rank_promotion
+  try:
+    xjax.config.update(name="jax_numpy_rank_promotion", val="raise")
+    assert xjax.config.jax_numpy_rank_promotion == "raise"
+  finally:
+    xjax.config.update("jax_numpy_rank_promotion", before)

@@ -190,6 +190,25 @@ def test_vmap_over_bcoo_arguments_and_results():
     xjax.vmap(lambda m: m, out_axes=1)(b)
 
 
+def test_vmap_of_a_function_making_a_bcoo_batches_it_by_its_rule():
+  """tensorcircuit's PauliStringSum2COO: the containers made inside the mapped function come
+  out batched (n_batch 1), beside ordinary outputs, as a loop would stack them."""
+  idx = np.array([[0, 0], [1, 2]])
+
+  def f(w):
+    return {"m": sparse.BCOO((jnp.stack([w, 2 * w]), idx), shape=(4, 4)), "s": 3 * w,
+            "t": (w, None)}
+  ws = np.arange(1.0, 4.0, dtype=np.float32)
+  for g in (xjax.vmap(f), xjax.jit(xjax.vmap(f))):
+    out = g(ws)
+    assert out["m"].shape == (3, 4, 4) and out["m"].n_batch == 1
+    np.testing.assert_array_equal(out["m"].todense(), [f(w)["m"].todense() for w in ws])
+    np.testing.assert_array_equal(out["s"], 3 * ws)
+    assert out["t"][1] is None
+  with pytest.raises(ValueError, match="cannot add out_axis=1 for BCOO array with n_batch=0"):
+    xjax.vmap(f, out_axes={"m": 1, "s": 0, "t": 0})(ws)
+
+
 def test_matmul_with_one_batched_operand_is_numpys():
   # numpyro's sparse CAR distribution: `adj_matrix @ phi[..., None]`, a 2-D BCOO times a
   # batch of column vectors; NumPy's matmul broadcasting is the oracle

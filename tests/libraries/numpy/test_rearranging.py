@@ -92,3 +92,29 @@ def test_rot90_and_pad_argument_errors():
   with pytest.raises(TypeError, match=r"can only specify one unknown axis size with a `-1` "
                                       r"value, got \(-1, -1\)"):
     jnp.reshape(np.ones((2, 3)), (-1, -1))
+
+
+def test_stack_and_concatenate_read_any_sequence_of_arrays():
+  """As JAX (jaxwell's VecField): only an array is taken whole; any other sequence (an
+  object with __len__/__getitem__) is read element by element, as NumPy does."""
+  class Triple:
+    def __init__(self, *xs):
+      self.xs = xs
+
+    def __len__(self):
+      return len(self.xs)
+
+    def __getitem__(self, i):
+      return self.xs[i]
+
+  parts = [np.arange(2.0), np.ones(2), np.full(2, 2.0)]
+  t = Triple(*map(jnp.asarray, parts))
+  np.testing.assert_array_equal(jnp.stack(t), np.stack(parts))
+  np.testing.assert_array_equal(jnp.concatenate(t), np.concatenate(parts))
+  np.testing.assert_array_equal(jnp.stack(jnp.asarray(np.stack(parts)), axis=1),
+                                np.stack(parts, axis=1))
+  assert float(xjax.grad(lambda a: jnp.stack(Triple(a, 2 * a)).sum())(1.0)) == 3.0
+  with pytest.raises(TypeError):
+    jnp.stack(np.float32(1.0))
+  with pytest.raises(TypeError):
+    jnp.concatenate(3.0)

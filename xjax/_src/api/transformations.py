@@ -13,7 +13,7 @@ from xjax._src.api import vmappable
 from xjax._src.execution.array import Array, make_array
 from xjax._src.core import source_info
 from xjax._src.core.avals import sharded_types, spec_of, tangent_aval
-from xjax._src.core.trace import Tracer
+from xjax._src.core.trace import Tracer, current_trace
 from xjax._src.core.typed_ndarray import typed_value
 from xjax._src.core.values import get_aval, is_valid_value
 from xjax._src.core.jaxpr import Literal, eval_jaxpr
@@ -484,6 +484,28 @@ def leaf_names(fun, args, kwargs):
 _PY_SCALARS = (bool, int, float, complex, np.generic)
 
 
+_BATCHED = object()  # (an output leaf that its container's rule already batched)
+
+
+def _containers_batched(out, out_axes, size, sum_match):
+  """``out`` with each registered vmappable among it (a sparse BCOO made inside the mapped
+  function) batched by its own rule, as JAX's vmap does, and then the out_axes spec of
+  each of the result's leaves (``_BATCHED`` for theirs); ``(out, None)`` without any."""
+  leaves, tree = tree_util.tree_flatten(out, is_leaf=vmappable.is_vmappable)
+  if not any(map(vmappable.is_vmappable, leaves)):
+    return out, None
+  specs = _flatten_axes("vmap", out, out_axes, "out_axes")
+  trace, new, done = current_trace(), [], []
+  for i, (o, s) in enumerate(zip(leaves, specs)):
+    if vmappable.is_vmappable(o):
+      o = vmappable.from_elt(trace, size, i, o, s, sum_match)
+      done += [_BATCHED] * len(tree_util.tree_leaves(o))
+    else:
+      done += [s] * len(tree_util.tree_leaves(o))
+    new.append(o)
+  return tree_util.tree_unflatten(tree, new), done
+
+
 def _check_mapped_splits(given, traced, dims, spmd_names):
   """JAX's checks of vmap's inputs over Explicit mesh axes: the mapped dimensions must be
   split alike, no unmapped input split over the mesh axes they are split over, and an
@@ -591,9 +613,11 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
         full[i] = x
       out = fun(*tree_util.tree_unflatten(in_tree, full[:n_pos]),
                 **tree_util.tree_unflatten(kw_tree, full[n_pos:]))
+      out, done = _containers_batched(out, out_axes, size, sum_match)
       out_leaves, tree = tree_util.tree_flatten(out)
       # Python scalars are kept to come back as they were; no tracer outlives the trace.
-      out_box.append((tree, [o if isinstance(o, _PY_SCALARS) else None for o in out_leaves]))
+      out_box.append((tree, [o if isinstance(o, _PY_SCALARS) else None for o in out_leaves],
+                      done))
       for o in out_leaves:
         if not is_valid_value(o):
           raise TypeError(f"Output from batched function {o!r} with type {type(o)} is not a "
@@ -603,14 +627,17 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     axis = batching.AxisData(size, axis_name, spmd_names, explicit)
     with source_info.transform_name_stack("vmap"):
       outs, out_dims = batching.batch_flat(flat, all_leaves, dims, axis)
-    out_tree, raw = out_box[0]
+    out_tree, raw, done = out_box[0]
     # the structure, its leaves bare objects (as JAX's were: distrax's pytrees tell them
     # from metadata by that)
     out_value = tree_util.tree_unflatten(out_tree, [object()] * len(raw))
-    out_spec = _flatten_axes("vmap", out_value, out_axes, "out_axes")
+    out_spec = done or _flatten_axes("vmap", out_value, out_axes, "out_axes")
     out_paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(out_value)[0]]
     results = []
     for o, d, want, path, r in zip(outs, out_dims, out_spec, out_paths, raw):
+      if want is _BATCHED:
+        results.append(o)
+        continue
       if want is None:
         if d is not None and sum_match:
           results.append(o.sum(d))

@@ -124,10 +124,12 @@ def to_elt(trace: BatchTrace, get_idx: Callable, x, spec):
   return BatchTracer(trace, x, spec % ndim)
 
 
-def _from_elt_of(trace: BatchTrace, axis_size, i: int, x, spec, sum_match=False):
+def from_elt(trace: BatchTrace, axis_size, i: int, x, spec, sum_match=False):
+  """Output ``i`` of ``trace``'s map, ``x``, leaving it along ``spec``: a registered
+  vmappable by its own rule, an array moved (or broadcast) to that axis."""
   handler = _from_elt.get(type(x))
   if handler is not None:
-    return handler(lambda size, elt, s: _from_elt_of(trace, size, i, elt, s, sum_match),
+    return handler(lambda size, elt, s: from_elt(trace, size, i, elt, s, sum_match),
                    axis_size, x, spec)
   val, bdim = trace.lift(x)
   if spec is None:
@@ -166,7 +168,7 @@ def vmap_call(fun: Callable, in_axes, out_axes, axis_name, axis_size, args, kwar
     out = fun(*call_args, **call_kwargs)
     out_leaves, out_tree = tree_util.tree_flatten(out, is_leaf=is_vmappable)
     out_specs = flatten_axes("vmap", out, out_axes, "out_axes")
-    results = [_from_elt_of(trace, size, i, o, s, sum_match)
+    results = [from_elt(trace, size, i, o, s, sum_match)
                for i, (o, s) in enumerate(zip(out_leaves, out_specs))]
   return tree_util.tree_unflatten(out_tree, results)
 

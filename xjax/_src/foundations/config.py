@@ -64,17 +64,17 @@ class Config:
       self._validators[name] = validator
     self._refresh_trace_key()
 
-  def update(self, name: str, value: Any) -> None:
+  def update(self, name: str, val: Any) -> None:  # (JAX's parameter names: callers name them)
     if name not in self._values:
       raise AttributeError(f"Unrecognized config option: {name}")
     if name in self._validators:
-      self._validators[name](value)
+      self._validators[name](val)
     if name in self._enums:
-      value = self._enums[name](value)
-    self._values[name] = value
+      val = self._enums[name](val)
+    self._values[name] = val
     self._refresh_trace_key()
     for listener in self._listeners.get(name, ()):
-      listener(value)
+      listener(val)
 
   def add_validator(self, name: str, validator: Callable[[Any], None]) -> None:
     self._validators[name] = validator

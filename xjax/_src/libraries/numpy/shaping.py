@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from xjax._src.core.concrete import canonicalize_shape
 from xjax._src.core.dim_expr import is_symbolic_dim
 from xjax._src.foundations import errors
@@ -170,7 +172,17 @@ def _concatenate_array(arr, axis, dtype):
   return lax.reshape(arr, new_shape, (*range(1, axis + 1), 0, *range(axis + 1, len(shape))))
 
 
+def _sequence_of_arrays(arrays):
+  """``arrays`` as stack and concatenate take them: one array (a NumPy or xjax array, or a
+  tracer), returned as it is, or else a sequence of arrays, as a list or tuple (any other
+  iterable is read into a tuple, as JAX does)."""
+  if isinstance(arrays, (np.ndarray, Array, Tracer, list, tuple)):
+    return arrays
+  return tuple(arrays)
+
+
 def concatenate(arrays, axis=0, dtype=None):
+  arrays = _sequence_of_arrays(arrays)
   if not isinstance(arrays, (list, tuple)):
     arrays, = arraylike("concatenate", arrays)
     return _concatenate_array(arrays, axis, dtype)
@@ -197,8 +209,9 @@ def concatenate(arrays, axis=0, dtype=None):
 def stack(arrays, axis=0, out=None, dtype=None):
   """Joins equal-shaped arrays along a new ``axis`` (the ``stack`` primitive; the rows of
   one array are stacked by a reshape)."""
-  if not len(arrays):
+  if not len(arrays):  # (before reading it: a generator has no len, as in JAX)
     raise ValueError("Need at least one array to stack.")
+  arrays = _sequence_of_arrays(arrays)
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
   if not isinstance(arrays, (list, tuple)):
