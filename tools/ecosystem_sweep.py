@@ -71,13 +71,16 @@ LIBRARIES = {
     "optimagic": "optimagic==0.5.3", "exponax": "exponax==0.2.0", "dynamiqs": "dynamiqs==0.3.7",
     "qujax": "qujax==1.1.0", "augmax": "augmax==0.4.1",
     "jaxwell": "jaxwell==0.2.0", "navix": "navix==0.7.4",
-    "deepxde": "deepxde==1.15.0",
+    "deepxde": "deepxde==1.15.0", "dinosaur": "dinosaur==1.5.1",
+    "exojax": "exojax==2.6.0", "fiddle": "fiddle==0.3.1",
+    "tensorcircuit": "tensorcircuit-ng==1.10.0", "sax": "sax==0.16.14",
 }
 # JAX libraries the programs' libraries depend on (also installed without dependencies).
 JAX_DEPENDENCIES = ["paramax==0.0.5", "jaxkd==0.1.2", "esquilax==2.1.0", "jax-tqdm==0.4.0",
                     "jaxctx==1.2.0", "tridiax==0.2.1", "jaxdf==0.2.8", "saiunit==0.5.2",
                     "brainevent==0.2.1", "zodiax==0.5.0", "abcdLux==0.0.2",
-                    "simple_pytree==0.2.2", "qpax==0.1.4"]
+                    "simple_pytree==0.2.2", "qpax==0.1.4", "tensornetwork-ng==0.5.3",
+                    "klujax==0.4.8"]
 # Their non-JAX dependencies that tools/ecosystem.py does not install (brax's web viewer and
 # jax-md's materials-science extras are left out: the programs do not import them).
 SUPPORT = ["aiofiles", "humanize", "prometheus-client", "protobuf", "psutil", "simplejson",
@@ -92,7 +95,8 @@ SUPPORT = ["aiofiles", "humanize", "prometheus-client", "protobuf", "psutil", "s
            "jsonpatch", "makefun", "multipledispatch", "PyWavelets", "array-api-compat",
            "rod==0.5.0", "coloredlogs", "pptree", "pybaum", "plotly", "sqlalchemy",
            "annotated-types", "qutip", "cmap", "ipython", "wandb",
-           "scikit-optimize"]
+           "scikit-optimize", "pint", "dask", "xarray", "libcst", "graphviz",
+           "lark", "natsort", "scikit-rf"]
 # Exception classes whose failure means xjax lacks a name JAX has.
 MISSING = ("ModuleNotFoundError", "ImportError", "AttributeError")
 # How close xjax's outputs must be to JAX's, unless a program sets its own TOLERANCE.
