@@ -245,3 +245,27 @@ def test_array_and_tracer_classes_report_jaxs_modules(tmp_path):
   # PennyLane asks whether a tracer's value is known (JAX 0.10.2 serves it, deprecated)
   assert "concrete [True, True, False, False, True]" in out  # (as JAX 0.10.2 prints)
   assert "core.is_concrete is deprecated." in out
+
+
+FUNCTION_MODULES = """
+import pickle
+import jax, jax.numpy as jnp
+named = [jnp.sum, jnp.where, jnp.add, jnp.linalg.norm, jax.lax.add, jax.tree_util.tree_map,
+         jax.nn.initializers.glorot_uniform, jax.dtypes.canonicalize_dtype]
+print("modules", [f.__module__ for f in named])
+print("found again", all(pickle.loads(pickle.dumps(f)) is f for f in named[1:] if f is not jnp.add))
+try:
+  jax.jit(lambda x: 1 if x > 0 else 0)(1.)
+except jax.errors.TracerBoolConversionError as e:
+  print("error", type(e).__module__, type(e).__name__)
+"""
+
+
+def test_public_functions_and_errors_report_jaxs_modules(tmp_path):
+  # What finds a function by module and name (pickle; fiddle's serialization and code
+  # generation) writes JAX's public module where JAX's function names it.
+  out = run(lambda s: ["-m", "xjax", str(s)], tmp_path, FUNCTION_MODULES)
+  assert ("modules ['jax.numpy', 'jax.numpy', 'jax.numpy', 'jax.numpy.linalg', 'jax.lax', "
+          "'jax.tree_util', 'jax.nn.initializers', 'jax.dtypes']") in out  # (as JAX 0.10.2)
+  assert "found again True" in out
+  assert "error jax.errors TracerBoolConversionError" in out

@@ -162,6 +162,7 @@ def install_as_jax() -> None:
   if _FINDER not in sys.meta_path:
     sys.meta_path.insert(0, _FINDER)
   _present_array_classes_as_jaxs()
+  _present_functions_as_jaxs()
 
 
 def _present_array_classes_as_jaxs() -> None:
@@ -186,3 +187,30 @@ def _present_array_classes_as_jaxs() -> None:
   for scalar_type in vars(scalar_types).values():
     if isinstance(scalar_type, scalar_types._ScalarMeta):
       scalar_type.__module__ = "jax.numpy"  # (``jnp.float32`` prints <class 'jax.numpy.float32'>)
+  import xjax.errors
+  for error in vars(xjax.errors).values():   # (a traceback names jax.errors.<class>, as JAX's)
+    if isinstance(error, type) and error.__module__ == "xjax.errors":
+      error.__module__ = "jax.errors"
+
+
+# The public modules whose functions JAX defines with the public module as their
+# `__module__` (`jnp.sum.__module__ == "jax.numpy"`); elsewhere JAX's name its `jax._src`.
+_PUBLICLY_NAMED = ("numpy", "numpy.linalg", "lax", "tree_util", "nn.initializers", "dtypes")
+
+
+def _present_functions_as_jaxs() -> None:
+  """Gives the functions of `_PUBLICLY_NAMED`'s modules the `__module__` JAX's have, so that
+  what finds a function by its module and name (pickle, fiddle's serialization and code
+  generation) writes `jax.numpy.tanh`, as on JAX, and finds it again through the redirection."""
+  for name in _PUBLICLY_NAMED:
+    module = importlib.import_module("xjax." + name)
+    for attr in getattr(module, "__all__", None) or dir(module):
+      value = getattr(module, attr, None)
+      if (attr.startswith("_") or isinstance(value, (type, types.ModuleType))
+          or not callable(value)):
+        continue
+      if getattr(value, "__module__", "").startswith("xjax._src."):
+        try:
+          value.__module__ = "jax." + name
+        except (AttributeError, TypeError):   # (a builtin or a bound method keeps its own)
+          pass
