@@ -13,6 +13,15 @@ X3 = jnp.ones(3)
 M33 = jnp.ones((3, 3))
 
 
+@jax.custom_jvp
+def _long_sin(y):
+  for _ in range(11):
+    y = jnp.sin(y)
+  return y
+
+
+_long_sin.defjvp(lambda p, t: (_long_sin(p[0]), t[0]))
+
 PROGRAMS = {
     "dot": (lambda a, b: a @ b, (M33, M33)),
     "where": (lambda x: jnp.where(x > 0, x, 0.), (X3,)),
@@ -38,6 +47,7 @@ PROGRAMS = {
     "atleast_shared": (lambda x: jnp.atleast_1d(x, x), (X3,)),
     "long_body": (lambda x: jax.jit(lambda y: [y := jnp.sin(y) for _ in range(11)][-1])(x),
                   (X3,)),
+    "custom_jvp_long_body": (_long_sin, (X3,)),  # (its shared jaxpr is named "jaxpr")
 }
 
 # str(jax.make_jaxpr(f)(*args)) under JAX 0.10.2
@@ -305,6 +315,29 @@ RECORDED = {
         "      jaxpr={ lambda ; a:f32[3] b:f32[3]. let  in (a, b) }\n"
         "    ] a a\n"
         "  in (c, b) }"
+    ),
+    "custom_jvp_long_body": (
+        "let jaxpr = { lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = sin a\n"
+        "    c:f32[3] = sin b\n"
+        "    d:f32[3] = sin c\n"
+        "    e:f32[3] = sin d\n"
+        "    f:f32[3] = sin e\n"
+        "    g:f32[3] = sin f\n"
+        "    h:f32[3] = sin g\n"
+        "    i:f32[3] = sin h\n"
+        "    j:f32[3] = sin i\n"
+        "    k:f32[3] = sin j\n"
+        "    l:f32[3] = sin k\n"
+        "  in (l,) } in\n"
+        "{ lambda ; m:f32[3]. let\n"
+        "    n:f32[3] = custom_jvp_call[\n"
+        "      name=_long_sin\n"
+        "      call_jaxpr=jaxpr\n"
+        "      jvp=<lambda>\n"
+        "      symbolic_zeros=False\n"
+        "    ] m\n"
+        "  in (n,) }"
     ),
     "long_body": (
         "let lambda = { lambda ; a:f32[3]. let\n"

@@ -481,7 +481,7 @@ def _share(top: Jaxpr, names: JaxprPpContext) -> list:
       subs = jaxprs_in_params(eqn.params)
       queue.extend(subs)
       name = eqn.params.get("name")
-      if isinstance(name, str):
+      if isinstance(name, str) and getattr(eqn.primitive, "names_shared_jaxprs", True):
         for sub in subs:
           label.setdefault(sub, name.strip("<>"))
   shared = []

@@ -69,7 +69,7 @@ class Primitive:
            "discharge", "discharge_call", "effects", "pp_params", "pp_eqn")
   ATTRIBUTES = RULES + ("name", "multiple_results", "hidden_params", "pp_alias_jaxpr",
                         "is_collective", "ref_allocating", "call_primitive", "types_cached",
-                        "transposed_without_cotangents")
+                        "transposed_without_cotangents", "names_shared_jaxprs")
 
   # Class-level defaults (a subclass or an instance may override them):
   multiple_results = False
@@ -109,6 +109,9 @@ class Primitive:
     self.pp_params: Callable | None = None  # params -> the (name, value) pairs printed
     self.hidden_params: frozenset = frozenset()  # params the jaxpr printer leaves out
     self.pp_alias_jaxpr: str | None = None  # a jaxpr param printed with the eqn's names
+    # whether a ``name`` parameter names the eqn's jaxprs where the printer shows them once
+    # ahead of the jaxpr (JAX's heuristic; its custom calls keep the name elsewhere)
+    self.names_shared_jaxprs = True
     self.is_collective = False  # binds to a named axis (batching runs it unbatched too)
     # transposed even when no cotangent reaches its outputs (custom_vjp's bwd runs then, as
     # in JAX: its results need not be zero)

@@ -505,6 +505,7 @@ custom_jvp_call_p.jvp = _custom_jvp_jvp
 custom_jvp_call_p.hidden_params = frozenset({"num_consts"})
 custom_jvp_call_p.pp_params = lambda p: sorted(p.items(), key=lambda kv: (kv[0] != "name",
                                                                            kv[0]))
+custom_jvp_call_p.names_shared_jaxprs = False  # (JAX's call keeps its name in debug info)
 custom_jvp_call_p.batch = _custom_jvp_batch
 custom_jvp_call_p.partial_eval = _custom_jvp_partial_eval
 custom_jvp_call_p.discharge_call = _discharge_call(custom_jvp_call_p, "custom_jvp", ("jvp",))
@@ -666,6 +667,7 @@ custom_vjp_call_p = call_primitive("custom_vjp_call", "call_jaxpr")
 custom_vjp_call_p.jvp = _custom_vjp_jvp
 custom_vjp_call_p.hidden_params = frozenset({"num_consts"})
 custom_vjp_call_p.pp_params = custom_jvp_call_p.pp_params
+custom_vjp_call_p.names_shared_jaxprs = False
 custom_vjp_call_p.batch = _custom_vjp_batch
 custom_vjp_call_p.discharge_call = _discharge_call(custom_vjp_call_p, "custom_vjp",
                                                    ("fwd", "bwd"))
