@@ -1,5 +1,7 @@
 """xjax.nn.initializers: the reference's values for the same key, shape and dtype, and the
 variance each initializer promises."""
+import inspect
+
 import numpy as np
 import pytest
 
@@ -90,3 +92,28 @@ def test_bad_arguments():
     I.orthogonal()(k, (3,))
   with pytest.raises(ValueError, match="3D, 4D or 5D"):
     I.delta_orthogonal()(k, (3, 3))
+
+
+def test_signatures_are_jaxs():
+  # Their annotations are JAX's text (fiddle prints a configured initializer's parameters
+  # with them); recorded from JAX 0.10.2's inspect.signature.
+  dtype = "dtype: 'DTypeLikeInexact | None' = None"
+  axes = ("in_axis: 'int | Sequence[int]' = -2, out_axis: 'int | Sequence[int]' = -1, "
+          f"batch_axis: 'int | Sequence[int]' = (), {dtype}")
+  init = (f"(key: 'Array', shape: 'core.Shape', {dtype}, "
+          "out_sharding: 'OutShardingType' = None) -> 'Array'")
+  assert str(inspect.signature(I.normal)) == \
+      f"(stddev: 'RealNumeric' = 0.01, {dtype}) -> 'Initializer'"
+  assert str(inspect.signature(I.truncated_normal)) == (
+      f"(stddev: 'RealNumeric' = 0.01, {dtype}, lower: 'RealNumeric' = -2.0, "
+      "upper: 'RealNumeric' = 2.0) -> 'Initializer'")
+  assert str(inspect.signature(I.variance_scaling)) == (
+      "(scale: 'RealNumeric', mode: \"Literal['fan_in'] | Literal['fan_out'] | "
+      "Literal['fan_avg'] | Literal['fan_geo_avg']\", distribution: \"Literal['truncated_normal']"
+      f" | Literal['normal'] | Literal['uniform']\", {axes}) -> 'Initializer'")
+  assert str(inspect.signature(I.glorot_uniform)) == f"({axes}) -> 'Initializer'"
+  assert str(inspect.signature(I.orthogonal)) == \
+      f"(scale: 'RealNumeric' = 1.0, column_axis: 'int' = -1, {dtype}) -> 'Initializer'"
+  assert str(inspect.signature(I.zeros)) == init.replace("= dtype", "= None")
+  for made in (I.normal(), I.constant(1.0), I.he_normal(), I.delta_orthogonal()):
+    assert str(inspect.signature(made)) == init

@@ -3,7 +3,8 @@ giving the reference's values for the same key, shape and dtype."""
 from __future__ import annotations
 
 import math
-from typing import Protocol, Sequence, runtime_checkable
+import types
+from typing import Any, Literal, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -12,6 +13,12 @@ from xjax._src.libraries.numpy import namespace as jnp
 from xjax._src.libraries.random import continuous, multivariate
 from xjax._src.libraries.random.keys import split
 from xjax._src.libraries.random.sampler_args import shape_arg
+from xjax._src.execution.basearray import Array
+
+# The names of JAX's annotations, which signatures show (fiddle prints them): as loose as
+# JAX's own.
+ArrayLike = RealNumeric = DTypeLikeInexact = OutShardingType = Any
+core = types.SimpleNamespace(Shape=Sequence[int])
 
 
 @runtime_checkable
@@ -32,48 +39,55 @@ def _dtype(dtype):
   return dtypes.default_float_dtype() if dtype is None else dtype
 
 
-def zeros(key, shape, dtype=None, out_sharding=None):
+def zeros(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = None,
+          out_sharding: OutShardingType = None) -> Array:
   """Zeros (the key is ignored)."""
   _no_sharding("zeros", out_sharding)
   return jnp.zeros(shape, _dtype(dtype))
 
 
-def ones(key, shape, dtype=None, out_sharding=None):
+def ones(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = None,
+         out_sharding: OutShardingType = None) -> Array:
   """Ones (the key is ignored)."""
   _no_sharding("ones", out_sharding)
   return jnp.ones(shape, _dtype(dtype))
 
 
-def constant(value, dtype=None) -> Initializer:
+def constant(value: ArrayLike, dtype: DTypeLikeInexact | None = None) -> Initializer:
   """An initializer filling arrays with ``value``."""
-  def init(key, shape, dtype=dtype, out_sharding=None):
+  def init(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = dtype,
+           out_sharding: OutShardingType = None) -> Array:
     _no_sharding("constant", out_sharding)
     return jnp.full(shape, value, dtype=_dtype(dtype))
   return init
 
 
-def uniform(scale=1e-2, dtype=None) -> Initializer:
+def uniform(scale: RealNumeric = 1e-2, dtype: DTypeLikeInexact | None = None) -> Initializer:
   """An initializer drawing uniformly from ``[0, scale)``."""
-  def init(key, shape, dtype=dtype, out_sharding=None):
+  def init(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = dtype,
+           out_sharding: OutShardingType = None) -> Array:
     _no_sharding("uniform", out_sharding)
     dtype = _dtype(dtype)
     return continuous.uniform(key, shape, dtype) * jnp.array(scale, dtype)
   return init
 
 
-def normal(stddev=1e-2, dtype=None) -> Initializer:
+def normal(stddev: RealNumeric = 1e-2, dtype: DTypeLikeInexact | None = None) -> Initializer:
   """An initializer drawing from N(0, stddev**2)."""
-  def init(key, shape, dtype=dtype, out_sharding=None):
+  def init(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = dtype,
+           out_sharding: OutShardingType = None) -> Array:
     _no_sharding("normal", out_sharding)
     dtype = _dtype(dtype)
     return continuous.normal(key, shape, dtype) * jnp.array(stddev, dtype)
   return init
 
 
-def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0) -> Initializer:
+def truncated_normal(stddev: RealNumeric = 1e-2, dtype: DTypeLikeInexact | None = None,
+                     lower: RealNumeric = -2.0, upper: RealNumeric = 2.0) -> Initializer:
   """An initializer drawing ``stddev`` times a standard normal truncated to
   ``(lower, upper)`` (no variance correction)."""
-  def init(key, shape, dtype=dtype, out_sharding=None):
+  def init(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = dtype,
+           out_sharding: OutShardingType = None) -> Array:
     _no_sharding("truncated_normal", out_sharding)
     dtype = _dtype(dtype)
     return continuous.truncated_normal(key, lower, upper, shape, dtype) * jnp.array(stddev, dtype)
@@ -128,11 +142,18 @@ _DENOMINATORS = {
 _TRUNCATED_STDDEV = {False: 0.8796256610342398, True: 0.9531116438049121}
 
 
-def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_axis=(),
-                     dtype=None) -> Initializer:
+def variance_scaling(scale: RealNumeric,
+                     mode: Literal["fan_in"] | Literal["fan_out"] | Literal["fan_avg"]
+                     | Literal["fan_geo_avg"],
+                     distribution: Literal["truncated_normal"] | Literal["normal"]
+                     | Literal["uniform"],
+                     in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                     batch_axis: int | Sequence[int] = (),
+                     dtype: DTypeLikeInexact | None = None) -> Initializer:
   """An initializer with variance ``scale / n``, ``n`` the fan given by ``mode``, drawn from
   a truncated normal, a normal or a uniform ``distribution`` (disks for complex dtypes)."""
-  def init(key, shape, dtype=dtype, out_sharding=None):
+  def init(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = dtype,
+           out_sharding: OutShardingType = None) -> Array:
     _no_sharding("variance_scaling", out_sharding)
     shape = shape_arg("variance_scaling", shape)
     dtype = _dtype(dtype)
@@ -157,7 +178,9 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
 
 
 def _variance_scaling_family(scale: float, mode: str, distribution: str, name: str, doc: str):
-  def make(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
+  def make(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+           batch_axis: int | Sequence[int] = (),
+           dtype: DTypeLikeInexact | None = None) -> Initializer:
     return variance_scaling(scale, mode, distribution, in_axis=in_axis, out_axis=out_axis,
                             batch_axis=batch_axis, dtype=dtype)
   make.__name__ = make.__qualname__ = name
@@ -181,10 +204,12 @@ xavier_uniform, xavier_normal = glorot_uniform, glorot_normal
 kaiming_uniform, kaiming_normal = he_uniform, he_normal
 
 
-def orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
+def orthogonal(scale: RealNumeric = 1.0, column_axis: int = -1,
+               dtype: DTypeLikeInexact | None = None) -> Initializer:
   """An initializer of (scaled) random orthogonal matrices: orthonormal columns along
   ``column_axis``, or rows when there are more columns than the other axes hold."""
-  def init(key, shape, dtype=dtype, out_sharding=None):
+  def init(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = dtype,
+           out_sharding: OutShardingType = None) -> Array:
     _no_sharding("orthogonal", out_sharding)
     shape = shape_arg("orthogonal", shape)
     dtype = _dtype(dtype)
@@ -200,10 +225,12 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
   return init
 
 
-def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
+def delta_orthogonal(scale: RealNumeric = 1.0, column_axis: int = -1,
+                     dtype: DTypeLikeInexact | None = None) -> Initializer:
   """An initializer of convolution kernels (3-D to 5-D) that are zero except for an
   orthogonal matrix at the spatial centre (Xiao et al., 2018)."""
-  def init(key, shape, dtype=dtype, out_sharding=None):
+  def init(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = dtype,
+           out_sharding: OutShardingType = None) -> Array:
     _no_sharding("delta_orthogonal", out_sharding)
     shape = shape_arg("delta_orthogonal", shape)
     dtype = _dtype(dtype)
