@@ -118,3 +118,15 @@ def test_stack_and_concatenate_read_any_sequence_of_arrays():
     jnp.stack(np.float32(1.0))
   with pytest.raises(TypeError):
     jnp.concatenate(3.0)
+
+
+@pytest.mark.parametrize("name, error", [("concatenate", ValueError), ("vstack", ValueError),
+                                         ("dstack", ValueError), ("column_stack", ValueError),
+                                         ("hstack", IndexError), ("stack", TypeError)])
+def test_joining_an_iterator_raises_jaxs_class(name, error):
+  # JAX's reads a generator twice and fails on finding it empty (stack on its missing len);
+  # xjax raises the same classes, saying why.
+  with pytest.raises(error):
+    getattr(jnp, name)(jnp.ones(2) for _ in range(2))
+  np.testing.assert_array_equal(getattr(jnp, name)({0: jnp.ones(2)}.values()),
+                                getattr(np, name)([np.ones(2)]))

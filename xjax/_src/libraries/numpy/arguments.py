@@ -18,6 +18,16 @@ def check_arraylike(name: str, *args) -> None:
   arraylike(name, *args)
 
 
+def refuse_iterator(name: str, arrays, error: type = ValueError) -> None:
+  """Raises where a function joining a sequence of arrays is given an iterator (a generator,
+  a ``map``): JAX's reads it twice, finds it empty the second time and fails (with
+  ``error``, the class JAX's failure has), so xjax says why."""
+  if iter(arrays) is arrays:
+    raise error(f"jnp.{name} got an iterator ({type(arrays).__name__}) where it takes a "
+                "sequence of arrays, and JAX's finds an iterator empty by the time it joins "
+                "them; pass a list or tuple of arrays.")
+
+
 def arraylike(name: str, *args) -> tuple:
   """``args`` checked as ``check_arraylike`` does, those that define ``__jax_array__``
   (flax's ``Variable``, equinox's wrappers) replaced by the array it gives, as JAX's

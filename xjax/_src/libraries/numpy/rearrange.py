@@ -22,7 +22,8 @@ from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota,
                                              slice_in_dim, transpose)
 from xjax._src.primitives.lax.shapes import split as lax_split
 from xjax._src.primitives.lax.stacking import tile as lax_tile
-from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike, index_tuple
+from xjax._src.libraries.numpy.arguments import (arraylike, canonical_axis, index_tuple,
+                                                  refuse_iterator)
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.cumulative import cumsum
 from xjax._src.libraries.numpy.indexing import take
@@ -63,6 +64,7 @@ def _seq(tup, name):
   TypeError), or an array's slices along its leading axis (a 0-d one has none: JAX's
   ValueError, from mapping over that axis)."""
   if not isinstance(tup, (np.ndarray, Array, Tracer)):
+    refuse_iterator(name, tup, IndexError if name == "hstack" else ValueError)
     tup = [*tup]
     tup = arraylike(name, *tup)
     return tup

@@ -18,7 +18,8 @@ from xjax._src.execution.array import Array
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.elementwise import broadcasting_sharding_rule
-from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike, index_tuple
+from xjax._src.libraries.numpy.arguments import (arraylike, canonical_axis, index_tuple,
+                                                  refuse_iterator)
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.promotion import promote_dtypes
 
@@ -172,17 +173,18 @@ def _concatenate_array(arr, axis, dtype):
   return lax.reshape(arr, new_shape, (*range(1, axis + 1), 0, *range(axis + 1, len(shape))))
 
 
-def _sequence_of_arrays(arrays):
+def _sequence_of_arrays(name, arrays):
   """``arrays`` as stack and concatenate take them: one array (a NumPy or xjax array, or a
   tracer), returned as it is, or else a sequence of arrays, as a list or tuple (any other
-  iterable is read into a tuple, as JAX does)."""
+  sequence is read into a tuple, as JAX does)."""
   if isinstance(arrays, (np.ndarray, Array, Tracer, list, tuple)):
     return arrays
+  refuse_iterator(name, arrays)
   return tuple(arrays)
 
 
 def concatenate(arrays, axis=0, dtype=None):
-  arrays = _sequence_of_arrays(arrays)
+  arrays = _sequence_of_arrays("concatenate", arrays)
   if not isinstance(arrays, (list, tuple)):
     arrays, = arraylike("concatenate", arrays)
     return _concatenate_array(arrays, axis, dtype)
@@ -211,7 +213,7 @@ def stack(arrays, axis=0, out=None, dtype=None):
   one array are stacked by a reshape)."""
   if not len(arrays):  # (before reading it: a generator has no len, as in JAX)
     raise ValueError("Need at least one array to stack.")
-  arrays = _sequence_of_arrays(arrays)
+  arrays = _sequence_of_arrays("stack", arrays)
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
   if not isinstance(arrays, (list, tuple)):
