@@ -251,9 +251,11 @@ FUNCTION_MODULES = """
 import pickle
 import jax, jax.numpy as jnp
 named = [jnp.sum, jnp.where, jnp.add, jnp.linalg.norm, jax.lax.add, jax.tree_util.tree_map,
-         jax.nn.initializers.glorot_uniform, jax.dtypes.canonicalize_dtype]
+         jax.nn.initializers.glorot_uniform, jax.dtypes.canonicalize_dtype, jax.nn.gelu]
 print("modules", [f.__module__ for f in named])
 print("found again", all(pickle.loads(pickle.dumps(f)) is f for f in named[1:] if f is not jnp.add))
+from jax._src.nn.functions import gelu, relu, softmax
+print("private", gelu is jax.nn.gelu, relu is jax.nn.relu, softmax is jax.nn.softmax)
 try:
   jax.jit(lambda x: 1 if x > 0 else 0)(1.)
 except jax.errors.TracerBoolConversionError as e:
@@ -266,6 +268,8 @@ def test_public_functions_and_errors_report_jaxs_modules(tmp_path):
   # generation) writes JAX's public module where JAX's function names it.
   out = run(lambda s: ["-m", "xjax", str(s)], tmp_path, FUNCTION_MODULES)
   assert ("modules ['jax.numpy', 'jax.numpy', 'jax.numpy', 'jax.numpy.linalg', 'jax.lax', "
-          "'jax.tree_util', 'jax.nn.initializers', 'jax.dtypes']") in out  # (as JAX 0.10.2)
+          "'jax.tree_util', 'jax.nn.initializers', 'jax.dtypes', 'jax._src.nn.functions']"
+          ) in out  # (as JAX 0.10.2)
   assert "found again True" in out
+  assert "private True True True" in out
   assert "error jax.errors TracerBoolConversionError" in out

@@ -193,16 +193,20 @@ def _present_array_classes_as_jaxs() -> None:
       error.__module__ = "jax.errors"
 
 
-# The public modules whose functions JAX defines with the public module as their
-# `__module__` (`jnp.sum.__module__ == "jax.numpy"`); elsewhere JAX's name its `jax._src`.
-_PUBLICLY_NAMED = ("numpy", "numpy.linalg", "lax", "tree_util", "nn.initializers", "dtypes")
+# The public modules whose functions JAX's name a module xjax serves, and that module: their
+# own public one (`jnp.sum.__module__ == "jax.numpy"`), or a private one on the compatibility
+# surface (elsewhere JAX's name `jax._src` modules xjax does not have).
+_FUNCTION_MODULES = {"numpy": "jax.numpy", "numpy.linalg": "jax.numpy.linalg", "lax": "jax.lax",
+                     "tree_util": "jax.tree_util", "nn.initializers": "jax.nn.initializers",
+                     "dtypes": "jax.dtypes", "nn": "jax._src.nn.functions"}
 
 
 def _present_functions_as_jaxs() -> None:
-  """Gives the functions of `_PUBLICLY_NAMED`'s modules the `__module__` JAX's have, so that
+  """Gives the functions of `_FUNCTION_MODULES`' modules the `__module__` JAX's have, so that
   what finds a function by its module and name (pickle, fiddle's serialization and code
-  generation) writes `jax.numpy.tanh`, as on JAX, and finds it again through the redirection."""
-  for name in _PUBLICLY_NAMED:
+  generation) writes `jax.numpy.tanh`, as on JAX, and finds it again through the redirection.
+  A function two modules export (`jax.nn.tanh` is `jnp.tanh`) keeps the first's."""
+  for name, jax_module in _FUNCTION_MODULES.items():
     module = importlib.import_module("xjax." + name)
     for attr in getattr(module, "__all__", None) or dir(module):
       value = getattr(module, attr, None)
@@ -211,6 +215,6 @@ def _present_functions_as_jaxs() -> None:
         continue
       if getattr(value, "__module__", "").startswith("xjax._src."):
         try:
-          value.__module__ = "jax." + name
+          value.__module__ = jax_module
         except (AttributeError, TypeError):   # (a builtin or a bound method keeps its own)
           pass

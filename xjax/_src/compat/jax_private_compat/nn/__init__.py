@@ -1,0 +1,1 @@
+"""`jax._src.nn`: JAX's neural-network package; its `functions` module is here."""
