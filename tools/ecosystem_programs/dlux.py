@@ -5,7 +5,6 @@ import jax
 import jax.numpy as np
 import dLux as dl
 import dLux.utils as dlu
-import zodiax as zdx
 
 
 def run():
