@@ -53,6 +53,14 @@ def pyrefs(tree):
   return []
 
 
+def as_jax_names(text):
+  """Module names as the redirection maps them: standing in for `jax`, xjax's modules keep
+  their own names (`jax.numpy` is the module `xjax.numpy`, `jax._src.X` is
+  `xjax._src.compat.jax_private_compat.X`), which fiddle writes (a no-op on JAX)."""
+  return re.sub(r"\bxjax\.", "jax.", text.replace("xjax._src.compat.jax_private_compat.",
+                                                   "jax._src."))
+
+
 def run():
   fiddle.extensions.jax.enable()
   config = mlp_config.as_buildable()
@@ -60,10 +68,10 @@ def run():
   narrow.activation = jax.nn.tanh
   narrow.kernel_init = fdl.Config(jax.nn.initializers.normal, stddev=0.5)
   text = re.sub(r" at 0x[0-9a-f]+", "", printing.as_str_flattened(narrow))
-  code = "\n".join(codegen.codegen_dot_syntax(narrow).lines())
+  code = as_jax_names("\n".join(codegen.codegen_dot_syntax(narrow).lines()))
   serialized = serialization.dump_json(config)
   restored = serialization.load_json(serialized)
-  references = sorted({r for r in pyrefs(json.loads(serialized)) if "jax" in r})
+  references = sorted({as_jax_names(r) for r in pyrefs(json.loads(serialized)) if "jax" in r})
   return {"direct": outputs(mlp_config()), "built": outputs(fdl.build(config)),
           "narrow": outputs(fdl.build(narrow)), "restored": outputs(fdl.build(restored)),
           "printed": text, "code": code, "same_config": restored == config,

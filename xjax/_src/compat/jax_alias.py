@@ -208,6 +208,8 @@ def _present_functions_as_jaxs() -> None:
   A function two modules export (`jax.nn.tanh` is `jnp.tanh`) keeps the first's."""
   for name, jax_module in _FUNCTION_MODULES.items():
     module = importlib.import_module("xjax." + name)
+    if jax_module.startswith("jax._src."):   # (in sys.modules, as after JAX's import, for
+      importlib.import_module(jax_module)    # `inspect.getmodule` of its functions)
     for attr in getattr(module, "__all__", None) or dir(module):
       value = getattr(module, attr, None)
       if (attr.startswith("_") or isinstance(value, (type, types.ModuleType))
