@@ -31,6 +31,8 @@ PROGRAMS = {
     "tree_math": "tree_math", "sympy2jax": "sympy2jax", "jax_cfd": "jax_cfd", "funsor": "funsor",
     "pyhf": "pyhf", "pytreeclass": "pytreeclass", "jaxwt": "jaxwt",
     "brainstate": "brainstate", "brainunit": "brainunit",
+    "quax": "quax", "fiddle": "fiddle", "evermore": "evermore", "jax_metrics": "jax_metrics",
+    "coix": "coix", "optimagic": "optimagic",
 }
 
 
