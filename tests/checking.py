@@ -8,7 +8,7 @@ import xjax.numpy as jnp
 
 # Bits and step counts some tests take from JAX 0.10.2 were recorded on an Intel CPU. XLA's
 # and LAPACK's CPU kernels round differently on other CPUs (JAX's results differ there too:
-# on an AMD EPYC, 23 such tests see other bits from JAX and xjax alike), so those tests
+# on AMD EPYCs, 27 such tests see other bits from JAX and xjax alike), so those tests
 # (marked `cpu_bits`, or calling `skip_off_recording_cpu`) run only on that vendor's CPUs.
 RECORDED_ON = "GenuineIntel"
 

@@ -453,6 +453,7 @@ def test_inconsistent_sizes_message_is_jaxs():
     jax.pmap(lambda a, b: a + b.sum())(jnp.ones((1, 3)), jnp.arange(10))
 
 
+@pytest.mark.cpu_bits  # (recorded on an Intel CPU; an AMD one rounds other bits, JAX too)
 def test_eager_vmap_runs_jitted_library_functions_as_programs():
   # JAX 0.10.2's bits: under an eager vmap, jnp.average runs batched as one program, where
   # XLA turns its division by the (constant) weight sum into a product.
@@ -466,8 +467,11 @@ def test_eager_vmap_runs_jitted_library_functions_as_programs():
   np.testing.assert_array_equal(
       np.asarray(jax.vmap(lambda a: a.sum(), in_axes=2)(t)).view(np.uint32),
       [1067142737, 3226593571, 1083716553, 3229231970])
-  # a jit's body is batched in place (JAX's jaxpr: no transpose before the call; the one
-  # after moves the result to out_axes=0)
+
+
+def test_vmap_of_a_jit_batches_its_body_in_place():
+  # JAX's jaxpr: no transpose before the call; the one after moves the result to out_axes=0
+  t = jnp.asarray(np.random.RandomState(1).randn(2, 3, 4).astype(np.float32))
   eqns = jax.make_jaxpr(jax.vmap(jax.jit(lambda a: jnp.sort(a, 0)), in_axes=1))(t).eqns
   assert [e.primitive.name for e in eqns] == ["jit", "transpose"]
   assert eqns[0].outvars[0].aval.shape == (2, 3, 4)

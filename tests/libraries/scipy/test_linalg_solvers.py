@@ -194,6 +194,7 @@ def test_eigh_tridiagonal_clusters_x64_and_errors():
       pytest.approx(5, rel=1e-6)
 
 
+@pytest.mark.cpu_bits  # (recorded on an Intel CPU; an AMD one rounds other bits, JAX too)
 def test_eigh_tridiagonal_bits_are_jaxs():
   # JAX 0.10.2's bits for a cluster of close eigenvalues (its bisection, its inverse
   # iteration with the cluster orthonormalised by QR, random.key(42)'s starts).
