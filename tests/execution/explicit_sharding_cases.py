@@ -1305,3 +1305,26 @@ def test_rules_refuse_as_jax(f, error, message):
   with pytest.raises(error) as e:
     f()
   assert message in str(e.value)
+
+
+@pytest.mark.parametrize("name, make, typed, total", [
+    ("zeros", lambda I: I.zeros, "float32[8@X,4@Y]", 0.0),
+    ("constant", lambda I: I.constant(0.5), "float32[8@X,4@Y]", 16.0),
+    ("normal", lambda I: I.normal(), "float32[8@X,4@Y]", float.fromhex("0x1.2965860000000p-2")),
+    ("glorot", lambda I: I.glorot_uniform(), "float32[8@X,4@Y]",
+     float.fromhex("0x1.8933280000000p+3")),
+    ("he", lambda I: I.he_normal(), "float32[8@X,4@Y]", float.fromhex("0x1.dc09a00000000p+3")),
+    # (JAX draws complex kernels unsplit, out_sharding or not)
+    ("complex", lambda I: I.lecun_normal(dtype=jnp.complex64), "complex64[8,4]",
+     float.fromhex("0x1.50e4180000000p+3")),
+])
+def test_initializers_take_out_sharding(name, make, typed, total):
+  # JAX 0.10.2's types and sums (of the jitted draw's magnitudes) on this mesh
+  init, key = make(xjax.nn.initializers), xjax.random.key(0)
+  a = xjax.jit(lambda k: init(k, (8, 4), out_sharding=P("X", "Y")))(key)
+  assert str(xjax.typeof(a)) == typed
+  assert float(jnp.sum(jnp.abs(a))) == total
+  eager = init(key, (8, 4), out_sharding=P(None, "Y"))
+  assert str(xjax.typeof(eager)) == typed.replace("8@X", "8")
+  with pytest.raises(NotImplementedError):
+    xjax.nn.initializers.orthogonal()(key, (4, 4), out_sharding=P("X"))

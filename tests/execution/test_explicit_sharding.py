@@ -4,4 +4,4 @@ from tests.multi_device_run import run_cases
 
 
 def test_explicit_sharding_cases():
-  assert run_cases("tests/execution/explicit_sharding_cases.py", devices=8) == 282
+  assert run_cases("tests/execution/explicit_sharding_cases.py", devices=8) == 288

@@ -30,9 +30,10 @@ class Initializer(Protocol):
 
 
 def _no_sharding(name: str, out_sharding) -> None:
+  """JAX's orthogonal initializers take no ``out_sharding`` (a bare NotImplementedError there)."""
   if out_sharding is not None:
-    raise NotImplementedError(f"nn.initializers.{name}: out_sharding is not supported yet "
-                              "(xjax has no sharded arrays; see docs/differences.md).")
+    raise NotImplementedError(f"nn.initializers.{name}: out_sharding is not supported (as in "
+                              "JAX); reshard the result (jax.sharding.reshard) instead.")
 
 
 def _dtype(dtype):
@@ -42,23 +43,20 @@ def _dtype(dtype):
 def zeros(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = None,
           out_sharding: OutShardingType = None) -> Array:
   """Zeros (the key is ignored)."""
-  _no_sharding("zeros", out_sharding)
-  return jnp.zeros(shape, _dtype(dtype))
+  return jnp.zeros(shape, _dtype(dtype), out_sharding=out_sharding)
 
 
 def ones(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = None,
          out_sharding: OutShardingType = None) -> Array:
   """Ones (the key is ignored)."""
-  _no_sharding("ones", out_sharding)
-  return jnp.ones(shape, _dtype(dtype))
+  return jnp.ones(shape, _dtype(dtype), out_sharding=out_sharding)
 
 
 def constant(value: ArrayLike, dtype: DTypeLikeInexact | None = None) -> Initializer:
   """An initializer filling arrays with ``value``."""
   def init(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = dtype,
            out_sharding: OutShardingType = None) -> Array:
-    _no_sharding("constant", out_sharding)
-    return jnp.full(shape, value, dtype=_dtype(dtype))
+    return jnp.full(shape, value, dtype=_dtype(dtype), out_sharding=out_sharding)
   return init
 
 
@@ -66,9 +64,9 @@ def uniform(scale: RealNumeric = 1e-2, dtype: DTypeLikeInexact | None = None) ->
   """An initializer drawing uniformly from ``[0, scale)``."""
   def init(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = dtype,
            out_sharding: OutShardingType = None) -> Array:
-    _no_sharding("uniform", out_sharding)
     dtype = _dtype(dtype)
-    return continuous.uniform(key, shape, dtype) * jnp.array(scale, dtype)
+    return (continuous.uniform(key, shape, dtype, out_sharding=out_sharding)
+            * jnp.array(scale, dtype))
   return init
 
 
@@ -76,9 +74,9 @@ def normal(stddev: RealNumeric = 1e-2, dtype: DTypeLikeInexact | None = None) ->
   """An initializer drawing from N(0, stddev**2)."""
   def init(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = dtype,
            out_sharding: OutShardingType = None) -> Array:
-    _no_sharding("normal", out_sharding)
     dtype = _dtype(dtype)
-    return continuous.normal(key, shape, dtype) * jnp.array(stddev, dtype)
+    return (continuous.normal(key, shape, dtype, out_sharding=out_sharding)
+            * jnp.array(stddev, dtype))
   return init
 
 
@@ -88,9 +86,9 @@ def truncated_normal(stddev: RealNumeric = 1e-2, dtype: DTypeLikeInexact | None 
   ``(lower, upper)`` (no variance correction)."""
   def init(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = dtype,
            out_sharding: OutShardingType = None) -> Array:
-    _no_sharding("truncated_normal", out_sharding)
     dtype = _dtype(dtype)
-    return continuous.truncated_normal(key, lower, upper, shape, dtype) * jnp.array(stddev, dtype)
+    return (continuous.truncated_normal(key, lower, upper, shape, dtype,
+                                        out_sharding=out_sharding) * jnp.array(stddev, dtype))
   return init
 
 
@@ -154,25 +152,26 @@ def variance_scaling(scale: RealNumeric,
   a truncated normal, a normal or a uniform ``distribution`` (disks for complex dtypes)."""
   def init(key: Array, shape: core.Shape, dtype: DTypeLikeInexact | None = dtype,
            out_sharding: OutShardingType = None) -> Array:
-    _no_sharding("variance_scaling", out_sharding)
     shape = shape_arg("variance_scaling", shape)
     dtype = _dtype(dtype)
     fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
     if mode not in _DENOMINATORS:
       raise ValueError(f"invalid mode for variance scaling initializer: {mode}")
     variance = jnp.array(scale / _DENOMINATORS[mode](fan_in, fan_out), dtype=dtype)
-    is_complex = not dtypes.issubdtype(dtype, np.floating)
+    is_complex = not dtypes.issubdtype(dtype, np.floating)  # (drawn unsplit, as JAX's)
     if distribution == "truncated_normal":
       stddev = jnp.sqrt(variance) / jnp.array(_TRUNCATED_STDDEV[is_complex], dtype)
       if is_complex:
         return _complex_truncated_normal(key, 2, shape, dtype) * stddev
-      return continuous.truncated_normal(key, -2, 2, shape, dtype) * stddev
+      return continuous.truncated_normal(key, -2, 2, shape, dtype,
+                                         out_sharding=out_sharding) * stddev
     if distribution == "normal":
-      return continuous.normal(key, shape, dtype) * jnp.sqrt(variance)
+      return continuous.normal(key, shape, dtype, out_sharding=out_sharding) * jnp.sqrt(variance)
     if distribution == "uniform":
       if is_complex:
         return _complex_uniform(key, shape, dtype) * jnp.sqrt(variance)
-      return continuous.uniform(key, shape, dtype, -1) * jnp.sqrt(3 * variance)
+      return (continuous.uniform(key, shape, dtype, -1, out_sharding=out_sharding)
+              * jnp.sqrt(3 * variance))
     raise ValueError(f"invalid distribution for variance scaling initializer: {distribution}")
   return init
 
