@@ -209,30 +209,7 @@ def test_private_lax_control_flow_module():
     cf._scan_impl
 
 
-BACKEND_BY_MODULE = """
-import pickle
-import warnings
-import jax, jax.numpy as jnp
-
-def backend(x):  # how opt_einsum and autoray pick an array library
-  return type(x).__module__.split(".")[0]
-
-x = jnp.arange(3.)
-seen = [backend(x)]
-jax.jit(lambda t: seen.append(backend(t)) or t)(x)
-jax.grad(lambda t: seen.append(backend(t)) or t)(1.)
-jax.vmap(lambda t: seen.append(backend(t)) or t)(x)
-print("backends", seen)
-print("type", type(x), jnp.float32)
-print("pickles", pickle.loads(pickle.dumps(x)).tolist())
-with warnings.catch_warnings(record=True) as w:
-  warnings.simplefilter("always")
-  flags = [jax.core.is_concrete(x), jax.core.is_constant_shape((2, 3)),
-           jax.core.is_constant_dim("a")]
-  jax.jit(lambda t: flags.append(jax.core.is_concrete(t)) or t)(x)
-  jax.grad(lambda t: flags.append(jax.core.is_concrete(t)) or t)(1.)
-print("concrete", flags, str(w[0].message))
-"""
+BACKEND_BY_MODULE = (REPO / "tests" / "data" / "program_reading_class_modules.txt").read_text()
 
 
 def test_array_and_tracer_classes_report_jaxs_modules(tmp_path):
@@ -247,20 +224,7 @@ def test_array_and_tracer_classes_report_jaxs_modules(tmp_path):
   assert "core.is_concrete is deprecated." in out
 
 
-FUNCTION_MODULES = """
-import pickle
-import jax, jax.numpy as jnp
-named = [jnp.sum, jnp.where, jnp.add, jnp.linalg.norm, jax.lax.add, jax.tree_util.tree_map,
-         jax.nn.initializers.glorot_uniform, jax.dtypes.canonicalize_dtype, jax.nn.gelu]
-print("modules", [f.__module__ for f in named])
-print("found again", all(pickle.loads(pickle.dumps(f)) is f for f in named[1:] if f is not jnp.add))
-from jax._src.nn.functions import gelu, relu, softmax
-print("private", gelu is jax.nn.gelu, relu is jax.nn.relu, softmax is jax.nn.softmax)
-try:
-  jax.jit(lambda x: 1 if x > 0 else 0)(1.)
-except jax.errors.TracerBoolConversionError as e:
-  print("error", type(e).__module__, type(e).__name__)
-"""
+FUNCTION_MODULES = (REPO / "tests" / "data" / "program_reading_function_modules.txt").read_text()
 
 
 def test_public_functions_and_errors_report_jaxs_modules(tmp_path):

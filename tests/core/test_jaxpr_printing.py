@@ -51,6 +51,10 @@ PROGRAMS = {
 }
 
 # str(jax.make_jaxpr(f)(*args)) under JAX 0.10.2
+# the body of eleven sines both long-body cases print ahead of the jaxpr
+_ELEVEN_SINS = "".join(f"    {b}:f32[3] = sin {a}\n" for a, b in zip("abcdefghijk", "bcdefghijkl")
+                       ) + "  in (l,) } in\n"
+
 RECORDED = {
     "grad_abs": (
         "{ lambda ; a:f32[3]. let\n"
@@ -317,19 +321,7 @@ RECORDED = {
         "  in (c, b) }"
     ),
     "custom_jvp_long_body": (
-        "let jaxpr = { lambda ; a:f32[3]. let\n"
-        "    b:f32[3] = sin a\n"
-        "    c:f32[3] = sin b\n"
-        "    d:f32[3] = sin c\n"
-        "    e:f32[3] = sin d\n"
-        "    f:f32[3] = sin e\n"
-        "    g:f32[3] = sin f\n"
-        "    h:f32[3] = sin g\n"
-        "    i:f32[3] = sin h\n"
-        "    j:f32[3] = sin i\n"
-        "    k:f32[3] = sin j\n"
-        "    l:f32[3] = sin k\n"
-        "  in (l,) } in\n"
+        "let jaxpr = { lambda ; a:f32[3]. let\n" + _ELEVEN_SINS +
         "{ lambda ; m:f32[3]. let\n"
         "    n:f32[3] = custom_jvp_call[\n"
         "      name=_long_sin\n"
@@ -340,19 +332,7 @@ RECORDED = {
         "  in (n,) }"
     ),
     "long_body": (
-        "let lambda = { lambda ; a:f32[3]. let\n"
-        "    b:f32[3] = sin a\n"
-        "    c:f32[3] = sin b\n"
-        "    d:f32[3] = sin c\n"
-        "    e:f32[3] = sin d\n"
-        "    f:f32[3] = sin e\n"
-        "    g:f32[3] = sin f\n"
-        "    h:f32[3] = sin g\n"
-        "    i:f32[3] = sin h\n"
-        "    j:f32[3] = sin i\n"
-        "    k:f32[3] = sin j\n"
-        "    l:f32[3] = sin k\n"
-        "  in (l,) } in\n"
+        "let lambda = { lambda ; a:f32[3]. let\n" + _ELEVEN_SINS +
         "{ lambda ; m:f32[3]. let n:f32[3] = jit[name=<lambda> jaxpr=lambda] m in (n,) }"
     ),
 }
