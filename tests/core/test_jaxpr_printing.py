@@ -50,11 +50,11 @@ PROGRAMS = {
     "custom_jvp_long_body": (_long_sin, (X3,)),  # (its shared jaxpr is named "jaxpr")
 }
 
-# str(jax.make_jaxpr(f)(*args)) under JAX 0.10.2
 # the body of eleven sines both long-body cases print ahead of the jaxpr
 _ELEVEN_SINS = "".join(f"    {b}:f32[3] = sin {a}\n" for a, b in zip("abcdefghijk", "bcdefghijkl")
                        ) + "  in (l,) } in\n"
 
+# str(jax.make_jaxpr(f)(*args)) under JAX 0.10.2
 RECORDED = {
     "grad_abs": (
         "{ lambda ; a:f32[3]. let\n"
