@@ -233,6 +233,8 @@ SHAPE_CASES = [
                                     strides=(2, 3))),
     (shapes.slice_p, [(5, 6)], dict(start_indices=(1, 2), limit_indices=(3, 4), strides=None)),
     (shapes.concatenate_p, [(2, 3), (4, 3)], dict(dimension=0)),
+    (shapes.split_p, [(2, 6)], dict(sizes=(1, 0, 5), axis=1)),
+    (shapes.split_p, [(3, 2)], dict(sizes=(3,), axis=0)),
 ]
 
 
@@ -242,7 +244,12 @@ def test_shape_kernels_agree_with_xla(prim, shapes_, params):
   rng = np.random.default_rng(0)
   for dtype in available([np.float32, np.float64, np.int8, np.uint64, np.bool_]):
     operands = [rng.integers(0, 100, s).astype(dtype) for s in shapes_]
-    assert_same(*run_both(prim, operands, **params), f"{prim.name} {np.dtype(dtype).name}")
+    on_host, on_device = run_both(prim, operands, **params)
+    if not prim.multiple_results:
+      on_host, on_device = [on_host], [on_device]
+    assert len(on_host) == len(on_device)
+    for h, d in zip(on_host, on_device):
+      assert_same(h, d, f"{prim.name} {np.dtype(dtype).name}")
 
 
 def test_dynamic_slice_clamps_start_indices_as_xla():
@@ -450,6 +457,52 @@ def test_indexing_leaves_committed_large_subnormal_and_deleted_arrays_to_xla():
     gone[0]
   keys = xjax.random.split(xjax.random.key(0))
   assert keys[0].shape == () and keys._host is None
+
+
+@pytest.mark.parametrize("prim", [ew.add_p, ew.mul_p, ew.lt_p], ids=lambda p: p.name)
+def test_eager_primitives_copy_small_compiled_results_to_the_host_for_a_while(prim):
+  """A primitive with a host kernel, called eagerly on a small compiled result, copies it to
+  the host (bit for bit the compiled primitive, over edge values) for its first
+  FETCHES_BEFORE_COMPILING calls on such operands, then runs compiled."""
+  for dtype in available([np.float32, np.float64, np.int8, np.uint32]):
+    values = edge_values(dtype)
+    expected = compiled(prim)(device(values), device(values[::-1]))
+    fresh = [_computed(values) for _ in range(host_eval.FETCHES_BEFORE_COMPILING + 1)]
+    outs = [prim.bind(x, jnp.asarray(values[::-1])) for x in fresh]
+    for x, out in zip(fresh[:-1], outs):
+      assert x._host is not None and out._host is not None, dtype
+      assert out.aval == expected.aval
+      np.testing.assert_array_equal(bits(out), bits(expected))
+    assert fresh[-1]._host is None and outs[-1]._host is None, "compiled after that"
+    np.testing.assert_array_equal(bits(outs[-1]), bits(expected))
+
+
+def test_library_functions_copy_small_compiled_results_to_the_host_for_a_while():
+  """A library function whose program has host kernels (a HostCall) does the same."""
+  values = edge_values(np.float32)
+  half = jnp.asarray(0.5, np.float32)  # (0.5 is cast from float64 under x64: two roundings)
+  expected = xjax.jit(jnp.multiply)(device(values), half)
+  multiply = compiled_when_eager(lambda x, y: x * y)
+  fresh = [_computed(values) for _ in range(host_eval.FETCHES_BEFORE_COMPILING + 1)]
+  outs = [multiply(x, half) for x in fresh]
+  assert all(o._host is not None for o in outs[:-1]) and outs[-1]._host is None
+  for out in outs:
+    np.testing.assert_array_equal(bits(out), bits(expected))
+
+
+def test_committed_large_subnormal_and_deleted_results_are_not_copied_to_the_host():
+  one = jnp.asarray(1.0, np.float32)
+  committed = device(np.array([1.0, 2.0], np.float32))
+  large = _computed(np.arange(host_eval.HOST_MAX_SIZE + 1.0, dtype=np.float32))
+  subnormal = _computed(np.array([np.finfo(np.float32).tiny / 4, 1.0], np.float32))
+  for x in (committed, large, subnormal):
+    out = lax.add(x, one)
+    assert x._host is None and out._host is None
+    np.testing.assert_array_equal(bits(out), bits(compiled(ew.add_p)(device(x), one)))
+  gone = _computed(np.array([1.0, 2.0], np.float32))
+  gone.delete()
+  with pytest.raises(RuntimeError, match="deleted"):
+    lax.add(gone, one)
 
 
 @pytest.mark.parametrize("case", range(len(BAD_SHORTCUTS)))

@@ -1,6 +1,7 @@
 """Eager primitives: a primitive evaluated now, on the host where its operands are host
-values and it has a host kernel, else through a one-primitive program compiled through its
-lowering rule and cached by (primitive, params, input avals, device)."""
+values (or small compiled results, for its first calls on them) and it has a host kernel,
+else through a one-primitive program compiled through its lowering rule and cached by
+(primitive, params, input avals, device)."""
 from __future__ import annotations
 
 from xjax._src.foundations.config import config
@@ -13,6 +14,7 @@ from xjax._src.core.values import get_aval
 from xjax._src.backend import buffers, clients, executables, lowering
 from xjax._src.execution import host_eval, spmd
 from xjax._src.execution.array import Array
+from xjax._src.execution.host_values import FETCHES_BEFORE_COMPILING
 from xjax._src.execution.dispatch import input_buffers, params_key, pick_device, run_program
 from xjax._src.execution.result_checks import checks_results
 
@@ -28,7 +30,8 @@ _PRIMITIVE_CACHE_SIZE = 8192  # executables; the oldest go first
 _body_cache: dict = {}
 clients.register_backend_cache(_body_cache)
 _BODY_CACHE_SIZE = 64
-_host_kernels: dict = {}  # (primitive, avals, params) -> (host kernel or None, out avals)
+# (primitive, avals, params) -> [host kernel or None, out avals, calls that fetched operands]
+_host_kernels: dict = {}
 _last_kernel: dict = {}  # parameterless primitive -> (config token, avals, its entry above)
 
 
@@ -90,15 +93,20 @@ def _apply_on_host(prim, args, params) -> list | None:
   path: one pass over the operands, one flat cache key.)"""
   avals: list = []
   values: list = []
-  for x in args:
+  on_device = None  # positions of small device Arrays, copied to the host if a kernel runs
+  for i, x in enumerate(args):
     if type(x) is Array:
       aval = x.aval
       value = x._host if x._b is None else x._live_host()
+      if value is None:
+        if not host_eval.fetchable(x):
+          return None
+        on_device = [i] if on_device is None else [*on_device, i]
     else:
       aval = get_aval(x)
       value = host_eval.host_value(x, aval)
-    if value is None:
-      return None
+      if value is None:
+        return None
     avals.append(aval)
     values.append(value)
   if not host_eval.enabled():
@@ -117,13 +125,21 @@ def _apply_on_host(prim, args, params) -> list | None:
     if entry is None:
       out = eval_types(prim, avals, params)
       out_avals = [canonical(a) for a in out] if prim.multiple_results else [canonical(out)]
-      entry = (host_eval.kernel_for(prim, avals, out_avals, params), out_avals)
+      entry = [host_eval.kernel_for(prim, avals, out_avals, params), out_avals, 0]
       bounded_put(_host_kernels, key, entry, _PRIMITIVE_CACHE_SIZE)
     if not params:
       _last_kernel[prim] = (token, avals, entry)
-  kernel, out_avals = entry
+  kernel, out_avals, fetches = entry
   if kernel is None:
     return None
+  if on_device is not None:  # compiled results: the first calls copy them (host_eval.fetched)
+    if fetches >= FETCHES_BEFORE_COMPILING:
+      return None
+    entry[2] = fetches + 1
+    for i in on_device:
+      values[i] = host_eval.fetched(args[i])
+      if values[i] is None:
+        return None
   try:
     outs = kernel(*values)
   except host_eval.NotOnHost:

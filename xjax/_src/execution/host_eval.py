@@ -30,8 +30,9 @@ from xjax._src.core.jaxpr import Literal
 from xjax._src.core.jaxpr_cache import bounded_put
 from xjax._src.core.trace import current_trace, eval_trace
 from xjax._src.execution.array import Array, from_host
-from xjax._src.execution.host_values import (HOST_DTYPES, HOST_MAX_SIZE, TINY, enabled,
-                                             has_subnormals, scan_floats, usable)
+from xjax._src.execution.host_values import (
+    FETCHES_BEFORE_COMPILING, HOST_DTYPES, HOST_MAX_SIZE, TINY, enabled, has_subnormals,
+    scan_floats, usable)
 from xjax._src.execution.result_checks import checks_results
 
 # Equations in a jitted function that still runs op by op on the host: beyond, one compiled
@@ -231,17 +232,37 @@ def host_value(x, aval: ShapedArray):
   return None
 
 
+def fetchable(x: Array) -> bool:
+  """Whether ``x``, an Array without a host value, is small, uncommitted and alive on the
+  only device (a CPU): ``fetch_small`` can give it one."""
+  return (not x._committed and x.aval.size <= HOST_MAX_SIZE and x.aval.dtype in HOST_DTYPES
+          and x.aval._sharding is None and x._host is None and not x._b.is_deleted()
+          and enabled())
+
+
 def fetch_small(x) -> None:
   """Gives ``x``, a small uncommitted Array on the only device (a CPU), its host value from
   its buffer, where it can have one: one copy to the host, after which the operations with
-  host kernels (slicing, indexing, arithmetic) run on the host. (Eager indexing asks for
-  it: a compiled slice and squeeze cost several copies' time.)"""
-  if (type(x) is not Array or x._host is not None or x._committed
-      or not types_fit([x.aval]) or not enabled()):
-    return
-  value = x._value()  # (cached in the Array; it checks that the buffer is alive)
-  if usable(value):
-    x._host = value
+  host kernels (slicing, indexing, arithmetic) run on the host. Eager indexing asks for it
+  (a compiled slice and squeeze cost several copies' time), and so does an eager primitive
+  with a host kernel for its operands' types (one program fewer to compile and run)."""
+  if type(x) is Array and x._host is None and fetchable(x):
+    value = x._value()  # (cached in the Array)
+    if usable(value):
+      x._host = value
+
+
+def fetched(x: Array):
+  """``x``'s host value after ``fetch_small``, or None where it can have none.
+
+  An eager operation with host kernels for its operands' types copies a small device
+  operand (a compiled program's result) to the host this way, rather than compiling a
+  program, for its first ``FETCHES_BEFORE_COMPILING`` calls on such operands; later ones
+  run compiled (as asynchronous dispatch keeps a loop of compiled and host operations
+  quicker than a copy each way per step). A cold program then compiles only the operations
+  it repeats."""
+  fetch_small(x)
+  return x._live_host()
 
 
 def types_fit(avals) -> bool:
@@ -381,12 +402,13 @@ class HostCall:
   with the argument leaves (read when a call fails) and the call's arguments; the results
   come unflattened with ``out_tree`` (None: the single result itself)."""
   __slots__ = ("_run", "_single", "_out_avals", "_avals", "_compiled_call", "_compiled",
-               "_unflatten")
+               "_unflatten", "_fetches")
 
   def __init__(self, program: HostProgram, avals, compiled_call, out_tree) -> None:
     self._run, self._out_avals, self._avals = program.run, program.out_avals, avals
     self._single = program.single if out_tree is None else None
     self._compiled_call, self._compiled = compiled_call, None
+    self._fetches = 0  # calls that copied a small device Array to the host
     self._unflatten = None if out_tree is None else tree_util.unflattener(out_tree)
 
   def __call__(self, leaves: list, *arguments):
@@ -413,16 +435,27 @@ class HostCall:
       return None
 
   def on_host(self, leaves: list):
-    """The results computed on the host, or None where an argument is no host value."""
+    """The results computed on the host, or None where an argument is no host value (a
+    small device Array is copied to the host for the first ``FETCHES_BEFORE_COMPILING``
+    calls that have one, see ``fetched``)."""
     values = []
+    fetching = False
     for x, aval in zip(leaves, self._avals):
       # (inlined for an Array without a buffer, which nothing can have deleted)
       value = x._host if type(x) is Array and x._b is None else host_value(x, aval)
       if value is None:
-        return None
+        if (type(x) is not Array or x._host is not None
+            or self._fetches >= FETCHES_BEFORE_COMPILING):
+          return None
+        value = fetched(x)
+        if value is None:
+          return None
+        fetching = True
       values.append(value)
     if not enabled():
       return None
+    if fetching:
+      self._fetches += 1
     try:
       if self._single is not None:
         return make(self._single(*values), self._out_avals[0])

@@ -10,6 +10,9 @@ from xjax._src.foundations.config import config
 # Arrays of at most this many elements are kept on the host; larger ones go to the device,
 # where XLA's threads and fusion pay for the dispatch.
 HOST_MAX_SIZE = 4096
+# Eager calls of an operation (a primitive, or a library function on host kernels) whose
+# small device operands are copied to the host before its compiled program is made.
+FETCHES_BEFORE_COMPILING = 64
 # Host values are floats of these dtypes, integers and booleans. (Half-precision floats and
 # complex numbers round or flush differently; they stay on the device.)
 TINY = {np.dtype(np.float32): float(np.finfo(np.float32).tiny),

@@ -6,8 +6,9 @@ import numpy as np
 from xjax._src.execution import basearray, host_eval
 from xjax._src.execution.array import Array
 from xjax._src.core.trace import Tracer
-from xjax._src.core.values import get_aval
 from xjax._src.primitives.lax import lax
+from xjax._src.primitives.lax.shapes import dynamic_slice_in_dim
+from xjax._src.primitives.lax.stacking import unstack
 from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.indexing import _IndexUpdateHelper, getitem
 from xjax._src.libraries.numpy.shaping import reshape, transpose
@@ -57,15 +58,27 @@ def _is_operand(x) -> bool:
                                                       np.ndarray, np.generic))
 
 
-def unstack_rows(x):
-  n = get_aval(x).shape[0]
-  return [lax.index_in_dim(x, i, 0, keepdims=False) for i in range(n)]
+_ROWS_PER_CHUNK = 100
 
 
 def _iter_rows(self):
+  """An Array's rows as JAX gives them: ``unstack`` (one program for all rows) of each
+  chunk of 100 rows (cut by ``dynamic_slice``), the whole array if it has fewer."""
   if not self.aval.shape:
     raise TypeError("iteration over a 0-d array")
-  return iter(unstack_rows(self))
+  return (row for chunk in _chunks(self) for row in unstack(chunk, 0))
+
+
+def _chunks(x):
+  n = x.aval.shape[0]
+  if n < _ROWS_PER_CHUNK:
+    yield x
+    return
+  count, tail = divmod(n, _ROWS_PER_CHUNK)
+  for i in range(count):
+    yield dynamic_slice_in_dim(x, i * _ROWS_PER_CHUNK, _ROWS_PER_CHUNK)
+  if tail:
+    yield dynamic_slice_in_dim(x, count * _ROWS_PER_CHUNK, tail)
 
 
 def _tracer_iter(self):

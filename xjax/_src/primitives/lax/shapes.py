@@ -12,6 +12,7 @@ import numpy as np
 
 from xjax._src.foundations import dtypes
 from xjax._src.execution.array import Array
+from xjax._src.execution.eager_primitives import apply_primitive
 from xjax._src.backend.lowering import i64_array
 from xjax._src.core.trace import Tracer
 from xjax._src.core.avals import ShapedArray, tangent_aval, vma_of
@@ -637,6 +638,20 @@ def _slice_host(avals, out_avals, *, start_indices, limit_indices, strides):
 
 
 slice_p.host_kernel = _slice_host
+
+
+def _slice_impl(x, *, start_indices, limit_indices, strides):
+  """Eager slicing, as JAX's: with unit strides, a dynamic slice whose start indices are
+  operands, so one compiled program serves every slice of a shape (a loop over a dataset's
+  batches compiles once). Traced, a slice stays a slice."""
+  params = dict(start_indices=start_indices, limit_indices=limit_indices, strides=strides)
+  if strides is not None:
+    return apply_primitive(slice_p, x, **params)
+  sizes = _slice_abstract_eval(get_aval(x), **params).shape  # (slice's errors, if any)
+  return apply_primitive(dynamic_slice_p, x, *start_indices, slice_sizes=sizes)
+
+
+slice_p.impl = _slice_impl
 ad.deflinear(slice_p, _slice_transpose)
 slice_p.batch = _slice_batch
 
@@ -827,6 +842,8 @@ def _split_batch(axis_data, args, dims, *, sizes, axis):
 
 split_p = standard_primitive("split", _split_abstract_eval, lowering_from(_split_pieces),
                              multiple_results=True)
+split_p.host_kernel = lambda avals, out_avals, *, sizes, axis: (
+    lambda x: np.split(x, np.cumsum(sizes[:-1]), axis) if sizes else [])
 split_p.jvp = _linear_jvp(split_p)
 split_p.transpose = lambda cts, x, *, sizes, axis: [concatenate(_instantiated(cts), axis)]
 split_p.batch = _split_batch

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.core.avals import spec_of
@@ -85,6 +87,7 @@ def _unstack_batch(axis_data, args, dims, *, axis):
 unstack_p = standard_primitive("unstack", _unstack_abstract_eval, lowering_from(
     lambda x, axis: [index_in_dim(x, i, axis, keepdims=False)
                      for i in range(get_aval(x).shape[axis])]), multiple_results=True)
+unstack_p.host_kernel = lambda avals, out_avals, *, axis: lambda x: list(np.moveaxis(x, axis, 0))
 unstack_p.jvp = _linear_jvp(unstack_p)
 unstack_p.transpose = lambda cts, x, *, axis: [stack_p.bind(*_instantiated(cts), axis=axis)]
 unstack_p.batch = _unstack_batch
