@@ -374,3 +374,27 @@ def test_slice_bounds_go_through_operator_index_as_jax():
       x[bad:]
   with pytest.raises(IndexError, match="Slice entries must be static integers"):
     xjax.jit(lambda i: x[i:])(3)
+
+
+# (slice, the equations JAX 0.10.2's jaxpr of ``a[slice]`` holds for a (7, 3) array)
+STRIDED_SLICE_EQUATIONS = [
+    (slice(1, 5, 2), [("slice", ((1, 0), (5, 3), (2, 1)))]),
+    (slice(5, 1, -2), [("slice", ((3, 0), (6, 3), (2, 1))), ("rev", (0,))]),
+    (slice(3, 5, -1), [("slice", ((6, 0), (6, 3), None)), ("rev", (0,))]),
+    (slice(6, None, -4), [("slice", ((2, 0), (7, 3), (4, 1))), ("rev", (0,))]),
+    (slice(-100, 100, 2), [("slice", ((0, 0), (7, 3), (2, 1)))]),
+]
+
+
+@pytest.mark.parametrize("sl,expected", STRIDED_SLICE_EQUATIONS, ids=str)
+def test_strided_slices_stage_jaxs_bounds(sl, expected):
+  """A strided or reversed slice records the bounds JAX's does (the stop as given, not the
+  last element selected), and selects NumPy's elements."""
+  x = np.arange(21, dtype=np.float32).reshape(7, 3)
+  eqns = xjax.make_jaxpr(lambda a: a[sl])(x).jaxpr.eqns
+  got = [(e.primitive.name, (e.params["start_indices"], e.params["limit_indices"],
+                             e.params["strides"]) if e.primitive.name == "slice"
+          else e.params["dimensions"]) for e in eqns]
+  assert got == expected
+  np.testing.assert_array_equal(jnp.asarray(x)[sl], x[sl])
+  np.testing.assert_array_equal(xjax.jit(lambda a: a[sl])(x), x[sl])

@@ -386,13 +386,10 @@ def _slice_bounds(e: slice, size: int):
   if is_symbolic_dim(size):
     return _symbolic_slice_bounds(e, size)
   start, stop, step = e.indices(size)
-  if step > 0:
-    n = max(0, (stop - start + step - 1) // step)
-    return start, (start + (n - 1) * step + 1 if n else start), step, False
-  n = max(0, (start - stop - step - 1) // (-step))
-  if not n:
-    return 0, 0, 1, False
-  return start + (n - 1) * step, start + 1, -step, True
+  if step > 0:  # (the bounds JAX's jaxprs show: the stop as given, clamped)
+    return start, max(start, stop), step, False
+  first = min(size, stop + 1 + abs(start - stop - 1) % -step)  # the last element selected
+  return first, max(first, start + 1), -step, True
 
 
 def _symbolic_slice_bounds(e: slice, size):
