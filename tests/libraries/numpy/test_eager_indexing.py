@@ -109,6 +109,39 @@ def test_one_program_per_index_template():
                        lambda: x.at[np.array([1]), 0].set(9.0)]) == []
 
 
+def test_static_slices_of_a_shape_share_one_program():
+  """As JAX's, an eager unit-stride slice runs as a dynamic slice with its start indices as
+  operands: a loop over a large array's batches compiles once."""
+  data = np.arange(5000 * 3, dtype=np.float32).reshape(5000, 3)
+  x = jnp.asarray(data) + 1   # a device Array, too large for the host
+  outs = []
+  names = _compiles_of([lambda i=i: outs.append(x[i:i + 100]) for i in range(0, 500, 100)])
+  assert len(names) == 1 and "dynamic_slice" in names[0], names
+  for i, out in zip(range(0, 500, 100), outs):
+    np.testing.assert_array_equal(out, data[i:i + 100] + 1)
+  assert _compiles_of([lambda: x[7:107]]) == []
+  np.testing.assert_array_equal(x[1000:3000:1000], data[1000:3000:1000] + 1)  # a strided slice
+
+
+def test_iterating_an_array_unstacks_chunks_of_rows():
+  """JAX's iteration: an ``unstack`` of each chunk of 100 rows, in order (one program for
+  the two full chunks; the 50-row tail is small enough to be unstacked on the host)."""
+  data = np.arange(250 * 50, dtype=np.float32).reshape(250, 50)
+  x = jnp.asarray(data) + 1
+  rows = []
+  names = _compiles_of([lambda: rows.extend(iter(x))])
+  assert sorted(n.split()[1] for n in names) == ["dynamic_slice", "dynamic_slice",
+                                                 "unstack"], names
+  assert len(rows) == 250
+  for row, expected in zip(rows, data + 1):
+    np.testing.assert_array_equal(row, expected)
+  keys = xjax.random.split(xjax.random.key(0), 3)
+  np.testing.assert_array_equal(xjax.random.key_data(list(keys)[2]),
+                                xjax.random.key_data(keys[2]))
+  with pytest.raises(TypeError, match="iteration over a 0-d array"):
+    iter(jnp.asarray(1.0))
+
+
 def test_boolean_masks_and_python_lists_take_the_op_by_op_path():
   x = jnp.asarray(X)
   mask = X > 20
