@@ -475,6 +475,37 @@ def test_fast_path_with_static_and_keyword_arguments_keys_on_their_values():
   np.testing.assert_array_equal(jnp.arange(6.0).reshape(2, 3).mean(1), [1.0, 4.0])
 
 
+def test_fast_path_takes_numpy_values_and_reads_them_afresh():
+  """NumPy arrays and scalars are fast-path leaves keyed by dtype and shape: no retrace,
+  each call reads (and copies) the current values, the checked path's types and results,
+  host values from host kernels where they apply; other NumPy dtypes take the checked path."""
+  traces = []
+
+  def f(a, b):
+    traces.append(1)
+    return a * b + 1
+
+  g = jax.jit(f)
+  x = jnp.arange(3.0)
+  v = np.array([1.0, 2.0, 3.0], np.float32)
+  for i in range(3):
+    v[0] = i  # the same NumPy array, changed between calls
+    out = g(x, v)
+    np.testing.assert_array_equal(out, np.arange(3.0, dtype=np.float32) * v + 1)
+  assert len(traces) == 1
+  for value in (np.float32(2.0), np.float64(2.0), np.array(2.0)):  # one signature (x32)
+    np.testing.assert_array_equal(g(x, value), [1.0, 3.0, 5.0])
+  assert len(traces) == 2
+  np.testing.assert_array_equal(g(x, np.int8(2)), [1.0, 3.0, 5.0])
+  assert len(traces) == 3 and g(x, np.int8(2)).dtype == jnp.float32
+  h = jnp.asarray([1.0, 2.0])  # a host value: operators and jnp functions stay on the host
+  for out in (h * np.float32(0.5), jnp.multiply(h, np.float32(0.5)), h + np.ones(2)):
+    assert out._host is not None and not out.weak_type
+  np.testing.assert_array_equal(h * np.float32(0.5), [0.5, 1.0])
+  bf16 = np.ones(3, jnp.bfloat16)  # (ml_dtypes: the checked path)
+  np.testing.assert_array_equal(g(x.astype(jnp.bfloat16), bf16), [1.0, 2.0, 3.0])
+
+
 def test_fast_path_respects_config_and_deleted_inputs():
   g = jax.jit(lambda a: a + 1)
   x = jnp.arange(3)

@@ -1,7 +1,9 @@
-"""jit's fast path: a call's key made by walking its arguments once (uncommitted Arrays
-and Python scalars in the common containers), looked up in the jitted function's table of
+"""jit's fast path: a call's key made by walking its arguments once (uncommitted Arrays,
+Python scalars and NumPy arrays and scalars in the common containers), looked up in the jitted function's table of
 UncommittedCalls and HostCalls.  Whether the fast path is on follows the config flags."""
 from __future__ import annotations
+
+import numpy as np
 
 from xjax._src.foundations import tree_util
 from xjax._src.foundations.config import config
@@ -28,6 +30,8 @@ placing_listeners.append(lambda: plain_dispatch.__setitem__(0, _plain_dispatch_n
 _SCALAR_TYPES = (bool, int, float, complex)
 _INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1  # larger ints take the checked path
 _END = object()  # closes a node's children in a fast-path key
+_NUMPY = object()  # starts a NumPy leaf's entry: (_NUMPY, dtype, shape)
+_NUMPY_KINDS = frozenset("biufc")  # NumPy's own numbers (ml_dtypes' take the checked path)
 
 
 class _UnhashableAux:
@@ -57,12 +61,17 @@ def leaf_key(x):
     return None if x._committed else x.aval
   if kind in _SCALAR_TYPES and (kind is not int or _INT32_MIN <= x <= _INT32_MAX):
     return kind
+  if kind is np.ndarray or isinstance(x, np.generic):  # (read afresh, copied, every call)
+    dtype = x.dtype
+    if dtype.kind in _NUMPY_KINDS and type(dtype).__module__ == "numpy.dtypes":
+      return (_NUMPY, dtype, x.shape)
   return None
 
 
 def fast_walk(xs, key: list, leaves: list) -> bool:
   """Appends the signature of the arguments ``xs`` on jit's fast path to ``key`` and their
-  leaves to ``leaves``; False when a leaf is not an uncommitted Array or a Python scalar.
+  leaves to ``leaves``; False when a leaf is not an uncommitted Array, a Python scalar or a
+  NumPy number array or scalar.
   The key (after the trace token) lists the arguments' structure in prefix order: each
   leaf's aval (a Python scalar's type, from which its aval follows), each node's type and
   aux data, then its children and ``_END``."""
@@ -73,7 +82,7 @@ def fast_walk(xs, key: list, leaves: list) -> bool:
         return False
       key.append(x.aval)
       leaves.append(x)
-    elif kind in _SCALAR_TYPES:
+    elif kind in _SCALAR_TYPES or kind is np.ndarray or isinstance(x, np.generic):
       leaf = leaf_key(x)
       if leaf is None:
         return False
