@@ -1,6 +1,7 @@
 """jit's fast path: a call's key made by walking its arguments once (uncommitted Arrays,
-Python scalars and NumPy arrays and scalars in the common containers), looked up in the jitted function's table of
-UncommittedCalls and HostCalls.  Whether the fast path is on follows the config flags."""
+Python scalars and NumPy arrays and scalars in the common containers), looked up in the
+jitted function's table of UncommittedCalls and HostCalls.  Whether the fast path is on
+follows the config flags."""
 from __future__ import annotations
 
 import numpy as np
@@ -73,8 +74,8 @@ def fast_walk(xs, key: list, leaves: list) -> bool:
   leaves to ``leaves``; False when a leaf is not an uncommitted Array, a Python scalar or a
   NumPy number array or scalar.
   The key (after the trace token) lists the arguments' structure in prefix order: each
-  leaf's aval (a Python scalar's type, from which its aval follows), each node's type and
-  aux data, then its children and ``_END``."""
+  leaf's aval (a Python scalar's type, or a NumPy value's dtype and shape, from which its
+  aval follows), each node's type and aux data, then its children and ``_END``."""
   for x in xs:
     kind = type(x)
     if kind is Array:  # (leaf_key's first case, inlined: the hot one)
