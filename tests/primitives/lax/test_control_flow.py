@@ -104,6 +104,48 @@ def test_switch_clamps_index():
     assert float(f(i, 2.)) == expect
 
 
+def test_eager_cond_compiles_only_the_branch_taken():
+  # An eager cond runs the branch its index picks, compiled alone: its results are the
+  # compiled conditional's (jit's, bit for bit), and the other branches are not compiled.
+  from xjax._src.backend import executables
+  modules = []
+  compile_and_load = executables.compile_hook[0]
+
+  def recording(client, module, *rest):
+    modules.append(str(module))
+    return compile_and_load(client, module, *rest)
+
+  executables.compile_hook[0] = recording
+  try:
+    _check_eager_cond(modules)
+  finally:
+    executables.compile_hook[0] = compile_and_load
+
+
+def _check_eager_cond(modules: list) -> None:
+  x = jnp.asarray(np.linspace(-3, 3, 7, dtype=np.float32))
+  branches = [lambda x: jnp.cos(x) / 3, lambda x: jnp.sum(jnp.exp(x) * x) * x,
+              lambda x: jnp.tanh(x) ** 3]
+  every = xjax.jit(lambda i, x: lax.switch(i, branches, x))
+  for i, (op, others) in enumerate([("cosine", ("exponential", "tanh")),
+                                    ("exponential", ("cosine", "tanh")),
+                                    ("tanh", ("cosine", "exponential"))]):
+    modules.clear()
+    index = jnp.int32(i)
+    eager = lax.cond_p.bind(index, x, branches=every.trace(index, x).jaxpr.eqns[-1]
+                            .params["branches"])[0]
+    assert any(f"stablehlo.{op}" in m for m in modules), i
+    assert not any(f"stablehlo.{o}" in m for m in modules for o in others), i
+    assert not any("stablehlo.case" in m for m in modules), i
+    np.testing.assert_array_equal(eager, every(index, x))
+    np.testing.assert_array_equal(lax.switch(index, branches, x), every(index, x))
+  # cond's own index past the last branch runs the last one, as XLA's conditional does
+  jaxpr = every.trace(jnp.int32(0), x).jaxpr.eqns[-1].params["branches"]
+  for i in (-1, 3, 9):
+    np.testing.assert_array_equal(lax.cond_p.bind(jnp.int32(i), x, branches=jaxpr)[0],
+                                  every(2, x))
+
+
 def test_tracer_bool_message_mentions_cond():
   with pytest.raises(xjax.errors.TracerBoolConversionError, match="lax.cond"):
     xjax.jit(lambda x: x if x > 0 else -x)(1.0)

@@ -13,7 +13,12 @@ from xjax._src.core.avals import ShapedArray, mismatch, ordered_axes, tangent_av
 from xjax._src.foundations.errors import api_boundary
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
 from xjax._src.core.trace import Primitive, Tracer
+from xjax._src.backend import clients
 from xjax._src.execution.array import Array, make_array
+from xjax._src.execution.compiled_jaxprs import run_closed_jaxpr
+from xjax._src.execution.eager_primitives import apply_primitive
+from xjax._src.execution.result_checks import checks_results
+from xjax._src.foundations.sharding import PLACING
 from xjax._src.interpreters.staging import fun_source_info, staged_constant
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
@@ -394,7 +399,22 @@ def _lanes(taken, x):
   return ew.select_n(taken, stopped, x)
 
 
+def _cond_impl(index, *ops, branches):
+  """Eager ``cond``: the branch the index picks (XLA's conditional runs the last one for an
+  index out of range), compiled and run on its own. Its results are the conditional's; the
+  branches not taken are traced but not compiled (an eager ``cond`` with new closures on
+  every call compiles one of them, not all). Placed or checked results, and an index
+  committed to a device, take the compiled conditional."""
+  if (clients.several_devices or PLACING[0] or checks_results()
+      or (type(index) is Array and index._committed)):
+    return apply_primitive(cond_p, index, *ops, branches=branches)
+  i = int(index)
+  branch = branches[i if 0 <= i < len(branches) else -1]
+  return run_closed_jaxpr(branch, ops, "cond")
+
+
 cond_p = Primitive("cond", multiple_results=True)
+cond_p.impl = _cond_impl
 cond_p.vma_rule = varying.from_bodies
 cond_p.abstract_eval = _cond_abstract_eval
 cond_p.lowering = _cond_lowering
