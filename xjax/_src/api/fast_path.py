@@ -106,14 +106,15 @@ def fast_walk(xs, key: list, leaves: list) -> bool:
         return False
       key.append(_END)
     else:
-      node = tree_util.default_registry.flatten_one_level(x)
-      if node is None:  # another kind of leaf: the checked path takes it
+      flatten = tree_util.node_flattener(kind)
+      if flatten is None:  # another kind of leaf: the checked path takes it
         return False
-      children, aux = node
-      try:
-        hash(aux)
-      except TypeError:
-        aux = _UnhashableAux(aux)
+      children, aux = flatten(x)
+      if aux is not None:
+        try:
+          hash(aux)
+        except TypeError:
+          aux = _UnhashableAux(aux)
       key.append(kind)
       key.append(aux)
       if not fast_walk(children, key, leaves):

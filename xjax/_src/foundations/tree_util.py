@@ -224,6 +224,15 @@ def _node_of(t: type) -> _Node | None:
     return _resolve(t) if node is _MISS else node
 
 
+def node_flattener(t: type) -> Callable[[Any], tuple[Iterable[Any], Any]] | None:
+    """How a node of type `t` flattens one level (``x -> (children, aux)``), or None where
+    `t` is a leaf type: one cached lookup, for hot paths that walk trees themselves."""
+    node = _node_cache.get(t, _MISS)
+    if node is _MISS:
+        node = _resolve(t)
+    return None if node is None else node.flatten
+
+
 def _node_for_pickled_type(t: type) -> _Node:
     node = _node_of(t)
     if node is None:
