@@ -6,7 +6,8 @@ the reference with ``--jax-python`` (an environment with JAX 0.10.2). Caches sta
 run gets an empty ``XDG_CACHE_HOME`` (xjax's persistent compilation cache lives there by
 default; JAX's is off by default); ``--warm`` instead gives both implementations a persistent
 cache (``JAX_COMPILATION_CACHE_DIR``) filled by an unmeasured first run. Each program prints
-a checksum, which must agree between the two.
+a checksum, which must agree between the two. Both import from bytecode: the script first
+writes xjax's (as ``make setup`` does; pip wrote JAX's when it installed it).
 
 With ``--optax PATTERN`` it times optax's own test files (the ones the wheel ships, in the
 environment ``tools/ecosystem.py`` builds) whose path holds PATTERN, side by side: on xjax as
@@ -20,6 +21,7 @@ environment ``tools/ecosystem.py`` builds) whose path holds PATTERN, side by sid
 from __future__ import annotations
 
 import argparse
+import compileall
 import math
 import os
 import re
@@ -490,6 +492,7 @@ def main() -> None:
   parser.add_argument("--timeout", type=float, default=600.0, help="seconds per optax test file")
   parser.add_argument("programs", nargs="*", help="run only programs whose name holds one of these words")
   args = parser.parse_args()
+  compileall.compile_dir(REPO / "xjax", quiet=1)
   if not args.no_programs:
     impls = [("xjax", [sys.executable, "-m", "xjax"])]
     if args.jax_python:
