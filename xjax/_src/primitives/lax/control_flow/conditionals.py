@@ -14,7 +14,7 @@ from xjax._src.foundations.errors import api_boundary
 from xjax._src.core.jaxpr import ClosedJaxpr, Jaxpr, Var
 from xjax._src.core.trace import Primitive, Tracer
 from xjax._src.backend import clients
-from xjax._src.execution.array import Array, make_array
+from xjax._src.execution.array import Array, from_buffer, make_array
 from xjax._src.execution.compiled_jaxprs import run_closed_jaxpr
 from xjax._src.execution.eager_primitives import apply_primitive
 from xjax._src.execution.result_checks import checks_results
@@ -410,7 +410,10 @@ def _cond_impl(index, *ops, branches):
     return apply_primitive(cond_p, index, *ops, branches=branches)
   i = int(index)
   branch = branches[i if 0 <= i < len(branches) else -1]
-  return run_closed_jaxpr(branch, ops, "cond")
+  outs = run_closed_jaxpr(branch, ops, "cond")
+  # the conditional's types: a branch's weak output may be strong in another branch
+  return [x if x.aval == a else from_buffer(x._buf, a, x._committed)
+          for x, a in zip(outs, branches[0].out_avals)]
 
 
 cond_p = Primitive("cond", multiple_results=True)
