@@ -139,11 +139,13 @@ def _check_eager_cond(modules: list) -> None:
     assert not any("stablehlo.case" in m for m in modules), i
     np.testing.assert_array_equal(eager, every(index, x))
     np.testing.assert_array_equal(lax.switch(index, branches, x), every(index, x))
-  # results have the conditional's types: weak only where every branch's output is
+  # results have the conditional's types, which are its first branch's (the false one), as
+  # in JAX 0.10.2: weak where that branch's output is, whichever branch runs
   for p in (True, False):
-    for branches_ in [(lambda v: v, jnp.float32), (jnp.float32, lambda v: v)]:
+    for branches_, weak in [((lambda v: v, jnp.float32), False),
+                            ((jnp.float32, lambda v: v), True)]:
       out = lax.cond(jnp.array(p), *branches_, 2.0)
-      assert (out.dtype, out.weak_type, float(out)) == (np.float32, False, 2.0)
+      assert (out.dtype, out.weak_type, float(out)) == (np.float32, weak, 2.0)
     assert lax.cond(jnp.array(p), lambda: 1.0, lambda: 2.0).weak_type
   # cond's own index past the last branch runs the last one, as XLA's conditional does
   jaxpr = every.trace(jnp.int32(0), x).jaxpr.eqns[-1].params["branches"]
