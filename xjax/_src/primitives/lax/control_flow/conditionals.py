@@ -404,9 +404,11 @@ def _cond_impl(index, *ops, branches):
   index out of range), compiled and run on its own. Its results are the conditional's; the
   branches not taken are traced but not compiled (an eager ``cond`` with new closures on
   every call compiles one of them, not all). Placed or checked results, and an index
-  committed to a device, take the compiled conditional."""
-  if (clients.several_devices or PLACING[0] or checks_results()
-      or (type(index) is Array and index._committed)):
+  committed to a device or of another type than int32[] (its error), take the compiled
+  conditional."""
+  aval = get_aval(index)
+  if (clients.several_devices or PLACING[0] or checks_results() or aval.shape
+      or aval.dtype != np.int32 or (type(index) is Array and index._committed)):
     return apply_primitive(cond_p, index, *ops, branches=branches)
   i = int(index)
   branch = branches[i if 0 <= i < len(branches) else -1]
