@@ -227,9 +227,7 @@ def _node_of(t: type) -> _Node | None:
 def node_flattener(t: type) -> Callable[[Any], tuple[Iterable[Any], Any]] | None:
     """How a node of type `t` flattens one level (``x -> (children, aux)``), or None where
     `t` is a leaf type: one cached lookup, for hot paths that walk trees themselves."""
-    node = _node_cache.get(t, _MISS)
-    if node is _MISS:
-        node = _resolve(t)
+    node = _node_of(t)
     return None if node is None else node.flatten
 
 

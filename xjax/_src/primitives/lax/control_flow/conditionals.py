@@ -413,7 +413,7 @@ def _cond_impl(index, *ops, branches):
   i = int(index)
   branch = branches[i if 0 <= i < len(branches) else -1]
   outs = run_closed_jaxpr(branch, ops, "cond")
-  # the conditional's types: a branch's weak output may be strong in another branch
+  # the conditional's types, its first branch's (weak types may differ between branches)
   return [x if x.aval == a else from_buffer(x._buf, a, x._committed)
           for x, a in zip(outs, branches[0].out_avals)]
 
