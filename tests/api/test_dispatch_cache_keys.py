@@ -229,6 +229,31 @@ def test_compile_reuses_the_lowered_module(monkeypatch):
   assert "sine" in lowered.as_text()
 
 
+def test_lowering_on_a_new_wrapper_reuses_the_module(monkeypatch):
+  calls = []
+  lower = lowering.lower_module
+
+  def counted(*args, **kwargs):
+    calls.append(1)
+    return lower(*args, **kwargs)
+
+  def f(x, n):
+    return jnp.cos(x) * n
+  x = jnp.arange(4.0)
+  monkeypatch.setattr(lowering, "lower_module", counted)
+  text = jax.jit(f, static_argnums=1).lower(x, 3).as_text()
+  again = jax.jit(f, static_argnums=1).lower(x, 3)   # a new wrapper, as JAX users write it
+  assert len(calls) == 1 and again.as_text() == text
+  np.testing.assert_allclose(again.compile()(x), np.cos(np.arange(4.0)) * 3, rtol=1e-6)
+  # other static values, shapes, names and options are other programs
+  others = [jax.jit(f, static_argnums=1).lower(x, 4), jax.jit(f, static_argnums=1).lower(x[:3], 3),
+            jax.jit(f, static_argnums=1, keep_unused=True).lower(x, 3)]
+  assert len(calls) == 4
+  assert len({text, *(o.as_text() for o in others[:2])}) == 3
+  assert others[2].as_text() == text   # (every argument is used: keep_unused changes nothing)
+  np.testing.assert_allclose(others[1].compile()(x[:3]), np.cos(np.arange(3.0)) * 3, rtol=1e-6)
+
+
 def test_compile_keeps_the_lowered_host_callbacks():
   seen = []
   f = jax.jit(lambda x: jax.debug.callback(lambda v: seen.append(float(v)), x) or x + 1)

@@ -15,11 +15,16 @@ from xjax._src.core.values import get_aval, shaped_abstractify
 from xjax._src.interpreters.staging import trace_to_jaxpr
 
 
-def normalize_static(fun, static_argnums, static_argnames, kind: str = "static"):
+_NO_SIGNATURE = object()
+
+
+def normalize_static(fun, static_argnums, static_argnames, kind: str = "static",
+                     sig=_NO_SIGNATURE):
   """(argnums, argnames, signature). As JAX's, when only one of the two is given the other
   is read off the signature (the positional-or-keyword parameters at those positions, or of
   those names); when both are given each is taken as it is. ``kind`` ("static" or "donate")
-  names the options in errors."""
+  names the options in errors; ``sig``, when given, is ``fun``'s signature as this function
+  returned it before (None: it has none)."""
   nums_given, names_given = static_argnums is not None, static_argnames is not None
   if static_argnums is None:
     static_argnums = ()
@@ -31,10 +36,11 @@ def normalize_static(fun, static_argnums, static_argnames, kind: str = "static")
   elif isinstance(static_argnames, str):
     static_argnames = (static_argnames,)
   static_argnames = tuple(static_argnames)
-  try:
-    sig = inspect.signature(fun)
-  except (TypeError, ValueError):
-    sig = None
+  if sig is _NO_SIGNATURE:
+    try:
+      sig = inspect.signature(fun)
+    except (TypeError, ValueError):
+      sig = None
   if sig is not None:
     params = list(sig.parameters.values())
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]

@@ -31,7 +31,8 @@ from xjax._src.core.values import pytype_aval_mappings
 from xjax._src.backend import clients, jaxlib_api
 from xjax._src.execution import dispatch, host_eval, spmd
 from xjax._src.execution.compiled_jaxprs import (CompiledJaxpr, UncommittedCall,
-                                                 embedded_consts)
+                                                 embedded_consts, lower_program,
+                                                 used_arguments)
 from xjax._src.execution.array import Array
 from xjax._src.execution.host_eval import HostCall
 from xjax._src.interpreters import batching
@@ -87,7 +88,7 @@ def _broadcast_prefix(shardings, tree, what: str) -> list:
 
 class CacheEntry:
   __slots__ = ("closed", "call_jaxpr", "call_consts", "out_tree", "compiled", "in_avals",
-               "donated", "in_tree", "state", "host")
+               "donated", "in_tree", "state", "host", "lowered")
 
   def __init__(self, closed: ClosedJaxpr, out_tree, in_avals, in_tree=None) -> None:
     check_low(in_avals, "jit")
@@ -109,6 +110,16 @@ class CacheEntry:
     self.in_avals = in_avals
     self.donated = None  # one flag per argument leaf when some are donated
     self.host = None  # its HostProgram once asked for (False: it has none)
+    self.lowered: dict = {}  # (name, keep_unused) -> (module text, host callbacks), for AOT
+
+  def lowered_program(self, name: str, keep_unused: bool) -> tuple:
+    """``(module text, host callbacks)`` of this entry's one-device program, lowered on
+    first use (``jit(f).lower`` on a new wrapper of a traced function reuses it, as JAX's)."""
+    found = self.lowered.get((name, keep_unused))
+    if found is None:
+      program, donated, _ = used_arguments(self.closed, self.donated, keep_unused)
+      found = self.lowered[name, keep_unused] = lower_program(program, name, donated)
+    return found
 
   @property
   def n_ref_outs(self) -> int:
@@ -178,14 +189,18 @@ class PjitFunction:
     self._shardings = (in_shardings, out_shardings) if (
         in_shardings is not None or out_shardings is not None) else None
     for what, tree in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
+      if tree is None:
+        continue
       for s in tree_util.tree_leaves(tree, is_leaf=lambda s: isinstance(s, Sharding)):
         if isinstance(s, NamedSharding) and UNCONSTRAINED in s.spec:  # (a program's own)
           raise ValueError(f"Unconstrained dims are not allowed when passed to {what}: {s!r}")
     # A bare PartitionSpec needs a context mesh (jax.set_mesh) when called.
     self._bare_spec = next((name for name, tree in (("in_shardings", in_shardings),
                                                     ("out_shardings", out_shardings))
-                            if any(isinstance(s, PartitionSpec) for s in tree_util.tree_leaves(
-                                tree, is_leaf=lambda s: isinstance(s, (PartitionSpec, Sharding))))),
+                            if tree is not None and any(
+                                isinstance(s, PartitionSpec) for s in tree_util.tree_leaves(
+                                    tree, is_leaf=lambda s: isinstance(s, (PartitionSpec,
+                                                                           Sharding))))),
                            None)
     if self._bare_spec:  # resolved when called, over the context mesh
       self._options = (static_argnums, static_argnames, donate_argnums, donate_argnames,
@@ -198,7 +213,7 @@ class PjitFunction:
                              if all(i >= 0 for i in self._static_argnums) else None)
     self.donate_argnums = donate_argnums
     self._donate_argnums, self._donate_argnames, _ = normalize_static(
-        fun, donate_argnums, donate_argnames, "donate")
+        fun, donate_argnums, donate_argnames, "donate", self._sig)
     both = set(self._static_argnames) & set(self._donate_argnames)
     if both:
       raise ValueError("static_argnames and donate_argnames cannot intersect. Argument names "

@@ -137,9 +137,7 @@ class Lowered(_Signature):
       self._text = spmd.lower(closed, *spread, jitted._name)
       self._spread = (leaves, *spread)
     else:
-      program, donated, _ = compiled_jaxprs.used_arguments(closed, entry.donated,
-                                                           jitted._keeps_unused(entry))
-      self._lowered = compiled_jaxprs.lower_program(program, jitted._name, donated)
+      self._lowered = entry.lowered_program(jitted._name, jitted._keeps_unused(entry))
       self._text = self._lowered[0]
 
   def as_text(self, dialect: str | None = None, debug_info: bool = False) -> str:
