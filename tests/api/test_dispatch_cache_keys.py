@@ -252,6 +252,10 @@ def test_lowering_on_a_new_wrapper_reuses_the_module(monkeypatch):
   assert len({text, *(o.as_text() for o in others[:2])}) == 3
   assert others[2].as_text() == text   # (every argument is used: keep_unused changes nothing)
   np.testing.assert_allclose(others[1].compile()(x[:3]), np.cos(np.arange(3.0)) * 3, rtol=1e-6)
+  # a call after lowering compiles the module lowered (as JAX's shared lowering cache)
+  np.testing.assert_allclose(jax.jit(f, static_argnums=1)(x, 4), np.cos(np.arange(4.0)) * 4,
+                             rtol=1e-6)
+  assert len(calls) == 4
 
 
 def test_compile_keeps_the_lowered_host_callbacks():

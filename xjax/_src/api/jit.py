@@ -488,9 +488,11 @@ class PjitFunction:
     """The executable of ``entry`` on ``device`` (compiled on first use)."""
     compiled = entry.compiled.get(device)
     if compiled is None:
+      keep_unused = self._keeps_unused(entry)
       compiled = entry.compiled[device] = CompiledJaxpr(
-          entry.closed, device, self._name, entry.donated, lowered, self._compiler_options,
-          self._keeps_unused(entry))
+          entry.closed, device, self._name, entry.donated,
+          lowered or entry.lowered.get((self._name, keep_unused)), self._compiler_options,
+          keep_unused)
     return compiled
 
   def _keeps_unused(self, entry) -> bool:
