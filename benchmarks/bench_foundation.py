@@ -34,6 +34,15 @@ def jit_dispatch():
   nx = np.ones(3, np.float32)
   report("jit dispatch, tiny function", ours, best_of(lambda: nx + 1, number=2000), theirs)
 
+  def add_one(a):
+    return a + 1
+  # `jax.jit(f)(x)` inside a loop: a new wrapper of the same function each call
+  ours = best_of(lambda: xjax.jit(add_one)(x), number=1000)
+  theirs = None
+  if ref:
+    theirs = best_of(lambda: ref[0].jit(add_one)(jx), number=1000)
+  report("new jit wrapper each call, tiny function", ours, None, theirs)
+
 
 def eager_dispatch():
   x = xnp.ones(3)
