@@ -212,15 +212,22 @@ def test_host_callback_error_keeps_its_cause_on_every_call():
     assert isinstance(info.value.__cause__, ValueError)
 
 
-def test_compile_reuses_the_lowered_module(monkeypatch):
+@pytest.fixture
+def lowerings(monkeypatch):
+  """The list that gets one entry per module lowered from now on."""
   calls = []
   lower = lowering.lower_module
 
   def counted(*args, **kwargs):
     calls.append(1)
     return lower(*args, **kwargs)
-  x = jnp.arange(4.0)
   monkeypatch.setattr(lowering, "lower_module", counted)
+  return calls
+
+
+def test_compile_reuses_the_lowered_module(lowerings):
+  calls = lowerings
+  x = jnp.arange(4.0)
   lowered = jax.jit(lambda x: jnp.sin(x) * 2).lower(x)
   assert len(calls) == 1
   compiled = lowered.compile()
@@ -229,18 +236,12 @@ def test_compile_reuses_the_lowered_module(monkeypatch):
   assert "sine" in lowered.as_text()
 
 
-def test_lowering_on_a_new_wrapper_reuses_the_module(monkeypatch):
-  calls = []
-  lower = lowering.lower_module
-
-  def counted(*args, **kwargs):
-    calls.append(1)
-    return lower(*args, **kwargs)
+def test_lowering_on_a_new_wrapper_reuses_the_module(lowerings):
+  calls = lowerings
 
   def f(x, n):
     return jnp.cos(x) * n
   x = jnp.arange(4.0)
-  monkeypatch.setattr(lowering, "lower_module", counted)
   text = jax.jit(f, static_argnums=1).lower(x, 3).as_text()
   again = jax.jit(f, static_argnums=1).lower(x, 3)   # a new wrapper, as JAX users write it
   assert len(calls) == 1 and again.as_text() == text
