@@ -33,10 +33,15 @@ def test_under_jit_the_callback_runs_when_lowering():
   jitted = xjax.jit(f)
   jitted.lower(x)
   assert got == [SingleDeviceSharding(DEVICE)]
+  # calls, and lowering through another wrapper, reuse that lowering (as JAX's: once in all)
+  np.testing.assert_array_equal(jitted(x), np.arange(8.0) + 1)
+  np.testing.assert_array_equal(jitted(x), np.arange(8.0) + 1)
+  xjax.jit(f).lower(x).compile()
+  assert got == [SingleDeviceSharding(DEVICE)]
   got.clear()
-  np.testing.assert_array_equal(jitted(x), np.arange(8.0) + 1)
-  np.testing.assert_array_equal(jitted(x), np.arange(8.0) + 1)
-  assert got == [SingleDeviceSharding(DEVICE)]  # compiled once, not on every call
+  np.testing.assert_array_equal(xjax.jit(f)(x[:4]), np.arange(4.0) + 1)
+  np.testing.assert_array_equal(xjax.jit(f)(x[:4]), np.arange(4.0) + 1)
+  assert got == [SingleDeviceSharding(DEVICE)]  # a call compiles (and reports) once
   got.clear()
   jaxpr = xjax.make_jaxpr(f)(x)
   assert got == []  # tracing alone does not report
