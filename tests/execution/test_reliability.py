@@ -323,3 +323,18 @@ def test_eager_loops_with_new_closures_keep_a_bounded_number_of_programs(compile
   for _ in range(5):
     assert int(lax.while_loop(cond, body, 0)) == 7
   assert compiles[0] - before <= 1
+
+
+def test_a_full_primitive_cache_keeps_its_programs_on_hits(compiles, monkeypatch):
+  # at capacity, a hit evicted the oldest program (recompiled at its next use)
+  from xjax._src.execution import eager_primitives
+  xjax.clear_caches()
+  monkeypatch.setattr(eager_primitives, "_PRIMITIVE_CACHE_SIZE", 2)
+  x = xjax.device_put(jnp.arange(3.0))   # (a device value: no host evaluation)
+  before = compiles[0]
+  for f, ref in [(lax.sin, np.sin), (lax.cos, np.cos), (lax.cos, np.cos), (lax.sin, np.sin)]:
+    np.testing.assert_allclose(f(x), ref(np.arange(3.0)), rtol=1e-6)
+  assert compiles[0] - before == 2
+  assert len(eager_primitives._primitive_cache) == 2
+  np.testing.assert_allclose(lax.tan(x), np.tan(np.arange(3.0)), rtol=1e-6)   # the oldest goes
+  assert len(eager_primitives._primitive_cache) == 2 and compiles[0] - before == 3

@@ -67,8 +67,10 @@ def apply_primitive(prim, *args, **params):
     key, entry = None, None
   if entry is None:
     entry = _compile_primitive(prim, avals, params, device)
-  if key is not None:
-    bounded_put(cache, key, entry, size)  # (a body's entry back in as the most recent)
+    if key is not None:
+      bounded_put(cache, key, entry, size)
+  elif cache is _body_cache:
+    cache[key] = entry  # (back in as the most recent: its table is least recently used first)
   exe, out_avals = entry
   results = run_program(exe, input_buffers(args, avals, device), args, out_avals, committed,
                         prim.name)
