@@ -78,6 +78,28 @@ def test_nonzero_family_and_size():
     jnp.nonzero(np.float32(1))
 
 
+def test_nonzero_padding_takes_the_fill_values_type():
+  """JAX pads with ``where(pad, fill_value, index)``: a Python float makes weak float32
+  indices (pgx's backgammon pads with NaN), a tuple gives one fill per dimension."""
+  b = np.array([0, 3, 0, 1, 2, 0], np.int32)
+  (out,) = jnp.where(b > 1, size=4, fill_value=np.nan)
+  assert out.dtype == np.float32 and out.aval.weak_type
+  np.testing.assert_array_equal(out, [1, 4, np.nan, np.nan])
+  (out,) = jnp.nonzero(b, size=5, fill_value=np.int8(-1))
+  assert out.dtype == np.int32 and not out.aval.weak_type
+  np.testing.assert_array_equal(out, [1, 3, 4, -1, -1])
+  rows, cols = jnp.nonzero(np.array([[0, 1], [2, 0]]), size=3, fill_value=(1.5, -1))
+  assert rows.dtype == np.float32 and cols.dtype == np.int32
+  np.testing.assert_array_equal(rows, [0, 1, 1.5])
+  np.testing.assert_array_equal(cols, [1, 0, -1])
+  (out,) = jnp.nonzero(b, size=0, fill_value=7.0)   # nothing to pad: indices stay integers
+  assert out.dtype == np.int32 and out.shape == (0,)
+  arg = jnp.argwhere(3, size=2, fill_value=1.0)
+  assert arg.shape == (2, 0) and arg.dtype == np.float32 and arg.aval.weak_type
+  with pytest.raises(ValueError, match="fill_value must be a scalar or a tuple"):
+    jnp.nonzero(np.array([[0, 1], [2, 0]]), size=3, fill_value=[1, 2])
+
+
 def test_unique_axis_and_outputs():
   a = np.array([[1, 2], [1, 2], [0, 3]], np.int32)
   for k, (r, e) in enumerate(zip(jnp.unique(a, axis=0, return_index=True, return_inverse=True,

@@ -394,6 +394,35 @@ def test_reduce_with_python_computation():
     lax.reduce_sum(a, (0,), None)  # keyword only
 
 
+def test_reduce_monoids_follow_the_inits_dtype():
+  """JAX picks a dedicated reduction when the init is its computation's identity for the
+  init's own dtype, bitwise ones included (pgx's Zobrist hash: a uint32 xor from init 0)."""
+  u = np.arange(6, dtype=np.uint32).reshape(3, 2) * np.uint32(0x9E3779B9)
+  for op, ref in ((lax.bitwise_xor, np.bitwise_xor), (lax.bitwise_or, np.bitwise_or)):
+    out = lax.reduce(u, 0, op, (0,))
+    assert out.dtype == np.uint32 and not out.aval.weak_type
+    np.testing.assert_array_equal(out, ref.reduce(u, 0))
+    np.testing.assert_array_equal(xjax.jit(lambda x: lax.reduce(x, 0, op, (0,)))(u),
+                                  ref.reduce(u, 0))
+  np.testing.assert_array_equal(lax.reduce(u, -1, lax.bitwise_and, (1,)),
+                                np.bitwise_and.reduce(u, 1))
+  i = np.array([[3, -7], [5, 2]], np.int32)
+  out = lax.reduce(i, -np.inf, lax.max, (0,))   # (a float identity reduces an int array)
+  assert out.dtype == np.int32
+  np.testing.assert_array_equal(out, [5, 2])
+  # weak only when the operand and the init both are (JAX's rule)
+  weak = lax.full((3,), 2.0)
+  assert lax.reduce(weak, 0.0, lax.add, (0,)).aval.weak_type
+  assert not lax.reduce(weak, np.float32(0), lax.add, (0,)).aval.weak_type
+  # no identity: the init's dtype must match; the computation is traced on it first
+  with pytest.raises(TypeError, match="reduce operand dtypes should match"):
+    lax.reduce(u, 1, lax.bitwise_xor, (0,))
+  with pytest.raises(TypeError, match="add does not accept dtype bool"):
+    lax.reduce(u, True, lax.add, (0,))
+  with pytest.raises(TypeError, match="logical reduction requires operand dtype bool or int"):
+    lax.reduce_and(np.ones(3, np.float32), (0,))
+
+
 def test_generic_reduce_is_differentiable():
   x = np.arange(3.0, dtype=np.float32)
   # A non-associative computation: JAX differentiates the pairwise tree it reduces by.

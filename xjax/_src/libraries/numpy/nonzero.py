@@ -20,6 +20,7 @@ from xjax._src.primitives.lax.elementwise import (convert_element_type, div, lt,
 from xjax._src.primitives.lax.shapes import full, full_like, index_in_dim, iota
 from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.numpy.creation import asarray
+from xjax._src.libraries.numpy.promotion import promote_dtypes
 from xjax._src.libraries.numpy.shaping import ravel
 
 
@@ -66,12 +67,22 @@ def nonzero(a, *, size=None, fill_value=None):
                             f"to cumsum. Got input type={get_aval(mask)}")
   pos, valid = _compact(ravel(mask), size)
   coords = _unravel(pos, aval.shape)
-  fills = fill_value if isinstance(fill_value, (tuple, list)) else \
-      (0 if fill_value is None else fill_value,) * aval.ndim
+  if fill_value is None or not size or not aval.size:  # (JAX pads with zeros then)
+    return tuple(coords)
+  fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * aval.ndim
+  if any(np.shape(f) != () for f in fills):
+    raise ValueError(f"fill_value must be a scalar or a tuple of length {aval.ndim}; "
+                     f"got {fill_value}")
   if len(fills) != aval.ndim:
     raise ValueError(f"fill_value has {len(fills)} entries; nonzero of a {aval.ndim}-d array "
                      f"needs {aval.ndim} (one per dimension)")
-  return tuple(select_n(valid, full_like(c, f), c) for c, f in zip(coords, fills))
+  # The padding takes the fill value's type: the dtype promoted from the index dtype and
+  # the fill value's (a Python float gives weak float32 indices, as JAX's ``where`` does).
+  out = []
+  for c, f in zip(coords, fills):
+    f, c = promote_dtypes(f, c)
+    out.append(select_n(valid, full_like(c, f), c))
+  return tuple(out)
 
 
 def _unravel(flat, shape):

@@ -37,7 +37,7 @@ def argwhere(a, *, size=None, fill_value=None):
   a = asarray(a)
   if get_aval(a).ndim == 0:
     (idx,) = nonzero(reshape(a, (1,)), size=size, fill_value=fill_value)
-    return full((get_aval(idx).shape[0], 0), 0, get_aval(idx).dtype)
+    return reshape(idx[:0], (get_aval(idx).shape[0], 0))   # (the indices' type kept)
   return stack(nonzero(a, size=size, fill_value=fill_value), axis=1)
 
 

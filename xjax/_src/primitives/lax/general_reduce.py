@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from xjax._src.foundations import tree_util
+from xjax._src.foundations import dtypes, tree_util
 from xjax._src.core.avals import ShapedArray
 from xjax._src.core.values import get_aval
 from xjax._src.interpreters import ad, batching
@@ -110,16 +110,23 @@ reduce_p.sharding_rule = lambda *avals, computation, dimensions: [
 reduce_p.jvp = _reduce_jvp
 
 
-def _monoid_reduction(computation, init, aval):
-  """The dedicated (differentiable) reduction for lax.add/mul/max/min with its identity."""
-  table = {ew.add: ("add", r.reduce_sum), ew.mul: ("mul", r.reduce_prod),
-           ew.max: ("max", r.reduce_max), ew.min: ("min", r.reduce_min)}
-  if computation not in table or isinstance(init, Tracer):
+def _monoid_reduction(computation, init):
+  """The dedicated (differentiable) reduction JAX picks for lax.add/mul/max/min and the
+  bitwise and/or/xor (of booleans and integers) when the init is a concrete scalar equal to
+  the identity of the init's own dtype; None otherwise."""
+  name, fn = _MONOIDS.get(computation, (None, None))
+  if fn is None or isinstance(init, Tracer) or np.shape(init) != ():
     return None
-  name, fn = table[computation]
-  if not np.array_equal(np.asarray(init), r._identity(name, aval.dtype)):
+  dtype = get_aval(init).dtype
+  if name in ("and", "or", "xor") and not (dtype == np.bool_ or dtypes.is_integer(dtype)):
     return None
-  return fn
+  return fn if np.equal(np.asarray(init), r._identity(name, dtype)) else None
+
+
+_MONOIDS = {ew.add: ("add", r.reduce_sum), ew.mul: ("mul", r.reduce_prod),
+            ew.max: ("max", r.reduce_max), ew.min: ("min", r.reduce_min),
+            ew.bitwise_and: ("and", r.reduce_and), ew.bitwise_or: ("or", r.reduce_or),
+            ew.bitwise_xor: ("xor", r.reduce_xor)}
 
 
 def reduce(operands, init_values, computation, dimensions: Sequence[int], out_sharding=None):
@@ -132,19 +139,28 @@ def reduce(operands, init_values, computation, dimensions: Sequence[int], out_sh
   if tree != init_tree:
     raise ValueError("reduce operands and init_values must have the same structure")
   dims = tuple(int(d) for d in dimensions)
-  if len(flat_ops) == 1:
-    fn = _monoid_reduction(computation, flat_inits[0], get_aval(flat_ops[0]))
+  fn = _monoid_reduction(computation, flat_inits[0]) if len(flat_ops) == 1 else None
+  if fn is not None:
     if fn is r.reduce_sum:
-      return tree_util.tree_unflatten(tree, [fn(flat_ops[0], dims, out_sharding=out_sharding)])
-    if fn is not None and out_sharding is not None:
+      out = fn(flat_ops[0], dims, out_sharding=out_sharding)
+    elif out_sharding is not None:
       raise NotImplementedError("lax.reduce: out_sharding is supported for sums (lax.add "
                                 "with init 0) only, as in JAX; reshard the result instead.")
-    if fn is not None:
-      return tree_util.tree_unflatten(tree, [fn(flat_ops[0], dims)])
+    else:
+      out = fn(flat_ops[0], dims)
+    # (weak only when both the operand and the init are, as JAX's)
+    weak = get_aval(flat_ops[0]).weak_type and dtypes.is_weakly_typed(flat_inits[0])
+    return tree_util.tree_unflatten(tree, [convert_element_type(out, get_aval(out).dtype,
+                                                                weak_type=weak)])
   avals = [ShapedArray((), get_aval(x).dtype) for x in flat_ops]
   init_avals = [get_aval(i) for i in flat_inits]
   if any(i.dtype != a.dtype for i, a in zip(init_avals, avals)):  # (a Python float is
     # float64 under x64, a Python int int32: JAX checks them as they are)
+    # JAX traces the computation on the inits' types first: its error comes first.
+    k = len(init_avals)
+    trace_to_jaxpr(lambda *a: tree_util.tree_leaves(computation(
+        tree_util.tree_unflatten(init_tree, a[:k]), tree_util.tree_unflatten(init_tree, a[k:]))),
+        init_avals + init_avals)
     raise TypeError("reduce operand dtypes should match corresponding initial value dtypes, "
                     f"got operands={[get_aval(x) for x in flat_ops]} and "
                     f"initial_values={init_avals}")

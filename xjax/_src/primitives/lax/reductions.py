@@ -186,9 +186,16 @@ reduce_prod_p.jvp = _reduce_prod_jvp
 _ordered = dtype_checker("int", "inexact", "bool")
 reduce_max_p = _reduction("reduce_max", "max", _ordered)
 reduce_min_p = _reduction("reduce_min", "min", _ordered)
-reduce_and_p = _reduction("reduce_and", "and", dtype_checker("int", "bool"))
-reduce_or_p = _reduction("reduce_or", "or", dtype_checker("int", "bool"))
-reduce_xor_p = _reduction("reduce_xor", "xor", dtype_checker("int", "bool"))
+
+
+def _logical(name, dtype):
+  if not (dtype == np.bool_ or dtypes.is_integer(dtype)):
+    raise TypeError(f"logical reduction requires operand dtype bool or int, got {dtype}.")
+
+
+reduce_and_p = _reduction("reduce_and", "and", _logical)
+reduce_or_p = _reduction("reduce_or", "or", _logical)
+reduce_xor_p = _reduction("reduce_xor", "xor", _logical)
 
 
 def _reduce_sum_transpose(ct, x, *, axes, out_sharding=None):
