@@ -423,6 +423,28 @@ def test_reduce_monoids_follow_the_inits_dtype():
     lax.reduce_and(np.ones(3, np.float32), (0,))
 
 
+def test_reduce_window_monoids_follow_the_inits_dtype():
+  """Max pooling of integers from a -inf init is JAX's reduce_window_max, as is a boolean
+  max from False; an init that is no identity keeps the operand's dtype rule."""
+  i = np.arange(6, dtype=np.int32).reshape(2, 3)
+  out = lax.reduce_window(i, -np.inf, lax.max, (1, 2), (1, 1), "VALID")
+  assert out.dtype == np.int32
+  np.testing.assert_array_equal(out, [[1, 2], [4, 5]])
+  np.testing.assert_array_equal(lax.reduce_window(i, np.inf, lax.min, (1, 2), (1, 1), "VALID"),
+                                [[0, 1], [3, 4]])
+  b = np.array([[True, False, False]])
+  np.testing.assert_array_equal(lax.reduce_window(b, -np.inf, lax.max, (1, 2), (1, 1), "VALID"),
+                                [[True, False]])
+  assert "reduce_window_max" in str(xjax.make_jaxpr(
+      lambda x: lax.reduce_window(x, -np.inf, lax.max, (1, 2), (1, 1), "SAME"))(i))
+  with pytest.raises(TypeError, match="inconsistent dtypes"):
+    lax.reduce_window(i, 1.0, lax.max, (1, 2), (1, 1), "VALID")
+  with pytest.raises(TypeError, match="expected init_values to be scalars"):
+    lax.reduce_window(i, np.zeros(1, np.int32), lax.mul, (1, 2), (1, 1), "VALID")
+  with pytest.raises(TypeError, match="must have a number dtype, got bool"):
+    lax.reduce_window(b, 0, lax.add, (1, 2), (1, 1), "VALID")
+
+
 def test_generic_reduce_is_differentiable():
   x = np.arange(3.0, dtype=np.float32)
   # A non-associative computation: JAX differentiates the pairwise tree it reduces by.

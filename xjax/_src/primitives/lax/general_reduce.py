@@ -129,6 +129,15 @@ _MONOIDS = {ew.add: ("add", r.reduce_sum), ew.mul: ("mul", r.reduce_prod),
             ew.bitwise_xor: ("xor", r.reduce_xor)}
 
 
+def trace_on_inits(computation, init_tree, init_avals) -> None:
+  """Traces ``computation`` on two sets of arguments of the inits' types, as JAX does before
+  it checks them against the operands (so the computation's own TypeError comes first)."""
+  k = len(init_avals)
+  trace_to_jaxpr(lambda *a: tree_util.tree_leaves(computation(
+      tree_util.tree_unflatten(init_tree, a[:k]), tree_util.tree_unflatten(init_tree, a[k:]))),
+      init_avals + init_avals)
+
+
 def reduce(operands, init_values, computation, dimensions: Sequence[int], out_sharding=None):
   """Reduces ``operands`` (an array or a pytree of arrays) over ``dimensions`` with
   ``computation(accumulators, values)``, starting from ``init_values``. As in JAX,
@@ -157,10 +166,7 @@ def reduce(operands, init_values, computation, dimensions: Sequence[int], out_sh
   if any(i.dtype != a.dtype for i, a in zip(init_avals, avals)):  # (a Python float is
     # float64 under x64, a Python int int32: JAX checks them as they are)
     # JAX traces the computation on the inits' types first: its error comes first.
-    k = len(init_avals)
-    trace_to_jaxpr(lambda *a: tree_util.tree_leaves(computation(
-        tree_util.tree_unflatten(init_tree, a[:k]), tree_util.tree_unflatten(init_tree, a[k:]))),
-        init_avals + init_avals)
+    trace_on_inits(computation, init_tree, init_avals)
     raise TypeError("reduce operand dtypes should match corresponding initial value dtypes, "
                     f"got operands={[get_aval(x) for x in flat_ops]} and "
                     f"initial_values={init_avals}")

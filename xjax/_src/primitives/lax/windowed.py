@@ -26,6 +26,7 @@ from xjax._src.primitives.lax.primitive_builders import lowering_from, standard_
 from xjax._src.primitives.lax import elementwise as ew
 from xjax._src.primitives.lax import shapes
 from xjax._src.primitives.lax.elementwise import convert_element_type
+from xjax._src.primitives.lax.general_reduce import trace_on_inits
 from xjax._src.primitives.lax.operand_checks import dtype_checker
 from xjax._src.primitives.lax.reductions import _HLO_OPS, _identity
 from xjax._src.primitives.lax.shapes import transpose
@@ -557,9 +558,13 @@ def window_sharding(x, window_dimensions, window_strides, padding, base_dilation
                     window_dilation), x, what)
 
 
+def _number(name, dtype):
+  if not (dtypes.is_integer(dtype) or dtypes.is_inexact(dtype)):
+    raise TypeError(f"operand to {name} must have a number dtype, got {np.dtype(dtype).name}")
+
+
 def _rw_prim(name, op):
-  check = dtype_checker("int", "inexact", "bool") if op != "add" else dtype_checker(
-      "int", "inexact")
+  check = dtype_checker("int", "inexact", "bool") if op != "add" else _number
   prim = standard_primitive(name, _rw_abstract_eval(name, check), _rw_lowering(op))
   prim.batch = _rw_batch(prim)
   prim.sharding_rule = window_sharding
@@ -654,9 +659,10 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
   if computation not in prims or not _is_leaf(operand):
     return _generic_reduce_window(operand, init_value, computation, window_dimensions,
                                   window_strides, padding, base_dilation, window_dilation)
-  if not isinstance(init_value, Tracer):  # JAX's monoid reducers: an identity init
+  if not isinstance(init_value, Tracer) and np.shape(init_value) == ():
+    # JAX's monoid reducers: an init equal to the identity of its own dtype
     name = {ew.add: "add", ew.max: "max", ew.min: "min"}[computation]
-    if np.array_equal(np.asarray(init_value), _identity(name, get_aval(operand).dtype)):
+    if np.equal(np.asarray(init_value), _identity(name, get_aval(init_value).dtype)):
       params = _window_params(operand, window_dimensions, window_strides, padding,
                               base_dilation, window_dilation)
       return prims[computation].bind(operand, **params)
@@ -755,11 +761,17 @@ def _generic_reduce_window(operand, init_value, computation, window_dimensions,
                      f"{tree} vs. {init_tree}")
   n = len(flat_ops)
   avals = [ShapedArray((), get_aval(x).dtype) for x in flat_ops]
-  inits = [get_aval(i) for i in flat_inits]  # (as they are: a Python float is float64 under
-  if any(i.dtype != a.dtype for i, a in zip(inits, avals)):  # x64, a Python int int32)
+  # The inits' types as they are (a Python float is float64 under x64, a Python int int32).
+  inits = [get_aval(i) for i in flat_inits]
+  if any(i.dtype != a.dtype or i.shape for i, a in zip(inits, avals)):
+    trace_on_inits(computation, init_tree, inits)
+  if any(i.dtype != a.dtype for i, a in zip(inits, avals)):
     raise TypeError("reduce_window got inconsistent dtypes for operands and init_values: got "
                     f"operand dtypes {[a.dtype for a in avals]} and init_value dtypes "
                     f"{[i.dtype for i in inits]}.")
+  if any(i.shape for i in inits):
+    raise TypeError("reduce_window expected init_values to be scalars but init_values have "
+                    f"shapes {[i.shape for i in inits]}.")
   inits = flat_inits
 
   def flat_computation(*args):
