@@ -94,6 +94,10 @@ def test_insert_clips_positions_and_traces_them():
                                 [0, 7, 1, 2, 8, 3, 4, 5])
   with pytest.raises(TypeError):
     jnp.insert(x, [1, 1], 5.)
+  # values become arrays before the cast to the array's dtype (JAX's order): -1 wraps
+  out = jnp.insert(jnp.arange(3, dtype=jnp.uint8), 1, -1)
+  assert out.dtype == jnp.uint8
+  np.testing.assert_array_equal(out, [0, 255, 1, 2])
 
 
 def test_delete_takes_a_mask_and_checks_a_static_index():

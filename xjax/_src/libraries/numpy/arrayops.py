@@ -159,7 +159,9 @@ def insert(arr, obj, values, axis=None):
       indices = indices.astype(int)
     else:
       raise ValueError(f"jnp.insert(): index array must be integer typed; got {obj}")
-  values = array(values, ndmin=get_aval(a).ndim, dtype=get_aval(a).dtype, copy=False)
+  # (as arrays first, as JAX's: a Python -1 inserted into uint8 wraps to 255)
+  values = array(asarray(values), ndmin=get_aval(a).ndim, dtype=get_aval(a).dtype,
+                 copy=False)
   if get_aval(indices).size == 1:
     index = ravel(indices)[0]
     if get_aval(indices).ndim == 0:
