@@ -138,6 +138,26 @@ def test_reshape_and_ravel_orders_as_jax():
     jnp.reshape(x, (3, 2), order="Z")
 
 
+
+def test_reshape_of_numpy_input_is_numpy_as_in_jax():
+  """JAX's jnp.reshape hands a value with its own ``reshape`` method (a NumPy array) to it:
+  the result is a NumPy array of the input's dtype (float64 even without x64)."""
+  x = np.arange(6, dtype=np.float64)
+  out = jnp.reshape(x, (2, 3))
+  assert type(out) is np.ndarray and out.dtype == np.float64
+  np.testing.assert_array_equal(jnp.reshape(x, (3, 2), order="F"),
+                                x.reshape((3, 2), order="F"))
+  assert type(jnp.reshape(np.float32(2), (1,))) is np.ndarray
+  with pytest.raises(ValueError, match="cannot reshape array of size 6"):
+    jnp.reshape(x, (4, 2))   # (NumPy's own error, as JAX's)
+  with pytest.raises(TypeError, match="reshape requires ndarray or scalar arguments"):
+    jnp.reshape([1, 2, 3, 4], (2, 2))
+  out = jnp.reshape(2.0, (1,))   # (a Python scalar has no method: an Array)
+  assert isinstance(out, xjax.Array) and out.dtype == np.float32 and out.aval.weak_type
+  assert jnp.reshape.__name__ == "reshape"
+  traced = xjax.jit(lambda y: jnp.reshape(y, (2, 3)))(x)   # (inside jit: a tracer)
+  assert isinstance(traced, xjax.Array) and traced.dtype == np.float32
+
 def _traceback_files(e):
   files, tb = [], e.__traceback__
   while tb is not None:

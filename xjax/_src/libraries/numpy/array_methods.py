@@ -212,7 +212,8 @@ def _copy(self):
 
 
 def _reshape(self, *shape, order="C", out_sharding=None):
-  return reshape(self, shape[0] if len(shape) == 1 else shape, order=order)
+  return reshape(self, shape[0] if len(shape) == 1 else shape, order=order,
+                 out_sharding=out_sharding)
 
 
 def _transpose(self, *axes):

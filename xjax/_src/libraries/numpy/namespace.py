@@ -10,8 +10,9 @@ from xjax._src.libraries.numpy.linalg_basic import dot, matmul
 from xjax._src.libraries.numpy.reductions import (all, amax, amin, any, argmax, argmin, max, mean,
                                                   min, prod, std, sum, var)
 from xjax._src.libraries.numpy.shaping import (broadcast_arrays, broadcast_shapes, broadcast_to,
-                                               concatenate, expand_dims, ravel, reshape, squeeze,
-                                               stack, transpose)
+                                               concatenate, expand_dims, ravel, squeeze, stack,
+                                               transpose)
+from xjax._src.libraries.numpy.shaping import user_reshape as reshape
 from xjax._src.libraries.numpy.ufuncs import *  # noqa: F401,F403
 from xjax._src.libraries.numpy.where import where
 from xjax._src.libraries.numpy.composed_math import *  # noqa: F401,F403

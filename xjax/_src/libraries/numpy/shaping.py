@@ -18,8 +18,8 @@ from xjax._src.execution.array import Array
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.elementwise import broadcasting_sharding_rule
-from xjax._src.libraries.numpy.arguments import (arraylike, canonical_axis, index_tuple,
-                                                  refuse_iterator)
+from xjax._src.libraries.numpy.arguments import (arraylike, canonical_axis, check_arraylike,
+                                                  index_tuple, refuse_iterator)
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.promotion import promote_dtypes
 
@@ -61,6 +61,24 @@ def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
   if order != "C":
     raise ValueError(f"Unexpected value for 'order' argument: {order}.")
   return lax.reshape(a, tuple(shape), out_sharding=out_sharding)
+
+
+def user_reshape(a, shape, order="C", *, copy=None, out_sharding=None):
+  """``jnp.reshape`` as users call it. As JAX's, a value with a ``reshape`` method of its own
+  (a NumPy array or scalar) is reshaped by that method when no ``out_sharding`` is given, so
+  NumPy input gives NumPy output, its dtype kept; lists are refused."""
+  if type(a) is np.ndarray and out_sharding is None:   # (the common case, first)
+    return a.reshape(shape, order=order)
+  check_arraylike("reshape", a)
+  if out_sharding is None and not isinstance(a, (Array, Tracer)):
+    try:
+      return a.reshape(shape, order=order)
+    except AttributeError:  # (a Python scalar)
+      pass
+  return reshape(a, shape, order, copy=copy, out_sharding=out_sharding)
+
+
+user_reshape.__name__ = user_reshape.__qualname__ = "reshape"   # (jnp.reshape's own)
 
 
 @compiled_when_eager(static_argnames=("order", "out_sharding"))
