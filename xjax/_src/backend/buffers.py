@@ -12,11 +12,14 @@ from xjax._src.backend.jaxlib_api import DeviceBuffer
 from xjax._src.backend.clients import register_backend_cache
 
 
+_REPLICATED = _xc.HloSharding.replicate()
+
+
 class _Placement(_xc.SingleDeviceSharding):
   """The minimal single-device sharding jaxlib needs to create and wrap buffers."""
 
   def _to_xla_hlo_sharding(self, ndim):
-    return _xc.HloSharding.replicate()
+    return _REPLICATED   # (jaxlib calls this on every put)
 
   @property
   def _device_assignment(self):

@@ -149,6 +149,8 @@ def to_buffer(x, aval: ShapedArray, device):
     if buffers.buf_device(buf) != device:
       buf = buffers.copy_to_device(buf, device)
     return buf
+  if type(x) is np.ndarray and aval.dtype.kind != "V":  # (a host input; "V": float0)
+    return buffers.put(np.asarray(x, aval.dtype), device)
   if isinstance(x, (bool, int, float, complex)):
     key = (type(x), repr(x), aval.dtype, device)
     buf = _SCALAR_BUFFERS.get(key)
