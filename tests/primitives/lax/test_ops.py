@@ -455,6 +455,24 @@ def test_generic_reduce_is_differentiable():
   np.testing.assert_allclose(g, [[4.0, 5.0, 6.0], [1.0, 2.0, 3.0]])
 
 
+def test_generic_reduce_differentiates_jaxs_halving_tree():
+  """JAX's JVP of a generic reduce halves the rows (first half with second half), and both
+  its results come from that tree: a computation that is not associative gives JAX's
+  numbers (taken from JAX 0.10.2) and its jaxpr (a reshape with dimensions, a squeeze)."""
+  x = np.arange(12.0, dtype=np.float32).reshape(3, 4) / 7
+  h = lambda x: lax.reduce(x, 0.5, lambda a, b: a * b + jnp.cos(b), (1,)).sum()
+  primal, tangent = xjax.jvp(h, (x,), (np.ones_like(x),))
+  np.testing.assert_allclose([primal, tangent], [6.3926344, 5.8543577], rtol=1e-6)
+  np.testing.assert_allclose(h(x), 7.692457, rtol=1e-6)   # (no JVP: XLA's own order)
+  text = str(xjax.make_jaxpr(xjax.grad(h))(x))
+  assert "reshape[dimensions=(1, 0) new_sizes=(4, 3)" in text and "squeeze" in text
+  text = str(xjax.make_jaxpr(
+      lambda x: lax.reduce_window(x, 1.0, lax.mul, (2, 2), (1, 1), "VALID"))(x))
+  assert "consts=()" in text and "jaxpr={ lambda" in text
+  text = str(xjax.make_jaxpr(lambda x: lax.reduce(x, 2.0, lax.mul, (0,)))(x))
+  assert "computation=<function mul at 0xXXXXXXXXXXXX>" in text
+
+
 def test_reduce_window_with_an_init_that_is_no_identity_pads_with_it():
   """As JAX: only an identity init (0 for add, -inf/inf for max/min) takes the monoid
   reducer; any other init is where each window's reduction starts (padding adds nothing)."""

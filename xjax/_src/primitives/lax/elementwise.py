@@ -1081,22 +1081,23 @@ ad.deflinear(copy_p, lambda ct, x: [ct])
 # ---------------------------------------------------------------------------------------
 # User-facing functions
 
-def _unary(prim):
-  """The user function ``f(x)`` of a one-operand primitive (JAX's parameter name)."""
+def _unary(prim, name=None):
+  """The user function ``f(x)`` of a one-operand primitive (JAX's parameter name), named
+  ``name`` (the primitive's name by default)."""
   def fn(x):
     return prim.bind(x)
-  return _named(fn, prim)
+  return _named(fn, prim, name)
 
 
-def _bind(prim):
+def _bind(prim, name=None):
   """The user function ``f(x, y)`` of a two-operand primitive (JAX's parameter names)."""
   def fn(x, y):
     return prim.bind(x, y)
-  return _named(fn, prim)
+  return _named(fn, prim, name)
 
 
-def _named(fn, prim):
-  fn.__name__ = fn.__qualname__ = prim.name
+def _named(fn, prim, name=None):
+  fn.__name__ = fn.__qualname__ = name or prim.name
   fn.__doc__ = f"Elementwise ``{prim.name}`` (lax: operands must share a dtype)."
   return fn
 
@@ -1195,10 +1196,10 @@ complex = _bind(complex_p)
 abs = _unary(abs_p)
 population_count = _unary(population_count_p)
 clz = _unary(clz_p)
-bitwise_not = _unary(not_p)
-bitwise_and = _bind(and_p)
-bitwise_or = _bind(or_p)
-bitwise_xor = _bind(xor_p)
+bitwise_not = _unary(not_p, "bitwise_not")
+bitwise_and = _bind(and_p, "bitwise_and")
+bitwise_or = _bind(or_p, "bitwise_or")
+bitwise_xor = _bind(xor_p, "bitwise_xor")
 shift_left = _bind(shift_left_p)
 shift_right_arithmetic = _bind(shift_right_arithmetic_p)
 shift_right_logical = _bind(shift_right_logical_p)
@@ -1270,6 +1271,10 @@ def user_convert_element_type(operand, new_dtype):
   does; xjax's own conversions skip the check)."""
   return convert_element_type(
       operand, dtypes.check_user_dtype_supported(new_dtype, "convert_element_type"))
+
+
+user_convert_element_type.__name__ = user_convert_element_type.__qualname__ = (
+    "convert_element_type")   # (lax.convert_element_type's own)
 
 
 _HOST_SCALARS = (bool, int, float, type(1j), np.generic)  # `complex` is lax.complex here

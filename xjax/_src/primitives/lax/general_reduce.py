@@ -25,7 +25,7 @@ from xjax._src.primitives.lax.reductions import lower_reduce
 # ---------------------------------------------------------------------------------------
 # reduce with a traced computation
 
-def _reduce_abstract_eval(*args, computation, dimensions):
+def _reduce_abstract_eval(*args, computation, jaxpr, dimensions):
   n = len(args) // 2
   operands, inits = args[:n], args[n:]
   shape = operands[0].shape
@@ -41,31 +41,36 @@ def _reduce_abstract_eval(*args, computation, dimensions):
   if any(not 0 <= d < len(shape) for d in dimensions) or len(set(dimensions)) != len(dimensions):
     raise ValueError(f"reduce: invalid dimensions {dimensions} for operand shape {shape}")
   out_shape = tuple(s for i, s in enumerate(shape) if i not in dimensions)
-  return [ShapedArray(out_shape, x.dtype) for x in operands]
+  # (weak where the operand and its init both are, as JAX's)
+  return [ShapedArray(out_shape, x.dtype, x.weak_type and i.weak_type)
+          for x, i in zip(operands, inits)]
 
 
-def _reduce_lowering(ctx, *args, computation, dimensions):
+def _reduce_lowering(ctx, *args, computation, jaxpr, dimensions):
   n = len(args) // 2
 
   def body(sub, accs, xs):
-    return sub.lower_jaxpr(computation.jaxpr, computation.consts, list(accs) + list(xs))
+    return sub.lower_jaxpr(jaxpr.jaxpr, jaxpr.consts, list(accs) + list(xs))
   outs = lower_reduce(ctx, args[:n], args[n:], dimensions, body, list(ctx.avals_out))
   return outs if isinstance(outs, list) else [outs]
 
 
-def _reduce_batch(axis, args, dims, *, computation, dimensions):
+def _reduce_batch(axis, args, dims, *, computation, jaxpr, dimensions):
   n = len(args) // 2
   if any(d is not None for d in dims[n:]):
     raise NotImplementedError("reduce with batched init values is not supported")
   xs = [batching.matchaxis(x, d, 0, axis.size) for x, d in zip(args[:n], dims[:n])]
-  outs = reduce_p.bind(*xs, *args[n:], computation=computation,
+  outs = reduce_p.bind(*xs, *args[n:], computation=computation, jaxpr=jaxpr,
                        dimensions=tuple(d + 1 for d in dimensions))
   return outs, [0] * n
 
 
-def _reduce_jvp(primals, tangents, *, computation, dimensions):
-  """Differentiates a generic reduce as a pairwise tree of ``computation`` applications
-  (padded with the init values), which JVP can see through, as JAX does."""
+def _reduce_jvp(primals, tangents, *, computation, jaxpr, dimensions):
+  """Differentiates a generic reduce as JAX does: the reduced dimensions moved to the front
+  and flattened, then halved until one row is left, each step combining the first half with
+  the second (padded at its end with the init values when shorter) through ``jaxpr``. JVP
+  sees through the tree, and both results come from it (a computation that is not
+  associative gives the tree's values, as JAX's)."""
   n = len(primals) // 2
   xs, inits = list(primals[:n]), list(primals[n:])
   txs = [ad.instantiate(t) for t in tangents[:n]]
@@ -74,40 +79,36 @@ def _reduce_jvp(primals, tangents, *, computation, dimensions):
   rest = [i for i in range(len(shape)) if i not in dimensions]
   rest_shape = tuple(shape[i] for i in rest)
   count = math.prod([shape[d] for d in dimensions])
-
-  def rows(x):
-    return shapes.reshape(shapes.transpose(x, tuple(dimensions) + tuple(rest)),
-                          (count,) + rest_shape)
-
-  def fill(v, k):
-    return shapes.broadcast_in_dim(v, (k,) + rest_shape, ())
-
+  order = tuple(dimensions) + tuple(rest)
+  rows = lambda x: shapes.reshape(x, (count,) + rest_shape, dimensions=order)
   xs, txs = [rows(x) for x in xs], [rows(t) for t in txs]
   if count == 0:
     return ([shapes.broadcast_in_dim(i, rest_shape, ()) for i in inits],
             [shapes.broadcast_in_dim(t, rest_shape, ()) for t in tinits])
-  combine = lambda *args: eval_jaxpr(computation.jaxpr, computation.consts, *args)
+  combine = lambda *args: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+  pad = [(0, 0, 0)] * len(rest_shape)
   while count > 1:
-    if count % 2:
-      xs = [shapes.concatenate([x, fill(i, 1)], 0) for x, i in zip(xs, inits)]
-      txs = [shapes.concatenate([t, fill(ti, 1)], 0) for t, ti in zip(txs, tinits)]
-      count += 1
-    half = count // 2
-    evens = lambda vs: [shapes.slice_in_dim(v, 0, count, 2, 0) for v in vs]
-    odds = lambda vs: [shapes.slice_in_dim(v, 1, count, 2, 0) for v in vs]
-    xs, txs = ad.jvp_flat(combine, evens(xs) + odds(xs), evens(txs) + odds(txs))
+    first = (count + 1) // 2
+    head = lambda vs: [shapes.slice_in_dim(v, 0, first, 1, 0) for v in vs]
+    tail = lambda vs, fill: [
+        shapes.pad(shapes.slice_in_dim(v, first, count, 1, 0), f, [(0, 1, 0)] + pad)
+        if count % 2 else shapes.slice_in_dim(v, first, count, 1, 0) for v, f in zip(vs, fill)]
+    xs, txs = ad.jvp_flat(combine, head(xs) + tail(xs, inits),
+                          head(txs) + tail(txs, tinits))
     txs = [ad.instantiate(t) for t in txs]
-    count = half
-  return ([shapes.reshape(x, rest_shape) for x in xs],
-          [shapes.reshape(t, rest_shape) for t in txs])
+    count = first
+  return ([shapes.squeeze(x, (0,)) for x in xs], [shapes.squeeze(t, (0,)) for t in txs])
 
 
 reduce_p = standard_primitive("reduce", _reduce_abstract_eval, _reduce_lowering,
                               multiple_results=True)
 reduce_p.batch = _reduce_batch
-reduce_p.sharding_rule = lambda *avals, computation, dimensions: [
+reduce_p.sharding_rule = lambda *avals, computation, jaxpr, dimensions: [
     r.reduced_sharding_rule(x, axes=dimensions) for x in avals[:len(avals) // 2]]
 reduce_p.jvp = _reduce_jvp
+# (the user's computation printed as JAX prints it: ``<function add at 0xXXXXXXXXXXXX>``)
+reduce_p.pp_params = lambda p: sorted((k, str(v) if k == "computation" else v)
+                                      for k, v in p.items())
 
 
 def _monoid_reduction(computation, init):
@@ -180,6 +181,9 @@ def reduce(operands, init_values, computation, dimensions: Sequence[int], out_sh
       raise TypeError("reduce computation must return the structure of its operands")
     return out_flat
   jaxpr = trace_to_jaxpr(flat_computation, avals + avals)
-  inits = [convert_element_type(i, a.dtype) for i, a in zip(flat_inits, avals)]
-  outs = reduce_p.bind(*flat_ops, *inits, computation=jaxpr, dimensions=dims)
+  # (the inits as they are, weak types kept, as JAX binds them; Python scalars as literals)
+  inits = [convert_element_type(i, a.dtype, weak_type=True) if type(i) in (bool, int, float)
+           else i for i, a in zip(flat_inits, avals)]
+  outs = reduce_p.bind(*flat_ops, *inits, computation=computation, jaxpr=jaxpr,
+                       dimensions=dims)
   return tree_util.tree_unflatten(tree, outs)

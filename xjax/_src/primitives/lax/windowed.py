@@ -677,7 +677,7 @@ def _is_leaf(x):
 # ---------------------------------------------------------------------------------------
 # reduce_window with an arbitrary computation, traced to a jaxpr on scalars
 
-def _grw_abstract_eval(*args, computation, window_dimensions, window_strides, padding,
+def _grw_abstract_eval(*args, jaxpr, consts, window_dimensions, window_strides, padding,
                        base_dilation, window_dilation):
   n = len(args) // 2
   operands, inits = args[:n], args[n:]
@@ -693,15 +693,15 @@ def _grw_abstract_eval(*args, computation, window_dimensions, window_strides, pa
   return [ShapedArray(shape, x.dtype) for x in operands]
 
 
-def _grw_lowering(ctx, *args, computation, **params):
+def _grw_lowering(ctx, *args, jaxpr, consts, **params):
   n = len(args) // 2
 
   def body(sub, accs, xs):
-    return sub.lower_jaxpr(computation.jaxpr, computation.consts, list(accs) + list(xs))
+    return sub.lower_jaxpr(jaxpr, list(consts), list(accs) + list(xs))
   return lower_reduce_window(ctx, args[:n], args[n:], body, list(ctx.avals_out), **params)
 
 
-def _grw_batch(axis, args, dims, *, computation, **params):
+def _grw_batch(axis, args, dims, *, jaxpr, consts, **params):
   n = len(args) // 2
   if any(d is not None for d in dims[n:]):
     raise NotImplementedError("reduce_window batching is not implemented for initial values")
@@ -709,12 +709,12 @@ def _grw_batch(axis, args, dims, *, computation, **params):
   front = {"window_dimensions": 1, "window_strides": 1, "padding": (0, 0),
            "base_dilation": 1, "window_dilation": 1}
   params = {k: (front[k],) + tuple(v) for k, v in params.items()}
-  outs = reduce_window_p.bind(*xs, *args[n:], computation=computation, **params)
+  outs = reduce_window_p.bind(*xs, *args[n:], jaxpr=jaxpr, consts=consts, **params)
   return outs, [0] * n
 
 
-def _grw_jvp(primals, tangents, *, computation, **params):
-  """Reduces (primal, tangent) pairs jointly with the JVP of ``computation``."""
+def _grw_jvp(primals, tangents, *, jaxpr, consts, **params):
+  """Reduces (primal, tangent) pairs jointly with the JVP of the computation ``jaxpr``."""
   n = len(primals) // 2
   if any(type(t) is not Zero for t in tangents[n:]):
     raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
@@ -730,14 +730,15 @@ def _grw_jvp(primals, tangents, *, computation, **params):
   def joint(*args):
     acc_p, acc_t = args[:n], args[n:n + k]
     x_p, x_t = args[n + k:2 * n + k], args[2 * n + k:]
-    out_p, out_t = ad.jvp_flat(lambda *a: eval_jaxpr(computation.jaxpr, computation.consts, *a),
+    out_p, out_t = ad.jvp_flat(lambda *a: eval_jaxpr(jaxpr, list(consts), *a),
                                list(acc_p) + list(x_p),
                                tangents_of(acc_t) + tangents_of(x_t))
     return list(out_p) + [ad.instantiate(t) for t, d in zip(out_t, diff) if d]
-  jaxpr = trace_to_jaxpr(joint, avals + t_avals + avals + t_avals)
+  joint_jaxpr = trace_to_jaxpr(joint, avals + t_avals + avals + t_avals)
   tans = [ad.instantiate(t) for t, d in zip(tangents[:n], diff) if d]
   zeros = [np.zeros((), a.dtype)[()] for a in t_avals]
-  outs = reduce_window_p.bind(*primals[:n], *tans, *primals[n:], *zeros, computation=jaxpr,
+  outs = reduce_window_p.bind(*primals[:n], *tans, *primals[n:], *zeros,
+                              jaxpr=joint_jaxpr.jaxpr, consts=tuple(joint_jaxpr.consts),
                               **params)
   it = iter(outs[n:])
   return outs[:n], [next(it) if d else Zero(ad.tangent_aval(get_aval(o)))
@@ -748,7 +749,7 @@ reduce_window_p = standard_primitive("reduce_window", _grw_abstract_eval, _grw_l
                                      multiple_results=True)
 reduce_window_p.batch = _grw_batch
 reduce_window_p.jvp = _grw_jvp
-reduce_window_p.sharding_rule = lambda *args, computation, **params: (  # the first operand's
+reduce_window_p.sharding_rule = lambda *args, jaxpr, consts, **params: (  # the first operand's
     [window_sharding(args[0], **params)] * (len(args) // 2))
 
 
@@ -782,10 +783,11 @@ def _generic_reduce_window(operand, init_value, computation, window_dimensions,
       raise ValueError("reduce_window output must have the same tree structure as the "
                        f"operands {tree} vs. {out_tree}")
     return out_flat
-  jaxpr = trace_to_jaxpr(flat_computation, avals + avals)
+  closed = trace_to_jaxpr(flat_computation, avals + avals)
   params = _window_params(flat_ops[0], window_dimensions, window_strides, padding,
                           base_dilation, window_dilation)
-  outs = reduce_window_p.bind(*flat_ops, *inits, computation=jaxpr, **params)
+  outs = reduce_window_p.bind(*flat_ops, *inits, jaxpr=closed.jaxpr,
+                              consts=tuple(closed.consts), **params)
   return tree_util.tree_unflatten(tree, outs)
 
 
