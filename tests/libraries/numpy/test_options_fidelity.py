@@ -274,3 +274,51 @@ def test_array_options_by_position_are_deprecated():
   with warnings.catch_warnings():
     warnings.simplefilter("error")
     assert jnp.array([1, 2], jnp.float32, copy=False).dtype == jnp.float32
+
+
+def test_joining_with_a_dtype_checks_it_as_asarray_does():
+  x = jnp.ones(2)
+  for join in (jnp.concatenate, jnp.stack, jnp.hstack, jnp.vstack, jnp.dstack):
+    with pytest.raises(TypeError, match="Cannot construct a dtype from an array"):
+      join([x, x], dtype=np.ones(3))
+    out = join([x, x], dtype="int8")
+    assert out.dtype == np.int8 and not out.aval.weak_type
+  if not xjax.config.read("jax_enable_x64"):
+    with pytest.warns(UserWarning, match="requested in asarray is not available"):
+      assert jnp.concatenate([x, x], dtype=np.float64).dtype == np.float32
+
+
+def test_eye_and_trace_take_an_integer_offset():
+  """JAX's rule for ``k``: a Python int (clipped to int32) or an integer scalar, which may
+  be traced; a float or an array is its ValueError."""
+  a = np.arange(9.0, dtype=np.float32).reshape(3, 3)
+  assert float(jnp.trace(a, 1)) == 1 + 5
+  assert float(jnp.trace(a, np.int64(-1))) == 3 + 7
+  assert float(xjax.jit(jnp.trace)(a, 1)) == 6
+  np.testing.assert_array_equal(jnp.eye(3, k=2 ** 40), np.zeros((3, 3)))
+  np.testing.assert_array_equal(jnp.eye(3, k=jnp.array(1)), np.eye(3, k=1))
+  for bad in (1.0, jnp.array(1.0), np.ones(2, np.int32)):
+    with pytest.raises(ValueError, match="k must be a scalar integer"):
+      jnp.eye(3, k=bad)
+    with pytest.raises(ValueError, match="k must be a scalar integer"):
+      jnp.trace(a, bad)
+
+
+def test_repeat_select_roll_and_broadcast_shapes_take_what_jax_takes():
+  i = np.arange(6).reshape(2, 3)
+  # repeats are raveled (as JAX's): one count per element of the flattened array
+  np.testing.assert_array_equal(jnp.repeat(i, i), np.repeat(i.ravel(), i.ravel()))
+  # an array of conditions is the sequence of its rows
+  a = np.arange(1.0, 7.0).reshape(2, 3)
+  np.testing.assert_array_equal(jnp.select(a > 2, a), [4.0, 5.0, 3.0])
+  with pytest.raises(ValueError, match="must be scalars or 1D arrays"):
+    jnp.roll(a, np.ones((2, 2), np.int32))
+  assert jnp.broadcast_shapes((2, 1), (3,)) == (2, 3)
+  assert jnp.broadcast_shapes(3, (2, 1)) == (2, 3)
+  for bad in ((2.0,), (2, None)):
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
+      jnp.broadcast_shapes(bad, (1,))
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
+      lax.broadcast_shapes(bad)
+  with pytest.raises(TypeError, match="Only non-negative indices"):
+    lax.broadcast_shapes((-1,), (1,))

@@ -91,7 +91,9 @@ def test_rot90_and_pad_argument_errors():
   check(jnp.pad(np.ones((2, 3)), ((1, 2),)), np.pad(np.ones((2, 3)), ((1, 2),)))
   with pytest.raises(TypeError, match=r"can only specify one unknown axis size with a `-1` "
                                       r"value, got \(-1, -1\)"):
-    jnp.reshape(np.ones((2, 3)), (-1, -1))
+    jnp.reshape(jnp.ones((2, 3)), (-1, -1))
+  with pytest.raises(ValueError, match="can only specify one unknown dimension"):
+    jnp.reshape(np.ones((2, 3)), (-1, -1))   # (NumPy's own reshape, as in JAX)
 
 
 def test_stack_and_concatenate_read_any_sequence_of_arrays():

@@ -29,13 +29,23 @@ def _shifted_rows(n, m, k):
   return add(rows, k)
 
 
+def _diagonal_offset(k):
+  """``k`` as eye and trace take it (JAX's rule): a Python int (clipped to the int32 range)
+  or a scalar of an integer dtype, which may be traced; anything else is JAX's ValueError."""
+  if isinstance(k, int):
+    return np.int32(min(max(k, -2 ** 31), 2 ** 31 - 1))
+  aval = get_aval(k) if isinstance(k, Tracer) else None
+  shape, dtype = (aval.shape, aval.dtype) if aval else (np.shape(k), np.result_type(k))
+  if shape != () or not dtypes.is_integer(dtype):
+    raise ValueError(f"k must be a scalar integer; got {k}")
+  return convert_element_type(k, np.int32) if aval else np.int32(k)
+
+
 def _on_diagonal(n, m, k):
   """Where ``col == row + k`` over an n x m grid (both iotas first, as JAX's eye)."""
   rows = broadcasted_iota(np.int32, (n, m), 0)
   cols = broadcasted_iota(np.int32, (n, m), 1)
-  k = convert_element_type(k, np.int32) if isinstance(k, Tracer) else \
-      np.int32(operator.index(k))
-  return eq(add(rows, k), cols)
+  return eq(add(rows, _diagonal_offset(k)), cols)
 
 
 def _at_or_below(n, m, k):

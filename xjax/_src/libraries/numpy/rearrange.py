@@ -185,13 +185,12 @@ def _repeat(a, repeats, axis: int, total_repeat_length):
       x = broadcast_in_dim(x, s + (r,), tuple(range(len(s))))
       return moveaxis(lax_reshape(x, s[:-1] + (n * r,)), -1, axis)
   if total_repeat_length is None:
-    counts = np.broadcast_to(
-        np.asarray(concrete_or_error(repeats, "repeats (or pass "
-                                                   "total_repeat_length=)")), (n,))
+    counts = np.broadcast_to(  # (repeats raveled first, as JAX's)
+        np.ravel(concrete_or_error(repeats, "repeats (or pass total_repeat_length=)")), (n,))
     source = convert_element_type(
         asarray(np.repeat(np.arange(n, dtype=np.int32), counts)), np.int32)
   else:
-    counts = broadcast_to(convert_element_type(asarray(repeats), np.int32), (n,))
+    counts = broadcast_to(convert_element_type(ravel(asarray(repeats)), np.int32), (n,))
     ends = slice_in_dim(cumsum(counts), 0, max(n - 1, 0))
     # Source index of output slot p = number of segment ends <= p (a scatter-add + cumsum).
     marks = full((total_repeat_length,), 0, np.int32).at[ends].add(1, mode="drop")
@@ -259,6 +258,8 @@ def roll(a, shift, axis=None):
   a = asarray(a)
   if axis is None:
     return reshape(roll(ravel(a), shift, 0), get_aval(a).shape)
+  if np.ndim(shift) > 1 or np.ndim(axis) > 1:
+    raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
   nd = get_aval(a).ndim
   axes = tuple(canonical_axis(int(ax), nd) for ax in index_tuple(axis))
   shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
@@ -311,7 +312,7 @@ def select(condlist, choicelist, default=0):
   if len(condlist) != len(choicelist):
     raise ValueError("condlist must have length equal to choicelist "
                      f"({len(condlist)} vs {len(choicelist)})")
-  if not condlist:
+  if len(condlist) == 0:  # (an array of conditions is a sequence of its rows, as in JAX)
     raise ValueError("condlist must be non-empty")
   out = default
   for cond, choice in reversed(list(zip(condlist, choicelist))):

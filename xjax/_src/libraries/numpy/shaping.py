@@ -18,6 +18,7 @@ from xjax._src.execution.array import Array
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import lax
 from xjax._src.primitives.lax.elementwise import broadcasting_sharding_rule
+from xjax._src.primitives.lax.shapes import user_broadcast_shapes
 from xjax._src.libraries.numpy.arguments import (arraylike, canonical_axis, check_arraylike,
                                                   index_tuple, refuse_iterator)
 from xjax._src.libraries.numpy.creation import asarray
@@ -102,15 +103,11 @@ def transpose(a, axes=None):
 
 
 def broadcast_shapes(*shapes) -> tuple:
-  shapes = [tuple(s) if isinstance(s, (tuple, list)) else (s,) for s in shapes]
-  nd = max((len(s) for s in shapes), default=0)
-  out = []
-  for dims in zip(*[(1,) * (nd - len(s)) + s for s in shapes]):
-    sizes = {d for d in dims if d != 1}
-    if len(sizes) > 1:
-      raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
-    out.append(sizes.pop() if sizes else 1)
-  return tuple(out)
+  """The NumPy broadcast of ``shapes`` (a scalar stands for a 1-D shape), checked as
+  ``lax.broadcast_shapes`` checks them."""
+  if not shapes:
+    return ()
+  return user_broadcast_shapes(*[(s,) if np.ndim(s) == 0 else tuple(s) for s in shapes])
 
 
 def broadcast_to(array, shape, *, out_sharding=None):
@@ -219,9 +216,10 @@ def concatenate(arrays, axis=0, dtype=None):
     axis = 0
   if get_aval(arrays[0]).ndim == 0:  # (others of the wrong rank: lax's TypeError, as JAX)
     raise ValueError("Zero-dimensional arrays cannot be concatenated.")
-  arrays = promote_dtypes(*arrays)
-  if dtype is not None:
-    arrays = [lax.convert_element_type(a, dtype) for a in arrays]
+  if dtype is not None:  # (each array through asarray, as JAX's: the user's dtype checked)
+    arrays = [asarray(a, dtype=dtype) for a in arrays]
+  else:
+    arrays = promote_dtypes(*arrays)
   ax = canonical_axis(axis, get_aval(arrays[0]).ndim)
   return lax.concatenate(arrays, ax)
 

@@ -69,7 +69,7 @@ from xjax._src.primitives.lax.linear_solve import (custom_linear_solve, custom_r
                                                    linear_solve_p)
 from xjax._src.primitives.lax.stop_gradient import stop_gradient  # noqa: F401
 from xjax._src.primitives.lax.shapes import (broadcast, broadcast_in_dim,  # noqa: F401
-                                             broadcast_like, broadcast_shapes, broadcast_to_rank,
+                                             broadcast_like, broadcast_to_rank,
                                              broadcasted_iota, collapse, concatenate,
                                              dynamic_index_in_dim, dynamic_slice,
                                              dynamic_slice_in_dim, dynamic_update_index_in_dim,
@@ -78,4 +78,6 @@ from xjax._src.primitives.lax.shapes import (broadcast, broadcast_in_dim,  # noq
                                              iota, pad, reshape, rev, shape_as_value, slice,
                                              slice_in_dim, squeeze, transpose)
 from xjax._src.primitives.lax.shapes import split  # noqa: F401
+from xjax._src.primitives.lax.shapes import (  # noqa: F401
+    user_broadcast_shapes as broadcast_shapes)
 from xjax._src.primitives.lax.stacking import stack, tile, unstack  # noqa: F401

@@ -1227,6 +1227,17 @@ def broadcast_shapes(*shapes_):
   return tuple(out)
 
 
+def user_broadcast_shapes(*shapes_):
+  """``lax.broadcast_shapes`` as users call it: each shape checked as JAX checks it (integer
+  dimensions, none negative: TypeError), a single shape returned as it was given."""
+  for s in shapes_:
+    dims = canonicalize_shape(s)
+    if any(not is_symbolic_dim(d) and d < 0 for d in dims):
+      raise TypeError("Only non-negative indices are allowed when broadcasting static "
+                      f"shapes, but got shape {s!r}.")
+  return shapes_[0] if len(shapes_) == 1 else broadcast_shapes(*shapes_)
+
+
 def broadcast_to_rank(x, rank: int):
   """Prepends size-1 dimensions so that ``x`` has at least ``rank`` dimensions."""
   nd = get_aval(x).ndim
