@@ -244,7 +244,7 @@ STACKS = {
         ["sparse_array", "batched"],  # what every format shares; batched layouts
         ["ad", "coo", "bcoo_layout"],  # sparse-aware grad; COO; BCOO's layout primitives
         ["csr", "bcoo_products", "bcoo_structure"],  # CSR/CSC on COO; BCOO's operations
-        ["bcoo"],  # BCOO
+        ["bcoo", "linalg"],  # BCOO; spsolve, on CSR's products
         ["bcsr", "random"],  # BCSR and random BCOO arrays, on BCOO
         ["api"],  # format-independent functions
         ["transform"],  # sparsify

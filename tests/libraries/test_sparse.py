@@ -295,3 +295,34 @@ def test_batch_dimensions_shared_across_their_size():
                                 .todense(), [[1, 0, 2]])
   np.testing.assert_array_equal(
       jsp.bcoo_concatenate([x, x], dimension=0).todense(), np.tile([[1, 0, 2]], (4, 1)))
+
+
+def test_spsolve_solves_a_csr_system_and_differentiates():
+  """``sparse.linalg.spsolve`` (SciPy on the host, as JAX's CPU path) against a dense solve;
+  its derivatives in ``b`` and in the matrix's values against finite differences."""
+  from xjax.experimental.sparse.linalg import spsolve
+  rng = np.random.RandomState(0)
+  a = (rng.randn(5, 5) * (rng.rand(5, 5) < 0.5) + 4 * np.eye(5)).astype(np.float32)
+  mat = sparse.CSR.fromdense(a)
+  b = rng.randn(5).astype(np.float32)
+  x = spsolve(mat.data, mat.indices, mat.indptr, b)
+  assert x.dtype == np.float32 and x.shape == (5,)
+  np.testing.assert_allclose(x, np.linalg.solve(a, b), rtol=1e-5, atol=1e-6)
+  np.testing.assert_allclose(xjax.jit(spsolve)(mat.data, mat.indices, mat.indptr, b), x)
+  g = xjax.grad(lambda b: spsolve(mat.data, mat.indices, mat.indptr, b).sum())(b)
+  np.testing.assert_allclose(g, np.linalg.solve(a.T, np.ones(5)), rtol=1e-4, atol=1e-6)
+  loss = lambda d: (spsolve(d, mat.indices, mat.indptr, b) ** 2).sum()
+  gd = xjax.grad(loss)(mat.data)
+  eps, d0 = 1e-3, np.asarray(mat.data, np.float64)
+  dense = lambda d: np.asarray(sparse.CSR((d, mat.indices, mat.indptr), shape=(5, 5)).todense(),
+                               np.float64)
+  fd = [((np.linalg.solve(dense(d0 + eps * e), b) ** 2).sum()
+         - (np.linalg.solve(dense(d0 - eps * e), b) ** 2).sum()) / (2 * eps)
+        for e in np.eye(d0.size)]
+  np.testing.assert_allclose(gd, fd, rtol=2e-2, atol=1e-4)
+  with pytest.raises(ValueError, match="data types do not match"):
+    spsolve(mat.data, mat.indices, mat.indptr, b.astype(np.int32))
+  with pytest.raises(ValueError, match="Invalid CSR buffer sizes"):
+    spsolve(mat.data, mat.indices, mat.indptr, b[:3])
+  with pytest.raises(NotImplementedError, match="Batching rule for 'spsolve'"):
+    xjax.vmap(lambda b: spsolve(mat.data, mat.indices, mat.indptr, b))(np.stack([b, b]))

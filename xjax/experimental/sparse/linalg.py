@@ -1,9 +1,6 @@
-"""``jax.experimental.sparse.linalg``: not available in xjax (see docs/differences.md)."""
-
-
-def spsolve(data, indices, indptr, b, tol=1e-6, reorder=1):
-  raise NotImplementedError("sparse.linalg.spsolve is not implemented in xjax (JAX runs it "
-                            "through cuSOLVER or a SciPy host callback)")
+"""``jax.experimental.sparse.linalg``: ``spsolve`` (see xjax/_src/libraries/sparse/linalg.py);
+``lobpcg_standard`` is not available in xjax (see docs/differences.md)."""
+from xjax._src.libraries.sparse.linalg import spsolve, spsolve_p  # noqa: F401
 
 
 def lobpcg_standard(A, X, m=100, tol=None):
