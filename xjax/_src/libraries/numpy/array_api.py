@@ -12,7 +12,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import convert_element_type, copy_p
 from xjax._src.primitives.lax.shapes import transpose as lax_transpose
 from xjax._src.primitives.lax.stacking import unstack as lax_unstack
-from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
+from xjax._src.libraries.numpy.arguments import check_arraylike, canonical_axis, arraylike
 from xjax._src.libraries.numpy.composed_math import conjugate
 from xjax._src.libraries.numpy.creation import array, asarray, placed
 from xjax._src.libraries.numpy.functional import vectorize
@@ -47,6 +47,7 @@ def permute_dims(a, /, axes):
 
 def matrix_transpose(x, /):
   """Swaps the last two axes."""
+  check_arraylike("matrix_transpose", x)
   x = asarray(x)
   nd = get_aval(x).ndim
   if nd < 2:
@@ -76,12 +77,14 @@ def astype(x, dtype, /, *, copy=False, device=None):
 
 
 def copy(a, order=None):
+  check_arraylike("copy", a)
   return array(a, copy=True, order=order)
 
 
 @compiled_when_eager(static_argnames=("axis",))
 def unstack(x, /, *, axis=0):
   """The slices of ``x`` along ``axis``, as a tuple."""
+  check_arraylike("unstack", x)
   x = asarray(x)
   aval = get_aval(x)
   if aval.ndim == 0:

@@ -253,6 +253,7 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
 
 
 def diag_indices_from(arr):
+  check_arraylike("diag_indices_from", arr)
   shape = get_aval(asarray(arr)).shape
   if len(shape) < 2:
     raise ValueError("input array must be at least 2-d")
@@ -263,6 +264,7 @@ def diag_indices_from(arr):
 
 def _indices_from(name, fn):
   def from_arr(arr, k=0):
+    check_arraylike(name, arr)
     shape = get_aval(asarray(arr)).shape if not hasattr(arr, "shape") else tuple(arr.shape)
     if len(shape) != 2:
       raise ValueError(f"input array must be 2-d; got shape {shape}")

@@ -10,7 +10,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax import cumulative as lax_cum
 from xjax._src.primitives.lax.elementwise import convert_element_type, ne
 from xjax._src.primitives.lax.shapes import concatenate, full, reshape
-from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
+from xjax._src.libraries.numpy.arguments import check_arraylike, canonical_axis, arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.reductions import _check_out
 from xjax._src.libraries.numpy.where import _where
@@ -68,6 +68,7 @@ _cumulative_prod = _cumulative("cumulative_prod", lax_cum.cumprod, staged=False)
 
 def _cumulative_std(name, base):
   def fn(x, /, *, axis=None, dtype=None, include_initial=False):
+    check_arraylike(name, x)
     x = asarray(x)
     nd = get_aval(x).ndim
     if nd == 0:

@@ -14,7 +14,7 @@ from xjax._src.primitives.lax.dot import dot_general
 from xjax._src.primitives.lax.elementwise import convert_element_type, mul
 from xjax._src.primitives.lax.shapes import (expand_dims as lax_expand_dims, reshape, squeeze,
                                              transpose)
-from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
+from xjax._src.libraries.numpy.arguments import check_arraylike, canonical_axis, arraylike
 from xjax._src.libraries.numpy.composed_math import conjugate
 from xjax._src.libraries.numpy.creation import array, zeros_like
 from xjax._src.libraries.numpy.functional import vectorize
@@ -136,6 +136,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
 @compiled_when_eager(static_argnames=("precision", "preferred_element_type"))
 def vdot(a, b, *, precision=None, preferred_element_type=None):
   """Dot product of the flattened arrays, conjugating the first."""
+  check_arraylike("vdot", a, b)
   return dot(conjugate(ravel(a)), ravel(b), precision=precision,
              preferred_element_type=preferred_element_type)
 

@@ -13,7 +13,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import add, convert_element_type, eq, ge, select_n
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, full_like, pad,
                                              reshape)
-from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
+from xjax._src.libraries.numpy.arguments import check_arraylike, canonical_axis, arraylike
 from xjax._src.libraries.numpy.creation import arange, asarray, placed
 from xjax._src.libraries.numpy.reductions import _check_out, sum as _sum
 from xjax._src.libraries.numpy.shaping import expand_dims, moveaxis, ravel
@@ -100,18 +100,21 @@ def _tri_select(name, m, k, keep_lower):
 @compiled_when_eager(staged="tril", static_argnames=("k",))
 def tril(m, k=0):
   """Zeroes the entries above the k-th diagonal."""
+  check_arraylike("tril", m)
   return _tri_select("tril", m, operator.index(k), True)
 
 
 @compiled_when_eager(staged="triu", static_argnames=("k",))
 def triu(m, k=0):
   """Zeroes the entries below the k-th diagonal."""
+  check_arraylike("triu", m)
   return _tri_select("triu", m, operator.index(k) - 1, False)
 
 
 @compiled_when_eager(staged="diagonal", static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset=0, axis1=0, axis2=1):
   """The ``offset`` diagonal over (axis1, axis2), appended as the last axis."""
+  check_arraylike("diagonal", a)
   a = asarray(a)
   aval = get_aval(a)
   if aval.ndim < 2:
@@ -136,6 +139,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 def diag(v, k=0):
   """The k-th diagonal of a matrix, or a matrix with vector ``v`` on its k-th diagonal."""
+  check_arraylike("diag", v)
   return _diag(asarray(v), operator.index(k))
 
 
@@ -154,6 +158,7 @@ def _diag(v, k):
 
 
 def diagflat(v, k=0):
+  check_arraylike("diagflat", v)
   return diag(ravel(v), k)
 
 

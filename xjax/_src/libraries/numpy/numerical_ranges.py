@@ -13,7 +13,7 @@ from xjax._src.primitives.lax.elementwise import (add, convert_element_type, div
                                                   mul, sub)
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, concatenate, full, iota, reshape,
                                              transpose)
-from xjax._src.libraries.numpy.arguments import canonical_axis
+from xjax._src.libraries.numpy.arguments import check_arraylike, canonical_axis
 from xjax._src.libraries.numpy.composed_math import log10
 from xjax._src.libraries.numpy.creation import _requested_dtype, _with_device, asarray
 from xjax._src.libraries.numpy.shaping import broadcast_arrays
@@ -24,6 +24,7 @@ from xjax._src.libraries.numpy.ufuncs import multiply, power, sign
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
   """``num`` evenly spaced samples over [start, stop] (num must be static); one compiled
   program per signature when eager, as JAX's."""
+  check_arraylike("linspace", start, stop)
   num = operator.index(concrete_or_error(num, "'num' argument of jnp.linspace"))
   if num < 0:
     raise ValueError(f"Number of samples, {num}, must be non-negative.")

@@ -68,6 +68,7 @@ def polymul(a1, a2, *, trim_leading_zeros=False):
 @compiled_when_eager(staged="polyder", static_argnames=("m",))
 def polyder(p, m=1):
   """m-th derivative of the polynomial p."""
+  check_arraylike("polyder", p)
   (p,) = promote_dtypes_inexact(asarray(p))
   m = operator.index(m)
   if m < 0:

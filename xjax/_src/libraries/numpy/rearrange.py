@@ -22,8 +22,8 @@ from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota,
                                              slice_in_dim, transpose)
 from xjax._src.primitives.lax.shapes import split as lax_split
 from xjax._src.primitives.lax.stacking import tile as lax_tile
-from xjax._src.libraries.numpy.arguments import (arraylike, canonical_axis, index_tuple,
-                                                  refuse_iterator)
+from xjax._src.libraries.numpy.arguments import (arraylike, canonical_axis, check_arraylike,
+                                                  index_tuple, refuse_iterator)
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.cumulative import cumsum
 from xjax._src.libraries.numpy.indexing import take
@@ -122,19 +122,23 @@ def _split(name, ary, indices_or_sections, axis, exact):
 
 def split(ary, indices_or_sections, axis=0):
   """Splits into equal sections or at the given indices."""
+  check_arraylike("split", ary)
   return _split("split", ary, indices_or_sections, axis, True)
 
 
 def array_split(ary, indices_or_sections, axis=0):
   """Like split, but sections may differ in size by one."""
+  check_arraylike("array_split", ary)
   return _split("array_split", ary, indices_or_sections, axis, False)
 
 
 def vsplit(ary, indices_or_sections):
+  check_arraylike("vsplit", ary)
   return split(ary, indices_or_sections, axis=0)
 
 
 def hsplit(ary, indices_or_sections):
+  check_arraylike("hsplit", ary)
   ary = asarray(ary)
   return split(ary, indices_or_sections, axis=0 if get_aval(ary).ndim == 1 else 1)
 
@@ -210,6 +214,7 @@ def _take_along(a, idx, axis):
 @compiled_when_eager(static_argnames=("axis",))
 def flip(m, axis=None):
   """Reverses the order of elements along the given axes (all by default)."""
+  check_arraylike("flip", m)
   return _flip(asarray(m), None if axis is None else index_tuple(axis))
 
 
@@ -221,16 +226,19 @@ def _flip(m, axis=None):
 
 
 def fliplr(m):
+  check_arraylike("fliplr", m)
   return flip(m, 1)
 
 
 def flipud(m):
+  check_arraylike("flipud", m)
   return flip(m, 0)
 
 
 @compiled_when_eager(staged="rot90", static_argnames=("k", "axes"))
 def rot90(m, k=1, axes=(0, 1)):
   """Rotates by 90 degrees k times in the plane of ``axes``."""
+  check_arraylike("rot90", m)
   m = asarray(m)
   nd = get_aval(m).ndim
   if nd < 2:
@@ -255,6 +263,7 @@ def rot90(m, k=1, axes=(0, 1)):
 def roll(a, shift, axis=None):
   """Cyclically shifts elements by ``shift`` (static, or traced: then by dynamic slices of
   ``a`` repeated twice, as JAX)."""
+  check_arraylike("roll", a)
   a = asarray(a)
   if axis is None:
     return reshape(roll(ravel(a), shift, 0), get_aval(a).shape)
@@ -302,6 +311,7 @@ def _roll_dynamic(a, shift, axes: list):
 @compiled_when_eager(staged="append", static_argnames=("axis",))
 def append(arr, values, axis=None):
   """``arr`` with ``values`` concatenated at the end (flattened when axis is None)."""
+  check_arraylike("append", arr, values)
   if axis is None:
     return concatenate([ravel(asarray(arr)), ravel(asarray(values))], 0)
   return concatenate([arr, values], axis=axis)

@@ -17,7 +17,7 @@ from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (bitwise_and, bitwise_not, convert_element_type,
                                                   ne)
 from xjax._src.primitives.lax.shapes import concatenate, full, reshape
-from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
+from xjax._src.libraries.numpy.arguments import check_arraylike, canonical_axis, arraylike
 from xjax._src.libraries.numpy.composed_math import isnan
 from xjax._src.libraries.numpy.creation import arange, asarray, full_like, ones, zeros
 from xjax._src.libraries.numpy.cumulative import cumsum
@@ -29,11 +29,13 @@ from xjax._src.libraries.numpy.where import where
 
 
 def flatnonzero(a, *, size=None, fill_value=None):
+  check_arraylike("flatnonzero", a)
   return nonzero(ravel(asarray(a)), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(a, *, size=None, fill_value=None):
   """(N, ndim) indices of the nonzero elements."""
+  check_arraylike("argwhere", a)
   a = asarray(a)
   if get_aval(a).ndim == 0:
     (idx,) = nonzero(reshape(a, (1,)), size=size, fill_value=fill_value)

@@ -85,6 +85,7 @@ user_reshape.__name__ = user_reshape.__qualname__ = "reshape"   # (jnp.reshape's
 @compiled_when_eager(static_argnames=("order", "out_sharding"))
 def ravel(a, order="C", *, out_sharding=None):
   """``a`` flattened, laid out as ``out_sharding`` says (see ``place_out_sharding``)."""
+  check_arraylike("ravel", a)
   from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
   if order == "K":
     raise NotImplementedError("Ravel not implemented for order='K'.")
@@ -92,6 +93,7 @@ def ravel(a, order="C", *, out_sharding=None):
 
 
 def transpose(a, axes=None):
+  check_arraylike("transpose", a)
   a = _as_array(a)
   nd = get_aval(a).ndim
   if axes is None:
@@ -164,6 +166,7 @@ def expand_dims(a, axis):
 
 
 def squeeze(a, axis=None):
+  check_arraylike("squeeze", a)
   a = _as_array(a)
   aval = get_aval(a)
   if axis is None:

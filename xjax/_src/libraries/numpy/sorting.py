@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from xjax._src.foundations import dtypes
+from xjax._src.core.trace import Tracer
 from xjax._src.core.values import get_aval
+from xjax._src.execution.array import Array
 from xjax._src.core.concrete import is_constant_dim
 from xjax._src.api.compiled_when_eager import compiled_when_eager
 from xjax._src.primitives.lax.elementwise import (add, bitwise_and, bitwise_not, bitwise_or,
@@ -14,7 +16,7 @@ from xjax._src.primitives.lax.reductions import reduce_sum
 from xjax._src.primitives.lax.shapes import (broadcast_in_dim, broadcasted_iota, concatenate, full,
                                              reshape, rev, transpose)
 from xjax._src.primitives.lax import sorting as lax_sorting
-from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike
+from xjax._src.libraries.numpy.arguments import canonical_axis, arraylike, check_arraylike
 from xjax._src.libraries.numpy.creation import asarray
 from xjax._src.libraries.numpy.indexing import put_along_axis
 from xjax._src.libraries.numpy.promotion import promote_dtypes
@@ -75,7 +77,10 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
 
 @compiled_when_eager(staged="lexsort", static_argnames=("axis",))
 def lexsort(keys, axis=-1):
-  """Indices sorting by the last key first, then the previous ones."""
+  """Indices sorting by the last key first, then the previous ones (a sequence of arrays,
+  or an array whose rows are the keys)."""
+  if not isinstance(keys, (Array, Tracer, np.ndarray)):
+    check_arraylike("lexsort", *keys)
   keys = [asarray(k) for k in keys]
   if not keys:
     raise TypeError("need sequence of keys with len > 0 in lexsort")

@@ -48,6 +48,7 @@ def _replace_nan(a, value):
 @compiled_when_eager(staged="nansum",
                      static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+  check_arraylike("nansum", a)
   return red.sum(_replace_nan(a, 0), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                  initial=initial, where=where)
 
@@ -55,12 +56,14 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
 @compiled_when_eager(staged="nanprod",
                      static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+  check_arraylike("nanprod", a)
   return red.prod(_replace_nan(a, 1), axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                   initial=initial, where=where)
 
 
 def _nan_extreme(name, reduce, fill):
   def fn(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    check_arraylike(name, a)
     red._check_out(out, name)
     a = asarray(a)
     if not dtypes.is_inexact(get_aval(a).dtype):
@@ -83,6 +86,7 @@ nanmin = _nan_extreme("nanmin", red.min, np.inf)
 @compiled_when_eager(staged="nanmean",
                      static_argnames=("axis", "dtype", "keepdims"), hashable_statics=True)
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+  check_arraylike("nanmean", a)
   red._check_out(out, "nanmean")
   a = asarray(a)
   if not dtypes.is_inexact(get_aval(a).dtype):
@@ -145,6 +149,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 
 def _nanarg(name, arg, fill):
   def fn(a, axis=None, out=None, keepdims=False):
+    check_arraylike(name, a)
     red._check_out(out, name)
     a = asarray(a)
     if not dtypes.is_inexact(get_aval(a).dtype):
@@ -222,6 +227,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None):
   """q-th quantiles (q in [0, 1]) along ``axis``; ``weights`` (per element of ``a``, or per
   position along ``axis``) with ``method="inverted_cdf"`` only, as JAX."""
+  check_arraylike("quantile", a, q)
   _check_no_overwrite("quantile", overwrite_input, out)
   return _quantile("quantile", a, q, axis, out, method, keepdims, False, weights)
 
@@ -230,6 +236,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                      hashable_statics=True)
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None):
+  check_arraylike("nanquantile", a, q)
   _check_no_overwrite("nanquantile", overwrite_input, out)
   return _quantile("nanquantile", a, q, axis, out, method, keepdims, True, weights)
 
@@ -241,6 +248,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                keepdims=False, *, weights=None, out_sharding=None):
   """q-th percentiles (q in [0, 100]) along ``axis``; ``out_sharding`` lays the result out
   (see ``place_out_sharding``)."""
+  check_arraylike("percentile", a, q)
   from xjax._src.primitives.lax.sharding_constraint import place_out_sharding
   q = _percent(q)
   return place_out_sharding(quantile(a, q, axis, out, overwrite_input, method, keepdims,
@@ -252,6 +260,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                      hashable_statics=True)
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None):
+  check_arraylike("nanpercentile", a, q)
   q = _percent(q)
   return nanquantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights)
 
@@ -260,6 +269,7 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
                      static_argnames=("axis", "overwrite_input", "keepdims"),
                      hashable_statics=True)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+  check_arraylike("median", a)
   return quantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
                   keepdims=keepdims, method="midpoint")  # (as JAX's: (low + high) / 2)
 
@@ -268,6 +278,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
                      static_argnames=("axis", "overwrite_input", "keepdims"),
                      hashable_statics=True)
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+  check_arraylike("nanmedian", a)
   return nanquantile(a, 0.5, axis=axis, out=out, overwrite_input=overwrite_input,
                      keepdims=keepdims, method="midpoint")
 
