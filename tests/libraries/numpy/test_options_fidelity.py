@@ -322,3 +322,26 @@ def test_repeat_select_roll_and_broadcast_shapes_take_what_jax_takes():
       lax.broadcast_shapes(bad)
   with pytest.raises(TypeError, match="Only non-negative indices"):
     lax.broadcast_shapes((-1,), (1,))
+
+
+@pytest.mark.parametrize("call", [
+    lambda l: jnp.ravel(l), lambda l: jnp.squeeze(l), lambda l: jnp.transpose(l),
+    lambda l: jnp.conj(l), lambda l: jnp.real(l), lambda l: jnp.imag(l),
+    lambda l: jnp.flip(l), lambda l: jnp.roll(l, 1), lambda l: jnp.split(l, 2),
+    lambda l: jnp.diag(l), lambda l: jnp.nansum(l), lambda l: jnp.nanmax(l),
+    lambda l: jnp.nanargmin(l), lambda l: jnp.median(l), lambda l: jnp.cumulative_sum(l),
+    lambda l: jnp.copy(l), lambda l: jnp.unstack(l), lambda l: jnp.argwhere(l),
+    lambda l: jnp.quantile(jnp.ones(4), l), lambda l: jnp.percentile(jnp.ones(4), l),
+    lambda l: jnp.linspace(0.0, l, 3), lambda l: jnp.vdot(jnp.ones(4), l),
+    lambda l: jnp.append(jnp.ones(2), l), lambda l: jnp.lexsort([l, l]),
+    lambda l: jnp.rot90(jnp.outer(l, l) if isinstance(l, xjax.Array) else [l, l]),
+    lambda l: jnp.tril(jnp.outer(l, l) if isinstance(l, xjax.Array) else [l, l]),
+    lambda l: jnp.diagonal(jnp.outer(l, l) if isinstance(l, xjax.Array) else [l, l]),
+    lambda l: jnp.tril_indices_from(jnp.outer(l, l) if isinstance(l, xjax.Array) else [l, l])])
+def test_lists_are_refused_where_jax_refuses_them(call):
+  """JAX's numpy functions take arrays and scalars, not lists or tuples (a list is many
+  leaves to trace, a silent slowdown): TypeError naming the argument's position. The same
+  call on an array works."""
+  with pytest.raises(TypeError, match="requires ndarray or scalar arguments"):
+    call([0.25, 0.5, 1.0, 0.75])
+  call(jnp.array([0.25, 0.5, 1.0, 0.75]))
