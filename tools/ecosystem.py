@@ -94,6 +94,9 @@ LIBRARIES = {
     "interpax": Suite("interpax==0.3.16", "tests", ("test_*.py",), sdist=True),
     # (quax's benchmarks need pytest-benchmark)
     "quax": Suite("quax==0.4.6", "tests", ("test_*.py",), sdist=True, leave_out=("benchmark",)),
+    "tree_math": Suite("tree-math==0.2.1", "tree_math"),
+    # (scico's Ray Tune test needs ray)
+    "scico": Suite("scico==0.0.7", "scico/test", ("test_*.py",), leave_out=("test_ray_tune.py",)),
 }
 # The libraries whose quickstarts tests/compat/test_ecosystem_quickstarts.py runs.
 QUICKSTART_LIBRARIES = ["numpyro==0.22.0", "blackjax==1.7.1", "equinox==0.13.8", "diffrax==0.7.2",
@@ -110,7 +113,8 @@ SUPPORT = ["absl-py", "toolz", "typing_extensions>=4.15", "pytest==9.2.0", "clou
            "dm-tree", "scikit-learn", "msgpack", "rich", "PyYAML", "treescope", "etils",
            "opt_einsum", "multipledispatch", "tqdm", "fastprogress", "wadler_lindig",
            "typeguard", "jmp", "tabulate", "decorator", "gast", "six", "dm-env",
-           "tensorstore", "mock", "dill", "plum-dispatch==2.10.1", "beartype"]
+           "tensorstore", "mock", "dill", "plum-dispatch==2.10.1", "beartype", "imageio",
+           "tifffile", "PyAbel"]
 XJAX_RUNTIME = ["numpy==2.4.6", "jaxlib==0.10.2", "ml_dtypes==0.6.0", "scipy==1.17.1",
                 "flatbuffers==25.12.19"]
 REFERENCE_RUNTIME = [*XJAX_RUNTIME, REFERENCE_JAX, "opt_einsum"]
