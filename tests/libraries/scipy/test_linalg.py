@@ -310,3 +310,24 @@ def test_rsf2csf_bits_are_jaxs():
       1046363927])
   np.testing.assert_array_equal(np.asarray(z).view(np.uint32).ravel()[:4],
                                 [3205045699, 3182884224, 1040394571, 1052722225])
+
+
+def test_which_functions_take_lists_as_jax():
+  """JAX's cholesky, eigh, lu, lu_factor, svd and polar convert their input with asarray
+  (a nested list works); expm, block_diag, jnp.linalg.matrix_transpose and ndtri refuse
+  lists with JAX's TypeError."""
+  m = [[4.0, 1.0], [1.0, 3.0]]
+  a = np.array(m, np.float32)
+  np.testing.assert_allclose(L.cholesky(m, lower=True), np.linalg.cholesky(a), rtol=1e-6)
+  np.testing.assert_allclose(L.eigh(m, eigvals_only=True), np.linalg.eigvalsh(a), rtol=1e-6)
+  p, l, u = L.lu(m)
+  np.testing.assert_allclose(p @ l @ u, a, rtol=1e-6)
+  assert L.lu_factor(m)[0].shape == (2, 2)
+  np.testing.assert_allclose(L.svd(m, compute_uv=False), np.linalg.svd(a, compute_uv=False),
+                             rtol=1e-6)
+  np.testing.assert_allclose(L.polar(m)[0] @ L.polar(m)[1], a, rtol=1e-5, atol=1e-6)
+  for call in (lambda: L.expm(m), lambda: L.block_diag(m, m),
+               lambda: jnp.linalg.matrix_transpose(m),
+               lambda: xjax.scipy.special.ndtri([0.5])):
+    with pytest.raises(TypeError, match="requires ndarray or scalar arguments"):
+      call()

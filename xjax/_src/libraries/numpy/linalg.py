@@ -676,6 +676,7 @@ def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
 
 def matrix_transpose(x, /):
   """Swaps the last two axes."""
+  x, = arraylike("jnp.linalg.matrix_transpose", x)
   x = asarray(x)
   if x.ndim < 2:
     raise ValueError(f"matrix_transpose requires at least 2 dimensions; got {x.ndim=}")

@@ -27,15 +27,18 @@ from xjax._src.libraries.numpy.promotion import promote_dtypes_inexact
 from xjax._src.libraries.scipy.qdwh import qdwh
 
 
-def _inexact(name, *args):
-  args = arraylike(f"jax.scipy.linalg.{name}", *args)
+def _inexact(name, *args, lists: bool = False):
+  """``args`` promoted to one inexact dtype, as arrays; lists and tuples are refused (JAX's
+  TypeError) unless ``lists`` (the functions JAX converts with ``asarray``)."""
+  if not lists:
+    args = arraylike(f"jax.scipy.linalg.{name}", *args)
   return promote_dtypes_inexact(*(jnp.asarray(a) for a in args))
 
 
-def _square(name, a, square_error=ValueError):
+def _square(name, a, square_error=ValueError, lists: bool = False):
   """``a`` promoted to an inexact dtype, checked to be a (batch of) square matrices, with
   the error classes JAX raises (TypeError for a rank below 2)."""
-  (a,) = _inexact(name, a)
+  (a,) = _inexact(name, a, lists=lists)
   if a.ndim < 2:
     raise TypeError(f"jax.scipy.linalg.{name}: input must have rank at least 2, got shape "
                     f"{a.shape}.")
@@ -93,7 +96,7 @@ def _solve_operands(name, a, b, *vectors):
 @compiled_when_eager(static_argnames=("lower", "overwrite_a", "check_finite"))
 def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
   """The Cholesky factor (upper unless ``lower``), read from that triangle of ``a``."""
-  (a,) = _inexact("cholesky", a)
+  (a,) = _inexact("cholesky", a, lists=True)
   if a.ndim < 2:
     raise ValueError(f"jax.scipy.linalg.cholesky: input must have rank at least 2, got shape "
                      f"{a.shape}.")
@@ -127,7 +130,7 @@ def _cho_solve(c, b, *, lower):
 @compiled_when_eager(static_argnames=("permute_l", "overwrite_a", "check_finite"), staged="lu")
 def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True):
   """``(p, l, u)`` with ``a = p @ l @ u`` (or ``(p @ l, u)`` when ``permute_l``)."""
-  (a,) = _inexact("lu", a)
+  (a,) = _inexact("lu", a, lists=True)
   factors, _, perm = lax_linalg.lu(a)
   m, n = a.shape[-2:]
   k = min(m, n)
@@ -143,7 +146,7 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
 @compiled_when_eager(static_argnames=("overwrite_a", "check_finite"), staged="lu_factor")
 def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
   """``(lu, piv)``: packed factors and LAPACK-style (0-based) row swaps."""
-  (a,) = _inexact("lu_factor", a)
+  (a,) = _inexact("lu_factor", a, lists=True)
   factors, pivots, _ = lax_linalg.lu(a)
   return factors, pivots
 
@@ -222,7 +225,7 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
         check_finite: bool = True, lapack_driver: str = "gesdd"):
   """``(u, s, vh)`` (a plain tuple, as JAX's) or ``s``."""
-  out = jnp_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+  out = jnp_linalg.svd(jnp.asarray(a), full_matrices=full_matrices, compute_uv=compute_uv)
   return tuple(out) if compute_uv else out
 
 
@@ -243,7 +246,7 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
                               "subset_by_index selects eigenvalues by index.")
   if subset_by_value is not None:
     raise NotImplementedError("subset_by_value is not supported")
-  a = _square("eigh", a, square_error=TypeError)
+  a = _square("eigh", a, square_error=TypeError, lists=True)
   subset = None if subset_by_index is None else (int(subset_by_index[0]),
                                                  int(subset_by_index[1]) + 1)
   v, w = lax_linalg.eigh(a, lower=lower, subset_by_index=subset)
@@ -285,7 +288,7 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterati
   the SVD (``method="svd"``)."""
   if side not in ("right", "left"):
     raise ValueError("The argument `side` must be either 'right' or 'left'.")
-  (a,) = _inexact("polar", a)
+  (a,) = _inexact("polar", a, lists=True)
   if a.ndim < 2:
     raise ValueError("The input `a` must be at least a 2-D array.")
   if method == "qdwh":
@@ -441,7 +444,7 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
   """The matrix exponential: Padé approximation of degree 3 to 13 chosen by the 1-norm, with
   scaling and squaring (NaN where more than ``max_squarings`` squarings would be needed);
   ``upper_triangular`` solves the Padé system with a triangular solve."""
-  (A,) = promote_dtypes_inexact(jnp.asarray(A))
+  (A,) = _inexact("expm", A)
   if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
     raise ValueError(f"Expected A to be a (batched) square matrix, got A.shape={A.shape}.")
   return jnp.vectorize(lambda a: _expm_2d(a, upper_triangular, max_squarings),

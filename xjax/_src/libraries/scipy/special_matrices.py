@@ -196,7 +196,7 @@ def block_diag(*arrs):
   """The block-diagonal matrix of the given (at most 2-D) arrays."""
   if not arrs:
     return jnp.zeros((1, 0))
-  arrs = [jnp.atleast_2d(jnp.asarray(a)) for a in arrs]
+  arrs = [jnp.atleast_2d(jnp.asarray(a)) for a in arraylike("block_diag", *arrs)]
   for a in arrs:
     if a.ndim != 2:
       raise ValueError(f"Arguments to jax.scipy.linalg.block_diag must have at most 2 "

@@ -11,6 +11,7 @@ from xjax._src.primitives.lax.elementwise import (abs as lax_abs, erf as lax_erf
                                                   sign as lax_sign, sqrt, square, sub)
 from xjax._src.primitives.lax.elementwise import _const
 from xjax._src.libraries.numpy import namespace as jnp
+from xjax._src.libraries.numpy.arguments import arraylike
 from xjax._src.libraries.scipy.arguments import float_array, inexact_arrays
 
 _LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
@@ -140,7 +141,7 @@ _NDTRI_Q2 = [1.0, 6.02427039364742014255E0, 3.67983563856160859403E0, 1.37702099
 
 def ndtri(p):
   """The inverse of the standard normal CDF (float32 and float64 only)."""
-  return _ndtri(float_array(p))
+  return _ndtri(float_array(*arraylike("ndtri", p)))
 
 
 def _ndtri(p):
