@@ -44,6 +44,7 @@ NO_BATCH = {
     "create_token": "takes no operands, so it is never batched",
     "linear_call": "no batching rule in JAX either (vmap raises NotImplementedError)",
     "call_exported": "an exported program has fixed shapes: no batching rule in JAX either",
+    "spsolve": "sparse.linalg.spsolve: no batching rule in JAX either (its docstring says so)",
     "program_id": "pallas: vmap of pallas_call adds a grid dimension the kernel does not see",
     "num_programs": "pallas: vmap of pallas_call adds a grid dimension the kernel does not see",
     "load": "pallas.triton: vmap of pallas_call batches the grid, not the kernel's operations",
