@@ -345,3 +345,17 @@ def test_lists_are_refused_where_jax_refuses_them(call):
   with pytest.raises(TypeError, match="requires ndarray or scalar arguments"):
     call([0.25, 0.5, 1.0, 0.75])
   call(jnp.array([0.25, 0.5, 1.0, 0.75]))
+
+
+def test_scalar_inputs_keep_jaxs_types():
+  """trim_zeros of a 0-d value is that value (no axis to trim); diagflat builds a strong
+  array; unique_all/counts/inverse keep a weak input's weak type (complex aside), as JAX's."""
+  out = jnp.trim_zeros(0.5)
+  assert out.shape == () and out.aval.weak_type and float(out) == 0.5
+  np.testing.assert_array_equal(jnp.trim_zeros(jnp.array([0, 1, 0]), trim=""), [0, 1, 0])
+  out = jnp.diagflat(2.0)
+  assert out.shape == (1, 1) and not out.aval.weak_type
+  for fn in (jnp.unique_all, jnp.unique_counts, jnp.unique_inverse):
+    assert fn(0.5).values.aval.weak_type
+    assert not fn(jnp.float32(0.5)).values.aval.weak_type
+    assert not fn(1 + 2j).values.aval.weak_type

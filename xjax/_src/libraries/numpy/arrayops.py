@@ -216,9 +216,9 @@ def trim_zeros(filt, trim="fb", axis=None):
   a = asarray(filt)
   nz = _host(a, "filt argument of jnp.trim_zeros") != 0
   nd = nz.ndim
-  if nd == 0:
-    raise ValueError("trim_zeros requires at least a 1-D array")
   trim = trim.lower()
+  if nd == 0 or ("f" not in trim and "b" not in trim):  # (no axis to trim: as it is, as JAX)
+    return a
   axes = range(nd) if axis is None else [canonical_axis(x, nd) for x in np.atleast_1d(axis)]
   index = [slice(None)] * nd
   for ax in axes:

@@ -159,7 +159,8 @@ def _diag(v, k):
 
 def diagflat(v, k=0):
   check_arraylike("diagflat", v)
-  return diag(ravel(v), k)
+  out = diag(ravel(v), k)   # (strong, as JAX's, which fills a new array of zeros)
+  return convert_element_type(out, get_aval(out).dtype) if get_aval(out).weak_type else out
 
 
 @compiled_when_eager(staged="trace", static_argnames=("axis1", "axis2", "dtype"))

@@ -246,6 +246,10 @@ def _unique_parts(name, x, size, fill_value):
   vals = _gather(s, pos)
   default = index_in_dim(vals, 0, 0, keepdims=False) if size and n else 0
   vals = _fill(valid, vals, default if fill_value is None else fill_value)
+  # The values keep x's weak type, as JAX's (but for complex ones, which JAX sorts by their
+  # parts into strong arrays).
+  if fill_value is None and get_aval(x).weak_type and get_aval(x).dtype.kind != "c":
+    vals = convert_element_type(vals, get_aval(vals).dtype, weak_type=True)
   idx = _gather(perm, pos)
   idx = _fill(valid, idx, index_in_dim(idx, 0, 0, keepdims=False) if size and n else 0)
   # Run ends: the next run's start, or n for the last run.
