@@ -80,6 +80,8 @@ def vstack(tup, dtype=None):
 
 def hstack(tup, dtype=None):
   arrs = [atleast_1d(a) for a in _seq(tup, "hstack")]
+  if not arrs:
+    raise ValueError("Need at least one array to concatenate.")
   return concatenate(arrs, axis=0 if get_aval(arrs[0]).ndim == 1 else 1, dtype=dtype)
 
 

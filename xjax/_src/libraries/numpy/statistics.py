@@ -482,6 +482,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
       y = y.T
     X = concatenate((X, y), axis=0)
   (X,) = promote_dtypes_inexact(X)
+  if get_aval(X).shape[1] == 0:  # no observations: NaN, as JAX's (and NumPy's)
+    k = get_aval(X).shape[0]
+    return full(() if k == 1 else (k, k), np.nan, get_aval(X).dtype)
   if ddof is None:
     ddof = 0 if bias else 1
   n = get_aval(X).shape[1]
