@@ -359,3 +359,12 @@ def test_scalar_inputs_keep_jaxs_types():
     assert fn(0.5).values.aval.weak_type
     assert not fn(jnp.float32(0.5)).values.aval.weak_type
     assert not fn(1 + 2j).values.aval.weak_type
+
+
+def test_cov_of_no_observations_and_hstack_of_nothing():
+  assert np.isnan(float(jnp.cov(jnp.zeros(0))))
+  out = jnp.cov(jnp.zeros((3, 0)))
+  assert out.shape == (3, 3) and np.isnan(np.asarray(out)).all()
+  assert np.isnan(float(jnp.corrcoef(jnp.zeros(0))))
+  with pytest.raises(ValueError, match="Need at least one array to concatenate"):
+    jnp.hstack(jnp.zeros((0,)))
