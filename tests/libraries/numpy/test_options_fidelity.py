@@ -368,3 +368,11 @@ def test_cov_of_no_observations_and_hstack_of_nothing():
   assert np.isnan(float(jnp.corrcoef(jnp.zeros(0))))
   with pytest.raises(ValueError, match="Need at least one array to concatenate"):
     jnp.hstack(jnp.zeros((0,)))
+
+
+def test_repeated_axes_are_refused():
+  x = jnp.ones((2, 3))
+  for call in (lambda: jnp.size(x, (0, 0)), lambda: jnp.trim_zeros(x, axis=(0, 0))):
+    with pytest.raises(ValueError, match="repeated axis"):
+      call()
+  assert jnp.size(x, (0, -1)) == 6

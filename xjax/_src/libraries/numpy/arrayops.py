@@ -220,6 +220,8 @@ def trim_zeros(filt, trim="fb", axis=None):
   if nd == 0 or ("f" not in trim and "b" not in trim):  # (no axis to trim: as it is, as JAX)
     return a
   axes = range(nd) if axis is None else [canonical_axis(x, nd) for x in np.atleast_1d(axis)]
+  if len(set(axes)) != len(axes):
+    raise ValueError(f"repeated axis: {tuple(axes)}")
   index = [slice(None)] * nd
   for ax in axes:
     hits = np.flatnonzero(nz.any(axis=tuple(i for i in range(nd) if i != ax)))

@@ -94,7 +94,10 @@ def size(a, axis=None):
   if axis is None:
     return math.prod(s)
   axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-  return math.prod([s[canonical_axis(i, len(s))] for i in axes])
+  axes = [canonical_axis(i, len(s)) for i in axes]
+  if len(set(axes)) != len(axes):
+    raise ValueError(f"repeated axis: {tuple(axes)}")
+  return math.prod([s[i] for i in axes])
 
 
 def isscalar(element):
