@@ -277,3 +277,18 @@ def test_scalars_next_to_constants_passed_as_buffers():
     np.testing.assert_array_equal(f(x, s), [s + 299_998.0, s + 299_999.0])
   assert len(f._fast) == 2
   assert all(call._compiled.const_bufs for call in f._fast.values())
+
+
+def test_numpy_scalar_arguments_reuse_one_buffer_per_value():
+  """A NumPy scalar argument is put on the device once per value (bytes and dtype): -0.0
+  and 0.0, NaNs and each dtype keep their own buffers, so results stay exact."""
+  f = jax.jit(lambda x, s: x * s)
+  x = jnp.ones(2)
+  for _ in range(2):   # (the second round reads the buffers the first one made)
+    assert np.signbit(f(x, np.float32(-0.0))).all()
+    assert not np.signbit(f(x, np.float32(0.0))).any()
+    assert np.isnan(f(x, np.float32(np.nan))).all()
+    np.testing.assert_array_equal(f(x, np.int8(3)), [3.0, 3.0])
+    np.testing.assert_array_equal(f(x, np.float32(2.5)), [2.5, 2.5])
+    np.testing.assert_array_equal(f(jnp.ones(2, jnp.int32), np.int32(-7)), [-7, -7])
+    np.testing.assert_array_equal(f(jnp.ones(2, bool), np.bool_(False)), [False, False])

@@ -151,8 +151,11 @@ def to_buffer(x, aval: ShapedArray, device):
     return buf
   if type(x) is np.ndarray and aval.dtype.kind != "V":  # (a host input; "V": float0)
     return buffers.put(np.asarray(x, aval.dtype), device)
-  if isinstance(x, (bool, int, float, complex)):
-    key = (type(x), repr(x), aval.dtype, device)
+  if isinstance(x, (bool, int, float, complex, np.generic)):
+    # Scalars are immutable: one buffer per value, dtype and device (a NumPy scalar keyed
+    # by its bytes, which tell -0.0 and NaN payloads apart).
+    key = ((x.dtype, x.tobytes()) if isinstance(x, np.generic) else (type(x), repr(x)),
+           aval.dtype, device)
     buf = _SCALAR_BUFFERS.get(key)
     if buf is None:
       buf = buffers.put(np.asarray(x, aval.dtype), device)
