@@ -604,4 +604,7 @@ def round(a, decimals=0, out=None):
   return convert_element_type(out, dt) if dt == np.float16 else out
 
 
-around = round
+@compiled_when_eager(staged="around", static_argnames=("decimals",), hashable_statics=True)
+def around(a, decimals=0, out=None):
+  """``round`` (JAX's alias, jitted around it: jaxprs show both calls)."""
+  return round(a, decimals, out)
