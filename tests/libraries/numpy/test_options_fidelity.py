@@ -376,3 +376,9 @@ def test_repeated_axes_are_refused():
     with pytest.raises(ValueError, match="repeated axis"):
       call()
   assert jnp.size(x, (0, -1)) == 6
+
+
+def test_around_is_a_jitted_call_of_round():
+  text = str(xjax.make_jaxpr(jnp.around)(jnp.ones(3)))
+  assert "name=around" in text and "name=round" in text
+  np.testing.assert_array_equal(jnp.around(jnp.array([1.25, 2.5]), 1), [1.2, 2.5])
