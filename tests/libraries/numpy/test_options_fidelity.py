@@ -383,3 +383,17 @@ def test_around_is_a_jitted_call_of_round():
   assert "name=around" in text and "name=round" in text
   np.testing.assert_array_equal(jnp.around(jnp.array([1.25, 2.5]), 1),
                                 np.array([1.2, 2.5], np.float32))
+
+
+def test_logical_gcd_and_logaddexp_weak_types_as_jax():
+  """Weak types JAX 0.10.2 gives (recorded there): a weak promotion against a strong array
+  operand is strong; 0-d results and all-weak operands stay weak."""
+  b, i8 = jnp.array([True, False]), jnp.array([1, 2], jnp.int8)
+  weak = lambda r: r.aval.weak_type
+  assert not weak(jnp.logical_and(b, 2.5)) and not weak(jnp.logical_or(i8, 2.5))
+  assert weak(jnp.logical_and(True, 2)) and weak(jnp.logical_xor(jnp.int32(3), 2.0))
+  assert weak(jnp.logical_and(jnp.array(True), 2.5))
+  assert not weak(jnp.gcd(b, 3)) and not weak(jnp.lcm(b, 3)) and weak(jnp.gcd(True, 2))
+  assert not weak(jnp.logaddexp2(b, 2.5)) and weak(jnp.logaddexp(b, 2.5))
+  assert weak(jnp.logaddexp(1j, 1j)) and not weak(jnp.logaddexp(b, 1j))
+  assert weak(jnp.logaddexp2(jnp.array(True), 1j))

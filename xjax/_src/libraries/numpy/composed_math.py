@@ -34,7 +34,8 @@ from xjax._src.libraries.numpy import ufuncs
 from xjax._src.libraries.numpy import arguments as _arguments  # (star-imported: private)
 from xjax._src.libraries.numpy.creation import as_operand, asarray, zeros_like
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
-                                                 promote_args_numeric, promote_dtypes)
+                                                 promote_args_numeric, promote_dtypes,
+                                                 weak_if_all)
 from xjax._src.libraries.numpy.reductions import any as _any
 from xjax._src.libraries.numpy.shaping import broadcast_arrays
 from xjax._src.libraries.numpy.where import where
@@ -178,14 +179,17 @@ def hypot(x1, x2, /):
 def logaddexp(x1, x2, /):
   """log(exp(x1) + exp(x2)), computed stably."""
   a, b = promote_args_inexact("logaddexp", x1, x2)
-  return _logaddexp(a, b)
+  # JAX's real path keeps the promoted type's weakness; its complex path combines with
+  # strong constants (weak only when both operands are)
+  return weak_if_all(_logaddexp(a, b), *((x1, x2) if dtypes.is_complex(get_aval(a).dtype)
+                                         else (a, b)), promoted=(a, b))
 
 
 @compiled_when_eager  # (one program when eager, as JAX's ufunc)
 def logaddexp2(x1, x2, /):
   """log2(2**x1 + 2**x2), computed stably."""
   a, b = promote_args_inexact("logaddexp2", x1, x2)
-  return _logaddexp2(a, b)
+  return weak_if_all(_logaddexp2(a, b), x1, x2, promoted=(a, b))
 
 
 @compiled_when_eager(staged="sinc")
@@ -472,7 +476,8 @@ def gcd(x1, x2):
     done = eq(b, zero)
     r = rem(a, select_n(done, b, full_like(b, one)))
     return select_n(done, b, a), select_n(done, r, b)
-  return while_loop(lambda ab: _any(ne(ab[1], zero)), step, (a, b))[0]
+  return weak_if_all(while_loop(lambda ab: _any(ne(ab[1], zero)), step, (a, b))[0], x1, x2,
+                     promoted=(a, b))
 
 
 @compiled_when_eager(staged="lcm")
@@ -482,7 +487,7 @@ def lcm(x1, x2):
   g = gcd(a, b)
   zero = eq(g, _c(g, 0))
   out = ufuncs.multiply(a, ufuncs.floor_divide(b, g))  # x // 0 is 0 for integers
-  return select_n(zero, out, full_like(out, 0))
+  return weak_if_all(select_n(zero, out, full_like(out, 0)), x1, x2, promoted=(a, b))
 
 
 @compiled_when_eager(staged="iscomplex")
