@@ -39,7 +39,6 @@ from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inex
 from xjax._src.libraries.numpy.reductions import any as _any
 from xjax._src.libraries.numpy.shaping import broadcast_arrays
 from xjax._src.libraries.numpy.where import where
-from xjax._src.libraries.numpy.arguments import check_arraylike
 
 __all__ = ["floor", "ceil", "trunc", "rint", "fabs", "fmod", "log2", "log10", "deg2rad",
     "rad2deg", "radians", "degrees", "hypot", "logaddexp", "logaddexp2", "sinc", "heaviside",
@@ -302,7 +301,7 @@ isneginf = _is_inf_of_sign("isneginf", -np.inf)
 @compiled_when_eager(staged="nan_to_num")
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
   """Replaces NaN by ``nan`` and infinities by ``posinf``/``neginf`` (default: dtype max/min)."""
-  check_arraylike("nan_to_num", x)
+  _arguments.check_arraylike("nan_to_num", x)
   x = asarray(x)
   dt = get_aval(x).dtype
   if not dtypes.is_inexact(dt):
@@ -492,14 +491,14 @@ def lcm(x1, x2):
 
 @compiled_when_eager(staged="iscomplex")
 def iscomplex(x):
-  check_arraylike("iscomplex", x)
+  _arguments.check_arraylike("iscomplex", x)
   i = imag(x)
   return ne(i, _wc(i, 0))
 
 
 @compiled_when_eager(staged="isreal")
 def isreal(x):
-  check_arraylike("isreal", x)
+  _arguments.check_arraylike("isreal", x)
   i = imag(x)
   return eq(i, _wc(i, 0))
 
@@ -559,28 +558,27 @@ def angle(z, deg=False):
 
 @compiled_when_eager
 def real(val, /):
-  check_arraylike("real", val)
+  _arguments.check_arraylike("real", val)
   x = as_operand(val)
   return lax_real(x) if dtypes.is_complex(get_aval(x).dtype) else x
 
 
 @compiled_when_eager
 def imag(val, /):
-  check_arraylike("imag", val)
+  _arguments.check_arraylike("imag", val)
   x = asarray(val)
   return lax_imag(x) if dtypes.is_complex(get_aval(x).dtype) else zeros_like(x)
 
 
 @compiled_when_eager
 def conjugate(x, /):
-  check_arraylike("conjugate", x)
+  _arguments.check_arraylike("conjugate", x)
   x = as_operand(x)
   return lax_conj(x) if dtypes.is_complex(get_aval(x).dtype) else x
 
 
 def conj(x, /):
   """Alias of ``conjugate``."""
-  check_arraylike("conj", x)
   return conjugate(x)
 
 

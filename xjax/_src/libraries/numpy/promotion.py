@@ -194,11 +194,10 @@ def promote_args_complex(name: str, *args):
 
 def weak_if_all(out, *args, promoted=()):
   """``out`` with the weak type JAX's functions give that compare or combine their promoted
-  operands with constants of their own (logical ops, ``gcd``/``lcm``, ``logaddexp2``):
+  operands with constants of their own (``gcd``/``lcm``, ``logaddexp``/``logaddexp2``):
   weak when every one of ``args`` is (Python scalars, weak arrays), or when ``out`` is 0-d
   and the ``promoted`` operands are weak; a weak promotion against a stronger array operand
-  gives a strong array (``logical_and(bool_array, 2.5)``), ``logical_and(True, 2)`` stays
-  weak."""
+  gives a strong array (``gcd(bool_array, 3)``), ``gcd(True, 2)`` stays weak."""
   weak_of = lambda a: (get_aval(a).weak_type if isinstance(a, (Array, Tracer))
                        else dtypes.is_weakly_typed(a))
   aval = get_aval(out)

@@ -15,8 +15,7 @@ from xjax._src.libraries.numpy import arguments as _arguments
 from xjax._src.libraries.numpy.arguments import is_traced
 from xjax._src.libraries.numpy.creation import as_operand as _as_operand
 from xjax._src.libraries.numpy.promotion import (promote_args, promote_args_inexact,
-                                                 promote_args_numeric, promote_shapes,
-                                                 weak_if_all)
+                                                 promote_args_numeric, promote_shapes)
 from xjax._src.libraries.numpy.shaping import broadcast_arrays
 from xjax._src.libraries.numpy.where import _where
 
@@ -273,10 +272,9 @@ def _logical(name, op):
     # Promoted together first, then compared with zero (as JAX): the zero is weak for a
     # weak 0-d operand only, so a weak promotion against an array operand gives a strong
     # result (``logical_and(bool_array, 2.5)``) while ``logical_and(True, 2)`` stays weak.
-    promoted = promote_args(name, x, y)
     a, b = (lax.ne(v, _zero(v) if get_aval(v).ndim == 0 else np.zeros((), get_aval(v).dtype))
-            if get_aval(v).dtype != np.bool_ else v for v in promoted)
-    return weak_if_all(op(a, b), x, y, promoted=promoted)
+            if get_aval(v).dtype != np.bool_ else v for v in promote_args(name, x, y))
+    return op(a, b)
   fn.__name__ = name
   return compiled_when_eager(fn)
 
